@@ -1,0 +1,3 @@
+from kbtools.cli import main
+
+main()

@@ -1,0 +1,155 @@
+"""kb.toml: knowledge-repo settings with documented defaults.
+
+Every value has a default so an empty (or missing) kb.toml works. The file is validated
+against `schemas/kb.schema.json` (shipped inside the package as well).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import ConfigError
+
+CONFIG_NAME = "kb.toml"
+
+# Defaults. Chunk sizes are in characters (CJK characters count one each).
+DEFAULTS: dict[str, Any] = {
+    "paths": {
+        "knowledge": "knowledge",
+        "assets": "assets",
+        "schemas": "schemas",
+        "dist": "dist",
+        "cache": ".kb-cache",
+        "drafts": "knowledge/field_reports",
+    },
+    "chunk": {
+        "target_chars": 700,
+        "max_chars": 1200,
+        "min_chars": 120,
+        "overlap_chars": 80,
+    },
+    "embedding": {
+        # "use" = Universal Sentence Encoder multilingual (numpy, ships its weights).
+        # Any sentence-transformers model name or local path is accepted too.
+        "model": "use",
+        "batch_size": 64,
+    },
+    "index": {
+        "metric": "cos",
+        "connectivity": 16,
+        "expansion_add": 128,
+        "expansion_search": 128,
+        "dtype": "f16",
+    },
+    "bm25": {
+        "k1": 1.2,
+        "b": 0.75,
+        "user_dict": "knowledge/_dict.txt",
+        "tokenizer": "rjieba",
+    },
+    "query": {
+        "k": 5,
+        "candidates": 50,
+        "rrf_k": 60,
+        "verified_only": False,
+        "reranker": "",
+    },
+    "release": {
+        "branch": "kb-index",
+        "remote": "",
+        "keep": 5,
+        "max_age_days": 30,
+    },
+    "review": {
+        "reviewers": {},
+        "non_content_fields": ["tags", "urgency", "valid_until"],
+    },
+    "categories": {},
+}
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, name: str) -> dict[str, Any]:
+        return self.data.get(name, {})
+
+    def get(self, dotted: str) -> Any:
+        node: Any = self.data
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+    def path(self, name: str) -> Path:
+        """A configured path (knowledge, assets, dist, cache, ...) resolved against the root."""
+        return self.root / self.data["paths"][name]
+
+    def fingerprint(self, *sections: str) -> str:
+        """Stable hash of the named sections (all when none named)."""
+        names = sections or tuple(sorted(self.data))
+        payload = {n: self.data.get(n) for n in names}
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest directory at or above `start` holding kb.toml, else `start` itself."""
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate
+    return here
+
+
+def load_config(root: Path | None = None, overrides: dict[str, Any] | None = None) -> Config:
+    root = find_root(root)
+    path = root / CONFIG_NAME
+    user: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            user = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot parse: {exc}", path=str(path)) from None
+        _validate(user, path)
+    data = _merge(DEFAULTS, user)
+    if overrides:
+        data = _merge(data, overrides)
+    return Config(root=root, data=data)
+
+
+def _validate(user: dict[str, Any], path: Path) -> None:
+    from kbtools.schemas import validator_for
+
+    errors = sorted(validator_for("kb").iter_errors(user), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise ConfigError(f"{where}: {err.message}", path=str(path))
+
+
+def kb_home() -> Path:
+    """Per-user data dir (device index, logs). KB_HOME overrides it (tests use a temp dir)."""
+    env = os.environ.get("KB_HOME")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kbtools"

@@ -1,0 +1,31 @@
+"""Shared fixtures. Every test runs with KB_HOME (and caches) in a temp dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("kbhome")
+    monkeypatch.setenv("KB_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.delenv("KB_INDEX", raising=False)
+    # git identities for tests that commit
+    monkeypatch.setenv("GIT_AUTHOR_NAME", os.environ.get("GIT_AUTHOR_NAME", "Test Author"))
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", os.environ.get("GIT_AUTHOR_EMAIL", "author@example.com"))
+    monkeypatch.setenv("GIT_COMMITTER_NAME", os.environ.get("GIT_COMMITTER_NAME", "Test Author"))
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", os.environ.get("GIT_COMMITTER_EMAIL", "author@example.com"))
+    return home
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return REPO
