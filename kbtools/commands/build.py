@@ -1,0 +1,53 @@
+"""`kb build`: check, chunk, render, embed and index the knowledge into dist/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.build import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.output import echo_json, json_option
+
+
+@click.command("build")
+@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: dist/).")
+@click.option("--corpus", type=click.Path(path_type=Path, exists=True, file_okay=False),
+              help="Index this folder of Markdown instead of the repo's knowledge/.")
+@click.option("--lenient", is_flag=True, help="Front-matter schema errors become warnings.")
+@click.option("--skip-invalid", is_flag=True, help="Build the valid documents, list the rest.")
+@click.option("--no-cache", is_flag=True, help="Ignore the embedding cache (re-embed all).")
+@click.option("--cache-from", type=click.Path(path_type=Path, exists=True, file_okay=False),
+              help="Seed the embedding cache from a previous build or release first.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@json_option
+def build_cmd(out, corpus, lenient, skip_invalid, no_cache, cache_from, quiet, as_json):
+    """Build a reproducible index (chunks, vectors, BM25, store, manifest) into dist/.
+
+    The build happens in a staging directory that replaces the output only on success,
+    so a failed or interrupted build leaves the previous index serving.
+    """
+    cfg = load_config()
+    if cache_from:
+        from kbtools.embcache import EmbeddingCache, seed_from_index
+
+        cache = EmbeddingCache(cfg.path("cache") / "embeddings.sqlite")
+        try:
+            n = seed_from_index(cache, cache_from)
+        finally:
+            cache.close()
+        if not quiet:
+            click.echo(f"kb build: seeded {n} cached vectors from {cache_from}", err=True)
+    stats = build(cfg, BuildOptions(corpus=corpus, out=out, lenient=lenient,
+                                    skip_invalid=skip_invalid, use_cache=not no_cache,
+                                    progress=not quiet))
+    if as_json:
+        echo_json(stats.to_dict())
+        return
+    for s in stats.skipped:
+        click.echo(f"skipped {s['doc']}: {', '.join(s['errors'])}", err=True)
+    click.echo(f"built {stats.out}: {stats.documents} documents, {stats.chunks} chunks "
+               f"({stats.embedded} embedded, {stats.reused} from cache), "
+               f"{stats.formulas} formulas, {stats.tables} tables, "
+               f"{sum(stats.seconds.values()):.1f}s")

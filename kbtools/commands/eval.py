@@ -1,0 +1,33 @@
+"""`kb eval`: measure retrieval on a question set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.evaluate import evaluate, load_questions, table
+from kbtools.output import echo_json, json_option
+from kbtools.search import open_index
+
+
+@click.command("eval")
+@click.argument("questions", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--index", "index_path", type=click.Path(path_type=Path),
+              help="Index to evaluate (default: KB_INDEX, ./dist, device).")
+@click.option("-k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="Results per question.")
+@click.option("--baseline", type=click.Choice(["bm25", "vector"]), multiple=True,
+              help="Also run single-retriever baselines in the same run. Repeatable.")
+@json_option
+def eval_cmd(questions, index_path, k, baseline, as_json):
+    """Score retrieval on QUESTIONS.jsonl: Hit@k, MRR@10, nDCG@10, answer-in-top-k,
+    no-answer precision/recall and latency, side by side with baselines."""
+    qs = load_questions(questions)
+    index = open_index(index_path)
+    rows = [evaluate(index, qs, mode="hybrid", k=k)]
+    rows += [evaluate(index, qs, mode=m, k=k) for m in baseline]
+    if as_json:
+        echo_json({"questions": str(questions), "index": str(index.root), "results": rows})
+    else:
+        click.echo(table(rows))

