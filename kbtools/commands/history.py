@@ -1,0 +1,38 @@
+"""`kb history DOC`: who changed a document, when, and who verified it."""
+
+from __future__ import annotations
+
+import click
+
+from kbtools.config import load_config
+from kbtools.history import doc_history, doc_rel
+from kbtools.output import echo_json, json_option
+from kbtools.review import non_content_fields
+
+
+@click.command("history")
+@click.argument("doc")
+@click.option("--rev", default="HEAD", show_default=True, help="Revision to start from.")
+@json_option
+def history(doc: str, rev: str, as_json: bool) -> None:
+    """List the commits that touched DOC (newest first, following renames) with author,
+    date, message and what changed, then its verification events (oldest first)."""
+    cfg = load_config()
+    result = doc_history(cfg.root, doc_rel(cfg, doc), non_content_fields(cfg), rev)
+    if as_json:
+        echo_json(result)
+        return
+    for c in result["commits"]:
+        click.echo(f"{c['commit'][:10]}  {c['date'][:19]}  {c['author']} <{c['author_email']}>")
+        click.echo(f"    {c['message']}")
+        click.echo(f"    {'; '.join(c['changes'])}")
+    if result["verifications"]:
+        click.echo("verification events:")
+    for e in result["verifications"]:
+        if e["event"] == "verified":
+            how = ("reviewer's own commit" if e["committed_by"] == str(e["verified_by"]).lower()
+                   else f"Reviewed-by: {', '.join(e['reviewed_by']) or 'none'}")
+            click.echo(f"  {e['commit'][:10]}  verified by {e['verified_by']} at "
+                       f"{e['verified_at']} ({how})")
+        else:
+            click.echo(f"  {e['commit'][:10]}  verification removed by {e['committed_by']}")

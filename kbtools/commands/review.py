@@ -1,0 +1,108 @@
+"""`kb review`: the reviewer's side of `verified: true` (check, pending, diff, approve)."""
+
+from __future__ import annotations
+
+import click
+
+from kbtools.config import load_config
+from kbtools.errors import FindingsError
+from kbtools.history import review_diff
+from kbtools.output import echo_json, json_option
+from kbtools.review import approve as approve_docs
+from kbtools.review import check_range
+from kbtools.review import pending as pending_docs
+
+
+@click.group("review")
+def review() -> None:
+    """Review policy and reviewer tools for `verified: true` documents.
+
+    Reviewers come from kb.toml [review.reviewers] (CODEOWNERS-style patterns, the last
+    match wins); fields in [review] non_content_fields may change without re-review.
+    """
+
+
+@review.command("check")
+@click.option("--base", required=True, help="Base revision of the range (e.g. origin/main).")
+@click.option("--head", default="HEAD", show_default=True, help="Head revision of the range.")
+@json_option
+def check(base: str, head: str, as_json: bool) -> None:
+    """Enforce the review policy on documents changed in BASE...HEAD.
+
+    For each changed document verified at HEAD: verified_by must be a reviewer for its
+    path; verified_at must not be earlier than the last content change; the commit that
+    set it must be authored by that reviewer or carry a `Reviewed-by: Name <email>`
+    trailer naming them; content must not change after verification; the reviewer must
+    not have authored the content they verify. Prints `path:line:col: level: code:
+    message` per finding and exits 1 if any is an error. Reviewers are read from kb.toml
+    at the merge base, so a change cannot appoint its own reviewers. Needs full history
+    (CI: fetch-depth 0).
+    """
+    findings, n_docs = check_range(load_config(), base, head)
+    if as_json:
+        echo_json([f.to_dict() for f in findings])
+    else:
+        for f in findings:
+            click.echo(f.format())
+    errors = sum(f.level == "error" for f in findings)
+    summary = (f"review check: {n_docs} changed documents, {errors} errors, "
+               f"{len(findings) - errors} warnings")
+    if errors:
+        raise FindingsError(summary)
+    click.echo(f"kb {summary}", err=True)
+
+
+@review.command("pending")
+@json_option
+def pending(as_json: bool) -> None:
+    """List documents awaiting review, oldest first, with author and age.
+
+    Unverified documents, verified ones whose content changed since their verification,
+    and uncommitted ones.
+    """
+    rows = pending_docs(load_config())
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        who = r["author"] or "?"
+        if r["git_author_email"]:
+            who += f", committed by {r['git_author_email']}"
+        click.echo(f"{r['age_days']:>7.1f}d  {r['reason']:<27} {r['doc']}  ({who})")
+    click.echo(f"{len(rows)} documents awaiting review", err=True)
+
+
+@review.command("diff")
+@click.argument("doc")
+@json_option
+def diff(doc: str, as_json: bool) -> None:
+    """Show what changed in DOC's body (and content fields) since its last verification."""
+    result = review_diff(load_config(), doc)
+    if as_json:
+        echo_json(result)
+        return
+    for key, change in result["front_matter"].items():
+        click.echo(f"front matter {key}: {change['old']!r} -> {change['new']!r}")
+    if result["diff"]:
+        click.echo(result["diff"])
+    if not result["changed"]:
+        click.echo(f"{result['doc']}: no change since its last verification", err=True)
+
+
+@review.command("approve")
+@click.argument("docs", nargs=-1, required=True)
+@click.option("--as", "as_email", metavar="EMAIL",
+              help="Approve as this reviewer (default: git config user.email).")
+@json_option
+def approve(docs: tuple[str, ...], as_email: str | None, as_json: bool) -> None:
+    """Verify DOCS: set verified, verified_by and verified_at and commit only those files
+    with a `Reviewed-by:` trailer.
+
+    Refuses (changing nothing) when the approver is not a reviewer for a document's path,
+    authored the unverified change, or a document has uncommitted changes.
+    """
+    result = approve_docs(load_config(), list(docs), as_email)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    click.echo(f"{result.commit[:10]} verified by {result.approver}: " + ", ".join(result.docs))

@@ -1,0 +1,154 @@
+"""Drafts: one commit on a new draft/ branch, never on main, never verified."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.corpus import parse_source
+from kbtools.draft import create_draft, slugify
+from kbtools.errors import UsageError
+from kbtools.schemas import validator_for
+
+NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> git.Repo:
+    root = tmp_path / "kb"
+    r = git.Repo.init(root, initial_branch="main")
+    (root / "kb.toml").write_text('[categories.engineering]\nfolder = "knowledge/engineering/notes"\n')
+    (root / "knowledge").mkdir()
+    (root / "knowledge" / "a.md").write_text("committed\n")
+    r.index.add(["kb.toml", "knowledge/a.md"])
+    r.index.commit("init")
+    # the user's own state: a staged change, an unstaged change, an untracked file
+    (root / "staged.txt").write_text("staged\n")
+    r.index.add(["staged.txt"])
+    (root / "knowledge" / "a.md").write_text("edited, not committed\n")
+    (root / "untracked.txt").write_text("u\n")
+    r.git.status()  # let git refresh the index's stat data now, not during the test
+    return r
+
+
+def snapshot(r: git.Repo) -> tuple:
+    root = Path(r.working_tree_dir)
+    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+             if p.is_file() and ".git" not in p.parts}
+    index = hashlib.sha256((Path(r.git_dir) / "index").read_bytes()).hexdigest()
+    return r.head.ref.name, r.head.commit.hexsha, index, files, r.git.status("--porcelain")
+
+
+def test_draft_never_touches_main_head_index_or_worktree(repo: git.Repo) -> None:
+    before = snapshot(repo)
+    main_sha = repo.heads.main.commit.hexsha
+    body = "---\nverified: true\nverified_by: boss@ex.org\ntags: [e17]\n---\nE17 on line 3.\n"
+    d = create_draft(Path(repo.working_tree_dir), "field-report", "E17 alarm on line 3", body,
+                     author="Tech Wu", location="Plant 2", now=NOW)
+    assert snapshot(repo) == before
+    assert repo.heads.main.commit.hexsha == main_sha
+    assert d.branch == "draft/2026-11-29-e17-alarm-on-line-3"
+    assert d.path == "knowledge/field_reports/2026-11-29-e17-alarm-on-line-3.md"
+    commit = repo.commit(d.branch)
+    assert commit.hexsha == d.commit and [p.hexsha for p in commit.parents] == [main_sha]
+    assert list(commit.stats.files) == [d.path]  # one file, nothing else of the user's
+    text = (commit.tree / d.path).data_stream.read().decode()
+    src = parse_source(text, Path(d.path), d.path)
+    assert src.errors == () and src.meta["verified"] is False
+    assert "verified_by" not in src.meta and src.meta["tags"] == ["e17"]
+    assert src.meta | {} == {"title": "E17 alarm on line 3", "category": "field-report",
+                             "source": "field report", "author": "Tech Wu",
+                             "timestamp": "2026-11-29T22:05:00+08:00", "location": "Plant 2",
+                             "lang": "en", "tags": ["e17"], "verified": False}
+    assert src.body == "E17 on line 3.\n"
+    assert not list(validator_for("frontmatter").iter_errors(src.meta))
+    # the draft's content is not in the user's index or work tree
+    assert not (Path(repo.working_tree_dir) / d.path).exists()
+
+
+def test_draft_cjk_title_collision_and_category_folder(repo: git.Repo) -> None:
+    root = Path(repo.working_tree_dir)
+    d1 = create_draft(root, "field-report", "三号机 E17 报警", "三号机早班报 E17。", location="二车间",
+                      now=NOW)
+    digest = hashlib.sha256("三号机 E17 报警".encode()).hexdigest()[:8]
+    assert d1.branch == f"draft/2026-11-29-e17-{digest}"
+    meta = parse_source((repo.commit(d1.branch).tree / d1.path).data_stream.read().decode(),
+                        Path(d1.path), d1.path).meta
+    assert meta["lang"] == "zh" and meta["author"] == "Test Author"  # from the git identity
+    d2 = create_draft(root, "field-report", "三号机 E17 报警", "again", location="x", now=NOW)
+    assert d2.branch == d1.branch + "-2" and d2.path.endswith(f"e17-{digest}-2.md")
+    d3 = create_draft(root, "engineering", "Retry budget", "Use 3 retries.",
+                      extra_meta={"project": "api", "verified": True,
+                                  "verified_by": "x@ex.org"}, now=NOW)
+    meta3 = parse_source((repo.commit(d3.branch).tree / d3.path).data_stream.read().decode(),
+                         Path(d3.path), d3.path).meta
+    assert meta3["verified"] is False and "verified_by" not in meta3
+    assert d3.path == "knowledge/engineering/notes/2026-11-29-retry-budget.md"
+    assert repo.head.ref.name == "main"
+
+
+def test_slugify() -> None:
+    assert slugify("Deploy: API 502s!") == "deploy-api-502s"
+    assert slugify("赤霉病") == hashlib.sha256("赤霉病".encode()).hexdigest()[:8]
+    assert len(slugify("x" * 300)) <= 48
+
+
+def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
+    root = Path(repo.working_tree_dir)
+    heads = {h.name for h in repo.heads}
+    with pytest.raises(UsageError, match="unknown category 'memo'"):
+        create_draft(root, "memo", "T", "b")
+    with pytest.raises(UsageError, match="'location' is a required property.*--location"):
+        create_draft(root, "field-report", "T", "b")
+    with pytest.raises(UsageError, match="non-empty title"):
+        create_draft(root, "field-report", "  ", "b", location="x")
+    with pytest.raises(UsageError, match="urgency"):
+        create_draft(root, "field-report", "T", "b", location="x", extra_meta={"urgency": "meh"})
+    assert {h.name for h in repo.heads} == heads  # nothing created on failure
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(Exception, match="not inside a Git repository"):
+        create_draft(plain, "field-report", "T", "b", location="x")
+
+
+def test_draft_in_repository_without_commits(tmp_path: Path) -> None:
+    r = git.Repo.init(tmp_path / "new", initial_branch="main")
+    d = create_draft(Path(r.working_tree_dir), "field-report", "First", "b", location="x", now=NOW)
+    assert repo_commit_parents(r, d.branch) == []
+    assert not r.head.is_valid()  # main still has no commits
+
+
+def repo_commit_parents(r: git.Repo, ref: str) -> list[str]:
+    return [p.hexsha for p in r.commit(ref).parents]
+
+
+def test_cli_draft_new(repo: git.Repo, monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(repo.working_tree_dir)
+    runner = CliRunner()
+    out = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title",
+                               "Rust spots", "--location", "Field 7", "--from", "-", "--json"],
+                        input="Orange pustules on leaves.\n")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["branch"].startswith("draft/") and data["branch"].endswith("-rust-spots")
+    text = (repo.commit(data["branch"]).tree / data["path"]).data_stream.read().decode()
+    assert text.endswith("---\nOrange pustules on leaves.\n")
+    body = tmp_path / "body.md"
+    body.write_text("From a file.\n")
+    out = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "From file",
+                               "--location", "x", "--from", str(body), "--source", "phone call"])
+    assert out.exit_code == 0 and out.stdout.startswith("draft/")
+    missing = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
+                                   "--from", str(tmp_path / "none.md")])
+    assert missing.exit_code == 2 and "no such file" in missing.stderr
+    noloc = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T"])
+    assert noloc.exit_code == 2 and "pass --location" in noloc.stderr
+    notitle = runner.invoke(main, ["draft", "new", "--category", "field-report"])
+    assert notitle.exit_code == 2 and "--title" in notitle.stderr

@@ -1,0 +1,212 @@
+"""Provenance: kb history, blame_lines / chunk_provenance, recent_changes."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+from git.util import Actor
+
+from kbtools.cli import main
+from kbtools.errors import KbError
+from kbtools.history import (
+    UNCOMMITTED,
+    blame_lines,
+    chunk_provenance,
+    doc_history,
+    recent_changes,
+    reviewed_by,
+)
+
+ALICE = Actor("Alice Writer", "alice@ex.org")
+RITA = Actor("Rita Reviewer", "rita@ex.org")
+RAY = Actor("Ray Reviewer", "ray@ex.org")
+DOC = "knowledge/crops/rust.md"
+NC = frozenset({"tags"})
+
+
+def text(body: str = "Line one.\nLine two.\n", *, by: str | None = None, at: str = "",
+         tags: str = "a") -> str:
+    fm = ["---", "title: Rust", "category: crop-protection", "source: SOP", "author: Alice",
+          'timestamp: "2026-01-01T09:00:00+08:00"', f"verified: {'true' if by else 'false'}"]
+    if by:
+        fm += [f"verified_by: {by}", f'verified_at: "{at}"']
+    return "\n".join(fm + ["crop: [wheat]", "disease: [rust]", f"tags: [{tags}]", "---", ""]) + body
+
+
+class Repo:
+    def __init__(self, root: Path):
+        self.root = root
+        self.repo = git.Repo.init(root, initial_branch="main")
+        (root / "kb.toml").write_text('[review]\nnon_content_fields = ["tags"]\n')
+        self.commit({"kb.toml": None}, "settings", ALICE, "2026-01-01T00:00:00+00:00")
+
+    def commit(self, files: dict[str, str | None], message: str, actor: Actor, date: str) -> str:
+        for rel, content in files.items():
+            if content is not None:
+                (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (self.root / rel).write_text(content, encoding="utf-8")
+        self.repo.index.add(list(files))
+        when = datetime.fromisoformat(date)
+        return self.repo.index.commit(message, author=actor, committer=actor, author_date=when,
+                                      commit_date=when).hexsha
+
+
+@pytest.fixture
+def r(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "kb")
+
+
+def story(r: Repo) -> list[str]:
+    """created -> verified (Rita) -> tags -> body edit + unverified -> verified (Ray)."""
+    return [
+        r.commit({DOC: text()}, "Add rust", ALICE, "2026-02-01T10:00:00+08:00"),
+        r.commit({DOC: text(by="rita@ex.org", at="2026-02-02T10:00:00+08:00")}, "Verify", RITA,
+                 "2026-02-02T10:00:00+08:00"),
+        r.commit({DOC: text(by="rita@ex.org", at="2026-02-02T10:00:00+08:00", tags="a, b")},
+                 "Tags", ALICE, "2026-02-03T10:00:00+08:00"),
+        r.commit({DOC: text("Line one.\nLine 2 changed.\n", tags="a, b")}, "Edit", ALICE,
+                 "2026-02-04T10:00:00+08:00"),
+        r.commit({DOC: text("Line one.\nLine 2 changed.\n", by="ray@ex.org",
+                            at="2026-02-05T10:00:00+08:00", tags="a, b")},
+                 "Verify again\n\nReviewed-by: Ray Reviewer <ray@ex.org>", ALICE,
+                 "2026-02-05T10:00:00+08:00"),
+    ]
+
+
+def test_history_lists_commits_and_verification_events_in_order(r: Repo) -> None:
+    shas = story(r)
+    h = doc_history(r.root, DOC, NC)
+    assert [c["commit"] for c in h["commits"]] == shas[::-1]
+    assert [c["changes"] for c in h["commits"]] == [
+        ["verified by ray@ex.org"], ["body", "verification removed"],
+        ["front matter tags (non-content)"], ["verified by rita@ex.org"], ["created"]]
+    assert h["commits"][0]["reviewed_by"] == ["ray@ex.org"]
+    events = [(e["event"], e["commit"], e["verified_by"]) for e in h["verifications"]]
+    assert events == [("verified", shas[1], "rita@ex.org"), ("unverified", shas[3], None),
+                      ("verified", shas[4], "ray@ex.org")]
+    assert h["verifications"][2]["committed_by"] == "alice@ex.org"
+
+
+def test_history_follows_renames(r: Repo) -> None:
+    first = r.commit({DOC: text()}, "Add", ALICE, "2026-02-01T10:00:00+08:00")
+    r.repo.index.move([DOC, "knowledge/crops/wheat-rust.md"])
+    r.commit({}, "Rename", ALICE, "2026-02-02T10:00:00+08:00")
+    h = doc_history(r.root, "knowledge/crops/wheat-rust.md", NC)
+    assert [c["commit"] for c in h["commits"]][-1] == first
+    assert h["commits"][0]["changes"] == ["no content change"]
+
+
+def test_history_errors(r: Repo, tmp_path: Path) -> None:
+    with pytest.raises(KbError, match="no commits touch this document"):
+        doc_history(r.root, "knowledge/none.md", NC)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(KbError, match="not inside a Git repository"):
+        doc_history(plain, DOC, NC)
+
+
+def test_reviewed_by_reads_only_the_trailer_block() -> None:
+    assert reviewed_by("Subject\n\nbody\n\nReviewed-by: A B <A@x.org>\nSigned-off-by: C <c@x>") \
+        == [("A B", "a@x.org")]
+    assert reviewed_by("Reviewed-by: A <a@x.org>") == []  # a subject is not a trailer
+    assert reviewed_by("S\n\nReviewed-by: a@x.org") == []  # no <email>
+
+
+def test_blame_and_chunk_provenance(r: Repo) -> None:
+    shas = story(r)
+    blame = blame_lines(r.root, DOC)
+    lines = (r.root / DOC).read_text().split("\n")
+    assert len(blame) == len(lines) - 1  # the file ends with a newline
+    assert [p.line for p in blame] == list(range(1, len(blame) + 1))
+    body_start = lines.index("Line one.") + 1
+    assert blame[body_start - 1].commit == shas[0]
+    assert blame[body_start].commit == shas[3]
+    assert blame[body_start].author_email == "alice@ex.org"
+    assert blame[body_start].authored_at == "2026-02-04T10:00:00+08:00"
+    prov = chunk_provenance(blame, body_start, body_start + 1)
+    assert prov == {"last_commit": shas[3], "last_author": "Alice Writer",
+                    "last_changed": "2026-02-04T10:00:00+08:00"}
+    assert chunk_provenance(blame, body_start, body_start)["last_commit"] == shas[0]
+    assert chunk_provenance(blame, 500, 600) == {"last_commit": None, "last_author": None,
+                                                 "last_changed": None}
+
+
+def test_blame_dirty_untracked_and_not_a_repo(r: Repo, tmp_path: Path) -> None:
+    story(r)
+    path = r.root / DOC
+    path.write_text(path.read_text() + "Uncommitted line.\n")
+    blame = blame_lines(r.root, DOC)
+    assert blame[-1].commit == UNCOMMITTED and blame[-2].commit != UNCOMMITTED
+    n = len(blame)
+    assert chunk_provenance(blame, n - 1, n) == {"last_commit": UNCOMMITTED,
+                                                 "last_author": UNCOMMITTED,
+                                                 "last_changed": None}
+    (r.root / "knowledge/new.md").write_text("x\n")
+    assert blame_lines(r.root, "knowledge/new.md") == []
+    assert blame_lines(r.root, "knowledge/missing.md") == []
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.md").write_text("x\n")
+    assert blame_lines(plain, "a.md") == []
+    empty = tmp_path / "empty"
+    git.Repo.init(empty)
+    (empty / "a.md").write_text("x\n")
+    assert blame_lines(empty, "a.md") == []
+
+
+def test_blame_in_a_subdirectory_root(tmp_path: Path) -> None:
+    repo = git.Repo.init(tmp_path, initial_branch="main")
+    (tmp_path / "kb" / "knowledge").mkdir(parents=True)
+    (tmp_path / "kb" / "knowledge" / "a.md").write_text("one\ntwo\n")
+    repo.index.add(["kb/knowledge/a.md"])
+    sha = repo.index.commit("add", author=RITA, committer=RITA).hexsha
+    assert [p.commit for p in blame_lines(tmp_path / "kb", "knowledge/a.md")] == [sha, sha]
+
+
+def test_recent_changes_newest_first(r: Repo) -> None:
+    story(r)
+    r.commit({"knowledge/equipment/pump.md": text("Pump.\n")}, "Add pump", RAY,
+             "2026-02-06T10:00:00+08:00")
+    r.commit({"README.md": "not knowledge\n"}, "Readme", RAY, "2026-02-07T10:00:00+08:00")
+    rows = recent_changes(r.root)
+    assert [(x["doc"], x["change"], x["author_email"]) for x in rows] == [
+        ("knowledge/equipment/pump.md", "added", "ray@ex.org"),
+        (DOC, "modified", "alice@ex.org")]
+    assert rows[1]["summary"] == "verified by ray@ex.org" and rows[1]["verified"] is True
+    assert rows[0]["title"] == "Rust" and rows[0]["date"] == "2026-02-06T10:00:00+08:00"
+    assert [x["doc"] for x in recent_changes(r.root, n=1)] == ["knowledge/equipment/pump.md"]
+    assert recent_changes(r.root, days=1) == []  # all of it is months old
+
+
+def test_recent_changes_recent_days_and_deleted(r: Repo) -> None:
+    r.commit({DOC: text()}, "Add", ALICE, datetime.now().astimezone().isoformat())
+    r.repo.index.remove([DOC], working_tree=True)
+    r.commit({}, "Remove", RITA, datetime.now().astimezone().isoformat())
+    rows = recent_changes(r.root, days=2)
+    assert [(x["doc"], x["change"], x["summary"]) for x in rows] == [(DOC, "deleted", "deleted")]
+
+
+def test_recent_changes_outside_git(tmp_path: Path) -> None:
+    assert recent_changes(tmp_path) == []
+
+
+def test_cli_history(r: Repo, monkeypatch) -> None:
+    shas = story(r)
+    monkeypatch.chdir(r.root)
+    out = CliRunner().invoke(main, ["history", DOC])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith(f"{shas[4][:10]}  2026-02-05T10:00:00  Alice Writer <alice@ex.org>")
+    assert "verification events:" in out.stdout
+    assert f"{shas[4][:10]}  verified by ray@ex.org at 2026-02-05T10:00:00+08:00 " \
+           "(Reviewed-by: ray@ex.org)" in out.stdout
+    assert f"{shas[1][:10]}  verified by rita@ex.org at 2026-02-02T10:00:00+08:00 " \
+           "(reviewer's own commit)" in out.stdout
+    data = json.loads(CliRunner().invoke(main, ["history", DOC, "--json"]).stdout)
+    assert data["doc"] == DOC and len(data["commits"]) == 5
+    bad = CliRunner().invoke(main, ["history", "knowledge/none.md"])
+    assert bad.exit_code == 1 and "no commits touch this document" in bad.stderr

@@ -1,0 +1,549 @@
+"""Review policy, reviewers, approve/pending/diff: real Git repositories in tmp_path."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+from git.util import Actor
+
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import ReviewError, UsageError
+from kbtools.history import review_diff
+from kbtools.review import (
+    approve,
+    check_range,
+    matches,
+    pending,
+    reviewers_for,
+    set_verification,
+)
+
+ALICE = Actor("Alice Writer", "alice@ex.org")  # writes documents; not a reviewer
+RITA = Actor("Rita Reviewer", "rita@ex.org")  # reviewer for knowledge/**
+RAY = Actor("Ray Reviewer", "ray@ex.org")  # reviewer for knowledge/**
+MALLORY = Actor("Mallory", "mallory@ex.org")  # nobody's reviewer
+LEAD = Actor("Lead", "lead@ex.org")
+
+KB_TOML = """\
+[review]
+non_content_fields = ["tags", "urgency"]
+
+[review.reviewers]
+"knowledge/**" = ["rita@ex.org", "Ray@ex.org"]
+"knowledge/eng/**" = ["eve@ex.org"]
+"""
+DOC = "knowledge/crops/rust.md"
+
+
+def doc_text(body: str = "# Rust\n\nSpray at first sign.\n", *, verified: bool = False,
+             by: str | None = None, at: str | None = None, title: str = "Wheat rust",
+             tags: tuple[str, ...] = ("wheat",), author: str = "Alice") -> str:
+    lines = ["---", f"title: {title}", "category: crop-protection", "source: SOP",
+             f"author: {author}", 'timestamp: "2026-01-01T09:00:00+08:00"',
+             f"verified: {'true' if verified else 'false'}"]
+    if by:
+        lines.append(f"verified_by: {by}")
+    if at:
+        lines.append(f'verified_at: "{at}"')
+    lines += ["crop: [wheat]", "disease: [rust]", f"tags: [{', '.join(tags)}]", "---", ""]
+    return "\n".join(lines) + body
+
+
+class KB:
+    """A knowledge repository with commits by several identities at chosen dates."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.repo = git.Repo.init(root, initial_branch="main")
+        (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
+        self.base = self.commit(["kb.toml"], "Initial settings", LEAD, "2026-01-01T00:00:00+00:00")
+
+    def commit(self, files: list[str], message: str, actor: Actor, date: str,
+               committed: str | None = None) -> str:
+        self.repo.index.add(files)
+        when = datetime.fromisoformat(date)
+        c = self.repo.index.commit(message, author=actor, committer=actor, author_date=when,
+                                   commit_date=datetime.fromisoformat(committed or date))
+        return c.hexsha
+
+    def put(self, text: str, message: str, actor: Actor, date: str, rel: str = DOC,
+            committed: str | None = None) -> str:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+        return self.commit([rel], message, actor, date, committed)
+
+    def check(self, base: str | None = None) -> list:
+        findings, _ = check_range(load_config(self.root), base or self.base, "HEAD")
+        return findings
+
+    def codes(self, base: str | None = None) -> list[str]:
+        return sorted(f.code for f in self.check(base))
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> KB:
+    return KB(tmp_path / "kb")
+
+
+def written(kb: KB) -> None:
+    kb.put(doc_text(), "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
+
+
+# ---------------------------------------------------------------- reviewers
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), [
+    ("knowledge/**", "knowledge/a/b/c.md", True),
+    ("knowledge/**", "other/knowledge/c.md", False),
+    ("knowledge/*.md", "knowledge/a/c.md", False),
+    ("knowledge/*.md", "knowledge/c.md", True),
+    ("knowledge/**/rust.md", "knowledge/rust.md", True),
+    ("knowledge/**/rust.md", "knowledge/x/y/rust.md", True),
+    ("*.md", "deep/down/file.md", True),
+    ("knowledge/crops/", "knowledge/crops/x/y.md", True),
+    ("/knowledge/crops", "knowledge/crops/y.md", True),
+    ("knowledge/crop?/[a-z]*.md", "knowledge/crops/rust.md", True),
+    ("knowledge/crop?/[a-z]*.md", "knowledge/crops/9.md", False),
+])
+def test_patterns(pattern: str, path: str, expected: bool) -> None:
+    assert matches(pattern, path) is expected
+
+
+def test_reviewers_last_match_wins(kb: KB) -> None:
+    cfg = load_config(kb.root)
+    assert reviewers_for("knowledge/crops/rust.md", cfg) == ["rita@ex.org", "ray@ex.org"]
+    assert reviewers_for("knowledge/eng/api.md", cfg) == ["eve@ex.org"]
+    assert reviewers_for("README.md", cfg) == []
+
+
+# ---------------------------------------------------------------- kb review check
+
+
+def test_verification_by_reviewer_passes(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify rust SOP", RITA, "2026-02-02T09:00:00+08:00")
+    assert kb.check() == []
+
+
+def test_verification_by_trailer_passes(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="ray@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify rust SOP\n\nReviewed-by: Ray Reviewer <Ray@ex.org>", ALICE,
+           "2026-02-02T09:00:00+08:00")
+    assert kb.check() == []
+
+
+def test_non_reviewer_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="mallory@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", MALLORY, "2026-02-02T09:00:00+08:00")
+    [f] = kb.check()
+    assert (f.path, f.line, f.level, f.code) == (DOC, 8, "error", "review-not-reviewer")
+    assert "rita@ex.org, ray@ex.org" in f.message
+
+
+def test_missing_verified_by_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, at="2026-02-02T09:00:00+08:00"), "Verify", RITA,
+           "2026-02-02T09:00:00+08:00")
+    findings = kb.check()
+    assert ("review-not-reviewer", "verified: true without verified_by") in [
+        (f.code, f.message) for f in findings]
+
+
+def test_self_review_fails(kb: KB) -> None:
+    kb.put(doc_text(author="Rita"), "Add", RITA, "2026-02-01T10:00:00+08:00")
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00",
+                    author="Rita"), "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    assert kb.codes() == ["review-self-review"]
+
+
+def test_self_review_in_one_commit_fails(kb: KB) -> None:
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Add and verify", RITA, "2026-02-02T09:00:00+08:00")
+    assert kb.codes() == ["review-self-review"]
+
+
+def test_body_edit_without_reverification_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    kb.put(doc_text("# Rust\n\nSpray twice.\n", verified=True, by="rita@ex.org",
+                    at="2026-02-02T09:00:00+08:00"), "Edit", ALICE, "2026-02-03T09:00:00+08:00")
+    findings = kb.check()
+    assert [f.code for f in findings] == ["review-unverified-change", "review-stale-verification"]
+    assert "body changed in" in findings[0].message and "alice@ex.org" in findings[0].message
+    # only the edit is in the range: the document is still judged as a whole
+    assert kb.codes(base=kb.repo.commit("HEAD~1").hexsha) == [
+        "review-stale-verification", "review-unverified-change"]
+
+
+def test_reverification_after_edit_passes(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    kb.put(doc_text("# Rust\n\nSpray twice.\n", verified=False), "Edit", ALICE,
+           "2026-02-03T09:00:00+08:00")
+    kb.put(doc_text("# Rust\n\nSpray twice.\n", verified=True, by="ray@ex.org",
+                    at="2026-02-04T09:00:00+08:00"), "Verify again", RAY,
+           "2026-02-04T09:00:00+08:00")
+    assert kb.check() == []
+
+
+def test_stale_verified_at_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-01-15T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    [f] = kb.check()
+    assert f.code == "review-stale-verification" and f.line == 9
+    assert "earlier than the last content change" in f.message
+
+
+def test_future_verified_at_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2027-02-02T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    assert kb.codes() == ["review-verified-at-future"]
+
+
+def test_trailer_from_wrong_person_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify\n\nReviewed-by: Ray Reviewer <ray@ex.org>", ALICE,
+           "2026-02-02T09:00:00+08:00")
+    [f] = kb.check()
+    assert f.code == "review-wrong-trailer" and "names ray@ex.org" in f.message
+
+
+def test_trailer_outside_trailer_block_does_not_count(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify\n\nReviewed-by: Rita <rita@ex.org>\n\nmore text", ALICE,
+           "2026-02-02T09:00:00+08:00")
+    assert kb.codes() == ["review-unattested"]
+
+
+def test_verification_without_trailer_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", MALLORY, "2026-02-02T09:00:00+08:00")
+    [f] = kb.check()
+    assert f.code == "review-unattested" and "Reviewed-by: Name <rita@ex.org>" in f.message
+
+
+def test_non_content_change_passes_content_change_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00",
+                    tags=("wheat", "fungus")), "Tag", ALICE, "2026-02-05T09:00:00+08:00")
+    assert kb.check() == []
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00",
+                    tags=("wheat", "fungus"), title="Wheat leaf rust"), "Retitle", ALICE,
+           "2026-02-06T09:00:00+08:00")
+    findings = kb.check()
+    assert "review-unverified-change" in [f.code for f in findings]
+    assert "title changed" in findings[0].message
+
+
+def test_unverified_and_unchanged_documents_are_ignored(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="mallory@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "bad", MALLORY, "2026-02-02T09:00:00+08:00", rel="knowledge/crops/other.md")
+    kb.put(doc_text("# changed\n"), "Edit unverified", ALICE, "2026-02-03T09:00:00+08:00")
+    assert kb.check(base=kb.repo.commit("HEAD~1").hexsha) == []  # other.md not in range
+    assert kb.codes() == ["review-not-reviewer", "review-self-review"]
+
+
+def test_rename_into_other_reviewers_folder_fails(kb: KB) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    (kb.root / "knowledge/eng").mkdir()
+    kb.repo.index.move([DOC, "knowledge/eng/rust.md"])
+    kb.commit([], "Move", ALICE, "2026-02-03T09:00:00+08:00")
+    findings = kb.check()
+    assert [(f.path, f.code) for f in findings] == [("knowledge/eng/rust.md",
+                                                     "review-not-reviewer")]
+
+
+def test_bulk_import_commit_rules(kb: KB) -> None:
+    """What the example knowledge's import must look like (see docs/review.md)."""
+    text = doc_text(verified=True, by="rita@ex.org", at="2026-03-01T09:00:00+08:00")
+    # author date before every verified_at, commit date after: passes
+    kb.put(text, "Import\n\nReviewed-by: Rita Reviewer <rita@ex.org>", LEAD,
+           "2026-02-28T09:00:00+08:00", committed="2026-11-29T09:00:00+08:00")
+    assert kb.check() == []
+    # authored after verified_at: stale
+    kb.put(text.replace("Wheat rust", "Rust"), "Import later\n\nReviewed-by: Rita <rita@ex.org>",
+           LEAD, "2026-11-29T09:00:00+08:00", rel="knowledge/crops/b.md")
+    assert kb.codes() == ["review-stale-verification"]
+
+
+def test_reviewers_come_from_the_base_revision(kb: KB) -> None:
+    written(kb)
+    (kb.root / "kb.toml").write_text(KB_TOML.replace('"Ray@ex.org"', '"mallory@ex.org"'))
+    settings = kb.commit(["kb.toml"], "Make me a reviewer", MALLORY, "2026-02-02T08:00:00+08:00")
+    kb.put(doc_text(verified=True, by="mallory@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", MALLORY, "2026-02-02T09:00:00+08:00")
+    findings = kb.check()
+    assert [(f.path, f.level, f.code) for f in findings] == [
+        ("kb.toml", "warning", "review-config-changed"),
+        (DOC, "error", "review-not-reviewer")]
+    # once merged, the new settings are the base of the next change
+    assert kb.check(base=settings) == []
+
+
+def merge(kb: KB, branch: str) -> None:
+    env = {"GIT_AUTHOR_NAME": "Lead", "GIT_AUTHOR_EMAIL": "lead@ex.org",
+           "GIT_COMMITTER_NAME": "Lead", "GIT_COMMITTER_EMAIL": "lead@ex.org"}
+    kb.repo.git.merge("--no-ff", "-m", f"Merge {branch}", branch, env=env)
+
+
+def test_merge_commit_of_a_reviewed_branch_passes(kb: KB) -> None:
+    written(kb)
+    kb.repo.git.checkout("-b", "pr")
+    kb.put(doc_text("# Rust\n\nSpray at first sign.\nRepeat after 7 days.\n"), "Edit", ALICE,
+           "2026-02-02T09:00:00+08:00")
+    kb.put(doc_text("# Rust\n\nSpray at first sign.\nRepeat after 7 days.\n", verified=True,
+                    by="rita@ex.org", at="2026-02-03T09:00:00+08:00"), "Verify", RITA,
+           "2026-02-03T09:00:00+08:00")
+    kb.repo.git.checkout("main")
+    kb.put(doc_text(tags=("wheat", "fungus")), "Tags on main", ALICE, "2026-02-04T09:00:00+08:00")
+    merge(kb, "pr")  # combines main's tags with the branch's reviewed body
+    assert "fungus" in (kb.root / DOC).read_text() and "7 days" in (kb.root / DOC).read_text()
+    assert kb.check() == []
+
+
+def test_merge_bringing_unreviewed_content_fails(kb: KB) -> None:
+    written(kb)
+    kb.repo.git.checkout("-b", "side")
+    kb.put(doc_text("# Rust\n\nSpray at first sign.\nUse any fungicide.\n"), "Sneaky edit",
+           ALICE, "2026-02-02T09:00:00+08:00")
+    kb.repo.git.checkout("main")
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-03T09:00:00+08:00"), "Verify",
+           RITA, "2026-02-03T09:00:00+08:00")
+    merge(kb, "side")  # verified (main) + unreviewed body (side) in one file
+    text = (kb.root / DOC).read_text()
+    assert "verified_by: rita@ex.org" in text and "any fungicide" in text
+    assert "review-unverified-change" in kb.codes()
+
+
+def test_unknown_revision_is_a_usage_error(kb: KB) -> None:
+    with pytest.raises(UsageError, match="unknown Git revision 'nope'"):
+        check_range(load_config(kb.root), "nope")
+
+
+# ---------------------------------------------------------------- set_verification
+
+
+def test_set_verification_edits_only_those_lines() -> None:
+    raw = doc_text(title="A  title # kept").replace("\n", "\r\n") + "trailing  \r\n"
+    out = set_verification("\ufeff" + raw, "rita@ex.org", "2026-05-01T10:00:00+08:00")
+    assert out.startswith("\ufeff---\r\n")
+    old, new = raw.split("\r\n"), out[1:].split("\r\n")
+    assert [ln for ln in new if not ln.startswith("verified")] == [
+        ln for ln in old if not ln.startswith("verified")]
+    assert new[6:9] == ["verified: true", "verified_by: rita@ex.org",
+                        'verified_at: "2026-05-01T10:00:00+08:00"']
+
+
+def test_set_verification_replaces_existing_values() -> None:
+    raw = doc_text(verified=True, by="old@ex.org", at="2026-01-01T00:00:00Z")
+    out = set_verification(raw, "rita@ex.org", "2026-05-01T10:00:00+08:00")
+    assert out.count("verified_by:") == 1 and "old@ex.org" not in out
+    assert out.replace("rita@ex.org", "old@ex.org").replace(
+        "2026-05-01T10:00:00+08:00", "2026-01-01T00:00:00Z") == raw
+    with pytest.raises(ValueError):
+        set_verification("no front matter\n", "a@b.c", "x")
+
+
+# ---------------------------------------------------------------- approve, pending, diff
+
+
+def as_identity(monkeypatch: pytest.MonkeyPatch, actor: Actor) -> None:
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", actor.name)
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", actor.email)
+
+
+def test_approve_commits_with_trailer_and_passes_check(kb: KB, monkeypatch) -> None:
+    written(kb)
+    as_identity(monkeypatch, RITA)
+    before = (kb.root / DOC).read_text()
+    result = approve(load_config(kb.root), [DOC])
+    head = kb.repo.head.commit
+    assert result.commit == head.hexsha and result.docs == (DOC,)
+    assert head.message.rstrip().endswith("Reviewed-by: Rita Reviewer <rita@ex.org>")
+    assert head.author.email == "rita@ex.org"
+    after = (kb.root / DOC).read_text()
+    assert "verified: true\nverified_by: rita@ex.org\nverified_at: \"" in after
+    assert after.replace("verified: true", "verified: false").split("\n")[:7] == \
+        before.split("\n")[:7]
+    assert not kb.repo.is_dirty(untracked_files=True)
+    assert kb.check() == []
+
+
+def test_approve_as_other_reviewer_commits_only_the_doc(kb: KB, monkeypatch) -> None:
+    written(kb)
+    (kb.root / "notes.txt").write_text("staged, not part of the review\n")
+    kb.repo.index.add(["notes.txt"])
+    as_identity(monkeypatch, LEAD)
+    approve(load_config(kb.root), [DOC], "ray@ex.org")
+    head = kb.repo.head.commit
+    assert list(head.stats.files) == [DOC]
+    assert "Reviewed-by: ray <ray@ex.org>" in head.message
+    assert kb.repo.index.diff("HEAD")[0].a_path == "notes.txt"  # still staged
+    assert kb.check() == []
+
+
+def test_approve_several_documents_in_one_commit(kb: KB, monkeypatch) -> None:
+    written(kb)
+    kb.put(doc_text(title="Other"), "Add other", ALICE, "2026-02-01T11:00:00+08:00",
+           rel="knowledge/crops/other.md")
+    as_identity(monkeypatch, RAY)
+    monkeypatch.chdir(kb.root / "knowledge" / "crops")  # paths relative to the cwd work too
+    result = approve(load_config(kb.root), ["rust.md", "other.md"])
+    assert result.docs == (DOC, "knowledge/crops/other.md")
+    assert sorted(kb.repo.head.commit.stats.files) == ["knowledge/crops/other.md", DOC]
+    assert "Review: verify 2 documents" in kb.repo.head.commit.message
+    assert kb.check() == []
+
+
+def test_approve_refuses_self_approval(kb: KB, monkeypatch) -> None:
+    kb.put(doc_text(), "Add", RITA, "2026-02-01T10:00:00+08:00")
+    as_identity(monkeypatch, RITA)
+    head = kb.repo.head.commit.hexsha
+    with pytest.raises(ReviewError, match="cannot approve their own change"):
+        approve(load_config(kb.root), [DOC])
+    assert kb.repo.head.commit.hexsha == head and not kb.repo.is_dirty()
+
+
+def test_approve_refuses_non_reviewer_and_bad_states(kb: KB, monkeypatch) -> None:
+    written(kb)
+    cfg = load_config(kb.root)
+    as_identity(monkeypatch, MALLORY)
+    with pytest.raises(ReviewError, match="mallory@ex.org is not a reviewer for this path"):
+        approve(cfg, [DOC])
+    as_identity(monkeypatch, RITA)
+    (kb.root / "knowledge/crops/new.md").write_text(doc_text())
+    with pytest.raises(ReviewError, match="not committed"):
+        approve(cfg, [DOC, "knowledge/crops/new.md"])
+    assert "verified: false" in (kb.root / DOC).read_text()  # nothing written
+    (kb.root / DOC).write_text(doc_text("# edited\n"))
+    with pytest.raises(ReviewError, match="uncommitted changes"):
+        approve(cfg, [DOC])
+    kb.repo.git.checkout("--", DOC)
+    approve(cfg, [DOC])
+    with pytest.raises(ReviewError, match="already verified by rita@ex.org"):
+        approve(cfg, [DOC])
+
+
+def test_pending_lists_unverified_and_changed_oldest_first(kb: KB, monkeypatch) -> None:
+    written(kb)
+    kb.put(doc_text(title="Newer"), "Add newer", RAY, "2026-03-01T10:00:00+08:00",
+           rel="knowledge/crops/newer.md")
+    rows = pending(load_config(kb.root))
+    assert [(r["doc"], r["reason"], r["git_author_email"]) for r in rows] == [
+        (DOC, "unverified", "alice@ex.org"), ("knowledge/crops/newer.md", "unverified",
+                                              "ray@ex.org")]
+    assert rows[0]["age_days"] > rows[1]["age_days"] > 0
+    as_identity(monkeypatch, RITA)
+    approve(load_config(kb.root), [DOC])
+    assert [r["doc"] for r in pending(load_config(kb.root))] == ["knowledge/crops/newer.md"]
+    kb.put((kb.root / DOC).read_text().replace("first sign", "second sign"), "Edit", ALICE,
+           "2026-11-01T10:00:00+08:00")
+    rows = pending(load_config(kb.root))
+    assert (rows[-1]["doc"], rows[-1]["reason"]) == (DOC, "changed-since-verification")
+    assert rows[-1]["since"] == "2026-11-01T10:00:00+08:00" and rows[-1]["author"] == "Alice"
+    (kb.root / "knowledge/crops/draft.md").write_text(doc_text())
+    assert ("knowledge/crops/draft.md", "uncommitted") in [
+        (r["doc"], r["reason"]) for r in pending(load_config(kb.root))]
+
+
+def test_review_diff_since_verification(kb: KB, monkeypatch) -> None:
+    written(kb)
+    cfg = load_config(kb.root)
+    first = review_diff(cfg, DOC)
+    assert first["verification"] is None and "+Spray at first sign." in first["diff"]
+    as_identity(monkeypatch, RITA)
+    approve(cfg, [DOC])
+    assert review_diff(cfg, DOC)["changed"] is False
+    text = (kb.root / DOC).read_text().replace("first sign", "second sign")
+    (kb.root / DOC).write_text(text.replace("title: Wheat rust", "title: Rust"))
+    result = review_diff(cfg, DOC)
+    assert "-Spray at first sign.\n+Spray at second sign." in result["diff"]
+    assert result["front_matter"] == {"title": {"old": "Wheat rust", "new": "Rust"}}
+    assert result["verification"]["verified_by"] == "rita@ex.org"
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def run(kb: KB, monkeypatch, *args: str):
+    monkeypatch.chdir(kb.root)
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_check_pass_fail_and_json(kb: KB, monkeypatch) -> None:
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", RITA, "2026-02-02T09:00:00+08:00")
+    ok = run(kb, monkeypatch, "review", "check", "--base", kb.base)
+    assert ok.exit_code == 0 and ok.stdout == ""
+    assert "1 changed documents, 0 errors, 0 warnings" in ok.stderr
+    kb.put(doc_text("# x\n", verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Edit", ALICE, "2026-02-03T09:00:00+08:00")
+    bad = run(kb, monkeypatch, "review", "check", "--base", kb.base)
+    assert bad.exit_code == 1
+    assert bad.stdout.startswith(f"{DOC}:7:1: error: review-unverified-change: body changed")
+    assert "kb: error: review check: 1 changed documents, 2 errors, 0 warnings" in bad.stderr
+    js = run(kb, monkeypatch, "review", "check", "--base", kb.base, "--json")
+    assert js.exit_code == 1
+    assert [d["code"] for d in json.loads(js.stdout)] == ["review-unverified-change",
+                                                          "review-stale-verification"]
+    assert set(json.loads(js.stdout)[0]) == {"path", "line", "col", "level", "code", "message"}
+
+
+def test_cli_check_errors(kb: KB, monkeypatch, tmp_path: Path) -> None:
+    bad = run(kb, monkeypatch, "review", "check", "--base", "nope")
+    assert bad.exit_code == 2 and "unknown Git revision 'nope'" in bad.stderr
+    missing = run(kb, monkeypatch, "review", "check")
+    assert missing.exit_code == 2 and "--base" in missing.stderr
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    out = CliRunner().invoke(main, ["review", "check", "--base", "HEAD"])
+    assert out.exit_code == 1 and "not inside a Git repository" in out.stderr
+
+
+def test_cli_pending_diff_approve(kb: KB, monkeypatch) -> None:
+    written(kb)
+    out = run(kb, monkeypatch, "review", "pending")
+    assert out.exit_code == 0
+    assert f"unverified                  {DOC}  (Alice, committed by alice@ex.org)" in out.stdout
+    rows = json.loads(run(kb, monkeypatch, "review", "pending", "--json").stdout)
+    assert rows[0]["doc"] == DOC and rows[0]["reason"] == "unverified"
+    d = run(kb, monkeypatch, "review", "diff", DOC)
+    assert d.exit_code == 0 and "+Spray at first sign." in d.stdout
+    assert run(kb, monkeypatch, "review", "diff", "knowledge/none.md").exit_code == 1
+    as_identity(monkeypatch, MALLORY)
+    refused = run(kb, monkeypatch, "review", "approve", DOC)
+    assert refused.exit_code == 1
+    assert f"kb: error: {DOC}: mallory@ex.org is not a reviewer" in refused.stderr
+    as_identity(monkeypatch, ALICE)
+    self_ = run(kb, monkeypatch, "review", "approve", DOC, "--as", "rita@ex.org", "--json")
+    assert self_.exit_code == 0, self_.output
+    assert json.loads(self_.stdout)["approver"] == "rita@ex.org"
+    # Alice committed it for Rita (trailer); the policy accepts it
+    assert run(kb, monkeypatch, "review", "check", "--base", kb.base).exit_code == 0
+    none = run(kb, monkeypatch, "review", "approve")
+    assert none.exit_code == 2 and "Missing argument" in none.stderr
