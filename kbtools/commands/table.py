@@ -1,0 +1,106 @@
+"""`kb table`: evaluate decision tables written in Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.errors import UsageError
+from kbtools.output import echo_json, json_option
+from kbtools.tables import POLICIES, TableResult, decision_tables, evaluate_table
+
+
+def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"input '{pair}' is not KEY=VALUE (e.g. 温度=18)")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
+    """A Markdown file given directly, or a doc of an index (device) with --index."""
+    if index is None:
+        path = Path(doc)
+        if not path.is_file():
+            raise UsageError(f"no such file: {doc} (on a device, pass --index to read the "
+                             "knowledge inside an index)")
+        return path, doc
+    from kbtools.read import open_knowledge
+
+    return open_knowledge(index=index).resolve(doc), doc
+
+
+@click.group("table")
+def table() -> None:
+    """Decision tables: Markdown tables read as rules (see docs/agents.md)."""
+
+
+@table.command("eval")
+@click.argument("doc")
+@click.argument("inputs", nargs=-1)
+@click.option("--table", "which", metavar="NAME|N",
+              help="Decision table by CSV/annotation name, heading, or 1-based index "
+                   "(needed when the document has several).")
+@click.option("--policy", type=click.Choice(POLICIES), default=None,
+              help="Several matching rows: take the first (default) or list all.")
+@click.option("--index", type=click.Path(path_type=Path), default=None,
+              help="Read DOC from this index (dist/ or a device release) instead of a file.")
+@json_option
+def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | None,
+          index: Path | None, as_json: bool) -> None:
+    """Evaluate a decision table of DOC for INPUTS given as KEY=VALUE.
+
+    KEY is a column header with or without its unit (温度 for 温度(℃)) or a 1-based column
+    number. Prints the matching row, why each cell matched, and the outputs; when no row
+    matches it says so ("no rule matches, needs human review") and never guesses.
+
+    Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90
+    """
+    path, label = _doc_path(doc, index)
+    result = evaluate_table(path, which, parse_pairs(inputs), policy=policy, doc=label)
+    if as_json:
+        echo_json(result.to_dict())
+    else:
+        click.echo(render(result))
+
+
+@table.command("list")
+@click.argument("doc")
+@click.option("--index", type=click.Path(path_type=Path), default=None,
+              help="Read DOC from this index (dist/ or a device release) instead of a file.")
+@json_option
+def list_(doc: str, index: Path | None, as_json: bool) -> None:
+    """List the decision tables of DOC with their inputs and outputs."""
+    path, _ = _doc_path(doc, index)
+    tables = [dict(t.summary(), index=n) for n, t in enumerate(decision_tables(path), 1)]
+    if as_json:
+        echo_json(tables)
+        return
+    if not tables:
+        click.echo("no decision tables")
+    for t in tables:
+        where = " > ".join(t["heading_path"]) or "(top)"
+        name = f" [{t['name']}]" if t["name"] else ""
+        click.echo(f"{t['index']}: {where}{name} lines {t['line_start']}-{t['line_end']}: "
+                   f"inputs {', '.join(t['inputs'])} -> outputs {', '.join(t['outputs'])}")
+
+
+def render(r: TableResult) -> str:
+    t = r.table
+    where = " > ".join(t.heading_path)
+    lines = [f"{r.doc} § {where} (table {r.table_index}, lines {t.line_start}-{t.line_end})",
+             "inputs: " + ", ".join(f"{k}={v}" for k, v in r.inputs.items())]
+    if r.status == "no_match":
+        lines.append(f"NO MATCH: {r.message}")
+        return "\n".join(lines)
+    lines.append(r.message)
+    for m in r.matches:
+        mark = "*" if m.row in r.selected else " "
+        lines.append(f"{mark} row {m.row} (line {m.line}):")
+        lines.extend(f"    {c.column}: {c.condition} — {c.reason}" for c in m.cells)
+        lines.append("    => " + ", ".join(f"{k}={v}" for k, v in m.outputs.items()))
+    return "\n".join(lines)

@@ -1,0 +1,169 @@
+"""kbtools.read: safe document paths and section reads."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from kbtools.errors import KbError, UsageError
+from kbtools.read import MAX_LINES, check_doc_path, open_knowledge, read_section
+
+DOC = """---
+title: 黄瓜霜霉病
+verified: true
+---
+
+# 黄瓜霜霉病
+
+## 1. 发生条件
+
+温度 15～20℃ 时易流行。
+
+### 1.1 湿度
+
+相对湿度 85% 以上。
+
+## 2. 防治
+
+摘除病叶。
+
+## 3. 记录
+
+### 湿度
+
+记录棚内湿度。
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "kb.toml").write_text("", encoding="utf-8")
+    (tmp_path / "knowledge" / "crops").mkdir(parents=True)
+    (tmp_path / "knowledge" / "crops" / "cucumber.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / "README.md").write_text("# not knowledge\n", encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("doc,needle", [
+    ("", "empty"),
+    ("../kb.toml.md", "'..' is not allowed"),
+    ("knowledge/../../etc/x.md", "'..' is not allowed"),
+    ("/etc/passwd", "absolute paths"),
+    ("~/notes.md", "absolute paths"),
+    ("C:/Users/x.md", "absolute paths"),
+    ("C:\\Users\\x.md", "backslashes"),
+    ("knowledge\\..\\x.md", "backslashes"),
+    ("knowledge/x.md\x00", "NUL"),
+    ("knowledge/crops/notes.txt", "only Markdown"),
+])
+def test_check_doc_path_refuses(doc, needle):
+    with pytest.raises(UsageError, match=needle):
+        check_doc_path(doc)
+
+
+def test_check_doc_path_normalises():
+    assert check_doc_path(" ./knowledge//crops/x.md ") == "knowledge/crops/x.md"
+
+
+def test_resolve_inside_and_short_form(repo):
+    kn = open_knowledge(repo)
+    assert kn.resolve("knowledge/crops/cucumber.md") == repo / "knowledge/crops/cucumber.md"
+    assert kn.resolve("crops/cucumber.md") == repo / "knowledge/crops/cucumber.md"
+    with pytest.raises(KbError, match="no such document in the repository: crops/none.md"):
+        kn.resolve("crops/none.md")
+
+
+def test_resolve_refuses_files_outside_knowledge(repo):
+    with pytest.raises(UsageError, match="outside the knowledge directory"):
+        open_knowledge(repo).resolve("README.md")
+
+
+def test_resolve_refuses_symlink_leaving_knowledge(repo, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text("# secret\n", encoding="utf-8")
+    os.symlink(outside, repo / "knowledge" / "crops" / "link.md")
+    os.symlink(outside.parent, repo / "knowledge" / "dirlink")
+    kn = open_knowledge(repo)
+    for doc in ("knowledge/crops/link.md", "knowledge/dirlink/secret.md"):
+        with pytest.raises(UsageError, match="outside the knowledge"):
+            kn.resolve(doc)
+    with pytest.raises(UsageError, match="outside the knowledge"):
+        read_section(kn, "knowledge/crops/link.md")
+
+
+def test_symlink_within_knowledge_is_fine(repo):
+    os.symlink(repo / "knowledge/crops/cucumber.md", repo / "knowledge/alias.md")
+    sec = read_section(open_knowledge(repo), "knowledge/alias.md", "2. 防治")
+    assert sec.doc == "knowledge/alias.md" and "摘除病叶" in sec.markdown
+
+
+@pytest.mark.parametrize("heading", ["1. 发生条件", ["黄瓜霜霉病", "1. 发生条件"], "发生条件",
+                                     "黄瓜霜霉病 > 1. 发生条件", "1", " 1. 发生条件 "])
+def test_read_by_heading(repo, heading):
+    sec = read_section(open_knowledge(repo), "knowledge/crops/cucumber.md", heading)
+    assert sec.heading_path == ("黄瓜霜霉病", "1. 发生条件")
+    assert sec.markdown.startswith("## 1. 发生条件")
+    assert "85% 以上" in sec.markdown and "摘除病叶" not in sec.markdown  # subsection included
+    assert (sec.line_start, sec.line_end) == (8, 14)
+    assert sec.subsections == ("1.1 湿度",)
+    assert sec.citation() == "knowledge/crops/cucumber.md:8-14 § 黄瓜霜霉病 > 1. 发生条件"
+    assert sec.verified is True
+    assert sec.to_dict()["markdown"] == sec.markdown
+
+
+def test_read_heading_errors(repo):
+    kn = open_knowledge(repo)
+    with pytest.raises(KbError, match="'湿度' matches 2 sections") as info:
+        read_section(kn, "knowledge/crops/cucumber.md", "湿度")
+    assert "1. 发生条件 > 1.1 湿度" in str(info.value) and "3. 记录 > 湿度" in str(info.value)
+    sec = read_section(kn, "knowledge/crops/cucumber.md", ["3. 记录", "湿度"])
+    assert sec.markdown.strip().endswith("记录棚内湿度。")
+    with pytest.raises(KbError, match="no section '4. 收获'.*2. 防治"):
+        read_section(kn, "knowledge/crops/cucumber.md", "4. 收获")
+
+
+def test_read_line_range(repo):
+    kn = open_knowledge(repo)
+    sec = read_section(kn, "knowledge/crops/cucumber.md", line_start=16, line_end=18)
+    assert sec.markdown == "## 2. 防治\n\n摘除病叶。"
+    assert sec.heading_path == ("黄瓜霜霉病", "2. 防治")
+    assert sec.citation().startswith("knowledge/crops/cucumber.md:16-18")
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    ({"line_start": 5, "line_end": 2}, "bad line range"),
+    ({"line_start": 0, "line_end": 2}, "bad line range"),
+    ({"line_start": 500}, "past the end"),
+    ({"line_start": 1, "line_end": MAX_LINES + 1}, "longer than"),
+    ({"heading_path": "2. 防治", "line_start": 1}, "either a heading path or a line range"),
+])
+def test_read_range_errors(repo, kwargs, needle):
+    with pytest.raises(UsageError, match=needle):
+        read_section(open_knowledge(repo), "knowledge/crops/cucumber.md", **kwargs)
+
+
+def test_read_whole_document_and_truncation(repo):
+    kn = open_knowledge(repo)
+    whole = read_section(kn, "knowledge/crops/cucumber.md")
+    assert whole.line_start == 6 and whole.markdown.startswith("# 黄瓜霜霉病")
+    assert whole.subsections == ("黄瓜霜霉病",) and whole.markdown.endswith("记录棚内湿度。")
+    cut = read_section(kn, "knowledge/crops/cucumber.md", max_chars=20)
+    assert cut.truncated and len(cut.markdown) == 20
+    assert cut.line_end == cut.line_start + cut.markdown.count("\n")
+
+
+def test_index_knowledge_reads_data_source(tmp_path):
+    src = tmp_path / "dist" / "data" / "source" / "knowledge" / "crops"
+    src.mkdir(parents=True)
+    (src / "cucumber.md").write_text(DOC, encoding="utf-8")
+    kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist"))
+    assert kn.where == "index"
+    sec = read_section(kn, "knowledge/crops/cucumber.md", "2. 防治")
+    assert sec.doc == "knowledge/crops/cucumber.md"
+    with pytest.raises(KbError, match="no such document in the index"):
+        kn.resolve("knowledge/crops/x.md")
+    with pytest.raises(UsageError):
+        kn.resolve("../manifest.json.md")
