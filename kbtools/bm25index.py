@@ -39,6 +39,14 @@ class Bm25:
         terms = list(dict.fromkeys(t for t in self.tok(query) if t in self.vocab))
         return terms, [self.vocab[t] for t in terms]
 
+    def unknown_terms(self, query: str) -> list[str]:
+        """Query tokens that occur nowhere in the index (strong "not in here" evidence)."""
+        return list(dict.fromkeys(t for t in self.tok(query) if t not in self.vocab))
+
+    def max_idf(self) -> float:
+        n = self.retriever.scores["num_docs"] if self.retriever is not None else 0
+        return float(np.log(1 + (n + 0.5) / 0.5))
+
     def scores(self, ids: list[int]) -> np.ndarray | None:
         if not ids or self.retriever is None:
             return None

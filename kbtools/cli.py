@@ -20,8 +20,25 @@ from kbtools.errors import KbError
 
 # (module under kbtools.commands, click command attribute). Imported lazily per command.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "build": ("build", "build_cmd"),
     "check": ("check", "check"),
+    "chunks": ("chunks", "chunks"),
+    "eval": ("eval", "eval_cmd"),
+    "query": ("query", "query_cmd"),
     "init": ("init", "init"),
+    "table": ("table", "table"),
+    "recent": ("recent", "recent"),
+    "mcp": ("mcp", "mcp"),
+    "release": ("release", "release"),
+    "sync": ("sync", "sync"),
+    "keygen": ("keygen", "keygen"),
+    "releases": ("releases", "releases"),
+    "status": ("status", "status"),
+    "rollback": ("rollback", "rollback"),
+    "bundle": ("bundle", "bundle"),
+    "review": ("review", "review"),
+    "history": ("history", "history"),
+    "draft": ("draft", "draft"),
 }
 
 

@@ -11,6 +11,7 @@ Routing boosts multiply a chunk's fused score by (1 + boost × matched facets).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +39,8 @@ class FusionParams:
     bm25_weight: float = 0.7
     vector_weight: float = 0.3
     boost: float = 0.1
-    min_cosine: float = 0.45  # no-answer: best vector similarity below this …
-    min_coverage: float = 0.5  # … and less than this share of the question's term weight matched
+    min_cosine: float = 0.5  # no-answer: best vector similarity below this …
+    min_coverage: float = 0.25  # … and less than this share of the question's term weight matched
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:
@@ -99,14 +100,23 @@ def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = N
     return [Hit(key, score, why[key]) for key, score in ordered]
 
 
-def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool) -> bool:
+_CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")
+
+
+def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
+               unknown_terms: list[str] = ()) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
 
-    Answerable when the best vector similarity reaches ``min_cosine`` or the best hits match
-    at least ``min_coverage`` of the question's idf-weighted terms.
+    Answerable when the best vector similarity reaches ``min_cosine`` or the best hits
+    contain at least ``min_coverage`` of the question's idf weight (terms the index never
+    saw count with the highest idf). A code-like term (E99, HX-900) that occurs nowhere in
+    the knowledge means the question is about something the knowledge does not cover,
+    unless the vector match is very strong.
     """
     if not hits:
         return False
     best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])
+    if any(_CODE.match(t) for t in unknown_terms):
+        return best_cos >= p.min_cosine + 0.15
     best_cov = float(coverage[:3].max()) if has_terms and len(coverage) else 0.0
     return best_cos >= p.min_cosine or best_cov >= p.min_coverage

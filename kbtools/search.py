@@ -289,10 +289,15 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
     nums = [h.num for h in fused[: max(k * 4, 20)]]
     rows = index.store.chunks(nums)
     picked = _suppress_nested([h for h in fused if h.num in rows], rows, k)
-    if ids:
-        idf = index.bm25.idf(ids)
-        coverage = np.array([_coverage(index, ids, terms, idf, h.num) for h in picked])
-    verdict = fusion.answerable(picked, coverage, params, has_terms=bool(ids))
+    unknown = index.bm25.unknown_terms(text)
+    if ids or unknown:
+        idf = index.bm25.idf(ids) if ids else np.zeros(0)
+        # a question term the knowledge never uses weighs as much as the rarest term
+        missing = len(unknown) * index.bm25.max_idf()
+        coverage = np.array([_coverage(index, ids, terms, idf, h.num, missing) for h in picked])
+    verdict = fusion.answerable(picked, coverage, params, has_terms=bool(ids or unknown),
+                                unknown_terms=unknown)
+    filters["unknown_terms"] = unknown
     result["no_answer"] = not verdict
     if not verdict:
         result["reason"] = "no passage is relevant enough (below the relevance threshold)"
@@ -329,9 +334,10 @@ def _vector_candidates(index: Index, model: str, text: str, mask, count: int) ->
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
 
 
-def _coverage(index: Index, ids, terms, idf, num: int) -> float:
-    matched = set(index.bm25.matched(ids, terms, num))
-    total = float(idf.sum()) or 1.0
+def _coverage(index: Index, ids, terms, idf, num: int, missing: float) -> float:
+    """Share of the question's idf weight that chunk `num` contains."""
+    matched = set(index.bm25.matched(ids, terms, num)) if ids else set()
+    total = float(idf.sum()) + missing or 1.0
     return float(sum(w for t, w in zip(terms, idf, strict=True) if t in matched)) / total
 
 

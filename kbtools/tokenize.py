@@ -29,7 +29,12 @@ own same too very can will just should would could may might must shall also abo
 after again against below between during further once only out up down off until while
 """.split())
 
-ZH_STOP = frozenset("的 了 和 是 在 也 就 都 而 及 与 或 之 其 个 这 那 有 被 把 对 从 以 为 于 上 中 下 等 吗 呢 吧 啊 么 什么 怎么 如何 哪些 哪个 是否 可以 需要 一个 进行 使用".split())
+ZH_STOP = frozenset("""
+的 了 和 是 在 也 就 都 而 及 与 或 之 其 个 这 那 有 被 把 对 从 以 为 于 上 中 下 等 吗 呢 吧 啊
+么 得 地 着 过 能 才 还 又 很 再 让 给 要 会 我 你 他 她 它 们 我们 你们 什么 怎么 怎么办 怎样 如何
+哪些 哪个 哪里 哪儿 多少 是否 可以 需要 应该 一个 一下 一直 进行 使用 时候 意思 还要 还能 出来 准备
+为什么 有没有 是不是 能不能 请问
+""".split())
 
 
 def _fold(word: str) -> str:

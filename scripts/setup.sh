@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install kbtools into ./.venv (idempotent) plus the system packages formula rendering needs.
+# Usage: bash scripts/setup.sh [test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+extra=${1:-}
+
+# LaTeX + dvisvgm + CJK fonts for formula SVGs (docs/formulas.md).
+need_apt=()
+command -v latex >/dev/null || need_apt+=(texlive-latex-base texlive-latex-recommended)
+command -v dvisvgm >/dev/null || need_apt+=(dvisvgm)
+kpsewhich CJKutf8.sty >/dev/null 2>&1 || need_apt+=(latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing ${need_apt[*]}" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  else
+    echo "setup: formula rendering needs: apt-get install ${need_apt[*]}" >&2
+  fi
+fi
+
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+# torch first and pinned: the local CPU wheel, not a multi-GB CUDA build.
+.venv/bin/python -m pip install -q "torch==2.13.0"
+if [ "$extra" = test ]; then
+  .venv/bin/python -m pip install -q -e ".[test]"
+else
+  .venv/bin/python -m pip install -q -e .
+fi
