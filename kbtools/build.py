@@ -112,6 +112,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     sources = [s for s in sources if s.rel not in bad]
     timer.lap("check")
 
+    out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
         _build_into(staging, cfg, sources, root, opts, stats, timer, cache_file)

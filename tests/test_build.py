@@ -1,0 +1,173 @@
+"""kb build: artifacts, manifest, reproducibility, incremental embedding, atomicity."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import FindingsError
+from kbtools.manifest import load_manifest, sha256_file, verify_files
+from tests.kbfixtures import copy_example
+
+# three self-contained docs (no links to docs outside the set): formulas, tables, English
+SMALL = [
+    "knowledge/crops/field-survey-methods.md",
+    "knowledge/equipment/hx260-ch05-fault-codes.md",
+    "knowledge/engineering/adr-0001-sqlite-on-devices.md",
+]
+
+
+@pytest.fixture(scope="module")
+def small_repo(tmp_path_factory) -> Path:
+    return copy_example(tmp_path_factory.mktemp("small"), SMALL)
+
+
+@pytest.fixture(scope="module")
+def cold_build(small_repo, tmp_path_factory):
+    out = tmp_path_factory.mktemp("b1") / "dist"
+    stats = build(load_config(small_repo), BuildOptions(out=out, progress=False))
+    return out, stats
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): sha256_file(p)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_build_writes_verified_artifacts(cold_build):
+    out, stats = cold_build
+    manifest = load_manifest(out)
+    assert stats.documents == 3 and stats.chunks > 20
+    assert stats.embedded == len({json.loads(line)["content_hash"]
+                                  for p in (out / "data" / "chunks").glob("*.jsonl")
+                                  for line in p.read_text(encoding="utf-8").splitlines()})
+    assert verify_files(out, manifest) == []
+    assert manifest["counts"]["documents"] == 3
+    assert manifest["source"]["dirty"] is False and len(manifest["source"]["commit"]) == 40
+    assert set(manifest["models"]) == {"use"}
+    assert (out / "index" / "store.sqlite").is_file()
+    assert any(p.suffix == ".svg" for p in (out / "data" / "formulas").rglob("*"))
+    assert any(p.suffix == ".csv" for p in (out / "data" / "tables").iterdir())
+    # every file on disk is listed in the manifest
+    listed = set(manifest["artifacts"]) | set(manifest["derived"])
+    assert set(tree_hashes(out)) - {"manifest.json"} == listed
+
+
+def test_tampered_artifact_is_detected(cold_build, tmp_path):
+    import shutil
+
+    out, _ = cold_build
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    shard = next((copy / "data" / "chunks").glob("*.jsonl"))
+    shard.write_text(shard.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    problems = verify_files(copy, load_manifest(copy))
+    assert problems and "size" in problems[0]
+
+
+def test_same_commit_builds_are_byte_identical(small_repo, cold_build, tmp_path):
+    out1, _ = cold_build
+    cfg = load_config(small_repo)
+    warm = build(cfg, BuildOptions(out=tmp_path / "warm" / "dist", progress=False))
+    assert warm.embedded == 0 and warm.reused > 0
+    # a second checkout of the same commit, with its own (cold) cache
+    other = Path(git.Repo(small_repo).clone(tmp_path / "other").working_tree_dir)
+    cold2 = build(load_config(other), BuildOptions(out=tmp_path / "cold2" / "dist",
+                                                   progress=False))
+    assert cold2.embedded > 0
+    reference = tree_hashes(out1)
+    assert tree_hashes(tmp_path / "warm" / "dist") == reference
+    assert tree_hashes(tmp_path / "cold2" / "dist") == reference
+
+
+def test_edit_reembeds_only_changed_chunks(tmp_path):
+    repo = copy_example(tmp_path / "repo", SMALL)
+    cfg = load_config(repo)
+    first = build(cfg, BuildOptions(out=tmp_path / "d1", progress=False))
+    doc = repo / SMALL[2]
+    text = doc.read_text(encoding="utf-8")
+    marker = "3 of 40 files were truncated"
+    assert marker in text
+    doc.write_text(text.replace(marker, "3 of 41 files were truncated"), encoding="utf-8")
+    second = build(cfg, BuildOptions(out=tmp_path / "d2", progress=False))
+    assert second.chunks == first.chunks
+    # only the chunks whose text holds the edited sentence are embedded again
+    changed = [line for p in (tmp_path / "d2" / "data" / "chunks").glob("*.jsonl")
+               for line in p.read_text(encoding="utf-8").splitlines() if "3 of 41 files" in line]
+    assert second.embedded == len({json.loads(line)["content_hash"] for line in changed}) >= 1
+    assert second.reused + second.embedded == first.embedded
+    assert load_manifest(tmp_path / "d2")["source"]["dirty"] is True
+
+
+def test_front_matter_only_change_reembeds_nothing_and_delete_drops_chunks(tmp_path):
+    repo = copy_example(tmp_path / "repo", SMALL)
+    cfg = load_config(repo)
+    build(cfg, BuildOptions(out=tmp_path / "d1", progress=False))
+    doc = repo / SMALL[0]
+    text = doc.read_text(encoding="utf-8")
+    doc.write_text(text.replace("tags: [调查方法,", "tags: [复核, 调查方法,", 1), encoding="utf-8")
+    assert doc.read_text(encoding="utf-8") != text
+    again = build(cfg, BuildOptions(out=tmp_path / "d2", progress=False))
+    assert again.embedded == 0
+    (repo / SMALL[1]).unlink()
+    fewer = build(cfg, BuildOptions(out=tmp_path / "d3", progress=False))
+    docs = {json.loads(line)["doc"] for p in (tmp_path / "d3" / "data" / "chunks").glob("*.jsonl")
+            for line in p.read_text(encoding="utf-8").splitlines()}
+    assert SMALL[1] not in docs and fewer.documents == 2
+
+
+def test_failed_build_leaves_previous_index(tmp_path):
+    repo = copy_example(tmp_path / "repo", SMALL[:1])
+    cfg = load_config(repo)
+    out = tmp_path / "dist"
+    build(cfg, BuildOptions(out=out, progress=False))
+    before = tree_hashes(out)
+    bad = repo / "knowledge" / "crops" / "broken.md"
+    bad.write_text("---\ntitle: [unclosed\n---\n# x\n", encoding="utf-8")
+    with pytest.raises(FindingsError) as err:
+        build(cfg, BuildOptions(out=out, progress=False))
+    assert "knowledge/crops/broken.md" in str(err.value)
+    assert tree_hashes(out) == before
+    assert not list(tmp_path.glob(".dist.build-*"))  # staging cleaned up
+    skipped = build(cfg, BuildOptions(out=out, skip_invalid=True, progress=False))
+    assert [s["doc"] for s in skipped.skipped] == ["knowledge/crops/broken.md"]
+
+
+def test_build_cli_json_and_errors(tmp_path, monkeypatch):
+    repo = copy_example(tmp_path / "repo", SMALL[:1])
+    monkeypatch.chdir(repo)
+    runner = CliRunner()
+    res = runner.invoke(main, ["build", "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    stats = json.loads(res.output)
+    assert stats["documents"] == 1 and set(stats["seconds"]) >= {"check", "chunk", "embed"}
+    (repo / "knowledge" / "crops" / "broken.md").write_text("no front matter\n", encoding="utf-8")
+    res = runner.invoke(main, ["build", "-q"])
+    assert res.exit_code == 1
+    assert "knowledge/crops/broken.md" in res.output and "Traceback" not in res.output
+
+
+def test_foreign_corpus_lenient(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("---\ntitle: A\nweird: 1\n---\n# Alpha\n\nTiDB 是分布式数据库。\n",
+                                 encoding="utf-8")
+    (corpus / "b.md").write_text("# No front matter\n\nPlain English text about raft.\n",
+                                 encoding="utf-8")
+    cfg = load_config(tmp_path)
+    with pytest.raises(FindingsError):
+        build(cfg, BuildOptions(corpus=corpus, out=tmp_path / "strict", progress=False))
+    stats = build(cfg, BuildOptions(corpus=corpus, out=tmp_path / "out", lenient=True,
+                                    progress=False))
+    assert stats.documents == 2 and stats.warnings > 0
+    docs = [json.loads(line)["doc"] for line in
+            (tmp_path / "out" / "data" / "docs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert docs == ["a.md", "b.md"]
+    assert not (corpus / ".kb-cache").exists()  # the cache never lands in the corpus
