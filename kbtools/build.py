@@ -39,6 +39,7 @@ class BuildOptions:
     skip_invalid: bool = False
     use_cache: bool = True
     progress: bool = True
+    provenance: bool = True  # git blame per chunk (kb watch skips it: the edit is uncommitted)
 
 
 @dataclass
@@ -130,7 +131,6 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     from kbtools.chunk import ChunkConfig, HeadingIndex, chunk_document
     from kbtools.materialize import materialize
     from kbtools.parse import parse
-    from kbtools.render.formula import render_formulas
     from kbtools.render.tables import render_tables
 
     data = staging / DATA_DIR
@@ -145,7 +145,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
 
     latex = sorted({c.extra["latex"] for cs in per_doc.values() for c in cs if c.kind == "formula"
                     and c.extra.get("latex")})
-    stats.formulas = len(render_formulas(latex, data)) if latex else 0
+    stats.formulas = len(_render_cached(latex, data, cache_file)) if latex else 0
     stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
                                       for t in d.tables()], data / "tables"))
     for s in sources:
@@ -154,7 +154,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
         target.write_bytes(s.path.read_bytes())
     timer.lap("render")
 
-    provenance = _provenance(root, sources) if not opts.corpus else {}
+    provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
     records = _records(per_doc, provenance, cfg)
     timer.lap("blame")
 
@@ -170,6 +170,26 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     manifest["derived"] = list_files(staging, DERIVED_DIR)
     write_manifest(staging, manifest)
     timer.lap("index")
+
+
+def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dict[str, str]:
+    """Render formulas into data/formulas, reusing SVGs kept next to the embedding cache."""
+    from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
+
+    cache = cache_file.parent if cache_file is not None else None
+    if cache is not None:
+        for src in latex:
+            rel = formula_relpath(normalize_latex(src))
+            if (cache / rel).is_file():
+                (data / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(cache / rel, data / rel)
+    done = render_formulas(latex, data)
+    if cache is not None:
+        for rel in set(done.values()):
+            if not (cache / rel).is_file():
+                (cache / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(data / rel, cache / rel)
+    return done
 
 
 def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[Any]]:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chunks": ("chunks", "chunks"),
     "eval": ("eval", "eval_cmd"),
     "query": ("query", "query_cmd"),
+    "watch": ("watch", "watch_cmd"),
     "init": ("init", "init"),
     "table": ("table", "table"),
     "recent": ("recent", "recent"),

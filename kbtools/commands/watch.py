@@ -1,0 +1,43 @@
+"""`kb watch`: rebuild the local index whenever the knowledge changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.config import load_config
+from kbtools.output import echo_jsonl, json_option
+from kbtools.watch import Update, watch
+
+
+@click.command("watch")
+@click.option("--out", type=click.Path(path_type=Path), help="Index directory (default: dist/).")
+@json_option
+def watch_cmd(out, as_json):
+    """Watch knowledge/ and update the local index on every save (Ctrl-C to stop).
+
+    Each update prints what changed, how many chunks were embedded and how long it took;
+    a document with errors is reported and the previous index keeps serving.
+    """
+    cfg = load_config()
+
+    def report(u: Update) -> None:
+        if as_json:
+            echo_jsonl({"changed": list(u.changed), "seconds": round(u.seconds, 3),
+                        "error": u.error, "stats": u.stats.to_dict() if u.stats else None})
+            return
+        what = ", ".join(u.changed) or "initial build"
+        if u.error:
+            click.echo(f"kb watch: {what}: NOT updated, previous index still serving:\n{u.error}",
+                       err=True)
+        else:
+            s = u.stats
+            click.echo(f"kb watch: {what}: {s.documents} docs, {s.chunks} chunks, "
+                       f"{s.embedded} embedded, {s.reused} reused — queryable after {u.seconds:.2f}s")
+
+    click.echo(f"kb watch: watching {cfg.path('knowledge')} (Ctrl-C to stop)", err=True)
+    try:
+        watch(cfg, out, report)
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,51 @@
+"""kb watch: a save becomes queryable; a broken save keeps the previous index."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from kbtools.config import load_config
+from kbtools.search import open_index, search
+from kbtools.watch import watch
+from tests.kbfixtures import copy_example
+
+
+def _wait(updates, n, timeout=120):
+    end = time.time() + timeout
+    while len(updates) < n and time.time() < end:
+        time.sleep(0.05)
+    assert len(updates) >= n, f"no update after {timeout}s"
+    return updates[n - 1]
+
+
+def test_watch_picks_up_a_save(tmp_path):
+    repo = copy_example(tmp_path / "repo", ["knowledge/engineering/adr-0001-sqlite-on-devices.md"])
+    cfg = load_config(repo)
+    out = repo / "dist"
+    updates = []
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=(cfg, out, updates.append, stop), daemon=True)
+    thread.start()
+    try:
+        first = _wait(updates, 1)
+        assert first.error is None and first.stats.documents == 1
+        doc = repo / "knowledge" / "engineering" / "adr-0001-sqlite-on-devices.md"
+        doc.write_text(doc.read_text(encoding="utf-8") +
+                       "\n## Quokka retention\n\nQuokka telemetry is kept for 17 days.\n",
+                       encoding="utf-8")
+        second = _wait(updates, 2)
+        assert second.error is None
+        assert "knowledge/engineering/adr-0001-sqlite-on-devices.md" in second.changed
+        assert 1 <= second.stats.embedded <= 3
+        res = search(open_index(out), "how long is quokka telemetry kept", k=1)
+        assert "Quokka telemetry is kept for 17 days" in res["results"][0]["text"]
+
+        doc.write_text("---\ntitle: [broken\n---\n", encoding="utf-8")
+        third = _wait(updates, 3)
+        assert third.error and "adr-0001" in third.error
+        res = search(open_index(out), "how long is quokka telemetry kept", k=1)
+        assert "17 days" in res["results"][0]["text"]  # the previous index still serves
+    finally:
+        stop.set()
+        thread.join(timeout=10)
