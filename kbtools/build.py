@@ -64,10 +64,16 @@ def shard_of(doc: str) -> str:
     return hashlib.sha256(doc.encode()).hexdigest()[:N_SHARD_CHARS]
 
 
-def model_for(text: str, cfg: Config) -> str:
+def models_for(text: str, cfg: Config) -> list[str]:
+    """Embedding models for one chunk: the base model for every chunk (so any question, in
+    any language, can reach it) plus the model configured for the chunk's language."""
     emb = cfg.section("embedding")
-    lang = "zh" if is_cjk_text(text) else "en"
-    return emb.get("languages", {}).get(lang, emb["model"])
+    extra = emb.get("languages", {}).get(language_of(text))
+    return sorted({emb["model"], extra} - {None})
+
+
+def language_of(text: str) -> str:
+    return "zh" if is_cjk_text(text) else "en"
 
 
 class _Timer:
@@ -214,7 +220,7 @@ def _records(per_doc, provenance, cfg: Config) -> list[dict[str, Any]]:
             r = c.to_dict()
             r.pop("metadata", None)  # stored once per doc
             r["content_hash"] = text_key(c.embed_text)
-            r["model"] = model_for(c.embed_text, cfg)
+            r["models"] = models_for(c.embed_text, cfg)
             if blame:
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
             records.append(r)
@@ -230,12 +236,12 @@ def _embed(records, cfg: Config, opts: BuildOptions, stats: BuildStats, cache_fi
     models: dict[str, dict[str, Any]] = {}
     batch = int(cfg.get("embedding.batch_size"))
     try:
-        for key in sorted({r["model"] for r in records}):
+        for key in sorted({m for r in records for m in r["models"]}):
             emb = get_embedder(key)
             fp = emb.fingerprint()
             models[key] = {"id": emb.model_id, "fingerprint": fp, "dim": emb.dim}
             wanted = sorted({r["content_hash"]: r["embed_text"] for r in records
-                             if r["model"] == key}.items())
+                             if key in r["models"]}.items())
             have = cache.get_many(fp, [h for h, _ in wanted])
             todo = [(h, t) for h, t in wanted if h not in have]
             stats.reused += len(wanted) - len(todo)
@@ -270,9 +276,9 @@ def _write_data(data: Path, sources, per_doc, records, vectors, provenance, cfg:
     for shard, rows in sorted(by_shard.items()):
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
         (data / "chunks" / f"{shard}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        for model in sorted({r["model"] for r in rows}):
+        for model in sorted({m for r in rows for m in r["models"]}):
             mat = np.stack([vectors[f"{model}:{r['content_hash']}"] for r in rows
-                            if r["model"] == model]).astype(np.float16)
+                            if model in r["models"]]).astype(np.float16)
             path = data / "vectors" / model / f"{shard}.npy"
             path.parent.mkdir(parents=True, exist_ok=True)
             np.save(path, mat, allow_pickle=False)

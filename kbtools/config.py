@@ -39,6 +39,8 @@ DEFAULTS: dict[str, Any] = {
         # "use" = Universal Sentence Encoder multilingual (numpy, ships its weights).
         # Any sentence-transformers model name or local path is accepted too.
         "model": "use",
+        # extra model per chunk/question language, e.g. {en = "minilm"}
+        "languages": {},
         "batch_size": 64,
     },
     "index": {

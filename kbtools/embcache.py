@@ -69,7 +69,7 @@ def seed_from_index(cache: EmbeddingCache, index_dir: Path) -> int:
                 continue
             vecs = np.load(vec_path)
             rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines()]
-            texts = [r["content_hash"] for r in rows if r["model"] == model_key]
+            texts = [r["content_hash"] for r in rows if model_key in r["models"]]
             cache.put_many(meta["fingerprint"], dict(zip(texts, vecs, strict=True)))
             n += len(texts)
     return n

@@ -19,24 +19,17 @@ INDEX_FILES = ("store.sqlite",)
 def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
     """All chunk records in global order, and per model the matrix of their vectors.
 
-    Returns (chunks, {model: (n_model_chunks, dim) float32}); chunk["vec_row"] is the
-    row of that chunk in its model's matrix.
+    Returns (chunks, {model: (n_model_chunks, dim) float32}); a model's matrix holds the
+    vectors of the chunks listing that model, in global chunk order.
     """
     chunks: list[dict[str, Any]] = []
     parts: dict[str, list[np.ndarray]] = {}
-    counters: dict[str, int] = {}
     for shard in sorted((root / "data" / "chunks").glob("*.jsonl")):
         rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines() if line]
-        by_model: dict[str, int] = {}
-        for r in rows:
-            by_model[r["model"]] = by_model.get(r["model"], 0) + 1
-        for model in sorted(by_model):
+        for model in sorted({m for r in rows for m in r["models"]}):
             vecs = np.load(root / "data" / "vectors" / model / f"{shard.stem}.npy")
             parts.setdefault(model, []).append(vecs)
-        for r in rows:
-            r["vec_row"] = counters.get(r["model"], 0)
-            counters[r["model"]] = r["vec_row"] + 1
-            chunks.append(r)
+        chunks.extend(rows)
     matrices = {m: np.concatenate(p).astype(np.float32) for m, p in parts.items()}
     return chunks, matrices
 
@@ -61,5 +54,5 @@ def materialize(root: Path) -> None:
     bm25index.build(out / "bm25", [c["embed_text"] for c in chunks], tok,
                     k1=cfg["bm25"]["k1"], b=cfg["bm25"]["b"])
     for model, matrix in sorted(matrices.items()):
-        keys = np.array([i for i, c in enumerate(chunks) if c["model"] == model], dtype=np.uint64)
+        keys = np.array([i for i, c in enumerate(chunks) if model in c["models"]], dtype=np.uint64)
         vectors.build(out / f"vectors-{model}.usearch", keys, matrix, cfg["index"])

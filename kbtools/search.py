@@ -70,11 +70,11 @@ class Index:
         """Per-chunk arrays used for filtering: doc index, kind, verified, model."""
         if self._chunk_meta is None:
             docs = {d["doc"]: i for i, d in enumerate(self.store.docs())}
-            rows = self.store.con.execute("SELECT doc, kind, model FROM chunks ORDER BY num").fetchall()
+            rows = self.store.con.execute("SELECT doc, kind, models FROM chunks ORDER BY num").fetchall()
             self._chunk_meta = {
                 "doc": np.array([docs[r[0]] for r in rows], dtype=np.int32),
                 "kind": np.array([r[1] for r in rows], dtype=object),
-                "model": np.array([r[2] for r in rows], dtype=object),
+                "models": np.array([r[2] for r in rows], dtype=object),
             }
         return self._chunk_meta
 
@@ -279,7 +279,7 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
             scores = np.where(mask, scores, 0.0)
         lists["bm25"] = fusion.top(scores, params.candidates)
     if mode in ("hybrid", "vector"):
-        for model in sorted(index.manifest["models"]):
+        for model in query_models(index, text):
             lists[f"vector:{model}"] = _vector_candidates(index, model, text, mask, params.candidates)
     boost = _boost_vector(index, routed)
     fused = fusion.fuse(lists, params, boost=boost)
@@ -307,6 +307,18 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
     return result
 
 
+def query_models(index: Index, text: str) -> list[str]:
+    """Models to embed the question with: the language model configured for the question's
+    language when the index has it (its vectors are the stronger ones), else the base model."""
+    from kbtools.build import language_of
+
+    emb = index.manifest["config"]["values"]["embedding"]
+    lang_model = emb.get("languages", {}).get(language_of(text))
+    if lang_model and lang_model in index.manifest["models"]:
+        return [lang_model]
+    return [emb["model"]] if emb["model"] in index.manifest["models"] else sorted(index.manifest["models"])
+
+
 def _vector_candidates(index: Index, model: str, text: str, mask, count: int) -> fusion.Ranked:
     from kbtools import vectors
     from kbtools.embed import get_embedder
@@ -320,7 +332,8 @@ def _vector_candidates(index: Index, model: str, text: str, mask, count: int) ->
     if mask is None:
         keys, sims = vectors.search(vindex, q, count)
         return fusion.Ranked(keys, sims)
-    allowed = np.flatnonzero(mask & (index.chunk_table()["model"] == model))
+    has_model = np.array([model in m.split(",") for m in index.chunk_table()["models"]])
+    allowed = np.flatnonzero(mask & has_model)
     if len(allowed) == 0:
         return fusion.Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
     if len(allowed) <= 20000:  # exact over the filtered subset: cheap and never misses

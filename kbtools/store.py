@@ -21,7 +21,7 @@ CREATE TABLE docs (
 );
 CREATE TABLE chunks (
     num INTEGER PRIMARY KEY, id TEXT UNIQUE, doc TEXT, kind TEXT, heading_path TEXT,
-    line_start INTEGER, line_end INTEGER, text TEXT, embed_text TEXT, model TEXT,
+    line_start INTEGER, line_end INTEGER, text TEXT, embed_text TEXT, models TEXT,
     links TEXT, extra TEXT, last_commit TEXT, last_author TEXT, last_changed TEXT
 );
 CREATE INDEX chunks_doc ON chunks(doc);
@@ -65,7 +65,7 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
             con.execute(
                 "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (num, c["id"], c["doc"], c["kind"], _dump(c["heading_path"]), c["line_start"],
-                 c["line_end"], c["text"], c["embed_text"], c["model"], _dump(c.get("links", [])),
+                 c["line_end"], c["text"], c["embed_text"], ",".join(c["models"]), _dump(c.get("links", [])),
                  _dump(c.get("extra", {})), prov.get("last_commit"), prov.get("last_author"),
                  prov.get("last_changed")))
         for key, value in sorted(info.items()):
