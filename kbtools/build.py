@@ -149,8 +149,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
 
-    latex = sorted({c.extra["latex"] for cs in per_doc.values() for c in cs if c.kind == "formula"
-                    and c.extra.get("latex")})
+    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
     stats.formulas = len(_render_cached(latex, data, cache_file)) if latex else 0
     stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
                                       for t in d.tables()], data / "tables"))
@@ -328,6 +327,13 @@ def source_identity(root: Path, sub: Path) -> dict[str, Any]:
     return {"commit": head.hexsha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
 
 
+def _fingerprint(cfg: Config) -> str:
+    """Settings that change artifacts, plus the chunker's version."""
+    from kbtools.chunk import CHUNKER_VERSION
+
+    return f"{cfg.fingerprint('chunk', 'embedding', 'index', 'bm25')}-c{CHUNKER_VERSION}"
+
+
 def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildStats,
               staging: Path) -> dict[str, Any]:
     from kbtools.tokenize import Tokenizer
@@ -343,8 +349,7 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildS
         "format_version": FORMAT_VERSION,
         "kbtools_version": __version__,
         "source": source,
-        "config": {"fingerprint": cfg.fingerprint("chunk", "embedding", "index", "bm25"),
-                   "values": values},
+        "config": {"fingerprint": _fingerprint(cfg), "values": values},
         "models": models,
         "tokenizer": tok.fingerprint(),
         "counts": {"documents": stats.documents, "chunks": stats.chunks,

@@ -18,6 +18,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(fh.fileno())
         if path.exists():
             shutil.copymode(path, tmp)
+        else:  # mkstemp creates 0600; artifacts and documents are ordinary files
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

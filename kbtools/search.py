@@ -288,7 +288,8 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
         return result
     nums = [h.num for h in fused[: max(k * 4, 20)]]
     rows = index.store.chunks(nums)
-    picked = _suppress_nested([h for h in fused if h.num in rows], rows, k)
+    hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
+    picked = _suppress_nested(hits, rows, k)
     unknown = index.bm25.unknown_terms(text)
     if ids or unknown:
         idf = index.bm25.idf(ids) if ids else np.zeros(0)
@@ -352,6 +353,32 @@ def _coverage(index: Index, ids, terms, idf, num: int, missing: float) -> float:
     matched = set(index.bm25.matched(ids, terms, num)) if ids else set()
     total = float(idf.sum()) + missing or 1.0
     return float(sum(w for t, w in zip(terms, idf, strict=True) if t in matched)) / total
+
+
+# A hit on one of these is answered better by its whole section (the item alone lacks the
+# surrounding steps); table rows and formulas are complete answers on their own.
+COLLAPSE_KINDS = {"list_item", "code", "mermaid", "image"}
+
+
+def _collapse_to_sections(index: Index, hits, rows):
+    """Replace list-item/code/image hits by their parent section (kept at the hit's rank)."""
+    parents = {rows[h.num]["extra"].get("parent") for h in hits
+               if rows[h.num]["kind"] in COLLAPSE_KINDS}
+    parents.discard(None)
+    if not parents:
+        return hits
+    by_id = index.store.chunks_by_id(sorted(parents))
+    rows.update({r["num"]: r for r in by_id.values()})
+    out, seen = [], set()
+    for h in hits:
+        row = rows[h.num]
+        parent = by_id.get(row["extra"].get("parent")) if row["kind"] in COLLAPSE_KINDS else None
+        if parent is not None:
+            h = fusion.Hit(parent["num"], h.score, {**h.why, "collapsed_from": row["kind"]})
+        if h.num not in seen:
+            seen.add(h.num)
+            out.append(h)
+    return out
 
 
 def _suppress_nested(hits, rows, k: int):

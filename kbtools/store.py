@@ -92,17 +92,23 @@ class Store:
         return self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
 
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
-        if not nums:
-            return {}
-        marks = ",".join("?" * len(nums))
-        rows = self.con.execute(f"SELECT * FROM chunks WHERE num IN ({marks})", nums).fetchall()
-        out = {}
-        for r in rows:
+        return {d["num"]: d for d in self._select("num", nums)}
+
+    def chunks_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return {d["id"]: d for d in self._select("id", ids)}
+
+    def _select(self, column: str, values: list[Any]) -> list[dict[str, Any]]:
+        if not values:
+            return []
+        marks = ",".join("?" * len(values))
+        rows = self.con.execute(f"SELECT * FROM chunks WHERE {column} IN ({marks})", values)
+        out = []
+        for r in rows.fetchall():
             d = dict(r)
             d["heading_path"] = json.loads(d["heading_path"])
             d["links"] = json.loads(d["links"])
             d["extra"] = json.loads(d["extra"])
-            out[d["num"]] = d
+            out.append(d)
         return out
 
     def doc(self, doc: str) -> dict[str, Any] | None:

@@ -1,0 +1,184 @@
+"""kb query on the example knowledge: known answers per difficulty group, honest no-answer,
+the JSON contract, filters, batch mode and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import IndexLoadError, UsageError
+from kbtools.evaluate import load_questions
+from kbtools.search import open_index, search
+from tests.kbfixtures import REPO, copy_example
+
+QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
+# Hit@3 floors per group (measured: exact/table_row/formula_code 1.0, paraphrase 1.0)
+FLOORS = {"exact": 0.9, "table_row": 0.9, "formula_code": 0.9, "paraphrase": 0.8}
+
+
+@pytest.fixture(scope="module")
+def example_index(tmp_path_factory) -> Path:
+    repo = copy_example(tmp_path_factory.mktemp("example"))
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return out
+
+
+@pytest.fixture(scope="module")
+def index(example_index):
+    return open_index(example_index)
+
+
+def _hit_at(res, gold, n=3):
+    return any(r["doc"] in {g["doc"] for g in gold} for r in res["results"][:n])
+
+
+@pytest.mark.parametrize("group", sorted(FLOORS))
+def test_known_answers_hit_at_3(index, group):
+    qs = [q for q in QUESTIONS if q.get("group") == group]
+    assert len(qs) >= 8
+    hits = [_hit_at(search(index, q["query"], k=5), q["gold"]) for q in qs]
+    missed = [q["query"] for q, h in zip(qs, hits, strict=True) if not h]
+    assert sum(hits) / len(hits) >= FLOORS[group], missed
+
+
+def test_heading_of_answer_is_cited(index):
+    """The top hit of an exact question sits under the heading that holds the answer."""
+    qs = [q for q in QUESTIONS if q.get("group") == "exact"]
+    ok = 0
+    for q in qs:
+        res = search(index, q["query"], k=3)
+        ok += any(g["heading"] in r["heading_path"] or g["heading"] in r["text"]
+                  for r in res["results"] for g in q["gold"])
+    assert ok / len(qs) >= 0.9
+
+
+def test_unanswerable_questions_say_so(index):
+    nos = [q for q in QUESTIONS if q.get("no_answer")]
+    answerable = [q for q in QUESTIONS if not q.get("no_answer")]
+    recall = sum(search(index, q["query"])["no_answer"] for q in nos) / len(nos)
+    false_no = sum(search(index, q["query"])["no_answer"] for q in answerable) / len(answerable)
+    assert recall >= 0.6
+    assert false_no <= 0.05
+
+
+def test_json_contract(index):
+    res = search(index, "E17 怎么复位？", k=3)
+    assert set(res) >= {"query", "release", "no_answer", "filters", "results"}
+    assert set(res["release"]) >= {"tag", "source_commit"} and len(res["release"]["source_commit"]) == 40
+    assert res["no_answer"] is False and 1 <= len(res["results"]) <= 3
+    r = res["results"][0]
+    for key in ("rank", "score", "chunk_id", "doc", "title", "heading_path", "line_start",
+                "line_end", "kind", "text", "verified", "metadata", "links", "why",
+                "last_commit", "last_author", "last_changed"):
+        assert key in r
+    assert set(r["why"]) >= {"bm25_rank", "bm25_score", "vector_rank", "vector_score",
+                             "matched_terms"}
+    assert r["doc"].startswith("knowledge/") and r["rank"] == 1
+    assert "e17" in [t.lower() for t in r["why"]["matched_terms"]]
+    assert r["last_author"]  # provenance from git blame
+    # the cited lines really hold the passage
+    lines = (REPO / r["doc"]).read_text(encoding="utf-8").splitlines()
+    cited = "\n".join(lines[r["line_start"] - 1: r["line_end"]])
+    assert "E17" in cited
+    assert any(f["field"] == "fault_codes" for f in res["filters"]["routed"])
+
+
+def test_where_filters_and_verified_only(index):
+    res = search(index, "E17 伺服过载", k=5, where=["category=field-report"])
+    assert res["results"] and all(r["metadata"]["category"] == "field-report" for r in res["results"])
+    res = search(index, "E17 伺服过载", k=10, verified_only=True)
+    assert res["results"] and all(r["verified"] for r in res["results"])
+    res = search(index, "token", k=5, where=["lang=en", "timestamp>=2025-01-01"])
+    assert all(r["metadata"]["lang"] == "en" for r in res["results"])
+    with pytest.raises(UsageError, match="unknown --where key 'colour'"):
+        search(index, "x", where=["colour=red"])
+    with pytest.raises(UsageError, match="bad --where"):
+        search(index, "x", where=["no-operator"])
+
+
+@pytest.mark.parametrize("question", ["", "   \t\n", "\x00\x01\x02"])
+def test_empty_questions_are_no_answer(index, question):
+    res = search(index, question)
+    assert res["no_answer"] is True and res["results"] == []
+
+
+def test_huge_and_control_character_questions(index):
+    res = search(index, "赤霉病" * 40000)
+    assert len(res["query"]) <= 2000
+    res = search(index, "E17\x07 怎么\x1b复位")
+    assert res["results"] and "\x07" not in res["query"]
+
+
+def test_missing_and_corrupted_index(example_index, tmp_path):
+    import shutil
+
+    with pytest.raises(IndexLoadError, match="no index here"):
+        open_index(tmp_path)
+    broken = tmp_path / "broken"
+    shutil.copytree(example_index, broken)
+    (broken / "manifest.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="not valid JSON"):
+        open_index(broken)
+    m = json.loads((example_index / "manifest.json").read_text(encoding="utf-8"))
+    m["format_version"] = 99
+    (broken / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="format version 99"):
+        open_index(broken)
+    m["format_version"] = 1
+    m["models"]["use"]["fingerprint"] = "use:0000"
+    (broken / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="another model|built with embedding model"):
+        open_index(broken)
+    m = json.loads((example_index / "manifest.json").read_text(encoding="utf-8"))
+    (broken / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    (broken / "index" / "store.sqlite").unlink()
+    with pytest.raises(IndexLoadError, match="store.sqlite"):
+        open_index(broken)
+
+
+def test_query_cli_text_json_batch_and_errors(example_index, tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(main, ["query", "E17 怎么复位？", "--index", str(example_index), "--explain"])
+    assert res.exit_code == 0, res.output
+    assert "hx260-ch05-fault-codes.md › " in res.output and "(lines " in res.output
+    assert "why: score=" in res.output and "filters:" in res.output
+    res = runner.invoke(main, ["query", "E17 怎么复位？", "--index", str(example_index), "--json"])
+    assert json.loads(res.output)["results"][0]["doc"].startswith("knowledge/equipment/")
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"id": "a", "query": "E17 怎么复位？"}\n'
+                     '{"id": "b", "query": "How do I bake sourdough bread?"}\n'
+                     '{"id": "c", "query": "token rotation", "where": {"lang": "en"}}\n',
+                     encoding="utf-8")
+    res = runner.invoke(main, ["query", "--batch", str(batch), "--index", str(example_index),
+                               "--json"])
+    out = [json.loads(line) for line in res.output.splitlines()]
+    assert [o["id"] for o in out] == ["a", "b", "c"]
+    assert out[0]["no_answer"] is False and out[1]["no_answer"] is True
+    res = runner.invoke(main, ["query", "How do I bake sourdough bread?", "--index",
+                               str(example_index)])
+    assert res.exit_code == 0 and "No answer in the knowledge" in res.output
+    res = runner.invoke(main, ["query", "x", "--index", str(example_index), "--where", "nope=1"])
+    assert res.exit_code == 2 and "unknown --where key" in res.output
+    res = runner.invoke(main, ["query", "x", "--index", str(tmp_path / "none")])
+    assert res.exit_code == 1 and "no index here" in res.output and "Traceback" not in res.output
+    res = runner.invoke(main, ["query"])
+    assert res.exit_code == 2
+
+
+def test_eval_cli(example_index):
+    runner = CliRunner()
+    res = runner.invoke(main, ["eval", str(REPO / "tests/data/known_answers.jsonl"), "--index",
+                               str(example_index), "--baseline", "bm25", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)["results"]
+    assert [r["mode"] for r in rows] == ["hybrid", "bm25"]
+    assert rows[0]["hit@3"] >= 0.9 and rows[0]["no_answer_recall"] >= 0.6
+    res = runner.invoke(main, ["eval", str(REPO / "README.md"), "--index", str(example_index)])
+    assert res.exit_code == 2 and "expected a JSON object" in res.output
