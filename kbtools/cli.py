@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import click
 
@@ -79,7 +79,7 @@ def write_crash_log() -> str:
         home.mkdir(parents=True, exist_ok=True)
         path = home / "kb-crash.log"
         with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"--- {datetime.now(timezone.utc).isoformat()} kb {__version__}\n")
+            fh.write(f"--- {datetime.now(UTC).isoformat()} kb {__version__}\n")
             fh.write(" ".join(sys.argv) + "\n")
             fh.write(traceback.format_exc())
         return str(path)

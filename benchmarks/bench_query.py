@@ -1,0 +1,67 @@
+"""Query latency at ~50k chunks (the tidb-docs-cn index made by bench_build.py).
+
+    .venv/bin/python benchmarks/bench_query.py [--index bench-out/tidb/dist] [--n 300]
+
+Prints warm p50/p95 per query (hybrid, no rerank) and, for comparison in the same run,
+BM25-only and vector-only; cold `kb query` process time to first result (median of 5); and
+peak RSS of the query process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kbtools.search import open_index, search  # noqa: E402
+
+QUESTIONS = ROOT.parent / "shared" / "eval" / "tidb_faq_zh" / "queries.jsonl"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--index", default=str(ROOT / "bench-out" / "tidb" / "dist"))
+    ap.add_argument("--n", type=int, default=300)
+    args = ap.parse_args()
+    qs = [json.loads(line)["query"] for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
+    qs = (qs * (args.n // len(qs) + 1))[: args.n]
+    index = open_index(Path(args.index))
+    n_chunks = index.store.count()
+    search(index, qs[0])  # load everything once
+    for mode in ("hybrid", "bm25", "vector"):
+        lat = []
+        for q in qs:
+            t0 = time.perf_counter()
+            search(index, q, k=5, mode=mode)
+            lat.append((time.perf_counter() - t0) * 1000)
+        print(f"{mode:<7} warm latency at {n_chunks} chunks: p50 {np.percentile(lat, 50):.1f} ms, "
+              f"p95 {np.percentile(lat, 95):.1f} ms ({len(lat)} queries)")
+    cold = []
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    kb = str(Path(sys.executable).parent / "kb")
+    for q in qs[:5]:
+        t0 = time.perf_counter()
+        subprocess.run([kb, "query", q, "--index", args.index, "--json"], check=True,
+                       capture_output=True, env=env)
+        cold.append(time.perf_counter() - t0)
+    print(f"cold `kb query` process (start → result → exit): median {statistics.median(cold):.2f}s")
+    probe = ("import resource,sys;from pathlib import Path;from kbtools.search import open_index,"
+             "search;i=open_index(Path(sys.argv[1]));search(i,sys.argv[2]);"
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)")
+    rss = subprocess.run([sys.executable, "-c", probe, args.index, qs[0]], check=True,
+                         capture_output=True, text=True, env=env).stdout.strip()
+    print(f"peak RSS of a query process: {float(rss):.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
