@@ -116,8 +116,9 @@ def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[Fro
         return None, {}, [FrontMatterError(code, str(exc).strip(), first_line)]
     except RecursionError:
         return None, {}, [FrontMatterError("yaml-bomb", "front matter nests too deeply", first_line)]
-    except (TypeError, ValueError, OverflowError) as exc:  # odd tags/values: still a finding
-        return None, {}, [FrontMatterError("yaml-syntax", f"cannot load: {exc}", first_line)]
+    except Exception as exc:  # PyYAML constructors fail oddly on bad tagged values (!!timestamp x)
+        return None, {}, [FrontMatterError("yaml-syntax", f"cannot load: {type(exc).__name__}: {exc}",
+                                           first_line)]
     key_lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key_node, _ in node.value:

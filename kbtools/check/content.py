@@ -1,0 +1,91 @@
+"""Content rules: file-level sanity (size, binary, encoding), math, table shape, CSV names.
+
+Each function returns Problems `(code, level, line, col, message)`; the package turns them
+into Findings. New content checks plug in via `kbtools.check.CONTENT_CHECKS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from kbtools.check.mdparse import Scan
+
+Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
+
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+
+
+def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
+    """Problems visible in the bytes. Returns (problems, keep_checking)."""
+    if len(raw) > max_bytes:
+        return [("file-too-large", "error", 1, 1,
+                 f"file is {len(raw):,} bytes; the limit is {max_bytes:,} "
+                 "(split it into several documents)")], False
+    if not raw.strip():
+        return [("file-empty", "error", 1, 1, "file is empty")], False
+    if b"\x00" in raw:
+        return [("file-binary", "error", 1, 1,
+                 "file contains NUL bytes: binary data, not Markdown")], False
+    return [], True
+
+
+def encoding_problems(problems: list[str], text: str) -> list[Problem]:
+    out: list[Problem] = []
+    if "not-utf8" in problems:
+        line = next((i for i, ln in enumerate(text.split("\n"), 1) if "\ufffd" in ln), 1)
+        col = text.split("\n")[line - 1].find("\ufffd") + 1 if line else 1
+        out.append(("encoding-not-utf8", "error", line, max(col, 1),
+                    "bytes that are not valid UTF-8 (save the file as UTF-8)"))
+    if "bom" in problems:
+        out.append(("encoding-bom", "warning", 1, 1, "file starts with a UTF-8 byte-order mark"))
+    if "crlf" in problems:
+        out.append(("encoding-crlf", "warning", 1, 1,
+                    "Windows (CRLF) or CR line endings; use LF"))
+    return out
+
+
+def body_problems(body: str, body_line: int, has_front_matter: bool) -> list[Problem]:
+    if has_front_matter and not body.strip():
+        return [("body-empty", "error", body_line, 1,
+                 "document has front matter but no content")]
+    return []
+
+
+def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None) -> list[Problem]:
+    out: list[Problem] = []
+    for line, col in scan.stray_dollars:
+        out.append(("math-unbalanced", "error", line, col,
+                    "'$$' without a matching '$$' (math block not closed)"))
+    if latex_problem is not None:
+        for line, latex in scan.math:
+            try:
+                problem = latex_problem(latex)
+            except Exception as exc:  # a plug-in must never crash the check
+                problem = f"formula check failed: {type(exc).__name__}"
+            if problem:
+                out.append(("math-invalid", "error", line, 1, problem))
+    for table in scan.tables:
+        for line, cells in table.rows:
+            if cells != table.header_cells:
+                out.append(("table-cells", "error", line, 1,
+                            f"table row has {_cells(cells)}, the header (line {table.line}) "
+                            f"has {_cells(table.header_cells)}"))
+    return out
+
+
+def _cells(n: int) -> str:
+    return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def duplicate_csv_names(names: Iterable[tuple[str, int, str]]) -> list[Problem | tuple]:
+    """`(doc, line, name)` annotations -> `(doc, line, message)` for every repeated name."""
+    first: dict[str, tuple[str, int]] = {}
+    out = []
+    for doc, line, name in sorted(names):
+        key = name.lower()  # a.csv and A.csv collide on case-insensitive disks
+        if key in first:
+            where = f"{first[key][0]}:{first[key][1]}"
+            out.append((doc, line, f"CSV name {name!r} is already used at {where}"))
+        else:
+            first[key] = (doc, line)
+    return out

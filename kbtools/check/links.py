@@ -1,0 +1,242 @@
+"""Path rules for links and images: relative, inside the repo, existing, exact case.
+
+Case is checked by walking cached directory listings, never by asking the filesystem
+(authors' laptops are case-insensitive, devices are not).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from kbtools.check.mdparse import Ref
+
+SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")
+REMOTE_SCHEMES = {"http", "https", "ftp", "ftps"}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `old` (written at line/col) by `new` — a mechanical --fix."""
+
+    line: int
+    col: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Resolved:
+    rel: str  # real-case posix path relative to the root ("" = the root itself)
+    case_ok: bool
+    exists: bool
+    is_dir: bool
+
+
+@dataclass
+class FsCache:
+    """Directory listings and resolution results, shared by all documents of one run."""
+
+    root: Path
+    real_root: str = ""
+    listings: dict[str, tuple[frozenset[str], dict[str, list[str]]] | None] = field(
+        default_factory=dict)
+    inside: dict[str, bool] = field(default_factory=dict)
+    reals: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.real_root = os.path.realpath(self.root)
+
+    def listing(self, rel_dir: str) -> tuple[frozenset[str], dict[str, list[str]]] | None:
+        if rel_dir not in self.listings:
+            try:
+                names = os.listdir(os.path.join(self.root, rel_dir))
+            except OSError:
+                self.listings[rel_dir] = None
+            else:
+                lower: dict[str, list[str]] = {}
+                for name in names:
+                    lower.setdefault(name.lower(), []).append(name)
+                self.listings[rel_dir] = (frozenset(names), lower)
+        return self.listings[rel_dir]
+
+    def resolve(self, rel: str) -> Resolved:
+        """Walk `rel` (normalised, inside the root) component by component."""
+        real: list[str] = []
+        case_ok = True
+        for part in [p for p in rel.split("/") if p]:
+            entry = self.listing("/".join(real))
+            if entry is None:
+                return Resolved("/".join(real + [part]), case_ok, False, False)
+            names, lower = entry
+            if part in names:
+                real.append(part)
+                continue
+            matches = lower.get(part.lower())
+            if not matches:
+                return Resolved("/".join(real + [part]), case_ok, False, False)
+            case_ok = False
+            real.append(sorted(matches)[0])
+        path = "/".join(real)
+        return Resolved(path, case_ok, True, os.path.isdir(os.path.join(self.root, path)))
+
+    def realpath(self, path: str) -> str:
+        if path not in self.reals:
+            self.reals[path] = os.path.realpath(path)
+        return self.reals[path]
+
+    def stays_inside(self, rel: str) -> bool:
+        """False when symlinks take `rel` outside the repo root."""
+        if rel not in self.inside:
+            real = os.path.realpath(os.path.join(self.root, rel))
+            self.inside[rel] = real == self.real_root or real.startswith(self.real_root + os.sep)
+        return self.inside[rel]
+
+
+@dataclass(frozen=True)
+class LinkProblem:
+    code: str
+    level: str
+    message: str
+    edit: Edit | None = None
+
+
+@dataclass(frozen=True)
+class AnchorTarget:
+    """A link whose file exists and whose #fragment must match a heading there."""
+
+    doc: str  # target rel path
+    fragment: str
+    line: int
+    col: int
+
+
+def _split(target: str) -> tuple[str, str]:
+    path, _, fragment = target.partition("#")
+    path = path.partition("?")[0]
+    return path, fragment
+
+
+def _rel_to(target_rel: str, doc_dir: str) -> str:
+    return posixpath.relpath(target_rel or ".", doc_dir or ".")
+
+
+def _written(path: str) -> str:
+    return quote(path, safe="/._-~()!*'+,;=@:&$") if " " in path or "<" in path else path
+
+
+def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
+    """Problems with one link/image target, plus the anchor to verify (if any)."""
+    # Markdown escapes eat backslashes before punctuation (`..\\..` parses as `...`): judge
+    # a destination written with backslashes by its source text.
+    target = (unquote(ref.raw) if "\\" in ref.raw else ref.target).strip()
+    doc_dir = posixpath.dirname(doc_rel)
+    if not target:
+        return [LinkProblem("link-empty", "warning", f"empty {ref.kind} target")], None
+    if target.startswith("#"):
+        return [], AnchorTarget(doc_rel, target[1:], ref.line, ref.col)
+    if target.startswith("//"):
+        return _remote(ref, target), None
+    if DRIVE.match(target):
+        return [LinkProblem("path-absolute", "error",
+                            f"absolute Windows path {target!r}: use a path relative to the document")], None
+    scheme = SCHEME.match(target)
+    if scheme:
+        name = scheme.group(1).lower()
+        if name == "file":
+            return _absolute(ref, target, unquote(re.sub(r"^file:(//[^/]*)?", "", target,
+                                                         flags=re.I)), doc_dir, fs)
+        if name in REMOTE_SCHEMES:
+            return _remote(ref, target), None
+        return [], None  # mailto:, tel:, data: ... not ours to judge
+    problems: list[LinkProblem] = []
+    path, fragment = _split(target)
+    fixed_path = path
+    if "\\" in path:
+        fixed_path = path.replace("\\", "/")
+        message = f"backslashes in {target!r}: use '/'"
+        if fixed_path.startswith("/"):  # \\server\share or \abs\path: absolute as well
+            more, _ = _absolute(ref, target, fixed_path, doc_dir, fs)
+            return [LinkProblem("path-backslash", "error", message), *more], None
+        problems.append(LinkProblem("path-backslash", "error", message,
+                                    _edit(ref, target, fixed_path, fragment)))
+    if fixed_path.startswith("/"):
+        return _absolute(ref, target, fixed_path, doc_dir, fs)
+    joined = posixpath.normpath(posixpath.join(doc_dir, fixed_path)) if fixed_path else doc_rel
+    if joined == ".":
+        joined = ""
+    if joined == ".." or joined.startswith("../"):
+        problems.append(LinkProblem("path-escapes-repo", "error",
+                                    f"{target!r} points outside the repository"))
+        return problems, None
+    more, anchor = _existing(ref, target, joined, fragment, doc_dir, fs, problems)
+    return problems + more, anchor
+
+
+def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
+    if not ref.raw:
+        return None
+    new = _written(new_path) + (f"#{fragment}" if fragment else "")
+    return Edit(ref.line, ref.col, ref.raw, new)
+
+
+def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, fs: FsCache,
+              earlier: list[LinkProblem]) -> tuple[list[LinkProblem], AnchorTarget | None]:
+    res = fs.resolve(joined)
+    if not res.exists:
+        return [LinkProblem("path-missing", "error", f"{target!r} does not exist ({joined})")], None
+    if not fs.stays_inside(res.rel):
+        return [LinkProblem("path-symlink-escape", "error",
+                            f"{target!r} is a symlink leading outside the repository")], None
+    problems = []
+    if not res.case_ok:
+        new_path = _rel_to(res.rel, doc_dir)
+        edit = _edit(ref, target, new_path, fragment)
+        if edit and earlier and earlier[-1].edit:  # backslash fix already rewrites this target
+            earlier[-1] = LinkProblem(earlier[-1].code, earlier[-1].level, earlier[-1].message,
+                                      edit)
+            edit = None
+        problems.append(LinkProblem("path-case", "error",
+                                    f"{target!r} differs in case from the file on disk: {new_path!r}",
+                                    edit))
+    anchor = None
+    if fragment and not res.is_dir and res.rel.lower().endswith((".md", ".markdown")):
+        anchor = AnchorTarget(res.rel, fragment, ref.line, ref.col)
+    return problems, anchor
+
+
+def _absolute(ref: Ref, target: str, path: str, doc_dir: str,
+              fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
+    """An absolute path: fixable when it names an existing file inside the repo."""
+    base, fragment = _split(path)
+    inside = None
+    root = fs.real_root
+    real = fs.realpath(base) if base else ""
+    if real == root or real.startswith(root + os.sep):
+        inside = posixpath.normpath(Path(os.path.relpath(real, root)).as_posix())
+    elif base.lstrip("/") and fs.resolve(posixpath.normpath(base.lstrip("/"))).exists:
+        inside = posixpath.normpath(base.lstrip("/"))  # repo-root-relative "/assets/x.png"
+    if inside is not None:
+        if inside == ".":
+            inside = ""
+        res = fs.resolve(inside)
+        if res.exists:
+            new_path = _rel_to(res.rel, doc_dir)
+            return [LinkProblem("path-absolute", "error",
+                                f"absolute path {target!r}: use {new_path!r}",
+                                _edit(ref, target, new_path, fragment))], None
+    return [LinkProblem("path-absolute", "error",
+                        f"absolute path {target!r}: use a path relative to the document")], None
+
+
+def _remote(ref: Ref, target: str) -> list[LinkProblem]:
+    if ref.kind == "image":
+        return [LinkProblem("image-remote", "warning",
+                            f"remote image {target!r} cannot load on offline devices; "
+                            "copy it into assets/")]
+    return []

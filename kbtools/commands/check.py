@@ -1,0 +1,84 @@
+"""`kb check`: validate knowledge documents (front matter, paths, content)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.check import check_results, has_errors, make_context
+from kbtools.check.fix import fix_paths
+from kbtools.config import load_config
+from kbtools.errors import FindingsError, KbError, UsageError
+from kbtools.output import echo_json, json_option
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@json_option
+@click.option("--fix", is_flag=True,
+              help="Repair mechanical path problems in place (absolute -> relative, "
+                   "backslashes -> '/', wrong case -> real case), then check again.")
+@click.option("--lenient", is_flag=True,
+              help="Report front-matter problems as warnings (for foreign corpora).")
+@click.option("--no-schema", "no_schema", is_flag=True,
+              help="Skip JSON Schema validation of front matter.")
+@click.option("--max-size", "max_size", type=click.IntRange(min=1), default=None,
+              help="Largest allowed document in bytes (default: kb.toml [check] max_bytes, "
+                   "else 2 MB).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: automatic for large corpora).")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Parse every document again instead of reusing parses of unchanged "
+                   "documents from the cache folder (.kb-cache/).")
+def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_schema: bool,
+          max_size: int | None, jobs: int | None, no_cache: bool) -> None:
+    """Check Markdown knowledge documents.
+
+    PATHS are files or directories (default: the knowledge folder from kb.toml). Prints one
+    line per finding, `path:line:col: level: code: message`, sorted; exits 1 if any
+    finding is an error. Front matter is validated against schemas/ (base schema plus the
+    category's schema); links and images must be relative, existing, inside the repo and
+    match the file's case exactly.
+    """
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            raise UsageError(f"no such file or directory: {p}")
+    start = _start(paths)
+    cfg = load_config(start)
+    targets = list(paths) or [cfg.path("knowledge")]
+    if not paths and not targets[0].is_dir():
+        raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
+                      "[paths] knowledge in kb.toml)")
+
+    def ctx_factory():
+        return make_context(cfg, lenient=lenient, schema_checks=not no_schema,
+                            max_bytes=max_size, cache=not no_cache)
+
+    if fix:
+        changes, results, findings = fix_paths(targets, ctx_factory, jobs)
+        for change in changes:
+            click.echo(change.format(), err=True)
+    else:
+        results, findings = check_results(targets, ctx_factory(), jobs)
+    if not results:
+        raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
+    if as_json:
+        echo_json([f.to_dict() for f in findings])
+    else:
+        for f in findings:
+            click.echo(f.format())
+    errors = sum(f.level == "error" for f in findings)
+    summary = (f"kb check: {len(results)} documents, {errors} errors, "
+               f"{len(findings) - errors} warnings")
+    if has_errors(findings):
+        raise FindingsError(summary.removeprefix("kb "))
+    click.echo(summary, err=True)
+
+
+def _start(paths: tuple[Path, ...]) -> Path:
+    """Where to look for kb.toml: the first path's folder, else the current directory."""
+    if not paths:
+        return Path.cwd()
+    first = paths[0].absolute()
+    return first if first.is_dir() else first.parent

@@ -1,0 +1,406 @@
+"""kb check core: every kind of broken document gets exactly the expected findings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.check import (
+    CODES,
+    CONTENT_CHECKS,
+    Finding,
+    check_document,
+    check_paths,
+    finding,
+    make_context,
+)
+from kbtools.check.mdparse import count_cells, github_slugs, slugify
+from kbtools.config import load_config
+from kbtools.corpus import parse_source
+
+FIXTURES = Path(__file__).parent / "fixtures" / "broken"
+
+GOOD_FM = """---
+title: Generated
+category: engineering
+project: demo
+source: test
+author: alice@example.org
+timestamp: "2026-03-14T09:30:00+08:00"
+verified: false
+---
+"""
+
+# fixture file -> exact set of finding codes
+EXPECTED: dict[str, set[str]] = {
+    "ok.md": set(),
+    "empty.md": {"file-empty"},
+    "no-front-matter.md": {"fm-missing"},
+    "unterminated-front-matter.md": {"fm-unterminated"},
+    "yaml-syntax.md": {"yaml-syntax"},
+    "duplicate-key.md": {"duplicate-key"},
+    "wrong-type.md": {"fm-type"},
+    "unknown-category.md": {"fm-unknown-category"},
+    "bad-timestamp.md": {"fm-timestamp"},
+    "impossible-timestamp.md": {"fm-timestamp"},
+    "unknown-key.md": {"fm-unknown-key"},
+    "verified-without-reviewer.md": {"fm-verified-without-reviewer"},
+    "missing-required.md": {"fm-missing-key"},
+    "category-schema.md": {"fm-missing-key"},
+    "yaml-list.md": {"fm-not-mapping"},
+    "yaml-bomb.md": {"yaml-bomb"},
+    "front-matter-only.md": {"body-empty"},
+    "empty-front-matter.md": {"fm-empty"},
+    "absolute-path.md": {"path-absolute"},
+    "windows-path.md": {"path-absolute"},
+    "file-url.md": {"path-absolute"},
+    "backslash.md": {"path-backslash"},
+    "escapes-repo.md": {"path-escapes-repo"},
+    "missing-image.md": {"path-missing"},
+    "missing-doc-link.md": {"path-missing"},
+    "html-image.md": {"path-missing"},
+    "wrong-case.md": {"path-case"},
+    "remote-image.md": {"image-remote"},
+    "bad-anchor.md": {"link-anchor"},
+    "unbalanced-math.md": {"math-unbalanced"},
+    "table-cells.md": {"table-cells"},
+    "table-csv-duplicate.md": {"table-csv-duplicate"},
+    "empty-link.md": {"link-empty"},
+    "bad-enum.md": {"fm-value"},
+}
+
+
+@pytest.fixture(scope="module")
+def fixture_findings() -> list[Finding]:
+    return check_paths([FIXTURES], load_config(FIXTURES))
+
+
+def codes_by_file(findings: list[Finding]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for f in findings:
+        out.setdefault(f.path, set()).add(f.code)
+    return out
+
+
+def test_fixture_corpus_is_complete():
+    on_disk = {p.name for p in FIXTURES.glob("*.md")}
+    assert on_disk == set(EXPECTED)
+    assert len([k for k, v in EXPECTED.items() if v]) >= 25
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_codes(name, fixture_findings):
+    assert codes_by_file(fixture_findings).get(name, set()) == EXPECTED[name]
+
+
+def test_every_code_is_documented(fixture_findings):
+    tested = set().union(*EXPECTED.values(), *(codes for _, codes in GENERATED.values()))
+    tested |= {"path-not-utf8", "path-symlink-escape", "file-too-large", "math-invalid",
+               "file-unreadable"}
+    assert tested <= set(CODES)
+    # guards: markdown-it caps nesting; plug-in crashes are tested with the extension point
+    assert set(CODES) - tested == {"markdown-too-deep", "check-failed"}
+
+
+def test_findings_sorted_and_formatted(fixture_findings):
+    keys = [f.sort_key() for f in fixture_findings]
+    assert keys == sorted(keys)
+    for f in fixture_findings:
+        assert f.level in ("error", "warning")
+        assert f.format().startswith(f"{f.path}:{f.line}:{f.col}: {f.level}: {f.code}: ")
+        assert "\n" not in f.format()
+
+
+def test_messages_name_the_problem(fixture_findings):
+    text = "\n".join(f.format() for f in fixture_findings)
+    assert "unknown key 'tag'; did you mean 'tags'?" in text
+    assert "did you mean 'engineering'?" in text
+    assert "duplicate key 'title' (first on line 2)" in text
+    assert "wrong-case.md:14:10: error: path-case:" in text
+    assert "'assets/ok.png'" in text
+    assert "table row has 3 cells, the header (line 12) has 2 cells" in text
+    assert "verified: true needs verified_by and verified_at" in text
+
+
+def test_warnings_only_for_remote_images_and_empty_links(fixture_findings):
+    warnings = {f.code for f in fixture_findings if f.level == "warning"}
+    assert warnings == {"image-remote", "link-empty"}
+
+
+def test_lenient_downgrades_front_matter_only(fixture_findings):
+    lenient = check_paths([FIXTURES], load_config(FIXTURES), lenient=True)
+    levels = {(f.path, f.code): f.level for f in lenient}
+    assert levels[("yaml-bomb.md", "yaml-bomb")] == "warning"
+    assert levels[("unknown-key.md", "fm-unknown-key")] == "warning"
+    assert levels[("wrong-case.md", "path-case")] == "error"
+    assert len(lenient) == len(fixture_findings)
+
+
+def test_schema_checks_off_skips_schema_rules_only():
+    found = check_paths([FIXTURES], load_config(FIXTURES), schema_checks=False)
+    codes = {f.code for f in found}
+    assert "fm-unknown-key" not in codes and "fm-type" not in codes
+    assert {"yaml-syntax", "duplicate-key", "path-case"} <= codes
+
+
+def test_parallel_matches_serial(fixture_findings):
+    assert check_paths([FIXTURES], load_config(FIXTURES), jobs=2) == fixture_findings
+    assert check_paths([FIXTURES], load_config(FIXTURES), jobs=None) == fixture_findings
+
+
+# ---- documents generated at test time (bytes that should not live in git) -----------------
+
+def write_repo(tmp_path: Path) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "Photo.png").write_bytes(b"\x89PNG")
+    return tmp_path
+
+
+def codes_for(tmp_path: Path, **kwargs) -> dict[str, set[str]]:
+    return codes_by_file(check_paths([tmp_path / "knowledge"], load_config(tmp_path), **kwargs))
+
+
+GENERATED: dict[str, tuple[bytes, set[str]]] = {
+    "binary.md": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", {"file-binary"}),
+    "not-utf8.md": (GOOD_FM.encode() + b"# T\n\ncaf\xe9 au lait\n", {"encoding-not-utf8"}),
+    "bom.md": (b"\xef\xbb\xbf" + GOOD_FM.encode() + b"# T\n\ntext\n", {"encoding-bom"}),
+    "crlf.md": ((GOOD_FM + "# T\n\ntext\n").replace("\n", "\r\n").encode(), {"encoding-crlf"}),
+    "whitespace.md": (b"  \n\n\t\n", {"file-empty"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_generated_documents(tmp_path, name):
+    data, expected = GENERATED[name]
+    root = write_repo(tmp_path)
+    (root / "knowledge" / name).write_bytes(data)
+    assert codes_for(root) == {f"knowledge/{name}": expected}
+
+
+def test_bom_and_crlf_are_warnings(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "crlf.md").write_bytes(GENERATED["crlf.md"][0])
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [f.level for f in found] == ["warning"]
+
+
+def test_not_utf8_points_at_the_line(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "x.md").write_bytes(GENERATED["not-utf8.md"][0])
+    [f] = check_paths([root / "knowledge"], load_config(root))
+    assert (f.line, f.col) == (12, 4)
+
+
+def test_five_megabyte_file(tmp_path):
+    root = write_repo(tmp_path)
+    big = GOOD_FM + "# Big\n\n" + ("line of text\n" * 420_000)
+    (root / "knowledge" / "big.md").write_text(big)
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.level) for f in found] == [("file-too-large", "error")]
+    assert "limit is 2,097,152" in found[0].message
+    (root / "knowledge" / "big.md").write_text(GOOD_FM + "# Small\n\ntext\n" * 80)
+    [f] = check_paths([root / "knowledge"], load_config(root), max_bytes=1000)
+    assert f.code == "file-too-large" and "limit is 1,000" in f.message
+    assert check_paths([root / "knowledge"], load_config(root), max_bytes=2000) == []
+
+
+def test_invalid_utf8_file_name(tmp_path):
+    root = write_repo(tmp_path)
+    name = os.fsdecode(b"caf\xe9.md")
+    (root / "knowledge" / name).write_text(GOOD_FM + "# T\n\ntext\n")
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [f.code for f in found] == ["path-not-utf8"]
+    found[0].format().encode("utf-8")  # printable: no lone surrogates
+    assert found[0].path == "knowledge/caf\ufffd.md"
+
+
+def test_symlinks_leaving_the_repo(tmp_path):
+    root = write_repo(tmp_path / "repo")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.png").write_bytes(b"x")
+    (outside / "doc.md").write_text(GOOD_FM + "# T\n\ntext\n")
+    (root / "assets" / "leak.png").symlink_to(outside / "secret.png")
+    (root / "knowledge" / "linked.md").symlink_to(outside / "doc.md")
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + "# T\n\n![x](../assets/leak.png)\n")
+    assert codes_for(root) == {"knowledge/a.md": {"path-symlink-escape"},
+                               "knowledge/linked.md": {"path-symlink-escape"}}
+
+
+def test_unreadable_file_named_explicitly(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "dangling.md").symlink_to(root / "knowledge" / "gone.md")
+    found = check_paths([root / "knowledge" / "dangling.md"], load_config(root))
+    assert [(f.path, f.code) for f in found] == [("knowledge/dangling.md", "file-unreadable")]
+
+
+def test_symlink_inside_repo_is_fine(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "assets" / "alias.png").symlink_to(root / "assets" / "Photo.png")
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + "# T\n\n![x](../assets/alias.png)\n")
+    assert codes_for(root) == {}
+
+
+def test_case_is_checked_on_every_component(tmp_path):
+    root = write_repo(tmp_path)
+    body = "# T\n\n![a](../Assets/Photo.png) ![b](../assets/photo.png) ![c](../assets/Photo.png)\n"
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.col) for f in found] == [("path-case", 6), ("path-case", 32)]
+
+
+def test_cross_document_anchors_and_cjk_slugs(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "manual.md").write_text(
+        GOOD_FM + "# 手册\n\n## 4.3 液压系统压力异常\n\n## FAQ: What's new?\n\n## FAQ: What's new?\n")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n[ok](manual.md#43-液压系统压力异常) [ok2](manual.md#faq-whats-new-1)"
+        " [enc](manual.md#43-%E6%B6%B2%E5%8E%8B%E7%B3%BB%E7%BB%9F%E5%8E%8B%E5%8A%9B%E5%BC%82%E5%B8%B8)"
+        " [bad](manual.md#4.3) [case](manual.md#FAQ-whats-new)\n")
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [f.code for f in found] == ["link-anchor", "link-anchor"]
+    assert "did you mean '#faq-whats-new'" in found[1].message
+
+
+def test_anchor_into_file_outside_the_checked_set(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "README.md").write_text("# Read me\n\n## Set up\n")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n[a](../README.md#set-up) [b](../README.md#install)\n")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message) for f in found] == [
+        ("link-anchor", "no heading '#install' in README.md")]
+
+
+def test_reference_links_and_autolinks(tmp_path):
+    root = write_repo(tmp_path)
+    body = "# T\n\nSee [photo][p] and <https://example.org>.\n\n[p]: ../assets/nope.png\n"
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    assert codes_for(root) == {"knowledge/a.md": {"path-missing"}}
+
+
+def test_code_is_not_checked(tmp_path):
+    root = write_repo(tmp_path)
+    body = "# T\n\n```md\n![x](C:\\bad.png)\n$$\n| a |\n```\n\n`[y](/abs)` and `$$`\n"
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    assert codes_for(root) == {}
+
+
+def test_backslashed_absolute_paths(tmp_path):
+    root = write_repo(tmp_path)
+    body = f"# T\n\n![u](\\\\server\\share\\x.png) ![v]({root}\\assets\\Photo.png)\n"
+    body = body.replace(str(root), str(root).replace("/", "\\"))
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.col) for f in found] == [
+        ("path-absolute", 6), ("path-backslash", 6), ("path-absolute", 33),
+        ("path-backslash", 33)]
+    assert "use a path relative" in found[0].message
+    assert "use '../assets/Photo.png'" in found[2].message
+
+
+def test_repo_root_relative_absolute_path_is_fixable_target(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + "# T\n\n![x](/assets/Photo.png)\n")
+    [f] = check_paths([root / "knowledge"], load_config(root))
+    assert f.code == "path-absolute" and "use '../assets/Photo.png'" in f.message
+
+
+def test_slugs_follow_github_rules():
+    assert slugify("Token rotation (v2)") == "token-rotation-v2"
+    assert slugify("4.3 液压系统压力异常") == "43-液压系统压力异常"
+    assert slugify("Ａ／Ｂ 测试：步骤") == "ａｂ-测试步骤"
+    assert slugify("snake_case & more") == "snake_case--more"
+    assert github_slugs(["A", "A", "A-1"]) == ["a", "a-1", "a-1-1"]
+
+
+def test_count_cells():
+    assert count_cells("| a | b |") == 2
+    assert count_cells("a | b") == 2
+    assert count_cells("| a \\| b | c |") == 2
+    assert count_cells("|a|") == 1
+
+
+def test_check_document_api_and_content_extension_point(tmp_path):
+    root = write_repo(tmp_path)
+    ctx = make_context(load_config(root))
+    src = parse_source(GOOD_FM + "# T\n\n$$ \\frac{a}{b $$\n", root / "knowledge" / "x.md",
+                       "knowledge/x.md")
+    assert check_document(src, ctx) == []
+    ctx.latex_problem = lambda latex: "unbalanced braces" if latex.count("{") != latex.count(
+        "}") else None
+    [f] = check_document(src, ctx)
+    assert (f.code, f.line, f.message) == ("math-invalid", 12, "unbalanced braces")
+
+    def shout(src, scan, ctx):
+        yield finding(src.rel, 1, 1, "warning", "custom-check", f"{len(scan.headings)} headings")
+
+    def broken(src, scan, ctx):
+        raise ValueError("oops")
+
+    CONTENT_CHECKS.extend([shout, broken])
+    try:
+        found = check_document(src, ctx)
+    finally:
+        del CONTENT_CHECKS[-2:]
+    assert [f.code for f in found] == ["check-failed", "custom-check", "math-invalid"]
+    assert found[0].message == "check broken failed: ValueError: oops"
+
+
+# ---- never a traceback ------------------------------------------------------------------
+
+YAMLISH = st.lists(st.sampled_from(
+    list("abc:-[]{}&*!|>'\"#? \n\t,.%@`1") + ["!!timestamp ", "!!binary ", "!!set ", "<<: ",
+                                              "&a ", "*a", "? ", "verified: true\n"]),
+    max_size=60).map("".join)
+MARKDOWNISH = st.lists(st.sampled_from(
+    list("#*_`[]()!<>|$\\/:.-= \n\tAb中文") + ["$$", "](", "```", "| a |", "C:\\", "../",
+                                                "\n---|---\n", "<img src=", "<!-- csv: a.csv -->"]),
+    max_size=120).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(front=YAMLISH, body=MARKDOWNISH)
+def test_random_documents_never_raise(tmp_path, front, body):
+    """Random front matter and Markdown give findings, never an exception."""
+    root = tmp_path
+    ctx = make_context(load_config(root))
+    for text in (f"---\n{front}\n---\n{body}", body, f"---\n{front}"):
+        src = parse_source(text, root / "x.md", "x.md")
+        for f in check_document(src, ctx):
+            assert f.level in ("error", "warning") and f.code and f.line >= 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400))
+def test_random_bytes_never_raise(tmp_path, data):
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "x.md").write_bytes(data)
+    for f in check_paths([tmp_path / "x.md"], load_config(tmp_path)):
+        f.format().encode("utf-8")
+
+
+@pytest.mark.parametrize("front", ["!!timestamp x", "? [a]\n: 1", "a: !!binary xyz",
+                                   "a: &a [*a]", "title: !!set {a}"])
+def test_odd_yaml_is_a_finding(tmp_path, front):
+    ctx = make_context(load_config(tmp_path))
+    src = parse_source(f"---\n{front}\n---\n# T\n", tmp_path / "x.md", "x.md")
+    codes = {f.code for f in check_document(src, ctx)}
+    assert codes & {"yaml-syntax", "yaml-bomb", "fm-not-mapping", "fm-type"}, codes
+
+
+def test_stray_dollars_are_located(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\nprice $$b$$ and `$$`\nnext x$$\n\n$$ y $$ z $$\n")
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.line, f.col) for f in found] == [("math-unbalanced", 13, 7)]

@@ -1,0 +1,199 @@
+"""`kb check` on the command line: output format, exit codes, --json, --fix, error paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "broken"
+FM = """---
+title: Doc
+category: engineering
+project: demo
+source: test
+author: alice@example.org
+timestamp: "2026-03-14T09:30:00+08:00"
+verified: false
+---
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge" / "sub").mkdir(parents=True)
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "Leaf.png").write_bytes(b"\x89PNG")
+    (tmp_path / "knowledge" / "good.md").write_text(FM + "# Good\n\n## Steps\n\nText.\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str):
+    if any(str(FIXTURES) in a for a in args):
+        args = ("--no-cache", *args)  # never write a cache into the source tree
+    return CliRunner().invoke(main, ["check", *args])
+
+
+def test_clean_repo_exits_zero(repo):
+    result = run()
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "kb check: 1 documents, 0 errors, 0 warnings" in result.stderr
+
+
+def test_fixture_corpus_exits_one_with_one_line_per_finding():
+    result = run(str(FIXTURES))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) >= 30
+    for line in lines:
+        path, ln, col, level, code, message = line.split(":", 5)
+        assert path.endswith(".md") and int(ln) >= 1 and int(col) >= 1
+        assert level.strip() in ("error", "warning") and code.strip() and message.strip()
+    assert lines == sorted(lines, key=lambda s: (s.split(":")[0], int(s.split(":")[1]),
+                                                int(s.split(":")[2]), s.split(":")[4]))
+    assert "Traceback" not in result.output
+    assert "kb: error: check: 34 documents" in result.stderr
+
+
+def test_json_output_has_exactly_six_fields():
+    result = run("--json", str(FIXTURES))
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert len(data) >= 30
+    for item in data:
+        assert set(item) == {"path", "line", "col", "level", "code", "message"}
+    assert {"path": "wrong-type.md", "line": 8, "col": 1, "level": "error", "code": "fm-type",
+            "message": "verified: expected boolean, got str"} in data
+
+
+def test_json_clean_is_empty_list(repo):
+    result = run("--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == []
+
+
+def test_warnings_alone_exit_zero(repo):
+    (repo / "knowledge" / "w.md").write_text(FM + "# W\n\n![x](https://example.org/x.png)\n")
+    result = run()
+    assert result.exit_code == 0
+    assert result.stdout.startswith("knowledge/w.md:12:6: warning: image-remote:")
+
+
+def test_fix_rewrites_mechanical_paths(repo):
+    doc = repo / "knowledge" / "sub" / "fixme.md"
+    body = (f"# Fix\n\n![a]({repo}/assets/Leaf.png) ![b](..\\..\\assets\\Leaf.png)\n"
+            "![c](../../assets/leaf.png) [d](../good.md#Steps) [e](../GOOD.md#steps)\n"
+            "![f](C:\\Users\\bob\\leaf.png)\n")
+    doc.write_bytes((FM + body).replace("\n", "\r\n").encode())
+    result = run("--fix")
+    assert result.exit_code == 1  # the Windows path and the bad anchor need a human
+    text = doc.read_bytes().decode()
+    assert "\r\n" in text and "\n" not in text.replace("\r\n", "")  # line endings kept
+    assert "![a](../../assets/Leaf.png) ![b](../../assets/Leaf.png)" in text
+    assert "![c](../../assets/Leaf.png)" in text and "[e](../good.md#steps)" in text
+    assert "C:\\Users\\bob\\leaf.png" in text
+    assert "knowledge/sub/fixme.md:12:6: fixed:" in result.stderr
+    assert result.stderr.count("fixed:") == 4
+    codes = [line.split(": ")[2] for line in result.stdout.splitlines()]
+    assert sorted(codes) == ["encoding-crlf", "link-anchor", "path-absolute"]
+    assert run("--fix").stderr.count("fixed:") == 0  # idempotent
+
+
+def test_fix_then_clean_exits_zero(repo):
+    doc = repo / "knowledge" / "a.md"
+    doc.write_text(FM + "# A\n\n![see ../assets/LEAF.PNG](../assets/LEAF.PNG)\n"
+                   "[b](..\\knowledge\\good.md)\n")
+    assert run().exit_code == 1
+    result = run("--fix", "knowledge/a.md")
+    assert result.exit_code == 0, result.output
+    assert "![see ../assets/LEAF.PNG](../assets/Leaf.png)" in doc.read_text()
+    assert "[b](../knowledge/good.md)" in doc.read_text()
+
+
+def test_missing_path_is_usage_error(repo):
+    result = run("nope.md")
+    assert result.exit_code == 2
+    assert "no such file or directory: nope.md" in result.stderr
+
+
+def test_no_markdown_found(repo):
+    (repo / "empty").mkdir()
+    result = run("empty")
+    assert result.exit_code == 1
+    assert "no Markdown documents found in: empty" in result.stderr
+
+
+def test_missing_knowledge_folder(tmp_path, monkeypatch):
+    (tmp_path / "kb.toml").write_text('[paths]\nknowledge = "docs"\n')
+    monkeypatch.chdir(tmp_path)
+    result = run()
+    assert result.exit_code == 1
+    assert "knowledge folder not found" in result.stderr and "docs" in result.stderr
+
+
+def test_bad_config_is_reported(repo):
+    (repo / "kb.toml").write_text("[paths\n")
+    result = run()
+    assert result.exit_code == 1
+    assert "kb.toml: cannot parse" in result.stderr
+
+
+def test_max_size_option(repo):
+    result = run("--max-size", "10")
+    assert result.exit_code == 1
+    assert "file-too-large" in result.stdout
+    assert run("--max-size", "0").exit_code == 2
+
+
+def test_lenient_and_no_schema(repo):
+    (repo / "knowledge" / "foreign.md").write_text("---\ntitle: Foreign\nsummary: x\n---\n# F\n")
+    assert run().exit_code == 1
+    result = run("--lenient")
+    assert result.exit_code == 0
+    assert "warning: fm-missing-key" in result.stdout
+    result = run("--no-schema")
+    assert result.exit_code == 0 and result.stdout == ""
+
+
+def test_paths_relative_to_repo_root_from_elsewhere(repo, tmp_path, monkeypatch):
+    (repo / "knowledge" / "bad.md").write_text(FM + "# B\n\n![x](nope.png)\n")
+    monkeypatch.chdir(repo / "knowledge" / "sub")
+    result = run(str(repo / "knowledge"))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("knowledge/bad.md:12:6: error: path-missing:")
+
+
+def test_cache_reuses_parses_and_notices_changes(repo):
+    doc = repo / "knowledge" / "c.md"
+    doc.write_text(FM + "# C\n\n![x](../assets/Leaf.png)\n")
+    assert run().exit_code == 0
+    cache = repo / ".kb-cache" / "check-scans.json"
+    assert cache.is_file()
+    entries = len(json.loads(cache.read_text())["scans"])
+    assert entries == 2
+    assert run().exit_code == 0  # warm run, same answer
+    doc.write_text(FM + "# C\n\n![x](../assets/gone.png)\n")
+    result = run()
+    assert result.exit_code == 1 and "path-missing" in result.stdout
+    (repo / "assets" / "gone.png").write_bytes(b"x")  # the filesystem is never cached
+    assert run().exit_code == 0
+    cache.write_text("{not json")
+    assert run().exit_code == 0  # a broken cache is ignored and rewritten
+    assert json.loads(cache.read_text())["scans"]
+
+
+def test_bundled_example_knowledge_passes(repo_root, monkeypatch):
+    knowledge = repo_root / "knowledge"
+    if not any(knowledge.rglob("*.md")):
+        pytest.skip("no example knowledge yet")
+    monkeypatch.chdir(repo_root)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--json", "knowledge"])
+    assert result.exit_code == 0, result.stdout
+    assert [f for f in json.loads(result.stdout) if f["level"] == "error"] == []

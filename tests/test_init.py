@@ -1,0 +1,113 @@
+"""`kb init`: scaffold a knowledge repo that passes `kb check` and its pre-commit hook."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import git
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kbtools.cli import main
+
+BIN = Path(sys.executable).parent
+
+
+def kb(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_init_then_check_passes(tmp_path, monkeypatch):
+    target = tmp_path / "new-kb"
+    result = kb("init", str(target))
+    assert result.exit_code == 0, result.output
+    listed = result.stdout.split()
+    for rel in ("kb.toml", ".gitignore", ".pre-commit-config.yaml", "assets/.gitkeep",
+                "knowledge/getting-started.md", "schemas/frontmatter.schema.json",
+                "schemas/categories/engineering.schema.json",
+                ".github/workflows/kb-check.yml", ".github/workflows/kb-release.yml"):
+        assert rel in listed
+        assert (target / rel).is_file()
+    assert (target / ".git").is_dir()
+    assert "(git init)" in result.stderr
+    gitignore = (target / ".gitignore").read_text().split()
+    assert "dist/" in gitignore and ".kb-cache/" in gitignore
+    hooks = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
+    [hook] = hooks["repos"][0]["hooks"]
+    assert hooks["repos"][0]["repo"] == "local" and hook["entry"] == "kb check"
+    workflow = yaml.safe_load((target / ".github/workflows/kb-check.yml").read_text())
+    assert any(step.get("run") == "kb check" for step in workflow["jobs"]["check"]["steps"])
+    assert oct((target / "kb.toml").stat().st_mode & 0o777) != oct(0o600)
+
+    monkeypatch.chdir(target)
+    check = kb("check")
+    assert check.exit_code == 0, check.output
+    assert "1 documents, 0 errors, 0 warnings" in check.stderr
+
+
+def test_init_refuses_to_overwrite(tmp_path):
+    (tmp_path / "kb.toml").write_text("# mine\n")
+    result = kb("init", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'kb.toml'}: already exists; use --force" in result.stderr
+    assert (tmp_path / "kb.toml").read_text() == "# mine\n"
+    assert not (tmp_path / "knowledge").exists()  # nothing half-written
+
+    forced = kb("init", "--force", str(tmp_path))
+    assert forced.exit_code == 0
+    assert "[paths]" in (tmp_path / "kb.toml").read_text()
+
+
+def test_init_inside_existing_repo_does_not_git_init(tmp_path):
+    git.Repo.init(tmp_path)
+    result = kb("init", "--json", str(tmp_path / "sub"))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["git_init"] is False and "kb.toml" in data["files"]
+    assert not (tmp_path / "sub" / ".git").exists()
+
+
+def test_init_target_is_a_file(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    result = kb("init", str(tmp_path / "afile"))
+    assert result.exit_code == 1
+    assert "afile: exists and is not a directory" in result.stderr
+
+
+def test_init_requires_a_directory_argument():
+    result = kb("init")
+    assert result.exit_code == 2
+    assert "Missing argument" in result.output
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or shutil.which("git") is None,
+                    reason="pre-commit or git not installed")
+def test_pre_commit_hook_fails_on_broken_doc_and_passes_when_fixed(tmp_path):
+    target = tmp_path / "kb-repo"
+    assert kb("init", str(target)).exit_code == 0
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    broken = target / "knowledge" / "broken.md"
+    good = (target / "knowledge" / "getting-started.md").read_text()
+    broken.write_text(good.replace("category: engineering", "category: nonsense"))
+    repo = git.Repo(target)
+
+    def pre_commit() -> subprocess.CompletedProcess:
+        repo.git.add(all=True)
+        return subprocess.run([str(BIN / "pre-commit"), "run", "--all-files"], cwd=target,
+                              env=env, capture_output=True, text=True, timeout=120)
+
+    failed = pre_commit()
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "knowledge/broken.md:3:1: error: fm-unknown-category" in failed.stdout
+
+    broken.write_text(good.replace("title: Writing knowledge documents", "title: Fixed"))
+    passed = pre_commit()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout
