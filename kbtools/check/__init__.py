@@ -70,6 +70,9 @@ CODES: dict[str, str] = {
     "link-anchor": "a #anchor that matches no heading in the target document",
     "math-unbalanced": "a $$ without its closing $$",
     "math-invalid": "a formula the LaTeX check rejects",
+    "decision-malformed": "a decision table that cannot be read as rules",
+    "decision-overlap": "two rules of a decision table match the same inputs",
+    "decision-gap": "inputs inside a decision table's ranges that no rule matches",
     "table-cells": "a table row whose cell count differs from the header",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "check-failed": "a plugged-in content check raised an exception (a bug to report)",
@@ -150,8 +153,24 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir,
                         categories=frozenset(schema_categories(schemas_dir)),
                         fs=FsCache(cfg.root), lenient=lenient, schema_checks=schema_checks,
-                        max_bytes=limit,
+                        max_bytes=limit, latex_problem=_latex_problem,
                         scans=ScanCache.load(cfg.path("cache") if cache else None))
+
+
+def _latex_problem(latex: str) -> str | None:
+    from kbtools.render.formula import latex_problem
+
+    return latex_problem(latex)
+
+
+def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
+    """Overlapping, uncovered or malformed rules in `<!-- decision: … -->` tables."""
+    if "decision:" not in src.body:
+        return []
+    from kbtools.tables import table_findings
+
+    return [finding(src.rel, line, 1, "error" if code == "decision-malformed" else "warning",
+                    code, message) for line, code, message in table_findings(src)]
 
 
 @dataclass(frozen=True)
@@ -170,7 +189,7 @@ class DocResult:
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
 CorpusCheck = Callable[[list[DocResult], CheckContext], Iterable[Finding]]
-CONTENT_CHECKS: list[ContentCheck] = []
+CONTENT_CHECKS: list[ContentCheck] = [_decision_tables]
 CORPUS_CHECKS: list[CorpusCheck] = []
 
 
