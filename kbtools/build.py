@@ -28,6 +28,10 @@ from kbtools.fsutil import replace_dir
 from kbtools.manifest import DATA_DIR, FORMAT_VERSION, list_files, write_manifest
 from kbtools.tokenize import is_cjk_text
 
+# With --lenient (foreign corpora) only problems that make a document unusable block it;
+# schema, link and table findings are reported and the document is indexed anyway.
+LENIENT_BLOCKING = frozenset({"file-too-large", "file-unreadable", "encoding-not-utf8",
+                              "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
 N_SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
 
@@ -105,7 +109,12 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     paths = find_markdown([knowledge])
 
     findings = check_paths(paths, cfg, lenient=opts.lenient)
-    errors = [f for f in findings if f.level == "error"]
+    errors = [f for f in findings if f.level == "error"
+              and (not opts.lenient or f.code in LENIENT_BLOCKING)]
+    if opts.lenient and opts.progress:
+        for f in findings:
+            if f.level == "error" and f not in errors:
+                print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
     stats.warnings = len(findings) - len(errors)
     bad = {f.path for f in errors}
     if errors and not opts.skip_invalid:

@@ -68,6 +68,9 @@ EXPECTED: dict[str, set[str]] = {
     "bad-anchor.md": {"link-anchor"},
     "unbalanced-math.md": {"math-unbalanced"},
     "table-cells.md": {"table-cells"},
+    "decision-overlap.md": {"decision-overlap"},
+    "decision-gap.md": {"decision-gap"},
+    "decision-malformed.md": {"decision-malformed"},
     "table-csv-duplicate.md": {"table-csv-duplicate"},
     "empty-link.md": {"link-empty"},
     "bad-enum.md": {"fm-value"},
@@ -128,7 +131,7 @@ def test_messages_name_the_problem(fixture_findings):
 
 def test_warnings_only_for_remote_images_and_empty_links(fixture_findings):
     warnings = {f.code for f in fixture_findings if f.level == "warning"}
-    assert warnings == {"image-remote", "link-empty"}
+    assert warnings == {"image-remote", "link-empty", "decision-gap", "decision-overlap"}
 
 
 def test_lenient_downgrades_front_matter_only(fixture_findings):
@@ -331,6 +334,7 @@ def test_count_cells():
 def test_check_document_api_and_content_extension_point(tmp_path):
     root = write_repo(tmp_path)
     ctx = make_context(load_config(root))
+    ctx.latex_problem = None  # no formula checker: nothing to report
     src = parse_source(GOOD_FM + "# T\n\n$$ \\frac{a}{b $$\n", root / "knowledge" / "x.md",
                        "knowledge/x.md")
     assert check_document(src, ctx) == []
@@ -403,4 +407,6 @@ def test_stray_dollars_are_located(tmp_path):
     (root / "knowledge" / "a.md").write_text(
         GOOD_FM + "# T\n\nprice $$b$$ and `$$`\nnext x$$\n\n$$ y $$ z $$\n")
     found = check_paths([root / "knowledge"], load_config(root))
-    assert [(f.code, f.line, f.col) for f in found] == [("math-unbalanced", 13, 7)]
+    # the stray `$$` on line 13 is unbalanced; line 15 reads as one formula holding `$$`
+    assert [(f.code, f.line, f.col) for f in found] == [("math-unbalanced", 13, 7),
+                                                         ("math-invalid", 15, 1)]
