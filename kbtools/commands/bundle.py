@@ -1,0 +1,34 @@
+"""`kb bundle create`: a file carrying releases to an offline device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.bundle import create_bundle
+from kbtools.config import load_config
+from kbtools.output import echo_json, json_option
+
+
+@click.group("bundle")
+def bundle() -> None:
+    """Offline transport of releases (git bundle files)."""
+
+
+@bundle.command("create")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--since", default=None, help="Only releases newer than this tag; the device "
+              "must already hold it.")
+@click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              default=None, help="Knowledge or artifacts repository (default: this repo).")
+@json_option
+def create(out: Path, since: str | None, repo: Path | None, as_json: bool) -> None:
+    """Write the artifacts branch and release tags to OUT; `kb sync OUT` reads it."""
+    cfg = load_config()
+    info = create_bundle(repo or cfg.root, out, branch=cfg.section("release")["branch"],
+                         since=since)
+    if as_json:
+        echo_json(info.to_dict())
+    else:
+        click.echo(f"{info.path}\t{info.size} bytes\t{' '.join(info.tags)}")

@@ -1,0 +1,43 @@
+"""`kb release`: record a built dist/ as a tagged commit on the artifacts branch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.config import load_config
+from kbtools.output import echo_json, json_option
+from kbtools.release import make_release
+
+
+@click.command("release")
+@click.option("--dist", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Built index directory (default: kb.toml paths.dist).")
+@click.option("--remote", default=None,
+              help="Artifacts remote (name or URL) to push branch + tag to "
+                   "(default: kb.toml release.remote; empty = keep local).")
+@click.option("--no-push", is_flag=True, help="Do not push even if kb.toml names a remote.")
+@click.option("--sign-key", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              default=None, help="Ed25519 private key (from `kb keygen`) to sign release.json.")
+@click.option("--branch", default=None, help="Artifacts branch (default: kb.toml release.branch).")
+@json_option
+def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path | None,
+            branch: str | None, as_json: bool) -> None:
+    """Record dist/ (manifest.json + data/) as the next release.
+
+    One commit on the artifacts branch, kept under refs/kb/ so plain clones and pushes
+    never carry it, plus an annotated tag kb-r<serial> naming the source commit and the
+    manifest hash. Does nothing when the newest release already holds this build.
+    """
+    cfg = load_config()
+    rel_cfg = cfg.section("release")
+    remote = None if no_push else (remote if remote is not None else rel_cfg.get("remote"))
+    info = make_release(cfg.root, dist or cfg.path("dist"), branch=branch or rel_cfg["branch"],
+                        remote=remote or None, sign_key=sign_key)
+    if as_json:
+        echo_json(info.to_dict())
+        return
+    what = "new release" if info.new else "already released"
+    click.echo(f"{info.tag}\t{what}\tcommit {info.commit[:12]}\tsource {info.source_commit[:12]}"
+               + (f"\tpushed to {info.pushed_to}" if info.pushed_to else ""))

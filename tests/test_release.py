@@ -1,0 +1,132 @@
+"""kb release: one commit + annotated tag per release, outside the user's refs and tree."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_release_helpers import git, make_dist, make_knowledge_repo, sample_files
+
+from kbtools.cli import main
+from kbtools.errors import ReleaseError
+from kbtools.manifest import sha256_file
+from kbtools.release import list_local, make_release, parse_serial
+from kbtools.signing import keygen, load_public, verify
+
+
+@pytest.fixture
+def kr(tmp_path: Path) -> Path:
+    return make_knowledge_repo(tmp_path / "kr")
+
+
+def test_release_records_commit_and_tag_without_touching_worktree(kr: Path, tmp_path: Path):
+    (kr / "knowledge" / "b.md").write_text("# B\n")  # untracked file must stay untracked
+    git(kr, "add", "knowledge/b.md")  # and a staged change must stay staged
+    head, status = git(kr, "rev-parse", "HEAD"), git(kr, "status", "--porcelain")
+    dist = make_dist(tmp_path / "dist", sample_files(1), commit="abc123")
+    info = make_release(kr, dist)
+    assert (info.tag, info.serial, info.new, info.source_commit) == ("kb-r1", 1, True, "abc123")
+    assert git(kr, "rev-parse", "HEAD") == head
+    assert git(kr, "status", "--porcelain") == status
+    assert git(kr, "rev-parse", "refs/kb/heads/kb-index").strip() == info.commit
+    files = set(git(kr, "ls-tree", "-r", "--name-only", info.commit).split())
+    assert files == {"manifest.json", "release.json", *(f"data/{p}" for p in sample_files(1))}
+    tag = git(kr, "cat-file", "tag", "refs/kb/tags/kb-r1")
+    assert "source-commit: abc123" in tag
+    assert f"manifest-sha256: {sha256_file(dist / 'manifest.json')}" in tag
+    rel = json.loads(git(kr, "show", f"{info.commit}:release.json"))
+    assert rel["serial"] == 1 and rel["manifest_sha256"] == info.manifest_sha256
+    # plain refs untouched: no branch or tag a push --all/--tags would carry
+    assert "kb-r" not in git(kr, "tag") and "kb-index" not in git(kr, "branch")
+
+
+def test_rerun_is_noop_and_next_build_gets_next_serial(kr: Path, tmp_path: Path):
+    dist = make_dist(tmp_path / "dist", sample_files(1), commit="a1")
+    first = make_release(kr, dist)
+    again = make_release(kr, dist)
+    assert not again.new and again.commit == first.commit
+    assert len(list_local(kr)) == 1
+    dist = make_dist(tmp_path / "dist", sample_files(2), commit="a2")
+    second = make_release(kr, dist)
+    assert second.serial == 2 and second.new
+    assert git(kr, "rev-parse", f"{second.commit}^").strip() == first.commit
+    assert [r["tag"] for r in list_local(kr)] == ["kb-r2", "kb-r1"]
+
+
+def test_dist_not_matching_manifest_is_refused(kr: Path, tmp_path: Path):
+    dist = make_dist(tmp_path / "dist", sample_files(1))
+    (dist / "data" / "chunks" / "01.jsonl").write_bytes(b"changed")
+    with pytest.raises(ReleaseError, match="does not match its manifest.*01.jsonl"):
+        make_release(kr, dist)
+    dist = make_dist(tmp_path / "dist", sample_files(1))
+    (dist / "data" / "stray.bin").write_bytes(b"x")
+    with pytest.raises(ReleaseError, match="stray.bin: not listed"):
+        make_release(kr, dist)
+
+
+def test_signed_release(kr: Path, tmp_path: Path):
+    priv, pub, kid = keygen(tmp_path / "keys" / "rel")
+    dist = make_dist(tmp_path / "dist", sample_files(1))
+    info = make_release(kr, dist, sign_key=priv)
+    assert info.signed_by == kid
+    rel = git(kr, "show", f"{info.commit}:release.json").encode()
+    sig = git(kr, "show", f"{info.commit}:release.sig").encode()
+    assert verify(rel, sig, [load_public(pub)], where="t") == kid
+
+
+def test_publish_to_artifacts_repo_keeps_plain_clones_clean(kr: Path, tmp_path: Path):
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    dist = make_dist(tmp_path / "dist", sample_files(1), commit="s1")
+    info = make_release(kr, dist, remote=str(art))
+    assert info.pushed_to == str(art)
+    refs = git(art, "for-each-ref", "--format=%(refname)").split()
+    assert refs == ["refs/heads/kb-index", "refs/tags/kb-r1"]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-local", str(kr), str(clone)], check=True)
+    missing = subprocess.run(["git", "cat-file", "-e", info.commit], cwd=clone)
+    assert missing.returncode != 0  # the release commit did not ride along
+    # a fresh clone (e.g. CI) continues the serial from the artifacts repo
+    dist = make_dist(tmp_path / "dist", sample_files(2), commit="s2")
+    info2 = make_release(clone, dist, remote=str(art))
+    assert info2.serial == 2
+    assert git(art, "rev-parse", "kb-index^").strip() == info.commit
+
+
+def test_release_outside_git_repo(tmp_path: Path):
+    dist = make_dist(tmp_path / "dist", sample_files(1))
+    with pytest.raises(ReleaseError, match="not inside a Git repository"):
+        make_release(tmp_path / "dist", dist)
+
+
+def test_parse_serial():
+    assert parse_serial("kb-r12") == 12 and parse_serial("refs/tags/kb-r3") == 3
+    assert parse_serial("v1.0") is None and parse_serial("kb-rx") is None
+
+
+def test_cli_release_keygen_bundle(kr: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(kr)
+    runner = CliRunner()
+    res = runner.invoke(main, ["keygen", str(tmp_path / "k")])
+    assert res.exit_code == 0 and (tmp_path / "k.pub").is_file()
+    res = runner.invoke(main, ["keygen", str(tmp_path / "k")])
+    assert res.exit_code == 1 and "refusing to overwrite" in res.output
+    dist = make_dist(tmp_path / "dist", sample_files(1))
+    res = runner.invoke(main, ["release", "--dist", str(dist), "--sign-key",
+                               str(tmp_path / "k"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["tag"] == "kb-r1"
+    res = runner.invoke(main, ["release", "--dist", str(dist)])
+    assert res.exit_code == 0 and "already released" in res.output
+    res = runner.invoke(main, ["release", "--dist", str(tmp_path / "nope")])
+    assert res.exit_code == 1 and "no manifest.json" in res.output
+    res = runner.invoke(main, ["bundle", "create", str(tmp_path / "r.bundle"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["tags"] == ["kb-r1"]
+    res = runner.invoke(main, ["bundle", "create", "--since", "kb-r1", str(tmp_path / "x")])
+    assert res.exit_code == 1 and "no releases newer than kb-r1" in res.output
+    res = runner.invoke(main, ["bundle", "create", "--since", "kb-r9", str(tmp_path / "x")])
+    assert res.exit_code == 1 and "no such release tag" in res.output

@@ -1,0 +1,82 @@
+"""CI: workflow files are valid; scripts/ci_release.sh works against a bare artifacts repo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from test_release_helpers import git
+
+from kbtools.cli import main
+from kbtools.sync import sync
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def test_workflows_validate_against_schema():
+    files = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+    assert {f.name for f in files} >= {"pr.yml", "release.yml"}
+    proc = subprocess.run([str(BIN / "check-jsonschema"), "--builtin-schema",
+                           "vendor.github-workflows", *map(str, files)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_release_workflow_runs_the_script_with_cache():
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    steps = wf["jobs"]["release"]["steps"]
+    uses = [s.get("uses", "") for s in steps]
+    assert any(u.startswith("actions/cache@") for u in uses)
+    assert any(u.startswith("actions/upload-artifact@") for u in uses)
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert "scripts/ci_release.sh" in runs
+    pr = yaml.safe_load((REPO / ".github" / "workflows" / "pr.yml").read_text())
+    pr_runs = "\n".join(s.get("run", "") for s in pr["jobs"]["check"]["steps"])
+    assert "kb check" in pr_runs and "kb review check --base origin/main" in pr_runs
+
+
+@pytest.mark.slow
+def test_ci_release_script_against_bare_repo(tmp_path: Path):
+    kr = tmp_path / "kr"
+    assert CliRunner().invoke(main, ["init", str(kr)]).exit_code == 0
+    git(kr, "add", "-A")
+    git(kr, "commit", "-q", "-m", "knowledge")
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    env = {**os.environ, "KB": str(BIN / "kb"), "KB_ARTIFACTS_REMOTE": str(art),
+           "KB_RELEASE_OUT": str(tmp_path / "out")}
+
+    def run() -> subprocess.CompletedProcess:
+        proc = subprocess.run(["bash", str(REPO / "scripts" / "ci_release.sh")], cwd=kr,
+                              env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return proc
+
+    assert run().stdout.strip() == "kb-r1"
+    assert git(art, "tag").split() == ["kb-r1"]
+    with tarfile.open(tmp_path / "out" / "kb-r1.tar.gz") as tar:
+        names = tar.getnames()
+    assert "kb-r1/manifest.json" in names and "kb-r1/release.json" in names
+    assert not any(n.startswith("kb-r1/index/") for n in names)
+    # same commit again: nothing new
+    assert run().stdout.strip() == "kb-r1"
+    assert json.loads((tmp_path / "out" / "release.json").read_text())["new"] is False
+    # an edit on a fresh runner (no .kb-cache): cache seeded from the previous release
+    doc = next((kr / "knowledge").glob("*.md"))
+    doc.write_text(doc.read_text() + "\nOne more paragraph for the second release.\n")
+    git(kr, "commit", "-qam", "edit")
+    subprocess.run(["rm", "-rf", str(kr / ".kb-cache")], check=True)
+    proc = run()
+    assert proc.stdout.strip() == "kb-r2"
+    assert "seeding the embedding cache from the previous release" in proc.stderr
+    assert git(art, "tag").split() == ["kb-r1", "kb-r2"]
+    # the offline bundle the script wrote is accepted by a device
+    assert sync(str(tmp_path / "out" / "kb-r2.bundle"), tmp_path / "dev").tag == "kb-r2"

@@ -1,0 +1,142 @@
+"""Helpers shared by the release/sync/device tests (no tests here).
+
+`make_dist` writes a small index directory in the manifest layout (data/ files + manifest,
+no derived files), so release and sync logic can be exercised in milliseconds; the
+end-to-end tests in test_sync_e2e.py use real `kb build` output instead.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from kbtools.manifest import list_files, write_manifest
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def make_knowledge_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "knowledge").mkdir(exist_ok=True)
+    (path / "knowledge" / "a.md").write_text("# A\n\nhello\n")
+    (path / "kb.toml").write_text("")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def make_dist(path: Path, files: dict[str, bytes], *, commit: str = "c0ffee",
+              derived: dict | None = None) -> Path:
+    """A dist/ with the given data/ files (relative to data/) and a valid manifest."""
+    if path.exists():
+        import shutil
+        shutil.rmtree(path)
+    for rel, data in files.items():
+        p = path / "data" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    manifest = {
+        "format_version": 1, "kbtools_version": "test",
+        "source": {"commit": commit, "tree": "t" + commit, "dirty": False},
+        "config": {"fingerprint": "f", "values": {}}, "models": {},
+        "tokenizer": {"name": "none", "version": "0", "dictionary_sha256": "0" * 64},
+        "counts": {"files": len(files)}, "artifacts": list_files(path, "data"),
+        "derived": derived or {},
+    }
+    write_manifest(path, manifest)
+    return path
+
+
+def sample_files(version: int, n: int = 8) -> dict[str, bytes]:
+    """n shard files; only shard 0 changes with `version`."""
+    files = {f"chunks/{i:02x}.jsonl": (f'{{"shard": {i}, "text": "' + "x" * 2000 + '"}\n').encode()
+             for i in range(n)}
+    files["chunks/00.jsonl"] = f'{{"version": {version}}}\n'.encode()
+    return files
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"port {port} did not open")
+
+
+class GitDaemon:
+    """`git daemon` on loopback serving every repo under `base`."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            ["git", "daemon", f"--base-path={base}", "--export-all", "--reuseaddr",
+             f"--port={self.port}", "--listen=127.0.0.1", str(base)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
+        wait_port(self.port)
+
+    def url(self, name: str) -> str:
+        return f"git://127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def tree_files(repo: Path, rev: str) -> dict[str, bytes]:
+    names = git(repo, "ls-tree", "-r", "--name-only", "-z", rev).split("\0")
+    return {n: subprocess.run(["git", "cat-file", "blob", f"{rev}:{n}"], cwd=repo,
+                              check=True, capture_output=True).stdout for n in names if n}
+
+
+def forge_release(art: Path, mutate, *, on_branch: bool = True, resign=None) -> str:
+    """Write a release commit + tag (next serial) straight into a bare artifacts repo,
+    bypassing `kb release`, after `mutate(files)` changed its content: an attacker's or a
+    broken publisher's release. release.json is updated to the new serial first; the tag
+    names the sha256 of the (possibly mutated) manifest.json. Returns the tag name."""
+    import hashlib
+    import json
+    import tempfile
+
+    tip = git(art, "rev-parse", "refs/heads/kb-index").strip()
+    tags = [t for t in git(art, "tag").split() if t.startswith("kb-r")]
+    serial = max(int(t[4:]) for t in tags) + 1
+    files = tree_files(art, tip)
+    rel = json.loads(files["release.json"])
+    rel.update(serial=serial, tag=f"kb-r{serial}")
+    files["release.json"] = (json.dumps(rel, sort_keys=True, indent=1) + "\n").encode()
+    mutate(files)
+    if resign is not None:
+        from kbtools.signing import sign
+        files["release.sig"] = sign(resign, files["release.json"])
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "GIT_INDEX_FILE": f"{tmp}/index"}
+        for name, data in files.items():
+            sha = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=art, input=data,
+                                 check=True, capture_output=True).stdout.decode().strip()
+            subprocess.run(["git", "update-index", "--add", "--cacheinfo",
+                            f"100644,{sha},{name}"], cwd=art, env=env, check=True)
+        tree = subprocess.run(["git", "write-tree"], cwd=art, env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    commit = git(art, "commit-tree", tree, "-p", tip, "-m", "forged").strip()
+    mhash = hashlib.sha256(files["manifest.json"]).hexdigest()
+    git(art, "tag", "-a", f"kb-r{serial}", commit, "-m",
+        f"kb release {serial}\n\nmanifest-sha256: {mhash}\n")
+    if on_branch:
+        git(art, "update-ref", "refs/heads/kb-index", commit)
+    return f"kb-r{serial}"

@@ -1,0 +1,291 @@
+"""kb sync / status / releases / rollback against real git remotes on disk and loopback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_release_helpers import (
+    GitDaemon,
+    forge_release,
+    git,
+    make_dist,
+    make_knowledge_repo,
+    sample_files,
+)
+
+from kbtools import device
+from kbtools.bundle import create_bundle
+from kbtools.cli import main
+from kbtools.errors import SyncError
+from kbtools.manifest import load_manifest, verify_files
+from kbtools.release import make_release
+from kbtools.signing import keygen, load_private
+from kbtools.sync import sync
+
+
+class Pub:
+    """A knowledge repo publishing to a bare artifacts repo."""
+
+    def __init__(self, tmp: Path, sign_key: Path | None = None):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.tmp, self.sign_key, self.n = tmp, sign_key, 0
+
+    def release(self) -> str:
+        self.n += 1
+        dist = make_dist(self.tmp / "dist", sample_files(self.n), commit=f"src{self.n}")
+        return make_release(self.kr, dist, remote=str(self.art), sign_key=self.sign_key).tag
+
+
+@pytest.fixture
+def pub(tmp_path: Path) -> Pub:
+    p = Pub(tmp_path)
+    p.release()
+    p.release()
+    return p
+
+
+def served_ok(dev: Path) -> str:
+    rel = device.served_release(dev)
+    assert rel is not None
+    assert verify_files(rel, load_manifest(rel), derived=True) == []
+    return rel.name
+
+
+def test_sync_from_path_then_update_and_noop(pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    res = sync(str(pub.art), dev)
+    assert (res.tag, res.changed, res.previous) == ("kb-r2", True, None)
+    assert served_ok(dev) == "kb-r2" and device.is_device_dir(dev)
+    assert (dev / "repo.git" / "shallow").exists()  # first sync is shallow
+    assert sync(str(pub.art), dev).changed is False
+    pub.release()
+    res = sync(f"file://{pub.art}", dev)
+    assert (res.tag, res.previous) == ("kb-r3", "kb-r2") and served_ok(dev) == "kb-r3"
+    assert json.loads((dev / "state.json").read_text())["last_sync"]["ok"] is True
+
+
+def test_sync_over_git_daemon_and_dumb_http(pub: Pub, tmp_path: Path):
+    daemon = GitDaemon(tmp_path)
+    try:
+        res = sync(daemon.url("art.git"), tmp_path / "dev1")
+        assert res.tag == "kb-r2" and served_ok(tmp_path / "dev1") == "kb-r2"
+    finally:
+        daemon.stop()
+    git(pub.art, "update-server-info")
+    handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/art.git"
+        assert sync(url, tmp_path / "dev2").tag == "kb-r2"
+        assert served_ok(tmp_path / "dev2") == "kb-r2"
+    finally:
+        server.shutdown()
+
+
+def test_bundle_full_and_incremental(pub: Pub, tmp_path: Path):
+    full = create_bundle(pub.kr, tmp_path / "all.bundle")
+    assert full.tags == ("kb-r1", "kb-r2")
+    dev = tmp_path / "dev"
+    assert sync(str(tmp_path / "all.bundle"), dev).tag == "kb-r2"
+    pub.release()
+    inc = create_bundle(pub.kr, tmp_path / "inc.bundle", since="kb-r2")
+    assert inc.tags == ("kb-r3",) and inc.size < full.size
+    assert sync(str(tmp_path / "inc.bundle"), dev).tag == "kb-r3"
+    assert served_ok(dev) == "kb-r3"
+    # an incremental bundle cannot seed an empty device: clean one-line refusal
+    with pytest.raises(SyncError, match="made with --since a release"):
+        sync(str(tmp_path / "inc.bundle"), tmp_path / "empty")
+
+
+def _reject(src: str, dev: Path, pattern: str, *extra: str) -> None:
+    before = device.served_tag(dev)
+    res = CliRunner().invoke(main, ["sync", src, "--to", str(dev), *extra])
+    assert res.exit_code == 1, res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("kb: error: "), res.output
+    assert pattern in lines[0], lines[0]
+    assert device.served_tag(dev) == before and served_ok(dev) == before
+    state = json.loads((dev / "state.json").read_text())
+    assert state["last_sync"]["ok"] is False and pattern in state["last_sync"]["error"]
+    assert not list((dev / "releases").glob("*.staging"))
+
+
+@pytest.fixture
+def synced(pub: Pub, tmp_path: Path) -> Path:
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    return dev
+
+
+def test_reject_corrupted_artifact(pub: Pub, synced: Path):
+    forge_release(pub.art, lambda f: f.update({"data/chunks/01.jsonl": b"tampered\n"}))
+    _reject(str(pub.art), synced, "artifacts do not match the manifest")
+
+
+def _edit_manifest(change):
+    """A forge mutation: edit manifest.json and keep release.json's hash consistent."""
+    def edit(files):
+        m = json.loads(files["manifest.json"])
+        change(m)
+        files["manifest.json"] = (json.dumps(m, sort_keys=True, indent=1) + "\n").encode()
+        rel = json.loads(files["release.json"])
+        rel["manifest_sha256"] = hashlib.sha256(files["manifest.json"]).hexdigest()
+        files["release.json"] = json.dumps(rel).encode()
+    return edit
+
+
+def test_reject_manifest_not_matching_files(pub: Pub, synced: Path):
+    # the manifest lists a file that is not shipped
+    forge_release(pub.art, _edit_manifest(lambda m: m["artifacts"].update(
+        {"data/chunks/ff.jsonl": {"sha256": "0" * 64, "size": 3}})))
+    _reject(str(pub.art), synced, "data/chunks/ff.jsonl: missing")
+
+
+def test_reject_unsupported_format_and_model(pub: Pub, synced: Path):
+    forge_release(pub.art, _edit_manifest(lambda m: m.update(format_version=2)))
+    _reject(str(pub.art), synced, "index format version 2 is not supported")
+    forge_release(pub.art, _edit_manifest(lambda m: m.update(format_version=1, models={
+        "use": {"id": "use", "fingerprint": "use:0000", "dim": 512}})))
+    _reject(str(pub.art), synced, "release vectors come from model use:0000")
+
+
+def test_reject_manifest_swapped_behind_release_json(pub: Pub, synced: Path):
+    forge_release(pub.art, lambda f: f.update({"manifest.json": f["manifest.json"] + b" "}))
+    _reject(str(pub.art), synced, "does not match the hash")
+
+
+def test_reject_tag_outside_branch(pub: Pub, synced: Path):
+    forge_release(pub.art, lambda f: None, on_branch=False)
+    _reject(str(pub.art), synced, "is not on the kb-index branch")
+
+
+def test_reject_older_serial(pub: Pub, synced: Path, tmp_path: Path):
+    old = tmp_path / "old.git"  # a mirror that only knows kb-r1
+    subprocess.run(["git", "init", "-q", "--bare", str(old)], check=True)
+    git(pub.art, "push", "-q", str(old), "kb-index~1:refs/heads/kb-index", "kb-r1")
+    _reject(str(old), synced, "refusing a downgrade")
+
+
+def test_reject_truncated_bundle(pub: Pub, synced: Path, tmp_path: Path):
+    b = create_bundle(pub.kr, tmp_path / "all.bundle")
+    pub.release()
+    b = create_bundle(pub.kr, tmp_path / "all.bundle")
+    data = Path(b.path).read_bytes()
+    (tmp_path / "cut.bundle").write_bytes(data[: len(data) // 2])
+    _reject(str(tmp_path / "cut.bundle"), synced, "bundle is damaged or truncated")
+
+
+def test_signatures_required_when_keys_configured(tmp_path: Path):
+    priv, pub_key, kid = keygen(tmp_path / "keys" / "rel")
+    p = Pub(tmp_path, sign_key=priv)
+    p.release()
+    dev = tmp_path / "dev"
+    res = sync(str(p.art), dev, trusted=[pub_key])
+    assert res.signed_by == kid and served_ok(dev) == "kb-r1"
+    # keys stored on the device make signatures mandatory without the flag
+    (dev / "trusted_keys").mkdir()
+    (dev / "trusted_keys" / "rel.pub").write_bytes(pub_key.read_bytes())
+    # forged: content changed, release.json re-serialed, old signature kept -> bad
+    forge_release(p.art, lambda f: None)
+    _reject(str(p.art), dev, "bad signature")
+    # forged: signature removed -> missing
+    forge_release(p.art, lambda f: f.pop("release.sig"))
+    _reject(str(p.art), dev, "not signed")
+    # forged: signed by an attacker's key
+    evil, _, _ = keygen(tmp_path / "keys" / "evil")
+    forge_release(p.art, lambda f: None, resign=load_private(evil))
+    _reject(str(p.art), dev, "untrusted key")
+    # a genuine signed release is still accepted afterwards
+    forge_release(p.art, lambda f: None, resign=load_private(priv))
+    assert sync(str(p.art), dev).tag == "kb-r5"
+
+
+def test_rollback_status_releases_cli(pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    runner = CliRunner()
+    res = runner.invoke(main, ["status", "--to", str(dev)])
+    assert res.exit_code == 0 and "serving nothing yet" in res.output
+    res = runner.invoke(main, ["rollback", "--to", str(dev)])
+    assert res.exit_code == 1 and "no earlier local release" in res.output
+    sync(str(pub.art), dev)
+    pub.release()
+    res = runner.invoke(main, ["sync", str(pub.art), "--to", str(dev), "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["tag"] == "kb-r3"
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--json"])
+    rows = json.loads(res.output)
+    assert [(r["tag"], r["local"], r["current"]) for r in rows] == [
+        ("kb-r3", True, True), ("kb-r2", True, False), ("kb-r1", False, False)]
+    assert rows[0]["source_commit"] == "src3" and rows[0]["size"] > 0
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--local"])
+    assert [line.split("\t")[:4] for line in res.output.splitlines()] == [
+        ["*", "kb-r3", "3", "local"], [" ", "kb-r2", "2", "local"]]
+    res = runner.invoke(main, ["rollback", "kb-r1", "--to", str(dev)])
+    assert res.exit_code == 1 and "not on this device" in res.output
+    res = runner.invoke(main, ["rollback", "--to", str(dev)])
+    assert res.exit_code == 0 and "serving kb-r2 (was kb-r3)" in res.output
+    assert served_ok(dev) == "kb-r2"
+    log = [json.loads(x) for x in (dev / "rollback.log").read_text().splitlines()]
+    assert (log[-1]["from"], log[-1]["to"]) == ("kb-r3", "kb-r2")
+    # the remote cannot push the rolled-back release back in ...
+    res = runner.invoke(main, ["sync", str(pub.art), "--to", str(dev)])
+    assert res.exit_code == 0 and "up to date: serving kb-r2" in res.output
+    # ... but a newer release is taken
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r4"
+    res = runner.invoke(main, ["status", "--to", str(dev), "--json"])
+    st = json.loads(res.output)
+    assert st["served"]["tag"] == "kb-r4" and st["served"]["verified_now"] is True
+    assert st["last_sync"]["ok"] is True
+    # damage on disk shows in status
+    victim = dev / "releases" / "kb-r4" / "data" / "chunks" / "03.jsonl"
+    victim.write_bytes(b"bitrot")
+    res = runner.invoke(main, ["status", "--to", str(dev)])
+    assert "FAILS VERIFICATION" in res.output and "03.jsonl" in res.output
+    res = runner.invoke(main, ["rollback", "kb-r4", "--to", str(dev)])
+    assert res.exit_code == 1 and "already served" in res.output
+
+
+def test_keep_prunes_old_releases(pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    for _ in range(3):
+        sync(str(pub.art), dev, keep=2)
+        pub.release()
+    assert sorted(device.release_dirs(dev)) == ["kb-r3", "kb-r4"]
+
+
+def test_stale_release_warns(pub: Pub, tmp_path: Path):
+    forge_release(pub.art, lambda f: f.update({"release.json": f["release.json"].replace(
+        json.loads(f["release.json"])["created"].encode(), b"2020-01-01T00:00:00+00:00")}))
+    res = CliRunner().invoke(main, ["sync", str(pub.art), "--to", str(tmp_path / "d")])
+    assert res.exit_code == 0, res.output
+    assert "days old (more than release.max_age_days = 30)" in res.output
+
+
+def test_sync_errors_cli(tmp_path: Path):
+    runner = CliRunner()
+    res = runner.invoke(main, ["sync", str(tmp_path / "nowhere"), "--to", str(tmp_path / "d")])
+    assert res.exit_code == 1 and "git ls-remote failed" in res.output
+    empty = tmp_path / "empty.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(empty)], check=True)
+    res = runner.invoke(main, ["sync", str(empty), "--to", str(tmp_path / "d")])
+    assert res.exit_code == 1 and "no kb-index branch at the source" in res.output
+    res = runner.invoke(main, ["sync", "--to", str(tmp_path / "d")])
+    assert res.exit_code == 2 and "never synced" in res.output
+
+
+def test_sync_without_source_uses_last_one(pub: Pub, synced: Path):
+    pub.release()
+    res = CliRunner().invoke(main, ["sync", "--to", str(synced)])
+    assert res.exit_code == 0 and "serving kb-r3 (was kb-r2)" in res.output

@@ -1,0 +1,162 @@
+"""Faults during sync: kills at random points, a full disk, readers racing switches."""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from test_release_helpers import make_dist, make_knowledge_repo, sample_files
+
+from kbtools import device
+from kbtools.manifest import load_manifest, verify_files
+from kbtools.release import make_release
+from kbtools.sync import sync
+
+KB = str(Path(sys.executable).with_name("kb"))
+
+
+class Pub:
+    def __init__(self, tmp: Path):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.tmp, self.n = tmp, 0
+
+    def release(self, extra: dict[str, bytes] | None = None) -> str:
+        self.n += 1
+        files = {**sample_files(self.n), **(extra or {})}
+        dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
+        return make_release(self.kr, dist, remote=str(self.art)).tag
+
+
+def verified_tag(dev: Path) -> str:
+    rel = device.served_release(dev)
+    assert rel is not None, "device serves nothing"
+    assert verify_files(rel, load_manifest(rel), derived=True) == []
+    assert (rel / "verified.json").is_file()
+    return rel.name
+
+
+def test_sync_killed_at_random_points(tmp_path: Path):
+    pub = Pub(tmp_path)
+    pub.release({f"blob/{i}.bin": os.urandom(20_000) for i in range(20)})
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    cmd = [KB, "sync", str(pub.art), "--to", str(dev)]
+    pub.release()
+    t0 = time.monotonic()
+    subprocess.run(cmd, check=True, capture_output=True)
+    full = time.monotonic() - t0  # one complete sync as a subprocess
+    rng = random.Random(6)
+    outcomes = {"old": 0, "new": 0}
+    for _ in range(20):
+        new = pub.release()
+        before = device.served_tag(dev)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        time.sleep(rng.uniform(0.0, full * 1.1))
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole process group: sync and its git
+        proc.wait()
+        tag = verified_tag(dev)
+        assert tag in (before, new)
+        outcomes["new" if tag == new else "old"] += 1
+        assert sync(str(pub.art), dev).tag == new  # the next sync completes
+        assert verified_tag(dev) == new
+    print("kill outcomes", outcomes)
+    assert outcomes["old"] > 0  # some kills did land mid-sync
+
+
+def _limited_fsize(limit: int):
+    def preexec():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return preexec
+
+
+def test_full_disk_rlimit(tmp_path: Path):
+    pub = Pub(tmp_path)
+    pub.release()
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.release({"big/noise.bin": os.urandom(3_000_000)})
+    proc = subprocess.run([KB, "sync", str(pub.art), "--to", str(dev)], capture_output=True,
+                          text=True, preexec_fn=_limited_fsize(1_000_000))
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    print(proc.stderr)
+    assert len(lines) == 1 and lines[0].startswith("kb: error:"), proc.stderr
+    assert verified_tag(dev) == "kb-r1"
+    assert not list((dev / "releases").glob("*.staging"))
+    assert sync(str(pub.art), dev).tag == "kb-r2"  # room again: next sync completes
+
+
+def test_full_disk_tmpfs(tmp_path: Path):
+    small = tmp_path / "small"
+    small.mkdir()
+    if os.geteuid() != 0 or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(small)],
+            capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (the RLIMIT test covers full disks)")
+    try:
+        pub = Pub(tmp_path)
+        pub.release()
+        dev = small / "dev"
+        sync(str(pub.art), dev)
+        pub.release({"big/noise.bin": os.urandom(1_500_000)})
+        proc = subprocess.run([KB, "sync", str(pub.art), "--to", str(dev)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 1 and "kb: error:" in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        print(proc.stderr)
+        assert verified_tag(dev) == "kb-r1"
+        assert not list((dev / "releases").glob("*.staging"))
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
+
+
+def test_queries_during_syncs_and_rollbacks(tmp_path: Path):
+    pub = Pub(tmp_path)
+    pub.release()
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    reads = [0]
+
+    def reader():
+        while not stop.is_set():
+            try:
+                rel = device.served_release(dev)  # resolved once per "query"
+                assert rel is not None
+                manifest = load_manifest(rel)
+                assert verify_files(rel, manifest, derived=True) == []
+                assert device.read_json(rel / "release.json")["tag"] == rel.name
+                reads[0] += 1
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(6):
+            pub.release()
+            sync(str(pub.art), dev, keep=3)
+            device.rollback(dev)
+            device.rollback(dev, device.local_releases(dev)[0]["tag"])
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)
+    assert not errors, repr(errors[0])
+    assert reads[0] > 20
+    assert verified_tag(dev) == "kb-r7"
