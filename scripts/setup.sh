@@ -22,7 +22,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1
 # torch first and pinned: the local CPU wheel, not a multi-GB CUDA build.
 .venv/bin/python -m pip install -q "torch==2.13.0"
 if [ "$extra" = test ]; then
