@@ -184,3 +184,28 @@ def get_embedder(name: str) -> Embedder:
         return SentenceTransformerEmbedder(key="minilm", model_id="all-MiniLM-L6-v2",
                                            path=_minilm_path())
     return SentenceTransformerEmbedder(key=name)
+
+
+class CrossEncoderScorer:
+    """A sentence-transformers CrossEncoder, loaded from a local path or the local cache."""
+
+    def __init__(self, name: str):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import CrossEncoder
+
+        try:
+            self._model = CrossEncoder(name, device="cpu", local_files_only=True)
+        except Exception as exc:  # noqa: BLE001 - any loader failure means "not available offline"
+            raise ModelError(
+                f"cannot load reranker {name!r} offline ({type(exc).__name__}); set "
+                "[query] reranker to a local model path, or to \"\" to turn reranking off") from None
+
+    def score(self, query: str, texts: list[str]) -> list[float]:
+        return [float(s) for s in self._model.predict([(query, t) for t in texts],
+                                                      show_progress_bar=False)]
+
+
+@lru_cache(maxsize=2)
+def get_cross_encoder(name: str) -> CrossEncoderScorer:
+    return CrossEncoderScorer(name)

@@ -245,7 +245,7 @@ def _boost_vector(index: Index, routed: list[dict[str, str]]) -> np.ndarray | No
 def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = None,
            verified_only: bool | None = None, mode: str = "hybrid",
            params: fusion.FusionParams | None = None,
-           keep_results: bool = False) -> dict[str, Any]:
+           keep_results: bool = False, reranker: str | None = None) -> dict[str, Any]:
     """Run one question. ``keep_results`` returns the ranking even when the relevance
     threshold says "no answer" (evaluation scores ranking and threshold separately)."""
     t0 = time.perf_counter()
@@ -289,6 +289,9 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
     nums = [h.num for h in fused[: max(k * 4, 20)]]
     rows = index.store.chunks(nums)
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
+    if reranker or qcfg.get("reranker"):
+        hits = rerank(reranker or qcfg["reranker"], text, hits, rows)
+        filters["reranked_by"] = reranker or qcfg["reranker"]
     picked = _suppress_nested(hits, rows, k)
     unknown = index.bm25.unknown_terms(text)
     if ids or unknown:
@@ -353,6 +356,24 @@ def _coverage(index: Index, ids, terms, idf, num: int, missing: float) -> float:
     matched = set(index.bm25.matched(ids, terms, num)) if ids else set()
     total = float(idf.sum()) + missing or 1.0
     return float(sum(w for t, w in zip(terms, idf, strict=True) if t in matched)) / total
+
+
+RERANK_DEPTH = 20
+
+
+def rerank(model: str, query: str, hits, rows):
+    """Re-order the top hits by a sentence-transformers CrossEncoder (configured by name or
+    local path; loaded offline only). Hits below the rerank depth keep their order."""
+    from kbtools.embed import get_cross_encoder
+
+    head, tail = hits[:RERANK_DEPTH], hits[RERANK_DEPTH:]
+    if not head:
+        return hits
+    scores = get_cross_encoder(model).score(query, [rows[h.num]["embed_text"] for h in head])
+    order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
+    return [fusion.Hit(head[i].num, head[i].score, {**head[i].why,
+                                                     "rerank_score": round(float(scores[i]), 6)})
+            for i in order] + tail
 
 
 # A hit on one of these is answered better by its whole section (the item alone lacks the

