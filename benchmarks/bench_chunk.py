@@ -19,9 +19,10 @@ from pathlib import Path
 
 from kbtools.chunk import ChunkConfig, chunk_document
 from kbtools.corpus import find_markdown, parse_source, read_doc
-from kbtools.parse import HeadingIndex, parse
+from kbtools.parse import parse
 from kbtools.render.formula import backend_problem, render_formulas
 from kbtools.render.tables import render_tables
+from kbtools.xref import HeadingIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMULAS = [

@@ -33,15 +33,23 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
     ap.add_argument("--languages", default="", help="e.g. en=minilm (extra model per language)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="override a kb.toml value, e.g. chunk.min_chars=40 (repeatable)")
+    ap.add_argument("--tag", default="", help="suffix for the output directory")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out = Path(args.out)
     langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if kv)
     overrides = {"paths": {"cache": str(out / "cache")}, "embedding": {"languages": langs}}
+    for item in args.set:
+        key, value = item.split("=", 1)
+        section, name = key.split(".", 1)
+        overrides.setdefault(section, {})[name] = json.loads(value) if value[:1].isdigit() or \
+            value in ("true", "false") else value
     report = {}
     for name in args.sets.split(","):
         cfg = load_config(ROOT, overrides=overrides)
-        dest = out / f"{name}{'-' + '-'.join(langs.values()) if langs else ''}"
+        dest = out / f"{name}{'-' + '-'.join(langs.values()) if langs else ''}{args.tag}"
         t0 = time.perf_counter()
         stats = build(cfg, BuildOptions(corpus=SHARED / name / "corpus", out=dest, lenient=True,
                                         progress=False))

@@ -21,13 +21,13 @@ from typing import Any
 from kbtools.config import DEFAULTS, Config
 from kbtools.corpus import SourceDoc
 from kbtools.errors import ConfigError
+from kbtools.mermaid import mermaid_graph, mermaid_text
 from kbtools.model import Chunk
 from kbtools.parse import (
     Block,
     Code,
     Document,
     Heading,
-    HeadingIndex,
     Html,
     Image,
     ListBlock,
@@ -38,14 +38,12 @@ from kbtools.parse import (
     Section,
     Table,
     block_images,
-    find_links,
     iter_blocks,
-    mermaid_graph,
-    mermaid_text,
     parse,
 )
 from kbtools.render.formula import formula_relpath
 from kbtools.render.tables import csv_name
+from kbtools.xref import HeadingIndex, find_links
 
 CHUNKER_VERSION = "1"  # bump when output changes for the same input (index fingerprint)
 PATH_SEP = " › "

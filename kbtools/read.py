@@ -132,7 +132,7 @@ def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -
 
 
 def _heading_matches(wanted: str, heading: str) -> bool:
-    from kbtools.parse import section_number
+    from kbtools.xref import section_number
 
     w, h, number = _norm(wanted), _norm(heading), section_number(heading)
     if w == h or (number and w == number):

@@ -23,7 +23,8 @@ from kbtools.config import load_config
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import ConfigError
 from kbtools.model import CHUNK_KINDS
-from kbtools.parse import HeadingIndex, parse
+from kbtools.parse import parse
+from kbtools.xref import HeadingIndex
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden" / "chunks-rich.json"

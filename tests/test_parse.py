@@ -9,21 +9,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.corpus import parse_source, read_doc
+from kbtools.mermaid import mermaid_graph
 from kbtools.parse import (
     Code,
-    HeadingIndex,
     Html,
     ListBlock,
     MathBlock,
     Paragraph,
     Quote,
     Table,
-    find_links,
-    mermaid_graph,
     parse,
-    section_number,
-    slugify,
 )
+from kbtools.xref import HeadingIndex, find_links, section_number, slugify
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 

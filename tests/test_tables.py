@@ -11,15 +11,14 @@ from kbtools.cli import main
 from kbtools.errors import TableError
 from kbtools.tables import (
     NO_MATCH_MESSAGE,
-    analyse,
     build_table,
     column_key,
     decision_tables,
     evaluate,
     evaluate_table,
     parse_condition,
-    table_findings,
 )
+from kbtools.tables_check import analyse, table_findings
 
 RISK_HEADER = ["温度(℃)", "相对湿度(%)", "风险等级", "建议措施"]
 RISK_ROWS = [["<15", "*", "低", "常规巡查"],

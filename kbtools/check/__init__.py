@@ -167,7 +167,7 @@ def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[
     """Overlapping, uncovered or malformed rules in `<!-- decision: … -->` tables."""
     if "decision:" not in src.body:
         return []
-    from kbtools.tables import table_findings
+    from kbtools.tables_check import table_findings
 
     return [finding(src.rel, line, 1, "error" if code == "decision-malformed" else "warning",
                     code, message) for line, code, message in table_findings(src)]
