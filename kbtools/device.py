@@ -143,7 +143,10 @@ def clean_staging(path: Path) -> None:
     if base.is_dir():
         for p in base.iterdir():
             if p.name.endswith(STAGING_SUFFIX) or p.name.startswith("."):
-                shutil.rmtree(p, ignore_errors=True)
+                if p.is_dir() and not p.is_symlink():
+                    shutil.rmtree(p, ignore_errors=True)
+                else:  # a temporary git index (or its .lock) from a killed export
+                    p.unlink(missing_ok=True)
     for p in path.glob(f".{CURRENT}.*.tmp"):
         p.unlink(missing_ok=True)
     # git lock files left by a killed fetch; only kb (under this lock) touches repo.git

@@ -173,6 +173,8 @@ def export(gd: Path, commit: str, staging: Path) -> None:
     staging.mkdir(parents=True)
     index = staging.parent / f".{staging.name}.index"
     env = {"GIT_INDEX_FILE": str(index)}
+    for stale in (index, index.with_name(index.name + ".lock")):  # from a killed sync
+        stale.unlink(missing_ok=True)
     try:
         run_git(gd, "read-tree", f"{commit}^{{tree}}", env=env, error=SyncError)
         run_git(gd, f"--work-tree={staging}", "checkout-index", "-a", "-f", env=env,
