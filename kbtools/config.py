@@ -32,7 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "chunk": {
         "target_chars": 700,
         "max_chars": 1200,
-        "min_chars": 120,
+        "min_chars": 40,
         "overlap_chars": 80,
     },
     "embedding": {
