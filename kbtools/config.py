@@ -39,8 +39,9 @@ DEFAULTS: dict[str, Any] = {
         # "use" = Universal Sentence Encoder multilingual (numpy, ships its weights).
         # Any sentence-transformers model name or local path is accepted too.
         "model": "use",
-        # extra model per chunk/question language, e.g. {en = "minilm"}
-        "languages": {},
+        # extra model per chunk/question language: English chunks are also embedded with
+        # all-MiniLM-L6-v2 and English questions search those vectors (docs/retrieval.md)
+        "languages": {"en": "minilm"},
         "batch_size": 64,
     },
     "index": {

@@ -4,7 +4,7 @@ Chinese runs are segmented with jieba (rjieba, the Rust port, by default: identi
 with HMM off and several times faster) in search mode, so compound terms also yield their
 parts; a domain dictionary (front-matter values + an optional user file) keeps terms such
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
-removed and a light plural/suffix folding. Text is NFKC-normalised first (full-width → ASCII).
+removed, stemmed with Snowball (PyStemmer). Text is NFKC-normalised first (full-width → ASCII).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.metadata import version
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -37,16 +38,19 @@ ZH_STOP = frozenset("""
 """.split())
 
 
-def _fold(word: str) -> str:
-    """Very light English suffix folding: plurals and -ing/-ed on longer words."""
-    if len(word) > 4 and not word[-1].isdigit():
-        if word.endswith("ies"):
-            return word[:-3] + "y"
-        if word.endswith("sses"):
-            return word[:-2]
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            return word[:-1]
-    return word
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    """Snowball (Porter 2) English stem; words with digits (e17, v6.0) stay as written."""
+    if len(word) <= 3 or any(ch.isdigit() for ch in word) or not word.isascii():
+        return word
+    return _stemmer().stemWord(word)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
 
 
 @dataclass
@@ -85,7 +89,8 @@ class Tokenizer:
     def fingerprint(self) -> dict[str, str]:
         lib = "rjieba" if self.backend == "rjieba" else "jieba"
         dict_hash = hashlib.sha256("\n".join(self.words).encode()).hexdigest()
-        return {"name": f"kbtools-{lib}-search", "version": f"{lib}=={version(lib)};v1",
+        return {"name": f"kbtools-{lib}-search",
+                "version": f"{lib}=={version(lib)};pystemmer=={version('PyStemmer')};v2",
                 "dictionary_sha256": dict_hash}
 
     def __call__(self, text: str) -> list[str]:
@@ -96,7 +101,7 @@ class Tokenizer:
             if cjk:
                 self._cut_cjk(cjk, out)
             elif latin not in EN_STOP:
-                out.append(_fold(latin))
+                out.append(_stem(latin))
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:

@@ -45,13 +45,15 @@ def test_build_writes_verified_artifacts(cold_build):
     out, stats = cold_build
     manifest = load_manifest(out)
     assert stats.documents == 3 and stats.chunks > 20
-    assert stats.embedded == len({json.loads(line)["content_hash"]
-                                  for p in (out / "data" / "chunks").glob("*.jsonl")
-                                  for line in p.read_text(encoding="utf-8").splitlines()})
+    records = [json.loads(line) for p in (out / "data" / "chunks").glob("*.jsonl")
+               for line in p.read_text(encoding="utf-8").splitlines()]
+    # one vector per distinct text and model; English chunks also get the English model
+    assert stats.embedded == len({(r["content_hash"], m) for r in records for m in r["models"]})
+    assert {m for r in records for m in r["models"]} == {"use", "minilm"}
     assert verify_files(out, manifest) == []
     assert manifest["counts"]["documents"] == 3
     assert manifest["source"]["dirty"] is False and len(manifest["source"]["commit"]) == 40
-    assert set(manifest["models"]) == {"use"}
+    assert set(manifest["models"]) == {"use", "minilm"}
     assert (out / "index" / "store.sqlite").is_file()
     assert any(p.suffix == ".svg" for p in (out / "data" / "formulas").rglob("*"))
     assert any(p.suffix == ".csv" for p in (out / "data" / "tables").iterdir())
@@ -101,7 +103,8 @@ def test_edit_reembeds_only_changed_chunks(tmp_path):
     # only the chunks whose text holds the edited sentence are embedded again
     changed = [line for p in (tmp_path / "d2" / "data" / "chunks").glob("*.jsonl")
                for line in p.read_text(encoding="utf-8").splitlines() if "3 of 41 files" in line]
-    assert second.embedded == len({json.loads(line)["content_hash"] for line in changed}) >= 1
+    assert second.embedded == len({(json.loads(line)["content_hash"], m) for line in changed
+                                   for m in json.loads(line)["models"]}) >= 1
     assert second.reused + second.embedded == first.embedded
     assert load_manifest(tmp_path / "d2")["source"]["dirty"] is True
 

@@ -45,7 +45,7 @@ def rich_chunks():
     docs = corpus()
     index = HeadingIndex.build(docs)
     src = next(d for d in docs if d.rel == "rich.md")
-    return src, chunk_document(src, resolver=index)
+    return src, chunk_document(src, ChunkConfig.from_config(load_config(FIX)), resolver=index)
 
 
 def test_golden_rich_document(rich_chunks):
@@ -256,7 +256,7 @@ def test_empty_and_heading_free_documents():
 def test_chunk_config_from_kb_toml(tmp_path):
     (tmp_path / "kb.toml").write_text("[chunk]\ntarget_chars = 300\nmax_chars = 500\n")
     cfg = ChunkConfig.from_config(load_config(tmp_path))
-    assert (cfg.target_chars, cfg.max_chars, cfg.min_chars) == (300, 500, 120)
+    assert (cfg.target_chars, cfg.max_chars, cfg.min_chars) == (300, 500, 40)
     with pytest.raises(ConfigError, match="min_chars <= target_chars"):
         ChunkConfig(target_chars=100, max_chars=50)
     with pytest.raises(ConfigError, match="overlap_chars"):
