@@ -31,7 +31,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh")
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
-    ap.add_argument("--languages", default="", help="e.g. en=minilm (extra model per language)")
+    ap.add_argument("--languages", default="",
+                    help="extra model per language, e.g. en=minilm, or none (USE only)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
     ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                     help="override a kb.toml value, e.g. chunk.min_chars=40 (repeatable)")
@@ -40,7 +41,9 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out)
     langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if kv)
-    overrides = {"paths": {"cache": str(out / "cache")}, "embedding": {"languages": langs}}
+    overrides = {"paths": {"cache": str(out / "cache")}}
+    if args.languages:  # default: kb.toml / built-in defaults (en = minilm)
+        overrides["embedding"] = {"languages": {} if args.languages == "none" else langs}
     for item in args.set:
         key, value = item.split("=", 1)
         section, name = key.split(".", 1)
@@ -49,7 +52,7 @@ def main() -> None:
     report = {}
     for name in args.sets.split(","):
         cfg = load_config(ROOT, overrides=overrides)
-        dest = out / f"{name}{'-' + '-'.join(langs.values()) if langs else ''}{args.tag}"
+        dest = out / f"{name}{'-' + args.languages.replace('=', '-') if args.languages else ''}{args.tag}"
         t0 = time.perf_counter()
         stats = build(cfg, BuildOptions(corpus=SHARED / name / "corpus", out=dest, lenient=True,
                                         progress=False))
