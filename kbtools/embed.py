@@ -93,19 +93,11 @@ class SentenceTransformerEmbedder:
     path: str = ""
 
     def __post_init__(self) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars on stderr
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         from sentence_transformers import SentenceTransformer
 
         target = self.path or self.key
-        try:
-            self._model = SentenceTransformer(target, device="cpu", local_files_only=True)
-        except Exception as exc:  # noqa: BLE001 - any loader failure means "not available offline"
-            raise ModelError(
-                f"cannot load embedding model {target!r} offline ({type(exc).__name__}); "
-                "give a local path or a model already in the Hugging Face cache") from None
+        self._model = _load_offline(SentenceTransformer, target, "embedding model",
+                                    "give a local path or a model already in the Hugging Face cache")
         self.dim = int(self._model.get_embedding_dimension()
                        if hasattr(self._model, "get_embedding_dimension")
                        else self._model.get_sentence_embedding_dimension())
@@ -123,6 +115,19 @@ class SentenceTransformerEmbedder:
         vecs = self._model.encode(list(texts), batch_size=32, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
         return _normalise(vecs)
+
+
+def _load_offline(loader, target: str, what: str, hint: str):
+    """Load a sentence-transformers model from disk only; never from the network."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars on stderr
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        return loader(target, device="cpu", local_files_only=True)
+    except Exception as exc:  # noqa: BLE001 - any loader failure means "not available offline"
+        raise ModelError(f"cannot load {what} {target!r} offline ({type(exc).__name__}); "
+                         f"{hint}") from None
 
 
 def _load_use_backend(model, resources: Path, fingerprint: str) -> None:
@@ -192,16 +197,11 @@ class CrossEncoderScorer:
     """A sentence-transformers CrossEncoder, loaded from a local path or the local cache."""
 
     def __init__(self, name: str):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import CrossEncoder
 
-        try:
-            self._model = CrossEncoder(name, device="cpu", local_files_only=True)
-        except Exception as exc:  # noqa: BLE001 - any loader failure means "not available offline"
-            raise ModelError(
-                f"cannot load reranker {name!r} offline ({type(exc).__name__}); set "
-                "[query] reranker to a local model path, or to \"\" to turn reranking off") from None
+        self._model = _load_offline(CrossEncoder, name, "reranker",
+                                    'set [query] reranker to a local model path, or to "" to '
+                                    "turn reranking off")
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         return [float(s) for s in self._model.predict([(query, t) for t in texts],

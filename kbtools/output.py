@@ -18,3 +18,23 @@ def echo_json(data: Any) -> None:
 
 def echo_jsonl(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, default=str))
+
+
+def report_findings(findings, summary: str, *, as_json: bool) -> None:
+    """Print findings (`path:line:col: level: code: message`, or JSON) and a summary.
+
+    Any error ends the command with exit 1 (FindingsError, translated by the CLI root);
+    otherwise the summary goes to stderr.
+    """
+    from kbtools.errors import FindingsError
+
+    if as_json:
+        echo_json([f.to_dict() for f in findings])
+    else:
+        for f in findings:
+            click.echo(f.format())
+    errors = sum(f.level == "error" for f in findings)
+    line = f"{summary}, {errors} errors, {len(findings) - errors} warnings"
+    if errors:
+        raise FindingsError(line)
+    click.echo(f"kb {line}", err=True)

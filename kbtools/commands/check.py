@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from kbtools.check import check_results, has_errors, make_context
+from kbtools.check import check_results, make_context
 from kbtools.check.fix import fix_paths
 from kbtools.config import load_config
-from kbtools.errors import FindingsError, KbError, UsageError
-from kbtools.output import echo_json, json_option
+from kbtools.errors import KbError, UsageError
+from kbtools.output import json_option, report_findings
 
 
 @click.command("check")
@@ -63,17 +63,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         results, findings = check_results(targets, ctx_factory(), jobs)
     if not results:
         raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
-    if as_json:
-        echo_json([f.to_dict() for f in findings])
-    else:
-        for f in findings:
-            click.echo(f.format())
-    errors = sum(f.level == "error" for f in findings)
-    summary = (f"kb check: {len(results)} documents, {errors} errors, "
-               f"{len(findings) - errors} warnings")
-    if has_errors(findings):
-        raise FindingsError(summary.removeprefix("kb "))
-    click.echo(summary, err=True)
+    report_findings(findings, f"check: {len(results)} documents", as_json=as_json)
 
 
 def _start(paths: tuple[Path, ...]) -> Path:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import click
 
 from kbtools.config import load_config
-from kbtools.errors import FindingsError
 from kbtools.history import review_diff
-from kbtools.output import echo_json, json_option
+from kbtools.output import echo_json, json_option, report_findings
 from kbtools.review import approve as approve_docs
 from kbtools.review import check_range
 from kbtools.review import pending as pending_docs
@@ -39,17 +38,7 @@ def check(base: str, head: str, as_json: bool) -> None:
     (CI: fetch-depth 0).
     """
     findings, n_docs = check_range(load_config(), base, head)
-    if as_json:
-        echo_json([f.to_dict() for f in findings])
-    else:
-        for f in findings:
-            click.echo(f.format())
-    errors = sum(f.level == "error" for f in findings)
-    summary = (f"review check: {n_docs} changed documents, {errors} errors, "
-               f"{len(findings) - errors} warnings")
-    if errors:
-        raise FindingsError(summary)
-    click.echo(f"kb {summary}", err=True)
+    report_findings(findings, f"review check: {n_docs} changed documents", as_json=as_json)
 
 
 @review.command("pending")
