@@ -26,6 +26,7 @@ import numpy as np
 from kbtools.errors import ModelError
 
 ALIASES = {"use", "minilm"}
+_TORCH_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 class Embedder(Protocol):
@@ -112,6 +113,10 @@ class SentenceTransformerEmbedder:
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        import torch
+
+        # one thread for a question (no cross-core synchronisation), all for a build batch
+        torch.set_num_threads(1 if len(texts) < 16 else _TORCH_THREADS)
         vecs = self._model.encode(list(texts), batch_size=32, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
         return _normalise(vecs)
@@ -124,6 +129,9 @@ def _load_offline(loader, target: str, what: str, hint: str):
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars on stderr
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # stderr stays readable (and clean for MCP)
         return loader(target, device="cpu", local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - any loader failure means "not available offline"
         raise ModelError(f"cannot load {what} {target!r} offline ({type(exc).__name__}); "
