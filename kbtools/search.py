@@ -36,6 +36,8 @@ class Index:
     _bm25: Any = None
     _vectors: dict[str, Any] = field(default_factory=dict)
     _chunk_meta: Any = None
+    _docs: Any = None
+    _facets: Any = None
 
     # lazily opened parts -------------------------------------------------------------
     @property
@@ -69,7 +71,7 @@ class Index:
     def chunk_table(self) -> dict[str, np.ndarray]:
         """Per-chunk arrays used for filtering: doc index, kind, verified, model."""
         if self._chunk_meta is None:
-            docs = {d["doc"]: i for i, d in enumerate(self.store.docs())}
+            docs = {d["doc"]: i for i, d in enumerate(self.docs())}
             rows = self.store.con.execute("SELECT doc, kind, models FROM chunks ORDER BY num").fetchall()
             self._chunk_meta = {
                 "doc": np.array([docs[r[0]] for r in rows], dtype=np.int32),
@@ -80,7 +82,14 @@ class Index:
 
     # API for other adapters ------------------------------------------------------------
     def docs(self) -> list[dict[str, Any]]:
-        return self.store.docs()
+        if self._docs is None:
+            self._docs = self.store.docs()
+        return self._docs
+
+    def facets(self) -> dict[str, set[str]]:
+        if self._facets is None:
+            self._facets = self.store.facets()
+        return self._facets
 
     def source_path(self, doc: str) -> Path:
         return self.root / "data" / "source" / doc
@@ -218,7 +227,7 @@ def route(index: Index, query: str) -> list[dict[str, str]]:
     """Front-matter vocabulary that occurs in the question (→ boosts)."""
     q = query.casefold()
     hits = []
-    for fld, values in sorted(index.store.facets().items()):
+    for fld, values in sorted(index.facets().items()):
         if fld in ("author", "lang", "urgency", "status"):
             continue
         for v in sorted(values):
