@@ -54,7 +54,14 @@ def main() -> None:
         subprocess.run([kb, "query", q, "--index", args.index, "--json"], check=True,
                        capture_output=True, env=env)
         cold.append(time.perf_counter() - t0)
-    print(f"cold `kb query` process (start → result → exit): median {statistics.median(cold):.2f}s")
+    base = []
+    for _ in range(5):  # same-run baseline: the interpreter + click start-up alone
+        t0 = time.perf_counter()
+        subprocess.run([kb, "--version"], check=True, capture_output=True, env=env)
+        base.append(time.perf_counter() - t0)
+    c, b = statistics.median(cold), statistics.median(base)
+    print(f"cold `kb query` process (start → result → exit): median {c:.2f}s; "
+          f"`kb --version` in the same run {b:.2f}s (query = {c / b:.1f}× start-up)")
     probe = ("import resource,sys;from pathlib import Path;from kbtools.search import open_index,"
              "search;i=open_index(Path(sys.argv[1]));search(i,sys.argv[2]);"
              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)")
