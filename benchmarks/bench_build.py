@@ -77,7 +77,8 @@ def main() -> None:
     wcfg = corpus_config(cfg, corpus)
     updates: list = []
     stop = threading.Event()
-    th = threading.Thread(target=watch, args=(wcfg, dist, updates.append, stop, False), daemon=True)
+    th = threading.Thread(target=watch, args=(wcfg, dist, updates.append, stop, False, True),
+                          daemon=True)
     th.start()
     time.sleep(1.0)
     t0 = time.perf_counter()
@@ -87,8 +88,9 @@ def main() -> None:
     latency = time.perf_counter() - t0
     stop.set()
     ok = search(open_index(dist), "watch 基准", k=3)["results"]
+    err = updates[0].error if updates else "no update"
     print(f"kb watch: save → queryable in {latency:.2f}s on {s2.chunks} chunks "
-          f"(found: {any('watch 基准' in r['text'] for r in ok)})")
+          f"(found: {any('watch 基准' in r['text'] for r in ok)}; error: {err})")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -39,17 +39,20 @@ def _relevant(path: str, cfg: Config) -> bool:
     return p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt")
 
 
-def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...]) -> Update:
+def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
+            lenient: bool = False) -> Update:
     t0 = time.perf_counter()
     try:
-        stats = build(cfg, BuildOptions(out=out, progress=False, provenance=False))
+        stats = build(cfg, BuildOptions(out=out, progress=False, provenance=False,
+                                        lenient=lenient))
         return Update(changed, stats, None, time.perf_counter() - t0)
     except KbError as exc:
         return Update(changed, None, exc.format(), time.perf_counter() - t0)
 
 
 def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
-          stop: threading.Event | None = None, initial: bool = True) -> None:
+          stop: threading.Event | None = None, initial: bool = True,
+          lenient: bool = False) -> None:
     """Block, rebuilding after each burst of changes, until `stop` is set."""
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
@@ -66,7 +69,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
 
     stop = stop or threading.Event()
     if initial:
-        report(rebuild(cfg, out, ()))
+        report(rebuild(cfg, out, (), lenient))
     observer = Observer()
     observer.schedule(Handler(), str(cfg.path("knowledge")), recursive=True)
     observer.schedule(Handler(), str(cfg.root), recursive=False)
@@ -84,7 +87,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 except queue.Empty:
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
-            report(rebuild(cfg, out, rels))
+            report(rebuild(cfg, out, rels, lenient))
     finally:
         observer.stop()
         observer.join()

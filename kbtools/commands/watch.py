@@ -13,8 +13,9 @@ from kbtools.watch import Update, watch
 
 @click.command("watch")
 @click.option("--out", type=click.Path(path_type=Path), help="Index directory (default: dist/).")
+@click.option("--lenient", is_flag=True, help="Front-matter schema errors become warnings.")
 @json_option
-def watch_cmd(out, as_json):
+def watch_cmd(out, lenient, as_json):
     """Watch knowledge/ and update the local index on every save (Ctrl-C to stop).
 
     Each update prints what changed, how many chunks were embedded and how long it took;
@@ -38,6 +39,6 @@ def watch_cmd(out, as_json):
 
     click.echo(f"kb watch: watching {cfg.path('knowledge')} (Ctrl-C to stop)", err=True)
     try:
-        watch(cfg, out, report)
+        watch(cfg, out, report, lenient=lenient)
     except KeyboardInterrupt:
         pass
