@@ -153,7 +153,8 @@ def _load_use_backend(model, resources: Path, fingerprint: str) -> None:
     path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}.pickle"
     try:
         if path.is_file():
-            backend = pickle.loads(path.read_bytes())
+            with path.open("rb") as fh:  # streamed: no second copy of 84 MB in memory
+                backend = pickle.load(fh)
             backend._threadpool = _threadpool_limit()
         else:
             backend = model._model  # the package's loader
