@@ -82,15 +82,16 @@ def main() -> None:
     th.start()
     time.sleep(1.0)
     t0 = time.perf_counter()
-    doc.write_text(doc.read_text(encoding="utf-8") + "\n\n追加段落：watch 基准。\n", encoding="utf-8")
+    probe = f"kbwatchprobe{int(time.time())}"
+    doc.write_text(doc.read_text(encoding="utf-8") + f"\n\n追加段落：{probe}。\n", encoding="utf-8")
     while not updates and time.perf_counter() - t0 < 600:
         time.sleep(0.02)
     latency = time.perf_counter() - t0
     stop.set()
-    ok = search(open_index(dist), "watch 基准", k=3)["results"]
+    ok = search(open_index(dist), probe, k=3)["results"]
     err = updates[0].error if updates else "no update"
     print(f"kb watch: save → queryable in {latency:.2f}s on {s2.chunks} chunks "
-          f"(found: {any('watch 基准' in r['text'] for r in ok)}; error: {err})")
+          f"(found: {any(probe in r['text'] for r in ok)}; error: {err})")
     shutil.rmtree(work, ignore_errors=True)
 
 
