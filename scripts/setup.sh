@@ -12,10 +12,13 @@ command -v latex >/dev/null || need_apt+=(texlive-latex-base texlive-latex-recom
 command -v dvisvgm >/dev/null || need_apt+=(dvisvgm)
 kpsewhich CJKutf8.sty >/dev/null 2>&1 || need_apt+=(latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null && sudo="sudo -n"; }
+  if command -v apt-get >/dev/null && { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; }; then
     echo "setup: installing ${need_apt[*]}" >&2
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+    $sudo apt-get update -qq >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${need_apt[@]}" >/dev/null
   else
     echo "setup: formula rendering needs: apt-get install ${need_apt[*]}" >&2
   fi
