@@ -25,8 +25,8 @@ from gitdb.base import IStream
 
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
-from kbtools.errors import KbError, UsageError
-from kbtools.history import VERIFICATION_FIELDS, git_identity, git_prefix, open_repo
+from kbtools.errors import UsageError
+from kbtools.history import VERIFICATION_FIELDS, git_identity, git_prefix, require_repo
 from kbtools.schemas import categories, schema_path, validator_for
 
 DEFAULT_SOURCE = "field report"
@@ -125,9 +125,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
     if not title.strip():
         raise UsageError("a draft needs a non-empty title")
-    repo = open_repo(cfg.root)
-    if repo is None:
-        raise KbError("not inside a Git repository", path=str(cfg.root))
+    repo = require_repo(cfg.root)
     with repo:
         name, email = git_identity(repo)
         who = (author or name or email).strip()

@@ -158,6 +158,14 @@ def open_repo(root: Path) -> git.Repo | None:
         return None
 
 
+def require_repo(root: Path) -> git.Repo:
+    """The Git repository containing `root`; a KbError when there is none."""
+    repo = open_repo(root)
+    if repo is None:
+        raise KbError("not inside a Git repository", path=str(root))
+    return repo
+
+
 def git_prefix(repo: git.Repo, root: Path) -> str:
     """`root` relative to the work tree top, as a posix prefix ("" or "sub/dir/")."""
     top = Path(repo.working_tree_dir or ".").resolve()
@@ -340,9 +348,7 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     if not path.is_file():
         raise KbError("no such document", path=rel)
     nc = frozenset(cfg.section("review").get("non_content_fields", []))
-    repo = open_repo(cfg.root)
-    if repo is None:
-        raise KbError("not inside a Git repository", path=str(cfg.root))
+    repo = require_repo(cfg.root)
     with repo:
         changes = doc_changes(repo, "HEAD", git_prefix(repo, cfg.root) + rel, nc)
     cur = read_doc(path, cfg.root)

@@ -36,7 +36,7 @@ import git
 from kbtools.check import Finding
 from kbtools.config import CONFIG_NAME, DEFAULTS, Config
 from kbtools.corpus import iter_documents, parse_source
-from kbtools.errors import ConfigError, KbError, ReviewError, UsageError
+from kbtools.errors import ConfigError, ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.history import (
     DocChange,
@@ -48,6 +48,7 @@ from kbtools.history import (
     git_prefix,
     open_repo,
     parse_iso,
+    require_repo,
     state_at,
 )
 from kbtools.schemas import schema_path, validator_for
@@ -263,9 +264,7 @@ def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Findin
     """Run the review policy over the documents changed in base...head.
 
     Returns (findings sorted by path/line/code, number of documents examined)."""
-    repo = open_repo(cfg.root)
-    if repo is None:
-        raise KbError("not inside a Git repository", path=str(cfg.root))
+    repo = require_repo(cfg.root)
     with repo:
         base_c, head_c = resolve(repo, base), resolve(repo, head)
         start = merge_base(repo, base_c, head_c)
@@ -371,9 +370,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
     with a `Reviewed-by:` trailer. All documents are checked before anything is written."""
     if not docs:
         raise UsageError("name at least one document to approve")
-    repo = open_repo(cfg.root)
-    if repo is None:
-        raise KbError("not inside a Git repository", path=str(cfg.root))
+    repo = require_repo(cfg.root)
     with repo:
         name, ident_email = git_identity(repo)
         ident_email = ident_email.lower()
