@@ -13,7 +13,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -367,5 +366,3 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildS
         "derived": {},
     }
 
-
-ProgressFn = Callable[[str], None]
