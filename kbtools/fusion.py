@@ -6,7 +6,9 @@ Two methods:
   are rescaled to [0, 1] within the list (BM25 by its top score, cosine between the list's
   last and first candidate) and summed with weights. Unlike RRF it keeps *how much* better
   the top BM25 hit is, so a strong lexical match is not diluted by a weaker embedder.
-Routing boosts multiply a chunk's fused score by (1 + boost × matched facets).
+Routing boosts multiply a chunk's fused score by (1 + boost × matched facets); chunks of
+unverified documents (field reports, drafts) are weighted by ``unverified_weight`` so that
+reviewed knowledge wins a near tie — they still appear, marked unverified.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class FusionParams:
     bm25_weight: float = 0.7
     vector_weight: float = 0.3
     boost: float = 0.1
+    unverified_weight: float = 0.9  # reviewed knowledge wins a near tie with an unreviewed draft
     min_cosine: float = 0.5  # no-answer: best vector similarity below this …
     min_coverage: float = 0.25  # … and less than this share of the question's term weight matched
 
@@ -70,7 +73,8 @@ def _normalised(name: str, r: Ranked) -> np.ndarray:
     return (r.scores - lo) / (hi - lo)
 
 
-def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None) -> list[Hit]:
+def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None,
+         unverified: np.ndarray | None = None) -> list[Hit]:
     n_vec = sum(1 for name in lists if name.startswith("vector"))
     total: dict[int, float] = {}
     why: dict[int, dict[str, Any]] = {}
@@ -96,6 +100,10 @@ def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = N
             if boost[key]:
                 total[key] *= 1.0 + p.boost * float(boost[key])
                 why[key]["boost"] = float(boost[key])
+    if unverified is not None and p.unverified_weight != 1.0:
+        for key in total:
+            if unverified[key]:
+                total[key] *= p.unverified_weight
     ordered = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
     return [Hit(key, score, why[key]) for key, score in ordered]
 

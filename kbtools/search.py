@@ -250,6 +250,11 @@ def _boost_vector(index: Index, routed: list[dict[str, str]]) -> np.ndarray | No
     return np.minimum(doc_hit, 2)[index.chunk_table()["doc"]]
 
 
+def _unverified_vector(index: Index) -> np.ndarray | None:
+    flags = np.array([d["metadata"].get("verified") is not True for d in index.docs()], dtype=bool)
+    return flags[index.chunk_table()["doc"]] if flags.any() else None
+
+
 # the pipeline --------------------------------------------------------------------------
 def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = None,
            verified_only: bool | None = None, mode: str = "hybrid",
@@ -291,7 +296,7 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
         for model in query_models(index, text):
             lists[f"vector:{model}"] = _vector_candidates(index, model, text, mask, params.candidates)
     boost = _boost_vector(index, routed)
-    fused = fusion.fuse(lists, params, boost=boost)
+    fused = fusion.fuse(lists, params, boost=boost, unverified=_unverified_vector(index))
     if not fused:
         result["reason"] = "nothing matched"
         return result

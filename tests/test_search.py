@@ -202,3 +202,15 @@ def test_reranker_code_path_with_the_only_local_model(index):
     assert len(scores) == len(res["results"]) >= 2
     assert scores == sorted(scores, reverse=True)  # results follow the reranker
     assert res["filters"]["reranked_by"].endswith("model")
+
+
+def test_reviewed_knowledge_wins_a_near_tie_with_a_draft(index):
+    from kbtools.fusion import FusionParams
+
+    q = "E17 报警后怎么复位？"
+    flat = search(index, q, k=5, params=FusionParams(unverified_weight=1.0))["results"]
+    res = search(index, q, k=5)["results"]
+    assert not flat[0]["verified"]  # without the weight, the field report about E17 leads
+    assert res[0]["verified"] is True
+    report = [r for r in res if not r["verified"]]
+    assert report and report[0]["doc"].startswith("knowledge/field_reports/")
