@@ -281,7 +281,7 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
     filters["routed"] = [dict(r, effect="boost") for r in routed]
     n = index.store.count()
     if n == 0 or (mask is not None and not mask.any()):
-        result["reason"] = "no chunk matches the filters"
+        result["reason"] = "the index is empty" if n == 0 else "no chunk matches the filters"
         return result
 
     lists: dict[str, fusion.Ranked] = {}
