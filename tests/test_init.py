@@ -111,3 +111,23 @@ def test_pre_commit_hook_fails_on_broken_doc_and_passes_when_fixed(tmp_path):
     passed = pre_commit()
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
+
+
+def test_init_workflows_are_valid_github_workflows(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    tool = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent))
+    assert tool, "check-jsonschema is a test dependency"
+    files = sorted(str(p) for p in (tmp_path / "kr" / ".github" / "workflows").glob("*.yml"))
+    assert len(files) >= 2
+    res = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", *files],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
