@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -17,7 +18,9 @@ def echo_json(data: Any) -> None:
 
 
 def echo_jsonl(data: Any) -> None:
+    """One JSON object per line, flushed: a reader on a pipe sees each line as it happens."""
     click.echo(json.dumps(data, ensure_ascii=False, default=str))
+    sys.stdout.flush()
 
 
 def report_findings(findings, summary: str, *, as_json: bool) -> None:

@@ -68,13 +68,13 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     events.put(str(path))
 
     stop = stop or threading.Event()
-    if initial:
-        report(rebuild(cfg, out, (), lenient))
-    observer = Observer()
+    observer = Observer()  # watching starts before the first build: no save is missed
     observer.schedule(Handler(), str(cfg.path("knowledge")), recursive=True)
     observer.schedule(Handler(), str(cfg.root), recursive=False)
     observer.start()
     try:
+        if initial:
+            report(rebuild(cfg, out, (), lenient))
         while not stop.is_set():
             try:
                 first = events.get(timeout=0.2)

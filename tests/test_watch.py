@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 
@@ -49,3 +50,38 @@ def test_watch_picks_up_a_save(tmp_path):
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def _kb() -> str:
+    import sys
+    from pathlib import Path
+
+    return str(Path(sys.executable).parent / "kb")
+
+
+def test_watch_cli_json_lines_and_bad_config(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    repo = copy_example(tmp_path / "repo", ["knowledge/engineering/adr-0001-sqlite-on-devices.md"])
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    proc = subprocess.Popen([_kb(), "watch", "--json"], cwd=repo, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    try:
+        first = json.loads(lines.get(timeout=180))
+        assert first["error"] is None and first["stats"]["documents"] == 1
+        doc = repo / "knowledge" / "engineering" / "adr-0001-sqlite-on-devices.md"
+        doc.write_text(doc.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+        second = json.loads(lines.get(timeout=180))
+        assert second["changed"] == ["knowledge/engineering/adr-0001-sqlite-on-devices.md"]
+        assert second["error"] is None and second["stats"]["embedded"] >= 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    (repo / "kb.toml").write_text("[chunk]\nmin_chars = 'lots'\n", encoding="utf-8")
+    res = subprocess.run([_kb(), "watch"], cwd=repo, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 1 and "kb.toml" in res.stderr and "Traceback" not in res.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -36,6 +37,7 @@ def watch_cmd(out, lenient, as_json):
             s = u.stats
             click.echo(f"kb watch: {what}: {s.documents} docs, {s.chunks} chunks, "
                        f"{s.embedded} embedded, {s.reused} reused — queryable after {u.seconds:.2f}s")
+            sys.stdout.flush()
 
     click.echo(f"kb watch: watching {cfg.path('knowledge')} (Ctrl-C to stop)", err=True)
     try:
