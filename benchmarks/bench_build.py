@@ -43,7 +43,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench-out" / "tidb"))
     args = ap.parse_args()
-    out = Path(args.out)
+    out = Path(args.out).resolve()  # the watch below runs with the corpus as its root
     work = Path(tempfile.mkdtemp(prefix="kb-bench-"))
     corpus = work / "corpus"
     shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns(".git"))

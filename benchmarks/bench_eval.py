@@ -39,7 +39,7 @@ def main() -> None:
     ap.add_argument("--tag", default="", help="suffix for the output directory")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if kv)
     overrides = {"paths": {"cache": str(out / "cache")}}
     if args.languages:  # default: kb.toml / built-in defaults (en = minilm)
