@@ -9,6 +9,18 @@ import git
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Front matter that passes the default schemas (category engineering needs a project).
+GOOD_FM = """---
+title: Generated
+category: engineering
+project: demo
+source: test
+author: alice@example.org
+timestamp: "2026-03-14T09:30:00+08:00"
+verified: false
+---
+"""
+
 
 def copy_example(dest: Path, docs: list[str] | None = None) -> Path:
     """Copy kb.toml, schemas and the example knowledge (or some of its docs) into `dest`

@@ -21,19 +21,10 @@ from kbtools.check import (
 from kbtools.check.mdparse import count_cells, github_slugs, slugify
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
+from tests.kbfixtures import GOOD_FM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"
 
-GOOD_FM = """---
-title: Generated
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-"""
 
 # fixture file -> exact set of finding codes
 EXPECTED: dict[str, set[str]] = {

@@ -9,18 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from kbtools.cli import main
+from tests.kbfixtures import GOOD_FM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"
-FM = """---
-title: Doc
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-"""
+FM = GOOD_FM
 
 
 @pytest.fixture
