@@ -35,13 +35,14 @@ class Bm25:
         self.retriever = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
                                          show_progress=False) if self.vocab else None
 
-    def query_ids(self, query: str) -> tuple[list[str], list[int]]:
-        terms = list(dict.fromkeys(t for t in self.tok(query) if t in self.vocab))
-        return terms, [self.vocab[t] for t in terms]
+    def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
+        """(known terms, their ids, unknown terms) of a question, tokenized once.
 
-    def unknown_terms(self, query: str) -> list[str]:
-        """Query tokens that occur nowhere in the index (strong "not in here" evidence)."""
-        return list(dict.fromkeys(t for t in self.tok(query) if t not in self.vocab))
+        Unknown terms occur nowhere in the index: strong "not in here" evidence.
+        """
+        tokens = list(dict.fromkeys(self.tok(query)))
+        terms = [t for t in tokens if t in self.vocab]
+        return terms, [self.vocab[t] for t in terms], [t for t in tokens if t not in self.vocab]
 
     def max_idf(self) -> float:
         n = self.retriever.scores["num_docs"] if self.retriever is not None else 0

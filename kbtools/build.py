@@ -344,7 +344,7 @@ def _fingerprint(cfg: Config) -> str:
 
 def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildStats,
               staging: Path) -> dict[str, Any]:
-    from kbtools.tokenize import Tokenizer
+    from kbtools.tokenize import tokenizer_fingerprint
 
     source = source_identity(root, cfg.path("knowledge"))
     if opts.corpus:
@@ -352,14 +352,14 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildS
     stats.source_commit = source["commit"]
     values = {k: cfg.data[k] for k in ("chunk", "embedding", "index", "bm25", "query")}
     words = (staging / DATA_DIR / "dictionary.txt").read_text(encoding="utf-8").split()
-    tok = Tokenizer(backend=cfg.get("bm25.tokenizer"), words=tuple(words))
+    tokenizer = tokenizer_fingerprint(cfg.get("bm25.tokenizer"), words)
     return {
         "format_version": FORMAT_VERSION,
         "kbtools_version": __version__,
         "source": source,
         "config": {"fingerprint": _fingerprint(cfg), "values": values},
         "models": models,
-        "tokenizer": tok.fingerprint(),
+        "tokenizer": tokenizer,
         "counts": {"documents": stats.documents, "chunks": stats.chunks,
                    "formulas": stats.formulas, "tables": stats.tables},
         "artifacts": list_files(staging, DATA_DIR),

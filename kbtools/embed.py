@@ -25,7 +25,6 @@ import numpy as np
 
 from kbtools.errors import ModelError
 
-ALIASES = {"use", "minilm"}
 _TORCH_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 

@@ -111,13 +111,6 @@ def evaluate(index: Index, questions: list[dict[str, Any]], *, mode: str = "hybr
     return metrics
 
 
-def by_group(index: Index, questions: list[dict[str, Any]], k: int = K) -> dict[str, dict[str, Any]]:
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for q in questions:
-        groups.setdefault(q.get("group", "all"), []).append(q)
-    return {g: evaluate(index, qs, k=k) for g, qs in sorted(groups.items())}
-
-
 COLUMNS = ("ndcg@10", "mrr@10", "hit@1", "hit@3", "hit@5", "hit@10", "answer@1", "answer@5",
            "no_answer_precision", "no_answer_recall", "latency_p50_ms", "latency_p95_ms")
 

@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 
-INDEX_FILES = ("store.sqlite",)
-
 
 def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
     """All chunk records in global order, and per model the matrix of their vectors.

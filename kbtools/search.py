@@ -285,7 +285,7 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
         return result
 
     lists: dict[str, fusion.Ranked] = {}
-    terms, ids = index.bm25.query_ids(text)
+    terms, ids, unknown = index.bm25.query_terms(text)
     coverage = np.zeros(0)
     if mode in ("hybrid", "bm25") and ids:
         scores = index.bm25.scores(ids)
@@ -307,7 +307,6 @@ def search(index: Index, query: str, *, k: int = 5, where: list[str] | None = No
         hits = rerank(reranker or qcfg["reranker"], text, hits, rows)
         filters["reranked_by"] = reranker or qcfg["reranker"]
     picked = _suppress_nested(hits, rows, k)
-    unknown = index.bm25.unknown_terms(text)
     if ids or unknown:
         idf = index.bm25.idf(ids) if ids else np.zeros(0)
         # a question term the knowledge never uses weighs as much as the rarest term

@@ -131,9 +131,3 @@ class Store:
             out.setdefault(field, set()).add(value)
         return out
 
-    def chunk_docs(self) -> list[str]:
-        """doc of every chunk, indexed by chunk number."""
-        return [r[0] for r in self.con.execute("SELECT doc FROM chunks ORDER BY num")]
-
-    def info(self) -> dict[str, str]:
-        return {k: v for k, v in self.con.execute("SELECT key, value FROM info")}

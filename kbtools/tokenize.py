@@ -87,11 +87,7 @@ class Tokenizer:
         self._special = re.compile("|".join(map(re.escape, special))) if special else None
 
     def fingerprint(self) -> dict[str, str]:
-        lib = "rjieba" if self.backend == "rjieba" else "jieba"
-        dict_hash = hashlib.sha256("\n".join(self.words).encode()).hexdigest()
-        return {"name": f"kbtools-{lib}-search",
-                "version": f"{lib}=={version(lib)};pystemmer=={version('PyStemmer')};v2",
-                "dictionary_sha256": dict_hash}
+        return tokenizer_fingerprint(self.backend, self.words)
 
     def __call__(self, text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", text).lower()
@@ -121,8 +117,14 @@ class Tokenizer:
                 if tok and tok not in ZH_STOP:
                     out.append(tok)
 
-    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
-        return [self(t) for t in texts]
+
+def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
+    """What the manifest records of a tokenizer; needs no dictionary loaded."""
+    lib = "rjieba" if backend == "rjieba" else "jieba"
+    kept = sorted({w.strip() for w in words if _keep_term(w)})
+    return {"name": f"kbtools-{lib}-search",
+            "version": f"{lib}=={version(lib)};pystemmer=={version('PyStemmer')};v2",
+            "dictionary_sha256": hashlib.sha256("\n".join(kept).encode()).hexdigest()}
 
 
 def _keep_term(term: str) -> bool:
