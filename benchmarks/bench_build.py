@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kbtools.build import BuildOptions, build  # noqa: E402
+from kbtools.build.pipeline import BuildOptions, build  # noqa: E402
 from kbtools.config import load_config  # noqa: E402
-from kbtools.search import open_index, search  # noqa: E402
+from kbtools.query.search import open_index, search  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "tidb-docs-cn"
 
@@ -71,8 +71,8 @@ def main() -> None:
           f"{s2.embedded} chunks re-embedded of {s2.chunks}")
 
     # watch latency on the same corpus: in-process watcher, save, wait for the update
-    from kbtools.build import corpus_config
-    from kbtools.watch import watch
+    from kbtools.build.pipeline import corpus_config
+    from kbtools.build.watch import watch
 
     wcfg = corpus_config(cfg, corpus)
     updates: list = []

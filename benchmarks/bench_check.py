@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from kbtools.check import check_paths
+from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from kbtools.corpus import find_markdown
 

@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from kbtools.chunk import ChunkConfig, chunk_document
+from kbtools.build.chunk import ChunkConfig, chunk_document
+from kbtools.build.xref import HeadingIndex
 from kbtools.corpus import find_markdown, parse_source, read_doc
-from kbtools.parse import parse
+from kbtools.markdown.doctree import parse
 from kbtools.render.formula import backend_problem, render_formulas
-from kbtools.render.tables import render_tables
-from kbtools.xref import HeadingIndex
+from kbtools.render.table_csv import render_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMULAS = [

@@ -5,7 +5,7 @@ measured in one run on the same index.
         [--out bench-out] [--languages en=minilm] [--limit N]
 
 Builds each corpus with `kb build --corpus … --lenient` (embedding cache in bench-out/,
-so re-runs are fast), then prints one metrics table per set (kbtools.evaluate).
+so re-runs are fast), then prints one metrics table per set (kbtools.query.quality).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kbtools.build import BuildOptions, build  # noqa: E402
+from kbtools.build.pipeline import BuildOptions, build  # noqa: E402
 from kbtools.config import load_config  # noqa: E402
-from kbtools.evaluate import evaluate, load_questions, table  # noqa: E402
-from kbtools.search import open_index  # noqa: E402
+from kbtools.query.quality import evaluate, load_questions, table  # noqa: E402
+from kbtools.query.search import open_index  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "eval"
 

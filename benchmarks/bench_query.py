@@ -23,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kbtools.search import open_index, search  # noqa: E402
+from kbtools.query.search import open_index, search  # noqa: E402
 
 QUESTIONS = ROOT.parent / "shared" / "eval" / "tidb_faq_zh" / "queries.jsonl"
 
@@ -62,7 +62,7 @@ def main() -> None:
     c, b = statistics.median(cold), statistics.median(base)
     print(f"cold `kb query` process (start → result → exit): median {c:.2f}s; "
           f"`kb --version` in the same run {b:.2f}s (query = {c / b:.1f}× start-up)")
-    probe = ("import resource,sys;from pathlib import Path;from kbtools.search import open_index,"
+    probe = ("import resource,sys;from pathlib import Path;from kbtools.query.search import open_index,"
              "search;i=open_index(Path(sys.argv[1]));search(i,sys.argv[2]);"
              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)")
     rss = subprocess.run([sys.executable, "-c", probe, args.index, qs[0]], check=True,

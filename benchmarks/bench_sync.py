@@ -26,10 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from kbtools.build import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.release import make_release
-from kbtools.sync import sync
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpora" / "tidb-docs-cn" / "docs"

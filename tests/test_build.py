@@ -9,11 +9,11 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from kbtools.build import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
-from kbtools.manifest import load_manifest, sha256_file, verify_files
+from kbtools.index.manifest import load_manifest, sha256_file, verify_files
 from tests.kbfixtures import copy_example
 
 # three self-contained docs (no links to docs outside the set): formulas, tables, English

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbtools.check import (
+from kbtools.check.engine import (
     CODES,
     CONTENT_CHECKS,
     Finding,
@@ -18,9 +18,9 @@ from kbtools.check import (
     finding,
     make_context,
 )
-from kbtools.check.mdparse import count_cells, github_slugs, slugify
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
+from kbtools.markdown.frontend import count_cells, github_slugs, slugify
 from tests.kbfixtures import GOOD_FM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"

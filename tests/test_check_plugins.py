@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbtools.check import check_paths
+from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from tests.kbfixtures import copy_example
 

@@ -1,4 +1,4 @@
-"""kbtools.chunk: golden output on a rich document, chunking rules, and invariants.
+"""kbtools.build.chunk: golden output on a rich document, chunking rules, and invariants.
 
 Regenerate the golden file after an intended change:
     KB_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_chunk.py -k golden
@@ -17,14 +17,14 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbtools.chunk import ChunkConfig, chunk_document
+from kbtools.build.chunk import ChunkConfig, chunk_document
+from kbtools.build.records import CHUNK_KINDS
+from kbtools.build.xref import HeadingIndex
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import ConfigError
-from kbtools.model import CHUNK_KINDS
-from kbtools.parse import parse
-from kbtools.xref import HeadingIndex
+from kbtools.markdown.doctree import parse
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden" / "chunks-rich.json"
@@ -84,7 +84,7 @@ def check_invariants(src, chunks):
 
 
 def atomic_ranges(src):
-    from kbtools.parse import Code, MathBlock
+    from kbtools.markdown.doctree import Code, MathBlock
 
     doc = parse(src)
     return [(b.line_start, b.line_end) for _, b in doc.blocks()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_release_helpers import make_dist, sample_files
 
-from kbtools import device
 from kbtools.errors import SyncError
+from kbtools.ship import device
 
 
 def _release(dev: Path, tag: str, version: int) -> Path:

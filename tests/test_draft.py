@@ -11,9 +11,9 @@ import git
 import pytest
 from click.testing import CliRunner
 
+from kbtools.agents.draft import create_draft, slugify
 from kbtools.cli import main
 from kbtools.corpus import parse_source
-from kbtools.draft import create_draft, slugify
 from kbtools.errors import UsageError
 from kbtools.schemas import validator_for
 

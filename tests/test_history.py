@@ -13,7 +13,7 @@ from git.util import Actor
 
 from kbtools.cli import main
 from kbtools.errors import KbError
-from kbtools.history import (
+from kbtools.provenance import (
     UNCOMMITTED,
     blame_lines,
     chunk_provenance,

@@ -98,7 +98,7 @@ def built(tmp_path_factory) -> Path:
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "knowledge")
-    from kbtools.build import BuildOptions, build
+    from kbtools.build.pipeline import BuildOptions, build
     from kbtools.config import load_config
 
     build(load_config(root), BuildOptions(progress=False))
@@ -310,7 +310,7 @@ def test_server_follows_the_served_release(built, tmp_path):
     """After `kb sync` switches `current`, the next tool call reads the new release."""
     import shutil
 
-    from kbtools.mcp_server import Context, tool_read
+    from kbtools.agents.mcp_server import Context, tool_read
 
     device = tmp_path / "device"
     for tag in ("r1", "r2"):

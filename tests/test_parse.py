@@ -1,4 +1,4 @@
-"""kbtools.parse: the document tree, its line numbers and the helpers other stages use."""
+"""kbtools.markdown.doctree: the document tree, its line numbers and the helpers other stages use."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.build.xref import HeadingIndex, find_links, section_number, slugify
 from kbtools.corpus import parse_source, read_doc
-from kbtools.mermaid import mermaid_graph
-from kbtools.parse import (
+from kbtools.markdown.doctree import (
     Code,
     Html,
     ListBlock,
@@ -20,7 +20,7 @@ from kbtools.parse import (
     Table,
     parse,
 )
-from kbtools.xref import HeadingIndex, find_links, section_number, slugify
+from kbtools.markdown.mermaid import mermaid_graph
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 

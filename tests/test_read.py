@@ -1,4 +1,4 @@
-"""kbtools.read: safe document paths and section reads."""
+"""kbtools.agents.read: safe document paths and section reads."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from kbtools.agents.read import MAX_LINES, check_doc_path, open_knowledge, read_section
 from kbtools.errors import KbError, UsageError
-from kbtools.read import MAX_LINES, check_doc_path, open_knowledge, read_section
 
 DOC = """---
 title: 黄瓜霜霉病

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kbtools.agents.recent import from_doc_records
 from kbtools.cli import main
-from kbtools.recent import from_doc_records
 
 NOW = datetime(2026, 6, 30, 12, 0, tzinfo=UTC)
 DOCS = [

@@ -12,9 +12,9 @@ from test_release_helpers import git, make_dist, make_knowledge_repo, sample_fil
 
 from kbtools.cli import main
 from kbtools.errors import ReleaseError
-from kbtools.manifest import sha256_file
-from kbtools.release import list_local, make_release, parse_serial
-from kbtools.signing import keygen, load_public, verify
+from kbtools.index.manifest import sha256_file
+from kbtools.ship.release import list_local, make_release, parse_serial
+from kbtools.ship.signing import keygen, load_public, verify
 
 
 @pytest.fixture

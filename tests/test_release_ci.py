@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from test_release_helpers import git
 
 from kbtools.cli import main
-from kbtools.sync import sync
+from kbtools.ship.sync import sync
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

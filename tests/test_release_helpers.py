@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kbtools.manifest import list_files, write_manifest
+from kbtools.index.manifest import list_files, write_manifest
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -122,7 +122,7 @@ def forge_release(art: Path, mutate, *, on_branch: bool = True, resign=None) -> 
     files["release.json"] = (json.dumps(rel, sort_keys=True, indent=1) + "\n").encode()
     mutate(files)
     if resign is not None:
-        from kbtools.signing import sign
+        from kbtools.ship.signing import sign
         files["release.sig"] = sign(resign, files["release.json"])
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "GIT_INDEX_FILE": f"{tmp}/index"}

@@ -11,7 +11,7 @@ import pytest
 
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import RenderError
-from kbtools.parse import parse
+from kbtools.markdown.doctree import parse
 from kbtools.render import formula as fm
 from kbtools.render.formula import (
     canonical_svg,
@@ -21,7 +21,7 @@ from kbtools.render.formula import (
     render_formulas,
     render_svg,
 )
-from kbtools.render.tables import csv_name, duplicate_csv_names, render_tables, table_csv
+from kbtools.render.table_csv import csv_name, duplicate_csv_names, render_tables, table_csv
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden"

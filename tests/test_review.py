@@ -14,8 +14,8 @@ from git.util import Actor
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import ReviewError, UsageError
-from kbtools.history import review_diff
-from kbtools.review import (
+from kbtools.provenance import review_diff
+from kbtools.review.policy import (
     approve,
     check_range,
     matches,

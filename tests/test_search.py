@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kbtools.build import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import IndexLoadError, UsageError
-from kbtools.evaluate import load_questions
-from kbtools.search import open_index, search
+from kbtools.query.quality import load_questions
+from kbtools.query.search import open_index, search
 from tests.kbfixtures import REPO, copy_example
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
@@ -205,7 +205,7 @@ def test_reranker_code_path_with_the_only_local_model(index):
 
 
 def test_reviewed_knowledge_wins_a_near_tie_with_a_draft(index):
-    from kbtools.fusion import FusionParams
+    from kbtools.query.fusion import FusionParams
 
     q = "E17 报警后怎么复位？"
     flat = search(index, q, k=5, params=FusionParams(unverified_weight=1.0))["results"]

@@ -21,14 +21,14 @@ from test_release_helpers import (
     sample_files,
 )
 
-from kbtools import device
-from kbtools.bundle import create_bundle
 from kbtools.cli import main
 from kbtools.errors import SyncError
-from kbtools.manifest import load_manifest, verify_files
-from kbtools.release import make_release
-from kbtools.signing import keygen, load_private
-from kbtools.sync import sync
+from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.ship import device
+from kbtools.ship.bundle import create_bundle
+from kbtools.ship.release import make_release
+from kbtools.ship.signing import keygen, load_private
+from kbtools.ship.sync import sync
 
 
 class Pub:

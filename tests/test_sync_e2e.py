@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 from test_release_helpers import GitDaemon, git
 
-from kbtools import device
-from kbtools.build import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.manifest import load_manifest, verify_files
-from kbtools.release import make_release
-from kbtools.sync import sync
+from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.ship import device
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
 
 pytestmark = pytest.mark.slow
 

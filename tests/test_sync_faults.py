@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from test_release_helpers import make_dist, make_knowledge_repo, sample_files
 
-from kbtools import device
-from kbtools.manifest import load_manifest, verify_files
-from kbtools.release import make_release
-from kbtools.sync import sync
+from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.ship import device
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
 
 KB = str(Path(sys.executable).with_name("kb"))
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from kbtools.check.decision_tables import analyse, table_findings
 from kbtools.cli import main
-from kbtools.errors import TableError
-from kbtools.tables import (
+from kbtools.decision.table import (
     NO_MATCH_MESSAGE,
     build_table,
     column_key,
@@ -18,7 +18,7 @@ from kbtools.tables import (
     evaluate_table,
     parse_condition,
 )
-from kbtools.tables_check import analyse, table_findings
+from kbtools.errors import TableError
 
 RISK_HEADER = ["温度(℃)", "相对湿度(%)", "风险等级", "建议措施"]
 RISK_ROWS = [["<15", "*", "低", "常规巡查"],

@@ -6,9 +6,9 @@ import queue
 import threading
 import time
 
+from kbtools.build.watch import watch
 from kbtools.config import load_config
-from kbtools.search import open_index, search
-from kbtools.watch import watch
+from kbtools.query.search import open_index, search
 from tests.kbfixtures import copy_example
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import markdown_it
 import mdit_py_plugins
 
-from kbtools.check.mdparse import Ref, Scan, TableShape
 from kbtools.fsutil import atomic_write_text
+from kbtools.markdown.frontend import Ref, Scan, TableShape
 
 FORMAT = 1
 FILE_NAME = "check-scans.json"

@@ -1,14 +1,14 @@
 """Content rules: file-level sanity (size, binary, encoding), math, table shape, CSV names.
 
 Each function returns Problems `(code, level, line, col, message)`; the package turns them
-into Findings. New content checks plug in via `kbtools.check.CONTENT_CHECKS`.
+into Findings. New content checks plug in via `kbtools.check.engine.CONTENT_CHECKS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from kbtools.check.mdparse import Scan
+from kbtools.markdown.frontend import Scan
 
 Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.check import CheckContext, DocResult, Finding, check_results, display_path
+from kbtools.check.engine import CheckContext, DocResult, Finding, check_results, display_path
 from kbtools.check.links import Edit
 from kbtools.fsutil import atomic_write_bytes
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from kbtools.check.mdparse import Ref
+from kbtools.markdown.frontend import Ref
 
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")

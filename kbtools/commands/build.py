@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.build import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.output import echo_json, json_option
 
 
 @click.command("build")
@@ -30,7 +30,7 @@ def build_cmd(out, corpus, lenient, skip_invalid, no_cache, cache_from, quiet, a
     """
     cfg = load_config()
     if cache_from:
-        from kbtools.embcache import EmbeddingCache, seed_from_index
+        from kbtools.embed.cache import EmbeddingCache, seed_from_index
 
         cache = EmbeddingCache(cfg.path("cache") / "embeddings.sqlite")
         try:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.bundle import create_bundle
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.output import echo_json, json_option
+from kbtools.ship.bundle import create_bundle
 
 
 @click.group("bundle")

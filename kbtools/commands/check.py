@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from kbtools.check import check_results, make_context
+from kbtools.check.engine import check_results, make_context
 from kbtools.check.fix import fix_paths
+from kbtools.commands.output import json_option, report_findings
 from kbtools.config import load_config
 from kbtools.errors import KbError, UsageError
-from kbtools.output import json_option, report_findings
 
 
 @click.command("check")

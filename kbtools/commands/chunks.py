@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from kbtools.chunk import ChunkConfig, HeadingIndex, chunk_document
+from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
 from kbtools.corpus import iter_documents, read_doc
 from kbtools.errors import UsageError
-from kbtools.output import echo_json, json_option
 
 
 @click.command("chunks")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
+from kbtools.agents.draft import create_draft
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import find_root
-from kbtools.draft import create_draft
 from kbtools.errors import UsageError
-from kbtools.output import echo_json, json_option
 
 
 @click.group("draft")

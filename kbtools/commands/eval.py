@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.evaluate import evaluate, load_questions, table
-from kbtools.output import echo_json, json_option
-from kbtools.search import open_index
+from kbtools.commands.output import echo_json, json_option
+from kbtools.query.quality import evaluate, load_questions, table
+from kbtools.query.search import open_index
 
 
 @click.command("eval")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.history import doc_history, doc_rel
-from kbtools.output import echo_json, json_option
-from kbtools.review import non_content_fields
+from kbtools.provenance import doc_history, doc_rel
+from kbtools.review.policy import non_content_fields
 
 
 @click.command("history")

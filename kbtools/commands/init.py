@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import echo_json, json_option
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.output import echo_json, json_option
 from kbtools.schemas import PACKAGE_SCHEMAS
 
 TEMPLATES = Path(str(resources.files("kbtools") / "data" / "init"))

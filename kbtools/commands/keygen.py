@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from kbtools.output import echo_json, json_option
-from kbtools.signing import keygen as make_key
+from kbtools.commands.output import echo_json, json_option
+from kbtools.ship.signing import keygen as make_key
 
 
 @click.command("keygen")

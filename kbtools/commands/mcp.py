@@ -19,6 +19,6 @@ def mcp(index: Path | None, allow_write: bool) -> None:
     stdout carries the protocol; logs go to stderr. Register it with an MCP client as the
     command `kb mcp` (see docs/agents.md).
     """
-    from kbtools.mcp_server import serve
+    from kbtools.agents.mcp_server import serve
 
     serve(index=index, allow_write=allow_write)

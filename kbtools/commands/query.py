@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import echo_json, echo_jsonl, json_option
 from kbtools.errors import UsageError
-from kbtools.output import echo_json, echo_jsonl, json_option
-from kbtools.search import open_index, search
+from kbtools.query.search import open_index, search
 
 
 @click.command("query")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from kbtools.output import echo_json, json_option
-from kbtools.recent import recent as recent_changes
+from kbtools.agents.recent import recent as recent_changes
+from kbtools.commands.output import echo_json, json_option
 
 
 @click.command("recent")

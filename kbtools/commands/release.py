@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.output import echo_json, json_option
-from kbtools.release import make_release
+from kbtools.ship.release import make_release
 
 
 @click.command("release")

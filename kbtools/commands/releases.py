@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import echo_json, json_option
 from kbtools.commands.sync import device_dir, release_settings, to_option
-from kbtools.device import list_releases
-from kbtools.output import echo_json, json_option
+from kbtools.ship.device import list_releases
 
 
 @click.command("releases")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
+from kbtools.commands.output import echo_json, json_option, report_findings
 from kbtools.config import load_config
-from kbtools.history import review_diff
-from kbtools.output import echo_json, json_option, report_findings
-from kbtools.review import approve as approve_docs
-from kbtools.review import check_range
-from kbtools.review import pending as pending_docs
+from kbtools.provenance import review_diff
+from kbtools.review.policy import approve as approve_docs
+from kbtools.review.policy import check_range
+from kbtools.review.policy import pending as pending_docs
 
 
 @click.group("review")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.device import default_device_dir, read_state
 from kbtools.errors import UsageError
-from kbtools.output import echo_json, json_option
-from kbtools.sync import sync as do_sync
+from kbtools.ship.device import default_device_dir, read_state
+from kbtools.ship.sync import sync as do_sync
 
 
 def to_option(f):

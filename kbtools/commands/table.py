@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import echo_json, json_option
+from kbtools.decision.table import POLICIES, TableResult, decision_tables, evaluate_table
 from kbtools.errors import UsageError
-from kbtools.output import echo_json, json_option
-from kbtools.tables import POLICIES, TableResult, decision_tables, evaluate_table
 
 
 def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -29,7 +29,7 @@ def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
             raise UsageError(f"no such file: {doc} (on a device, pass --index to read the "
                              "knowledge inside an index)")
         return path, doc
-    from kbtools.read import open_knowledge
+    from kbtools.agents.read import open_knowledge
 
     return open_knowledge(index=index).resolve(doc), doc
 

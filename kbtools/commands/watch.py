@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from kbtools.build.watch import Update, watch
+from kbtools.commands.output import echo_jsonl, json_option
 from kbtools.config import load_config
-from kbtools.output import echo_jsonl, json_option
-from kbtools.watch import Update, watch
 
 
 @click.command("watch")

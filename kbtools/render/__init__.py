@@ -6,7 +6,7 @@ from kbtools.render.formula import (
     normalize_latex,
     render_formulas,
 )
-from kbtools.render.tables import csv_name, duplicate_csv_names, render_tables, table_csv
+from kbtools.render.table_csv import csv_name, duplicate_csv_names, render_tables, table_csv
 
 __all__ = [
     "csv_name",

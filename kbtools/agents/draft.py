@@ -1,0 +1,190 @@
+"""Drafts: unverified documents written back by people or agents, on their own branch.
+
+`create_draft` writes one schema-valid Markdown document with `verified: false` as a
+single commit on a new branch `draft/<YYYY-MM-DD>-<slug>`. It builds the blob, tree and
+commit objects through a private temporary index, so the user's checked-out branch,
+index and working tree are never touched, and nothing is ever committed to main.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import git
+from git.objects.blob import Blob
+from git.util import Actor
+from gitdb.base import IStream
+
+from kbtools.config import Config, load_config
+from kbtools.corpus import parse_source
+from kbtools.errors import UsageError
+from kbtools.provenance import VERIFICATION_FIELDS, git_identity, git_prefix, require_repo
+from kbtools.schemas import categories, schema_path, validator_for
+
+DEFAULT_SOURCE = "field report"
+SLUG_MAX = 48
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True)
+class Draft:
+    branch: str
+    path: str  # relative to the repo (kb) root
+    commit: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"branch": self.branch, "path": self.path, "commit": self.commit}
+
+
+def slugify(title: str) -> str:
+    """ASCII slug from a title; non-ASCII titles get a short hash (CJK-safe, stable)."""
+    ascii_part = re.sub(r"[^a-z0-9]+", "-", title.lower().encode("ascii", "ignore").decode())
+    ascii_part = ascii_part.strip("-")[:SLUG_MAX].strip("-")
+    if title.isascii() and ascii_part:
+        return ascii_part
+    digest = hashlib.sha256(title.encode("utf-8")).hexdigest()[:8]
+    return f"{ascii_part}-{digest}" if ascii_part else digest
+
+
+def _yaml_scalar(value: Any) -> str:
+    import yaml
+
+    dumped = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True, width=10_000)
+    return dumped.strip().removesuffix("...").strip()
+
+
+def render_document(meta: dict[str, Any], body: str) -> str:
+    lines = ["---"] + [f"{k}: {_yaml_scalar(v)}" for k, v in meta.items()] + ["---", ""]
+    return "\n".join(lines) + body.strip("\n") + "\n"
+
+
+def split_body(body: str) -> tuple[dict[str, Any], str]:
+    """A body may bring its own front matter: keep its fields, drop verification ones."""
+    text = body.replace("\r\n", "\n")
+    if not text.startswith("---"):
+        return {}, text
+    src = parse_source(text, Path("draft.md"), "draft.md")
+    if src.errors or not src.fm_end_line:
+        return {}, text
+    meta = {k: v for k, v in src.meta.items() if k not in VERIFICATION_FIELDS}
+    return meta, src.body
+
+
+def _validate(cfg: Config, rel: str, text: str, category: str) -> None:
+    src = parse_source(text, cfg.root / rel, rel)
+    schemas_dir = cfg.path("schemas")
+    for name in ("frontmatter", f"categories/{category}"):
+        for err in validator_for(name, schemas_dir).iter_errors(src.meta):
+            where = ".".join(str(p) for p in err.absolute_path) or "(front matter)"
+            hint = " (pass --location)" if "'location'" in err.message else ""
+            raise UsageError(f"draft front matter is invalid: {where}: {err.message}{hint}",
+                             path=rel)
+
+
+def _free_name(repo: git.Repo, base: git.Commit | None, branch: str, gpath: str
+               ) -> tuple[str, str]:
+    existing = {h.name for h in repo.heads}
+    stem, n = gpath.removesuffix(".md"), 1
+    while True:
+        suffix = "" if n == 1 else f"-{n}"
+        b, p = branch + suffix, f"{stem}{suffix}.md"
+        taken = b in existing
+        if base is not None and not taken:
+            try:
+                base.tree / p
+                taken = True
+            except KeyError:
+                pass
+        if not taken:
+            return b, p
+        n += 1
+
+
+def create_draft(repo_root: Path, category: str, title: str, body: str, *,
+                 author: str | None = None, location: str | None = None,
+                 extra_meta: dict[str, Any] | None = None, source: str | None = None,
+                 base: str = "HEAD", now: datetime | None = None) -> Draft:
+    """Commit a new unverified document on a new `draft/...` branch based on `base`.
+
+    Front matter: title, category, source, author (argument, else Git user name),
+    timestamp (now, with offset), verified: false, location when given, plus
+    `extra_meta` and any front matter the body carries (verification fields dropped).
+    Raises UsageError for an unknown category or a result that fails the schema.
+    """
+    cfg = load_config(repo_root)
+    known = categories(cfg.path("schemas"))
+    if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:
+        raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
+    if not title.strip():
+        raise UsageError("a draft needs a non-empty title")
+    repo = require_repo(cfg.root)
+    with repo:
+        name, email = git_identity(repo)
+        who = (author or name or email).strip()
+        if not who:
+            raise UsageError("no author: pass --author or set git config user.name")
+        body_meta, text = split_body(body)
+        when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
+        meta: dict[str, Any] = {"title": title.strip(), "category": category,
+                                "source": source or DEFAULT_SOURCE, "author": who,
+                                "timestamp": when}
+        if location:
+            meta["location"] = location
+        if "lang" not in body_meta and not (extra_meta or {}).get("lang"):
+            meta["lang"] = "zh" if CJK.search(title + text) else "en"
+        for extra in (body_meta, extra_meta or {}):
+            meta.update({k: v for k, v in extra.items()
+                         if k not in VERIFICATION_FIELDS and k not in ("title", "category")})
+        meta["verified"] = False  # never anything else, whatever the inputs said
+        folder = (cfg.section("categories").get(category, {}).get("folder")
+                  or cfg.data["paths"]["drafts"]).strip("/")
+        day = when[:10]
+        slug = slugify(title)
+        prefix = git_prefix(repo, cfg.root)
+        try:
+            base_commit: git.Commit | None = repo.commit(base)
+        except (git.BadName, ValueError):
+            if base != "HEAD":
+                raise UsageError(f"unknown Git revision {base!r}") from None
+            base_commit = None  # a repository without commits: the draft is the root
+        branch, gpath = _free_name(repo, base_commit, f"draft/{day}-{slug}",
+                                   f"{prefix}{folder}/{day}-{slug}.md")
+        rel = gpath[len(prefix):]
+        document = render_document(meta, text)
+        _validate(cfg, rel, document, category)
+        sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"),
+                           f"Draft: {meta['title']}\n\nUnverified {category} written with "
+                           f"kb draft new; needs review before it can be verified.\n",
+                           Actor(name or who, email or "kb-draft@localhost"))
+        repo.create_head(branch, sha)
+        return Draft(branch=branch, path=rel, commit=sha)
+
+
+def _commit_file(repo: git.Repo, base: git.Commit | None, gpath: str, data: bytes,
+                 message: str, actor: Actor) -> str:
+    """Write one file on top of `base` as a new commit object; returns its sha. Uses a
+    private index file so the repository's own index and work tree stay untouched."""
+    fd, index = tempfile.mkstemp(prefix="kb-draft-index-")
+    os.close(fd)
+    os.unlink(index)
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        if base is not None:
+            repo.git.read_tree(base.hexsha, env=env)
+        blob = repo.odb.store(IStream(Blob.type, len(data), io.BytesIO(data))).hexsha.decode("ascii")
+        repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{gpath}", env=env)
+        tree = repo.git.write_tree(env=env)
+        cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
+                "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
+        args = [tree] + (["-p", base.hexsha] if base is not None else [])
+        return repo.git.commit_tree(*args, "-m", message, env=cenv).strip()
+    finally:
+        Path(index).unlink(missing_ok=True)

@@ -1,0 +1,218 @@
+"""Read one section of a knowledge document, by heading path or line range, safely.
+
+Agents name documents by their repo-relative path (``knowledge/crops/x.md``, as cited in
+search results). `Knowledge.resolve` refuses anything that could escape the knowledge:
+absolute paths, drive letters, backslashes, ``..``, and symlinks whose target lies outside.
+The same rules hold in a repository (documents under the configured knowledge directory)
+and on a device (documents under the index's ``data/source``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from kbtools.errors import KbError, UsageError
+
+MAX_CHARS = 12_000  # one read never returns more than this many characters
+MAX_LINES = 400  # nor a line range longer than this
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def check_doc_path(doc: str) -> str:
+    """Validate a document path given by a caller; returns it as a clean posix path."""
+    if not isinstance(doc, str) or not doc.strip():
+        raise UsageError("document path is empty")
+    text = doc.strip()
+    if "\x00" in text or "\\" in text:
+        raise UsageError(f"refused document path '{doc}': backslashes and NUL are not allowed")
+    if text.startswith(("/", "~")) or _DRIVE.match(text):
+        raise UsageError(f"refused document path '{doc}': absolute paths are not allowed; "
+                         "use the repo-relative path from a search result")
+    parts = [p for p in PurePosixPath(text).parts if p != "."]
+    if ".." in parts:
+        raise UsageError(f"refused document path '{doc}': '..' is not allowed")
+    if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
+        raise UsageError(f"refused document path '{doc}': only Markdown documents can be read")
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Where documents may be read from."""
+
+    base: Path  # document paths are relative to this directory
+    allowed: Path  # every resolved document must lie inside this directory
+    where: str = "repository"  # or "index"
+
+    def resolve(self, doc: str) -> Path:
+        """The file of `doc`, or UsageError/KbError. Tries ``<knowledge dir>/doc`` too."""
+        rel = check_doc_path(doc)
+        allowed = self.allowed.resolve()
+        prefix = allowed.relative_to(self.base.resolve()).as_posix() \
+            if allowed.is_relative_to(self.base.resolve()) else ""
+        candidates = [self.base / rel]
+        if prefix not in ("", ".") and not rel.startswith(prefix + "/"):
+            candidates.append(self.base / prefix / rel)
+        for cand in candidates:
+            if not (cand.exists() or cand.is_symlink()):
+                continue
+            real = cand.resolve()
+            if not real.is_relative_to(allowed):
+                raise UsageError(f"refused document path '{doc}': it lies outside the "
+                                 f"knowledge directory ({self.rel(self.allowed)})")
+            if real.is_file():
+                return cand
+        raise KbError(f"no such document in the {self.where}: {doc}")
+
+    def rel(self, path: Path) -> str:
+        """The citation path of a resolved file (relative to `base`)."""
+        try:
+            return path.relative_to(self.base).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+def open_knowledge(root: Path | None = None, *, index: Path | None = None,
+                   idx: Any = None) -> Knowledge:
+    """Knowledge of a repository (kb.toml paths), or of an index (``data/source``)."""
+    if idx is None and index is not None:
+        from kbtools.query.search import open_index
+
+        idx = open_index(index)
+    if idx is not None:
+        source = Path(idx.root) / "data" / "source"
+        return Knowledge(source, source, "index")
+    from kbtools.config import load_config
+
+    cfg = load_config(root)
+    return Knowledge(cfg.root, cfg.path("knowledge"), "repository")
+
+
+@dataclass(frozen=True)
+class SectionText:
+    doc: str
+    title: str
+    heading_path: tuple[str, ...]
+    line_start: int
+    line_end: int
+    markdown: str
+    verified: bool
+    truncated: bool = False
+    subsections: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def citation(self) -> str:
+        where = f" § {' > '.join(self.heading_path)}" if self.heading_path else ""
+        return f"{self.doc}:{self.line_start}-{self.line_end}{where}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc": self.doc, "title": self.title, "heading_path": list(self.heading_path),
+                "line_start": self.line_start, "line_end": self.line_end,
+                "citation": self.citation(), "verified": self.verified,
+                "truncated": self.truncated, "subsections": list(self.subsections),
+                "markdown": self.markdown}
+
+
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
+
+
+def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    if heading_path is None:
+        return []
+    if isinstance(heading_path, str):
+        parts = re.split(r"\s*(?:>|›|»)\s*", heading_path)
+    else:
+        parts = [str(p) for p in heading_path]
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _heading_matches(wanted: str, heading: str) -> bool:
+    from kbtools.build.xref import section_number
+
+    w, h, number = _norm(wanted), _norm(heading), section_number(heading)
+    if w == h or (number and w == number):
+        return True
+    bare = re.sub(r"^\s*(第\s*)?\d+(\.\d+)*[.、章节]?\s*", "", h)  # "1.1 湿度" -> "湿度"
+    return bool(number) and w == bare
+
+
+def find_section(doc: Any, heading_path: list[str]) -> Any:
+    """The section whose heading path ends with `heading_path` (exactly one, else KbError)."""
+    found = []
+    for sec in doc.sections():
+        path = sec.heading_path
+        if len(path) >= len(heading_path) and all(
+                _heading_matches(w, h) for w, h in zip(heading_path, path[-len(heading_path):], strict=True)):
+            found.append(sec)
+    if len(found) == 1:
+        return found[0]
+    wanted = " > ".join(heading_path)
+    if not found:
+        known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
+        raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})")
+    full = [s for s in found if len(s.heading_path) == len(heading_path)]
+    if len(full) == 1:
+        return full[0]
+    options = "; ".join(" > ".join(s.heading_path) for s in found[:10])
+    raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel}; give more of the "
+                  f"heading path ({options})")
+
+
+def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
+                 line_start: int | None = None, line_end: int | None = None,
+                 max_chars: int = MAX_CHARS) -> SectionText:
+    """One section (with its subsections) or a line range of a document, bounded in size."""
+    from kbtools.corpus import read_doc
+    from kbtools.markdown.doctree import parse
+
+    path = kn.resolve(doc)
+    src = read_doc(path, kn.base)
+    src = replace(src, rel=kn.rel(path))
+    parsed = parse(src)
+    lines = parsed.lines
+    wanted = split_heading_path(heading_path)
+    subsections: tuple[str, ...] = ()
+    if wanted and (line_start is not None or line_end is not None):
+        raise UsageError("give either a heading path or a line range, not both")
+    if wanted:
+        sec = find_section(parsed, wanted)
+        a, b, hpath = sec.line_start, sec.line_end, sec.heading_path
+        subsections = tuple(s.title for s in sec.sections)
+    elif line_start is not None or line_end is not None:
+        a = line_start if line_start is not None else 1
+        b = line_end if line_end is not None else min(len(lines), a + MAX_LINES - 1)
+        if a > len(lines):
+            raise UsageError(f"line {a} is past the end of {src.rel} ({len(lines)} lines)")
+        if a < 1 or b < a:
+            raise UsageError(f"bad line range {a}-{b} (1-based, start ≤ end)")
+        if b - a + 1 > MAX_LINES:
+            raise UsageError(f"line range {a}-{b} is longer than {MAX_LINES} lines; read "
+                             "sections by heading instead")
+        b = min(b, len(lines))
+        hpath = _path_at(parsed, a)
+    else:
+        a, b, hpath = parsed.root.line_start, parsed.root.line_end, ()
+        while a < b and not lines[a - 1].strip():
+            a += 1
+        subsections = tuple(s.title for s in parsed.root.sections)
+    text = "\n".join(lines[a - 1:b])
+    truncated = len(text) > max_chars
+    if truncated:
+        text = text[:max_chars]
+        b = a + text.count("\n")
+    return SectionText(doc=src.rel, title=parsed.title, heading_path=tuple(hpath), line_start=a,
+                       line_end=b, markdown=text, verified=src.meta.get("verified") is True,
+                       truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+
+
+def _path_at(doc: Any, line: int) -> tuple[str, ...]:
+    best: tuple[str, ...] = ()
+    for sec in doc.sections():
+        if sec.heading is not None and sec.line_start <= line <= sec.line_end:
+            best = sec.heading_path
+    return best

@@ -1,0 +1,85 @@
+"""Documents changed recently: from Git history in a repository, from the index on a device.
+
+In a knowledge repository `kbtools.provenance.recent_changes` reads the log (author, summary of
+what changed). A device has no knowledge history, only an index release: there the document
+records of the chunk store (last_commit / last_author / last_changed, stamped at build time)
+are used instead, and each entry says so in ``source``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import UsageError
+
+DEFAULT_N = 20
+
+
+def _when(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def from_doc_records(docs: list[dict[str, Any]], *, days: int | None = None,
+                     n: int | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Recent changes from index document records, newest first (pure)."""
+    if days is None and n is None:
+        n = DEFAULT_N
+    now = now or datetime.now(UTC)
+    since = now - timedelta(days=days) if days is not None else None
+    dated = [(w, d) for d in docs if (w := _when(d.get("last_changed"))) is not None]
+    dated.sort(key=lambda t: (t[0], t[1]["doc"]), reverse=True)
+    out = []
+    for when, d in dated:
+        if since is not None and when < since:
+            break
+        meta = d.get("metadata") or {}
+        commit = d.get("last_commit") or ""
+        out.append({"doc": d["doc"], "change": "changed", "commit": commit,
+                    "author": d.get("last_author") or "", "author_email": "",
+                    "date": when.isoformat(), "message": "",
+                    "summary": f"last changed in commit {commit[:10]}" if commit else "",
+                    "title": d.get("title") or meta.get("title"),
+                    "verified": bool(d.get("verified")), "source": "index"})
+        if n is not None and len(out) >= n:
+            break
+    return out
+
+
+def recent(root: Path | None = None, *, index: Path | None = None, idx: Any = None,
+           days: int | None = None, n: int | None = None) -> dict[str, Any]:
+    """``{"source": "git"|"index", "release": …, "changes": [...]}``, newest first.
+
+    Uses Git when `root` (or the current directory) is a knowledge repository and no index
+    is given; otherwise the index (``--index``, KB_INDEX, ./dist or the device directory).
+    """
+    if days is not None and days < 0:
+        raise UsageError("--days must be 0 or more")
+    if n is not None and n < 1:
+        raise UsageError("-n must be 1 or more")
+    if idx is None and index is None:
+        from kbtools.config import CONFIG_NAME, find_root
+        from kbtools.provenance import open_repo, recent_changes
+
+        repo_root = find_root(root)
+        repo = open_repo(repo_root) if (repo_root / CONFIG_NAME).is_file() else None
+        if repo is not None:
+            repo.close()
+            changes = recent_changes(repo_root, days=days, n=n)
+            for c in changes:
+                c["source"] = "git"
+            return {"source": "git", "root": str(repo_root), "release": None,
+                    "changes": changes}
+    if idx is None:
+        from kbtools.query.search import open_index
+
+        idx = open_index(index)
+    return {"source": "index", "root": str(idx.root), "release": dict(idx.release),
+            "changes": from_doc_records(idx.docs(), days=days, n=n)}

@@ -1,0 +1,368 @@
+"""`kb build`: a commit of knowledge/ → a reproducible index directory.
+
+corpus → check → parse/chunk → render → embed (cached) → data/ shards → index/ → manifest,
+all inside a staging directory that replaces the output only when everything succeeded.
+See kbtools/manifest.py for the layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbtools import __version__
+from kbtools.config import Config
+from kbtools.corpus import SourceDoc, find_markdown, read_doc
+from kbtools.errors import FindingsError, KbError
+from kbtools.fsutil import replace_dir
+from kbtools.index.manifest import DATA_DIR, FORMAT_VERSION, list_files, write_manifest
+from kbtools.index.tokenize import is_cjk_text
+
+# With --lenient (foreign corpora) only problems that make a document unusable block it;
+# schema, link and table findings are reported and the document is indexed anyway.
+LENIENT_BLOCKING = frozenset({"file-too-large", "file-unreadable", "encoding-not-utf8",
+                              "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
+N_SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    corpus: Path | None = None  # index this folder instead of the repo's knowledge/
+    out: Path | None = None
+    lenient: bool = False
+    skip_invalid: bool = False
+    use_cache: bool = True
+    progress: bool = True
+    provenance: bool = True  # git blame per chunk (kb watch skips it: the edit is uncommitted)
+
+
+@dataclass
+class BuildStats:
+    out: str = ""
+    documents: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    reused: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    warnings: int = 0
+    formulas: int = 0
+    tables: int = 0
+    source_commit: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def shard_of(doc: str) -> str:
+    return hashlib.sha256(doc.encode()).hexdigest()[:N_SHARD_CHARS]
+
+
+def models_for(text: str, cfg: Config) -> list[str]:
+    """Embedding models for one chunk: the base model for every chunk (so any question, in
+    any language, can reach it) plus the model configured for the chunk's language."""
+    emb = cfg.section("embedding")
+    extra = emb.get("languages", {}).get(language_of(text))
+    return sorted({emb["model"], extra} - {None})
+
+
+def language_of(text: str) -> str:
+    return "zh" if is_cjk_text(text) else "en"
+
+
+class _Timer:
+    def __init__(self, stats: BuildStats, progress: bool):
+        self.stats, self.progress, self.t = stats, progress, time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.stats.seconds[stage] = round(now - self.t, 3)
+        if self.progress:
+            print(f"kb build: {stage:<9} {now - self.t:7.2f}s", file=sys.stderr)
+        self.t = now
+
+
+def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
+    from kbtools.check.engine import check_paths
+
+    stats = BuildStats()
+    timer = _Timer(stats, opts.progress)
+    out = (opts.out or cfg.path("dist")).resolve()
+    cache_file = cfg.path("cache") / "embeddings.sqlite" if opts.use_cache else None
+    if opts.corpus:  # a foreign folder of Markdown is its own root and knowledge folder
+        cfg = corpus_config(cfg, opts.corpus)
+    root = cfg.root
+    knowledge = cfg.path("knowledge")
+    if not knowledge.is_dir():
+        raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
+                      path=str(knowledge))
+    paths = find_markdown([knowledge])
+
+    findings = check_paths(paths, cfg, lenient=opts.lenient)
+    errors = [f for f in findings if f.level == "error"
+              and (not opts.lenient or f.code in LENIENT_BLOCKING)]
+    if opts.lenient and opts.progress:
+        for f in findings:
+            if f.level == "error" and f not in errors:
+                print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
+    stats.warnings = len(findings) - len(errors)
+    bad = {f.path for f in errors}
+    if errors and not opts.skip_invalid:
+        shown = "\n".join(f.format() for f in errors[:20])
+        more = f"\n… and {len(errors) - 20} more" if len(errors) > 20 else ""
+        raise FindingsError(f"{len(bad)} document(s) have errors; nothing was built "
+                            f"(fix them or use --skip-invalid):\n{shown}{more}")
+    stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
+                     for p in sorted(bad)]
+    sources = [read_doc(p, root) for p in paths]
+    sources = [s for s in sources if s.rel not in bad]
+    timer.lap("check")
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        _build_into(staging, cfg, sources, root, opts, stats, timer, cache_file)
+        replace_dir(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    stats.out = str(out)
+    return stats
+
+
+def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path,
+                opts: BuildOptions, stats: BuildStats, timer: _Timer,
+                cache_file: Path | None) -> None:
+    from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
+    from kbtools.index.materialize import materialize
+    from kbtools.markdown.doctree import parse
+    from kbtools.render.table_csv import render_tables
+
+    data = staging / DATA_DIR
+    ccfg = ChunkConfig.from_config(cfg)
+    parsed = {s.rel: parse(s) for s in sources}
+    resolver = HeadingIndex.build(list(parsed.values()))
+    per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel])
+               for s in sources}
+    stats.documents = len(sources)
+    stats.chunks = sum(len(c) for c in per_doc.values())
+    timer.lap("chunk")
+
+    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
+    stats.formulas = len(_render_cached(latex, data, cache_file)) if latex else 0
+    stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
+                                      for t in d.tables()], data / "tables"))
+    for s in sources:
+        target = data / "source" / s.rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(s.path.read_bytes())
+    timer.lap("render")
+
+    provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
+    records = _records(per_doc, provenance, cfg)
+    timer.lap("blame")
+
+    vectors, models = _embed(records, cfg, opts, stats, cache_file)
+    timer.lap("embed")
+
+    _write_data(data, sources, per_doc, records, vectors, provenance, cfg)
+    manifest = _manifest(cfg, root, opts, models, stats, staging)
+    write_manifest(staging, manifest)
+    materialize(staging)
+    from kbtools.index.manifest import DERIVED_DIR
+
+    manifest["derived"] = list_files(staging, DERIVED_DIR)
+    write_manifest(staging, manifest)
+    timer.lap("index")
+
+
+def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dict[str, str]:
+    """Render formulas into data/formulas, reusing SVGs kept next to the embedding cache."""
+    from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
+
+    cache = cache_file.parent if cache_file is not None else None
+    if cache is not None:
+        for src in latex:
+            rel = formula_relpath(normalize_latex(src))
+            if (cache / rel).is_file():
+                (data / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(cache / rel, data / rel)
+    done = render_formulas(latex, data)
+    if cache is not None:
+        for rel in set(done.values()):
+            if not (cache / rel).is_file():
+                (cache / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(data / rel, cache / rel)
+    return done
+
+
+def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[Any]]:
+    from kbtools import provenance as history
+
+    out = {}
+    for s in sources:
+        blame = history.blame_lines(root, s.rel)
+        if blame:
+            out[s.rel] = blame
+    return out
+
+
+def _records(per_doc, provenance, cfg: Config) -> list[dict[str, Any]]:
+    from kbtools import provenance as history
+    from kbtools.embed.cache import text_key
+
+    records = []
+    for doc in sorted(per_doc):
+        blame = provenance.get(doc)
+        for c in per_doc[doc]:
+            r = c.to_dict()
+            r.pop("metadata", None)  # stored once per doc
+            r["content_hash"] = text_key(c.embed_text)
+            r["models"] = models_for(c.embed_text, cfg)
+            if blame:
+                r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
+            records.append(r)
+    return records
+
+
+def _embed(records, cfg: Config, opts: BuildOptions, stats: BuildStats, cache_file: Path | None):
+    from kbtools.embed.backends import get_embedder
+    from kbtools.embed.cache import EmbeddingCache
+
+    cache = EmbeddingCache(cache_file)
+    vectors: dict[str, np.ndarray] = {}
+    models: dict[str, dict[str, Any]] = {}
+    batch = int(cfg.get("embedding.batch_size"))
+    try:
+        for key in sorted({m for r in records for m in r["models"]}):
+            emb = get_embedder(key)
+            fp = emb.fingerprint()
+            models[key] = {"id": emb.model_id, "fingerprint": fp, "dim": emb.dim}
+            wanted = sorted({r["content_hash"]: r["embed_text"] for r in records
+                             if key in r["models"]}.items())
+            have = cache.get_many(fp, [h for h, _ in wanted])
+            todo = [(h, t) for h, t in wanted if h not in have]
+            stats.reused += len(wanted) - len(todo)
+            stats.embedded += len(todo)
+            fresh: dict[str, np.ndarray] = {}
+            for i in range(0, len(todo), batch):
+                part = todo[i:i + batch]
+                vecs = emb.embed_batch([t for _, t in part]).astype(np.float16)
+                fresh.update(zip([h for h, _ in part], vecs, strict=True))
+                if opts.progress and len(todo) > batch:
+                    print(f"\rkb build: embedding {key}: {min(i + batch, len(todo))}/{len(todo)}",
+                          end="", file=sys.stderr)
+            if opts.progress and len(todo) > batch:
+                print(file=sys.stderr)
+            cache.put_many(fp, fresh)
+            have.update(fresh)
+            for h, _ in wanted:
+                vectors[f"{key}:{h}"] = have[h]
+    finally:
+        cache.close()
+    return vectors, models
+
+
+def _write_data(data: Path, sources, per_doc, records, vectors, provenance, cfg: Config) -> None:
+    from kbtools import provenance as history
+    from kbtools.index.tokenize import dictionary_terms
+
+    by_shard: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        by_shard.setdefault(shard_of(r["doc"]), []).append(r)
+    (data / "chunks").mkdir(parents=True, exist_ok=True)
+    for shard, rows in sorted(by_shard.items()):
+        lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
+        (data / "chunks" / f"{shard}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for model in sorted({m for r in rows for m in r["models"]}):
+            mat = np.stack([vectors[f"{model}:{r['content_hash']}"] for r in rows
+                            if model in r["models"]]).astype(np.float16)
+            path = data / "vectors" / model / f"{shard}.npy"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.save(path, mat, allow_pickle=False)
+    docs = []
+    for s in sorted(sources, key=lambda s: s.rel):
+        d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
+             "lang": "zh" if is_cjk_text(s.body[:4000]) else "en"}
+        if s.rel in provenance:
+            d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
+        docs.append(d)
+    (data / "docs.jsonl").write_text(
+        "".join(json.dumps(d, ensure_ascii=False, sort_keys=True, default=str) + "\n" for d in docs),
+        encoding="utf-8")
+    user_dict = cfg.root / cfg.get("bm25.user_dict")
+    user_text = user_dict.read_text(encoding="utf-8") if user_dict.is_file() else ""
+    values = [v for s in sources for k, v in s.meta.items()
+              if k in ("crop", "disease", "pest", "equipment", "tags", "component", "region",
+                       "fault_codes", "aliases")]
+    terms = dictionary_terms(values, user_text)
+    (data / "dictionary.txt").write_text("".join(t + "\n" for t in terms), encoding="utf-8")
+
+
+def corpus_config(cfg: Config, corpus: Path) -> Config:
+    """The settings of `cfg` applied to a foreign folder that is its own knowledge root."""
+    data = dict(cfg.data)
+    data["paths"] = dict(cfg.data["paths"], knowledge=".")
+    data["bm25"] = dict(cfg.data["bm25"], user_dict="_dict.txt")
+    return Config(root=corpus.resolve(), data=data)
+
+
+def source_identity(root: Path, sub: Path) -> dict[str, Any]:
+    """Commit, tree hash of the knowledge folder, and whether it differs from HEAD."""
+    import git
+
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+        head = repo.head.commit
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
+        return {"commit": "none", "tree": "none", "dirty": True}
+    rel = sub.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+    try:
+        tree = head.tree if rel in ("", ".") else head.tree / rel
+        tree_sha = tree.hexsha
+    except KeyError:
+        tree_sha = "none"
+    dirty = bool(repo.git.status("--porcelain", "--untracked-files=all", "--", rel or "."))
+    return {"commit": head.hexsha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
+
+
+def _fingerprint(cfg: Config) -> str:
+    """Settings that change artifacts, plus the chunker's version."""
+    from kbtools.build.chunk import CHUNKER_VERSION
+
+    return f"{cfg.fingerprint('chunk', 'embedding', 'index', 'bm25')}-c{CHUNKER_VERSION}"
+
+
+def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildStats,
+              staging: Path) -> dict[str, Any]:
+    from kbtools.index.tokenize import tokenizer_fingerprint
+
+    source = source_identity(root, cfg.path("knowledge"))
+    if opts.corpus:
+        source["corpus"] = root.name
+    stats.source_commit = source["commit"]
+    values = {k: cfg.data[k] for k in ("chunk", "embedding", "index", "bm25", "query")}
+    words = (staging / DATA_DIR / "dictionary.txt").read_text(encoding="utf-8").split()
+    tokenizer = tokenizer_fingerprint(cfg.get("bm25.tokenizer"), words)
+    return {
+        "format_version": FORMAT_VERSION,
+        "kbtools_version": __version__,
+        "source": source,
+        "config": {"fingerprint": _fingerprint(cfg), "values": values},
+        "models": models,
+        "tokenizer": tokenizer,
+        "counts": {"documents": stats.documents, "chunks": stats.chunks,
+                   "formulas": stats.formulas, "tables": stats.tables},
+        "artifacts": list_files(staging, DATA_DIR),
+        "derived": {},
+    }
+

@@ -1,0 +1,100 @@
+"""`kb watch`: keep the local index in step with the knowledge while authors edit.
+
+A watchdog observer collects changes to Markdown under knowledge/ (and kb.toml / the
+domain dictionary); after a short quiet period the index is rebuilt in-process with every
+cache warm — parsed models stay loaded, unchanged chunks reuse their cached vectors, formula
+SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
+right after the save sees the change. A document with errors is reported and the previous
+index keeps serving.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbtools.build.pipeline import BuildOptions, BuildStats, build
+from kbtools.config import Config
+from kbtools.errors import KbError
+
+QUIET_SECONDS = 0.15
+
+
+@dataclass(frozen=True)
+class Update:
+    changed: tuple[str, ...]
+    stats: BuildStats | None
+    error: str | None
+    seconds: float
+
+
+def _relevant(path: str, cfg: Config) -> bool:
+    p = Path(path)
+    if any(part.startswith(".") for part in p.parts[-3:]):
+        return False  # editor swap files, .git
+    return p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt")
+
+
+def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
+            lenient: bool = False) -> Update:
+    t0 = time.perf_counter()
+    try:
+        stats = build(cfg, BuildOptions(out=out, progress=False, provenance=False,
+                                        lenient=lenient))
+        return Update(changed, stats, None, time.perf_counter() - t0)
+    except KbError as exc:
+        return Update(changed, None, exc.format(), time.perf_counter() - t0)
+
+
+def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
+          stop: threading.Event | None = None, initial: bool = True,
+          lenient: bool = False) -> None:
+    """Block, rebuilding after each burst of changes, until `stop` is set."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    events: queue.Queue[str] = queue.Queue()
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.event_type in ("opened", "closed_no_write") or event.is_directory:
+                return
+            for path in (event.src_path, getattr(event, "dest_path", "")):
+                if path and _relevant(str(path), cfg):
+                    events.put(str(path))
+
+    stop = stop or threading.Event()
+    observer = Observer()  # watching starts before the first build: no save is missed
+    observer.schedule(Handler(), str(cfg.path("knowledge")), recursive=True)
+    observer.schedule(Handler(), str(cfg.root), recursive=False)
+    observer.start()
+    try:
+        if initial:
+            report(rebuild(cfg, out, (), lenient))
+        while not stop.is_set():
+            try:
+                first = events.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            changed = {first}
+            while True:  # debounce: editors write in several steps
+                try:
+                    changed.add(events.get(timeout=QUIET_SECONDS))
+                except queue.Empty:
+                    break
+            rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
+            report(rebuild(cfg, out, rels, lenient))
+    finally:
+        observer.stop()
+        observer.join()
+
+
+def _rel(path: str, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path

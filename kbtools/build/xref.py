@@ -1,0 +1,172 @@
+"""Cross references: "见 4.3 节", "see section 2.1", "§2.1" and Markdown links, resolved.
+
+`HeadingIndex.build(docs)` indexes the headings of every document of a corpus (by doc
+path, section number, anchor and document title); `find_links(text, first_line, doc,
+index)` finds the references written in a run of text and resolves each to a `Link`
+(target document and heading path; empty when unresolved). `section_number` and `slugify`
+are the heading helpers the index is keyed by.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from kbtools.build.records import Link
+from kbtools.corpus import SourceDoc
+from kbtools.markdown.doctree import Document, parse
+
+
+def section_number(heading: str) -> str:
+    """Leading section number of a heading: "4.3 药剂选择" -> "4.3", "第5章 施药" -> "5"."""
+    m = re.match(r"^\s*(?:第\s*)?(\d+(?:\.\d+)*)\.?(?=\s|[^\d.]|$)", heading)
+    return m.group(1) if m else ""
+
+
+def slugify(heading: str) -> str:
+    """GitHub-style anchor: lower-case, punctuation dropped (CJK kept), spaces to '-'."""
+    text = heading.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+_REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|节|章)")
+_REF_BEFORE = re.compile(r"(?P<pre>详见|参见|参阅|参考|请见|见)?[ \t]{0,2}"
+                         r"(?:《(?P<title>[^》\n]{1,60})》[ \t]{0,2}(?:的|中的)?[ \t]{0,2})?"
+                         r"(?P<di>第)?[ \t]{0,2}$")
+_REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(?:\.\d+)*)")
+_MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\]\n]*)\]\((?P<href>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+@dataclass(frozen=True)
+class HeadingIndex:
+    """Headings of every document of a corpus, for resolving cross references.
+
+    `HeadingIndex.build(docs)` accepts SourceDocs or parsed Documents (pass Documents when
+    you have them: a SourceDoc is parsed here). Lookups by doc path, section number,
+    anchor and document title.
+    """
+
+    headings: dict[str, tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]]
+    titles: dict[str, str]
+
+    @classmethod
+    def build(cls, docs: Iterable[SourceDoc | Document]) -> HeadingIndex:
+        headings: dict[str, tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]] = {}
+        titles: dict[str, str] = {}
+        for item in docs:
+            doc = item if isinstance(item, Document) else parse(item)
+            rows = []
+            for path, heading in doc.headings():
+                custom = re.findall(r"\{#([^}\s]+)\}", heading.text)
+                slugs = frozenset([slugify(path[-1]), *custom])
+                rows.append((path, section_number(path[-1]), slugs))
+            headings[doc.rel] = tuple(rows)
+            titles.setdefault(doc.title, doc.rel)
+        return cls(headings, titles)
+
+    def find_doc(self, rel: str) -> str | None:
+        """The indexed doc for a path: exact, else the one whose path ends with it."""
+        rel = rel.lstrip("/")
+        if rel in self.headings:
+            return rel
+        hits = sorted(d for d in self.headings if d.endswith("/" + rel))
+        return hits[0] if hits else None
+
+    def by_number(self, rel: str, number: str) -> tuple[str, ...] | None:
+        for path, num, _ in self.headings.get(rel, ()):
+            if num == number:
+                return path
+        return None
+
+    def by_number_near(self, rel: str, number: str) -> tuple[str, tuple[str, ...]] | None:
+        """Section `number` in `rel`, else in the one sibling document (same folder) that has
+        it — manuals split into chapter files refer to "见 4.4 节" across files. When several
+        siblings have it, the one sharing the longest file-name prefix wins (ties: none)."""
+        path = self.by_number(rel, number)
+        if path:
+            return rel, path
+        folder = posixpath.dirname(rel)
+        hits = [(d, p) for d in sorted(self.headings) if d != rel and posixpath.dirname(d) == folder
+                for p in [self.by_number(d, number)] if p]
+        if len(hits) > 1:
+            name = posixpath.basename(rel)
+            score = [len(posixpath.commonprefix([name, posixpath.basename(d)])) for d, _ in hits]
+            best = max(score)
+            hits = [h for h, sc in zip(hits, score, strict=True) if sc == best]
+        return hits[0] if len(hits) == 1 else None
+
+    def by_anchor(self, rel: str, anchor: str) -> tuple[str, ...] | None:
+        anchor = unquote(anchor).lower()
+        for path, _, slugs in self.headings.get(rel, ()):
+            if anchor in {s.lower() for s in slugs}:
+                return path
+        return None
+
+    def by_title(self, title: str) -> str | None:
+        return self.titles.get(title.strip())
+
+
+def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -> tuple[Link, ...]:
+    """Cross references in `text` (which starts at file line `first_line`), resolved."""
+    found: list[tuple[int, Link]] = []
+
+    def line_at(pos: int) -> int:
+        return first_line + text.count("\n", 0, pos)
+
+    for m in _MD_LINK.finditer(text):
+        link = _resolve_href(m.group("href"), m.group(0), doc.rel, index, line_at(m.start()))
+        if link is not None:
+            found.append((m.start(), link))
+    for m in _REF_NUM.finditer(text):
+        if text.rfind("《", 0, m.start()) > text.rfind("》", 0, m.start()):
+            continue  # inside a title: 《HX 手册第 1 章》
+        b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
+        pre, title, di = (b.group("pre"), b.group("title"), b.group("di")) if b else (None,) * 3
+        if not (pre or di or title or "." in m.group("num")):
+            continue  # "3 节电池" counts batteries; a reference needs 见/第/《》 or "4.3"
+        start = b.start() if b and b.end() > b.start() else m.start()
+        hit = None
+        if title:
+            target = index.by_title(title)
+            path = index.by_number(target, m.group("num")) if target else None
+            hit = (target, path) if target and path else None
+        else:
+            hit = index.by_number_near(doc.rel, m.group("num"))
+        found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
+                                  hit[1] if hit else (), line_at(start))))
+    for m in _REF_EN.finditer(text):
+        hit = index.by_number_near(doc.rel, m.group("num"))
+        found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
+                                      hit[1] if hit else (), line_at(m.start()))))
+    found.sort(key=lambda x: x[0])
+    out: list[Link] = []
+    for _, link in found:
+        if link not in out:
+            out.append(link)
+    return tuple(out)
+
+
+def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:
+    if _SCHEME.match(href) or href.startswith("//"):
+        return None  # external: not a cross reference
+    path, _, anchor = href.partition("#")
+    path = unquote(path.split("?")[0])
+    if not path:
+        target: str | None = rel
+    else:
+        if not path.lower().endswith((".md", ".markdown")):
+            return None  # an asset (image, csv, pdf): checked by `kb check`, not a reference
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path)) \
+            if not path.startswith("/") else path.lstrip("/")
+        target = index.find_doc(joined) or index.find_doc(path.lstrip("./"))
+    if target is None:
+        return Link(written, "", (), line)
+    heading: tuple[str, ...] = ()
+    if anchor:
+        heading = index.by_anchor(target, anchor) or ()
+    return Link(written, target, heading, line)

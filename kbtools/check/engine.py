@@ -1,0 +1,399 @@
+"""`kb check`: the authoring gate used by pre-commit, CI and `kb build`.
+
+    findings = check_paths([Path("knowledge")], load_config())
+
+One pass per document (`analyze_document`) produces findings plus the facts needed across
+documents (heading slugs, #anchor links, CSV names); `check_paths` then resolves those.
+Large runs fan the per-document pass out to worker processes.
+
+Extension points:
+- `CONTENT_CHECKS`: functions `(src, scan, ctx) -> Iterable[Finding]` run on every document.
+- `CheckContext.latex_problem`: `(latex) -> str | None`, called for every `$…$`/`$$…$$`.
+- `CORPUS_CHECKS`: functions `(results, ctx) -> Iterable[Finding]` run once over all documents
+  (the duplicate CSV name check is one).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from kbtools.check import content, frontmatter, links
+from kbtools.check.cache import ScanCache, key_for, to_json
+from kbtools.check.content import DEFAULT_MAX_BYTES
+from kbtools.check.links import AnchorTarget, Edit, FsCache
+from kbtools.config import Config
+from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
+from kbtools.markdown.frontend import Scan, scan
+from kbtools.schemas import categories as schema_categories
+
+LEVELS = ("error", "warning")
+# Every finding code with what it means (stable identifiers; docs are generated from this).
+CODES: dict[str, str] = {
+    "file-empty": "the file is empty or only whitespace",
+    "file-binary": "the file contains NUL bytes (binary, not Markdown)",
+    "file-too-large": "the file exceeds the size limit (kb.toml [check] max_bytes, 2 MB)",
+    "file-unreadable": "the file cannot be read",
+    "encoding-not-utf8": "bytes that are not valid UTF-8",
+    "encoding-bom": "a UTF-8 byte-order mark (warning)",
+    "encoding-crlf": "CRLF or CR line endings (warning)",
+    "path-not-utf8": "the file name is not valid UTF-8",
+    "fm-missing": "no front matter block",
+    "fm-unterminated": "the front matter block is never closed",
+    "fm-empty": "the front matter block is empty",
+    "fm-not-mapping": "the front matter is a list or scalar, not a mapping",
+    "yaml-syntax": "YAML syntax error (with its line)",
+    "duplicate-key": "a key appears twice in the front matter",
+    "yaml-bomb": "the front matter expands too far (alias bomb) or nests too deeply",
+    "fm-missing-key": "a required key is missing (base or category schema)",
+    "fm-unknown-key": "a key the schema does not know (with a did-you-mean)",
+    "fm-type": "a value has the wrong type",
+    "fm-value": "a value breaks another schema rule (enum, pattern, length ...)",
+    "fm-timestamp": "not an ISO 8601 timestamp with offset, or not a real date",
+    "fm-unknown-category": "the category has no schema in schemas/categories/",
+    "fm-verified-without-reviewer": "verified: true without verified_by and verified_at",
+    "body-empty": "front matter but no content",
+    "markdown-too-deep": "Markdown nests too deeply to parse",
+    "path-absolute": "absolute path (/home/..., C:\\..., file://) in a link or image",
+    "path-backslash": "backslashes in a link or image path",
+    "path-escapes-repo": "a relative path that leaves the repository",
+    "path-missing": "the link or image target does not exist",
+    "path-case": "the target exists only with different letter case",
+    "path-symlink-escape": "a symlink leading outside the repository",
+    "image-remote": "a remote image; offline devices cannot load it (warning)",
+    "link-empty": "a link or image with an empty target (warning)",
+    "link-anchor": "a #anchor that matches no heading in the target document",
+    "math-unbalanced": "a $$ without its closing $$",
+    "math-invalid": "a formula the LaTeX check rejects",
+    "decision-malformed": "a decision table that cannot be read as rules",
+    "decision-overlap": "two rules of a decision table match the same inputs",
+    "decision-gap": "inputs inside a decision table's ranges that no rule matches",
+    "table-cells": "a table row whose cell count differs from the header",
+    "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
+    "check-failed": "a plugged-in content check raised an exception (a bug to report)",
+}
+# Front-matter codes: downgraded to warnings in lenient mode (foreign corpora).
+FRONT_MATTER_CODES = frozenset({
+    "fm-missing", "fm-unterminated", "fm-empty", "fm-not-mapping", "yaml-syntax",
+    "duplicate-key", "yaml-bomb", "fm-missing-key", "fm-unknown-key", "fm-type", "fm-value",
+    "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer",
+})
+PARALLEL_MIN_DOCS = 300
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str  # posix, relative to the repo root
+    line: int
+    col: int
+    level: str  # "error" | "warning"
+    code: str  # stable kebab-case identifier
+    message: str
+
+    def format(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.level}: {self.code}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.col, self.code)
+
+
+def finding(path: str, line: int, col: int, level: str, code: str, message: str) -> Finding:
+    """A Finding safe to print: one line, no undecodable characters."""
+    text = " ".join(str(message).split())
+    if not text.isprintable():  # control / bidi characters from the document: show escaped
+        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return Finding(display_path(path), max(int(line), 1), max(int(col), 1), level, code, text)
+
+
+def display_path(path: str) -> str:
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(set(findings), key=Finding.sort_key)
+
+
+@dataclass
+class CheckContext:
+    """Settings and caches for one run. Build it with `make_context`."""
+
+    root: Path
+    schemas_dir: Path | None
+    categories: frozenset[str]
+    fs: FsCache
+    lenient: bool = False
+    schema_checks: bool = True
+    max_bytes: int = DEFAULT_MAX_BYTES
+    latex_problem: Callable[[str], str | None] | None = None
+    slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    scans: ScanCache = field(default_factory=lambda: ScanCache(None))
+
+    def level(self, code: str, level: str) -> str:
+        return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
+
+
+def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
+                 max_bytes: int | None = None, cache: bool = False) -> CheckContext:
+    """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir."""
+    schemas_dir = cfg.path("schemas")
+    schemas_dir = schemas_dir if schemas_dir.is_dir() else None
+    limit = max_bytes or int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
+    return CheckContext(root=cfg.root, schemas_dir=schemas_dir,
+                        categories=frozenset(schema_categories(schemas_dir)),
+                        fs=FsCache(cfg.root), lenient=lenient, schema_checks=schema_checks,
+                        max_bytes=limit, latex_problem=_latex_problem,
+                        scans=ScanCache.load(cfg.path("cache") if cache else None))
+
+
+def _latex_problem(latex: str) -> str | None:
+    from kbtools.render.formula import latex_problem
+
+    return latex_problem(latex)
+
+
+def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
+    """Overlapping, uncovered or malformed rules in `<!-- decision: … -->` tables."""
+    if "decision:" not in src.body:
+        return []
+    from kbtools.check.decision_tables import table_findings
+
+    return [finding(src.rel, line, 1, "error" if code == "decision-malformed" else "warning",
+                    code, message) for line, code, message in table_findings(src)]
+
+
+@dataclass(frozen=True)
+class DocResult:
+    """Per-document outcome, plus what cross-document checks need."""
+
+    path: Path
+    rel: str
+    findings: tuple[Finding, ...] = ()
+    slugs: frozenset[str] | None = None
+    anchors: tuple[AnchorTarget, ...] = ()
+    csv_names: tuple[tuple[int, str], ...] = ()
+    edits: tuple[Edit, ...] = ()
+    new_scan: tuple[str, dict[str, Any]] | None = None  # cache entry made by this run
+
+
+ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
+CorpusCheck = Callable[[list[DocResult], CheckContext], Iterable[Finding]]
+CONTENT_CHECKS: list[ContentCheck] = [_decision_tables]
+CORPUS_CHECKS: list[CorpusCheck] = []
+
+
+def analyze_document(src: SourceDoc, ctx: CheckContext,
+                     extra: Iterable[content.Problem] = ()) -> DocResult:
+    """Every single-document check; cross-document anchors are returned, not resolved."""
+    out: list[Finding] = []
+    rel = src.rel
+
+    def add(code: str, level: str, line: int, col: int, message: str) -> None:
+        out.append(finding(rel, line, col, ctx.level(code, level), code, message))
+
+    for code, level, line, col, message in extra:
+        add(code, level, line, col, message)
+    for code, line, col, message in frontmatter.parse_problems(src):
+        add(code, "error", line, col, message)
+    if ctx.schema_checks:
+        try:
+            problems = frontmatter.schema_problems(src, ctx.schemas_dir, ctx.categories)
+        except RecursionError:
+            problems = [("fm-value", 1, 1, "front matter nests too deeply to validate")]
+        for code, line, col, message in problems:
+            add(code, "error", line, col, message)
+    has_fm = src.fm_end_line > 0
+    for problem in content.body_problems(src.body, src.body_line, has_fm):
+        add(*problem)
+    new_scan = None
+    key = key_for(src.body, src.body_line) if ctx.scans.path else ""
+    cached = ctx.scans.get(key) if key else None
+    if cached is not None:
+        result = cached
+    else:
+        try:
+            result = scan(src.body, src.body_line)
+        except RecursionError:  # pathological nesting: report instead of crashing
+            add("markdown-too-deep", "error", src.body_line, 1,
+                "Markdown nests too deeply to parse")
+            return DocResult(src.path, rel, tuple(out))
+        if key:
+            new_scan = (key, to_json(result))
+    for problem in content.scan_problems(result, ctx.latex_problem):
+        add(*problem)
+    anchors, edits = [], []
+    for ref in result.refs:
+        problems, anchor = links.check_ref(ref, rel, ctx.fs)
+        for p in problems:
+            add(p.code, p.level, ref.line, ref.col, p.message)
+            if p.edit:
+                edits.append(p.edit)
+        if anchor is not None:
+            anchors.append(anchor)
+    slugs = result.slugs()
+    ctx.slugs[rel] = slugs
+    for check in CONTENT_CHECKS:
+        try:
+            out.extend(check(src, result, ctx))
+        except Exception as exc:  # a plug-in bug must not hide the other findings
+            name = getattr(check, "__name__", repr(check))
+            add("check-failed", "error", 1, 1, f"check {name} failed: {type(exc).__name__}: {exc}")
+    return DocResult(src.path, rel, tuple(out), slugs, tuple(anchors),
+                     tuple(result.csv_names), tuple(edits), new_scan)
+
+
+def check_document(src: SourceDoc, ctx: CheckContext) -> list[Finding]:
+    """All findings for one already-read document (anchors in other files read lazily)."""
+    result = analyze_document(src, ctx)
+    return sort_findings([*result.findings, *resolve_anchors([result], ctx)])
+
+
+def relative_to_root(path: Path, root: Path) -> str:
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, root)
+    if rel.startswith(".."):
+        real = os.path.relpath(os.path.realpath(absolute), root)
+        return Path(absolute).as_posix() if real.startswith("..") else Path(real).as_posix()
+    return Path(rel).as_posix()
+
+
+def check_file(path: Path, ctx: CheckContext) -> DocResult:
+    """Read one file and run every single-document check on it. Never raises."""
+    rel = relative_to_root(path, ctx.root)
+    early: list[content.Problem] = []
+    if display_path(rel) != rel:
+        early.append(("path-not-utf8", "error", 1, 1,
+                      "file name is not valid UTF-8 (rename the file)"))
+    if not rel.startswith("/") and not ctx.fs.stays_inside(rel):
+        early.append(("path-symlink-escape", "error", 1, 1,
+                      "document is a symlink leading outside the repository"))
+        return _only(path, rel, early, ctx)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        early.append(("file-unreadable", "error", 1, 1, f"cannot read: {exc.strerror or exc}"))
+        return _only(path, rel, early, ctx)
+    problems, go_on = content.raw_problems(raw, ctx.max_bytes)
+    early.extend(problems)
+    if not go_on:
+        return _only(path, rel, early, ctx)
+    text, enc = decode(raw)
+    early.extend(content.encoding_problems(enc, text))
+    src = parse_source(text, path, rel)
+    return analyze_document(src, ctx, early)
+
+
+def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckContext) -> DocResult:
+    return DocResult(path, rel, tuple(finding(rel, line, col, ctx.level(code, level), code, msg)
+                                      for code, level, line, col, msg in problems))
+
+
+def _slugs_of(rel: str, ctx: CheckContext) -> frozenset[str] | None:
+    if rel not in ctx.slugs:
+        try:
+            text, _ = decode((ctx.root / rel).read_bytes())
+            src = parse_source(text, ctx.root / rel, rel)
+            ctx.slugs[rel] = scan(src.body, src.body_line).slugs()
+        except (OSError, RecursionError):
+            ctx.slugs[rel] = None
+    return ctx.slugs[rel]
+
+
+def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
+    for res in results:
+        if res.slugs is not None:
+            ctx.slugs[res.rel] = res.slugs
+    out = []
+    for res in results:
+        for a in res.anchors:
+            if not a.fragment:
+                continue
+            slugs = _slugs_of(a.doc, ctx)
+            fragment = unquote(a.fragment)
+            if slugs is None or fragment in slugs:
+                continue
+            close = [s for s in slugs if s.lower() == fragment.lower()]
+            hint = f"; did you mean '#{close[0]}'?" if close else ""
+            where = "this document" if a.doc == res.rel else a.doc
+            out.append(finding(res.rel, a.line, a.col, "error", "link-anchor",
+                               f"no heading '#{fragment}' in {where}{hint}"))
+    return out
+
+
+def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
+    names = [(r.rel, line, name) for r in results for line, name in r.csv_names]
+    return [finding(doc, line, 1, "error", "table-csv-duplicate", message)
+            for doc, line, message in content.duplicate_csv_names(names)]
+
+
+CORPUS_CHECKS.append(csv_name_check)
+
+_WORKER_CTX: CheckContext | None = None
+
+
+def _work(paths: list[Path]) -> list[DocResult]:
+    assert _WORKER_CTX is not None
+    return [check_file(p, _WORKER_CTX) for p in paths]
+
+
+def analyze_files(files: list[Path], ctx: CheckContext, jobs: int | None = 1) -> list[DocResult]:
+    """check_file over many files; `jobs=None` forks workers for large runs, 1 never forks."""
+    if jobs is None:  # fork only when there is a lot to parse (a warm cache makes it cheap)
+        to_parse = len(files) - len(ctx.scans.entries)
+        jobs = min(os.cpu_count() or 1, 4) if to_parse >= PARALLEL_MIN_DOCS else 1
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [check_file(p, ctx) for p in files]
+    global _WORKER_CTX
+    _WORKER_CTX = ctx
+    try:
+        size = max(16, len(files) // (jobs * 8))
+        batches = [files[i:i + size] for i in range(0, len(files), size)]
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return [r for batch in pool.imap(_work, batches) for r in batch]
+    finally:
+        _WORKER_CTX = None
+
+
+def check_results(paths: list[Path], ctx: CheckContext,
+                  jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
+    files = find_markdown([Path(p) for p in paths])
+    results = analyze_files(files, ctx, jobs)
+    ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
+    findings = [f for r in results for f in r.findings]
+    findings.extend(resolve_anchors(results, ctx))
+    for check in CORPUS_CHECKS:
+        findings.extend(check(results, ctx))
+    return results, sort_findings(findings)
+
+
+def check_paths(paths: list[Path], cfg: Config, *, lenient: bool = False,
+                schema_checks: bool = True, max_bytes: int | None = None,
+                jobs: int | None = 1, cache: bool = False) -> list[Finding]:
+    """Findings for every Markdown file under `paths`, sorted by (path, line, col, code).
+
+    `jobs=None` forks worker processes for large runs; the default (1) never forks, which
+    is the safe choice inside processes that run threads (kb watch, the MCP server).
+    """
+    ctx = make_context(cfg, lenient=lenient, schema_checks=schema_checks, max_bytes=max_bytes,
+                       cache=cache)
+    return check_results(paths, ctx, jobs)[1]
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    return any(f.level == "error" for f in findings)
+
+
+__all__ = ["CODES", "Finding", "CheckContext", "DocResult", "CONTENT_CHECKS", "CORPUS_CHECKS",
+           "check_paths", "check_document", "check_file", "make_context", "has_errors",
+           "sort_findings", "LEVELS"]

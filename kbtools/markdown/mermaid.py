@@ -1,0 +1,90 @@
+"""Mermaid diagrams read as text: node labels and labelled edges, for search.
+
+`mermaid_graph(source)` pulls the node labels and (from, to, label) edges out of a
+flowchart, sequence or state diagram with a handful of regular expressions (no Mermaid
+parser, never raises); `mermaid_text(source)` renders them as "A → B" lines plus a node
+list, which `kbtools.build.chunk` indexes for a fenced ```mermaid block (a `kbtools.markdown.doctree.Code`
+with language "mermaid").
+"""
+
+from __future__ import annotations
+
+import re
+
+_M_NODE = re.compile(
+    r"([A-Za-z0-9_\u4e00-\u9fff][\w\u4e00-\u9fff.-]*)\s*"
+    r"(\(\(.*?\)\)|\(\[.*?\]\)|\[\[.*?\]\]|\[\(.*?\)\]|\{\{.*?\}\}|\[/.*?/\]|\[\\.*?\\\]"
+    r"|\[.*?\]|\(.*?\)|\{.*?\}|>.*?\])?")
+_M_ARROW = re.compile(r"\s*(<?-->?|<?==>?|<?-\.->?|---|===|-\.-|--[ox]|<-->)\s*(?:\|([^|]*)\|)?\s*")
+_M_TEXT_ARROW = re.compile(r"\s*--\s+([^->|][^>]*?)\s+-->\s*")
+_M_SEQ = re.compile(r"^\s*([^\s:>-][^:>]*?)\s*(-{1,2}>>?|-{1,2}[x)]|<<-{1,2}>>)\s*[+-]?([^:]+?)\s*:\s*(.*)$")
+_M_STATE = re.compile(r"^\s*(\[\*\]|[\w\u4e00-\u9fff]+)\s*-->\s*(\[\*\]|[\w\u4e00-\u9fff]+)\s*(?::\s*(.*))?$")
+_M_SKIP = re.compile(r"^\s*(%%|classDef|class\s|style\s|linkStyle|click\s|subgraph|end\s*$|direction\s"
+                     r"|graph\b|flowchart\b|sequenceDiagram|stateDiagram|participant\s|actor\s|note\s"
+                     r"|title\s|autonumber|loop\b|alt\b|else\b|opt\b|par\b|and\b)", re.I)
+
+
+def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """Node labels and (from, to, label) edges of a flowchart/sequence/state diagram."""
+    labels: dict[str, str] = {}
+    order: list[str] = []
+    edges: list[tuple[str, str, str]] = []
+
+    def node(token: str) -> str | None:
+        m = _M_NODE.match(token.strip())
+        if not m:
+            return None
+        ident, shape = m.group(1), m.group(2)
+        if shape:
+            label = shape.strip("()[]{}/\\>").strip().strip('"').strip()
+            labels[ident] = label or ident
+        if ident not in order:
+            order.append(ident)
+        return ident
+
+    for raw in source.split("\n"):
+        line = raw.strip().rstrip(";")
+        if not line:
+            continue
+        seq = _M_SEQ.match(line)
+        if seq and seq.group(2) not in ("-->", "->"):
+            a, b = seq.group(1).strip(), seq.group(3).strip()
+            for n in (a, b):
+                labels.setdefault(n, n)
+                if n not in order:
+                    order.append(n)
+            edges.append((a, b, seq.group(4).strip()))
+            continue
+        st = _M_STATE.match(line)
+        if st and not re.search(r"[\[\](){}]", line.replace("[*]", "")):
+            a, b = st.group(1), st.group(2)
+            for n in (a, b):
+                labels.setdefault(n, "开始/结束" if n == "[*]" else n)
+                if n not in order:
+                    order.append(n)
+            edges.append((a, b, (st.group(3) or "").strip()))
+            continue
+        if _M_SKIP.match(line):
+            continue
+        line = _M_TEXT_ARROW.sub(lambda m: f" -->|{m.group(1)}| ", line)
+        parts = _M_ARROW.split(line)
+        # parts: node, arrow, label, node, arrow, label, node ...
+        prev: list[str] = []
+        for i in range(0, len(parts), 3):
+            group = [n for n in (node(tok) for tok in parts[i].split("&")) if n]
+            if i and prev:
+                label = (parts[i - 1] or "").strip().strip('"')
+                edges.extend((a, b, label) for a in prev for b in group)
+            prev = group
+    nodes = tuple(labels.get(n, n) for n in order)
+    named = tuple((labels.get(a, a), labels.get(b, b), lab) for a, b, lab in edges)
+    return nodes, named
+
+
+def mermaid_text(source: str) -> str:
+    """"A → B" lines (with edge labels) followed by the node list, for search."""
+    nodes, edges = mermaid_graph(source)
+    lines = [f"{a} → {b}" + (f"（{lab}）" if lab else "") for a, b, lab in edges]
+    if nodes:
+        lines.append("节点 nodes: " + "、".join(nodes))
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""`kb bundle create`: carry releases to a device with no network, as one git bundle file.
+
+The bundle holds the artifacts branch and the release tags (all of them, or only those
+newer than `--since TAG`, in which case the device must already hold TAG). It is made from
+the knowledge repo (refs/kb/*) or from an artifacts repository (refs/heads, refs/tags);
+`kb sync FILE` reads either naming and verifies the release exactly as from a remote.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import ReleaseError
+from kbtools.ship.release import LOCAL_HEADS, LOCAL_TAGS, release_tags, rev_parse, run_git
+
+
+@dataclass(frozen=True)
+class BundleInfo:
+    path: str
+    tags: tuple[str, ...]
+    since: str | None
+    size: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "tags": list(self.tags)}
+
+
+def _git_dir(repo: Path) -> Path:
+    out = run_git(repo / ".git" if (repo / ".git").exists() else repo,
+                  "rev-parse", "--absolute-git-dir")
+    return Path(out.strip())
+
+
+def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
+                  since: str | None = None) -> BundleInfo:
+    gd = _git_dir(repo)
+    heads, tags_prefix = LOCAL_HEADS, LOCAL_TAGS
+    if rev_parse(gd, LOCAL_HEADS + branch) is None:
+        heads, tags_prefix = "refs/heads/", "refs/tags/"
+    if rev_parse(gd, heads + branch) is None:
+        raise ReleaseError(f"no {branch} branch here: make a release first (`kb release`)",
+                           path=str(repo))
+    tags = release_tags(gd, tags_prefix)
+    excl: list[str] = []
+    if since is not None:
+        from kbtools.ship.release import parse_serial
+        s = parse_serial(since)
+        if s is None or s not in tags:
+            raise ReleaseError(f"--since {since}: no such release tag", path=str(repo))
+        excl = [f"^{tags[s]}"]
+        tags = {k: v for k, v in tags.items() if k > s}
+    if not tags:
+        raise ReleaseError(f"no releases newer than {since} to bundle", path=str(repo))
+    out = out.resolve()
+    tmp = out.with_name(f".{out.name}.tmp")
+    run_git(gd, "bundle", "create", "-q", str(tmp), heads + branch,
+            *(tags[k] for k in sorted(tags)), *excl)
+    os.replace(tmp, out)
+    return BundleInfo(str(out), tuple(v.rsplit("/", 1)[-1] for _, v in sorted(tags.items())),
+                      since, out.stat().st_size)
