@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import kbtools.check.decision_tables
+import kbtools.decision
 from kbtools.check.decision_tables import analyse, table_findings
 from kbtools.cli import main
-from kbtools.decision.table import (
+from kbtools.decision import (
     NO_MATCH_MESSAGE,
     build_table,
     column_key,
     decision_tables,
-    evaluate,
     evaluate_table,
+    match_rules,
     parse_condition,
 )
 from kbtools.errors import TableError
@@ -134,7 +138,7 @@ def test_column_key_drops_units(header, key):
                                                ("20", "85", "高", 3), ("20.1", "85", "低", 4),
                                                ("18℃", "90%", "高", 3)])
 def test_evaluate_risk_levels(temp, hum, level, row):
-    r = evaluate(risk(), {"温度": temp, "相对湿度": hum})
+    r = match_rules(risk(), {"温度": temp, "相对湿度": hum})
     assert r.status == "match"
     assert r.selected == (row,)
     assert r.outputs[0]["风险等级"] == level
@@ -143,20 +147,20 @@ def test_evaluate_risk_levels(temp, hum, level, row):
 
 
 def test_evaluate_explains_each_cell():
-    r = evaluate(risk(), {"温度(℃)": "18", "相对湿度(%)": "90"})
+    r = match_rules(risk(), {"温度(℃)": "18", "相对湿度(%)": "90"})
     reasons = {c.column: c.reason for c in r.matches[0].cells}
     assert reasons == {"温度(℃)": "18 is in 15–20 (both ends inclusive)",
                        "相对湿度(%)": "90 is ≥ 85"}
 
 
 def test_inputs_by_column_index():
-    r = evaluate(risk(), {"1": "16", "2": "10"})
+    r = match_rules(risk(), {"1": "16", "2": "10"})
     assert r.outputs[0]["风险等级"] == "中"
 
 
 def test_no_match_never_guesses():
     table = build_table(["温度", "风险"], [["<15", "低"], ["20-30", "高"]])
-    r = evaluate(table, {"温度": "17"})
+    r = match_rules(table, {"温度": "17"})
     assert r.status == "no_match"
     assert r.message == NO_MATCH_MESSAGE
     assert r.outputs == () and r.matches == ()
@@ -165,33 +169,33 @@ def test_no_match_never_guesses():
 
 def test_several_matches_policy_first_and_all():
     table = build_table(["温度", "动作"], [["≥10", "通风"], ["≥20", "遮阳"], ["*", "记录"]])
-    first = evaluate(table, {"温度": "25"})
+    first = match_rules(table, {"温度": "25"})
     assert [m.row for m in first.matches] == [1, 2, 3]
     assert first.selected == (1,) and first.outputs == ({"动作": "通风"},)
     assert "policy 'first'" in first.message
-    everything = evaluate(table, {"温度": "25"}, policy="all")
+    everything = match_rules(table, {"温度": "25"}, policy="all")
     assert everything.selected == (1, 2, 3)
     assert [o["动作"] for o in everything.outputs] == ["通风", "遮阳", "记录"]
 
 
 def test_annotation_policy_all():
     table = build_table(["x", "y"], [[">1", "a"], [">2", "b"]], decision="inputs=x; policy=all")
-    assert evaluate(table, {"x": "5"}).selected == (1, 2)
+    assert match_rules(table, {"x": "5"}).selected == (1, 2)
 
 
 def test_text_inputs_case_insensitive():
     table = build_table(["作物", "温度", "措施"], [["Tomato", "<15", "覆膜"], ["黄瓜", "*", "通风"]],
                         decision="inputs=作物,温度; outputs=措施")
-    assert evaluate(table, {"作物": " tomato ", "温度": "10"}).outputs[0] == {"措施": "覆膜"}
-    assert evaluate(table, {"作物": "黄瓜", "温度": "30"}).outputs[0] == {"措施": "通风"}
-    assert evaluate(table, {"作物": "辣椒", "温度": "10"}).status == "no_match"
+    assert match_rules(table, {"作物": " tomato ", "温度": "10"}).outputs[0] == {"措施": "覆膜"}
+    assert match_rules(table, {"作物": "黄瓜", "温度": "30"}).outputs[0] == {"措施": "通风"}
+    assert match_rules(table, {"作物": "辣椒", "温度": "10"}).status == "no_match"
 
 
 def test_maintenance_rule_as_decision_table():
     table = build_table(["运行小时", "保养项目"], [["≥2000 h", "更换润滑油"]])
     assert table is not None and table.inputs == (0,)
-    assert evaluate(table, {"运行小时": "2500"}).outputs[0] == {"保养项目": "更换润滑油"}
-    assert evaluate(table, {"运行小时": "1999"}).status == "no_match"
+    assert match_rules(table, {"运行小时": "2500"}).outputs[0] == {"保养项目": "更换润滑油"}
+    assert match_rules(table, {"运行小时": "1999"}).status == "no_match"
 
 
 @pytest.mark.parametrize("inputs,needle", [
@@ -202,12 +206,12 @@ def test_maintenance_rule_as_decision_table():
 ])
 def test_evaluate_errors_name_the_column(inputs, needle):
     with pytest.raises(TableError, match=needle.replace("(", r"\(").replace(")", r"\)")):
-        evaluate(risk(), inputs)
+        match_rules(risk(), inputs)
 
 
 def test_bad_policy():
     with pytest.raises(TableError, match="policy"):
-        evaluate(risk(), {"温度": "1", "相对湿度": "1"}, policy="best")
+        match_rules(risk(), {"温度": "1", "相对湿度": "1"}, policy="best")
 
 
 # ----------------------------------------------------------------- malformed tables
@@ -464,7 +468,7 @@ def test_analysis_agrees_with_brute_force(cells):
     lo, hi = min(c.lo for c in conds), max(c.hi for c in conds)
     for x in [v / 2 for v in range(-6, 48)]:
         n = sum(c.accepts_number(x) for c in conds)
-        assert evaluate(table, {"x": str(x)}).status == ("match" if n else "no_match")
+        assert match_rules(table, {"x": str(x)}).status == ("match" if n else "no_match")
         if n > 1:
             assert "decision-overlap" in codes, (cells, x)
         if n == 0 and lo <= x <= hi and float(x).is_integer() and table.numeric:
@@ -479,3 +483,26 @@ def test_three_rows_tile_any_breakpoints(x, a, width):
     a, b = round(a, 2), round(a + width, 2)
     rows = [parse_condition(f"<{a}"), parse_condition(f"{a}~{b}"), parse_condition(f">{b}")]
     assert sum(c.accepts_number(x) for c in rows) == 1
+
+
+# ----------------------------------------------------------------- package shape
+
+DECISION_MODULES = sorted(
+    [*(Path(kbtools.decision.__file__).parent.glob("*.py")),
+     Path(kbtools.check.decision_tables.__file__)])
+
+
+def test_decision_package_exports_its_api():
+    for name in kbtools.decision.__all__:
+        assert getattr(kbtools.decision, name) is not None, name
+    assert kbtools.decision.evaluate_table is evaluate_table
+    assert not hasattr(kbtools.decision, "evaluate")  # one name per job: match_rules
+
+
+@pytest.mark.parametrize("path", DECISION_MODULES, ids=lambda p: p.name)
+def test_no_private_names_imported_from_other_modules(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    private = [f"{node.module}.{alias.name}" for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kbtools")
+               for alias in node.names if alias.name.startswith("_")]
+    assert private == []

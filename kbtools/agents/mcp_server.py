@@ -1,7 +1,7 @@
 """`kb mcp`: the knowledge served to agents over MCP (stdio), as thin adapters.
 
 Each tool calls the same library function as the CLI: `kbtools.query.search.search`,
-`kbtools.agents.read.read_section`, `kbtools.agents.recent.recent`, `kbtools.decision.table.evaluate_table`
+`kbtools.agents.read.read_section`, `kbtools.agents.recent.recent`, `kbtools.decision.evaluate_table`
 and (only with --allow-write) `kbtools.agents.draft.create_draft`.
 
 Retrieved document text never becomes part of an instruction: it is returned inside a
@@ -202,7 +202,7 @@ def _as_text(value: Any) -> str:
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
-    from kbtools.decision.table import evaluate_table
+    from kbtools.decision import evaluate_table
 
     kn = ctx.knowledge()
     path = kn.resolve(doc)

@@ -1,6 +1,6 @@
 """Decision-table analysis for ``kb check``: overlapping rules, gaps, malformed tables.
 
-`analyse(table)` checks one `kbtools.decision.table.DecisionTable`: pairs of rows that both match
+`analyse(table)` checks one `kbtools.decision.DecisionTable`: pairs of rows that both match
 some inputs (decision-overlap) and combinations of inputs between the table's lowest and
 highest bounds that no row covers (decision-gap), found by enumerating elementary cells of
 every numeric input column (at most `MAX_GRID_CELLS`). `table_findings(src)` runs it over
@@ -14,19 +14,105 @@ import itertools
 import math
 from typing import Any
 
-from kbtools.decision.table import (
-    Condition,
-    DecisionTable,
-    _annotation,
-    _fmt,
-    _from_parsed,
-    _source,
-    normalize_text,
+from kbtools.decision.conditions import Condition, format_number, normalize_text
+from kbtools.decision.documents import (
+    DocRef,
+    as_source,
+    decision_annotation,
+    table_from_markdown,
 )
+from kbtools.decision.model import DecisionTable
 from kbtools.errors import TableError
+from kbtools.markdown.doctree import parse
 
 MAX_GRID_CELLS = 50_000  # gap analysis enumerates this many elementary cells at most
 MAX_FINDINGS_PER_KIND = 5
+
+TableFinding = tuple[int, str, str]  # (line, code, message)
+Cell = tuple[float, str, str]  # representative value, lower bound text, upper bound text
+NumericAxis = tuple[int, list[Cell]]  # numeric input column, its elementary cells
+TextAxis = tuple[int, list[str]]  # text input column, its distinct normalised values
+# A gap box: per numeric axis an index span (s, e) into its cells, then per text axis a value.
+Box = list[Any]
+
+
+def table_findings(src: DocRef) -> list[TableFinding]:
+    """``kb check`` findings for annotated decision tables: overlap, gap, malformed.
+
+    Returns [(line, code, message)] with codes decision-overlap, decision-gap (warnings) and
+    decision-malformed. Unannotated tables are not checked (they may not be rules at all).
+    """
+    parsed = parse(as_source(src))
+    out: list[TableFinding] = []
+    for t in parsed.tables():
+        if decision_annotation(t) is None:
+            continue
+        try:
+            dt = table_from_markdown(t, parsed.lines)
+        except TableError as exc:
+            out.append((exc.line or t.line_start, "decision-malformed", exc.message))
+            continue
+        if dt is not None:
+            out.extend(analyse(dt))
+    return sorted(out)
+
+
+def analyse(table: DecisionTable) -> list[TableFinding]:
+    """Overlapping rules and uncovered numeric ranges: [(line, code, message)]."""
+    findings = overlap_findings(table)
+    if table.numeric:
+        findings += gap_findings(table)
+    return findings
+
+
+def overlap_findings(table: DecisionTable) -> list[TableFinding]:
+    """decision-overlap: each pair of rows that both match some inputs (the first few)."""
+    findings: list[TableFinding] = []
+    conds = table.conditions
+    overlaps = 0
+    for a, b in itertools.combinations(range(len(conds)), 2):
+        if all(_intersects(conds[a][i], conds[b][i]) for i in table.inputs):
+            overlaps += 1
+            if overlaps <= MAX_FINDINGS_PER_KIND:
+                findings.append((table.line_of(b + 1) or table.line_start, "decision-overlap",
+                                 f"{table.label()}: rows {a + 1} and {b + 1} both match some "
+                                 f"inputs (policy '{table.policy}' decides)"))
+    if overlaps > MAX_FINDINGS_PER_KIND:
+        findings.append((table.line_start, "decision-overlap",
+                         f"{table.label()}: {overlaps - MAX_FINDINGS_PER_KIND} more overlapping "
+                         "row pairs"))
+    return findings
+
+
+def gap_findings(table: DecisionTable) -> list[TableFinding]:
+    """decision-gap: input combinations inside the numeric bounds that no row covers.
+
+    Nothing when there is no numeric axis or the grid would exceed `MAX_GRID_CELLS`.
+    """
+    axes: list[NumericAxis] = []
+    for i in table.numeric:
+        cells = _cells(table, i)
+        if cells:
+            axes.append((i, cells))
+    text_axes: list[TextAxis] = []
+    for i in table.inputs:
+        if i in table.numeric:
+            continue
+        values = sorted({normalize_text(r[i].raw) for r in table.conditions if r[i].kind != "any"})
+        if values:
+            text_axes.append((i, values))
+    size = math.prod(len(c) for _, c in axes) * math.prod(len(v) for _, v in text_axes)
+    if not axes or size > MAX_GRID_CELLS:
+        return []
+    boxes = _merge_boxes(_uncovered_cells(table, axes, text_axes), len(axes))
+    gaps = [_describe_box(table, box, axes, text_axes) for box in sorted(boxes)]
+    findings = [(table.line_start, "decision-gap", f"{table.label()}: no row covers {g}")
+                for g in gaps[:MAX_FINDINGS_PER_KIND]]
+    if len(gaps) > MAX_FINDINGS_PER_KIND:
+        findings.append((table.line_start, "decision-gap",
+                         f"{table.label()}: {len(gaps) - MAX_FINDINGS_PER_KIND} more uncovered "
+                         "ranges"))
+    return findings
 
 
 def _intersects(a: Condition, b: Condition) -> bool:
@@ -41,7 +127,7 @@ def _intersects(a: Condition, b: Condition) -> bool:
     return lo < hi or (lo == hi and lo_incl and hi_incl)
 
 
-def _cells(table: DecisionTable, col: int) -> list[tuple[float, str, str]] | None:
+def _cells(table: DecisionTable, col: int) -> list[Cell] | None:
     """Elementary cells of a numeric column inside its covered hull.
 
     Each cell is (representative value, lower bound text, upper bound text): the points at
@@ -55,33 +141,31 @@ def _cells(table: DecisionTable, col: int) -> list[tuple[float, str, str]] | Non
     lo = min(c.lo for c in conds)
     hi = max(c.hi for c in conds)
     whole = all(float(p).is_integer() for p in points)
-    out: list[tuple[float, str, str]] = []
+    fmt = format_number
+    out: list[Cell] = []
     for k, p in enumerate(points):
         if k == 0 and lo < p:
-            out.append((p - 1, "", f"<{_fmt(p)}"))
-        out.append((p, f"≥{_fmt(p)}", f"≤{_fmt(p)}"))
+            out.append((p - 1, "", f"<{fmt(p)}"))
+        out.append((p, f"≥{fmt(p)}", f"≤{fmt(p)}"))
         if k + 1 < len(points):
             q = points[k + 1]
             if not (whole and q - p == 1):
-                out.append(((p + q) / 2, f">{_fmt(p)}", f"<{_fmt(q)}"))
+                out.append(((p + q) / 2, f">{fmt(p)}", f"<{fmt(q)}"))
         elif hi > p:
-            out.append((p + 1, f">{_fmt(p)}", ""))
+            out.append((p + 1, f">{fmt(p)}", ""))
     return [c for c in out if lo <= c[0] <= hi]
 
 
-def _merge_boxes(boxes: list[list[Any]], axes: int) -> list[list[Any]]:
-    """Merge gap cells (per numeric axis an index span (s, e), then text values) into boxes."""
-    for a in range(axes):
-        boxes.sort(key=lambda b: (b[:a] + b[a + 1:], b[a]))
-        merged: list[list[Any]] = []
-        for b in boxes:
-            prev = merged[-1] if merged else None
-            if (prev is not None and prev[:a] + prev[a + 1:] == b[:a] + b[a + 1:]
-                    and prev[a][1] + 1 == b[a][0]):
-                prev[a] = (prev[a][0], b[a][1])
-            else:
-                merged.append(list(b))
-        boxes = merged
+def _uncovered_cells(table: DecisionTable, axes: list[NumericAxis],
+                     text_axes: list[TextAxis]) -> list[Box]:
+    """Every grid cell (numeric cells × text values) that no row covers, as a one-cell box."""
+    boxes: list[Box] = []
+    for idx in itertools.product(*(range(len(c)) for _, c in axes)):
+        nums = {i: cells[idx[k]][0] for k, (i, cells) in enumerate(axes)}
+        for values in itertools.product(*(v for _, v in text_axes)):
+            texts = {i: values[k] for k, (i, _) in enumerate(text_axes)}
+            if not any(_row_covers(r, nums, texts) for r in table.conditions):
+                boxes.append([(n, n) for n in idx] + list(values))
     return boxes
 
 
@@ -95,84 +179,31 @@ def _row_covers(row: tuple[Condition, ...], nums: dict[int, float], texts: dict[
     return True
 
 
-def analyse(table: DecisionTable) -> list[tuple[int, str, str]]:
-    """Overlapping rules and uncovered numeric ranges: [(line, code, message)]."""
-    findings: list[tuple[int, str, str]] = []
-    conds = table.conditions
-    overlaps = 0
-    for a, b in itertools.combinations(range(len(conds)), 2):
-        if all(_intersects(conds[a][i], conds[b][i]) for i in table.inputs):
-            overlaps += 1
-            if overlaps <= MAX_FINDINGS_PER_KIND:
-                findings.append((table.line_of(b + 1) or table.line_start, "decision-overlap",
-                                 f"{table.label()}: rows {a + 1} and {b + 1} both match some "
-                                 f"inputs (policy '{table.policy}' decides)"))
-    if overlaps > MAX_FINDINGS_PER_KIND:
-        findings.append((table.line_start, "decision-overlap",
-                         f"{table.label()}: {overlaps - MAX_FINDINGS_PER_KIND} more overlapping "
-                         "row pairs"))
-    if not table.numeric:
-        return findings
-    axes: list[tuple[int, list[tuple[float, str]]]] = []
-    for i in table.numeric:
-        cells = _cells(table, i)
-        if cells:
-            axes.append((i, cells))
-    text_axes = []
-    for i in table.inputs:
-        if i in table.numeric:
-            continue
-        values = sorted({normalize_text(r[i].raw) for r in conds if r[i].kind != "any"})
-        if values:
-            text_axes.append((i, values))
-    size = math.prod(len(c) for _, c in axes) * math.prod(len(v) for _, v in text_axes)
-    if not axes or size > MAX_GRID_CELLS:
-        return findings
-    boxes = []
-    for idx in itertools.product(*(range(len(c)) for _, c in axes), *(v for _, v in text_axes)):
-        nums = {i: cells[idx[k]][0] for k, (i, cells) in enumerate(axes)}
-        texts = {i: idx[len(axes) + k] for k, (i, _) in enumerate(text_axes)}
-        if not any(_row_covers(r, nums, texts) for r in conds):
-            boxes.append([(n, n) for n in idx[:len(axes)]] + list(idx[len(axes):]))
-    gaps = []
-    for box in sorted(_merge_boxes(boxes, len(axes))):
-        parts = []
-        for k, (i, cells) in enumerate(axes):
-            s, e = box[k]
-            bounds = [cells[s][1], cells[e][2]]
-            if s == e and cells[s][1].startswith("≥") and cells[s][2].startswith("≤"):
-                bounds = [f"={cells[s][1][1:]}"]
-            parts.append(f"{table.header[i]} " + " and ".join(b for b in bounds if b))
-        parts += [f"{table.header[i]}={box[len(axes) + k]}" for k, (i, _) in enumerate(text_axes)]
-        gaps.append(", ".join(parts))
-    for g in gaps[:MAX_FINDINGS_PER_KIND]:
-        findings.append((table.line_start, "decision-gap", f"{table.label()}: no row covers {g}"))
-    if len(gaps) > MAX_FINDINGS_PER_KIND:
-        findings.append((table.line_start, "decision-gap",
-                         f"{table.label()}: {len(gaps) - MAX_FINDINGS_PER_KIND} more uncovered "
-                         "ranges"))
-    return findings
+def _merge_boxes(boxes: list[Box], axes: int) -> list[Box]:
+    """Merge gap cells (per numeric axis an index span (s, e), then text values) into boxes."""
+    for a in range(axes):
+        boxes.sort(key=lambda b: (b[:a] + b[a + 1:], b[a]))
+        merged: list[Box] = []
+        for b in boxes:
+            prev = merged[-1] if merged else None
+            if (prev is not None and prev[:a] + prev[a + 1:] == b[:a] + b[a + 1:]
+                    and prev[a][1] + 1 == b[a][0]):
+                prev[a] = (prev[a][0], b[a][1])
+            else:
+                merged.append(list(b))
+        boxes = merged
+    return boxes
 
 
-def table_findings(src: Any) -> list[tuple[int, str, str]]:
-    """``kb check`` findings for annotated decision tables: overlap, gap, malformed.
-
-    Returns [(line, code, message)] with codes decision-overlap, decision-gap (warnings) and
-    decision-malformed. Unannotated tables are not checked (they may not be rules at all).
-    """
-    from kbtools.markdown.doctree import parse
-
-    src = _source(src)
-    parsed = parse(src)
-    out: list[tuple[int, str, str]] = []
-    for t in parsed.tables():
-        if _annotation(getattr(t, "annotations", None), "decision") is None:
-            continue
-        try:
-            dt = _from_parsed(t, parsed.lines)
-        except TableError as exc:
-            out.append((exc.line or t.line_start, "decision-malformed", exc.message))
-            continue
-        if dt is not None:
-            out.extend(analyse(dt))
-    return sorted(out)
+def _describe_box(table: DecisionTable, box: Box, axes: list[NumericAxis],
+                  text_axes: list[TextAxis]) -> str:
+    """``温度 ≥15 and ≤20, 作物=b``: a gap box in the table's own column names."""
+    parts = []
+    for k, (i, cells) in enumerate(axes):
+        s, e = box[k]
+        bounds = [cells[s][1], cells[e][2]]
+        if s == e and cells[s][1].startswith("≥") and cells[s][2].startswith("≤"):
+            bounds = [f"={cells[s][1][1:]}"]
+        parts.append(f"{table.header[i]} " + " and ".join(b for b in bounds if b))
+    parts += [f"{table.header[i]}={box[len(axes) + k]}" for k, (i, _) in enumerate(text_axes)]
+    return ", ".join(parts)

@@ -1,17 +1,20 @@
-"""`kb table`: evaluate decision tables written in Markdown."""
+"""`kb table`: evaluate decision tables written in Markdown (library: `kbtools.decision`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
-from kbtools.decision.table import POLICIES, TableResult, decision_tables, evaluate_table
+from kbtools.decision import POLICIES, TableResult, evaluate_table, list_tables
 from kbtools.errors import UsageError
 
 
 def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``温度=18`` arguments as {column: value}; UsageError for one without ``=``."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -29,8 +32,6 @@ def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
             raise UsageError(f"no such file: {doc} (on a device, pass --index to read the "
                              "knowledge inside an index)")
         return path, doc
-    from kbtools.agents.read import open_knowledge
-
     return open_knowledge(index=index).resolve(doc), doc
 
 
@@ -65,7 +66,7 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     if as_json:
         echo_json(result.to_dict())
     else:
-        click.echo(render(result))
+        click.echo(format_result(result))
 
 
 @table.command("list")
@@ -76,20 +77,28 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 def list_(doc: str, index: Path | None, as_json: bool) -> None:
     """List the decision tables of DOC with their inputs and outputs."""
     path, _ = _doc_path(doc, index)
-    tables = [dict(t.summary(), index=n) for n, t in enumerate(decision_tables(path), 1)]
+    tables = list_tables(path)
     if as_json:
         echo_json(tables)
-        return
+    else:
+        click.echo(format_listing(tables))
+
+
+def format_listing(tables: list[dict[str, Any]]) -> str:
+    """One line per table of `list_tables`: place, name, lines, inputs -> outputs."""
     if not tables:
-        click.echo("no decision tables")
+        return "no decision tables"
+    lines = []
     for t in tables:
         where = " > ".join(t["heading_path"]) or "(top)"
         name = f" [{t['name']}]" if t["name"] else ""
-        click.echo(f"{t['index']}: {where}{name} lines {t['line_start']}-{t['line_end']}: "
-                   f"inputs {', '.join(t['inputs'])} -> outputs {', '.join(t['outputs'])}")
+        lines.append(f"{t['index']}: {where}{name} lines {t['line_start']}-{t['line_end']}: "
+                     f"inputs {', '.join(t['inputs'])} -> outputs {', '.join(t['outputs'])}")
+    return "\n".join(lines)
 
 
-def render(r: TableResult) -> str:
+def format_result(r: TableResult) -> str:
+    """A `TableResult` as text: where, inputs, the message, each matching row and why."""
     t = r.table
     where = " > ".join(t.heading_path)
     lines = [f"{r.doc} § {where} (table {r.table_index}, lines {t.line_start}-{t.line_end})",

@@ -1,3 +1,67 @@
-"""Decision tables: parse a Markdown table annotated as a decision table into rules and evaluate
-inputs against it. Pure; imports markdown and corpus.
+"""Decision tables: Markdown tables read as rules, and inputs matched against them.
+
+Owns the whole path from a table in a document to an answer:
+
+- `conditions`: one cell as a `Condition` (``<15``, ``15-20``, ``≥2000 h``, ``*``, text), and
+  the number/text/header-unit normalisation cells and inputs share;
+- `model`: `DecisionTable`, the annotation (``<!-- decision: inputs=…; outputs=… -->``) and
+  `build_table`, which reads (header, rows) into rules or says the table is not one;
+- `matching`: `match_rules` (inputs → matching rows, policy ``first``/``all``) and its
+  `TableResult`, whose `to_dict()` is the JSON of `kb table eval` and the MCP tool;
+- `documents`: the decision tables of a Markdown document, choosing one, and
+  `evaluate_table`, the document-level entry point.
+
+Overlap/gap analysis for ``kb check`` lives in `kbtools.check.decision_tables`; the CLI in
+`kbtools.commands.table`. May import `kbtools.markdown`, `kbtools.corpus` and
+`kbtools.errors` only (`conditions`, `model` and `matching` are pure); never check, build,
+index, query, agents or the CLI.
 """
+
+from kbtools.decision.conditions import (
+    Condition,
+    column_key,
+    format_number,
+    normalize_text,
+    parse_condition,
+    parse_number,
+)
+from kbtools.decision.documents import (
+    as_source,
+    decision_tables,
+    evaluate_table,
+    list_tables,
+    select_table,
+    table_from_markdown,
+)
+from kbtools.decision.matching import (
+    NO_MATCH_MESSAGE,
+    CellMatch,
+    RowMatch,
+    TableResult,
+    match_rules,
+)
+from kbtools.decision.model import POLICIES, DecisionTable, build_table, parse_annotation
+
+__all__ = [
+    "NO_MATCH_MESSAGE",
+    "POLICIES",
+    "CellMatch",
+    "Condition",
+    "DecisionTable",
+    "RowMatch",
+    "TableResult",
+    "as_source",
+    "build_table",
+    "column_key",
+    "decision_tables",
+    "evaluate_table",
+    "format_number",
+    "list_tables",
+    "match_rules",
+    "normalize_text",
+    "parse_annotation",
+    "parse_condition",
+    "parse_number",
+    "select_table",
+    "table_from_markdown",
+]

@@ -5,7 +5,8 @@ then `dvisvgm --no-fonts` (glyphs become paths: the SVG needs no fonts on the de
 LaTeX runs in a temp dir with a timeout, `-no-shell-escape` and paranoid file access.
 All formulas of one call render in one LaTeX run (one page each); the SVGs are then
 canonicalised (no generator comment, glyph ids renumbered by first use, defs sorted) so a
-formula's bytes never depend on which other formulas shared its run. See docs/formulas.md.
+formula's bytes never depend on which other formulas shared its run. `latex_problem` is the
+static check ``kb check`` runs on every formula without LaTeX. See docs/formulas.md.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def normalize_latex(latex: str) -> str:
 
 
 def formula_hash(latex: str) -> str:
+    """sha256 hex of the normalised formula: the SVG's file name, so equal formulas share it."""
     return hashlib.sha256(normalize_latex(latex).encode("utf-8")).hexdigest()
 
 
@@ -184,19 +186,22 @@ def render_svg(latex: str, timeout: float = TIMEOUT_S) -> bytes:
 
 
 def _fail(failures: dict[str, str] | None, sources: list[str], reason: str) -> None:
+    """Record `reason` for every source spelling of a formula that did not render."""
     if failures is not None:
         for src in sources:
             failures[src] = reason
 
 
 def _render_batch(formulas: list[str], timeout: float) -> dict[str, bytes] | None:
+    """One LaTeX + dvisvgm run, one page per formula; None if any step fails or times out."""
     body = "".join(f"$\\displaystyle {f}$\n\\newpage\n" for f in formulas)
     env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
     with tempfile.TemporaryDirectory(prefix="kb-formula-") as tmp:
         (Path(tmp) / "f.tex").write_text(PREAMBLE + body + ENDING, encoding="utf-8")
         try:
             run = subprocess.run(
-                ["latex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "f.tex"],
+                ["latex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                 "f.tex"],
                 cwd=tmp, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
             if run.returncode != 0 or not (Path(tmp) / "f.dvi").is_file():
                 return None
@@ -211,7 +216,8 @@ def _render_batch(formulas: list[str], timeout: float) -> dict[str, bytes] | Non
         pages = sorted(Path(tmp).glob("p*.svg"), key=lambda p: int(re.sub(r"\D", "", p.stem)))
         if len(pages) != len(formulas):
             return None
-        return {f: canonical_svg(p.read_text(encoding="utf-8"), f) for f, p in zip(formulas, pages, strict=True)}
+        return {f: canonical_svg(p.read_text(encoding="utf-8"), f)
+                for f, p in zip(formulas, pages, strict=True)}
 
 
 _USE = re.compile(r"xlink:href='#([^']+)'")

@@ -1,7 +1,9 @@
-"""Tables to CSV files: UTF-8 with a BOM (so Excel shows Chinese), deterministic bytes.
+"""Markdown tables to CSV files: UTF-8 with a BOM (so Excel shows Chinese), deterministic bytes.
 
 A table is named by a `<!-- csv: name.csv -->` annotation right before it, else
-`<doc-stem>-<n>.csv` with n the 1-based index of the table in its document.
+`<doc-stem>-<n>.csv` with n the 1-based index of the table in its document (`csv_name`).
+`table_csv` makes one table's bytes, `render_tables` writes a build's CSV files, and
+`duplicate_csv_names` lets `kb check` report name clashes before the build would refuse them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ SAFE_NAME = re.compile(r"^[\w\u4e00-\u9fff][\w\u4e00-\u9fff .()+-]*\.csv$")
 
 @dataclass(frozen=True)
 class CsvName:
+    """A CSV file name and the table that claims it (for duplicate-name findings)."""
+
     name: str
     doc: str  # doc path that declares it
     line: int  # line of the table (its annotation sits just above)

@@ -1,0 +1,138 @@
+"""One table cell read as a condition, and the text and number forms cells and inputs take.
+
+Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work too):
+
+    <15  <=15  ≤15  >20  >=85  ≥85        comparisons
+    15-20  15~20  15–20  15至20  15到20   closed ranges: both ends inclusive
+    20 / 20℃                              numeric equality
+    2000小时以上 / 10以下                  ≥2000 / ≤10
+    * or empty                            any value
+    anything else                         text, equal ignoring case and surrounding space
+
+Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
+cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`). Because ranges
+are closed and comparisons strict, adjacent rows ``<15`` / ``15-20`` / ``>20`` tile the number
+line exactly: 15 and 20 fall in the middle row, 14.9 in the first, 20.1 in the last.
+
+Pure: imports nothing from kbtools.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_NUM = r"[+-]?\d+(?:\.\d+)?"
+_UNIT = r"[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]{0,12}"
+_RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
+_RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
+_RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
+_RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
+_RE_SUFFIX = re.compile(rf"^({_NUM})\s*{_UNIT}?(以上|以下)$")
+_HEADER_UNIT = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$")
+_OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
+
+
+def normalize_cell(text: str) -> str:
+    """Text as parsed: NFKC (full-width forms become ASCII), whitespace runs collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def normalize_text(text: str) -> str:
+    """Text as compared: NFKC, whitespace collapsed, case-folded."""
+    return normalize_cell(text).casefold()
+
+
+def column_key(header: str) -> str:
+    """A header without its unit: ``温度(℃)`` / ``温度（℃）`` / ``温度 [℃]`` → ``温度``."""
+    text = normalize_cell(header)
+    stripped = _HEADER_UNIT.sub("", text).strip()
+    return (stripped or text).casefold().replace(" ", "")
+
+
+def parse_number(text: str) -> float | None:
+    """``20``, ``20℃``, ``85 %``, ``2000 h`` → the number; anything else → None."""
+    m = _RE_NUMBER.match(normalize_cell(text))
+    return float(m.group(1)) if m else None
+
+
+def format_number(x: float) -> str:
+    """A bound as shown in messages: ``15`` for 15.0, ``14.5`` otherwise."""
+    return str(int(x)) if float(x).is_integer() else repr(x)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One cell as a condition. Numeric conditions are intervals over the reals."""
+
+    raw: str
+    kind: str  # any | text | number | lt | le | gt | ge | range
+    lo: float = -math.inf
+    hi: float = math.inf
+    lo_incl: bool = False
+    hi_incl: bool = False
+    text: str = ""  # normalised text for kind == "text"
+
+    @property
+    def numeric(self) -> bool:
+        """A number form (comparison, range or bare number), not `any` or text."""
+        return self.kind not in ("any", "text")
+
+    @property
+    def is_rangeish(self) -> bool:
+        """A comparison or range (a bare number alone does not make a column numeric)."""
+        return self.kind in ("lt", "le", "gt", "ge", "range")
+
+    def accepts_number(self, x: float) -> bool:
+        """Whether `x` lies in this condition's interval (`any` accepts everything)."""
+        if self.kind == "any":
+            return True
+        lo_ok = x > self.lo or (self.lo_incl and x == self.lo)
+        hi_ok = x < self.hi or (self.hi_incl and x == self.hi)
+        return lo_ok and hi_ok
+
+    def describe(self) -> str:
+        """The condition in words, as used in match reasons (``in 15–20 (both ends …)``)."""
+        if self.kind == "any":
+            return "any value"
+        if self.kind == "text":
+            return f"text '{self.raw.strip()}'"
+        if self.kind == "number":
+            return f"= {format_number(self.lo)}"
+        if self.kind == "range":
+            return f"in {format_number(self.lo)}–{format_number(self.hi)} (both ends inclusive)"
+        if self.kind in ("lt", "le"):
+            return f"{'<' if self.kind == 'lt' else '≤'} {format_number(self.hi)}"
+        return f"{'>' if self.kind == 'gt' else '≥'} {format_number(self.lo)}"
+
+
+def parse_condition(cell: str) -> Condition:
+    """Parse one cell. Never fails: whatever is not a number form is a text condition."""
+    raw = cell
+    text = normalize_cell(cell)
+    if text in ("", "*"):
+        return Condition(raw, "any")
+    m = _RE_CMP.match(text)
+    if m:
+        kind = _OPS[m.group(1)]
+        x = float(m.group(2))
+        if kind in ("lt", "le"):
+            return Condition(raw, kind, hi=x, hi_incl=kind == "le")
+        return Condition(raw, kind, lo=x, lo_incl=kind == "ge")
+    m = _RE_SUFFIX.match(text)
+    if m:
+        x = float(m.group(1))
+        if m.group(2) == "以上":
+            return Condition(raw, "ge", lo=x, lo_incl=True)
+        return Condition(raw, "le", hi=x, hi_incl=True)
+    m = _RE_RANGE.match(text)
+    if m:
+        lo, hi = float(m.group(1)), float(m.group(2))
+        return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
+    m = _RE_NUMBER.match(text)
+    if m:
+        x = float(m.group(1))
+        return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
+    return Condition(raw, "text", text=text.casefold())

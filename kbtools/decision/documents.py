@@ -1,0 +1,171 @@
+"""The decision tables of a Markdown document, and `evaluate_table`, the document-level entry point.
+
+The tables come from `kbtools.markdown.doctree` (the one Markdown front end): a table with a
+``<!-- decision: … -->`` annotation before it is read with that annotation, any other table
+is a decision table only if `build_table` infers one. A malformed annotated table is an error
+only when it is the table asked for: the other tables of the document still evaluate.
+
+Imports `kbtools.corpus`, `kbtools.markdown.doctree`, `kbtools.errors` and the pure
+`kbtools.decision` modules; reads the document file when given a path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbtools.corpus import SourceDoc, decode, parse_source
+from kbtools.decision.conditions import normalize_text
+from kbtools.decision.matching import TableResult, match_rules
+from kbtools.decision.model import DecisionTable, build_table
+from kbtools.errors import TableError
+from kbtools.markdown.doctree import Table, parse
+
+DocRef = SourceDoc | str | os.PathLike[str]  # a parsed source, or the path of a Markdown file
+DECISION_ANNOTATION = "decision"  # <!-- decision: inputs=…; outputs=… -->
+CSV_ANNOTATION = "csv"  # <!-- csv: name.csv --> also names the decision table
+
+
+def as_source(doc: DocRef) -> SourceDoc:
+    """`doc` itself when already a SourceDoc, else the file at that path, read and split."""
+    if isinstance(doc, SourceDoc):
+        return doc
+    path = Path(doc)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TableError(f"cannot read: {exc.strerror}", path=str(path)) from None
+    return parse_source(decode(raw)[0], path, path.as_posix())
+
+
+def decision_annotation(table: Table) -> str | None:
+    """The text of the table's ``decision`` annotation; None when it has none."""
+    return table.annotations.get(DECISION_ANNOTATION)
+
+
+def raw_row_width(line: str) -> int:
+    """Cells in a table row as written (the parser pads short rows and drops extra cells)."""
+    text = line.strip()
+    text = text[1:] if text.startswith("|") else text
+    text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
+    return len(re.split(r"(?<!\\)\|", text))
+
+
+def table_from_markdown(table: Table, lines: Sequence[str] = ()) -> DecisionTable | None:
+    """A parsed Markdown table as a decision table; None when it is not one.
+
+    `lines` (the document's lines) let an annotated table's rows be counted as written, so a
+    short or long row is reported rather than silently padded. TableError when malformed.
+    """
+    decision = decision_annotation(table)
+    if decision is not None and lines:
+        for n, line in enumerate(table.row_lines, 1):
+            width = (raw_row_width(lines[line - 1]) if 0 < line <= len(lines)
+                     else len(table.header))
+            if width != len(table.header):
+                raise TableError(f"table at line {table.line_start}: row {n} has {width} "
+                                 f"cells, the header has {len(table.header)}", line=line)
+    return build_table(list(table.header), [list(r) for r in table.rows], decision=decision,
+                       row_lines=table.row_lines, line_start=table.line_start,
+                       line_end=table.line_end, heading_path=table.heading_path,
+                       name=table.annotations.get(CSV_ANNOTATION) or "")
+
+
+def document_tables(src: SourceDoc) -> list[DecisionTable | TableError]:
+    """Decision tables in document order; a malformed annotated table is its TableError."""
+    parsed = parse(src)
+    out: list[DecisionTable | TableError] = []
+    for t in parsed.tables():
+        try:
+            dt = table_from_markdown(t, parsed.lines)
+        except TableError as exc:
+            out.append(TableError(exc.message, path=src.rel, line=exc.line))
+            continue
+        if dt is not None:
+            out.append(dt)
+    return out
+
+
+def decision_tables(src: DocRef) -> list[DecisionTable]:
+    """The decision tables of a document (SourceDoc or path); TableError if one is malformed."""
+    out = []
+    for t in document_tables(as_source(src)):
+        if isinstance(t, TableError):
+            raise t
+        out.append(t)
+    return out
+
+
+def list_tables(src: DocRef) -> list[dict[str, Any]]:
+    """Each decision table's `summary()` plus its 1-based ``index`` (`kb table list --json`)."""
+    return [dict(t.summary(), index=n) for n, t in enumerate(decision_tables(src), 1)]
+
+
+def select_table(tables: Sequence[DecisionTable | TableError], table: str | int | None,
+                 doc: str = "") -> tuple[int, DecisionTable]:
+    """Pick one table by 1-based index, annotation/CSV name or heading. Returns (index, table).
+
+    `tables` may hold TableError entries (malformed tables): choosing one raises it.
+    """
+    def label(t: DecisionTable | TableError) -> str:
+        return f"malformed table at line {t.line}" if isinstance(t, TableError) else t.label()
+
+    def chosen(n: int) -> tuple[int, DecisionTable]:
+        entry = tables[n - 1]
+        if isinstance(entry, TableError):
+            raise entry
+        return n, entry
+
+    listing = "; ".join(f"{n}: {label(t)}" for n, t in enumerate(tables, 1))
+    if not tables:
+        raise TableError("no decision table in this document", path=doc or None)
+    if table is None or str(table).strip() == "":
+        if len(tables) == 1:
+            return chosen(1)
+        raise TableError(f"{len(tables)} decision tables; choose one with --table ({listing})",
+                         path=doc or None)
+    text = str(table).strip()
+    if text.isdigit():
+        n = int(text)
+        if 1 <= n <= len(tables):
+            return chosen(n)
+        raise TableError(f"no decision table {n} (there are {len(tables)}: {listing})",
+                         path=doc or None)
+    found = _table_named(tables, text)
+    if found is None:
+        raise TableError(f"no decision table named '{text}' ({listing})", path=doc or None)
+    return found
+
+
+def _table_named(tables: Sequence[DecisionTable | TableError],
+                 text: str) -> tuple[int, DecisionTable] | None:
+    """By annotation/CSV name (``.csv`` optional) first, then by last heading or heading path."""
+    key = normalize_text(text)
+    bare = key.removesuffix(".csv")
+    good = [(n, t) for n, t in enumerate(tables, 1) if not isinstance(t, TableError)]
+    for n, t in good:
+        if t.name and normalize_text(t.name).removesuffix(".csv") == bare:
+            return n, t
+    for n, t in good:
+        path = [normalize_text(h) for h in t.heading_path]
+        if path and (path[-1] == key or " > ".join(path) == key or "/".join(path) == key):
+            return n, t
+    return None
+
+
+def evaluate_table(doc_path_or_src: DocRef, table: str | int | None,
+                   inputs: Mapping[str, str], *, policy: str | None = None,
+                   doc: str | None = None) -> TableResult:
+    """Evaluate one decision table of a document against inputs (column → value).
+
+    `table` chooses among several tables (see `select_table`); `doc` is the name the result
+    and errors use for the document (default: its path as read). The library entry point
+    behind `kb table eval` and the MCP tool `evaluate_table`.
+    """
+    src = as_source(doc_path_or_src)
+    label = doc or src.rel
+    n, dt = select_table(document_tables(src), table, label)
+    return match_rules(dt, inputs, policy=policy, doc=label, table_index=n)

@@ -1,0 +1,168 @@
+"""Matching inputs against the rules of a `DecisionTable`: `match_rules` and its `TableResult`.
+
+A row matches when every input cell's condition accepts the given value (numbers with their
+units ignored, text ignoring case and surrounding space). The policy picks among several
+matching rows: ``first`` (default) or ``all``. No matching row is a result, not an error:
+status ``no_match`` with `NO_MATCH_MESSAGE`; the outputs are never guessed.
+
+Pure: imports `kbtools.decision.conditions`, `kbtools.decision.model` and `kbtools.errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kbtools.decision.conditions import (
+    Condition,
+    column_key,
+    format_number,
+    normalize_text,
+    parse_number,
+)
+from kbtools.decision.model import POLICIES, DecisionTable, find_column
+from kbtools.errors import TableError
+
+NO_MATCH_MESSAGE = "no rule matches, needs human review"
+
+
+@dataclass(frozen=True)
+class CellMatch:
+    """One input cell of one row checked against the given value, and why it (not) matched."""
+
+    column: str
+    condition: str  # the cell as written
+    value: str  # the input value
+    matched: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class RowMatch:
+    """A row whose every input cell matched, with its outputs."""
+
+    row: int  # 1-based body row
+    line: int  # source line (0 when unknown)
+    cells: tuple[CellMatch, ...]
+    outputs: dict[str, str]
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """The outcome of matching inputs against a table; `to_dict()` is the JSON contract."""
+
+    status: str  # "match" | "no_match"
+    message: str
+    policy: str
+    doc: str
+    table: DecisionTable
+    inputs: dict[str, str]  # column header -> value as given
+    matches: tuple[RowMatch, ...]  # every matching row, in table order
+    selected: tuple[int, ...]  # rows chosen by the policy
+    outputs: tuple[dict[str, str], ...]  # outputs of the selected rows
+    table_index: int = 0  # 1-based among the doc's decision tables (0 when not from a doc)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as `kb table eval --json` and the MCP tool `evaluate_table` return it."""
+        return {
+            "status": self.status, "message": self.message, "policy": self.policy,
+            "doc": self.doc, "table": dict(self.table.summary(), index=self.table_index),
+            "inputs": self.inputs,
+            "matches": [{"row": m.row, "line": m.line, "outputs": m.outputs,
+                         "cells": [vars(c) for c in m.cells]} for m in self.matches],
+            "selected": list(self.selected), "outputs": list(self.outputs),
+            "citation": self.citation(),
+        }
+
+    def citation(self) -> str:
+        """``doc:line`` of the first selected row (else of the table); the doc alone if no line."""
+        lines = [m.line for m in self.matches if m.row in self.selected and m.line]
+        span = f":{lines[0]}" if lines else (f":{self.table.line_start}" if self.table.line_start
+                                             else "")
+        return f"{self.doc}{span}" if self.doc else span.lstrip(":")
+
+
+def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str | None = None,
+                doc: str = "", table_index: int = 0) -> TableResult:
+    """Match `inputs` (column → value) against every row. Never guesses: no row → "no_match".
+
+    `policy` overrides the table's own (``first`` or ``all``). Raises TableError when an input
+    names no input column, one is missing, or a numeric column gets a value that is no number.
+    """
+    policy = policy or table.policy
+    if policy not in POLICIES:
+        raise TableError(f"policy must be one of {', '.join(POLICIES)}, not '{policy}'")
+    where = f"{doc}: {table.label()}" if doc else table.label()
+    given = _input_columns(table, inputs, where)
+    numbers = _input_numbers(table, given, where)
+    matches = []
+    for n, conds in enumerate(table.conditions, 1):
+        cells = []
+        for i in table.inputs:
+            ok, reason = _check_cell(conds[i], given[i], numbers[i])
+            cells.append(CellMatch(table.header[i], table.rows[n - 1][i], given[i], ok, reason))
+        if all(c.matched for c in cells):
+            outs = {table.header[j]: table.rows[n - 1][j].strip() for j in table.outputs}
+            matches.append(RowMatch(n, table.line_of(n), tuple(cells), outs))
+    shown_inputs = {table.header[i]: given[i] for i in table.inputs}
+    if not matches:
+        return TableResult("no_match", NO_MATCH_MESSAGE, policy, doc, table, shown_inputs, (),
+                           (), (), table_index)
+    chosen = matches if policy == "all" else matches[:1]
+    return TableResult("match", _match_message(matches, policy), policy, doc, table,
+                       shown_inputs, tuple(matches), tuple(m.row for m in chosen),
+                       tuple(m.outputs for m in chosen), table_index)
+
+
+def _check_cell(cond: Condition, value: str, number: float | None) -> tuple[bool, str]:
+    """Whether one cell accepts `value` (`number` is its parsed form), and the reason in words."""
+    shown = value.strip()
+    if cond.kind == "any":
+        return True, "any value accepted (* or empty cell)"
+    if cond.kind == "text" or number is None:  # text, or a bare number in a text column
+        ok = normalize_text(value) == normalize_text(cond.raw)
+        rel = "equals" if ok else "does not equal"
+        return ok, f"'{shown}' {rel} '{cond.raw.strip()}' (text, case-insensitive)"
+    ok = cond.accepts_number(number)
+    return ok, f"{format_number(number)} {'is' if ok else 'is not'} {cond.describe()}"
+
+
+def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) -> dict[int, str]:
+    """Input column index → value; every input column must be given, and only those."""
+    names = ", ".join(table.header[j] for j in table.inputs)
+    given: dict[int, str] = {}
+    for key, value in inputs.items():
+        i = find_column(table.header, key)
+        if i is None:
+            raise TableError(f"{where}: no column '{key}' (inputs are {names})")
+        if i not in table.inputs:
+            raise TableError(f"{where}: '{table.header[i]}' is an output column, not an input "
+                             f"(inputs are {names})")
+        given[i] = str(value)
+    missing = [table.header[i] for i in table.inputs if i not in given]
+    if missing:
+        raise TableError(f"{where}: missing input for column(s) {', '.join(missing)}; give e.g. "
+                         f"{column_key(missing[0])}=VALUE")
+    return given
+
+
+def _input_numbers(table: DecisionTable, given: dict[int, str],
+                   where: str) -> dict[int, float | None]:
+    """Each given value as a number (None for text); a numeric column must get a number."""
+    numbers: dict[int, float | None] = {}
+    for i, value in given.items():
+        numbers[i] = parse_number(value)
+        if i in table.numeric and numbers[i] is None:
+            raise TableError(f"{where}: input {table.header[i]}='{value}' is not a number, and "
+                             "this column holds numeric conditions")
+    return numbers
+
+
+def _match_message(matches: list[RowMatch], policy: str) -> str:
+    rows = ", ".join(str(m.row) for m in matches)
+    if len(matches) == 1:
+        return f"row {matches[0].row} matches"
+    if policy == "first":
+        return f"rows {rows} match; policy 'first' applied: row {matches[0].row}"
+    return f"rows {rows} match; policy 'all' applied"

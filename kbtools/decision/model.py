@@ -1,0 +1,258 @@
+"""A table read as rules: `DecisionTable`, and `build_table`, which reads (header, rows) into one.
+
+A table is a decision table when a ``<!-- decision: inputs=A,B; outputs=C,D -->`` comment
+precedes it (the annotation, read by `parse_annotation`), or, unannotated, when its leading
+columns hold only numeric conditions with at least one comparison or range: those columns are
+the inputs and the others the outputs (``运行小时 | 保养项目`` with ``≥2000 | 更换润滑油``).
+Reference tables whose range columns come later (``药剂 | 每亩用量 20～25 mL``) are therefore
+not rules. Each body row is one rule.
+
+Pure: imports `kbtools.decision.conditions` and `kbtools.errors`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kbtools.decision.conditions import (
+    Condition,
+    column_key,
+    normalize_cell,
+    normalize_text,
+    parse_condition,
+)
+from kbtools.errors import TableError
+
+POLICIES = ("first", "all")
+ANNOTATION_KEYS = ("inputs", "outputs", "policy", "name")
+
+Conditions = tuple[tuple[Condition, ...], ...]  # per body row, per column
+
+
+@dataclass(frozen=True)
+class DecisionTable:
+    """A table read as rules. Rows are padded/validated by `build_table`."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    inputs: tuple[int, ...]  # column indexes (0-based)
+    outputs: tuple[int, ...]
+    numeric: tuple[int, ...]  # input columns holding numeric conditions
+    conditions: Conditions
+    row_lines: tuple[int, ...] = ()
+    line_start: int = 0
+    line_end: int = 0
+    heading_path: tuple[str, ...] = ()
+    name: str = ""  # csv / decision annotation name
+    policy: str = "first"
+    annotated: bool = False
+
+    def line_of(self, row: int) -> int:
+        """Source line of 1-based body row `row` (0 when unknown)."""
+        return self.row_lines[row - 1] if 0 < row <= len(self.row_lines) else 0
+
+    def label(self) -> str:
+        """How messages name the table: its name, else its heading path, else its line."""
+        where = " > ".join(self.heading_path)
+        return self.name or where or f"table at line {self.line_start}"
+
+    def summary(self) -> dict[str, Any]:
+        """Name, place, inputs, outputs, row count and policy (the JSON of `kb table list`)."""
+        return {"name": self.name, "heading_path": list(self.heading_path),
+                "line_start": self.line_start, "line_end": self.line_end,
+                "inputs": [self.header[i] for i in self.inputs],
+                "outputs": [self.header[i] for i in self.outputs],
+                "rows": len(self.rows), "policy": self.policy, "annotated": self.annotated}
+
+
+def parse_annotation(text: str) -> dict[str, Any]:
+    """``inputs=A,B; outputs=C; policy=all; name=x`` → dict of lists/strings."""
+    out: dict[str, Any] = {}
+    for part in re.split(r"[;；]", normalize_cell(text)):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in ANNOTATION_KEYS:
+            raise TableError(f"decision annotation: cannot read '{part.strip()}' "
+                             "(expected inputs=…; outputs=…; policy=first|all; name=…)")
+        if key in ("inputs", "outputs"):
+            out[key] = [v.strip() for v in re.split(r"[,，、]", value) if v.strip()]
+        else:
+            out[key] = value.strip()
+    return out
+
+
+def find_column(header: tuple[str, ...], name: str) -> int | None:
+    """Column index for a header name (units optional, case-insensitive) or 1-based index."""
+    key = column_key(name)
+    for i, h in enumerate(header):
+        if column_key(h) == key or normalize_text(h) == normalize_text(name):
+            return i
+    text = name.strip()
+    if text.isdigit() and 1 <= int(text) <= len(header):
+        return int(text) - 1
+    return None
+
+
+# --------------------------------------------------------------------------- build_table
+
+@dataclass(frozen=True)
+class _Site:
+    """Where the table being built sits: names it in errors and gives each error its line."""
+
+    line_start: int
+    row_lines: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        return f"table at line {self.line_start}" if self.line_start else "table"
+
+    def error(self, message: str, row: int = 0) -> TableError:
+        """`message` about the table (row 0) or about 1-based body row `row`."""
+        line = self.row_lines[row - 1] if 0 < row <= len(self.row_lines) else self.line_start
+        return TableError(f"{self.label}: {message}", line=line or None)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """What the table's columns are for: which are inputs and outputs, and its policy/name."""
+
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    policy: str
+    name: str
+
+
+def build_table(header: Sequence[str], rows: Iterable[Sequence[str]], *,
+                decision: Mapping[str, Any] | str | None = None,
+                row_lines: Sequence[int] = (), line_start: int = 0, line_end: int = 0,
+                heading_path: Sequence[str] = (), name: str = "") -> DecisionTable | None:
+    """Read (header, rows) as a decision table.
+
+    With a ``decision`` annotation (its text, or the dict `parse_annotation` makes of it) the
+    named columns are used and any problem raises TableError. Without one, the leading
+    numeric-condition columns become inputs; None is returned when there is none (it is not a
+    decision table).
+    """
+    site = _Site(line_start, tuple(row_lines))
+    cols = tuple(" ".join(str(h).split()) for h in header)
+    annotation = _read_annotation(decision, site)
+    if not cols or not any(cols):
+        if annotation is not None:
+            raise site.error("decision table has no header")
+        return None
+    body = _body_rows(cols, rows, strict=annotation is not None, site=site)
+    conditions = tuple(tuple(parse_condition(c) for c in r) for r in body)
+    if annotation is not None:
+        columns = _annotated_columns(cols, annotation, name, site)
+    else:
+        columns = _inferred_columns(cols, conditions, name)
+        if not columns.inputs or not columns.outputs or not body:
+            return None
+    if not body:
+        raise site.error("decision table has no rows")
+    numeric = tuple(i for i in columns.inputs if _numeric_column(conditions, i))
+    _check_numeric_columns(cols, conditions, numeric, site)
+    return DecisionTable(header=cols, rows=body, inputs=columns.inputs,
+                         outputs=columns.outputs, numeric=numeric, conditions=conditions,
+                         row_lines=site.row_lines, line_start=line_start, line_end=line_end,
+                         heading_path=tuple(heading_path), name=columns.name,
+                         policy=columns.policy, annotated=annotation is not None)
+
+
+def _read_annotation(decision: Mapping[str, Any] | str | None,
+                     site: _Site) -> Mapping[str, Any] | None:
+    """The annotation as a mapping (parsed when given as text); None when unannotated."""
+    if not isinstance(decision, str):
+        return decision
+    try:
+        return parse_annotation(decision)
+    except TableError as exc:
+        raise site.error(exc.message) from None
+
+
+def _body_rows(header: tuple[str, ...], rows: Iterable[Sequence[str]], *, strict: bool,
+               site: _Site) -> tuple[tuple[str, ...], ...]:
+    """Rows as text cells, padded or cut to the header's width (`strict`: wrong width raises)."""
+    body: list[tuple[str, ...]] = []
+    for n, row in enumerate(rows, 1):
+        cells = tuple(str(c) for c in row)
+        if len(cells) != len(header) and strict:
+            raise site.error(f"row {n} has {len(cells)} cells, the header has {len(header)}",
+                             row=n)
+        body.append((cells + ("",) * len(header))[: len(header)])
+    return tuple(body)
+
+
+def _annotated_columns(header: tuple[str, ...], annotation: Mapping[str, Any], name: str,
+                       site: _Site) -> _Columns:
+    """Inputs, outputs, policy and name as the annotation declares them; TableError if wrong."""
+    keys = [column_key(h) for h in header]
+    dup = [k for k in set(keys) if keys.count(k) > 1]
+    if dup:
+        raise site.error(f"duplicate column name(s) {', '.join(sorted(dup))}")
+    inputs = _resolve(header, annotation.get("inputs") or [], site)
+    if not inputs:
+        raise site.error("decision annotation names no inputs")
+    outputs = _resolve(header, annotation.get("outputs") or [], site) or tuple(
+        i for i in range(len(header)) if i not in inputs)
+    both = set(inputs) & set(outputs)
+    if both:
+        raise site.error(f"column(s) {', '.join(header[i] for i in sorted(both))} "
+                         "are both input and output")
+    if not outputs:
+        raise site.error("decision table has no output column")
+    policy = str(annotation.get("policy") or "first")
+    if policy not in POLICIES:
+        raise site.error(f"policy must be first or all, not '{policy}'")
+    return _Columns(inputs, outputs, policy, str(annotation.get("name") or name))
+
+
+def _resolve(header: tuple[str, ...], names: Sequence[str], site: _Site) -> tuple[int, ...]:
+    out = []
+    for name in names:
+        i = find_column(header, name)
+        if i is None:
+            raise site.error(f"decision annotation names column '{name}', which is not in the "
+                             f"header ({', '.join(header)})")
+        out.append(i)
+    return tuple(out)
+
+
+def _inferred_columns(header: tuple[str, ...], conditions: Conditions, name: str) -> _Columns:
+    """Unannotated: the leading run of columns holding only numeric conditions are inputs."""
+    lead = []
+    for i in range(len(header)):
+        if not _numeric_column(conditions, i) or any(
+                r[i].kind == "text" or (r[i].kind == "range" and r[i].lo > r[i].hi)
+                for r in conditions):
+            break
+        lead.append(i)
+    inputs = tuple(lead)
+    outputs = tuple(i for i in range(len(header)) if i not in inputs)
+    return _Columns(inputs, outputs, "first", name)
+
+
+def _numeric_column(conditions: Conditions, i: int) -> bool:
+    """Column `i` has a comparison or range in some row (bare numbers alone do not count)."""
+    cs = [r[i] for r in conditions if r[i].kind != "any"]
+    return bool(cs) and any(c.is_rangeish for c in cs)
+
+
+def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,
+                           numeric: tuple[int, ...], site: _Site) -> None:
+    """A numeric column may not hold free text or a range written backwards."""
+    for i in numeric:
+        for n, r in enumerate(conditions, 1):
+            c = r[i]
+            if c.kind == "text":
+                raise site.error(f"row {n}, column {header[i]}: '{c.raw.strip()}' is not a "
+                                 "numeric condition (expected <x, ≤x, x-y, >x, ≥x, x or *)",
+                                 row=n)
+            if c.kind == "range" and c.lo > c.hi:
+                raise site.error(f"row {n}, column {header[i]}: range '{c.raw.strip()}' runs "
+                                 "backwards (write the smaller number first)", row=n)
