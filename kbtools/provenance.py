@@ -1,21 +1,27 @@
-"""Provenance from Git: who changed a document, when, and who verified it.
+"""Provenance from Git: who changed a document, and when.
 
-Three consumers:
-- `kb history DOC` and the review policy (`kbtools.review.policy`) use `doc_changes`, the
-  commits that touched one document with its parsed state before and after each commit;
-- the build uses `blame_lines` + `chunk_provenance` to stamp every chunk with the last
+- per-document history: `doc_changes`, the commits that touched one document, each with
+  its parsed state before and after (`DocChange`);
+- blame at build time: `blame_lines` + `chunk_provenance` stamp every chunk with the last
   commit that changed its lines;
-- `kb recent` (and the MCP server) use `recent_changes`.
+- recent changes: `recent_doc_changes`, one `RecentChange` per document changed lately;
+- repository helpers: `open_repo` / `require_repo` (review and agents open the
+  repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
+  `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`.
 
-All Git access goes through GitPython. Functions used at build time degrade to empty
+No review vocabulary: which front-matter fields count as content, and what `verified`
+means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
+key). All Git access goes through GitPython. Functions used at build time degrade to empty
 results when the root is not a Git repository or the file is untracked.
+
+Imports config, corpus and errors only.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -24,13 +30,13 @@ from typing import Any
 import git
 
 from kbtools.config import Config
-from kbtools.corpus import decode, parse_source, read_doc
-from kbtools.errors import KbError
+from kbtools.corpus import decode, parse_source
+from kbtools.errors import KbError, UsageError
 
-VERIFICATION_FIELDS = ("verified", "verified_by", "verified_at")
 UNCOMMITTED = "uncommitted"
 ZERO_SHA = "0" * 40
-TRAILER = re.compile(r"^reviewed-by:\s*(?P<name>.*?)\s*<(?P<email>[^<>\s]+)>\s*$", re.I)
+RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
+NOTHING: frozenset[str] = frozenset()
 
 
 # ---------------------------------------------------------------- data
@@ -46,27 +52,19 @@ class DocState:
     ok: bool  # front matter parsed to a mapping
     key_lines: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def verified(self) -> bool:
-        return self.meta.get("verified") is True
-
-    def verification(self) -> tuple[bool, str, str]:
-        return (self.verified, str(self.meta.get("verified_by") or ""),
-                str(self.meta.get("verified_at") or ""))
-
-    def content_key(self, non_content: frozenset[str]) -> tuple[str, str]:
-        """What a reviewer vouches for: the body and every content front-matter field."""
+    def key(self, ignore: frozenset[str] = NOTHING) -> tuple[str, str]:
+        """The body and the front matter without the fields in `ignore`, comparable
+        across commits (the raw front matter when it does not parse)."""
         if not self.ok:
             return self.body, self.fm_text
-        skip = non_content | set(VERIFICATION_FIELDS)
-        meta = {k: v for k, v in self.meta.items() if k not in skip}
+        meta = {k: v for k, v in self.meta.items() if k not in ignore}
         return self.body, json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str)
 
-    def changed_fields(self, other: DocState, non_content: frozenset[str]) -> list[str]:
-        """Content parts that differ between `other` (older) and self: "body" and keys."""
+    def changed_fields(self, other: DocState, ignore: frozenset[str] = NOTHING) -> list[str]:
+        """What differs between `other` (older) and self: "body", then front-matter keys
+        (sorted) outside `ignore`."""
         out = ["body"] if self.body != other.body else []
-        skip = non_content | set(VERIFICATION_FIELDS)
-        keys = sorted((set(self.meta) | set(other.meta)) - skip)
+        keys = sorted((set(self.meta) | set(other.meta)) - ignore)
         out += [k for k in keys if self.meta.get(k) != other.meta.get(k)]
         return out
 
@@ -75,7 +73,7 @@ class DocState:
 class CommitInfo:
     sha: str
     author_name: str
-    author_email: str
+    author_email: str  # lower-case
     authored_at: datetime  # timezone-aware
     committed_at: datetime
     message: str
@@ -87,9 +85,6 @@ class CommitInfo:
     @property
     def subject(self) -> str:
         return self.message.strip().split("\n", 1)[0]
-
-    def reviewed_by(self) -> list[tuple[str, str]]:
-        return reviewed_by(self.message)
 
     def to_dict(self) -> dict[str, Any]:
         return {"commit": self.sha, "author": self.author_name, "author_email": self.author_email,
@@ -105,23 +100,22 @@ class DocChange:
     before: DocState | None  # None: the document did not exist before
     after: DocState | None  # None: deleted
 
-    def content_changed(self, non_content: frozenset[str]) -> bool:
+    def changed(self, ignore: frozenset[str] = NOTHING) -> bool:
+        """The commit created the document or changed it outside `ignore` (not a deletion)."""
         if self.after is None:
             return False
         if self.before is None:
             return True
-        return self.after.content_key(non_content) != self.before.content_key(non_content)
+        return self.after.key(ignore) != self.before.key(ignore)
 
-    def verification_event(self) -> str | None:
-        """"verified" when this commit (re)set verified: true, "unverified" when it dropped it."""
-        if self.after is None:
-            return None
-        if self.after.verified and (self.before is None
-                                    or self.before.verification() != self.after.verification()):
-            return "verified"
-        if self.before is not None and self.before.verified and not self.after.verified:
-            return "unverified"
-        return None
+
+@dataclass(frozen=True)
+class RecentChange:
+    """The newest change to one document in `recent_doc_changes`."""
+
+    doc: str  # relative to the kb root
+    kind: str  # added | modified | deleted | renamed
+    change: DocChange
 
 
 @dataclass(frozen=True)
@@ -134,20 +128,7 @@ class LineProvenance:
     committed_ts: int  # for ordering; 0 when uncommitted
 
 
-# ---------------------------------------------------------------- helpers
-
-
-def reviewed_by(message: str) -> list[tuple[str, str]]:
-    """`Reviewed-by: Name <email>` trailers from the message's last paragraph."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
-    if len(paragraphs) < 2:
-        return []
-    out = []
-    for line in paragraphs[-1].splitlines():
-        m = TRAILER.match(line.strip())
-        if m:
-            out.append((m["name"], m["email"].lower()))
-    return out
+# ---------------------------------------------------------------- repository
 
 
 def open_repo(root: Path) -> git.Repo | None:
@@ -173,6 +154,58 @@ def git_prefix(repo: git.Repo, root: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
+def resolve_commit(repo: git.Repo, ref: str) -> git.Commit:
+    """The commit `ref` names; a UsageError when it names none."""
+    try:
+        return repo.commit(ref)
+    except (git.BadName, ValueError, git.GitCommandError):
+        raise UsageError(f"unknown Git revision {ref!r}") from None
+
+
+def merge_base(repo: git.Repo, base: git.Commit, head: git.Commit) -> git.Commit:
+    """The merge base of `base` and `head` (what a pull request starts from); `base` when
+    they share no history."""
+    bases = repo.merge_base(base, head)
+    return bases[0] if bases else base
+
+
+def changed_docs(repo: git.Repo, start: git.Commit, head: git.Commit, knowledge: str
+                 ) -> list[str]:
+    """Git paths of Markdown documents under `knowledge` that exist at head and differ
+    from `start` (the merge base: what a pull request changes)."""
+    out = repo.git.diff("--name-only", "--no-renames", "--diff-filter=d",
+                        start.hexsha, head.hexsha, "--", knowledge)
+    return sorted(p for p in out.split("\n")
+                  if p.endswith(".md") and not Path(p).name.startswith("_"))
+
+
+def git_identity(repo: git.Repo) -> tuple[str, str]:
+    """(name, email) of the current Git author identity (config and GIT_AUTHOR_* env)."""
+    try:
+        ident = repo.git.var("GIT_AUTHOR_IDENT")
+    except git.GitCommandError:
+        return "", ""
+    m = re.match(r"^(.*?)\s*<([^>]*)>", ident)
+    return (m[1].strip(), m[2].strip()) if m else ("", "")
+
+
+def doc_rel(cfg: Config, doc: str) -> str:
+    """A document argument (relative to the cwd, or to the repo root) as a root-relative
+    posix path."""
+    p = Path(doc)
+    for cand in (p if p.is_absolute() else Path.cwd() / p, cfg.root / p):
+        try:
+            rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
+        except ValueError:
+            continue
+        if (cfg.root / rel).exists():
+            return rel
+    return p.as_posix()
+
+
+# ---------------------------------------------------------------- commits and states
+
+
 def commit_info(commit: git.Commit) -> CommitInfo:
     return CommitInfo(
         sha=commit.hexsha, author_name=commit.author.name or "",
@@ -189,6 +222,7 @@ def state_from_text(text: str, rel: str) -> DocState:
 
 
 def blob_text(commit: git.Commit, path: str) -> str | None:
+    """The text of `path` at `commit`; None when it does not exist there."""
     try:
         blob = commit.tree / path
     except KeyError:
@@ -201,26 +235,22 @@ def state_at(commit: git.Commit, path: str) -> DocState | None:
     return None if text is None else state_from_text(text, path)
 
 
-def parse_iso(value: Any) -> datetime | None:
-    try:
-        dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt if dt.tzinfo else None
-
-
 # ---------------------------------------------------------------- per-document history
 
 
-def doc_changes(repo: git.Repo, rev: str, path: str,
-                non_content: frozenset[str] = frozenset()) -> list[DocChange]:
+Version = Callable[[DocState], object]
+
+
+def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState.key
+                ) -> list[DocChange]:
     """Commits reachable from `rev` that touched git path `path` (following renames),
     newest first in topological order, each with the document's state before and after.
 
-    A merge appears only when it made the document differ in content or verification
-    from every parent (a conflict resolution or a combination of both sides): then it
-    counts as a change by the merger against the first parent. A merge that took one
-    side's version is left out; that side's own commits are listed.
+    A merge appears only when it made the document a version no parent had (a conflict
+    resolution or a combination of both sides): then it counts as a change by the merger
+    against the first parent. A merge that took one side's version is left out; that
+    side's own commits are listed. `version(state)` says which states are the same
+    version (default: equal body and front matter).
     """
     try:
         out = repo.git.log("--follow", "-M", "--topo-order", "--diff-merges=first-parent",
@@ -240,7 +270,7 @@ def doc_changes(repo: git.Repo, rev: str, path: str,
         if parent is not None and status[0] not in "AC":
             before = state_at(parent, old)
         after = None if status.startswith("D") else state_at(commit, new)
-        if len(commit.parents) > 1 and _takes_a_side(commit, after, old, new, non_content):
+        if len(commit.parents) > 1 and takes_a_side(commit, after, old, new, version):
             continue
         changes.append(DocChange(commit_info(commit), new, before, after))
         if status[0] == "C":  # a copy starts a new document: its source's past is not its own
@@ -248,128 +278,18 @@ def doc_changes(repo: git.Repo, rev: str, path: str,
     return changes
 
 
-def _takes_a_side(merge: git.Commit, after: DocState | None, old: str, new: str,
-                  non_content: frozenset[str]) -> bool:
-    """True when some other parent already had the merge's content and verification."""
+def takes_a_side(merge: git.Commit, after: DocState | None, old: str, new: str,
+                 version: Version = DocState.key) -> bool:
+    """True when some other parent of `merge` already had its version of the document."""
     if after is None:
         return True
-    key = (after.content_key(non_content), after.verification())
+    key = version(after)
     for parent in merge.parents[1:]:
         for p in dict.fromkeys((new, old)):
             state = state_at(parent, p)
-            if state is not None and (state.content_key(non_content),
-                                      state.verification()) == key:
+            if state is not None and version(state) == key:
                 return True
     return False
-
-
-def verification_events(changes: list[DocChange]) -> list[dict[str, Any]]:
-    """Verification events oldest first: verified / unverified, by whom, when, attested how."""
-    events = []
-    for ch in reversed(changes):
-        kind = ch.verification_event()
-        if kind is None:
-            continue
-        meta = ch.after.meta if ch.after else {}
-        events.append({"event": kind, "commit": ch.commit.sha,
-                       "verified_by": meta.get("verified_by") if kind == "verified" else None,
-                       "verified_at": meta.get("verified_at") if kind == "verified" else None,
-                       "committed_by": ch.commit.author_email,
-                       "reviewed_by": [e for _, e in ch.commit.reviewed_by()]})
-    return events
-
-
-def describe_change(ch: DocChange, non_content: frozenset[str]) -> list[str]:
-    """Short words for what a commit did to a document."""
-    if ch.after is None:
-        return ["deleted"]
-    if ch.before is None:
-        words = ["created"]
-    else:
-        words = ch.after.changed_fields(ch.before, non_content)
-        other = sorted(k for k in set(ch.after.meta) | set(ch.before.meta)
-                       if k in non_content and ch.after.meta.get(k) != ch.before.meta.get(k))
-        words = [w if w == "body" else f"front matter {w}" for w in words]
-        words += [f"front matter {k} (non-content)" for k in other]
-    event = ch.verification_event()
-    if event == "verified":
-        words.append(f"verified by {ch.after.meta.get('verified_by')}")
-    elif event == "unverified":
-        words.append("verification removed")
-    return words or ["no content change"]
-
-
-def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "HEAD"
-                ) -> dict[str, Any]:
-    """`kb history`: commits touching `doc` (newest first) and verification events."""
-    repo = open_repo(root)
-    if repo is None:
-        raise KbError("not inside a Git repository", path=str(root))
-    with repo:
-        path = git_prefix(repo, root) + doc
-        changes = doc_changes(repo, rev, path, non_content)
-        if not changes:
-            raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
-        commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
-                        reviewed_by=[e for _, e in ch.commit.reviewed_by()])
-                   for ch in changes]
-        return {"doc": doc, "commits": commits, "verifications": verification_events(changes)}
-
-
-def doc_rel(cfg: Config, doc: str) -> str:
-    """A document argument (relative to the cwd, or to the repo root) as a root-relative
-    posix path."""
-    p = Path(doc)
-    for cand in (p if p.is_absolute() else Path.cwd() / p, cfg.root / p):
-        try:
-            rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
-        except ValueError:
-            continue
-        if (cfg.root / rel).exists():
-            return rel
-    return p.as_posix()
-
-
-def git_identity(repo: git.Repo) -> tuple[str, str]:
-    """(name, email) of the current Git author identity (config and GIT_AUTHOR_* env)."""
-    try:
-        ident = repo.git.var("GIT_AUTHOR_IDENT")
-    except git.GitCommandError:
-        return "", ""
-    m = re.match(r"^(.*?)\s*<([^>]*)>", ident)
-    return (m[1].strip(), m[2].strip()) if m else ("", "")
-
-
-def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
-    """What changed in a document (working tree) since its last verification: a unified
-    diff of the body plus the content front-matter fields that changed."""
-    rel = doc_rel(cfg, doc)
-    path = cfg.root / rel
-    if not path.is_file():
-        raise KbError("no such document", path=rel)
-    nc = frozenset(cfg.section("review").get("non_content_fields", []))
-    repo = require_repo(cfg.root)
-    with repo:
-        changes = doc_changes(repo, "HEAD", git_prefix(repo, cfg.root) + rel, nc)
-    cur = read_doc(path, cfg.root)
-    v = next((i for i, ch in enumerate(changes) if ch.verification_event() == "verified"), None)
-    if v is None or changes[v].after is None:
-        base, label, info = DocState({}, "", "", True), f"{rel} (never verified)", None
-    else:
-        base = changes[v].after
-        meta = base.meta
-        info = {"commit": changes[v].commit.sha, "verified_by": meta.get("verified_by"),
-                "verified_at": meta.get("verified_at")}
-        label = (f"{rel}@{changes[v].commit.short} (verified by {meta.get('verified_by')} "
-                 f"at {meta.get('verified_at')})")
-    diff = "\n".join(difflib.unified_diff(
-        base.body.split("\n") if base.body else [], cur.body.split("\n"),
-        fromfile=label, tofile=f"{rel} (working tree)", lineterm=""))
-    head = DocState(cur.meta, cur.body, "", not cur.errors, cur.key_lines)
-    fields = [k for k in head.changed_fields(base, nc) if k != "body"] if v is not None else []
-    return {"doc": rel, "verification": info, "changed": bool(diff) or bool(fields),
-            "front_matter": {k: {"old": base.meta.get(k), "new": cur.meta.get(k)} for k in fields},
-            "diff": diff}
 
 
 # ---------------------------------------------------------------- blame (build time)
@@ -399,20 +319,7 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
     sha, final = "", 0
     for line in out.split("\n"):
         if line.startswith("\t"):
-            uncommitted = sha == ZERO_SHA
-            when = ""
-            if not uncommitted and fields.get("author-time"):
-                tz = fields.get("author-tz", "+0000")
-                sign = -1 if tz.startswith("-") else 1
-                offset = timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])) * sign
-                when = datetime.fromtimestamp(int(fields["author-time"]),
-                                              timezone(offset)).isoformat()
-            result.append(LineProvenance(
-                line=final, commit=UNCOMMITTED if uncommitted else sha,
-                author_name=UNCOMMITTED if uncommitted else fields.get("author", ""),
-                author_email="" if uncommitted else fields.get("author-mail", "").strip("<>"),
-                authored_at=when,
-                committed_ts=0 if uncommitted else int(fields.get("committer-time", "0"))))
+            result.append(_line_provenance(final, sha, fields))
             fields = {}
             continue
         head = line.split(" ")
@@ -422,6 +329,22 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
         key, _, value = line.partition(" ")
         fields[key] = value
     return result
+
+
+def _line_provenance(line: int, sha: str, fields: dict[str, str]) -> LineProvenance:
+    if sha == ZERO_SHA:
+        return LineProvenance(line=line, commit=UNCOMMITTED, author_name=UNCOMMITTED,
+                              author_email="", authored_at="", committed_ts=0)
+    when = ""
+    if fields.get("author-time"):
+        tz = fields.get("author-tz", "+0000")
+        sign = -1 if tz.startswith("-") else 1
+        offset = timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])) * sign
+        when = datetime.fromtimestamp(int(fields["author-time"]), timezone(offset)).isoformat()
+    return LineProvenance(line=line, commit=sha, author_name=fields.get("author", ""),
+                          author_email=fields.get("author-mail", "").strip("<>"),
+                          authored_at=when,
+                          committed_ts=int(fields.get("committer-time", "0")))
 
 
 def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
@@ -445,63 +368,49 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
 # ---------------------------------------------------------------- recent changes
 
 
-def recent_changes(repo_root: Path, days: int | None = None, n: int | None = None,
-                   ) -> list[dict[str, Any]]:
-    """Documents added or changed recently, newest first, one entry per document.
+def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
+                       n: int | None = None) -> list[RecentChange]:
+    """Documents of the knowledge folder added or changed recently, newest first, one
+    entry per document (its newest change; merges left out).
 
-    `days` limits by author date, `n` the number of documents (20 when neither is given).
-    Each entry: doc, change (added/modified/deleted/renamed), commit, author,
-    author_email, date, message, summary (what changed), title, verified.
+    `days` limits by author date, `n` the number of documents (`RECENT_DEFAULT_N` when
+    neither is given).
     """
-    from kbtools.config import load_config
-
-    repo = open_repo(repo_root)
-    if repo is None:
-        return []
     if days is None and n is None:
-        n = 20
-    cfg = load_config(repo_root)
-    non_content = frozenset(cfg.section("review").get("non_content_fields", []))
-    with repo:
-        prefix = git_prefix(repo, cfg.root)
-        knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
-        args = ["-M", "--format=%x00%H", "--name-status", "--no-merges"]
-        if days is not None:
-            args.append(f"--since={days}.days.ago")
-        try:
-            out = repo.git.log(*args, "HEAD", "--", knowledge)
-        except git.GitCommandError:
-            return []
-        seen: set[str] = set()
-        result: list[dict[str, Any]] = []
-        for record in out.split("\x00")[1:]:
-            lines = [ln for ln in record.strip().split("\n") if ln.strip()]
-            if not lines:
+        n = RECENT_DEFAULT_N
+    prefix = git_prefix(repo, cfg.root)
+    knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
+    args = ["-M", "--format=%x00%H", "--name-status", "--no-merges"]
+    if days is not None:
+        args.append(f"--since={days}.days.ago")
+    try:
+        out = repo.git.log(*args, "HEAD", "--", knowledge)
+    except git.GitCommandError:
+        return []
+    seen: set[str] = set()
+    result: list[RecentChange] = []
+    for record in out.split("\x00")[1:]:
+        lines = [ln for ln in record.strip().split("\n") if ln.strip()]
+        if not lines:
+            continue
+        commit = repo.commit(lines[0])
+        for status_line in lines[1:]:
+            parts = status_line.split("\t")
+            status, old, new = parts[0], parts[1], parts[-1]
+            if not new.endswith(".md") or new in seen:
                 continue
-            commit = repo.commit(lines[0])
-            for status_line in lines[1:]:
-                parts = status_line.split("\t")
-                status, old, new = parts[0], parts[1], parts[-1]
-                if not new.endswith(".md") or new in seen:
-                    continue
-                seen.add(new)
-                result.append(_recent_entry(commit, status, old, new, prefix, non_content))
-                if n is not None and len(result) >= n:
-                    return result
-        return result
+            seen.add(new)
+            result.append(_recent_change(commit, status, old, new, prefix))
+            if n is not None and len(result) >= n:
+                return result
+    return result
 
 
-def _recent_entry(commit: git.Commit, status: str, old: str, new: str, prefix: str,
-                  non_content: frozenset[str]) -> dict[str, Any]:
+def _recent_change(commit: git.Commit, status: str, old: str, new: str, prefix: str
+                   ) -> RecentChange:
     kind = {"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
     parent = commit.parents[0] if commit.parents else None
     before = state_at(parent, old) if parent is not None and kind != "added" else None
     after = None if kind == "deleted" else state_at(commit, new)
-    change = DocChange(commit_info(commit), new, before, after)
-    meta = (after or before or DocState({}, "", "", False)).meta
-    info = commit_info(commit)
-    return {"doc": new[len(prefix):] if new.startswith(prefix) else new, "change": kind,
-            "commit": info.sha, "author": info.author_name, "author_email": info.author_email,
-            "date": info.authored_at.isoformat(), "message": info.subject,
-            "summary": ", ".join(describe_change(change, non_content)),
-            "title": meta.get("title"), "verified": meta.get("verified") is True}
+    doc = new[len(prefix):] if new.startswith(prefix) else new
+    return RecentChange(doc, kind, DocChange(commit_info(commit), new, before, after))

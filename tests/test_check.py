@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from kbtools.check.engine import (
     CODES,
     CONTENT_CHECKS,
-    Finding,
     check_document,
     check_paths,
-    finding,
     make_context,
 )
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
+from kbtools.errors import FindingsError
+from kbtools.findings import Finding, finding, sort_findings, summary_line, verdict
 from kbtools.markdown.frontend import count_cells, github_slugs, slugify
 from tests.kbfixtures import GOOD_FM
 
@@ -107,6 +107,16 @@ def test_findings_sorted_and_formatted(fixture_findings):
         assert f.level in ("error", "warning")
         assert f.format().startswith(f"{f.path}:{f.line}:{f.col}: {f.level}: {f.code}: ")
         assert "\n" not in f.format()
+
+
+def test_findings_summary_and_verdict():
+    warn = Finding("a.md", 2, 1, "warning", "image-remote", "remote")
+    err = Finding("a.md", 1, 1, "error", "path-missing", "missing")
+    assert sort_findings([warn, err, warn]) == [err, warn]
+    assert summary_line([warn], "check: 1 documents") == "check: 1 documents, 0 errors, 1 warnings"
+    assert verdict([warn], "check: 1 documents") == "check: 1 documents, 0 errors, 1 warnings"
+    with pytest.raises(FindingsError, match=r"^check: 1 documents, 1 errors, 1 warnings$"):
+        verdict([err, warn], "check: 1 documents")
 
 
 def test_messages_name_the_problem(fixture_findings):

@@ -1,7 +1,9 @@
-"""Provenance: kb history, blame_lines / chunk_provenance, recent_changes."""
+"""Provenance: doc_changes, blame_lines / chunk_provenance; kb history and recent_changes
+(provenance read by the review package)."""
 
 from __future__ import annotations
 
+import ast
 import json
 from datetime import datetime
 from pathlib import Path
@@ -11,16 +13,12 @@ import pytest
 from click.testing import CliRunner
 from git.util import Actor
 
+import kbtools.provenance
 from kbtools.cli import main
 from kbtools.errors import KbError
-from kbtools.provenance import (
-    UNCOMMITTED,
-    blame_lines,
-    chunk_provenance,
-    doc_history,
-    recent_changes,
-    reviewed_by,
-)
+from kbtools.provenance import UNCOMMITTED, blame_lines, chunk_provenance, doc_changes
+from kbtools.review.history import doc_history, recent_changes
+from kbtools.review.verification import reviewed_by
 
 ALICE = Actor("Alice Writer", "alice@ex.org")
 RITA = Actor("Rita Reviewer", "rita@ex.org")
@@ -108,6 +106,40 @@ def test_history_errors(r: Repo, tmp_path: Path) -> None:
     plain.mkdir()
     with pytest.raises(KbError, match="not inside a Git repository"):
         doc_history(plain, DOC, NC)
+
+
+def test_doc_changes_are_neutral(r: Repo) -> None:
+    """Provenance lists every commit with what changed; no field is special to it."""
+    shas = story(r)
+    with r.repo:
+        changes = doc_changes(r.repo, "HEAD", DOC)
+    assert [ch.commit.sha for ch in changes] == shas[::-1]
+    tags, verify = changes[2], changes[3]
+    assert tags.after is not None and tags.before is not None
+    assert tags.after.changed_fields(tags.before) == ["tags"]
+    assert tags.changed() and not tags.changed(frozenset({"tags"}))
+    assert verify.changed() and not verify.changed(frozenset({"verified", "verified_by",
+                                                              "verified_at"}))
+
+
+def test_provenance_has_no_review_vocabulary() -> None:
+    """Verification semantics live in kbtools.review; provenance neither imports nor names
+    them (its docstring may point there)."""
+    path = Path(kbtools.provenance.__file__)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstring = ast.get_docstring(tree, clean=False)
+    words = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            words.append(node.module or "")
+        elif isinstance(node, ast.Name | ast.Attribute | ast.FunctionDef | ast.ClassDef | ast.arg):
+            words.append(getattr(node, "id", None) or getattr(node, "attr", None)
+                         or getattr(node, "name", None) or getattr(node, "arg", ""))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value != docstring:
+            words.append(node.value)
+    found = [w for w in words if any(v in w.lower() for v in ("verif", "review", "trailer"))]
+    assert found == []
 
 
 def test_reviewed_by_reads_only_the_trailer_block() -> None:

@@ -14,15 +14,10 @@ from git.util import Actor
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import ReviewError, UsageError
-from kbtools.provenance import review_diff
-from kbtools.review.policy import (
-    approve,
-    check_range,
-    matches,
-    pending,
-    reviewers_for,
-    set_verification,
-)
+from kbtools.review.approve import approve, set_verification
+from kbtools.review.diff import review_diff
+from kbtools.review.pending import pending
+from kbtools.review.policy import check_range, matches, reviewers_for
 
 ALICE = Actor("Alice Writer", "alice@ex.org")  # writes documents; not a reviewer
 RITA = Actor("Rita Reviewer", "rita@ex.org")  # reviewer for knowledge/**

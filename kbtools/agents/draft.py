@@ -26,7 +26,8 @@ from gitdb.base import IStream
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import UsageError
-from kbtools.provenance import VERIFICATION_FIELDS, git_identity, git_prefix, require_repo
+from kbtools.provenance import git_identity, git_prefix, require_repo
+from kbtools.review.verification import VERIFICATION_FIELDS
 from kbtools.schemas import categories, schema_path, validator_for
 
 DEFAULT_SOURCE = "field report"

@@ -1,7 +1,7 @@
 """Documents changed recently: from Git history in a repository, from the index on a device.
 
-In a knowledge repository `kbtools.provenance.recent_changes` reads the log (author, summary of
-what changed). A device has no knowledge history, only an index release: there the document
+In a knowledge repository `kbtools.review.history.recent_changes` reads the log (author,
+summary of what changed). A device has no knowledge history, only an index release: there the document
 records of the chunk store (last_commit / last_author / last_changed, stamped at build time)
 are used instead, and each entry says so in ``source``.
 """
@@ -66,7 +66,8 @@ def recent(root: Path | None = None, *, index: Path | None = None, idx: Any = No
         raise UsageError("-n must be 1 or more")
     if idx is None and index is None:
         from kbtools.config import CONFIG_NAME, find_root
-        from kbtools.provenance import open_repo, recent_changes
+        from kbtools.provenance import open_repo
+        from kbtools.review.history import recent_changes
 
         repo_root = find_root(root)
         repo = open_repo(repo_root) if (repo_root / CONFIG_NAME).is_file() else None

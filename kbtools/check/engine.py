@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -29,10 +29,10 @@ from kbtools.check.content import DEFAULT_MAX_BYTES
 from kbtools.check.links import AnchorTarget, Edit, FsCache
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
+from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.markdown.frontend import Scan, scan
 from kbtools.schemas import categories as schema_categories
 
-LEVELS = ("error", "warning")
 # Every finding code with what it means (stable identifiers; docs are generated from this).
 CODES: dict[str, str] = {
     "file-empty": "the file is empty or only whitespace",
@@ -84,45 +84,6 @@ FRONT_MATTER_CODES = frozenset({
     "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer",
 })
 PARALLEL_MIN_DOCS = 300
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: str  # posix, relative to the repo root
-    line: int
-    col: int
-    level: str  # "error" | "warning"
-    code: str  # stable kebab-case identifier
-    message: str
-
-    def format(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.level}: {self.code}: {self.message}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.col, self.code)
-
-
-def finding(path: str, line: int, col: int, level: str, code: str, message: str) -> Finding:
-    """A Finding safe to print: one line, no undecodable characters."""
-    text = " ".join(str(message).split())
-    if not text.isprintable():  # control / bidi characters from the document: show escaped
-        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-    return Finding(display_path(path), max(int(line), 1), max(int(col), 1), level, code, text)
-
-
-def display_path(path: str) -> str:
-    try:
-        path.encode("utf-8")
-        return path
-    except UnicodeEncodeError:
-        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(set(findings), key=Finding.sort_key)
 
 
 @dataclass
@@ -390,10 +351,5 @@ def check_paths(paths: list[Path], cfg: Config, *, lenient: bool = False,
     return check_results(paths, ctx, jobs)[1]
 
 
-def has_errors(findings: Iterable[Finding]) -> bool:
-    return any(f.level == "error" for f in findings)
-
-
-__all__ = ["CODES", "Finding", "CheckContext", "DocResult", "CONTENT_CHECKS", "CORPUS_CHECKS",
-           "check_paths", "check_document", "check_file", "make_context", "has_errors",
-           "sort_findings", "LEVELS"]
+__all__ = ["CODES", "CheckContext", "DocResult", "CONTENT_CHECKS", "CORPUS_CHECKS",
+           "check_paths", "check_document", "check_file", "make_context"]

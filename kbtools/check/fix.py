@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.check.engine import CheckContext, DocResult, Finding, check_results, display_path
+from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
+from kbtools.findings import Finding, display_path
 from kbtools.fsutil import atomic_write_bytes
 
 BOM = b"\xef\xbb\xbf"

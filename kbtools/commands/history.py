@@ -6,8 +6,9 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.provenance import doc_history, doc_rel
-from kbtools.review.policy import non_content_fields
+from kbtools.provenance import doc_rel
+from kbtools.review.history import doc_history
+from kbtools.review.verification import non_content_fields
 
 
 @click.command("history")

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
+from kbtools.findings import Finding, verdict
 
-def json_option(f):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
 
 
@@ -23,21 +28,15 @@ def echo_jsonl(data: Any) -> None:
     sys.stdout.flush()
 
 
-def report_findings(findings, summary: str, *, as_json: bool) -> None:
+def report_findings(findings: list[Finding], summary: str, *, as_json: bool) -> None:
     """Print findings (`path:line:col: level: code: message`, or JSON) and a summary.
 
-    Any error ends the command with exit 1 (FindingsError, translated by the CLI root);
-    otherwise the summary goes to stderr.
+    Any error ends the command with exit 1 (`kbtools.findings.verdict` raises FindingsError,
+    translated by the CLI root); otherwise the summary goes to stderr.
     """
-    from kbtools.errors import FindingsError
-
     if as_json:
         echo_json([f.to_dict() for f in findings])
     else:
         for f in findings:
             click.echo(f.format())
-    errors = sum(f.level == "error" for f in findings)
-    line = f"{summary}, {errors} errors, {len(findings) - errors} warnings"
-    if errors:
-        raise FindingsError(line)
-    click.echo(f"kb {line}", err=True)
+    click.echo(f"kb {verdict(findings, summary)}", err=True)

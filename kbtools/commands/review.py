@@ -6,10 +6,10 @@ import click
 
 from kbtools.commands.output import echo_json, json_option, report_findings
 from kbtools.config import load_config
-from kbtools.provenance import review_diff
-from kbtools.review.policy import approve as approve_docs
+from kbtools.review.approve import approve as approve_docs
+from kbtools.review.diff import review_diff
+from kbtools.review.pending import pending as pending_docs
 from kbtools.review.policy import check_range
-from kbtools.review.policy import pending as pending_docs
 
 
 @click.group("review")

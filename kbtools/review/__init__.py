@@ -1,3 +1,11 @@
-"""Review: what `verified` means, the reviewer policy, approve, pending and review diffs.
-Imports provenance and check; never ship, query or agents.
+"""Review: what `verified: true` means and who may set it.
+
+Owns the verification semantics (`verification`: the verification fields, content vs
+`[review] non_content_fields`, Reviewed-by trailers, verification events), the reviewer
+policy (`policy`: reviewers per path, `judge_doc`, `check_range` for `kb review check`),
+`approve`, `pending`, the review diff (`diff`) and the review reading of history that
+`kb history` and `kb recent` print (`history`).
+
+Imports provenance, findings, config, corpus, schemas, errors and fsutil; never check, ship,
+query, build or agents.
 """

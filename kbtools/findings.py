@@ -1,0 +1,84 @@
+"""Findings: what a gate reports about a file, shared by `kb check`, `kb review check` and
+the decision-table checks.
+
+A `Finding` is one problem at `path:line:col` with a level ("error" or "warning") and a
+stable kebab-case code. This module also holds what every reporter does the same way
+whatever prints it: the one-line summary and the rule that any error fails the run
+(`verdict`). The click printing lives in `kbtools.commands.output.report_findings`.
+
+Imports only `kbtools.errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kbtools.errors import FindingsError
+
+LEVELS = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str  # posix, relative to the repo root
+    line: int
+    col: int
+    level: str  # "error" | "warning"
+    code: str  # stable kebab-case identifier
+    message: str
+
+    def format(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.level}: {self.code}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.col, self.code)
+
+
+def finding(path: str, line: int, col: int, level: str, code: str, message: str) -> Finding:
+    """A Finding safe to print: one line, no undecodable characters."""
+    text = " ".join(str(message).split())
+    if not text.isprintable():  # control / bidi characters from the document: show escaped
+        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return Finding(display_path(path), max(int(line), 1), max(int(col), 1), level, code, text)
+
+
+def display_path(path: str) -> str:
+    """`path` as printable UTF-8 (undecodable bytes of a file name become U+FFFD)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Distinct findings sorted by (path, line, col, code)."""
+    return sorted(set(findings), key=Finding.sort_key)
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    return any(f.level == "error" for f in findings)
+
+
+def summary_line(findings: list[Finding], summary: str) -> str:
+    """`summary` followed by the error and warning counts."""
+    errors = sum(f.level == "error" for f in findings)
+    return f"{summary}, {errors} errors, {len(findings) - errors} warnings"
+
+
+def verdict(findings: list[Finding], summary: str) -> str:
+    """The summary line of a run that passed; a FindingsError carrying it when any finding
+    is an error (the CLI root prints it and exits 1)."""
+    line = summary_line(findings, summary)
+    if has_errors(findings):
+        raise FindingsError(line)
+    return line
+
+
+__all__ = ["LEVELS", "Finding", "display_path", "finding", "has_errors", "sort_findings",
+           "summary_line", "verdict"]

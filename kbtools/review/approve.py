@@ -1,0 +1,212 @@
+"""`kb review approve`: verify documents as a reviewer, in one commit with a trailer.
+
+`approve` checks every document first (committed, clean, parses, the approver is one of
+its reviewers and authored none of the unverified change), then sets verified /
+verified_by / verified_at with `set_verification` (only those lines change) and commits
+just those files with a `Reviewed-by:` trailer. Nothing is written unless every document
+passes; a failed commit restores the files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import git
+
+from kbtools.config import Config
+from kbtools.corpus import parse_source
+from kbtools.errors import ReviewError, UsageError
+from kbtools.fsutil import atomic_write_bytes
+from kbtools.provenance import (
+    doc_rel,
+    git_identity,
+    git_prefix,
+    require_repo,
+    resolve_commit,
+    state_at,
+)
+from kbtools.review.policy import reviewers_for
+from kbtools.review.verification import (
+    is_verified,
+    non_content_fields,
+    reviewed_changes,
+    since_verification,
+)
+from kbtools.schemas import schema_path, validator_for
+
+EMAIL_PLAIN = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+$")
+_VKEY = re.compile(r"^(verified|verified_by|verified_at)[ \t]*:")
+
+
+@dataclass(frozen=True)
+class Approval:
+    docs: tuple[str, ...]
+    commit: str
+    approver: str
+    verified_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"docs": list(self.docs), "commit": self.commit, "approver": self.approver,
+                "verified_at": self.verified_at}
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    """One document's approval, checked and ready to write."""
+
+    gpath: str  # git path
+    path: Path  # on disk
+    old: bytes
+    new: bytes
+
+
+@dataclass(frozen=True)
+class Approver:
+    name: str
+    email: str  # lower-case
+    when: str  # the verified_at to write (ISO 8601, seconds)
+
+
+def set_verification(raw: str, by: str, at: str) -> str:
+    """Set verified/verified_by/verified_at in a document's front matter, changing only
+    those lines (line endings, BOM and every other byte are kept)."""
+    bom = "\ufeff" if raw.startswith("\ufeff") else ""
+    lines = raw[len(bom):].split("\n")
+    if lines[0].rstrip("\r \t") != "---":
+        raise ValueError("no front matter")
+    close = next((i for i in range(1, len(lines))
+                  if lines[i].rstrip("\r \t") in ("---", "...")), None)
+    if close is None:
+        raise ValueError("front matter is never closed")
+    eol = "\r" if lines[0].endswith("\r") else ""
+    quoted_by = by if EMAIL_PLAIN.match(by) else '"' + by.replace('"', '\\"') + '"'
+    values = {"verified": "true", "verified_by": quoted_by, "verified_at": f'"{at}"'}
+    out: list[str] = [lines[0]]
+    seen: list[str] = []
+    i, last_v = 1, None
+    while i < close:
+        m = _VKEY.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        key = m[1]
+        out.append(f"{key}: {values[key]}{eol}")
+        seen.append(key)
+        last_v = len(out)
+        i += 1
+        while i < close and lines[i][:1] in (" ", "\t"):  # a multi-line value
+            i += 1
+    missing = [f"{k}: {values[k]}{eol}" for k in values if k not in seen]
+    at_pos = last_v if last_v is not None else len(out)
+    out[at_pos:at_pos] = missing
+    return bom + "\n".join(out + lines[close:])
+
+
+def approve(cfg: Config, docs: list[str], approver: str | None = None,
+            now: datetime | None = None) -> Approval:
+    """Verify `docs` as `approver` (default: the Git identity) and commit only those files
+    with a `Reviewed-by:` trailer. All documents are checked before anything is written."""
+    if not docs:
+        raise UsageError("name at least one document to approve")
+    repo = require_repo(cfg.root)
+    with repo:
+        who = approver_identity(repo, approver, now)
+        head = resolve_commit(repo, "HEAD")
+        planned = [plan_approval(cfg, repo, head, doc, who) for doc in docs]
+        prefix = git_prefix(repo, cfg.root)
+        rels = [p.gpath[len(prefix):] for p in planned]
+        commit_approval(repo, planned, approval_message(rels, who))
+        return Approval(tuple(rels), repo.head.commit.hexsha, who.email, who.when)
+
+
+def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None) -> Approver:
+    """Who approves (`approver`, else the Git identity) and the verified_at to write.
+    The trailer carries the Git name only when the approver is the Git identity."""
+    name, ident_email = git_identity(repo)
+    ident_email = ident_email.lower()
+    email = (approver or ident_email).strip().lower()
+    if not email:
+        raise ReviewError("no approver: pass --as EMAIL or set git config user.email")
+    if email != ident_email or not name:
+        name = email.split("@")[0]
+    when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
+    return Approver(name, email, when)
+
+
+def plan_approval(cfg: Config, repo: git.Repo, head: git.Commit, doc: str, who: Approver
+                  ) -> PlannedEdit:
+    """Check that `who` may verify `doc` at `head` and prepare its edited bytes; a
+    ReviewError naming the document otherwise."""
+    rel = doc_rel(cfg, doc)
+    gpath = git_prefix(repo, cfg.root) + rel
+    state = state_at(head, gpath)
+    if state is None:
+        raise ReviewError("not committed: its author must commit it before review", path=rel)
+    if repo.git.status("--porcelain", "--", gpath).strip():
+        raise ReviewError("has uncommitted changes: commit or discard them first", path=rel)
+    if not state.ok:
+        raise ReviewError("front matter does not parse; run kb check", path=rel)
+    reviewers = reviewers_for(rel, cfg)
+    if who.email not in reviewers:
+        names = ", ".join(reviewers) or "none configured in kb.toml [review.reviewers]"
+        raise ReviewError(f"{who.email} is not a reviewer for this path (reviewers: {names})",
+                          path=rel)
+    nc = non_content_fields(cfg)
+    waiting = since_verification(reviewed_changes(repo, head.hexsha, gpath, nc), nc)
+    if is_verified(state.meta) and not waiting:
+        raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
+                          f"{state.meta.get('verified_at')}; nothing changed since", path=rel)
+    own = [ch.commit.short for ch in waiting if ch.commit.author_email == who.email]
+    if own or who.email in str(state.meta.get("author") or "").lower():
+        what = f"commits {', '.join(own)}" if own else "the document (author field)"
+        raise ReviewError(f"{who.email} cannot approve their own change ({what}); "
+                          "another reviewer must approve it", path=rel)
+    path = cfg.root / rel
+    old = path.read_bytes()
+    try:
+        new = set_verification(old.decode("utf-8"), who.email, who.when).encode("utf-8")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
+    validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
+    return PlannedEdit(gpath, path, old, new)
+
+
+def validate_front_matter(cfg: Config, rel: str, text: str) -> None:
+    """A ReviewError when the edited document's front matter would fail its schemas."""
+    src = parse_source(text, cfg.root / rel, rel)
+    schemas_dir = cfg.path("schemas")
+    names = ["frontmatter"]
+    cat = src.meta.get("category")
+    if isinstance(cat, str) and schema_path(f"categories/{cat}", schemas_dir):
+        names.append(f"categories/{cat}")
+    for name in names:
+        for err in validator_for(name, schemas_dir).iter_errors(src.meta):
+            where = ".".join(str(p) for p in err.absolute_path) or "(front matter)"
+            line = src.key_lines.get(str(err.absolute_path[0])) if err.absolute_path else 1
+            raise ReviewError(f"front matter would be invalid: {where}: {err.message}",
+                              path=rel, line=line or 1)
+
+
+def approval_message(rels: list[str], who: Approver) -> str:
+    """The commit message: subject, the documents, and the Reviewed-by trailer."""
+    subject = (f"Review: verify {rels[0]}" if len(rels) == 1
+               else f"Review: verify {len(rels)} documents")
+    return (subject + "\n\n" + "\n".join(f"- {r}" for r in rels)
+            + f"\n\nReviewed-by: {who.name} <{who.email}>\n")
+
+
+def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) -> None:
+    """Write the edited documents and commit only them; restore them if that fails."""
+    try:
+        for p in planned:
+            atomic_write_bytes(p.path, p.new)
+        repo.git.commit("--only", "--no-verify", "-m", message, "--", *[p.gpath for p in planned])
+    except (OSError, git.GitCommandError) as exc:
+        for p in planned:
+            atomic_write_bytes(p.path, p.old)
+        raise ReviewError(f"commit failed, files restored: {exc}") from None

@@ -1,0 +1,55 @@
+"""`kb review diff`: what changed in a document since its last verification."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from kbtools.config import Config
+from kbtools.corpus import read_doc
+from kbtools.errors import KbError
+from kbtools.provenance import DocState, doc_rel, git_prefix, require_repo
+from kbtools.review.verification import (
+    content_fields_changed,
+    last_verification,
+    non_content_fields,
+    reviewed_changes,
+)
+
+
+def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
+    """What changed in a document (working tree) since its last verification: a unified
+    diff of the body plus the content front-matter fields that changed.
+
+    {"doc", "verification": {commit, verified_by, verified_at} or None when never
+    verified, "changed", "front_matter": {field: {old, new}}, "diff"}.
+    """
+    rel = doc_rel(cfg, doc)
+    path = cfg.root / rel
+    if not path.is_file():
+        raise KbError("no such document", path=rel)
+    nc = non_content_fields(cfg)
+    repo = require_repo(cfg.root)
+    with repo:
+        changes = reviewed_changes(repo, "HEAD", git_prefix(repo, cfg.root) + rel, nc)
+    cur = read_doc(path, cfg.root)
+    v = last_verification(changes)
+    verified = changes[v] if v is not None else None
+    if verified is None or verified.after is None:
+        base, label, info = DocState({}, "", "", True), f"{rel} (never verified)", None
+    else:
+        base = verified.after
+        meta = base.meta
+        info = {"commit": verified.commit.sha, "verified_by": meta.get("verified_by"),
+                "verified_at": meta.get("verified_at")}
+        label = (f"{rel}@{verified.commit.short} (verified by {meta.get('verified_by')} "
+                 f"at {meta.get('verified_at')})")
+    diff = "\n".join(difflib.unified_diff(
+        base.body.split("\n") if base.body else [], cur.body.split("\n"),
+        fromfile=label, tofile=f"{rel} (working tree)", lineterm=""))
+    head = DocState(cur.meta, cur.body, "", not cur.errors, cur.key_lines)
+    fields = ([k for k in content_fields_changed(head, base, nc) if k != "body"]
+              if v is not None else [])
+    return {"doc": rel, "verification": info, "changed": bool(diff) or bool(fields),
+            "front_matter": {k: {"old": base.meta.get(k), "new": cur.meta.get(k)} for k in fields},
+            "diff": diff}

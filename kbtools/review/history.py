@@ -1,0 +1,114 @@
+"""Provenance read with review eyes: what `kb history` and `kb recent` report.
+
+`doc_history` lists the commits that touched one document, each described in review terms
+(content fields, non-content fields, verified / verification removed), plus its
+verification events. `recent_changes` turns `kbtools.provenance.recent_doc_changes` into the
+entries `kb recent` and the MCP `recent` tool print (with `summary` and `verified`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kbtools.config import load_config
+from kbtools.errors import KbError
+from kbtools.provenance import (
+    DocChange,
+    DocState,
+    RecentChange,
+    git_prefix,
+    open_repo,
+    recent_doc_changes,
+    require_repo,
+)
+from kbtools.review.verification import (
+    content_fields_changed,
+    is_verified,
+    non_content_fields,
+    reviewed_changes,
+    trailer_emails,
+    verification_event,
+)
+
+
+def describe_change(ch: DocChange, non_content: frozenset[str]) -> list[str]:
+    """Short words for what a commit did to a document."""
+    if ch.after is None:
+        return ["deleted"]
+    if ch.before is None:
+        words = ["created"]
+    else:
+        before, after = ch.before, ch.after
+        words = content_fields_changed(after, before, non_content)
+        other = sorted(k for k in set(after.meta) | set(before.meta)
+                       if k in non_content and after.meta.get(k) != before.meta.get(k))
+        words = [w if w == "body" else f"front matter {w}" for w in words]
+        words += [f"front matter {k} (non-content)" for k in other]
+    event = verification_event(ch)
+    if event == "verified":
+        words.append(f"verified by {ch.after.meta.get('verified_by')}")
+    elif event == "unverified":
+        words.append("verification removed")
+    return words or ["no content change"]
+
+
+def verification_events(changes: list[DocChange]) -> list[dict[str, Any]]:
+    """Verification events oldest first: verified / unverified, by whom, when, attested how."""
+    events = []
+    for ch in reversed(changes):
+        kind = verification_event(ch)
+        if kind is None:
+            continue
+        meta = ch.after.meta if ch.after else {}
+        events.append({"event": kind, "commit": ch.commit.sha,
+                       "verified_by": meta.get("verified_by") if kind == "verified" else None,
+                       "verified_at": meta.get("verified_at") if kind == "verified" else None,
+                       "committed_by": ch.commit.author_email,
+                       "reviewed_by": trailer_emails(ch)})
+    return events
+
+
+def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "HEAD"
+                ) -> dict[str, Any]:
+    """`kb history`: commits touching `doc` (newest first) and verification events."""
+    repo = require_repo(root)
+    with repo:
+        path = git_prefix(repo, root) + doc
+        changes = reviewed_changes(repo, rev, path, non_content)
+        if not changes:
+            raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
+        commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
+                        reviewed_by=trailer_emails(ch))
+                   for ch in changes]
+        return {"doc": doc, "commits": commits, "verifications": verification_events(changes)}
+
+
+def recent_changes(repo_root: Path, days: int | None = None, n: int | None = None,
+                   ) -> list[dict[str, Any]]:
+    """Documents added or changed recently, newest first, one entry per document.
+
+    `days` limits by author date, `n` the number of documents (20 when neither is given).
+    Each entry: doc, change (added/modified/deleted/renamed), commit, author,
+    author_email, date, message, summary (what changed), title, verified.
+    [] outside a Git repository.
+    """
+    repo = open_repo(repo_root)
+    if repo is None:
+        return []
+    cfg = load_config(repo_root)
+    non_content = non_content_fields(cfg)
+    with repo:
+        return [recent_entry(rc, non_content)
+                for rc in recent_doc_changes(repo, cfg, days=days, n=n)]
+
+
+def recent_entry(rc: RecentChange, non_content: frozenset[str]) -> dict[str, Any]:
+    ch = rc.change
+    meta = (ch.after or ch.before or DocState({}, "", "", False)).meta
+    info = ch.commit
+    return {"doc": rc.doc, "change": rc.kind,
+            "commit": info.sha, "author": info.author_name, "author_email": info.author_email,
+            "date": info.authored_at.isoformat(), "message": info.subject,
+            "summary": ", ".join(describe_change(ch, non_content)),
+            "title": meta.get("title"), "verified": is_verified(meta)}

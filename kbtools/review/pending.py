@@ -1,0 +1,84 @@
+"""`kb review pending`: documents awaiting review, oldest first."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import git
+
+from kbtools.config import Config
+from kbtools.corpus import SourceDoc, iter_documents
+from kbtools.provenance import git_prefix, open_repo
+from kbtools.review.verification import (
+    is_verified,
+    non_content_fields,
+    reviewed_changes,
+    since_verification,
+)
+
+
+def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Documents awaiting review, oldest first: unverified ones, verified ones whose
+    content changed since their verification, and uncommitted ones. Each: doc, title,
+    reason, author (front matter), git_author, git_author_email, commit (the oldest
+    change not yet verified), since, age_days."""
+    now = now or datetime.now().astimezone()
+    repo = open_repo(cfg.root)
+    nc = non_content_fields(cfg)
+    try:
+        prefix = git_prefix(repo, cfg.root) if repo else ""
+        dirty = uncommitted(repo, cfg) if repo is not None else set()
+        out: list[dict[str, Any]] = []
+        for src in iter_documents(cfg.root, cfg.path("knowledge")):
+            gpath = prefix + src.rel
+            if repo is None or gpath in dirty:
+                entry = pending_entry(src, "uncommitted")
+            else:
+                found = awaiting(repo, src, gpath, nc)
+                if found is None:
+                    continue
+                entry = found
+            since = entry["since"]
+            entry["age_days"] = round((now - since).total_seconds() / 86400, 1)
+            entry["since"] = since.isoformat(timespec="seconds")
+            out.append(entry)
+    finally:
+        if repo is not None:
+            repo.close()
+    out.sort(key=lambda e: (-e["age_days"], e["doc"]))
+    return out
+
+
+def uncommitted(repo: git.Repo, cfg: Config) -> set[str]:
+    """Git paths under the knowledge folder that are modified or untracked."""
+    status = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--",
+                             str(cfg.path("knowledge")))
+    return {item[3:] for item in status.split("\0") if len(item) > 3}
+
+
+def pending_entry(src: SourceDoc, reason: str) -> dict[str, Any]:
+    """An entry dated by the file's modification time (no commit known yet)."""
+    return {"doc": src.rel, "title": src.meta.get("title"), "reason": reason,
+            "author": src.meta.get("author"), "git_author": None, "git_author_email": None,
+            "commit": None, "since": datetime.fromtimestamp(src.path.stat().st_mtime).astimezone()}
+
+
+def awaiting(repo: git.Repo, src: SourceDoc, gpath: str, non_content: frozenset[str]
+             ) -> dict[str, Any] | None:
+    """The entry of a committed document that awaits review, dated by the oldest change
+    not yet verified; None when it is verified and unchanged since."""
+    changes = reviewed_changes(repo, "HEAD", gpath, non_content)
+    waiting = since_verification(changes, non_content)
+    reason = "unverified"
+    if is_verified(src.meta):
+        if not waiting:
+            return None
+        reason = "changed-since-verification"
+    entry = pending_entry(src, reason)
+    first = waiting[-1] if waiting else (changes[0] if changes else None)
+    if first is not None:
+        entry.update(git_author=first.commit.author_name,
+                     git_author_email=first.commit.author_email,
+                     commit=first.commit.sha, since=first.commit.authored_at)
+    return entry

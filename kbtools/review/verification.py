@@ -1,0 +1,136 @@
+"""What `verified: true` means, read from Git history.
+
+A document is verified when its front matter says `verified: true`; `verified_by` names
+the reviewer and `verified_at` when they looked. What the reviewer vouches for is the
+document's *content*: the body plus every front-matter field except the verification
+fields and kb.toml `[review] non_content_fields` (changing only those needs no fresh
+verification). A verification is attested by the reviewer's own commit or by a
+`Reviewed-by: Name <email>` trailer in the commit's last paragraph.
+
+Everything here reads `kbtools.provenance` data (`DocState`, `DocChange`) with these
+semantics; the rest of the review package builds on it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import git
+
+from kbtools.config import Config
+from kbtools.provenance import DocChange, DocState, doc_changes
+
+VERIFICATION_FIELDS = ("verified", "verified_by", "verified_at")
+TRAILER = re.compile(r"^reviewed-by:\s*(?P<name>.*?)\s*<(?P<email>[^<>\s]+)>\s*$", re.I)
+
+
+def non_content_fields(cfg: Config) -> frozenset[str]:
+    """kb.toml `[review] non_content_fields`: fields that may change without re-review."""
+    return frozenset(cfg.section("review").get("non_content_fields", []))
+
+
+def outside_content(non_content: frozenset[str]) -> frozenset[str]:
+    """Every front-matter field that is not content: the verification fields and
+    `non_content`."""
+    return non_content | frozenset(VERIFICATION_FIELDS)
+
+
+def is_verified(meta: dict[str, Any]) -> bool:
+    return meta.get("verified") is True
+
+
+def verification(state: DocState) -> tuple[bool, str, str]:
+    """(verified, verified_by, verified_at) of a document state."""
+    return (is_verified(state.meta), str(state.meta.get("verified_by") or ""),
+            str(state.meta.get("verified_at") or ""))
+
+
+def content_key(state: DocState, non_content: frozenset[str]) -> tuple[str, str]:
+    """What a reviewer vouches for: the body and every content front-matter field."""
+    return state.key(outside_content(non_content))
+
+
+def content_changed(change: DocChange, non_content: frozenset[str]) -> bool:
+    """The commit created the document or changed its content."""
+    return change.changed(outside_content(non_content))
+
+
+def content_fields_changed(after: DocState, before: DocState, non_content: frozenset[str]
+                           ) -> list[str]:
+    """Content parts that differ between `before` and `after`: "body" and field names."""
+    return after.changed_fields(before, outside_content(non_content))
+
+
+def reviewed_changes(repo: git.Repo, rev: str, path: str, non_content: frozenset[str]
+                     ) -> list[DocChange]:
+    """`doc_changes` as review sees them: a merge is a change of its own unless some
+    parent already had the merged content and verification."""
+    def version(state: DocState) -> object:
+        return content_key(state, non_content), verification(state)
+
+    return doc_changes(repo, rev, path, version)
+
+
+def verification_event(change: DocChange) -> str | None:
+    """"verified" when this commit (re)set verified: true, "unverified" when it dropped it."""
+    before, after = change.before, change.after
+    if after is None:
+        return None
+    if is_verified(after.meta) and (before is None
+                                    or verification(before) != verification(after)):
+        return "verified"
+    if before is not None and is_verified(before.meta) and not is_verified(after.meta):
+        return "unverified"
+    return None
+
+
+def last_verification(changes: list[DocChange]) -> int | None:
+    """Index in `changes` (newest first) of the newest commit that set verified: true."""
+    return next((i for i, ch in enumerate(changes) if verification_event(ch) == "verified"),
+                None)
+
+
+def since_verification(changes: list[DocChange], non_content: frozenset[str]
+                       ) -> list[DocChange]:
+    """Content-changing commits not yet covered by a verification (newest first)."""
+    v = last_verification(changes)
+    upto = len(changes) if v is None else v
+    return [ch for ch in changes[:upto] if content_changed(ch, non_content)]
+
+
+def covered_changes(changes: list[DocChange], v: int, non_content: frozenset[str]
+                    ) -> list[DocChange]:
+    """Content-changing commits covered by the verification at index `v` (newest first):
+    those after the previous verification, up to and including `v`."""
+    prev = last_verification(changes[v + 1:])
+    end = len(changes) if prev is None else v + 1 + prev
+    return [ch for ch in changes[v:end] if content_changed(ch, non_content)]
+
+
+def reviewed_by(message: str) -> list[tuple[str, str]]:
+    """`Reviewed-by: Name <email>` trailers from the message's last paragraph."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
+    if len(paragraphs) < 2:
+        return []
+    out = []
+    for line in paragraphs[-1].splitlines():
+        m = TRAILER.match(line.strip())
+        if m:
+            out.append((m["name"], m["email"].lower()))
+    return out
+
+
+def trailer_emails(change: DocChange) -> list[str]:
+    """The emails of the Reviewed-by trailers of the change's commit."""
+    return [email for _, email in reviewed_by(change.commit.message)]
+
+
+def parse_iso(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp with offset (verified_at), or None."""
+    try:
+        dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else None
