@@ -5,6 +5,7 @@ fields, so a new knowledge domain with fields the code has never heard of works 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import git
@@ -163,6 +164,18 @@ def test_facet_table_holds_the_declared_fields(vessels):
     assert facets == {"category": {"vessels"}, "hull_class": {"panamax", "handysize"},
                       "port": {"Rotterdam", "Hamburg", "Singapore"},
                       "author": {"harbour.master@example.org"}}
+
+
+def test_a_device_rederives_the_same_store_from_the_release(vessels, tmp_path):
+    """materialize (what a device runs after a sync) reads the vocabulary from the manifest."""
+    from kbtools.index.materialize import materialize
+
+    copy = tmp_path / "release"
+    shutil.copytree(vessels / "dist", copy)
+    shutil.rmtree(copy / "index")
+    materialize(copy)
+    store = "index/store.sqlite"
+    assert (copy / store).read_bytes() == (vessels / "dist" / store).read_bytes()
 
 
 # the Vocabulary value ----------------------------------------------------------------------
