@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,21 @@ from typing import Any
 from kbtools.errors import ConfigError
 
 CONFIG_NAME = "kb.toml"
+
+# Front-matter fields with a role in the index ([vocabulary] in kb.toml; see "Vocabulary" in
+# docs/knowledge-authoring.md). These built-in lists fit the bundled knowledge; a repo with other
+# fields lists its own. The order of `facets` is the order the chunk store records them in.
+DEFAULT_VOCABULARY: dict[str, list[str]] = {
+    # values collected per field into the index's facet table
+    "facets": ["category", "crop", "disease", "pest", "equipment", "tags", "region",
+               "fault_codes", "project", "component", "lang", "urgency", "status", "author"],
+    # a value of one of these fields found in the question boosts the documents carrying it
+    "routing": ["category", "crop", "disease", "pest", "equipment", "tags", "region",
+                "fault_codes", "project", "component"],
+    # values become words of the tokenizer dictionary (data/dictionary.txt)
+    "dictionary": ["crop", "disease", "pest", "equipment", "tags", "component", "region",
+                   "fault_codes", "aliases"],
+}
 
 # Defaults. Chunk sizes are in characters (CJK characters count one each).
 DEFAULTS: dict[str, Any] = {
@@ -75,6 +91,7 @@ DEFAULTS: dict[str, Any] = {
         "non_content_fields": ["tags", "urgency", "valid_until"],
     },
     "categories": {},
+    "vocabulary": DEFAULT_VOCABULARY,
 }
 
 
@@ -89,12 +106,44 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Vocabulary:
+    """Which front-matter fields are facets, routing terms and dictionary terms."""
+
+    facets: tuple[str, ...]
+    routing: tuple[str, ...]
+    dictionary: tuple[str, ...]
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> Vocabulary:
+        """The vocabulary of config values: `Config.data`, or a manifest's `config.values`,
+        where no `vocabulary` entry means the built-in one (see `recorded`)."""
+        given = {**DEFAULT_VOCABULARY, **(values.get("vocabulary") or {})}
+        return cls(facets=tuple(given["facets"]), routing=tuple(given["routing"]),
+                   dictionary=tuple(given["dictionary"]))
+
+    @property
+    def collected(self) -> tuple[str, ...]:
+        """Fields whose values the chunk store collects: the facets, then any routing field
+        that is not a facet (routing reads its values from the store)."""
+        return self.facets + tuple(f for f in self.routing if f not in self.facets)
+
+    def recorded(self) -> dict[str, list[str]] | None:
+        """What a build records in its manifest: nothing for the built-in vocabulary (so those
+        indexes keep the bytes they had before the vocabulary was configurable), else the lists."""
+        if self == Vocabulary.from_values({}):
+            return None
+        return {"facets": list(self.facets), "routing": list(self.routing),
+                "dictionary": list(self.dictionary)}
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path
     data: dict[str, Any] = field(default_factory=dict)
 
     def section(self, name: str) -> dict[str, Any]:
-        return self.data.get(name, {})
+        section: dict[str, Any] = self.data.get(name, {})
+        return section
 
     def get(self, dotted: str) -> Any:
         node: Any = self.data
@@ -104,7 +153,11 @@ class Config:
 
     def path(self, name: str) -> Path:
         """A configured path (knowledge, assets, dist, cache, ...) resolved against the root."""
-        return self.root / self.data["paths"][name]
+        return self.root / str(self.data["paths"][name])
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        return Vocabulary.from_values(self.data)
 
     def fingerprint(self, *sections: str) -> str:
         """Stable hash of the named sections (all when none named)."""

@@ -22,7 +22,8 @@ FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return schema
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read schema: {exc}", path=str(path)) from None
 

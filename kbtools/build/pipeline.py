@@ -235,8 +235,8 @@ def _records(per_doc, provenance, cfg: Config) -> list[dict[str, Any]]:
 
 
 def _embed(records, cfg: Config, opts: BuildOptions, stats: BuildStats, cache_file: Path | None):
-    from kbtools.embed.backends import get_embedder
     from kbtools.embed.cache import EmbeddingCache
+    from kbtools.embed.registry import get_embedder
 
     cache = EmbeddingCache(cache_file)
     vectors: dict[str, np.ndarray] = {}
@@ -301,9 +301,8 @@ def _write_data(data: Path, sources, per_doc, records, vectors, provenance, cfg:
         encoding="utf-8")
     user_dict = cfg.root / cfg.get("bm25.user_dict")
     user_text = user_dict.read_text(encoding="utf-8") if user_dict.is_file() else ""
-    values = [v for s in sources for k, v in s.meta.items()
-              if k in ("crop", "disease", "pest", "equipment", "tags", "component", "region",
-                       "fault_codes", "aliases")]
+    fields = set(cfg.vocabulary.dictionary)
+    values = [v for s in sources for k, v in s.meta.items() if k in fields]
     terms = dictionary_terms(values, user_text)
     (data / "dictionary.txt").write_text("".join(t + "\n" for t in terms), encoding="utf-8")
 
@@ -336,10 +335,14 @@ def source_identity(root: Path, sub: Path) -> dict[str, Any]:
 
 
 def _fingerprint(cfg: Config) -> str:
-    """Settings that change artifacts, plus the chunker's version."""
+    """Settings that change artifacts, plus the chunker's version (and the vocabulary when it
+    is not the built-in one: see `Vocabulary.recorded`)."""
     from kbtools.build.chunk import CHUNKER_VERSION
 
-    return f"{cfg.fingerprint('chunk', 'embedding', 'index', 'bm25')}-c{CHUNKER_VERSION}"
+    fingerprint = f"{cfg.fingerprint('chunk', 'embedding', 'index', 'bm25')}-c{CHUNKER_VERSION}"
+    if cfg.vocabulary.recorded() is not None:
+        fingerprint += f"-v{cfg.fingerprint('vocabulary')}"
+    return fingerprint
 
 
 def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildStats,
@@ -351,6 +354,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildS
         source["corpus"] = root.name
     stats.source_commit = source["commit"]
     values = {k: cfg.data[k] for k in ("chunk", "embedding", "index", "bm25", "query")}
+    if (vocabulary := cfg.vocabulary.recorded()) is not None:
+        values["vocabulary"] = vocabulary  # what materialize and the query side read
     words = (staging / DATA_DIR / "dictionary.txt").read_text(encoding="utf-8").split()
     tokenizer = tokenizer_fingerprint(cfg.get("bm25.tokenizer"), words)
     return {

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.config import Vocabulary
+
 
 def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
     """All chunk records in global order, and per model the matrix of their vectors.
@@ -45,9 +47,10 @@ def materialize(root: Path) -> None:
     chunks, matrices = read_shards(root)
     docs = [json.loads(line) for line in
             (root / "data" / "docs.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    write_store(out / "store.sqlite", docs, chunks,
-                info={"source_commit": manifest["source"]["commit"]})
     cfg = manifest["config"]["values"]
+    write_store(out / "store.sqlite", docs, chunks,
+                info={"source_commit": manifest["source"]["commit"]},
+                facet_fields=Vocabulary.from_values(cfg).collected)
     dictionary = (root / "data" / "dictionary.txt").read_text(encoding="utf-8").split()
     tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(dictionary))
     bm25index.build(out / "bm25", [c["embed_text"] for c in chunks], tok,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +30,15 @@ CREATE INDEX facets_fv ON facets(field, value);
 CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 """
 
-# Front-matter fields whose values become routing vocabulary and filterable facets.
-FACET_FIELDS = ("category", "crop", "disease", "pest", "equipment", "tags", "region",
-                "fault_codes", "project", "component", "lang", "urgency", "status", "author")
-
 
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dict[str, Any]],
-                info: dict[str, str]) -> None:
+                info: dict[str, str], facet_fields: Sequence[str]) -> None:
+    """Write the store; `facet_fields` are the front-matter fields whose values go into the
+    facets table, in this order (`Vocabulary.collected` of the build's config)."""
     path.unlink(missing_ok=True)
     con = sqlite3.connect(path, isolation_level=None)
     try:
@@ -55,7 +53,7 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
                  str(meta.get("author") or ""), str(meta.get("timestamp") or ""),
                  d.get("lang") or "", _dump(meta), d.get("last_commit"), d.get("last_author"),
                  d.get("last_changed"), d.get("n_chunks", 0)))
-            for field in FACET_FIELDS:
+            for field in facet_fields:
                 values = meta.get(field)
                 for v in values if isinstance(values, list) else [values]:
                     if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v):

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.config import Vocabulary
 from kbtools.errors import IndexLoadError, UsageError
 from kbtools.index.manifest import load_manifest
 from kbtools.query import fusion
@@ -143,7 +144,7 @@ def open_index(path: Path | None = None) -> Index:
 
 def _check_models(manifest: dict[str, Any], root: Path) -> None:
     """Refuse an index whose vectors came from a different model than we would load."""
-    from kbtools.embed.backends import get_embedder
+    from kbtools.embed.registry import get_embedder
 
     for key, meta in manifest["models"].items():
         if not (root / "index" / f"vectors-{key}.usearch").is_file():
@@ -224,11 +225,13 @@ def filter_mask(index: Index, where: list[tuple[str, str, str]], verified_only: 
 
 
 def route(index: Index, query: str) -> list[dict[str, str]]:
-    """Front-matter vocabulary that occurs in the question (→ boosts)."""
+    """Front-matter vocabulary that occurs in the question (→ boosts): values of the routing
+    fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest)."""
+    routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
     q = query.casefold()
     hits = []
     for fld, values in sorted(index.facets().items()):
-        if fld in ("author", "lang", "urgency", "status"):
+        if fld not in routing:
             continue
         for v in sorted(values):
             if len(v) >= 2 and v.casefold() in q:
@@ -337,7 +340,7 @@ def query_models(index: Index, text: str) -> list[str]:
 
 
 def _vector_candidates(index: Index, model: str, text: str, mask, count: int) -> fusion.Ranked:
-    from kbtools.embed.backends import get_embedder
+    from kbtools.embed.registry import get_embedder
     from kbtools.index import vectors
 
     emb = get_embedder(model)
@@ -377,7 +380,7 @@ RERANK_DEPTH = 20
 def rerank(model: str, query: str, hits, rows):
     """Re-order the top hits by a sentence-transformers CrossEncoder (configured by name or
     local path; loaded offline only). Hits below the rerank depth keep their order."""
-    from kbtools.embed.backends import get_cross_encoder
+    from kbtools.embed.sentence_models import get_cross_encoder
 
     head, tail = hits[:RERANK_DEPTH], hits[RERANK_DEPTH:]
     if not head:

@@ -234,7 +234,7 @@ def verify_release(staging: Path, tag: str, serial: int, tag_mhash: str,
 
 def check_models(manifest: dict[str, Any], where: str) -> None:
     """The device must have the exact embedding models the release's vectors came from."""
-    from kbtools.embed.backends import get_embedder
+    from kbtools.embed.registry import get_embedder
     from kbtools.errors import ModelError
 
     for key, meta in sorted(manifest.get("models", {}).items()):

@@ -1,0 +1,58 @@
+"""What every embedder is: the `Embedder` interface and the helpers backends share.
+
+An embedder turns texts into float32, L2-normalised vectors, one row per text, and names
+itself by a fingerprint that changes whenever its vectors would (the manifest records it, and
+an index whose vectors came from another fingerprint is refused).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    key: str  # the configured name ("use", "minilm", a model path…)
+    model_id: str  # human-readable id recorded in the manifest
+    dim: int
+
+    def fingerprint(self) -> str: ...
+
+    def embed_batch(self, texts: list[str]) -> Vectors: ...
+
+
+def empty(dim: int) -> Vectors:
+    """The result of embedding no texts."""
+    return np.zeros((0, dim), dtype=np.float32)
+
+
+def normalise(vecs: npt.ArrayLike) -> Vectors:
+    """Rows scaled to unit length (zero rows stay zero), as float32 in two dimensions."""
+    out = np.asarray(vecs, dtype=np.float32)
+    if out.ndim == 1:
+        out = out[None, :]
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    result: Vectors = out / norms
+    return result
+
+
+@lru_cache(maxsize=8)
+def files_fingerprint(root: str) -> str:
+    """A short hash of the model files under `root` (names and bytes; docs and bytecode
+    excluded). Cached per process: hashing the weights once is enough."""
+    files = [p for p in Path(root).rglob("*") if p.is_file() and p.suffix not in (".md", ".pyc")]
+    h = hashlib.sha256()
+    for p in sorted(files):
+        h.update(p.name.encode())
+        with p.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()[:16]

@@ -1,0 +1,99 @@
+"""The embedder registry (name → factory) and the deterministic `test-hash` embedder."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from kbtools.embed import registry
+from kbtools.embed.hashed import HashEmbedder
+from kbtools.embed.registry import get_embedder, register_embedder, registered_embedders
+from kbtools.embed.sentence_models import sentence_transformer
+from kbtools.errors import UsageError
+from tests.kbfixtures import REPO
+
+
+@pytest.fixture
+def clean_registry(monkeypatch):
+    """Registrations made by a test vanish after it."""
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    get_embedder.cache_clear()
+    yield
+    get_embedder.cache_clear()
+
+
+def test_builtin_names():
+    assert {"use", "minilm", "test-hash"} <= set(registered_embedders())
+
+
+def test_hash_embedder_shape_norm_and_empty():
+    emb = get_embedder("test-hash")
+    assert (emb.key, emb.dim) == ("test-hash", 256)
+    assert emb.fingerprint() == "test-hash:v1:256:1,2,3"
+    vecs = emb.embed_batch(["ballast pump seals", "小麦赤霉病", ""])
+    assert vecs.shape == (3, 256) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs[:2], axis=1), 1.0)
+    assert not vecs[2].any()  # no characters, no direction
+    assert emb.embed_batch([]).shape == (0, 256)
+
+
+def test_hash_embedder_is_deterministic_across_processes():
+    texts = ["Inspect the ballast pump seals", "液压系统压力异常"]
+    here = get_embedder("test-hash").embed_batch(texts)
+    code = ("import sys, numpy as np; from kbtools.embed.registry import get_embedder; "
+            f"np.save(sys.stdout.buffer, get_embedder('test-hash').embed_batch({texts!r}))")
+    env = {**os.environ, "PYTHONHASHSEED": "123"}  # str hashes differ; ours must not
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                         env=env, cwd=REPO).stdout
+    assert np.array_equal(np.load(io.BytesIO(out)), here)
+
+
+def test_hash_embedder_ranks_overlapping_text_higher():
+    emb = HashEmbedder()
+    q, near, far = emb.embed_batch(["ballast pump seal inspection",
+                                    "Inspect the ballast pump seals every week",
+                                    "Mooring lines are turned end for end"])
+    assert float(q @ near) > float(q @ far) + 0.2
+
+
+def test_register_embedder_adds_a_backend(clean_registry):
+    made: list[str] = []
+
+    def factory(name: str) -> HashEmbedder:
+        made.append(name)
+        return HashEmbedder(key=name, dim=8)
+
+    register_embedder("tiny-8", factory)
+    emb = get_embedder("tiny-8")
+    assert emb.dim == 8 and emb.key == "tiny-8"
+    assert get_embedder("tiny-8") is emb and made == ["tiny-8"]  # loaded once
+    assert "tiny-8" in registered_embedders()
+    with pytest.raises(UsageError, match="already registered"):
+        register_embedder("tiny-8", factory)
+    register_embedder("tiny-8", lambda name: HashEmbedder(key=name, dim=16), replace=True)
+    assert get_embedder("tiny-8").dim == 16
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "-x", "has space", "st:model"])
+def test_register_embedder_refuses_names_unfit_for_file_names(clean_registry, name):
+    with pytest.raises(UsageError, match="must be letters"):
+        register_embedder(name, HashEmbedder)
+
+
+def test_unknown_name_goes_to_the_sentence_transformers_fallback(clean_registry, monkeypatch):
+    assert registry.FALLBACK is sentence_transformer  # a model name or local path, offline
+    asked: list[str] = []
+
+    def fallback(name: str) -> HashEmbedder:
+        asked.append(name)
+        return HashEmbedder(key=name)
+
+    monkeypatch.setattr(registry, "FALLBACK", fallback)
+    assert get_embedder("/models/my-model").key == "/models/my-model"
+    get_embedder("test-hash")
+    assert asked == ["/models/my-model"]
