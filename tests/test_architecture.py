@@ -79,7 +79,6 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-@pytest.mark.xfail(strict=True, reason="ship.device <-> ship.sync: removed by the ship/ git layer step")
 def test_no_import_cycle_among_kbtools_modules():
     edges = {name: {d for d in deps if d.startswith("kbtools")} for name, deps in graph().items()}
     cycle = find_cycle(edges)
@@ -105,3 +104,23 @@ def test_every_package_says_what_it_owns():
         tree = ast.parse(init.read_text(encoding="utf-8"))
         doc = ast.get_docstring(tree)
         assert doc and len(doc) > 40, f"{init.relative_to(PKG.parent)} needs a docstring"
+
+
+def test_shipping_runs_git_only_through_its_git_layer():
+    ship = {n: deps for n, deps in graph().items() if n.startswith("kbtools.ship.")}
+    runners = sorted(n for n, deps in ship.items() if deps & {"subprocess", "git"})
+    assert runners == ["kbtools.ship.git"]
+
+
+def test_device_directory_module_knows_nothing_of_sync_or_release():
+    deps = graph()["kbtools.ship.device"]
+    assert not deps & {"kbtools.ship.sync", "kbtools.ship.release", "kbtools.ship.operate",
+                       "kbtools.ship.git"}
+
+
+def test_commands_import_only_the_library_and_shared_output():
+    for name, deps in sorted(graph().items()):
+        if name.startswith("kbtools.commands.") and name != "kbtools.commands.output":
+            bad = sorted(d for d in deps if d.startswith("kbtools.commands")
+                         and d != "kbtools.commands.output")
+            assert not bad, f"{name} imports {bad}: move shared helpers into the library"

@@ -13,13 +13,20 @@ from test_release_helpers import git, make_dist, make_knowledge_repo, sample_fil
 from kbtools.cli import main
 from kbtools.errors import ReleaseError
 from kbtools.index.manifest import sha256_file
-from kbtools.ship.release import list_local, make_release, parse_serial
+from kbtools.ship.git import find_git_dir, is_ancestor, list_source, parse_serial, read_blob
+from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen, load_public, verify
 
 
 @pytest.fixture
 def kr(tmp_path: Path) -> Path:
     return make_knowledge_repo(tmp_path / "kr")
+
+
+def released_tags(kr: Path) -> list[str]:
+    """Release tags the knowledge repo offers, newest first (as `kb releases` lists a source)."""
+    refs = list_source(kr / ".git", str(kr), "kb-index")
+    return [ref.rsplit("/", 1)[-1] for _, (ref, _sha) in sorted(refs.tags.items(), reverse=True)]
 
 
 def test_release_records_commit_and_tag_without_touching_worktree(kr: Path, tmp_path: Path):
@@ -48,12 +55,12 @@ def test_rerun_is_noop_and_next_build_gets_next_serial(kr: Path, tmp_path: Path)
     first = make_release(kr, dist)
     again = make_release(kr, dist)
     assert not again.new and again.commit == first.commit
-    assert len(list_local(kr)) == 1
+    assert len(released_tags(kr)) == 1
     dist = make_dist(tmp_path / "dist", sample_files(2), commit="a2")
     second = make_release(kr, dist)
     assert second.serial == 2 and second.new
     assert git(kr, "rev-parse", f"{second.commit}^").strip() == first.commit
-    assert [r["tag"] for r in list_local(kr)] == ["kb-r2", "kb-r1"]
+    assert released_tags(kr) == ["kb-r2", "kb-r1"]
 
 
 def test_dist_not_matching_manifest_is_refused(kr: Path, tmp_path: Path):
@@ -105,6 +112,17 @@ def test_release_outside_git_repo(tmp_path: Path):
 def test_parse_serial():
     assert parse_serial("kb-r12") == 12 and parse_serial("refs/tags/kb-r3") == 3
     assert parse_serial("v1.0") is None and parse_serial("kb-rx") is None
+
+
+def test_git_layer_finds_the_repo_and_reads_release_commits(kr: Path, tmp_path: Path):
+    first = make_release(kr, make_dist(tmp_path / "d1", sample_files(1), commit="a1"))
+    second = make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="a2"))
+    gd = find_git_dir(kr / "knowledge")
+    assert gd == find_git_dir(kr) == (kr / ".git").resolve()
+    assert json.loads(read_blob(gd, second.commit, "release.json") or b"")["tag"] == "kb-r2"
+    assert read_blob(gd, second.commit, "no-such-file") is None
+    assert is_ancestor(gd, first.commit, second.commit)
+    assert not is_ancestor(gd, second.commit, first.commit)
 
 
 def test_cli_release_keygen_bundle(kr: Path, tmp_path: Path, monkeypatch):

@@ -17,6 +17,7 @@ from test_release_helpers import make_dist, make_knowledge_repo, sample_files
 
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.ship import device
+from kbtools.ship.operate import local_releases, rollback
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
@@ -151,8 +152,8 @@ def test_queries_during_syncs_and_rollbacks(tmp_path: Path):
         for _ in range(6):
             pub.release()
             sync(str(pub.art), dev, keep=3)
-            device.rollback(dev)
-            device.rollback(dev, device.local_releases(dev)[0]["tag"])
+            rollback(dev)
+            rollback(dev, local_releases(dev)[0]["tag"])
     finally:
         stop.set()
         for t in threads:

@@ -9,6 +9,7 @@ import click
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
 from kbtools.ship.bundle import create_bundle
+from kbtools.ship.release import release_settings
 
 
 @click.group("bundle")
@@ -26,8 +27,7 @@ def bundle() -> None:
 def create(out: Path, since: str | None, repo: Path | None, as_json: bool) -> None:
     """Write the artifacts branch and release tags to OUT; `kb sync OUT` reads it."""
     cfg = load_config()
-    info = create_bundle(repo or cfg.root, out, branch=cfg.section("release")["branch"],
-                         since=since)
+    info = create_bundle(repo or cfg.root, out, branch=release_settings(cfg).branch, since=since)
     if as_json:
         echo_json(info.to_dict())
     else:

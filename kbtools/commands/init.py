@@ -2,78 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from importlib import resources
 from pathlib import Path
 
 import click
 
 from kbtools.commands.output import echo_json, json_option
-from kbtools.errors import KbError
-from kbtools.fsutil import atomic_write_bytes
-from kbtools.schemas import PACKAGE_SCHEMAS
-
-TEMPLATES = Path(str(resources.files("kbtools") / "data" / "init"))
-# template file (under kbtools/data/init) -> path in the new repository
-LAYOUT: dict[str, str] = {
-    "kb.toml": "kb.toml",
-    "gitignore": ".gitignore",
-    "pre-commit-config.yaml": ".pre-commit-config.yaml",
-    "workflows/kb-check.yml": ".github/workflows/kb-check.yml",
-    "workflows/kb-release.yml": ".github/workflows/kb-release.yml",
-    "knowledge/getting-started.md": "knowledge/getting-started.md",
-}
-
-
-def plan(target: Path) -> dict[Path, bytes]:
-    """Every file `kb init` writes (absolute path -> bytes), schemas included."""
-    files: dict[Path, bytes] = {}
-    for template, dest in LAYOUT.items():
-        files[target / dest] = (TEMPLATES / template).read_bytes()
-    for schema in sorted(PACKAGE_SCHEMAS.rglob("*.schema.json")):
-        files[target / "schemas" / schema.relative_to(PACKAGE_SCHEMAS)] = schema.read_bytes()
-    files[target / "assets" / ".gitkeep"] = b""
-    return files
-
-
-def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
-    """Write the skeleton into `target`. Returns (files written, whether git init ran)."""
-    if target.exists() and not target.is_dir():
-        raise KbError("exists and is not a directory", path=str(target))
-    files = plan(target)
-    if not force:
-        for path in files:
-            if path.exists() or path.is_symlink():
-                raise KbError("already exists; use --force to overwrite", path=str(path))
-    mode = _file_mode()
-    for path, data in files.items():
-        try:
-            atomic_write_bytes(path, data)
-            path.chmod(mode)  # atomic writes start from a private temp file (0600)
-        except OSError as exc:
-            raise KbError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None
-    return sorted(files), _git_init(target)
-
-
-def _file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _git_init(target: Path) -> bool:
-    import git
-
-    try:
-        git.Repo(target, search_parent_directories=True)
-        return False
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        pass
-    try:
-        git.Repo.init(target)
-    except git.GitCommandError as exc:  # e.g. git missing from PATH
-        raise KbError(f"git init failed: {exc.stderr.strip() or exc}", path=str(target)) from None
-    return True
+from kbtools.scaffold import scaffold
 
 
 @click.command("init")

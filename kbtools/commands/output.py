@@ -1,10 +1,11 @@
-"""Shared output helpers for commands: JSON on stdout, human text otherwise."""
+"""Shared options and output helpers for commands: JSON on stdout, human text otherwise."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -16,6 +17,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
+
+
+def to_option(f: F) -> F:
+    """--to DIR, shared by sync, status, releases and rollback."""
+    return click.option(
+        "--to", "to", type=click.Path(file_okay=False, path_type=Path), default=None,
+        help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
 
 
 def echo_json(data: Any) -> None:

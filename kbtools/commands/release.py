@@ -8,7 +8,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.ship.release import make_release
+from kbtools.ship.release import make_release, release_settings
 
 
 @click.command("release")
@@ -31,9 +31,9 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
     manifest hash. Does nothing when the newest release already holds this build.
     """
     cfg = load_config()
-    rel_cfg = cfg.section("release")
-    remote = None if no_push else (remote if remote is not None else rel_cfg.get("remote"))
-    info = make_release(cfg.root, dist or cfg.path("dist"), branch=branch or rel_cfg["branch"],
+    settings = release_settings(cfg)
+    remote = None if no_push else (remote if remote is not None else settings.remote)
+    info = make_release(cfg.root, dist or cfg.path("dist"), branch=branch or settings.branch,
                         remote=remote or None, sign_key=sign_key)
     if as_json:
         echo_json(info.to_dict())

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option
-from kbtools.commands.sync import device_dir, release_settings, to_option
-from kbtools.ship.device import list_releases
+from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.device import device_dir
+from kbtools.ship.operate import list_releases
+from kbtools.ship.release import release_settings
 
 
 @click.command("releases")
@@ -21,7 +22,7 @@ def releases(to: Path | None, local_only: bool, as_json: bool) -> None:
     Columns: current marker, tag, serial, where, source commit, created, size in bytes.
     """
     rows, warnings = list_releases(device_dir(to), remote=not local_only,
-                                   branch=release_settings()["branch"])
+                                   branch=release_settings().branch)
     for w in warnings:
         click.echo(f"kb: warning: {w}", err=True)
     if as_json:

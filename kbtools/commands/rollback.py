@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option
-from kbtools.commands.sync import device_dir, to_option
-from kbtools.ship.device import rollback as do_rollback
+from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.device import device_dir
+from kbtools.ship.operate import rollback as do_rollback
 
 
 @click.command("rollback")

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option
-from kbtools.commands.sync import device_dir, release_settings, to_option
-from kbtools.ship.device import status as device_status
+from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.device import device_dir
+from kbtools.ship.operate import status as device_status
+from kbtools.ship.release import release_settings
 
 
 @click.command("status")
@@ -17,7 +18,7 @@ from kbtools.ship.device import status as device_status
 @json_option
 def status(to: Path | None, quick: bool, as_json: bool) -> None:
     """Served release, its age, verification state (files re-hashed now) and last sync."""
-    st = device_status(device_dir(to), max_age_days=int(release_settings()["max_age_days"]),
+    st = device_status(device_dir(to), max_age_days=release_settings().max_age_days,
                        check_files=not quick)
     if as_json:
         echo_json(st)

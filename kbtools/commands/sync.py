@@ -6,27 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option
-from kbtools.config import load_config
-from kbtools.errors import UsageError
-from kbtools.ship.device import default_device_dir, read_state
-from kbtools.ship.sync import sync as do_sync
-
-
-def to_option(f):
-    """--to DIR, shared by sync, status, releases and rollback."""
-    return click.option(
-        "--to", "to", type=click.Path(file_okay=False, path_type=Path), default=None,
-        help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
-
-
-def device_dir(to: Path | None) -> Path:
-    return default_device_dir(to).absolute()
-
-
-def release_settings() -> dict:
-    """[release] settings of the kb.toml found from the current directory (defaults if none)."""
-    return load_config().section("release")
+from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.device import device_dir
+from kbtools.ship.sync import sync_device
 
 
 @click.command("sync")
@@ -45,16 +27,7 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...], as_json
     file from `kb bundle create`; omitted, the device's last source is used. Nothing changes unless the release verifies; the served
     release then switches with one atomic rename.
     """
-    device = device_dir(to)
-    if source is None:
-        source = read_state(device).get("source")
-        if not source:
-            raise UsageError("no SOURCE given and this device has never synced", path=str(device))
-    cfg = load_config()
-    rel = cfg.section("release")
-    keys = list(trusted) + [cfg.root / k for k in rel.get("trusted_keys", [])]
-    res = do_sync(source, device, trusted=keys, branch=rel["branch"],
-                  keep=int(rel["keep"]), max_age_days=int(rel["max_age_days"]))
+    res = sync_device(device_dir(to), source, trusted=trusted)
     for w in res.warnings:
         click.echo(f"kb: warning: {w}", err=True)
     if as_json:

@@ -1,4 +1,18 @@
-"""Shipping releases: the one git layer for release/sync, signing, release tags on the
-artifacts branch, device directories (layout, lock, atomic switch, prune), sync and the
-operator commands (status, releases, rollback). Imports index; never build internals.
+"""Shipping releases from the knowledge repository to devices.
+
+- `git`: the only place that runs git for releases, sync and bundles (one environment);
+  release ref names (``kb-r<serial>``, ``refs/kb/*``) and what a source offers.
+- `signing`: Ed25519 keys and signatures over release.json.
+- `release`: a built dist/ -> one commit + annotated tag on the artifacts branch; the
+  ``[release]`` settings of kb.toml.
+- `bundle`: the artifacts branch and tags as one file, for offline devices.
+- `device`: a device directory on disk: lock, atomic switch of `current`, state, prune.
+- `sync`: fetch, verify and install the newest release into a device directory.
+- `operate`: what the operator commands call: status, releases, rollback.
+
+Imports run one way: git and signing at the bottom; release and bundle on them; device on
+neither; sync on git, signing, release and device; operate on git and device only (no
+embedder, so `kb status` starts fast). May import config, errors, fsutil, `kbtools.index`
+(layout, manifest, materialize) and `kbtools.embed` (the model check); never build, query,
+or the CLI.
 """

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import ReleaseError
-from kbtools.ship.release import LOCAL_HEADS, LOCAL_TAGS, release_tags, rev_parse, run_git
+from kbtools.ship.git import (
+    LOCAL_HEADS,
+    LOCAL_TAGS,
+    absolute_git_dir,
+    parse_serial,
+    release_tags,
+    rev_parse,
+    run_git,
+)
 
 
 @dataclass(frozen=True)
@@ -28,15 +36,10 @@ class BundleInfo:
         return {**self.__dict__, "tags": list(self.tags)}
 
 
-def _git_dir(repo: Path) -> Path:
-    out = run_git(repo / ".git" if (repo / ".git").exists() else repo,
-                  "rev-parse", "--absolute-git-dir")
-    return Path(out.strip())
-
-
 def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
                   since: str | None = None) -> BundleInfo:
-    gd = _git_dir(repo)
+    """Write the artifacts branch and its release tags (newer than `since`) to `out`."""
+    gd = absolute_git_dir(repo)
     heads, tags_prefix = LOCAL_HEADS, LOCAL_TAGS
     if rev_parse(gd, LOCAL_HEADS + branch) is None:
         heads, tags_prefix = "refs/heads/", "refs/tags/"
@@ -46,7 +49,6 @@ def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
     tags = release_tags(gd, tags_prefix)
     excl: list[str] = []
     if since is not None:
-        from kbtools.ship.release import parse_serial
         s = parse_serial(since)
         if s is None or s not in tags:
             raise ReleaseError(f"--since {since}: no such release tag", path=str(repo))

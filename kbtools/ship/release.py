@@ -18,35 +18,32 @@ so the user's working tree, index and HEAD are never touched.
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import git
-
 from kbtools import __version__
-from kbtools.errors import KbError, ReleaseError
-from kbtools.index.manifest import (
-    DATA_DIR,
-    FORMAT_VERSION,
-    MANIFEST,
-    load_manifest,
-    sha256_file,
-    verify_files,
+from kbtools.config import Config, load_config
+from kbtools.errors import ReleaseError
+from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
+from kbtools.index.manifest import FORMAT_VERSION, load_manifest, sha256_file, verify_files
+from kbtools.ship.git import (
+    LOCAL_HEADS,
+    LOCAL_TAGS,
+    TAG_PREFIX,
+    find_git_dir,
+    is_ancestor,
+    read_blob,
+    release_tags,
+    rev_parse,
+    run_git,
+    tag_name,
 )
+from kbtools.ship.signing import key_id, load_private, sign
 
-TAG_PREFIX = "kb-r"
-RELEASE_JSON = "release.json"
-RELEASE_SIG = "release.sig"
 RELEASE_FORMAT = 1
-LOCAL_HEADS = "refs/kb/heads/"
-LOCAL_TAGS = "refs/kb/tags/"
-_TAG_RE = re.compile(rf"^{TAG_PREFIX}(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -65,149 +62,115 @@ class ReleaseInfo:
         return dict(self.__dict__)
 
 
-def tag_name(serial: int) -> str:
-    return f"{TAG_PREFIX}{serial}"
+@dataclass(frozen=True)
+class ReleaseSettings:
+    """kb.toml ``[release]``: artifacts branch and remote, releases kept, age limit, keys."""
+
+    branch: str = "kb-index"
+    remote: str = ""
+    keep: int = 5
+    max_age_days: int = 30
+    trusted_keys: tuple[Path, ...] = ()  # resolved against the repository root
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> ReleaseSettings:
+        rel = cfg.section("release")
+        return cls(branch=str(rel["branch"]), remote=str(rel.get("remote") or ""),
+                   keep=int(rel["keep"]), max_age_days=int(rel["max_age_days"]),
+                   trusted_keys=tuple(cfg.root / k for k in rel.get("trusted_keys", [])))
 
 
-def parse_serial(tag: str) -> int | None:
-    """Serial of a release tag name (``kb-r12`` -> 12), None for other names."""
-    m = _TAG_RE.match(tag.rsplit("/", 1)[-1])
-    return int(m.group(1)) if m else None
+def release_settings(cfg: Config | None = None) -> ReleaseSettings:
+    """[release] settings of `cfg`, else of the kb.toml found from the current directory
+    (defaults when there is none)."""
+    return ReleaseSettings.from_config(cfg if cfg is not None else load_config())
 
 
-def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
-            stdin: bytes | None = None, error: type[KbError] = ReleaseError,
-            check: bool = True) -> str:
-    """Run one git plumbing command against `git_dir`; raise `error` with git's message."""
-    cmd = ["git", f"--git-dir={git_dir}", *args]
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, env=full_env)
-    if check and proc.returncode != 0:
-        lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines()
-                 if m.strip()]
-        bad = [m for m in lines if m.startswith(("fatal:", "error:"))]
-        reason = (bad or lines or [f"exit {proc.returncode}"])[0]
-        raise error(f"git {_subcommand(args)} failed: {reason}")
-    return proc.stdout.decode(errors="replace")
-
-
-def _subcommand(args: tuple[str, ...]) -> str:
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif a == "-c":
-            skip = True
-        elif not a.startswith("-"):
-            return a
-    return "command"
-
-
-def rev_parse(git_dir: Path | str, ref: str) -> str | None:
-    out = run_git(git_dir, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
-    return out.strip() or None
-
-
-def release_tags(git_dir: Path | str, prefix: str) -> dict[int, str]:
-    """serial -> full ref name, for release tags under `prefix` (e.g. refs/kb/tags/)."""
-    out = run_git(git_dir, "for-each-ref", "--format=%(refname)", prefix)
-    tags: dict[int, str] = {}
-    for ref in out.split():
-        serial = parse_serial(ref)
-        if serial is not None:
-            tags[serial] = ref
-    return tags
-
-
-def read_release_json(repo: git.Repo, commit: str) -> dict[str, Any] | None:
-    try:
-        blob = repo.commit(commit).tree / RELEASE_JSON
-        return json.loads(blob.data_stream.read())
-    except (KeyError, ValueError):
+def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
+    """The release.json of a release commit, or None when missing or not JSON."""
+    data = read_blob(gd, commit, RELEASE_JSON)
+    if data is None:
         return None
+    try:
+        rel = json.loads(data)
+    except ValueError:
+        return None
+    return rel if isinstance(rel, dict) else None
 
 
 def unexpected_files(root: Path, manifest: dict[str, Any]) -> list[str]:
     """Files under data/ that the manifest does not list."""
     listed = set(manifest.get("artifacts", {}))
-    base = root / DATA_DIR
+    base = ReleaseLayout(root).data
     found = {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file()} \
         if base.is_dir() else set()
     return sorted(found - listed)
 
 
-def open_repo(root: Path) -> git.Repo:
-    try:
-        return git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise ReleaseError("not inside a Git repository (kb release records releases in Git)",
-                           path=str(root)) from None
-
-
 def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: str | None = None,
                  sign_key: Path | None = None, now: datetime | None = None) -> ReleaseInfo:
     """Record `dist` as the next release; a no-op when the newest release already holds it."""
+    manifest = _checked_dist(dist)
+    private = load_private(sign_key) if sign_key is not None else None
+    gd = find_git_dir(root)
+    local_head = LOCAL_HEADS + branch
+    if remote:
+        _fetch_published(gd, remote, branch)
+    parent = rev_parse(gd, local_head)
+    tags = release_tags(gd, LOCAL_TAGS)
+    mhash = sha256_file(ReleaseLayout(dist).manifest)
+    source = manifest["source"]
+    prev = (read_release_json(gd, parent) or {}) if parent else {}
+    if parent and prev.get("manifest_sha256") == mhash and \
+            prev.get("source", {}).get("commit") == source.get("commit"):
+        info = _info(prev, parent, new=False, pushed=remote or None)
+        if remote:
+            _push(gd, remote, branch, LOCAL_TAGS + info.tag)
+        return info
+    serial = max([int(prev.get("serial", 0)), *tags]) + 1
+    created = (now or datetime.now(UTC)).replace(microsecond=0).isoformat()
+    rel = {
+        "release_format": RELEASE_FORMAT, "format_version": FORMAT_VERSION,
+        "tag": tag_name(serial), "serial": serial, "branch": branch, "source": source,
+        "manifest_sha256": mhash, "created": created, "kbtools_version": __version__,
+        "signing_key": key_id(private.public_key()) if private is not None else None,
+    }
+    rel_bytes = (json.dumps(rel, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
+    sig_bytes = sign(private, rel_bytes) if private is not None else None
+    tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
+    commit = _commit_and_tag(gd, tree, parent, local_head, rel)
+    if remote:
+        _push(gd, remote, branch, LOCAL_TAGS + tag_name(serial))
+    return _info(rel, commit, new=True, pushed=remote or None)
+
+
+def _checked_dist(dist: Path) -> dict[str, Any]:
+    """The manifest of `dist`, after checking every file against it."""
     manifest = load_manifest(dist)
     problems = verify_files(dist, manifest, derived=False)
     problems += [f"{p}: not listed in manifest" for p in unexpected_files(dist, manifest)]
     if problems:
         raise ReleaseError(f"dist does not match its manifest ({len(problems)} problems, "
                            f"first: {problems[0]}); rebuild with `kb build`", path=str(dist))
-    private = None
-    if sign_key is not None:
-        from kbtools.ship.signing import load_private
-        private = load_private(sign_key)
-    repo = open_repo(root)
-    gd = Path(repo.git_dir)
-    local_head = LOCAL_HEADS + branch
-    if remote:
-        _fetch_published(gd, remote, branch)
-    parent = rev_parse(gd, local_head)
-    tags = release_tags(gd, LOCAL_TAGS)
-    mhash = sha256_file(dist / MANIFEST)
-    source = manifest["source"]
-    if parent:
-        prev = read_release_json(repo, parent) or {}
-        if prev.get("manifest_sha256") == mhash and \
-                prev.get("source", {}).get("commit") == source.get("commit"):
-            info = _info(prev, parent, new=False, pushed=None)
-            if remote:
-                _push(gd, remote, branch, LOCAL_TAGS + info.tag)
-                info = _info(prev, parent, new=False, pushed=remote)
-            return info
-    prev_serial = (read_release_json(repo, parent) or {}).get("serial", 0) if parent else 0
-    serial = max([int(prev_serial), *tags]) + 1
-    tag = tag_name(serial)
-    created = (now or datetime.now(UTC)).replace(microsecond=0).isoformat()
-    rel = {
-        "release_format": RELEASE_FORMAT, "format_version": FORMAT_VERSION, "tag": tag,
-        "serial": serial, "branch": branch, "source": source, "manifest_sha256": mhash,
-        "created": created, "kbtools_version": __version__,
-        "signing_key": None,
-    }
-    sig_bytes = None
-    if private is not None:
-        from kbtools.ship.signing import key_id, sign
-        rel["signing_key"] = key_id(private.public_key())
-    rel_bytes = (json.dumps(rel, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
-    if private is not None:
-        sig_bytes = sign(private, rel_bytes)
-    tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
-    msg = f"kb release {tag}: source {source['commit']}, manifest sha256 {mhash}\n"
+    return manifest
+
+
+def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,
+                    rel: dict[str, Any]) -> str:
+    """Commit `tree` on the artifacts branch and tag it; returns the commit."""
+    tag, serial, mhash = rel["tag"], rel["serial"], rel["manifest_sha256"]
+    source_commit = rel["source"]["commit"]
+    msg = f"kb release {tag}: source {source_commit}, manifest sha256 {mhash}\n"
     commit = run_git(gd, "commit-tree", tree, *(["-p", parent] if parent else []),
                      "-m", msg).strip()
     tagger = run_git(gd, "var", "GIT_COMMITTER_IDENT").strip()
     tag_text = (f"object {commit}\ntype commit\ntag {tag}\ntagger {tagger}\n\n"
-                f"kb release {serial}\n\nsource-commit: {source['commit']}\n"
+                f"kb release {serial}\n\nsource-commit: {source_commit}\n"
                 f"manifest-sha256: {mhash}\n")
     tag_obj = run_git(gd, "mktag", stdin=tag_text.encode()).strip()
     run_git(gd, "update-ref", LOCAL_TAGS + tag, tag_obj, "")
     run_git(gd, "update-ref", "-m", f"kb release {tag}", local_head, commit, parent or "")
-    pushed = None
-    if remote:
-        _push(gd, remote, branch, LOCAL_TAGS + tag)
-        pushed = remote
-    return _info(rel, commit, new=True, pushed=pushed)
+    return commit
 
 
 def _info(rel: dict[str, Any], commit: str, *, new: bool, pushed: str | None) -> ReleaseInfo:
@@ -221,7 +184,7 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
                 sig_bytes: bytes | None) -> str:
     with tempfile.TemporaryDirectory(prefix="kb-release-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        paths = [MANIFEST] + ([DATA_DIR] if (dist / DATA_DIR).is_dir() else [])
+        paths = [MANIFEST] + ([DATA_DIR] if ReleaseLayout(dist).data.is_dir() else [])
         run_git(gd, "-c", "core.autocrlf=false", "-c", "core.safecrlf=false",
                 f"--work-tree={dist}", "add", "-f", "--", *paths, env=env)
         extra = {RELEASE_JSON: rel_bytes, **({RELEASE_SIG: sig_bytes} if sig_bytes else {})}
@@ -240,7 +203,7 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
 
 def _remote_refs(gd: Path, remote: str) -> dict[str, str]:
     out = run_git(gd, "ls-remote", remote)
-    refs = {}
+    refs: dict[str, str] = {}
     for line in out.splitlines():
         sha, _, ref = line.partition("\t")
         refs[ref] = sha
@@ -259,34 +222,14 @@ def _fetch_published(gd: Path, remote: str, branch: str) -> None:
     ours = rev_parse(gd, LOCAL_HEADS + branch)
     if theirs is None or theirs == ours:
         return
-    if ours is None or _is_ancestor(gd, ours, theirs):
+    if ours is None or is_ancestor(gd, ours, theirs):
         run_git(gd, "update-ref", LOCAL_HEADS + branch, theirs)
-    elif not _is_ancestor(gd, theirs, ours):
+    elif not is_ancestor(gd, theirs, ours):
         raise ReleaseError(f"local {branch} and {remote}'s {branch} have diverged; "
                            f"inspect {LOCAL_HEADS}{branch} and {staging}")
-
-
-def _is_ancestor(gd: Path, a: str, b: str) -> bool:
-    proc = subprocess.run(["git", f"--git-dir={gd}", "merge-base", "--is-ancestor", a, b],
-                          capture_output=True)
-    return proc.returncode == 0
 
 
 def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> None:
     tag = tag_ref.rsplit("/", 1)[-1]
     run_git(gd, "push", "-q", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
             f"{tag_ref}:refs/tags/{tag}")
-
-
-def list_local(root: Path, branch: str = "kb-index") -> list[dict[str, Any]]:
-    """Releases recorded in the knowledge repo (newest first)."""
-    repo = open_repo(root)
-    gd = Path(repo.git_dir)
-    out = []
-    for serial, ref in sorted(release_tags(gd, LOCAL_TAGS).items(), reverse=True):
-        commit = rev_parse(gd, ref)
-        rel = read_release_json(repo, commit) if commit else None
-        out.append({"tag": ref.rsplit("/", 1)[-1], "serial": serial, "commit": commit,
-                    "source_commit": (rel or {}).get("source", {}).get("commit"),
-                    "created": (rel or {}).get("created")})
-    return out

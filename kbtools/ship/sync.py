@@ -11,7 +11,8 @@ Order of work (the served release changes only in the last step, by one rename):
 5. export the tree into releases/<tag>.staging and verify it: release.json serial and tag,
    signature (required when trusted keys exist), manifest hash, manifest schema and format
    version, every artifact's sha256/size and no unlisted files;
-6. derive index/ with `kbtools.build.pipeline.materialize` and check it against manifest["derived"];
+6. derive index/ with `kbtools.index.materialize.materialize` and check it against
+   manifest["derived"];
 7. rename staging -> releases/<tag>, replace the `current` symlink, prune old releases.
 """
 
@@ -19,24 +20,30 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import IndexLoadError, KbError, SyncError
-from kbtools.index.manifest import MANIFEST, load_manifest, sha256_file, verify_files
+from kbtools.config import Config
+from kbtools.embed.registry import get_embedder
+from kbtools.errors import IndexLoadError, KbError, ModelError, SyncError, UsageError
+from kbtools.index.layout import DeviceLayout, ReleaseLayout
+from kbtools.index.manifest import load_manifest, sha256_file, verify_files
+from kbtools.index.materialize import materialize
 from kbtools.ship import device as dev
-from kbtools.ship.release import (
-    RELEASE_JSON,
-    RELEASE_SIG,
-    TAG_PREFIX,
+from kbtools.ship.git import (
+    is_ancestor,
+    is_bundle,
+    list_source,
     parse_serial,
     rev_parse,
     run_git,
-    unexpected_files,
+    tag_name,
 )
+from kbtools.ship.release import release_settings, unexpected_files
+from kbtools.ship.signing import PublicKey, load_public, verify
 
 
 @dataclass(frozen=True)
@@ -54,62 +61,11 @@ class SyncResult:
         return {**self.__dict__, "warnings": list(self.warnings)}
 
 
-@dataclass(frozen=True)
-class SourceRefs:
-    """What a source offers: branch tip and release tags (serial -> (ref at source, sha))."""
-    branch_ref: str | None
-    tags: dict[int, tuple[str, str]]
-
-
-def is_bundle(source: str) -> bool:
-    p = Path(source)
-    if "://" in source or not p.is_file():
-        return False
-    with p.open("rb") as fh:
-        head = fh.read(16)
-    return head.startswith((b"# v2 git bundle", b"# v3 git bundle"))
-
-
 def normalize_source(source: str) -> str:
     p = Path(source)
     if "://" not in source and p.exists():
         return str(p.resolve())
     return source
-
-
-def _canonical(ref: str) -> str:
-    """Bundles made in a knowledge repo carry refs/kb/heads/* and refs/kb/tags/*."""
-    return "refs/" + ref[len("refs/kb/"):] if ref.startswith("refs/kb/") else ref
-
-
-def list_source(gd: Path, source: str, branch: str) -> SourceRefs:
-    if is_bundle(source):
-        try:
-            run_git(gd, "bundle", "verify", source, error=SyncError)
-        except SyncError as exc:
-            if "prerequisite" in str(exc):
-                raise SyncError("bundle was made with --since a release this device does not "
-                                "hold; bring a full bundle (kb bundle create OUT)",
-                                path=source) from None
-            raise SyncError(f"bundle is damaged: {exc}", path=source) from None
-        out = run_git(gd, "bundle", "list-heads", source, error=SyncError)
-    else:
-        out = run_git(gd, "ls-remote", source, error=SyncError)
-    branch_ref = None
-    tags: dict[int, tuple[str, str]] = {}
-    for line in out.splitlines():
-        parts = line.split(None, 1)
-        if len(parts) != 2 or parts[1].endswith("^{}"):
-            continue
-        sha, ref = parts
-        canon = _canonical(ref)
-        if canon == f"refs/heads/{branch}":
-            branch_ref = ref
-        elif canon.startswith(f"refs/tags/{TAG_PREFIX}"):
-            serial = parse_serial(canon)
-            if serial is not None:
-                tags[serial] = (ref, sha)
-    return SourceRefs(branch_ref, tags)
 
 
 def _pack_bytes(gd: Path) -> int:
@@ -146,11 +102,11 @@ def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
     tip = rev_parse(gd, f"refs/heads/{branch}")
     if commit is None or tip is None:
         raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source)
-    if commit != tip and not _ancestor(gd, commit, tip):
+    if commit != tip and not is_ancestor(gd, commit, tip):
         if (gd / "shallow").exists():
             run_git(gd, "fetch", "-q", "--no-tags", "--unshallow", source,
                     f"+refs/heads/{branch}:refs/heads/{branch}", error=SyncError, check=False)
-        if not _ancestor(gd, commit, tip):
+        if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
                             f"{branch} branch; refusing it", path=source)
     body = run_git(gd, "cat-file", "tag", f"refs/tags/{tag}", error=SyncError)
@@ -159,12 +115,6 @@ def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
         if line.startswith("manifest-sha256:"):
             mhash = line.split(":", 1)[1].strip()
     return commit, mhash
-
-
-def _ancestor(gd: Path, a: str, b: str) -> bool:
-    proc = subprocess.run(["git", f"--git-dir={gd}", "merge-base", "--is-ancestor", a, b],
-                          capture_output=True)
-    return proc.returncode == 0
 
 
 def export(gd: Path, commit: str, staging: Path) -> None:
@@ -184,13 +134,12 @@ def export(gd: Path, commit: str, staging: Path) -> None:
 
 
 def verify_release(staging: Path, tag: str, serial: int, tag_mhash: str,
-                   keys: list[Any], materialize: Any = None) -> dict[str, Any]:
+                   keys: list[PublicKey]) -> dict[str, Any]:
     """All checks on an exported release; returns what was verified (verified.json)."""
-    from kbtools.ship.signing import verify
-
-    where = f"{tag}"
+    where = tag
+    release = ReleaseLayout(staging)
     try:
-        rel_bytes = (staging / RELEASE_JSON).read_bytes()
+        rel_bytes = release.release_json.read_bytes()
         rel = json.loads(rel_bytes)
     except (OSError, ValueError) as exc:
         raise SyncError(f"release.json missing or unreadable: {exc}", path=where) from None
@@ -199,15 +148,26 @@ def verify_release(staging: Path, tag: str, serial: int, tag_mhash: str,
                         f"not the tag it was fetched under", path=where)
     signed_by = None
     if keys:
-        sig_path = staging / RELEASE_SIG
+        sig_path = release.release_sig
         signed_by = verify(rel_bytes, sig_path.read_bytes() if sig_path.is_file() else None,
                            keys, where=where)
-    if not (staging / MANIFEST).is_file():
+    if not release.is_release():
         raise SyncError("manifest.json missing", path=where)
-    mhash = sha256_file(staging / MANIFEST)
+    mhash = sha256_file(release.manifest)
     if mhash != rel.get("manifest_sha256") or (tag_mhash and tag_mhash != mhash):
         raise SyncError("manifest.json does not match the hash named by release.json/tag",
                         path=where)
+    manifest = _verified_manifest(staging, where)
+    return {"tag": tag, "serial": serial, "signed_by": signed_by,
+            "signature": "verified" if signed_by else "not required (no trusted keys)",
+            "manifest_sha256": mhash, "source_commit": manifest["source"]["commit"],
+            "created": rel.get("created"), "artifacts": len(manifest.get("artifacts", {})),
+            "derived": len(manifest.get("derived", {})),
+            "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
+
+
+def _verified_manifest(staging: Path, where: str) -> dict[str, Any]:
+    """Load the manifest, check data/ against it, the models, and the re-derived index/."""
     try:
         manifest = load_manifest(staging)
     except IndexLoadError as exc:
@@ -219,24 +179,16 @@ def verify_release(staging: Path, tag: str, serial: int, tag_mhash: str,
                         f"first: {problems[0]})", path=where)
     check_models(manifest, where)
     if manifest.get("derived"):
-        (materialize or _materializer())(staging)
+        materialize(staging)
         problems = verify_files(staging, manifest, derived=True)
         if problems:
             raise SyncError(f"derived index does not match the manifest ({len(problems)} "
                             f"problems, first: {problems[0]})", path=where)
-    return {"tag": tag, "serial": serial, "signed_by": signed_by,
-            "signature": "verified" if signed_by else "not required (no trusted keys)",
-            "manifest_sha256": mhash, "source_commit": manifest["source"]["commit"],
-            "created": rel.get("created"), "artifacts": len(manifest.get("artifacts", {})),
-            "derived": len(manifest.get("derived", {})),
-            "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
+    return manifest
 
 
 def check_models(manifest: dict[str, Any], where: str) -> None:
     """The device must have the exact embedding models the release's vectors came from."""
-    from kbtools.embed.registry import get_embedder
-    from kbtools.errors import ModelError
-
     for key, meta in sorted(manifest.get("models", {}).items()):
         try:
             local = get_embedder(key).fingerprint()
@@ -248,24 +200,14 @@ def check_models(manifest: dict[str, Any], where: str) -> None:
                             f"device has {local}; update kbtools/the model first", path=where)
 
 
-def _materializer() -> Any:
-    try:
-        from kbtools.build.pipeline import materialize
-    except ImportError:  # the build module may keep it in kbtools.index.materialize only
-        from kbtools.index.materialize import materialize
-    return materialize
-
-
-def trusted_keys(device: Path, extra: list[Path]) -> list[Any]:
-    from kbtools.ship.signing import load_public
-
-    paths = list(extra) + sorted((device / dev.TRUSTED).glob("*.pub"))
+def trusted_keys(device: Path, extra: list[Path]) -> list[PublicKey]:
+    """Keys given on the command line or in kb.toml, then those stored in the device dir."""
+    paths = list(extra) + sorted(DeviceLayout(device).trusted.glob("*.pub"))
     return [load_public(p) for p in paths]
 
 
 def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
-         branch: str = "kb-index", keep: int = 5, max_age_days: int = 30,
-         materialize: Any = None) -> SyncResult:
+         branch: str = "kb-index", keep: int = 5, max_age_days: int = 30) -> SyncResult:
     """Bring `device` to the newest verified release offered by `source`."""
     source = normalize_source(source)
     device.mkdir(parents=True, exist_ok=True)
@@ -274,7 +216,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         state = dev.read_state(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
-                                  max_age_days, materialize)
+                                  max_age_days)
         except (KbError, OSError) as exc:
             if isinstance(exc, OSError):
                 exc = SyncError(f"cannot write {exc.filename or 'device files'}: "
@@ -297,14 +239,28 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         return result
 
 
+def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Path] = (),
+                cfg: Config | None = None) -> SyncResult:
+    """`kb sync`: `sync` with kb.toml's ``[release]`` settings; `source` defaults to the
+    device's last one, and the trusted keys are `trusted` plus ``release.trusted_keys``."""
+    if source is None:
+        source = dev.read_state(device).get("source")
+        if not source:
+            raise UsageError("no SOURCE given and this device has never synced", path=str(device))
+    settings = release_settings(cfg)
+    return sync(source, device, trusted=[*trusted, *settings.trusted_keys],
+                branch=settings.branch, keep=settings.keep,
+                max_age_days=settings.max_age_days)
+
+
 def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: list[Path],
-                 branch: str, keep: int, max_age_days: int, materialize: Any) -> SyncResult:
+                 branch: str, keep: int, max_age_days: int) -> SyncResult:
     dev.clean_staging(device)
-    gd = device / dev.REPO
+    gd = DeviceLayout(device).repo
     if not (gd / "HEAD").is_file():
         run_git(gd, "init", "-q", "--bare", error=SyncError)
     keys = trusted_keys(device, extra_keys)
@@ -313,11 +269,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?)",
                         path=source)
     rolled_back = set(state.get("rolled_back", []))
-    offered = {s: r for s, r in refs.tags.items() if f"{TAG_PREFIX}{s}" not in rolled_back}
+    offered = {s: r for s, r in refs.tags.items() if tag_name(s) not in rolled_back}
     if not offered:
         raise SyncError("the source has no release tags to serve", path=source)
     serial = max(offered)
-    tag = f"{TAG_PREFIX}{serial}"
+    tag = tag_name(serial)
     current = dev.served_tag(device)
     cur_serial = parse_serial(current) if current else None
     floor = max(int(state.get("highest_serial", 0)), cur_serial or 0)
@@ -326,32 +282,44 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             dev.served_release(device), max_age_days))
     if serial < floor:
         raise SyncError(f"newest release at the source is {tag}, older than "
-                        f"{TAG_PREFIX}{floor} already accepted; refusing a downgrade "
+                        f"{tag_name(floor)} already accepted; refusing a downgrade "
                         "(use `kb rollback` to serve an older local release)", path=source)
     fetched = 0
-    final = device / dev.RELEASES / tag
+    final = DeviceLayout(device).release(tag)
     signed_by = None
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
-        commit, tag_mhash = check_tag(gd, source, branch, tag)
-        staging = device / dev.RELEASES / f"{tag}{dev.STAGING_SUFFIX}"
-        export(gd, commit, staging)
-        verified = verify_release(staging, tag, serial, tag_mhash, keys, materialize)
-        signed_by = verified["signed_by"]
-        (staging / dev.VERIFIED).write_text(json.dumps(verified, indent=1) + "\n")
-        dev.fsync_dir(staging)
-        staging.rename(final)
-        dev.fsync_dir(final.parent)
+        signed_by = _install(device, source, branch, tag, serial, keys)
     dev.switch_to(device, tag)
     dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
     return SyncResult(tag, serial, current, True, source, signed_by, fetched,
                       _age_warn(final, max_age_days))
 
 
+def _install(device: Path, source: str, branch: str, tag: str, serial: int,
+             keys: list[PublicKey]) -> str | None:
+    """Check the fetched tag, export and verify it in staging, rename it into releases/.
+
+    Returns the id of the key that signed it (None when no keys are trusted).
+    """
+    layout = DeviceLayout(device)
+    commit, tag_mhash = check_tag(layout.repo, source, branch, tag)
+    staging = layout.staging(tag)
+    export(layout.repo, commit, staging)
+    verified = verify_release(staging, tag, serial, tag_mhash, keys)
+    ReleaseLayout(staging).verified.write_text(json.dumps(verified, indent=1) + "\n")
+    dev.fsync_dir(staging)
+    final = layout.release(tag)
+    staging.rename(final)
+    dev.fsync_dir(final.parent)
+    signed_by: str | None = verified["signed_by"]
+    return signed_by
+
+
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     if release is None:
         return ()
-    created = dev.read_json(release / RELEASE_JSON).get("created")
+    created = dev.read_json(ReleaseLayout(release).release_json).get("created")
     if not created:
         return ()
     age = datetime.now(UTC) - datetime.fromisoformat(created)

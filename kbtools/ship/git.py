@@ -1,0 +1,174 @@
+"""The one git layer of shipping: every git process that release, sync and bundle start runs here.
+
+Every call runs the ``git`` executable against an explicit ``--git-dir`` (found once with
+`find_git_dir`) in one environment, `GIT_ENV`: no terminal prompts, C locale so that
+messages parse the same everywhere.
+
+Release refs are named and listed here too: tags ``kb-r<serial>``; in a knowledge
+repository the artifacts branch and tags live under ``refs/kb/heads/`` and
+``refs/kb/tags/``, which a plain clone or push never carries; `list_source` reads what a
+remote, a path or a bundle file offers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbtools.errors import KbError, ReleaseError, SyncError
+
+GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+TAG_PREFIX = "kb-r"
+LOCAL_HEADS = "refs/kb/heads/"
+LOCAL_TAGS = "refs/kb/tags/"
+_TAG_RE = re.compile(rf"^{TAG_PREFIX}(\d+)$")
+
+
+def tag_name(serial: int) -> str:
+    """The release tag of a serial (12 -> ``kb-r12``)."""
+    return f"{TAG_PREFIX}{serial}"
+
+
+def parse_serial(tag: str) -> int | None:
+    """Serial of a release tag name (``kb-r12`` -> 12), None for other names."""
+    m = _TAG_RE.match(tag.rsplit("/", 1)[-1])
+    return int(m.group(1)) if m else None
+
+
+def _run(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
+         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin)
+
+
+def _git(*args: str, env: dict[str, str] | None = None,
+         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    full_env = {**os.environ, **GIT_ENV, **(env or {})}
+    return subprocess.run(["git", *args], input=stdin, capture_output=True, env=full_env)
+
+
+def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
+            stdin: bytes | None = None, error: type[KbError] = ReleaseError,
+            check: bool = True) -> str:
+    """Run one git plumbing command against `git_dir`; raise `error` with git's message."""
+    proc = _run(git_dir, args, env, stdin)
+    if check and proc.returncode != 0:
+        lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines()
+                 if m.strip()]
+        bad = [m for m in lines if m.startswith(("fatal:", "error:"))]
+        reason = (bad or lines or [f"exit {proc.returncode}"])[0]
+        raise error(f"git {_subcommand(args)} failed: {reason}")
+    return proc.stdout.decode(errors="replace")
+
+
+def _subcommand(args: tuple[str, ...]) -> str:
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == "-c":
+            skip = True
+        elif not a.startswith("-"):
+            return a
+    return "command"
+
+
+def rev_parse(git_dir: Path | str, ref: str) -> str | None:
+    """The commit `ref` names, or None when it names none."""
+    out = run_git(git_dir, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+    return out.strip() or None
+
+
+def is_ancestor(git_dir: Path | str, a: str, b: str) -> bool:
+    """Whether commit `a` is an ancestor of (or equal to) commit `b`."""
+    return _run(git_dir, ("merge-base", "--is-ancestor", a, b)).returncode == 0
+
+
+def release_tags(git_dir: Path | str, prefix: str) -> dict[int, str]:
+    """serial -> full ref name, for release tags under `prefix` (e.g. refs/kb/tags/)."""
+    out = run_git(git_dir, "for-each-ref", "--format=%(refname)", prefix)
+    tags: dict[int, str] = {}
+    for ref in out.split():
+        serial = parse_serial(ref)
+        if serial is not None:
+            tags[serial] = ref
+    return tags
+
+
+def absolute_git_dir(repo: Path) -> Path:
+    """The git directory of a work tree (``repo/.git``) or of a bare repository."""
+    out = run_git(repo / ".git" if (repo / ".git").exists() else repo,
+                  "rev-parse", "--absolute-git-dir")
+    return Path(out.strip())
+
+
+def find_git_dir(root: Path) -> Path:
+    """The git directory of the repository holding `root` (searching parent directories)."""
+    proc = _git("-C", str(root), "rev-parse", "--absolute-git-dir")
+    if proc.returncode != 0:
+        raise ReleaseError("not inside a Git repository (kb release records releases in Git)",
+                           path=str(root))
+    return Path(proc.stdout.decode(errors="replace").strip())
+
+
+def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
+    """The bytes of `path` in the tree of `commit`, or None when the tree has no such file."""
+    proc = _run(git_dir, ("cat-file", "blob", f"{commit}:{path}"))
+    return proc.stdout if proc.returncode == 0 else None
+
+
+# --- what a source offers --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SourceRefs:
+    """What a source offers: branch tip and release tags (serial -> (ref at source, sha))."""
+    branch_ref: str | None
+    tags: dict[int, tuple[str, str]]
+
+
+def is_bundle(source: str) -> bool:
+    """Whether `source` names a git bundle file (rather than a repository)."""
+    p = Path(source)
+    if "://" in source or not p.is_file():
+        return False
+    with p.open("rb") as fh:
+        head = fh.read(16)
+    return head.startswith((b"# v2 git bundle", b"# v3 git bundle"))
+
+
+def _canonical(ref: str) -> str:
+    """Bundles made in a knowledge repo carry refs/kb/heads/* and refs/kb/tags/*."""
+    return "refs/" + ref[len("refs/kb/"):] if ref.startswith("refs/kb/") else ref
+
+
+def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
+    """The artifacts branch and release tags that `source` (remote, path or bundle) offers."""
+    if is_bundle(source):
+        try:
+            run_git(git_dir, "bundle", "verify", source, error=SyncError)
+        except SyncError as exc:
+            if "prerequisite" in str(exc):
+                raise SyncError("bundle was made with --since a release this device does not "
+                                "hold; bring a full bundle (kb bundle create OUT)",
+                                path=source) from None
+            raise SyncError(f"bundle is damaged: {exc}", path=source) from None
+        out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
+    else:
+        out = run_git(git_dir, "ls-remote", source, error=SyncError)
+    branch_ref = None
+    tags: dict[int, tuple[str, str]] = {}
+    for line in out.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) != 2 or parts[1].endswith("^{}"):
+            continue
+        sha, ref = parts
+        canon = _canonical(ref)
+        if canon == f"refs/heads/{branch}":
+            branch_ref = ref
+        elif canon.startswith(f"refs/tags/{TAG_PREFIX}"):
+            serial = parse_serial(canon)
+            if serial is not None:
+                tags[serial] = (ref, sha)
+    return SourceRefs(branch_ref, tags)

@@ -1,0 +1,159 @@
+"""Operating a device: its status, its releases (local and at the last source), rollback.
+
+What `kb status`, `kb releases` and `kb rollback` call. The device directory itself (lock,
+switch, state) is `kbtools.ship.device`; fetching and verifying a release is
+`kbtools.ship.sync`. Nothing here loads an embedder or numpy, so these commands start fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import IndexLoadError, SyncError
+from kbtools.index.layout import DeviceLayout, ReleaseLayout
+from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.ship.device import (
+    dir_size,
+    locked,
+    read_json,
+    read_state,
+    release_dirs,
+    served_release,
+    served_tag,
+    switch_to,
+    write_state,
+)
+from kbtools.ship.git import list_source, parse_serial
+
+
+def _serial(tag: str) -> int:
+    return parse_serial(tag) or -1
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def local_releases(path: Path) -> list[dict[str, Any]]:
+    """Verified releases on the device, newest serial first."""
+    current = served_tag(path)
+    out = []
+    for tag, rdir in release_dirs(path).items():
+        rel = read_json(ReleaseLayout(rdir).release_json)
+        ver = read_json(ReleaseLayout(rdir).verified)
+        out.append({"tag": tag, "serial": _serial(tag), "local": True,
+                    "current": tag == current,
+                    "source_commit": (rel.get("source") or {}).get("commit"),
+                    "created": rel.get("created"), "signed_by": ver.get("signed_by"),
+                    "size": dir_size(rdir)})
+    return sorted(out, key=lambda r: int(r["serial"]), reverse=True)
+
+
+def list_releases(path: Path, *, remote: bool = True,
+                  branch: str = "kb-index") -> tuple[list[dict[str, Any]], list[str]]:
+    """Local releases plus those offered by the last sync source; also warnings."""
+    rows = local_releases(path)
+    warnings: list[str] = []
+    source = read_state(path).get("source")
+    if remote and source:
+        try:
+            refs = list_source(DeviceLayout(path).repo, source, branch)
+        except SyncError as exc:
+            warnings.append(f"remote releases not listed: {exc}")
+        else:
+            have = {r["tag"] for r in rows}
+            for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
+                tag = ref.rsplit("/", 1)[-1]
+                if tag not in have:
+                    rows.append({"tag": tag, "serial": serial, "local": False,
+                                 "current": False, "source_commit": None, "created": None,
+                                 "signed_by": None, "size": None})
+            rows.sort(key=lambda r: int(r["serial"]), reverse=True)
+    return rows, warnings
+
+
+def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
+    """Served release, age, verification state now, last sync result."""
+    state = read_state(path)
+    rdir = served_release(path)
+    out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
+                           state.get("last_sync"), "releases": len(release_dirs(path)),
+                           "rolled_back": state.get("rolled_back", [])}
+    if rdir is None:
+        return out
+    rel = read_json(ReleaseLayout(rdir).release_json)
+    ver = read_json(ReleaseLayout(rdir).verified)
+    created = rel.get("created")
+    age = (_now() - datetime.fromisoformat(created)).total_seconds() / 86400 if created else None
+    problems: list[str] = []
+    if check_files:
+        try:
+            problems = verify_files(rdir, load_manifest(rdir), derived=True)
+        except IndexLoadError as exc:
+            problems = [exc.message]
+    out["served"] = {
+        "tag": rdir.name, "serial": _serial(rdir.name),
+        "source_commit": (rel.get("source") or {}).get("commit"), "created": created,
+        "age_days": round(age, 2) if age is not None else None,
+        "stale": bool(age is not None and age > max_age_days),
+        "verified_at": ver.get("verified_at"), "signed_by": ver.get("signed_by"),
+        "verified_now": (not problems) if check_files else None, "problems": problems[:5],
+    }
+    return out
+
+
+def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
+    """Serve an earlier local release (default: the newest one older than the served one).
+
+    Logged to rollback.log; the release rolled back from is remembered so `kb sync` does not
+    bring it straight back (a newer serial is still accepted).
+    """
+    with locked(path):
+        current = served_tag(path)
+        have = release_dirs(path)
+        tag = _rollback_target(path, current, have, tag)
+        problems = verify_files(have[tag], load_manifest(have[tag]), derived=True)
+        if problems:
+            raise SyncError(f"{tag} no longer verifies ({problems[0]}); not switching",
+                            path=str(path))
+        switch_to(path, tag)
+        state = read_state(path)
+        rolled = set(state.get("rolled_back", []))
+        if current and _serial(current) > _serial(tag):
+            rolled.add(current)
+        rolled.discard(tag)
+        state["rolled_back"] = sorted(rolled, key=_serial)
+        write_state(path, state)
+        entry = {"at": _now().isoformat(), "from": current, "to": tag,
+                 "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
+        _log_rollback(path, entry)
+        return entry
+
+
+def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
+                     tag: str | None) -> str:
+    """The release to roll back to: `tag`, or the newest local one older than `current`."""
+    if tag is None:
+        older = sorted((t for t in have if current is None or _serial(t) < _serial(current)),
+                       key=_serial, reverse=True)
+        if not older:
+            raise SyncError("no earlier local release to roll back to "
+                            "(see `kb releases`)", path=str(path))
+        tag = older[0]
+    if tag not in have:
+        raise SyncError(f"release {tag} is not on this device (local: "
+                        f"{', '.join(sorted(have, key=_serial)) or 'none'})", path=str(path))
+    if tag == current:
+        raise SyncError(f"{tag} is already served", path=str(path))
+    return tag
+
+
+def _log_rollback(path: Path, entry: dict[str, Any]) -> None:
+    with open(DeviceLayout(path).rollback_log, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
