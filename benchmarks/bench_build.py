@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from kbtools.build.pipeline import BuildOptions, build  # noqa: E402
 from kbtools.config import load_config  # noqa: E402
-from kbtools.query.search import open_index, search  # noqa: E402
+from kbtools.index.reader import open_index  # noqa: E402
+from kbtools.query.search import search  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "tidb-docs-cn"
 
@@ -88,10 +89,10 @@ def main() -> None:
         time.sleep(0.02)
     latency = time.perf_counter() - t0
     stop.set()
-    ok = search(open_index(dist), probe, k=3)["results"]
+    ok = search(open_index(dist), probe, k=3).results
     err = updates[0].error if updates else "no update"
     print(f"kb watch: save → queryable in {latency:.2f}s on {s2.chunks} chunks "
-          f"(found: {any(probe in r['text'] for r in ok)}; error: {err})")
+          f"(found: {any(probe in r.text for r in ok)}; error: {err})")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from kbtools.build.pipeline import BuildOptions, build  # noqa: E402
 from kbtools.config import load_config  # noqa: E402
+from kbtools.index.reader import open_index  # noqa: E402
 from kbtools.query.quality import evaluate, load_questions, table  # noqa: E402
-from kbtools.query.search import open_index  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "eval"
 

@@ -23,7 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kbtools.query.search import open_index, search  # noqa: E402
+from kbtools.index.reader import open_index  # noqa: E402
+from kbtools.query.search import search  # noqa: E402
 
 QUESTIONS = ROOT.parent / "shared" / "eval" / "tidb_faq_zh" / "queries.jsonl"
 
@@ -62,8 +63,8 @@ def main() -> None:
     c, b = statistics.median(cold), statistics.median(base)
     print(f"cold `kb query` process (start → result → exit): median {c:.2f}s; "
           f"`kb --version` in the same run {b:.2f}s (query = {c / b:.1f}× start-up)")
-    probe = ("import resource,sys;from pathlib import Path;from kbtools.query.search import open_index,"
-             "search;i=open_index(Path(sys.argv[1]));search(i,sys.argv[2]);"
+    probe = ("import resource,sys;from pathlib import Path;from kbtools.index.reader import open_index;"
+             "from kbtools.query.search import search;i=open_index(Path(sys.argv[1]));search(i,sys.argv[2]);"
              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)")
     rss = subprocess.run([sys.executable, "-c", probe, args.index, qs[0]], check=True,
                          capture_output=True, text=True, env=env).stdout.strip()

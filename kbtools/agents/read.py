@@ -15,7 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtools.config import load_config
 from kbtools.errors import KbError, UsageError
+from kbtools.index.layout import ReleaseLayout
+from kbtools.index.reader import KbIndex, open_index
+from kbtools.query.results import Citation
 
 MAX_CHARS = 12_000  # one read never returns more than this many characters
 MAX_LINES = 400  # nor a line range longer than this
@@ -77,17 +81,13 @@ class Knowledge:
 
 
 def open_knowledge(root: Path | None = None, *, index: Path | None = None,
-                   idx: Any = None) -> Knowledge:
+                   idx: KbIndex | None = None) -> Knowledge:
     """Knowledge of a repository (kb.toml paths), or of an index (``data/source``)."""
     if idx is None and index is not None:
-        from kbtools.query.search import open_index
-
         idx = open_index(index)
     if idx is not None:
-        source = Path(idx.root) / "data" / "source"
+        source = ReleaseLayout(Path(idx.root)).source
         return Knowledge(source, source, "index")
-    from kbtools.config import load_config
-
     cfg = load_config(root)
     return Knowledge(cfg.root, cfg.path("knowledge"), "repository")
 
@@ -106,8 +106,7 @@ class SectionText:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def citation(self) -> str:
-        where = f" § {' > '.join(self.heading_path)}" if self.heading_path else ""
-        return f"{self.doc}:{self.line_start}-{self.line_end}{where}"
+        return Citation(self.doc, self.heading_path, self.line_start, self.line_end).text()
 
     def to_dict(self) -> dict[str, Any]:
         return {"doc": self.doc, "title": self.title, "heading_path": list(self.heading_path),

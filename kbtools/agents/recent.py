@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import UsageError
+from kbtools.index.reader import KbIndex, open_index
 
 DEFAULT_N = 20
 
@@ -53,7 +54,7 @@ def from_doc_records(docs: list[dict[str, Any]], *, days: int | None = None,
     return out
 
 
-def recent(root: Path | None = None, *, index: Path | None = None, idx: Any = None,
+def recent(root: Path | None = None, *, index: Path | None = None, idx: KbIndex | None = None,
            days: int | None = None, n: int | None = None) -> dict[str, Any]:
     """``{"source": "git"|"index", "release": …, "changes": [...]}``, newest first.
 
@@ -79,8 +80,6 @@ def recent(root: Path | None = None, *, index: Path | None = None, idx: Any = No
             return {"source": "git", "root": str(repo_root), "release": None,
                     "changes": changes}
     if idx is None:
-        from kbtools.query.search import open_index
-
         idx = open_index(index)
-    return {"source": "index", "root": str(idx.root), "release": dict(idx.release),
+    return {"source": "index", "root": str(idx.root), "release": idx.release.to_dict(),
             "changes": from_doc_records(idx.docs(), days=days, n=n)}

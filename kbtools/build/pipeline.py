@@ -2,7 +2,8 @@
 
 corpus → check → parse/chunk → render → embed (cached) → data/ shards → index/ → manifest,
 all inside a staging directory that replaces the output only when everything succeeded.
-See kbtools/manifest.py for the layout.
+See kbtools/index/layout.py for the layout of the output and kbtools/index/manifest.py for
+its manifest.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from kbtools.config import Config
 from kbtools.corpus import SourceDoc, find_markdown, read_doc
 from kbtools.errors import FindingsError, KbError
 from kbtools.fsutil import replace_dir
-from kbtools.index.manifest import DATA_DIR, FORMAT_VERSION, list_files, write_manifest
-from kbtools.index.tokenize import is_cjk_text
+from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
+from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
+from kbtools.index.tokenize import language_of
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
 # schema, link and table findings are reported and the document is indexed anyway.
@@ -73,10 +75,6 @@ def models_for(text: str, cfg: Config) -> list[str]:
     emb = cfg.section("embedding")
     extra = emb.get("languages", {}).get(language_of(text))
     return sorted({emb["model"], extra} - {None})
-
-
-def language_of(text: str) -> str:
-    return "zh" if is_cjk_text(text) else "en"
 
 
 class _Timer:
@@ -147,7 +145,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     from kbtools.markdown.doctree import parse
     from kbtools.render.table_csv import render_tables
 
-    data = staging / DATA_DIR
+    layout = ReleaseLayout(staging)
     ccfg = ChunkConfig.from_config(cfg)
     parsed = {s.rel: parse(s) for s in sources}
     resolver = HeadingIndex.build(list(parsed.values()))
@@ -158,11 +156,11 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     timer.lap("chunk")
 
     latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
-    stats.formulas = len(_render_cached(latex, data, cache_file)) if latex else 0
+    stats.formulas = len(_render_cached(latex, layout.data, cache_file)) if latex else 0
     stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
-                                      for t in d.tables()], data / "tables"))
+                                      for t in d.tables()], layout.tables))
     for s in sources:
-        target = data / "source" / s.rel
+        target = layout.source / s.rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(s.path.read_bytes())
     timer.lap("render")
@@ -174,12 +172,10 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(data, sources, per_doc, records, vectors, provenance, cfg)
+    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     materialize(staging)
-    from kbtools.index.manifest import DERIVED_DIR
-
     manifest["derived"] = list_files(staging, DERIVED_DIR)
     write_manifest(staging, manifest)
     timer.lap("index")
@@ -272,31 +268,32 @@ def _embed(records, cfg: Config, opts: BuildOptions, stats: BuildStats, cache_fi
     return vectors, models
 
 
-def _write_data(data: Path, sources, per_doc, records, vectors, provenance, cfg: Config) -> None:
+def _write_data(layout: ReleaseLayout, sources, per_doc, records, vectors, provenance,
+                cfg: Config) -> None:
     from kbtools import provenance as history
     from kbtools.index.tokenize import dictionary_terms
 
     by_shard: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_shard.setdefault(shard_of(r["doc"]), []).append(r)
-    (data / "chunks").mkdir(parents=True, exist_ok=True)
+    layout.chunks.mkdir(parents=True, exist_ok=True)
     for shard, rows in sorted(by_shard.items()):
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
-        (data / "chunks" / f"{shard}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        layout.chunk_shard(shard).write_text("\n".join(lines) + "\n", encoding="utf-8")
         for model in sorted({m for r in rows for m in r["models"]}):
             mat = np.stack([vectors[f"{model}:{r['content_hash']}"] for r in rows
                             if model in r["models"]]).astype(np.float16)
-            path = data / "vectors" / model / f"{shard}.npy"
+            path = layout.vector_shard(model, shard)
             path.parent.mkdir(parents=True, exist_ok=True)
             np.save(path, mat, allow_pickle=False)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
-             "lang": "zh" if is_cjk_text(s.body[:4000]) else "en"}
+             "lang": language_of(s.body[:4000])}
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
         docs.append(d)
-    (data / "docs.jsonl").write_text(
+    layout.docs.write_text(
         "".join(json.dumps(d, ensure_ascii=False, sort_keys=True, default=str) + "\n" for d in docs),
         encoding="utf-8")
     user_dict = cfg.root / cfg.get("bm25.user_dict")
@@ -304,7 +301,7 @@ def _write_data(data: Path, sources, per_doc, records, vectors, provenance, cfg:
     fields = set(cfg.vocabulary.dictionary)
     values = [v for s in sources for k, v in s.meta.items() if k in fields]
     terms = dictionary_terms(values, user_text)
-    (data / "dictionary.txt").write_text("".join(t + "\n" for t in terms), encoding="utf-8")
+    layout.dictionary.write_text("".join(t + "\n" for t in terms), encoding="utf-8")
 
 
 def corpus_config(cfg: Config, corpus: Path) -> Config:
@@ -356,7 +353,7 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildS
     values = {k: cfg.data[k] for k in ("chunk", "embedding", "index", "bm25", "query")}
     if (vocabulary := cfg.vocabulary.recorded()) is not None:
         values["vocabulary"] = vocabulary  # what materialize and the query side read
-    words = (staging / DATA_DIR / "dictionary.txt").read_text(encoding="utf-8").split()
+    words = ReleaseLayout(staging).dictionary.read_text(encoding="utf-8").split()
     tokenizer = tokenizer_fingerprint(cfg.get("bm25.tokenizer"), words)
     return {
         "format_version": FORMAT_VERSION,

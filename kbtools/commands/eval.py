@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
+from kbtools.index.reader import open_index
 from kbtools.query.quality import evaluate, load_questions, table
-from kbtools.query.search import open_index
 
 
 @click.command("eval")
@@ -20,7 +20,8 @@ from kbtools.query.search import open_index
 @click.option("--baseline", type=click.Choice(["bm25", "vector"]), multiple=True,
               help="Also run single-retriever baselines in the same run. Repeatable.")
 @json_option
-def eval_cmd(questions, index_path, k, baseline, as_json):
+def eval_cmd(questions: Path, index_path: Path | None, k: int, baseline: tuple[str, ...],
+             as_json: bool) -> None:
     """Score retrieval on QUESTIONS.jsonl: Hit@k, MRR@10, nDCG@10, answer-in-top-k,
     no-answer precision/recall and latency, side by side with baselines."""
     qs = load_questions(questions)

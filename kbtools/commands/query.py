@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TextIO
 
 import click
 
 from kbtools.commands.output import echo_json, echo_jsonl, json_option
 from kbtools.errors import UsageError
-from kbtools.query.search import open_index, search
+from kbtools.index.reader import KbIndex, open_index
+from kbtools.query.results import SearchResponse
+from kbtools.query.search import search
 
 
 @click.command("query")
@@ -29,7 +32,9 @@ from kbtools.query.search import open_index, search
               help='JSONL file of {"id", "query", optional "where"}; one result per line out.')
 @click.option("--explain", is_flag=True, help="Show each retriever's rank and score and filters.")
 @json_option
-def query_cmd(question, index_path, k, where, verified_only, mode, batch, explain, as_json):
+def query_cmd(question: str | None, index_path: Path | None, k: int, where: tuple[str, ...],
+              verified_only: bool | None, mode: str, batch: TextIO | None, explain: bool,
+              as_json: bool) -> None:
     """Search the knowledge and print cited passages.
 
     Each result names its document, heading path, line range, whether it is verified, and
@@ -39,30 +44,38 @@ def query_cmd(question, index_path, k, where, verified_only, mode, batch, explai
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
     index = open_index(index_path)
     if batch is not None:
-        for n, line in enumerate(batch, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-                q = item["query"]
-            except (ValueError, KeyError, TypeError):
-                raise UsageError(f"{batch.name}:{n}: expected a JSON object with \"query\"") from None
-            w = item.get("where") or list(where)
-            if isinstance(w, dict):
-                w = [f"{key}={val}" for key, val in w.items()]
-            res = search(index, q, k=k, where=w, verified_only=verified_only, mode=mode)
-            res = {"id": item.get("id", n), **res}
-            if as_json:
-                echo_jsonl(res)
-            else:
-                click.echo(f"## {res['id']}: {q}")
-                render(res, explain)
-        return
-    res = search(index, question, k=k, where=list(where), verified_only=verified_only, mode=mode)
-    if as_json:
-        echo_json(res)
-    else:
-        render(res, explain)
+        _run_batch(index, batch, k=k, where=list(where), verified_only=verified_only, mode=mode,
+                   explain=explain, as_json=as_json)
+    elif question is not None:
+        res = search(index, question, k=k, where=list(where), verified_only=verified_only,
+                     mode=mode)
+        if as_json:
+            echo_json(res.to_dict())
+        else:
+            render(res, explain)
+
+
+def _run_batch(index: KbIndex, batch: TextIO, *, k: int, where: list[str],
+               verified_only: bool | None, mode: str, explain: bool, as_json: bool) -> None:
+    """One search per JSONL line; its own "where" (list or object) replaces --where."""
+    for n, line in enumerate(batch, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            q = item["query"]
+        except (ValueError, KeyError, TypeError):
+            raise UsageError(f"{batch.name}:{n}: expected a JSON object with \"query\"") from None
+        w = item.get("where") or where
+        if isinstance(w, dict):
+            w = [f"{key}={val}" for key, val in w.items()]
+        res = search(index, q, k=k, where=w, verified_only=verified_only, mode=mode)
+        qid = item.get("id", n)
+        if as_json:
+            echo_jsonl({"id": qid, **res.to_dict()})
+        else:
+            click.echo(f"## {qid}: {q}")
+            render(res, explain)
 
 
 def _highlight(text: str, terms: list[str]) -> str:
@@ -73,34 +86,32 @@ def _highlight(text: str, terms: list[str]) -> str:
     return pattern.sub(lambda m: click.style(m.group(0), bold=True, fg="yellow"), text)
 
 
-def render(res: dict, explain: bool) -> None:
-    rel = res["release"]
-    origin = f"release {rel['tag']}" if rel.get("tag") else "local build"
-    commit = (rel.get("source_commit") or "")[:12]
+def render(res: SearchResponse, explain: bool) -> None:
+    rel = res.release
+    origin = f"release {rel.tag}" if rel.tag else "local build"
+    commit = (rel.source_commit or "")[:12]
     if explain:
-        f = res["filters"]
-        click.echo(f"filters: where={f['where'] or '-'} verified_only={f['verified_only']} "
-                   f"routed={[r['field'] + '=' + r['value'] for r in f['routed']] or '-'}")
-    if res["no_answer"]:
-        click.echo(f"No answer in the knowledge ({res.get('reason', 'nothing relevant')}). "
+        f = res.filters
+        click.echo(f"filters: where={list(f.where) or '-'} verified_only={f.verified_only} "
+                   f"routed={[r['field'] + '=' + r['value'] for r in f.routed] or '-'}")
+    if res.no_answer:
+        click.echo(f"No answer in the knowledge ({res.reason or 'nothing relevant'}). "
                    f"[{origin} @ {commit}]")
         return
-    for r in res["results"]:
-        path = " › ".join([r["doc"], *r["heading_path"]])
-        flag = "" if r["verified"] else click.style(" [UNVERIFIED]", fg="red")
-        click.echo(click.style(f"{r['rank']}. {path} (lines {r['line_start']}–{r['line_end']})",
-                               bold=True) + flag)
-        text = r["text"].strip()
-        if r["kind"] == "formula" and r.get("extra", {}).get("svg"):
-            text += f"\n[formula SVG: {r['extra']['svg']}]"
+    for r in res.results:
+        flag = "" if r.verified else click.style(" [UNVERIFIED]", fg="red")
+        click.echo(click.style(f"{r.rank}. {r.citation.display()}", bold=True) + flag)
+        text = r.text.strip()
+        if r.kind == "formula" and r.extra.get("svg"):
+            text += f"\n[formula SVG: {r.extra['svg']}]"
         lines = text.splitlines()
         shown = "\n".join(lines[:12]) + ("\n…" if len(lines) > 12 else "")
-        click.echo("   " + _highlight(shown, r["why"]["matched_terms"]).replace("\n", "\n   "))
-        if r.get("last_author"):
-            click.echo(f"   — last changed {r.get('last_changed', '')[:10]} by {r['last_author']}")
+        click.echo("   " + _highlight(shown, r.why["matched_terms"]).replace("\n", "\n   "))
+        if r.last_author:
+            click.echo(f"   — last changed {(r.last_changed or '')[:10]} by {r.last_author}")
         if explain:
-            w = r["why"]
-            click.echo(f"   why: score={r['score']:.4f} bm25 #{w['bm25_rank']} ({w['bm25_score']}) "
+            w = r.why
+            click.echo(f"   why: score={r.score:.4f} bm25 #{w['bm25_rank']} ({w['bm25_score']}) "
                        f"vector #{w['vector_rank']} ({w['vector_score']}) "
                        f"terms={w['matched_terms']}")
         click.echo()

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kbtools.index.layout import ReleaseLayout
+
 
 def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -60,11 +62,12 @@ class EmbeddingCache:
 
 def seed_from_index(cache: EmbeddingCache, index_dir: Path) -> int:
     """Copy the vectors of a built index (dist/ or a release) into the cache."""
-    manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+    layout = ReleaseLayout(index_dir)
+    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
     n = 0
     for model_key, meta in manifest.get("models", {}).items():
-        for shard in sorted((index_dir / "data" / "chunks").glob("*.jsonl")):
-            vec_path = index_dir / "data" / "vectors" / model_key / f"{shard.stem}.npy"
+        for shard in layout.chunk_shards():
+            vec_path = layout.vector_shard(model_key, shard.stem)
             if not vec_path.is_file():
                 continue
             vecs = np.load(vec_path)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from kbtools.index.layout import BM25_VOCAB
 from kbtools.index.tokenize import Tokenizer
 
 
@@ -22,7 +24,7 @@ def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) 
     if texts:
         retriever.save(str(path), show_progress=False)
     # bm25s writes its vocab; we keep our own, canonical copy for lookups
-    (path / "kb_vocab.json").write_text(
+    (path / BM25_VOCAB).write_text(
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
 
 
@@ -31,8 +33,8 @@ class Bm25:
         import bm25s
 
         self.tok = tok
-        self.vocab: dict[str, int] = json.loads((path / "kb_vocab.json").read_text(encoding="utf-8"))
-        self.retriever = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
+        self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+        self.retriever: Any = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
                                          show_progress=False) if self.vocab else None
 
     def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
@@ -51,19 +53,19 @@ class Bm25:
     def scores(self, ids: list[int]) -> np.ndarray | None:
         if not ids or self.retriever is None:
             return None
-        return self.retriever.get_scores_from_ids(ids)
+        return np.asarray(self.retriever.get_scores_from_ids(ids))
 
     def idf(self, ids: list[int]) -> np.ndarray:
         """Document frequency based idf of each term (for coverage/explain)."""
         indptr = self.retriever.scores["indptr"]
-        n = self.retriever.scores["num_docs"]
+        n = float(self.retriever.scores["num_docs"])
         df = np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64)
         return np.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""
         s = self.retriever.scores
-        out = []
+        out: list[str] = []
         for t, i in zip(terms, ids, strict=True):
             docs = s["indices"][s["indptr"][i]:s["indptr"][i + 1]]
             pos = np.searchsorted(docs, num)

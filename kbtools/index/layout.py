@@ -50,6 +50,7 @@ DICTIONARY = "dictionary.txt"
 STORE = "store.sqlite"
 BM25_DIR = "bm25"
 BM25_VOCAB = "kb_vocab.json"
+SHARD_SUFFIX = ".jsonl"
 
 CURRENT = "current"
 RELEASES = "releases"
@@ -93,7 +94,11 @@ class ReleaseLayout:
         return self.data / CHUNK_DIR
 
     def chunk_shard(self, shard: str) -> Path:
-        return self.chunks / f"{shard}.jsonl"
+        return self.chunks / f"{shard}{SHARD_SUFFIX}"
+
+    def chunk_shards(self) -> list[Path]:
+        """The chunk shard files present, sorted: their concatenation is the global chunk order."""
+        return sorted(self.chunks.glob(f"*{SHARD_SUFFIX}"))
 
     def vectors(self, model: str) -> Path:
         return self.data / VECTOR_DIR / model

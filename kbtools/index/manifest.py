@@ -1,12 +1,13 @@
 """The index manifest: what a build produced and how to verify it.
 
-A built index directory (``dist/``, or one release on a device) looks like::
+A built index directory (``dist/``, or one release on a device; every path is named in
+`kbtools.index.layout`) looks like::
 
     manifest.json            this file's subject; validated by manifest.schema.json
     data/...                 the release content, content-addressed or sharded so that
                              unchanged content stays byte-identical between releases
     index/...                derived files (usearch graph, BM25 matrices, SQLite store),
-                             rebuilt deterministically from data/ by `kbtools.build.pipeline.materialize`
+                             rebuilt deterministically from data/ by `kbtools.index.materialize`
 
 ``artifacts`` lists every file under data/, ``derived`` every file under index/, each with
 sha256 and size. A release ships manifest.json + data/; a device re-derives index/ and can
@@ -22,11 +23,9 @@ from typing import Any
 
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.index.layout import MANIFEST
 
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
-DATA_DIR = "data"
-DERIVED_DIR = "index"
 
 
 def sha256_file(path: Path) -> str:
@@ -51,10 +50,6 @@ def list_files(root: Path, sub: str) -> dict[str, dict[str, Any]]:
 def dumps(manifest: dict[str, Any]) -> bytes:
     """Canonical bytes: sorted keys, fixed separators, trailing newline."""
     return (json.dumps(manifest, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode()
-
-
-def manifest_hash(manifest: dict[str, Any]) -> str:
-    return hashlib.sha256(dumps(manifest)).hexdigest()
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:

@@ -14,6 +14,11 @@ from typing import Any
 import numpy as np
 
 from kbtools.config import Vocabulary
+from kbtools.index import bm25 as bm25index
+from kbtools.index import vectors
+from kbtools.index.layout import ReleaseLayout
+from kbtools.index.store import write_store
+from kbtools.index.tokenize import Tokenizer
 
 
 def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
@@ -22,12 +27,13 @@ def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]
     Returns (chunks, {model: (n_model_chunks, dim) float32}); a model's matrix holds the
     vectors of the chunks listing that model, in global chunk order.
     """
+    layout = ReleaseLayout(root)
     chunks: list[dict[str, Any]] = []
     parts: dict[str, list[np.ndarray]] = {}
-    for shard in sorted((root / "data" / "chunks").glob("*.jsonl")):
+    for shard in layout.chunk_shards():
         rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines() if line]
         for model in sorted({m for r in rows for m in r["models"]}):
-            vecs = np.load(root / "data" / "vectors" / model / f"{shard.stem}.npy")
+            vecs = np.load(layout.vector_shard(model, shard.stem))
             parts.setdefault(model, []).append(vecs)
         chunks.extend(rows)
     matrices = {m: np.concatenate(p).astype(np.float32) for m, p in parts.items()}
@@ -35,26 +41,21 @@ def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]
 
 
 def materialize(root: Path) -> None:
-    """(Re)build root/index/ from root/manifest.json and root/data/."""
-    from kbtools.index import bm25 as bm25index
-    from kbtools.index import vectors
-    from kbtools.index.store import write_store
-    from kbtools.index.tokenize import Tokenizer
-
-    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    out = root / "index"
-    out.mkdir(parents=True, exist_ok=True)
+    """(Re)build the derived index/ of release directory `root` from its manifest and data/."""
+    layout = ReleaseLayout(root)
+    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
+    layout.derived.mkdir(parents=True, exist_ok=True)
     chunks, matrices = read_shards(root)
     docs = [json.loads(line) for line in
-            (root / "data" / "docs.jsonl").read_text(encoding="utf-8").splitlines() if line]
+            layout.docs.read_text(encoding="utf-8").splitlines() if line]
     cfg = manifest["config"]["values"]
-    write_store(out / "store.sqlite", docs, chunks,
+    write_store(layout.store, docs, chunks,
                 info={"source_commit": manifest["source"]["commit"]},
                 facet_fields=Vocabulary.from_values(cfg).collected)
-    dictionary = (root / "data" / "dictionary.txt").read_text(encoding="utf-8").split()
+    dictionary = layout.dictionary.read_text(encoding="utf-8").split()
     tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(dictionary))
-    bm25index.build(out / "bm25", [c["embed_text"] for c in chunks], tok,
+    bm25index.build(layout.bm25, [c["embed_text"] for c in chunks], tok,
                     k1=cfg["bm25"]["k1"], b=cfg["bm25"]["b"])
     for model, matrix in sorted(matrices.items()):
         keys = np.array([i for i, c in enumerate(chunks) if model in c["models"]], dtype=np.uint64)
-        vectors.build(out / f"vectors-{model}.usearch", keys, matrix, cfg["index"])
+        vectors.build(layout.usearch(model), keys, matrix, cfg["index"])

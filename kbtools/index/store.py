@@ -87,7 +87,7 @@ class Store:
         self.con.close()
 
     def count(self) -> int:
-        return self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return int(self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         return {d["num"]: d for d in self._select("num", nums)}

@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import version
+from typing import Any
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
@@ -43,11 +44,12 @@ def _stem(word: str) -> str:
     """Snowball (Porter 2) English stem; words with digits (e17, v6.0) stay as written."""
     if len(word) <= 3 or any(ch.isdigit() for ch in word) or not word.isascii():
         return word
-    return _stemmer().stemWord(word)
+    stem: str = _stemmer().stemWord(word)
+    return stem
 
 
 @lru_cache(maxsize=1)
-def _stemmer():
+def _stemmer() -> Any:
     import Stemmer
 
     return Stemmer.Stemmer("english")
@@ -69,7 +71,7 @@ class Tokenizer:
             seg = rjieba.Jieba()
             for w in self.words:
                 seg.add_word(w, None, None)
-            self._cut = lambda s: seg.cut_for_search(s, False)
+            self._cut: Callable[[str], list[str]] = lambda s: seg.cut_for_search(s, False)
         elif self.backend == "jieba":
             import jieba
 
@@ -138,6 +140,12 @@ def is_cjk_text(text: str, threshold: float = 0.15) -> bool:
     if not letters:
         return False
     return len(_CJK_CHAR.findall(text)) / letters >= threshold
+
+
+def language_of(text: str) -> str:
+    """"zh" when CJK characters make up a notable share of `text`, else "en" (picks the
+    embedding model of a chunk at build time and of a question at query time)."""
+    return "zh" if is_cjk_text(text) else "en"
 
 
 def dictionary_terms(metadata_values: Iterable[object], user_dict_text: str = "") -> list[str]:

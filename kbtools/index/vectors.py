@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from usearch.index import Index as UsearchIndex
 
 
 def build(path: Path, keys: np.ndarray, matrix: np.ndarray, params: dict[str, Any]) -> None:
@@ -20,17 +23,18 @@ def build(path: Path, keys: np.ndarray, matrix: np.ndarray, params: dict[str, An
     index.save(str(path))
 
 
-def load(path: Path, expansion_search: int):
+def load(path: Path, expansion_search: int) -> UsearchIndex:
     from usearch.index import Index
 
     index = Index.restore(str(path), view=True)
     if index is None:
         raise ValueError(f"not a usearch index: {path}")
-    index.expansion_search = expansion_search  # not reliably persisted; set after loading
+    # not reliably persisted; set after loading (usearch's setter is invisible to mypy)
+    index.expansion_search = expansion_search  # type: ignore[misc]
     return index
 
 
-def search(index, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+def search(index: UsearchIndex, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, cosine similarities), best first."""
     if len(index) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)

@@ -14,6 +14,7 @@ reviewed knowledge wins a near tie — they still appear, marked unverified.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,7 +113,7 @@ _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")
 
 
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
-               unknown_terms: list[str] = ()) -> bool:
+               unknown_terms: Sequence[str] = ()) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
 
     Answerable when the best vector similarity reaches ``min_cosine`` or the best hits

@@ -20,13 +20,15 @@ from typing import Any
 import numpy as np
 
 from kbtools.errors import UsageError
-from kbtools.query.search import Index, search
+from kbtools.index.reader import KbIndex
+from kbtools.query.results import SearchResponse, SearchResult
+from kbtools.query.search import search
 
 K = 10
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -52,10 +54,10 @@ def _windows(text: str) -> list[str]:
     return [t[:40], t[len(t) // 2 - 20: len(t) // 2 + 20]]
 
 
-def _answer_hit(result: dict[str, Any], gold: list[dict[str, Any]]) -> bool:
-    text = _squash(result["text"])
+def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
+    text = _squash(result.text)
     for g in gold:
-        if result["doc"] != g["doc"]:
+        if result.doc != g["doc"]:
             continue
         needles = [_squash(a) for a in g.get("answers") or [] if a] or _windows(g.get("text", ""))
         if any(n and n in text for n in needles):
@@ -63,12 +65,12 @@ def _answer_hit(result: dict[str, Any], gold: list[dict[str, Any]]) -> bool:
     return False
 
 
-def score_one(res: dict[str, Any], q: dict[str, Any]) -> dict[str, float]:
+def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
     gold_docs = {g["doc"] for g in q["gold"]}
     docs: list[str] = []
-    for r in res["results"]:
-        if r["doc"] not in docs:
-            docs.append(r["doc"])
+    for r in res.results:
+        if r.doc not in docs:
+            docs.append(r.doc)
     docs = docs[:K]
     first = next((i for i, d in enumerate(docs) if d in gold_docs), None)
     dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(docs) if d in gold_docs)
@@ -77,25 +79,25 @@ def score_one(res: dict[str, Any], q: dict[str, Any]) -> dict[str, float]:
     m["mrr@10"] = 1 / (first + 1) if first is not None else 0.0
     m["ndcg@10"] = dcg / idcg
     if any(g.get("answers") or g.get("text") for g in q["gold"]):
-        hits = [_answer_hit(r, q["gold"]) for r in res["results"]]
+        hits = [_answer_hit(r, q["gold"]) for r in res.results]
         m["answer@1"] = float(any(hits[:1]))
         m["answer@5"] = float(any(hits[:5]))
     return m
 
 
-def evaluate(index: Index, questions: list[dict[str, Any]], *, mode: str = "hybrid",
+def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hybrid",
              k: int = K) -> dict[str, Any]:
     per: list[dict[str, float]] = []
-    latencies = []
+    latencies: list[float] = []
     tp = fp = fn = 0
     for q in questions:
         t0 = time.perf_counter()
         res = search(index, q["query"], k=k, where=q.get("where"), mode=mode, keep_results=True)
         latencies.append((time.perf_counter() - t0) * 1000)
         unanswerable = bool(q.get("no_answer"))
-        tp += unanswerable and res["no_answer"]
-        fp += (not unanswerable) and res["no_answer"]
-        fn += unanswerable and not res["no_answer"]
+        tp += unanswerable and res.no_answer
+        fp += (not unanswerable) and res.no_answer
+        fn += unanswerable and not res.no_answer
         if not unanswerable:
             per.append(score_one(res, q))
     metrics: dict[str, Any] = {"mode": mode, "questions": len(questions), "answerable": len(per)}

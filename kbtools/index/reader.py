@@ -1,0 +1,194 @@
+"""Open a built index for reading: the one way `kb query`, `kb eval`, the agents and MCP get at one.
+
+`open_index(path)` finds the release to read (`resolve_index_path`), checks it (manifest,
+required files, embedding models) and returns a `KbIndex`. Named `KbIndex` so it is never
+confused with usearch's ``Index``, which it wraps per model. The store, BM25 matrices and
+vector graphs open lazily, on first use; every path comes from `ReleaseLayout`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbtools.config import find_root, load_config
+from kbtools.embed.registry import get_embedder
+from kbtools.errors import IndexLoadError
+from kbtools.index import vectors
+from kbtools.index.bm25 import Bm25
+from kbtools.index.layout import DeviceLayout, ReleaseLayout, default_device_dir
+from kbtools.index.manifest import load_manifest
+from kbtools.index.store import Store
+from kbtools.index.tokenize import Tokenizer
+
+
+@dataclass(frozen=True)
+class ReleaseInfo:
+    """Which release an index is: tag and serial from release.json (written by `kb release`),
+    and the knowledge commit it was built from. A local build has no tag."""
+
+    tag: str | None
+    source_commit: str
+    serial: int | None = None
+    released: bool = False  # release.json was read: `serial` is part of the record
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tag": self.tag, "source_commit": self.source_commit}
+        if self.released:
+            out["serial"] = self.serial
+        return out
+
+
+@dataclass(frozen=True)
+class ChunkTable:
+    """Per-chunk arrays, in chunk-number order, used to filter and boost candidates."""
+
+    doc: np.ndarray  # index of the chunk's document in `KbIndex.docs()`
+    kind: np.ndarray  # chunk kind (section, table_row, …)
+    models: np.ndarray  # comma-separated embedding models that have a vector for the chunk
+
+
+class KbIndex:
+    """One opened index release: its manifest, release info and lazily opened parts."""
+
+    def __init__(self, layout: ReleaseLayout, manifest: dict[str, Any], release: ReleaseInfo):
+        self.layout = layout
+        self.manifest = manifest
+        self.release = release
+        self._store: Store | None = None
+        self._bm25: Bm25 | None = None
+        self._vectors: dict[str, Any] = {}
+        self._chunk_table: ChunkTable | None = None
+        self._docs: list[dict[str, Any]] | None = None
+        self._facets: dict[str, set[str]] | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+    # lazily opened parts -------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(self.layout.store)
+        return self._store
+
+    @property
+    def bm25(self) -> Bm25:
+        if self._bm25 is None:
+            words = self.layout.dictionary.read_text(encoding="utf-8").split()
+            cfg = self.manifest["config"]["values"]["bm25"]
+            self._bm25 = Bm25(self.layout.bm25, Tokenizer(backend=cfg["tokenizer"], words=tuple(words)))
+        return self._bm25
+
+    def vectors(self, model: str) -> Any:
+        """The usearch graph of `model` (memory-mapped)."""
+        if model not in self._vectors:
+            ef = self.manifest["config"]["values"]["index"]["expansion_search"]
+            self._vectors[model] = vectors.load(self.layout.usearch(model), ef)
+        return self._vectors[model]
+
+    def chunk_table(self) -> ChunkTable:
+        if self._chunk_table is None:
+            docs = {d["doc"]: i for i, d in enumerate(self.docs())}
+            rows = self.store.con.execute("SELECT doc, kind, models FROM chunks ORDER BY num").fetchall()
+            self._chunk_table = ChunkTable(
+                doc=np.array([docs[r[0]] for r in rows], dtype=np.int32),
+                kind=np.array([r[1] for r in rows], dtype=object),
+                models=np.array([r[2] for r in rows], dtype=object))
+        return self._chunk_table
+
+    # API for other adapters ------------------------------------------------------------
+    def docs(self) -> list[dict[str, Any]]:
+        """Document records (front matter in ``metadata``), sorted by path."""
+        if self._docs is None:
+            self._docs = self.store.docs()
+        return self._docs
+
+    def facets(self) -> dict[str, set[str]]:
+        """Front-matter facet values by field."""
+        if self._facets is None:
+            self._facets = self.store.facets()
+        return self._facets
+
+    def source_path(self, doc: str) -> Path:
+        """The shipped Markdown source of `doc` (not checked: see `kbtools.agents.read`)."""
+        return self.layout.source / doc
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+def resolve_index_path(path: Path | None) -> Path:
+    """--index, else $KB_INDEX, else ./dist of the repo, else the default device dir.
+
+    A device directory resolves to the release it serves now.
+    """
+    if path is None and os.environ.get("KB_INDEX"):
+        path = Path(os.environ["KB_INDEX"])
+    if path is None:
+        candidate = load_config(find_root()).path("dist")
+        path = candidate if ReleaseLayout(candidate).is_release() else default_device_dir()
+    if ReleaseLayout(path).is_release():
+        return path
+    device = DeviceLayout(path)
+    if device.is_device():
+        served = device.served_release()
+        if served is None:
+            raise IndexLoadError("device directory has no served release yet (run `kb sync`)",
+                                 path=str(path))
+        return served
+    raise IndexLoadError("no index here: run `kb build`, or `kb sync` on a device, or pass "
+                         "--index", path=str(path))
+
+
+def open_index(path: Path | None = None) -> KbIndex:
+    """Resolve, check and open an index (IndexLoadError says what is missing or wrong)."""
+    layout = ReleaseLayout(resolve_index_path(path))
+    manifest = load_manifest(layout.root)
+    for required in (layout.store, layout.bm25_vocab, layout.dictionary):
+        if not required.is_file():
+            raise IndexLoadError(f"index file missing: {_rel(layout, required)} (rebuild or re-sync)",
+                                 path=str(layout.root))
+    _check_models(manifest, layout)
+    return KbIndex(layout, manifest, load_release_info(layout, manifest))
+
+
+def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> ReleaseInfo:
+    """Tag and serial from release.json when there is one; the commit from the manifest."""
+    commit = manifest["source"]["commit"]
+    if not layout.release_json.is_file():
+        return ReleaseInfo(tag=None, source_commit=commit)
+    try:
+        info = json.loads(layout.release_json.read_text(encoding="utf-8"))
+    except ValueError:
+        raise IndexLoadError("release.json is corrupted", path=str(layout.release_json)) from None
+    if not isinstance(info, dict):
+        raise IndexLoadError("release.json is corrupted", path=str(layout.release_json))
+    return ReleaseInfo(tag=info.get("tag"), source_commit=commit, serial=info.get("serial"),
+                       released=True)
+
+
+def _check_models(manifest: dict[str, Any], layout: ReleaseLayout) -> None:
+    """Refuse an index whose vectors came from a different model than we would load."""
+    for key, meta in manifest["models"].items():
+        if not layout.usearch(key).is_file():
+            raise IndexLoadError(f"index file missing: {_rel(layout, layout.usearch(key))}",
+                                 path=str(layout.root))
+        if key == "use":  # cheap to check eagerly; others are checked when first used
+            fp = get_embedder(key).fingerprint()
+            if fp != meta["fingerprint"]:
+                raise IndexLoadError(
+                    f"index was built with embedding model {meta['fingerprint']} but this "
+                    f"machine has {fp}; rebuild the index or install the matching model",
+                    path=str(layout.root))
+
+
+def _rel(layout: ReleaseLayout, path: Path) -> str:
+    return path.relative_to(layout.root).as_posix()

@@ -1,0 +1,148 @@
+"""What a search returns: typed results whose ``to_dict()`` is the JSON contract.
+
+`SearchResponse.to_dict()` is exactly what `kb query --json` prints (keys in this order):
+``query``, ``release``, ``no_answer``, ``filters``, ``results``, then ``reason`` when there is
+no answer and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
+``citation`` text. A `Citation` is the one place citation text is made, for people (`kb
+query`) and for agents (MCP, section reads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbtools.index.reader import ReleaseInfo
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where a passage lies: document path, heading path and 1-based inclusive line range."""
+
+    doc: str
+    heading_path: tuple[str, ...]
+    line_start: int
+    line_end: int
+
+    def text(self) -> str:
+        """``doc:12-20 § Heading > Subheading``: what agents quote."""
+        where = " > ".join(self.heading_path)
+        return f"{self.doc}:{self.line_start}-{self.line_end}" + (f" § {where}" if where else "")
+
+    def display(self) -> str:
+        """``doc › Heading › Subheading (lines 12–20)``: what `kb query` shows a person."""
+        path = " › ".join([self.doc, *self.heading_path])
+        return f"{path} (lines {self.line_start}–{self.line_end})"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One cited passage. ``why`` explains its rank (retriever ranks and scores, boosts,
+    collapse, rerank score, matched question terms)."""
+
+    rank: int
+    score: float
+    chunk_id: str
+    citation: Citation
+    title: str
+    kind: str
+    text: str
+    verified: bool
+    source: Any  # the document's front-matter `source`, as written
+    metadata: dict[str, Any]
+    links: list[Any]
+    extra: dict[str, Any]
+    last_commit: str | None
+    last_author: str | None
+    last_changed: str | None
+    why: dict[str, Any]
+
+    @property
+    def doc(self) -> str:
+        return self.citation.doc
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        return self.citation.heading_path
+
+    @property
+    def line_start(self) -> int:
+        return self.citation.line_start
+
+    @property
+    def line_end(self) -> int:
+        return self.citation.line_end
+
+    def to_dict(self, *, citation: bool = False) -> dict[str, Any]:
+        """The result's JSON; with ``citation`` its citation text is added last (MCP)."""
+        out = {
+            "rank": self.rank,
+            "score": self.score,
+            "chunk_id": self.chunk_id,
+            "doc": self.citation.doc,
+            "title": self.title,
+            "heading_path": list(self.citation.heading_path),
+            "line_start": self.citation.line_start,
+            "line_end": self.citation.line_end,
+            "kind": self.kind,
+            "text": self.text,
+            "verified": self.verified,
+            "source": self.source,
+            "metadata": self.metadata,
+            "links": self.links,
+            "extra": self.extra,
+            "last_commit": self.last_commit,
+            "last_author": self.last_author,
+            "last_changed": self.last_changed,
+            "why": self.why,
+        }
+        if citation:
+            out["citation"] = self.citation.text()
+        return out
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """What narrowed or boosted the search: explicit ``where`` filters, verified-only,
+    routed front-matter values; once retrieval ran, the question terms the index never
+    saw (and the reranker, when one was used)."""
+
+    where: tuple[str, ...] = ()
+    verified_only: bool = False
+    routed: tuple[dict[str, str], ...] = ()
+    reranked_by: str | None = None
+    unknown_terms: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"where": list(self.where), "verified_only": self.verified_only,
+                               "routed": [dict(r) for r in self.routed]}
+        if self.reranked_by is not None:
+            out["reranked_by"] = self.reranked_by
+        if self.unknown_terms is not None:
+            out["unknown_terms"] = list(self.unknown_terms)
+        return out
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """The answer to one question: results (empty when ``no_answer``), why there is no
+    answer (``reason``), the filters applied and the release searched."""
+
+    query: str
+    release: ReleaseInfo
+    filters: SearchFilters
+    no_answer: bool = True
+    results: tuple[SearchResult, ...] = field(default=())
+    reason: str | None = None
+    took_ms: float | None = None
+
+    def to_dict(self, *, citations: bool = False) -> dict[str, Any]:
+        """The JSON contract of `kb query --json`; ``citations`` adds each result's citation text."""
+        out: dict[str, Any] = {"query": self.query, "release": self.release.to_dict(),
+                               "no_answer": self.no_answer, "filters": self.filters.to_dict(),
+                               "results": [r.to_dict(citation=citations) for r in self.results]}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.took_ms is not None:
+            out["took_ms"] = self.took_ms
+        return out
