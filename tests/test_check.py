@@ -20,7 +20,8 @@ from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import FindingsError
 from kbtools.findings import Finding, finding, sort_findings, summary_line, verdict
-from kbtools.markdown.frontend import count_cells, github_slugs, slugify
+from kbtools.markdown.frontend import count_cells
+from kbtools.markdown.parser import github_slugs, slugify
 from tests.kbfixtures import GOOD_FM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"

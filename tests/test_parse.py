@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbtools.build.xref import HeadingIndex, find_links, section_number, slugify
+from kbtools.build.xref import HeadingIndex, find_links, section_number
 from kbtools.corpus import parse_source, read_doc
 from kbtools.markdown.doctree import (
     Code,
@@ -21,6 +21,7 @@ from kbtools.markdown.doctree import (
     parse,
 )
 from kbtools.markdown.mermaid import mermaid_graph
+from kbtools.markdown.parser import slugify
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 

@@ -3,8 +3,9 @@
 `HeadingIndex.build(docs)` indexes the headings of every document of a corpus (by doc
 path, section number, anchor and document title); `find_links(text, first_line, doc,
 index)` finds the references written in a run of text and resolves each to a `Link`
-(target document and heading path; empty when unresolved). `section_number` and `slugify`
-are the heading helpers the index is keyed by.
+(target document and heading path; empty when unresolved). A heading is keyed by its section
+number (`section_number`), its anchor (`kbtools.markdown.parser.slugify`, the slug `kb check`
+validates `#anchor` links with) and its `{#custom-id}`s.
 """
 
 from __future__ import annotations
@@ -18,19 +19,13 @@ from urllib.parse import unquote
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
+from kbtools.markdown.parser import custom_ids, slugify
 
 
 def section_number(heading: str) -> str:
     """Leading section number of a heading: "4.3 药剂选择" -> "4.3", "第5章 施药" -> "5"."""
     m = re.match(r"^\s*(?:第\s*)?(\d+(?:\.\d+)*)\.?(?=\s|[^\d.]|$)", heading)
     return m.group(1) if m else ""
-
-
-def slugify(heading: str) -> str:
-    """GitHub-style anchor: lower-case, punctuation dropped (CJK kept), spaces to '-'."""
-    text = heading.strip().lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
 
 
 _REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|节|章)")
@@ -62,8 +57,7 @@ class HeadingIndex:
             doc = item if isinstance(item, Document) else parse(item)
             rows = []
             for path, heading in doc.headings():
-                custom = re.findall(r"\{#([^}\s]+)\}", heading.text)
-                slugs = frozenset([slugify(path[-1]), *custom])
+                slugs = frozenset([slugify(path[-1]), *custom_ids(heading.text)])
                 rows.append((path, section_number(path[-1]), slugs))
             headings[doc.rel] = tuple(rows)
             titles.setdefault(doc.title, doc.rel)

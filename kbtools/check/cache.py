@@ -20,7 +20,7 @@ import mdit_py_plugins
 from kbtools.fsutil import atomic_write_text
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 1
+FORMAT = 2  # bump when `scan` reads the same text differently (2: the shared parser)
 FILE_NAME = "check-scans.json"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"

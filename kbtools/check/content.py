@@ -77,7 +77,7 @@ def _cells(n: int) -> str:
     return f"{n} cell" if n == 1 else f"{n} cells"
 
 
-def duplicate_csv_names(names: Iterable[tuple[str, int, str]]) -> list[Problem | tuple]:
+def duplicate_csv_names(names: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
     """`(doc, line, name)` annotations -> `(doc, line, message)` for every repeated name."""
     first: dict[str, tuple[str, int]] = {}
     out = []

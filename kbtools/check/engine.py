@@ -193,10 +193,11 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             new_scan = (key, to_json(result))
     for problem in content.scan_problems(result, ctx.latex_problem):
         add(*problem)
-    anchors, edits = [], []
+    anchors: list[AnchorTarget] = []
+    edits: list[Edit] = []
     for ref in result.refs:
-        problems, anchor = links.check_ref(ref, rel, ctx.fs)
-        for p in problems:
+        ref_problems, anchor = links.check_ref(ref, rel, ctx.fs)
+        for p in ref_problems:
             add(p.code, p.level, ref.line, ref.col, p.message)
             if p.edit:
                 edits.append(p.edit)

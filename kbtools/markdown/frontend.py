@@ -1,28 +1,41 @@
-"""One Markdown pass per document, collecting what the checks need.
+"""The check's view of a document: one Markdown pass collecting what the checks need.
 
-markdown-it-py finds the structure (links, images, headings, tables, math, HTML); this
-module turns its tokens into plain records with 1-based line numbers in the original file.
-Inline parsing is the slow part of markdown-it-py, so it runs only on inline blocks that
-can hold something we check (a link, image, HTML tag, `$`) and on headings.
+`scan(body, body_line) -> Scan`: links and images (as written, located by line and column),
+headings and their anchors, HTML ids, table shapes, formulas, stray `$$` and CSV names, with
+1-based line numbers of the original file. It parses with the one configured parser of
+`kbtools.markdown.parser`, the parser the build's doc tree uses, so both see the same
+structure. Inline parsing is the slow part of markdown-it-py, so it runs only on headings and
+on inline blocks that can hold something we check (a link, image, HTML tag, `$`).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from kbtools.markdown.parser import (
+    BLOCK_MATH,
+    INLINE_MATH,
+    custom_ids,
+    github_slugs,
+    heading_title,
+    inline_text,
+    is_math_fence,
+    parse_blocks,
+    parse_inline,
+    plain,
+    source_text,
+)
 
 CSV_ANNOTATION = re.compile(r"<!--\s*csv:\s*([^\s>]+)\s*-->")
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
-MATH_TOKENS = ("math_block", "math_block_label", "math_inline", "math_inline_double")
+HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
 
 
 @dataclass(frozen=True)
@@ -54,43 +67,11 @@ class Scan:
     csv_names: list[tuple[int, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
-        return frozenset(github_slugs([text for _, text in self.headings])) | self.html_ids
-
-
-@lru_cache(maxsize=1)
-def markdown() -> MarkdownIt:
-    """The one parser instance: CommonMark + tables + dollar math; inline runs on demand."""
-    md = MarkdownIt("commonmark").enable("table")
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
-    md.disable("inline")  # core rule: we call md.inline.parse ourselves where needed
-    md.validateLink = lambda url: True  # keep file:// and data: links so we can report them
-    md.normalizeLink = lambda url: url  # keep destinations as written (and skip the cost)
-    return md
-
-
-def slugify(text: str) -> str:
-    """GitHub heading anchor: lowercase, keep letters/marks/digits/_/-, spaces -> '-'."""
-    out = []
-    for ch in text.strip().lower():
-        if ch == " ":
-            out.append("-")
-        elif ch == "-" or ch == "_" or unicodedata.category(ch)[0] in "LMN":
-            out.append(ch)
-    return "".join(out)
-
-
-def github_slugs(headings: list[str]) -> list[str]:
-    """Slugs with GitHub's de-duplication (foo, foo-1, foo-2 ...)."""
-    seen: dict[str, int] = {}
-    out = []
-    for text in headings:
-        base = slug = slugify(text)
-        while slug in seen:
-            seen[base] += 1
-            slug = f"{base}-{seen[base]}"
-        seen[slug] = 0
-        out.append(slug)
-    return out
+        """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
+        `{#custom-id}`s and HTML ids."""
+        texts = [text for _, text in self.headings]
+        ids = {anchor for text in texts for anchor in custom_ids(text)}
+        return frozenset(github_slugs(heading_title(t) for t in texts)) | ids | self.html_ids
 
 
 class _HtmlRefs(HTMLParser):
@@ -144,18 +125,6 @@ def count_cells(line: str) -> int:
 def _needs_inline(content: str, has_refs: bool) -> bool:
     return ("](" in content or "<" in content or "$" in content
             or (has_refs and "[" in content))
-
-
-def _plain(children: list[Token]) -> str:
-    parts = []
-    for tok in children:
-        if tok.type in ("text", "code_inline", "math_inline", "math_inline_double"):
-            parts.append(tok.content)
-        elif tok.type in ("softbreak", "hardbreak"):
-            parts.append(" ")
-        elif tok.children:
-            parts.append(_plain(tok.children))
-    return "".join(parts)
 
 
 class _Locator:
@@ -219,55 +188,83 @@ class _Locator:
 
 def scan(body: str, body_line: int) -> Scan:
     """Parse the body once; `body_line` is the file line of the body's first line."""
-    md = markdown()
-    env: dict = {}
-    tokens = md.parse(body, env)
-    has_refs = bool(env.get("references"))
-    lines = body.split("\n")
-    offset = body_line  # token.map rows are 0-based within the body
-    out = Scan()
-    heading_open = False
-    table_header: int | None = None
-    rows: list[tuple[int, int]] = []
+    env: dict[str, Any] = {}
+    tokens = parse_blocks(body, env)
+    scanner = _Scanner(source_text(body).split("\n"), body_line, env)
     for tok in tokens:
+        scanner.read(tok)
+    return scanner.out
+
+
+class _Scanner:
+    """Reads the block tokens of one body in order; token.map rows are 0-based in the body."""
+
+    def __init__(self, lines: list[str], offset: int, env: dict[str, Any]):
+        self.lines, self.offset, self.env = lines, offset, env
+        self.has_refs = bool(env.get("references"))
+        self.out = Scan()
+        self.in_heading = False
+        self.table_line = 0  # header line of the table being read
+        self.table_header: int | None = None  # its header's cell count, once read
+        self.table_rows: list[tuple[int, int]] = []
+
+    def read(self, tok: Token) -> None:
         kind = tok.type
         if kind == "heading_open":
-            heading_open = True
-            continue
-        if kind == "inline":
-            start, end = tok.map or (0, 1)
-            content = tok.content
-            if heading_open:
-                heading_open = False
-                if any(c in content for c in "`[<*_\\&$!"):
-                    tok.children = []
-                    md.inline.parse(content, md, env, tok.children)
-                    out.headings.append((start + offset, _plain(tok.children)))
-                else:
-                    out.headings.append((start + offset, content))
-            elif _needs_inline(content, has_refs):
-                tok.children = []
-                md.inline.parse(content, md, env, tok.children)
-            if tok.children:
-                _inline(tok.children, _Locator(lines, start, end, offset), out)
-        elif kind in ("math_block", "math_block_label"):
-            out.math.append(((tok.map[0] if tok.map else 0) + offset, tok.content))
+            self.in_heading = True
+        elif kind == "inline":
+            self.inline_block(tok)
+        elif kind in BLOCK_MATH or is_math_fence(tok):
+            self.out.math.append((self.first_row(tok) + self.offset, tok.content))
         elif kind == "html_block":
-            _html_block(tok, lines, offset, out)
+            self.html_block(tok)
         elif kind == "table_open":
-            table_header = None
-            rows = []
+            self.table_header, self.table_rows = None, []
         elif kind == "tr_open" and tok.map:
-            row = tok.map[0]
-            cells = count_cells(lines[row]) if row < len(lines) else 0
-            if table_header is None:
-                table_header = cells
-                header_line = row + offset
+            self.table_row(tok.map[0])
+        elif kind == "table_close" and self.table_header is not None:
+            self.out.tables.append(TableShape(self.table_line, self.table_header,
+                                              tuple(self.table_rows)))
+
+    @staticmethod
+    def first_row(tok: Token) -> int:
+        return tok.map[0] if tok.map else 0
+
+    def inline_block(self, tok: Token) -> None:
+        start, end = tok.map or (0, 1)
+        content = tok.content
+        if self.in_heading:
+            self.in_heading = False
+            if HEADING_MARKUP.isdisjoint(content):
+                self.out.headings.append((start + self.offset, plain(content)))
             else:
-                rows.append((row + offset, cells))
-        elif kind == "table_close" and table_header is not None:
-            out.tables.append(TableShape(header_line, table_header, tuple(rows)))
-    return out
+                tok.children = parse_inline(content, self.env)
+                self.out.headings.append((start + self.offset, inline_text(tok.children)))
+        elif _needs_inline(content, self.has_refs):
+            tok.children = parse_inline(content, self.env)
+        if tok.children:
+            _inline(tok.children, _Locator(self.lines, start, end, self.offset), self.out)
+
+    def table_row(self, row: int) -> None:
+        cells = count_cells(self.lines[row]) if row < len(self.lines) else 0
+        if self.table_header is None:
+            self.table_header, self.table_line = cells, row + self.offset
+        else:
+            self.table_rows.append((row + self.offset, cells))
+
+    def html_block(self, tok: Token) -> None:
+        start, end = tok.map or (0, 1)
+        content = tok.content
+        for m in CSV_ANNOTATION.finditer(content):
+            line = start + content.count("\n", 0, m.start())
+            self.out.csv_names.append((line + self.offset, m.group(1)))
+        if "<" in content and ("src" in content or "href" in content or "id" in content
+                               or "name" in content):
+            found = _html(content)
+            loc = _Locator(self.lines, start, end, self.offset)
+            for ref_kind, url in found.found:
+                _add_ref(self.out, loc, ref_kind, url, decoded=True)
+            self.out.html_ids.update(found.ids)
 
 
 def _inline(children: list[Token], loc: _Locator, out: Scan) -> None:
@@ -282,10 +279,10 @@ def _inline(children: list[Token], loc: _Locator, out: Scan) -> None:
             for ref_kind, url in found.found:
                 _add_ref(out, loc, ref_kind, url, decoded=True)
             out.html_ids.update(found.ids)
-        elif kind in ("math_inline", "math_inline_double"):
-            out.math.append((loc.first + loc.offset, child.content))
+        elif kind in INLINE_MATH:
             delim = "$$" if kind.endswith("double") else "$"
-            loc.find_plain(delim + child.content + delim)  # move past it: its $ are not stray
+            line, _ = loc.find_plain(delim + child.content + delim)  # its $ are not stray
+            out.math.append((line, child.content))
         elif kind == "code_inline":
             loc.find_plain(child.content)
         elif kind == "text" and "$$" in child.content:
@@ -299,18 +296,3 @@ def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, decoded: bool = Fal
     target = href if decoded else unquote(href)
     line, col, raw = loc.find([target, href])
     out.refs.append(Ref(kind, target, line, col, raw))
-
-
-def _html_block(tok: Token, lines: list[str], offset: int, out: Scan) -> None:
-    start, end = tok.map or (0, 1)
-    content = tok.content
-    for m in CSV_ANNOTATION.finditer(content):
-        line = start + content.count("\n", 0, m.start())
-        out.csv_names.append((line + offset, m.group(1)))
-    if "<" in content and ("src" in content or "href" in content or "id" in content
-                           or "name" in content):
-        found = _html(content)
-        loc = _Locator(lines, start, end, offset)
-        for ref_kind, url in found.found:
-            _add_ref(out, loc, ref_kind, url, decoded=True)
-        out.html_ids.update(found.ids)

@@ -1,0 +1,213 @@
+"""Finer chunks, added on top of the section chunks so retrieval can hit either.
+
+One method per node kind (`FineChunks`): list items (with sub-items, after the list's
+lead-in), tables (with their caption) and each table row as `header: value` pairs, code and
+Mermaid diagrams and display formulas with the line before and after (`context_span`), and
+images with the text around them. Context never reaches into a multi-line code fence, math
+block or HTML block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from kbtools.build.chunk_text import ChunkMaker
+from kbtools.build.records import Chunk
+from kbtools.markdown.doctree import (
+    Block,
+    Code,
+    Document,
+    Html,
+    Image,
+    ListBlock,
+    MathBlock,
+    Paragraph,
+    Table,
+    block_images,
+    iter_blocks,
+)
+from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
+from kbtools.render.formula import formula_relpath
+from kbtools.render.table_csv import csv_name
+
+CONTEXT_CHARS = 200  # a context line longer than this is cut at a sentence boundary
+CAPTION_CHARS = 120  # a paragraph right before a table this short is its caption
+IMAGE_MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>")
+
+
+def protected_lines(doc: Document) -> set[int]:
+    """Lines inside multi-line atomic blocks (fences, math, HTML): never a cut or context."""
+    out: set[int] = set()
+    for _, block in doc.blocks():
+        if isinstance(block, (Code, MathBlock, Html)) and block.line_end > block.line_start:
+            out.update(range(block.line_start, block.line_end + 1))
+    return out
+
+
+class FineChunks:
+    """The finer chunks of one document, made with its `ChunkMaker`."""
+
+    def __init__(self, maker: ChunkMaker):
+        self.maker, self.t, self.cfg, self.doc = maker, maker.t, maker.cfg, maker.doc
+        self.protected = protected_lines(maker.doc)
+        self.first_line = maker.doc.body_line
+        self.last_line = maker.doc.root.line_end
+
+    def all(self) -> Iterator[Chunk]:
+        """Every finer chunk, section by section, block by block."""
+        for sec in self.doc.sections():
+            for block in sec.blocks:
+                yield from self.of_block(block, sec.heading_path, sec.blocks)
+
+    def of_block(self, block: Block, path: tuple[str, ...],
+                 siblings: tuple[Block, ...]) -> Iterator[Chunk]:
+        """The finer chunks of a section's block and of the blocks nested in it."""
+        if isinstance(block, ListBlock):
+            yield from self.list_items(block, path, siblings)
+        for inner in iter_blocks(block):
+            if isinstance(inner, Table):
+                yield from self.table(inner, path, siblings)
+            elif isinstance(inner, Code):
+                yield self.code(inner, path)
+            elif isinstance(inner, MathBlock):
+                yield self.formula(inner, path)
+            for img in block_images(inner):
+                yield self.image(img, inner, path)
+
+    # --- lists and tables ---------------------------------------------------------------
+    def list_items(self, lst: ListBlock, path: tuple[str, ...],
+                   siblings: tuple[Block, ...]) -> Iterator[Chunk]:
+        """Each item of a list of two or more, embedded after the list's lead-in."""
+        if len(lst.items) < 2:
+            return
+        lead = self.lead_in(lst, siblings)
+        for item in lst.items:
+            start, end = self.t.trim(self.t.start(item.line_start), self.t.end(item.line_end))
+            if end - start < max(20, self.cfg.min_chars // 3):
+                continue
+            body = self.t.text[start:end]
+            yield self.maker.chunk("list_item", path, start, end,
+                                   embed=f"{lead}\n{body}" if lead else body,
+                                   extra={"ordered": lst.ordered, "number": item.number,
+                                          "checked": item.checked})
+
+    def lead_in(self, block: Block, siblings: tuple[Block, ...]) -> str:
+        """The short paragraph right before a list or table ("处理步骤：", "表 2 故障码")."""
+        prev: Block | None = None
+        anchor = block.line_start
+        for b in siblings:
+            if b is block:
+                break
+            if isinstance(b, Html) and b.is_comment:  # annotations sit between caption and table
+                anchor = min(anchor, b.line_start)
+            else:
+                prev, anchor = b, block.line_start
+        if isinstance(prev, Paragraph) and prev.line_end >= anchor - 2:
+            s, e = self.t.trim(self.t.start(prev.line_start), self.t.end(prev.line_end))
+            if e - s <= CAPTION_CHARS:
+                return self.t.text[s:e]
+        return ""
+
+    def table(self, table: Table, path: tuple[str, ...],
+              siblings: tuple[Block, ...]) -> Iterator[Chunk]:
+        """The whole table (after its caption), then each row."""
+        name = csv_name(self.doc.rel, table)
+        caption = self.lead_in(table, siblings)
+        start, end = self.t.start(table.line_start), self.t.end(table.line_end)
+        whole = self.t.text[start:end]
+        yield self.maker.chunk("table", path, start, end,
+                               embed=f"{caption}\n{whole}" if caption else whole,
+                               extra={"csv": name, "table_index": table.index,
+                                      "rows": len(table.rows)})
+        yield from self.table_rows(table, path, name, caption)
+
+    def table_rows(self, table: Table, path: tuple[str, ...], name: str,
+                   caption: str) -> Iterator[Chunk]:
+        """Each non-empty row as `header: value` lines (a missing header is `#n`)."""
+        header = [h or f"#{i + 1}" for i, h in enumerate(table.header)]
+        for i, (row, line) in enumerate(zip(table.rows, table.row_lines, strict=True), start=1):
+            pairs = [f"{header[j] if j < len(header) else f'#{j + 1}'}: {v}"
+                     for j, v in enumerate(row) if v.strip()]
+            if not pairs:
+                continue
+            text = "\n".join(pairs)
+            s, e = self.t.start(line), self.t.end(line)
+            yield self.maker.chunk("table_row", path, s, e, text=text,
+                                   embed=f"{caption}\n{text}" if caption else text,
+                                   extra={"csv": name, "table_index": table.index, "row": i})
+
+    # --- code, formulas, images ---------------------------------------------------------
+    def code(self, code: Code, path: tuple[str, ...]) -> Chunk:
+        """A code block with its context; a Mermaid diagram is embedded as its graph too."""
+        start, end = self.context_span(code.line_start, code.line_end)
+        extra: dict[str, Any] = {"language": code.language,
+                                 "code_lines": [code.line_start, code.line_end]}
+        if code.language == "mermaid":
+            nodes, edges = mermaid_graph(code.content)
+            extra.update(nodes=list(nodes), edges=[list(e) for e in edges])
+            graph = mermaid_text(code.content)
+            body = self.t.text[start:end]
+            return self.maker.chunk("mermaid", path, start, end, embed=f"{graph}\n{body}",
+                                    extra=extra)
+        return self.maker.chunk("code", path, start, end, extra=extra)
+
+    def formula(self, block: MathBlock, path: tuple[str, ...]) -> Chunk:
+        start, end = self.context_span(block.line_start, block.line_end)
+        latex = block.math.latex
+        extra = {"latex": latex, "svg": formula_relpath(latex), "label": block.math.label,
+                 "formula_lines": [block.line_start, block.line_end]}
+        return self.maker.chunk("formula", path, start, end, extra=extra)
+
+    def image(self, img: Image, block: Block, path: tuple[str, ...]) -> Chunk:
+        """An image with its line: its neighbours too when it stands alone, only the
+        sentences around it when the line is long."""
+        line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
+        s, e = self.t.start(line), self.t.end(line)
+        rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
+        if len(rest) < 8 and line not in self.protected:  # the image stands alone
+            s, e = self.context_span(line, line)
+        elif e - s > 2 * CONTEXT_CHARS:  # a long line: the sentences around the image
+            pos = self.t.text.find(img.src, s, e)
+            pos = pos if pos >= 0 else s
+            s = max(s, self.cut_tail(s, pos) if pos - s > CONTEXT_CHARS else s)
+            e = min(e, self.cut_head(pos, e))
+        label = " ".join(x for x in (img.alt, img.title) if x)
+        return self.maker.chunk("image", path, s, e, embed=f"{label}\n{self.t.text[s:e]}",
+                                extra={"src": img.src, "alt": img.alt, "title": img.title})
+
+    # --- context ------------------------------------------------------------------------
+    def context_span(self, first: int, last: int) -> tuple[int, int]:
+        """Offsets from the line before `first` to the line after `last` (non-blank ones)."""
+        start, end = self.t.start(first), self.t.end(last)
+        before = first - 1
+        while before >= self.first_line and not self.t.lines[before - 1].strip():
+            before -= 1
+        if before >= self.first_line and before not in self.protected:
+            s, e = self.t.start(before), self.t.end(before)
+            start = s if e - s <= CONTEXT_CHARS else self.cut_tail(s, e)
+        after = last + 1
+        while after <= self.last_line and not self.t.lines[after - 1].strip():
+            after += 1
+        if after <= self.last_line and after not in self.protected:
+            s, e = self.t.start(after), self.t.end(after)
+            end = e if e - s <= CONTEXT_CHARS else self.cut_head(s, e)
+        return start, end
+
+    def cut_tail(self, s: int, e: int) -> int:
+        """Start of the last sentences of a long line, within CONTEXT_CHARS."""
+        for u in self.t.sentences(s, e, self.cfg):
+            if e - u.start <= CONTEXT_CHARS:
+                return u.start
+        return e - CONTEXT_CHARS
+
+    def cut_head(self, s: int, e: int) -> int:
+        """End of the first sentences of a long line, within CONTEXT_CHARS."""
+        best = s + CONTEXT_CHARS
+        for u in self.t.sentences(s, e, self.cfg):
+            if u.end - s <= CONTEXT_CHARS:
+                best = u.end
+            else:
+                break
+        return best

@@ -1,0 +1,166 @@
+"""Section chunks: the spans that together cover a document's whole body.
+
+`section_pieces(doc, t, cfg)`: a section that fits stays whole (subsections included); a long
+one is cut at block boundaries, then at paragraph, then sentence boundaries (`Sectioner`),
+with a one-sentence overlap; tiny neighbours merge under their common parent heading
+(`merge_small`); lines no block claimed join their neighbour (`fill_gaps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kbtools.build.chunk_text import ChunkConfig, SourceText, Unit
+from kbtools.markdown.doctree import (
+    Block,
+    Document,
+    Heading,
+    ListBlock,
+    ListItem,
+    Paragraph,
+    Quote,
+    Section,
+    Table,
+)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """The span of one section chunk and the heading path it is filed under."""
+
+    start: int
+    end: int
+    path: tuple[str, ...]
+    split: bool = False  # produced by cutting a section (no merging across overlaps)
+
+
+def section_pieces(doc: Document, t: SourceText, cfg: ChunkConfig) -> list[Piece]:
+    """The section chunks' spans, in order, covering every non-blank line of the body."""
+    return fill_gaps(Sectioner(t, cfg).pieces(doc.root), t, doc)
+
+
+class Sectioner:
+    """Cuts sections into pieces of about target_chars, never more than max_chars."""
+
+    def __init__(self, t: SourceText, cfg: ChunkConfig):
+        self.t, self.cfg = t, cfg
+
+    def pieces(self, sec: Section) -> list[Piece]:
+        start, end = self.t.start(sec.line_start), self.t.end(sec.line_end)
+        size = end - start
+        if sec.level > 0 and (size <= self.cfg.target_chars
+                              or (not sec.sections and size <= self.cfg.max_chars)):
+            return [Piece(start, end, sec.heading_path)]
+        units: list[Unit] = []
+        if sec.heading is not None:
+            units.append(self.block_unit(sec.heading))
+        units.extend(self.block_unit(b) for b in sec.blocks)
+        pieces = self.pack(units, sec.heading_path) if units else []
+        for sub in sec.sections:
+            pieces.extend(self.pieces(sub))
+        return merge_small(pieces, self.cfg)
+
+    def block_unit(self, block: Block) -> Unit:
+        return Unit(self.t.start(block.line_start), self.t.end(block.line_end), block)
+
+    def children(self, u: Unit) -> list[Unit]:
+        """The smaller units a too-long unit is cut into ([] when it cannot be cut)."""
+        b = u.block
+        if isinstance(b, Paragraph) or (u.sentence and u.end - u.start > self.cfg.max_chars):
+            return self.t.sentences(u.start, u.end, self.cfg, fine=u.sentence)
+        if isinstance(b, ListBlock):
+            return [self.block_unit(i) for i in b.items]
+        if isinstance(b, (ListItem, Quote)) and b.children:
+            kids = [self.block_unit(c) for c in b.children]
+            kids[0] = Unit(u.start, kids[0].end, kids[0].block)  # keep the marker line
+            return kids
+        if isinstance(b, Table) and b.rows:  # the header stays with the first row
+            first = Unit(u.start, self.t.end(b.row_lines[0]))
+            return [first] + [Unit(self.t.start(n), self.t.end(n)) for n in b.row_lines[1:]]
+        return []
+
+    def expand(self, units: list[Unit]) -> Iterator[Unit]:
+        for u in units:
+            kids = self.children(u) if u.end - u.start > self.cfg.max_chars else []
+            if len(kids) > 1 or (kids and kids[0] != u):
+                yield from self.expand(kids)
+            else:
+                yield u
+
+    def pack(self, units: list[Unit], path: tuple[str, ...]) -> list[Piece]:
+        """Consecutive units packed into pieces; a heading always stays with what follows."""
+        cfg = self.cfg
+        pieces: list[Piece] = []
+        cur_start = cur_end = -1
+        last: Unit | None = None
+        for u in self.expand(units):
+            if last is None:
+                cur_start, cur_end, last = u.start, u.end, u
+                continue
+            grown = u.end - cur_start
+            heading_only = isinstance(last.block, Heading) and last.start == cur_start
+            if not heading_only and (grown > cfg.max_chars or (
+                    grown > cfg.target_chars and cur_end - cur_start >= cfg.min_chars)):
+                pieces.append(Piece(cur_start, cur_end, path, split=True))
+                overlap = self.overlap_start(last, cur_start)
+                cur_start = overlap if overlap is not None else u.start
+            cur_end, last = u.end, u
+        if last is not None:
+            pieces.append(Piece(cur_start, cur_end, path, split=len(pieces) > 0))
+        if len(pieces) > 1 and pieces[-1].end - pieces[-1].start < cfg.min_chars \
+                and pieces[-1].end - pieces[-2].start <= cfg.max_chars:
+            pieces[-2:] = [Piece(pieces[-2].start, pieces[-1].end, path, split=True)]
+        return pieces
+
+    def overlap_start(self, last: Unit, piece_start: int) -> int | None:
+        """Start of the last sentence of `last` when it is prose and short enough."""
+        if self.cfg.overlap_chars <= 0:
+            return None
+        if not (last.sentence or isinstance(last.block, Paragraph)):
+            return None
+        sentences = self.t.sentences(last.start, last.end, self.cfg) if not last.sentence \
+            else [last]
+        s = sentences[-1].start
+        if s > piece_start and last.end - s <= self.cfg.overlap_chars:
+            return s
+        return None
+
+
+def common_path(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def merge_small(pieces: list[Piece], cfg: ChunkConfig) -> list[Piece]:
+    """Merge a piece below min_chars into its neighbour (common parent heading path), up to
+    max_chars; a tiny piece (a bare heading before a huge code block) merges regardless."""
+    out: list[Piece] = []
+    for p in pieces:
+        if out:
+            q = out[-1]
+            least = min(q.end - q.start, p.end - p.start)
+            fits = p.end - q.start <= cfg.max_chars or least < cfg.min_chars // 2  # tiny: always
+            if least < cfg.min_chars and q.end <= p.start and fits:
+                out[-1] = Piece(q.start, p.end, common_path(q.path, p.path))
+                continue
+        out.append(p)
+    return out
+
+
+def fill_gaps(pieces: list[Piece], t: SourceText, doc: Document) -> list[Piece]:
+    """Stretch pieces over lines no block claimed (link definitions, stray HTML)."""
+    first = t.start(doc.body_line)
+    if not pieces:  # only link definitions or similar: one chunk for what is there
+        return [Piece(*t.trim(first, t.end(doc.root.line_end)), ())]
+    out = list(pieces)
+    out[0] = Piece(min(first, out[0].start), out[0].end, out[0].path, out[0].split)
+    for i in range(len(out) - 1):
+        p, q = out[i], out[i + 1]
+        if t.text[p.end:q.start].strip():
+            out[i] = Piece(p.start, t.trim(p.end, q.start)[1], p.path, p.split)
+    last = out[-1]
+    out[-1] = Piece(last.start, max(last.end, t.end(doc.root.line_end)), last.path, last.split)
+    return out

@@ -1,0 +1,170 @@
+"""What every part of the chunker shares: its settings, the file text, and making a Chunk.
+
+`ChunkConfig` holds the sizes; `SourceText` is the file text with line <-> offset arithmetic
+and its cut into sentence units (`sentences`); `ChunkMaker` is the one place a `Chunk` record
+is made from a span of that text (heading-path prefix, embed text, links, hash).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kbtools.build.records import Chunk
+from kbtools.build.xref import HeadingIndex, find_links
+from kbtools.config import DEFAULTS, Config
+from kbtools.errors import ConfigError
+from kbtools.markdown.doctree import Block, Document
+
+PATH_SEP = " › "
+SENTENCE_END = re.compile(r"[。！？；!?]+[”’\"'」』）)\]]*|\.+[”’\"')\]]*(?=\s|$)|\n(?=\s*\n)")
+CLAUSE_END = re.compile(r"[，、：,:;]\s*|\s+")
+PROTECTED_INLINE = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$|`[^`\n]+`|\[[^\]\n]*\]\([^)\n]*\)", re.S)
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    """Sizes in characters (a CJK character counts one). Defaults: kbtools.config.DEFAULTS."""
+
+    target_chars: int = DEFAULTS["chunk"]["target_chars"]
+    max_chars: int = DEFAULTS["chunk"]["max_chars"]
+    min_chars: int = DEFAULTS["chunk"]["min_chars"]
+    overlap_chars: int = DEFAULTS["chunk"]["overlap_chars"]
+
+    def __post_init__(self) -> None:
+        if not (0 < self.min_chars <= self.target_chars <= self.max_chars):
+            raise ConfigError("[chunk] needs 0 < min_chars <= target_chars <= max_chars, got "
+                              f"{self.min_chars}, {self.target_chars}, {self.max_chars}")
+        if not 0 <= self.overlap_chars < self.target_chars:
+            raise ConfigError("[chunk] overlap_chars must be >= 0 and < target_chars")
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> ChunkConfig:
+        sec = cfg.section("chunk")
+        try:
+            return cls(**{k: int(sec.get(k, getattr(cls, k))) for k in
+                          ("target_chars", "max_chars", "min_chars", "overlap_chars")})
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"[chunk]: {exc}", path=str(cfg.root / "kb.toml")) from None
+
+    @property
+    def embed_cap(self) -> int:
+        """Longest embed_text body (tables and code can be far longer than max_chars)."""
+        return 2 * self.max_chars
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A span that is cut whole: a block, or a sentence (clause) of a long one."""
+
+    start: int  # char offsets into the file text
+    end: int
+    block: Block | None = None
+    sentence: bool = False
+
+
+class SourceText:
+    """The file text with line <-> offset conversion (lines are 1-based)."""
+
+    def __init__(self, lines: tuple[str, ...]):
+        self.text = "\n".join(lines)
+        self.starts = [0]
+        for line in lines[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.lines = lines
+
+    def start(self, line: int) -> int:
+        return self.starts[line - 1]
+
+    def end(self, line: int) -> int:
+        return self.starts[line - 1] + len(self.lines[line - 1])
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+    def trim(self, start: int, end: int) -> tuple[int, int]:
+        while start < end and self.text[start].isspace():
+            start += 1
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        return start, end
+
+    def sentences(self, start: int, end: int, cfg: ChunkConfig, fine: bool = False) -> list[Unit]:
+        """Sentence units covering [start, end); protected inline spans are never cut.
+
+        `fine` cuts at clauses and spaces instead, and hard-cuts what is still longer than
+        max_chars, so nothing exceeds it."""
+        out = self._cut(start, end, CLAUSE_END if fine else SENTENCE_END, every_cut=fine)
+        if fine:
+            out = _hard_cuts(out, cfg)
+        trimmed = [self.trim(u.start, u.end) for u in out]
+        return [Unit(a, b, sentence=True) for a, b in trimmed if b > a] or \
+            [Unit(start, end, sentence=True)]
+
+    def _cut(self, start: int, end: int, pattern: re.Pattern[str], every_cut: bool) -> list[Unit]:
+        """Units ending at each match of `pattern` outside a protected inline span; unless
+        `every_cut`, a unit is at least two characters long."""
+        text = self.text[start:end]
+        guard = [(m.start(), m.end()) for m in PROTECTED_INLINE.finditer(text)]
+        cuts = [m.end() for m in pattern.finditer(text)
+                if not any(a < m.end() < b for a, b in guard)]
+        out: list[Unit] = []
+        prev = 0
+        for cut in cuts + [len(text)]:
+            if cut <= prev:
+                continue
+            if every_cut or cut - prev >= 2:
+                out.append(Unit(start + prev, start + cut, sentence=True))
+                prev = cut
+        if prev < len(text):
+            out.append(Unit(start + prev, end, sentence=True))
+        return out
+
+
+def _hard_cuts(units: list[Unit], cfg: ChunkConfig) -> list[Unit]:
+    """Units longer than max_chars cut every target_chars (no clause break in reach)."""
+    out: list[Unit] = []
+    for u in units:
+        a = u.start
+        while u.end - a > cfg.max_chars:
+            out.append(Unit(a, a + cfg.target_chars, sentence=True))
+            a += cfg.target_chars
+        out.append(Unit(a, u.end, sentence=True))
+    return out
+
+
+class ChunkMaker:
+    """Makes the Chunk records of one document from spans of its text."""
+
+    def __init__(self, doc: Document, cfg: ChunkConfig, resolver: HeadingIndex):
+        self.doc, self.cfg, self.resolver = doc, cfg, resolver
+        self.t = SourceText(doc.lines)
+
+    def prefix(self, path: tuple[str, ...]) -> str:
+        """"Title › heading › sub-heading", the first line of every embed text."""
+        parts = list(path)
+        if parts and parts[0] == self.doc.title:
+            parts = parts[1:]
+        return PATH_SEP.join([self.doc.title, *parts])
+
+    def chunk(self, kind: str, path: tuple[str, ...], start: int, end: int, *,
+              text: str | None = None, embed: str | None = None,
+              extra: dict[str, Any] | None = None) -> Chunk:
+        """A chunk of the text in [start, end) (trimmed); `text` replaces the display text,
+        `embed` the embedded body. Links are found in the span; the id is set later."""
+        start, end = self.t.trim(start, end)
+        body = self.t.text[start:end] if text is None else text
+        embed_body = body if embed is None else embed
+        if len(embed_body) > self.cfg.embed_cap:
+            embed_body = embed_body[: self.cfg.embed_cap].rstrip() + " …"
+        embed_text = f"{self.prefix(path)}\n{embed_body}"
+        links = find_links(self.t.text[start:end], self.t.line_of(start), self.doc, self.resolver)
+        return Chunk(id="", doc=self.doc.rel, heading_path=tuple(path), kind=kind,
+                     line_start=self.t.line_of(start),
+                     line_end=self.t.line_of(max(start, end - 1)),
+                     text=body, embed_text=embed_text, metadata=dict(self.doc.meta),
+                     content_hash=hashlib.sha256(embed_text.encode("utf-8")).hexdigest(),
+                     links=links, extra=extra or {})

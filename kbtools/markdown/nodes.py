@@ -1,0 +1,235 @@
+"""The document tree's node types: frozen dataclasses with 1-based source line ranges.
+
+`kbtools.markdown.doctree.parse` builds them; chunking, rendering and decision tables read
+them. `Document.root` is a level-0 `Section`; each `Section` has its heading, its own blocks
+(up to the first subsection) and its subsections. Blocks: Paragraph, Heading,
+ListBlock/ListItem, Table, Code (mermaid is a Code with language "mermaid"), MathBlock,
+Html (comments become `annotations`), Quote, Rule. Inline images, math and links are kept
+on the paragraph/item/cell (`Inline`) that holds them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    alt: str
+    title: str
+    src: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Math:
+    latex: str
+    display: bool
+    line_start: int
+    line_end: int
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRef:
+    text: str
+    href: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Inline:
+    """What one inline run holds: plain text and the images, math and links inside it."""
+
+    text: str = ""
+    images: tuple[Image, ...] = ()
+    math: tuple[Math, ...] = ()
+    links: tuple[LinkRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    kind: ClassVar[str] = "block"
+    line_start: int
+    line_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph(Block):
+    kind: ClassVar[str] = "paragraph"
+    inline: Inline = Inline()
+
+
+@dataclass(frozen=True, slots=True)
+class Heading(Block):
+    kind: ClassVar[str] = "heading"
+    level: int = 1
+    text: str = ""
+    inline: Inline = Inline()
+
+
+@dataclass(frozen=True, slots=True)
+class ListItem(Block):
+    kind: ClassVar[str] = "list_item"
+    number: int | None = None  # the step number as written (ordered lists)
+    checked: bool | None = None  # task lists
+    children: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ListBlock(Block):
+    kind: ClassVar[str] = "list"
+    ordered: bool = False
+    start: int = 1
+    items: tuple[ListItem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Block):
+    kind: ClassVar[str] = "table"
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    row_lines: tuple[int, ...] = ()  # file line of each row in `rows`
+    header_line: int = 0
+    index: int = 0  # 1-based position among the document's tables
+    heading_path: tuple[str, ...] = ()
+    annotations: dict[str, str] = field(default_factory=dict)
+    cells: tuple[Inline, ...] = ()  # every cell's inline content (images, math, links)
+
+
+@dataclass(frozen=True, slots=True)
+class Code(Block):
+    kind: ClassVar[str] = "code"
+    info: str = ""
+    language: str = ""
+    content: str = ""
+    fenced: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MathBlock(Block):
+    kind: ClassVar[str] = "math"
+    math: Math = Math("", True, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Html(Block):
+    kind: ClassVar[str] = "html"
+    content: str = ""
+    annotations: dict[str, str] = field(default_factory=dict)
+    images: tuple[Image, ...] = ()
+
+    @property
+    def is_comment(self) -> bool:
+        return COMMENT.sub("", self.content).strip() == "" and "<!--" in self.content
+
+
+@dataclass(frozen=True, slots=True)
+class Quote(Block):
+    kind: ClassVar[str] = "quote"
+    children: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rule(Block):
+    kind: ClassVar[str] = "rule"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    level: int  # 0 for the document root
+    heading: Heading | None
+    heading_path: tuple[str, ...]
+    blocks: tuple[Block, ...]  # own blocks, heading excluded, up to the first subsection
+    sections: tuple[Section, ...]
+    line_start: int
+    line_end: int  # last non-blank line of the section, subsections included
+
+    @property
+    def title(self) -> str:
+        return self.heading.text if self.heading else ""
+
+    @property
+    def own_end(self) -> int:
+        """Last line before the first subsection (or the section end)."""
+        if self.sections:
+            return self.sections[0].line_start - 1
+        return self.line_end
+
+    def walk(self) -> Iterator[Section]:
+        yield self
+        for sub in self.sections:
+            yield from sub.walk()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    rel: str
+    title: str
+    meta: dict[str, Any]
+    root: Section
+    lines: tuple[str, ...]  # the original file's lines (index 0 = line 1)
+    body_line: int
+
+    def sections(self) -> Iterator[Section]:
+        yield from self.root.walk()
+
+    def blocks(self) -> Iterator[tuple[Section, Block]]:
+        """Every block in document order with the section holding it, nested ones included."""
+        for sec in self.sections():
+            for block in sec.blocks:
+                yield from ((sec, b) for b in iter_blocks(block))
+
+    def tables(self) -> Iterator[Table]:
+        for _, block in self.blocks():
+            if isinstance(block, Table):
+                yield block
+
+    def formulas(self) -> Iterator[Math]:
+        """Display and inline math, in document order."""
+        for _, block in self.blocks():
+            yield from block_math(block)
+
+    def images(self) -> Iterator[Image]:
+        for _, block in self.blocks():
+            yield from block_images(block)
+
+    def headings(self) -> Iterator[tuple[tuple[str, ...], Heading]]:
+        for sec in self.sections():
+            if sec.heading is not None:
+                yield sec.heading_path, sec.heading
+
+
+def iter_blocks(block: Block) -> Iterator[Block]:
+    yield block
+    if isinstance(block, ListBlock):
+        for item in block.items:
+            yield from iter_blocks(item)
+    elif isinstance(block, (ListItem, Quote)):
+        for child in block.children:
+            yield from iter_blocks(child)
+
+
+def block_math(block: Block) -> tuple[Math, ...]:
+    if isinstance(block, MathBlock):
+        return (block.math,)
+    if isinstance(block, (Paragraph, Heading)):
+        return block.inline.math
+    if isinstance(block, Table):
+        return tuple(m for cell in block.cells for m in cell.math)
+    return ()
+
+
+def block_images(block: Block) -> tuple[Image, ...]:
+    if isinstance(block, (Paragraph, Heading)):
+        return block.inline.images
+    if isinstance(block, Table):
+        return tuple(i for cell in block.cells for i in cell.images)
+    if isinstance(block, Html):
+        return block.images
+    return ()

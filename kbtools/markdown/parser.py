@@ -1,0 +1,166 @@
+"""The one configured Markdown parser, and the reading rules every consumer of it shares.
+
+`kb check` (`kbtools.markdown.frontend.scan`) and `kb build` (`kbtools.markdown.doctree.parse`)
+both parse with `markdown()` and read its tokens with the helpers here, so the gate checks
+exactly what the build indexes: the same formulas, tables, links and headings, the same
+heading text (`inline_text`) and the same anchors (`slugify`).
+
+The parser: CommonMark + GFM tables + task lists + dollar math (`DOLLARMATH`), raw HTML
+allowed; ```` ```math ```` / `latex` / `tex` fences are formulas too (`MATH_FENCES`).
+Link destinations stay as written in the tokens (`normalize_href` gives the URL-encoded form
+markdown-it would render). Links markdown-it drops as unsafe (`javascript:`, `vbscript:`,
+`data:` other than images) stay text; `file:` links are kept, so the check can report them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, MutableMapping
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink, validateLink
+from markdown_it.rules_core import StateCore, block, normalize
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+# `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
+# dollars (write `$x + y$`, not `$ x + y $`) and no digit right outside them (`1$`, `$2`
+# after a closing dollar); a `$$ ... $$` block holds no blank line.
+DOLLARMATH: dict[str, bool] = {"allow_space": False, "allow_digits": False,
+                               "double_inline": True, "allow_labels": True,
+                               "allow_blank_lines": False}
+MATH_FENCES = ("math", "latex", "tex")  # fenced code in these languages is a display formula
+INLINE_MATH = ("math_inline", "math_inline_double")
+BLOCK_MATH = ("math_block", "math_block_label")
+BR = re.compile(r"<br\s*/?>", re.I)
+TAG = re.compile(r"<[^>]+>")
+TRAILING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")  # `## Title {#custom-id}`
+CUSTOM_ID = re.compile(r"\{#([^}\s]+)\}")
+NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+_TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
+
+Env = MutableMapping[str, Any]
+
+
+class _Markdown(MarkdownIt):
+    """markdown-it with our link policy: destinations as written, `file:` links kept."""
+
+    def validateLink(self, url: str) -> bool:  # noqa: N802 - markdown-it's name
+        return link_allowed(url)
+
+    def normalizeLink(self, url: str) -> str:  # noqa: N802 - markdown-it's name
+        return url
+
+
+@lru_cache(maxsize=1)
+def markdown() -> MarkdownIt:
+    """The one parser instance (see the module docstring for its configuration)."""
+    md = _Markdown("commonmark", {"html": True}).enable("table")
+    md.use(dollarmath_plugin, **DOLLARMATH)
+    md.use(tasklists_plugin)
+    return md
+
+
+def link_allowed(url: str) -> bool:
+    """markdown-it's filter of unsafe link schemes, except that `file:` links are kept."""
+    return url.strip().lower().startswith("file:") or validateLink(url)
+
+
+def normalize_href(url: str) -> str:
+    """A destination as markdown-it renders it: percent-encoded, hosts in punycode."""
+    return normalizeLink(url)
+
+
+def source_text(body: str) -> str:
+    """The text every parse reads: a `\\r` becomes a space, so the parser's line numbers
+    are the lines of `body.split("\\n")` (CRLF and CR-only files alike)."""
+    return body.replace("\r", " ") if "\r" in body else body
+
+
+def parse_tokens(body: str, env: Env | None = None) -> list[Token]:
+    """Every token of `body`: block tokens, inline tokens with their children."""
+    return markdown().parse(source_text(body), {} if env is None else env)
+
+
+def parse_blocks(body: str, env: Env) -> list[Token]:
+    """The block tokens of `body`, as `parse_tokens` has them, but inline tokens come without
+    children: inline parsing is the slow part, so a caller that needs few of them fills them
+    with `parse_inline`. `env` collects the reference definitions."""
+    md = markdown()
+    state = StateCore(source_text(body), md, env)
+    normalize(state)
+    block(state)
+    return state.tokens
+
+
+def parse_inline(content: str, env: Env) -> list[Token]:
+    """The inline tokens of one block's content. As in `parse_tokens`, except that escapes
+    stay separate `text_special` tokens and task-list boxes are not marked."""
+    md = markdown()
+    out: list[Token] = []
+    md.inline.parse(content, md, env, out)
+    return out
+
+
+def fence_language(info: str) -> str:
+    """The language of a fence's info string: "```{Math} x" -> "math"."""
+    info = info.strip()
+    return info.split()[0].strip("{}.").lower() if info else ""
+
+
+def is_math_fence(tok: Token) -> bool:
+    return tok.type == "fence" and fence_language(tok.info) in MATH_FENCES
+
+
+def token_text(tok: Token) -> str:
+    """The text an inline token contributes to its run (image: its alt text as written)."""
+    if tok.type in _TEXT_TOKENS:
+        return tok.content
+    if tok.type in ("softbreak", "hardbreak"):
+        return " "
+    if tok.type == "html_inline" and BR.match(tok.content):
+        return " "
+    return ""
+
+
+def plain(text: str) -> str:
+    """Inline HTML removed, whitespace collapsed (for headings and table cells)."""
+    return " ".join(TAG.sub("", BR.sub(" ", text)).split())
+
+
+def inline_text(children: Iterable[Token]) -> str:
+    """The plain text of an inline run: a heading's or a table cell's text."""
+    return plain("".join(token_text(tok) for tok in children))
+
+
+def heading_title(text: str) -> str:
+    """A heading's text without a trailing `{#custom-id}` ("" when nothing else is left)."""
+    return TRAILING_ID.sub("", text).strip()
+
+
+def custom_ids(text: str) -> list[str]:
+    """The `{#custom-id}` anchors written in a heading's text."""
+    return CUSTOM_ID.findall(text)
+
+
+def slugify(text: str) -> str:
+    """A heading's anchor: lower-case, punctuation and symbols dropped (letters of every
+    script, digits, `_` and `-` kept; combining marks dropped), each space a '-'."""
+    return NOT_IN_SLUG.sub("", text.strip().lower()).replace(" ", "-")
+
+
+def github_slugs(headings: Iterable[str]) -> list[str]:
+    """Slugs with GitHub's de-duplication (foo, foo-1, foo-2 ...)."""
+    seen: dict[str, int] = {}
+    out = []
+    for text in headings:
+        base = slug = slugify(text)
+        while slug in seen:
+            seen[base] += 1
+            slug = f"{base}-{seen[base]}"
+        seen[slug] = 0
+        out.append(slug)
+    return out
