@@ -11,6 +11,7 @@ import importlib
 import sys
 import traceback
 from datetime import UTC, datetime
+from typing import Any
 
 import click
 
@@ -51,9 +52,10 @@ class KbGroup(click.Group):
         if name not in COMMANDS:
             return None
         module, attr = COMMANDS[name]
-        return getattr(importlib.import_module(f"kbtools.commands.{module}"), attr)
+        command: click.Command = getattr(importlib.import_module(f"kbtools.commands.{module}"), attr)
+        return command
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KbError as exc:

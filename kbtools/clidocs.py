@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import click
 from click.testing import CliRunner
 
 from kbtools.cli import main
 
 
-def _walk(cmd: click.Command, path: list[str]):
+def _walk(cmd: click.Command, path: list[str]) -> Iterator[tuple[list[str], click.Command]]:
     yield path, cmd
     if isinstance(cmd, click.Group):
         ctx = click.Context(cmd)
         for name in cmd.list_commands(ctx):
-            yield from _walk(cmd.get_command(ctx, name), [*path, name])
+            sub = cmd.get_command(ctx, name)
+            if sub is not None:
+                yield from _walk(sub, [*path, name])
 
 
 def render() -> str:

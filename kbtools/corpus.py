@@ -49,7 +49,8 @@ class _LineLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     """SafeLoader that records key lines, rejects duplicate keys and counts nodes."""
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False):
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
+                       deep: bool = False) -> dict[Any, Any]:
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)

@@ -35,8 +35,8 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.col, self.code)
+    def sort_key(self) -> tuple[str, int, int, str, str, str]:
+        return (self.path, self.line, self.col, self.code, self.level, self.message)
 
 
 def finding(path: str, line: int, col: int, level: str, code: str, message: str) -> Finding:
@@ -57,7 +57,7 @@ def display_path(path: str) -> str:
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Distinct findings sorted by (path, line, col, code)."""
+    """Distinct findings in a fixed order: (path, line, col, code), then level and message."""
     return sorted(set(findings), key=Finding.sort_key)
 
 

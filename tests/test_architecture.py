@@ -7,6 +7,7 @@ functions), so a cycle hidden behind a function-local import is still a cycle.
 from __future__ import annotations
 
 import ast
+import re
 import functools
 from pathlib import Path
 
@@ -124,3 +125,64 @@ def test_commands_import_only_the_library_and_shared_output():
             bad = sorted(d for d in deps if d.startswith("kbtools.commands")
                          and d != "kbtools.commands.output")
             assert not bad, f"{name} imports {bad}: move shared helpers into the library"
+
+
+# The stages as layers: a module may import from its own package and from lower layers only
+# (docs/architecture.md draws the same picture). `kbtools` itself (the version) is importable
+# everywhere: it imports nothing.
+LAYERS = [
+    {"errors", "fsutil"},
+    {"schemas", "findings"},
+    {"config"},
+    {"corpus"},
+    {"markdown", "provenance", "embed"},
+    {"render", "decision", "review", "index"},
+    {"check", "query"},
+    {"build"},
+    {"ship", "agents", "scaffold"},
+    {"api", "cli", "commands"},
+    {"clidocs", "__main__"},
+]
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "kbtools"
+
+
+def layer_of(package: str) -> int:
+    return next(i for i, layer in enumerate(LAYERS) if package in layer)
+
+
+def test_every_package_has_a_layer():
+    assert {package_of(m) for m in modules()} - {"kbtools"} == set().union(*LAYERS)
+
+
+def test_packages_import_only_lower_layers():
+    wrong = []
+    for name, deps in graph().items():
+        here = package_of(name)
+        if here == "kbtools":
+            continue
+        for dep in deps:
+            there = package_of(dep)
+            if dep.startswith("kbtools") and there not in (here, "kbtools") \
+                    and layer_of(there) >= layer_of(here):
+                wrong.append(f"{name} -> {dep}")
+    assert not wrong, "imports against the layering:\n" + "\n".join(sorted(wrong))
+
+
+def test_architecture_doc_lists_exactly_the_modules_that_exist():
+    """docs/architecture.md's tree table names every module, and only modules that exist."""
+    doc = (PKG.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("## The tree", 1)[1].split("\n\n", 2)[1]
+    named = set()
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        package = cells[0].strip("`").rstrip("/") if cells[0].startswith("`") else ""
+        for name in re.findall(r"`([a-z_]+\.py)`", cells[1]):
+            named.add(f"{package}/{name}" if package else name)
+    on_disk = {p.relative_to(PKG).as_posix() for p in PKG.rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py") and p.parent.name != "commands"}
+    assert sorted(named - on_disk) == [], "named in docs/architecture.md but missing"
+    assert sorted(on_disk - named) == [], "modules missing from docs/architecture.md"

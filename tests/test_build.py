@@ -174,3 +174,18 @@ def test_foreign_corpus_lenient(tmp_path):
             (tmp_path / "out" / "data" / "docs.jsonl").read_text(encoding="utf-8").splitlines()]
     assert docs == ["a.md", "b.md"]
     assert not (corpus / ".kb-cache").exists()  # the cache never lands in the corpus
+
+
+def test_cache_from_a_previous_build_means_nothing_to_embed(cold_build, small_repo, tmp_path,
+                                                           monkeypatch):
+    """`kb build --cache-from DIST` on a machine with an empty cache re-embeds nothing."""
+    out, stats = cold_build
+    fresh = copy_example(tmp_path / "fresh", SMALL)
+    monkeypatch.chdir(fresh)
+    assert not (fresh / ".kb-cache").exists()
+    result = CliRunner().invoke(main, ["build", "--json", "--cache-from", str(out),
+                                       "--out", str(tmp_path / "dist")])
+    assert result.exit_code == 0, result.output
+    again = json.loads(result.stdout)
+    assert again["embedded"] == 0 and again["reused"] == stats.embedded
+    assert f"seeded {stats.embedded} cached vectors" in result.stderr

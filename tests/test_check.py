@@ -412,3 +412,13 @@ def test_stray_dollars_are_located(tmp_path):
     # the stray `$$` on line 13 is unbalanced; line 15 reads as one formula holding `$$`
     assert [(f.code, f.line, f.col) for f in found] == [("math-unbalanced", 13, 7),
                                                          ("math-invalid", 15, 1)]
+
+
+def test_sort_findings_is_a_total_order():
+    """Findings that share path, line, col and code (several missing keys on line 1) still
+    come out in one order, whatever order the checks produced them in."""
+    same = [finding("a.md", 1, 1, "error", "fm-missing-key", f"missing key {k!r}")
+            for k in ("title", "category", "author", "updated")]
+    expected = sort_findings(same)
+    assert [f.message for f in expected] == sorted(f.message for f in same)
+    assert sort_findings(list(reversed(same))) == expected

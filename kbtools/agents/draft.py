@@ -186,6 +186,7 @@ def _commit_file(repo: git.Repo, base: git.Commit | None, gpath: str, data: byte
         cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
                 "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
         args = [tree] + (["-p", base.hexsha] if base is not None else [])
-        return repo.git.commit_tree(*args, "-m", message, env=cenv).strip()
+        commit: str = repo.git.commit_tree(*args, "-m", message, env=cenv)
+        return commit.strip()
     finally:
         Path(index).unlink(missing_ok=True)

@@ -20,9 +20,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kbtools import __version__
+from kbtools.agents.draft import create_draft
+from kbtools.agents.read import open_knowledge, read_section
+from kbtools.agents.recent import recent
+from kbtools.config import CONFIG_NAME, find_root, load_config
+from kbtools.decision import evaluate_table
 from kbtools.errors import IndexLoadError, KbError
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
 from kbtools.query.search import search as run_search
+from kbtools.schemas import categories
 
 log = logging.getLogger("kbtools.mcp")
 
@@ -118,8 +124,6 @@ class Context:
 
     def knowledge(self) -> Any:
         """The index's sources when an index is available (citations match), else the repo."""
-        from kbtools.agents.read import open_knowledge
-
         try:
             idx = self.idx()
         except IndexLoadError:
@@ -132,8 +136,6 @@ class Context:
 
     def repo_root(self) -> Path:
         """The knowledge repo: the one around the working dir, else the one holding --index."""
-        from kbtools.config import CONFIG_NAME, find_root
-
         root = find_root(self.root)
         if not (root / CONFIG_NAME).is_file() and self.index is not None:
             root = find_root(Path(self.index).resolve())
@@ -163,8 +165,6 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = 
 
 def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = None,
               line_start: int | None = None, line_end: int | None = None) -> dict[str, Any]:
-    from kbtools.agents.read import read_section
-
     section = read_section(ctx.knowledge(), doc, heading_path, line_start, line_end)
     out = section.to_dict()
     out.pop("markdown")
@@ -175,11 +175,7 @@ def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = Non
 
 
 def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> dict[str, Any]:
-    from kbtools.agents.recent import recent
-
     if ctx.index is None and ctx.root is not None:
-        from kbtools.config import find_root
-
         if (find_root(ctx.root) / "kb.toml").is_file():
             try:
                 return recent(ctx.root, days=days, n=n)
@@ -196,8 +192,6 @@ def _as_text(value: Any) -> str:
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
-    from kbtools.decision import evaluate_table
-
     kn = ctx.knowledge()
     path = kn.resolve(doc)
     values = {str(k): _as_text(v) for k, v in inputs.items()}
@@ -209,8 +203,6 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
 
 def tool_draft(ctx: Context, category: str, title: str, body: str, author: str | None = None,
                location: str | None = None) -> dict[str, Any]:
-    from kbtools.agents.draft import create_draft
-
     draft = create_draft(ctx.repo_root(), category, title, body, author=author, location=location,
                          source="agent report via kb mcp")
     return {**draft.to_dict(), "verified": False,
@@ -263,8 +255,6 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
         writes = ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                  idempotent_hint=False, open_world_hint=False)
 
-        from kbtools.config import load_config
-        from kbtools.schemas import categories
 
         known = categories(load_config(ctx.repo_root()).path("schemas"))
         description = DRAFT_DOC + f"Known categories: {', '.join(known)}.\n"

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtools.build.xref import section_number
 from kbtools.config import load_config
+from kbtools.corpus import read_doc
 from kbtools.errors import KbError, UsageError
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index
+from kbtools.markdown.doctree import parse
 from kbtools.query.results import Citation
 
 MAX_CHARS = 12_000  # one read never returns more than this many characters
@@ -131,8 +134,6 @@ def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -
 
 
 def _heading_matches(wanted: str, heading: str) -> bool:
-    from kbtools.build.xref import section_number
-
     w, h, number = _norm(wanted), _norm(heading), section_number(heading)
     if w == h or (number and w == number):
         return True
@@ -166,9 +167,6 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                  line_start: int | None = None, line_end: int | None = None,
                  max_chars: int = MAX_CHARS) -> SectionText:
     """One section (with its subsections) or a line range of a document, bounded in size."""
-    from kbtools.corpus import read_doc
-    from kbtools.markdown.doctree import parse
-
     path = kn.resolve(doc)
     src = read_doc(path, kn.base)
     src = replace(src, rel=kn.rel(path))

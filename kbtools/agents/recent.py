@@ -12,8 +12,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from kbtools.config import CONFIG_NAME, find_root
 from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex, open_index
+from kbtools.provenance import open_repo
+from kbtools.review.history import recent_changes
 
 DEFAULT_N = 20
 
@@ -66,10 +69,6 @@ def recent(root: Path | None = None, *, index: Path | None = None, idx: KbIndex 
     if n is not None and n < 1:
         raise UsageError("-n must be 1 or more")
     if idx is None and index is None:
-        from kbtools.config import CONFIG_NAME, find_root
-        from kbtools.provenance import open_repo
-        from kbtools.review.history import recent_changes
-
         repo_root = find_root(root)
         repo = open_repo(repo_root) if (repo_root / CONFIG_NAME).is_file() else None
         if repo is not None:

@@ -21,13 +21,24 @@ from typing import Any
 import numpy as np
 
 from kbtools import __version__
+from kbtools import provenance as history
+from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
+from kbtools.build.records import Chunk
+from kbtools.check.engine import check_paths
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, find_markdown, read_doc
+from kbtools.embed.cache import EmbeddingCache, text_key
+from kbtools.embed.registry import get_embedder
 from kbtools.errors import FindingsError, KbError
 from kbtools.fsutil import replace_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
-from kbtools.index.tokenize import language_of
+from kbtools.index.materialize import materialize
+from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
+from kbtools.markdown.doctree import parse
+from kbtools.provenance import LineProvenance
+from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
+from kbtools.render.table_csv import render_tables
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
 # schema, link and table findings are reported and the document is indexed anyway.
@@ -90,8 +101,6 @@ class _Timer:
 
 
 def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
-    from kbtools.check.engine import check_paths
-
     stats = BuildStats()
     timer = _Timer(stats, opts.progress)
     out = (opts.out or cfg.path("dist")).resolve()
@@ -140,11 +149,6 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
 def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path,
                 opts: BuildOptions, stats: BuildStats, timer: _Timer,
                 cache_file: Path | None) -> None:
-    from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
-    from kbtools.index.materialize import materialize
-    from kbtools.markdown.doctree import parse
-    from kbtools.render.table_csv import render_tables
-
     layout = ReleaseLayout(staging)
     ccfg = ChunkConfig.from_config(cfg)
     parsed = {s.rel: parse(s) for s in sources}
@@ -183,8 +187,6 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
 
 def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dict[str, str]:
     """Render formulas into data/formulas, reusing SVGs kept next to the embedding cache."""
-    from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
-
     cache = cache_file.parent if cache_file is not None else None
     if cache is not None:
         for src in latex:
@@ -201,9 +203,7 @@ def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dic
     return done
 
 
-def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[Any]]:
-    from kbtools import provenance as history
-
+def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProvenance]]:
     out = {}
     for s in sources:
         blame = history.blame_lines(root, s.rel)
@@ -212,10 +212,8 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[Any]]:
     return out
 
 
-def _records(per_doc, provenance, cfg: Config) -> list[dict[str, Any]]:
-    from kbtools import provenance as history
-    from kbtools.embed.cache import text_key
-
+def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
+             cfg: Config) -> list[dict[str, Any]]:
     records = []
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
@@ -230,13 +228,15 @@ def _records(per_doc, provenance, cfg: Config) -> list[dict[str, Any]]:
     return records
 
 
-def _embed(records, cfg: Config, opts: BuildOptions, stats: BuildStats, cache_file: Path | None):
-    from kbtools.embed.cache import EmbeddingCache
-    from kbtools.embed.registry import get_embedder
+Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
+Models = dict[str, dict[str, Any]]  # model key → id, fingerprint, dim (the manifest's "models")
 
+
+def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats: BuildStats,
+           cache_file: Path | None) -> tuple[Vectors, Models]:
     cache = EmbeddingCache(cache_file)
-    vectors: dict[str, np.ndarray] = {}
-    models: dict[str, dict[str, Any]] = {}
+    vectors: Vectors = {}
+    models: Models = {}
     batch = int(cfg.get("embedding.batch_size"))
     try:
         for key in sorted({m for r in records for m in r["models"]}):
@@ -268,11 +268,9 @@ def _embed(records, cfg: Config, opts: BuildOptions, stats: BuildStats, cache_fi
     return vectors, models
 
 
-def _write_data(layout: ReleaseLayout, sources, per_doc, records, vectors, provenance,
-                cfg: Config) -> None:
-    from kbtools import provenance as history
-    from kbtools.index.tokenize import dictionary_terms
-
+def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
+                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
+                provenance: dict[str, list[LineProvenance]], cfg: Config) -> None:
     by_shard: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_shard.setdefault(shard_of(r["doc"]), []).append(r)
@@ -321,6 +319,8 @@ def source_identity(root: Path, sub: Path) -> dict[str, Any]:
         head = repo.head.commit
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
         return {"commit": "none", "tree": "none", "dirty": True}
+    if repo.working_tree_dir is None:  # a bare repository has no knowledge files
+        return {"commit": "none", "tree": "none", "dirty": True}
     rel = sub.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
     try:
         tree = head.tree if rel in ("", ".") else head.tree / rel
@@ -334,18 +334,14 @@ def source_identity(root: Path, sub: Path) -> dict[str, Any]:
 def _fingerprint(cfg: Config) -> str:
     """Settings that change artifacts, plus the chunker's version (and the vocabulary when it
     is not the built-in one: see `Vocabulary.recorded`)."""
-    from kbtools.build.chunk import CHUNKER_VERSION
-
     fingerprint = f"{cfg.fingerprint('chunk', 'embedding', 'index', 'bm25')}-c{CHUNKER_VERSION}"
     if cfg.vocabulary.recorded() is not None:
         fingerprint += f"-v{cfg.fingerprint('vocabulary')}"
     return fingerprint
 
 
-def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildStats,
+def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats: BuildStats,
               staging: Path) -> dict[str, Any]:
-    from kbtools.index.tokenize import tokenizer_fingerprint
-
     source = source_identity(root, cfg.path("knowledge"))
     if opts.corpus:
         source["corpus"] = root.name
@@ -368,3 +364,25 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models, stats: BuildS
         "derived": {},
     }
 
+
+def seed_cache(cfg: Config, index_dir: Path) -> int:
+    """Copy the vectors of a built index (dist/ or a release) into the embedding cache, so a
+    build on a fresh machine re-embeds only what changed since that index."""
+    layout = ReleaseLayout(index_dir)
+    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
+    cache = EmbeddingCache(cfg.path("cache") / "embeddings.sqlite")
+    n = 0
+    try:
+        for model_key, meta in manifest.get("models", {}).items():
+            for shard in layout.chunk_shards():
+                vec_path = layout.vector_shard(model_key, shard.stem)
+                if not vec_path.is_file():
+                    continue
+                vecs = np.load(vec_path)
+                rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines()]
+                keys = [r["content_hash"] for r in rows if model_key in r["models"]]
+                cache.put_many(meta["fingerprint"], dict(zip(keys, vecs, strict=True)))
+                n += len(keys)
+    finally:
+        cache.close()
+    return n

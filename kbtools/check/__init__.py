@@ -1,4 +1,8 @@
-"""The check stage (`kb check`, pre-commit, CI): front matter schemas, paths and links,
-content, formulas and decision tables. Engine in `engine.py`; imports markdown, render,
-decision, corpus and schemas.
+"""The check stage (`kb check`, the pre-commit hook, CI): front matter against the JSON
+Schemas (`frontmatter`), paths and links (`links`), content and formulas (`content`),
+decision tables (`decision_tables`), the scan cache (`cache`), `--fix` (`fix`), and the engine
+that runs them over files in parallel (`engine`).
+
+May import markdown, render, decision, findings, corpus, schemas, config, errors and fsutil;
+never build, index, query, ship or the CLI.
 """

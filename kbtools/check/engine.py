@@ -26,11 +26,13 @@ from urllib.parse import unquote
 from kbtools.check import content, frontmatter, links
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.content import DEFAULT_MAX_BYTES
+from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.markdown.frontend import Scan, scan
+from kbtools.render.formula import latex_problem
 from kbtools.schemas import categories as schema_categories
 
 # Every finding code with what it means (stable identifiers; docs are generated from this).
@@ -108,8 +110,8 @@ class CheckContext:
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
                  max_bytes: int | None = None, cache: bool = False) -> CheckContext:
     """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir."""
-    schemas_dir = cfg.path("schemas")
-    schemas_dir = schemas_dir if schemas_dir.is_dir() else None
+    configured = cfg.path("schemas")
+    schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir,
                         categories=frozenset(schema_categories(schemas_dir)),
@@ -119,8 +121,6 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
 
 
 def _latex_problem(latex: str) -> str | None:
-    from kbtools.render.formula import latex_problem
-
     return latex_problem(latex)
 
 
@@ -128,7 +128,6 @@ def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[
     """Overlapping, uncovered or malformed rules in `<!-- decision: … -->` tables."""
     if "decision:" not in src.body:
         return []
-    from kbtools.check.decision_tables import table_findings
 
     return [finding(src.rel, line, 1, "error" if code == "decision-malformed" else "warning",
                     code, message) for line, code, message in table_findings(src)]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.build.pipeline import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, build, seed_cache
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
 
@@ -22,7 +22,8 @@ from kbtools.config import load_config
               help="Seed the embedding cache from a previous build or release first.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @json_option
-def build_cmd(out, corpus, lenient, skip_invalid, no_cache, cache_from, quiet, as_json):
+def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid: bool,
+              no_cache: bool, cache_from: Path | None, quiet: bool, as_json: bool) -> None:
     """Build a reproducible index (chunks, vectors, BM25, store, manifest) into dist/.
 
     The build happens in a staging directory that replaces the output only on success,
@@ -30,13 +31,7 @@ def build_cmd(out, corpus, lenient, skip_invalid, no_cache, cache_from, quiet, a
     """
     cfg = load_config()
     if cache_from:
-        from kbtools.embed.cache import EmbeddingCache, seed_from_index
-
-        cache = EmbeddingCache(cfg.path("cache") / "embeddings.sqlite")
-        try:
-            n = seed_from_index(cache, cache_from)
-        finally:
-            cache.close()
+        n = seed_cache(cfg, cache_from)
         if not quiet:
             click.echo(f"kb build: seeded {n} cached vectors from {cache_from}", err=True)
     stats = build(cfg, BuildOptions(corpus=corpus, out=out, lenient=lenient,

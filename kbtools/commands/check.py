@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.check.engine import check_results, make_context
+from kbtools.check.engine import CheckContext, check_results, make_context
 from kbtools.check.fix import fix_paths
 from kbtools.commands.output import json_option, report_findings
 from kbtools.config import load_config
@@ -51,7 +51,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
                       "[paths] knowledge in kb.toml)")
 
-    def ctx_factory():
+    def ctx_factory() -> CheckContext:
         return make_context(cfg, lenient=lenient, schema_checks=not no_schema,
                             max_bytes=max_size, cache=not no_cache)
 

@@ -16,7 +16,7 @@ from kbtools.config import load_config
 @click.option("--out", type=click.Path(path_type=Path), help="Index directory (default: dist/).")
 @click.option("--lenient", is_flag=True, help="Front-matter schema errors become warnings.")
 @json_option
-def watch_cmd(out, lenient, as_json):
+def watch_cmd(out: Path | None, lenient: bool, as_json: bool) -> None:
     """Watch knowledge/ and update the local index on every save (Ctrl-C to stop).
 
     Each update prints what changed, how many chunks were embedded and how long it took;
@@ -30,7 +30,7 @@ def watch_cmd(out, lenient, as_json):
                         "error": u.error, "stats": u.stats.to_dict() if u.stats else None})
             return
         what = ", ".join(u.changed) or "initial build"
-        if u.error:
+        if u.error or u.stats is None:
             click.echo(f"kb watch: {what}: NOT updated, previous index still serving:\n{u.error}",
                        err=True)
         else:

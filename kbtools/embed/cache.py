@@ -1,7 +1,7 @@
 """Embedding cache keyed by (model fingerprint, sha256 of the text embedded).
 
 Lives outside dist/ (kb.toml paths.cache, default .kb-cache/embeddings.sqlite) so it
-survives rebuilds; `seed_from_index` refills it from a previous build or release, which is
+survives rebuilds; `kbtools.build.pipeline.seed_cache` refills it from a previous build or release, which is
 how CI avoids re-embedding unchanged chunks. Vectors are stored as float16 — the precision
 the index ships — so a vector from the cache is bit-identical to a freshly embedded one
 after rounding, and warm and cold builds produce the same artifacts.
@@ -10,13 +10,10 @@ after rounding, and warm and cold builds produce the same artifacts.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from pathlib import Path
 
 import numpy as np
-
-from kbtools.index.layout import ReleaseLayout
 
 
 def text_key(text: str) -> str:
@@ -58,21 +55,3 @@ class EmbeddingCache:
     def close(self) -> None:
         if self.con is not None:
             self.con.close()
-
-
-def seed_from_index(cache: EmbeddingCache, index_dir: Path) -> int:
-    """Copy the vectors of a built index (dist/ or a release) into the cache."""
-    layout = ReleaseLayout(index_dir)
-    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
-    n = 0
-    for model_key, meta in manifest.get("models", {}).items():
-        for shard in layout.chunk_shards():
-            vec_path = layout.vector_shard(model_key, shard.stem)
-            if not vec_path.is_file():
-                continue
-            vecs = np.load(vec_path)
-            rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines()]
-            texts = [r["content_hash"] for r in rows if model_key in r["models"]]
-            cache.put_many(meta["fingerprint"], dict(zip(texts, vecs, strict=True)))
-            n += len(texts)
-    return n

@@ -19,6 +19,7 @@ import numpy as np
 
 from kbtools.config import Vocabulary
 from kbtools.embed.registry import get_embedder
+from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, UsageError
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex
@@ -263,8 +264,6 @@ Rows = dict[int, dict[str, Any]]  # chunk number → chunk row of the store
 def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[fusion.Hit]:
     """Re-order the top hits by a sentence-transformers CrossEncoder (configured by name or
     local path; loaded offline only). Hits below the rerank depth keep their order."""
-    from kbtools.embed.sentence_models import get_cross_encoder
-
     head, tail = hits[:RERANK_DEPTH], hits[RERANK_DEPTH:]
     if not head:
         return hits
