@@ -29,10 +29,14 @@ def test_import_kbtools_loads_no_stage_package():
     assert out.stdout.strip() == "[]"
 
 
-def test_check_build_open_search(repo):
+@pytest.fixture(scope="module")
+def built(repo):
+    return kbtools.build_index(repo)
+
+
+def test_check_build_open_search(repo, built):
     assert [f for f in kbtools.check_files([repo / "knowledge"], repo=repo) if f.level == "error"] == []
-    stats = kbtools.build_index(repo)
-    assert stats.documents == len(DOCS) and stats.chunks > 10
+    assert built.documents == len(DOCS) and built.chunks > 10
     index = kbtools.open_index(repo / "dist")
     try:
         response = kbtools.search(index, "E17 报警后怎么复位？", k=3)
@@ -57,3 +61,12 @@ def test_evaluate_table(repo):
 def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         kbtools.nope  # noqa: B018
+
+
+def test_the_readme_library_example_runs(repo, built, monkeypatch, capsys):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    example = readme.split("## As a library", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(repo)
+    exec(compile(example, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed and "knowledge/equipment/hx260-ch05-fault-codes.md" in printed[0]
