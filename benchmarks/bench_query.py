@@ -10,7 +10,6 @@ peak RSS of the query process.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -23,6 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kbtools.fsutil import read_json_lines  # noqa: E402
 from kbtools.index.reader import open_index  # noqa: E402
 from kbtools.query.search import search  # noqa: E402
 
@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--index", default=str(ROOT / "bench-out" / "tidb" / "dist"))
     ap.add_argument("--n", type=int, default=300)
     args = ap.parse_args()
-    qs = [json.loads(line)["query"] for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
+    qs = [q["query"] for q in read_json_lines(QUESTIONS)]
     qs = (qs * (args.n // len(qs) + 1))[: args.n]
     index = open_index(Path(args.index))
     n_chunks = index.store.count()

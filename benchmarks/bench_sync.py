@@ -28,6 +28,7 @@ from pathlib import Path
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.fsutil import read_json_lines
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
@@ -70,8 +71,7 @@ def _has_parent(repo: Path, rev: str) -> bool:
 def edit_one_paragraph(repo: Path, n: int) -> str:
     """Append a sentence to one prose paragraph (outside code fences and front matter) of
     a mid-sized document that the build indexed (listed in dist/data/docs.jsonl)."""
-    built = [json.loads(line)["doc"] for line in
-             (repo / "dist" / "data" / "docs.jsonl").read_text(encoding="utf-8").splitlines()]
+    built = [d["doc"] for d in read_json_lines(repo / "dist" / "data" / "docs.jsonl")]
     docs = sorted(built, key=lambda d: ((repo / d).stat().st_size, d))
     for doc in docs[len(docs) // 2 + n:]:
         path = repo / doc

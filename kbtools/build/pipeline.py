@@ -29,8 +29,9 @@ from kbtools.config import Config
 from kbtools.corpus import SourceDoc, find_markdown, read_doc
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import FindingsError, KbError
-from kbtools.fsutil import replace_dir
+from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError
+from kbtools.findings import display_path
+from kbtools.fsutil import json_lines, read_json_lines, replace_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
@@ -77,7 +78,9 @@ class BuildStats:
 
 
 def shard_of(doc: str) -> str:
-    return hashlib.sha256(doc.encode()).hexdigest()[:N_SHARD_CHARS]
+    """The shard of a document's chunks (any str, even one a file name's undecodable bytes
+    left lone surrogates in)."""
+    return hashlib.sha256(doc.encode("utf-8", "surrogatepass")).hexdigest()[:N_SHARD_CHARS]
 
 
 def models_for(text: str, cfg: Config) -> list[str]:
@@ -131,7 +134,8 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
                      for p in sorted(bad)]
     sources = [read_doc(p, root) for p in paths]
-    sources = [s for s in sources if s.rel not in bad]
+    # findings name a path as printable text: an undecodable file name is matched that way
+    sources = [s for s in sources if display_path(s.rel) not in bad]
     timer.lap("check")
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +154,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
                 opts: BuildOptions, stats: BuildStats, timer: _Timer,
                 cache_file: Path | None) -> None:
     layout = ReleaseLayout(staging)
+    user_dict = _user_dictionary(cfg)
     ccfg = ChunkConfig.from_config(cfg)
     parsed = {s.rel: parse(s) for s in sources}
     resolver = HeadingIndex.build(list(parsed.values()))
@@ -176,7 +181,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg)
+    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     materialize(staging)
@@ -249,18 +254,17 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
             todo = [(h, t) for h, t in wanted if h not in have]
             stats.reused += len(wanted) - len(todo)
             stats.embedded += len(todo)
-            fresh: dict[str, np.ndarray] = {}
             for i in range(0, len(todo), batch):
                 part = todo[i:i + batch]
                 vecs = emb.embed_batch([t for _, t in part]).astype(np.float16)
-                fresh.update(zip([h for h, _ in part], vecs, strict=True))
+                fresh = dict(zip([h for h, _ in part], vecs, strict=True))
+                cache.put_many(fp, fresh)  # committed per batch: a crash loses one batch
+                have.update(fresh)
                 if opts.progress and len(todo) > batch:
                     print(f"\rkb build: embedding {key}: {min(i + batch, len(todo))}/{len(todo)}",
                           end="", file=sys.stderr)
             if opts.progress and len(todo) > batch:
                 print(file=sys.stderr)
-            cache.put_many(fp, fresh)
-            have.update(fresh)
             for h, _ in wanted:
                 vectors[f"{key}:{h}"] = have[h]
     finally:
@@ -268,22 +272,29 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
     return vectors, models
 
 
-def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
-                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
-                provenance: dict[str, list[LineProvenance]], cfg: Config) -> None:
+def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: Vectors) -> None:
+    """data/chunks/<xx>.jsonl (JSON Lines: one record per line whatever its text holds, see
+    `kbtools.fsutil.json_line`) and, per model, data/vectors/<model>/<xx>.npy in the same row
+    order; `kbtools.index.materialize.read_shards` reads them back."""
     by_shard: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_shard.setdefault(shard_of(r["doc"]), []).append(r)
     layout.chunks.mkdir(parents=True, exist_ok=True)
     for shard, rows in sorted(by_shard.items()):
-        lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
-        layout.chunk_shard(shard).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        layout.chunk_shard(shard).write_bytes(json_lines(rows))
         for model in sorted({m for r in rows for m in r["models"]}):
             mat = np.stack([vectors[f"{model}:{r['content_hash']}"] for r in rows
                             if model in r["models"]]).astype(np.float16)
             path = layout.vector_shard(model, shard)
             path.parent.mkdir(parents=True, exist_ok=True)
             np.save(path, mat, allow_pickle=False)
+
+
+def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
+                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
+                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str) -> None:
+    """data/: chunk and vector shards, docs.jsonl and the BM25 dictionary."""
+    write_shards(layout, records, vectors)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
@@ -291,15 +302,25 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
         docs.append(d)
-    layout.docs.write_text(
-        "".join(json.dumps(d, ensure_ascii=False, sort_keys=True, default=str) + "\n" for d in docs),
-        encoding="utf-8")
-    user_dict = cfg.root / cfg.get("bm25.user_dict")
-    user_text = user_dict.read_text(encoding="utf-8") if user_dict.is_file() else ""
+    layout.docs.write_bytes(json_lines(docs, default=str))
     fields = set(cfg.vocabulary.dictionary)
     values = [v for s in sources for k, v in s.meta.items() if k in fields]
-    terms = dictionary_terms(values, user_text)
-    layout.dictionary.write_text("".join(t + "\n" for t in terms), encoding="utf-8")
+    terms = dictionary_terms(values, user_dict)  # one term per line, none holds whitespace
+    layout.dictionary.write_bytes("".join(t + "\n" for t in terms).encode("utf-8"))
+
+
+def _user_dictionary(cfg: Config) -> str:
+    """The text of the user dictionary (kb.toml bm25.user_dict), read before anything costly
+    so that a bad file fails the build at its start."""
+    path: Path = cfg.root / str(cfg.get("bm25.user_dict"))
+    if not path.is_file():
+        return ""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"user dictionary is not UTF-8 (byte {exc.start}); save it as UTF-8",
+                          path=str(path)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def corpus_config(cfg: Config, corpus: Path) -> Config:
@@ -379,7 +400,7 @@ def seed_cache(cfg: Config, index_dir: Path) -> int:
                 if not vec_path.is_file():
                     continue
                 vecs = np.load(vec_path)
-                rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines()]
+                rows = read_json_lines(shard, error=IndexLoadError)
                 keys = [r["content_hash"] for r in rows if model_key in r["models"]]
                 cache.put_many(meta["fingerprint"], dict(zip(keys, vecs, strict=True)))
                 n += len(keys)

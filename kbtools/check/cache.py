@@ -97,6 +97,6 @@ class ScanCache:
         try:
             atomic_write_text(self.path, json.dumps({"salt": SALT, "scans": merged},
                                                     ensure_ascii=False, separators=(",", ":")))
-        except OSError:
+        except (OSError, UnicodeEncodeError):  # a lone surrogate cannot be UTF-8: not cached
             pass
         self.entries = merged

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from kbtools.findings import Finding, verdict
+from kbtools.fsutil import json_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,8 +32,9 @@ def echo_json(data: Any) -> None:
 
 
 def echo_jsonl(data: Any) -> None:
-    """One JSON object per line, flushed: a reader on a pipe sees each line as it happens."""
-    click.echo(json.dumps(data, ensure_ascii=False, default=str))
+    """One JSON object per line, flushed: a reader on a pipe sees each line as it happens.
+    No text inside (a passage, a file name) can break the line (`kbtools.fsutil.json_line`)."""
+    click.echo(json_line(data, sort_keys=False, default=str))
     sys.stdout.flush()
 
 

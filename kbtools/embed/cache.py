@@ -5,6 +5,11 @@ survives rebuilds; `kbtools.build.pipeline.seed_cache` refills it from a previou
 how CI avoids re-embedding unchanged chunks. Vectors are stored as float16 — the precision
 the index ships — so a vector from the cache is bit-identical to a freshly embedded one
 after rounding, and warm and cold builds produce the same artifacts.
+
+Every `put_many` is its own transaction, and the build calls it once per embedded batch, so a
+build that fails late (or is interrupted) keeps every vector embedded before the failure; WAL
+with ``synchronous=NORMAL`` keeps those commits cheap (a crash of the process loses nothing
+committed; a power cut may lose the last batches, which are simply embedded again).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class EmbeddingCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.con = sqlite3.connect(path)
             self.con.execute("PRAGMA journal_mode=WAL")
+            self.con.execute("PRAGMA synchronous=NORMAL")
             self.con.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, key TEXT, v BLOB, "
                              "PRIMARY KEY (model, key))")
 

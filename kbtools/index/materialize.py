@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from kbtools.config import Vocabulary
+from kbtools.errors import IndexLoadError
+from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
 from kbtools.index.layout import ReleaseLayout
@@ -31,7 +33,7 @@ def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]
     chunks: list[dict[str, Any]] = []
     parts: dict[str, list[np.ndarray]] = {}
     for shard in layout.chunk_shards():
-        rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines() if line]
+        rows = read_json_lines(shard, error=IndexLoadError)
         for model in sorted({m for r in rows for m in r["models"]}):
             vecs = np.load(layout.vector_shard(model, shard.stem))
             parts.setdefault(model, []).append(vecs)
@@ -46,8 +48,7 @@ def materialize(root: Path) -> None:
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
     layout.derived.mkdir(parents=True, exist_ok=True)
     chunks, matrices = read_shards(root)
-    docs = [json.loads(line) for line in
-            layout.docs.read_text(encoding="utf-8").splitlines() if line]
+    docs = read_json_lines(layout.docs, error=IndexLoadError)
     cfg = manifest["config"]["values"]
     write_store(layout.store, docs, chunks,
                 info={"source_commit": manifest["source"]["commit"]},

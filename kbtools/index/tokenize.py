@@ -130,8 +130,13 @@ def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
 
 
 def _keep_term(term: str) -> bool:
+    """A dictionary term: 2-32 characters with CJK, no whitespace and no lone surrogate inside.
+    data/dictionary.txt holds one UTF-8 term per line and is read back with `str.split()`, so a
+    term with whitespace (a line or paragraph separator, NEL, a tab, U+3000…) could never come
+    back whole, and a lone surrogate cannot be written."""
     term = term.strip()
-    return 1 < len(term) <= 32 and bool(_CJK_CHAR.search(term)) and " " not in term.strip()
+    return 1 < len(term) <= 32 and bool(_CJK_CHAR.search(term)) \
+        and not any(ch.isspace() or "\ud800" <= ch <= "\udfff" for ch in term)
 
 
 def is_cjk_text(text: str, threshold: float = 0.15) -> bool:
@@ -165,7 +170,7 @@ def dictionary_terms(metadata_values: Iterable[object], user_dict_text: str = ""
 
     for v in metadata_values:
         visit(v)
-    for line in user_dict_text.splitlines():
+    for line in user_dict_text.split("\n"):
         line = line.split("#", 1)[0].strip()
         if line:
             terms.add(line.split()[0])

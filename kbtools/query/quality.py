@@ -29,7 +29,7 @@ K = 10
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):  # not at U+2028
         if not line.strip():
             continue
         try:

@@ -115,7 +115,7 @@ def reviewed_by(message: str) -> list[tuple[str, str]]:
     if len(paragraphs) < 2:
         return []
     out = []
-    for line in paragraphs[-1].splitlines():
+    for line in paragraphs[-1].split("\n"):  # git's lines, not U+2028 & co. inside one
         m = TRAILER.match(line.strip())
         if m:
             out.append((m["name"], m["email"].lower()))

@@ -159,7 +159,7 @@ def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
         out = run_git(git_dir, "ls-remote", source, error=SyncError)
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
-    for line in out.splitlines():
+    for line in out.split("\n"):  # git ends lines with \n only; a ref name may hold U+2028
         parts = line.split(None, 1)
         if len(parts) != 2 or parts[1].endswith("^{}"):
             continue

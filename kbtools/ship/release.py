@@ -204,7 +204,7 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
 def _remote_refs(gd: Path, remote: str) -> dict[str, str]:
     out = run_git(gd, "ls-remote", remote)
     refs: dict[str, str] = {}
-    for line in out.splitlines():
+    for line in out.split("\n"):  # not splitlines: a ref name may hold U+2028
         sha, _, ref = line.partition("\t")
         refs[ref] = sha
     return refs

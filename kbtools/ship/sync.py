@@ -111,7 +111,7 @@ def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
                             f"{branch} branch; refusing it", path=source)
     body = run_git(gd, "cat-file", "tag", f"refs/tags/{tag}", error=SyncError)
     mhash = ""
-    for line in body.splitlines():
+    for line in body.split("\n"):  # git's lines: a tagger name may hold U+2028
         if line.startswith("manifest-sha256:"):
             mhash = line.split(":", 1)[1].strip()
     return commit, mhash
