@@ -21,6 +21,7 @@ from kbtools.markdown.doctree import Table
 
 BOM = "\ufeff"
 SAFE_NAME = re.compile(r"^[\w\u4e00-\u9fff][\w\u4e00-\u9fff .()+-]*\.csv$")
+_UNSAFE = re.compile(r"[^\w\u4e00-\u9fff .()+-]")
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,15 @@ class CsvName:
 
 
 def csv_name(doc_rel: str, table: Table) -> str:
-    """The CSV file name of a table: its `csv` annotation or `<doc-stem>-<n>.csv`."""
+    """The CSV file name of a table: its `csv` annotation or `<doc-stem>-<n>.csv` (characters
+    of the stem that a plain file name may not hold become `_`)."""
     name = table.annotations.get("csv", "").strip()
     if name:
         return name if name.lower().endswith(".csv") else name + ".csv"
-    return f"{PurePosixPath(doc_rel).stem}-{table.index}.csv"
+    stem = _UNSAFE.sub("_", PurePosixPath(doc_rel).stem)  # "what's-new.md" → what_s-new-1.csv
+    if not re.match(r"[\w\u4e00-\u9fff]", stem):
+        stem = "_" + stem
+    return f"{stem}-{table.index}.csv"
 
 
 def table_csv(table: Table) -> bytes:
