@@ -30,14 +30,21 @@ from kbtools.corpus import SourceDoc, find_markdown, read_doc
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import FindingsError, KbError
+from kbtools.findings import finding
 from kbtools.fsutil import replace_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
 from kbtools.markdown.doctree import parse
+from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
-from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
+from kbtools.render.formula import (
+    FAILURE_DIR,
+    formula_relpath,
+    normalize_latex,
+    render_formulas,
+)
 from kbtools.render.table_csv import render_tables
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
@@ -152,6 +159,9 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     layout = ReleaseLayout(staging)
     ccfg = ChunkConfig.from_config(cfg)
     parsed = {s.rel: parse(s) for s in sources}
+    failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
+    sources = [s for s in sources if s.rel not in failed]
+    parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
     resolver = HeadingIndex.build(list(parsed.values()))
     per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel])
                for s in sources}
@@ -159,8 +169,6 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
 
-    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
-    stats.formulas = len(_render_cached(latex, layout.data, cache_file)) if latex else 0
     stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
                                       for t in d.tables()], layout.tables))
     for s in sources:
@@ -185,8 +193,39 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     timer.lap("index")
 
 
-def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dict[str, str]:
-    """Render formulas into data/formulas, reusing SVGs kept next to the embedding cache."""
+def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path | None,
+                     opts: BuildOptions, stats: BuildStats) -> set[str]:
+    """Render every formula; a formula that does not render is an error of its document
+    (FindingsError), its document is skipped (--skip-invalid, returned) or, with
+    --lenient, a warning. Failures are cached next to the embedding cache."""
+    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
+    failures: dict[str, str] = {}
+    stats.formulas = len(_render_cached(latex, data, cache_file, failures)) if latex else 0
+    found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
+             for rel, doc in sorted(parsed.items()) for m in doc.formulas()
+             if m.latex in failures]
+    if not found:
+        return set()
+    if opts.lenient:
+        stats.warnings += len(found)
+        if opts.progress:
+            for f in found:
+                print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
+        return set()
+    failed = {f.path for f in found}
+    if not opts.skip_invalid:
+        shown = "\n".join(f.format() for f in found[:20])
+        raise FindingsError(f"{len(failed)} document(s) have formulas that do not render; "
+                            f"nothing was built (fix them or use --skip-invalid):\n{shown}")
+    stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
+                                            for rel in failed], key=lambda d: d["doc"])
+    return failed
+
+
+def _render_cached(latex: list[str], data: Path, cache_file: Path | None,
+                   failures: dict[str, str]) -> dict[str, str]:
+    """Render formulas into data/formulas, reusing SVGs (and failures) kept next to the
+    embedding cache."""
     cache = cache_file.parent if cache_file is not None else None
     if cache is not None:
         for src in latex:
@@ -194,10 +233,12 @@ def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dic
             if (cache / rel).is_file():
                 (data / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(cache / rel, data / rel)
-    done = render_formulas(latex, data)
+    done = render_formulas(latex, data, failures=failures,
+                           failure_cache=cache / FAILURE_DIR if cache is not None else None)
     if cache is not None:
-        for rel in set(done.values()):
-            if not (cache / rel).is_file():
+        for rel in set(done.values()):  # new SVGs, and clean ones replacing stale copies
+            if not (cache / rel).is_file() or \
+                    (cache / rel).read_bytes() != (data / rel).read_bytes():
                 (cache / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(data / rel, cache / rel)
     return done

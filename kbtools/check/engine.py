@@ -8,7 +8,8 @@ Large runs fan the per-document pass out to worker processes.
 
 Extension points:
 - `CONTENT_CHECKS`: functions `(src, scan, ctx) -> Iterable[Finding]` run on every document.
-- `CheckContext.latex_problem`: `(latex) -> str | None`, called for every `$…$`/`$$…$$`.
+- `CheckContext.latex_problem`: `(latex) -> str | None`, called for every `$…$`/`$$…$$`
+  (by default the static allowlist check plus render failures cached by earlier builds).
 - `CORPUS_CHECKS`: functions `(results, ctx) -> Iterable[Finding]` run once over all documents
   (the duplicate CSV name check is one).
 """
@@ -19,6 +20,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -32,7 +34,7 @@ from kbtools.config import Config
 from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.markdown.frontend import Scan, scan
-from kbtools.render.formula import latex_problem
+from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
 
 # Every finding code with what it means (stable identifiers; docs are generated from this).
@@ -71,7 +73,7 @@ CODES: dict[str, str] = {
     "link-empty": "a link or image with an empty target (warning)",
     "link-anchor": "a #anchor that matches no heading in the target document",
     "math-unbalanced": "a $$ without its closing $$",
-    "math-invalid": "a formula the LaTeX check rejects",
+    "math-invalid": "a formula the allowlist refuses, or one an earlier build could not render",
     "decision-malformed": "a decision table that cannot be read as rules",
     "decision-overlap": "two rules of a decision table match the same inputs",
     "decision-gap": "inputs inside a decision table's ranges that no rule matches",
@@ -116,12 +118,10 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir,
                         categories=frozenset(schema_categories(schemas_dir)),
                         fs=FsCache(cfg.root), lenient=lenient, schema_checks=schema_checks,
-                        max_bytes=limit, latex_problem=_latex_problem,
+                        max_bytes=limit,
+                        latex_problem=partial(formula_problem,
+                                              failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cfg.path("cache") if cache else None))
-
-
-def _latex_problem(latex: str) -> str | None:
-    return latex_problem(latex)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
