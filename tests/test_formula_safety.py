@@ -164,6 +164,20 @@ def test_a_looping_formula_costs_seconds_once(tmp_path, monkeypatch):
 
 
 @needs_latex
+def test_a_stall_on_a_busy_machine_is_not_cached(tmp_path, monkeypatch):
+    """When LaTeX gets no CPU (here: its CPU time reads as zero), the wall-time backstop
+    stops it and the failure is reported but not cached: it may not happen again."""
+    monkeypatch.setattr("kbtools.render.tex_sandbox._cpu_seconds", lambda pid: 0.0)
+    failures: dict[str, str] = {}
+    start = time.monotonic()
+    assert render_formulas([LOOP], tmp_path / "out", failures=failures,
+                           failure_cache=tmp_path / "failed", seconds=0.5) == {}
+    assert time.monotonic() - start < 20
+    assert "made no progress" in failures[LOOP] and "not cached" in failures[LOOP]
+    assert not list(tmp_path.rglob("*.json"))
+
+
+@needs_latex
 def test_build_stops_on_a_looping_formula_and_kb_check_reports_it(tmp_path, monkeypatch):
     repo = copy_example(tmp_path / "repo", ["knowledge/crops/field-survey-methods.md"])
     (repo / "knowledge" / "crops" / "loop.md").write_text(doc(LOOP), encoding="utf-8")

@@ -194,12 +194,21 @@ def _limits(cpu_seconds: float) -> Callable[[], None]:
     cpu = math.ceil(cpu_seconds)
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_BYTES, OUTPUT_BYTES))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
+        _lower(resource.RLIMIT_AS, MEMORY_BYTES, MEMORY_BYTES)
+        _lower(resource.RLIMIT_FSIZE, OUTPUT_BYTES, OUTPUT_BYTES)
+        _lower(resource.RLIMIT_CORE, 0, 0)
 
     return apply
+
+
+def _lower(kind: int, soft: int, hard: int) -> None:
+    """Set a limit, never above what the parent already has (an unprivileged process cannot
+    raise its hard limit)."""
+    _, current = resource.getrlimit(kind)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(kind, (soft, hard))
 
 
 def _cpu_seconds(pid: int) -> float | None:
