@@ -22,6 +22,7 @@ import numpy as np
 
 from kbtools import __version__
 from kbtools import provenance as history
+from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
 from kbtools.build.records import Chunk
 from kbtools.check.engine import check_paths
@@ -46,6 +47,7 @@ from kbtools.render.formula import (
     render_formulas,
 )
 from kbtools.render.table_csv import render_tables
+from kbtools.review.lapse import ReviewCoverage
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
 # schema, link and table findings are reported and the document is indexed anyway.
@@ -76,6 +78,7 @@ class BuildStats:
     warnings: int = 0
     formulas: int = 0
     tables: int = 0
+    lapsed: list[dict[str, Any]] = field(default_factory=list)  # verification lapsed (manifest)
     source_commit: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -178,7 +181,11 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     timer.lap("render")
 
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
-    records = _records(per_doc, provenance, cfg)
+    covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
+    checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
+              for s in sources if s.rel in covs}
+    records = _records(per_doc, provenance, cfg, covs, checks)
+    stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
@@ -191,6 +198,13 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     manifest["derived"] = list_files(staging, DERIVED_DIR)
     write_manifest(staging, manifest)
     timer.lap("index")
+
+
+def _unchecked_reason(opts: BuildOptions) -> str | None:
+    """Why this build cannot check reviews against history (None: it can, inside Git)."""
+    if opts.corpus:
+        return verified.CORPUS
+    return None if opts.provenance else verified.NO_HISTORY
 
 
 def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path | None,
@@ -254,7 +268,10 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
-             cfg: Config) -> list[dict[str, Any]]:
+             cfg: Config, covs: dict[str, ReviewCoverage],
+             reviewed: dict[str, set[verified.ChunkKey]]) -> list[dict[str, Any]]:
+    """Chunk records in global order; chunks of `verified: true` documents (those in
+    `covs`) get their `verification` (see `kbtools.build.verified`)."""
     records = []
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
@@ -265,6 +282,8 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
             r["models"] = models_for(c.embed_text, cfg)
             if blame:
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
+            if doc in covs:
+                r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
             records.append(r)
     return records
 
@@ -401,6 +420,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
         "tokenizer": tokenizer,
         "counts": {"documents": stats.documents, "chunks": stats.chunks,
                    "formulas": stats.formulas, "tables": stats.tables},
+        "verification": {"checked": _unchecked_reason(opts) is None and source["commit"] != "none",
+                         "lapsed": stats.lapsed},
         "artifacts": list_files(staging, DATA_DIR),
         "derived": {},
     }

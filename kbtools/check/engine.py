@@ -30,6 +30,7 @@ from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.content import DEFAULT_MAX_BYTES
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
+from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
 from kbtools.findings import Finding, display_path, finding, sort_findings
@@ -80,6 +81,9 @@ CODES: dict[str, str] = {
     "table-cells": "a table row whose cell count differs from the header",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "check-failed": "a plugged-in content check raised an exception (a bug to report)",
+    "verification-lapsed": "a verified document changed after its review (or its review does "
+                           "not hold): the build serves those lines as unverified (warning; "
+                           "`kb check` inside Git)",
 }
 # Front-matter codes: downgraded to warnings in lenient mode (foreign corpora).
 FRONT_MATTER_CODES = frozenset({
@@ -104,14 +108,17 @@ class CheckContext:
     latex_problem: Callable[[str], str | None] | None = None
     slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
+    history: Config | None = None  # set: check verified documents against Git history
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
 
 
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
-                 max_bytes: int | None = None, cache: bool = False) -> CheckContext:
-    """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir."""
+                 max_bytes: int | None = None, cache: bool = False,
+                 history: bool = False) -> CheckContext:
+    """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir; `history`
+    warns about verified documents changed after their review (`kb check` in Git)."""
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
@@ -121,7 +128,8 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                         max_bytes=limit,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
-                        scans=ScanCache.load(cfg.path("cache") if cache else None))
+                        scans=ScanCache.load(cfg.path("cache") if cache else None),
+                        history=cfg if history else None)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -298,7 +306,15 @@ def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]
             for doc, line, message in content.duplicate_csv_names(names)]
 
 
+def lapsed_verification(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
+    """`verification-lapsed` warnings (only when the context asks for history)."""
+    if ctx.history is None:
+        return []
+    return lapse_findings(ctx.history, [r.rel for r in results if not r.rel.startswith("/")])
+
+
 CORPUS_CHECKS.append(csv_name_check)
+CORPUS_CHECKS.append(lapsed_verification)
 
 _WORKER_CTX: CheckContext | None = None
 
