@@ -7,7 +7,8 @@
 - recent changes: `recent_doc_changes`, one `RecentChange` per document changed lately;
 - repository helpers: `open_repo` / `require_repo` (review and agents open the
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
-  `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`.
+  `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
+  `not_ancestors`.
 
 No review vocabulary: which front-matter fields count as content, and what `verified`
 means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -177,6 +178,24 @@ def changed_docs(repo: git.Repo, start: git.Commit, head: git.Commit, knowledge:
                         start.hexsha, head.hexsha, "--", knowledge)
     return sorted(p for p in out.split("\n")
                   if p.endswith(".md") and not Path(p).name.startswith("_"))
+
+
+def is_shallow(repo: git.Repo) -> bool:
+    """True when the clone's history is cut short (`git clone --depth`)."""
+    try:
+        return str(repo.git.rev_parse("--is-shallow-repository")).strip() == "true"
+    except git.GitCommandError:
+        return False
+
+
+def not_ancestors(repo: git.Repo, commits: Iterable[str], of: str) -> set[str]:
+    """The commits among `commits` that are neither `of` nor an ancestor of it (one
+    `git rev-list` for all of them)."""
+    wanted = sorted(set(commits) - {of})
+    if not wanted:
+        return set()
+    out = repo.git.rev_list(*wanted, "--not", of)
+    return set(wanted) & set(out.split())
 
 
 def git_identity(repo: git.Repo) -> tuple[str, str]:

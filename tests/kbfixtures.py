@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -22,9 +23,25 @@ verified: false
 """
 
 
+# Author date of the import commit: before every verified_at of the example knowledge, so
+# the import passes the review policy (docs/review.md, "Importing already-reviewed documents").
+IMPORT_DATE = "2025-11-01T00:00:00"
+
+
+def reviewed_by_trailers(root: Path) -> str:
+    """One `Reviewed-by:` line per distinct verified_by under `root` (sorted)."""
+    emails = sorted({m.group(1).strip().strip('"').lower()
+                     for p in root.rglob("*.md")
+                     for m in re.finditer(r"^verified_by:\s*(.+)$",
+                                          p.read_text(encoding="utf-8"), re.M)})
+    return "\n".join(f"Reviewed-by: {e.split('@')[0]} <{e}>" for e in emails)
+
+
 def copy_example(dest: Path, docs: list[str] | None = None) -> Path:
     """Copy kb.toml, schemas and the example knowledge (or some of its docs) into `dest`
-    and commit it, so builds there have a real source commit."""
+    and commit it, so builds there have a real source commit. The commit is a reviewed
+    import (a Reviewed-by trailer for every verified_by, authored before the reviews), so
+    the verified documents are served as verified."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "kb.toml", dest / "kb.toml")
     shutil.copytree(REPO / "assets", dest / "assets")
@@ -40,5 +57,7 @@ def copy_example(dest: Path, docs: list[str] | None = None) -> Path:
     repo = git.Repo.init(dest)
     repo.index.add([str(p.relative_to(dest)) for p in dest.rglob("*")
                     if p.is_file() and ".git" not in p.parts])
-    repo.index.commit("example knowledge")
+    trailers = reviewed_by_trailers(dest / "knowledge")
+    repo.index.commit("example knowledge" + (f"\n\n{trailers}\n" if trailers else ""),
+                      author_date=IMPORT_DATE)
     return dest

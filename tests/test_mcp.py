@@ -75,6 +75,13 @@ location: 三号温室
 """
 
 
+# risk.md is verified by li.ming: the build serves it as verified only when a commit by
+# them, or one with their Reviewed-by trailer (`REVIEWED`), set the verification.
+KB_TOML = '[review.reviewers]\n"knowledge/crops/**" = ["li.ming@agri.example.org"]\n'
+REVIEWED = ("-m", "Reviewed-by: Li Ming <li.ming@agri.example.org>",
+            "--date", "2026-01-02T00:00:00+08:00")
+
+
 def git(cwd: Path, *args: str) -> str:
     env = {**os.environ, "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "t@example.com"}
@@ -85,7 +92,7 @@ def git(cwd: Path, *args: str) -> str:
 def make_repo(root: Path) -> Path:
     (root / "knowledge" / "crops").mkdir(parents=True)
     (root / "knowledge" / "notes").mkdir()
-    (root / "kb.toml").write_text("", encoding="utf-8")
+    (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
     (root / "knowledge" / "crops" / "risk.md").write_text(RISK, encoding="utf-8")
     (root / "knowledge" / "notes" / "injected.md").write_text(INJECTED, encoding="utf-8")
     return root
@@ -97,7 +104,7 @@ def built(tmp_path_factory) -> Path:
     root = make_repo(tmp_path_factory.mktemp("built"))
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "knowledge")
+    git(root, "commit", "-q", "-m", "knowledge", *REVIEWED)
     from kbtools.build.pipeline import BuildOptions, build
     from kbtools.config import load_config
 

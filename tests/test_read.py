@@ -159,7 +159,8 @@ def test_index_knowledge_reads_data_source(tmp_path):
     src = tmp_path / "dist" / "data" / "source" / "knowledge" / "crops"
     src.mkdir(parents=True)
     (src / "cucumber.md").write_text(DOC, encoding="utf-8")
-    kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist"))
+    store = SimpleNamespace(span_reason=lambda doc, a, b: None)  # every chunk verified
+    kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store))
     assert kn.where == "index"
     sec = read_section(kn, "knowledge/crops/cucumber.md", "2. 防治")
     assert sec.doc == "knowledge/crops/cucumber.md"

@@ -89,19 +89,22 @@ def test_render_is_deterministic_and_cached(tmp_path):
     assert (tmp_path / "a" / a[CJK]).read_bytes() == (tmp_path / "b" / b[CJK]).read_bytes()
     assert render_svg(CJK) == (tmp_path / "a" / a[CJK]).read_bytes()
     target = tmp_path / "a" / a["x^2"]
-    target.write_bytes(b"cached")  # an existing content-addressed file is never re-rendered
+    marker = (tmp_path / "a" / a[CJK]).read_bytes()  # a clean SVG, not x^2's
+    target.write_bytes(marker)  # an existing clean content-addressed file is not re-rendered
     assert render_formulas(["x^2"], tmp_path / "a") == {"x^2": a["x^2"]}
-    assert target.read_bytes() == b"cached"
+    assert target.read_bytes() == marker
 
 
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    got = render_formulas([r"\undefinedmacro{x}", "y"], tmp_path, failures=failures)
-    assert set(got) == {"y"}
-    assert failures == {r"\undefinedmacro{x}": "LaTeX could not render this formula"}
+    # passes the static check (an alignment tab is allowed), fails in LaTeX
+    got = render_formulas(["x", "a & b", "y"], tmp_path, failures=failures)
+    assert set(got) == {"x", "y"}
+    assert failures == {"a & b": "LaTeX could not render this formula: "
+                                 "Misplaced alignment tab character &"}
     with pytest.raises(RenderError, match="could not render"):
-        render_svg(r"\undefinedmacro{x}")
+        render_svg("a & b")
 
 
 def test_missing_backend_says_what_to_install(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ from kbtools.index.reader import ReleaseInfo
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 RESULT_KEYS = ["rank", "score", "chunk_id", "doc", "title", "heading_path", "line_start",
-               "line_end", "kind", "text", "verified", "source", "metadata", "links", "extra",
+               "line_end", "kind", "text", "verified", "verification", "source", "metadata", "links", "extra",
                "last_commit", "last_author", "last_changed", "why"]
 
 

@@ -54,6 +54,14 @@ class Knowledge:
     base: Path  # document paths are relative to this directory
     allowed: Path  # every resolved document must lie inside this directory
     where: str = "repository"  # or "index"
+    idx: KbIndex | None = None  # the index read from: its per-chunk `verified` counts
+
+    def unverified_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
+        """Why lines line_start..line_end of `doc` are not verified in the index (a chunk
+        over them changed after its review); None when they are, or outside an index."""
+        if self.idx is None:
+            return None
+        return self.idx.store.span_reason(doc, line_start, line_end)
 
     def resolve(self, doc: str) -> Path:
         """The file of `doc`, or UsageError/KbError. Tries ``<knowledge dir>/doc`` too."""
@@ -90,7 +98,7 @@ def open_knowledge(root: Path | None = None, *, index: Path | None = None,
         idx = open_index(index)
     if idx is not None:
         source = ReleaseLayout(Path(idx.root)).source
-        return Knowledge(source, source, "index")
+        return Knowledge(source, source, "index", idx)
     cfg = load_config(root)
     return Knowledge(cfg.root, cfg.path("knowledge"), "repository")
 
@@ -105,6 +113,7 @@ class SectionText:
     markdown: str
     verified: bool
     truncated: bool = False
+    reason: str | None = None  # why not verified, when the index says so
     subsections: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -115,6 +124,7 @@ class SectionText:
         return {"doc": self.doc, "title": self.title, "heading_path": list(self.heading_path),
                 "line_start": self.line_start, "line_end": self.line_end,
                 "citation": self.citation(), "verified": self.verified,
+                "verification": {"verified": self.verified, "reason": self.reason},
                 "truncated": self.truncated, "subsections": list(self.subsections),
                 "markdown": self.markdown}
 
@@ -198,12 +208,15 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
             a += 1
         subsections = tuple(s.title for s in parsed.root.sections)
     text = "\n".join(lines[a - 1:b])
+    reason = kn.unverified_reason(src.rel, a, b) if src.meta.get("verified") is True else None
     truncated = len(text) > max_chars
     if truncated:
         text = text[:max_chars]
         b = a + text.count("\n")
     return SectionText(doc=src.rel, title=parsed.title, heading_path=tuple(hpath), line_start=a,
-                       line_end=b, markdown=text, verified=src.meta.get("verified") is True,
+                       line_end=b, markdown=text,
+                       verified=src.meta.get("verified") is True and reason is None,
+                       reason=reason,
                        truncated=truncated, subsections=subsections, metadata=dict(src.meta))
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from kbtools import __version__
 from kbtools import provenance as history
+from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
 from kbtools.build.records import Chunk
 from kbtools.check.engine import check_paths
@@ -30,16 +31,23 @@ from kbtools.corpus import SourceDoc, find_markdown, read_doc
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError
-from kbtools.findings import display_path
+from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
 from kbtools.markdown.doctree import parse
+from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
-from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
+from kbtools.render.formula import (
+    FAILURE_DIR,
+    formula_relpath,
+    normalize_latex,
+    render_formulas,
+)
 from kbtools.render.table_csv import render_tables
+from kbtools.review.lapse import ReviewCoverage
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
 # schema, link and table findings are reported and the document is indexed anyway.
@@ -70,6 +78,7 @@ class BuildStats:
     warnings: int = 0
     formulas: int = 0
     tables: int = 0
+    lapsed: list[dict[str, Any]] = field(default_factory=list)  # verification lapsed (manifest)
     source_commit: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -157,6 +166,9 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     user_dict = _user_dictionary(cfg)
     ccfg = ChunkConfig.from_config(cfg)
     parsed = {s.rel: parse(s) for s in sources}
+    failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
+    sources = [s for s in sources if s.rel not in failed]
+    parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
     resolver = HeadingIndex.build(list(parsed.values()))
     per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel])
                for s in sources}
@@ -164,8 +176,6 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
 
-    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
-    stats.formulas = len(_render_cached(latex, layout.data, cache_file)) if latex else 0
     stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
                                       for t in d.tables()], layout.tables))
     for s in sources:
@@ -175,7 +185,11 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     timer.lap("render")
 
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
-    records = _records(per_doc, provenance, cfg)
+    covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
+    checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
+              for s in sources if s.rel in covs}
+    records = _records(per_doc, provenance, cfg, covs, checks)
+    stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
@@ -190,8 +204,46 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     timer.lap("index")
 
 
-def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dict[str, str]:
-    """Render formulas into data/formulas, reusing SVGs kept next to the embedding cache."""
+def _unchecked_reason(opts: BuildOptions) -> str | None:
+    """Why this build cannot check reviews against history (None: it can, inside Git)."""
+    if opts.corpus:
+        return verified.CORPUS
+    return None if opts.provenance else verified.NO_HISTORY
+
+
+def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path | None,
+                     opts: BuildOptions, stats: BuildStats) -> set[str]:
+    """Render every formula; a formula that does not render is an error of its document
+    (FindingsError), its document is skipped (--skip-invalid, returned) or, with
+    --lenient, a warning. Failures are cached next to the embedding cache."""
+    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
+    failures: dict[str, str] = {}
+    stats.formulas = len(_render_cached(latex, data, cache_file, failures)) if latex else 0
+    found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
+             for rel, doc in sorted(parsed.items()) for m in doc.formulas()
+             if m.latex in failures]
+    if not found:
+        return set()
+    if opts.lenient:
+        stats.warnings += len(found)
+        if opts.progress:
+            for f in found:
+                print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
+        return set()
+    failed = {f.path for f in found}
+    if not opts.skip_invalid:
+        shown = "\n".join(f.format() for f in found[:20])
+        raise FindingsError(f"{len(failed)} document(s) have formulas that do not render; "
+                            f"nothing was built (fix them or use --skip-invalid):\n{shown}")
+    stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
+                                            for rel in failed], key=lambda d: d["doc"])
+    return failed
+
+
+def _render_cached(latex: list[str], data: Path, cache_file: Path | None,
+                   failures: dict[str, str]) -> dict[str, str]:
+    """Render formulas into data/formulas, reusing SVGs (and failures) kept next to the
+    embedding cache."""
     cache = cache_file.parent if cache_file is not None else None
     if cache is not None:
         for src in latex:
@@ -199,10 +251,12 @@ def _render_cached(latex: list[str], data: Path, cache_file: Path | None) -> dic
             if (cache / rel).is_file():
                 (data / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(cache / rel, data / rel)
-    done = render_formulas(latex, data)
+    done = render_formulas(latex, data, failures=failures,
+                           failure_cache=cache / FAILURE_DIR if cache is not None else None)
     if cache is not None:
-        for rel in set(done.values()):
-            if not (cache / rel).is_file():
+        for rel in set(done.values()):  # new SVGs, and clean ones replacing stale copies
+            if not (cache / rel).is_file() or \
+                    (cache / rel).read_bytes() != (data / rel).read_bytes():
                 (cache / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(data / rel, cache / rel)
     return done
@@ -218,7 +272,10 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
-             cfg: Config) -> list[dict[str, Any]]:
+             cfg: Config, covs: dict[str, ReviewCoverage],
+             reviewed: dict[str, set[verified.ChunkKey]]) -> list[dict[str, Any]]:
+    """Chunk records in global order; chunks of `verified: true` documents (those in
+    `covs`) get their `verification` (see `kbtools.build.verified`)."""
     records = []
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
@@ -229,6 +286,8 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
             r["models"] = models_for(c.embed_text, cfg)
             if blame:
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
+            if doc in covs:
+                r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
             records.append(r)
     return records
 
@@ -381,6 +440,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
         "tokenizer": tokenizer,
         "counts": {"documents": stats.documents, "chunks": stats.chunks,
                    "formulas": stats.formulas, "tables": stats.tables},
+        "verification": {"checked": _unchecked_reason(opts) is None and source["commit"] != "none",
+                         "lapsed": stats.lapsed},
         "artifacts": list_files(staging, DATA_DIR),
         "derived": {},
     }

@@ -8,7 +8,8 @@ Large runs fan the per-document pass out to worker processes.
 
 Extension points:
 - `CONTENT_CHECKS`: functions `(src, scan, ctx) -> Iterable[Finding]` run on every document.
-- `CheckContext.latex_problem`: `(latex) -> str | None`, called for every `$…$`/`$$…$$`.
+- `CheckContext.latex_problem`: `(latex) -> str | None`, called for every `$…$`/`$$…$$`
+  (by default the static allowlist check plus render failures cached by earlier builds).
 - `CORPUS_CHECKS`: functions `(results, ctx) -> Iterable[Finding]` run once over all documents
   (the duplicate CSV name check is one).
 """
@@ -19,6 +20,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -28,11 +30,12 @@ from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.content import DEFAULT_MAX_BYTES
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
+from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.markdown.frontend import Scan, scan
-from kbtools.render.formula import latex_problem
+from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
 
 # Every finding code with what it means (stable identifiers; docs are generated from this).
@@ -71,13 +74,16 @@ CODES: dict[str, str] = {
     "link-empty": "a link or image with an empty target (warning)",
     "link-anchor": "a #anchor that matches no heading in the target document",
     "math-unbalanced": "a $$ without its closing $$",
-    "math-invalid": "a formula the LaTeX check rejects",
+    "math-invalid": "a formula the allowlist refuses, or one an earlier build could not render",
     "decision-malformed": "a decision table that cannot be read as rules",
     "decision-overlap": "two rules of a decision table match the same inputs",
     "decision-gap": "inputs inside a decision table's ranges that no rule matches",
     "table-cells": "a table row whose cell count differs from the header",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "check-failed": "a plugged-in content check raised an exception (a bug to report)",
+    "verification-lapsed": "a verified document changed after its review (or its review does "
+                           "not hold): the build serves those lines as unverified (warning; "
+                           "`kb check` inside Git)",
 }
 # Front-matter codes: downgraded to warnings in lenient mode (foreign corpora).
 FRONT_MATTER_CODES = frozenset({
@@ -102,26 +108,28 @@ class CheckContext:
     latex_problem: Callable[[str], str | None] | None = None
     slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
+    history: Config | None = None  # set: check verified documents against Git history
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
 
 
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
-                 max_bytes: int | None = None, cache: bool = False) -> CheckContext:
-    """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir."""
+                 max_bytes: int | None = None, cache: bool = False,
+                 history: bool = False) -> CheckContext:
+    """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir; `history`
+    warns about verified documents changed after their review (`kb check` in Git)."""
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir,
                         categories=frozenset(schema_categories(schemas_dir)),
                         fs=FsCache(cfg.root), lenient=lenient, schema_checks=schema_checks,
-                        max_bytes=limit, latex_problem=_latex_problem,
-                        scans=ScanCache.load(cfg.path("cache") if cache else None))
-
-
-def _latex_problem(latex: str) -> str | None:
-    return latex_problem(latex)
+                        max_bytes=limit,
+                        latex_problem=partial(formula_problem,
+                                              failure_cache=cfg.path("cache") / FAILURE_DIR),
+                        scans=ScanCache.load(cfg.path("cache") if cache else None),
+                        history=cfg if history else None)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -298,7 +306,15 @@ def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]
             for doc, line, message in content.duplicate_csv_names(names)]
 
 
+def lapsed_verification(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
+    """`verification-lapsed` warnings (only when the context asks for history)."""
+    if ctx.history is None:
+        return []
+    return lapse_findings(ctx.history, [r.rel for r in results if not r.rel.startswith("/")])
+
+
 CORPUS_CHECKS.append(csv_name_check)
+CORPUS_CHECKS.append(lapsed_verification)
 
 _WORKER_CTX: CheckContext | None = None
 

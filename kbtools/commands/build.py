@@ -42,6 +42,9 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
         return
     for s in stats.skipped:
         click.echo(f"skipped {s['doc']}: {', '.join(s['errors'])}", err=True)
+    for lapse in stats.lapsed:
+        click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
+                   f"passages served as unverified: {lapse['reason']}", err=True)
     click.echo(f"built {stats.out}: {stats.documents} documents, {stats.chunks} chunks "
                f"({stats.embedded} embedded, {stats.reused} from cache), "
                f"{stats.formulas} formulas, {stats.tables} tables, "

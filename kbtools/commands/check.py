@@ -39,7 +39,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     line per finding, `path:line:col: level: code: message`, sorted; exits 1 if any
     finding is an error. Front matter is validated against schemas/ (base schema plus the
     category's schema); links and images must be relative, existing, inside the repo and
-    match the file's case exactly.
+    match the file's case exactly. Inside Git, a verified document whose lines changed after
+    its review gets a `verification-lapsed` warning (the build serves them as unverified).
     """
     for p in paths:
         if not p.exists() and not p.is_symlink():
@@ -53,7 +54,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
 
     def ctx_factory() -> CheckContext:
         return make_context(cfg, lenient=lenient, schema_checks=not no_schema,
-                            max_bytes=max_size, cache=not no_cache)
+                            max_bytes=max_size, cache=not no_cache, history=True)
 
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)

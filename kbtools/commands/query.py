@@ -37,8 +37,9 @@ def query_cmd(question: str | None, index_path: Path | None, k: int, where: tupl
               as_json: bool) -> None:
     """Search the knowledge and print cited passages.
 
-    Each result names its document, heading path, line range, whether it is verified, and
-    the release and source commit of the index it came from.
+    Each result names its document, heading path, line range, whether it is verified (per
+    passage: text changed after its review is unverified, with the reason), and the release
+    and source commit of the index it came from.
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
@@ -101,6 +102,8 @@ def render(res: SearchResponse, explain: bool) -> None:
     for r in res.results:
         flag = "" if r.verified else click.style(" [UNVERIFIED]", fg="red")
         click.echo(click.style(f"{r.rank}. {r.citation.display()}", bold=True) + flag)
+        if not r.verified and r.verification.get("status") in ("lapsed", "unchecked"):
+            click.echo(click.style(f"   unverified: {r.reason}", fg="red"))
         text = r.text.strip()
         if r.kind == "formula" and r.extra.get("svg"):
             text += f"\n[formula SVG: {r.extra['svg']}]"

@@ -28,7 +28,8 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
 
     One commit on the artifacts branch, kept under refs/kb/ so plain clones and pushes
     never carry it, plus an annotated tag kb-r<serial> naming the source commit and the
-    manifest hash. Does nothing when the newest release already holds this build.
+    manifest hash. Does nothing when the newest release already holds this build. Lists the
+    documents whose verification lapsed (text changed after review: served as unverified).
     """
     cfg = load_config()
     settings = release_settings(cfg)
@@ -41,3 +42,6 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
     what = "new release" if info.new else "already released"
     click.echo(f"{info.tag}\t{what}\tcommit {info.commit[:12]}\tsource {info.source_commit[:12]}"
                + (f"\tpushed to {info.pushed_to}" if info.pushed_to else ""))
+    for lapse in info.lapsed:
+        click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
+                   f"passages served as unverified: {lapse['reason']}")

@@ -51,6 +51,7 @@ class ChunkTable:
     doc: np.ndarray  # index of the chunk's document in `KbIndex.docs()`
     kind: np.ndarray  # chunk kind (section, table_row, …)
     models: np.ndarray  # comma-separated embedding models that have a vector for the chunk
+    verified: np.ndarray  # bool: the chunk is verified (per chunk, from review history)
 
 
 class KbIndex:
@@ -100,7 +101,8 @@ class KbIndex:
             self._chunk_table = ChunkTable(
                 doc=np.array([docs[r[0]] for r in rows], dtype=np.int32),
                 kind=np.array([r[1] for r in rows], dtype=object),
-                models=np.array([r[2] for r in rows], dtype=object))
+                models=np.array([r[2] for r in rows], dtype=object),
+                verified=np.array(self.store.chunk_verified(), dtype=bool))
         return self._chunk_table
 
     # API for other adapters ------------------------------------------------------------

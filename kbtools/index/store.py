@@ -2,6 +2,11 @@
 
 Written once by `materialize` (deterministic: fixed insertion order, no timestamps), then
 opened read-only by queries (`mode=ro`), so several processes can read it at once.
+
+`verified` is stored per chunk (`chunk_verification`): a chunk is verified only when its
+document says `verified: true` and the build found the chunk still covered by the review
+(the chunk record's `verification`, see `kbtools.build.verified`). A document's `verified`
+column is true only when all its chunks are.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ CREATE TABLE docs (
 CREATE TABLE chunks (
     num INTEGER PRIMARY KEY, id TEXT UNIQUE, doc TEXT, kind TEXT, heading_path TEXT,
     line_start INTEGER, line_end INTEGER, text TEXT, embed_text TEXT, models TEXT,
-    links TEXT, extra TEXT, last_commit TEXT, last_author TEXT, last_changed TEXT
+    links TEXT, extra TEXT, last_commit TEXT, last_author TEXT, last_changed TEXT,
+    verified INTEGER, verification TEXT
 );
 CREATE INDEX chunks_doc ON chunks(doc);
 CREATE TABLE facets (field TEXT, value TEXT, doc TEXT);
@@ -31,8 +37,28 @@ CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 """
 
 
+NOT_VERIFIED = "the document is not verified (verified is not true in its front matter)"
+NOT_CHECKED = ("not checked against the review history (release built by an older kbtools); "
+               "rebuild it")
+
+
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def chunk_verification(meta: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
+    """The `verification` of one chunk record of a document with front matter `meta`:
+    {"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}."""
+    if meta.get("verified") is not True:
+        return {"verified": False, "status": "unverified", "reason": NOT_VERIFIED,
+                "review": None}
+    v = chunk.get("verification")
+    if not isinstance(v, dict):
+        return {"verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
+    ok = v.get("verified") is True
+    return {"verified": ok, "status": str(v.get("status") or ("verified" if ok else "lapsed")),
+            "reason": None if ok else str(v.get("reason") or "changed after review"),
+            "review": v.get("review") if isinstance(v.get("review"), dict) else None}
 
 
 def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dict[str, Any]],
@@ -40,6 +66,10 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
     """Write the store; `facet_fields` are the front-matter fields whose values go into the
     facets table, in this order (`Vocabulary.collected` of the build's config)."""
     path.unlink(missing_ok=True)
+    docs, chunks = list(docs), list(chunks)
+    metas = {d["doc"]: d.get("metadata") or {} for d in docs}
+    checks = [chunk_verification(metas.get(c["doc"], {}), c) for c in chunks]
+    lapsed = {c["doc"] for c, v in zip(chunks, checks, strict=True) if not v["verified"]}
     con = sqlite3.connect(path, isolation_level=None)
     try:
         con.executescript(SCHEMA)
@@ -49,7 +79,8 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
             con.execute(
                 "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (d["doc"], str(meta.get("title") or ""), str(meta.get("category") or ""),
-                 1 if meta.get("verified") is True else 0, str(meta.get("source") or ""),
+                 1 if meta.get("verified") is True and d["doc"] not in lapsed else 0,
+                 str(meta.get("source") or ""),
                  str(meta.get("author") or ""), str(meta.get("timestamp") or ""),
                  d.get("lang") or "", _dump(meta), d.get("last_commit"), d.get("last_author"),
                  d.get("last_changed"), d.get("n_chunks", 0)))
@@ -58,14 +89,14 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
                 for v in values if isinstance(values, list) else [values]:
                     if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v):
                         con.execute("INSERT INTO facets VALUES (?,?,?)", (field, str(v), d["doc"]))
-        for num, c in enumerate(chunks):
+        for num, (c, v) in enumerate(zip(chunks, checks, strict=True)):
             prov = c.get("provenance") or {}
             con.execute(
-                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (num, c["id"], c["doc"], c["kind"], _dump(c["heading_path"]), c["line_start"],
                  c["line_end"], c["text"], c["embed_text"], ",".join(c["models"]), _dump(c.get("links", [])),
                  _dump(c.get("extra", {})), prov.get("last_commit"), prov.get("last_author"),
-                 prov.get("last_changed")))
+                 prov.get("last_changed"), 1 if v["verified"] else 0, _dump(v)))
         for key, value in sorted(info.items()):
             con.execute("INSERT INTO info VALUES (?,?)", (key, value))
         con.execute("COMMIT")
@@ -89,6 +120,14 @@ class Store:
     def count(self) -> int:
         return int(self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
+    def chunk_verified(self) -> list[bool]:
+        """`verified` of every chunk in chunk-number order (all False in a store derived by
+        an older kbtools, which had no per-chunk verification)."""
+        cols = {r[1] for r in self.con.execute("PRAGMA table_info(chunks)")}
+        if "verified" not in cols:
+            return [False] * self.count()
+        return [bool(r[0]) for r in self.con.execute("SELECT verified FROM chunks ORDER BY num")]
+
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         return {d["num"]: d for d in self._select("num", nums)}
 
@@ -106,8 +145,25 @@ class Store:
             d["heading_path"] = json.loads(d["heading_path"])
             d["links"] = json.loads(d["links"])
             d["extra"] = json.loads(d["extra"])
+            raw = d.get("verification")  # absent in stores derived by an older kbtools
+            d["verification"] = json.loads(raw) if raw else {
+                "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
+            d["verified"] = bool(d["verification"]["verified"])
             out.append(d)
         return out
+
+    def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
+        """Why some chunk of `doc` overlapping lines line_start..line_end is not verified
+        (the first by line); None when all are (or none overlaps)."""
+        rows = self._overlapping(doc, line_start, line_end)
+        return next((r["verification"]["reason"] for r in rows if not r["verified"]), None)
+
+    def _overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
+        nums = [r[0] for r in self.con.execute(
+            "SELECT num FROM chunks WHERE doc = ? AND line_start <= ? AND line_end >= ? "
+            "ORDER BY line_start, num", (doc, line_end, line_start))]
+        found = self.chunks(nums)
+        return [found[n] for n in nums]
 
     def doc(self, doc: str) -> dict[str, Any] | None:
         if doc not in self._doc_cache:

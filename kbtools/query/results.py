@@ -38,7 +38,12 @@ class Citation:
 @dataclass(frozen=True)
 class SearchResult:
     """One cited passage. ``why`` explains its rank (retriever ranks and scores, boosts,
-    collapse, rerank score, matched question terms)."""
+    collapse, rerank score, matched question terms).
+
+    ``verified`` is per chunk: true only when the passage's document is verified and the
+    passage has not changed since that review. ``verification`` says why:
+    ``{"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}``
+    (reason e.g. ``changed after review on <date> by <author> (…)``)."""
 
     rank: int
     score: float
@@ -56,6 +61,12 @@ class SearchResult:
     last_author: str | None
     last_changed: str | None
     why: dict[str, Any]
+    verification: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str | None:
+        """Why the passage is not verified (None when it is, or when nothing was recorded)."""
+        return None if self.verified else self.verification.get("reason")
 
     @property
     def doc(self) -> str:
@@ -87,6 +98,7 @@ class SearchResult:
             "kind": self.kind,
             "text": self.text,
             "verified": self.verified,
+            "verification": self.verification or {"verified": self.verified, "reason": None},
             "source": self.source,
             "metadata": self.metadata,
             "links": self.links,

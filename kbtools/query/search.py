@@ -88,12 +88,14 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
             raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}")
         if key == "kind":
             chunk_ok &= np.array([_compare(k, op, want) for k in table.kind], dtype=bool)
+        elif key == "verified":  # per chunk, as decided by the build (not the front matter)
+            chunk_ok &= np.array([_compare(bool(v), op, want) for v in table.verified], dtype=bool)
         elif key == "doc":
             doc_ok &= np.array([_compare(d["doc"], op, want) for d in docs], dtype=bool)
         else:
             doc_ok &= np.array([_compare(d["metadata"].get(key), op, want) for d in docs], dtype=bool)
     if verified_only:
-        doc_ok &= np.array([d["metadata"].get("verified") is True for d in docs], dtype=bool)
+        chunk_ok &= table.verified
     mask: np.ndarray = chunk_ok & doc_ok[table.doc]
     return mask
 
@@ -129,8 +131,10 @@ def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | 
 
 
 def _unverified_vector(index: KbIndex) -> np.ndarray | None:
-    flags = np.array([d["metadata"].get("verified") is not True for d in index.docs()], dtype=bool)
-    return flags[index.chunk_table().doc] if flags.any() else None
+    """Per chunk: not verified (per chunk, so text changed after its review is weighted down
+    like any unreviewed text)."""
+    flags: np.ndarray = ~index.chunk_table().verified
+    return flags if flags.any() else None
 
 
 # the pipeline --------------------------------------------------------------------------
@@ -331,7 +335,7 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
         title=meta.get("title") or row["doc"],
         kind=row["kind"],
         text=row["text"],
-        verified=meta.get("verified") is True,
+        verified=row["verified"],
         source=meta.get("source"),
         metadata=meta,
         links=row["links"],
@@ -340,4 +344,5 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
         last_author=row.get("last_author"),
         last_changed=row.get("last_changed"),
         why={**hit.why, "matched_terms": matched},
+        verification=row["verification"],
     )

@@ -1,52 +1,63 @@
 """Formulas to content-addressed SVG files: `formulas/<sha256 of normalised LaTeX>.svg`.
 
-Backend: `latex` (DVI mode, amsmath + CJKutf8 so Chinese in `\\text{}` gets real glyphs)
-then `dvisvgm --no-fonts` (glyphs become paths: the SVG needs no fonts on the device).
-LaTeX runs in a temp dir with a timeout, `-no-shell-escape` and paranoid file access.
-All formulas of one call render in one LaTeX run (one page each); the SVGs are then
-canonicalised (no generator comment, glyph ids renumbered by first use, defs sorted) so a
-formula's bytes never depend on which other formulas shared its run. `latex_problem` is the
-static check ``kb check`` runs on every formula without LaTeX. See docs/formulas.md.
+A formula reaches LaTeX only through three locks (docs/formulas.md):
+
+1. `latex_problem` (kbtools/render/latex_allow.py), the static allowlist check ``kb check``
+   runs on every formula, is run again here: a formula it refuses is never rendered.
+2. LaTeX runs boxed in (kbtools/render/tex_sandbox.py): no shell escape, paranoid file
+   access, an empty temporary directory, CPU/memory/file-size limits and a per-formula
+   watchdog of `FORMULA_SECONDS`. A formula that fails or runs too long is named, recorded
+   in the failure cache (when one is given) so a rebuild does not pay for it again, and
+   reported by ``kb check`` from there (`formula_problem`).
+3. Every SVG passes `sanitize_svg` (kbtools/render/svg_sanitize.py) before it is written; an
+   SVG that needed anything removed is refused, and a file already in place is reused only
+   if it passes too.
+
+Backend: `latex` (DVI mode, amsmath + CJKutf8 so Chinese in `\\text{}` gets real glyphs) then
+`dvisvgm --no-fonts --no-specials` (glyphs become paths: the SVG needs no fonts on the
+device). All formulas of one call render in one LaTeX run (one page each); a failing formula
+is taken out by name and the rest run again. The SVGs are canonicalised (no generator
+comment, glyph ids renumbered by first use, defs sorted) so a formula's bytes never depend
+on which other formulas shared its run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import html
-import os
+import json
 import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from kbtools.errors import RenderError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem
+from kbtools.render.svg_sanitize import sanitize_svg
+from kbtools.render.tex_sandbox import (
+    ENDING,
+    FORMULA_SECONDS,
+    PREAMBLE,
+    TexRun,
+    to_svg,
+    typeset,
+)
+
+__all__ = ["ENVIRONMENTS", "FAILURE_DIR", "FORMULA_DIR", "FORMULA_SECONDS", "canonical_svg",
+           "cached_failure", "formula_hash", "formula_problem", "formula_relpath",
+           "latex_problem", "normalize_latex", "render_formulas", "render_svg"]
 
 FORMULA_DIR = "formulas"
+FAILURE_DIR = "formula-failures"  # under the kb.toml cache dir: one JSON file per failure
 APT_PACKAGES = ("texlive-latex-base texlive-latex-recommended dvisvgm "
                 "latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp")
-TIMEOUT_S = 60
-PRECISION = 3
-PREAMBLE = r"""\documentclass[12pt]{article}
-\usepackage{amsmath,amssymb}
-\usepackage{CJKutf8}
-\pagestyle{empty}
-\begin{document}
-\begin{CJK}{UTF8}{gbsn}
-"""
-ENDING = "\\end{CJK}\n\\end{document}\n"
-# Environments allowed inside a formula (amsmath + base LaTeX).
-ENVIRONMENTS = frozenset("""matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix cases
-    dcases aligned alignedat gathered split array subarray align align* gather gather* equation
-    equation* multline multline* flalign flalign* alignat alignat* substack""".split())
-# Commands that touch files, the terminal or TeX's internals: refused before any run.
-FORBIDDEN = re.compile(r"\\(input|include|openin|openout|write|read|immediate|catcode|def|edef"
-                       r"|gdef|xdef|let|futurelet|csname|usepackage|documentclass|special"
-                       r"|begin\{document\}|end\{document\}|newcommand|renewcommand|loop"
-                       r"|jobname|ShellEscape|write18|directlua|includegraphics)(?![A-Za-z])")
+# Cached failures stay valid while the document LaTeX sees is the same.
+RENDERER_ID = hashlib.sha256(f"kb-formula-2\n{PREAMBLE}{ENDING}".encode()).hexdigest()[:16]
 
 
 def normalize_latex(latex: str) -> str:
@@ -56,7 +67,7 @@ def normalize_latex(latex: str) -> str:
 
 def formula_hash(latex: str) -> str:
     """sha256 hex of the normalised formula: the SVG's file name, so equal formulas share it."""
-    return hashlib.sha256(normalize_latex(latex).encode("utf-8")).hexdigest()
+    return hashlib.sha256(normalize_latex(latex).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def formula_relpath(latex: str) -> str:
@@ -64,47 +75,30 @@ def formula_relpath(latex: str) -> str:
     return f"{FORMULA_DIR}/{formula_hash(latex)}.svg"
 
 
-def latex_problem(source: str) -> str | None:
-    """A cheap static check: None when the formula looks renderable, else what is wrong.
+def cached_failure(failure_cache: Path, latex: str) -> str | None:
+    """Why this formula failed to render in an earlier run, if the failure cache says so."""
+    path = failure_cache / f"{formula_hash(latex)}.json"
+    try:
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("renderer") != RENDERER_ID:
+        return None
+    reason = record.get("reason")
+    return reason if isinstance(reason, str) and reason else None
 
-    Checks balanced braces, \\begin/\\end pairs against known environments, \\left/\\right
-    counts, stray `$`, and commands that are refused for safety. No LaTeX run (fast enough
-    for `kb check`); the build's real render catches the rest (undefined control sequences).
-    """
-    text = normalize_latex(source)
-    if not text:
-        return "empty formula"
-    stripped = re.sub(r"\\[\\{}$%&#_]", "", text)  # escaped characters do not count
-    depth = 0
-    for ch in stripped:
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                return "unbalanced braces: '}' without '{'"
-    if depth:
-        return f"unbalanced braces: {depth} '{{' not closed"
-    if "$" in stripped:
-        return "'$' inside a formula (math is already on)"
-    m = FORBIDDEN.search(text)
-    if m:
-        return f"command {m.group(0)} is not allowed in formulas"
-    stack: list[str] = []
-    for kind, env in re.findall(r"\\(begin|end)\s*\{([^}]*)\}", text):
-        if env not in ENVIRONMENTS:
-            return f"unknown environment {{{env}}}"
-        if kind == "begin":
-            stack.append(env)
-        elif not stack or stack.pop() != env:
-            return f"\\end{{{env}}} does not match its \\begin"
-    if stack:
-        return f"\\begin{{{stack[-1]}}} is never ended"
-    lefts = len(re.findall(r"\\left(?![A-Za-z])", text))
-    rights = len(re.findall(r"\\right(?![A-Za-z])", text))
-    if lefts != rights:
-        return f"\\left and \\right do not pair ({lefts} vs {rights})"
-    return None
+
+def formula_problem(latex: str, failure_cache: Path | None = None) -> str | None:
+    """What ``kb check`` reports for a formula: the static check's problem, or a render
+    failure recorded in `failure_cache` by an earlier build; None when neither."""
+    problem = latex_problem(latex)
+    if problem or failure_cache is None:
+        return problem
+    failed = cached_failure(failure_cache, latex)
+    if failed is None:
+        return None
+    return (f"{failed} (in an earlier build; fix the formula, or delete "
+            f"{FAILURE_DIR}/{formula_hash(latex)[:12]}….json in the cache to retry)")
 
 
 @lru_cache(maxsize=1)
@@ -127,13 +121,17 @@ def backend_problem() -> str | None:
 
 def render_formulas(latex_sources: Iterable[str], out_dir: Path, *,
                     failures: dict[str, str] | None = None,
-                    timeout: float = TIMEOUT_S) -> dict[str, str]:
+                    failure_cache: Path | None = None,
+                    seconds: float = FORMULA_SECONDS) -> dict[str, str]:
     """Render every distinct formula to `out_dir/formulas/<sha256>.svg` (cached by name).
 
     Returns {latex as given: relpath} for every formula that has an SVG. A formula that
-    does not render is left out and, when `failures` is given, recorded there with the
-    reason. Raises RenderError when the LaTeX backend is missing (the message says what
-    to install) and there is something new to render.
+    the static check refuses, that LaTeX cannot render within `seconds`, or whose SVG is not
+    clean is left out and, when `failures` is given, recorded there with the reason; render
+    failures are also written to `failure_cache` (a directory) when given, and a formula
+    found there is not tried again. An existing file is reused only if it is a clean SVG.
+    Raises RenderError when the LaTeX backend is missing (the message says what to install)
+    and there is something new to render.
     """
     wanted: dict[str, list[str]] = {}  # normalised -> sources as given
     for src in latex_sources:
@@ -143,9 +141,11 @@ def render_formulas(latex_sources: Iterable[str], out_dir: Path, *,
     for norm, sources in wanted.items():
         rel = formula_relpath(norm)
         problem = latex_problem(norm)
+        if problem is None and failure_cache is not None:
+            problem = cached_failure(failure_cache, norm)
         if problem:
             _fail(failures, sources, problem)
-        elif (out_dir / rel).is_file():
+        elif _clean_file(out_dir / rel):
             result.update(dict.fromkeys(sources, rel))
         else:
             todo.append(norm)
@@ -154,23 +154,21 @@ def render_formulas(latex_sources: Iterable[str], out_dir: Path, *,
     problem = backend_problem()
     if problem:
         raise RenderError(problem)
-    svgs = _render_batch(todo, timeout)
-    if svgs is None:  # one bad formula stops a batch: render one by one to find it
-        svgs = {}
-        for norm in todo:
-            one = _render_batch([norm], timeout)
-            if one:
-                svgs.update(one)
-            else:
-                _fail(failures, wanted[norm], "LaTeX could not render this formula")
-    for norm, svg in svgs.items():
+    outcome = _render(todo, seconds)
+    for norm, reason in outcome.failed.items():
+        _fail(failures, wanted[norm], reason)
+        if failure_cache is not None and norm not in outcome.transient:
+            record = {"renderer": RENDERER_ID, "latex": norm[:500], "reason": reason}
+            atomic_write_bytes(failure_cache / f"{formula_hash(norm)}.json",
+                               json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    for norm, svg in outcome.svgs.items():
         rel = formula_relpath(norm)
         atomic_write_bytes(out_dir / rel, svg)
         result.update(dict.fromkeys(wanted[norm], rel))
     return result
 
 
-def render_svg(latex: str, timeout: float = TIMEOUT_S) -> bytes:
+def render_svg(latex: str, seconds: float = FORMULA_SECONDS) -> bytes:
     """One formula's SVG bytes (no cache, no file). Raises RenderError on any failure."""
     norm = normalize_latex(latex)
     problem = latex_problem(norm)
@@ -179,10 +177,10 @@ def render_svg(latex: str, timeout: float = TIMEOUT_S) -> bytes:
     backend = backend_problem()
     if backend:
         raise RenderError(backend)
-    svgs = _render_batch([norm], timeout)
-    if not svgs:
-        raise RenderError(f"formula {norm[:60]!r}: LaTeX could not render it")
-    return svgs[norm]
+    outcome = _render([norm], seconds)
+    if norm not in outcome.svgs:
+        raise RenderError(f"formula {norm[:60]!r}: {outcome.failed.get(norm, 'not rendered')}")
+    return outcome.svgs[norm]
 
 
 def _fail(failures: dict[str, str] | None, sources: list[str], reason: str) -> None:
@@ -192,32 +190,68 @@ def _fail(failures: dict[str, str] | None, sources: list[str], reason: str) -> N
             failures[src] = reason
 
 
-def _render_batch(formulas: list[str], timeout: float) -> dict[str, bytes] | None:
-    """One LaTeX + dvisvgm run, one page per formula; None if any step fails or times out."""
-    body = "".join(f"$\\displaystyle {f}$\n\\newpage\n" for f in formulas)
-    env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
+def _clean_file(path: Path) -> bool:
+    """True when `path` is an existing SVG that the sanitiser leaves exactly as it is."""
+    try:
+        data = path.read_bytes() if path.is_file() else None
+    except OSError:
+        return False
+    if data is None:
+        return False
+    check = sanitize_svg(data)
+    return check.clean and check.svg == data
+
+
+@dataclass
+class _Outcome:
+    svgs: dict[str, bytes] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    transient: set[str] = field(default_factory=set)  # failures not to cache
+
+    def fail(self, latex: str, run: TexRun) -> None:
+        self.failed[latex] = run.reason
+        if run.transient:
+            self.transient.add(latex)
+
+
+def _render(formulas: list[str], seconds: float) -> _Outcome:
+    """Render in as few LaTeX runs as possible: a failing formula is named by the run and
+    taken out, the rest run again; when a run cannot name it, each formula runs alone."""
+    out = _Outcome()
+    pending = list(formulas)
+    while pending:
+        run = _batch(pending, seconds, out)
+        if run is None:
+            break
+        if run.culprit is not None:
+            out.fail(pending.pop(run.culprit), run)
+            continue
+        for one in pending:
+            run = _batch([one], seconds, out)
+            if run is not None:
+                out.fail(one, run)
+        break
+    return out
+
+
+def _batch(formulas: list[str], seconds: float, out: _Outcome) -> TexRun | None:
+    """One LaTeX + dvisvgm run. None when it went through (each SVG, or the refusal of an
+    unsafe one, is in `out`), else the failed run."""
     with tempfile.TemporaryDirectory(prefix="kb-formula-") as tmp:
-        (Path(tmp) / "f.tex").write_text(PREAMBLE + body + ENDING, encoding="utf-8")
-        try:
-            run = subprocess.run(
-                ["latex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-                 "f.tex"],
-                cwd=tmp, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
-            if run.returncode != 0 or not (Path(tmp) / "f.dvi").is_file():
-                return None
-            run = subprocess.run(
-                ["dvisvgm", "--no-fonts", "--exact-bbox", f"--precision={PRECISION}",
-                 "--page=1-", "--output=p%p.svg", "f.dvi"],
-                cwd=tmp, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return None
-        if run.returncode != 0:
-            return None
-        pages = sorted(Path(tmp).glob("p*.svg"), key=lambda p: int(re.sub(r"\D", "", p.stem)))
-        if len(pages) != len(formulas):
-            return None
-        return {f: canonical_svg(p.read_text(encoding="utf-8"), f)
-                for f, p in zip(formulas, pages, strict=True)}
+        run = typeset(formulas, Path(tmp), seconds)
+        if not run.ok:
+            return run
+        pages = to_svg(Path(tmp), len(formulas), seconds)
+    if pages is None:
+        return TexRun(False, 0, None, "dvisvgm could not convert this formula")
+    for latex, page in zip(formulas, pages, strict=True):
+        check = sanitize_svg(canonical_svg(page, latex))
+        if check.clean:
+            out.svgs[latex] = check.svg
+        else:
+            what = check.rejected or ", ".join(dict.fromkeys(check.removed))
+            out.failed[latex] = f"the SVG made for this formula is not safe ({what}); refused"
+    return None
 
 
 _USE = re.compile(r"xlink:href='#([^']+)'")

@@ -57,9 +57,11 @@ class ReleaseInfo:
     new: bool
     pushed_to: str | None
     signed_by: str | None
+    # documents whose verification lapsed in this build (manifest "verification.lapsed")
+    lapsed: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return dict(self.__dict__, lapsed=list(self.lapsed))
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     prev = (read_release_json(gd, parent) or {}) if parent else {}
     if parent and prev.get("manifest_sha256") == mhash and \
             prev.get("source", {}).get("commit") == source.get("commit"):
-        info = _info(prev, parent, new=False, pushed=remote or None)
+        info = _info(prev, parent, new=False, pushed=remote or None, manifest=manifest)
         if remote:
             _push(gd, remote, branch, LOCAL_TAGS + info.tag)
         return info
@@ -141,7 +143,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     commit = _commit_and_tag(gd, tree, parent, local_head, rel)
     if remote:
         _push(gd, remote, branch, LOCAL_TAGS + tag_name(serial))
-    return _info(rel, commit, new=True, pushed=remote or None)
+    return _info(rel, commit, new=True, pushed=remote or None, manifest=manifest)
 
 
 def _checked_dist(dist: Path) -> dict[str, Any]:
@@ -173,11 +175,14 @@ def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,
     return commit
 
 
-def _info(rel: dict[str, Any], commit: str, *, new: bool, pushed: str | None) -> ReleaseInfo:
+def _info(rel: dict[str, Any], commit: str, *, new: bool, pushed: str | None,
+          manifest: dict[str, Any]) -> ReleaseInfo:
+    lapsed = (manifest.get("verification") or {}).get("lapsed") or []
     return ReleaseInfo(tag=rel["tag"], serial=int(rel["serial"]), commit=commit,
                        source_commit=rel["source"]["commit"],
                        manifest_sha256=rel["manifest_sha256"], created=rel["created"],
-                       new=new, pushed_to=pushed, signed_by=rel.get("signing_key"))
+                       new=new, pushed_to=pushed, signed_by=rel.get("signing_key"),
+                       lapsed=tuple(lapsed))
 
 
 def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes,

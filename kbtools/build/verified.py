@@ -1,0 +1,101 @@
+"""`verified` per chunk, decided at build time from Git history.
+
+A chunk of a `verified: true` document is verified only when the review behind the
+document still covers it (`kbtools.review.lapse.review_coverage`): none of its lines
+changed after the review (blame and a line diff against the reviewed text), and the
+reviewed text yields the very same chunk (same kind, heading path, text and embedded
+text: a changed table header, caption or heading, or a deleted line inside the chunk,
+make it differ). Each such chunk record gets
+
+    "verification": {"verified": bool, "status": "verified"|"lapsed"|"unchecked",
+                     "reason": str|None, "review": {"commit", "by", "at"}|None}
+
+Chunks of other documents get no key (their records keep their bytes); the store marks
+them unverified (`kbtools.index.store`). Where no history can be read (a build outside
+Git, `--corpus`, `kb watch`) nothing is proven: status "unchecked", verified false.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbtools.build.chunk import ChunkConfig, chunk_document
+from kbtools.build.records import Chunk
+from kbtools.config import Config
+from kbtools.corpus import SourceDoc, parse_source
+from kbtools.provenance import LineProvenance, open_repo
+from kbtools.review.lapse import ReviewCoverage, review_coverage, unchecked
+from kbtools.review.verification import is_verified
+
+OUTSIDE_GIT = "built outside Git: the review cannot be checked"
+CORPUS = "built with --corpus: the review cannot be checked"
+NO_HISTORY = "built without Git history (kb watch): the review cannot be checked"
+
+ChunkKey = tuple[str, tuple[str, ...], str, str]
+
+
+def coverages(cfg: Config, sources: list[SourceDoc], blame: dict[str, list[LineProvenance]],
+              unchecked_reason: str | None = None) -> dict[str, ReviewCoverage]:
+    """The review coverage of every `verified: true` document among `sources`;
+    `unchecked_reason` (or a root outside Git) marks them all unchecked."""
+    claimed = [s for s in sources if is_verified(s.meta)]
+    if not claimed:
+        return {}
+    repo = open_repo(cfg.root) if unchecked_reason is None else None
+    if repo is None:
+        reason = unchecked_reason or OUTSIDE_GIT
+        return {s.rel: unchecked(s.rel, reason) for s in claimed}
+    with repo:
+        return {s.rel: review_coverage(repo, cfg, s.rel, s.text, blame.get(s.rel))
+                for s in claimed}
+
+
+def _key(c: Chunk) -> ChunkKey:
+    return (c.kind, c.heading_path, c.text, c.embed_text)
+
+
+def reviewed_chunks(cov: ReviewCoverage, src: SourceDoc, chunks: list[Chunk],
+                    ccfg: ChunkConfig) -> set[ChunkKey]:
+    """The chunks the reviewed text of document `src` yields, compared by content
+    (`chunks`: those of its current text)."""
+    if cov.reviewed_text is None:
+        return set()
+    if cov.reviewed_text == src.text:
+        return {_key(c) for c in chunks}
+    reviewed = parse_source(cov.reviewed_text, src.path, src.rel)
+    return {_key(c) for c in chunk_document(reviewed, ccfg)}
+
+
+def chunk_verification(cov: ReviewCoverage, chunk: Chunk, reviewed: set[ChunkKey]
+                       ) -> dict[str, Any]:
+    """The `verification` value of one chunk of a `verified: true` document."""
+    reason = cov.line_reason(chunk.line_start, chunk.line_end)
+    if reason is None and _key(chunk) not in reviewed:
+        reason = cov.unlocated_reason()
+    status = "verified" if reason is None else "lapsed" if cov.checked else "unchecked"
+    return {"verified": reason is None, "status": status, "reason": reason,
+            "review": cov.review.to_dict() if cov.review else None}
+
+
+def lapsed(covs: dict[str, ReviewCoverage], records: list[dict[str, Any]]
+           ) -> list[dict[str, Any]]:
+    """Documents with chunks whose verification lapsed: doc, chunks (lapsed) of
+    (all), reason (the first lapsed chunk's), changed line ranges, review."""
+    counts: dict[str, list[int]] = {}
+    first: dict[str, str] = {}
+    for r in records:
+        v = r.get("verification")
+        if v is None:
+            continue
+        n = counts.setdefault(r["doc"], [0, 0])
+        n[1] += 1
+        if not v["verified"]:
+            n[0] += 1
+            first.setdefault(r["doc"], v["reason"])
+    out = []
+    for doc, (bad, total) in sorted(counts.items()):
+        if bad:
+            summary = covs[doc].to_dict()
+            out.append({"doc": doc, "chunks": bad, "of": total, "reason": first[doc],
+                        "lines": summary["lines"], "review": summary["review"]})
+    return out

@@ -1,0 +1,56 @@
+"""`verification-lapsed`: verified documents whose text changed after their review.
+
+`kb check` runs this inside a Git repository (`make_context(cfg, history=True)`): for every
+checked document whose front matter says `verified: true`, `review_coverage` finds the
+review behind it and what changed since. One warning per changed run of body lines (at its
+first line, naming the range and who changed it), or one for the whole document (at its
+`verified` line) when the review itself does not hold or its front matter changed. The
+build serves exactly those passages as unverified (`kbtools.build.verified`); the warning
+says so before a release does. Outside Git nothing is reported (the build then marks every
+verified document unchecked).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kbtools.config import Config
+from kbtools.corpus import decode, parse_source
+from kbtools.findings import Finding, finding
+from kbtools.provenance import open_repo
+from kbtools.review.lapse import ReviewCoverage, review_coverage
+from kbtools.review.verification import is_verified
+
+CODE = "verification-lapsed"
+AGAIN = "served as unverified until a reviewer approves it again (kb review approve)"
+
+
+def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
+    """Warnings for the documents `rels` (relative to cfg.root) that are verified in their
+    front matter but no longer (wholly) covered by their review. [] outside Git."""
+    repo = open_repo(cfg.root)
+    if repo is None:
+        return []
+    out: list[Finding] = []
+    with repo:
+        for rel in rels:
+            try:
+                text, _ = decode((cfg.root / rel).read_bytes())
+            except OSError:
+                continue  # reported as file-unreadable by the per-document checks
+            src = parse_source(text, Path(rel), rel)
+            if src.errors or not is_verified(src.meta):
+                continue
+            cov = review_coverage(repo, cfg, rel, text)
+            out += coverage_findings(cov, src.key_lines.get("verified", 1))
+    return out
+
+
+def coverage_findings(cov: ReviewCoverage, verified_line: int) -> list[Finding]:
+    """The warnings for one document's coverage (`verified_line`: its `verified` key)."""
+    if cov.reason is not None:
+        return [finding(cov.doc, verified_line, 1, "warning", CODE,
+                        f"verification lapsed: {cov.reason}; {AGAIN}")]
+    return [finding(cov.doc, a, 1, "warning", CODE,
+                    f"lines {a}-{b} of this verified document: {reason}; {AGAIN}")
+            for a, b, reason in cov.ranges()]

@@ -1,0 +1,211 @@
+"""The static formula check: LaTeX tokenised as TeX reads it, and only allowlisted tokens pass.
+
+`latex_problem(source) -> str | None` is what ``kb check`` runs on every formula (no LaTeX
+run) and what the renderer runs again before LaTeX sees anything. It is an allowlist, not a
+blocklist: a formula passes only if every control word is a math command listed here, every
+control symbol is an escape or spacing symbol listed here, every environment is a listed
+math environment named literally (`\\begin{pmatrix}`), and no character has a meaning that
+changes how TeX reads the rest (`%` comments, `#` parameters, `$`, `^^` character codes,
+control characters). Nothing allowed defines, redefines or constructs a command name, changes
+a category code, reads or writes a file, or issues a special, so TeX reads the formula exactly
+as this tokeniser does: `\\csname`, `\\@nameuse`, `\\scantokens`, `\\catcode`, `^^5c`,
+`\\expandafter`, `\\input`, `\\special`, `\\def` … are unknown tokens, refused by name.
+
+The allowed commands are data (`COMMANDS`, grouped as docs/formulas.md lists them); adding
+one is safe when it only typesets (takes arguments that are themselves formulas or plain
+text/dimensions) and is defined by the renderer's preamble (amsmath, amssymb, CJKutf8).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import NamedTuple
+
+MAX_FORMULA_CHARS = 20_000
+
+# Control words by group (the groups are for the documentation; the check uses their union).
+COMMAND_GROUPS: dict[str, str] = {
+    "Greek letters": """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta
+        iota kappa varkappa lambda mu nu xi pi varpi rho varrho sigma varsigma tau upsilon
+        phi varphi chi psi omega digamma Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi
+        Psi Omega varGamma varDelta varTheta varLambda varXi varPi varSigma varUpsilon
+        varPhi varPsi varOmega""",
+    "structure": """frac dfrac tfrac cfrac binom dbinom tbinom sqrt over choose substack
+        sideset overset underset stackrel overline underline overbrace underbrace
+        overrightarrow overleftarrow overleftrightarrow underrightarrow underleftarrow
+        underleftrightarrow xrightarrow xleftarrow boxed not operatorname mathop mathbin
+        mathrel mathord mathpunct mathopen mathclose mathinner begin end hline cline
+        multicolumn""",
+    "delimiters and sizes": """left right middle big Big bigg Bigg bigl bigr Bigl Bigr
+        biggl biggr Biggl Biggr bigm Bigm biggm Biggm langle rangle lceil rceil lfloor
+        rfloor lbrace rbrace lbrack rbrack vert Vert lvert rvert lVert rVert ulcorner
+        urcorner llcorner lrcorner backslash""",
+    "styles and fonts": """displaystyle textstyle scriptstyle scriptscriptstyle limits
+        nolimits mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathnormal
+        boldsymbol pmb text mbox textrm textbf textit textsf texttt textnormal textup
+        textsl emph""",
+    "accents": """hat widehat check tilde widetilde acute grave dot ddot dddot ddddot breve
+        bar vec mathring""",
+    "spacing": """quad qquad enspace thinspace medspace thickspace negthinspace
+        negmedspace negthickspace hspace mkern mspace phantom hphantom vphantom smash""",
+    "functions": """sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln
+        lg exp lim liminf limsup sup inf max min arg det dim gcd hom ker Pr deg mod bmod
+        pmod pod injlim projlim varliminf varlimsup varinjlim varprojlim""",
+    "large operators": """sum prod coprod int iint iiint iiiint idotsint oint bigcup
+        bigcap bigoplus bigotimes bigodot biguplus bigsqcup bigvee bigwedge""",
+    "binary operators": """times cdot div pm mp ast star circ bullet oplus ominus otimes
+        oslash odot cap cup setminus smallsetminus wedge vee land lor sqcap sqcup uplus
+        amalg dagger ddagger wr diamond triangleleft triangleright bigtriangleup
+        bigtriangledown dotplus ltimes rtimes centerdot boxplus boxminus boxtimes boxdot
+        divideontimes intercal""",
+    "relations": """le leq ge geq leqq geqq leqslant geqslant ne neq approx approxeq equiv
+        sim simeq cong propto ll gg lll ggg subset subseteq supset supseteq subsetneq
+        supsetneq sqsubset sqsupset sqsubseteq sqsupseteq in ni notin mid nmid parallel
+        nparallel perp prec succ preceq succeq asymp doteq models vdash dashv vDash Vdash
+        bowtie smile frown lesssim gtrsim lessapprox gtrapprox nless ngtr nleq ngeq
+        thickapprox thicksim triangleq eqsim backsim fallingdotseq risingdotseq because
+        therefore""",
+    "arrows": """to gets rightarrow leftarrow leftrightarrow Rightarrow Leftarrow
+        Leftrightarrow longrightarrow longleftarrow longleftrightarrow Longrightarrow
+        Longleftarrow Longleftrightarrow mapsto longmapsto uparrow downarrow updownarrow
+        Uparrow Downarrow Updownarrow nearrow searrow swarrow nwarrow implies impliedby
+        iff hookrightarrow hookleftarrow rightharpoonup rightharpoondown leftharpoonup
+        leftharpoondown rightleftharpoons leftrightharpoons leadsto rightsquigarrow
+        twoheadrightarrow twoheadleftarrow dashrightarrow dashleftarrow circlearrowleft
+        circlearrowright curvearrowleft curvearrowright""",
+    "symbols": """infty partial nabla forall exists nexists emptyset varnothing angle
+        measuredangle triangle prime backprime ell hbar hslash imath jmath Re Im aleph beth
+        wp top bot ldots cdots vdots ddots dots dotsc dotsb dotsm dotsi dotso checkmark
+        square blacksquare lozenge blacklozenge surd flat sharp natural clubsuit
+        diamondsuit heartsuit spadesuit complement mho eth Bbbk circledS diagup diagdown
+        colon neg lnot S P dag ddag copyright pounds""",
+    "text symbols": """textdegree textcelsius textmu textperthousand textpm texttimes
+        textdiv textbackslash textasciitilde textasciicircum textunderscore textbar
+        textless textgreater textbullet textregistered texttrademark textcopyright
+        textsection textperiodcentered textohm""",
+}
+COMMANDS = frozenset(w for group in COMMAND_GROUPS.values() for w in group.split())
+# Control symbols: escaped specials, spacing, line break, text accents, italic correction,
+# discretionary hyphen and times.
+SYMBOLS = frozenset("\\{}%_&#$,:;! |>'`\"^~=./-*")
+# Environments that work inside the renderer's `$\displaystyle …$`.
+ENVIRONMENTS = frozenset("""matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix cases
+    aligned alignedat gathered array subarray""".split())
+DISPLAY_ENVIRONMENTS = frozenset("""align align* gather gather* equation equation* multline
+    multline* flalign flalign* alignat alignat* split eqnarray eqnarray*""".split())
+
+_TOKEN = re.compile(r"\\([A-Za-z]+|.?)|[{}%#$]|[\x00-\x1f\x7f-\x9f\ud800-\udfff]", re.S)
+_ENV_NAME = re.compile(r"\s*\{([A-Za-z]+\*?)\}")
+
+
+class Token(NamedTuple):
+    kind: str  # "word" (\name), "symbol" (\x), "char" (a special character)
+    value: str  # the name without "\\", or the character(s)
+    end: int  # index just after the token in the formula
+
+
+def tokens(text: str) -> Iterator[Token]:
+    """The tokens of `text` that matter to the check, in order (letters, digits and other
+    plain characters are skipped: they only typeset themselves)."""
+    for m in _TOKEN.finditer(text):
+        if m.group(1) is None:
+            yield Token("char", m.group(0), m.end())
+        elif len(m.group(1)) > 1 or m.group(1).isalpha():
+            yield Token("word", m.group(1), m.end())
+        else:
+            yield Token("symbol", m.group(1), m.end())
+
+
+def latex_problem(source: str) -> str | None:
+    """None when the formula may be rendered, else one line saying what is not allowed.
+
+    Static and linear in the formula's length (no LaTeX run), so ``kb check`` stays fast.
+    """
+    text = " ".join(source.split())
+    if not text:
+        return "empty formula"
+    if len(text) > MAX_FORMULA_CHARS:
+        return f"formula is {len(text):,} characters long; the limit is {MAX_FORMULA_CHARS:,}"
+    if "^^" in text:  # TeX turns ^^xx into a character before it tokenises: refuse outright
+        return "'^^' (TeX's character-code notation) is not allowed in formulas"
+    depth = 0
+    lefts = rights = 0
+    stack: list[str] = []
+    skip_to = 0  # end of an environment name already checked
+    for tok in tokens(text):
+        if tok.end <= skip_to:
+            continue
+        problem = _token_problem(tok)
+        if problem:
+            return problem
+        if tok.kind == "char":
+            depth += {"{": 1, "}": -1}.get(tok.value, 0)
+            if depth < 0:
+                return "unbalanced braces: '}' without '{'"
+        elif tok.value in ("begin", "end"):
+            m = _ENV_NAME.match(text, tok.end)
+            if not m:
+                return f"\\{tok.value} must be followed by an environment name in braces"
+            problem = _environment_problem(m.group(1))
+            if problem:
+                return problem
+            skip_to = m.end()
+            if tok.value == "begin":
+                stack.append(m.group(1))
+            elif not stack or stack.pop() != m.group(1):
+                return f"\\end{{{m.group(1)}}} does not match its \\begin"
+        elif tok.value == "left":
+            lefts += 1
+        elif tok.value == "right":
+            rights += 1
+    if depth:
+        return f"unbalanced braces: {depth} '{{' not closed"
+    if stack:
+        return f"\\begin{{{stack[-1]}}} is never ended"
+    if lefts != rights:
+        return f"\\left and \\right do not pair ({lefts} vs {rights})"
+    return None
+
+
+def _token_problem(tok: Token) -> str | None:
+    """Why one token is refused, or None."""
+    if tok.kind == "word":
+        if tok.value in COMMANDS:
+            return None
+        return f"command \\{tok.value} is not allowed in formulas (see docs/formulas.md)"
+    if tok.kind == "symbol":
+        if tok.value == "":
+            return "a formula cannot end with '\\'"
+        if tok.value in SYMBOLS:
+            return None
+        return f"command \\{_shown(tok.value)} is not allowed in formulas (see docs/formulas.md)"
+    if tok.value in "{}":
+        return None
+    if tok.value == "$":
+        return "'$' inside a formula (math is already on)"
+    if tok.value == "%":
+        return "'%' starts a TeX comment; write \\% for a percent sign"
+    if tok.value == "#":
+        return "'#' is TeX's parameter character; write \\# for a number sign"
+    return f"control character {_shown(tok.value)} is not allowed in formulas"
+
+
+def _environment_problem(name: str) -> str | None:
+    if name in ENVIRONMENTS:
+        return None
+    if name in DISPLAY_ENVIRONMENTS:
+        inner = "aligned" if name.startswith(("align", "eqnarray", "split", "flalign")) \
+            else "gathered"
+        return (f"environment {{{name}}} cannot be used inside a formula; "
+                f"use {{{inner}}} instead")
+    return (f"unknown environment {{{name}}}: formulas allow matrix, pmatrix, bmatrix, "
+            "cases, aligned, array and the others listed in docs/formulas.md")
+
+
+def _shown(ch: str) -> str:
+    """A character as it can be shown in a one-line message."""
+    if len(ch) == 1 and (ch.isprintable() and not unicodedata.category(ch).startswith("C")):
+        return ch
+    return "".join(f"U+{ord(c):04X}" for c in ch)

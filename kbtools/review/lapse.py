@@ -1,0 +1,289 @@
+"""Whether a verified document's text is still the text its reviewer verified.
+
+`verified: true` in the front matter is a claim; Git holds the evidence. `review_coverage`
+finds the review behind the claim, the newest commit that set the verification fields
+(`verification.last_verification`), and judges it by the policy as it stood at that
+commit (`policy.judge_doc` over the history up to it: `verified_by` is a reviewer for the
+path, the commit is theirs or carries their `Reviewed-by:` trailer, they did not verify
+their own content, `verified_at` fits the commit). Then it lists the body lines of the
+working-tree file that changed after that review:
+
+- lines whose blame commit is uncommitted, or is neither the review commit nor one of its
+  ancestors (blame + one `git rev-list` per document);
+- lines that differ from the document at the review commit (a line diff; it also catches
+  merge resolutions that blame attributes to older commits), and the places where lines
+  were deleted.
+
+What cannot be pinned on body lines lapses the whole document (`ReviewCoverage.reason`):
+no valid review, a content front-matter field changed after it, the verification fields
+changed without a commit, a document that is not committed, a shallow clone. Where no
+history can be read at all (a build outside Git) `unchecked(doc, reason)` is the verdict:
+nothing is proven, so nothing counts as verified.
+
+The build turns a coverage into `verified` per chunk (`kbtools.build.verified`); `kb check`
+into `verification-lapsed` warnings (`kbtools.check.verification`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import git
+
+from kbtools.config import Config
+from kbtools.corpus import parse_source
+from kbtools.provenance import (
+    UNCOMMITTED,
+    CommitInfo,
+    DocChange,
+    LineProvenance,
+    blame_lines,
+    blob_text,
+    git_prefix,
+    is_shallow,
+    not_ancestors,
+    state_from_text,
+)
+from kbtools.review.policy import judge_doc, reviewers_for
+from kbtools.review.verification import (
+    content_fields_changed,
+    last_verification,
+    non_content_fields,
+    reviewed_changes,
+    since_verification,
+    verification,
+)
+
+SHALLOW = "shallow clone: the review cannot be checked (fetch the full history)"
+NOT_COMMITTED = "uncommitted change: the document is not committed, so it has no review"
+UNCOMMITTED_VERIFICATION = ("uncommitted change to verified, verified_by or verified_at "
+                            "(a verification counts once committed by a reviewer)")
+
+
+@dataclass(frozen=True)
+class Review:
+    """The commit that verified a document, with what its front matter said."""
+
+    commit: str
+    by: str  # verified_by
+    at: str  # verified_at, as written
+    path: str  # git path of the document at the review commit
+
+    def to_dict(self) -> dict[str, str]:
+        return {"commit": self.commit, "by": self.by, "at": self.at}
+
+    def seen(self) -> str:
+        return f"reviewed {self.at[:10]} by {self.by}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """Who changed something after the review: a commit, or the working tree."""
+
+    commit: str  # sha; "uncommitted"; "" when unknown
+    author: str = ""  # "Name <email>"
+    date: str = ""  # ISO 8601 author date ("" when uncommitted)
+    ts: int = 0  # commit time, to pick the newest
+
+    @classmethod
+    def of_commit(cls, info: CommitInfo) -> Change:
+        return cls(info.sha, _who(info.author_name, info.author_email),
+                   info.authored_at.isoformat(), int(info.committed_at.timestamp()))
+
+    @classmethod
+    def of_line(cls, line: LineProvenance) -> Change:
+        if line.commit == UNCOMMITTED:
+            return WORKING_TREE
+        return cls(line.commit, _who(line.author_name, line.author_email), line.authored_at,
+                   line.committed_ts)
+
+    def rank(self) -> tuple[int, int]:
+        """Newest first: uncommitted, then by commit time."""
+        return (1 if self.commit == UNCOMMITTED else 0, self.ts)
+
+
+WORKING_TREE = Change(UNCOMMITTED)
+UNKNOWN = Change("")
+
+
+def _who(name: str, email: str) -> str:
+    return f"{name} <{email}>" if name and email else name or email
+
+
+def changed_after(change: Change, review: Review | None) -> str:
+    """The reason text for a change made after `review`:
+    ``changed after review on <date> by <author> (commit <sha>; reviewed <date> by <reviewer>)``."""
+    seen = f" ({review.seen()})" if review else ""
+    if change.commit == UNCOMMITTED:
+        return f"uncommitted change{seen}"
+    if not change.commit:
+        return f"changed after review{seen}"
+    detail = f"commit {change.commit[:10]}" + (f"; {review.seen()}" if review else "")
+    return f"changed after review on {change.date[:10]} by {change.author} ({detail})"
+
+
+@dataclass(frozen=True)
+class ReviewCoverage:
+    """What of one `verified: true` document its review still covers.
+
+    `reason` set: nothing of the document counts as verified. Otherwise body lines in
+    `changed` (working-tree line → who changed it) and deletions at the lines in
+    `deleted` (line p: lines were removed between p - 1 and p) are not covered;
+    everything else is."""
+
+    doc: str
+    review: Review | None = None
+    reason: str | None = None
+    changed: Mapping[int, Change] = field(default_factory=dict)
+    deleted: tuple[int, ...] = ()
+    reviewed_text: str | None = None  # the document at the review commit
+    latest: Change = UNKNOWN  # the newest change after the review (for changes without a line)
+    checked: bool = True  # False: no history could be read (see `unchecked`)
+
+    def line_reason(self, line_start: int, line_end: int) -> str | None:
+        """Why lines line_start..line_end (inclusive) are not covered; None when they are.
+        A deletion counts for a range that holds lines on both sides of it."""
+        if self.reason is not None:
+            return self.reason
+        hits = [c for n, c in self.changed.items() if line_start <= n <= line_end]
+        if hits:
+            return changed_after(max(hits, key=Change.rank), self.review)
+        if any(line_start < p <= line_end for p in self.deleted):
+            return self.unlocated_reason()
+        return None
+
+    def unlocated_reason(self) -> str:
+        """The reason for a change that has no line of its own (a deletion, a header)."""
+        return self.reason or changed_after(self.latest, self.review)
+
+    def ranges(self) -> list[tuple[int, int, str]]:
+        """Changed body lines as (first, last, reason), contiguous runs in order; a
+        deletion between lines p - 1 and p is the range (p - 1, p)."""
+        runs: list[list[int]] = []
+        for n in sorted(self.changed):
+            if runs and n == runs[-1][1] + 1:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        out = [(a, b, self.line_reason(a, b) or "") for a, b in runs]
+        out += [(max(p - 1, 1), p, self.unlocated_reason()) for p in self.deleted
+                if not any(a <= p - 1 and p <= b for a, b in runs)]
+        return sorted(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary for the manifest's lapse list and `kb build --json`."""
+        return {"doc": self.doc, "reason": self.reason,
+                "lines": [[a, b] for a, b, _ in self.ranges()],
+                "review": self.review.to_dict() if self.review else None}
+
+
+def unchecked(doc: str, reason: str) -> ReviewCoverage:
+    """The verdict where no history can be read: nothing of `doc` is proven reviewed."""
+    return ReviewCoverage(doc, reason=reason, checked=False)
+
+
+def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
+                    blame: list[LineProvenance] | None = None) -> ReviewCoverage:
+    """What the review behind `verified: true` still covers of document `rel` (relative to
+    cfg.root) whose working-tree text is `text`. `blame` is `blame_lines(cfg.root, rel)`
+    when the caller already has it."""
+    if is_shallow(repo):
+        return unchecked(rel, SHALLOW)
+    try:
+        head = repo.head.commit
+    except ValueError:  # no commits yet
+        return ReviewCoverage(rel, reason=NOT_COMMITTED)
+    gpath = git_prefix(repo, cfg.root) + rel
+    head_text = blob_text(head, gpath)
+    if head_text is None:
+        return ReviewCoverage(rel, reason=NOT_COMMITTED)
+    nc = non_content_fields(cfg)
+    changes = reviewed_changes(repo, head.hexsha, gpath, nc)
+    v = last_verification(changes)
+    if v is None or changes[v].after is None:
+        problems = judge_doc(rel, state_from_text(head_text, rel), changes,
+                             reviewers_for(rel, cfg), nc)
+        return ReviewCoverage(rel, reason="no review: " + problems[0].message
+                              if problems else "no review found in the history")
+    rch = changes[v]
+    at_review = rch.after
+    assert at_review is not None
+    review = Review(rch.commit.sha, str(at_review.meta.get("verified_by") or ""),
+                    str(at_review.meta.get("verified_at") or ""), rch.path)
+    problems = judge_doc(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc)
+    if problems:
+        return ReviewCoverage(rel, review, reason=f"review not valid: {problems[0].message}")
+    current = state_from_text(text, rel)
+    if verification(current) != verification(at_review):
+        return ReviewCoverage(rel, review, reason=UNCOMMITTED_VERIFICATION)
+    after = since_verification(changes, nc)
+    latest = WORKING_TREE if text != head_text else (
+        Change.of_commit(after[0].commit) if after else UNKNOWN)
+    fields = [f for f in content_fields_changed(current, at_review, nc) if f != "body"]
+    if fields:
+        who = _field_change(after, fields, nc) or latest
+        return ReviewCoverage(rel, review, reason=f"front matter {', '.join(fields)}: "
+                              + changed_after(who, review))
+    reviewed_text = blob_text(repo.commit(review.commit), review.path) or ""
+    body_line = parse_source(text, Path(rel), rel).body_line
+    changed = _late_lines(repo, review, blame if blame is not None else
+                          blame_lines(cfg.root, rel), body_line)
+    diffed, deleted = diff_lines(reviewed_text, text)
+    for n in diffed:
+        if n >= body_line:
+            changed.setdefault(n, latest)
+    return ReviewCoverage(rel, review, changed=changed,
+                          deleted=tuple(p for p in deleted if p >= body_line),
+                          reviewed_text=reviewed_text, latest=latest)
+
+
+def _field_change(after: list[DocChange], fields: list[str], nc: frozenset[str]
+                  ) -> Change | None:
+    """The newest commit after the review that changed one of `fields`."""
+    for ch in after:
+        if ch.before is not None and ch.after is not None and \
+                set(fields) & set(content_fields_changed(ch.after, ch.before, nc)):
+            return Change.of_commit(ch.commit)
+    return None
+
+
+def _late_lines(repo: git.Repo, review: Review, blame: list[LineProvenance], body_line: int
+                ) -> dict[int, Change]:
+    """Body lines whose blame commit is uncommitted or not covered by `review`."""
+    late = not_ancestors(repo, {p.commit for p in blame if p.commit != UNCOMMITTED},
+                         review.commit)
+    return {p.line: Change.of_line(p) for p in blame
+            if p.line >= body_line and (p.commit == UNCOMMITTED or p.commit in late)}
+
+
+def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
+    """Lines of `new` (1-based) that are not matched, in order, by an equal line of `old`,
+    and the positions p of `new` where lines of `old` were deleted (between p - 1 and p).
+
+    Common leading and trailing lines are matched first, so the usual local edit costs
+    linear time; difflib's junk heuristic bounds the rest on pathological inputs."""
+    a, b = old.split("\n"), new.split("\n")
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    changed: set[int] = set()
+    deleted: list[int] = []
+    if not mid_a:
+        changed.update(range(head + 1, head + len(mid_b) + 1))
+        return changed, ()
+    if not mid_b:
+        return changed, (head + 1,)
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, mid_a, mid_b).get_opcodes():
+        if tag in ("replace", "insert"):
+            changed.update(range(head + j1 + 1, head + j2 + 1))
+        elif tag == "delete":
+            deleted.append(head + j1 + 1)
+    return changed, tuple(deleted)

@@ -1,0 +1,213 @@
+"""Formulas are data: hostile LaTeX is a `kb check` error, never markup in a release, and a
+formula that loops costs seconds once (the failure is cached and reported by `kb check`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import FindingsError
+from kbtools.render import formula as fm
+from kbtools.render.formula import formula_relpath, render_formulas
+from tests.kbfixtures import GOOD_FM, copy_example
+
+needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
+                                 reason="LaTeX backend not installed (see docs/formulas.md)")
+
+# Formulas that put markup or file access into a formula's SVG unless stopped, one per trick.
+HOSTILE = [
+    r"x ^^5cspecial{dvisvgm:raw <script>alert(1)</script>}",
+    r"x \makeatletter\@nameuse{special}{dvisvgm:img 10 10 http://evil/x.png}",
+    r"\expandafter\csname\string special\endcsname{dvisvgm:raw <script>1</script>}",
+    r"\scantokens{\special{dvisvgm:raw <script>1</script>}}",
+    r"\catcode`\!=0 !special{dvisvgm:raw <image href='file:///etc/passwd'/>}",
+    r"\begingroup\lccode`\~=`\^ \lowercase{\endgroup\def~}{x}",
+    r"\special{dvisvgm:raw <g onload='alert(1)'/>}",
+    r"\def\x{\x}\x",
+    r"\input{/etc/passwd}",
+    r"\immediate\write18{touch pwned}",
+    r"\romannumeral-`0\special{dvisvgm:raw <script/>}",
+    r"\begin{special}{dvisvgm:raw <script/>}\end{special}",
+    r"\text{\^^5cspecial{dvisvgm:raw <script/>}}",
+    r"\directlua{os.execute('touch pwned')}",
+]
+LOOP = r"\begin{array}{*{99999999}{c}} a \end{array}"  # allowlisted, yet never ends
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+# What a formula SVG may hold, written down here independently of the sanitiser.
+SAFE_TAGS = {"svg", "g", "defs", "symbol", "use", "path", "rect", "line", "polyline",
+             "polygon", "circle", "ellipse", "title", "desc"}
+
+
+def assert_safe(svg: bytes) -> None:
+    """No script, handler or reference leaving the document, read by a second parser."""
+    if not svg:
+        return
+    assert b"<!DOCTYPE" not in svg and b"<?xml-stylesheet" not in svg
+    for el in ET.fromstring(svg).iter():
+        assert el.tag.startswith(SVG) and el.tag[len(SVG):] in SAFE_TAGS, el.tag
+        for name, value in el.attrib.items():
+            local = name.rpartition("}")[2]
+            assert not local.lower().startswith("on") and local != "style", name
+            assert "}" not in name or name == XLINK_HREF, name
+            if local == "href":
+                assert re.fullmatch(r"#[A-Za-z_][\w.-]*", value), value
+            assert "url(" not in value.lower() or re.fullmatch(r"url\(#[\w.-]+\)", value)
+            assert ":" not in value and "/" not in value, (name, value)
+
+
+def doc(formula: str) -> str:
+    return GOOD_FM + f"# Formula\n\nThe value is\n\n$$\n{formula}\n$$\n\nand more text.\n"
+
+
+def svg_files(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.svg"))
+
+
+def test_kb_check_reports_every_hostile_formula_as_an_error(tmp_path, monkeypatch):
+    (tmp_path / "kb.toml").write_text("")
+    for i, formula in enumerate(HOSTILE):
+        path = tmp_path / "knowledge" / f"f{i:02d}.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(doc(formula), encoding="utf-8")
+    (tmp_path / "knowledge" / "ok.md").write_text(doc(r"\frac{a}{b} \times 100\%"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--json", "--no-cache"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    findings = json.loads(result.stdout)
+    flagged = {f["path"] for f in findings if f["code"] == "math-invalid"
+               and f["level"] == "error"}
+    assert flagged == {f"knowledge/f{i:02d}.md" for i in range(len(HOSTILE))}
+
+
+@needs_latex
+def test_formulas_slipping_past_the_static_check_leave_no_markup(tmp_path, monkeypatch):
+    """Defence in depth: with the allowlist switched off, dvisvgm ignores specials, LaTeX
+    cannot reach files or a shell, and whatever is written is a clean SVG."""
+    monkeypatch.setattr(fm, "latex_problem", lambda latex: None)
+    files = [
+        rf"\immediate\write18{{touch {tmp_path}/pwned-shell}}",
+        rf"\immediate\openout5={tmp_path}/pwned-write \immediate\write5{{x}}",
+        r"\immediate\openout5=../pwned-parent \immediate\write5{x}",
+        r"\immediate\openout5=.pwned-dotfile \immediate\write5{x}",
+    ]
+    failures: dict[str, str] = {}
+    start = time.monotonic()
+    done = render_formulas(HOSTILE + files + ["x^2"], tmp_path / "out", failures=failures,
+                           failure_cache=tmp_path / "failed", seconds=1)
+    assert time.monotonic() - start < 60
+    assert "x^2" in done and r"\def\x{\x}\x" in failures
+    assert r"\input{/etc/passwd}" in failures  # openin_any=p: no absolute paths
+    assert set(files[1:]) <= set(failures)  # openout_any=p: nothing outside the temp dir
+    for path in svg_files(tmp_path / "out"):
+        data = path.read_bytes()
+        assert_safe(data)
+        assert b"<script" not in data and b"<image" not in data  # (the title shows the source)
+    assert not list(tmp_path.rglob("*pwned*"))
+
+
+@needs_latex
+def test_unsafe_svg_from_the_backend_is_refused(tmp_path, monkeypatch):
+    real = fm.to_svg
+
+    def injecting(tmp, pages, seconds):
+        out = real(tmp, pages, seconds)
+        return [p.replace("</svg>", "<script>alert(1)</script></svg>") for p in out]
+
+    monkeypatch.setattr(fm, "to_svg", injecting)
+    failures: dict[str, str] = {}
+    assert render_formulas(["x^2"], tmp_path, failures=failures) == {}
+    assert "not safe (element <script>)" in failures["x^2"]
+    assert svg_files(tmp_path) == []
+
+
+@needs_latex
+def test_an_unsafe_svg_already_in_place_is_rendered_again(tmp_path):
+    target = tmp_path / formula_relpath("x^2")
+    target.parent.mkdir(parents=True)
+    target.write_text("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>")
+    assert render_formulas(["x^2"], tmp_path) == {"x^2": formula_relpath("x^2")}
+    assert b"<script" not in target.read_bytes()
+    assert_safe(target.read_bytes())
+
+
+@needs_latex
+def test_a_looping_formula_costs_seconds_once(tmp_path, monkeypatch):
+    failures: dict[str, str] = {}
+    start = time.monotonic()
+    done = render_formulas(["x^2", LOOP, "y"], tmp_path / "out", failures=failures,
+                           failure_cache=tmp_path / "failed", seconds=1)
+    assert time.monotonic() - start < 20  # 1 s of CPU; the machine may be shared
+    assert set(done) == {"x^2", "y"}
+    assert "1 s of CPU time" in failures[LOOP]
+    assert len(list((tmp_path / "failed").glob("*.json"))) == 1
+    # the failure is cached: the next run starts no LaTeX (here there is none to start)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    fm.backend_problem.cache_clear()
+    try:
+        again: dict[str, str] = {}
+        start = time.monotonic()
+        assert render_formulas([LOOP], tmp_path / "out", failures=again,
+                               failure_cache=tmp_path / "failed") == {}
+        assert again == {LOOP: failures[LOOP]} and time.monotonic() - start < 1
+    finally:
+        fm.backend_problem.cache_clear()
+
+
+@needs_latex
+def test_a_stall_on_a_busy_machine_is_not_cached(tmp_path, monkeypatch):
+    """When LaTeX gets no CPU (here: its CPU time reads as zero), the wall-time backstop
+    stops it and the failure is reported but not cached: it may not happen again."""
+    monkeypatch.setattr("kbtools.render.tex_sandbox._cpu_seconds", lambda pid: 0.0)
+    failures: dict[str, str] = {}
+    start = time.monotonic()
+    assert render_formulas([LOOP], tmp_path / "out", failures=failures,
+                           failure_cache=tmp_path / "failed", seconds=0.5) == {}
+    assert time.monotonic() - start < 20
+    assert "made no progress" in failures[LOOP] and "not cached" in failures[LOOP]
+    assert not list(tmp_path.rglob("*.json"))
+
+
+@needs_latex
+def test_build_stops_on_a_looping_formula_and_kb_check_reports_it(tmp_path, monkeypatch):
+    repo = copy_example(tmp_path / "repo", ["knowledge/crops/field-survey-methods.md"])
+    (repo / "knowledge" / "crops" / "loop.md").write_text(doc(LOOP), encoding="utf-8")
+    cfg = load_config(repo)
+    start = time.monotonic()
+    with pytest.raises(FindingsError) as err:
+        build(cfg, BuildOptions(out=tmp_path / "dist", progress=False))
+    assert time.monotonic() - start < 60  # no embedding: the build stops at the render stage
+    assert "knowledge/crops/loop.md:14:1: error: math-invalid" in str(err.value)
+    assert "CPU time" in str(err.value) and not (tmp_path / "dist").exists()
+    assert list((repo / ".kb-cache" / "formula-failures").glob("*.json"))
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "knowledge/crops/loop.md:14:1: error: math-invalid: LaTeX used more than" \
+        in result.stdout and "in an earlier build" in result.stdout
+
+
+@pytest.mark.slow
+@needs_latex
+def test_lenient_build_of_a_hostile_corpus_ships_only_safe_svgs(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "good.md").write_text(doc(r"\text{用药量} = \frac{a}{b}"), encoding="utf-8")
+    for i, formula in enumerate(HOSTILE[:7]):
+        (corpus / f"hostile{i}.md").write_text(doc(formula), encoding="utf-8")
+    stats = build(load_config(tmp_path), BuildOptions(corpus=corpus, out=tmp_path / "dist",
+                                                      lenient=True, progress=False))
+    svgs = svg_files(tmp_path / "dist")
+    for path in svgs:
+        assert_safe(path.read_bytes())
+    assert [p.name for p in svgs] == [formula_relpath(r"\text{用药量} = \frac{a}{b}")[9:]]
+    assert stats.documents == 8 and stats.warnings >= 7  # each hostile formula reported

@@ -1,0 +1,209 @@
+"""kbtools.render.latex_allow: the static formula check is an allowlist TeX cannot dodge."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.corpus import read_doc
+from kbtools.markdown.frontend import scan
+from kbtools.render.latex_allow import COMMANDS, ENVIRONMENTS, SYMBOLS, latex_problem
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+# Ways to reach a command that a blocklist names, or to change how TeX reads what follows.
+ATTACKS = {
+    r"x ^^5cspecial{dvisvgm:raw <script>alert(1)</script>}": "'^^'",
+    r"^^5c^^73pecial{x}": "'^^'",
+    r"\^^5cspecial{x}": "'^^'",
+    r"x^^": "'^^'",
+    r"x \makeatletter\@nameuse{special}{dvisvgm:img 10 10 http://evil/x.png}":
+        r"\makeatletter",
+    r"x\@nameuse{special}{y}": r"command \@ ",
+    r"\expandafter\csname\string special\endcsname": r"\expandafter",
+    r"\csname special\endcsname{x}": r"\csname",
+    r"\scantokens{\spe cial{x}}": r"\scantokens",
+    r"\catcode`\!=0 !special{x}": r"\catcode",
+    r"\def\x{\x}\x": r"\def",
+    r"\let\foo\special \foo{x}": r"\let",
+    r"\global\edef\x{y}": r"\global",
+    r"\input{/etc/passwd}": r"\input",
+    r"\InputIfFileExists{/etc/passwd}{}{}": r"\InputIfFileExists",
+    r"\write18{rm -rf /}": r"\write",
+    r"\immediate\openout5=x.tex": r"\immediate",
+    r"\directlua{os.execute('x')}": r"\directlua",
+    r"\romannumeral-`0\special{x}": r"\romannumeral",
+    r"\lowercase{\SPECIAL}": r"\lowercase",
+    r"\uppercase{x}": r"\uppercase",
+    r"\special{dvisvgm:raw <script/>}": r"\special",
+    r"\pdfliteral{x}": r"\pdfliteral",
+    r"\text{\special{x}}": r"\special",
+    r"\begin{array}{@{\special{x}}c} a \end{array}": r"\special",
+    r"\begin{array}{>{\input{x}}c} a \end{array}": r"\input",
+    r"\begin{special}x\end{special}": "unknown environment {special}",
+    r"\begin{document}": "unknown environment {document}",
+    r"\end{CJK}\begin{CJK}{UTF8}{gbsn}": "unknown environment {CJK}",
+    r"\begin \special x": r"\begin must be followed",
+    r"\begin{\special}": r"\begin must be followed",
+    r"\newcommand\x{y}": r"\newcommand",
+    r"\DeclareMathOperator\x{y}": r"\DeclareMathOperator",
+    r"\mathrm{\char92}": r"\char",
+    r"\verb|x|": r"\verb",
+    r"\includegraphics{x}": r"\includegraphics",
+    r"\href{javascript:x}{y}": r"\href",
+    r"\label{x}": r"\label",
+    r"\ifx a a\fi": r"\ifx",
+    r"\relax": r"\relax",
+    r"\noexpand\x": r"\noexpand",
+    r"\the\catcode 1": r"\the",
+    "\\text{中}\\special{x}": r"\special",
+    "x\\中": r"command \中",
+    "a % \\special{x}": "'%'",
+    "a # b": "'#'",
+    "a $ \\special{x} $": "'$'",
+    "x\\": "cannot end with",
+    "a\x00b": "U+0000",
+    "a\x7fb": "U+007F",
+    "a\x1bb": "U+001B",
+    "a\x9bb": "U+009B",
+    "a\ud800b": "U+D800",
+    r"\(x\)": r"command \(",
+    r"\[x\]": r"command \[",
+    "x" * 20_001: "limit is 20,000",
+}
+
+# Formulas from real documents: the bundled knowledge, TiDB's Chinese docs, SciFact.
+REAL = [
+    r"\text{病情指数} = \frac{\sum (\text{各级病叶数} \times \text{该级代表值})}"
+    r"{\text{调查总叶数} \times \text{最高级代表值}} \times 100",
+    r"\text{发病率}(\%) = \frac{\text{发病株(叶、穗)数}}{\text{调查总数}} \times 100",
+    r"\text{施药液量}(\text{L/亩}) = \frac{\text{喷头总流量}(\text{L/min}) \times 666.7}"
+    r"{\text{作业速度}(\text{m/min}) \times \text{有效喷幅}(\text{m})}",
+    r"\ge 1:150", r"\ge 80\%", r"15 \times 1000 / 1500 = 10",
+    r"DISTANCE(p,q)=\sqrt {\sum \limits _{i=1}^{n}{(p_{i}-q_{i})^{2}}}",
+    r"DISTANCE(p,q)=1.0 - {\frac {\sum \limits _{i=1}^{n}{p_{i}q_{i}}}{{\sqrt {\sum \limits "
+    r"_{i=1}^{n}{p_{i}^{2}}}}\cdot {\sqrt {\sum \limits _{i=1}^{n}{q_{i}^{2}}}}}}",
+    r"DISTANCE(p,q)=- INNER\_PROD(p,q)=-\sum \limits _{i=1}^{n}{p_{i}q_{i}}",
+    r"DISTANCE(p,q)=\sum \limits _{i=1}^{n}{|p_{i}-q_{i}|}",
+    r"B_1 \dots B_k", r"S \times S",
+    # what formulas in technical documents typically use
+    r"\begin{aligned} a &= b + c \\ &\le d \end{aligned}",
+    r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
+    r"f(x) = \begin{cases} 0 & x < 0 \\ 1 & x \ge 0 \end{cases}",
+    r"\begin{array}{|c|c|} \hline a & b \\ \hline \end{array}",
+    r"\lim_{n \to \infty} \left( 1 + \frac{1}{n} \right)^n = e",
+    r"\int_0^1 x^2 \, dx = \tfrac{1}{3}", r"\mathbf{v} \cdot \mathbf{w} \approx 0",
+    r"\operatorname{median}(x) \pm \sigma", r"\hat{\beta} = (X^\top X)^{-1} X^\top y",
+    r"T_{\text{储存}} \le 25\,^\circ\mathrm{C}", r"\text{温度}\quad\text{湿度} \ne 0",
+    r"\{ a, b \} \subseteq \mathbb{R}", r"x \mapsto \sqrt[3]{x}",
+]
+
+
+def tex_names(text: str) -> list[str]:
+    """Control sequence names as TeX reads `text` with LaTeX's standard category codes
+    (a reference written independently of the checker's tokeniser)."""
+    names, i = [], 0
+    while i < len(text):
+        if text[i] != "\\":
+            i += 1
+            continue
+        j = i + 1
+        while j < len(text) and text[j].isascii() and text[j].isalpha():
+            j += 1
+        if j == i + 1:
+            j = min(i + 2, len(text))
+        names.append(text[i + 1:j])
+        i = j
+    return names
+
+
+@pytest.mark.parametrize("latex", list(ATTACKS), ids=lambda s: repr(s[:40]))
+def test_attacks_are_refused_naming_the_command(latex):
+    problem = latex_problem(latex)
+    assert problem is not None and ATTACKS[latex] in problem
+    assert "\n" not in problem and len(problem) < 200
+
+
+@pytest.mark.parametrize("latex", REAL, ids=lambda s: repr(s[:40]))
+def test_real_formulas_pass(latex):
+    assert latex_problem(latex) is None
+
+
+def test_bundled_and_shared_corpus_formulas_pass():
+    """Every formula in knowledge/ (and in ../shared corpora, where present) is accepted,
+    except the shell `$VAR` text a foreign corpus mistakes for math."""
+    roots = [REPO / "knowledge"] + [p for p in (SHARED / "corpora" / "tidb-docs-cn",
+                                               SHARED / "eval" / "tidb_faq_zh" / "corpus",
+                                               SHARED / "eval" / "scifact" / "corpus")
+                                    if p.is_dir()]
+    formulas = []
+    for root in roots:
+        for path in sorted(root.rglob("*.md")):
+            src = read_doc(path, root)
+            formulas += [latex for _, latex in scan(src.body, src.body_line).math]
+    assert len(formulas) >= 14
+    refused = {f: latex_problem(f) for f in formulas if latex_problem(f) is not None}
+    assert refused == {}
+
+
+def test_escaped_specials_and_environments_are_fine():
+    assert latex_problem(r"50\% \; \#3 \; \$5 \; a\_b \; \{x\} \; a \& b \\ c") is None
+    assert latex_problem(r"\\special") is None  # a line break, then the letters s-p-e-c-i-a-l
+    assert "does not match" in latex_problem(r"\begin{cases} x \end{matrix}")
+    assert "use {aligned}" in latex_problem(r"\begin{align} x \end{align}")
+    assert all(latex_problem(rf"\begin{{{e}}} x \end{{{e}}}") is None for e in ENVIRONMENTS)
+
+
+def test_check_is_fast_on_long_formulas():
+    big = r"\frac{\alpha_{i}}{\beta^{2}} + " * 600 + "x"  # about 19,000 characters
+    start = time.perf_counter()
+    assert latex_problem(big) is None
+    assert "not closed" in latex_problem("{" * 19_999)
+    assert "limit" in latex_problem("\\csname" * 2_000_000)
+    assert time.perf_counter() - start < 1.0
+
+
+FRAGMENTS = ["\\", "\\\\", "\\special", "\\csname", "\\endcsname", "\\string", "\\begin",
+             "\\end", "{array}", "{special}", "{", "}", "^", "^^", "5c", "%", "#", "$", "@",
+             "\\@", "\\alpha", "\\text", "\\frac", "\\expandafter", "\\catcode", "`", "=",
+             "0", " ", "\x00", "\ud800", "中", "\\^", "\\%", "\\#", "~", "&", "'", "\\left",
+             "\\right", "(", "\\input", "\\def", "\\x", "*", "\\*", "\n", "\t"]
+formula_text = st.one_of(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join),
+    st.text(max_size=200),
+    st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=3)), max_size=30)
+    .map("".join),
+)
+
+
+@settings(max_examples=400, deadline=200, suppress_health_check=[HealthCheck.too_slow])
+@given(formula_text)
+def test_property_accepted_formulas_only_hold_allowed_tokens(text):
+    problem = latex_problem(text)  # never raises
+    assert problem is None or isinstance(problem, str)
+    if problem is not None:
+        return
+    norm = " ".join(text.split())
+    assert "^^" not in norm
+    names = tex_names(norm)
+    assert all(n in COMMANDS or (len(n) == 1 and n in SYMBOLS) for n in names), names
+    unescaped = norm
+    for n in ("\\\\", "\\%", "\\#", "\\$"):
+        unescaped = unescaped.replace(n, "")
+    assert not set("%#$") & set(unescaped)
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
+                   for c in norm)
+
+
+def test_docs_list_exactly_the_allowed_commands():
+    text = (REPO / "docs" / "formulas.md").read_text(encoding="utf-8")
+    section = text.split("### Allowed commands", 1)[1].split("###", 1)[0]
+    listed = {w for line in section.splitlines() if line.startswith("- ")
+              for w in line.split(":", 1)[1].split()}
+    assert listed == COMMANDS
+    assert ENVIRONMENTS <= set(section.replace("`", " ").replace(";", " ").split())
