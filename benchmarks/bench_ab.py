@@ -1,0 +1,96 @@
+"""Warm query latency of two code trees on one index, interleaved in one run.
+
+    .venv/bin/python benchmarks/bench_ab.py --before /path/to/old-checkout --after . \
+        --index bench-out/tidb/dist [--questions ../shared/eval/tidb_faq_zh/queries.jsonl] \
+        [--rounds 6] [--json]
+
+Each tree gets a worker process (its own PYTHONPATH) that opens the index and warms up; the
+driver then alternates rounds between them (ABAB…, then BABA…), so both see the same machine
+load. A checkout of an older commit serves as "before": `git worktree add /tmp/before REV`.
+Prints p50/p95 per side and the after/before ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = ROOT.parent / "shared" / "eval" / "tidb_faq_zh" / "queries.jsonl"
+
+WORKER = r"""
+import json, sys, time
+from pathlib import Path
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+index = open_index(Path(sys.argv[1]))
+questions = [json.loads(line)["query"] for line in
+             Path(sys.argv[2]).read_text(encoding="utf-8").split("\n") if line.strip()]
+for q in questions[:20]:
+    search(index, q)
+print("ready", flush=True)
+for _ in sys.stdin:
+    took = []
+    for q in questions:
+        t0 = time.perf_counter()
+        search(index, q)
+        took.append((time.perf_counter() - t0) * 1000)
+    print(json.dumps(took), flush=True)
+"""
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--before", required=True, type=Path, help="checkout of the old code")
+    ap.add_argument("--after", default=ROOT, type=Path, help="checkout of the new code")
+    ap.add_argument("--index", required=True, type=Path)
+    ap.add_argument("--questions", default=QUESTIONS, type=Path)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    workers = {}
+    for side in ("before", "after"):
+        env = dict(os.environ, PYTHONPATH=str(getattr(args, side).resolve()), HF_HUB_OFFLINE="1")
+        proc = subprocess.Popen([sys.executable, "-c", WORKER, str(args.index), str(args.questions)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        assert proc.stdout is not None and proc.stdin is not None
+        if proc.stdout.readline().strip() != "ready":
+            sys.exit(f"bench_ab: the {side} worker failed to open {args.index}")
+        workers[side] = proc
+    took: dict[str, list[float]] = {"before": [], "after": []}
+    for r in range(args.rounds):
+        for side in ("before", "after") if r % 2 == 0 else ("after", "before"):
+            proc = workers[side]
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            took[side].extend(json.loads(proc.stdout.readline()))
+    for proc in workers.values():
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait()
+    report = {side: {"p50_ms": round(quantile(v, 0.5), 2), "p95_ms": round(quantile(v, 0.95), 2),
+                     "queries": len(v)} for side, v in took.items()}
+    report["ratio"] = {k: round(report["after"][k] / report["before"][k], 2)
+                       for k in ("p50_ms", "p95_ms")}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{args.index}: {report['before']['queries']} warm queries per side, "
+          f"interleaved over {args.rounds} rounds")
+    for side in ("before", "after"):
+        print(f"  {side:6} p50 {report[side]['p50_ms']:.2f} ms  p95 {report[side]['p95_ms']:.2f} ms")
+    print(f"  after/before: p50 {report['ratio']['p50_ms']:.2f}x  p95 {report['ratio']['p95_ms']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
