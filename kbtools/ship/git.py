@@ -8,6 +8,10 @@ Release refs are named and listed here too: tags ``kb-r<serial>``; in a knowledg
 repository the artifacts branch and tags live under ``refs/kb/heads/`` and
 ``refs/kb/tags/``, which a plain clone or push never carries; `list_source` reads what a
 remote, a path or a bundle file offers.
+
+A release tree is read as git objects, never checked out: `ls_tree` lists every entry with
+its mode, type and size (paths kept byte-exact: undecodable bytes survive as lone
+surrogates), `read_blobs` streams blob contents of the sizes the caller expects.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +116,72 @@ def find_git_dir(root: Path) -> Path:
         raise ReleaseError("not inside a Git repository (kb release records releases in Git)",
                            path=str(root))
     return Path(proc.stdout.decode(errors="replace").strip())
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One entry of ``git ls-tree -r -l``: mode (``100644``, ``120000`` ...), object type
+    (``blob``, ``commit`` for a submodule), object id, size (None for a submodule), path."""
+
+    mode: str
+    kind: str
+    oid: str
+    size: int | None
+    path: str
+
+
+def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
+            recursive: bool = True, error: type[KbError] = SyncError) -> list[TreeEntry]:
+    """Every entry of the tree of `rev` (recursively; or only the top-level `paths`)."""
+    args = ("ls-tree", "-l", "-z", "--full-tree", *(("-r",) if recursive else ()), rev,
+            *(("--", *paths) if paths else ()))
+    proc = _run(git_dir, args)
+    if proc.returncode != 0:
+        run_git(git_dir, *args, error=error)  # raises with git's message
+    entries = []
+    for rec in proc.stdout.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, raw = rec.partition(b"\t")
+        mode, kind, oid, size = meta.decode("ascii", "replace").split()
+        entries.append(TreeEntry(mode, kind, oid, None if size == "-" else int(size),
+                                 raw.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def read_blobs(git_dir: Path | str, wanted: Sequence[tuple[str, int]], *,
+               error: type[KbError] = SyncError) -> Iterator[bytes]:
+    """The contents of blobs (object id, expected size), in order, from one
+    ``git cat-file --batch``; an object that is not a blob of that size is an error."""
+    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, **GIT_ENV})
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for oid, size in wanted:
+            proc.stdin.write(f"{oid}\n".encode())
+            proc.stdin.flush()
+            header = proc.stdout.readline().decode("ascii", "replace").split()
+            if header[1:] != ["blob", str(size)]:
+                raise error(f"git object {oid} is {' '.join(header[1:]) or 'unreadable'}, "
+                            f"not a blob of {size} bytes")
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the newline after each object
+            if len(data) != size:
+                raise error(f"git object {oid} was cut short")
+            yield data
+    finally:
+        proc.stdin.close()
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+
+
+def first_parent_commits(git_dir: Path | str, rev: str, limit: int) -> list[str]:
+    """`rev` and its first-parent ancestors present here, newest first, at most `limit`."""
+    out = run_git(git_dir, "rev-list", "--first-parent", f"--max-count={limit}", rev,
+                  error=SyncError, check=False)
+    return out.split()
 
 
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
