@@ -132,19 +132,24 @@ def forge_tree(art: Path, mutate: Callable[[Entries], None], *, key: Any = None,
         entries["release.sig"] = (REGULAR, sign(key, rel_entry[1]))
     tree = build_tree(art, entries)
     commit = git(art, "commit-tree", tree, "-p", tip, "-m", "forged").strip()
-    man = entries.get("manifest.json", (REGULAR, b""))[1]
-    mhash = json.loads(rel_entry[1]).get("manifest_sha256") if rel_entry and \
-        rel_entry[0] == REGULAR else hashlib.sha256(man).hexdigest()
+    mhash = hashlib.sha256(entries.get("manifest.json", (REGULAR, b""))[1]).hexdigest()
+    try:
+        mhash = json.loads(rel_entry[1] if rel_entry else b"")["manifest_sha256"]
+    except (ValueError, KeyError, TypeError):
+        pass
     git(art, "tag", "-a", f"kb-r{serial}", commit, "-m",
         f"kb release {serial}\n\nmanifest-sha256: {mhash}\n")
     git(art, "update-ref", "refs/heads/kb-index", commit)
     return f"kb-r{serial}"
 
 
-def snapshot(root: Path) -> dict[str, Any]:
-    """Every entry below `root` (not following links): kind, size, mtime, content hash."""
+def snapshot(root: Path, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Every entry below `root` (not following links, not entering the top-level directories
+    named in `skip`): kind, size, mtime, content hash."""
     out: dict[str, Any] = {}
     for dirpath, dirnames, filenames in os.walk(root):
+        if Path(dirpath) == root:
+            dirnames[:] = [d for d in dirnames if d not in skip]
         for name in dirnames + filenames:
             p = Path(dirpath) / name
             st = p.lstat()

@@ -26,6 +26,7 @@ from test_release_helpers import git, make_dist, make_knowledge_repo, sample_fil
 
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.ship import device
+from kbtools.ship.operate import rollback
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen, load_private
 from kbtools.ship.sync import sync
@@ -211,8 +212,7 @@ def test_rollback_log_planted_as_a_link(world: World):
     world.release()
     assert world.sync() == ("ok", "kb-r3")
     os.symlink(world.outside / "victim.txt", world.dev / "rollback.log")
-    kind, msg = run_forked(lambda: __import__("kbtools.ship.operate", fromlist=["x"])
-                           .rollback(world.dev)["to"])
+    kind, msg = run_forked(lambda: rollback(world.dev)["to"])
     assert snapshot(world.outside) == world.before
     assert kind == "kberror" and "rollback.log is a symbolic link" in msg, (kind, msg)
     assert device.served_tag(world.dev) == "kb-r3"

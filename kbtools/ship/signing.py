@@ -151,7 +151,8 @@ def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where:
     made by an untrusted key, or does not match.
     """
     if sig_file is None:
-        raise SyncError("release is not signed but trusted keys are configured", path=where)
+        raise SyncError("release is not signed, but this device requires a signature by a "
+                        "trusted key (`kb trust list`)", path=where)
     try:
         doc = json.loads(sig_file)
         raw = base64.b64decode(doc["signature"], validate=True)

@@ -107,7 +107,7 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
     if not begin.keys:
         return TrustPlan(None)
     keys = list(begin.keys)
-    why = {k.key_id: "first use" for k in keys} if begin.first_use else {}
+    why = {k.key_id: f"first use, release {where}" for k in keys} if begin.first_use else {}
     serial = int(meta.rel.get("serial", 0))
     for step in _chain(gd, meta.commit, floor, serial, where) if gd is not None else []:
         try:
@@ -115,7 +115,12 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
             keys = _rotate(keys, signer, step, why, where)
         except SyncError:
             continue  # not signed by a trusted key: it cannot change trust
-    signer = verify(meta.rel_bytes, meta.sig_bytes, keys, where=where)
+    try:
+        signer = verify(meta.rel_bytes, meta.sig_bytes, keys, where=where)
+    except SyncError as exc:
+        if not begin.warnings:
+            raise
+        raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
     return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where)), why)
 
 
@@ -167,10 +172,10 @@ def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
     for kid, key in after.items():
         if kid not in {k.key_id for k in pinned}:
             atomic_write_beneath(device, f"{TRUSTED}/{kid}.pub", public_pem(key))
-            why = trust.why.get(kid, "given")
-            _log(device, "pin", kid, f"{why}; release {tag}")
-            notes.append(f"pinned key {kid} ({why}, release {tag}): releases must now be "
-                         "signed by a pinned key (`kb trust list`)")
+            why = trust.why.get(kid, f"release {tag}")
+            _log(device, "pin", kid, why)
+            notes.append(f"pinned key {kid} ({why}): releases must now be signed by a "
+                         "pinned key (`kb trust list`)")
     for key in pinned:
         if key.key_id not in after:
             os.unlink(key.source)

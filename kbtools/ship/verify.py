@@ -66,7 +66,8 @@ def top_files(gd: Path, commit: str, where: str) -> dict[str, bytes]:
     wanted = []
     for e in entries:
         if e.kind != "blob" or e.mode != "100644":
-            raise SyncError(f"{e.path} is a {_describe(e)}, not a regular file", path=where)
+            raise SyncError(f"{e.path}: {_describe(e)}, not a regular file (mode 100644); "
+                            "refusing this release", path=where)
         if e.size is None or e.size > _LIMITS[e.path]:
             raise SyncError(f"{e.path} is larger than {_LIMITS[e.path]} bytes", path=where)
         wanted.append(e)
