@@ -128,11 +128,14 @@ def forge_tree(art: Path, mutate: Callable[[Entries], None], *, key: Any = None,
                                .encode())
     mutate(entries)
     rel_entry = entries.get("release.json")
+    if rel_entry is not None and rel_entry[0] == GITLINK:
+        rel_entry = None
     if key is not None and rel_entry is not None and rel_entry[0] == REGULAR:
         entries["release.sig"] = (REGULAR, sign(key, rel_entry[1]))
     tree = build_tree(art, entries)
     commit = git(art, "commit-tree", tree, "-p", tip, "-m", "forged").strip()
-    mhash = hashlib.sha256(entries.get("manifest.json", (REGULAR, b""))[1]).hexdigest()
+    man = entries.get("manifest.json", (REGULAR, b""))[1]
+    mhash = hashlib.sha256(man if isinstance(man, bytes) else man.encode()).hexdigest()
     try:
         mhash = json.loads(rel_entry[1] if rel_entry else b"")["manifest_sha256"]
     except (ValueError, KeyError, TypeError):

@@ -5,6 +5,7 @@ write outside the device directory."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -66,13 +67,15 @@ def _apply(e: Entries, op: tuple[Any, ...], world: World, tip: str) -> None:
     elif op[0] == "relink":
         e[pick] = (LINK, target(op[2]))
     elif op[0] == "mode":
-        e[pick] = (op[2], tip if op[2] == GITLINK else e[pick][1])
-    elif op[0] == "grow":
+        data = e[pick][1] if isinstance(e[pick][1], bytes) else b"was a submodule"
+        e[pick] = (op[2], tip if op[2] == GITLINK else data)
+    elif op[0] == "grow" and isinstance(e[pick][1], bytes):
         e[pick] = (e[pick][0], e[pick][1] + b"+")
     elif op[0] == "drop":
         del e[pick]
-    elif op[0] == "list" and "manifest.json" in e and e["manifest.json"][0] == REGULAR:
-        list_artifact(e, "/".join(op[1]), b"listed\n")
+    elif op[0] == "list" and "/".join(op[1]) not in ("manifest.json", "release.json"):
+        with contextlib.suppress(ValueError, KeyError, TypeError):  # manifest already broken
+            list_artifact(e, "/".join(op[1]), b"listed\n")
 
 
 def _served_is_signed_and_listed(world: World) -> None:
