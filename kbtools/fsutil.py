@@ -218,7 +218,7 @@ def write_beneath(root: Path, rel: str, data: bytes) -> None:
     """Create root/rel (it must not exist yet) with `data`, parents made as needed."""
     fd = open_beneath(root, rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mkdirs=True)
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
     finally:
         os.close(fd)
 
@@ -231,7 +231,7 @@ def atomic_write_beneath(root: Path, rel: str, data: bytes) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=dfd)
         try:
-            _write_all(fd, data)
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -251,7 +251,7 @@ def append_beneath(root: Path, rel: str, data: bytes) -> None:
     """Append `data` to root/rel (created if missing) and fsync it; never through a link."""
     fd = open_beneath(root, rel, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mkdirs=True)
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -267,7 +267,8 @@ def fresh_dir(path: Path) -> None:
     path.mkdir(parents=True)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """os.write until all of `data` is written."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]

@@ -40,7 +40,7 @@ from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, 
 
 FORMAT_VERSION = 1
 RELEASE_FILES = frozenset({MANIFEST, RELEASE_JSON, RELEASE_SIG})  # top level of a release tree
-MAX_MANIFEST_BYTES = 256 << 20
+MAX_MANIFEST_BYTES = 64 << 20
 MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
 _GIT_NAMES = frozenset({".git", ".gitattributes", ".gitmodules"})

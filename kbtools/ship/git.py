@@ -11,7 +11,7 @@ remote, a path or a bundle file offers.
 
 A release tree is read as git objects, never checked out: `ls_tree` lists every entry with
 its mode, type and size (paths kept byte-exact: undecodable bytes survive as lone
-surrogates), `read_blobs` streams blob contents of the sizes the caller expects.
+surrogates), `BlobReader` streams blob contents of the sizes the caller expects.
 """
 
 from __future__ import annotations
@@ -149,32 +149,52 @@ def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
     return entries
 
 
+class BlobReader:
+    """One ``git cat-file --batch`` process reading blobs one after another, each in chunks
+    of at most 1 MiB; an object that is not a blob of the size the caller expects is an
+    error (raised before any of its bytes are read)."""
+
+    def __init__(self, git_dir: Path | str, error: type[KbError] = SyncError):
+        self.error = error
+        self.proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env={**os.environ, **GIT_ENV})
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+        self.proc.kill()
+        self.proc.wait()
+
+    def chunks(self, oid: str, size: int) -> Iterator[bytes]:
+        """The content of blob `oid` (of `size` bytes); consume it before the next call."""
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(f"{oid}\n".encode())
+        stdin.flush()
+        header = stdout.readline().decode("ascii", "replace").split()
+        if header[1:] != ["blob", str(size)]:
+            raise self.error(f"git object {oid} is {' '.join(header[1:]) or 'unreadable'}, "
+                             f"not a blob of {size} bytes")
+        left = size
+        while left:
+            block = stdout.read(min(left, 1 << 20))
+            if not block:
+                raise self.error(f"git object {oid} was cut short")
+            left -= len(block)
+            yield block
+        stdout.read(1)  # the newline after each object
+
+
 def read_blobs(git_dir: Path | str, wanted: Sequence[tuple[str, int]], *,
-               error: type[KbError] = SyncError) -> Iterator[bytes]:
-    """The contents of blobs (object id, expected size), in order, from one
-    ``git cat-file --batch``; an object that is not a blob of that size is an error."""
-    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env={**os.environ, **GIT_ENV})
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        for oid, size in wanted:
-            proc.stdin.write(f"{oid}\n".encode())
-            proc.stdin.flush()
-            header = proc.stdout.readline().decode("ascii", "replace").split()
-            if header[1:] != ["blob", str(size)]:
-                raise error(f"git object {oid} is {' '.join(header[1:]) or 'unreadable'}, "
-                            f"not a blob of {size} bytes")
-            data = proc.stdout.read(size)
-            proc.stdout.read(1)  # the newline after each object
-            if len(data) != size:
-                raise error(f"git object {oid} was cut short")
-            yield data
-    finally:
-        proc.stdin.close()
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
+               error: type[KbError] = SyncError) -> list[bytes]:
+    """The contents of (small) blobs (object id, expected size), in order."""
+    with BlobReader(git_dir, error) as reader:
+        return [b"".join(reader.chunks(oid, size)) for oid, size in wanted]
 
 
 def first_parent_commits(git_dir: Path | str, rev: str, limit: int) -> list[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import IndexLoadError, SyncError
-from kbtools.fsutil import write_beneath
+from kbtools.fsutil import open_beneath, write_all
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.manifest import (
     MAX_MANIFEST_BYTES,
@@ -38,7 +38,7 @@ from kbtools.index.manifest import (
     show_path,
     unlisted_entries,
 )
-from kbtools.ship.git import TreeEntry, ls_tree, read_blobs
+from kbtools.ship.git import BlobReader, TreeEntry, ls_tree, read_blobs
 
 MAX_RELEASE_JSON_BYTES = 1 << 20
 MAX_RELEASE_SIG_BYTES = 64 << 10
@@ -143,11 +143,18 @@ def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
 
 
 def export(gd: Path, entries: list[TreeEntry], staging: Path) -> None:
-    """Write the (checked) release files into a new `staging` directory, nothing else."""
+    """Write the (checked) release files into a new `staging` directory, nothing else: each
+    file created new (O_EXCL) with no link followed, its content streamed from git."""
     os.mkdir(staging)
-    blobs = read_blobs(gd, [(e.oid, e.size or 0) for e in entries])
-    for e, data in zip(entries, blobs, strict=True):
-        write_beneath(staging, e.path, data)
+    with BlobReader(gd) as reader:
+        for e in entries:
+            fd = open_beneath(staging, e.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                              mkdirs=True)
+            try:
+                for block in reader.chunks(e.oid, e.size or 0):
+                    write_all(fd, block)
+            finally:
+                os.close(fd)
 
 
 def staging_problems(staging: Path, entries: list[TreeEntry]) -> list[str]:
