@@ -24,7 +24,7 @@ from forge_helpers import (
     run_forked,
     snapshot,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_release_helpers import git
 from test_sync_hostile import World
@@ -108,6 +108,12 @@ def fuzz_world(tmp_path: Path) -> World:
 @settings(max_examples=25, deadline=120_000, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(mutation=st.lists(ops, min_size=1, max_size=3))
+@example(mutation=[("noop",)])  # a genuine release still goes through
+@example(mutation=[("add", ("evil.sh",), REGULAR, "/etc/passwd")])
+@example(mutation=[("add", ("data", "etc"), LINK, "/etc")])
+@example(mutation=[("add", ("verified.json",), LINK, "OUTSIDE/victim.txt")])
+@example(mutation=[("add", ("release.json",), LINK, "OUTSIDE/fifo")])
+@example(mutation=[("list", ("..", "kb-r2", "manifest.json"))])
 def test_sync_of_mutated_release_trees(fuzz_world: World, mutation):
     world = fuzz_world
     tip = world.good
