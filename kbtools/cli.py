@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "release": ("release", "release"),
     "sync": ("sync", "sync"),
     "keygen": ("keygen", "keygen"),
+    "trust": ("trust", "trust"),
     "releases": ("releases", "releases"),
     "status": ("status", "status"),
     "rollback": ("rollback", "rollback"),

@@ -194,9 +194,8 @@ def test_signatures_required_when_keys_configured(tmp_path: Path):
     dev = tmp_path / "dev"
     res = sync(str(p.art), dev, trusted=[pub_key])
     assert res.signed_by == kid and served_ok(dev) == "kb-r1"
-    # keys stored on the device make signatures mandatory without the flag
-    (dev / "trusted_keys").mkdir()
-    (dev / "trusted_keys" / "rel.pub").write_bytes(pub_key.read_bytes())
+    # the key was pinned on first use: signatures are mandatory without the flag
+    assert [p.name for p in (dev / "trusted_keys").iterdir()] == [f"{kid}.pub"]
     # forged: content changed, release.json re-serialed, old signature kept -> bad
     forge_release(p.art, lambda f: None)
     _reject(str(p.art), dev, "bad signature")

@@ -18,7 +18,7 @@ def keygen(out: Path, force: bool, as_json: bool) -> None:
     """Write a private key to OUT (mode 0600) and its public key to OUT.pub.
 
     Sign releases with `kb release --sign-key OUT`; give OUT.pub to devices
-    (`kb sync --trusted-key OUT.pub`, or copy it into DIR/trusted_keys/).
+    (`kb trust add OUT.pub --to DIR`, or `kb sync --trusted-key OUT.pub` on first use).
     """
     priv, pub, kid = make_key(out, force=force)
     if as_json:

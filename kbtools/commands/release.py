@@ -20,10 +20,14 @@ from kbtools.ship.release import make_release, release_settings
 @click.option("--no-push", is_flag=True, help="Do not push even if kb.toml names a remote.")
 @click.option("--sign-key", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               default=None, help="Ed25519 private key (from `kb keygen`) to sign release.json.")
+@click.option("--next-key", "next_keys", multiple=True,
+              type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Private key to rotate to (repeatable): release.json names its public key "
+                   "and it cosigns, so devices trusting --sign-key trust it instead.")
 @click.option("--branch", default=None, help="Artifacts branch (default: kb.toml release.branch).")
 @json_option
 def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path | None,
-            branch: str | None, as_json: bool) -> None:
+            next_keys: tuple[Path, ...], branch: str | None, as_json: bool) -> None:
     """Record dist/ (manifest.json + data/) as the next release.
 
     One commit on the artifacts branch, kept under refs/kb/ so plain clones and pushes
@@ -35,7 +39,7 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
     settings = release_settings(cfg)
     remote = None if no_push else (remote if remote is not None else settings.remote)
     info = make_release(cfg.root, dist or cfg.path("dist"), branch=branch or settings.branch,
-                        remote=remote or None, sign_key=sign_key)
+                        remote=remote or None, sign_key=sign_key, next_keys=next_keys)
     if as_json:
         echo_json(info.to_dict())
         return

@@ -20,7 +20,7 @@ A device directory (``kb sync --to DIR``)::
     releases/<tag>/           verified releases (the layout above)
     releases/<tag>.staging/   a release being exported and verified
     current                   symlink -> releases/<tag>, replaced by one rename
-    repo.git/ trusted_keys/ state.json rollback.log .lock
+    repo.git/ trusted_keys/ state.json rollback.log trust.log .lock
 
 This module only names paths and reads the `current` pointer; writing a device directory is
 `kbtools.ship.device`'s job.
@@ -58,6 +58,7 @@ REPO = "repo.git"
 TRUSTED = "trusted_keys"
 STATE = "state.json"
 ROLLBACK_LOG = "rollback.log"
+TRUST_LOG = "trust.log"
 STAGING_SUFFIX = ".staging"
 LOCK = ".lock"
 
@@ -181,6 +182,10 @@ class DeviceLayout:
         return self.root / ROLLBACK_LOG
 
     @property
+    def trust_log(self) -> Path:
+        return self.root / TRUST_LOG
+
+    @property
     def lock(self) -> Path:
         return self.root / LOCK
 
@@ -197,21 +202,27 @@ class DeviceLayout:
         """The directory of the release served now, or None when nothing is served yet.
 
         The link is read once; callers keep the returned path for the whole query, so a
-        switch that happens meanwhile does not mix two releases.
+        switch that happens meanwhile does not mix two releases. Only a link of the form
+        ``releases/<tag>`` naming a real directory (not itself a link) counts.
         """
         try:
             target = os.readlink(self.current)
         except OSError:
             return None
-        release = Path(target) if os.path.isabs(target) else self.root / target
+        head, _, name = target.partition("/")
+        if head != RELEASES or name in ("", ".", "..") or "/" in name:
+            return None
+        release = self.releases / name
+        if self.releases.is_symlink() or release.is_symlink():
+            return None
         return release if ReleaseLayout(release).is_release() else None
 
     def release_dirs(self) -> dict[str, Path]:
-        """Verified local releases by tag name."""
-        if not self.releases.is_dir():
+        """Verified local releases by tag name (real directories only, never links)."""
+        if not self.releases.is_dir() or self.releases.is_symlink():
             return {}
         return {p.name: p for p in self.releases.iterdir()
-                if p.is_dir() and not p.name.endswith(STAGING_SUFFIX)
+                if p.is_dir() and not p.is_symlink() and not p.name.endswith(STAGING_SUFFIX)
                 and not p.name.startswith(".")}
 
 

@@ -12,20 +12,39 @@ A built index directory (``dist/``, or one release on a device; every path is na
 ``artifacts`` lists every file under data/, ``derived`` every file under index/, each with
 sha256 and size. A release ships manifest.json + data/; a device re-derives index/ and can
 check it against ``derived`` because builds are reproducible.
+
+Path rules (`path_problem`, `manifest_path_problems`): a listed path is '/'-separated UTF-8,
+relative, without empty, '.' or '..' segments, backslashes, control characters or git's own
+names (.git, .gitattributes, .gitmodules), under data/ (artifacts) or index/ (derived); no
+two listed paths may collide after Unicode NFC normalization and case folding (they would
+be one file on a case-insensitive or normalizing file system), and no listed file may be a
+parent directory of another. `verify_files` checks those rules before it opens anything, and
+then opens every file without following links and without blocking, reading at most the
+listed size + 1 bytes.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import stat
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 from kbtools.errors import IndexLoadError
-from kbtools.fsutil import atomic_write_bytes
-from kbtools.index.layout import MANIFEST
+from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
+from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
 
 FORMAT_VERSION = 1
+RELEASE_FILES = frozenset({MANIFEST, RELEASE_JSON, RELEASE_SIG})  # top level of a release tree
+MAX_MANIFEST_BYTES = 64 << 20
+MAX_PATH_BYTES = 1024
+MAX_SEGMENT_BYTES = 255
+_GIT_NAMES = frozenset({".git", ".gitattributes", ".gitmodules"})
+_SECTIONS = {"artifacts": DATA_DIR, "derived": DERIVED_DIR}
 
 
 def sha256_file(path: Path) -> str:
@@ -63,14 +82,24 @@ def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
 
 
 def load_manifest(root: Path) -> dict[str, Any]:
-    from kbtools.schemas import validator_for
-
     path = root / MANIFEST
     if not path.is_file():
         raise IndexLoadError("no manifest.json: not a kb index (run `kb build` or `kb sync`)",
                              path=str(root))
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        data = read_beneath(root, MANIFEST, MAX_MANIFEST_BYTES)
+    except OSError as exc:
+        raise IndexLoadError(f"manifest unreadable: {exc.strerror}", path=str(path)) from None
+    return parse_manifest(data, str(path))
+
+
+def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
+    """A manifest from its bytes: JSON, supported format version, valid against the schema."""
+    from kbtools.schemas import validator_for
+
+    path = where
+    try:
+        manifest = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise IndexLoadError(f"manifest is not valid JSON: {exc}", path=str(path)) from None
     if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
@@ -86,17 +115,136 @@ def load_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
+def show_path(rel: str) -> str:
+    """A path as one printable line (repr when it holds control or undecodable characters)."""
+    return rel if rel.isprintable() else repr(rel)
+
+
+def path_problem(rel: str) -> str | None:
+    """Why `rel` may not name a file of a release (None when it may)."""
+    if not rel:
+        return "empty path"
+    try:
+        size = len(rel.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "not valid UTF-8"
+    if rel.startswith("/"):
+        return "absolute path"
+    if "\\" in rel:
+        return "backslash in path"
+    if any(unicodedata.category(c) == "Cc" for c in rel):
+        return "control character in path"
+    if size > MAX_PATH_BYTES:
+        return f"path longer than {MAX_PATH_BYTES} bytes"
+    for seg in rel.split("/"):
+        if seg in ("", ".", ".."):
+            return "empty, '.' or '..' path segment"
+        if len(seg.encode("utf-8")) > MAX_SEGMENT_BYTES:
+            return f"path segment longer than {MAX_SEGMENT_BYTES} bytes"
+        if seg.casefold() in _GIT_NAMES:
+            return f"git's own name {seg!r} in path"
+    return None
+
+
+def _fold(rel: str) -> str:
+    return unicodedata.normalize("NFC", rel).casefold()
+
+
+def manifest_path_problems(manifest: dict[str, Any]) -> list[str]:
+    """Listed paths that break the path rules (see the module docstring)."""
+    problems: list[str] = []
+    folded: dict[str, str] = {_fold(name): name for name in sorted(RELEASE_FILES)}
+    for section, top in _SECTIONS.items():
+        for rel in sorted(manifest.get(section, {})):
+            why = path_problem(rel)
+            if why is None and not rel.startswith(top + "/"):
+                why = f"{section} must lie under {top}/"
+            if why is None and (other := folded.get(_fold(rel))) is not None:
+                why = f"collides with {show_path(other)} (same name after Unicode " \
+                      "normalization and case folding)"
+            if why is not None:
+                problems.append(f"{show_path(rel)}: {why}")
+                continue
+            folded[_fold(rel)] = rel
+    for key, rel in sorted(folded.items()):
+        parts = key.split("/")
+        for i in range(1, len(parts)):
+            if (parent := folded.get("/".join(parts[:i]))) is not None:
+                problems.append(f"{show_path(rel)}: {show_path(parent)} is listed as a file")
+                break
+    return problems
+
+
+def file_problem(root: Path, rel: str, size: int, sha256: str) -> str | None:
+    """Why root/rel is not the listed file (None when it is): opened without following links
+    or blocking, at most size + 1 bytes read."""
+    try:
+        fd = open_beneath(root, rel, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "missing"
+        if exc.errno == errno.ELOOP:
+            return "symbolic link (refused)"
+        return f"unreadable ({exc.strerror})"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "not a regular file"
+        if st.st_size != size:
+            return f"size {st.st_size} != {size}"
+        h = hashlib.sha256()
+        left = size + 1
+        while left > 0:
+            block = os.read(fd, min(left, 1 << 20))
+            if not block:
+                break
+            h.update(block)
+            left -= len(block)
+        if left != 1:
+            return "size changed while reading"
+        return None if h.hexdigest() == sha256 else "sha256 mismatch"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    finally:
+        os.close(fd)
+
+
 def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True) -> list[str]:
-    """Problems found comparing files on disk with the manifest (empty list = verified)."""
-    problems = []
+    """Problems found comparing files on disk with the manifest (empty list = verified).
+
+    The path rules come first: a manifest naming a path outside its section (``..``, an
+    absolute path, another top-level directory) gets that problem and nothing is opened.
+    """
+    problems = manifest_path_problems(manifest)
+    if problems:
+        return problems
     sections = ["artifacts"] + (["derived"] if derived else [])
     for section in sections:
         for rel, meta in sorted(manifest.get(section, {}).items()):
-            path = root / rel
-            if not path.is_file():
-                problems.append(f"{rel}: missing")
-            elif path.stat().st_size != meta["size"]:
-                problems.append(f"{rel}: size {path.stat().st_size} != {meta['size']}")
-            elif sha256_file(path) != meta["sha256"]:
-                problems.append(f"{rel}: sha256 mismatch")
+            why = file_problem(root, rel, meta["size"], meta["sha256"])
+            if why is not None:
+                problems.append(f"{rel}: {why}")
+    return problems
+
+
+def unlisted_entries(root: Path, expected: set[str], under: str = "") -> list[str]:
+    """Problems for what lies below root/under besides the `expected` regular files (paths
+    relative to root): unlisted files, symbolic links, FIFOs, sockets, devices."""
+    top = root / under if under else root
+    problems: list[str] = []
+    if not top.is_dir() or top.is_symlink():
+        return [f"{under}: not a directory"] if top.is_symlink() else []
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in sorted(dirnames + filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                problems.append(f"{show_path(rel)}: symbolic link")
+            elif stat.S_ISDIR(mode):
+                continue
+            elif not stat.S_ISREG(mode):
+                problems.append(f"{show_path(rel)}: not a regular file")
+            elif rel not in expected:
+                problems.append(f"{show_path(rel)}: not listed in manifest")
     return problems

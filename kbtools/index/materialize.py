@@ -15,7 +15,7 @@ import numpy as np
 
 from kbtools.config import Vocabulary
 from kbtools.errors import IndexLoadError
-from kbtools.fsutil import read_json_lines
+from kbtools.fsutil import fresh_dir, read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
 from kbtools.index.layout import ReleaseLayout
@@ -43,10 +43,14 @@ def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]
 
 
 def materialize(root: Path) -> None:
-    """(Re)build the derived index/ of release directory `root` from its manifest and data/."""
+    """(Re)build the derived index/ of release directory `root` from its manifest and data/.
+
+    index/ is made afresh as a real directory; a link in its place is an error (OSError), so
+    the libraries writing the store and graphs by path never write through one.
+    """
     layout = ReleaseLayout(root)
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
-    layout.derived.mkdir(parents=True, exist_ok=True)
+    fresh_dir(layout.derived)
     chunks, matrices = read_shards(root)
     docs = read_json_lines(layout.docs, error=IndexLoadError)
     cfg = manifest["config"]["values"]

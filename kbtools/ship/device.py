@@ -7,10 +7,12 @@
                              release.sig (if signed), verified.json (what was checked, when)
     DIR/releases/<tag>.staging/   a release being exported/verified (removed on next sync)
     DIR/current              symlink -> releases/<tag>; replaced with one rename (os.replace)
-    DIR/trusted_keys/*.pub   Ed25519 public keys; when any exist, signatures are required
+    DIR/trusted_keys/*.pub   pinned Ed25519 public keys; when any exist, signatures are
+                             required (see `kbtools.ship.trust`)
     DIR/state.json           last sync result, highest serial ever accepted, rolled-back tags
     DIR/rollback.log         one JSON line per `kb rollback`
-    DIR/.lock                flock held by sync and rollback (released by the OS on kill)
+    DIR/trust.log            one JSON line per key pinned or unpinned
+    DIR/.lock                flock held by sync, rollback and trust changes (released on kill)
 
 A release directory is only ever created by renaming a fully verified staging directory, so
 anything under releases/ without the .staging suffix is verified; `current` only ever
@@ -18,7 +20,10 @@ points at such a directory. A reader resolves `current` once and keeps using tha
 releases are pruned only beyond the newest `keep`, never the served one.
 
 This module writes that directory (switch, lock, state, prune) with the path names of
-`kbtools.index.layout`; it knows nothing of git, sync or release content.
+`kbtools.index.layout`; it knows nothing of git, sync or release content. The only link in
+a device directory is `current`: `check_device_dir` refuses one anywhere else (before a
+sync, rollback or trust change writes), and every write goes through the no-follow helpers
+of `kbtools.fsutil`, so a link that appears anyway is never written through.
 """
 
 from __future__ import annotations
@@ -33,18 +38,29 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import SyncError
-from kbtools.fsutil import atomic_write_text
+from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, read_beneath
 from kbtools.index.layout import (
     CURRENT,
+    LOCK,
+    RELEASES,
+    REPO,
+    ROLLBACK_LOG,
     STAGING_SUFFIX,
+    STATE,
+    TRUST_LOG,
+    TRUSTED,
     DeviceLayout,
     ReleaseLayout,
     default_device_dir,
 )
 
-__all__ = ["clean_staging", "default_device_dir", "device_dir", "dir_size", "fsync_dir",
-           "is_device_dir", "locked", "prune", "read_json", "read_state", "release_dirs",
-           "served_release", "served_tag", "switch_to", "write_state"]
+__all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
+           "device_dir", "dir_size", "fsync_dir", "is_device_dir", "locked", "prune",
+           "read_json", "read_state", "release_dirs", "served_release", "served_tag",
+           "switch_to", "write_state"]
+
+MAX_STATE_BYTES = 16 << 20
+_ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK)
 
 
 def device_dir(explicit: Path | None = None) -> Path:
@@ -95,14 +111,34 @@ def fsync_dir(path: Path) -> None:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Exclusive lock on the device dir (sync, rollback). Waits for a running holder."""
+    """Exclusive lock on the device dir (sync, rollback, trust). Waits for a running holder."""
     path.mkdir(parents=True, exist_ok=True)
-    with open(DeviceLayout(path).lock, "a+") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    try:
+        fd = open_beneath(path, LOCK, os.O_RDWR | os.O_CREAT)
+    except OSError as exc:
+        raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}",
+                        path=str(path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def check_device_dir(path: Path) -> None:
+    """Refuse a device directory holding a link anywhere but `current` (its own entries, or
+    directly under releases/): each would lead sync or rollback outside the directory."""
+    names = [n for n in _ENTRIES if (path / n).is_symlink()]
+    releases = DeviceLayout(path).releases
+    if not names and releases.is_dir():  # leftovers (.staging, dot names) are only unlinked
+        names = [f"{RELEASES}/{p.name}" for p in sorted(releases.iterdir()) if p.is_symlink()
+                 and not p.name.endswith(STAGING_SUFFIX) and not p.name.startswith(".")]
+    if names:
+        raise SyncError(f"{names[0]} is a symbolic link; a device directory holds no links "
+                        f"but `{CURRENT}` (remove it and sync again)", path=str(path))
 
 
 def read_state(path: Path) -> dict[str, Any]:
@@ -111,15 +147,20 @@ def read_state(path: Path) -> dict[str, Any]:
 
 
 def write_state(path: Path, state: dict[str, Any]) -> None:
-    atomic_write_text(DeviceLayout(path).state,
-                      json.dumps(state, indent=1, sort_keys=True) + "\n")
+    atomic_write_beneath(path, STATE,
+                         (json.dumps(state, indent=1, sort_keys=True) + "\n").encode())
+
+
+def append_log(path: Path, name: str, entry: dict[str, Any]) -> None:
+    """Append one JSON line to the device log `name` (rollback.log, trust.log)."""
+    append_beneath(path, name, (json.dumps(entry, ensure_ascii=False) + "\n").encode())
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a file ({} when missing or not JSON)."""
+    """A JSON object from a regular file, not through a link ({} when missing or not JSON)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        data = json.loads(read_beneath(path.parent, path.name, MAX_STATE_BYTES))
+    except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -8,6 +8,10 @@ Release refs are named and listed here too: tags ``kb-r<serial>``; in a knowledg
 repository the artifacts branch and tags live under ``refs/kb/heads/`` and
 ``refs/kb/tags/``, which a plain clone or push never carries; `list_source` reads what a
 remote, a path or a bundle file offers.
+
+A release tree is read as git objects, never checked out: `ls_tree` lists every entry with
+its mode, type and size (paths kept byte-exact: undecodable bytes survive as lone
+surrogates), `BlobReader` streams blob contents of the sizes the caller expects.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +116,92 @@ def find_git_dir(root: Path) -> Path:
         raise ReleaseError("not inside a Git repository (kb release records releases in Git)",
                            path=str(root))
     return Path(proc.stdout.decode(errors="replace").strip())
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One entry of ``git ls-tree -r -l``: mode (``100644``, ``120000`` ...), object type
+    (``blob``, ``commit`` for a submodule), object id, size (None for a submodule), path."""
+
+    mode: str
+    kind: str
+    oid: str
+    size: int | None
+    path: str
+
+
+def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
+            recursive: bool = True, error: type[KbError] = SyncError) -> list[TreeEntry]:
+    """Every entry of the tree of `rev` (recursively; or only the top-level `paths`)."""
+    args = ("ls-tree", "-l", "-z", "--full-tree", *(("-r",) if recursive else ()), rev,
+            *(("--", *paths) if paths else ()))
+    proc = _run(git_dir, args)
+    if proc.returncode != 0:
+        run_git(git_dir, *args, error=error)  # raises with git's message
+    entries = []
+    for rec in proc.stdout.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, raw = rec.partition(b"\t")
+        mode, kind, oid, size = meta.decode("ascii", "replace").split()
+        entries.append(TreeEntry(mode, kind, oid, None if size == "-" else int(size),
+                                 raw.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+class BlobReader:
+    """One ``git cat-file --batch`` process reading blobs one after another, each in chunks
+    of at most 1 MiB; an object that is not a blob of the size the caller expects is an
+    error (raised before any of its bytes are read)."""
+
+    def __init__(self, git_dir: Path | str, error: type[KbError] = SyncError):
+        self.error = error
+        self.proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env={**os.environ, **GIT_ENV})
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+        self.proc.kill()
+        self.proc.wait()
+
+    def chunks(self, oid: str, size: int) -> Iterator[bytes]:
+        """The content of blob `oid` (of `size` bytes); consume it before the next call."""
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(f"{oid}\n".encode())
+        stdin.flush()
+        header = stdout.readline().decode("ascii", "replace").split()
+        if header[1:] != ["blob", str(size)]:
+            raise self.error(f"git object {oid} is {' '.join(header[1:]) or 'unreadable'}, "
+                             f"not a blob of {size} bytes")
+        left = size
+        while left:
+            block = stdout.read(min(left, 1 << 20))
+            if not block:
+                raise self.error(f"git object {oid} was cut short")
+            left -= len(block)
+            yield block
+        stdout.read(1)  # the newline after each object
+
+
+def read_blobs(git_dir: Path | str, wanted: Sequence[tuple[str, int]], *,
+               error: type[KbError] = SyncError) -> list[bytes]:
+    """The contents of (small) blobs (object id, expected size), in order."""
+    with BlobReader(git_dir, error) as reader:
+        return [b"".join(reader.chunks(oid, size)) for oid, size in wanted]
+
+
+def first_parent_commits(git_dir: Path | str, rev: str, limit: int) -> list[str]:
+    """`rev` and its first-parent ancestors present here, newest first, at most `limit`."""
+    out = run_git(git_dir, "rev-list", "--first-parent", f"--max-count={limit}", rev,
+                  error=SyncError, check=False)
+    return out.split()
 
 
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:

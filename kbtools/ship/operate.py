@@ -7,16 +7,17 @@ switch, state) is `kbtools.ship.device`; fetching and verifying a release is
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from kbtools.errors import IndexLoadError, SyncError
-from kbtools.index.layout import DeviceLayout, ReleaseLayout
+from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.ship.device import (
+    append_log,
+    check_device_dir,
     dir_size,
     locked,
     read_json,
@@ -113,6 +114,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
     bring it straight back (a newer serial is still accepted).
     """
     with locked(path):
+        check_device_dir(path)
         current = served_tag(path)
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
@@ -130,7 +132,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         write_state(path, state)
         entry = {"at": _now().isoformat(), "from": current, "to": tag,
                  "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
-        _log_rollback(path, entry)
+        append_log(path, ROLLBACK_LOG, entry)
         return entry
 
 
@@ -150,10 +152,3 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
     if tag == current:
         raise SyncError(f"{tag} is already served", path=str(path))
     return tag
-
-
-def _log_rollback(path: Path, entry: dict[str, Any]) -> None:
-    with open(DeviceLayout(path).rollback_log, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(entry) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())

@@ -4,8 +4,14 @@ Layout of a release commit (tree)::
 
     manifest.json    the build's manifest, byte for byte
     data/...         the build's release content (index/ is NOT shipped: devices re-derive it)
-    release.json     serial, tag, source commit, manifest sha256, created time, signing key id
-    release.sig      Ed25519 signature over the exact bytes of release.json (when signed)
+    release.json     serial, tag, source commit, manifest sha256, created time, signing key id,
+                     next_keys (keys this release hands the signing key's trust over to)
+    release.sig      Ed25519 signature over the exact bytes of release.json (when signed),
+                     plus a cosignature by each of next_keys
+
+Every entry of the tree is a regular file (mode 100644) that the manifest lists, or one of
+the three top-level release files: the tree is checked after it is written, with the same
+rules a device applies (`kbtools.ship.verify.tree_problems`).
 
 In the knowledge repo the branch and tags live under ``refs/kb/heads/<branch>`` and
 ``refs/kb/tags/kb-r<serial>``: refs that a plain ``git clone``, ``git push --all`` or
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,20 +35,28 @@ from kbtools import __version__
 from kbtools.config import Config, load_config
 from kbtools.errors import ReleaseError
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
-from kbtools.index.manifest import FORMAT_VERSION, load_manifest, sha256_file, verify_files
+from kbtools.index.manifest import (
+    FORMAT_VERSION,
+    load_manifest,
+    sha256_file,
+    unlisted_entries,
+    verify_files,
+)
 from kbtools.ship.git import (
     LOCAL_HEADS,
     LOCAL_TAGS,
     TAG_PREFIX,
     find_git_dir,
     is_ancestor,
+    ls_tree,
     read_blob,
     release_tags,
     rev_parse,
     run_git,
     tag_name,
 )
-from kbtools.ship.signing import key_id, load_private, sign
+from kbtools.ship.signing import key_id, load_private, public_record, sign
+from kbtools.ship.verify import tree_problems
 
 RELEASE_FORMAT = 1
 
@@ -100,20 +115,21 @@ def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
     return rel if isinstance(rel, dict) else None
 
 
-def unexpected_files(root: Path, manifest: dict[str, Any]) -> list[str]:
-    """Files under data/ that the manifest does not list."""
-    listed = set(manifest.get("artifacts", {}))
-    base = ReleaseLayout(root).data
-    found = {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file()} \
-        if base.is_dir() else set()
-    return sorted(found - listed)
-
-
 def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: str | None = None,
-                 sign_key: Path | None = None, now: datetime | None = None) -> ReleaseInfo:
-    """Record `dist` as the next release; a no-op when the newest release already holds it."""
+                 sign_key: Path | None = None, next_keys: Sequence[Path] = (),
+                 now: datetime | None = None) -> ReleaseInfo:
+    """Record `dist` as the next release; a no-op when the newest release already holds it.
+
+    `next_keys` (private key files) rotate trust: release.json names their public keys and
+    release.sig carries a cosignature by each, so devices trusting `sign_key` hand its trust
+    over to them (`kbtools.ship.trust`).
+    """
     manifest = _checked_dist(dist)
     private = load_private(sign_key) if sign_key is not None else None
+    successors = tuple(load_private(p) for p in next_keys)
+    if successors and private is None:
+        raise ReleaseError("--next-key needs --sign-key: only a signed release can hand "
+                           "trust over to a new key", path=str(dist))
     gd = find_git_dir(root)
     local_head = LOCAL_HEADS + branch
     if remote:
@@ -137,8 +153,11 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
         "manifest_sha256": mhash, "created": created, "kbtools_version": __version__,
         "signing_key": key_id(private.public_key()) if private is not None else None,
     }
+    if successors:
+        records = {key_id(k.public_key()): public_record(k.public_key()) for k in successors}
+        rel["next_keys"] = [records[k] for k in sorted(records)]
     rel_bytes = (json.dumps(rel, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
-    sig_bytes = sign(private, rel_bytes) if private is not None else None
+    sig_bytes = sign(private, rel_bytes, successors) if private is not None else None
     tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
     commit = _commit_and_tag(gd, tree, parent, local_head, rel)
     if remote:
@@ -150,7 +169,7 @@ def _checked_dist(dist: Path) -> dict[str, Any]:
     """The manifest of `dist`, after checking every file against it."""
     manifest = load_manifest(dist)
     problems = verify_files(dist, manifest, derived=False)
-    problems += [f"{p}: not listed in manifest" for p in unexpected_files(dist, manifest)]
+    problems += unlisted_entries(dist, set(manifest.get("artifacts", {})), DATA_DIR)
     if problems:
         raise ReleaseError(f"dist does not match its manifest ({len(problems)} problems, "
                            f"first: {problems[0]}); rebuild with `kb build`", path=str(dist))
@@ -191,18 +210,17 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         paths = [MANIFEST] + ([DATA_DIR] if ReleaseLayout(dist).data.is_dir() else [])
         run_git(gd, "-c", "core.autocrlf=false", "-c", "core.safecrlf=false",
-                f"--work-tree={dist}", "add", "-f", "--", *paths, env=env)
+                "-c", "core.fileMode=false", f"--work-tree={dist}", "add", "-f", "--", *paths,
+                env=env)
         extra = {RELEASE_JSON: rel_bytes, **({RELEASE_SIG: sig_bytes} if sig_bytes else {})}
         for name, data in extra.items():
             sha = run_git(gd, "hash-object", "-w", "--stdin", stdin=data).strip()
             run_git(gd, "update-index", "--add", "--cacheinfo", f"100644,{sha},{name}", env=env)
         tree = run_git(gd, "write-tree", env=env).strip()
-    listed = set(run_git(gd, "ls-tree", "-r", "--name-only", "-z", tree).split("\0")) - {""}
-    wanted = {MANIFEST, *manifest.get("artifacts", {}), *extra}
-    if listed != wanted:
-        diff = sorted(listed ^ wanted)
-        raise ReleaseError(f"release tree does not match the manifest (e.g. {diff[0]}); "
-                           "check .gitattributes filters", path=str(dist))
+    problems = tree_problems(ls_tree(gd, tree, error=ReleaseError), manifest)
+    if problems:
+        raise ReleaseError(f"release tree does not match the manifest ({problems[0]}); "
+                           "check .gitattributes filters and links in dist/", path=str(dist))
     return tree
 
 

@@ -3,6 +3,10 @@
 Key files are PEM: the private key as unencrypted PKCS#8 (mode 0600), the public key as
 SubjectPublicKeyInfo in `<name>.pub`. A key id is the first 16 hex digits of the sha256 of
 the raw 32-byte public key; `release.sig` names it so a device knows which key to try.
+
+`release.sig` is ``{"alg", "key_id", "signature"}`` by the signing key, plus
+``"cosignatures": [{"key_id", "signature"}]`` by each key a release introduces
+(``next_keys`` in release.json: proof that whoever rotates to a key holds it).
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from kbtools.errors import KbError, SyncError
-from kbtools.fsutil import atomic_write_bytes
+from kbtools.fsutil import atomic_write_bytes, read_regular
 
 SIG_ALG = "ed25519"
+MAX_KEY_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -66,21 +71,77 @@ def load_private(path: Path) -> Ed25519PrivateKey:
 
 
 def load_public(path: Path) -> PublicKey:
+    """A public key file an operator named (a regular file of at most 64 KiB)."""
     try:
-        key = serialization.load_pem_public_key(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise KbError(f"cannot read public key: {exc}", path=str(path)) from None
+        data = read_regular(path, MAX_KEY_BYTES)
+    except OSError as exc:
+        raise KbError(f"cannot read public key: {exc.strerror}", path=str(path)) from None
+    return parse_public(data, str(path))
+
+
+def parse_public(pem: bytes, source: str) -> PublicKey:
+    """A public key from PEM bytes (`source` names where they came from)."""
+    try:
+        key = serialization.load_pem_public_key(pem)
+    except (ValueError, TypeError) as exc:
+        raise KbError(f"cannot read public key: {exc}", path=source) from None
     if not isinstance(key, Ed25519PublicKey):
-        raise KbError("public key is not an Ed25519 key", path=str(path))
-    return PublicKey(key_id(key), key, str(path))
+        raise KbError("public key is not an Ed25519 key", path=source)
+    return PublicKey(key_id(key), key, source)
 
 
-def sign(private: Ed25519PrivateKey, data: bytes) -> bytes:
-    """The bytes of a `release.sig` file for `data`."""
+def public_pem(key: PublicKey) -> bytes:
+    return key.key.public_bytes(serialization.Encoding.PEM,
+                                serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def public_record(public: Ed25519PublicKey) -> dict[str, str]:
+    """How release.json names a key it introduces: ``{"key_id", "public_key"}`` (base64 of
+    the raw 32 bytes)."""
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return {"key_id": key_id(public), "public_key": base64.b64encode(raw).decode()}
+
+
+def parse_record(record: object, where: str) -> PublicKey:
+    """The key of a `public_record`; its key id must match its bytes."""
+    try:
+        if not isinstance(record, dict):
+            raise TypeError("not an object")
+        raw = base64.b64decode(str(record["public_key"]), validate=True)
+        key = Ed25519PublicKey.from_public_bytes(raw)
+        if key_id(key) != record["key_id"]:
+            raise ValueError("key_id does not match the key")
+    except (KeyError, ValueError, TypeError) as exc:
+        raise SyncError(f"release.json next_keys entry is malformed: {exc}", path=where) \
+            from None
+    return PublicKey(key_id(key), key, f"{where} next_keys")
+
+
+def sign(private: Ed25519PrivateKey, data: bytes,
+         cosigners: tuple[Ed25519PrivateKey, ...] = ()) -> bytes:
+    """The bytes of a `release.sig` file for `data` (with cosignatures by `cosigners`)."""
     sig = private.sign(data)
-    doc = {"alg": SIG_ALG, "key_id": key_id(private.public_key()),
-           "signature": base64.b64encode(sig).decode()}
+    doc: dict[str, object] = {"alg": SIG_ALG, "key_id": key_id(private.public_key()),
+                              "signature": base64.b64encode(sig).decode()}
+    if cosigners:
+        doc["cosignatures"] = [{"key_id": key_id(c.public_key()),
+                                "signature": base64.b64encode(c.sign(data)).decode()}
+                               for c in cosigners]
     return (json.dumps(doc, sort_keys=True) + "\n").encode()
+
+
+def cosigned_by(data: bytes, sig_file: bytes, key: PublicKey) -> bool:
+    """Whether `sig_file` holds a valid signature of `data` by `key` (main or cosignature)."""
+    try:
+        doc = json.loads(sig_file)
+        sigs = [doc, *doc.get("cosignatures", [])]
+        for entry in sigs:
+            if entry.get("key_id") == key.key_id:
+                key.key.verify(base64.b64decode(entry["signature"], validate=True), data)
+                return True
+    except (ValueError, KeyError, TypeError, AttributeError, InvalidSignature):
+        return False
+    return False
 
 
 def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where: str) -> str:
@@ -90,7 +151,8 @@ def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where:
     made by an untrusted key, or does not match.
     """
     if sig_file is None:
-        raise SyncError("release is not signed but trusted keys are configured", path=where)
+        raise SyncError("release is not signed, but this device requires a signature by a "
+                        "trusted key (`kb trust list`)", path=where)
     try:
         doc = json.loads(sig_file)
         raw = base64.b64decode(doc["signature"], validate=True)

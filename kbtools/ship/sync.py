@@ -1,25 +1,31 @@
 """`kb sync`: fetch the newest release into a device directory, verify it, switch to it.
 
-Order of work (the served release changes only in the last step, by one rename):
+Order of work (nothing of a release is written before step 5; the served release changes
+only in the last step, by one rename):
 
-1. lock the device dir, drop leftovers of interrupted syncs;
+1. lock the device dir, refuse links planted in it, drop leftovers of interrupted syncs;
 2. list the source's refs (remote, path or bundle file) and pick the highest release serial
    (skipping tags the operator rolled back from); refuse a serial below the highest ever
    accepted (a downgrade) and do nothing when it is the one already served;
-3. fetch the artifacts branch and that one tag into DIR/repo.git (depth 1 on first sync);
-4. check the tag: annotated, on the artifacts branch, its message naming the manifest hash;
-5. export the tree into releases/<tag>.staging and verify it: release.json serial and tag,
-   signature (required when trusted keys exist), manifest hash, manifest schema and format
-   version, every artifact's sha256/size and no unlisted files;
+3. fetch the artifacts branch and that one tag into DIR/repo.git (depth 1 on first sync;
+   git checks every object it receives, ``fetch.fsckObjects``);
+4. check, from git objects alone (`kbtools.ship.verify`, `kbtools.ship.trust`): the tag is
+   annotated, on the artifacts branch, its message naming the manifest hash; release.json
+   names the tag and serial; the signature is by a trusted key (pinned, or given on first
+   use; following key rotations); the manifest's hash, schema, format version and path
+   rules; the whole tree is exactly the manifest's artifacts plus the top-level release
+   files, all regular files of the listed sizes; the embedding models are the ones here;
+5. write those files into releases/<tag>.staging (no link followed) and check them on disk:
+   no extra entries, every artifact's sha256/size (reads bounded by the listed size);
 6. derive index/ with `kbtools.index.materialize.materialize` and check it against
    manifest["derived"];
-7. rename staging -> releases/<tag>, replace the `current` symlink, prune old releases.
+7. rename staging -> releases/<tag>, pin keys (first use or rotation), replace the
+   `current` symlink, prune old releases.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,11 +34,13 @@ from typing import Any
 
 from kbtools.config import Config
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import IndexLoadError, KbError, ModelError, SyncError, UsageError
-from kbtools.index.layout import DeviceLayout, ReleaseLayout
-from kbtools.index.manifest import load_manifest, sha256_file, verify_files
+from kbtools.errors import KbError, ModelError, SyncError, UsageError
+from kbtools.fsutil import mkdir_beneath, write_beneath
+from kbtools.index.layout import RELEASES, VERIFIED, DeviceLayout, ReleaseLayout
+from kbtools.index.manifest import verify_files
 from kbtools.index.materialize import materialize
 from kbtools.ship import device as dev
+from kbtools.ship import trust
 from kbtools.ship.git import (
     is_ancestor,
     is_bundle,
@@ -42,8 +50,14 @@ from kbtools.ship.git import (
     run_git,
     tag_name,
 )
-from kbtools.ship.release import release_settings, unexpected_files
-from kbtools.ship.signing import PublicKey, load_public, verify
+from kbtools.ship.release import release_settings
+from kbtools.ship.verify import (
+    check_tree,
+    export,
+    read_manifest,
+    read_meta,
+    staging_problems,
+)
 
 
 @dataclass(frozen=True)
@@ -56,9 +70,10 @@ class SyncResult:
     signed_by: str | None = None
     fetched_bytes: int = 0
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "warnings": list(self.warnings)}
+        return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust)}
 
 
 def normalize_source(source: str) -> str:
@@ -80,11 +95,15 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     """Fetch branch + one tag; returns bytes added to the device's object store."""
     before = _pack_bytes(gd)
     specs = [f"+{branch_ref}:refs/heads/{branch}", f"+{tag_ref}:refs/tags/{tag}"]
-    args = ["-c", "fetch.unpackLimit=1", "fetch", "-q", "--no-tags", "--no-write-fetch-head"]
+    args = ["-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q",
+            "--no-tags", "--no-write-fetch-head"]
     first = rev_parse(gd, f"refs/heads/{branch}") is None and not is_bundle(source)
     try:
         run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs, error=SyncError)
     except SyncError as exc:
+        if ": object " in exc.message:  # fetch.fsckObjects: a tree/commit git calls malformed
+            raise SyncError(f"{tag}: git refuses an object of this release as malformed "
+                            f"({exc.message}); refusing it", path=source) from None
         if is_bundle(source):
             raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
         if not first or "shallow" not in str(exc):
@@ -117,76 +136,6 @@ def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
     return commit, mhash
 
 
-def export(gd: Path, commit: str, staging: Path) -> None:
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    index = staging.parent / f".{staging.name}.index"
-    env = {"GIT_INDEX_FILE": str(index)}
-    for stale in (index, index.with_name(index.name + ".lock")):  # from a killed sync
-        stale.unlink(missing_ok=True)
-    try:
-        run_git(gd, "read-tree", f"{commit}^{{tree}}", env=env, error=SyncError)
-        run_git(gd, f"--work-tree={staging}", "checkout-index", "-a", "-f", env=env,
-                error=SyncError)
-    finally:
-        index.unlink(missing_ok=True)
-
-
-def verify_release(staging: Path, tag: str, serial: int, tag_mhash: str,
-                   keys: list[PublicKey]) -> dict[str, Any]:
-    """All checks on an exported release; returns what was verified (verified.json)."""
-    where = tag
-    release = ReleaseLayout(staging)
-    try:
-        rel_bytes = release.release_json.read_bytes()
-        rel = json.loads(rel_bytes)
-    except (OSError, ValueError) as exc:
-        raise SyncError(f"release.json missing or unreadable: {exc}", path=where) from None
-    if rel.get("tag") != tag or rel.get("serial") != serial:
-        raise SyncError(f"release.json names {rel.get('tag')} (serial {rel.get('serial')}), "
-                        f"not the tag it was fetched under", path=where)
-    signed_by = None
-    if keys:
-        sig_path = release.release_sig
-        signed_by = verify(rel_bytes, sig_path.read_bytes() if sig_path.is_file() else None,
-                           keys, where=where)
-    if not release.is_release():
-        raise SyncError("manifest.json missing", path=where)
-    mhash = sha256_file(release.manifest)
-    if mhash != rel.get("manifest_sha256") or (tag_mhash and tag_mhash != mhash):
-        raise SyncError("manifest.json does not match the hash named by release.json/tag",
-                        path=where)
-    manifest = _verified_manifest(staging, where)
-    return {"tag": tag, "serial": serial, "signed_by": signed_by,
-            "signature": "verified" if signed_by else "not required (no trusted keys)",
-            "manifest_sha256": mhash, "source_commit": manifest["source"]["commit"],
-            "created": rel.get("created"), "artifacts": len(manifest.get("artifacts", {})),
-            "derived": len(manifest.get("derived", {})),
-            "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
-
-
-def _verified_manifest(staging: Path, where: str) -> dict[str, Any]:
-    """Load the manifest, check data/ against it, the models, and the re-derived index/."""
-    try:
-        manifest = load_manifest(staging)
-    except IndexLoadError as exc:
-        raise SyncError(f"incompatible or invalid manifest: {exc.message}", path=where) from None
-    problems = verify_files(staging, manifest, derived=False)
-    problems += [f"{p}: not listed in manifest" for p in unexpected_files(staging, manifest)]
-    if problems:
-        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
-                        f"first: {problems[0]})", path=where)
-    check_models(manifest, where)
-    if manifest.get("derived"):
-        materialize(staging)
-        problems = verify_files(staging, manifest, derived=True)
-        if problems:
-            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
-                            f"problems, first: {problems[0]})", path=where)
-    return manifest
-
-
 def check_models(manifest: dict[str, Any], where: str) -> None:
     """The device must have the exact embedding models the release's vectors came from."""
     for key, meta in sorted(manifest.get("models", {}).items()):
@@ -200,12 +149,6 @@ def check_models(manifest: dict[str, Any], where: str) -> None:
                             f"device has {local}; update kbtools/the model first", path=where)
 
 
-def trusted_keys(device: Path, extra: list[Path]) -> list[PublicKey]:
-    """Keys given on the command line or in kb.toml, then those stored in the device dir."""
-    paths = list(extra) + sorted(DeviceLayout(device).trusted.glob("*.pub"))
-    return [load_public(p) for p in paths]
-
-
 def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
          branch: str = "kb-index", keep: int = 5, max_age_days: int = 30) -> SyncResult:
     """Bring `device` to the newest verified release offered by `source`."""
@@ -213,6 +156,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
     with dev.locked(device):
+        dev.check_device_dir(device)
         state = dev.read_state(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
@@ -263,7 +207,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     gd = DeviceLayout(device).repo
     if not (gd / "HEAD").is_file():
         run_git(gd, "init", "-q", "--bare", error=SyncError)
-    keys = trusted_keys(device, extra_keys)
+    begin = trust.start(device, extra_keys)
     refs = list_source(gd, source, branch)
     if refs.branch_ref is None:
         raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?)",
@@ -278,42 +222,69 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     cur_serial = parse_serial(current) if current else None
     floor = max(int(state.get("highest_serial", 0)), cur_serial or 0)
     if current == tag:
-        return SyncResult(tag, serial, current, False, source, warnings=_age_warn(
-            dev.served_release(device), max_age_days))
+        served = dev.served_release(device) or DeviceLayout(device).release(tag)
+        settled, notes = trust.settle_served(device, served, begin, tag)
+        pinned = trust.apply(device, settled, tag) if settled else []
+        return SyncResult(tag, serial, current, False, source,
+                          warnings=begin.warnings + notes + _age_warn(served, max_age_days),
+                          trust=tuple(pinned))
     if serial < floor:
         raise SyncError(f"newest release at the source is {tag}, older than "
                         f"{tag_name(floor)} already accepted; refusing a downgrade "
                         "(use `kb rollback` to serve an older local release)", path=source)
     fetched = 0
     final = DeviceLayout(device).release(tag)
-    signed_by = None
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
-        signed_by = _install(device, source, branch, tag, serial, keys)
+        plan = _install(device, source, branch, tag, serial, begin, floor)
+    else:  # installed by an interrupted sync: its signature is checked again
+        plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
+                                    floor, tag)
+    pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
-    return SyncResult(tag, serial, current, True, source, signed_by, fetched,
-                      _age_warn(final, max_age_days))
+    return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
+                      begin.warnings + _age_warn(final, max_age_days), tuple(pinned))
 
 
 def _install(device: Path, source: str, branch: str, tag: str, serial: int,
-             keys: list[PublicKey]) -> str | None:
-    """Check the fetched tag, export and verify it in staging, rename it into releases/.
-
-    Returns the id of the key that signed it (None when no keys are trusted).
-    """
+             begin: trust.TrustStart, floor: int) -> trust.TrustPlan:
+    """Check the fetched release from git objects, export it into staging, check it on
+    disk, derive index/, rename it into releases/. Returns who signed and the keys to pin."""
     layout = DeviceLayout(device)
     commit, tag_mhash = check_tag(layout.repo, source, branch, tag)
+    meta = read_meta(layout.repo, commit, tag, serial)
+    plan = trust.plan(layout.repo, meta, begin, floor, tag)
+    manifest, mhash = read_manifest(meta, tag_mhash, tag)
+    entries = check_tree(layout.repo, commit, manifest, tag)
+    check_models(manifest, tag)
     staging = layout.staging(tag)
-    export(layout.repo, commit, staging)
-    verified = verify_release(staging, tag, serial, tag_mhash, keys)
-    ReleaseLayout(staging).verified.write_text(json.dumps(verified, indent=1) + "\n")
+    mkdir_beneath(device, RELEASES)
+    export(layout.repo, entries, staging)
+    problems = staging_problems(staging, entries) + verify_files(staging, manifest,
+                                                                 derived=False)
+    if problems:
+        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
+                        f"first: {problems[0]})", path=tag)
+    if manifest.get("derived"):
+        materialize(staging)
+        problems = verify_files(staging, manifest, derived=True)
+        if problems:
+            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
+                            f"problems, first: {problems[0]})", path=tag)
+    verified = {"tag": tag, "serial": serial, "signed_by": plan.signed_by,
+                "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
+                "trusted_keys": sorted(k.key_id for k in plan.keys_after),
+                "manifest_sha256": mhash, "source_commit": manifest["source"]["commit"],
+                "created": meta.rel.get("created"),
+                "artifacts": len(manifest.get("artifacts", {})),
+                "derived": len(manifest.get("derived", {})),
+                "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
+    write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
     dev.fsync_dir(staging)
-    final = layout.release(tag)
-    staging.rename(final)
-    dev.fsync_dir(final.parent)
-    signed_by: str | None = verified["signed_by"]
-    return signed_by
+    staging.rename(layout.release(tag))
+    dev.fsync_dir(layout.releases)
+    return plan
 
 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:

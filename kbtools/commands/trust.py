@@ -1,0 +1,65 @@
+"""`kb trust`: the keys a device pins (list, add, remove)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.device import device_dir
+from kbtools.ship.trust import add_key, list_keys, remove_key
+
+
+@click.group("trust")
+def trust() -> None:
+    """The Ed25519 keys a device trusts (DIR/trusted_keys/).
+
+    While any key is pinned, `kb sync` accepts only releases signed by a pinned key.
+    Keys are pinned on first use (`kb sync --trusted-key`), by a release that rotates to a
+    new key, or here; every change is logged to DIR/trust.log.
+    """
+
+
+@trust.command("list")
+@to_option
+@json_option
+def list_cmd(to: Path | None, as_json: bool) -> None:
+    """Show the pinned keys: key id, file, when and why each was pinned."""
+    rows = list_keys(device_dir(to))
+    if as_json:
+        echo_json(rows)
+    elif not rows:
+        click.echo("no pinned keys: this device accepts unsigned releases")
+    else:
+        for r in rows:
+            click.echo(f"{r['key_id']}\t{r['pinned_at'] or '-'}\t{r['why'] or '-'}\t{r['file']}")
+
+
+@trust.command("add")
+@click.argument("public_key", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@to_option
+@json_option
+def add(public_key: Path, to: Path | None, as_json: bool) -> None:
+    """Pin PUBLIC_KEY (a `kb keygen` .pub file): releases signed by it are accepted."""
+    res = add_key(device_dir(to), public_key)
+    if as_json:
+        echo_json(res)
+    else:
+        click.echo(f"{'pinned' if res['changed'] else 'already pinned'} {res['key_id']}")
+
+
+@trust.command("remove")
+@click.argument("key")
+@to_option
+@click.option("--allow-unsigned", is_flag=True,
+              help="Allow removing the last pinned key (the device then accepts unsigned "
+                   "releases).")
+@json_option
+def remove(key: str, to: Path | None, allow_unsigned: bool, as_json: bool) -> None:
+    """Unpin KEY (a key id or the file name in DIR/trusted_keys/)."""
+    res = remove_key(device_dir(to), key, allow_unsigned=allow_unsigned)
+    if as_json:
+        echo_json(res)
+    else:
+        click.echo(f"unpinned {', '.join(res['key_id'])}")

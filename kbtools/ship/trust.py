@@ -1,0 +1,303 @@
+"""Which keys a device trusts and how that changes: pinning, rotation, `kb trust`.
+
+The trust model (docs/releases.md says the same for operators):
+
+* The pinned keys are ``DIR/trusted_keys/*.pub``. While any are pinned, a release must be
+  signed by one of them (`plan`); an unsigned release, or one signed by another key, is
+  refused, whatever the command line says.
+* First use: while none are pinned, the keys given with ``--trusted-key`` (or kb.toml
+  ``release.trusted_keys``) are required, and pinned once a release signed by one of them is
+  installed (`apply` says so). Later, a given key that is not pinned is ignored with a
+  warning: the command line can start trust, never widen or replace it.
+* Rotation, in the spirit of TUF's root rotation: a release whose release.json names
+  ``next_keys`` (each cosigned in release.sig, proving the new key's holder took part) and
+  that is signed by a trusted key hands that key's trust over: trusted = trusted - {signer}
+  + next_keys. Sync follows every rotation between the last accepted serial and the release
+  it installs (`_chain`), so a device that skipped the rotating release still follows it.
+* Operators change the pins explicitly with `add_key` / `remove_key` (``kb trust``); both
+  are logged to ``DIR/trust.log``, as is every pin and unpin made by a sync.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import KbError, SyncError, UsageError
+from kbtools.fsutil import atomic_write_beneath, read_beneath
+from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
+from kbtools.ship.device import append_log, check_device_dir, locked
+from kbtools.ship.git import first_parent_commits
+from kbtools.ship.signing import (
+    MAX_KEY_BYTES,
+    PublicKey,
+    cosigned_by,
+    load_public,
+    parse_public,
+    parse_record,
+    public_pem,
+    verify,
+)
+from kbtools.ship.verify import (
+    MAX_RELEASE_JSON_BYTES,
+    MAX_RELEASE_SIG_BYTES,
+    ReleaseMeta,
+    top_files,
+)
+
+MAX_CHAIN = 1000  # release commits looked at for rotations between two syncs
+MAX_LOG_BYTES = 16 << 20
+
+
+@dataclass(frozen=True)
+class TrustStart:
+    """The keys a sync starts from: pinned ones, or (first use) the ones given."""
+
+    keys: tuple[PublicKey, ...]
+    first_use: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TrustPlan:
+    """Who signed a release, and the keys to have pinned once it is installed."""
+
+    signed_by: str | None
+    keys_after: tuple[PublicKey, ...] = ()
+    why: dict[str, str] = field(default_factory=dict)  # key id -> why it is newly trusted
+
+
+def stored_keys(device: Path) -> list[PublicKey]:
+    """The pinned keys (DIR/trusted_keys/*.pub), read without following links."""
+    folder = DeviceLayout(device).trusted
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    keys = []
+    for p in sorted(folder.glob("*.pub")):
+        try:
+            data = read_beneath(device, f"{TRUSTED}/{p.name}", MAX_KEY_BYTES)
+        except OSError as exc:
+            raise SyncError(f"cannot read pinned key: {exc.strerror}", path=str(p)) from None
+        keys.append(parse_public(data, str(p)))
+    return keys
+
+
+def start(device: Path, given: Sequence[Path]) -> TrustStart:
+    """The keys a sync must verify against (see the module docstring)."""
+    pinned = _unique(stored_keys(device))
+    offered = _unique([load_public(p) for p in given])
+    if not pinned:
+        return TrustStart(tuple(offered), first_use=bool(offered))
+    ids = ", ".join(k.key_id for k in pinned)
+    warnings = tuple(f"key {k.key_id} ({k.source}) is not pinned on this device and was not "
+                     f"used (pinned: {ids}; `kb trust add` pins a key)"
+                     for k in offered if k.key_id not in {p.key_id for p in pinned})
+    return TrustStart(tuple(pinned), warnings=warnings)
+
+
+def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
+         where: str) -> TrustPlan:
+    """Verify the signature of the release `meta` against the trusted keys after every
+    rotation in the releases between serial `floor` and it (SyncError when it fails)."""
+    if not begin.keys:
+        return TrustPlan(None)
+    keys = list(begin.keys)
+    why = {k.key_id: f"first use, release {where}" for k in keys} if begin.first_use else {}
+    serial = int(meta.rel.get("serial", 0))
+    for step in _chain(gd, meta.commit, floor, serial, where) if gd is not None else []:
+        try:
+            signer = verify(step.rel_bytes, step.sig_bytes, keys, where=where)
+            keys = _rotate(keys, signer, step, why, where)
+        except SyncError:
+            continue  # not signed by a trusted key: it cannot change trust
+    try:
+        signer = verify(meta.rel_bytes, meta.sig_bytes, keys, where=where)
+    except SyncError as exc:
+        if not begin.warnings:
+            raise
+        raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
+    return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where)), why)
+
+
+def plan_installed(release_dir: Path, commit: str | None, gd: Path, begin: TrustStart,
+                   floor: int, where: str) -> TrustPlan:
+    """`plan` for a release already on the device (its own release.json and release.sig)."""
+    return plan(gd if commit else None, installed_meta(release_dir, commit or ""), begin,
+                floor, where)
+
+
+def installed_meta(release_dir: Path, commit: str) -> ReleaseMeta:
+    """release.json and release.sig of a release directory (bounded, no links followed)."""
+    try:
+        rel_bytes = read_beneath(release_dir, RELEASE_JSON, MAX_RELEASE_JSON_BYTES)
+        rel = json.loads(rel_bytes)
+    except (OSError, ValueError):
+        rel_bytes, rel = b"", {}
+    try:
+        sig: bytes | None = read_beneath(release_dir, RELEASE_SIG, MAX_RELEASE_SIG_BYTES)
+    except OSError:
+        sig = None
+    return ReleaseMeta(commit, rel_bytes, rel if isinstance(rel, dict) else {}, sig, None)
+
+
+def settle_served(device: Path, release_dir: Path, begin: TrustStart,
+                  where: str) -> tuple[TrustPlan | None, tuple[str, ...]]:
+    """Trust for the release already served (a sync with nothing new): first-use keys are
+    pinned, and a rotation it carries is applied, when it is signed accordingly; returns
+    the plan (None: nothing to change) and warnings."""
+    if not begin.keys:
+        return None, ()
+    try:
+        return plan(None, installed_meta(release_dir, ""), begin, 0, where), ()
+    except SyncError as exc:
+        if begin.first_use:
+            return None, (f"served {release_dir.name} is not signed by a given key "
+                          f"({exc.message}); no key pinned yet",)
+        return None, ()
+
+
+def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
+    """Make the pinned keys `trust.keys_after` (call with the device lock held); returns one
+    line per key pinned or unpinned."""
+    if not trust.keys_after:
+        return []
+    pinned = stored_keys(device)
+    after = {k.key_id: k for k in trust.keys_after}
+    notes = []
+    for kid, key in after.items():
+        if kid not in {k.key_id for k in pinned}:
+            atomic_write_beneath(device, f"{TRUSTED}/{kid}.pub", public_pem(key))
+            why = trust.why.get(kid, f"release {tag}")
+            _log(device, "pin", kid, why)
+            notes.append(f"pinned key {kid} ({why}): releases must now be signed by a "
+                         "pinned key (`kb trust list`)")
+    for key in pinned:
+        if key.key_id not in after:
+            os.unlink(key.source)
+            _log(device, "unpin", key.key_id, f"handed over by {tag}")
+            notes.append(f"unpinned key {key.key_id} (handed over by {tag})")
+    return notes
+
+
+# --- kb trust ----------------------------------------------------------------------------
+
+def list_keys(device: Path) -> list[dict[str, Any]]:
+    """The pinned keys with the log line that pinned each (newest pin wins)."""
+    last: dict[str, dict[str, Any]] = {}
+    for entry in _read_log(device):
+        if entry.get("action") == "pin":
+            last[str(entry.get("key_id"))] = entry
+    return [{"key_id": k.key_id, "file": k.source,
+             "pinned_at": last.get(k.key_id, {}).get("at"),
+             "why": last.get(k.key_id, {}).get("why")} for k in stored_keys(device)]
+
+
+def add_key(device: Path, pub: Path) -> dict[str, Any]:
+    """Pin the public key in file `pub` (an operator's decision, logged)."""
+    key = load_public(pub)
+    with locked(device):
+        check_device_dir(device)
+        if key.key_id in {k.key_id for k in stored_keys(device)}:
+            return {"key_id": key.key_id, "changed": False}
+        atomic_write_beneath(device, f"{TRUSTED}/{key.key_id}.pub", public_pem(key))
+        _log(device, "pin", key.key_id, f"added by operator from {pub}")
+        return {"key_id": key.key_id, "changed": True}
+
+
+def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
+    """Unpin the key with id (or file name) `which`; the last one only with
+    `allow_unsigned`, since without pinned keys a device accepts unsigned releases."""
+    with locked(device):
+        check_device_dir(device)
+        pinned = stored_keys(device)
+        doomed = [k for k in pinned if which in (k.key_id, Path(k.source).name)]
+        if not doomed:
+            raise UsageError(f"no pinned key {which} (pinned: "
+                             f"{', '.join(k.key_id for k in pinned) or 'none'})",
+                             path=str(device))
+        ids = {k.key_id for k in doomed}
+        if not {k.key_id for k in pinned} - ids and not allow_unsigned:
+            raise UsageError(f"{which} is the last pinned key: without it this device accepts "
+                             "unsigned releases; pass --allow-unsigned to do that",
+                             path=str(device))
+        for key in pinned:
+            if key.key_id in ids:
+                os.unlink(key.source)
+        for kid in sorted(ids):
+            _log(device, "unpin", kid, "removed by operator")
+        return {"key_id": sorted(ids), "changed": True}
+
+
+# --- internals ---------------------------------------------------------------------------
+
+def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str, str],
+            where: str) -> list[PublicKey]:
+    """The trusted keys after a release signed by `signer` (its next_keys take over)."""
+    raw = meta.rel.get("next_keys")
+    if raw is None:
+        return keys
+    if not isinstance(raw, list) or not raw:
+        raise SyncError("release.json next_keys must be a non-empty list of keys", path=where)
+    new = [parse_record(r, where) for r in raw]
+    for k in new:
+        if k.key_id != signer and not cosigned_by(meta.rel_bytes, meta.sig_bytes or b"", k):
+            raise SyncError(f"release.json introduces key {k.key_id} without its signature "
+                            "(release.sig has no valid cosignature by it)", path=where)
+    held = {k.key_id for k in keys}
+    for k in new:
+        if k.key_id not in held:
+            why[k.key_id] = f"introduced by {meta.rel.get('tag')}, signed by {signer}"
+    return _unique([k for k in keys if k.key_id != signer] + new)
+
+
+def _chain(gd: Path, commit: str, floor: int, serial: int, where: str) -> list[ReleaseMeta]:
+    """Release commits on the first-parent history of `commit` with serials between `floor`
+    and `serial` (exclusive), oldest first: the rotations a sync must follow."""
+    found: dict[int, ReleaseMeta] = {}
+    for c in first_parent_commits(gd, commit, MAX_CHAIN)[1:]:
+        try:
+            files = top_files(gd, c, where)
+            rel = json.loads(files.get(RELEASE_JSON, b""))
+            s = int(rel["serial"])
+        except (KbError, ValueError, KeyError, TypeError):
+            continue
+        if s <= floor:
+            break
+        if s < serial and s not in found:
+            found[s] = ReleaseMeta(c, files[RELEASE_JSON], rel, files.get(RELEASE_SIG), None)
+    return [found[s] for s in sorted(found)]
+
+
+def _unique(keys: list[PublicKey]) -> list[PublicKey]:
+    seen: dict[str, PublicKey] = {}
+    for k in keys:
+        seen.setdefault(k.key_id, k)
+    return list(seen.values())
+
+
+def _log(device: Path, action: str, kid: str, why: str) -> None:
+    append_log(device, TRUST_LOG, {
+        "at": datetime.now(UTC).replace(microsecond=0).isoformat(), "action": action,
+        "key_id": kid, "why": why,
+        "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"})
+
+
+def _read_log(device: Path) -> list[dict[str, Any]]:
+    try:
+        text = read_beneath(device, TRUST_LOG, MAX_LOG_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            out.append(entry)
+    return out

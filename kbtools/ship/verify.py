@@ -1,0 +1,166 @@
+"""What a fetched release must be before anything of it is written: a closed set of regular
+files, all listed in its signed manifest.
+
+A release commit is read as git objects (`kbtools.ship.git.ls_tree`, `read_blobs`), never
+checked out, so nothing in it is interpreted (no links, no attributes, no filters):
+
+1. `read_meta`: release.json, release.sig and manifest.json, regular files of bounded size;
+   release.json must name the tag and serial fetched. (The signature is
+   `kbtools.ship.trust`'s job, done next.)
+2. `read_manifest`: manifest.json, its sha256 = the one release.json and the tag name, its
+   schema, format version and path rules.
+3. `tree_problems`: every entry of the tree is a blob of mode 100644 (no link, executable,
+   submodule), its path obeys the path rules, it is manifest.json/release.json/release.sig or
+   an artifact the manifest lists under data/, with the listed size; every artifact is there.
+4. `export`: writes exactly those files into the staging directory, each created new, with
+   no link followed below the device directory; `staging_problems` then walks what is on
+   disk (no links, FIFOs or unlisted files) before the hashes are checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import IndexLoadError, SyncError
+from kbtools.fsutil import open_beneath, write_all
+from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG
+from kbtools.index.manifest import (
+    MAX_MANIFEST_BYTES,
+    RELEASE_FILES,
+    manifest_path_problems,
+    parse_manifest,
+    path_problem,
+    show_path,
+    unlisted_entries,
+)
+from kbtools.ship.git import BlobReader, TreeEntry, ls_tree, read_blobs
+
+MAX_RELEASE_JSON_BYTES = 1 << 20
+MAX_RELEASE_SIG_BYTES = 64 << 10
+_LIMITS = {RELEASE_JSON: MAX_RELEASE_JSON_BYTES, RELEASE_SIG: MAX_RELEASE_SIG_BYTES,
+           MANIFEST: MAX_MANIFEST_BYTES}
+_KINDS = {"120000": "symbolic link", "160000": "submodule", "100755": "executable file",
+          "040000": "directory"}
+
+
+@dataclass(frozen=True)
+class ReleaseMeta:
+    """release.json (bytes and parsed), release.sig and manifest.json of a release commit."""
+
+    commit: str
+    rel_bytes: bytes
+    rel: dict[str, Any]
+    sig_bytes: bytes | None
+    manifest_bytes: bytes | None
+
+
+def top_files(gd: Path, commit: str, where: str) -> dict[str, bytes]:
+    """manifest.json, release.json, release.sig of a release commit (those present), each
+    required to be a regular blob no larger than its limit before it is read."""
+    entries = ls_tree(gd, commit, sorted(RELEASE_FILES), recursive=False)
+    wanted = []
+    for e in entries:
+        if e.kind != "blob" or e.mode != "100644":
+            raise SyncError(f"{e.path}: {_describe(e)}, not a regular file (mode 100644); "
+                            "refusing this release", path=where)
+        if e.size is None or e.size > _LIMITS[e.path]:
+            raise SyncError(f"{e.path} is larger than {_LIMITS[e.path]} bytes", path=where)
+        wanted.append(e)
+    blobs = read_blobs(gd, [(e.oid, e.size or 0) for e in wanted])
+    return {e.path: data for e, data in zip(wanted, blobs, strict=True)}
+
+
+def read_meta(gd: Path, commit: str, tag: str, serial: int) -> ReleaseMeta:
+    """release.json and release.sig of `commit`; release.json must name `tag` and `serial`."""
+    files = top_files(gd, commit, tag)
+    rel_bytes = files.get(RELEASE_JSON)
+    try:
+        rel = json.loads(rel_bytes or b"")
+        if not isinstance(rel, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        raise SyncError(f"release.json missing or unreadable: {exc}", path=tag) from None
+    if rel.get("tag") != tag or rel.get("serial") != serial:
+        raise SyncError(f"release.json names {rel.get('tag')} (serial {rel.get('serial')}), "
+                        f"not the tag it was fetched under", path=tag)
+    return ReleaseMeta(commit, rel_bytes or b"", rel, files.get(RELEASE_SIG),
+                       files.get(MANIFEST))
+
+
+def read_manifest(meta: ReleaseMeta, tag_mhash: str, where: str) -> tuple[dict[str, Any], str]:
+    """The manifest of a release commit and its sha256, after the hash checks."""
+    data = meta.manifest_bytes
+    if data is None:
+        raise SyncError("manifest.json missing", path=where)
+    mhash = hashlib.sha256(data).hexdigest()
+    if mhash != meta.rel.get("manifest_sha256") or (tag_mhash and tag_mhash != mhash):
+        raise SyncError("manifest.json does not match the hash named by release.json/tag",
+                        path=where)
+    try:
+        manifest = parse_manifest(data, MANIFEST)
+    except IndexLoadError as exc:
+        raise SyncError(f"incompatible or invalid manifest: {exc.message}", path=where) from None
+    return manifest, mhash
+
+
+def tree_problems(entries: list[TreeEntry], manifest: dict[str, Any]) -> list[str]:
+    """Why a release tree is not exactly its manifest's files (empty list = it is)."""
+    problems = manifest_path_problems(manifest)
+    listed: dict[str, Any] = manifest.get("artifacts", {})
+    seen: set[str] = set()
+    for e in entries:
+        shown = show_path(e.path)
+        if e.path in seen:
+            problems.append(f"{shown}: appears twice in the tree")
+        seen.add(e.path)
+        if e.kind != "blob" or e.mode != "100644":
+            problems.append(f"{shown}: {_describe(e)} (a release holds only regular files, "
+                            "mode 100644)")
+        elif (why := path_problem(e.path)) is not None:
+            problems.append(f"{shown}: {why}")
+        elif e.path not in listed and e.path not in RELEASE_FILES:
+            problems.append(f"{shown}: not listed in manifest")
+        elif e.path in listed and e.size != listed[e.path]["size"]:
+            problems.append(f"{shown}: size {e.size} != {listed[e.path]['size']}")
+    problems += [f"{show_path(rel)}: missing" for rel in sorted(listed) if rel not in seen]
+    return problems
+
+
+def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
+               where: str) -> list[TreeEntry]:
+    """The entries of a release tree, after `tree_problems` found none (else SyncError)."""
+    entries = ls_tree(gd, commit)
+    problems = tree_problems(entries, manifest)
+    if problems:
+        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
+                        f"first: {problems[0]}); refusing this release", path=where)
+    return entries
+
+
+def export(gd: Path, entries: list[TreeEntry], staging: Path) -> None:
+    """Write the (checked) release files into a new `staging` directory, nothing else: each
+    file created new (O_EXCL) with no link followed, its content streamed from git."""
+    os.mkdir(staging)
+    with BlobReader(gd) as reader:
+        for e in entries:
+            fd = open_beneath(staging, e.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                              mkdirs=True)
+            try:
+                for block in reader.chunks(e.oid, e.size or 0):
+                    write_all(fd, block)
+            finally:
+                os.close(fd)
+
+
+def staging_problems(staging: Path, entries: list[TreeEntry]) -> list[str]:
+    """What lies in `staging` besides the exported regular files (links, FIFOs, extras)."""
+    return unlisted_entries(staging, {e.path for e in entries})
+
+
+def _describe(e: TreeEntry) -> str:
+    return _KINDS.get(e.mode, f"{e.kind} of mode {e.mode}")

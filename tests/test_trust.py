@@ -1,0 +1,237 @@
+"""Trusted keys stay trusted: pinned on first use, unsigned or differently signed releases
+refused afterwards whatever the command line says, explicit rotation (a trusted key hands its
+trust over to cosigning next keys), and `kb trust list|add|remove`."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from cryptography.hazmat.primitives import serialization
+from forge_helpers import forge_tree
+from test_release_helpers import make_dist, make_knowledge_repo, sample_files
+
+from kbtools.cli import main
+from kbtools.ship import device
+from kbtools.ship.release import make_release
+from kbtools.ship.signing import key_id, keygen, load_private
+
+
+def public_record(public) -> dict[str, str]:
+    """How release.json names a key it introduces (written out here, not imported)."""
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return {"key_id": key_id(public), "public_key": base64.b64encode(raw).decode()}
+
+
+class Keys:
+    def __init__(self, tmp: Path):
+        self.a, self.a_pub, self.a_id = keygen(tmp / "keys" / "a")
+        self.b, self.b_pub, self.b_id = keygen(tmp / "keys" / "b")
+        self.evil, self.evil_pub, self.evil_id = keygen(tmp / "keys" / "evil")
+
+
+class Pub:
+    def __init__(self, tmp: Path):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.tmp, self.n = tmp, 0
+
+    def release(self, sign_key: Path | None, next_keys: tuple[Path, ...] = ()) -> str:
+        self.n += 1
+        dist = make_dist(self.tmp / "dist", sample_files(self.n), commit=f"src{self.n}")
+        extra = {"next_keys": next_keys} if next_keys else {}
+        return make_release(self.kr, dist, remote=str(self.art), sign_key=sign_key,
+                            **extra).tag
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Keys:
+    return Keys(tmp_path)
+
+
+@pytest.fixture
+def pub(tmp_path: Path) -> Pub:
+    return Pub(tmp_path)
+
+
+def kb(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    return res.exit_code, res.output
+
+
+def pinned(dev: Path) -> list[str]:
+    folder = dev / "trusted_keys"
+    return sorted(p.stem for p in folder.glob("*.pub")) if folder.is_dir() else []
+
+
+def refused(dev: Path, src: Path, fragment: str, *extra: str) -> None:
+    before = device.served_tag(dev)
+    code, out = kb("sync", src, "--to", dev, *extra)
+    errors = [line for line in out.splitlines() if line.startswith("kb: error: ")]
+    assert code == 1 and len(errors) == 1 and fragment in errors[0], out
+    assert device.served_tag(dev) == before
+
+
+def test_key_pinned_on_first_use_then_required(keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    code, out = kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)
+    assert code == 0, out
+    assert f"pinned key {keys.a_id} (first use, release kb-r1)" in out
+    assert pinned(dev) == [keys.a_id]
+    assert (dev / "trusted_keys" / f"{keys.a_id}.pub").read_bytes() == keys.a_pub.read_bytes()
+    log = [json.loads(x) for x in (dev / "trust.log").read_text().splitlines()]
+    assert [(e["action"], e["key_id"]) for e in log] == [("pin", keys.a_id)]
+    # an unsigned release, without the flag: refused
+    pub.release(None)
+    refused(dev, pub.art, "release is not signed")
+    # a release signed by another key: refused, and naming that key on the command line
+    # does not widen trust once keys are pinned
+    forge_tree(pub.art, lambda e: None, key=load_private(keys.evil))
+    refused(dev, pub.art, f"untrusted key {keys.evil_id}")
+    code, out = kb("sync", pub.art, "--to", dev, "--trusted-key", keys.evil_pub)
+    assert code == 1 and f"key {keys.evil_id}" in out and "not pinned on this device" in out
+    assert pinned(dev) == [keys.a_id] and device.served_tag(dev) == "kb-r1"
+    # the genuine key still works, and pins nothing new
+    forge_tree(pub.art, lambda e: None, key=load_private(keys.a))
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "serving kb-r4" in out and "pinned" not in out, out
+
+
+def test_first_use_pin_when_already_up_to_date(keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0  # no key given: nothing pinned
+    assert pinned(dev) == []
+    code, out = kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)
+    assert code == 0 and "up to date" in out and f"pinned key {keys.a_id}" in out, out
+    pub.release(None)
+    refused(dev, pub.art, "release is not signed")
+    # a key that did not sign the served release is not pinned by an up-to-date sync
+    dev2 = tmp_path / "dev2"
+    pub2 = Pub(tmp_path / "two")
+    pub2.release(None)
+    assert kb("sync", pub2.art, "--to", dev2)[0] == 0
+    code, out = kb("sync", pub2.art, "--to", dev2, "--trusted-key", keys.a_pub)
+    assert code == 0 and "no key pinned yet" in out and pinned(dev2) == [], out
+
+
+def test_rotation_hands_trust_over(keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a, next_keys=(keys.b,))
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0, out
+    assert f"pinned key {keys.b_id} (introduced by kb-r2, signed by {keys.a_id}" in out
+    assert f"unpinned key {keys.a_id} (handed over by kb-r2)" in out
+    assert pinned(dev) == [keys.b_id]
+    pub.release(keys.b)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r3"
+    # the old key is no longer trusted
+    pub.release(keys.a)
+    refused(dev, pub.art, f"untrusted key {keys.a_id}")
+
+
+def test_a_device_that_skipped_the_rotation_follows_it(keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a, next_keys=(keys.a, keys.b))  # overlap: a stays, b joins
+    pub.release(keys.b)
+    code, out = kb("sync", pub.art, "--to", dev, "--json")
+    assert code == 0, out
+    res = json.loads(out)
+    assert (res["tag"], res["signed_by"]) == ("kb-r3", keys.b_id)
+    assert pinned(dev) == sorted([keys.a_id, keys.b_id])
+
+
+def test_rotation_needs_a_trusted_signer_and_the_new_keys_signature(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    evil_pub = load_private(keys.evil).public_key()
+    # signed by the trusted key, naming a new key that did not cosign
+    forge_tree(pub.art, lambda e: None, key=load_private(keys.a),
+               rel_change=lambda r: r.update(next_keys=[public_record(evil_pub)]))
+    refused(dev, pub.art, f"introduces key {keys.evil_id} without its signature")
+    # a key record whose id does not match its bytes
+    record = public_record(evil_pub) | {"key_id": keys.a_id}
+    forge_tree(pub.art, lambda e: None, key=load_private(keys.a),
+               rel_change=lambda r: r.update(next_keys=[record]))
+    refused(dev, pub.art, "next_keys entry is malformed")
+    # a rotation signed by an untrusted key, then a release by its successor: both refused
+    forge_tree(pub.art, lambda e: None, key=load_private(keys.evil),
+               rel_change=lambda r: r.update(next_keys=[public_record(
+                   load_private(keys.b).public_key())]))
+    refused(dev, pub.art, f"untrusted key {keys.evil_id}")
+    pub.release(keys.b)
+    refused(dev, pub.art, f"untrusted key {keys.b_id}")
+    assert pinned(dev) == [keys.a_id] and device.served_tag(dev) == "kb-r1"
+
+
+def test_next_key_needs_a_signing_key(keys: Keys, pub: Pub):
+    from kbtools.errors import ReleaseError
+
+    with pytest.raises(ReleaseError, match="--next-key needs --sign-key"):
+        pub.release(None, next_keys=(keys.b,))
+
+
+def test_kb_trust_list_add_remove(keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    assert kb("trust", "list", "--to", dev) == (0, "no pinned keys: this device accepts "
+                                                  "unsigned releases\n")
+    code, out = kb("trust", "add", keys.a_pub, "--to", dev)
+    assert (code, out) == (0, f"pinned {keys.a_id}\n")
+    assert kb("trust", "add", keys.a_pub, "--to", dev) == (0, f"already pinned {keys.a_id}\n")
+    code, out = kb("trust", "list", "--to", dev, "--json")
+    rows = json.loads(out)
+    assert [r["key_id"] for r in rows] == [keys.a_id]
+    assert rows[0]["why"].startswith("added by operator") and rows[0]["pinned_at"]
+    # pinned before the first sync: an unsigned release is refused from the start
+    pub.release(None)
+    refused(dev, pub.art, "release is not signed")
+    pub.release(keys.b)
+    refused(dev, pub.art, f"untrusted key {keys.b_id}")
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "serving kb-r2" in out, out
+    assert kb("trust", "remove", keys.a_id, "--to", dev) == (0, f"unpinned {keys.a_id}\n")
+    code, out = kb("trust", "remove", keys.b_id, "--to", dev)
+    assert code == 2 and "last pinned key" in out and "--allow-unsigned" in out
+    code, out = kb("trust", "remove", "nope", "--to", dev)
+    assert code == 2 and f"no pinned key nope (pinned: {keys.b_id})" in out
+    assert kb("trust", "remove", f"{keys.b_id}.pub", "--to", dev, "--allow-unsigned")[0] == 0
+    assert pinned(dev) == []
+    log = [json.loads(x) for x in (dev / "trust.log").read_text().splitlines()]
+    assert [(e["action"], e["key_id"]) for e in log] == [
+        ("pin", keys.a_id), ("pin", keys.b_id), ("unpin", keys.a_id), ("unpin", keys.b_id)]
+    code, out = kb("trust", "add", tmp_path / "kr" / "kb.toml", "--to", dev)
+    assert code == 1 and "cannot read public key" in out
+
+
+def test_an_installed_but_unserved_release_is_checked_again(keys: Keys, pub: Pub,
+                                                             tmp_path: Path):
+    """A release directory left by an interrupted sync (or put there) is not switched to
+    unless its own release.json is signed by a pinned key."""
+    import shutil
+
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(None)  # unsigned kb-r2 at the source ...
+    left = dev / "releases" / "kb-r2"  # ... and already on disk, as if half-synced
+    shutil.copytree(dev / "releases" / "kb-r1", left)
+    rel = json.loads((left / "release.json").read_text())
+    (left / "release.json").write_text(json.dumps(rel | {"tag": "kb-r2", "serial": 2}))
+    (left / "release.sig").unlink()
+    refused(dev, pub.art, "release is not signed")
+    pub.release(keys.a)
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "serving kb-r3" in out, out
