@@ -2,12 +2,17 @@
 
 Every command lives in `kbtools/commands/<name>.py` and is registered below. Errors are
 translated in exactly one place, `KbGroup.invoke`: KbError -> its exit code and one line
-on stderr; anything unexpected -> exit 3, traceback written to a log file.
+on stderr; anything unexpected -> exit 3, one line on stderr and the traceback appended to
+`<KB_HOME>/kb-crash.log`. Writing that log never fails the report: undecodable arguments
+and messages are escaped, and a log that cannot be written safely (unwritable directory,
+a symlink, a FIFO or other non-regular file in its place) is skipped.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import stat
 import sys
 import traceback
 from datetime import UTC, datetime
@@ -17,7 +22,7 @@ import click
 
 from kbtools import __version__
 from kbtools.config import kb_home
-from kbtools.errors import KbError
+from kbtools.errors import KbError, one_line
 
 # (module under kbtools.commands, click command attribute). Imported lazily per command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -71,22 +76,35 @@ class KbGroup(click.Group):
             ctx.exit(1)
         except Exception as exc:  # the one place unexpected errors are caught
             log = write_crash_log()
-            click.echo(f"kb: unexpected error: {type(exc).__name__}: {exc} (traceback in {log})",
-                       err=True)
+            click.echo(f"kb: unexpected error: {type(exc).__name__}: {one_line(exc)} "
+                       f"(traceback in {one_line(log)})", err=True)
             ctx.exit(3)
 
 
+CRASH_LOG = "kb-crash.log"
+_LOG_FLAGS = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+              | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+
+
 def write_crash_log() -> str:
-    home = kb_home()
+    """Append the current traceback to `<KB_HOME>/kb-crash.log`; returns where it went, or
+    "(log unwritable)". Never raises: it runs while another error is being reported."""
     try:
+        home = kb_home()
         home.mkdir(parents=True, exist_ok=True)
-        path = home / "kb-crash.log"
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"--- {datetime.now(UTC).isoformat()} kb {__version__}\n")
-            fh.write(" ".join(sys.argv) + "\n")
-            fh.write(traceback.format_exc())
+        path = home / CRASH_LOG
+        text = (f"--- {datetime.now(UTC).isoformat()} kb {__version__}\n"
+                + " ".join(sys.argv) + "\n" + traceback.format_exc())
+        data = text.encode("utf-8", "backslashreplace")  # surrogates from argv or messages
+        fd = os.open(path, _LOG_FLAGS, 0o600)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return "(log unwritable)"
+            os.write(fd, data)
+        finally:
+            os.close(fd)
         return str(path)
-    except OSError:
+    except Exception:  # noqa: BLE001 - the crash report must reach the user whatever happens
         return "(log unwritable)"
 
 

@@ -1,12 +1,21 @@
-"""Corpus: find the knowledge documents and split each into front matter and body.
+"""Corpus: find the knowledge documents, read them safely, split front matter from body.
 
-Pure helpers (`split_front_matter`) plus the file walk (`iter_documents`). Line numbers
-are 1-based and count from the top of the original file, front matter included.
+Pure helpers (`split_front_matter`) plus the file walk (`find_markdown`, `iter_documents`)
+and the one way a knowledge file is read (`read_source`). Line numbers are 1-based and count
+from the top of the original file, front matter included.
+
+Reading author files is defensive: a file is read only when its real path (symlinks
+resolved) lies inside the repository root, it is a regular file (checked on the open file
+descriptor, opened without following a final symlink and without blocking, so a FIFO or a
+device never hangs the reader) and it is no larger than the size limit. Anything else raises
+`SourceError` carrying the `kb check` finding code, and nothing of the file is read.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,9 +23,15 @@ from typing import Any
 
 import yaml
 
+from kbtools.errors import SourceError
+
 FENCE = re.compile(r"^---[ \t]*$")
 END_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 MAX_YAML_NODES = 20_000  # a front matter expanding beyond this is an alias bomb
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024  # kb.toml [check] max_bytes: the largest document read
+_READ_CHUNK = 1 << 16
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 
 
 @dataclass(frozen=True)
@@ -159,10 +174,94 @@ def decode(raw: bytes) -> tuple[str, list[str]]:
     return text, problems
 
 
-def read_doc(path: Path, root: Path) -> SourceDoc:
-    """Read one file. Never raises for bad content: problems are in `.errors`."""
-    text, _ = decode(path.read_bytes())
-    return parse_source(text, path, _rel(path, root))
+def is_inside(real: str, real_root: str) -> bool:
+    """Whether the real path `real` is `real_root` or lies below it (both already resolved)."""
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink loop")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_source(path: Path, root: Path | None,
+                max_bytes: int | None = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of one knowledge file, read only when that is safe (see the module doc).
+
+    `root` is the repository (or corpus) root the file's real path must stay inside; None
+    skips that test (a file named explicitly outside any repository). Raises SourceError
+    with the finding code: path-symlink-escape, file-not-regular, file-too-large or
+    file-unreadable. Reads at most `max_bytes` + 1 bytes.
+    """
+    name = os.fspath(path)
+    try:
+        real = os.path.realpath(name)
+        if root is not None and not is_inside(real, os.path.realpath(root)):
+            raise SourceError("path-symlink-escape",
+                              "document is a symlink leading outside the repository; not read")
+        st = os.lstat(real)
+    except SourceError:
+        raise
+    except (OSError, ValueError) as exc:  # a dangling symlink, a vanished file, a NUL byte
+        dangling = os.path.islink(name)
+        raise SourceError("file-unreadable", "a symlink to nothing (dangling); not read"
+                          if dangling else f"cannot read: {_reason(exc)}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceError("file-not-regular", f"{_kind(st.st_mode)}, not a regular file; not read")
+    try:
+        fd = os.open(real, _OPEN_FLAGS)
+    except OSError as exc:
+        raise SourceError("file-unreadable", f"cannot read: {_reason(exc)}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped after the lstat above
+            raise SourceError("file-not-regular",
+                              f"{_kind(st.st_mode)}, not a regular file; not read")
+        limit = max_bytes if max_bytes is not None else st.st_size
+        if st.st_size > limit:
+            raise SourceError("file-too-large", _too_large(st.st_size, limit))
+        parts: list[bytes] = []
+        size = 0
+        while size <= limit:
+            part = os.read(fd, min(_READ_CHUNK, limit + 1 - size))
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+        if max_bytes is not None and size > max_bytes:  # it grew while we read it
+            raise SourceError("file-too-large", _too_large(size, max_bytes))
+        return b"".join(parts)
+    except OSError as exc:
+        raise SourceError("file-unreadable", f"cannot read: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "strerror", None) or exc)
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"file is {size:,} bytes; the limit is {limit:,} (split it into several documents)"
+
+
+def load_source(path: Path, root: Path,
+                max_bytes: int | None = DEFAULT_MAX_BYTES) -> tuple[SourceDoc, bytes]:
+    """Read one file safely (`read_source`) and split it; returns (document, raw bytes).
+    Raises SourceError when the file is not read; bad content is in `.errors`."""
+    raw = read_source(path, root, max_bytes)
+    text, _ = decode(raw)
+    return parse_source(text, path, rel_path(path, root)), raw
+
+
+def read_doc(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) -> SourceDoc:
+    """Read one file (see `load_source`). Never raises for bad content: problems are in
+    `.errors`; SourceError when the file may not be read at all."""
+    return load_source(path, root, max_bytes)[0]
 
 
 def parse_source(text: str, path: Path, rel: str) -> SourceDoc:
@@ -190,15 +289,28 @@ def parse_source(text: str, path: Path, rel: str) -> SourceDoc:
                      fm_end_line=max(fence_line, 0), key_lines=key_lines, errors=tuple(errors))
 
 
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+def rel_path(path: Path, root: Path) -> str:
+    """The posix path of `path` relative to `root`, as findings and the index name it.
+
+    Lexical (a symlink inside the repo keeps its own name); when the path lies outside the
+    root lexically but its real path is inside, the real path; else the absolute path.
+    """
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, root)
+    if rel == ".." or rel.startswith(".." + os.sep):
+        real = os.path.relpath(os.path.realpath(absolute), os.path.realpath(root))
+        outside = real == ".." or real.startswith(".." + os.sep)
+        return Path(absolute).as_posix() if outside else Path(real).as_posix()
+    return Path(rel).as_posix()
 
 
 def find_markdown(paths: list[Path]) -> list[Path]:
-    """Markdown files under the given files/dirs, sorted, skipping hidden dirs."""
+    """Markdown files under the given files/dirs, sorted, skipping hidden dirs.
+
+    Symlinked directories are not followed (no loops). Every `*.md` entry that is not a
+    directory is returned, FIFOs, devices and dangling symlinks included, so the checks
+    report them (`read_source` never opens them); a path named explicitly is returned as is.
+    """
     out: set[Path] = set()
     for p in paths:
         if p.is_dir():
@@ -206,13 +318,26 @@ def find_markdown(paths: list[Path]) -> list[Path]:
                 rel_parts = f.relative_to(p).parts
                 if any(part.startswith(".") for part in rel_parts) or f.name.startswith("_"):
                     continue
-                if f.is_file():
+                if not _is_real_dir(f):
                     out.add(f)
-        elif p.suffix.lower() in (".md", ".markdown") or p.is_file():
+        else:
             out.add(p)
     return sorted(out)
 
 
-def iter_documents(root: Path, knowledge: Path) -> Iterator[SourceDoc]:
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def iter_documents(root: Path, knowledge: Path,
+                   max_bytes: int | None = DEFAULT_MAX_BYTES) -> Iterator[SourceDoc]:
+    """Every document under `knowledge` that may be read (those `read_source` refuses are
+    left out: `kb check` reports them)."""
     for path in find_markdown([knowledge]):
-        yield read_doc(path, root)
+        try:
+            yield read_doc(path, root, max_bytes)
+        except SourceError:
+            continue

@@ -6,6 +6,8 @@ stderr and an exit code. Messages name the file (and line where known) and what 
 
 from __future__ import annotations
 
+MAX_MESSAGE_CHARS = 500
+
 
 class KbError(Exception):
     """An expected failure: bad input, missing files, policy violations. Exit code 1."""
@@ -40,6 +42,15 @@ class FindingsError(KbError):
     """`kb check` (or a build gate) found errors; the findings were already printed."""
 
 
+class SourceError(KbError):
+    """A knowledge file that was not read: outside the repository, not a regular file, too
+    large or unreadable. `code` is the `kb check` finding code that reports it."""
+
+    def __init__(self, code: str, message: str, *, path: str | None = None):
+        self.code = code
+        super().__init__(message, path=path)
+
+
 class IndexLoadError(KbError):
     """An index is missing, corrupted, or incompatible (format version, model)."""
 
@@ -66,3 +77,32 @@ class ReviewError(KbError):
 
 class TableError(KbError):
     """A decision table is malformed or cannot be evaluated."""
+
+
+def valid_unicode(text: str) -> str:
+    """`text` as valid Unicode (encodable as UTF-8): bytes that were not UTF-8 (kept as
+    surrogate escapes, as in `sys.argv` or a file read with ``surrogateescape``) and lone
+    surrogates (``"\\ud800"`` in JSON) become U+FFFD; valid sequences are kept."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:  # escaped bytes back to bytes, so a split UTF-8 sequence is recombined
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # surrogates that are not byte escapes
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
+def one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` as one printable line of at most `limit` characters: whitespace runs become one
+    space, control characters and lone surrogates are shown escaped, the rest is cut with ….
+    Never raises (a broken ``__str__`` gives its type name)."""
+    try:
+        value = str(text)
+    except Exception:  # the crash-log writer and MCP errors must not fail on a bad object
+        value = f"<unprintable {type(text).__name__}>"
+    value = " ".join(value.split())
+    if not value.isprintable():
+        value = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
+    return value if len(value) <= limit else value[: limit - 1] + "…"

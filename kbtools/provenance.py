@@ -204,7 +204,7 @@ def git_identity(repo: git.Repo) -> tuple[str, str]:
         ident = repo.git.var("GIT_AUTHOR_IDENT")
     except git.GitCommandError:
         return "", ""
-    m = re.match(r"^(.*?)\s*<([^>]*)>", ident)
+    m = re.match(r"^([^<]*)<([^>]*)>", ident)  # linear: no lazy group before \s*
     return (m[1].strip(), m[2].strip()) if m else ("", "")
 
 

@@ -95,7 +95,7 @@ def test_fixture_codes(name, fixture_findings):
 def test_every_code_is_documented(fixture_findings):
     tested = set().union(*EXPECTED.values(), *(codes for _, codes in GENERATED.values()))
     tested |= {"path-not-utf8", "path-symlink-escape", "file-too-large", "math-invalid",
-               "file-unreadable"}
+               "file-unreadable", "file-not-regular"}  # the last: tests/test_hostile_files.py
     assert tested <= set(CODES)
     # guards: markdown-it caps nesting; plug-in crashes are tested with the extension point;
     # verification-lapsed needs Git history (tests/test_verified.py)

@@ -25,7 +25,7 @@ from gitdb.base import IStream
 
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
-from kbtools.errors import UsageError
+from kbtools.errors import UsageError, valid_unicode
 from kbtools.provenance import git_identity, git_prefix, require_repo
 from kbtools.review.verification import VERIFICATION_FIELDS
 from kbtools.schemas import categories, schema_path, validator_for
@@ -65,6 +65,24 @@ def _yaml_scalar(value: Any) -> str:
 def render_document(meta: dict[str, Any], body: str) -> str:
     lines = ["---"] + [f"{k}: {_yaml_scalar(v)}" for k, v in meta.items()] + ["---", ""]
     return "\n".join(lines) + body.strip("\n") + "\n"
+
+
+def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
+    """Refuse text a document cannot hold: NUL and other control characters (a body keeps
+    tabs and newlines), and undecodable bytes or lone surrogates (not valid UTF-8)."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise UsageError(f"draft {name} must be text, not {type(value).__name__}")
+    if valid_unicode(value) != value:
+        raise UsageError(f"draft {name} is not valid UTF-8 text (undecodable bytes or lone "
+                         "surrogates)")
+    allowed = "\t\n\r" if multiline else ""
+    bad = next((ch for ch in value if ord(ch) < 32 and ch not in allowed or ch == "\x7f"), None)
+    if bad is not None:
+        raise UsageError(f"draft {name} contains the control character {bad!r}; "
+                         + ("only tabs and newlines are allowed" if multiline
+                            else "it must be one line of text"))
 
 
 def split_body(body: str) -> tuple[dict[str, Any], str]:
@@ -120,6 +138,9 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     `extra_meta` and any front matter the body carries (verification fields dropped).
     Raises UsageError for an unknown category or a result that fails the schema.
     """
+    for name, value in (("category", category), ("title", title), ("body", body),
+                        ("author", author), ("location", location), ("source", source)):
+        _check_text(name, value, multiline=name == "body")
     cfg = load_config(repo_root)
     known = categories(cfg.path("schemas"))
     if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:

@@ -8,6 +8,11 @@ Retrieved document text never becomes part of an instruction: it is returned ins
 structured result, in fields named ``text`` (search hits) or ``markdown`` (sections), next
 to its citation, with a ``notice`` saying that these fields are quoted data. stdout belongs
 to the protocol; every log line goes to stderr.
+
+Every failure reaches the agent as one line saying why (`tool_error`): a KbError as its
+message, arguments that fail the tool's schema as the fields and what is wrong with them,
+anything unexpected as its type (the traceback goes to the server log on stderr) — never a
+bare "Error executing tool". Messages are one line, escaped and bounded.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
 from kbtools.config import CONFIG_NAME, find_root, load_config
 from kbtools.decision import evaluate_table
-from kbtools.errors import IndexLoadError, KbError
+from kbtools.errors import IndexLoadError, KbError, one_line
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
@@ -150,10 +155,26 @@ class Context:
             return None
 
 
-def _tool_error(exc: KbError) -> Exception:
+def tool_error(exc: BaseException) -> str:
+    """The one line an agent reads when a tool fails because of `exc`."""
+    if isinstance(exc, KbError):
+        return one_line(exc.format())
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
+        try:
+            parts = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                     for e in errors()]
+        except Exception:  # a validation error of another shape: its type is enough
+            parts = []
+        return one_line("invalid arguments: " + ("; ".join(parts) or type(exc).__name__))
+    return one_line(f"internal error ({type(exc).__name__}: {exc}); the server log on stderr "
+                    "has the details")
+
+
+def _tool_error(exc: BaseException) -> Exception:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    return ToolError(exc.format())
+    return ToolError(tool_error(exc))
 
 
 # ----------------------------------------------------------------- tool cores (plain functions)
@@ -220,8 +241,9 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     from mcp.types import ToolAnnotations
 
     ctx = Context(index=index, root=root or Path.cwd())
-    server = MCPServer("kbtools", instructions=INSTRUCTIONS, version=__version__,
-                       log_level="WARNING")
+    server_class: type[MCPServer] = _one_line_errors(MCPServer)
+    server = server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
+                          log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
@@ -230,6 +252,9 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
             try:
                 return fn(ctx, *args, **kwargs)
             except KbError as exc:
+                raise _tool_error(exc) from None
+            except Exception as exc:  # a bug: say so in one line, keep the traceback here
+                log.exception("tool %s failed unexpectedly", fn.__name__)
                 raise _tool_error(exc) from None
         return call
 
@@ -267,6 +292,29 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
             return guarded(tool_draft)(category, title, body, author, location)
 
     return server
+
+
+def _one_line_errors(base: type) -> type:
+    """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
+    the SDK's own messages for arguments that fail the schema span several lines, and for a
+    crash say only "Error executing tool <name>"."""
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.shared.exceptions import MCPError
+
+    class Server(base):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: dict[str, Any],
+                            context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except MCPError:
+                raise
+            except ToolError as exc:  # UnexpectedToolError too: the type tells the SDK to log
+                cause = exc.__cause__
+                if cause is None or isinstance(cause, ToolError):  # the text is already a reason
+                    raise type(exc)(one_line(str(exc))) from cause
+                raise type(exc)(f"Error executing tool {name}: {tool_error(cause)}") from cause
+
+    return Server
 
 
 def serve(*, index: Path | None = None, allow_write: bool = False) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from kbtools.build.xref import section_number
 from kbtools.config import load_config
 from kbtools.corpus import read_doc
-from kbtools.errors import KbError, UsageError
+from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.markdown.doctree import parse
@@ -26,7 +26,16 @@ from kbtools.query.results import Citation
 
 MAX_CHARS = 12_000  # one read never returns more than this many characters
 MAX_LINES = 400  # nor a line range longer than this
+MAX_PATH_CHARS = 1024  # a document path longer than this is refused before any file access
+MAX_NAME_BYTES = 255  # as is one with a longer component (no file system has such names)
 _DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def _shown(doc: str) -> str:
+    """`doc` as messages show it: at most 80 characters, control characters and surrogates
+    escaped."""
+    text = doc if len(doc) <= 80 else doc[:79] + "…"
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def check_doc_path(doc: str) -> str:
@@ -34,16 +43,24 @@ def check_doc_path(doc: str) -> str:
     if not isinstance(doc, str) or not doc.strip():
         raise UsageError("document path is empty")
     text = doc.strip()
+    shown = _shown(doc)
+    if len(text) > MAX_PATH_CHARS:
+        raise UsageError(f"refused document path '{shown}': longer than {MAX_PATH_CHARS} characters")
     if "\x00" in text or "\\" in text:
-        raise UsageError(f"refused document path '{doc}': backslashes and NUL are not allowed")
+        raise UsageError(f"refused document path '{shown}': backslashes and NUL are not allowed")
+    if valid_unicode(text) != text:
+        raise UsageError(f"refused document path '{shown}': not valid UTF-8")
     if text.startswith(("/", "~")) or _DRIVE.match(text):
-        raise UsageError(f"refused document path '{doc}': absolute paths are not allowed; "
+        raise UsageError(f"refused document path '{shown}': absolute paths are not allowed; "
                          "use the repo-relative path from a search result")
     parts = [p for p in PurePosixPath(text).parts if p != "."]
     if ".." in parts:
-        raise UsageError(f"refused document path '{doc}': '..' is not allowed")
+        raise UsageError(f"refused document path '{shown}': '..' is not allowed")
+    if any(len(p.encode("utf-8")) > MAX_NAME_BYTES for p in parts):
+        raise UsageError(f"refused document path '{shown}': a name longer than "
+                         f"{MAX_NAME_BYTES} bytes")
     if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
-        raise UsageError(f"refused document path '{doc}': only Markdown documents can be read")
+        raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
     return "/".join(parts)
 
 
@@ -73,15 +90,20 @@ class Knowledge:
         if prefix not in ("", ".") and not rel.startswith(prefix + "/"):
             candidates.append(self.base / prefix / rel)
         for cand in candidates:
-            if not (cand.exists() or cand.is_symlink()):
-                continue
-            real = cand.resolve()
+            try:
+                if not (cand.exists() or cand.is_symlink()):
+                    continue
+                real = cand.resolve()
+                is_file = real.is_file()
+            except (OSError, RuntimeError) as exc:  # too long for the OS, a symlink loop
+                raise KbError(f"cannot open document '{_shown(doc)}': "
+                              f"{getattr(exc, 'strerror', None) or exc}") from None
             if not real.is_relative_to(allowed):
-                raise UsageError(f"refused document path '{doc}': it lies outside the "
+                raise UsageError(f"refused document path '{_shown(doc)}': it lies outside the "
                                  f"knowledge directory ({self.rel(self.allowed)})")
-            if real.is_file():
+            if is_file:
                 return cand
-        raise KbError(f"no such document in the {self.where}: {doc}")
+        raise KbError(f"no such document in the {self.where}: {_shown(doc)}")
 
     def rel(self, path: Path) -> str:
         """The citation path of a resolved file (relative to `base`)."""
@@ -137,7 +159,7 @@ def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -
     if heading_path is None:
         return []
     if isinstance(heading_path, str):
-        parts = re.split(r"\s*(?:>|›|»)\s*", heading_path)
+        parts = re.split(r"[>›»]", heading_path)  # stripped below (no \s* here: linear time)
     else:
         parts = [str(p) for p in heading_path]
     return [p.strip() for p in parts if p.strip()]

@@ -21,6 +21,9 @@ from kbtools.review.history import recent_changes
 DEFAULT_N = 20
 
 
+MAX_DAYS = 100 * 366
+
+
 def _when(value: Any) -> datetime | None:
     if not value:
         return None
@@ -66,6 +69,8 @@ def recent(root: Path | None = None, *, index: Path | None = None, idx: KbIndex 
     """
     if days is not None and days < 0:
         raise UsageError("--days must be 0 or more")
+    if days is not None:
+        days = min(days, MAX_DAYS)  # "the last 10**30 days" is everything, not an overflow
     if n is not None and n < 1:
         raise UsageError("-n must be 1 or more")
     if idx is None and index is None:

@@ -20,9 +20,15 @@ from kbtools.errors import ConfigError
 from kbtools.markdown.doctree import Block, Document
 
 PATH_SEP = " › "
-SENTENCE_END = re.compile(r"[。！？；!?]+[”’\"'」』）)\]]*|\.+[”’\"')\]]*(?=\s|$)|\n(?=\s*\n)")
+# Linear time on any text: a run of dots is tried once from its first dot and never given
+# back; a blank line is looked for on the next line only; a link's text holds no `[` and its
+# destination at most one level of balanced parentheses, so no match attempt reads past the
+# opener of the next one.
+SENTENCE_END = re.compile(r"[。！？；!?]+[”’\"'」』）)\]]*|(?<!\.)\.++[”’\"')\]]*+(?=\s|$)"
+                          r"|\n(?=[^\S\n]*\n)")
 CLAUSE_END = re.compile(r"[，、：,:;]\s*|\s+")
-PROTECTED_INLINE = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$|`[^`\n]+`|\[[^\]\n]*\]\([^)\n]*\)", re.S)
+PROTECTED_INLINE = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$|`[^`\n]+`"
+                              r"|\[[^\[\]\n]*\]\((?:[^()\n]|\([^()\n]*\))*+\)", re.S)
 
 
 @dataclass(frozen=True)
@@ -109,8 +115,8 @@ class SourceText:
         `every_cut`, a unit is at least two characters long."""
         text = self.text[start:end]
         guard = [(m.start(), m.end()) for m in PROTECTED_INLINE.finditer(text)]
-        cuts = [m.end() for m in pattern.finditer(text)
-                if not any(a < m.end() < b for a, b in guard)]
+        starts = [a for a, _ in guard]  # sorted, and the spans do not overlap
+        cuts = [m.end() for m in pattern.finditer(text) if not _guarded(m.end(), guard, starts)]
         out: list[Unit] = []
         prev = 0
         for cut in cuts + [len(text)]:
@@ -122,6 +128,12 @@ class SourceText:
         if prev < len(text):
             out.append(Unit(start + prev, end, sentence=True))
         return out
+
+
+def _guarded(pos: int, guard: list[tuple[int, int]], starts: list[int]) -> bool:
+    """Whether `pos` lies strictly inside one of the (sorted, disjoint) `guard` spans."""
+    i = bisect.bisect_left(starts, pos) - 1
+    return i >= 0 and guard[i][0] < pos < guard[i][1]
 
 
 def _hard_cuts(units: list[Unit], cfg: ChunkConfig) -> list[Unit]:

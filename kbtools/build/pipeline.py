@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -25,12 +26,12 @@ from kbtools import provenance as history
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
 from kbtools.build.records import Chunk
-from kbtools.check.engine import check_paths
+from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
-from kbtools.corpus import SourceDoc, find_markdown, read_doc
+from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError
+from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError, SourceError
 from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
@@ -50,8 +51,11 @@ from kbtools.render.table_csv import render_tables
 from kbtools.review.lapse import ReviewCoverage
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
-# schema, link and table findings are reported and the document is indexed anyway.
-LENIENT_BLOCKING = frozenset({"file-too-large", "file-unreadable", "encoding-not-utf8",
+# schema, link and table findings are reported and the document is indexed anyway. A file
+# `kb check` did not read (outside the repository, not a regular file, …) always blocks,
+# and is never read by the build either: skipped means not read.
+LENIENT_BLOCKING = frozenset({"file-not-regular", "file-too-large", "file-unreadable",
+                              "encoding-not-utf8",
                               "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
 N_SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
@@ -124,11 +128,11 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     if not knowledge.is_dir():
         raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
                       path=str(knowledge))
-    paths = find_markdown([knowledge])
-
-    findings = check_paths(paths, cfg, lenient=opts.lenient)
+    ctx = make_context(cfg, lenient=opts.lenient)
+    results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
+    unread = {display_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
-              and (not opts.lenient or f.code in LENIENT_BLOCKING)]
+              and (not opts.lenient or f.code in LENIENT_BLOCKING or f.path in unread)]
     if opts.lenient and opts.progress:
         for f in findings:
             if f.level == "error" and f not in errors:
@@ -142,15 +146,19 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                             f"(fix them or use --skip-invalid):\n{shown}{more}")
     stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
                      for p in sorted(bad)]
-    sources = [read_doc(p, root) for p in paths]
-    # findings name a path as printable text: an undecodable file name is matched that way
-    sources = [s for s in sources if display_path(s.rel) not in bad]
+    # Skipped documents are not read again: only those that passed are loaded, through the
+    # same safe reader (inside the root, a regular file, bounded by the size limit). Findings
+    # name a path as printable text: an undecodable file name is matched that way.
+    keep = [r.path for r in results if r.read and display_path(r.rel) not in bad]
+    loaded = [load_source(p, root, ctx.max_bytes) for p in keep]
+    sources = [src for src, _ in loaded]
+    raw = {src.rel: data for src, data in loaded}
     timer.lap("check")
 
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
-        _build_into(staging, cfg, sources, root, opts, stats, timer, cache_file)
+        _build_into(staging, cfg, sources, raw, root, opts, stats, timer, cache_file)
         replace_dir(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -159,11 +167,11 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     return stats
 
 
-def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path,
-                opts: BuildOptions, stats: BuildStats, timer: _Timer,
+def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[str, bytes],
+                root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
                 cache_file: Path | None) -> None:
     layout = ReleaseLayout(staging)
-    user_dict = _user_dictionary(cfg)
+    user_dict = _user_dictionary(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
     parsed = {s.rel: parse(s) for s in sources}
     failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
@@ -179,9 +187,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], root: Path
     stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
                                       for t in d.tables()], layout.tables))
     for s in sources:
-        target = layout.source / s.rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(s.path.read_bytes())
+        _write_source(layout.source, s.rel, raw[s.rel])
     timer.lap("render")
 
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
@@ -368,14 +374,35 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
     layout.dictionary.write_bytes("".join(t + "\n" for t in terms).encode("utf-8"))
 
 
-def _user_dictionary(cfg: Config) -> str:
+def _write_source(source_dir: Path, rel: str, data: bytes) -> None:
+    """Copy the bytes of a document as read into data/source/<rel>, never outside it."""
+    target = source_dir / rel
+    base = os.path.realpath(source_dir)
+    if Path(rel).is_absolute() or not os.path.realpath(target).startswith(base + os.sep):
+        raise KbError("refusing to write a document outside data/source", path=rel)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+
+
+def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
     """The text of the user dictionary (kb.toml bm25.user_dict), read before anything costly
-    so that a bad file fails the build at its start."""
+    so that a bad file fails the build at its start. It is read like a document (inside the
+    root, a regular file, bounded); with --lenient/--skip-invalid one that may not be read
+    is left out with a warning."""
     path: Path = cfg.root / str(cfg.get("bm25.user_dict"))
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         return ""
     try:
-        text = path.read_bytes().decode("utf-8")
+        data = read_source(path, cfg.root)
+    except SourceError as exc:
+        if not (opts.lenient or opts.skip_invalid):
+            raise ConfigError(f"user dictionary not read: {exc.message}", path=str(path)) from None
+        if opts.progress:
+            print(f"kb build: warning: user dictionary {cfg.get('bm25.user_dict')} not read: "
+                  f"{exc.message}", file=sys.stderr)
+        return ""
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"user dictionary is not UTF-8 (byte {exc.start}); save it as UTF-8",
                           path=str(path)) from None

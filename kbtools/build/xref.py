@@ -10,6 +10,7 @@ validates `#anchor` links with) and its `{#custom-id}`s.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Iterable
@@ -33,7 +34,10 @@ _REF_BEFORE = re.compile(r"(?P<pre>详见|参见|参阅|参考|请见|见)?[ \t]
                          r"(?:《(?P<title>[^》\n]{1,60})》[ \t]{0,2}(?:的|中的)?[ \t]{0,2})?"
                          r"(?P<di>第)?[ \t]{0,2}$")
 _REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(?:\.\d+)*)")
-_MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\]\n]*)\]\((?P<href>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# Linear time: the link text holds no `[` and the destination at most one level of balanced
+# parentheses, so no attempt reads past the opener of the next one.
+_MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
+                      r"(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -108,16 +112,25 @@ class HeadingIndex:
 def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -> tuple[Link, ...]:
     """Cross references in `text` (which starts at file line `first_line`), resolved."""
     found: list[tuple[int, Link]] = []
+    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+    opens = [i for i, ch in enumerate(text) if ch == "《"]
+    closes = [i for i, ch in enumerate(text) if ch == "》"]
 
     def line_at(pos: int) -> int:
-        return first_line + text.count("\n", 0, pos)
+        return first_line + bisect.bisect_left(newlines, pos)
+
+    def inside_title(pos: int) -> bool:
+        """A 《 before `pos` more recent than any 》 (as two rfinds, in log time)."""
+        o = bisect.bisect_left(opens, pos) - 1
+        c = bisect.bisect_left(closes, pos) - 1
+        return o >= 0 and (c < 0 or opens[o] > closes[c])
 
     for m in _MD_LINK.finditer(text):
         link = _resolve_href(m.group("href"), m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
     for m in _REF_NUM.finditer(text):
-        if text.rfind("《", 0, m.start()) > text.rfind("》", 0, m.start()):
+        if inside_title(m.start()):
             continue  # inside a title: 《HX 手册第 1 章》
         b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
         pre, title, di = (b.group("pre"), b.group("title"), b.group("di")) if b else (None,) * 3
@@ -138,11 +151,7 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
                                       hit[1] if hit else (), line_at(m.start()))))
     found.sort(key=lambda x: x[0])
-    out: list[Link] = []
-    for _, link in found:
-        if link not in out:
-            out.append(link)
-    return tuple(out)
+    return tuple(dict.fromkeys(link for _, link in found))
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:

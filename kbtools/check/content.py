@@ -12,11 +12,10 @@ from kbtools.markdown.frontend import Scan
 
 Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
 
-DEFAULT_MAX_BYTES = 2 * 1024 * 1024
-
 
 def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
-    """Problems visible in the bytes. Returns (problems, keep_checking)."""
+    """Problems visible in the bytes. Returns (problems, keep_checking). (The size limit is
+    enforced while reading, by `kbtools.corpus.read_source`; this is for bytes from elsewhere.)"""
     if len(raw) > max_bytes:
         return [("file-too-large", "error", 1, 1,
                  f"file is {len(raw):,} bytes; the limit is {max_bytes:,} "

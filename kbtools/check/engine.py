@@ -27,12 +27,20 @@ from urllib.parse import unquote
 
 from kbtools.check import content, frontmatter, links
 from kbtools.check.cache import ScanCache, key_for, to_json
-from kbtools.check.content import DEFAULT_MAX_BYTES
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
-from kbtools.corpus import SourceDoc, decode, find_markdown, parse_source
+from kbtools.corpus import (
+    DEFAULT_MAX_BYTES,
+    SourceDoc,
+    decode,
+    find_markdown,
+    parse_source,
+    read_source,
+    rel_path,
+)
+from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.markdown.frontend import Scan, scan
 from kbtools.render.formula import FAILURE_DIR, formula_problem
@@ -43,7 +51,8 @@ CODES: dict[str, str] = {
     "file-empty": "the file is empty or only whitespace",
     "file-binary": "the file contains NUL bytes (binary, not Markdown)",
     "file-too-large": "the file exceeds the size limit (kb.toml [check] max_bytes, 2 MB)",
-    "file-unreadable": "the file cannot be read",
+    "file-unreadable": "the file cannot be read (permissions, a dangling symlink, I/O error)",
+    "file-not-regular": "a FIFO, device, socket or directory named *.md: not read",
     "encoding-not-utf8": "bytes that are not valid UTF-8",
     "encoding-bom": "a UTF-8 byte-order mark (warning)",
     "encoding-crlf": "CRLF or CR line endings (warning)",
@@ -69,7 +78,7 @@ CODES: dict[str, str] = {
     "path-escapes-repo": "a relative path that leaves the repository",
     "path-missing": "the link or image target does not exist",
     "path-case": "the target exists only with different letter case",
-    "path-symlink-escape": "a symlink leading outside the repository",
+    "path-symlink-escape": "a symlink leading outside the repository (a document so linked is not read)",
     "image-remote": "a remote image; offline devices cannot load it (warning)",
     "link-empty": "a link or image with an empty target (warning)",
     "link-anchor": "a #anchor that matches no heading in the target document",
@@ -153,6 +162,7 @@ class DocResult:
     csv_names: tuple[tuple[int, str], ...] = ()
     edits: tuple[Edit, ...] = ()
     new_scan: tuple[str, dict[str, Any]] | None = None  # cache entry made by this run
+    read: bool = True  # False: the file was not read (outside the repo, not regular, …)
 
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
@@ -228,31 +238,23 @@ def check_document(src: SourceDoc, ctx: CheckContext) -> list[Finding]:
     return sort_findings([*result.findings, *resolve_anchors([result], ctx)])
 
 
-def relative_to_root(path: Path, root: Path) -> str:
-    absolute = os.path.abspath(path)
-    rel = os.path.relpath(absolute, root)
-    if rel.startswith(".."):
-        real = os.path.relpath(os.path.realpath(absolute), root)
-        return Path(absolute).as_posix() if real.startswith("..") else Path(real).as_posix()
-    return Path(rel).as_posix()
-
-
 def check_file(path: Path, ctx: CheckContext) -> DocResult:
-    """Read one file and run every single-document check on it. Never raises."""
-    rel = relative_to_root(path, ctx.root)
+    """Read one file and run every single-document check on it. Never raises.
+
+    The file is read with `kbtools.corpus.read_source`: outside the repository (a symlink),
+    not a regular file, over the size limit or unreadable → one finding, nothing read.
+    A file named explicitly that lies outside the repository is read (no root to stay in).
+    """
+    rel = rel_path(path, ctx.root)
     early: list[content.Problem] = []
     if display_path(rel) != rel:
         early.append(("path-not-utf8", "error", 1, 1,
                       "file name is not valid UTF-8 (rename the file)"))
-    if not rel.startswith("/") and not ctx.fs.stays_inside(rel):
-        early.append(("path-symlink-escape", "error", 1, 1,
-                      "document is a symlink leading outside the repository"))
-        return _only(path, rel, early, ctx)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        early.append(("file-unreadable", "error", 1, 1, f"cannot read: {exc.strerror or exc}"))
-        return _only(path, rel, early, ctx)
+        raw = read_source(path, None if rel.startswith("/") else ctx.root, ctx.max_bytes)
+    except SourceError as exc:
+        early.append((exc.code, "error", 1, 1, exc.message))
+        return _only(path, rel, early, ctx, read=False)
     problems, go_on = content.raw_problems(raw, ctx.max_bytes)
     early.extend(problems)
     if not go_on:
@@ -263,18 +265,19 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     return analyze_document(src, ctx, early)
 
 
-def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckContext) -> DocResult:
+def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckContext, *,
+          read: bool = True) -> DocResult:
     return DocResult(path, rel, tuple(finding(rel, line, col, ctx.level(code, level), code, msg)
-                                      for code, level, line, col, msg in problems))
+                                      for code, level, line, col, msg in problems), read=read)
 
 
 def _slugs_of(rel: str, ctx: CheckContext) -> frozenset[str] | None:
     if rel not in ctx.slugs:
         try:
-            text, _ = decode((ctx.root / rel).read_bytes())
+            text, _ = decode(read_source(ctx.root / rel, ctx.root, ctx.max_bytes))
             src = parse_source(text, ctx.root / rel, rel)
             ctx.slugs[rel] = scan(src.body, src.body_line).slugs()
-        except (OSError, RecursionError):
+        except (SourceError, RecursionError):
             ctx.slugs[rel] = None
     return ctx.slugs[rel]
 

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from kbtools.errors import valid_unicode
 from kbtools.findings import Finding, verdict
 from kbtools.fsutil import json_line
 
@@ -28,7 +29,9 @@ def to_option(f: F) -> F:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    """Pretty JSON on stdout; text that is not valid Unicode (lone surrogates from input that
+    was not UTF-8) is printed as U+FFFD rather than failing the output."""
+    click.echo(valid_unicode(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
 def echo_jsonl(data: Any) -> None:

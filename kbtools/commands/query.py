@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO
 
 import click
 
 from kbtools.commands.output import echo_json, echo_jsonl, json_option
-from kbtools.errors import UsageError
+from kbtools.errors import UsageError, valid_unicode
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search
@@ -28,12 +28,13 @@ from kbtools.query.search import search
               help="Only verified documents (default from kb.toml query.verified_only).")
 @click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid",
               show_default=True, help="Retrievers to use.")
-@click.option("--batch", type=click.File("r", encoding="utf-8"),
-              help='JSONL file of {"id", "query", optional "where"}; one result per line out.')
+@click.option("--batch", type=click.File("rb"),
+              help='JSONL file (UTF-8; - for stdin) of {"id", "query", optional "where"}; '
+                   'one result per line out.')
 @click.option("--explain", is_flag=True, help="Show each retriever's rank and score and filters.")
 @json_option
 def query_cmd(question: str | None, index_path: Path | None, k: int, where: tuple[str, ...],
-              verified_only: bool | None, mode: str, batch: TextIO | None, explain: bool,
+              verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
               as_json: bool) -> None:
     """Search the knowledge and print cited passages.
 
@@ -56,26 +57,44 @@ def query_cmd(question: str | None, index_path: Path | None, k: int, where: tupl
             render(res, explain)
 
 
-def _run_batch(index: KbIndex, batch: TextIO, *, k: int, where: list[str],
+def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int, where: list[str],
                verified_only: bool | None, mode: str, explain: bool, as_json: bool) -> None:
-    """One search per JSONL line; its own "where" (list or object) replaces --where."""
-    for n, line in enumerate(batch, 1):
+    """One search per JSONL line; its own "where" (list or object) replaces --where.
+
+    Lines are decoded here: a line that is not UTF-8 is a one-line error naming the file and
+    line; lone surrogates (JSON ``\\ud800``) in a question are cleaned by the search and in an
+    id are shown as U+FFFD."""
+    name = getattr(batch, "name", "<batch>")
+    name = name if isinstance(name, str) else "<stdin>"
+    for n, raw in enumerate(batch, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{name}:{n}: not UTF-8 (byte {exc.start + 1} of the line); "
+                             "save the file as UTF-8") from None
         if not line.strip():
             continue
         try:
             item = json.loads(line)
             q = item["query"]
+            if not isinstance(q, str):
+                raise TypeError
         except (ValueError, KeyError, TypeError):
-            raise UsageError(f"{batch.name}:{n}: expected a JSON object with \"query\"") from None
+            raise UsageError(f"{name}:{n}: expected a JSON object with \"query\" (text)") from None
         w = item.get("where") or where
         if isinstance(w, dict):
             w = [f"{key}={val}" for key, val in w.items()]
-        res = search(index, q, k=k, where=w, verified_only=verified_only, mode=mode)
+        if not isinstance(w, list):
+            raise UsageError(f"{name}:{n}: \"where\" must be a list or an object")
+        res = search(index, q, k=k, where=[str(x) for x in w], verified_only=verified_only,
+                     mode=mode)
         qid = item.get("id", n)
+        qid = valid_unicode(qid) if isinstance(qid, str) else qid
+        q = res.query
         if as_json:
             echo_jsonl({"id": qid, **res.to_dict()})
         else:
-            click.echo(f"## {qid}: {q}")
+            click.echo(valid_unicode(f"## {qid}: {q}"))
             render(res, explain)
 
 

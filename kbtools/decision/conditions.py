@@ -14,6 +14,10 @@ cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number
 are closed and comparisons strict, adjacent rows ``<15`` / ``15-20`` / ``>20`` tile the number
 line exactly: 15 and 20 fall in the middle row, 14.9 in the first, 20.1 in the last.
 
+Every pattern here is matched from the start of one normalised cell (`re.match`) with
+bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
+so reading a table costs time linear in its size whatever its cells hold.
+
 Pure: imports nothing from kbtools.
 """
 
@@ -31,7 +35,6 @@ _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
 _RE_SUFFIX = re.compile(rf"^({_NUM})\s*{_UNIT}?(以上|以下)$")
-_HEADER_UNIT = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
@@ -45,10 +48,29 @@ def normalize_text(text: str) -> str:
     return normalize_cell(text).casefold()
 
 
+def header_unit_start(text: str) -> int:
+    r"""Where the unit of a header starts (``len(text)`` when it has none): the earliest of a
+    ``/`` (``流量/L·h⁻¹``) and a final ``(…)`` or ``[…]`` group holding no closing bracket.
+
+    The same as searching ``\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$``, done with a fixed number of
+    string scans so a header of any length costs linear time (the search is quadratic on
+    ``((((…`` or ``[[[[…``).
+    """
+    end = len(text.rstrip())
+    starts = [i] if (i := text.find("/", 0, end)) >= 0 else []
+    for open_, close in (("(", ")"), ("[", "]")):
+        if end and text[end - 1] == close:
+            after = text.rfind(close, 0, end - 1) + 1  # the group holds no closing bracket
+            i = text.find(open_, after, end - 1)
+            if i >= 0:
+                starts.append(i)
+    return min(starts, default=len(text))
+
+
 def column_key(header: str) -> str:
     """A header without its unit: ``温度(℃)`` / ``温度（℃）`` / ``温度 [℃]`` → ``温度``."""
     text = normalize_cell(header)
-    stripped = _HEADER_UNIT.sub("", text).strip()
+    stripped = text[:header_unit_start(text)].strip()
     return (stripped or text).casefold().replace(" ", "")
 
 

@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kbtools.corpus import SourceDoc, decode, parse_source
+from kbtools.corpus import SourceDoc, decode, parse_source, read_source
 from kbtools.decision.conditions import normalize_text
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
-from kbtools.errors import TableError
+from kbtools.errors import SourceError, TableError
 from kbtools.markdown.doctree import Table, parse
 
 DocRef = SourceDoc | str | os.PathLike[str]  # a parsed source, or the path of a Markdown file
@@ -34,10 +34,10 @@ def as_source(doc: DocRef) -> SourceDoc:
     if isinstance(doc, SourceDoc):
         return doc
     path = Path(doc)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TableError(f"cannot read: {exc.strerror}", path=str(path)) from None
+    try:  # a regular file, bounded: a FIFO or /dev/zero named here never blocks
+        raw = read_source(path, None)
+    except SourceError as exc:
+        raise TableError(exc.message, path=str(path)) from None
     return parse_source(decode(raw)[0], path, path.as_posix())
 
 

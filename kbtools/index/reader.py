@@ -2,14 +2,21 @@
 
 `open_index(path)` finds the release to read (`resolve_index_path`), checks it (manifest,
 required files, embedding models) and returns a `KbIndex`. Named `KbIndex` so it is never
-confused with usearch's ``Index``, which it wraps per model. The store, BM25 matrices and
-vector graphs open lazily, on first use; every path comes from `ReleaseLayout`.
+confused with usearch's ``Index``, which it wraps per model. Every path comes from
+`ReleaseLayout`.
+
+`open_index` opens everything a search reads before it returns (`KbIndex.hold`): the SQLite
+store (first page read, so its file descriptor is open), the BM25 matrices and the vector
+graphs (memory-mapped). A `kb sync` that prunes the release meanwhile (`keep = 1`) removes
+directory entries, not the files a reader holds open, so a query that is running completes
+on the release it started with.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,6 +129,18 @@ class KbIndex:
         """The shipped Markdown source of `doc` (not checked: see `kbtools.agents.read`)."""
         return self.layout.source / doc
 
+    def hold(self) -> KbIndex:
+        """Open every part a search reads now (store, BM25, each model's vectors, the
+        per-chunk arrays), so the release directory may vanish afterwards."""
+        self.store.count()  # SQLite opens its file on first use, not on connect
+        self.bm25  # noqa: B018 - opens the matrices (memory-mapped)
+        for key in self.manifest.get("models", {}):
+            self.vectors(key)
+        self.docs()
+        self.facets()
+        self.chunk_table()
+        return self
+
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
@@ -150,16 +169,38 @@ def resolve_index_path(path: Path | None) -> Path:
                          "--index", path=str(path))
 
 
+OPEN_ATTEMPTS = 3  # a device may switch and prune releases while we open one
+
+
 def open_index(path: Path | None = None) -> KbIndex:
-    """Resolve, check and open an index (IndexLoadError says what is missing or wrong)."""
-    layout = ReleaseLayout(resolve_index_path(path))
+    """Resolve, check and open an index (IndexLoadError says what is missing or wrong).
+
+    Everything a search reads is open when this returns (`KbIndex.hold`). On a device, a
+    release pruned by a concurrent `kb sync` while it was being opened is retried with the
+    release served then."""
+    for attempt in range(OPEN_ATTEMPTS):
+        root = resolve_index_path(path)
+        try:
+            return _open(ReleaseLayout(root))
+        except (IndexLoadError, OSError, sqlite3.Error):
+            if attempt + 1 == OPEN_ATTEMPTS or root.is_dir():
+                raise  # a broken release, not one that vanished under us
+    raise AssertionError("unreachable")
+
+
+def _open(layout: ReleaseLayout) -> KbIndex:
     manifest = load_manifest(layout.root)
     for required in (layout.store, layout.bm25_vocab, layout.dictionary):
         if not required.is_file():
             raise IndexLoadError(f"index file missing: {_rel(layout, required)} (rebuild or re-sync)",
                                  path=str(layout.root))
     _check_models(manifest, layout)
-    return KbIndex(layout, manifest, load_release_info(layout, manifest))
+    index = KbIndex(layout, manifest, load_release_info(layout, manifest))
+    try:
+        return index.hold()
+    except BaseException:
+        index.close()
+        raise
 
 
 def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> ReleaseInfo:

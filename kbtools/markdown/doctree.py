@@ -24,7 +24,6 @@ from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.nodes import (
-    COMMENT,
     Block,
     Code,
     Document,
@@ -44,6 +43,7 @@ from kbtools.markdown.nodes import (
     Table,
     block_images,
     block_math,
+    comments,
     iter_blocks,
 )
 from kbtools.markdown.parser import (
@@ -58,19 +58,22 @@ from kbtools.markdown.parser import (
     token_text,
 )
 
-ANNOTATION = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*:\s*(.*?)\s*$", re.S)
-IMG_TAG = re.compile(r"<img\b[^>]*>", re.I)
-ATTR = re.compile(r"""([a-zA-Z-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
+# Linear-time patterns (author HTML): the value is stripped in code rather than by a lazy
+# group before \s*$; a tag stops at the next `<`; an attribute name starts only where a
+# name run starts and never gives characters back.
+ANNOTATION = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*:(.*)$", re.S)
+IMG_TAG = re.compile(r"<img\b[^<>]*>", re.I)
+ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
 TASK_DONE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]")
 
 
 def annotations_of(html: str) -> dict[str, str]:
     """`<!-- csv: x.csv -->` -> {"csv": "x.csv"}; comments without `key:` are ignored."""
     out: dict[str, str] = {}
-    for body in COMMENT.findall(html):
+    for body in comments(html):
         m = ANNOTATION.match(body)
         if m:
-            out[m.group(1).lower()] = m.group(2)
+            out[m.group(1).lower()] = m.group(2).strip()
     return out
 
 

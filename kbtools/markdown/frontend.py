@@ -32,7 +32,9 @@ from kbtools.markdown.parser import (
     source_text,
 )
 
-CSV_ANNOTATION = re.compile(r"<!--\s*csv:\s*([^\s>]+)\s*-->")
+# A name is at most 255 characters (a file name), so each `<!--` is read a bounded distance:
+# linear time on any run of unclosed comments.
+CSV_ANNOTATION = re.compile(r"<!--\s*csv:\s*([^\s>]{1,255})\s*-->")
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
@@ -255,8 +257,10 @@ class _Scanner:
     def html_block(self, tok: Token) -> None:
         start, end = tok.map or (0, 1)
         content = tok.content
+        line, pos = start, 0
         for m in CSV_ANNOTATION.finditer(content):
-            line = start + content.count("\n", 0, m.start())
+            line += content.count("\n", pos, m.start())  # counted once per character
+            pos = m.start()
             self.out.csv_names.append((line + self.offset, m.group(1)))
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):

@@ -1,23 +1,30 @@
-"""Mermaid diagrams read as text: node labels and labelled edges, for search.
+r"""Mermaid diagrams read as text: node labels and labelled edges, for search.
 
 `mermaid_graph(source)` pulls the node labels and (from, to, label) edges out of a
 flowchart, sequence or state diagram with a handful of regular expressions (no Mermaid
 parser, never raises); `mermaid_text(source)` renders them as "A → B" lines plus a node
 list, which `kbtools.build.chunk` indexes for a fenced ```mermaid block (a `kbtools.markdown.doctree.Code`
 with language "mermaid").
+
+The patterns take linear time on any line: none that is searched starts with \s*, no lazy
+group is followed by \s* unless it ends on a non-space, and an edge label written inline
+is at most `MAX_LABEL` characters.
 """
 
 from __future__ import annotations
 
 import re
 
+MAX_LABEL = 200  # `A -- label --> B`: longer text between the dashes is not read as a label
 _M_NODE = re.compile(
     r"([A-Za-z0-9_\u4e00-\u9fff][\w\u4e00-\u9fff.-]*)\s*"
     r"(\(\(.*?\)\)|\(\[.*?\]\)|\[\[.*?\]\]|\[\(.*?\)\]|\{\{.*?\}\}|\[/.*?/\]|\[\\.*?\\\]"
     r"|\[.*?\]|\(.*?\)|\{.*?\}|>.*?\])?")
-_M_ARROW = re.compile(r"\s*(<?-->?|<?==>?|<?-\.->?|---|===|-\.-|--[ox]|<-->)\s*(?:\|([^|]*)\|)?\s*")
-_M_TEXT_ARROW = re.compile(r"\s*--\s+([^->|][^>]*?)\s+-->\s*")
-_M_SEQ = re.compile(r"^\s*([^\s:>-][^:>]*?)\s*(-{1,2}>>?|-{1,2}[x)]|<<-{1,2}>>)\s*[+-]?([^:]+?)\s*:\s*(.*)$")
+_M_ARROW = re.compile(r"(<?-->?|<?==>?|<?-\.->?|---|===|-\.-|--[ox]|<-->)\s*(?:\|([^|]*)\|)?\s*")
+_M_TEXT_ARROW = re.compile(rf"--\s+([^->|\s](?:[^>]{{0,{MAX_LABEL}}}?[^\s>])??)\s+-->\s*")
+# (?=[^:]*:) first: without a `:` every arrow-like `-)` would be tried against the whole rest.
+_M_SEQ = re.compile(r"^(?=[^:]*:)\s*([^\s:>-](?:[^:>]*?[^\s:>])??)\s*(-{1,2}>>?|-{1,2}[x)]|<<-{1,2}>>)"
+                    r"\s*[+-]?([^:]*?[^\s:])\s*:(.*)$")
 _M_STATE = re.compile(r"^\s*(\[\*\]|[\w\u4e00-\u9fff]+)\s*-->\s*(\[\*\]|[\w\u4e00-\u9fff]+)\s*(?::\s*(.*))?$")
 _M_SKIP = re.compile(r"^\s*(%%|classDef|class\s|style\s|linkStyle|click\s|subgraph|end\s*$|direction\s"
                      r"|graph\b|flowchart\b|sequenceDiagram|stateDiagram|participant\s|actor\s|note\s"

@@ -35,10 +35,12 @@ DOLLARMATH: dict[str, bool] = {"allow_space": False, "allow_digits": False,
 MATH_FENCES = ("math", "latex", "tex")  # fenced code in these languages is a display formula
 INLINE_MATH = ("math_inline", "math_inline_double")
 BLOCK_MATH = ("math_block", "math_block_label")
+# Patterns over author text run in linear time: no group may scan past the opener of the
+# next match attempt (`<`, `{`), so a run of unclosed openers is read once, not once per opener.
 BR = re.compile(r"<br\s*/?>", re.I)
-TAG = re.compile(r"<[^>]+>")
-TRAILING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")  # `## Title {#custom-id}`
-CUSTOM_ID = re.compile(r"\{#([^}\s]+)\}")
+TAG = re.compile(r"<[^<>]+>")
+TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
+CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
@@ -138,7 +140,8 @@ def inline_text(children: Iterable[Token]) -> str:
 
 def heading_title(text: str) -> str:
     """A heading's text without a trailing `{#custom-id}` ("" when nothing else is left)."""
-    return TRAILING_ID.sub("", text).strip()
+    m = TRAILING_ID.search(text)
+    return (text[:m.start()] if m else text).strip()
 
 
 def custom_ids(text: str) -> list[str]:

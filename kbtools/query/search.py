@@ -20,7 +20,7 @@ import numpy as np
 from kbtools.config import Vocabulary
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
-from kbtools.errors import IndexLoadError, UsageError
+from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex
 from kbtools.index.tokenize import language_of
@@ -32,24 +32,32 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def clean_query(query: str) -> str:
-    query = unicodedata.normalize("NFKC", query or "")
+    """The question as searched: valid Unicode (undecodable bytes and lone surrogates from
+    argv, a --batch file or MCP dropped), NFKC, no control characters, whitespace collapsed,
+    at most MAX_QUERY_CHARS characters (cut before the work, so a huge question is cheap)."""
+    query = valid_unicode(str(query or "")[: 4 * MAX_QUERY_CHARS]).replace("\ufffd", " ")
+    query = unicodedata.normalize("NFKC", query)
     query = _CONTROL.sub(" ", query)
-    query = re.sub(r"\s+", " ", query).strip()
+    query = " ".join(query.split())
     return query[:MAX_QUERY_CHARS]
 
 
 # filters ---------------------------------------------------------------------------------
-_WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)\s*(.*?)\s*$")
+_WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
+MAX_WHERE_CHARS = 1000
 CHUNK_KEYS = {"doc", "kind"}
 
 
 def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     for item in items or []:
-        m = _WHERE.match(item)
+        item = valid_unicode(str(item))
+        m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         if not m:
-            raise UsageError(f"bad --where {item!r}: use KEY=VALUE, KEY>=VALUE or KEY<=VALUE")
-        out.append((m.group(1), m.group(2), m.group(3)))
+            shown = item if len(item) <= 60 else item[:60] + "…"
+            raise UsageError(f"bad --where {shown!r}: use KEY=VALUE, KEY>=VALUE or KEY<=VALUE "
+                             f"(at most {MAX_WHERE_CHARS} characters)")
+        out.append((m.group(1), m.group(2), m.group(3).strip()))
     return out
 
 

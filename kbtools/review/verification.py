@@ -23,7 +23,8 @@ from kbtools.config import Config
 from kbtools.provenance import DocChange, DocState, doc_changes
 
 VERIFICATION_FIELDS = ("verified", "verified_by", "verified_at")
-TRAILER = re.compile(r"^reviewed-by:\s*(?P<name>.*?)\s*<(?P<email>[^<>\s]+)>\s*$", re.I)
+# Linear time: no lazy name before \s* (the name is stripped by `reviewed_by`).
+TRAILER = re.compile(r"^reviewed-by:(?P<name>.*)<(?P<email>[^<>\s]+)>\s*$", re.I)
 
 
 def non_content_fields(cfg: Config) -> frozenset[str]:
@@ -118,7 +119,7 @@ def reviewed_by(message: str) -> list[tuple[str, str]]:
     for line in paragraphs[-1].split("\n"):  # git's lines, not U+2028 & co. inside one
         m = TRAILER.match(line.strip())
         if m:
-            out.append((m["name"], m["email"].lower()))
+            out.append((m["name"].strip(), m["email"].lower()))
     return out
 
 
