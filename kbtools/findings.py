@@ -39,11 +39,17 @@ class Finding:
         return (self.path, self.line, self.col, self.code, self.level, self.message)
 
 
+MAX_MESSAGE_CHARS = 1000
+
+
 def finding(path: str, line: int, col: int, level: str, code: str, message: str) -> Finding:
-    """A Finding safe to print: one line, no undecodable characters."""
-    text = " ".join(str(message).split())
+    """A Finding safe to print: one line of at most MAX_MESSAGE_CHARS, no undecodable
+    characters (a message quoting a 300k-character table header is cut, not printed)."""
+    text = " ".join(str(message)[: 4 * MAX_MESSAGE_CHARS].split())
     if not text.isprintable():  # control / bidi characters from the document: show escaped
         text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[: MAX_MESSAGE_CHARS - 1] + "…"
     return Finding(display_path(path), max(int(line), 1), max(int(col), 1), level, code, text)
 
 

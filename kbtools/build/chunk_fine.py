@@ -34,7 +34,8 @@ from kbtools.render.table_csv import csv_name
 
 CONTEXT_CHARS = 200  # a context line longer than this is cut at a sentence boundary
 CAPTION_CHARS = 120  # a paragraph right before a table this short is its caption
-IMAGE_MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>")
+# Linear time: no part may read past the opener of the next attempt (`[`, `(`, `<`).
+IMAGE_MARKUP = re.compile(r"!\[[^\[\]]*\]\([^()]*\)|<img\b[^<>]*>")
 
 
 def protected_lines(doc: Document) -> set[int]:

@@ -217,10 +217,15 @@ def _resolve(header: tuple[str, ...], names: Sequence[str], site: _Site) -> tupl
     for name in names:
         i = find_column(header, name)
         if i is None:
-            raise site.error(f"decision annotation names column '{name}', which is not in the "
-                             f"header ({', '.join(header)})")
+            raise site.error(f"decision annotation names column '{_short(name)}', which is not "
+                             f"in the header ({_short(', '.join(_short(h) for h in header))})")
         out.append(i)
     return tuple(out)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """Author text quoted in a message, cut to `limit` characters."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _inferred_columns(header: tuple[str, ...], conditions: Conditions, name: str) -> _Columns:

@@ -34,6 +34,7 @@ from kbtools.markdown.parser import (
 
 # A name is at most 255 characters (a file name), so each `<!--` is read a bounded distance:
 # linear time on any run of unclosed comments.
+MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 CSV_ANNOTATION = re.compile(r"<!--\s*csv:\s*([^\s>]{1,255})\s*-->")
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
@@ -175,7 +176,12 @@ class _Locator:
         return best
 
     def _find_escaped(self, target: str) -> tuple[int, int, str]:
-        """The destination as written when Markdown escapes changed it (`..\\..` -> `...`)."""
+        """The destination as written when Markdown escapes changed it (`..\\..` -> `...`).
+
+        Only for destinations up to MAX_ESCAPED_SEARCH characters: each attempt of the search
+        may read as far as the target is long, so a long one would cost quadratic time."""
+        if len(target) > MAX_ESCAPED_SEARCH:
+            return self.first + self.offset, 1, ""
         pattern = re.compile("(?<=[(<:\"'=\\s])" + "".join(
             "\\\\?" + re.escape(c) if c in ASCII_PUNCT else re.escape(c) for c in target))
         row, col = self.row, self.col

@@ -1,0 +1,290 @@
+"""Regular expressions on author content run in linear time (issue 12 §4).
+
+Every regular expression in kbtools is listed here, either as one that sees author input
+(documents, front matter, table cells and headers, links, formulas, questions, MCP
+arguments, commit messages) with how it is applied, or with the reason it does not; a new
+one fails `test_every_regex_is_audited` until it is added. The author-facing ones are then
+driven with pathological inputs — long runs of the characters their patterns name (unclosed
+brackets, comment openers, whitespace before a failing suffix, …), found by hypothesis and
+pinned below — and each application must finish in a fraction of a second, where a
+quadratic pattern takes seconds at these sizes. End to end, `kb check` reads a decision
+table whose header is 300,000 characters in a few seconds (today: minutes).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import pkgutil
+import re
+import re._parser as sre  # type: ignore[import-not-found]
+import time
+from pathlib import Path
+
+import pytest
+from hostile import kb, make_repo
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kbtools
+
+N = 20_000  # characters per pathological input: quadratic here costs seconds
+LIMIT = 0.5  # seconds for one application of one pattern (linear: milliseconds)
+
+# name -> how the code applies the pattern ("module.ATTR" or "module:<literal pattern>")
+AUTHOR: dict[str, str] = {
+    "kbtools.agents.draft.CJK": "search",
+    "kbtools.agents.draft:[^a-z0-9]+": "sub",
+    "kbtools.agents.read._DRIVE": "match",
+    "kbtools.agents.read:[>›»]": "split",
+    "kbtools.agents.read:^\\s*(第\\s*)?\\d+(\\.\\d+)*[.、章节]?\\s*": "sub",
+    "kbtools.build.chunk_fine.IMAGE_MARKUP": "sub",
+    "kbtools.build.chunk_text.SENTENCE_END": "finditer",
+    "kbtools.build.chunk_text.CLAUSE_END": "finditer",
+    "kbtools.build.chunk_text.PROTECTED_INLINE": "finditer",
+    "kbtools.build.xref._REF_NUM": "finditer",
+    "kbtools.build.xref._REF_EN": "finditer",
+    "kbtools.build.xref._REF_BEFORE": "search",  # on the 80 characters before a number
+    "kbtools.build.xref._MD_LINK": "finditer",
+    "kbtools.build.xref._SCHEME": "match",
+    "kbtools.build.xref:^\\s*(?:第\\s*)?(\\d+(?:\\.\\d+)*)\\.?(?=\\s|[^\\d.]|$)": "match",
+    "kbtools.check.fix.NEWLINE": "split",
+    "kbtools.check.links.SCHEME": "match",
+    "kbtools.check.links.DRIVE": "match",
+    "kbtools.check.links:^file:(//[^/]*)?": "sub",
+    "kbtools.corpus.FENCE": "match",
+    "kbtools.corpus.END_FENCE": "match",
+    "kbtools.decision.conditions._RE_CMP": "match",
+    "kbtools.decision.conditions._RE_RANGE": "match",
+    "kbtools.decision.conditions._RE_NUMBER": "match",
+    "kbtools.decision.conditions._RE_SUFFIX": "match",
+    "kbtools.decision.documents:(?<!\\\\)\\|": "split",
+    "kbtools.decision.model:[;；]": "split",
+    "kbtools.decision.model:[,，、]": "split",
+    "kbtools.index.tokenize._RUN": "finditer",
+    "kbtools.index.tokenize._CJK_CHAR": "findall",
+    "kbtools.markdown.doctree.ANNOTATION": "match",
+    "kbtools.markdown.doctree.IMG_TAG": "findall",
+    "kbtools.markdown.doctree.ATTR": "findall",
+    "kbtools.markdown.doctree.TASK_DONE": "match",
+    "kbtools.markdown.frontend.CSV_ANNOTATION": "finditer",
+    "kbtools.markdown.mermaid._M_NODE": "match",
+    "kbtools.markdown.mermaid._M_ARROW": "split",
+    "kbtools.markdown.mermaid._M_TEXT_ARROW": "sub",
+    "kbtools.markdown.mermaid._M_SEQ": "match",
+    "kbtools.markdown.mermaid._M_STATE": "match",
+    "kbtools.markdown.mermaid._M_SKIP": "match",
+    "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
+    "kbtools.markdown.parser.BR": "sub",
+    "kbtools.markdown.parser.TAG": "sub",
+    "kbtools.markdown.parser.TRAILING_ID": "search",
+    "kbtools.markdown.parser.CUSTOM_ID": "findall",
+    "kbtools.markdown.parser.NOT_IN_SLUG": "sub",
+    "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
+    "kbtools.query.fusion._CODE": "match",
+    "kbtools.query.quality:\\s+": "sub",
+    "kbtools.query.search._CONTROL": "sub",
+    "kbtools.query.search._WHERE": "match",
+    "kbtools.render.latex_allow._TOKEN": "finditer",
+    "kbtools.render.latex_allow._ENV_NAME": "match",
+    "kbtools.render.table_csv.SAFE_NAME": "match",
+    "kbtools.review.approve.EMAIL_PLAIN": "match",
+    "kbtools.review.approve._VKEY": "match",
+    "kbtools.review.verification.TRAILER": "match",
+    "kbtools.review.verification:\\n\\s*\\n": "split",
+}
+OTHER: dict[str, str] = {
+    "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
+    "kbtools.embed.registry.NAME": "kb.toml embedding model names",
+    "kbtools.markdown.frontend:<dynamic>": "a link target's escaped form; only for targets of "
+                                           "at most MAX_ESCAPED_SEARCH characters",
+    "kbtools.index.tokenize:<dynamic>": "alternation of literal dictionary words (linear); "
+                                        "fullmatch of one dictionary word",
+    "kbtools.review.policy:<dynamic>": "kb.toml reviewer globs matched against paths",
+    "kbtools.ship.git._TAG_RE": "release tags kbtools itself writes",
+    "kbtools.render.formula:<any>": "dvisvgm's SVG output, after the sanitizer",
+    "kbtools.render.svg_sanitize:<any>": "SVG written by dvisvgm (bounded attribute values)",
+    "kbtools.render.tex_sandbox:<any>": "TeX's own log and the sandbox's markers",
+}
+
+
+def _modules() -> list[str]:
+    return sorted(m.name for m in pkgutil.walk_packages(kbtools.__path__, "kbtools.")
+                  if not m.name.endswith("__main__"))
+
+
+def _is_re_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
+            and node.func.attr != "escape" and bool(node.args))
+
+
+@functools.cache
+def inventory() -> dict[str, re.Pattern[str] | None]:
+    """Every regex in kbtools: module-level compiled patterns by name, literal patterns in
+    other `re.*(...)` calls by their text, any other as `module:<dynamic>` (pattern None)."""
+    found: dict[str, re.Pattern[str] | None] = {}
+    for name in _modules():
+        module = importlib.import_module(name)
+        tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+        top: set[int] = set()
+        for stmt in tree.body:
+            target = (stmt.targets[0] if isinstance(stmt, ast.Assign) else
+                      stmt.target if isinstance(stmt, ast.AnnAssign) else None)
+            value = getattr(stmt, "value", None)
+            if isinstance(target, ast.Name) and value is not None and _is_re_call(value):
+                top.add(id(value))
+                pattern = getattr(module, target.id)
+                found[f"{name}.{target.id}"] = pattern if isinstance(pattern, re.Pattern) else None
+        for node in ast.walk(tree):
+            if not _is_re_call(node) or id(node) in top:
+                continue
+            arg = node.args[0]  # type: ignore[attr-defined]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.setdefault(f"{name}:{arg.value}", re.compile(arg.value))
+            else:
+                found.setdefault(f"{name}:<dynamic>", None)
+    return found
+
+
+def _other(name: str) -> bool:
+    module = name.split(":")[0] if ":" in name else name.rsplit(".", 1)[0]
+    return name in OTHER or f"{module}:<any>" in OTHER
+
+
+def test_every_regex_is_audited():
+    found = inventory()
+    unaudited = sorted(n for n in found if n not in AUTHOR and not _other(n))
+    assert not unaudited, f"regexes not audited (add them to AUTHOR or OTHER): {unaudited}"
+    stale = sorted(n for n in AUTHOR if n not in found)
+    assert not stale, f"AUTHOR lists regexes that no longer exist: {stale}"
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    pattern = inventory()[name]
+    assert pattern is not None
+    return pattern
+
+
+def apply(pattern: re.Pattern[str], how: str, text: str) -> float:
+    start = time.perf_counter()
+    if how == "sub":
+        pattern.sub("", text)
+    elif how == "split":
+        pattern.split(text)
+    elif how in ("finditer", "findall"):
+        for _ in pattern.finditer(text):
+            pass
+    else:
+        getattr(pattern, how)(text)
+    return time.perf_counter() - start
+
+
+def literal_chars(pattern: re.Pattern[str]) -> list[str]:
+    """The characters a pattern names (literals, class members and range ends), plus space,
+    a letter, a digit, a newline and a CJK character."""
+    out = {" ", "a", "1", "\n", "中", "\t"}
+
+    def walk(items: object) -> None:
+        for op, av in items:  # type: ignore[attr-defined]
+            if op is sre.LITERAL:
+                out.add(chr(av))
+            elif op is sre.IN:
+                for o, a in av:
+                    if o is sre.LITERAL:
+                        out.add(chr(a))
+                    elif o is sre.RANGE:
+                        out.update((chr(a[0]), chr(a[1])))
+            elif op is sre.SUBPATTERN:
+                walk(av[-1])
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+                walk(av[2])
+            elif op is sre.BRANCH:
+                for branch in av[1]:
+                    walk(branch)
+            elif op in (sre.ASSERT, sre.ASSERT_NOT):
+                walk(av[1])
+            elif op is sre.ATOMIC_GROUP:
+                walk(av)
+
+    walk(sre.parse(pattern.pattern, pattern.flags))
+    return sorted(out)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_author_regexes_are_linear_on_pathological_input(data):
+    name = data.draw(st.sampled_from(sorted(AUTHOR)), label="regex")
+    pattern = _pattern(name)
+    chars = literal_chars(pattern)
+    unit = "".join(data.draw(st.lists(st.sampled_from(chars), min_size=1, max_size=4),
+                             label="unit"))
+    tail = data.draw(st.sampled_from(["", "x", "\x00", ">", ")", "]", "\n"]), label="tail")
+    text = unit * (N // len(unit)) + tail
+    assert apply(pattern, AUTHOR[name], text) < LIMIT, (name, unit, tail)
+
+
+# Inputs that were quadratic (found by the search above on the patterns as they were).
+WORST = [
+    ("kbtools.markdown.parser.TAG", "<" * N),
+    ("kbtools.markdown.parser.CUSTOM_ID", "{#" * (N // 2)),
+    ("kbtools.markdown.parser.TRAILING_ID", "{#" * (N // 2) + "x"),
+    ("kbtools.markdown.doctree.IMG_TAG", "<img " * (N // 5)),
+    ("kbtools.markdown.doctree.ATTR", "a" * N),
+    ("kbtools.markdown.doctree.ATTR", "-" * N),
+    ("kbtools.markdown.doctree.ANNOTATION", "a:" + "x " + " " * N + "y"),
+    ("kbtools.markdown.frontend.CSV_ANNOTATION", "<!--csv:" * (N // 8)),
+    ("kbtools.markdown.mermaid._M_ARROW", " " * N + "x"),
+    ("kbtools.markdown.mermaid._M_TEXT_ARROW", "-- a " * (N // 5)),
+    ("kbtools.markdown.mermaid._M_SEQ", ")-" * (N // 2)),
+    ("kbtools.markdown.mermaid._M_SEQ", "a" + " " * N + "->>b"),
+    ("kbtools.build.chunk_text.SENTENCE_END", "." * N + "x"),
+    ("kbtools.build.chunk_text.SENTENCE_END", "\n" * N),
+    ("kbtools.build.chunk_text.PROTECTED_INLINE", "[" * N),
+    ("kbtools.build.chunk_text.PROTECTED_INLINE", "[](" * (N // 3)),
+    ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (N // 2)),
+    ("kbtools.build.xref._MD_LINK", "[" * N),
+    ("kbtools.build.xref._MD_LINK", "[](" * (N // 3)),
+    ("kbtools.agents.read:[>›»]", "\t" * N + "x"),
+    ("kbtools.query.search._WHERE", "k=a" + " " * N + "b\n"),
+    ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
+    ("kbtools.provenance:^([^<]*)<([^>]*)>", "a" + " " * N + "b"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), WORST, ids=[f"{n.rsplit('.', 1)[-1]}-{i}"
+                                                       for i, (n, _) in enumerate(WORST)])
+def test_formerly_quadratic_inputs(name, text):
+    assert apply(_pattern(name), AUTHOR[name], text) < LIMIT
+
+
+def test_header_unit_is_found_by_scans_as_the_pattern_did():
+    from kbtools.decision.conditions import column_key, header_unit_start
+
+    old = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$")
+    for text in ["温度(℃)", "温度 (℃)", "湿度[%]", "流量/L·h", "a(b(c)", "a(b)c", "a)(b)",
+                 "(x)", "[x]", "a[b(c)]", "a/(b)", "", "  ", "a ( b ) ", "a(b]", "a[b)"]:
+        assert text[:header_unit_start(text)].strip() == old.sub("", text).strip(), text
+    assert column_key("温度(℃)") == "温度" and column_key("(℃)") == "(°c)"  # NFKC
+    start = time.perf_counter()
+    for run in ("(", "[", "/", " ", "(a", "[a"):
+        column_key("温度" + run * 300_000 + "(℃)")
+    assert time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("run", ["(", ")", "/", " ", "(a ", "温(", "{", "{#", "-", "<"])
+def test_kb_check_reads_a_300k_character_decision_header(tmp_path, run):
+    n = 300_000 // len(run)
+    header = f"温度{run * n}(℃)"
+    doc = ("---\ntitle: T\ncategory: engineering\nproject: demo\nsource: s\n"
+           "author: a@example.org\ntimestamp: \"2026-03-14T09:30:00+08:00\"\nverified: false\n"
+           "---\n\n# T\n\n<!-- decision: inputs=温度; outputs=措施 -->\n"
+           f"| {header} | 措施 |\n|---|---|\n| <15 | a |\n| 15-20 | b |\n")
+    repo = make_repo(tmp_path / "repo", commit=False, docs={"knowledge/t.md": doc})
+    start = time.monotonic()
+    res = kb(repo, "check", "--no-cache", "knowledge/t.md", home=tmp_path / "home", timeout=60)
+    elapsed = time.monotonic() - start
+    assert b"Traceback" not in res.stderr and res.returncode in (0, 1), res.stderr
+    assert all(len(line) <= 1200 for line in res.stdout.splitlines())  # long text is cut
+    assert elapsed < 15, f"{elapsed:.1f}s"
