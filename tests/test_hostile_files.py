@@ -143,23 +143,28 @@ def test_unreadable_document_is_a_finding_not_a_crash(tmp_path):
 
 
 def test_file_name_that_is_not_utf8(tmp_path):
+    outside = outside_dir(tmp_path)
     repo = make_repo(tmp_path / "repo", commit=False)
     name = os.fsdecode(b"caf\xe9-\xff.md")  # surrogate escapes, as os.listdir gives them
     (repo / "knowledge" / name).write_text(GOOD_DOC.replace("Pump", "Cafe"), encoding="utf-8")
+    (repo / "knowledge" / os.fsdecode(b"leak-\xfe.md")).symlink_to(outside / "secret.md")
     home = tmp_path / "home"
 
     res = kb(repo, "check", "--json", home=home)
     assert_clean(res)
-    assert codes(res) == {"knowledge/caf\ufffd-\ufffd.md": {"path-not-utf8"}}
+    assert codes(res) == {"knowledge/caf\ufffd-\ufffd.md": {"path-not-utf8"},
+                          "knowledge/leak-\ufffd.md": {"path-not-utf8", "path-symlink-escape"}}
     res = kb(repo, "build", home=home)
     assert_clean(res)
     assert res.returncode == 1 and b"path-not-utf8" in res.stderr
     res = kb(repo, "build", "--skip-invalid", "--json", home=home)
     assert_clean(res)
     assert res.returncode == 0, res.stderr.decode()
-    assert json.loads(res.stdout)["skipped"] == [{"doc": "knowledge/caf\ufffd-\ufffd.md",
-                                                 "errors": ["path-not-utf8"]}]
-    assert b"Cafe" not in tree_bytes(repo / "dist")
+    assert json.loads(res.stdout)["skipped"] == [
+        {"doc": "knowledge/caf\ufffd-\ufffd.md", "errors": ["path-not-utf8"]},
+        {"doc": "knowledge/leak-\ufffd.md", "errors": ["path-not-utf8", "path-symlink-escape"]}]
+    dist = tree_bytes(repo / "dist")
+    assert b"Cafe" not in dist and SECRET.encode() not in dist
 
 
 def test_corpus_user_dictionary_linked_outside_is_not_read(tmp_path):

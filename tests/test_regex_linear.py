@@ -96,6 +96,7 @@ AUTHOR: dict[str, str] = {
 }
 OTHER: dict[str, str] = {
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
+    "kbtools.agents.mcp_server.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",
     "kbtools.markdown.frontend:<dynamic>": "a link target's escaped form; only for targets of "
                                            "at most MAX_ESCAPED_SEARCH characters",
@@ -229,8 +230,8 @@ def test_author_regexes_are_linear_on_pathological_input(data):
 WORST = [
     ("kbtools.markdown.parser.TAG", "<" * N),
     ("kbtools.markdown.parser.CUSTOM_ID", "{#" * (N // 2)),
-    ("kbtools.markdown.parser.TRAILING_ID", "{#" * (N // 2) + "x"),
-    ("kbtools.markdown.doctree.IMG_TAG", "<img " * (N // 5)),
+    ("kbtools.markdown.parser.TRAILING_ID", "{#" * (5 * N // 2) + "x"),  # cheap steps: more
+    ("kbtools.markdown.doctree.IMG_TAG", "<img " * N),
     ("kbtools.markdown.doctree.ATTR", "a" * N),
     ("kbtools.markdown.doctree.ATTR", "-" * N),
     ("kbtools.markdown.doctree.ANNOTATION", "a:" + "x " + " " * N + "y"),
@@ -243,7 +244,7 @@ WORST = [
     ("kbtools.build.chunk_text.SENTENCE_END", "\n" * N),
     ("kbtools.build.chunk_text.PROTECTED_INLINE", "[" * N),
     ("kbtools.build.chunk_text.PROTECTED_INLINE", "[](" * (N // 3)),
-    ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (N // 2)),
+    ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (5 * N // 2)),
     ("kbtools.build.xref._MD_LINK", "[" * N),
     ("kbtools.build.xref._MD_LINK", "[](" * (N // 3)),
     ("kbtools.agents.read:[>›»]", "\t" * N + "x"),
@@ -273,13 +274,17 @@ def test_header_unit_is_found_by_scans_as_the_pattern_did():
     assert time.perf_counter() - start < 2
 
 
-@pytest.mark.parametrize("run", ["(", ")", "/", " ", "(a ", "温(", "{", "{#", "-", "<"])
-def test_kb_check_reads_a_300k_character_decision_header(tmp_path, run):
-    n = 300_000 // len(run)
-    header = f"温度{run * n}(℃)"
+@pytest.mark.parametrize(("where", "run"), [("header", "("), ("header", "(a "),
+                                           ("header", "温("), ("header", "<"),
+                                           ("heading", "{#"), ("heading", "<")])
+def test_kb_check_reads_300k_characters_of_header_or_heading(tmp_path, where, run):
+    """A decision-table header (or a heading) of 300,000 characters is checked in seconds:
+    `kb check`, the real CLI, its start-up included."""
+    text = f"温度{run * (300_000 // len(run))}x"  # no unit at the end: every search fails
+    header, title = (text, "T") if where == "header" else ("温度", text)
     doc = ("---\ntitle: T\ncategory: engineering\nproject: demo\nsource: s\n"
            "author: a@example.org\ntimestamp: \"2026-03-14T09:30:00+08:00\"\nverified: false\n"
-           "---\n\n# T\n\n<!-- decision: inputs=温度; outputs=措施 -->\n"
+           f"---\n\n# {title}\n\n<!-- decision: inputs=温度; outputs=措施 -->\n"
            f"| {header} | 措施 |\n|---|---|\n| <15 | a |\n| 15-20 | b |\n")
     repo = make_repo(tmp_path / "repo", commit=False, docs={"knowledge/t.md": doc})
     start = time.monotonic()
@@ -287,4 +292,4 @@ def test_kb_check_reads_a_300k_character_decision_header(tmp_path, run):
     elapsed = time.monotonic() - start
     assert b"Traceback" not in res.stderr and res.returncode in (0, 1), res.stderr
     assert all(len(line) <= 1200 for line in res.stdout.splitlines())  # long text is cut
-    assert elapsed < 15, f"{elapsed:.1f}s"
+    assert elapsed < 10, f"{elapsed:.1f}s"
