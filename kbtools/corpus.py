@@ -85,6 +85,21 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
 
 
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+MAX_BASE60_CHARS = 64  # YAML 1.1 reads 1:30:00 as a base-60 integer, in quadratic time
+
+
+def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> Any:
+    """PyYAML's integers, except that a base-60 one (``1:1:1…``) of more than
+    MAX_BASE60_CHARS characters is an error rather than seconds of big-number arithmetic."""
+    text = str(loader.construct_scalar(node))
+    if ":" in text and len(text) > MAX_BASE60_CHARS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a base-60 number of {len(text):,} characters (quote the value)",
+            node.start_mark)
+    return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 # Timestamps stay strings: the schema checks their format, and JSON output stays simple.
 _LineLoader.yaml_implicit_resolvers = {
     k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]

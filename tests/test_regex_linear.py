@@ -297,3 +297,17 @@ def test_kb_check_reads_300k_characters_of_header_or_heading(tmp_path, where, ru
     assert b"Traceback" not in res.stderr and res.returncode in (0, 1), res.stderr
     assert all(len(line) <= 1200 for line in res.stdout.splitlines())  # long text is cut
     assert elapsed < 10, f"{elapsed:.1f}s"
+
+
+def test_front_matter_value_of_300k_characters():
+    """The YAML side of the front matter: PyYAML's resolvers are anchored and linear; its
+    base-60 integers (``1:1:1…``) were quadratic arithmetic and are now refused."""
+    from kbtools.corpus import load_yaml
+
+    for unit in ("1:1", "1", "1_", "1:", "-1:", "a", "[", "&a *a ", "1e"):
+        start = time.perf_counter()
+        _, _, errors = load_yaml("title: " + unit * (300_000 // len(unit)) + "\n", 2)
+        assert time.perf_counter() - start < 1.0, unit
+    _, _, errors = load_yaml("title: " + "1:1" * 100_000 + "\n", 2)
+    assert errors and "base-60 number of 300,000 characters" in errors[0].message
+    assert load_yaml("t: 1:30:00\n", 2)[0] == {"t": 5400}
