@@ -21,7 +21,15 @@ from pathlib import Path
 
 import anyio
 import pytest
-from hostile import GOOD_DOC, env, git, kb, make_repo
+from hostile import (
+    GOOD_DOC,
+    can_drop_read_override,
+    drop_read_override,
+    env,
+    git,
+    kb,
+    make_repo,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import ClientSession, StdioServerParameters
@@ -134,12 +142,13 @@ cli.main()
 """
 
 
-@pytest.mark.parametrize("place", ["ok", "home-is-a-file", "log-is-a-fifo", "log-is-a-symlink",
-                                   "log-is-a-directory"])
+@pytest.mark.parametrize("place", ["ok", "home-is-a-file", "home-read-only", "log-is-a-fifo",
+                                   "log-is-a-symlink", "log-is-a-directory"])
 def test_crash_log_writer_never_crashes(tmp_path, place):
     home = tmp_path / "home"
     outside = tmp_path / "outside.txt"
     outside.write_text("untouched\n")
+    preexec = None
     if place == "home-is-a-file":
         home.write_text("x")
     else:
@@ -151,9 +160,14 @@ def test_crash_log_writer_never_crashes(tmp_path, place):
             log.symlink_to(outside)
         elif place == "log-is-a-directory":
             log.mkdir()
+        elif place == "home-read-only":
+            if not can_drop_read_override():
+                pytest.skip("cannot drop root's permission override")
+            home.chmod(0o500)
+            preexec = drop_read_override
     arg = os.fsencode(str(tmp_path)) + b"/dev-\xff"  # an argument that is not UTF-8
     res = subprocess.run([sys.executable, "-c", CRASH, arg], env=env(home), capture_output=True,
-                         timeout=60)
+                         timeout=60, preexec_fn=preexec)
     line = res.stderr.decode("utf-8")
     assert res.returncode == 3, line
     assert line.count("\n") == 1 and "Traceback" not in line, line
