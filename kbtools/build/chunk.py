@@ -24,6 +24,7 @@ from kbtools.build.records import Chunk
 from kbtools.build.xref import HeadingIndex
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
+from kbtools.render.table_csv import CsvNames
 
 CHUNKER_VERSION = "1"  # bump when output changes for the same input (index fingerprint)
 KIND_ORDER = {k: i for i, k in enumerate(
@@ -33,11 +34,13 @@ __all__ = ["CHUNKER_VERSION", "ChunkConfig", "HeadingIndex", "chunk_document"]
 
 
 def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
-                   resolver: HeadingIndex | None = None, doc: Document | None = None) -> list[Chunk]:
+                   resolver: HeadingIndex | None = None, doc: Document | None = None,
+                   csv_names: CsvNames | None = None) -> list[Chunk]:
     """All chunks of one document in document order. Never raises on any Markdown.
 
     `doc` is `parse(src)` when the caller has it; `resolver` resolves cross references
-    (default: the headings of this document only)."""
+    (default: the headings of this document only); `csv_names` names the CSV files of
+    tables (default: this document's tables alone; a build passes its one map)."""
     doc = doc or parse(src)
     cfg = cfg or ChunkConfig()
     if not any(line.strip() for line in doc.lines[doc.body_line - 1:]):
@@ -46,7 +49,7 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     sections = [maker.chunk("section", p.path, p.start, p.end)
                 for p in section_pieces(doc, maker.t, cfg)]
     section_texts = {c.text for c in sections}
-    finer = [c for c in FineChunks(maker).all() if c.text not in section_texts]
+    finer = [c for c in FineChunks(maker, csv_names).all() if c.text not in section_texts]
     chunks = sorted(sections + finer,
                     key=lambda c: (c.line_start, KIND_ORDER[c.kind], -c.line_end))
     return _with_parents(_unique_ids(chunks))

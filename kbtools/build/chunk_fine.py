@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import (
 )
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
 from kbtools.render.formula import formula_relpath
-from kbtools.render.table_csv import csv_name
+from kbtools.render.table_csv import CsvNames
 
 CONTEXT_CHARS = 200  # a context line longer than this is cut at a sentence boundary
 CAPTION_CHARS = 120  # a paragraph right before a table this short is its caption
@@ -48,10 +48,12 @@ def protected_lines(doc: Document) -> set[int]:
 
 
 class FineChunks:
-    """The finer chunks of one document, made with its `ChunkMaker`."""
+    """The finer chunks of one document, made with its `ChunkMaker`; table chunks name
+    their CSV file from `csv_names`, the build's name map (default: this document's)."""
 
-    def __init__(self, maker: ChunkMaker):
+    def __init__(self, maker: ChunkMaker, csv_names: CsvNames | None = None):
         self.maker, self.t, self.cfg, self.doc = maker, maker.t, maker.cfg, maker.doc
+        self.csv_names = csv_names or CsvNames.of_document(maker.doc.rel, maker.doc.tables())
         self.protected = protected_lines(maker.doc)
         self.first_line = maker.doc.body_line
         self.last_line = maker.doc.root.line_end
@@ -114,7 +116,7 @@ class FineChunks:
     def table(self, table: Table, path: tuple[str, ...],
               siblings: tuple[Block, ...]) -> Iterator[Chunk]:
         """The whole table (after its caption), then each row."""
-        name = csv_name(self.doc.rel, table)
+        name = self.csv_names.name(self.doc.rel, table)
         caption = self.lead_in(table, siblings)
         start, end = self.t.start(table.line_start), self.t.end(table.line_end)
         whole = self.t.text[start:end]

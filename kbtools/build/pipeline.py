@@ -47,7 +47,7 @@ from kbtools.render.formula import (
     normalize_latex,
     render_formulas,
 )
-from kbtools.render.table_csv import render_tables
+from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
 # With --lenient (foreign corpora) only problems that make a document unusable block it;
@@ -178,14 +178,16 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[
     sources = [s for s in sources if s.rel not in failed]
     parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
     resolver = HeadingIndex.build(list(parsed.values()))
-    per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel])
+    tables = [(rel, t) for rel, d in sorted(parsed.items()) for t in d.tables()]
+    csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
+    per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel],
+                                     csv_names=csv_names)
                for s in sources}
     stats.documents = len(sources)
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
 
-    stats.tables = len(render_tables([(rel, t) for rel, d in sorted(parsed.items())
-                                      for t in d.tables()], layout.tables))
+    stats.tables = len(render_tables(tables, layout.tables, csv_names))
     for s in sources:
         _write_source(layout.source, s.rel, raw[s.rel])
     timer.lap("render")

@@ -2,15 +2,25 @@
 
 A table is named by a `<!-- csv: name.csv -->` annotation right before it, else
 `<doc-stem>-<n>.csv` with n the 1-based index of the table in its document (`csv_name`).
+Derived names are made unique over the whole build by `CsvNames`, the one name map the
+chunker (the `csv` of table chunks) and `render_tables` share: a derived name that another
+table also derives or annotates (case-insensitively; `a/index.md` and `b/index.md`, or
+`what's-new.md` and `what_s-new.md`) is qualified by the document's folders
+(`a.index-1.csv`), then by a hash of its path, then by a counter, so no two tables of a
+build can get one file, and the same documents always get the same names.
 `table_csv` makes one table's bytes, `render_tables` writes a build's CSV files, and
-`duplicate_csv_names` lets `kb check` report name clashes before the build would refuse them.
+`duplicate_csv_names` lets `kb check` report clashes of *annotated* names (an author's
+choice, refused by the build) before the build would refuse them.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import os
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,16 +43,98 @@ class CsvName:
     line: int  # line of the table (its annotation sits just above)
 
 
-def csv_name(doc_rel: str, table: Table) -> str:
-    """The CSV file name of a table: its `csv` annotation or `<doc-stem>-<n>.csv` (characters
-    of the stem that a plain file name may not hold become `_`)."""
+MAX_NAME_BYTES = 200  # a derived name is kept below common file-name limits (255 bytes)
+
+
+def annotated_name(table: Table) -> str | None:
+    """The name a table's `csv` annotation gives it (".csv" added), or None."""
     name = table.annotations.get("csv", "").strip()
-    if name:
-        return name if name.lower().endswith(".csv") else name + ".csv"
-    stem = _UNSAFE.sub("_", PurePosixPath(doc_rel).stem)  # "what's-new.md" → what_s-new-1.csv
-    if not re.match(r"[\w\u4e00-\u9fff]", stem):
-        stem = "_" + stem
-    return f"{stem}-{table.index}.csv"
+    if not name:
+        return None
+    return name if name.lower().endswith(".csv") else name + ".csv"
+
+
+def _safe(part: str) -> str:
+    """`part` with the characters a plain file name may not hold as `_`, starting with a
+    word character ("what's-new" → what_s-new)."""
+    stem = _UNSAFE.sub("_", part)
+    return stem if re.match(r"[\w\u4e00-\u9fff]", stem) else "_" + stem
+
+
+def _derived(stem: str, index: int, doc_rel: str, tag: str = "") -> str:
+    """`<stem>[-<tag>]-<n>.csv`, the stem cut (and the path's hash added) when the name
+    would pass MAX_NAME_BYTES."""
+    tail = (f"-{tag}" if tag else "") + f"-{index}.csv"
+    name = stem + tail
+    if len(name.encode("utf-8")) <= MAX_NAME_BYTES:
+        return name
+    digest = "-" + hashlib.sha256(doc_rel.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    room = MAX_NAME_BYTES - len((digest + tail).encode("utf-8"))
+    cut = stem.encode("utf-8")[:room].decode("utf-8", "ignore")
+    return cut + digest + tail
+
+
+def csv_name(doc_rel: str, table: Table) -> str:
+    """The CSV file name a table asks for: its `csv` annotation or `<doc-stem>-<n>.csv`.
+    Unique only within its document; a build names tables through `CsvNames`."""
+    return annotated_name(table) or _derived(_safe(PurePosixPath(doc_rel).stem), table.index,
+                                             doc_rel)
+
+
+def _qualified(rel: str, index: int, top: str, used: set[str]) -> str:
+    """The first name of `rel`'s table `index` not in `used` (case-folded): qualified by
+    the document's folders below `top`, then also by a hash of its path, then a counter."""
+    path = PurePosixPath(os.path.relpath(rel, top) if top != "." else rel)
+    stem = ".".join(_safe(p) for p in (*path.parent.parts, path.stem) if p != "..")
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    name, k = _derived(stem, index, rel), 1
+    while name.casefold() in used:
+        tag = digest if k == 1 else f"{digest}-{k}"
+        name, k = _derived(stem, index, rel, tag), k + 1
+    return name
+
+
+class CsvNames:
+    """The CSV file name of every table of a build, collision-free by construction.
+
+    Annotated names are the author's: kept as written (a clash between two of them is a
+    `kb check` error and a build error). Each derived name that is unique (ignoring case)
+    among all the names asked for is kept; the others are qualified by the document's
+    folders below the documents' common folder, then by a hash of the document's path,
+    then by a counter, in the sorted order of (document, table), until unique. The map is
+    a function of the set of tables alone, so a build is reproducible."""
+
+    def __init__(self, doc_tables: Iterable[tuple[str, Table]]):
+        tables = sorted(((rel, t) for rel, t in doc_tables), key=lambda x: (x[0], x[1].index))
+        self._names: dict[tuple[str, int], str] = {}
+        wanted = {(rel, t.index): csv_name(rel, t) for rel, t in tables}
+        asked = Counter(n.casefold() for n in wanted.values())
+        used = {n.casefold() for n in wanted.values()}
+        top = os.path.commonpath([PurePosixPath(rel).parent.as_posix() for rel, _ in tables]
+                                 or ["."])
+        later: list[tuple[str, Table]] = []
+        for rel, t in tables:
+            name = wanted[rel, t.index]
+            if annotated_name(t) is not None or asked[name.casefold()] == 1:
+                self._names[rel, t.index] = name
+            else:
+                later.append((rel, t))
+        for rel, t in later:
+            name = _qualified(rel, t.index, top, used)
+            used.add(name.casefold())
+            self._names[rel, t.index] = name
+
+    @classmethod
+    def of_document(cls, doc_rel: str, tables: Iterable[Table]) -> CsvNames:
+        """The names of one document's tables on their own (a document chunked alone)."""
+        return cls((doc_rel, t) for t in tables)
+
+    def name(self, doc_rel: str, table: Table) -> str:
+        """The file name of `table` of document `doc_rel` (which the map must hold)."""
+        return self._names[doc_rel, table.index]
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def table_csv(table: Table) -> bytes:
@@ -56,22 +148,29 @@ def table_csv(table: Table) -> bytes:
     return (BOM + buf.getvalue()).encode("utf-8")
 
 
-def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path) -> dict[str, str]:
+def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path,
+                  names: CsvNames | None = None) -> dict[str, str]:
     """Write every (doc rel path, table) as `out_dir/<csv name>`; returns name -> doc.
 
-    Raises RenderError when a name is unsafe (a path) or two tables claim one name;
-    `kb check` reports the same problems earlier through `duplicate_csv_names`.
+    `names` is the build's name map (default: one made from `doc_tables`). Raises
+    RenderError when a name is unsafe (a path) or two annotations claim one name (ignoring
+    case, as case-insensitive file systems do); `kb check` reports the same problems earlier
+    through `duplicate_csv_names`.
     """
+    pairs = list(doc_tables)
+    names = names if names is not None else CsvNames(pairs)
     written: dict[str, str] = {}
+    claimed: dict[str, str] = {}
     out_dir.mkdir(parents=True, exist_ok=True)
-    for rel, table in doc_tables:
-        name = csv_name(rel, table)
+    for rel, table in pairs:
+        name = names.name(rel, table)
         if not SAFE_NAME.match(name):
             raise RenderError(f"table csv name {name!r} is not a plain file name",
                               path=rel, line=table.line_start)
-        if name in written:
-            raise RenderError(f"csv name {name!r} is already used by {written[name]}",
+        if name.casefold() in claimed:
+            raise RenderError(f"csv name {name!r} is already used by {claimed[name.casefold()]}",
                               path=rel, line=table.line_start)
+        claimed[name.casefold()] = rel
         data = table_csv(table)
         target = out_dir / name
         if not (target.is_file() and target.read_bytes() == data):
