@@ -1,5 +1,14 @@
-r"""Atomic writes (a temp file in the same directory, fsync, rename), JSON Lines, and no-follow
-I/O below a directory (what a device directory is read and written with).
+r"""Atomic writes (a temp file in the same directory, fsync, rename), staging directories
+for whole trees, JSON Lines, and no-follow I/O below a directory (what a device directory is
+read and written with).
+
+A tree such as `dist/` is written into a staging directory `.<name>.build-<random>` next to
+it and moved into place by `replace_dir`. `staging_dir` holds an flock on its staging
+directory for as long as the writer lives (the kernel drops it when the process dies, even
+by SIGKILL), so the next writer can tell a dead writer's leftovers (no lock: removed) from a
+live writer's tree (locked: left alone); the sweep and the creation of a new staging
+directory happen under an flock on the parent directory, so none is swept before its
+writer has locked it.
 
 JSON Lines files (data/chunks/*.jsonl, data/docs.jsonl, `kb query --batch --json` and
 `kb watch --json` output) hold one record per ``\n``-terminated line whatever the text holds:
@@ -14,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import re
@@ -21,7 +31,7 @@ import secrets
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +83,71 @@ def replace_dir(staging: Path, target: Path) -> None:
     os.replace(staging, target)
     if old.exists():
         shutil.rmtree(old, ignore_errors=True)
+
+
+STAGING_INFIX = ".build-"
+_STAGING_NAME = re.compile(r"\..+\.build-[A-Za-z0-9_]+")
+
+
+def is_staging_dir(path: Path) -> bool:
+    """`path` is named as a staging directory of `staging_dir` (never a finished tree)."""
+    return bool(_STAGING_NAME.fullmatch(path.name))
+
+
+def _dir_fd(path: Path) -> int:
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+
+
+def remove_stale_staging(target: Path) -> list[str]:
+    """Remove the staging directories of `target` that no live writer holds (left by a
+    killed one); returns their names. A symlink or file of that name is unlinked, never
+    followed. Call with the parent directory locked (`staging_dir` does)."""
+    prefix = f".{target.name}{STAGING_INFIX}"
+    removed = []
+    with os.scandir(target.parent) as entries:
+        stale = sorted(e.name for e in entries
+                       if e.name.startswith(prefix) and is_staging_dir(Path(e.name)))
+    for name in stale:
+        path = target.parent / name
+        try:
+            fd = _dir_fd(path)
+        except FileNotFoundError:
+            continue
+        except OSError:  # not a directory (a symlink, a file): only the name is ours
+            path.unlink(missing_ok=True)
+            removed.append(name)
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a live writer
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+@contextlib.contextmanager
+def staging_dir(target: Path) -> Iterator[Path]:
+    """A new, empty staging directory next to `target`, locked while the `with` block runs;
+    the stale staging directories of dead writers are removed first."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    parent = _dir_fd(target.parent)
+    try:
+        fcntl.flock(parent, fcntl.LOCK_EX)
+        remove_stale_staging(target)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{STAGING_INFIX}",
+                                        dir=target.parent))
+        held = _dir_fd(staging)
+        fcntl.flock(held, fcntl.LOCK_EX)
+    finally:
+        os.close(parent)  # the parent's lock goes with it
+    try:
+        yield staging
+    finally:
+        os.close(held)
 
 
 def json_line(obj: Any, *, sort_keys: bool = True,

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError, SourceError
 from kbtools.findings import display_path, finding
-from kbtools.fsutil import json_lines, read_json_lines, replace_dir
+from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
@@ -155,14 +154,15 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     raw = {src.rel: data for src, data in loaded}
     timer.lap("check")
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
-    try:
-        _build_into(staging, cfg, sources, raw, root, opts, stats, timer, cache_file)
-        replace_dir(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    # Staged next to `out` and locked while we live; a killed build's staging dir is
+    # removed by the next build (fsutil.staging_dir), and never opened as an index.
+    with staging_dir(out) as staging:
+        try:
+            _build_into(staging, cfg, sources, raw, root, opts, stats, timer, cache_file)
+            replace_dir(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     stats.out = str(out)
     return stats
 

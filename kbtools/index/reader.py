@@ -26,6 +26,7 @@ import numpy as np
 from kbtools.config import find_root, load_config
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
+from kbtools.fsutil import is_staging_dir
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, default_device_dir
@@ -156,6 +157,10 @@ def resolve_index_path(path: Path | None) -> Path:
     if path is None:
         candidate = load_config(find_root()).path("dist")
         path = candidate if ReleaseLayout(candidate).is_release() else default_device_dir()
+    if is_staging_dir(path.absolute()):
+        raise IndexLoadError("an unfinished build's staging directory, not an index "
+                             "(run `kb build`; it removes those a killed build left)",
+                             path=str(path))
     if ReleaseLayout(path).is_release():
         return path
     device = DeviceLayout(path)

@@ -34,6 +34,7 @@ from typing import Any
 from kbtools import __version__
 from kbtools.config import Config, load_config
 from kbtools.errors import ReleaseError
+from kbtools.fsutil import is_staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
     FORMAT_VERSION,
@@ -167,6 +168,9 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
 
 def _checked_dist(dist: Path) -> dict[str, Any]:
     """The manifest of `dist`, after checking every file against it."""
+    if is_staging_dir(dist.absolute()):
+        raise ReleaseError("an unfinished build's staging directory, not a build (run "
+                           "`kb build`)", path=str(dist))
     manifest = load_manifest(dist)
     problems = verify_files(dist, manifest, derived=False)
     problems += unlisted_entries(dist, set(manifest.get("artifacts", {})), DATA_DIR)
