@@ -180,6 +180,24 @@ def changed_docs(repo: git.Repo, start: git.Commit, head: git.Commit, knowledge:
                   if p.endswith(".md") and not Path(p).name.startswith("_"))
 
 
+def landing_base(repo: git.Repo, sha: str, head: str) -> git.Commit | None:
+    """The commit that `sha` was added on top of, as seen from `head`'s first-parent line:
+    the first parent of the mainline commit that brought `sha` in (a merge, or `sha`
+    itself when it was committed on the line). That is the pull request's base for a
+    merged or squashed branch and the parent for a direct push; None for a root commit."""
+    try:
+        out = repo.git.rev_list("--first-parent", "--ancestry-path", f"{sha}..{head}")
+    except git.GitCommandError:
+        out = ""
+    line = out.split()
+    landing = repo.commit(sha)
+    if line:
+        oldest = repo.commit(line[-1])
+        if not (oldest.parents and oldest.parents[0].hexsha == sha):
+            landing = oldest  # `sha` came in through this merge
+    return landing.parents[0] if landing.parents else None
+
+
 def is_shallow(repo: git.Repo) -> bool:
     """True when the clone's history is cut short (`git clone --depth`)."""
     try:

@@ -36,6 +36,7 @@ import git
 
 from kbtools.config import Config
 from kbtools.corpus import parse_source
+from kbtools.errors import ConfigError
 from kbtools.provenance import (
     UNCOMMITTED,
     CommitInfo,
@@ -48,7 +49,7 @@ from kbtools.provenance import (
     not_ancestors,
     state_from_text,
 )
-from kbtools.review.policy import judge_doc, reviewers_for
+from kbtools.review.policy import judge_doc, review_settings, reviewers_for
 from kbtools.review.verification import (
     content_fields_changed,
     last_verification,
@@ -201,9 +202,10 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     head_text = blob_text(head, gpath)
     if head_text is None:
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
-    nc = non_content_fields(cfg)
-    changes = reviewed_changes(repo, head.hexsha, gpath, nc)
-    v = last_verification(changes)
+    try:
+        cfg, nc, changes, v = _judged_history(repo, cfg, head.hexsha, gpath)
+    except ConfigError as exc:
+        return ReviewCoverage(rel, reason=f"review policy cannot be read: {exc}")
     if v is None or changes[v].after is None:
         problems = judge_doc(rel, state_from_text(head_text, rel), changes,
                              reviewers_for(rel, cfg), nc)
@@ -239,6 +241,30 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     return ReviewCoverage(rel, review, changed=changed,
                           deleted=tuple(p for p in deleted if p >= body_line),
                           reviewed_text=reviewed_text, latest=latest)
+
+
+def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str
+                    ) -> tuple[Config, frozenset[str], list[DocChange], int | None]:
+    """The document's history and its newest verification, with the review policy that
+    judges it: [review] as it stood before the review commit landed
+    (`policy.review_settings`), never the policy of HEAD or of the commit under judgement.
+    A field counts as non-content only when both that policy and HEAD's say so. Which
+    commit is the review depends on what is content, so that is found again under the
+    trusted policy; when the answer keeps moving, the verdict is "no review"."""
+    prefix = git_prefix(repo, cfg.root)
+    here = non_content_fields(cfg)
+    nc = here
+    for _ in range(3):
+        changes = reviewed_changes(repo, head, gpath, nc)
+        v = last_verification(changes)
+        if v is None:
+            return cfg, nc, changes, None
+        trusted = review_settings(repo, cfg, changes[v].commit.sha, head, prefix)
+        trusted_nc = non_content_fields(trusted) & here
+        if trusted_nc == nc:
+            return trusted, nc, changes, v
+        nc = trusted_nc
+    return cfg, nc, changes, None
 
 
 def _field_change(after: list[DocChange], fields: list[str], nc: frozenset[str]

@@ -3,6 +3,8 @@
 - `reviewers_for(path, cfg)`: CODEOWNERS-style patterns from kb.toml `[review.reviewers]`.
 - `judge_doc(...)`: the pure policy over one document's history (a list of `DocChange`).
 - `check_range(cfg, base, head)`: `kb review check`, the rule CI runs on pull requests.
+- `review_settings(...)`: the [review] settings that judge one review commit (those from
+  before it landed), for the build's verdict on history (`kbtools.review.lapse`).
 
 The rules, for every document changed in the range that is verified at `head`:
   review-not-reviewer        verified_by is not a reviewer for the document's path
@@ -35,6 +37,7 @@ from kbtools.provenance import (
     blob_text,
     changed_docs,
     git_prefix,
+    landing_base,
     merge_base,
     require_repo,
     resolve_commit,
@@ -246,6 +249,19 @@ def trusted_settings(cfg: Config, start: git.Commit, head: git.Commit, prefix: s
     data = dict(cfg.data)
     data["review"] = {**DEFAULTS["review"], **section}
     return Config(root=cfg.root, data=data), notes
+
+
+def review_settings(repo: git.Repo, cfg: Config, review: str, head: str, prefix: str
+                    ) -> Config:
+    """The [review] settings that judge the review in commit `review` (as reached from
+    `head`): kb.toml as it stood before that commit landed (`provenance.landing_base`: the
+    pull request's base, or the parent of a direct push), so no commit can appoint its own
+    reviewer or declare a field non-content for itself. A repository's first commit, or a
+    base without kb.toml, is judged by the review commit's own kb.toml (the first policy)."""
+    review_c = repo.commit(review)
+    base = landing_base(repo, review, head)
+    trusted, _ = trusted_settings(cfg, base if base is not None else review_c, review_c, prefix)
+    return trusted
 
 
 def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Finding], int]:
