@@ -17,6 +17,8 @@ from pathlib import Path
 
 from hostile import GOOD_DOC, kb, make_repo
 
+from kbtools.ship.signing import keygen
+
 REV = "rev@example.org"
 MALLORY = "mallory@example.org"
 EVE = "eve@example.org"
@@ -124,3 +126,38 @@ def test_an_appointment_that_landed_before_the_review_counts(tmp_path):
     git(first_commit, "init", "-q", "-b", "main")
     commit(first_commit, ALICE, f"import\n\nReviewed-by: Rev <{REV}>", commit_files)
     assert lapsed_docs(first_commit, tmp_path / "home") == {}
+
+
+def test_status_shows_pinned_keys_and_lapsed_reviews(tmp_path):
+    """`kb status` on a device: the pinned key's fingerprint and how many documents and
+    passages of the served (signed) release had their verification lapse."""
+    home = tmp_path / "home"
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/pump.md": doc("pump"),
+                                              "knowledge/seal.md": doc("seal")})
+    commit(repo, ALICE, "appoint rev", {"kb.toml": toml([REV])})
+    commit(repo, REV, "verify", {"knowledge/pump.md": doc("pump", REV),
+                                 "knowledge/seal.md": doc("seal", REV)})
+    edited = doc("pump", REV).replace("every 2000 operating hours", "every 20000 operating hours")
+    commit(repo, MALLORY, "unreviewed edit", {"knowledge/pump.md": edited})
+    assert set(lapsed_docs(repo, home)) == {"pump.md"}
+    _, pub, kid = keygen(tmp_path / "keys" / "ci")
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    out = kb(repo, "release", "--remote", str(art), "--sign-key", str(tmp_path / "keys" / "ci"),
+             home=home)
+    assert out.returncode == 0, out.stderr.decode()
+    dev = tmp_path / "dev"
+    before = kb(repo, "status", "--to", str(dev), "--json", home=home)
+    assert json.loads(before.stdout)["trusted_keys"] == []
+    out = kb(repo, "sync", str(art), "--to", str(dev), "--trusted-key", str(pub), home=home)
+    assert out.returncode == 0, out.stderr.decode()
+    st = json.loads(kb(repo, "status", "--to", str(dev), "--json", home=home).stdout)
+    assert [k["key_id"] for k in st["trusted_keys"]] == [kid]
+    review = st["served"]["review"]
+    assert review["checked"] is True and review["lapsed"] == ["knowledge/pump.md"]
+    assert review["lapsed_documents"] == 1 and review["lapsed_chunks"] >= 1
+    text = kb(repo, "status", "--to", str(dev), home=home)
+    lines = text.stdout.decode()
+    assert text.returncode == 0 and f"pinned key {kid}" in lines
+    assert (f"verified: lapsed in 1 document(s), {review['lapsed_chunks']} passage(s)" in lines
+            and "knowledge/pump.md" in lines), lines

@@ -17,7 +17,8 @@ from kbtools.ship.release import release_settings
 @click.option("--quick", is_flag=True, help="Skip re-hashing the served files.")
 @json_option
 def status(to: Path | None, quick: bool, as_json: bool) -> None:
-    """Served release, its age, verification state (files re-hashed now) and last sync."""
+    """Served release, its age, verification state (files re-hashed now), passages whose
+    review lapsed, pinned keys and last sync."""
     st = device_status(device_dir(to), max_age_days=release_settings().max_age_days,
                        check_files=not quick)
     if as_json:
@@ -34,6 +35,25 @@ def status(to: Path | None, quick: bool, as_json: bool) -> None:
                    + (f"; signed by {s['signed_by']}" if s["signed_by"] else "; unsigned"))
         for p in s["problems"]:
             click.echo(f"  problem: {p}")
+        r = s["review"]
+        if r["checked"] is False:
+            click.echo("  verified: not checked against Git history when built (nothing "
+                       "is served as verified)")
+        elif r["lapsed_documents"]:
+            click.echo(f"  verified: lapsed in {r['lapsed_documents']} document(s), "
+                       f"{r['lapsed_chunks']} passage(s) served as unverified: "
+                       + ", ".join(r["lapsed"][:5])
+                       + (" …" if r["lapsed_documents"] > 5 else ""))
+        else:
+            click.echo("  verified: no lapsed reviews")
+    if st["trusted_keys_problem"]:
+        click.echo(f"pinned keys: cannot read: {st['trusted_keys_problem']}")
+    elif st["trusted_keys"]:
+        for k in st["trusted_keys"]:
+            click.echo(f"pinned key {k['key_id']} (since {k['pinned_at'] or '-'}"
+                       + (f": {k['why']})" if k["why"] else ")"))
+    else:
+        click.echo("pinned keys: none (unsigned releases are accepted until a key is pinned)")
     last = st["last_sync"]
     if last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import IndexLoadError, SyncError
+from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.ship.device import (
@@ -29,6 +29,7 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
+from kbtools.ship.trust import list_keys
 
 
 def _serial(tag: str) -> int:
@@ -77,13 +78,36 @@ def list_releases(path: Path, *, remote: bool = True,
     return rows, warnings
 
 
+def pinned_keys(path: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """The keys pinned on the device (key id = sha256 fingerprint prefix, when pinned and
+    why), and the problem reading them, if any."""
+    try:
+        return [{k: row[k] for k in ("key_id", "pinned_at", "why")}
+                for row in list_keys(path)], None
+    except KbError as exc:
+        return [], exc.message
+
+
+def review_lapses(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What the manifest says of `verified` in a release: whether history was checked, and
+    the documents (and their chunks) whose verification lapsed."""
+    ver = manifest.get("verification") or {}
+    lapsed = [x for x in ver.get("lapsed") or [] if isinstance(x, dict)]
+    return {"checked": ver.get("checked"), "lapsed_documents": len(lapsed),
+            "lapsed_chunks": sum(int(x.get("chunks") or 0) for x in lapsed),
+            "lapsed": [str(x.get("doc")) for x in lapsed]}
+
+
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
-    """Served release, age, verification state now, last sync result."""
+    """Served release, age, verification state now, pinned keys, review lapses in the
+    served release, last sync result."""
     state = read_state(path)
     rdir = served_release(path)
+    keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
                            state.get("last_sync"), "releases": len(release_dirs(path)),
-                           "rolled_back": state.get("rolled_back", [])}
+                           "rolled_back": state.get("rolled_back", []),
+                           "trusted_keys": keys, "trusted_keys_problem": key_problem}
     if rdir is None:
         return out
     rel = read_json(ReleaseLayout(rdir).release_json)
@@ -91,11 +115,13 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     created = rel.get("created")
     age = (_now() - datetime.fromisoformat(created)).total_seconds() / 86400 if created else None
     problems: list[str] = []
-    if check_files:
-        try:
-            problems = verify_files(rdir, load_manifest(rdir), derived=True)
-        except IndexLoadError as exc:
-            problems = [exc.message]
+    manifest: dict[str, Any] = {}
+    try:
+        manifest = load_manifest(rdir)
+        if check_files:
+            problems = verify_files(rdir, manifest, derived=True)
+    except IndexLoadError as exc:
+        problems = [exc.message]
     out["served"] = {
         "tag": rdir.name, "serial": _serial(rdir.name),
         "source_commit": (rel.get("source") or {}).get("commit"), "created": created,
@@ -103,6 +129,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         "stale": bool(age is not None and age > max_age_days),
         "verified_at": ver.get("verified_at"), "signed_by": ver.get("signed_by"),
         "verified_now": (not problems) if check_files else None, "problems": problems[:5],
+        "review": review_lapses(manifest),
     }
     return out
 
