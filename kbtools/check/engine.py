@@ -313,7 +313,8 @@ def lapsed_verification(results: list[DocResult], ctx: CheckContext) -> list[Fin
     """`verification-lapsed` warnings (only when the context asks for history)."""
     if ctx.history is None:
         return []
-    return lapse_findings(ctx.history, [r.rel for r in results if not r.rel.startswith("/")])
+    return lapse_findings(ctx.history, [r.rel for r in results
+                                        if r.read and not r.rel.startswith("/")])
 
 
 CORPUS_CHECKS.append(csv_name_check)

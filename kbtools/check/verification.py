@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbtools.config import Config
-from kbtools.corpus import decode, parse_source
+from kbtools.corpus import decode, parse_source, read_source
+from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
 from kbtools.provenance import open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage
@@ -34,10 +35,10 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
     out: list[Finding] = []
     with repo:
         for rel in rels:
-            try:
-                text, _ = decode((cfg.root / rel).read_bytes())
-            except OSError:
-                continue  # reported as file-unreadable by the per-document checks
+            try:  # the same safe reader as the checks: no link out, no FIFO, bounded
+                text, _ = decode(read_source(cfg.root / rel, cfg.root))
+            except (SourceError, OSError):
+                continue  # reported by the per-document checks
             src = parse_source(text, Path(rel), rel)
             if src.errors or not is_verified(src.meta):
                 continue
