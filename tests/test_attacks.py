@@ -1,0 +1,97 @@
+"""Attacks tried beyond the issue's list (docs/releases.md and docs/review.md list them all),
+each end to end with real repositories, real signed releases and the real CLI or library:
+
+- a `verified: true` document moved by a non-reviewer into a folder with other reviewers;
+- a review commit that also edits another verified document;
+- a release whose manifest lists a directory, or a path twice in different case;
+- a giant manifest (over the size limit);
+- a forged release listing a file under a hard-linked name (git has no hard links: the
+  same blob under two names is two regular files, and both must match the manifest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import pytest
+from forge_helpers import REGULAR, edit_manifest
+from hostile import make_repo
+from test_review_trust import ALICE, MALLORY, REV, commit, doc, git, lapsed_docs
+from test_sync_hostile import World
+
+OTHER = "other@example.org"
+TOML = '''[embedding]
+model = "test-hash"
+languages = {{ en = "test-hash", zh = "test-hash" }}
+
+[review.reviewers]
+"knowledge/general/**" = ["{rev}"]
+"knowledge/safety/**" = ["{other}"]
+'''
+
+
+def test_moves_and_riders_do_not_carry_verification(tmp_path):
+    repo = make_repo(tmp_path / "repo", docs={
+        "knowledge/general/moved.md": doc("moved"), "knowledge/general/kept.md": doc("kept"),
+        "knowledge/general/rider.md": doc("rider"), "knowledge/general/control.md": doc("control")})
+    commit(repo, ALICE, "policy", {"kb.toml": TOML.format(rev=REV, other=OTHER)})
+    commit(repo, REV, "verify", {f"knowledge/general/{n}.md": doc(n, REV)
+                                 for n in ("moved", "kept", "rider", "control")})
+    # a non-reviewer moves a verified document where REV is not a reviewer
+    (repo / "knowledge" / "safety").mkdir()
+    git(repo, "mv", "knowledge/general/moved.md", "knowledge/safety/moved.md")
+    git(repo, "commit", "-q", "-m", "move", who=MALLORY)
+    # a reviewer's review of one document that also edits another, verified by REV too
+    ridden = doc("rider", REV).replace("2000 operating hours", "20000 operating hours")
+    commit(repo, OTHER, "re-verify kept\n\nReviewed-by: Rev <rev@example.org>", {
+        "knowledge/general/kept.md": doc("kept", REV), "knowledge/general/rider.md": ridden})
+    lapsed = lapsed_docs(repo, tmp_path / "home")
+    assert set(lapsed) == {"safety/moved.md", "general/rider.md"}, lapsed
+    assert f"{REV} is not a reviewer for knowledge/safety/moved.md" in lapsed["safety/moved.md"]
+    assert "changed after review" in lapsed["general/rider.md"]
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def test_manifest_listing_a_directory_is_refused(world: World):
+    def listed_dir(e):
+        def change(m):
+            m["artifacts"]["data/chunks"] = {"sha256": "0" * 64, "size": 0}
+        edit_manifest(e, change)
+    world.forge(listed_dir)
+    world.assert_refused("")
+
+
+def test_case_twin_paths_are_refused(world: World):
+    """`data/X` and `data/x`: one file on a case-insensitive device, two in the manifest."""
+    def twins(e):
+        name = next(p for p in e if str(p).startswith("data/") and str(p) != str(p).upper())
+        data = e[name][1]
+        twin = str(name).upper().replace("DATA/", "data/", 1)
+        e[twin] = (REGULAR, data)
+        edit_manifest(e, lambda m: m["artifacts"].update(
+            {twin: {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}}))
+    world.forge(twins)
+    world.assert_refused("")
+
+
+def test_giant_manifest_is_refused_quickly(world: World):
+    def giant(e):
+        edit_manifest(e, lambda m: m.update(padding="x" * (65 << 20)))
+    world.forge(giant)
+    start = time.monotonic()
+    world.assert_refused("")
+    assert time.monotonic() - start < 60
+
+
+def test_same_blob_under_two_names_must_both_match(world: World):
+    def hard_linked(e):
+        name = next(p for p in e if str(p).startswith("data/chunks/"))
+        e["data/chunks/zz.jsonl"] = e[name]  # listed nowhere: an extra entry
+    world.forge(hard_linked)
+    world.assert_refused("")
