@@ -323,9 +323,16 @@ def atomic_write_beneath(root: Path, rel: str, data: bytes) -> None:
 
 
 def append_beneath(root: Path, rel: str, data: bytes) -> None:
-    """Append `data` to root/rel (created if missing) and fsync it; never through a link."""
-    fd = open_beneath(root, rel, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mkdirs=True)
+    """Append `data` to root/rel (created if missing) and fsync it; never through a link,
+    never into a FIFO or device (opened non-blocking, so a FIFO cannot hang us) and never
+    into a file with other names (a hard link planted there may lead anywhere)."""
+    fd = open_beneath(root, rel, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK,
+                      mkdirs=True)
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise OSError(errno.EPERM, "not a plain file of its own (a FIFO, device or hard "
+                          "link); refusing to write to it", str(root / rel))
         write_all(fd, data)
         os.fsync(fd)
     finally:

@@ -12,14 +12,18 @@ each end to end with real repositories, real signed releases and the real CLI or
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from pathlib import Path
 
 import pytest
-from forge_helpers import REGULAR, edit_manifest
-from hostile import make_repo
+from forge_helpers import REGULAR, edit_manifest, snapshot
+from hostile import kb, make_repo
 from test_review_trust import ALICE, MALLORY, REV, commit, doc, git, lapsed_docs
 from test_sync_hostile import World
+
+from kbtools.ship import device
+from kbtools.ship.signing import keygen
 
 OTHER = "other@example.org"
 TOML = '''[embedding]
@@ -95,3 +99,33 @@ def test_same_blob_under_two_names_must_both_match(world: World):
         e["data/chunks/zz.jsonl"] = e[name]  # listed nowhere: an extra entry
     world.forge(hard_linked)
     world.assert_refused("")
+
+
+@pytest.mark.parametrize("plant", ["hardlink", "fifo"])
+def test_device_logs_planted_as_hard_link_or_fifo(world: World, plant: str):
+    """A hard link (to a file outside) or a FIFO planted as the device's trust.log: a key
+    change neither writes outside nor hangs; it is refused in one line."""
+    log = world.dev / "trust.log"
+    log.unlink(missing_ok=True)
+    victim = world.outside / "victim.txt"
+    if plant == "hardlink":
+        os.link(victim, log)
+    else:
+        os.mkfifo(log)
+    _, pub, _ = keygen(world.tmp / "keys" / "next")
+    res = kb(world.tmp, "trust", "add", str(pub), "--to", str(world.dev),
+             home=world.tmp / "home", timeout=60)
+    err = res.stderr.decode()
+    assert res.returncode == 1 and "Traceback" not in err, err
+    assert len([ln for ln in err.splitlines() if ln.startswith("kb: ")]) == 1, err
+    assert "not a plain file of its own" in err, err
+    assert snapshot(world.outside) == world.before
+
+
+def test_sync_refuses_a_device_whose_log_is_a_hard_link(world: World):
+    world.release()
+    os.link(world.outside / "victim.txt", world.dev / "rollback.log")
+    kind, msg = world.sync()
+    assert kind == "kberror" and "rollback.log is not a plain file" in str(msg), (kind, msg)
+    assert device.served_tag(world.dev) == "kb-r2"
+    assert snapshot(world.outside) == world.before

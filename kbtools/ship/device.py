@@ -33,6 +33,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,8 @@ def locked(path: Path) -> Iterator[None]:
 
 def check_device_dir(path: Path) -> None:
     """Refuse a device directory holding a link anywhere but `current` (its own entries, or
-    directly under releases/): each would lead sync or rollback outside the directory."""
+    directly under releases/), or a log that is a FIFO, a device or a hard link: each would
+    lead sync, rollback or a trust change outside the directory (or hang it)."""
     names = [n for n in _ENTRIES if (path / n).is_symlink()]
     releases = DeviceLayout(path).releases
     if not names and releases.is_dir():  # leftovers (.staging, dot names) are only unlinked
@@ -139,6 +141,14 @@ def check_device_dir(path: Path) -> None:
     if names:
         raise SyncError(f"{names[0]} is a symbolic link; a device directory holds no links "
                         f"but `{CURRENT}` (remove it and sync again)", path=str(path))
+    for log in (ROLLBACK_LOG, TRUST_LOG):  # appended to: a hard link would lead anywhere
+        try:
+            st = os.lstat(path / log)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise SyncError(f"{log} is not a plain file of its own (a FIFO, device or hard "
+                            "link); remove it and try again", path=str(path))
 
 
 def read_state(path: Path) -> dict[str, Any]:
@@ -152,8 +162,13 @@ def write_state(path: Path, state: dict[str, Any]) -> None:
 
 
 def append_log(path: Path, name: str, entry: dict[str, Any]) -> None:
-    """Append one JSON line to the device log `name` (rollback.log, trust.log)."""
-    append_beneath(path, name, (json.dumps(entry, ensure_ascii=False) + "\n").encode())
+    """Append one JSON line to the device log `name` (rollback.log, trust.log); a log that
+    is a link, a FIFO, a device or a hard link is a SyncError, never written through."""
+    try:
+        append_beneath(path, name, (json.dumps(entry, ensure_ascii=False) + "\n").encode())
+    except OSError as exc:
+        raise SyncError(f"cannot write the device log: {exc.strerror}",
+                        path=str(path / name)) from None
 
 
 def read_json(path: Path) -> dict[str, Any]:
