@@ -86,12 +86,15 @@ def replace_dir(staging: Path, target: Path) -> None:
 
 
 STAGING_INFIX = ".build-"
-_STAGING_NAME = re.compile(r"\..+\.build-[A-Za-z0-9_]+")
+_TEMP_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def is_staging_dir(path: Path) -> bool:
-    """`path` is named as a staging directory of `staging_dir` (never a finished tree)."""
-    return bool(_STAGING_NAME.fullmatch(path.name))
+    """`path` is named as a staging directory of `staging_dir` (never a finished tree):
+    `.<name>.build-<mkdtemp letters>`."""
+    head, sep, tail = path.name.rpartition(STAGING_INFIX)
+    return bool(sep) and len(head) > 1 and head.startswith(".") and bool(tail) \
+        and set(tail) <= _TEMP_CHARS
 
 
 def _dir_fd(path: Path) -> int:

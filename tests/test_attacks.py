@@ -39,18 +39,20 @@ languages = {{ en = "test-hash", zh = "test-hash" }}
 def test_moves_and_riders_do_not_carry_verification(tmp_path):
     repo = make_repo(tmp_path / "repo", docs={
         "knowledge/general/moved.md": doc("moved"), "knowledge/general/kept.md": doc("kept"),
-        "knowledge/general/rider.md": doc("rider"), "knowledge/general/control.md": doc("control")})
+        "knowledge/general/rider.md": doc("rider"), "knowledge/general/control.md": doc("control"),
+        "knowledge/general/fresh.md": doc("fresh")})
     commit(repo, ALICE, "policy", {"kb.toml": TOML.format(rev=REV, other=OTHER)})
-    commit(repo, REV, "verify", {f"knowledge/general/{n}.md": doc(n, REV)
-                                 for n in ("moved", "kept", "rider", "control")})
+    reviewed = {n: doc(n, REV) for n in ("moved", "kept", "rider", "control")}  # texts kept
+    commit(repo, REV, "verify", {f"knowledge/general/{n}.md": text
+                                 for n, text in reviewed.items()})
     # a non-reviewer moves a verified document where REV is not a reviewer
     (repo / "knowledge" / "safety").mkdir()
     git(repo, "mv", "knowledge/general/moved.md", "knowledge/safety/moved.md")
     git(repo, "commit", "-q", "-m", "move", who=MALLORY)
     # a reviewer's review of one document that also edits another, verified by REV too
-    ridden = doc("rider", REV).replace("2000 operating hours", "20000 operating hours")
-    commit(repo, OTHER, "re-verify kept\n\nReviewed-by: Rev <rev@example.org>", {
-        "knowledge/general/kept.md": doc("kept", REV), "knowledge/general/rider.md": ridden})
+    ridden = reviewed["rider"].replace("2000 operating hours", "20000 operating hours")
+    commit(repo, OTHER, "verify fresh\n\nReviewed-by: Rev <rev@example.org>", {
+        "knowledge/general/fresh.md": doc("fresh", REV), "knowledge/general/rider.md": ridden})
     lapsed = lapsed_docs(repo, tmp_path / "home")
     assert set(lapsed) == {"safety/moved.md", "general/rider.md"}, lapsed
     assert f"{REV} is not a reviewer for knowledge/safety/moved.md" in lapsed["safety/moved.md"]

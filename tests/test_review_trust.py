@@ -78,9 +78,9 @@ def test_a_review_is_judged_by_the_policy_from_before_it(tmp_path):
     repo = make_repo(tmp_path / "repo", docs={f"knowledge/{n}.md": doc(n) for n in names})
     commit(repo, ALICE, "policy", {"kb.toml": toml([REV])})
     # a reviewer verifies two documents (the controls: they stay verified)
+    flip = doc("field_flip", REV)  # the reviewed text, verified_at and all
     commit(repo, REV, "review control, field_flip", {
-        "knowledge/control.md": doc("control", REV),
-        "knowledge/field_flip.md": doc("field_flip", REV)})
+        "knowledge/control.md": doc("control", REV), "knowledge/field_flip.md": flip})
     # a direct push: Mallory appoints herself and verifies in the same commit
     commit(repo, MALLORY, "appoint and verify", {
         "kb.toml": toml([REV, MALLORY]),
@@ -99,8 +99,7 @@ def test_a_review_is_judged_by_the_policy_from_before_it(tmp_path):
     # a content field declared non-content in the commit that changes it
     commit(repo, MALLORY, "source is not content", {
         "kb.toml": toml([REV, MALLORY, EVE], nc=("tags", "source")),
-        "knowledge/field_flip.md": doc("field_flip", REV).replace(
-            "source: test", "source: forged")})
+        "knowledge/field_flip.md": flip.replace("source: test", "source: forged")})
 
     lapsed = lapsed_docs(repo, tmp_path / "home")
     assert set(lapsed) == {"self_appointed.md", "pr_appointed.md", "field_flip.md"}, lapsed
@@ -135,9 +134,10 @@ def test_status_shows_pinned_keys_and_lapsed_reviews(tmp_path):
     repo = make_repo(tmp_path / "repo", docs={"knowledge/pump.md": doc("pump"),
                                               "knowledge/seal.md": doc("seal")})
     commit(repo, ALICE, "appoint rev", {"kb.toml": toml([REV])})
-    commit(repo, REV, "verify", {"knowledge/pump.md": doc("pump", REV),
+    pump = doc("pump", REV)
+    commit(repo, REV, "verify", {"knowledge/pump.md": pump,
                                  "knowledge/seal.md": doc("seal", REV)})
-    edited = doc("pump", REV).replace("every 2000 operating hours", "every 20000 operating hours")
+    edited = pump.replace("every 2000 operating hours", "every 20000 operating hours")
     commit(repo, MALLORY, "unreviewed edit", {"knowledge/pump.md": edited})
     assert set(lapsed_docs(repo, home)) == {"pump.md"}
     _, pub, kid = keygen(tmp_path / "keys" / "ci")
