@@ -494,7 +494,7 @@ def test_cli_check_pass_fail_and_json(kb: KB, monkeypatch) -> None:
            "Verify", RITA, "2026-02-02T09:00:00+08:00")
     ok = run(kb, monkeypatch, "review", "check", "--base", kb.base)
     assert ok.exit_code == 0 and ok.stdout == ""
-    assert "1 changed documents, 0 errors, 0 warnings" in ok.stderr
+    assert "1 changed document, 0 errors, 0 warnings" in ok.stderr
     kb.put(doc_text("# x\n", verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
            "Edit", ALICE, "2026-02-03T09:00:00+08:00")
     bad = run(kb, monkeypatch, "review", "check", "--base", kb.base)

@@ -10,7 +10,7 @@ from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
 from kbtools.corpus import iter_documents, read_doc
-from kbtools.errors import UsageError, line_span
+from kbtools.errors import UsageError, line_span, plural
 
 
 @click.command("chunks")
@@ -58,4 +58,4 @@ def chunks(file: Path, as_json: bool, kinds: tuple[str, ...], show_embed: bool) 
             if key in c.extra:
                 click.echo(f"   ↳ {key}: {c.extra[key]}")
         click.echo("")
-    click.echo(f"{len(result)} chunks", err=True)
+    click.echo(plural(len(result), "chunk"), err=True)

@@ -53,7 +53,7 @@ def render(res: ReleaseDiff) -> None:
             click.echo(f"{title}:")
             for v in changes:
                 click.echo(f"  {_section(v)}: {v.before} → {v.after}"
-                           + (f" ({v.reason})" if v.reason else ""))
+                           + (f" — {v.reason}" if v.reason else ""))
 
 
 def _title(title: str | None) -> str:

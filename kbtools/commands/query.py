@@ -132,7 +132,7 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(f"filters: where={list(f.where) or '-'} verified_only={f.verified_only} "
                    f"routed={[r['field'] + '=' + r['value'] for r in f.routed] or '-'}")
     if res.no_answer:
-        click.echo(f"No answer in the knowledge ({res.reason or 'nothing relevant'}). "
+        click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
         return
     for r in res.results:

@@ -124,7 +124,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         tag = _rollback_target(path, current, have, tag)
         problems = verify_files(have[tag], load_manifest(have[tag]), derived=True)
         if problems:
-            raise SyncError(f"{tag} no longer verifies ({problems[0]}); not switching",
+            raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                             path=str(path))
         switch_to(path, tag)
         state = read_state(path)

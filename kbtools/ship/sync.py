@@ -34,7 +34,7 @@ from typing import Any
 
 from kbtools.config import Config
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import KbError, ModelError, SyncError, UsageError
+from kbtools.errors import KbError, ModelError, SyncError, UsageError, plural
 from kbtools.fsutil import mkdir_beneath, write_beneath
 from kbtools.index.layout import RELEASES, VERIFIED, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
@@ -105,7 +105,7 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     except SyncError as exc:
         if ": object " in exc.message:  # fetch.fsckObjects: a tree/commit git calls malformed
             raise SyncError(f"{tag}: git refuses an object of this release as malformed "
-                            f"({exc.message}); refusing it", path=source) from None
+                            f"— {exc.message}; refusing it", path=source) from None
         if is_bundle(source):
             raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
         if not first or "shallow" not in str(exc):
@@ -268,14 +268,14 @@ def _install(device: Path, source: str, branch: str, tag: str, serial: int,
     problems = staging_problems(staging, entries) + verify_files(staging, manifest,
                                                                  derived=False)
     if problems:
-        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
-                        f"first: {problems[0]})", path=tag)
+        raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
+                        f", first: {problems[0]}", path=tag)
     if manifest.get("derived"):
         materialize(staging)
         problems = verify_files(staging, manifest, derived=True)
         if problems:
-            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
-                            f"problems, first: {problems[0]})", path=tag)
+            raise SyncError(f"derived index does not match the manifest: "
+                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
     verified = {"tag": tag, "serial": serial, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),
