@@ -120,24 +120,25 @@ class ReleaseDiff:
                    for d in self.documents_changed)
 
     def summary(self) -> str:
-        """One line: ``2 documents added, 1 changed (3 sections); verification: 1 section lost``."""
+        """One line: ``documents: 2 added, 1 changed (3 sections); verification: 1 section lost``."""
         if self.empty:
             return "no changes"
         parts = []
         if self.documents_added:
-            parts.append(f"{plural(len(self.documents_added), 'document')} added")
+            parts.append(f"{len(self.documents_added)} added")
         if self.documents_removed:
-            parts.append(f"{plural(len(self.documents_removed), 'document')} removed")
+            parts.append(f"{len(self.documents_removed)} removed")
         if self.documents_changed:
             n = self.sections_changed()
-            parts.append(f"{plural(len(self.documents_changed), 'document')} changed"
+            parts.append(f"{len(self.documents_changed)} changed"
                          + (f" ({plural(n, 'section')})" if n else ""))
         ver = []
         if self.verification_gained:
             ver.append(f"{plural(len(self.verification_gained), 'section')} gained")
         if self.verification_lost:
             ver.append(f"{plural(len(self.verification_lost), 'section')} lost")
-        return ", ".join(parts) + ("; verification: " + ", ".join(ver) if ver else "")
+        docs = "documents: " + ", ".join(parts) if parts else ""
+        return "; ".join(p for p in (docs, "verification: " + ", ".join(ver) if ver else "") if p)
 
     def to_dict(self) -> dict[str, Any]:
         return {"old": self.old.to_dict() if self.old else None, "new": self.new.to_dict(),
