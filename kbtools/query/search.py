@@ -125,11 +125,11 @@ def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
     """Closed-set keys: a value they can never have is an error, not an empty result."""
     if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
         raise UsageError(f"bad --where {key}{op}{want}: use verified=true or verified=false")
-    if key == "kind" and op in ("=", "!="):
+    if key == "kind" and op == "=":
         kinds = sorted({str(k) for k in table.kind})
         if want.casefold() not in {k.casefold() for k in kinds}:
-            raise UsageError(f"bad --where {key}{op}{want}: no chunk kind {want!r}; kinds in "
-                             f"this index: {', '.join(kinds)}")
+            raise UsageError(f"bad --where {key}{op}{want}: no chunk of kind {want!r} in this "
+                             f"index; its kinds: {', '.join(kinds)}")
 
 
 def route(index: KbIndex, query: str) -> list[dict[str, str]]:
