@@ -105,3 +105,14 @@ def test_check_and_build_say_one_document(tmp_path, monkeypatch):
     res = CliRunner().invoke(main, ["build", "-q"])
     assert res.exit_code == 0, res.output
     assert ": 1 document, " in res.stdout + res.stderr and "1 documents" not in res.output
+
+
+def test_batch_where_object_with_a_list_is_an_error(dist, tmp_path):
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"query": "pump seal", "where": {"category": "engineering"}}\n'
+                     '{"query": "pump seal", "where": {"category": ["engineering"]}}\n',
+                     encoding="utf-8")
+    code, out = kb("query", "--index", str(dist), "--batch", str(batch), "--json")
+    assert code == 2, out
+    assert out.splitlines()[-1] == (f'kb: error: {batch}:2: "where" values must be text or '
+                                    "numbers (one value per key; a list never matches)")

@@ -100,6 +100,9 @@ def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int, where: list[str],
             raise UsageError(f"{name}:{n}: expected a JSON object with \"query\" (text)") from None
         w = item.get("where") or where
         if isinstance(w, dict):
+            if not all(isinstance(v, str | int | float) for v in w.values()):
+                raise UsageError(f"{name}:{n}: \"where\" values must be text or numbers (one "
+                                 "value per key; a list never matches)")
             w = [f"{key}={val}" for key, val in w.items()]
         if not isinstance(w, list):
             raise UsageError(f"{name}:{n}: \"where\" must be a list or an object")
