@@ -116,3 +116,10 @@ def test_batch_where_object_with_a_list_is_an_error(dist, tmp_path):
     assert code == 2, out
     assert out.splitlines()[-1] == (f'kb: error: {batch}:2: "where" values must be text or '
                                     "numbers (one value per key; a list never matches)")
+
+
+def test_where_quotes_and_spaces_are_not_part_of_the_value():
+    assert parse_where(['crop="小麦"', "crop = '玉米' ", "a>=1"]) == [
+        ("crop", "=", "小麦"), ("crop", "=", "玉米"), ("a", ">=", "1")]
+    with pytest.raises(Exception, match="no value"):
+        parse_where(['crop=""'])

@@ -53,7 +53,7 @@ def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
 
     What would silently match nothing is an error instead: a doubled or unknown operator
     (``crop==x``, ``crop=>x``, ``crop=<x``: the value would start with the operator's
-    rest) and an empty value."""
+    rest) and an empty value. A value in matching quotes (``crop="小麦"``) loses them."""
     out: list[tuple[str, str, str]] = []
     for item in items or []:
         item = valid_unicode(str(item))
@@ -63,6 +63,8 @@ def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
             raise UsageError(f"bad --where {shown!r}: use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or "
                              f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)")
         key, op, value = m.group(1), m.group(2), m.group(3).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1].strip()  # quotes that reached us through a second shell layer
         if value[:1] in ("=", "<", ">", "!"):
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
             raise UsageError(f"bad --where {shown!r}: {bad!r} is not an operator; use "

@@ -27,11 +27,11 @@ from kbtools.errors import SyncError, plural
 from kbtools.index.layout import (
     CHUNK_DIR,
     DATA_DIR,
+    DOCS,
     SOURCE_DIR,
     DeviceLayout,
     ReleaseLayout,
 )
-from kbtools.index.manifest import load_manifest
 from kbtools.ship.device import read_json
 from kbtools.ship.git import parse_serial
 
@@ -41,6 +41,7 @@ __all__ = ["DocumentChange", "ReleaseDiff", "ReleaseRef", "VerificationChange",
 Section = tuple[str, tuple[str, ...]]  # (doc, heading path)
 _CHUNK_PREFIX = f"{DATA_DIR}/{CHUNK_DIR}/"
 _SOURCE_PREFIX = f"{DATA_DIR}/{SOURCE_DIR}/"
+_DOCS_PATH = f"{DATA_DIR}/{DOCS}"
 _RANK = {"verified": 0, "unchecked": 1, "unverified": 2, "lapsed": 3}
 
 
@@ -205,17 +206,36 @@ class _Side:
     docs: dict[str, dict[str, Any]]
 
 
-def _side(root: Path) -> _Side:
+def _side(root: Path, *, docs: bool = True) -> _Side:
+    """One release: its identity, manifest and (when `docs`) document records."""
     layout = ReleaseLayout(root)
-    manifest = load_manifest(root)
+    manifest = _manifest(layout)
     rel = read_json(layout.release_json)
     serial = rel.get("serial")
     ref = ReleaseRef(tag=rel.get("tag") if isinstance(rel.get("tag"), str) else None,
                      serial=serial if isinstance(serial, int) else None,
                      source_commit=(manifest.get("source") or {}).get("commit"),
                      created=rel.get("created"), path=str(root))
-    docs = {d["doc"]: d for d in _records(layout.docs) if isinstance(d.get("doc"), str)}
-    return _Side(ref, manifest, docs)
+    return _Side(ref, manifest, _docs(root) if docs else {})
+
+
+def _docs(root: Path) -> dict[str, dict[str, Any]]:
+    """Document records of a release by path."""
+    return {d["doc"]: d for d in _records(ReleaseLayout(root).docs)
+            if isinstance(d.get("doc"), str)}
+
+
+def _manifest(layout: ReleaseLayout) -> dict[str, Any]:
+    """The manifest as JSON. Not validated again: a device's releases were verified when
+    synced, and a diff only reads hashes from it (the schema check costs seconds on a
+    manifest listing thousands of files)."""
+    try:
+        data = json.loads(layout.manifest.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise SyncError(f"cannot read the manifest: {exc}", path=str(layout.manifest)) from None
+    if not isinstance(data, dict):
+        raise SyncError("the manifest is not a JSON object", path=str(layout.manifest))
+    return data
 
 
 def _records(path: Path) -> Iterable[dict[str, Any]]:
@@ -280,20 +300,35 @@ def _metadata(rec: dict[str, Any], key: str = "metadata") -> dict[str, Any]:
 def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
     """Compare two release directories (`old` None: an empty one)."""
     b = _side(new)
-    a = _side(old) if old is not None else _Side(ReleaseRef(None, None, None, None, ""), {}, {})
+    if old is None:
+        a = _Side(ReleaseRef(None, None, None, None, ""), {}, {})
+    else:  # the same docs.jsonl on both sides (the usual case) is parsed once
+        a = _side(old, docs=False)
+        same = not _changed_files(a.manifest, b.manifest, _DOCS_PATH)
+        a.docs = b.docs if same else _docs(old)
     shards = _changed_files(a.manifest, b.manifest, _CHUNK_PREFIX)
     sec_a, sec_b = _sections(old, shards), _sections(new, shards)
     sources = {p[len(_SOURCE_PREFIX):]
                for p in _changed_files(a.manifest, b.manifest, _SOURCE_PREFIX)}
-    titles = {d: str(_metadata(r).get("title") or "")
-              for side in (a, b) for d, r in side.docs.items()}
     added = tuple(sorted(set(b.docs) - set(a.docs)))
     removed = tuple(sorted(set(a.docs) - set(b.docs)))
+    changed = _document_changes(a, b, sec_a, sec_b, sources, set(added) | set(removed))
+    gained, lost = _verification_changes(sec_a, sec_b)
+    named = [*added, *removed, *(c.doc for c in changed)]
+    titles = {d: str(_metadata(side.docs[d]).get("title") or "")
+              for side in (a, b) for d in named if d in side.docs}
+    return ReleaseDiff(a.ref if old is not None else None, b.ref, added, removed,
+                       tuple(changed), gained, lost, titles)
+
+
+def _document_changes(a: _Side, b: _Side, sec_a: dict[Section, _Sec], sec_b: dict[Section, _Sec],
+                      sources: set[str], skip: set[str]) -> list[DocumentChange]:
+    """Documents in both releases whose sections, front matter or source differ."""
     by_doc: dict[str, dict[str, list[tuple[str, ...]]]] = defaultdict(
         lambda: {"added": [], "removed": [], "changed": []})
     for key in sorted(set(sec_a) | set(sec_b)):
         doc, heads = key
-        if doc in added or doc in removed:
+        if doc in skip:
             continue
         if key not in sec_a:
             by_doc[doc]["added"].append(heads)
@@ -301,17 +336,25 @@ def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
             by_doc[doc]["removed"].append(heads)
         elif sorted(sec_a[key].content) != sorted(sec_b[key].content):
             by_doc[doc]["changed"].append(heads)
+    same_docs = a.docs is b.docs
+    candidates = set(by_doc) | sources if same_docs else set(a.docs) & set(b.docs)
     changed = []
-    for doc in sorted(set(a.docs) & set(b.docs)):
-        meta_a = _metadata(a.docs[doc])
-        meta_b = _metadata(b.docs[doc])
+    for doc in sorted(candidates & set(a.docs) & set(b.docs)):
+        meta_a, meta_b = _metadata(a.docs[doc]), _metadata(b.docs[doc])
         keys = tuple(sorted(k for k in set(meta_a) | set(meta_b)
                             if meta_a.get(k) != meta_b.get(k)))
-        secs = by_doc.get(doc)
-        if secs or keys or doc in sources:
-            secs = secs or {"added": [], "removed": [], "changed": []}
-            changed.append(DocumentChange(doc, titles.get(doc, ""), tuple(secs["added"]),
-                                          tuple(secs["removed"]), tuple(secs["changed"]), keys))
+        secs = by_doc.get(doc) or {"added": [], "removed": [], "changed": []}
+        if doc in by_doc or keys or doc in sources:
+            changed.append(DocumentChange(doc, str(meta_b.get("title") or ""),
+                                          tuple(secs["added"]), tuple(secs["removed"]),
+                                          tuple(secs["changed"]), keys))
+    return changed
+
+
+def _verification_changes(sec_a: dict[Section, _Sec], sec_b: dict[Section, _Sec]
+                          ) -> tuple[tuple[VerificationChange, ...],
+                                     tuple[VerificationChange, ...]]:
+    """Sections in both releases that became verified (gained) or stopped being (lost)."""
     gained: list[VerificationChange] = []
     lost: list[VerificationChange] = []
     for key in sorted(set(sec_a) & set(sec_b)):
@@ -321,5 +364,4 @@ def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
         change = VerificationChange(key[0], key[1], before, after,
                                     None if after == "verified" else sec_b[key].reason)
         (gained if after == "verified" else lost).append(change)
-    return ReleaseDiff(a.ref if old is not None else None, b.ref, added, removed,
-                       tuple(changed), tuple(gained), tuple(lost), titles)
+    return tuple(gained), tuple(lost)
