@@ -500,7 +500,7 @@ def test_cli_check_pass_fail_and_json(kb: KB, monkeypatch) -> None:
     bad = run(kb, monkeypatch, "review", "check", "--base", kb.base)
     assert bad.exit_code == 1
     assert bad.stdout.startswith(f"{DOC}:7:1: error: review-unverified-change: body changed")
-    assert "kb: error: review check: 1 changed documents, 2 errors, 0 warnings" in bad.stderr
+    assert "kb: error: review check: 1 changed document, 2 errors, 0 warnings" in bad.stderr
     js = run(kb, monkeypatch, "review", "check", "--base", kb.base, "--json")
     assert js.exit_code == 1
     assert [d["code"] for d in json.loads(js.stdout)] == ["review-unverified-change",

@@ -246,7 +246,8 @@ def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path |
     failed = {f.path for f in found}
     if not opts.skip_invalid:
         shown = "\n".join(f.format() for f in found[:20])
-        raise FindingsError(f"{len(failed)} document(s) have formulas that do not render; "
+        raise FindingsError(f"{plural(len(failed), 'document has', 'documents have')} formulas "
+                            "that do not render; "
                             f"nothing was built (fix them or use --skip-invalid):\n{shown}")
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])
