@@ -66,7 +66,7 @@ def record_question(index: KbIndex, interface: str, question: str,
     Never raises: a failure to write is said once on stderr."""
     if not enabled:
         return
-    device = device_of_release(Path(index.root))
+    device = device_of_release(Path(index.root).absolute())
     if device is None:
         return
     try:
