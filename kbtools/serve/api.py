@@ -17,7 +17,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kbtools.agents.read import read_section
@@ -156,8 +156,17 @@ def openapi(request: Request, body: dict[str, Any]) -> Any:
     return openapi_document()
 
 
-def not_found(request: Request, body: dict[str, Any]) -> Any:
-    raise ApiError(404, f"no API endpoint {request.url.path}")
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route 404, wrong method 405) in the API's shape
+    under /api/, as plain text elsewhere."""
+    status = int(getattr(exc, "status_code", 500))
+    if request.url.path.startswith("/api/"):
+        message = (f"no API endpoint {request.url.path}" if status == 404 else
+                   f"{request.method} is not allowed here" if status == 405 else
+                   str(getattr(exc, "detail", "error")))
+        return error_response(status, message)
+    return PlainTextResponse(f"{status}: {getattr(exc, 'detail', '')}\n", status_code=status,
+                             headers=getattr(exc, "headers", None))
 
 
 def routes() -> list[Route]:
@@ -168,6 +177,4 @@ def routes() -> list[Route]:
         Route("/api/releases", guarded(releases), methods=["GET"]),
         Route("/api/healthz", guarded(healthz), methods=["GET"]),
         Route("/api/openapi.json", guarded(openapi), methods=["GET"]),
-        Route("/api/{rest:path}", guarded(not_found),
-              methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
     ]

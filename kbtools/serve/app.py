@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
@@ -37,7 +38,8 @@ def create_app(index: Path | None, *, token: str | None = None,
                source: ServedIndex | None = None) -> Guard:
     """The ASGI application serving `index` (a release, ``dist/`` or a device directory)."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
-                            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")])
+                            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
+                    exception_handlers={HTTPException: api.http_error})
     app.state.source = source or ServedIndex(index)
     return Guard(app, token=token, allowed_hosts=allowed_hosts)
 
