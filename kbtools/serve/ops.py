@@ -140,8 +140,13 @@ def doc_chunks(served: Served, doc: str) -> list[dict[str, Any]]:
     return [found[n] for n in nums]
 
 
-def chunk(served: Served, chunk_id: str) -> dict[str, Any] | None:
-    return served.index.store.chunks_by_id([chunk_id]).get(chunk_id)
+def table_chunk(served: Served, doc: str, line: int) -> dict[str, Any] | None:
+    """The whole-table chunk of `doc` holding file line `line` (a table row's table)."""
+    store = served.index.store
+    row = store.con.execute(
+        "SELECT num FROM chunks WHERE doc = ? AND kind = 'table' AND line_start <= ? "
+        "AND line_end >= ? ORDER BY line_start DESC LIMIT 1", (doc, line, line)).fetchone()
+    return store.chunks([row[0]]).get(row[0]) if row else None
 
 
 def review_status(served: Served, src: SourceDoc) -> dict[str, Any]:

@@ -140,8 +140,8 @@ def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
             "table_url": None}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
     if r.kind in ("table_row", "table"):
-        parent = ops.chunk(served, str(r.extra.get("parent", ""))) if r.kind == "table_row" else None
-        if parent is not None and parent.get("kind") == "table":
+        parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None
+        if parent is not None:
             text, offset = parent["text"], parent["line_start"] - 1
         view["table_url"] = app_url("table", r.doc) + "?" + urlencode(
             {"table": r.extra.get("table_index", "")})
