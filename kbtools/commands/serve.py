@@ -22,10 +22,14 @@ import click
 @click.option("--open", "open_network", is_flag=True,
               help="Allow a non-loopback --host without a token (everyone on the network can "
                    "read the knowledge; a warning is printed).")
+@click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Threads that search and render (searches on one release still run one at "
+                   "a time; for more throughput run replicas, see docs/serve.md).")
 def serve(index: Path | None, host: str, port: int, token_file: Path | None,
-          open_network: bool) -> None:
+          open_network: bool, workers: int) -> None:
     """Serve the web app (search, documents, decision tables, releases) and the JSON API
     under /api/ from the current release, offline. See docs/serve.md."""
     from kbtools.serve.app import run
 
-    run(index, host=host, port=port, token_file=token_file, open_network=open_network)
+    run(index, host=host, port=port, token_file=token_file, open_network=open_network,
+        workers=workers)

@@ -3,7 +3,8 @@
 ``search`` returns exactly what `kb query --json` prints (`SearchResponse.to_dict()`);
 ``read`` and ``table/evaluate`` what the MCP tools ``read`` and ``evaluate_table`` return;
 ``releases`` the served release and the device's kept ones; ``healthz`` whether a release is
-served. Every failure is ``{"error": {"status", "message"}}`` with a one-line message and the
+served. A search response's ``Server-Timing`` header says how long it waited for the
+worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message and the
 HTTP status of `ops.status_of` / `ops.ApiError`. The endpoints are described in
 `kbtools.serve.openapi` (served at ``/api/openapi.json``).
 """
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -24,7 +25,7 @@ from kbtools.agents.read import read_section
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.serve import ops
 from kbtools.serve.openapi import openapi_document
-from kbtools.serve.source import Served, ServedIndex
+from kbtools.serve.source import Served, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -54,7 +55,9 @@ def guarded(fn: Endpoint) -> Handler:
     async def handler(request: Request) -> Response:
         try:
             body = await read_body(request) if request.method == "POST" else {}
-            result = await run_in_threadpool(fn, request, body)
+            request.state.arrived = time.perf_counter()
+            workers: Workers = request.app.state.workers
+            result = await workers.run(fn, request, body)
         except ops.ApiError as exc:
             return error_response(exc.status, exc.message)
         except KbError as exc:
@@ -100,9 +103,13 @@ def search(request: Request, body: dict[str, Any]) -> Any:
         where, verified = params.getlist("where"), params.get("verified_only")
     if q is None:
         raise ApiError(400, "missing 'q' (the question)")
-    response = ops.search(_served(request), ops.check_question(q), k=ops.check_k(k),
-                          where=ops.check_where(where), verified_only=ops.check_flag(verified))
-    return response.to_dict()
+    waited = (time.perf_counter() - request.state.arrived) * 1000  # for a worker
+    response, queued, ran = ops.timed_search(
+        _served(request), ops.check_question(q), k=ops.check_k(k),
+        where=ops.check_where(where), verified_only=ops.check_flag(verified))
+    queued += waited
+    return Json(response.to_dict(),
+                headers={"server-timing": f"queue;dur={queued:.2f}, search;dur={ran:.2f}"})
 
 
 def read(request: Request, body: dict[str, Any]) -> Any:

@@ -24,7 +24,7 @@ from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
 from kbtools.serve import api, pages
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
-from kbtools.serve.source import ServedIndex
+from kbtools.serve.source import ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
 
@@ -35,12 +35,13 @@ MAX_TOKEN_FILE = 4096
 
 def create_app(index: Path | None, *, token: str | None = None,
                allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS,
-               source: ServedIndex | None = None) -> Guard:
+               source: ServedIndex | None = None, workers: int = 1) -> Guard:
     """The ASGI application serving `index` (a release, ``dist/`` or a device directory)."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
                             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
                     exception_handlers={HTTPException: api.http_error})
     app.state.source = source or ServedIndex(index)
+    app.state.workers = Workers(workers)
     return Guard(app, token=token, allowed_hosts=allowed_hosts)
 
 
@@ -78,7 +79,7 @@ def check_bind(host: str, token: str | None, open_network: bool) -> tuple[str, .
 
 
 def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
-        token_file: Path | None = None, open_network: bool = False) -> None:
+        token_file: Path | None = None, open_network: bool = False, workers: int = 1) -> None:
     """Serve until interrupted."""
     import uvicorn
 
@@ -89,7 +90,7 @@ def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
               "anyone who can reach it can read the knowledge", file=sys.stderr)
     source = ServedIndex(index)
     source.get()  # fail now, in one line, when there is nothing to serve
-    app = create_app(index, token=token, allowed_hosts=allowed, source=source)
+    app = create_app(index, token=token, allowed_hosts=allowed, source=source, workers=workers)
     print(f"kb serve: http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
                 server_header=False, limit_concurrency=256, timeout_keep_alive=5,

@@ -16,7 +16,6 @@ from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
@@ -30,7 +29,7 @@ from kbtools.render.images import IMAGE_TYPES, image_path
 from kbtools.serve import ops
 from kbtools.serve.docview import RenderContext, highlight_terms, render_markdown, xrefs_of
 from kbtools.serve.i18n import LANG_COOKIE, other_lang, pick_lang, translator
-from kbtools.serve.source import Served, ServedIndex
+from kbtools.serve.source import Served, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
 
@@ -105,7 +104,8 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
                 log.exception("page %s failed", request.url.path)
                 return p.render("error.html", 500,
                                 message=f"internal error ({type(exc).__name__})")
-        return await run_in_threadpool(run)
+        workers: Workers = request.app.state.workers
+        return await workers.run(run)
     return handler
 
 
@@ -264,7 +264,8 @@ async def _data_file(request: Request, rel: str, ctype: str, cache: str) -> Resp
             return _source(request).get().data_file(rel)
         except (OSError, KbError):
             return None
-    data = await run_in_threadpool(read)
+    workers: Workers = request.app.state.workers
+    data = await workers.run(read)
     if data is None:
         return Response("not found\n", 404, media_type="text/plain")
     return Response(data, media_type=ctype, headers={"cache-control": cache})
