@@ -238,3 +238,44 @@ def test_bind_rules(tmp_path):
     bad.write_text("short")
     with pytest.raises(Exception, match="token file"):
         read_token(bad)
+
+
+def test_release_files_refuse_traversal_and_other_types(client, repo):
+    photo = client.get("/asset/assets/images/wheat-scab-ear.png")
+    assert photo.status_code == 200 and photo.headers["content-type"] == "image/png"
+    for url in ("/asset/../manifest.json", "/asset/assets/../../manifest.json",
+                "/asset/%2e%2e/%2e%2e/manifest.json", "/asset/knowledge/crops/wheat-scab.md",
+                "/asset//etc/passwd.png", "/formulas/../manifest.json", "/formulas/abc.svg",
+                "/asset/assets/images/none.png"):
+        assert client.get(url).status_code == 404, url
+    name = next((repo / "dist" / "data" / "formulas").glob("*.svg")).name
+    svg = client.get(f"/formulas/{name}")
+    assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
+    assert "sandbox" in svg.headers["content-security-policy"]
+    assert b"<script" not in svg.content
+
+
+def test_pages_answer_with_status_and_one_line(client):
+    assert client.get("/doc/knowledge/crops/none.md").status_code == 404
+    assert client.get("/doc/../../etc/passwd.md").status_code in (400, 404)
+    assert client.get("/", params={"q": "x" * 2001}).status_code == 400
+    table = client.get(f"/table/{SCAB}", params={"table": "1", "go": "1", "in.0": "22",
+                                                 "in.1": "90", "in.2": "4"}).text
+    assert 'class="outcome match"' in table and "极高" in table
+    none = client.get(f"/table/{SCAB}", params={"table": "1", "go": "1", "in.0": "热",
+                                                "in.1": "90", "in.2": "4"})
+    assert none.status_code == 200 and 'class="error message"' in none.text
+    assert client.get("/table/knowledge/crops/none.md").status_code == 404
+    assert client.get("/release").status_code == 200
+    facets = client.get("/", params={"q": "施药", "f.crop": "水稻", "verified": "1"}).text
+    assert 'value="水稻" selected' in facets
+
+
+def test_document_page_shows_review_status_and_cited_lines(client):
+    html = client.get(f"/doc/{SCAB}", params={"lines": "60-62", "q": "风险"}).text
+    assert 'id="cited"' in html and "li.ming@agri.example.org" in html
+    assert '<span class="badge ok">已审核</span>' in html
+    assert 'src="/asset/assets/images/wheat-scab-ear.png"' in html
+    assert 'class="xref"' in html or 'href="/doc/knowledge/crops/field-survey-methods.md' in html
+    english = client.get(f"/doc/{SCAB}", params={"lang": "en"})
+    assert "Verified" in english.text and "kb_lang=en" in english.headers["set-cookie"]

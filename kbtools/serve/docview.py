@@ -49,6 +49,15 @@ _LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_bloc
                 "math_block", "math_block_label", "html_block", "hr"}
 
 
+def app_url(kind: str, rel: str) -> str:
+    """The web app's URL of a document page (``doc``), a decision-table form (``table``), a
+    formula SVG (``formula``, `rel` as ``formulas/<sha256>.svg``) or a shipped image
+    (``asset``, `rel` its repository path)."""
+    if kind == "formula":
+        return "/" + quote(rel)
+    return f"/{kind}/{quote(rel)}"
+
+
 @dataclass(frozen=True)
 class Xref:
     """A cross reference the build resolved: `text` on file line `line` points at a section."""
@@ -69,7 +78,7 @@ class RenderContext:
     xrefs: Sequence[Xref] = ()
     has_formula: Callable[[str], bool] = lambda rel: False  # a data/ path the release holds
     has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
-    url: Callable[[str, str], str] = lambda kind, rel: f"/{kind}/{quote(rel)}"
+    url: Callable[[str, str], str] = app_url
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
 
 

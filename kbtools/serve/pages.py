@@ -12,7 +12,7 @@ import logging
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -27,7 +27,13 @@ from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.render.images import IMAGE_TYPES, image_path
 from kbtools.serve import ops
-from kbtools.serve.docview import RenderContext, highlight_terms, render_markdown, xrefs_of
+from kbtools.serve.docview import (
+    RenderContext,
+    app_url,
+    highlight_terms,
+    render_markdown,
+    xrefs_of,
+)
 from kbtools.serve.i18n import LANG_COOKIE, other_lang, pick_lang, translator
 from kbtools.serve.source import Served, ServedIndex, Workers
 
@@ -40,13 +46,6 @@ _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
 ENV = Environment(loader=PackageLoader("kbtools.serve", "templates"),
                   autoescape=select_autoescape(default=True, default_for_string=True))
-
-
-def app_url(kind: str, rel: str) -> str:
-    """The URL of a document page, a table form, a formula or an image of the release."""
-    if kind == "formula":
-        return "/" + quote(rel)
-    return f"/{kind}/{quote(rel)}"
 
 
 def _context(served: Served, doc: str, **kw: Any) -> RenderContext:

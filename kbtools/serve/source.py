@@ -105,7 +105,8 @@ class ServedIndex:
             self._open[root] = served
             while len(self._open) > KEEP_OPEN:
                 _, old = self._open.popitem(last=False)
-                old.index.close()
+                with old.search_lock:  # not under a search still running on it
+                    old.index.close()
         return served
 
     def close(self) -> None:
