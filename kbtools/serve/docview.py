@@ -33,6 +33,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.parser import (
+    BR,
     inline_text,
     is_math_fence,
     markdown,
@@ -43,7 +44,6 @@ from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import image_path
 
 MAX_TERMS = 32  # highlighted terms per question
-_COMMENT = re.compile(r"^\s*<!--.*?-->\s*$", re.S)
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
 _LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_block",
                 "math_block", "math_block_label", "html_block", "hr"}
@@ -105,7 +105,7 @@ class SafeRenderer(RendererHTML):
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
         content = tokens[idx].content
-        if _COMMENT.match(content):
+        if _is_comment(content):
             return ""
         return f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
 
@@ -114,7 +114,7 @@ class SafeRenderer(RendererHTML):
         content = tokens[idx].content
         if content.startswith("<!--"):
             return ""
-        if re.fullmatch(r"<br\s*/?>", content, re.I):
+        if BR.fullmatch(content):
             return "<br>"
         return escapeHtml(content)
 
@@ -184,6 +184,12 @@ class SafeRenderer(RendererHTML):
         if opener is not None and link_target(self.ctx, str(opener.attrGet("href") or "")) is None:
             return "</span>"
         return "</a>"
+
+
+def _is_comment(html: str) -> bool:
+    """An HTML block that is one comment (an annotation such as ``<!-- decision: … -->``)."""
+    text = html.strip()
+    return text.startswith("<!--") and text.endswith("-->") and "-->" not in text[4:-3]
 
 
 def _opener(tokens: Sequence[Token], idx: int) -> Token | None:
