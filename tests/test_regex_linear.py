@@ -36,6 +36,7 @@ LIMIT = 0.5  # seconds for one application of one pattern (linear: milliseconds)
 AUTHOR: dict[str, str] = {
     "kbtools.serve.pages._FORMULA_NAME": "match",  # a URL path segment
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
+    "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.agents.read._DRIVE": "match",
@@ -113,6 +114,8 @@ OTHER: dict[str, str] = {
                                         "fullmatch of one dictionary word",
     "kbtools.review.policy:<dynamic>": "kb.toml reviewer globs matched against paths",
     "kbtools.ship.git._TAG_RE": "release tags kbtools itself writes",
+    "kbtools.query.log._AGO": "an operator's `kb log --since` value: anchored, at most six "
+                              "digits, one unit letter, no nested repetition",
     "kbtools.render.formula:<any>": "dvisvgm's SVG output, after the sanitizer",
     "kbtools.render.svg_sanitize:<any>": "SVG written by dvisvgm (bounded attribute values)",
     "kbtools.render.tex_sandbox:<any>": "TeX's own log and the sandbox's markers",

@@ -172,6 +172,10 @@ def test_releases_healthz_and_openapi(client):
             "/api/healthz"} <= set(spec["paths"])
 
 
+def test_diff_needs_a_device_and_a_tag(client):
+    assert "not serving a device" in error_of(client.get("/api/diff"), 404)
+
+
 def test_unknown_endpoints_and_methods(client):
     assert "no API endpoint" in error_of(client.get("/api/nothing"), 404)
     assert client.get("/api/table/evaluate").status_code == 405

@@ -274,3 +274,15 @@ def test_sync_to_a_second_release_switches_the_page(page, server, device):
     assert page.find_element(By.CSS_SELECTOR, ".served-tag").text == second.tag
     kept = page.find_element(By.CSS_SELECTOR, "table.releases").text
     assert before in kept and second.tag in kept
+    changes = page.find_element(By.CSS_SELECTOR, "section.changes")  # the diff page
+    assert f"{before} → {second.tag}" in changes.text
+    added = changes.find_elements(By.CSS_SELECTOR, "p.added a")
+    assert [a.text for a in added] == ["小麦条锈病夏季巡查补充说明"]
+    with urllib.request.urlopen(f"{server}/api/diff") as resp:
+        diff = json.load(resp)
+    assert [d["doc"] for d in diff["documents"]["added"]] == ["knowledge/crops/stripe-rust-note.md"]
+    with urllib.request.urlopen(f"{server}/api/search?q=" + quote("条锈病")):
+        pass
+    log = dev / "queries.jsonl"
+    logged = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    assert {"web", "api"} <= {e["interface"] for e in logged}

@@ -2,8 +2,10 @@
 
 ``search`` returns exactly what `kb query --json` prints (`SearchResponse.to_dict()`);
 ``read`` and ``table/evaluate`` what the MCP tools ``read`` and ``evaluate_table`` return;
-``releases`` the served release and the device's kept ones; ``healthz`` whether a release is
-served. A search response's ``Server-Timing`` header says how long it waited for the
+``releases`` the served release and the device's kept ones; ``diff`` what changed between
+two releases of the device (`kbtools.ship.changes`, as `kb diff --json`); ``healthz`` whether a release is
+served. Every search is recorded in the device's query log (`kbtools.query.log`, interface
+``api``; a no-op off a device). A search response's ``Server-Timing`` header says how long it waited for the
 worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message and the
 HTTP status of `ops.status_of` / `ops.ApiError`. The endpoints are described in
 `kbtools.serve.openapi` (served at ``/api/openapi.json``).
@@ -23,6 +25,7 @@ from starlette.routing import Route
 
 from kbtools.agents.read import read_section
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
+from kbtools.query.log import record_question
 from kbtools.serve import ops
 from kbtools.serve.openapi import openapi_document
 from kbtools.serve.source import Served, ServedIndex, Workers
@@ -104,10 +107,12 @@ def search(request: Request, body: dict[str, Any]) -> Any:
     if q is None:
         raise ApiError(400, "missing 'q' (the question)")
     waited = (time.perf_counter() - request.state.arrived) * 1000  # for a worker
+    served = _served(request)
     response, queued, ran = ops.timed_search(
-        _served(request), ops.check_question(q), k=ops.check_k(k),
+        served, ops.check_question(q), k=ops.check_k(k),
         where=ops.check_where(where), verified_only=ops.check_flag(verified))
     queued += waited
+    record_question(served.index, "api", q, response)
     return Json(response.to_dict(),
                 headers={"server-timing": f"queue;dur={queued:.2f}, search;dur={ran:.2f}"})
 
@@ -151,6 +156,12 @@ def releases(request: Request, body: dict[str, Any]) -> Any:
     return ops.releases(source.get(), source.device())
 
 
+def diff(request: Request, body: dict[str, Any]) -> Any:
+    source: ServedIndex = request.app.state.source
+    params = request.query_params
+    return ops.diff(source.device(), params.get("old") or None, params.get("new") or None)
+
+
 def healthz(request: Request, body: dict[str, Any]) -> Any:
     try:
         served = _served(request)
@@ -182,6 +193,7 @@ def routes() -> list[Route]:
         Route("/api/read", guarded(read), methods=["GET"]),
         Route("/api/table/evaluate", guarded(table_evaluate), methods=["POST"]),
         Route("/api/releases", guarded(releases), methods=["GET"]),
+        Route("/api/diff", guarded(diff), methods=["GET"]),
         Route("/api/healthz", guarded(healthz), methods=["GET"]),
         Route("/api/openapi.json", guarded(openapi), methods=["GET"]),
     ]

@@ -53,6 +53,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "matched": ("符合", "Matched"),
     "releases": ("发布", "Releases"),
     "served": ("正在使用", "Serving"),
+    "what_changed": ("与上一版本相比的变化", "What changed since the previous release"),
     "kept_releases": ("设备上保留的版本", "Releases kept on this device"),
     "tag": ("版本", "Tag"),
     "created": ("发布时间", "Released"),

@@ -9,6 +9,7 @@ mapped to a status by `status_of`.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -25,9 +26,11 @@ from kbtools.query.results import SearchResponse
 from kbtools.query.search import MAX_QUERY_CHARS, MAX_WHERE_CHARS
 from kbtools.query.search import search as run_search
 from kbtools.serve.source import Served
+from kbtools.ship.changes import diff_releases
 from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
 
+_TAG = re.compile(r"^kb-r\d{1,9}$")  # a release tag given to /api/diff
 MAX_K = 20
 MAX_WHERE = 20  # filters per search
 MAX_INPUTS = 50  # inputs per table evaluation
@@ -235,6 +238,17 @@ def release_info(served: Served) -> dict[str, Any]:
             "age_days": round(age, 2) if age is not None else None,
             "signed_by": ver.get("signed_by"), "verified_at": ver.get("verified_at"),
             "documents": len(served.index.docs()), "chunks": served.index.store.count()}
+
+
+def diff(device: Path | None, old: str | None = None, new: str | None = None) -> dict[str, Any]:
+    """What changed between two releases of the device (default: the served one and the one
+    before it), as `kb diff --json` prints it."""
+    if device is None:
+        raise ApiError(404, "not serving a device directory: there are no releases to compare")
+    for name, value in (("old", old), ("new", new)):
+        if value is not None and not _TAG.match(value):
+            raise ApiError(400, f"'{name}' must be a release tag such as kb-r3")
+    return diff_releases(device, old, new).to_dict()
 
 
 def releases(served: Served, device: Path | None) -> dict[str, Any]:

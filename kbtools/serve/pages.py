@@ -25,6 +25,7 @@ from kbtools.decision.documents import select_table
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
+from kbtools.query.log import record_question
 from kbtools.render.images import IMAGE_TYPES, image_path
 from kbtools.serve import ops
 from kbtools.serve.docview import (
@@ -122,6 +123,7 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
     if q.strip():
         response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
                               verified_only=verified or None)
+        record_question(served.index, "web", q, response)
         results = [_result_view(served, r, q) for r in response.results]
     return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
                     response=response, results=results,
@@ -235,8 +237,11 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
 # --- release ----------------------------------------------------------------------------
 
 def release_page(p: Page, served: Served) -> HTMLResponse:
-    info = ops.releases(served, _source(p.request).device())
-    return p.render("release.html", info=info, release=served.index.release.to_dict())
+    device = _source(p.request).device()
+    info = ops.releases(served, device)
+    changes = ops.diff(device) if device is not None else None
+    return p.render("release.html", info=info, changes=changes,
+                    release=served.index.release.to_dict())
 
 
 # --- release files ----------------------------------------------------------------------
