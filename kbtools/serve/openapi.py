@@ -113,6 +113,15 @@ def openapi_document() -> dict[str, Any]:
             "/api/releases": {"get": {
                 "summary": "The served release and the releases the device keeps",
                 "responses": {"200": _json("Releases", "releases"), "503": _ERROR}}},
+            "/api/diff": {"get": {
+                "summary": "What changed between two releases of the device (`kb diff --json`)",
+                "parameters": [
+                    _param("old", "older release tag (default: the one before `new`)",
+                           {"type": "string", "pattern": "^kb-r[0-9]+$"}),
+                    _param("new", "newer release tag (default: the served one)",
+                           {"type": "string", "pattern": "^kb-r[0-9]+$"})],
+                "responses": {"200": {"description": "documents and verification changed"},
+                              "400": _ERROR, "404": _ERROR, "503": _ERROR}}},
             "/api/healthz": {"get": {
                 "summary": "Whether a release is served (no token needed)",
                 "responses": {"200": _json("Health", "serving"), "503": _ERROR}}},
