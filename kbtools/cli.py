@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "table": ("table", "table"),
     "recent": ("recent", "recent"),
     "mcp": ("mcp", "mcp"),
+    "serve": ("serve", "serve"),
     "release": ("release", "release"),
     "sync": ("sync", "sync"),
     "keygen": ("keygen", "keygen"),

@@ -11,6 +11,10 @@ need_apt=()
 command -v latex >/dev/null || need_apt+=(texlive-latex-base texlive-latex-recommended)
 command -v dvisvgm >/dev/null || need_apt+=(dvisvgm)
 kpsewhich CJKutf8.sty >/dev/null 2>&1 || need_apt+=(latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp)
+# Headless Chromium + its driver for the `kb serve` browser tests, and a CJK font for its pages.
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+[ -n "$(fc-list :lang=zh 2>/dev/null)" ] || need_apt+=(fonts-wqy-microhei)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null && sudo="sudo -n"; }

@@ -141,6 +141,7 @@ LAYERS = [
     {"check", "query"},
     {"build"},
     {"ship", "agents", "scaffold"},
+    {"serve"},
     {"api", "cli", "commands"},
     {"clidocs", "__main__"},
 ]

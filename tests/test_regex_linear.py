@@ -34,6 +34,9 @@ LIMIT = 0.5  # seconds for one application of one pattern (linear: milliseconds)
 
 # name -> how the code applies the pattern ("module.ATTR" or "module:<literal pattern>")
 AUTHOR: dict[str, str] = {
+    "kbtools.serve.pages._FORMULA_NAME": "match",  # a URL path segment
+    "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
+    "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.agents.read._DRIVE": "match",
@@ -99,6 +102,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification:\\n\\s*\\n": "split",
 }
 OTHER: dict[str, str] = {
+    "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
+    "kbtools.serve.docview:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
+                                       "question terms (highlighting)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
     "kbtools.agents.mcp_server.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",

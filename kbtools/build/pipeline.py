@@ -53,6 +53,7 @@ from kbtools.render.formula import (
     normalize_latex,
     render_formulas,
 )
+from kbtools.render.images import ship_images
 from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
@@ -197,6 +198,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[
     stats.tables = len(render_tables(tables, layout.tables, csv_names))
     for s in sources:
         _write_source(layout.source, s.rel, raw[s.rel])
+    ship_images([(rel, i.src) for rel, d in parsed.items() for i in d.images()], root, layout.source)
     timer.lap("render")
 
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}

@@ -1,0 +1,35 @@
+"""`kb serve`: the web app and JSON API over the served release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("serve")
+@click.option("--index", type=click.Path(path_type=Path), default=None,
+              help="Index to serve: a device dir (follows its current release), a dist/ dir "
+                   "or a release dir (default: KB_INDEX, ./dist of the repo, or the device "
+                   "directory).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback needs --token-file or --open.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="Port to listen on.")
+@click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="File holding the access token; every request must then carry it "
+                   "(Authorization: Bearer TOKEN, or open a page once with ?token=TOKEN).")
+@click.option("--open", "open_network", is_flag=True,
+              help="Allow a non-loopback --host without a token (everyone on the network can "
+                   "read the knowledge; a warning is printed).")
+@click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Threads that search and render (searches on one release still run one at "
+                   "a time; for more throughput run replicas, see docs/serve.md).")
+def serve(index: Path | None, host: str, port: int, token_file: Path | None,
+          open_network: bool, workers: int) -> None:
+    """Serve the web app (search, documents, decision tables, releases) and the JSON API
+    under /api/ from the current release, offline. See docs/serve.md."""
+    from kbtools.serve.app import run
+
+    run(index, host=host, port=port, token_file=token_file, open_network=open_network,
+        workers=workers)

@@ -1,0 +1,199 @@
+"""The JSON API under ``/api/``: thin handlers over `kbtools.serve.ops`.
+
+``search`` returns exactly what `kb query --json` prints (`SearchResponse.to_dict()`);
+``read`` and ``table/evaluate`` what the MCP tools ``read`` and ``evaluate_table`` return;
+``releases`` the served release and the device's kept ones; ``diff`` what changed between
+two releases of the device (`kbtools.ship.changes`, as `kb diff --json`); ``healthz`` whether a release is
+served. Every search is recorded in the device's query log (`kbtools.query.log`, interface
+``api``; a no-op off a device). A search response's ``Server-Timing`` header says how long it waited for the
+worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message and the
+HTTP status of `ops.status_of` / `ops.ApiError`. The endpoints are described in
+`kbtools.serve.openapi` (served at ``/api/openapi.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from kbtools.agents.read import read_section
+from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
+from kbtools.query.log import record_question
+from kbtools.serve import ops
+from kbtools.serve.openapi import openapi_document
+from kbtools.serve.source import Served, ServedIndex, Workers
+
+log = logging.getLogger("kbtools.serve")
+ApiError = ops.ApiError
+
+MAX_BODY_BYTES = 64 * 1024  # a JSON request body
+
+
+class Json(JSONResponse):
+    """JSON as UTF-8 (Chinese stays readable), never NaN."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":")).encode("utf-8")
+
+
+def error_response(status: int, message: str) -> Json:
+    return Json({"error": {"status": status, "message": one_line(message)}}, status_code=status)
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+Endpoint = Callable[[Request, dict[str, Any]], Any]
+
+
+def guarded(fn: Endpoint) -> Handler:
+    """`fn` run in the thread pool (it may search or read files) with the request and, for a
+    POST, its JSON body; its result as JSON, its errors as one-line JSON errors."""
+    async def handler(request: Request) -> Response:
+        try:
+            body = await read_body(request) if request.method == "POST" else {}
+            request.state.arrived = time.perf_counter()
+            workers: Workers = request.app.state.workers
+            result = await workers.run(fn, request, body)
+        except ops.ApiError as exc:
+            return error_response(exc.status, exc.message)
+        except KbError as exc:
+            return error_response(ops.status_of(exc), exc.format())
+        except Exception as exc:  # a bug: one line to the client, the traceback to the log
+            log.exception("%s %s failed", request.method, request.url.path)
+            return error_response(500, f"internal error ({type(exc).__name__}); see the server log")
+        return result if isinstance(result, Response) else Json(result)
+    return handler
+
+
+async def read_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, at most MAX_BODY_BYTES (ApiError otherwise)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+    body = bytearray()
+    async for part in request.stream():
+        body += part
+        if len(body) > MAX_BODY_BYTES:
+            raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(bytes(body).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError(400, "the request body is not a JSON object") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body is not a JSON object")
+    return data
+
+
+def _served(request: Request) -> Served:
+    source: ServedIndex = request.app.state.source
+    return source.get()
+
+
+def search(request: Request, body: dict[str, Any]) -> Any:
+    if request.method == "POST":
+        q, k, where, verified = (body.get("query", body.get("q")), body.get("k"),
+                                 body.get("where"), body.get("verified_only"))
+    else:
+        params = request.query_params
+        q, k = params.get("q", params.get("query")), params.get("k")
+        where, verified = params.getlist("where"), params.get("verified_only")
+    if q is None:
+        raise ApiError(400, "missing 'q' (the question)")
+    waited = (time.perf_counter() - request.state.arrived) * 1000  # for a worker
+    served = _served(request)
+    response, queued, ran = ops.timed_search(
+        served, ops.check_question(q), k=ops.check_k(k),
+        where=ops.check_where(where), verified_only=ops.check_flag(verified))
+    queued += waited
+    record_question(served.index, "api", q, response)
+    return Json(response.to_dict(),
+                headers={"server-timing": f"queue;dur={queued:.2f}, search;dur={ran:.2f}"})
+
+
+def read(request: Request, body: dict[str, Any]) -> Any:
+    params = request.query_params
+    doc = params.get("doc")
+    if not doc:
+        raise ApiError(400, "missing 'doc' (a document path as cited)")
+    served = _served(request)
+    ops.document(served, doc)  # 400 for a refused path, 404 for a missing document
+    heading = params.get("heading_path") or None
+    start = ops.check_line(params.get("line_start"), "line_start")
+    end = ops.check_line(params.get("line_end"), "line_end")
+    try:
+        section = read_section(served.knowledge, doc, heading, start, end)
+    except UsageError:
+        raise
+    except KbError as exc:  # no such section
+        raise ApiError(404, exc.message) from None
+    return {**section.to_dict(), "release": served.index.release.to_dict()}
+
+
+def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
+    doc = body.get("doc")
+    if not isinstance(doc, str) or not doc:
+        raise ApiError(400, "missing 'doc' (a document path as cited)")
+    table = body.get("table")
+    if table is not None and (isinstance(table, bool) or not isinstance(table, (str, int))):
+        raise ApiError(400, "'table' must be a name, a heading or a 1-based number")
+    policy = body.get("policy")
+    if policy is not None and policy not in ("first", "all"):
+        raise ApiError(400, "'policy' must be 'first' or 'all'")
+    served = _served(request)
+    result = ops.evaluate(served, doc, ops.check_inputs(body.get("inputs")), table, policy)
+    return {**result.to_dict(), "release": served.index.release.to_dict()}
+
+
+def releases(request: Request, body: dict[str, Any]) -> Any:
+    source: ServedIndex = request.app.state.source
+    return ops.releases(source.get(), source.device())
+
+
+def diff(request: Request, body: dict[str, Any]) -> Any:
+    source: ServedIndex = request.app.state.source
+    params = request.query_params
+    return ops.diff(source.device(), params.get("old") or None, params.get("new") or None)
+
+
+def healthz(request: Request, body: dict[str, Any]) -> Any:
+    try:
+        served = _served(request)
+    except IndexLoadError as exc:
+        return error_response(503, exc.format())
+    return {"status": "ok", "release": served.index.release.to_dict()}
+
+
+def openapi(request: Request, body: dict[str, Any]) -> Any:
+    return openapi_document()
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route 404, wrong method 405) in the API's shape
+    under /api/, as plain text elsewhere."""
+    status = int(getattr(exc, "status_code", 500))
+    if request.url.path.startswith("/api/"):
+        message = (f"no API endpoint {request.url.path}" if status == 404 else
+                   f"{request.method} is not allowed here" if status == 405 else
+                   str(getattr(exc, "detail", "error")))
+        return error_response(status, message)
+    return PlainTextResponse(f"{status}: {getattr(exc, 'detail', '')}\n", status_code=status,
+                             headers=getattr(exc, "headers", None))
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/api/search", guarded(search), methods=["GET", "POST"]),
+        Route("/api/read", guarded(read), methods=["GET"]),
+        Route("/api/table/evaluate", guarded(table_evaluate), methods=["POST"]),
+        Route("/api/releases", guarded(releases), methods=["GET"]),
+        Route("/api/diff", guarded(diff), methods=["GET"]),
+        Route("/api/healthz", guarded(healthz), methods=["GET"]),
+        Route("/api/openapi.json", guarded(openapi), methods=["GET"]),
+    ]

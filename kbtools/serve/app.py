@@ -1,0 +1,97 @@
+"""`kb serve`: the Starlette application and how it is run with uvicorn.
+
+`create_app(index, token=…, allowed_hosts=…)` is the whole server (pages, API, release files,
+the package's static stylesheet) behind `security.Guard`. `check_bind` decides whether a
+host may be bound: loopback always; any other address only with a token, or with
+``open_network`` said explicitly (then a warning is printed on every start). `run` starts
+uvicorn.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import sys
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from kbtools.errors import UsageError
+from kbtools.fsutil import read_regular
+from kbtools.serve import api, pages
+from kbtools.serve.security import LOOPBACK_HOSTS, Guard
+from kbtools.serve.source import ServedIndex, Workers
+
+log = logging.getLogger("kbtools.serve")
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+TOKEN_CHARS = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
+MAX_TOKEN_FILE = 4096
+
+
+def create_app(index: Path | None, *, token: str | None = None,
+               allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS,
+               source: ServedIndex | None = None, workers: int = 1) -> Guard:
+    """The ASGI application serving `index` (a release, ``dist/`` or a device directory)."""
+    app = Starlette(routes=[*api.routes(), *pages.routes(),
+                            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
+                    exception_handlers={HTTPException: api.http_error})
+    app.state.source = source or ServedIndex(index)
+    app.state.workers = Workers(workers)
+    return Guard(app, token=token, allowed_hosts=allowed_hosts)
+
+
+def read_token(path: Path) -> str:
+    """The token in `path` (one line, 16–512 URL-safe characters)."""
+    try:
+        text = read_regular(path, MAX_TOKEN_FILE).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the token file: {getattr(exc, 'strerror', None) or exc}",
+                         path=str(path)) from None
+    if not TOKEN_CHARS.match(text):
+        raise UsageError("the token file must hold one token of 16-512 characters "
+                         "(letters, digits and . _ ~ + / = -)", path=str(path))
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None, open_network: bool) -> tuple[str, ...]:
+    """The Host names the server answers for; UsageError when `host` may not be bound."""
+    if is_loopback(host):
+        return (*LOOPBACK_HOSTS, host)
+    if token is None and not open_network:
+        raise UsageError(f"refusing to listen on {host} without a token: pass --token-file F "
+                         "(clients send 'Authorization: Bearer <token>'), or --open to serve "
+                         "everyone on the network without one")
+    return ("*",)
+
+
+def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
+        token_file: Path | None = None, open_network: bool = False, workers: int = 1) -> None:
+    """Serve until interrupted."""
+    import uvicorn
+
+    token = read_token(token_file) if token_file is not None else None
+    allowed = check_bind(host, token, open_network)
+    if not is_loopback(host) and token is None:
+        print(f"kb serve: WARNING: serving {host}:{port} to the network WITHOUT a token: "
+              "anyone who can reach it can read the knowledge", file=sys.stderr)
+    source = ServedIndex(index)
+    source.get()  # fail now, in one line, when there is nothing to serve
+    app = create_app(index, token=token, allowed_hosts=allowed, source=source, workers=workers)
+    print(f"kb serve: http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
+                server_header=False, limit_concurrency=256, timeout_keep_alive=5,
+                h11_max_incomplete_event_size=16 * 1024)

@@ -1,0 +1,391 @@
+"""Knowledge Markdown as HTML for the web app, through the project's one markdown-it parser.
+
+`render_markdown(text, ctx)` parses with `kbtools.markdown.parser.parse_tokens` (so the page
+shows the blocks the build indexed) and renders with `SafeRenderer`, which differs from
+markdown-it's own renderer in what author content may do:
+
+- raw HTML is never passed through: HTML comments (annotations) are dropped, every other
+  HTML block or inline tag is shown as escaped text;
+- text is escaped first, then the question's matched terms are wrapped in ``<mark>``;
+- formulas become ``<img>`` of the release's sanitised SVG (`formula_relpath`), or the
+  LaTeX as code when the release has no SVG for it;
+- images resolve against the document's path and are shown only when the release ships
+  them (`kbtools.render.images`); links to other documents point at their page, links with
+  a scheme other than http(s)/mailto are dropped;
+- headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
+- block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
+  the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
+- cross references the build resolved ("见 4.3 节", chunk ``links``) become links.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import OptionsDict
+
+from kbtools.markdown.parser import (
+    BR,
+    inline_text,
+    is_math_fence,
+    markdown,
+    parse_tokens,
+    slugify,
+)
+from kbtools.render.formula import formula_relpath, normalize_latex
+from kbtools.render.images import image_path
+
+MAX_TERMS = 32  # highlighted terms per question
+# Blocks that are cited when they overlap the cited lines (containers only when inside them).
+_LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_block",
+                "math_block", "math_block_label", "html_block", "hr"}
+
+
+def app_url(kind: str, rel: str) -> str:
+    """The web app's URL of a document page (``doc``), a decision-table form (``table``), a
+    formula SVG (``formula``, `rel` as ``formulas/<sha256>.svg``) or a shipped image
+    (``asset``, `rel` its repository path)."""
+    if kind == "formula":
+        return "/" + quote(rel)
+    return f"/{kind}/{quote(rel)}"
+
+
+@dataclass(frozen=True)
+class Xref:
+    """A cross reference the build resolved: `text` on file line `line` points at a section."""
+
+    line: int
+    text: str
+    href: str
+
+
+@dataclass
+class RenderContext:
+    """What rendering one piece of a document needs to know about the release and the page."""
+
+    doc: str  # the document's path (links and images resolve against it)
+    line_offset: int = 0  # file line of the text's first line, minus one
+    cited: tuple[int, int] | None = None  # file lines to highlight
+    terms: Sequence[str] = ()  # matched question terms to highlight
+    xrefs: Sequence[Xref] = ()
+    has_formula: Callable[[str], bool] = lambda rel: False  # a data/ path the release holds
+    has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
+    url: Callable[[str, str], str] = app_url
+    marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
+
+
+def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
+    return ctx.url("doc", doc) + (f"#{quote(anchor)}" if anchor else "")
+
+
+class SafeRenderer(RendererHTML):
+    """markdown-it's HTML renderer with the rules of the module docstring."""
+
+    def __init__(self, ctx: RenderContext):
+        super().__init__()
+        self.ctx = ctx
+        self.pattern = _terms_pattern(ctx.terms)
+
+    def cited_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                     env: Any) -> str:
+        return '<span id="cited" class="anchor"></span>'
+
+    # --- text -------------------------------------------------------------------------
+    def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
+        return highlight(tokens[idx].content, self.pattern)
+
+    def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        content = tokens[idx].content
+        if _is_comment(content):
+            return ""
+        return f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+
+    def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                    env: Any) -> str:
+        content = tokens[idx].content
+        if content.startswith("<!--"):
+            return ""
+        if BR.fullmatch(content):
+            return "<br>"
+        return escapeHtml(content)
+
+    # --- formulas ---------------------------------------------------------------------
+    def _formula(self, latex: str, display: bool) -> str:
+        rel = formula_relpath(normalize_latex(latex))
+        cls = "formula display" if display else "formula"
+        if latex.strip() and self.ctx.has_formula(rel):
+            img = (f'<img class="{cls}" src="{escapeHtml(self.ctx.url("formula", rel))}" '
+                   f'alt="{escapeHtml(latex)}">')
+            return f'<div class="formula-block">{img}</div>\n' if display else img
+        return f'<code class="{cls}">{escapeHtml(latex)}</code>'
+
+    def math_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                    env: Any) -> str:
+        return self._formula(tokens[idx].content, False)
+
+    math_inline_double = math_inline
+
+    def math_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        return self._wrap(tokens[idx], self._formula(tokens[idx].content, True))
+
+    math_block_label = math_block
+
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
+        tok = tokens[idx]
+        if is_math_fence(tok):
+            return self._wrap(tok, self._formula(tok.content, True))
+        lang = escapeHtml(tok.info.split()[0]) if tok.info.strip() else ""
+        attrs = _block_attrs(tok)
+        cls = f' class="language-{lang}"' if lang else ""
+        return f"<pre{attrs}><code{cls}>{escapeHtml(tok.content)}</code></pre>\n"
+
+    def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        tok = tokens[idx]
+        return f"<pre{_block_attrs(tok)}><code>{escapeHtml(tok.content)}</code></pre>\n"
+
+    def _wrap(self, tok: Token, inner: str) -> str:
+        return f"<div{_block_attrs(tok)}>{inner}</div>\n"
+
+    # --- images and links -------------------------------------------------------------
+    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
+        tok = tokens[idx]
+        alt = inline_text(tok.children or [])
+        rel = image_path(self.ctx.doc, str(tok.attrGet("src") or ""))
+        if rel is None or not self.ctx.has_asset(rel):
+            return f'<span class="missing-image">[{escapeHtml(alt)}]</span>'
+        title = str(tok.attrGet("title") or "")
+        title_attr = f' title="{escapeHtml(title)}"' if title else ""
+        return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}" '
+                f'alt="{escapeHtml(alt)}"{title_attr}>')
+
+    def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: Any) -> str:
+        href = link_target(self.ctx, str(tokens[idx].attrGet("href") or ""))
+        if href is None:
+            return '<span class="dropped-link">'
+        external = href.startswith(("http://", "https://"))
+        rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
+        return f'<a href="{escapeHtml(href)}"{rel}>'
+
+    def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        opener = _opener(tokens, idx)
+        if opener is not None and link_target(self.ctx, str(opener.attrGet("href") or "")) is None:
+            return "</span>"
+        return "</a>"
+
+
+def _is_comment(html: str) -> bool:
+    """An HTML block that is one comment (an annotation such as ``<!-- decision: … -->``)."""
+    text = html.strip()
+    return text.startswith("<!--") and text.endswith("-->") and "-->" not in text[4:-3]
+
+
+def _opener(tokens: Sequence[Token], idx: int) -> Token | None:
+    depth = 0
+    for j in range(idx - 1, -1, -1):
+        if tokens[j].type == "link_close":
+            depth += 1
+        elif tokens[j].type == "link_open":
+            if depth == 0:
+                return tokens[j]
+            depth -= 1
+    return None
+
+
+def link_target(ctx: RenderContext, href: str) -> str | None:
+    """Where a link written in `ctx.doc` leads on the web app; None drops it."""
+    href = href.strip()
+    parts = urlsplit(href)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https", "mailto"):
+        return href
+    if scheme or parts.netloc or href.startswith(("/", "\\")):
+        return None
+    if not parts.path:
+        return f"#{parts.fragment}" if parts.fragment else None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.doc), parts.path))
+    if target.startswith(".."):
+        return None
+    if target.lower().endswith((".md", ".markdown")):
+        return doc_href(ctx, target, parts.fragment)
+    rel = image_path(ctx.doc, parts.path)
+    if rel is not None and ctx.has_asset(rel):
+        return ctx.url("asset", rel)
+    return None
+
+
+def _block_attrs(tok: Token) -> str:
+    attrs = "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in tok.attrs.items())
+    return attrs
+
+
+def _terms_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
+    words = sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True)
+    words = words[:MAX_TERMS]
+    if not words:
+        return None
+    return re.compile("|".join(re.escape(w) for w in words), re.I)
+
+
+def highlight(text: str, pattern: re.Pattern[str] | None) -> str:
+    """`text` HTML-escaped, each match of `pattern` (found in the raw text) in ``<mark>``."""
+    if pattern is None:
+        return escapeHtml(text)
+    out, pos = [], 0
+    for m in pattern.finditer(text):
+        if m.end() == m.start():
+            continue
+        out.append(escapeHtml(text[pos:m.start()]))
+        out.append(f"<mark>{escapeHtml(m.group(0))}</mark>")
+        pos = m.end()
+    out.append(escapeHtml(text[pos:]))
+    return "".join(out)
+
+
+def highlight_terms(text: str, terms: Sequence[str]) -> str:
+    """Plain text escaped, with the matched terms marked (titles, headings, table cells)."""
+    return highlight(text, _terms_pattern(terms))
+
+
+# --- token passes ------------------------------------------------------------------------
+
+def _mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
+    """``data-lines`` on every block with a source map; ``cited`` on those in the range,
+    and the ``cited`` anchor before the first of them."""
+    first: int | None = None
+    for i, tok in enumerate(tokens):
+        if tok.map is None or tok.nesting < 0 or tok.type == "inline":
+            continue
+        a, b = tok.map[0] + 1 + ctx.line_offset, tok.map[1] + ctx.line_offset
+        tok.attrSet("data-lines", f"{a}-{max(a, b)}")
+        if ctx.cited is None:
+            continue
+        lo, hi = ctx.cited
+        overlaps = a <= hi and max(a, b) >= lo
+        inside = lo <= a and b <= hi
+        if (tok.type in _LEAF_BLOCKS and overlaps) or (inside and tok.type != "tbody_open"):
+            tok.attrJoin("class", "cited")
+            first = i if first is None else first
+    if first is None or ctx.marked[0]:
+        return tokens
+    ctx.marked[0] = True
+    if tokens[first].type in ("tr_open", "paragraph_open", "fence", "code_block"):
+        tokens[first].attrSet("id", "cited")
+        return tokens
+    return [*tokens[:first], Token("cited_anchor", "", 0), *tokens[first:]]
+
+
+def _anchor_headings(tokens: list[Token]) -> None:
+    seen: dict[str, int] = {}
+    for i, tok in enumerate(tokens):
+        if tok.type != "heading_open" or i + 1 >= len(tokens):
+            continue
+        base = slug = slugify(inline_text(tokens[i + 1].children or []))
+        while slug in seen:
+            seen[base] += 1
+            slug = f"{base}-{seen[base]}"
+        seen[slug] = 0
+        if slug:
+            tok.attrSet("id", slug)
+
+
+def _link_xrefs(tokens: list[Token], ctx: RenderContext) -> None:
+    """Turn the resolved cross references on an inline run's lines into links."""
+    if not ctx.xrefs:
+        return
+    for tok in tokens:
+        if tok.type != "inline" or tok.map is None or not tok.children:
+            continue
+        a, b = tok.map[0] + 1 + ctx.line_offset, tok.map[1] + ctx.line_offset
+        refs = [x for x in ctx.xrefs if a <= x.line <= max(a, b)]
+        if refs:
+            tok.children = _split_refs(tok.children, refs)
+
+
+def _split_refs(children: list[Token], refs: list[Xref]) -> list[Token]:
+    out: list[Token] = []
+    depth = 0
+    for child in children:
+        depth += 1 if child.type == "link_open" else -1 if child.type == "link_close" else 0
+        if child.type != "text" or depth > 0:
+            out.append(child)
+            continue
+        out.extend(_split_text(child.content, refs))
+    return out
+
+
+def _split_text(text: str, refs: list[Xref]) -> list[Token]:
+    for ref in refs:
+        at = text.find(ref.text) if ref.text else -1
+        if at < 0:
+            continue
+        before, after = text[:at], text[at + len(ref.text):]
+        link = Token("link_open", "a", 1)
+        link.attrSet("href", ref.href)
+        link.meta["xref"] = True
+        return [*(_split_text(before, refs) if before else []), link,
+                _text_token(ref.text), Token("link_close", "a", -1),
+                *(_split_text(after, refs) if after else [])]
+    return [_text_token(text)]
+
+
+def _text_token(text: str) -> Token:
+    tok = Token("text", "", 0)
+    tok.content = text
+    return tok
+
+
+class _XrefRenderer(SafeRenderer):
+    """Cross-reference links were made by us with an app URL: render them as they are."""
+
+    def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: Any) -> str:
+        tok = tokens[idx]
+        if tok.meta.get("xref"):
+            return f'<a class="xref" href="{escapeHtml(str(tok.attrGet("href")))}">'
+        return super().link_open(tokens, idx, options, env)
+
+    def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        opener = _opener(tokens, idx)
+        if opener is not None and opener.meta.get("xref"):
+            return "</a>"
+        return super().link_close(tokens, idx, options, env)
+
+
+def render_markdown(text: str, ctx: RenderContext) -> str:
+    """`text` (a document body or a passage of one) as safe HTML; see the module docstring."""
+    tokens = parse_tokens(text)
+    _anchor_headings(tokens)
+    tokens = _mark_lines(tokens, ctx)
+    _link_xrefs(tokens, ctx)
+    md = markdown()
+    return _XrefRenderer(ctx).render(tokens, md.options, {})
+
+
+def xrefs_of(links: Iterable[dict[str, Any]], ctx_url: Callable[[str, str], str]) -> list[Xref]:
+    """The resolved cross references among chunk `links` (those naming a target document)."""
+    out: dict[tuple[int, str], Xref] = {}
+    for link in links:
+        target, text, line = link.get("doc"), link.get("text"), link.get("line")
+        if not (isinstance(target, str) and target and isinstance(text, str) and text.strip()
+                and isinstance(line, int)):
+            continue
+        path = [str(h) for h in link.get("heading_path") or []]
+        anchor = slugify(path[-1]) if path else ""
+        href = ctx_url("doc", target) + (f"#{quote(anchor)}" if anchor else "")
+        out.setdefault((line, text), Xref(line, text, href))
+    return sorted(out.values(), key=lambda x: (x.line, -len(x.text)))
+

@@ -1,0 +1,101 @@
+"""The web app's words in Chinese (the default) and English.
+
+A page's language is ``?lang=`` when given (remembered in a cookie), else the cookie, else
+Chinese. Knowledge text is never translated; only the interface is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+LANGS = ("zh", "en")
+DEFAULT_LANG = "zh"
+LANG_COOKIE = "kb_lang"
+
+WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
+    "app": ("现场知识库", "Field knowledge"),
+    "search": ("搜索", "Search"),
+    "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
+                           "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
+    "verified_only": ("只看已审核", "Verified only"),
+    "any": ("全部", "Any"),
+    "filters": ("筛选", "Filters"),
+    "results": ("条结果", "results"),
+    "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
+    "lines": ("行", "lines"),
+    "verified": ("已审核", "Verified"),
+    "unverified": ("未审核", "Unverified"),
+    "changed_after_review": ("审核后有改动", "Changed after review"),
+    "outdated": ("可能已过期", "Possibly outdated"),
+    "release": ("发布版本", "Release"),
+    "source_commit": ("源提交", "Source commit"),
+    "local_build": ("本地构建", "local build"),
+    "open_doc": ("打开文档", "Open document"),
+    "decision_table": ("决策表", "Decision table"),
+    "decide": ("判定", "Decide"),
+    "document": ("文档", "Document"),
+    "front_matter": ("文档信息", "Document details"),
+    "review_status": ("审核状态", "Review status"),
+    "verified_by": ("审核人", "Verified by"),
+    "verified_at": ("审核时间", "Verified at"),
+    "not_reviewed": ("尚未审核", "Not reviewed"),
+    "cited_lines": ("引用位置", "Cited lines"),
+    "tables": ("决策表", "Decision tables"),
+    "inputs": ("输入", "Inputs"),
+    "result": ("判定结果", "Result"),
+    "matching_row": ("匹配行", "Matching row"),
+    "row": ("第 {n} 行", "row {n}"),
+    "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
+    "why": ("判定依据", "Why"),
+    "column": ("列", "Column"),
+    "condition": ("条件", "Condition"),
+    "value": ("输入值", "Value"),
+    "matched": ("符合", "Matched"),
+    "releases": ("发布", "Releases"),
+    "served": ("正在使用", "Serving"),
+    "what_changed": ("与上一版本相比的变化", "What changed since the previous release"),
+    "kept_releases": ("设备上保留的版本", "Releases kept on this device"),
+    "tag": ("版本", "Tag"),
+    "created": ("发布时间", "Released"),
+    "age_days": ("距今天数", "Age (days)"),
+    "signed_by": ("签名者", "Signed by"),
+    "current": ("当前", "current"),
+    "not_device": ("这不是设备目录，只提供当前索引。", "Not a device directory: only this index is served."),
+    "documents": ("文档数", "Documents"),
+    "chunks": ("段落数", "Passages"),
+    "error": ("出错了", "Something went wrong"),
+    "back": ("返回搜索", "Back to search"),
+    "language": ("English", "中文"),
+    "malformed_table": ("表格格式有误", "Malformed table"),
+    "no_tables": ("这个文档没有决策表", "This document has no decision table"),
+    "yes": ("是", "yes"),
+    "no": ("否", "no"),
+}
+
+
+def pick_lang(query_lang: str | None, cookie_lang: str | None) -> str:
+    for lang in (query_lang, cookie_lang):
+        if lang in LANGS:
+            return lang
+    return DEFAULT_LANG
+
+
+def translator(lang: str) -> Callable[..., str]:
+    """``t(key, **fields)``: the word in `lang` (the key itself when unknown)."""
+    index = LANGS.index(lang) if lang in LANGS else 0
+
+    def t(key: str, **fields: object) -> str:
+        pair = WORDS.get(key)
+        text = pair[index] if pair else key
+        return text.format(**fields) if fields else text
+
+    return t
+
+
+def other_lang(lang: str) -> str:
+    return "en" if lang == "zh" else "zh"
+
+
+def words(lang: str) -> Mapping[str, str]:
+    index = LANGS.index(lang) if lang in LANGS else 0
+    return {k: v[index] for k, v in WORDS.items()}

@@ -1,0 +1,136 @@
+"""The OpenAPI 3.1 description of `kb serve`'s JSON API, written as data.
+
+Served at ``/api/openapi.json``. The schemas are deliberately loose where the payload is
+another command's contract (a search response is `kb query --json`, documented in
+docs/cli.md; a table result is `kb table eval --json`): the description names the fields a
+client relies on and allows the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbtools import __version__
+
+_ERROR = {"description": "error", "content": {"application/json": {"schema": {
+    "$ref": "#/components/schemas/Error"}}}}
+
+
+def _json(ref: str, description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": {
+        "$ref": f"#/components/schemas/{ref}"}}}}
+
+
+def _param(name: str, description: str, schema: dict[str, Any], *,
+           required: bool = False) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": required, "description": description,
+            "schema": schema}
+
+
+_SEARCH_PARAMS = [
+    _param("q", "the question (Chinese or English), at most 2000 characters",
+           {"type": "string", "maxLength": 2000}, required=True),
+    _param("k", "number of results", {"type": "integer", "minimum": 1, "maximum": 20,
+                                      "default": 5}),
+    _param("where", "filters KEY=VALUE, KEY>=VALUE, KEY<=VALUE, KEY!=VALUE (repeatable)",
+           {"type": "array", "items": {"type": "string", "maxLength": 1000}, "maxItems": 20}),
+    _param("verified_only", "only verified passages", {"type": "boolean"}),
+]
+
+_SCHEMAS: dict[str, Any] = {
+    "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+        "type": "object", "required": ["status", "message"], "properties": {
+            "status": {"type": "integer"}, "message": {"type": "string"}}}}},
+    "Release": {"type": "object", "required": ["tag", "source_commit"], "properties": {
+        "tag": {"type": ["string", "null"]}, "source_commit": {"type": "string"},
+        "serial": {"type": ["integer", "null"]}}},
+    "SearchResponse": {
+        "type": "object", "description": "exactly `kb query --json`",
+        "required": ["query", "release", "no_answer", "filters", "results"],
+        "properties": {
+            "query": {"type": "string"}, "release": {"$ref": "#/components/schemas/Release"},
+            "no_answer": {"type": "boolean"}, "filters": {"type": "object"},
+            "reason": {"type": "string"}, "took_ms": {"type": "number"},
+            "results": {"type": "array", "items": {"type": "object", "required": [
+                "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
+                "text", "verified"]}}}},
+    "SearchRequest": {"type": "object", "required": ["query"], "properties": {
+        "query": {"type": "string", "maxLength": 2000},
+        "k": {"type": "integer", "minimum": 1, "maximum": 20},
+        "where": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
+        "verified_only": {"type": "boolean"}}},
+    "Section": {"type": "object", "description": "as the MCP tool `read` returns it",
+                "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
+                             "citation", "verified", "release"]},
+    "TableRequest": {"type": "object", "required": ["doc", "inputs"], "properties": {
+        "doc": {"type": "string"}, "table": {"type": ["string", "integer"]},
+        "policy": {"enum": ["first", "all"]},
+        "inputs": {"type": "object", "maxProperties": 50,
+                   "additionalProperties": {"type": ["string", "number"]}}}},
+    "TableResult": {"type": "object", "description": "exactly `kb table eval --json`",
+                    "required": ["status", "message", "matches", "selected", "outputs",
+                                 "citation"],
+                    "properties": {"status": {"enum": ["match", "no_match"]}}},
+    "Releases": {"type": "object", "required": ["served", "device", "releases"]},
+    "Health": {"type": "object", "required": ["status", "release"]},
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document (a fresh dict each call)."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "kbtools kb serve", "version": __version__,
+                 "description": "Search, read and decide over the release a device serves. "
+                                "Errors are JSON with a one-line message."},
+        "paths": {
+            "/api/search": {
+                "get": {"summary": "Search (the `kb query --json` contract)",
+                        "parameters": _SEARCH_PARAMS,
+                        "responses": {"200": _json("SearchResponse", "cited results"),
+                                      "400": _ERROR, "503": _ERROR}},
+                "post": {"summary": "Search with a JSON body",
+                         "requestBody": {"required": True, "content": {"application/json": {
+                             "schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
+                         "responses": {"200": _json("SearchResponse", "cited results"),
+                                       "400": _ERROR, "413": _ERROR, "503": _ERROR}}},
+            "/api/read": {"get": {
+                "summary": "Read a section of a document, or a line range",
+                "parameters": [
+                    _param("doc", "document path as cited", {"type": "string"}, required=True),
+                    _param("heading_path", "heading path ('A > B') or section number",
+                           {"type": "string"}),
+                    _param("line_start", "first line", {"type": "integer", "minimum": 1}),
+                    _param("line_end", "last line", {"type": "integer", "minimum": 1})],
+                "responses": {"200": _json("Section", "the section"), "400": _ERROR,
+                              "404": _ERROR, "503": _ERROR}}},
+            "/api/table/evaluate": {"post": {
+                "summary": "Evaluate a decision table for given inputs",
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/TableRequest"}}}},
+                "responses": {"200": _json("TableResult", "the matching row, or no_match"),
+                              "400": _ERROR, "404": _ERROR, "413": _ERROR, "503": _ERROR}}},
+            "/api/releases": {"get": {
+                "summary": "The served release and the releases the device keeps",
+                "responses": {"200": _json("Releases", "releases"), "503": _ERROR}}},
+            "/api/diff": {"get": {
+                "summary": "What changed between two releases of the device (`kb diff --json`)",
+                "parameters": [
+                    _param("old", "older release tag (default: the one before `new`)",
+                           {"type": "string", "pattern": "^kb-r[0-9]+$"}),
+                    _param("new", "newer release tag (default: the served one)",
+                           {"type": "string", "pattern": "^kb-r[0-9]+$"})],
+                "responses": {"200": {"description": "documents and verification changed"},
+                              "400": _ERROR, "404": _ERROR, "503": _ERROR}}},
+            "/api/healthz": {"get": {
+                "summary": "Whether a release is served (no token needed)",
+                "responses": {"200": _json("Health", "serving"), "503": _ERROR}}},
+            "/api/openapi.json": {"get": {"summary": "This document",
+                                          "responses": {"200": {"description": "OpenAPI"}}}},
+        },
+        "components": {
+            "schemas": _SCHEMAS,
+            "securitySchemes": {"token": {"type": "http", "scheme": "bearer",
+                                          "description": "when started with --token-file"}},
+        },
+    }

@@ -1,0 +1,257 @@
+"""What the web app and the JSON API do, as plain functions over the served release.
+
+Pages (`kbtools.serve.pages`) and the API (`kbtools.serve.api`) call the same functions, which
+call the same library as `kb query`, `kb table eval` and the MCP tools: `query.search.search`,
+`agents.read.read_section`, `decision` and `ship.operate`. Inputs from the network are checked
+here (`ApiError` carries the HTTP status and a one-line message); a library `KbError` is
+mapped to a status by `status_of`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from kbtools.corpus import SourceDoc, read_doc
+from kbtools.decision.documents import document_tables, select_table
+from kbtools.decision.matching import TableResult, match_rules
+from kbtools.decision.model import DecisionTable
+from kbtools.errors import IndexLoadError, KbError, TableError, UsageError, one_line
+from kbtools.index.layout import ReleaseLayout
+from kbtools.query.results import SearchResponse
+from kbtools.query.search import MAX_QUERY_CHARS, MAX_WHERE_CHARS
+from kbtools.query.search import search as run_search
+from kbtools.serve.source import Served
+from kbtools.ship.changes import diff_releases
+from kbtools.ship.device import read_json
+from kbtools.ship.operate import local_releases
+
+_TAG = re.compile(r"^kb-r\d{1,9}$")  # a release tag given to /api/diff
+MAX_K = 20
+MAX_WHERE = 20  # filters per search
+MAX_INPUTS = 50  # inputs per table evaluation
+MAX_INPUT_CHARS = 200  # one input value
+
+
+class ApiError(Exception):
+    """A request the server refuses: HTTP `status` and a one-line `message`."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = one_line(message)
+
+
+def status_of(exc: KbError) -> int:
+    """The HTTP status of a library error."""
+    if isinstance(exc, IndexLoadError):
+        return 503
+    return 400
+
+
+# --- checks on request values ------------------------------------------------------------
+
+def check_question(q: Any) -> str:
+    if not isinstance(q, str):
+        raise ApiError(400, "'q' (the question) must be a string")
+    if len(q) > MAX_QUERY_CHARS:
+        raise ApiError(400, f"question longer than {MAX_QUERY_CHARS} characters")
+    return q
+
+
+def check_k(k: Any, default: int = 5) -> int:
+    if k is None or k == "":
+        return default
+    try:
+        value = int(k)
+    except (TypeError, ValueError):
+        raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}") from None
+    if not 1 <= value <= MAX_K or isinstance(k, bool) or isinstance(k, float):
+        raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}")
+    return value
+
+
+def check_where(where: Any) -> list[str]:
+    if where is None:
+        return []
+    if isinstance(where, str):
+        where = [where]
+    if not isinstance(where, list) or not all(isinstance(w, str) for w in where):
+        raise ApiError(400, "'where' must be a list of KEY=VALUE strings")
+    if len(where) > MAX_WHERE:
+        raise ApiError(400, f"at most {MAX_WHERE} 'where' filters")
+    if any(len(w) > MAX_WHERE_CHARS for w in where):
+        raise ApiError(400, f"a 'where' filter longer than {MAX_WHERE_CHARS} characters")
+    return [w for w in where if w.strip()]
+
+
+def check_flag(value: Any) -> bool | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ApiError(400, "a true/false flag must be true or false")
+
+
+def check_line(value: Any, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        line = int(value)
+    except (TypeError, ValueError):
+        raise ApiError(400, f"'{name}' must be a line number") from None
+    if isinstance(value, (bool, float)) or not 1 <= line <= 10_000_000:
+        raise ApiError(400, f"'{name}' must be a line number")
+    return line
+
+
+# --- operations --------------------------------------------------------------------------
+
+def search(served: Served, q: str, *, k: int = 5, where: list[str] | None = None,
+           verified_only: bool | None = None) -> SearchResponse:
+    """One search on the served release (one at a time per release, see `source`)."""
+    return timed_search(served, q, k=k, where=where, verified_only=verified_only)[0]
+
+
+def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None = None,
+                 verified_only: bool | None = None) -> tuple[SearchResponse, float, float]:
+    """`search`, with the milliseconds spent waiting for the release's search lock and
+    searching (the API reports both in a ``Server-Timing`` header)."""
+    t0 = time.perf_counter()
+    with served.search_lock:
+        t1 = time.perf_counter()
+        response = run_search(served.index, q, k=k, where=where or None,
+                              verified_only=verified_only)
+    t2 = time.perf_counter()
+    return response, (t1 - t0) * 1000, (t2 - t1) * 1000
+
+
+def document(served: Served, doc: str) -> SourceDoc:
+    """The shipped source of `doc` (UsageError for a refused path, 404 when absent)."""
+    kn = served.knowledge
+    try:
+        path = kn.resolve(doc)
+    except UsageError:
+        raise
+    except KbError as exc:
+        raise ApiError(404, exc.message) from None
+    return replace(read_doc(path, kn.base), rel=kn.rel(path))
+
+
+def doc_chunks(served: Served, doc: str) -> list[dict[str, Any]]:
+    """The chunk records of `doc` in the served release, in line order."""
+    store = served.index.store
+    nums = [r[0] for r in store.con.execute(
+        "SELECT num FROM chunks WHERE doc = ? ORDER BY line_start, num", (doc,))]
+    found = store.chunks(nums)
+    return [found[n] for n in nums]
+
+
+def table_chunk(served: Served, doc: str, line: int) -> dict[str, Any] | None:
+    """The whole-table chunk of `doc` holding file line `line` (a table row's table)."""
+    store = served.index.store
+    row = store.con.execute(
+        "SELECT num FROM chunks WHERE doc = ? AND kind = 'table' AND line_start <= ? "
+        "AND line_end >= ? ORDER BY line_start DESC LIMIT 1", (doc, line, line)).fetchone()
+    return store.chunks([row[0]]).get(row[0]) if row else None
+
+
+def review_status(served: Served, src: SourceDoc) -> dict[str, Any]:
+    """A document's review state: verified by whom and when, the passages changed after the
+    review (per chunk, from the release), and whether it is past its ``valid_until``."""
+    meta = src.meta
+    lapsed = [{"lines": [c["line_start"], c["line_end"]],
+               "heading_path": list(c.get("heading_path") or []),
+               "reason": (c.get("verification") or {}).get("reason")}
+              for c in doc_chunks(served, src.rel)
+              if not c.get("verified") and (c.get("verification") or {}).get("status") == "lapsed"]
+    return {"verified": meta.get("verified") is True and not lapsed,
+            "declared_verified": meta.get("verified") is True,
+            "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at"),
+            "changed_after_review": lapsed, "outdated": is_outdated(meta)}
+
+
+def is_outdated(meta: dict[str, Any]) -> bool:
+    """True when the front matter's ``valid_until`` lies in the past."""
+    value = meta.get("valid_until")
+    if isinstance(value, datetime):
+        value = value.date()
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(value[:10])
+        except ValueError:
+            return False
+    return isinstance(value, date) and value < datetime.now(UTC).date()
+
+
+def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionTable | TableError]]:
+    src = document(served, doc)
+    return src, document_tables(src)
+
+
+def check_inputs(inputs: Any) -> dict[str, str]:
+    if not isinstance(inputs, dict):
+        raise ApiError(400, "'inputs' must be an object of column: value")
+    if len(inputs) > MAX_INPUTS:
+        raise ApiError(400, f"at most {MAX_INPUTS} inputs")
+    out = {}
+    for key, value in inputs.items():
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ApiError(400, f"input '{one_line(key, 60)}' must be a string or a number")
+        text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+        if len(str(key)) > MAX_INPUT_CHARS or len(text) > MAX_INPUT_CHARS:
+            raise ApiError(400, f"an input longer than {MAX_INPUT_CHARS} characters")
+        out[str(key)] = text
+    return out
+
+
+def evaluate(served: Served, doc: str, inputs: dict[str, str], table: str | int | None = None,
+             policy: str | None = None) -> TableResult:
+    """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`)."""
+    src, tables = decision_tables(served, doc)
+    n, dt = select_table(tables, table, src.rel)
+    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n)
+
+
+def release_info(served: Served) -> dict[str, Any]:
+    """What is served: tag, serial, source commit, when it was released and by whom signed."""
+    layout = ReleaseLayout(served.root)
+    rel = read_json(layout.release_json)
+    ver = read_json(layout.verified)
+    created = rel.get("created")
+    age = None
+    if isinstance(created, str):
+        try:
+            age = (datetime.now(UTC) - datetime.fromisoformat(created)).total_seconds() / 86400
+        except (TypeError, ValueError):
+            age = None
+    return {**served.index.release.to_dict(), "created": created,
+            "age_days": round(age, 2) if age is not None else None,
+            "signed_by": ver.get("signed_by"), "verified_at": ver.get("verified_at"),
+            "documents": len(served.index.docs()), "chunks": served.index.store.count()}
+
+
+def diff(device: Path | None, old: str | None = None, new: str | None = None) -> dict[str, Any]:
+    """What changed between two releases of the device (default: the served one and the one
+    before it), as `kb diff --json` prints it."""
+    if device is None:
+        raise ApiError(404, "not serving a device directory: there are no releases to compare")
+    for name, value in (("old", old), ("new", new)):
+        if value is not None and not _TAG.match(value):
+            raise ApiError(400, f"'{name}' must be a release tag such as kb-r3")
+    return diff_releases(device, old, new).to_dict()
+
+
+def releases(served: Served, device: Path | None) -> dict[str, Any]:
+    """The served release and, on a device, the releases it keeps (newest first)."""
+    kept = local_releases(device) if device is not None else []
+    return {"served": release_info(served), "device": device is not None, "releases": kept}

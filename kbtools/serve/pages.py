@@ -1,0 +1,286 @@
+"""The web app's pages, rendered on the server with Jinja2 (autoescaped) from `ops` results.
+
+``/`` search (facets from the release's front-matter vocabulary, verified-only), ``/doc/…``
+a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
+what is served. Release files: ``/formulas/<sha256>.svg`` (sanitised at build, served with a
+sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold no script.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from kbtools.decision.conditions import header_unit_start
+from kbtools.decision.documents import select_table
+from kbtools.decision.matching import match_rules
+from kbtools.decision.model import DecisionTable
+from kbtools.errors import KbError, TableError, one_line
+from kbtools.query.log import record_question
+from kbtools.render.images import IMAGE_TYPES, image_path
+from kbtools.serve import ops
+from kbtools.serve.docview import (
+    RenderContext,
+    app_url,
+    highlight_terms,
+    render_markdown,
+    xrefs_of,
+)
+from kbtools.serve.i18n import LANG_COOKIE, other_lang, pick_lang, translator
+from kbtools.serve.source import Served, ServedIndex, Workers
+
+log = logging.getLogger("kbtools.serve")
+
+MAX_FACET_VALUES = 200  # values listed per facet
+SNIPPET_CHARS = 1500  # a result's passage shown in full up to this, else cut at a line
+_FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
+_LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
+
+ENV = Environment(loader=PackageLoader("kbtools.serve", "templates"),
+                  autoescape=select_autoescape(default=True, default_for_string=True))
+
+
+def _context(served: Served, doc: str, **kw: Any) -> RenderContext:
+    return RenderContext(doc=doc, has_formula=served.has_data_file,
+                         has_asset=lambda rel: served.has_data_file(f"source/{rel}"),
+                         url=app_url, **kw)
+
+
+class Page:
+    """One page request: its language, words, and the template renderer."""
+
+    def __init__(self, request: Request):
+        self.request = request
+        given = request.query_params.get("lang")
+        self.lang = pick_lang(given, request.cookies.get(LANG_COOKIE))
+        self.remember = given == self.lang
+        self.t = translator(self.lang)
+
+    def lang_url(self) -> str:
+        params = [(k, v) for k, v in self.request.query_params.multi_items() if k != "lang"]
+        params.append(("lang", other_lang(self.lang)))
+        return self.request.url.path + "?" + urlencode(params)
+
+    def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        html = ENV.get_template(template).render(t=self.t, lang=self.lang,
+                                                 lang_url=self.lang_url(), **values)
+        response = HTMLResponse(html, status_code=status,
+                                headers={"cache-control": "no-store"})
+        if self.remember:
+            response.set_cookie(LANG_COOKIE, self.lang, max_age=365 * 86400, samesite="strict")
+        return response
+
+
+def _source(request: Request) -> ServedIndex:
+    source: ServedIndex = request.app.state.source
+    return source
+
+
+PageFn = Callable[[Page, Served], HTMLResponse]
+
+
+def page(fn: PageFn) -> Callable[[Request], Any]:
+    """`fn` run in the thread pool; a refused request or a library error as an error page."""
+    async def handler(request: Request) -> Response:
+        p = Page(request)
+
+        def run() -> HTMLResponse:
+            try:
+                return fn(p, _source(request).get())
+            except ops.ApiError as exc:
+                return p.render("error.html", exc.status, message=exc.message)
+            except KbError as exc:
+                return p.render("error.html", ops.status_of(exc), message=one_line(exc.format()))
+            except Exception as exc:  # a bug: one line on the page, the traceback in the log
+                log.exception("page %s failed", request.url.path)
+                return p.render("error.html", 500,
+                                message=f"internal error ({type(exc).__name__})")
+        workers: Workers = request.app.state.workers
+        return await workers.run(run)
+    return handler
+
+
+# --- search ----------------------------------------------------------------------------
+
+def search_page(p: Page, served: Served) -> HTMLResponse:
+    params = p.request.query_params
+    q = ops.check_question(params.get("q", ""))
+    facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
+    chosen = {f: params.get(f"f.{f}", "") for f in facets}
+    where = [f"{f}={v}" for f, v in chosen.items() if v and v in facets[f]]
+    verified = params.get("verified") == "1"
+    response = None
+    results: list[dict[str, Any]] = []
+    if q.strip():
+        response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
+                              verified_only=verified or None)
+        record_question(served.index, "web", q, response)
+        results = [_result_view(served, r, q) for r in response.results]
+    return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
+                    response=response, results=results,
+                    release=served.index.release.to_dict())
+
+
+def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
+    terms = list(r.why.get("matched_terms") or [])
+    lines = f"{r.line_start}-{r.line_end}"
+    status = (r.verification or {}).get("status")
+    view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
+            "path": [r.doc, *r.heading_path],
+            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": q}) + "#cited",
+            "lapsed": status == "lapsed", "outdated": ops.is_outdated(r.metadata),
+            "table_url": None}
+    text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
+    if r.kind in ("table_row", "table"):
+        parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None
+        if parent is not None:
+            text, offset = parent["text"], parent["line_start"] - 1
+        view["table_url"] = app_url("table", r.doc) + "?" + urlencode(
+            {"table": r.extra.get("table_index", "")})
+    if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
+        cut = text.rfind("\n", 0, SNIPPET_CHARS)
+        text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
+    ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms)
+    ctx.marked[0] = True  # no scroll anchor inside a result list
+    view["html"] = Markup(render_markdown(text, ctx))
+    return view
+
+
+# --- document ---------------------------------------------------------------------------
+
+def _cited(value: str | None) -> tuple[int, int] | None:
+    m = _LINES.match(value or "")
+    if not m:
+        return None
+    a = int(m.group(1))
+    b = int(m.group(2) or a)
+    return (a, b) if a <= b else None
+
+
+def doc_page(p: Page, served: Served) -> HTMLResponse:
+    doc = p.request.path_params["path"]
+    src = ops.document(served, doc)
+    params = p.request.query_params
+    cited = _cited(params.get("lines"))
+    q = ops.check_question(params.get("q", ""))
+    chunks = ops.doc_chunks(served, src.rel)
+    terms: list[str] = []
+    if q.strip():
+        terms = list(served.index.bm25.query_terms(q)[0])
+    xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
+    ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
+                   xrefs=xrefs)
+    body = Markup(render_markdown(src.body, ctx))
+    review = ops.review_status(served, src)
+    cited_reason = (served.index.store.span_reason(src.rel, *cited)
+                    if cited and src.meta.get("verified") is True else None)
+    has_tables = any(c.get("kind") == "table" for c in chunks)
+    meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
+    return p.render("doc.html", doc=src.rel, title=src.meta.get("title") or src.rel, body=body,
+                    meta=meta, review=review, cited=cited, cited_reason=cited_reason,
+                    table_url=app_url("table", src.rel) if has_tables else None,
+                    release=served.index.release.to_dict())
+
+
+# --- decision tables ---------------------------------------------------------------------
+
+def _unit(header: str) -> str:
+    i = header_unit_start(header)
+    return header[i:].strip().strip("()[]（）/ ") if i < len(header) else ""
+
+
+def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, Any]:
+    return {"n": n, "label": dt.label(), "header": dt.header, "rows": dt.rows,
+            "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]),
+                        "numeric": i in dt.numeric, "value": values.get(i, "")}
+                       for i in dt.inputs],
+            "outputs": [dt.header[i] for i in dt.outputs]}
+
+
+def table_page(p: Page, served: Served) -> HTMLResponse:
+    doc = p.request.path_params["path"]
+    src, tables = ops.decision_tables(served, doc)
+    params = p.request.query_params
+    listing = [{"n": n, "label": t.label() if isinstance(t, DecisionTable) else
+                p.t("malformed_table") + f" ({t.line})"} for n, t in enumerate(tables, 1)]
+    if not tables:
+        return p.render("table.html", doc=src.rel, listing=[], table=None, result=None,
+                        release=served.index.release.to_dict())
+    chosen = params.get("table") or "1"
+    n, dt = select_table(tables, chosen, src.rel)
+    values = {i: params.get(f"in.{i}", "").strip()[:ops.MAX_INPUT_CHARS] for i in dt.inputs}
+    result = None
+    error = None
+    if params.get("go") and all(values.values()):
+        try:
+            result = match_rules(dt, {dt.header[i]: v for i, v in values.items()},
+                                     doc=src.rel, table_index=n)
+        except TableError as exc:
+            error = one_line(exc.message)
+    elif params.get("go"):
+        error = p.t("inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
+    selected = set(result.selected) if result else set()
+    return p.render("table.html", doc=src.rel, listing=listing, table=_table_view(dt, n, values),
+                    result=result, selected=selected, error=error,
+                    doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
+
+
+# --- release ----------------------------------------------------------------------------
+
+def release_page(p: Page, served: Served) -> HTMLResponse:
+    device = _source(p.request).device()
+    info = ops.releases(served, device)
+    changes = ops.diff(device) if device is not None else None
+    return p.render("release.html", info=info, changes=changes,
+                    release=served.index.release.to_dict())
+
+
+# --- release files ----------------------------------------------------------------------
+
+async def formula_file(request: Request) -> Response:
+    name = request.path_params["name"]
+    if not _FORMULA_NAME.match(name):
+        return Response("no such formula\n", 404, media_type="text/plain")
+    return await _data_file(request, f"formulas/{name}", "image/svg+xml",
+                            "public, max-age=31536000, immutable")
+
+
+async def asset_file(request: Request) -> Response:
+    rel = request.path_params["path"]
+    if image_path("", rel) != rel:  # normalised, relative, a raster image type
+        return Response("no such image\n", 404, media_type="text/plain")
+    ctype = IMAGE_TYPES[rel[rel.rfind("."):].lower()]
+    return await _data_file(request, f"source/{rel}", ctype, "no-cache")
+
+
+async def _data_file(request: Request, rel: str, ctype: str, cache: str) -> Response:
+    def read() -> bytes | None:
+        try:
+            return _source(request).get().data_file(rel)
+        except (OSError, KbError):
+            return None
+    workers: Workers = request.app.state.workers
+    data = await workers.run(read)
+    if data is None:
+        return Response("not found\n", 404, media_type="text/plain")
+    return Response(data, media_type=ctype, headers={"cache-control": cache})
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/", page(search_page)),
+        Route("/doc/{path:path}", page(doc_page)),
+        Route("/table/{path:path}", page(table_page)),
+        Route("/release", page(release_page)),
+        Route("/formulas/{name}", formula_file),
+        Route("/asset/{path:path}", asset_file),
+    ]

@@ -1,0 +1,143 @@
+"""The rules every `kb serve` response follows, as one ASGI middleware.
+
+- **Headers**: a Content-Security-Policy that allows nothing from another origin (pages load
+  only this server's stylesheet and images, run no script at all, submit forms only here);
+  SVG files get a stricter one (``sandbox``, no script, no loads). Plus ``nosniff``, no
+  referrer, no framing.
+- **Bounds**: a query string longer than `MAX_QUERY_STRING` is refused (414) before any
+  handler runs; JSON bodies are bounded by the API (`kbtools.serve.api.MAX_BODY_BYTES`).
+- **Host**: only the names in `allowed_hosts` may appear in the ``Host`` header (on loopback,
+  the loopback names), so a web page elsewhere cannot reach a localhost server through DNS
+  rebinding.
+- **Token**: with a token configured, every request except ``/api/healthz`` and
+  ``/static/`` must carry it, as ``Authorization: Bearer <token>`` (programs) or the
+  ``kb_token`` cookie, which a browser gets by opening any page once with ``?token=<token>``
+  (then redirected to the same URL without it). Compared in constant time.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; "
+            "base-uri 'none'; frame-ancestors 'none'")
+SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+MAX_QUERY_STRING = 8192
+TOKEN_COOKIE = "kb_token"
+OPEN_PATHS = ("/api/healthz", "/static/")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
+    csp = SVG_CSP if content_type.startswith("image/svg") else PAGE_CSP
+    return [(b"content-security-policy", csp.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"x-frame-options", b"DENY"),
+            (b"cross-origin-resource-policy", b"same-origin")]
+
+
+class Guard:
+    """ASGI middleware applying the module's rules around `app`."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None = None,
+                 allowed_hosts: Sequence[str] = LOOPBACK_HOSTS):
+        self.app = app
+        self.token = token
+        self.allowed = {h.lower() for h in allowed_hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        query = scope.get("query_string", b"")
+        path: str = scope.get("path", "/")
+        if len(query) > MAX_QUERY_STRING:
+            await _plain(send, 414, f"query string longer than {MAX_QUERY_STRING} bytes", path)
+            return
+        if "*" not in self.allowed and _host(headers.get("host", "")) not in self.allowed:
+            await _plain(send, 421, "this server does not answer for that host name", path)
+            return
+        if self.token is not None and not path.startswith(OPEN_PATHS):
+            given = _given_token(headers, query)
+            if given is None or not secrets.compare_digest(given.encode(), self.token.encode()):
+                await _plain(send, 401, "a valid token is required (Authorization: Bearer "
+                             "<token>, or open the page once with ?token=<token>)", path)
+                return
+            if _query_token(query) is not None:
+                await _redirect_without_token(send, path, query, self.token)
+                return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                raw = list(message.get("headers", []))
+                ctype = next((v.decode("latin-1") for k, v in raw
+                              if k.lower() == b"content-type"), "")
+                message = {**message, "headers": raw + _headers(ctype)}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _host(value: str) -> str:
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[:value.find("]") + 1] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def _query_token(query: bytes) -> str | None:
+    for key, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+        if key == "token":
+            return value
+    return None
+
+
+def _given_token(headers: dict[str, str], query: bytes) -> str | None:
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:  # a malformed Cookie header is no token
+        cookie = SimpleCookie()
+    if TOKEN_COOKIE in cookie:
+        return cookie[TOKEN_COOKIE].value
+    return _query_token(query)
+
+
+async def _redirect_without_token(send: Send, path: str, query: bytes, token: str) -> None:
+    rest = [(k, v) for k, v in parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+            if k != "token"]
+    location = path + (f"?{urlencode(rest)}" if rest else "")
+    cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
+    await send({"type": "http.response.start", "status": 303,
+                "headers": [(b"location", location.encode("latin-1")),
+                            (b"set-cookie", cookie.encode("latin-1")),
+                            (b"content-length", b"0"), *_headers("")]})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _plain(send: Send, status: int, message: str, path: str) -> None:
+    """A refusal: JSON under /api/, plain text elsewhere."""
+    body: Any
+    if path.startswith("/api/"):
+        body = json.dumps({"error": {"status": status, "message": message}}).encode()
+        ctype = b"application/json"
+    else:
+        body = f"{status}: {message}\n".encode()
+        ctype = b"text/plain; charset=utf-8"
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", ctype),
+                            (b"content-length", str(len(body)).encode()), *_headers("")]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,128 @@
+"""The release a running `kb serve` answers from, followed on every request.
+
+`ServedIndex.get()` resolves `--index` (a release directory, ``dist/`` or a device directory,
+as `kb query` does) each time it is called: on a device that is one ``readlink`` of
+``current``, so a `kb sync` or `kb rollback` switches what the next request sees without a
+restart. A release is opened (and one question asked, so the embedding models are loaded)
+by the first request that needs it; opened releases are cached by their directory (`KbIndex` holds its files open, so a
+release pruned by a sync keeps answering the requests already running on it); the oldest is
+closed when more than `KEEP_OPEN` are open.
+
+The work of a request (searching, reading and rendering documents) runs on a small pool of
+worker threads (`Workers`, one by default), not on one thread per request: that work is
+mostly Python holding the GIL, so more threads would only make each request slower while
+they take turns, and a search measured under load would no longer cost what it costs
+alone. Searches on one release also run one at a time (`Served.search_lock`), since the
+query stack (SQLite connection, BM25, tokenizer, embedder) is shared. More throughput comes
+from replicas over the same release (docs/serve.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio.to_thread
+from anyio import CapacityLimiter
+
+from kbtools.agents.read import Knowledge, open_knowledge
+from kbtools.embed.registry import get_embedder
+from kbtools.fsutil import read_beneath
+from kbtools.index.layout import DeviceLayout, ReleaseLayout
+from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.query.search import search as run_search
+
+T = TypeVar("T")
+WARM_UP = "warm up 预热"  # a question asked once when a release is opened
+KEEP_OPEN = 2  # releases kept open at once (the served one and the one before a switch)
+MAX_FILE_BYTES = 20 * 1024 * 1024  # a release file served over HTTP
+
+
+@dataclass
+class Served:
+    """One opened release with what the pages derive from it once."""
+
+    index: KbIndex
+    knowledge: Knowledge
+    search_lock: threading.Lock = field(default_factory=threading.Lock)
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return Path(self.index.root)
+
+    def data_file(self, rel: str, limit: int = MAX_FILE_BYTES) -> bytes:
+        """The bytes of ``data/<rel>`` (no link followed, regular files only); OSError if not."""
+        return read_beneath(ReleaseLayout(self.root).data, rel, limit)
+
+    def has_data_file(self, rel: str) -> bool:
+        path = ReleaseLayout(self.root).data / rel
+        return path.is_file() and not path.is_symlink()
+
+
+def warm_up(idx: KbIndex) -> None:
+    """Load every embedding model of the release and ask one question, so that the first
+    user of a release does not wait for model loading (seconds to tens of seconds)."""
+    for model in sorted(idx.manifest.get("models", {})):
+        get_embedder(model).embed_batch([WARM_UP])
+    run_search(idx, WARM_UP, k=1)
+
+
+class ServedIndex:
+    """Follows the configured index location; see the module docstring."""
+
+    def __init__(self, index: Path | None):
+        self.index = index
+        self._open: OrderedDict[Path, Served] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def device(self) -> Path | None:
+        """The device directory being followed, when the location is one."""
+        if self.index is not None and DeviceLayout(self.index).is_device():
+            return Path(self.index)
+        return None
+
+    def get(self) -> Served:
+        """The release served now (IndexLoadError when there is none)."""
+        root = resolve_index_path(self.index).resolve()
+        with self._lock:
+            served = self._open.get(root)
+            if served is not None:
+                self._open.move_to_end(root)
+                return served
+        idx = open_index(root)
+        warm_up(idx)
+        served = Served(idx, open_knowledge(idx=idx))
+        with self._lock:
+            if root in self._open:  # another request opened it meanwhile
+                idx.close()
+                return self._open[root]
+            self._open[root] = served
+            while len(self._open) > KEEP_OPEN:
+                _, old = self._open.popitem(last=False)
+                with old.search_lock:  # not under a search still running on it
+                    old.index.close()
+        return served
+
+    def close(self) -> None:
+        with self._lock:
+            for served in self._open.values():
+                served.index.close()
+            self._open.clear()
+
+
+class Workers:
+    """The threads request work runs on (see the module docstring)."""
+
+    def __init__(self, count: int = 1):
+        if count < 1:
+            raise ValueError("at least one worker")
+        self.limiter = CapacityLimiter(count)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args), limiter=self.limiter)

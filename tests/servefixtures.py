@@ -1,0 +1,61 @@
+"""A small real knowledge repo, built with the real embedding model, for the `kb serve` tests.
+
+Holds the wheat-scab SOP (decision table, photo, formulas, cross references), the dilution
+SOP (formulas), a few neighbours its links need, and a hostile field report (script tags,
+an HTML event handler, a javascript: link) whose text must reach pages only escaped.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from kbfixtures import copy_example
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+
+DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and-phi.md",
+        "knowledge/crops/sprayer-calibration.md", "knowledge/crops/rice-blast.md",
+        "knowledge/crops/field-survey-methods.md", "knowledge/crops/pesticide-operator-safety.md",
+        "knowledge/equipment/hx260-ch05-fault-codes.md"]
+
+HOSTILE = """---
+title: "现场报告 <script>alert('title')</script>"
+category: field-report
+source: 移动端提交
+author: 农技员 测试
+timestamp: "2026-03-01T10:00:00+08:00"
+verified: false
+lang: zh
+location: "试验田 <img src=x onerror=alert(1)>"
+reported_at: "2026-03-01T09:00:00+08:00"
+crop: [小麦]
+summary: 含有恶意标记的报告。
+---
+
+# 夜蛾诱捕记录
+
+<script>alert('xss')</script>
+
+诱捕器编号 K-77 的夜蛾数量异常 <img src="../../assets/images/wheat-scab-ear.png" onerror="alert(2)"> 请复核。
+
+[点我](javascript:alert(3))
+"""
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def make_served_repo(dest: Path) -> Path:
+    """The knowledge repo (committed) with its dist/ built."""
+    root = copy_example(dest, DOCS)
+    report = root / "knowledge" / "field_reports" / "k77-hostile.md"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(HOSTILE, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m",
+        "hostile report")
+    build(load_config(root), BuildOptions(progress=False))
+    return root

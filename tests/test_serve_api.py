@@ -1,0 +1,285 @@
+"""`kb serve`'s JSON API over a real built index: every endpoint, its error paths and
+hostile input, through Starlette's HTTP test client."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from servefixtures import make_served_repo
+from starlette.testclient import TestClient
+
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+from kbtools.serve.app import check_bind, create_app, read_token
+from kbtools.serve.openapi import openapi_document
+
+pytestmark = pytest.mark.slow
+
+BASE = "http://127.0.0.1"
+SCAB = "knowledge/crops/wheat-scab.md"
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    return make_served_repo(tmp_path_factory.mktemp("serve") / "kr")
+
+
+@pytest.fixture(scope="module")
+def client(repo):
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as c:
+        yield c
+
+
+def error_of(resp, status):
+    assert resp.status_code == status, resp.text
+    body = resp.json()
+    assert set(body) == {"error"} and body["error"]["status"] == status
+    message = body["error"]["message"]
+    assert message and "\n" not in message and "Traceback" not in message
+    return message
+
+
+def test_search_is_exactly_the_kb_query_json_contract(client, repo):
+    question = "小麦扬花期 温度 22 度 湿度 90% 连续降雨 4 天 风险多高"
+    resp = client.get("/api/search", params={"q": question, "k": 3})
+    assert resp.status_code == 200
+    assert resp.headers["content-type"].startswith("application/json")
+    got = resp.json()
+    expected = search(open_index(repo / "dist"), question, k=3).to_dict()
+    got.pop("took_ms"), expected.pop("took_ms")
+    assert got == json.loads(json.dumps(expected, ensure_ascii=False))
+    top = got["results"][0]
+    assert top["doc"] == SCAB and top["heading_path"][-1] == "3.2 风险等级判定表"
+    cli = subprocess.run([sys.executable, "-m", "kbtools", "query", "--index",
+                          str(repo / "dist"), "--json", "-k", "3", question],
+                         capture_output=True, text=True, check=True)
+    printed = json.loads(cli.stdout)
+    printed.pop("took_ms")
+    assert printed == got
+
+
+def test_search_by_post_with_filters(client):
+    resp = client.post("/api/search", json={"query": "施药", "k": 5, "where": ["crop=水稻"],
+                                            "verified_only": True})
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["filters"]["where"] == ["crop=水稻"] and body["filters"]["verified_only"]
+    assert body["results"] and all("水稻" in r["metadata"]["crop"] and r["verified"]
+                                   for r in body["results"])
+
+
+@pytest.mark.parametrize("params, status, words", [
+    ({}, 400, "missing 'q'"),
+    ({"q": "x" * 2001}, 400, "longer than 2000"),
+    ({"q": "赤霉病", "k": "0"}, 400, "'k'"),
+    ({"q": "赤霉病", "k": "abc"}, 400, "'k'"),
+    ({"q": "赤霉病", "k": "21"}, 400, "'k'"),
+    ({"q": "赤霉病", "where": "no filter"}, 400, "--where"),
+    ({"q": "赤霉病", "verified_only": "maybe"}, 400, "true or false"),
+])
+def test_search_errors(client, params, status, words):
+    message = error_of(client.get("/api/search", params=params), status)
+    assert words is None or words in message
+
+
+def test_search_post_body_errors(client):
+    assert "not a JSON object" in error_of(
+        client.post("/api/search", content=b"[1,2]", headers={"content-type": "application/json"}), 400)
+    assert "not a JSON object" in error_of(
+        client.post("/api/search", content=b"\xff\xfe", headers={"content-type": "application/json"}), 400)
+    assert "larger than" in error_of(
+        client.post("/api/search", content=b"{" + b" " * 70_000 + b"}"), 413)
+    assert "'where'" in error_of(client.post("/api/search", json={"query": "x", "where": [1]}), 400)
+
+
+def test_a_huge_query_string_is_refused_before_any_handler(client):
+    assert "query string" in error_of(client.get("/api/search?q=" + "a" * 9000), 414)
+
+
+def test_read_a_section_and_a_line_range(client):
+    body = client.get("/api/read", params={"doc": SCAB, "heading_path": "3.2"}).json()
+    assert body["heading_path"][-1] == "3.2 风险等级判定表" and "极高" in body["markdown"]
+    assert body["citation"].startswith(f"{SCAB}:") and body["release"]["source_commit"]
+    lines = client.get("/api/read", params={"doc": SCAB, "line_start": 20, "line_end": 22}).json()
+    assert (lines["line_start"], lines["line_end"]) == (20, 22)
+
+
+@pytest.mark.parametrize("doc, status", [
+    ("../../etc/passwd.md", 400), ("/etc/passwd", 400), ("knowledge/../../x.md", 400),
+    ("knowledge\\crops\\wheat-scab.md", 400), ("C:/x.md", 400), ("knowledge/crops/x.txt", 400),
+    ("knowledge/crops/nothing-here.md", 404), ("%2e%2e/%2e%2e/etc/passwd.md", 404),
+])
+def test_read_refuses_paths_outside_the_knowledge(client, doc, status):
+    error_of(client.get("/api/read", params={"doc": doc}), status)
+
+
+def test_read_errors(client):
+    assert "missing 'doc'" in error_of(client.get("/api/read"), 400)
+    assert "no section" in error_of(client.get("/api/read", params={"doc": SCAB, "heading_path": "9.9"}), 404)
+    assert "line_start" in error_of(client.get("/api/read", params={"doc": SCAB, "line_start": "x"}), 400)
+    error_of(client.get("/api/read", params={"doc": SCAB, "line_start": 5, "line_end": 2}), 400)
+
+
+def test_table_evaluate_the_wheat_scab_inputs(client):
+    resp = client.post("/api/table/evaluate", json={
+        "doc": SCAB, "inputs": {"温度": 22, "相对湿度": "90", "连续降雨天数": 4}})
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["status"] == "match" and body["selected"] == [7]
+    assert body["outputs"][0]["风险等级"] == "极高"
+    assert [c["condition"] for c in body["matches"][0]["cells"]] == [">20", "≥85", ">3"]
+    assert body["release"]["source_commit"]
+
+
+def test_table_evaluate_no_rule_matches(client):
+    body = client.post("/api/table/evaluate", json={
+        "doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": -1}}).json()
+    assert body["status"] in ("match", "no_match")  # the table's rows decide, not the server
+    if body["status"] == "no_match":
+        assert body["message"] == "no rule matches, needs human review"
+
+
+@pytest.mark.parametrize("payload, status, words", [
+    ({"inputs": {}}, 400, "missing 'doc'"),
+    ({"doc": SCAB}, 400, "'inputs'"),
+    ({"doc": SCAB, "inputs": {"温度": "热"}}, 400, None),
+    ({"doc": SCAB, "inputs": {"风速": 3}}, 400, None),
+    ({"doc": SCAB, "inputs": {"温度": [1]}}, 400, "string or a number"),
+    ({"doc": SCAB, "inputs": {"温度": 22}, "policy": "best"}, 400, "'policy'"),
+    ({"doc": SCAB, "inputs": {"温度": 22}, "table": 9}, 400, "no decision table 9"),
+    ({"doc": "../x.md", "inputs": {"温度": 22}}, 400, "'..'"),
+    ({"doc": "knowledge/crops/none.md", "inputs": {"温度": 22}}, 404, None),
+    ({"doc": "knowledge/crops/rice-blast.md", "inputs": {"x": "1"}, "table": "nope"}, 400, None),
+])
+def test_table_evaluate_errors(client, payload, status, words):
+    message = error_of(client.post("/api/table/evaluate", json=payload), status)
+    assert words is None or words in message
+
+
+def test_releases_healthz_and_openapi(client):
+    rel = client.get("/api/releases").json()
+    assert rel["device"] is False and rel["releases"] == []
+    assert rel["served"]["documents"] == 8 and rel["served"]["chunks"] > 0
+    health = client.get("/api/healthz").json()
+    assert health["status"] == "ok" and health["release"]["source_commit"]
+    spec = client.get("/api/openapi.json").json()
+    assert spec == json.loads(json.dumps(openapi_document()))
+    assert {"/api/search", "/api/read", "/api/table/evaluate", "/api/releases",
+            "/api/healthz"} <= set(spec["paths"])
+
+
+def test_diff_needs_a_device_and_a_tag(client):
+    assert "not serving a device" in error_of(client.get("/api/diff"), 404)
+
+
+def test_unknown_endpoints_and_methods(client):
+    assert "no API endpoint" in error_of(client.get("/api/nothing"), 404)
+    assert client.get("/api/table/evaluate").status_code == 405
+    assert client.delete("/api/search").status_code == 405
+
+
+def test_no_index_is_a_503_with_one_line(tmp_path):
+    with TestClient(create_app(tmp_path / "none"), base_url=BASE) as c:
+        assert "no index here" in error_of(c.get("/api/healthz"), 503)
+        assert "no index here" in error_of(c.get("/api/search", params={"q": "x"}), 503)
+
+
+def test_every_response_forbids_external_origins(client):
+    for url in ("/api/healthz", "/", f"/doc/{SCAB}", "/api/nothing"):
+        resp = client.get(url)
+        csp = resp.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "http" not in csp and "*" not in csp
+        assert resp.headers["x-content-type-options"] == "nosniff"
+
+
+def test_hostile_field_report_is_escaped_in_json_and_pages(client):
+    body = client.get("/api/search", params={"q": "诱捕器 K-77 夜蛾", "k": 3}).json()
+    hit = next(r for r in body["results"] if "k77" in r["doc"])
+    assert "<script>" in hit["text"]  # data stays data in JSON (application/json, nosniff)
+    page = client.get("/", params={"q": "诱捕器 K-77 夜蛾"}).text
+    doc = client.get(f"/doc/{hit['doc']}").text
+    for html in (page, doc):
+        assert "<script" not in html and not re.search(r"<[a-z]+[^>]*\bonerror", html)
+        assert 'href="javascript:' not in html
+        assert "&lt;script&gt;alert(" in html
+
+
+def test_host_header_must_be_a_loopback_name(client):
+    resp = client.get("/api/healthz", headers={"host": "evil.example"})
+    assert resp.status_code == 421
+
+
+def test_token_required_when_configured(repo, tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text("s3cret-token-0123456789\n")
+    token = read_token(token_file)
+    app = create_app(repo / "dist", token=token, allowed_hosts=("*",))
+    with TestClient(app, base_url="http://10.0.0.5") as c:
+        assert c.get("/api/healthz").status_code == 200  # open for health checks
+        error_of(c.get("/api/search", params={"q": "赤霉病"}), 401)
+        error_of(c.get("/api/search", params={"q": "赤霉病"},
+                       headers={"authorization": "Bearer wrong-token-0123456789"}), 401)
+        ok = c.get("/api/search", params={"q": "赤霉病"},
+                   headers={"authorization": f"Bearer {token}"})
+        assert ok.status_code == 200
+        assert c.get("/").status_code == 401
+        first = c.get("/?token=" + token, follow_redirects=False)
+        assert first.status_code == 303 and first.headers["location"] == "/"
+        assert c.get("/").status_code == 200  # the cookie now carries it
+
+
+def test_bind_rules(tmp_path):
+    assert "127.0.0.1" in check_bind("127.0.0.1", None, False)
+    assert check_bind("0.0.0.0", "t" * 20, False) == ("*",)
+    assert check_bind("0.0.0.0", None, True) == ("*",)
+    with pytest.raises(Exception, match="without a token"):
+        check_bind("0.0.0.0", None, False)
+    bad = tmp_path / "bad"
+    bad.write_text("short")
+    with pytest.raises(Exception, match="token file"):
+        read_token(bad)
+
+
+def test_release_files_refuse_traversal_and_other_types(client, repo):
+    photo = client.get("/asset/assets/images/wheat-scab-ear.png")
+    assert photo.status_code == 200 and photo.headers["content-type"] == "image/png"
+    for url in ("/asset/../manifest.json", "/asset/assets/../../manifest.json",
+                "/asset/%2e%2e/%2e%2e/manifest.json", "/asset/knowledge/crops/wheat-scab.md",
+                "/asset//etc/passwd.png", "/formulas/../manifest.json", "/formulas/abc.svg",
+                "/asset/assets/images/none.png"):
+        assert client.get(url).status_code == 404, url
+    name = next((repo / "dist" / "data" / "formulas").glob("*.svg")).name
+    svg = client.get(f"/formulas/{name}")
+    assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
+    assert "sandbox" in svg.headers["content-security-policy"]
+    assert b"<script" not in svg.content
+
+
+def test_pages_answer_with_status_and_one_line(client):
+    assert client.get("/doc/knowledge/crops/none.md").status_code == 404
+    assert client.get("/doc/../../etc/passwd.md").status_code in (400, 404)
+    assert client.get("/", params={"q": "x" * 2001}).status_code == 400
+    table = client.get(f"/table/{SCAB}", params={"table": "1", "go": "1", "in.0": "22",
+                                                 "in.1": "90", "in.2": "4"}).text
+    assert 'class="outcome match"' in table and "极高" in table
+    none = client.get(f"/table/{SCAB}", params={"table": "1", "go": "1", "in.0": "热",
+                                                "in.1": "90", "in.2": "4"})
+    assert none.status_code == 200 and 'class="error message"' in none.text
+    assert client.get("/table/knowledge/crops/none.md").status_code == 404
+    assert client.get("/release").status_code == 200
+    facets = client.get("/", params={"q": "施药", "f.crop": "水稻", "verified": "1"}).text
+    assert 'value="水稻" selected' in facets
+
+
+def test_document_page_shows_review_status_and_cited_lines(client):
+    html = client.get(f"/doc/{SCAB}", params={"lines": "60-62", "q": "风险"}).text
+    assert 'id="cited"' in html and "li.ming@agri.example.org" in html
+    assert '<span class="badge ok">已审核</span>' in html
+    assert 'src="/asset/assets/images/wheat-scab-ear.png"' in html
+    assert 'class="xref"' in html or 'href="/doc/knowledge/crops/field-survey-methods.md' in html
+    english = client.get(f"/doc/{SCAB}", params={"lang": "en"})
+    assert "Verified" in english.text and "kb_lang=en" in english.headers["set-cookie"]

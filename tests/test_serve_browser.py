@@ -1,0 +1,288 @@
+"""`kb serve` in a real headless Chromium (Debian's, driven by Selenium) against a real uvicorn
+on a free loopback port, serving a device directory synced from real releases.
+
+Covers: a Chinese search returning the right cited section; a formula SVG and a photo
+rendered with a non-zero size; the wheat-scab decision form giving the >20 ℃ row (极高); a
+sync to a second release switching what the page shows after reload; the page layout at
+tablet and phone sizes (screenshots under test-artifacts/, or $KB_TEST_ARTIFACTS); and that
+no page makes a request outside the server (the browser's network log).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import pytest
+from servefixtures import git, make_served_repo
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(os.environ.get("KB_TEST_ARTIFACTS") or REPO / "test-artifacts")
+SCAB = "knowledge/crops/wheat-scab.md"
+SIZES = {"tablet-portrait": (768, 1024), "tablet-landscape": (1024, 768), "phone": (390, 844)}
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                       reason="Debian chromium + chromium-driver are not installed "
+                              "(scripts/setup.sh installs them)"),
+]
+
+NEW_DOC = """---
+title: 小麦条锈病夏季巡查补充说明
+category: crop-protection
+source: 第二次发布的测试文档
+author: 测试员
+timestamp: "2026-04-01T09:00:00+08:00"
+verified: false
+lang: zh
+crop: [小麦]
+disease: [条锈病]
+---
+
+# 小麦条锈病夏季巡查补充说明
+
+条锈病夏孢子堆呈鲜黄色、沿叶脉排列成虚线状，巡查时重点看旗叶。
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    """A device synced to the first release of the served repo; returns (repo, art, device)."""
+    base = tmp_path_factory.mktemp("browser")
+    root = make_served_repo(base / "kr")
+    art = base / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    make_release(root, load_config(root).path("dist"), remote=str(art))
+    dev = base / "device"
+    sync(str(art), dev)
+    return root, art, dev
+
+
+@pytest.fixture(scope="module")
+def server(device):
+    _, _, dev = device
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "kbtools", "serve", "--index", str(dev),
+                             "--port", str(port)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/api/healthz", timeout=2) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"kb serve did not start: {proc.communicate()[1].decode()[-2000:]}")
+        time.sleep(0.3)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--no-first-run", "--disable-background-networking", "--disable-sync",
+                "--disable-component-update", "--disable-default-apps",
+                "--lang=zh-CN", "--window-size=1024,768"):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def page(browser, server):
+    """The browser, with a check after each test that every request went to the server."""
+    browser.get_log("performance")  # drop what earlier tests left
+    yield browser
+    outside = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] != "Network.requestWillBeSent":
+            continue
+        url = message["params"]["request"]["url"]
+        if urlsplit(url).scheme in ("data", "about", "blob"):
+            continue
+        if not url.startswith(server + "/"):
+            outside.append(url)
+    assert outside == [], f"requests outside the server: {outside[:5]}"
+
+
+def img_size(driver, selector: str) -> list[float]:
+    return driver.execute_script(
+        "const i = document.querySelector(arguments[0]);"
+        "if (!i) return null;"
+        "const r = i.getBoundingClientRect();"
+        "return [i.complete ? i.naturalWidth : 0, r.width, r.height];", selector)
+
+
+def test_chinese_search_returns_the_cited_section(page, server):
+    from selenium.webdriver.common.by import By
+
+    page.get(server + "/")
+    box = page.find_element(By.NAME, "q")
+    box.send_keys("小麦扬花期温度22度、湿度90%、连续下雨4天，赤霉病风险多高")
+    page.find_element(By.CSS_SELECTOR, "form.search button").click()
+    first = page.find_element(By.CSS_SELECTOR, "article.result")
+    assert first.get_attribute("data-doc") == SCAB
+    where = first.find_element(By.CSS_SELECTOR, ".where").text
+    assert "3.2 风险等级判定表" in where and "行" in where
+    assert first.find_elements(By.CSS_SELECTOR, "mark")  # matched terms highlighted
+    lines = first.get_attribute("data-lines")
+    a, b = (int(x) for x in lines.split("-"))
+    if first.get_attribute("class").endswith("kind-table_row"):  # the table, its row marked
+        row = first.find_element(By.CSS_SELECTOR, ".passage tr.cited")
+        assert row.get_attribute("data-lines") == lines
+    first.find_element(By.CSS_SELECTOR, "h2 a").click()
+    assert page.current_url.endswith("#cited")
+    cited = page.find_elements(By.CSS_SELECTOR, ".body .cited")
+    spans = [tuple(int(x) for x in c.get_attribute("data-lines").split("-")) for c in cited]
+    assert cited and all(lo <= b and hi >= a for lo, hi in spans)
+    heading = page.execute_script(
+        "let e = document.getElementById('cited');"
+        "let hs = [...document.querySelectorAll('.body h1, .body h2, .body h3')];"
+        "return hs.filter(h => h.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)"
+        ".map(h => h.textContent).pop();")
+    assert heading == "3.2 风险等级判定表"
+    top = page.execute_script("return document.getElementById('cited').getBoundingClientRect().top")
+    assert 0 <= top < page.execute_script("return window.innerHeight")  # scrolled to
+
+
+def test_formula_svg_and_photo_render(page, server):
+    page.get(f"{server}/doc/{quote(SCAB)}")
+    natural, width, height = img_size(page, "img.photo")
+    assert natural > 0 and width > 0 and height > 0
+    natural, width, height = img_size(page, "img.formula")
+    assert natural > 0 and width > 0 and height > 0
+    page.get(f"{server}/doc/{quote('knowledge/crops/pesticide-dilution-and-phi.md')}")
+    assert img_size(page, "img.formula.display")[1] > 0
+
+
+def test_wheat_scab_decision_form(page, server):
+    from selenium.webdriver.common.by import By
+
+    page.get(f"{server}/table/{quote(SCAB)}")
+    fields = page.find_elements(By.CSS_SELECTOR, "form.decide label")
+    values = {"温度": "22", "相对湿度": "90", "连续降雨天数": "4"}
+    for label in fields:
+        name = label.find_element(By.CSS_SELECTOR, ".name").text
+        key = next(k for k in values if name.startswith(k))
+        label.find_element(By.TAG_NAME, "input").send_keys(values[key])
+    assert "℃" in page.find_element(By.CSS_SELECTOR, "form.decide").text  # units shown
+    page.find_element(By.CSS_SELECTOR, "form.decide button").click()
+    match = page.find_element(By.CSS_SELECTOR, ".outcome.match .match")
+    assert match.get_attribute("data-row") == "7"
+    assert "极高" in match.find_element(By.CSS_SELECTOR, ".outputs").text
+    reasons = match.find_elements(By.CSS_SELECTOR, "table.why tr")
+    assert len(reasons) == 4  # header + one reason per input
+    row = page.find_element(By.CSS_SELECTOR, "table.rules tr.cited")
+    assert row.find_elements(By.TAG_NAME, "td")[0].text == ">20"
+
+
+def test_no_rule_matches_needs_human_review(page, server):
+    from selenium.webdriver.common.by import By
+
+    page.get(f"{server}/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=abc")
+    text = page.find_element(By.TAG_NAME, "main").text
+    assert "需要人工复核" in text or page.find_elements(By.CSS_SELECTOR, "p.error")
+
+
+def test_layout_at_tablet_and_phone_sizes(page, server):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    urls = {"search": "/?q=" + quote("赤霉病 风险等级"), "doc": f"/doc/{quote(SCAB)}?lines=60-73#cited",
+            "table": f"/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=4"}
+    for size, (w, h) in SIZES.items():
+        page.set_window_size(w, h)
+        for name, url in urls.items():
+            page.get(server + url)
+            overflow = page.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 1, f"{name} scrolls sideways at {size}"
+            shot = ARTIFACTS / f"serve-{name}-{size}.png"
+            page.save_screenshot(str(shot))
+            assert shot.stat().st_size > 1000
+    page.set_window_size(1024, 768)
+
+
+def test_english_switch(page, server):
+    from selenium.webdriver.common.by import By
+
+    page.get(server + "/")
+    assert page.find_element(By.CSS_SELECTOR, "form.search button").text == "搜索"
+    page.find_element(By.CSS_SELECTOR, "a.lang").click()
+    assert page.find_element(By.CSS_SELECTOR, "form.search button").text == "Search"
+    page.get(server + "/release")  # the choice is remembered
+    assert "Serving" in page.find_element(By.TAG_NAME, "h1").text
+    page.get(server + "/?lang=zh")
+
+
+def test_sync_to_a_second_release_switches_the_page(page, server, device):
+    from selenium.webdriver.common.by import By
+
+    root, art, dev = device
+    question = "/?q=" + quote("条锈病 夏孢子堆 旗叶")
+    page.get(server + question)
+    before = page.find_element(By.CSS_SELECTOR, "footer .tag").text
+    assert before.startswith("kb-r")
+    docs = [a.get_attribute("data-doc") for a in page.find_elements(By.CSS_SELECTOR, "article.result")]
+    assert "knowledge/crops/stripe-rust-note.md" not in docs
+    (root / "knowledge" / "crops" / "stripe-rust-note.md").write_text(NEW_DOC, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "note")
+    build(load_config(root), BuildOptions(progress=False))
+    second = make_release(root, load_config(root).path("dist"), remote=str(art))
+    assert sync(str(art), dev).tag == second.tag != before
+    page.refresh()
+    assert page.find_element(By.CSS_SELECTOR, "footer .tag").text == second.tag
+    first = page.find_element(By.CSS_SELECTOR, "article.result")
+    assert first.get_attribute("data-doc") == "knowledge/crops/stripe-rust-note.md"
+    page.get(server + "/release")
+    assert page.find_element(By.CSS_SELECTOR, ".served-tag").text == second.tag
+    kept = page.find_element(By.CSS_SELECTOR, "table.releases").text
+    assert before in kept and second.tag in kept
+    changes = page.find_element(By.CSS_SELECTOR, "section.changes")  # the diff page
+    assert f"{before} → {second.tag}" in changes.text
+    added = changes.find_elements(By.CSS_SELECTOR, "p.added a")
+    assert [a.text for a in added] == ["小麦条锈病夏季巡查补充说明"]
+    with urllib.request.urlopen(f"{server}/api/diff") as resp:
+        diff = json.load(resp)
+    assert [d["doc"] for d in diff["documents"]["added"]] == ["knowledge/crops/stripe-rust-note.md"]
+    with urllib.request.urlopen(f"{server}/api/search?q=" + quote("条锈病")):
+        pass
+    log = dev / "queries.jsonl"
+    logged = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    assert {"web", "api"} <= {e["interface"] for e in logged}

@@ -1,0 +1,85 @@
+"""Knowledge Markdown as HTML for `kb serve` (`kbtools.serve.docview`): raw HTML escaped,
+terms highlighted after escaping, formulas and images only from the release, cited lines
+marked, cross references linked, unsafe links dropped."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kbtools.render.formula import formula_relpath, normalize_latex
+from kbtools.serve.docview import RenderContext, highlight_terms, render_markdown, xrefs_of
+
+DOC = "knowledge/crops/x.md"
+
+
+def ctx(**kw):
+    return RenderContext(doc=DOC, **kw)
+
+
+def test_raw_html_is_escaped_and_comments_dropped():
+    html = render_markdown("<script>alert(1)</script>\n\nhi <b onclick=x()>b</b>\n\n"
+                           "<!-- decision: inputs=a -->\n", ctx())
+    assert "<script" not in html and "<b " not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;b onclick=x()&gt;" in html
+    assert "decision" not in html
+
+
+def test_terms_are_highlighted_after_escaping():
+    html = render_markdown("温度 <大于> 20 & 湿度", ctx(terms=["温度", "<大于>", "&"]))
+    assert "<mark>温度</mark>" in html and "<mark>&lt;大于&gt;</mark>" in html
+    assert "<mark>&amp;</mark>" in html
+    assert highlight_terms("<i>x</i>", ["i"]) == "&lt;<mark>i</mark>&gt;x&lt;/<mark>i</mark>&gt;"
+
+
+@given(st.text(max_size=200), st.lists(st.text(min_size=1, max_size=5), max_size=4))
+def test_highlighting_never_lets_markup_through(text, terms):
+    html = highlight_terms(text, terms)
+    assert re.sub(r"</?mark>", "", html).count("<") == 0
+    assert re.sub(r"</?mark>", "", html).replace("&lt;", "<").replace("&gt;", ">") \
+        .replace("&quot;", '"').replace("&amp;", "&") == text
+
+
+def test_formulas_only_from_the_release():
+    latex = r"\frac{a}{b}"
+    rel = formula_relpath(normalize_latex(latex))
+    html = render_markdown(f"$${latex}$$\n\nand ${latex}$ too", ctx(has_formula=lambda r: r == rel))
+    assert html.count(f'src="/{rel}"') == 2 and 'class="formula display"' in html
+    missing = render_markdown("$x+y$", ctx())
+    assert "<img" not in missing and "<code" in missing
+
+
+def test_images_resolve_against_the_document_and_must_be_shipped():
+    text = "![叶片](../../assets/images/leaf.png \"t\")\n\n![外部](https://evil.example/a.png)"
+    html = render_markdown(text, ctx(has_asset=lambda rel: rel == "assets/images/leaf.png"))
+    assert 'src="/asset/assets/images/leaf.png"' in html and 'alt="叶片"' in html
+    assert "evil.example" not in html and "[外部]" in html
+
+
+def test_links_to_documents_and_unsafe_schemes():
+    html = render_markdown("[a](other.md#sec) [b](javascript:alert(1)) [c](https://x.org) "
+                           "[d](file:///etc/passwd) [e](../../../../etc/passwd.md)", ctx())
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs == ["/doc/knowledge/crops/other.md#sec", "https://x.org"]
+    assert 'rel="noopener noreferrer nofollow"' in html
+    assert '<span class="dropped-link">d</span>' in html
+    assert '<span class="dropped-link">e</span>' in html
+
+
+def test_cited_lines_are_marked_and_anchored():
+    text = "# T\n\npara one\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"
+    html = render_markdown(text, ctx(line_offset=10, cited=(18, 18)))
+    assert '<tr data-lines="18-18" class="cited" id="cited">' in html
+    assert html.count("cited") == 2  # the row only: class and anchor
+    heading = render_markdown(text, ctx(line_offset=10, cited=(11, 13)))
+    assert heading.startswith('<span id="cited" class="anchor"></span><h1 id="t"')
+
+
+def test_cross_references_become_links():
+    links = [{"doc": "knowledge/crops/y.md", "heading_path": ["Y", "4.3 药剂选择"], "line": 3,
+              "text": "见 4.3 节"}, {"doc": None, "text": "x", "line": 1}]
+    xrefs = xrefs_of(links, lambda kind, rel: f"/{kind}/{rel}")
+    html = render_markdown("# T\n\n详情见 4.3 节。", ctx(xrefs=xrefs))
+    assert '<a class="xref" href="/doc/knowledge/crops/y.md#43-%E8%8D%AF%E5%89%82%E9%80%89%E6%8B%A9">见 4.3 节</a>' in html
