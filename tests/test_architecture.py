@@ -140,7 +140,8 @@ LAYERS = [
     {"render", "decision", "review", "index"},
     {"check", "query"},
     {"build"},
-    {"ship", "agents", "scaffold"},
+    {"ship"},
+    {"agents", "scaffold"},
     {"api", "cli", "commands"},
     {"clidocs", "__main__"},
 ]

@@ -28,7 +28,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
-from kbtools.index.layout import DeviceLayout, ReleaseLayout, default_device_dir
+from kbtools.index.layout import CheckoutLayout, DeviceLayout, ReleaseLayout, default_device_dir
 from kbtools.index.manifest import load_manifest
 from kbtools.index.store import Store
 from kbtools.index.tokenize import Tokenizer
@@ -156,6 +156,10 @@ def resolve_index_path(path: Path | None) -> Path:
     if path is None:
         candidate = load_config(find_root()).path("dist")
         path = candidate if ReleaseLayout(candidate).is_release() else default_device_dir()
+    if CheckoutLayout.looks_like_checkout(path):
+        raise IndexLoadError("a git checkout of a release: open it with `kb query --index` "
+                             "or `kbtools.open_index`, which verify it and derive its index",
+                             path=str(path))
     if ReleaseLayout(path).is_release():
         return path
     device = DeviceLayout(path)

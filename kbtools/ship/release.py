@@ -16,7 +16,10 @@ rules a device applies (`kbtools.ship.verify.tree_problems`).
 In the knowledge repo the branch and tags live under ``refs/kb/heads/<branch>`` and
 ``refs/kb/tags/kb-r<serial>``: refs that a plain ``git clone``, ``git push --all`` or
 ``git push --tags`` never carry. Publishing pushes them as ``refs/heads/<branch>`` and
-``refs/tags/kb-r<serial>`` to the artifacts remote (kb.toml ``[release] remote``).
+``refs/tags/kb-r<serial>`` to the artifacts remote (kb.toml ``[release] remote``); a remote
+on this machine whose HEAD names no existing branch (a fresh ``git init --bare``) gets its
+HEAD pointed at the artifacts branch, so a plain ``git clone`` checks out the newest release
+(a hosted remote's default branch is set on the host).
 The commit is written with plumbing (a temporary index file, ``commit-tree``, ``mktag``),
 so the user's working tree, index and HEAD are never touched.
 """
@@ -49,6 +52,7 @@ from kbtools.ship.git import (
     find_git_dir,
     is_ancestor,
     ls_tree,
+    point_head_at,
     read_blob,
     release_tags,
     rev_parse,
@@ -256,3 +260,4 @@ def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> None:
     tag = tag_ref.rsplit("/", 1)[-1]
     run_git(gd, "push", "-q", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
             f"{tag_ref}:refs/tags/{tag}")
+    point_head_at(remote, branch)
