@@ -237,6 +237,21 @@ def open_index(path: Path | None = None) -> reader.KbIndex:
     return reader.open_index(resolve_index_path(path))
 
 
+def trust_dir(path: Path) -> Path:
+    """Where `kb trust` keeps the pinned keys for `path`: a checkout's ``<git-dir>/kb``
+    (never its work tree), else `path` itself (a device directory)."""
+    found = find_checkout(path)
+    if found is None:
+        return path
+    layout = found[0]
+    try:
+        mkdir_beneath(layout.git_dir, CHECKOUT_STATE)
+    except OSError as exc:
+        raise SyncError(f"cannot create {exc.filename}: {exc.strerror}",
+                        path=str(layout.root)) from None
+    return layout.state
+
+
 def checkout_status(path: Path) -> dict[str, Any] | None:
     """`kb status` of a checkout without deriving anything: HEAD, its release, whether the
     work tree is clean and whether the derived index is ready; None when `path` is not a
