@@ -6,20 +6,31 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
-from test_release_helpers import GitDaemon, forge_release, git
+from test_release_helpers import (
+    GitDaemon,
+    forge_release,
+    git,
+    make_dist,
+    make_knowledge_repo,
+    sample_files,
+)
 
+import kbtools
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
 from kbtools.index.reader import open_index as open_release_dir
 from kbtools.ship.checkout import find_checkout, open_checkout, open_index
 from kbtools.ship.git import point_head_at
+from kbtools.ship.release import make_release
 
 QUESTION = "how often to replace the mechanical seal"
 
@@ -253,3 +264,38 @@ def test_point_head_leaves_an_existing_default_branch(tmp_path):
     git(bare, "symbolic-ref", "HEAD", "refs/heads/main")
     assert not point_head_at(str(bare), "kb-index")
     assert not point_head_at("https://example.invalid/a.git", "kb-index")
+    # kb release says so when the remote's HEAD keeps naming another branch
+    info = make_release(make_knowledge_repo(tmp_path / "kr"),
+                        make_dist(tmp_path / "dist", sample_files(1)), remote=str(bare))
+    assert info.warnings and "HEAD names refs/heads/main" in info.warnings[0]
+    assert git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+
+
+def test_hostile_state_dir_is_refused(client, tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (client / ".git" / "kb").symlink_to(tmp_path / "elsewhere")
+    assert "cannot write" in refused(client)
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_readme_roll_back_with_git_runs(published, tmp_path):
+    """The README's "Roll back with git" commands, run as written (the URL pointed at the
+    test's artifacts repository, `kb` as this tree's CLI)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Roll back with git", 1)[1].split("```bash\n", 1)[1]
+    lines = [line.split("  #")[0].strip() for line in block.split("```", 1)[0].splitlines()]
+    outputs = []
+    for line in filter(None, lines):
+        argv = shlex.split(line.replace("file:///srv/kb-artifacts.git",
+                                        f"file://{published['art']}"))
+        if argv[0] == "kb":
+            argv = [sys.executable, "-m", "kbtools", *argv[1:]]
+        proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(Path(kbtools.__file__)
+                                                                   .parents[1])})
+        assert proc.returncode == 0, (line, proc.stderr)
+        outputs.append(proc.stdout)
+    queried = [o for o in outputs if "[release" in o]
+    assert len(queried) == 2
+    assert "[release kb-r2 @" in queried[0] and "[release kb-r1 @" in queried[1]
+    assert clean(tmp_path / "kb")

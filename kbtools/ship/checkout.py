@@ -173,7 +173,7 @@ def _reusable(final: Path, verified: dict[str, Any], head: str, tag: str,
               begin: trust.TrustStart) -> bool:
     """A derived release installed for this very commit and tag, signed by a key trusted
     now (a key pinned or configured after it was derived makes it be verified again)."""
-    if verified.get("commit") != head or verified.get("tag") != tag:
+    if final.is_symlink() or verified.get("commit") != head or verified.get("tag") != tag:
         return False
     if not ReleaseLayout(final).derived.is_dir():
         return False

@@ -352,3 +352,12 @@ def point_head_at(remote: str, branch: str) -> bool:
         return False  # already the branch, or HEAD names something that exists: leave it
     run_git(gd, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
     return True
+
+
+def remote_head(git_dir: Path | str, remote: str) -> str | None:
+    """The ref a remote's HEAD names (``refs/heads/kb-index``), None when unknown."""
+    out = run_git(git_dir, "ls-remote", "--symref", remote, "HEAD", check=False)
+    for line in out.split("\n"):
+        if line.startswith("ref: ") and line.endswith("\tHEAD"):
+            return line[len("ref: "):-len("\tHEAD")]
+    return None
