@@ -26,7 +26,7 @@ from test_release_helpers import (
 import kbtools
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
-from kbtools.errors import IndexLoadError
+from kbtools.errors import IndexLoadError, SyncError
 from kbtools.index.reader import open_index as open_release_dir
 from kbtools.ship.checkout import find_checkout, open_checkout, open_index
 from kbtools.ship.git import point_head_at
@@ -240,6 +240,9 @@ def test_mcp_and_library_follow_the_checkout(client):
         idx.close()
     with pytest.raises(IndexLoadError, match="git checkout of a release"):
         open_release_dir(client)
+    (client / "data" / "docs.jsonl").write_text("{}\n")
+    with pytest.raises(SyncError, match="data/docs.jsonl differs from the signed release kb-r1"):
+        tool_search(ctx, QUESTION, k=1)  # the MCP server reports it as the tool's error
 
 
 def test_status_of_a_checkout(client):
