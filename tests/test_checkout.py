@@ -153,6 +153,7 @@ def client(published, tmp_path) -> Path:
     (lambda t: (t / "notes.txt").write_text("mine"), "notes.txt is not part of the signed"),
     (lambda t: (t / "data" / "dictionary.txt").unlink(),
      "data/dictionary.txt is missing from the signed release kb-r2"),
+    (lambda t: (t / "release.json").unlink(), "release.json is missing from the signed"),
     (lambda t: ((t / "manifest.json").unlink(), (t / "manifest.json").symlink_to("/etc/passwd")),
      "manifest.json differs from the signed release kb-r2"),
     (lambda t: ((t / ".git" / "info" / "exclude").write_text("*.tmp\n"),
@@ -167,6 +168,8 @@ def test_edited_work_tree_is_refused_naming_the_file(client, edit, says):
 
 
 def test_commit_that_is_not_a_release_is_refused(client):
+    git(client, "tag", "-a", "kb-r9", "-m", "another name for kb-r2")  # release.json decides
+    assert ask(client)["release"]["tag"] == "kb-r2"
     git(client, "commit", "-q", "--allow-empty", "-m", "local")
     head = git(client, "rev-parse", "HEAD").strip()
     assert f"HEAD {head[:12]} is not a signed release tag" in refused(client)

@@ -249,9 +249,12 @@ class CheckoutLayout:
 
     @staticmethod
     def looks_like_checkout(path: Path) -> bool:
-        """A work tree holding release files (release.json at its top) and a ``.git``: no
-        git is run here; `kbtools.ship.checkout` confirms it."""
-        return (path / GIT_DIR).exists() and ReleaseLayout(path).release_json.is_file()
+        """A directory holding a ``.git`` and release files at its top (release.json or
+        manifest.json, so a checkout missing one is still recognised and refused by name):
+        no git is run here; `kbtools.ship.checkout` confirms it."""
+        top = ReleaseLayout(path)
+        return (path / GIT_DIR).exists() and (top.release_json.is_file()
+                                              or top.manifest.is_file())
 
     @property
     def state(self) -> Path:

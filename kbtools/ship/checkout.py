@@ -52,7 +52,7 @@ from kbtools.ship.git import (
     work_tree_changes,
 )
 from kbtools.ship.install import install_release, tag_manifest_hash
-from kbtools.ship.release import release_settings
+from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.verify import read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
@@ -102,8 +102,9 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
         raise SyncError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
                         "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",
                         path=str(tree.top))
-    serial = max(tags)
-    return head, tags[serial], serial
+    named = (read_release_json(tree.git_dir, head) or {}).get("tag")
+    serial = next((s for s, t in tags.items() if t == named), max(tags))
+    return head, tags[serial], serial  # another tag than release.json's is refused later
 
 
 def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
