@@ -26,7 +26,6 @@ locked`), through a staging directory renamed into place.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +55,6 @@ from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.verify import read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
              "D": "is missing from"}
 
@@ -133,7 +131,7 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
         raise SyncError(f"{tag} moved while it was being read; try again", path=where)
     mhash = tag_mhash or str(read_meta(tree.git_dir, head, tag, serial).rel.get(
         "manifest_sha256", ""))
-    if not _SHA256.match(mhash):
+    if len(mhash) != 64 or mhash.strip("0123456789abcdef"):  # a directory name below
         raise SyncError(f"{tag} names no manifest sha256; not a release tag", path=where)
     given = list(release_settings().trusted_keys)
     try:
