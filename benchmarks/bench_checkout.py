@@ -5,9 +5,10 @@
         [--question "如何查看 TiDB 的版本"] [--work bench-out/checkout] [--json]
 
 Without --dist the repository's own knowledge/ is built (cached embeddings make reruns
-quick). The dist is released as kb-r1 into a scratch artifacts repository; kb-r2 is the same
-release with one chunk's text edited (index/ derived again, manifest rewritten), i.e. a
-release that changes one document. Then, each step a fresh `kb query --index CLONE --json`
+quick). The dist, its index/ derived again by this tree (a dist built by older code may
+not match today's derivation, and a client would refuse it), is released as kb-r1 into a
+scratch artifacts repository; kb-r2 is the same release with one chunk's text edited, i.e.
+a release that changes one document. Then, each step a fresh `kb query --index CLONE --json`
 process (wall time, so model loading counts):
 
 1. `git clone` (file://) -> first answer: kb-r2 verified and derived into .git/kb/derived/;
@@ -55,18 +56,20 @@ def du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def edited_copy(dist: Path, out: Path) -> Path:
-    """`dist` with the first chunk of its first shard edited, index/ derived again and the
-    manifest's file lists rewritten: a release that changes one document."""
+def derived_copy(dist: Path, out: Path, *, edit: bool) -> Path:
+    """`dist` with index/ derived by this tree's `materialize` and the manifest's file lists
+    rewritten (a dist built by older code may not match today's derivation); with `edit`,
+    the first chunk of the first shard is changed first: a release that changes one
+    document."""
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(dist, out, ignore=shutil.ignore_patterns(DERIVED_DIR))
-    layout = ReleaseLayout(out)
-    shard = layout.chunk_shards()[0]
-    rows = read_json_lines(shard)
-    rows[0]["text"] += " (edited)"
-    rows[0]["embed_text"] += " (edited)"
-    shard.write_bytes(json_lines(rows))
+    if edit:
+        shard = ReleaseLayout(out).chunk_shards()[0]
+        rows = read_json_lines(shard)
+        rows[0]["text"] += " (edited)"
+        rows[0]["embed_text"] += " (edited)"
+        shard.write_bytes(json_lines(rows))
     manifest = load_manifest(out)
     manifest["artifacts"] = list_files(out, DATA_DIR)
     materialize(out)
@@ -76,7 +79,8 @@ def edited_copy(dist: Path, out: Path) -> Path:
 
 
 def publish(dist: Path, work: Path) -> Path:
-    """kb-r1 = `dist`, kb-r2 = its one-chunk edit, in a fresh bare artifacts repository."""
+    """kb-r1 = `dist` (derived by this tree), kb-r2 = its one-chunk edit, in a fresh bare
+    artifacts repository."""
     kr, art = work / "releaser", work / "art.git"
     for p in (kr, art):
         if p.exists():
@@ -86,8 +90,9 @@ def publish(dist: Path, work: Path) -> Path:
     git(kr, "commit", "-q", "--allow-empty", "-m", "releases")
     git(work, "init", "-q", "--bare", str(art))
     git(art, "config", "uploadpack.allowFilter", "true")
-    make_release(kr, dist, remote=str(art))
-    make_release(kr, edited_copy(dist, work / "dist-edited"), remote=str(art))
+    first = derived_copy(dist, work / "dist-r1", edit=False)
+    make_release(kr, first, remote=str(art))
+    make_release(kr, derived_copy(first, work / "dist-r2", edit=True), remote=str(art))
     return art
 
 
