@@ -14,7 +14,9 @@ import click
                    "the repo, or the device directory).")
 @click.option("--allow-write", is_flag=True,
               help="Also offer draft_report, which commits unverified drafts on new branches.")
-def mcp(index: Path | None, allow_write: bool) -> None:
+@click.option("--no-log", "no_log", is_flag=True,
+              help="Do not record searches in the device's query log (see `kb log`).")
+def mcp(index: Path | None, allow_write: bool, no_log: bool) -> None:
     """Run an MCP server over stdio with search, read, recent and evaluate_table tools.
 
     stdout carries the protocol; logs go to stderr. Register it with an MCP client as the
@@ -22,4 +24,4 @@ def mcp(index: Path | None, allow_write: bool) -> None:
     """
     from kbtools.agents.mcp_server import serve
 
-    serve(index=index, allow_write=allow_write)
+    serve(index=index, allow_write=allow_write, query_log=not no_log)

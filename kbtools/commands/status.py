@@ -11,7 +11,7 @@ import click
 from kbtools.commands.output import echo_json, json_option, to_option
 from kbtools.errors import SyncError
 from kbtools.ship.checkout import checkout_status
-from kbtools.ship.device import device_dir
+from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import status as device_status
 from kbtools.ship.release import release_settings
 
@@ -25,15 +25,16 @@ from kbtools.ship.release import release_settings
 def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool) -> None:
     """Served release, its age, verification state (files re-hashed now) and last sync.
 
-    For a git checkout of a release: HEAD, the release tag it is, whether the work tree is
-    exactly that release and whether its index is derived yet (exit 1 when it would be
-    refused)."""
+    The first line names the device directory read (found as `kb query` finds it). For a
+    git checkout of a release (`--index`, `--to` or $KB_INDEX): HEAD, the release tag it
+    is, whether the work tree is exactly that release and whether its index is derived yet
+    (exit 1 when it would be refused)."""
     where = device_dir(index_path or to)
     co = checkout_status(where)
     if co is not None:
         _checkout(co, as_json)
         return
-    st = device_status(where, max_age_days=release_settings().max_age_days,
+    st = device_status(require_device(where), max_age_days=release_settings().max_age_days,
                        check_files=not quick)
     if as_json:
         echo_json(st)
@@ -42,13 +43,17 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
     if s is None:
         click.echo(f"device {st['device']}: serving nothing yet (run `kb sync SOURCE`)")
     else:
+        click.echo(f"device {st['device']}")
         state = {True: "verified", False: "FAILS VERIFICATION", None: "not re-checked"}
         click.echo(f"serving {s['tag']} (source {(s['source_commit'] or '-')[:12]}, created "
-                   f"{s['created']}, {s['age_days']} days old{', STALE' if s['stale'] else ''})"
+                   f"{s['created']}, {_age(s['age_days'])}{', STALE' if s['stale'] else ''})"
                    f"; files {state[s['verified_now']]}"
                    + (f"; signed by {s['signed_by']}" if s["signed_by"] else "; unsigned"))
         for p in s["problems"]:
             click.echo(f"  problem: {p}")
+    if st["rolled_back"]:
+        click.echo(f"rolled back from {', '.join(st['rolled_back'])} (`kb sync` skips "
+                   f"{'it' if len(st['rolled_back']) == 1 else 'them'})")
     last = st["last_sync"]
     if last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))
@@ -64,3 +69,9 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
                    f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
     if co["problem"]:
         raise SyncError(co["problem"], path=co["checkout"])
+
+
+def _age(days: float | None) -> str:
+    if days is None:
+        return "age unknown"
+    return f"{days:g} day old" if days == 1 else f"{days:g} days old"

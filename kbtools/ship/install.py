@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import ModelError, SyncError
+from kbtools.errors import ModelError, SyncError, plural
 from kbtools.fsutil import write_beneath
 from kbtools.index.layout import VERIFIED
 from kbtools.index.manifest import verify_files
@@ -95,14 +95,14 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     problems = staging_problems(staging, entries) + verify_files(staging, manifest,
                                                                  derived=False)
     if problems:
-        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
-                        f"first: {problems[0]})", path=tag)
+        raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
+                        f", first: {problems[0]}", path=tag)
     if manifest.get("derived"):
         materialize(staging)
         problems = verify_files(staging, manifest, derived=True)
         if problems:
-            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
-                            f"problems, first: {problems[0]})", path=tag)
+            raise SyncError(f"derived index does not match the manifest: "
+                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
     verified = {"tag": tag, "serial": serial, "commit": commit, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),
