@@ -4,7 +4,7 @@ The entry points (`kbtools.api`), loaded on first use so that ``import kbtools.e
 ``kb --version`` stay fast::
 
     import kbtools
-    index = kbtools.open_index("dist")                     # a build, release or device dir
+    index = kbtools.open_index("dist")  # a build, release or device dir, or a git checkout
     for hit in kbtools.search(index, "E17 报警后怎么复位？", k=3).results:
         print(hit.citation.display(), hit.verified)
     kbtools.build_index(".")                               # knowledge/ → dist/

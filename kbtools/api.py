@@ -18,16 +18,17 @@ from kbtools.decision import TableResult
 from kbtools.decision import evaluate_table as _evaluate_table
 from kbtools.findings import Finding
 from kbtools.index.reader import KbIndex
-from kbtools.index.reader import open_index as _open_index
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search as _search
+from kbtools.ship.checkout import open_index as _open_index
 
 StrPath = str | PathLike[str]
 
 
 def open_index(path: StrPath | None = None) -> KbIndex:
-    """Open a built index for searching: a build output (``dist/``), a release directory, or a
-    device directory (its served release). Without `path`: ``$KB_INDEX``, else the repo's
+    """Open a built index for searching: a build output (``dist/``), a release directory, a
+    device directory (its served release), or a git checkout of a release (verified, its
+    index derived inside its .git on first use). Without `path`: ``$KB_INDEX``, else the repo's
     ``dist/``, else the default device directory. Close it with ``index.close()``."""
     return _open_index(Path(path) if path is not None else None)
 

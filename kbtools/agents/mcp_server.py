@@ -35,10 +35,11 @@ from kbtools.agents.recent import recent
 from kbtools.config import CONFIG_NAME, find_root, load_config
 from kbtools.decision import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, one_line, valid_unicode
-from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
+from kbtools.ship.checkout import open_index, resolve_index_path
 
 log = logging.getLogger("kbtools.mcp")
 

@@ -20,9 +20,10 @@ from kbtools.config import load_config
 from kbtools.corpus import read_doc
 from kbtools.errors import KbError, UsageError, plural, valid_unicode
 from kbtools.index.layout import ReleaseLayout
-from kbtools.index.reader import KbIndex, open_index
+from kbtools.index.reader import KbIndex
 from kbtools.markdown.doctree import parse
 from kbtools.query.results import Citation
+from kbtools.ship.checkout import open_index
 
 MAX_CHARS = 12_000  # one read never returns more than this many characters
 MAX_LINES = 400  # nor a line range longer than this

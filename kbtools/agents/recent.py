@@ -14,9 +14,10 @@ from typing import Any
 
 from kbtools.config import CONFIG_NAME, find_root
 from kbtools.errors import UsageError
-from kbtools.index.reader import KbIndex, open_index
+from kbtools.index.reader import KbIndex
 from kbtools.provenance import open_repo
 from kbtools.review.history import recent_changes
+from kbtools.ship.checkout import open_index
 
 DEFAULT_N = 20
 

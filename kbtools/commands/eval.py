@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
-from kbtools.index.reader import open_index
 from kbtools.query.quality import evaluate, load_questions, table
+from kbtools.ship.checkout import open_index
 
 
 @click.command("eval")

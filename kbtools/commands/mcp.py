@@ -9,7 +9,8 @@ import click
 
 @click.command("mcp")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
-              help="Index to serve: dist/ dir or device dir (default: KB_INDEX, ./dist of "
+              help="Index to serve: dist/ dir, device dir or git checkout of a release "
+                   "(default: KB_INDEX, ./dist of "
                    "the repo, or the device directory).")
 @click.option("--allow-write", is_flag=True,
               help="Also offer draft_report, which commits unverified drafts on new branches.")

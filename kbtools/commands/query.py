@@ -11,16 +11,18 @@ import click
 
 from kbtools.commands.output import echo_json, echo_jsonl, json_option
 from kbtools.errors import KbError, UsageError, valid_unicode
-from kbtools.index.reader import KbIndex, open_index
+from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search
+from kbtools.ship.checkout import open_index
 
 
 @click.command("query")
 @click.argument("question", required=False)
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
-              help="Index dir: dist/ or a device dir (default: KB_INDEX, ./dist, device).")
+              help="Index: dist/, a device dir or a git checkout of a release (default: "
+                   "KB_INDEX, ./dist, device).")
 @click.option("-k", "k", type=click.IntRange(1, 100), default=5, show_default=True,
               help="Number of results.")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",

@@ -46,6 +46,8 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
     what = "new release" if info.new else "already released"
     click.echo(f"{info.tag}\t{what}\tcommit {info.commit[:12]}\tsource {info.source_commit[:12]}"
                + (f"\tpushed to {info.pushed_to}" if info.pushed_to else ""))
+    for warning in info.warnings:
+        click.echo(f"warning: {warning}", err=True)
     for lapse in info.lapsed:
         click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
                    f"passages served as unverified: {lapse['reason']}")

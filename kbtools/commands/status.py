@@ -1,12 +1,16 @@
-"""`kb status`: what a device serves and how the last sync went."""
+"""`kb status`: what a device (or a git checkout of a release) serves and how the last sync
+went."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.errors import SyncError
+from kbtools.ship.checkout import checkout_status
 from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import status as device_status
 from kbtools.ship.release import release_settings
@@ -14,14 +18,24 @@ from kbtools.ship.release import release_settings
 
 @click.command("status")
 @to_option
+@click.option("--index", "index_path", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="A git checkout of a release (or a device dir, like --to).")
 @click.option("--quick", is_flag=True, help="Skip re-hashing the served files.")
 @json_option
-def status(to: Path | None, quick: bool, as_json: bool) -> None:
+def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool) -> None:
     """Served release, its age, verification state (files re-hashed now), passages whose
     review lapsed, pinned keys and last sync.
 
-    The first line names the device directory read (found as `kb query` finds it)."""
-    st = device_status(require_device(device_dir(to)), max_age_days=release_settings().max_age_days,
+    The first line names the device directory read (found as `kb query` finds it). For a
+    git checkout of a release (`--index`, `--to` or $KB_INDEX): HEAD, the release tag it
+    is, whether the work tree is exactly that release and whether its index is derived yet
+    (exit 1 when it would be refused)."""
+    where = device_dir(index_path or to)
+    co = checkout_status(where)
+    if co is not None:
+        _checkout(co, as_json)
+        return
+    st = device_status(require_device(where), max_age_days=release_settings().max_age_days,
                        check_files=not quick)
     if as_json:
         echo_json(st)
@@ -63,6 +77,18 @@ def status(to: Path | None, quick: bool, as_json: bool) -> None:
     last = st["last_sync"]
     if last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))
+
+
+def _checkout(co: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        echo_json(co)
+    elif co["tag"]:
+        ready = "index derived" if co["derived"] else "index derived on first query"
+        click.echo(f"checkout {co['checkout']}: release {co['tag']} (source "
+                   f"{(co['source_commit'] or '-')[:12]}, HEAD {(co['head'] or '-')[:12]}); "
+                   f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
+    if co["problem"]:
+        raise SyncError(co["problem"], path=co["checkout"])
 
 
 def _age(days: float | None) -> str:

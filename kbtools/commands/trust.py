@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.checkout import trust_dir
 from kbtools.ship.device import device_dir
 from kbtools.ship.trust import add_key, list_keys, remove_key
 
@@ -14,6 +15,8 @@ from kbtools.ship.trust import add_key, list_keys, remove_key
 @click.group("trust")
 def trust() -> None:
     """The Ed25519 keys a device trusts (DIR/trusted_keys/).
+
+    `--to` may name a git checkout of a release: its keys live in its .git/kb/trusted_keys/.
 
     While any key is pinned, `kb sync` accepts only releases signed by a pinned key.
     Keys are pinned on first use (`kb sync --trusted-key`), by a release that rotates to a
@@ -26,7 +29,7 @@ def trust() -> None:
 @json_option
 def list_cmd(to: Path | None, as_json: bool) -> None:
     """Show the pinned keys: key id, file, when and why each was pinned."""
-    rows = list_keys(device_dir(to))
+    rows = list_keys(trust_dir(device_dir(to)))
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -42,7 +45,7 @@ def list_cmd(to: Path | None, as_json: bool) -> None:
 @json_option
 def add(public_key: Path, to: Path | None, as_json: bool) -> None:
     """Pin PUBLIC_KEY (a `kb keygen` .pub file): releases signed by it are accepted."""
-    res = add_key(device_dir(to), public_key)
+    res = add_key(trust_dir(device_dir(to)), public_key)
     if as_json:
         echo_json(res)
     else:
@@ -58,7 +61,7 @@ def add(public_key: Path, to: Path | None, as_json: bool) -> None:
 @json_option
 def remove(key: str, to: Path | None, allow_unsigned: bool, as_json: bool) -> None:
     """Unpin KEY (a key id or the file name in DIR/trusted_keys/)."""
-    res = remove_key(device_dir(to), key, allow_unsigned=allow_unsigned)
+    res = remove_key(trust_dir(device_dir(to)), key, allow_unsigned=allow_unsigned)
     if as_json:
         echo_json(res)
     else:

@@ -25,6 +25,15 @@ A device directory (``kb sync --to DIR``)::
     .queries.lock             flock taken to rotate the query log
     settings.json             operator settings of this device (e.g. the query log off)
 
+A git checkout of a release (``git clone`` of the artifacts repository, ``git checkout
+kb-rN``) holds the release files of one release directory (no index/) in its work tree; kb
+keeps what it derives from it inside the checkout's git directory, which git never lists::
+
+    <git-common-dir>/kb/derived/<manifest-sha256>/          a verified copy of the release
+                                                           plus its derived index/
+    <git-common-dir>/kb/derived/<manifest-sha256>.staging/  being exported and derived
+    <git-common-dir>/kb/trusted_keys/ trust.log .lock       as in a device directory
+
 This module only names paths and reads the `current` pointer; writing a device directory is
 `kbtools.ship.device`'s job.
 """
@@ -68,6 +77,10 @@ QUERY_LOG = "queries.jsonl"
 QUERY_LOG_LOCK = ".queries.lock"
 QUERY_LOG_KEEP = 3  # rotated files kept: queries.jsonl.1 (newest) … .3
 SETTINGS = "settings.json"
+
+CHECKOUT_STATE = "kb"  # under the checkout's git common dir
+DERIVED_CACHE = "derived"
+GIT_DIR = ".git"
 
 
 @dataclass(frozen=True)
@@ -264,6 +277,50 @@ def device_of_release(root: Path) -> Path | None:
         if DeviceLayout(device).is_device():
             return device
     return None
+
+
+@dataclass(frozen=True)
+class CheckoutLayout:
+    """The paths kb uses for a git checkout of a release: `root` is the work tree, `git_dir`
+    its git common directory (shared by all work trees of the clone)."""
+
+    root: Path
+    git_dir: Path
+
+    @staticmethod
+    def looks_like_checkout(path: Path) -> bool:
+        """A directory holding a ``.git`` and release files at its top (release.json or
+        manifest.json, so a checkout missing one is still recognised and refused by name):
+        no git is run here; `kbtools.ship.checkout` confirms it."""
+        top = ReleaseLayout(path)
+        return (path / GIT_DIR).exists() and (top.release_json.is_file()
+                                              or top.manifest.is_file())
+
+    @property
+    def state(self) -> Path:
+        """Where kb keeps derived indexes, pinned keys and logs (plays a device directory's
+        part for `kbtools.ship.trust` and `kbtools.ship.device.locked`)."""
+        return self.git_dir / CHECKOUT_STATE
+
+    @property
+    def derived_root(self) -> Path:
+        return self.state / DERIVED_CACHE
+
+    def derived(self, manifest_sha256: str) -> Path:
+        """The verified release directory (with index/) derived for one manifest."""
+        return self.derived_root / manifest_sha256
+
+    def staging(self, manifest_sha256: str) -> Path:
+        return self.derived_root / f"{manifest_sha256}{STAGING_SUFFIX}"
+
+    def derived_dirs(self) -> dict[str, Path]:
+        """Derived release directories by manifest hash (real directories only)."""
+        root = self.derived_root
+        if not root.is_dir() or root.is_symlink():
+            return {}
+        return {p.name: p for p in root.iterdir()
+                if p.is_dir() and not p.is_symlink() and not p.name.endswith(STAGING_SUFFIX)
+                and not p.name.startswith(".")}
 
 
 def default_device_dir(explicit: Path | None = None) -> Path:

@@ -29,7 +29,7 @@ from kbtools.errors import IndexLoadError
 from kbtools.fsutil import is_staging_dir
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
-from kbtools.index.layout import DeviceLayout, ReleaseLayout, default_device_dir
+from kbtools.index.layout import CheckoutLayout, DeviceLayout, ReleaseLayout, default_device_dir
 from kbtools.index.manifest import load_manifest
 from kbtools.index.store import Store
 from kbtools.index.tokenize import Tokenizer
@@ -160,6 +160,10 @@ def resolve_index_path(path: Path | None) -> Path:
     if is_staging_dir(path.absolute()):
         raise IndexLoadError("an unfinished build's staging directory, not an index "
                              "(run `kb build`; it removes those a killed build left)",
+                             path=str(path))
+    if CheckoutLayout.looks_like_checkout(path):
+        raise IndexLoadError("a git checkout of a release: open it with `kb query --index` "
+                             "or `kbtools.open_index`, which verify it and derive its index",
                              path=str(path))
     if ReleaseLayout(path).is_release():
         return path

@@ -1,7 +1,7 @@
 """The release a running `kb serve` answers from, followed on every request.
 
-`ServedIndex.get()` resolves `--index` (a release directory, ``dist/`` or a device directory,
-as `kb query` does) each time it is called: on a device that is one ``readlink`` of
+`ServedIndex.get()` resolves `--index` (a release directory, ``dist/``, a device directory or
+a git checkout of a release, as `kb query` does) each time it is called: on a device that is one ``readlink`` of
 ``current``, so a `kb sync` or `kb rollback` switches what the next request sees without a
 restart. A release is opened (and one question asked, so the embedding models are loaded)
 by the first request that needs it; opened releases are cached by their directory (`KbIndex` holds its files open, so a
@@ -32,10 +32,12 @@ from anyio import CapacityLimiter
 
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.registry import get_embedder
+from kbtools.errors import IndexLoadError, SyncError
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
-from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.index.reader import KbIndex, open_index
 from kbtools.query.search import search as run_search
+from kbtools.ship.checkout import resolve_index_path
 
 T = TypeVar("T")
 WARM_UP = "warm up 预热"  # a question asked once when a release is opened
@@ -89,7 +91,10 @@ class ServedIndex:
 
     def get(self) -> Served:
         """The release served now (IndexLoadError when there is none)."""
-        root = resolve_index_path(self.index).resolve()
+        try:  # a git checkout of a release is verified (and derived once) here
+            root = resolve_index_path(self.index).resolve()
+        except SyncError as exc:  # a checkout that is not exactly a signed release
+            raise IndexLoadError(exc.message, path=exc.path) from None
         with self._lock:
             served = self._open.get(root)
             if served is not None:

@@ -263,3 +263,101 @@ def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
             if serial is not None:
                 tags[serial] = (ref, sha)
     return SourceRefs(branch_ref, tags)
+
+
+# --- a clone of the artifacts repository as a client -----------------------------------
+
+@dataclass(frozen=True)
+class WorkTree:
+    """A git work tree: its top directory, its git dir and the common dir of the clone."""
+
+    top: Path
+    git_dir: Path
+    common_dir: Path
+
+
+def work_tree(path: Path) -> WorkTree | None:
+    """The work tree whose top directory is `path`, or None when `path` is not one."""
+    proc = _git("-C", str(path), "rev-parse", "--path-format=absolute", "--show-toplevel",
+                "--git-dir", "--git-common-dir")
+    lines = proc.stdout.decode(errors="surrogateescape").split("\n")
+    if proc.returncode != 0 or len(lines) < 3:
+        return None
+    top = Path(lines[0])
+    if not lines[0] or top.resolve() != path.resolve():
+        return None
+    return WorkTree(top, Path(lines[1]), Path(lines[2]))
+
+
+def release_tags_at(git_dir: Path | str, commit: str) -> dict[int, str]:
+    """serial -> tag name, for the release tags (refs/tags/kb-r*) that point at `commit`."""
+    out = run_git(git_dir, "for-each-ref", f"--points-at={commit}", "--format=%(refname)",
+                  f"refs/tags/{TAG_PREFIX}*", error=SyncError)
+    found: dict[int, str] = {}
+    for ref in out.split():
+        serial = parse_serial(ref)
+        if serial is not None:
+            found[serial] = tag_name(serial)
+    return found
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of ``git status``: its two-letter code (``" M"``, ``"??"``, ``"!!"``...)."""
+
+    code: str
+    path: str
+
+
+def work_tree_changes(tree: WorkTree) -> list[Change]:
+    """What differs between the work tree (and index) and HEAD: modified, deleted, added,
+    untracked and ignored files alike (``git status``, every file listed)."""
+    proc = _git(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}", "-c",
+                "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames",
+                "--untracked-files=all", "--ignored=matching", "--ignore-submodules=none")
+    if proc.returncode != 0:
+        run_git(tree.git_dir, f"--work-tree={tree.top}", "status", error=SyncError)
+    changes = []
+    for rec in proc.stdout.split(b"\0"):
+        if len(rec) > 3:
+            changes.append(Change(rec[:2].decode("ascii", "replace"),
+                                  rec[3:].decode("utf-8", "surrogateescape")))
+    return changes
+
+
+def local_repo(remote: str) -> Path | None:
+    """The directory of a remote given as a path or a file:// URL (None for others)."""
+    if remote.startswith("file://"):
+        path = Path(remote[len("file://"):])
+    elif "://" in remote or (":" in remote.split("/", 1)[0] and not Path(remote).exists()):
+        return None  # a URL or scp-like host:path
+    else:
+        path = Path(remote)
+    return path if path.is_dir() else None
+
+
+def point_head_at(remote: str, branch: str) -> bool:
+    """Make a local bare artifacts repository's HEAD name `branch` when the branch HEAD
+    names does not exist (a fresh ``git init --bare`` names master/main), so that a plain
+    ``git clone`` checks out the newest release. Returns whether HEAD was changed."""
+    repo = local_repo(remote)
+    if repo is None:
+        return False
+    try:
+        gd = absolute_git_dir(repo)
+    except ReleaseError:
+        return False
+    head = run_git(gd, "symbolic-ref", "-q", "HEAD", check=False).strip()
+    if head == f"refs/heads/{branch}" or rev_parse(gd, "HEAD") is not None:
+        return False  # already the branch, or HEAD names something that exists: leave it
+    run_git(gd, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
+    return True
+
+
+def remote_head(git_dir: Path | str, remote: str) -> str | None:
+    """The ref a remote's HEAD names (``refs/heads/kb-index``), None when unknown."""
+    out = run_git(git_dir, "ls-remote", "--symref", remote, "HEAD", check=False)
+    for line in out.split("\n"):
+        if line.startswith("ref: ") and line.endswith("\tHEAD"):
+            return line[len("ref: "):-len("\tHEAD")]
+    return None

@@ -16,7 +16,10 @@ rules a device applies (`kbtools.ship.verify.tree_problems`).
 In the knowledge repo the branch and tags live under ``refs/kb/heads/<branch>`` and
 ``refs/kb/tags/kb-r<serial>``: refs that a plain ``git clone``, ``git push --all`` or
 ``git push --tags`` never carry. Publishing pushes them as ``refs/heads/<branch>`` and
-``refs/tags/kb-r<serial>`` to the artifacts remote (kb.toml ``[release] remote``).
+``refs/tags/kb-r<serial>`` to the artifacts remote (kb.toml ``[release] remote``); a remote
+on this machine whose HEAD names no existing branch (a fresh ``git init --bare``) gets its
+HEAD pointed at the artifacts branch, so a plain ``git clone`` checks out the newest release
+(a hosted remote's default branch is set on the host).
 The commit is written with plumbing (a temporary index file, ``commit-tree``, ``mktag``),
 so the user's working tree, index and HEAD are never touched.
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,8 +53,10 @@ from kbtools.ship.git import (
     find_git_dir,
     is_ancestor,
     ls_tree,
+    point_head_at,
     read_blob,
     release_tags,
+    remote_head,
     rev_parse,
     run_git,
     tag_name,
@@ -75,9 +80,10 @@ class ReleaseInfo:
     signed_by: str | None
     # documents whose verification lapsed in this build (manifest "verification.lapsed")
     lapsed: tuple[dict[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__, lapsed=list(self.lapsed))
+        return dict(self.__dict__, lapsed=list(self.lapsed), warnings=list(self.warnings))
 
 
 @dataclass(frozen=True)
@@ -144,7 +150,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
             prev.get("source", {}).get("commit") == source.get("commit"):
         info = _info(prev, parent, new=False, pushed=remote or None, manifest=manifest)
         if remote:
-            _push(gd, remote, branch, LOCAL_TAGS + info.tag)
+            info = replace(info, warnings=_push(gd, remote, branch, LOCAL_TAGS + info.tag))
         return info
     serial = max([int(prev.get("serial", 0)), *tags]) + 1
     created = (now or datetime.now(UTC)).replace(microsecond=0).isoformat()
@@ -161,9 +167,9 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     sig_bytes = sign(private, rel_bytes, successors) if private is not None else None
     tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
     commit = _commit_and_tag(gd, tree, parent, local_head, rel)
-    if remote:
-        _push(gd, remote, branch, LOCAL_TAGS + tag_name(serial))
-    return _info(rel, commit, new=True, pushed=remote or None, manifest=manifest)
+    warnings = _push(gd, remote, branch, LOCAL_TAGS + tag_name(serial)) if remote else ()
+    return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
+                   warnings=warnings)
 
 
 def _checked_dist(dist: Path) -> dict[str, Any]:
@@ -256,7 +262,16 @@ def _fetch_published(gd: Path, remote: str, branch: str) -> None:
                            f"inspect {LOCAL_HEADS}{branch} and {staging}")
 
 
-def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> None:
+def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> tuple[str, ...]:
+    """Push branch and tag; point a local remote's dangling HEAD at the branch. Returns a
+    warning when the remote's HEAD names another branch (a plain clone would not check
+    out the releases)."""
     tag = tag_ref.rsplit("/", 1)[-1]
     run_git(gd, "push", "-q", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
             f"{tag_ref}:refs/tags/{tag}")
+    point_head_at(remote, branch)
+    head = remote_head(gd, remote)
+    if head == f"refs/heads/{branch}":
+        return ()
+    return (f"{remote}: HEAD names {head or 'no branch'}, so `git clone` will not check out "
+            f"the releases; make {branch} the repository's default branch",)

@@ -18,14 +18,14 @@ only in the last step, by one rename):
 5. write those files into releases/<tag>.staging (no link followed) and check them on disk:
    no extra entries, every artifact's sha256/size (reads bounded by the listed size);
 6. derive index/ with `kbtools.index.materialize.materialize` and check it against
-   manifest["derived"];
+   manifest["derived"] (steps 4-6 are `kbtools.ship.install.install_release`, which a git
+   checkout of a release goes through too);
 7. rename staging -> releases/<tag>, pin keys (first use or rotation), replace the
    `current` symlink, prune old releases.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,12 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import Config
-from kbtools.embed.registry import get_embedder
-from kbtools.errors import KbError, ModelError, SyncError, UsageError, plural
-from kbtools.fsutil import mkdir_beneath, write_beneath
-from kbtools.index.layout import RELEASES, VERIFIED, DeviceLayout, ReleaseLayout
-from kbtools.index.manifest import verify_files
-from kbtools.index.materialize import materialize
+from kbtools.errors import KbError, SyncError, UsageError
+from kbtools.fsutil import mkdir_beneath
+from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
 from kbtools.ship import device as dev
 from kbtools.ship import trust
 from kbtools.ship.git import (
@@ -50,14 +47,8 @@ from kbtools.ship.git import (
     run_git,
     tag_name,
 )
+from kbtools.ship.install import install_release, tag_manifest_hash
 from kbtools.ship.release import release_settings
-from kbtools.ship.verify import (
-    check_tree,
-    export,
-    read_manifest,
-    read_meta,
-    staging_problems,
-)
 
 
 @dataclass(frozen=True)
@@ -116,12 +107,9 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
 
 def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
     """The tag must be annotated and point at a commit on the artifacts branch."""
-    kind = run_git(gd, "cat-file", "-t", f"refs/tags/{tag}", error=SyncError).strip()
-    if kind != "tag":
-        raise SyncError(f"{tag} is not an annotated release tag", path=source)
-    commit = rev_parse(gd, f"refs/tags/{tag}")
+    commit, mhash = tag_manifest_hash(gd, f"refs/tags/{tag}", source)
     tip = rev_parse(gd, f"refs/heads/{branch}")
-    if commit is None or tip is None:
+    if tip is None:
         raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source)
     if commit != tip and not is_ancestor(gd, commit, tip):
         if (gd / "shallow").exists():
@@ -130,25 +118,7 @@ def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
         if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
                             f"{branch} branch; refusing it", path=source)
-    body = run_git(gd, "cat-file", "tag", f"refs/tags/{tag}", error=SyncError)
-    mhash = ""
-    for line in body.split("\n"):  # git's lines: a tagger name may hold U+2028
-        if line.startswith("manifest-sha256:"):
-            mhash = line.split(":", 1)[1].strip()
     return commit, mhash
-
-
-def check_models(manifest: dict[str, Any], where: str) -> None:
-    """The device must have the exact embedding models the release's vectors came from."""
-    for key, meta in sorted(manifest.get("models", {}).items()):
-        try:
-            local = get_embedder(key).fingerprint()
-        except ModelError as exc:
-            raise SyncError(f"release needs embedding model {key!r}, not available here: "
-                            f"{exc.message}", path=where) from None
-        if local != meta["fingerprint"]:
-            raise SyncError(f"release vectors come from model {meta['fingerprint']} but this "
-                            f"device has {local}; update kbtools/the model first", path=where)
 
 
 def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
@@ -253,42 +223,15 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
 
 def _install(device: Path, source: str, branch: str, tag: str, serial: int,
              begin: trust.TrustStart, floor: int) -> trust.TrustPlan:
-    """Check the fetched release from git objects, export it into staging, check it on
-    disk, derive index/, rename it into releases/. Returns who signed and the keys to pin."""
+    """Check the fetched release (tag on the branch, then `install_release`: git objects,
+    export into staging, files on disk, derived index/) and rename it into releases/.
+    Returns who signed and the keys to pin."""
     layout = DeviceLayout(device)
     commit, tag_mhash = check_tag(layout.repo, source, branch, tag)
-    meta = read_meta(layout.repo, commit, tag, serial)
-    plan = trust.plan(layout.repo, meta, begin, floor, tag)
-    manifest, mhash = read_manifest(meta, tag_mhash, tag)
-    entries = check_tree(layout.repo, commit, manifest, tag)
-    check_models(manifest, tag)
-    staging = layout.staging(tag)
     mkdir_beneath(device, RELEASES)
-    export(layout.repo, entries, staging)
-    problems = staging_problems(staging, entries) + verify_files(staging, manifest,
-                                                                 derived=False)
-    if problems:
-        raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
-                        f", first: {problems[0]}", path=tag)
-    if manifest.get("derived"):
-        materialize(staging)
-        problems = verify_files(staging, manifest, derived=True)
-        if problems:
-            raise SyncError(f"derived index does not match the manifest: "
-                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
-    verified = {"tag": tag, "serial": serial, "signed_by": plan.signed_by,
-                "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
-                "trusted_keys": sorted(k.key_id for k in plan.keys_after),
-                "manifest_sha256": mhash, "source_commit": manifest["source"]["commit"],
-                "created": meta.rel.get("created"),
-                "artifacts": len(manifest.get("artifacts", {})),
-                "derived": len(manifest.get("derived", {})),
-                "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
-    write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
-    dev.fsync_dir(staging)
-    staging.rename(layout.release(tag))
-    dev.fsync_dir(layout.releases)
-    return plan
+    done = install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
+                           layout.staging(tag), layout.release(tag))
+    return done.plan
 
 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:

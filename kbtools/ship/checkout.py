@@ -1,0 +1,280 @@
+"""A git checkout of a release is an index too: ``git clone`` the artifacts repository,
+``git checkout kb-rN``, ask.
+
+`resolve_index_path` and `open_index` are `kbtools.index.reader`'s, plus this: a path whose
+top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Opening one:
+
+1. HEAD must be a commit that a release tag (``refs/tags/kb-r<serial>``, annotated, naming
+   the manifest hash) points at; otherwise "HEAD 1a2b3c4d5e6f is not a signed release tag".
+2. The work tree must be exactly that commit: ``git status`` lists nothing — no modified,
+   deleted, added, untracked or ignored file ("data/chunks/3f.jsonl differs from the
+   signed release kb-r2").
+3. The release is installed, once per manifest, by `kbtools.ship.install.install_release`
+   — the code `kb sync` runs, with the same rules: closed set of regular files, sha256 and
+   size of every file, signature by a trusted key when keys are configured (kb.toml
+   ``release.trusted_keys``) or pinned (``<git-dir>/kb/trusted_keys``, first use pins as on
+   a device; rotations followed), derived index/ checked against the manifest. It is read
+   from git objects, not from the work tree, into ``<git-common-dir>/kb/derived/<manifest
+   sha256>/``: inside the git directory, so the work tree never gets an untracked file.
+4. Later opens of the same commit reuse that directory (its verified.json names the
+   commit); derived releases beyond the `DERIVED_KEEP` most recently used are pruned.
+
+Everything under ``<git-common-dir>/kb`` is written under its lock (`kbtools.ship.device.
+locked`), through a staging directory renamed into place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import IndexLoadError, SyncError
+from kbtools.fsutil import mkdir_beneath
+from kbtools.index import reader
+from kbtools.index.layout import (
+    CHECKOUT_STATE,
+    DERIVED_CACHE,
+    STAGING_SUFFIX,
+    CheckoutLayout,
+    ReleaseLayout,
+)
+from kbtools.ship import trust
+from kbtools.ship.device import check_device_dir, locked, read_json
+from kbtools.ship.git import (
+    WorkTree,
+    release_tags_at,
+    rev_parse,
+    work_tree,
+    work_tree_changes,
+)
+from kbtools.ship.install import install_release, tag_manifest_hash
+from kbtools.ship.release import read_release_json, release_settings
+from kbtools.ship.verify import read_meta
+
+DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
+_DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
+             "D": "is missing from"}
+
+
+@dataclass(frozen=True)
+class CheckoutRelease:
+    """The release a checkout holds and where its verified, derived copy lives."""
+
+    root: Path
+    head: str
+    tag: str
+    serial: int
+    manifest_sha256: str
+    derived: Path
+    reused: bool  # the derived index was there already (no export, no derivation)
+    signed_by: str | None
+    trust: tuple[str, ...] = ()  # keys pinned/unpinned by this open, one line each
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "root": str(self.root), "derived": str(self.derived),
+                "trust": list(self.trust)}
+
+
+def find_checkout(path: Path) -> tuple[CheckoutLayout, WorkTree] | None:
+    """The checkout layout of `path` when it is the top of a git work tree holding a
+    release's files; None for anything else (a build, a device directory...)."""
+    if not CheckoutLayout.looks_like_checkout(path):
+        return None
+    tree = work_tree(path)
+    if tree is None:
+        return None
+    return CheckoutLayout(tree.top, tree.common_dir), tree
+
+
+def head_release(tree: WorkTree) -> tuple[str, str, int]:
+    """(HEAD commit, tag, serial) of a checkout; SyncError when no release tag points at
+    HEAD (or no HEAD at all)."""
+    head = rev_parse(tree.git_dir, "HEAD")
+    if head is None:
+        raise SyncError("the checkout has no commit checked out", path=str(tree.top))
+    tags = release_tags_at(tree.git_dir, head)
+    if not tags:
+        raise SyncError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
+                        "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",
+                        path=str(tree.top))
+    named = (read_release_json(tree.git_dir, head) or {}).get("tag")
+    serial = next((s for s, t in tags.items() if t == named), max(tags))
+    return head, tags[serial], serial  # another tag than release.json's is refused later
+
+
+def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
+    """One line naming the first way the work tree differs from release `tag`, or None."""
+    changes = work_tree_changes(tree)
+    if not changes:
+        return None
+    first = changes[0]
+    what = _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from")
+    more = f" (and {len(changes) - 1} more changes)" if len(changes) > 1 else ""
+    return (f"{first.path} {what} the signed release {tag}{more}; `git status` lists the "
+            "changes, `git checkout -- . && git clean -fdx` restores the release")
+
+
+def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
+                  keep: int = DERIVED_KEEP) -> CheckoutRelease:
+    """Check the checkout (HEAD a release tag, work tree clean) and return its verified,
+    derived release directory, installing it first when this commit has none yet."""
+    where = str(layout.root)
+    head, tag, serial = head_release(tree)
+    problem = work_tree_problem(tree, tag)
+    if problem is not None:
+        raise SyncError(problem, path=where)
+    commit, tag_mhash = tag_manifest_hash(tree.git_dir, f"refs/tags/{tag}", where)
+    if commit != head:
+        raise SyncError(f"{tag} moved while it was being read; try again", path=where)
+    mhash = tag_mhash or str(read_meta(tree.git_dir, head, tag, serial).rel.get(
+        "manifest_sha256", ""))
+    if len(mhash) != 64 or mhash.strip("0123456789abcdef"):  # a directory name below
+        raise SyncError(f"{tag} names no manifest sha256; not a release tag", path=where)
+    given = list(release_settings().trusted_keys)
+    try:
+        mkdir_beneath(layout.git_dir, f"{CHECKOUT_STATE}/{DERIVED_CACHE}")
+        with locked(layout.state):
+            check_device_dir(layout.state)
+            return _derived(layout, tree, head, tag, serial, tag_mhash, mhash,
+                            trust.start(layout.state, given), keep)
+    except OSError as exc:
+        raise SyncError(f"cannot write {exc.filename or 'the derived index'}: "
+                        f"{exc.strerror or exc}", path=where) from None
+
+
+def _derived(layout: CheckoutLayout, tree: WorkTree, head: str, tag: str, serial: int,
+             tag_mhash: str, mhash: str, begin: trust.TrustStart,
+             keep: int) -> CheckoutRelease:
+    """The derived release of `mhash`: reused when verified for this commit, else
+    installed now (call with the lock held)."""
+    final = layout.derived(mhash)
+    verified = read_json(ReleaseLayout(final).verified)
+    if _reusable(final, verified, head, tag, begin):
+        os.utime(final)  # most recently used: pruned last
+        return CheckoutRelease(layout.root, head, tag, serial, mhash, final, True,
+                               verified.get("signed_by"))
+    _clean(layout, mhash)
+    try:
+        done = install_release(tree.git_dir, head, tag, serial, tag_mhash, begin, 0,
+                               layout.staging(mhash), final)
+    finally:
+        _clean_staging(layout, mhash)
+    pinned = trust.apply(layout.state, done.plan, tag)
+    prune(layout, keep, mhash)
+    return CheckoutRelease(layout.root, head, tag, serial, mhash, final, False,
+                           done.plan.signed_by, tuple(pinned))
+
+
+def _reusable(final: Path, verified: dict[str, Any], head: str, tag: str,
+              begin: trust.TrustStart) -> bool:
+    """A derived release installed for this very commit and tag, signed by a key trusted
+    now (a key pinned or configured after it was derived makes it be verified again)."""
+    if final.is_symlink() or verified.get("commit") != head or verified.get("tag") != tag:
+        return False
+    if not ReleaseLayout(final).derived.is_dir():
+        return False
+    return not begin.keys or verified.get("signed_by") in {k.key_id for k in begin.keys}
+
+
+def _clean(layout: CheckoutLayout, mhash: str) -> None:
+    """Remove a leftover staging directory and a stale derived directory of `mhash`."""
+    for leftover in (layout.staging(mhash), layout.derived(mhash)):
+        if leftover.is_dir() and not leftover.is_symlink():
+            _remove(leftover)
+        elif leftover.is_symlink():
+            leftover.unlink()
+
+
+def _clean_staging(layout: CheckoutLayout, mhash: str) -> None:
+    staging = layout.staging(mhash)
+    if staging.is_dir() and not staging.is_symlink():
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove(path: Path) -> None:
+    doomed = path.with_name(f".{path.name}.deleting")
+    os.replace(path, doomed)
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
+def prune(layout: CheckoutLayout, keep: int, in_use: str) -> list[str]:
+    """Delete derived releases beyond the `keep` most recently used, never `in_use`, and
+    leftovers of interrupted derivations. Returns the manifest hashes removed."""
+    root = layout.derived_root
+    for p in root.iterdir() if root.is_dir() else ():
+        if p.name.endswith(STAGING_SUFFIX) or p.name.startswith("."):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+    dirs = layout.derived_dirs()
+    by_use = sorted(dirs, key=lambda h: dirs[h].stat().st_mtime_ns, reverse=True)
+    removed = []
+    for mhash in by_use[keep:]:
+        if mhash != in_use:
+            _remove(dirs[mhash])
+            removed.append(mhash)
+    return removed
+
+
+# --- the index a client opens ------------------------------------------------------------
+
+def resolve_index_path(path: Path | None) -> Path:
+    """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
+    or in $KB_INDEX) resolves to its verified, derived release directory."""
+    if path is None and os.environ.get("KB_INDEX"):
+        path = Path(os.environ["KB_INDEX"])
+    if path is not None and (found := find_checkout(path)) is not None:
+        return open_checkout(*found).derived
+    return reader.resolve_index_path(path)
+
+
+def open_index(path: Path | None = None) -> reader.KbIndex:
+    """`kbtools.index.reader.open_index` for any index a client has: a build, a release or
+    device directory, or a git checkout of a release (verified and derived first)."""
+    return reader.open_index(resolve_index_path(path))
+
+
+def trust_dir(path: Path) -> Path:
+    """Where `kb trust` keeps the pinned keys for `path`: a checkout's ``<git-dir>/kb``
+    (never its work tree), else `path` itself (a device directory)."""
+    found = find_checkout(path)
+    if found is None:
+        return path
+    layout = found[0]
+    try:
+        mkdir_beneath(layout.git_dir, CHECKOUT_STATE)
+    except OSError as exc:
+        raise SyncError(f"cannot create {exc.filename}: {exc.strerror}",
+                        path=str(layout.root)) from None
+    return layout.state
+
+
+def checkout_status(path: Path) -> dict[str, Any] | None:
+    """`kb status` of a checkout without deriving anything: HEAD, its release, whether the
+    work tree is clean and whether the derived index is ready; None when `path` is not a
+    checkout. Problems are reported, not raised."""
+    found = find_checkout(path)
+    if found is None:
+        return None
+    layout, tree = found
+    out: dict[str, Any] = {"checkout": str(layout.root), "head": rev_parse(tree.git_dir, "HEAD"),
+                           "tag": None, "source_commit": None, "signed_by": None,
+                           "derived": None, "problem": None}
+    try:
+        _head, tag, _serial = head_release(tree)
+        out["tag"] = tag
+        out["problem"] = work_tree_problem(tree, tag)
+    except (SyncError, IndexLoadError) as exc:
+        out["problem"] = exc.message
+        return out
+    for mhash, folder in layout.derived_dirs().items():
+        ver = read_json(ReleaseLayout(folder).verified)
+        if ver.get("commit") == out["head"] and ver.get("tag") == tag:
+            out.update(derived=str(folder), manifest_sha256=mhash,
+                       source_commit=ver.get("source_commit"), signed_by=ver.get("signed_by"))
+    if out["source_commit"] is None:
+        rel = read_json(ReleaseLayout(layout.root).release_json)
+        out["source_commit"] = (rel.get("source") or {}).get("commit")
+    return out
