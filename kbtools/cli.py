@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recent": ("recent", "recent"),
     "mcp": ("mcp", "mcp"),
     "release": ("release", "release"),
+    "publish": ("publish", "publish_cmd"),
     "sync": ("sync", "sync"),
     "keygen": ("keygen", "keygen"),
     "trust": ("trust", "trust"),

@@ -141,6 +141,7 @@ LAYERS = [
     {"check", "query"},
     {"build"},
     {"ship", "agents", "scaffold"},
+    {"engine"},
     {"api", "cli", "commands"},
     {"clidocs", "__main__"},
 ]
