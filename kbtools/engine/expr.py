@@ -10,15 +10,15 @@ two JSON fields computed from its facts (front matter plus the chunk's ``doc``, 
 * ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members), ``smax``/``smin``
   (non-numeric members) and ``amax``/``amin`` (all members as strings) → ``>=`` / ``<=``.
 
-Every value and key enters an expression only through `literal`, a quoted string with every
-quote, backslash and control character escaped, so no value can change the expression's
+Every value and key enters an expression only through `literal`, a quoted string with its
+quotes, backslashes and line breaks escaped, so no value can change the expression's
 structure (tests/test_engine_expr.py checks that property).
 """
 
 from __future__ import annotations
 
-import json
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,10 +28,16 @@ CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front
 _MAX_FLOAT = 1.7976931348623157e308
 
 
+# Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
+# every other character, control characters included, stands for itself.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_ESCAPED = re.compile(r'[\\"\n\r\t]')
+
+
 def literal(value: str) -> str:
-    """`value` as a Milvus string literal: double-quoted, with quotes, backslashes and
-    control characters escaped (JSON's escapes are a subset of the ones Milvus reads)."""
-    return json.dumps(value, ensure_ascii=False)
+    """`value` as a Milvus string literal: double-quoted, with backslash, quote, newline,
+    carriage return and tab escaped (the only escapes Milvus's expression parser reads)."""
+    return '"' + _ESCAPED.sub(lambda m: _ESCAPES[m.group(0)], value) + '"'
 
 
 def _as_text(value: Any) -> str | None:

@@ -33,6 +33,9 @@ PREFIX = "kb_"
 META_SUFFIX = "__meta"
 EXTRA = "kbtools[milvus]"
 CONNECT_TIMEOUT = 10.0
+# pymilvus pings an idle channel every 10 s; a gRPC server answers that with GOAWAY
+# "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
+GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 # collection properties
@@ -167,7 +170,8 @@ class Engine:
 def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engine:
     """Connect to `url` (EngineError naming the engine when it is unreachable)."""
     pm = _pymilvus()
-    kwargs: dict[str, Any] = {"uri": url.uri, "timeout": CONNECT_TIMEOUT}
+    kwargs: dict[str, Any] = {"uri": url.uri, "timeout": CONNECT_TIMEOUT,
+                              "grpc_options": GRPC_OPTIONS}
     if token:
         kwargs["token"] = token
     try:
