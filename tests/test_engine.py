@@ -25,10 +25,13 @@ from kbtools.errors import EngineError, UsageError
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from kbtools.ship import device
+from kbtools.ship.bundle import create_bundle
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
+from tests.hostile import env as hostile_env
 from tests.hostile import git, make_repo
+from tests.kbfixtures import REPO
 from tests.milvus_server import free_port, milvus  # noqa: F401 - the session fixture
 
 SECOND = """---
@@ -244,3 +247,22 @@ def test_mcp_search_through_the_engine(releases, milvus):  # noqa: F811
     want = search(open_index(device.served_release(releases[1])), QUESTION, k=3).to_dict()
     assert [r["chunk_id"] for r in got["results"]] == [r["chunk_id"] for r in want["results"]]
     assert got["release"]["tag"] == "kb-r2"
+
+
+def test_ci_step_publishes_the_release_bundle(releases, milvus, tmp_path):  # noqa: F811
+    """scripts/ci_publish_engine.sh (the optional workflow step): bundle → verified sync
+    onto a scratch device → kb publish, with the token from the environment."""
+    bundle = tmp_path / "r.bundle"
+    create_bundle(releases[0].parent / "kr", bundle)
+    kb = tmp_path / "kb"
+    kb.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m kbtools "$@"\n')
+    kb.chmod(0o755)
+    env = {**hostile_env(tmp_path / "home"), "KB": str(kb), "KB_MILVUS_URL": milvus.url("ci"),
+           "KB_MILVUS_TOKEN": "root:Milvus"}
+    proc = subprocess.run(["bash", str(REPO / "scripts" / "ci_publish_engine.sh"), str(bundle)],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["changed"] is True and out["tag"] == "kb-r2"
+    wf = (REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert "scripts/ci_publish_engine.sh" in wf and "if: env.KB_MILVUS_URL != ''" in wf
