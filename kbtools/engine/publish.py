@@ -113,23 +113,35 @@ def _device_of(path: Path | None) -> Path | None:
 
 # ----------------------------------------------------------------------- rows and blobs
 
-def _sparse_rows(index: KbIndex) -> list[dict[int, float]]:
-    """Per chunk, {vocabulary id: BM25 weight} — the bm25s score matrix, transposed (a
-    question's sparse vector is 1.0 per known term, so the inner product is its score)."""
-    n = index.store.count()
-    ret = index.bm25.retriever
-    if ret is None:
-        return [{} for _ in range(n)]
-    s = ret.scores
-    indptr = np.asarray(s["indptr"])
-    terms = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-    docs = np.asarray(s["indices"])
-    data = np.asarray(s["data"], dtype=np.float32)
-    order = np.argsort(docs, kind="stable")
-    docs, terms, data = docs[order], terms[order], data[order]
-    bounds = np.searchsorted(docs, np.arange(n + 1))
-    return [{int(t): float(w) for t, w in zip(terms[a:b], data[a:b], strict=True) if w > 0}
-            for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+@dataclass(frozen=True)
+class SparseRows:
+    """Per chunk, {vocabulary id: BM25 weight} — the bm25s score matrix (one row per term)
+    transposed to one row per chunk, kept as arrays (`row(num)` makes one dict). A
+    question's sparse vector is 1.0 per known term, so the inner product is its score."""
+
+    bounds: np.ndarray  # chunk num → its slice of terms/weights
+    terms: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def of(cls, index: KbIndex) -> SparseRows:
+        n = index.store.count()
+        ret = index.bm25.retriever
+        if ret is None:
+            return cls(np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.float32))
+        s = ret.scores
+        indptr = np.asarray(s["indptr"])
+        terms = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        docs = np.asarray(s["indices"])
+        order = np.argsort(docs, kind="stable")
+        return cls(np.searchsorted(docs[order], np.arange(n + 1)), terms[order],
+                   np.asarray(s["data"], dtype=np.float32)[order])
+
+    def row(self, num: int) -> dict[int, float]:
+        a, b = int(self.bounds[num]), int(self.bounds[num + 1])
+        return {int(t): float(w) for t, w in zip(self.terms[a:b], self.weights[a:b], strict=True)
+                if w > 0}
 
 
 def _blob_rows(parts: dict[str, Any]) -> list[dict[str, Any]]:
@@ -205,7 +217,7 @@ ROW_FIELDS = ("heading_path", "text", "embed_text", "links", "extra", "last_comm
 def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str, Any]]]:
     """The chunk rows to insert, in batches of BATCH."""
     n = index.store.count()
-    sparse = _sparse_rows(index)
+    sparse = SparseRows.of(index)
     metas = {d["doc"]: d["metadata"] for d in index.docs()}
     for start in range(0, n, BATCH):
         nums = list(range(start, min(n, start + BATCH)))
@@ -227,7 +239,7 @@ def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str
                 "line_start": int(r["line_start"]), "line_end": int(r["line_end"]),
                 "verified": bool(r["verified"]), "models": models,
                 "row": {k: r.get(k) for k in ROW_FIELDS},
-                "sparse": sparse[i] or {0: 0.0},
+                "sparse": sparse.row(i) or {0: 0.0},
                 **expr.filter_fields(facts)}
             for field, have_vec in vecs.items():
                 row[field] = have_vec.get(i) or _placeholder(index, field, fields)
