@@ -87,20 +87,22 @@ def main() -> None:
         res = publish(engine, checked,
                       progress=lambda m: print(f"publish: {m}", file=sys.stderr, end="\r"))
         publish_s = time.perf_counter() - t0
+        disk = sum(f.stat().st_size for f in (tmp / "milvus").rglob("*") if f.is_file()) \
+            if proc is not None else None
         local = open_index(Path(args.index))
-        remote = EngineReader(engine).current()
+        reader = EngineReader(engine)
         for q in qs[:5]:  # warm both (models, caches)
-            search(local, q), search(remote, q)
+            search(local, q), search(reader.current(), q)
         times: dict[str, list[float]] = {"local": [], "milvus": []}
         same_top = same_verdict = 0
         overlaps: list[float] = []
         diffs = []
         for i, q in enumerate(qs):
-            order = [("local", local), ("milvus", remote)]
+            order = [("local", lambda: local), ("milvus", reader.current)]
             out = {}
-            for name, idx in order if i % 2 == 0 else order[::-1]:
-                t = time.perf_counter()
-                out[name] = search(idx, q, k=10, keep_results=True)
+            for name, opened in order if i % 2 == 0 else order[::-1]:
+                t = time.perf_counter()  # Milvus: alias resolved per question, as MCP does
+                out[name] = search(opened(), q, k=10, keep_results=True)
                 times[name].append((time.perf_counter() - t) * 1000)
             a = [r.chunk_id for r in out["local"].results]
             b = [r.chunk_id for r in out["milvus"].results]
@@ -113,6 +115,9 @@ def main() -> None:
             "index": args.index, "chunks": local.store.count(), "questions": len(qs),
             "verify_s": round(verify_s, 2), "publish_s": round(publish_s, 2),
             "published": res.changed,
+            "engine_disk_mb": round(disk / 1e6, 1) if disk is not None else None,
+            "local_index_mb": round(sum(f.stat().st_size for f in Path(args.index).rglob("*")
+                                        if f.is_file()) / 1e6, 1),
             **{f"{side}_{p}_ms": round(_pct(t, p), 1) for side, t in times.items()
                for p in (50, 95)},
             "p50_ratio": round(statistics.median(times["milvus"])
@@ -133,7 +138,8 @@ def main() -> None:
         print(json.dumps(fig, ensure_ascii=False, indent=2))
         return
     print(f"\n{fig['chunks']} chunks, {fig['questions']} questions")
-    print(f"publish: {fig['publish_s']}s (verify {fig['verify_s']}s)")
+    print(f"publish: {fig['publish_s']}s (verify {fig['verify_s']}s); engine data "
+          f"{fig['engine_disk_mb']} MB vs release dir {fig['local_index_mb']} MB")
     print(f"local : p50 {fig['local_50_ms']} ms  p95 {fig['local_95_ms']} ms")
     print(f"milvus: p50 {fig['milvus_50_ms']} ms  p95 {fig['milvus_95_ms']} ms  "
           f"(×{fig['p50_ratio']} / ×{fig['p95_ratio']})")

@@ -31,6 +31,7 @@ from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
 from tests.hostile import env as hostile_env
 from tests.hostile import git, make_repo
+from tests.hostile import kb as hostile_kb
 from tests.kbfixtures import REPO
 from tests.milvus_server import free_port, milvus  # noqa: F401 - the session fixture
 
@@ -174,10 +175,16 @@ def test_server_down_is_one_line(tmp_path):
     assert "is the server running" in line and "Traceback" not in line
 
 
-def test_missing_alias_and_dropped_collection(releases, milvus):  # noqa: F811
+def test_missing_alias_and_dropped_collection(releases, milvus, tmp_path):  # noqa: F811
     eng = _engine(milvus, "drop")
     with pytest.raises(EngineError, match="no release is published here"):
         EngineReader(eng).current()
+    proc = hostile_kb(tmp_path, "query", "--engine", milvus.url("drop"), QUESTION,
+                      home=tmp_path / "home")
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert proc.stderr.decode().splitlines() == [
+        f"kb: error: {milvus.url('drop')}: no release is published here (alias kb_current "
+        "is missing); run `kb publish --engine …`"]  # no pymilvus log or traceback
     r1 = publish(eng, check_release(releases[0]))
     idx = EngineReader(eng).current()
     eng.drop(r1.collection)  # underneath an open reader

@@ -19,6 +19,7 @@ sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -79,6 +80,8 @@ def _pymilvus() -> Any:
         import pymilvus
     except ImportError:
         raise UsageError(f"--engine milvus://… needs pymilvus: pip install '{EXTRA}'") from None
+    # pymilvus logs every failed call with its traceback; we report each failure in one line
+    logging.getLogger("pymilvus").setLevel(logging.CRITICAL)
     return pymilvus
 
 
@@ -123,9 +126,12 @@ class Engine:
     # aliases and collections ---------------------------------------------------------
     def alias_target(self, alias: str = ALIAS) -> str | None:
         """The collection `alias` points at (None when there is no such alias)."""
-        if alias not in self.call("listing aliases", "list_aliases").get("aliases", []):
-            return None
-        info = self.call(f"reading alias {alias}", "describe_alias", alias)
+        try:
+            info = self.client.describe_alias(alias)
+        except self.pymilvus.MilvusException as exc:
+            if "does not exist" in str(exc) or "not found" in str(exc):
+                return None
+            raise engine_error(self.url, exc, f"reading alias {alias}") from None
         return str(info["collection_name"])
 
     def point_alias(self, name: str, alias: str = ALIAS) -> None:
