@@ -245,7 +245,7 @@ def test_cli_publish_query_rollback(releases, milvus):  # noqa: F811
 
 
 def test_mcp_search_through_the_engine(releases, milvus):  # noqa: F811
-    from kbtools.agents.mcp_server import Context, tool_search
+    from kbtools.agents.mcp_server import Context, tool_read, tool_search
 
     eng = _engine(milvus, "mcp")
     publish(eng, check_release(releases[1]))
@@ -254,6 +254,8 @@ def test_mcp_search_through_the_engine(releases, milvus):  # noqa: F811
     want = search(open_index(device.served_release(releases[1])), QUESTION, k=3).to_dict()
     assert [r["chunk_id"] for r in got["results"]] == [r["chunk_id"] for r in want["results"]]
     assert got["release"]["tag"] == "kb-r2"
+    section = tool_read(ctx, "knowledge/drip.md")  # sources come from the engine too
+    assert "Flush the drip irrigation lines" in section["markdown"]
 
 
 def test_ci_step_publishes_the_release_bundle(releases, milvus, tmp_path):  # noqa: F811

@@ -174,7 +174,18 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
                         "models": table.models.tolist(), "verified": table.verified.tolist()},
         "fields": fields,
         "count": index.store.count(),
+        "sources": _sources(index),
     }
+
+
+def _sources(index: KbIndex) -> dict[str, str]:
+    """The release's Markdown sources by document (MCP `read` serves sections of them)."""
+    out = {}
+    for d in index.docs():
+        path = index.source_path(d["doc"])
+        if path.is_file() and not path.is_symlink():
+            out[d["doc"]] = path.read_text(encoding="utf-8", errors="replace")
+    return out
 
 
 def _schema(engine: Engine, dims: dict[str, int]) -> Any:

@@ -22,13 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.config import kb_home
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, engine_error
 from kbtools.errors import EngineError, IndexLoadError
+from kbtools.fsutil import atomic_write_beneath
 from kbtools.index.bm25 import Bm25
-from kbtools.index.layout import ReleaseLayout
-from kbtools.index.manifest import parse_manifest
+from kbtools.index.layout import DATA_DIR, SOURCE_DIR, ReleaseLayout
+from kbtools.index.manifest import parse_manifest, path_problem
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
 from kbtools.index.store import Store
 from kbtools.index.tokenize import Tokenizer
@@ -190,7 +192,8 @@ class MilvusIndex(KbIndex):
         rel = json.loads(parts["release"]) if parts["release"] else {}
         release = ReleaseInfo(tag=rel.get("tag"), source_commit=manifest["source"]["commit"],
                               serial=rel.get("serial"), released=bool(rel))
-        super().__init__(ReleaseLayout(Path(f"{engine.url}/{collection}")), manifest, release)
+        root = _source_cache(engine, collection, parts.get("sources") or {})
+        super().__init__(ReleaseLayout(root), manifest, release)
         self.collection = collection
         table = parts["chunk_table"]
         docs: list[dict[str, Any]] = parts["docs"]
@@ -218,6 +221,30 @@ class MilvusIndex(KbIndex):
 
     def hold(self) -> KbIndex:
         return self
+
+
+SOURCES_DONE = ".complete"
+SOURCE_DIR_REL = f"{DATA_DIR}/{SOURCE_DIR}"
+
+
+def _source_cache(engine: Engine, collection: str, sources: dict[str, str]) -> Path:
+    """A local release root holding only ``data/source/<doc>`` (what MCP `read` opens),
+    written once per collection under KB_HOME; the engine's URL when it cannot be written
+    (then `read` finds no document)."""
+    url = engine.url
+    root = kb_home() / "engine" / f"{url.host}_{url.port}_{url.db}" / collection
+    if (root / SOURCES_DONE).is_file():
+        return root
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        for doc, text in sources.items():
+            rel = f"{SOURCE_DIR_REL}/{doc}"
+            if path_problem(rel) is None:
+                atomic_write_beneath(root, rel, text.encode("utf-8"))
+        atomic_write_beneath(root, SOURCES_DONE, b"")
+    except OSError:
+        return Path(f"{url}/{collection}")
+    return root
 
 
 def read_parts(engine: Engine, collection: str) -> dict[str, Any]:
