@@ -73,7 +73,6 @@ def test_known_answers_same_in_milvus(example):
     assert any(q.get("group") == "no_answer" for q in questions)
     stats = parity(local, remote, questions)
     assert_parity(stats)
-    assert stats["top1"] == 1.0, stats["diffs"]  # measured: identical on this set
 
 
 @pytest.mark.parametrize(("where", "verified_only"), [
