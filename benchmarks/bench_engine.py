@@ -41,7 +41,8 @@ def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    exe = Path(sys.executable).parent / "milvus-lite"
+    exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
+    exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
     proc = subprocess.Popen([str(exe), "server", "--data-dir", str(data), "--host",
                              "127.0.0.1", "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

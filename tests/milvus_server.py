@@ -3,6 +3,7 @@ started once per test session (per xdist worker) and stopped at the end."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -34,7 +35,8 @@ class MilvusLite:
 
     def __init__(self, data_dir: Path):
         self.port = free_port()
-        exe = Path(sys.executable).parent / "milvus-lite"
+        exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
+        exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
         self.log = (data_dir.parent / f"milvus-{self.port}.log").open("wb")
         self.proc = subprocess.Popen(
             [str(exe), "server", "--data-dir", str(data_dir), "--host", "127.0.0.1",
