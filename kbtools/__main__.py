@@ -1,3 +1,3 @@
 from kbtools.cli import main
 
-main()
+main(prog_name="kb")

@@ -10,6 +10,7 @@ a symlink, a FIFO or other non-regular file in its place) is skipped.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import stat
@@ -48,6 +49,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("review", "review"),
     "history": ("history", "history"),
     "draft": ("draft", "draft"),
+    "diff": ("diff", "diff"),
+    "log": ("log", "log"),
 }
 
 
@@ -61,6 +64,16 @@ class KbGroup(click.Group):
         module, attr = COMMANDS[name]
         command: click.Command = getattr(importlib.import_module(f"kbtools.commands.{module}"), attr)
         return command
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, but a mistyped command name gets the close matches suggested."""
+        name = click.utils.make_str(args[0]) if args else ""
+        if (name and name not in COMMANDS and not name.startswith("-")
+                and not ctx.resilient_parsing):
+            ctx.fail(f"No such command {name!r}.{suggest(name, sorted(COMMANDS))}")
+        return super().resolve_command(ctx, args)
+
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -80,6 +93,19 @@ class KbGroup(click.Group):
             click.echo(f"kb: unexpected error: {type(exc).__name__}: {one_line(exc)} "
                        f"(traceback in {one_line(log)})", err=True)
             ctx.exit(3)
+
+
+def suggest(name: str, known: list[str]) -> str:
+    """`` Did you mean 'query'?`` for a mistyped `name` (difflib close matches, or the
+    commands it begins), else a pointer to --help."""
+    close = difflib.get_close_matches(name.lower(), known, n=3, cutoff=0.6)
+    close += [k for k in known if len(name) >= 2 and k.startswith(name.lower())
+              and k not in close]
+    if not close:
+        return " See `kb --help` for the commands."
+    if len(close) == 1:
+        return f" Did you mean {close[0]!r}?"
+    return " Did you mean one of: " + ", ".join(close[:3]) + "?"
 
 
 CRASH_LOG = "kb-crash.log"

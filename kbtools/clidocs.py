@@ -26,7 +26,7 @@ def render() -> str:
              "Generated from `--help` by `python -m kbtools.clidocs > docs/cli.md`; a test fails "
              "when this file is stale.\n"]
     for path, _ in _walk(main, []):
-        res = runner.invoke(main, [*path, "--help"], terminal_width=100)
+        res = runner.invoke(main, [*path, "--help"], prog_name="kb", terminal_width=100)
         title = " ".join(["kb", *path])
         parts.append(f"## `{title}`\n\n```\n{res.output.rstrip()}\n```\n")
     return "\n".join(parts)

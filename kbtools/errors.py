@@ -110,3 +110,13 @@ def one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
     if not value.isprintable():
         value = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
     return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 document``, ``2 documents``: a count with its noun (messages and CLI output)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def line_span(start: int, end: int, dash: str = "–") -> str:
+    """``lines 12–20``, or ``line 7`` when the range is one line."""
+    return f"line {start}" if start == end else f"lines {start}{dash}{end}"

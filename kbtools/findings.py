@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kbtools.errors import FindingsError
+from kbtools.errors import FindingsError, plural
 
 LEVELS = ("error", "warning")
 
@@ -74,7 +74,8 @@ def has_errors(findings: Iterable[Finding]) -> bool:
 def summary_line(findings: list[Finding], summary: str) -> str:
     """`summary` followed by the error and warning counts."""
     errors = sum(f.level == "error" for f in findings)
-    return f"{summary}, {errors} errors, {len(findings) - errors} warnings"
+    return (f"{summary}, {plural(errors, 'error')}, "
+            f"{plural(len(findings) - errors, 'warning')}")
 
 
 def verdict(findings: list[Finding], summary: str) -> str:

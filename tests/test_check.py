@@ -115,10 +115,10 @@ def test_findings_summary_and_verdict():
     warn = Finding("a.md", 2, 1, "warning", "image-remote", "remote")
     err = Finding("a.md", 1, 1, "error", "path-missing", "missing")
     assert sort_findings([warn, err, warn]) == [err, warn]
-    assert summary_line([warn], "check: 1 documents") == "check: 1 documents, 0 errors, 1 warnings"
-    assert verdict([warn], "check: 1 documents") == "check: 1 documents, 0 errors, 1 warnings"
-    with pytest.raises(FindingsError, match=r"^check: 1 documents, 1 errors, 1 warnings$"):
-        verdict([err, warn], "check: 1 documents")
+    assert summary_line([warn], "check: 1 document") == "check: 1 document, 0 errors, 1 warning"
+    assert verdict([warn], "check: 1 document") == "check: 1 document, 0 errors, 1 warning"
+    with pytest.raises(FindingsError, match=r"^check: 1 document, 1 error, 1 warning$"):
+        verdict([err, warn], "check: 1 document")
 
 
 def test_messages_name_the_problem(fixture_findings):

@@ -36,7 +36,7 @@ def test_clean_repo_exits_zero(repo):
     result = run()
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert "kb check: 1 documents, 0 errors, 0 warnings" in result.stderr
+    assert "kb check: 1 document, 0 errors, 0 warnings" in result.stderr
 
 
 def test_fixture_corpus_exits_one_with_one_line_per_finding():

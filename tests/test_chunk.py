@@ -297,7 +297,7 @@ def test_cli_chunks_human_json_and_errors(tmp_path):
     f = FIX / "rich.md"
     res = runner.invoke(main, ["chunks", str(f), "--kind", "table_row"])
     assert res.exit_code == 0, res.output
-    assert "── table_row · 喷雾机维护手册 Sprayer Manual › 3 故障处理 › 3.2 故障码表 · lines 41-41" \
+    assert "── table_row · 喷雾机维护手册 Sprayer Manual › 3 故障处理 › 3.2 故障码表 · line 41 ·" \
         in res.output
     assert "csv: hx3-fault-codes.csv" in res.output
     res = runner.invoke(main, ["chunks", str(f), "--json"])

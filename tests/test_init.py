@@ -48,7 +48,7 @@ def test_init_then_check_passes(tmp_path, monkeypatch):
     monkeypatch.chdir(target)
     check = kb("check")
     assert check.exit_code == 0, check.output
-    assert "1 documents, 0 errors, 0 warnings" in check.stderr
+    assert "1 document, 0 errors, 0 warnings" in check.stderr
 
 
 def test_init_refuses_to_overwrite(tmp_path):

@@ -111,6 +111,8 @@ OTHER: dict[str, str] = {
                                         "fullmatch of one dictionary word",
     "kbtools.review.policy:<dynamic>": "kb.toml reviewer globs matched against paths",
     "kbtools.ship.git._TAG_RE": "release tags kbtools itself writes",
+    "kbtools.query.log._AGO": "an operator's `kb log --since` value: anchored, at most six "
+                              "digits, one unit letter, no nested repetition",
     "kbtools.render.formula:<any>": "dvisvgm's SVG output, after the sanitizer",
     "kbtools.render.svg_sanitize:<any>": "SVG written by dvisvgm (bounded attribute values)",
     "kbtools.render.tex_sandbox:<any>": "TeX's own log and the sandbox's markers",

@@ -26,6 +26,8 @@ def test_citation_text_for_agents_and_people():
     top = Citation("knowledge/x.md", (), 1, 2)
     assert top.text() == "knowledge/x.md:1-2"
     assert top.display() == "knowledge/x.md (lines 1–2)"
+    one = Citation("knowledge/x.md", ("Ch 5",), 70, 70)
+    assert one.display() == "knowledge/x.md › Ch 5 (line 70)"
 
 
 def test_result_dict_keys_in_contract_order():

@@ -494,13 +494,13 @@ def test_cli_check_pass_fail_and_json(kb: KB, monkeypatch) -> None:
            "Verify", RITA, "2026-02-02T09:00:00+08:00")
     ok = run(kb, monkeypatch, "review", "check", "--base", kb.base)
     assert ok.exit_code == 0 and ok.stdout == ""
-    assert "1 changed documents, 0 errors, 0 warnings" in ok.stderr
+    assert "1 changed document, 0 errors, 0 warnings" in ok.stderr
     kb.put(doc_text("# x\n", verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
            "Edit", ALICE, "2026-02-03T09:00:00+08:00")
     bad = run(kb, monkeypatch, "review", "check", "--base", kb.base)
     assert bad.exit_code == 1
     assert bad.stdout.startswith(f"{DOC}:7:1: error: review-unverified-change: body changed")
-    assert "kb: error: review check: 1 changed documents, 2 errors, 0 warnings" in bad.stderr
+    assert "kb: error: review check: 1 changed document, 2 errors, 0 warnings" in bad.stderr
     js = run(kb, monkeypatch, "review", "check", "--base", kb.base, "--json")
     assert js.exit_code == 1
     assert [d["code"] for d in json.loads(js.stdout)] == ["review-unverified-change",

@@ -250,3 +250,21 @@ def test_reader_resolves_a_device_dir_and_reads_its_release(example_index, tmp_p
     (device / "releases" / "r1" / "release.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(IndexLoadError, match="release.json is corrupted"):
         open_index(device)
+
+
+def test_readme_eval_example_runs_as_written(example_index, monkeypatch):
+    """The README's `kb eval` line, from the root of a knowledge repo holding dist/."""
+    import shlex
+    import shutil
+
+    line = next(x for x in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+                if x.startswith("kb eval "))
+    args = shlex.split(line.split("#", 1)[0])[1:]
+    repo = example_index.parent
+    (repo / "tests" / "data").mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "tests/data/known_answers.jsonl", repo / "tests/data")
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("KB_INDEX", raising=False)
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert [r.split(" | ")[0] for r in res.output.splitlines()[2:]] == ["hybrid", "bm25", "vector"]

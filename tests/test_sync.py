@@ -228,8 +228,10 @@ def test_rollback_status_releases_cli(pub: Pub, tmp_path: Path):
         ("kb-r3", True, True), ("kb-r2", True, False), ("kb-r1", False, False)]
     assert rows[0]["source_commit"] == "src3" and rows[0]["size"] > 0
     res = runner.invoke(main, ["releases", "--to", str(dev), "--local"])
-    assert [line.split("\t")[:4] for line in res.output.splitlines()] == [
-        ["*", "kb-r3", "3", "local"], [" ", "kb-r2", "2", "local"]]
+    assert res.output.splitlines()[0] == f"device {dev}"
+    assert [line.split()[:4] for line in res.output.splitlines()[1:]] == [
+        ["TAG", "SERIAL", "WHERE", "SOURCE"], ["*", "kb-r3", "3", "local"],
+        ["kb-r2", "2", "local", "src2"]]
     res = runner.invoke(main, ["rollback", "kb-r1", "--to", str(dev)])
     assert res.exit_code == 1 and "not on this device" in res.output
     res = runner.invoke(main, ["rollback", "--to", str(dev)])

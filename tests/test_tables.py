@@ -434,15 +434,15 @@ def test_short_row_is_malformed_but_other_tables_still_evaluate(tmp_path):
     path = tmp_path / "b.md"
     path.write_text(BROKEN, encoding="utf-8")
     assert table_findings(path) == [
-        (11, "decision-malformed", "table at line 8: row 2 has 1 cells, the header has 2")]
+        (11, "decision-malformed", "table at line 8: row 2 has 1 cell, the header has 2")]
     assert evaluate_table(path, "好表", {"温度": "3"}).outputs == ({"风险": "低 | 注意"},)
     assert evaluate_table(path, "2", {"温度": "30"}).outputs == ({"风险": "高"},)
-    with pytest.raises(TableError, match="row 2 has 1 cells") as info:
+    with pytest.raises(TableError, match="row 2 has 1 cell,") as info:
         evaluate_table(path, "1", {"温度": "3"})
     assert info.value.line == 11 and info.value.path.endswith("b.md")
     with pytest.raises(TableError, match="1: malformed table at line 11; 2: "):
         evaluate_table(path, None, {"温度": "3"})
-    with pytest.raises(TableError, match="row 2 has 1 cells"):
+    with pytest.raises(TableError, match="row 2 has 1 cell,"):
         decision_tables(path)
 
 

@@ -416,7 +416,7 @@ def test_kb_check_warns_with_the_changed_lines(scenario, monkeypatch, tmp_path):
                                           ENG["frontmatter"], ENG["direct"], ENG["branch"]}
     e17 = [f for f in found if f["path"] == FAULTS]
     line = e17[0]["line"]
-    assert len(e17) == 1 and f"lines {line}-{line} " in e17[0]["message"]
+    assert len(e17) == 1 and f"line {line} of this verified document" in e17[0]["message"]
     assert (scenario / FAULTS).read_text(encoding="utf-8").split("\n")[line - 1] \
         .startswith("| E17 |")
     assert "Mallory" in e17[0]["message"] and "kb review approve" in e17[0]["message"]

@@ -36,6 +36,7 @@ from kbtools.config import CONFIG_NAME, find_root, load_config
 from kbtools.decision import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, one_line, valid_unicode
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.query.log import record_question
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
 
@@ -120,6 +121,7 @@ class Context:
 
     index: Path | None = None
     root: Path | None = None
+    query_log: bool = True  # record searches in a device's query log (`kbtools.query.log`)
     _idx: KbIndex | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
     opener: Callable[[], KbIndex] | None = None  # an engine's served release (`kb mcp --engine`)
@@ -194,7 +196,13 @@ def _tool_error(exc: BaseException) -> Exception:
 def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = None,
                 verified_only: bool | None = None) -> dict[str, Any]:
     k = max(1, min(int(k), MAX_K))
-    response = run_search(ctx.idx(), query, k=k, where=where or None, verified_only=verified_only)
+    idx = ctx.idx()
+    try:
+        response = run_search(idx, query, k=k, where=where or None, verified_only=verified_only)
+    except KbError as exc:
+        record_question(idx, "mcp", query, None, enabled=ctx.query_log, error=exc.message)
+        raise
+    record_question(idx, "mcp", query, response, enabled=ctx.query_log)
     return {**response.to_dict(citations=True), "notice": DATA_NOTICE}
 
 
@@ -247,12 +255,13 @@ def tool_draft(ctx: Context, category: str, title: str, body: str, author: str |
 # ----------------------------------------------------------------- server
 
 def build_server(*, index: Path | None = None, root: Path | None = None,
-                 allow_write: bool = False, opener: Callable[[], KbIndex] | None = None) -> Any:
+                 allow_write: bool = False, query_log: bool = True,
+                 opener: Callable[[], KbIndex] | None = None) -> Any:
     """An MCPServer with the read tools, plus draft_report when writing is allowed."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    ctx = Context(index=index, root=root or Path.cwd(), opener=opener)
+    ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     server_class: type[MCPServer] = _one_line_errors(MCPServer)
     server = server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
                           log_level="WARNING")
@@ -371,11 +380,12 @@ def _clean_stdin() -> None:
 
 
 def serve(*, index: Path | None = None, allow_write: bool = False,
-          opener: Callable[[], KbIndex] | None = None) -> None:
+          query_log: bool = True, opener: Callable[[], KbIndex] | None = None) -> None:
     """Run the server on stdio until the client disconnects. Logs go to stderr. `opener`
     (an engine's `EngineReader.current`) replaces the index files."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="kb mcp: %(message)s")
-    server = build_server(index=index, allow_write=allow_write, opener=opener)
+    server = build_server(index=index, allow_write=allow_write, query_log=query_log,
+                          opener=opener)
     _clean_stdin()
     log.info("kb mcp %s ready (write tools %s)", __version__,
              "enabled" if allow_write else "disabled")

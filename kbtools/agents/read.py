@@ -18,7 +18,7 @@ from typing import Any
 from kbtools.build.xref import section_number
 from kbtools.config import load_config
 from kbtools.corpus import read_doc
-from kbtools.errors import KbError, UsageError, valid_unicode
+from kbtools.errors import KbError, UsageError, plural, valid_unicode
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.markdown.doctree import parse
@@ -216,7 +216,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
         a = line_start if line_start is not None else 1
         b = line_end if line_end is not None else min(len(lines), a + MAX_LINES - 1)
         if a > len(lines):
-            raise UsageError(f"line {a} is past the end of {src.rel} ({len(lines)} lines)")
+            raise UsageError(f"line {a} is past the end of {src.rel} ({plural(len(lines), 'line')})")
         if a < 1 or b < a:
             raise UsageError(f"bad line range {a}-{b} (1-based, start ≤ end)")
         if b - a + 1 > MAX_LINES:

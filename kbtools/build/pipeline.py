@@ -31,7 +31,14 @@ from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError, SourceError
+from kbtools.errors import (
+    ConfigError,
+    FindingsError,
+    IndexLoadError,
+    KbError,
+    SourceError,
+    plural,
+)
 from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
@@ -142,8 +149,8 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     if errors and not opts.skip_invalid:
         shown = "\n".join(f.format() for f in errors[:20])
         more = f"\n… and {len(errors) - 20} more" if len(errors) > 20 else ""
-        raise FindingsError(f"{len(bad)} document(s) have errors; nothing was built "
-                            f"(fix them or use --skip-invalid):\n{shown}{more}")
+        raise FindingsError(f"{plural(len(bad), 'document has', 'documents have')} errors; nothing "
+                            f"was built (fix them or use --skip-invalid):\n{shown}{more}")
     stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
                      for p in sorted(bad)]
     # Skipped documents are not read again: only those that passed are loaded, through the
@@ -239,7 +246,8 @@ def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path |
     failed = {f.path for f in found}
     if not opts.skip_invalid:
         shown = "\n".join(f.format() for f in found[:20])
-        raise FindingsError(f"{len(failed)} document(s) have formulas that do not render; "
+        raise FindingsError(f"{plural(len(failed), 'document has', 'documents have')} formulas "
+                            "that do not render; "
                             f"nothing was built (fix them or use --skip-invalid):\n{shown}")
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])

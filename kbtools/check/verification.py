@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kbtools.config import Config
 from kbtools.corpus import decode, parse_source
+from kbtools.errors import line_span
 from kbtools.findings import Finding, finding
 from kbtools.provenance import open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage
@@ -52,5 +53,5 @@ def coverage_findings(cov: ReviewCoverage, verified_line: int) -> list[Finding]:
         return [finding(cov.doc, verified_line, 1, "warning", CODE,
                         f"verification lapsed: {cov.reason}; {AGAIN}")]
     return [finding(cov.doc, a, 1, "warning", CODE,
-                    f"lines {a}-{b} of this verified document: {reason}; {AGAIN}")
+                    f"{line_span(a, b, '-')} of this verified document: {reason}; {AGAIN}")
             for a, b, reason in cov.ranges()]

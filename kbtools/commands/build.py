@@ -9,6 +9,7 @@ import click
 from kbtools.build.pipeline import BuildOptions, build, seed_cache
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
+from kbtools.errors import plural
 
 
 @click.command("build")
@@ -45,7 +46,7 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
     for lapse in stats.lapsed:
         click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
                    f"passages served as unverified: {lapse['reason']}", err=True)
-    click.echo(f"built {stats.out}: {stats.documents} documents, {stats.chunks} chunks "
-               f"({stats.embedded} embedded, {stats.reused} from cache), "
-               f"{stats.formulas} formulas, {stats.tables} tables, "
+    click.echo(f"built {stats.out}: {plural(stats.documents, 'document')}, "
+               f"{plural(stats.chunks, 'chunk')} ({stats.embedded} embedded, {stats.reused} from "
+               f"cache), {plural(stats.formulas, 'formula')}, {plural(stats.tables, 'table')}, "
                f"{sum(stats.seconds.values()):.1f}s")

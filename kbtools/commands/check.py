@@ -10,7 +10,7 @@ from kbtools.check.engine import CheckContext, check_results, make_context
 from kbtools.check.fix import fix_paths
 from kbtools.commands.output import json_option, report_findings
 from kbtools.config import load_config
-from kbtools.errors import KbError, UsageError
+from kbtools.errors import KbError, UsageError, plural
 
 
 @click.command("check")
@@ -64,7 +64,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         results, findings = check_results(targets, ctx_factory(), jobs)
     if not results:
         raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
-    report_findings(findings, f"check: {len(results)} documents", as_json=as_json)
+    report_findings(findings, f"check: {plural(len(results), 'document')}", as_json=as_json)
 
 
 def _start(paths: tuple[Path, ...]) -> Path:

@@ -10,7 +10,7 @@ from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
 from kbtools.corpus import iter_documents, read_doc
-from kbtools.errors import UsageError
+from kbtools.errors import UsageError, line_span, plural
 
 
 @click.command("chunks")
@@ -46,7 +46,7 @@ def chunks(file: Path, as_json: bool, kinds: tuple[str, ...], show_embed: bool) 
         return
     for c in result:
         path = " › ".join(c.heading_path) or "(no heading)"
-        click.echo(f"── {c.kind} · {path} · lines {c.line_start}-{c.line_end} · {c.id}")
+        click.echo(f"── {c.kind} · {path} · {line_span(c.line_start, c.line_end, '-')} · {c.id}")
         click.echo(c.embed_text if show_embed else c.text)
         for link in c.links:
             target = link.doc + (" › " + " › ".join(link.heading_path) if link.heading_path else "")
@@ -58,4 +58,4 @@ def chunks(file: Path, as_json: bool, kinds: tuple[str, ...], show_embed: bool) 
             if key in c.extra:
                 click.echo(f"   ↳ {key}: {c.extra[key]}")
         click.echo("")
-    click.echo(f"{len(result)} chunks", err=True)
+    click.echo(plural(len(result), "chunk"), err=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
+from kbtools.errors import plural
 from kbtools.scaffold import scaffold
 
 
@@ -30,5 +31,5 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     for rel in rels:
         click.echo(rel)
     note = " (git init)" if git_ran else ""
-    click.echo(f"kb init: {len(rels)} files written in {directory}{note}; next: kb check",
+    click.echo(f"kb init: {plural(len(rels), 'file')} written in {directory}{note}; next: kb check",
                err=True)

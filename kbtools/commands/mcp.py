@@ -18,8 +18,10 @@ from kbtools.errors import UsageError
                    "the repo, or the device directory).")
 @click.option("--allow-write", is_flag=True,
               help="Also offer draft_report, which commits unverified drafts on new branches.")
+@click.option("--no-log", "no_log", is_flag=True,
+              help="Do not record searches in the device's query log (see `kb log`).")
 @engine_options
-def mcp(index: Path | None, allow_write: bool, engine: str | None,
+def mcp(index: Path | None, allow_write: bool, no_log: bool, engine: str | None,
         token_file: Path | None) -> None:
     """Run an MCP server over stdio with search, read, recent and evaluate_table tools.
 
@@ -31,4 +33,4 @@ def mcp(index: Path | None, allow_write: bool, engine: str | None,
     if engine is not None and index is not None:
         raise UsageError("give --index or --engine, not both")
     opener = EngineReader(connect_url(engine, token_file)).current if engine else None
-    serve(index=index, allow_write=allow_write, opener=opener)
+    serve(index=index, allow_write=allow_write, query_log=not no_log, opener=opener)

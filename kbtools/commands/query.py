@@ -12,8 +12,9 @@ import click
 from kbtools.commands.output import echo_json, echo_jsonl, engine_options, json_option
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import open_engine_index
-from kbtools.errors import UsageError, valid_unicode
+from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex, open_index
+from kbtools.query.log import record_question
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search
 
@@ -34,16 +35,20 @@ from kbtools.query.search import search
               help='JSONL file (UTF-8; - for stdin) of {"id", "query", optional "where"}; '
                    'one result per line out.')
 @click.option("--explain", is_flag=True, help="Show each retriever's rank and score and filters.")
+@click.option("--no-log", "no_log", is_flag=True,
+              help="Do not record the question in the device's query log (see `kb log`).")
 @engine_options
 @json_option
 def query_cmd(question: str | None, index_path: Path | None, k: int, where: tuple[str, ...],
               verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
-              engine: str | None, token_file: Path | None, as_json: bool) -> None:
+              no_log: bool, engine: str | None, token_file: Path | None,
+              as_json: bool) -> None:
     """Search the knowledge and print cited passages.
 
     Each result names its document, heading path, line range, whether it is verified (per
     passage: text changed after its review is unverified, with the reason), and the release
-    and source commit of the index it came from.
+    and source commit of the index it came from. On a device, each question is appended to
+    its query log (time, release, question, cited chunk ids) unless --no-log or `kb log --off`.
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
@@ -53,18 +58,31 @@ def query_cmd(question: str | None, index_path: Path | None, k: int, where: tupl
              else open_index(index_path))
     if batch is not None:
         _run_batch(index, batch, k=k, where=list(where), verified_only=verified_only, mode=mode,
-                   explain=explain, as_json=as_json)
+                   explain=explain, as_json=as_json, log=not no_log)
     elif question is not None:
-        res = search(index, question, k=k, where=list(where), verified_only=verified_only,
-                     mode=mode)
+        res = _logged_search(index, question, log=not no_log, k=k, where=list(where),
+                             verified_only=verified_only, mode=mode)
         if as_json:
             echo_json(res.to_dict())
         else:
             render(res, explain)
 
 
+def _logged_search(index: KbIndex, question: str, *, log: bool, k: int, where: list[str],
+                   verified_only: bool | None, mode: str) -> SearchResponse:
+    """`search`, with the question recorded in the device's query log (also when it fails)."""
+    try:
+        res = search(index, question, k=k, where=where, verified_only=verified_only, mode=mode)
+    except KbError as exc:
+        record_question(index, "cli", question, None, enabled=log, error=exc.message)
+        raise
+    record_question(index, "cli", question, res, enabled=log)
+    return res
+
+
 def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int, where: list[str],
-               verified_only: bool | None, mode: str, explain: bool, as_json: bool) -> None:
+               verified_only: bool | None, mode: str, explain: bool, as_json: bool,
+               log: bool) -> None:
     """One search per JSONL line; its own "where" (list or object) replaces --where.
 
     Lines are decoded here: a line that is not UTF-8 is a one-line error naming the file and
@@ -89,11 +107,14 @@ def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int, where: list[str],
             raise UsageError(f"{name}:{n}: expected a JSON object with \"query\" (text)") from None
         w = item.get("where") or where
         if isinstance(w, dict):
+            if not all(isinstance(v, str | int | float) for v in w.values()):
+                raise UsageError(f"{name}:{n}: \"where\" values must be text or numbers (one "
+                                 "value per key; a list never matches)")
             w = [f"{key}={val}" for key, val in w.items()]
         if not isinstance(w, list):
             raise UsageError(f"{name}:{n}: \"where\" must be a list or an object")
-        res = search(index, q, k=k, where=[str(x) for x in w], verified_only=verified_only,
-                     mode=mode)
+        res = _logged_search(index, q, log=log, k=k, where=[str(x) for x in w],
+                             verified_only=verified_only, mode=mode)
         qid = item.get("id", n)
         qid = valid_unicode(qid) if isinstance(qid, str) else qid
         q = res.query
@@ -121,7 +142,7 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(f"filters: where={list(f.where) or '-'} verified_only={f.verified_only} "
                    f"routed={[r['field'] + '=' + r['value'] for r in f.routed] or '-'}")
     if res.no_answer:
-        click.echo(f"No answer in the knowledge ({res.reason or 'nothing relevant'}). "
+        click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
         return
     for r in res.results:

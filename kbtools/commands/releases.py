@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from kbtools.commands.output import echo_json, json_option, to_option
-from kbtools.ship.device import device_dir
+from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import list_releases
 from kbtools.ship.release import release_settings
+
+HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
 
 
 @click.command("releases")
@@ -19,17 +22,29 @@ from kbtools.ship.release import release_settings
 def releases(to: Path | None, local_only: bool, as_json: bool) -> None:
     """List releases: those on the device and those the last sync source offers.
 
-    Columns: current marker, tag, serial, where, source commit, created, size in bytes.
+    The first line names the device directory read. Columns: current marker (*), tag,
+    serial, where (local/remote), source commit, created, size in bytes, and a note:
+    "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`.
     """
-    rows, warnings = list_releases(device_dir(to), remote=not local_only,
+    path = require_device(device_dir(to))
+    rows, warnings = list_releases(path, remote=not local_only,
                                    branch=release_settings().branch)
     for w in warnings:
         click.echo(f"kb: warning: {w}", err=True)
     if as_json:
         echo_json(rows)
         return
-    for r in rows:
-        click.echo("\t".join([
-            "*" if r["current"] else " ", r["tag"], str(r["serial"]),
+    click.echo(f"device {path}" + ("" if rows else ": no releases yet (run `kb sync SOURCE`)"))
+    if rows:
+        table = [HEADER, *(_row(r) for r in rows)]
+        widths = [max(len(line[i]) for line in table) for i in range(len(HEADER))]
+        for line in table:
+            click.echo("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
+
+
+def _row(r: dict[str, Any]) -> tuple[str, ...]:
+    note = "served" if r["current"] else ("rolled back from (sync skips it)"
+                                          if r.get("rolled_back") else "")
+    return ("*" if r["current"] else " ", r["tag"], str(r["serial"]),
             "local" if r["local"] else "remote", (r["source_commit"] or "-")[:12],
-            r["created"] or "-", str(r["size"]) if r["size"] is not None else "-"]))
+            r["created"] or "-", str(r["size"]) if r["size"] is not None else "-", note)

@@ -6,6 +6,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option, report_findings
 from kbtools.config import load_config
+from kbtools.errors import plural
 from kbtools.review.approve import approve as approve_docs
 from kbtools.review.diff import review_diff
 from kbtools.review.pending import pending as pending_docs
@@ -38,7 +39,7 @@ def check(base: str, head: str, as_json: bool) -> None:
     (CI: fetch-depth 0).
     """
     findings, n_docs = check_range(load_config(), base, head)
-    report_findings(findings, f"review check: {n_docs} changed documents", as_json=as_json)
+    report_findings(findings, f"review check: {plural(n_docs, 'changed document')}", as_json=as_json)
 
 
 @review.command("pending")
@@ -58,7 +59,7 @@ def pending(as_json: bool) -> None:
         if r["git_author_email"]:
             who += f", committed by {r['git_author_email']}"
         click.echo(f"{r['age_days']:>7.1f}d  {r['reason']:<27} {r['doc']}  ({who})")
-    click.echo(f"{len(rows)} documents awaiting review", err=True)
+    click.echo(f"{plural(len(rows), 'document')} awaiting review", err=True)
 
 
 @review.command("diff")

@@ -7,8 +7,12 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option, to_option
-from kbtools.ship.device import device_dir
-from kbtools.ship.sync import sync_device
+from kbtools.errors import KbError, plural
+from kbtools.ship.changes import ReleaseDiff, diff_releases
+from kbtools.ship.device import device_dir, release_dirs
+from kbtools.ship.sync import SyncResult, sync_device
+
+SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
 
 
 @click.command("sync")
@@ -28,18 +32,48 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...], as_json
     file from `kb bundle create`; omitted, the device's last source is used. Nothing
     changes unless the release verifies (signature by a pinned key, a tree of exactly the
     regular files its manifest lists, their hashes); the served release then switches with
-    one atomic rename. Keys pinned or unpinned (first use, rotation) are reported.
+    one atomic rename. Keys pinned or unpinned (first use, rotation) are reported; after a
+    switch, what changed since the release served before (in short; `kb diff` for all).
+    A newer release the operator rolled back from is skipped, and said so.
     """
-    res = sync_device(device_dir(to), source, trusted=trusted)
+    path = device_dir(to)
+    res = sync_device(path, source, trusted=trusted)
     for w in res.warnings:
         click.echo(f"kb: warning: {w}", err=True)
+    changes = _changes(path, res)
     if as_json:
-        echo_json(res.to_dict())
+        echo_json({**res.to_dict(), "changes": changes.to_dict() if changes else None})
         return
     if res.changed:
         click.echo(f"serving {res.tag} (was {res.previous or 'nothing'}); "
-                   f"fetched {res.fetched_bytes} bytes")
+                   f"fetched {plural(res.fetched_bytes, 'byte')}")
     else:
         click.echo(f"up to date: serving {res.tag}")
+    for tag in res.skipped:
+        click.echo(f"skipped {tag}: newer, but rolled back from on purpose (`kb rollback "
+                   f"{tag}` serves it again)")
+    if changes is not None:
+        _print_changes(changes)
     for note in res.trust:
         click.echo(note)
+
+
+def _changes(path: Path, res: SyncResult) -> ReleaseDiff | None:
+    """What changed since the previous served release (None: no switch, or it was pruned)."""
+    if not res.changed or not res.previous or res.previous not in release_dirs(path):
+        return None
+    try:
+        return diff_releases(path, res.previous, res.tag)
+    except KbError as exc:  # a report only: the switch itself has succeeded
+        click.echo(f"kb: warning: changes not shown: {exc.message}", err=True)
+        return None
+
+
+def _print_changes(diff: ReleaseDiff) -> None:
+    click.echo(f"changes since {diff.old.name if diff.old else 'nothing'}: {diff.summary()}")
+    named = [("+", d) for d in diff.documents_added] + [("-", d) for d in diff.documents_removed]
+    named += [("~", d.doc) for d in diff.documents_changed]
+    for mark, doc in named[:SHOWN_DOCS]:
+        click.echo(f"  {mark} {doc}")
+    if len(named) > SHOWN_DOCS:
+        click.echo(f"  … and {len(named) - SHOWN_DOCS} more (`kb diff`)")

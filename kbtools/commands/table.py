@@ -10,7 +10,7 @@ import click
 from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
 from kbtools.decision import POLICIES, TableResult, evaluate_table, list_tables
-from kbtools.errors import UsageError
+from kbtools.errors import UsageError, line_span
 
 
 def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -92,7 +92,7 @@ def format_listing(tables: list[dict[str, Any]]) -> str:
     for t in tables:
         where = " > ".join(t["heading_path"]) or "(top)"
         name = f" [{t['name']}]" if t["name"] else ""
-        lines.append(f"{t['index']}: {where}{name} lines {t['line_start']}-{t['line_end']}: "
+        lines.append(f"{t['index']}: {where}{name} {line_span(t['line_start'], t['line_end'], '-')}: "
                      f"inputs {', '.join(t['inputs'])} -> outputs {', '.join(t['outputs'])}")
     return "\n".join(lines)
 
@@ -101,7 +101,7 @@ def format_result(r: TableResult) -> str:
     """A `TableResult` as text: where, inputs, the message, each matching row and why."""
     t = r.table
     where = " > ".join(t.heading_path)
-    lines = [f"{r.doc} § {where} (table {r.table_index}, lines {t.line_start}-{t.line_end})",
+    lines = [f"{r.doc} § {where} (table {r.table_index}, {line_span(t.line_start, t.line_end, '-')})",
              "inputs: " + ", ".join(f"{k}={v}" for k, v in r.inputs.items())]
     if r.status == "no_match":
         lines.append(f"NO MATCH: {r.message}")

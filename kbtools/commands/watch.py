@@ -10,6 +10,7 @@ import click
 from kbtools.build.watch import Update, watch
 from kbtools.commands.output import echo_jsonl, json_option
 from kbtools.config import load_config
+from kbtools.errors import plural
 
 
 @click.command("watch")
@@ -35,7 +36,7 @@ def watch_cmd(out: Path | None, lenient: bool, as_json: bool) -> None:
                        err=True)
         else:
             s = u.stats
-            click.echo(f"kb watch: {what}: {s.documents} docs, {s.chunks} chunks, "
+            click.echo(f"kb watch: {what}: {plural(s.documents, 'doc')}, {plural(s.chunks, 'chunk')}, "
                        f"{s.embedded} embedded, {s.reused} reused — queryable after {u.seconds:.2f}s")
             sys.stdout.flush()
 

@@ -21,7 +21,7 @@ from kbtools.corpus import SourceDoc, decode, parse_source, read_source
 from kbtools.decision.conditions import normalize_text
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
-from kbtools.errors import SourceError, TableError
+from kbtools.errors import SourceError, TableError, plural
 from kbtools.markdown.doctree import Table, parse
 
 DocRef = SourceDoc | str | os.PathLike[str]  # a parsed source, or the path of a Markdown file
@@ -66,8 +66,9 @@ def table_from_markdown(table: Table, lines: Sequence[str] = ()) -> DecisionTabl
             width = (raw_row_width(lines[line - 1]) if 0 < line <= len(lines)
                      else len(table.header))
             if width != len(table.header):
-                raise TableError(f"table at line {table.line_start}: row {n} has {width} "
-                                 f"cells, the header has {len(table.header)}", line=line)
+                raise TableError(f"table at line {table.line_start}: row {n} has "
+                                 f"{plural(width, 'cell')}, the header has {len(table.header)}",
+                                 line=line)
     return build_table(list(table.header), [list(r) for r in table.rows], decision=decision,
                        row_lines=table.row_lines, line_start=table.line_start,
                        line_end=table.line_end, heading_path=table.heading_path,

@@ -24,7 +24,7 @@ from kbtools.decision.conditions import (
     normalize_text,
     parse_condition,
 )
-from kbtools.errors import TableError
+from kbtools.errors import TableError, plural
 
 POLICIES = ("first", "all")
 ANNOTATION_KEYS = ("inputs", "outputs", "policy", "name")
@@ -182,7 +182,8 @@ def _body_rows(header: tuple[str, ...], rows: Iterable[Sequence[str]], *, strict
     for n, row in enumerate(rows, 1):
         cells = tuple(str(c) for c in row)
         if len(cells) != len(header) and strict:
-            raise site.error(f"row {n} has {len(cells)} cells, the header has {len(header)}",
+            raise site.error(f"row {n} has {plural(len(cells), 'cell')}, the header has "
+                             f"{len(header)}",
                              row=n)
         body.append((cells + ("",) * len(header))[: len(header)])
     return tuple(body)

@@ -21,6 +21,9 @@ A device directory (``kb sync --to DIR``)::
     releases/<tag>.staging/   a release being exported and verified
     current                   symlink -> releases/<tag>, replaced by one rename
     repo.git/ trusted_keys/ state.json rollback.log trust.log .lock
+    queries.jsonl, queries.jsonl.1 … .3   the query log (`kbtools.query.log`), rotated by size
+    .queries.lock             flock taken to rotate the query log
+    settings.json             operator settings of this device (e.g. the query log off)
 
 This module only names paths and reads the `current` pointer; writing a device directory is
 `kbtools.ship.device`'s job.
@@ -61,6 +64,10 @@ ROLLBACK_LOG = "rollback.log"
 TRUST_LOG = "trust.log"
 STAGING_SUFFIX = ".staging"
 LOCK = ".lock"
+QUERY_LOG = "queries.jsonl"
+QUERY_LOG_LOCK = ".queries.lock"
+QUERY_LOG_KEEP = 3  # rotated files kept: queries.jsonl.1 (newest) … .3
+SETTINGS = "settings.json"
 
 
 @dataclass(frozen=True)
@@ -189,6 +196,27 @@ class DeviceLayout:
     def lock(self) -> Path:
         return self.root / LOCK
 
+    @property
+    def query_log(self) -> Path:
+        return self.root / QUERY_LOG
+
+    @property
+    def query_log_lock(self) -> Path:
+        return self.root / QUERY_LOG_LOCK
+
+    def query_log_rotated(self, n: int) -> Path:
+        """The n-th rotated query log (1 = the newest)."""
+        return self.root / f"{QUERY_LOG}.{n}"
+
+    def query_logs(self) -> list[Path]:
+        """Every query log file present, oldest first."""
+        files = [self.query_log_rotated(n) for n in range(QUERY_LOG_KEEP, 0, -1)]
+        return [p for p in [*files, self.query_log] if p.is_file() and not p.is_symlink()]
+
+    @property
+    def settings(self) -> Path:
+        return self.root / SETTINGS
+
     def release(self, tag: str) -> Path:
         return self.releases / tag
 
@@ -224,6 +252,18 @@ class DeviceLayout:
         return {p.name: p for p in self.releases.iterdir()
                 if p.is_dir() and not p.is_symlink() and not p.name.endswith(STAGING_SUFFIX)
                 and not p.name.startswith(".")}
+
+
+def device_of_release(root: Path) -> Path | None:
+    """The device directory that a release directory belongs to (``DIR/releases/<tag>`` or
+    ``DIR/current``), or None for a release outside a device (a build's ``dist/``)."""
+    if root.name == CURRENT and DeviceLayout(root.parent).is_device():
+        return root.parent
+    if root.parent.name == RELEASES and not root.name.endswith(STAGING_SUFFIX):
+        device = root.parent.parent
+        if DeviceLayout(device).is_device():
+            return device
+    return None
 
 
 def default_device_dir(explicit: Path | None = None) -> Path:

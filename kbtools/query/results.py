@@ -30,8 +30,11 @@ class Citation:
         return f"{self.doc}:{self.line_start}-{self.line_end}" + (f" § {where}" if where else "")
 
     def display(self) -> str:
-        """``doc › Heading › Subheading (lines 12–20)``: what `kb query` shows a person."""
+        """``doc › Heading › Subheading (lines 12–20)`` (``(line 7)`` for one line): what
+        `kb query` shows a person."""
         path = " › ".join([self.doc, *self.heading_path])
+        if self.line_start == self.line_end:
+            return f"{path} (line {self.line_start})"
         return f"{path} (lines {self.line_start}–{self.line_end})"
 
 

@@ -22,7 +22,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
-from kbtools.index.reader import KbIndex
+from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of
 from kbtools.query import fusion
 from kbtools.query.candidates import CandidateRequest, source_of
@@ -50,15 +50,29 @@ CHUNK_KEYS = {"doc", "kind"}
 
 
 def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
+    """``KEY=VALUE``, ``KEY!=VALUE``, ``KEY>=VALUE``, ``KEY<=VALUE`` → (key, op, value).
+
+    What would silently match nothing is an error instead: a doubled or unknown operator
+    (``crop==x``, ``crop=>x``, ``crop=<x``: the value would start with the operator's
+    rest) and an empty value. A value in matching quotes (``crop="小麦"``) loses them."""
     out: list[tuple[str, str, str]] = []
     for item in items or []:
         item = valid_unicode(str(item))
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
+        shown = item if len(item) <= 60 else item[:60] + "…"
         if not m:
-            shown = item if len(item) <= 60 else item[:60] + "…"
-            raise UsageError(f"bad --where {shown!r}: use KEY=VALUE, KEY>=VALUE or KEY<=VALUE "
-                             f"(at most {MAX_WHERE_CHARS} characters)")
-        out.append((m.group(1), m.group(2), m.group(3).strip()))
+            raise UsageError(f"bad --where {shown!r}: use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or "
+                             f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)")
+        key, op, value = m.group(1), m.group(2), m.group(3).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1].strip()  # quotes that reached us through a second shell layer
+        if value[:1] in ("=", "<", ">", "!"):
+            bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
+            raise UsageError(f"bad --where {shown!r}: {bad!r} is not an operator; use "
+                             f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE")
+        if not value:
+            raise UsageError(f"bad --where {shown!r}: no value after {op!r}")
+        out.append((key, op, value))
     return out
 
 
@@ -95,6 +109,7 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
     for key, op, want in where:
         if key not in known:
             raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}")
+        _check_value(key, op, want, table)
         if key == "kind":
             chunk_ok &= np.array([_compare(k, op, want) for k in table.kind], dtype=bool)
         elif key == "verified":  # per chunk, as decided by the build (not the front matter)
@@ -107,6 +122,17 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
         chunk_ok &= table.verified
     mask: np.ndarray = chunk_ok & doc_ok[table.doc]
     return mask
+
+
+def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
+    """Closed-set keys: a value they can never have is an error, not an empty result."""
+    if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
+        raise UsageError(f"bad --where {key}{op}{want}: use verified=true or verified=false")
+    if key == "kind" and op == "=":
+        kinds = sorted({str(k) for k in table.kind})
+        if want.casefold() not in {k.casefold() for k in kinds}:
+            raise UsageError(f"bad --where {key}{op}{want}: no chunk of kind {want!r} in this "
+                             f"index; its kinds: {', '.join(kinds)}")
 
 
 def route(index: KbIndex, query: str) -> list[dict[str, str]]:

@@ -13,6 +13,8 @@
     DIR/rollback.log         one JSON line per `kb rollback`
     DIR/trust.log            one JSON line per key pinned or unpinned
     DIR/.lock                flock held by sync, rollback and trust changes (released on kill)
+    DIR/queries.jsonl(.1-.3) the query log, DIR/.queries.lock its rotation lock, and
+    DIR/settings.json        operator settings (`kbtools.query.log`)
 
 A release directory is only ever created by renaming a fully verified staging directory, so
 anything under releases/ without the .staging suffix is verified; `current` only ever
@@ -42,9 +44,12 @@ from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, r
 from kbtools.index.layout import (
     CURRENT,
     LOCK,
+    QUERY_LOG,
+    QUERY_LOG_LOCK,
     RELEASES,
     REPO,
     ROLLBACK_LOG,
+    SETTINGS,
     STAGING_SUFFIX,
     STATE,
     TRUST_LOG,
@@ -52,20 +57,35 @@ from kbtools.index.layout import (
     DeviceLayout,
     ReleaseLayout,
     default_device_dir,
+    device_of_release,
 )
 
 __all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
            "device_dir", "dir_size", "fsync_dir", "is_device_dir", "locked", "prune",
-           "read_json", "read_state", "release_dirs", "served_release", "served_tag",
+           "read_json", "read_state", "release_dirs", "require_device", "served_release",
+           "served_tag",
            "switch_to", "write_state"]
 
 MAX_STATE_BYTES = 16 << 20
-_ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK)
+_ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK, QUERY_LOG,
+            QUERY_LOG_LOCK, SETTINGS)
 
 
 def device_dir(explicit: Path | None = None) -> Path:
-    """The device directory to act on: --to DIR, else $KB_INDEX, else <KB_HOME>/device."""
-    return default_device_dir(explicit).absolute()
+    """The device directory to act on: --to DIR, else $KB_INDEX, else <KB_HOME>/device (the
+    way `kb query` finds a device). A path to one of its releases (``DIR/current``,
+    ``DIR/releases/<tag>``), as `kb query --index` also takes, means that device."""
+    path = default_device_dir(explicit)
+    return (device_of_release(path) or path).absolute()
+
+
+def require_device(path: Path) -> Path:
+    """`path` when it is a device directory (or nothing at all yet); a build's output is
+    refused with a one-line error that says what to pass instead."""
+    if not DeviceLayout(path).is_device() and ReleaseLayout(path).is_release():
+        raise SyncError("this is a build output, not a device directory; pass --to DIR of "
+                        "a device synced with `kb sync`", path=str(path))
+    return path
 
 
 def is_device_dir(path: Path) -> bool:

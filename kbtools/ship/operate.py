@@ -40,14 +40,16 @@ def _now() -> datetime:
 
 
 def local_releases(path: Path) -> list[dict[str, Any]]:
-    """Verified releases on the device, newest serial first."""
+    """Verified releases on the device, newest serial first. ``rolled_back``: the operator
+    rolled back from it, so `kb sync` skips it."""
     current = served_tag(path)
+    rolled = set(read_state(path).get("rolled_back", []))
     out = []
     for tag, rdir in release_dirs(path).items():
         rel = read_json(ReleaseLayout(rdir).release_json)
         ver = read_json(ReleaseLayout(rdir).verified)
         out.append({"tag": tag, "serial": _serial(tag), "local": True,
-                    "current": tag == current,
+                    "current": tag == current, "rolled_back": tag in rolled,
                     "source_commit": (rel.get("source") or {}).get("commit"),
                     "created": rel.get("created"), "signed_by": ver.get("signed_by"),
                     "size": dir_size(rdir)})
@@ -67,11 +69,13 @@ def list_releases(path: Path, *, remote: bool = True,
             warnings.append(f"remote releases not listed: {exc}")
         else:
             have = {r["tag"] for r in rows}
+            rolled = set(read_state(path).get("rolled_back", []))
             for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
                 tag = ref.rsplit("/", 1)[-1]
                 if tag not in have:
                     rows.append({"tag": tag, "serial": serial, "local": False,
-                                 "current": False, "source_commit": None, "created": None,
+                                 "current": False, "rolled_back": tag in rolled,
+                                 "source_commit": None, "created": None,
                                  "signed_by": None, "size": None})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
@@ -120,7 +124,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         tag = _rollback_target(path, current, have, tag)
         problems = verify_files(have[tag], load_manifest(have[tag]), derived=True)
         if problems:
-            raise SyncError(f"{tag} no longer verifies ({problems[0]}); not switching",
+            raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                             path=str(path))
         switch_to(path, tag)
         state = read_state(path)

@@ -33,7 +33,7 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.config import Config, load_config
-from kbtools.errors import ReleaseError
+from kbtools.errors import ReleaseError, plural
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
     FORMAT_VERSION,
@@ -171,8 +171,8 @@ def _checked_dist(dist: Path) -> dict[str, Any]:
     problems = verify_files(dist, manifest, derived=False)
     problems += unlisted_entries(dist, set(manifest.get("artifacts", {})), DATA_DIR)
     if problems:
-        raise ReleaseError(f"dist does not match its manifest ({len(problems)} problems, "
-                           f"first: {problems[0]}); rebuild with `kb build`", path=str(dist))
+        raise ReleaseError(f"dist does not match its manifest: {plural(len(problems), 'problem')}"
+                           f", first: {problems[0]}; rebuild with `kb build`", path=str(dist))
     return manifest
 
 
@@ -219,7 +219,7 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
         tree = run_git(gd, "write-tree", env=env).strip()
     problems = tree_problems(ls_tree(gd, tree, error=ReleaseError), manifest)
     if problems:
-        raise ReleaseError(f"release tree does not match the manifest ({problems[0]}); "
+        raise ReleaseError(f"release tree does not match the manifest: {problems[0]}; "
                            "check .gitattributes filters and links in dist/", path=str(dist))
     return tree
 

@@ -5,7 +5,7 @@ only in the last step, by one rename):
 
 1. lock the device dir, refuse links planted in it, drop leftovers of interrupted syncs;
 2. list the source's refs (remote, path or bundle file) and pick the highest release serial
-   (skipping tags the operator rolled back from); refuse a serial below the highest ever
+   (skipping tags the operator rolled back from, which the result names); refuse a serial below the highest ever
    accepted (a downgrade) and do nothing when it is the one already served;
 3. fetch the artifacts branch and that one tag into DIR/repo.git (depth 1 on first sync;
    git checks every object it receives, ``fetch.fsckObjects``);
@@ -34,7 +34,7 @@ from typing import Any
 
 from kbtools.config import Config
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import KbError, ModelError, SyncError, UsageError
+from kbtools.errors import KbError, ModelError, SyncError, UsageError, plural
 from kbtools.fsutil import mkdir_beneath, write_beneath
 from kbtools.index.layout import RELEASES, VERIFIED, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
@@ -71,9 +71,11 @@ class SyncResult:
     fetched_bytes: int = 0
     warnings: tuple[str, ...] = field(default_factory=tuple)
     trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
+    skipped: tuple[str, ...] = field(default_factory=tuple)  # newer tags rolled back from
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust)}
+        return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust),
+                "skipped": list(self.skipped)}
 
 
 def normalize_source(source: str) -> str:
@@ -103,7 +105,7 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     except SyncError as exc:
         if ": object " in exc.message:  # fetch.fsckObjects: a tree/commit git calls malformed
             raise SyncError(f"{tag}: git refuses an object of this release as malformed "
-                            f"({exc.message}); refusing it", path=source) from None
+                            f"— {exc.message}; refusing it", path=source) from None
         if is_bundle(source):
             raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
         if not first or "shallow" not in str(exc):
@@ -218,6 +220,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         raise SyncError("the source has no release tags to serve", path=source)
     serial = max(offered)
     tag = tag_name(serial)
+    skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
+                    and tag_name(s) in rolled_back)
     current = dev.served_tag(device)
     cur_serial = parse_serial(current) if current else None
     floor = max(int(state.get("highest_serial", 0)), cur_serial or 0)
@@ -227,7 +231,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         pinned = trust.apply(device, settled, tag) if settled else []
         return SyncResult(tag, serial, current, False, source,
                           warnings=begin.warnings + notes + _age_warn(served, max_age_days),
-                          trust=tuple(pinned))
+                          trust=tuple(pinned), skipped=skipped)
     if serial < floor:
         raise SyncError(f"newest release at the source is {tag}, older than "
                         f"{tag_name(floor)} already accepted; refusing a downgrade "
@@ -244,7 +248,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     dev.switch_to(device, tag)
     dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      begin.warnings + _age_warn(final, max_age_days), tuple(pinned))
+                      begin.warnings + _age_warn(final, max_age_days), tuple(pinned), skipped)
 
 
 def _install(device: Path, source: str, branch: str, tag: str, serial: int,
@@ -264,14 +268,14 @@ def _install(device: Path, source: str, branch: str, tag: str, serial: int,
     problems = staging_problems(staging, entries) + verify_files(staging, manifest,
                                                                  derived=False)
     if problems:
-        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
-                        f"first: {problems[0]})", path=tag)
+        raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
+                        f", first: {problems[0]}", path=tag)
     if manifest.get("derived"):
         materialize(staging)
         problems = verify_files(staging, manifest, derived=True)
         if problems:
-            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
-                            f"problems, first: {problems[0]})", path=tag)
+            raise SyncError(f"derived index does not match the manifest: "
+                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
     verified = {"tag": tag, "serial": serial, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),

@@ -157,7 +157,7 @@ def settle_served(device: Path, release_dir: Path, begin: TrustStart,
     except SyncError as exc:
         if begin.first_use:
             return None, (f"served {release_dir.name} is not signed by a given key "
-                          f"({exc.message}); no key pinned yet",)
+                          f"— {exc.message}; no key pinned yet",)
         return None, ()
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import IndexLoadError, SyncError
+from kbtools.errors import IndexLoadError, SyncError, plural
 from kbtools.fsutil import open_beneath, write_all
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.manifest import (
@@ -137,8 +137,8 @@ def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
     entries = ls_tree(gd, commit)
     problems = tree_problems(entries, manifest)
     if problems:
-        raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
-                        f"first: {problems[0]}); refusing this release", path=where)
+        raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
+                        f", first: {problems[0]}; refusing this release", path=where)
     return entries
 
 

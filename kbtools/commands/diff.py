@@ -1,0 +1,64 @@
+"""`kb diff`: what changed between two releases of a device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.ship.changes import ReleaseDiff, VerificationChange, diff_releases
+from kbtools.ship.device import device_dir, require_device
+
+
+@click.command("diff")
+@click.argument("tag_a", required=False)
+@click.argument("tag_b", required=False)
+@to_option
+@json_option
+def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -> None:
+    """What changed from release TAG_A to TAG_B: documents added, removed and changed, the
+    sections changed (by heading path), and sections that gained or lost verification.
+
+    No TAG: the served release against the local one before it. One TAG: that release
+    against the served one. A TAG may also be the path of a release directory (a build's
+    dist/, a device's releases/<tag>).
+    """
+    path = require_device(device_dir(to))
+    res = diff_releases(path, tag_a, tag_b) if tag_b or tag_a else diff_releases(path)
+    if as_json:
+        echo_json(res.to_dict())
+    else:
+        render(res)
+
+
+def render(res: ReleaseDiff) -> None:
+    old = res.old.name if res.old else "nothing"
+    click.echo(f"{old} → {res.new.name}: {res.summary()}")
+    for doc in res.documents_added:
+        click.echo(f"+ {doc}" + _title(res.titles.get(doc)))
+    for doc in res.documents_removed:
+        click.echo(f"- {doc}" + _title(res.titles.get(doc)))
+    for d in res.documents_changed:
+        click.echo(f"~ {d.doc}" + _title(d.title))
+        for mark, heads in ([("+", h) for h in d.sections_added]
+                            + [("-", h) for h in d.sections_removed]
+                            + [("~", h) for h in d.sections_changed]):
+            click.echo(f"    {mark} § {' › '.join(heads) or '(before the first heading)'}")
+        if d.metadata_changed:
+            click.echo(f"    front matter: {', '.join(d.metadata_changed)}")
+    for title, changes in (("verification gained", res.verification_gained),
+                           ("verification lost", res.verification_lost)):
+        if changes:
+            click.echo(f"{title}:")
+            for v in changes:
+                click.echo(f"  {_section(v)}: {v.before} → {v.after}"
+                           + (f" — {v.reason}" if v.reason else ""))
+
+
+def _title(title: str | None) -> str:
+    return f"  “{title}”" if title else ""
+
+
+def _section(v: VerificationChange) -> str:
+    return " › ".join([v.doc, *v.heading_path])

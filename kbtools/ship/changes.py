@@ -1,0 +1,367 @@
+"""What changed between two releases: documents, sections and verification.
+
+`diff_releases(device, old, new)` compares two releases of a device (default: the served
+one and the newest local release before it); `diff_dirs(old, new)` compares any two release
+directories (a build's ``dist/``, a device's ``releases/<tag>/``). What `kb diff`, `kb sync`
+and `kb serve` show.
+
+Cheap by construction: the manifest lists the sha256 of every chunk shard and source file,
+so only the shards whose hash differs are read (a one-paragraph edit reads two small files).
+A section is a document's chunks under one heading path; it changed when the multiset of
+its chunks' (kind, content hash) changed, so lines shifted by an edit above do not count.
+Its verification is the worst status of its chunks (verified only when all of them are);
+"gained" and "lost" are about sections present in both releases, which is where a review
+or an edit after review shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import SyncError, plural
+from kbtools.index.layout import (
+    CHUNK_DIR,
+    DATA_DIR,
+    DOCS,
+    SOURCE_DIR,
+    DeviceLayout,
+    ReleaseLayout,
+)
+from kbtools.ship.device import read_json
+from kbtools.ship.git import parse_serial
+
+__all__ = ["DocumentChange", "ReleaseDiff", "ReleaseRef", "VerificationChange",
+           "diff_dirs", "diff_releases"]
+
+Section = tuple[str, tuple[str, ...]]  # (doc, heading path)
+_CHUNK_PREFIX = f"{DATA_DIR}/{CHUNK_DIR}/"
+_SOURCE_PREFIX = f"{DATA_DIR}/{SOURCE_DIR}/"
+_DOCS_PATH = f"{DATA_DIR}/{DOCS}"
+_RANK = {"verified": 0, "unchecked": 1, "unverified": 2, "lapsed": 3}
+
+
+@dataclass(frozen=True)
+class ReleaseRef:
+    """Which release one side of a diff is."""
+
+    tag: str | None
+    serial: int | None
+    source_commit: str | None
+    created: str | None
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tag": self.tag, "serial": self.serial, "source_commit": self.source_commit,
+                "created": self.created, "path": self.path}
+
+    @property
+    def name(self) -> str:
+        return self.tag or self.path
+
+
+@dataclass(frozen=True)
+class DocumentChange:
+    """A document present in both releases whose source, front matter or chunks differ."""
+
+    doc: str
+    title: str
+    sections_added: tuple[tuple[str, ...], ...] = ()
+    sections_removed: tuple[tuple[str, ...], ...] = ()
+    sections_changed: tuple[tuple[str, ...], ...] = ()
+    metadata_changed: tuple[str, ...] = ()  # front-matter keys whose value changed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc": self.doc, "title": self.title,
+                "sections_added": [list(h) for h in self.sections_added],
+                "sections_removed": [list(h) for h in self.sections_removed],
+                "sections_changed": [list(h) for h in self.sections_changed],
+                "metadata_changed": list(self.metadata_changed)}
+
+
+@dataclass(frozen=True)
+class VerificationChange:
+    """A section whose verification status differs between the two releases."""
+
+    doc: str
+    heading_path: tuple[str, ...]
+    before: str
+    after: str
+    reason: str | None = None  # why it is not verified now (lost), from the build
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc": self.doc, "heading_path": list(self.heading_path),
+                "before": self.before, "after": self.after, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ReleaseDiff:
+    """From `old` (None: nothing, everything is new) to `new`."""
+
+    old: ReleaseRef | None
+    new: ReleaseRef
+    documents_added: tuple[str, ...] = ()
+    documents_removed: tuple[str, ...] = ()
+    documents_changed: tuple[DocumentChange, ...] = ()
+    verification_gained: tuple[VerificationChange, ...] = ()
+    verification_lost: tuple[VerificationChange, ...] = ()
+    titles: dict[str, str] = field(default_factory=dict)  # doc -> title (both sides)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.documents_added or self.documents_removed or self.documents_changed
+                    or self.verification_gained or self.verification_lost)
+
+    def sections_changed(self) -> int:
+        return sum(len(d.sections_added) + len(d.sections_removed) + len(d.sections_changed)
+                   for d in self.documents_changed)
+
+    def summary(self) -> str:
+        """One line: ``documents: 2 added, 1 changed (3 sections); verification: 1 section lost``."""
+        if self.empty:
+            return "no changes"
+        parts = []
+        if self.documents_added:
+            parts.append(f"{len(self.documents_added)} added")
+        if self.documents_removed:
+            parts.append(f"{len(self.documents_removed)} removed")
+        if self.documents_changed:
+            n = self.sections_changed()
+            parts.append(f"{len(self.documents_changed)} changed"
+                         + (f" ({plural(n, 'section')})" if n else ""))
+        ver = []
+        if self.verification_gained:
+            ver.append(f"{plural(len(self.verification_gained), 'section')} gained")
+        if self.verification_lost:
+            ver.append(f"{plural(len(self.verification_lost), 'section')} lost")
+        docs = "documents: " + ", ".join(parts) if parts else ""
+        return "; ".join(p for p in (docs, "verification: " + ", ".join(ver) if ver else "") if p)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"old": self.old.to_dict() if self.old else None, "new": self.new.to_dict(),
+                "summary": self.summary(),
+                "documents": {
+                    "added": [{"doc": d, "title": self.titles.get(d, "")}
+                              for d in self.documents_added],
+                    "removed": [{"doc": d, "title": self.titles.get(d, "")}
+                                for d in self.documents_removed],
+                    "changed": [d.to_dict() for d in self.documents_changed]},
+                "verification": {"gained": [v.to_dict() for v in self.verification_gained],
+                                 "lost": [v.to_dict() for v in self.verification_lost]}}
+
+
+# ------------------------------------------------------------------- choosing the releases
+
+def diff_releases(device_dir: Path, old: str | None = None,
+                  new: str | None = None) -> ReleaseDiff:
+    """Compare two releases of a device: `new` defaults to the served release, `old` to the
+    newest local release with a lower serial than `new` (None when there is none: then
+    everything in `new` is "added"). Either may also be the path of a release directory."""
+    layout = DeviceLayout(device_dir)
+    local = layout.release_dirs()
+    new_dir = _pick(device_dir, local, new)
+    if old is None:
+        serial = _serial_of(new_dir)
+        older = sorted((t for t in local if (parse_serial(t) or -1) < serial
+                        and local[t] != new_dir), key=lambda t: parse_serial(t) or -1)
+        return diff_dirs(local[older[-1]] if older else None, new_dir)
+    return diff_dirs(_pick(device_dir, local, old), new_dir)
+
+
+def _pick(device_dir: Path, local: dict[str, Path], which: str | None) -> Path:
+    if which is None:
+        served = DeviceLayout(device_dir).served_release()
+        if served is None:
+            raise SyncError("this device serves no release yet (run `kb sync`)",
+                            path=str(device_dir))
+        return served
+    if which in local:
+        return local[which]
+    path = Path(which)  # a tag is never a path: a directory named so is meant
+    if path.is_dir() and ReleaseLayout(path).is_release():
+        return path
+    served = DeviceLayout(path).served_release() if path.is_dir() else None
+    if served is not None:
+        return served
+    names = ", ".join(sorted(local, key=lambda t: parse_serial(t) or -1)) or "none"
+    raise SyncError(f"release {which} is not on this device (local releases: {names}); "
+                    "give a local tag or the path of a release directory", path=str(device_dir))
+
+
+def _serial_of(root: Path) -> int:
+    serial = read_json(ReleaseLayout(root).release_json).get("serial")
+    return serial if isinstance(serial, int) else (parse_serial(root.name) or -1)
+
+
+# ------------------------------------------------------------------- comparing two directories
+
+@dataclass
+class _Side:
+    ref: ReleaseRef
+    manifest: dict[str, Any]
+    docs: dict[str, dict[str, Any]]
+
+
+def _side(root: Path, *, docs: bool = True) -> _Side:
+    """One release: its identity, manifest and (when `docs`) document records."""
+    layout = ReleaseLayout(root)
+    manifest = _manifest(layout)
+    rel = read_json(layout.release_json)
+    serial = rel.get("serial")
+    ref = ReleaseRef(tag=rel.get("tag") if isinstance(rel.get("tag"), str) else None,
+                     serial=serial if isinstance(serial, int) else None,
+                     source_commit=(manifest.get("source") or {}).get("commit"),
+                     created=rel.get("created"), path=str(root))
+    return _Side(ref, manifest, _docs(root) if docs else {})
+
+
+def _docs(root: Path) -> dict[str, dict[str, Any]]:
+    """Document records of a release by path."""
+    return {d["doc"]: d for d in _records(ReleaseLayout(root).docs)
+            if isinstance(d.get("doc"), str)}
+
+
+def _manifest(layout: ReleaseLayout) -> dict[str, Any]:
+    """The manifest as JSON. Not validated again: a device's releases were verified when
+    synced, and a diff only reads hashes from it (the schema check costs seconds on a
+    manifest listing thousands of files)."""
+    try:
+        data = json.loads(layout.manifest.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise SyncError(f"cannot read the manifest: {exc}", path=str(layout.manifest)) from None
+    if not isinstance(data, dict):
+        raise SyncError("the manifest is not a JSON object", path=str(layout.manifest))
+    return data
+
+
+def _records(path: Path) -> Iterable[dict[str, Any]]:
+    """JSON objects of a JSON Lines file of a release (missing file: none; bad lines skipped:
+    the release was verified against its manifest, this is only a report)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SyncError(f"cannot read {path.name}: {exc.strerror}", path=str(path)) from None
+    for line in data.split(b"\n"):
+        if line.strip():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                yield rec
+
+
+def _changed_files(old: dict[str, Any], new: dict[str, Any], prefix: str) -> set[str]:
+    """Files under `prefix` listed by either manifest with a different (or no) hash."""
+    a, b = old.get("artifacts", {}), new.get("artifacts", {})
+    return {p for p in set(a) | set(b) if p.startswith(prefix)
+            and (a.get(p) or {}).get("sha256") != (b.get(p) or {}).get("sha256")}
+
+
+@dataclass
+class _Sec:
+    content: list[tuple[str, str]] = field(default_factory=list)
+    status: str = "verified"
+    reason: str | None = None
+
+
+def _sections(root: Path | None, shards: set[str]) -> dict[Section, _Sec]:
+    """Sections of the chunks in the given shard files of a release."""
+    out: dict[Section, _Sec] = defaultdict(_Sec)
+    if root is None:
+        return out
+    for rel in sorted(shards):
+        for rec in _records(root / rel):
+            doc, heads = rec.get("doc"), rec.get("heading_path")
+            if not isinstance(doc, str) or not isinstance(heads, list):
+                continue
+            sec = out[(doc, tuple(str(h) for h in heads))]
+            sec.content.append((str(rec.get("kind")), str(rec.get("content_hash"))))
+            ver = _metadata(rec, "verification")
+            status = str(ver.get("status") or ("verified" if ver.get("verified") else
+                                               "unverified"))
+            if _RANK.get(status, 2) > _RANK.get(sec.status, 2):
+                sec.status, sec.reason = status, ver.get("reason")
+    return out
+
+
+def _metadata(rec: dict[str, Any], key: str = "metadata") -> dict[str, Any]:
+    """The object under `key` of a record ({} when missing or not an object)."""
+    meta = rec.get(key)
+    return meta if isinstance(meta, dict) else {}
+
+
+def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
+    """Compare two release directories (`old` None: an empty one)."""
+    b = _side(new)
+    if old is None:
+        a = _Side(ReleaseRef(None, None, None, None, ""), {}, {})
+    else:  # the same docs.jsonl on both sides (the usual case) is parsed once
+        a = _side(old, docs=False)
+        same = not _changed_files(a.manifest, b.manifest, _DOCS_PATH)
+        a.docs = b.docs if same else _docs(old)
+    shards = _changed_files(a.manifest, b.manifest, _CHUNK_PREFIX)
+    sec_a, sec_b = _sections(old, shards), _sections(new, shards)
+    sources = {p[len(_SOURCE_PREFIX):]
+               for p in _changed_files(a.manifest, b.manifest, _SOURCE_PREFIX)}
+    added = tuple(sorted(set(b.docs) - set(a.docs)))
+    removed = tuple(sorted(set(a.docs) - set(b.docs)))
+    changed = _document_changes(a, b, sec_a, sec_b, sources, set(added) | set(removed))
+    gained, lost = _verification_changes(sec_a, sec_b)
+    named = [*added, *removed, *(c.doc for c in changed)]
+    titles = {d: str(_metadata(side.docs[d]).get("title") or "")
+              for side in (a, b) for d in named if d in side.docs}
+    return ReleaseDiff(a.ref if old is not None else None, b.ref, added, removed,
+                       tuple(changed), gained, lost, titles)
+
+
+def _document_changes(a: _Side, b: _Side, sec_a: dict[Section, _Sec], sec_b: dict[Section, _Sec],
+                      sources: set[str], skip: set[str]) -> list[DocumentChange]:
+    """Documents in both releases whose sections, front matter or source differ."""
+    by_doc: dict[str, dict[str, list[tuple[str, ...]]]] = defaultdict(
+        lambda: {"added": [], "removed": [], "changed": []})
+    for key in sorted(set(sec_a) | set(sec_b)):
+        doc, heads = key
+        if doc in skip:
+            continue
+        if key not in sec_a:
+            by_doc[doc]["added"].append(heads)
+        elif key not in sec_b:
+            by_doc[doc]["removed"].append(heads)
+        elif sorted(sec_a[key].content) != sorted(sec_b[key].content):
+            by_doc[doc]["changed"].append(heads)
+    same_docs = a.docs is b.docs
+    candidates = set(by_doc) | sources if same_docs else set(a.docs) & set(b.docs)
+    changed = []
+    for doc in sorted(candidates & set(a.docs) & set(b.docs)):
+        meta_a, meta_b = _metadata(a.docs[doc]), _metadata(b.docs[doc])
+        keys = tuple(sorted(k for k in set(meta_a) | set(meta_b)
+                            if meta_a.get(k) != meta_b.get(k)))
+        secs = by_doc.get(doc) or {"added": [], "removed": [], "changed": []}
+        if doc in by_doc or keys or doc in sources:
+            changed.append(DocumentChange(doc, str(meta_b.get("title") or ""),
+                                          tuple(secs["added"]), tuple(secs["removed"]),
+                                          tuple(secs["changed"]), keys))
+    return changed
+
+
+def _verification_changes(sec_a: dict[Section, _Sec], sec_b: dict[Section, _Sec]
+                          ) -> tuple[tuple[VerificationChange, ...],
+                                     tuple[VerificationChange, ...]]:
+    """Sections in both releases that became verified (gained) or stopped being (lost)."""
+    gained: list[VerificationChange] = []
+    lost: list[VerificationChange] = []
+    for key in sorted(set(sec_a) & set(sec_b)):
+        before, after = sec_a[key].status, sec_b[key].status
+        if (before == "verified") == (after == "verified"):
+            continue
+        change = VerificationChange(key[0], key[1], before, after,
+                                    None if after == "verified" else sec_b[key].reason)
+        (gained if after == "verified" else lost).append(change)
+    return tuple(gained), tuple(lost)

@@ -1,0 +1,125 @@
+"""What a new user trips over at the command line: mistyped commands get suggestions,
+filters that would silently match nothing are errors, counts and line ranges read right,
+and the generated CLI reference says `kb`."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from hostile import make_repo
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main, suggest
+from kbtools.commands.query import render
+from kbtools.config import load_config
+from kbtools.errors import line_span, plural
+from kbtools.index.reader import open_index
+from kbtools.query.results import SearchFilters, SearchResponse
+from kbtools.query.search import NO_ANSWER_REASON, parse_where
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    repo = make_repo(tmp_path_factory.mktemp("polish"))
+    build(load_config(repo), BuildOptions(progress=False))
+    return repo / "dist"
+
+
+def kb(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args), prog_name="kb")
+    return res.exit_code, res.output
+
+
+@pytest.mark.parametrize(("typed", "hint"), [
+    ("qeury", "Did you mean 'query'?"),
+    ("stauts", "Did you mean 'status'?"),
+    ("relase", "Did you mean one of: release, releases?"),
+    ("rel", "Did you mean one of: release, releases?"),
+    ("sycn", "Did you mean 'sync'?"),
+    ("frobnicate", "See `kb --help` for the commands."),
+])
+def test_mistyped_command_suggests_close_matches(typed, hint):
+    code, out = kb(typed, "x")
+    assert code == 2
+    assert out.splitlines()[-1] == f"Error: No such command {typed!r}. {hint}"
+
+
+def test_subcommand_typos_and_options_still_work():
+    code, out = kb("table", "evl")
+    assert code == 2 and "Did you mean 'eval'?" in out
+    assert kb("--version")[0] == 0 and kb("--help")[0] == 0
+    code, out = kb("--no-such-option")
+    assert code == 2 and "No such option" in out
+    assert suggest("QUERY", ["query", "recent"]) == " Did you mean 'query'?"
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ("crop==x", "'==' is not an operator; use crop=VALUE"),
+    ("crop=>x", "'=>' is not an operator"),
+    ("crop=<x", "'=<' is not an operator"),
+    ("crop!==x", "'!==' is not an operator"),
+    ("crop>=<x", "'>=<' is not an operator"),
+    ("crop=", "no value after '='"),
+    ("crop= ", "no value after '='"),
+    ("crop>x", "use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE"),
+    ("crop", "use KEY=VALUE"),
+])
+def test_where_mis_parses_are_errors(where, message):
+    with pytest.raises(Exception, match=message.replace("(", r"\(")):
+        parse_where([where])
+
+
+def test_where_errors_at_the_cli_and_closed_sets(dist):
+    for where, message in [("category==engineering", "'==' is not an operator"),
+                           ("verified=yes", "use verified=true or verified=false"),
+                           ("verified>=true", "use verified=true or verified=false"),
+                           ("kind=sections", "no chunk of kind 'sections' in this index; its kinds: "),
+                           ("colour=red", "unknown --where key 'colour'")]:
+        code, out = kb("query", "--index", str(dist), "pump seal", "--where", where)
+        assert code == 2 and out.startswith("kb: error: ") and len(out.splitlines()) == 1, out
+        assert message in out, (where, out)
+    for where in ("category=engineering", "verified=false", "kind=section", "kind!=table",
+                  "timestamp>=2026-01-01"):
+        code, out = kb("query", "--index", str(dist), "pump seal", "--where", where, "--json")
+        assert code == 0, (where, out)
+
+
+def test_no_answer_and_single_line_citations_read_right(dist, capsys):
+    index = open_index(dist)
+    render(SearchResponse("q", index.release, SearchFilters(), reason=NO_ANSWER_REASON), False)
+    out = capsys.readouterr().out
+    assert out.startswith(f"No answer in the knowledge: {NO_ANSWER_REASON}. [local build @ ")
+    assert "((" not in out and "))" not in out
+    assert (plural(1, "document"), plural(2, "document"), plural(0, "file")) == (
+        "1 document", "2 documents", "0 files")
+    assert plural(1, "document has", "documents have") == "1 document has"
+    assert (line_span(70, 70), line_span(3, 9), line_span(3, 9, "-")) == (
+        "line 70", "lines 3–9", "lines 3-9")
+
+
+def test_check_and_build_say_one_document(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "r")
+    monkeypatch.chdir(repo)
+    res = CliRunner().invoke(main, ["check", "knowledge"])
+    assert res.exit_code == 0 and "1 document, 0 errors, 0 warnings" in res.stderr
+    res = CliRunner().invoke(main, ["build", "-q"])
+    assert res.exit_code == 0, res.output
+    assert ": 1 document, " in res.stdout + res.stderr and "1 documents" not in res.output
+
+
+def test_batch_where_object_with_a_list_is_an_error(dist, tmp_path):
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"query": "pump seal", "where": {"category": "engineering"}}\n'
+                     '{"query": "pump seal", "where": {"category": ["engineering"]}}\n',
+                     encoding="utf-8")
+    code, out = kb("query", "--index", str(dist), "--batch", str(batch), "--json")
+    assert code == 2, out
+    assert out.splitlines()[-1] == (f'kb: error: {batch}:2: "where" values must be text or '
+                                    "numbers (one value per key; a list never matches)")
+
+
+def test_where_quotes_and_spaces_are_not_part_of_the_value():
+    assert parse_where(['crop="小麦"', "crop = '玉米' ", "a>=1"]) == [
+        ("crop", "=", "小麦"), ("crop", "=", "玉米"), ("a", ">=", "1")]
+    with pytest.raises(Exception, match="no value"):
+        parse_where(['crop=""'])

@@ -1,0 +1,202 @@
+"""Operating a real device: `kb diff` and `diff_releases`, `kb sync` showing what changed and
+what it skipped, `kb status`/`kb releases` finding the device and marking releases.
+
+One device per module (tests/device_fixtures.py): real builds, signed releases in a bare
+artifacts repo, synced with the key trusted on first use. kb-r2 edits a verified section
+after its review, removes a document and adds one. Tests that roll back work on a copy.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import (
+    ADDED,
+    EDITED,
+    EDITED_SECTION,
+    REMOVED,
+    Device,
+    make_device,
+    second_release,
+)
+
+from kbtools.cli import main
+from kbtools.errors import SyncError
+from kbtools.ship.changes import diff_dirs, diff_releases
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory) -> tuple[Device, str]:
+    d = make_device(tmp_path_factory.mktemp("ops"))
+    return d, second_release(d)
+
+
+def copy_of(d: Device, tmp_path: Path) -> Device:
+    dev = tmp_path / "device"
+    shutil.copytree(d.dev, dev, symlinks=True)
+    return Device(d.kr, d.art, dev, d.key)
+
+
+def kb(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args), env=env)
+    return res.exit_code, res.output
+
+
+# ------------------------------------------------------------------ diff_releases
+
+
+def test_diff_served_against_previous(device):
+    d, _ = device
+    diff = diff_releases(d.dev)
+    assert diff.old is not None and (diff.old.tag, diff.new.tag) == ("kb-r1", "kb-r2")
+    assert (diff.old.serial, diff.new.serial) == (1, 2)
+    assert diff.documents_added == (ADDED,) and diff.documents_removed == (REMOVED,)
+    assert [c.doc for c in diff.documents_changed] == [EDITED]
+    change = diff.documents_changed[0]
+    assert change.sections_changed == (EDITED_SECTION,)
+    assert change.sections_added == change.sections_removed == ()
+    assert diff.verification_gained == ()
+    [lost] = diff.verification_lost
+    assert (lost.doc, lost.heading_path, lost.before, lost.after) == (
+        EDITED, EDITED_SECTION, "verified", "lapsed")
+    assert lost.reason and lost.reason.startswith("changed after review")
+    assert diff.summary() == ("documents: 1 added, 1 removed, 1 changed (1 section); "
+                              "verification: 1 section lost")
+    out = json.loads(json.dumps(diff.to_dict(), ensure_ascii=False))
+    assert out["new"]["tag"] == "kb-r2" and out["old"]["source_commit"]
+    assert out["documents"]["added"] == [{"doc": ADDED, "title": "Pump seals"}]
+    assert out["documents"]["changed"][0]["sections_changed"] == [list(EDITED_SECTION)]
+    assert out["verification"]["lost"][0]["after"] == "lapsed"
+
+
+def test_diff_backwards_gains_verification_and_same_release_is_empty(device):
+    d, _ = device
+    back = diff_releases(d.dev, "kb-r2", "kb-r1")
+    assert back.documents_added == (REMOVED,) and back.documents_removed == (ADDED,)
+    [gained] = back.verification_gained
+    assert (gained.heading_path, gained.before, gained.after) == (EDITED_SECTION, "lapsed",
+                                                                 "verified")
+    assert back.verification_lost == ()
+    same = diff_releases(d.dev, "kb-r2", "kb-r2")
+    assert same.empty and same.summary() == "no changes"
+
+
+def test_diff_of_the_first_release_lists_everything_as_added(device):
+    d, _ = device
+    first = diff_releases(d.dev, new="kb-r1")
+    assert first.old is None and REMOVED in first.documents_added
+    assert first.documents_changed == () and first.documents_removed == ()
+
+
+def test_diff_of_release_directories(device, tmp_path):
+    d, _ = device
+    # a build output (dist/) against a device release, by path
+    res = diff_dirs(d.dev / "releases" / "kb-r1", d.kr / "dist")
+    assert res.documents_added == (ADDED,) and res.new.tag is None
+    code, out = kb("diff", str(d.dev / "releases" / "kb-r1"), str(d.kr / "dist"),
+                   "--to", str(d.dev))
+    assert code == 0 and f"+ {ADDED}" in out, out
+    with pytest.raises(SyncError, match=r"release kb-r9 is not on this device \(local "
+                                        r"releases: kb-r1, kb-r2\)"):
+        diff_releases(d.dev, "kb-r9")
+
+
+def test_kb_diff_cli_text_json_and_errors(device):
+    d, _ = device
+    code, out = kb("diff", "--to", str(d.dev))
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == ("kb-r1 → kb-r2: documents: 1 added, 1 removed, 1 changed (1 section); "
+                        "verification: 1 section lost")
+    assert f"+ {ADDED}  “Pump seals”" in lines and f"- {REMOVED}  “施药器械校准操作规程”" in lines
+    assert f"    ~ § {' › '.join(EDITED_SECTION)}" in lines
+    assert "verification lost:" in lines
+    lost = lines[lines.index("verification lost:") + 1]
+    assert "verified → lapsed — changed after review" in lost
+    assert "((" not in out and "))" not in out
+    # the device found as `kb query` finds it: $KB_INDEX, here naming its `current`
+    code, js = kb("diff", "kb-r1", "kb-r2", "--json", env={"KB_INDEX": str(d.dev / "current")})
+    assert code == 0, js
+    data = json.loads(js)
+    assert (data["old"]["tag"], data["new"]["tag"]) == ("kb-r1", "kb-r2")
+    assert data["summary"].startswith("documents: 1 added")
+    code, out = kb("diff", "kb-r7", "--to", str(d.dev))
+    assert code == 1 and len(out.splitlines()) == 1 and out.startswith("kb: error: ")
+    assert "release kb-r7 is not on this device" in out
+
+
+# ------------------------------------------------------------------ sync output
+
+
+def test_sync_prints_the_changes_after_a_switch(device):
+    _, out = device
+    lines = out.splitlines()
+    assert lines[0].startswith("serving kb-r2 (was kb-r1); fetched ") and lines[0].endswith(" bytes")
+    assert lines[1] == ("changes since kb-r1: documents: 1 added, 1 removed, 1 changed "
+                        "(1 section); verification: 1 section lost")
+    assert lines[2:5] == [f"  + {ADDED}", f"  - {REMOVED}", f"  ~ {EDITED}"]
+
+
+def test_sync_json_carries_the_changes(device, tmp_path):
+    d, _ = device
+    code, out = kb("sync", "--to", str(d.dev), "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["changed"] is False and data["changes"] is None and data["skipped"] == []
+
+
+def test_rollback_then_sync_says_newer_release_skipped_and_releases_marks_it(device, tmp_path):
+    d = copy_of(device[0], tmp_path)
+    assert kb("rollback", "--to", str(d.dev)) == (0, "serving kb-r1 (was kb-r2)\n")
+    code, out = kb("sync", "--to", str(d.dev))
+    assert code == 0, out
+    assert out.splitlines() == [
+        "up to date: serving kb-r1",
+        "skipped kb-r2: newer, but rolled back from on purpose (`kb rollback kb-r2` serves it "
+        "again)"]
+    code, out = kb("releases", "--to", str(d.dev), "--local")
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == f"device {d.dev}"
+    assert lines[1].split() == ["TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE"]
+    assert lines[2].split()[0] == "kb-r2" and lines[2].endswith("rolled back from (sync skips it)")
+    assert lines[3].startswith("*  kb-r1") and lines[3].endswith("served")
+    rows = json.loads(kb("releases", "--to", str(d.dev), "--local", "--json")[1])
+    assert [(r["tag"], r["current"], r["rolled_back"]) for r in rows] == [
+        ("kb-r2", False, True), ("kb-r1", True, False)]
+    code, out = kb("status", "--to", str(d.dev), "--quick")
+    assert code == 0 and "rolled back from kb-r2 (`kb sync` skips it)" in out, out
+    # the operator takes it back explicitly; sync no longer skips anything
+    assert kb("rollback", "kb-r2", "--to", str(d.dev))[0] == 0
+    assert kb("sync", "--to", str(d.dev))[1] == "up to date: serving kb-r2\n"
+
+
+# ------------------------------------------------------------------ finding the device
+
+
+def test_status_and_releases_find_the_device_like_query(device, tmp_path):
+    d, _ = device
+    for where in (d.dev, d.dev / "current", d.dev / "releases" / "kb-r2"):
+        code, out = kb("status", "--quick", env={"KB_INDEX": str(where)})
+        assert code == 0, out
+        assert out.splitlines()[0] == f"device {d.dev}" and "serving kb-r2" in out
+        code, out = kb("releases", "--local", env={"KB_INDEX": str(where)})
+        assert code == 0 and out.splitlines()[0] == f"device {d.dev}", out
+    # nothing synced at the default place: the message names the directory it looked at
+    code, out = kb("status", env={"KB_HOME": str(tmp_path / "home")})
+    assert code == 0 and out == (f"device {tmp_path / 'home' / 'device'}: serving nothing yet "
+                                 "(run `kb sync SOURCE`)\n")
+    code, out = kb("releases", "--local", env={"KB_HOME": str(tmp_path / "home")})
+    assert code == 0 and out == (f"device {tmp_path / 'home' / 'device'}: no releases yet "
+                                 "(run `kb sync SOURCE`)\n")
+    # a build's dist/ is not a device: one line saying what to pass
+    for cmd in ("status", "releases", "diff", "log"):
+        code, out = kb(cmd, "--to", str(d.kr / "dist"))
+        assert code == 1 and out.startswith("kb: error: ") and len(out.splitlines()) == 1
+        assert "is a build output, not a device directory" in out, (cmd, out)

@@ -1,0 +1,202 @@
+"""The device query log: what `kb query` and MCP record, `kb log`, the off switches, rotation
+by size, concurrent writers in separate processes, and failures that never reach the answer.
+
+A real device (tests/device_fixtures.py: built, signed, synced); each test gets its own copy.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import Device, make_device
+from hostile import can_drop_read_override, drop_read_override, env
+
+from kbtools.agents.mcp_server import Context, tool_search
+from kbtools.cli import main
+from kbtools.errors import UsageError
+from kbtools.index.layout import QUERY_LOG_KEEP
+from kbtools.index.reader import open_index
+from kbtools.query import log as qlog
+from kbtools.query.log import parse_since, read_log, record_question
+from kbtools.query.search import search
+
+pytestmark = pytest.mark.slow
+QUESTION = "小麦赤霉病施药步骤"
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> Device:
+    return make_device(tmp_path_factory.mktemp("qlog"))
+
+
+@pytest.fixture
+def dev(published, tmp_path) -> Path:
+    path = tmp_path / "device"
+    shutil.copytree(published.dev, path, symlinks=True)
+    return path
+
+
+def kb(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args))
+    return res.exit_code, res.output
+
+
+def logged(dev: Path) -> list[dict]:
+    return read_log(dev)
+
+
+def test_kb_query_is_logged_with_release_and_citations(dev):
+    code, out = kb("query", "--index", str(dev), QUESTION, "--json")
+    assert code == 0, out
+    answer = json.loads(out)
+    [entry] = logged(dev)
+    assert list(entry) == ["at", "interface", "release", "question", "cited", "no_answer"]
+    assert entry["interface"] == "cli" and entry["release"] == "kb-r1"
+    assert entry["question"] == QUESTION and entry["no_answer"] is False
+    assert entry["cited"] == [r["chunk_id"] for r in answer["results"]] and entry["cited"]
+    at = datetime.fromisoformat(entry["at"].replace("Z", "+00:00"))
+    assert entry["at"].endswith("Z") and abs(datetime.now(UTC) - at) < timedelta(minutes=5)
+    assert (dev / "queries.jsonl").stat().st_mode & 0o777 == 0o600  # questions are private
+    # no answer, and a question refused by the filters, are logged as such
+    kb("query", "--index", str(dev), "quantum chromodynamics lattice gauge")
+    code, out = kb("query", "--index", str(dev), QUESTION, "--where", "crop==小麦")
+    assert code == 2
+    rows = logged(dev)
+    assert rows[1]["no_answer"] is True and rows[1]["cited"] == []
+    assert rows[2]["no_answer"] is None and "'==' is not an operator" in rows[2]["error"]
+
+
+def test_no_log_flag_device_setting_and_dist_are_not_logged(dev, published):
+    assert kb("query", "--index", str(dev), QUESTION, "--no-log")[0] == 0
+    assert not (dev / "queries.jsonl").exists()
+    assert kb("log", "--off", "--to", str(dev)) == (0, f"query log off for device {dev}\n")
+    assert json.loads((dev / "settings.json").read_text()) == {"query_log": False}
+    assert kb("query", "--index", str(dev), QUESTION)[0] == 0
+    assert not (dev / "queries.jsonl").exists()
+    code, out = kb("log", "--to", str(dev))
+    assert out == f"device {dev}: 0 questions (logging is off: `kb log --on`)\n"
+    assert kb("log", "--on", "--to", str(dev))[0] == 0
+    assert kb("query", "--index", str(dev), QUESTION)[0] == 0
+    assert len(logged(dev)) == 1
+    # a build's dist/ is not a device: nothing is written there or anywhere
+    dist = published.kr / "dist"
+    before = sorted(p.name for p in dist.iterdir())
+    assert kb("query", "--index", str(dist), QUESTION)[0] == 0
+    assert sorted(p.name for p in dist.iterdir()) == before
+    assert len(logged(dev)) == 1
+
+
+def test_mcp_search_is_logged_as_mcp(dev):
+    out = tool_search(Context(index=dev), QUESTION, k=2)
+    [entry] = logged(dev)
+    assert entry["interface"] == "mcp" and entry["release"] == "kb-r1"
+    assert entry["cited"] == [r["chunk_id"] for r in out["results"]]
+    tool_search(Context(index=dev, query_log=False), QUESTION, k=2)
+    with pytest.raises(UsageError):
+        tool_search(Context(index=dev), QUESTION, where=["verified=yes"])
+    rows = logged(dev)
+    assert len(rows) == 2 and "verified=true or verified=false" in rows[1]["error"]
+
+
+def test_kb_log_shows_since_and_json(dev):
+    index = open_index(dev)
+    for q in ("E17 怎么复位", "how to calibrate a sprayer"):
+        record_question(index, "cli", q, search(index, q, k=2))
+    old = {"at": "2020-01-01T00:00:00.000Z", "interface": "web", "release": "kb-r0",
+           "question": "旧问题\n第二行", "cited": ["a"], "no_answer": False}
+    text = (dev / "queries.jsonl").read_text(encoding="utf-8")
+    (dev / "queries.jsonl").write_text(json.dumps(old, ensure_ascii=False) + "\n" + text
+                                       + '{"torn', encoding="utf-8")
+    code, out = kb("log", "--to", str(dev))
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == f"device {dev}: 3 questions"
+    assert lines[1] == "2020-01-01T00:00:00.000Z  web  kb-r0  1 citation  旧问题 第二行"
+    assert lines[2].endswith("E17 怎么复位") and " cli  kb-r1  " in lines[2]
+    code, out = kb("log", "--to", str(dev), "--since", "1h")
+    assert out.splitlines()[0] == f"device {dev}: 2 questions since 1h"
+    code, out = kb("log", "--to", str(dev), "--since", "2019-12-31", "--json")
+    assert [e["question"] for e in json.loads(out)][0] == "旧问题\n第二行"
+    code, out = kb("log", "--to", str(dev), "--since", "yesterday")
+    assert code == 2 and out.startswith("kb: error: bad --since 'yesterday'")
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    assert parse_since("2d", now) == now - timedelta(days=2)
+    assert parse_since("2026-11-30T08:00", now) == datetime(2026, 11, 30, 8, tzinfo=UTC)
+
+
+def test_rotation_keeps_the_log_bounded(dev):
+    (dev / "settings.json").write_text(json.dumps({"query_log_max_bytes": 4096}))
+    index = open_index(dev)
+    res = search(index, QUESTION, k=3)
+    for i in range(400):
+        record_question(index, "cli", f"问题 {i} " + "x" * 100, res)
+    files = sorted(p.name for p in dev.iterdir() if p.name.startswith("queries.jsonl"))
+    assert files == ["queries.jsonl"] + [f"queries.jsonl.{n}" for n in range(1, QUERY_LOG_KEEP + 1)]
+    assert all((dev / f).stat().st_size <= 4096 for f in files)
+    rows = logged(dev)
+    numbers = [int(r["question"].split()[1]) for r in rows]
+    assert numbers == sorted(numbers) and numbers[-1] == 399  # oldest first, newest kept
+    assert len(rows) < 400  # the oldest lines were dropped
+    line = max(len((dev / f).read_bytes().split(b"\n")[0]) + 1 for f in files)
+    total = sum((dev / f).stat().st_size for f in files)
+    assert total > QUERY_LOG_KEEP * (4096 - line)  # rotated files are full, not truncated
+
+
+def _writer(dev: str, n: int, tag: str) -> None:
+    index = open_index(Path(dev))
+    for i in range(n):
+        record_question(index, "api", f"{tag}-{i} " + "y" * 150, None)
+
+
+def test_concurrent_writers_never_tear_lines(dev):
+    (dev / "settings.json").write_text(json.dumps({"query_log_max_bytes": 64 << 10}))
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(dev), 150, f"w{k}")) for k in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    raw = b"".join((dev / n).read_bytes() for n in os.listdir(dev) if n.startswith("queries"))
+    lines = raw.split(b"\n")
+    assert lines.count(b"") >= 1 and all(json.loads(x) for x in lines if x)
+    rows = [json.loads(x) for x in lines if x]
+    assert len(rows) == 600  # 4 × 150 lines ≈ 130 KB: rotated, nothing dropped yet
+    assert {r["question"].split()[0] for r in rows} == {f"w{k}-{i}" for k in range(4)
+                                                         for i in range(150)}
+
+
+def test_unwritable_log_warns_once_and_answers_anyway(dev, capsys):
+    (dev / "queries.jsonl").symlink_to(dev / "elsewhere.jsonl")  # planted: never followed
+    index = open_index(dev)
+    qlog._warned.discard(str(dev))
+    for _ in range(3):
+        record_question(index, "cli", QUESTION, search(index, QUESTION))
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("kb: warning: query log not written (")
+    assert err[0].endswith("answers are not affected")
+    assert not (dev / "elsewhere.jsonl").exists()
+
+
+@pytest.mark.skipif(not can_drop_read_override(), reason="cannot drop root's DAC override")
+def test_read_only_device_still_answers(dev, tmp_path):
+    os.chmod(dev, 0o555)
+    try:
+        run = subprocess.run([sys.executable, "-m", "kbtools", "query", "--index", str(dev),
+                              QUESTION, "-k", "1"], env=env(tmp_path / "home"),
+                             capture_output=True, text=True, timeout=120,
+                             preexec_fn=drop_read_override)
+    finally:
+        os.chmod(dev, 0o755)
+    assert run.returncode == 0, run.stderr
+    assert "wheat-scab.md" in run.stdout
+    assert run.stderr.count("kb: warning: query log not written") == 1, run.stderr
+    assert "Traceback" not in run.stderr and not (dev / "queries.jsonl").exists()
