@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "mcp"),
     "serve": ("serve", "serve"),
     "release": ("release", "release"),
+    "publish": ("publish", "publish_cmd"),
     "sync": ("sync", "sync"),
     "keygen": ("keygen", "keygen"),
     "trust": ("trust", "trust"),

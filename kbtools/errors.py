@@ -67,6 +67,10 @@ class ReleaseError(KbError):
     """Making or publishing a release failed."""
 
 
+class EngineError(KbError):
+    """A search engine (Milvus) is unreachable, lacks the release, or refused a publish."""
+
+
 class SyncError(KbError):
     """A sync was refused or failed; the served release is unchanged."""
 

@@ -142,6 +142,7 @@ LAYERS = [
     {"build"},
     {"ship"},
     {"agents", "scaffold"},
+    {"engine"},
     {"serve"},
     {"api", "cli", "commands"},
     {"clidocs", "__main__"},

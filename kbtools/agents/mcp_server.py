@@ -125,9 +125,16 @@ class Context:
     query_log: bool = True  # record searches in a device's query log (`kbtools.query.log`)
     _idx: KbIndex | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
+    opener: Callable[[], KbIndex] | None = None  # an engine's served release (`kb mcp --engine`)
 
     def idx(self) -> KbIndex:
         """The served index; reopened when the served release changes (after `kb sync`)."""
+        if self.opener is not None:
+            served = self.opener()
+            if served is not self._idx:
+                self._idx = served
+                self._cache.pop("kn", None)
+            return served
         root = resolve_index_path(self.index)  # IndexLoadError when there is none
         if self._idx is None or Path(self._idx.root).resolve() != root.resolve():
             old, self._idx = self._idx, open_index(root)
@@ -249,12 +256,13 @@ def tool_draft(ctx: Context, category: str, title: str, body: str, author: str |
 # ----------------------------------------------------------------- server
 
 def build_server(*, index: Path | None = None, root: Path | None = None,
-                 allow_write: bool = False, query_log: bool = True) -> Any:
+                 allow_write: bool = False, query_log: bool = True,
+                 opener: Callable[[], KbIndex] | None = None) -> Any:
     """An MCPServer with the read tools, plus draft_report when writing is allowed."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log)
+    ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     server_class: type[MCPServer] = _one_line_errors(MCPServer)
     server = server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
                           log_level="WARNING")
@@ -373,10 +381,12 @@ def _clean_stdin() -> None:
 
 
 def serve(*, index: Path | None = None, allow_write: bool = False,
-          query_log: bool = True) -> None:
-    """Run the server on stdio until the client disconnects. Logs go to stderr."""
+          query_log: bool = True, opener: Callable[[], KbIndex] | None = None) -> None:
+    """Run the server on stdio until the client disconnects. Logs go to stderr. `opener`
+    (an engine's `EngineReader.current`) replaces the index files."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="kb mcp: %(message)s")
-    server = build_server(index=index, allow_write=allow_write, query_log=query_log)
+    server = build_server(index=index, allow_write=allow_write, query_log=query_log,
+                          opener=opener)
     _clean_stdin()
     log.info("kb mcp %s ready (write tools %s)", __version__,
              "enabled" if allow_write else "disabled")

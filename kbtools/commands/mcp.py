@@ -6,6 +6,11 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import engine_options
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.remote import EngineReader
+from kbtools.errors import UsageError
+
 
 @click.command("mcp")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
@@ -16,7 +21,9 @@ import click
               help="Also offer draft_report, which commits unverified drafts on new branches.")
 @click.option("--no-log", "no_log", is_flag=True,
               help="Do not record searches in the device's query log (see `kb log`).")
-def mcp(index: Path | None, allow_write: bool, no_log: bool) -> None:
+@engine_options
+def mcp(index: Path | None, allow_write: bool, no_log: bool, engine: str | None,
+        token_file: Path | None) -> None:
     """Run an MCP server over stdio with search, read, recent and evaluate_table tools.
 
     stdout carries the protocol; logs go to stderr. Register it with an MCP client as the
@@ -24,4 +31,7 @@ def mcp(index: Path | None, allow_write: bool, no_log: bool) -> None:
     """
     from kbtools.agents.mcp_server import serve
 
-    serve(index=index, allow_write=allow_write, query_log=not no_log)
+    if engine is not None and index is not None:
+        raise UsageError("give --index or --engine, not both")
+    opener = EngineReader(connect_url(engine, token_file)).current if engine else None
+    serve(index=index, allow_write=allow_write, query_log=not no_log, opener=opener)

@@ -28,6 +28,16 @@ def to_option(f: F) -> F:
         help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
 
 
+def engine_options(f: F) -> F:
+    """--engine URL and --token-file F, shared by publish, query, mcp and rollback."""
+    f = click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path),
+                     default=None, help="File holding the engine's token (user:password or "
+                     "API key).")(f)
+    return click.option("--engine", "engine", metavar="milvus://HOST:PORT[/DB]", default=None,
+                        help="Use the release published in this Milvus (kbtools[milvus]) "
+                             "instead of local files.")(f)
+
+
 def echo_json(data: Any) -> None:
     """Pretty JSON on stdout; text that is not valid Unicode (lone surrogates from input that
     was not UTF-8) is printed as U+FFFD rather than failing the output."""

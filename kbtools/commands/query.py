@@ -9,7 +9,9 @@ from typing import BinaryIO
 
 import click
 
-from kbtools.commands.output import echo_json, echo_jsonl, json_option
+from kbtools.commands.output import echo_json, echo_jsonl, engine_options, json_option
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.remote import open_engine_index
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
@@ -37,10 +39,12 @@ from kbtools.ship.checkout import open_index
 @click.option("--explain", is_flag=True, help="Show each retriever's rank and score and filters.")
 @click.option("--no-log", "no_log", is_flag=True,
               help="Do not record the question in the device's query log (see `kb log`).")
+@engine_options
 @json_option
 def query_cmd(question: str | None, index_path: Path | None, k: int, where: tuple[str, ...],
               verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
-              no_log: bool, as_json: bool) -> None:
+              no_log: bool, engine: str | None, token_file: Path | None,
+              as_json: bool) -> None:
     """Search the knowledge and print cited passages.
 
     Each result names its document, heading path, line range, whether it is verified (per
@@ -50,7 +54,10 @@ def query_cmd(question: str | None, index_path: Path | None, k: int, where: tupl
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
-    index = open_index(index_path)
+    if engine is not None and index_path is not None:
+        raise UsageError("give --index or --engine, not both")
+    index = (open_engine_index(connect_url(engine, token_file)) if engine is not None
+             else open_index(index_path))
     if batch is not None:
         _run_batch(index, batch, k=k, where=list(where), verified_only=verified_only, mode=mode,
                    explain=explain, as_json=as_json, log=not no_log)

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import echo_json, engine_options, json_option, to_option
+from kbtools.engine.milvus import ALIAS, connect_url
+from kbtools.engine.publish import rollback as engine_rollback
 from kbtools.ship.device import device_dir
 from kbtools.ship.operate import rollback as do_rollback
 
@@ -14,14 +16,25 @@ from kbtools.ship.operate import rollback as do_rollback
 @click.command("rollback")
 @click.argument("tag", required=False)
 @to_option
+@engine_options
+@click.option("--alias", default=ALIAS, show_default=True, help="With --engine: the alias.")
 @json_option
-def rollback(tag: str | None, to: Path | None, as_json: bool) -> None:
+def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: Path | None,
+             alias: str, as_json: bool) -> None:
     """Serve TAG (default: the newest local release older than the served one).
 
     An operator action only: logged to DIR/rollback.log, and later syncs skip the release
-    rolled back from (a newer serial is still taken).
+    rolled back from (a newer serial is still taken). With --engine, moves the engine's
+    alias to TAG (default: the newest published release older than the served one).
     """
-    entry = do_rollback(device_dir(to), tag)
+    if engine is not None:
+        eng = connect_url(engine, token_file)
+        try:
+            entry = engine_rollback(eng, tag, alias)
+        finally:
+            eng.close()
+    else:
+        entry = do_rollback(device_dir(to), tag)
     if as_json:
         echo_json(entry)
     else:

@@ -25,6 +25,7 @@ from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of
 from kbtools.query import fusion
+from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 MAX_QUERY_CHARS = 2000
@@ -201,7 +202,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         return SearchResponse(text, index.release, filters, reason=reason)
 
     terms, ids, unknown = index.bm25.query_terms(text)
-    lists = _candidates(index, text, mode, mask, ids, params.candidates)
+    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask, tuple(ids),
+                               params.candidates)
+    lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
     if not fused:
@@ -223,6 +226,16 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2))
+
+
+class LocalCandidates:
+    """The default candidate source: the release's BM25 matrices and usearch graphs."""
+
+    def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, fusion.Ranked]:
+        return _candidates(index, req.text, req.mode, req.mask, list(req.term_ids), req.count)
+
+
+LOCAL_CANDIDATES = LocalCandidates()
 
 
 def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],

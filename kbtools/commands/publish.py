@@ -1,0 +1,56 @@
+"""`kb publish`: load a verified release into a search engine (Milvus) behind an alias."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kbtools.commands.output import echo_json, engine_options, json_option
+from kbtools.engine.milvus import ALIAS, connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.errors import UsageError
+from kbtools.ship.release import release_settings
+
+
+@click.command("publish")
+@engine_options
+@click.option("--index", "index_path", type=click.Path(path_type=Path), default=None,
+              help="Release to publish: dist/, a release dir or a device dir (default: "
+                   "KB_INDEX, ./dist of the repo, or the device directory).")
+@click.option("--trusted-key", "trusted", multiple=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Public key the release must be signed by (default: kb.toml "
+                   "release.trusted_keys; a device's pinned keys always apply). Repeatable.")
+@click.option("--keep", type=click.IntRange(1), default=None,
+              help="Releases to keep in the engine (default: kb.toml release.keep).")
+@click.option("--alias", default=ALIAS, show_default=True, help="Alias readers query.")
+@json_option
+def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | None,
+                trusted: tuple[Path, ...], keep: int | None, alias: str,
+                as_json: bool) -> None:
+    """Publish a release into a Milvus engine and point the alias at it.
+
+    The release is verified first (manifest hashes, release.json, the signature when keys
+    are configured, not older than the published one); nothing is written before that.
+    Then its collection is loaded, indexed, loaded into memory and counted, and only then
+    the alias moves, in one call. Publishing the same release again changes nothing.
+    """
+    if engine is None:
+        raise UsageError("give --engine milvus://HOST:PORT[/DB]")
+    settings = release_settings()
+    checked = check_release(index_path, trusted or settings.trusted_keys)
+    eng = connect_url(engine, token_file, create_db=True)
+    try:
+        say = None if as_json else (lambda m: click.echo(f"kb publish: {m}", err=True))
+        res = publish(eng, checked, keep=keep or settings.keep, alias=alias, progress=say)
+    finally:
+        eng.close()
+    if as_json:
+        echo_json(res.to_dict())
+    elif res.changed:
+        click.echo(f"published {res.tag or 'local build'} as {res.collection} "
+                   f"({res.chunks} chunks, {res.seconds}s); alias {alias} moved"
+                   + (f"; dropped {', '.join(res.pruned)}" if res.pruned else ""))
+    else:
+        click.echo(f"{res.collection} is already published and served; nothing to do")

@@ -1,0 +1,111 @@
+"""``--where`` filters as Milvus boolean expressions, with the same meaning as the local mask.
+
+`kbtools.query.search.filter_mask` compares values case-insensitively (``=``, ``!=``), lets a
+list match when any member does, and orders numerically when both sides are numbers, else
+as strings. Milvus has no case folding or "any member ≥", so each published chunk carries
+two JSON fields computed from its facts (front matter plus the chunk's ``doc``, ``kind`` and
+``verified``), and filters test those:
+
+* ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``;
+* ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members), ``smax``/``smin``
+  (non-numeric members) and ``amax``/``amin`` (all members as strings) → ``>=`` / ``<=``.
+
+Every value and key enters an expression only through `literal`, a quoted string with its
+quotes, backslashes and line breaks escaped, so no value can change the expression's
+structure (tests/test_engine_expr.py checks that property).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+EQ_FIELD = "f_eq"
+ORD_FIELD = "f_ord"
+CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
+_MAX_FLOAT = 1.7976931348623157e308
+
+
+# Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
+# every other character, control characters included, stands for itself.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_ESCAPED = re.compile(r'[\\"\n\r\t]')
+
+
+def literal(value: str) -> str:
+    """`value` as a Milvus string literal: double-quoted, with backslash, quote, newline,
+    carriage return and tab escaped (the only escapes Milvus's expression parser reads)."""
+    return '"' + _ESCAPED.sub(lambda m: _ESCAPES[m.group(0)], value) + '"'
+
+
+def _as_text(value: Any) -> str | None:
+    """A fact as the local filters compare it (None: absent)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _number(text: str) -> float | None:
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return min(max(x, -_MAX_FLOAT), _MAX_FLOAT) if not math.isnan(x) else None
+
+
+def chunk_facts(metadata: dict[str, Any], doc: str, kind: str, verified: bool) -> dict[str, Any]:
+    """The values a chunk's filters see, by key (chunk-level keys win over front matter)."""
+    facts = {k: v for k, v in metadata.items() if k not in CHUNK_FACTS}
+    facts.update(doc=doc, kind=kind, verified=verified)
+    return facts
+
+
+def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{f_eq: …, f_ord: …}`` of one chunk (see the module docstring)."""
+    eq: dict[str, list[str]] = {}
+    order: dict[str, dict[str, Any]] = {}
+    for key, value in facts.items():
+        members = value if isinstance(value, list) else [value]
+        texts = [t for t in (_as_text(v) for v in members) if t is not None]
+        if not texts:
+            continue
+        eq[key] = sorted({t.casefold() for t in texts})
+        nums = [x for t in texts if (x := _number(t)) is not None]
+        words = [t for t in texts if _number(t) is None]
+        ext: dict[str, Any] = {"amax": max(texts), "amin": min(texts)}
+        if nums:
+            ext.update(nmax=max(nums), nmin=min(nums))
+        if words:
+            ext.update(smax=max(words), smin=min(words))
+        order[key] = ext
+    return {EQ_FIELD: eq, ORD_FIELD: order}
+
+
+def _path(field: str, key: str, sub: str | None = None) -> str:
+    path = f"{field}[{literal(key)}]"
+    return path if sub is None else f"{path}[{literal(sub)}]"
+
+
+def condition(key: str, op: str, want: str) -> str:
+    """One parsed ``--where`` (key, op, value) as a Milvus expression."""
+    if op in ("=", "!="):
+        test = f"json_contains({_path(EQ_FIELD, key)}, {literal(want.casefold())})"
+        return test if op == "=" else f"(not {test})"
+    hi, pick = (">=", "max") if op == ">=" else ("<=", "min")
+    number = _number(want)
+    if number is None:
+        return f"({_path(ORD_FIELD, key, 'a' + pick)} {hi} {literal(want)})"
+    return (f"({_path(ORD_FIELD, key, 'n' + pick)} {hi} {number!r} or "
+            f"{_path(ORD_FIELD, key, 's' + pick)} {hi} {literal(want)})")
+
+
+def where_expression(where: Iterable[tuple[str, str, str]], verified_only: bool) -> str:
+    """All filters as one expression ("" when there are none)."""
+    parts = [condition(k, op, v) for k, op, v in where]
+    if verified_only:
+        parts.append("verified == true")
+    return " and ".join(parts)

@@ -1,0 +1,214 @@
+"""Milvus as a search engine for releases: connection, collection layout, aliases.
+
+One release = two collections, named after the release (`collection_name`):
+
+* ``kb_<tag>_<manifest sha256[:12]>`` — one row per chunk: ``num`` (primary key = the local
+  chunk number), citation fields, ``verified``, ``models``, the filter fields of
+  `kbtools.engine.expr`, ``sparse`` (our BM25 weights per vocabulary id, so Chinese is
+  segmented by our tokenizer, never by the engine) and one dense field per embedding model
+  (``v0``, ``v1``, … — HNSW, cosine, with the graph parameters of kb.toml ``[index]``).
+* the same name + ``__meta`` — the release's small read-only parts as compressed text
+  blobs: manifest, release.json, documents, facets, BM25 vocabulary and document
+  frequencies, tokenizer dictionary, per-chunk arrays (`kbtools.engine.publish`).
+
+Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest`` and, once the rows
+are loaded and counted, ``kb.complete``. Readers only ever go through the alias
+(`ALIAS`, ``kb_current``), which is moved in one call after a complete load, so no reader
+sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from kbtools.errors import EngineError, UsageError
+
+ALIAS = "kb_current"
+PREFIX = "kb_"
+META_SUFFIX = "__meta"
+EXTRA = "kbtools[milvus]"
+CONNECT_TIMEOUT = 10.0
+# pymilvus pings an idle channel every 10 s; a gRPC server answers that with GOAWAY
+# "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
+GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
+_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+# collection properties
+P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED = (
+    "kb.tag", "kb.serial", "kb.manifest", "kb.complete", "kb.published")
+
+
+@dataclass(frozen=True)
+class EngineUrl:
+    """``milvus://HOST:PORT[/DB]``."""
+
+    host: str
+    port: int
+    db: str = "default"
+
+    @classmethod
+    def parse(cls, text: str) -> EngineUrl:
+        parts = urlsplit(text)
+        if parts.scheme != "milvus" or not parts.hostname:
+            raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB]")
+        try:
+            port = parts.port or 19530
+        except ValueError:
+            raise UsageError(f"bad --engine {text!r}: the port must be a number") from None
+        db = parts.path.strip("/") or "default"
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", db):
+            raise UsageError(f"bad --engine {text!r}: database names are letters, digits "
+                             "and _")
+        return cls(parts.hostname, port, db)
+
+    @property
+    def uri(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def __str__(self) -> str:
+        return f"milvus://{self.host}:{self.port}/{self.db}"
+
+
+def _pymilvus() -> Any:
+    try:
+        import pymilvus
+    except ImportError:
+        raise UsageError(f"--engine milvus://… needs pymilvus: pip install '{EXTRA}'") from None
+    # pymilvus logs every failed call with its traceback; we report each failure in one line
+    logging.getLogger("pymilvus").setLevel(logging.CRITICAL)
+    return pymilvus
+
+
+def read_token(path: Path | None) -> str:
+    """The engine token (``user:password`` or an API key) from --token-file, '' without."""
+    if path is None:
+        return ""
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the token file: {exc}", path=str(path)) from None
+
+
+def engine_error(url: EngineUrl, exc: BaseException, doing: str) -> EngineError:
+    """One line for a failure talking to the engine: which engine, what failed, what to do."""
+    text = str(getattr(exc, "message", "") or exc).splitlines()[0][:200] if str(exc) else \
+        type(exc).__name__
+    low = text.lower()
+    if any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
+        hint = "is the server running and reachable? (check --engine and the network)"
+    elif "not exist" in low or "not found" in low:
+        hint = "publish a release there first (`kb publish --engine …`)"
+    else:
+        hint = "see the engine's log"
+    return EngineError(f"{doing} failed: {text}; {hint}", path=str(url))
+
+
+class Engine:
+    """A connected Milvus database (`connect`); every call's failure becomes EngineError."""
+
+    def __init__(self, url: EngineUrl, client: Any):
+        self.url = url
+        self.client = client
+        self.pymilvus = _pymilvus()
+
+    def call(self, doing: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self.client, method)(*args, **kwargs)
+        except self.pymilvus.MilvusException as exc:
+            raise engine_error(self.url, exc, doing) from None
+
+    # aliases and collections ---------------------------------------------------------
+    def alias_target(self, alias: str = ALIAS) -> str | None:
+        """The collection `alias` points at (None when there is no such alias)."""
+        try:
+            info = self.client.describe_alias(alias)
+        except self.pymilvus.MilvusException as exc:
+            if "does not exist" in str(exc) or "not found" in str(exc):
+                return None
+            raise engine_error(self.url, exc, f"reading alias {alias}") from None
+        return str(info["collection_name"])
+
+    def point_alias(self, name: str, alias: str = ALIAS) -> None:
+        """Move (or create) `alias` to collection `name` in one call."""
+        if alias in self.call("listing aliases", "list_aliases").get("aliases", []):
+            self.call(f"moving alias {alias}", "alter_alias", name, alias)
+        else:
+            self.call(f"creating alias {alias}", "create_alias", name, alias)
+
+    def properties(self, name: str) -> dict[str, str]:
+        desc = self.call(f"describing collection {name}", "describe_collection", name)
+        return {str(k): str(v) for k, v in (desc.get("properties") or {}).items()}
+
+    def releases(self) -> list[dict[str, Any]]:
+        """Published release collections, oldest first (by serial, then publish time)."""
+        out = []
+        for name in self.call("listing collections", "list_collections"):
+            if not name.startswith(PREFIX) or name.endswith(META_SUFFIX):
+                continue
+            props = self.properties(name)
+            if P_MANIFEST not in props:
+                continue
+            out.append({"collection": name, "tag": props.get(P_TAG) or None,
+                        "serial": int(props.get(P_SERIAL, "-1")),
+                        "manifest_sha256": props[P_MANIFEST],
+                        "complete": props.get(P_COMPLETE) == "1",
+                        "published": float(props.get(P_PUBLISHED, "0"))})
+        return sorted(out, key=lambda r: (r["serial"], r["published"], r["collection"]))
+
+    def drop(self, name: str) -> None:
+        for n in (name, name + META_SUFFIX):
+            if self.call("checking a collection", "has_collection", n):
+                self.call(f"dropping {n}", "drop_collection", n)
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection is not an error
+            pass
+
+
+def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engine:
+    """Connect to `url` (EngineError naming the engine when it is unreachable)."""
+    pm = _pymilvus()
+    kwargs: dict[str, Any] = {"uri": url.uri, "timeout": CONNECT_TIMEOUT,
+                              "grpc_options": GRPC_OPTIONS}
+    if token:
+        kwargs["token"] = token
+    try:
+        client = pm.MilvusClient(**kwargs)
+        if url.db != "default":
+            if url.db not in client.list_databases():
+                if not create_db:
+                    raise EngineError(f"database {url.db!r} does not exist; publish a release "
+                                      "there first (`kb publish --engine …`)", path=str(url))
+                client.create_database(url.db)
+            client.use_database(url.db)
+    except pm.MilvusException as exc:
+        raise engine_error(url, exc, "connecting") from None
+    except Exception as exc:  # grpc raises its own types when nothing listens
+        if isinstance(exc, EngineError):
+            raise
+        raise engine_error(url, exc, "connecting") from None
+    return Engine(url, client)
+
+
+def collection_name(tag: str | None, manifest_sha256: str) -> str:
+    """The collection of one release: tag (when released) and manifest hash."""
+    label = _NAME_UNSAFE.sub("_", tag)[:100] if tag else "build"
+    return f"{PREFIX}{label}_{manifest_sha256[:12]}"
+
+
+def now() -> str:
+    return f"{time.time():.6f}"
+
+
+def connect_url(text: str, token_file: Path | None = None, *,
+                create_db: bool = False) -> Engine:
+    """Parse ``--engine`` and connect, with the token of ``--token-file`` (if any)."""
+    return connect(EngineUrl.parse(text), read_token(token_file), create_db=create_db)

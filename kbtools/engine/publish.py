@@ -1,0 +1,413 @@
+"""`kb publish --engine`, `kb rollback --engine`: releases into Milvus, behind an alias.
+
+`publish` verifies the release first (every manifest-listed file by size and sha256, the
+manifest hash named by release.json, the signature when keys are configured, no older
+than the published release — nothing is written to the engine before that), then loads
+the release into its own collections (`kbtools.engine.milvus`), builds the indexes, loads
+them, checks the row count against the release, marks the collection complete and only
+then moves the alias in one call. Re-publishing a release already published is a no-op;
+a collection left incomplete by an interrupted publish is dropped and loaded again.
+Old releases are dropped beyond `keep` (never the one served).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbtools.engine import expr
+from kbtools.engine.milvus import (
+    ALIAS,
+    META_SUFFIX,
+    P_COMPLETE,
+    P_MANIFEST,
+    P_PUBLISHED,
+    P_SERIAL,
+    P_TAG,
+    Engine,
+    collection_name,
+    now,
+)
+from kbtools.errors import EngineError
+from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, DeviceLayout, ReleaseLayout
+from kbtools.index.manifest import verify_files
+from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.ship.signing import load_public, verify
+from kbtools.ship.trust import stored_keys
+
+BATCH = 256
+BLOB_CHARS = 60_000
+VARCHAR_MAX = 65_535
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CheckedRelease:
+    """A release directory that passed `check_release`."""
+
+    root: Path
+    manifest_sha256: str
+    manifest_text: str
+    release_text: str
+    tag: str | None
+    serial: int  # -1: a local build (no release.json)
+    signed_by: str | None
+
+
+def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRelease:
+    """Verify the release at `path` (dist/, a release dir or a device dir) before any write:
+    manifest-listed files, release.json ↔ manifest hash, and the signature when keys are
+    given or pinned on the device (EngineError naming the release otherwise)."""
+    given = resolve_index_path(path)
+    root = given
+    layout = ReleaseLayout(root)
+    where = str(root)
+    try:
+        mbytes = layout.manifest.read_bytes()
+        manifest = json.loads(mbytes)
+    except (OSError, ValueError) as exc:
+        raise EngineError(f"manifest.json unreadable ({exc}); refusing to publish",
+                          path=where) from None
+    problems = verify_files(root, manifest)
+    if problems:
+        raise EngineError(f"release does not match its manifest ({len(problems)} problems, "
+                          f"first: {problems[0]}); refusing to publish", path=where)
+    mhash = hashlib.sha256(mbytes).hexdigest()
+    rel_bytes = layout.release_json.read_bytes() if layout.release_json.is_file() else b""
+    rel: dict[str, Any] = json.loads(rel_bytes) if rel_bytes else {}
+    if rel and rel.get("manifest_sha256") != mhash:
+        raise EngineError(f"{MANIFEST} does not match the hash in {RELEASE_JSON}; refusing "
+                          "to publish", path=where)
+    keys = [load_public(p) for p in trusted]
+    device = _device_of(path)
+    if device is not None:
+        keys += stored_keys(device)
+    signer = None
+    if keys:
+        if not rel:
+            raise EngineError(f"keys are configured but this is an unsigned build (no "
+                              f"{RELEASE_JSON}); publish a signed release", path=where)
+        sig = layout.release_sig.read_bytes() if layout.release_sig.is_file() else None
+        try:
+            signer = verify(rel_bytes, sig, keys, where=f"{where}/{RELEASE_SIG}")
+        except Exception as exc:  # SyncError from signing, worded for sync
+            raise EngineError(f"signature check failed: {getattr(exc, 'message', exc)}; "
+                              "refusing to publish", path=where) from None
+    return CheckedRelease(root, mhash, mbytes.decode("utf-8"), rel_bytes.decode("utf-8"),
+                          rel.get("tag"), int(rel.get("serial", -1)), signer)
+
+
+def _device_of(path: Path | None) -> Path | None:
+    if path is not None and DeviceLayout(path).is_device():
+        return path
+    return None
+
+
+# ----------------------------------------------------------------------- rows and blobs
+
+@dataclass(frozen=True)
+class SparseRows:
+    """Per chunk, {vocabulary id: BM25 weight} — the bm25s score matrix (one row per term)
+    transposed to one row per chunk, kept as arrays (`row(num)` makes one dict). A
+    question's sparse vector is 1.0 per known term, so the inner product is its score."""
+
+    bounds: np.ndarray  # chunk num → its slice of terms/weights
+    terms: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def of(cls, index: KbIndex) -> SparseRows:
+        n = index.store.count()
+        ret = index.bm25.retriever
+        if ret is None:
+            return cls(np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.float32))
+        s = ret.scores
+        indptr = np.asarray(s["indptr"])
+        terms = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        docs = np.asarray(s["indices"])
+        order = np.argsort(docs, kind="stable")
+        return cls(np.searchsorted(docs[order], np.arange(n + 1)), terms[order],
+                   np.asarray(s["data"], dtype=np.float32)[order])
+
+    def row(self, num: int) -> dict[int, float]:
+        a, b = int(self.bounds[num]), int(self.bounds[num + 1])
+        return {int(t): float(w) for t, w in zip(self.terms[a:b], self.weights[a:b], strict=True)
+                if w > 0}
+
+
+def _blob_rows(parts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Meta collection rows: each part as zlib-compressed JSON, base64, in pieces."""
+    rows = []
+    for part, value in parts.items():
+        raw = json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        text = base64.b64encode(zlib.compress(raw, 6)).decode("ascii")
+        pieces = [text[i:i + BLOB_CHARS] for i in range(0, len(text), BLOB_CHARS)] or [""]
+        rows += [{"key": f"{part}/{i:06d}", "part": part, "seq": i, "data": piece,
+                  "pad": [1.0, 0.0]} for i, piece in enumerate(pieces)]
+    return rows
+
+
+def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) -> dict[str, Any]:
+    """Everything a reader needs besides the chunk rows (see `kbtools.engine.remote`)."""
+    ret = index.bm25.retriever
+    indptr = np.asarray(ret.scores["indptr"]) if ret is not None else np.zeros(1, dtype=int)
+    table = index.chunk_table()
+    return {
+        "manifest": checked.manifest_text,
+        "release": checked.release_text,
+        "docs": index.docs(),
+        "facets": {k: sorted(v) for k, v in index.facets().items()},
+        "vocab": index.bm25.vocab,
+        "df": np.diff(indptr).tolist(),
+        "num_docs": int(ret.scores["num_docs"]) if ret is not None else 0,
+        "dictionary": list(index.bm25.tok.words),
+        "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
+                        "models": table.models.tolist(), "verified": table.verified.tolist()},
+        "fields": fields,
+        "count": index.store.count(),
+        "sources": _sources(index),
+    }
+
+
+def _sources(index: KbIndex) -> dict[str, str]:
+    """The release's Markdown sources by document (MCP `read` serves sections of them)."""
+    out = {}
+    for d in index.docs():
+        path = index.source_path(d["doc"])
+        if path.is_file() and not path.is_symlink():
+            out[d["doc"]] = path.read_text(encoding="utf-8", errors="replace")
+    return out
+
+
+def _schema(engine: Engine, dims: dict[str, int]) -> Any:
+    pm = engine.pymilvus
+    dt = pm.DataType
+    s = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+    s.add_field("num", dt.INT64, is_primary=True)
+    s.add_field("id", dt.VARCHAR, max_length=256)
+    s.add_field("doc", dt.VARCHAR, max_length=4096)
+    s.add_field("kind", dt.VARCHAR, max_length=256)
+    s.add_field("line_start", dt.INT64)
+    s.add_field("line_end", dt.INT64)
+    s.add_field("verified", dt.BOOL)
+    s.add_field("models", dt.ARRAY, element_type=dt.VARCHAR, max_capacity=64, max_length=256)
+    s.add_field("row", dt.JSON)
+    s.add_field(expr.EQ_FIELD, dt.JSON)
+    s.add_field(expr.ORD_FIELD, dt.JSON)
+    s.add_field("sparse", dt.SPARSE_FLOAT_VECTOR)
+    for field, dim in dims.items():
+        s.add_field(field, dt.FLOAT_VECTOR, dim=dim)
+    return s
+
+
+def _meta_schema(engine: Engine) -> Any:
+    pm = engine.pymilvus
+    dt = pm.DataType
+    s = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+    s.add_field("key", dt.VARCHAR, is_primary=True, max_length=256)
+    s.add_field("part", dt.VARCHAR, max_length=64)
+    s.add_field("seq", dt.INT64)
+    s.add_field("data", dt.VARCHAR, max_length=VARCHAR_MAX)
+    s.add_field("pad", dt.FLOAT_VECTOR, dim=2)  # Milvus wants a vector field; never searched
+    return s
+
+
+ROW_FIELDS = ("heading_path", "text", "embed_text", "links", "extra", "last_commit",
+              "last_author", "last_changed", "verification")
+
+
+def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str, Any]]]:
+    """The chunk rows to insert, in batches of BATCH."""
+    n = index.store.count()
+    sparse = SparseRows.of(index)
+    metas = {d["doc"]: d["metadata"] for d in index.docs()}
+    for start in range(0, n, BATCH):
+        nums = list(range(start, min(n, start + BATCH)))
+        rows = index.store.chunks(nums)
+        vecs: dict[str, dict[int, list[float]]] = {}
+        for model, field in fields.items():
+            have = [i for i in nums if model in rows[i]["models"].split(",")]
+            got: Any = np.asarray(index.vectors(model).get(np.array(have, dtype=np.uint64)),
+                             dtype=np.float32).reshape(len(have), -1) if have else []
+            vecs[field] = {i: v.tolist() for i, v in zip(have, got, strict=True)}
+        batch = []
+        for i in nums:
+            r = rows[i]
+            models = [m for m in r["models"].split(",") if m]
+            facts = expr.chunk_facts(metas.get(r["doc"], {}), r["doc"], r["kind"],
+                                     bool(r["verified"]))
+            row: dict[str, Any] = {
+                "num": i, "id": r["id"], "doc": r["doc"], "kind": r["kind"],
+                "line_start": int(r["line_start"]), "line_end": int(r["line_end"]),
+                "verified": bool(r["verified"]), "models": models,
+                "row": {k: r.get(k) for k in ROW_FIELDS},
+                "sparse": sparse.row(i) or {0: 0.0},
+                **expr.filter_fields(facts)}
+            for field, have_vec in vecs.items():
+                row[field] = have_vec.get(i) or _placeholder(index, field, fields)
+            batch.append(row)
+        yield batch
+
+
+def _placeholder(index: KbIndex, field: str, fields: dict[str, str]) -> list[float]:
+    """A unit vector for a chunk without this model's vector (searches exclude it)."""
+    model = next(m for m, f in fields.items() if f == field)
+    dim = int(index.vectors(model).ndim)
+    return [1.0] + [0.0] * (dim - 1)
+
+
+# --------------------------------------------------------------------------- publishing
+
+@dataclass(frozen=True)
+class PublishResult:
+    engine: str
+    collection: str
+    tag: str | None
+    serial: int
+    chunks: int
+    changed: bool  # False: this release was already published and served
+    previous: str | None
+    pruned: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__, pruned=list(self.pruned))
+
+
+def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: str = ALIAS,
+            progress: Progress | None = None) -> PublishResult:
+    """Load `checked` into `engine` and point `alias` at it (see the module docstring)."""
+    import time
+
+    t0 = time.perf_counter()
+    say = progress or (lambda _m: None)
+    name = collection_name(checked.tag, checked.manifest_sha256)
+    current = engine.alias_target(alias)
+    cur = engine.properties(current) if current else {}
+    if current == name and cur.get(P_COMPLETE) == "1":
+        return PublishResult(str(engine.url), name, checked.tag, checked.serial,
+                             0, False, current)
+    _refuse_older(engine, checked, cur)
+    index = open_index(checked.root)
+    try:
+        existing = (engine.properties(name)
+                    if engine.call("checking a collection", "has_collection", name) else None)
+        count = index.store.count()
+        if existing is None or existing.get(P_COMPLETE) != "1":
+            if existing is not None:
+                engine.drop(name)
+            _load(engine, index, checked, name, say)
+        _check_count(engine, name, count)
+    finally:
+        index.close()
+    engine.point_alias(name, alias)
+    say(f"alias {alias} -> {name}")
+    pruned = prune(engine, keep, alias)
+    return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
+                         current, tuple(pruned), round(time.perf_counter() - t0, 3))
+
+
+def _refuse_older(engine: Engine, checked: CheckedRelease, cur: dict[str, str]) -> None:
+    serial = int(cur.get(P_SERIAL, "-1"))
+    if checked.serial < 0 or serial < 0:
+        return  # local builds carry no order
+    if checked.serial < serial or (checked.serial == serial
+                                   and cur.get(P_MANIFEST) != checked.manifest_sha256):
+        raise EngineError(f"release {checked.tag} (serial {checked.serial}) is not newer than "
+                          f"the published {cur.get(P_TAG)} (serial {serial}); use `kb "
+                          "rollback --engine …` to serve an older release",
+                          path=str(engine.url))
+
+
+def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
+          say: Progress) -> None:
+    models = sorted(index.manifest.get("models", {}))
+    fields = {m: f"v{i}" for i, m in enumerate(models)}
+    dims = {fields[m]: int(index.vectors(m).ndim) for m in models}
+    params = index.manifest["config"]["values"]["index"]
+    meta = name + META_SUFFIX
+    engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
+    for i in range(0, len(rows := _blob_rows(meta_parts(index, checked, fields))), 64):
+        engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
+    engine.call(f"creating {name}", "create_collection", name, schema=_schema(engine, dims),
+                properties={P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
+                            P_MANIFEST: checked.manifest_sha256})
+    done = 0
+    for batch in chunk_rows(index, fields):
+        engine.call(f"writing {name}", "insert", name, batch)
+        done += len(batch)
+        say(f"inserted {done} chunks")
+    for coll in (meta, name):
+        engine.call(f"flushing {coll}", "flush", coll)
+    ip = engine.client.prepare_index_params()
+    ip.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="IP",
+                 params={"drop_ratio_build": 0.0})
+    for field in dims:
+        ip.add_index(field, index_type="HNSW", metric_type="COSINE",
+                     params={"M": int(params["connectivity"]),
+                             "efConstruction": int(params["expansion_add"])})
+    engine.call(f"indexing {name}", "create_index", name, ip)
+    mip = engine.client.prepare_index_params()
+    mip.add_index("pad", index_type="FLAT", metric_type="L2")
+    engine.call(f"indexing {meta}", "create_index", meta, mip)
+    for coll in (meta, name):
+        engine.call(f"loading {coll}", "load_collection", coll)
+    say(f"loaded {name}")
+
+
+def _check_count(engine: Engine, name: str, want: int) -> None:
+    got = engine.call(f"counting {name}", "query", name, filter="",
+                      output_fields=["count(*)"], consistency_level="Strong")
+    n = int(got[0]["count(*)"]) if got else 0
+    if n != want:
+        raise EngineError(f"collection {name} holds {n} chunks, the release {want}; the "
+                          "alias was not moved (publish again)", path=str(engine.url))
+    engine.call(f"marking {name} complete", "alter_collection_properties", name,
+                {P_COMPLETE: "1", P_PUBLISHED: now()})
+
+
+def prune(engine: Engine, keep: int, alias: str = ALIAS) -> list[str]:
+    """Drop release collections beyond the newest `keep` (never the served one)."""
+    served = engine.alias_target(alias)
+    releases = engine.releases()
+    complete = [r for r in releases if r["complete"]]
+    kept = {r["collection"] for r in complete[-max(keep, 1):]} | {served}
+    dropped = []
+    for r in releases:
+        if r["collection"] not in kept and r["complete"]:
+            engine.drop(r["collection"])
+            dropped.append(r["collection"])
+    return dropped
+
+
+def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict[str, Any]:
+    """Point `alias` at release `tag` (default: the newest complete one older than the
+    served one); EngineError when there is none."""
+    current = engine.alias_target(alias)
+    releases = [r for r in engine.releases() if r["complete"]]
+    if tag is not None:
+        found = [r for r in releases if tag in (r["tag"], r["collection"])]
+        if not found:
+            have = ", ".join(r["tag"] or r["collection"] for r in releases) or "none"
+            raise EngineError(f"release {tag!r} is not published (published: {have})",
+                              path=str(engine.url))
+        target = found[-1]
+    else:
+        names = [r["collection"] for r in releases]
+        pos = names.index(current) if current in names else len(names)
+        if pos == 0:
+            raise EngineError("no older published release to roll back to",
+                              path=str(engine.url))
+        target = releases[pos - 1]
+    engine.point_alias(target["collection"], alias)
+    return {"engine": str(engine.url), "from": current, "to": target["collection"],
+            "tag": target["tag"]}

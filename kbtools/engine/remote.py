@@ -1,0 +1,306 @@
+"""Search a release published in Milvus with our own query pipeline.
+
+`EngineReader.current()` resolves the alias to the collection it serves now and returns a
+`MilvusIndex` bound to that collection: a `KbIndex` whose small parts (manifest, documents,
+facets, BM25 vocabulary and document frequencies, per-chunk arrays) come from the
+release's ``__meta`` collection, whose chunk rows are fetched from Milvus, and whose
+``candidate_source`` asks Milvus for the BM25 (sparse, inner product) and dense (HNSW,
+cosine) candidates, with the filters as a Milvus expression (`kbtools.engine.expr`).
+Fusion, the no-answer rule and citations stay in `kbtools.query.search`, so the answers
+equal the local index's. One search runs on one collection even when the alias moves
+meanwhile; the next `current()` sees the move.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbtools.config import kb_home
+from kbtools.embed.registry import get_embedder
+from kbtools.engine import expr
+from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, engine_error
+from kbtools.errors import EngineError, IndexLoadError
+from kbtools.fsutil import atomic_write_beneath
+from kbtools.index.bm25 import Bm25
+from kbtools.index.layout import DATA_DIR, SOURCE_DIR, ReleaseLayout
+from kbtools.index.manifest import parse_manifest, path_problem
+from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
+from kbtools.index.store import Store
+from kbtools.index.tokenize import Tokenizer
+from kbtools.query.candidates import CandidateRequest
+from kbtools.query.fusion import Ranked
+from kbtools.query.search import query_models
+
+TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
+CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
+                "row", "sparse"]
+
+
+class MilvusStore(Store):
+    """The chunk store's reads, answered from the release collection (rows cached)."""
+
+    def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
+                 facets: dict[str, set[str]], count: int, verified: list[bool]):
+        self.engine, self.collection = engine, collection
+        self._docs = {d["doc"]: d for d in docs}
+        self._facets, self._count, self._verified = facets, count, verified
+        self._rows: dict[int, dict[str, Any]] = {}
+        self.terms: dict[int, set[int]] = {}  # chunk number → its BM25 vocabulary ids
+
+    def close(self) -> None:
+        pass
+
+    def count(self) -> int:
+        return self._count
+
+    def chunk_verified(self) -> list[bool]:
+        return list(self._verified)
+
+    def _fetch(self, filt: str) -> list[dict[str, Any]]:
+        got = self.engine.call(f"reading chunks of {self.collection}", "query", self.collection,
+                               filter=filt, output_fields=CHUNK_FIELDS)
+        out = []
+        for r in got:
+            row = {"num": int(r["num"]), "id": r["id"], "doc": r["doc"], "kind": r["kind"],
+                   "line_start": int(r["line_start"]), "line_end": int(r["line_end"]),
+                   "models": ",".join(r["models"]), **r["row"]}
+            row["verified"] = bool(r["verified"])
+            self._rows[row["num"]] = row
+            self.terms[row["num"]] = {int(t) for t, w in dict(r["sparse"]).items() if w > 0}
+            out.append(row)
+        return out
+
+    def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
+        missing = sorted({int(n) for n in nums} - self._rows.keys())
+        if missing:
+            self._fetch(f"num in {missing}")
+        return {n: self._rows[n] for n in nums if n in self._rows}
+
+    def chunks_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
+        return {r["id"]: r for r in rows}
+
+    def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
+        rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
+                           f"and line_end >= {int(line_start)}")
+        rows.sort(key=lambda r: (r["line_start"], r["num"]))
+        return next((r["verification"]["reason"] for r in rows if not r["verified"]), None)
+
+    def doc(self, doc: str) -> dict[str, Any] | None:
+        return self._docs.get(doc)
+
+    def docs(self) -> list[dict[str, Any]]:
+        return [self._docs[d] for d in sorted(self._docs)]
+
+    def facets(self) -> dict[str, set[str]]:
+        return self._facets
+
+
+class MilvusBm25(Bm25):
+    """Question tokenizing and idf from the published vocabulary; scores come from Milvus."""
+
+    def __init__(self, tok: Tokenizer, vocab: dict[str, int], df: list[int], num_docs: int,
+                 store: MilvusStore):
+        self.tok, self.vocab, self.retriever = tok, vocab, None
+        self.df = np.asarray(df, dtype=np.float64)
+        self.num_docs = num_docs
+        self.store = store
+
+    def max_idf(self) -> float:
+        return float(np.log(1 + (self.num_docs + 0.5) / 0.5))
+
+    def scores(self, ids: list[int]) -> np.ndarray | None:
+        return None  # the candidate source searches the engine
+
+    def idf(self, ids: list[int]) -> np.ndarray:
+        df = self.df[ids]
+        return np.asarray(np.log(1 + (self.num_docs - df + 0.5) / (df + 0.5)))
+
+    def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
+        if num not in self.store.terms:
+            self.store.chunks([num])
+        have = self.store.terms.get(num, set())
+        return [t for t, i in zip(terms, ids, strict=True) if i in have]
+
+
+class MilvusCandidates:
+    """BM25 and vector candidates of one question from one release collection."""
+
+    def __init__(self, engine: Engine, collection: str, fields: dict[str, str],
+                 partial: set[str], ef: int):
+        self.engine, self.collection, self.fields = engine, collection, fields
+        self.partial, self.ef = partial, ef
+
+    def _search(self, data: list[Any], field: str, limit: int, filt: str,
+                params: dict[str, Any]) -> list[tuple[int, float]]:
+        got = self.engine.call(f"searching {self.collection}", "search", self.collection,
+                               data=data, anns_field=field, limit=limit, filter=filt,
+                               output_fields=["num"], search_params=params)
+        return [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
+
+    def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, Ranked]:
+        filt = expr.where_expression(req.where, req.verified_only)
+        lists: dict[str, Ranked] = {}
+        if req.mode in ("hybrid", "bm25") and req.term_ids:
+            hits = self._search([{int(i): 1.0 for i in req.term_ids}], "sparse",
+                                req.count + TIE_MARGIN, filt,
+                                {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
+            hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
+            lists["bm25"] = _ranked(hits[: req.count])
+        if req.mode in ("hybrid", "vector"):
+            for model in query_models(index, req.text):
+                lists[f"vector:{model}"] = self._vector(index, model, req, filt)
+        return lists
+
+    def _vector(self, index: KbIndex, model: str, req: CandidateRequest, filt: str) -> Ranked:
+        emb = get_embedder(model)
+        want = index.manifest["models"][model]["fingerprint"]
+        if emb.fingerprint() != want:
+            raise EngineError(f"the release in the engine holds {model!r} vectors of model "
+                              f"{want}, this machine has {emb.fingerprint()}; install the "
+                              "matching model or publish a release built with this one",
+                              path=str(self.engine.url))
+        q = np.asarray(emb.embed_batch([req.text])[0], dtype=np.float32)
+        if model in self.partial:
+            has = f"array_contains(models, {expr.literal(model)})"
+            filt = f"{has} and ({filt})" if filt else has
+        hits = self._search([q.tolist()], self.fields[model], req.count, filt,
+                            {"metric_type": "COSINE",
+                             "params": {"ef": max(self.ef, req.count)}})
+        return _ranked(hits)
+
+
+def _ranked(hits: list[tuple[int, float]]) -> Ranked:
+    return Ranked(np.array([h[0] for h in hits], dtype=np.int64),
+                  np.array([h[1] for h in hits], dtype=np.float32))
+
+
+class MilvusIndex(KbIndex):
+    """A published release, opened for `kbtools.query.search.search`."""
+
+    def __init__(self, engine: Engine, collection: str, parts: dict[str, Any]):
+        manifest = parse_manifest(parts["manifest"].encode("utf-8"), f"{collection}/manifest")
+        rel = json.loads(parts["release"]) if parts["release"] else {}
+        release = ReleaseInfo(tag=rel.get("tag"), source_commit=manifest["source"]["commit"],
+                              serial=rel.get("serial"), released=bool(rel))
+        root = _source_cache(engine, collection, parts.get("sources") or {})
+        super().__init__(ReleaseLayout(root), manifest, release)
+        self.collection = collection
+        table = parts["chunk_table"]
+        docs: list[dict[str, Any]] = parts["docs"]
+        facets = {k: set(v) for k, v in parts["facets"].items()}
+        self._docs, self._facets = docs, facets
+        self._chunk_table = ChunkTable(doc=np.array(table["doc"], dtype=np.int32),
+                                       kind=np.array(table["kind"], dtype=object),
+                                       models=np.array(table["models"], dtype=object),
+                                       verified=np.array(table["verified"], dtype=bool))
+        store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
+                            table["verified"])
+        self._store = store
+        cfg = manifest["config"]["values"]
+        tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
+        self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
+        fields: dict[str, str] = parts["fields"]
+        partial = {m for m in fields
+                   if any(m not in s.split(",") for s in table["models"])}
+        self.candidate_source = MilvusCandidates(engine, collection, fields, partial,
+                                                 int(cfg["index"]["expansion_search"]))
+
+    def vectors(self, model: str) -> Any:
+        raise IndexLoadError("the vectors of this release are in the engine, not in files",
+                             path=str(self.root))
+
+    def hold(self) -> KbIndex:
+        return self
+
+
+SOURCES_DONE = ".complete"
+SOURCE_DIR_REL = f"{DATA_DIR}/{SOURCE_DIR}"
+
+
+def _source_cache(engine: Engine, collection: str, sources: dict[str, str]) -> Path:
+    """A local release root holding only ``data/source/<doc>`` (what MCP `read` opens),
+    written once per collection under KB_HOME; the engine's URL when it cannot be written
+    (then `read` finds no document)."""
+    url = engine.url
+    root = kb_home() / "engine" / f"{url.host}_{url.port}_{url.db}" / collection
+    if (root / SOURCES_DONE).is_file():
+        return root
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        for doc, text in sources.items():
+            rel = f"{SOURCE_DIR_REL}/{doc}"
+            if path_problem(rel) is None:
+                atomic_write_beneath(root, rel, text.encode("utf-8"))
+        atomic_write_beneath(root, SOURCES_DONE, b"")
+    except OSError:
+        return Path(f"{url}/{collection}")
+    return root
+
+
+def read_parts(engine: Engine, collection: str) -> dict[str, Any]:
+    """The blobs of a release's ``__meta`` collection, decoded."""
+    meta = collection + META_SUFFIX
+    rows = engine.call(f"reading {meta}", "query", meta, filter="seq >= 0",
+                       output_fields=["part", "seq", "data"], consistency_level="Strong")
+    pieces: dict[str, list[tuple[int, str]]] = {}
+    for r in rows:
+        pieces.setdefault(r["part"], []).append((int(r["seq"]), r["data"]))
+    out = {}
+    for part, items in pieces.items():
+        text = "".join(d for _, d in sorted(items))
+        out[part] = json.loads(zlib.decompress(base64.b64decode(text)).decode("utf-8"))
+    missing = {"manifest", "docs", "vocab", "chunk_table", "fields"} - out.keys()
+    if missing:
+        raise EngineError(f"release {collection} is incomplete in the engine (no "
+                          f"{', '.join(sorted(missing))}); publish it again",
+                          path=str(engine.url))
+    return out
+
+
+class EngineReader:
+    """The release an alias serves, re-resolved on every `current()` (cheap: one call),
+    with each release's index opened once and kept while it is served."""
+
+    def __init__(self, engine: Engine, alias: str = ALIAS):
+        self.engine, self.alias = engine, alias
+        self._lock = threading.Lock()
+        self._open: dict[str, MilvusIndex] = {}
+
+    def current(self) -> MilvusIndex:
+        try:
+            name = self.engine.alias_target(self.alias)
+        except EngineError:
+            raise
+        if name is None:
+            raise EngineError(f"no release is published here (alias {self.alias} is missing); "
+                              "run `kb publish --engine …`", path=str(self.engine.url))
+        with self._lock:
+            if name not in self._open:
+                try:
+                    parts = read_parts(self.engine, name)
+                except EngineError as exc:
+                    if "not exist" in exc.message or "not found" in exc.message:
+                        raise EngineError(f"alias {self.alias} points at {name}, which is gone "
+                                          "from the engine; publish or roll back again",
+                                          path=str(self.engine.url)) from None
+                    raise
+                self._open = {name: MilvusIndex(self.engine, name, parts)}
+            return self._open[name]
+
+
+def open_engine_index(engine: Engine, alias: str = ALIAS) -> MilvusIndex:
+    """The release `alias` serves now, opened for searching."""
+    return EngineReader(engine, alias).current()
+
+
+__all__ = ["EngineReader", "MilvusIndex", "engine_error", "open_engine_index"]

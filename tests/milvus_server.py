@@ -1,0 +1,68 @@
+"""A real Milvus server for the engine tests: `milvus-lite server` on a free loopback port,
+started once per test session (per xdist worker) and stopped at the end."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+START_TIMEOUT = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+class MilvusLite:
+    """One `milvus-lite server` process (the binary next to this Python)."""
+
+    def __init__(self, data_dir: Path):
+        self.port = free_port()
+        exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
+        exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
+        self.log = (data_dir.parent / f"milvus-{self.port}.log").open("wb")
+        self.proc = subprocess.Popen(
+            [str(exe), "server", "--data-dir", str(data_dir), "--host", "127.0.0.1",
+             "--port", str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _listening(self.port):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"milvus-lite did not start on port {self.port}")
+            time.sleep(0.1)
+
+    def url(self, db: str = "default") -> str:
+        return f"milvus://127.0.0.1:{self.port}/{db}"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def milvus(tmp_path_factory) -> Iterator[MilvusLite]:
+    server = MilvusLite(tmp_path_factory.mktemp("milvus") / "data")
+    yield server
+    server.stop()

@@ -1,0 +1,137 @@
+"""``--where`` as Milvus expressions: values never change an expression's structure, and a
+real Milvus selects exactly the rows the local filter mask selects."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.engine import expr
+from kbtools.engine.milvus import connect_url
+from kbtools.query.search import _compare
+from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+
+HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
+           "]", "[", "}", "{x}", "%s", "json_contains(", "🙂", "值\"与'", "\u2028", "\t\x1f"]
+text = st.one_of(st.sampled_from(HOSTILE), st.text(max_size=30),
+                 st.text(alphabet='"\'\\[](){}=<>!&| \n\ttrue', max_size=12))
+
+
+LITERAL = re.compile(r'"(?:[^"\\\n\r]|\\[\\"nrt])*"')
+_UNESCAPE = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unquote(lit: str) -> str:
+    """What Milvus reads from a string literal (its escapes: \\ \" \n \r \t)."""
+    return re.sub(r"\\(.)", lambda m: _UNESCAPE[m.group(1)], lit[1:-1])
+
+
+def _skeleton(expression: str) -> str:
+    """The expression with every string literal replaced by S and numbers by N."""
+    return re.sub(r"-?\d[\d.e+-]*", "N", LITERAL.sub("S", expression))
+
+
+keys = st.builds(lambda a, b: a + b, st.sampled_from(["a", "Z", "_", "值"]),
+                 st.text(alphabet="az_.-09é值", max_size=10))  # what --where keys may be
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=keys, value=text, op=st.sampled_from(["=", "!=", ">=", "<="]))
+def test_values_never_change_the_structure(key, value, op):
+    """Whatever the key and value, the expression has the shape of a benign one, and each
+    literal in it reads back as the key or value that went in."""
+    got = expr.condition(key, op, value)
+    benign = expr.condition("k", op, "1" if expr._number(value) is not None else "x")
+    assert _skeleton(got) == _skeleton(benign)
+    read = [_unquote(lit) for lit in LITERAL.findall(got)]
+    assert key in read
+    assert (value.casefold() if op in ("=", "!=") else value) in read or \
+        expr._number(value) is not None and value in read
+    assert "\n" not in got and "\r" not in got
+
+
+def test_literal_round_trips():
+    for v in HOSTILE:
+        lit = expr.literal(v)
+        assert LITERAL.fullmatch(lit) and _unquote(lit) == v
+
+
+def test_where_expression_joins_filters():
+    assert expr.where_expression([], False) == ""
+    assert expr.where_expression([], True) == "verified == true"
+    e = expr.where_expression([("lang", "=", "ZH"), ("year", ">=", "2024")], True)
+    assert e == ('json_contains(f_eq["lang"], "zh") and (f_ord["year"]["nmax"] >= 2024.0 '
+                 'or f_ord["year"]["smax"] >= "2024") and verified == true')
+
+
+# the same rows as the local mask, on a real server ------------------------------------
+FACTS = [
+    {"title": 'say "hi"', "tags": ["a'b", "C\\D"], "year": 2024, "lang": "zh"},
+    {"title": "plain", "tags": ["x"], "year": "2023-05-01", "lang": "EN", "n": 3.5},
+    {"title": "] or true", "tags": [], "year": None, "flag": True},
+    {"title": "值\"与'", "tags": ["\n", '" or "1"=="1'], "year": 2025, "n": "abc"},
+    {"title": "", "tags": ["1", 2, 10.0], "lang": None},
+]
+
+
+@pytest.fixture(scope="module")
+def coll(milvus):  # noqa: F811
+    engine = connect_url(milvus.url("exprs"), create_db=True)
+    pm = engine.pymilvus
+    s = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+    s.add_field("num", pm.DataType.INT64, is_primary=True)
+    s.add_field("verified", pm.DataType.BOOL)
+    s.add_field(expr.EQ_FIELD, pm.DataType.JSON)
+    s.add_field(expr.ORD_FIELD, pm.DataType.JSON)
+    s.add_field("v", pm.DataType.FLOAT_VECTOR, dim=2)
+    ip = engine.client.prepare_index_params()
+    ip.add_index("v", index_type="FLAT", metric_type="L2")
+    if engine.client.has_collection("facts"):
+        engine.client.drop_collection("facts")
+    engine.client.create_collection("facts", schema=s, index_params=ip)
+    rows = []
+    for i, f in enumerate(FACTS):
+        facts = expr.chunk_facts(f, f"doc{i}.md", "section", i % 2 == 0)
+        rows.append({"num": i, "verified": i % 2 == 0, "v": [1.0, 0.0],
+                     **expr.filter_fields(facts)})
+    engine.client.insert("facts", rows)
+    engine.client.load_collection("facts")
+    yield engine
+    engine.close()
+
+
+def _local(key: str, op: str, want: str) -> list[int]:
+    out = []
+    for i, f in enumerate(FACTS):
+        facts = expr.chunk_facts(f, f"doc{i}.md", "section", i % 2 == 0)
+        if _compare(facts.get(key), op, want):
+            out.append(i)
+    return out
+
+
+def _remote(engine, expression: str) -> list[int]:
+    got = engine.client.query("facts", filter=expression or "num >= 0", output_fields=["num"],
+                              consistency_level="Strong")
+    return sorted(int(r["num"]) for r in got)
+
+
+@pytest.mark.parametrize(("key", "op", "want"), [
+    ("title", "=", 'SAY "HI"'), ("tags", "=", "a'b"), ("tags", "=", "c\\d"),
+    ("tags", "!=", "x"), ("year", ">=", "2024"), ("year", "<=", "2024"),
+    ("year", ">=", "2023-01-01"), ("n", ">=", "3"), ("n", "<=", "b"), ("flag", "=", "TRUE"),
+    ("lang", "!=", "en"), ("verified", "=", "true"), ("doc", ">=", "doc2.md"),
+    ("tags", ">=", "5"), ("tags", "<=", "1"), ("missing", "!=", "x"),
+])
+def test_expressions_select_what_the_local_mask_selects(coll, key, op, want):
+    assert _remote(coll, expr.condition(key, op, want)) == _local(key, op, want)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(["title", "tags", "year", "n", "lang", "doc"]), value=text,
+       op=st.sampled_from(["=", "!=", ">=", "<="]))
+def test_hostile_values_select_what_the_local_mask_selects(coll, key, value, op):
+    value = value.strip()  # parse_where strips values
+    assert _remote(coll, expr.condition(key, op, value)) == _local(key, op, value)

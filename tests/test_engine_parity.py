@@ -1,0 +1,124 @@
+"""Same answers from Milvus as from the local files: the known-answer questions on the
+example knowledge (real model) and the first 100 questions of each dev set on a corpus of
+their gold documents (test-hash embedder, so the build stays fast)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.engine.remote import EngineReader
+from kbtools.index.reader import KbIndex, open_index
+from kbtools.query.quality import load_questions
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.kbfixtures import REPO, copy_example
+from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+
+DEV_SETS = ["tidb_faq_zh", "aliyun_ecs_zh", "cmrc2018", "scifact"]
+FIRST = 100
+SHARED = REPO.parent / "shared"
+
+
+def parity(local: KbIndex, remote: KbIndex, questions: list[dict], *, k: int = 10,
+           where: list[str] | None = None, verified_only: bool | None = None) -> dict:
+    """Top-k overlap, identical top-1 and no-answer verdicts of two indexes, with the
+    questions that differ."""
+    overlaps, same_top, same_verdict, diffs = [], 0, 0, []
+    for q in questions:
+        a = search(local, q["query"], k=k, where=where, verified_only=verified_only,
+                   keep_results=True)
+        b = search(remote, q["query"], k=k, where=where, verified_only=verified_only,
+                   keep_results=True)
+        ka = [r.chunk_id for r in a.results]
+        kb = [r.chunk_id for r in b.results]
+        overlaps.append(len(set(ka) & set(kb)) / len(ka) if ka else float(not kb))
+        same_top += ka[:1] == kb[:1]
+        same_verdict += a.no_answer == b.no_answer
+        if ka != kb or a.no_answer != b.no_answer:
+            diffs.append({"query": q["query"], "local": ka[:3], "milvus": kb[:3],
+                          "scores": ([r.score for r in a.results[:3]],
+                                     [r.score for r in b.results[:3]])})
+    n = len(questions)
+    return {"n": n, "overlap": sum(overlaps) / n, "top1": same_top / n,
+            "verdicts": same_verdict / n, "diffs": diffs}
+
+
+def assert_parity(stats: dict) -> None:
+    shown = json.dumps(stats["diffs"][:5], ensure_ascii=False)
+    assert stats["overlap"] >= 0.9, shown
+    assert stats["top1"] >= 0.95, shown
+    assert stats["verdicts"] == 1.0, shown
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory, milvus):  # noqa: F811
+    repo = copy_example(tmp_path_factory.mktemp("example"))
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    engine = connect_url(milvus.url("parity"), create_db=True)
+    publish(engine, check_release(repo / "dist"))
+    yield open_index(repo / "dist"), EngineReader(engine).current()
+    engine.close()
+
+
+def test_known_answers_same_in_milvus(example):
+    local, remote = example
+    questions = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
+    assert any(q.get("group") == "no_answer" for q in questions)
+    stats = parity(local, remote, questions)
+    assert_parity(stats)
+
+
+@pytest.mark.parametrize(("where", "verified_only"), [
+    (["category=crop-protection"], None), (["kind=table_row"], None),
+    (["category!=Crop-Protection", "lang=zh"], None), ([], True),
+    (["timestamp>=2026-03-01"], None), (["timestamp<=2026-02-20", "lang=en"], True),
+])
+def test_filtered_searches_same_in_milvus(example, where, verified_only):
+    local, remote = example
+    questions = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")[::3]
+    assert_parity(parity(local, remote, questions, where=where, verified_only=verified_only))
+
+
+def _without_scores(res: dict) -> tuple[dict, list[float]]:
+    """The response minus what may differ in the last digits: cosine (f16 in usearch, f32
+    in Milvus) and BM25 sums (float32, added in another order)."""
+    res = json.loads(json.dumps(res))
+    res.pop("took_ms", None)
+    scores = [v for r in res["results"] for v in (r.pop("score"), r["why"].pop("vector_score"),
+                                                   r["why"].pop("bm25_score"))]
+    return res, scores
+
+
+@pytest.mark.parametrize("q", ["小麦赤霉病用什么药防治", "pump seal replacement interval",
+                               "E17 报警怎么处理", "how do I calibrate the sprayer nozzle"])
+def test_whole_responses_are_the_same(example, q):
+    """Citations, texts, metadata, verification, matched terms, release: all equal."""
+    (a, sa), (b, sb) = (_without_scores(search(x, q, k=5).to_dict()) for x in example)
+    assert a == b
+    assert sa == pytest.approx(sb, abs=2e-3)
+
+
+@pytest.mark.parametrize("name", DEV_SETS)
+def test_dev_set_first_100_same_in_milvus(name, tmp_path, milvus):  # noqa: F811
+    questions = load_questions(SHARED / "eval" / name / "queries.jsonl")[:FIRST]
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for doc in sorted({g["doc"] for q in questions for g in q["gold"]}):
+        shutil.copy(SHARED / "eval" / name / "corpus" / doc, corpus / doc)
+    repo = make_repo(tmp_path / "repo")
+    build(load_config(repo), BuildOptions(out=repo / "dist", corpus=corpus, progress=False,
+                                          provenance=False, lenient=True))
+    engine = connect_url(milvus.url(f"dev_{name}"), create_db=True)
+    try:
+        publish(engine, check_release(repo / "dist"))
+        stats = parity(open_index(repo / "dist"), EngineReader(engine).current(), questions)
+    finally:
+        engine.close()
+    assert_parity(stats)
