@@ -8,6 +8,7 @@ an index whose vectors came from another fingerprint is refused).
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -19,13 +20,32 @@ Vectors = npt.NDArray[np.float32]
 
 
 class Embedder(Protocol):
+    """Backends load their weights on the first `embed_batch`, not before: naming the model
+    (`fingerprint`, `dim`, `model_id`) is what a warm build, a sync and an index check need,
+    and they must not pay for a model load (counted by `record_load`)."""
+
     key: str  # the configured name ("use", "minilm", a model path…)
     model_id: str  # human-readable id recorded in the manifest
-    dim: int
+
+    @property
+    def dim(self) -> int: ...
 
     def fingerprint(self) -> str: ...
 
     def embed_batch(self, texts: list[str]) -> Vectors: ...
+
+
+_LOADS: Counter[str] = Counter()
+
+
+def record_load(key: str) -> None:
+    """A backend calls this each time it loads model weights (for `model_loads`)."""
+    _LOADS[key] += 1
+
+
+def model_loads() -> dict[str, int]:
+    """How many times each embedder name loaded its weights in this process."""
+    return dict(_LOADS)
 
 
 def empty(dim: int) -> Vectors:

@@ -1,0 +1,115 @@
+"""The numpy MiniLM encoder against sentence-transformers, and the light query path:
+an English question embedded without torch, a warm build that loads no model."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbtools.embed.bert import erf, gelu
+from kbtools.embed.registry import get_embedder, get_reference_embedder
+from tests.kbfixtures import REPO, copy_example
+
+HEAVY = ("torch", "sentence_transformers", "transformers")
+SMALL = ["knowledge/equipment/hx260-ch05-fault-codes.md",
+         "knowledge/engineering/adr-0001-sqlite-on-devices.md"]
+
+
+def varied_texts() -> list[str]:
+    """A few hundred texts: every English and Chinese line of the example knowledge, whole
+    documents far past the 256-token limit, and near-empty or odd strings."""
+    lines: list[str] = []
+    docs: list[str] = []
+    for path in sorted((REPO / "knowledge").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        docs.append(text)
+        lines += [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 3]
+    picked = sorted(set(lines))[::3][:280]
+    odd = ["", " ", "\n\t", "?", "a", "E17", "🙂🙂", "ÀÉÎ õü ß", "x" * 600, "中",
+           "word " * 300, "混合 mixed 文本 text 123 !!", "\u3000\u3000", "\u200b"]
+    return picked + sorted(docs, key=len)[-4:] + odd
+
+
+def test_numpy_minilm_matches_sentence_transformers():
+    texts = varied_texts()
+    assert len(texts) > 250 and any(len(t) > 3000 for t in texts)
+    light, ref = get_embedder("minilm"), get_reference_embedder("minilm")
+    assert type(light) is not type(ref)  # really two implementations
+    assert light.fingerprint() == ref.fingerprint()  # indexes built by either stay valid
+    assert light.dim == ref.dim == 384
+    ours, theirs = light.embed_batch(texts), ref.embed_batch(texts)
+    assert ours.shape == theirs.shape == (len(texts), 384) and ours.dtype == np.float32
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    cosines = (ours * theirs).sum(axis=1)
+    worst = int(np.argmin(cosines))
+    assert cosines[worst] >= 0.999, (texts[worst][:80], float(cosines[worst]))
+    # the order of a batch does not change a text's vector beyond float rounding
+    again = light.embed_batch(texts[::-1])[::-1]
+    assert np.allclose(again, ours, atol=1e-5)
+    assert light.embed_batch([]).shape == (0, 384)
+
+
+def test_erf_and_gelu_match_the_exact_functions():
+    xs = np.linspace(-8, 8, 4001, dtype=np.float32)
+    exact = np.array([math.erf(float(x)) for x in xs], dtype=np.float64)
+    assert np.max(np.abs(erf(xs) - exact)) < 5e-7
+    exact_gelu = np.array([0.5 * float(x) * (1 + math.erf(float(x) / math.sqrt(2))) for x in xs])
+    assert np.max(np.abs(gelu(xs) - exact_gelu)) < 5e-6
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    """A tiny example repo built once with the default models (use + minilm), in a child
+    process so this process's imports stay as they were."""
+    repo = copy_example(tmp_path_factory.mktemp("light"), SMALL)
+    home = tmp_path_factory.mktemp("light-home")
+    loads = _run(["build", "-q"], repo, home, report_loads=True)
+    assert loads == {"use": 1, "minilm": 1}  # the counter sees real loads
+    return repo, home
+
+
+def _run(args: list[str], cwd: Path, home: Path, *, report_loads: bool = False,
+         report_modules: bool = False) -> dict[str, int] | list[str]:
+    """Run `kb ARGS` in a fresh interpreter; return the models it loaded or the heavy
+    modules it imported."""
+    code = (
+        "import atexit, json, sys\n"
+        "from kbtools.embed.registry import model_loads\n"
+        f"heavy = {HEAVY!r}\n"
+        "def report():\n"
+        f"    if {report_loads!r}: print(json.dumps(model_loads()), file=sys.stderr)\n"
+        f"    if {report_modules!r}: print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in heavy)), file=sys.stderr)\n"
+        "atexit.register(report)\n"
+        "from kbtools.cli import main\n"
+        f"main({args!r})\n")
+    env = {**os.environ, "KB_HOME": str(home), "PYTHONPATH": str(REPO)}
+    res = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    result: dict[str, int] | list[str] = json.loads(res.stderr.strip().splitlines()[-1])
+    return result
+
+
+def test_english_query_imports_no_torch(built):
+    repo, home = built
+    heavy = _run(["query", "How do I reset the E17 fault code?", "--index", "dist", "--json",
+                  "--explain"], repo, home, report_modules=True)
+    assert heavy == []
+    # and the question really went through MiniLM
+    loads = _run(["query", "How do I reset the E17 fault code?", "--index", "dist"], repo, home,
+                 report_loads=True)
+    assert loads == {"minilm": 1}
+
+
+def test_a_warm_build_with_nothing_to_embed_loads_no_model(built):
+    repo, home = built
+    loads = _run(["build", "-q"], repo, home, report_loads=True)
+    assert loads == {}
