@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import version
@@ -61,28 +61,12 @@ class Tokenizer:
 
     backend: str = "rjieba"
     words: tuple[str, ...] = ()  # domain dictionary terms
-    _seg: object = field(default=None, repr=False)
+    _seg: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.words = tuple(sorted({w.strip() for w in self.words if _keep_term(w)}))
-        if self.backend == "rjieba":
-            import rjieba
-
-            seg = rjieba.Jieba()
-            for w in self.words:
-                seg.add_word(w, None, None)
-            self._cut: Callable[[str], list[str]] = lambda s: seg.cut_for_search(s, False)
-        elif self.backend == "jieba":
-            import jieba
-
-            seg = jieba.Tokenizer()
-            seg.initialize()
-            for w in self.words:
-                seg.add_word(w)
-            self._cut = lambda s: seg.cut_for_search(s, HMM=False)
-        else:
+        if self.backend not in ("rjieba", "jieba"):
             raise ValueError(f"unknown tokenizer backend {self.backend!r}")
-        self._seg = seg
         # Terms jieba cannot hold whole (they contain "·" or Latin): matched before cutting.
         special = sorted((w for w in self.words if not re.fullmatch(rf"[{CJK}]+", w)),
                          key=len, reverse=True)
@@ -90,6 +74,14 @@ class Tokenizer:
 
     def fingerprint(self) -> dict[str, str]:
         return tokenizer_fingerprint(self.backend, self.words)
+
+    def _cut(self, text: str) -> list[str]:
+        """jieba's search-mode cut. The segmenter (its import and dictionary: most of a cold
+        English query's start-up) is made on the first Chinese run, not before."""
+        if self._seg is None:
+            self._seg = _segmenter(self.backend, self.words)
+        cut: list[str] = list(self._seg.cut_for_search(text, False))
+        return cut
 
     def __call__(self, text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", text).lower()
@@ -118,6 +110,24 @@ class Tokenizer:
                 tok = tok.strip("·")
                 if tok and tok not in ZH_STOP:
                     out.append(tok)
+
+
+def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
+    """A jieba segmenter of `backend` with the domain terms added."""
+    if backend == "rjieba":
+        import rjieba
+
+        seg = rjieba.Jieba()
+        for w in words:
+            seg.add_word(w, None, None)
+        return seg
+    import jieba
+
+    seg = jieba.Tokenizer()
+    seg.initialize()
+    for w in words:
+        seg.add_word(w)
+    return seg
 
 
 def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
