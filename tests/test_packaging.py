@@ -56,5 +56,6 @@ def test_extras_add_the_build_stack():
                                                   for r in extras["st"]}
     test = [Requirement(r).extras for r in extras["test"]
             if canonical(Requirement(r).name) == "kbtools"]
-    assert test == [{"build", "st"}]  # the test command installs everything
-    assert "torch" in reachable(extras["build"])  # and the build extra really brings it
+    assert test == [{"build", "st", "jieba"}]  # the test command installs everything
+    assert "torch" in reachable(extras["build"])  # the build extra really brings it
+    assert [canonical(Requirement(r).name) for r in extras["jieba"]] == ["jieba"]

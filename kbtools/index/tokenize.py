@@ -15,8 +15,10 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+from kbtools.errors import ConfigError
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
@@ -112,6 +114,10 @@ class Tokenizer:
                     out.append(tok)
 
 
+JIEBA_MISSING = ("[bm25] tokenizer = \"jieba\" needs the jieba package: "
+                 "pip install 'kbtools[jieba]' (the default, \"rjieba\", needs nothing more)")
+
+
 def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
     """A jieba segmenter of `backend` with the domain terms added."""
     if backend == "rjieba":
@@ -121,8 +127,10 @@ def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
         for w in words:
             seg.add_word(w, None, None)
         return seg
-    import jieba
-
+    try:
+        import jieba
+    except ImportError:
+        raise ConfigError(JIEBA_MISSING) from None
     seg = jieba.Tokenizer()
     seg.initialize()
     for w in words:
@@ -134,8 +142,12 @@ def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
     """What the manifest records of a tokenizer; needs no dictionary loaded."""
     lib = "rjieba" if backend == "rjieba" else "jieba"
     kept = sorted({w.strip() for w in words if _keep_term(w)})
+    try:
+        lib_version = version(lib)
+    except PackageNotFoundError:
+        raise ConfigError(JIEBA_MISSING if lib == "jieba" else f"{lib} is not installed") from None
     return {"name": f"kbtools-{lib}-search",
-            "version": f"{lib}=={version(lib)};pystemmer=={version('PyStemmer')};v2",
+            "version": f"{lib}=={lib_version};pystemmer=={version('PyStemmer')};v2",
             "dictionary_sha256": hashlib.sha256("\n".join(kept).encode()).hexdigest()}
 
 
