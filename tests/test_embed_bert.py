@@ -156,3 +156,21 @@ def test_the_jieba_backend_without_jieba_is_one_line(built):
         (repo / "kb.toml").write_text(toml, encoding="utf-8")
     assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
     assert "kbtools[jieba]" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_model_fingerprints_are_cached_by_file_stat(tmp_path, isolated_home):
+    from kbtools.embed.base import files_fingerprint
+
+    fingerprint = files_fingerprint.__wrapped__  # past the per-process cache
+    root = tmp_path / "model"
+    root.mkdir()
+    (root / "weights.bin").write_bytes(b"\0" * 1000)
+    (root / "README.md").write_text("docs do not count", encoding="utf-8")
+    first = fingerprint(str(root))
+    assert (isolated_home / "models" / "fingerprints.json").is_file()
+    assert fingerprint(str(root)) == first
+    (root / "weights.bin").write_bytes(b"\1" * 1001)  # new bytes, new stat
+    second = fingerprint(str(root))
+    assert second != first
+    (isolated_home / "models" / "fingerprints.json").unlink()
+    assert fingerprint(str(root)) == second  # the cache holds what hashing gives

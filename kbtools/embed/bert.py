@@ -75,9 +75,10 @@ def layer_norm(x: F32, weight: F32, bias: F32, eps: float) -> F32:
 
 @dataclass(frozen=True)
 class Layer:
-    """One encoder layer's weights, matrices stored transposed for ``x @ w``."""
+    """One encoder layer's weights as stored ((out, in) matrices, used as ``x @ w.T``: BLAS
+    reads the transpose in place, so loading copies nothing but the fused projection)."""
 
-    qkv: F32  # (hidden, 3·hidden): query, key and value projections side by side
+    qkv: F32  # (3·hidden, hidden): query, key and value projections stacked
     qkv_bias: F32
     attn_out: F32
     attn_out_bias: F32
@@ -169,14 +170,14 @@ class NumpyBert:
         att = p + "attention."
         qkv = [w[f"{att}self.{n}.weight"] for n in ("query", "key", "value")]
         return Layer(
-            qkv=np.ascontiguousarray(np.concatenate(qkv, axis=0).T),
+            qkv=np.concatenate(qkv, axis=0),
             qkv_bias=np.concatenate([w[f"{att}self.{n}.bias"] for n in ("query", "key", "value")]),
-            attn_out=np.ascontiguousarray(w[f"{att}output.dense.weight"].T),
+            attn_out=w[f"{att}output.dense.weight"],
             attn_out_bias=w[f"{att}output.dense.bias"],
             attn_norm=(w[f"{att}output.LayerNorm.weight"], w[f"{att}output.LayerNorm.bias"]),
-            inter=np.ascontiguousarray(w[f"{p}intermediate.dense.weight"].T),
+            inter=w[f"{p}intermediate.dense.weight"],
             inter_bias=w[f"{p}intermediate.dense.bias"],
-            out=np.ascontiguousarray(w[f"{p}output.dense.weight"].T),
+            out=w[f"{p}output.dense.weight"],
             out_bias=w[f"{p}output.dense.bias"],
             out_norm=(w[f"{p}output.LayerNorm.weight"], w[f"{p}output.LayerNorm.bias"]))
 
@@ -221,16 +222,16 @@ class NumpyBert:
         scale = np.float32(1.0 / np.sqrt(head))
         bias = np.where(mask, np.float32(0.0), np.float32(-np.inf))[:, None, None, :]
         for layer in self.layers:
-            qkv = (x @ layer.qkv + layer.qkv_bias).reshape(batch, length, 3, s.heads, head)
+            qkv = (x @ layer.qkv.T + layer.qkv_bias).reshape(batch, length, 3, s.heads, head)
             q, k, v = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, length, head)
             scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
             ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, s.hidden)
-            x = layer_norm(ctx @ layer.attn_out + layer.attn_out_bias + x, *layer.attn_norm,
+            x = layer_norm(ctx @ layer.attn_out.T + layer.attn_out_bias + x, *layer.attn_norm,
                            s.eps)
-            inner = gelu(x @ layer.inter + layer.inter_bias)
-            x = layer_norm(inner @ layer.out + layer.out_bias + x, *layer.out_norm, s.eps)
+            inner = gelu(x @ layer.inter.T + layer.inter_bias)
+            x = layer_norm(inner @ layer.out.T + layer.out_bias + x, *layer.out_norm, s.eps)
         out: F32 = x.reshape(batch, length, s.hidden)
         return out
 
