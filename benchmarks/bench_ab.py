@@ -60,8 +60,12 @@ def main() -> None:
     workers = {}
     for side in ("before", "after"):
         env = dict(os.environ, PYTHONPATH=str(getattr(args, side).resolve()), HF_HUB_OFFLINE="1")
-        proc = subprocess.Popen([sys.executable, "-c", WORKER, str(args.index), str(args.questions)],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        # cwd = the tree: `python -c` puts the working directory first on sys.path, ahead of
+        # PYTHONPATH, so run from elsewhere both workers would import the same kbtools
+        proc = subprocess.Popen([sys.executable, "-c", WORKER, str(args.index.resolve()),
+                                 str(args.questions.resolve())], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, env=env,
+                                cwd=getattr(args, side).resolve())
         assert proc.stdout is not None and proc.stdin is not None
         if proc.stdout.readline().strip() != "ready":
             sys.exit(f"bench_ab: the {side} worker failed to open {args.index}")

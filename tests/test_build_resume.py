@@ -118,7 +118,7 @@ def test_unreadable_user_dictionary_fails_before_embedding(tmp_path: Path, monke
     def no_embedding(key: str) -> None:
         raise AssertionError("the build embedded before reading its inputs")
 
-    monkeypatch.setattr(pipeline, "get_embedder", no_embedding)
+    monkeypatch.setattr(pipeline, "get_reference_embedder", no_embedding)
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(main, ["build", "--corpus", "corpus", "--lenient", "-q"])
     assert res.exit_code == 1, res.output

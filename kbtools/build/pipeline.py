@@ -29,7 +29,7 @@ from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
-from kbtools.embed.registry import get_embedder
+from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
     ConfigError,
     FindingsError,
@@ -322,7 +322,7 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
     batch = int(cfg.get("embedding.batch_size"))
     try:
         for key in sorted({m for r in records for m in r["models"]}):
-            emb = get_embedder(key)
+            emb = get_reference_embedder(key)
             fp = emb.fingerprint()
             models[key] = {"id": emb.model_id, "fingerprint": fp, "dim": emb.dim}
             wanted = sorted({r["content_hash"]: r["embed_text"] for r in records

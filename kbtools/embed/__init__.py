@@ -1,7 +1,8 @@
 """Embedders: a registry of named backends with one `embed_batch(texts)` interface, and the
 vector cache keyed by model fingerprint and text hash. Heavy libraries are imported lazily.
 
-`base` (the `Embedder` interface), `registry` (name → factory, `get_embedder`), the backends
-`use`, `sentence_models` (sentence-transformers, also the reranker) and `hashed` (`test-hash`),
-and `cache`. Imports config, errors and fsutil only.
+`base` (the `Embedder` interface, the model-load counter), `registry` (name → factory,
+`get_embedder` for questions, `get_reference_embedder` for builds), the backends `use`, `bert`
+(MiniLM in numpy: questions without torch), `sentence_models` (sentence-transformers: builds,
+other models, the reranker) and `hashed` (`test-hash`), and `cache`. Imports config, errors and fsutil only.
 """

