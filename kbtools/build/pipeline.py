@@ -8,7 +8,6 @@ its manifest.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -34,7 +33,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import ConfigError, FindingsError, IndexLoadError, KbError, SourceError
 from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir
-from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
+from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
@@ -57,7 +56,6 @@ from kbtools.review.lapse import ReviewCoverage
 LENIENT_BLOCKING = frozenset({"file-not-regular", "file-too-large", "file-unreadable",
                               "encoding-not-utf8",
                               "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
-N_SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
 
 @dataclass(frozen=True)
@@ -84,16 +82,11 @@ class BuildStats:
     tables: int = 0
     lapsed: list[dict[str, Any]] = field(default_factory=list)  # verification lapsed (manifest)
     source_commit: str = ""
+    derivation: str = ""  # how index/ was derived: "incremental" (from the previous output) or "full"
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
-
-
-def shard_of(doc: str) -> str:
-    """The shard of a document's chunks (any str, even one a file name's undecodable bytes
-    left lone surrogates in)."""
-    return hashlib.sha256(doc.encode("utf-8", "surrogatepass")).hexdigest()[:N_SHARD_CHARS]
 
 
 def models_for(text: str, cfg: Config) -> list[str]:
@@ -158,7 +151,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
-        _build_into(staging, cfg, sources, raw, root, opts, stats, timer, cache_file)
+        _build_into(staging, out, cfg, sources, raw, root, opts, stats, timer, cache_file)
         replace_dir(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -167,8 +160,8 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     return stats
 
 
-def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[str, bytes],
-                root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
+def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
+                raw: dict[str, bytes], root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
                 cache_file: Path | None) -> None:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
@@ -204,9 +197,11 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[
     _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
-    materialize(staging)
-    manifest["derived"] = list_files(staging, DERIVED_DIR)
-    write_manifest(staging, manifest)
+    # index/ is not listed in the manifest: it may be derived from the previous output (only
+    # the changed shards redone), whose bytes differ from a fresh derivation's; a device
+    # checks it with kbtools.index.selfcheck instead.
+    previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
+    stats.derivation = materialize(staging, previous=previous)
     timer.lap("index")
 
 
