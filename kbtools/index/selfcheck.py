@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,12 @@ def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
     if scores["num_docs"] != n or len(scores["indptr"]) not in (len(vocab), len(vocab) + 1) or \
             sorted(vocab.values()) != list(range(len(vocab))):
         return ["index/bm25: matrices do not match the chunks and vocabulary"]
+    indices, indptr = np.asarray(scores["indices"]), np.asarray(scores["indptr"])
+    rising = np.diff(indices.astype(np.int64)) > 0
+    rising[indptr[1:-1][indptr[1:-1] > 0] - 1] = True  # a new term's postings start over
+    if len(indices) and (indices.min() < 0 or indices.max() >= n or not rising.all()
+                         or not np.all(np.asarray(scores["data"]) > 0)):
+        return ["index/bm25: postings out of order or out of range"]
     cfg = manifest["config"]["values"]["bm25"]
     words = layout.dictionary.read_text(encoding="utf-8").split()
     tok = Tokenizer(backend=cfg["tokenizer"], words=tuple(words))
@@ -132,13 +139,21 @@ def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
         ids = flat[offsets[num]:offsets[num + 1]].tolist()
         if [vocab.get(t) for t in terms] != ids:
             return [f"index/bm25: stored terms of chunk {num} are not its text's"]
-        for i in set(ids):
-            if i + 1 >= len(scores["indptr"]):
+        k1, b = cfg["k1"], cfg["b"]
+        avg = float(offsets[-1]) / n
+        for i, tf in Counter(ids).items():
+            if i + 1 >= len(indptr):
                 continue  # bm25s leaves the last term's column open
-            postings = scores["indices"][scores["indptr"][i]:scores["indptr"][i + 1]]
+            postings = indices[indptr[i]:indptr[i + 1]]
             pos = int(np.searchsorted(postings, num))
             if pos >= len(postings) or postings[pos] != num:
                 return [f"index/bm25: chunk {num} missing from the postings of a term"]
+            # the stored score is Lucene's BM25 of this term in this chunk
+            df = len(postings)
+            want = np.log(1 + (n - df + 0.5) / (df + 0.5)) * tf / (
+                k1 * ((1 - b) + b * len(ids) / avg) + tf)
+            if not np.isclose(float(scores["data"][indptr[i] + pos]), want, rtol=1e-4):
+                return [f"index/bm25: the score of chunk {num} for a term is not its BM25"]
     return []
 
 
