@@ -216,3 +216,56 @@ def test_a_corrupted_index_is_caught_by_the_self_check(base, tmp_path, what):
     assert materialize(dist) == "full"  # re-derived from data/ alone
     assert check_derived(dist) == []
     assert json.loads((dist / "manifest.json").read_text(encoding="utf-8"))["derived"] == {}
+
+
+# --- a device: a real release, a real sync of a second one ----------------------------
+
+def _release(repo: Path, art: Path, message: str):
+    import git as gitpython
+
+    from kbtools.ship.release import make_release
+
+    r = gitpython.Repo(repo)
+    r.git.add("-A")
+    r.git.commit("-q", "-m", message)
+    cfg = load_config(repo)
+    build(cfg, BuildOptions(progress=False, lenient=True))
+    return make_release(repo, cfg.path("dist"), remote=str(art))
+
+
+@pytest.mark.parametrize("corrupt_served", [False, True])
+def test_device_derives_a_second_release_from_the_served_one(base, tmp_path, corrupt_served):
+    import subprocess
+
+    from kbtools.ship import device
+    from kbtools.ship.operate import status
+    from kbtools.ship.sync import sync
+
+    repo0, _ = base
+    repo = tmp_path / "repo"
+    shutil.copytree(repo0, repo)
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    _release(repo, art, "first")
+    dev = tmp_path / "device"
+    assert sync(str(art), dev).tag == "kb-r1"
+    first = device.served_release(dev)
+    assert first is not None and check_derived(first) == []
+    if corrupt_served:  # the served index was damaged on the device
+        _sql(first, "UPDATE chunks SET embed_text = 'x' WHERE num = 1")
+        assert status(dev)["served"]["problems"]
+    edit_paragraph(repo)
+    _release(repo, art, "one paragraph")
+    assert sync(str(art), dev).tag == "kb-r2"
+    served = device.served_release(dev)
+    assert served is not None and check_derived(served) == []
+    verified = json.loads((served / "verified.json").read_text(encoding="utf-8"))
+    # a corrupted served index is caught by the self-check and the new one derived afresh
+    assert verified["derivation"] == ("full" if corrupt_served else "incremental")
+    assert status(dev)["served"]["problems"] == []
+    fresh = tmp_path / "fresh"
+    shutil.copytree(served, fresh, ignore=shutil.ignore_patterns("index"))
+    materialize(fresh)
+    assert store_rows(served) == store_rows(fresh)
+    assert tree(served, "index/bm25") == tree(fresh, "index/bm25")
+    assert answers(served) == answers(fresh)

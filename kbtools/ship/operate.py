@@ -15,6 +15,7 @@ from typing import Any
 from kbtools.errors import IndexLoadError, SyncError
 from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.index.selfcheck import check_derived
 from kbtools.ship.device import (
     append_log,
     check_device_dir,
@@ -77,6 +78,16 @@ def list_releases(path: Path, *, remote: bool = True,
     return rows, warnings
 
 
+def release_problems(rdir: Path) -> list[str]:
+    """What is wrong with a local release now: its files against the manifest, and its
+    derived index (by hash when the manifest pins it, else by `check_derived`)."""
+    manifest = load_manifest(rdir)
+    problems = verify_files(rdir, manifest, derived=True)
+    if not problems and not manifest.get("derived"):
+        problems = check_derived(rdir)
+    return problems
+
+
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, last sync result."""
     state = read_state(path)
@@ -93,7 +104,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     problems: list[str] = []
     if check_files:
         try:
-            problems = verify_files(rdir, load_manifest(rdir), derived=True)
+            problems = release_problems(rdir)
         except IndexLoadError as exc:
             problems = [exc.message]
     out["served"] = {
@@ -118,7 +129,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         current = served_tag(path)
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
-        problems = verify_files(have[tag], load_manifest(have[tag]), derived=True)
+        problems = release_problems(have[tag])
         if problems:
             raise SyncError(f"{tag} no longer verifies ({problems[0]}); not switching",
                             path=str(path))

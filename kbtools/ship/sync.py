@@ -17,8 +17,10 @@ only in the last step, by one rename):
    files, all regular files of the listed sizes; the embedding models are the ones here;
 5. write those files into releases/<tag>.staging (no link followed) and check them on disk:
    no extra entries, every artifact's sha256/size (reads bounded by the listed size);
-6. derive index/ with `kbtools.index.materialize.materialize` and check it against
-   manifest["derived"];
+6. derive index/ with `kbtools.index.materialize.materialize` (from the served release
+   when possible: only changed shards are redone) and check it with
+   `kbtools.index.selfcheck.check_derived` (or, for an older release that pins them,
+   against manifest["derived"]);
 7. rename staging -> releases/<tag>, pin keys (first use or rotation), replace the
    `current` symlink, prune old releases.
 """
@@ -39,6 +41,7 @@ from kbtools.fsutil import mkdir_beneath, write_beneath
 from kbtools.index.layout import RELEASES, VERIFIED, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
 from kbtools.index.materialize import materialize
+from kbtools.index.selfcheck import check_derived
 from kbtools.ship import device as dev
 from kbtools.ship import trust
 from kbtools.ship.git import (
@@ -266,12 +269,7 @@ def _install(device: Path, source: str, branch: str, tag: str, serial: int,
     if problems:
         raise SyncError(f"artifacts do not match the manifest ({len(problems)} problems, "
                         f"first: {problems[0]})", path=tag)
-    if manifest.get("derived"):
-        materialize(staging)
-        problems = verify_files(staging, manifest, derived=True)
-        if problems:
-            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
-                            f"problems, first: {problems[0]})", path=tag)
+    derivation = _derive(device, staging, manifest, tag)
     verified = {"tag": tag, "serial": serial, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),
@@ -279,12 +277,38 @@ def _install(device: Path, source: str, branch: str, tag: str, serial: int,
                 "created": meta.rel.get("created"),
                 "artifacts": len(manifest.get("artifacts", {})),
                 "derived": len(manifest.get("derived", {})),
+                "derivation": derivation,
                 "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
     write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
     dev.fsync_dir(staging)
     staging.rename(layout.release(tag))
     dev.fsync_dir(layout.releases)
     return plan
+
+
+def _derive(device: Path, staging: Path, manifest: dict[str, Any], tag: str) -> str:
+    """Derive the staged release's index/ and check it; returns how it was derived.
+
+    A manifest that pins index/ bytes (``derived``, older releases) is derived afresh and
+    hashed. Otherwise index/ is derived from the served release when it can be (only the
+    changed shards redone) and self-checked (`kbtools.index.selfcheck`); an index failing
+    the check is derived afresh from data/ and checked again."""
+    if manifest.get("derived"):
+        materialize(staging)
+        problems = verify_files(staging, manifest, derived=True)
+        if problems:
+            raise SyncError(f"derived index does not match the manifest ({len(problems)} "
+                            f"problems, first: {problems[0]})", path=tag)
+        return "full"
+    served = dev.served_release(device)
+    how = materialize(staging, previous=served)
+    problems = check_derived(staging)
+    if problems and how == "incremental":
+        how = materialize(staging)
+        problems = check_derived(staging)
+    if problems:
+        raise SyncError(f"derived index fails its self-check ({problems[0]})", path=tag)
+    return how
 
 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
