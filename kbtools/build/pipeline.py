@@ -121,7 +121,8 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     if not knowledge.is_dir():
         raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
                       path=str(knowledge))
-    ctx = make_context(cfg, lenient=opts.lenient)
+    # unchanged documents are not parsed again by the checks (kb check's scan cache)
+    ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache)
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
     unread = {display_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
@@ -407,7 +408,8 @@ def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
 def corpus_config(cfg: Config, corpus: Path) -> Config:
     """The settings of `cfg` applied to a foreign folder that is its own knowledge root."""
     data = dict(cfg.data)
-    data["paths"] = dict(cfg.data["paths"], knowledge=".")
+    # the caches stay where the settings put them, never inside the foreign folder
+    data["paths"] = dict(cfg.data["paths"], knowledge=".", cache=str(cfg.path("cache")))
     data["bm25"] = dict(cfg.data["bm25"], user_dict="_dict.txt")
     return Config(root=corpus.resolve(), data=data)
 
