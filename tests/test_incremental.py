@@ -269,3 +269,26 @@ def test_device_derives_a_second_release_from_the_served_one(base, tmp_path, cor
     assert store_rows(served) == store_rows(fresh)
     assert tree(served, "index/bm25") == tree(fresh, "index/bm25")
     assert answers(served) == answers(fresh)
+
+
+def test_a_watchers_memo_rechunks_only_the_saved_document(base, tmp_path):
+    from kbtools.build.memo import BuildMemo
+
+    repo0, dist0 = base
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(repo0, repo)
+    shutil.copytree(dist0, dist)
+    cfg = load_config(repo)
+    memo = BuildMemo()
+    opts = dict(progress=False, provenance=False, lenient=True)
+    first = build(cfg, BuildOptions(out=dist, memo=memo, **opts))
+    assert (memo.hits, memo.misses) == (0, first.documents)
+    edit_paragraph(repo)
+    build(cfg, BuildOptions(out=dist, memo=memo, **opts))
+    assert (memo.hits, memo.misses) == (first.documents - 1, first.documents + 1)
+    delete_document(repo)
+    build(cfg, BuildOptions(out=dist, memo=memo, **opts))
+    build(cfg, BuildOptions(out=tmp_path / "full", **opts))
+    assert tree(dist, "data") == tree(tmp_path / "full", "data")
+    assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
+    assert store_rows(dist) == store_rows(tmp_path / "full")

@@ -23,7 +23,8 @@ import numpy as np
 from kbtools import __version__
 from kbtools import provenance as history
 from kbtools.build import verified
-from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
+from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
+from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.records import Chunk
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -37,7 +38,6 @@ from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
-from kbtools.markdown.doctree import parse
 from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
 from kbtools.render.formula import (
@@ -67,6 +67,7 @@ class BuildOptions:
     use_cache: bool = True
     progress: bool = True
     provenance: bool = True  # git blame per chunk (kb watch skips it: the edit is uncommitted)
+    memo: BuildMemo | None = None  # parsed documents and chunks kept between builds (kb watch)
 
 
 @dataclass
@@ -167,13 +168,15 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
-    parsed = {s.rel: parse(s) for s in sources}
+    memo = opts.memo if opts.memo is not None else BuildMemo()
+    memo.forget_others({s.rel for s in sources})
+    parsed = {s.rel: memo.parse(s, raw[s.rel]) for s in sources}
     failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
     parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
     resolver = HeadingIndex.build(list(parsed.values()))
-    per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel])
-               for s in sources}
+    resolver_key = headings_key(resolver)
+    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key) for s in sources}
     stats.documents = len(sources)
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
@@ -188,7 +191,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
-    records = _records(per_doc, provenance, cfg, covs, checks)
+    records = _records(per_doc, provenance, cfg, covs, checks, memo)
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
@@ -198,9 +201,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
-    # index/ is not listed in the manifest: it may be derived from the previous output (only
-    # the changed shards redone), whose bytes differ from a fresh derivation's; a device
-    # checks it with kbtools.index.selfcheck instead.
+    # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
     timer.lap("index")
@@ -275,23 +276,33 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
              cfg: Config, covs: dict[str, ReviewCoverage],
-             reviewed: dict[str, set[verified.ChunkKey]]) -> list[dict[str, Any]]:
+             reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo) -> list[dict[str, Any]]:
     """Chunk records in global order; chunks of `verified: true` documents (those in
-    `covs`) get their `verification` (see `kbtools.build.verified`)."""
+    `covs`) get their `verification` (see `kbtools.build.verified`). The part that depends
+    on the chunks alone is kept in `memo` for the next build."""
     records = []
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
-        for c in per_doc[doc]:
-            r = c.to_dict()
-            r.pop("metadata", None)  # stored once per doc
-            r["content_hash"] = text_key(c.embed_text)
-            r["models"] = models_for(c.embed_text, cfg)
+        base = memo.records(doc, per_doc[doc])
+        if base is None:
+            base = [_base_record(c, cfg) for c in per_doc[doc]]
+            memo.keep_records(doc, per_doc[doc], base)
+        for c, b in zip(per_doc[doc], base, strict=True):
+            r = dict(b)
             if blame:
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
             if doc in covs:
                 r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
             records.append(r)
     return records
+
+
+def _base_record(c: Chunk, cfg: Config) -> dict[str, Any]:
+    r = c.to_dict()
+    r.pop("metadata", None)  # stored once per doc
+    r["content_hash"] = text_key(c.embed_text)
+    r["models"] = models_for(c.embed_text, cfg)
+    return r
 
 
 Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
