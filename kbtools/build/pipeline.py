@@ -37,6 +37,7 @@ from kbtools.fsutil import json_lines, read_json_lines, replace_dir
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
+from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
 from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
@@ -479,6 +480,7 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
                          "lapsed": stats.lapsed},
         "artifacts": list_files(staging, DATA_DIR),
         "derived": {},
+        "derived_check": SELF_CHECK,
     }
 
 

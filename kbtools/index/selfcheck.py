@@ -35,6 +35,7 @@ from kbtools.index import bm25 as bm25index
 from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.tokenize import Tokenizer
 
+SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
 SAMPLED_SHARDS = 12
 _COLUMNS = ("id", "doc", "kind", "line_start", "line_end", "text", "embed_text")
 

@@ -83,7 +83,7 @@ def release_problems(rdir: Path) -> list[str]:
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
     problems = verify_files(rdir, manifest, derived=True)
-    if not problems and not manifest.get("derived"):
+    if not problems and not manifest.get("derived") and manifest.get("derived_check"):
         problems = check_derived(rdir)
     return problems
 

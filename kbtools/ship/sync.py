@@ -41,7 +41,7 @@ from kbtools.fsutil import mkdir_beneath, write_beneath
 from kbtools.index.layout import RELEASES, VERIFIED, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
 from kbtools.index.materialize import materialize
-from kbtools.index.selfcheck import check_derived
+from kbtools.index.selfcheck import SELF_CHECK, check_derived
 from kbtools.ship import device as dev
 from kbtools.ship import trust
 from kbtools.ship.git import (
@@ -290,7 +290,7 @@ def _derive(device: Path, staging: Path, manifest: dict[str, Any], tag: str) -> 
     """Derive the staged release's index/ and check it; returns how it was derived.
 
     A manifest that pins index/ bytes (``derived``, older releases) is derived afresh and
-    hashed. Otherwise index/ is derived from the served release when it can be (only the
+    hashed; one with neither that nor ``derived_check`` describes no index. Otherwise index/ is derived from the served release when it can be (only the
     changed shards redone) and self-checked (`kbtools.index.selfcheck`); an index failing
     the check is derived afresh from data/ and checked again."""
     if manifest.get("derived"):
@@ -300,6 +300,11 @@ def _derive(device: Path, staging: Path, manifest: dict[str, Any], tag: str) -> 
             raise SyncError(f"derived index does not match the manifest ({len(problems)} "
                             f"problems, first: {problems[0]})", path=tag)
         return "full"
+    if manifest.get("derived_check") is None:
+        return "none"  # a release that describes no index (nothing to derive)
+    if manifest["derived_check"] != SELF_CHECK:
+        raise SyncError(f"release checks its index with {manifest['derived_check']!r}, which "
+                        "this kbtools does not know; upgrade kbtools", path=tag)
     served = dev.served_release(device)
     how = materialize(staging, previous=served)
     problems = check_derived(staging)
