@@ -8,7 +8,8 @@ each code tree (the baseline, then this one, each in its own process) it prints
 
 - rebuild after a one-paragraph edit of one document (warm caches, into the same dist/),
   with the build's stage times;
-- `kb watch`: save → queryable (in-process watcher, the same edit style);
+- `kb watch`: save → queryable (in-process watcher after its initial build, as `kb watch`
+  runs; the same edit style);
 - device re-derivation after a release that changed one document: the index/ of the new
   release derived (baseline: afresh; this tree: from the served release, then self-checked).
 
@@ -98,10 +99,14 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
     wcfg = corpus_config(cfg, corpus)
     updates: list[object] = []
     stop = threading.Event()
-    th = threading.Thread(target=watch, args=(wcfg, dist, updates.append, stop, False, True),
+    # as `kb watch` runs: an initial build at start, then the save is timed
+    th = threading.Thread(target=watch, args=(wcfg, dist, updates.append, stop, True, True),
                           daemon=True)
     th.start()
+    while not updates:
+        time.sleep(0.05)
     time.sleep(1.0)
+    updates.clear()
     probe = f"kbwatchprobe{label}{int(time.time())}"
     t0 = time.perf_counter()
     _edit(doc, f" {probe}。")

@@ -46,7 +46,7 @@ from kbtools.index.layout import (
     shard_of,
 )
 from kbtools.index.store import insert_chunks, insert_docs
-from kbtools.index.tokenize import Tokenizer
+from kbtools.index.tokenize import shared_tokenizer
 
 _PARKED = np.uint64(1 << 40)  # keys are renamed through here so that no two ever collide
 
@@ -208,7 +208,7 @@ def _bm25(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, Any
     if len(offsets) - 1 != sum(n for _, n in plan.old_range.values()):
         raise ValueError("BM25 token arrays do not match the previous store")
     words = new.dictionary.read_text(encoding="utf-8").split()
-    tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(words))
+    tok = shared_tokenizer(cfg["bm25"]["tokenizer"], tuple(words))
     pieces: list[np.ndarray] = []
     lengths: list[np.ndarray] = []
     for s in plan.shards:

@@ -33,7 +33,7 @@ from kbtools.errors import KbError
 from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index.layout import ReleaseLayout, shard_of
-from kbtools.index.tokenize import Tokenizer
+from kbtools.index.tokenize import shared_tokenizer
 
 SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
 SAMPLED_SHARDS = 12
@@ -134,27 +134,29 @@ def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
         return ["index/bm25: postings out of order or out of range"]
     cfg = manifest["config"]["values"]["bm25"]
     words = layout.dictionary.read_text(encoding="utf-8").split()
-    tok = Tokenizer(backend=cfg["tokenizer"], words=tuple(words))
+    tok = shared_tokenizer(cfg["tokenizer"], tuple(words))
+    k1, b = cfg["k1"], cfg["b"]
+    avg = float(offsets[-1]) / n
+    stored: list[float] = []
+    wanted: list[float] = []
     for num, rec in sorted(rows.items()):
-        terms = tok(rec["embed_text"])
         ids = flat[offsets[num]:offsets[num + 1]].tolist()
-        if [vocab.get(t) for t in terms] != ids:
+        if [vocab.get(t) for t in tok(rec["embed_text"])] != ids:
             return [f"index/bm25: stored terms of chunk {num} are not its text's"]
-        k1, b = cfg["k1"], cfg["b"]
-        avg = float(offsets[-1]) / n
+        norm = k1 * ((1 - b) + b * len(ids) / avg)
         for i, tf in Counter(ids).items():
             if i + 1 >= len(indptr):
                 continue  # bm25s leaves the last term's column open
-            postings = indices[indptr[i]:indptr[i + 1]]
-            pos = int(np.searchsorted(postings, num))
-            if pos >= len(postings) or postings[pos] != num:
+            lo, hi = int(indptr[i]), int(indptr[i + 1])
+            pos = lo + int(np.searchsorted(indices[lo:hi], num))
+            if pos >= hi or indices[pos] != num:
                 return [f"index/bm25: chunk {num} missing from the postings of a term"]
-            # the stored score is Lucene's BM25 of this term in this chunk
-            df = len(postings)
-            want = np.log(1 + (n - df + 0.5) / (df + 0.5)) * tf / (
-                k1 * ((1 - b) + b * len(ids) / avg) + tf)
-            if not np.isclose(float(scores["data"][indptr[i] + pos]), want, rtol=1e-4):
-                return [f"index/bm25: the score of chunk {num} for a term is not its BM25"]
+            # the stored score must be Lucene's BM25 of this term in this chunk
+            df = hi - lo
+            stored.append(float(scores["data"][pos]))
+            wanted.append(float(np.log(1 + (n - df + 0.5) / (df + 0.5))) * tf / (norm + tf))
+    if not np.allclose(stored, wanted, rtol=1e-4):
+        return ["index/bm25: stored scores are not the BM25 of their chunks' terms"]
     return []
 
 
