@@ -57,9 +57,10 @@ def test_build_writes_verified_artifacts(cold_build):
     assert (out / "index" / "store.sqlite").is_file()
     assert any(p.suffix == ".svg" for p in (out / "data" / "formulas").rglob("*"))
     assert any(p.suffix == ".csv" for p in (out / "data" / "tables").iterdir())
-    # every file on disk is listed in the manifest
-    listed = set(manifest["artifacts"]) | set(manifest["derived"])
-    assert set(tree_hashes(out)) - {"manifest.json"} == listed
+    # every file of data/ is listed in the manifest; index/ is self-checked, not listed
+    assert manifest["derived"] == {} and manifest["derived_check"] == "selfcheck-1"
+    on_disk = {p for p in tree_hashes(out) if not p.startswith("index/")}
+    assert on_disk - {"manifest.json"} == set(manifest["artifacts"])
 
 
 def test_tampered_artifact_is_detected(cold_build, tmp_path):

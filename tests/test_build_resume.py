@@ -97,7 +97,7 @@ def test_failure_after_embedding_reembeds_nothing_on_rerun(tmp_path: Path, monke
     (out / "previous").write_text("the index served before")
     before = tree_hashes(out)
 
-    def disk_full(root: Path) -> None:
+    def disk_full(root: Path, previous: Path | None = None) -> str:
         raise OSError(28, "No space left on device", str(root))
 
     monkeypatch.setattr(pipeline, "materialize", disk_full)  # the last stage fails once

@@ -8,7 +8,6 @@ its manifest.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -23,7 +22,8 @@ import numpy as np
 from kbtools import __version__
 from kbtools import provenance as history
 from kbtools.build import verified
-from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
+from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
+from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.records import Chunk
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -40,11 +40,11 @@ from kbtools.errors import (
 )
 from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
-from kbtools.index.layout import DATA_DIR, DERIVED_DIR, ReleaseLayout
+from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
+from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
-from kbtools.markdown.doctree import parse
 from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
 from kbtools.render.formula import (
@@ -64,7 +64,6 @@ from kbtools.review.lapse import ReviewCoverage
 LENIENT_BLOCKING = frozenset({"file-not-regular", "file-too-large", "file-unreadable",
                               "encoding-not-utf8",
                               "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
-N_SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,7 @@ class BuildOptions:
     use_cache: bool = True
     progress: bool = True
     provenance: bool = True  # git blame per chunk (kb watch skips it: the edit is uncommitted)
+    memo: BuildMemo | None = None  # parsed documents and chunks kept between builds (kb watch)
 
 
 @dataclass
@@ -91,16 +91,11 @@ class BuildStats:
     tables: int = 0
     lapsed: list[dict[str, Any]] = field(default_factory=list)  # verification lapsed (manifest)
     source_commit: str = ""
+    derivation: str = ""  # how index/ was derived: "incremental" (from the previous output) or "full"
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
-
-
-def shard_of(doc: str) -> str:
-    """The shard of a document's chunks (any str, even one a file name's undecodable bytes
-    left lone surrogates in)."""
-    return hashlib.sha256(doc.encode("utf-8", "surrogatepass")).hexdigest()[:N_SHARD_CHARS]
 
 
 def models_for(text: str, cfg: Config) -> list[str]:
@@ -135,7 +130,8 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     if not knowledge.is_dir():
         raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
                       path=str(knowledge))
-    ctx = make_context(cfg, lenient=opts.lenient)
+    # unchanged documents are not parsed again by the checks (kb check's scan cache)
+    ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache)
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
     unread = {display_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
@@ -166,7 +162,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     # removed by the next build (fsutil.staging_dir), and never opened as an index.
     with staging_dir(out) as staging:
         try:
-            _build_into(staging, cfg, sources, raw, root, opts, stats, timer, cache_file)
+            _build_into(staging, out, cfg, sources, raw, root, opts, stats, timer, cache_file)
             replace_dir(staging, out)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -175,21 +171,23 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     return stats
 
 
-def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[str, bytes],
-                root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
+def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
+                raw: dict[str, bytes], root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
                 cache_file: Path | None) -> None:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
-    parsed = {s.rel: parse(s) for s in sources}
+    memo = opts.memo if opts.memo is not None else BuildMemo()
+    memo.forget_others({s.rel for s in sources})
+    parsed = {s.rel: memo.parse(s, raw[s.rel]) for s in sources}
     failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
     parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
     resolver = HeadingIndex.build(list(parsed.values()))
     tables = [(rel, t) for rel, d in sorted(parsed.items()) for t in d.tables()]
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
-    per_doc = {s.rel: chunk_document(s, ccfg, resolver=resolver, doc=parsed[s.rel],
-                                     csv_names=csv_names)
+    resolver_key = headings_key(resolver)
+    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names)
                for s in sources}
     stats.documents = len(sources)
     stats.chunks = sum(len(c) for c in per_doc.values())
@@ -205,7 +203,7 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
-    records = _records(per_doc, provenance, cfg, covs, checks)
+    records = _records(per_doc, provenance, cfg, covs, checks, memo)
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
@@ -215,9 +213,9 @@ def _build_into(staging: Path, cfg: Config, sources: list[SourceDoc], raw: dict[
     _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
-    materialize(staging)
-    manifest["derived"] = list_files(staging, DERIVED_DIR)
-    write_manifest(staging, manifest)
+    # from the previous output when possible (not pinned by the manifest: see selfcheck)
+    previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
+    stats.derivation = materialize(staging, previous=previous)
     timer.lap("index")
 
 
@@ -291,23 +289,33 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
              cfg: Config, covs: dict[str, ReviewCoverage],
-             reviewed: dict[str, set[verified.ChunkKey]]) -> list[dict[str, Any]]:
+             reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo) -> list[dict[str, Any]]:
     """Chunk records in global order; chunks of `verified: true` documents (those in
-    `covs`) get their `verification` (see `kbtools.build.verified`)."""
+    `covs`) get their `verification` (see `kbtools.build.verified`). The part that depends
+    on the chunks alone is kept in `memo` for the next build."""
     records = []
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
-        for c in per_doc[doc]:
-            r = c.to_dict()
-            r.pop("metadata", None)  # stored once per doc
-            r["content_hash"] = text_key(c.embed_text)
-            r["models"] = models_for(c.embed_text, cfg)
+        base = memo.records(doc, per_doc[doc])
+        if base is None:
+            base = [_base_record(c, cfg) for c in per_doc[doc]]
+            memo.keep_records(doc, per_doc[doc], base)
+        for c, b in zip(per_doc[doc], base, strict=True):
+            r = dict(b)
             if blame:
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
             if doc in covs:
                 r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
             records.append(r)
     return records
+
+
+def _base_record(c: Chunk, cfg: Config) -> dict[str, Any]:
+    r = c.to_dict()
+    r.pop("metadata", None)  # stored once per doc
+    r["content_hash"] = text_key(c.embed_text)
+    r["models"] = models_for(c.embed_text, cfg)
+    return r
 
 
 Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
@@ -424,7 +432,8 @@ def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
 def corpus_config(cfg: Config, corpus: Path) -> Config:
     """The settings of `cfg` applied to a foreign folder that is its own knowledge root."""
     data = dict(cfg.data)
-    data["paths"] = dict(cfg.data["paths"], knowledge=".")
+    # the caches stay where the settings put them, never inside the foreign folder
+    data["paths"] = dict(cfg.data["paths"], knowledge=".", cache=str(cfg.path("cache")))
     data["bm25"] = dict(cfg.data["bm25"], user_dict="_dict.txt")
     return Config(root=corpus.resolve(), data=data)
 
@@ -483,6 +492,7 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
                          "lapsed": stats.lapsed},
         "artifacts": list_files(staging, DATA_DIR),
         "derived": {},
+        "derived_check": SELF_CHECK,
     }
 
 

@@ -2,7 +2,9 @@
 
 A watchdog observer collects changes to Markdown under knowledge/ (and kb.toml / the
 domain dictionary); after a short quiet period the index is rebuilt in-process with every
-cache warm — parsed models stay loaded, unchanged chunks reuse their cached vectors, formula
+cache warm — parsed models stay loaded, unchanged documents keep their parse and chunks
+(`kbtools.build.memo`), unchanged chunks reuse their cached vectors, index/ is derived from
+the previous one redoing only changed shards, formula
 SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
 right after the save sees the change. A document with errors is reported and the previous
 index keeps serving.
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.config import Config
 from kbtools.errors import KbError
@@ -40,11 +43,11 @@ def _relevant(path: str, cfg: Config) -> bool:
 
 
 def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
-            lenient: bool = False) -> Update:
+            lenient: bool = False, memo: BuildMemo | None = None) -> Update:
     t0 = time.perf_counter()
     try:
         stats = build(cfg, BuildOptions(out=out, progress=False, provenance=False,
-                                        lenient=lenient))
+                                        lenient=lenient, memo=memo))
         return Update(changed, stats, None, time.perf_counter() - t0)
     except KbError as exc:
         return Update(changed, None, exc.format(), time.perf_counter() - t0)
@@ -68,13 +71,14 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     events.put(str(path))
 
     stop = stop or threading.Event()
+    memo = BuildMemo()  # unchanged documents are parsed and chunked once per watcher
     observer = Observer()  # watching starts before the first build: no save is missed
     observer.schedule(Handler(), str(cfg.path("knowledge")), recursive=True)
     observer.schedule(Handler(), str(cfg.root), recursive=False)
     observer.start()
     try:
         if initial:
-            report(rebuild(cfg, out, (), lenient))
+            report(rebuild(cfg, out, (), lenient, memo))
         while not stop.is_set():
             try:
                 first = events.get(timeout=0.2)
@@ -87,7 +91,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 except queue.Empty:
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
-            report(rebuild(cfg, out, rels, lenient))
+            report(rebuild(cfg, out, rels, lenient, memo))
     finally:
         observer.stop()
         observer.join()

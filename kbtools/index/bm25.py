@@ -1,4 +1,9 @@
-"""BM25 over our tokenizer's output, stored with bm25s (a plain directory of arrays)."""
+"""BM25 over our tokenizer's output, stored with bm25s (a plain directory of arrays).
+
+Next to bm25s's matrices we keep our vocabulary and every chunk's term ids, so a derivation
+from a previous release tokenizes only the chunks that changed (`kbtools.index.incremental`)
+and still writes what a full build writes.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +13,68 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.index.layout import BM25_VOCAB
+from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
 from kbtools.index.tokenize import Tokenizer
 
 
+def tokenize(texts: list[str], tok: Tokenizer, vocab: dict[str, int]) -> list[list[int]]:
+    """Term ids of each text; terms not yet in `vocab` are added to it (next free id)."""
+    return [[vocab.setdefault(w, len(vocab)) for w in tok(t)] for t in texts]
+
+
 def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) -> None:
+    vocab: dict[str, int] = {}
+    ids = tokenize(texts, tok, vocab)
+    flat = np.fromiter((i for row in ids for i in row), dtype=np.int32)
+    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum([len(row) for row in ids], out=offsets[1:])
+    build_from_ids(path, flat, offsets, vocab, k1=k1, b=b)
+
+
+def canonical(flat: np.ndarray, vocab: dict[str, int]) -> tuple[np.ndarray, dict[str, int]]:
+    """Renumber term ids in order of first occurrence and drop terms that occur nowhere: the
+    ids `build` gives the same texts in the same order, whatever ids `flat` came with."""
+    used, first = np.unique(flat, return_index=True)
+    order = used[np.argsort(first, kind="stable")]
+    remap = np.full(max(len(vocab), int(flat.max()) + 1 if len(flat) else 0), -1, dtype=np.int32)
+    remap[order] = np.arange(len(order), dtype=np.int32)
+    names = {i: w for w, i in vocab.items()}
+    return remap[flat], {names[int(i)]: n for n, i in enumerate(order)}
+
+
+def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dict[str, int], *,
+                   k1: float, b: float) -> None:
+    """Write the BM25 matrices of chunks whose term ids are flat[offsets[i]:offsets[i+1]],
+    with our vocabulary and the ids themselves (kept so that a later derivation tokenizes
+    only new chunks: `load_tokens`). Ids are made canonical first (`canonical`), so the
+    files depend only on the chunks' terms and their order."""
     import bm25s
 
-    vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(w, len(vocab)) for w in tok(t)] for t in texts]
+    flat, vocab = canonical(np.asarray(flat, dtype=np.int32), vocab)
+    bounds = offsets.tolist()
+    all_ids = flat.tolist()
+    ids = [all_ids[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    if texts:
+    if ids:
         retriever.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab), show_progress=False)
     path.mkdir(parents=True, exist_ok=True)
-    if texts:
+    if ids:
         retriever.save(str(path), show_progress=False)
     # bm25s writes its vocab; we keep our own, canonical copy for lookups
     (path / BM25_VOCAB).write_text(
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    np.save(path / BM25_TOKENS, flat.astype(np.int32), allow_pickle=False)
+    np.save(path / BM25_OFFSETS, np.asarray(offsets, dtype=np.int64), allow_pickle=False)
+
+
+def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """(flat term ids, offsets, vocabulary) written by `build_from_ids`."""
+    vocab = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+    flat = np.load(path / BM25_TOKENS, allow_pickle=False)
+    offsets = np.load(path / BM25_OFFSETS, allow_pickle=False)
+    if offsets.ndim != 1 or len(offsets) == 0 or int(offsets[-1]) != len(flat):
+        raise ValueError(f"BM25 token arrays do not agree: {path}")
+    return flat, offsets, vocab
 
 
 class Bm25:

@@ -13,7 +13,7 @@ A release directory (``dist/``, ``DEVICE/releases/<tag>/``)::
       source/<doc>            the Markdown sources
       formulas/<sha>.svg, tables/<name>.csv
     index/                    derived from data/ by `materialize` ("derived" in the manifest)
-      store.sqlite, bm25/, vectors-<model>.usearch
+      store.sqlite, bm25/, vectors-<model>.usearch  (checked by `kbtools.index.selfcheck`)
 
 A device directory (``kb sync --to DIR``)::
 
@@ -40,6 +40,7 @@ This module only names paths and reads the `current` pointer; writing a device d
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,10 @@ DICTIONARY = "dictionary.txt"
 STORE = "store.sqlite"
 BM25_DIR = "bm25"
 BM25_VOCAB = "kb_vocab.json"
+BM25_TOKENS = "kb_tokens.npy"  # every chunk's term ids (our vocabulary), concatenated
+BM25_OFFSETS = "kb_offsets.npy"  # where each chunk's ids start in BM25_TOKENS (n + 1)
 SHARD_SUFFIX = ".jsonl"
+SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
 CURRENT = "current"
 RELEASES = "releases"
@@ -81,6 +85,12 @@ SETTINGS = "settings.json"
 CHECKOUT_STATE = "kb"  # under the checkout's git common dir
 DERIVED_CACHE = "derived"
 GIT_DIR = ".git"
+
+
+def shard_of(doc: str) -> str:
+    """The shard of a document's chunks (any str, even one a file name's undecodable bytes
+    left lone surrogates in)."""
+    return hashlib.sha256(doc.encode("utf-8", "surrogatepass")).hexdigest()[:SHARD_CHARS]
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,14 @@ class ReleaseLayout:
     @property
     def bm25_vocab(self) -> Path:
         return self.bm25 / BM25_VOCAB
+
+    @property
+    def bm25_tokens(self) -> Path:
+        return self.bm25 / BM25_TOKENS
+
+    @property
+    def bm25_offsets(self) -> Path:
+        return self.bm25 / BM25_OFFSETS
 
     def usearch(self, model: str) -> Path:
         return self.derived / f"vectors-{model}.usearch"

@@ -1,8 +1,13 @@
 """Derive index/ (SQLite store, BM25 matrices, usearch graphs) from data/.
 
-Deterministic: the same data/ always yields byte-identical index/ files (fixed order,
-single-threaded graph construction, no timestamps). That lets a device re-derive the
-index after a sync and check it against the manifest's ``derived`` hashes.
+`materialize(root)` derives everything afresh: deterministic, the same data/ always yields
+byte-identical index/ files (fixed order, single-threaded graph construction, no
+timestamps). `materialize(root, previous=dir)` starts from the index of an earlier release
+(the dist/ being replaced, the release a device serves) and redoes only what belongs to
+changed chunk shards (`kbtools.index.incremental`): the same chunks, keys and BM25 matrices
+and the same answers, but store and graph files whose bytes differ from a fresh derivation,
+which is why a release is checked with `kbtools.index.selfcheck` rather than by hashing
+index/.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from kbtools.errors import IndexLoadError
 from kbtools.fsutil import fresh_dir, read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
+from kbtools.index.incremental import derive_incremental
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.store import write_store
 from kbtools.index.tokenize import Tokenizer
@@ -42,12 +48,22 @@ def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]
     return chunks, matrices
 
 
-def materialize(root: Path) -> None:
-    """(Re)build the derived index/ of release directory `root` from its manifest and data/.
+def materialize(root: Path, previous: Path | None = None) -> str:
+    """(Re)build the derived index/ of release directory `root` from its manifest and data/;
+    returns how: "incremental" (from `previous`, a release directory with an index derived
+    by this kbtools under the same settings) or "full".
 
     index/ is made afresh as a real directory; a link in its place is an error (OSError), so
     the libraries writing the store and graphs by path never write through one.
     """
+    if previous is not None and derive_incremental(root, previous):
+        return "incremental"
+    derive_full(root)
+    return "full"
+
+
+def derive_full(root: Path) -> None:
+    """Derive index/ from data/ alone."""
     layout = ReleaseLayout(root)
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
     fresh_dir(layout.derived)

@@ -1,7 +1,7 @@
 """The chunk store: one SQLite file with documents and chunks, indexed for filters.
 
-Written once by `materialize` (deterministic: fixed insertion order, no timestamps), then
-opened read-only by queries (`mode=ro`), so several processes can read it at once.
+Written by `materialize` (deterministic: fixed insertion order, no timestamps) or updated
+in place from a previous release's store (`kbtools.index.incremental`), then opened read-only by queries (`mode=ro`), so several processes can read it at once.
 
 `verified` is stored per chunk (`chunk_verification`): a chunk is verified only when its
 document says `verified: true` and the build found the chunk still covered by the review
@@ -68,41 +68,59 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
     path.unlink(missing_ok=True)
     docs, chunks = list(docs), list(chunks)
     metas = {d["doc"]: d.get("metadata") or {} for d in docs}
-    checks = [chunk_verification(metas.get(c["doc"], {}), c) for c in chunks]
-    lapsed = {c["doc"] for c, v in zip(chunks, checks, strict=True) if not v["verified"]}
     con = sqlite3.connect(path, isolation_level=None)
     try:
         con.executescript(SCHEMA)
         con.execute("BEGIN")
-        for d in docs:
-            meta = d.get("metadata") or {}
-            con.execute(
-                "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (d["doc"], str(meta.get("title") or ""), str(meta.get("category") or ""),
-                 1 if meta.get("verified") is True and d["doc"] not in lapsed else 0,
-                 str(meta.get("source") or ""),
-                 str(meta.get("author") or ""), str(meta.get("timestamp") or ""),
-                 d.get("lang") or "", _dump(meta), d.get("last_commit"), d.get("last_author"),
-                 d.get("last_changed"), d.get("n_chunks", 0)))
-            for field in facet_fields:
-                values = meta.get(field)
-                for v in values if isinstance(values, list) else [values]:
-                    if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v):
-                        con.execute("INSERT INTO facets VALUES (?,?,?)", (field, str(v), d["doc"]))
-        for num, (c, v) in enumerate(zip(chunks, checks, strict=True)):
-            prov = c.get("provenance") or {}
-            con.execute(
-                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (num, c["id"], c["doc"], c["kind"], _dump(c["heading_path"]), c["line_start"],
-                 c["line_end"], c["text"], c["embed_text"], ",".join(c["models"]), _dump(c.get("links", [])),
-                 _dump(c.get("extra", {})), prov.get("last_commit"), prov.get("last_author"),
-                 prov.get("last_changed"), 1 if v["verified"] else 0, _dump(v)))
+        lapsed = insert_chunks(con, enumerate(chunks), metas)
+        insert_docs(con, docs, lapsed, facet_fields)
         for key, value in sorted(info.items()):
             con.execute("INSERT INTO info VALUES (?,?)", (key, value))
         con.execute("COMMIT")
         con.execute("VACUUM")
     finally:
         con.close()
+
+
+def insert_chunks(con: sqlite3.Connection, numbered: Iterable[tuple[int, dict[str, Any]]],
+                  metas: dict[str, dict[str, Any]]) -> set[str]:
+    """Insert chunk records at their chunk numbers; returns the documents that have a chunk
+    that is not verified."""
+    lapsed: set[str] = set()
+    for num, c in numbered:
+        v = chunk_verification(metas.get(c["doc"], {}), c)
+        if not v["verified"]:
+            lapsed.add(c["doc"])
+        prov = c.get("provenance") or {}
+        con.execute(
+            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (num, c["id"], c["doc"], c["kind"], _dump(c["heading_path"]), c["line_start"],
+             c["line_end"], c["text"], c["embed_text"], ",".join(c["models"]),
+             _dump(c.get("links", [])), _dump(c.get("extra", {})), prov.get("last_commit"),
+             prov.get("last_author"), prov.get("last_changed"), 1 if v["verified"] else 0,
+             _dump(v)))
+    return lapsed
+
+
+def insert_docs(con: sqlite3.Connection, docs: Iterable[dict[str, Any]], lapsed: set[str],
+                facet_fields: Sequence[str]) -> None:
+    """Insert document records and their facet values; a document in `lapsed` (one of its
+    chunks is not verified) is stored as not verified."""
+    for d in docs:
+        meta = d.get("metadata") or {}
+        con.execute(
+            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (d["doc"], str(meta.get("title") or ""), str(meta.get("category") or ""),
+             1 if meta.get("verified") is True and d["doc"] not in lapsed else 0,
+             str(meta.get("source") or ""),
+             str(meta.get("author") or ""), str(meta.get("timestamp") or ""),
+             d.get("lang") or "", _dump(meta), d.get("last_commit"), d.get("last_author"),
+             d.get("last_changed"), d.get("n_chunks", 0)))
+        for field in facet_fields:
+            values = meta.get(field)
+            for v in values if isinstance(values, list) else [values]:
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v):
+                    con.execute("INSERT INTO facets VALUES (?,?,?)", (field, str(v), d["doc"]))
 
 
 class Store:

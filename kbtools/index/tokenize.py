@@ -57,6 +57,13 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+@lru_cache(maxsize=4)
+def shared_tokenizer(backend: str, words: tuple[str, ...]) -> Tokenizer:
+    """One Tokenizer per backend and dictionary in a process (making one loads the
+    segmenter's own dictionary, about a second): deriving and checking an index share it."""
+    return Tokenizer(backend=backend, words=words)
+
+
 @dataclass
 class Tokenizer:
     """Callable text -> list of tokens. Build one per index; it is deterministic."""

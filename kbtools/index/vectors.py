@@ -34,9 +34,19 @@ def load(path: Path, expansion_search: int) -> UsearchIndex:
     return index
 
 
+EXACT_MAX = 4096  # graphs this small are searched exhaustively: exact, and no slower
+
+
 def search(index: UsearchIndex, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """(keys, cosine similarities), best first."""
+    """(keys, cosine similarities), best first; equal similarities in key order.
+
+    A small graph is searched exhaustively, so its answers do not depend on how the graph
+    was built (afresh or updated in place: `kbtools.index.incremental`); a large one is
+    searched through the HNSW links, exact up to the graph's recall."""
     if len(index) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    matches = index.search(query, min(count, len(index)))
-    return matches.keys.astype(np.int64), 1.0 - matches.distances.astype(np.float32)
+    matches = index.search(query, min(count, len(index)), exact=len(index) <= EXACT_MAX)
+    keys = matches.keys.astype(np.int64)
+    sims = 1.0 - matches.distances.astype(np.float32)
+    order = np.lexsort((keys, -sims))
+    return keys[order], sims[order]

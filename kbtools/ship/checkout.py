@@ -159,13 +159,22 @@ def _derived(layout: CheckoutLayout, tree: WorkTree, head: str, tag: str, serial
     _clean(layout, mhash)
     try:
         done = install_release(tree.git_dir, head, tag, serial, tag_mhash, begin, 0,
-                               layout.staging(mhash), final)
+                               layout.staging(mhash), final, previous=_last_used(layout, mhash))
     finally:
         _clean_staging(layout, mhash)
     pinned = trust.apply(layout.state, done.plan, tag)
     prune(layout, keep, mhash)
     return CheckoutRelease(layout.root, head, tag, serial, mhash, final, False,
                            done.plan.signed_by, tuple(pinned))
+
+
+def _last_used(layout: CheckoutLayout, mhash: str) -> Path | None:
+    """The most recently used derived release other than `mhash`'s: the index a new one is
+    derived from (only the changed shards redone; `install_release` self-checks the result)."""
+    root = layout.derived(mhash).parent
+    others = [p for p in root.iterdir() if p.name != mhash and not p.name.startswith(".")
+              and p.is_dir() and not p.is_symlink() and ReleaseLayout(p).derived.is_dir()]
+    return max(others, key=lambda p: p.stat().st_mtime, default=None)
 
 
 def _reusable(final: Path, verified: dict[str, Any], head: str, tag: str,

@@ -12,8 +12,10 @@ repo.git, or a clone of the artifacts repository) and:
    the listed sizes; the embedding models are the ones on this machine;
 3. exports those files into a new staging directory (no link followed), checks what is on
    disk (no extra entries; every artifact's sha256 and size);
-4. derives index/ with `kbtools.index.materialize.materialize` and checks it against the
-   manifest's ``derived`` hashes;
+4. derives index/ with `kbtools.index.materialize.materialize` (from a previous release's
+   index when the caller has one: only changed shards are redone) and checks it with
+   `kbtools.index.selfcheck.check_derived` (an older release that pins index/ bytes in the
+   manifest's ``derived`` is derived afresh and hashed instead);
 5. writes verified.json and renames staging into its final place.
 
 The caller holds the lock of the directory it installs into and decides what "final" is.
@@ -33,6 +35,7 @@ from kbtools.fsutil import write_beneath
 from kbtools.index.layout import VERIFIED
 from kbtools.index.manifest import verify_files
 from kbtools.index.materialize import materialize
+from kbtools.index.selfcheck import SELF_CHECK, check_derived
 from kbtools.ship import trust
 from kbtools.ship.device import fsync_dir
 from kbtools.ship.git import rev_parse, run_git
@@ -82,10 +85,11 @@ def check_models(manifest: dict[str, Any], where: str) -> None:
 
 def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
                     begin: trust.TrustStart, floor: int, staging: Path,
-                    final: Path) -> Installed:
+                    final: Path, previous: Path | None = None) -> Installed:
     """Verify release commit `commit` (tag `tag`) and install it at `final` through the new
-    directory `staging` (see the module docstring). Raises SyncError naming what is wrong;
-    `staging` may then be left behind for the caller to remove."""
+    directory `staging` (see the module docstring); `previous` is an installed release whose
+    index/ the new one may be derived from. Raises SyncError naming what is wrong; `staging`
+    may then be left behind for the caller to remove."""
     meta = read_meta(gd, commit, tag, serial)
     plan = trust.plan(gd, meta, begin, floor, tag)
     manifest, mhash = read_manifest(meta, tag_mhash, tag)
@@ -97,12 +101,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
                         f", first: {problems[0]}", path=tag)
-    if manifest.get("derived"):
-        materialize(staging)
-        problems = verify_files(staging, manifest, derived=True)
-        if problems:
-            raise SyncError(f"derived index does not match the manifest: "
-                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
+    derivation = derive_index(staging, manifest, tag, previous)
     verified = {"tag": tag, "serial": serial, "commit": commit, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),
@@ -110,9 +109,42 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
                 "created": meta.rel.get("created"),
                 "artifacts": len(manifest.get("artifacts", {})),
                 "derived": len(manifest.get("derived", {})),
+                "derivation": derivation,
                 "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
     write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
     fsync_dir(staging)
     staging.rename(final)
     fsync_dir(final.parent)
     return Installed(plan, manifest, mhash, verified)
+
+
+def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
+                 previous: Path | None = None) -> str:
+    """Derive the staged release's index/ and check it; returns how it was derived
+    ("full", "incremental" or "none").
+
+    A manifest that pins index/ bytes (``derived``, older releases) is derived afresh and
+    hashed; one with neither that nor ``derived_check`` describes no index. Otherwise index/
+    is derived from `previous` when it can be (only the changed shards redone) and
+    self-checked (`kbtools.index.selfcheck`); an index failing the check is derived afresh
+    from data/ and checked again."""
+    if manifest.get("derived"):
+        materialize(staging)
+        problems = verify_files(staging, manifest, derived=True)
+        if problems:
+            raise SyncError(f"derived index does not match the manifest: "
+                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
+        return "full"
+    if manifest.get("derived_check") is None:
+        return "none"  # a release that describes no index (nothing to derive)
+    if manifest["derived_check"] != SELF_CHECK:
+        raise SyncError(f"release checks its index with {manifest['derived_check']!r}, which "
+                        "this kbtools does not know; upgrade kbtools", path=tag)
+    how = materialize(staging, previous=previous)
+    problems = check_derived(staging)
+    if problems and how == "incremental":
+        how = materialize(staging)
+        problems = check_derived(staging)
+    if problems:
+        raise SyncError(f"derived index fails its self-check: {problems[0]}", path=tag)
+    return how

@@ -15,6 +15,7 @@ from typing import Any
 from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.index.selfcheck import check_derived
 from kbtools.ship.device import (
     append_log,
     check_device_dir,
@@ -102,6 +103,16 @@ def review_lapses(manifest: dict[str, Any]) -> dict[str, Any]:
             "lapsed": [str(x.get("doc")) for x in lapsed]}
 
 
+def release_problems(rdir: Path) -> list[str]:
+    """What is wrong with a local release now: its files against the manifest, and its
+    derived index (by hash when the manifest pins it, else by `check_derived`)."""
+    manifest = load_manifest(rdir)
+    problems = verify_files(rdir, manifest, derived=True)
+    if not problems and not manifest.get("derived") and manifest.get("derived_check"):
+        problems = check_derived(rdir)
+    return problems
+
+
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, pinned keys, review lapses in the
     served release, last sync result."""
@@ -123,7 +134,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     try:
         manifest = load_manifest(rdir)
         if check_files:
-            problems = verify_files(rdir, manifest, derived=True)
+            problems = release_problems(rdir)
     except IndexLoadError as exc:
         problems = [exc.message]
     out["served"] = {
@@ -149,7 +160,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         current = served_tag(path)
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
-        problems = verify_files(have[tag], load_manifest(have[tag]), derived=True)
+        problems = release_problems(have[tag])
         if problems:
             raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                             path=str(path))

@@ -17,8 +17,8 @@ only in the last step, by one rename):
    files, all regular files of the listed sizes; the embedding models are the ones here;
 5. write those files into releases/<tag>.staging (no link followed) and check them on disk:
    no extra entries, every artifact's sha256/size (reads bounded by the listed size);
-6. derive index/ with `kbtools.index.materialize.materialize` and check it against
-   manifest["derived"] (steps 4-6 are `kbtools.ship.install.install_release`, which a git
+6. derive index/ with `kbtools.index.materialize.materialize`, from the served release
+   when possible (only changed shards redone), and self-check it (steps 4-6 are `kbtools.ship.install.install_release`, which a git
    checkout of a release goes through too);
 7. rename staging -> releases/<tag>, pin keys (first use or rotation), replace the
    `current` symlink, prune old releases.
@@ -230,7 +230,8 @@ def _install(device: Path, source: str, branch: str, tag: str, serial: int,
     commit, tag_mhash = check_tag(layout.repo, source, branch, tag)
     mkdir_beneath(device, RELEASES)
     done = install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
-                           layout.staging(tag), layout.release(tag))
+                           layout.staging(tag), layout.release(tag),
+                           previous=dev.served_release(device))
     return done.plan
 
 

@@ -1,0 +1,190 @@
+"""Check a derived index/ against the verified data/ it was derived from.
+
+A release's manifest pins the bytes of data/ (sha256 of every file); index/ is derived
+from it on the device, and since it may be derived incrementally from an earlier release
+(`kbtools.index.incremental`) its bytes are not pinned. `check_derived` checks instead what
+the index must hold:
+
+- store: the manifest's document and chunk counts; every document of docs.jsonl holds
+  exactly its `n_chunks` chunk numbers, contiguous and in shard order (so the numbering of
+  every chunk is right); every row of the checked shards equals its data/ record;
+- BM25: as many documents and term-id runs as chunks, a vocabulary that matches the
+  matrices, and for each checked chunk its stored term ids are its text's tokens and every
+  one of its terms lists it;
+- vectors: per model, the graph's keys are exactly the numbers of the chunks listing that
+  model; each checked chunk's stored vector equals its data/ vector and finds itself.
+
+"Checked shards" are `extra` (e.g. the shards an incremental derivation rewrote) plus an
+even sample of the others (all of them in a small release). Counts and keys cover every
+chunk; contents are covered where sampled.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbtools.errors import KbError
+from kbtools.fsutil import read_json_lines
+from kbtools.index import bm25 as bm25index
+from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.index.tokenize import shared_tokenizer
+
+SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
+SAMPLED_SHARDS = 12
+_COLUMNS = ("id", "doc", "kind", "line_start", "line_end", "text", "embed_text")
+
+
+def check_derived(root: Path, extra: set[str] | None = None) -> list[str]:
+    """Problems of root/index (empty list: it checks out)."""
+    layout = ReleaseLayout(root)
+    try:
+        return _check(layout, extra or set())
+    except (OSError, ValueError, KeyError, IndexError, TypeError, sqlite3.Error,
+            KbError) as exc:
+        return [f"index/ unreadable: {exc}"]
+
+
+def _check(layout: ReleaseLayout, extra: set[str]) -> list[str]:
+    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
+    con = sqlite3.connect(f"file:{layout.store}?mode=ro", uri=True)
+    try:
+        problems, rows = _check_store(layout, manifest, con, extra)
+        if problems:
+            return problems
+        models = {m: np.array([n for n, r in sorted(rows.items()) if m in r["models"]])
+                  for m in manifest["models"]}
+        all_nums = {m: np.array([r[0] for r in con.execute(
+            "SELECT num FROM chunks WHERE ',' || models || ',' LIKE ? ORDER BY num",
+            (f"%,{m},%",))], dtype=np.uint64) for m in manifest["models"]}
+    finally:
+        con.close()
+    problems += _check_bm25(layout, manifest, rows)
+    for model in sorted(manifest["models"]):
+        problems += _check_graph(layout, model, all_nums[model], models[model], rows)
+    return problems
+
+
+def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.Connection,
+                 extra: set[str]) -> tuple[list[str], dict[int, dict[str, Any]]]:
+    counts = manifest["counts"]
+    n_chunks = con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    n_docs = con.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+    if (n_chunks, n_docs) != (counts["chunks"], counts["documents"]):
+        return [f"index/store.sqlite holds {n_chunks} chunks of {n_docs} documents, the "
+                f"manifest {counts['chunks']} of {counts['documents']}"], {}
+    spans = {d: (lo, hi, n) for d, lo, hi, n in con.execute(
+        "SELECT doc, MIN(num), MAX(num), COUNT(*) FROM chunks GROUP BY doc")}
+    docs = read_json_lines(layout.docs, error=KbError)
+    at = 0
+    for d in sorted(docs, key=lambda d: (shard_of(d["doc"]), d["doc"])):
+        n = int(d.get("n_chunks", 0))
+        if n and spans.get(d["doc"]) != (at, at + n - 1, n):
+            return [f"index/store.sqlite: chunks of {d['doc']} are not numbers {at}..{at + n - 1}"], {}
+        at += n
+    shards = sorted({shard_of(d["doc"]) for d in docs if d.get("n_chunks")})
+    step = max(1, len(shards) // SAMPLED_SHARDS)
+    checked = sorted(set(shards[::step]) | (extra & set(shards)))
+    starts: dict[str, int] = {}
+    at = 0
+    for d in sorted(docs, key=lambda d: (shard_of(d["doc"]), d["doc"])):
+        starts.setdefault(shard_of(d["doc"]), at)
+        at += int(d.get("n_chunks", 0))
+    rows: dict[int, dict[str, Any]] = {}
+    for s in checked:
+        records = read_json_lines(layout.chunk_shard(s), error=KbError)
+        nums = list(range(starts[s], starts[s] + len(records)))
+        marks = ",".join("?" * len(nums))
+        stored = {r[0]: r[1:] for r in con.execute(
+            f"SELECT num, {', '.join(_COLUMNS)}, models FROM chunks WHERE num IN ({marks})", nums)}
+        for num, rec in zip(nums, records, strict=True):
+            want = tuple(rec[c] for c in _COLUMNS) + (",".join(rec["models"]),)
+            if stored.get(num) != want:
+                return [f"index/store.sqlite: chunk {num} differs from its record in "
+                        f"{layout.chunk_shard(s).relative_to(layout.root).as_posix()}"], {}
+            rows[num] = {**rec, "shard": s, "row": num - starts[s]}
+    return [], rows
+
+
+def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
+                rows: dict[int, dict[str, Any]]) -> list[str]:
+    import bm25s
+
+    n = manifest["counts"]["chunks"]
+    flat, offsets, vocab = bm25index.load_tokens(layout.bm25)
+    if len(offsets) != n + 1:
+        return [f"index/bm25: term ids of {len(offsets) - 1} chunks, not {n}"]
+    if not n:
+        return []
+    scores = bm25s.BM25.load(str(layout.bm25), mmap=True, load_vocab=False,
+                             show_progress=False).scores
+    if scores["num_docs"] != n or len(scores["indptr"]) not in (len(vocab), len(vocab) + 1) or \
+            sorted(vocab.values()) != list(range(len(vocab))):
+        return ["index/bm25: matrices do not match the chunks and vocabulary"]
+    indices, indptr = np.asarray(scores["indices"]), np.asarray(scores["indptr"])
+    rising = np.diff(indices.astype(np.int64)) > 0
+    rising[indptr[1:-1][indptr[1:-1] > 0] - 1] = True  # a new term's postings start over
+    if len(indices) and (indices.min() < 0 or indices.max() >= n or not rising.all()
+                         or not np.all(np.asarray(scores["data"]) > 0)):
+        return ["index/bm25: postings out of order or out of range"]
+    cfg = manifest["config"]["values"]["bm25"]
+    words = layout.dictionary.read_text(encoding="utf-8").split()
+    tok = shared_tokenizer(cfg["tokenizer"], tuple(words))
+    k1, b = cfg["k1"], cfg["b"]
+    avg = float(offsets[-1]) / n
+    stored: list[float] = []
+    wanted: list[float] = []
+    for num, rec in sorted(rows.items()):
+        ids = flat[offsets[num]:offsets[num + 1]].tolist()
+        if [vocab.get(t) for t in tok(rec["embed_text"])] != ids:
+            return [f"index/bm25: stored terms of chunk {num} are not its text's"]
+        norm = k1 * ((1 - b) + b * len(ids) / avg)
+        for i, tf in Counter(ids).items():
+            if i + 1 >= len(indptr):
+                continue  # bm25s leaves the last term's column open
+            lo, hi = int(indptr[i]), int(indptr[i + 1])
+            pos = lo + int(np.searchsorted(indices[lo:hi], num))
+            if pos >= hi or indices[pos] != num:
+                return [f"index/bm25: chunk {num} missing from the postings of a term"]
+            # the stored score must be Lucene's BM25 of this term in this chunk
+            df = hi - lo
+            stored.append(float(scores["data"][pos]))
+            wanted.append(float(np.log(1 + (n - df + 0.5) / (df + 0.5))) * tf / (norm + tf))
+    if not np.allclose(stored, wanted, rtol=1e-4):
+        return ["index/bm25: stored scores are not the BM25 of their chunks' terms"]
+    return []
+
+
+def _check_graph(layout: ReleaseLayout, model: str, expected: np.ndarray, sampled: np.ndarray,
+                 rows: dict[int, dict[str, Any]]) -> list[str]:
+    from usearch.index import Index
+
+    name = layout.usearch(model).relative_to(layout.root).as_posix()
+    index = Index.restore(str(layout.usearch(model)), view=True)
+    if index is None:
+        return [f"{name}: not a usearch index"]
+    keys = np.sort(np.asarray(index.keys, dtype=np.uint64))
+    if len(index) != len(expected) or not np.array_equal(keys, expected):
+        return [f"{name}: holds {len(index)} vectors, not the {len(expected)} chunks with "
+                f"{model} vectors"]
+    vecs: dict[str, np.ndarray] = {}
+    row_of: dict[int, int] = {}  # chunk number → its row in the shard's vector file
+    for shard in sorted({rows[n]["shard"] for n in sampled.tolist()}):
+        mine = [n for n in sorted(rows) if rows[n]["shard"] == shard and model in rows[n]["models"]]
+        row_of.update((n, i) for i, n in enumerate(mine))
+        vecs[shard] = np.load(layout.vector_shard(model, shard), allow_pickle=False)
+    for num in sampled.tolist():
+        want = vecs[rows[num]["shard"]][row_of[num]]
+        got = np.asarray(index.get(np.uint64(num)), dtype=np.float16)
+        if not np.array_equal(got.reshape(-1), want.astype(np.float16)):
+            return [f"{name}: the vector of chunk {num} is not its data/ vector"]
+    for num in sampled[:: max(1, len(sampled) // 16)].tolist():  # a few searches
+        found = index.search(np.asarray(index.get(np.uint64(num)), dtype=np.float32), 1)
+        if len(found.keys) == 0 or (int(found.keys[0]) != num and found.distances[0] > 1e-3):
+            return [f"{name}: searching the vector of chunk {num} does not find it"]
+    return []
