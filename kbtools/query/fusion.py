@@ -45,6 +45,7 @@ class FusionParams:
     unverified_weight: float = 0.9  # reviewed knowledge wins a near tie with an unreviewed draft
     min_cosine: float = 0.5  # no-answer: best vector similarity below this …
     min_coverage: float = 0.25  # … and less than this share of the question's term weight matched
+    doc_decay: float = 0.8  # each further section of a shown document (kbtools.query.distinct)
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:

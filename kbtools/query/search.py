@@ -4,7 +4,10 @@ search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
-fusion (kbtools.query.fusion) → nested-duplicate suppression → relevance threshold → citations.
+fusion (kbtools.query.fusion) → list items/code collapsed to their section → decision
+table evaluated when the question gives its inputs (kbtools.query.answers) → one result per
+section and document diversity (kbtools.query.distinct) → exact identifiers first
+(kbtools.query.identifiers) → nested-duplicate suppression → relevance threshold → citations.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +28,8 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex
 from kbtools.index.tokenize import language_of
-from kbtools.query import fusion
+from kbtools.query import answers, distinct, fusion
+from kbtools.query.identifiers import identifiers, match_level, promote
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 MAX_QUERY_CHARS = 2000
@@ -180,23 +185,55 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                         unverified=_unverified_vector(index))
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
-    nums = [h.num for h in fused[: max(k * 4, 20)]]
+    nums = [h.num for h in fused[: max(k * 8, 50)]]
     rows = index.store.chunks(nums)
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
+        params = replace(params, doc_decay=1.0)  # the reranker's order stands
+    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits])
+    hits, more = _distinct(index, text, hits, rows, params, evaluation)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown)
-    verdict = fusion.answerable(picked, coverage, params, has_terms=bool(ids or unknown),
-                                unknown_terms=unknown)
-    results = tuple(_cite(index, rows[h.num], h, rank, terms, ids)
+    verdict = evaluation is not None or fusion.answerable(
+        picked, coverage, params, has_terms=bool(ids or unknown), unknown_terms=unknown)
+    results = tuple(_cite(index, rows[h.num], h, rank, terms, ids, more.get(h.num, ()), rows,
+                          evaluation if h.why.get("evaluated") else None)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
     return SearchResponse(text, index.release, replace(filters, unknown_terms=tuple(unknown)),
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2))
+
+
+def _distinct(index: KbIndex, text: str, hits: list[fusion.Hit], rows: Rows,
+               params: fusion.FusionParams, evaluation: answers.Evaluation | None,
+               ) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
+    """The evaluated answer first, then one hit per section, documents diversified, exact
+    identifiers ahead of chunks that lack them. Returns the hits and each one's ``more``."""
+    wanted = identifiers(text)
+    levels = {h.num: match_level(wanted, rows[h.num]["embed_text"],
+                                 (rows[h.num]["heading_path"] or [""])[-1])
+              for h in hits} if wanted else {}
+    hits = promote(hits, lambda h: levels.get(h.num, 0))  # the E17 row stands for its table
+    hits, more = distinct.one_per_section(hits, rows)
+    hits = promote(distinct.diversify(hits, rows, params.doc_decay),
+                   lambda h: levels.get(h.num, 0))
+    row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
+    if evaluation is None or row is None:
+        return hits, more
+    rows[row["num"]] = row
+    key = distinct.section_key(row)
+    before = next((h for h in hits if h.num == row["num"]), None)
+    top = max((h.score for h in hits), default=1.0)
+    answer = fusion.Hit(row["num"], top, {**(before.why if before else {}), "evaluated": True,
+                                          "cells": [c["reason"] for c in evaluation.cells]})
+    rest = [h for h in hits if distinct.section_key(rows[h.num]) != key]
+    more[row["num"]] = [h.num for h in hits if h.num != row["num"]
+                        and distinct.section_key(rows[h.num]) == key]
+    return [answer, *rest], more
 
 
 def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],
@@ -330,7 +367,8 @@ def _suppress_nested(hits: list[fusion.Hit], rows: Rows, k: int) -> list[fusion.
 
 
 def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms: list[str],
-          ids: list[int]) -> SearchResult:
+          ids: list[int], more: Sequence[int] = (), rows: Rows | None = None,
+          evaluation: answers.Evaluation | None = None) -> SearchResult:
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     meta = doc["metadata"]
     matched = index.bm25.matched(ids, terms, row["num"]) if ids else []
@@ -353,4 +391,8 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
         last_changed=row.get("last_changed"),
         why={**hit.why, "matched_terms": matched},
         verification=row["verification"],
+        evaluation=evaluation.to_dict() if evaluation is not None else None,
+        more=tuple({"chunk_id": r["id"], "kind": r["kind"], "heading_path": r["heading_path"],
+                    "line_start": r["line_start"], "line_end": r["line_end"]}
+                   for r in (rows[n] for n in more if rows and n in rows)),
     )
