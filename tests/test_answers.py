@@ -78,10 +78,11 @@ def test_identifiers_are_recognised_whole():
 
 def test_exact_identifier_levels_and_promotion():
     row = "故障码: E17\n含义: 伺服过载"
-    assert match_level(["E17"], row) == 2
-    assert match_level(["E17"], "三号机 E17 反复报警") == 1
+    assert match_level(["E17"], row) == 3
+    assert match_level(["E17"], "三号机 E17 反复报警") == 2
+    assert match_level(["E17", "E21"], "E17 后又报 E21") == 4  # holding both beats one
     assert match_level(["E17"], "报 E170 或 XE17 时") == 0
-    assert match_level(["4.3"], "", "4.3 液压系统压力异常") == 2
+    assert match_level(["4.3"], "", "4.3 液压系统压力异常") == 3
     assert match_level(["4.3"], "见 4.3.1 节") == 0
     hits = ["e12-row", "report", "e17-row", "other"]
     level = {"e12-row": 0, "report": 1, "e17-row": 2, "other": 0}

@@ -130,12 +130,15 @@ def test_heading_of_answer_is_cited(index):
 
 
 def test_unanswerable_questions_say_so(index):
+    """Out-of-scope questions of all three domains, as field users ask them."""
     nos = [q for q in QUESTIONS if q.get("no_answer")]
     answerable = [q for q in QUESTIONS if not q.get("no_answer")]
-    recall = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos) / len(nos)
-    false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable) / len(answerable)
-    assert recall >= 0.6
-    assert false_no <= 0.05
+    assert len(nos) >= 40
+    true_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos)
+    false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable)
+    assert true_no / len(nos) >= 0.8  # recall (measured 0.90)
+    assert true_no / (true_no + false_no) >= 0.9  # precision (measured 0.95)
+    assert false_no / len(answerable) <= 0.05  # (measured 0.024)
 
 
 def test_json_contract(index):

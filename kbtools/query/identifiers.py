@@ -6,10 +6,12 @@ and error strings (``kb:publish``, ``[ddl:8204]``), API paths (``/v3/clients/{id
 and numbered sections (4.3 节, section 8.2). Plain numbers and words are not identifiers.
 
 `identifiers(question)` finds them; `match_level(ids, text, heading)` says how a chunk holds
-them: 2 when it is *about* one (a table row keyed by it — a line ``header: E17`` — or a
-heading that begins with it), 1 when it contains one as a whole token (not inside a longer
-code: E17 is not in E170), else 0. `promote` stably re-sorts hits so that a higher level
-always ranks first; inside a level the fused order stands.
+them: two points per identifier it contains as a whole token (not inside a longer code: E17
+is not in E170), one more when it is *about* one (a table row keyed by it — a line
+``header: E17`` — or a heading that is it, or for a code or section number begins with it). `promote` stably re-sorts hits so that
+a higher level always ranks first; inside a level the fused order stands. Search promotes
+only the chunks *about* an identifier (odd levels, `is_about`): promoting every chunk that
+merely mentions one lost more questions than it won on the dev sets (docs/retrieval.md).
 
 Pure: imports nothing from kbtools.
 """
@@ -59,22 +61,37 @@ def _pattern(ident: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ident)}(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
 
 
+_CODE = re.compile(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+")  # E17, HX-260, RF-10, 4.3
+
+
+def _heads(ident: str, heading: str) -> bool:
+    """The heading is the identifier, or (for a code or section number) begins with it."""
+    head = heading.strip().strip("`")
+    if head.casefold() == ident.casefold():
+        return True
+    return bool(_CODE.fullmatch(ident)) and bool(_pattern(ident).match(head))
+
+
 def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
-    """2: the chunk is about an identifier (a line ``key: ID`` or a heading starting with it);
-    1: it contains one as a whole token; 0: none."""
+    """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
+    about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
     text = unicodedata.normalize("NFKC", text)
     heading = unicodedata.normalize("NFKC", heading)
-    level = 0
+    held = about = 0
     for ident in ids:
         pat = _pattern(ident)
         if not pat.search(text) and not pat.search(heading):
             continue
-        level = max(level, 1)
-        if pat.match(heading.strip()) or any(
-                re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*{re.escape(ident)}", line.strip(),
-                             re.IGNORECASE) for line in text.splitlines()):
-            return 2
-    return level
+        held += 1
+        about = about or int(_heads(ident, heading) or any(
+            re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
+                         line.strip(), re.IGNORECASE) for line in text.splitlines()))
+    return 2 * held + about if held else 0
+
+
+def is_about(level: int) -> bool:
+    """The level of a chunk about one of the identifiers (not merely mentioning them)."""
+    return level % 2 == 1
 
 
 def promote(hits: list[H], level: Callable[[H], int]) -> list[H]:

@@ -29,7 +29,7 @@ from kbtools.index import vectors
 from kbtools.index.reader import KbIndex
 from kbtools.index.tokenize import language_of
 from kbtools.query import answers, distinct, fusion
-from kbtools.query.identifiers import identifiers, match_level, promote
+from kbtools.query.identifiers import identifiers, is_about, match_level, promote
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 MAX_QUERY_CHARS = 2000
@@ -151,6 +151,9 @@ def _unverified_vector(index: KbIndex) -> np.ndarray | None:
 
 
 # the pipeline --------------------------------------------------------------------------
+# Candidates per retriever for each result asked for (at least [query] candidates): one result
+# per section and document diversity need a deeper list to fill k with distinct answers.
+CANDIDATES_PER_RESULT = 20
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
 
 
@@ -180,7 +183,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         return SearchResponse(text, index.release, filters, reason=reason)
 
     terms, ids, unknown = index.bm25.query_terms(text)
-    lists = _candidates(index, text, mode, mask, ids, params.candidates)
+    depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
+    lists = _candidates(index, text, mode, mask, ids, depth)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
     if not fused:
@@ -197,8 +201,13 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     hits, more = _distinct(index, text, hits, rows, params, evaluation)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown)
+    wanted = specific_identifiers(index, text)
+    exact = bool(wanted) and any(is_about(match_level(
+        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
+        for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, params, has_terms=bool(ids or unknown), unknown_terms=unknown)
+        picked, coverage, params, has_terms=bool(ids or unknown), unknown_terms=unknown,
+        unknown_share=_unknown_share(index, ids, unknown), exact=exact)
     results = tuple(_cite(index, rows[h.num], h, rank, terms, ids, more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
@@ -208,15 +217,34 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                           took_ms=round((time.perf_counter() - t0) * 1000, 2))
 
 
+# An identifier held by more chunks than both of these names a product, not one thing.
+SPECIFIC_SHARE = 0.02
+SPECIFIC_CHUNKS = 25
+
+
+def specific_identifiers(index: KbIndex, text: str) -> list[str]:
+    """The question's identifiers that pick out few chunks: some token of each is held by at
+    most SPECIFIC_SHARE of the chunks or SPECIFIC_CHUNKS chunks, whichever is more (TiDB in
+    TiDB's documentation or HX-260 in its manual is not specific; E17 is)."""
+    n = index.store.count()
+    limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
+    out = []
+    for ident in identifiers(text):
+        _, ids, _ = index.bm25.query_terms(ident)
+        if ids and float(index.bm25.share(ids).min()) <= limit:
+            out.append(ident)
+    return out
+
+
 def _distinct(index: KbIndex, text: str, hits: list[fusion.Hit], rows: Rows,
                params: fusion.FusionParams, evaluation: answers.Evaluation | None,
                ) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
     """The evaluated answer first, then one hit per section, documents diversified, exact
     identifiers ahead of chunks that lack them. Returns the hits and each one's ``more``."""
-    wanted = identifiers(text)
-    levels = {h.num: match_level(wanted, rows[h.num]["embed_text"],
-                                 (rows[h.num]["heading_path"] or [""])[-1])
-              for h in hits} if wanted else {}
+    wanted = specific_identifiers(index, text)
+    levels = {h.num: level for h in hits if is_about(level := match_level(
+        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
+              } if wanted else {}
     hits = promote(hits, lambda h: levels.get(h.num, 0))  # the E17 row stands for its table
     hits, more = distinct.one_per_section(hits, rows)
     hits = promote(distinct.diversify(hits, rows, params.doc_decay),
@@ -285,6 +313,17 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     keys, sims = vectors.search(vindex, q, count * 8)
     keep = mask[keys]
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
+
+
+def _unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
+    """Share of the question's idf weight on content words the index never saw (numbers and
+    single characters are values and particles, not subjects: left out)."""
+    words = [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
+    if not words:
+        return 0.0
+    missing = len(words) * index.bm25.max_idf()
+    known = float(index.bm25.idf(ids).sum()) if ids else 0.0
+    return missing / (missing + known)
 
 
 def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
