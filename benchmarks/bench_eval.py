@@ -1,23 +1,33 @@
 """Retrieval quality on the dev sets in ../shared/eval: hybrid vs BM25-only vs vector-only,
 measured in one run on the same index.
 
-    .venv/bin/python benchmarks/bench_eval.py [--sets cmrc2018,scifact,tidb_faq_zh]
-        [--out bench-out] [--languages en=minilm] [--limit N]
+    .venv/bin/python benchmarks/bench_eval.py [--sets cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh]
+        [--out bench-out] [--cache DIR] [--reuse] [--code DIR] [--languages en=minilm]
+        [--limit N]
 
-Builds each corpus with `kb build --corpus … --lenient` (embedding cache in bench-out/,
-so re-runs are fast), then prints one metrics table per set (kbtools.query.quality).
+Builds each corpus with `kb build --corpus … --lenient` (embedding cache in bench-out/cache,
+or --cache DIR, so re-runs are fast; --reuse keeps an index already built there), then prints
+one metrics table per set (kbtools.query.quality). --code measures another checkout's
+kbtools (e.g. main) on the same indexes, for a same-run baseline.
+
+``aliyun_ecs_zh`` is the question → documentation-page task: `queries_linked.jsonl` over the
+corpus minus the FAQ pages listed in `faq_docs.txt` (the README of that set). The corpus
+without them is a directory of hard links under the output directory (no copy of the text).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# --code DIR: import kbtools from another checkout (a same-run baseline on the same indexes)
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]) if "--code" in sys.argv[:-1] else ROOT
+sys.path.insert(0, str(CODE.resolve()))
 
 from kbtools.build.pipeline import BuildOptions, build  # noqa: E402
 from kbtools.config import load_config  # noqa: E402
@@ -25,23 +35,53 @@ from kbtools.index.reader import open_index  # noqa: E402
 from kbtools.query.quality import evaluate, load_questions, table  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "eval"
+# set → (questions file, file listing corpus documents to leave out)
+TASKS = {"aliyun_ecs_zh": ("queries_linked.jsonl", "faq_docs.txt")}
+
+
+def corpus_of(name: str, out: Path) -> Path:
+    """The set's corpus; for a task that leaves documents out, hard links to the rest."""
+    src = SHARED / name / "corpus"
+    if name not in TASKS:
+        return src
+    left_out = {line.split("\t", 1)[0].strip() for line in
+                (SHARED / name / TASKS[name][1]).read_text(encoding="utf-8").splitlines()}
+    dest = out / "corpora" / name
+    if not dest.is_dir():
+        tmp = dest.with_name(dest.name + ".tmp")
+        tmp.mkdir(parents=True, exist_ok=True)
+        for f in sorted(src.iterdir()):
+            if f.name not in left_out and not (tmp / f.name).exists():
+                os.link(f, tmp / f.name)
+        tmp.rename(dest)
+    return dest
+
+
+def questions_of(name: str) -> Path:
+    return SHARED / name / (TASKS[name][0] if name in TASKS else "queries.jsonl")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh")
+    ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh")
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
+    ap.add_argument("--cache", default="", help="embedding cache directory (default OUT/cache)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="evaluate an index already built in OUT instead of rebuilding it")
     ap.add_argument("--languages", default="",
                     help="extra model per language, e.g. en=minilm, or none (USE only)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
     ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                     help="override a kb.toml value, e.g. chunk.min_chars=40 (repeatable)")
     ap.add_argument("--tag", default="", help="suffix for the output directory")
+    ap.add_argument("--modes", default="hybrid,bm25,vector")
+    ap.add_argument("--code", default=str(ROOT), help="kbtools checkout to measure")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out = Path(args.out).resolve()
     langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if kv)
-    overrides = {"paths": {"cache": str(out / "cache")}}
+    overrides = {"paths": {"cache": str(Path(args.cache).resolve() if args.cache
+                                        else out / "cache")}}
     if args.languages:  # default: kb.toml / built-in defaults (en = minilm)
         overrides["embedding"] = {"languages": {} if args.languages == "none" else langs}
     for item in args.set:
@@ -54,19 +94,23 @@ def main() -> None:
         cfg = load_config(ROOT, overrides=overrides)
         dest = out / f"{name}{'-' + args.languages.replace('=', '-') if args.languages else ''}{args.tag}"
         t0 = time.perf_counter()
-        stats = build(cfg, BuildOptions(corpus=SHARED / name / "corpus", out=dest, lenient=True,
-                                        progress=False))
+        if args.reuse and (dest / "manifest.json").is_file():
+            chunks, docs, embedded = None, None, 0
+        else:
+            stats = build(cfg, BuildOptions(corpus=corpus_of(name, out), out=dest, lenient=True,
+                                            progress=False))
+            chunks, docs, embedded = stats.chunks, stats.documents, stats.embedded
         build_s = time.perf_counter() - t0
-        questions = load_questions(SHARED / name / "queries.jsonl")
+        questions = load_questions(questions_of(name))
         if args.limit:
             questions = questions[: args.limit]
         index = open_index(dest)
-        rows = [evaluate(index, questions, mode=m) for m in ("hybrid", "bm25", "vector")]
-        report[name] = {"build_seconds": round(build_s, 1), "chunks": stats.chunks,
-                        "embedded": stats.embedded, "rows": rows}
+        rows = [evaluate(index, questions, mode=m) for m in args.modes.split(",")]
+        report[name] = {"build_seconds": round(build_s, 1), "chunks": chunks,
+                        "embedded": embedded, "rows": rows}
         if not args.json:
-            print(f"\n## {name}: {stats.documents} docs, {stats.chunks} chunks, build "
-                  f"{build_s:.1f}s ({stats.embedded} embedded), {len(questions)} questions")
+            print(f"\n## {name}: {docs} docs, {chunks} chunks, build "
+                  f"{build_s:.1f}s ({embedded} embedded), {len(questions)} questions")
             print(table(rows), flush=True)
     if args.json:
         print(json.dumps(report, indent=1))

@@ -127,6 +127,8 @@ def session(cwd: Path, *args: str, scenario):
     """Start `kb mcp ARGS` in `cwd`, run `await scenario(client)`, return its result."""
     env = {"KB_HOME": str(cwd / ".kbhome"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PATH": os.environ.get("PATH", "")}
+    if os.environ.get("PYTHONPATH"):  # the server runs the code under test (a worktree)
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = StdioServerParameters(command=KB, args=["mcp", *args], cwd=str(cwd), env=env)
     out: list = []
 
@@ -227,6 +229,8 @@ def test_search_read_recent_from_index(built, tmp_path):
             "read": await c.call_tool("read", {"doc": "knowledge/crops/risk.md",
                                                "heading_path": "1"}),
             "recent": await c.call_tool("recent", {"n": 5}),
+            "evaluated": await c.call_tool("search", {"query": "温度 18 度、湿度 90%，霜霉病风险多高",
+                                                      "k": 3}),
             "table": await c.call_tool("evaluate_table", {
                 "doc": "knowledge/crops/risk.md", "table": 1,
                 "inputs": {"温度": "18", "相对湿度": "90"}}),
@@ -259,6 +263,11 @@ def test_search_read_recent_from_index(built, tmp_path):
     assert all(c["author"] == "Tester" for c in recent["changes"])
     table = data(got["table"])
     assert table["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
+    # search evaluates the same table when the question gives the values
+    top = data(got["evaluated"])["results"][0]
+    assert top["evaluated"] is True and top["evaluation"]["status"] == "match"
+    assert top["evaluation"]["outputs"] == {"风险等级": "高", "建议措施": "立即喷药"}
+    assert top["citation"].startswith("knowledge/crops/risk.md:") and top["why"]["cells"]
 
 
 def test_allow_write_files_a_draft(built, tmp_path):

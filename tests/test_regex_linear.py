@@ -108,6 +108,18 @@ OTHER: dict[str, str] = {
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
     "kbtools.serve.docview:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",
+    "kbtools.query.answers._NUMBER": "the question (at most 2,000 characters); one pass",
+    "kbtools.query.answers._STOP_GAP": "a gap of at most NAME_GAP characters",
+    "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
+    "kbtools.query.identifiers._CAMEL": "one token of the question",
+    "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
+    "kbtools.query.identifiers._SECTION": "the question (at most 2,000 characters)",
+    "kbtools.query.identifiers._TOKEN": "the question (at most 2,000 characters)",
+    "kbtools.query.identifiers:<dynamic>": "an escaped literal identifier with fixed "
+                                           "lookarounds, or a key line bounded to 40 characters",
+    "kbtools.query.identifiers:[a-z]+:[a-z_]+": "one token of the question (fullmatch)",
+    "kbtools.query.identifiers:\\d+(?:\\.\\d+)?[A-Za-z]{1,3}": "one token of the question",
+    "kbtools.query.search:[\\d.%]+": "one unknown question term (fullmatch)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
     "kbtools.agents.mcp_server.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kbtools.index.reader import ReleaseInfo
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 RESULT_KEYS = ["rank", "score", "chunk_id", "doc", "title", "heading_path", "line_start",
                "line_end", "kind", "text", "verified", "verification", "source", "metadata", "links", "extra",
-               "last_commit", "last_author", "last_changed", "why"]
+               "last_commit", "last_author", "last_changed", "why", "evaluated", "more"]
 
 
 def _result(heading_path: tuple[str, ...] = ("Ch 5", "5.2 Reset")) -> SearchResult:
@@ -38,6 +40,14 @@ def test_result_dict_keys_in_contract_order():
     with_citation = r.to_dict(citation=True)
     assert list(with_citation) == [*RESULT_KEYS, "citation"]
     assert with_citation["citation"] == r.citation.text()
+    assert d["evaluated"] is False and d["more"] == [] and "evaluation" not in d
+
+
+def test_evaluated_result_carries_its_evaluation_after_the_contract_keys():
+    ev = {"status": "match", "outputs": {"风险等级": "极高"}, "cells": []}
+    d = replace(_result(), evaluation=ev).to_dict(citation=True)
+    assert list(d) == [*RESULT_KEYS, "evaluation", "citation"]
+    assert d["evaluated"] is True and d["evaluation"] == ev
 
 
 def test_response_dict_keys_appear_only_when_set():

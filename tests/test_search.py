@@ -50,6 +50,74 @@ def test_known_answers_hit_at_3(index, group):
     assert sum(hits) / len(hits) >= FLOORS[group], missed
 
 
+SIGNATURE_KINDS = {"table_value", "fault_code", "identifier_en"}
+
+
+def _top1_right(res: dict, gold: list[dict]) -> bool:
+    top = res["results"][0] if res["results"] else None
+    return top is not None and any(
+        top["doc"] == g["doc"] and any(a.replace(" ", "") in top["text"].replace(" ", "")
+                                       for a in g["answers"]) for g in gold)
+
+
+def test_signature_questions_top1(index):
+    """The questions the product exists for: decision-table values (three tables), fault codes
+    and English identifiers. The first result holds the answer for >= 90% of each kind."""
+    qs = [q for q in QUESTIONS if q.get("group") == "signature"]
+    assert {q["kind"] for q in qs} == SIGNATURE_KINDS
+    tables = {q["gold"][0]["doc"] for q in qs if q["kind"] == "table_value"}
+    assert len(tables) >= 3
+    for kind in sorted(SIGNATURE_KINDS):
+        group = [q for q in qs if q["kind"] == kind]
+        assert len(group) >= 10
+        right = [_top1_right(search(index, q["query"], k=3).to_dict(), q["gold"]) for q in group]
+        missed = [q["query"] for q, ok in zip(group, right, strict=True) if not ok]
+        assert sum(right) / len(right) >= 0.9, (kind, missed)
+
+
+def test_decision_table_values_are_evaluated(index):
+    res = search(index, "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", k=3).to_dict()
+    top = res["results"][0]
+    assert top["evaluated"] is True and top["kind"] == "table_row" and top["why"]["evaluated"]
+    ev = top["evaluation"]
+    assert ev["status"] == "match" and ev["outputs"]["风险等级"] == "极高"
+    assert ev["inputs"] == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
+    assert [c["reason"] for c in ev["cells"]] == top["why"]["cells"] == [
+        "22 is > 20", "90 is ≥ 85", "4 is > 3"]
+    assert all(not r["evaluated"] for r in res["results"][1:])
+    # the other rows of the table are one click away, not three more results
+    assert len(top["more"]) >= 1 and all(m["kind"] in ("table_row", "table") for m in top["more"])
+    assert sum(r["heading_path"] == top["heading_path"] for r in res["results"]) == 1
+    # some inputs missing, and the given one cannot decide: the table, inputs named
+    res = search(index, "温度 18 度时小麦赤霉病风险等级", k=3).to_dict()
+    top = res["results"][0]
+    assert top["evaluated"] and top["kind"] == "table"
+    assert top["evaluation"]["status"] == "missing_inputs"
+    assert top["evaluation"]["missing"] == ["相对湿度(%)", "连续降雨天数"]
+    assert top["evaluation"]["row"] is None and top["evaluation"]["outputs"] == {}
+    # no values, no evaluation
+    res = search(index, "小麦赤霉病的风险等级怎么判定", k=3).to_dict()
+    assert not any(r["evaluated"] for r in res["results"])
+
+
+def test_exact_identifier_outranks_other_codes(index):
+    for code in ("E05", "E12", "E17", "E21", "E31", "E52"):
+        res = search(index, f"{code} 报警后怎么复位？", k=5).to_dict()
+        rows = [r for r in res["results"] if r["kind"] == "table_row"]
+        assert rows and rows[0]["text"].startswith(f"故障码: {code}"), code
+        first_other = next((r["rank"] for r in res["results"] if code not in r["text"]
+                            and code not in r["title"]), 99)
+        assert all(r["rank"] < first_other for r in res["results"] if r["doc"].endswith(
+            "fault-codes.md") and f"故障码: {code}" in r["text"])
+
+
+def test_results_are_distinct_sections(index):
+    for q in QUESTIONS:
+        res = search(index, q["query"], k=5).to_dict()
+        keys = [(r["doc"], tuple(r["heading_path"])) for r in res["results"]]
+        assert len(keys) == len(set(keys)), q["query"]
+
+
 def test_heading_of_answer_is_cited(index):
     """The top hit of an exact question sits under the heading that holds the answer."""
     qs = [q for q in QUESTIONS if q.get("group") == "exact"]
@@ -62,12 +130,15 @@ def test_heading_of_answer_is_cited(index):
 
 
 def test_unanswerable_questions_say_so(index):
+    """Out-of-scope questions of all three domains, as field users ask them."""
     nos = [q for q in QUESTIONS if q.get("no_answer")]
     answerable = [q for q in QUESTIONS if not q.get("no_answer")]
-    recall = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos) / len(nos)
-    false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable) / len(answerable)
-    assert recall >= 0.6
-    assert false_no <= 0.05
+    assert len(nos) >= 40
+    true_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos)
+    false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable)
+    assert true_no / len(nos) >= 0.65  # recall (measured 0.70; the issue asks 0.80: not met)
+    assert true_no / (true_no + false_no) >= 0.9  # precision (measured 0.97)
+    assert false_no / len(answerable) <= 0.05  # (measured 0.012)
 
 
 def test_json_contract(index):
@@ -151,6 +222,12 @@ def test_query_cli_text_json_batch_and_errors(example_index, tmp_path):
     assert res.exit_code == 0, res.output
     assert "hx260-ch05-fault-codes.md › " in res.output and "(lines " in res.output
     assert "why: score=" in res.output and "filters:" in res.output
+    res = runner.invoke(main, ["query", "温度 22 度、湿度 90%、连续降雨 4 天，赤霉病风险多高？",
+                               "--index", str(example_index), "-k", "2"])
+    assert res.exit_code == 0 and "evaluated (温度(℃)=22" in res.output
+    assert "风险等级: 极高" in res.output and "温度(℃): 22 is > 20" in res.output
+    res = runner.invoke(main, ["query", "温度 18 度时赤霉病风险等级", "--index", str(example_index)])
+    assert "give 相对湿度(%), 连续降雨天数 to get the answer" in res.output
     res = runner.invoke(main, ["query", "E17 怎么复位？", "--index", str(example_index), "--json"])
     assert json.loads(res.output)["results"][0]["doc"].startswith("knowledge/equipment/")
     batch = tmp_path / "q.jsonl"
@@ -209,10 +286,10 @@ def test_reranker_code_path_with_the_only_local_model(index):
 def test_reviewed_knowledge_wins_a_near_tie_with_a_draft(index):
     from kbtools.query.fusion import FusionParams
 
-    q = "E17 报警后怎么复位？"
+    q = "伺服过载复位方法"  # no code in it: the exact-identifier rule does not decide here
     flat = search(index, q, k=5, params=FusionParams(unverified_weight=1.0)).to_dict()["results"]
     res = search(index, q, k=5).to_dict()["results"]
-    assert not flat[0]["verified"]  # without the weight, the field report about E17 leads
+    assert not flat[0]["verified"]  # without the weight, the field report about it leads
     assert res[0]["verified"] is True
     report = [r for r in res if not r["verified"]]
     assert report and report[0]["doc"].startswith("knowledge/field_reports/")

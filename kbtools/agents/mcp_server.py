@@ -66,7 +66,11 @@ Use for any question the knowledge might answer: procedures, thresholds, fault c
 design decisions. Each result has `citation`, `doc`, `heading_path`, `line_start`/`line_end`,
 `verified` (per passage: false when it changed after its review; `verification.reason` says
 why) and the passage in `text` (quoted data). `no_answer: true` means nothing relevant
-enough was found: say so rather than guessing.
+enough was found: say so rather than guessing. When the question gives values for a
+decision table's inputs, the first result has `evaluated: true` and `evaluation` (status
+match → `outputs` and each cell's `reason`; missing_inputs → the `missing` inputs to ask
+for; no_match → needs human review, never a guessed row). `more` lists further chunks of
+the same section.
 Do not use to fetch a known section in full (use `read`) or to apply a decision table (use
 `evaluate_table`).
 Args: query (natural language, Chinese or English); k (1-20 results, default 5);

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import click
 
@@ -135,6 +135,21 @@ def _highlight(text: str, terms: list[str]) -> str:
     return pattern.sub(lambda m: click.style(m.group(0), bold=True, fg="yellow"), text)
 
 
+def _render_evaluation(ev: dict[str, Any]) -> None:
+    """The decision table evaluated on the question: the answer, or what is missing."""
+    given = ", ".join(f"{k}={v}" for k, v in ev["inputs"].items())
+    if ev["status"] == "match":
+        outs = "; ".join(f"{k}: {v}" for k, v in ev["outputs"].items())
+        click.echo(click.style(f"   evaluated ({given}): {outs}", fg="green", bold=True))
+        for c in ev["cells"]:
+            click.echo(f"     {c['column']}: {c['reason']}")
+    elif ev["status"] == "missing_inputs":
+        click.echo(click.style(f"   evaluated ({given}): give {', '.join(ev['missing'])} "
+                               "to get the answer", fg="yellow", bold=True))
+    else:
+        click.echo(click.style(f"   evaluated ({given}): {ev['message']}", fg="red", bold=True))
+
+
 def render(res: SearchResponse, explain: bool) -> None:
     rel = res.release
     origin = f"release {rel.tag}" if rel.tag else "local build"
@@ -152,6 +167,8 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(click.style(f"{r.rank}. {r.citation.display()}", bold=True) + flag)
         if not r.verified and r.verification.get("status") in ("lapsed", "unchecked"):
             click.echo(click.style(f"   unverified: {r.reason}", fg="red"))
+        if r.evaluation is not None:
+            _render_evaluation(r.evaluation)
         text = r.text.strip()
         if r.kind == "formula" and r.extra.get("svg"):
             text += f"\n[formula SVG: {r.extra['svg']}]"

@@ -32,6 +32,7 @@ from kbtools.decision.documents import (
     list_tables,
     select_table,
     table_from_markdown,
+    tables_by_position,
 )
 from kbtools.decision.matching import (
     NO_MATCH_MESSAGE,
@@ -64,4 +65,5 @@ __all__ = [
     "parse_number",
     "select_table",
     "table_from_markdown",
+    "tables_by_position",
 ]

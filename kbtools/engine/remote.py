@@ -125,6 +125,13 @@ class MilvusBm25(Bm25):
         df = self.df[ids]
         return np.asarray(np.log(1 + (self.num_docs - df + 0.5) / (df + 0.5)))
 
+    def share(self, ids: list[int]) -> np.ndarray:
+        """Share of the chunks that hold each term, from the published document frequencies
+        (what the local index reads off its postings)."""
+        if not ids:
+            return np.zeros(0)
+        return np.asarray(self.df[ids] / max(float(self.num_docs), 1.0), dtype=np.float64)
+
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         if num not in self.store.terms:
             self.store.chunks([num])

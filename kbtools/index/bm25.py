@@ -116,6 +116,14 @@ class Bm25:
         df = np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64)
         return np.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    def share(self, ids: list[int]) -> np.ndarray:
+        """Share of the chunks that hold each term (0 when the index is empty)."""
+        if not ids or self.retriever is None:
+            return np.zeros(len(ids))
+        indptr = self.retriever.scores["indptr"]
+        n = max(float(self.retriever.scores["num_docs"]), 1.0)
+        return np.array([(indptr[i + 1] - indptr[i]) / n for i in ids], dtype=np.float64)
+
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""
         indptr, indices = self._indptr, self._indices

@@ -178,10 +178,11 @@ class Store:
     def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
         """Why some chunk of `doc` overlapping lines line_start..line_end is not verified
         (the first by line); None when all are (or none overlaps)."""
-        rows = self._overlapping(doc, line_start, line_end)
+        rows = self.overlapping(doc, line_start, line_end)
         return next((r["verification"]["reason"] for r in rows if not r["verified"]), None)
 
-    def _overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
+    def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
+        """Chunks of `doc` overlapping lines line_start..line_end, by first line."""
         nums = [r[0] for r in self.con.execute(
             "SELECT num FROM chunks WHERE doc = ? AND line_start <= ? AND line_end >= ? "
             "ORDER BY line_start, num", (doc, line_end, line_start))]

@@ -45,6 +45,8 @@ class FusionParams:
     unverified_weight: float = 0.9  # reviewed knowledge wins a near tie with an unreviewed draft
     min_cosine: float = 0.5  # no-answer: best vector similarity below this …
     min_coverage: float = 0.25  # … and less than this share of the question's term weight matched
+    max_unknown_share: float = 1.0  # no-answer: unknown terms carry this share of the question …
+    doc_decay: float = 0.5  # each further section of a shown document (kbtools.query.distinct)
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:
@@ -113,19 +115,26 @@ _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")
 
 
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
-               unknown_terms: Sequence[str] = ()) -> bool:
+               unknown_terms: Sequence[str] = (), unknown_share: float = 0.0,
+               exact: bool = False) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
 
-    Answerable when the best vector similarity reaches ``min_cosine`` or the best hits
-    contain at least ``min_coverage`` of the question's idf weight (terms the index never
-    saw count with the highest idf). A code-like term (E99, HX-900) that occurs nowhere in
-    the knowledge means the question is about something the knowledge does not cover,
-    unless the vector match is very strong.
+    A hit *about* an identifier of the question (``exact``: its fault-code row, its section)
+    answers it. Otherwise answerable when the best vector similarity reaches ``min_cosine``
+    or the best hits contain at least ``min_coverage`` of the question's idf weight (terms
+    the index never saw count with the highest idf). Two kinds of question need a clearly
+    strong vector match instead: one with a code-like term (E99, HX-900) that occurs nowhere
+    in the knowledge, and one whose unknown content words carry ``max_unknown_share`` or
+    more of its weight (叉车, SAML, Elasticsearch: a subject the knowledge does not cover).
     """
     if not hits:
         return False
+    if exact:
+        return True
     best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])
     if any(_CODE.match(t) for t in unknown_terms):
         return best_cos >= p.min_cosine + 0.15
+    if unknown_share >= p.max_unknown_share:
+        return best_cos >= p.min_cosine + 0.1
     best_cov = float(coverage[:3].max()) if has_terms and len(coverage) else 0.0
     return best_cos >= p.min_cosine or best_cov >= p.min_coverage

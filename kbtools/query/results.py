@@ -65,6 +65,13 @@ class SearchResult:
     last_changed: str | None
     why: dict[str, Any]
     verification: dict[str, Any] = field(default_factory=dict)
+    evaluation: dict[str, Any] | None = None  # a decision table evaluated on the question
+    more: tuple[dict[str, Any], ...] = ()  # more chunks of this section, collapsed into it
+
+    @property
+    def evaluated(self) -> bool:
+        """The passage is a decision table evaluated on the question's values."""
+        return self.evaluation is not None
 
     @property
     def reason(self) -> str | None:
@@ -110,7 +117,11 @@ class SearchResult:
             "last_author": self.last_author,
             "last_changed": self.last_changed,
             "why": self.why,
+            "evaluated": self.evaluated,
+            "more": [dict(m) for m in self.more],
         }
+        if self.evaluation is not None:
+            out["evaluation"] = self.evaluation
         if citation:
             out["citation"] = self.citation.text()
         return out

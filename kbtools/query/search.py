@@ -4,7 +4,10 @@ search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
-fusion (kbtools.query.fusion) → nested-duplicate suppression → relevance threshold → citations.
+fusion (kbtools.query.fusion) → list items/code collapsed to their section → decision
+table evaluated when the question gives its inputs (kbtools.query.answers) → one result per
+section and document diversity (kbtools.query.distinct) → exact identifiers first
+(kbtools.query.identifiers) → nested-duplicate suppression → relevance threshold → citations.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,8 +28,9 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of
-from kbtools.query import fusion
+from kbtools.query import answers, distinct, fusion
 from kbtools.query.candidates import CandidateRequest, source_of
+from kbtools.query.identifiers import identifiers, is_about, match_level, promote
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 MAX_QUERY_CHARS = 2000
@@ -170,6 +175,9 @@ def _unverified_vector(index: KbIndex) -> np.ndarray | None:
 
 
 # the pipeline --------------------------------------------------------------------------
+# Candidates per retriever for each result asked for (at least [query] candidates): one result
+# per section and document diversity need a deeper list to fill k with distinct answers.
+CANDIDATES_PER_RESULT = 20
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
 
 
@@ -199,25 +207,35 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         return SearchResponse(text, index.release, filters, reason=reason)
 
     terms, ids, unknown = index.bm25.query_terms(text)
+    depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
     request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask, tuple(ids),
-                               params.candidates)
+                               depth)
     lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
-    nums = [h.num for h in fused[: max(k * 4, 20)]]
+    nums = [h.num for h in fused[: max(k * 8, 50)]]
     rows = index.store.chunks(nums)
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
+        params = replace(params, doc_decay=1.0)  # the reranker's order stands
+    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits])
+    hits, more = _distinct(index, text, hits, rows, params, evaluation)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown)
-    verdict = fusion.answerable(picked, coverage, params, has_terms=bool(ids or unknown),
-                                unknown_terms=unknown)
-    results = tuple(_cite(index, rows[h.num], h, rank, terms, ids)
+    wanted = specific_identifiers(index, text)
+    exact = bool(wanted) and any(is_about(match_level(
+        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
+        for h in picked[:3])
+    verdict = evaluation is not None or fusion.answerable(
+        picked, coverage, params, has_terms=bool(ids or unknown), unknown_terms=unknown,
+        unknown_share=_unknown_share(index, ids, unknown), exact=exact)
+    results = tuple(_cite(index, rows[h.num], h, rank, terms, ids, more.get(h.num, ()), rows,
+                          evaluation if h.why.get("evaluated") else None)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
     return SearchResponse(text, index.release, replace(filters, unknown_terms=tuple(unknown)),
                           no_answer=not verdict, results=results,
@@ -233,6 +251,53 @@ class LocalCandidates:
 
 
 LOCAL_CANDIDATES = LocalCandidates()
+
+
+# An identifier held by more chunks than both of these names a product, not one thing.
+SPECIFIC_SHARE = 0.02
+SPECIFIC_CHUNKS = 25
+
+
+def specific_identifiers(index: KbIndex, text: str) -> list[str]:
+    """The question's identifiers that pick out few chunks: some token of each is held by at
+    most SPECIFIC_SHARE of the chunks or SPECIFIC_CHUNKS chunks, whichever is more (TiDB in
+    TiDB's documentation or HX-260 in its manual is not specific; E17 is)."""
+    n = index.store.count()
+    limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
+    out = []
+    for ident in identifiers(text):
+        _, ids, _ = index.bm25.query_terms(ident)
+        if ids and float(index.bm25.share(ids).min()) <= limit:
+            out.append(ident)
+    return out
+
+
+def _distinct(index: KbIndex, text: str, hits: list[fusion.Hit], rows: Rows,
+               params: fusion.FusionParams, evaluation: answers.Evaluation | None,
+               ) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
+    """The evaluated answer first, then one hit per section, documents diversified, exact
+    identifiers ahead of chunks that lack them. Returns the hits and each one's ``more``."""
+    wanted = specific_identifiers(index, text)
+    levels = {h.num: level for h in hits if is_about(level := match_level(
+        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
+              } if wanted else {}
+    hits = promote(hits, lambda h: levels.get(h.num, 0))  # the E17 row stands for its table
+    hits, more = distinct.one_per_section(hits, rows)
+    hits = promote(distinct.diversify(hits, rows, params.doc_decay),
+                   lambda h: levels.get(h.num, 0))
+    row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
+    if evaluation is None or row is None:
+        return hits, more
+    rows[row["num"]] = row
+    key = distinct.section_key(row)
+    before = next((h for h in hits if h.num == row["num"]), None)
+    top = max((h.score for h in hits), default=1.0)
+    answer = fusion.Hit(row["num"], top, {**(before.why if before else {}), "evaluated": True,
+                                          "cells": [c["reason"] for c in evaluation.cells]})
+    rest = [h for h in hits if distinct.section_key(rows[h.num]) != key]
+    more[row["num"]] = [h.num for h in hits if h.num != row["num"]
+                        and distinct.section_key(rows[h.num]) == key]
+    return [answer, *rest], more
 
 
 def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],
@@ -284,6 +349,17 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     keys, sims = vectors.search(vindex, q, count * 8)
     keep = mask[keys]
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
+
+
+def _unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
+    """Share of the question's idf weight on content words the index never saw (numbers and
+    single characters are values and particles, not subjects: left out)."""
+    words = [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
+    if not words:
+        return 0.0
+    missing = len(words) * index.bm25.max_idf()
+    known = float(index.bm25.idf(ids).sum()) if ids else 0.0
+    return missing / (missing + known)
 
 
 def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
@@ -366,7 +442,8 @@ def _suppress_nested(hits: list[fusion.Hit], rows: Rows, k: int) -> list[fusion.
 
 
 def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms: list[str],
-          ids: list[int]) -> SearchResult:
+          ids: list[int], more: Sequence[int] = (), rows: Rows | None = None,
+          evaluation: answers.Evaluation | None = None) -> SearchResult:
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     meta = doc["metadata"]
     matched = index.bm25.matched(ids, terms, row["num"]) if ids else []
@@ -389,4 +466,8 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
         last_changed=row.get("last_changed"),
         why={**hit.why, "matched_terms": matched},
         verification=row["verification"],
+        evaluation=evaluation.to_dict() if evaluation is not None else None,
+        more=tuple({"chunk_id": r["id"], "kind": r["kind"], "heading_path": r["heading_path"],
+                    "line_start": r["line_start"], "line_end": r["line_end"]}
+                   for r in (rows[n] for n in more if rows and n in rows)),
     )

@@ -1,0 +1,249 @@
+"""Executable answers: a question that gives values for a decision table's inputs is answered
+by evaluating the table, not by the row that merely reads most alike.
+
+`find_inputs` reads input values out of a question for one `DecisionTable`: a number is
+given to the input column named just before it (by its header without the unit, a leading or
+trailing part of it of two characters or more, or a synonym: 湿度 for 相对湿度(%), 连续降雨 for
+连续降雨天数), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃)); a text
+column gets the one of its cell values the question names. `evaluate_question` tries the
+decision tables among the best candidates and returns an `Evaluation`:
+
+- ``match``: every input found and a row matches (`kbtools.decision.match_rules`): that row,
+  with each cell's reason;
+- ``no_match``: every input found, no row matches: the table, "no rule matches, needs human
+  review" (never a guessed row);
+- ``missing_inputs``: some inputs found, others not: the table and the missing inputs named.
+
+Pure but for reading the index's shipped sources (cached per index).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kbtools.decision import (
+    NO_MATCH_MESSAGE,
+    DecisionTable,
+    column_key,
+    match_rules,
+    normalize_text,
+    tables_by_position,
+)
+from kbtools.decision.conditions import header_unit_start
+from kbtools.errors import KbError
+from kbtools.index.reader import KbIndex
+
+TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
+NAME_GAP = 4  # at most this many characters between an input's name and its value
+MIN_PART = 2  # shortest leading/trailing part of a header that still names it
+# Units that mark what a number measures (the same quantity in a header and a question).
+UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
+    ("℃", "°c", "摄氏度", "度"),
+    ("%", "％", "percent"),
+    ("小时", "h", "hours", "hour", "hrs"),
+    ("天数", "天", "日", "days", "day"),
+    ("分钟", "min", "minutes"),
+    ("mm", "毫米"),
+    ("mpa",),
+    ("kg", "公斤", "千克"),
+)
+_UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
+_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?\d+(?:\.\d+)?)")
+_STOP_GAP = re.compile(r"[,，、。;；!?！？\d]")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A decision table evaluated on the values a question gives (see the module doc)."""
+
+    status: str  # match | no_match | missing_inputs
+    message: str
+    doc: str
+    table: str  # the table's label (name or heading path)
+    table_index: int  # 1-based among the document's Markdown tables
+    inputs: dict[str, str]  # input column → value read from the question
+    missing: tuple[str, ...] = ()
+    row: int | None = None  # 1-based body row that matched
+    outputs: dict[str, str] = field(default_factory=dict)
+    cells: tuple[dict[str, Any], ...] = ()  # per input cell: column, condition, value, matched, reason
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a search result carries under ``evaluation``."""
+        return {"status": self.status, "message": self.message, "doc": self.doc,
+                "table": self.table, "table_index": self.table_index,
+                "inputs": dict(self.inputs), "missing": list(self.missing), "row": self.row,
+                "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells]}
+
+
+@dataclass(frozen=True)
+class _Number:
+    start: int
+    end: int
+    value: str
+    unit: int | None  # index into UNIT_CLASSES
+
+
+def _numbers(text: str) -> list[_Number]:
+    out = []
+    for m in _NUMBER.finditer(text):
+        rest = text[m.end():m.end() + 8]
+        unit = next((n for w in _UNIT_WORDS if rest.startswith(w)
+                     for n, c in enumerate(UNIT_CLASSES) if w in c), None)
+        out.append(_Number(m.start(), m.end(), m.group(1), unit))
+    return out
+
+
+def _unit_of(header: str) -> int | None:
+    """The unit class a header declares: in its unit part (``(℃)``), else by a unit word of
+    two characters or more ending it (连续降雨天数, 运行小时)."""
+    text = normalize_text(header)
+    unit, key = text[header_unit_start(text):], column_key(header)
+    for n, c in enumerate(UNIT_CLASSES):
+        if unit and any(w in unit for w in c):
+            return n
+    for n, c in enumerate(UNIT_CLASSES):
+        if any(len(w) >= 2 and key.endswith(w) for w in c):
+            return n
+    return None
+
+
+def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
+    """How a question may name an input column, longest first: the header without its unit,
+    its leading and trailing parts of at least MIN_PART characters (a CJK header only: 湿度
+    for 相对湿度), and its synonyms."""
+    key = column_key(header)
+    names = {key, *(normalize_text(s).replace(" ", "") for s in synonyms.get(key, ()))}
+    if len(key) > MIN_PART and all("\u3400" <= ch <= "\u9fff" for ch in key):
+        names |= {key[:n] for n in range(MIN_PART, len(key))}
+        names |= {key[n:] for n in range(1, len(key) - MIN_PART + 1)}
+    return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+def find_inputs(question: str, table: DecisionTable,
+                synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
+    """Input column header → value, for the inputs the question gives a value for."""
+    text = normalize_text(unicodedata.normalize("NFKC", question)).replace(" ", "")
+    numbers = _numbers(text)
+    claimed: set[int] = set()
+    out: dict[str, str] = {}
+    for i in table.inputs:  # numbers right after the column's name
+        if i not in table.numeric:
+            continue
+        for name in names_of(table.header[i], synonyms):
+            num = _after_name(text, name, numbers, claimed)
+            if num is not None:
+                out[table.header[i]] = numbers[num].value
+                claimed.add(num)
+                break
+    for i in table.inputs:  # else the one unclaimed number in the column's unit
+        unit = _unit_of(table.header[i])
+        if i not in table.numeric or table.header[i] in out or unit is None:
+            continue
+        fits = [n for n, x in enumerate(numbers) if n not in claimed and x.unit == unit]
+        if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
+            out[table.header[i]] = numbers[fits[0]].value
+            claimed.add(fits[0])
+    for i in table.inputs:  # text columns: a cell value the question names
+        if i in table.numeric:
+            continue
+        values = {c[i].text for c in table.conditions if c[i].kind == "text" and len(c[i].text) > 1}
+        named = [v for v in values if v.replace(" ", "") in text]
+        if len(named) == 1:
+            out[table.header[i]] = named[0]
+    return out
+
+
+def _after_name(text: str, name: str, numbers: list[_Number], claimed: set[int]) -> int | None:
+    """The first unclaimed number within NAME_GAP characters after a mention of `name`."""
+    for m in re.finditer(re.escape(name), text):
+        for n, x in enumerate(numbers):
+            if n in claimed or x.start < m.end():
+                continue
+            gap = text[m.end():x.start]
+            if len(gap) <= NAME_GAP and not _STOP_GAP.search(gap):
+                return n
+            break
+    return None
+
+
+_TABLES: weakref.WeakKeyDictionary[KbIndex, dict[str, dict[int, DecisionTable]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def doc_tables(index: KbIndex, doc: str) -> dict[int, DecisionTable]:
+    """The decision tables of a document of the index (read from its shipped source once);
+    none when the source cannot be read."""
+    cache = _TABLES.setdefault(index, {})
+    if doc not in cache:
+        try:
+            cache[doc] = tables_by_position(index.source_path(doc))
+        except KbError:
+            cache[doc] = {}
+    return cache[doc]
+
+
+def evaluate_question(index: KbIndex, question: str, candidates: Sequence[dict[str, Any]],
+                      synonyms: Mapping[str, Sequence[str]] = {}) -> Evaluation | None:
+    """Evaluate the best-ranked decision table among the candidate chunks (rows of the store,
+    best first) that the question gives input values for; None when there is none."""
+    seen: list[tuple[str, int]] = []
+    for row in candidates[:TABLE_DEPTH]:
+        ti = row["extra"].get("table_index")
+        if row["kind"] in ("table", "table_row") and ti and (row["doc"], ti) not in seen:
+            seen.append((row["doc"], ti))
+    for doc, ti in seen:  # the best-ranked table the question gives values for
+        dt = doc_tables(index, doc).get(ti)
+        if dt is None:
+            continue
+        found = find_inputs(question, dt, synonyms)
+        if found and (dt.annotated or len(found) == len(dt.inputs)):
+            return evaluate_inputs(doc, ti, dt, found)  # inferred tables answer only when fully given
+    return None
+
+
+def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str]) -> Evaluation:
+    """Match the values found. With inputs missing, the answer is still certain when the
+    first row the given values select accepts any value ("*") for every missing input."""
+    missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
+    given = dt if not missing else replace(
+        dt, inputs=tuple(i for i in dt.inputs if dt.header[i] in found),
+        numeric=tuple(i for i in dt.numeric if dt.header[i] in found))
+    try:
+        result = match_rules(given, found, doc=doc, table_index=ti)
+    except KbError as exc:  # a value the table cannot take: show the table, say why
+        return Evaluation("no_match", f"{NO_MATCH_MESSAGE} ({exc.message})", doc, dt.label(),
+                          ti, found)
+    if result.status != "match":
+        return Evaluation("no_match", NO_MATCH_MESSAGE, doc, dt.label(), ti, found)
+    chosen = result.matches[0]
+    cells = [vars(c) for c in chosen.cells]
+    if missing:
+        conds = dt.conditions[chosen.row - 1]
+        if any(conds[i].kind != "any" for i in dt.inputs if dt.header[i] in missing):
+            return Evaluation("missing_inputs", "missing input(s): " + ", ".join(missing),
+                              doc, dt.label(), ti, found, missing)
+        cells += [{"column": h, "condition": dt.rows[chosen.row - 1][dt.header.index(h)],
+                   "value": None, "matched": True,
+                   "reason": "not given; any value accepted (* or empty cell)"} for h in missing]
+    message = result.message if not missing else \
+        f"row {chosen.row} matches; not given, but any value is accepted: {', '.join(missing)}"
+    return Evaluation("match", message, doc, dt.label(), ti, found, (), chosen.row,
+                      dict(chosen.outputs), tuple(cells))
+
+
+def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:
+    """The chunk that shows the evaluation: the matched row, else the whole table."""
+    dt = doc_tables(index, ev.doc)[ev.table_index]
+    line = dt.line_of(ev.row) if ev.row else dt.line_start
+    rows = index.store.overlapping(ev.doc, line, line)
+    want = "table_row" if ev.row else "table"
+    for r in rows:
+        if r["kind"] == want and r["extra"].get("table_index") == ev.table_index and \
+                (not ev.row or r["extra"].get("row") == ev.row):
+            return r
+    return None

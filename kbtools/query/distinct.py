@@ -1,0 +1,58 @@
+"""Distinct results: the top-k are different answers, not one section said three times.
+
+- One result per section: hits that share a document and heading path (rows of one table,
+  the table itself, the pieces of a long section) collapse into the best-ranked of them; the
+  others stay reachable as its ``more`` (chunk numbers, best first).
+- Document diversity: each further section of a document already shown has its score
+  multiplied by ``doc_decay`` once more, so a second relevant document is not pushed out by
+  a third section of the first (``[query] doc_decay`` in kb.toml, default in
+  `kbtools.query.fusion.FusionParams`; 1 turns this off).
+
+Pure: works on `kbtools.query.fusion.Hit` and store rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from kbtools.query.fusion import Hit
+
+Rows = dict[int, dict[str, Any]]
+
+
+def section_key(row: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    return row["doc"], tuple(row["heading_path"])
+
+
+def one_per_section(hits: list[Hit], rows: Rows) -> tuple[list[Hit], dict[int, list[int]]]:
+    """The best hit of each section, in order, and each one's collapsed siblings (``more``)."""
+    first: dict[tuple[str, tuple[str, ...]], int] = {}
+    out: list[Hit] = []
+    more: dict[int, list[int]] = {}
+    for h in hits:
+        key = section_key(rows[h.num])
+        if key in first:
+            more.setdefault(first[key], []).append(h.num)
+            continue
+        first[key] = h.num
+        out.append(h)
+    return out, more
+
+
+def diversify(hits: list[Hit], rows: Rows, doc_decay: float) -> list[Hit]:
+    """Scores decayed by how many better hits of the same document come before; re-sorted
+    (stable, so equal scores keep their order). The decay is recorded in ``why``."""
+    if doc_decay >= 1.0:
+        return hits
+    seen: dict[str, int] = {}
+    scored: list[Hit] = []
+    for h in hits:
+        doc = rows[h.num]["doc"]
+        n = seen.get(doc, 0)
+        seen[doc] = n + 1
+        if n:
+            h = replace(h, score=h.score * doc_decay ** n,
+                        why={**h.why, "doc_decay": round(doc_decay ** n, 6)})
+        scored.append(h)
+    return sorted(scored, key=lambda h: -h.score)

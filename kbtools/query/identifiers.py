@@ -1,0 +1,103 @@
+"""Identifiers in a question, and the ranking rule that makes an exact identifier win.
+
+An identifier is a code or name that means one thing exactly: fault codes and models (E17,
+HX-260, RF-10), settings and symbols (``tidb_enable_fast_create_table``, TokenCache), scopes
+and error strings (``kb:publish``, ``[ddl:8204]``), API paths (``/v3/clients/{id}/secrets``)
+and numbered sections (4.3 节, section 8.2). Plain numbers and words are not identifiers.
+
+`identifiers(question)` finds them; `match_level(ids, text, heading)` says how a chunk holds
+them: two points per identifier it contains as a whole token (not inside a longer code: E17
+is not in E170), one more when it is *about* one (a table row keyed by it — a line
+``header: E17`` — or a heading that is it, or for a code or section number begins with it). `promote` stably re-sorts hits so that
+a higher level always ranks first; inside a level the fused order stands. Search promotes
+only the chunks *about* an identifier (odd levels, `is_about`): promoting every chunk that
+merely mentions one lost more questions than it won on the dev sets (docs/retrieval.md).
+
+Pure: imports nothing from kbtools.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+_TOKEN = re.compile(r"\[[A-Za-z_]+:\d+\]"  # [ddl:8204]
+                    r"|(?:/[A-Za-z0-9_{}.\-]+){2,}"  # /v3/clients/{client_id}/secrets
+                    r"|[A-Za-z0-9][A-Za-z0-9_\-.:]*[A-Za-z0-9]")
+_SECTION = re.compile(r"(?:第\s*)?(\d+(?:\.\d+)+)\s*(?:节|章|条)|(?:section|§)\s*(\d+(?:\.\d+)*)",
+                      re.IGNORECASE)
+_CAMEL = re.compile(r"[a-z][A-Z]")
+H = TypeVar("H")
+
+
+def _is_identifier(tok: str) -> bool:
+    letters = any(ch.isalpha() for ch in tok)
+    digits = any(ch.isdigit() for ch in tok)
+    if letters and digits:
+        return not re.fullmatch(r"\d+(?:\.\d+)?[A-Za-z]{1,3}", tok)  # 25MB, 10s, 2h: amounts
+    return letters and ("_" in tok or bool(_CAMEL.search(tok))
+                        or bool(re.fullmatch(r"[a-z]+:[a-z_]+", tok)))
+
+
+def identifiers(question: str) -> list[str]:
+    """The identifiers of a question, in order, each once (case as written)."""
+    text = unicodedata.normalize("NFKC", question)
+    out: list[str] = []
+    for m in _SECTION.finditer(text):
+        out.append(m.group(1) or m.group(2))
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).rstrip(".:-")
+        if tok.startswith(("[", "/")) or _is_identifier(tok):
+            out.append(tok)
+    first: dict[str, str] = {}
+    for t in out:
+        first.setdefault(t.casefold(), t)
+    return list(first.values())
+
+
+def _pattern(ident: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ident)}(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
+
+
+_CODE = re.compile(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+")  # E17, HX-260, RF-10, 4.3
+
+
+def _heads(ident: str, heading: str) -> bool:
+    """The heading is the identifier, or (for a code or section number) begins with it."""
+    head = heading.strip().strip("`")
+    if head.casefold() == ident.casefold():
+        return True
+    return bool(_CODE.fullmatch(ident)) and bool(_pattern(ident).match(head))
+
+
+def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
+    """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
+    about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
+    text = unicodedata.normalize("NFKC", text)
+    heading = unicodedata.normalize("NFKC", heading)
+    held = about = 0
+    for ident in ids:
+        pat = _pattern(ident)
+        if not pat.search(text) and not pat.search(heading):
+            continue
+        held += 1
+        about = about or int(_heads(ident, heading) or any(
+            re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
+                         line.strip(), re.IGNORECASE) for line in text.splitlines()))
+    return 2 * held + about if held else 0
+
+
+def is_about(level: int) -> bool:
+    """The level of a chunk about one of the identifiers (not merely mentioning them)."""
+    return level % 2 == 1
+
+
+def promote(hits: list[H], level: Callable[[H], int]) -> list[H]:
+    """Hits re-sorted by identifier level (higher first), the given order kept inside a level."""
+    levels = [level(h) for h in hits]
+    if not any(levels):
+        return hits
+    order = sorted(range(len(hits)), key=lambda i: (-levels[i], i))
+    return [hits[i] for i in order]

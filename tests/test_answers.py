@@ -1,0 +1,111 @@
+"""Executable answers, exact identifiers and distinct results: the pure parts, on tables and
+hits made here (the end-to-end behaviour on the example knowledge is in test_search.py)."""
+
+from __future__ import annotations
+
+from kbtools.decision import NO_MATCH_MESSAGE, build_table
+from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
+from kbtools.query.distinct import diversify, one_per_section
+from kbtools.query.fusion import Hit
+from kbtools.query.identifiers import identifiers, match_level, promote
+
+SCAB = build_table(
+    ["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
+    [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"], ["15-20", "≥85", "≤3", "中"],
+     ["15-20", "≥85", ">3", "高"], [">20", "≥85", ">3", "极高"]],
+    decision="inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级")
+HOURS = build_table(["运行小时", "保养项目"], [["<2000", "继续使用"], ["≥2000", "换油"]],
+                    decision="inputs=运行小时; outputs=保养项目")
+CROP = build_table(["作物", "温度(℃)", "措施"], [["小麦", ">20", "喷药"], ["水稻", ">20", "排水"]],
+                   decision="inputs=作物,温度(℃); outputs=措施")
+
+
+def test_values_are_read_by_name_part_and_unit():
+    assert SCAB is not None and HOURS is not None and CROP is not None
+    q = "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？"
+    assert find_inputs(q, SCAB) == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
+    # 气温 is no part of 温度: the number is taken by its unit; 降雨 2 天 by the unit of 天数
+    assert find_inputs("气温 18℃，湿度 95%，降雨 2 天", SCAB) == {
+        "温度(℃)": "18", "相对湿度(%)": "95", "连续降雨天数": "2"}
+    assert find_inputs("换油后已经运行 2100 小时了", HOURS) == {"运行小时": "2100"}
+    assert find_inputs("HX-260 累计运行了 500h", HOURS) == {"运行小时": "500"}  # 260 is no value
+    assert find_inputs("E17 报警怎么复位", HOURS) == {}
+    assert find_inputs("小麦 温度 25℃", CROP) == {"作物": "小麦", "温度(℃)": "25"}
+    assert "湿度" in names_of("相对湿度(%)") and "连续降雨" in names_of("连续降雨天数")
+    assert names_of("pressure") == ["pressure"]  # parts only of CJK headers
+
+
+def test_synonyms_name_inputs():
+    assert SCAB is not None
+    assert find_inputs("空气湿度 90%", SCAB) == {"相对湿度(%)": "90"}  # 湿度 is a trailing part
+    assert find_inputs("雨日 5", SCAB, {"连续降雨天数": ["雨日"]}) == {"连续降雨天数": "5"}
+
+
+def test_evaluation_match_wildcards_missing_and_no_match():
+    assert SCAB is not None and CROP is not None
+    ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "22", "相对湿度(%)": "90",
+                                            "连续降雨天数": "4"})
+    assert (ev.status, ev.row, ev.outputs) == ("match", 5, {"风险等级": "极高"})
+    assert [c["matched"] for c in ev.cells] == [True, True, True]
+    assert ev.cells[0]["reason"] == "22 is > 20"
+    # 12 ℃ selects row 1 whatever the humidity and rain: certain without them
+    ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "12"})
+    assert (ev.status, ev.row) == ("match", 1)
+    assert "any value" in ev.cells[-1]["reason"] and ev.cells[-1]["value"] is None
+    # 18 ℃ alone cannot decide between rows 2-4: the missing inputs are named, no row guessed
+    ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "18"})
+    assert ev.status == "missing_inputs" and ev.row is None and not ev.outputs
+    assert ev.missing == ("相对湿度(%)", "连续降雨天数")
+    ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "25", "相对湿度(%)": "70",
+                                            "连续降雨天数": "1"})
+    assert (ev.status, ev.message, ev.row, ev.outputs) == ("no_match", NO_MATCH_MESSAGE, None, {})
+    ev = evaluate_inputs("d.md", 1, CROP, {"作物": "玉米", "温度(℃)": "25"})
+    assert ev.status == "no_match"
+    assert ev.to_dict()["status"] == "no_match" and ev.to_dict()["cells"] == []
+
+
+def test_identifiers_are_recognised_whole():
+    assert identifiers("E17 报警后怎么复位？") == ["E17"]
+    assert identifiers("HX-260 按 4.3 节检查") == ["4.3", "HX-260"]
+    assert identifiers("what does tidb_enable_fast_create_table do") == ["tidb_enable_fast_create_table"]
+    assert identifiers("error [ddl:8204] while adding an index") == ["[ddl:8204]"]
+    assert identifiers("call POST /v3/clients/{client_id}/secrets now") == \
+        ["/v3/clients/{client_id}/secrets"]
+    assert identifiers("the kb:publish scope and TokenCache") == ["kb:publish", "TokenCache"]
+    # amounts and plain numbers or words are not identifiers
+    assert identifiers("photos above 25MB, 温度 22 度, timeout 10s, the ingest API") == []
+
+
+def test_exact_identifier_levels_and_promotion():
+    row = "故障码: E17\n含义: 伺服过载"
+    assert match_level(["E17"], row) == 3
+    assert match_level(["E17"], "三号机 E17 反复报警") == 2
+    assert match_level(["E17", "E21"], "E17 后又报 E21") == 4  # holding both beats one
+    assert match_level(["E17"], "报 E170 或 XE17 时") == 0
+    assert match_level(["4.3"], "", "4.3 液压系统压力异常") == 3
+    assert match_level(["4.3"], "见 4.3.1 节") == 0
+    hits = ["e12-row", "report", "e17-row", "other"]
+    level = {"e12-row": 0, "report": 1, "e17-row": 2, "other": 0}
+    assert promote(hits, level.__getitem__) == ["e17-row", "report", "e12-row", "other"]
+    assert promote(hits, lambda h: 0) == hits
+
+
+def _rows(spec):
+    return {n: {"doc": d, "heading_path": list(p)} for n, (d, p) in enumerate(spec)}
+
+
+def test_one_result_per_section_keeps_the_rest_reachable():
+    rows = _rows([("a.md", ["T"]), ("a.md", ["T"]), ("b.md", ["X"]), ("a.md", ["T"]),
+                  ("a.md", ["U"])])
+    hits = [Hit(n, 1.0 - n / 10) for n in range(5)]
+    kept, more = one_per_section(hits, rows)
+    assert [h.num for h in kept] == [0, 2, 4] and more == {0: [1, 3]}
+
+
+def test_document_diversity_lets_a_second_document_in():
+    rows = _rows([("a.md", ["1"]), ("a.md", ["2"]), ("a.md", ["3"]), ("b.md", ["1"])])
+    hits = [Hit(0, 1.0), Hit(1, 0.95), Hit(2, 0.9), Hit(3, 0.8)]
+    out = diversify(hits, rows, 0.8)
+    assert [h.num for h in out] == [0, 3, 1, 2]
+    assert out[2].why["doc_decay"] == 0.8 and out[3].why["doc_decay"] == 0.64
+    assert diversify(hits, rows, 1.0) == hits
