@@ -190,8 +190,9 @@ def test_status_and_releases_find_the_device_like_query(device, tmp_path):
         assert code == 0 and out.splitlines()[0] == f"device {d.dev}", out
     # nothing synced at the default place: the message names the directory it looked at
     code, out = kb("status", env={"KB_HOME": str(tmp_path / "home")})
-    assert code == 0 and out == (f"device {tmp_path / 'home' / 'device'}: serving nothing yet "
-                                 "(run `kb sync SOURCE`)\n")
+    assert code == 0 and out.splitlines() == [
+        f"device {tmp_path / 'home' / 'device'}: serving nothing yet (run `kb sync SOURCE`)",
+        "pinned keys: none (unsigned releases are accepted until a key is pinned)"]
     code, out = kb("releases", "--local", env={"KB_HOME": str(tmp_path / "home")})
     assert code == 0 and out == (f"device {tmp_path / 'home' / 'device'}: no releases yet "
                                  "(run `kb sync SOURCE`)\n")

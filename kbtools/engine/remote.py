@@ -89,11 +89,10 @@ class MilvusStore(Store):
         rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
         return {r["id"]: r for r in rows}
 
-    def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
+    def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
                            f"and line_end >= {int(line_start)}")
-        rows.sort(key=lambda r: (r["line_start"], r["num"]))
-        return next((r["verification"]["reason"] for r in rows if not r["verified"]), None)
+        return sorted(rows, key=lambda r: (r["line_start"], r["num"]))
 
     def doc(self, doc: str) -> dict[str, Any] | None:
         return self._docs.get(doc)
