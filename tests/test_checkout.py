@@ -88,13 +88,21 @@ def refused(tree: Path) -> str:
     return err
 
 
-def derived_store(tree: Path, tag: str) -> os.stat_result:
+def derived_dir(tree: Path, tag: str) -> Path:
     found = find_checkout(tree)
     assert found is not None
     for folder in found[0].derived_dirs().values():
         if json.loads((folder / "verified.json").read_text())["tag"] == tag:
-            return (folder / "index" / "store.sqlite").stat()
+            return folder
     raise AssertionError(f"no derived index for {tag}")
+
+
+def derived_store(tree: Path, tag: str) -> os.stat_result:
+    return (derived_dir(tree, tag) / "index" / "store.sqlite").stat()
+
+
+def derivation(tree: Path, tag: str) -> str:
+    return json.loads((derived_dir(tree, tag) / "verified.json").read_text())["derivation"]
 
 
 @pytest.mark.parametrize("transport", ["file", "daemon"])
@@ -116,11 +124,14 @@ def test_clone_ask_checkout_older_ask_back_to_newest(published, tmp_path, transp
     newest = ask(tree)
     assert newest["release"] == {"tag": "kb-r2", "source_commit": sources[0], "serial": 2}
     assert "3000" in newest["results"][0]["text"] and clean(tree)
+    assert derivation(tree, "kb-r2") == "full"  # the first release this clone derives
 
     git(tree, "checkout", "-q", "kb-r1")
     older = ask(tree)
     assert older["release"] == {"tag": "kb-r1", "source_commit": sources[1], "serial": 1}
     assert "2000" in older["results"][0]["text"] and clean(tree)
+    # kb-r1 differs from kb-r2 in one document: derived from kb-r2's index, changed shards only
+    assert derivation(tree, "kb-r1") == "incremental"
     code, out, _ = kb("query", "--index", str(tree), QUESTION, "-k", "1")
     assert code == 0 and f"[release kb-r1 @ {sources[1][:12]}]" in out
 
