@@ -171,9 +171,9 @@ def _derived(layout: CheckoutLayout, tree: WorkTree, head: str, tag: str, serial
 def _last_used(layout: CheckoutLayout, mhash: str) -> Path | None:
     """The most recently used derived release other than `mhash`'s: the index a new one is
     derived from (only the changed shards redone; `install_release` self-checks the result)."""
-    root = layout.derived(mhash).parent
-    others = [p for p in root.iterdir() if p.name != mhash and not p.name.startswith(".")
-              and p.is_dir() and not p.is_symlink() and ReleaseLayout(p).derived.is_dir()]
+    others = [p for name, p in layout.derived_dirs().items()
+              if name != mhash and ReleaseLayout(p).verified.is_file()
+              and ReleaseLayout(p).derived.is_dir()]
     return max(others, key=lambda p: p.stat().st_mtime, default=None)
 
 
