@@ -100,3 +100,25 @@ def snapshot(path: Path) -> dict[str, tuple[int, bytes]]:
     """(mtime_ns, content) of every regular file under `path`: nothing may write there."""
     return {str(p): (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(path.rglob("*"))
             if p.is_file() and not p.is_symlink()}
+
+
+def mcp_client(command: list[str], cwd: Path, environ: dict[str, str], scenario):
+    """Start the MCP server `command` in `cwd` (its stderr in cwd/server-stderr.log), run
+    `await scenario(client)` on an initialized session, return its result."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd),
+                                   env=environ)
+    out: list = []
+
+    async def main():
+        with open(cwd / "server-stderr.log", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (r, w):
+                async with ClientSession(r, w) as client:
+                    await client.initialize()
+                    out.append(await scenario(client))
+
+    anyio.run(main)
+    return out[0]

@@ -19,7 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import anyio
 import pytest
 from hostile import (
     GOOD_DOC,
@@ -29,11 +28,10 @@ from hostile import (
     git,
     kb,
     make_repo,
+    mcp_client,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.types import LATEST_PROTOCOL_VERSION
 
 from kbtools.errors import UsageError
@@ -184,19 +182,8 @@ def test_crash_log_writer_never_crashes(tmp_path, place):
 # ---------------------------------------------------------------- MCP: one line per failure
 
 def mcp_session(cwd: Path, *args: str, scenario):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "kbtools", "mcp", *args],
-                                   cwd=str(cwd), env=env(cwd / ".kbhome"))
-    out: list = []
-
-    async def main():
-        with open(cwd / "server-stderr.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (r, w):
-                async with ClientSession(r, w) as client:
-                    await client.initialize()
-                    out.append(await scenario(client))
-
-    anyio.run(main)
-    return out[0]
+    return mcp_client([sys.executable, "-m", "kbtools", "mcp", *args], cwd,
+                      env(cwd / ".kbhome"), scenario)
 
 
 FAILING_CALLS = {
