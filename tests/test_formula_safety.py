@@ -154,11 +154,10 @@ def test_a_looping_formula_costs_seconds_once(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     fm.backend_problem.cache_clear()
     try:
-        again: dict[str, str] = {}
-        start = time.monotonic()
+        again: dict[str, str] = {}  # with no LaTeX on PATH, a new render would fail otherwise
         assert render_formulas([LOOP], tmp_path / "out", failures=again,
                                failure_cache=tmp_path / "failed") == {}
-        assert again == {LOOP: failures[LOOP]} and time.monotonic() - start < 1
+        assert again == {LOOP: failures[LOOP]}
     finally:
         fm.backend_problem.cache_clear()
 
