@@ -18,12 +18,14 @@ import json
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kbtools.engine import expr
+from kbtools.engine.cache import encode_files
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -175,6 +177,9 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "fields": fields,
         "count": index.store.count(),
         "sources": _sources(index),
+        "files": encode_files(checked.root, index.manifest),
+        "verified": {"signed_by": checked.signed_by,
+                     "verified_at": datetime.now(UTC).isoformat(timespec="seconds")},
     }
 
 
