@@ -27,11 +27,12 @@ from kbtools.config import load_config
 from kbtools.engine.cache import FILES_DONE, cache_dir
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish, rollback
+from kbtools.engine.remote import read_parts
 from kbtools.serve.app import create_app, open_source
 from kbtools.ship.device import served_release
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
-from tests.milvus_server import MilvusLite, free_port, milvus  # noqa: F401 - session fixture
+from tests.milvus_server import MilvusLite, free_port, milvus, replace_manifest  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -213,6 +214,22 @@ def test_nothing_published_and_engine_down_at_start_are_one_line(milvus, tmp_pat
     res = CliRunner().invoke(main, ["serve", "--engine", milvus.url("empty"), "--index",
                                     str(tmp_path)])
     assert res.exit_code == 2 and "not both" in res.output
+
+
+def test_another_model_in_the_engine_is_one_line_at_start_and_a_503(devices, milvus):  # noqa: F811
+    u = milvus.url("othermodel")
+    eng = connect_url(u, create_db=True)
+    r1 = publish(eng, check_release(devices[0]))
+    manifest = json.loads(read_parts(eng, r1.collection)["manifest"])
+    model = next(iter(manifest["models"]))
+    manifest["models"][model]["fingerprint"] = f"{model}:another-build"
+    replace_manifest(eng, r1.collection, manifest)
+    res = CliRunner().invoke(main, ["serve", "--engine", u, "--port", str(free_port())])
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1
+    assert f"vectors of model {model}:another-build" in res.output and u in res.output
+    with TestClient(create_app(None, source=open_source(None, u)), base_url=BASE) as c:
+        assert "another-build" in error_of(c.get("/api/search", params={"q": "赤霉病"}), 503)
+        assert c.get(f"/doc/{SCAB}").status_code == 503
 
 
 def test_engine_down_while_running_is_a_503(devices, tmp_path):

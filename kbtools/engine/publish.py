@@ -146,7 +146,7 @@ class SparseRows:
                 if w > 0}
 
 
-def _blob_rows(parts: dict[str, Any]) -> list[dict[str, Any]]:
+def blob_rows(parts: dict[str, Any]) -> list[dict[str, Any]]:
     """Meta collection rows: each part as zlib-compressed JSON, base64, in pieces."""
     rows = []
     for part, value in parts.items():
@@ -341,7 +341,7 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     params = index.manifest["config"]["values"]["index"]
     meta = name + META_SUFFIX
     engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
-    for i in range(0, len(rows := _blob_rows(meta_parts(index, checked, fields))), 64):
+    for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
         engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
     engine.call(f"creating {name}", "create_collection", name, schema=_schema(engine, dims),
                 properties={P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
