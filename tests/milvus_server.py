@@ -39,8 +39,8 @@ def _listening(port: int) -> bool:
 class MilvusLite:
     """One `milvus-lite server` process (the binary next to this Python)."""
 
-    def __init__(self, data_dir: Path):
-        self.port = free_port()
+    def __init__(self, data_dir: Path, port: int | None = None):
+        self.port = port or free_port()
         exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
         exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
         self.log = (data_dir.parent / f"milvus-{self.port}.log").open("wb")

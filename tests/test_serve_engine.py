@@ -5,7 +5,7 @@ Covers: search, the JSON API (equal to `kb query --engine … --json`), the deci
 and API, the document view with a formula SVG and a photo served byte for byte from the
 engine's copy, the release page; a publish and a rollback showing up while the app runs;
 and the failures — nothing published, the engine down at start (one line) and while running
-(JSON 503 and an error page, never a traceback).
+(JSON 503 and an error page, never a traceback) and recovering when it is back.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -58,6 +59,7 @@ disease: [条锈病]
 QUESTIONS = ["小麦扬花期 温度 22 度 湿度 90% 连续降雨 4 天 风险多高", "施药后多久可以收获",
              "how to calibrate a sprayer", "赤霉病 防治 药剂"]
 NEW_QUESTION = "条锈病夏孢子堆 旗叶 巡查"
+RECONNECT_SECONDS = 60
 
 
 @pytest.fixture(scope="module")
@@ -250,6 +252,12 @@ def test_engine_down_while_running_is_a_503(devices, tmp_path):
             assert u in page.text and "Traceback" not in page.text
             assert c.get(f"/doc/{SCAB}").status_code == 503
             assert c.get("/asset/assets/images/wheat-scab-ear.png").status_code == 503
+            server = MilvusLite(tmp_path / "data", server.port)  # back, with its data
+            deadline = time.monotonic() + RECONNECT_SECONDS  # gRPC reconnects with backoff
+            while (again := c.get("/api/search", params={"q": QUESTIONS[0]})).status_code == 503:
+                assert time.monotonic() < deadline, again.text
+                time.sleep(0.5)
+            assert again.status_code == 200 and again.json()["release"]["tag"] == "kb-r1"
     finally:
         if server.proc.poll() is None:
             server.stop()
