@@ -16,6 +16,9 @@ import re
 import subprocess
 import sys
 import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
@@ -261,3 +264,57 @@ def test_engine_down_while_running_is_a_503(devices, tmp_path):
     finally:
         if server.proc.poll() is None:
             server.stop()
+
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                    reason="Debian chromium + chromium-driver are not installed")
+def test_in_a_browser_through_a_real_server(url):
+    """A real `kb serve --engine` (uvicorn) in headless Chromium: the Chinese search shows the
+    cited section, and the document's photo and formula SVG load with a non-zero size."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "kbtools", "serve", "--engine", url,
+                             "--port", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--no-first-run", "--window-size=1024,768"):
+        opts.add_argument(arg)
+    driver = None
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/api/healthz", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, \
+                proc.communicate()[1].decode()[-2000:]
+            time.sleep(0.3)
+        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+        driver.get(base + "/?q=" + quote(QUESTIONS[0]))
+        first = driver.find_element(By.CSS_SELECTOR, "article.result")
+        assert first.get_attribute("data-doc") == SCAB
+        assert "3.2 风险等级判定表" in first.find_element(By.CSS_SELECTOR, ".where").text
+        driver.get(f"{base}/doc/{quote(SCAB)}")
+        for selector in ("img.photo", "img.formula"):
+            natural, width = driver.execute_script(
+                "const i = document.querySelector(arguments[0]);"
+                "return i ? [i.complete ? i.naturalWidth : 0, i.getBoundingClientRect().width]"
+                " : [0, 0];", selector)
+            assert natural > 0 and width > 0, selector
+    finally:
+        if driver is not None:
+            driver.quit()
+        proc.terminate()
+        proc.wait(timeout=20)
