@@ -55,6 +55,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "served": ("正在使用", "Serving"),
     "what_changed": ("与上一版本相比的变化", "What changed since the previous release"),
     "kept_releases": ("设备上保留的版本", "Releases kept on this device"),
+    "engine_releases": ("搜索引擎中发布的版本", "Releases published in the engine"),
+    "published": ("上线时间", "Published"),
     "tag": ("版本", "Tag"),
     "created": ("发布时间", "Released"),
     "age_days": ("距今天数", "Age (days)"),
