@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from kbtools.config import Vocabulary
+from kbtools.decision import column_key
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, UsageError, valid_unicode
@@ -183,6 +184,12 @@ def _unverified_vector(index: KbIndex) -> np.ndarray | None:
     return flags if flags.any() else None
 
 
+def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
+    """How a question may name a decision-table input besides its header: the other terms
+    of the header's synonym group, keyed as `answers.names_of` looks them up."""
+    return {column_key(term): others for term, others in index.synonyms().mapping().items()}
+
+
 # the pipeline --------------------------------------------------------------------------
 # Candidates per retriever for each result asked for (at least [query] candidates): one result
 # per section and document diversity need a deeper list to fill k with distinct answers.
@@ -241,7 +248,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
-    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits])
+    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
+                                           input_synonyms(index))
     hits, more = _distinct(index, text, hits, rows, params, evaluation)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown, exp)
