@@ -259,7 +259,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, params, has_terms=bool(ids or unknown or exp), unknown_terms=unknown,
-        unknown_share=_unknown_share(index, ids, unknown), exact=exact)
+        unknown_share=_unknown_share(index, ids + list(exp.ids), unknown), exact=exact)
     all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
     results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
                           rows, evaluation if h.why.get("evaluated") else None, today)
