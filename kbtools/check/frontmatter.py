@@ -101,6 +101,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset "
                f"(e.g. 2026-03-14T09:30:00+08:00){where}")
+    elif top in DATE_KEYS and kind == "pattern":
+        yield ("fm-value", line, 1,
+               f"{path}: {err.instance!r} is not a date (YYYY-MM-DD, e.g. 2026-12-31){where}")
     elif kind in ("anyOf", "oneOf") and not err.absolute_path:
         options = []
         for sub in err.validator_value:
