@@ -41,9 +41,14 @@ class Expansion:
         return token in matched or any(t in matched for t in self.covers.get(token, ()))
 
 
+NO_EXPANSION = Expansion()
+
+
 def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     """The expansion of question `text`: the other terms of each synonym group it names and
     the titles of the documents whose `routed_aliases` it names."""
+    if not index.synonyms() and not routed_aliases:
+        return NO_EXPANSION
     bm25 = index.bm25
     own = set(bm25.tok(text))
     named: list[tuple[str, list[str], str]] = [
@@ -68,6 +73,3 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *found]))
         shown.append({"term": term, "expanded": others, "from": source})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown))
-
-
-NO_EXPANSION = Expansion()

@@ -55,6 +55,14 @@ def today_or(today: date | None) -> date:
 
 _SUCCESSORS: weakref.WeakKeyDictionary[KbIndex, dict[int, tuple[int, ...]]] = \
     weakref.WeakKeyDictionary()
+_DATED: weakref.WeakKeyDictionary[KbIndex, bool] = weakref.WeakKeyDictionary()
+
+
+def _dated(index: KbIndex) -> bool:
+    """Whether any document of the index declares a ``valid_until`` (found once per index)."""
+    if index not in _DATED:
+        _DATED[index] = any("valid_until" in d["metadata"] for d in index.docs())
+    return _DATED[index]
 
 
 def successors(index: KbIndex) -> dict[int, tuple[int, ...]]:
@@ -92,11 +100,11 @@ def _find(name: str, by_name: dict[str, int]) -> int | None:
 def reweigh(index: KbIndex, hits: list[Hit], today: date) -> list[Hit]:
     """Fused hits with the freshness factors applied (see the module doc), re-sorted; a hit
     whose score changed says why in ``why`` (``outdated``, ``superseded_by``)."""
+    succ = successors(index)
+    if not hits or (not succ and not _dated(index)):
+        return hits
     docs = index.docs()
     table_doc = index.chunk_table().doc
-    succ = successors(index)
-    if not hits or (not succ and not any("valid_until" in d["metadata"] for d in docs)):
-        return hits
     doc_of = {h.num: int(table_doc[h.num]) for h in hits}
     present = set(doc_of.values())
     scores = {h.num: h.score for h in hits}
