@@ -15,11 +15,15 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.engine.remote import EngineReader
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import open_index
 from kbtools.index.synonyms import normalize, parse
 from kbtools.query.search import input_synonyms, search
 from tests.kbfixtures import REPO, copy_example
+from tests.milvus_server import milvus  # noqa: F401 - the session fixture
 
 DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/wheat-aphids.md",
         "knowledge/crops/fall-armyworm.md", "knowledge/crops/corn-southern-rust.md",
@@ -189,3 +193,18 @@ def test_kb_query_explain_shows_the_expansion(indexes):
     assert res.exit_code == 0, res.output
     assert "expanded: 烂麦头 → 赤霉病 / 麦穗枯 / 烂穗病 / fusarium head blight (synonyms)" \
         in res.output
+
+
+def test_milvus_expands_like_the_local_files(indexes, milvus):  # noqa: F811
+    """`kb publish` ships the groups; the engine's sparse query carries the same weights."""
+    engine = connect_url(milvus.url("synonyms"), create_db=True)
+    try:
+        publish(engine, check_release(indexes[0]))
+        local, remote = open_index(indexes[0]), EngineReader(engine).current()
+        assert remote.synonyms() == local.synonyms()
+        for q in ["烂麦头怎么防治？", "sprayer calibration", "火烧瘟怎么防治"]:
+            a, b = search(local, q, k=3), search(remote, q, k=3)
+            assert [r.chunk_id for r in a.results] == [r.chunk_id for r in b.results], q
+            assert a.filters.expanded == b.filters.expanded and a.filters.expanded
+    finally:
+        engine.close()
