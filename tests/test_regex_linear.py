@@ -128,6 +128,9 @@ OTHER: dict[str, str] = {
     "kbtools.index.tokenize:<dynamic>": "alternation of literal dictionary words (linear); "
                                         "fullmatch of one dictionary word",
     "kbtools.review.policy:<dynamic>": "kb.toml reviewer globs matched against paths",
+    "kbtools.index.synonyms:<dynamic>": "alternation of escaped literal synonym terms (inner "
+                                        "spaces as \\s+, fixed look-arounds at Latin edges): "
+                                        "linear",
     "kbtools.ship.git._TAG_RE": "release tags kbtools itself writes",
     "kbtools.query.log._AGO": "an operator's `kb log --since` value: anchored, at most six "
                               "digits, one unit letter, no nested repetition",

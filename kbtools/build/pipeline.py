@@ -40,10 +40,12 @@ from kbtools.errors import (
 )
 from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
+from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
+from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
 from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
@@ -176,6 +178,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 cache_file: Path | None) -> None:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
+    groups = _synonyms(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
     memo = opts.memo if opts.memo is not None else BuildMemo()
     memo.forget_others({s.rel for s in sources})
@@ -210,7 +213,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict)
+    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict, groups)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
@@ -377,8 +380,10 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
                 per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
-                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str) -> None:
-    """data/: chunk and vector shards, docs.jsonl and the BM25 dictionary."""
+                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
+                groups: Synonyms) -> None:
+    """data/: chunk and vector shards, docs.jsonl, the BM25 dictionary (front-matter values,
+    the user dictionary and the synonyms' terms) and the synonym groups, when there are any."""
     write_shards(layout, records, vectors)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
@@ -390,8 +395,10 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
     layout.docs.write_bytes(json_lines(docs, default=str))
     fields = set(cfg.vocabulary.dictionary)
     values = [v for s in sources for k, v in s.meta.items() if k in fields]
-    terms = dictionary_terms(values, user_dict)  # one term per line, none holds whitespace
+    terms = dictionary_terms([*values, groups.terms()], user_dict)  # one term a line, no spaces
     layout.dictionary.write_bytes("".join(t + "\n" for t in terms).encode("utf-8"))
+    if groups:
+        layout.synonyms.write_bytes(synonyms.dump(groups).encode("utf-8"))
 
 
 def _write_source(source_dir: Path, rel: str, data: bytes) -> None:
@@ -406,25 +413,37 @@ def _write_source(source_dir: Path, rel: str, data: bytes) -> None:
 
 def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
     """The text of the user dictionary (kb.toml bm25.user_dict), read before anything costly
-    so that a bad file fails the build at its start. It is read like a document (inside the
-    root, a regular file, bounded); with --lenient/--skip-invalid one that may not be read
-    is left out with a warning."""
-    path: Path = cfg.root / str(cfg.get("bm25.user_dict"))
+    so that a bad file fails the build at its start."""
+    return _repo_text(cfg, opts, cfg.root / str(cfg.get("bm25.user_dict")), "user dictionary")
+
+
+def _synonyms(cfg: Config, opts: BuildOptions) -> Synonyms:
+    """The valid synonym groups of the knowledge folder's _synonyms.txt (`kb check` has
+    reported its bad lines: they stop a strict build before this is read)."""
+    text = _repo_text(cfg, opts, cfg.path("knowledge") / synonyms.SOURCE_NAME, "synonyms file")
+    return synonyms.parse(text)[0]
+
+
+def _repo_text(cfg: Config, opts: BuildOptions, path: Path, what: str) -> str:
+    """A text file of the repository (empty when there is none). It is read like a document
+    (inside the root, a regular file, bounded); with --lenient/--skip-invalid one that may
+    not be read is left out with a warning."""
     if not (path.exists() or path.is_symlink()):
         return ""
+    shown = display_path(path.relative_to(cfg.root).as_posix()) \
+        if path.is_relative_to(cfg.root) else str(path)
     try:
         data = read_source(path, cfg.root)
     except SourceError as exc:
         if not (opts.lenient or opts.skip_invalid):
-            raise ConfigError(f"user dictionary not read: {exc.message}", path=str(path)) from None
+            raise ConfigError(f"{what} not read: {exc.message}", path=str(path)) from None
         if opts.progress:
-            print(f"kb build: warning: user dictionary {cfg.get('bm25.user_dict')} not read: "
-                  f"{exc.message}", file=sys.stderr)
+            print(f"kb build: warning: {what} {shown} not read: {exc.message}", file=sys.stderr)
         return ""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"user dictionary is not UTF-8 (byte {exc.start}); save it as UTF-8",
+        raise ConfigError(f"{what} is not UTF-8 (byte {exc.start}); save it as UTF-8",
                           path=str(path)) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

@@ -39,6 +39,7 @@ from kbtools.engine.milvus import (
     now,
 )
 from kbtools.errors import EngineError
+from kbtools.index import synonyms
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
@@ -172,6 +173,7 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "df": np.diff(indptr).tolist(),
         "num_docs": int(ret.scores["num_docs"]) if ret is not None else 0,
         "dictionary": list(index.bm25.tok.words),
+        "synonyms": synonyms.dump(index.synonyms()),
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
                         "models": table.models.tolist(), "verified": table.verified.tolist()},
         "fields": fields,

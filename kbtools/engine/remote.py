@@ -33,6 +33,7 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
 from kbtools.index.store import Store
+from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
@@ -156,8 +157,10 @@ class MilvusCandidates:
     def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, Ranked]:
         filt = expr.where_expression(req.where, req.verified_only)
         lists: dict[str, Ranked] = {}
-        if req.mode in ("hybrid", "bm25") and req.term_ids:
-            hits = self._search([{int(i): 1.0 for i in req.term_ids}], "sparse",
+        if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
+            weights = {int(i): req.expansion_weight for i in req.expansion_ids}
+            weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
+            hits = self._search([weights], "sparse",
                                 req.count + TIE_MARGIN, filt,
                                 {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
             hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
@@ -215,6 +218,7 @@ class MilvusIndex(KbIndex):
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
+        self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
         fields: dict[str, str] = parts["fields"]
         partial = {m for m in fields
                    if any(m not in s.split(",") for s in table["models"])}

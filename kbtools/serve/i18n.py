@@ -27,6 +27,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "unverified": ("未审核", "Unverified"),
     "changed_after_review": ("审核后有改动", "Changed after review"),
     "outdated": ("可能已过期", "Possibly outdated"),
+    "superseded_by": ("已被替代：", "Superseded by"),
     "release": ("发布版本", "Release"),
     "source_commit": ("源提交", "Source commit"),
     "local_build": ("本地构建", "local build"),

@@ -137,7 +137,7 @@ def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": q}) + "#cited",
-            "lapsed": status == "lapsed", "outdated": ops.is_outdated(r.metadata),
+            "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
     if r.kind in ("table_row", "table"):
