@@ -23,6 +23,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # --code DIR: import kbtools from another checkout (a same-run baseline on the same indexes)
@@ -39,8 +40,15 @@ SHARED = ROOT.parent / "shared" / "eval"
 TASKS = {"aliyun_ecs_zh": ("queries_linked.jsonl", "faq_docs.txt")}
 
 
+HANT = "_hant"  # suffix of a derived Traditional-script set
+HANT_CONFIG = "s2twp"
+
+
 def corpus_of(name: str, out: Path) -> Path:
-    """The set's corpus; for a task that leaves documents out, hard links to the rest."""
+    """The set's corpus; for a task that leaves documents out, hard links to the rest; for a
+    ``_hant`` set, the base set's corpus converted to Traditional."""
+    if name.endswith(HANT):
+        return _converted(corpus_of(name[: -len(HANT)], out), out / "corpora" / name)
     src = SHARED / name / "corpus"
     if name not in TASKS:
         return src
@@ -57,13 +65,59 @@ def corpus_of(name: str, out: Path) -> Path:
     return dest
 
 
-def questions_of(name: str) -> Path:
+def _converter() -> Any:
+    import opencc
+
+    return opencc.OpenCC(HANT_CONFIG)
+
+
+def _converted(src: Path, dest: Path) -> Path:
+    """Every file of `src` converted to Traditional into `dest` (made once, renamed into place)."""
+    if dest.is_dir():
+        return dest
+    cc = _converter()
+    tmp = dest.with_name(dest.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for f in sorted(src.iterdir()):
+        if f.is_file():
+            (tmp / f.name).write_text(cc.convert(f.read_text(encoding="utf-8")), encoding="utf-8")
+    tmp.rename(dest)
+    return dest
+
+
+def _convert_value(cc: Any, value: Any, key: str = "") -> Any:
+    """Strings of a question converted, except identifiers and document names."""
+    if isinstance(value, str):
+        return value if key in ("id", "doc", "source_path", "paragraph_id", "kind", "split") \
+            else cc.convert(value)
+    if isinstance(value, list):
+        return [_convert_value(cc, v, key) for v in value]
+    if isinstance(value, dict):
+        return {k: _convert_value(cc, v, k) for k, v in value.items()}
+    return value
+
+
+def questions_of(name: str, out: Path) -> Path:
+    """The set's questions file; for a ``_hant`` set, the base set's questions converted."""
+    if name.endswith(HANT):
+        base = questions_of(name[: -len(HANT)], out)
+        dest = out / "corpora" / f"{name}.{base.name}"
+        if not dest.is_file():
+            cc = _converter()
+            lines = [json.dumps(_convert_value(cc, json.loads(line)), ensure_ascii=False)
+                     for line in base.read_text(encoding="utf-8").splitlines() if line.strip()]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest.with_name(dest.name + ".tmp")
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            tmp.rename(dest)
+        return dest
     return SHARED / name / (TASKS[name][0] if name in TASKS else "queries.jsonl")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh")
+    ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh",
+                    help="comma-separated; NAME_hant is NAME converted to Traditional")
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
     ap.add_argument("--cache", default="", help="embedding cache directory (default OUT/cache)")
     ap.add_argument("--reuse", action="store_true",
@@ -101,7 +155,7 @@ def main() -> None:
                                             progress=False))
             chunks, docs, embedded = stats.chunks, stats.documents, stats.embedded
         build_s = time.perf_counter() - t0
-        questions = load_questions(questions_of(name))
+        questions = load_questions(questions_of(name, out))
         if args.limit:
             questions = questions[: args.limit]
         index = open_index(dest)
