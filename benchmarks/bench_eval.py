@@ -40,15 +40,23 @@ SHARED = ROOT.parent / "shared" / "eval"
 TASKS = {"aliyun_ecs_zh": ("queries_linked.jsonl", "faq_docs.txt")}
 
 
-HANT = "_hant"  # suffix of a derived Traditional-script set
-HANT_CONFIG = "s2twp"
+# suffix of a derived set → the OpenCC conversion of its base set's corpus and questions
+CONVERSIONS = {"_hant": "s2twp", "_t2s": "t2s"}
+
+
+def _derived(name: str) -> tuple[str, str] | None:
+    """(base set, OpenCC configuration) of a derived set's name, else None."""
+    for suffix, config in CONVERSIONS.items():
+        if name.endswith(suffix):
+            return name[: -len(suffix)], config
+    return None
 
 
 def corpus_of(name: str, out: Path) -> Path:
     """The set's corpus; for a task that leaves documents out, hard links to the rest; for a
-    ``_hant`` set, the base set's corpus converted to Traditional."""
-    if name.endswith(HANT):
-        return _converted(corpus_of(name[: -len(HANT)], out), out / "corpora" / name)
+    derived set, the base set's corpus converted."""
+    if derived := _derived(name):
+        return _converted(corpus_of(derived[0], out), out / "corpora" / name, derived[1])
     src = SHARED / name / "corpus"
     if name not in TASKS:
         return src
@@ -65,17 +73,18 @@ def corpus_of(name: str, out: Path) -> Path:
     return dest
 
 
-def _converter() -> Any:
+def _converter(config: str) -> Any:
     import opencc
 
-    return opencc.OpenCC(HANT_CONFIG)
+    return opencc.OpenCC(config)
 
 
-def _converted(src: Path, dest: Path) -> Path:
-    """Every file of `src` converted to Traditional into `dest` (made once, renamed into place)."""
+def _converted(src: Path, dest: Path, config: str) -> Path:
+    """Every file of `src` converted by OpenCC `config` into `dest` (made once, renamed into
+    place)."""
     if dest.is_dir():
         return dest
-    cc = _converter()
+    cc = _converter(config)
     tmp = dest.with_name(dest.name + ".tmp")
     tmp.mkdir(parents=True, exist_ok=True)
     for f in sorted(src.iterdir()):
@@ -98,12 +107,12 @@ def _convert_value(cc: Any, value: Any, key: str = "") -> Any:
 
 
 def questions_of(name: str, out: Path) -> Path:
-    """The set's questions file; for a ``_hant`` set, the base set's questions converted."""
-    if name.endswith(HANT):
-        base = questions_of(name[: -len(HANT)], out)
+    """The set's questions file; for a derived set, the base set's questions converted."""
+    if derived := _derived(name):
+        base = questions_of(derived[0], out)
         dest = out / "corpora" / f"{name}.{base.name}"
         if not dest.is_file():
-            cc = _converter()
+            cc = _converter(derived[1])
             lines = [json.dumps(_convert_value(cc, json.loads(line)), ensure_ascii=False)
                      for line in base.read_text(encoding="utf-8").splitlines() if line.strip()]
             dest.parent.mkdir(parents=True, exist_ok=True)
