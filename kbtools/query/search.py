@@ -27,7 +27,7 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
-from kbtools.index.tokenize import language_of
+from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import answers, distinct, fusion
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -447,6 +447,10 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     meta = doc["metadata"]
     matched = index.bm25.matched(ids, terms, row["num"]) if ids else []
+    # the terms as the chunk writes them too (Traditional 數據 for the token 数据): what a
+    # display highlights in the original text
+    shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
+    matched += other_spellings(shown, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
