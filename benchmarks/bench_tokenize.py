@@ -1,5 +1,5 @@
 """BM25 tokenizer throughput: this tree against another (e.g. main) on the chunks of an index,
-rounds alternating in one run; plus per-question cost on a dev set's questions.
+rounds alternating (ABBA) in one run; plus per-question cost on a dev set's questions.
 
     .venv/bin/python benchmarks/bench_tokenize.py --before DIR [--index /work/bench/tidb54k/dist]
         [--questions ../shared/eval/tidb_faq_zh/queries.jsonl] [--rounds 3] [--limit N]
@@ -83,7 +83,8 @@ def main() -> None:
     trees = {"before": Path(args.before).resolve(), "after": ROOT}
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for r in range(args.rounds):
-        for name, code in trees.items():
+        order = list(trees.items())
+        for name, code in order if r % 2 == 0 else order[::-1]:  # ABBA: drift cancels
             runs[name].append(_child(code, args))
             print(f"round {r + 1} {name}: {runs[name][-1]}", flush=True)
     med = {name: {k: statistics.median(run[k] for run in rs) for k in rs[0]}
