@@ -142,7 +142,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out = Path(args.out).resolve()
-    langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if kv)
+    langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if "=" in kv)
     overrides = {"paths": {"cache": str(Path(args.cache).resolve() if args.cache
                                         else out / "cache")}}
     if args.languages:  # default: kb.toml / built-in defaults (en = minilm)
