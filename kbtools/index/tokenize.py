@@ -134,9 +134,8 @@ class Tokenizer:
             raise ValueError(f"unknown tokenizer backend {self.backend!r}")
         # Terms jieba cannot hold whole (they contain "·" or Latin): matched before cutting,
         # in the script the text is cut in.
-        special = sorted({to_simplified(unicodedata.normalize("NFKC", w).lower())
-                          for w in self.words if not re.fullmatch(rf"[{CJK}]+", w)},
-                         key=len, reverse=True)
+        special = sorted({to_simplified(w) for w in self.words
+                          if not re.fullmatch(rf"[{CJK}]+", w)}, key=len, reverse=True)
         self._special = re.compile("|".join(map(re.escape, special))) if special else None
 
     def fingerprint(self) -> dict[str, str]:
