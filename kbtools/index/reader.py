@@ -33,7 +33,7 @@ from kbtools.index.layout import CheckoutLayout, DeviceLayout, ReleaseLayout, de
 from kbtools.index.manifest import load_manifest
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
-from kbtools.index.tokenize import Tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
 
 
 @dataclass(frozen=True)
@@ -234,10 +234,22 @@ def _open(layout: ReleaseLayout) -> KbIndex:
     _check_models(manifest, layout)
     index = KbIndex(layout, manifest, load_release_info(layout, manifest))
     try:
+        _check_tokens(index)
         return index.hold()
     except BaseException:
         index.close()
         raise
+
+
+def _check_tokens(index: KbIndex) -> None:
+    """index/ must hold the BM25 terms this kbtools makes of a question (the store records
+    the tokenizer version that derived it); terms of another would match silently worse."""
+    tokens = index.store.info("tokens")
+    if tokens != TOKENS_VERSION:
+        raise IndexLoadError(
+            f"index/ holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
+            f"{TOKENS_VERSION}: rebuild it (`kb build`), or on a device sync a newer release",
+            path=str(index.layout.root))
 
 
 def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> ReleaseInfo:

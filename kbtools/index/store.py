@@ -123,6 +123,21 @@ def insert_docs(con: sqlite3.Connection, docs: Iterable[dict[str, Any]], lapsed:
                     con.execute("INSERT INTO facets VALUES (?,?,?)", (field, str(v), d["doc"]))
 
 
+def stored_info(path: Path, key: str) -> str | None:
+    """One value of the info table of the store at `path`; None when the file, the table or
+    the key is missing."""
+    if not path.is_file():
+        return None
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    return None if row is None else str(row[0])
+
+
 class Store:
     """Read-only access to a chunk store."""
 
@@ -135,6 +150,11 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+
+    def info(self, key: str) -> str | None:
+        """A value of the store's info table (`source_commit`, `tokens`), None when absent."""
+        row = self.con.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
 
     def count(self) -> int:
         """Chunks in the store (counted once: the file is opened immutable, and every

@@ -29,7 +29,7 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
-from kbtools.index.tokenize import language_of
+from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import answers, distinct, freshness, fusion
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
@@ -487,6 +487,10 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
     matched = index.bm25.matched(ids, terms, row["num"]) if ids else []
+    # the terms as the chunk writes them too (Traditional 數據 for the token 数据): what a
+    # display highlights in the original text
+    shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
+    matched += other_spellings(shown, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
