@@ -25,14 +25,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import markdown_it
+import mdit_py_plugins
+
+from kbtools import __version__
 from kbtools.build.records import Chunk, Link
 from kbtools.build.xref import HeadingRows, heading_rows
 from kbtools.markdown import nodes
 from kbtools.markdown.nodes import Document
 
 PARSE_CACHE_FILE = "parsed.sqlite"
-# bump when the parse tree of the same bytes changes (markdown/ code): old entries then miss
-PARSER_VERSION = "1"
+# bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
+# layout does; entries made by another kbtools or markdown-it release never match either
+FORMAT = 1
+PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
+                  f"{mdit_py_plugins.__version__}")
 
 @dataclass(frozen=True)
 class Outline:
