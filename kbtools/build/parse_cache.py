@@ -130,9 +130,7 @@ def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[di
                   kind=d["kind"], line_start=d["line_start"], line_end=d["line_end"],
                   text=d["text"], embed_text=d["embed_text"], metadata=meta,
                   content_hash=d["content_hash"], links=links, extra=d["extra"])
-        record = c.to_dict()
-        record.pop("metadata", None)
-        record.update(row["record"])
+        record = dict(d, **row["record"])  # what `Chunk.to_dict` gives, less the front matter
         chunks.append(c)
         records.append(record)
     return chunks, records
