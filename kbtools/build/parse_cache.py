@@ -109,30 +109,25 @@ def decode_outline(text: str, rel: str) -> Outline:
 
 
 def encode_chunks(chunks: list[Chunk], records: list[dict[str, Any]]) -> str:
-    """Chunks (front matter left out: it is the document's) with their base records'
-    fields that the chunk does not hold (`kbtools.build.pipeline._base_record`)."""
-    rows = []
-    for c, r in zip(chunks, records, strict=True):
-        d = c.to_dict()
-        d.pop("metadata", None)
-        rows.append({"chunk": d, "record": {"content_hash": r["content_hash"],
-                                            "models": r["models"]}})
-    return json.dumps(rows, ensure_ascii=False)
+    """Chunks by their base records (`kbtools.build.pipeline._base_record`: the chunk's
+    fields less the front matter, with the records' content hash and models), plus each
+    chunk's own content hash."""
+    return json.dumps([{"record": r, "hash": c.content_hash}
+                       for c, r in zip(chunks, records, strict=True)], ensure_ascii=False)
 
 
 def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[dict[str, Any]]]:
+    """`encode_chunks`'s inverse, for a document with front matter `meta`."""
     chunks, records = [], []
     for row in json.loads(text):
-        d = row["chunk"]
+        r = row["record"]
         links = tuple(Link(text=lk["text"], doc=lk["doc"], heading_path=tuple(lk["heading_path"]),
-                           line=lk["line"]) for lk in d["links"])
-        c = Chunk(id=d["id"], doc=d["doc"], heading_path=tuple(d["heading_path"]),
-                  kind=d["kind"], line_start=d["line_start"], line_end=d["line_end"],
-                  text=d["text"], embed_text=d["embed_text"], metadata=meta,
-                  content_hash=d["content_hash"], links=links, extra=d["extra"])
-        record = dict(d, **row["record"])  # what `Chunk.to_dict` gives, less the front matter
-        chunks.append(c)
-        records.append(record)
+                           line=lk["line"]) for lk in r["links"])
+        chunks.append(Chunk(id=r["id"], doc=r["doc"], heading_path=tuple(r["heading_path"]),
+                            kind=r["kind"], line_start=r["line_start"], line_end=r["line_end"],
+                            text=r["text"], embed_text=r["embed_text"], metadata=meta,
+                            content_hash=str(row["hash"]), links=links, extra=r["extra"]))
+        records.append(r)
     return chunks, records
 
 
