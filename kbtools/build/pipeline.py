@@ -24,6 +24,7 @@ from kbtools import provenance as history
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
+from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -47,7 +48,6 @@ from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
-from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
 from kbtools.render.formula import (
     FAILURE_DIR,
@@ -181,16 +181,19 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     groups = _synonyms(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
     memo = opts.memo if opts.memo is not None else BuildMemo()
+    if memo.disk is None and cache_file is not None:  # outlines and chunks of earlier builds
+        memo.disk = ParseCache(cache_file.parent / PARSE_CACHE_FILE)
     memo.forget_others({s.rel for s in sources})
-    parsed = {s.rel: memo.parse(s, raw[s.rel]) for s in sources}
-    failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
+    outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
+    failed = _render_formulas(outlines, layout.data, cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
-    parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
-    resolver = HeadingIndex.build(list(parsed.values()))
-    tables = [(rel, t) for rel, d in sorted(parsed.items()) for t in d.tables()]
+    outlines = {rel: o for rel, o in outlines.items() if rel not in failed}
+    resolver = HeadingIndex.from_rows((o.rel, o.title, o.headings) for o in outlines.values())
+    tables = [(rel, t) for rel, o in sorted(outlines.items()) for t in o.tables]
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver)
-    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names)
+    salt = cfg.fingerprint("embedding")  # the records name the models
+    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names, salt)
                for s in sources}
     stats.documents = len(sources)
     stats.chunks = sum(len(c) for c in per_doc.values())
@@ -199,7 +202,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     stats.tables = len(render_tables(tables, layout.tables, csv_names))
     for s in sources:
         _write_source(layout.source, s.rel, raw[s.rel])
-    ship_images([(rel, i.src) for rel, d in parsed.items() for i in d.images()], root, layout.source)
+    ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
+                layout.source)
     timer.lap("render")
 
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
@@ -207,6 +211,9 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
     records = _records(per_doc, provenance, cfg, covs, checks, memo)
+    memo.flush()
+    if opts.memo is None and memo.disk is not None:
+        memo.disk.close()  # a memo of this build alone
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
@@ -229,16 +236,16 @@ def _unchecked_reason(opts: BuildOptions) -> str | None:
     return None if opts.provenance else verified.NO_HISTORY
 
 
-def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path | None,
+def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path | None,
                      opts: BuildOptions, stats: BuildStats) -> set[str]:
     """Render every formula; a formula that does not render is an error of its document
     (FindingsError), its document is skipped (--skip-invalid, returned) or, with
     --lenient, a warning. Failures are cached next to the embedding cache."""
-    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
+    latex = sorted({m.latex for o in outlines.values() for m in o.formulas if m.latex.strip()})
     failures: dict[str, str] = {}
     stats.formulas = len(_render_cached(latex, data, cache_file, failures)) if latex else 0
     found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
-             for rel, doc in sorted(parsed.items()) for m in doc.formulas()
+             for rel, o in sorted(outlines.items()) for m in o.formulas
              if m.latex in failures]
     if not found:
         return set()

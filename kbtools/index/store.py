@@ -46,6 +46,16 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _load(text: str) -> Any:
+    """A JSON column's value; the empty list and object, most links and many extras, without
+    the parser."""
+    if text == "[]":
+        return []
+    if text == "{}":
+        return {}
+    return json.loads(text)
+
+
 def chunk_verification(meta: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
     """The `verification` of one chunk record of a document with front matter `meta`:
     {"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}."""
@@ -181,15 +191,17 @@ class Store:
         if not values:
             return []
         marks = ",".join("?" * len(values))
-        rows = self.con.execute(f"SELECT * FROM chunks WHERE {column} IN ({marks})", values)
+        cur = self.con.execute(f"SELECT * FROM chunks WHERE {column} IN ({marks})", values)
+        cur.row_factory = None  # plain tuples: a dict per row is made once, below
+        names = [c[0] for c in cur.description]
         out = []
-        for r in rows.fetchall():
-            d = dict(r)
-            d["heading_path"] = json.loads(d["heading_path"])
-            d["links"] = json.loads(d["links"])
-            d["extra"] = json.loads(d["extra"])
+        for r in cur.fetchall():
+            d = dict(zip(names, r, strict=True))
+            d["heading_path"] = _load(d["heading_path"])
+            d["links"] = _load(d["links"])
+            d["extra"] = _load(d["extra"])
             raw = d.get("verification")  # absent in stores derived by an older kbtools
-            d["verification"] = json.loads(raw) if raw else {
+            d["verification"] = _load(raw) if raw else {
                 "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
             d["verified"] = bool(d["verification"]["verified"])
             out.append(d)
