@@ -20,6 +20,7 @@ sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -77,6 +78,10 @@ class EngineUrl:
 
 
 def _pymilvus() -> Any:
+    # gRPC's fork handlers restart its poller in a forked child, where a subprocess's
+    # close_fds has closed the poller's epoll fd: the child aborts before exec (grpc/grpc
+    # #43055). kb never uses gRPC in a forked child, so it turns fork support off.
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     try:
         import pymilvus
     except ImportError:
