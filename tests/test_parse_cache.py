@@ -90,6 +90,17 @@ def test_a_new_process_parses_only_the_edited_document(example, tmp_path):
     assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
 
 
+def _parses_every_document_as_a_full_build(repo: Path, dist: Path, full: Path) -> None:
+    """A rebuild into `dist` parses (and misses the cache for) every document, and its data/
+    equals a build without any cache into `full`."""
+    cfg = load_config(repo)
+    memo = BuildMemo()
+    stats = build(cfg, BuildOptions(out=dist, memo=memo, **OPTS))
+    assert (memo.parses, memo.misses) == (stats.documents, stats.documents)
+    build(cfg, BuildOptions(out=full, use_cache=False, **OPTS))
+    assert tree(dist, "data") == tree(full, "data")
+
+
 def test_a_new_heading_rechunks_every_document(example, tmp_path):
     """Cross references resolve against every heading: a new one re-chunks (and so
     re-parses) every document."""
@@ -97,12 +108,7 @@ def test_a_new_heading_rechunks_every_document(example, tmp_path):
     doc = repo / "knowledge/equipment/hx260-ch05-fault-codes.md"
     doc.write_text(doc.read_text(encoding="utf-8") + "\n\n## 9.9 新增小节\n\n正文。\n",
                    encoding="utf-8")
-    cfg = load_config(repo)
-    memo = BuildMemo()
-    stats = build(cfg, BuildOptions(out=dist, memo=memo, **OPTS))
-    assert (memo.parses, memo.misses) == (stats.documents, stats.documents)
-    build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **OPTS))
-    assert tree(dist, "data") == tree(tmp_path / "full", "data")
+    _parses_every_document_as_a_full_build(repo, dist, tmp_path / "full")
 
 
 @pytest.mark.parametrize("damage", ["garbage", "wrong-type", "unknown-node"])
@@ -116,9 +122,4 @@ def test_a_damaged_cache_is_a_miss(example, tmp_path, damage):
         con.execute("UPDATE outlines SET value = ?", (value,))
         con.execute("UPDATE chunks SET value = ?", (value,))
     con.close()
-    cfg = load_config(repo)
-    memo = BuildMemo()
-    stats = build(cfg, BuildOptions(out=dist, memo=memo, **OPTS))
-    assert (memo.parses, memo.misses) == (stats.documents, stats.documents)
-    build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **OPTS))
-    assert tree(dist, "data") == tree(tmp_path / "full", "data")
+    _parses_every_document_as_a_full_build(repo, dist, tmp_path / "full")

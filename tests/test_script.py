@@ -27,21 +27,9 @@ from kbtools.index.tokenize import (
 from kbtools.query.search import search
 from kbtools.serve.docview import highlight_terms
 from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM
 
-DOC = """---
-title: {title}
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
-# {title}
-
-{body}
-"""
+DOC = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
 HANT_TITLE = "資料庫遷移"
 HANT_BODY = "遷移資料庫之前，請先備份資料並檢查磁碟空間；遷移完成後重新建立索引。"
 HANS_TITLE = "灌溉水泵维护"

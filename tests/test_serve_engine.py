@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
-from servefixtures import git, make_served_repo
+from servefixtures import NEW_DOC, git, make_served_repo
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -43,22 +43,6 @@ pytestmark = pytest.mark.slow
 BASE = "http://127.0.0.1"
 SCAB = "knowledge/crops/wheat-scab.md"
 NEW = "knowledge/crops/wheat-stripe-rust-summer.md"
-NEW_DOC = """---
-title: 小麦条锈病夏季巡查补充说明
-category: crop-protection
-source: 第二次发布的测试文档
-author: 测试员
-timestamp: "2026-04-01T09:00:00+08:00"
-verified: false
-lang: zh
-crop: [小麦]
-disease: [条锈病]
----
-
-# 小麦条锈病夏季巡查补充说明
-
-条锈病夏孢子堆呈鲜黄色、沿叶脉排列成虚线状，巡查时重点看旗叶。
-"""
 QUESTIONS = ["小麦扬花期 温度 22 度 湿度 90% 连续降雨 4 天 风险多高", "施药后多久可以收获",
              "how to calibrate a sprayer", "赤霉病 防治 药剂"]
 NEW_QUESTION = "条锈病夏孢子堆 旗叶 巡查"
