@@ -30,7 +30,7 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
-from kbtools.query import answers, distinct, freshness, fusion
+from kbtools.query import answers, calibration, distinct, freshness, fusion
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -258,8 +258,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
         for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, params, has_terms=bool(ids or unknown or exp), unknown_terms=unknown,
-        unknown_share=_unknown_share(index, ids + list(exp.ids), unknown), exact=exact)
+        picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
+        unknown_terms=unknown, exact=exact,
+        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
     all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
     results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
                           rows, evaluation if h.why.get("evaluated") else None, today)
@@ -384,15 +385,11 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
 
 
-def _unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
-    """Share of the question's idf weight on content words the index never saw (numbers and
-    single characters are values and particles, not subjects: left out)."""
-    words = [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
-    if not words:
-        return 0.0
-    missing = len(words) * index.bm25.max_idf()
-    known = float(index.bm25.idf(ids).sum()) if ids else 0.0
-    return missing / (missing + known)
+def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionParams:
+    """The no-answer parameters of this index: its own unknown-share limit when the release
+    carries a calibration (`kbtools.query.calibration`), else the configured one."""
+    cal = calibration.load(index)
+    return replace(params, max_unknown_share=cal.max_unknown_share) if cal else params
 
 
 def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
