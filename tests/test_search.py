@@ -173,9 +173,22 @@ def test_unanswerable_questions_say_so(index):
     assert len(nos) >= 40
     true_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos)
     false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable)
-    assert true_no / len(nos) >= 0.65  # recall (measured 0.70; the issue asks 0.80: not met)
+    assert true_no / len(nos) >= 0.8  # recall (measured 0.875 with the calibration; 0.70 before)
     assert true_no / (true_no + false_no) >= 0.9  # precision (measured 0.97)
-    assert false_no / len(answerable) <= 0.05  # (measured 0.012)
+    assert false_no / len(answerable) <= 0.03  # (measured 0.012: 1 of 82)
+
+
+def test_held_out_unanswerable_questions(index):
+    """Out-of-scope questions written after the calibration was designed and never used to
+    choose it (tests/data/no_answer_heldout.jsonl): the issue's targets, recall >= 0.8 and
+    precision >= 0.9 together with the answerable questions."""
+    nos = load_questions(REPO / "tests" / "data" / "no_answer_heldout.jsonl")
+    answerable = [q for q in QUESTIONS if not q.get("no_answer")]
+    assert len(nos) >= 20 and all(q["no_answer"] for q in nos)
+    true_no = sum(search(index, q["query"]).no_answer for q in nos)
+    false_no = sum(search(index, q["query"]).no_answer for q in answerable)
+    assert true_no / len(nos) >= 0.8, true_no  # measured 20 of 25 (main: 19)
+    assert true_no / (true_no + false_no) >= 0.9
 
 
 def test_json_contract(index):

@@ -219,6 +219,7 @@ class MilvusIndex(KbIndex):
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
         self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
+        self._no_answer = parts.get("no_answer") or {}  # the global rule before it shipped
         fields: dict[str, str] = parts["fields"]
         partial = {m for m in fields
                    if any(m not in s.split(",") for s in table["models"])}
