@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.errors import IndexLoadError
 from kbtools.index.manifest import load_manifest
 from kbtools.index.reader import open_index
 from kbtools.query import calibration, fusion
@@ -112,6 +113,14 @@ def test_release_without_the_record_keeps_the_global_rule(tiny, tmp_path):
     assert calibrated(open_index(tiny), params).max_unknown_share != params.max_unknown_share
     (old / "data" / "no_answer.json").write_text('{"version": 999}', encoding="utf-8")
     assert calibration.load(open_index(old)) is None  # another version's limit: not applied
+    (old / "data" / "no_answer.json").write_text(
+        json.dumps({"version": calibration.CALIBRATION_VERSION, "max_unknown_share": "x"}),
+        encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="no_answer.json: bad no-answer calibration"):
+        search(open_index(old), "pump seal")
+    (old / "data" / "no_answer.json").write_text("{", encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="not a JSON calibration record"):
+        open_index(old)
 
 
 DOMAINS = ("crops", "equipment", "engineering")

@@ -9,9 +9,9 @@ I replace the {heading}?", "{heading}怎么处理"): their unknown-word shares a
 distribution of this index, and the unknown-share limit of the rule sits above it.
 
 Each index is also scored against `kbtools.query.background`, everyday questions it cannot
-answer: their unknown shares and best cosine per query model are recorded as the index's
-out-of-scope background (shown by `kb eval`, and the check that the limit still leaves the
-background refused).
+answer: the median of their unknown shares and the share of them the limit leaves refused
+are recorded beside it, so a reader of the record sees whether the limit still separates
+this index's in-scope wording from questions it cannot answer.
 
 The record is ``data/no_answer.json`` of the release (hashed in the manifest like every data
 file; the same knowledge gives the same bytes). A release without it keeps the global rule.
@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, load_release_info
@@ -91,8 +92,9 @@ def _question_share(index: KbIndex, text: str) -> float:
 
 
 def _subjects(index: KbIndex) -> list[str]:
-    """Section headings (else document titles) sampled evenly over the chunks, in chunk
-    order: deterministic for the same data."""
+    """The last heading of chunks sampled evenly over the index, in chunk order (chunks
+    without a heading are skipped; an index with none keeps the global limit):
+    deterministic for the same data."""
     n = index.store.count()
     if n == 0:
         return []
@@ -136,7 +138,7 @@ def calibrate(index: KbIndex) -> dict[str, Any]:
 
 
 def dump(record: dict[str, Any]) -> bytes:
-    """Canonical bytes of a record (sorted keys, fixed separators, trailing newline)."""
+    """Canonical bytes of a record (sorted keys, one-space indent, trailing newline)."""
     return (json.dumps(record, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode()
 
 
@@ -152,13 +154,21 @@ class Calibration:
         else): such a release keeps the global rule."""
         if record.get("version") != CALIBRATION_VERSION:
             return None
-        return cls(float(record["max_unknown_share"]))
+        limit = record.get("max_unknown_share")
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) \
+                or not 0.0 <= limit <= 1.0:
+            raise ValueError("max_unknown_share is not a number from 0 to 1")
+        return cls(float(limit))
 
 
 def load(index: KbIndex) -> Calibration | None:
     """The release's calibration, or None when it has none (the global rule applies)."""
     record = index.no_answer_record()
-    return Calibration.from_record(record) if record else None
+    try:
+        return Calibration.from_record(record) if record else None
+    except ValueError as exc:
+        raise IndexLoadError(f"bad no-answer calibration: {exc}",
+                             path=str(index.layout.no_answer)) from None
 
 
 def write_release(root: Path) -> None:
