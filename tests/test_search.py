@@ -80,6 +80,23 @@ def test_signature_questions_top1(index):
         assert sum(right) / len(right) >= 0.9, (kind, missed)
 
 
+def test_a_fault_code_row_is_first_whatever_else_the_question_says(index):
+    """Every code of the fault-code table, asked in English with words that many English
+    chunks share ("code", "error", "reset") while the row itself is Chinese: the row about the
+    code is first, however far down the fused list the generic words push it."""
+    codes = sorted({line.split(":", 1)[1].strip()
+                    for r in index.store.chunks(range(index.store.count())).values()
+                    if r["kind"] == "table_row" and r["doc"].endswith("hx260-ch05-fault-codes.md")
+                    for line in r["embed_text"].splitlines() if line.startswith("故障码:")})
+    assert len(codes) >= 10
+    for code in codes:
+        for q in (f"How do I reset the {code} fault code?", f"What does error code {code} mean?"):
+            res = search(index, q, k=3).to_dict()
+            assert not res["no_answer"], q
+            top = res["results"][0]
+            assert top["kind"] == "table_row" and f"故障码: {code}" in top["text"], (q, top["text"])
+
+
 def test_decision_table_values_are_evaluated(index):
     res = search(index, "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", k=3).to_dict()
     top = res["results"][0]

@@ -132,6 +132,18 @@ class MilvusBm25(Bm25):
             return np.zeros(0)
         return np.asarray(self.df[ids] / max(float(self.num_docs), 1.0), dtype=np.float64)
 
+    def holders(self, ids: list[int], limit: int) -> list[int]:
+        """The same as the local postings give: a sparse search on the terms alone."""
+        if not ids:
+            return []
+        got = self.store.engine.call(
+            f"searching {self.store.collection}", "search", self.store.collection,
+            data=[{int(i): 1.0 for i in ids}], anns_field="sparse", limit=limit,
+            output_fields=["num"],
+            search_params={"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
+        hits = [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
+        return [n for n, d in sorted(hits, key=lambda h: (-h[1], h[0])) if d > 0]
+
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         if num not in self.store.terms:
             self.store.chunks([num])
