@@ -241,7 +241,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     nums = [h.num for h in fused[: max(k * 8, 50)]]
-    rows = index.store.chunks(nums)
+    rows = index.store.ranking_rows(nums)  # the rest of a row is read for the results shown
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
@@ -261,6 +261,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         picked, coverage, params, has_terms=bool(ids or unknown or exp), unknown_terms=unknown,
         unknown_share=_unknown_share(index, ids + list(exp.ids), unknown), exact=exact)
     all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
+    if verdict or keep_results:
+        index.store.complete(rows[h.num] for h in picked)
     results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
                           rows, evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
@@ -448,7 +450,7 @@ def _collapse_to_sections(index: KbIndex, hits: list[fusion.Hit], rows: Rows) ->
     parents.discard(None)
     if not parents:
         return hits
-    by_id = index.store.chunks_by_id(sorted(parents))
+    by_id = index.store.ranking_rows_by_id(sorted(parents))
     rows.update({r["num"]: r for r in by_id.values()})
     out: list[fusion.Hit] = []
     seen: set[int] = set()
