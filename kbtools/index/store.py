@@ -148,21 +148,20 @@ def stored_info(path: Path, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-# What ranking reads of a candidate: its section (doc, heading_path), kind and parent
-# (`extra`), lines, id, and the text identifiers are looked for in (embed_text).
-RANKING_COLUMNS = ("num", "id", "doc", "kind", "heading_path", "line_start", "line_end",
-                   "embed_text", "extra")
-_JSON_COLUMNS = ("heading_path", "links", "extra")
+# What ranking reads of a candidate: its section (doc, heading_path), kind, lines, id and the
+# text identifiers are looked for in (embed_text); `extra` (a parent, a table index) is read
+# for few candidates, so it is decoded when first asked for.
+_EAGER = ("num", "id", "doc", "kind", "heading_path", "line_start", "line_end", "embed_text")
+_LAZY = ("extra",)
+RANKING_COLUMNS = _EAGER + _LAZY
 
 
 def _decode(d: dict[str, Any]) -> None:
-    """The JSON columns of a chunk row decoded in place, and `verified` derived from its
-    `verification` (a whole row; a ranking row reads those when asked)."""
-    for name in _JSON_COLUMNS:
-        if name in d:
-            d[name] = _load(d[name])
-    if isinstance(d, RankingRow):
-        return
+    """A whole chunk row's JSON columns decoded in place, and `verified` derived from its
+    `verification`."""
+    d["heading_path"] = _load(d["heading_path"])
+    d["links"] = _load(d["links"])
+    d["extra"] = _load(d["extra"])
     raw = d.get("verification")  # absent in stores derived by an older kbtools
     d["verification"] = _load(raw) if raw else {
         "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
@@ -175,9 +174,14 @@ class RankingRow(dict[str, Any]):
     once (or `Store.complete` reads those of many rows at once); the columns it holds are
     read as from a plain dict."""
 
-    def __init__(self, store: Store, items: Iterable[tuple[str, Any]]):
-        super().__init__(items)
+    __slots__ = ("_store", "_lazy", "_complete")
+
+    def __init__(self, store: Store, values: Sequence[Any]):
+        """`values`: the row's `RANKING_COLUMNS`, as SQLite returns them."""
+        super().__init__(zip(_EAGER, values, strict=False))  # values also holds _LAZY
+        self["heading_path"] = _load(self["heading_path"])
         self._store = store
+        self._lazy = values[len(_EAGER):]  # raw JSON of the _LAZY columns
         self._complete = False
 
     def _fill(self, full: dict[str, Any] | None) -> None:
@@ -186,6 +190,9 @@ class RankingRow(dict[str, Any]):
             self.update((k, v) for k, v in full.items() if k not in self)
 
     def __missing__(self, key: str) -> Any:
+        if key in _LAZY and not self._complete:
+            value = self[key] = _load(self._lazy[_LAZY.index(key)])
+            return value
         if self._complete:
             raise KeyError(key)
         self._fill(self._store.chunks([self["num"]]).get(self["num"]))
@@ -263,11 +270,12 @@ class Store:
         cur = self.con.execute(f"SELECT {', '.join(columns) if columns else '*'} FROM chunks "
                                f"WHERE {column} IN ({marks})", values)
         cur.row_factory = None  # plain tuples: a dict per row is made once, below
+        if columns is RANKING_COLUMNS:
+            return [RankingRow(self, r) for r in cur.fetchall()]
         names = [c[0] for c in cur.description]
         out: list[dict[str, Any]] = []
         for r in cur.fetchall():
-            d = dict(zip(names, r, strict=True)) if columns is None else \
-                RankingRow(self, zip(names, r, strict=True))
+            d = dict(zip(names, r, strict=True))
             _decode(d)
             out.append(d)
         return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
@@ -150,19 +151,28 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
     """Front-matter vocabulary that occurs in the question (→ boosts): values of the routing
     fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest),
     and the documents' ``aliases`` (an alias routes to its document as its title would)."""
-    routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
     q = query.casefold()
-    hits = []
-    for fld, values in sorted(index.facets().items()):
-        if fld not in routing:
-            continue
-        for v in sorted(values):
-            if len(v) >= 2 and v.casefold() in q:
-                hits.append({"field": fld, "value": v})
-    if ALIASES not in routing:
-        hits.extend({"field": ALIASES, "value": v} for v in sorted(index.facet_docs(ALIASES))
-                    if len(v) >= 2 and v in q)
-    return hits
+    return [{"field": fld, "value": v} for fld, v, folded in _routing_values(index)
+            if folded in q]
+
+
+_ROUTING_VALUES: weakref.WeakKeyDictionary[KbIndex, list[tuple[str, str, str]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _routing_values(index: KbIndex) -> list[tuple[str, str, str]]:
+    """(field, value, casefolded value) that `route` looks for, in the order it reports
+    them: the routing fields' values (fields and values sorted), then the aliases. Made
+    once per index: sorting and casefolding them on every question cost more than the
+    lookups themselves."""
+    if index not in _ROUTING_VALUES:
+        routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
+        found = [(fld, v, v.casefold()) for fld, values in sorted(index.facets().items())
+                 if fld in routing for v in sorted(values) if len(v) >= 2]
+        if ALIASES not in routing:
+            found += [(ALIASES, v, v) for v in sorted(index.facet_docs(ALIASES)) if len(v) >= 2]
+        _ROUTING_VALUES[index] = found
+    return _ROUTING_VALUES[index]
 
 
 def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | None:
