@@ -4,6 +4,7 @@ demand), the identifier match level (cheap NFKC, substring pre-test, compiled ke
 
 from __future__ import annotations
 
+import os
 import re
 import string
 import sys
@@ -197,3 +198,51 @@ def test_complete_reads_the_shown_rows_at_once_and_leaves_whole_rows_alone(store
     by_id = store.ranking_rows_by_id(["c0", "c1"])
     assert set(by_id) == {"c0", "c1"} and by_id["c1"]["num"] == 1
     assert store.ranking_rows([]) == {} and store.ranking_rows([99]) == {}
+
+
+# --- cold path: OpenCC's changed characters from KB_HOME ---------------------------------
+
+
+def test_traditional_chars_are_cached_in_kb_home_and_are_what_opencc_changes(tmp_path):
+    import opencc
+
+    from kbtools.config import kb_home
+    from kbtools.index import tokenize
+
+    chars = tokenize.traditional_chars()
+    cached = list((kb_home() / "cache").glob("opencc-t2s-*.txt"))
+    assert len(cached) == 1 and cached[0].read_text(encoding="utf-8") == chars
+    conv = opencc.OpenCC(tokenize.SCRIPT)
+    assert all(conv.convert(c) != c for c in chars) and {"數", "據", "節"} <= set(chars)
+    assert not {"数", "据", "节", "a"} & set(chars)
+    cached[0].write_text("數", encoding="utf-8")  # read from the cache, not recomputed
+    assert tokenize.traditional_chars() == "數"
+    cached[0].unlink()
+    assert tokenize.traditional_chars() == chars
+
+
+def test_traditional_chars_without_a_writable_kb_home(tmp_path, monkeypatch):
+    from kbtools.index import tokenize
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("KB_HOME", str(blocker / "home"))  # under a file: nothing can be made
+    assert "數" in tokenize.traditional_chars()
+    assert tokenize.to_simplified("數據") == "数据"
+
+
+def test_a_question_loads_no_markdown_yaml_or_opencc_module():
+    """`kb query` evaluates decision tables from the store and finds Traditional text
+    through the cached character list: no parser of the build is imported."""
+    import subprocess
+
+    probe = ("import sys; import kbtools.commands.query; "
+             "from kbtools.index.tokenize import to_simplified; to_simplified('数据'); "
+             "print(sorted(m for m in ('markdown_it', 'yaml', 'opencc') if m in sys.modules))")
+    sys_path = str(Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", "from kbtools.index.tokenize import "
+                    "traditional_chars; traditional_chars()"], check=True,
+                   env={**os.environ, "PYTHONPATH": sys_path})  # the cache
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": sys_path})
+    assert out.stdout.strip() == "[]"
