@@ -1,4 +1,4 @@
-"""The warm query's fast paths give exactly what their plain definitions give: vectorised
+"""The warm query's fast paths give exactly what their plain definitions give: fusion
 fusion (scores to the bit, the same ``why``), ranking rows of the store (any column on
 demand), the identifier match level (cheap NFKC, substring pre-test, compiled key lines)."""
 

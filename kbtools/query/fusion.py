@@ -119,67 +119,36 @@ def weights(lists: dict[str, Ranked], p: FusionParams) -> tuple[float, float]:
 
 def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None,
          unverified: np.ndarray | None = None) -> list[Hit]:
-    """Every candidate of `lists` with its fused score, best first (ties by chunk number),
-    each with a ``why``: its best rank and raw score in BM25 and in the vector lists (and
-    the model of that vector list), and the routing boost it got.
-
-    Vectorised over the candidates (one array operation per list, not a Python step per
-    candidate); the arithmetic is the per-candidate sum in list order, so the scores are
-    the same to the last bit."""
     n_vec = sum(1 for name in lists if name.startswith("vector"))
     w_bm25, w_vec = weights(lists, p)
-    parts = [(name, r) for name, r in lists.items() if len(r.keys)]
-    if not parts:
-        return []
-    keys, where = np.unique(np.concatenate([r.keys for _, r in parts]).astype(np.int64),
-                            return_inverse=True)
-    total = np.zeros(len(keys), dtype=np.float64)
-    # per candidate and side (bm25, vector): best rank (0: absent), its raw score, its list
-    rank = np.zeros((2, len(keys)), dtype=np.int64)
-    raw = np.zeros((2, len(keys)), dtype=np.float64)
-    source = np.zeros(len(keys), dtype=np.int64)
-    start = 0
-    for li, (name, r) in enumerate(parts):
-        at = where[start:start + len(r.keys)]
-        start += len(r.keys)
+    total: dict[int, float] = {}
+    why: dict[int, dict[str, Any]] = {}
+    for name, r in lists.items():
         is_bm25 = name == "bm25"
         weight = w_bm25 if is_bm25 else w_vec / max(n_vec, 1)
         contrib = (weight / (p.rrf_k + np.arange(1, len(r.keys) + 1)) if p.method == "rrf"
                    else weight * _normalised(name, r))
-        np.add.at(total, at, np.asarray(contrib, dtype=np.float64))
-        side = 0 if is_bm25 else 1
-        ranks = np.arange(1, len(r.keys) + 1)
-        # the first (best) rank of a candidate in this list; a better one than another
-        # list of the same side gave it wins, an equal one keeps the earlier list's
-        at, first = np.unique(at, return_index=True)
-        better = (rank[side, at] == 0) | (ranks[first] < rank[side, at])
-        at, first = at[better], first[better]
-        rank[side, at] = ranks[first]
-        raw[side, at] = np.asarray(r.scores, dtype=np.float64)[first]
-        if not is_bm25:
-            source[at] = li
-    boosts = np.zeros(len(keys)) if boost is None else boost[keys].astype(np.float64)
-    boosted = boosts != 0
-    total[boosted] *= 1.0 + p.boost * boosts[boosted]
+        prefix = "bm25" if is_bm25 else "vector"
+        for rank, (key, raw, c) in enumerate(zip(r.keys.tolist(), r.scores.tolist(),
+                                                 contrib.tolist(), strict=True), 1):
+            total[key] = total.get(key, 0.0) + c
+            w = why.setdefault(key, {"bm25_rank": None, "bm25_score": None,
+                                     "vector_rank": None, "vector_score": None})
+            if w[f"{prefix}_rank"] is None or rank < w[f"{prefix}_rank"]:
+                w[f"{prefix}_rank"], w[f"{prefix}_score"] = rank, round(raw, 6)
+                if not is_bm25:
+                    w["vector_model"] = name.split(":", 1)[1]
+    if boost is not None:
+        for key in total:
+            if boost[key]:
+                total[key] *= 1.0 + p.boost * float(boost[key])
+                why[key]["boost"] = float(boost[key])
     if unverified is not None and p.unverified_weight != 1.0:
-        total[unverified[keys].astype(bool)] *= p.unverified_weight
-    order = np.lexsort((keys, -total))
-    names = [name.split(":", 1)[1] if ":" in name else name for name, _ in parts]
-    hits = []
-    for key, score, (b_rank, v_rank), (b_raw, v_raw), src, bst, is_boosted in zip(
-            keys[order].tolist(), total[order].tolist(),
-            rank[:, order].T.tolist(), raw[:, order].T.tolist(), source[order].tolist(),
-            boosts[order].tolist(), boosted[order].tolist(), strict=True):
-        why: dict[str, Any] = {"bm25_rank": b_rank or None,
-                               "bm25_score": round(b_raw, 6) if b_rank else None,
-                               "vector_rank": v_rank or None,
-                               "vector_score": round(v_raw, 6) if v_rank else None}
-        if v_rank:
-            why["vector_model"] = names[src]
-        if is_boosted:
-            why["boost"] = bst
-        hits.append(Hit(key, score, why))
-    return hits
+        for key in total:
+            if unverified[key]:
+                total[key] *= p.unverified_weight
+    ordered = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [Hit(key, score, why[key]) for key, score in ordered]
 
 
 _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")
