@@ -1,5 +1,5 @@
 """The warm query's fast paths give exactly what their plain definitions give: fusion
-fusion (scores to the bit, the same ``why``), ranking rows of the store (any column on
+(scores to the bit, the same ``why``), ranking rows of the store (any column on
 demand), the identifier match level (cheap NFKC, substring pre-test, compiled key lines)."""
 
 from __future__ import annotations
