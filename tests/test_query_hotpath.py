@@ -231,14 +231,14 @@ def test_traditional_chars_without_a_writable_kb_home(tmp_path, monkeypatch):
     assert tokenize.to_simplified("數據") == "数据"
 
 
-def test_a_question_loads_no_markdown_yaml_or_opencc_module():
+def test_a_question_loads_no_markdown_yaml_opencc_or_cryptography_module():
     """`kb query` evaluates decision tables from the store and finds Traditional text
     through the cached character list: no parser of the build is imported."""
     import subprocess
 
     probe = ("import sys; import kbtools.commands.query; "
              "from kbtools.index.tokenize import to_simplified; to_simplified('数据'); "
-             "print(sorted(m for m in ('markdown_it', 'yaml', 'opencc') if m in sys.modules))")
+             "print(sorted(m for m in ('markdown_it', 'yaml', 'opencc', 'cryptography') if m in sys.modules))")
     sys_path = str(Path(__file__).resolve().parents[1])
     subprocess.run([sys.executable, "-c", "from kbtools.index.tokenize import "
                     "traditional_chars; traditional_chars()"], check=True,
