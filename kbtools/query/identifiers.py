@@ -73,7 +73,7 @@ def _heads(ident: str, heading: str) -> bool:
 
 
 # The characters beyond ASCII that re's case-insensitive matching takes for an ASCII letter
-# (İ ı for i, ſ for s, the Kelvin sign for k; tests/test_identifiers.py checks the list)
+# (İ ı for i, ſ for s, the Kelvin sign for k; tests/test_query_hotpath.py checks the list)
 ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
 
 
