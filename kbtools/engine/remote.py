@@ -90,6 +90,12 @@ class MilvusStore(Store):
         rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
         return {r["id"]: r for r in rows}
 
+    def ranking_rows(self, nums: list[int]) -> dict[int, dict[str, Any]]:
+        return self.chunks(nums)  # whole rows: the collection returns them in one query
+
+    def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return self.chunks_by_id(ids)
+
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
                            f"and line_end >= {int(line_start)}")

@@ -72,20 +72,55 @@ def _heads(ident: str, heading: str) -> bool:
     return bool(_CODE.fullmatch(ident)) and bool(_pattern(ident).match(head))
 
 
+# The characters beyond ASCII that re's case-insensitive matching takes for an ASCII letter
+# (İ ı for i, ſ for s, the Kelvin sign for k; tests/test_query_hotpath.py checks the list)
+ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
+
+
+def _may_hold(ident: str, text: str) -> bool:
+    """False only when `text` cannot hold `ident` case-insensitively: a substring test that
+    spares a chunk without the identifier the regex scan (most candidates lack it)."""
+    if not ident.isascii() or any(ch in text for ch in ASCII_FOLDS):
+        return True
+    return ident.lower() in text.lower()
+
+
+# Full-width punctuation of Chinese text → the ASCII character that is its whole NFKD.
+# Decomposition is per character and these have no compositions, so replacing them leaves
+# the text's NFKC unchanged; what remains is usually NFKC already.
+_FULL_WIDTH = tuple((chr(0xFEE0 + ord(c)), c) for c in ":,()?;!")
+
+
+def nfkc(text: str) -> str:
+    """unicodedata.normalize("NFKC", text), for the common case (Chinese text whose only
+    compatibility characters are full-width ：，（） …) some 10× faster: those replaced,
+    then checked rather than normalised (`is_normalized` costs a fraction of `normalize`)."""
+    for wide, narrow in _FULL_WIDTH:
+        if wide in text:
+            text = text.replace(wide, narrow)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+def _key_line(ident: str) -> re.Pattern[str]:
+    return re.compile(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?", re.IGNORECASE)
+
+
 def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
     """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
     about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
-    text = unicodedata.normalize("NFKC", text)
-    heading = unicodedata.normalize("NFKC", heading)
+    text, heading = nfkc(text), nfkc(heading)
     held = about = 0
     for ident in ids:
         pat = _pattern(ident)
-        if not pat.search(text) and not pat.search(heading):
+        if not (_may_hold(ident, text) and pat.search(text)) and not pat.search(heading):
             continue
         held += 1
-        about = about or int(_heads(ident, heading) or any(
-            re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
-                         line.strip(), re.IGNORECASE) for line in text.splitlines()))
+        if about or _heads(ident, heading):
+            about = 1
+            continue
+        key_line = _key_line(ident)  # a line "key: ID" (only lines with a colon can be one)
+        about = int(any(key_line.fullmatch(line.strip()) for line in text.splitlines()
+                        if ":" in line or "：" in line))
     return 2 * held + about if held else 0
 
 

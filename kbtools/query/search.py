@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
@@ -150,19 +151,28 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
     """Front-matter vocabulary that occurs in the question (→ boosts): values of the routing
     fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest),
     and the documents' ``aliases`` (an alias routes to its document as its title would)."""
-    routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
     q = query.casefold()
-    hits = []
-    for fld, values in sorted(index.facets().items()):
-        if fld not in routing:
-            continue
-        for v in sorted(values):
-            if len(v) >= 2 and v.casefold() in q:
-                hits.append({"field": fld, "value": v})
-    if ALIASES not in routing:
-        hits.extend({"field": ALIASES, "value": v} for v in sorted(index.facet_docs(ALIASES))
-                    if len(v) >= 2 and v in q)
-    return hits
+    return [{"field": fld, "value": v} for fld, v, folded in _routing_values(index)
+            if folded in q]
+
+
+_ROUTING_VALUES: weakref.WeakKeyDictionary[KbIndex, list[tuple[str, str, str]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _routing_values(index: KbIndex) -> list[tuple[str, str, str]]:
+    """(field, value, casefolded value) that `route` looks for, in the order it reports
+    them: the routing fields' values (fields and values sorted), then the aliases. Made
+    once per index: sorting and casefolding them on every question cost more than the
+    lookups themselves."""
+    if index not in _ROUTING_VALUES:
+        routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
+        found = [(fld, v, v.casefold()) for fld, values in sorted(index.facets().items())
+                 if fld in routing for v in sorted(values) if len(v) >= 2]
+        if ALIASES not in routing:
+            found += [(ALIASES, v, v) for v in sorted(index.facet_docs(ALIASES)) if len(v) >= 2]
+        _ROUTING_VALUES[index] = found
+    return _ROUTING_VALUES[index]
 
 
 def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | None:
@@ -243,8 +253,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     wanted = specific_identifiers(index, text)
     fused, held = _with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
     head = max(k * 8, 50)
-    rows = index.store.chunks([h.num for h in fused[:head]]
-                              + [h.num for h in fused[head:] if h.num in held])
+    rows = index.store.ranking_rows(  # the rest of a row is read for the results shown
+        [h.num for h in fused[:head]] + [h.num for h in fused[head:] if h.num in held])
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
@@ -264,6 +274,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         unknown_terms=unknown, exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
     all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
+    if verdict or keep_results:
+        index.store.complete(rows[h.num] for h in picked)
     results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
                           rows, evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
@@ -480,7 +492,7 @@ def _collapse_to_sections(index: KbIndex, hits: list[fusion.Hit], rows: Rows) ->
     parents.discard(None)
     if not parents:
         return hits
-    by_id = index.store.chunks_by_id(sorted(parents))
+    by_id = index.store.ranking_rows_by_id(sorted(parents))
     rows.update({r["num"]: r for r in by_id.values()})
     out: list[fusion.Hit] = []
     seen: set[int] = set()
