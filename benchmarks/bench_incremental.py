@@ -62,7 +62,7 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
     shutil.rmtree(corpus, ignore_errors=True)
     shutil.copytree(out / "corpus", corpus)
     over = {"paths": {"cache": str(out / "cache")},
-            "embedding": {"model": "test-hash", "languages": {}}}
+            "embedding": {"model": "test-hash", "languages": {"en": None}}}
     cfg = load_config(ROOT, overrides=over)
     dist = out / f"dist-{label}"
     opts = BuildOptions(corpus=corpus, out=dist, lenient=True, progress=False)

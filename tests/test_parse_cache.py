@@ -51,10 +51,12 @@ def test_outlines_and_chunks_round_trip(example):
     srcs = sources(example)
     docs = [parse(s) for s in srcs]
     resolver = HeadingIndex.build(docs)
-    assert any(o.tables for o in map(Outline.of, docs))  # the example has tables and formulas
-    assert any(o.formulas for o in map(Outline.of, docs))
+    outlines = [Outline.of(d, s.body) for d, s in zip(docs, srcs, strict=True)]
+    assert any(o.tables for o in outlines)  # the example has tables and formulas
+    assert any(o.formulas for o in outlines)
+    assert {o.lang for o in outlines} == {"en", "zh"}  # it has both languages
     for src, doc in zip(srcs, docs, strict=True):
-        outline = Outline.of(doc)
+        outline = Outline.of(doc, src.body)
         assert decode_outline(encode_outline(outline), src.rel) == outline
         chunks = chunk_document(src, ChunkConfig(), resolver=resolver, doc=doc)
         records = [dict(c.to_dict(), content_hash=f"h{i}", models=["m"])

@@ -89,7 +89,7 @@ class BuildMemo:
             except (ValueError, KeyError, TypeError):
                 outline = None  # a damaged entry is a miss
         if outline is None:
-            outline = Outline.of(self.parse(src, raw))
+            outline = Outline.of(self.parse(src, raw), src.body)
             if self.disk is not None:
                 self.disk.put_outline(src.rel, key, outline)
         self.outlined[src.rel] = (key, outline)

@@ -31,13 +31,15 @@ import mdit_py_plugins
 from kbtools import __version__
 from kbtools.build.records import Chunk, Link
 from kbtools.build.xref import HeadingRows, heading_rows
+from kbtools.index.tokenize import language_of
 from kbtools.markdown import nodes
 from kbtools.markdown.nodes import Document
 
 PARSE_CACHE_FILE = "parsed.sqlite"
+LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 1
+FORMAT = 2  # 2: outlines record the document's language
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 
@@ -51,11 +53,12 @@ class Outline:
     tables: tuple[nodes.Table, ...]
     formulas: tuple[nodes.Math, ...]
     images: tuple[nodes.Image, ...]
+    lang: str  # `kbtools.index.tokenize.language_of` the body's first 4,000 characters
 
     @classmethod
-    def of(cls, doc: Document) -> Outline:
+    def of(cls, doc: Document, body: str) -> Outline:
         return cls(doc.rel, doc.title, heading_rows(doc), tuple(doc.tables()),
-                   tuple(doc.formulas()), tuple(doc.images()))
+                   tuple(doc.formulas()), tuple(doc.images()), language_of(body[:LANG_SPAN]))
 
 
 _TYPE = "\x00t"  # the key naming a node's class in its JSON object
@@ -90,6 +93,7 @@ def _decode(value: Any) -> Any:
 def encode_outline(outline: Outline) -> str:
     return json.dumps({"title": outline.title, "tables": _encode(outline.tables),
                        "formulas": _encode(outline.formulas), "images": _encode(outline.images),
+                       "lang": outline.lang,
                        "headings": [[list(path), num, sorted(slugs)]
                                     for path, num, slugs in outline.headings]},
                       ensure_ascii=False)
@@ -100,7 +104,7 @@ def decode_outline(text: str, rel: str) -> Outline:
     headings = tuple((tuple(path), str(num), frozenset(slugs))
                      for path, num, slugs in data["headings"])
     outline = Outline(rel, str(data["title"]), headings, _decode(data["tables"]),
-                      _decode(data["formulas"]), _decode(data["images"]))
+                      _decode(data["formulas"]), _decode(data["images"]), str(data["lang"]))
     for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas),
                         (nodes.Image, outline.images)):
         if not all(isinstance(x, kind) for x in items):

@@ -199,7 +199,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
 
-    stats.tables = len(render_tables(tables, layout.tables, csv_names))
+    stats.tables = len(render_tables(tables, layout.tables, csv_names,
+                                     durable=False))
     for s in sources:
         _write_source(layout.source, s.rel, raw[s.rel])
     ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
@@ -220,7 +221,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict, groups)
+    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict, groups,
+                {rel: o.lang for rel, o in outlines.items()})
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
@@ -388,14 +390,15 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
                 per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
                 provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
-                groups: Synonyms) -> None:
+                groups: Synonyms, langs: dict[str, str]) -> None:
     """data/: chunk and vector shards, docs.jsonl, the BM25 dictionary (front-matter values,
-    the user dictionary and the synonyms' terms) and the synonym groups, when there are any."""
+    the user dictionary and the synonyms' terms) and the synonym groups, when there are any;
+    `langs` is each document's language (its outline's)."""
     write_shards(layout, records, vectors)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
-             "lang": language_of(s.body[:4000])}
+             "lang": langs[s.rel]}
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
         docs.append(d)
