@@ -134,6 +134,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                       path=str(knowledge))
     # unchanged documents are not parsed again by the checks (kb check's scan cache)
     ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache)
+    ctx.keep_sources = True  # the build indexes the documents as the checks read them
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
     unread = {display_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
@@ -151,11 +152,11 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                             f"was built (fix them or use --skip-invalid):\n{shown}{more}")
     stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
                      for p in sorted(bad)]
-    # Skipped documents are not read again: only those that passed are loaded, through the
-    # same safe reader (inside the root, a regular file, bounded by the size limit). Findings
-    # name a path as printable text: an undecodable file name is matched that way.
-    keep = [r.path for r in results if r.read and display_path(r.rel) not in bad]
-    loaded = [load_source(p, root, ctx.max_bytes) for p in keep]
+    # Skipped documents are not indexed: only those that passed, as the checks read them
+    # (through the safe reader: inside the root, a regular file, bounded by the size limit).
+    # Findings name a path as printable text: an undecodable file name is matched that way.
+    loaded = [r.source if r.source is not None else load_source(r.path, root, ctx.max_bytes)
+              for r in results if r.read and display_path(r.rel) not in bad]
     sources = [src for src, _ in loaded]
     raw = {src.rel: data for src, data in loaded}
     timer.lap("check")

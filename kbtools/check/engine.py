@@ -16,6 +16,7 @@ Extension points:
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable
@@ -120,6 +121,7 @@ class CheckContext:
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
     history: Config | None = None  # set: check verified documents against Git history
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
+    keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
@@ -172,6 +174,7 @@ class DocResult:
     edits: tuple[Edit, ...] = ()
     new_scan: tuple[str, dict[str, Any]] | None = None  # cache entry made by this run
     read: bool = True  # False: the file was not read (outside the repo, not regular, …)
+    source: tuple[SourceDoc, bytes] | None = None  # the document and its bytes (keep_sources)
 
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
@@ -271,7 +274,8 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     text, enc = decode(raw)
     early.extend(content.encoding_problems(enc, text))
     src = parse_source(text, path, rel)
-    return analyze_document(src, ctx, early)
+    result = analyze_document(src, ctx, early)
+    return dataclasses.replace(result, source=(src, raw)) if ctx.keep_sources else result
 
 
 def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckContext, *,
