@@ -7,7 +7,9 @@ cache (kb.toml paths.cache, `parsed.sqlite`) keeps, per document, its `Outline` 
 chunks with their base records, each under the key `kbtools.build.memo.BuildMemo` computes:
 the document's path and bytes (+ the parser's version) for the outline; that, the chunker's
 settings and version, the corpus's headings, the document's CSV names and the embedding
-settings for the chunks. A changed input is a different key, so an entry can be missing but
+settings for the chunks; that and a digest of what the records add to the chunks
+(provenance, verification) for the bytes of the document's lines in data/chunks/ (so an
+unchanged document's lines are not serialised again). A changed input is a different key, so an entry can be missing but
 never stale; a document's newer entry replaces its older one.
 
 Entries are plain JSON decoded into our own node and chunk dataclasses (an allow-list of
@@ -135,7 +137,7 @@ def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[di
     return chunks, records
 
 
-_TABLES = {"outlines": "outlines", "chunks": "chunks"}  # the only names put into SQL
+_TABLES = {"outlines": "outlines", "chunks": "chunks", "lines": "lines"}  # the only SQL names
 
 
 class ParseCache:
@@ -151,14 +153,24 @@ class ParseCache:
             self.con.execute("PRAGMA journal_mode=WAL")
             self.con.execute("PRAGMA synchronous=NORMAL")
             for table in _TABLES.values():
+                kind = "BLOB" if table == "lines" else "TEXT"
                 self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} "
-                                 "(doc TEXT PRIMARY KEY, key TEXT, value TEXT)")
+                                 f"(doc TEXT PRIMARY KEY, key TEXT, value {kind})")
         except (OSError, sqlite3.Error):
             self.con = None
-        self._pending: dict[str, list[tuple[str, str, str]]] = {"outlines": [], "chunks": []}
+        self._pending: dict[str, list[tuple[str, str, str | bytes]]] = {t: [] for t in _TABLES}
 
     def get(self, table: str, doc: str, key: str) -> str | None:
         """The entry of `doc` in `table` ("outlines" or "chunks") if made under `key`."""
+        got = self.get_value(table, doc, key)
+        return str(got) if got is not None else None
+
+    def get_lines(self, doc: str, key: str) -> bytes | None:
+        """The bytes of `doc`'s lines in data/chunks/ if made under `key`."""
+        got = self.get_value("lines", doc, key)
+        return got if isinstance(got, bytes) else None
+
+    def get_value(self, table: str, doc: str, key: str) -> str | bytes | None:
         if self.con is None:
             return None
         try:
@@ -166,7 +178,7 @@ class ParseCache:
                                    (doc, key)).fetchone()
         except sqlite3.Error:
             return None
-        return str(row[0]) if row is not None else None
+        return row[0] if row is not None else None
 
     def put_outline(self, doc: str, key: str, outline: Outline) -> None:
         self._pending["outlines"].append((doc, key, encode_outline(outline)))
@@ -174,6 +186,9 @@ class ParseCache:
     def put_chunks(self, doc: str, key: str, chunks: list[Chunk],
                    records: list[dict[str, Any]]) -> None:
         self._pending["chunks"].append((doc, key, encode_chunks(chunks, records)))
+
+    def put_lines(self, doc: str, key: str, lines: bytes) -> None:
+        self._pending["lines"].append((doc, key, lines))
 
     def flush(self) -> None:
         """Write what was put since the last flush, in one transaction."""
@@ -185,7 +200,7 @@ class ParseCache:
                     self.con.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?,?,?)", rows)
         except sqlite3.Error:
             pass  # a cache that cannot be written only costs the next build time
-        self._pending = {"outlines": [], "chunks": []}
+        self._pending = {t: [] for t in _TABLES}
 
     def close(self) -> None:
         if self.con is not None:

@@ -212,7 +212,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
-    records = _records(per_doc, provenance, cfg, covs, checks, memo)
+    records, lines = _records(per_doc, provenance, cfg, covs, checks, memo)
     memo.flush()
     if opts.memo is None and memo.disk is not None:
         memo.disk.close()  # a memo of this build alone
@@ -222,8 +222,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict, groups,
-                {rel: o.lang for rel, o in outlines.items()})
+    _write_data(layout, sources, per_doc, records, lines, vectors, provenance, cfg, user_dict,
+                groups, {rel: o.lang for rel, o in outlines.items()})
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
@@ -302,13 +302,17 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
              cfg: Config, covs: dict[str, ReviewCoverage],
-             reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo) -> list[dict[str, Any]]:
-    """Chunk records in global order; chunks of `verified: true` documents (those in
-    `covs`) get their `verification` (see `kbtools.build.verified`). The part that depends
-    on the chunks alone is kept in `memo` for the next build."""
-    records = []
+             reviewed: dict[str, set[verified.ChunkKey]],
+             memo: BuildMemo) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """Chunk records in global order, and each document's lines in its data/chunks/ shard;
+    chunks of `verified: true` documents (those in `covs`) get their `verification` (see
+    `kbtools.build.verified`). The part that depends on the chunks alone, and the lines, are
+    kept in `memo` for the next build."""
+    records: list[dict[str, Any]] = []
+    lines: dict[str, bytes] = {}
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
+        rows = []
         base = memo.records(doc, per_doc[doc])
         if base is None:
             base = [_base_record(c, cfg) for c in per_doc[doc]]
@@ -319,8 +323,12 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
             if doc in covs:
                 r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
-            records.append(r)
-    return records
+            rows.append(r)
+        added = json.dumps([[r.get("provenance"), r.get("verification")] for r in rows],
+                           sort_keys=True, default=str)
+        lines[doc] = memo.lines(doc, per_doc[doc], rows, text_key(added))
+        records.extend(rows)
+    return records, lines
 
 
 def _base_record(c: Chunk, cfg: Config) -> dict[str, Any]:
@@ -370,16 +378,20 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
     return vectors, models
 
 
-def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: Vectors) -> None:
+def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: Vectors,
+                 lines: dict[str, bytes] | None = None) -> None:
     """data/chunks/<xx>.jsonl (JSON Lines: one record per line whatever its text holds, see
     `kbtools.fsutil.json_line`) and, per model, data/vectors/<model>/<xx>.npy in the same row
-    order; `kbtools.index.materialize.read_shards` reads them back."""
+    order; `kbtools.index.materialize.read_shards` reads them back. `lines`: each document's
+    records as `json_lines` already made them (`BuildMemo.lines`)."""
     by_shard: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_shard.setdefault(shard_of(r["doc"]), []).append(r)
     layout.chunks.mkdir(parents=True, exist_ok=True)
     for shard, rows in sorted(by_shard.items()):
-        layout.chunk_shard(shard).write_bytes(json_lines(rows))
+        data = json_lines(rows) if lines is None else \
+            b"".join(lines[doc] for doc in dict.fromkeys(r["doc"] for r in rows))
+        layout.chunk_shard(shard).write_bytes(data)
         for model in sorted({m for r in rows for m in r["models"]}):
             mat = np.stack([vectors[f"{model}:{r['content_hash']}"] for r in rows
                             if model in r["models"]]).astype(np.float16)
@@ -389,13 +401,13 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 
 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
-                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
-                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
+                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]],
+                lines: dict[str, bytes], vectors: Vectors, provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
                 groups: Synonyms, langs: dict[str, str]) -> None:
     """data/: chunk and vector shards, docs.jsonl, the BM25 dictionary (front-matter values,
     the user dictionary and the synonyms' terms) and the synonym groups, when there are any;
     `langs` is each document's language (its outline's)."""
-    write_shards(layout, records, vectors)
+    write_shards(layout, records, vectors, lines)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
