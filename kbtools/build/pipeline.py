@@ -133,7 +133,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
         raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
                       path=str(knowledge))
     # unchanged documents are not parsed again by the checks (kb check's scan cache)
-    ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache)
+    ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache, outputs=(out,))
     ctx.keep_sources = True  # the build indexes the documents as the checks read them
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
     unread = {display_path(r.rel) for r in results if not r.read}
