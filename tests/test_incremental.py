@@ -284,10 +284,17 @@ def test_a_watchers_memo_rechunks_only_the_saved_document(base, tmp_path):
     opts = dict(progress=False, provenance=False, lenient=True)
     first = build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     assert (memo.hits, memo.misses, memo.parses) == (0, first.documents, first.documents)
+    build(cfg, BuildOptions(out=dist, memo=memo, **opts))  # unchanged: front matter read
+    read = {rel: src for rel, (_, src) in memo.sources.items()}  # (checks' results kept)
+    assert len(read) == first.documents
     edit_paragraph(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
-    assert (memo.hits, memo.misses) == (first.documents - 1, first.documents + 1)
+    assert (memo.hits, memo.misses) == (2 * first.documents - 1, first.documents + 1)
     assert memo.parses == first.documents + 1
+    # the checks did not read an unchanged document again; they read the edited one
+    again = {rel: src for rel, (_, src) in memo.sources.items()}
+    assert [rel for rel in read if again[rel] is not read[rel]] == \
+        ["knowledge/equipment/hx260-ch05-fault-codes.md"]
     delete_document(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))

@@ -57,6 +57,7 @@ class BuildMemo:
     outlined: dict[str, tuple[str, Outline]] = field(default_factory=dict)
     chunked: dict[str, tuple[str, list[Chunk], Records | None]] = field(default_factory=dict)
     written: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # data/chunks/ lines
+    sources: dict[str, tuple[str, SourceDoc]] = field(default_factory=dict)  # as checks read
     hits: int = 0
     misses: int = 0
     parses: int = 0
@@ -166,7 +167,8 @@ class BuildMemo:
     def forget_others(self, keep: set[str]) -> None:
         """Drop documents no longer in the corpus (from memory; the disk keeps them for a
         build of another corpus)."""
-        tables: list[dict[str, Any]] = [self.parsed, self.outlined, self.chunked, self.written]
+        tables: list[dict[str, Any]] = [self.parsed, self.outlined, self.chunked, self.written,
+                                        self.sources]
         for table in tables:
             for rel in set(table) - keep:
                 del table[rel]

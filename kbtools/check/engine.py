@@ -125,6 +125,8 @@ class CheckContext:
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
     keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
     results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
+    # documents as read by earlier runs of this process (a watcher's), by path and results key
+    sources: dict[str, tuple[str, SourceDoc]] | None = None
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
@@ -290,8 +292,7 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
         if hit is not None:
             ctx.slugs[rel] = hit.slugs
             if ctx.keep_sources:
-                hit = dataclasses.replace(hit, source=(parse_source(decode(raw)[0], path, rel),
-                                                       raw))
+                hit = dataclasses.replace(hit, source=(_source(path, rel, raw, key, ctx), raw))
             return hit
         ctx.fs.touched = []
     try:
@@ -300,7 +301,20 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
         touched, ctx.fs.touched = ctx.fs.touched, None
     if cache is not None and touched is not None and cache.covers(touched):
         result = dataclasses.replace(result, new_result=(rel, key, _to_entry(result)))
+    if key and ctx.sources is not None and result.source is not None:
+        ctx.sources[rel] = (key, result.source[0])
     return result
+
+
+def _source(path: Path, rel: str, raw: bytes, key: str, ctx: CheckContext) -> SourceDoc:
+    """The document of `raw`: as an earlier run of this process read it, or read now."""
+    kept = ctx.sources.get(rel) if ctx.sources is not None else None
+    if kept is not None and kept[0] == key and kept[1].path == path:
+        return kept[1]
+    src = parse_source(decode(raw)[0], path, rel)
+    if ctx.sources is not None:
+        ctx.sources[rel] = (key, src)
+    return src
 
 
 def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
