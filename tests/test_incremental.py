@@ -285,14 +285,14 @@ def test_a_watchers_memo_rechunks_only_the_saved_document(base, tmp_path):
     first = build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     assert (memo.hits, memo.misses, memo.parses) == (0, first.documents, first.documents)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))  # unchanged: front matter read
-    read = {rel: src for rel, (_, src) in memo.sources.items()}  # (checks' results kept)
+    read = {rel: r.source for rel, (_, r) in memo.checked.items()}  # (checks' results)
     assert len(read) == first.documents
     edit_paragraph(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     assert (memo.hits, memo.misses) == (2 * first.documents - 1, first.documents + 1)
     assert memo.parses == first.documents + 1
     # the checks did not read an unchanged document again; they read the edited one
-    again = {rel: src for rel, (_, src) in memo.sources.items()}
+    again = {rel: r.source for rel, (_, r) in memo.checked.items()}
     assert [rel for rel in read if again[rel] is not read[rel]] == \
         ["knowledge/equipment/hx260-ch05-fault-codes.md"]
     delete_document(repo)

@@ -28,6 +28,7 @@ from kbtools.build.parse_cache import (
     decode_outline,
 )
 from kbtools.build.records import Chunk
+from kbtools.check.engine import DocResult
 from kbtools.corpus import SourceDoc
 from kbtools.fsutil import json_lines
 from kbtools.markdown.doctree import parse
@@ -57,7 +58,7 @@ class BuildMemo:
     outlined: dict[str, tuple[str, Outline]] = field(default_factory=dict)
     chunked: dict[str, tuple[str, list[Chunk], Records | None]] = field(default_factory=dict)
     written: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # data/chunks/ lines
-    sources: dict[str, tuple[str, SourceDoc]] = field(default_factory=dict)  # as checks read
+    checked: dict[str, tuple[str, DocResult]] = field(default_factory=dict)  # check results
     hits: int = 0
     misses: int = 0
     parses: int = 0
@@ -168,7 +169,7 @@ class BuildMemo:
         """Drop documents no longer in the corpus (from memory; the disk keeps them for a
         build of another corpus)."""
         tables: list[dict[str, Any]] = [self.parsed, self.outlined, self.chunked, self.written,
-                                        self.sources]
+                                        self.checked]
         for table in tables:
             for rel in set(table) - keep:
                 del table[rel]

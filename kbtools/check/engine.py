@@ -125,8 +125,9 @@ class CheckContext:
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
     keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
     results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
-    # documents as read by earlier runs of this process (a watcher's), by path and results key
-    sources: dict[str, tuple[str, SourceDoc]] | None = None
+    # results (with the document as read) of earlier runs of this process (a watcher's), by
+    # path, with their results-cache key
+    kept: dict[str, tuple[str, DocResult]] | None = None
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
@@ -288,11 +289,19 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     key = ""
     if cache is not None:
         key = cache.key_for(rel, raw)
-        hit = _from_entry(path, rel, cache.get(rel, key))
+        kept = ctx.kept.get(rel) if ctx.kept is not None else None
+        if kept is not None and kept[0] == key and kept[1].path == path \
+                and (kept[1].source is not None or not ctx.keep_sources):
+            hit: DocResult | None = kept[1]
+        else:
+            hit = _from_entry(path, rel, cache.get(rel, key))
+            if hit is not None and ctx.keep_sources:
+                hit = dataclasses.replace(hit, source=(parse_source(decode(raw)[0], path, rel),
+                                                       raw))
         if hit is not None:
             ctx.slugs[rel] = hit.slugs
-            if ctx.keep_sources:
-                hit = dataclasses.replace(hit, source=(_source(path, rel, raw, key, ctx), raw))
+            if ctx.kept is not None:
+                ctx.kept[rel] = (key, hit)
             return hit
         ctx.fs.touched = []
     try:
@@ -300,21 +309,10 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     finally:
         touched, ctx.fs.touched = ctx.fs.touched, None
     if cache is not None and touched is not None and cache.covers(touched):
+        if ctx.kept is not None:
+            ctx.kept[rel] = (key, result)
         result = dataclasses.replace(result, new_result=(rel, key, _to_entry(result)))
-    if key and ctx.sources is not None and result.source is not None:
-        ctx.sources[rel] = (key, result.source[0])
     return result
-
-
-def _source(path: Path, rel: str, raw: bytes, key: str, ctx: CheckContext) -> SourceDoc:
-    """The document of `raw`: as an earlier run of this process read it, or read now."""
-    kept = ctx.sources.get(rel) if ctx.sources is not None else None
-    if kept is not None and kept[0] == key and kept[1].path == path:
-        return kept[1]
-    src = parse_source(decode(raw)[0], path, rel)
-    if ctx.sources is not None:
-        ctx.sources[rel] = (key, src)
-    return src
 
 
 def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
