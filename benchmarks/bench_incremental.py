@@ -120,7 +120,7 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
         time.sleep(0.02)
     res["watch_s"] = round(time.perf_counter() - t0, 2)
     stop.set()
-    found = search(open_index(dist), probe, k=3, keep_results=True).results
+    found = search(open_index(dist), probe, k=10, keep_results=True).results
     res["watch_found"] = any(probe in r.text for r in found)
     return res
 
