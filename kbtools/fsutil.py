@@ -100,7 +100,11 @@ def discard_dir(path: Path) -> None:
         threading.Thread(target=shutil.rmtree, args=(path,), kwargs={"ignore_errors": True},
                          daemon=True).start()
         return
-    proc = subprocess.Popen([rm, "-rf", "--", str(path)], stdin=subprocess.DEVNULL,
+    # at the lowest CPU and I/O priority: the process that goes on (a device serving, the
+    # next build) comes first
+    lowest = [*([nice, "-n", "19"] if (nice := shutil.which("nice")) else []),
+              *([ionice, "-c", "3"] if (ionice := shutil.which("ionice")) else [])]
+    proc = subprocess.Popen([*lowest, rm, "-rf", "--", str(path)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     # reaped by a daemon thread so a long-lived process (kb watch) leaves no zombies
