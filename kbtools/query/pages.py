@@ -1,0 +1,103 @@
+"""Page-level evidence for hybrid search: how close the question is to a whole document.
+
+A chunk is judged on its own words, but a question often names what a page is about rather
+than what one paragraph of it says ("复制镜像怎么收费的？" → the page on snapshot billing).
+Each document gets a *page vector*: the normalised sum of its chunks' vectors of the
+question's model (its centroid direction). After fusion, every candidate chunk's score rises
+by ``PAGE_WEIGHT`` × the cosine of the question with its document's page vector, rescaled
+between the least and the most similar page of the index (so the bonus is scale-free: 0 for
+the farthest page, ``PAGE_WEIGHT`` for the closest). The order of chunks inside a document
+does not change; only which documents come first. Candidates stay the retrievers' own: a
+page vector lifts a document already found, it does not add one.
+
+Page vectors are computed from the release's vector index on first use and kept for the
+life of the index object (a per-process cost: about 0.1 s per 25,000 chunks); question
+vectors are memoised briefly so the vector retriever and this step embed a question once.
+Measured in docs/retrieval.md ("Page vectors").
+"""
+
+from __future__ import annotations
+
+import weakref
+from functools import lru_cache
+
+import numpy as np
+
+from kbtools.embed.registry import get_embedder
+from kbtools.index.reader import KbIndex
+from kbtools.query.fusion import Hit
+
+PAGE_WEIGHT = 0.2  # bonus of the closest page, in fused-score units (best fused hit ≈ 1)
+
+_PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+@lru_cache(maxsize=64)
+def _question_vector(model: str, embedder: int, text: str) -> np.ndarray:
+    q = np.asarray(get_embedder(model).embed_batch([text])[0], dtype=np.float32)
+    q.setflags(write=False)
+    return q
+
+
+def question_vector(model: str, text: str) -> np.ndarray:
+    """The question's vector under `model` (memoised per embedder object, so a model
+    registered anew is asked again: the vector retriever and the page step share one)."""
+    return _question_vector(model, id(get_embedder(model)), text)
+
+
+def page_vectors(index: KbIndex, model: str) -> np.ndarray:
+    """Per document of the index (in `index.docs()` order), the unit-length sum of its chunk
+    vectors of `model`; zeros for a document without any."""
+    cache = _PAGES.setdefault(index, {})
+    if model not in cache:
+        table = index.chunk_table()
+        keys = np.flatnonzero(np.array([model in m.split(",") for m in table.models],
+                                       dtype=bool))
+        n_docs = len(index.docs())
+        if len(keys) == 0:
+            cache[model] = np.zeros((n_docs, 0), dtype=np.float32)
+            return cache[model]
+        mat = np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+        docs = table.doc[keys]
+        order = np.argsort(docs, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(docs[order]) != 0])
+        sums = np.add.reduceat(mat[order], starts, axis=0)
+        pages = np.zeros((n_docs, mat.shape[1]), dtype=np.float32)
+        pages[docs[order][starts]] = sums
+        pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-9)
+        cache[model] = pages
+    return cache[model]
+
+
+def page_bonus(index: KbIndex, model: str, question: np.ndarray,
+               weight: float = PAGE_WEIGHT) -> np.ndarray:
+    """Per document: `weight` × its page cosine with the question, rescaled between the
+    index's least and most similar page (documents without vectors get 0)."""
+    pages = page_vectors(index, model)
+    if pages.shape[1] == 0 or pages.shape[1] != len(question):
+        return np.zeros(len(pages), dtype=np.float32)
+    q = question / max(float(np.linalg.norm(question)), 1e-9)
+    cos = pages @ q
+    present = np.linalg.norm(pages, axis=1) > 0
+    lo, hi = float(cos[present].min()), float(cos[present].max())
+    if hi - lo < 1e-9:
+        return np.zeros(len(pages), dtype=np.float32)
+    out: np.ndarray = np.where(present, weight * (cos - lo) / (hi - lo), 0.0).astype(np.float32)
+    return out
+
+
+def reweigh(index: KbIndex, hits: list[Hit], model: str, text: str,
+            weight: float | None = None) -> list[Hit]:
+    """`hits` with their document's page bonus added to each score (``why.page`` holds it),
+    re-sorted best first; unchanged for a zero weight or no hits. `weight` defaults to
+    PAGE_WEIGHT."""
+    weight = PAGE_WEIGHT if weight is None else weight
+    if not hits or weight <= 0:
+        return hits
+    bonus = page_bonus(index, model, question_vector(model, text), weight)
+    doc = index.chunk_table().doc
+    out = [Hit(h.num, h.score + float(bonus[doc[h.num]]),
+               {**h.why, "page": round(float(bonus[doc[h.num]]), 6)}) for h in hits]
+    out.sort(key=lambda h: (-h.score, h.num))
+    return out
