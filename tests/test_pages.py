@@ -86,3 +86,19 @@ def test_hybrid_search_uses_pages_single_retrievers_do_not(index):
     for mode in ("bm25", "vector"):
         res = search(index, "快照怎么收费", k=5, mode=mode, keep_results=True).to_dict()
         assert not any("page" in r["why"] for r in res["results"])
+
+
+def test_page_vectors_are_kept_between_processes(index, tmp_path, monkeypatch):
+    """A second process (a fresh index object) reads them from KB_HOME instead of the vectors;
+    a cache file that does not fit this index is recomputed, an unwritable home skipped."""
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    model = _model(index)
+    first = pages.page_vectors(open_index(index.root), model)
+    files = list((tmp_path / "home" / "cache" / "pages").glob("*.npy"))
+    assert len(files) == 1 and np.array_equal(np.load(files[0]), first)
+    np.save(files[0], np.ones((len(index.docs()) + 1, first.shape[1]), dtype=np.float32))
+    again = pages.page_vectors(open_index(index.root), model)
+    assert np.array_equal(again, first) and np.array_equal(np.load(files[0]), first)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "file"))  # a home that cannot be made
+    assert np.array_equal(pages.page_vectors(open_index(index.root), model), first)

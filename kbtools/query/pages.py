@@ -10,25 +10,31 @@ the farthest page, ``PAGE_WEIGHT`` for the closest). The order of chunks inside 
 does not change; only which documents come first. Candidates stay the retrievers' own: a
 page vector lifts a document already found, it does not add one.
 
-Page vectors are computed from the release's vector index on first use and kept for the
-life of the index object (a per-process cost: about 0.1 s per 25,000 chunks); question
+Page vectors are computed from the release's vectors (data/vectors shards) on first use and
+kept for the life of the index object (a per-process cost, see docs/retrieval.md); question
 vectors are memoised briefly so the vector retriever and this step embed a question once.
 Measured in docs/retrieval.md ("Page vectors").
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import weakref
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
+from kbtools.config import kb_home
 from kbtools.embed.registry import get_embedder
+from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.reader import KbIndex
 from kbtools.query.fusion import Hit
 
 PAGE_WEIGHT = 0.2  # bonus of the closest page, in fused-score units (best fused hit ≈ 1)
 
+KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used)
 _PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
@@ -50,24 +56,76 @@ def page_vectors(index: KbIndex, model: str) -> np.ndarray:
     vectors of `model`; zeros for a document without any."""
     cache = _PAGES.setdefault(index, {})
     if model not in cache:
-        table = index.chunk_table()
-        keys = np.flatnonzero(np.array([model in m.split(",") for m in table.models],
-                                       dtype=bool))
-        n_docs = len(index.docs())
-        if len(keys) == 0:
-            cache[model] = np.zeros((n_docs, 0), dtype=np.float32)
-            return cache[model]
-        mat = np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
-        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
-        docs = table.doc[keys]
-        order = np.argsort(docs, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(docs[order]) != 0])
-        sums = np.add.reduceat(mat[order], starts, axis=0)
-        pages = np.zeros((n_docs, mat.shape[1]), dtype=np.float32)
-        pages[docs[order][starts]] = sums
-        pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-9)
-        cache[model] = pages
+        cache[model] = _load_or_compute(index, model)
     return cache[model]
+
+
+def _cache_file(index: KbIndex, model: str) -> Path:
+    """Where the page vectors of this release and model are kept between processes: named by
+    the manifest's hash (it records every chunk's content hash), so a new release never
+    reads an old release's vectors."""
+    digest = hashlib.sha256(index.layout.manifest.read_bytes()).hexdigest()[:24]
+    return kb_home() / "cache" / "pages" / f"{digest}-{hashlib.sha256(model.encode()).hexdigest()[:8]}.npy"
+
+
+def _load_or_compute(index: KbIndex, model: str) -> np.ndarray:
+    """Page vectors from the KB_HOME cache, else computed (and cached; a cache that cannot be
+    read or written is skipped, never an error)."""
+    try:
+        path = _cache_file(index, model)
+    except OSError:
+        return _compute(index, model)
+    try:
+        cached = np.load(path)
+        if cached.ndim == 2 and len(cached) == len(index.docs()):
+            path.touch()
+            return np.asarray(cached, dtype=np.float32)
+    except (OSError, ValueError):
+        pass
+    pages = _compute(index, model)
+    try:
+        buf = io.BytesIO()
+        np.save(buf, pages)
+        atomic_write_bytes(path, buf.getvalue())
+        kept = sorted(path.parent.glob("*.npy"), key=lambda f: f.stat().st_mtime, reverse=True)
+        for old in kept[KEEP_CACHED:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return pages
+
+
+def _compute(index: KbIndex, model: str) -> np.ndarray:
+    """Page vectors from the release's vectors (see `page_vectors`)."""
+    table = index.chunk_table()
+    keys = np.flatnonzero(np.array([model in m.split(",") for m in table.models],
+                                   dtype=bool))
+    n_docs = len(index.docs())
+    if len(keys) == 0:
+        return np.zeros((n_docs, 0), dtype=np.float32)
+    mat = _matrix(index, model, keys)
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    docs = table.doc[keys]
+    order = np.argsort(docs, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(docs[order]) != 0])
+    sums = np.add.reduceat(mat[order], starts, axis=0)
+    pages = np.zeros((n_docs, mat.shape[1]), dtype=np.float32)
+    pages[docs[order][starts]] = sums
+    pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-9)
+    return pages
+
+
+def _matrix(index: KbIndex, model: str, keys: np.ndarray) -> np.ndarray:
+    """The vectors of chunks `keys` (those holding `model`, ascending): the release's vector
+    shards read in chunk-shard order (their concatenation is that order), or, when they do
+    not add up to `keys`, fetched from the vector index (several times slower)."""
+    layout = index.layout
+    parts = [np.load(path, mmap_mode="r") for shard in layout.chunk_shards()
+             if (path := layout.vector_shard(model, shard.stem)).is_file()]
+    if parts and sum(len(p) for p in parts) == len(keys) \
+            and len({p.shape[1:] for p in parts}) == 1:
+        return np.concatenate(parts).astype(np.float32)
+    return np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
 
 
 def page_bonus(index: KbIndex, model: str, question: np.ndarray,

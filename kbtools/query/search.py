@@ -5,8 +5,8 @@ JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.o
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → list
-items/code collapsed to their section → decision table evaluated when the question gives its inputs (kbtools.query.answers) → one result per
-section and document diversity (kbtools.query.distinct) → exact identifiers first
+items/code collapsed to their section → decision table evaluated when the question gives
+its inputs (kbtools.query.answers) → one result per section and document diversity (kbtools.query.distinct) → exact identifiers first
 (kbtools.query.identifiers) → nested-duplicate suppression → relevance threshold → citations.
 """
 
