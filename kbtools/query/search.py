@@ -6,8 +6,9 @@ Stages: clean the question → filters (explicit --where, verified-only) and rou
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → list
 items/code collapsed to their section → decision table evaluated when the question gives
-its inputs (kbtools.query.answers) → one result per section and document diversity (kbtools.query.distinct) → exact identifiers first
-(kbtools.query.identifiers) → nested-duplicate suppression → relevance threshold → citations.
+its inputs (kbtools.query.answers) → one result per section and document diversity
+(kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
+nested-duplicate suppression → relevance threshold → citations.
 """
 
 from __future__ import annotations
