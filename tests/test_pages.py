@@ -13,7 +13,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query import pages
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import FusionParams, Hit
 from kbtools.query.search import search
 from tests.hostile import make_repo
 from tests.kbfixtures import GOOD_FM
@@ -102,3 +102,13 @@ def test_page_vectors_are_kept_between_processes(index, tmp_path, monkeypatch):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     monkeypatch.setenv("KB_HOME", str(tmp_path / "file"))  # a home that cannot be made
     assert np.array_equal(pages.page_vectors(open_index(index.root), model), first)
+
+
+def test_page_weight_is_a_query_setting(index):
+    """`[query] page_weight` (FusionParams) sets the bonus; 0 turns the step off."""
+    on = search(index, "快照怎么收费", k=5, keep_results=True,
+                params=FusionParams(page_weight=0.5)).to_dict()
+    assert max(r["why"]["page"] for r in on["results"]) == pytest.approx(0.5)
+    off = search(index, "快照怎么收费", k=5, keep_results=True,
+                 params=FusionParams(page_weight=0.0)).to_dict()
+    assert not any("page" in r["why"] for r in off["results"])

@@ -4,9 +4,9 @@ A chunk is judged on its own words, but a question often names what a page is ab
 than what one paragraph of it says ("复制镜像怎么收费的？" → the page on snapshot billing).
 Each document gets a *page vector*: the normalised sum of its chunks' vectors of the
 question's model (its centroid direction). After fusion, every candidate chunk's score rises
-by ``PAGE_WEIGHT`` × the cosine of the question with its document's page vector, rescaled
+by ``[query] page_weight`` (`FusionParams.page_weight`, 0.2) × the cosine of the question with its document's page vector, rescaled
 between the least and the most similar page of the index (so the bonus is scale-free: 0 for
-the farthest page, ``PAGE_WEIGHT`` for the closest). The order of chunks inside a document
+the farthest page, the weight for the closest). The order of chunks inside a document
 does not change; only which documents come first. Candidates stay the retrievers' own: a
 page vector lifts a document already found, it does not add one.
 
@@ -31,8 +31,6 @@ from kbtools.embed.registry import get_embedder
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.reader import KbIndex
 from kbtools.query.fusion import Hit
-
-PAGE_WEIGHT = 0.2  # bonus of the closest page, in fused-score units (best fused hit ≈ 1)
 
 KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used)
 _PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
@@ -129,7 +127,7 @@ def _matrix(index: KbIndex, model: str, keys: np.ndarray) -> np.ndarray:
 
 
 def page_bonus(index: KbIndex, model: str, question: np.ndarray,
-               weight: float = PAGE_WEIGHT) -> np.ndarray:
+               weight: float) -> np.ndarray:
     """Per document: `weight` × its page cosine with the question, rescaled between the
     index's least and most similar page (documents without vectors get 0)."""
     pages = page_vectors(index, model)
@@ -146,11 +144,10 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
 
 
 def reweigh(index: KbIndex, hits: list[Hit], model: str, text: str,
-            weight: float | None = None) -> list[Hit]:
-    """`hits` with their document's page bonus added to each score (``why.page`` holds it),
-    re-sorted best first; unchanged for a zero weight or no hits. `weight` defaults to
-    PAGE_WEIGHT."""
-    weight = PAGE_WEIGHT if weight is None else weight
+            weight: float) -> list[Hit]:
+    """`hits` with their document's page bonus (`weight` for the closest page, in fused-score
+    units: the best fused hit scores about 1) added to each score (``why.page`` holds it),
+    re-sorted best first; unchanged for a zero weight or no hits."""
     if not hits or weight <= 0:
         return hits
     bonus = page_bonus(index, model, question_vector(model, text), weight)

@@ -239,7 +239,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                         unverified=_unverified_vector(index))
     today = freshness.today_or(today)
     fused = freshness.reweigh(index, fused, today)
-    fused = _page_evidence(index, fused, lists, text, mode)
+    fused = _page_evidence(index, fused, lists, text, mode, params.page_weight)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     nums = [h.num for h in fused[: max(k * 8, 50)]]
@@ -284,7 +284,7 @@ LOCAL_CANDIDATES = LocalCandidates()
 
 
 def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-                   text: str, mode: str) -> list[fusion.Hit]:
+                   text: str, mode: str, weight: float) -> list[fusion.Hit]:
     """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
     when the vectors are local files (an engine's index keeps its order)."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
@@ -292,7 +292,7 @@ def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusi
         return hits
     if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
         return hits
-    return pages.reweigh(index, hits, model, text)
+    return pages.reweigh(index, hits, model, text, weight)
 
 
 # An identifier held by more chunks than both of these names a product, not one thing.
