@@ -81,10 +81,12 @@ def test_reweigh_moves_documents_not_chunks_inside_them(index):
 
 
 def test_hybrid_search_uses_pages_single_retrievers_do_not(index):
-    res = search(index, "快照怎么收费", k=5, keep_results=True).to_dict()
+    on = FusionParams(page_weight=0.2)
+    res = search(index, "快照怎么收费", k=5, keep_results=True, params=on).to_dict()
     assert all("page" in r["why"] for r in res["results"])
     for mode in ("bm25", "vector"):
-        res = search(index, "快照怎么收费", k=5, mode=mode, keep_results=True).to_dict()
+        res = search(index, "快照怎么收费", k=5, mode=mode, keep_results=True,
+                     params=on).to_dict()
         assert not any("page" in r["why"] for r in res["results"])
 
 
@@ -105,7 +107,8 @@ def test_page_vectors_are_kept_between_processes(index, tmp_path, monkeypatch):
 
 
 def test_page_weight_is_a_query_setting(index):
-    """`[query] page_weight` (FusionParams) sets the bonus; 0 turns the step off."""
+    """`[query] page_weight` (FusionParams) sets the bonus; 0 (the default) turns it off."""
+    assert FusionParams().page_weight == 0.0
     on = search(index, "快照怎么收费", k=5, keep_results=True,
                 params=FusionParams(page_weight=0.5)).to_dict()
     assert max(r["why"]["page"] for r in on["results"]) == pytest.approx(0.5)

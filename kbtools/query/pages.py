@@ -4,9 +4,10 @@ A chunk is judged on its own words, but a question often names what a page is ab
 than what one paragraph of it says ("复制镜像怎么收费的？" → the page on snapshot billing).
 Each document gets a *page vector*: the normalised sum of its chunks' vectors of the
 question's model (its centroid direction). After fusion, every candidate chunk's score rises
-by ``[query] page_weight`` (`FusionParams.page_weight`, 0.2) × the cosine of the question with its document's page vector, rescaled
-between the least and the most similar page of the index (so the bonus is scale-free: 0 for
-the farthest page, the weight for the closest). The order of chunks inside a document
+by ``[query] page_weight`` (`FusionParams.page_weight`; 0.2 measured best, 0 by default
+while an engine's index has no page vectors) × the cosine of the question with its
+document's page vector, rescaled between the least and the most similar page of the index
+(so the bonus is scale-free: 0 for the farthest page, the weight for the closest). The order of chunks inside a document
 does not change; only which documents come first. Candidates stay the retrievers' own: a
 page vector lifts a document already found, it does not add one.
 
