@@ -49,6 +49,7 @@ from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
 from kbtools.provenance import LineProvenance
+from kbtools.query import calibration
 from kbtools.render.formula import (
     FAILURE_DIR,
     formula_relpath,
@@ -226,6 +227,9 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
+    calibration.write_release(staging)  # measured on the derived index; a data file, so
+    manifest["artifacts"] = list_files(staging, DATA_DIR)  # the manifest lists it too
+    write_manifest(staging, manifest)
     timer.lap("index")
 
 

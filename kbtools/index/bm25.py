@@ -129,6 +129,15 @@ class Bm25:
         n = max(float(self.retriever.scores["num_docs"]), 1.0)
         return np.array([(indptr[i + 1] - indptr[i]) / n for i in ids], dtype=np.float64)
 
+    def holders(self, ids: list[int], limit: int) -> list[int]:
+        """Up to ``limit`` chunks holding any of the terms, the best BM25 score on them first
+        (ties by chunk number)."""
+        s = self.scores(ids)
+        if s is None:
+            return []
+        pos = np.flatnonzero(s > 0)
+        return [int(n) for n in pos[np.lexsort((pos, -s[pos]))][:limit]]
+
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""
         if not ids:

@@ -31,7 +31,7 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
-from kbtools.query import answers, distinct, freshness, fusion, pages
+from kbtools.query import answers, calibration, distinct, freshness, fusion, pages
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -242,8 +242,11 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     fused = _page_evidence(index, fused, lists, text, mode, params.page_weight)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
-    nums = [h.num for h in fused[: max(k * 8, 50)]]
-    rows = index.store.chunks(nums)
+    wanted = specific_identifiers(index, text)
+    fused, held = _with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
+    head = max(k * 8, 50)
+    rows = index.store.chunks([h.num for h in fused[:head]]
+                              + [h.num for h in fused[head:] if h.num in held])
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
@@ -252,16 +255,16 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
                                            input_synonyms(index))
-    hits, more = _distinct(index, text, hits, rows, params, evaluation)
+    hits, more = _distinct(wanted, hits, rows, params, evaluation, index)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown, exp)
-    wanted = specific_identifiers(index, text)
     exact = bool(wanted) and any(is_about(match_level(
         wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
         for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, params, has_terms=bool(ids or unknown or exp), unknown_terms=unknown,
-        unknown_share=_unknown_share(index, ids + list(exp.ids), unknown), exact=exact)
+        picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
+        unknown_terms=unknown, exact=exact,
+        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
     all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
     results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
                           rows, evaluation if h.why.get("evaluated") else None, today)
@@ -298,6 +301,8 @@ def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusi
 # An identifier held by more chunks than both of these names a product, not one thing.
 SPECIFIC_SHARE = 0.02
 SPECIFIC_CHUNKS = 25
+# At most this many holders of a question's specific identifiers join its ranking.
+IDENTIFIER_HOLDERS = 200
 
 
 def specific_identifiers(index: KbIndex, text: str) -> list[str]:
@@ -314,12 +319,43 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     return out
 
 
-def _distinct(index: KbIndex, text: str, hits: list[fusion.Hit], rows: Rows,
-               params: fusion.FusionParams, evaluation: answers.Evaluation | None,
-               ) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
-    """The evaluated answer first, then one hit per section, documents diversified, exact
-    identifiers ahead of chunks that lack them. Returns the hits and each one's ``more``."""
-    wanted = specific_identifiers(index, text)
+def _rarest_term(index: KbIndex, ident: str) -> int | None:
+    """The BM25 id of the identifier's token held by the fewest chunks."""
+    _, ids, _ = index.bm25.query_terms(ident)
+    return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
+
+
+def _with_identifier_holders(index: KbIndex, fused: list[fusion.Hit], wanted: list[str],
+                             mask: np.ndarray | None, models: list[str],
+                             ) -> tuple[list[fusion.Hit], set[int]]:
+    """The fused list, with the chunks the question's vector models cannot see (no vector of
+    theirs: another language's chunks) that hold one of its specific identifiers (the rarest
+    token; at most IDENTIFIER_HOLDERS) present wherever they rank, appended at score 0 when
+    BM25 did not list them. Such a chunk is reachable by words only, and the identifier is
+    the one word it shares with the question: "What does error code E17 mean?" ranks the
+    Chinese E17 row behind every English chunk sharing "error" and "code", and it must still
+    be seen to be promoted. Chunks the vectors can see keep their ranks (promoting deep ones
+    that merely have an identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers).
+    Returns the list and the holders."""
+    ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
+    unseen = index.chunk_table().models
+    held = {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
+            if (mask is None or mask[n]) and not set(models) & set(unseen[n].split(","))
+            } if ids else set()
+    if not held:
+        return fused, held
+    listed = {h.num for h in fused}
+    extra = [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                 "vector_score": None}) for n in sorted(held - listed)]
+    return fused + extra, held
+
+
+def _distinct(wanted: list[str], hits: list[fusion.Hit], rows: Rows,
+              params: fusion.FusionParams, evaluation: answers.Evaluation | None,
+              index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
+    """The evaluated answer first, then one hit per section, documents diversified, chunks
+    about the question's specific identifiers (``wanted``) ahead of the rest. Returns the
+    hits and each one's ``more``."""
     levels = {h.num: level for h in hits if is_about(level := match_level(
         wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
               } if wanted else {}
@@ -398,15 +434,11 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
 
 
-def _unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
-    """Share of the question's idf weight on content words the index never saw (numbers and
-    single characters are values and particles, not subjects: left out)."""
-    words = [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
-    if not words:
-        return 0.0
-    missing = len(words) * index.bm25.max_idf()
-    known = float(index.bm25.idf(ids).sum()) if ids else 0.0
-    return missing / (missing + known)
+def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionParams:
+    """The no-answer parameters of this index: its own unknown-share limit when the release
+    carries a calibration (`kbtools.query.calibration`), else the configured one."""
+    cal = calibration.load(index)
+    return replace(params, max_unknown_share=cal.max_unknown_share) if cal else params
 
 
 def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
