@@ -113,6 +113,7 @@ OTHER: dict[str, str] = {
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
+    "kbtools.query.identifiers._ARTICLE": "one identifier of the question (fullmatch)",
     "kbtools.query.identifiers._SECTION": "the question (at most 2,000 characters)",
     "kbtools.query.identifiers._TOKEN": "the question (at most 2,000 characters)",
     "kbtools.query.identifiers:<dynamic>": "an escaped literal identifier with fixed "

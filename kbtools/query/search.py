@@ -4,10 +4,11 @@ search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
-fusion (kbtools.query.fusion) → list items/code collapsed to their section → decision
-table evaluated when the question gives its inputs (kbtools.query.answers) → one result per
-section and document diversity (kbtools.query.distinct) → exact identifiers first
-(kbtools.query.identifiers) → nested-duplicate suppression → relevance threshold → citations.
+fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → list
+items/code collapsed to their section → decision table evaluated when the question gives
+its inputs (kbtools.query.answers) → one result per section and document diversity
+(kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
+nested-duplicate suppression → relevance threshold → citations.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
-from kbtools.query import answers, calibration, distinct, freshness, fusion
+from kbtools.query import answers, calibration, distinct, freshness, fusion, pages
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -248,6 +249,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                         unverified=_unverified_vector(index))
     today = freshness.today_or(today)
     fused = freshness.reweigh(index, fused, today)
+    fused = _page_evidence(index, fused, lists, text, mode, params.page_weight)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
@@ -294,6 +296,18 @@ class LocalCandidates:
 
 
 LOCAL_CANDIDATES = LocalCandidates()
+
+
+def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
+                   text: str, mode: str, weight: float) -> list[fusion.Hit]:
+    """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
+    when the vectors are local files (an engine's index keeps its order)."""
+    model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+    if mode != "hybrid" or model is None or "bm25" not in lists:
+        return hits
+    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return hits
+    return pages.reweigh(index, hits, model, text, weight)
 
 
 # An identifier held by more chunks than both of these names a product, not one thing.
@@ -412,7 +426,7 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     if emb.fingerprint() != index.manifest["models"][model]["fingerprint"]:
         raise IndexLoadError(f"index vectors for {model!r} came from another model version; "
                              "rebuild the index", path=str(index.root))
-    q = emb.embed_batch([text])[0]
+    q = pages.question_vector(model, text)
     vindex = index.vectors(model)
     if mask is None:
         keys, sims = vectors.search(vindex, q, count)
