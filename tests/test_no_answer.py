@@ -22,34 +22,16 @@ from kbtools.query import calibration, fusion
 from kbtools.query.quality import load_questions
 from kbtools.query.search import calibrated, search
 from tests.hostile import make_repo
-from tests.kbfixtures import REPO, copy_example
+from tests.kbfixtures import GOOD_FM, REPO, copy_example
 
-SEAL = """---
-title: Seal replacement
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
+SEAL = GOOD_FM.replace("title: Generated", "title: Seal replacement") + """
 # Seal replacement
 
 The mechanical seal wears faster when the pump runs dry. Drain the casing, pull the
 impeller and press the new seal in by hand; never hammer the carbon face.
 """
 
-FILTER = """---
-title: 水泵过滤器
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
+FILTER = GOOD_FM.replace("title: Generated", "title: 水泵过滤器") + """
 # 水泵过滤器
 
 灌溉水泵入口过滤器每 200 小时清洗一次，滤网破损时更换。压差超过 0.05 MPa 说明滤网堵塞。
