@@ -253,7 +253,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
-    fused, held = _with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
+    fused, held = (_with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
+                   if mode != "vector" else (fused, set()))
     head = max(k * 8, 50)
     rows = index.store.ranking_rows(  # the rest of a row is read for the results shown
         [h.num for h in fused[:head]] + [h.num for h in fused[head:] if h.num in held])
@@ -350,9 +351,9 @@ def _with_identifier_holders(index: KbIndex, fused: list[fusion.Hit], wanted: li
     that merely have an identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers).
     Returns the list and the holders."""
     ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
-    unseen = index.chunk_table().models
+    chunk_models = index.chunk_table().models
     held = {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
-            if (mask is None or mask[n]) and not set(models) & set(unseen[n].split(","))
+            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))
             } if ids else set()
     if not held:
         return fused, held
