@@ -43,7 +43,7 @@ from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
 from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
-from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
+from kbtools.index.manifest import FORMAT_VERSION, file_entry, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
@@ -232,8 +232,10 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
-    calibration.write_release(staging)  # measured on the derived index; a data file, so
-    manifest["artifacts"] = list_files(staging, DATA_DIR)  # the manifest lists it too
+    # measured on the derived index; a data file, so the manifest lists it too (only it is
+    # hashed: the rest of data/ is listed already)
+    record = calibration.write_release(staging)
+    manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
     write_manifest(staging, manifest)
     timer.lap("index")
 

@@ -171,9 +171,9 @@ def load(index: KbIndex) -> Calibration | None:
                              path=str(index.layout.no_answer)) from None
 
 
-def write_release(root: Path) -> None:
+def write_release(root: Path) -> Path:
     """Calibrate the release directory `root` (its index/ derived) and write the record into
-    its data/ (atomically). The caller lists the new data file in the manifest."""
+    its data/ (atomically). Returns the file, which the caller lists in the manifest."""
     layout = ReleaseLayout(root)
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
     index = KbIndex(layout, manifest, load_release_info(layout, manifest))
@@ -182,3 +182,4 @@ def write_release(root: Path) -> None:
     finally:
         index.close()
     atomic_write_bytes(layout.no_answer, dump(record))
+    return layout.no_answer
