@@ -12,6 +12,12 @@ For the relevance threshold a question word that the index never saw but whose s
 knows is not "unknown" (a field user's word for something the knowledge covers), and a
 passage holding a synonym of a question word covers that word. Pure but for the index's
 tokenizer and vocabulary.
+
+Besides the knowledge's own groups, every index knows the few groups of MEASURES: how a
+question asks for a bound or an amount ("What is the maximum upload size …?") and how
+documentation states one ("photos above the 25 MB upload limit"). The words share no token
+(maximum/limit, size/MB), so BM25 could not see the answer and ranked a page that merely
+names the product first. A term of the knowledge's own groups is never expanded by these.
 """
 
 from __future__ import annotations
@@ -20,8 +26,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
+from kbtools.index.synonyms import parse
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
+
+# The vocabulary of bounds and amounts, in every index (see the module docstring): a bound
+# asked for and the words that state one; an amount of data and its units. Chinese and
+# English; groups in the synonyms file format (`kbtools.index.synonyms`).
+MEASURES = parse("""
+maximum = max = limit = cap = largest
+minimum = min = smallest = at least
+size = MB = GB = KB = TB = KiB = MiB = GiB = bytes
+最大 = 上限 = 最多 = 至多
+最小 = 下限 = 最少 = 至少
+""")[0]
 
 
 @dataclass(frozen=True)
@@ -45,14 +63,16 @@ NO_EXPANSION = Expansion()
 
 
 def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
-    """The expansion of question `text`: the other terms of each synonym group it names and
-    the titles of the documents whose `routed_aliases` it names."""
-    if not index.synonyms() and not routed_aliases:
-        return NO_EXPANSION
+    """The expansion of question `text`: the other terms of each synonym group it names (the
+    knowledge's own, then MEASURES) and the titles of the documents whose `routed_aliases`
+    it names."""
     bm25 = index.bm25
     own = set(bm25.tok(text))
+    mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
-        (t, index.synonyms().others(t), "synonyms") for t in index.synonyms().found_in(text)]
+        (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
+    named += [(t, [o for o in MEASURES.others(t) if not mine.others(o)], "measures")
+              for t in MEASURES.found_in(text) if not mine.others(t)]
     docs = index.docs()
     for alias in routed_aliases:
         holders = index.facet_docs("aliases").get(alias.casefold())
