@@ -111,7 +111,7 @@ def test_whole_responses_are_the_same(example, q):
     local, remote = example
     (a, sa), (b, sb) = (_without_scores(r.to_dict()) for r in (
         search(local, q, k=5), search(remote, q, k=5)))
-    assert a == b and any(r["why"]["page"] for r in a["results"]), q
+    assert a == b and all("page" in r["why"] for r in a["results"]), q  # page step ran
     assert sa == pytest.approx(sb, abs=2e-3)
 
 
