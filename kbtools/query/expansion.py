@@ -50,6 +50,12 @@ class Expansion:
     ids: tuple[int, ...] = ()  # their BM25 term ids
     covers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # question token → tokens
     shown: tuple[dict[str, Any], ...] = ()  # {"term", "expanded": […], "from"} per named term
+    # those of `ids` that weigh as a question term (see `expand`), the rest EXPANSION_WEIGHT
+    full_ids: tuple[int, ...] = ()
+
+    def weighed_ids(self) -> tuple[int, ...]:
+        """The expansion ids searched at EXPANSION_WEIGHT (the others are in `full_ids`)."""
+        return tuple(i for i in self.ids if i not in self.full_ids)
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -65,7 +71,9 @@ NO_EXPANSION = Expansion()
 def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     """The expansion of question `text`: the other terms of each synonym group it names (the
     knowledge's own, then MEASURES) and the titles of the documents whose `routed_aliases`
-    it names."""
+    it names. The expansion of a MEASURES word that no chunk of the index uses ("maximum"
+    where the documentation says "limit") weighs as the question's own word: EXPANSION_WEIGHT
+    lets a passage that uses the question's word win a tie, and here none can."""
     bm25 = index.bm25
     own = set(bm25.tok(text))
     mine = index.synonyms()
@@ -81,6 +89,7 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         named.append((alias, [t for t in titles if t], "aliases"))
     terms: dict[str, int] = {}
     covers: dict[str, tuple[str, ...]] = {}
+    full: set[int] = set()
     shown = []
     for term, others, source in named:
         found = [w for o in others for w in bm25.tok(o) if w in bm25.vocab and w not in own]
@@ -91,5 +100,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             terms.setdefault(w, bm25.vocab[w])
         for q in bm25.tok(term):
             covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *found]))
+        if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
+            full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
-    return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown))
+    return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
+                     tuple(i for i in terms.values() if i in full))

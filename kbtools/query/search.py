@@ -242,8 +242,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     if exp:
         filters = replace(filters, expanded=exp.shown)
     depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
-    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask, tuple(ids),
-                               depth, exp.ids, EXPANSION_WEIGHT)
+    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask,
+                               tuple(ids) + exp.full_ids, depth, exp.weighed_ids(),
+                               EXPANSION_WEIGHT)
     lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
