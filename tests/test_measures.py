@@ -30,8 +30,9 @@ LOG = "\n\n".join(f"## {h}\n\n{b}" for h, b in [
 QUESTION = "What is the maximum upload size?"
 
 
-def _build(root: Path, synonyms: str | None = None) -> Path:
-    docs = {"knowledge/runbook.md": DOC.format(title="Ingest API runbook", body=RUNBOOK),
+def _build(root: Path, synonyms: str | None = None, runbook_extra: str = "") -> Path:
+    docs = {"knowledge/runbook.md": DOC.format(title="Ingest API runbook",
+                                               body=RUNBOOK + runbook_extra),
             "knowledge/log.md": DOC.format(title="Pitfalls", body=LOG)}
     if synonyms is not None:
         docs["knowledge/_synonyms.txt"] = synonyms
@@ -61,12 +62,23 @@ def test_a_bound_asked_for_finds_the_bound_stated(index):
     # hybrid search with a real model: the signature questions of tests/test_search.py
 
 
-def test_the_question_own_words_still_win_a_tie(index):
-    """"limit" in the question weighs fully, "maximum"'s expansion to it half."""
+def test_an_unknown_bound_word_weighs_as_the_question_own(index):
+    """No chunk says "maximum", so its expansion to "limit" carries the word's full weight."""
     own = search(index, "upload limit", k=1, mode="bm25").results[0]
     expanded = search(index, "upload maximum", k=1, mode="bm25").results[0]
     assert own.doc == expanded.doc == "knowledge/log.md"
-    assert expanded.why["bm25_score"] < own.why["bm25_score"]
+    assert expanded.why["bm25_score"] == pytest.approx(own.why["bm25_score"])
+
+
+def test_a_known_bound_word_lets_its_own_passage_win_a_tie(tmp_path):
+    """Where the knowledge says "maximum" too, "limit" found through it counts half."""
+    index = open_index(_build(tmp_path, runbook_extra=" A device retries the maximum number "
+                                                        "of times."))
+    own = search(index, "upload limit", k=1, mode="bm25").results[0]
+    same = [r for r in search(index, "upload maximum", k=5, mode="bm25").results
+            if r.chunk_id == own.chunk_id]
+    assert own.doc == "knowledge/log.md" and same
+    assert same[0].why["bm25_score"] < own.why["bm25_score"]
 
 
 def test_the_knowledge_own_group_takes_precedence(tmp_path):
