@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 
 import pytest
 
@@ -28,21 +27,21 @@ FIRST = 100
 SHARED = REPO.parent / "shared"
 
 
-def without_pages(index: KbIndex) -> FusionParams:
-    """The index's query settings without page vectors (kbtools.query.pages), which an engine's
-    index does not use: the local ranking to compare an engine's with."""
-    return replace(FusionParams.from_config(index.manifest["config"]["values"]["query"]),
-                   page_weight=0.0)
+def page_weight(index: KbIndex) -> float:
+    """The page-vector weight both sides search with (kbtools.query.pages): parity is only
+    worth checking with page evidence on."""
+    return FusionParams.from_config(index.manifest["config"]["values"]["query"]).page_weight
 
 
 def parity(local: KbIndex, remote: KbIndex, questions: list[dict], *, k: int = 10,
            where: list[str] | None = None, verified_only: bool | None = None) -> dict:
     """Top-k overlap, identical top-1 and no-answer verdicts of two indexes, with the
     questions that differ."""
+    assert page_weight(local) > 0
     overlaps, same_top, same_verdict, diffs = [], 0, 0, []
     for q in questions:
         a = search(local, q["query"], k=k, where=where, verified_only=verified_only,
-                   keep_results=True, params=without_pages(local))
+                   keep_results=True)
         b = search(remote, q["query"], k=k, where=where, verified_only=verified_only,
                    keep_results=True)
         ka = [r.chunk_id for r in a.results]
@@ -111,8 +110,8 @@ def test_whole_responses_are_the_same(example, q):
     """Citations, texts, metadata, verification, matched terms, release: all equal."""
     local, remote = example
     (a, sa), (b, sb) = (_without_scores(r.to_dict()) for r in (
-        search(local, q, k=5, params=without_pages(local)), search(remote, q, k=5)))
-    assert a == b
+        search(local, q, k=5), search(remote, q, k=5)))
+    assert a == b and all("page" in r["why"] for r in a["results"]), q  # page step ran
     assert sa == pytest.approx(sb, abs=2e-3)
 
 

@@ -4,13 +4,18 @@ chunk of the document — which documents come first may change, never the order
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.errors import IndexLoadError
+from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import open_index
 from kbtools.query import pages
 from kbtools.query.fusion import FusionParams, Hit
@@ -90,25 +95,70 @@ def test_hybrid_search_uses_pages_single_retrievers_do_not(index):
         assert not any("page" in r["why"] for r in res["results"])
 
 
-def test_page_vectors_are_kept_between_processes(index, tmp_path, monkeypatch):
-    """A second process (a fresh index object) reads them from KB_HOME instead of the vectors;
-    a cache file that does not fit this index is recomputed, an unwritable home skipped."""
+def test_build_ships_page_vectors_reproducibly(index, tmp_path):
+    """`kb build` writes each model's page vectors into data/ (listed in the manifest), the
+    same vectors a search would compute from the release's vectors, and the same bytes
+    when the same sources are built again."""
+    for model in index.manifest["models"]:
+        path = index.layout.pages(model)
+        rel = path.relative_to(index.root).as_posix()
+        assert index.manifest["artifacts"][rel]["size"] == path.stat().st_size
+        shipped = np.load(path)
+        assert shipped.dtype == np.float32 and shipped.shape[0] == len(index.docs())
+        assert np.array_equal(pages.page_vectors(open_index(index.root), model), shipped)
+        assert np.allclose(shipped, pages._compute(index, model), atol=0)
+    again = tmp_path / "again"
+    repo = index.root.parent
+    build(load_config(repo), BuildOptions(out=again, progress=False))
+    for model in index.manifest["models"]:
+        assert index.layout.pages(model).read_bytes() == \
+            open_index(again).layout.pages(model).read_bytes()
+
+
+def _older_release(index, tmp_path: Path) -> Path:
+    """A copy of the release as built before page vectors shipped (no data/pages)."""
+    root = tmp_path / "older"
+    shutil.copytree(index.root, root)
+    shutil.rmtree(root / "data" / "pages")
+    return root
+
+
+def test_older_release_computes_and_keeps_them_between_processes(index, tmp_path, monkeypatch):
+    """A release without shipped page vectors: a second process (a fresh index object) reads
+    them from KB_HOME instead of the vectors; a cache file that does not fit this index is
+    recomputed, an unwritable home skipped."""
     monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    older = _older_release(index, tmp_path)
     model = _model(index)
-    first = pages.page_vectors(open_index(index.root), model)
+    first = pages.page_vectors(open_index(older), model)
+    assert np.array_equal(first, pages.page_vectors(index, model))
     files = list((tmp_path / "home" / "cache" / "pages").glob("*.npy"))
     assert len(files) == 1 and np.array_equal(np.load(files[0]), first)
     np.save(files[0], np.ones((len(index.docs()) + 1, first.shape[1]), dtype=np.float32))
-    again = pages.page_vectors(open_index(index.root), model)
+    again = pages.page_vectors(open_index(older), model)
     assert np.array_equal(again, first) and np.array_equal(np.load(files[0]), first)
     (tmp_path / "file").write_text("x", encoding="utf-8")
     monkeypatch.setenv("KB_HOME", str(tmp_path / "file"))  # a home that cannot be made
-    assert np.array_equal(pages.page_vectors(open_index(index.root), model), first)
+    assert np.array_equal(pages.page_vectors(open_index(older), model), first)
+
+
+def test_a_shipped_file_that_does_not_fit_is_one_line(index, tmp_path, monkeypatch):
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    root = tmp_path / "bad"
+    shutil.copytree(index.root, root)
+    model = _model(index)
+    np.save(ReleaseLayout(root).pages(model), np.ones((1, 4), dtype=np.float32))
+    with pytest.raises(IndexLoadError, match="do not fit this release"):
+        pages.page_vectors(open_index(root), model)
+    ReleaseLayout(root).pages(model).write_bytes(b"not numpy")
+    res = CliRunner().invoke(main, ["query", "--index", str(root), "快照怎么收费"])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert "not a page-vector file" in res.output and "\n" not in res.output.strip()
 
 
 def test_page_weight_is_a_query_setting(index):
-    """`[query] page_weight` (FusionParams) sets the bonus; 0 (the default) turns it off."""
-    assert FusionParams().page_weight == 0.0
+    """`[query] page_weight` (FusionParams) sets the bonus, 0.2 by default; 0 turns it off."""
+    assert FusionParams().page_weight == 0.2
     on = search(index, "快照怎么收费", k=5, keep_results=True,
                 params=FusionParams(page_weight=0.5)).to_dict()
     assert max(r["why"]["page"] for r in on["results"]) == pytest.approx(0.5)

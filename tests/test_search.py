@@ -55,7 +55,11 @@ def test_known_answers_hit_at_3(index, group):
     assert sum(hits) / len(hits) >= FLOORS[group], missed
 
 
-SIGNATURE_KINDS = {"table_value", "fault_code", "identifier_en"}
+SIGNATURE_KINDS = {"table_value", "fault_code", "identifier_en", "value_en"}
+# kinds of the issue's three groups (at least 10 questions each); value_en: English product
+# questions asking for a bound or an amount the documentation states in other words
+# ("maximum upload size" → "the 25 MB upload limit")
+TEN_OR_MORE = {"table_value", "fault_code", "identifier_en"}
 
 
 def _top1_right(res: dict, gold: list[dict]) -> bool:
@@ -66,15 +70,16 @@ def _top1_right(res: dict, gold: list[dict]) -> bool:
 
 
 def test_signature_questions_top1(index):
-    """The questions the product exists for: decision-table values (three tables), fault codes
-    and English identifiers. The first result holds the answer for >= 90% of each kind."""
+    """The questions the product exists for: decision-table values (three tables), fault codes,
+    English identifiers and English values. The first result holds the answer for >= 90% of
+    each kind."""
     qs = [q for q in QUESTIONS if q.get("group") == "signature"]
     assert {q["kind"] for q in qs} == SIGNATURE_KINDS
     tables = {q["gold"][0]["doc"] for q in qs if q["kind"] == "table_value"}
     assert len(tables) >= 3
     for kind in sorted(SIGNATURE_KINDS):
         group = [q for q in qs if q["kind"] == kind]
-        assert len(group) >= 10
+        assert len(group) >= (10 if kind in TEN_OR_MORE else 5)
         right = [_top1_right(search(index, q["query"], k=3).to_dict(), q["gold"]) for q in group]
         missed = [q["query"] for q, ok in zip(group, right, strict=True) if not ok]
         assert sum(right) / len(right) >= 0.9, (kind, missed)

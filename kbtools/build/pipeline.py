@@ -49,7 +49,7 @@ from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
 from kbtools.provenance import LineProvenance
-from kbtools.query import calibration
+from kbtools.query import calibration, pages
 from kbtools.render.formula import (
     FAILURE_DIR,
     formula_relpath,
@@ -232,8 +232,12 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
-    # measured on the derived index; a data file, so the manifest lists it too (only it is
-    # hashed: the rest of data/ is listed already)
+    # computed from the derived index; data files, so the manifest lists them too (only they
+    # are hashed: the rest of data/ is listed already). Page vectors first: the calibration's
+    # searches use them.
+    for made in pages.write_release(staging):
+        manifest["artifacts"][made.relative_to(staging).as_posix()] = file_entry(made)
+    write_manifest(staging, manifest)
     record = calibration.write_release(staging)
     manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
     write_manifest(staging, manifest)

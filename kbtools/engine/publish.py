@@ -43,6 +43,7 @@ from kbtools.index import synonyms
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.query import pages
 from kbtools.ship.signing import load_public, verify
 from kbtools.ship.trust import stored_keys
 
@@ -175,6 +176,7 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "dictionary": list(index.bm25.tok.words),
         "synonyms": synonyms.dump(index.synonyms()),
         "no_answer": index.no_answer_record(),  # the release's own no-answer calibration
+        "pages": page_parts(index),
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
                         "models": table.models.tolist(), "verified": table.verified.tolist()},
         "fields": fields,
@@ -184,6 +186,14 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "verified": {"signed_by": checked.signed_by,
                      "verified_at": datetime.now(UTC).isoformat(timespec="seconds")},
     }
+
+
+def page_parts(index: KbIndex) -> dict[str, str]:
+    """Per model, the release's page vectors (`kbtools.query.pages`) as base64 of their
+    .npy bytes: the engine's searches weigh pages as the local files do."""
+    return {model: base64.b64encode(pages.to_bytes(pages.page_vectors(index, model))
+                                    ).decode("ascii")
+            for model in sorted(index.manifest.get("models", {}))}
 
 
 def _sources(index: KbIndex) -> dict[str, str]:

@@ -35,6 +35,7 @@ from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
 from kbtools.index.store import Store
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
+from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
 from kbtools.query.search import query_models
@@ -196,7 +197,7 @@ class MilvusCandidates:
                               f"{want}, this machine has {emb.fingerprint()}; install the "
                               "matching model or publish a release built with this one",
                               path=str(self.engine.url))
-        q = np.asarray(emb.embed_batch([req.text])[0], dtype=np.float32)
+        q = pages.question_vector(model, req.text)  # embedded once: the page step reuses it
         if model in self.partial:
             has = f"array_contains(models, {expr.literal(model)})"
             filt = f"{has} and ({filt})" if filt else has
@@ -238,6 +239,7 @@ class MilvusIndex(KbIndex):
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
         self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
         self._no_answer = parts.get("no_answer") or {}  # the global rule before it shipped
+        self._page_blobs: dict[str, str] = parts.get("pages") or {}  # none before they shipped
         fields: dict[str, str] = parts["fields"]
         partial = {m for m in fields
                    if any(m not in s.split(",") for s in table["models"])}
@@ -247,6 +249,22 @@ class MilvusIndex(KbIndex):
     def vectors(self, model: str) -> Any:
         raise IndexLoadError("the vectors of this release are in the engine, not in files",
                              path=str(self.root))
+
+    def shipped_pages(self, model: str) -> np.ndarray | None:
+        """The page vectors published with the release; none (no columns: no page evidence)
+        for a release published before they were."""
+        if model not in self._pages:
+            blob = self._page_blobs.get(model)
+            if blob is None:
+                self._pages[model] = np.zeros((len(self.docs()), 0), dtype=np.float32)
+            else:
+                try:
+                    self._pages[model] = pages.from_bytes(base64.b64decode(blob))
+                except ValueError:
+                    raise EngineError(f"the page vectors of {model!r} in {self.collection} "
+                                      "are unreadable; publish the release again",
+                                      path=str(self.root)) from None
+        return self._pages[model]
 
     def hold(self) -> KbIndex:
         return self

@@ -12,6 +12,7 @@ A release directory (``dist/``, ``DEVICE/releases/<tag>/``)::
       dictionary.txt          the tokenizer's domain dictionary
       synonyms.txt            synonym groups for query expansion (only when the repo has some)
       no_answer.json          the index's own no-answer calibration (`kbtools.query.calibration`)
+      pages/<model>.npy       float32 page vectors, a row per document (`kbtools.query.pages`)
       source/<doc>            the Markdown sources
       formulas/<sha>.svg, tables/<name>.csv
     index/                    derived from data/ by `materialize` ("derived" in the manifest)
@@ -64,6 +65,7 @@ DOCS = "docs.jsonl"
 DICTIONARY = "dictionary.txt"
 SYNONYMS = "synonyms.txt"
 NO_ANSWER = "no_answer.json"
+PAGE_DIR = "pages"
 STORE = "store.sqlite"
 BM25_DIR = "bm25"
 BM25_VOCAB = "kb_vocab.json"
@@ -156,6 +158,9 @@ class ReleaseLayout:
     @property
     def no_answer(self) -> Path:
         return self.data / NO_ANSWER
+
+    def pages(self, model: str) -> Path:
+        return self.data / PAGE_DIR / f"{model}.npy"
 
     @property
     def source(self) -> Path:

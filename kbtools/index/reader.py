@@ -79,6 +79,7 @@ class KbIndex:
         self._facet_docs: dict[str, dict[str, np.ndarray]] = {}
         self._synonyms: Synonyms | None = None
         self._no_answer: dict[str, Any] | None = None
+        self._pages: dict[str, np.ndarray | None] = {}
 
     @property
     def root(self) -> Path:
@@ -166,6 +167,18 @@ class KbIndex:
             self._no_answer = record if isinstance(record, dict) else {}
         return self._no_answer
 
+    def shipped_pages(self, model: str) -> np.ndarray | None:
+        """The page vectors of `model` the release ships (data/pages/<model>.npy, one row
+        per document of `docs()`), None when it has none (an older release): read only,
+        `kbtools.query.pages` gives them meaning."""
+        if model not in self._pages:
+            path = self.layout.pages(model)
+            try:
+                self._pages[model] = np.load(path) if path.is_file() else None
+            except (OSError, ValueError):
+                raise IndexLoadError("not a page-vector file", path=str(path)) from None
+        return self._pages[model]
+
     def source_path(self, doc: str) -> Path:
         """The shipped Markdown source of `doc` (not checked: see `kbtools.agents.read`)."""
         return self.layout.source / doc
@@ -177,6 +190,7 @@ class KbIndex:
         self.bm25  # noqa: B018 - opens the matrices (memory-mapped)
         for key in self.manifest.get("models", {}):
             self.vectors(key)
+            self.shipped_pages(key)
         self.docs()
         self.facets()
         self.chunk_table()

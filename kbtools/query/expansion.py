@@ -12,6 +12,12 @@ For the relevance threshold a question word that the index never saw but whose s
 knows is not "unknown" (a field user's word for something the knowledge covers), and a
 passage holding a synonym of a question word covers that word. Pure but for the index's
 tokenizer and vocabulary.
+
+Besides the knowledge's own groups, every index knows the few groups of MEASURES: how a
+question asks for a bound or an amount ("What is the maximum upload size …?") and how
+documentation states one ("photos above the 25 MB upload limit"). The words share no token
+(maximum/limit, size/MB), so BM25 could not see the answer and ranked a page that merely
+names the product first. A term of the knowledge's own groups is never expanded by these.
 """
 
 from __future__ import annotations
@@ -20,8 +26,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
+from kbtools.index.synonyms import parse
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
+
+# The vocabulary of bounds and amounts, in every index (see the module docstring): a bound
+# asked for and the words that state one; an amount of data and its units. Chinese and
+# English; groups in the synonyms file format (`kbtools.index.synonyms`).
+MEASURES = parse("""
+maximum = max = limit = cap = largest
+minimum = min = smallest = at least
+size = MB = GB = KB = TB = KiB = MiB = GiB = bytes
+最大 = 上限 = 最多 = 至多
+最小 = 下限 = 最少 = 至少
+""")[0]
 
 
 @dataclass(frozen=True)
@@ -32,6 +50,12 @@ class Expansion:
     ids: tuple[int, ...] = ()  # their BM25 term ids
     covers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # question token → tokens
     shown: tuple[dict[str, Any], ...] = ()  # {"term", "expanded": […], "from"} per named term
+    # those of `ids` that weigh as a question term (see `expand`), the rest EXPANSION_WEIGHT
+    full_ids: tuple[int, ...] = ()
+
+    def weighed_ids(self) -> tuple[int, ...]:
+        """The expansion ids searched at EXPANSION_WEIGHT (the others are in `full_ids`)."""
+        return tuple(i for i in self.ids if i not in self.full_ids)
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -45,14 +69,18 @@ NO_EXPANSION = Expansion()
 
 
 def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
-    """The expansion of question `text`: the other terms of each synonym group it names and
-    the titles of the documents whose `routed_aliases` it names."""
-    if not index.synonyms() and not routed_aliases:
-        return NO_EXPANSION
+    """The expansion of question `text`: the other terms of each synonym group it names (the
+    knowledge's own, then MEASURES) and the titles of the documents whose `routed_aliases`
+    it names. The expansion of a MEASURES word that no chunk of the index uses ("maximum"
+    where the documentation says "limit") weighs as the question's own word: EXPANSION_WEIGHT
+    lets a passage that uses the question's word win a tie, and here none can."""
     bm25 = index.bm25
     own = set(bm25.tok(text))
+    mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
-        (t, index.synonyms().others(t), "synonyms") for t in index.synonyms().found_in(text)]
+        (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
+    named += [(t, [o for o in MEASURES.others(t) if not mine.others(o)], "measures")
+              for t in MEASURES.found_in(text) if not mine.others(t)]
     docs = index.docs()
     for alias in routed_aliases:
         holders = index.facet_docs("aliases").get(alias.casefold())
@@ -61,6 +89,7 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         named.append((alias, [t for t in titles if t], "aliases"))
     terms: dict[str, int] = {}
     covers: dict[str, tuple[str, ...]] = {}
+    full: set[int] = set()
     shown = []
     for term, others, source in named:
         found = [w for o in others for w in bm25.tok(o) if w in bm25.vocab and w not in own]
@@ -71,5 +100,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             terms.setdefault(w, bm25.vocab[w])
         for q in bm25.tok(term):
             covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *found]))
+        if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
+            full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
-    return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown))
+    return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
+                     tuple(i for i in terms.values() if i in full))

@@ -4,17 +4,20 @@ A chunk is judged on its own words, but a question often names what a page is ab
 than what one paragraph of it says ("复制镜像怎么收费的？" → the page on snapshot billing).
 Each document gets a *page vector*: the normalised sum of its chunks' vectors of the
 question's model (its centroid direction). After fusion, every candidate chunk's score rises
-by ``[query] page_weight`` (`FusionParams.page_weight`; 0.2 measured best, 0 by default
-while an engine's index has no page vectors) × the cosine of the question with its
-document's page vector, rescaled between the least and the most similar page of the index
-(so the bonus is scale-free: 0 for the farthest page, the weight for the closest). The order of chunks inside a document
-does not change; only which documents come first. Candidates stay the retrievers' own: a
-page vector lifts a document already found, it does not add one.
+by ``[query] page_weight`` (`FusionParams.page_weight`, 0.2 by default: measured best) × the
+cosine of the question with its document's page vector, rescaled between the least and the
+most similar page of the index (so the bonus is scale-free: 0 for the farthest page, the
+weight for the closest). The order of chunks inside a document does not change; only which
+documents come first. Candidates stay the retrievers' own: a page vector lifts a document
+already found, it does not add one.
 
-Page vectors are computed from the release's vectors (data/vectors shards) on first use and
-kept for the life of the index object (a per-process cost, see docs/retrieval.md); question
-vectors are memoised briefly so the vector retriever and this step embed a question once.
-Measured in docs/retrieval.md ("Page vectors").
+`kb build` computes the page vectors into the release (``data/pages/<model>.npy``, float32,
+reproducible bytes; `write_release`), `kb publish --engine` ships them in the release's
+``__meta`` collection, so a device and an engine rank alike from the first question. A
+release built before they shipped gets them computed from its vectors on first use (kept
+under KB_HOME by the manifest's hash); an engine release published before has none (no
+page evidence). Question vectors are memoised briefly so the vector retriever and this step
+embed a question once. Measured in docs/retrieval.md ("Page vectors").
 """
 
 from __future__ import annotations
@@ -29,8 +32,11 @@ import numpy as np
 
 from kbtools.config import kb_home
 from kbtools.embed.registry import get_embedder
+from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.index.reader import KbIndex
+from kbtools.index.layout import ReleaseLayout
+from kbtools.index.manifest import load_manifest
+from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.query.fusion import Hit
 
 KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used)
@@ -52,11 +58,55 @@ def question_vector(model: str, text: str) -> np.ndarray:
 
 def page_vectors(index: KbIndex, model: str) -> np.ndarray:
     """Per document of the index (in `index.docs()` order), the unit-length sum of its chunk
-    vectors of `model`; zeros for a document without any."""
+    vectors of `model`; zeros for a document without any (no columns: no page vectors).
+    The release's own when it ships them, else computed (see the module docstring)."""
     cache = _PAGES.setdefault(index, {})
     if model not in cache:
-        cache[model] = _load_or_compute(index, model)
+        shipped = index.shipped_pages(model)
+        cache[model] = _checked(index, model, shipped) if shipped is not None \
+            else _load_or_compute(index, model)
     return cache[model]
+
+
+def _checked(index: KbIndex, model: str, pages: np.ndarray) -> np.ndarray:
+    """Shipped page vectors, or IndexLoadError when they do not fit the release."""
+    if pages.ndim != 2 or len(pages) != len(index.docs()) or pages.dtype != np.float32:
+        raise IndexLoadError(f"page vectors of {model!r} do not fit this release "
+                             f"({pages.shape} {pages.dtype} for {len(index.docs())} documents); "
+                             "rebuild it", path=str(index.layout.pages(model)))
+    return pages
+
+
+def to_bytes(pages: np.ndarray) -> bytes:
+    """Page vectors as a .npy file's bytes (the same for the same vectors)."""
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(pages, dtype=np.float32), allow_pickle=False)
+    return buf.getvalue()
+
+
+def from_bytes(data: bytes) -> np.ndarray:
+    """The inverse of `to_bytes` (ValueError for anything else)."""
+    pages = np.load(io.BytesIO(data), allow_pickle=False)
+    if not isinstance(pages, np.ndarray):
+        raise ValueError("not a page-vector array")
+    return pages
+
+
+def write_release(root: Path) -> list[Path]:
+    """Compute the page vectors of every model of the release directory `root` (its index/
+    derived) into its data/ (atomically). Returns the files, which the caller lists in the
+    manifest."""
+    layout = ReleaseLayout(root)
+    manifest = load_manifest(root)
+    index = KbIndex(layout, manifest, load_release_info(layout, manifest))
+    written = []
+    try:
+        for model in sorted(manifest.get("models", {})):
+            atomic_write_bytes(layout.pages(model), to_bytes(_compute(index, model)))
+            written.append(layout.pages(model))
+    finally:
+        index.close()
+    return written
 
 
 def _cache_file(index: KbIndex, model: str) -> Path:
@@ -83,9 +133,7 @@ def _load_or_compute(index: KbIndex, model: str) -> np.ndarray:
         pass
     pages = _compute(index, model)
     try:
-        buf = io.BytesIO()
-        np.save(buf, pages)
-        atomic_write_bytes(path, buf.getvalue())
+        atomic_write_bytes(path, to_bytes(pages))
         kept = sorted(path.parent.glob("*.npy"), key=lambda f: f.stat().st_mtime, reverse=True)
         for old in kept[KEEP_CACHED:]:
             old.unlink(missing_ok=True)

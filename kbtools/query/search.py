@@ -242,8 +242,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     if exp:
         filters = replace(filters, expanded=exp.shown)
     depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
-    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask, tuple(ids),
-                               depth, exp.ids, EXPANSION_WEIGHT)
+    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask,
+                               tuple(ids) + exp.full_ids, depth, exp.weighed_ids(),
+                               EXPANSION_WEIGHT)
     lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
@@ -302,11 +303,9 @@ LOCAL_CANDIDATES = LocalCandidates()
 def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
                    text: str, mode: str, weight: float) -> list[fusion.Hit]:
     """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
-    when the vectors are local files (an engine's index keeps its order)."""
+    from the release's files or, for an engine's index, from what it published."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
     if mode != "hybrid" or model is None or "bm25" not in lists:
-        return hits
-    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
         return hits
     return pages.reweigh(index, hits, model, text, weight)
 
