@@ -32,7 +32,16 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
-from kbtools.query import answers, calibration, distinct, freshness, fusion, pages
+from kbtools.query import (
+    answers,
+    calibration,
+    distinct,
+    feedback,
+    freshness,
+    fusion,
+    neighbours,
+    pages,
+)
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -245,11 +254,13 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask, tuple(ids),
                                depth, exp.ids, EXPANSION_WEIGHT)
     lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
-    fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
-                        unverified=_unverified_vector(index))
     today = freshness.today_or(today)
-    fused = freshness.reweigh(index, fused, today)
-    fused = _page_evidence(index, fused, lists, text, mode, params.page_weight)
+    boost = _boost_vector(index, routed)
+    fused = _fused(index, lists, params, boost, today, text, mode)
+    if feedback_lists := _feedback(index, fused, lists, request, params, ids):
+        lists = feedback_lists
+        fused = _fused(index, lists, params, boost, today, text, mode)
+    fused = _linked_pages(index, fused, lists, text, mode, params.link_weight)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
@@ -297,6 +308,50 @@ class LocalCandidates:
 
 
 LOCAL_CANDIDATES = LocalCandidates()
+
+
+def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.FusionParams,
+           boost: np.ndarray | None, today: date, text: str, mode: str) -> list[fusion.Hit]:
+    """The candidate lists fused, weighed for freshness and page evidence."""
+    fused = fusion.fuse(lists, params, boost=boost, unverified=_unverified_vector(index))
+    fused = freshness.reweigh(index, fused, today)
+    return _page_evidence(index, fused, lists, text, mode, params.page_weight)
+
+
+def _feedback(index: KbIndex, fused: list[fusion.Hit], lists: dict[str, fusion.Ranked],
+              req: CandidateRequest, params: fusion.FusionParams,
+              question_ids: list[int]) -> dict[str, fusion.Ranked] | None:
+    """Hybrid search with `feedback_weight`: the lists with the BM25 list merged with a
+    search on the salient terms of the first pages found (kbtools.query.feedback), or None
+    when there is nothing to add."""
+    if req.mode != "hybrid" or params.feedback_weight <= 0 or "bm25" not in lists or not fused:
+        return None
+    chunks = feedback.feedback_chunks(fused, index.chunk_table().doc, params.feedback_docs)
+    rows = index.store.ranking_rows([h.num for h in chunks])
+    texts = {n: r["embed_text"] for n, r in rows.items()}
+    terms = feedback.salient_terms(index, [h for h in chunks if h.num in texts], texts,
+                                   set(question_ids) | set(req.expansion_ids),
+                                   params.feedback_terms, params.feedback_support)
+    if not terms:
+        return None
+    second = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, feedback.request(req, terms))
+    if "bm25" not in second:
+        return None
+    merged = feedback.merge(lists["bm25"], second["bm25"], params.feedback_weight, req.count)
+    return {**lists, "bm25": merged}
+
+
+def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
+                  text: str, mode: str, weight: float) -> list[fusion.Hit]:
+    """Hybrid search: pages linked from the best pages join or rise, by the question's page
+    similarity (kbtools.query.neighbours), when the vectors are local files."""
+    model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+    if mode != "hybrid" or model is None or weight <= 0:
+        return hits
+    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return hits
+    similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
+    return neighbours.reweigh(index, hits, similarity, weight)
 
 
 def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
