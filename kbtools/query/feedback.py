@@ -28,9 +28,11 @@ from kbtools.index.reader import KbIndex
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Hit, Ranked, top
 
-# A feedback term is held by at most this share of the index's chunks (a word most pages
-# use says nothing about which page is meant).
+# A feedback term is held by at most this share of the index's chunks, or by at most
+# MAX_CHUNKS chunks in a small index (a word most pages use says nothing about which page
+# is meant).
 MAX_SHARE = 0.02
+MAX_CHUNKS = 25
 # Digits-only tokens and single characters are never feedback terms.
 MIN_TERM_CHARS = 2
 
@@ -54,7 +56,7 @@ def salient_terms(index: KbIndex, chunks: list[Hit], texts: dict[int, str],
                   question_ids: set[int], n_terms: int, min_support: int) -> list[int]:
     """Up to `n_terms` BM25 term ids salient in the feedback chunks: weight = Σ over the
     chunks holding the term of the chunk's share of the chunks' fused scores, × idf; terms
-    of the question, frequent terms (> MAX_SHARE of the chunks), numbers, single
+    of the question, frequent terms (more than MAX_SHARE of the chunks and MAX_CHUNKS), numbers, single
     characters and terms held by fewer than `min_support` chunks are left out."""
     total = sum(max(h.score, 0.0) for h in chunks) or 1.0
     weight: dict[int, float] = {}
@@ -71,8 +73,9 @@ def salient_terms(index: KbIndex, chunks: list[Hit], texts: dict[int, str],
         return []
     share = index.bm25.share(ids)
     idf = index.bm25.idf(ids)
+    limit = max(MAX_SHARE, MAX_CHUNKS / max(index.store.count(), 1))
     scored = [(weight[i] * float(f), i) for i, f, s in zip(ids, idf, share, strict=True)
-              if s <= MAX_SHARE]
+              if s <= limit]
     scored.sort(key=lambda x: (-x[0], x[1]))
     return [i for _, i in scored[:n_terms]]
 

@@ -32,7 +32,7 @@ import numpy as np
 from kbtools.index.reader import KbIndex
 from kbtools.query.fusion import Hit
 
-NEIGHBOUR_SOURCES = 5  # the best documents whose links are followed
+NEIGHBOUR_SOURCES = 3  # the best documents whose links are followed
 LINK_CAP = 0.9  # a linked page scores at most this share of the best page linking to it
 PATH_TAIL = 3  # path components compared when resolving a link by its path
 
