@@ -25,8 +25,8 @@ from dataclasses import replace
 import numpy as np
 
 from kbtools.index.reader import KbIndex
-from kbtools.query.candidates import CandidateRequest
-from kbtools.query.fusion import Hit, Ranked, top
+from kbtools.query.candidates import CandidateRequest, CandidateSource
+from kbtools.query.fusion import FusionParams, Hit, Ranked, top
 
 # A feedback term is held by at most this share of the index's chunks, or by at most
 # MAX_CHUNKS chunks in a small index (a word most pages use says nothing about which page
@@ -101,3 +101,26 @@ def merge(first: Ranked, second: Ranked, weight: float, count: int) -> Ranked:
     scores[np.searchsorted(keys, second.keys)] += scale * second.scores
     best = top(scores, count)
     return Ranked(keys[best.keys], best.scores)
+
+
+def with_feedback(index: KbIndex, fused: list[Hit], lists: dict[str, Ranked],
+                  req: CandidateRequest, params: FusionParams, question_ids: list[int],
+                  source: CandidateSource) -> dict[str, Ranked] | None:
+    """Hybrid search with `feedback_weight`: the candidate lists with the BM25 list merged
+    with `source`'s search on the salient terms of the first pages found, or None when
+    there is nothing to add (another mode, no BM25 list, no salient term)."""
+    if req.mode != "hybrid" or params.feedback_weight <= 0 or "bm25" not in lists or not fused:
+        return None
+    chunks = feedback_chunks(fused, index.chunk_table().doc, params.feedback_docs)
+    texts = {n: r["embed_text"] for n, r in
+             index.store.ranking_rows([h.num for h in chunks]).items()}
+    terms = salient_terms(index, [h for h in chunks if h.num in texts], texts,
+                          set(question_ids) | set(req.expansion_ids),
+                          params.feedback_terms, params.feedback_support)
+    if not terms:
+        return None
+    second = source.ranked_lists(index, request(req, terms))
+    if "bm25" not in second:
+        return None
+    return {**lists, "bm25": merge(lists["bm25"], second["bm25"], params.feedback_weight,
+                                   req.count)}

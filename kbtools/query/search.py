@@ -4,7 +4,9 @@ search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
-fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → list
+fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
+pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) and
+linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
@@ -257,7 +259,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     today = freshness.today_or(today)
     boost = _boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
-    if feedback_lists := _feedback(index, fused, lists, request, params, ids):
+    if feedback_lists := feedback.with_feedback(index, fused, lists, request, params, ids,
+                                                source_of(index, LOCAL_CANDIDATES)):
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
     fused = _linked_pages(index, fused, lists, text, mode, params.link_weight)
@@ -316,29 +319,6 @@ def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.Fusio
     fused = fusion.fuse(lists, params, boost=boost, unverified=_unverified_vector(index))
     fused = freshness.reweigh(index, fused, today)
     return _page_evidence(index, fused, lists, text, mode, params.page_weight)
-
-
-def _feedback(index: KbIndex, fused: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-              req: CandidateRequest, params: fusion.FusionParams,
-              question_ids: list[int]) -> dict[str, fusion.Ranked] | None:
-    """Hybrid search with `feedback_weight`: the lists with the BM25 list merged with a
-    search on the salient terms of the first pages found (kbtools.query.feedback), or None
-    when there is nothing to add."""
-    if req.mode != "hybrid" or params.feedback_weight <= 0 or "bm25" not in lists or not fused:
-        return None
-    chunks = feedback.feedback_chunks(fused, index.chunk_table().doc, params.feedback_docs)
-    rows = index.store.ranking_rows([h.num for h in chunks])
-    texts = {n: r["embed_text"] for n, r in rows.items()}
-    terms = feedback.salient_terms(index, [h for h in chunks if h.num in texts], texts,
-                                   set(question_ids) | set(req.expansion_ids),
-                                   params.feedback_terms, params.feedback_support)
-    if not terms:
-        return None
-    second = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, feedback.request(req, terms))
-    if "bm25" not in second:
-        return None
-    merged = feedback.merge(lists["bm25"], second["bm25"], params.feedback_weight, req.count)
-    return {**lists, "bm25": merged}
 
 
 def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
