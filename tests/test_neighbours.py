@@ -96,3 +96,10 @@ def test_hybrid_search_brings_the_linked_api_page_after_its_guide(index):
                      params=FusionParams(link_weight=1.0)).to_dict()
         assert not any("linked" in r["why"] for r in res["results"])
 
+
+def test_a_linked_page_outside_the_filters_does_not_join(index):
+    api = "knowledge/api/resize-disk.md"
+    res = search(index, QUESTION, k=8, keep_results=True, where=[f"doc!={api}"],
+                 params=FusionParams(link_weight=1.0)).to_dict()
+    assert res["results"] and api not in {r["doc"] for r in res["results"]}
+    assert any("linked" in r["why"] for r in res["results"])  # limits.md still joins

@@ -125,10 +125,11 @@ def linked_scores(hits: list[Hit], doc_of: np.ndarray, graph: list[frozenset[int
 
 
 def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
-            weight: float) -> list[Hit]:
+            weight: float, mask: np.ndarray | None = None) -> list[Hit]:
     """`hits` with linked pages scored (`linked_scores`): a candidate page's best chunk
-    rises, a page not among them joins with its first chunk; ``why.linked`` holds the
-    score given. Re-sorted best first; unchanged for a zero weight."""
+    rises, a page not among them joins with its first chunk (unless the search's filter
+    `mask` excludes that chunk); ``why.linked`` holds the score given. Re-sorted best
+    first; unchanged for a zero weight."""
     if weight <= 0 or not hits:
         return hits
     doc_of = index.chunk_table().doc
@@ -145,7 +146,7 @@ def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
         out.append(h)
     firsts = _first_chunks(index)
     for d in sorted(set(scores) - done):
-        if firsts[d] >= 0:
+        if firsts[d] >= 0 and (mask is None or mask[firsts[d]]):
             out.append(Hit(int(firsts[d]), scores[d], {
                 "bm25_rank": None, "bm25_score": None, "vector_rank": None,
                 "vector_score": None, "linked": round(scores[d], 6)}))

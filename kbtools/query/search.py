@@ -263,7 +263,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                                                 source_of(index, LOCAL_CANDIDATES)):
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
-    fused = _linked_pages(index, fused, lists, text, mode, params.link_weight)
+    fused = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
@@ -322,16 +322,18 @@ def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.Fusio
 
 
 def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-                  text: str, mode: str, weight: float) -> list[fusion.Hit]:
-    """Hybrid search: pages linked from the best pages join or rise, by the question's page
-    similarity (kbtools.query.neighbours), when the vectors are local files."""
+                  text: str, mode: str, weight: float,
+                  mask: np.ndarray | None) -> list[fusion.Hit]:
+    """Hybrid search: pages linked from the best pages join (within the filters' `mask`) or
+    rise, by the question's page similarity (kbtools.query.neighbours), when the vectors
+    are local files."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
     if mode != "hybrid" or model is None or weight <= 0:
         return hits
     if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
         return hits
     similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
-    return neighbours.reweigh(index, hits, similarity, weight)
+    return neighbours.reweigh(index, hits, similarity, weight, mask)
 
 
 def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
