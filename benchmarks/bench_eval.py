@@ -168,6 +168,8 @@ def main() -> None:
         if args.limit:
             questions = questions[: args.limit]
         index = open_index(dest)
+        # query settings apply to a reused index too (they are read from its manifest)
+        index.manifest["config"]["values"]["query"].update(overrides.get("query", {}))
         rows = [evaluate(index, questions, mode=m) for m in args.modes.split(",")]
         report[name] = {"build_seconds": round(build_s, 1), "chunks": chunks,
                         "embedded": embedded, "rows": rows}

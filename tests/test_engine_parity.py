@@ -27,10 +27,15 @@ FIRST = 100
 SHARED = REPO.parent / "shared"
 
 
+def params_of(index: KbIndex) -> FusionParams:
+    """The ranking parameters the index's build configured (both sides search with them)."""
+    return FusionParams.from_config(index.manifest["config"]["values"]["query"])
+
+
 def page_weight(index: KbIndex) -> float:
     """The page-vector weight both sides search with (kbtools.query.pages): parity is only
     worth checking with page evidence on."""
-    return FusionParams.from_config(index.manifest["config"]["values"]["query"]).page_weight
+    return params_of(index).page_weight
 
 
 def parity(local: KbIndex, remote: KbIndex, questions: list[dict], *, k: int = 10,
@@ -132,3 +137,23 @@ def test_dev_set_first_100_same_in_milvus(name, tmp_path, milvus):  # noqa: F811
     finally:
         engine.close()
     assert_parity(stats)
+
+
+def test_feedback_same_in_milvus(example):
+    """Pseudo-relevance feedback (kbtools.query.feedback) asks the candidate source for its
+    second list, so Milvus ranks with it as the local files do."""
+    local, remote = example
+    questions = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
+    on = replace(params_of(local), feedback_weight=0.3, feedback_support=1)
+    same_top = overlap = changed = 0
+    for q in questions:
+        a = search(local, q["query"], k=10, keep_results=True, params=on)
+        b = search(remote, q["query"], k=10, keep_results=True, params=on)
+        base = search(local, q["query"], k=10, keep_results=True, params=params_of(local))
+        ka, kb = [r.chunk_id for r in a.results], [r.chunk_id for r in b.results]
+        same_top += ka[:1] == kb[:1]
+        overlap += len(set(ka) & set(kb)) / len(ka) if ka else float(not kb)
+        changed += ka != [r.chunk_id for r in base.results]
+        assert a.no_answer == b.no_answer, q["query"]
+    assert changed  # the feedback changed some rankings …
+    assert same_top / len(questions) >= 0.95 and overlap / len(questions) >= 0.9  # … alike

@@ -280,6 +280,12 @@ class Store:
             out.append(d)
         return out
 
+    def chunk_links(self) -> list[tuple[str, list[dict[str, Any]]]]:
+        """(document, links) of every chunk that holds links (for the page link graph of
+        `kbtools.query.neighbours`)."""
+        rows = self.con.execute("SELECT doc, links FROM chunks WHERE links != '[]' ORDER BY num")
+        return [(doc, _load(links)) for doc, links in rows.fetchall() if links]
+
     def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
         """Why some chunk of `doc` overlapping lines line_start..line_end is not verified
         (the first by line); None when all are (or none overlaps)."""

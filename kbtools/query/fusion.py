@@ -55,6 +55,13 @@ class FusionParams:
     # hybrid: bonus of the question's closest page (kbtools.query.pages); 0.2 measured best
     # (docs/retrieval.md), 0 turns page evidence off
     page_weight: float = 0.2
+    # hybrid: pseudo-relevance feedback (kbtools.query.feedback); 0 turns it off
+    feedback_weight: float = 0.0
+    feedback_docs: int = 3
+    feedback_terms: int = 10
+    feedback_support: int = 2
+    # hybrid: pages linked from the best pages (kbtools.query.neighbours); 0 turns it off
+    link_weight: float = 0.0
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:

@@ -4,7 +4,9 @@ search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
-fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → list
+fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
+pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) and
+linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
@@ -32,7 +34,16 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
-from kbtools.query import answers, calibration, distinct, freshness, fusion, pages
+from kbtools.query import (
+    answers,
+    calibration,
+    distinct,
+    feedback,
+    freshness,
+    fusion,
+    neighbours,
+    pages,
+)
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -246,11 +257,14 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                                tuple(ids) + exp.full_ids, depth, exp.weighed_ids(),
                                EXPANSION_WEIGHT)
     lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
-    fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
-                        unverified=_unverified_vector(index))
     today = freshness.today_or(today)
-    fused = freshness.reweigh(index, fused, today)
-    fused = _page_evidence(index, fused, lists, text, mode, params.page_weight)
+    boost = _boost_vector(index, routed)
+    fused = _fused(index, lists, params, boost, today, text, mode)
+    if feedback_lists := feedback.with_feedback(index, fused, lists, request, params, ids,
+                                                source_of(index, LOCAL_CANDIDATES)):
+        lists = feedback_lists
+        fused = _fused(index, lists, params, boost, today, text, mode)
+    fused = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
@@ -298,6 +312,29 @@ class LocalCandidates:
 
 
 LOCAL_CANDIDATES = LocalCandidates()
+
+
+def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.FusionParams,
+           boost: np.ndarray | None, today: date, text: str, mode: str) -> list[fusion.Hit]:
+    """The candidate lists fused, weighed for freshness and page evidence."""
+    fused = fusion.fuse(lists, params, boost=boost, unverified=_unverified_vector(index))
+    fused = freshness.reweigh(index, fused, today)
+    return _page_evidence(index, fused, lists, text, mode, params.page_weight)
+
+
+def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
+                  text: str, mode: str, weight: float,
+                  mask: np.ndarray | None) -> list[fusion.Hit]:
+    """Hybrid search: pages linked from the best pages join (within the filters' `mask`) or
+    rise, by the question's page similarity (kbtools.query.neighbours), when the vectors
+    are local files."""
+    model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+    if mode != "hybrid" or model is None or weight <= 0:
+        return hits
+    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return hits
+    similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
+    return neighbours.reweigh(index, hits, similarity, weight, mask)
 
 
 def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
