@@ -1,12 +1,17 @@
-"""BM25 over our tokenizer's output, stored with bm25s (a plain directory of arrays).
+"""BM25 over our tokenizer's output, stored in bm25s's format (a plain directory of arrays).
 
 Next to bm25s's matrices we keep our vocabulary and every chunk's term ids, so a derivation
 from a previous release tokenizes only the chunks that changed (`kbtools.index.incremental`)
-and still writes what a full build writes.
+and still writes what a full build writes. The matrices are computed here over whole arrays
+(`lucene_scores`) and written in the files `bm25s.BM25.save` writes, byte for byte
+(`tests/test_bm25.py`), so deriving an index never imports bm25s and scipy (a second and
+more in a new process); the query side loads them with bm25s.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -49,20 +54,13 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
     with our vocabulary and the ids themselves (kept so that a later derivation tokenizes
     only new chunks: `load_tokens`). Ids are made canonical first (`canonical`), so the
     files depend only on the chunks' terms and their order."""
-    import bm25s
-
     flat, vocab = canonical(np.asarray(flat, dtype=np.int32), vocab)
     offsets = np.asarray(offsets, dtype=np.int64)
-    retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    ids = len(offsets) > 1
-    if ids:  # what `retriever.index` computes (the same arithmetic), without Python loops
-        retriever.scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
-        vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
-        retriever.vocab_dict = vocab
-        retriever.nonoccurrence_array = None  # lucene has none
     path.mkdir(parents=True, exist_ok=True)
-    if ids:
-        retriever.save(str(path), show_progress=False)
+    if len(offsets) > 1:  # what bm25s's `index` computes (the same arithmetic), and saves
+        scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
+        vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
+        save_bm25s(path, scores, vocab, k1=k1, b=b)
     # bm25s writes its vocab; we keep our own, canonical copy for lookups
     (path / BM25_VOCAB).write_text(
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
@@ -96,6 +94,45 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     np.cumsum(np.bincount(cols, minlength=n_vocab), out=indptr[1:])
     return {"data": scores[order], "indices": rows[order].astype(np.int32), "indptr": indptr,
             "num_docs": n_docs}
+
+
+# the files of `bm25s.BM25.save` (lucene has no non-occurrence array)
+SCORE_FILES = {"data": "data.csc.index.npy", "indices": "indices.csc.index.npy",
+               "indptr": "indptr.csc.index.npy"}
+BM25S_VOCAB, BM25S_PARAMS = "vocab.index.json", "params.index.json"
+
+
+def _bm25s_json(value: dict[str, int]) -> str:
+    """bm25s's own serialisation of its vocabulary (orjson when installed, else json)."""
+    if importlib.util.find_spec("orjson") is not None:
+        import orjson
+
+        return orjson.dumps(value).decode("utf-8")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def save_bm25s(path: Path, scores: dict[str, Any], vocab: dict[str, int], *, k1: float,
+               b: float) -> None:
+    """Write `scores` (`lucene_scores`) and `vocab` as `bm25s.BM25(method="lucene").save`
+    does, so `bm25s.BM25.load` reads them; the backend recorded is numpy (what loads
+    everywhere)."""
+    for key, name in SCORE_FILES.items():
+        np.save(path / name, scores[key], allow_pickle=False)
+    (path / BM25S_VOCAB).write_text(_bm25s_json(vocab), encoding="utf-8")
+    params = {"k1": k1, "b": b, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
+              "dtype": "float32", "int_dtype": "int32", "num_docs": scores["num_docs"],
+              "version": importlib.metadata.version("bm25s"), "backend": "numpy"}
+    with open(path / BM25S_PARAMS, "w") as f:  # bm25s's layout: json.dump, indent 4
+        json.dump(params, f, indent=4)
+
+
+def load_scores(path: Path) -> dict[str, Any]:
+    """The score matrix `save_bm25s` wrote (memory-mapped), without importing bm25s."""
+    params = json.loads((path / BM25S_PARAMS).read_text(encoding="utf-8"))
+    out: dict[str, Any] = {key: np.load(path / name, mmap_mode="r", allow_pickle=False)
+                           for key, name in SCORE_FILES.items()}
+    out["num_docs"] = int(params["num_docs"])
+    return out
 
 
 def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:

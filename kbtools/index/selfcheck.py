@@ -113,16 +113,13 @@ def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.C
 
 def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
                 rows: dict[int, dict[str, Any]]) -> list[str]:
-    import bm25s
-
     n = manifest["counts"]["chunks"]
     flat, offsets, vocab = bm25index.load_tokens(layout.bm25)
     if len(offsets) != n + 1:
         return [f"index/bm25: term ids of {len(offsets) - 1} chunks, not {n}"]
     if not n:
         return []
-    scores = bm25s.BM25.load(str(layout.bm25), mmap=True, load_vocab=False,
-                             show_progress=False).scores
+    scores = bm25index.load_scores(layout.bm25)
     if scores["num_docs"] != n or len(scores["indptr"]) not in (len(vocab), len(vocab) + 1) or \
             sorted(vocab.values()) != list(range(len(vocab))):
         return ["index/bm25: matrices do not match the chunks and vocabulary"]
