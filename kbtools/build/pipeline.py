@@ -237,8 +237,9 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
 
     stats.tables = len(render_tables(tables, layout.tables, csv_names,
                                      durable=False))
-    for s in sources:
-        _write_source(layout.source, s.rel, raw[s.rel])
+    for s in sources:  # (those of kept shards are linked with them)
+        if shard_of(s.rel) not in kept:
+            _write_source(layout.source, s.rel, raw[s.rel])
     ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
                 layout.source)
     timer.lap("render")

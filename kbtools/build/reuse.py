@@ -2,10 +2,10 @@
 
 A document's chunks land in one shard of data/ (`kbtools.index.layout.shard_of`): its
 chunk file data/chunks/<xx>.jsonl and, per model, data/vectors/<model>/<xx>.npy. Their
-bytes are a function of the shard's documents and each one's chunk key
-(`kbtools.build.memo.BuildMemo.chunk_key`: the document's bytes, the chunker, the corpus's
-headings, its CSV names, the embedding settings) together with the build's settings and
-the models' fingerprints — as long as no chunk of the shard carries provenance or
+bytes, and those of the shard's documents' copies in data/source/, are a function of the
+shard's documents and each one's chunk key (`kbtools.build.memo.BuildMemo.chunk_key`: the
+document's bytes, the chunker, the corpus's headings, its CSV names, the embedding
+settings) together with the build's settings and the models' fingerprints — as long as no chunk of the shard carries provenance or
 verification (those depend on history, not on the bytes; such shards are always written).
 
 After a build, each such shard's key is kept in the parse cache (`ParseCache`, table
@@ -47,7 +47,7 @@ class ShardEntry:
 
     def encode(self) -> str:
         return json.dumps({"docs": self.docs, "models": list(self.models), "files": self.files,
-                           "stats": self.stats}, ensure_ascii=False, sort_keys=True)
+                           "stats": self.stats}, sort_keys=True)  # ASCII: any path is kept
 
     @classmethod
     def decode(cls, key: str, text: str) -> ShardEntry:
@@ -63,9 +63,12 @@ def _stat(path: Path) -> list[int]:
     return [st.st_ino, st.st_size, st.st_mtime_ns]
 
 
-def shard_files(layout: ReleaseLayout, shard: str, models: tuple[str, ...]) -> list[Path]:
-    """The files of one shard: its chunk file and one vector file per model."""
-    return [layout.chunk_shard(shard), *(layout.vector_shard(m, shard) for m in models)]
+def shard_files(layout: ReleaseLayout, shard: str, models: tuple[str, ...],
+                docs: list[str]) -> list[Path]:
+    """The files of one shard: its chunk file, one vector file per model, and the copies of
+    its documents in data/source/."""
+    return [layout.chunk_shard(shard), *(layout.vector_shard(m, shard) for m in models),
+            *(layout.source / d for d in docs)]
 
 
 class ShardReuse:
@@ -96,13 +99,14 @@ class ShardReuse:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _name(self, shard: str) -> str:
-        return f"{self.out}\0{shard}"
+        return json.dumps([str(self.out), shard])
 
     def plan(self) -> dict[str, ShardEntry]:
         """The shards of the previous output that can be taken as they are."""
         if self.cache is None or not self.previous:
             return {}
         artifacts = self.previous.get("artifacts", {})
+        layout = ReleaseLayout(self.out)
         kept: dict[str, ShardEntry] = {}
         for shard, key in sorted(self.shard_keys.items()):
             text = self.cache.get_value(TABLE, self._name(shard), key)
@@ -110,7 +114,9 @@ class ShardReuse:
                 continue
             try:
                 entry = ShardEntry.decode(key, text)
-                if sorted(entry.docs) != self.by_shard[shard] or \
+                paths = {p.relative_to(self.out).as_posix() for p in
+                         shard_files(layout, shard, entry.models, self.by_shard[shard])}
+                if sorted(entry.docs) != self.by_shard[shard] or set(entry.files) != paths or \
                         any(artifacts.get(p) != e for p, e in entry.files.items()) or \
                         any(_stat(self.out / p) != entry.stats.get(p) for p in entry.files):
                     continue
@@ -145,7 +151,7 @@ class ShardReuse:
             if shard not in models:
                 continue
             paths = [p.relative_to(self.out).as_posix()
-                     for p in shard_files(layout, shard, models[shard])]
+                     for p in shard_files(layout, shard, models[shard], self.by_shard[shard])]
             try:
                 entry = ShardEntry(key, {d: counts[d] for d in self.by_shard[shard]},
                                    models[shard], {p: artifacts[p] for p in paths},

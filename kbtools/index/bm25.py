@@ -145,17 +145,21 @@ def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     return flat, offsets, vocab
 
 
+_UNLOADED: Any = object()
+
+
 class Bm25:
     def __init__(self, path: Path, tok: Tokenizer):
-        import bm25s
-
         self.tok = tok
+        self.path = path
         self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
-        self.retriever: Any = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
-                                         show_progress=False) if self.vocab else None
+        # the postings as arrays, without bm25s (and scipy): term statistics (idf, share,
+        # the no-answer calibration of a build) need no more; scoring loads bm25s
+        s = load_scores(path) if self.vocab else {}
+        self._retriever: Any = _UNLOADED if self.vocab else None
+        self.num_docs = int(s.get("num_docs", 0))
         # plain ndarray views of the memory-mapped postings: slicing a np.memmap costs a
         # subclass round trip per slice, and `matched` slices per term and per hit
-        s = self.retriever.scores if self.retriever is not None else {}
         self._indptr = np.asarray(s.get("indptr", np.zeros(1, dtype=np.int64)))
         self._indices = np.asarray(s.get("indices", np.zeros(0, dtype=np.int64)))
         # every chunk's term ids (`build_from_ids`): which terms a hit holds is one slice
@@ -163,6 +167,20 @@ class Bm25:
         if (path / BM25_TOKENS).is_file() and (path / BM25_OFFSETS).is_file():
             self._tokens = (np.asarray(np.load(path / BM25_TOKENS, mmap_mode="r")),
                             np.asarray(np.load(path / BM25_OFFSETS, mmap_mode="r")))
+
+    @property
+    def retriever(self) -> Any:
+        """bm25s's retriever over the same files (loaded on first use)."""
+        if self._retriever is _UNLOADED:
+            import bm25s
+
+            self._retriever = bm25s.BM25.load(str(self.path), mmap=True, load_vocab=False,
+                                              show_progress=False)
+        return self._retriever
+
+    @retriever.setter
+    def retriever(self, value: Any) -> None:
+        self._retriever = value
 
     def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
         """(known terms, their ids, unknown terms) of a question, tokenized once.
@@ -174,27 +192,26 @@ class Bm25:
         return terms, [self.vocab[t] for t in terms], [t for t in tokens if t not in self.vocab]
 
     def max_idf(self) -> float:
-        n = self.retriever.scores["num_docs"] if self.retriever is not None else 0
-        return float(np.log(1 + (n + 0.5) / 0.5))
+        return float(np.log(1 + (self.num_docs + 0.5) / 0.5))
 
     def scores(self, ids: list[int]) -> np.ndarray | None:
-        if not ids or self.retriever is None:
+        if not ids or not self.vocab:
             return None
         return np.asarray(self.retriever.get_scores_from_ids(ids))
 
     def idf(self, ids: list[int]) -> np.ndarray:
         """Document frequency based idf of each term (for coverage/explain)."""
         indptr = self._indptr
-        n = float(self.retriever.scores["num_docs"])
+        n = float(self.num_docs)
         df = np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64)
         return np.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def share(self, ids: list[int]) -> np.ndarray:
         """Share of the chunks that hold each term (0 when the index is empty)."""
-        if not ids or self.retriever is None:
+        if not ids or not self.vocab:
             return np.zeros(len(ids))
         indptr = self._indptr
-        n = max(float(self.retriever.scores["num_docs"]), 1.0)
+        n = max(float(self.num_docs), 1.0)
         return np.array([(indptr[i + 1] - indptr[i]) / n for i in ids], dtype=np.float64)
 
     def holders(self, ids: list[int], limit: int) -> list[int]:
