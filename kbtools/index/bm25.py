@@ -40,9 +40,12 @@ def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) 
 def canonical(flat: np.ndarray, vocab: dict[str, int]) -> tuple[np.ndarray, dict[str, int]]:
     """Renumber term ids in order of first occurrence and drop terms that occur nowhere: the
     ids `build` gives the same texts in the same order, whatever ids `flat` came with."""
-    used, first = np.unique(flat, return_index=True)
-    order = used[np.argsort(first, kind="stable")]
-    remap = np.full(max(len(vocab), int(flat.max()) + 1 if len(flat) else 0), -1, dtype=np.int32)
+    size = max(len(vocab), int(flat.max()) + 1 if len(flat) else 0)
+    first = np.full(size, len(flat), dtype=np.int64)  # each term's first position (a scan)
+    np.minimum.at(first, flat, np.arange(len(flat), dtype=np.int64))
+    used = np.flatnonzero(first < len(flat))
+    order = used[np.argsort(first[used], kind="stable")]
+    remap = np.full(size, -1, dtype=np.int32)
     remap[order] = np.arange(len(order), dtype=np.int32)
     names = {i: w for w, i in vocab.items()}
     return remap[flat], {names[int(i)]: n for n, i in enumerate(order)}
@@ -79,20 +82,23 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     lengths = np.diff(offsets)
     avg_len = lengths.mean()
     doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # one entry per (chunk, term) with the term's count in the chunk
-    pairs, tf = np.unique(doc * n_vocab + flat.astype(np.int64), return_counts=True)
-    rows, cols = pairs // n_vocab, pairs % n_vocab
+    # one entry per (term, chunk) with the term's count in the chunk, sorted column by
+    # column, rows ascending (the CSC order): one sort
+    pairs, tf = np.unique((flat.astype(np.int64) << 32) | doc, return_counts=True)
+    cols, rows = pairs >> 32, pairs & 0xFFFFFFFF
     df = np.bincount(cols, minlength=n_vocab)
     idf = np.zeros(n_vocab, dtype=np.float32)
-    for term in np.flatnonzero(df).tolist():  # math.log, as bm25s computes it
-        idf[term] = math.log(1 + (n_docs - int(df[term]) + 0.5) / (int(df[term]) + 0.5))
+    seen = np.flatnonzero(df)
+    # the argument in float64 (the same IEEE operations as bm25s's Python floats), then
+    # math.log, as bm25s computes it
+    args = 1 + (n_docs - df[seen] + 0.5) / (df[seen] + 0.5)
+    idf[seen] = [math.log(x) for x in args.tolist()]
     tfs = tf.astype(np.float32)
     tfc = tfs / (k1 * ((1 - b) + b * lengths[rows] / avg_len) + tfs)
     scores = (idf[cols] * tfc).astype(np.float32)
-    order = np.lexsort((rows, cols))  # column by column, rows ascending
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=n_vocab), out=indptr[1:])
-    return {"data": scores[order], "indices": rows[order].astype(np.int32), "indptr": indptr,
+    np.cumsum(df, out=indptr[1:])
+    return {"data": scores, "indices": rows.astype(np.int32), "indptr": indptr,
             "num_docs": n_docs}
 
 
