@@ -192,7 +192,7 @@ class _Written:
     """What to remember of a build's shards once they are in the output."""
 
     reuse: ShardReuse
-    models: dict[str, tuple[str, ...]]  # shard → its models
+    models: dict[str, tuple[str, ...]]  # shard written → its models
     counts: dict[str, int]  # document → chunk count
     artifacts: dict[str, dict[str, Any]]
 
@@ -274,7 +274,6 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for r in records:
         shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
     written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
-    written.update((sh, e.models) for sh, e in kept.items())
     return _Written(reuse, written, counts, manifest["artifacts"])
 
 

@@ -64,11 +64,15 @@ def _stat(path: Path) -> list[int]:
 
 
 def shard_files(layout: ReleaseLayout, shard: str, models: tuple[str, ...],
-                docs: list[str]) -> list[Path]:
-    """The files of one shard: its chunk file, one vector file per model, and the copies of
-    its documents in data/source/."""
-    return [layout.chunk_shard(shard), *(layout.vector_shard(m, shard) for m in models),
-            *(layout.source / d for d in docs)]
+                docs: list[str]) -> list[str]:
+    """The files of one shard, relative to the release: its chunk file, one vector file per
+    model, and the copies of its documents in data/source/."""
+    def rel(path: Path) -> str:
+        return path.relative_to(layout.root).as_posix()
+
+    source = rel(layout.source)
+    return [rel(layout.chunk_shard(shard)), *(rel(layout.vector_shard(m, shard)) for m in models),
+            *(f"{source}/{d}" for d in docs)]
 
 
 class ShardReuse:
@@ -114,8 +118,7 @@ class ShardReuse:
                 continue
             try:
                 entry = ShardEntry.decode(key, text)
-                paths = {p.relative_to(self.out).as_posix() for p in
-                         shard_files(layout, shard, entry.models, self.by_shard[shard])}
+                paths = set(shard_files(layout, shard, entry.models, self.by_shard[shard]))
                 if sorted(entry.docs) != self.by_shard[shard] or set(entry.files) != paths or \
                         any(artifacts.get(p) != e for p, e in entry.files.items()) or \
                         any(_stat(self.out / p) != entry.stats.get(p) for p in entry.files):
@@ -129,10 +132,13 @@ class ShardReuse:
         """Hard-link the kept shards' files into `staging` (a copy where links fail);
         returns their manifest entries."""
         entries: dict[str, dict[str, Any]] = {}
+        made: set[Path] = set()
         for entry in kept.values():
             for rel, meta in entry.files.items():
                 target = staging / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
                 try:
                     os.link(self.out / rel, target)
                 except OSError:
@@ -142,16 +148,16 @@ class ShardReuse:
 
     def record(self, models: dict[str, tuple[str, ...]], counts: dict[str, int],
                artifacts: dict[str, dict[str, Any]]) -> None:
-        """Keep the entries of this build's shards, now in `out` (after the swap); `models`
-        lists each shard's models, `artifacts` is the manifest's."""
+        """Keep the entries of the shards this build wrote, now in `out` (after the swap);
+        `models` lists each written shard's models, `artifacts` is the manifest's. (A kept
+        shard's entry stands: its files are the same, linked.)"""
         if self.cache is None:
             return
         layout = ReleaseLayout(self.out)
         for shard, key in sorted(self.shard_keys.items()):
             if shard not in models:
                 continue
-            paths = [p.relative_to(self.out).as_posix()
-                     for p in shard_files(layout, shard, models[shard], self.by_shard[shard])]
+            paths = shard_files(layout, shard, models[shard], self.by_shard[shard])
             try:
                 entry = ShardEntry(key, {d: counts[d] for d in self.by_shard[shard]},
                                    models[shard], {p: artifacts[p] for p in paths},
