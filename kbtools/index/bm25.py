@@ -151,18 +151,17 @@ def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     return flat, offsets, vocab
 
 
-_UNLOADED: Any = object()
-
-
 class Bm25:
     def __init__(self, path: Path, tok: Tokenizer):
+        import bm25s
+
         self.tok = tok
-        self.path = path
         self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
-        # the postings as arrays, without bm25s (and scipy): term statistics (idf, share,
-        # the no-answer calibration of a build) need no more; scoring loads bm25s
-        s = load_scores(path) if self.vocab else {}
-        self._retriever: Any = _UNLOADED if self.vocab else None
+        # loaded (memory-mapped) when the index is opened: a query in flight keeps its files
+        # even after a sync prunes its release
+        self.retriever: Any = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
+                                              show_progress=False) if self.vocab else None
+        s = self.retriever.scores if self.retriever is not None else {}
         self.num_docs = int(s.get("num_docs", 0))
         # plain ndarray views of the memory-mapped postings: slicing a np.memmap costs a
         # subclass round trip per slice, and `matched` slices per term and per hit
@@ -173,20 +172,6 @@ class Bm25:
         if (path / BM25_TOKENS).is_file() and (path / BM25_OFFSETS).is_file():
             self._tokens = (np.asarray(np.load(path / BM25_TOKENS, mmap_mode="r")),
                             np.asarray(np.load(path / BM25_OFFSETS, mmap_mode="r")))
-
-    @property
-    def retriever(self) -> Any:
-        """bm25s's retriever over the same files (loaded on first use)."""
-        if self._retriever is _UNLOADED:
-            import bm25s
-
-            self._retriever = bm25s.BM25.load(str(self.path), mmap=True, load_vocab=False,
-                                              show_progress=False)
-        return self._retriever
-
-    @retriever.setter
-    def retriever(self, value: Any) -> None:
-        self._retriever = value
 
     def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
         """(known terms, their ids, unknown terms) of a question, tokenized once.
