@@ -279,12 +279,20 @@ def read_doc(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) 
     return load_source(path, root, max_bytes)[0]
 
 
-def parse_source(text: str, path: Path, rel: str) -> SourceDoc:
+Front = tuple[dict[str, Any], dict[str, int]]  # front matter as loaded: (meta, key lines)
+
+
+def parse_source(text: str, path: Path, rel: str, front: Front | None = None) -> SourceDoc:
+    """The document of `text`; `front`: its front matter as an earlier parse of these very
+    bytes loaded it without errors (`kbtools.check.results_cache`), so the YAML is not
+    loaded again."""
     fm, body, body_line, fence_line = split_front_matter(text)
     errors: list[FrontMatterError] = []
     meta: dict[str, Any] = {}
     key_lines: dict[str, int] = {}
-    if fm is None:
+    if front is not None and fm is not None and fence_line != -1:
+        meta, key_lines = front
+    elif fm is None:
         errors.append(FrontMatterError("fm-missing", "no front matter block (--- ... ---)", 1))
     elif fence_line == -1:
         errors.append(FrontMatterError("fm-unterminated", "front matter is never closed by ---", 1))

@@ -91,3 +91,35 @@ def test_a_damaged_entry_is_a_miss(repo):
     assert same_as_uncached(repo) > 10
     shutil.rmtree(repo / ".kb-cache")
     assert same_as_uncached(repo) > 10
+
+
+def test_a_kept_result_carries_the_front_matter_as_loaded(repo, monkeypatch):
+    """A build reads documents through the checks (`keep_sources`): an unchanged document's
+    front matter comes from its entry, exactly as YAML loaded it (types too), and its YAML is
+    not loaded again; one whose values JSON cannot keep exactly is loaded again."""
+    from kbtools import corpus
+
+    odd = repo / "knowledge" / "odd-values.md"
+    odd.write_text("---\ntitle: 奇怪的值 Odd values\ncategory: general\nseen: 2024-03-01\n"
+                   "at: 2024-03-01 08:30:00+08:00\ntags: !!set {a, b}\n---\n\n# 正文\n\n内容。\n",
+                   encoding="utf-8")
+    cfg = load_config(repo)
+
+    def sources(cache: bool) -> dict[str, object]:
+        ctx = make_context(cfg, lenient=True, cache=cache)
+        ctx.keep_sources = True
+        results, _ = check_results([cfg.path("knowledge")], ctx)
+        return {r.rel: r.source[0] for r in results if r.source is not None}
+
+    fresh = sources(cache=False)
+    sources(cache=True)  # kept
+    loads: list[str] = []
+    real = corpus.load_yaml
+    monkeypatch.setattr(corpus, "load_yaml", lambda text, line: loads.append(text) or
+                        real(text, line))
+    again = sources(cache=True)
+    assert again == fresh  # SourceDoc: text, meta, body, lines, key lines, errors
+    for rel, src in fresh.items():
+        assert [type(v) for v in again[rel].meta.values()] == [type(v) for v in src.meta.values()]
+    assert again["knowledge/odd-values.md"].meta["tags"] == {"a", "b"}
+    assert len(loads) == 1 and "!!set" in loads[0]  # a set is not kept: loaded again

@@ -127,6 +127,7 @@ def test_a_damaged_cache_is_a_miss(example, tmp_path, damage):
         con.execute("UPDATE outlines SET value = ?", (value,))
         con.execute("UPDATE chunks SET value = ?", (value,))
         con.execute("UPDATE lines SET value = ?", (value.encode(),))
+        con.execute("UPDATE shards SET value = ?", (value,))  # kbtools.build.reuse
     con.close()
     _parses_every_document_as_a_full_build(repo, dist, tmp_path / "full")
 

@@ -63,11 +63,15 @@ class BuildMemo:
     misses: int = 0
     parses: int = 0
     lines_made: int = 0
+    _source_keys: dict[str, tuple[bytes, str]] = field(default_factory=dict)
 
-    @staticmethod
-    def source_key(src: SourceDoc, raw: bytes) -> str:
+    def source_key(self, src: SourceDoc, raw: bytes) -> str:
+        got = self._source_keys.get(src.rel)
+        if got is not None and got[0] is raw:  # the very bytes hashed already
+            return got[1]
         h = hashlib.sha256(f"{PARSER_VERSION}\0".encode() +
                            src.rel.encode("utf-8", "surrogatepass") + b"\0" + raw)
+        self._source_keys[src.rel] = (raw, h.hexdigest())
         return h.hexdigest()
 
     def _on_disk(self, table: str, rel: str, key: str) -> str | None:
@@ -101,13 +105,19 @@ class BuildMemo:
         self.outlined[src.rel] = (key, outline)
         return outline
 
+    def chunk_key(self, src: SourceDoc, raw: bytes, cfg: ChunkConfig, resolver_key: str,
+                  csv_names: CsvNames | None = None, salt: str = "") -> str:
+        """The key of the document's chunks: everything they depend on (module docstring);
+        `salt` names whatever else the records depend on."""
+        outline = self.outline(src, raw)
+        names = [csv_names.name(src.rel, t) for t in outline.tables] if csv_names else []
+        return (f"{self.source_key(src, raw)}:{CHUNKER_VERSION}:{cfg!r}:{resolver_key}:"
+                f"{names!r}:{salt}")
+
     def chunks(self, src: SourceDoc, raw: bytes, cfg: ChunkConfig, resolver: HeadingIndex,
                resolver_key: str, csv_names: CsvNames | None = None, salt: str = "") -> list[Chunk]:
         """The document's chunks; `salt` names whatever else the records depend on."""
-        outline = self.outline(src, raw)
-        names = [csv_names.name(src.rel, t) for t in outline.tables] if csv_names else []
-        key = (f"{self.source_key(src, raw)}:{CHUNKER_VERSION}:{cfg!r}:{resolver_key}:"
-               f"{names!r}:{salt}")
+        key = self.chunk_key(src, raw, cfg, resolver_key, csv_names, salt)
         got = self.chunked.get(src.rel)
         if got is not None and got[0] == key:
             self.hits += 1
@@ -169,7 +179,7 @@ class BuildMemo:
         """Drop documents no longer in the corpus (from memory; the disk keeps them for a
         build of another corpus)."""
         tables: list[dict[str, Any]] = [self.parsed, self.outlined, self.chunked, self.written,
-                                        self.checked]
+                                        self.checked, self._source_keys]
         for table in tables:
             for rel in set(table) - keep:
                 del table[rel]

@@ -137,7 +137,8 @@ def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[di
     return chunks, records
 
 
-_TABLES = {"outlines": "outlines", "chunks": "chunks", "lines": "lines"}  # the only SQL names
+# the only SQL names; "shards": what `kbtools.build.reuse` keeps of the shards a build wrote
+_TABLES = {"outlines": "outlines", "chunks": "chunks", "lines": "lines", "shards": "shards"}
 
 
 class ParseCache:
@@ -189,6 +190,9 @@ class ParseCache:
 
     def put_lines(self, doc: str, key: str, lines: bytes) -> None:
         self._pending["lines"].append((doc, key, lines))
+
+    def put_value(self, table: str, doc: str, key: str, value: str) -> None:
+        self._pending[_TABLES[table]].append((doc, key, value))
 
     def flush(self) -> None:
         """Write what was put since the last flush, in one transaction."""

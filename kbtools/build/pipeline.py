@@ -26,6 +26,7 @@ from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
+from kbtools.build.reuse import ShardEntry, ShardReuse
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
@@ -166,27 +167,46 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
 
     # Staged next to `out` and locked while we live; a killed build's staging dir is
     # removed by the next build (fsutil.staging_dir), and never opened as an index.
-    with staging_dir(out) as staging:
-        try:
-            _build_into(staging, out, cfg, sources, raw, root, opts, stats, timer, cache_file)
-            replace_dir(staging, out)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+    memo = opts.memo if opts.memo is not None else BuildMemo()
+    if memo.disk is None and cache_file is not None:  # outlines and chunks of earlier builds
+        memo.disk = ParseCache(cache_file.parent / PARSE_CACHE_FILE)
+    try:
+        with staging_dir(out) as staging:
+            try:
+                done = _build_into(staging, out, cfg, sources, raw, root, opts, stats, timer,
+                                   cache_file, memo)
+                replace_dir(staging, out)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+        done.record()  # the shards now in `out`, for the next build to take as they are
+    finally:
+        if opts.memo is None and memo.disk is not None:
+            memo.disk.close()  # a memo of this build alone
     stats.out = str(out)
     return stats
 
 
+@dataclass
+class _Written:
+    """What to remember of a build's shards once they are in the output."""
+
+    reuse: ShardReuse
+    models: dict[str, tuple[str, ...]]  # shard written → its models
+    counts: dict[str, int]  # document → chunk count
+    artifacts: dict[str, dict[str, Any]]
+
+    def record(self) -> None:
+        self.reuse.record(self.models, self.counts, self.artifacts)
+
+
 def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 raw: dict[str, bytes], root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
-                cache_file: Path | None) -> None:
+                cache_file: Path | None, memo: BuildMemo) -> _Written:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
     groups = _synonyms(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
-    memo = opts.memo if opts.memo is not None else BuildMemo()
-    if memo.disk is None and cache_file is not None:  # outlines and chunks of earlier builds
-        memo.disk = ParseCache(cache_file.parent / PARSE_CACHE_FILE)
     memo.forget_others({s.rel for s in sources})
     outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
     failed = _render_formulas(outlines, layout.data, cache_file, opts, stats)
@@ -197,38 +217,50 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver)
     salt = cfg.fingerprint("embedding")  # the records name the models
+    provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
+    covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
+    # shards of the previous output whose documents did not change are taken as they are
+    keys = {s.rel: memo.chunk_key(s, raw[s.rel], ccfg, resolver_key, csv_names, salt)
+            for s in sources}
+    reuse = ShardReuse(memo.disk if opts.use_cache else None, out, _reuse_context(cfg), keys,
+                       {rel for rel in keys if rel not in provenance and rel not in covs})
+    kept = reuse.plan()
     per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names, salt)
-               for s in sources}
+               for s in sources if shard_of(s.rel) not in kept}
+    counts = {rel: len(c) for rel, c in per_doc.items()}
+    for entry in kept.values():
+        counts.update(entry.docs)
+        memo.hits += len(entry.docs)  # their chunks are reused (as written)
     stats.documents = len(sources)
-    stats.chunks = sum(len(c) for c in per_doc.values())
+    stats.chunks = sum(counts.values())
     timer.lap("chunk")
 
     stats.tables = len(render_tables(tables, layout.tables, csv_names,
                                      durable=False))
-    for s in sources:
-        _write_source(layout.source, s.rel, raw[s.rel])
+    for s in sources:  # (those of kept shards are linked with them)
+        if shard_of(s.rel) not in kept:
+            _write_source(layout.source, s.rel, raw[s.rel])
     ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
                 layout.source)
     timer.lap("render")
 
-    provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
-    covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
     records, lines = _records(per_doc, provenance, cfg, covs, checks, memo)
     memo.flush()
-    if opts.memo is None and memo.disk is not None:
-        memo.disk.close()  # a memo of this build alone
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, lines, vectors, provenance, cfg, user_dict,
-                groups, {rel: o.lang for rel, o in outlines.items()})
-    manifest = _manifest(cfg, root, opts, models, stats, staging)
-    write_manifest(staging, manifest)
+    write_shards(layout, records, vectors, lines)
+    linked = reuse.link(staging, kept)
+    models = _kept_models(models, kept, reuse.previous)
+    _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
+                {rel: o.lang for rel, o in outlines.items()})
+    manifest = _manifest(cfg, root, opts, models, stats, staging, linked)
+    write_manifest(staging, manifest, validate=False)  # validated once, below
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
@@ -242,6 +274,30 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
     write_manifest(staging, manifest)
     timer.lap("index")
+    shard_models: dict[str, set[str]] = {}
+    for r in records:
+        shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
+    written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
+    return _Written(reuse, written, counts, manifest["artifacts"])
+
+
+def _reuse_context(cfg: Config) -> str:
+    """What a shard's bytes depend on besides its documents' chunk keys (`ShardReuse`): the
+    settings, the formats, and the fingerprint of every model the settings name."""
+    emb = cfg.section("embedding")
+    names = sorted({emb["model"], *emb.get("languages", {}).values()} - {None})
+    prints = {name: get_reference_embedder(name).fingerprint() for name in names}
+    return json.dumps([FORMAT_VERSION, __version__, _fingerprint(cfg), prints], sort_keys=True)
+
+
+def _kept_models(models: Models, kept: dict[str, ShardEntry],
+                 previous: dict[str, Any]) -> Models:
+    """The manifest's models: those embedded for the written shards plus, from the previous
+    manifest, those only kept shards use (their fingerprints are in the shards' keys)."""
+    out = dict(models)
+    for name in sorted({m for e in kept.values() for m in e.models} - set(out)):
+        out[name] = previous["models"][name]
+    return out
 
 
 def _unchecked_reason(opts: BuildOptions) -> str | None:
@@ -412,17 +468,16 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
             np.save(path, mat, allow_pickle=False)
 
 
-def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
-                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]],
-                lines: dict[str, bytes], vectors: Vectors, provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
+def _write_data(layout: ReleaseLayout, sources: list[SourceDoc], counts: dict[str, int],
+                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
                 groups: Synonyms, langs: dict[str, str]) -> None:
-    """data/: chunk and vector shards, docs.jsonl, the BM25 dictionary (front-matter values,
-    the user dictionary and the synonyms' terms) and the synonym groups, when there are any;
-    `langs` is each document's language (its outline's)."""
-    write_shards(layout, records, vectors, lines)
+    """data/ besides the shards: docs.jsonl (`counts`: each document's chunk count), the BM25
+    dictionary (front-matter values, the user dictionary and the synonyms' terms) and the
+    synonym groups, when there are any; `langs` is each document's language (its
+    outline's)."""
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
-        d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
+        d = {"doc": s.rel, "metadata": s.meta, "n_chunks": counts[s.rel],
              "lang": langs[s.rel]}
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
@@ -523,7 +578,9 @@ def _fingerprint(cfg: Config) -> str:
 
 
 def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats: BuildStats,
-              staging: Path) -> dict[str, Any]:
+              staging: Path, known: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The manifest; `known`: entries of files taken from the previous output (not hashed
+    again)."""
     source = source_identity(root, cfg.path("knowledge"))
     if opts.corpus:
         source["corpus"] = root.name
@@ -544,7 +601,7 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
                    "formulas": stats.formulas, "tables": stats.tables},
         "verification": {"checked": _unchecked_reason(opts) is None and source["commit"] != "none",
                          "lapsed": stats.lapsed},
-        "artifacts": list_files(staging, DATA_DIR),
+        "artifacts": list_files(staging, DATA_DIR, known),
         "derived": {},
         "derived_check": SELF_CHECK,
     }

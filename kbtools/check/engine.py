@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.check import content, frontmatter, links, vocabulary
+from kbtools.check import content, frontmatter, links, results_cache, vocabulary
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
@@ -294,10 +294,12 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
                 and (kept[1].source is not None or not ctx.keep_sources):
             hit: DocResult | None = kept[1]
         else:
-            hit = _from_entry(path, rel, cache.get(rel, key))
-            if hit is not None and ctx.keep_sources:
-                hit = dataclasses.replace(hit, source=(parse_source(decode(raw)[0], path, rel),
-                                                       raw))
+            entry = cache.get(rel, key)
+            hit = _from_entry(path, rel, entry)
+            if hit is not None and ctx.keep_sources:  # the front matter as loaded then
+                front = results_cache.decode_front(entry.get("m")) if entry else None
+                hit = dataclasses.replace(
+                    hit, source=(parse_source(decode(raw)[0], path, rel, front), raw))
         if hit is not None:
             ctx.slugs[rel] = hit.slugs
             if ctx.kept is not None:
@@ -305,32 +307,37 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
             return hit
         ctx.fs.touched = []
     try:
-        result = _check_read(path, rel, raw, early, ctx)
+        result, src = _check_read(path, rel, raw, early, ctx)
     finally:
         touched, ctx.fs.touched = ctx.fs.touched, None
     if cache is not None and touched is not None and cache.covers(touched):
         if ctx.kept is not None:
             ctx.kept[rel] = (key, result)
-        result = dataclasses.replace(result, new_result=(rel, key, _to_entry(result)))
+        result = dataclasses.replace(result, new_result=(rel, key, _to_entry(result, src)))
     return result
 
 
 def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
-                ctx: CheckContext) -> DocResult:
+                ctx: CheckContext) -> tuple[DocResult, SourceDoc | None]:
+    """The result of one read document, and the document (None: not parsed)."""
     problems, go_on = content.raw_problems(raw, ctx.max_bytes)
     early.extend(problems)
     if not go_on:
-        return _only(path, rel, early, ctx)
+        return _only(path, rel, early, ctx), None
     text, enc = decode(raw)
     early.extend(content.encoding_problems(enc, text))
     src = parse_source(text, path, rel)
     result = analyze_document(src, ctx, early)
-    return dataclasses.replace(result, source=(src, raw)) if ctx.keep_sources else result
+    return (dataclasses.replace(result, source=(src, raw)) if ctx.keep_sources else result), src
 
 
-def _to_entry(r: DocResult) -> str:
-    """A result as a results-cache entry (what `_from_entry` reads back)."""
+def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
+    """A result as a results-cache entry (what `_from_entry` reads back), with the
+    document's front matter when it loaded without errors and keeps as JSON."""
+    front = results_cache.encode_front(src.meta, src.key_lines) \
+        if src is not None and not src.errors and src.meta else None
     return json.dumps({
+        "m": front,
         "f": [[f.path, f.line, f.col, f.level, f.code, f.message] for f in r.findings],
         "s": sorted(r.slugs) if r.slugs is not None else None,
         "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],

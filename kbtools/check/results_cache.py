@@ -12,6 +12,10 @@ depend on its path and bytes and on nothing else but
   `tree_signature`, every path with its type and link target, hidden folders (`.git`,
   staging directories) and the build output and cache folders left out.
 
+An entry also keeps the document's front matter as YAML loaded it (`encode_front`: when it
+loaded without errors and its values survive JSON exactly), so a build reading an unchanged
+document does not load its YAML again.
+
 The key hashes all of those, so an entry can be missing but never stale. A document whose
 checks looked where the signature does not (a path in a hidden or output folder) is not
 cached. Links written as absolute paths are judged partly by the file system outside the
@@ -23,6 +27,7 @@ that cannot be opened or written only costs time.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -34,7 +39,7 @@ from typing import Any
 from kbtools import __version__
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 1  # bump when a check's findings for the same inputs change
+FORMAT = 2  # bump when a check's findings for the same inputs change (2: front matter)
 
 
 def _digest(parts: Iterable[str]) -> str:
@@ -73,6 +78,68 @@ def folder_signature(folder: Path | None) -> str:
         except OSError:
             parts.append(f"{path.relative_to(folder).as_posix()}\0unreadable")
     return _digest(parts)
+
+
+_DATE, _TIME = "\x00d", "\x00t"  # tags of YAML's timestamps in an encoded value
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, datetime.datetime):
+        return {_TIME: value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {_DATE: value.isoformat()}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    return value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and _TIME in value:
+            return datetime.datetime.fromisoformat(value[_TIME])
+        if len(value) == 1 and _DATE in value:
+            return datetime.date.fromisoformat(value[_DATE])
+        return {k: _from_json(v) for k, v in value.items()}
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of the same types all the way down (1 is not True, a date is not a
+    datetime, the offset of a time counts)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, datetime.datetime):
+        return bool(a.isoformat() == b.isoformat() and a.tzinfo == b.tzinfo)
+    return bool(a == b)
+
+
+def encode_front(meta: dict[str, Any], key_lines: dict[str, int]) -> Any:
+    """Front matter as JSON (None when some value would not come back exactly: a set,
+    binary, a non-string key, a NaN…)."""
+    try:
+        encoded = json.loads(json.dumps([_to_json(meta), key_lines], allow_nan=False))
+    except (TypeError, ValueError):
+        return None
+    return encoded if _same(decode_front(encoded), (meta, key_lines)) else None
+
+
+def decode_front(value: Any) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """`encode_front`'s inverse (None for no entry, or a malformed one: a miss)."""
+    try:
+        meta, lines = value
+        if not isinstance(meta, dict) or not isinstance(lines, dict):
+            return None
+        return _from_json(meta), {str(k): int(v) for k, v in lines.items()}
+    except (TypeError, ValueError):
+        return None
 
 
 class ResultsCache:

@@ -1,12 +1,17 @@
-"""BM25 over our tokenizer's output, stored with bm25s (a plain directory of arrays).
+"""BM25 over our tokenizer's output, stored in bm25s's format (a plain directory of arrays).
 
 Next to bm25s's matrices we keep our vocabulary and every chunk's term ids, so a derivation
 from a previous release tokenizes only the chunks that changed (`kbtools.index.incremental`)
-and still writes what a full build writes.
+and still writes what a full build writes. The matrices are computed here over whole arrays
+(`lucene_scores`) and written in the files `bm25s.BM25.save` writes, byte for byte
+(`tests/test_bm25.py`), so deriving an index never imports bm25s and scipy (a second and
+more in a new process); the query side loads them with bm25s.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -35,9 +40,12 @@ def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) 
 def canonical(flat: np.ndarray, vocab: dict[str, int]) -> tuple[np.ndarray, dict[str, int]]:
     """Renumber term ids in order of first occurrence and drop terms that occur nowhere: the
     ids `build` gives the same texts in the same order, whatever ids `flat` came with."""
-    used, first = np.unique(flat, return_index=True)
-    order = used[np.argsort(first, kind="stable")]
-    remap = np.full(max(len(vocab), int(flat.max()) + 1 if len(flat) else 0), -1, dtype=np.int32)
+    size = max(len(vocab), int(flat.max()) + 1 if len(flat) else 0)
+    first = np.full(size, len(flat), dtype=np.int64)  # each term's first position (a scan)
+    np.minimum.at(first, flat, np.arange(len(flat), dtype=np.int64))
+    used = np.flatnonzero(first < len(flat))
+    order = used[np.argsort(first[used], kind="stable")]
+    remap = np.full(size, -1, dtype=np.int32)
     remap[order] = np.arange(len(order), dtype=np.int32)
     names = {i: w for w, i in vocab.items()}
     return remap[flat], {names[int(i)]: n for n, i in enumerate(order)}
@@ -49,20 +57,13 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
     with our vocabulary and the ids themselves (kept so that a later derivation tokenizes
     only new chunks: `load_tokens`). Ids are made canonical first (`canonical`), so the
     files depend only on the chunks' terms and their order."""
-    import bm25s
-
     flat, vocab = canonical(np.asarray(flat, dtype=np.int32), vocab)
     offsets = np.asarray(offsets, dtype=np.int64)
-    retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    ids = len(offsets) > 1
-    if ids:  # what `retriever.index` computes (the same arithmetic), without Python loops
-        retriever.scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
-        vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
-        retriever.vocab_dict = vocab
-        retriever.nonoccurrence_array = None  # lucene has none
     path.mkdir(parents=True, exist_ok=True)
-    if ids:
-        retriever.save(str(path), show_progress=False)
+    if len(offsets) > 1:  # what bm25s's `index` computes (the same arithmetic), and saves
+        scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
+        vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
+        save_bm25s(path, scores, vocab, k1=k1, b=b)
     # bm25s writes its vocab; we keep our own, canonical copy for lookups
     (path / BM25_VOCAB).write_text(
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
@@ -81,21 +82,63 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     lengths = np.diff(offsets)
     avg_len = lengths.mean()
     doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # one entry per (chunk, term) with the term's count in the chunk
-    pairs, tf = np.unique(doc * n_vocab + flat.astype(np.int64), return_counts=True)
-    rows, cols = pairs // n_vocab, pairs % n_vocab
+    # one entry per (term, chunk) with the term's count in the chunk, sorted column by
+    # column, rows ascending (the CSC order): one sort
+    pairs, tf = np.unique((flat.astype(np.int64) << 32) | doc, return_counts=True)
+    cols, rows = pairs >> 32, pairs & 0xFFFFFFFF
     df = np.bincount(cols, minlength=n_vocab)
     idf = np.zeros(n_vocab, dtype=np.float32)
-    for term in np.flatnonzero(df).tolist():  # math.log, as bm25s computes it
-        idf[term] = math.log(1 + (n_docs - int(df[term]) + 0.5) / (int(df[term]) + 0.5))
+    seen = np.flatnonzero(df)
+    # the argument in float64 (the same IEEE operations as bm25s's Python floats), then
+    # math.log, as bm25s computes it
+    args = 1 + (n_docs - df[seen] + 0.5) / (df[seen] + 0.5)
+    idf[seen] = [math.log(x) for x in args.tolist()]
     tfs = tf.astype(np.float32)
     tfc = tfs / (k1 * ((1 - b) + b * lengths[rows] / avg_len) + tfs)
     scores = (idf[cols] * tfc).astype(np.float32)
-    order = np.lexsort((rows, cols))  # column by column, rows ascending
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=n_vocab), out=indptr[1:])
-    return {"data": scores[order], "indices": rows[order].astype(np.int32), "indptr": indptr,
+    np.cumsum(df, out=indptr[1:])
+    return {"data": scores, "indices": rows.astype(np.int32), "indptr": indptr,
             "num_docs": n_docs}
+
+
+# the files of `bm25s.BM25.save` (lucene has no non-occurrence array)
+SCORE_FILES = {"data": "data.csc.index.npy", "indices": "indices.csc.index.npy",
+               "indptr": "indptr.csc.index.npy"}
+BM25S_VOCAB, BM25S_PARAMS = "vocab.index.json", "params.index.json"
+
+
+def _bm25s_json(value: dict[str, int]) -> str:
+    """bm25s's own serialisation of its vocabulary (orjson when installed, else json)."""
+    if importlib.util.find_spec("orjson") is not None:
+        import orjson
+
+        return orjson.dumps(value).decode("utf-8")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def save_bm25s(path: Path, scores: dict[str, Any], vocab: dict[str, int], *, k1: float,
+               b: float) -> None:
+    """Write `scores` (`lucene_scores`) and `vocab` as `bm25s.BM25(method="lucene").save`
+    does, so `bm25s.BM25.load` reads them; the backend recorded is numpy (what loads
+    everywhere)."""
+    for key, name in SCORE_FILES.items():
+        np.save(path / name, scores[key], allow_pickle=False)
+    (path / BM25S_VOCAB).write_text(_bm25s_json(vocab), encoding="utf-8")
+    params = {"k1": k1, "b": b, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
+              "dtype": "float32", "int_dtype": "int32", "num_docs": scores["num_docs"],
+              "version": importlib.metadata.version("bm25s"), "backend": "numpy"}
+    with open(path / BM25S_PARAMS, "w") as f:  # bm25s's layout: json.dump, indent 4
+        json.dump(params, f, indent=4)
+
+
+def load_scores(path: Path) -> dict[str, Any]:
+    """The score matrix `save_bm25s` wrote (memory-mapped), without importing bm25s."""
+    params = json.loads((path / BM25S_PARAMS).read_text(encoding="utf-8"))
+    out: dict[str, Any] = {key: np.load(path / name, mmap_mode="r", allow_pickle=False)
+                           for key, name in SCORE_FILES.items()}
+    out["num_docs"] = int(params["num_docs"])
+    return out
 
 
 def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
@@ -114,11 +157,14 @@ class Bm25:
 
         self.tok = tok
         self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+        # loaded (memory-mapped) when the index is opened: a query in flight keeps its files
+        # even after a sync prunes its release
         self.retriever: Any = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
-                                         show_progress=False) if self.vocab else None
+                                              show_progress=False) if self.vocab else None
+        s = self.retriever.scores if self.retriever is not None else {}
+        self.num_docs = int(s.get("num_docs", 0))
         # plain ndarray views of the memory-mapped postings: slicing a np.memmap costs a
         # subclass round trip per slice, and `matched` slices per term and per hit
-        s = self.retriever.scores if self.retriever is not None else {}
         self._indptr = np.asarray(s.get("indptr", np.zeros(1, dtype=np.int64)))
         self._indices = np.asarray(s.get("indices", np.zeros(0, dtype=np.int64)))
         # every chunk's term ids (`build_from_ids`): which terms a hit holds is one slice
@@ -137,27 +183,26 @@ class Bm25:
         return terms, [self.vocab[t] for t in terms], [t for t in tokens if t not in self.vocab]
 
     def max_idf(self) -> float:
-        n = self.retriever.scores["num_docs"] if self.retriever is not None else 0
-        return float(np.log(1 + (n + 0.5) / 0.5))
+        return float(np.log(1 + (self.num_docs + 0.5) / 0.5))
 
     def scores(self, ids: list[int]) -> np.ndarray | None:
-        if not ids or self.retriever is None:
+        if not ids or not self.vocab:
             return None
         return np.asarray(self.retriever.get_scores_from_ids(ids))
 
     def idf(self, ids: list[int]) -> np.ndarray:
         """Document frequency based idf of each term (for coverage/explain)."""
         indptr = self._indptr
-        n = float(self.retriever.scores["num_docs"])
+        n = float(self.num_docs)
         df = np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64)
         return np.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def share(self, ids: list[int]) -> np.ndarray:
         """Share of the chunks that hold each term (0 when the index is empty)."""
-        if not ids or self.retriever is None:
+        if not ids or not self.vocab:
             return np.zeros(len(ids))
         indptr = self._indptr
-        n = max(float(self.retriever.scores["num_docs"]), 1.0)
+        n = max(float(self.num_docs), 1.0)
         return np.array([(indptr[i + 1] - indptr[i]) / n for i in ids], dtype=np.float64)
 
     def holders(self, ids: list[int], limit: int) -> list[int]:

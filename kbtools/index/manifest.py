@@ -55,13 +55,18 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def list_files(root: Path, sub: str) -> dict[str, dict[str, Any]]:
+def list_files(root: Path, sub: str,
+               known: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """The manifest entries of every file under root/sub; `known` holds entries the caller
+    vouches for (files it took, unchanged, from a release it had listed), not hashed again."""
     base = root / sub
     out: dict[str, dict[str, Any]] = {}
     if not base.is_dir():
         return out
+    known = known or {}
     for path in sorted(p for p in base.rglob("*") if p.is_file()):
-        out[path.relative_to(root).as_posix()] = file_entry(path)
+        rel = path.relative_to(root).as_posix()
+        out[rel] = known[rel] if rel in known else file_entry(path)
     return out
 
 
@@ -75,10 +80,12 @@ def dumps(manifest: dict[str, Any]) -> bytes:
     return (json.dumps(manifest, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode()
 
 
-def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(root: Path, manifest: dict[str, Any], validate: bool = True) -> None:
+    """Write the manifest, checked against its schema (`validate=False`: a draft the caller
+    validates when it writes the final one)."""
     from kbtools.schemas import validator_for
 
-    errors = list(validator_for("manifest").iter_errors(manifest))
+    errors = list(validator_for("manifest").iter_errors(manifest)) if validate else []
     if errors:
         raise IndexLoadError(f"internal: manifest invalid: {errors[0].message}",
                              path=str(root / MANIFEST))

@@ -33,7 +33,7 @@ from kbtools.index.layout import CheckoutLayout, DeviceLayout, ReleaseLayout, de
 from kbtools.index.manifest import load_manifest
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
-from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class KbIndex:
         if self._bm25 is None:
             words = self.layout.dictionary.read_text(encoding="utf-8").split()
             cfg = self.manifest["config"]["values"]["bm25"]
-            self._bm25 = Bm25(self.layout.bm25, Tokenizer(backend=cfg["tokenizer"], words=tuple(words)))
+            self._bm25 = Bm25(self.layout.bm25, shared_tokenizer(cfg["tokenizer"], tuple(words)))
         return self._bm25
 
     def vectors(self, model: str) -> Any:

@@ -113,16 +113,13 @@ def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.C
 
 def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
                 rows: dict[int, dict[str, Any]]) -> list[str]:
-    import bm25s
-
     n = manifest["counts"]["chunks"]
     flat, offsets, vocab = bm25index.load_tokens(layout.bm25)
     if len(offsets) != n + 1:
         return [f"index/bm25: term ids of {len(offsets) - 1} chunks, not {n}"]
     if not n:
         return []
-    scores = bm25s.BM25.load(str(layout.bm25), mmap=True, load_vocab=False,
-                             show_progress=False).scores
+    scores = bm25index.load_scores(layout.bm25)
     if scores["num_docs"] != n or len(scores["indptr"]) not in (len(vocab), len(vocab) + 1) or \
             sorted(vocab.values()) != list(range(len(vocab))):
         return ["index/bm25: matrices do not match the chunks and vocabulary"]
@@ -137,25 +134,31 @@ def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
     tok = shared_tokenizer(cfg["tokenizer"], tuple(words))
     k1, b = cfg["k1"], cfg["b"]
     avg = float(offsets[-1]) / n
-    stored: list[float] = []
-    wanted: list[float] = []
+    pairs: list[tuple[int, int, int, int]] = []  # (chunk, term, count, chunk length)
     for num, rec in sorted(rows.items()):
         ids = flat[offsets[num]:offsets[num + 1]].tolist()
         if [vocab.get(t) for t in tok(rec["embed_text"])] != ids:
             return [f"index/bm25: stored terms of chunk {num} are not its text's"]
-        norm = k1 * ((1 - b) + b * len(ids) / avg)
-        for i, tf in Counter(ids).items():
-            if i + 1 >= len(indptr):
-                continue  # bm25s leaves the last term's column open
-            lo, hi = int(indptr[i]), int(indptr[i + 1])
-            pos = lo + int(np.searchsorted(indices[lo:hi], num))
-            if pos >= hi or indices[pos] != num:
-                return [f"index/bm25: chunk {num} missing from the postings of a term"]
-            # the stored score must be Lucene's BM25 of this term in this chunk
-            df = hi - lo
-            stored.append(float(scores["data"][pos]))
-            wanted.append(float(np.log(1 + (n - df + 0.5) / (df + 0.5))) * tf / (norm + tf))
-    if not np.allclose(stored, wanted, rtol=1e-4):
+        # (bm25s leaves the last term's column open)
+        pairs += [(num, i, tf, len(ids)) for i, tf in Counter(ids).items()
+                  if i + 1 < len(indptr)]
+    if not pairs:
+        return []
+    nums, terms, tfs, lens = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))
+    # every posting as one sorted key (term, chunk) — postings rise within each term, checked
+    # above — so each pair's place is one binary search over the whole matrix
+    columns = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    keys = (columns << 32) | indices.astype(np.int64)
+    wanted_keys = (terms << 32) | nums
+    pos = np.minimum(np.searchsorted(keys, wanted_keys), max(len(keys) - 1, 0))
+    missing = np.flatnonzero(keys[pos] != wanted_keys) if len(keys) else np.arange(len(nums))
+    if len(missing):
+        return [f"index/bm25: chunk {int(nums[missing[0]])} missing from the postings of a term"]
+    # the stored score must be Lucene's BM25 of this term in this chunk
+    df = (indptr[terms + 1] - indptr[terms]).astype(np.float64)
+    norm = k1 * ((1 - b) + b * lens / avg)
+    wanted = np.log(1 + (n - df + 0.5) / (df + 0.5)) * tfs / (norm + tfs)
+    if not np.allclose(np.asarray(scores["data"])[pos].astype(np.float64), wanted, rtol=1e-4):
         return ["index/bm25: stored scores are not the BM25 of their chunks' terms"]
     return []
 

@@ -1,0 +1,168 @@
+"""Unchanged data/ shards of the previous output reused as they are: an edit writes one shard.
+
+A document's chunks land in one shard of data/ (`kbtools.index.layout.shard_of`): its
+chunk file data/chunks/<xx>.jsonl and, per model, data/vectors/<model>/<xx>.npy. Their
+bytes, and those of the shard's documents' copies in data/source/, are a function of the
+shard's documents and each one's chunk key (`kbtools.build.memo.BuildMemo.chunk_key`: the
+document's bytes, the chunker, the corpus's headings, its CSV names, the embedding
+settings) together with the build's settings and the models' fingerprints — as long as no chunk of the shard carries provenance or
+verification (those depend on history, not on the bytes; such shards are always written).
+
+After a build, each such shard's key is kept in the parse cache (`ParseCache`, table
+"shards") with what was written for it: its documents' chunk counts, its models, its files'
+manifest entries and each file's (inode, size, mtime) in the output. The next build into the
+same output computes the keys again; a shard whose key matches, whose files are listed with
+the same entries in the output's manifest and still have the same (inode, size, mtime)
+(never rewritten since) is hard-linked into the staging directory with its manifest entries:
+it is neither decoded, embedded, serialised nor hashed again. The bytes are those a full
+build writes (`tests/test_incremental.py` compares); anything that does not match is just
+written as usual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbtools.build.parse_cache import ParseCache
+from kbtools.index.layout import ReleaseLayout, shard_of
+
+TABLE = "shards"
+
+
+@dataclass(frozen=True)
+class ShardEntry:
+    """What a build wrote for one shard (see the module docstring)."""
+
+    key: str
+    docs: dict[str, int]  # document → its chunk count
+    models: tuple[str, ...]  # models with a vector file in the shard
+    files: dict[str, dict[str, Any]]  # release-relative path → manifest entry
+    stats: dict[str, list[int]]  # release-relative path → [inode, size, mtime_ns] in the output
+
+    def encode(self) -> str:
+        return json.dumps({"docs": self.docs, "models": list(self.models), "files": self.files,
+                           "stats": self.stats}, sort_keys=True)  # ASCII: any path is kept
+
+    @classmethod
+    def decode(cls, key: str, text: str) -> ShardEntry:
+        data = json.loads(text)
+        return cls(key, {str(d): int(n) for d, n in data["docs"].items()},
+                   tuple(map(str, data["models"])),
+                   {str(p): dict(e) for p, e in data["files"].items()},
+                   {str(p): [int(x) for x in s] for p, s in data["stats"].items()})
+
+
+def _stat(path: Path) -> list[int]:
+    st = os.stat(path, follow_symlinks=False)
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def shard_files(layout: ReleaseLayout, shard: str, models: tuple[str, ...],
+                docs: list[str]) -> list[str]:
+    """The files of one shard, relative to the release: its chunk file, one vector file per
+    model, and the copies of its documents in data/source/."""
+    def rel(path: Path) -> str:
+        return path.relative_to(layout.root).as_posix()
+
+    source = rel(layout.source)
+    return [rel(layout.chunk_shard(shard)), *(rel(layout.vector_shard(m, shard)) for m in models),
+            *(f"{source}/{d}" for d in docs)]
+
+
+class ShardReuse:
+    """Shard keys of one build into `out`; `context` digests everything else the shards'
+    bytes depend on (settings, model fingerprints, versions). Without a cache, or when `out`
+    is not a release, nothing is reused."""
+
+    def __init__(self, cache: ParseCache | None, out: Path, context: str,
+                 keys: dict[str, str], plain: set[str]):
+        self.cache, self.out, self.context = cache, out.resolve(), context
+        self.keys = keys  # document → chunk key
+        self.by_shard: dict[str, list[str]] = {}
+        for doc in sorted(keys):
+            self.by_shard.setdefault(shard_of(doc), []).append(doc)
+        # only shards whose every chunk is a function of the documents' bytes
+        self.shard_keys = {s: self._key(docs) for s, docs in self.by_shard.items()
+                           if all(d in plain for d in docs)}
+        self.previous: dict[str, Any] = {}
+        layout = ReleaseLayout(self.out)
+        if cache is not None and layout.is_release():
+            try:
+                self.previous = json.loads(layout.manifest.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self.previous = {}
+
+    def _key(self, docs: list[str]) -> str:
+        text = json.dumps([self.context, [[d, self.keys[d]] for d in docs]], ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _name(self, shard: str) -> str:
+        return json.dumps([str(self.out), shard])
+
+    def plan(self) -> dict[str, ShardEntry]:
+        """The shards of the previous output that can be taken as they are."""
+        if self.cache is None or not self.previous:
+            return {}
+        artifacts = self.previous.get("artifacts", {})
+        layout = ReleaseLayout(self.out)
+        kept: dict[str, ShardEntry] = {}
+        for shard, key in sorted(self.shard_keys.items()):
+            text = self.cache.get_value(TABLE, self._name(shard), key)
+            if not isinstance(text, str):
+                continue
+            try:
+                entry = ShardEntry.decode(key, text)
+                paths = set(shard_files(layout, shard, entry.models, self.by_shard[shard]))
+                if sorted(entry.docs) != self.by_shard[shard] or set(entry.files) != paths or \
+                        any(artifacts.get(p) != e for p, e in entry.files.items()) or \
+                        any(_stat(self.out / p) != entry.stats.get(p) for p in entry.files):
+                    continue
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue  # a damaged entry or a file gone: written again
+            kept[shard] = entry
+        return kept
+
+    def link(self, staging: Path, kept: dict[str, ShardEntry]) -> dict[str, dict[str, Any]]:
+        """Hard-link the kept shards' files into `staging` (a copy where links fail);
+        returns their manifest entries."""
+        entries: dict[str, dict[str, Any]] = {}
+        made: set[Path] = set()
+        for entry in kept.values():
+            for rel, meta in entry.files.items():
+                target = staging / rel
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                try:
+                    os.link(self.out / rel, target)
+                except OSError:
+                    shutil.copyfile(self.out / rel, target)
+                entries[rel] = meta
+        return entries
+
+    def record(self, models: dict[str, tuple[str, ...]], counts: dict[str, int],
+               artifacts: dict[str, dict[str, Any]]) -> None:
+        """Keep the entries of the shards this build wrote, now in `out` (after the swap);
+        `models` lists each written shard's models, `artifacts` is the manifest's. (A kept
+        shard's entry stands: its files are the same, linked.)"""
+        if self.cache is None:
+            return
+        layout = ReleaseLayout(self.out)
+        for shard, key in sorted(self.shard_keys.items()):
+            if shard not in models:
+                continue
+            paths = shard_files(layout, shard, models[shard], self.by_shard[shard])
+            try:
+                entry = ShardEntry(key, {d: counts[d] for d in self.by_shard[shard]},
+                                   models[shard], {p: artifacts[p] for p in paths},
+                                   {p: _stat(self.out / p) for p in paths})
+            except (OSError, KeyError):
+                continue
+            self.cache.put_value(TABLE, self._name(shard), key, entry.encode())
+        self.cache.flush()

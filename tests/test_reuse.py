@@ -1,0 +1,105 @@
+"""Shards of the previous output taken as they are (`kbtools.build.reuse`).
+
+A rebuild after an edit writes the edited document's shard and hard-links the others from
+the previous dist/; whatever it takes or writes, data/ and the manifest equal a build
+without any cache. A shard file changed in dist/ after the build (rewritten in place, or
+replaced) is never trusted: it is written again.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kbtools.build.memo import BuildMemo
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.layout import ReleaseLayout, shard_of
+from tests.kbfixtures import copy_example
+from tests.test_incremental import TEST_HASH, answers, edit_paragraph, store_rows, tree
+
+OPTS = dict(progress=False, provenance=False, lenient=True)
+EDITED = "knowledge/equipment/hx260-ch05-fault-codes.md"
+
+
+def inodes(dist: Path) -> dict[str, int]:
+    layout = ReleaseLayout(dist)
+    return {p.relative_to(dist).as_posix(): p.stat().st_ino
+            for p in sorted((dist / "data").rglob("*")) if p.is_file()
+            and (p.parent == layout.chunks or p.parent.parent == layout.root / "data/vectors")}
+
+
+def same_as_full(repo: Path, dist: Path, full: Path) -> None:
+    build(load_config(repo), BuildOptions(out=full, use_cache=False, **OPTS))
+    assert tree(dist, "data") == tree(full, "data")
+    assert (dist / "manifest.json").read_bytes() == (full / "manifest.json").read_bytes()
+    assert store_rows(dist) == store_rows(full)
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory) -> Path:
+    repo = copy_example(tmp_path_factory.mktemp("reuse") / "repo")
+    toml = repo / "kb.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('model = "use"', TEST_HASH),
+                    encoding="utf-8")
+    return repo
+
+
+@pytest.fixture
+def built(example, tmp_path) -> tuple[Path, Path]:
+    """A copy of the example (test-hash) built into dist/ with a fresh cache, which records
+    its shards."""
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(example, repo)
+    build(load_config(repo), BuildOptions(out=dist, **OPTS))
+    return repo, dist
+
+
+def test_an_edit_writes_only_its_shard(built, tmp_path):
+    repo, dist = built
+    before = inodes(dist)
+    edit_paragraph(repo)
+    memo = BuildMemo()
+    stats = build(load_config(repo), BuildOptions(out=dist, memo=memo, **OPTS))
+    after = inodes(dist)
+    edited = shard_of(EDITED)
+    linked = {p for p in after if before.get(p) == after[p]}
+    assert linked and all(edited not in Path(p).name for p in linked)
+    assert {p for p in after if edited in Path(p).name} <= set(after) - linked
+    # the other shards' documents were neither decoded nor chunked; verified documents'
+    # shards (their chunks carry verification) were
+    assert memo.misses == 1 and memo.hits == stats.documents - 1
+    assert stats.derivation == "incremental"
+    same_as_full(repo, dist, tmp_path / "full")
+    assert answers(dist) == answers(tmp_path / "full")
+
+
+@pytest.mark.parametrize("how", ["in-place", "replaced"])
+def test_a_shard_changed_after_the_build_is_written_again(built, tmp_path, how):
+    repo, dist = built
+    shard = next(p for p in sorted(inodes(dist)) if p.endswith(".jsonl")
+                 and os.stat(dist / p).st_nlink == 1)
+    path = dist / shard
+    data = path.read_bytes()
+    bad = data.replace(b'"kind"', b'"KIND"', 1)
+    assert bad != data and len(bad) == len(data)
+    if how == "in-place":
+        with open(path, "r+b") as f:  # same inode, same size
+            f.write(bad)
+    else:
+        path.unlink()
+        path.write_bytes(bad)
+    build(load_config(repo), BuildOptions(out=dist, **OPTS))
+    assert (dist / shard).read_bytes() == data
+    same_as_full(repo, dist, tmp_path / "full")
+
+
+def test_no_cache_takes_nothing(built):
+    repo, dist = built
+    before = inodes(dist)
+    build(load_config(repo), BuildOptions(out=dist, use_cache=False, **OPTS))
+    after = inodes(dist)
+    assert not {p for p in after if before.get(p) == after[p]}
