@@ -45,6 +45,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (search, "expand", "synonym expansion"),
     (bm25.Bm25, "scores", "bm25 scores"),
     (use.UseEmbedder, "embed_batch", "embed question (use)"),
+    (use.UseEmbedder, "embed_question", "embed question (use)"),
     (bert.BertEmbedder, "embed_batch", "embed question (minilm)"),
     (vectors, "search", "HNSW"),
     (fusion, "fuse", "fusion"),
