@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from kbtools.embed import use_question
+from kbtools.embed import bf16
 from kbtools.embed.base import embed_question
 from kbtools.embed.hashed import HashEmbedder
 from kbtools.embed.use import UseEmbedder
@@ -38,7 +38,7 @@ def use() -> UseEmbedder:
     return UseEmbedder()
 
 
-@pytest.mark.skipif(not use_question.available(),
+@pytest.mark.skipif(not bf16.available(),
                     reason="this CPU has no bfloat16 matrix units numkong uses")
 def test_question_path_matches_the_batch_path(use):
     texts = knowledge_texts()
@@ -56,8 +56,8 @@ def test_question_path_matches_the_batch_path(use):
 
 
 def test_switched_off_a_question_takes_the_batch_path(monkeypatch):
-    monkeypatch.setenv(use_question.ENV_SWITCH, "0")
-    assert not use_question.available()
+    monkeypatch.setenv(bf16.ENV_SWITCH, "0")
+    assert not bf16.available()
     emb = UseEmbedder()
     texts = ["小麦赤霉病怎么防治？", "How often are the ballast pump seals inspected?"]
     for t in texts:

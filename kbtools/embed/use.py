@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.embed import use_question
+from kbtools.embed import bf16, use_question
 from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
 from kbtools.errors import ModelError
 from kbtools.fsutil import atomic_write_bytes
@@ -61,7 +61,7 @@ class UseEmbedder:
         backend = self._loaded()
         if self._question is None:
             self._question = (use_question.QuestionEncoder(backend)
-                              if use_question.available() else False)
+                              if bf16.available() else False)
             self._limit = _threadpool_limit()
         if self._question is False:
             return self.embed_batch([text])

