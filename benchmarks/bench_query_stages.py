@@ -47,6 +47,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (use.UseEmbedder, "embed_batch", "embed question (use)"),
     (use.UseEmbedder, "embed_question", "embed question (use)"),
     (bert.BertEmbedder, "embed_batch", "embed question (minilm)"),
+    (bert.BertEmbedder, "embed_question", "embed question (minilm)"),
     (vectors, "search", "HNSW"),
     (fusion, "fuse", "fusion"),
     (freshness, "reweigh", "freshness"),
