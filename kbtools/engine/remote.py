@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.cache import release_root
@@ -196,7 +197,7 @@ class MilvusCandidates:
                               f"{want}, this machine has {emb.fingerprint()}; install the "
                               "matching model or publish a release built with this one",
                               path=str(self.engine.url))
-        q = np.asarray(emb.embed_batch([req.text])[0], dtype=np.float32)
+        q = np.asarray(embed_question(emb, req.text)[0], dtype=np.float32)  # as local search
         if model in self.partial:
             has = f"array_contains(models, {expr.literal(model)})"
             filt = f"{has} and ({filt})" if filt else has
