@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kbtools.embed import bf16
 from kbtools.embed.bert import erf, gelu
 from kbtools.embed.registry import get_embedder, get_reference_embedder
 from tests.kbfixtures import REPO, copy_example
@@ -54,6 +55,19 @@ def test_numpy_minilm_matches_sentence_transformers():
     again = light.embed_batch(texts[::-1])[::-1]
     assert np.allclose(again, ours, atol=1e-5)
     assert light.embed_batch([]).shape == (0, 384)
+    if bf16.available():  # a question's own path: bfloat16 products, the same vectors
+        asked = np.concatenate([light.embed_question(t) for t in texts])
+        cosines = (asked * theirs).sum(axis=1)
+        worst = int(np.argmin(cosines))
+        assert cosines[worst] >= 0.999, (texts[worst][:80], float(cosines[worst]))
+        assert not np.array_equal(asked, ours)  # it did not fall back to embed_batch
+
+
+def test_a_question_without_bfloat16_units_takes_the_batch_path(monkeypatch):
+    monkeypatch.setenv(bf16.ENV_SWITCH, "0")
+    light = get_embedder("minilm")
+    for text in ["How often are the ballast pump seals inspected?", ""]:
+        assert np.array_equal(light.embed_question(text), light.embed_batch([text]))
 
 
 def test_erf_and_gelu_match_the_exact_functions():

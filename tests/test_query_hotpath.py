@@ -4,6 +4,7 @@ demand), the identifier match level (cheap NFKC, substring pre-test, compiled ke
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import string
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbtools.index.store import RankingRow, Store, write_store
+from kbtools.index.store import RankingRow, Store, _dump, _load_strings, write_store
 from kbtools.query import identifiers
 from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, weights
 
@@ -246,3 +247,19 @@ def test_a_question_loads_no_markdown_yaml_opencc_or_cryptography_module():
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": sys_path})
     assert out.stdout.strip() == "[]"
+
+
+# --- store columns ------------------------------------------------------------------------
+
+PATH_TEXT = st.lists(st.sampled_from(list('ab "\\,[]:{}\n\t') + ["小麦", "\u2028", "\x7f", "é",
+                                                                 '", "', '["', '"]']),
+                     max_size=6).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=st.one_of(st.lists(PATH_TEXT, max_size=5),
+                       st.lists(st.one_of(PATH_TEXT, st.integers(), st.none()), max_size=4)))
+def test_heading_path_column_reads_as_the_json_parser_reads_it(value):
+    text = _dump(value)
+    got = _load_strings(text)
+    assert got == json.loads(text) and type(got) is list

@@ -21,7 +21,7 @@ from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index
 from kbtools.markdown import doctree
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
-from kbtools.query.search import search
+from kbtools.query.search import _routing_values, route, search
 from tests.kbfixtures import REPO, copy_example
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
@@ -417,3 +417,17 @@ def test_readme_eval_example_runs_as_written(example_index, monkeypatch):
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     assert [r.split(" | ")[0] for r in res.output.splitlines()[2:]] == ["hybrid", "bm25", "vector"]
+
+
+def test_route_finds_what_a_substring_test_of_every_routing_value_finds(index):
+    """`route` looks only at values no longer than the question: the same findings, in the
+    same order, as testing every value."""
+    values = _routing_values(index)
+    assert values
+    questions = [v for _, v, _ in values[:40]] + [
+        " ".join(v for _, v, _ in values[i:i + 3]) for i in range(0, 30, 3)] + [
+        "E17 伺服过载怎么处理", "ballast pump", "", "x"]
+    for q in questions:
+        want = [{"field": f, "value": v} for f, v, folded in values if folded in q.casefold()]
+        assert route(index, q) == want
+    assert any(route(index, q) for q in questions)

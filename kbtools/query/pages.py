@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from kbtools.config import kb_home
+from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes
@@ -45,7 +46,7 @@ _PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.Weak
 
 @lru_cache(maxsize=64)
 def _question_vector(model: str, embedder: int, text: str) -> np.ndarray:
-    q = np.asarray(get_embedder(model).embed_batch([text])[0], dtype=np.float32)
+    q = np.asarray(embed_question(get_embedder(model), text)[0], dtype=np.float32)
     q.setflags(write=False)
     return q
 

