@@ -25,10 +25,12 @@ from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.records import Chunk
+from kbtools.build.vector_plan import plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
+from kbtools.embed.parallel import embed_batches
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
     ConfigError,
@@ -85,6 +87,7 @@ class BuildStats:
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
+    shared_vectors: int = 0  # chunks scored by their parent's vector (no vector of their own)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     warnings: int = 0
     formulas: int = 0
@@ -96,14 +99,6 @@ class BuildStats:
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
-
-
-def models_for(text: str, cfg: Config) -> list[str]:
-    """Embedding models for one chunk: the base model for every chunk (so any question, in
-    any language, can reach it) plus the model configured for the chunk's language."""
-    emb = cfg.section("embedding")
-    extra = emb.get("languages", {}).get(language_of(text))
-    return sorted({emb["model"], extra} - {None})
 
 
 class _Timer:
@@ -207,6 +202,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
+    stats.shared_vectors = sum(1 for r in records if not r["models"])
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
@@ -298,7 +294,8 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
         blame = provenance.get(doc)
         base = memo.records(doc, per_doc[doc])
         if base is None:
-            base = [_base_record(c, cfg) for c in per_doc[doc]]
+            base = [_base_record(c, models)
+                    for c, models in zip(per_doc[doc], plan_models(per_doc[doc], cfg), strict=True)]
             memo.keep_records(doc, per_doc[doc], base)
         for c, b in zip(per_doc[doc], base, strict=True):
             r = dict(b)
@@ -310,11 +307,11 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
     return records
 
 
-def _base_record(c: Chunk, cfg: Config) -> dict[str, Any]:
+def _base_record(c: Chunk, models: list[str]) -> dict[str, Any]:
     r = c.to_dict()
     r.pop("metadata", None)  # stored once per doc
     r["content_hash"] = text_key(c.embed_text)
-    r["models"] = models_for(c.embed_text, cfg)
+    r["models"] = models  # [] = scored by its parent's vector (kbtools.build.vector_plan)
     return r
 
 
@@ -339,10 +336,9 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
             todo = [(h, t) for h, t in wanted if h not in have]
             stats.reused += len(wanted) - len(todo)
             stats.embedded += len(todo)
-            for i in range(0, len(todo), batch):
+            for i, got in embed_batches(emb, [t for _, t in todo], batch):
                 part = todo[i:i + batch]
-                vecs = emb.embed_batch([t for _, t in part]).astype(np.float16)
-                fresh = dict(zip([h for h, _ in part], vecs, strict=True))
+                fresh = dict(zip([h for h, _ in part], got.astype(np.float16), strict=True))
                 cache.put_many(fp, fresh)  # committed per batch: a crash loses one batch
                 have.update(fresh)
                 if opts.progress and len(todo) > batch:
@@ -487,7 +483,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
         "models": models,
         "tokenizer": tokenizer,
         "counts": {"documents": stats.documents, "chunks": stats.chunks,
-                   "formulas": stats.formulas, "tables": stats.tables},
+                   "formulas": stats.formulas, "tables": stats.tables,
+                   "shared_vectors": stats.shared_vectors},
         "verification": {"checked": _unchecked_reason(opts) is None and source["commit"] != "none",
                          "lapsed": stats.lapsed},
         "artifacts": list_files(staging, DATA_DIR),

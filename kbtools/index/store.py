@@ -31,6 +31,8 @@ CREATE TABLE chunks (
     verified INTEGER, verification TEXT
 );
 CREATE INDEX chunks_doc ON chunks(doc);
+-- finer chunks without vectors of their own, by the parent whose vector they share
+CREATE INDEX chunks_sharing ON chunks(json_extract(extra, '$.parent')) WHERE models = '';
 CREATE TABLE facets (field TEXT, value TEXT, doc TEXT);
 CREATE INDEX facets_fv ON facets(field, value);
 CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
@@ -150,6 +152,25 @@ class Store:
         if "verified" not in cols:
             return [False] * self.count()
         return [bool(r[0]) for r in self.con.execute("SELECT verified FROM chunks ORDER BY num")]
+
+    def sharing_children(self, nums: list[int]) -> list[tuple[int, int]]:
+        """(child, parent) chunk numbers of the chunks that share the vector of one of the
+        chunks `nums` (they have no vector of their own: `kbtools.build.vector_plan`), in
+        chunk order."""
+        if not nums:
+            return []
+        marks = ",".join("?" * len(nums))
+        rows = self.con.execute(
+            "SELECT c.num, p.num FROM chunks AS p JOIN chunks AS c "
+            "ON c.models = '' AND json_extract(c.extra, '$.parent') = p.id "
+            f"WHERE p.num IN ({marks}) ORDER BY c.num", nums)
+        return [(int(c), int(p)) for c, p in rows]
+
+    def sharing_parents(self) -> list[tuple[int, int]]:
+        """(child, parent) chunk numbers of every chunk that shares its parent's vector."""
+        return [(int(c), int(p)) for c, p in self.con.execute(
+            "SELECT c.num, p.num FROM chunks AS c JOIN chunks AS p "
+            "ON p.id = json_extract(c.extra, '$.parent') WHERE c.models = '' ORDER BY c.num")]
 
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         return {d["num"]: d for d in self._select("num", nums)}

@@ -31,6 +31,7 @@ from kbtools.index.tokenize import language_of
 from kbtools.query import answers, distinct, fusion
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
+from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 MAX_QUERY_CHARS = 2000
@@ -208,9 +209,10 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
 
     terms, ids, unknown = index.bm25.query_terms(text)
     depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
-    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask, tuple(ids),
-                               depth)
-    lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
+    # chunks sharing a section's vector are scored through it (kbtools.query.inherit)
+    request = CandidateRequest(text, mode, tuple(parsed), verified_only,
+                               widen_mask(index, mask), tuple(ids), depth)
+    lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
     if not fused:

@@ -1,0 +1,65 @@
+"""Which chunks get vectors of their own, and from which models.
+
+A section chunk is embedded with the base model (so a question in any language can reach
+it) plus the model configured for its language. A finer chunk (list item, table, table row,
+code, formula, Mermaid diagram, image) whose lines all lie inside its parent section's
+lines (a code block's or formula's own lines: not its context lines) is not embedded: the parent's vector already carries its text, so the chunk shares
+it. Its record lists no models (``"models": []``) and names the parent in
+``extra["parent"]``; the query side scores it by the parent's similarity
+(`kbtools.query.inherit`), while BM25 still scores it on its own text, so a question that
+names one row or item still ranks that row or item above the rest of its section.
+
+This is what makes a cold build embed about a third of the chunks it used to (most chunks
+of real documentation are list items and table rows; see benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kbtools.build.records import Chunk
+from kbtools.config import Config
+from kbtools.index.tokenize import language_of
+
+
+def models_for(text: str, cfg: Config) -> list[str]:
+    """Embedding models for one chunk with a vector of its own: the base model for every
+    chunk (so any question, in any language, can reach it) plus the model configured for
+    the chunk's language."""
+    emb = cfg.section("embedding")
+    extra = emb.get("languages", {}).get(language_of(text))
+    return sorted({emb["model"], extra} - {None})
+
+
+# the lines of a code block or formula without the context line before and after it
+CORE_LINES = ("code_lines", "formula_lines")
+
+
+def core_lines(chunk: Chunk) -> tuple[int, int]:
+    """The lines a finer chunk is about: a code block's or formula's own lines (its context
+    lines may belong to the next section), else all its lines."""
+    for key in CORE_LINES:
+        span = chunk.extra.get(key)
+        if isinstance(span, list) and len(span) == 2:
+            return int(span[0]), int(span[1])
+    return chunk.line_start, chunk.line_end
+
+
+def shares_parent_vector(chunk: Chunk, parents: dict[str, Chunk]) -> bool:
+    """A finer chunk whose lines (`core_lines`) lie inside its parent section's lines."""
+    parent = parents.get(str(chunk.extra.get("parent") or ""))
+    if chunk.kind == "section" or parent is None:
+        return False
+    first, last = core_lines(chunk)
+    return parent.line_start <= first and last <= parent.line_end
+
+
+def plan_models(chunks: Sequence[Chunk], cfg: Config) -> list[list[str]]:
+    """Per chunk of one document (in order), the models it gets a vector from; an empty
+    list for a chunk that shares its parent's vector (unless kb.toml says
+    ``[embedding] fine_vectors = "own"``)."""
+    if cfg.get("embedding.fine_vectors") == "own":
+        return [models_for(c.embed_text, cfg) for c in chunks]
+    parents = {c.id: c for c in chunks if c.kind == "section"}
+    return [[] if shares_parent_vector(c, parents) else models_for(c.embed_text, cfg)
+            for c in chunks]
