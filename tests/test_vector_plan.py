@@ -1,0 +1,146 @@
+"""Finer chunks that share their section's vector: which chunks get vectors of their own,
+and that a chunk without one is still found, scored through its parent and cited with its
+own lines (real USE model, real build, real index). Embedding on worker processes gives the
+same vectors as in the build process."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kbtools.build.chunk import chunk_document
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.build.vector_plan import plan_models
+from kbtools.config import load_config
+from kbtools.corpus import parse_source
+from kbtools.embed.parallel import embed_batches, workers_for
+from kbtools.embed.registry import get_reference_embedder
+from kbtools.index.reader import open_index
+from kbtools.query.candidates import CandidateRequest
+from kbtools.query.fusion import Ranked
+from kbtools.query.inherit import inherit, widen_mask
+from kbtools.query.search import LOCAL_CANDIDATES, search
+from tests.kbfixtures import REPO
+
+# Chinese only: the English model (and torch) stays out of these builds
+DOC = """---
+title: 伺服驱动器故障处理
+---
+# 伺服驱动器故障处理
+
+驱动器面板显示故障码时，先记录故障码，再按下表处理。每次处理后复位并观察十分钟。
+
+| 故障码 | 含义 | 处理 |
+| --- | --- | --- |
+| A31 | 编码器线缆断开 | 检查编码器插头是否松动并重新插紧 |
+| A52 | 母线电压过高 | 延长减速时间或加装制动电阻 |
+| A77 | 散热风扇停转 | 清理风扇滤网灰尘，必要时更换风扇 |
+
+## 日常保养
+
+保养按以下步骤进行，每一步完成后在记录表上签字：
+
+1. 断开主电源并挂上警示牌，等待五分钟让电容放电。
+2. 用压缩空气吹扫散热片和风道里的积尘。
+3. 检查所有接线端子的紧固力矩，松动的重新拧紧。
+
+```bash
+servo-tool --reset --log /var/log/servo.log
+```
+"""
+
+OTHER = """---
+title: 润滑油更换
+---
+# 润滑油更换
+
+减速机每运行两千小时更换一次润滑油，使用指定型号的合成齿轮油，加注到油标中线。
+"""
+
+
+def test_finer_chunks_inside_their_section_have_no_models(tmp_path):
+    cfg = load_config(REPO)
+    chunks = chunk_document(parse_source(DOC, tmp_path / "d.md", "d.md"))
+    plan = dict(zip((c.id for c in chunks), plan_models(chunks, cfg), strict=True))
+    kinds = {c.kind for c in chunks}
+    assert {"section", "table", "table_row", "list_item", "code"} <= kinds
+    for c in chunks:
+        if c.kind == "section":
+            assert plan[c.id] == ["use"]
+        else:  # each lies inside its parent section (a code block by its own lines)
+            assert plan[c.id] == [], c
+    own = load_config(REPO, overrides={"embedding": {"fine_vectors": "own"}})
+    assert all(models == ["use"] for models in plan_models(chunks, own))
+
+
+@pytest.fixture(scope="module")
+def corpus_index(tmp_path_factory):
+    corpus = tmp_path_factory.mktemp("corpus")
+    (corpus / "servo.md").write_text(DOC, encoding="utf-8")
+    (corpus / "oil.md").write_text(OTHER, encoding="utf-8")
+    out = tmp_path_factory.mktemp("out") / "dist"
+    stats = build(load_config(REPO), BuildOptions(corpus=corpus, out=out, lenient=True, use_cache=False,
+                                                  progress=False))
+    assert stats.shared_vectors > 0 and stats.embedded == stats.chunks - stats.shared_vectors
+    return open_index(out)
+
+
+def _rows(index):
+    return index.store.chunks(list(range(index.store.count())))
+
+
+def test_only_embedded_chunks_are_in_the_graph(corpus_index):
+    rows = _rows(corpus_index)
+    embedded = [n for n, r in rows.items() if r["models"]]
+    assert len(corpus_index.vectors("use")) == len(embedded) < len(rows)
+    assert corpus_index.manifest["counts"]["shared_vectors"] == len(rows) - len(embedded)
+
+
+def test_row_without_vector_is_found_and_cited_by_its_own_lines(corpus_index):
+    rows = _rows(corpus_index)
+    row = next(r for r in rows.values() if r["kind"] == "table_row" and "A52" in r["text"])
+    assert row["models"] == ""
+    section = next(r for r in rows.values() if r["id"] == row["extra"]["parent"])
+    res = search(corpus_index, "A52 母线电压过高怎么办", k=3).to_dict()
+    top = res["results"][0]
+    assert (top["chunk_id"], top["kind"]) == (row["id"], "table_row")
+    assert (top["line_start"], top["line_end"]) == (row["line_start"], row["line_end"]) == (11, 11)
+    # its vector evidence is the section's: the graph does not hold the row at all
+    req = CandidateRequest("A52 母线电压过高怎么办", "vector", (), False, None, (), 50)
+    raw = LOCAL_CANDIDATES.ranked_lists(corpus_index, req)["vector:use"]
+    assert row["num"] not in raw.keys.tolist() and section["num"] in raw.keys.tolist()
+    got = inherit(corpus_index, {"vector:use": raw}, None)["vector:use"]
+    score = dict(zip(got.keys.tolist(), got.scores.tolist(), strict=True))
+    assert score[row["num"]] == score[section["num"]]
+    assert top["why"]["vector_score"] == pytest.approx(score[section["num"]], abs=1e-5)
+
+
+def test_filters_reach_a_chunk_through_its_parents_vector(corpus_index):
+    rows = _rows(corpus_index)
+    row = next(r for r in rows.values() if r["kind"] == "table_row" and "A77" in r["text"])
+    parent = next(r["num"] for r in rows.values() if r["id"] == row["extra"]["parent"])
+    mask = np.zeros(len(rows), dtype=bool)
+    mask[row["num"]] = True  # only the row is allowed, not its section
+    wide = widen_mask(corpus_index, mask)
+    assert wide is not None and wide[parent] and wide.sum() == 2
+    lists = {"vector:use": Ranked(np.array([parent, 0]), np.array([0.8, 0.5], dtype=np.float32)),
+             "bm25": Ranked(np.array([parent, row["num"]]), np.array([3.0, 2.0]))}
+    got = inherit(corpus_index, lists, mask)
+    assert got["vector:use"].keys.tolist() == [row["num"]]
+    assert got["vector:use"].scores.tolist() == pytest.approx([0.8])
+    assert got["bm25"].keys.tolist() == [row["num"]]
+
+
+def test_worker_processes_embed_exactly_as_the_build_process(monkeypatch):
+    emb = get_reference_embedder("use")
+    texts = [f"第{i}号设备的巡检记录：温度{20 + i}度，振动正常。" * (1 + i % 3) for i in range(40)]
+    monkeypatch.setenv("KB_EMBED_WORKERS", "1")
+    assert workers_for(emb, 10) == 1
+    here = np.concatenate([v for _, v in embed_batches(emb, texts, 4)])
+    monkeypatch.setenv("KB_EMBED_WORKERS", "2")
+    if workers_for(emb, 10) < 2:
+        pytest.skip("one core: no worker processes")
+    offsets, parts = zip(*embed_batches(emb, texts, 4), strict=True)
+    assert list(offsets) == list(range(0, 40, 4))
+    assert np.array_equal(np.concatenate(parts), here)
+    assert workers_for(get_reference_embedder("test-hash"), 100) == 1  # not opted in
