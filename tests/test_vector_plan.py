@@ -10,7 +10,7 @@ import pytest
 
 from kbtools.build.chunk import chunk_document
 from kbtools.build.pipeline import BuildOptions, build
-from kbtools.build.vector_plan import plan_models
+from kbtools.build.vector_plan import models_for, plan_models
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.embed.parallel import embed_batches, workers_for
@@ -71,6 +71,15 @@ def test_finer_chunks_inside_their_section_have_no_models(tmp_path):
             assert plan[c.id] == [], c
     own = load_config(REPO, overrides={"embedding": {"fine_vectors": "own"}})
     assert all(models == ["use"] for models in plan_models(chunks, own))
+
+
+def test_second_model_only_for_chunks_in_their_documents_language():
+    cfg = load_config(REPO)  # en = minilm
+    command = "servo-tool --reset --log /var/log/servo.log and restart the drive"
+    assert models_for(command, cfg) == ["minilm", "use"]
+    assert models_for(command, cfg, "en") == ["minilm", "use"]
+    assert models_for(command, cfg, "zh") == ["use"]  # an English line in a Chinese page
+    assert models_for("驱动器面板显示故障码时先记录故障码", cfg, "zh") == ["use"]
 
 
 @pytest.fixture(scope="module")

@@ -198,7 +198,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
-    records = _records(per_doc, provenance, cfg, covs, checks, memo)
+    langs = {s.rel: doc_language(s) for s in sources}
+    records = _records(per_doc, provenance, cfg, covs, checks, memo, langs)
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
@@ -285,7 +286,8 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
              cfg: Config, covs: dict[str, ReviewCoverage],
-             reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo) -> list[dict[str, Any]]:
+             reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo,
+             langs: dict[str, str]) -> list[dict[str, Any]]:
     """Chunk records in global order; chunks of `verified: true` documents (those in
     `covs`) get their `verification` (see `kbtools.build.verified`). The part that depends
     on the chunks alone is kept in `memo` for the next build."""
@@ -295,7 +297,8 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
         base = memo.records(doc, per_doc[doc])
         if base is None:
             base = [_base_record(c, models)
-                    for c, models in zip(per_doc[doc], plan_models(per_doc[doc], cfg), strict=True)]
+                    for c, models in zip(per_doc[doc], plan_models(per_doc[doc], cfg, langs[doc]),
+                                           strict=True)]
             memo.keep_records(doc, per_doc[doc], base)
         for c, b in zip(per_doc[doc], base, strict=True):
             r = dict(b)
@@ -379,7 +382,7 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
-             "lang": language_of(s.body[:4000])}
+             "lang": doc_language(s)}
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
         docs.append(d)
@@ -388,6 +391,11 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
     values = [v for s in sources for k, v in s.meta.items() if k in fields]
     terms = dictionary_terms(values, user_dict)  # one term per line, none holds whitespace
     layout.dictionary.write_bytes("".join(t + "\n" for t in terms).encode("utf-8"))
+
+
+def doc_language(src: SourceDoc) -> str:
+    """The language of a document (from its first 4,000 characters)."""
+    return language_of(src.body[:4000])
 
 
 def _write_source(source_dir: Path, rel: str, data: bytes) -> None:

@@ -1,7 +1,7 @@
 """Which chunks get vectors of their own, and from which models.
 
 A section chunk is embedded with the base model (so a question in any language can reach
-it) plus the model configured for its language. A finer chunk (list item, table, table row,
+it) plus the model configured for its language, when its document is in that language. A finer chunk (list item, table, table row,
 code, formula, Mermaid diagram, image) whose lines all lie inside its parent section's
 lines (a code block's or formula's own lines: not its context lines) is not embedded: the parent's vector already carries its text, so the chunk shares
 it. Its record lists no models (``"models": []``) and names the parent in
@@ -22,12 +22,17 @@ from kbtools.config import Config
 from kbtools.index.tokenize import language_of
 
 
-def models_for(text: str, cfg: Config) -> list[str]:
+def models_for(text: str, cfg: Config, doc_lang: str | None = None) -> list[str]:
     """Embedding models for one chunk with a vector of its own: the base model for every
     chunk (so any question, in any language, can reach it) plus the model configured for
-    the chunk's language."""
+    the chunk's language when that is its document's language too (`doc_lang`; None: any).
+
+    A command listing in a Chinese page reads as English, yet the page is Chinese: a second
+    model there only costs (on a Chinese corpus it loads torch for a few hundred such
+    sections, and English questions would then search those sections alone)."""
     emb = cfg.section("embedding")
-    extra = emb.get("languages", {}).get(language_of(text))
+    lang = language_of(text)
+    extra = emb.get("languages", {}).get(lang) if doc_lang in (None, lang) else None
     return sorted({emb["model"], extra} - {None})
 
 
@@ -54,12 +59,14 @@ def shares_parent_vector(chunk: Chunk, parents: dict[str, Chunk]) -> bool:
     return parent.line_start <= first and last <= parent.line_end
 
 
-def plan_models(chunks: Sequence[Chunk], cfg: Config) -> list[list[str]]:
-    """Per chunk of one document (in order), the models it gets a vector from; an empty
+def plan_models(chunks: Sequence[Chunk], cfg: Config,
+                doc_lang: str | None = None) -> list[list[str]]:
+    """Per chunk of one document (in order, the document's language `doc_lang`), the
+    models it gets a vector from (`models_for`); an empty
     list for a chunk that shares its parent's vector (unless kb.toml says
     ``[embedding] fine_vectors = "own"``)."""
     if cfg.get("embedding.fine_vectors") == "own":
-        return [models_for(c.embed_text, cfg) for c in chunks]
+        return [models_for(c.embed_text, cfg, doc_lang) for c in chunks]
     parents = {c.id: c for c in chunks if c.kind == "section"}
-    return [[] if shares_parent_vector(c, parents) else models_for(c.embed_text, cfg)
+    return [[] if shares_parent_vector(c, parents) else models_for(c.embed_text, cfg, doc_lang)
             for c in chunks]
