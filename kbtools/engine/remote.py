@@ -89,6 +89,23 @@ class MilvusStore(Store):
         rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
         return {r["id"]: r for r in rows}
 
+    def sharing_children(self, nums: list[int]) -> list[tuple[int, int]]:
+        parents = self.chunks(nums)
+        by_id = {r["id"]: n for n, r in parents.items()}
+        docs = sorted({r["doc"] for r in parents.values()})
+        if not docs:
+            return []
+        rows = self._fetch(f"array_length(models) == 0 and doc in "
+                           f"[{', '.join(expr.literal(d) for d in docs)}]")
+        return sorted((r["num"], by_id[p]) for r in rows
+                      if (p := r["extra"].get("parent")) in by_id)
+
+    def sharing_parents(self) -> list[tuple[int, int]]:
+        rows = self._fetch("array_length(models) == 0")
+        parents = self.chunks_by_id(sorted({str(r["extra"].get("parent")) for r in rows}))
+        return sorted((r["num"], parents[p]["num"]) for r in rows
+                      if (p := r["extra"].get("parent")) in parents)
+
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
                            f"and line_end >= {int(line_start)}")
