@@ -1,7 +1,7 @@
 """Warm query latency of two code trees on one index, interleaved in one run.
 
     .venv/bin/python benchmarks/bench_ab.py --before /path/to/old-checkout --after . \
-        --index bench-out/tidb/dist [--questions ../shared/eval/tidb_faq_zh/queries.jsonl] \
+        --index bench-out/tidb/dist [--before-index OLD-FORMAT-DIST] [--questions ../shared/eval/tidb_faq_zh/queries.jsonl] \
         [--rounds 6] [--json]
 
 Each tree gets a worker process (its own PYTHONPATH) that opens the index and warms up; the
@@ -53,6 +53,9 @@ def main() -> None:
     ap.add_argument("--before", required=True, type=Path, help="checkout of the old code")
     ap.add_argument("--after", default=ROOT, type=Path, help="checkout of the new code")
     ap.add_argument("--index", required=True, type=Path)
+    ap.add_argument("--before-index", type=Path,
+                    help="the same content built by the old code, when the release format "
+                         "changed between the two (default: --index)")
     ap.add_argument("--questions", default=QUESTIONS, type=Path)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--json", action="store_true")
@@ -62,13 +65,14 @@ def main() -> None:
         env = dict(os.environ, PYTHONPATH=str(getattr(args, side).resolve()), HF_HUB_OFFLINE="1")
         # cwd = the tree: `python -c` puts the working directory first on sys.path, ahead of
         # PYTHONPATH, so run from elsewhere both workers would import the same kbtools
-        proc = subprocess.Popen([sys.executable, "-c", WORKER, str(args.index.resolve()),
+        index = args.before_index if side == "before" and args.before_index else args.index
+        proc = subprocess.Popen([sys.executable, "-c", WORKER, str(index.resolve()),
                                  str(args.questions.resolve())], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, env=env,
                                 cwd=getattr(args, side).resolve())
         assert proc.stdout is not None and proc.stdin is not None
         if proc.stdout.readline().strip() != "ready":
-            sys.exit(f"bench_ab: the {side} worker failed to open {args.index}")
+            sys.exit(f"bench_ab: the {side} worker failed to open {index}")
         workers[side] = proc
     took: dict[str, list[float]] = {"before": [], "after": []}
     for r in range(args.rounds):

@@ -2,9 +2,10 @@
 Chinese, for this tree and a baseline tree in the same run.
 
     .venv/bin/python benchmarks/bench_cold.py --before /path/to/main-worktree \\
-        [--index dist] [--n 7]
+        [--index dist] [--before-index DIR] [--n 7]
 
-Each run is a new interpreter with PYTHONPATH set to the tree under test (same venv, same
+`--before-index` gives the baseline its own index when the two trees read different
+release formats (e.g. a baseline from before format 2). Each run is a new interpreter with PYTHONPATH set to the tree under test (same venv, same
 index, same questions), alternating the two trees so machine noise hits both alike. Peak RSS
 is the child's own `ru_maxrss` (os.wait4). Each tree gets its own KB_HOME, warmed by one
 query first (model caches written), as on a device that has answered before.
@@ -50,21 +51,23 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", required=True, help="baseline tree (e.g. a worktree of main)")
     ap.add_argument("--index", default=str(ROOT / "dist"))
+    ap.add_argument("--before-index", help="the baseline's own index (default: --index)")
     ap.add_argument("--n", type=int, default=7, help="runs per tree and language")
     args = ap.parse_args()
     trees = {"before": Path(args.before).resolve(), "after": ROOT}
+    indexes = {"before": args.before_index or args.index, "after": args.index}
     with tempfile.TemporaryDirectory() as tmp:
         homes = {name: Path(tmp) / name for name in trees}
         for name, tree in trees.items():
             homes[name].mkdir()
             for lang in QUESTIONS:  # warm the per-user model caches once
-                run_once(tree, args.index, QUESTIONS[lang][0], homes[name])
+                run_once(tree, indexes[name], QUESTIONS[lang][0], homes[name])
         for lang, qs in QUESTIONS.items():
             times: dict[str, list[float]] = {n: [] for n in trees}
             peaks: dict[str, list[float]] = {n: [] for n in trees}
             for i in range(args.n):
                 for name, tree in trees.items():
-                    t, rss = run_once(tree, args.index, qs[i % len(qs)], homes[name])
+                    t, rss = run_once(tree, indexes[name], qs[i % len(qs)], homes[name])
                     times[name].append(t)
                     peaks[name].append(rss)
             b, a = statistics.median(times["before"]), statistics.median(times["after"])

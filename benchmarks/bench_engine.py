@@ -2,13 +2,17 @@
 
     .venv/bin/python benchmarks/bench_engine.py --index /work/bench/tidb54k/dist \
         [--questions ../shared/eval/tidb_faq_zh/queries.jsonl] [--n 200] [--engine URL] [--json]
+        [--serve]
 
 Without --engine a `milvus-lite server` is started on a free loopback port (data in a
 temp dir) and stopped at the end. Publishes the index (timed: rows, index build, load,
 count check, alias), then runs the same questions against both sides interleaved (local,
 Milvus, local, …) so both see the same machine load, and prints warm p50/p95 per side,
 the Milvus/local ratios, and parity: top-10 overlap, identical top-1, same no-answer
-verdicts (with the questions that differ).
+verdicts (with the questions that differ). With --serve, also the web app: the time the
+first request takes to open the published release (its ``__meta`` parts and files copied
+from the engine), then ``/api/search`` through `kb serve`'s app (in process, Starlette's
+test client) over the local release and over the engine, interleaved the same way.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kbtools.engine.cache import cache_dir  # noqa: E402
 from kbtools.engine.milvus import connect_url  # noqa: E402
 from kbtools.engine.publish import check_release, publish  # noqa: E402
 from kbtools.engine.remote import EngineReader  # noqa: E402
@@ -72,6 +77,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--engine", default=None, help="an existing Milvus (default: start one)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--serve", action="store_true", help="also time kb serve's /api/search")
     args = ap.parse_args()
     qs = [q["query"] for q in read_json_lines(Path(args.questions))][: args.n]
 
@@ -129,6 +135,10 @@ def main() -> None:
             "verdicts_identical": round(same_verdict / len(qs), 4),
             "differences": diffs[:10],
         }
+        if args.serve:
+            fig.update(serve_figures(Path(args.index), url, qs))
+            if proc is not None:  # the release files copied for a server that is gone
+                shutil.rmtree(cache_dir(engine, res.collection), ignore_errors=True)
         engine.close()
     finally:
         if proc is not None:
@@ -148,6 +158,45 @@ def main() -> None:
           f"{fig['top1_identical']}, same no-answer {fig['verdicts_identical']}")
     for d in fig["differences"]:
         print(f"  differs: {d['query']}  local {d['local']}  milvus {d['milvus']}")
+    if args.serve:
+        print(f"kb serve --engine: first request opens the release in {fig['serve_open_s']}s")
+        print(f"/api/search local : p50 {fig['serve_local_50_ms']} ms  p95 "
+              f"{fig['serve_local_95_ms']} ms")
+        print(f"/api/search milvus: p50 {fig['serve_milvus_50_ms']} ms  p95 "
+              f"{fig['serve_milvus_95_ms']} ms  (×{fig['serve_p50_ratio']} / "
+              f"×{fig['serve_p95_ratio']})")
+
+
+def serve_figures(index: Path, url: str, qs: list[str]) -> dict[str, float]:
+    """`/api/search` latency through the web app over the local release and over the
+    engine, interleaved, and the engine app's first (release-opening) request."""
+    from starlette.testclient import TestClient
+
+    from kbtools.serve.app import create_app, open_source
+
+    source = open_source(None, url)
+    t0 = time.perf_counter()
+    source.get()
+    opened = time.perf_counter() - t0
+    times: dict[str, list[float]] = {"local": [], "milvus": []}
+    with TestClient(create_app(index), base_url="http://127.0.0.1") as local, \
+            TestClient(create_app(None, source=source), base_url="http://127.0.0.1") as remote:
+        clients = [("local", local), ("milvus", remote)]
+        for q in qs[:5]:
+            local.get("/api/search", params={"q": q}), remote.get("/api/search", params={"q": q})
+        for i, q in enumerate(qs):
+            for name, client in clients if i % 2 == 0 else clients[::-1]:
+                t = time.perf_counter()
+                resp = client.get("/api/search", params={"q": q, "k": 10})
+                times[name].append((time.perf_counter() - t) * 1000)
+                if resp.status_code != 200:
+                    raise SystemExit(f"{name} /api/search failed: {resp.text}")
+    return {"serve_open_s": round(opened, 2),
+            **{f"serve_{side}_{p}_ms": round(_pct(t, p), 1) for side, t in times.items()
+               for p in (50, 95)},
+            "serve_p50_ratio": round(statistics.median(times["milvus"])
+                                     / statistics.median(times["local"]), 2),
+            "serve_p95_ratio": round(_pct(times["milvus"], 95) / _pct(times["local"], 95), 2)}
 
 
 if __name__ == "__main__":

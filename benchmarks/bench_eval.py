@@ -23,6 +23,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # --code DIR: import kbtools from another checkout (a same-run baseline on the same indexes)
@@ -39,8 +40,23 @@ SHARED = ROOT.parent / "shared" / "eval"
 TASKS = {"aliyun_ecs_zh": ("queries_linked.jsonl", "faq_docs.txt")}
 
 
+# suffix of a derived set → the OpenCC conversion of its base set's corpus and questions
+CONVERSIONS = {"_hant": "s2twp", "_t2s": "t2s"}
+
+
+def _derived(name: str) -> tuple[str, str] | None:
+    """(base set, OpenCC configuration) of a derived set's name, else None."""
+    for suffix, config in CONVERSIONS.items():
+        if name.endswith(suffix):
+            return name[: -len(suffix)], config
+    return None
+
+
 def corpus_of(name: str, out: Path) -> Path:
-    """The set's corpus; for a task that leaves documents out, hard links to the rest."""
+    """The set's corpus; for a task that leaves documents out, hard links to the rest; for a
+    derived set, the base set's corpus converted."""
+    if derived := _derived(name):
+        return _converted(corpus_of(derived[0], out), out / "corpora" / name, derived[1])
     src = SHARED / name / "corpus"
     if name not in TASKS:
         return src
@@ -57,13 +73,60 @@ def corpus_of(name: str, out: Path) -> Path:
     return dest
 
 
-def questions_of(name: str) -> Path:
+def _converter(config: str) -> Any:
+    import opencc
+
+    return opencc.OpenCC(config)
+
+
+def _converted(src: Path, dest: Path, config: str) -> Path:
+    """Every file of `src` converted by OpenCC `config` into `dest` (made once, renamed into
+    place)."""
+    if dest.is_dir():
+        return dest
+    cc = _converter(config)
+    tmp = dest.with_name(dest.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for f in sorted(src.iterdir()):
+        if f.is_file():
+            (tmp / f.name).write_text(cc.convert(f.read_text(encoding="utf-8")), encoding="utf-8")
+    tmp.rename(dest)
+    return dest
+
+
+def _convert_value(cc: Any, value: Any, key: str = "") -> Any:
+    """Strings of a question converted, except identifiers and document names."""
+    if isinstance(value, str):
+        return value if key in ("id", "doc", "source_path", "paragraph_id", "kind", "split") \
+            else cc.convert(value)
+    if isinstance(value, list):
+        return [_convert_value(cc, v, key) for v in value]
+    if isinstance(value, dict):
+        return {k: _convert_value(cc, v, k) for k, v in value.items()}
+    return value
+
+
+def questions_of(name: str, out: Path) -> Path:
+    """The set's questions file; for a derived set, the base set's questions converted."""
+    if derived := _derived(name):
+        base = questions_of(derived[0], out)
+        dest = out / "corpora" / f"{name}.{base.name}"
+        if not dest.is_file():
+            cc = _converter(derived[1])
+            lines = [json.dumps(_convert_value(cc, json.loads(line)), ensure_ascii=False)
+                     for line in base.read_text(encoding="utf-8").splitlines() if line.strip()]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest.with_name(dest.name + ".tmp")
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            tmp.rename(dest)
+        return dest
     return SHARED / name / (TASKS[name][0] if name in TASKS else "queries.jsonl")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh")
+    ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh",
+                    help="comma-separated; NAME_hant is NAME converted to Traditional")
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
     ap.add_argument("--cache", default="", help="embedding cache directory (default OUT/cache)")
     ap.add_argument("--reuse", action="store_true",
@@ -79,7 +142,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out = Path(args.out).resolve()
-    langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if kv)
+    langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if "=" in kv)
     overrides = {"paths": {"cache": str(Path(args.cache).resolve() if args.cache
                                         else out / "cache")}}
     if args.languages:  # default: kb.toml / built-in defaults (en = minilm)
@@ -101,7 +164,7 @@ def main() -> None:
                                             progress=False))
             chunks, docs, embedded = stats.chunks, stats.documents, stats.embedded
         build_s = time.perf_counter() - t0
-        questions = load_questions(questions_of(name))
+        questions = load_questions(questions_of(name, out))
         if args.limit:
             questions = questions[: args.limit]
         index = open_index(dest)

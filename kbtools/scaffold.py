@@ -27,6 +27,7 @@ LAYOUT: dict[str, str] = {
     "workflows/kb-check.yml": ".github/workflows/kb-check.yml",
     "workflows/kb-release.yml": ".github/workflows/kb-release.yml",
     "knowledge/getting-started.md": "knowledge/getting-started.md",
+    "knowledge/_synonyms.txt": "knowledge/_synonyms.txt",
 }
 
 

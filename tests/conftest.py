@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# Tests run git, kb and LaTeX as subprocesses from workers that also hold gRPC channels to
+# Milvus: without this a forked child can abort before exec (see kbtools.engine.milvus).
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 

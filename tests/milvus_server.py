@@ -3,6 +3,8 @@ started once per test session (per xdist worker) and stopped at the end."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import socket
 import subprocess
@@ -10,8 +12,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine
+from kbtools.engine.publish import blob_rows
 
 START_TIMEOUT = 60.0
 
@@ -33,8 +39,8 @@ def _listening(port: int) -> bool:
 class MilvusLite:
     """One `milvus-lite server` process (the binary next to this Python)."""
 
-    def __init__(self, data_dir: Path):
-        self.port = free_port()
+    def __init__(self, data_dir: Path, port: int | None = None):
+        self.port = port or free_port()
         exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
         exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
         self.log = (data_dir.parent / f"milvus-{self.port}.log").open("wb")
@@ -66,3 +72,17 @@ def milvus(tmp_path_factory) -> Iterator[MilvusLite]:
     server = MilvusLite(tmp_path_factory.mktemp("milvus") / "data")
     yield server
     server.stop()
+
+
+def replace_manifest(eng: Engine, collection: str, manifest: dict[str, Any], *,
+                     same_hash: bool = True) -> None:
+    """Store `manifest` with a published release, as a release built differently (another
+    model) would have it; with ``same_hash=False`` the collection keeps the old manifest
+    hash (a damaged release)."""
+    text = json.dumps(manifest)
+    meta = collection + META_SUFFIX
+    eng.client.delete(meta, filter='part == "manifest"')
+    eng.client.insert(meta, blob_rows({"manifest": text}))
+    if same_hash:
+        eng.client.alter_collection_properties(
+            collection, {P_MANIFEST: hashlib.sha256(text.encode("utf-8")).hexdigest()})

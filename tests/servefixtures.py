@@ -20,6 +20,24 @@ DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and
         "knowledge/crops/field-survey-methods.md", "knowledge/crops/pesticide-operator-safety.md",
         "knowledge/equipment/hx260-ch05-fault-codes.md"]
 
+# a new document for a second release (the tests that switch releases under a running app)
+NEW_DOC = """---
+title: 小麦条锈病夏季巡查补充说明
+category: crop-protection
+source: 第二次发布的测试文档
+author: 测试员
+timestamp: "2026-04-01T09:00:00+08:00"
+verified: false
+lang: zh
+crop: [小麦]
+disease: [条锈病]
+---
+
+# 小麦条锈病夏季巡查补充说明
+
+条锈病夏孢子堆呈鲜黄色、沿叶脉排列成虚线状，巡查时重点看旗叶。
+"""
+
 HOSTILE = """---
 title: "现场报告 <script>alert('title')</script>"
 category: field-report

@@ -3,7 +3,10 @@ hits made here (the end-to-end behaviour on the example knowledge is in test_sea
 
 from __future__ import annotations
 
-from kbtools.decision import NO_MATCH_MESSAGE, build_table
+import pytest
+
+from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, build_table
+from kbtools.errors import TableError
 from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
 from kbtools.query.distinct import diversify, one_per_section
 from kbtools.query.fusion import Hit
@@ -33,6 +36,16 @@ def test_values_are_read_by_name_part_and_unit():
     assert find_inputs("小麦 温度 25℃", CROP) == {"作物": "小麦", "温度(℃)": "25"}
     assert "湿度" in names_of("相对湿度(%)") and "连续降雨" in names_of("连续降雨天数")
     assert names_of("pressure") == ["pressure"]  # parts only of CJK headers
+
+
+def test_decision_table_record_round_trip_and_refusal():
+    for dt in (SCAB, HOURS, CROP):
+        assert dt is not None and DecisionTable.from_record(dt.to_record()) == dt
+    broken = SCAB.to_record() | {"inputs": [9]}  # a column the header does not have
+    with pytest.raises(TableError, match="record unreadable"):
+        DecisionTable.from_record(broken)
+    with pytest.raises(TableError, match="record unreadable"):
+        DecisionTable.from_record({"header": ["a"]})
 
 
 def test_synonyms_name_inputs():

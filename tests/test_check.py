@@ -96,6 +96,10 @@ def test_every_code_is_documented(fixture_findings):
     tested = set().union(*EXPECTED.values(), *(codes for _, codes in GENERATED.values()))
     tested |= {"path-not-utf8", "path-symlink-escape", "file-too-large", "math-invalid",
                "file-unreadable", "file-not-regular"}  # the last: tests/test_hostile_files.py
+    # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py
+    tested |= {"synonyms-not-a-group", "synonyms-empty-term", "synonyms-term-too-long",
+               "synonyms-duplicate", "synonyms-repeated", "synonyms-unreadable",
+               "supersedes-missing"}
     assert tested <= set(CODES)
     # guards: markdown-it caps nesting; plug-in crashes are tested with the extension point;
     # verification-lapsed needs Git history (tests/test_verified.py)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,8 @@ from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError, SyncError
 from kbtools.index.reader import open_index as open_release_dir
+from kbtools.index.store import stored_info
+from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.ship.checkout import find_checkout, open_checkout, open_index
 from kbtools.ship.git import point_head_at
 from kbtools.ship.release import make_release
@@ -238,6 +241,24 @@ def test_derived_indexes_are_pruned_to_a_bound(client):
         open_checkout(layout, tree, keep=1)
         assert len(layout.derived_dirs()) == 1
     assert clean(client)
+
+
+def test_index_derived_by_an_older_tokenizer_is_derived_again(client):
+    """A kbtools upgrade that changes the BM25 tokens: the derived index of the checkout
+    (its store recording no tokens version, as older ones do) is not reused but derived
+    afresh, and the question is answered from the new terms."""
+    assert ask(client)["results"]
+    store = derived_dir(client, "kb-r2") / "index" / "store.sqlite"
+    con = sqlite3.connect(store)
+    con.execute("DELETE FROM info WHERE key = 'tokens'")
+    con.commit()
+    con.close()
+    with pytest.raises(IndexLoadError, match="tokenizer v2 or older"):
+        open_release_dir(derived_dir(client, "kb-r2"))
+    assert ask(client)["results"]
+    assert derivation(client, "kb-r2") == "full"
+    assert stored_info(derived_dir(client, "kb-r2") / "index" / "store.sqlite",
+                       "tokens") == TOKENS_VERSION
 
 
 def test_mcp_and_library_follow_the_checkout(client):

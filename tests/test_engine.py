@@ -19,7 +19,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.engine import milvus as engine_milvus
 from kbtools.engine.milvus import META_SUFFIX, connect_url
-from kbtools.engine.publish import _blob_rows, check_release, prune, publish, rollback
+from kbtools.engine.publish import check_release, prune, publish, rollback
 from kbtools.engine.remote import EngineReader, read_parts
 from kbtools.errors import EngineError, UsageError
 from kbtools.index.reader import open_index
@@ -33,7 +33,7 @@ from tests.hostile import env as hostile_env
 from tests.hostile import git, make_repo
 from tests.hostile import kb as hostile_kb
 from tests.kbfixtures import REPO
-from tests.milvus_server import free_port, milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import free_port, milvus, replace_manifest  # noqa: F401 - fixture
 
 SECOND = """---
 title: Drip line flushing
@@ -200,13 +200,12 @@ def test_missing_alias_and_dropped_collection(releases, milvus, tmp_path):  # no
 def test_another_model_fingerprint_is_refused(releases, milvus):  # noqa: F811
     eng = _engine(milvus, "model")
     r1 = publish(eng, check_release(releases[0]))
-    parts = read_parts(eng, r1.collection)
-    manifest = json.loads(parts["manifest"])
+    manifest = json.loads(read_parts(eng, r1.collection)["manifest"])
+    replace_manifest(eng, r1.collection, manifest, same_hash=False)
+    with pytest.raises(EngineError, match="manifest stored with .* does not hash"):
+        EngineReader(eng).current()  # the manifest no longer matches the collection's
     manifest["models"]["test-hash"]["fingerprint"] = "test-hash:other"
-    meta = r1.collection + META_SUFFIX
-    eng.client.delete(meta, filter='part == "manifest"')
-    rows = [r for r in _blob_rows({"manifest": json.dumps(manifest)})]
-    eng.client.insert(meta, rows)
+    replace_manifest(eng, r1.collection, manifest)  # a release built with another model
     with pytest.raises(EngineError, match="holds 'test-hash' vectors of model test-hash:other"):
         search(EngineReader(eng).current(), QUESTION)
 

@@ -17,6 +17,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.render import formula as fm
+from kbtools.render import tex_sandbox
 from kbtools.render.formula import formula_relpath, render_formulas
 from tests.kbfixtures import GOOD_FM, copy_example
 
@@ -140,13 +141,23 @@ def test_an_unsafe_svg_already_in_place_is_rendered_again(tmp_path):
     assert_safe(target.read_bytes())
 
 
+@pytest.fixture
+def patient_backstop(monkeypatch):
+    """The CPU limit is what these tests are about: on a busy machine LaTeX may get a tenth of
+    a core, and the wall-time backstop (4× the CPU budget) would stop it first, for the other
+    reason (tested on its own below). A loop without any limit never ends, so the generous
+    wall bounds below still prove the run is stopped."""
+    monkeypatch.setattr(tex_sandbox, "WALL_FACTOR", 60)
+
+
 @needs_latex
+@pytest.mark.usefixtures("patient_backstop")
 def test_a_looping_formula_costs_seconds_once(tmp_path, monkeypatch):
     failures: dict[str, str] = {}
     start = time.monotonic()
     done = render_formulas(["x^2", LOOP, "y"], tmp_path / "out", failures=failures,
                            failure_cache=tmp_path / "failed", seconds=1)
-    assert time.monotonic() - start < 20  # 1 s of CPU; the machine may be shared
+    assert time.monotonic() - start < 120  # 1 s of CPU; the machine may be shared
     assert set(done) == {"x^2", "y"}
     assert "1 s of CPU time" in failures[LOOP]
     assert len(list((tmp_path / "failed").glob("*.json"))) == 1
@@ -154,11 +165,10 @@ def test_a_looping_formula_costs_seconds_once(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     fm.backend_problem.cache_clear()
     try:
-        again: dict[str, str] = {}
-        start = time.monotonic()
+        again: dict[str, str] = {}  # with no LaTeX on PATH, a new render would fail otherwise
         assert render_formulas([LOOP], tmp_path / "out", failures=again,
                                failure_cache=tmp_path / "failed") == {}
-        assert again == {LOOP: failures[LOOP]} and time.monotonic() - start < 1
+        assert again == {LOOP: failures[LOOP]}
     finally:
         fm.backend_problem.cache_clear()
 
@@ -178,6 +188,7 @@ def test_a_stall_on_a_busy_machine_is_not_cached(tmp_path, monkeypatch):
 
 
 @needs_latex
+@pytest.mark.usefixtures("patient_backstop")
 def test_build_stops_on_a_looping_formula_and_kb_check_reports_it(tmp_path, monkeypatch):
     repo = copy_example(tmp_path / "repo", ["knowledge/crops/field-survey-methods.md"])
     (repo / "knowledge" / "crops" / "loop.md").write_text(doc(LOOP), encoding="utf-8")
@@ -185,7 +196,7 @@ def test_build_stops_on_a_looping_formula_and_kb_check_reports_it(tmp_path, monk
     start = time.monotonic()
     with pytest.raises(FindingsError) as err:
         build(cfg, BuildOptions(out=tmp_path / "dist", progress=False))
-    assert time.monotonic() - start < 60  # no embedding: the build stops at the render stage
+    assert time.monotonic() - start < 240  # no embedding: the build stops at the render stage
     assert "knowledge/crops/loop.md:14:1: error: math-invalid" in str(err.value)
     assert "CPU time" in str(err.value) and not (tmp_path / "dist").exists()
     assert list((repo / ".kb-cache" / "formula-failures").glob("*.json"))

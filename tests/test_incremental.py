@@ -131,7 +131,7 @@ def test_incremental_rebuild_equals_a_full_build(base, tmp_path, change):
     opts = dict(progress=False, provenance=False, lenient=True)
     incr = build(cfg, BuildOptions(out=dist, **opts))
     assert incr.derivation == "incremental"
-    full = build(cfg, BuildOptions(out=tmp_path / "full", **opts))
+    full = build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))
     assert full.derivation == "full"
     assert tree(dist, "data") == tree(tmp_path / "full", "data")
     assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
@@ -152,7 +152,7 @@ def test_unchanged_rebuild_and_chained_edits_stay_equal(base, tmp_path):
         if change is not None:
             change(repo)
         assert build(cfg, BuildOptions(out=dist, **opts)).derivation == "incremental"
-    build(cfg, BuildOptions(out=tmp_path / "full", **opts))
+    build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))
     assert tree(dist, "data") == tree(tmp_path / "full", "data")
     assert store_rows(dist) == store_rows(tmp_path / "full")
     assert answers(dist) == answers(tmp_path / "full")
@@ -279,16 +279,18 @@ def test_a_watchers_memo_rechunks_only_the_saved_document(base, tmp_path):
     shutil.copytree(repo0, repo)
     shutil.copytree(dist0, dist)
     cfg = load_config(repo)
+    shutil.rmtree(repo / ".kb-cache", ignore_errors=True)  # nothing parsed before
     memo = BuildMemo()
     opts = dict(progress=False, provenance=False, lenient=True)
     first = build(cfg, BuildOptions(out=dist, memo=memo, **opts))
-    assert (memo.hits, memo.misses) == (0, first.documents)
+    assert (memo.hits, memo.misses, memo.parses) == (0, first.documents, first.documents)
     edit_paragraph(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     assert (memo.hits, memo.misses) == (first.documents - 1, first.documents + 1)
+    assert memo.parses == first.documents + 1
     delete_document(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
-    build(cfg, BuildOptions(out=tmp_path / "full", **opts))
+    build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))
     assert tree(dist, "data") == tree(tmp_path / "full", "data")
     assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
     assert store_rows(dist) == store_rows(tmp_path / "full")

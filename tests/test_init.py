@@ -29,7 +29,8 @@ def test_init_then_check_passes(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     listed = result.stdout.split()
     for rel in ("kb.toml", ".gitignore", ".pre-commit-config.yaml", "assets/.gitkeep",
-                "knowledge/getting-started.md", "schemas/frontmatter.schema.json",
+                "knowledge/getting-started.md", "knowledge/_synonyms.txt",
+                "schemas/frontmatter.schema.json",
                 "schemas/categories/engineering.schema.json",
                 ".github/workflows/kb-check.yml", ".github/workflows/kb-release.yml"):
         assert rel in listed

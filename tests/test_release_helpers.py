@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kbtools.index.manifest import list_files, write_manifest
+from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -43,7 +43,7 @@ def make_dist(path: Path, files: dict[str, bytes], *, commit: str = "c0ffee",
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
     manifest = {
-        "format_version": 1, "kbtools_version": "test",
+        "format_version": FORMAT_VERSION, "kbtools_version": "test",
         "source": {"commit": commit, "tree": "t" + commit, "dirty": False},
         "config": {"fingerprint": "f", "values": {}}, "models": {},
         "tokenizer": {"name": "none", "version": "0", "dictionary_sha256": "0" * 64},

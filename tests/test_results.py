@@ -10,7 +10,8 @@ from kbtools.query.results import Citation, SearchFilters, SearchResponse, Searc
 
 RESULT_KEYS = ["rank", "score", "chunk_id", "doc", "title", "heading_path", "line_start",
                "line_end", "kind", "text", "verified", "verification", "source", "metadata", "links", "extra",
-               "last_commit", "last_author", "last_changed", "why", "evaluated", "more"]
+               "last_commit", "last_author", "last_changed", "why", "evaluated", "more",
+               "outdated", "superseded_by"]
 
 
 def _result(heading_path: tuple[str, ...] = ("Ch 5", "5.2 Reset")) -> SearchResult:
@@ -41,6 +42,9 @@ def test_result_dict_keys_in_contract_order():
     assert list(with_citation) == [*RESULT_KEYS, "citation"]
     assert with_citation["citation"] == r.citation.text()
     assert d["evaluated"] is False and d["more"] == [] and "evaluation" not in d
+    assert d["outdated"] is False and d["superseded_by"] == []
+    flagged = replace(r, outdated=True, superseded_by=("knowledge/new.md",)).to_dict()
+    assert flagged["outdated"] is True and flagged["superseded_by"] == ["knowledge/new.md"]
 
 
 def test_evaluated_result_carries_its_evaluation_after_the_contract_keys():
@@ -59,13 +63,15 @@ def test_response_dict_keys_appear_only_when_set():
         "reason": "empty question"}
     filters = SearchFilters(where=("crop=wheat",), verified_only=True,
                             routed=({"field": "crop", "value": "wheat", "effect": "boost"},),
-                            reranked_by="model", unknown_terms=())
+                            reranked_by="model", unknown_terms=(),
+                            expanded=({"term": "烂麦头", "expanded": ["赤霉病"],
+                                       "from": "synonyms"},))
     full = SearchResponse("q", ReleaseInfo("v1", "c" * 40, serial=3, released=True), filters,
                           no_answer=False, results=(_result(),), took_ms=1.5)
     d = full.to_dict()
     assert list(d) == ["query", "release", "no_answer", "filters", "results", "took_ms"]
     assert d["release"] == {"tag": "v1", "source_commit": "c" * 40, "serial": 3}
     assert list(d["filters"]) == ["where", "verified_only", "routed", "reranked_by",
-                                  "unknown_terms"]
+                                  "unknown_terms", "expanded"]
     assert "citation" not in d["results"][0]
     assert full.to_dict(citations=True)["results"][0]["citation"] == "knowledge/x.md:3-9 § Ch 5 > 5.2 Reset"

@@ -4,6 +4,7 @@ the JSON contract, filters, batch mode and bad input."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,12 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.errors import IndexLoadError, UsageError
+from kbtools.decision import DecisionTable
+from kbtools.decision.documents import as_source, table_from_markdown
+from kbtools.errors import IndexLoadError, TableError, UsageError
+from kbtools.index.manifest import FORMAT_VERSION
 from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index_path
+from kbtools.markdown import doctree
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
 from kbtools.query.search import search
@@ -98,6 +103,38 @@ def test_decision_table_values_are_evaluated(index):
     # no values, no evaluation
     res = search(index, "小麦赤霉病的风险等级怎么判定", k=3).to_dict()
     assert not any(r["evaluated"] for r in res["results"])
+
+
+def test_decision_tables_are_evaluated_from_the_build_not_the_markdown(example_index, tmp_path):
+    # every decision table of the example knowledge ships parsed on its table chunk, equal to
+    # what the Markdown reads as
+    idx = open_index(example_index)
+    shipped = {}
+    for row in idx.store.chunks(list(range(idx.store.count()))).values():
+        if row["kind"] == "table" and "decision" in row["extra"]:
+            shipped[(row["doc"], row["extra"]["table_index"])] = row["extra"]["decision"]
+    expected = {}
+    for md in sorted((example_index.parent / "knowledge").rglob("*.md")):
+        rel = md.relative_to(example_index.parent).as_posix()
+        parsed = doctree.parse(as_source(md))
+        for t in parsed.tables():
+            try:
+                dt = table_from_markdown(t, parsed.lines)
+            except TableError:
+                continue
+            if dt is not None:
+                expected[(rel, t.index)] = dt
+    assert len(expected) >= 3 and set(shipped) == set(expected)
+    for key, record in shipped.items():
+        assert DecisionTable.from_record(record) == expected[key], key
+    # search evaluates them with the shipped Markdown gone: nothing on the query path reads it
+    bare = tmp_path / "bare"
+    shutil.copytree(example_index, bare)
+    for src in (bare / "data" / "source").rglob("*.md"):
+        src.write_text("| broken |\n", encoding="utf-8")
+    res = search(open_index(bare), "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？",
+                 k=3).to_dict()
+    assert res["results"][0]["evaluation"]["outputs"]["风险等级"] == "极高"
 
 
 def test_exact_identifier_outranks_other_codes(index):
@@ -204,7 +241,7 @@ def test_missing_and_corrupted_index(example_index, tmp_path):
     (broken / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
     with pytest.raises(IndexLoadError, match="format version 99"):
         open_index(broken)
-    m["format_version"] = 1
+    m["format_version"] = FORMAT_VERSION
     m["models"]["use"]["fingerprint"] = "use:0000"
     (broken / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
     with pytest.raises(IndexLoadError, match="another model|built with embedding model"):

@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
-from servefixtures import git, make_served_repo
+from servefixtures import NEW_DOC, git, make_served_repo
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -42,22 +42,6 @@ pytestmark = [
                               "(scripts/setup.sh installs them)"),
 ]
 
-NEW_DOC = """---
-title: 小麦条锈病夏季巡查补充说明
-category: crop-protection
-source: 第二次发布的测试文档
-author: 测试员
-timestamp: "2026-04-01T09:00:00+08:00"
-verified: false
-lang: zh
-crop: [小麦]
-disease: [条锈病]
----
-
-# 小麦条锈病夏季巡查补充说明
-
-条锈病夏孢子堆呈鲜黄色、沿叶脉排列成虚线状，巡查时重点看旗叶。
-"""
 
 
 def free_port() -> int:

@@ -23,7 +23,7 @@ from test_release_helpers import (
 
 from kbtools.cli import main
 from kbtools.errors import SyncError
-from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device
 from kbtools.ship.bundle import create_bundle
 from kbtools.ship.release import make_release
@@ -154,9 +154,9 @@ def test_reject_manifest_not_matching_files(pub: Pub, synced: Path):
 
 
 def test_reject_unsupported_format_and_model(pub: Pub, synced: Path):
-    forge_release(pub.art, _edit_manifest(lambda m: m.update(format_version=2)))
-    _reject(str(pub.art), synced, "index format version 2 is not supported")
-    forge_release(pub.art, _edit_manifest(lambda m: m.update(format_version=1, models={
+    forge_release(pub.art, _edit_manifest(lambda m: m.update(format_version=FORMAT_VERSION + 1)))
+    _reject(str(pub.art), synced, f"index format version {FORMAT_VERSION + 1} is not supported")
+    forge_release(pub.art, _edit_manifest(lambda m: m.update(format_version=FORMAT_VERSION, models={
         "use": {"id": "use", "fingerprint": "use:0000", "dim": 512}})))
     _reject(str(pub.art), synced, "release vectors come from model use:0000")
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from kbtools.build.chunk_text import ChunkMaker
 from kbtools.build.records import Chunk
+from kbtools.decision.documents import table_from_markdown
+from kbtools.errors import TableError
 from kbtools.markdown.doctree import (
     Block,
     Code,
@@ -120,10 +122,15 @@ class FineChunks:
         caption = self.lead_in(table, siblings)
         start, end = self.t.start(table.line_start), self.t.end(table.line_end)
         whole = self.t.text[start:end]
+        extra: dict[str, Any] = {"csv": name, "table_index": table.index, "rows": len(table.rows)}
+        try:  # a decision table ships parsed, so search evaluates it without the Markdown
+            rules = table_from_markdown(table, self.doc.lines)
+        except TableError:  # malformed annotation: `kb check` reports it; not evaluated
+            rules = None
+        if rules is not None:
+            extra["decision"] = rules.to_record()
         yield self.maker.chunk("table", path, start, end,
-                               embed=f"{caption}\n{whole}" if caption else whole,
-                               extra={"csv": name, "table_index": table.index,
-                                      "rows": len(table.rows)})
+                               embed=f"{caption}\n{whole}" if caption else whole, extra=extra)
         yield from self.table_rows(table, path, name, caption)
 
     def table_rows(self, table: Table, path: tuple[str, ...], name: str,

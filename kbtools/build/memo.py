@@ -1,11 +1,16 @@
-"""Parsed documents and their chunks kept between the builds of one process (`kb watch`).
+"""Outlines, parsed documents and chunks kept between builds: an edit costs one document.
 
-A save changes one document; the next build of the watcher parses and chunks only that one.
-Entries are keyed by what their result depends on: the document's path and bytes for the
-parse; that, the chunker's settings and version, the corpus's headings (cross references
-resolve against every document's headings) and the CSV names of the document's tables (a
-function of every document's tables) for the chunks. A miss just means doing the
-work; the memo never outlives the process, so no cache file can be stale or tampered with.
+A save changes one document; the next build parses and chunks only that one. Entries are
+keyed by what their result depends on: the document's path and bytes (and the parser's
+version) for the parse and its `Outline`; that, the chunker's settings and version, the
+corpus's headings (cross references resolve against every document's headings), the CSV
+names of the document's tables (a function of every document's tables) and the embedding
+settings (the records name their models) for the chunks. A miss just means doing the work.
+
+In memory the memo lives as long as its owner (`kb watch` keeps one per watcher); with a
+`ParseCache` (`kbtools.build.parse_cache`, what `kb build` attaches unless --no-cache)
+outlines and chunks also survive the process, so a one-paragraph edit rebuilds without
+parsing the rest of the corpus.
 """
 
 from __future__ import annotations
@@ -15,6 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
+from kbtools.build.parse_cache import (
+    PARSER_VERSION,
+    Outline,
+    ParseCache,
+    decode_chunks,
+    decode_outline,
+)
 from kbtools.build.records import Chunk
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import parse
@@ -30,56 +42,105 @@ def headings_key(resolver: HeadingIndex) -> str:
     return hashlib.sha256(items.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+Records = list[dict[str, Any]]
+
+
 @dataclass
 class BuildMemo:
-    """What one build leaves for the next in the same process; `hits`/`misses` count
-    documents whose chunks were reused or made."""
+    """What one build leaves for the next; `hits`/`misses` count documents whose chunks
+    were reused or made, `parses` the documents parsed."""
 
+    disk: ParseCache | None = None
     parsed: dict[str, tuple[str, Document]] = field(default_factory=dict)
-    chunked: dict[str, tuple[str, list[Chunk], list[dict[str, Any]] | None]] = \
-        field(default_factory=dict)
+    outlined: dict[str, tuple[str, Outline]] = field(default_factory=dict)
+    chunked: dict[str, tuple[str, list[Chunk], Records | None]] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
+    parses: int = 0
 
     @staticmethod
     def source_key(src: SourceDoc, raw: bytes) -> str:
-        h = hashlib.sha256(src.rel.encode("utf-8", "surrogatepass") + b"\0" + raw)
+        h = hashlib.sha256(f"{PARSER_VERSION}\0".encode() +
+                           src.rel.encode("utf-8", "surrogatepass") + b"\0" + raw)
         return h.hexdigest()
+
+    def _on_disk(self, table: str, rel: str, key: str) -> str | None:
+        return self.disk.get(table, rel, key) if self.disk is not None else None
 
     def parse(self, src: SourceDoc, raw: bytes) -> Document:
         key = self.source_key(src, raw)
         got = self.parsed.get(src.rel)
         if got is None or got[0] != key:
+            self.parses += 1
             got = (key, parse(src))
             self.parsed[src.rel] = got
         return got[1]
 
+    def outline(self, src: SourceDoc, raw: bytes) -> Outline:
+        """The document's outline: from memory, the disk, or a parse."""
+        key = self.source_key(src, raw)
+        got = self.outlined.get(src.rel)
+        if got is not None and got[0] == key:
+            return got[1]
+        outline = None
+        if (text := self._on_disk("outlines", src.rel, key)) is not None:
+            try:
+                outline = decode_outline(text, src.rel)
+            except (ValueError, KeyError, TypeError):
+                outline = None  # a damaged entry is a miss
+        if outline is None:
+            outline = Outline.of(self.parse(src, raw))
+            if self.disk is not None:
+                self.disk.put_outline(src.rel, key, outline)
+        self.outlined[src.rel] = (key, outline)
+        return outline
+
     def chunks(self, src: SourceDoc, raw: bytes, cfg: ChunkConfig, resolver: HeadingIndex,
-               resolver_key: str, csv_names: CsvNames | None = None) -> list[Chunk]:
-        doc = self.parse(src, raw)
-        names = [csv_names.name(src.rel, t) for t in doc.tables()] if csv_names else []
-        key = f"{self.source_key(src, raw)}:{CHUNKER_VERSION}:{cfg!r}:{resolver_key}:{names!r}"
+               resolver_key: str, csv_names: CsvNames | None = None, salt: str = "") -> list[Chunk]:
+        """The document's chunks; `salt` names whatever else the records depend on."""
+        outline = self.outline(src, raw)
+        names = [csv_names.name(src.rel, t) for t in outline.tables] if csv_names else []
+        key = (f"{self.source_key(src, raw)}:{CHUNKER_VERSION}:{cfg!r}:{resolver_key}:"
+               f"{names!r}:{salt}")
         got = self.chunked.get(src.rel)
         if got is not None and got[0] == key:
             self.hits += 1
             return got[1]
+        if (text := self._on_disk("chunks", src.rel, key)) is not None:
+            try:
+                chunks, records = decode_chunks(text, dict(src.meta))
+            except (ValueError, KeyError, TypeError):
+                pass  # a damaged entry is a miss
+            else:
+                self.hits += 1
+                self.chunked[src.rel] = (key, chunks, records)
+                return chunks
         self.misses += 1
-        chunks = chunk_document(src, cfg, resolver=resolver, doc=doc, csv_names=csv_names)
+        chunks = chunk_document(src, cfg, resolver=resolver, doc=self.parse(src, raw),
+                                csv_names=csv_names)
         self.chunked[src.rel] = (key, chunks, None)
         return chunks
 
-    def records(self, rel: str, chunks: list[Chunk]) -> list[dict[str, Any]] | None:
+    def records(self, rel: str, chunks: list[Chunk]) -> Records | None:
         """The base records (see `kbtools.build.pipeline`) kept for these very chunks."""
         got = self.chunked.get(rel)
         return got[2] if got is not None and got[1] is chunks else None
 
-    def keep_records(self, rel: str, chunks: list[Chunk], records: list[dict[str, Any]]) -> None:
+    def keep_records(self, rel: str, chunks: list[Chunk], records: Records) -> None:
         got = self.chunked.get(rel)
         if got is not None and got[1] is chunks:
             self.chunked[rel] = (got[0], chunks, records)
+            if self.disk is not None:
+                self.disk.put_chunks(rel, got[0], chunks, records)
+
+    def flush(self) -> None:
+        """Write new entries to the disk cache (one transaction)."""
+        if self.disk is not None:
+            self.disk.flush()
 
     def forget_others(self, keep: set[str]) -> None:
-        """Drop documents no longer in the corpus."""
-        for table in (self.parsed, self.chunked):
+        """Drop documents no longer in the corpus (from memory; the disk keeps them for a
+        build of another corpus)."""
+        for table in (self.parsed, self.outlined, self.chunked):
             for rel in set(table) - keep:
                 del table[rel]

@@ -24,6 +24,7 @@ from kbtools import provenance as history
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
+from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
 from kbtools.build.vector_plan import plan_models
 from kbtools.check.engine import check_results, make_context
@@ -42,12 +43,13 @@ from kbtools.errors import (
 )
 from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
+from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
+from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
-from kbtools.markdown.nodes import Document
 from kbtools.provenance import LineProvenance
 from kbtools.render.formula import (
     FAILURE_DIR,
@@ -171,18 +173,22 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 cache_file: Path | None) -> None:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
+    groups = _synonyms(cfg, opts)
     ccfg = ChunkConfig.from_config(cfg)
     memo = opts.memo if opts.memo is not None else BuildMemo()
+    if memo.disk is None and cache_file is not None:  # outlines and chunks of earlier builds
+        memo.disk = ParseCache(cache_file.parent / PARSE_CACHE_FILE)
     memo.forget_others({s.rel for s in sources})
-    parsed = {s.rel: memo.parse(s, raw[s.rel]) for s in sources}
-    failed = _render_formulas(parsed, layout.data, cache_file, opts, stats)
+    outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
+    failed = _render_formulas(outlines, layout.data, cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
-    parsed = {rel: doc for rel, doc in parsed.items() if rel not in failed}
-    resolver = HeadingIndex.build(list(parsed.values()))
-    tables = [(rel, t) for rel, d in sorted(parsed.items()) for t in d.tables()]
+    outlines = {rel: o for rel, o in outlines.items() if rel not in failed}
+    resolver = HeadingIndex.from_rows((o.rel, o.title, o.headings) for o in outlines.values())
+    tables = [(rel, t) for rel, o in sorted(outlines.items()) for t in o.tables]
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver)
-    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names)
+    salt = cfg.fingerprint("embedding")  # the records name the models
+    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names, salt)
                for s in sources}
     stats.documents = len(sources)
     stats.chunks = sum(len(c) for c in per_doc.values())
@@ -191,7 +197,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     stats.tables = len(render_tables(tables, layout.tables, csv_names))
     for s in sources:
         _write_source(layout.source, s.rel, raw[s.rel])
-    ship_images([(rel, i.src) for rel, d in parsed.items() for i in d.images()], root, layout.source)
+    ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
+                layout.source)
     timer.lap("render")
 
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
@@ -200,6 +207,9 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
               for s in sources if s.rel in covs}
     langs = {s.rel: doc_language(s) for s in sources}
     records = _records(per_doc, provenance, cfg, covs, checks, memo, langs)
+    memo.flush()
+    if opts.memo is None and memo.disk is not None:
+        memo.disk.close()  # a memo of this build alone
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
@@ -207,7 +217,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict)
+    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict, groups)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
@@ -223,16 +233,16 @@ def _unchecked_reason(opts: BuildOptions) -> str | None:
     return None if opts.provenance else verified.NO_HISTORY
 
 
-def _render_formulas(parsed: dict[str, Document], data: Path, cache_file: Path | None,
+def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path | None,
                      opts: BuildOptions, stats: BuildStats) -> set[str]:
     """Render every formula; a formula that does not render is an error of its document
     (FindingsError), its document is skipped (--skip-invalid, returned) or, with
     --lenient, a warning. Failures are cached next to the embedding cache."""
-    latex = sorted({m.latex for d in parsed.values() for m in d.formulas() if m.latex.strip()})
+    latex = sorted({m.latex for o in outlines.values() for m in o.formulas if m.latex.strip()})
     failures: dict[str, str] = {}
     stats.formulas = len(_render_cached(latex, data, cache_file, failures)) if latex else 0
     found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
-             for rel, doc in sorted(parsed.items()) for m in doc.formulas()
+             for rel, o in sorted(outlines.items()) for m in o.formulas
              if m.latex in failures]
     if not found:
         return set()
@@ -376,8 +386,10 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
                 per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
-                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str) -> None:
-    """data/: chunk and vector shards, docs.jsonl and the BM25 dictionary."""
+                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
+                groups: Synonyms) -> None:
+    """data/: chunk and vector shards, docs.jsonl, the BM25 dictionary (front-matter values,
+    the user dictionary and the synonyms' terms) and the synonym groups, when there are any."""
     write_shards(layout, records, vectors)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
@@ -389,8 +401,10 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
     layout.docs.write_bytes(json_lines(docs, default=str))
     fields = set(cfg.vocabulary.dictionary)
     values = [v for s in sources for k, v in s.meta.items() if k in fields]
-    terms = dictionary_terms(values, user_dict)  # one term per line, none holds whitespace
+    terms = dictionary_terms([*values, groups.terms()], user_dict)  # one term a line, no spaces
     layout.dictionary.write_bytes("".join(t + "\n" for t in terms).encode("utf-8"))
+    if groups:
+        layout.synonyms.write_bytes(synonyms.dump(groups).encode("utf-8"))
 
 
 def doc_language(src: SourceDoc) -> str:
@@ -410,25 +424,37 @@ def _write_source(source_dir: Path, rel: str, data: bytes) -> None:
 
 def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
     """The text of the user dictionary (kb.toml bm25.user_dict), read before anything costly
-    so that a bad file fails the build at its start. It is read like a document (inside the
-    root, a regular file, bounded); with --lenient/--skip-invalid one that may not be read
-    is left out with a warning."""
-    path: Path = cfg.root / str(cfg.get("bm25.user_dict"))
+    so that a bad file fails the build at its start."""
+    return _repo_text(cfg, opts, cfg.root / str(cfg.get("bm25.user_dict")), "user dictionary")
+
+
+def _synonyms(cfg: Config, opts: BuildOptions) -> Synonyms:
+    """The valid synonym groups of the knowledge folder's _synonyms.txt (`kb check` has
+    reported its bad lines: they stop a strict build before this is read)."""
+    text = _repo_text(cfg, opts, cfg.path("knowledge") / synonyms.SOURCE_NAME, "synonyms file")
+    return synonyms.parse(text)[0]
+
+
+def _repo_text(cfg: Config, opts: BuildOptions, path: Path, what: str) -> str:
+    """A text file of the repository (empty when there is none). It is read like a document
+    (inside the root, a regular file, bounded); with --lenient/--skip-invalid one that may
+    not be read is left out with a warning."""
     if not (path.exists() or path.is_symlink()):
         return ""
+    shown = display_path(path.relative_to(cfg.root).as_posix()) \
+        if path.is_relative_to(cfg.root) else str(path)
     try:
         data = read_source(path, cfg.root)
     except SourceError as exc:
         if not (opts.lenient or opts.skip_invalid):
-            raise ConfigError(f"user dictionary not read: {exc.message}", path=str(path)) from None
+            raise ConfigError(f"{what} not read: {exc.message}", path=str(path)) from None
         if opts.progress:
-            print(f"kb build: warning: user dictionary {cfg.get('bm25.user_dict')} not read: "
-                  f"{exc.message}", file=sys.stderr)
+            print(f"kb build: warning: {what} {shown} not read: {exc.message}", file=sys.stderr)
         return ""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"user dictionary is not UTF-8 (byte {exc.start}); save it as UTF-8",
+        raise ConfigError(f"{what} is not UTF-8 (byte {exc.start}); save it as UTF-8",
                           path=str(path)) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

@@ -39,7 +39,7 @@ def _relevant(path: str, cfg: Config) -> bool:
     p = Path(path)
     if any(part.startswith(".") for part in p.parts[-3:]):
         return False  # editor swap files, .git
-    return p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt")
+    return p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt", "_synonyms.txt")
 
 
 def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],

@@ -41,6 +41,16 @@ _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
+HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, number, slugs)
+
+
+def heading_rows(doc: Document) -> HeadingRows:
+    """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors."""
+    return tuple((path, section_number(path[-1]),
+                  frozenset([slugify(path[-1]), *custom_ids(heading.text)]))
+                 for path, heading in doc.headings())
+
+
 @dataclass(frozen=True)
 class HeadingIndex:
     """Headings of every document of a corpus, for resolving cross references.
@@ -50,21 +60,22 @@ class HeadingIndex:
     anchor and document title.
     """
 
-    headings: dict[str, tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]]
+    headings: dict[str, HeadingRows]
     titles: dict[str, str]
 
     @classmethod
     def build(cls, docs: Iterable[SourceDoc | Document]) -> HeadingIndex:
-        headings: dict[str, tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]] = {}
+        parsed = (item if isinstance(item, Document) else parse(item) for item in docs)
+        return cls.from_rows((doc.rel, doc.title, heading_rows(doc)) for doc in parsed)
+
+    @classmethod
+    def from_rows(cls, docs: Iterable[tuple[str, str, HeadingRows]]) -> HeadingIndex:
+        """From (doc path, title, `heading_rows` of the doc), in corpus order."""
+        headings: dict[str, HeadingRows] = {}
         titles: dict[str, str] = {}
-        for item in docs:
-            doc = item if isinstance(item, Document) else parse(item)
-            rows = []
-            for path, heading in doc.headings():
-                slugs = frozenset([slugify(path[-1]), *custom_ids(heading.text)])
-                rows.append((path, section_number(path[-1]), slugs))
-            headings[doc.rel] = tuple(rows)
-            titles.setdefault(doc.title, doc.rel)
+        for rel, title, rows in docs:
+            headings[rel] = rows
+            titles.setdefault(title, rel)
         return cls(headings, titles)
 
     def find_doc(self, rel: str) -> str | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.check import content, frontmatter, links
+from kbtools.check import content, frontmatter, links, vocabulary
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
@@ -93,6 +93,7 @@ CODES: dict[str, str] = {
     "verification-lapsed": "a verified document changed after its review (or its review does "
                            "not hold): the build serves those lines as unverified (warning; "
                            "`kb check` inside Git)",
+    **vocabulary.CODES,
 }
 # Front-matter codes: downgraded to warnings in lenient mode (foreign corpora).
 FRONT_MATTER_CODES = frozenset({
@@ -118,6 +119,7 @@ class CheckContext:
     slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
     history: Config | None = None  # set: check verified documents against Git history
+    knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
@@ -138,7 +140,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cfg.path("cache") if cache else None),
-                        history=cfg if history else None)
+                        history=cfg if history else None, knowledge=cfg.path("knowledge"))
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -148,6 +150,13 @@ def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[
 
     return [finding(src.rel, line, 1, "error" if code == "decision-malformed" else "warning",
                     code, message) for line, code, message in table_findings(src)]
+
+
+def _supersedes(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
+    """`supersedes:` naming a document that does not exist."""
+    if ctx.knowledge is None or "supersedes" not in src.meta:
+        return []
+    return vocabulary.supersedes_findings(src, ctx.root, ctx.knowledge)
 
 
 @dataclass(frozen=True)
@@ -167,7 +176,7 @@ class DocResult:
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
 CorpusCheck = Callable[[list[DocResult], CheckContext], Iterable[Finding]]
-CONTENT_CHECKS: list[ContentCheck] = [_decision_tables]
+CONTENT_CHECKS: list[ContentCheck] = [_decision_tables, _supersedes]
 CORPUS_CHECKS: list[CorpusCheck] = []
 
 
@@ -348,13 +357,16 @@ def analyze_files(files: list[Path], ctx: CheckContext, jobs: int | None = 1) ->
 
 def check_results(paths: list[Path], ctx: CheckContext,
                   jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
-    files = find_markdown([Path(p) for p in paths])
+    files = [f for f in find_markdown([Path(p) for p in paths])
+             if not vocabulary.is_synonyms_file(f)]  # data, not a document
     results = analyze_files(files, ctx, jobs)
     ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
     findings = [f for r in results for f in r.findings]
     findings.extend(resolve_anchors(results, ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
+    if ctx.knowledge is not None and vocabulary.covered(paths, ctx.knowledge):
+        findings.extend(vocabulary.synonyms_findings(ctx.knowledge, ctx.root, ctx.max_bytes))
     return results, sort_findings(findings)
 
 

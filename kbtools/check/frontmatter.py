@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     out = list(_unknown_keys(src, base))
     out.extend(_validate(src, base, ""))
     out.extend(_timestamps(src))
+    out.extend(_dates(src))
     category = meta.get("category")
     if isinstance(category, str) and category:
         if category not in categories:
@@ -100,6 +101,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset "
                f"(e.g. 2026-03-14T09:30:00+08:00){where}")
+    elif top in DATE_KEYS and kind == "pattern":
+        yield ("fm-value", line, 1,
+               f"{path}: {err.instance!r} is not a date (YYYY-MM-DD, e.g. 2026-12-31){where}")
     elif kind in ("anyOf", "oneOf") and not err.absolute_path:
         options = []
         for sub in err.validator_value:
@@ -120,3 +124,18 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
             datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
             yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not a valid date: {exc}")
+
+
+DATE_KEYS = ("valid_until",)
+
+
+def _dates(src: SourceDoc) -> Iterator[Problem]:
+    """Pattern-valid dates (YYYY-MM-DD) that are not real dates (2026-02-30)."""
+    for key in DATE_KEYS:
+        value = src.meta.get(key)
+        if not isinstance(value, str) or len(value) != 10:
+            continue
+        try:
+            date.fromisoformat(value)
+        except ValueError as exc:
+            yield ("fm-value", _line(src, key), 1, f"{key}: {value!r} is not a real date: {exc}")

@@ -158,15 +158,24 @@ def render(res: SearchResponse, explain: bool) -> None:
         f = res.filters
         click.echo(f"filters: where={list(f.where) or '-'} verified_only={f.verified_only} "
                    f"routed={[r['field'] + '=' + r['value'] for r in f.routed] or '-'}")
+        for e in f.expanded:
+            click.echo(f"expanded: {e['term']} → {' / '.join(e['expanded'])} ({e['from']})")
     if res.no_answer:
         click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
         return
     for r in res.results:
-        flag = "" if r.verified else click.style(" [UNVERIFIED]", fg="red")
+        flag = ("" if r.verified else click.style(" [UNVERIFIED]", fg="red")) + \
+            (click.style(" [POSSIBLY OUTDATED]", fg="yellow") if r.outdated else "") + \
+            (click.style(" [SUPERSEDED]", fg="yellow") if r.superseded_by else "")
         click.echo(click.style(f"{r.rank}. {r.citation.display()}", bold=True) + flag)
         if not r.verified and r.verification.get("status") in ("lapsed", "unchecked"):
             click.echo(click.style(f"   unverified: {r.reason}", fg="red"))
+        if r.outdated:
+            click.echo(click.style(f"   possibly outdated: valid until "
+                                   f"{r.metadata.get('valid_until')}", fg="yellow"))
+        if r.superseded_by:
+            click.echo(click.style(f"   superseded by {', '.join(r.superseded_by)}", fg="yellow"))
         if r.evaluation is not None:
             _render_evaluation(r.evaluation)
         text = r.text.strip()

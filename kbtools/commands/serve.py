@@ -25,11 +25,17 @@ import click
 @click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Threads that search and render (searches on one release still run one at "
                    "a time; for more throughput run replicas, see docs/serve.md).")
+@click.option("--engine", "engine", metavar="milvus://HOST:PORT[/DB]", default=None,
+              help="Serve the release published in this Milvus (kbtools[milvus]) instead of "
+                   "local files; follows its alias as a device's current release is followed.")
+@click.option("--engine-token-file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="File holding the engine's token (user:password or API key).")
 def serve(index: Path | None, host: str, port: int, token_file: Path | None,
-          open_network: bool, workers: int) -> None:
+          open_network: bool, workers: int, engine: str | None,
+          engine_token_file: Path | None) -> None:
     """Serve the web app (search, documents, decision tables, releases) and the JSON API
     under /api/ from the current release, offline. See docs/serve.md."""
     from kbtools.serve.app import run
 
     run(index, host=host, port=port, token_file=token_file, open_network=open_network,
-        workers=workers)
+        workers=workers, engine=engine, engine_token_file=engine_token_file)

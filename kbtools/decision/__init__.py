@@ -32,7 +32,6 @@ from kbtools.decision.documents import (
     list_tables,
     select_table,
     table_from_markdown,
-    tables_by_position,
 )
 from kbtools.decision.matching import (
     NO_MATCH_MESSAGE,
@@ -65,5 +64,4 @@ __all__ = [
     "parse_number",
     "select_table",
     "table_from_markdown",
-    "tables_by_position",
 ]

@@ -90,22 +90,6 @@ def document_tables(src: SourceDoc) -> list[DecisionTable | TableError]:
     return out
 
 
-def tables_by_position(src: DocRef) -> dict[int, DecisionTable]:
-    """The document's well-formed decision tables keyed by their 1-based position among all
-    of its Markdown tables (the ``table_index`` a build records on table chunks); malformed
-    annotated tables are left out (`kb check` reports them)."""
-    parsed = parse(as_source(src))
-    out: dict[int, DecisionTable] = {}
-    for t in parsed.tables():
-        try:
-            dt = table_from_markdown(t, parsed.lines)
-        except TableError:
-            continue
-        if dt is not None:
-            out[t.index] = dt
-    return out
-
-
 def decision_tables(src: DocRef) -> list[DecisionTable]:
     """The decision tables of a document (SourceDoc or path); TableError if one is malformed."""
     out = []

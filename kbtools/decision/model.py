@@ -59,6 +59,38 @@ class DecisionTable:
         where = " > ".join(self.heading_path)
         return self.name or where or f"table at line {self.line_start}"
 
+    def to_record(self) -> dict[str, Any]:
+        """The table as JSON-ready data (what a build ships on the table's chunk, so search
+        evaluates it without parsing Markdown); `from_record` reads it back."""
+        return {"header": list(self.header), "rows": [list(r) for r in self.rows],
+                "inputs": list(self.inputs), "outputs": list(self.outputs),
+                "numeric": list(self.numeric), "row_lines": list(self.row_lines),
+                "line_start": self.line_start, "line_end": self.line_end,
+                "heading_path": list(self.heading_path), "name": self.name,
+                "policy": self.policy, "annotated": self.annotated}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> DecisionTable:
+        """The table `to_record` wrote (its cells' conditions parsed again, which is cheap);
+        TableError when the record is not one."""
+        try:
+            header = tuple(str(h) for h in record["header"])
+            rows = tuple(tuple(str(c) for c in r) for r in record["rows"])
+            columns = [tuple(int(i) for i in record[k]) for k in ("inputs", "outputs", "numeric")]
+            if any(len(r) != len(header) for r in rows) or \
+                    any(not 0 <= i < len(header) for c in columns for i in c):
+                raise ValueError("cells and columns do not fit the header")
+            return cls(header=header, rows=rows, inputs=columns[0], outputs=columns[1],
+                       numeric=columns[2],
+                       conditions=tuple(tuple(parse_condition(c) for c in r) for r in rows),
+                       row_lines=tuple(int(n) for n in record["row_lines"]),
+                       line_start=int(record["line_start"]), line_end=int(record["line_end"]),
+                       heading_path=tuple(str(h) for h in record["heading_path"]),
+                       name=str(record["name"]), policy=str(record["policy"]),
+                       annotated=bool(record["annotated"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TableError(f"decision table record unreadable: {exc}") from None
+
     def summary(self) -> dict[str, Any]:
         """Name, place, inputs, outputs, row count and policy (the JSON of `kb table list`)."""
         return {"name": self.name, "heading_path": list(self.heading_path),

@@ -20,6 +20,7 @@ sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ CONNECT_TIMEOUT = 10.0
 # "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
 GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+RELOADING_CALLS = ("search", "query")
 
 # collection properties
 P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED = (
@@ -76,6 +78,10 @@ class EngineUrl:
 
 
 def _pymilvus() -> Any:
+    # gRPC's fork handlers restart its poller in a forked child, where a subprocess's
+    # close_fds has closed the poller's epoll fd: the child aborts before exec (grpc/grpc
+    # #43055). kb never uses gRPC in a forked child, so it turns fork support off.
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     try:
         import pymilvus
     except ImportError:
@@ -109,6 +115,12 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str) -> EngineError:
     return EngineError(f"{doing} failed: {text}; {hint}", path=str(url))
 
 
+def _released(exc: BaseException) -> bool:
+    """A failure because the collection is not loaded (Milvus words it two ways)."""
+    text = str(getattr(exc, "message", "") or exc).lower()
+    return "state 'released'" in text or "not loaded" in text
+
+
 class Engine:
     """A connected Milvus database (`connect`); every call's failure becomes EngineError."""
 
@@ -118,7 +130,16 @@ class Engine:
         self.pymilvus = _pymilvus()
 
     def call(self, doing: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        """`client.method(*args, **kwargs)`; a search or query on a published collection the
+        engine has released (a restarted server that did not restore what was loaded) loads
+        it and tries once more."""
         try:
+            return getattr(self.client, method)(*args, **kwargs)
+        except self.pymilvus.MilvusException as exc:
+            if not (method in RELOADING_CALLS and args and _released(exc)):
+                raise engine_error(self.url, exc, doing) from None
+        try:
+            self.client.load_collection(args[0])
             return getattr(self.client, method)(*args, **kwargs)
         except self.pymilvus.MilvusException as exc:
             raise engine_error(self.url, exc, doing) from None

@@ -18,12 +18,14 @@ import json
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kbtools.engine import expr
+from kbtools.engine.cache import encode_files
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -37,6 +39,7 @@ from kbtools.engine.milvus import (
     now,
 )
 from kbtools.errors import EngineError
+from kbtools.index import synonyms
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
@@ -144,7 +147,7 @@ class SparseRows:
                 if w > 0}
 
 
-def _blob_rows(parts: dict[str, Any]) -> list[dict[str, Any]]:
+def blob_rows(parts: dict[str, Any]) -> list[dict[str, Any]]:
     """Meta collection rows: each part as zlib-compressed JSON, base64, in pieces."""
     rows = []
     for part, value in parts.items():
@@ -170,11 +173,15 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "df": np.diff(indptr).tolist(),
         "num_docs": int(ret.scores["num_docs"]) if ret is not None else 0,
         "dictionary": list(index.bm25.tok.words),
+        "synonyms": synonyms.dump(index.synonyms()),
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
                         "models": table.models.tolist(), "verified": table.verified.tolist()},
         "fields": fields,
         "count": index.store.count(),
         "sources": _sources(index),
+        "files": encode_files(checked.root, index.manifest),
+        "verified": {"signed_by": checked.signed_by,
+                     "verified_at": datetime.now(UTC).isoformat(timespec="seconds")},
     }
 
 
@@ -344,7 +351,7 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     params = index.manifest["config"]["values"]["index"]
     meta = name + META_SUFFIX
     engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
-    for i in range(0, len(rows := _blob_rows(meta_parts(index, checked, fields))), 64):
+    for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
         engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
     engine.call(f"creating {name}", "create_collection", name, schema=_schema(engine, dims),
                 properties={P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),

@@ -5,7 +5,9 @@
 facets, BM25 vocabulary and document frequencies, per-chunk arrays) come from the
 release's ``__meta`` collection, whose chunk rows are fetched from Milvus, and whose
 ``candidate_source`` asks Milvus for the BM25 (sparse, inner product) and dense (HNSW,
-cosine) candidates, with the filters as a Milvus expression (`kbtools.engine.expr`).
+cosine) candidates, with the filters as a Milvus expression (`kbtools.engine.expr`). Its
+root is a local copy of the release's files taken from the engine (`kbtools.engine.cache`:
+the Markdown sources, and with ``files=True`` — the web app — formulas, images, tables).
 Fusion, the no-answer rule and citations stay in `kbtools.query.search`, so the answers
 equal the local index's. One search runs on one collection even when the alias moves
 meanwhile; the next `current()` sees the move.
@@ -17,22 +19,21 @@ import base64
 import json
 import threading
 import zlib
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kbtools.config import kb_home
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
+from kbtools.engine.cache import release_root
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, engine_error
 from kbtools.errors import EngineError, IndexLoadError
-from kbtools.fsutil import atomic_write_beneath
 from kbtools.index.bm25 import Bm25
-from kbtools.index.layout import DATA_DIR, SOURCE_DIR, ReleaseLayout
-from kbtools.index.manifest import parse_manifest, path_problem
+from kbtools.index.layout import ReleaseLayout
+from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
 from kbtools.index.store import Store
+from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
@@ -173,8 +174,10 @@ class MilvusCandidates:
     def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, Ranked]:
         filt = expr.where_expression(req.where, req.verified_only)
         lists: dict[str, Ranked] = {}
-        if req.mode in ("hybrid", "bm25") and req.term_ids:
-            hits = self._search([{int(i): 1.0 for i in req.term_ids}], "sparse",
+        if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
+            weights = {int(i): req.expansion_weight for i in req.expansion_ids}
+            weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
+            hits = self._search([weights], "sparse",
                                 req.count + TIE_MARGIN, filt,
                                 {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
             hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
@@ -215,7 +218,7 @@ class MilvusIndex(KbIndex):
         rel = json.loads(parts["release"]) if parts["release"] else {}
         release = ReleaseInfo(tag=rel.get("tag"), source_commit=manifest["source"]["commit"],
                               serial=rel.get("serial"), released=bool(rel))
-        root = _source_cache(engine, collection, parts.get("sources") or {})
+        root = release_root(engine, collection, parts)
         super().__init__(ReleaseLayout(root), manifest, release)
         self.collection = collection
         table = parts["chunk_table"]
@@ -232,6 +235,7 @@ class MilvusIndex(KbIndex):
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
+        self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
         fields: dict[str, str] = parts["fields"]
         partial = {m for m in fields
                    if any(m not in s.split(",") for s in table["models"])}
@@ -246,34 +250,12 @@ class MilvusIndex(KbIndex):
         return self
 
 
-SOURCES_DONE = ".complete"
-SOURCE_DIR_REL = f"{DATA_DIR}/{SOURCE_DIR}"
-
-
-def _source_cache(engine: Engine, collection: str, sources: dict[str, str]) -> Path:
-    """A local release root holding only ``data/source/<doc>`` (what MCP `read` opens),
-    written once per collection under KB_HOME; the engine's URL when it cannot be written
-    (then `read` finds no document)."""
-    url = engine.url
-    root = kb_home() / "engine" / f"{url.host}_{url.port}_{url.db}" / collection
-    if (root / SOURCES_DONE).is_file():
-        return root
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        for doc, text in sources.items():
-            rel = f"{SOURCE_DIR_REL}/{doc}"
-            if path_problem(rel) is None:
-                atomic_write_beneath(root, rel, text.encode("utf-8"))
-        atomic_write_beneath(root, SOURCES_DONE, b"")
-    except OSError:
-        return Path(f"{url}/{collection}")
-    return root
-
-
-def read_parts(engine: Engine, collection: str) -> dict[str, Any]:
-    """The blobs of a release's ``__meta`` collection, decoded."""
+def read_parts(engine: Engine, collection: str, *, files: bool = False) -> dict[str, Any]:
+    """The blobs of a release's ``__meta`` collection, decoded (the ``files`` part, which
+    only the web app needs, with `files`)."""
     meta = collection + META_SUFFIX
-    rows = engine.call(f"reading {meta}", "query", meta, filter="seq >= 0",
+    rows = engine.call(f"reading {meta}", "query", meta,
+                       filter="seq >= 0" if files else 'part != "files"',
                        output_fields=["part", "seq", "data"], consistency_level="Strong")
     pieces: dict[str, list[tuple[int, str]]] = {}
     for r in rows:
@@ -294,8 +276,8 @@ class EngineReader:
     """The release an alias serves, re-resolved on every `current()` (cheap: one call),
     with each release's index opened once and kept while it is served."""
 
-    def __init__(self, engine: Engine, alias: str = ALIAS):
-        self.engine, self.alias = engine, alias
+    def __init__(self, engine: Engine, alias: str = ALIAS, *, files: bool = False):
+        self.engine, self.alias, self.files = engine, alias, files
         self._lock = threading.Lock()
         self._open: dict[str, MilvusIndex] = {}
 
@@ -310,7 +292,7 @@ class EngineReader:
         with self._lock:
             if name not in self._open:
                 try:
-                    parts = read_parts(self.engine, name)
+                    parts = read_parts(self.engine, name, files=self.files)
                 except EngineError as exc:
                     if "not exist" in exc.message or "not found" in exc.message:
                         raise EngineError(f"alias {self.alias} points at {name}, which is gone "

@@ -90,6 +90,11 @@ class Bm25:
         s = self.retriever.scores if self.retriever is not None else {}
         self._indptr = np.asarray(s.get("indptr", np.zeros(1, dtype=np.int64)))
         self._indices = np.asarray(s.get("indices", np.zeros(0, dtype=np.int64)))
+        # every chunk's term ids (`build_from_ids`): which terms a hit holds is one slice
+        self._tokens: tuple[np.ndarray, np.ndarray] | None = None
+        if (path / BM25_TOKENS).is_file() and (path / BM25_OFFSETS).is_file():
+            self._tokens = (np.asarray(np.load(path / BM25_TOKENS, mmap_mode="r")),
+                            np.asarray(np.load(path / BM25_OFFSETS, mmap_mode="r")))
 
     def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
         """(known terms, their ids, unknown terms) of a question, tokenized once.
@@ -120,12 +125,18 @@ class Bm25:
         """Share of the chunks that hold each term (0 when the index is empty)."""
         if not ids or self.retriever is None:
             return np.zeros(len(ids))
-        indptr = self.retriever.scores["indptr"]
+        indptr = self._indptr
         n = max(float(self.retriever.scores["num_docs"]), 1.0)
         return np.array([(indptr[i + 1] - indptr[i]) / n for i in ids], dtype=np.float64)
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""
+        if not ids:
+            return []
+        if self._tokens is not None and 0 <= num < len(self._tokens[1]) - 1:
+            flat, offsets = self._tokens
+            held = set(flat[offsets[num]:offsets[num + 1]].tolist())
+            return [t for t, i in zip(terms, ids, strict=True) if i in held]
         indptr, indices = self._indptr, self._indices
         out: list[str] = []
         for t, i in zip(terms, ids, strict=True):

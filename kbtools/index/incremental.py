@@ -46,7 +46,7 @@ from kbtools.index.layout import (
     shard_of,
 )
 from kbtools.index.store import insert_chunks, insert_docs
-from kbtools.index.tokenize import shared_tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
 
 _PARKED = np.uint64(1 << 40)  # keys are renamed through here so that no two ever collide
 
@@ -121,10 +121,11 @@ def _plan(new: ReleaseLayout, old: ReleaseLayout) -> Plan | None:
     con = sqlite3.connect(f"file:{old.store}?mode=ro", uri=True)
     try:
         ranges = _old_ranges(con)
+        tokens = con.execute("SELECT value FROM info WHERE key = 'tokens'").fetchone()
     finally:
         con.close()
-    if ranges is None:
-        return None
+    if ranges is None or tokens != (TOKENS_VERSION,):
+        return None  # not a store this module can update, or terms of another tokenizer
     new_h, old_h = _shard_hashes(new_m), _shard_hashes(old_m)
     changed = {s for s in set(new_h) | set(old_h) if new_h.get(s) != old_h.get(s)}
     docs = read_json_lines(new.docs, error=KbError)
@@ -198,6 +199,7 @@ def _store(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, An
         commit = json.loads(new.manifest.read_text(encoding="utf-8"))["source"]["commit"]
         con.execute("DELETE FROM info")
         con.execute("INSERT INTO info VALUES (?,?)", ("source_commit", commit))
+        con.execute("INSERT INTO info VALUES (?,?)", ("tokens", TOKENS_VERSION))
         con.execute("COMMIT")
     finally:
         con.close()

@@ -10,6 +10,7 @@ A release directory (``dist/``, ``DEVICE/releases/<tag>/``)::
       vectors/<model>/<xx>.npy  float16 vectors, same shards and row order
       docs.jsonl              one record per document
       dictionary.txt          the tokenizer's domain dictionary
+      synonyms.txt            synonym groups for query expansion (only when the repo has some)
       source/<doc>            the Markdown sources
       formulas/<sha>.svg, tables/<name>.csv
     index/                    derived from data/ by `materialize` ("derived" in the manifest)
@@ -60,6 +61,7 @@ CHUNK_DIR = "chunks"
 VECTOR_DIR = "vectors"
 DOCS = "docs.jsonl"
 DICTIONARY = "dictionary.txt"
+SYNONYMS = "synonyms.txt"
 STORE = "store.sqlite"
 BM25_DIR = "bm25"
 BM25_VOCAB = "kb_vocab.json"
@@ -144,6 +146,10 @@ class ReleaseLayout:
     @property
     def dictionary(self) -> Path:
         return self.data / DICTIONARY
+
+    @property
+    def synonyms(self) -> Path:
+        return self.data / SYNONYMS
 
     @property
     def source(self) -> Path:

@@ -26,7 +26,7 @@ from kbtools.index import vectors
 from kbtools.index.incremental import derive_incremental
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.store import write_store
-from kbtools.index.tokenize import Tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
 
 
 def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
@@ -71,7 +71,7 @@ def derive_full(root: Path) -> None:
     docs = read_json_lines(layout.docs, error=IndexLoadError)
     cfg = manifest["config"]["values"]
     write_store(layout.store, docs, chunks,
-                info={"source_commit": manifest["source"]["commit"]},
+                info={"source_commit": manifest["source"]["commit"], "tokens": TOKENS_VERSION},
                 facet_fields=Vocabulary.from_values(cfg).collected)
     dictionary = layout.dictionary.read_text(encoding="utf-8").split()
     tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(dictionary))

@@ -32,7 +32,8 @@ from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import CheckoutLayout, DeviceLayout, ReleaseLayout, default_device_dir
 from kbtools.index.manifest import load_manifest
 from kbtools.index.store import Store
-from kbtools.index.tokenize import Tokenizer
+from kbtools.index.synonyms import Synonyms, parse
+from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class KbIndex:
         self._docs: list[dict[str, Any]] | None = None
         self._facets: dict[str, set[str]] | None = None
         self._facet_docs: dict[str, dict[str, np.ndarray]] = {}
+        self._synonyms: Synonyms | None = None
 
     @property
     def root(self) -> Path:
@@ -143,6 +145,14 @@ class KbIndex:
             self._facet_docs[field] = {k: np.array(v, dtype=np.int64) for k, v in found.items()}
         return self._facet_docs[field]
 
+    def synonyms(self) -> Synonyms:
+        """The synonym groups the release ships (data/synonyms.txt; none when absent)."""
+        if self._synonyms is None:
+            path = self.layout.synonyms
+            self._synonyms = parse(path.read_text(encoding="utf-8"))[0] if path.is_file() \
+                else Synonyms()
+        return self._synonyms
+
     def source_path(self, doc: str) -> Path:
         """The shipped Markdown source of `doc` (not checked: see `kbtools.agents.read`)."""
         return self.layout.source / doc
@@ -157,6 +167,7 @@ class KbIndex:
         self.docs()
         self.facets()
         self.chunk_table()
+        self.synonyms()
         return self
 
     def close(self) -> None:
@@ -223,10 +234,22 @@ def _open(layout: ReleaseLayout) -> KbIndex:
     _check_models(manifest, layout)
     index = KbIndex(layout, manifest, load_release_info(layout, manifest))
     try:
+        _check_tokens(index)
         return index.hold()
     except BaseException:
         index.close()
         raise
+
+
+def _check_tokens(index: KbIndex) -> None:
+    """index/ must hold the BM25 terms this kbtools makes of a question (the store records
+    the tokenizer version that derived it); terms of another would match silently worse."""
+    tokens = index.store.info("tokens")
+    if tokens != TOKENS_VERSION:
+        raise IndexLoadError(
+            f"index/ holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
+            f"{TOKENS_VERSION}: rebuild it (`kb build`), or on a device sync a newer release",
+            path=str(index.layout.root))
 
 
 def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> ReleaseInfo:

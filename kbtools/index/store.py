@@ -48,6 +48,16 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _load(text: str) -> Any:
+    """A JSON column's value; the empty list and object, most links and many extras, without
+    the parser."""
+    if text == "[]":
+        return []
+    if text == "{}":
+        return {}
+    return json.loads(text)
+
+
 def chunk_verification(meta: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
     """The `verification` of one chunk record of a document with front matter `meta`:
     {"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}."""
@@ -125,6 +135,21 @@ def insert_docs(con: sqlite3.Connection, docs: Iterable[dict[str, Any]], lapsed:
                     con.execute("INSERT INTO facets VALUES (?,?,?)", (field, str(v), d["doc"]))
 
 
+def stored_info(path: Path, key: str) -> str | None:
+    """One value of the info table of the store at `path`; None when the file, the table or
+    the key is missing."""
+    if not path.is_file():
+        return None
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    return None if row is None else str(row[0])
+
+
 class Store:
     """Read-only access to a chunk store."""
 
@@ -137,6 +162,11 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+
+    def info(self, key: str) -> str | None:
+        """A value of the store's info table (`source_commit`, `tokens`), None when absent."""
+        row = self.con.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
 
     def count(self) -> int:
         """Chunks in the store (counted once: the file is opened immutable, and every
@@ -182,15 +212,17 @@ class Store:
         if not values:
             return []
         marks = ",".join("?" * len(values))
-        rows = self.con.execute(f"SELECT * FROM chunks WHERE {column} IN ({marks})", values)
+        cur = self.con.execute(f"SELECT * FROM chunks WHERE {column} IN ({marks})", values)
+        cur.row_factory = None  # plain tuples: a dict per row is made once, below
+        names = [c[0] for c in cur.description]
         out = []
-        for r in rows.fetchall():
-            d = dict(r)
-            d["heading_path"] = json.loads(d["heading_path"])
-            d["links"] = json.loads(d["links"])
-            d["extra"] = json.loads(d["extra"])
+        for r in cur.fetchall():
+            d = dict(zip(names, r, strict=True))
+            d["heading_path"] = _load(d["heading_path"])
+            d["links"] = _load(d["links"])
+            d["extra"] = _load(d["extra"])
             raw = d.get("verification")  # absent in stores derived by an older kbtools
-            d["verification"] = json.loads(raw) if raw else {
+            d["verification"] = _load(raw) if raw else {
                 "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
             d["verified"] = bool(d["verification"]["verified"])
             out.append(d)

@@ -4,7 +4,11 @@ Chinese runs are segmented with jieba (rjieba, the Rust port, by default: identi
 with HMM off and several times faster) in search mode, so compound terms also yield their
 parts; a domain dictionary (front-matter values + an optional user file) keeps terms such
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
-removed, stemmed with Snowball (PyStemmer). Text is NFKC-normalised first (full-width → ASCII).
+removed, stemmed with Snowball (PyStemmer). Text is NFKC-normalised first (full-width → ASCII),
+and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
+and Simplified spellings of a word are one token and Traditional text is segmented with the
+(Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
+the characters the author wrote (`other_spellings` finds a token's spellings in them).
 """
 
 from __future__ import annotations
@@ -20,9 +24,12 @@ from typing import Any
 
 from kbtools.errors import ConfigError
 
-CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
+SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
+TOKENS_VERSION = "v3"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -57,6 +64,55 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+@lru_cache(maxsize=1)
+def _opencc() -> Any:
+    import opencc
+
+    return opencc.OpenCC(SCRIPT)
+
+
+@lru_cache(maxsize=1)
+def _traditional() -> re.Pattern[str]:
+    """A character class of the CJK characters that OpenCC changes on their own (about 4,200
+    of the 28,000): text holding none is Simplified (or script-neutral) and is left alone."""
+    chars = [chr(c) for lo, hi in CJK_RANGES for c in range(lo, hi + 1)]
+    converted = _opencc().convert("\n".join(chars)).split("\n")
+    if len(converted) != len(chars):  # not one to one: convert every text with CJK
+        return _CJK_CHAR
+    changed = "".join(c for c, s in zip(chars, converted, strict=True) if c != s)
+    return re.compile(f"[{re.escape(changed)}]")
+
+
+def to_simplified(text: str) -> str:
+    """`text` with Traditional Chinese characters (and the phrases whose mapping depends on
+    context: 乾燥 → 干燥 but 乾隆 stays) in Simplified. Text without a Traditional character
+    is returned as is without calling OpenCC, so Simplified text keeps its exact tokens and
+    costs one regex scan."""
+    if not _traditional().search(text):
+        return text
+    out: str = _opencc().convert(text)
+    return out
+
+
+def other_spellings(text: str, terms: Iterable[str]) -> list[str]:
+    """How `text` writes `terms` (tokens, so Simplified) where that differs from the term: in a
+    Traditional text matched by the token 数据 that is 數據. Case aside, a term written as
+    such is not listed. Found where `to_simplified` keeps the length of `text` (it maps
+    characters one to one almost always), in order of the terms, each spelling once."""
+    lowered = text.lower()
+    simple = to_simplified(lowered)
+    if len(simple) != len(text) or simple == lowered:
+        return []
+    out: dict[str, None] = {}
+    for term in dict.fromkeys(terms):
+        start = simple.find(term) if term else -1
+        while start >= 0:
+            if lowered[start:start + len(term)] != term:
+                out[text[start:start + len(term)]] = None
+            start = simple.find(term, start + len(term))
+    return list(out)
+
+
 @lru_cache(maxsize=4)
 def shared_tokenizer(backend: str, words: tuple[str, ...]) -> Tokenizer:
     """One Tokenizer per backend and dictionary in a process (making one loads the
@@ -76,9 +132,10 @@ class Tokenizer:
         self.words = tuple(sorted({w.strip() for w in self.words if _keep_term(w)}))
         if self.backend not in ("rjieba", "jieba"):
             raise ValueError(f"unknown tokenizer backend {self.backend!r}")
-        # Terms jieba cannot hold whole (they contain "·" or Latin): matched before cutting.
-        special = sorted((w for w in self.words if not re.fullmatch(rf"[{CJK}]+", w)),
-                         key=len, reverse=True)
+        # Terms jieba cannot hold whole (they contain "·" or Latin): matched before cutting,
+        # in the script the text is cut in.
+        special = sorted({to_simplified(w) for w in self.words
+                          if not re.fullmatch(rf"[{CJK}]+", w)}, key=len, reverse=True)
         self._special = re.compile("|".join(map(re.escape, special))) if special else None
 
     def fingerprint(self) -> dict[str, str]:
@@ -93,7 +150,7 @@ class Tokenizer:
         return cut
 
     def __call__(self, text: str) -> list[str]:
-        text = unicodedata.normalize("NFKC", text).lower()
+        text = to_simplified(unicodedata.normalize("NFKC", text).lower())
         out: list[str] = []
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
@@ -126,7 +183,9 @@ JIEBA_MISSING = ("[bm25] tokenizer = \"jieba\" needs the jieba package: "
 
 
 def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
-    """A jieba segmenter of `backend` with the domain terms added."""
+    """A jieba segmenter of `backend` with the domain terms added (in Simplified script, as
+    the text it cuts)."""
+    words = tuple(dict.fromkeys(to_simplified(w) for w in words))
     if backend == "rjieba":
         import rjieba
 
@@ -154,7 +213,8 @@ def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
     except PackageNotFoundError:
         raise ConfigError(JIEBA_MISSING if lib == "jieba" else f"{lib} is not installed") from None
     return {"name": f"kbtools-{lib}-search",
-            "version": f"{lib}=={lib_version};pystemmer=={version('PyStemmer')};v2",
+            "version": f"{lib}=={lib_version};pystemmer=={version('PyStemmer')};"
+                       f"opencc=={version('opencc')}:{SCRIPT};{TOKENS_VERSION}",
             "dictionary_sha256": hashlib.sha256("\n".join(kept).encode()).hexdigest()}
 
 

@@ -14,7 +14,8 @@ decision tables among the best candidates and returns an `Evaluation`:
   review" (never a guessed row);
 - ``missing_inputs``: some inputs found, others not: the table and the missing inputs named.
 
-Pure but for reading the index's shipped sources (cached per index).
+Pure but for reading decision tables from the index's table chunks (the build ships them
+parsed; cached per index).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from kbtools.decision import (
     column_key,
     match_rules,
     normalize_text,
-    tables_by_position,
 )
 from kbtools.decision.conditions import header_unit_start
 from kbtools.errors import KbError
@@ -171,33 +171,39 @@ def _after_name(text: str, name: str, numbers: list[_Number], claimed: set[int])
     return None
 
 
-_TABLES: weakref.WeakKeyDictionary[KbIndex, dict[str, dict[int, DecisionTable]]] = \
+_TABLES: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], DecisionTable | None]] = \
     weakref.WeakKeyDictionary()
 
 
-def doc_tables(index: KbIndex, doc: str) -> dict[int, DecisionTable]:
-    """The decision tables of a document of the index (read from its shipped source once);
-    none when the source cannot be read."""
+def decision_table(index: KbIndex, doc: str, table_index: int,
+                   line: int) -> DecisionTable | None:
+    """Decision table `table_index` of `doc` (its table chunk overlaps `line`), as the build
+    shipped it on that chunk (``extra["decision"]``), cached per index; None when that table
+    is not a decision table. Never reads or parses Markdown."""
     cache = _TABLES.setdefault(index, {})
-    if doc not in cache:
+    key = (doc, table_index)
+    if key not in cache:
+        record = next((r["extra"].get("decision") for r in index.store.overlapping(doc, line, line)
+                       if r["kind"] == "table" and r["extra"].get("table_index") == table_index),
+                      None)
         try:
-            cache[doc] = tables_by_position(index.source_path(doc))
+            cache[key] = DecisionTable.from_record(record) if record else None
         except KbError:
-            cache[doc] = {}
-    return cache[doc]
+            cache[key] = None
+    return cache[key]
 
 
 def evaluate_question(index: KbIndex, question: str, candidates: Sequence[dict[str, Any]],
                       synonyms: Mapping[str, Sequence[str]] = {}) -> Evaluation | None:
     """Evaluate the best-ranked decision table among the candidate chunks (rows of the store,
     best first) that the question gives input values for; None when there is none."""
-    seen: list[tuple[str, int]] = []
+    seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table
     for row in candidates[:TABLE_DEPTH]:
         ti = row["extra"].get("table_index")
-        if row["kind"] in ("table", "table_row") and ti and (row["doc"], ti) not in seen:
-            seen.append((row["doc"], ti))
-    for doc, ti in seen:  # the best-ranked table the question gives values for
-        dt = doc_tables(index, doc).get(ti)
+        if row["kind"] in ("table", "table_row") and ti:
+            seen.setdefault((row["doc"], ti), row["line_start"])
+    for (doc, ti), line in seen.items():  # the best-ranked table the question gives values for
+        dt = decision_table(index, doc, ti, line)
         if dt is None:
             continue
         found = find_inputs(question, dt, synonyms)
@@ -238,7 +244,9 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
 
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:
     """The chunk that shows the evaluation: the matched row, else the whole table."""
-    dt = doc_tables(index, ev.doc)[ev.table_index]
+    dt = _TABLES.get(index, {}).get((ev.doc, ev.table_index))
+    if dt is None:  # not evaluated on this index
+        return None
     line = dt.line_of(ev.row) if ev.row else dt.line_start
     rows = index.store.overlapping(ev.doc, line, line)
     want = "table_row" if ev.row else "table"

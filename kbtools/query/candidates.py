@@ -32,6 +32,10 @@ class CandidateRequest:
     mask: np.ndarray | None  # the same filters as a per-chunk mask (local evaluation)
     term_ids: tuple[int, ...]  # BM25 vocabulary ids of the question's known terms
     count: int  # candidates per list
+    # BM25 ids of synonym/alias expansions (kbtools.query.expansion), whose scores are added
+    # with `expansion_weight` (the local files and the Milvus source both do)
+    expansion_ids: tuple[int, ...] = ()
+    expansion_weight: float = 0.0
 
 
 class CandidateSource(Protocol):

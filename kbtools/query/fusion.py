@@ -6,6 +6,9 @@ Two methods:
   are rescaled to [0, 1] within the list (BM25 by its top score, cosine between the list's
   last and first candidate) and summed with weights. Unlike RRF it keeps *how much* better
   the top BM25 hit is, so a strong lexical match is not diluted by a weaker embedder.
+The weights are earned per question (`weights`): each retriever by how far its best
+candidate stands out of its own candidate list, so weak vectors that cannot separate their
+candidates do not pull a confident lexical ranking down.
 Routing boosts multiply a chunk's fused score by (1 + boost × matched facets); chunks of
 unverified documents (field reports, drafts) are weighted by ``unverified_weight`` so that
 reviewed knowledge wins a near tie — they still appear, marked unverified.
@@ -41,6 +44,8 @@ class FusionParams:
     rrf_k: int = 60
     bm25_weight: float = 0.7
     vector_weight: float = 0.3
+    weighting: str = "shape"  # per question (`weights`); "fixed": bm25_weight / vector_weight
+    shape_scale: float = 0.6  # "shape": vector weight = scale × z_vector / (z_bm25 + z_vector)
     boost: float = 0.1
     unverified_weight: float = 0.9  # reviewed knowledge wins a near tie with an unreviewed draft
     min_cosine: float = 0.5  # no-answer: best vector similarity below this …
@@ -76,16 +81,51 @@ def _normalised(name: str, r: Ranked) -> np.ndarray:
     return (r.scores - lo) / (hi - lo)
 
 
+def standout(r: Ranked) -> float:
+    """How far the best candidate stands above the list's own candidates: (best − mean) / std
+    of their scores (0 for fewer than two candidates or a flat list). Scale-free, so a BM25
+    list and a cosine list can be compared: a retriever that cannot tell its candidates apart
+    has a small standout whatever its scores are."""
+    if len(r.scores) < 2:
+        return 0.0
+    s = r.scores.astype(np.float64)
+    sd = float(s.std())
+    return max(float(s[0] - s.mean()) / sd, 0.0) if sd > 1e-9 else 0.0
+
+
+def weights(lists: dict[str, Ranked], p: FusionParams) -> tuple[float, float]:
+    """(BM25 weight, total vector weight) for this question.
+
+    ``shape`` (default): each side earns weight by its standout — the vectors get
+    ``shape_scale`` × z_vector / (z_bm25 + z_vector), BM25 the rest — so a vector list whose
+    best candidate does not stand out of its pool cannot pull a confident lexical ranking
+    down, and a flat BM25 list (common words only) leaves more to the vectors. ``fixed``: the
+    configured ``bm25_weight`` / ``vector_weight`` for every question. With one side only
+    (``--mode``, or no question term in the BM25 vocabulary) that side weighs 1."""
+    vecs = [r for name, r in lists.items() if name.startswith("vector") and len(r.keys)]
+    bm25 = lists.get("bm25")
+    if bm25 is None or not len(bm25.keys):
+        return 0.0, 1.0
+    if not vecs:
+        return 1.0, 0.0
+    if p.weighting == "fixed":
+        return p.bm25_weight, p.vector_weight
+    z_b, z_v = standout(bm25), max(standout(r) for r in vecs)
+    if z_b + z_v <= 0:
+        return p.bm25_weight, p.vector_weight
+    w_vec = p.shape_scale * z_v / (z_b + z_v)
+    return 1.0 - w_vec, w_vec
+
+
 def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None,
          unverified: np.ndarray | None = None) -> list[Hit]:
     n_vec = sum(1 for name in lists if name.startswith("vector"))
+    w_bm25, w_vec = weights(lists, p)
     total: dict[int, float] = {}
     why: dict[int, dict[str, Any]] = {}
     for name, r in lists.items():
         is_bm25 = name == "bm25"
-        weight = p.bm25_weight if is_bm25 else p.vector_weight / max(n_vec, 1)
-        if not any(lists.get("bm25", Ranked(np.zeros(0), np.zeros(0))).keys.shape) and not is_bm25:
-            weight = 1.0 / max(n_vec, 1)  # vector-only (or no query term in the vocabulary)
+        weight = w_bm25 if is_bm25 else w_vec / max(n_vec, 1)
         contrib = (weight / (p.rrf_k + np.arange(1, len(r.keys) + 1)) if p.method == "rrf"
                    else weight * _normalised(name, r))
         prefix = "bm25" if is_bm25 else "vector"

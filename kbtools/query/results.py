@@ -46,7 +46,11 @@ class SearchResult:
     ``verified`` is per chunk: true only when the passage's document is verified and the
     passage has not changed since that review. ``verification`` says why:
     ``{"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}``
-    (reason e.g. ``changed after review on <date> by <author> (…)``)."""
+    (reason e.g. ``changed after review on <date> by <author> (…)``).
+
+    ``outdated``: the document's ``valid_until`` lies before the day of the search (possibly
+    outdated; ranked lower, `kbtools.query.freshness`); ``superseded_by``: the documents that
+    declare ``supersedes:`` this one."""
 
     rank: int
     score: float
@@ -67,6 +71,8 @@ class SearchResult:
     verification: dict[str, Any] = field(default_factory=dict)
     evaluation: dict[str, Any] | None = None  # a decision table evaluated on the question
     more: tuple[dict[str, Any], ...] = ()  # more chunks of this section, collapsed into it
+    outdated: bool = False  # the document's valid_until has passed: possibly outdated
+    superseded_by: tuple[str, ...] = ()  # documents that declare they supersede this one
 
     @property
     def evaluated(self) -> bool:
@@ -119,6 +125,8 @@ class SearchResult:
             "why": self.why,
             "evaluated": self.evaluated,
             "more": [dict(m) for m in self.more],
+            "outdated": self.outdated,
+            "superseded_by": list(self.superseded_by),
         }
         if self.evaluation is not None:
             out["evaluation"] = self.evaluation
@@ -130,14 +138,17 @@ class SearchResult:
 @dataclass(frozen=True)
 class SearchFilters:
     """What narrowed or boosted the search: explicit ``where`` filters, verified-only,
-    routed front-matter values; once retrieval ran, the question terms the index never
-    saw (and the reranker, when one was used)."""
+    routed front-matter values (and aliases); once retrieval ran, the question terms the
+    index never saw, the terms expanded with synonyms (``expanded``, when any) and the
+    reranker, when one was used."""
 
     where: tuple[str, ...] = ()
     verified_only: bool = False
     routed: tuple[dict[str, str], ...] = ()
     reranked_by: str | None = None
     unknown_terms: tuple[str, ...] | None = None
+    # question terms expanded with their synonyms or a document's title (kbtools.query.expansion)
+    expanded: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"where": list(self.where), "verified_only": self.verified_only,
@@ -146,6 +157,8 @@ class SearchFilters:
             out["reranked_by"] = self.reranked_by
         if self.unknown_terms is not None:
             out["unknown_terms"] = list(self.unknown_terms)
+        if self.expanded:
+            out["expanded"] = [dict(e) for e in self.expanded]
         return out
 
 

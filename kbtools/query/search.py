@@ -17,19 +17,22 @@ import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 import numpy as np
 
 from kbtools.config import Vocabulary
+from kbtools.decision import column_key
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
-from kbtools.index.tokenize import language_of
-from kbtools.query import answers, distinct, fusion
+from kbtools.index.tokenize import language_of, other_spellings
+from kbtools.query import answers, distinct, freshness, fusion
 from kbtools.query.candidates import CandidateRequest, source_of
+from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
@@ -141,9 +144,13 @@ def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
                              f"index; its kinds: {', '.join(kinds)}")
 
 
+ALIASES = "aliases"  # the front-matter field of a document's other names
+
+
 def route(index: KbIndex, query: str) -> list[dict[str, str]]:
     """Front-matter vocabulary that occurs in the question (→ boosts): values of the routing
-    fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest)."""
+    fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest),
+    and the documents' ``aliases`` (an alias routes to its document as its title would)."""
     routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
     q = query.casefold()
     hits = []
@@ -153,6 +160,9 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
         for v in sorted(values):
             if len(v) >= 2 and v.casefold() in q:
                 hits.append({"field": fld, "value": v})
+    if ALIASES not in routing:
+        hits.extend({"field": ALIASES, "value": v} for v in sorted(index.facet_docs(ALIASES))
+                    if len(v) >= 2 and v in q)
     return hits
 
 
@@ -175,6 +185,12 @@ def _unverified_vector(index: KbIndex) -> np.ndarray | None:
     return flags if flags.any() else None
 
 
+def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
+    """How a question may name a decision-table input besides its header: the other terms
+    of the header's synonym group, keyed as `answers.names_of` looks them up."""
+    return {column_key(term): others for term, others in index.synonyms().mapping().items()}
+
+
 # the pipeline --------------------------------------------------------------------------
 # Candidates per retriever for each result asked for (at least [query] candidates): one result
 # per section and document diversity need a deeper list to fill k with distinct answers.
@@ -185,9 +201,12 @@ NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold
 def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = None,
            verified_only: bool | None = None, mode: str = "hybrid",
            params: fusion.FusionParams | None = None,
-           keep_results: bool = False, reranker: str | None = None) -> SearchResponse:
+           keep_results: bool = False, reranker: str | None = None,
+           today: date | None = None) -> SearchResponse:
     """Run one question. ``keep_results`` returns the ranking even when the relevance
-    threshold says "no answer" (evaluation scores ranking and threshold separately)."""
+    threshold says "no answer" (evaluation scores ranking and threshold separately).
+    ``today`` decides which documents are past their ``valid_until`` (default: the local
+    date; `kbtools.query.freshness`)."""
     t0 = time.perf_counter()
     qcfg = index.manifest["config"]["values"]["query"]
     if verified_only is None:
@@ -208,13 +227,20 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         return SearchResponse(text, index.release, filters, reason=reason)
 
     terms, ids, unknown = index.bm25.query_terms(text)
+    exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])
+    unknown = [t for t in unknown if t not in exp.covers]  # known through a synonym
+    if exp:
+        filters = replace(filters, expanded=exp.shown)
     depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
     # chunks sharing a section's vector are scored through it (kbtools.query.inherit)
     request = CandidateRequest(text, mode, tuple(parsed), verified_only,
-                               widen_mask(index, mask), tuple(ids), depth)
+                               widen_mask(index, mask), tuple(ids), depth, exp.ids,
+                               EXPANSION_WEIGHT)
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     fused = fusion.fuse(lists, params, boost=_boost_vector(index, routed),
                         unverified=_unverified_vector(index))
+    today = freshness.today_or(today)
+    fused = freshness.reweigh(index, fused, today)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     nums = [h.num for h in fused[: max(k * 8, 50)]]
@@ -225,19 +251,21 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
-    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits])
+    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
+                                           input_synonyms(index))
     hits, more = _distinct(index, text, hits, rows, params, evaluation)
     picked = _suppress_nested(hits, rows, k)
-    coverage = _coverages(index, picked, terms, ids, unknown)
+    coverage = _coverages(index, picked, terms, ids, unknown, exp)
     wanted = specific_identifiers(index, text)
     exact = bool(wanted) and any(is_about(match_level(
         wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
         for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, params, has_terms=bool(ids or unknown), unknown_terms=unknown,
-        unknown_share=_unknown_share(index, ids, unknown), exact=exact)
-    results = tuple(_cite(index, rows[h.num], h, rank, terms, ids, more.get(h.num, ()), rows,
-                          evaluation if h.why.get("evaluated") else None)
+        picked, coverage, params, has_terms=bool(ids or unknown or exp), unknown_terms=unknown,
+        unknown_share=_unknown_share(index, ids + list(exp.ids), unknown), exact=exact)
+    all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
+    results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
+                          rows, evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
     return SearchResponse(text, index.release, replace(filters, unknown_terms=tuple(unknown)),
                           no_answer=not verdict, results=results,
@@ -249,7 +277,8 @@ class LocalCandidates:
     """The default candidate source: the release's BM25 matrices and usearch graphs."""
 
     def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, fusion.Ranked]:
-        return _candidates(index, req.text, req.mode, req.mask, list(req.term_ids), req.count)
+        return _candidates(index, req.text, req.mode, req.mask, list(req.term_ids), req.count,
+                           list(req.expansion_ids), req.expansion_weight)
 
 
 LOCAL_CANDIDATES = LocalCandidates()
@@ -303,11 +332,16 @@ def _distinct(index: KbIndex, text: str, hits: list[fusion.Hit], rows: Rows,
 
 
 def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],
-                count: int) -> dict[str, fusion.Ranked]:
-    """Ranked candidate lists: ``bm25`` and one ``vector:<model>`` per query model."""
+                count: int, expansion: list[int] | None = None,
+                expansion_weight: float = 0.0) -> dict[str, fusion.Ranked]:
+    """Ranked candidate lists: ``bm25`` (the question's terms, plus its expansion terms at
+    `expansion_weight`) and one ``vector:<model>`` per query model."""
     lists: dict[str, fusion.Ranked] = {}
-    if mode in ("hybrid", "bm25") and ids:
+    if mode in ("hybrid", "bm25") and (ids or expansion):
         scores = index.bm25.scores(ids)
+        extra = index.bm25.scores(expansion or [])
+        if extra is not None:
+            scores = expansion_weight * extra if scores is None else scores + expansion_weight * extra
         if scores is not None:
             lists["bm25"] = fusion.top(scores if mask is None else np.where(mask, scores, 0.0),
                                        count)
@@ -365,22 +399,27 @@ def _unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
 
 
 def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
-               unknown: list[str]) -> np.ndarray:
-    """Per picked hit, the share of the question's idf weight it contains."""
-    if not ids and not unknown:
+               unknown: list[str], exp: Expansion = NO_EXPANSION) -> np.ndarray:
+    """Per picked hit, the share of the question's idf weight it contains (a question word
+    known only through its synonyms weighs as its rarest synonym and is covered by any)."""
+    if not ids and not unknown and not exp:
         return np.zeros(0)
     idf = index.bm25.idf(ids) if ids else np.zeros(0)
+    weights = dict(zip(terms, idf.tolist(), strict=True))
+    exp_idf = dict(zip(exp.terms, index.bm25.idf(list(exp.ids)).tolist(), strict=True)) \
+        if exp else {}
+    for t, alts in exp.covers.items():
+        if t not in weights:
+            weights[t] = max(exp_idf[a] for a in alts)
     # a question term the knowledge never uses weighs as much as the rarest term
     missing = len(unknown) * index.bm25.max_idf()
-    return np.array([_coverage(index, ids, terms, idf, h.num, missing) for h in picked])
-
-
-def _coverage(index: KbIndex, ids: list[int], terms: list[str], idf: np.ndarray, num: int,
-              missing: float) -> float:
-    """Share of the question's idf weight that chunk `num` contains."""
-    matched = set(index.bm25.matched(ids, terms, num)) if ids else set()
-    total = float(idf.sum()) + missing or 1.0
-    return float(sum(w for t, w in zip(terms, idf, strict=True) if t in matched)) / total
+    all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
+    total = sum(weights.values()) + missing or 1.0
+    out = []
+    for h in picked:
+        matched = set(index.bm25.matched(all_ids, all_terms, h.num)) if all_ids else set()
+        out.append(sum(w for t, w in weights.items() if exp.covered(t, matched)) / total)
+    return np.array(out)
 
 
 RERANK_DEPTH = 20
@@ -445,10 +484,16 @@ def _suppress_nested(hits: list[fusion.Hit], rows: Rows, k: int) -> list[fusion.
 
 def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms: list[str],
           ids: list[int], more: Sequence[int] = (), rows: Rows | None = None,
-          evaluation: answers.Evaluation | None = None) -> SearchResult:
+          evaluation: answers.Evaluation | None = None,
+          today: date | None = None) -> SearchResult:
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
+    outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
     matched = index.bm25.matched(ids, terms, row["num"]) if ids else []
+    # the terms as the chunk writes them too (Traditional 數據 for the token 数据): what a
+    # display highlights in the original text
+    shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
+    matched += other_spellings(shown, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
@@ -472,4 +517,6 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms
         more=tuple({"chunk_id": r["id"], "kind": r["kind"], "heading_path": r["heading_path"],
                     "line_start": r["line_start"], "line_end": r["line_end"]}
                    for r in (rows[n] for n in more if rows and n in rows)),
+        outdated=outdated,
+        superseded_by=superseded_by,
     )

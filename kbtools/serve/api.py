@@ -4,7 +4,7 @@
 ``read`` and ``table/evaluate`` what the MCP tools ``read`` and ``evaluate_table`` return;
 ``releases`` the served release and the device's kept ones; ``diff`` what changed between
 two releases of the device (`kbtools.ship.changes`, as `kb diff --json`); ``healthz`` whether a release is
-served. Every search is recorded in the device's query log (`kbtools.query.log`, interface
+served (and, from an engine, the releases published there). Every search is recorded in the device's query log (`kbtools.query.log`, interface
 ``api``; a no-op off a device). A search response's ``Server-Timing`` header says how long it waited for the
 worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message and the
 HTTP status of `ops.status_of` / `ops.ApiError`. The endpoints are described in
@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kbtools.agents.read import read_section
-from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
+from kbtools.errors import EngineError, IndexLoadError, KbError, UsageError, one_line
 from kbtools.query.log import record_question
 from kbtools.serve import ops
 from kbtools.serve.openapi import openapi_document
@@ -153,7 +153,8 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
 
 def releases(request: Request, body: dict[str, Any]) -> Any:
     source: ServedIndex = request.app.state.source
-    return ops.releases(source.get(), source.device())
+    served = source.get()
+    return ops.releases(served, source.device(), source.published(), source.where())
 
 
 def diff(request: Request, body: dict[str, Any]) -> Any:
@@ -165,7 +166,7 @@ def diff(request: Request, body: dict[str, Any]) -> Any:
 def healthz(request: Request, body: dict[str, Any]) -> Any:
     try:
         served = _served(request)
-    except IndexLoadError as exc:
+    except (IndexLoadError, EngineError) as exc:
         return error_response(503, exc.format())
     return {"status": "ok", "release": served.index.release.to_dict()}
 

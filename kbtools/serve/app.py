@@ -3,7 +3,8 @@
 `create_app(index, token=…, allowed_hosts=…)` is the whole server (pages, API, release files,
 the package's static stylesheet) behind `security.Guard`. `check_bind` decides whether a
 host may be bound: loopback always; any other address only with a token, or with
-``open_network`` said explicitly (then a warning is printed on every start). `run` starts
+``open_network`` said explicitly (then a warning is printed on every start). `open_source`
+picks what is served (an index location, or a Milvus alias with ``--engine``); `run` starts
 uvicorn.
 """
 
@@ -20,11 +21,13 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
 from kbtools.serve import api, pages
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
-from kbtools.serve.source import ServedIndex, Workers
+from kbtools.serve.source import EngineServedIndex, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
 
@@ -78,8 +81,20 @@ def check_bind(host: str, token: str | None, open_network: bool) -> tuple[str, .
     return ("*",)
 
 
+def open_source(index: Path | None, engine: str | None = None,
+                engine_token_file: Path | None = None) -> ServedIndex:
+    """What to serve: `index` (followed as a device's ``current``), or the release an
+    engine's alias names (``milvus://…``, followed the same way)."""
+    if engine is None:
+        return ServedIndex(index)
+    if index is not None:
+        raise UsageError("give --index or --engine, not both")
+    return EngineServedIndex(EngineReader(connect_url(engine, engine_token_file), files=True))
+
+
 def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
-        token_file: Path | None = None, open_network: bool = False, workers: int = 1) -> None:
+        token_file: Path | None = None, open_network: bool = False, workers: int = 1,
+        engine: str | None = None, engine_token_file: Path | None = None) -> None:
     """Serve until interrupted."""
     import uvicorn
 
@@ -88,7 +103,7 @@ def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
     if not is_loopback(host) and token is None:
         print(f"kb serve: WARNING: serving {host}:{port} to the network WITHOUT a token: "
               "anyone who can reach it can read the knowledge", file=sys.stderr)
-    source = ServedIndex(index)
+    source = open_source(index, engine, engine_token_file)
     source.get()  # fail now, in one line, when there is nothing to serve
     app = create_app(index, token=token, allowed_hosts=allowed, source=source, workers=workers)
     print(f"kb serve: http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)

@@ -111,7 +111,8 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {"200": _json("TableResult", "the matching row, or no_match"),
                               "400": _ERROR, "404": _ERROR, "413": _ERROR, "503": _ERROR}}},
             "/api/releases": {"get": {
-                "summary": "The served release and the releases the device keeps",
+                "summary": "The served release and the releases the device keeps (or, with "
+                           "`kb serve --engine`, the releases published in the engine)",
                 "responses": {"200": _json("Releases", "releases"), "503": _ERROR}}},
             "/api/diff": {"get": {
                 "summary": "What changed between two releases of the device (`kb diff --json`)",

@@ -20,7 +20,7 @@ from kbtools.corpus import SourceDoc, read_doc
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable
-from kbtools.errors import IndexLoadError, KbError, TableError, UsageError, one_line
+from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import MAX_QUERY_CHARS, MAX_WHERE_CHARS
@@ -35,6 +35,7 @@ MAX_K = 20
 MAX_WHERE = 20  # filters per search
 MAX_INPUTS = 50  # inputs per table evaluation
 MAX_INPUT_CHARS = 200  # one input value
+LAST_LINE = 2**62  # past any document's last line
 
 
 class ApiError(Exception):
@@ -48,7 +49,7 @@ class ApiError(Exception):
 
 def status_of(exc: KbError) -> int:
     """The HTTP status of a library error."""
-    if isinstance(exc, IndexLoadError):
+    if isinstance(exc, (IndexLoadError, EngineError)):
         return 503
     return 400
 
@@ -148,21 +149,16 @@ def document(served: Served, doc: str) -> SourceDoc:
 
 
 def doc_chunks(served: Served, doc: str) -> list[dict[str, Any]]:
-    """The chunk records of `doc` in the served release, in line order."""
-    store = served.index.store
-    nums = [r[0] for r in store.con.execute(
-        "SELECT num FROM chunks WHERE doc = ? ORDER BY line_start, num", (doc,))]
-    found = store.chunks(nums)
-    return [found[n] for n in nums]
+    """The chunk records of `doc` in the served release, in line order (by first line, then
+    chunk number)."""
+    return served.index.store.overlapping(doc, 1, LAST_LINE)
 
 
 def table_chunk(served: Served, doc: str, line: int) -> dict[str, Any] | None:
-    """The whole-table chunk of `doc` holding file line `line` (a table row's table)."""
-    store = served.index.store
-    row = store.con.execute(
-        "SELECT num FROM chunks WHERE doc = ? AND kind = 'table' AND line_start <= ? "
-        "AND line_end >= ? ORDER BY line_start DESC LIMIT 1", (doc, line, line)).fetchone()
-    return store.chunks([row[0]]).get(row[0]) if row else None
+    """The whole-table chunk of `doc` holding file line `line` (a table row's table; the
+    innermost when tables nest)."""
+    tables = [c for c in served.index.store.overlapping(doc, line, line) if c["kind"] == "table"]
+    return tables[-1] if tables else None
 
 
 def review_status(served: Served, src: SourceDoc) -> dict[str, Any]:
@@ -251,7 +247,10 @@ def diff(device: Path | None, old: str | None = None, new: str | None = None) ->
     return diff_releases(device, old, new).to_dict()
 
 
-def releases(served: Served, device: Path | None) -> dict[str, Any]:
-    """The served release and, on a device, the releases it keeps (newest first)."""
-    kept = local_releases(device) if device is not None else []
-    return {"served": release_info(served), "device": device is not None, "releases": kept}
+def releases(served: Served, device: Path | None, published: list[dict[str, Any]] | None = None,
+             engine: str | None = None) -> dict[str, Any]:
+    """The served release and, on a device, the releases it keeps (newest first); when
+    serving from an engine, the releases published there (`published`, newest first)."""
+    kept = local_releases(device) if device is not None else published or []
+    return {"served": release_info(served), "device": device is not None, "engine": engine,
+            "releases": kept}

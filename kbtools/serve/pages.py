@@ -137,7 +137,7 @@ def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": q}) + "#cited",
-            "lapsed": status == "lapsed", "outdated": ops.is_outdated(r.metadata),
+            "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
     if r.kind in ("table_row", "table"):
@@ -237,8 +237,9 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
 # --- release ----------------------------------------------------------------------------
 
 def release_page(p: Page, served: Served) -> HTMLResponse:
-    device = _source(p.request).device()
-    info = ops.releases(served, device)
+    source = _source(p.request)
+    device = source.device()
+    info = ops.releases(served, device, source.published(), source.where())
     changes = ops.diff(device) if device is not None else None
     return p.render("release.html", info=info, changes=changes,
                     release=served.index.release.to_dict())
@@ -263,15 +264,18 @@ async def asset_file(request: Request) -> Response:
 
 
 async def _data_file(request: Request, rel: str, ctype: str, cache: str) -> Response:
-    def read() -> bytes | None:
+    def read() -> bytes | Response:
         try:
             return _source(request).get().data_file(rel)
-        except (OSError, KbError):
-            return None
+        except OSError:
+            return Response("not found\n", 404, media_type="text/plain")
+        except KbError as exc:  # nothing served now (no release, the engine is down)
+            return Response(one_line(exc.format()) + "\n", ops.status_of(exc),
+                            media_type="text/plain")
     workers: Workers = request.app.state.workers
     data = await workers.run(read)
-    if data is None:
-        return Response("not found\n", 404, media_type="text/plain")
+    if isinstance(data, Response):
+        return data
     return Response(data, media_type=ctype, headers={"cache-control": cache})
 
 

@@ -6,7 +6,8 @@ a git checkout of a release, as `kb query` does) each time it is called: on a de
 restart. A release is opened (and one question asked, so the embedding models are loaded)
 by the first request that needs it; opened releases are cached by their directory (`KbIndex` holds its files open, so a
 release pruned by a sync keeps answering the requests already running on it); the oldest is
-closed when more than `KEEP_OPEN` are open.
+closed when more than `KEEP_OPEN` are open. `EngineServedIndex` does the same for a
+release published in Milvus, following the engine's alias instead of ``current``.
 
 The work of a request (searching, reading and rendering documents) runs on a small pool of
 worker threads (`Workers`, one by default), not on one thread per request: that work is
@@ -24,6 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +34,7 @@ from anyio import CapacityLimiter
 
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.registry import get_embedder
+from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
@@ -80,7 +83,7 @@ class ServedIndex:
 
     def __init__(self, index: Path | None):
         self.index = index
-        self._open: OrderedDict[Path, Served] = OrderedDict()
+        self._open: OrderedDict[Any, Served] = OrderedDict()
         self._lock = threading.Lock()
 
     def device(self) -> Path | None:
@@ -89,25 +92,39 @@ class ServedIndex:
             return Path(self.index)
         return None
 
-    def get(self) -> Served:
-        """The release served now (IndexLoadError when there is none)."""
+    def published(self) -> list[dict[str, Any]] | None:
+        """The releases of the engine being followed (None: not an engine)."""
+        return None
+
+    def where(self) -> str | None:
+        """The engine's URL when serving from one."""
+        return None
+
+    def _locate(self) -> tuple[Any, Callable[[], KbIndex]]:
+        """What is served now: a key naming it and how to open it."""
         try:  # a git checkout of a release is verified (and derived once) here
             root = resolve_index_path(self.index).resolve()
         except SyncError as exc:  # a checkout that is not exactly a signed release
             raise IndexLoadError(exc.message, path=exc.path) from None
+        return root, lambda: open_index(root)
+
+    def get(self) -> Served:
+        """The release served now (IndexLoadError or EngineError when there is none)."""
+        key, opener = self._locate()
         with self._lock:
-            served = self._open.get(root)
+            served = self._open.get(key)
             if served is not None:
-                self._open.move_to_end(root)
+                self._open.move_to_end(key)
                 return served
-        idx = open_index(root)
+        idx = opener()
         warm_up(idx)
         served = Served(idx, open_knowledge(idx=idx))
         with self._lock:
-            if root in self._open:  # another request opened it meanwhile
-                idx.close()
-                return self._open[root]
-            self._open[root] = served
+            if key in self._open:  # another request opened it meanwhile
+                if self._open[key].index is not idx:
+                    idx.close()
+                return self._open[key]
+            self._open[key] = served
             while len(self._open) > KEEP_OPEN:
                 _, old = self._open.popitem(last=False)
                 with old.search_lock:  # not under a search still running on it
@@ -119,6 +136,37 @@ class ServedIndex:
             for served in self._open.values():
                 served.index.close()
             self._open.clear()
+
+
+class EngineServedIndex(ServedIndex):
+    """The release a Milvus alias serves (`kb serve --engine`), followed on every request as
+    a device's ``current`` is: `get()` asks the engine where the alias points (one call), so
+    a `kb publish --engine` or `kb rollback --engine` shows on the next request. Each
+    release is opened once, with its files copied from the engine (`kbtools.engine.cache`);
+    a request that began on the previous release finishes on it. An engine that is down,
+    an alias that is missing or a release dropped underneath are EngineError (HTTP 503)."""
+
+    def __init__(self, reader: EngineReader):
+        super().__init__(None)
+        self.reader = reader
+
+    def device(self) -> Path | None:
+        return None
+
+    def where(self) -> str | None:
+        return str(self.reader.engine.url)
+
+    def published(self) -> list[dict[str, Any]] | None:
+        served = self.reader.engine.alias_target(self.reader.alias)
+        rows = [{**r, "current": r["collection"] == served,
+                 "published_at": datetime.fromtimestamp(r["published"], UTC).isoformat(
+                     timespec="seconds") if r["published"] else None}
+                for r in self.reader.engine.releases() if r["complete"]]
+        return sorted(rows, key=lambda r: (r["serial"], r["published"]), reverse=True)
+
+    def _locate(self) -> tuple[Any, Callable[[], KbIndex]]:
+        idx = self.reader.current()
+        return idx.collection, lambda: idx
 
 
 class Workers:

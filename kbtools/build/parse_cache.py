@@ -1,0 +1,189 @@
+"""Outlines and chunks of documents kept on disk between builds (`kb build` is a new process).
+
+A build needs every document's outline — headings (cross references resolve against all of
+them), tables (CSV names are a function of all of them), formulas and images — and every
+document's chunks, but an edit changes one document. One SQLite file next to the embedding
+cache (kb.toml paths.cache, `parsed.sqlite`) keeps, per document, its `Outline` and its
+chunks with their base records, each under the key `kbtools.build.memo.BuildMemo` computes:
+the document's path and bytes (+ the parser's version) for the outline; that, the chunker's
+settings and version, the corpus's headings, the document's CSV names and the embedding
+settings for the chunks. A changed input is a different key, so an entry can be missing but
+never stale; a document's newer entry replaces its older one.
+
+Entries are plain JSON decoded into our own node and chunk dataclasses (an allow-list of
+types, never pickle), so a tampered cache file can at worst index wrong text, like a
+tampered embedding cache; `kb build --no-cache` neither reads nor writes it. Front matter is
+not stored: it comes from the document as read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import markdown_it
+import mdit_py_plugins
+
+from kbtools import __version__
+from kbtools.build.records import Chunk, Link
+from kbtools.build.xref import HeadingRows, heading_rows
+from kbtools.markdown import nodes
+from kbtools.markdown.nodes import Document
+
+PARSE_CACHE_FILE = "parsed.sqlite"
+# bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
+# layout does; entries made by another kbtools or markdown-it release never match either
+FORMAT = 1
+PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
+                  f"{mdit_py_plugins.__version__}")
+
+@dataclass(frozen=True)
+class Outline:
+    """What a build reads from every document, changed or not, besides its chunks."""
+
+    rel: str
+    title: str
+    headings: HeadingRows
+    tables: tuple[nodes.Table, ...]
+    formulas: tuple[nodes.Math, ...]
+    images: tuple[nodes.Image, ...]
+
+    @classmethod
+    def of(cls, doc: Document) -> Outline:
+        return cls(doc.rel, doc.title, heading_rows(doc), tuple(doc.tables()),
+                   tuple(doc.formulas()), tuple(doc.images()))
+
+
+_TYPE = "\x00t"  # the key naming a node's class in its JSON object
+_NODES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (
+        nodes.Image, nodes.Math, nodes.LinkRef, nodes.Inline, nodes.Paragraph, nodes.Heading,
+        nodes.ListItem, nodes.ListBlock, nodes.Table, nodes.Code, nodes.MathBlock, nodes.Html,
+        nodes.Quote, nodes.Rule)}
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        out[_TYPE] = type(value).__name__
+        return out
+    if isinstance(value, (tuple, list)):
+        return [_encode(v) for v in value]
+    return value  # str, int, bool, None, and str → str dicts (annotations)
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    if isinstance(value, dict) and _TYPE in value:
+        cls = _NODES.get(value.pop(_TYPE))
+        if cls is None:
+            raise ValueError("unknown node type in the parse cache")
+        return cls(**{k: _decode(v) for k, v in value.items()})
+    return value
+
+
+def encode_outline(outline: Outline) -> str:
+    return json.dumps({"title": outline.title, "tables": _encode(outline.tables),
+                       "formulas": _encode(outline.formulas), "images": _encode(outline.images),
+                       "headings": [[list(path), num, sorted(slugs)]
+                                    for path, num, slugs in outline.headings]},
+                      ensure_ascii=False)
+
+
+def decode_outline(text: str, rel: str) -> Outline:
+    data = json.loads(text)
+    headings = tuple((tuple(path), str(num), frozenset(slugs))
+                     for path, num, slugs in data["headings"])
+    outline = Outline(rel, str(data["title"]), headings, _decode(data["tables"]),
+                      _decode(data["formulas"]), _decode(data["images"]))
+    for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas),
+                        (nodes.Image, outline.images)):
+        if not all(isinstance(x, kind) for x in items):
+            raise ValueError("the parse cache holds a malformed outline")
+    return outline
+
+
+def encode_chunks(chunks: list[Chunk], records: list[dict[str, Any]]) -> str:
+    """Chunks by their base records (`kbtools.build.pipeline._base_record`: the chunk's
+    fields less the front matter, with the records' content hash and models), plus each
+    chunk's own content hash."""
+    return json.dumps([{"record": r, "hash": c.content_hash}
+                       for c, r in zip(chunks, records, strict=True)], ensure_ascii=False)
+
+
+def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[dict[str, Any]]]:
+    """`encode_chunks`'s inverse, for a document with front matter `meta`."""
+    chunks, records = [], []
+    for row in json.loads(text):
+        r = row["record"]
+        links = tuple(Link(text=lk["text"], doc=lk["doc"], heading_path=tuple(lk["heading_path"]),
+                           line=lk["line"]) for lk in r["links"])
+        chunks.append(Chunk(id=r["id"], doc=r["doc"], heading_path=tuple(r["heading_path"]),
+                            kind=r["kind"], line_start=r["line_start"], line_end=r["line_end"],
+                            text=r["text"], embed_text=r["embed_text"], metadata=meta,
+                            content_hash=str(row["hash"]), links=links, extra=r["extra"]))
+        records.append(r)
+    return chunks, records
+
+
+_TABLES = {"outlines": "outlines", "chunks": "chunks"}  # the only names put into SQL
+
+
+class ParseCache:
+    """The cache file; every method is a no-op (a miss) when the file cannot be used."""
+
+    def __init__(self, path: Path | None):
+        self.con: sqlite3.Connection | None = None
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = sqlite3.connect(path)
+            self.con.execute("PRAGMA journal_mode=WAL")
+            self.con.execute("PRAGMA synchronous=NORMAL")
+            for table in _TABLES.values():
+                self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} "
+                                 "(doc TEXT PRIMARY KEY, key TEXT, value TEXT)")
+        except (OSError, sqlite3.Error):
+            self.con = None
+        self._pending: dict[str, list[tuple[str, str, str]]] = {"outlines": [], "chunks": []}
+
+    def get(self, table: str, doc: str, key: str) -> str | None:
+        """The entry of `doc` in `table` ("outlines" or "chunks") if made under `key`."""
+        if self.con is None:
+            return None
+        try:
+            row = self.con.execute(f"SELECT value FROM {_TABLES[table]} WHERE doc = ? AND key = ?",
+                                   (doc, key)).fetchone()
+        except sqlite3.Error:
+            return None
+        return str(row[0]) if row is not None else None
+
+    def put_outline(self, doc: str, key: str, outline: Outline) -> None:
+        self._pending["outlines"].append((doc, key, encode_outline(outline)))
+
+    def put_chunks(self, doc: str, key: str, chunks: list[Chunk],
+                   records: list[dict[str, Any]]) -> None:
+        self._pending["chunks"].append((doc, key, encode_chunks(chunks, records)))
+
+    def flush(self) -> None:
+        """Write what was put since the last flush, in one transaction."""
+        if self.con is None or not any(self._pending.values()):
+            return
+        try:
+            with self.con:
+                for table, rows in self._pending.items():
+                    self.con.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?,?,?)", rows)
+        except sqlite3.Error:
+            pass  # a cache that cannot be written only costs the next build time
+        self._pending = {"outlines": [], "chunks": []}
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None

@@ -1,0 +1,124 @@
+"""The local copy of what a release in Milvus holds besides its chunks: its files.
+
+Milvus holds vectors, chunk rows and the ``__meta`` blobs; the readers also need files.
+MCP ``read`` needs the Markdown sources, the web app (`kb serve --engine`) the formula SVGs,
+shipped images and table CSVs too. They are published in the release's own ``__meta``
+collection (parts ``sources`` and ``files``, `kbtools.engine.publish`), so they always belong
+to exactly the release the alias names. `release_root` writes them once per collection
+under ``<KB_HOME>/engine/<host>_<port>_<db>/<collection>/`` in the layout of a release
+directory (``manifest.json``, ``release.json``, ``verified.json``, ``data/…``), so the code
+that serves a local release serves this one unchanged.
+
+Before anything is written, the manifest text must hash to the collection's ``kb.manifest``
+property, and every file must match the size and sha256 the manifest lists for it; a
+mismatch is an EngineError (the release in the engine is damaged). A marker file written
+last per kind (``.complete`` for sources, ``.files-complete`` for files) makes a half-written
+copy (an interrupted process) be written again, never used.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from kbtools.config import kb_home
+from kbtools.engine.milvus import P_MANIFEST, Engine
+from kbtools.errors import EngineError
+from kbtools.fsutil import atomic_write_beneath
+from kbtools.index.layout import (
+    DATA_DIR,
+    FORMULA_DIR,
+    MANIFEST,
+    RELEASE_JSON,
+    SOURCE_DIR,
+    TABLE_DIR,
+    VERIFIED,
+)
+from kbtools.index.manifest import path_problem
+
+SOURCES_DONE = ".complete"
+FILES_DONE = ".files-complete"
+SOURCE_DIR_REL = f"{DATA_DIR}/{SOURCE_DIR}"
+MARKDOWN = (".md", ".markdown")
+# release files the web app serves: formula SVGs, table CSVs, and what data/source holds
+# besides Markdown (images), which is published as the ``sources`` part
+FILE_DIRS = (f"{DATA_DIR}/{FORMULA_DIR}/", f"{DATA_DIR}/{TABLE_DIR}/", f"{SOURCE_DIR_REL}/")
+
+
+def is_app_file(rel: str) -> bool:
+    """A manifest artifact published as part ``files``."""
+    return rel.startswith(FILE_DIRS) and not rel.lower().endswith(MARKDOWN)
+
+
+def encode_files(root: Path, manifest: dict[str, Any]) -> dict[str, str]:
+    """The ``files`` part of a verified release at `root`: path → base64 bytes."""
+    out = {}
+    for rel in sorted(manifest.get("artifacts", {})):
+        if is_app_file(rel):
+            out[rel] = base64.b64encode((root / rel).read_bytes()).decode("ascii")
+    return out
+
+
+def cache_dir(engine: Engine, collection: str) -> Path:
+    url = engine.url
+    return kb_home() / "engine" / f"{url.host}_{url.port}_{url.db}" / collection
+
+
+def release_root(engine: Engine, collection: str, parts: dict[str, Any]) -> Path:
+    """A local release directory holding the files of `collection` that `parts` carries
+    (see the module docstring); the engine's URL when it cannot be written (then documents
+    and files are simply not found)."""
+    root = cache_dir(engine, collection)
+    want_files = "files" in parts
+    if (root / SOURCES_DONE).is_file() and (not want_files or (root / FILES_DONE).is_file()):
+        return root
+    manifest_text: str = parts["manifest"]
+    listed = json.loads(manifest_text).get("artifacts", {})
+    _check_manifest(engine, collection, manifest_text)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        atomic_write_beneath(root, MANIFEST, manifest_text.encode("utf-8"))
+        if parts.get("release"):
+            atomic_write_beneath(root, RELEASE_JSON, parts["release"].encode("utf-8"))
+        if parts.get("verified"):
+            atomic_write_beneath(root, VERIFIED, json.dumps(parts["verified"]).encode("utf-8"))
+        if not (root / SOURCES_DONE).is_file():
+            for doc, text in (parts.get("sources") or {}).items():
+                rel = f"{SOURCE_DIR_REL}/{doc}"
+                if path_problem(rel) is None:
+                    atomic_write_beneath(root, rel, text.encode("utf-8"))
+            atomic_write_beneath(root, SOURCES_DONE, b"")
+        if want_files:
+            for rel, data in parts["files"].items():
+                raw = base64.b64decode(data)
+                _check_file(engine, collection, rel, raw, listed.get(rel))
+                atomic_write_beneath(root, rel, raw)
+            atomic_write_beneath(root, FILES_DONE, b"")
+    except OSError:
+        return Path(f"{engine.url}/{collection}")
+    return root
+
+
+def _check_manifest(engine: Engine, collection: str, text: str) -> None:
+    want = engine.properties(collection).get(P_MANIFEST)
+    if want != hashlib.sha256(text.encode("utf-8")).hexdigest():
+        raise EngineError(f"the manifest stored with {collection} does not hash to the "
+                          "collection's kb.manifest; the release in the engine is damaged, "
+                          "publish it again", path=str(engine.url))
+
+
+def _check_file(engine: Engine, collection: str, rel: str, raw: bytes,
+                meta: dict[str, Any] | None) -> None:
+    why = None
+    if path_problem(rel) is not None or not is_app_file(rel):
+        why = "is not a release file the app serves"
+    elif meta is None:
+        why = "is not listed in its manifest"
+    elif len(raw) != meta.get("size") or hashlib.sha256(raw).hexdigest() != meta.get("sha256"):
+        why = "does not match its manifest"
+    if why is not None:
+        raise EngineError(f"file {rel!r} stored with {collection} {why}; the release in the "
+                          "engine is damaged, publish it again", path=str(engine.url))

@@ -1,0 +1,145 @@
+"""Synonym groups: the words experts and field users use for the same thing.
+
+The knowledge repository may hold ``knowledge/_synonyms.txt`` (``SOURCE_NAME`` in the
+knowledge folder), one group per line, terms separated by ``=``; ``#`` starts a comment::
+
+    # disease names farmers use
+    赤霉病 = 麦穗枯 = 烂穗病
+    hydraulic oil = hydraulic fluid
+
+`parse` reads it into `Synonyms` plus problems (line, code, message) that `kb check` reports:
+a line that is not a group (fewer than two terms), an empty term, a term longer than
+MAX_TERM_CHARS, a term in two groups (each term belongs to one group: otherwise expansion
+would chain unrelated words), a term repeated inside its group. Only valid groups are kept.
+The build ships the groups as ``data/synonyms.txt`` (`layout.ReleaseLayout.synonyms`, hashed
+in the manifest, written in the same format by `dump`) so a device expands questions as the
+build did, and adds their Chinese terms to the tokenizer dictionary so each is one token.
+
+Matching is on the question text, NFKC-normalised and casefolded: a CJK term anywhere in it,
+a Latin term as whole words. Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+SOURCE_NAME = "_synonyms.txt"  # in the knowledge folder
+MAX_TERM_CHARS = 64
+# (1-based line, finding code, message) of a problem in a synonyms file
+Problem = tuple[int, str, str]
+
+
+def normalize(term: str) -> str:
+    """How terms are compared: NFKC, casefolded, inner whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", term).casefold().split())
+
+
+@dataclass(frozen=True)
+class Synonyms:
+    """Groups of terms that mean the same; the first term of a group is its preferred one."""
+
+    groups: tuple[tuple[str, ...], ...] = ()
+    _pattern: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    _group_of: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        group_of = {normalize(t): n for n, g in enumerate(self.groups) for t in g}
+        object.__setattr__(self, "_group_of", group_of)
+        if group_of:
+            alts = [_term_pattern(t) for t in sorted(group_of, key=len, reverse=True)]
+            object.__setattr__(self, "_pattern", re.compile("|".join(alts)))
+
+    def __bool__(self) -> bool:
+        return bool(self.groups)
+
+    def terms(self) -> list[str]:
+        """Every term of every group, as written."""
+        return [t for g in self.groups for t in g]
+
+    def others(self, term: str) -> list[str]:
+        """The other terms of `term`'s group (none when it is in no group)."""
+        n = self._group_of.get(normalize(term))
+        return [] if n is None else [t for t in self.groups[n] if normalize(t) != normalize(term)]
+
+    def found_in(self, text: str) -> list[str]:
+        """The terms of any group that occur in `text` (longest match first, no overlaps),
+        in order of appearance, each once, as written in the groups."""
+        if self._pattern is None:
+            return []
+        out: dict[str, None] = {}
+        for m in self._pattern.finditer(normalize(text)):
+            n = self._group_of[m.group(0)]
+            out.setdefault(next(t for t in self.groups[n] if normalize(t) == m.group(0)))
+        return list(out)
+
+    def mapping(self) -> dict[str, list[str]]:
+        """Term → the other terms of its group, for every term (as written)."""
+        return {t: [o for o in g if o != t] for g in self.groups for t in g}
+
+
+def _term_pattern(term: str) -> str:
+    """A regex for a normalised term: Latin edges must be word edges (``oil`` is not in
+    ``boil``); CJK terms match anywhere (Chinese has no spaces between words)."""
+    body = re.escape(term).replace(r"\ ", r"\s+")
+    head = r"(?<![0-9a-z_])" if term[:1].isascii() and term[:1].isalnum() else ""
+    tail = r"(?![0-9a-z_])" if term[-1:].isascii() and term[-1:].isalnum() else ""
+    return head + body + tail
+
+
+def parse(text: str) -> tuple[Synonyms, list[Problem]]:
+    """Groups and problems of a synonyms file's text (see the module doc)."""
+    groups: list[tuple[str, ...]] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}  # normalised term → line of its group
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    for n, raw in enumerate(text.split("\n"), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = [" ".join(p.split()) for p in line.split("=")]
+        if len(parts) < 2:
+            problems.append((n, "synonyms-not-a-group",
+                             f"{_short(line)!r} is not a group: write terms separated by '=' "
+                             "(赤霉病 = 麦穗枯)"))
+            continue
+        bad = False
+        if any(not p for p in parts):
+            problems.append((n, "synonyms-empty-term", "an empty term (two '=' in a row, or '=' "
+                             "at the start or end of the line)"))
+            bad = True
+        for p in parts:
+            if len(p) > MAX_TERM_CHARS:
+                problems.append((n, "synonyms-term-too-long",
+                                 f"term {_short(p)!r} is longer than {MAX_TERM_CHARS} characters"))
+                bad = True
+        terms: list[str] = []
+        for p in (p for p in parts if p):
+            key = normalize(p)
+            if any(normalize(t) == key for t in terms):
+                problems.append((n, "synonyms-repeated", f"term {p!r} appears twice in this group"))
+            elif key in seen:
+                problems.append((n, "synonyms-duplicate",
+                                 f"term {p!r} is already in the group on line {seen[key]} "
+                                 "(a term belongs to one group: merge the two lines)"))
+                bad = True
+            else:
+                terms.append(p)
+        if bad or len(terms) < 2:
+            if not bad:
+                problems.append((n, "synonyms-not-a-group", "a group needs two different terms"))
+            continue
+        for t in terms:
+            seen[normalize(t)] = n
+        groups.append(tuple(terms))
+    return Synonyms(tuple(groups)), problems
+
+
+def dump(synonyms: Synonyms) -> str:
+    """The groups in the file format, one per line (what the build ships)."""
+    return "".join(" = ".join(g) + "\n" for g in synonyms.groups)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "…"

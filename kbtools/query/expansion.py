@@ -1,0 +1,75 @@
+"""Query expansion from the knowledge's own vocabulary: synonym groups and document aliases.
+
+A question that names a term of a synonym group (``data/synonyms.txt``, see
+`kbtools.index.synonyms`) also searches BM25 for the other terms of the group; a question
+that names an alias of a document (front matter ``aliases:``) also searches for the
+document's title, and the document is routed (boosted like a front-matter value named in the
+question, `kbtools.query.search.route`). Expanded terms never replace the question's own:
+their BM25 scores are added with the weight EXPANSION_WEIGHT (below the original's 1), so a
+passage using the question's own word still wins a tie with one using a synonym.
+
+For the relevance threshold a question word that the index never saw but whose synonyms it
+knows is not "unknown" (a field user's word for something the knowledge covers), and a
+passage holding a synonym of a question word covers that word. Pure but for the index's
+tokenizer and vocabulary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbtools.index.reader import KbIndex
+
+EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What a question was expanded with."""
+
+    terms: tuple[str, ...] = ()  # expansion tokens in the index's vocabulary
+    ids: tuple[int, ...] = ()  # their BM25 term ids
+    covers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # question token → tokens
+    shown: tuple[dict[str, Any], ...] = ()  # {"term", "expanded": […], "from"} per named term
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
+    def covered(self, token: str, matched: set[str]) -> bool:
+        """Whether a passage whose matched terms are `matched` holds `token` or a synonym."""
+        return token in matched or any(t in matched for t in self.covers.get(token, ()))
+
+
+NO_EXPANSION = Expansion()
+
+
+def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
+    """The expansion of question `text`: the other terms of each synonym group it names and
+    the titles of the documents whose `routed_aliases` it names."""
+    if not index.synonyms() and not routed_aliases:
+        return NO_EXPANSION
+    bm25 = index.bm25
+    own = set(bm25.tok(text))
+    named: list[tuple[str, list[str], str]] = [
+        (t, index.synonyms().others(t), "synonyms") for t in index.synonyms().found_in(text)]
+    docs = index.docs()
+    for alias in routed_aliases:
+        holders = index.facet_docs("aliases").get(alias.casefold())
+        titles = [str(docs[i]["metadata"].get("title") or "") for i in
+                  (holders.tolist() if holders is not None else [])]
+        named.append((alias, [t for t in titles if t], "aliases"))
+    terms: dict[str, int] = {}
+    covers: dict[str, tuple[str, ...]] = {}
+    shown = []
+    for term, others, source in named:
+        found = [w for o in others for w in bm25.tok(o) if w in bm25.vocab and w not in own]
+        found = list(dict.fromkeys(found))
+        if not found:
+            continue
+        for w in found:
+            terms.setdefault(w, bm25.vocab[w])
+        for q in bm25.tok(term):
+            covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *found]))
+        shown.append({"term": term, "expanded": others, "from": source})
+    return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown))

@@ -1,0 +1,60 @@
+"""Fusion weights earned per question (kbtools.query.fusion.weights / standout) and what they
+do to a ranking: a vector list that cannot tell its candidates apart does not overturn a
+confident BM25 ranking, a confident vector list does reorder a flat BM25 one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kbtools.query.fusion import FusionParams, Ranked, fuse, standout, weights
+
+
+def ranked(keys: list[int], scores: list[float]) -> Ranked:
+    return Ranked(np.array(keys, dtype=np.int64), np.array(scores, dtype=np.float32))
+
+
+# BM25 is sure of chunk 1 (its score far above the rest); the cosine list is nearly flat
+CONFIDENT_BM25 = ranked([1, 2, 3, 4, 5, 6], [12.0, 3.1, 3.0, 2.9, 2.8, 2.7])
+FLAT_VECTORS = ranked([2, 3, 1, 4, 5, 6], [0.412, 0.411, 0.410, 0.409, 0.408, 0.300])
+# BM25 only matched common words (a flat list); the vectors single out chunk 6
+FLAT_BM25 = ranked([1, 2, 3, 4, 5, 6], [2.05, 2.04, 2.03, 2.02, 2.01, 2.0])
+PEAKED_VECTORS = ranked([6, 3, 1, 4, 5, 2], [0.81, 0.42, 0.41, 0.40, 0.39, 0.38])
+
+
+def test_standout_is_scale_free_and_zero_when_undecided():
+    a = ranked([1, 2, 3, 4], [10.0, 4.0, 3.0, 2.0])
+    b = ranked([1, 2, 3, 4], [1.0, 0.4, 0.3, 0.2])
+    assert standout(a) == pytest.approx(standout(b)) and standout(a) > 1
+    assert standout(ranked([1], [5.0])) == 0.0
+    assert standout(ranked([1, 2, 3], [0.5, 0.5, 0.5])) == 0.0
+
+
+def test_weights_are_earned_by_each_lists_standout():
+    p = FusionParams()
+    _, w_flat = weights({"bm25": CONFIDENT_BM25, "vector:use": FLAT_VECTORS}, p)
+    _, w_peaked = weights({"bm25": FLAT_BM25, "vector:use": PEAKED_VECTORS}, p)
+    assert 0 < w_flat < p.vector_weight < w_peaked <= p.shape_scale
+    b, v = weights({"bm25": FLAT_BM25, "vector:use": PEAKED_VECTORS}, p)
+    assert b + v == pytest.approx(1.0)
+
+
+def test_one_sided_questions_and_fixed_weights():
+    p = FusionParams()
+    assert weights({"bm25": CONFIDENT_BM25}, p) == (1.0, 0.0)
+    assert weights({"vector:use": FLAT_VECTORS}, p) == (0.0, 1.0)
+    assert weights({"bm25": ranked([], []), "vector:use": FLAT_VECTORS}, p) == (0.0, 1.0)
+    fixed = FusionParams(weighting="fixed")
+    assert weights({"bm25": FLAT_BM25, "vector:use": PEAKED_VECTORS}, fixed) == (0.7, 0.3)
+
+
+def test_flat_vectors_do_not_overturn_a_confident_lexical_ranking():
+    hits = fuse({"bm25": CONFIDENT_BM25, "vector:use": FLAT_VECTORS}, FusionParams())
+    assert hits[0].num == 1
+    assert hits[0].why["bm25_rank"] == 1 and hits[0].why["vector_rank"] == 3
+
+
+def test_confident_vectors_reorder_a_flat_lexical_ranking():
+    lists = {"bm25": FLAT_BM25, "vector:use": PEAKED_VECTORS}
+    hits = fuse(lists, FusionParams())
+    assert hits[0].num == 6 and hits[0].why["bm25_rank"] == 6
