@@ -37,6 +37,7 @@ from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
+from kbtools.query.inherit import sharing
 from kbtools.query.search import query_models
 
 TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
@@ -48,10 +49,12 @@ class MilvusStore(Store):
     """The chunk store's reads, answered from the release collection (rows cached)."""
 
     def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
-                 facets: dict[str, set[str]], count: int, verified: list[bool]):
+                 facets: dict[str, set[str]], count: int, verified: list[bool],
+                 parents: list[int]):
         self.engine, self.collection = engine, collection
         self._docs = {d["doc"]: d for d in docs}
         self._facets, self._total, self._verified = facets, count, verified
+        self._parents = parents
         self._rows: dict[int, dict[str, Any]] = {}
         self.terms: dict[int, set[int]] = {}  # chunk number → its BM25 vocabulary ids
 
@@ -63,6 +66,9 @@ class MilvusStore(Store):
 
     def chunk_verified(self) -> list[bool]:
         return list(self._verified)
+
+    def vector_parents(self) -> list[int]:
+        return list(self._parents)
 
     def _fetch(self, filt: str) -> list[dict[str, Any]]:
         got = self.engine.call(f"reading chunks of {self.collection}", "query", self.collection,
@@ -89,23 +95,6 @@ class MilvusStore(Store):
             return {}
         rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
         return {r["id"]: r for r in rows}
-
-    def sharing_children(self, nums: list[int]) -> list[tuple[int, int]]:
-        parents = self.chunks(nums)
-        by_id = {r["id"]: n for n, r in parents.items()}
-        docs = sorted({r["doc"] for r in parents.values()})
-        if not docs:
-            return []
-        rows = self._fetch(f"array_length(models) == 0 and doc in "
-                           f"[{', '.join(expr.literal(d) for d in docs)}]")
-        return sorted((r["num"], by_id[p]) for r in rows
-                      if (p := r["extra"].get("parent")) in by_id)
-
-    def sharing_parents(self) -> list[tuple[int, int]]:
-        rows = self._fetch("array_length(models) == 0")
-        parents = self.chunks_by_id(sorted({str(r["extra"].get("parent")) for r in rows}))
-        return sorted((r["num"], parents[p]["num"]) for r in rows
-                      if (p := r["extra"].get("parent")) in parents)
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
@@ -196,6 +185,9 @@ class MilvusCandidates:
                               "matching model or publish a release built with this one",
                               path=str(self.engine.url))
         q = np.asarray(emb.embed_batch([req.text])[0], dtype=np.float32)
+        lenders = _lenders(index, req)
+        if filt and len(lenders):  # widened as locally: the sections allowed chunks share
+            filt = f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
         if model in self.partial:
             has = f"array_contains(models, {expr.literal(model)})"
             filt = f"{has} and ({filt})" if filt else has
@@ -203,6 +195,16 @@ class MilvusCandidates:
                             {"metric_type": "COSINE",
                              "params": {"ef": max(self.ef, req.count)}})
         return _ranked(hits)
+
+
+def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
+    """The chunks whose vectors chunks allowed by the question's filters share (the mask of
+    the request is widened by `kbtools.query.inherit.widen_mask`); empty without filters."""
+    share = sharing(index)
+    if req.mask is None or share is None:
+        return np.zeros(0, dtype=np.int64)
+    parents = share.parent[req.mask]
+    return np.unique(parents[parents >= 0])
 
 
 def _ranked(hits: list[tuple[int, float]]) -> Ranked:
@@ -222,15 +224,17 @@ class MilvusIndex(KbIndex):
         super().__init__(ReleaseLayout(root), manifest, release)
         self.collection = collection
         table = parts["chunk_table"]
+        parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
         facets = {k: set(v) for k, v in parts["facets"].items()}
         self._docs, self._facets = docs, facets
         self._chunk_table = ChunkTable(doc=np.array(table["doc"], dtype=np.int32),
                                        kind=np.array(table["kind"], dtype=object),
                                        models=np.array(table["models"], dtype=object),
-                                       verified=np.array(table["verified"], dtype=bool))
+                                       verified=np.array(table["verified"], dtype=bool),
+                                       parent=np.array(parents, dtype=np.int64))
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
-                            table["verified"])
+                            table["verified"], parents)
         self._store = store
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))

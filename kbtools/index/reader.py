@@ -61,6 +61,8 @@ class ChunkTable:
     kind: np.ndarray  # chunk kind (section, table_row, …)
     models: np.ndarray  # comma-separated embedding models that have a vector for the chunk
     verified: np.ndarray  # bool: the chunk is verified (per chunk, from review history)
+    # number of the chunk whose vector the chunk shares, -1: its own (kbtools.query.inherit)
+    parent: np.ndarray
 
 
 class KbIndex:
@@ -113,7 +115,8 @@ class KbIndex:
                 doc=np.array([docs[r[0]] for r in rows], dtype=np.int32),
                 kind=np.array([r[1] for r in rows], dtype=object),
                 models=np.array([r[2] for r in rows], dtype=object),
-                verified=np.array(self.store.chunk_verified(), dtype=bool))
+                verified=np.array(self.store.chunk_verified(), dtype=bool),
+                parent=np.array(self.store.vector_parents(), dtype=np.int64))
         return self._chunk_table
 
     # API for other adapters ------------------------------------------------------------

@@ -10,9 +10,17 @@ BM25 (per chunk, on the chunk's own text) decides between them.
 With filters, the vector search runs over the allowed chunks *and* the sections whose
 vectors allowed chunks share (`widen_mask`); the lists are cut back to the allowed chunks
 afterwards (`inherit`).
+
+Who shares whose vector is one integer array loaded with the index's per-chunk arrays
+(`ChunkTable.parent`, from the store's `shares` column); the children of each parent are
+laid out once per opened index (`Sharing`), so a question costs time in proportion to its
+candidates, not to the index.
 """
 
 from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,18 +28,69 @@ from kbtools.index.reader import KbIndex
 from kbtools.query.fusion import Ranked
 
 
+@dataclass(frozen=True)
+class Sharing:
+    """The chunks sharing each chunk's vector: those of chunk `p` are
+    ``children[start[p]:start[p + 1]]``, in chunk order."""
+
+    parent: np.ndarray  # per chunk, the chunk whose vector it shares (-1: its own)
+    start: np.ndarray
+    children: np.ndarray
+
+    @classmethod
+    def of(cls, parent: np.ndarray) -> Sharing:
+        kids = np.flatnonzero(parent >= 0)
+        order = np.argsort(parent[kids], kind="stable")  # by parent, then chunk number
+        counts = np.bincount(parent[kids], minlength=len(parent))
+        start = np.zeros(len(parent) + 1, dtype=np.int64)
+        np.cumsum(counts, out=start[1:])
+        return cls(parent, start, kids[order])
+
+    def expand(self, keys: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`keys` with each one's children right after it, every child with its parent's
+        score."""
+        keys = keys.astype(np.int64, copy=False)
+        n_kids = self.start[keys + 1] - self.start[keys]
+        span = 1 + n_kids
+        out_scores = np.repeat(scores, span)
+        first = np.cumsum(span) - span  # where each key goes
+        out_keys = np.empty(int(span.sum()), dtype=np.int64)
+        out_keys[first] = keys
+        owner = np.repeat(np.arange(len(keys)), n_kids)  # the key each child follows
+        slot = np.arange(len(owner)) - np.repeat(np.cumsum(n_kids) - n_kids, n_kids)
+        is_child = np.ones(len(out_keys), dtype=bool)
+        is_child[first] = False
+        out_keys[is_child] = self.children[self.start[keys[owner]] + slot]
+        return out_keys, out_scores
+
+
+_SHARING: weakref.WeakKeyDictionary[KbIndex, Sharing] = weakref.WeakKeyDictionary()
+
+
+def sharing(index: KbIndex) -> Sharing | None:
+    """Who shares whose vector in `index` (None when no chunk shares one), made once per
+    opened index."""
+    if not has_shared(index):
+        return None
+    got = _SHARING.get(index)
+    if got is None:
+        got = _SHARING[index] = Sharing.of(index.chunk_table().parent)
+    return got
+
+
 def has_shared(index: KbIndex) -> bool:
-    """Does the release hold chunks that share a parent's vector? (None before format 2.)"""
+    """Does the release hold chunks that share a parent's vector?"""
     return bool(index.manifest.get("counts", {}).get("shared_vectors"))
 
 
 def widen_mask(index: KbIndex, mask: np.ndarray | None) -> np.ndarray | None:
     """`mask` plus the parents whose vectors its chunks share (None stays None)."""
-    if mask is None or not has_shared(index):
+    share = sharing(index) if mask is not None else None
+    if mask is None or share is None:
         return mask
-    pairs = np.array(index.store.sharing_parents(), dtype=np.int64).reshape(-1, 2)
     wide = mask.copy()
-    wide[pairs[mask[pairs[:, 0]], 1]] = True
+    allowed = share.parent[mask]
+    wide[allowed[allowed >= 0]] = True
     return wide
 
 
@@ -39,24 +98,16 @@ def inherit(index: KbIndex, lists: dict[str, Ranked], mask: np.ndarray | None) -
     """The vector lists with each ranked parent followed by the chunks sharing its vector
     (same similarity); with `mask` (the filters the lists were searched with, widened by
     `widen_mask`), only allowed chunks are kept."""
-    if not has_shared(index):
+    share = sharing(index)
+    if share is None:
         return lists
     out = dict(lists)
     for name, ranked in lists.items():
-        if not name.startswith("vector"):
-            if mask is not None:  # searched with the widened mask
-                keep = mask[ranked.keys]
-                out[name] = Ranked(ranked.keys[keep], ranked.scores[keep])
-            continue
-        children: dict[int, list[int]] = {}
-        for child, parent in index.store.sharing_children([int(k) for k in ranked.keys]):
-            children.setdefault(parent, []).append(child)
-        keys: list[int] = []
-        scores: list[float] = []
-        for key, score in zip(ranked.keys.tolist(), ranked.scores.tolist(), strict=True):
-            for k in (key, *children.get(key, ())):
-                if mask is None or mask[k]:
-                    keys.append(k)
-                    scores.append(score)
-        out[name] = Ranked(np.array(keys, dtype=np.int64), np.array(scores, dtype=np.float32))
+        keys, scores = ranked.keys, ranked.scores
+        if name.startswith("vector"):
+            keys, scores = share.expand(keys, scores)
+        if mask is not None:  # searched with the widened mask
+            keep = mask[keys]
+            keys, scores = keys[keep], scores[keep]
+        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False))
     return out
