@@ -18,7 +18,7 @@ from kbtools.embed.registry import get_reference_embedder
 from kbtools.index.reader import open_index
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
-from kbtools.query.inherit import inherit, widen_mask
+from kbtools.query.inherit import Sharing, inherit, widen_mask
 from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.kbfixtures import REPO
 
@@ -153,3 +153,36 @@ def test_worker_processes_embed_exactly_as_the_build_process(monkeypatch):
     assert list(offsets) == list(range(0, 40, 4))
     assert np.array_equal(np.concatenate(parts), here)
     assert workers_for(get_reference_embedder("test-hash"), 100) == 1  # not opted in
+
+
+def test_sharing_expands_each_parent_by_its_children_in_order():
+    rng = np.random.default_rng(7)
+    n = 400
+    parent = np.full(n, -1, dtype=np.int64)
+    sections = np.sort(rng.choice(n, 60, replace=False))
+    for i in range(n):  # a chunk shares the vector of the last section before it, often
+        before = sections[sections < i]
+        if len(before) and i not in sections and rng.random() < 0.7:
+            parent[i] = before[-1]
+    share = Sharing.of(parent)
+    keys = rng.choice(np.flatnonzero(parent < 0), 25, replace=False)
+    scores = rng.random(25).astype(np.float32)
+    got_keys, got_scores = share.expand(keys, scores)
+    want_keys, want_scores = [], []
+    for k, s in zip(keys.tolist(), scores.tolist(), strict=True):
+        for c in [k, *np.flatnonzero(parent == k).tolist()]:
+            want_keys.append(c)
+            want_scores.append(s)
+    assert got_keys.tolist() == want_keys
+    assert got_scores.tolist() == pytest.approx(want_scores)
+    empty_keys, empty_scores = share.expand(np.zeros(0, dtype=np.int64),
+                                            np.zeros(0, dtype=np.float32))
+    assert len(empty_keys) == len(empty_scores) == 0
+
+
+def test_parents_are_one_array_of_the_store(corpus_index):
+    rows = _rows(corpus_index)
+    ids = {r["id"]: n for n, r in rows.items()}
+    parent = corpus_index.chunk_table().parent
+    for n, r in rows.items():
+        assert parent[n] == (ids[r["extra"]["parent"]] if not r["models"] else -1)
