@@ -17,7 +17,7 @@ from kbtools.embed.parallel import embed_batches, workers_for
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.index.reader import open_index
 from kbtools.query.candidates import CandidateRequest
-from kbtools.query.fusion import Ranked
+from kbtools.query.fusion import Ranked, standout
 from kbtools.query.inherit import Sharing, inherit, widen_mask
 from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.kbfixtures import REPO
@@ -121,6 +121,7 @@ def test_row_without_vector_is_found_and_cited_by_its_own_lines(corpus_index):
     got = inherit(corpus_index, {"vector:use": raw}, None)["vector:use"]
     score = dict(zip(got.keys.tolist(), got.scores.tolist(), strict=True))
     assert score[row["num"]] == score[section["num"]]
+    assert got.shape == pytest.approx(standout(raw))  # weighed by the vectors found, once each
     assert top["why"]["vector_score"] == pytest.approx(score[section["num"]], abs=1e-5)
 
 
@@ -167,7 +168,7 @@ def test_sharing_expands_each_parent_by_its_children_in_order():
     share = Sharing.of(parent)
     keys = rng.choice(np.flatnonzero(parent < 0), 25, replace=False)
     scores = rng.random(25).astype(np.float32)
-    got_keys, got_scores = share.expand(keys, scores)
+    got_keys, got_scores, source = share.expand(keys, scores)
     want_keys, want_scores = [], []
     for k, s in zip(keys.tolist(), scores.tolist(), strict=True):
         for c in [k, *np.flatnonzero(parent == k).tolist()]:
@@ -175,7 +176,8 @@ def test_sharing_expands_each_parent_by_its_children_in_order():
             want_scores.append(s)
     assert got_keys.tolist() == want_keys
     assert got_scores.tolist() == pytest.approx(want_scores)
-    empty_keys, empty_scores = share.expand(np.zeros(0, dtype=np.int64),
+    assert keys[source].tolist() == [k if parent[k] < 0 else parent[k] for k in want_keys]
+    empty_keys, empty_scores, _ = share.expand(np.zeros(0, dtype=np.int64),
                                             np.zeros(0, dtype=np.float32))
     assert len(empty_keys) == len(empty_scores) == 0
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import threading
 import zlib
 from typing import Any
@@ -40,6 +41,7 @@ from kbtools.query.fusion import Ranked
 from kbtools.query.inherit import sharing
 from kbtools.query.search import query_models
 
+MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
 TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
 CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
                 "row", "sparse"]
@@ -149,7 +151,7 @@ class MilvusCandidates:
     """BM25 and vector candidates of one question from one release collection."""
 
     def __init__(self, engine: Engine, collection: str, fields: dict[str, str],
-                 partial: set[str], ef: int):
+                 partial: dict[str, float], ef: int):
         self.engine, self.collection, self.fields = engine, collection, fields
         self.partial, self.ef = partial, ef
 
@@ -188,12 +190,16 @@ class MilvusCandidates:
         lenders = _lenders(index, req)
         if filt and len(lenders):  # widened as locally: the sections allowed chunks share
             filt = f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
+        ef = max(self.ef, req.count)
         if model in self.partial:
             has = f"array_contains(models, {expr.literal(model)})"
             filt = f"{has} and ({filt})" if filt else has
+            # the graph also holds the rows without this model's vector (chunks sharing a
+            # section's vector, other languages): a search that skips most of its nodes
+            # explores as many more to find what the local graph of embedded chunks finds
+            ef = min(MAX_EF, math.ceil(ef / max(self.partial[model], 1e-3)))
         hits = self._search([q.tolist()], self.fields[model], req.count, filt,
-                            {"metric_type": "COSINE",
-                             "params": {"ef": max(self.ef, req.count)}})
+                            {"metric_type": "COSINE", "params": {"ef": ef}})
         return _ranked(hits)
 
 
@@ -241,8 +247,9 @@ class MilvusIndex(KbIndex):
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
         self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
         fields: dict[str, str] = parts["fields"]
-        partial = {m for m in fields
-                   if any(m not in s.split(",") for s in table["models"])}
+        have = {m: sum(m in s.split(",") for s in table["models"]) for m in fields}
+        partial = {m: n / max(len(table["models"]), 1) for m, n in have.items()
+                   if n < len(table["models"])}  # model → share of the rows with its vector
         self.candidate_source = MilvusCandidates(engine, collection, fields, partial,
                                                  int(cfg["index"]["expansion_search"]))
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbtools.index.reader import KbIndex
-from kbtools.query.fusion import Ranked
+from kbtools.query.fusion import Ranked, standout
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,10 @@ class Sharing:
         np.cumsum(counts, out=start[1:])
         return cls(parent, start, kids[order])
 
-    def expand(self, keys: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def expand(self, keys: np.ndarray,
+               scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`keys` with each one's children right after it, every child with its parent's
-        score."""
+        score; and per output, the position in `keys` it comes from."""
         keys = keys.astype(np.int64, copy=False)
         n_kids = self.start[keys + 1] - self.start[keys]
         span = 1 + n_kids
@@ -61,7 +62,7 @@ class Sharing:
         is_child = np.ones(len(out_keys), dtype=bool)
         is_child[first] = False
         out_keys[is_child] = self.children[self.start[keys[owner]] + slot]
-        return out_keys, out_scores
+        return out_keys, out_scores, np.repeat(np.arange(len(keys)), span)
 
 
 _SHARING: weakref.WeakKeyDictionary[KbIndex, Sharing] = weakref.WeakKeyDictionary()
@@ -103,11 +104,17 @@ def inherit(index: KbIndex, lists: dict[str, Ranked], mask: np.ndarray | None) -
         return lists
     out = dict(lists)
     for name, ranked in lists.items():
-        keys, scores = ranked.keys, ranked.scores
+        keys, scores, shape = ranked.keys, ranked.scores, ranked.shape
+        source = np.arange(len(keys))
         if name.startswith("vector"):
-            keys, scores = share.expand(keys, scores)
+            keys, scores, source = share.expand(keys, scores)
         if mask is not None:  # searched with the widened mask
             keep = mask[keys]
-            keys, scores = keys[keep], scores[keep]
-        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False))
+            keys, scores, source = keys[keep], scores[keep], source[keep]
+        if name.startswith("vector"):
+            # the fusion weighs the list by how the vectors found spread: each one once, not
+            # once per chunk sharing it (a section with many rows would flatten the list)
+            first = np.unique(source, return_index=True)[1]
+            shape = standout(Ranked(keys[first], scores[first]))
+        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False), shape)
     return out
