@@ -26,7 +26,7 @@ from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
-from kbtools.build.vector_plan import plan_models
+from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
@@ -187,7 +187,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     tables = [(rel, t) for rel, o in sorted(outlines.items()) for t in o.tables]
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver)
-    salt = cfg.fingerprint("embedding")  # the records name the models
+    salt = f"{cfg.fingerprint('embedding')}:{PLAN_VERSION}"  # the records name the models
     per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names, salt)
                for s in sources}
     stats.documents = len(sources)

@@ -21,6 +21,8 @@ from kbtools.build.records import Chunk
 from kbtools.config import Config
 from kbtools.index.tokenize import language_of
 
+PLAN_VERSION = 1  # part of the parse cache's key: bump when the plan of a chunk changes
+
 
 def models_for(text: str, cfg: Config, doc_lang: str | None = None) -> list[str]:
     """Embedding models for one chunk with a vector of its own: the base model for every

@@ -28,9 +28,6 @@ import numpy as np
 class Ranked:
     keys: np.ndarray  # chunk numbers, best first
     scores: np.ndarray
-    # the list's `standout` when its scores repeat others' (chunks sharing a section's vector
-    # follow it with its score: kbtools.query.inherit); None: measured on `scores`
-    shape: float | None = None
 
 
 @dataclass(frozen=True)
@@ -89,8 +86,6 @@ def standout(r: Ranked) -> float:
     of their scores (0 for fewer than two candidates or a flat list). Scale-free, so a BM25
     list and a cosine list can be compared: a retriever that cannot tell its candidates apart
     has a small standout whatever its scores are."""
-    if r.shape is not None:
-        return r.shape
     if len(r.scores) < 2:
         return 0.0
     s = r.scores.astype(np.float64)

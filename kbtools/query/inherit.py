@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbtools.index.reader import KbIndex
-from kbtools.query.fusion import Ranked, standout
+from kbtools.query.fusion import Ranked
 
 
 @dataclass(frozen=True)
@@ -104,17 +104,11 @@ def inherit(index: KbIndex, lists: dict[str, Ranked], mask: np.ndarray | None) -
         return lists
     out = dict(lists)
     for name, ranked in lists.items():
-        keys, scores, shape = ranked.keys, ranked.scores, ranked.shape
-        source = np.arange(len(keys))
+        keys, scores = ranked.keys, ranked.scores
         if name.startswith("vector"):
-            keys, scores, source = share.expand(keys, scores)
+            keys, scores, _ = share.expand(keys, scores)
         if mask is not None:  # searched with the widened mask
             keep = mask[keys]
-            keys, scores, source = keys[keep], scores[keep], source[keep]
-        if name.startswith("vector"):
-            # the fusion weighs the list by how the vectors found spread: each one once, not
-            # once per chunk sharing it (a section with many rows would flatten the list)
-            first = np.unique(source, return_index=True)[1]
-            shape = standout(Ranked(keys[first], scores[first]))
-        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False), shape)
+            keys, scores = keys[keep], scores[keep]
+        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False))
     return out
