@@ -128,7 +128,7 @@ def main() -> None:
         rows.append(kbtools(ROOT, corpus, work, "this"))
         _print(rows[-1], mb)
         if not args.skip_peer:
-            rows.append(peer(args.peer_python, corpus, questions_of(args.set), work))
+            rows.append(peer(args.peer_python, corpus, questions_of(args.set, out), work))
             _print(rows[-1], mb)
         for c in args.code:  # baselines last: the figure against the peer comes first
             rows.append(kbtools(Path(c).resolve(), corpus, work, Path(c).resolve().name))
