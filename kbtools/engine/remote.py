@@ -51,12 +51,10 @@ class MilvusStore(Store):
     """The chunk store's reads, answered from the release collection (rows cached)."""
 
     def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
-                 facets: dict[str, set[str]], count: int, verified: list[bool],
-                 parents: list[int]):
+                 facets: dict[str, set[str]], count: int, verified: list[bool]):
         self.engine, self.collection = engine, collection
         self._docs = {d["doc"]: d for d in docs}
         self._facets, self._total, self._verified = facets, count, verified
-        self._parents = parents
         self._rows: dict[int, dict[str, Any]] = {}
         self.terms: dict[int, set[int]] = {}  # chunk number → its BM25 vocabulary ids
 
@@ -68,9 +66,6 @@ class MilvusStore(Store):
 
     def chunk_verified(self) -> list[bool]:
         return list(self._verified)
-
-    def vector_parents(self) -> list[int]:
-        return list(self._parents)
 
     def _fetch(self, filt: str) -> list[dict[str, Any]]:
         got = self.engine.call(f"reading chunks of {self.collection}", "query", self.collection,
@@ -240,7 +235,7 @@ class MilvusIndex(KbIndex):
                                        verified=np.array(table["verified"], dtype=bool),
                                        parent=np.array(parents, dtype=np.int64))
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
-                            table["verified"], parents)
+                            table["verified"])
         self._store = store
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))

@@ -12,7 +12,7 @@ column is true only when all its chunks are.
 its chunk number minus the number of the chunk whose vector it shares, a chunk of the same
 document; NULL for a chunk with vectors of its own. An offset, not a number, so it stays
 right when an incremental update moves a document's chunks as a block. Readers load it once
-with the per-chunk arrays (`kbtools.index.reader.ChunkTable.parent`).
+with the per-chunk arrays (`kbtools.index.reader.ChunkTable.parent`, in the same pass).
 """
 
 from __future__ import annotations
@@ -199,14 +199,11 @@ class Store:
             return [False] * self.count()
         return [bool(r[0]) for r in self.con.execute("SELECT verified FROM chunks ORDER BY num")]
 
-    def vector_parents(self) -> list[int]:
-        """Per chunk in chunk-number order, the number of the chunk whose vector it shares,
-        or -1 when it has vectors of its own (all -1 in a store without the column)."""
+    def parent_column(self) -> str:
+        """An SQL expression over `chunks` for the number of the chunk whose vector a chunk
+        shares (NULL: its own vectors; always NULL in a store derived before `shares`)."""
         cols = {r[1] for r in self.con.execute("PRAGMA table_info(chunks)")}
-        if "shares" not in cols:
-            return [-1] * self.count()
-        return [-1 if s is None else n - s for n, s in
-                self.con.execute("SELECT num, shares FROM chunks ORDER BY num")]
+        return "num - shares" if "shares" in cols else "NULL"
 
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         return {d["num"]: d for d in self._select("num", nums)}
