@@ -7,7 +7,9 @@
 Each tree gets a worker process (its own PYTHONPATH) that opens the index and warms up; the
 driver then alternates rounds between them (ABAB…, then BABA…), so both see the same machine
 load. A checkout of an older commit serves as "before": `git worktree add /tmp/before REV`.
-Prints p50/p95 per side and the after/before ratios.
+Prints p50/p95 per side and the after/before ratios, of wall time and of the search thread's
+CPU time (on a loaded machine wall time is mostly waiting for a core; CPU time is what the
+code costs).
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ print("ready", flush=True)
 for _ in sys.stdin:
     took = []
     for q in questions:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         search(index, q)
-        took.append((time.perf_counter() - t0) * 1000)
+        took.append([(time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000])
     print(json.dumps(took), flush=True)
 """
 
@@ -75,29 +77,38 @@ def main() -> None:
             sys.exit(f"bench_ab: the {side} worker failed to open {index}")
         workers[side] = proc
     took: dict[str, list[float]] = {"before": [], "after": []}
+    cpu: dict[str, list[float]] = {"before": [], "after": []}
     for r in range(args.rounds):
         for side in ("before", "after") if r % 2 == 0 else ("after", "before"):
             proc = workers[side]
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write("go\n")
             proc.stdin.flush()
-            took[side].extend(json.loads(proc.stdout.readline()))
+            for wall, used in json.loads(proc.stdout.readline()):
+                took[side].append(wall)
+                cpu[side].append(used)
     for proc in workers.values():
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait()
     report = {side: {"p50_ms": round(quantile(v, 0.5), 2), "p95_ms": round(quantile(v, 0.95), 2),
+                     "cpu_p50_ms": round(quantile(cpu[side], 0.5), 2),
+                     "cpu_p95_ms": round(quantile(cpu[side], 0.95), 2),
                      "queries": len(v)} for side, v in took.items()}
     report["ratio"] = {k: round(report["after"][k] / report["before"][k], 2)
-                       for k in ("p50_ms", "p95_ms")}
+                       for k in ("p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms")}
     if args.json:
         print(json.dumps(report, indent=2))
         return
     print(f"{args.index}: {report['before']['queries']} warm queries per side, "
           f"interleaved over {args.rounds} rounds")
     for side in ("before", "after"):
-        print(f"  {side:6} p50 {report[side]['p50_ms']:.2f} ms  p95 {report[side]['p95_ms']:.2f} ms")
-    print(f"  after/before: p50 {report['ratio']['p50_ms']:.2f}x  p95 {report['ratio']['p95_ms']:.2f}x")
+        r = report[side]
+        print(f"  {side:6} p50 {r['p50_ms']:.2f} ms  p95 {r['p95_ms']:.2f} ms   (thread CPU: "
+              f"p50 {r['cpu_p50_ms']:.2f} ms  p95 {r['cpu_p95_ms']:.2f} ms)")
+    ratio = report["ratio"]
+    print(f"  after/before: p50 {ratio['p50_ms']:.2f}x  p95 {ratio['p95_ms']:.2f}x   (CPU: p50 "
+          f"{ratio['cpu_p50_ms']:.2f}x  p95 {ratio['cpu_p95_ms']:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -68,11 +68,12 @@ def main() -> None:
         print(f"device venv: {dir_mb(venv):.0f} MB; heavy packages installed: "
               f"{', '.join(heavy) or 'none'}")
         if args.index:
+            index = str(Path(args.index).resolve())  # the query runs with cwd = the venv
             home = Path(tmp) / "home"
             home.mkdir()
             for lang, q in QUESTIONS.items():
-                cold_query(venv, args.index, q, home)  # model caches written once
-                runs = [cold_query(venv, args.index, q, home) for _ in range(5)]
+                cold_query(venv, index, q, home)  # model caches written once
+                runs = [cold_query(venv, index, q, home) for _ in range(5)]
                 print(f"cold kb query ({lang}) in the device venv: median "
                       f"{statistics.median(t for t, _ in runs):.2f}s, peak RSS "
                       f"{max(r for _, r in runs):.0f} MiB")

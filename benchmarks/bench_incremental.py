@@ -62,7 +62,7 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
     shutil.rmtree(corpus, ignore_errors=True)
     shutil.copytree(out / "corpus", corpus)
     over = {"paths": {"cache": str(out / "cache")},
-            "embedding": {"model": "test-hash", "languages": {}}}
+            "embedding": {"model": "test-hash", "languages": {"en": None}}}
     cfg = load_config(ROOT, overrides=over)
     dist = out / f"dist-{label}"
     opts = BuildOptions(corpus=corpus, out=dist, lenient=True, progress=False)
@@ -120,7 +120,7 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
         time.sleep(0.02)
     res["watch_s"] = round(time.perf_counter() - t0, 2)
     stop.set()
-    found = search(open_index(dist), probe, k=3, keep_results=True).results
+    found = search(open_index(dist), probe, k=10, keep_results=True).results
     res["watch_found"] = any(probe in r.text for r in found)
     return res
 

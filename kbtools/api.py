@@ -15,7 +15,7 @@ from kbtools.build.pipeline import build as _build
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from kbtools.decision import TableResult
-from kbtools.decision import evaluate_table as _evaluate_table
+from kbtools.decision.documents import evaluate_table as _evaluate_table
 from kbtools.findings import Finding
 from kbtools.index.reader import KbIndex
 from kbtools.query.results import SearchResponse

@@ -85,7 +85,12 @@ def test_identifiers_are_recognised_whole():
     assert identifiers("call POST /v3/clients/{client_id}/secrets now") == \
         ["/v3/clients/{client_id}/secrets"]
     assert identifiers("the kb:publish scope and TokenCache") == ["kb:publish", "TokenCache"]
+    # numbered sections and articles, Traditional script as Simplified
+    assert identifiers("4.3 節 講什麼") == identifiers("4.3 节讲什么") == ["4.3"]
+    assert identifiers("第 12 條 規定了什麼") == identifiers("第12条规定了什么") == ["第12条"]
+    assert identifiers("第 4.3 節和第 3 章") == ["4.3", "第3章"]
     # amounts and plain numbers or words are not identifiers
+    assert identifiers("列出 12 条记录，買 3 節電池") == []
     assert identifiers("photos above 25MB, 温度 22 度, timeout 10s, the ingest API") == []
 
 
@@ -97,6 +102,10 @@ def test_exact_identifier_levels_and_promotion():
     assert match_level(["E17"], "报 E170 或 XE17 时") == 0
     assert match_level(["4.3"], "", "4.3 液压系统压力异常") == 3
     assert match_level(["4.3"], "见 4.3.1 节") == 0
+    assert match_level(["4.3"], "", "4.3 節 液壓系統") == 3
+    assert match_level(["第12条"], "", "第 12 條 起算日") == 3
+    assert match_level(["第12条"], "依第12条办理") == 2
+    assert match_level(["第12条"], "依第 120 條、第 1 條辦理") == 0
     hits = ["e12-row", "report", "e17-row", "other"]
     level = {"e12-row": 0, "report": 1, "e17-row": 2, "other": 0}
     assert promote(hits, level.__getitem__) == ["e17-row", "report", "e12-row", "other"]

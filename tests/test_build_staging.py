@@ -112,3 +112,45 @@ def test_sweep_unlinks_a_planted_symlink_never_its_target(tmp_path):
     assert (target / "keep.txt").read_text() == "keep"
     assert {p.name for p in out.parent.iterdir()} == {".dist.build-nothing.txt", mine.name}
     assert remove_stale_staging(out) == [mine.name]  # released with the `with` block
+
+
+def _gone(path: Path, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while path.exists() or path.is_symlink():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_replaced_tree_is_deleted_off_the_critical_path(tmp_path):
+    """`replace_dir` renames the old tree aside and leaves deleting it to a detached
+    process; a reader holding one of its files keeps reading it; what a crash leaves
+    (`.dist.old-*`) goes with the next staging directory, a planted symlink only unlinked."""
+    from kbtools.fsutil import TRASH_INFIX, replace_dir
+
+    target = tmp_path / "dist"
+    for generation in ("one", "two"):
+        with staging_dir(target) as staging:
+            (staging / "sub").mkdir()
+            for i in range(200):
+                (staging / "sub" / f"f{i}").write_text(generation)
+            if generation == "two":
+                held = (target / "sub" / "f0").open()
+            replace_dir(staging, target)
+    assert (target / "sub" / "f0").read_text() == "two"
+    assert held.read() == "one"  # the old tree's file, still readable after the swap
+    held.close()
+    assert all(_gone(p) for p in tmp_path.glob(f".dist{TRASH_INFIX}*"))
+    left = tmp_path / f".dist{TRASH_INFIX}crashed"
+    (left / "deep").mkdir(parents=True)
+    (left / "deep" / "x").write_text("x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep")
+    planted = tmp_path / f".dist{TRASH_INFIX}link"
+    planted.symlink_to(outside, target_is_directory=True)
+    with staging_dir(target):
+        pass
+    assert _gone(left) and _gone(planted)
+    assert (outside / "keep").read_text() == "keep"

@@ -177,7 +177,10 @@ def test_cache_reuses_parses_and_notices_changes(repo):
     (repo / "assets" / "gone.png").write_bytes(b"x")  # the filesystem is never cached
     assert run().exit_code == 0
     cache.write_text("{not json")
-    assert run().exit_code == 0  # a broken cache is ignored and rewritten
+    for part in (repo / ".kb-cache").glob("check-results.sqlite*"):  # and its WAL files
+        part.unlink()
+    (repo / ".kb-cache" / "check-results.sqlite").write_bytes(b"not a database")
+    assert run().exit_code == 0  # broken caches are ignored and the scans rewritten
     assert json.loads(cache.read_text())["scans"]
 
 

@@ -284,13 +284,51 @@ def test_a_watchers_memo_rechunks_only_the_saved_document(base, tmp_path):
     opts = dict(progress=False, provenance=False, lenient=True)
     first = build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     assert (memo.hits, memo.misses, memo.parses) == (0, first.documents, first.documents)
+    build(cfg, BuildOptions(out=dist, memo=memo, **opts))  # unchanged: front matter read
+    read = {rel: r.source for rel, (_, r) in memo.checked.items()}  # (checks' results)
+    assert len(read) == first.documents
     edit_paragraph(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
-    assert (memo.hits, memo.misses) == (first.documents - 1, first.documents + 1)
+    assert (memo.hits, memo.misses) == (2 * first.documents - 1, first.documents + 1)
     assert memo.parses == first.documents + 1
+    # the checks did not read an unchanged document again; they read the edited one
+    again = {rel: r.source for rel, (_, r) in memo.checked.items()}
+    assert [rel for rel in read if again[rel] is not read[rel]] == \
+        ["knowledge/equipment/hx260-ch05-fault-codes.md"]
     delete_document(repo)
     build(cfg, BuildOptions(out=dist, memo=memo, **opts))
     build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))
     assert tree(dist, "data") == tree(tmp_path / "full", "data")
     assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
     assert store_rows(dist) == store_rows(tmp_path / "full")
+
+
+def test_the_self_check_reads_every_row_of_the_shards_an_update_redid(base, tmp_path,
+                                                                      monkeypatch):
+    """A device checks all rows of the changed shards (`changed_shards`), not only a
+    sample: a row of the edited document corrupted after an incremental derivation is
+    caught however many shards the release has."""
+    from kbtools.index import selfcheck
+    from kbtools.index.incremental import changed_shards
+    from kbtools.index.layout import shard_of
+
+    repo0, dist0 = base
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(repo0, repo)
+    shutil.copytree(dist0, dist)
+    prev = tmp_path / "prev"
+    shutil.copytree(dist0, prev)
+    edit_paragraph(repo)
+    opts = dict(progress=False, provenance=False, lenient=True)
+    assert build(load_config(repo), BuildOptions(out=dist, **opts)).derivation == "incremental"
+    edited = "knowledge/equipment/hx260-ch05-fault-codes.md"
+    assert changed_shards(dist, prev) == {shard_of(edited)}
+    _sql(dist, f"UPDATE chunks SET text = 'x' WHERE num = (SELECT MAX(num) FROM chunks "
+               f"WHERE doc = '{edited}')")
+    # as in a release of many shards: the sample (here the first shard) misses the edit
+    monkeypatch.setattr(selfcheck, "SAMPLED_SHARDS", 1)
+    shards = sorted({shard_of(p.relative_to(repo).as_posix())
+                     for p in (repo / "knowledge").rglob("*.md")})
+    assert shards[0] != shard_of(edited)
+    assert check_derived(dist) == []  # the sample alone misses it
+    assert check_derived(dist, changed_shards(dist, prev)) != []

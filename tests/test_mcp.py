@@ -218,6 +218,7 @@ def test_search_read_recent_from_index(built, tmp_path):
             "recent": await c.call_tool("recent", {"n": 5}),
             "evaluated": await c.call_tool("search", {"query": "温度 18 度、湿度 90%，霜霉病风险多高",
                                                       "k": 3}),
+            "offtopic": await c.call_tool("search", {"query": "How do I bake sourdough bread?"}),
             "table": await c.call_tool("evaluate_table", {
                 "doc": "knowledge/crops/risk.md", "table": 1,
                 "inputs": {"温度": "18", "相对湿度": "90"}}),
@@ -227,6 +228,8 @@ def test_search_read_recent_from_index(built, tmp_path):
     got = session(tmp_path, "--index", str(built / "dist"), scenario=scenario)
     found = data(got["search"])
     assert not found["no_answer"] and found["release"]["source_commit"]
+    offtopic = data(got["offtopic"])  # the index's calibrated verdict, as `kb query --json`
+    assert offtopic["no_answer"] is True and offtopic["results"] == []
     top = found["results"][0]
     assert top["doc"] == "knowledge/crops/risk.md" and top["verified"] is True
     assert top["citation"].startswith(f"knowledge/crops/risk.md:{top['line_start']}-")

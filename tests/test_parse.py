@@ -160,6 +160,15 @@ def test_links_skip_external_and_counted_nouns():
     assert links[1].heading_path == ("1 A", "1.1 B")
 
 
+def test_links_in_traditional_script():
+    d = doc_of("# 1 總則\n\n## 1.1 範圍\n\n## 1.2 定義\n")
+    index = HeadingIndex.build([d])
+    text = "買 3 節電池；詳見 1.2 節，另參見第 1.1 節。"
+    links = find_links(text, 1, d, index)
+    assert [(lk.text, lk.heading_path[-1]) for lk in links] == [
+        ("詳見 1.2 節", "1.2 定義"), ("參見第 1.1 節", "1.1 範圍")]
+
+
 MD_PIECES = st.sampled_from([
     "# H\n", "## 二级\n", "text 中文。\n", "- a\n  - b\n", "1. x\n2. y\n", "| a | b |\n|--|--|\n| 1 | 2 |\n",
     "```\ncode\n", "```\n", "$$\nx\n$$\n", "$x$ $", "<!-- c: d -->\n", "<div>\n", "> q\n", "\n", "\r",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -51,10 +52,12 @@ def test_outlines_and_chunks_round_trip(example):
     srcs = sources(example)
     docs = [parse(s) for s in srcs]
     resolver = HeadingIndex.build(docs)
-    assert any(o.tables for o in map(Outline.of, docs))  # the example has tables and formulas
-    assert any(o.formulas for o in map(Outline.of, docs))
+    outlines = [Outline.of(d, s.body) for d, s in zip(docs, srcs, strict=True)]
+    assert any(o.tables for o in outlines)  # the example has tables and formulas
+    assert any(o.formulas for o in outlines)
+    assert {o.lang for o in outlines} == {"en", "zh"}  # it has both languages
     for src, doc in zip(srcs, docs, strict=True):
-        outline = Outline.of(doc)
+        outline = Outline.of(doc, src.body)
         assert decode_outline(encode_outline(outline), src.rel) == outline
         chunks = chunk_document(src, ChunkConfig(), resolver=resolver, doc=doc)
         records = [dict(c.to_dict(), content_hash=f"h{i}", models=["m"])
@@ -81,10 +84,12 @@ def test_a_new_process_parses_only_the_edited_document(example, tmp_path):
     again = BuildMemo()  # what a new `kb build` process starts with
     unchanged = build(cfg, BuildOptions(out=dist, memo=again, **OPTS))
     assert (again.parses, again.misses, again.hits) == (0, 0, unchanged.documents)
+    assert again.lines_made == 0  # every document's data/chunks/ lines are reused
     edit_paragraph(repo)
     memo = BuildMemo()
     stats = build(cfg, BuildOptions(out=dist, memo=memo, **OPTS))
     assert (memo.parses, memo.misses, memo.hits) == (1, 1, stats.documents - 1)
+    assert memo.lines_made == 1
     build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **OPTS))
     assert tree(dist, "data") == tree(tmp_path / "full", "data")
     assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
@@ -121,5 +126,28 @@ def test_a_damaged_cache_is_a_miss(example, tmp_path, damage):
     with con:
         con.execute("UPDATE outlines SET value = ?", (value,))
         con.execute("UPDATE chunks SET value = ?", (value,))
+        con.execute("UPDATE lines SET value = ?", (value.encode(),))
     con.close()
     _parses_every_document_as_a_full_build(repo, dist, tmp_path / "full")
+
+
+def test_lines_follow_provenance_when_the_bytes_do_not_change(example, tmp_path):
+    """A commit changes a document's blame, not its bytes: the cached lines of its chunks
+    (kept per chunks *and* what the records add) are made again, and data/ still equals a
+    build without any cache."""
+    repo = tmp_path / "repo"
+    shutil.copytree(example, repo)
+    shutil.rmtree(repo / ".kb-cache", ignore_errors=True)
+    cfg = load_config(repo)
+    opts = dict(OPTS, provenance=True)
+    dist = tmp_path / "dist"
+    edit_paragraph(repo)  # uncommitted: blamed on the working tree
+    build(cfg, BuildOptions(out=dist, **opts))
+    subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.org", "commit",
+                    "-qam", "edit"], cwd=repo, check=True)
+    memo = BuildMemo()
+    build(cfg, BuildOptions(out=dist, memo=memo, **opts))
+    assert (memo.parses, memo.misses, memo.lines_made) == (0, 0, 1)
+    build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))
+    assert tree(dist, "data") == tree(tmp_path / "full", "data")
+    assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()

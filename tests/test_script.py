@@ -148,3 +148,50 @@ def test_old_tokens_are_refused_then_rebuilt(tmp_path):
     assert index.store.info("tokens") == TOKENS_VERSION
     hit = search(index, "迁移资料库", k=1, mode="bm25", keep_results=True).results
     assert hit and hit[0].citation.doc == "knowledge/db.md"
+
+
+RULES_TITLE = "設備保固規定"
+_PAD = "本規定適用於本公司售出之灌溉設備，買方應妥善保存驗收單與發票，以備查核。" * 9
+RULES_BODY = f"""## 4.2 節 一般零件
+
+一般零件的保固期限為一年。保固期限自驗收日起算，保固期限內免費更換，詳見 4.3 節。{_PAD}
+
+## 4.3 節 液壓零件
+
+液壓泵與油缸自驗收日起保用兩年。{_PAD}
+
+## 4.4 節 電氣零件
+
+電氣零件的保固期限為半年。保固期限屆滿後依 4.3 節與第 12 條之規定收費，保固期限不得延長。{_PAD}
+
+### 第 11 條 報修
+
+報修須於保固期限內提出，保固期限以第 12 條計算，逾保固期限不予受理。{_PAD}
+
+### 第 12 條 起算日
+
+自設備驗收合格之日起算。{_PAD}
+"""
+
+
+@pytest.fixture(scope="module")
+def rules_index(tmp_path_factory) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("rules"), docs={
+        "knowledge/rules.md": DOC.format(title=RULES_TITLE, body=RULES_BODY)})
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return out
+
+
+@pytest.mark.parametrize(("question", "heading"), [
+    ("4.3 節的保固期限是多久？", "4.3 節 液壓零件"),  # Traditional, as the text writes it
+    ("4.3 节的保固期限是多久？", "4.3 節 液壓零件"),  # Simplified question, Traditional text
+    ("第 12 條 保固期限怎麼算？", "第 12 條 起算日"),
+    ("第12条保固期限怎么算", "第 12 條 起算日"),
+])
+def test_traditional_section_and_article_numbers_are_identifiers(rules_index, question, heading):
+    """節/條 name a section as 节/条 do: the section *about* the number comes first although
+    other sections say the question's words more often and mention the number too."""
+    for mode in ("hybrid", "bm25"):
+        res = search(open_index(rules_index), question, k=3, mode=mode, keep_results=True)
+        assert res.results[0].citation.heading_path[-1] == heading, (mode, res.results[0])

@@ -80,6 +80,23 @@ def test_signature_questions_top1(index):
         assert sum(right) / len(right) >= 0.9, (kind, missed)
 
 
+def test_a_fault_code_row_is_first_whatever_else_the_question_says(index):
+    """Every code of the fault-code table, asked in English with words that many English
+    chunks share ("code", "error", "reset") while the row itself is Chinese: the row about the
+    code is first, however far down the fused list the generic words push it."""
+    codes = sorted({line.split(":", 1)[1].strip()
+                    for r in index.store.chunks(range(index.store.count())).values()
+                    if r["kind"] == "table_row" and r["doc"].endswith("hx260-ch05-fault-codes.md")
+                    for line in r["embed_text"].splitlines() if line.startswith("故障码:")})
+    assert len(codes) >= 10
+    for code in codes:
+        for q in (f"How do I reset the {code} fault code?", f"What does error code {code} mean?"):
+            res = search(index, q, k=3).to_dict()
+            assert not res["no_answer"], q
+            top = res["results"][0]
+            assert top["kind"] == "table_row" and f"故障码: {code}" in top["text"], (q, top["text"])
+
+
 def test_decision_table_values_are_evaluated(index):
     res = search(index, "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", k=3).to_dict()
     top = res["results"][0]
@@ -173,9 +190,22 @@ def test_unanswerable_questions_say_so(index):
     assert len(nos) >= 40
     true_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in nos)
     false_no = sum(search(index, q["query"]).to_dict()["no_answer"] for q in answerable)
-    assert true_no / len(nos) >= 0.65  # recall (measured 0.70; the issue asks 0.80: not met)
+    assert true_no / len(nos) >= 0.8  # recall (measured 0.875 with the calibration; 0.70 before)
     assert true_no / (true_no + false_no) >= 0.9  # precision (measured 0.97)
-    assert false_no / len(answerable) <= 0.05  # (measured 0.012)
+    assert false_no / len(answerable) <= 0.03  # (measured 0.012: 1 of 82)
+
+
+def test_held_out_unanswerable_questions(index):
+    """Out-of-scope questions written after the calibration was designed and never used to
+    choose it (tests/data/no_answer_heldout.jsonl): the issue's targets, recall >= 0.8 and
+    precision >= 0.9 together with the answerable questions."""
+    nos = load_questions(REPO / "tests" / "data" / "no_answer_heldout.jsonl")
+    answerable = [q for q in QUESTIONS if not q.get("no_answer")]
+    assert len(nos) >= 20 and all(q["no_answer"] for q in nos)
+    true_no = sum(search(index, q["query"]).no_answer for q in nos)
+    false_no = sum(search(index, q["query"]).no_answer for q in answerable)
+    assert true_no / len(nos) >= 0.8, true_no  # measured 20 of 25 (main: 19)
+    assert true_no / (true_no + false_no) >= 0.9
 
 
 def test_json_contract(index):

@@ -94,11 +94,13 @@ def local(devices):
 
 def without_scores(body: dict) -> tuple[dict, list[float]]:
     """`body` without took_ms and the scores (cosine of float16 vectors locally, float32 in
-    Milvus), and the scores."""
+    Milvus; the local page-vector bonus), and the scores."""
     body = json.loads(json.dumps(body))
     body.pop("took_ms")
     scores = [v for r in body["results"] for v in (
         r.pop("score"), r["why"].pop("vector_score", None), r["why"].pop("bm25_score", None))]
+    for r in body["results"]:  # page vectors are local only (kbtools.query.pages)
+        r["why"].pop("page", None)
     return body, scores
 
 

@@ -17,11 +17,10 @@ from kbtools.decision import (
     NO_MATCH_MESSAGE,
     build_table,
     column_key,
-    decision_tables,
-    evaluate_table,
     match_rules,
     parse_condition,
 )
+from kbtools.decision.documents import decision_tables, evaluate_table
 from kbtools.errors import TableError
 
 RISK_HEADER = ["温度(℃)", "相对湿度(%)", "风险等级", "建议措施"]
@@ -495,7 +494,7 @@ DECISION_MODULES = sorted(
 def test_decision_package_exports_its_api():
     for name in kbtools.decision.__all__:
         assert getattr(kbtools.decision, name) is not None, name
-    assert kbtools.decision.evaluate_table is evaluate_table
+    assert kbtools.decision.documents.evaluate_table is evaluate_table
     assert not hasattr(kbtools.decision, "evaluate")  # one name per job: match_rules
 
 

@@ -1,7 +1,8 @@
 """`kb mcp`: the knowledge served to agents over MCP (stdio), as thin adapters.
 
 Each tool calls the same library function as the CLI: `kbtools.query.search.search`,
-`kbtools.agents.read.read_section`, `kbtools.agents.recent.recent`, `kbtools.decision.evaluate_table`
+`kbtools.agents.read.read_section`, `kbtools.agents.recent.recent`,
+`kbtools.decision.documents.evaluate_table`
 and (only with --allow-write) `kbtools.agents.draft.create_draft`.
 
 Retrieved document text never becomes part of an instruction: it is returned inside a
@@ -33,7 +34,7 @@ from kbtools.agents.draft import create_draft
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
 from kbtools.config import CONFIG_NAME, find_root, load_config
-from kbtools.decision import evaluate_table
+from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, one_line, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question

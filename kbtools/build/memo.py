@@ -28,7 +28,9 @@ from kbtools.build.parse_cache import (
     decode_outline,
 )
 from kbtools.build.records import Chunk
+from kbtools.check.engine import DocResult
 from kbtools.corpus import SourceDoc
+from kbtools.fsutil import json_lines
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.nodes import Document
 from kbtools.render.table_csv import CsvNames
@@ -48,15 +50,19 @@ Records = list[dict[str, Any]]
 @dataclass
 class BuildMemo:
     """What one build leaves for the next; `hits`/`misses` count documents whose chunks
-    were reused or made, `parses` the documents parsed."""
+    were reused or made, `parses` the documents parsed, `lines_made` those whose lines in
+    data/chunks/ were serialised (not reused)."""
 
     disk: ParseCache | None = None
     parsed: dict[str, tuple[str, Document]] = field(default_factory=dict)
     outlined: dict[str, tuple[str, Outline]] = field(default_factory=dict)
     chunked: dict[str, tuple[str, list[Chunk], Records | None]] = field(default_factory=dict)
+    written: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # data/chunks/ lines
+    checked: dict[str, tuple[str, DocResult]] = field(default_factory=dict)  # check results
     hits: int = 0
     misses: int = 0
     parses: int = 0
+    lines_made: int = 0
 
     @staticmethod
     def source_key(src: SourceDoc, raw: bytes) -> str:
@@ -89,7 +95,7 @@ class BuildMemo:
             except (ValueError, KeyError, TypeError):
                 outline = None  # a damaged entry is a miss
         if outline is None:
-            outline = Outline.of(self.parse(src, raw))
+            outline = Outline.of(self.parse(src, raw), src.body)
             if self.disk is not None:
                 self.disk.put_outline(src.rel, key, outline)
         self.outlined[src.rel] = (key, outline)
@@ -133,6 +139,27 @@ class BuildMemo:
             if self.disk is not None:
                 self.disk.put_chunks(rel, got[0], chunks, records)
 
+    def lines(self, rel: str, chunks: list[Chunk], records: Records, added: str) -> bytes:
+        """`json_lines(records)`: the lines of document `rel` in its data/chunks/ shard,
+        kept for these very chunks and `added`, a digest of what the records add to the
+        chunks' base records (provenance, verification)."""
+        got = self.chunked.get(rel)
+        if got is None or got[1] is not chunks:
+            return json_lines(records)
+        key = f"{got[0]}:{added}"
+        kept = self.written.get(rel)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        data = self.disk.get_lines(rel, key) if self.disk is not None else None
+        if data is None or data.count(b"\n") != len(records) \
+                or not data.endswith(b"\n") and len(records) > 0:  # damaged: a miss
+            self.lines_made += 1
+            data = json_lines(records)
+            if self.disk is not None:
+                self.disk.put_lines(rel, key, data)
+        self.written[rel] = (key, data)
+        return data
+
     def flush(self) -> None:
         """Write new entries to the disk cache (one transaction)."""
         if self.disk is not None:
@@ -141,6 +168,8 @@ class BuildMemo:
     def forget_others(self, keep: set[str]) -> None:
         """Drop documents no longer in the corpus (from memory; the disk keeps them for a
         build of another corpus)."""
-        for table in (self.parsed, self.outlined, self.chunked):
+        tables: list[dict[str, Any]] = [self.parsed, self.outlined, self.chunked, self.written,
+                                        self.checked]
+        for table in tables:
             for rel in set(table) - keep:
                 del table[rel]

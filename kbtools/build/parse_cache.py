@@ -7,7 +7,9 @@ cache (kb.toml paths.cache, `parsed.sqlite`) keeps, per document, its `Outline` 
 chunks with their base records, each under the key `kbtools.build.memo.BuildMemo` computes:
 the document's path and bytes (+ the parser's version) for the outline; that, the chunker's
 settings and version, the corpus's headings, the document's CSV names and the embedding
-settings for the chunks. A changed input is a different key, so an entry can be missing but
+settings for the chunks; that and a digest of what the records add to the chunks
+(provenance, verification) for the bytes of the document's lines in data/chunks/ (so an
+unchanged document's lines are not serialised again). A changed input is a different key, so an entry can be missing but
 never stale; a document's newer entry replaces its older one.
 
 Entries are plain JSON decoded into our own node and chunk dataclasses (an allow-list of
@@ -31,13 +33,15 @@ import mdit_py_plugins
 from kbtools import __version__
 from kbtools.build.records import Chunk, Link
 from kbtools.build.xref import HeadingRows, heading_rows
+from kbtools.index.tokenize import language_of
 from kbtools.markdown import nodes
 from kbtools.markdown.nodes import Document
 
 PARSE_CACHE_FILE = "parsed.sqlite"
+LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 1
+FORMAT = 2  # 2: outlines record the document's language
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 
@@ -51,11 +55,12 @@ class Outline:
     tables: tuple[nodes.Table, ...]
     formulas: tuple[nodes.Math, ...]
     images: tuple[nodes.Image, ...]
+    lang: str  # `kbtools.index.tokenize.language_of` the body's first 4,000 characters
 
     @classmethod
-    def of(cls, doc: Document) -> Outline:
+    def of(cls, doc: Document, body: str) -> Outline:
         return cls(doc.rel, doc.title, heading_rows(doc), tuple(doc.tables()),
-                   tuple(doc.formulas()), tuple(doc.images()))
+                   tuple(doc.formulas()), tuple(doc.images()), language_of(body[:LANG_SPAN]))
 
 
 _TYPE = "\x00t"  # the key naming a node's class in its JSON object
@@ -90,6 +95,7 @@ def _decode(value: Any) -> Any:
 def encode_outline(outline: Outline) -> str:
     return json.dumps({"title": outline.title, "tables": _encode(outline.tables),
                        "formulas": _encode(outline.formulas), "images": _encode(outline.images),
+                       "lang": outline.lang,
                        "headings": [[list(path), num, sorted(slugs)]
                                     for path, num, slugs in outline.headings]},
                       ensure_ascii=False)
@@ -100,7 +106,7 @@ def decode_outline(text: str, rel: str) -> Outline:
     headings = tuple((tuple(path), str(num), frozenset(slugs))
                      for path, num, slugs in data["headings"])
     outline = Outline(rel, str(data["title"]), headings, _decode(data["tables"]),
-                      _decode(data["formulas"]), _decode(data["images"]))
+                      _decode(data["formulas"]), _decode(data["images"]), str(data["lang"]))
     for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas),
                         (nodes.Image, outline.images)):
         if not all(isinstance(x, kind) for x in items):
@@ -131,7 +137,7 @@ def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[di
     return chunks, records
 
 
-_TABLES = {"outlines": "outlines", "chunks": "chunks"}  # the only names put into SQL
+_TABLES = {"outlines": "outlines", "chunks": "chunks", "lines": "lines"}  # the only SQL names
 
 
 class ParseCache:
@@ -147,14 +153,24 @@ class ParseCache:
             self.con.execute("PRAGMA journal_mode=WAL")
             self.con.execute("PRAGMA synchronous=NORMAL")
             for table in _TABLES.values():
+                kind = "BLOB" if table == "lines" else "TEXT"
                 self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} "
-                                 "(doc TEXT PRIMARY KEY, key TEXT, value TEXT)")
+                                 f"(doc TEXT PRIMARY KEY, key TEXT, value {kind})")
         except (OSError, sqlite3.Error):
             self.con = None
-        self._pending: dict[str, list[tuple[str, str, str]]] = {"outlines": [], "chunks": []}
+        self._pending: dict[str, list[tuple[str, str, str | bytes]]] = {t: [] for t in _TABLES}
 
     def get(self, table: str, doc: str, key: str) -> str | None:
         """The entry of `doc` in `table` ("outlines" or "chunks") if made under `key`."""
+        got = self.get_value(table, doc, key)
+        return str(got) if got is not None else None
+
+    def get_lines(self, doc: str, key: str) -> bytes | None:
+        """The bytes of `doc`'s lines in data/chunks/ if made under `key`."""
+        got = self.get_value("lines", doc, key)
+        return got if isinstance(got, bytes) else None
+
+    def get_value(self, table: str, doc: str, key: str) -> str | bytes | None:
         if self.con is None:
             return None
         try:
@@ -162,7 +178,7 @@ class ParseCache:
                                    (doc, key)).fetchone()
         except sqlite3.Error:
             return None
-        return str(row[0]) if row is not None else None
+        return row[0] if row is not None else None
 
     def put_outline(self, doc: str, key: str, outline: Outline) -> None:
         self._pending["outlines"].append((doc, key, encode_outline(outline)))
@@ -170,6 +186,9 @@ class ParseCache:
     def put_chunks(self, doc: str, key: str, chunks: list[Chunk],
                    records: list[dict[str, Any]]) -> None:
         self._pending["chunks"].append((doc, key, encode_chunks(chunks, records)))
+
+    def put_lines(self, doc: str, key: str, lines: bytes) -> None:
+        self._pending["lines"].append((doc, key, lines))
 
     def flush(self) -> None:
         """Write what was put since the last flush, in one transaction."""
@@ -181,7 +200,7 @@ class ParseCache:
                     self.con.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?,?,?)", rows)
         except sqlite3.Error:
             pass  # a cache that cannot be written only costs the next build time
-        self._pending = {"outlines": [], "chunks": []}
+        self._pending = {t: [] for t in _TABLES}
 
     def close(self) -> None:
         if self.con is not None:

@@ -45,12 +45,13 @@ from kbtools.findings import display_path, finding
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
 from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
-from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
+from kbtools.index.manifest import FORMAT_VERSION, file_entry, list_files, write_manifest
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
-from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
+from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
 from kbtools.provenance import LineProvenance
+from kbtools.query import calibration
 from kbtools.render.formula import (
     FAILURE_DIR,
     formula_relpath,
@@ -128,7 +129,10 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
         raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
                       path=str(knowledge))
     # unchanged documents are not parsed again by the checks (kb check's scan cache)
-    ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache)
+    ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache, outputs=(out,))
+    ctx.keep_sources = True  # the build indexes the documents as the checks read them
+    if opts.memo is not None:  # a watcher: unchanged documents are not checked or read again
+        ctx.kept = opts.memo.checked
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
     unread = {display_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
@@ -146,11 +150,11 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                             f"was built (fix them or use --skip-invalid):\n{shown}{more}")
     stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
                      for p in sorted(bad)]
-    # Skipped documents are not read again: only those that passed are loaded, through the
-    # same safe reader (inside the root, a regular file, bounded by the size limit). Findings
-    # name a path as printable text: an undecodable file name is matched that way.
-    keep = [r.path for r in results if r.read and display_path(r.rel) not in bad]
-    loaded = [load_source(p, root, ctx.max_bytes) for p in keep]
+    # Skipped documents are not indexed: only those that passed, as the checks read them
+    # (through the safe reader: inside the root, a regular file, bounded by the size limit).
+    # Findings name a path as printable text: an undecodable file name is matched that way.
+    loaded = [r.source if r.source is not None else load_source(r.path, root, ctx.max_bytes)
+              for r in results if r.read and display_path(r.rel) not in bad]
     sources = [src for src, _ in loaded]
     raw = {src.rel: data for src, data in loaded}
     timer.lap("check")
@@ -194,7 +198,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     stats.chunks = sum(len(c) for c in per_doc.values())
     timer.lap("chunk")
 
-    stats.tables = len(render_tables(tables, layout.tables, csv_names))
+    stats.tables = len(render_tables(tables, layout.tables, csv_names,
+                                     durable=False))
     for s in sources:
         _write_source(layout.source, s.rel, raw[s.rel])
     ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
@@ -205,8 +210,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
-    langs = {s.rel: doc_language(s) for s in sources}
-    records = _records(per_doc, provenance, cfg, covs, checks, memo, langs)
+    langs = {rel: o.lang for rel, o in outlines.items()}
+    records, lines = _records(per_doc, provenance, cfg, covs, checks, memo, langs)
     memo.flush()
     if opts.memo is None and memo.disk is not None:
         memo.disk.close()  # a memo of this build alone
@@ -217,12 +222,18 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
-    _write_data(layout, sources, per_doc, records, vectors, provenance, cfg, user_dict, groups)
+    _write_data(layout, sources, per_doc, records, lines, vectors, provenance, cfg, user_dict,
+                groups, langs)
     manifest = _manifest(cfg, root, opts, models, stats, staging)
     write_manifest(staging, manifest)
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
+    # measured on the derived index; a data file, so the manifest lists it too (only it is
+    # hashed: the rest of data/ is listed already)
+    record = calibration.write_release(staging)
+    manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
+    write_manifest(staging, manifest)
     timer.lap("index")
 
 
@@ -297,13 +308,17 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
              cfg: Config, covs: dict[str, ReviewCoverage],
              reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo,
-             langs: dict[str, str]) -> list[dict[str, Any]]:
-    """Chunk records in global order; chunks of `verified: true` documents (those in
-    `covs`) get their `verification` (see `kbtools.build.verified`). The part that depends
-    on the chunks alone is kept in `memo` for the next build."""
-    records = []
+             langs: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """Chunk records in global order, and each document's lines in its data/chunks/ shard;
+    chunks of `verified: true` documents (those in `covs`) get their `verification` (see
+    `kbtools.build.verified`); `langs` is each document's language (which models its chunks
+    get, `kbtools.build.vector_plan`). The part that depends on the chunks alone, and the
+    lines, are kept in `memo` for the next build."""
+    records: list[dict[str, Any]] = []
+    lines: dict[str, bytes] = {}
     for doc in sorted(per_doc):
         blame = provenance.get(doc)
+        rows = []
         base = memo.records(doc, per_doc[doc])
         if base is None:
             base = [_base_record(c, models)
@@ -316,8 +331,12 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
             if doc in covs:
                 r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
-            records.append(r)
-    return records
+            rows.append(r)
+        added = json.dumps([[r.get("provenance"), r.get("verification")] for r in rows],
+                           sort_keys=True, default=str)
+        lines[doc] = memo.lines(doc, per_doc[doc], rows, text_key(added))
+        records.extend(rows)
+    return records, lines
 
 
 def _base_record(c: Chunk, models: list[str]) -> dict[str, Any]:
@@ -366,16 +385,20 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
     return vectors, models
 
 
-def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: Vectors) -> None:
+def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: Vectors,
+                 lines: dict[str, bytes] | None = None) -> None:
     """data/chunks/<xx>.jsonl (JSON Lines: one record per line whatever its text holds, see
     `kbtools.fsutil.json_line`) and, per model, data/vectors/<model>/<xx>.npy in the same row
-    order; `kbtools.index.materialize.read_shards` reads them back."""
+    order; `kbtools.index.materialize.read_shards` reads them back. `lines`: each document's
+    records as `json_lines` already made them (`BuildMemo.lines`)."""
     by_shard: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_shard.setdefault(shard_of(r["doc"]), []).append(r)
     layout.chunks.mkdir(parents=True, exist_ok=True)
     for shard, rows in sorted(by_shard.items()):
-        layout.chunk_shard(shard).write_bytes(json_lines(rows))
+        data = json_lines(rows) if lines is None else \
+            b"".join(lines[doc] for doc in dict.fromkeys(r["doc"] for r in rows))
+        layout.chunk_shard(shard).write_bytes(data)
         for model in sorted({m for r in rows for m in r["models"]}):
             mat = np.stack([vectors[f"{model}:{r['content_hash']}"] for r in rows
                             if model in r["models"]]).astype(np.float16)
@@ -385,16 +408,17 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 
 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
-                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]], vectors: Vectors,
-                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
-                groups: Synonyms) -> None:
+                per_doc: dict[str, list[Chunk]], records: list[dict[str, Any]],
+                lines: dict[str, bytes], vectors: Vectors, provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
+                groups: Synonyms, langs: dict[str, str]) -> None:
     """data/: chunk and vector shards, docs.jsonl, the BM25 dictionary (front-matter values,
-    the user dictionary and the synonyms' terms) and the synonym groups, when there are any."""
-    write_shards(layout, records, vectors)
+    the user dictionary and the synonyms' terms) and the synonym groups, when there are any;
+    `langs` is each document's language (its outline's)."""
+    write_shards(layout, records, vectors, lines)
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": len(per_doc[s.rel]),
-             "lang": doc_language(s)}
+             "lang": langs[s.rel]}
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
         docs.append(d)
@@ -405,11 +429,6 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc],
     layout.dictionary.write_bytes("".join(t + "\n" for t in terms).encode("utf-8"))
     if groups:
         layout.synonyms.write_bytes(synonyms.dump(groups).encode("utf-8"))
-
-
-def doc_language(src: SourceDoc) -> str:
-    """The language of a document (from its first 4,000 characters)."""
-    return language_of(src.body[:4000])
 
 
 def _write_source(source_dir: Path, rel: str, data: bytes) -> None:

@@ -29,8 +29,9 @@ def section_number(heading: str) -> str:
     return m.group(1) if m else ""
 
 
-_REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|节|章)")
-_REF_BEFORE = re.compile(r"(?P<pre>详见|参见|参阅|参考|请见|见)?[ \t]{0,2}"
+# Simplified and Traditional (節, 見, 參見 …) forms alike
+_REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|小節|节|節|章)")
+_REF_BEFORE = re.compile(r"(?P<pre>详见|詳見|参见|參見|参阅|參閱|参考|參考|请见|請見|见|見)?[ \t]{0,2}"
                          r"(?:《(?P<title>[^》\n]{1,60})》[ \t]{0,2}(?:的|中的)?[ \t]{0,2})?"
                          r"(?P<di>第)?[ \t]{0,2}$")
 _REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(?:\.\d+)*)")

@@ -16,6 +16,8 @@ Extension points:
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable
@@ -29,6 +31,7 @@ from kbtools.check import content, frontmatter, links, vocabulary
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
+from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
 from kbtools.corpus import (
@@ -120,6 +123,11 @@ class CheckContext:
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
     history: Config | None = None  # set: check verified documents against Git history
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
+    keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
+    results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
+    # results (with the document as read) of earlier runs of this process (a watcher's), by
+    # path, with their results-cache key
+    kept: dict[str, tuple[str, DocResult]] | None = None
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
@@ -127,20 +135,29 @@ class CheckContext:
 
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
                  max_bytes: int | None = None, cache: bool = False,
-                 history: bool = False) -> CheckContext:
-    """Settings for a run; `cache` keeps Markdown scans in the kb.toml cache dir; `history`
-    warns about verified documents changed after their review (`kb check` in Git)."""
+                 history: bool = False, outputs: tuple[Path, ...] = ()) -> CheckContext:
+    """Settings for a run; `cache` keeps Markdown scans and per-document results in the
+    kb.toml cache dir (`outputs`: folders under the root a build writes, besides dist/);
+    `history` warns about verified documents changed after their review (`kb check` in Git)."""
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
-    return CheckContext(root=cfg.root, schemas_dir=schemas_dir,
-                        categories=frozenset(schema_categories(schemas_dir)),
+    categories = frozenset(schema_categories(schemas_dir))
+    results = None
+    if cache and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
+        settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
+                    "knowledge": str(cfg.path("knowledge")), "categories": sorted(categories)}
+        results = ResultsCache.open(cfg.path("cache"), cfg.root, settings, schemas_dir,
+                                    cfg.path("cache") / FAILURE_DIR,
+                                    [cfg.path("dist"), cfg.path("cache"), *outputs])
+    return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
                         fs=FsCache(cfg.root), lenient=lenient, schema_checks=schema_checks,
                         max_bytes=limit,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cfg.path("cache") if cache else None),
-                        history=cfg if history else None, knowledge=cfg.path("knowledge"))
+                        history=cfg if history else None, knowledge=cfg.path("knowledge"),
+                        results=results)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -171,12 +188,15 @@ class DocResult:
     csv_names: tuple[tuple[int, str], ...] = ()
     edits: tuple[Edit, ...] = ()
     new_scan: tuple[str, dict[str, Any]] | None = None  # cache entry made by this run
+    new_result: tuple[str, str, str] | None = None  # (doc, key, entry) for the results cache
     read: bool = True  # False: the file was not read (outside the repo, not regular, …)
+    source: tuple[SourceDoc, bytes] | None = None  # the document and its bytes (keep_sources)
 
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
 CorpusCheck = Callable[[list[DocResult], CheckContext], Iterable[Finding]]
 CONTENT_CHECKS: list[ContentCheck] = [_decision_tables, _supersedes]
+BUILT_IN_CHECKS = list(CONTENT_CHECKS)
 CORPUS_CHECKS: list[CorpusCheck] = []
 
 
@@ -264,6 +284,39 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     except SourceError as exc:
         early.append((exc.code, "error", 1, 1, exc.message))
         return _only(path, rel, early, ctx, read=False)
+    # a file outside the root, or one whose name is not text, is checked afresh every time
+    cache = ctx.results if not rel.startswith("/") and display_path(rel) == rel else None
+    key = ""
+    if cache is not None:
+        key = cache.key_for(rel, raw)
+        kept = ctx.kept.get(rel) if ctx.kept is not None else None
+        if kept is not None and kept[0] == key and kept[1].path == path \
+                and (kept[1].source is not None or not ctx.keep_sources):
+            hit: DocResult | None = kept[1]
+        else:
+            hit = _from_entry(path, rel, cache.get(rel, key))
+            if hit is not None and ctx.keep_sources:
+                hit = dataclasses.replace(hit, source=(parse_source(decode(raw)[0], path, rel),
+                                                       raw))
+        if hit is not None:
+            ctx.slugs[rel] = hit.slugs
+            if ctx.kept is not None:
+                ctx.kept[rel] = (key, hit)
+            return hit
+        ctx.fs.touched = []
+    try:
+        result = _check_read(path, rel, raw, early, ctx)
+    finally:
+        touched, ctx.fs.touched = ctx.fs.touched, None
+    if cache is not None and touched is not None and cache.covers(touched):
+        if ctx.kept is not None:
+            ctx.kept[rel] = (key, result)
+        result = dataclasses.replace(result, new_result=(rel, key, _to_entry(result)))
+    return result
+
+
+def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
+                ctx: CheckContext) -> DocResult:
     problems, go_on = content.raw_problems(raw, ctx.max_bytes)
     early.extend(problems)
     if not go_on:
@@ -271,7 +324,37 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     text, enc = decode(raw)
     early.extend(content.encoding_problems(enc, text))
     src = parse_source(text, path, rel)
-    return analyze_document(src, ctx, early)
+    result = analyze_document(src, ctx, early)
+    return dataclasses.replace(result, source=(src, raw)) if ctx.keep_sources else result
+
+
+def _to_entry(r: DocResult) -> str:
+    """A result as a results-cache entry (what `_from_entry` reads back)."""
+    return json.dumps({
+        "f": [[f.path, f.line, f.col, f.level, f.code, f.message] for f in r.findings],
+        "s": sorted(r.slugs) if r.slugs is not None else None,
+        "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],
+        "c": [list(c) for c in r.csv_names],
+        "e": [[e.line, e.col, e.old, e.new] for e in r.edits],
+        "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
+
+
+def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult | None:
+    """A cached result (None: no entry, or a malformed one, which is a miss)."""
+    if data is None:
+        return None
+    try:
+        return DocResult(
+            path, rel,
+            tuple(Finding(str(p), int(ln), int(c), str(lv), str(cd), str(m))
+                  for p, ln, c, lv, cd, m in data["f"]),
+            frozenset(map(str, data["s"])) if data["s"] is not None else None,
+            tuple(AnchorTarget(str(d), str(fr), int(ln), int(c)) for d, fr, ln, c in data["a"]),
+            tuple((int(ln), str(n)) for ln, n in data["c"]),
+            tuple(Edit(int(ln), int(c), str(o), str(n)) for ln, c, o, n in data["e"]),
+            read=bool(data["r"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckContext, *,
@@ -361,6 +444,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
              if not vocabulary.is_synonyms_file(f)]  # data, not a document
     results = analyze_files(files, ctx, jobs)
     ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
+    if ctx.results is not None:
+        ctx.results.save(r.new_result for r in results if r.new_result)
     findings = [f for r in results for f in r.findings]
     findings.extend(resolve_anchors(results, ctx))
     for check in CORPUS_CHECKS:

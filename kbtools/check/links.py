@@ -48,11 +48,14 @@ class FsCache:
         default_factory=dict)
     inside: dict[str, bool] = field(default_factory=dict)
     reals: dict[str, str] = field(default_factory=dict)
+    touched: list[str] | None = None  # set to a list: root-relative paths looked at go in
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
 
     def listing(self, rel_dir: str) -> tuple[frozenset[str], dict[str, list[str]]] | None:
+        if self.touched is not None:
+            self.touched.append(rel_dir)
         if rel_dir not in self.listings:
             try:
                 names = os.listdir(os.path.join(self.root, rel_dir))
@@ -83,6 +86,8 @@ class FsCache:
             case_ok = False
             real.append(sorted(matches)[0])
         path = "/".join(real)
+        if self.touched is not None:
+            self.touched.append(path)
         return Resolved(path, case_ok, True, os.path.isdir(os.path.join(self.root, path)))
 
     def realpath(self, path: str) -> str:
@@ -92,6 +97,8 @@ class FsCache:
 
     def stays_inside(self, rel: str) -> bool:
         """False when symlinks take `rel` outside the repo root."""
+        if self.touched is not None:
+            self.touched.append(rel)
         if rel not in self.inside:
             real = os.path.realpath(os.path.join(self.root, rel))
             self.inside[rel] = real == self.real_root or real.startswith(self.real_root + os.sep)

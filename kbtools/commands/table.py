@@ -9,7 +9,8 @@ import click
 
 from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
-from kbtools.decision import POLICIES, TableResult, evaluate_table, list_tables
+from kbtools.decision import POLICIES, TableResult
+from kbtools.decision.documents import evaluate_table, list_tables
 from kbtools.errors import UsageError, line_span
 
 

@@ -11,6 +11,9 @@ Owns the whole path from a table in a document to an answer:
 - `documents`: the decision tables of a Markdown document, choosing one, and
   `evaluate_table`, the document-level entry point.
 
+The package exports the pure parts; the document-level functions are imported from
+`kbtools.decision.documents`, so the query path (which evaluates the tables the build shipped
+in the store, never Markdown) loads no Markdown or YAML parser on a cold question.
 Overlap/gap analysis for ``kb check`` lives in `kbtools.check.decision_tables`; the CLI in
 `kbtools.commands.table`. May import `kbtools.markdown`, `kbtools.corpus` and
 `kbtools.errors` only (`conditions`, `model` and `matching` are pure); never check, build,
@@ -24,14 +27,6 @@ from kbtools.decision.conditions import (
     normalize_text,
     parse_condition,
     parse_number,
-)
-from kbtools.decision.documents import (
-    as_source,
-    decision_tables,
-    evaluate_table,
-    list_tables,
-    select_table,
-    table_from_markdown,
 )
 from kbtools.decision.matching import (
     NO_MATCH_MESSAGE,
@@ -50,18 +45,12 @@ __all__ = [
     "DecisionTable",
     "RowMatch",
     "TableResult",
-    "as_source",
     "build_table",
     "column_key",
-    "decision_tables",
-    "evaluate_table",
     "format_number",
-    "list_tables",
     "match_rules",
     "normalize_text",
     "parse_annotation",
     "parse_condition",
     "parse_number",
-    "select_table",
-    "table_from_markdown",
 ]

@@ -9,7 +9,8 @@ One release = two collections, named after the release (`collection_name`):
   (``v0``, ``v1``, … — HNSW, cosine, with the graph parameters of kb.toml ``[index]``).
 * the same name + ``__meta`` — the release's small read-only parts as compressed text
   blobs: manifest, release.json, documents, facets, BM25 vocabulary and document
-  frequencies, tokenizer dictionary, per-chunk arrays (`kbtools.engine.publish`).
+  frequencies, tokenizer dictionary, synonyms, the no-answer calibration, per-chunk
+  arrays (`kbtools.engine.publish`).
 
 Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest`` and, once the rows
 are loaded and counted, ``kb.complete``. Readers only ever go through the alias

@@ -174,6 +174,7 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "num_docs": int(ret.scores["num_docs"]) if ret is not None else 0,
         "dictionary": list(index.bm25.tok.words),
         "synonyms": synonyms.dump(index.synonyms()),
+        "no_answer": index.no_answer_record(),  # the release's own no-answer calibration
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
                         "models": table.models.tolist(), "verified": table.verified.tolist(),
                         "parent": table.parent.tolist()},

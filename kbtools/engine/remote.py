@@ -93,6 +93,12 @@ class MilvusStore(Store):
         rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
         return {r["id"]: r for r in rows}
 
+    def ranking_rows(self, nums: list[int]) -> dict[int, dict[str, Any]]:
+        return self.chunks(nums)  # whole rows: the collection returns them in one query
+
+    def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return self.chunks_by_id(ids)
+
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
                            f"and line_end >= {int(line_start)}")
@@ -134,6 +140,18 @@ class MilvusBm25(Bm25):
         if not ids:
             return np.zeros(0)
         return np.asarray(self.df[ids] / max(float(self.num_docs), 1.0), dtype=np.float64)
+
+    def holders(self, ids: list[int], limit: int) -> list[int]:
+        """The same as the local postings give: a sparse search on the terms alone."""
+        if not ids:
+            return []
+        got = self.store.engine.call(
+            f"searching {self.store.collection}", "search", self.store.collection,
+            data=[{int(i): 1.0 for i in ids}], anns_field="sparse", limit=limit,
+            output_fields=["num"],
+            search_params={"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
+        hits = [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
+        return [n for n, d in sorted(hits, key=lambda h: (-h[1], h[0])) if d > 0]
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         if num not in self.store.terms:
@@ -241,6 +259,7 @@ class MilvusIndex(KbIndex):
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
         self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
+        self._no_answer = parts.get("no_answer") or {}  # the global rule before it shipped
         fields: dict[str, str] = parts["fields"]
         have = {m: sum(m in s.split(",") for s in table["models"]) for m in fields}
         partial = {m: n / max(len(table["models"]), 1) for m, n in have.items()

@@ -8,6 +8,7 @@ and still writes what a full build writes.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +52,14 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
     import bm25s
 
     flat, vocab = canonical(np.asarray(flat, dtype=np.int32), vocab)
-    bounds = offsets.tolist()
-    all_ids = flat.tolist()
-    ids = [all_ids[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+    offsets = np.asarray(offsets, dtype=np.int64)
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    if ids:
-        retriever.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab), show_progress=False)
+    ids = len(offsets) > 1
+    if ids:  # what `retriever.index` computes (the same arithmetic), without Python loops
+        retriever.scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
+        vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
+        retriever.vocab_dict = vocab
+        retriever.nonoccurrence_array = None  # lucene has none
     path.mkdir(parents=True, exist_ok=True)
     if ids:
         retriever.save(str(path), show_progress=False)
@@ -65,6 +68,34 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     np.save(path / BM25_TOKENS, flat.astype(np.int32), allow_pickle=False)
     np.save(path / BM25_OFFSETS, np.asarray(offsets, dtype=np.int64), allow_pickle=False)
+
+
+def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: float,
+                  b: float) -> dict[str, Any]:
+    """The BM25 score matrix (CSC: terms are columns) bm25s's `BM25(method="lucene").index`
+    makes of the chunks whose term ids are flat[offsets[i]:offsets[i+1]], computed over
+    whole arrays: the same float operations in the same precisions (float64 term-frequency
+    part, float32 idf, float32 scores), so the same bytes (`tests/test_bm25.py` compares).
+    """
+    n_docs = len(offsets) - 1
+    lengths = np.diff(offsets)
+    avg_len = lengths.mean()
+    doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    # one entry per (chunk, term) with the term's count in the chunk
+    pairs, tf = np.unique(doc * n_vocab + flat.astype(np.int64), return_counts=True)
+    rows, cols = pairs // n_vocab, pairs % n_vocab
+    df = np.bincount(cols, minlength=n_vocab)
+    idf = np.zeros(n_vocab, dtype=np.float32)
+    for term in np.flatnonzero(df).tolist():  # math.log, as bm25s computes it
+        idf[term] = math.log(1 + (n_docs - int(df[term]) + 0.5) / (int(df[term]) + 0.5))
+    tfs = tf.astype(np.float32)
+    tfc = tfs / (k1 * ((1 - b) + b * lengths[rows] / avg_len) + tfs)
+    scores = (idf[cols] * tfc).astype(np.float32)
+    order = np.lexsort((rows, cols))  # column by column, rows ascending
+    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols, minlength=n_vocab), out=indptr[1:])
+    return {"data": scores[order], "indices": rows[order].astype(np.int32), "indptr": indptr,
+            "num_docs": n_docs}
 
 
 def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
@@ -128,6 +159,15 @@ class Bm25:
         indptr = self._indptr
         n = max(float(self.retriever.scores["num_docs"]), 1.0)
         return np.array([(indptr[i + 1] - indptr[i]) / n for i in ids], dtype=np.float64)
+
+    def holders(self, ids: list[int], limit: int) -> list[int]:
+        """Up to ``limit`` chunks holding any of the terms, the best BM25 score on them first
+        (ties by chunk number)."""
+        s = self.scores(ids)
+        if s is None:
+            return []
+        pos = np.flatnonzero(s > 0)
+        return [int(n) for n in pos[np.lexsort((pos, -s[pos]))][:limit]]
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""

@@ -126,15 +126,9 @@ def _plan(new: ReleaseLayout, old: ReleaseLayout) -> Plan | None:
         con.close()
     if ranges is None or tokens != (TOKENS_VERSION,):
         return None  # not a store this module can update, or terms of another tokenizer
-    new_h, old_h = _shard_hashes(new_m), _shard_hashes(old_m)
-    changed = {s for s in set(new_h) | set(old_h) if new_h.get(s) != old_h.get(s)}
+    new_h = _shard_hashes(new_m)
     docs = read_json_lines(new.docs, error=KbError)
-    if new_m["artifacts"].get(f"{DATA_DIR}/docs.jsonl") != \
-            old_m["artifacts"].get(f"{DATA_DIR}/docs.jsonl"):
-        before = {d["doc"]: d for d in read_json_lines(old.docs, error=KbError)}
-        after = {d["doc"]: d for d in docs}
-        changed |= {shard_of(d) for d in set(before) | set(after)
-                    if before.get(d) != after.get(d)}
+    changed = _changed(new, old, new_m, old_m, docs)
     plan = Plan(shards=sorted(new_h), changed=changed, old_range=ranges, docs=docs)
     for s in plan.shards:
         if s in changed:
@@ -145,6 +139,29 @@ def _plan(new: ReleaseLayout, old: ReleaseLayout) -> Plan | None:
         else:
             return None  # an unchanged shard the previous store does not hold
     return plan
+
+
+def _changed(new: ReleaseLayout, old: ReleaseLayout, new_m: dict[str, Any],
+             old_m: dict[str, Any], docs: list[dict[str, Any]]) -> set[str]:
+    """The shards whose chunk or vector files, or documents' records, differ."""
+    new_h, old_h = _shard_hashes(new_m), _shard_hashes(old_m)
+    changed = {s for s in set(new_h) | set(old_h) if new_h.get(s) != old_h.get(s)}
+    if new_m["artifacts"].get(f"{DATA_DIR}/docs.jsonl") != \
+            old_m["artifacts"].get(f"{DATA_DIR}/docs.jsonl"):
+        before = {d["doc"]: d for d in read_json_lines(old.docs, error=KbError)}
+        after = {d["doc"]: d for d in docs}
+        changed |= {shard_of(d) for d in set(before) | set(after)
+                    if before.get(d) != after.get(d)}
+    return changed
+
+
+def changed_shards(root: Path, previous: Path) -> set[str]:
+    """The shards of release `root` that differ from those of release `previous` (what an
+    incremental derivation redid; the self-check reads all of their rows)."""
+    new, old = ReleaseLayout(root), ReleaseLayout(previous)
+    new_m = json.loads(new.manifest.read_text(encoding="utf-8"))
+    old_m = json.loads(old.manifest.read_text(encoding="utf-8"))
+    return _changed(new, old, new_m, old_m, read_json_lines(new.docs, error=KbError))
 
 
 def derive_incremental(root: Path, previous: Path) -> bool:

@@ -11,6 +11,7 @@ A release directory (``dist/``, ``DEVICE/releases/<tag>/``)::
       docs.jsonl              one record per document
       dictionary.txt          the tokenizer's domain dictionary
       synonyms.txt            synonym groups for query expansion (only when the repo has some)
+      no_answer.json          the index's own no-answer calibration (`kbtools.query.calibration`)
       source/<doc>            the Markdown sources
       formulas/<sha>.svg, tables/<name>.csv
     index/                    derived from data/ by `materialize` ("derived" in the manifest)
@@ -62,6 +63,7 @@ VECTOR_DIR = "vectors"
 DOCS = "docs.jsonl"
 DICTIONARY = "dictionary.txt"
 SYNONYMS = "synonyms.txt"
+NO_ANSWER = "no_answer.json"
 STORE = "store.sqlite"
 BM25_DIR = "bm25"
 BM25_VOCAB = "kb_vocab.json"
@@ -150,6 +152,10 @@ class ReleaseLayout:
     @property
     def synonyms(self) -> Path:
         return self.data / SYNONYMS
+
+    @property
+    def no_answer(self) -> Path:
+        return self.data / NO_ANSWER
 
     @property
     def source(self) -> Path:

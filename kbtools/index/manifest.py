@@ -61,9 +61,13 @@ def list_files(root: Path, sub: str) -> dict[str, dict[str, Any]]:
     if not base.is_dir():
         return out
     for path in sorted(p for p in base.rglob("*") if p.is_file()):
-        rel = path.relative_to(root).as_posix()
-        out[rel] = {"sha256": sha256_file(path), "size": path.stat().st_size}
+        out[path.relative_to(root).as_posix()] = file_entry(path)
     return out
+
+
+def file_entry(path: Path) -> dict[str, Any]:
+    """A file's entry in the manifest's ``artifacts``."""
+    return {"sha256": sha256_file(path), "size": path.stat().st_size}
 
 
 def dumps(manifest: dict[str, Any]) -> bytes:

@@ -80,6 +80,7 @@ class KbIndex:
         self._facets: dict[str, set[str]] | None = None
         self._facet_docs: dict[str, dict[str, np.ndarray]] = {}
         self._synonyms: Synonyms | None = None
+        self._no_answer: dict[str, Any] | None = None
 
     @property
     def root(self) -> Path:
@@ -157,6 +158,18 @@ class KbIndex:
                 else Synonyms()
         return self._synonyms
 
+    def no_answer_record(self) -> dict[str, Any]:
+        """The release's no-answer calibration record (data/no_answer.json; {} when absent),
+        read as JSON only: `kbtools.query.calibration` gives it meaning."""
+        if self._no_answer is None:
+            path = self.layout.no_answer
+            try:
+                record = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+            except ValueError:
+                raise IndexLoadError("not a JSON calibration record", path=str(path)) from None
+            self._no_answer = record if isinstance(record, dict) else {}
+        return self._no_answer
+
     def source_path(self, doc: str) -> Path:
         """The shipped Markdown source of `doc` (not checked: see `kbtools.agents.read`)."""
         return self.layout.source / doc
@@ -172,6 +185,7 @@ class KbIndex:
         self.facets()
         self.chunk_table()
         self.synonyms()
+        self.no_answer_record()
         return self
 
     def close(self) -> None:

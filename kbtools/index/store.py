@@ -166,6 +166,63 @@ def stored_info(path: Path, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+# What ranking reads of a candidate: its section (doc, heading_path), kind, lines, id and the
+# text identifiers are looked for in (embed_text); `extra` (a parent, a table index) is read
+# for few candidates, so it is decoded when first asked for.
+_EAGER = ("num", "id", "doc", "kind", "heading_path", "line_start", "line_end", "embed_text")
+_LAZY = ("extra",)
+RANKING_COLUMNS = _EAGER + _LAZY
+
+
+def _decode(d: dict[str, Any]) -> None:
+    """A whole chunk row's JSON columns decoded in place, and `verified` derived from its
+    `verification`."""
+    d["heading_path"] = _load(d["heading_path"])
+    d["links"] = _load(d["links"])
+    d["extra"] = _load(d["extra"])
+    raw = d.get("verification")  # absent in stores derived by an older kbtools
+    d["verification"] = _load(raw) if raw else {
+        "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
+    d["verified"] = bool(d["verification"]["verified"])
+
+
+class RankingRow(dict[str, Any]):
+    """A chunk row read with `RANKING_COLUMNS` only. Asking for any other column (``text``,
+    ``links``, ``verification``, …, by ``row[key]`` or ``row.get``) reads the whole row
+    once (or `Store.complete` reads those of many rows at once); the columns it holds are
+    read as from a plain dict."""
+
+    __slots__ = ("_store", "_lazy", "_complete")
+
+    def __init__(self, store: Store, values: Sequence[Any]):
+        """`values`: the row's `RANKING_COLUMNS`, as SQLite returns them."""
+        super().__init__(zip(_EAGER, values, strict=False))  # values also holds _LAZY
+        self["heading_path"] = _load(self["heading_path"])
+        self._store = store
+        self._lazy = values[len(_EAGER):]  # raw JSON of the _LAZY columns
+        self._complete = False
+
+    def _fill(self, full: dict[str, Any] | None) -> None:
+        self._complete = True
+        if full is not None:
+            self.update((k, v) for k, v in full.items() if k not in self)
+
+    def __missing__(self, key: str) -> Any:
+        if key in _LAZY and not self._complete:
+            value = self[key] = _load(self._lazy[_LAZY.index(key)])
+            return value
+        if self._complete:
+            raise KeyError(key)
+        self._fill(self._store.chunks([self["num"]]).get(self["num"]))
+        return self[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
 class Store:
     """Read-only access to a chunk store."""
 
@@ -211,23 +268,39 @@ class Store:
     def chunks_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         return {d["id"]: d for d in self._select("id", ids)}
 
-    def _select(self, column: str, values: list[Any]) -> list[dict[str, Any]]:
+    def ranking_rows(self, nums: list[int]) -> dict[int, dict[str, Any]]:
+        """Chunk rows with the columns that rank candidates (`RANKING_COLUMNS`); any other
+        column is read when first asked for (`RankingRow`). A search ranks 50 to 100
+        candidates and shows a handful: reading and decoding every column of every
+        candidate was a large share of a warm query."""
+        return {d["num"]: d for d in self._select("num", nums, RANKING_COLUMNS)}
+
+    def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """`ranking_rows` by chunk id."""
+        return {d["id"]: d for d in self._select("id", ids, RANKING_COLUMNS)}
+
+    def complete(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Read the remaining columns of the ranking rows among `rows` in one query (the
+        results a search shows); whole rows are left as they are."""
+        todo = {r["num"]: r for r in rows if isinstance(r, RankingRow) and not r._complete}
+        for num, full in self.chunks(sorted(todo)).items():
+            todo[num]._fill(full)
+
+    def _select(self, column: str, values: list[Any],
+                columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
         if not values:
             return []
         marks = ",".join("?" * len(values))
-        cur = self.con.execute(f"SELECT * FROM chunks WHERE {column} IN ({marks})", values)
+        cur = self.con.execute(f"SELECT {', '.join(columns) if columns else '*'} FROM chunks "
+                               f"WHERE {column} IN ({marks})", values)
         cur.row_factory = None  # plain tuples: a dict per row is made once, below
+        if columns is RANKING_COLUMNS:
+            return [RankingRow(self, r) for r in cur.fetchall()]
         names = [c[0] for c in cur.description]
-        out = []
+        out: list[dict[str, Any]] = []
         for r in cur.fetchall():
             d = dict(zip(names, r, strict=True))
-            d["heading_path"] = _load(d["heading_path"])
-            d["links"] = _load(d["links"])
-            d["extra"] = _load(d["extra"])
-            raw = d.get("verification")  # absent in stores derived by an older kbtools
-            d["verification"] = _load(raw) if raw else {
-                "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
-            d["verified"] = bool(d["verification"]["verified"])
+            _decode(d)
             out.append(d)
         return out
 

@@ -45,7 +45,10 @@ def search(index: UsearchIndex, query: np.ndarray, count: int) -> tuple[np.ndarr
     searched through the HNSW links, exact up to the graph's recall."""
     if len(index) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    matches = index.search(query, min(count, len(index)), exact=len(index) <= EXACT_MAX)
+    # one thread: usearch's default (every core) costs a thread hand-off per question and,
+    # on a busy machine, waits for a second core for a search that takes a fraction of a ms
+    matches = index.search(query, min(count, len(index)), exact=len(index) <= EXACT_MAX,
+                           threads=1)
     keys = matches.keys.astype(np.int64)
     sims = 1.0 - matches.distances.astype(np.float32)
     order = np.lexsort((keys, -sims))

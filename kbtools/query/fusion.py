@@ -52,6 +52,9 @@ class FusionParams:
     min_coverage: float = 0.25  # … and less than this share of the question's term weight matched
     max_unknown_share: float = 1.0  # no-answer: unknown terms carry this share of the question …
     doc_decay: float = 0.5  # each further section of a shown document (kbtools.query.distinct)
+    # hybrid: bonus of the question's closest page (kbtools.query.pages); 0.2 measured best,
+    # off by default until an engine's index has page vectors too (docs/retrieval.md)
+    page_weight: float = 0.0
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:

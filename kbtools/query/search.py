@@ -4,10 +4,11 @@ search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
-fusion (kbtools.query.fusion) → list items/code collapsed to their section → decision
-table evaluated when the question gives its inputs (kbtools.query.answers) → one result per
-section and document diversity (kbtools.query.distinct) → exact identifiers first
-(kbtools.query.identifiers) → nested-duplicate suppression → relevance threshold → citations.
+fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → list
+items/code collapsed to their section → decision table evaluated when the question gives
+its inputs (kbtools.query.answers) → one result per section and document diversity
+(kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
+nested-duplicate suppression → relevance threshold → citations.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
@@ -30,7 +32,7 @@ from kbtools.errors import IndexLoadError, UsageError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
-from kbtools.query import answers, distinct, freshness, fusion
+from kbtools.query import answers, calibration, distinct, freshness, fusion, pages
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
@@ -151,19 +153,28 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
     """Front-matter vocabulary that occurs in the question (→ boosts): values of the routing
     fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest),
     and the documents' ``aliases`` (an alias routes to its document as its title would)."""
-    routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
     q = query.casefold()
-    hits = []
-    for fld, values in sorted(index.facets().items()):
-        if fld not in routing:
-            continue
-        for v in sorted(values):
-            if len(v) >= 2 and v.casefold() in q:
-                hits.append({"field": fld, "value": v})
-    if ALIASES not in routing:
-        hits.extend({"field": ALIASES, "value": v} for v in sorted(index.facet_docs(ALIASES))
-                    if len(v) >= 2 and v in q)
-    return hits
+    return [{"field": fld, "value": v} for fld, v, folded in _routing_values(index)
+            if folded in q]
+
+
+_ROUTING_VALUES: weakref.WeakKeyDictionary[KbIndex, list[tuple[str, str, str]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _routing_values(index: KbIndex) -> list[tuple[str, str, str]]:
+    """(field, value, casefolded value) that `route` looks for, in the order it reports
+    them: the routing fields' values (fields and values sorted), then the aliases. Made
+    once per index: sorting and casefolding them on every question cost more than the
+    lookups themselves."""
+    if index not in _ROUTING_VALUES:
+        routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
+        found = [(fld, v, v.casefold()) for fld, values in sorted(index.facets().items())
+                 if fld in routing for v in sorted(values) if len(v) >= 2]
+        if ALIASES not in routing:
+            found += [(ALIASES, v, v) for v in sorted(index.facet_docs(ALIASES)) if len(v) >= 2]
+        _ROUTING_VALUES[index] = found
+    return _ROUTING_VALUES[index]
 
 
 def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | None:
@@ -241,10 +252,15 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                         unverified=_unverified_vector(index))
     today = freshness.today_or(today)
     fused = freshness.reweigh(index, fused, today)
+    fused = _page_evidence(index, fused, lists, text, mode, params.page_weight)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
-    nums = [h.num for h in fused[: max(k * 8, 50)]]
-    rows = index.store.chunks(nums)
+    wanted = specific_identifiers(index, text)
+    fused, held = (_with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
+                   if mode != "vector" else (fused, set()))
+    head = max(k * 8, 50)
+    rows = index.store.ranking_rows(  # the rest of a row is read for the results shown
+        [h.num for h in fused[:head]] + [h.num for h in fused[head:] if h.num in held])
     hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
@@ -253,17 +269,19 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
                                            input_synonyms(index))
-    hits, more = _distinct(index, text, hits, rows, params, evaluation)
+    hits, more = _distinct(wanted, hits, rows, params, evaluation, index)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown, exp)
-    wanted = specific_identifiers(index, text)
     exact = bool(wanted) and any(is_about(match_level(
         wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
         for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, params, has_terms=bool(ids or unknown or exp), unknown_terms=unknown,
-        unknown_share=_unknown_share(index, ids + list(exp.ids), unknown), exact=exact)
+        picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
+        unknown_terms=unknown, exact=exact,
+        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
     all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
+    if verdict or keep_results:
+        index.store.complete(rows[h.num] for h in picked)
     results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
                           rows, evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
@@ -284,9 +302,23 @@ class LocalCandidates:
 LOCAL_CANDIDATES = LocalCandidates()
 
 
+def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
+                   text: str, mode: str, weight: float) -> list[fusion.Hit]:
+    """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
+    when the vectors are local files (an engine's index keeps its order)."""
+    model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+    if mode != "hybrid" or model is None or "bm25" not in lists:
+        return hits
+    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return hits
+    return pages.reweigh(index, hits, model, text, weight)
+
+
 # An identifier held by more chunks than both of these names a product, not one thing.
 SPECIFIC_SHARE = 0.02
 SPECIFIC_CHUNKS = 25
+# At most this many holders of a question's specific identifiers join its ranking.
+IDENTIFIER_HOLDERS = 200
 
 
 def specific_identifiers(index: KbIndex, text: str) -> list[str]:
@@ -303,12 +335,43 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     return out
 
 
-def _distinct(index: KbIndex, text: str, hits: list[fusion.Hit], rows: Rows,
-               params: fusion.FusionParams, evaluation: answers.Evaluation | None,
-               ) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
-    """The evaluated answer first, then one hit per section, documents diversified, exact
-    identifiers ahead of chunks that lack them. Returns the hits and each one's ``more``."""
-    wanted = specific_identifiers(index, text)
+def _rarest_term(index: KbIndex, ident: str) -> int | None:
+    """The BM25 id of the identifier's token held by the fewest chunks."""
+    _, ids, _ = index.bm25.query_terms(ident)
+    return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
+
+
+def _with_identifier_holders(index: KbIndex, fused: list[fusion.Hit], wanted: list[str],
+                             mask: np.ndarray | None, models: list[str],
+                             ) -> tuple[list[fusion.Hit], set[int]]:
+    """The fused list, with the chunks the question's vector models cannot see (no vector of
+    theirs: another language's chunks) that hold one of its specific identifiers (the rarest
+    token; at most IDENTIFIER_HOLDERS) present wherever they rank, appended at score 0 when
+    BM25 did not list them. Such a chunk is reachable by words only, and the identifier is
+    the one word it shares with the question: "What does error code E17 mean?" ranks the
+    Chinese E17 row behind every English chunk sharing "error" and "code", and it must still
+    be seen to be promoted. Chunks the vectors can see keep their ranks (promoting deep ones
+    that merely have an identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers).
+    Returns the list and the holders."""
+    ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
+    chunk_models = index.chunk_table().models
+    held = {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
+            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))
+            } if ids else set()
+    if not held:
+        return fused, held
+    listed = {h.num for h in fused}
+    extra = [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                 "vector_score": None}) for n in sorted(held - listed)]
+    return fused + extra, held
+
+
+def _distinct(wanted: list[str], hits: list[fusion.Hit], rows: Rows,
+              params: fusion.FusionParams, evaluation: answers.Evaluation | None,
+              index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
+    """The evaluated answer first, then one hit per section, documents diversified, chunks
+    about the question's specific identifiers (``wanted``) ahead of the rest. Returns the
+    hits and each one's ``more``."""
     levels = {h.num: level for h in hits if is_about(level := match_level(
         wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
               } if wanted else {}
@@ -367,7 +430,7 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     if emb.fingerprint() != index.manifest["models"][model]["fingerprint"]:
         raise IndexLoadError(f"index vectors for {model!r} came from another model version; "
                              "rebuild the index", path=str(index.root))
-    q = emb.embed_batch([text])[0]
+    q = pages.question_vector(model, text)
     vindex = index.vectors(model)
     if mask is None:
         keys, sims = vectors.search(vindex, q, count)
@@ -387,15 +450,11 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
 
 
-def _unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
-    """Share of the question's idf weight on content words the index never saw (numbers and
-    single characters are values and particles, not subjects: left out)."""
-    words = [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
-    if not words:
-        return 0.0
-    missing = len(words) * index.bm25.max_idf()
-    known = float(index.bm25.idf(ids).sum()) if ids else 0.0
-    return missing / (missing + known)
+def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionParams:
+    """The no-answer parameters of this index: its own unknown-share limit when the release
+    carries a calibration (`kbtools.query.calibration`), else the configured one."""
+    cal = calibration.load(index)
+    return replace(params, max_unknown_share=cal.max_unknown_share) if cal else params
 
 
 def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
@@ -451,7 +510,7 @@ def _collapse_to_sections(index: KbIndex, hits: list[fusion.Hit], rows: Rows) ->
     parents.discard(None)
     if not parents:
         return hits
-    by_id = index.store.chunks_by_id(sorted(parents))
+    by_id = index.store.ranking_rows_by_id(sorted(parents))
     rows.update({r["num"]: r for r in by_id.values()})
     out: list[fusion.Hit] = []
     seen: set[int] = set()

@@ -149,8 +149,11 @@ def table_csv(table: Table) -> bytes:
 
 
 def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path,
-                  names: CsvNames | None = None) -> dict[str, str]:
+                  names: CsvNames | None = None, *, durable: bool = True) -> dict[str, str]:
     """Write every (doc rel path, table) as `out_dir/<csv name>`; returns name -> doc.
+
+    Each file is written atomically and synced, unless `durable` is False: a build's staging
+    directory, never read before it replaces the output whole, needs neither.
 
     `names` is the build's name map (default: one made from `doc_tables`). Raises
     RenderError when a name is unsafe (a path) or two annotations claim one name (ignoring
@@ -173,7 +176,9 @@ def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path,
         claimed[name.casefold()] = rel
         data = table_csv(table)
         target = out_dir / name
-        if not (target.is_file() and target.read_bytes() == data):
+        if not durable:
+            target.write_bytes(data)
+        elif not (target.is_file() and target.read_bytes() == data):
             atomic_write_bytes(target, data)
         written[name] = rel
     return written

@@ -32,6 +32,7 @@ from typing import Any
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import ModelError, SyncError, plural
 from kbtools.fsutil import write_beneath
+from kbtools.index.incremental import changed_shards
 from kbtools.index.layout import VERIFIED
 from kbtools.index.manifest import verify_files
 from kbtools.index.materialize import materialize
@@ -141,7 +142,9 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
         raise SyncError(f"release checks its index with {manifest['derived_check']!r}, which "
                         "this kbtools does not know; upgrade kbtools", path=tag)
     how = materialize(staging, previous=previous)
-    problems = check_derived(staging)
+    # every row of the shards redone from the previous index, and a sample of the others
+    problems = check_derived(staging, changed_shards(staging, previous)
+                             if how == "incremental" and previous is not None else None)
     if problems and how == "incremental":
         how = materialize(staging)
         problems = check_derived(staging)

@@ -17,10 +17,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+# cryptography is imported where a key is used, not with this module: `kb query` imports the
+# release layer (checkouts, trust) but verifies nothing, and the import costs ~20 ms cold
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 from kbtools.errors import KbError, SyncError
 from kbtools.fsutil import atomic_write_bytes, read_regular
@@ -37,6 +42,8 @@ class PublicKey:
 
 
 def key_id(public: Ed25519PublicKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
     raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return hashlib.sha256(raw).hexdigest()[:16]
 
@@ -47,6 +54,9 @@ def keygen(out: Path, *, force: bool = False) -> tuple[Path, Path, str]:
     for p in (out, pub_path):
         if p.exists() and not force:
             raise KbError("exists; refusing to overwrite a key (pass --force)", path=str(p))
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
@@ -60,6 +70,9 @@ def keygen(out: Path, *, force: bool = False) -> tuple[Path, Path, str]:
 
 
 def load_private(path: Path) -> Ed25519PrivateKey:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     try:
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except (OSError, ValueError, TypeError) as exc:
@@ -81,6 +94,9 @@ def load_public(path: Path) -> PublicKey:
 
 def parse_public(pem: bytes, source: str) -> PublicKey:
     """A public key from PEM bytes (`source` names where they came from)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         key = serialization.load_pem_public_key(pem)
     except (ValueError, TypeError) as exc:
@@ -91,6 +107,8 @@ def parse_public(pem: bytes, source: str) -> PublicKey:
 
 
 def public_pem(key: PublicKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
     return key.key.public_bytes(serialization.Encoding.PEM,
                                 serialization.PublicFormat.SubjectPublicKeyInfo)
 
@@ -98,12 +116,16 @@ def public_pem(key: PublicKey) -> bytes:
 def public_record(public: Ed25519PublicKey) -> dict[str, str]:
     """How release.json names a key it introduces: ``{"key_id", "public_key"}`` (base64 of
     the raw 32 bytes)."""
+    from cryptography.hazmat.primitives import serialization
+
     raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return {"key_id": key_id(public), "public_key": base64.b64encode(raw).decode()}
 
 
 def parse_record(record: object, where: str) -> PublicKey:
     """The key of a `public_record`; its key id must match its bytes."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         if not isinstance(record, dict):
             raise TypeError("not an object")
@@ -132,6 +154,8 @@ def sign(private: Ed25519PrivateKey, data: bytes,
 
 def cosigned_by(data: bytes, sig_file: bytes, key: PublicKey) -> bool:
     """Whether `sig_file` holds a valid signature of `data` by `key` (main or cosignature)."""
+    from cryptography.exceptions import InvalidSignature
+
     try:
         doc = json.loads(sig_file)
         sigs = [doc, *doc.get("cosignatures", [])]
@@ -150,6 +174,8 @@ def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where:
     Raises SyncError with a one-line reason when the signature is missing, malformed,
     made by an untrusted key, or does not match.
     """
+    from cryptography.exceptions import InvalidSignature
+
     if sig_file is None:
         raise SyncError("release is not signed, but this device requires a signature by a "
                         "trusted key (`kb trust list`)", path=where)

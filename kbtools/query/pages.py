@@ -1,0 +1,159 @@
+"""Page-level evidence for hybrid search: how close the question is to a whole document.
+
+A chunk is judged on its own words, but a question often names what a page is about rather
+than what one paragraph of it says ("复制镜像怎么收费的？" → the page on snapshot billing).
+Each document gets a *page vector*: the normalised sum of its chunks' vectors of the
+question's model (its centroid direction). After fusion, every candidate chunk's score rises
+by ``[query] page_weight`` (`FusionParams.page_weight`; 0.2 measured best, 0 by default
+while an engine's index has no page vectors) × the cosine of the question with its
+document's page vector, rescaled between the least and the most similar page of the index
+(so the bonus is scale-free: 0 for the farthest page, the weight for the closest). The order of chunks inside a document
+does not change; only which documents come first. Candidates stay the retrievers' own: a
+page vector lifts a document already found, it does not add one.
+
+Page vectors are computed from the release's vectors (data/vectors shards) on first use and
+kept for the life of the index object (a per-process cost, see docs/retrieval.md); question
+vectors are memoised briefly so the vector retriever and this step embed a question once.
+Measured in docs/retrieval.md ("Page vectors").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import weakref
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from kbtools.config import kb_home
+from kbtools.embed.registry import get_embedder
+from kbtools.fsutil import atomic_write_bytes
+from kbtools.index.reader import KbIndex
+from kbtools.query.fusion import Hit
+
+KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used)
+_PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+@lru_cache(maxsize=64)
+def _question_vector(model: str, embedder: int, text: str) -> np.ndarray:
+    q = np.asarray(get_embedder(model).embed_batch([text])[0], dtype=np.float32)
+    q.setflags(write=False)
+    return q
+
+
+def question_vector(model: str, text: str) -> np.ndarray:
+    """The question's vector under `model` (memoised per embedder object, so a model
+    registered anew is asked again: the vector retriever and the page step share one)."""
+    return _question_vector(model, id(get_embedder(model)), text)
+
+
+def page_vectors(index: KbIndex, model: str) -> np.ndarray:
+    """Per document of the index (in `index.docs()` order), the unit-length sum of its chunk
+    vectors of `model`; zeros for a document without any."""
+    cache = _PAGES.setdefault(index, {})
+    if model not in cache:
+        cache[model] = _load_or_compute(index, model)
+    return cache[model]
+
+
+def _cache_file(index: KbIndex, model: str) -> Path:
+    """Where the page vectors of this release and model are kept between processes: named by
+    the manifest's hash (it records every chunk's content hash), so a new release never
+    reads an old release's vectors."""
+    digest = hashlib.sha256(index.layout.manifest.read_bytes()).hexdigest()[:24]
+    return kb_home() / "cache" / "pages" / f"{digest}-{hashlib.sha256(model.encode()).hexdigest()[:8]}.npy"
+
+
+def _load_or_compute(index: KbIndex, model: str) -> np.ndarray:
+    """Page vectors from the KB_HOME cache, else computed (and cached; a cache that cannot be
+    read or written is skipped, never an error)."""
+    try:
+        path = _cache_file(index, model)
+    except OSError:
+        return _compute(index, model)
+    try:
+        cached = np.load(path)
+        if cached.ndim == 2 and len(cached) == len(index.docs()):
+            path.touch()
+            return np.asarray(cached, dtype=np.float32)
+    except (OSError, ValueError):
+        pass
+    pages = _compute(index, model)
+    try:
+        buf = io.BytesIO()
+        np.save(buf, pages)
+        atomic_write_bytes(path, buf.getvalue())
+        kept = sorted(path.parent.glob("*.npy"), key=lambda f: f.stat().st_mtime, reverse=True)
+        for old in kept[KEEP_CACHED:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return pages
+
+
+def _compute(index: KbIndex, model: str) -> np.ndarray:
+    """Page vectors from the release's vectors (see `page_vectors`)."""
+    table = index.chunk_table()
+    keys = np.flatnonzero(np.array([model in m.split(",") for m in table.models],
+                                   dtype=bool))
+    n_docs = len(index.docs())
+    if len(keys) == 0:
+        return np.zeros((n_docs, 0), dtype=np.float32)
+    mat = _matrix(index, model, keys)
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    docs = table.doc[keys]
+    order = np.argsort(docs, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(docs[order]) != 0])
+    sums = np.add.reduceat(mat[order], starts, axis=0)
+    pages = np.zeros((n_docs, mat.shape[1]), dtype=np.float32)
+    pages[docs[order][starts]] = sums
+    pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-9)
+    return pages
+
+
+def _matrix(index: KbIndex, model: str, keys: np.ndarray) -> np.ndarray:
+    """The vectors of chunks `keys` (those holding `model`, ascending): the release's vector
+    shards read in chunk-shard order (their concatenation is that order), or, when they do
+    not add up to `keys`, fetched from the vector index (several times slower)."""
+    layout = index.layout
+    parts = [np.load(path, mmap_mode="r") for shard in layout.chunk_shards()
+             if (path := layout.vector_shard(model, shard.stem)).is_file()]
+    if parts and sum(len(p) for p in parts) == len(keys) \
+            and len({p.shape[1:] for p in parts}) == 1:
+        return np.concatenate(parts).astype(np.float32)
+    return np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
+
+
+def page_bonus(index: KbIndex, model: str, question: np.ndarray,
+               weight: float) -> np.ndarray:
+    """Per document: `weight` × its page cosine with the question, rescaled between the
+    index's least and most similar page (documents without vectors get 0)."""
+    pages = page_vectors(index, model)
+    if pages.shape[1] == 0 or pages.shape[1] != len(question):
+        return np.zeros(len(pages), dtype=np.float32)
+    q = question / max(float(np.linalg.norm(question)), 1e-9)
+    cos = pages @ q
+    present = np.linalg.norm(pages, axis=1) > 0
+    lo, hi = float(cos[present].min()), float(cos[present].max())
+    if hi - lo < 1e-9:
+        return np.zeros(len(pages), dtype=np.float32)
+    out: np.ndarray = np.where(present, weight * (cos - lo) / (hi - lo), 0.0).astype(np.float32)
+    return out
+
+
+def reweigh(index: KbIndex, hits: list[Hit], model: str, text: str,
+            weight: float) -> list[Hit]:
+    """`hits` with their document's page bonus (`weight` for the closest page, in fused-score
+    units: the best fused hit scores about 1) added to each score (``why.page`` holds it),
+    re-sorted best first; unchanged for a zero weight or no hits."""
+    if not hits or weight <= 0:
+        return hits
+    bonus = page_bonus(index, model, question_vector(model, text), weight)
+    doc = index.chunk_table().doc
+    out = [Hit(h.num, h.score + float(bonus[doc[h.num]]),
+               {**h.why, "page": round(float(bonus[doc[h.num]]), 6)}) for h in hits]
+    out.sort(key=lambda h: (-h.score, h.num))
+    return out

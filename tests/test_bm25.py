@@ -1,0 +1,68 @@
+"""BM25 matrices: ours (`kbtools.index.bm25.lucene_scores`, whole-array arithmetic) against
+bm25s's own `BM25.index`, the reference implementation, byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbtools.index import bm25 as bm25index
+from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
+
+
+def reference(path: Path, ids: list[list[int]], vocab: dict[str, int], k1: float,
+              b: float) -> None:
+    """What bm25s writes for the same (canonical) ids: its own index() and save()."""
+    retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
+    retriever.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab), show_progress=False)
+    retriever.save(str(path), show_progress=False)
+
+
+def matrices(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())
+            if p.name not in (BM25_VOCAB, BM25_TOKENS, BM25_OFFSETS)}
+
+
+def both(tmp: Path, docs: list[list[int]], k1: float = 1.5, b: float = 0.75) -> tuple[Path, Path]:
+    flat = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    vocab = {f"w{i}": i for i in range(int(flat.max()) + 1 if len(flat) else 0)}
+    ours, ref = tmp / "ours", tmp / "ref"
+    bm25index.build_from_ids(ours, flat, offsets, dict(vocab), k1=k1, b=b)
+    canon, canon_vocab = bm25index.canonical(flat, dict(vocab))
+    ref_ids = [canon[offsets[i]:offsets[i + 1]].tolist() for i in range(len(docs))]
+    reference(ref, ref_ids, canon_vocab, k1, b)
+    return ours, ref
+
+
+def test_scores_match_bm25s_on_a_corpus_with_repeats_and_empty_chunks(tmp_path):
+    rng = np.random.default_rng(7)
+    docs = [rng.zipf(1.3, size=int(n)).clip(max=400).tolist() for n in rng.integers(0, 120, 500)]
+    docs[3] = []  # a chunk without a term
+    ours, ref = both(tmp_path, docs, k1=1.2, b=0.75)
+    got, want = matrices(ours), matrices(ref)
+    assert set(got) == set(want) and "data.csc.index.npy" in got
+    assert got == want
+    # our vocabulary is bm25s's, empty token included, in canonical order
+    vocab = json.loads((ours / BM25_VOCAB).read_text(encoding="utf-8"))
+    assert vocab == json.loads((ref / "vocab.index.json").read_text(encoding="utf-8"))
+    assert vocab[""] == len(vocab) - 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 30), max_size=25), min_size=1, max_size=30),
+       st.sampled_from([(1.5, 0.75), (0.9, 0.4), (2.0, 1.0), (1.2, 0.0)]))
+def test_scores_match_bm25s_on_any_corpus(tmp_path_factory: pytest.TempPathFactory,
+                                          docs: list[list[int]],
+                                          params: tuple[float, float]) -> None:
+    if not any(docs):
+        return  # bm25s cannot index a corpus without a single term
+    ours, ref = both(tmp_path_factory.mktemp("bm25"), docs, *params)
+    assert matrices(ours) == matrices(ref)

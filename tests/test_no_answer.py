@@ -1,0 +1,147 @@
+"""The per-index no-answer calibration (`kbtools.query.calibration`): reproducible bytes in
+the release, a tiny index that still answers everyday phrasings of its own subject, an
+index of one domain that refuses the other domains' questions, and releases without the
+record keeping the global rule. Real builds, the shipped models."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import IndexLoadError
+from kbtools.index.manifest import load_manifest
+from kbtools.index.reader import open_index
+from kbtools.query import calibration, fusion
+from kbtools.query.quality import load_questions
+from kbtools.query.search import calibrated, search
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM, REPO, copy_example
+
+SEAL = GOOD_FM.replace("title: Generated", "title: Seal replacement") + """
+# Seal replacement
+
+The mechanical seal wears faster when the pump runs dry. Drain the casing, pull the
+impeller and press the new seal in by hand; never hammer the carbon face.
+"""
+
+FILTER = GOOD_FM.replace("title: Generated", "title: 水泵过滤器") + """
+# 水泵过滤器
+
+灌溉水泵入口过滤器每 200 小时清洗一次，滤网破损时更换。压差超过 0.05 MPa 说明滤网堵塞。
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    """Three documents, the shipped models."""
+    repo = make_repo(tmp_path_factory.mktemp("tiny") / "repo", model="use", docs={
+        "knowledge/seal.md": SEAL, "knowledge/filter.md": FILTER})
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return out
+
+
+def test_calibration_is_in_the_release_and_reproducible(tmp_path):
+    """Same knowledge, same bytes; the record is a hashed artifact of the manifest."""
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/seal.md": SEAL,
+                                              "knowledge/filter.md": FILTER})
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        build(load_config(repo), BuildOptions(out=out, progress=False, use_cache=False))
+    first, second = ((out / "data" / "no_answer.json").read_bytes() for out in outs)
+    assert first == second
+    record = json.loads(first)
+    assert record["version"] == calibration.CALIBRATION_VERSION
+    assert calibration.FLOOR <= record["max_unknown_share"] <= calibration.CEILING
+    # three headings, each set in every frame (fewer than MIN_PSEUDO_QUERIES exist)
+    assert record["in_scope"]["pseudo_queries"] == 3 * len(calibration.FRAMES["en"])
+    manifests = [load_manifest(out) for out in outs]
+    assert manifests[0]["artifacts"]["data/no_answer.json"] == \
+        manifests[1]["artifacts"]["data/no_answer.json"]
+    assert calibration.dump(calibration.calibrate(open_index(outs[0]))) == first
+
+
+def test_tiny_index_answers_everyday_phrasings_of_its_subject(tiny):
+    """A handful of documents lacks everyday words ("how often", "check"): its limit is
+    raised above the floor, and questions about its subject are answered."""
+    idx = open_index(tiny)
+    cal = calibration.load(idx)
+    assert cal is not None and cal.max_unknown_share > calibration.FLOOR
+    for q in ("how often to replace the pump seal",
+              "how do I replace the mechanical seal of the pump?",
+              "can the pump run dry?",
+              "水泵过滤器多久清洗一次",
+              "过滤器压差大是什么原因"):
+        res = search(idx, q, k=3)
+        assert not res.no_answer and res.results, q
+    for q in ("How do I bake sourdough bread?", "红烧肉怎么做才不腻"):
+        assert search(idx, q, k=3).no_answer, q
+
+
+def test_release_without_the_record_keeps_the_global_rule(tiny, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(tiny, old)
+    (old / "data" / "no_answer.json").unlink()
+    idx = open_index(old)
+    params = fusion.FusionParams.from_config(idx.manifest["config"]["values"]["query"])
+    assert calibration.load(idx) is None and calibrated(idx, params) == params
+    assert calibrated(open_index(tiny), params).max_unknown_share != params.max_unknown_share
+    (old / "data" / "no_answer.json").write_text('{"version": 999}', encoding="utf-8")
+    assert calibration.load(open_index(old)) is None  # another version's limit: not applied
+    (old / "data" / "no_answer.json").write_text(
+        json.dumps({"version": calibration.CALIBRATION_VERSION, "max_unknown_share": "x"}),
+        encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="no_answer.json: bad no-answer calibration"):
+        search(open_index(old), "pump seal")
+    (old / "data" / "no_answer.json").write_text("{", encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="not a JSON calibration record"):
+        open_index(old)
+
+
+DOMAINS = ("crops", "equipment", "engineering")
+
+
+@pytest.fixture(scope="module")
+def crops_only(tmp_path_factory) -> Path:
+    docs = sorted(str(p.relative_to(REPO)) for p in (REPO / "knowledge" / "crops").glob("*.md"))
+    repo = copy_example(tmp_path_factory.mktemp("crops"), docs=docs)
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return out
+
+
+def test_index_of_one_domain_refuses_the_other_domains(crops_only):
+    """The example's answerable questions, asked of an index of the crop documents alone:
+    the equipment and engineering ones are out of its scope now, the crop ones are not."""
+    idx = open_index(crops_only)
+    questions = [q for q in load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
+                 if q["gold"] and len({g["doc"].split("/")[1] for g in q["gold"]}) == 1]
+    by_domain = {d: [q for q in questions if q["gold"][0]["doc"].split("/")[1] == d]
+                 for d in DOMAINS}
+    refused = {d: [search(idx, q["query"], k=5).no_answer for q in qs]
+               for d, qs in by_domain.items()}
+    assert all(len(r) >= 10 for r in refused.values()), {d: len(r) for d, r in refused.items()}
+    assert sum(refused["crops"]) / len(refused["crops"]) <= 0.05
+    other = refused["equipment"] + refused["engineering"]
+    assert sum(other) / len(other) >= 0.8
+
+
+def test_cli_json_shows_the_calibrated_verdict(crops_only):
+    runner = CliRunner()
+    res = runner.invoke(main, ["query", "HX-260 液压油多久换一次", "--index", str(crops_only),
+                               "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["no_answer"] is True and out["results"] == []
+    res = runner.invoke(main, ["query", "HX-260 液压油多久换一次", "--index", str(crops_only)])
+    assert res.exit_code == 0 and "No answer in the knowledge" in res.output
+    res = runner.invoke(main, ["query", "小麦赤霉病什么时候打药", "--index", str(crops_only),
+                               "--json"])
+    assert json.loads(res.output)["no_answer"] is False

@@ -1,0 +1,117 @@
+"""Page-level evidence (kbtools.query.pages): each document's page vector is the direction
+of its chunks' vectors, and hybrid search adds the question's closeness to it to every
+chunk of the document — which documents come first may change, never the order inside one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query import pages
+from kbtools.query.fusion import FusionParams, Hit
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM
+
+DOC = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
+SNAPSHOT = "\n\n".join(f"## {h}\n\n{b}" for h, b in [
+    ("创建快照", "在控制台为云盘创建快照，快照保存云盘某一时刻的数据，可用于备份与恢复。" * 3),
+    ("快照计费", "快照按占用的存储容量计费，复制快照到其他地域会产生流量费用。" * 3),
+    ("回滚云盘", "使用快照回滚云盘前必须停止实例，回滚后云盘数据恢复到快照时刻。" * 3),
+])
+BANDWIDTH = "\n\n".join(f"## {h}\n\n{b}" for h, b in [
+    ("修改带宽", "包年包月实例可以临时升级公网带宽，升级期间按天计费。" * 3),
+    ("带宽计费", "按使用流量计费的实例按每小时实际流量结算，快照不影响带宽费用。" * 3),
+])
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> object:
+    repo = make_repo(tmp_path_factory.mktemp("pages"), docs={
+        "knowledge/snapshot.md": DOC.format(title="云盘快照", body=SNAPSHOT),
+        "knowledge/bandwidth.md": DOC.format(title="公网带宽", body=BANDWIDTH)})
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return open_index(Path(out))
+
+
+def _model(index) -> str:
+    return sorted(index.manifest["models"])[0]
+
+
+def test_page_vector_is_the_direction_of_the_documents_chunks(index):
+    model = _model(index)
+    table = index.chunk_table()
+    got = pages.page_vectors(index, model)
+    assert got.shape[0] == len(index.docs())
+    for d, record in enumerate(index.docs()):
+        keys = np.flatnonzero((table.doc == d) & np.array([model in m.split(",")
+                                                           for m in table.models]))
+        vecs = np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        want = vecs.sum(0) / np.linalg.norm(vecs.sum(0))
+        assert np.allclose(got[d], want, atol=1e-5), record["doc"]
+    assert pages.page_vectors(index, model) is got  # computed once per index object
+
+
+def test_bonus_spans_zero_to_the_weight(index):
+    model = _model(index)
+    bonus = pages.page_bonus(index, model, pages.question_vector(model, "快照怎么收费"), 0.2)
+    assert bonus.min() == pytest.approx(0.0) and bonus.max() == pytest.approx(0.2)
+    snapshot = next(i for i, d in enumerate(index.docs()) if d["doc"] == "knowledge/snapshot.md")
+    assert bonus[snapshot] == pytest.approx(0.2)  # the page the question is about
+
+
+def test_reweigh_moves_documents_not_chunks_inside_them(index):
+    model = _model(index)
+    table = index.chunk_table()
+    nums = list(range(len(table.doc)))
+    hits = [Hit(n, 1.0 - 0.01 * i, {}) for i, n in enumerate(nums)]
+    out = pages.reweigh(index, hits, model, "快照怎么收费", weight=0.5)
+    assert sorted(h.num for h in out) == nums and all("page" in h.why for h in out)
+    for d in set(table.doc.tolist()):  # each document's chunks keep their order
+        assert [h.num for h in out if table.doc[h.num] == d] == \
+            [h.num for h in hits if table.doc[h.num] == d]
+    assert pages.reweigh(index, hits, model, "快照怎么收费", weight=0.0) is hits
+
+
+def test_hybrid_search_uses_pages_single_retrievers_do_not(index):
+    on = FusionParams(page_weight=0.2)
+    res = search(index, "快照怎么收费", k=5, keep_results=True, params=on).to_dict()
+    assert all("page" in r["why"] for r in res["results"])
+    for mode in ("bm25", "vector"):
+        res = search(index, "快照怎么收费", k=5, mode=mode, keep_results=True,
+                     params=on).to_dict()
+        assert not any("page" in r["why"] for r in res["results"])
+
+
+def test_page_vectors_are_kept_between_processes(index, tmp_path, monkeypatch):
+    """A second process (a fresh index object) reads them from KB_HOME instead of the vectors;
+    a cache file that does not fit this index is recomputed, an unwritable home skipped."""
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    model = _model(index)
+    first = pages.page_vectors(open_index(index.root), model)
+    files = list((tmp_path / "home" / "cache" / "pages").glob("*.npy"))
+    assert len(files) == 1 and np.array_equal(np.load(files[0]), first)
+    np.save(files[0], np.ones((len(index.docs()) + 1, first.shape[1]), dtype=np.float32))
+    again = pages.page_vectors(open_index(index.root), model)
+    assert np.array_equal(again, first) and np.array_equal(np.load(files[0]), first)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "file"))  # a home that cannot be made
+    assert np.array_equal(pages.page_vectors(open_index(index.root), model), first)
+
+
+def test_page_weight_is_a_query_setting(index):
+    """`[query] page_weight` (FusionParams) sets the bonus; 0 (the default) turns it off."""
+    assert FusionParams().page_weight == 0.0
+    on = search(index, "快照怎么收费", k=5, keep_results=True,
+                params=FusionParams(page_weight=0.5)).to_dict()
+    assert max(r["why"]["page"] for r in on["results"]) == pytest.approx(0.5)
+    off = search(index, "快照怎么收费", k=5, keep_results=True,
+                 params=FusionParams(page_weight=0.0)).to_dict()
+    assert not any("page" in r["why"] for r in off["results"])

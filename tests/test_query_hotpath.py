@@ -1,0 +1,248 @@
+"""The warm query's fast paths give exactly what their plain definitions give: fusion
+(scores to the bit, the same ``why``), ranking rows of the store (any column on
+demand), the identifier match level (cheap NFKC, substring pre-test, compiled key lines)."""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbtools.index.store import RankingRow, Store, write_store
+from kbtools.query import identifiers
+from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, weights
+
+# --- fusion -------------------------------------------------------------------------------
+
+
+def reference_fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None,
+                   unverified: np.ndarray | None) -> list[Hit]:
+    """Fusion as defined: per list, per rank, add the candidate's contribution in list order
+    and keep its best rank per side (an equal rank keeps the earlier list)."""
+    n_vec = sum(1 for name in lists if name.startswith("vector"))
+    w_bm25, w_vec = weights(lists, p)
+    total: dict[int, float] = {}
+    why: dict[int, dict[str, Any]] = {}
+    for name, r in lists.items():
+        is_bm25 = name == "bm25"
+        weight = w_bm25 if is_bm25 else w_vec / max(n_vec, 1)
+        if p.method == "rrf":
+            contrib = weight / (p.rrf_k + np.arange(1, len(r.keys) + 1))
+        elif is_bm25:
+            contrib = weight * (r.scores / max(float(r.scores[0]), 1e-9)) if len(r.keys) else r.scores
+        else:
+            lo, hi = (float(r.scores[-1]), float(r.scores[0])) if len(r.keys) else (0.0, 0.0)
+            flat = len(r.scores) <= 1 or hi - lo < 1e-6
+            contrib = weight * (np.ones_like(r.scores) if flat else (r.scores - lo) / (hi - lo))
+        prefix = "bm25" if is_bm25 else "vector"
+        for rank, (key, raw, c) in enumerate(zip(r.keys.tolist(), r.scores.tolist(),
+                                                 contrib.tolist(), strict=True), 1):
+            total[key] = total.get(key, 0.0) + c
+            w = why.setdefault(key, {"bm25_rank": None, "bm25_score": None,
+                                     "vector_rank": None, "vector_score": None})
+            if w[f"{prefix}_rank"] is None or rank < w[f"{prefix}_rank"]:
+                w[f"{prefix}_rank"], w[f"{prefix}_score"] = rank, round(raw, 6)
+                if not is_bm25:
+                    w["vector_model"] = name.split(":", 1)[1]
+    for key in total:
+        if boost is not None and boost[key]:
+            total[key] *= 1.0 + p.boost * float(boost[key])
+            why[key]["boost"] = float(boost[key])
+        if unverified is not None and p.unverified_weight != 1.0 and unverified[key]:
+            total[key] *= p.unverified_weight
+    ordered = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [Hit(key, score, why[key]) for key, score in ordered]
+
+
+N_CHUNKS = 60
+
+
+@st.composite
+def ranked(draw: Any, *, cosine: bool) -> Ranked:
+    keys = draw(st.lists(st.integers(0, N_CHUNKS - 1), max_size=25, unique=True))
+    lo, hi = (-1.0, 1.0) if cosine else (0.5, 40.0)
+    scores = sorted((draw(st.floats(lo, hi, width=32)) for _ in keys), reverse=True)
+    return Ranked(np.array(keys, dtype=np.int64), np.array(scores, dtype=np.float32))
+
+
+@settings(max_examples=300, deadline=None)
+@given(bm25=st.one_of(st.none(), ranked(cosine=False)),
+       vecs=st.lists(ranked(cosine=True), max_size=3),
+       method=st.sampled_from(["linear", "rrf"]),
+       weighting=st.sampled_from(["shape", "fixed"]),
+       boost=st.one_of(st.none(), st.lists(st.sampled_from([0.0, 1.0, 2.0]),
+                                           min_size=N_CHUNKS, max_size=N_CHUNKS)),
+       unverified=st.one_of(st.none(), st.lists(st.booleans(), min_size=N_CHUNKS,
+                                                max_size=N_CHUNKS)))
+def test_fuse_is_the_per_candidate_definition(bm25, vecs, method, weighting, boost, unverified):
+    lists = {} if bm25 is None else {"bm25": bm25}
+    lists.update({f"vector:m{i}": r for i, r in enumerate(vecs)})
+    p = FusionParams(method=method, weighting=weighting)
+    b = None if boost is None else np.array(boost, dtype=np.float32)
+    u = None if unverified is None else np.array(unverified, dtype=bool)
+    got, want = fuse(lists, p, b, u), reference_fuse(lists, p, b, u)
+    assert [(h.num, h.score, h.why) for h in got] == [(h.num, h.score, h.why) for h in want]
+    assert all(type(h.num) is int and type(h.score) is float for h in got)
+    assert [list(h.why) for h in got] == [list(h.why) for h in want]  # the key order too
+
+
+def test_fuse_shared_candidate_keeps_the_better_vector_rank_and_its_model():
+    lists = {"vector:a": Ranked(np.array([3, 1]), np.array([0.9, 0.8], dtype=np.float32)),
+             "vector:b": Ranked(np.array([1, 3]), np.array([0.7, 0.6], dtype=np.float32))}
+    hits = {h.num: h.why for h in fuse(lists, FusionParams())}
+    assert hits[3]["vector_rank"] == 1 and hits[3]["vector_model"] == "a"
+    assert hits[1]["vector_rank"] == 1 and hits[1]["vector_model"] == "b"
+
+
+# --- identifiers --------------------------------------------------------------------------
+
+
+def test_ascii_folds_lists_every_non_ascii_character_re_matches_an_ascii_letter_with():
+    everything = "".join(chr(c) for c in range(128, sys.maxunicode + 1)
+                         if not 0xD800 <= c < 0xE000)
+    found = {ch for a in string.ascii_letters
+             for ch in re.findall(re.escape(a), everything, re.IGNORECASE)}
+    assert found == set(identifiers.ASCII_FOLDS)
+
+
+TEXT = st.lists(st.sampled_from(
+    list("ab_E17-.: \n\t") + list("：，（）；？！") + ["\u0338", "\u0301", "ﬁ", "①", "Ａ", "ｅ",
+                                                       "İ", "ı", "ſ", "\u212a", "数据", "節",
+                                                       "＝", "\u3000", "e\u0301"]),
+    max_size=40).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=TEXT)
+def test_nfkc_is_unicode_nfkc(text):
+    assert identifiers.nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
+    """match_level as defined: NFKC, whole-token search, a key line or a heading about it."""
+    text = unicodedata.normalize("NFKC", text)
+    heading = unicodedata.normalize("NFKC", heading)
+    held = about = 0
+    for ident in ids:
+        pat = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ident)}(?![A-Za-z0-9_]|\.\d)",
+                         re.IGNORECASE)
+        if not pat.search(text) and not pat.search(heading):
+            continue
+        held += 1
+        about = about or int(identifiers._heads(ident, heading) or any(
+            re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
+                         line.strip(), re.IGNORECASE) for line in text.splitlines()))
+    return 2 * held + about if held else 0
+
+
+IDENTS = st.lists(st.sampled_from(["E17", "e17", "ab_e", "SKI", "is_a", "4.3", "[ddl:8204]",
+                                   "ſki"]), max_size=3)
+LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from(["code: E17", "代码：e17", "x: `ab_e`",
+                                                      "E170 E17.5", "ＳＫＩ", "\u212ai", "ıs_a",
+                                                      "码：[ddl:8204]", "4.3 节"])),
+                     max_size=5).map("\n".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ids=IDENTS, text=LINE_TEXT, heading=st.one_of(TEXT, st.sampled_from(["E17", "4.3 x"])))
+def test_match_level_is_its_definition(ids, text, heading):
+    assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)
+
+
+# --- ranking rows -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Store:
+    path: Path = tmp_path_factory.mktemp("store") / "store.sqlite"
+    docs = [{"doc": "a.md", "metadata": {"title": "A", "verified": True}, "n_chunks": 3}]
+    chunks = [{"id": f"c{i}", "doc": "a.md", "kind": kind, "heading_path": ["A", f"S{i}"],
+               "line_start": i, "line_end": i + 1, "text": f"正文 {i}", "embed_text": f"E17 {i}",
+               "models": ["use"], "links": [{"to": "b.md"}] if i else [],
+               "extra": {"parent": "c0"} if i else {},
+               "verification": {"verified": i != 2, "status": "verified"}}
+              for i, kind in enumerate(["section", "list_item", "table_row"])]
+    write_store(path, docs, chunks, {"tokens": "v3"}, [])
+    s = Store(path)
+    yield s
+    s.close()
+
+
+def test_ranking_rows_hold_the_ranking_columns_and_read_the_rest_on_demand(store):
+    whole = store.chunks([0, 1, 2])
+    rows = store.ranking_rows([0, 1, 2])
+    assert set(rows) == {0, 1, 2} and all(isinstance(r, RankingRow) for r in rows.values())
+    assert "text" not in rows[1] and rows[1]["heading_path"] == ["A", "S1"]
+    assert rows[1]["extra"] == {"parent": "c0"}  # decoded on first use
+    assert rows[1]["text"] == "正文 1"  # another column: the whole row is read
+    assert dict(rows[1]) == whole[1]
+    assert rows[2].get("verified") is False and rows[2].get("no such column", 7) == 7
+    with pytest.raises(KeyError):
+        rows[2]["no such column"]
+
+
+def test_complete_reads_the_shown_rows_at_once_and_leaves_whole_rows_alone(store):
+    rows = store.ranking_rows([0, 2])
+    whole = store.chunks([1])[1]
+    store.complete([rows[0], rows[2], whole])
+    assert dict(rows[0]) == store.chunks([0])[0] and dict(rows[2]) == store.chunks([2])[2]
+    by_id = store.ranking_rows_by_id(["c0", "c1"])
+    assert set(by_id) == {"c0", "c1"} and by_id["c1"]["num"] == 1
+    assert store.ranking_rows([]) == {} and store.ranking_rows([99]) == {}
+
+
+# --- cold path: OpenCC's changed characters from KB_HOME ---------------------------------
+
+
+def test_traditional_chars_are_cached_in_kb_home_and_are_what_opencc_changes(tmp_path):
+    import opencc
+
+    from kbtools.config import kb_home
+    from kbtools.index import tokenize
+
+    chars = tokenize.traditional_chars()
+    cached = list((kb_home() / "cache").glob("opencc-t2s-*.txt"))
+    assert len(cached) == 1 and cached[0].read_text(encoding="utf-8") == chars
+    conv = opencc.OpenCC(tokenize.SCRIPT)
+    assert all(conv.convert(c) != c for c in chars) and {"數", "據", "節"} <= set(chars)
+    assert not {"数", "据", "节", "a"} & set(chars)
+    cached[0].write_text("數", encoding="utf-8")  # read from the cache, not recomputed
+    assert tokenize.traditional_chars() == "數"
+    cached[0].unlink()
+    assert tokenize.traditional_chars() == chars
+
+
+def test_traditional_chars_without_a_writable_kb_home(tmp_path, monkeypatch):
+    from kbtools.index import tokenize
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("KB_HOME", str(blocker / "home"))  # under a file: nothing can be made
+    assert "數" in tokenize.traditional_chars()
+    assert tokenize.to_simplified("數據") == "数据"
+
+
+def test_a_question_loads_no_markdown_yaml_opencc_or_cryptography_module():
+    """`kb query` evaluates decision tables from the store and finds Traditional text
+    through the cached character list: no parser of the build is imported."""
+    import subprocess
+
+    probe = ("import sys; import kbtools.commands.query; "
+             "from kbtools.index.tokenize import to_simplified; to_simplified('数据'); "
+             "print(sorted(m for m in ('markdown_it', 'yaml', 'opencc', 'cryptography') if m in sys.modules))")
+    sys_path = str(Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", "from kbtools.index.tokenize import "
+                    "traditional_chars; traditional_chars()"], check=True,
+                   env={**os.environ, "PYTHONPATH": sys_path})  # the cache
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": sys_path})
+    assert out.stdout.strip() == "[]"
