@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from kbtools.build.chunk import chunk_document
+from kbtools.build.chunk_text import ChunkConfig
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.build.vector_plan import models_for, plan_models
 from kbtools.config import load_config
@@ -18,7 +19,7 @@ from kbtools.embed.registry import get_reference_embedder
 from kbtools.index.reader import open_index
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
-from kbtools.query.inherit import Sharing, inherit, widen_mask
+from kbtools.query.inherit import Sharing, inherit, vector_models, widen_mask
 from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.kbfixtures import REPO
 
@@ -65,7 +66,7 @@ def test_finer_chunks_inside_their_section_have_no_models(tmp_path):
     kinds = {c.kind for c in chunks}
     assert {"section", "table", "table_row", "list_item", "code"} <= kinds
     for c in chunks:
-        if c.kind in ("section", "list_item"):  # a list item is a statement of its own
+        if c.kind in ("section", "list_item", "table_row"):  # statements of their own
             assert plan[c.id] == ["use"]
         else:  # each lies inside its parent section (a code block by its own lines)
             assert plan[c.id] == [], c
@@ -105,39 +106,68 @@ def test_only_embedded_chunks_are_in_the_graph(corpus_index):
     assert corpus_index.manifest["counts"]["shared_vectors"] == len(rows) - len(embedded)
 
 
-def test_row_without_vector_is_found_and_cited_by_its_own_lines(corpus_index):
+def test_table_without_vector_is_found_and_cited_by_its_own_lines(corpus_index):
     rows = _rows(corpus_index)
-    row = next(r for r in rows.values() if r["kind"] == "table_row" and "A52" in r["text"])
-    assert row["models"] == ""
-    section = next(r for r in rows.values() if r["id"] == row["extra"]["parent"])
-    res = search(corpus_index, "A52 母线电压过高怎么办", k=3).to_dict()
+    table = next(r for r in rows.values() if r["kind"] == "table")
+    assert table["models"] == ""
+    section = next(r for r in rows.values() if r["id"] == table["extra"]["parent"])
+    q = "故障码表：编码器线缆断开、母线电压过高、散热风扇停转"
+    res = search(corpus_index, q, k=3, where=["kind=table"]).to_dict()
     top = res["results"][0]
-    assert (top["chunk_id"], top["kind"]) == (row["id"], "table_row")
-    assert (top["line_start"], top["line_end"]) == (row["line_start"], row["line_end"]) == (11, 11)
-    # its vector evidence is the section's: the graph does not hold the row at all
-    req = CandidateRequest("A52 母线电压过高怎么办", "vector", (), False, None, (), 50)
+    assert (top["chunk_id"], top["kind"]) == (table["id"], "table")
+    assert (top["line_start"], top["line_end"]) == (table["line_start"], table["line_end"]) == (8, 12)
+    # its vector evidence is the section's: the graph does not hold the table at all
+    req = CandidateRequest(q, "vector", (), False, None, (), 50)
     raw = LOCAL_CANDIDATES.ranked_lists(corpus_index, req)["vector:use"]
-    assert row["num"] not in raw.keys.tolist() and section["num"] in raw.keys.tolist()
+    assert table["num"] not in raw.keys.tolist() and section["num"] in raw.keys.tolist()
     got = inherit(corpus_index, {"vector:use": raw}, None)["vector:use"]
     score = dict(zip(got.keys.tolist(), got.scores.tolist(), strict=True))
-    assert score[row["num"]] == score[section["num"]]
+    assert score[table["num"]] == score[section["num"]]
     assert top["why"]["vector_score"] == pytest.approx(score[section["num"]], abs=1e-5)
 
 
 def test_filters_reach_a_chunk_through_its_parents_vector(corpus_index):
     rows = _rows(corpus_index)
-    row = next(r for r in rows.values() if r["kind"] == "table_row" and "A77" in r["text"])
-    parent = next(r["num"] for r in rows.values() if r["id"] == row["extra"]["parent"])
+    table = next(r for r in rows.values() if r["kind"] == "table")
+    parent = next(r["num"] for r in rows.values() if r["id"] == table["extra"]["parent"])
     mask = np.zeros(len(rows), dtype=bool)
-    mask[row["num"]] = True  # only the row is allowed, not its section
+    mask[table["num"]] = True  # only the table is allowed, not its section
     wide = widen_mask(corpus_index, mask)
     assert wide is not None and wide[parent] and wide.sum() == 2
     lists = {"vector:use": Ranked(np.array([parent, 0]), np.array([0.8, 0.5], dtype=np.float32)),
-             "bm25": Ranked(np.array([parent, row["num"]]), np.array([3.0, 2.0]))}
+             "bm25": Ranked(np.array([parent, table["num"]]), np.array([3.0, 2.0]))}
     got = inherit(corpus_index, lists, mask)
-    assert got["vector:use"].keys.tolist() == [row["num"]]
+    assert got["vector:use"].keys.tolist() == [table["num"]]
     assert got["vector:use"].scores.tolist() == pytest.approx([0.8])
-    assert got["bm25"].keys.tolist() == [row["num"]]
+    assert got["bm25"].keys.tolist() == [table["num"]]
+
+
+def test_sharing_chunks_are_seen_by_their_parents_models(corpus_index):
+    rows = _rows(corpus_index)
+    seen = vector_models(corpus_index)
+    ids = {r["id"]: n for n, r in rows.items()}
+    shared = [n for n, r in rows.items() if not r["models"]]
+    assert shared
+    for n in shared:
+        assert seen[n] == rows[ids[rows[n]["extra"]["parent"]]]["models"] == "use"
+    assert all(seen[n] == r["models"] for n, r in rows.items() if r["models"])
+
+
+def test_a_block_past_the_end_of_its_sections_embedded_text_keeps_its_own_vector(tmp_path):
+    cfg = load_config(REPO)
+    cap = ChunkConfig.from_config(cfg).embed_cap
+    long_code = "\n".join(f"step_{i} --flag value_{i}" for i in range(cap // 20))
+    doc = ("---\ntitle: 长脚本\n---\n# 长脚本\n\n先运行准备脚本：\n\n```bash\n" + long_code
+           + "\n```\n\n## 清理\n\n最后清理：\n\n```bash\ncleanup --all\n```\n")
+    chunks = chunk_document(parse_source(doc, tmp_path / "d.md", "d.md"))
+    plan = dict(zip((c.id for c in chunks), plan_models(chunks, cfg), strict=True))
+    by_id = {c.id: c for c in chunks}
+    long_block, short_block = (c for c in chunks if c.kind == "code")
+    section = by_id[long_block.extra["parent"]]
+    assert len(section.text) > cap and section.line_end >= long_block.extra["code_lines"][1]
+    assert "step_1 " in section.embed_text and long_code[-30:] not in section.embed_text
+    assert "use" in plan[long_block.id]  # its end is cut off the section's vector
+    assert plan[short_block.id] == []  # wholly in its section's embedded text
 
 
 def test_worker_processes_embed_exactly_as_the_build_process(monkeypatch):

@@ -66,6 +66,7 @@ class Sharing:
 
 
 _SHARING: weakref.WeakKeyDictionary[KbIndex, Sharing] = weakref.WeakKeyDictionary()
+_MODELS: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()
 
 
 def sharing(index: KbIndex) -> Sharing | None:
@@ -76,6 +77,20 @@ def sharing(index: KbIndex) -> Sharing | None:
     got = _SHARING.get(index)
     if got is None:
         got = _SHARING[index] = Sharing.of(index.chunk_table().parent)
+    return got
+
+
+def vector_models(index: KbIndex) -> np.ndarray:
+    """Per chunk, the comma-separated models whose vectors score it: its own, or those of
+    the chunk whose vector it shares (`ChunkTable.models` lists a chunk's own only). Made
+    once per opened index."""
+    share = sharing(index)
+    if share is None:
+        return index.chunk_table().models
+    got = _MODELS.get(index)
+    if got is None:
+        own = index.chunk_table().models
+        got = _MODELS[index] = np.where(share.parent >= 0, own[np.maximum(share.parent, 0)], own)
     return got
 
 
