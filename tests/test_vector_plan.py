@@ -18,7 +18,7 @@ from kbtools.embed.parallel import embed_batches, workers_for
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.index.reader import open_index
 from kbtools.query.candidates import CandidateRequest
-from kbtools.query.fusion import Ranked
+from kbtools.query.fusion import FusionParams, Ranked, fuse
 from kbtools.query.inherit import Sharing, inherit, vector_models, widen_mask
 from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.kbfixtures import REPO
@@ -209,6 +209,27 @@ def test_sharing_expands_each_parent_by_its_children_in_order():
     empty_keys, empty_scores, _ = share.expand(np.zeros(0, dtype=np.int64),
                                             np.zeros(0, dtype=np.float32))
     assert len(empty_keys) == len(empty_scores) == 0
+
+
+def test_chunks_sharing_a_vector_share_its_rank(corpus_index):
+    rows = _rows(corpus_index)
+    share = Sharing.of(corpus_index.chunk_table().parent)
+    parent = next(n for n in rows if share.start[n + 1] > share.start[n])
+    kids = share.children[share.start[parent]:share.start[parent + 1]].tolist()
+    other = next(n for n, r in rows.items() if r["models"] and n != parent)
+    for order in ([parent, other], [other, parent]):  # a near tie either way round
+        raw = Ranked(np.array(order), np.array([0.5, 0.5], dtype=np.float32))
+        got = inherit(corpus_index, {"vector:use": raw}, None)["vector:use"]
+        rank = dict(zip(got.keys.tolist(), got.rank_of_each().tolist(), strict=True))
+        assert {rank[k] for k in kids} == {rank[parent]} == {order.index(parent) + 1}
+        assert rank[other] == order.index(other) + 1  # one place behind or ahead, never more
+        fused = fuse({"vector:use": got}, FusionParams())
+        assert {h.why["vector_rank"] for h in fused if h.num in kids} == {rank[parent]}
+    mask = np.zeros(len(rows), dtype=bool)
+    mask[kids[0]] = mask[other] = True  # the section itself filtered out
+    raw = Ranked(np.array([parent, other]), np.array([0.6, 0.5], dtype=np.float32))
+    got = inherit(corpus_index, {"vector:use": raw}, mask)["vector:use"]
+    assert got.keys.tolist() == [kids[0], other] and got.rank_of_each().tolist() == [1, 2]
 
 
 def test_parents_are_one_array_of_the_store(corpus_index):

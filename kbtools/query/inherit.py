@@ -1,11 +1,11 @@
 """Vector candidates for the finer chunks that share their section's vector.
 
-A list item, table row, code block … lying inside its section has no vector of its own
+A table, code block, image … lying inside its section has no vector of its own
 (`kbtools.build.vector_plan`): the usearch graph (or an engine's collection) holds only the
 embedded chunks. After a candidate source has ranked those, every sharing chunk of a
-ranked section joins the vector list right after it with the section's similarity, so the
-fusion adds the same vector evidence to the section and to each of its rows and items, and
-BM25 (per chunk, on the chunk's own text) decides between them.
+ranked section joins the vector list right after it with the section's similarity and
+rank, so the fusion adds the same vector evidence to the section and to each chunk sharing
+its vector, and BM25 (per chunk, on the chunk's own text) decides between them.
 
 With filters, the vector search runs over the allowed chunks *and* the sections whose
 vectors allowed chunks share (`widen_mask`); the lists are cut back to the allowed chunks
@@ -112,18 +112,23 @@ def widen_mask(index: KbIndex, mask: np.ndarray | None) -> np.ndarray | None:
 
 def inherit(index: KbIndex, lists: dict[str, Ranked], mask: np.ndarray | None) -> dict[str, Ranked]:
     """The vector lists with each ranked parent followed by the chunks sharing its vector
-    (same similarity); with `mask` (the filters the lists were searched with, widened by
-    `widen_mask`), only allowed chunks are kept."""
+    (same similarity, same rank: a rank counts the vectors found, so two parents in a near
+    tie that swap places move their children's ranks by one, not by a family's size); with
+    `mask` (the filters the lists were searched with, widened by `widen_mask`), only allowed
+    chunks are kept."""
     share = sharing(index)
     if share is None:
         return lists
     out = dict(lists)
     for name, ranked in lists.items():
         keys, scores = ranked.keys, ranked.scores
+        ranks = ranked.rank_of_each()
         if name.startswith("vector"):
-            keys, scores, _ = share.expand(keys, scores)
+            keys, scores, owner = share.expand(keys, scores)
+            ranks = ranks[owner]
         if mask is not None:  # searched with the widened mask
             keep = mask[keys]
-            keys, scores = keys[keep], scores[keep]
-        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False))
+            keys, scores, ranks = keys[keep], scores[keep], ranks[keep]
+            ranks = np.unique(ranks, return_inverse=True)[1].reshape(-1) + 1  # no gaps
+        out[name] = Ranked(keys, scores.astype(ranked.scores.dtype, copy=False), ranks)
     return out
