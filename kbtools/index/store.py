@@ -116,12 +116,13 @@ def insert_chunks(con: sqlite3.Connection, numbered: Iterable[tuple[int, dict[st
              c["line_end"], c["text"], c["embed_text"], ",".join(c["models"]),
              _dump(c.get("links", [])), _dump(c.get("extra", {})), prov.get("last_commit"),
              prov.get("last_author"), prov.get("last_changed"), 1 if v["verified"] else 0,
-             _dump(v), _shares(c, num, num_of)))
+             _dump(v), shares_value(c, num, num_of)))
     return lapsed
 
 
-def _shares(c: dict[str, Any], num: int, num_of: dict[str, int]) -> int | None:
-    """The `shares` column of chunk record `c` numbered `num` (None: own vectors)."""
+def shares_value(c: dict[str, Any], num: int, num_of: dict[str, int]) -> int | None:
+    """The `shares` column of chunk record `c` numbered `num` (None: own vectors), its
+    document's chunks numbered by `num_of` (id → number)."""
     if c["models"]:
         return None
     parent = num_of.get(str(c.get("extra", {}).get("parent")))
