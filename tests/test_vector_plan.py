@@ -198,6 +198,38 @@ def test_worker_processes_embed_exactly_as_the_build_process(monkeypatch):
     assert workers_for(get_reference_embedder("test-hash"), 100) == 1  # not opted in
 
 
+UNGUARDED = """
+import hashlib, sys
+import numpy as np
+from kbtools.embed.parallel import embed_batches
+from kbtools.embed.registry import get_reference_embedder
+texts = [f"第{i}号设备的巡检记录：温度{20 + i}度，振动正常。" for i in range(40)]
+vecs = np.concatenate([v for _, v in embed_batches(get_reference_embedder("use"), texts, 4)])
+print(len(vecs), hashlib.sha256(np.ascontiguousarray(vecs).tobytes()).hexdigest())
+"""
+
+
+def test_a_script_without_a_main_guard_still_embeds_everything(tmp_path, monkeypatch):
+    """Spawned workers re-run an unguarded calling script and die; the batches left are
+    embedded in the calling process, to the same vectors."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "embed_all.py"
+    script.write_text(UNGUARDED, encoding="utf-8")
+    env = {**os.environ, "KB_EMBED_WORKERS": "2", "PYTHONPATH": str(REPO)}
+    if workers_for(get_reference_embedder("use"), 10) < 2:
+        pytest.skip("one core: no worker processes")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                         text=True, timeout=600, check=True).stdout.split()
+    monkeypatch.setenv("KB_EMBED_WORKERS", "1")
+    texts = [f"第{i}号设备的巡检记录：温度{20 + i}度，振动正常。" for i in range(40)]
+    here = np.concatenate([v for _, v in embed_batches(get_reference_embedder("use"), texts, 4)])
+    assert out == ["40", hashlib.sha256(np.ascontiguousarray(here).tobytes()).hexdigest()]
+
+
 def test_sharing_expands_each_parent_by_its_children_in_order():
     rng = np.random.default_rng(7)
     n = 400

@@ -18,6 +18,7 @@ import multiprocessing
 import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from kbtools.embed.base import Embedder, Vectors
@@ -47,10 +48,18 @@ def embed_batches(emb: Embedder, texts: list[str], batch: int) -> Iterator[tuple
             yield i * batch, emb.embed_batch(part)
         return
     ctx = multiprocessing.get_context("spawn")  # no fork of a process holding BLAS threads
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
-                             initargs=(emb.key,)) as pool:
-        for i, vecs in enumerate(pool.map(_embed, parts)):
-            yield i * batch, vecs
+    done = 0
+    try:
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
+                                 initargs=(emb.key,)) as pool:
+            for vecs in pool.map(_embed, parts):
+                yield done * batch, vecs
+                done += 1
+    except BrokenProcessPool:
+        # a worker died (killed for memory, or a calling script without the
+        # `if __name__ == "__main__":` guard that spawned processes need): finish here
+        for i in range(done, len(parts)):
+            yield i * batch, emb.embed_batch(parts[i])
 
 
 def _start(key: str) -> None:
