@@ -11,7 +11,7 @@ import pytest
 from kbtools.build.chunk import chunk_document
 from kbtools.build.chunk_text import ChunkConfig
 from kbtools.build.pipeline import BuildOptions, build
-from kbtools.build.vector_plan import ROW_STATEMENT_CHARS, models_for, plan_models
+from kbtools.build.vector_plan import models_for, plan_models
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.embed.parallel import embed_batches, workers_for
@@ -66,25 +66,12 @@ def test_finer_chunks_inside_their_section_have_no_models(tmp_path):
     kinds = {c.kind for c in chunks}
     assert {"section", "table", "table_row", "list_item", "code"} <= kinds
     for c in chunks:
-        if c.kind in ("section", "list_item"):  # a list item is a statement of its own
+        if c.kind in ("section", "list_item", "table_row"):  # statements of their own
             assert plan[c.id] == ["use"]
         else:  # each lies inside its parent section (a code block by its own lines)
             assert plan[c.id] == [], c
     own = load_config(REPO, overrides={"embedding": {"fine_vectors": "own"}})
     assert all(models == ["use"] for models in plan_models(chunks, own))
-
-
-def test_a_table_row_long_enough_to_be_a_statement_keeps_its_own_vector(tmp_path):
-    long_cause = ("风扇停转后驱动器温度持续升高并触发过热保护；先断电检查风扇插头和供电电压，"
-                  "清理滤网灰尘，风扇轴承卡滞或异响时整体更换同型号风扇")
-    doc = DOC.replace("| A77 | 散热风扇停转 | 清理风扇滤网灰尘，必要时更换风扇 |",
-                      f"| A77 | 散热风扇停转 | {long_cause} |")
-    chunks = chunk_document(parse_source(doc, tmp_path / "d.md", "d.md"))
-    plan = dict(zip((c.id for c in chunks), plan_models(chunks, load_config(REPO)), strict=True))
-    rows = {c.text.split("\n")[0]: c for c in chunks if c.kind == "table_row"}
-    assert len(rows["故障码: A77"].text) >= ROW_STATEMENT_CHARS > len(rows["故障码: A31"].text)
-    assert plan[rows["故障码: A77"].id] == ["use"]  # a record describing one thing
-    assert plan[rows["故障码: A31"].id] == plan[rows["故障码: A52"].id] == []  # a code, a name
 
 
 def test_second_model_only_for_chunks_in_their_documents_language():

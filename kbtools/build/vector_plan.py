@@ -12,17 +12,16 @@ names one block still ranks that block above the rest of its section. A section'
 text stops at `ChunkConfig.embed_cap` characters: a block after that point is not in the
 section's vector at all, so it keeps a vector of its own.
 
-List items and table rows of a sentence or more (`ROW_STATEMENT_CHARS`) keep vectors of
-their own: each is a statement of its own (an answer, a step, a record describing one
-thing), and a question about one of them is closer to it than to a section listing several —
-its section's vector is diluted across them. On tidb_faq_zh three in four list items found
-by the vector search are closer to the question than their section, and sharing their
-section's vector cost hybrid nDCG@10 0.9698 → 0.9665; on aliyun_ecs_zh sharing table rows
-lost gold pages whose one matching row was the evidence ("按量付费怎么计费" → the 按量付费
-row of a billing table). A short row (a code and a number, a name and a flag) says too
-little to be found by meaning on its own: it shares its section's vector, as tables, code,
-formulas, diagrams and images do (benchmarks/README.md); sharing those is what saves the
-embedding work.
+List items and table rows keep vectors of their own: each is a statement of its own (an
+answer, a step, a record describing one thing), and a question about one of them is closer
+to it than to a section listing several — its section's vector is diluted across them. On
+tidb_faq_zh three in four list items found by the vector search are closer to the question
+than their section, and sharing their section's vector cost hybrid nDCG@10 0.9698 →
+0.9665; on aliyun_ecs_zh sharing table rows lost gold pages whose one matching row was the
+evidence ("按量付费怎么计费" → the 按量付费 row of a billing table: nDCG@10 0.3873 → 0.3837,
+Hit@10 0.6647 → 0.6474; sharing only rows under 80 characters still lost that row, 79
+characters long, and with it 0.3847 / 0.659). Tables, code, formulas, diagrams and images
+share without loss (benchmarks/README.md); sharing those is what saves the embedding work.
 """
 
 from __future__ import annotations
@@ -35,11 +34,8 @@ from kbtools.config import Config
 from kbtools.index.tokenize import language_of
 
 # finer chunks that keep vectors of their own even inside their section (see above)
-OWN_VECTOR_KINDS = frozenset({"list_item"})
-# a table row of at least this many characters (its "header: value" lines) keeps its own
-# vector; measured on aliyun_ecs_zh and tidb_faq_zh (benchmarks/README.md)
-ROW_STATEMENT_CHARS = 80
-PLAN_VERSION = 4  # part of the parse cache's key: bump when the plan of a chunk changes
+OWN_VECTOR_KINDS = frozenset({"list_item", "table_row"})
+PLAN_VERSION = 5  # part of the parse cache's key: bump when the plan of a chunk changes
 
 
 def models_for(text: str, cfg: Config, doc_lang: str | None = None) -> list[str]:
@@ -79,13 +75,10 @@ def carried_through(section: Chunk, cap: int) -> int:
 
 
 def shares_parent_vector(chunk: Chunk, parents: dict[str, Chunk], cap: int) -> bool:
-    """A finer chunk, not of `OWN_VECTOR_KINDS` nor a table row of `ROW_STATEMENT_CHARS`
-    or more, whose lines (`core_lines`) lie inside the lines its parent section's embedded
-    text carries (`carried_through`, at `cap`)."""
+    """A finer chunk, not of `OWN_VECTOR_KINDS`, whose lines (`core_lines`) lie inside the
+    lines its parent section's embedded text carries (`carried_through`, at `cap`)."""
     parent = parents.get(str(chunk.extra.get("parent") or ""))
     if chunk.kind == "section" or chunk.kind in OWN_VECTOR_KINDS or parent is None:
-        return False
-    if chunk.kind == "table_row" and len(chunk.text) >= ROW_STATEMENT_CHARS:
         return False
     first, last = core_lines(chunk)
     return parent.line_start <= first and last <= carried_through(parent, cap)
