@@ -1,3 +1,4 @@
 from kbtools.cli import main
 
-main(prog_name="kb")
+if __name__ == "__main__":  # not when a spawned worker process imports it (embed/parallel)
+    main(prog_name="kb")

@@ -59,6 +59,9 @@ DEFAULTS: dict[str, Any] = {
         # all-MiniLM-L6-v2 and English questions search those vectors (docs/retrieval.md)
         "languages": {"en": "minilm"},
         "batch_size": 64,
+        # finer chunks inside their section share its vector ("parent") or get their own
+        # ("own": about three times the embedding work; kbtools.build.vector_plan)
+        "fine_vectors": "parent",
     },
     "index": {
         "metric": "cos",

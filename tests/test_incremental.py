@@ -173,6 +173,8 @@ def test_other_settings_derive_afresh(base, tmp_path):
 CORRUPTIONS = {
     "store row": lambda d: _sql(d, "UPDATE chunks SET text = text || 'x' WHERE num = 3"),
     "store rows lost": lambda d: _sql(d, "DELETE FROM chunks WHERE num = 5"),
+    "store shared vectors": lambda d: _sql(  # tables, code … lent the wrong chunks' vectors
+        d, "UPDATE chunks SET shares = shares + 1 WHERE shares IS NOT NULL"),
     "store numbering": lambda d: _sql(
         d, "UPDATE chunks SET num = -1 WHERE num = 0; UPDATE chunks SET num = 0 WHERE num = 1;"
            "UPDATE chunks SET num = 1 WHERE num = -1"),

@@ -27,10 +27,12 @@ from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
 from kbtools.build.reuse import ShardEntry, ShardReuse
+from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
+from kbtools.embed.parallel import embed_batches
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
     ConfigError,
@@ -48,7 +50,7 @@ from kbtools.index.manifest import FORMAT_VERSION, file_entry, list_files, write
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
-from kbtools.index.tokenize import dictionary_terms, language_of, tokenizer_fingerprint
+from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
 from kbtools.provenance import LineProvenance
 from kbtools.query import calibration, pages
 from kbtools.render.formula import (
@@ -89,6 +91,7 @@ class BuildStats:
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
+    shared_vectors: int = 0  # chunks scored by their parent's vector (no vector of their own)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     warnings: int = 0
     formulas: int = 0
@@ -100,14 +103,6 @@ class BuildStats:
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
-
-
-def models_for(text: str, cfg: Config) -> list[str]:
-    """Embedding models for one chunk: the base model for every chunk (so any question, in
-    any language, can reach it) plus the model configured for the chunk's language."""
-    emb = cfg.section("embedding")
-    extra = emb.get("languages", {}).get(language_of(text))
-    return sorted({emb["model"], extra} - {None})
 
 
 class _Timer:
@@ -195,9 +190,10 @@ class _Written:
     models: dict[str, tuple[str, ...]]  # shard written → its models
     counts: dict[str, int]  # document → chunk count
     artifacts: dict[str, dict[str, Any]]
+    shared: dict[str, int]  # shard written → its chunks sharing a parent's vector
 
     def record(self) -> None:
-        self.reuse.record(self.models, self.counts, self.artifacts)
+        self.reuse.record(self.models, self.counts, self.artifacts, self.shared)
 
 
 def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
@@ -216,7 +212,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     tables = [(rel, t) for rel, o in sorted(outlines.items()) for t in o.tables]
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver)
-    salt = cfg.fingerprint("embedding")  # the records name the models
+    salt = f"{cfg.fingerprint('embedding')}:{PLAN_VERSION}"  # the records name the models
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     # shards of the previous output whose documents did not change are taken as they are
@@ -246,11 +242,17 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
 
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
               for s in sources if s.rel in covs}
-    records, lines = _records(per_doc, provenance, cfg, covs, checks, memo)
+    langs = {rel: o.lang for rel, o in outlines.items()}
+    records, lines = _records(per_doc, provenance, cfg, covs, checks, memo, langs)
     memo.flush()
     stats.lapsed = verified.lapsed(covs, records)
     timer.lap("blame")
 
+    shared: dict[str, int] = {}  # per written shard; kept shards bring their own count
+    for r in records:
+        if not r["models"]:
+            shared[shard_of(r["doc"])] = shared.get(shard_of(r["doc"]), 0) + 1
+    stats.shared_vectors = sum(shared.values()) + sum(e.shared for e in kept.values())
     vectors, models = _embed(records, cfg, opts, stats, cache_file)
     timer.lap("embed")
 
@@ -258,7 +260,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     linked = reuse.link(staging, kept)
     models = _kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
-                {rel: o.lang for rel, o in outlines.items()})
+                langs)
     manifest = _manifest(cfg, root, opts, models, stats, staging, linked)
     write_manifest(staging, manifest, validate=False)  # validated once, below
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
@@ -278,7 +280,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for r in records:
         shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
     written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
-    return _Written(reuse, written, counts, manifest["artifacts"])
+    return _Written(reuse, written, counts, manifest["artifacts"], shared)
 
 
 def _reuse_context(cfg: Config) -> str:
@@ -370,12 +372,13 @@ def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProv
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
              cfg: Config, covs: dict[str, ReviewCoverage],
-             reviewed: dict[str, set[verified.ChunkKey]],
-             memo: BuildMemo) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+             reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo,
+             langs: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     """Chunk records in global order, and each document's lines in its data/chunks/ shard;
     chunks of `verified: true` documents (those in `covs`) get their `verification` (see
-    `kbtools.build.verified`). The part that depends on the chunks alone, and the lines, are
-    kept in `memo` for the next build."""
+    `kbtools.build.verified`); `langs` is each document's language (which models its chunks
+    get, `kbtools.build.vector_plan`). The part that depends on the chunks alone, and the
+    lines, are kept in `memo` for the next build."""
     records: list[dict[str, Any]] = []
     lines: dict[str, bytes] = {}
     for doc in sorted(per_doc):
@@ -383,7 +386,9 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
         rows = []
         base = memo.records(doc, per_doc[doc])
         if base is None:
-            base = [_base_record(c, cfg) for c in per_doc[doc]]
+            base = [_base_record(c, models)
+                    for c, models in zip(per_doc[doc], plan_models(per_doc[doc], cfg, langs[doc]),
+                                           strict=True)]
             memo.keep_records(doc, per_doc[doc], base)
         for c, b in zip(per_doc[doc], base, strict=True):
             r = dict(b)
@@ -399,11 +404,11 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LinePro
     return records, lines
 
 
-def _base_record(c: Chunk, cfg: Config) -> dict[str, Any]:
+def _base_record(c: Chunk, models: list[str]) -> dict[str, Any]:
     r = c.to_dict()
     r.pop("metadata", None)  # stored once per doc
     r["content_hash"] = text_key(c.embed_text)
-    r["models"] = models_for(c.embed_text, cfg)
+    r["models"] = models  # [] = scored by its parent's vector (kbtools.build.vector_plan)
     return r
 
 
@@ -428,10 +433,9 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
             todo = [(h, t) for h, t in wanted if h not in have]
             stats.reused += len(wanted) - len(todo)
             stats.embedded += len(todo)
-            for i in range(0, len(todo), batch):
+            for i, got in embed_batches(emb, [t for _, t in todo], batch):
                 part = todo[i:i + batch]
-                vecs = emb.embed_batch([t for _, t in part]).astype(np.float16)
-                fresh = dict(zip([h for h, _ in part], vecs, strict=True))
+                fresh = dict(zip([h for h, _ in part], got.astype(np.float16), strict=True))
                 cache.put_many(fp, fresh)  # committed per batch: a crash loses one batch
                 have.update(fresh)
                 if opts.progress and len(todo) > batch:
@@ -598,7 +602,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
         "models": models,
         "tokenizer": tokenizer,
         "counts": {"documents": stats.documents, "chunks": stats.chunks,
-                   "formulas": stats.formulas, "tables": stats.tables},
+                   "formulas": stats.formulas, "tables": stats.tables,
+                   "shared_vectors": stats.shared_vectors},
         "verification": {"checked": _unchecked_reason(opts) is None and source["commit"] != "none",
                          "lapsed": stats.lapsed},
         "artifacts": list_files(staging, DATA_DIR, known),

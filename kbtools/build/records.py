@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 CHUNK_KINDS = ("section", "list_item", "table", "table_row", "code", "formula", "mermaid", "image")
@@ -34,7 +34,12 @@ class Chunk:
     extra: dict[str, Any] = field(default_factory=dict)  # kind-specific: formula svg, csv name…
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        """The chunk as a JSON-friendly dict (what `dataclasses.asdict` gives, with lists for
+        tuples), made field by field: asdict's recursive deep copy was a tenth of a cold
+        build's chunking time. `metadata` and `extra` are copied one level deep."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["heading_path"] = list(self.heading_path)
+        d["metadata"] = dict(self.metadata)
+        d["extra"] = dict(self.extra)
         d["links"] = [dict(asdict(link), heading_path=list(link.heading_path)) for link in self.links]
         return d

@@ -44,10 +44,11 @@ class ShardEntry:
     models: tuple[str, ...]  # models with a vector file in the shard
     files: dict[str, dict[str, Any]]  # release-relative path → manifest entry
     stats: dict[str, list[int]]  # release-relative path → [inode, size, mtime_ns] in the output
+    shared: int = 0  # its chunks scored by a parent's vector (the manifest counts them)
 
     def encode(self) -> str:
         return json.dumps({"docs": self.docs, "models": list(self.models), "files": self.files,
-                           "stats": self.stats}, sort_keys=True)  # ASCII: any path is kept
+                           "stats": self.stats, "shared": self.shared}, sort_keys=True)  # ASCII: any path is kept
 
     @classmethod
     def decode(cls, key: str, text: str) -> ShardEntry:
@@ -55,7 +56,8 @@ class ShardEntry:
         return cls(key, {str(d): int(n) for d, n in data["docs"].items()},
                    tuple(map(str, data["models"])),
                    {str(p): dict(e) for p, e in data["files"].items()},
-                   {str(p): [int(x) for x in s] for p, s in data["stats"].items()})
+                   {str(p): [int(x) for x in s] for p, s in data["stats"].items()},
+                   int(data.get("shared", 0)))
 
 
 def _stat(path: Path) -> list[int]:
@@ -147,9 +149,10 @@ class ShardReuse:
         return entries
 
     def record(self, models: dict[str, tuple[str, ...]], counts: dict[str, int],
-               artifacts: dict[str, dict[str, Any]]) -> None:
+               artifacts: dict[str, dict[str, Any]], shared: dict[str, int]) -> None:
         """Keep the entries of the shards this build wrote, now in `out` (after the swap);
-        `models` lists each written shard's models, `artifacts` is the manifest's. (A kept
+        `models` lists each written shard's models, `artifacts` is the manifest's, `shared`
+        each written shard's count of chunks that share a parent's vector. (A kept
         shard's entry stands: its files are the same, linked.)"""
         if self.cache is None:
             return
@@ -161,7 +164,8 @@ class ShardReuse:
             try:
                 entry = ShardEntry(key, {d: counts[d] for d in self.by_shard[shard]},
                                    models[shard], {p: artifacts[p] for p in paths},
-                                   {p: _stat(self.out / p) for p in paths})
+                                   {p: _stat(self.out / p) for p in paths},
+                                   shared.get(shard, 0))
             except (OSError, KeyError):
                 continue
             self.cache.put_value(TABLE, self._name(shard), key, entry.encode())

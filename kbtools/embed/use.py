@@ -11,7 +11,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from kbtools.config import kb_home
 from kbtools.embed import bf16, use_question
@@ -32,6 +32,7 @@ class UseEmbedder:
     model_id: str = MODEL_ID
     dim: int = 512
     threads: int = 2
+    processes: ClassVar[bool] = True  # big jobs spread over processes (kbtools.embed.parallel)
     _resources: Path = field(init=False, repr=False)
     _backend: Any = field(default=None, init=False, repr=False)
     _question: Any = field(default=None, init=False, repr=False)

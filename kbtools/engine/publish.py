@@ -178,7 +178,8 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "no_answer": index.no_answer_record(),  # the release's own no-answer calibration
         "pages": page_parts(index),
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
-                        "models": table.models.tolist(), "verified": table.verified.tolist()},
+                        "models": table.models.tolist(), "verified": table.verified.tolist(),
+                        "parent": table.parent.tolist()},
         "fields": fields,
         "count": index.store.count(),
         "sources": _sources(index),
@@ -248,15 +249,23 @@ def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str
     n = index.store.count()
     sparse = SparseRows.of(index)
     metas = {d["doc"]: d["metadata"] for d in index.docs()}
+    table = index.chunk_table()
+    parent_of, models_of = table.parent, table.models
     for start in range(0, n, BATCH):
         nums = list(range(start, min(n, start + BATCH)))
         rows = index.store.chunks(nums)
         vecs: dict[str, dict[int, list[float]]] = {}
         for model, field in fields.items():
             have = [i for i in nums if model in rows[i]["models"].split(",")]
-            got: Any = np.asarray(index.vectors(model).get(np.array(have, dtype=np.uint64)),
-                             dtype=np.float32).reshape(len(have), -1) if have else []
-            vecs[field] = {i: v.tolist() for i, v in zip(have, got, strict=True)}
+            # a chunk sharing its section's vector is stored with that vector, not a
+            # placeholder: thousands of identical placeholders degrade the HNSW graph (its
+            # searches still exclude the chunk: kbtools.query.inherit adds it)
+            lent = [i for i in nums if parent_of[i] >= 0
+                    and model in models_of[parent_of[i]].split(",")]
+            keys = have + [int(parent_of[i]) for i in lent]
+            got: Any = np.asarray(index.vectors(model).get(np.array(keys, dtype=np.uint64)),
+                             dtype=np.float32).reshape(len(keys), -1) if keys else []
+            vecs[field] = {i: v.tolist() for i, v in zip(have + lent, got, strict=True)}
         batch = []
         for i in nums:
             r = rows[i]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import threading
 import zlib
 from typing import Any
@@ -38,8 +39,10 @@ from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
+from kbtools.query.inherit import sharing
 from kbtools.query.search import query_models
 
+MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
 TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
 CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
                 "row", "sparse"]
@@ -162,7 +165,7 @@ class MilvusCandidates:
     """BM25 and vector candidates of one question from one release collection."""
 
     def __init__(self, engine: Engine, collection: str, fields: dict[str, str],
-                 partial: set[str], ef: int):
+                 partial: dict[str, float], ef: int):
         self.engine, self.collection, self.fields = engine, collection, fields
         self.partial, self.ef = partial, ef
 
@@ -198,13 +201,30 @@ class MilvusCandidates:
                               "matching model or publish a release built with this one",
                               path=str(self.engine.url))
         q = pages.question_vector(model, req.text)  # embedded once: the page step reuses it
+        lenders = _lenders(index, req)
+        if filt and len(lenders):  # widened as locally: the sections allowed chunks share
+            filt = f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
+        ef = max(self.ef, req.count)
         if model in self.partial:
             has = f"array_contains(models, {expr.literal(model)})"
             filt = f"{has} and ({filt})" if filt else has
+            # the graph also holds the rows without this model's vector (chunks sharing a
+            # section's vector, other languages): a search that skips most of its nodes
+            # explores as many more to find what the local graph of embedded chunks finds
+            ef = min(MAX_EF, math.ceil(ef / max(self.partial[model], 1e-3)))
         hits = self._search([q.tolist()], self.fields[model], req.count, filt,
-                            {"metric_type": "COSINE",
-                             "params": {"ef": max(self.ef, req.count)}})
+                            {"metric_type": "COSINE", "params": {"ef": ef}})
         return _ranked(hits)
+
+
+def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
+    """The chunks whose vectors chunks allowed by the question's filters share (the mask of
+    the request is widened by `kbtools.query.inherit.widen_mask`); empty without filters."""
+    share = sharing(index)
+    if req.mask is None or share is None:
+        return np.zeros(0, dtype=np.int64)
+    parents = share.parent[req.mask]
+    return np.unique(parents[parents >= 0])
 
 
 def _ranked(hits: list[tuple[int, float]]) -> Ranked:
@@ -224,13 +244,15 @@ class MilvusIndex(KbIndex):
         super().__init__(ReleaseLayout(root), manifest, release)
         self.collection = collection
         table = parts["chunk_table"]
+        parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
         facets = {k: set(v) for k, v in parts["facets"].items()}
         self._docs, self._facets = docs, facets
         self._chunk_table = ChunkTable(doc=np.array(table["doc"], dtype=np.int32),
                                        kind=np.array(table["kind"], dtype=object),
                                        models=np.array(table["models"], dtype=object),
-                                       verified=np.array(table["verified"], dtype=bool))
+                                       verified=np.array(table["verified"], dtype=bool),
+                                       parent=np.array(parents, dtype=np.int64))
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
                             table["verified"])
         self._store = store
@@ -241,8 +263,9 @@ class MilvusIndex(KbIndex):
         self._no_answer = parts.get("no_answer") or {}  # the global rule before it shipped
         self._page_blobs: dict[str, str] = parts.get("pages") or {}  # none before they shipped
         fields: dict[str, str] = parts["fields"]
-        partial = {m for m in fields
-                   if any(m not in s.split(",") for s in table["models"])}
+        have = {m: sum(m in s.split(",") for s in table["models"]) for m in fields}
+        partial = {m: n / max(len(table["models"]), 1) for m, n in have.items()
+                   if n < len(table["models"])}  # model → share of the rows with its vector
         self.candidate_source = MilvusCandidates(engine, collection, fields, partial,
                                                  int(cfg["index"]["expansion_search"]))
 

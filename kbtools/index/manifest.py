@@ -38,7 +38,7 @@ from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 RELEASE_FILES = frozenset({MANIFEST, RELEASE_JSON, RELEASE_SIG})  # top level of a release tree
 MAX_MANIFEST_BYTES = 64 << 20
 MAX_PATH_BYTES = 1024

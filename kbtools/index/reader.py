@@ -61,6 +61,8 @@ class ChunkTable:
     kind: np.ndarray  # chunk kind (section, table_row, …)
     models: np.ndarray  # comma-separated embedding models that have a vector for the chunk
     verified: np.ndarray  # bool: the chunk is verified (per chunk, from review history)
+    # number of the chunk whose vector the chunk shares, -1: its own (kbtools.query.inherit)
+    parent: np.ndarray
 
 
 class KbIndex:
@@ -110,12 +112,14 @@ class KbIndex:
     def chunk_table(self) -> ChunkTable:
         if self._chunk_table is None:
             docs = {d["doc"]: i for i, d in enumerate(self.docs())}
-            rows = self.store.con.execute("SELECT doc, kind, models FROM chunks ORDER BY num").fetchall()
+            rows = self.store.con.execute(f"SELECT doc, kind, models, {self.store.parent_column()} "
+                                          "FROM chunks ORDER BY num").fetchall()
             self._chunk_table = ChunkTable(
                 doc=np.array([docs[r[0]] for r in rows], dtype=np.int32),
                 kind=np.array([r[1] for r in rows], dtype=object),
                 models=np.array([r[2] for r in rows], dtype=object),
-                verified=np.array(self.store.chunk_verified(), dtype=bool))
+                verified=np.array(self.store.chunk_verified(), dtype=bool),
+                parent=np.array([-1 if r[3] is None else r[3] for r in rows], dtype=np.int64))
         return self._chunk_table
 
     # API for other adapters ------------------------------------------------------------

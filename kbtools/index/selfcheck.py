@@ -7,7 +7,8 @@ the index must hold:
 
 - store: the manifest's document and chunk counts; every document of docs.jsonl holds
   exactly its `n_chunks` chunk numbers, contiguous and in shard order (so the numbering of
-  every chunk is right); every row of the checked shards equals its data/ record;
+  every chunk is right); every row of the checked shards equals its data/ record, including
+  which chunk's vector it shares (`shares`);
 - BM25: as many documents and term-id runs as chunks, a vocabulary that matches the
   matrices, and for each checked chunk its stored term ids are its text's tokens and every
   one of its terms lists it;
@@ -33,6 +34,7 @@ from kbtools.errors import KbError
 from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.index.store import shares_value
 from kbtools.index.tokenize import shared_tokenizer
 
 SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
@@ -101,9 +103,15 @@ def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.C
         nums = list(range(starts[s], starts[s] + len(records)))
         marks = ",".join("?" * len(nums))
         stored = {r[0]: r[1:] for r in con.execute(
-            f"SELECT num, {', '.join(_COLUMNS)}, models FROM chunks WHERE num IN ({marks})", nums)}
+            f"SELECT num, {', '.join(_COLUMNS)}, models, shares FROM chunks "
+            f"WHERE num IN ({marks})", nums)}
+        num_of = {rec["id"]: num for num, rec in zip(nums, records, strict=True)}
         for num, rec in zip(nums, records, strict=True):
-            want = tuple(rec[c] for c in _COLUMNS) + (",".join(rec["models"]),)
+            try:
+                lent = shares_value(rec, num, num_of)
+            except ValueError as exc:
+                return [f"{layout.chunk_shard(s).relative_to(layout.root).as_posix()}: {exc}"], {}
+            want = tuple(rec[c] for c in _COLUMNS) + (",".join(rec["models"]), lent)
             if stored.get(num) != want:
                 return [f"index/store.sqlite: chunk {num} differs from its record in "
                         f"{layout.chunk_shard(s).relative_to(layout.root).as_posix()}"], {}

@@ -7,6 +7,12 @@ in place from a previous release's store (`kbtools.index.incremental`), then ope
 document says `verified: true` and the build found the chunk still covered by the review
 (the chunk record's `verification`, see `kbtools.build.verified`). A document's `verified`
 column is true only when all its chunks are.
+
+`shares` is set on a finer chunk that has no vector of its own (`kbtools.build.vector_plan`):
+its chunk number minus the number of the chunk whose vector it shares, a chunk of the same
+document; NULL for a chunk with vectors of its own. An offset, not a number, so it stays
+right when an incremental update moves a document's chunks as a block. Readers load it once
+with the per-chunk arrays (`kbtools.index.reader.ChunkTable.parent`, in the same pass).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ CREATE TABLE chunks (
     num INTEGER PRIMARY KEY, id TEXT UNIQUE, doc TEXT, kind TEXT, heading_path TEXT,
     line_start INTEGER, line_end INTEGER, text TEXT, embed_text TEXT, models TEXT,
     links TEXT, extra TEXT, last_commit TEXT, last_author TEXT, last_changed TEXT,
-    verified INTEGER, verification TEXT
+    verified INTEGER, verification TEXT, shares INTEGER
 );
 CREATE INDEX chunks_doc ON chunks(doc);
 CREATE TABLE facets (field TEXT, value TEXT, doc TEXT);
@@ -105,22 +111,35 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
 
 def insert_chunks(con: sqlite3.Connection, numbered: Iterable[tuple[int, dict[str, Any]]],
                   metas: dict[str, dict[str, Any]]) -> set[str]:
-    """Insert chunk records at their chunk numbers; returns the documents that have a chunk
-    that is not verified."""
+    """Insert chunk records at their chunk numbers (whole documents: a chunk's parent is
+    among them); returns the documents that have a chunk that is not verified."""
     lapsed: set[str] = set()
+    numbered = list(numbered)
+    num_of = {c["id"]: num for num, c in numbered}
     for num, c in numbered:
         v = chunk_verification(metas.get(c["doc"], {}), c)
         if not v["verified"]:
             lapsed.add(c["doc"])
         prov = c.get("provenance") or {}
         con.execute(
-            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (num, c["id"], c["doc"], c["kind"], _dump(c["heading_path"]), c["line_start"],
              c["line_end"], c["text"], c["embed_text"], ",".join(c["models"]),
              _dump(c.get("links", [])), _dump(c.get("extra", {})), prov.get("last_commit"),
              prov.get("last_author"), prov.get("last_changed"), 1 if v["verified"] else 0,
-             _dump(v)))
+             _dump(v), shares_value(c, num, num_of)))
     return lapsed
+
+
+def shares_value(c: dict[str, Any], num: int, num_of: dict[str, int]) -> int | None:
+    """The `shares` column of chunk record `c` numbered `num` (None: own vectors), its
+    document's chunks numbered by `num_of` (id → number)."""
+    if c["models"]:
+        return None
+    parent = num_of.get(str(c.get("extra", {}).get("parent")))
+    if parent is None:
+        raise ValueError(f"chunk {c['id']} shares the vector of a chunk not in its document")
+    return num - parent
 
 
 def insert_docs(con: sqlite3.Connection, docs: Iterable[dict[str, Any]], lapsed: set[str],
@@ -248,6 +267,12 @@ class Store:
         if "verified" not in cols:
             return [False] * self.count()
         return [bool(r[0]) for r in self.con.execute("SELECT verified FROM chunks ORDER BY num")]
+
+    def parent_column(self) -> str:
+        """An SQL expression over `chunks` for the number of the chunk whose vector a chunk
+        shares (NULL: its own vectors; always NULL in a store derived before `shares`)."""
+        cols = {r[1] for r in self.con.execute("PRAGMA table_info(chunks)")}
+        return "num - shares" if "shares" in cols else "NULL"
 
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         return {d["num"]: d for d in self._select("num", nums)}

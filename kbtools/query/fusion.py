@@ -28,6 +28,13 @@ import numpy as np
 class Ranked:
     keys: np.ndarray  # chunk numbers, best first
     scores: np.ndarray
+    # 1-based rank of each key; None: its position. Chunks scored by one shared vector share
+    # its rank (kbtools.query.inherit), so a rank counts vectors, not the chunks behind them.
+    ranks: np.ndarray | None = None
+
+    def rank_of_each(self) -> np.ndarray:
+        """The rank of each key (its position when no ranks were given)."""
+        return self.ranks if self.ranks is not None else np.arange(1, len(self.keys) + 1)
 
 
 @dataclass(frozen=True, init=False)
@@ -142,13 +149,14 @@ def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = N
     for name, r in lists.items():
         is_bm25 = name == "bm25"
         weight = w_bm25 if is_bm25 else w_vec / max(n_vec, 1)
-        contrib = (weight / (p.rrf_k + np.arange(1, len(r.keys) + 1)) if p.method == "rrf"
+        ranks = r.rank_of_each()
+        contrib = (weight / (p.rrf_k + ranks) if p.method == "rrf"
                    else weight * _normalised(name, r))
         prefix = "bm25" if is_bm25 else "vector"
         rank_key, score_key = f"{prefix}_rank", f"{prefix}_score"
         model = None if is_bm25 else name.split(":", 1)[1]
-        for rank, (key, raw, c) in enumerate(zip(r.keys.tolist(), r.scores.tolist(),
-                                                 contrib.tolist(), strict=True), 1):
+        for rank, key, raw, c in zip(ranks.tolist(), r.keys.tolist(), r.scores.tolist(),
+                                     contrib.tolist(), strict=True):
             if key in total:
                 total[key] += c
                 w = why[key]

@@ -48,6 +48,7 @@ from kbtools.query import (
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
+from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
 MAX_QUERY_CHARS = 2000
@@ -277,10 +278,11 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     if exp:
         filters = replace(filters, expanded=exp.shown)
     depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
-    request = CandidateRequest(text, mode, tuple(parsed), verified_only, mask,
-                               tuple(ids) + exp.full_ids, depth, exp.weighed_ids(),
-                               EXPANSION_WEIGHT)
-    lists = source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request)
+    # chunks sharing a section's vector are scored through it (kbtools.query.inherit)
+    request = CandidateRequest(text, mode, tuple(parsed), verified_only,
+                               widen_mask(index, mask), tuple(ids) + exp.full_ids, depth,
+                               exp.weighed_ids(), EXPANSION_WEIGHT)
+    lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     today = freshness.today_or(today)
     boost = _boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
@@ -411,7 +413,7 @@ def _with_identifier_holders(index: KbIndex, fused: list[fusion.Hit], wanted: li
     that merely have an identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers).
     Returns the list and the holders."""
     ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
-    chunk_models = index.chunk_table().models
+    chunk_models = vector_models(index)  # a chunk sharing a section's vector is seen through it
     held = {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
             if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))
             } if ids else set()
