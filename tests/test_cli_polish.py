@@ -14,8 +14,9 @@ from kbtools.commands.query import render
 from kbtools.config import load_config
 from kbtools.errors import line_span, plural
 from kbtools.index.reader import open_index
+from kbtools.query.filters import parse_where
 from kbtools.query.results import SearchFilters, SearchResponse
-from kbtools.query.search import NO_ANSWER_REASON, parse_where
+from kbtools.query.search import NO_ANSWER_REASON
 
 
 @pytest.fixture(scope="module")

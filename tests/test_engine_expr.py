@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kbtools.engine import expr
 from kbtools.engine.milvus import connect_url
-from kbtools.query.search import _compare
+from kbtools.query.filters import _compare
 from tests.milvus_server import milvus  # noqa: F401 - the session fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",

@@ -92,7 +92,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.fusion._CODE": "match",
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.search._CONTROL": "sub",
-    "kbtools.query.search._WHERE": "match",
+    "kbtools.query.filters._WHERE": "match",
     "kbtools.render.latex_allow._TOKEN": "finditer",
     "kbtools.render.latex_allow._ENV_NAME": "match",
     "kbtools.render.table_csv.SAFE_NAME": "match",
@@ -294,7 +294,7 @@ WORST = [
     ("kbtools.query.neighbours._LINK", "[" * N),
     ("kbtools.query.neighbours._LINK", "[a](" + "x" * N),
     ("kbtools.agents.read:[>›»]", "\t" * N + "x"),
-    ("kbtools.query.search._WHERE", "k=a" + " " * N + "b\n"),
+    ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
     ("kbtools.provenance:^([^<]*)<([^>]*)>", "a" + " " * N + "b"),
 ]

@@ -26,7 +26,7 @@ from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
-from kbtools.build.reuse import ShardEntry, ShardReuse
+from kbtools.build.reuse import ShardReuse, Written, kept_models
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -54,10 +54,7 @@ from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
 from kbtools.provenance import LineProvenance
 from kbtools.query import calibration, pages
 from kbtools.render.formula import (
-    FAILURE_DIR,
-    formula_relpath,
-    normalize_latex,
-    render_formulas,
+    render_cached,
 )
 from kbtools.render.images import ship_images
 from kbtools.render.table_csv import CsvNames, render_tables
@@ -182,23 +179,9 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     return stats
 
 
-@dataclass
-class _Written:
-    """What to remember of a build's shards once they are in the output."""
-
-    reuse: ShardReuse
-    models: dict[str, tuple[str, ...]]  # shard written → its models
-    counts: dict[str, int]  # document → chunk count
-    artifacts: dict[str, dict[str, Any]]
-    shared: dict[str, int]  # shard written → its chunks sharing a parent's vector
-
-    def record(self) -> None:
-        self.reuse.record(self.models, self.counts, self.artifacts, self.shared)
-
-
 def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 raw: dict[str, bytes], root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
-                cache_file: Path | None, memo: BuildMemo) -> _Written:
+                cache_file: Path | None, memo: BuildMemo) -> Written:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
     groups = _synonyms(cfg, opts)
@@ -258,7 +241,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
 
     write_shards(layout, records, vectors, lines)
     linked = reuse.link(staging, kept)
-    models = _kept_models(models, kept, reuse.previous)
+    models = kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)
     manifest = _manifest(cfg, root, opts, models, stats, staging, linked)
@@ -280,7 +263,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for r in records:
         shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
     written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
-    return _Written(reuse, written, counts, manifest["artifacts"], shared)
+    return Written(reuse, written, counts, manifest["artifacts"], shared)
 
 
 def _reuse_context(cfg: Config) -> str:
@@ -290,16 +273,6 @@ def _reuse_context(cfg: Config) -> str:
     names = sorted({emb["model"], *emb.get("languages", {}).values()} - {None})
     prints = {name: get_reference_embedder(name).fingerprint() for name in names}
     return json.dumps([FORMAT_VERSION, __version__, _fingerprint(cfg), prints], sort_keys=True)
-
-
-def _kept_models(models: Models, kept: dict[str, ShardEntry],
-                 previous: dict[str, Any]) -> Models:
-    """The manifest's models: those embedded for the written shards plus, from the previous
-    manifest, those only kept shards use (their fingerprints are in the shards' keys)."""
-    out = dict(models)
-    for name in sorted({m for e in kept.values() for m in e.models} - set(out)):
-        out[name] = previous["models"][name]
-    return out
 
 
 def _unchecked_reason(opts: BuildOptions) -> str | None:
@@ -316,7 +289,8 @@ def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path 
     --lenient, a warning. Failures are cached next to the embedding cache."""
     latex = sorted({m.latex for o in outlines.values() for m in o.formulas if m.latex.strip()})
     failures: dict[str, str] = {}
-    stats.formulas = len(_render_cached(latex, data, cache_file, failures)) if latex else 0
+    cache = cache_file.parent if cache_file is not None else None
+    stats.formulas = len(render_cached(latex, data, cache, failures)) if latex else 0
     found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
              for rel, o in sorted(outlines.items()) for m in o.formulas
              if m.latex in failures]
@@ -337,28 +311,6 @@ def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path 
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])
     return failed
-
-
-def _render_cached(latex: list[str], data: Path, cache_file: Path | None,
-                   failures: dict[str, str]) -> dict[str, str]:
-    """Render formulas into data/formulas, reusing SVGs (and failures) kept next to the
-    embedding cache."""
-    cache = cache_file.parent if cache_file is not None else None
-    if cache is not None:
-        for src in latex:
-            rel = formula_relpath(normalize_latex(src))
-            if (cache / rel).is_file():
-                (data / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(cache / rel, data / rel)
-    done = render_formulas(latex, data, failures=failures,
-                           failure_cache=cache / FAILURE_DIR if cache is not None else None)
-    if cache is not None:
-        for rel in set(done.values()):  # new SVGs, and clean ones replacing stale copies
-            if not (cache / rel).is_file() or \
-                    (cache / rel).read_bytes() != (data / rel).read_bytes():
-                (cache / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(data / rel, cache / rel)
-    return done
 
 
 def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProvenance]]:

@@ -170,3 +170,27 @@ class ShardReuse:
                 continue
             self.cache.put_value(TABLE, self._name(shard), key, entry.encode())
         self.cache.flush()
+
+
+@dataclass
+class Written:
+    """What to remember of a build's shards once they are in the output."""
+
+    reuse: ShardReuse
+    models: dict[str, tuple[str, ...]]  # shard written → its models
+    counts: dict[str, int]  # document → chunk count
+    artifacts: dict[str, dict[str, Any]]
+    shared: dict[str, int]  # shard written → its chunks sharing a parent's vector
+
+    def record(self) -> None:
+        self.reuse.record(self.models, self.counts, self.artifacts, self.shared)
+
+
+def kept_models(models: dict[str, dict[str, Any]], kept: dict[str, ShardEntry],
+                previous: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The manifest's models: those embedded for the written shards plus, from the previous
+    manifest, those only kept shards use (their fingerprints are in the shards' keys)."""
+    out = dict(models)
+    for name in sorted({m for e in kept.values() for m in e.models} - set(out)):
+        out[name] = previous["models"][name]
+    return out

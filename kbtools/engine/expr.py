@@ -1,6 +1,6 @@
 """``--where`` filters as Milvus boolean expressions, with the same meaning as the local mask.
 
-`kbtools.query.search.filter_mask` compares values case-insensitively (``=``, ``!=``), lets a
+`kbtools.query.filters.filter_mask` compares values case-insensitively (``=``, ``!=``), lets a
 list match when any member does, and orders numerically when both sides are numbers, else
 as strings. Milvus has no case folding or "any member ≥", so each published chunk carries
 two JSON fields computed from its facts (front matter plus the chunk's ``doc``, ``kind`` and

@@ -279,3 +279,24 @@ def canonical_svg(svg: str, latex: str) -> bytes:
     defs_block = f"<defs>\n{new_defs}</defs>\n" if new_defs else ""
     out = head + ">\n" + title + defs_block + "<g" + rest if sep == ">\n<g" else svg
     return out.encode("utf-8")
+
+
+def render_cached(latex: list[str], data: Path, cache: Path | None,
+                  failures: dict[str, str]) -> dict[str, str]:
+    """`render_formulas` into `data` (a release's data/), reusing the SVGs (and failures) kept
+    in the directory `cache` between builds, and keeping the new ones there."""
+    if cache is not None:
+        for src in latex:
+            rel = formula_relpath(normalize_latex(src))
+            if (cache / rel).is_file():
+                (data / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(cache / rel, data / rel)
+    done = render_formulas(latex, data, failures=failures,
+                           failure_cache=cache / FAILURE_DIR if cache is not None else None)
+    if cache is not None:
+        for rel in set(done.values()):  # new SVGs, and clean ones replacing stale copies
+            if not (cache / rel).is_file() or \
+                    (cache / rel).read_bytes() != (data / rel).read_bytes():
+                (cache / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(data / rel, cache / rel)
+    return done

@@ -22,8 +22,9 @@ from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
+from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.results import SearchResponse
-from kbtools.query.search import MAX_QUERY_CHARS, MAX_WHERE_CHARS
+from kbtools.query.search import MAX_QUERY_CHARS
 from kbtools.query.search import search as run_search
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
