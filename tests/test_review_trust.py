@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hostile import GOOD_DOC, kb, make_repo
@@ -49,19 +49,22 @@ def doc(title: str, by: str | None = None, source: str = "test") -> str:
     return text
 
 
-def git(repo: Path, *args: str, who: str = ALICE) -> str:
+def git(repo: Path, *args: str, who: str = ALICE, authored: str | None = None) -> str:
     name = who.split("@")[0].title()
     env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": who,
            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": who}
+    if authored:
+        env["GIT_AUTHOR_DATE"] = authored
     return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True,
                           text=True).stdout
 
 
-def commit(repo: Path, who: str, message: str, files: dict[str, str]) -> None:
+def commit(repo: Path, who: str, message: str, files: dict[str, str],
+           authored: str | None = None) -> None:
     for rel, text in files.items():
         (repo / rel).write_text(text, encoding="utf-8")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message, who=who)
+    git(repo, "commit", "-q", "-m", message, who=who, authored=authored)
 
 
 def lapsed_docs(repo: Path, home: Path) -> dict[str, str]:
@@ -123,7 +126,11 @@ def test_an_appointment_that_landed_before_the_review_counts(tmp_path):
     (first_commit / "knowledge").mkdir()
     commit_files = {"kb.toml": toml([REV]), "knowledge/imported.md": doc("imported", REV)}
     git(first_commit, "init", "-q", "-b", "main")
-    commit(first_commit, ALICE, f"import\n\nReviewed-by: Rev <{REV}>", commit_files)
+    # an import is authored before its verified_at (docs/review.md); without the explicit
+    # author date the commit could land a second after verified_at and read as stale
+    an_hour_ago = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="seconds")
+    commit(first_commit, ALICE, f"import\n\nReviewed-by: Rev <{REV}>", commit_files,
+           authored=an_hour_ago)
     assert lapsed_docs(first_commit, tmp_path / "home") == {}
 
 

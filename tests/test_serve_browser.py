@@ -126,6 +126,21 @@ def page(browser, server):
     assert outside == [], f"requests outside the server: {outside[:5]}"
 
 
+def navigate(driver, selector: str) -> None:
+    """Click what `selector` finds and wait until the page it leads to has loaded: a click
+    returns before the navigation it starts, so on a loaded machine the next lookup could
+    otherwise still read the old page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    wait = WebDriverWait(driver, 60)
+    wait.until(ec.staleness_of(old))
+    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
 def img_size(driver, selector: str) -> list[float]:
     return driver.execute_script(
         "const i = document.querySelector(arguments[0]);"
@@ -140,7 +155,7 @@ def test_chinese_search_returns_the_cited_section(page, server):
     page.get(server + "/")
     box = page.find_element(By.NAME, "q")
     box.send_keys("小麦扬花期温度22度、湿度90%、连续下雨4天，赤霉病风险多高")
-    page.find_element(By.CSS_SELECTOR, "form.search button").click()
+    navigate(page, "form.search button")
     first = page.find_element(By.CSS_SELECTOR, "article.result")
     assert first.get_attribute("data-doc") == SCAB
     where = first.find_element(By.CSS_SELECTOR, ".where").text
@@ -151,7 +166,7 @@ def test_chinese_search_returns_the_cited_section(page, server):
     if first.get_attribute("class").endswith("kind-table_row"):  # the table, its row marked
         row = first.find_element(By.CSS_SELECTOR, ".passage tr.cited")
         assert row.get_attribute("data-lines") == lines
-    first.find_element(By.CSS_SELECTOR, "h2 a").click()
+    navigate(page, "article.result h2 a")
     assert page.current_url.endswith("#cited")
     cited = page.find_elements(By.CSS_SELECTOR, ".body .cited")
     spans = [tuple(int(x) for x in c.get_attribute("data-lines").split("-")) for c in cited]
@@ -187,7 +202,7 @@ def test_wheat_scab_decision_form(page, server):
         key = next(k for k in values if name.startswith(k))
         label.find_element(By.TAG_NAME, "input").send_keys(values[key])
     assert "℃" in page.find_element(By.CSS_SELECTOR, "form.decide").text  # units shown
-    page.find_element(By.CSS_SELECTOR, "form.decide button").click()
+    navigate(page, "form.decide button")
     match = page.find_element(By.CSS_SELECTOR, ".outcome.match .match")
     assert match.get_attribute("data-row") == "7"
     assert "极高" in match.find_element(By.CSS_SELECTOR, ".outputs").text
@@ -227,7 +242,7 @@ def test_english_switch(page, server):
 
     page.get(server + "/")
     assert page.find_element(By.CSS_SELECTOR, "form.search button").text == "搜索"
-    page.find_element(By.CSS_SELECTOR, "a.lang").click()
+    navigate(page, "a.lang")
     assert page.find_element(By.CSS_SELECTOR, "form.search button").text == "Search"
     page.get(server + "/release")  # the choice is remembered
     assert "Serving" in page.find_element(By.TAG_NAME, "h1").text
