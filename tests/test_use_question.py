@@ -1,7 +1,7 @@
 """The one-question USE path (`kbtools.embed.use_question`): within cosine 0.999 of the
 float32 batch path on a few hundred real texts, Chinese and English, so indexes built by
 the batch path keep answering; off by the environment switch or on CPUs without
-bfloat16 matrix units, where a question takes the batch path exactly."""
+bfloat16 units, where a question takes the batch path exactly."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def use() -> UseEmbedder:
 
 
 @pytest.mark.skipif(not bf16.available(),
-                    reason="this CPU has no bfloat16 matrix units numkong uses")
+                    reason="this CPU has no bfloat16 units numkong uses")
 def test_question_path_matches_the_batch_path(use):
     texts = knowledge_texts()
     assert len(texts) >= 200
