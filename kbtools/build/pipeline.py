@@ -246,19 +246,20 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)
     manifest = _manifest(cfg, root, opts, models, stats, staging, linked)
-    write_manifest(staging, manifest, validate=False)  # validated once, below
+    write_manifest(staging, manifest, validate=False)  # validated when final, below
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
     # computed from the derived index; data files, so the manifest lists them too (only they
     # are hashed: the rest of data/ is listed already). Page vectors first: the calibration's
     # searches use them.
-    for made in pages.write_release(staging):
+    # (rows of the documents of kept shards are the previous output's)
+    kept_docs = {doc for entry in kept.values() for doc in entry.docs}
+    for made in pages.write_release(staging, previous=previous, kept=kept_docs):
         manifest["artifacts"][made.relative_to(staging).as_posix()] = file_entry(made)
-    write_manifest(staging, manifest)
-    record = calibration.write_release(staging)
+    record = calibration.write_release(staging)  # (reads the draft: not its data files' list)
     manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
-    write_manifest(staging, manifest)
+    write_manifest(staging, manifest, known=linked)  # validated once
     timer.lap("index")
     shard_models: dict[str, set[str]] = {}
     for r in records:
