@@ -20,12 +20,16 @@ from typing import Any
 import numpy as np
 
 from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
+from kbtools.index.token_cache import remember_tokens
 from kbtools.index.tokenize import Tokenizer
 
 
 def tokenize(texts: list[str], tok: Tokenizer, vocab: dict[str, int]) -> list[list[int]]:
-    """Term ids of each text; terms not yet in `vocab` are added to it (next free id)."""
-    return [[vocab.setdefault(w, len(vocab)) for w in tok(t)] for t in texts]
+    """Term ids of each text; terms not yet in `vocab` are added to it (next free id). What
+    the tokenizer said is kept for the self-check (`kbtools.index.token_cache`)."""
+    said = [tok(t) for t in texts]
+    remember_tokens(tok, dict(zip(texts, said, strict=True)))
+    return [[vocab.setdefault(w, len(vocab)) for w in words] for words in said]
 
 
 def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) -> None:
