@@ -82,6 +82,7 @@ class ScanCache:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     con = sqlite3.connect(self.path, timeout=5)
                     con.execute("PRAGMA journal_mode=WAL")
+                    con.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut loses entries
                     con.execute("CREATE TABLE IF NOT EXISTS scans (key TEXT PRIMARY KEY, "
                                 "salt TEXT, value TEXT)")
                     self._con = con
