@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,11 @@ import pytest
 # Tests run git, kb and LaTeX as subprocesses from workers that also hold gRPC channels to
 # Milvus: without this a forked child can abort before exec (see kbtools.engine.milvus).
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+# Module-scoped fixtures run before a test's own KB_HOME (`isolated_home`) is set: they get
+# one of their own (the token cache of their builds' derivations lives there).
+_SESSION_HOME = tempfile.mkdtemp(prefix="kbhome-session-")
+os.environ["KB_HOME"] = _SESSION_HOME
+atexit.register(shutil.rmtree, _SESSION_HOME, True)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

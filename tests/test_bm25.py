@@ -66,3 +66,21 @@ def test_scores_match_bm25s_on_any_corpus(tmp_path_factory: pytest.TempPathFacto
         return  # bm25s cannot index a corpus without a single term
     ours, ref = both(tmp_path_factory.mktemp("bm25"), docs, *params)
     assert matrices(ours) == matrices(ref)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=200_000), min_size=1, max_size=300),
+       st.integers(min_value=1, max_value=7))
+def test_term_order_is_the_stable_argsort_of_the_ids(ids, stride):
+    """The radix sort over 16-bit halves orders like a stable comparison sort, for ids
+    above 65,535 too; the (term, chunk) pairs and counts the scores use are np.unique's."""
+    terms = np.array(ids, dtype=np.int32)
+    assert np.array_equal(bm25index.term_order(terms), np.argsort(terms, kind="stable"))
+    offsets = np.array(sorted({0, len(ids), *range(0, len(ids), stride)}), dtype=np.int64)
+    ordered, _ = bm25index.canonical(terms, {str(i): i for i in range(max(ids, default=0) + 1)})
+    size = int(ordered.max()) + 1 if len(ordered) else 0
+    got = bm25index.lucene_scores(ordered, offsets, size, k1=1.2, b=0.75)
+    doc = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    pairs, _ = np.unique((ordered.astype(np.int64) << 32) | doc, return_counts=True)
+    assert np.array_equal(got["indices"], (pairs & 0xFFFFFFFF).astype(np.int32))
+    assert np.array_equal(got["indptr"][1:], np.cumsum(np.bincount(pairs >> 32, minlength=size)))

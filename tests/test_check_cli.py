@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -166,22 +167,29 @@ def test_cache_reuses_parses_and_notices_changes(repo):
     doc = repo / "knowledge" / "c.md"
     doc.write_text(FM + "# C\n\n![x](../assets/Leaf.png)\n")
     assert run().exit_code == 0
-    cache = repo / ".kb-cache" / "check-scans.json"
+    cache = repo / ".kb-cache" / "check-scans.sqlite"
     assert cache.is_file()
-    entries = len(json.loads(cache.read_text())["scans"])
-    assert entries == 2
+    assert _scans(cache) == 2
     assert run().exit_code == 0  # warm run, same answer
     doc.write_text(FM + "# C\n\n![x](../assets/gone.png)\n")
     result = run()
     assert result.exit_code == 1 and "path-missing" in result.stdout
     (repo / "assets" / "gone.png").write_bytes(b"x")  # the filesystem is never cached
     assert run().exit_code == 0
-    cache.write_text("{not json")
-    for part in (repo / ".kb-cache").glob("check-results.sqlite*"):  # and its WAL files
+    for part in (repo / ".kb-cache").glob("check-*.sqlite*"):  # and their WAL files
         part.unlink()
+    cache.write_bytes(b"not a database")
     (repo / ".kb-cache" / "check-results.sqlite").write_bytes(b"not a database")
     assert run().exit_code == 0  # broken caches are ignored and the scans rewritten
-    assert json.loads(cache.read_text())["scans"]
+    assert _scans(cache) == 2
+
+
+def _scans(path: Path) -> int:
+    con = sqlite3.connect(path)
+    try:
+        return int(con.execute("SELECT COUNT(*) FROM scans").fetchone()[0])
+    finally:
+        con.close()
 
 
 def test_bundled_example_knowledge_passes(repo_root, monkeypatch):

@@ -12,6 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
+import git
 import pytest
 
 from kbtools.build.memo import BuildMemo
@@ -103,3 +104,38 @@ def test_no_cache_takes_nothing(built):
     build(load_config(repo), BuildOptions(out=dist, use_cache=False, **OPTS))
     after = inodes(dist)
     assert not {p for p in after if before.get(p) == after[p]}
+
+
+def test_in_git_a_commit_writes_only_what_its_history_changed(example, tmp_path):
+    """Inside Git every chunk carries provenance (its lines' blame); the blame is part of a
+    shard's key, so a build after a commit takes the untouched shards as they are, writes
+    the shard whose blame changed even when its bytes did not (an edit built uncommitted,
+    then committed), and equals a full build byte for byte."""
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(example, repo)
+    opts = dict(OPTS, provenance=True)
+    build(load_config(repo), BuildOptions(out=dist, **opts))
+    edited = shard_of(EDITED)
+    assert b'"provenance": {"last_author"' in (dist / f"data/chunks/{edited}.jsonl").read_bytes()
+    edit_paragraph(repo)
+    steps = []
+    for step in ("uncommitted", "committed"):
+        if step == "committed":
+            git_repo = git.Repo(repo)
+            git_repo.index.add([EDITED])
+            git_repo.index.commit("edit one paragraph", author_date="2025-12-01T00:00:00",
+                                  commit_date="2025-12-01T00:00:00")
+            git_repo.close()
+        before = inodes(dist)
+        build(load_config(repo), BuildOptions(out=dist, **opts))
+        after = inodes(dist)
+        linked = {p for p in after if before.get(p) == after[p]}
+        assert linked and all(edited not in Path(p).name for p in linked)
+        steps.append((dist / f"data/chunks/{edited}.jsonl").read_bytes())
+        full = tmp_path / f"full-{step}"
+        build(load_config(repo), BuildOptions(out=full, use_cache=False, **opts))
+        assert tree(dist, "data") == tree(full, "data")
+        assert (dist / "manifest.json").read_bytes() == (full / "manifest.json").read_bytes()
+        assert store_rows(dist) == store_rows(full)
+    assert b"uncommitted" in steps[0] and steps[0] != steps[1]
+    assert answers(dist) == answers(tmp_path / "full-committed")

@@ -26,7 +26,7 @@ from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
-from kbtools.build.reuse import ShardReuse, Written, kept_models
+from kbtools.build.reuse import ShardReuse, Written, history_key, kept_models
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -199,10 +199,11 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     # shards of the previous output whose documents did not change are taken as they are
+    # (a document's provenance is part of its key: a commit leaves the others' shards kept)
     keys = {s.rel: memo.chunk_key(s, raw[s.rel], ccfg, resolver_key, csv_names, salt)
-            for s in sources}
+            + history_key(provenance.get(s.rel)) for s in sources}
     reuse = ShardReuse(memo.disk if opts.use_cache else None, out, _reuse_context(cfg), keys,
-                       {rel for rel in keys if rel not in provenance and rel not in covs})
+                       {rel for rel in keys if rel not in covs})
     kept = reuse.plan()
     per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names, salt)
                for s in sources if shard_of(s.rel) not in kept}
@@ -245,19 +246,20 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)
     manifest = _manifest(cfg, root, opts, models, stats, staging, linked)
-    write_manifest(staging, manifest, validate=False)  # validated once, below
+    write_manifest(staging, manifest, validate=False)  # validated when final, below
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
     stats.derivation = materialize(staging, previous=previous)
     # computed from the derived index; data files, so the manifest lists them too (only they
     # are hashed: the rest of data/ is listed already). Page vectors first: the calibration's
     # searches use them.
-    for made in pages.write_release(staging):
+    # (rows of the documents of kept shards are the previous output's)
+    kept_docs = {doc for entry in kept.values() for doc in entry.docs}
+    for made in pages.write_release(staging, previous=previous, kept=kept_docs):
         manifest["artifacts"][made.relative_to(staging).as_posix()] = file_entry(made)
-    write_manifest(staging, manifest)
-    record = calibration.write_release(staging)
+    record = calibration.write_release(staging)  # (reads the draft: not its data files' list)
     manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
-    write_manifest(staging, manifest)
+    write_manifest(staging, manifest, known=linked)  # validated once
     timer.lap("index")
     shard_models: dict[str, set[str]] = {}
     for r in records:

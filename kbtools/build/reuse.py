@@ -5,8 +5,11 @@ chunk file data/chunks/<xx>.jsonl and, per model, data/vectors/<model>/<xx>.npy.
 bytes, and those of the shard's documents' copies in data/source/, are a function of the
 shard's documents and each one's chunk key (`kbtools.build.memo.BuildMemo.chunk_key`: the
 document's bytes, the chunker, the corpus's headings, its CSV names, the embedding
-settings) together with the build's settings and the models' fingerprints — as long as no chunk of the shard carries provenance or
-verification (those depend on history, not on the bytes; such shards are always written).
+settings) and its Git provenance (`history_key`: every line's blame, which the chunks'
+`provenance` is computed from), together with the build's settings and the models'
+fingerprints — as long as no chunk of the shard carries verification (it depends on the
+review's history as well; such shards are always written). So a commit that changes one
+document leaves the other shards to be taken as they are.
 
 After a build, each such shard's key is kept in the parse cache (`ParseCache`, table
 "shards") with what was written for it: its documents' chunk counts, its models, its files'
@@ -25,12 +28,13 @@ import hashlib
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
 from kbtools.build.parse_cache import ParseCache
 from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.provenance import LineProvenance
 
 TABLE = "shards"
 
@@ -58,6 +62,15 @@ class ShardEntry:
                    {str(p): dict(e) for p, e in data["files"].items()},
                    {str(p): [int(x) for x in s] for p, s in data["stats"].items()},
                    int(data.get("shared", 0)))
+
+
+def history_key(blame: list[LineProvenance] | None) -> str:
+    """The part of a document's reuse key that its Git provenance makes ("" without any):
+    a digest of every line's blame, which is all `chunk_provenance` reads."""
+    if not blame:
+        return ""
+    text = json.dumps([astuple(p) for p in blame], ensure_ascii=False)
+    return ":blame:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _stat(path: Path) -> list[int]:

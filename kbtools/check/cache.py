@@ -2,14 +2,18 @@
 
 The scan of a body depends only on its text and the parser versions, so the key is a hash
 of exactly those. Path, schema and anchor checks always run fresh (they depend on the
-filesystem and the schemas). The cache is plain JSON in `<cache dir>/check-scans.json`;
-a missing, unreadable or unwritable cache just means parsing again.
+filesystem and the schemas). Entries are rows of `<cache dir>/check-scans.sqlite`, read
+one by one as documents are checked (an edit reads and writes one, not the whole cache);
+a missing, unreadable or unwritable cache just means parsing again, and a file that is
+not a database is replaced.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +21,10 @@ from typing import Any
 import markdown_it
 import mdit_py_plugins
 
-from kbtools.fsutil import atomic_write_text
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
 FORMAT = 2  # bump when `scan` reads the same text differently (2: the shared parser)
-FILE_NAME = "check-scans.json"
+FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
 
@@ -59,44 +62,78 @@ def from_json(data: dict[str, Any]) -> Scan:
 @dataclass
 class ScanCache:
     path: Path | None
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     new: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _con: sqlite3.Connection | None = field(default=None, repr=False)
+    _pid: int = field(default=0, repr=False)
 
     @classmethod
     def load(cls, cache_dir: Path | None) -> ScanCache:
-        if cache_dir is None:
-            return cls(None)
-        path = cache_dir / FILE_NAME
+        return cls(None if cache_dir is None else cache_dir / FILE_NAME)
+
+    @property
+    def con(self) -> sqlite3.Connection | None:
+        """This process's connection (a forked check worker opens its own)."""
+        if self.path is None:
+            return None
+        if self._pid != os.getpid():
+            self._pid, self._con = os.getpid(), None
+            for attempt in range(2):
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    con = sqlite3.connect(self.path, timeout=5)
+                    con.execute("PRAGMA journal_mode=WAL")
+                    con.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut loses entries
+                    con.execute("CREATE TABLE IF NOT EXISTS scans (key TEXT PRIMARY KEY, "
+                                "salt TEXT, value TEXT)")
+                    self._con = con
+                    break
+                except sqlite3.DatabaseError:
+                    if attempt:
+                        break
+                    for part in (self.path, self.path.with_name(self.path.name + "-wal"),
+                                 self.path.with_name(self.path.name + "-shm")):
+                        try:  # not a database (or a damaged one): ours to replace
+                            part.unlink(missing_ok=True)
+                        except OSError:
+                            return None
+                except OSError:
+                    break
+        return self._con
+
+    def size(self) -> int:
+        """How many scans are kept."""
+        con = self.con
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("salt") == SALT and isinstance(data.get("scans"), dict):
-                return cls(path, data["scans"])
-        except (OSError, ValueError, AttributeError):
-            pass
-        return cls(path)
+            return int(con.execute("SELECT COUNT(*) FROM scans").fetchone()[0]) if con else 0
+        except sqlite3.Error:
+            return 0
 
     def get(self, key: str) -> Scan | None:
-        data = self.entries.get(key)
-        if data is None:
+        con = self.con
+        if con is None:
             return None
         try:
-            return from_json(data)
-        except (KeyError, TypeError, ValueError):
+            row = con.execute("SELECT value FROM scans WHERE key = ? AND salt = ?",
+                              (key, SALT)).fetchone()
+            return from_json(json.loads(row[0])) if row is not None else None
+        except (sqlite3.Error, KeyError, TypeError, ValueError):
             return None
 
     def put(self, key: str, scan: Scan) -> None:
         self.new[key] = to_json(scan)
 
     def save(self, new: dict[str, dict[str, Any]]) -> None:
-        """Merge `new` entries (from this process or workers) and write, best effort."""
-        if self.path is None or not new:
+        """Write `new` entries (from this process or workers), one transaction, best effort;
+        the newest `MAX_ENTRIES` are kept."""
+        con = self.con
+        if con is None or not new:
             return
-        merged = {**self.entries, **new}
-        if len(merged) > MAX_ENTRIES:  # keep the newest entries
-            merged = dict(list(merged.items())[-MAX_ENTRIES:])
         try:
-            atomic_write_text(self.path, json.dumps({"salt": SALT, "scans": merged},
-                                                    ensure_ascii=False, separators=(",", ":")))
-        except (OSError, UnicodeEncodeError):  # a lone surrogate cannot be UTF-8: not cached
+            rows = [(k, SALT, json.dumps(v, ensure_ascii=False, separators=(",", ":")))
+                    for k, v in new.items()]
+            with con:
+                con.executemany("INSERT OR REPLACE INTO scans VALUES (?,?,?)", rows)
+                con.execute("DELETE FROM scans WHERE rowid <= (SELECT MAX(rowid) FROM scans) - ?",
+                            (MAX_ENTRIES,))
+        except (sqlite3.Error, ValueError):  # a lone surrogate cannot be UTF-8: not cached
             pass
-        self.entries = merged

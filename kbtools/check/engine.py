@@ -430,7 +430,7 @@ def _work(paths: list[Path]) -> list[DocResult]:
 def analyze_files(files: list[Path], ctx: CheckContext, jobs: int | None = 1) -> list[DocResult]:
     """check_file over many files; `jobs=None` forks workers for large runs, 1 never forks."""
     if jobs is None:  # fork only when there is a lot to parse (a warm cache makes it cheap)
-        to_parse = len(files) - len(ctx.scans.entries)
+        to_parse = len(files) - ctx.scans.size()
         jobs = min(os.cpu_count() or 1, 4) if to_parse >= PARALLEL_MIN_DOCS else 1
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [check_file(p, ctx) for p in files]

@@ -20,12 +20,16 @@ from typing import Any
 import numpy as np
 
 from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
+from kbtools.index.token_cache import remember_tokens
 from kbtools.index.tokenize import Tokenizer
 
 
 def tokenize(texts: list[str], tok: Tokenizer, vocab: dict[str, int]) -> list[list[int]]:
-    """Term ids of each text; terms not yet in `vocab` are added to it (next free id)."""
-    return [[vocab.setdefault(w, len(vocab)) for w in tok(t)] for t in texts]
+    """Term ids of each text; terms not yet in `vocab` are added to it (next free id). What
+    the tokenizer said is kept for the self-check (`kbtools.index.token_cache`)."""
+    said = [tok(t) for t in texts]
+    remember_tokens(tok, dict(zip(texts, said, strict=True)))
+    return [[vocab.setdefault(w, len(vocab)) for w in words] for words in said]
 
 
 def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) -> None:
@@ -37,12 +41,25 @@ def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) 
     build_from_ids(path, flat, offsets, vocab, k1=k1, b=b)
 
 
+def term_order(terms: np.ndarray) -> np.ndarray:
+    """The stable argsort of non-negative term ids (int32): positions by term, ascending
+    within each term. A radix sort over the ids' two 16-bit halves (numpy sorts 16-bit keys
+    stably by radix), linear where a comparison sort of millions of tokens is not."""
+    ids = np.asarray(terms).astype(np.uint32)
+    order = np.argsort(ids.astype(np.uint16), kind="stable")  # the low half (truncated)
+    if len(ids) and int(ids.max()) > 0xFFFF:
+        order = order[np.argsort((ids[order] >> 16).astype(np.uint16), kind="stable")]
+    return order
+
+
 def canonical(flat: np.ndarray, vocab: dict[str, int]) -> tuple[np.ndarray, dict[str, int]]:
     """Renumber term ids in order of first occurrence and drop terms that occur nowhere: the
     ids `build` gives the same texts in the same order, whatever ids `flat` came with."""
     size = max(len(vocab), int(flat.max()) + 1 if len(flat) else 0)
-    first = np.full(size, len(flat), dtype=np.int64)  # each term's first position (a scan)
-    np.minimum.at(first, flat, np.arange(len(flat), dtype=np.int64))
+    first = np.full(size, len(flat), dtype=np.int64)  # each term's first position
+    order = term_order(flat)  # positions by term, ascending within a term
+    starts = np.flatnonzero(np.r_[True, np.diff(flat[order]) != 0]) if len(flat) else order
+    first[flat[order[starts]]] = order[starts]
     used = np.flatnonzero(first < len(flat))
     order = used[np.argsort(first[used], kind="stable")]
     remap = np.full(size, -1, dtype=np.int32)
@@ -83,8 +100,12 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     avg_len = lengths.mean()
     doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
     # one entry per (term, chunk) with the term's count in the chunk, sorted column by
-    # column, rows ascending (the CSC order): one sort
-    pairs, tf = np.unique((flat.astype(np.int64) << 32) | doc, return_counts=True)
+    # column, rows ascending (the CSC order): chunks already ascend along `flat`, so a
+    # stable sort by term alone orders them (what np.unique of (term << 32 | chunk) gives)
+    keys = ((flat.astype(np.int64) << 32) | doc)[term_order(flat)]
+    heads = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else \
+        np.zeros(0, dtype=np.int64)
+    pairs, tf = keys[heads], np.diff(np.r_[heads, len(keys)])
     cols, rows = pairs >> 32, pairs & 0xFFFFFFFF
     df = np.bincount(cols, minlength=n_vocab)
     idf = np.zeros(n_vocab, dtype=np.float32)

@@ -31,6 +31,7 @@ import json
 import os
 import stat
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,20 @@ def dumps(manifest: dict[str, Any]) -> bytes:
     return (json.dumps(manifest, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode()
 
 
-def write_manifest(root: Path, manifest: dict[str, Any], validate: bool = True) -> None:
+def write_manifest(root: Path, manifest: dict[str, Any], validate: bool = True,
+                   known: Mapping[str, dict[str, Any]] | None = None) -> None:
     """Write the manifest, checked against its schema (`validate=False`: a draft the caller
-    validates when it writes the final one)."""
+    validates when it writes the final one). `known`: artifact entries taken unchanged from
+    a manifest validated before (a previous build's, for the files a rebuild took as they
+    are); the schema judges each entry of "artifacts" on its own, so those are not judged
+    again (an entry that differs from its known value is)."""
     from kbtools.schemas import validator_for
 
-    errors = list(validator_for("manifest").iter_errors(manifest)) if validate else []
+    checked = manifest
+    if validate and known:
+        checked = {**manifest, "artifacts": {p: e for p, e in manifest["artifacts"].items()
+                                             if known.get(p) != e}}
+    errors = list(validator_for("manifest").iter_errors(checked)) if validate else []
     if errors:
         raise IndexLoadError(f"internal: manifest invalid: {errors[0].message}",
                              path=str(root / MANIFEST))

@@ -10,7 +10,8 @@ the index must hold:
   every chunk is right); every row of the checked shards equals its data/ record, including
   which chunk's vector it shares (`shares`);
 - BM25: as many documents and term-id runs as chunks, a vocabulary that matches the
-  matrices, and for each checked chunk its stored term ids are its text's tokens and every
+  matrices, and for each checked chunk its stored term ids are its text's tokens (what the
+  tokenizer says, or said before of the same text: `kbtools.index.token_cache`) and every
   one of its terms lists it;
 - vectors: per model, the graph's keys are exactly the numbers of the chunks listing that
   model; each checked chunk's stored vector equals its data/ vector and finds itself.
@@ -35,6 +36,7 @@ from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.store import shares_value
+from kbtools.index.token_cache import TokenCache
 from kbtools.index.tokenize import shared_tokenizer
 
 SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
@@ -143,13 +145,25 @@ def _check_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
     k1, b = cfg["k1"], cfg["b"]
     avg = float(offsets[-1]) / n
     pairs: list[tuple[int, int, int, int]] = []  # (chunk, term, count, chunk length)
-    for num, rec in sorted(rows.items()):
-        ids = flat[offsets[num]:offsets[num + 1]].tolist()
-        if [vocab.get(t) for t in tok(rec["embed_text"])] != ids:
-            return [f"index/bm25: stored terms of chunk {num} are not its text's"]
-        # (bm25s leaves the last term's column open)
-        pairs += [(num, i, tf, len(ids)) for i, tf in Counter(ids).items()
-                  if i + 1 < len(indptr)]
+    # what the tokenizer said of each text, kept outside the index (`token_cache`): an entry
+    # that disagrees with the index is tokenized again before anything is reported
+    cache = TokenCache(tok)
+    try:
+        said = cache.get_many(rec["embed_text"] for rec in rows.values())
+        fresh: dict[str, list[str]] = {}
+        for num, rec in sorted(rows.items()):
+            ids = flat[offsets[num]:offsets[num + 1]].tolist()
+            text = rec["embed_text"]
+            if text not in said or [vocab.get(t) for t in said[text]] != ids:
+                said[text] = fresh[text] = tok(text)
+                if [vocab.get(t) for t in said[text]] != ids:
+                    return [f"index/bm25: stored terms of chunk {num} are not its text's"]
+            # (bm25s leaves the last term's column open)
+            pairs += [(num, i, tf, len(ids)) for i, tf in Counter(ids).items()
+                      if i + 1 < len(indptr)]
+        cache.remember(fresh)
+    finally:
+        cache.close()
     if not pairs:
         return []
     nums, terms, tfs, lens = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import weakref
+from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,9 +36,8 @@ from kbtools.config import kb_home
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
-from kbtools.fsutil import atomic_write_bytes
-from kbtools.index.layout import ReleaseLayout
-from kbtools.index.manifest import load_manifest
+from kbtools.fsutil import atomic_write_bytes, read_json_lines
+from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.query.fusion import Hit
 
@@ -93,21 +94,98 @@ def from_bytes(data: bytes) -> np.ndarray:
     return pages
 
 
-def write_release(root: Path) -> list[Path]:
+def write_release(root: Path, previous: Path | None = None,
+                  kept: Collection[str] = ()) -> list[Path]:
     """Compute the page vectors of every model of the release directory `root` (its index/
     derived) into its data/ (atomically). Returns the files, which the caller lists in the
-    manifest."""
+    manifest.
+
+    `previous`: the release `root` replaces, and `kept` the documents whose data/ shards
+    were taken from it as they are (the same chunks and vectors, so the same page rows):
+    their rows are copied from the previous page vectors, and only the other documents'
+    rows are computed, from their own shards — the bytes a full computation gives, since
+    each row is a function of its document's vectors alone (`tests/test_reuse.py`). When
+    the previous file does not match its manifest, or anything else does not fit, all rows
+    are computed."""
     layout = ReleaseLayout(root)
-    manifest = load_manifest(root)
+    # the build's draft (write_manifest validates the final one)
+    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
     index = KbIndex(layout, manifest, load_release_info(layout, manifest))
     written = []
     try:
         for model in sorted(manifest.get("models", {})):
-            atomic_write_bytes(layout.pages(model), to_bytes(_compute(index, model)))
+            pages = _updated(index, model, previous, set(kept)) if previous is not None \
+                and kept else None
+            if pages is None:
+                pages = _compute(index, model)
+            atomic_write_bytes(layout.pages(model), to_bytes(pages))
             written.append(layout.pages(model))
     finally:
         index.close()
     return written
+
+
+def _updated(index: KbIndex, model: str, previous: Path, kept: set[str]) -> np.ndarray | None:
+    """The page vectors of `index`, rows of `kept` documents taken from `previous`
+    (`write_release`); None when the previous ones cannot be used."""
+    old = ReleaseLayout(previous)
+    try:
+        old_manifest = json.loads(old.manifest.read_text(encoding="utf-8"))
+        if old_manifest.get("models", {}).get(model) != index.manifest["models"][model]:
+            return None
+        path = old.pages(model)
+        entry = old_manifest["artifacts"].get(path.relative_to(old.root).as_posix())
+        data = path.read_bytes()
+        if not entry or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            return None
+        old_pages = from_bytes(data)
+        old_index = KbIndex(old, old_manifest, load_release_info(old, old_manifest))
+        try:
+            old_row = {d["doc"]: i for i, d in enumerate(old_index.docs())}
+        finally:
+            old_index.close()
+    except (OSError, ValueError, KeyError, TypeError, IndexLoadError):
+        return None
+    names = [d["doc"] for d in index.docs()]
+    if old_pages.ndim != 2 or old_pages.dtype != np.float32 or len(old_pages) != len(old_row) \
+            or old_pages.shape[1] == 0:
+        return None
+    redo = [i for i, name in enumerate(names) if name not in kept or name not in old_row]
+    mat, docs = _doc_vectors(index.layout, model, names, redo)
+    if mat is None or (len(mat) and mat.shape[1] != old_pages.shape[1]):
+        return None
+    pages = _sum_pages(mat, docs, len(names)) if len(mat) else \
+        np.zeros((len(names), old_pages.shape[1]), dtype=np.float32)
+    for i, name in enumerate(names):
+        if name in kept and name in old_row:
+            pages[i] = old_pages[old_row[name]]
+    return pages if pages.any() else None  # (no vectors left at all: a full computation says how)
+
+
+def _doc_vectors(layout: ReleaseLayout, model: str, names: list[str], redo: list[int]
+                 ) -> tuple[np.ndarray | None, np.ndarray]:
+    """The `model` vectors of the chunks of documents `redo` (indexes into `names`), read
+    from their shards, in chunk order, with each one's document index; (None, …) when a
+    shard does not add up."""
+    wanted = {names[i]: i for i in redo}
+    mats: list[np.ndarray] = []
+    docs: list[int] = []
+    for shard in sorted({shard_of(names[i]) for i in redo}):
+        path = layout.chunk_shard(shard)
+        if not path.is_file():
+            continue  # a document without chunks
+        rows = [r for r in read_json_lines(path, error=IndexLoadError) if model in r["models"]]
+        if not rows:
+            continue
+        vecs = np.load(layout.vector_shard(model, shard), allow_pickle=False)
+        if len(vecs) != len(rows) or vecs.ndim != 2:
+            return None, np.zeros(0, dtype=np.int32)
+        take = [j for j, r in enumerate(rows) if r["doc"] in wanted]
+        mats.append(np.asarray(vecs[take], dtype=np.float32))
+        docs += [wanted[rows[j]["doc"]] for j in take]
+    if not mats:
+        return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int32)
+    return np.concatenate(mats), np.array(docs, dtype=np.int32)
 
 
 def _cache_file(index: KbIndex, model: str) -> Path:
@@ -151,9 +229,14 @@ def _compute(index: KbIndex, model: str) -> np.ndarray:
     n_docs = len(index.docs())
     if len(keys) == 0:
         return np.zeros((n_docs, 0), dtype=np.float32)
-    mat = _matrix(index, model, keys)
+    return _sum_pages(_matrix(index, model, keys), table.doc[keys], n_docs)
+
+
+def _sum_pages(mat: np.ndarray, docs: np.ndarray, n_docs: int) -> np.ndarray:
+    """Rows of `n_docs` page vectors from chunk vectors `mat` (float32, in chunk order) of
+    documents `docs`: each row depends on its own document's vectors only (zeros for a
+    document without any)."""
     mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
-    docs = table.doc[keys]
     order = np.argsort(docs, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(docs[order]) != 0])
     sums = np.add.reduceat(mat[order], starts, axis=0)
