@@ -16,6 +16,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import IndexLoadError
+from kbtools.index.bm25 import Bm25
 from kbtools.index.manifest import load_manifest
 from kbtools.index.reader import open_index
 from kbtools.query import calibration, fusion
@@ -145,3 +146,34 @@ def test_cli_json_shows_the_calibrated_verdict(crops_only):
     res = runner.invoke(main, ["query", "小麦赤霉病什么时候打药", "--index", str(crops_only),
                                "--json"])
     assert json.loads(res.output)["no_answer"] is False
+
+
+def test_calibrating_a_release_does_not_load_the_bm25_search(tiny, tmp_path):
+    """The calibration reads terms and idf only: a build's calibration step, in a fresh
+    process, imports neither bm25s nor scipy, and gives the record the release holds."""
+    import subprocess
+    import sys
+
+    release = tmp_path / "release"
+    shutil.copytree(tiny, release)
+    script = ("import json, sys\n"
+              "from pathlib import Path\n"
+              "from kbtools.query.calibration import write_release\n"
+              "path = write_release(Path(sys.argv[1]))\n"
+              "print(json.dumps([path.read_text(encoding='utf-8'),"
+              " [m for m in ('bm25s', 'scipy') if m in sys.modules]]))\n")
+    out = subprocess.run([sys.executable, "-c", script, str(release)], capture_output=True,
+                         text=True, check=True, cwd=REPO)
+    record, loaded = json.loads(out.stdout)
+    assert loaded == []
+    assert record == (tiny / "data" / "no_answer.json").read_text(encoding="utf-8")
+    # a terms-only view: the searching one's statistics, and it refuses to score
+    index = open_index(release)
+    terms = Bm25(index.layout.bm25, index.bm25.tok, scoring=False)
+    assert terms.num_docs == index.bm25.num_docs == index.store.count()
+    _, ids, _ = terms.query_terms("seal impeller 过滤器 滤网")
+    assert len(ids) >= 3 and terms.vocab == index.bm25.vocab
+    assert list(terms.idf(ids)) == list(index.bm25.idf(ids))
+    with pytest.raises(RuntimeError, match="without scoring"):
+        terms.scores([0])
+    assert index.bm25.scores([0]) is not None

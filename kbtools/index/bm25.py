@@ -173,16 +173,26 @@ def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
 
 
 class Bm25:
-    def __init__(self, path: Path, tok: Tokenizer):
-        import bm25s
+    """An index's BM25: its terms and statistics, and (``scoring``) bm25s over its score
+    matrix. Without ``scoring`` nothing imports bm25s and scipy (about 0.8 s in a new
+    process): what needs only terms, idf and shares (the no-answer calibration a build
+    writes) opens it so, and `scores` refuses."""
 
+    def __init__(self, path: Path, tok: Tokenizer, *, scoring: bool = True):
         self.tok = tok
         self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
         # loaded (memory-mapped) when the index is opened: a query in flight keeps its files
         # even after a sync prunes its release
-        self.retriever: Any = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
-                                              show_progress=False) if self.vocab else None
-        s = self.retriever.scores if self.retriever is not None else {}
+        self.retriever: Any = None
+        s: dict[str, Any] = {}
+        if self.vocab and scoring:
+            import bm25s
+
+            self.retriever = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
+                                             show_progress=False)
+            s = self.retriever.scores
+        elif self.vocab:
+            s = load_scores(path)
         self.num_docs = int(s.get("num_docs", 0))
         # plain ndarray views of the memory-mapped postings: slicing a np.memmap costs a
         # subclass round trip per slice, and `matched` slices per term and per hit
@@ -209,6 +219,8 @@ class Bm25:
     def scores(self, ids: list[int]) -> np.ndarray | None:
         if not ids or not self.vocab:
             return None
+        if self.retriever is None:
+            raise RuntimeError("BM25 opened without scoring (Bm25(..., scoring=False))")
         return np.asarray(self.retriever.get_scores_from_ids(ids))
 
     def idf(self, ids: list[int]) -> np.ndarray:

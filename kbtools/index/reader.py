@@ -97,10 +97,19 @@ class KbIndex:
     @property
     def bm25(self) -> Bm25:
         if self._bm25 is None:
-            words = self.layout.dictionary.read_text(encoding="utf-8").split()
-            cfg = self.manifest["config"]["values"]["bm25"]
-            self._bm25 = Bm25(self.layout.bm25, shared_tokenizer(cfg["tokenizer"], tuple(words)))
+            self._bm25 = self._open_bm25(scoring=True)
         return self._bm25
+
+    def bm25_terms(self) -> Bm25:
+        """The BM25 terms and statistics (query_terms, idf, share) without its search, so
+        without importing bm25s: the searching one when it is already open."""
+        return self._bm25 if self._bm25 is not None else self._open_bm25(scoring=False)
+
+    def _open_bm25(self, *, scoring: bool) -> Bm25:
+        words = self.layout.dictionary.read_text(encoding="utf-8").split()
+        cfg = self.manifest["config"]["values"]["bm25"]
+        return Bm25(self.layout.bm25, shared_tokenizer(cfg["tokenizer"], tuple(words)),
+                    scoring=scoring)
 
     def vectors(self, model: str) -> Any:
         """The usearch graph of `model` (memory-mapped)."""

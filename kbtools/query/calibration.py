@@ -29,6 +29,7 @@ import numpy as np
 
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.index.tokenize import language_of
@@ -59,36 +60,40 @@ def content_words(unknown: list[str]) -> list[str]:
     return [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
 
 
-def _compound_parts(index: KbIndex, term: str) -> list[int] | None:
+def _compound_parts(bm25: Bm25, term: str) -> list[int] | None:
     """The term ids of a hyphenated or slashed compound (fast-twitch, PPAR-RXR) whose every
     part the index knows, else None: the tokenizer keeps such a compound whole, but an index
     that holds both parts has seen its words."""
     if not re.search(r"[-/]", term):
         return None
-    _, ids, unknown = index.bm25.query_terms(re.sub(r"[-/]", " ", term))
+    _, ids, unknown = bm25.query_terms(re.sub(r"[-/]", " ", term))
     return ids if ids and not unknown else None
 
 
 def unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
     """Share of the question's idf weight on content words the index never saw (an unknown
     word weighs as the rarest term; a compound of known parts counts as its parts)."""
+    return _share(index.bm25, ids, unknown)
+
+
+def _share(bm25: Bm25, ids: list[int], unknown: list[str]) -> float:
     words, known_ids = [], list(ids)
     for t in content_words(unknown):
-        parts = _compound_parts(index, t)
+        parts = _compound_parts(bm25, t)
         if parts is None:
             words.append(t)
         else:
             known_ids += parts
     if not words:
         return 0.0
-    missing = len(words) * index.bm25.max_idf()
-    known = float(index.bm25.idf(known_ids).sum()) if known_ids else 0.0
+    missing = len(words) * bm25.max_idf()
+    known = float(bm25.idf(known_ids).sum()) if known_ids else 0.0
     return missing / (missing + known)
 
 
-def _question_share(index: KbIndex, text: str) -> float:
-    _, ids, unknown = index.bm25.query_terms(text)
-    return unknown_share(index, ids, unknown)
+def _question_share(bm25: Bm25, text: str) -> float:
+    _, ids, unknown = bm25.query_terms(text)
+    return _share(bm25, ids, unknown)
 
 
 def _subjects(index: KbIndex) -> list[str]:
@@ -116,16 +121,17 @@ def _quantile(values: list[float], q: float) -> float:
 def calibrate(index: KbIndex) -> dict[str, Any]:
     """The calibration record of an opened index (see the module docstring)."""
     shares: list[float] = []
+    bm25 = index.bm25_terms()  # terms and idf only: the calibration scores nothing
     subjects = _subjects(index)
     per_subject = max(2, -(-MIN_PSEUDO_QUERIES // max(len(subjects), 1)))
     for i, subject in enumerate(subjects):
         frames = FRAMES[language_of(subject)]
         for j in range(min(per_subject, len(frames))):
             frame = frames[(i + 3 * j) % len(frames)]
-            shares.append(_question_share(index, frame.format(subject)))
+            shares.append(_question_share(bm25, frame.format(subject)))
     in_scope = _quantile(shares, IN_SCOPE_QUANTILE)
     limit = min(CEILING, max(FLOOR, round(in_scope + MARGIN, 4))) if shares else CEILING
-    background = [_question_share(index, q) for q in BACKGROUND]
+    background = [_question_share(bm25, q) for q in BACKGROUND]
     return {
         "version": CALIBRATION_VERSION,
         "in_scope": {"pseudo_queries": len(shares), "unknown_share_q95": in_scope},
