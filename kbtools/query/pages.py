@@ -38,7 +38,7 @@ from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import load_manifest
 from kbtools.index.reader import KbIndex, load_release_info
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import Fused
 
 KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used)
 _PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
@@ -193,16 +193,12 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
     return out
 
 
-def reweigh(index: KbIndex, hits: list[Hit], model: str, text: str,
-            weight: float) -> list[Hit]:
-    """`hits` with their document's page bonus (`weight` for the closest page, in fused-score
-    units: the best fused hit scores about 1) added to each score (``why.page`` holds it),
-    re-sorted best first; unchanged for a zero weight or no hits."""
-    if not hits or weight <= 0:
-        return hits
+def reweigh(index: KbIndex, fused: Fused, model: str, text: str, weight: float) -> Fused:
+    """Fused candidates with their document's page bonus (`weight` for the closest page, in
+    fused-score units: the best fused hit scores about 1) added to each score (``why.page``
+    holds it); unchanged for a zero weight or no candidates."""
+    if not len(fused) or weight <= 0:
+        return fused
     bonus = page_bonus(index, model, question_vector(model, text), weight)
-    doc = index.chunk_table().doc
-    out = [Hit(h.num, h.score + float(bonus[doc[h.num]]),
-               {**h.why, "page": round(float(bonus[doc[h.num]]), 6)}) for h in hits]
-    out.sort(key=lambda h: (-h.score, h.num))
-    return out
+    add = bonus[index.chunk_table().doc[fused.keys]]
+    return fused.rescored(fused.scores + add.astype(np.float64), ("page", add))

@@ -199,16 +199,17 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                                                 source_of(index, LOCAL_CANDIDATES)):
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
-    fused = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask)
-    if not fused:
-        return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
-    fused, held = (_with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
-                   if mode != "vector" else (fused, set()))
-    head = max(k * 8, 50)
+    held = (_identifier_holders(index, wanted, mask, query_models(index, text))
+            if mode != "vector" else set())
+    head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
+    ranked = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask, head, held)
+    if not ranked:
+        return SearchResponse(text, index.release, filters, reason="nothing matched")
+    ranked += _unlisted_holders(held, fused, ranked)
     rows = index.store.ranking_rows(  # the rest of a row is read for the results shown
-        [h.num for h in fused[:head]] + [h.num for h in fused[head:] if h.num in held])
-    hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
+        [h.num for h in ranked[:head]] + [h.num for h in ranked[head:] if h.num in held])
+    hits = _collapse_to_sections(index, [h for h in ranked if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
         hits = rerank(model, text, hits, rows)
@@ -250,36 +251,37 @@ LOCAL_CANDIDATES = LocalCandidates()
 
 
 def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.FusionParams,
-           boost: np.ndarray | None, today: date, text: str, mode: str) -> list[fusion.Hit]:
-    """The candidate lists fused, weighed for freshness and page evidence."""
-    fused = fusion.fuse(lists, params, boost=boost, unverified=_unverified_vector(index))
+           boost: np.ndarray | None, today: date, text: str, mode: str) -> fusion.Fused:
+    """The candidate lists fused, weighed for freshness and page evidence (as arrays: `Hit`s
+    are made of the candidates ranked on only)."""
+    fused = fusion.fuse_arrays(lists, params, boost=boost, unverified=_unverified_vector(index))
     fused = freshness.reweigh(index, fused, today)
     return _page_evidence(index, fused, lists, text, mode, params.page_weight)
 
 
-def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-                  text: str, mode: str, weight: float,
-                  mask: np.ndarray | None) -> list[fusion.Hit]:
-    """Hybrid search: pages linked from the best pages join (within the filters' `mask`) or
-    rise, by the question's page similarity (kbtools.query.neighbours), when the vectors
-    are local files."""
+def _linked_pages(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
+                  text: str, mode: str, weight: float, mask: np.ndarray | None, head: int,
+                  held: set[int]) -> list[fusion.Hit]:
+    """The fused candidates ranked on (the first `head`, and the `held` ones further down),
+    best first. Hybrid search: pages linked from the best pages join (within the filters'
+    `mask`) or rise, by the question's page similarity (kbtools.query.neighbours), when the
+    vectors are local files; every candidate is weighed then."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
-    if mode != "hybrid" or model is None or weight <= 0:
-        return hits
-    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
-        return hits
+    if mode != "hybrid" or model is None or weight <= 0 \
+            or source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return fused.hits(head, held)
     similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
-    return neighbours.reweigh(index, hits, similarity, weight, mask)
+    return neighbours.reweigh(index, fused.hits(), similarity, weight, mask)
 
 
-def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-                   text: str, mode: str, weight: float) -> list[fusion.Hit]:
+def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
+                   text: str, mode: str, weight: float) -> fusion.Fused:
     """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
     from the release's files or, for an engine's index, from what it published."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
     if mode != "hybrid" or model is None or "bm25" not in lists:
-        return hits
-    return pages.reweigh(index, hits, model, text, weight)
+        return fused
+    return pages.reweigh(index, fused, model, text, weight)
 
 
 # An identifier held by more chunks than both of these names a product, not one thing.
@@ -309,29 +311,32 @@ def _rarest_term(index: KbIndex, ident: str) -> int | None:
     return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
 
 
-def _with_identifier_holders(index: KbIndex, fused: list[fusion.Hit], wanted: list[str],
-                             mask: np.ndarray | None, models: list[str],
-                             ) -> tuple[list[fusion.Hit], set[int]]:
-    """The fused list, with the chunks the question's vector models cannot see (no vector of
-    theirs: another language's chunks) that hold one of its specific identifiers (the rarest
-    token; at most IDENTIFIER_HOLDERS) present wherever they rank, appended at score 0 when
-    BM25 did not list them. Such a chunk is reachable by words only, and the identifier is
-    the one word it shares with the question: "What does error code E17 mean?" ranks the
-    Chinese E17 row behind every English chunk sharing "error" and "code", and it must still
-    be seen to be promoted. Chunks the vectors can see keep their ranks (promoting deep ones
-    that merely have an identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers).
-    Returns the list and the holders."""
+def _identifier_holders(index: KbIndex, wanted: list[str], mask: np.ndarray | None,
+                        models: list[str]) -> set[int]:
+    """The chunks the question's vector models cannot see (no vector of theirs: another
+    language's chunks) that hold one of its specific identifiers (the rarest token; at most
+    IDENTIFIER_HOLDERS): they are ranked on wherever they rank (`_unlisted_holders`). Such
+    a chunk is reachable by words only, and the identifier is the one word it shares with
+    the question: "What does error code E17 mean?" ranks the Chinese E17 row behind every
+    English chunk sharing "error" and "code", and it must still be seen to be promoted.
+    Chunks the vectors can see keep their ranks (promoting deep ones that merely have an
+    identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers)."""
     ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
+    if not ids:
+        return set()
     chunk_models = vector_models(index)  # a chunk sharing a section's vector is seen through it
-    held = {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
-            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))
-            } if ids else set()
+    return {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
+            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))}
+
+
+def _unlisted_holders(held: set[int], fused: fusion.Fused,
+                      ranked: list[fusion.Hit]) -> list[fusion.Hit]:
+    """The `held` chunks no candidate list holds, at score 0 (appended to the ranking)."""
     if not held:
-        return fused, held
-    listed = {h.num for h in fused}
-    extra = [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                                 "vector_score": None}) for n in sorted(held - listed)]
-    return fused + extra, held
+        return []
+    listed = set(fused.keys.tolist()) | {h.num for h in ranked}
+    return [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                "vector_score": None}) for n in sorted(held - listed)]
 
 
 def _distinct(wanted: list[str], hits: list[fusion.Hit], rows: Rows,
