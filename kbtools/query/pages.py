@@ -176,6 +176,18 @@ def _matrix(index: KbIndex, model: str, keys: np.ndarray) -> np.ndarray:
     return np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
 
 
+_PRESENT: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _present(index: KbIndex, model: str) -> np.ndarray:
+    """Per document: has a page vector of `model` (found once per index)."""
+    cache = _PRESENT.setdefault(index, {})
+    if model not in cache:
+        cache[model] = np.linalg.norm(page_vectors(index, model), axis=1) > 0
+    return cache[model]
+
+
 def page_bonus(index: KbIndex, model: str, question: np.ndarray,
                weight: float) -> np.ndarray:
     """Per document: `weight` × its page cosine with the question, rescaled between the
@@ -185,7 +197,7 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
         return np.zeros(len(pages), dtype=np.float32)
     q = question / max(float(np.linalg.norm(question)), 1e-9)
     cos = pages @ q
-    present = np.linalg.norm(pages, axis=1) > 0
+    present = _present(index, model)
     lo, hi = float(cos[present].min()), float(cos[present].max())
     if hi - lo < 1e-9:
         return np.zeros(len(pages), dtype=np.float32)

@@ -29,6 +29,7 @@ import numpy as np
 
 from kbtools.config import Vocabulary
 from kbtools.decision import column_key
+from kbtools.embed.base import on_one_blas_thread
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, valid_unicode
@@ -153,6 +154,10 @@ CANDIDATES_PER_RESULT = 20
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
 
 
+# A question's products (its page similarities, a filtered vector search) are small: on one
+# BLAS thread they take ~0.1 ms; waking a second one cost 2-3 ms of CPU and 10+ ms of waiting
+# for a core on a busy machine, after each question's embedding had run on one.
+@on_one_blas_thread
 def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = None,
            verified_only: bool | None = None, mode: str = "hybrid",
            params: fusion.FusionParams | None = None,
@@ -217,12 +222,12 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
                                            input_synonyms(index))
-    hits, more = _distinct(wanted, hits, rows, params, evaluation, index)
+    levels = {h.num: _level(wanted, rows[h.num]) for h in hits} if wanted else {}
+    hits, more = _distinct(levels, hits, rows, params, evaluation, index)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown, exp)
-    exact = bool(wanted) and any(is_about(match_level(
-        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
-        for h in picked[:3])
+    exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels
+                                          else _level(wanted, rows[h.num])) for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
         unknown_terms=unknown, exact=exact,
@@ -339,19 +344,22 @@ def _unlisted_holders(held: set[int], fused: fusion.Fused,
                                 "vector_score": None}) for n in sorted(held - listed)]
 
 
-def _distinct(wanted: list[str], hits: list[fusion.Hit], rows: Rows,
+def _level(wanted: list[str], row: dict[str, Any]) -> int:
+    """How the chunk holds the question's specific identifiers (`match_level`)."""
+    return match_level(wanted, row["embed_text"], (row["heading_path"] or [""])[-1])
+
+
+def _distinct(levels: dict[int, int], hits: list[fusion.Hit], rows: Rows,
               params: fusion.FusionParams, evaluation: answers.Evaluation | None,
               index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
     """The evaluated answer first, then one hit per section, documents diversified, chunks
-    about the question's specific identifiers (``wanted``) ahead of the rest. Returns the
-    hits and each one's ``more``."""
-    levels = {h.num: level for h in hits if is_about(level := match_level(
-        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
-              } if wanted else {}
-    hits = promote(hits, lambda h: levels.get(h.num, 0))  # the E17 row stands for its table
+    about the question's specific identifiers (``levels``: each hit's `_level`) ahead of the
+    rest. Returns the hits and each one's ``more``."""
+    about = {num: level for num, level in levels.items() if is_about(level)}
+    hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
     hits, more = distinct.one_per_section(hits, rows)
     hits = promote(distinct.diversify(hits, rows, params.doc_decay),
-                   lambda h: levels.get(h.num, 0))
+                   lambda h: about.get(h.num, 0))
     row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
     if evaluation is None or row is None:
         return hits, more
