@@ -195,26 +195,42 @@ class Fused:
                 order = np.concatenate([order[:head], rest])
             else:
                 order = order[:head]
-        return [self._hit(int(i)) for i in order]
+        return self._hits(order)
 
-    def _hit(self, i: int) -> Hit:
-        num = int(self.keys[i])
-        why: dict[str, Any] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                               "vector_score": None}
-        if (e := int(self.bm25[i])) >= 0:
-            why["bm25_rank"], why["bm25_score"] = int(self.ranks[e]), round(float(self.raw[e]), 6)
-        if (e := int(self.vector[i])) >= 0:
-            why["vector_rank"], why["vector_score"] = int(self.ranks[e]), round(float(self.raw[e]), 6)
-            why["vector_model"] = self.models[int(self.model_of[e])]
-        if self.boost is not None and self.boost[i]:
-            why["boost"] = float(self.boost[i])
-        for note in self.notes:
-            if isinstance(note, dict):
-                if num in note:
-                    why.update(note[num])
-            else:
-                why[note[0]] = round(float(note[1][i]), 6)
-        return Hit(num, float(self.scores[i]), why)
+    def _hits(self, order: np.ndarray) -> list[Hit]:
+        """The `Hit`s of the candidates at positions `order` (columns gathered at once, then
+        one dict per hit: a search makes ~50 of them)."""
+        if not len(order):
+            return []
+        def side(entries: np.ndarray) -> tuple[list[int], list[int], list[float]]:
+            at = np.maximum(entries, 0)
+            return entries.tolist(), self.ranks[at].tolist(), self.raw[at].tolist()
+        b_entry, b_rank, b_raw = side(self.bm25[order])
+        v_entry, v_rank, v_raw = side(self.vector[order])
+        v_model = self.model_of[np.maximum(self.vector[order], 0)].tolist()
+        boost = self.boost[order].tolist() if self.boost is not None else None
+        notes = [note if isinstance(note, dict) else (note[0], note[1][order].tolist())
+                 for note in self.notes]
+        out = []
+        for j, (num, score) in enumerate(zip(self.keys[order].tolist(),
+                                             self.scores[order].tolist(), strict=True)):
+            why: dict[str, Any] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                   "vector_score": None}
+            if b_entry[j] >= 0:
+                why["bm25_rank"], why["bm25_score"] = b_rank[j], round(b_raw[j], 6)
+            if v_entry[j] >= 0:
+                why["vector_rank"], why["vector_score"] = v_rank[j], round(v_raw[j], 6)
+                why["vector_model"] = self.models[v_model[j]]
+            if boost is not None and boost[j]:
+                why["boost"] = boost[j]
+            for note in notes:
+                if isinstance(note, dict):
+                    if num in note:
+                        why.update(note[num])
+                else:
+                    why[note[0]] = round(note[1][j], 6)
+            out.append(Hit(num, score, why))
+        return out
 
 
 def _best_entries(inv: np.ndarray, ranks: np.ndarray, side: np.ndarray, n: int) -> np.ndarray:
