@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -25,7 +26,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if not os.environ.get("PYTHONPATH"):  # the tree measured: PYTHONPATH's, else this one
+    sys.path.insert(0, str(ROOT))
 
 from kbtools.embed import bert, use  # noqa: E402
 from kbtools.index.reader import open_index  # noqa: E402

@@ -18,7 +18,7 @@ from kbtools.errors import IndexLoadError
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import open_index
 from kbtools.query import pages
-from kbtools.query.fusion import FusionParams, Hit
+from kbtools.query.fusion import FusionParams, Ranked, fuse_arrays
 from kbtools.query.search import search
 from tests.hostile import make_repo
 from tests.kbfixtures import GOOD_FM
@@ -76,13 +76,15 @@ def test_reweigh_moves_documents_not_chunks_inside_them(index):
     model = _model(index)
     table = index.chunk_table()
     nums = list(range(len(table.doc)))
-    hits = [Hit(n, 1.0 - 0.01 * i, {}) for i, n in enumerate(nums)]
-    out = pages.reweigh(index, hits, model, "快照怎么收费", weight=0.5)
+    fused = fuse_arrays({"bm25": Ranked(np.array(nums), np.array(
+        [1.0 - 0.01 * i for i in range(len(nums))], dtype=np.float32))}, FusionParams())
+    hits = fused.hits()
+    out = pages.reweigh(index, fused, model, "快照怎么收费", weight=0.5).hits()
     assert sorted(h.num for h in out) == nums and all("page" in h.why for h in out)
     for d in set(table.doc.tolist()):  # each document's chunks keep their order
         assert [h.num for h in out if table.doc[h.num] == d] == \
             [h.num for h in hits if table.doc[h.num] == d]
-    assert pages.reweigh(index, hits, model, "快照怎么收费", weight=0.0) is hits
+    assert pages.reweigh(index, fused, model, "快照怎么收费", weight=0.0) is fused
 
 
 def test_hybrid_search_uses_pages_single_retrievers_do_not(index):

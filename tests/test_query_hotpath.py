@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kbtools.index.store import RankingRow, Store, _dump, _load_strings, write_store
 from kbtools.query import identifiers
-from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, weights
+from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, fuse_arrays, weights
 
 # --- fusion -------------------------------------------------------------------------------
 
@@ -94,6 +94,17 @@ def test_fuse_is_the_per_candidate_definition(bm25, vecs, method, weighting, boo
     assert [(h.num, h.score, h.why) for h in got] == [(h.num, h.score, h.why) for h in want]
     assert all(type(h.num) is int and type(h.score) is float for h in got)
     assert [list(h.why) for h in got] == [list(h.why) for h in want]  # the key order too
+
+
+@settings(max_examples=100, deadline=None)
+@given(bm25=ranked(cosine=False), vec=ranked(cosine=True), head=st.integers(0, 30),
+       also=st.sets(st.integers(0, N_CHUNKS - 1), max_size=10))
+def test_fused_hits_of_a_head_are_the_full_ranking_cut(bm25, vec, head, also):
+    fused = fuse_arrays({"bm25": bm25, "vector:m": vec}, FusionParams())
+    full = fused.hits()
+    want = [h for i, h in enumerate(full) if i < head or h.num in also]
+    got = fused.hits(head, also)
+    assert [(h.num, h.score, h.why) for h in got] == [(h.num, h.score, h.why) for h in want]
 
 
 def test_fuse_shared_candidate_keeps_the_better_vector_rank_and_its_model():

@@ -7,12 +7,15 @@ an index whose vectors came from another fingerprint is refused).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +40,36 @@ class Embedder(Protocol):
     def fingerprint(self) -> str: ...
 
     def embed_batch(self, texts: list[str]) -> Vectors: ...
+
+
+@lru_cache(maxsize=1)
+def _threadpools() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def blas_threads(limit: int | None) -> AbstractContextManager[Any]:
+    """A context running numpy's BLAS on at most `limit` threads (None: as configured).
+    Small products (one question's) run faster on one: waking a second BLAS thread costs
+    more than the product, and on a busy machine it waits for a core (`kbtools.query.search`)."""
+    if limit is None:
+        return nullcontext()
+    limiter: AbstractContextManager[Any] = _threadpools().limit(limits=limit, user_api="blas")
+    return limiter
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def on_one_blas_thread(fn: Callable[P, R]) -> Callable[P, R]:
+    """`fn` with numpy's BLAS on one thread while it runs (`blas_threads`)."""
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with blas_threads(1):
+            return fn(*args, **kwargs)
+    return run
 
 
 def embed_question(emb: Embedder, text: str) -> Vectors:

@@ -24,9 +24,7 @@ does not depend on what it was batched with beyond float rounding.
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +32,14 @@ import numpy as np
 import numpy.typing as npt
 
 from kbtools.embed import bf16
-from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
+from kbtools.embed.base import (
+    Vectors,
+    blas_threads,
+    empty,
+    files_fingerprint,
+    normalise,
+    record_load,
+)
 from kbtools.errors import ModelError
 
 F32 = npt.NDArray[np.float32]
@@ -116,21 +121,6 @@ class BertSettings:
         return cls(hidden=int(cfg["hidden_size"]), heads=int(cfg["num_attention_heads"]),
                    layers=int(cfg["num_hidden_layers"]), eps=float(cfg["layer_norm_eps"]),
                    max_tokens=limit)
-
-
-@lru_cache(maxsize=1)
-def _threadpools() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def blas_threads(limit: int | None) -> AbstractContextManager[Any]:
-    """A context running numpy's BLAS on at most `limit` threads (None: as configured)."""
-    if limit is None:
-        return nullcontext()
-    limiter: AbstractContextManager[Any] = _threadpools().limit(limits=limit, user_api="blas")
-    return limiter
 
 
 def _json(path: Path) -> dict[str, Any]:

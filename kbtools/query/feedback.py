@@ -26,7 +26,7 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.query.candidates import CandidateRequest, CandidateSource
-from kbtools.query.fusion import FusionParams, Hit, Ranked, top
+from kbtools.query.fusion import Fused, FusionParams, Hit, Ranked, top
 
 # A feedback term is held by at most this share of the index's chunks, or by at most
 # MAX_CHUNKS chunks in a small index (a word most pages use says nothing about which page
@@ -103,7 +103,7 @@ def merge(first: Ranked, second: Ranked, weight: float, count: int) -> Ranked:
     return Ranked(keys[best.keys], best.scores)
 
 
-def with_feedback(index: KbIndex, fused: list[Hit], lists: dict[str, Ranked],
+def with_feedback(index: KbIndex, fused: Fused, lists: dict[str, Ranked],
                   req: CandidateRequest, params: FusionParams, question_ids: list[int],
                   source: CandidateSource) -> dict[str, Ranked] | None:
     """Hybrid search with `feedback_weight`: the candidate lists with the BM25 list merged
@@ -111,7 +111,7 @@ def with_feedback(index: KbIndex, fused: list[Hit], lists: dict[str, Ranked],
     there is nothing to add (another mode, no BM25 list, no salient term)."""
     if req.mode != "hybrid" or params.feedback_weight <= 0 or "bm25" not in lists or not fused:
         return None
-    chunks = feedback_chunks(fused, index.chunk_table().doc, params.feedback_docs)
+    chunks = feedback_chunks(fused.hits(), index.chunk_table().doc, params.feedback_docs)
     texts = {n: r["embed_text"] for n, r in
              index.store.ranking_rows([h.num for h in chunks]).items()}
     terms = salient_terms(index, [h for h in chunks if h.num in texts], texts,

@@ -20,8 +20,10 @@ import weakref
 from datetime import date, datetime
 from typing import Any
 
+import numpy as np
+
 from kbtools.index.reader import KbIndex
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import Fused
 
 OUTDATED_WEIGHT = 0.7  # a chunk of a document past its valid_until
 SUPERSEDED_WEIGHT = 0.5  # a chunk of a document superseded by another candidate's document
@@ -97,39 +99,35 @@ def _find(name: str, by_name: dict[str, int]) -> int | None:
     return ends[0] if len(ends) == 1 else None
 
 
-def reweigh(index: KbIndex, hits: list[Hit], today: date) -> list[Hit]:
-    """Fused hits with the freshness factors applied (see the module doc), re-sorted; a hit
+def reweigh(index: KbIndex, fused: Fused, today: date) -> Fused:
+    """Fused candidates with the freshness factors applied (see the module doc); a candidate
     whose score changed says why in ``why`` (``outdated``, ``superseded_by``)."""
     succ = successors(index)
-    if not hits or (not succ and not _dated(index)):
-        return hits
+    if not len(fused) or (not succ and not _dated(index)):
+        return fused
     docs = index.docs()
-    table_doc = index.chunk_table().doc
-    doc_of = {h.num: int(table_doc[h.num]) for h in hits}
-    present = set(doc_of.values())
-    scores = {h.num: h.score for h in hits}
+    nums = fused.keys.tolist()
+    doc_of = index.chunk_table().doc[fused.keys].tolist()
+    present = set(doc_of)
+    scores = fused.scores.tolist()
     notes: dict[int, dict[str, Any]] = {}
-    for h in hits:
-        d = doc_of[h.num]
+    for i, d in enumerate(doc_of):
         if is_outdated(docs[d]["metadata"], today):
-            scores[h.num] *= OUTDATED_WEIGHT
-            notes.setdefault(h.num, {})["outdated"] = True
+            scores[i] *= OUTDATED_WEIGHT
+            notes.setdefault(nums[i], {})["outdated"] = True
     best: dict[int, float] = {}
-    for num, s in scores.items():
-        best[doc_of[num]] = max(best.get(doc_of[num], 0.0), s)
-    for h in hits:
-        d = doc_of[h.num]
+    for d, s in zip(doc_of, scores, strict=True):
+        best[d] = max(best.get(d, 0.0), s)
+    for i, d in enumerate(doc_of):
         newer = [s for s in succ.get(d, ()) if s in present]
         if not newer:
             continue
-        scores[h.num] *= SUPERSEDED_WEIGHT
+        scores[i] *= SUPERSEDED_WEIGHT
         top = max(best[s] for s in newer)
-        if scores[h.num] >= top:
-            scores[h.num] = top * BELOW
-        notes.setdefault(h.num, {})["superseded_by"] = [docs[s]["doc"] for s in newer]
-    out = [Hit(h.num, scores[h.num], {**h.why, **notes[h.num]}) if h.num in notes else h
-           for h in hits]
-    return sorted(out, key=lambda h: (-h.score, h.num))
+        if scores[i] >= top:
+            scores[i] = top * BELOW
+        notes.setdefault(nums[i], {})["superseded_by"] = [docs[s]["doc"] for s in newer]
+    return fused.rescored(np.array(scores, dtype=np.float64), notes)
 
 
 _POSITIONS: weakref.WeakKeyDictionary[KbIndex, dict[str, int]] = weakref.WeakKeyDictionary()

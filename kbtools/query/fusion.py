@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -142,44 +142,155 @@ def weights(lists: dict[str, Ranked], p: FusionParams) -> tuple[float, float]:
 
 def fuse(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None,
          unverified: np.ndarray | None = None) -> list[Hit]:
+    """The candidates of every list, fused, best first (`fuse_arrays`, as `Hit`s)."""
+    return fuse_arrays(lists, p, boost, unverified).hits()
+
+
+# A note later stages add to a candidate's ``why``: per chunk number, keys to add; or one key
+# and its value per candidate (aligned with `Fused.keys`; rounded to 6 decimals when shown).
+Note = dict[int, dict[str, Any]] | tuple[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Fused:
+    """Fused candidates as arrays: each candidate once, in chunk-number order (`keys`), with
+    its fused score and what its ``why`` is made of — per side (BM25, vectors) the entry of
+    its best rank (index into `ranks`/`raw`, -1: none), the vector list that gave it, the
+    routing boost — and the notes of later stages. Stages after fusion re-weigh the scores
+    (`rescored`), and a search makes `Hit`s only of the candidates it goes on with (`hits`):
+    a few dozen of several hundred, the rest being scored but never shown."""
+
+    keys: np.ndarray  # int64, ascending
+    scores: np.ndarray  # float64
+    ranks: np.ndarray  # every list entry's rank (lists concatenated in order)
+    raw: np.ndarray  # every list entry's own score (float64)
+    bm25: np.ndarray  # per candidate, its BM25 entry (-1: none)
+    vector: np.ndarray  # per candidate, its best vector entry (-1: none)
+    model_of: np.ndarray  # per list entry, the vector model's position in `models` (-1: BM25)
+    models: tuple[str, ...]
+    boost: np.ndarray | None  # per candidate (0: not boosted)
+    notes: tuple[Note, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def order(self) -> np.ndarray:
+        """Positions in `keys`, best first: by score, then chunk number."""
+        return np.lexsort((self.keys, -self.scores))
+
+    def rescored(self, scores: np.ndarray, note: Note | None = None) -> Fused:
+        """The same candidates with new scores (aligned with `keys`) and a note more."""
+        notes = self.notes if note is None else (*self.notes, note)
+        return replace(self, scores=scores, notes=notes)
+
+    def hits(self, head: int | None = None, also: set[int] | frozenset[int] = frozenset(),
+             ) -> list[Hit]:
+        """`Hit`s best first: every candidate, or the first `head` and those further down
+        whose chunk number is in `also`."""
+        order = self.order()
+        if head is not None and len(order) > head:
+            rest = order[head:]
+            if also:
+                rest = rest[np.isin(self.keys[rest], np.fromiter(also, dtype=np.int64))]
+                order = np.concatenate([order[:head], rest])
+            else:
+                order = order[:head]
+        return self._hits(order)
+
+    def _hits(self, order: np.ndarray) -> list[Hit]:
+        """The `Hit`s of the candidates at positions `order` (columns gathered at once, then
+        one dict per hit: a search makes ~50 of them)."""
+        if not len(order):
+            return []
+        def side(entries: np.ndarray) -> tuple[list[int], list[int], list[float]]:
+            at = np.maximum(entries, 0)
+            return entries.tolist(), self.ranks[at].tolist(), self.raw[at].tolist()
+        b_entry, b_rank, b_raw = side(self.bm25[order])
+        v_entry, v_rank, v_raw = side(self.vector[order])
+        v_model = self.model_of[np.maximum(self.vector[order], 0)].tolist()
+        boost = self.boost[order].tolist() if self.boost is not None else None
+        notes = [note if isinstance(note, dict) else (note[0], note[1][order].tolist())
+                 for note in self.notes]
+        out = []
+        for j, (num, score) in enumerate(zip(self.keys[order].tolist(),
+                                             self.scores[order].tolist(), strict=True)):
+            why: dict[str, Any] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                   "vector_score": None}
+            if b_entry[j] >= 0:
+                why["bm25_rank"], why["bm25_score"] = b_rank[j], round(b_raw[j], 6)
+            if v_entry[j] >= 0:
+                why["vector_rank"], why["vector_score"] = v_rank[j], round(v_raw[j], 6)
+                why["vector_model"] = self.models[v_model[j]]
+            if boost is not None and boost[j]:
+                why["boost"] = boost[j]
+            for note in notes:
+                if isinstance(note, dict):
+                    if num in note:
+                        why.update(note[num])
+                else:
+                    why[note[0]] = round(note[1][j], 6)
+            out.append(Hit(num, score, why))
+        return out
+
+
+def _best_entries(inv: np.ndarray, ranks: np.ndarray, side: np.ndarray, n: int) -> np.ndarray:
+    """Per candidate (0..n-1), the entry of one side (`side`: a mask over the entries, whose
+    candidates are `inv`) with its best rank, the first of equal ones; -1 when it has none.
+    What taking the entries in turn and keeping a strictly better rank keeps."""
+    best = np.full(n, -1, dtype=np.int64)
+    pos = np.flatnonzero(side)
+    if len(pos):
+        order = pos[np.lexsort((pos, ranks[pos], inv[pos]))]
+        first = np.r_[True, inv[order][1:] != inv[order][:-1]]
+        best[inv[order][first]] = order[first]
+    return best
+
+
+def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None,
+                unverified: np.ndarray | None = None) -> Fused:
+    """Fuse the candidate lists (module doc): each candidate's score is the sum, in list
+    order, of its weighted contributions (normalised score, or reciprocal rank); routing
+    boosts and the unverified weight multiply it. Its ``why`` keeps its best rank per side
+    (an equal rank keeps the earlier list) with that entry's own score."""
     n_vec = sum(1 for name in lists if name.startswith("vector"))
     w_bm25, w_vec = weights(lists, p)
-    total: dict[int, float] = {}
-    why: dict[int, dict[str, Any]] = {}
+    keys: list[np.ndarray] = []
+    contribs: list[np.ndarray] = []
+    ranks: list[np.ndarray] = []
+    raw: list[np.ndarray] = []
+    model_of: list[np.ndarray] = []
+    models: list[str] = []
     for name, r in lists.items():
         is_bm25 = name == "bm25"
         weight = w_bm25 if is_bm25 else w_vec / max(n_vec, 1)
-        ranks = r.rank_of_each()
-        contrib = (weight / (p.rrf_k + ranks) if p.method == "rrf"
+        rank = r.rank_of_each()
+        contrib = (weight / (p.rrf_k + rank) if p.method == "rrf"
                    else weight * _normalised(name, r))
-        prefix = "bm25" if is_bm25 else "vector"
-        rank_key, score_key = f"{prefix}_rank", f"{prefix}_score"
-        model = None if is_bm25 else name.split(":", 1)[1]
-        for rank, key, raw, c in zip(ranks.tolist(), r.keys.tolist(), r.scores.tolist(),
-                                     contrib.tolist(), strict=True):
-            if key in total:
-                total[key] += c
-                w = why[key]
-                if w[rank_key] is not None and rank >= w[rank_key]:
-                    continue  # the better rank on this side stands
-            else:
-                total[key] = 0.0 + c
-                w = why[key] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                                "vector_score": None}
-            w[rank_key], w[score_key] = rank, round(raw, 6)
-            if model is not None:
-                w["vector_model"] = model
+        keys.append(np.asarray(r.keys, dtype=np.int64))
+        contribs.append(np.asarray(contrib, dtype=np.float64))
+        ranks.append(np.asarray(rank, dtype=np.int64))
+        raw.append(np.asarray(r.scores, dtype=np.float64))
+        if not is_bm25:
+            models.append(name.split(":", 1)[1])
+        model_of.append(np.full(len(r.keys), -1 if is_bm25 else len(models) - 1, dtype=np.int64))
+    if not keys:
+        return fuse_arrays({"bm25": Ranked(np.zeros(0, dtype=np.int64),
+                                           np.zeros(0, dtype=np.float32))}, p)
+    uniq, inv = np.unique(np.concatenate(keys), return_inverse=True)
+    inv = inv.reshape(-1)
+    # bincount adds in entry order, each sum starting at 0.0: the per-candidate loop's sums
+    scores = np.bincount(inv, weights=np.concatenate(contribs), minlength=len(uniq))
+    all_ranks, source = np.concatenate(ranks), np.concatenate(model_of)
+    bm25 = _best_entries(inv, all_ranks, source < 0, len(uniq))
+    vec = _best_entries(inv, all_ranks, source >= 0, len(uniq))
+    gain = None
     if boost is not None:
-        for key in total:
-            if boost[key]:
-                total[key] *= 1.0 + p.boost * float(boost[key])
-                why[key]["boost"] = float(boost[key])
+        gain = boost[uniq].astype(np.float64)
+        scores = np.where(gain != 0, scores * (1.0 + p.boost * gain), scores)
     if unverified is not None and p.unverified_weight != 1.0:
-        for key in total:
-            if unverified[key]:
-                total[key] *= p.unverified_weight
-    ordered = sorted([(-score, key) for key, score in total.items()])  # best first, then key
-    return [Hit(key, -neg, why[key]) for neg, key in ordered]
+        scores = np.where(unverified[uniq], scores * p.unverified_weight, scores)
+    return Fused(uniq.astype(np.int64), scores, all_ranks, np.concatenate(raw), bm25, vec,
+                 source, tuple(models), gain)
 
 
 _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")

@@ -39,7 +39,7 @@ from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes, read_json_lines
 from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.reader import KbIndex, load_release_info
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import Fused
 
 KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used)
 _PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
@@ -259,6 +259,18 @@ def _matrix(index: KbIndex, model: str, keys: np.ndarray) -> np.ndarray:
     return np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
 
 
+_PRESENT: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _present(index: KbIndex, model: str) -> np.ndarray:
+    """Per document: has a page vector of `model` (found once per index)."""
+    cache = _PRESENT.setdefault(index, {})
+    if model not in cache:
+        cache[model] = np.linalg.norm(page_vectors(index, model), axis=1) > 0
+    return cache[model]
+
+
 def page_bonus(index: KbIndex, model: str, question: np.ndarray,
                weight: float) -> np.ndarray:
     """Per document: `weight` × its page cosine with the question, rescaled between the
@@ -268,7 +280,7 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
         return np.zeros(len(pages), dtype=np.float32)
     q = question / max(float(np.linalg.norm(question)), 1e-9)
     cos = pages @ q
-    present = np.linalg.norm(pages, axis=1) > 0
+    present = _present(index, model)
     lo, hi = float(cos[present].min()), float(cos[present].max())
     if hi - lo < 1e-9:
         return np.zeros(len(pages), dtype=np.float32)
@@ -276,16 +288,12 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
     return out
 
 
-def reweigh(index: KbIndex, hits: list[Hit], model: str, text: str,
-            weight: float) -> list[Hit]:
-    """`hits` with their document's page bonus (`weight` for the closest page, in fused-score
-    units: the best fused hit scores about 1) added to each score (``why.page`` holds it),
-    re-sorted best first; unchanged for a zero weight or no hits."""
-    if not hits or weight <= 0:
-        return hits
+def reweigh(index: KbIndex, fused: Fused, model: str, text: str, weight: float) -> Fused:
+    """Fused candidates with their document's page bonus (`weight` for the closest page, in
+    fused-score units: the best fused hit scores about 1) added to each score (``why.page``
+    holds it); unchanged for a zero weight or no candidates."""
+    if not len(fused) or weight <= 0:
+        return fused
     bonus = page_bonus(index, model, question_vector(model, text), weight)
-    doc = index.chunk_table().doc
-    out = [Hit(h.num, h.score + float(bonus[doc[h.num]]),
-               {**h.why, "page": round(float(bonus[doc[h.num]]), 6)}) for h in hits]
-    out.sort(key=lambda h: (-h.score, h.num))
-    return out
+    add = bonus[index.chunk_table().doc[fused.keys]]
+    return fused.rescored(fused.scores + add.astype(np.float64), ("page", add))

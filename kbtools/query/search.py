@@ -29,6 +29,7 @@ import numpy as np
 
 from kbtools.config import Vocabulary
 from kbtools.decision import column_key
+from kbtools.embed.base import on_one_blas_thread
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, valid_unicode
@@ -153,6 +154,10 @@ CANDIDATES_PER_RESULT = 20
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
 
 
+# A question's products (its page similarities, a filtered vector search) are small: on one
+# BLAS thread they take ~0.1 ms; waking a second one cost 2-3 ms of CPU and 10+ ms of waiting
+# for a core on a busy machine, after each question's embedding had run on one.
+@on_one_blas_thread
 def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = None,
            verified_only: bool | None = None, mode: str = "hybrid",
            params: fusion.FusionParams | None = None,
@@ -199,16 +204,17 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                                                 source_of(index, LOCAL_CANDIDATES)):
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
-    fused = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask)
-    if not fused:
-        return SearchResponse(text, index.release, filters, reason="nothing matched")
     wanted = specific_identifiers(index, text)
-    fused, held = (_with_identifier_holders(index, fused, wanted, mask, query_models(index, text))
-                   if mode != "vector" else (fused, set()))
-    head = max(k * 8, 50)
+    held = (_identifier_holders(index, wanted, mask, query_models(index, text))
+            if mode != "vector" else set())
+    head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
+    ranked = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask, head, held)
+    if not ranked:
+        return SearchResponse(text, index.release, filters, reason="nothing matched")
+    ranked += _unlisted_holders(held, fused, ranked)
     rows = index.store.ranking_rows(  # the rest of a row is read for the results shown
-        [h.num for h in fused[:head]] + [h.num for h in fused[head:] if h.num in held])
-    hits = _collapse_to_sections(index, [h for h in fused if h.num in rows], rows)
+        [h.num for h in ranked[:head]] + [h.num for h in ranked[head:] if h.num in held])
+    hits = _collapse_to_sections(index, [h for h in ranked if h.num in rows], rows)
     model = reranker or qcfg.get("reranker")
     if model:
         hits = rerank(model, text, hits, rows)
@@ -216,12 +222,12 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
                                            input_synonyms(index))
-    hits, more = _distinct(wanted, hits, rows, params, evaluation, index)
+    levels = {h.num: _level(wanted, rows[h.num]) for h in hits} if wanted else {}
+    hits, more = _distinct(levels, hits, rows, params, evaluation, index)
     picked = _suppress_nested(hits, rows, k)
     coverage = _coverages(index, picked, terms, ids, unknown, exp)
-    exact = bool(wanted) and any(is_about(match_level(
-        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
-        for h in picked[:3])
+    exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels
+                                          else _level(wanted, rows[h.num])) for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
         unknown_terms=unknown, exact=exact,
@@ -250,36 +256,37 @@ LOCAL_CANDIDATES = LocalCandidates()
 
 
 def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.FusionParams,
-           boost: np.ndarray | None, today: date, text: str, mode: str) -> list[fusion.Hit]:
-    """The candidate lists fused, weighed for freshness and page evidence."""
-    fused = fusion.fuse(lists, params, boost=boost, unverified=_unverified_vector(index))
+           boost: np.ndarray | None, today: date, text: str, mode: str) -> fusion.Fused:
+    """The candidate lists fused, weighed for freshness and page evidence (as arrays: `Hit`s
+    are made of the candidates ranked on only)."""
+    fused = fusion.fuse_arrays(lists, params, boost=boost, unverified=_unverified_vector(index))
     fused = freshness.reweigh(index, fused, today)
     return _page_evidence(index, fused, lists, text, mode, params.page_weight)
 
 
-def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-                  text: str, mode: str, weight: float,
-                  mask: np.ndarray | None) -> list[fusion.Hit]:
-    """Hybrid search: pages linked from the best pages join (within the filters' `mask`) or
-    rise, by the question's page similarity (kbtools.query.neighbours), when the vectors
-    are local files."""
+def _linked_pages(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
+                  text: str, mode: str, weight: float, mask: np.ndarray | None, head: int,
+                  held: set[int]) -> list[fusion.Hit]:
+    """The fused candidates ranked on (the first `head`, and the `held` ones further down),
+    best first. Hybrid search: pages linked from the best pages join (within the filters'
+    `mask`) or rise, by the question's page similarity (kbtools.query.neighbours), when the
+    vectors are local files; every candidate is weighed then."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
-    if mode != "hybrid" or model is None or weight <= 0:
-        return hits
-    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
-        return hits
+    if mode != "hybrid" or model is None or weight <= 0 \
+            or source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return fused.hits(head, held)
     similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
-    return neighbours.reweigh(index, hits, similarity, weight, mask)
+    return neighbours.reweigh(index, fused.hits(), similarity, weight, mask)
 
 
-def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
-                   text: str, mode: str, weight: float) -> list[fusion.Hit]:
+def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
+                   text: str, mode: str, weight: float) -> fusion.Fused:
     """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
     from the release's files or, for an engine's index, from what it published."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
     if mode != "hybrid" or model is None or "bm25" not in lists:
-        return hits
-    return pages.reweigh(index, hits, model, text, weight)
+        return fused
+    return pages.reweigh(index, fused, model, text, weight)
 
 
 # An identifier held by more chunks than both of these names a product, not one thing.
@@ -309,44 +316,50 @@ def _rarest_term(index: KbIndex, ident: str) -> int | None:
     return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
 
 
-def _with_identifier_holders(index: KbIndex, fused: list[fusion.Hit], wanted: list[str],
-                             mask: np.ndarray | None, models: list[str],
-                             ) -> tuple[list[fusion.Hit], set[int]]:
-    """The fused list, with the chunks the question's vector models cannot see (no vector of
-    theirs: another language's chunks) that hold one of its specific identifiers (the rarest
-    token; at most IDENTIFIER_HOLDERS) present wherever they rank, appended at score 0 when
-    BM25 did not list them. Such a chunk is reachable by words only, and the identifier is
-    the one word it shares with the question: "What does error code E17 mean?" ranks the
-    Chinese E17 row behind every English chunk sharing "error" and "code", and it must still
-    be seen to be promoted. Chunks the vectors can see keep their ranks (promoting deep ones
-    that merely have an identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers).
-    Returns the list and the holders."""
+def _identifier_holders(index: KbIndex, wanted: list[str], mask: np.ndarray | None,
+                        models: list[str]) -> set[int]:
+    """The chunks the question's vector models cannot see (no vector of theirs: another
+    language's chunks) that hold one of its specific identifiers (the rarest token; at most
+    IDENTIFIER_HOLDERS): they are ranked on wherever they rank (`_unlisted_holders`). Such
+    a chunk is reachable by words only, and the identifier is the one word it shares with
+    the question: "What does error code E17 mean?" ranks the Chinese E17 row behind every
+    English chunk sharing "error" and "code", and it must still be seen to be promoted.
+    Chunks the vectors can see keep their ranks (promoting deep ones that merely have an
+    identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers)."""
     ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
+    if not ids:
+        return set()
     chunk_models = vector_models(index)  # a chunk sharing a section's vector is seen through it
-    held = {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
-            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))
-            } if ids else set()
+    return {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
+            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))}
+
+
+def _unlisted_holders(held: set[int], fused: fusion.Fused,
+                      ranked: list[fusion.Hit]) -> list[fusion.Hit]:
+    """The `held` chunks no candidate list holds, at score 0 (appended to the ranking)."""
     if not held:
-        return fused, held
-    listed = {h.num for h in fused}
-    extra = [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                                 "vector_score": None}) for n in sorted(held - listed)]
-    return fused + extra, held
+        return []
+    listed = set(fused.keys.tolist()) | {h.num for h in ranked}
+    return [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                "vector_score": None}) for n in sorted(held - listed)]
 
 
-def _distinct(wanted: list[str], hits: list[fusion.Hit], rows: Rows,
+def _level(wanted: list[str], row: dict[str, Any]) -> int:
+    """How the chunk holds the question's specific identifiers (`match_level`)."""
+    return match_level(wanted, row["embed_text"], (row["heading_path"] or [""])[-1])
+
+
+def _distinct(levels: dict[int, int], hits: list[fusion.Hit], rows: Rows,
               params: fusion.FusionParams, evaluation: answers.Evaluation | None,
               index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
     """The evaluated answer first, then one hit per section, documents diversified, chunks
-    about the question's specific identifiers (``wanted``) ahead of the rest. Returns the
-    hits and each one's ``more``."""
-    levels = {h.num: level for h in hits if is_about(level := match_level(
-        wanted, rows[h.num]["embed_text"], (rows[h.num]["heading_path"] or [""])[-1]))
-              } if wanted else {}
-    hits = promote(hits, lambda h: levels.get(h.num, 0))  # the E17 row stands for its table
+    about the question's specific identifiers (``levels``: each hit's `_level`) ahead of the
+    rest. Returns the hits and each one's ``more``."""
+    about = {num: level for num, level in levels.items() if is_about(level)}
+    hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
     hits, more = distinct.one_per_section(hits, rows)
     hits = promote(distinct.diversify(hits, rows, params.doc_decay),
-                   lambda h: levels.get(h.num, 0))
+                   lambda h: about.get(h.num, 0))
     row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
     if evaluation is None or row is None:
         return hits, more
