@@ -5,8 +5,8 @@ JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.o
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
-pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) and
-linked pages (kbtools.query.neighbours) → list
+pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again), anchor text
+(kbtools.query.anchors) and linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
@@ -36,6 +36,7 @@ from kbtools.index import vectors
 from kbtools.index.reader import KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import (
+    anchors,
     answers,
     calibration,
     distinct,
@@ -199,6 +200,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                                                 source_of(index, LOCAL_CANDIDATES)):
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
+    fused = _anchor_text(index, fused, lists, mode, ids + list(exp.full_ids),
+                         params.anchor_weight, mask)
     fused = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask)
     if not fused:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
@@ -270,6 +273,18 @@ def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusio
         return hits
     similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
     return neighbours.reweigh(index, hits, similarity, weight, mask)
+
+
+def _anchor_text(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
+                 mode: str, ids: list[int], weight: float,
+                 mask: np.ndarray | None) -> list[fusion.Hit]:
+    """Hybrid search: pages whose anchor text (the words of the links to them) matches the
+    question rise or join (kbtools.query.anchors), when the index is local files."""
+    if mode != "hybrid" or "bm25" not in lists or weight <= 0:
+        return hits
+    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+        return hits
+    return anchors.reweigh(index, hits, ids, weight, mask)
 
 
 def _page_evidence(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion.Ranked],
