@@ -77,8 +77,11 @@ def context(text: str, written: str) -> str:
 
 def anchor_texts(index: KbIndex) -> list[list[str]]:
     """Per document (in `index.docs()` order), the distinct anchor texts of the links to it
-    from other documents, in chunk order."""
+    from other documents, in chunk order (an engine's index: as published)."""
     docs = index.docs()
+    if (published := index.published_links()) is not None:
+        texts = published.get("anchors") or []  # none: published before anchors were
+        return [list(texts[d]) if d < len(texts) else [] for d in range(len(docs))]
     resolver = resolver_of(index)
     out: list[dict[str, None]] = [{} for _ in docs]
     for doc, links, text in index.store.chunk_links_text():

@@ -89,7 +89,12 @@ def resolver_of(index: KbIndex) -> Resolver:
 
 
 def link_graph(index: KbIndex) -> list[frozenset[int]]:
-    """Per document (in `index.docs()` order), the other documents it links to."""
+    """Per document (in `index.docs()` order), the other documents it links to (an
+    engine's index: as published)."""
+    if index not in _GRAPHS and (published := index.published_links()) is not None:
+        graph = published.get("graph") or []  # none: published before links were
+        _GRAPHS[index] = [frozenset(graph[d]) if d < len(graph) else frozenset()
+                          for d in range(len(index.docs()))]
     if index not in _GRAPHS:
         docs = index.docs()
         resolver = resolver_of(index)

@@ -264,12 +264,9 @@ def _linked_pages(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusio
                   text: str, mode: str, weight: float,
                   mask: np.ndarray | None) -> list[fusion.Hit]:
     """Hybrid search: pages linked from the best pages join (within the filters' `mask`) or
-    rise, by the question's page similarity (kbtools.query.neighbours), when the vectors
-    are local files."""
+    rise, by the question's page similarity (kbtools.query.neighbours)."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
     if mode != "hybrid" or model is None or weight <= 0:
-        return hits
-    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
         return hits
     similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
     return neighbours.reweigh(index, hits, similarity, weight, mask)
@@ -279,10 +276,8 @@ def _anchor_text(index: KbIndex, hits: list[fusion.Hit], lists: dict[str, fusion
                  mode: str, ids: list[int], weight: float,
                  mask: np.ndarray | None) -> list[fusion.Hit]:
     """Hybrid search: pages whose anchor text (the words of the links to them) matches the
-    question rise or join (kbtools.query.anchors), when the index is local files."""
+    question rise or join (kbtools.query.anchors)."""
     if mode != "hybrid" or "bm25" not in lists or weight <= 0:
-        return hits
-    if source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
         return hits
     return anchors.reweigh(index, hits, ids, weight, mask)
 
