@@ -34,7 +34,7 @@ ANCHOR_JOIN = 3  # pages found by their anchor field alone that join the candida
 CONTEXT_CHARS = 80  # at most this much of the sentence on each side of a link
 K1, B = 1.2, 0.75  # BM25 of the anchor field (the chunk index's usual values)
 
-_SENTENCE_END = re.compile(r"[。！？；!?;\n]")
+SENTENCE_END = re.compile(r"[。！？；!?;\n]")
 # a whole Markdown link, its target included even when written with spaces (exported sites)
 WHOLE_LINK = re.compile(r"\[(?P<label>[^\[\]\n]*)\]\([^()\n]*\)")
 
@@ -68,9 +68,9 @@ def context(text: str, written: str) -> str:
     if at < 0:
         return label
     lo = max(at - CONTEXT_CHARS, 0)
-    ends = list(_SENTENCE_END.finditer(text, lo, at))
+    ends = list(SENTENCE_END.finditer(text, lo, at))
     start = ends[-1].end() if ends else lo
-    end_m = _SENTENCE_END.search(text, at + len(written), at + len(written) + CONTEXT_CHARS)
+    end_m = SENTENCE_END.search(text, at + len(written), at + len(written) + CONTEXT_CHARS)
     end = end_m.start() if end_m else min(len(text), at + len(written) + CONTEXT_CHARS)
     return WHOLE_LINK.sub(lambda x: x.group("label"), text[start:end])
 
