@@ -106,9 +106,11 @@ def test_hybrid_search_finds_the_page_by_its_anchor_text(index):
         return list(dict.fromkeys(r["doc"] for r in results)).index("knowledge/vim.md")
 
     off, on = docs(0.0), docs(1.0)
-    assert rank(on) < 2 < rank(off), (rank(on), rank(off))  # by words it never uses itself
+    assert rank(on) < rank(off), (rank(on), rank(off))  # by words it never uses itself
     vim = next(r for r in on if r["doc"] == "knowledge/vim.md")
-    assert vim["why"]["anchor"] == pytest.approx(1.0)
+    assert vim["why"]["anchor"] > 0.5
+    # lifted up to the best answer, never past it
+    assert vim["score"] == pytest.approx(anchors.ANCHOR_CAP * on[0]["score"], abs=1e-5)
     assert "kdump" not in vim["text"]  # shown with its own text, not the anchors
     for mode in ("bm25", "vector"):  # single retrievers are left as they are
         assert not any("anchor" in r["why"] for r in docs(0.5, mode))

@@ -8,7 +8,10 @@ plus the sentence around that link (identical texts counted once: templated page
 them). The field is searched as one bag of words per page with BM25 (the index's own
 tokenizer and vocabulary, idf over the pages that have one); after fusion every candidate
 chunk of a page rises by ``[query] anchor_weight`` × the page's anchor score relative to
-the best page's, and the ``ANCHOR_JOIN`` best anchor pages that no retriever listed join
+the best page's, but never past ``ANCHOR_CAP`` × the best hit's score unless it is the best
+page's own (other pages' words can bring a page up to the best answer, not over it: the
+uncapped bonus put reference pages over the FAQ answers that link to them, tidb_faq_zh
+Hit@1 −0.024), and the ``ANCHOR_JOIN`` best anchor pages that no retriever listed join
 with their first chunk (their title and introduction) at that bonus alone: the field brings
 pages into the candidates, not only reorders them. Chunk texts, display and citations are
 untouched. Measured in docs/retrieval.md ("aliyun linked, fourth round").
@@ -32,6 +35,7 @@ from kbtools.query.neighbours import MD_LINK, first_chunks, resolver_of
 
 ANCHOR_JOIN = 3  # pages found by their anchor field alone that join the candidates
 CONTEXT_CHARS = 80  # at most this much of the sentence on each side of a link
+ANCHOR_CAP = 0.9  # anchor text lifts a page to at most this share of the best page's score
 K1, B = 1.2, 0.75  # BM25 of the anchor field (the chunk index's usual values)
 
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
@@ -139,9 +143,9 @@ def _bm25_field(terms: np.ndarray, docs: np.ndarray, lengths: np.ndarray,
 
 def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
             mask: np.ndarray | None = None) -> list[Hit]:
-    """`hits` with their page's anchor bonus (``why.anchor``) added, the ANCHOR_JOIN best
-    anchor pages without a hit joining with their first chunk (unless `mask` excludes it);
-    re-sorted best first. Unchanged for a zero weight, no hits or no known terms."""
+    """`hits` with their page's anchor bonus (``why.anchor``) added (capped as the module
+    docstring says), the ANCHOR_JOIN best anchor pages without a hit joining with their
+    first chunk (unless `mask` excludes it); re-sorted best first. Unchanged for a zero weight, no hits or no known terms."""
     if weight <= 0 or not hits or not ids:
         return hits
     scores = anchor_field(index).scores(ids)
@@ -150,9 +154,16 @@ def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
         return hits
     bonus = weight * scores / top
     doc_of = index.chunk_table().doc
-    out = [Hit(h.num, h.score + float(bonus[doc_of[h.num]]),
-               {**h.why, "anchor": round(float(bonus[doc_of[h.num]]), 6)})
-           if bonus[doc_of[h.num]] > 0 else h for h in hits]
+    best_score, best_doc = hits[0].score, int(doc_of[hits[0].num])
+
+    def lifted(h: Hit) -> float:
+        new = h.score + float(bonus[doc_of[h.num]])
+        if int(doc_of[h.num]) == best_doc:
+            return new
+        return min(new, max(h.score, ANCHOR_CAP * best_score))
+
+    out = [Hit(h.num, s, {**h.why, "anchor": round(s - h.score, 6)})
+           if bonus[doc_of[h.num]] > 0 and (s := lifted(h)) > h.score else h for h in hits]
     listed = {int(doc_of[h.num]) for h in hits}
     firsts = first_chunks(index)
     joined = 0
@@ -162,8 +173,9 @@ def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
         if int(d) in listed or firsts[d] < 0 or (mask is not None and not mask[firsts[d]]):
             continue
         joined += 1
-        out.append(Hit(int(firsts[d]), float(bonus[d]), {
+        score = min(float(bonus[d]), ANCHOR_CAP * best_score)
+        out.append(Hit(int(firsts[d]), score, {
             "bm25_rank": None, "bm25_score": None, "vector_rank": None,
-            "vector_score": None, "anchor": round(float(bonus[d]), 6)}))
+            "vector_score": None, "anchor": round(score, 6)}))
     out.sort(key=lambda h: (-h.score, h.num))
     return out
