@@ -56,7 +56,7 @@ class AnchorField:
     def scores(self, ids: list[int]) -> np.ndarray:
         """Per document, the anchor field's BM25 score for the question's term ids."""
         out = np.zeros(self.n_docs, dtype=np.float64)
-        for i in set(ids):
+        for i in sorted(set(ids)):  # a fixed order: the same sums on every machine
             if 0 <= i < len(self.indptr) - 1:
                 lo, hi = self.indptr[i], self.indptr[i + 1]
                 np.add.at(out, self.docs[lo:hi], self.weights[lo:hi])
@@ -154,7 +154,8 @@ def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
         return hits
     bonus = weight * scores / top
     doc_of = index.chunk_table().doc
-    best_score, best_doc = hits[0].score, int(doc_of[hits[0].num])
+    best = min(hits, key=lambda h: (-h.score, h.num))
+    best_score, best_doc = best.score, int(doc_of[best.num])
 
     def lifted(h: Hit) -> float:
         new = h.score + float(bonus[doc_of[h.num]])
