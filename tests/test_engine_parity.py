@@ -16,6 +16,7 @@ from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
 from kbtools.index.reader import KbIndex, open_index
+from kbtools.query import anchors, neighbours
 from kbtools.query.fusion import FusionParams
 from kbtools.query.quality import load_questions
 from kbtools.query.search import search
@@ -158,3 +159,35 @@ def test_feedback_same_in_milvus(example):
         assert a.no_answer == b.no_answer, q["query"]
     assert changed  # the feedback changed some rankings …
     assert same_top / len(questions) >= 0.95 and overlap / len(questions) >= 0.9  # … alike
+
+
+def test_links_and_anchors_same_in_milvus(tmp_path, milvus):  # noqa: F811
+    """The link graph and the anchor texts are published with the release, so linked pages
+    (kbtools.query.neighbours) and anchor text (kbtools.query.anchors) rank alike in Milvus;
+    on a corpus of linked documentation pages (aliyun_ecs_zh's gold pages)."""
+    name = "aliyun_ecs_zh"
+    questions = load_questions(SHARED / "eval" / name / "queries.jsonl")[:FIRST]
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for doc in sorted({g["doc"] for q in questions for g in q["gold"]}):
+        shutil.copy(SHARED / "eval" / name / "corpus" / doc, corpus / doc)
+    repo = make_repo(tmp_path / "repo")
+    build(load_config(repo), BuildOptions(out=repo / "dist", corpus=corpus, progress=False,
+                                          provenance=False, lenient=True))
+    engine = connect_url(milvus.url("links"), create_db=True)
+    try:
+        publish(engine, check_release(repo / "dist"))
+        local, remote = open_index(repo / "dist"), EngineReader(engine).current()
+        assert neighbours.link_graph(remote) == neighbours.link_graph(local)
+        assert any(neighbours.link_graph(local))
+        assert anchors.anchor_texts(remote) == anchors.anchor_texts(local)
+        for key in ("link_weight", "anchor_weight"):
+            for index in (local, remote):
+                index.manifest["config"]["values"]["query"][key] = 0.5
+        stats = parity(local, remote, questions)
+        used = {key for q in questions[:20] for r in search(
+            remote, q["query"], k=10, keep_results=True).results for key in r.why}
+    finally:
+        engine.close()
+    assert_parity(stats)
+    assert {"linked", "anchor"} <= used  # both steps ran in Milvus

@@ -51,7 +51,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.xref._REF_BEFORE": "search",  # on the 80 characters before a number
     "kbtools.build.xref._MD_LINK": "finditer",
     "kbtools.build.xref._SCHEME": "match",
-    "kbtools.query.neighbours._LINK": "search",  # a stored link's written text
+    "kbtools.query.neighbours.MD_LINK": "search",  # a stored link's written text
+    "kbtools.query.anchors.SENTENCE_END": "finditer",
+    "kbtools.query.anchors.WHOLE_LINK": "sub",
     "kbtools.build.xref:^\\s*(?:第\\s*)?(\\d+(?:\\.\\d+)*)\\.?(?=\\s|[^\\d.]|$)": "match",
     "kbtools.check.fix.NEWLINE": "split",
     "kbtools.check.links.SCHEME": "match",
@@ -291,8 +293,11 @@ WORST = [
     ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (5 * N // 2)),
     ("kbtools.build.xref._MD_LINK", "[" * N),
     ("kbtools.build.xref._MD_LINK", "[](" * (N // 3)),
-    ("kbtools.query.neighbours._LINK", "[" * N),
-    ("kbtools.query.neighbours._LINK", "[a](" + "x" * N),
+    ("kbtools.query.neighbours.MD_LINK", "[" * N),
+    ("kbtools.query.neighbours.MD_LINK", "[a](" + "x" * N),
+    ("kbtools.query.anchors.WHOLE_LINK", "[" * N),
+    ("kbtools.query.anchors.WHOLE_LINK", "[a](" * (N // 4)),
+    ("kbtools.query.anchors.WHOLE_LINK", "[a](" + "x" * N),
     ("kbtools.agents.read:[>›»]", "\t" * N + "x"),
     ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),

@@ -43,7 +43,7 @@ from kbtools.index import synonyms
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
-from kbtools.query import pages
+from kbtools.query import anchors, neighbours, pages
 from kbtools.ship.signing import load_public, verify
 from kbtools.ship.trust import stored_keys
 
@@ -177,6 +177,7 @@ def meta_parts(index: KbIndex, checked: CheckedRelease, fields: dict[str, str]) 
         "synonyms": synonyms.dump(index.synonyms()),
         "no_answer": index.no_answer_record(),  # the release's own no-answer calibration
         "pages": page_parts(index),
+        "links": link_parts(index),
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
                         "models": table.models.tolist(), "verified": table.verified.tolist(),
                         "parent": table.parent.tolist()},
@@ -195,6 +196,13 @@ def page_parts(index: KbIndex) -> dict[str, str]:
     return {model: base64.b64encode(pages.to_bytes(pages.page_vectors(index, model))
                                     ).decode("ascii")
             for model in sorted(index.manifest.get("models", {}))}
+
+
+def link_parts(index: KbIndex) -> dict[str, Any]:
+    """The release's link graph and anchor texts as `KbIndex.published_links` returns
+    them: the engine's searches follow links and read anchors as the local files do."""
+    return {"graph": [sorted(g) for g in neighbours.link_graph(index)],
+            "anchors": anchors.anchor_texts(index)}
 
 
 def _sources(index: KbIndex) -> dict[str, str]:

@@ -262,6 +262,7 @@ class MilvusIndex(KbIndex):
         self._synonyms = parse_synonyms(parts.get("synonyms") or "")[0]  # none before they shipped
         self._no_answer = parts.get("no_answer") or {}  # the global rule before it shipped
         self._page_blobs: dict[str, str] = parts.get("pages") or {}  # none before they shipped
+        self._links: dict[str, Any] = parts.get("links") or {}  # none before they shipped
         fields: dict[str, str] = parts["fields"]
         have = {m: sum(m in s.split(",") for s in table["models"]) for m in fields}
         partial = {m: n / max(len(table["models"]), 1) for m, n in have.items()
@@ -288,6 +289,9 @@ class MilvusIndex(KbIndex):
                                       "are unreadable; publish the release again",
                                       path=str(self.root)) from None
         return self._pages[model]
+
+    def published_links(self) -> dict[str, Any] | None:
+        return self._links
 
     def hold(self) -> KbIndex:
         return self

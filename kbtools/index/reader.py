@@ -192,6 +192,13 @@ class KbIndex:
                 raise IndexLoadError("not a page-vector file", path=str(path)) from None
         return self._pages[model]
 
+    def published_links(self) -> dict[str, Any] | None:
+        """The link graph and anchor texts published with a release in an engine
+        (``graph``: per document the documents it links to; ``anchors``: per document its
+        anchor texts); None for a release's local files, whose chunks they are derived
+        from (`kbtools.query.neighbours`, `kbtools.query.anchors`)."""
+        return None
+
     def source_path(self, doc: str) -> Path:
         """The shipped Markdown source of `doc` (not checked: see `kbtools.agents.read`)."""
         return self.layout.source / doc

@@ -322,6 +322,13 @@ class Store:
         rows = self.con.execute("SELECT doc, links FROM chunks WHERE links != '[]' ORDER BY num")
         return [(doc, _load(links)) for doc, links in rows.fetchall() if links]
 
+    def chunk_links_text(self) -> list[tuple[str, list[dict[str, Any]], str]]:
+        """(document, links, text) of every chunk that holds links (for the anchor text of
+        `kbtools.query.anchors`)."""
+        rows = self.con.execute(
+            "SELECT doc, links, text FROM chunks WHERE links != '[]' ORDER BY num")
+        return [(doc, _load(links), text) for doc, links, text in rows.fetchall() if links]
+
     def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
         """Why some chunk of `doc` overlapping lines line_start..line_end is not verified
         (the first by line); None when all are (or none overlaps)."""

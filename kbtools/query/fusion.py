@@ -75,6 +75,8 @@ class FusionParams:
     feedback_support: int = 2
     # hybrid: pages linked from the best pages (kbtools.query.neighbours); 0 turns it off
     link_weight: float = 0.0
+    # hybrid: pages whose anchor text matches the question (kbtools.query.anchors); 0: off
+    anchor_weight: float = 0.0
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:

@@ -36,7 +36,7 @@ NEIGHBOUR_SOURCES = 3  # the best documents whose links are followed
 LINK_CAP = 0.9  # a linked page scores at most this share of the best page linking to it
 PATH_TAIL = 3  # path components compared when resolving a link by its path
 
-_LINK = re.compile(r"\[(?P<label>[^\[\]\n]*)\]\((?P<href>[^()\s]*)")
+MD_LINK = re.compile(r"\[(?P<label>[^\[\]\n]*)\]\((?P<href>[^()\s]*)")
 _GRAPHS: weakref.WeakKeyDictionary[KbIndex, list[frozenset[int]]] = weakref.WeakKeyDictionary()
 
 
@@ -47,7 +47,7 @@ def _tails(path: str) -> list[str]:
     return ["/".join(parts[-k:]) for k in range(min(len(parts), PATH_TAIL), 0, -1)]
 
 
-class _Resolver:
+class Resolver:
     """Link → document number, for links the build left unresolved."""
 
     def __init__(self, docs: list[dict[str, Any]]):
@@ -67,7 +67,7 @@ class _Resolver:
     def resolve(self, link: dict[str, Any]) -> int | None:
         if link.get("doc"):
             return self.by_doc.get(link["doc"])
-        m = _LINK.search(str(link.get("text") or ""))
+        m = MD_LINK.search(str(link.get("text") or ""))
         path = unquote(m.group("href").partition("#")[0].split("?")[0]) if m else ""
         if m is None or not path.lower().endswith((".md", ".markdown")):
             return None  # not a link to a page (an anchor, an asset, another site)
@@ -78,11 +78,26 @@ class _Resolver:
         return self.by_title.get(stem, self.by_title.get(m.group("label").strip()))
 
 
+_RESOLVERS: weakref.WeakKeyDictionary[KbIndex, Resolver] = weakref.WeakKeyDictionary()
+
+
+def resolver_of(index: KbIndex) -> Resolver:
+    """The index's link resolver (made once per index object)."""
+    if index not in _RESOLVERS:
+        _RESOLVERS[index] = Resolver(index.docs())
+    return _RESOLVERS[index]
+
+
 def link_graph(index: KbIndex) -> list[frozenset[int]]:
-    """Per document (in `index.docs()` order), the other documents it links to."""
+    """Per document (in `index.docs()` order), the other documents it links to (an
+    engine's index: as published)."""
+    if index not in _GRAPHS and (published := index.published_links()) is not None:
+        graph = published.get("graph") or []  # none: published before links were
+        _GRAPHS[index] = [frozenset(graph[d]) if d < len(graph) else frozenset()
+                          for d in range(len(index.docs()))]
     if index not in _GRAPHS:
         docs = index.docs()
-        resolver = _Resolver(docs)
+        resolver = resolver_of(index)
         out: list[set[int]] = [set() for _ in docs]
         for doc, links in index.store.chunk_links():
             src = resolver.by_doc.get(doc)
@@ -144,7 +159,7 @@ def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
             done.add(d)
             h = Hit(h.num, scores[d], {**h.why, "linked": round(scores[d] - h.score, 6)})
         out.append(h)
-    firsts = _first_chunks(index)
+    firsts = first_chunks(index)
     for d in sorted(set(scores) - done):
         if firsts[d] >= 0 and (mask is None or mask[firsts[d]]):
             out.append(Hit(int(firsts[d]), scores[d], {
@@ -157,7 +172,7 @@ def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
 _FIRSTS: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()
 
 
-def _first_chunks(index: KbIndex) -> np.ndarray:
+def first_chunks(index: KbIndex) -> np.ndarray:
     """Per document, its first chunk's number (-1 for a document without chunks)."""
     if index not in _FIRSTS:
         doc_of = index.chunk_table().doc

@@ -5,8 +5,8 @@ JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.o
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
-pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) and
-linked pages (kbtools.query.neighbours) → list
+pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again), anchor text
+(kbtools.query.anchors) and linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
@@ -37,6 +37,7 @@ from kbtools.index import vectors
 from kbtools.index.reader import KbIndex
 from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import (
+    anchors,
     answers,
     calibration,
     distinct,
@@ -208,7 +209,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     held = (_identifier_holders(index, wanted, mask, query_models(index, text))
             if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
-    ranked = _linked_pages(index, fused, lists, text, mode, params.link_weight, mask, head, held)
+    ranked = _reweighed(index, fused, lists, text, mode, params, mask,
+                        ids + list(exp.full_ids), head, held)
     if not ranked:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     ranked += _unlisted_holders(held, fused, ranked)
@@ -264,19 +266,27 @@ def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.Fusio
     return _page_evidence(index, fused, lists, text, mode, params.page_weight)
 
 
-def _linked_pages(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
-                  text: str, mode: str, weight: float, mask: np.ndarray | None, head: int,
-                  held: set[int]) -> list[fusion.Hit]:
+def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
+               text: str, mode: str, params: fusion.FusionParams, mask: np.ndarray | None,
+               ids: list[int], head: int, held: set[int]) -> list[fusion.Hit]:
     """The fused candidates ranked on (the first `head`, and the `held` ones further down),
-    best first. Hybrid search: pages linked from the best pages join (within the filters'
-    `mask`) or rise, by the question's page similarity (kbtools.query.neighbours), when the
-    vectors are local files; every candidate is weighed then."""
+    best first. Hybrid search with anchor text or linked pages on (opt-in): every candidate
+    is weighed by them first — pages whose anchor text (the words of the links to them)
+    matches the question rise or join (kbtools.query.anchors), then pages linked from the
+    best pages, by the question's page similarity (kbtools.query.neighbours), within the
+    filters' `mask`."""
     model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
-    if mode != "hybrid" or model is None or weight <= 0 \
-            or source_of(index, LOCAL_CANDIDATES) is not LOCAL_CANDIDATES:
+    anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
+    linked = mode == "hybrid" and model is not None and params.link_weight > 0
+    if not (anchored or linked):
         return fused.hits(head, held)
-    similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
-    return neighbours.reweigh(index, fused.hits(), similarity, weight, mask)
+    hits = fused.hits()
+    if anchored:
+        hits = anchors.reweigh(index, hits, ids, params.anchor_weight, mask)
+    if linked and model is not None:
+        similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
+        hits = neighbours.reweigh(index, hits, similarity, params.link_weight, mask)
+    return hits
 
 
 def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],

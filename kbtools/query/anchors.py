@@ -1,0 +1,182 @@
+"""Anchor text for hybrid search: a page described in the words of the pages linking to it.
+
+The classic web-retrieval signal. A page's own text names its subject the way its writer
+does ("使用限制", "ResizeDisk"); the pages that link to it name it the way a reader looking
+for it would ("块存储使用限制", "云盘数量上限请参见使用限制", "调用ResizeDisk扩容云盘"). So
+every document gets an *anchor field*: the label of every link to it from another document
+plus the sentence around that link (identical texts counted once: templated pages repeat
+them). The field is searched as one bag of words per page with BM25 (the index's own
+tokenizer and vocabulary, idf over the pages that have one); after fusion every candidate
+chunk of a page rises by ``[query] anchor_weight`` × the page's anchor score relative to
+the best page's, but never past ``ANCHOR_CAP`` × the best hit's score unless it is the best
+page's own (other pages' words can bring a page up to the best answer, not over it: the
+uncapped bonus put reference pages over the FAQ answers that link to them, tidb_faq_zh
+Hit@1 −0.024), and the ``ANCHOR_JOIN`` best anchor pages that no retriever listed join
+with their first chunk (their title and introduction) at that bonus alone: the field brings
+pages into the candidates, not only reorders them. Chunk texts, display and citations are
+untouched. Measured in docs/retrieval.md ("aliyun linked, fourth round").
+
+Links are those of the link graph (`kbtools.query.neighbours`: resolved by the build, or here
+by path, ``source`` field or title); the field is derived from the release's chunks once per
+index object, so it needs no data/ change and an older release has it too.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from kbtools.index.reader import KbIndex
+from kbtools.query.fusion import Hit
+from kbtools.query.neighbours import MD_LINK, first_chunks, resolver_of
+
+ANCHOR_JOIN = 3  # pages found by their anchor field alone that join the candidates
+CONTEXT_CHARS = 80  # at most this much of the sentence on each side of a link
+ANCHOR_CAP = 0.9  # anchor text lifts a page to at most this share of the best page's score
+K1, B = 1.2, 0.75  # BM25 of the anchor field (the chunk index's usual values)
+
+SENTENCE_END = re.compile(r"[。！？；!?;\n]")
+# a whole Markdown link, its target included even when written with spaces (exported sites)
+WHOLE_LINK = re.compile(r"\[(?P<label>[^\[\]\n]*)\]\([^()\n]*\)")
+
+
+@dataclass(frozen=True)
+class AnchorField:
+    """Per page, BM25 weights of its anchor field's terms: a CSR matrix over term ids
+    (``indptr`` by term id, ``docs`` and ``weights`` its postings)."""
+
+    indptr: np.ndarray
+    docs: np.ndarray
+    weights: np.ndarray
+    n_docs: int
+
+    def scores(self, ids: list[int]) -> np.ndarray:
+        """Per document, the anchor field's BM25 score for the question's term ids."""
+        out = np.zeros(self.n_docs, dtype=np.float64)
+        for i in sorted(set(ids)):  # a fixed order: the same sums on every machine
+            if 0 <= i < len(self.indptr) - 1:
+                lo, hi = self.indptr[i], self.indptr[i + 1]
+                np.add.at(out, self.docs[lo:hi], self.weights[lo:hi])
+        return out
+
+
+def context(text: str, written: str) -> str:
+    """The sentence of `text` around the link written as `written` (cut at CONTEXT_CHARS on
+    each side), links in it reduced to their labels; just the label when it is not found."""
+    m = MD_LINK.match(written)
+    label = m.group("label") if m else written
+    at = text.find(written)
+    if at < 0:
+        return label
+    lo = max(at - CONTEXT_CHARS, 0)
+    ends = list(SENTENCE_END.finditer(text, lo, at))
+    start = ends[-1].end() if ends else lo
+    end_m = SENTENCE_END.search(text, at + len(written), at + len(written) + CONTEXT_CHARS)
+    end = end_m.start() if end_m else min(len(text), at + len(written) + CONTEXT_CHARS)
+    return WHOLE_LINK.sub(lambda x: x.group("label"), text[start:end])
+
+
+def anchor_texts(index: KbIndex) -> list[list[str]]:
+    """Per document (in `index.docs()` order), the distinct anchor texts of the links to it
+    from other documents, in chunk order (an engine's index: as published)."""
+    docs = index.docs()
+    if (published := index.published_links()) is not None:
+        texts = published.get("anchors") or []  # none: published before anchors were
+        return [list(texts[d]) if d < len(texts) else [] for d in range(len(docs))]
+    resolver = resolver_of(index)
+    out: list[dict[str, None]] = [{} for _ in docs]
+    for doc, links, text in index.store.chunk_links_text():
+        src = resolver.by_doc.get(doc)
+        if src is None:
+            continue
+        for link in links:
+            target = resolver.resolve(link)
+            if target is not None and target != src:
+                out[target].setdefault(" ".join(context(text, str(link.get("text") or "")).split()))
+    return [list(d) for d in out]
+
+
+_FIELDS: weakref.WeakKeyDictionary[KbIndex, AnchorField] = weakref.WeakKeyDictionary()
+
+
+def anchor_field(index: KbIndex) -> AnchorField:
+    """The index's anchor field (made once per index object)."""
+    if index not in _FIELDS:
+        bm25 = index.bm25
+        vocab = bm25.vocab
+        rows: list[int] = []
+        cols: list[int] = []
+        lengths = np.zeros(len(index.docs()), dtype=np.float64)
+        for d, texts in enumerate(anchor_texts(index)):
+            tokens = [t for text in texts for t in bm25.tok(text)]
+            lengths[d] = len(tokens)
+            ids = [vocab[t] for t in tokens if t in vocab]
+            rows += ids
+            cols += [d] * len(ids)
+        _FIELDS[index] = _bm25_field(np.array(rows, dtype=np.int64),
+                                     np.array(cols, dtype=np.int64), lengths, len(vocab))
+    return _FIELDS[index]
+
+
+def _bm25_field(terms: np.ndarray, docs: np.ndarray, lengths: np.ndarray,
+                n_terms: int) -> AnchorField:
+    """BM25 weights (Lucene idf over the pages with a field) of (term, doc) occurrences."""
+    n_docs = len(lengths)
+    if len(terms) == 0:
+        return AnchorField(np.zeros(n_terms + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                           np.zeros(0), n_docs)
+    pairs, tf = np.unique(np.stack([terms, docs], axis=1), axis=0, return_counts=True)
+    t, d = pairs[:, 0], pairs[:, 1]
+    has = lengths > 0
+    avg = float(lengths[has].mean())
+    df = np.bincount(t, minlength=n_terms)
+    n = float(has.sum())
+    idf = np.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+    weights = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[d] / avg))
+    indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(df)
+    return AnchorField(indptr, d, weights, n_docs)
+
+
+def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
+            mask: np.ndarray | None = None) -> list[Hit]:
+    """`hits` with their page's anchor bonus (``why.anchor``) added (capped as the module
+    docstring says), the ANCHOR_JOIN best anchor pages without a hit joining with their
+    first chunk (unless `mask` excludes it); re-sorted best first. Unchanged for a zero weight, no hits or no known terms."""
+    if weight <= 0 or not hits or not ids:
+        return hits
+    scores = anchor_field(index).scores(ids)
+    top = float(scores.max()) if len(scores) else 0.0
+    if top <= 0:
+        return hits
+    bonus = weight * scores / top
+    doc_of = index.chunk_table().doc
+    best = min(hits, key=lambda h: (-h.score, h.num))
+    best_score, best_doc = best.score, int(doc_of[best.num])
+
+    def lifted(h: Hit) -> float:
+        new = h.score + float(bonus[doc_of[h.num]])
+        if int(doc_of[h.num]) == best_doc:
+            return new
+        return min(new, max(h.score, ANCHOR_CAP * best_score))
+
+    out = [Hit(h.num, s, {**h.why, "anchor": round(s - h.score, 6)})
+           if bonus[doc_of[h.num]] > 0 and (s := lifted(h)) > h.score else h for h in hits]
+    listed = {int(doc_of[h.num]) for h in hits}
+    firsts = first_chunks(index)
+    joined = 0
+    for d in np.lexsort((np.arange(len(scores)), -scores)):
+        if joined == ANCHOR_JOIN or scores[d] <= 0:
+            break
+        if int(d) in listed or firsts[d] < 0 or (mask is not None and not mask[firsts[d]]):
+            continue
+        joined += 1
+        score = min(float(bonus[d]), ANCHOR_CAP * best_score)
+        out.append(Hit(int(firsts[d]), score, {
+            "bm25_rank": None, "bm25_score": None, "vector_rank": None,
+            "vector_score": None, "anchor": round(score, 6)}))
+    out.sort(key=lambda h: (-h.score, h.num))
+    return out

@@ -1,0 +1,118 @@
+"""Anchor text (kbtools.query.anchors): a page is found by the words other pages use when
+they link to it, even when it shares none of them with the question; only its own page's
+links count, identical anchor texts count once, and the filters still hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query import anchors
+from kbtools.query.fusion import FusionParams, Hit
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM
+
+DOC = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source: {source}")
+       + "\n# {title}\n\n{body}\n")
+# the editor page never says what it is used for here; the pages linking to it do
+EDITOR = "按 i 进入插入模式，按 Esc 退出插入模式，输入 :wq 保存并退出。"
+KDUMP = ("开启内核转储服务需要修改配置文件 kdump.conf，修改配置文件的方法请参见"
+         "[Vim教程](/cn.zh-CN/最佳实践/Vim教程.md)。修改后重启服务。")
+GRUB = ("调整启动参数需要修改配置文件 grub。请参见[Vim教程](/cn.zh-CN/最佳实践/Vim教程.md)"
+        "修改配置文件。")
+SELF = "本页的快捷键见[插入模式](#insert)与[Vim教程](vim.md)。"
+FILLERS = {f"knowledge/other{i}.md": DOC.format(title=t, source=f"test {i}", body=b)
+           for i, (t, b) in enumerate([
+               ("重启实例", "在控制台重启实例，重启后服务自动启动。" * 2),
+               ("查看日志", "系统日志保存在 /var/log 目录，可以按时间筛选。" * 2),
+               ("安全组规则", "安全组规则控制实例的入方向与出方向流量。" * 2),
+               ("创建快照", "创建快照可以备份云盘数据，快照按容量计费。" * 2),
+               ("网卡", "多网卡实例需要修改网卡配置文件，然后重启网络服务。" * 2),
+               ("时区", "修改时区配置文件后重启实例，日志时间随之改变。" * 2),
+               ("DNS", "修改DNS配置文件 resolv.conf 以使用内网DNS。" * 2),
+           ])}
+QUESTION = "如何修改配置文件？"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> object:
+    repo = make_repo(tmp_path_factory.mktemp("anchors"), docs={
+        "knowledge/vim.md": DOC.format(title="Vim教程", source="Docs cn.zh-CN/最佳实践/Vim教程.md",
+                                       body=EDITOR + "\n\n" + SELF),
+        "knowledge/kdump.md": DOC.format(title="开启kdump", source="test", body=KDUMP),
+        "knowledge/grub.md": DOC.format(title="修改启动参数", source="test", body=GRUB + GRUB),
+        **FILLERS})
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False, lenient=True))
+    return open_index(Path(out))
+
+
+def _num(index, doc: str) -> int:
+    return next(i for i, d in enumerate(index.docs()) if d["doc"] == doc)
+
+
+def test_context_is_the_sentence_around_the_link_with_links_as_labels():
+    text = "第一句。修改配置文件请参见[Vim教程](cn.zh-CN/最佳 实践/Vim教程.md#)和[grub](g.md)。下一句。"
+    assert anchors.context(text, "[Vim教程](cn.zh-CN/最佳 实践/Vim教程.md#)") == \
+        "修改配置文件请参见Vim教程和grub"
+    assert anchors.context("x" * 500 + "[a](b.md)" + "y" * 500, "[a](b.md)") == \
+        "x" * anchors.CONTEXT_CHARS + "a" + "y" * anchors.CONTEXT_CHARS
+    assert anchors.context("elsewhere", "[label](b.md)") == "label"  # not found: the label
+
+
+def test_anchor_texts_come_from_other_pages_once_each(index):
+    texts = anchors.anchor_texts(index)
+    vim = texts[_num(index, "knowledge/vim.md")]
+    assert any("kdump.conf" in t and "Vim教程" in t for t in vim)
+    assert vim.count("请参见Vim教程修改配置文件") == 1  # written twice on its page: once
+    assert not any("插入模式" in t for t in vim)  # its own links are not its anchor text
+    assert all(not t for d, t in enumerate(texts) if d != _num(index, "knowledge/vim.md"))
+    assert anchors.anchor_field(index) is anchors.anchor_field(index)  # once per index
+
+
+def test_anchor_field_scores_only_pages_with_the_terms(index):
+    _, ids, _ = index.bm25.query_terms(QUESTION)
+    scores = anchors.anchor_field(index).scores(ids)
+    assert np.flatnonzero(scores).tolist() == [_num(index, "knowledge/vim.md")]
+    assert anchors.anchor_field(index).scores([]).sum() == 0
+
+
+def test_a_page_found_by_its_anchor_text_alone_joins(index):
+    _, ids, _ = index.bm25.query_terms(QUESTION)
+    others = [n for n in range(index.store.count())
+              if index.chunk_table().doc[n] != _num(index, "knowledge/vim.md")]
+    got = anchors.reweigh(index, [Hit(others[0], 1.0)], ids, 0.5)
+    joined = [h for h in got if index.chunk_table().doc[h.num] == _num(index, "knowledge/vim.md")]
+    assert [h.why["anchor"] for h in joined] == [pytest.approx(0.5)]
+    assert joined[0].num == min(n for n in range(index.store.count()) if n not in others)
+    mask = np.ones(index.store.count(), dtype=bool)
+    mask[joined[0].num] = False
+    assert len(anchors.reweigh(index, [Hit(others[0], 1.0)], ids, 0.5, mask)) == 1
+    assert anchors.reweigh(index, [Hit(others[0], 1.0)], ids, 0.0) == [Hit(others[0], 1.0)]
+
+
+def test_hybrid_search_finds_the_page_by_its_anchor_text(index):
+    def docs(weight: float, mode: str = "hybrid", where: list[str] | None = None) -> list[dict]:
+        return search(index, QUESTION, k=8, keep_results=True, mode=mode, where=where,
+                      params=FusionParams(anchor_weight=weight)).to_dict()["results"]
+
+    def rank(results: list[dict]) -> int:
+        return list(dict.fromkeys(r["doc"] for r in results)).index("knowledge/vim.md")
+
+    off, on = docs(0.0), docs(1.0)
+    assert rank(on) < rank(off), (rank(on), rank(off))  # by words it never uses itself
+    vim = next(r for r in on if r["doc"] == "knowledge/vim.md")
+    assert vim["why"]["anchor"] > 0.5
+    # lifted up to the best answer, never past it
+    assert vim["score"] == pytest.approx(anchors.ANCHOR_CAP * on[0]["score"], abs=1e-5)
+    assert "kdump" not in vim["text"]  # shown with its own text, not the anchors
+    for mode in ("bm25", "vector"):  # single retrievers are left as they are
+        assert not any("anchor" in r["why"] for r in docs(0.5, mode))
+    assert "knowledge/vim.md" not in {r["doc"] for r in
+                                      docs(0.5, where=["doc!=knowledge/vim.md"])}
