@@ -58,3 +58,20 @@ def test_confident_vectors_reorder_a_flat_lexical_ranking():
     lists = {"bm25": FLAT_BM25, "vector:use": PEAKED_VECTORS}
     hits = fuse(lists, FusionParams())
     assert hits[0].num == 6 and hits[0].why["bm25_rank"] == 6
+
+
+def test_a_term_that_picks_out_one_chunk_is_the_most_confident_list():
+    """BM25 keeps positive scores only: a rare term held by one chunk of thousands gives a
+    one-entry list. Read against the vector lists' pool (the other candidates scored 0), it
+    stands out as far as any list can, so it is not outvoted by vectors that match nothing."""
+    only = ranked([7], [3.25])
+    vectors = ranked(list(range(100, 150)), list(np.linspace(0.34, 0.30, 50)))
+    assert standout(only) == 0.0  # alone, a single score has no spread
+    assert standout(only, pool=50) == pytest.approx(7.0, abs=1e-6)  # sqrt(pool − 1): the most
+    b, v = weights({"bm25": only, "vector:use": vectors}, FusionParams())
+    assert b > 0.8 and v < 0.2
+    hits = fuse({"bm25": only, "vector:use": vectors}, FusionParams())
+    assert hits[0].num == 7
+    # a full list is read as before
+    full = ranked(list(range(50)), list(np.linspace(9.0, 1.0, 50)))
+    assert standout(full, pool=50) == standout(full)

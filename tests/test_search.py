@@ -4,9 +4,11 @@ the JSON contract, filters, batch mode and bad input."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -431,3 +433,19 @@ def test_route_finds_what_a_substring_test_of_every_routing_value_finds(index):
         want = [{"field": f, "value": v} for f, v, folded in values if folded in q.casefold()]
         assert route(index, q) == want
     assert any(route(index, q) for q in questions)
+
+
+def test_a_term_only_one_chunk_holds_finds_that_chunk_first(index):
+    """Asked for a code or a number that one chunk alone holds (a part number, a setting, a
+    date), hybrid search answers with that chunk first: BM25's one-entry list is the surest
+    evidence there is, and vectors that match nothing in particular must not outvote it."""
+    df = np.diff(index.bm25._indptr)
+    rare = sorted(t for t, i in index.bm25.vocab.items()
+                  if i < len(df) and df[i] == 1 and len(t) >= 4
+                  and re.fullmatch(r"[a-z0-9][a-z0-9_-]*", t) and re.search(r"\d", t)
+                  and re.search(r"[a-z]", t))
+    assert len(rare) >= 4, rare
+    for term in rare:
+        res = search(index, term, k=3)
+        assert res.results, term
+        assert term in res.results[0].text.casefold(), (term, res.results[0].citation.text())
