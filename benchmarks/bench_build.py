@@ -1,6 +1,6 @@
 """Build figures on ../shared/corpora/tidb-docs-cn (1,222 Chinese docs, ~47k chunks).
 
-    .venv/bin/python benchmarks/bench_build.py [--out bench-out/tidb] [--skip-full]
+    .venv/bin/python benchmarks/bench_build.py [--out bench-out/tidb]
 
 Prints: full build wall time, chunks/s, peak RSS and artifact sizes; rebuild after editing
 one paragraph of one document (wall time, chunks re-embedded); and `kb watch` latency from
