@@ -40,6 +40,7 @@ _REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
                       r"(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_NEWLINE, _OPEN_TITLE, _CLOSE_TITLE = re.compile("\n"), re.compile("《"), re.compile("》")
 
 
 HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, number, slugs)
@@ -84,8 +85,20 @@ class HeadingIndex:
         rel = rel.lstrip("/")
         if rel in self.headings:
             return rel
-        hits = sorted(d for d in self.headings if d.endswith("/" + rel))
+        # a path ending with "/<rel>" has rel's last part as its own
+        hits = sorted(d for d in self._by_name().get(posixpath.basename(rel), ())
+                      if d.endswith("/" + rel))
         return hits[0] if hits else None
+
+    def _by_name(self) -> dict[str, list[str]]:
+        """The indexed doc paths by their last part (made on first use)."""
+        names: dict[str, list[str]] | None = self.__dict__.get("_names")
+        if names is None:
+            names = {}
+            for d in self.headings:
+                names.setdefault(posixpath.basename(d), []).append(d)
+            object.__setattr__(self, "_names", names)  # a cache of a frozen value
+        return names
 
     def by_number(self, rel: str, number: str) -> tuple[str, ...] | None:
         for path, num, _ in self.headings.get(rel, ()):
@@ -124,9 +137,14 @@ class HeadingIndex:
 def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -> tuple[Link, ...]:
     """Cross references in `text` (which starts at file line `first_line`), resolved."""
     found: list[tuple[int, Link]] = []
-    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
-    opens = [i for i, ch in enumerate(text) if ch == "《"]
-    closes = [i for i, ch in enumerate(text) if ch == "》"]
+    md_links = list(_MD_LINK.finditer(text))
+    ref_nums = list(_REF_NUM.finditer(text))
+    ref_en = list(_REF_EN.finditer(text))
+    if not (md_links or ref_nums or ref_en):
+        return ()  # most chunks: no scan for lines and titles
+    newlines = [m.start() for m in _NEWLINE.finditer(text)]
+    opens = [m.start() for m in _OPEN_TITLE.finditer(text)]
+    closes = [m.start() for m in _CLOSE_TITLE.finditer(text)]
 
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
@@ -137,11 +155,11 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         c = bisect.bisect_left(closes, pos) - 1
         return o >= 0 and (c < 0 or opens[o] > closes[c])
 
-    for m in _MD_LINK.finditer(text):
+    for m in md_links:
         link = _resolve_href(m.group("href"), m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
-    for m in _REF_NUM.finditer(text):
+    for m in ref_nums:
         if inside_title(m.start()):
             continue  # inside a title: 《HX 手册第 1 章》
         b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
@@ -158,7 +176,7 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
             hit = index.by_number_near(doc.rel, m.group("num"))
         found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
                                   hit[1] if hit else (), line_at(start))))
-    for m in _REF_EN.finditer(text):
+    for m in ref_en:
         hit = index.by_number_near(doc.rel, m.group("num"))
         found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
                                       hit[1] if hit else (), line_at(m.start()))))
