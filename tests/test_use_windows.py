@@ -11,7 +11,8 @@ import pytest
 
 from kbtools.build.chunk import chunk_document
 from kbtools.corpus import parse_source
-from kbtools.embed.parallel import doc_batches
+from kbtools.embed.parallel import doc_batches, embed_batches, workers_for
+from kbtools.embed.registry import get_reference_embedder
 from kbtools.embed.use import SMALL_BATCH, UseEmbedder
 from kbtools.embed.use_windows import TOKEN_BUDGET, WindowEncoder
 from tests.kbfixtures import REPO
@@ -77,6 +78,21 @@ def test_embed_batch_takes_the_window_path_for_a_batch(use):
     assert use._windows is not None and use._windows.tokens > 0
     assert np.abs(got - reference(use, texts)).max() < 1e-5
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_worker_processes_share_windows_exactly_as_the_build_process(monkeypatch):
+    """Batches of the window path: the same vectors, bit for bit, on any number of
+    workers (each batch is one `encode`; nothing is shared between batches)."""
+    emb = get_reference_embedder("use")
+    texts = [f"设备巡检 › 第{i // 8}组\n第{i}号泵的巡检记录：温度{20 + i % 7}度，振动正常。"
+             for i in range(10 * SMALL_BATCH)]
+    monkeypatch.setenv("KB_EMBED_WORKERS", "1")
+    here = np.concatenate([v for _, v in embed_batches(emb, texts, SMALL_BATCH)])
+    monkeypatch.setenv("KB_EMBED_WORKERS", "2")
+    if workers_for(emb, 10) < 2:
+        pytest.skip("one core: no worker processes")
+    there = np.concatenate([v for _, v in embed_batches(emb, texts, SMALL_BATCH)])
+    assert np.array_equal(there, here)
 
 
 def test_doc_batches_keep_a_document_together_up_to_the_cap():
