@@ -40,7 +40,6 @@ _REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
                       r"(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_NEWLINE, _OPEN_TITLE, _CLOSE_TITLE = re.compile("\n"), re.compile("《"), re.compile("》")
 
 
 HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, number, slugs)
@@ -142,9 +141,7 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
     ref_en = list(_REF_EN.finditer(text))
     if not (md_links or ref_nums or ref_en):
         return ()  # most chunks: no scan for lines and titles
-    newlines = [m.start() for m in _NEWLINE.finditer(text)]
-    opens = [m.start() for m in _OPEN_TITLE.finditer(text)]
-    closes = [m.start() for m in _CLOSE_TITLE.finditer(text)]
+    newlines, opens, closes = (_positions(text, ch) for ch in ("\n", "《", "》"))
 
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
@@ -182,6 +179,16 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
                                       hit[1] if hit else (), line_at(m.start()))))
     found.sort(key=lambda x: x[0])
     return tuple(dict.fromkeys(link for _, link in found))
+
+
+def _positions(text: str, ch: str) -> list[int]:
+    """Every index of `ch` in `text`, in order."""
+    out: list[int] = []
+    i = text.find(ch)
+    while i >= 0:
+        out.append(i)
+        i = text.find(ch, i + 1)
+    return out
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:
