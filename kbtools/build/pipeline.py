@@ -32,7 +32,7 @@ from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
-from kbtools.embed.parallel import embed_batches
+from kbtools.embed.parallel import doc_batches, embed_parts
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
     ConfigError,
@@ -381,19 +381,26 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
             emb = get_reference_embedder(key)
             fp = emb.fingerprint()
             models[key] = {"id": emb.model_id, "fingerprint": fp, "dim": emb.dim}
-            wanted = sorted({r["content_hash"]: r["embed_text"] for r in records
-                             if key in r["models"]}.items())
+            # each text once, where it first occurs: in document order, so that a batch
+            # holds whole documents (see `doc_batches`)
+            first: dict[str, tuple[str, str]] = {}
+            for r in records:
+                if key in r["models"]:
+                    first.setdefault(r["content_hash"], (r["doc"], r["embed_text"]))
+            wanted = list(first.items())
             have = cache.get_many(fp, [h for h, _ in wanted])
-            todo = [(h, t) for h, t in wanted if h not in have]
+            todo = [(h, dt) for h, dt in wanted if h not in have]
             stats.reused += len(wanted) - len(todo)
             stats.embedded += len(todo)
-            for i, got in embed_batches(emb, [t for _, t in todo], batch):
-                part = todo[i:i + batch]
+            parts = doc_batches([dt[0] for _, dt in todo], batch)
+            texts = [dt[1] for _, dt in todo]
+            for i, got in embed_parts(emb, [texts[a:b] for a, b in parts]):
+                part = todo[i:i + len(got)]
                 fresh = dict(zip([h for h, _ in part], got.astype(np.float16), strict=True))
                 cache.put_many(fp, fresh)  # committed per batch: a crash loses one batch
                 have.update(fresh)
                 if opts.progress and len(todo) > batch:
-                    print(f"\rkb build: embedding {key}: {min(i + batch, len(todo))}/{len(todo)}",
+                    print(f"\rkb build: embedding {key}: {i + len(got)}/{len(todo)}",
                           end="", file=sys.stderr)
             if opts.progress and len(todo) > batch:
                 print(file=sys.stderr)

@@ -84,8 +84,20 @@ class HeadingIndex:
         rel = rel.lstrip("/")
         if rel in self.headings:
             return rel
-        hits = sorted(d for d in self.headings if d.endswith("/" + rel))
+        # a path ending with "/<rel>" has rel's last part as its own
+        hits = sorted(d for d in self._by_name().get(posixpath.basename(rel), ())
+                      if d.endswith("/" + rel))
         return hits[0] if hits else None
+
+    def _by_name(self) -> dict[str, list[str]]:
+        """The indexed doc paths by their last part (made on first use)."""
+        names: dict[str, list[str]] | None = self.__dict__.get("_names")
+        if names is None:
+            names = {}
+            for d in self.headings:
+                names.setdefault(posixpath.basename(d), []).append(d)
+            object.__setattr__(self, "_names", names)  # a cache of a frozen value
+        return names
 
     def by_number(self, rel: str, number: str) -> tuple[str, ...] | None:
         for path, num, _ in self.headings.get(rel, ()):
@@ -124,9 +136,12 @@ class HeadingIndex:
 def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -> tuple[Link, ...]:
     """Cross references in `text` (which starts at file line `first_line`), resolved."""
     found: list[tuple[int, Link]] = []
-    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
-    opens = [i for i, ch in enumerate(text) if ch == "《"]
-    closes = [i for i, ch in enumerate(text) if ch == "》"]
+    md_links = list(_MD_LINK.finditer(text))
+    ref_nums = list(_REF_NUM.finditer(text))
+    ref_en = list(_REF_EN.finditer(text))
+    if not (md_links or ref_nums or ref_en):
+        return ()  # most chunks: no scan for lines and titles
+    newlines, opens, closes = (_positions(text, ch) for ch in ("\n", "《", "》"))
 
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
@@ -137,11 +152,11 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         c = bisect.bisect_left(closes, pos) - 1
         return o >= 0 and (c < 0 or opens[o] > closes[c])
 
-    for m in _MD_LINK.finditer(text):
+    for m in md_links:
         link = _resolve_href(m.group("href"), m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
-    for m in _REF_NUM.finditer(text):
+    for m in ref_nums:
         if inside_title(m.start()):
             continue  # inside a title: 《HX 手册第 1 章》
         b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
@@ -158,12 +173,22 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
             hit = index.by_number_near(doc.rel, m.group("num"))
         found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
                                   hit[1] if hit else (), line_at(start))))
-    for m in _REF_EN.finditer(text):
+    for m in ref_en:
         hit = index.by_number_near(doc.rel, m.group("num"))
         found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
                                       hit[1] if hit else (), line_at(m.start()))))
     found.sort(key=lambda x: x[0])
     return tuple(dict.fromkeys(link for _, link in found))
+
+
+def _positions(text: str, ch: str) -> list[int]:
+    """Every index of `ch` in `text`, in order."""
+    out: list[int] = []
+    i = text.find(ch)
+    while i >= 0:
+        out.append(i)
+        i = text.find(ch, i + 1)
+    return out
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:

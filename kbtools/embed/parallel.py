@@ -26,6 +26,7 @@ from kbtools.embed.registry import get_reference_embedder
 
 MIN_BATCHES = 8  # below this, starting workers costs more than it saves
 MAX_WORKERS = 2
+BATCH_CAP = 2  # a batch of one document's texts stops at this many times the batch size
 
 _worker: Any = None  # the embedder of a worker process
 
@@ -41,11 +42,19 @@ def workers_for(emb: Embedder, n_batches: int) -> int:
 
 def embed_batches(emb: Embedder, texts: list[str], batch: int) -> Iterator[tuple[int, Vectors]]:
     """(offset, vectors) of each run of `batch` texts, in order."""
-    parts = [texts[i:i + batch] for i in range(0, len(texts), batch)]
+    yield from embed_parts(emb, [texts[i:i + batch] for i in range(0, len(texts), batch)])
+
+
+def embed_parts(emb: Embedder, parts: list[list[str]]) -> Iterator[tuple[int, Vectors]]:
+    """(offset, vectors) of each of `parts` (lists of texts, each one `embed_batch` call),
+    in order."""
+    offsets = [0]
+    for part in parts:
+        offsets.append(offsets[-1] + len(part))
     workers = workers_for(emb, len(parts))
     if workers == 1:
         for i, part in enumerate(parts):
-            yield i * batch, emb.embed_batch(part)
+            yield offsets[i], emb.embed_batch(part)
         return
     ctx = multiprocessing.get_context("spawn")  # no fork of a process holding BLAS threads
     done = 0
@@ -53,13 +62,28 @@ def embed_batches(emb: Embedder, texts: list[str], batch: int) -> Iterator[tuple
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
                                  initargs=(emb.key,)) as pool:
             for vecs in pool.map(_embed, parts):
-                yield done * batch, vecs
+                yield offsets[done], vecs
                 done += 1
     except BrokenProcessPool:
         # a worker died (killed for memory, or a calling script without the
         # `if __name__ == "__main__":` guard that spawned processes need): finish here
         for i in range(done, len(parts)):
-            yield i * batch, emb.embed_batch(parts[i])
+            yield offsets[i], emb.embed_batch(parts[i])
+
+
+def doc_batches(docs: list[str], size: int) -> list[tuple[int, int]]:
+    """[start, end) of each batch of texts whose documents are `docs` (in order): a batch
+    ends at a document's end once it holds `size` texts, so a document's texts share one
+    batch (a backend may share work between them, `kbtools.embed.use_windows`), unless it
+    reaches `BATCH_CAP` × `size` texts."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(docs) + 1):
+        n = i - start
+        if i == len(docs) or (n >= size and docs[i] != docs[i - 1]) or n >= BATCH_CAP * size:
+            out.append((start, i))
+            start = i
+    return out
 
 
 def _start(key: str) -> None:

