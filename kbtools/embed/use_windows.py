@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kbtools.embed.base import Vectors
-from kbtools.embed.use_question import ORDERS, layernorm
+from kbtools.embed.use_question import ORDERS, dense_head, layernorm
 
 # tokens either side that one convolution layer reads, and that a token's row depends on
 # through both layers
@@ -161,14 +161,7 @@ class WindowEncoder:
         flens = lens.astype(np.float32)
         mean += flens[:, None] * b.cnn_b
         mean *= np.reciprocal(np.sqrt(flens))[:, None]
-        y0 = np.maximum(mean @ b.d0, 0)
-        y1 = mean @ b.p1
-        y1 += y0 @ b.d1
-        np.maximum(y1, 0, out=y1)
-        y2 = np.maximum(y1 @ b.d2, 0)
-        z = y1 @ b.p3
-        z += y2 @ b.d3
-        np.tanh(z, out=z)
+        z = dense_head(b, mean)
         z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), b.eps, None)))[:, None]
         out: Vectors = z.astype(np.float32, copy=False)
         return out

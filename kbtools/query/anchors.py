@@ -31,7 +31,7 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.query.fusion import Hit
-from kbtools.query.neighbours import MD_LINK, first_chunks, resolver_of
+from kbtools.query.neighbours import MD_LINK, first_chunks, link_targets, resolver_of
 
 ANCHOR_JOIN = 3  # pages found by their anchor field alone that join the candidates
 CONTEXT_CHARS = 80  # at most this much of the sentence on each side of a link
@@ -89,13 +89,8 @@ def anchor_texts(index: KbIndex) -> list[list[str]]:
     resolver = resolver_of(index)
     out: list[dict[str, None]] = [{} for _ in docs]
     for doc, links, text in index.store.chunk_links_text():
-        src = resolver.by_doc.get(doc)
-        if src is None:
-            continue
-        for link in links:
-            target = resolver.resolve(link)
-            if target is not None and target != src:
-                out[target].setdefault(" ".join(context(text, str(link.get("text") or "")).split()))
+        for _, target, link in link_targets(resolver, doc, links):
+            out[target].setdefault(" ".join(context(text, str(link.get("text") or "")).split()))
     return [list(d) for d in out]
 
 

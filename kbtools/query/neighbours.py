@@ -24,6 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 import weakref
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -88,6 +89,18 @@ def resolver_of(index: KbIndex) -> Resolver:
     return _RESOLVERS[index]
 
 
+def link_targets(resolver: Resolver, doc: str, links: list[Any]) -> Iterator[tuple[int, int, Any]]:
+    """(source document, target document, link) for each of a chunk's links that resolves
+    to another document of the index (numbers in `index.docs()` order)."""
+    src = resolver.by_doc.get(doc)
+    if src is None:
+        return
+    for link in links:
+        target = resolver.resolve(link)
+        if target is not None and target != src:
+            yield src, target, link
+
+
 def link_graph(index: KbIndex) -> list[frozenset[int]]:
     """Per document (in `index.docs()` order), the other documents it links to (an
     engine's index: as published)."""
@@ -100,13 +113,8 @@ def link_graph(index: KbIndex) -> list[frozenset[int]]:
         resolver = resolver_of(index)
         out: list[set[int]] = [set() for _ in docs]
         for doc, links in index.store.chunk_links():
-            src = resolver.by_doc.get(doc)
-            if src is None:
-                continue
-            for link in links:
-                target = resolver.resolve(link)
-                if target is not None and target != src:
-                    out[src].add(target)
+            for src, target, _ in link_targets(resolver, doc, links):
+                out[src].add(target)
         _GRAPHS[index] = [frozenset(s) for s in out]
     return _GRAPHS[index]
 
