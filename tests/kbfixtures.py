@@ -21,6 +21,9 @@ timestamp: "2026-03-14T09:30:00+08:00"
 verified: false
 ---
 """
+# a page of its own title, `source` and body: PAGE.format(title=…, source=…, body=…)
+PAGE = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source: {source}")
+        + "\n# {title}\n\n{body}\n")
 
 
 # Author date of the import commit: before every verified_at of the example knowledge, so

@@ -16,10 +16,8 @@ from kbtools.query import anchors
 from kbtools.query.fusion import FusionParams, Hit
 from kbtools.query.search import search
 from tests.hostile import make_repo
-from tests.kbfixtures import GOOD_FM
+from tests.kbfixtures import PAGE as DOC
 
-DOC = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source: {source}")
-       + "\n# {title}\n\n{body}\n")
 # the editor page never says what it is used for here; the pages linking to it do
 EDITOR = "按 i 进入插入模式，按 Esc 退出插入模式，输入 :wq 保存并退出。"
 KDUMP = ("开启内核转储服务需要修改配置文件 kdump.conf，修改配置文件的方法请参见"

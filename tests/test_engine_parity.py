@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -122,9 +123,8 @@ def test_whole_responses_are_the_same(example, q):
     assert sa == pytest.approx(sb, abs=2e-3)
 
 
-@pytest.mark.parametrize("name", DEV_SETS)
-def test_dev_set_first_100_same_in_milvus(name, tmp_path, milvus):  # noqa: F811
-    questions = load_questions(SHARED / "eval" / name / "queries.jsonl")[:FIRST]
+def gold_pages_release(name: str, questions: list[dict], tmp_path: Path) -> Path:
+    """A release built of the dev set's documents that `questions` cite as gold."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for doc in sorted({g["doc"] for q in questions for g in q["gold"]}):
@@ -132,10 +132,17 @@ def test_dev_set_first_100_same_in_milvus(name, tmp_path, milvus):  # noqa: F811
     repo = make_repo(tmp_path / "repo")
     build(load_config(repo), BuildOptions(out=repo / "dist", corpus=corpus, progress=False,
                                           provenance=False, lenient=True))
+    return repo / "dist"
+
+
+@pytest.mark.parametrize("name", DEV_SETS)
+def test_dev_set_first_100_same_in_milvus(name, tmp_path, milvus):  # noqa: F811
+    questions = load_questions(SHARED / "eval" / name / "queries.jsonl")[:FIRST]
+    dist = gold_pages_release(name, questions, tmp_path)
     engine = connect_url(milvus.url(f"dev_{name}"), create_db=True)
     try:
-        publish(engine, check_release(repo / "dist"))
-        stats = parity(open_index(repo / "dist"), EngineReader(engine).current(), questions)
+        publish(engine, check_release(dist))
+        stats = parity(open_index(dist), EngineReader(engine).current(), questions)
     finally:
         engine.close()
     assert_parity(stats)
@@ -167,17 +174,11 @@ def test_links_and_anchors_same_in_milvus(tmp_path, milvus):  # noqa: F811
     on a corpus of linked documentation pages (aliyun_ecs_zh's gold pages)."""
     name = "aliyun_ecs_zh"
     questions = load_questions(SHARED / "eval" / name / "queries.jsonl")[:FIRST]
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for doc in sorted({g["doc"] for q in questions for g in q["gold"]}):
-        shutil.copy(SHARED / "eval" / name / "corpus" / doc, corpus / doc)
-    repo = make_repo(tmp_path / "repo")
-    build(load_config(repo), BuildOptions(out=repo / "dist", corpus=corpus, progress=False,
-                                          provenance=False, lenient=True))
+    dist = gold_pages_release(name, questions, tmp_path)
     engine = connect_url(milvus.url("links"), create_db=True)
     try:
-        publish(engine, check_release(repo / "dist"))
-        local, remote = open_index(repo / "dist"), EngineReader(engine).current()
+        publish(engine, check_release(dist))
+        local, remote = open_index(dist), EngineReader(engine).current()
         assert neighbours.link_graph(remote) == neighbours.link_graph(local)
         assert any(neighbours.link_graph(local))
         assert anchors.anchor_texts(remote) == anchors.anchor_texts(local)

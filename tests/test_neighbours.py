@@ -17,10 +17,8 @@ from kbtools.query import neighbours
 from kbtools.query.fusion import FusionParams, Hit
 from kbtools.query.search import search
 from tests.hostile import make_repo
-from tests.kbfixtures import GOOD_FM
+from tests.kbfixtures import PAGE as DOC
 
-DOC = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source: {source}")
-       + "\n# {title}\n\n{body}\n")
 GUIDE = ("系统盘空间不足时可以在控制台扩容系统盘，扩容后需要在实例内扩展分区和文件系统。"
          "也可以调用 [ResizeDisk](api/resize-disk.md) 接口完成。扩容前请阅读"
          "[使用限制](/cn.zh-CN/产品简介/使用限制.md)，并参见[快照概述](#)。")

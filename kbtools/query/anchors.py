@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kbtools.index.bm25 import lucene_scores
 from kbtools.index.reader import KbIndex
 from kbtools.query.fusion import Hit
 from kbtools.query.neighbours import MD_LINK, first_chunks, link_targets, resolver_of
@@ -98,42 +99,25 @@ _FIELDS: weakref.WeakKeyDictionary[KbIndex, AnchorField] = weakref.WeakKeyDictio
 
 
 def anchor_field(index: KbIndex) -> AnchorField:
-    """The index's anchor field (made once per index object)."""
+    """The index's anchor field (made once per index object): BM25 over the pages that have
+    one (their count and mean length give idf and length normalisation), the index's own
+    formula (`kbtools.index.bm25.lucene_scores`)."""
     if index not in _FIELDS:
         bm25 = index.bm25
         vocab = bm25.vocab
-        rows: list[int] = []
-        cols: list[int] = []
-        lengths = np.zeros(len(index.docs()), dtype=np.float64)
-        for d, texts in enumerate(anchor_texts(index)):
-            tokens = [t for text in texts for t in bm25.tok(text)]
-            lengths[d] = len(tokens)
-            ids = [vocab[t] for t in tokens if t in vocab]
-            rows += ids
-            cols += [d] * len(ids)
-        _FIELDS[index] = _bm25_field(np.array(rows, dtype=np.int64),
-                                     np.array(cols, dtype=np.int64), lengths, len(vocab))
+        per_doc = [[vocab[t] for text in texts for t in bm25.tok(text) if t in vocab]
+                   for texts in anchor_texts(index)]
+        has = np.flatnonzero(np.array([len(ids) > 0 for ids in per_doc], dtype=bool))
+        if not len(has):
+            _FIELDS[index] = AnchorField(np.zeros(len(vocab) + 1, dtype=np.int64),
+                                         np.zeros(0, dtype=np.int64), np.zeros(0), len(per_doc))
+        else:
+            flat = np.array([i for d in has for i in per_doc[d]], dtype=np.int64)
+            offsets = np.r_[0, np.cumsum([len(per_doc[d]) for d in has])].astype(np.int64)
+            m = lucene_scores(flat, offsets, len(vocab), k1=K1, b=B)
+            _FIELDS[index] = AnchorField(m["indptr"], has[m["indices"]],
+                                         m["data"].astype(np.float64), len(per_doc))
     return _FIELDS[index]
-
-
-def _bm25_field(terms: np.ndarray, docs: np.ndarray, lengths: np.ndarray,
-                n_terms: int) -> AnchorField:
-    """BM25 weights (Lucene idf over the pages with a field) of (term, doc) occurrences."""
-    n_docs = len(lengths)
-    if len(terms) == 0:
-        return AnchorField(np.zeros(n_terms + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                           np.zeros(0), n_docs)
-    pairs, tf = np.unique(np.stack([terms, docs], axis=1), axis=0, return_counts=True)
-    t, d = pairs[:, 0], pairs[:, 1]
-    has = lengths > 0
-    avg = float(lengths[has].mean())
-    df = np.bincount(t, minlength=n_terms)
-    n = float(has.sum())
-    idf = np.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-    weights = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[d] / avg))
-    indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(df)
-    return AnchorField(indptr, d, weights, n_docs)
 
 
 def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,

@@ -108,17 +108,18 @@ def _normalised(name: str, r: Ranked) -> np.ndarray:
 
 def standout(r: Ranked, pool: int = 0) -> float:
     """How far the best candidate stands above the list's own candidates: (best − mean) / std
-    of their scores (0 for fewer than two candidates or a flat list). Scale-free, so a BM25
-    list and a cosine list can be compared: a retriever that cannot tell its candidates apart
-    has a small standout whatever its scores are. ``pool``: the number of candidates the list
-    was asked for; a shorter list (BM25 keeps positive scores only) is read as that many,
-    the missing ones scoring 0 — which they did — so a question whose rare term picks out
-    one chunk has the largest standout, not none."""
-    if len(r.scores) == 0 or max(len(r.scores), pool) < 2:
-        return 0.0
+    of their scores (0 for a flat list). Scale-free, so a BM25 list and a cosine list can be
+    compared: a retriever that cannot tell its candidates apart has a small standout whatever
+    its scores are. A lone candidate has no spread of its own: it is read against ``pool``
+    (the number of candidates the other lists hold), the missing ones scoring 0 — which
+    they did, since BM25 lists positive scores only — so a term one chunk holds gives the
+    largest standout there is, √(pool − 1), not none (0 without a pool). Longer lists are
+    read as they are: padding them too cost two dev sets (docs/retrieval.md)."""
     s = r.scores.astype(np.float64)
-    if len(s) < pool:
-        s = np.concatenate([s, np.zeros(pool - len(s))])
+    if len(s) == 1 and pool > 1:
+        s = np.concatenate([s, np.zeros(pool - 1)])
+    if len(s) < 2:
+        return 0.0
     sd = float(s.std())
     return max(float(s[0] - s.mean()) / sd, 0.0) if sd > 1e-9 else 0.0
 
@@ -140,9 +141,7 @@ def weights(lists: dict[str, Ranked], p: FusionParams) -> tuple[float, float]:
         return 1.0, 0.0
     if p.weighting == "fixed":
         return p.bm25_weight, p.vector_weight
-    # a lone BM25 candidate (a term one chunk holds) is read against the vector lists'
-    # pool, the other chunks scoring 0: the surest list there is, not an undecided one
-    z_b = standout(bm25, pool=max(len(r.keys) for r in vecs) if len(bm25.keys) == 1 else 0)
+    z_b = standout(bm25, pool=max(len(r.keys) for r in vecs))  # a lone candidate: vs. theirs
     z_v = max(standout(r) for r in vecs)
     if z_b + z_v <= 0:
         return p.bm25_weight, p.vector_weight

@@ -275,7 +275,7 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
     matches the question rise or join (kbtools.query.anchors), then pages linked from the
     best pages, by the question's page similarity (kbtools.query.neighbours), within the
     filters' `mask`."""
-    model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+    model = _first_vector_model(lists)
     anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
     linked = mode == "hybrid" and model is not None and params.link_weight > 0
     if not (anchored or linked):
@@ -289,11 +289,16 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
     return hits
 
 
+def _first_vector_model(lists: dict[str, fusion.Ranked]) -> str | None:
+    """The model of the first vector candidate list (None: no vector list)."""
+    return next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+
+
 def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
                    text: str, mode: str, weight: float) -> fusion.Fused:
     """Hybrid search: each hit's document's page vector counts too (kbtools.query.pages),
     from the release's files or, for an engine's index, from what it published."""
-    model = next((name.split(":", 1)[1] for name in lists if name.startswith("vector:")), None)
+    model = _first_vector_model(lists)
     if mode != "hybrid" or model is None or "bm25" not in lists:
         return fused
     return pages.reweigh(index, fused, model, text, weight)
