@@ -96,12 +96,12 @@ class QuestionEncoder:
         for i, (n, left) in enumerate(ORDERS):
             xs = x[:, i * cnn:(i + 1) * cnn]
             buf[_PAD:_PAD + n_tok] = xs
-            h = bf16.dot(_windows(buf, _PAD - left, n_tok, n), self.w1[i])
+            h = bf16.dot(token_windows(buf, _PAD - left, n_tok, n), self.w1[i])
             h += b.b1[i]
             np.maximum(h, 0, out=h)
             h += xs
             buf[_PAD:_PAD + n_tok] = h
-            c2 = bf16.dot(_windows(buf, _PAD - left, n_tok, n), self.w2[i])
+            c2 = bf16.dot(token_windows(buf, _PAD - left, n_tok, n), self.w2[i])
             c2 += b.b2[i]
             np.maximum(c2, 0, out=c2)
             c2 += h
@@ -128,7 +128,7 @@ class QuestionEncoder:
         return z
 
 
-def _windows(buf: np.ndarray, start: int, rows: int, order: int) -> np.ndarray:
+def token_windows(buf: np.ndarray, start: int, rows: int, order: int) -> np.ndarray:
     """Row t: buf's rows start+t … start+t+order-1, side by side (rows × order·width), as a
     strided view of `buf`: consecutive windows overlap, so nothing is gathered."""
     width = buf.shape[1]
