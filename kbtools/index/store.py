@@ -235,20 +235,12 @@ class RankingRow(dict[str, Any]):
             return default
 
 
-# The most of a store file mapped into memory (the whole of any store seen so far: a
-# 54k-chunk store is 93 MB). Mapped pages are the OS's page cache, shared, read on touch.
-MMAP_BYTES = 1 << 30
-
-
 class Store:
     """Read-only access to a chunk store."""
 
     def __init__(self, path: Path):
         uri = f"file:{path}?mode=ro&immutable=1"
         self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        # pages read through a memory map of the (immutable) file, not copied in by a read
-        # call each: a search reads 50-100 rows scattered over the file
-        self.con.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
         self.con.row_factory = sqlite3.Row
         self._doc_cache: dict[str, dict[str, Any]] = {}
         self._count: int | None = None
