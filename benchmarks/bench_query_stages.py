@@ -12,12 +12,18 @@ time adds waiting for a core). Stages nest (``distinct`` includes the ``identifi
 in a tree without that stage), so they do not sum to the total. The end-to-end p50/p95 of
 the same passes close the table, with and without the time spent embedding the question
 (what "warm" costs when the question's vector is already known, e.g. from an engine that
-embeds it elsewhere).
+embeds it elsewhere). Then the tail: per stage, the mean thread CPU of the slowest 5% of the
+searches against the middle half's (which stages make p95, not p50), with the slowest
+questions' token counts; and the garbage collector: collections per generation during the
+passes and their time, and what one full collection costs in this warm process before and
+after `gc.freeze` (what `kb serve` and `kb mcp` do once a release is loaded:
+`kbtools.index.reader.settle`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -100,6 +106,52 @@ class Timer:
         return timed
 
 
+class GcTimes:
+    """Collections per generation and the seconds they took (a `gc.callbacks` entry)."""
+
+    def __init__(self) -> None:
+        self.count = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._start = 0.0
+
+    def callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+            return
+        self.count[info["generation"]] += 1
+        self.seconds[info["generation"]] += time.perf_counter() - self._start
+
+
+def tail_stages(cpu: list[float], per_question: list[dict[str, float]],
+                shown: int = 12) -> dict[str, tuple[float, float]]:
+    """Per stage, mean thread CPU ms of the slowest 5% of the searches and of the middle
+    half (by the search's CPU), the `shown` stages with the largest difference."""
+    order = np.argsort(cpu)
+    n = len(order)
+    slow, middle = order[n - max(1, n // 20):], order[n // 4: 3 * n // 4]
+    stages = {st for d in per_question for st in d}
+
+    def mean(rows: np.ndarray, st: str) -> float:
+        return 1000 * float(np.mean([per_question[i].get(st, 0.0) for i in rows]))
+
+    pairs = {st: (round(mean(slow, st), 3), round(mean(middle, st), 3)) for st in stages}
+    return dict(sorted(pairs.items(), key=lambda kv: kv[1][1] - kv[1][0])[:shown])
+
+
+def full_collection_ms() -> dict[str, float]:
+    """One full collection of this warm process, then the same after `gc.freeze` (undone)."""
+    gc.collect()
+    t0 = time.perf_counter()
+    gc.collect()
+    full = time.perf_counter() - t0
+    gc.freeze()
+    t0 = time.perf_counter()
+    gc.collect()
+    frozen = time.perf_counter() - t0
+    gc.unfreeze()
+    return {"full_ms": round(full * 1000, 2), "frozen_full_ms": round(frozen * 1000, 3)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--index", required=True, type=Path)
@@ -117,6 +169,10 @@ def main() -> None:
         if hasattr(owner, attr):  # a stage an older tree lacks is left out
             setattr(owner, attr, timer.wrap(stage, getattr(owner, attr)))
     took, cpu, rest, rest_cpu = [], [], [], []
+    per_question: list[dict[str, float]] = []  # stage → thread CPU seconds, per search
+    asked: list[str] = []
+    collections = GcTimes()
+    gc.callbacks.append(collections.callback)
     # each stage once (two functions time the same stage: counted twice, the embedding was
     # subtracted twice from the figures without it)
     embed_stages = list(dict.fromkeys(stage for _, _, stage in STAGES
@@ -124,6 +180,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for q in questions:
             before = [(timer.wall.get(st, 0.0), timer.cpu.get(st, 0.0)) for st in embed_stages]
+            cpu_before = dict(timer.cpu)
             w0, c0 = time.perf_counter(), time.thread_time()
             search.search(index, q)
             took.append((time.perf_counter() - w0) * 1000)
@@ -132,6 +189,9 @@ def main() -> None:
                      for st, (w, c) in zip(embed_stages, before, strict=True)]
             rest.append(took[-1] - 1000 * sum(w for w, _ in embed))
             rest_cpu.append(cpu[-1] - 1000 * sum(c for _, c in embed))
+            per_question.append({st: v - cpu_before.get(st, 0.0) for st, v in timer.cpu.items()})
+            asked.append(q)
+    gc.callbacks.remove(collections.callback)
     n = len(took)
     rows = {stage: {"wall_ms": round(timer.wall[stage] * 1000 / n, 3),
                     "cpu_ms": round(timer.cpu[stage] * 1000 / n, 3)}
@@ -147,8 +207,16 @@ def main() -> None:
              "without_embedding_cpu_p95_ms": round(float(np.percentile(rest_cpu, 95)), 2),
              "cpu_p50_ms": round(float(np.percentile(cpu, 50)), 2),
              "cpu_p95_ms": round(float(np.percentile(cpu, 95)), 2)}
+    tail = tail_stages(cpu, per_question)
+    terms = {q: len(index.bm25.query_terms(q)[0]) for q in set(asked)}
+    slow_tokens = sorted(terms[asked[i]] for i in np.argsort(cpu)[-max(1, n // 20):])
+    median_terms = float(np.median([terms[q] for q in asked]))
+    gc_figures = {"collections": collections.count, "ms": [round(t * 1000, 2)
+                                                           for t in collections.seconds],
+                  "tracked_objects": len(gc.get_objects()), **full_collection_ms()}
     if args.json:
-        print(json.dumps({"stages": rows, "total": total}, ensure_ascii=False))
+        print(json.dumps({"stages": rows, "total": total, "tail": tail, "gc": gc_figures,
+                          "slowest_bm25_terms": slow_tokens}, ensure_ascii=False))
         return
     print(f"{'stage':<26}{'wall ms':>9}{'cpu ms':>9}   (mean per question)")
     for stage, r in rows.items():
@@ -159,6 +227,14 @@ def main() -> None:
     print(f"without the question's embedding: p50 {total['without_embedding_p50_ms']} ms, "
           f"p95 {total['without_embedding_p95_ms']} ms (CPU p95 "
           f"{total['without_embedding_cpu_p95_ms']} ms)")
+    print(f"\n{'stage (thread CPU ms)':<26}{'slowest 5%':>11}{'middle half':>12}")
+    for stage, (slow, middle) in tail.items():
+        print(f"{stage:<26}{slow:>11.3f}{middle:>12.3f}")
+    print(f"BM25 terms of the slowest 5%: {slow_tokens} (median of all: {median_terms:g})")
+    print(f"garbage collector during the passes: {gc_figures['collections']} collections of "
+          f"generations 0/1/2, {gc_figures['ms']} ms; {gc_figures['tracked_objects']} tracked "
+          f"objects; one full collection {gc_figures['full_ms']} ms, after gc.freeze "
+          f"{gc_figures['frozen_full_ms']} ms")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ coming back only as quoted data.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -332,3 +333,20 @@ def test_server_follows_the_served_release(built, tmp_path):
     second = tool_read(ctx, "knowledge/crops/risk.md", "3. 防治措施")
     assert "摘除并带出病叶" in second["markdown"]
     assert Path(ctx.idx().root).name == "r2"
+
+
+def test_a_releases_first_search_settles_what_it_loaded(built):
+    """After its first search the objects a release loaded (models, tokenizer
+    dictionaries) are out of the collector's full passes; later searches do not collect."""
+    from kbtools.agents.mcp_server import Context, tool_search
+
+    gc.unfreeze()
+    try:
+        ctx = Context(index=built / "dist", query_log=False)
+        tool_search(ctx, "霜霉病 发生条件 湿度", 3)
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        tool_search(ctx, "卷帘机", 3)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kbtools.index.store import RankingRow, Store, _dump, _load_strings, write_store
 from kbtools.query import identifiers
-from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, fuse_arrays, weights
+from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, fuse_arrays, top, weights
 
 # --- fusion -------------------------------------------------------------------------------
 
@@ -274,3 +274,14 @@ def test_heading_path_column_reads_as_the_json_parser_reads_it(value):
     text = _dump(value)
     got = _load_strings(text)
     assert got == json.loads(text) and type(got) is list
+
+
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0]), min_size=1, max_size=60),
+       st.integers(1, 20))
+def test_top_keeps_the_lowest_chunk_numbers_among_ties_at_the_cut(values, n):
+    scores = np.array(values, dtype=np.float32)
+    got = top(scores, n)
+    want = sorted((i for i in range(len(values)) if values[i] > 0),
+                  key=lambda i: (-values[i], i))[:n]  # what the engine's list keeps
+    assert got.keys.tolist() == want
+    assert got.scores.tolist() == [values[i] for i in want]

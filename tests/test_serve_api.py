@@ -3,6 +3,7 @@ hostile input, through Starlette's HTTP test client."""
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import subprocess
@@ -283,3 +284,18 @@ def test_document_page_shows_review_status_and_cited_lines(client):
     assert 'class="xref"' in html or 'href="/doc/knowledge/crops/field-survey-methods.md' in html
     english = client.get(f"/doc/{SCAB}", params={"lang": "en"})
     assert "Verified" in english.text and "kb_lang=en" in english.headers["set-cookie"]
+
+
+def test_an_opened_release_is_warmed_up_and_settled(repo):
+    """Opening a release asks one question and then keeps what it loaded out of the
+    garbage collector's full passes (`kbtools.index.reader.settle`)."""
+    from kbtools.serve.source import ServedIndex
+
+    gc.unfreeze()
+    served = ServedIndex(repo / "dist")
+    try:
+        served.get()
+        assert gc.get_freeze_count() > 0
+    finally:
+        served.close()
+        gc.unfreeze()

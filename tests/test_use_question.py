@@ -14,6 +14,7 @@ from kbtools.embed import bf16
 from kbtools.embed.base import embed_question
 from kbtools.embed.hashed import HashEmbedder
 from kbtools.embed.use import UseEmbedder
+from kbtools.embed.use_question import _PAD, _PAD_RIGHT, ORDERS, token_windows
 from tests.kbfixtures import REPO
 
 
@@ -67,3 +68,13 @@ def test_switched_off_a_question_takes_the_batch_path(monkeypatch):
 def test_embed_question_falls_back_to_embed_batch():
     emb = HashEmbedder()  # has no embed_question of its own
     assert np.array_equal(embed_question(emb, "ballast pump"), emb.embed_batch(["ballast pump"]))
+
+
+@pytest.mark.parametrize(("order", "left"), ORDERS)
+@pytest.mark.parametrize("rows", [1, 2, 7, 40])
+def test_token_windows_are_the_gathered_windows(order, left, rows):
+    width = 3
+    buf = np.arange((_PAD + rows + _PAD_RIGHT) * width, dtype=np.float32).reshape(-1, width)
+    window = np.arange(rows)[:, None] + (np.arange(order) + _PAD - left)
+    got = token_windows(buf, _PAD - left, rows, order)
+    assert np.array_equal(got, buf[window].reshape(rows, order * width))

@@ -36,7 +36,7 @@ from kbtools.agents.recent import recent
 from kbtools.config import CONFIG_NAME, find_root, load_config
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, one_line, valid_unicode
-from kbtools.index.reader import KbIndex
+from kbtools.index.reader import KbIndex, settle
 from kbtools.query.log import record_question
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
@@ -140,11 +140,13 @@ class Context:
             if served is not self._idx:
                 self._idx = served
                 self._cache.pop("kn", None)
+                self._cache.pop("settled", None)
             return served
         root = resolve_index_path(self.index)  # IndexLoadError when there is none
         if self._idx is None or Path(self._idx.root).resolve() != root.resolve():
             old, self._idx = self._idx, open_index(root)
             self._cache.pop("kn", None)
+            self._cache.pop("settled", None)
             if old is not None:
                 old.close()
             log.info("serving index %s", self._idx.root)
@@ -210,6 +212,9 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = 
         record_question(idx, "mcp", query, None, enabled=ctx.query_log, error=exc.message)
         raise
     record_question(idx, "mcp", query, response, enabled=ctx.query_log)
+    if "settled" not in ctx._cache:  # the release's first search has loaded its models
+        settle()
+        ctx._cache["settled"] = True
     return {**response.to_dict(citations=True), "notice": DATA_NOTICE}
 
 

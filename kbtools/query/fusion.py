@@ -85,12 +85,15 @@ class FusionParams:
 
 
 def top(scores: np.ndarray, n: int) -> Ranked:
-    """The n best positive scores, best first (ties broken by chunk number)."""
+    """The n best positive scores, best first, ties broken by chunk number (at the cut too:
+    of the chunks tied with the n-th score, the lowest numbers are kept, as an engine's
+    list keeps them)."""
     pos = np.flatnonzero(scores > 0)
     if len(pos) > n:
-        part = np.argpartition(-scores[pos], n - 1)[:n]
-        pos = pos[part]
-    order = np.lexsort((pos, -scores[pos]))
+        vals = scores[pos]
+        nth = np.partition(vals, len(vals) - n)[len(vals) - n]  # the n-th best score
+        pos = pos[vals >= nth]
+    order = np.lexsort((pos, -scores[pos]))[:n]
     keys = pos[order]
     return Ranked(keys.astype(np.int64), scores[keys].astype(np.float32))
 

@@ -39,7 +39,7 @@ from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
-from kbtools.index.reader import KbIndex, open_index
+from kbtools.index.reader import KbIndex, open_index, settle
 from kbtools.query.search import search as run_search
 from kbtools.ship.checkout import resolve_index_path
 
@@ -73,10 +73,12 @@ class Served:
 
 def warm_up(idx: KbIndex) -> None:
     """Load every embedding model of the release and ask one question, so that the first
-    user of a release does not wait for model loading (seconds to tens of seconds)."""
+    user of a release does not wait for model loading (seconds to tens of seconds); then
+    what is loaded is kept out of the garbage collector's full passes (`settle`)."""
     for model in sorted(idx.manifest.get("models", {})):
         embed_question(get_embedder(model), WARM_UP)  # the question path (packed weights)
     run_search(idx, WARM_UP, k=1)
+    settle()
 
 
 class ServedIndex:
