@@ -170,7 +170,7 @@ class WindowEncoder:
         """Rows of the embedding table (stored as uint8, dequantised by block id % blocks)."""
         b = self.b
         block = ids % self.blocks
-        emb = b.table[ids].astype(np.float32)
+        emb: np.ndarray = b.table[ids].astype(np.float32)
         emb *= b.scale[block, None]
         emb += b.lo[block, None]
         return emb
