@@ -23,6 +23,7 @@ from kbtools import __version__
 from kbtools import provenance as history
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
+from kbtools.build.embed_stage import Models, Vectors, embed_records
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
@@ -32,7 +33,6 @@ from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
 from kbtools.embed.cache import EmbeddingCache, text_key
-from kbtools.embed.parallel import doc_batches, embed_parts
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
     ConfigError,
@@ -366,48 +366,14 @@ def _base_record(c: Chunk, models: list[str]) -> dict[str, Any]:
     return r
 
 
-Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
-Models = dict[str, dict[str, Any]]  # model key → id, fingerprint, dim (the manifest's "models")
-
-
 def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats: BuildStats,
            cache_file: Path | None) -> tuple[Vectors, Models]:
-    cache = EmbeddingCache(cache_file)
-    vectors: Vectors = {}
-    models: Models = {}
-    batch = int(cfg.get("embedding.batch_size"))
-    try:
-        for key in sorted({m for r in records for m in r["models"]}):
-            emb = get_reference_embedder(key)
-            fp = emb.fingerprint()
-            models[key] = {"id": emb.model_id, "fingerprint": fp, "dim": emb.dim}
-            # each text once, where it first occurs: in document order, so that a batch
-            # holds whole documents (see `doc_batches`)
-            first: dict[str, tuple[str, str]] = {}
-            for r in records:
-                if key in r["models"]:
-                    first.setdefault(r["content_hash"], (r["doc"], r["embed_text"]))
-            wanted = list(first.items())
-            have = cache.get_many(fp, [h for h, _ in wanted])
-            todo = [(h, dt) for h, dt in wanted if h not in have]
-            stats.reused += len(wanted) - len(todo)
-            stats.embedded += len(todo)
-            parts = doc_batches([dt[0] for _, dt in todo], batch)
-            texts = [dt[1] for _, dt in todo]
-            for i, got in embed_parts(emb, [texts[a:b] for a, b in parts]):
-                part = todo[i:i + len(got)]
-                fresh = dict(zip([h for h, _ in part], got.astype(np.float16), strict=True))
-                cache.put_many(fp, fresh)  # committed per batch: a crash loses one batch
-                have.update(fresh)
-                if opts.progress and len(todo) > batch:
-                    print(f"\rkb build: embedding {key}: {i + len(got)}/{len(todo)}",
-                          end="", file=sys.stderr)
-            if opts.progress and len(todo) > batch:
-                print(file=sys.stderr)
-            for h, _ in wanted:
-                vectors[f"{key}:{h}"] = have[h]
-    finally:
-        cache.close()
+    embedders = {key: get_reference_embedder(key)
+                 for key in sorted({m for r in records for m in r["models"]})}
+    vectors, models, embedded, reused = embed_records(
+        records, embedders, int(cfg.get("embedding.batch_size")), cache_file, opts.progress)
+    stats.embedded += embedded
+    stats.reused += reused
     return vectors, models
 
 

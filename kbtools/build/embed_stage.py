@@ -1,0 +1,88 @@
+"""The build's embed stage: every chunk text a model needs, embedded once or read from the
+embedding cache.
+
+Each model's texts are embedded in document order, each distinct text once where it first
+occurs, so that a batch holds whole documents (`kbtools.embed.parallel.doc_batches`; USE
+shares work between a document's texts). A model whose batches go to worker processes
+(USE, `processes = True`) keeps both cores busy on its own; a model embedded in this
+process (MiniLM through torch, for the English chunks) would otherwise run before or after
+it with a core idle — its import alone is seconds of one core — so it runs on a thread of
+its own meanwhile. Vectors do not depend on that overlap: each model's batches are the same
+whatever runs beside them.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbtools.embed.base import Embedder
+from kbtools.embed.cache import EmbeddingCache
+from kbtools.embed.parallel import doc_batches, embed_parts, workers_for
+
+Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
+Models = dict[str, dict[str, Any]]  # model key → id, fingerprint, dim (the manifest's "models")
+
+
+def embed_records(records: list[dict[str, Any]], embedders: dict[str, Embedder], batch: int,
+                  cache_file: Path | None, progress: bool) -> tuple[Vectors, Models, int, int]:
+    """(vectors, models, texts embedded, texts read from the cache) of the texts `records`
+    name for each model of `embedders`."""
+    models: Models = {}
+    jobs: dict[str, list[tuple[str, tuple[str, str]]]] = {}
+    for key in sorted(embedders):
+        emb = embedders[key]
+        models[key] = {"id": emb.model_id, "fingerprint": emb.fingerprint(), "dim": emb.dim}
+        first: dict[str, tuple[str, str]] = {}  # content hash → (doc, text), first occurrence
+        for r in records:
+            if key in r["models"]:
+                first.setdefault(r["content_hash"], (r["doc"], r["embed_text"]))
+        jobs[key] = list(first.items())
+
+    def run(key: str) -> tuple[Vectors, int, int]:
+        return _embed_model(key, embedders[key], models[key]["fingerprint"], jobs[key], batch,
+                            cache_file, progress)
+
+    pooled = [k for k in jobs if workers_for(embedders[k], -(-len(jobs[k]) // batch)) > 1]
+    here = [k for k in jobs if k not in pooled]
+    vectors: Vectors = {}
+    embedded = reused = 0
+    with ThreadPoolExecutor(1) as side:
+        beside = [side.submit(run, k) for k in here] if pooled else []
+        results = [run(k) for k in (pooled if pooled else here)]
+        results += [f.result() for f in beside]
+    for got, fresh, cached in results:
+        vectors.update(got)
+        embedded += fresh
+        reused += cached
+    return vectors, models, embedded, reused
+
+
+def _embed_model(key: str, emb: Embedder, fp: str, wanted: list[tuple[str, tuple[str, str]]],
+                 batch: int, cache_file: Path | None, progress: bool) -> tuple[Vectors, int, int]:
+    """One model's vectors of `wanted` (content hash, (doc, text)), with its own connection
+    to the cache (one per thread); each embedded batch is committed as it comes, so a crash
+    loses one batch."""
+    cache = EmbeddingCache(cache_file)
+    try:
+        have = cache.get_many(fp, [h for h, _ in wanted])
+        todo = [(h, dt) for h, dt in wanted if h not in have]
+        parts = doc_batches([dt[0] for _, dt in todo], batch)
+        texts = [dt[1] for _, dt in todo]
+        for i, got in embed_parts(emb, [texts[a:b] for a, b in parts]):
+            part = todo[i:i + len(got)]
+            fresh = dict(zip([h for h, _ in part], got.astype(np.float16), strict=True))
+            cache.put_many(fp, fresh)
+            have.update(fresh)
+            if progress and len(todo) > batch:
+                print(f"\rkb build: embedding {key}: {i + len(got)}/{len(todo)}", end="",
+                      file=sys.stderr)
+        if progress and len(todo) > batch:
+            print(file=sys.stderr)
+        return {f"{key}:{h}": have[h] for h, _ in wanted}, len(todo), len(wanted) - len(todo)
+    finally:
+        cache.close()
