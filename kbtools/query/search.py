@@ -20,7 +20,7 @@ import re
 import time
 import unicodedata
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -210,7 +210,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
             if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
-                        ids + list(exp.full_ids), head, held)
+                        ids + list(exp.full_ids), head, held,
+                        lambda hits: _coverages(index, hits, terms, ids, unknown, exp))
     if not ranked:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     ranked += _unlisted_holders(held, fused, ranked)
@@ -266,19 +267,25 @@ def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.Fusio
     return _page_evidence(index, fused, lists, text, mode, params.page_weight)
 
 
+# the best candidates whose words decide whether links and anchor text count for a question
+GATE_HITS = 5
+
+
 def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
                text: str, mode: str, params: fusion.FusionParams, mask: np.ndarray | None,
-               ids: list[int], head: int, held: set[int]) -> list[fusion.Hit]:
+               ids: list[int], head: int, held: set[int],
+               coverage: Callable[[list[fusion.Hit]], np.ndarray]) -> list[fusion.Hit]:
     """The fused candidates ranked on (the first `head`, and the `held` ones further down),
-    best first. Hybrid search with anchor text or linked pages on (opt-in): every candidate
-    is weighed by them first — pages whose anchor text (the words of the links to them)
-    matches the question rise or join (kbtools.query.anchors), then pages linked from the
-    best pages, by the question's page similarity (kbtools.query.neighbours), within the
-    filters' `mask`."""
+    best first. Hybrid search with anchor text or linked pages on, for a question whose
+    words none of the best GATE_HITS candidates holds (`fusion.words_found`, from each one's
+    `coverage` of the question's idf weight): every candidate is weighed by them first —
+    pages whose anchor text (the words of the links to them) matches the question rise or
+    join (kbtools.query.anchors), then pages linked from the best pages, by the question's
+    page similarity (kbtools.query.neighbours), within the filters' `mask`."""
     model = _first_vector_model(lists)
     anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
     linked = mode == "hybrid" and model is not None and params.link_weight > 0
-    if not (anchored or linked):
+    if not (anchored or linked) or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
         return fused.hits(head, held)
     hits = fused.hits()
     if anchored:
