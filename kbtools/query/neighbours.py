@@ -119,6 +119,16 @@ def link_graph(index: KbIndex) -> list[frozenset[int]]:
     return _GRAPHS[index]
 
 
+_HAS_LINKS: weakref.WeakKeyDictionary[KbIndex, bool] = weakref.WeakKeyDictionary()
+
+
+def has_links(index: KbIndex) -> bool:
+    """Does any document of the index link to another (no: no linked pages, no anchor text)?"""
+    if index not in _HAS_LINKS:
+        _HAS_LINKS[index] = any(link_graph(index))
+    return _HAS_LINKS[index]
+
+
 def linked_scores(hits: list[Hit], doc_of: np.ndarray, graph: list[frozenset[int]],
                   similarity: np.ndarray, weight: float) -> dict[int, float]:
     """Per linked document, its new score: its best hit's score (0 if none) + the bonus of

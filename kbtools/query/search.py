@@ -285,7 +285,8 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
     model = _first_vector_model(lists)
     anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
     linked = mode == "hybrid" and model is not None and params.link_weight > 0
-    if not (anchored or linked) or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
+    if not (anchored or linked) or not neighbours.has_links(index) \
+            or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
         return fused.hits(head, held)
     hits = fused.hits()
     if anchored:
