@@ -5,8 +5,9 @@ JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.o
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
-pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again), anchor text
-(kbtools.query.anchors) and linked pages (kbtools.query.neighbours) → list
+pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) → hybrid,
+for a question whose words no best candidate holds: anchor text (kbtools.query.anchors) and
+linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
