@@ -35,7 +35,8 @@ FILLERS = {f"knowledge/other{i}.md": DOC.format(title=t, source=f"test {i}", bod
                ("时区", "修改时区配置文件后重启实例，日志时间随之改变。" * 2),
                ("DNS", "修改DNS配置文件 resolv.conf 以使用内网DNS。" * 2),
            ])}
-QUESTION = "如何修改配置文件？"
+QUESTION = "如何编辑配置文件？"  # 编辑: a word no page uses
+IN_THEIR_WORDS = "如何修改配置文件？"  # held whole by several pages
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +115,13 @@ def test_hybrid_search_finds_the_page_by_its_anchor_text(index):
         assert not any("anchor" in r["why"] for r in docs(0.5, mode))
     assert "knowledge/vim.md" not in {r["doc"] for r in
                                       docs(0.5, where=["doc!=knowledge/vim.md"])}
+
+
+def test_anchor_text_does_not_count_for_a_question_a_page_already_words(index):
+    def anchored(found_share: float) -> list[str]:
+        res = search(index, IN_THEIR_WORDS, k=8, keep_results=True, params=FusionParams(
+            anchor_weight=1.0, found_share=found_share)).to_dict()
+        return [r["doc"] for r in res["results"] if "anchor" in r["why"]]
+
+    assert anchored(FusionParams().found_share) == []
+    assert "knowledge/vim.md" in anchored(1.01)

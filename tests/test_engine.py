@@ -233,8 +233,9 @@ def test_cli_publish_query_rollback(releases, milvus):  # noqa: F811
     assert local.exit_code == remote.exit_code == 0, remote.output
     a, b = json.loads(local.output), json.loads(remote.output)
     a.pop("took_ms"), b.pop("took_ms")
-    scores = [[v for r in x["results"]
-               for v in (r.pop("score"), r["why"].pop("vector_score"), r["why"].pop("bm25_score"))]
+    scores = [[v for r in x["results"]  # linked / anchor: bonuses, differences of scores
+               for v in (r.pop("score"), r["why"].pop("vector_score"), r["why"].pop("bm25_score"),
+                         r["why"].pop("linked", None), r["why"].pop("anchor", None))]
               for x in (a, b)]
     assert any(r["why"].get("page") for r in a["results"])  # page vectors on both sides
     assert a == b and a["results"]  # all but the scores: cosine of f16 (usearch) vs f32

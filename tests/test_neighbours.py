@@ -31,7 +31,10 @@ FILLERS = {f"knowledge/other{i}.md": DOC.format(
         ("系统盘快照", "为系统盘创建快照可在扩容前备份数据，分区表与文件系统一并保存。" * 2),
         ("分区与文件系统", "实例内的分区和文件系统可以在线扩展，适用于系统盘与数据盘。" * 2),
     ])}
-QUESTION = "系统盘空间不足怎么扩容？"
+# asked in a word no page uses (不够用): the guide is found, the words are not all there
+QUESTION = "系统盘空间不够用怎么扩容？"
+# asked in the guide's own words: the guide says it all, its links are not followed
+IN_ITS_WORDS = "系统盘空间不足怎么扩容？"
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +96,17 @@ def test_hybrid_search_brings_the_linked_api_page_after_its_guide(index):
         res = search(index, QUESTION, k=8, mode=mode, keep_results=True,
                      params=FusionParams(link_weight=1.0)).to_dict()
         assert not any("linked" in r["why"] for r in res["results"])
+
+
+def test_links_do_not_count_for_a_question_a_page_already_words(index):
+    def linked(found_share: float) -> list[str]:
+        res = search(index, IN_ITS_WORDS, k=8, keep_results=True, params=FusionParams(
+            link_weight=1.0, found_share=found_share)).to_dict()
+        assert res["results"][0]["doc"] == "knowledge/guide.md"
+        return [r["doc"] for r in res["results"] if "linked" in r["why"]]
+
+    assert linked(FusionParams().found_share) == []  # the guide holds every word
+    assert "knowledge/api/resize-disk.md" in linked(1.01)  # a share no page reaches
 
 
 def test_a_linked_page_outside_the_filters_does_not_join(index):

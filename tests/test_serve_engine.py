@@ -94,12 +94,14 @@ def local(devices):
 
 def without_scores(body: dict) -> tuple[dict, list[float]]:
     """`body` without took_ms and the scores (cosine of float16 vectors locally, float32 in
-    Milvus), and the scores. The page-vector bonus (``why.page``) stays: both sides read the
-    same published page vectors."""
+    Milvus) and the bonuses of linked pages and anchor text (differences of such scores),
+    and those. The page-vector bonus (``why.page``) stays: both sides read the same
+    published page vectors."""
     body = json.loads(json.dumps(body))
     body.pop("took_ms")
     scores = [v for r in body["results"] for v in (
-        r.pop("score"), r["why"].pop("vector_score", None), r["why"].pop("bm25_score", None))]
+        r.pop("score"), r["why"].pop("vector_score", None), r["why"].pop("bm25_score", None),
+        r["why"].pop("linked", None), r["why"].pop("anchor", None))]
     return body, scores
 
 

@@ -14,7 +14,9 @@ uncapped bonus put reference pages over the FAQ answers that link to them, tidb_
 Hit@1 −0.024), and the ``ANCHOR_JOIN`` best anchor pages that no retriever listed join
 with their first chunk (their title and introduction) at that bonus alone: the field brings
 pages into the candidates, not only reorders them. Chunk texts, display and citations are
-untouched. Measured in docs/retrieval.md ("aliyun linked, fourth round").
+untouched. Only for a question whose words the best candidates do not hold
+(`kbtools.query.fusion.words_found`). Measured in docs/retrieval.md ("aliyun linked, fourth
+round", "fifth round").
 
 Links are those of the link graph (`kbtools.query.neighbours`: resolved by the build, or here
 by path, ``source`` field or title); the field is derived from the release's chunks once per

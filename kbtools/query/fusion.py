@@ -73,10 +73,15 @@ class FusionParams:
     feedback_docs: int = 3
     feedback_terms: int = 10
     feedback_support: int = 2
-    # hybrid: pages linked from the best pages (kbtools.query.neighbours); 0 turns it off
-    link_weight: float = 0.0
+    # hybrid: pages linked from the best pages (kbtools.query.neighbours); 0 turns it off.
+    # Both this and anchor_weight count only for a question whose words the best
+    # candidates do not hold (`words_found`; docs/retrieval.md, "aliyun linked, fifth round")
+    link_weight: float = 0.5
     # hybrid: pages whose anchor text matches the question (kbtools.query.anchors); 0: off
-    anchor_weight: float = 0.0
+    anchor_weight: float = 0.2
+    # the share of the question's idf weight one of the best candidates must hold for its
+    # words to count as found (`words_found`)
+    found_share: float = 0.95
 
     @classmethod
     def from_config(cls, q: dict[str, Any]) -> FusionParams:
@@ -303,6 +308,18 @@ def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | N
         scores = np.where(unverified[uniq], scores * p.unverified_weight, scores)
     return Fused(uniq.astype(np.int64), scores, all_ranks, np.concatenate(raw), bm25, vec,
                  source, tuple(models), gain)
+
+
+def words_found(coverage: np.ndarray, p: FusionParams) -> bool:
+    """Do the best candidates already say what the question says: does one of them hold
+    ``found_share`` of the question's idf weight (``coverage``: per candidate, the share it
+    holds; a word the index never saw is held by none)? Then links and anchor text are not
+    used for it: a page that holds the question's words is the answer the lexical and vector
+    evidence point to, and the pages linked from it or named by other pages' links could
+    only push it down (tidb_faq_zh's FAQ answers, whose questions repeat the page's words).
+    A question asked in words the pages do not use (a user's words for an API or a limits
+    page) is where the readers' words and the links of the pages found are evidence."""
+    return bool(len(coverage)) and float(coverage.max()) >= p.found_share
 
 
 _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")

@@ -10,7 +10,9 @@ page similarity, `kbtools.query.pages.page_bonus` rescaled to [0, 1]), summed ov
 pages linking to it — but never more than ``LINK_CAP`` × the best linking page's score: a
 linked page can come right after the page that cites it, never before it. A linked page
 already among the candidates lifts its best chunk; one that is not joins with its first
-chunk (its title and introduction). Measured in docs/retrieval.md ("Linked pages").
+chunk (its title and introduction). Only for a question whose words the best candidates
+do not hold (`kbtools.query.fusion.words_found`). Measured in docs/retrieval.md ("Linked
+pages", "aliyun linked, fifth round").
 
 Links are read once per index from the store (each chunk's `links`): a link the build
 resolved names its document; one it could not (a corpus exported from another site, whose
@@ -117,6 +119,16 @@ def link_graph(index: KbIndex) -> list[frozenset[int]]:
                 out[src].add(target)
         _GRAPHS[index] = [frozenset(s) for s in out]
     return _GRAPHS[index]
+
+
+_HAS_LINKS: weakref.WeakKeyDictionary[KbIndex, bool] = weakref.WeakKeyDictionary()
+
+
+def has_links(index: KbIndex) -> bool:
+    """Does any document of the index link to another (no: no linked pages, no anchor text)?"""
+    if index not in _HAS_LINKS:
+        _HAS_LINKS[index] = any(link_graph(index))
+    return _HAS_LINKS[index]
 
 
 def linked_scores(hits: list[Hit], doc_of: np.ndarray, graph: list[frozenset[int]],

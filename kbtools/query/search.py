@@ -5,8 +5,9 @@ JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.o
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
-pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again), anchor text
-(kbtools.query.anchors) and linked pages (kbtools.query.neighbours) → list
+pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) → hybrid,
+for a question whose words no best candidate holds: anchor text (kbtools.query.anchors) and
+linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
@@ -20,7 +21,7 @@ import re
 import time
 import unicodedata
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -210,7 +211,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
             if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
-                        ids + list(exp.full_ids), head, held)
+                        ids + list(exp.full_ids), head, held,
+                        lambda hits: _coverages(index, hits, terms, ids, unknown, exp))
     if not ranked:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     ranked += _unlisted_holders(held, fused, ranked)
@@ -266,19 +268,26 @@ def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.Fusio
     return _page_evidence(index, fused, lists, text, mode, params.page_weight)
 
 
+# the best candidates whose words decide whether links and anchor text count for a question
+GATE_HITS = 5
+
+
 def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Ranked],
                text: str, mode: str, params: fusion.FusionParams, mask: np.ndarray | None,
-               ids: list[int], head: int, held: set[int]) -> list[fusion.Hit]:
+               ids: list[int], head: int, held: set[int],
+               coverage: Callable[[list[fusion.Hit]], np.ndarray]) -> list[fusion.Hit]:
     """The fused candidates ranked on (the first `head`, and the `held` ones further down),
-    best first. Hybrid search with anchor text or linked pages on (opt-in): every candidate
-    is weighed by them first — pages whose anchor text (the words of the links to them)
-    matches the question rise or join (kbtools.query.anchors), then pages linked from the
-    best pages, by the question's page similarity (kbtools.query.neighbours), within the
-    filters' `mask`."""
+    best first. Hybrid search with anchor text or linked pages on, for a question whose
+    words none of the best GATE_HITS candidates holds (`fusion.words_found`, from each one's
+    `coverage` of the question's idf weight): every candidate is weighed by them first —
+    pages whose anchor text (the words of the links to them) matches the question rise or
+    join (kbtools.query.anchors), then pages linked from the best pages, by the question's
+    page similarity (kbtools.query.neighbours), within the filters' `mask`."""
     model = _first_vector_model(lists)
     anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
     linked = mode == "hybrid" and model is not None and params.link_weight > 0
-    if not (anchored or linked):
+    if not (anchored or linked) or not neighbours.has_links(index) \
+            or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
         return fused.hits(head, held)
     hits = fused.hits()
     if anchored:
