@@ -125,3 +125,47 @@ def test_anchor_text_does_not_count_for_a_question_a_page_already_words(index):
 
     assert anchored(FusionParams().found_share) == []
     assert "knowledge/vim.md" in anchored(1.01)
+
+
+def test_a_new_process_reads_the_graph_and_field_kept_under_kb_home(index, tmp_path,
+                                                                     monkeypatch):
+    """What the first question derived is kept under KB_HOME: a fresh index object (a new
+    `kb query`) reads the same graph and field instead of deriving them; a damaged file is
+    derived again; another release (another manifest) never reads it."""
+    from kbtools.query import neighbours
+
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    first = open_index(Path(index.root))
+    field, graph = anchors.anchor_field(first), neighbours.link_graph(first)
+    kept = sorted((tmp_path / "home" / "cache" / "links").glob("*.npz"))
+    assert sorted(p.name.split(".")[1] for p in kept) == ["anchors", "graph"]
+    assert any(graph) and len(field.docs)
+
+    again = open_index(Path(index.root))
+    calls: list[int] = []
+    monkeypatch.setattr(type(again.store), "chunk_links_text",
+                        lambda self: calls.append(1) or [])
+    monkeypatch.setattr(type(again.store), "chunk_links", lambda self: calls.append(1) or [])
+    assert neighbours.link_graph(again) == graph
+    got = anchors.anchor_field(again)
+    assert not calls  # read, not derived
+    for a, b in zip((got.indptr, got.docs, got.weights), (field.indptr, field.docs,
+                                                           field.weights), strict=True):
+        assert np.array_equal(a, b)
+    assert got.n_docs == field.n_docs
+    first_hits = search(first, QUESTION, k=3).results
+    assert [h.chunk_id for h in search(again, QUESTION, k=3).results] == \
+        [h.chunk_id for h in first_hits]
+
+    for p in kept:  # damaged: derived again, from the store
+        p.write_bytes(b"not an npz")
+    monkeypatch.undo()
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    third = open_index(Path(index.root))
+    assert neighbours.link_graph(third) == graph
+    assert np.array_equal(anchors.anchor_field(third).weights, field.weights)
+
+    other = open_index(Path(index.root))
+    other.manifest = {**other.manifest, "commit": "another"}
+    from kbtools.query import link_cache
+    assert link_cache.load(other, "graph") is None

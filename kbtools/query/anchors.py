@@ -33,6 +33,7 @@ import numpy as np
 
 from kbtools.index.bm25 import lucene_scores
 from kbtools.index.reader import KbIndex
+from kbtools.query import link_cache
 from kbtools.query.fusion import Hit
 from kbtools.query.neighbours import MD_LINK, first_chunks, link_targets, resolver_of
 
@@ -105,6 +106,13 @@ def anchor_field(index: KbIndex) -> AnchorField:
     one (their count and mean length give idf and length normalisation), the index's own
     formula (`kbtools.index.bm25.lucene_scores`)."""
     if index not in _FIELDS:
+        local = index.published_links() is None  # an engine's: from what Milvus publishes
+        settings = [CONTEXT_CHARS, K1, B, SENTENCE_END.pattern, WHOLE_LINK.pattern]
+        kept = link_cache.load(index, "anchors", settings) if local else None
+        if kept is not None:
+            _FIELDS[index] = AnchorField(kept["indptr"], kept["docs"], kept["weights"],
+                                         int(kept["n_docs"]))
+            return _FIELDS[index]
         bm25 = index.bm25
         vocab = bm25.vocab
         per_doc = [[vocab[t] for text in texts for t in bm25.tok(text) if t in vocab]
@@ -119,6 +127,11 @@ def anchor_field(index: KbIndex) -> AnchorField:
             m = lucene_scores(flat, offsets, len(vocab), k1=K1, b=B)
             _FIELDS[index] = AnchorField(m["indptr"], has[m["indices"]],
                                          m["data"].astype(np.float64), len(per_doc))
+        if local:
+            f = _FIELDS[index]
+            link_cache.save(index, "anchors", {"indptr": f.indptr, "docs": f.docs,
+                                               "weights": f.weights,
+                                               "n_docs": np.array(f.n_docs)}, settings)
     return _FIELDS[index]
 
 

@@ -33,6 +33,7 @@ from urllib.parse import unquote
 import numpy as np
 
 from kbtools.index.reader import KbIndex
+from kbtools.query import link_cache
 from kbtools.query.fusion import Hit
 
 NEIGHBOUR_SOURCES = 3  # the best documents whose links are followed
@@ -111,6 +112,12 @@ def link_graph(index: KbIndex) -> list[frozenset[int]]:
         _GRAPHS[index] = [frozenset(graph[d]) if d < len(graph) else frozenset()
                           for d in range(len(index.docs()))]
     if index not in _GRAPHS:
+        kept = link_cache.load(index, "graph")
+        if kept is not None:
+            ptr, targets = kept["indptr"].tolist(), kept["targets"].tolist()
+            _GRAPHS[index] = [frozenset(targets[ptr[d]:ptr[d + 1]])
+                              for d in range(len(ptr) - 1)]
+            return _GRAPHS[index]
         docs = index.docs()
         resolver = resolver_of(index)
         out: list[set[int]] = [set() for _ in docs]
@@ -118,6 +125,9 @@ def link_graph(index: KbIndex) -> list[frozenset[int]]:
             for src, target, _ in link_targets(resolver, doc, links):
                 out[src].add(target)
         _GRAPHS[index] = [frozenset(s) for s in out]
+        link_cache.save(index, "graph", {
+            "indptr": np.cumsum([0] + [len(s) for s in out], dtype=np.int64),
+            "targets": np.array([t for s in out for t in sorted(s)], dtype=np.int64)})
     return _GRAPHS[index]
 
 
