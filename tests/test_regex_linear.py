@@ -133,6 +133,9 @@ OTHER: dict[str, str] = {
     "kbtools.index.tokenize:<dynamic>": "alternation of literal dictionary words (linear); "
                                         "fullmatch of one dictionary word",
     "kbtools.review.policy:<dynamic>": "kb.toml reviewer globs matched against paths",
+    "kbtools.embed.use_tokens:<dynamic>": "zero-width cut points of a normalised line: one "
+                                          "lookahead and one lookbehind of a single negated "
+                                          "character class each, no repetition: linear",
     "kbtools.index.synonyms:<dynamic>": "alternation of escaped literal synonym terms (inner "
                                         "spaces as \\s+, fixed look-arounds at Latin edges): "
                                         "linear",
