@@ -7,11 +7,14 @@ cache warm — parsed models stay loaded, unchanged documents keep their parse a
 the previous one redoing only changed shards, formula
 SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
 right after the save sees the change. A document with errors is reported and the previous
-index keeps serving.
+index keeps serving. After the first build the embedding models the index holds vectors of
+are loaded (a build whose vectors are all cached loads none), so the first save does not
+wait for a model to load.
 """
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -22,7 +25,9 @@ from pathlib import Path
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.config import Config
+from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
+from kbtools.index.layout import ReleaseLayout
 
 QUIET_SECONDS = 0.15
 
@@ -79,6 +84,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     try:
         if initial:
             report(rebuild(cfg, out, (), lenient, memo))
+        warm_models(out or cfg.path("dist"))  # (a save meanwhile waits in `events`)
         while not stop.is_set():
             try:
                 first = events.get(timeout=0.2)
@@ -95,6 +101,25 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     finally:
         observer.stop()
         observer.join()
+
+
+def warm_models(out: Path) -> list[str]:
+    """Load the embedding models whose vectors the index at `out` holds (its manifest's
+    "models"), so that the next build embeds an edited chunk without loading one first;
+    returns their names. Anything that stops a model loading is left for a build to report."""
+    try:
+        names = sorted(json.loads(ReleaseLayout(out).manifest.read_text(encoding="utf-8"))
+                       .get("models", {}))
+    except (OSError, ValueError, AttributeError):
+        return []
+    warmed = []
+    for name in names:
+        try:
+            get_reference_embedder(name).embed_batch(["warm"])
+        except (KbError, OSError, ImportError):
+            continue
+        warmed.append(name)
+    return warmed
 
 
 def _rel(path: str, root: Path) -> str:
