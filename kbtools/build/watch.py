@@ -7,9 +7,9 @@ cache warm — parsed models stay loaded, unchanged documents keep their parse a
 the previous one redoing only changed shards, formula
 SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
 right after the save sees the change. A document with errors is reported and the previous
-index keeps serving. After the first build the embedding models the index holds vectors of
-are loaded (a build whose vectors are all cached loads none), so the first save does not
-wait for a model to load.
+index keeps serving. After the first build, before reporting it, the embedding models the
+index holds vectors of are loaded (a build whose vectors are all cached loads none), so the
+first save does not wait for a model to load.
 """
 
 from __future__ import annotations
@@ -82,9 +82,12 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     observer.schedule(Handler(), str(cfg.root), recursive=False)
     observer.start()
     try:
-        if initial:
-            report(rebuild(cfg, out, (), lenient, memo))
-        warm_models(out or cfg.path("dist"))  # (a save meanwhile waits in `events`)
+        # the models are loaded before the first report: a watcher that says it is ready
+        # embeds the first save without loading one (a save meanwhile waits in `events`)
+        first_update = rebuild(cfg, out, (), lenient, memo) if initial else None
+        warm_models(out or cfg.path("dist"))
+        if first_update is not None:
+            report(first_update)
         while not stop.is_set():
             try:
                 first = events.get(timeout=0.2)
