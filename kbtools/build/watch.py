@@ -7,9 +7,9 @@ cache warm — parsed models stay loaded, unchanged documents keep their parse a
 the previous one redoing only changed shards, formula
 SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
 right after the save sees the change. A document with errors is reported and the previous
-index keeps serving. After the first build, before reporting it, the embedding models the
-index holds vectors of are loaded (a build whose vectors are all cached loads none), so the
-first save does not wait for a model to load.
+index keeps serving. After the first build, before reporting it, the base embedding model
+is loaded (a build whose vectors are all cached loads none), so the first save does not
+wait for it to load.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
         # the models are loaded before the first report: a watcher that says it is ready
         # embeds the first save without loading one (a save meanwhile waits in `events`)
         first_update = rebuild(cfg, out, (), lenient, memo) if initial else None
-        warm_models(out or cfg.path("dist"))
+        warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
         if first_update is not None:
             report(first_update)
         while not stop.is_set():
@@ -106,15 +106,18 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
         observer.join()
 
 
-def warm_models(out: Path) -> list[str]:
-    """Load the embedding models whose vectors the index at `out` holds (its manifest's
-    "models"), so that the next build embeds an edited chunk without loading one first;
-    returns their names. Anything that stops a model loading is left for a build to report."""
+def warm_models(out: Path, model: str) -> list[str]:
+    """Load the settings' base embedding model `model` (every chunk has its vector) when the
+    index at `out` holds vectors of it (its manifest's "models"), so that the next build
+    embeds an edited chunk without loading it first; returns the names loaded. A language's
+    extra model (MiniLM: the torch import) is left to the first save that needs it: loaded
+    in the watcher, it slowed the rebuilds after it (bench_incremental --model use).
+    Anything that stops a model loading is left for a build to report."""
     try:
-        names = sorted(json.loads(ReleaseLayout(out).manifest.read_text(encoding="utf-8"))
-                       .get("models", {}))
-    except (OSError, ValueError, AttributeError):
+        held = json.loads(ReleaseLayout(out).manifest.read_text(encoding="utf-8"))["models"]
+    except (OSError, ValueError, KeyError, TypeError):
         return []
+    names = [model] if model in held else []
     warmed = []
     for name in names:
         try:
