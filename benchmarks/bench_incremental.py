@@ -1,7 +1,7 @@
 """Work proportional to the change: this tree against a baseline tree, in the same run.
 
     .venv/bin/python benchmarks/bench_incremental.py --base /work/wt/i15-incr-base \
-        [--docs 250] [--out bench-out/incr]
+        [--docs 250] [--out bench-out/incr] [--model use]
 
 On the first --docs documents of ../shared/corpora/tidb-docs-cn (all 1,222 by default), for
 each code tree (the baseline, then this one, each in its own process) it prints
@@ -14,7 +14,10 @@ each code tree (the baseline, then this one, each in its own process) it prints
   release derived (baseline: afresh; this tree: from the served release, then self-checked).
 
 The embedder is `test-hash` (embedding is not what these figures measure; every vector
-after the first build comes from the cache, shared by both trees). The corpus is copied
+after the first build comes from the cache, shared by both trees); `--model use` takes the
+settings' real models instead (kb.toml: USE, and MiniLM for English chunks), so the edited
+chunks are embedded by them (the first build of each tree embeds everything once into the
+shared cache: use a fresh --out, and --docs to bound it). The corpus is copied
 to --out, so the shared copy is never written.
 """
 
@@ -47,7 +50,7 @@ def _edit(doc: Path, marker: str) -> None:
     doc.write_text(text.replace(para, para + marker, 1), encoding="utf-8")
 
 
-def run_tree(out: Path, label: str) -> dict[str, object]:
+def run_tree(out: Path, label: str, model: str = "test-hash") -> dict[str, object]:
     """Measure the tree on sys.path (called in a child process)."""
     import inspect
 
@@ -61,8 +64,9 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
     corpus = out / f"corpus-{label}"
     shutil.rmtree(corpus, ignore_errors=True)
     shutil.copytree(out / "corpus", corpus)
-    over = {"paths": {"cache": str(out / "cache")},
-            "embedding": {"model": "test-hash", "languages": {"en": None}}}
+    over: dict[str, object] = {"paths": {"cache": str(out / "cache")}}
+    if model == "test-hash":
+        over["embedding"] = {"model": "test-hash", "languages": {"en": None}}
     cfg = load_config(ROOT, overrides=over)
     dist = out / f"dist-{label}"
     opts = BuildOptions(corpus=corpus, out=dist, lenient=True, progress=False)
@@ -77,7 +81,8 @@ def run_tree(out: Path, label: str) -> dict[str, object]:
     docs = sorted(corpus.rglob("*.md"))
     start = 100 if len(docs) > 120 else 0  # the first editable document from there
     doc = next(d for d in docs[start:] + docs[:start] if _paragraph(d) is not None)
-    _edit(doc, EDIT)
+    # each tree's own sentence: its chunk is not in the shared embedding cache (real models)
+    _edit(doc, f"{EDIT[:-1]}（{label}{time.time_ns()}）。")
     t0 = time.perf_counter()
     second = build(cfg, opts)
     res["rebuild_s"] = round(time.perf_counter() - t0, 2)
@@ -130,11 +135,13 @@ def main() -> None:
     ap.add_argument("--base", required=False, help="baseline kbtools tree (e.g. a main worktree)")
     ap.add_argument("--docs", type=int, default=0, help="first N documents (0: all)")
     ap.add_argument("--out", default=str(ROOT / "bench-out" / "incr"))
+    ap.add_argument("--model", default="test-hash", choices=("test-hash", "use"),
+                    help="test-hash (default) or use: the settings' real models")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     out = Path(args.out).resolve()
     if args.child:
-        print(json.dumps(run_tree(out, args.child)))
+        print(json.dumps(run_tree(out, args.child, args.model)))
         return
     corpus = out / "corpus"
     if not corpus.is_dir():
@@ -149,15 +156,15 @@ def main() -> None:
             continue
         env = dict(os.environ, PYTHONPATH=tree, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
         proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(out),
-                               "--child", label], env=env, capture_output=True, text=True,
-                              check=False)
+                               "--child", label, "--model", args.model], env=env,
+                              capture_output=True, text=True, check=False)
         if proc.returncode:
             sys.exit(f"{label} failed:\n{proc.stderr[-3000:]}")
         results[label] = json.loads(proc.stdout.strip().splitlines()[-1])
         print(f"{label}: {json.dumps(results[label], ensure_ascii=False)}", flush=True)
     if "base" in results:
         b, n = results["base"], results["new"]
-        print(f"\n{n['documents']} documents, {n['chunks']} chunks (test-hash embedder)")
+        print(f"\n{n['documents']} documents, {n['chunks']} chunks ({args.model} embedder)")
         for key, what in (("rebuild_s", "one-paragraph rebuild"),
                           ("watch_s", "kb watch save → queryable"),
                           ("device_derive_s", "device re-derive after a one-doc release")):

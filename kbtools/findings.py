@@ -63,8 +63,11 @@ def display_path(path: str) -> str:
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Distinct findings in a fixed order: (path, line, col, code), then level and message."""
-    return sorted(set(findings), key=Finding.sort_key)
+    """Distinct findings in a fixed order: (path, line, col, code), then level and message.
+    (The sort key holds every field, so equal keys are equal findings: deduplicated by key,
+    without hashing dataclasses.)"""
+    by_key = {f.sort_key(): f for f in findings}
+    return [by_key[k] for k in sorted(by_key)]
 
 
 def has_errors(findings: Iterable[Finding]) -> bool:

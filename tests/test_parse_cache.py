@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
-from kbtools.build.memo import BuildMemo
+from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import (
     PARSE_CACHE_FILE,
     Outline,
@@ -152,3 +152,23 @@ def test_lines_follow_provenance_when_the_bytes_do_not_change(example, tmp_path)
     build(cfg, BuildOptions(out=tmp_path / "full", use_cache=False, **opts))
     assert tree(dist, "data") == tree(tmp_path / "full", "data")
     assert (dist / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
+
+
+def test_headings_key_with_kept_digests_is_the_key_of_the_headings():
+    """A watcher keeps each document's headings digest while its rows are the same object;
+    the key is still that of the whole corpus's headings and titles."""
+    rows_a = ((("A",), "", frozenset({"a"})),)
+    rows_b = ((("B", "1.1 x"), "1.1", frozenset({"x", "y"})),)
+    rows_b2 = ((("B", "1.2 x"), "1.2", frozenset({"x"})),)
+
+    def index(b, title="U"):
+        return HeadingIndex.from_rows([("a.md", "T", rows_a), ("b.md", title, b)])
+
+    kept: dict = {}
+    first = headings_key(index(rows_b), kept)
+    assert first == headings_key(index(rows_b)) and kept["a.md"][0] is rows_a
+    second = headings_key(index(rows_b2), kept)
+    assert second != first and second == headings_key(index(rows_b2))
+    assert kept["a.md"][0] is rows_a and kept["b.md"][0] is rows_b2
+    assert headings_key(index(rows_b2, "V"), kept) not in (first, second)
+    assert headings_key(index(rows_b), kept) == first

@@ -139,3 +139,41 @@ def test_in_git_a_commit_writes_only_what_its_history_changed(example, tmp_path)
         assert store_rows(dist) == store_rows(full)
     assert b"uncommitted" in steps[0] and steps[0] != steps[1]
     assert answers(dist) == answers(tmp_path / "full-committed")
+
+
+def csv_inodes(dist: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_ino for p in (dist / "data" / "tables").glob("*.csv")}
+
+
+def test_unchanged_tables_are_linked_a_new_one_written(built, tmp_path):
+    """data/tables/ files whose bytes the previous output holds are hard-linked from it;
+    a new table is written; data/ and the manifest equal a build without any cache."""
+    repo, dist = built
+    before = csv_inodes(dist)
+    assert len(before) > 2
+    doc = repo / EDITED
+    doc.write_text(doc.read_text(encoding="utf-8") + "\n\n| 新列 | 值 |\n|---|---|\n| a | b |\n",
+                   encoding="utf-8")
+    build(load_config(repo), BuildOptions(out=dist, **OPTS))
+    after = csv_inodes(dist)
+    assert set(before) < set(after)
+    assert all(after[name] == ino for name, ino in before.items())  # all linked
+    same_as_full(repo, dist, tmp_path / "full")
+
+
+@pytest.mark.parametrize("how", ["in-place", "replaced"])
+def test_a_table_changed_after_the_build_is_written_again(built, tmp_path, how):
+    repo, dist = built
+    path = sorted((dist / "data" / "tables").glob("*.csv"))[0]
+    data = path.read_bytes()
+    bad = data[:-3] + b"ZZZ"
+    assert bad != data and len(bad) == len(data)
+    if how == "in-place":
+        with open(path, "r+b") as f:  # same inode, same size
+            f.write(bad)
+    else:
+        path.unlink()
+        path.write_bytes(bad)
+    build(load_config(repo), BuildOptions(out=dist, **OPTS))
+    assert path.read_bytes() == data
+    same_as_full(repo, dist, tmp_path / "full")

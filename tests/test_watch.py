@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
 
 from kbtools.build.watch import watch
 from kbtools.config import load_config
+from kbtools.embed.base import model_loads
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from tests.kbfixtures import copy_example
@@ -32,6 +34,9 @@ def test_watch_picks_up_a_save(tmp_path):
     try:
         first = _wait(updates, 1)
         assert first.error is None and first.stats.documents == 1
+        # the watcher loaded the base model before its first report
+        models = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["models"]
+        assert "use" in models and model_loads().get("use")
         doc = repo / "knowledge" / "engineering" / "adr-0001-sqlite-on-devices.md"
         doc.write_text(doc.read_text(encoding="utf-8") +
                        "\n## Quokka retention\n\nQuokka telemetry is kept for 17 days.\n",

@@ -28,6 +28,7 @@ from kbtools.build.parse_cache import (
     decode_outline,
 )
 from kbtools.build.records import Chunk
+from kbtools.build.xref import HeadingRows
 from kbtools.check.engine import DocResult
 from kbtools.corpus import SourceDoc
 from kbtools.fsutil import json_lines
@@ -36,11 +37,26 @@ from kbtools.markdown.nodes import Document
 from kbtools.render.table_csv import CsvNames
 
 
-def headings_key(resolver: HeadingIndex) -> str:
-    """A digest of every heading and title a cross reference can resolve to."""
-    items = repr((sorted((d, tuple((path, num, tuple(sorted(ids))) for path, num, ids in hs))
-                         for d, hs in resolver.headings.items()),
-                  sorted(resolver.titles.items())))
+def _rows_digest(doc: str, rows: HeadingRows) -> str:
+    text = repr((doc, tuple((path, num, tuple(sorted(ids))) for path, num, ids in rows)))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def headings_key(resolver: HeadingIndex,
+                 kept: dict[str, tuple[HeadingRows, str]] | None = None) -> str:
+    """A digest of every heading and title a cross reference can resolve to: of each
+    document's headings' digest and of the titles. `kept` holds each document's rows with
+    their digest, reused while the rows are the very same object (a watcher's outlines
+    stay in memory: an edit digests one document's headings, not the corpus's)."""
+    digests = []
+    for doc, rows in sorted(resolver.headings.items()):
+        got = kept.get(doc) if kept is not None else None
+        if got is None or got[0] is not rows:
+            got = (rows, _rows_digest(doc, rows))
+            if kept is not None:
+                kept[doc] = got
+        digests.append(got[1])
+    items = repr((digests, sorted(resolver.titles.items())))
     return hashlib.sha256(items.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -59,6 +75,7 @@ class BuildMemo:
     chunked: dict[str, tuple[str, list[Chunk], Records | None]] = field(default_factory=dict)
     written: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # data/chunks/ lines
     checked: dict[str, tuple[str, DocResult]] = field(default_factory=dict)  # check results
+    heading_digests: dict[str, tuple[HeadingRows, str]] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
     parses: int = 0
@@ -179,7 +196,7 @@ class BuildMemo:
         """Drop documents no longer in the corpus (from memory; the disk keeps them for a
         build of another corpus)."""
         tables: list[dict[str, Any]] = [self.parsed, self.outlined, self.chunked, self.written,
-                                        self.checked, self._source_keys]
+                                        self.checked, self.heading_digests, self._source_keys]
         for table in tables:
             for rel in set(table) - keep:
                 del table[rel]

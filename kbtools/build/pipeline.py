@@ -27,7 +27,7 @@ from kbtools.build.embed_stage import Models, Vectors, embed_records
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
-from kbtools.build.reuse import ShardReuse, Written, history_key, kept_models
+from kbtools.build.reuse import ShardReuse, TableReuse, Written, history_key, kept_models
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -194,7 +194,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     resolver = HeadingIndex.from_rows((o.rel, o.title, o.headings) for o in outlines.values())
     tables = [(rel, t) for rel, o in sorted(outlines.items()) for t in o.tables]
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
-    resolver_key = headings_key(resolver)
+    resolver_key = headings_key(resolver, memo.heading_digests)
     salt = f"{cfg.fingerprint('embedding')}:{PLAN_VERSION}"  # the records name the models
     provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
@@ -215,8 +215,10 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     stats.chunks = sum(counts.values())
     timer.lap("chunk")
 
-    stats.tables = len(render_tables(tables, layout.tables, csv_names,
-                                     durable=False))
+    # CSVs the previous output holds with the same bytes are linked from it
+    csvs = TableReuse(memo.disk if opts.use_cache else None, out, staging)
+    stats.tables = len(render_tables(tables, layout.tables, csv_names, durable=False,
+                                     place=csvs.place))
     for s in sources:  # (those of kept shards are linked with them)
         if shard_of(s.rel) not in kept:
             _write_source(layout.source, s.rel, raw[s.rel])
@@ -245,7 +247,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     models = kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)
-    manifest = _manifest(cfg, root, opts, models, stats, staging, linked)
+    manifest = _manifest(cfg, root, opts, models, stats, staging, {**linked, **csvs.entries})
     write_manifest(staging, manifest, validate=False)  # validated when final, below
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
@@ -259,13 +261,13 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
         manifest["artifacts"][made.relative_to(staging).as_posix()] = file_entry(made)
     record = calibration.write_release(staging)  # (reads the draft: not its data files' list)
     manifest["artifacts"][record.relative_to(staging).as_posix()] = file_entry(record)
-    write_manifest(staging, manifest, known=linked)  # validated once
+    write_manifest(staging, manifest, known={**linked, **csvs.linked})  # validated once
     timer.lap("index")
     shard_models: dict[str, set[str]] = {}
     for r in records:
         shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
     written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
-    return Written(reuse, written, counts, manifest["artifacts"], shared)
+    return Written(reuse, written, counts, manifest["artifacts"], shared, csvs)
 
 
 def _reuse_context(cfg: Config) -> str:

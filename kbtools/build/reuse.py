@@ -37,6 +37,7 @@ from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.provenance import LineProvenance
 
 TABLE = "shards"
+TABLES_KEY = "csv-files-1"  # the entry of an output's data/tables/ files in TABLE
 
 
 @dataclass(frozen=True)
@@ -194,9 +195,12 @@ class Written:
     counts: dict[str, int]  # document → chunk count
     artifacts: dict[str, dict[str, Any]]
     shared: dict[str, int]  # shard written → its chunks sharing a parent's vector
+    tables: TableReuse | None = None
 
     def record(self) -> None:
         self.reuse.record(self.models, self.counts, self.artifacts, self.shared)
+        if self.tables is not None:
+            self.tables.record()
 
 
 def kept_models(models: dict[str, dict[str, Any]], kept: dict[str, ShardEntry],
@@ -207,3 +211,64 @@ def kept_models(models: dict[str, dict[str, Any]], kept: dict[str, ShardEntry],
     for name in sorted({m for e in kept.values() for m in e.models} - set(out)):
         out[name] = previous["models"][name]
     return out
+
+
+class TableReuse:
+    """The CSV files of data/tables/ (`kbtools.render.table_csv.render_tables`) of one build
+    into `out`: a file whose bytes the previous build into `out` wrote already is
+    hard-linked from there instead of created (creating ~600 small files was a tenth of a
+    watcher's rebuild). After each build the cache records, per file of the output, the
+    sha256 of what was written and its (inode, size, mtime); a file is linked only when its
+    new bytes have that digest and the output's file still has that (inode, size, mtime)
+    (never rewritten since). Every file placed, linked or written, gets its manifest entry
+    from the bytes in memory, so list_files does not read it back."""
+
+    def __init__(self, cache: ParseCache | None, out: Path, staging: Path):
+        self.cache, self.out, self.staging = cache, out.resolve(), staging
+        self.before: dict[str, list[Any]] = {}
+        self.entries: dict[str, dict[str, Any]] = {}  # release-relative path → manifest entry
+        self.linked: dict[str, dict[str, Any]] = {}  # (those linked from the previous output)
+        self._sha: dict[str, str] = {}
+        if cache is not None and ReleaseLayout(self.out).is_release():
+            text = cache.get_value(TABLE, self._name(), TABLES_KEY)
+            try:
+                data = json.loads(text) if isinstance(text, str) else {}
+                self.before = {str(p): list(v) for p, v in data.items()}
+            except (ValueError, TypeError, AttributeError):
+                self.before = {}
+
+    def _name(self) -> str:
+        return json.dumps([str(self.out), "tables"])
+
+    def place(self, target: Path, data: bytes) -> None:
+        """Put `data` at `target` (a path inside the staging directory)."""
+        rel = target.relative_to(self.staging).as_posix()
+        sha = hashlib.sha256(data).hexdigest()
+        entry = {"sha256": sha, "size": len(data)}
+        got = self.before.get(rel)
+        if got is not None and got[0] == sha:
+            try:
+                if _stat(self.out / rel) == got[1:]:
+                    os.link(self.out / rel, target)
+                    self.linked[rel] = entry
+                    self.entries[rel] = entry
+                    self._sha[rel] = sha
+                    return
+            except OSError:
+                pass  # written below
+        target.write_bytes(data)
+        self.entries[rel] = entry
+        self._sha[rel] = sha
+
+    def record(self) -> None:
+        """Keep what this build placed, now in `out` (after the swap)."""
+        if self.cache is None:
+            return
+        kept: dict[str, list[Any]] = {}
+        for rel, sha in sorted(self._sha.items()):
+            try:
+                kept[rel] = [sha, *_stat(self.out / rel)]
+            except OSError:
+                continue
+        self.cache.put_value(TABLE, self._name(), TABLES_KEY, json.dumps(kept))
+        self.cache.flush()

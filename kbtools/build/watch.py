@@ -7,11 +7,14 @@ cache warm — parsed models stay loaded, unchanged documents keep their parse a
 the previous one redoing only changed shards, formula
 SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
 right after the save sees the change. A document with errors is reported and the previous
-index keeps serving.
+index keeps serving. After the first build, before reporting it, the base embedding model
+is loaded (a build whose vectors are all cached loads none), so the first save does not
+wait for it to load.
 """
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -22,7 +25,9 @@ from pathlib import Path
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.config import Config
+from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
+from kbtools.index.layout import ReleaseLayout
 
 QUIET_SECONDS = 0.15
 
@@ -77,8 +82,12 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     observer.schedule(Handler(), str(cfg.root), recursive=False)
     observer.start()
     try:
-        if initial:
-            report(rebuild(cfg, out, (), lenient, memo))
+        # the models are loaded before the first report: a watcher that says it is ready
+        # embeds the first save without loading one (a save meanwhile waits in `events`)
+        first_update = rebuild(cfg, out, (), lenient, memo) if initial else None
+        warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
+        if first_update is not None:
+            report(first_update)
         while not stop.is_set():
             try:
                 first = events.get(timeout=0.2)
@@ -95,6 +104,28 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     finally:
         observer.stop()
         observer.join()
+
+
+def warm_models(out: Path, model: str) -> list[str]:
+    """Load the settings' base embedding model `model` (every chunk has its vector) when the
+    index at `out` holds vectors of it (its manifest's "models"), so that the next build
+    embeds an edited chunk without loading it first; returns the names loaded. A language's
+    extra model (MiniLM: the torch import) is left to the first save that needs it: loaded
+    in the watcher, it slowed the rebuilds after it (bench_incremental --model use).
+    Anything that stops a model loading is left for a build to report."""
+    try:
+        held = json.loads(ReleaseLayout(out).manifest.read_text(encoding="utf-8"))["models"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    names = [model] if model in held else []
+    warmed = []
+    for name in names:
+        try:
+            get_reference_embedder(name).embed_batch(["warm"])
+        except (KbError, OSError, ImportError):
+            continue
+        warmed.append(name)
+    return warmed
 
 
 def _rel(path: str, root: Path) -> str:

@@ -14,6 +14,7 @@ import importlib.metadata
 import importlib.util
 import json
 import math
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +25,22 @@ from kbtools.index.token_cache import remember_tokens
 from kbtools.index.tokenize import Tokenizer
 
 
-def tokenize(texts: list[str], tok: Tokenizer, vocab: dict[str, int]) -> list[list[int]]:
+def tokenize(texts: list[str], tok: Tokenizer, vocab: dict[str, int],
+             remember: Collection[int] | None = None) -> list[list[int]]:
     """Term ids of each text; terms not yet in `vocab` are added to it (next free id). What
-    the tokenizer said is kept for the self-check (`kbtools.index.token_cache`)."""
+    the tokenizer said of the texts at positions `remember` (default: all) is kept for the
+    self-check (`kbtools.index.token_cache`)."""
     said = [tok(t) for t in texts]
-    remember_tokens(tok, dict(zip(texts, said, strict=True)))
+    kept = range(len(texts)) if remember is None else remember
+    remember_tokens(tok, {texts[i]: said[i] for i in kept})
     return [[vocab.setdefault(w, len(vocab)) for w in words] for words in said]
 
 
-def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float) -> None:
+def build(path: Path, texts: list[str], tok: Tokenizer, *, k1: float, b: float,
+          remember: Collection[int] | None = None) -> None:
+    """The BM25 files of `texts` (see `tokenize` for `remember`)."""
     vocab: dict[str, int] = {}
-    ids = tokenize(texts, tok, vocab)
+    ids = tokenize(texts, tok, vocab, remember)
     flat = np.fromiter((i for row in ids for i in row), dtype=np.int32)
     offsets = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum([len(row) for row in ids], out=offsets[1:])

@@ -24,7 +24,8 @@ from kbtools.fsutil import fresh_dir, read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
 from kbtools.index.incremental import derive_incremental
-from kbtools.index.layout import ReleaseLayout
+from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.index.selfcheck import sampled_shards
 from kbtools.index.store import write_store
 from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
 
@@ -75,8 +76,11 @@ def derive_full(root: Path) -> None:
                 facet_fields=Vocabulary.from_values(cfg).collected)
     dictionary = layout.dictionary.read_text(encoding="utf-8").split()
     tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(dictionary))
+    # what the tokenizer says is kept for the texts the self-check samples, not for all
+    sample = sampled_shards(sorted({shard_of(c["doc"]) for c in chunks}))
     bm25index.build(layout.bm25, [c["embed_text"] for c in chunks], tok,
-                    k1=cfg["bm25"]["k1"], b=cfg["bm25"]["b"])
+                    k1=cfg["bm25"]["k1"], b=cfg["bm25"]["b"],
+                    remember=[i for i, c in enumerate(chunks) if shard_of(c["doc"]) in sample])
     for model, matrix in sorted(matrices.items()):
         keys = np.array([i for i, c in enumerate(chunks) if model in c["models"]], dtype=np.uint64)
         vectors.build(layout.usearch(model), keys, matrix, cfg["index"])

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,13 @@ from kbtools.index.tokenize import shared_tokenizer
 SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
 SAMPLED_SHARDS = 12
 _COLUMNS = ("id", "doc", "kind", "line_start", "line_end", "text", "embed_text")
+
+
+def sampled_shards(shards: Sequence[str]) -> set[str]:
+    """The even sample of `shards` (the sorted names of the shards holding chunks) whose
+    rows every check reads."""
+    step = max(1, len(shards) // SAMPLED_SHARDS)
+    return set(shards[::step])
 
 
 def check_derived(root: Path, extra: set[str] | None = None) -> list[str]:
@@ -92,8 +100,7 @@ def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.C
             return [f"index/store.sqlite: chunks of {d['doc']} are not numbers {at}..{at + n - 1}"], {}
         at += n
     shards = sorted({shard_of(d["doc"]) for d in docs if d.get("n_chunks")})
-    step = max(1, len(shards) // SAMPLED_SHARDS)
-    checked = sorted(set(shards[::step]) | (extra & set(shards)))
+    checked = sorted(sampled_shards(shards) | (extra & set(shards)))
     starts: dict[str, int] = {}
     at = 0
     for d in sorted(docs, key=lambda d: (shard_of(d["doc"]), d["doc"])):

@@ -354,8 +354,20 @@ class Store:
         return self._doc_cache[doc]
 
     def docs(self) -> list[dict[str, Any]]:
-        rows = self.con.execute("SELECT doc FROM docs ORDER BY doc").fetchall()
-        return [d for r in rows if (d := self.doc(r[0])) is not None]
+        """Every document record, sorted by path (one query)."""
+        out = []
+        for row in self.con.execute("SELECT * FROM docs ORDER BY doc"):
+            d = self._doc_cache.get(row["doc"])
+            if d is None:
+                d = dict(row)
+                d["metadata"] = json.loads(d["metadata"])
+                self._doc_cache[d["doc"]] = d
+            out.append(d)
+        return out
+
+    def doc_names(self) -> list[str]:
+        """Every document's path, sorted (the order of `docs`), without decoding records."""
+        return [r[0] for r in self.con.execute("SELECT doc FROM docs ORDER BY doc")]
 
     def facets(self) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}

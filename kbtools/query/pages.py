@@ -141,12 +141,12 @@ def _updated(index: KbIndex, model: str, previous: Path, kept: set[str]) -> np.n
         old_pages = from_bytes(data)
         old_index = KbIndex(old, old_manifest, load_release_info(old, old_manifest))
         try:
-            old_row = {d["doc"]: i for i, d in enumerate(old_index.docs())}
+            old_row = {name: i for i, name in enumerate(old_index.store.doc_names())}
         finally:
             old_index.close()
     except (OSError, ValueError, KeyError, TypeError, IndexLoadError):
         return None
-    names = [d["doc"] for d in index.docs()]
+    names = index.store.doc_names()  # (the order of `index.docs()`)
     if old_pages.ndim != 2 or old_pages.dtype != np.float32 or len(old_pages) != len(old_row) \
             or old_pages.shape[1] == 0:
         return None

@@ -21,7 +21,7 @@ import io
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -149,11 +149,13 @@ def table_csv(table: Table) -> bytes:
 
 
 def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path,
-                  names: CsvNames | None = None, *, durable: bool = True) -> dict[str, str]:
+                  names: CsvNames | None = None, *, durable: bool = True,
+                  place: Callable[[Path, bytes], None] | None = None) -> dict[str, str]:
     """Write every (doc rel path, table) as `out_dir/<csv name>`; returns name -> doc.
 
     Each file is written atomically and synced, unless `durable` is False: a build's staging
-    directory, never read before it replaces the output whole, needs neither.
+    directory, never read before it replaces the output whole, needs neither. `place(target,
+    data)` puts a file there instead (a build links the files its previous output holds).
 
     `names` is the build's name map (default: one made from `doc_tables`). Raises
     RenderError when a name is unsafe (a path) or two annotations claim one name (ignoring
@@ -176,7 +178,9 @@ def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path,
         claimed[name.casefold()] = rel
         data = table_csv(table)
         target = out_dir / name
-        if not durable:
+        if place is not None:
+            place(target, data)
+        elif not durable:
             target.write_bytes(data)
         elif not (target.is_file() and target.read_bytes() == data):
             atomic_write_bytes(target, data)
