@@ -62,8 +62,11 @@ def kill_mid_embedding(repo: Path, out: Path) -> int:
             progress = PROGRESS.findall(seen)
             for _model, done, total in progress:
                 if int(done) >= 2 * BATCH and int(total) - int(done) >= 2 * BATCH:
+                    workers = children(proc.pid)
+                    assert workers, "no embedding workers to check"
                     proc.kill()
                     proc.wait()
+                    assert_gone(workers)
                     return int(done)
         raise AssertionError(f"no progress to interrupt: {seen.decode(errors='replace')}")
     finally:
@@ -72,6 +75,30 @@ def kill_mid_embedding(repo: Path, out: Path) -> int:
             proc.wait()
         sel.close()
         proc.stderr.close()
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def assert_gone(pids: list[int], seconds: float = 15) -> None:
+    """The build's embedding workers end once it is killed (none left holding a model)."""
+    deadline = time.monotonic() + seconds
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [p for p in alive if Path(f"/proc/{p}").exists()
+                 and "Z" not in Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[:1]]
+    assert not alive, f"workers of a killed build still running: {alive}"
 
 
 def test_build_killed_while_embedding_keeps_the_batches_it_embedded(tmp_path: Path):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -60,7 +62,7 @@ def embed_parts(emb: Embedder, parts: list[list[str]]) -> Iterator[tuple[int, Ve
     done = 0
     try:
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
-                                 initargs=(emb.key,)) as pool:
+                                 initargs=(emb.key, os.getpid())) as pool:
             for vecs in pool.map(_embed, parts):
                 yield offsets[done], vecs
                 done += 1
@@ -86,10 +88,26 @@ def doc_batches(docs: list[str], size: int) -> list[tuple[int, int]]:
     return out
 
 
-def _start(key: str) -> None:
+def _start(key: str, parent: int) -> None:
     global _worker
+    _exit_with(parent)
     _worker = get_reference_embedder(key)
     _worker.threads = 1  # one BLAS thread per worker: the workers are the parallelism
+
+
+PARENT_POLL = 0.5  # seconds between a worker's looks at its parent
+
+
+def _exit_with(parent: int) -> None:
+    """End this worker when the process that started it is gone. A build killed outright
+    (SIGKILL, the OOM killer) never shuts its pool down, and its workers would wait on their
+    task queue forever, each holding a loaded model."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="kb-parent-watch", daemon=True).start()
 
 
 def _embed(texts: list[str]) -> Vectors:
