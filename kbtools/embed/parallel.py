@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -25,6 +23,7 @@ from typing import Any
 
 from kbtools.embed.base import Embedder, Vectors
 from kbtools.embed.registry import get_reference_embedder
+from kbtools.workers import exit_with
 
 MIN_BATCHES = 8  # below this, starting workers costs more than it saves
 MAX_WORKERS = 2
@@ -90,24 +89,9 @@ def doc_batches(docs: list[str], size: int) -> list[tuple[int, int]]:
 
 def _start(key: str, parent: int) -> None:
     global _worker
-    _exit_with(parent)
+    exit_with(parent)  # a killed build leaves no worker behind
     _worker = get_reference_embedder(key)
     _worker.threads = 1  # one BLAS thread per worker: the workers are the parallelism
-
-
-PARENT_POLL = 0.5  # seconds between a worker's looks at its parent
-
-
-def _exit_with(parent: int) -> None:
-    """End this worker when the process that started it is gone. A build killed outright
-    (SIGKILL, the OOM killer) never shuts its pool down, and its workers would wait on their
-    task queue forever, each holding a loaded model."""
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="kb-parent-watch", daemon=True).start()
 
 
 def _embed(texts: list[str]) -> Vectors:

@@ -69,6 +69,22 @@ def derive_full(root: Path) -> None:
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
     fresh_dir(layout.derived)
     chunks, matrices = read_shards(root)
+    cfg = manifest["config"]["values"]
+    graphs = []
+    for model, matrix in sorted(matrices.items()):
+        keys = np.array([i for i, c in enumerate(chunks) if model in c["models"]], dtype=np.uint64)
+        graphs.append((layout.usearch(model), keys, matrix, cfg["index"]))
+    side = vectors.build_aside(graphs)  # the graphs on the other core while BM25 runs here
+    try:
+        _store_and_bm25(layout, manifest, chunks)
+    except BaseException:
+        side.abandon()
+        raise
+    side.result()
+
+
+def _store_and_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
+                    chunks: list[dict[str, Any]]) -> None:
     docs = read_json_lines(layout.docs, error=IndexLoadError)
     cfg = manifest["config"]["values"]
     write_store(layout.store, docs, chunks,
@@ -81,6 +97,3 @@ def derive_full(root: Path) -> None:
     bm25index.build(layout.bm25, [c["embed_text"] for c in chunks], tok,
                     k1=cfg["bm25"]["k1"], b=cfg["bm25"]["b"],
                     remember=[i for i, c in enumerate(chunks) if shard_of(c["doc"]) in sample])
-    for model, matrix in sorted(matrices.items()):
-        keys = np.array([i for i, c in enumerate(chunks) if model in c["models"]], dtype=np.uint64)
-        vectors.build(layout.usearch(model), keys, matrix, cfg["index"])

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from kbtools.workers import exit_with
 
 if TYPE_CHECKING:
     from usearch.index import Index as UsearchIndex
@@ -21,6 +27,59 @@ def build(path: Path, keys: np.ndarray, matrix: np.ndarray, params: dict[str, An
     if len(keys):
         index.add(keys, matrix, threads=1)  # one thread: the graph is deterministic
     index.save(str(path))
+
+
+# graphs with at least this many vectors in all are built in a process of their own by
+# `build_aside`: below it, starting the process costs more than the overlap saves
+ASIDE_MIN = 8192
+
+Graph = tuple[Path, np.ndarray, np.ndarray, dict[str, Any]]  # build()'s arguments
+
+
+class Pending:
+    """Graphs being built (`build_aside`): `result()` waits for them, raising what failed."""
+
+    def __init__(self, future: Future[None] | None, pool: ProcessPoolExecutor | None,
+                 graphs: list[Graph]):
+        self.future, self.pool, self.graphs = future, pool, graphs
+
+    def result(self) -> None:
+        try:
+            if self.future is not None:
+                self.future.result()
+                return
+        except BrokenProcessPool:  # the process could not start or died: build them here
+            pass
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown()
+        _build_all(self.graphs)
+
+    def abandon(self) -> None:
+        """The derivation failed: stop waiting (a graph being built finishes on its own)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def build_aside(graphs: list[Graph]) -> Pending:
+    """Start building `graphs` (each as `build` does, one thread, so the same bytes) in a
+    process of their own when they are big, so that a derivation's BM25 and store work runs
+    on the other core meanwhile (usearch holds the GIL while it inserts: a thread would not
+    overlap); small ones are built by `result()`, here."""
+    if sum(len(keys) for _, keys, _, _ in graphs) < ASIDE_MIN:
+        return Pending(None, None, graphs)
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=exit_with, initargs=(os.getpid(),))
+    try:
+        return Pending(pool.submit(_build_all, graphs), pool, graphs)
+    except (BrokenProcessPool, OSError, RuntimeError):
+        pool.shutdown()
+        return Pending(None, None, graphs)
+
+
+def _build_all(graphs: list[Graph]) -> None:
+    for path, keys, matrix, params in graphs:
+        build(path, keys, matrix, params)
 
 
 def load(path: Path, expansion_search: int) -> UsearchIndex:
