@@ -78,6 +78,16 @@ def test_an_edit_writes_only_its_shard(built, tmp_path):
     assert answers(dist) == answers(tmp_path / "full")
 
 
+def tamper(path: Path, bad: bytes, how: str) -> None:
+    """Change a built file after the build: in place (same inode, same size) or replaced."""
+    if how == "in-place":
+        with open(path, "r+b") as f:
+            f.write(bad)
+    else:
+        path.unlink()
+        path.write_bytes(bad)
+
+
 @pytest.mark.parametrize("how", ["in-place", "replaced"])
 def test_a_shard_changed_after_the_build_is_written_again(built, tmp_path, how):
     repo, dist = built
@@ -87,12 +97,7 @@ def test_a_shard_changed_after_the_build_is_written_again(built, tmp_path, how):
     data = path.read_bytes()
     bad = data.replace(b'"kind"', b'"KIND"', 1)
     assert bad != data and len(bad) == len(data)
-    if how == "in-place":
-        with open(path, "r+b") as f:  # same inode, same size
-            f.write(bad)
-    else:
-        path.unlink()
-        path.write_bytes(bad)
+    tamper(path, bad, how)
     build(load_config(repo), BuildOptions(out=dist, **OPTS))
     assert (dist / shard).read_bytes() == data
     same_as_full(repo, dist, tmp_path / "full")
@@ -168,12 +173,7 @@ def test_a_table_changed_after_the_build_is_written_again(built, tmp_path, how):
     data = path.read_bytes()
     bad = data[:-3] + b"ZZZ"
     assert bad != data and len(bad) == len(data)
-    if how == "in-place":
-        with open(path, "r+b") as f:  # same inode, same size
-            f.write(bad)
-    else:
-        path.unlink()
-        path.write_bytes(bad)
+    tamper(path, bad, how)
     build(load_config(repo), BuildOptions(out=dist, **OPTS))
     assert path.read_bytes() == data
     same_as_full(repo, dist, tmp_path / "full")
