@@ -228,7 +228,6 @@ class TableReuse:
         self.before: dict[str, list[Any]] = {}
         self.entries: dict[str, dict[str, Any]] = {}  # release-relative path → manifest entry
         self.linked: dict[str, dict[str, Any]] = {}  # (those linked from the previous output)
-        self._sha: dict[str, str] = {}
         if cache is not None and ReleaseLayout(self.out).is_release():
             text = cache.get_value(TABLE, self._name(), TABLES_KEY)
             try:
@@ -244,30 +243,26 @@ class TableReuse:
         """Put `data` at `target` (a path inside the staging directory)."""
         rel = target.relative_to(self.staging).as_posix()
         sha = hashlib.sha256(data).hexdigest()
-        entry = {"sha256": sha, "size": len(data)}
+        entry = self.entries[rel] = {"sha256": sha, "size": len(data)}
         got = self.before.get(rel)
         if got is not None and got[0] == sha:
             try:
                 if _stat(self.out / rel) == got[1:]:
                     os.link(self.out / rel, target)
                     self.linked[rel] = entry
-                    self.entries[rel] = entry
-                    self._sha[rel] = sha
                     return
             except OSError:
                 pass  # written below
         target.write_bytes(data)
-        self.entries[rel] = entry
-        self._sha[rel] = sha
 
     def record(self) -> None:
         """Keep what this build placed, now in `out` (after the swap)."""
         if self.cache is None:
             return
         kept: dict[str, list[Any]] = {}
-        for rel, sha in sorted(self._sha.items()):
+        for rel, entry in sorted(self.entries.items()):
             try:
-                kept[rel] = [sha, *_stat(self.out / rel)]
+                kept[rel] = [entry["sha256"], *_stat(self.out / rel)]
             except OSError:
                 continue
         self.cache.put_value(TABLE, self._name(), TABLES_KEY, json.dumps(kept))
