@@ -51,10 +51,11 @@ def embed_records(records: list[dict[str, Any]], embedders: dict[str, Embedder],
     here = [k for k in jobs if k not in pooled]
     vectors: Vectors = {}
     embedded = reused = 0
+    if not pooled:  # nothing to run beside: every model here, one after the other
+        pooled, here = here, []
     with ThreadPoolExecutor(1) as side:
-        beside = [side.submit(run, k) for k in here] if pooled else []
-        results = [run(k) for k in (pooled if pooled else here)]
-        results += [f.result() for f in beside]
+        beside = [side.submit(run, k) for k in here]
+        results = [run(k) for k in pooled] + [f.result() for f in beside]
     for got, fresh, cached in results:
         vectors.update(got)
         embedded += fresh
