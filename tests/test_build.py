@@ -90,6 +90,27 @@ def test_same_commit_builds_are_byte_identical(small_repo, cold_build, tmp_path)
     assert tree_hashes(tmp_path / "cold2" / "dist") == reference
 
 
+def test_a_build_warmed_by_another_commit_writes_a_cold_builds_bytes(tmp_path):
+    """CI restores the embedding cache of earlier commits, so a release build embeds only
+    what changed, in batches of a few texts, where a cold build of the same commit embeds
+    them among all the others: each text's vector must not depend on its batch."""
+    repo = copy_example(tmp_path / "repo", SMALL)
+    build(load_config(repo), BuildOptions(out=tmp_path / "before", progress=False))
+    doc = repo / SMALL[0]
+    text = doc.read_text(encoding="utf-8")
+    old = "至少 10 点。"
+    assert old in text
+    doc.write_text(text.replace(old, "至少 12 点，阴雨天加密到 15 点。"), encoding="utf-8")
+    git.Repo(repo).index.add([SMALL[0]])
+    git.Repo(repo).index.commit("more sampling points")
+    warm = build(load_config(repo), BuildOptions(out=tmp_path / "warm" / "dist", progress=False))
+    assert 1 <= warm.embedded < 16 and warm.reused > 0  # a small batch of the new texts
+    other = Path(git.Repo(repo).clone(tmp_path / "other").working_tree_dir)
+    cold = build(load_config(other), BuildOptions(out=tmp_path / "cold" / "dist", progress=False))
+    assert cold.embedded > warm.embedded and cold.reused == 0
+    assert tree_hashes(tmp_path / "warm" / "dist") == tree_hashes(tmp_path / "cold" / "dist")
+
+
 def test_edit_reembeds_only_changed_chunks(tmp_path):
     repo = copy_example(tmp_path / "repo", SMALL)
     cfg = load_config(repo)

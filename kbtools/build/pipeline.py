@@ -32,6 +32,7 @@ from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, load_source, read_source
+from kbtools.embed.base import model_meta, vectors_key
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
@@ -272,10 +273,11 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
 
 def _reuse_context(cfg: Config) -> str:
     """What a shard's bytes depend on besides its documents' chunk keys (`ShardReuse`): the
-    settings, the formats, and the fingerprint of every model the settings name."""
+    settings, the formats, and the vectors key (fingerprint and revision) of every model
+    the settings name."""
     emb = cfg.section("embedding")
     names = sorted({emb["model"], *emb.get("languages", {}).values()} - {None})
-    prints = {name: get_reference_embedder(name).fingerprint() for name in names}
+    prints = {name: vectors_key(model_meta(get_reference_embedder(name))) for name in names}
     return json.dumps([FORMAT_VERSION, __version__, _fingerprint(cfg), prints], sort_keys=True)
 
 
@@ -557,7 +559,7 @@ def seed_cache(cfg: Config, index_dir: Path) -> int:
                 vecs = np.load(vec_path)
                 rows = read_json_lines(shard, error=IndexLoadError)
                 keys = [r["content_hash"] for r in rows if model_key in r["models"]]
-                cache.put_many(meta["fingerprint"], dict(zip(keys, vecs, strict=True)))
+                cache.put_many(vectors_key(meta), dict(zip(keys, vecs, strict=True)))
                 n += len(keys)
     finally:
         cache.close()

