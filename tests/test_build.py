@@ -101,10 +101,14 @@ def test_a_build_warmed_by_another_commit_writes_a_cold_builds_bytes(tmp_path):
     old = "至少 10 点。"
     assert old in text
     doc.write_text(text.replace(old, "至少 12 点，阴雨天加密到 15 点。"), encoding="utf-8")
-    git.Repo(repo).index.add([SMALL[0]])
+    english = repo / SMALL[2]  # and an English document (a second model embeds it)
+    text = english.read_text(encoding="utf-8")
+    assert "3 of 40 files were truncated" in text
+    english.write_text(text.replace("3 of 40 files", "3 of 41 files"), encoding="utf-8")
+    git.Repo(repo).index.add([SMALL[0], SMALL[2]])
     git.Repo(repo).index.commit("more sampling points")
     warm = build(load_config(repo), BuildOptions(out=tmp_path / "warm" / "dist", progress=False))
-    assert 1 <= warm.embedded < 16 and warm.reused > 0  # a small batch of the new texts
+    assert 2 <= warm.embedded < 16 and warm.reused > 0  # small batches of the new texts
     other = Path(git.Repo(repo).clone(tmp_path / "other").working_tree_dir)
     cold = build(load_config(other), BuildOptions(out=tmp_path / "cold" / "dist", progress=False))
     assert cold.embedded > warm.embedded and cold.reused == 0

@@ -38,6 +38,18 @@ def varied_texts() -> list[str]:
     return picked + sorted(docs, key=len)[-4:] + odd
 
 
+def test_build_vectors_of_sentence_transformers_do_not_depend_on_their_batch():
+    """A warm build embeds only the texts its cache lacks, in other batches than a cold
+    build: the reference model's stored vectors must be the same bits either way."""
+    texts = varied_texts()[::4]
+    ref = get_reference_embedder("minilm")
+    whole = ref.embed_batch(texts)
+    assert np.array_equal(ref.embed_batch(texts[::-1])[::-1], whole)
+    alone = np.concatenate([ref.embed_batch([t]) for t in texts[:12]])
+    assert np.array_equal(alone, whole[:12])
+    assert np.array_equal(ref.embed_batch(texts[5:8]), whole[5:8])
+
+
 def test_numpy_minilm_matches_sentence_transformers():
     texts = varied_texts()
     assert len(texts) > 250 and any(len(t) > 3000 for t in texts)

@@ -6,8 +6,8 @@ both cores busy. An embedder opts in with a class attribute ``processes = True``
 attribute ``threads`` (BLAS threads per call, set to 1 in the workers); a worker builds it
 by its configured name through the registry and loads its weights once.
 
-The batches are the same whatever the number of workers (a vector depends, in its last
-float32 bits, on the batch it was embedded in; not on the BLAS thread count), so the
+The batches are the same whatever the number of workers, and a text's vector is the same
+bits in any batch and on any BLAS thread count (`kbtools.embed.use_windows`), so the
 vectors do not depend on the machine's core count (tested). ``KB_EMBED_WORKERS`` overrides the number of workers
 (1 = in this process).
 """
