@@ -131,14 +131,15 @@ def navigate(driver, selector: str) -> None:
     returns before the navigation it starts, so on a loaded machine the next lookup could
     otherwise still read the old page."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
-    old = driver.find_element(By.TAG_NAME, "html")
+    # the old page's window carries a mark a new page's does not (asking whether the old
+    # <html> element went stale raced with the navigation itself: chromium answered
+    # "node does not belong to the document" instead of "stale" on a loaded machine)
+    driver.execute_script("window.kbOldPage = true")
     driver.find_element(By.CSS_SELECTOR, selector).click()
-    wait = WebDriverWait(driver, 60)
-    wait.until(ec.staleness_of(old))
-    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+        "return window.kbOldPage !== true && document.readyState === 'complete'"))
 
 
 def img_size(driver, selector: str) -> list[float]:
