@@ -77,6 +77,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (search, "specific_identifiers", "identifiers"),
     (search, "_suppress_nested", "nested"),
     (search, "_coverages", "coverage"),
+    (search.Coverage if hasattr(search, "Coverage") else search, "of", "coverage"),
     (fusion, "answerable", "no-answer rule"),
     (search, "_cite", "citations"),
     (search, "other_spellings", "citations: other spellings"),

@@ -285,3 +285,17 @@ def test_top_keeps_the_lowest_chunk_numbers_among_ties_at_the_cut(values, n):
                   key=lambda i: (-values[i], i))[:n]  # what the engine's list keeps
     assert got.keys.tolist() == want
     assert got.scores.tolist() == [values[i] for i in want]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from([0.0, 1.0, 2.5]), st.floats(0, 10, width=32)),
+                min_size=1, max_size=500),
+       st.integers(1, 40))
+def test_top_past_the_strided_bound_is_the_definition(values, n):
+    """Long lists take the bound from every TOP_STRIDE-th score first: still the definition."""
+    scores = np.array(values, dtype=np.float32)
+    got = top(scores, n)
+    want = sorted((i for i in range(len(values)) if scores[i] > 0),
+                  key=lambda i: (-scores[i], i))[:n]
+    assert got.keys.tolist() == want
+    assert got.scores.tolist() == [float(scores[i]) for i in want]

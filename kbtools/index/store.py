@@ -184,6 +184,7 @@ def stored_info(path: Path, key: str) -> str | None:
 _EAGER = ("num", "id", "doc", "kind", "heading_path", "line_start", "line_end", "embed_text")
 _LAZY = ("extra",)
 RANKING_COLUMNS = _EAGER + _LAZY
+_HEADING, _N_EAGER = _EAGER.index("heading_path"), len(_EAGER)
 
 
 def _decode(d: dict[str, Any]) -> None:
@@ -209,9 +210,9 @@ class RankingRow(dict[str, Any]):
     def __init__(self, store: Store, values: Sequence[Any]):
         """`values`: the row's `RANKING_COLUMNS`, as SQLite returns them."""
         super().__init__(zip(_EAGER, values, strict=False))  # values also holds _LAZY
-        self["heading_path"] = _load_strings(self["heading_path"])
+        self["heading_path"] = _load_strings(values[_HEADING])
         self._store = store
-        self._lazy = values[len(_EAGER):]  # raw JSON of the _LAZY columns
+        self._lazy = values[_N_EAGER:]  # raw JSON of the _LAZY columns
         self._complete = False
 
     def _fill(self, full: dict[str, Any] | None) -> None:

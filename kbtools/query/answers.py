@@ -199,8 +199,10 @@ def evaluate_question(index: KbIndex, question: str, candidates: Sequence[dict[s
     best first) that the question gives input values for; None when there is none."""
     seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table
     for row in candidates[:TABLE_DEPTH]:
+        if row["kind"] not in ("table", "table_row"):
+            continue  # (a ranking row decodes its `extra` when first read: tables' only)
         ti = row["extra"].get("table_index")
-        if row["kind"] in ("table", "table_row") and ti:
+        if ti:
             seen.setdefault((row["doc"], ti), row["line_start"])
     for (doc, ti), line in seen.items():  # the best-ranked table the question gives values for
         dt = decision_table(index, doc, ti, line)

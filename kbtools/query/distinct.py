@@ -13,7 +13,6 @@ Pure: works on `kbtools.query.fusion.Hit` and store rows.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from kbtools.query.fusion import Hit
@@ -51,8 +50,8 @@ def diversify(hits: list[Hit], rows: Rows, doc_decay: float) -> list[Hit]:
         doc = rows[h.num]["doc"]
         n = seen.get(doc, 0)
         seen[doc] = n + 1
-        if n:
-            h = replace(h, score=h.score * doc_decay ** n,
-                        why={**h.why, "doc_decay": round(doc_decay ** n, 6)})
+        if n:  # (a new Hit: `dataclasses.replace` goes through every field, ~10 µs)
+            h = Hit(h.num, h.score * doc_decay ** n,
+                    {**h.why, "doc_decay": round(doc_decay ** n, 6)})
         scored.append(h)
     return sorted(scored, key=lambda h: -h.score)

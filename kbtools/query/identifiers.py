@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 _TOKEN = re.compile(r"\[[A-Za-z_]+:\d+\]"  # [ddl:8204]
@@ -74,6 +75,7 @@ def _section(m: re.Match[str]) -> str:
     return f"第{number}{unit}"
 
 
+@lru_cache(maxsize=256)  # a search asks for each of its identifiers once per candidate
 def _pattern(ident: str) -> re.Pattern[str]:
     if article := _ARTICLE.fullmatch(ident):  # 第12条 also as 第 12 條
         number, unit = article.groups()
@@ -97,12 +99,14 @@ def _heads(ident: str, heading: str) -> bool:
 ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
 
 
-def _may_hold(ident: str, text: str) -> bool:
-    """False only when `text` cannot hold `ident` case-insensitively: a substring test that
-    spares a chunk without the identifier the regex scan (most candidates lack it)."""
-    if not ident.isascii() or any(ch in text for ch in ASCII_FOLDS):
+def _may_hold(ident: str, lowered: str | None) -> bool:
+    """False only when the text cannot hold `ident` case-insensitively: a substring test that
+    spares a chunk without the identifier the regex scan (most candidates lack it).
+    `lowered`: the text lower-cased, None when it holds one of `ASCII_FOLDS` (then only the
+    regex can tell)."""
+    if lowered is None or not ident.isascii():
         return True
-    return ident.lower() in text.lower()
+    return ident.lower() in lowered
 
 
 # Full-width punctuation of Chinese text → the ASCII character that is its whole NFKD.
@@ -121,6 +125,7 @@ def nfkc(text: str) -> str:
     return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
+@lru_cache(maxsize=256)
 def _key_line(ident: str) -> re.Pattern[str]:
     return re.compile(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?", re.IGNORECASE)
 
@@ -129,10 +134,12 @@ def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
     """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
     about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
     text, heading = nfkc(text), nfkc(heading)
+    # lower-cased once for all the identifiers (`_may_hold`)
+    lowered = None if any(ch in text for ch in ASCII_FOLDS) else text.lower()
     held = about = 0
     for ident in ids:
         pat = _pattern(ident)
-        if not (_may_hold(ident, text) and pat.search(text)) and not pat.search(heading):
+        if not (_may_hold(ident, lowered) and pat.search(text)) and not pat.search(heading):
             continue
         held += 1
         if about or _heads(ident, heading):

@@ -49,7 +49,8 @@ from kbtools.query import (
     pages,
 )
 from kbtools.query.candidates import CandidateRequest, source_of
-from kbtools.query.expansion import EXPANSION_WEIGHT, NO_EXPANSION, Expansion, expand
+from kbtools.query.coverage import Coverage
+from kbtools.query.expansion import EXPANSION_WEIGHT, expand
 from kbtools.query.filters import filter_mask, parse_where
 from kbtools.query.identifiers import identifiers, is_about, match_level, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
@@ -210,9 +211,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     held = (_identifier_holders(index, wanted, mask, query_models(index, text))
             if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
+    covered = Coverage(index, terms, ids, unknown, exp)  # per chunk, once in this search
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
-                        ids + list(exp.full_ids), head, held,
-                        lambda hits: _coverages(index, hits, terms, ids, unknown, exp))
+                        ids + list(exp.full_ids), head, held, covered.of)
     if not ranked:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     ranked += _unlisted_holders(held, fused, ranked)
@@ -229,18 +230,18 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     levels = {h.num: _level(wanted, rows[h.num]) for h in hits} if wanted else {}
     hits, more = _distinct(levels, hits, rows, params, evaluation, index)
     picked = _suppress_nested(hits, rows, k)
-    coverage = _coverages(index, picked, terms, ids, unknown, exp)
+    coverage = covered.of(picked)
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels
                                           else _level(wanted, rows[h.num])) for h in picked[:3])
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
         unknown_terms=unknown, exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
-    all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
     if verdict or keep_results:
         index.store.complete(rows[h.num] for h in picked)
-    results = tuple(_cite(index, rows[h.num], h, rank, all_terms, all_ids, more.get(h.num, ()),
-                          rows, evaluation if h.why.get("evaluated") else None, today)
+    results = tuple(_cite(index, rows[h.num], h, rank, covered.matched(h.num),
+                          more.get(h.num, ()), rows,
+                          evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
     return SearchResponse(text, index.release, replace(filters, unknown_terms=tuple(unknown)),
                           no_answer=not verdict, results=results,
@@ -462,30 +463,6 @@ def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionPara
     return replace(params, max_unknown_share=cal.max_unknown_share) if cal else params
 
 
-def _coverages(index: KbIndex, picked: list[fusion.Hit], terms: list[str], ids: list[int],
-               unknown: list[str], exp: Expansion = NO_EXPANSION) -> np.ndarray:
-    """Per picked hit, the share of the question's idf weight it contains (a question word
-    known only through its synonyms weighs as its rarest synonym and is covered by any)."""
-    if not ids and not unknown and not exp:
-        return np.zeros(0)
-    idf = index.bm25.idf(ids) if ids else np.zeros(0)
-    weights = dict(zip(terms, idf.tolist(), strict=True))
-    exp_idf = dict(zip(exp.terms, index.bm25.idf(list(exp.ids)).tolist(), strict=True)) \
-        if exp else {}
-    for t, alts in exp.covers.items():
-        if t not in weights:
-            weights[t] = max(exp_idf[a] for a in alts)
-    # a question term the knowledge never uses weighs as much as the rarest term
-    missing = len(unknown) * index.bm25.max_idf()
-    all_terms, all_ids = terms + list(exp.terms), ids + list(exp.ids)
-    total = sum(weights.values()) + missing or 1.0
-    out = []
-    for h in picked:
-        matched = set(index.bm25.matched(all_ids, all_terms, h.num)) if all_ids else set()
-        out.append(sum(w for t, w in weights.items() if exp.covered(t, matched)) / total)
-    return np.array(out)
-
-
 RERANK_DEPTH = 20
 Rows = dict[int, dict[str, Any]]  # chunk number → chunk row of the store
 
@@ -546,14 +523,14 @@ def _suppress_nested(hits: list[fusion.Hit], rows: Rows, k: int) -> list[fusion.
     return chosen
 
 
-def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, terms: list[str],
-          ids: list[int], more: Sequence[int] = (), rows: Rows | None = None,
+def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, matched: list[str],
+          more: Sequence[int] = (), rows: Rows | None = None,
           evaluation: answers.Evaluation | None = None,
           today: date | None = None) -> SearchResult:
+    """The result of `hit` (chunk `row`), `matched`: the question's terms it holds."""
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
-    matched = index.bm25.matched(ids, terms, row["num"]) if ids else []
     # the terms as the chunk writes them too (Traditional 數據 for the token 数据): what a
     # display highlights in the original text
     shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])

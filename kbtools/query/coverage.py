@@ -1,0 +1,70 @@
+"""How much of a question's term weight a chunk holds, and which of its terms: once per chunk
+in a search.
+
+A search asks three times about the same few chunks — the gate of links and anchor text
+(`kbtools.query.fusion.words_found`, its best candidates), the no-answer rule (the results)
+and the citations (each result's matched terms) — so one `Coverage` per search remembers,
+per chunk number, the terms it holds and the share of the weight they carry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from kbtools.index.reader import KbIndex
+from kbtools.query.expansion import NO_EXPANSION, Expansion
+from kbtools.query.fusion import Hit
+
+
+class Coverage:
+    """The question's terms (`terms` known to the index, their BM25 `ids`, the `unknown`
+    ones) and its synonym expansion `exp`, against chunks of `index`."""
+
+    def __init__(self, index: KbIndex, terms: list[str], ids: list[int], unknown: list[str],
+                 exp: Expansion = NO_EXPANSION):
+        self.index = index
+        self.exp = exp
+        self.terms, self.ids = terms + list(exp.terms), ids + list(exp.ids)
+        self.weighed = bool(ids or unknown or exp)  # else every coverage is empty
+        self.weights: dict[str, float] = {}
+        self.total = 1.0
+        if self.weighed:
+            idf = index.bm25.idf(ids) if ids else np.zeros(0)
+            self.weights = dict(zip(terms, idf.tolist(), strict=True))
+            exp_idf = dict(zip(exp.terms, index.bm25.idf(list(exp.ids)).tolist(), strict=True)) \
+                if exp else {}
+            # a question word known only through its synonyms weighs as its rarest synonym
+            for t, alts in exp.covers.items():
+                if t not in self.weights:
+                    self.weights[t] = max(exp_idf[a] for a in alts)
+            # a question term the knowledge never uses weighs as much as the rarest term
+            missing = len(unknown) * index.bm25.max_idf()
+            self.total = sum(self.weights.values()) + missing or 1.0
+        self._matched: dict[int, list[str]] = {}
+        self._share: dict[int, float] = {}
+
+    def matched(self, num: int) -> list[str]:
+        """The question's terms (expansion terms included) that chunk `num` holds (a new
+        list: the caller may extend it)."""
+        if num not in self._matched:
+            self._matched[num] = self.index.bm25.matched(self.ids, self.terms, num) \
+                if self.ids else []
+        return list(self._matched[num])
+
+    def of(self, hits: Iterable[Hit]) -> np.ndarray:
+        """Per hit, the share of the question's idf weight it contains (a question word known
+        only through its synonyms is covered by any of them); empty for a question without
+        terms."""
+        if not self.weighed:
+            return np.zeros(0)
+        out = []
+        for h in hits:
+            share = self._share.get(h.num)
+            if share is None:
+                held = set(self.matched(h.num))
+                share = self._share[h.num] = sum(
+                    w for t, w in self.weights.items() if self.exp.covered(t, held)) / self.total
+            out.append(share)
+        return np.array(out)
