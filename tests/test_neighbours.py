@@ -14,7 +14,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query import neighbours
-from kbtools.query.fusion import FusionParams, Hit
+from kbtools.query.fusion import FusionParams, Hit, best_first
 from kbtools.query.search import search
 from tests.hostile import make_repo
 from tests.kbfixtures import PAGE as DOC
@@ -76,6 +76,30 @@ def test_linked_page_scores_below_the_page_that_cites_it():
     # a page already scoring more than the bonus gives keeps its score (not listed)
     assert neighbours.linked_scores([Hit(0, 1.0), Hit(3, 0.95)], doc_of, graph,
                                     np.zeros(4), weight=1.0) == {}
+
+
+def test_linked_pages_stopped_by_the_cap_keep_the_order_of_their_evidence(index):
+    """Both pages the guide links to reach the cap (0.9 × the guide): the one the question
+    is closer to comes first, whichever has the lower chunk number."""
+    guide, api, limits = (_num(index, f"knowledge/{d}.md")
+                          for d in ("guide", "api/resize-disk", "limits"))
+    first = neighbours.first_chunks(index)
+    for closer, farther in ((api, limits), (limits, api)):
+        sim = np.zeros(len(index.docs()))
+        sim[closer], sim[farther] = 1.0, 0.5
+        uncapped: dict[int, float] = {}
+        got = neighbours.reweigh(index, [Hit(int(first[guide]), 1.0)], sim, 5.0,
+                                 uncapped=uncapped)
+        assert [h.num for h in got] == [first[guide], first[closer], first[farther]]
+        assert got[1].score == got[2].score == pytest.approx(neighbours.LINK_CAP)
+        assert uncapped == {first[closer]: pytest.approx(5.0),
+                            first[farther]: pytest.approx(2.5)}
+
+
+def test_equal_scores_are_ordered_by_their_score_without_the_caps():
+    hits = [Hit(1, 0.9), Hit(2, 0.9), Hit(3, 1.0), Hit(4, 0.9)]
+    assert [h.num for h in best_first(hits, {2: 1.4, 4: 1.1})] == [3, 2, 4, 1]
+    assert [h.num for h in best_first(hits)] == [3, 1, 2, 4]  # none: chunk number
 
 
 def test_hybrid_search_brings_the_linked_api_page_after_its_guide(index):

@@ -310,6 +310,16 @@ def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | N
                  source, tuple(models), gain)
 
 
+def best_first(hits: list[Hit], uncapped: dict[int, float] | None = None) -> list[Hit]:
+    """`hits` sorted best first: by score, equal scores by the score each would have without
+    the caps of the steps that lifted it (``uncapped``: chunk number → that score; a hit
+    not in it: its own), then by chunk number. A cap (a linked page or an anchor page at 0.9
+    × the page lifting it) gives every page it stops the same score; their evidence, not
+    their chunk numbers, orders them (docs/retrieval.md, "aliyun linked, sixth round")."""
+    got = uncapped or {}
+    return sorted(hits, key=lambda h: (-h.score, -got.get(h.num, h.score), h.num))
+
+
 def words_found(coverage: np.ndarray, p: FusionParams) -> bool:
     """Do the best candidates already say what the question says: does one of them hold
     ``found_share`` of the question's idf weight (``coverage``: per candidate, the share it

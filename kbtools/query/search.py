@@ -290,11 +290,12 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
             or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
         return fused.hits(head, held)
     hits = fused.hits()
+    uncapped: dict[int, float] = {}  # capped scores are ordered by their evidence
     if anchored:
-        hits = anchors.reweigh(index, hits, ids, params.anchor_weight, mask)
+        hits = anchors.reweigh(index, hits, ids, params.anchor_weight, mask, uncapped)
     if linked and model is not None:
         similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
-        hits = neighbours.reweigh(index, hits, similarity, params.link_weight, mask)
+        hits = neighbours.reweigh(index, hits, similarity, params.link_weight, mask, uncapped)
     return hits
 
 
