@@ -102,6 +102,33 @@ def test_equal_scores_are_ordered_by_their_score_without_the_caps():
     assert [h.num for h in best_first(hits)] == [3, 1, 2, 4]  # none: chunk number
 
 
+def test_hub_scores_count_the_pages_linking_to_a_page(index):
+    hubs = neighbours.hub_scores(index)
+    linked = {_num(index, "knowledge/api/resize-disk.md"), _num(index, "knowledge/limits.md")}
+    assert hubs.tolist() == [1.0 if d in linked else 0.0 for d in range(len(index.docs()))]
+    assert neighbours.hub_scores(index) is hubs  # once per index object
+
+
+def test_hubs_rise_only_for_a_question_the_pages_do_not_word(index):
+    """The guide's two linked pages are the index's hubs: for a question in words no page
+    uses they rise by the hub weight (``why.hub``); asked in the guide's own words, the
+    ranking is the retrievers' alone."""
+    def ranked(question: str, weight: float) -> list[dict]:
+        return search(index, question, k=8, keep_results=True, params=FusionParams(
+            hub_weight=weight, link_weight=0.0, anchor_weight=0.0)).to_dict()["results"]
+
+    limits = "knowledge/limits.md"
+    on, off = ranked(QUESTION, 0.5), ranked(QUESTION, 0.0)
+    assert [r["why"]["hub"] for r in on if r["doc"] == limits] == [pytest.approx(0.5)]
+    assert not any("hub" in r["why"] for r in off)
+    assert on[0]["doc"] == off[0]["doc"] == "knowledge/guide.md"
+    assert [r["doc"] for r in on].index(limits) < [r["doc"] for r in off].index(limits)
+    assert not any("hub" in r["why"] for r in ranked(IN_ITS_WORDS, 0.5))
+    assert not any("hub" in r["why"] for r in search(  # single retrievers: as they are
+        index, QUESTION, k=8, mode="bm25", keep_results=True,
+        params=FusionParams(hub_weight=0.5)).to_dict()["results"])
+
+
 def test_hybrid_search_brings_the_linked_api_page_after_its_guide(index):
     def docs(weight: float) -> list[str]:
         res = search(index, QUESTION, k=8, keep_results=True,

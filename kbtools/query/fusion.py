@@ -79,6 +79,9 @@ class FusionParams:
     link_weight: float = 0.5
     # hybrid: pages whose anchor text matches the question (kbtools.query.anchors); 0: off
     anchor_weight: float = 0.2
+    # hybrid: pages many other pages link to (hubs, `kbtools.query.neighbours.hub_scores`),
+    # for a question whose words the best candidates do not hold too; 0 turns it off
+    hub_weight: float = 0.3
     # the share of the question's idf weight one of the best candidates must hold for its
     # words to count as found (`words_found`)
     found_share: float = 0.95

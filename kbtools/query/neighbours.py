@@ -34,7 +34,7 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.query import link_cache
-from kbtools.query.fusion import Hit, best_first
+from kbtools.query.fusion import Fused, Hit, best_first
 
 NEIGHBOUR_SOURCES = 3  # the best documents whose links are followed
 LINK_CAP = 0.9  # a linked page scores at most this share of the best page linking to it
@@ -217,6 +217,35 @@ def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
                 "bm25_rank": None, "bm25_score": None, "vector_rank": None,
                 "vector_score": None, "linked": round(scores[d], 6)}))
     return best_first(out, raw)
+
+
+_HUBS: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def hub_scores(index: KbIndex) -> np.ndarray:
+    """Per document (in `index.docs()` order), how many other pages link to it, as
+    log(1 + n) / log(1 + the most any page has): 1 for the index's most linked page (an
+    overview, the limits page, the wizard every guide starts from), 0 for a page no other
+    page links to (made once per index object, from `link_graph`)."""
+    if index not in _HUBS:
+        graph = link_graph(index)
+        counts = np.zeros(len(graph), dtype=np.float64)
+        for targets in graph:
+            counts[list(targets)] += 1
+        top = float(np.log1p(counts.max())) if len(counts) else 0.0
+        _HUBS[index] = np.log1p(counts) / top if top > 0 else counts
+    return _HUBS[index]
+
+
+def with_hubs(index: KbIndex, fused: Fused, weight: float) -> Fused:
+    """Fused candidates, each scoring `weight` × its page's `hub_scores` more (``why.hub``):
+    for a question the best candidates do not word, the pages the knowledge itself sends
+    readers to are the likelier answers among the candidates (docs/retrieval.md, "aliyun
+    linked, sixth round"). Only candidates: no page joins. Unchanged for a zero weight."""
+    if weight <= 0 or not len(fused):
+        return fused
+    add = weight * hub_scores(index)[index.chunk_table().doc[fused.keys]]
+    return fused.rescored(fused.scores + add, ("hub", add))
 
 
 _FIRSTS: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()

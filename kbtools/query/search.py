@@ -277,18 +277,24 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
                ids: list[int], head: int, held: set[int],
                coverage: Callable[[list[fusion.Hit]], np.ndarray]) -> list[fusion.Hit]:
     """The fused candidates ranked on (the first `head`, and the `held` ones further down),
-    best first. Hybrid search with anchor text or linked pages on, for a question whose
-    words none of the best GATE_HITS candidates holds (`fusion.words_found`, from each one's
-    `coverage` of the question's idf weight): every candidate is weighed by them first —
+    best first. Hybrid search on an index whose pages link to each other, for a question
+    whose words none of the best GATE_HITS candidates holds (`fusion.words_found`, from
+    each one's `coverage` of the question's idf weight): every candidate is weighed by the
+    link structure first — pages many pages link to (hubs) rise (kbtools.query.neighbours),
     pages whose anchor text (the words of the links to them) matches the question rise or
     join (kbtools.query.anchors), then pages linked from the best pages, by the question's
-    page similarity (kbtools.query.neighbours), within the filters' `mask`."""
+    page similarity (kbtools.query.neighbours), within the filters' `mask`. Scores the
+    caps of the last two stop at one value are ordered by the scores without the caps."""
     model = _first_vector_model(lists)
-    anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
-    linked = mode == "hybrid" and model is not None and params.link_weight > 0
-    if not (anchored or linked) or not neighbours.has_links(index) \
+    hybrid = mode == "hybrid"
+    hubs = hybrid and params.hub_weight > 0
+    anchored = hybrid and "bm25" in lists and params.anchor_weight > 0
+    linked = hybrid and model is not None and params.link_weight > 0
+    if not (hubs or anchored or linked) or not neighbours.has_links(index) \
             or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
         return fused.hits(head, held)
+    if hubs:
+        fused = neighbours.with_hubs(index, fused, params.hub_weight)
     hits = fused.hits()
     uncapped: dict[int, float] = {}  # capped scores are ordered by their evidence
     if anchored:
