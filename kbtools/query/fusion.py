@@ -74,7 +74,7 @@ class FusionParams:
     feedback_terms: int = 10
     feedback_support: int = 2
     # hybrid: pages linked from the best pages (kbtools.query.neighbours); 0 turns it off.
-    # Both this and anchor_weight count only for a question whose words the best
+    # This, anchor_weight and hub_weight count only for a question whose words the best
     # candidates do not hold (`words_found`; docs/retrieval.md, "aliyun linked, fifth round")
     link_weight: float = 0.5
     # hybrid: pages whose anchor text matches the question (kbtools.query.anchors); 0: off

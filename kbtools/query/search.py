@@ -6,8 +6,8 @@ Stages: clean the question → filters (explicit --where, verified-only) and rou
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
 pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) → hybrid,
-for a question whose words no best candidate holds: anchor text (kbtools.query.anchors) and
-linked pages (kbtools.query.neighbours) → list
+for a question whose words no best candidate holds: hubs, anchor text (kbtools.query.anchors)
+and linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
