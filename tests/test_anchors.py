@@ -99,7 +99,8 @@ def test_a_page_found_by_its_anchor_text_alone_joins(index):
 def test_hybrid_search_finds_the_page_by_its_anchor_text(index):
     def docs(weight: float, mode: str = "hybrid", where: list[str] | None = None) -> list[dict]:
         return search(index, QUESTION, k=8, keep_results=True, mode=mode, where=where,
-                      params=FusionParams(anchor_weight=weight)).to_dict()["results"]
+                      params=FusionParams(anchor_weight=weight, hub_weight=0.0),
+                      ).to_dict()["results"]
 
     def rank(results: list[dict]) -> int:
         return list(dict.fromkeys(r["doc"] for r in results)).index("knowledge/vim.md")

@@ -14,7 +14,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query import neighbours
-from kbtools.query.fusion import FusionParams, Hit
+from kbtools.query.fusion import FusionParams, Hit, best_first
 from kbtools.query.search import search
 from tests.hostile import make_repo
 from tests.kbfixtures import PAGE as DOC
@@ -76,6 +76,57 @@ def test_linked_page_scores_below_the_page_that_cites_it():
     # a page already scoring more than the bonus gives keeps its score (not listed)
     assert neighbours.linked_scores([Hit(0, 1.0), Hit(3, 0.95)], doc_of, graph,
                                     np.zeros(4), weight=1.0) == {}
+
+
+def test_linked_pages_stopped_by_the_cap_keep_the_order_of_their_evidence(index):
+    """Both pages the guide links to reach the cap (0.9 × the guide): the one the question
+    is closer to comes first, whichever has the lower chunk number."""
+    guide, api, limits = (_num(index, f"knowledge/{d}.md")
+                          for d in ("guide", "api/resize-disk", "limits"))
+    first = neighbours.first_chunks(index)
+    for closer, farther in ((api, limits), (limits, api)):
+        sim = np.zeros(len(index.docs()))
+        sim[closer], sim[farther] = 1.0, 0.5
+        uncapped: dict[int, float] = {}
+        got = neighbours.reweigh(index, [Hit(int(first[guide]), 1.0)], sim, 5.0,
+                                 uncapped=uncapped)
+        assert [h.num for h in got] == [first[guide], first[closer], first[farther]]
+        assert got[1].score == got[2].score == pytest.approx(neighbours.LINK_CAP)
+        assert uncapped == {first[closer]: pytest.approx(5.0),
+                            first[farther]: pytest.approx(2.5)}
+
+
+def test_equal_scores_are_ordered_by_their_score_without_the_caps():
+    hits = [Hit(1, 0.9), Hit(2, 0.9), Hit(3, 1.0), Hit(4, 0.9)]
+    assert [h.num for h in best_first(hits, {2: 1.4, 4: 1.1})] == [3, 2, 4, 1]
+    assert [h.num for h in best_first(hits)] == [3, 1, 2, 4]  # none: chunk number
+
+
+def test_hub_scores_count_the_pages_linking_to_a_page(index):
+    hubs = neighbours.hub_scores(index)
+    linked = {_num(index, "knowledge/api/resize-disk.md"), _num(index, "knowledge/limits.md")}
+    assert hubs.tolist() == [1.0 if d in linked else 0.0 for d in range(len(index.docs()))]
+    assert neighbours.hub_scores(index) is hubs  # once per index object
+
+
+def test_hubs_rise_only_for_a_question_the_pages_do_not_word(index):
+    """The guide's two linked pages are the index's hubs: for a question in words no page
+    uses they rise by the hub weight (``why.hub``); asked in the guide's own words, the
+    ranking is the retrievers' alone."""
+    def ranked(question: str, weight: float) -> list[dict]:
+        return search(index, question, k=8, keep_results=True, params=FusionParams(
+            hub_weight=weight, link_weight=0.0, anchor_weight=0.0)).to_dict()["results"]
+
+    limits = "knowledge/limits.md"
+    on, off = ranked(QUESTION, 0.5), ranked(QUESTION, 0.0)
+    assert [r["why"]["hub"] for r in on if r["doc"] == limits] == [pytest.approx(0.5)]
+    assert not any("hub" in r["why"] for r in off)
+    assert on[0]["doc"] == off[0]["doc"] == "knowledge/guide.md"
+    assert [r["doc"] for r in on].index(limits) < [r["doc"] for r in off].index(limits)
+    assert not any("hub" in r["why"] for r in ranked(IN_ITS_WORDS, 0.5))
+    assert not any("hub" in r["why"] for r in search(  # single retrievers: as they are
+        index, QUESTION, k=8, mode="bm25", keep_results=True,
+        params=FusionParams(hub_weight=0.5)).to_dict()["results"])
 
 
 def test_hybrid_search_brings_the_linked_api_page_after_its_guide(index):

@@ -34,7 +34,7 @@ import numpy as np
 from kbtools.index.bm25 import lucene_scores
 from kbtools.index.reader import KbIndex
 from kbtools.query import link_cache
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import Hit, best_first
 from kbtools.query.neighbours import MD_LINK, first_chunks, link_targets, resolver_of
 
 ANCHOR_JOIN = 3  # pages found by their anchor field alone that join the candidates
@@ -136,10 +136,15 @@ def anchor_field(index: KbIndex) -> AnchorField:
 
 
 def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
-            mask: np.ndarray | None = None) -> list[Hit]:
+            mask: np.ndarray | None = None,
+            uncapped: dict[int, float] | None = None) -> list[Hit]:
     """`hits` with their page's anchor bonus (``why.anchor``) added (capped as the module
     docstring says), the ANCHOR_JOIN best anchor pages without a hit joining with their
-    first chunk (unless `mask` excludes it); re-sorted best first. Unchanged for a zero weight, no hits or no known terms."""
+    first chunk (unless `mask` excludes it); re-sorted best first, equal scores by the
+    score without the cap (`kbtools.query.fusion.best_first`). ``uncapped``, when given,
+    gets each lifted or joined hit's score without the cap (chunk number → score; an
+    earlier step's entry is added to). Unchanged for a zero weight, no hits or no known
+    terms."""
     if weight <= 0 or not hits or not ids:
         return hits
     scores = anchor_field(index).scores(ids)
@@ -157,8 +162,13 @@ def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
             return new
         return min(new, max(h.score, ANCHOR_CAP * best_score))
 
-    out = [Hit(h.num, s, {**h.why, "anchor": round(s - h.score, 6)})
-           if bonus[doc_of[h.num]] > 0 and (s := lifted(h)) > h.score else h for h in hits]
+    raw = {} if uncapped is None else uncapped
+    out = []
+    for h in hits:
+        if bonus[doc_of[h.num]] > 0 and (s := lifted(h)) > h.score:
+            raw[h.num] = raw.get(h.num, h.score) + float(bonus[doc_of[h.num]])
+            h = Hit(h.num, s, {**h.why, "anchor": round(s - h.score, 6)})
+        out.append(h)
     listed = {int(doc_of[h.num]) for h in hits}
     firsts = first_chunks(index)
     joined = 0
@@ -169,8 +179,8 @@ def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
             continue
         joined += 1
         score = min(float(bonus[d]), ANCHOR_CAP * best_score)
+        raw[int(firsts[d])] = float(bonus[d])
         out.append(Hit(int(firsts[d]), score, {
             "bm25_rank": None, "bm25_score": None, "vector_rank": None,
             "vector_score": None, "anchor": round(score, 6)}))
-    out.sort(key=lambda h: (-h.score, h.num))
-    return out
+    return best_first(out, raw)

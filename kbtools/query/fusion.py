@@ -74,11 +74,14 @@ class FusionParams:
     feedback_terms: int = 10
     feedback_support: int = 2
     # hybrid: pages linked from the best pages (kbtools.query.neighbours); 0 turns it off.
-    # Both this and anchor_weight count only for a question whose words the best
+    # This, anchor_weight and hub_weight count only for a question whose words the best
     # candidates do not hold (`words_found`; docs/retrieval.md, "aliyun linked, fifth round")
     link_weight: float = 0.5
     # hybrid: pages whose anchor text matches the question (kbtools.query.anchors); 0: off
     anchor_weight: float = 0.2
+    # hybrid: pages many other pages link to (hubs, `kbtools.query.neighbours.hub_scores`),
+    # for a question whose words the best candidates do not hold too; 0 turns it off
+    hub_weight: float = 0.3
     # the share of the question's idf weight one of the best candidates must hold for its
     # words to count as found (`words_found`)
     found_share: float = 0.95
@@ -318,6 +321,16 @@ def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | N
         scores = np.where(unverified[uniq], scores * p.unverified_weight, scores)
     return Fused(uniq.astype(np.int64), scores, all_ranks, np.concatenate(raw), bm25, vec,
                  source, tuple(models), gain)
+
+
+def best_first(hits: list[Hit], uncapped: dict[int, float] | None = None) -> list[Hit]:
+    """`hits` sorted best first: by score, equal scores by the score each would have without
+    the caps of the steps that lifted it (``uncapped``: chunk number → that score; a hit
+    not in it: its own), then by chunk number. A cap (a linked page or an anchor page at 0.9
+    × the page lifting it) gives every page it stops the same score; their evidence, not
+    their chunk numbers, orders them (docs/retrieval.md, "aliyun linked, sixth round")."""
+    got = uncapped or {}
+    return sorted(hits, key=lambda h: (-h.score, -got.get(h.num, h.score), h.num))
 
 
 def words_found(coverage: np.ndarray, p: FusionParams) -> bool:

@@ -34,7 +34,7 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.query import link_cache
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import Fused, Hit, best_first
 
 NEIGHBOUR_SOURCES = 3  # the best documents whose links are followed
 LINK_CAP = 0.9  # a linked page scores at most this share of the best page linking to it
@@ -141,28 +141,42 @@ def has_links(index: KbIndex) -> bool:
     return _HAS_LINKS[index]
 
 
+def _bonuses(hits: list[Hit], doc_of: np.ndarray, graph: list[frozenset[int]],
+             similarity: np.ndarray, weight: float
+             ) -> tuple[dict[int, Hit], dict[int, float], dict[int, float]]:
+    """Per document its best hit; per linked document the bonus of the module docstring
+    (uncapped) and its cap."""
+    best: dict[int, Hit] = {}
+    for h in hits:
+        best.setdefault(int(doc_of[h.num]), h)
+    sources = list(best.items())[:NEIGHBOUR_SOURCES]
+    if not sources or sources[0][1].score <= 0:
+        return best, {}, {}
+    top = sources[0][1].score
+    bonus: dict[int, float] = {}
+    cap: dict[int, float] = {}
+    for doc, hit in sources:
+        for target in graph[doc]:
+            bonus[target] = bonus.get(target, 0.0) + weight * hit.score / top * float(
+                similarity[target])
+            cap[target] = max(cap.get(target, 0.0), LINK_CAP * hit.score)
+    return best, bonus, cap
+
+
 def linked_scores(hits: list[Hit], doc_of: np.ndarray, graph: list[frozenset[int]],
                   similarity: np.ndarray, weight: float) -> dict[int, float]:
     """Per linked document, its new score: its best hit's score (0 if none) + the bonus of
     the module docstring, capped at LINK_CAP × its best linking page's score; only
     documents whose score rises."""
-    best: dict[int, float] = {}
-    for h in hits:
-        best.setdefault(int(doc_of[h.num]), h.score)
-    sources = list(best.items())[:NEIGHBOUR_SOURCES]
-    if not sources or sources[0][1] <= 0:
-        return {}
-    top = sources[0][1]
-    bonus: dict[int, float] = {}
-    cap: dict[int, float] = {}
-    for doc, score in sources:
-        for target in graph[doc]:
-            bonus[target] = bonus.get(target, 0.0) + weight * score / top * float(
-                similarity[target])
-            cap[target] = max(cap.get(target, 0.0), LINK_CAP * score)
+    return _rising(*_bonuses(hits, doc_of, graph, similarity, weight))
+
+
+def _rising(best: dict[int, Hit], bonus: dict[int, float], cap: dict[int, float]
+            ) -> dict[int, float]:
+    """`linked_scores` from `_bonuses`."""
     out = {}
     for target, b in bonus.items():
-        own = best.get(target, 0.0)
+        own = best[target].score if target in best else 0.0
         new = min(own + b, cap[target])
         if new > own:
             out[target] = new
@@ -170,33 +184,68 @@ def linked_scores(hits: list[Hit], doc_of: np.ndarray, graph: list[frozenset[int
 
 
 def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
-            weight: float, mask: np.ndarray | None = None) -> list[Hit]:
+            weight: float, mask: np.ndarray | None = None,
+            uncapped: dict[int, float] | None = None) -> list[Hit]:
     """`hits` with linked pages scored (`linked_scores`): a candidate page's best chunk
     rises, a page not among them joins with its first chunk (unless the search's filter
     `mask` excludes that chunk); ``why.linked`` holds the score given. Re-sorted best
-    first; unchanged for a zero weight."""
+    first, equal scores by the score without the caps (`kbtools.query.fusion.best_first`;
+    ``uncapped``, chunk number → that score, holds the anchor step's and gets this
+    step's). Unchanged for a zero weight."""
     if weight <= 0 or not hits:
         return hits
     doc_of = index.chunk_table().doc
-    scores = linked_scores(hits, doc_of, link_graph(index), similarity, weight)
+    best, bonus, cap = _bonuses(hits, doc_of, link_graph(index), similarity, weight)
+    scores = _rising(best, bonus, cap)
     if not scores:
         return hits
+    raw = {} if uncapped is None else uncapped
     out: list[Hit] = []
     done: set[int] = set()
     for h in hits:
         d = int(doc_of[h.num])
         if d in scores and d not in done:
             done.add(d)
+            raw[h.num] = raw.get(h.num, h.score) + bonus[d]
             h = Hit(h.num, scores[d], {**h.why, "linked": round(scores[d] - h.score, 6)})
         out.append(h)
     firsts = first_chunks(index)
     for d in sorted(set(scores) - done):
         if firsts[d] >= 0 and (mask is None or mask[firsts[d]]):
+            raw[int(firsts[d])] = bonus[d]
             out.append(Hit(int(firsts[d]), scores[d], {
                 "bm25_rank": None, "bm25_score": None, "vector_rank": None,
                 "vector_score": None, "linked": round(scores[d], 6)}))
-    out.sort(key=lambda h: (-h.score, h.num))
-    return out
+    return best_first(out, raw)
+
+
+_HUBS: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def hub_scores(index: KbIndex) -> np.ndarray:
+    """Per document (in `index.docs()` order), how many other pages link to it, as
+    log(1 + n) / log(1 + the most any page has): 1 for the index's most linked page (an
+    overview, the limits page, the wizard every guide starts from), 0 for a page no other
+    page links to (made once per index object, from `link_graph`)."""
+    if index not in _HUBS:
+        graph = link_graph(index)
+        counts = np.zeros(len(graph), dtype=np.float64)
+        for targets in graph:
+            counts[list(targets)] += 1
+        top = float(np.log1p(counts.max())) if len(counts) else 0.0
+        _HUBS[index] = np.log1p(counts) / top if top > 0 else counts
+    return _HUBS[index]
+
+
+def with_hubs(index: KbIndex, fused: Fused, weight: float) -> Fused:
+    """Fused candidates, each scoring `weight` × its page's `hub_scores` more (``why.hub``):
+    for a question the best candidates do not word, the pages the knowledge itself sends
+    readers to are the likelier answers among the candidates (docs/retrieval.md, "aliyun
+    linked, sixth round"). Only candidates: no page joins. Unchanged for a zero weight."""
+    if weight <= 0 or not len(fused):
+        return fused
+    add = weight * hub_scores(index)[index.chunk_table().doc[fused.keys]]
+    return fused.rescored(fused.scores + add, ("hub", add))
 
 
 _FIRSTS: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()

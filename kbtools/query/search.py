@@ -6,8 +6,8 @@ Stages: clean the question → filters (explicit --where, verified-only) and rou
 (front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
 pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) → hybrid,
-for a question whose words no best candidate holds: anchor text (kbtools.query.anchors) and
-linked pages (kbtools.query.neighbours) → list
+for a question whose words no best candidate holds: hubs, anchor text (kbtools.query.anchors)
+and linked pages (kbtools.query.neighbours) → list
 items/code collapsed to their section → decision table evaluated when the question gives
 its inputs (kbtools.query.answers) → one result per section and document diversity
 (kbtools.query.distinct) → exact identifiers first (kbtools.query.identifiers) →
@@ -278,24 +278,31 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
                ids: list[int], head: int, held: set[int],
                coverage: Callable[[list[fusion.Hit]], np.ndarray]) -> list[fusion.Hit]:
     """The fused candidates ranked on (the first `head`, and the `held` ones further down),
-    best first. Hybrid search with anchor text or linked pages on, for a question whose
-    words none of the best GATE_HITS candidates holds (`fusion.words_found`, from each one's
-    `coverage` of the question's idf weight): every candidate is weighed by them first —
+    best first. Hybrid search on an index whose pages link to each other, for a question
+    whose words none of the best GATE_HITS candidates holds (`fusion.words_found`, from
+    each one's `coverage` of the question's idf weight): every candidate is weighed by the
+    link structure first — pages many pages link to (hubs) rise (kbtools.query.neighbours),
     pages whose anchor text (the words of the links to them) matches the question rise or
     join (kbtools.query.anchors), then pages linked from the best pages, by the question's
-    page similarity (kbtools.query.neighbours), within the filters' `mask`."""
+    page similarity (kbtools.query.neighbours), within the filters' `mask`. Scores the
+    caps of the last two stop at one value are ordered by the scores without the caps."""
     model = _first_vector_model(lists)
-    anchored = mode == "hybrid" and "bm25" in lists and params.anchor_weight > 0
-    linked = mode == "hybrid" and model is not None and params.link_weight > 0
-    if not (anchored or linked) or not neighbours.has_links(index) \
+    hybrid = mode == "hybrid"
+    hubs = hybrid and params.hub_weight > 0
+    anchored = hybrid and "bm25" in lists and params.anchor_weight > 0
+    linked = hybrid and model is not None and params.link_weight > 0
+    if not (hubs or anchored or linked) or not neighbours.has_links(index) \
             or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
         return fused.hits(head, held)
+    if hubs:
+        fused = neighbours.with_hubs(index, fused, params.hub_weight)
     hits = fused.hits()
+    uncapped: dict[int, float] = {}  # capped scores are ordered by their evidence
     if anchored:
-        hits = anchors.reweigh(index, hits, ids, params.anchor_weight, mask)
+        hits = anchors.reweigh(index, hits, ids, params.anchor_weight, mask, uncapped)
     if linked and model is not None:
         similarity = pages.page_bonus(index, model, pages.question_vector(model, text), 1.0)
-        hits = neighbours.reweigh(index, hits, similarity, params.link_weight, mask)
+        hits = neighbours.reweigh(index, hits, similarity, params.link_weight, mask, uncapped)
     return hits
 
 
