@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
+from kbtools.index.layout import BM25_OFFSETS, BM25_TF, BM25_TOKENS, BM25_VOCAB
 from kbtools.index.token_cache import remember_tokens
 from kbtools.index.tokenize import Tokenizer
 
@@ -82,9 +82,20 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
     files depend only on the chunks' terms and their order."""
     flat, vocab = canonical(np.asarray(flat, dtype=np.int32), vocab)
     offsets = np.asarray(offsets, dtype=np.int64)
+    cols, rows, tf = postings(flat, offsets)
+    write_index(path, flat, offsets, vocab, cols, rows, tf, k1=k1, b=b)
+
+
+def write_index(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dict[str, int],
+                cols: np.ndarray, rows: np.ndarray, tf: np.ndarray, *, k1: float,
+                b: float) -> None:
+    """Write the BM25 files of chunks with canonical term ids flat[offsets[i]:offsets[i+1]]
+    (`vocab`: canonical) whose (term, chunk, count) postings, in CSC order, are `cols`,
+    `rows`, `tf`: bm25s's matrices, our vocabulary, the ids, and the counts (`BM25_TF`, so
+    that a later derivation need not sort the ids again: `kbtools.index.bm25_splice`)."""
     path.mkdir(parents=True, exist_ok=True)
     if len(offsets) > 1:  # what bm25s's `index` computes (the same arithmetic), and saves
-        scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
+        scores = score_postings(cols, rows, tf, np.diff(offsets), len(vocab), k1=k1, b=b)
         vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
         save_bm25s(path, scores, vocab, k1=k1, b=b)
     # bm25s writes its vocab; we keep our own, canonical copy for lookups
@@ -92,6 +103,22 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     np.save(path / BM25_TOKENS, flat.astype(np.int32), allow_pickle=False)
     np.save(path / BM25_OFFSETS, np.asarray(offsets, dtype=np.int64), allow_pickle=False)
+    np.save(path / BM25_TF, np.asarray(tf, dtype=np.int32), allow_pickle=False)
+
+
+def postings(flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(term, chunk, count) of every term in every chunk whose ids are
+    flat[offsets[i]:offsets[i+1]], sorted column by column, rows ascending (the CSC order),
+    as int64 arrays."""
+    lengths = np.diff(offsets)
+    doc = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    # chunks already ascend along `flat`, so a stable sort by term alone orders them (what
+    # np.unique of (term << 32 | chunk) gives)
+    keys = ((flat.astype(np.int64) << 32) | doc)[term_order(flat)]
+    heads = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else \
+        np.zeros(0, dtype=np.int64)
+    pairs, tf = keys[heads], np.diff(np.r_[heads, len(keys)])
+    return pairs >> 32, pairs & 0xFFFFFFFF, tf
 
 
 def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: float,
@@ -101,18 +128,17 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     whole arrays: the same float operations in the same precisions (float64 term-frequency
     part, float32 idf, float32 scores), so the same bytes (`tests/test_bm25.py` compares).
     """
-    n_docs = len(offsets) - 1
-    lengths = np.diff(offsets)
+    cols, rows, tf = postings(flat, offsets)
+    return score_postings(cols, rows, tf, np.diff(offsets), n_vocab, k1=k1, b=b)
+
+
+def score_postings(cols: np.ndarray, rows: np.ndarray, tf: np.ndarray, lengths: np.ndarray,
+                   n_vocab: int, *, k1: float, b: float) -> dict[str, Any]:
+    """`lucene_scores` of the postings `postings` returns (`lengths`: every chunk's number
+    of terms)."""
+    n_docs = len(lengths)
+    lengths = np.asarray(lengths, dtype=np.int64)
     avg_len = lengths.mean()
-    doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # one entry per (term, chunk) with the term's count in the chunk, sorted column by
-    # column, rows ascending (the CSC order): chunks already ascend along `flat`, so a
-    # stable sort by term alone orders them (what np.unique of (term << 32 | chunk) gives)
-    keys = ((flat.astype(np.int64) << 32) | doc)[term_order(flat)]
-    heads = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else \
-        np.zeros(0, dtype=np.int64)
-    pairs, tf = keys[heads], np.diff(np.r_[heads, len(keys)])
-    cols, rows = pairs >> 32, pairs & 0xFFFFFFFF
     df = np.bincount(cols, minlength=n_vocab)
     idf = np.zeros(n_vocab, dtype=np.float32)
     seen = np.flatnonzero(df)
