@@ -41,12 +41,13 @@ def _previous_postings(path: Path, flat: np.ndarray,
     `offsets`; None when a file is missing or they do not add up to those ids."""
     try:
         indptr = np.load(path / SCORE_FILES["indptr"], allow_pickle=False).astype(np.int64)
-        rows = np.load(path / SCORE_FILES["indices"], allow_pickle=False).astype(np.int64)
-        tf = np.load(path / BM25_TF, allow_pickle=False).astype(np.int64)
+        rows = np.load(path / SCORE_FILES["indices"], allow_pickle=False)
+        tf = np.load(path / BM25_TF, allow_pickle=False)
     except (OSError, ValueError):
         return None
     n, terms = len(offsets) - 1, int(flat.max()) + 1 if len(flat) else 0
-    if (n == 0 or not len(tf) or indptr.ndim != 1 or len(indptr) != terms + 1
+    if (n == 0 or not len(tf) or indptr.ndim != 1 or rows.dtype != np.int32
+            or tf.dtype != np.int32 or len(indptr) != terms + 1
             or len(tf) != len(rows) or indptr[0] != 0 or indptr[-1] != len(rows)
             or np.any(np.diff(indptr) <= 0) or tf.min() < 1 or rows.min() < 0
             or rows.max() >= n):
@@ -91,70 +92,105 @@ def splice(previous: Path, path: Path, pieces: list[np.ndarray], lengths: list[n
         else:
             rowmap[was:was + count] = np.arange(at, at + count)
         at += count
-    kept = rowmap[rowmap >= 0]
-    if np.any(np.diff(kept) <= 0):
+    if np.any(np.diff(rowmap[rowmap >= 0]) <= 0):
         return False  # kept chunks out of their previous order: not this module's case
-    cols_o = np.repeat(np.arange(len(indptr_o) - 1, dtype=np.int64), np.diff(indptr_o))
-    moved = rowmap[rows_o]
-    keep = moved >= 0
-    keys = (cols_o[keep] << 32) | moved[keep]  # still sorted: the row map is monotone
-    tf = tf_o[keep]
-    if new_keys:
-        added, counts = np.unique(np.concatenate(new_keys), return_counts=True)
-        where = np.searchsorted(keys, added)
-        keys, tf = np.insert(keys, where, added), np.insert(tf, where, counts)
-    cols, rows = keys >> 32, keys & _LOW
+    size = max(len(vocab), len(indptr_o) - 1)
+    for keys in new_keys:
+        size = max(size, int((keys >> 32).max()) + 1 if len(keys) else 0)
+    rows, tf, df = _merged(indptr_o, rows_o, tf_o, rowmap, new_keys, size)
 
-    order = _canonical_order(cols, rows, flat, offsets, indptr_o, rows_o, rowmap)
-    size = max(len(vocab), int(cols.max()) + 1)
+    starts = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(df, out=starts[1:])
+    order = _canonical_order(df, starts, rows, flat, offsets, indptr_o, rows_o, rowmap)
     remap = np.full(size, -1, dtype=np.int32)
     remap[order] = np.arange(len(order), dtype=np.int32)
-    df = np.bincount(cols, minlength=size)
-    counts = df[order]
-    if np.any(np.diff(order) < 0):  # columns in the new order (else they are already)
-        starts = np.zeros(size + 1, dtype=np.int64)
-        np.cumsum(df, out=starts[1:])
-        target = np.cumsum(counts) - counts
-        take = np.arange(len(rows), dtype=np.int64) - np.repeat(target - starts[order], counts)
-        rows, tf = rows[take], tf[take]
-    cols = np.repeat(np.arange(len(order), dtype=np.int64), counts)
-    names = {i: w for w, i in vocab.items()}
-    canon = {names[int(i)]: n for n, i in enumerate(order)}
-    write_index(path, remap[flat], offsets, canon, cols, rows, tf, k1=k1, b=b)
+    rows, tf = _columns_in_order(order, starts, rows, tf)
+    words = np.empty(size, dtype=object)
+    words[np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))] = list(vocab)
+    canon = dict(zip(words[order].tolist(), range(len(order)), strict=True))
+    write_index(path, remap[flat], offsets, canon, df[order], rows, tf, k1=k1, b=b)
     return True
 
 
-def _canonical_order(cols: np.ndarray, rows: np.ndarray, flat: np.ndarray,
+def _merged(indptr_o: np.ndarray, rows_o: np.ndarray, tf_o: np.ndarray, rowmap: np.ndarray,
+            new_keys: list[np.ndarray],
+            size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, counts, per-term posting counts) of the kept postings, renumbered, with the new
+    chunks' postings (`new_keys`: term << 32 | chunk) merged in: CSC order over term ids
+    0..size-1 (a term's postings by chunk)."""
+    moved = rowmap[rows_o]
+    keep = moved >= 0
+    per_term = np.zeros(size, dtype=np.int64)
+    per_term[:len(indptr_o) - 1] = np.diff(indptr_o)
+    if keep.all():
+        rows, tf = moved, tf_o
+    else:
+        gone = np.flatnonzero(~keep)
+        per_term -= np.bincount(np.searchsorted(indptr_o, gone, side="right") - 1,
+                                minlength=size)
+        rows, tf = moved[keep], tf_o[keep]
+    if not new_keys:
+        return rows, tf, per_term
+    added, counts = np.unique(np.concatenate(new_keys), return_counts=True)
+    terms, chunks = added >> 32, added & _LOW
+    # each new posting's place: in its term's run of kept postings, before the first kept
+    # chunk after it (a bisection over all the runs at once)
+    lo = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(per_term, out=lo[1:])
+    lo, hi = lo[terms], lo[terms + 1]
+    while np.any(lo < hi):
+        go = lo < hi
+        mid = (lo + hi) // 2
+        right = go & (rows[np.minimum(mid, len(rows) - 1)] < chunks)
+        lo = np.where(right, mid + 1, lo)
+        hi = np.where(go & ~right, mid, hi)
+    per_term += np.bincount(terms, minlength=size)
+    return np.insert(rows, lo, chunks), np.insert(tf, lo, counts), per_term
+
+
+def _columns_in_order(order: np.ndarray, starts: np.ndarray, rows: np.ndarray,
+                      tf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The postings of the terms `order` (old ids), one term after the other: runs of
+    consecutive ids are copied whole."""
+    breaks = np.flatnonzero(np.diff(order) != 1) + 1
+    firsts = order[np.r_[0, breaks]]
+    lasts = order[np.r_[breaks - 1, len(order) - 1]]
+    if len(firsts) == 1 and starts[firsts[0]] == 0 and starts[lasts[0] + 1] == len(rows):
+        return rows, tf  # already in order, nothing left out
+    spans = list(zip(starts[firsts].tolist(), starts[lasts + 1].tolist(), strict=True))
+    return (np.concatenate([rows[a:z] for a, z in spans]),
+            np.concatenate([tf[a:z] for a, z in spans]))
+
+
+def _canonical_order(df: np.ndarray, starts: np.ndarray, rows: np.ndarray, flat: np.ndarray,
                      offsets: np.ndarray, indptr_o: np.ndarray, rows_o: np.ndarray,
                      rowmap: np.ndarray) -> np.ndarray:
-    """The terms of the postings `cols`, `rows` (CSC order) sorted by their first occurrence
-    in `flat` (chunks at `offsets`): the canonical ids' order (module docstring)."""
+    """The terms with postings (`df`, `starts`: each term's run of `rows`, CSC order) sorted
+    by their first occurrence in `flat` (chunks at `offsets`): the canonical ids' order
+    (module docstring)."""
+    used = np.flatnonzero(df)
+    first = rows[starts[used]]  # the first chunk holding each term
     n_old = len(indptr_o) - 1
-    size = max(int(cols.max()) + 1, n_old)
-    heads = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
-    used, first = cols[heads], rows[heads]  # each term, and the first chunk holding it
-    was_first = np.full(size, -2, dtype=np.int64)  # before: first chunk, as numbered now
+    was_first = np.full(len(df), -2, dtype=np.int64)  # before: first chunk, as numbered now
     was_first[:n_old] = rowmap[rows_o[indptr_o[:-1]]]
     inner = used.copy()  # the previous ids order a chunk's first terms that stayed there
     exact = np.unique(first[was_first[used] != first])  # chunks whose order must be read
     if len(exact):
-        idx = exact_first_positions(exact, first, used, flat, offsets)
         at = np.flatnonzero(np.isin(first, exact))
-        inner[at] = idx
+        inner[at] = exact_first_positions(exact, first[at], used[at], flat, offsets)
     return used[np.lexsort((inner, first))]
 
 
 def exact_first_positions(chunks: np.ndarray, first: np.ndarray, used: np.ndarray,
                           flat: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """For each term `used[i]` whose first chunk `first[i]` is one of `chunks` (sorted),
-    in that order, its first position in that chunk's term ids."""
+    """For each term `used[i]`, whose first chunk `first[i]` is one of `chunks` (sorted),
+    its first position in that chunk's term ids."""
     starts, ends = offsets[chunks], offsets[chunks + 1]
     counts = ends - starts
-    total = int(counts.sum())
     label = np.repeat(np.arange(len(chunks), dtype=np.int64), counts)
-    pos = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    pos = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
+                                                                    counts)
     terms = flat[starts[label] + pos].astype(np.int64)
     keys, where = np.unique((label << 32) | terms, return_index=True)
-    mine = np.isin(first, chunks)
-    wanted = (np.searchsorted(chunks, first[mine]).astype(np.int64) << 32) | used[mine]
+    wanted = (np.searchsorted(chunks, first).astype(np.int64) << 32) | used
     return pos[where[np.searchsorted(keys, wanted)]]
