@@ -210,7 +210,11 @@ def _store(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, An
         metas = {d["doc"]: d.get("metadata") or {} for d in plan.docs}
         insert_chunks(con, ((start[s] + i, r) for s in sorted(plan.rows)
                             for i, r in enumerate(plan.rows[s])), metas)
-        lapsed = {r[0] for r in con.execute("SELECT DISTINCT doc FROM chunks WHERE verified = 0")}
+        # (only a document whose front matter says verified can be stored as lapsed: its
+        # chunks are looked up by the doc index, not by reading the whole table)
+        claimed = [d["doc"] for d in plan.docs if (d.get("metadata") or {}).get("verified") is True]
+        lapsed = {doc for doc in claimed if con.execute(
+            "SELECT 1 FROM chunks WHERE doc = ? AND verified = 0 LIMIT 1", (doc,)).fetchone()}
         con.execute("DELETE FROM docs")
         con.execute("DELETE FROM facets")
         insert_docs(con, plan.docs, lapsed, Vocabulary.from_values(cfg).collected)
