@@ -193,4 +193,5 @@ def exact_first_positions(chunks: np.ndarray, first: np.ndarray, used: np.ndarra
     terms = flat[starts[label] + pos].astype(np.int64)
     keys, where = np.unique((label << 32) | terms, return_index=True)
     wanted = (np.searchsorted(chunks, first).astype(np.int64) << 32) | used
-    return pos[where[np.searchsorted(keys, wanted)]]
+    found: np.ndarray = pos[where[np.searchsorted(keys, wanted)]]
+    return found
