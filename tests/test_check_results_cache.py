@@ -181,8 +181,10 @@ def test_a_watcher_reads_only_files_whose_status_changed(repo):
     assert read == {"knowledge/linking.md"}
     assert not any("#nowhere" in f for f in found)
     # the heading renamed: same size, same modification time; the change time tells
-    target.write_text(LINKING.replace("# 链接测试", "# Elsewh"), encoding="utf-8")
+    size = target.stat().st_size
+    target.write_text(LINKING.replace("# 链接测试", "# Nowhare"), encoding="utf-8")
     os.utime(target, (old, old))
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (size, old * 10**9)
     found, read = watched()
     assert read == {"knowledge/anchored.md"}
     assert any("no heading '#nowhere' in knowledge/anchored.md" in f for f in found)
