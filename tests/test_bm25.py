@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbtools.index import bm25 as bm25index
-from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
+from kbtools.index import bm25_splice
+from kbtools.index.layout import BM25_OFFSETS, BM25_TF, BM25_TOKENS, BM25_VOCAB
 
 
 def reference(path: Path, ids: list[list[int]], vocab: dict[str, int], k1: float,
@@ -26,7 +27,7 @@ def reference(path: Path, ids: list[list[int]], vocab: dict[str, int], k1: float
 
 def matrices(path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(path.iterdir())
-            if p.name not in (BM25_VOCAB, BM25_TOKENS, BM25_OFFSETS)}
+            if p.name not in (BM25_VOCAB, BM25_TOKENS, BM25_OFFSETS, BM25_TF)}
 
 
 def both(tmp: Path, docs: list[list[int]], k1: float = 1.5, b: float = 0.75) -> tuple[Path, Path]:
@@ -84,3 +85,88 @@ def test_term_order_is_the_stable_argsort_of_the_ids(ids, stride):
     pairs, _ = np.unique((ordered.astype(np.int64) << 32) | doc, return_counts=True)
     assert np.array_equal(got["indices"], (pairs & 0xFFFFFFFF).astype(np.int32))
     assert np.array_equal(got["indptr"][1:], np.cumsum(np.bincount(pairs >> 32, minlength=size)))
+
+
+def _files(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+def _index(path: Path, docs: list[list[str]]) -> dict[str, int]:
+    """`build_from_ids` of documents of words (ids in order of first appearance); returns
+    the vocabulary as written."""
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(w, len(vocab)) for w in d] for d in docs]
+    flat = np.array([i for d in ids for i in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    bm25index.build_from_ids(path, flat, offsets, vocab, k1=1.2, b=0.75)
+    return json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+
+
+word = st.sampled_from([f"w{i}" for i in range(40)])
+runs = st.lists(st.lists(st.lists(word, max_size=12), min_size=1, max_size=6), min_size=1,
+                max_size=8)
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs, st.data())
+def test_a_splice_writes_the_files_of_a_full_build(tmp_path_factory: pytest.TempPathFactory,
+                                                   before: list[list[list[str]]],
+                                                   data: st.DataObject) -> None:
+    """Runs of chunks (shards) replaced, dropped or added: `bm25_splice.splice` from the
+    previous index writes the bytes `build_from_ids` writes for the new chunks afresh,
+    new terms, terms that move or vanish, and reordered first occurrences included."""
+    tmp = tmp_path_factory.mktemp("splice")
+    old_docs = [d for run in before for d in run]
+    if not any(old_docs):
+        return
+    vocab = _index(tmp / "old", old_docs)
+    flat, offsets, loaded = bm25index.load_tokens(tmp / "old")
+    assert loaded == vocab
+    after: list[list[list[str]]] = []
+    pieces: list[np.ndarray] = []
+    lengths: list[np.ndarray] = []
+    origin: list[int | None] = []
+    at = 0
+    for run in before:
+        what = data.draw(st.sampled_from(["keep", "keep", "edit", "drop"]))
+        if what == "keep":
+            after.append(run)
+            pieces.append(flat[offsets[at]:offsets[at + len(run)]])
+            lengths.append(np.diff(offsets[at:at + len(run) + 1]))
+            origin.append(at)
+        elif what == "edit":
+            after.append(data.draw(st.lists(st.lists(word, max_size=12), min_size=1,
+                                            max_size=6)))
+        at += len(run)
+        if what == "edit" or data.draw(st.booleans()) and what == "drop":
+            if what == "drop":  # a new run where one was dropped
+                after.append(data.draw(st.lists(st.lists(word, max_size=12), min_size=1,
+                                                max_size=6)))
+            ids = [[vocab.setdefault(w, len(vocab)) for w in d] for d in after[-1]]
+            pieces.append(np.array([i for d in ids for i in d], dtype=np.int32))
+            lengths.append(np.array([len(d) for d in ids], dtype=np.int64))
+            origin.append(None)
+    new_docs = [d for run in after for d in run]
+    if not any(new_docs):
+        return
+    spliced = bm25_splice.splice(tmp / "old", tmp / "new", pieces, lengths, origin,
+                                 (flat, offsets), vocab, k1=1.2, b=0.75)
+    assert spliced
+    _index(tmp / "full", new_docs)
+    assert _files(tmp / "new") == _files(tmp / "full")
+
+
+def test_a_splice_refuses_postings_that_do_not_add_up(tmp_path: Path) -> None:
+    """A previous index whose counts disagree with its term ids (or without them, from an
+    older kbtools) is not spliced from: the caller indexes afresh."""
+    _index(tmp_path / "old", [["a", "b", "a"], ["b", "c"]])
+    flat, offsets, vocab = bm25index.load_tokens(tmp_path / "old")
+    args = ([flat[:3]], [np.array([3])], [0], (flat, offsets), vocab)
+    tf = np.load(tmp_path / "old" / BM25_TF)
+    tf[0] += 1
+    np.save(tmp_path / "old" / BM25_TF, tf)
+    assert not bm25_splice.splice(tmp_path / "old", tmp_path / "new", *args, k1=1.2, b=0.75)
+    (tmp_path / "old" / BM25_TF).unlink()
+    assert not bm25_splice.splice(tmp_path / "old", tmp_path / "new", *args, k1=1.2, b=0.75)
+    assert not (tmp_path / "new").exists()

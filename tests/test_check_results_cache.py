@@ -5,6 +5,7 @@ appears, a schema changes), and a damaged entry is a miss."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -123,3 +124,67 @@ def test_a_kept_result_carries_the_front_matter_as_loaded(repo, monkeypatch):
         assert [type(v) for v in again[rel].meta.values()] == [type(v) for v in src.meta.values()]
     assert again["knowledge/odd-values.md"].meta["tags"] == {"a", "b"}
     assert len(loads) == 1 and "!!set" in loads[0]  # a set is not kept: loaded again
+
+
+def test_a_watcher_reads_only_files_whose_status_changed(repo):
+    """A watcher keeps each file's status (`CheckContext.statuses`): a file with the status
+    it was read with is not read again, and the findings stay exactly those of a run without
+    any cache while a link breaks and is fixed, a heading an anchor names is renamed, and a
+    file is rewritten with the same size and its old modification time."""
+    cfg = load_config(repo)
+    knowledge = cfg.path("knowledge")
+    docs = sorted(knowledge.rglob("*.md"))
+    old = 1_600_000_000
+    for p in docs:  # changed long ago: statuses that can be trusted
+        os.utime(p, (old, old))
+    kept: dict[str, tuple[str, engine.DocResult]] = {}
+    statuses: dict[str, tuple[engine.FileStatus, str, str, str]] = {}
+
+    def watched() -> tuple[list[str], set[str]]:
+        """The findings of a watcher's run, and the documents it read."""
+        ctx = make_context(cfg, lenient=False, cache=True)
+        ctx.kept, ctx.statuses, ctx.keep_sources = kept, statuses, True
+        before, held = dict(statuses), dict(kept)
+        results, findings = check_results([knowledge], ctx)
+        got = [f.format() for f in findings]
+        assert got == run(repo, cache=False)[0]
+        unread = set()  # the same status as when read, and the very result kept then
+        for r in results:
+            seen, now = before.get(str(r.path)), engine.file_status(r.path)
+            if seen is not None and now is not None and seen[0] == now[0] \
+                    and seen[3] == ctx.results.context:
+                assert r is held[r.rel][1]
+                unread.add(r.rel)
+        return got, {r.rel for r in results} - unread
+
+    _, read = watched()
+    assert read == {p.relative_to(repo).as_posix() for p in docs}
+    assert len(statuses) == len(docs)
+    _, read = watched()
+    assert read == set()
+    linking = knowledge / "linking.md"
+    text = linking.read_text(encoding="utf-8")
+    linking.write_text(text.replace("(missing.md)", "(linking.md#nowhere)"), encoding="utf-8")
+    found, read = watched()
+    assert read == {"knowledge/linking.md"}
+    assert any("no heading '#nowhere'" in f for f in found)
+    os.utime(linking, (old, old))
+    watched()  # read once more: its status is now one to keep
+    target = knowledge / "anchored.md"  # a new file: the tree changed, every file is read
+    target.write_text(LINKING.replace("# 链接测试", "# Nowhere"), encoding="utf-8")
+    os.utime(target, (old, old))
+    found, read = watched()
+    assert len(read) == len(docs) + 1
+    linking.write_text(text.replace("(missing.md)", "(anchored.md#nowhere)"), encoding="utf-8")
+    os.utime(linking, (old, old))
+    found, read = watched()
+    assert read == {"knowledge/linking.md"}
+    assert not any("#nowhere" in f for f in found)
+    # the heading renamed: same size, same modification time; the change time tells
+    size = target.stat().st_size
+    target.write_text(LINKING.replace("# 链接测试", "# Nowhare"), encoding="utf-8")
+    os.utime(target, (old, old))
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (size, old * 10**9)
+    found, read = watched()
+    assert read == {"knowledge/anchored.md"}
+    assert any("no heading '#nowhere' in knowledge/anchored.md" in f for f in found)

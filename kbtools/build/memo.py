@@ -29,7 +29,7 @@ from kbtools.build.parse_cache import (
 )
 from kbtools.build.records import Chunk
 from kbtools.build.xref import HeadingRows
-from kbtools.check.engine import DocResult
+from kbtools.check.engine import DocResult, FileStatus
 from kbtools.corpus import SourceDoc
 from kbtools.fsutil import json_lines
 from kbtools.markdown.doctree import parse
@@ -75,6 +75,8 @@ class BuildMemo:
     chunked: dict[str, tuple[str, list[Chunk], Records | None]] = field(default_factory=dict)
     written: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # data/chunks/ lines
     checked: dict[str, tuple[str, DocResult]] = field(default_factory=dict)  # check results
+    # each file's status when the check read it (by path): an unchanged file is not read
+    statuses: dict[str, tuple[FileStatus, str, str, str]] = field(default_factory=dict)
     heading_digests: dict[str, tuple[HeadingRows, str]] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
@@ -200,3 +202,5 @@ class BuildMemo:
         for table in tables:
             for rel in set(table) - keep:
                 del table[rel]
+        for path in [p for p, seen in self.statuses.items() if seen[1] not in keep]:
+            del self.statuses[path]

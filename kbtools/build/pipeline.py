@@ -131,7 +131,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache, outputs=(out,))
     ctx.keep_sources = True  # the build indexes the documents as the checks read them
     if opts.memo is not None:  # a watcher: unchanged documents are not checked or read again
-        ctx.kept = opts.memo.checked
+        ctx.kept, ctx.statuses = opts.memo.checked, opts.memo.statuses
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
     unread = {display_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"

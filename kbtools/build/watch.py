@@ -9,7 +9,11 @@ SVGs come from the cache, git blame is skipped — and swapped in atomically, so
 right after the save sees the change. A document with errors is reported and the previous
 index keeps serving. After the first build, before reporting it, the base embedding model
 is loaded (a build whose vectors are all cached loads none), so the first save does not
-wait for it to load.
+wait for it to load. After each report, what the watcher keeps (the memo's documents,
+chunks and records, the models) is collected once and frozen (`index.reader.settle`), so
+the collections during the next save do not walk it (a full collection of a 54k-chunk
+watcher: 0.12–0.13 s of CPU, in 2 saves of 6 measured); the full collection runs while the
+watcher waits.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from kbtools.config import Config
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
 from kbtools.index.layout import ReleaseLayout
+from kbtools.index.reader import settle
 
 QUIET_SECONDS = 0.15
 
@@ -88,6 +93,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
         warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
         if first_update is not None:
             report(first_update)
+        settle()
         while not stop.is_set():
             try:
                 first = events.get(timeout=0.2)
@@ -101,6 +107,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
             report(rebuild(cfg, out, rels, lenient, memo))
+            settle()  # after the report: the full collection runs while the watcher waits
     finally:
         observer.stop()
         observer.join()

@@ -20,6 +20,8 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import stat
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -105,6 +107,22 @@ FRONT_MATTER_CODES = frozenset({
     "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer",
 })
 PARALLEL_MIN_DOCS = 300
+# a file changed less than this before its status was taken may change again with the same
+# status (file-system timestamps are coarse): its status is not kept (git's "racy" rule)
+RACY_NS = 1_000_000_000
+
+FileStatus = tuple[int, int, int, int, int, int]  # device, inode, mode, size, mtime, ctime
+
+
+def file_status(path: Path) -> tuple[FileStatus, int] | None:
+    """The status of the file at `path` (not following a final symlink), and when it was
+    taken (ns since the epoch); None when there is no such file."""
+    now = time.time_ns()
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns), now
 
 
 @dataclass
@@ -128,6 +146,10 @@ class CheckContext:
     # results (with the document as read) of earlier runs of this process (a watcher's), by
     # path, with their results-cache key
     kept: dict[str, tuple[str, DocResult]] | None = None
+    # with `kept`: each file's status when it was read (`FileStatus`), by its path, with
+    # its rel path, results-cache key and context: a file whose status and context are the
+    # same is not read again
+    statuses: dict[str, tuple[FileStatus, str, str, str]] | None = None
 
     def level(self, code: str, level: str) -> str:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
@@ -274,6 +296,9 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     not a regular file, over the size limit or unreadable → one finding, nothing read.
     A file named explicitly that lies outside the repository is read (no root to stay in).
     """
+    status = file_status(path) if ctx.statuses is not None else None
+    if status is not None and (quick := _unchanged(path, status[0], ctx)) is not None:
+        return quick
     rel = rel_path(path, ctx.root)
     early: list[content.Problem] = []
     if display_path(rel) != rel:
@@ -304,6 +329,7 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
             ctx.slugs[rel] = hit.slugs
             if ctx.kept is not None:
                 ctx.kept[rel] = (key, hit)
+                _keep_status(path, status, rel, key, ctx)
             return hit
         ctx.fs.touched = []
     try:
@@ -313,8 +339,36 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     if cache is not None and touched is not None and cache.covers(touched):
         if ctx.kept is not None:
             ctx.kept[rel] = (key, result)
+            _keep_status(path, status, rel, key, ctx)
         result = dataclasses.replace(result, new_result=(rel, key, _to_entry(result, src)))
     return result
+
+
+def _unchanged(path: Path, status: FileStatus, ctx: CheckContext) -> DocResult | None:
+    """The kept result of a regular file whose status is the one it had when it was read
+    under the same results-cache context (settings, schemas, recorded formula failures and
+    every path of the tree are part of it): its bytes are those of then, not read again."""
+    if ctx.statuses is None or ctx.kept is None or ctx.results is None \
+            or not stat.S_ISREG(status[2]):
+        return None
+    seen = ctx.statuses.get(os.fspath(path))
+    if seen is None or seen[0] != status or seen[3] != ctx.results.context:
+        return None
+    kept = ctx.kept.get(seen[1])
+    if kept is None or kept[0] != seen[2] or kept[1].path != path \
+            or (kept[1].source is None and ctx.keep_sources):
+        return None
+    ctx.slugs[seen[1]] = kept[1].slugs
+    return kept[1]
+
+
+def _keep_status(path: Path, status: tuple[FileStatus, int] | None, rel: str, key: str,
+                 ctx: CheckContext) -> None:
+    """Remember the status `path` had before it was read (with the result's key), unless it
+    changed too recently to tell a later change by its status."""
+    if ctx.statuses is not None and ctx.results is not None and status is not None \
+            and status[0][4] < status[1] - RACY_NS:
+        ctx.statuses[os.fspath(path)] = (status[0], rel, key, ctx.results.context)
 
 
 def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],

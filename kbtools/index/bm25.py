@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.index.layout import BM25_OFFSETS, BM25_TOKENS, BM25_VOCAB
+from kbtools.index.layout import BM25_OFFSETS, BM25_TF, BM25_TOKENS, BM25_VOCAB
 from kbtools.index.token_cache import remember_tokens
 from kbtools.index.tokenize import Tokenizer
 
@@ -82,16 +82,46 @@ def build_from_ids(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dic
     files depend only on the chunks' terms and their order."""
     flat, vocab = canonical(np.asarray(flat, dtype=np.int32), vocab)
     offsets = np.asarray(offsets, dtype=np.int64)
+    cols, rows, tf = postings(flat, offsets)
+    write_index(path, flat, offsets, vocab, np.bincount(cols, minlength=len(vocab)), rows, tf,
+                k1=k1, b=b)
+
+
+def write_index(path: Path, flat: np.ndarray, offsets: np.ndarray, vocab: dict[str, int],
+                df: np.ndarray, rows: np.ndarray, tf: np.ndarray, *, k1: float,
+                b: float) -> None:
+    """Write the BM25 files of chunks with canonical term ids flat[offsets[i]:offsets[i+1]]
+    (`vocab`: canonical) whose (term, chunk, count) postings, in CSC order, are `rows` and
+    `tf`, `df[t]` of them in term t's column: bm25s's matrices, our vocabulary, the ids, and
+    the counts (`BM25_TF`, so that a later derivation need not sort the ids again:
+    `kbtools.index.bm25_splice`)."""
     path.mkdir(parents=True, exist_ok=True)
     if len(offsets) > 1:  # what bm25s's `index` computes (the same arithmetic), and saves
-        scores = lucene_scores(flat, offsets, len(vocab), k1=k1, b=b)
+        scores = score_postings(df, rows, tf, np.diff(offsets), k1=k1, b=b)
         vocab.setdefault("", max(vocab.values(), default=-1) + 1)  # bm25s's empty token
         save_bm25s(path, scores, vocab, k1=k1, b=b)
-    # bm25s writes its vocab; we keep our own, canonical copy for lookups
+    # bm25s writes its vocab; we keep our own, canonical copy for lookups (the bytes older
+    # releases pinned in their "derived" hashes: json's, not orjson's, ~15 ms at 44k terms)
     (path / BM25_VOCAB).write_text(
         json.dumps(vocab, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     np.save(path / BM25_TOKENS, flat.astype(np.int32), allow_pickle=False)
     np.save(path / BM25_OFFSETS, np.asarray(offsets, dtype=np.int64), allow_pickle=False)
+    np.save(path / BM25_TF, np.asarray(tf, dtype=np.int32), allow_pickle=False)
+
+
+def postings(flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(term, chunk, count) of every term in every chunk whose ids are
+    flat[offsets[i]:offsets[i+1]], sorted column by column, rows ascending (the CSC order),
+    as int64 arrays."""
+    lengths = np.diff(offsets)
+    doc = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    # chunks already ascend along `flat`, so a stable sort by term alone orders them (what
+    # np.unique of (term << 32 | chunk) gives)
+    keys = ((flat.astype(np.int64) << 32) | doc)[term_order(flat)]
+    heads = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else \
+        np.zeros(0, dtype=np.int64)
+    pairs, tf = keys[heads], np.diff(np.r_[heads, len(keys)])
+    return pairs >> 32, pairs & 0xFFFFFFFF, tf
 
 
 def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: float,
@@ -101,19 +131,19 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     whole arrays: the same float operations in the same precisions (float64 term-frequency
     part, float32 idf, float32 scores), so the same bytes (`tests/test_bm25.py` compares).
     """
-    n_docs = len(offsets) - 1
-    lengths = np.diff(offsets)
+    cols, rows, tf = postings(flat, offsets)
+    return score_postings(np.bincount(cols, minlength=n_vocab), rows, tf, np.diff(offsets),
+                          k1=k1, b=b)
+
+
+def score_postings(df: np.ndarray, rows: np.ndarray, tf: np.ndarray, lengths: np.ndarray, *,
+                   k1: float, b: float) -> dict[str, Any]:
+    """`lucene_scores` of postings in CSC order: `df[t]` postings in term t's column, their
+    chunks `rows` and counts `tf` (`lengths`: every chunk's number of terms)."""
+    n_docs = len(lengths)
+    lengths = np.asarray(lengths, dtype=np.int64)
     avg_len = lengths.mean()
-    doc = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # one entry per (term, chunk) with the term's count in the chunk, sorted column by
-    # column, rows ascending (the CSC order): chunks already ascend along `flat`, so a
-    # stable sort by term alone orders them (what np.unique of (term << 32 | chunk) gives)
-    keys = ((flat.astype(np.int64) << 32) | doc)[term_order(flat)]
-    heads = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else \
-        np.zeros(0, dtype=np.int64)
-    pairs, tf = keys[heads], np.diff(np.r_[heads, len(keys)])
-    cols, rows = pairs >> 32, pairs & 0xFFFFFFFF
-    df = np.bincount(cols, minlength=n_vocab)
+    n_vocab = len(df)
     idf = np.zeros(n_vocab, dtype=np.float32)
     seen = np.flatnonzero(df)
     # the argument in float64 (the same IEEE operations as bm25s's Python floats), then
@@ -121,8 +151,10 @@ def lucene_scores(flat: np.ndarray, offsets: np.ndarray, n_vocab: int, *, k1: fl
     args = 1 + (n_docs - df[seen] + 0.5) / (df[seen] + 0.5)
     idf[seen] = [math.log(x) for x in args.tolist()]
     tfs = tf.astype(np.float32)
-    tfc = tfs / (k1 * ((1 - b) + b * lengths[rows] / avg_len) + tfs)
-    scores = (idf[cols] * tfc).astype(np.float32)
+    # per chunk, then per posting: the same float64 operations on the same values
+    norm = (k1 * ((1 - b) + b * lengths / avg_len))[rows]
+    tfc = tfs / (norm + tfs)
+    scores = (np.repeat(idf, df) * tfc).astype(np.float32)  # idf of each posting's term
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
     return {"data": scores, "indices": rows.astype(np.int32), "indptr": indptr,

@@ -37,6 +37,7 @@ from kbtools.config import Vocabulary
 from kbtools.errors import KbError
 from kbtools.fsutil import fresh_dir, read_json_lines
 from kbtools.index import bm25 as bm25index
+from kbtools.index import bm25_splice
 from kbtools.index.layout import (
     CHUNK_DIR,
     DATA_DIR,
@@ -209,7 +210,11 @@ def _store(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, An
         metas = {d["doc"]: d.get("metadata") or {} for d in plan.docs}
         insert_chunks(con, ((start[s] + i, r) for s in sorted(plan.rows)
                             for i, r in enumerate(plan.rows[s])), metas)
-        lapsed = {r[0] for r in con.execute("SELECT DISTINCT doc FROM chunks WHERE verified = 0")}
+        # (only a document whose front matter says verified can be stored as lapsed: its
+        # chunks are looked up by the doc index, not by reading the whole table)
+        claimed = [d["doc"] for d in plan.docs if (d.get("metadata") or {}).get("verified") is True]
+        lapsed = {doc for doc in claimed if con.execute(
+            "SELECT 1 FROM chunks WHERE doc = ? AND verified = 0 LIMIT 1", (doc,)).fetchone()}
         con.execute("DELETE FROM docs")
         con.execute("DELETE FROM facets")
         insert_docs(con, plan.docs, lapsed, Vocabulary.from_values(cfg).collected)
@@ -230,21 +235,28 @@ def _bm25(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, Any
     tok = shared_tokenizer(cfg["bm25"]["tokenizer"], tuple(words))
     pieces: list[np.ndarray] = []
     lengths: list[np.ndarray] = []
+    origin: list[int | None] = []  # a piece's first chunk number in the previous index
     for s in plan.shards:
         if s in plan.changed:
             ids = bm25index.tokenize([r["embed_text"] for r in plan.rows[s]], tok, vocab)
             pieces.append(np.fromiter((i for row in ids for i in row), dtype=np.int32))
             lengths.append(np.array([len(row) for row in ids], dtype=np.int64))
+            origin.append(None)
         else:
             lo, n = plan.old_range[s]
             pieces.append(flat[offsets[lo]:offsets[lo + n]])
             lengths.append(np.diff(offsets[lo:lo + n + 1]))
+            origin.append(lo)
+    k1, b = cfg["bm25"]["k1"], cfg["bm25"]["b"]
+    # from the previous postings when they are there (the same files: `bm25_splice`)
+    if bm25_splice.splice(old.bm25, new.bm25, pieces, lengths, origin, (flat, offsets), vocab,
+                          k1=k1, b=b):
+        return
     new_flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
     new_offsets = np.zeros(sum(len(x) for x in lengths) + 1, dtype=np.int64)
     if lengths:
         np.cumsum(np.concatenate(lengths), out=new_offsets[1:])
-    bm25index.build_from_ids(new.bm25, new_flat, new_offsets, vocab,
-                             k1=cfg["bm25"]["k1"], b=cfg["bm25"]["b"])
+    bm25index.build_from_ids(new.bm25, new_flat, new_offsets, vocab, k1=k1, b=b)
 
 
 def _graph(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, model: str,

@@ -71,6 +71,7 @@ BM25_DIR = "bm25"
 BM25_VOCAB = "kb_vocab.json"
 BM25_TOKENS = "kb_tokens.npy"  # every chunk's term ids (our vocabulary), concatenated
 BM25_OFFSETS = "kb_offsets.npy"  # where each chunk's ids start in BM25_TOKENS (n + 1)
+BM25_TF = "kb_tf.npy"  # each posting's term count, in the order of bm25s's CSC matrix
 SHARD_SUFFIX = ".jsonl"
 SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
@@ -198,6 +199,10 @@ class ReleaseLayout:
     @property
     def bm25_offsets(self) -> Path:
         return self.bm25 / BM25_OFFSETS
+
+    @property
+    def bm25_tf(self) -> Path:
+        return self.bm25 / BM25_TF
 
     def usearch(self, model: str) -> Path:
         return self.derived / f"vectors-{model}.usearch"

@@ -65,9 +65,14 @@ def list_files(root: Path, sub: str,
     if not base.is_dir():
         return out
     known = known or {}
-    for path in sorted(p for p in base.rglob("*") if p.is_file()):
-        rel = path.relative_to(root).as_posix()
-        out[rel] = known[rel] if rel in known else file_entry(path)
+    found: list[tuple[tuple[str, ...], str]] = []  # (path parts, posix path) of every file
+    for top, dirs, files in os.walk(base):  # symlinked folders are not entered, as rglob
+        prefix = os.path.relpath(top, root).replace(os.sep, "/")
+        found += [((*prefix.split("/"), name), f"{prefix}/{name}") for name in files
+                  if os.path.isfile(os.path.join(top, name))]
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+    for _, rel in sorted(found):  # in the order of sorted Paths (part by part)
+        out[rel] = known[rel] if rel in known else file_entry(root / rel)
     return out
 
 
