@@ -8,7 +8,7 @@ import pytest
 from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, build_table
 from kbtools.errors import TableError
 from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
-from kbtools.query.distinct import diversify, one_per_section
+from kbtools.query.distinct import diversify, one_per_section, section_key
 from kbtools.query.fusion import Hit
 from kbtools.query.identifiers import identifiers, match_level, promote
 
@@ -120,14 +120,14 @@ def test_one_result_per_section_keeps_the_rest_reachable():
     rows = _rows([("a.md", ["T"]), ("a.md", ["T"]), ("b.md", ["X"]), ("a.md", ["T"]),
                   ("a.md", ["U"])])
     hits = [Hit(n, 1.0 - n / 10) for n in range(5)]
-    kept, more = one_per_section(hits, rows)
+    kept, more = one_per_section(hits, lambda n: section_key(rows[n]))
     assert [h.num for h in kept] == [0, 2, 4] and more == {0: [1, 3]}
 
 
 def test_document_diversity_lets_a_second_document_in():
     rows = _rows([("a.md", ["1"]), ("a.md", ["2"]), ("a.md", ["3"]), ("b.md", ["1"])])
     hits = [Hit(0, 1.0), Hit(1, 0.95), Hit(2, 0.9), Hit(3, 0.8)]
-    out = diversify(hits, rows, 0.8)
+    out = diversify(hits, lambda n: rows[n]["doc"], 0.8)
     assert [h.num for h in out] == [0, 3, 1, 2]
     assert out[2].why["doc_decay"] == 0.8 and out[3].why["doc_decay"] == 0.64
-    assert diversify(hits, rows, 1.0) == hits
+    assert diversify(hits, lambda n: rows[n]["doc"], 1.0) == hits

@@ -20,6 +20,7 @@ import json
 import math
 import threading
 import zlib
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
-from kbtools.index.store import Store
+from kbtools.index.store import SectionRow, Store
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
@@ -99,6 +100,9 @@ class MilvusStore(Store):
 
     def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         return self.chunks_by_id(ids)
+
+    def section_rows(self, kinds: Collection[str]) -> list[SectionRow] | None:
+        return None  # no pass over the collection: ranking reads the rows it needs
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "

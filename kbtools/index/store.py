@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,9 @@ CREATE INDEX facets_fv ON facets(field, value);
 CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 """
 
+
+# (num, doc, heading path, line_start, line_end, parent's number or None): `Store.section_rows`
+SectionRow = tuple[int, str, tuple[str, ...], int, int, int | None]
 
 NOT_VERIFIED = "the document is not verified (verified is not true in its front matter)"
 NOT_CHECKED = ("not checked against the review history (release built by an older kbtools); "
@@ -315,6 +318,32 @@ class Store:
             d = dict(zip(names, r, strict=True))
             _decode(d)
             out.append(d)
+        return out
+
+    def section_rows(self, kinds: Collection[str]) -> list[SectionRow] | None:
+        """Of every chunk, in number order: (num, doc, heading path, line_start, line_end,
+        the number of the chunk its ``extra`` names as ``parent`` when its kind is one of
+        `kinds`, else None), in one pass over the table (the parent found through the id
+        index, in SQLite). None when this SQLite cannot read JSON (no JSON1): the caller
+        reads rows as it needs them."""
+        marks = ",".join("?" * len(kinds))
+        try:
+            cur = self.con.execute(
+                "SELECT c.num, c.doc, c.heading_path, c.line_start, c.line_end, p.num "
+                f"FROM chunks c LEFT JOIN chunks p ON c.kind IN ({marks}) "
+                "AND json_type(c.extra, '$.parent') = 'text' "
+                "AND p.id = json_extract(c.extra, '$.parent') ORDER BY c.num", sorted(kinds))
+            cur.row_factory = None
+            rows = cur.fetchall()
+        except sqlite3.OperationalError:
+            return None
+        paths: dict[str, tuple[str, ...]] = {}  # a heading path decoded once per distinct text
+        out: list[SectionRow] = []
+        for num, doc, raw, start, end, parent in rows:
+            path = paths.get(raw)
+            if path is None:
+                path = paths[raw] = tuple(_load_strings(raw))
+            out.append((num, doc, path, start, end, parent))
         return out
 
     def chunk_links(self) -> list[tuple[str, list[dict[str, Any]]]]:

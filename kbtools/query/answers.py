@@ -39,6 +39,7 @@ from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
+TABLE_KINDS = ("table", "table_row")  # the chunks of a table
 NAME_GAP = 4  # at most this many characters between an input's name and its value
 MIN_PART = 2  # shortest leading/trailing part of a header that still names it
 # Units that mark what a number measures (the same quantity in a header and a question).
@@ -199,7 +200,7 @@ def evaluate_question(index: KbIndex, question: str, candidates: Sequence[dict[s
     best first) that the question gives input values for; None when there is none."""
     seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table
     for row in candidates[:TABLE_DEPTH]:
-        if row["kind"] not in ("table", "table_row"):
+        if row["kind"] not in TABLE_KINDS:
             continue  # (a ranking row decodes its `extra` when first read: tables' only)
         ti = row["extra"].get("table_index")
         if ti:

@@ -8,29 +8,32 @@
   a third section of the first (``[query] doc_decay`` in kb.toml, default in
   `kbtools.query.fusion.FusionParams`; 1 turns this off).
 
-Pure: works on `kbtools.query.fusion.Hit` and store rows.
+Pure: works on `kbtools.query.fusion.Hit` and a chunk's section and document (from store
+rows, `section_key`, or `kbtools.query.sections`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from kbtools.query.fusion import Hit
-
-Rows = dict[int, dict[str, Any]]
 
 
 def section_key(row: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
     return row["doc"], tuple(row["heading_path"])
 
 
-def one_per_section(hits: list[Hit], rows: Rows) -> tuple[list[Hit], dict[int, list[int]]]:
-    """The best hit of each section, in order, and each one's collapsed siblings (``more``)."""
-    first: dict[tuple[str, tuple[str, ...]], int] = {}
+def one_per_section(hits: list[Hit], section: Callable[[int], Hashable],
+                    ) -> tuple[list[Hit], dict[int, list[int]]]:
+    """The best hit of each section (`section`: a chunk number's section, as `section_key`
+    of its row or any key equal exactly when that is), in order, and each one's collapsed
+    siblings (``more``)."""
+    first: dict[Hashable, int] = {}
     out: list[Hit] = []
     more: dict[int, list[int]] = {}
     for h in hits:
-        key = section_key(rows[h.num])
+        key = section(h.num)
         if key in first:
             more.setdefault(first[key], []).append(h.num)
             continue
@@ -39,15 +42,17 @@ def one_per_section(hits: list[Hit], rows: Rows) -> tuple[list[Hit], dict[int, l
     return out, more
 
 
-def diversify(hits: list[Hit], rows: Rows, doc_decay: float) -> list[Hit]:
-    """Scores decayed by how many better hits of the same document come before; re-sorted
-    (stable, so equal scores keep their order). The decay is recorded in ``why``."""
+def diversify(hits: list[Hit], doc_of: Callable[[int], Hashable],
+              doc_decay: float) -> list[Hit]:
+    """Scores decayed by how many better hits of the same document (`doc_of` a chunk
+    number) come before; re-sorted (stable, so equal scores keep their order). The decay is
+    recorded in ``why``."""
     if doc_decay >= 1.0:
         return hits
-    seen: dict[str, int] = {}
+    seen: dict[Hashable, int] = {}
     scored: list[Hit] = []
     for h in hits:
-        doc = rows[h.num]["doc"]
+        doc = doc_of(h.num)
         n = seen.get(doc, 0)
         seen[doc] = n + 1
         if n:  # (a new Hit: `dataclasses.replace` goes through every field, ~10 µs)

@@ -47,6 +47,7 @@ from kbtools.query import (
     fusion,
     neighbours,
     pages,
+    sections,
 )
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
@@ -217,19 +218,28 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     if not ranked:
         return SearchResponse(text, index.release, filters, reason="nothing matched")
     ranked += _unlisted_holders(held, fused, ranked)
-    rows = index.store.ranking_rows(  # the rest of a row is read for the results shown
-        [h.num for h in ranked[:head]] + [h.num for h in ranked[head:] if h.num in held])
-    hits = _collapse_to_sections(index, [h for h in ranked if h.num in rows], rows)
+    table = sections.of(index)  # what ranking needs of a chunk (kbtools.query.sections)
+    table.searched()
+    ranked = ranked[:head] + [h for h in ranked[head:] if h.num in held]
+    table.ensure(h.num for h in ranked)
+    hits = _collapse_to_sections(table, ranked)
+    rows: Rows = {}  # the rows read: those a stage needs, then the results shown
     model = reranker or qcfg.get("reranker")
     if model:
+        _read_rows(index, rows, [h.num for h in hits[:RERANK_DEPTH]])
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
-    evaluation = answers.evaluate_question(index, text, [rows[h.num] for h in hits],
+    kind = index.chunk_table().kind
+    tables = [h.num for h in hits[:answers.TABLE_DEPTH] if kind[h.num] in answers.TABLE_KINDS]
+    _read_rows(index, rows, tables)  # (what evaluate_question looks at of the hits)
+    evaluation = answers.evaluate_question(index, text, [rows[n] for n in tables],
                                            input_synonyms(index))
+    if wanted:
+        _read_rows(index, rows, [h.num for h in hits])
     levels = {h.num: _level(wanted, rows[h.num]) for h in hits} if wanted else {}
-    hits, more = _distinct(levels, hits, rows, params, evaluation, index)
-    picked = _suppress_nested(hits, rows, k)
+    hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
+    picked = _suppress_nested(table, hits, k)
     coverage = covered.of(picked)
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels
                                           else _level(wanted, rows[h.num])) for h in picked[:3])
@@ -238,6 +248,8 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         unknown_terms=unknown, exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
     if verdict or keep_results:
+        _read_rows(index, rows, [h.num for h in picked]
+                   + [n for h in picked for n in more.get(h.num, ())])
         index.store.complete(rows[h.num] for h in picked)
     results = tuple(_cite(index, rows[h.num], h, rank, covered.matched(h.num),
                           more.get(h.num, ()), rows,
@@ -381,29 +393,32 @@ def _level(wanted: list[str], row: dict[str, Any]) -> int:
     return match_level(wanted, row["embed_text"], (row["heading_path"] or [""])[-1])
 
 
-def _distinct(levels: dict[int, int], hits: list[fusion.Hit], rows: Rows,
-              params: fusion.FusionParams, evaluation: answers.Evaluation | None,
+def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
+              rows: Rows, params: fusion.FusionParams,
+              evaluation: answers.Evaluation | None,
               index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
-    """The evaluated answer first, then one hit per section, documents diversified, chunks
-    about the question's specific identifiers (``levels``: each hit's `_level`) ahead of the
-    rest. Returns the hits and each one's ``more``."""
+    """The evaluated answer first (its row put in `rows`), then one hit per section,
+    documents diversified, chunks about the question's specific identifiers (``levels``:
+    each hit's `_level`) ahead of the rest. Returns the hits and each one's ``more``."""
     about = {num: level for num, level in levels.items() if is_about(level)}
     hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
-    hits, more = distinct.one_per_section(hits, rows)
-    hits = promote(distinct.diversify(hits, rows, params.doc_decay),
+    section = table.sections_of(hits)
+    hits, more = distinct.one_per_section(hits, section.__getitem__)
+    doc = index.chunk_table().doc
+    hits = promote(distinct.diversify(hits, lambda num: int(doc[num]), params.doc_decay),
                    lambda h: about.get(h.num, 0))
     row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
     if evaluation is None or row is None:
         return hits, more
     rows[row["num"]] = row
-    key = distinct.section_key(row)
+    table.ensure([row["num"]])
+    key = int(table.section[row["num"]])
     before = next((h for h in hits if h.num == row["num"]), None)
     top = max((h.score for h in hits), default=1.0)
     answer = fusion.Hit(row["num"], top, {**(before.why if before else {}), "evaluated": True,
                                           "cells": [c["reason"] for c in evaluation.cells]})
-    rest = [h for h in hits if distinct.section_key(rows[h.num]) != key]
-    more[row["num"]] = [h.num for h in hits if h.num != row["num"]
-                        and distinct.section_key(rows[h.num]) == key]
+    rest = [h for h in hits if section[h.num] != key]
+    more[row["num"]] = [h.num for h in hits if h.num != row["num"] and section[h.num] == key]
     return [answer, *rest], more
 
 
@@ -487,47 +502,23 @@ def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[f
             for i in order] + tail
 
 
-# A hit on one of these is answered better by its whole section (the item alone lacks the
-# surrounding steps); table rows and formulas are complete answers on their own.
-COLLAPSE_KINDS = {"list_item", "code", "mermaid", "image"}
+def _read_rows(index: KbIndex, rows: Rows, nums: list[int]) -> None:
+    """Add the ranking rows of chunks `nums` not in `rows` yet (one query)."""
+    missing = [n for n in dict.fromkeys(nums) if n not in rows]
+    if missing:
+        rows.update(index.store.ranking_rows(missing))
 
 
-def _collapse_to_sections(index: KbIndex, hits: list[fusion.Hit], rows: Rows) -> list[fusion.Hit]:
+def _collapse_to_sections(table: sections.SectionTable,
+                          hits: list[fusion.Hit]) -> list[fusion.Hit]:
     """Replace list-item/code/image hits by their parent section (kept at the hit's rank)."""
-    parents = {rows[h.num]["extra"].get("parent") for h in hits
-               if rows[h.num]["kind"] in COLLAPSE_KINDS}
-    parents.discard(None)
-    if not parents:
-        return hits
-    by_id = index.store.ranking_rows_by_id(sorted(parents))
-    rows.update({r["num"]: r for r in by_id.values()})
-    out: list[fusion.Hit] = []
-    seen: set[int] = set()
-    for h in hits:
-        row = rows[h.num]
-        parent = by_id.get(row["extra"].get("parent")) if row["kind"] in COLLAPSE_KINDS else None
-        if parent is not None:
-            h = fusion.Hit(parent["num"], h.score, {**h.why, "collapsed_from": row["kind"]})
-        if h.num not in seen:
-            seen.add(h.num)
-            out.append(h)
-    return out
+    return table.collapse(hits)
 
 
-def _suppress_nested(hits: list[fusion.Hit], rows: Rows, k: int) -> list[fusion.Hit]:
+def _suppress_nested(table: sections.SectionTable, hits: list[fusion.Hit],
+                     k: int) -> list[fusion.Hit]:
     """Drop a hit whose lines sit inside (or around) an already chosen hit of the same doc."""
-    chosen: list[fusion.Hit] = []
-    for h in hits:
-        r = rows[h.num]
-        nested = any(rows[c.num]["doc"] == r["doc"]
-                     and (rows[c.num]["line_start"] <= r["line_start"] <= r["line_end"] <= rows[c.num]["line_end"]
-                          or r["line_start"] <= rows[c.num]["line_start"] <= rows[c.num]["line_end"] <= r["line_end"])
-                     for c in chosen)
-        if not nested:
-            chosen.append(h)
-        if len(chosen) == k:
-            break
-    return chosen
+    return table.suppress_nested(hits, k)
 
 
 def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, matched: list[str],

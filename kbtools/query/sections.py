@@ -1,0 +1,166 @@
+"""What ranking needs of a chunk, as per-chunk arrays: its section, its lines, and the
+section that answers for it.
+
+After fusion a search ranks 50 to 100 candidates: list items, code and images give way to
+their section (`collapse`), one hit per section is kept and documents are diversified
+(`kbtools.query.distinct`), and a hit whose lines sit inside a better one of its document is
+dropped (`suppress_nested`). None of that reads a chunk's text: only its document (the
+per-chunk ``doc`` of `KbIndex.chunk_table`), heading path, line range and parent.
+`SectionTable` (one per opened index: `of`) holds those by chunk number. It is filled from
+the store's rows for the chunks a search asks about (`ensure`: a one-shot `kb query` reads
+its candidates' ranking rows, as it did before), and, from an index's second search on (a
+process that asks again is a long-lived one: `kb serve`, `kb mcp`, `kb query --batch`, an
+evaluation), for every chunk in one pass over the store (`Store.section_rows`, ~0.2 s at
+54k chunks, once), so that ranking reads no rows at all and the rows of the results shown
+are read afterwards. An engine's index (no local store to pass over) keeps filling it from
+the rows it fetches.
+
+A section is numbered by its (document, heading path): two chunks share a number exactly
+when `distinct.section_key` of their rows is equal.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterable
+
+import numpy as np
+
+from kbtools.index.reader import KbIndex
+from kbtools.index.store import SectionRow
+from kbtools.query.fusion import Hit
+
+# A hit on one of these is answered better by its whole section (the item alone lacks the
+# surrounding steps); table rows and formulas are complete answers on their own.
+COLLAPSE_KINDS = frozenset({"list_item", "code", "mermaid", "image"})
+# Searches on an index after which its whole table is read (a second question: the process
+# is a long-lived one).
+WHOLE_AFTER = 1
+
+
+class SectionTable:
+    """Per chunk number of `index`: ``section`` (its section's number), ``line_start``,
+    ``line_end``, ``collapse_to`` (the chunk number of the section a collapsing chunk gives
+    way to; -1: none) — valid where ``known`` is set."""
+
+    def __init__(self, index: KbIndex):
+        n = index.store.count()
+        self._index = index
+        self.section = np.full(n, -1, dtype=np.int64)
+        self.line_start = np.zeros(n, dtype=np.int64)
+        self.line_end = np.zeros(n, dtype=np.int64)
+        self.collapse_to = np.full(n, -1, dtype=np.int64)
+        self.known = np.zeros(n, dtype=bool)
+        self._numbers: dict[tuple[str, tuple[str, ...]], int] = {}  # section key → number
+        self._searches = 0
+        self._whole = False  # every chunk known, or the store cannot be read whole
+        self._lock = threading.Lock()  # fills from concurrent searches (`kb serve`)
+
+    def searched(self) -> None:
+        """Count a search; from the `WHOLE_AFTER`-th on, read the whole table (once)."""
+        self._searches += 1
+        if self._searches > WHOLE_AFTER and not self._whole:
+            with self._lock:
+                if not self._whole:
+                    self._read_whole()
+
+    def ensure(self, nums: Iterable[int]) -> None:
+        """Make the chunks `nums` known (and the sections they collapse to)."""
+        wanted = np.fromiter(nums, dtype=np.int64)
+        todo = wanted[~self.known[wanted]] if len(wanted) else wanted
+        if len(todo):
+            with self._lock:
+                self._read(sorted(set(todo.tolist())))
+
+    def _read(self, nums: list[int]) -> None:
+        """Fill chunks `nums` from their ranking rows, then their parents likewise."""
+        store = self._index.store
+        pending = store.ranking_rows(nums)
+        while pending:
+            rows = list(pending.values())
+            ids = {r["extra"].get("parent") for r in rows if r["kind"] in COLLAPSE_KINDS}
+            ids.discard(None)
+            by_id = store.ranking_rows_by_id(sorted(ids)) if ids else {}
+            for r in rows:
+                parent = by_id.get(r["extra"].get("parent")) \
+                    if r["kind"] in COLLAPSE_KINDS else None
+                self._fill((r["num"], r["doc"], tuple(r["heading_path"]), r["line_start"],
+                            r["line_end"], None if parent is None else parent["num"]))
+            pending = {p["num"]: p for p in by_id.values() if not self.known[p["num"]]}
+
+    def _fill(self, row: SectionRow) -> None:
+        num, doc, path, start, end, parent = row
+        self.section[num] = self._numbers.setdefault((doc, path), len(self._numbers))
+        self.line_start[num], self.line_end[num] = start, end
+        self.collapse_to[num] = -1 if parent is None else parent
+        self.known[num] = True
+
+    def _read_whole(self) -> None:
+        rows = self._index.store.section_rows(COLLAPSE_KINDS)
+        self._whole = True
+        if rows is None or len(rows) != len(self.known):
+            return  # (no pass over this store: rows are read as searches need them)
+        numbers = self._numbers  # the numbers already given stay
+        self.section[:] = [numbers.setdefault((doc, path), len(numbers))
+                           for _, doc, path, _, _, _ in rows]
+        self.line_start[:] = [r[3] for r in rows]
+        self.line_end[:] = [r[4] for r in rows]
+        self.collapse_to[:] = [-1 if r[5] is None else r[5] for r in rows]
+        self.known[:] = True
+        self._numbers = {}  # (nothing is read any more)
+
+    def collapse(self, hits: list[Hit]) -> list[Hit]:
+        """List-item/code/image hits replaced by their section (kept at the hit's rank; a
+        section once, at its best rank). The hits must be known (`ensure`)."""
+        if not hits:
+            return hits
+        nums = np.fromiter((h.num for h in hits), dtype=np.int64, count=len(hits))
+        to = self.collapse_to[nums]
+        if not (to >= 0).any():
+            return hits
+        kind = self._index.chunk_table().kind
+        out: list[Hit] = []
+        seen: set[int] = set()
+        for h, parent in zip(hits, to.tolist(), strict=True):
+            if parent >= 0:
+                h = Hit(parent, h.score, {**h.why, "collapsed_from": kind[h.num]})
+            if h.num not in seen:
+                seen.add(h.num)
+                out.append(h)
+        return out
+
+    def sections_of(self, hits: Iterable[Hit]) -> dict[int, int]:
+        """Chunk number → section number, for known `hits`."""
+        nums = [h.num for h in hits]
+        return dict(zip(nums, self.section[nums].tolist(), strict=True))
+
+    def suppress_nested(self, hits: list[Hit], k: int) -> list[Hit]:
+        """The first `k` hits, skipping one whose lines sit inside (or around) an already
+        chosen hit of the same document. The hits must be known (`ensure`)."""
+        nums = [h.num for h in hits]
+        docs = self._index.chunk_table().doc[nums].tolist()
+        starts, ends = self.line_start[nums].tolist(), self.line_end[nums].tolist()
+        chosen: list[int] = []  # positions in `hits`
+        for j, (d, s, e) in enumerate(zip(docs, starts, ends, strict=True)):
+            if not any(docs[c] == d and (starts[c] <= s <= e <= ends[c]
+                                         or s <= starts[c] <= ends[c] <= e) for c in chosen):
+                chosen.append(j)
+                if len(chosen) == k:
+                    break
+        return [hits[j] for j in chosen]
+
+
+_TABLES: weakref.WeakKeyDictionary[KbIndex, SectionTable] = weakref.WeakKeyDictionary()
+_MADE = threading.Lock()
+
+
+def of(index: KbIndex) -> SectionTable:
+    """The section table of `index` (made on its first search)."""
+    table = _TABLES.get(index)
+    if table is None:
+        with _MADE:
+            table = _TABLES.get(index)
+            if table is None:
+                table = _TABLES[index] = SectionTable(index)
+    return table
