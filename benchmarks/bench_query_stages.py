@@ -68,6 +68,12 @@ STAGES: list[tuple[Any, str, str]] = [
     (store.Store, "ranking_rows", "store rows (ranking)"),
     (store.Store, "ranking_rows_by_id", "store parents (ranking)"),
     (search, "_collapse_to_sections", "collapse"),
+    # (a tree without kbtools.query.sections leaves these out: hasattr(None, …) is False)
+    (getattr(getattr(search, "sections", None), "SectionTable", None), "ensure",
+     "section table (candidates)"),
+    (getattr(getattr(search, "sections", None), "SectionTable", None), "_read_whole",
+     "section table (whole)"),
+    (search, "_read_rows", "store rows (ranking stages)"),
     (search, "input_synonyms", "input synonyms"),
     (answers, "evaluate_question", "decision tables"),
     (search, "_level", "identifier levels"),

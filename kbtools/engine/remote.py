@@ -101,7 +101,8 @@ class MilvusStore(Store):
     def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         return self.chunks_by_id(ids)
 
-    def section_rows(self, kinds: Collection[str]) -> list[SectionRow] | None:
+    def section_rows(self, kinds: Collection[str],
+                     table_kinds: Collection[str]) -> list[SectionRow] | None:
         return None  # no pass over the collection: ranking reads the rows it needs
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:

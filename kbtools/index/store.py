@@ -43,8 +43,9 @@ CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 """
 
 
-# (num, doc, heading path, line_start, line_end, parent's number or None): `Store.section_rows`
-SectionRow = tuple[int, str, tuple[str, ...], int, int, int | None]
+# (num, doc, heading path, line_start, line_end, parent's number or None, table index or
+# None): `Store.section_rows`
+SectionRow = tuple[int, str, tuple[str, ...], int, int, int | None, int | None]
 
 NOT_VERIFIED = "the document is not verified (verified is not true in its front matter)"
 NOT_CHECKED = ("not checked against the review history (release built by an older kbtools); "
@@ -320,30 +321,36 @@ class Store:
             out.append(d)
         return out
 
-    def section_rows(self, kinds: Collection[str]) -> list[SectionRow] | None:
+    def section_rows(self, kinds: Collection[str],
+                     table_kinds: Collection[str]) -> list[SectionRow] | None:
         """Of every chunk, in number order: (num, doc, heading path, line_start, line_end,
         the number of the chunk its ``extra`` names as ``parent`` when its kind is one of
-        `kinds`, else None), in one pass over the table (the parent found through the id
-        index, in SQLite). None when this SQLite cannot read JSON (no JSON1): the caller
+        `kinds`, else None, its ``extra``'s integer ``table_index`` when its kind is one of
+        `table_kinds`, else None), in one pass over the table (the parent found through the
+        id index, in SQLite). None when this SQLite cannot read JSON (no JSON1): the caller
         reads rows as it needs them."""
-        marks = ",".join("?" * len(kinds))
+        marks, tables = ",".join("?" * len(kinds)), ",".join("?" * len(table_kinds))
         try:
             cur = self.con.execute(
-                "SELECT c.num, c.doc, c.heading_path, c.line_start, c.line_end, p.num "
+                "SELECT c.num, c.doc, c.heading_path, c.line_start, c.line_end, p.num, "
+                f"CASE WHEN c.kind IN ({tables}) "
+                "AND json_type(c.extra, '$.table_index') = 'integer' "
+                "THEN json_extract(c.extra, '$.table_index') END "
                 f"FROM chunks c LEFT JOIN chunks p ON c.kind IN ({marks}) "
                 "AND json_type(c.extra, '$.parent') = 'text' "
-                "AND p.id = json_extract(c.extra, '$.parent') ORDER BY c.num", sorted(kinds))
+                "AND p.id = json_extract(c.extra, '$.parent') ORDER BY c.num",
+                [*sorted(table_kinds), *sorted(kinds)])
             cur.row_factory = None
             rows = cur.fetchall()
         except sqlite3.OperationalError:
             return None
         paths: dict[str, tuple[str, ...]] = {}  # a heading path decoded once per distinct text
         out: list[SectionRow] = []
-        for num, doc, raw, start, end, parent in rows:
+        for num, doc, raw, start, end, parent, table in rows:
             path = paths.get(raw)
             if path is None:
                 path = paths[raw] = tuple(_load_strings(raw))
-            out.append((num, doc, path, start, end, parent))
+            out.append((num, doc, path, start, end, parent, table))
         return out
 
     def chunk_links(self) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -194,17 +194,16 @@ def decision_table(index: KbIndex, doc: str, table_index: int,
     return cache[key]
 
 
-def evaluate_question(index: KbIndex, question: str, candidates: Sequence[dict[str, Any]],
+def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str, int, int]],
                       synonyms: Mapping[str, Sequence[str]] = {}) -> Evaluation | None:
-    """Evaluate the best-ranked decision table among the candidate chunks (rows of the store,
-    best first) that the question gives input values for; None when there is none."""
+    """Evaluate the best-ranked decision table that the question gives input values for;
+    None when there is none. `tables`: (document, table index, first line) of the table
+    chunks (TABLE_KINDS) among the first TABLE_DEPTH candidates, best first
+    (`kbtools.query.sections.SectionTable.tables_of`)."""
     seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table
-    for row in candidates[:TABLE_DEPTH]:
-        if row["kind"] not in TABLE_KINDS:
-            continue  # (a ranking row decodes its `extra` when first read: tables' only)
-        ti = row["extra"].get("table_index")
+    for doc, ti, line in tables:
         if ti:
-            seen.setdefault((row["doc"], ti), row["line_start"])
+            seen.setdefault((doc, ti), line)
     for (doc, ti), line in seen.items():  # the best-ranked table the question gives values for
         dt = decision_table(index, doc, ti, line)
         if dt is None:

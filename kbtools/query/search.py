@@ -230,10 +230,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
-    kind = index.chunk_table().kind
-    tables = [h.num for h in hits[:answers.TABLE_DEPTH] if kind[h.num] in answers.TABLE_KINDS]
-    _read_rows(index, rows, tables)  # (what evaluate_question looks at of the hits)
-    evaluation = answers.evaluate_question(index, text, [rows[n] for n in tables],
+    evaluation = answers.evaluate_question(index, text, table.tables_of(hits),
                                            input_synonyms(index))
     if wanted:
         _read_rows(index, rows, [h.num for h in hits])
@@ -247,9 +244,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
         unknown_terms=unknown, exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
-    if verdict or keep_results:
-        _read_rows(index, rows, [h.num for h in picked]
-                   + [n for h in picked for n in more.get(h.num, ())])
+    if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
+        shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
+        rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
         index.store.complete(rows[h.num] for h in picked)
     results = tuple(_cite(index, rows[h.num], h, rank, covered.matched(h.num),
                           more.get(h.num, ()), rows,

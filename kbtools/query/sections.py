@@ -29,6 +29,7 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import SectionRow
+from kbtools.query.answers import TABLE_DEPTH, TABLE_KINDS
 from kbtools.query.fusion import Hit
 
 # A hit on one of these is answered better by its whole section (the item alone lacks the
@@ -42,7 +43,8 @@ WHOLE_AFTER = 1
 class SectionTable:
     """Per chunk number of `index`: ``section`` (its section's number), ``line_start``,
     ``line_end``, ``collapse_to`` (the chunk number of the section a collapsing chunk gives
-    way to; -1: none) — valid where ``known`` is set."""
+    way to; -1: none), ``table_index`` (a table chunk's table in its document; 0: none) —
+    valid where ``known`` is set."""
 
     def __init__(self, index: KbIndex):
         n = index.store.count()
@@ -51,6 +53,7 @@ class SectionTable:
         self.line_start = np.zeros(n, dtype=np.int64)
         self.line_end = np.zeros(n, dtype=np.int64)
         self.collapse_to = np.full(n, -1, dtype=np.int64)
+        self.table_index = np.zeros(n, dtype=np.int64)
         self.known = np.zeros(n, dtype=bool)
         self._numbers: dict[tuple[str, tuple[str, ...]], int] = {}  # section key → number
         self._searches = 0
@@ -85,28 +88,32 @@ class SectionTable:
             for r in rows:
                 parent = by_id.get(r["extra"].get("parent")) \
                     if r["kind"] in COLLAPSE_KINDS else None
+                ti = r["extra"].get("table_index") if r["kind"] in TABLE_KINDS else None
                 self._fill((r["num"], r["doc"], tuple(r["heading_path"]), r["line_start"],
-                            r["line_end"], None if parent is None else parent["num"]))
+                            r["line_end"], None if parent is None else parent["num"],
+                            ti if type(ti) is int else None))
             pending = {p["num"]: p for p in by_id.values() if not self.known[p["num"]]}
 
     def _fill(self, row: SectionRow) -> None:
-        num, doc, path, start, end, parent = row
+        num, doc, path, start, end, parent, table = row
         self.section[num] = self._numbers.setdefault((doc, path), len(self._numbers))
         self.line_start[num], self.line_end[num] = start, end
         self.collapse_to[num] = -1 if parent is None else parent
+        self.table_index[num] = table or 0
         self.known[num] = True
 
     def _read_whole(self) -> None:
-        rows = self._index.store.section_rows(COLLAPSE_KINDS)
+        rows = self._index.store.section_rows(COLLAPSE_KINDS, TABLE_KINDS)
         self._whole = True
         if rows is None or len(rows) != len(self.known):
             return  # (no pass over this store: rows are read as searches need them)
         numbers = self._numbers  # the numbers already given stay
         self.section[:] = [numbers.setdefault((doc, path), len(numbers))
-                           for _, doc, path, _, _, _ in rows]
+                           for _, doc, path, _, _, _, _ in rows]
         self.line_start[:] = [r[3] for r in rows]
         self.line_end[:] = [r[4] for r in rows]
         self.collapse_to[:] = [-1 if r[5] is None else r[5] for r in rows]
+        self.table_index[:] = [r[6] or 0 for r in rows]
         self.known[:] = True
         self._numbers = {}  # (nothing is read any more)
 
@@ -129,6 +136,18 @@ class SectionTable:
                 seen.add(h.num)
                 out.append(h)
         return out
+
+    def tables_of(self, hits: list[Hit]) -> list[tuple[str, int, int]]:
+        """(document, table index, first line) of the table chunks among the first
+        TABLE_DEPTH of the known `hits`, in order (what `answers.evaluate_question` takes)."""
+        nums = [h.num for h in hits[:TABLE_DEPTH]]
+        found = np.flatnonzero(self.table_index[nums]) if nums else np.zeros(0, dtype=np.int64)
+        if not len(found):
+            return []
+        docs = self._index.docs()
+        doc_of = self._index.chunk_table().doc
+        return [(docs[doc_of[nums[j]]]["doc"], int(self.table_index[nums[j]]),
+                 int(self.line_start[nums[j]])) for j in found.tolist()]
 
     def sections_of(self, hits: Iterable[Hit]) -> dict[int, int]:
         """Chunk number → section number, for known `hits`."""

@@ -1,0 +1,134 @@
+"""What ranking reads of a chunk as arrays (kbtools.query.sections): read row by row or
+whole, it is what the store's rows say, and a search answers the same either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query import sections
+from kbtools.query.answers import TABLE_KINDS
+from kbtools.query.distinct import section_key
+from kbtools.query.fusion import Hit
+from kbtools.query.quality import load_questions
+from kbtools.query.search import search
+from tests.kbfixtures import REPO, copy_example
+
+QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
+
+
+@pytest.fixture(scope="module")
+def example_index(tmp_path_factory) -> Path:
+    repo = copy_example(tmp_path_factory.mktemp("example"))
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return out
+
+
+def _as_defined(index) -> dict[str, list]:
+    """Per chunk, from its whole store row: section key, lines, the number of the chunk its
+    `extra` parent names (collapsing kinds only), its table index (table kinds only)."""
+    n = index.store.count()
+    rows = index.store.chunks(list(range(n)))
+    by_id = {r["id"]: r["num"] for r in rows.values()}
+    out: dict[str, list] = {"key": [], "start": [], "end": [], "parent": [], "table": []}
+    for num in range(n):
+        r = rows[num]
+        out["key"].append(section_key(r))
+        out["start"].append(r["line_start"])
+        out["end"].append(r["line_end"])
+        parent = r["extra"].get("parent") if r["kind"] in sections.COLLAPSE_KINDS else None
+        out["parent"].append(by_id.get(parent, -1) if parent is not None else -1)
+        ti = r["extra"].get("table_index") if r["kind"] in TABLE_KINDS else None
+        out["table"].append(ti if isinstance(ti, int) else 0)
+    return out
+
+
+def _check(table: sections.SectionTable, want: dict[str, list]) -> None:
+    assert table.known.all()
+    assert table.line_start.tolist() == want["start"]
+    assert table.line_end.tolist() == want["end"]
+    assert table.collapse_to.tolist() == want["parent"]
+    assert table.table_index.tolist() == want["table"]
+    # the same section number exactly when the same section key
+    keys = want["key"]
+    numbers = table.section.tolist()
+    pairs = {(numbers[i], keys[i]) for i in range(len(keys))}
+    assert len(pairs) == len(set(numbers)) == len(set(keys))
+
+
+def test_the_table_read_row_by_row_and_whole_is_what_the_rows_say(example_index):
+    index = open_index(example_index)
+    want = _as_defined(index)
+    assert any(p >= 0 for p in want["parent"]) and any(want["table"])  # both kinds occur
+    n = index.store.count()
+    by_rows = sections.SectionTable(index)
+    by_rows.ensure([n - 1, 0])  # a few first, then the rest: numbers given early stay
+    by_rows.ensure(range(n))
+    _check(by_rows, want)
+    whole = sections.SectionTable(index)
+    whole.ensure([3, 1])
+    early = whole.section[[1, 3]].tolist()
+    for _ in range(sections.WHOLE_AFTER + 1):
+        whole.searched()
+    _check(whole, want)
+    assert whole.section[[1, 3]].tolist() == early
+
+
+def test_collapse_and_nested_as_their_definitions(example_index):
+    index = open_index(example_index)
+    table = sections.of(index)
+    n = index.store.count()
+    table.ensure(range(n))
+    want = _as_defined(index)
+    kinds = index.chunk_table().kind
+    hits = [Hit(num, 1.0 - num / n, {}) for num in range(n)]
+    got = table.collapse(hits)
+    expected, seen = [], set()
+    for h in hits:
+        parent = want["parent"][h.num]
+        if parent >= 0:
+            h = Hit(parent, h.score, {"collapsed_from": kinds[h.num]})
+        if h.num not in seen:
+            seen.add(h.num)
+            expected.append(h)
+    assert got == expected and len(got) < len(hits)
+    docs = index.chunk_table().doc
+    chosen: list[Hit] = []
+    for h in hits:
+        s, e = want["start"][h.num], want["end"][h.num]
+        if not any(docs[c.num] == docs[h.num] and (
+                want["start"][c.num] <= s <= e <= want["end"][c.num]
+                or s <= want["start"][c.num] <= want["end"][c.num] <= e) for c in chosen):
+            chosen.append(h)
+        if len(chosen) == 7:
+            break
+    assert table.suppress_nested(hits, 7) == chosen
+
+
+def test_a_search_answers_the_same_from_rows_and_from_the_whole_table(example_index):
+    """A one-shot `kb query` (an index's first search: its candidates' rows) against a
+    long-lived process (the whole table, from the second search on)."""
+    questions = [q["query"] for q in QUESTIONS]
+    assert len(questions) >= 30
+    whole = open_index(example_index)
+    search(whole, questions[0])
+    search(whole, questions[1])
+    assert sections.of(whole).known.all()  # read whole from the second search on
+    partly = 0
+    for q in questions:
+        fresh = open_index(example_index)
+        a = search(fresh, q, k=5, keep_results=True).to_dict()
+        partly += not sections.of(fresh).known.all()
+        b = search(whole, q, k=5, keep_results=True).to_dict()
+        a.pop("took_ms"), b.pop("took_ms")
+        assert a == b, q
+        fresh.close()
+    assert partly == len(questions)  # (a first search did read its candidates only)
+    results = [r for q in questions for r in search(whole, q).to_dict()["results"]]
+    assert any(r["why"].get("evaluated") for r in results)  # decision tables compared too
+    assert any("collapsed_from" in r["why"] for r in results)  # and collapsed hits
