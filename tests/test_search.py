@@ -449,3 +449,17 @@ def test_a_term_only_one_chunk_holds_finds_that_chunk_first(index):
         res = search(index, term, k=3)
         assert res.results, term
         assert term in res.results[0].text.casefold(), (term, res.results[0].citation.text())
+
+
+def test_route_is_every_routing_value_the_question_holds_in_order(index):
+    """`route` looks only at the values that start with one of the question's characters
+    and are no longer than it: what a test of every value gives."""
+    values = _routing_values(index)
+    assert len(values) > 10
+    rng = np.random.default_rng(7)
+    pieces = [v[1] for v in values] + ["the ", "怎么", " and ", "E17", "?"]
+    for _ in range(300):
+        q = " ".join(pieces[i] for i in rng.integers(0, len(pieces), rng.integers(0, 5)))
+        q = q.upper() if rng.random() < 0.2 else q
+        want = [{"field": f, "value": v} for f, v, folded in values if folded in q.casefold()]
+        assert route(index, q) == want, q
