@@ -20,7 +20,7 @@ import json
 import math
 import threading
 import zlib
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any
 
 import numpy as np
@@ -102,7 +102,7 @@ class MilvusStore(Store):
         return self.chunks_by_id(ids)
 
     def section_rows(self, kinds: Collection[str],
-                     table_kinds: Collection[str]) -> list[SectionRow] | None:
+                     table_kinds: Collection[str]) -> Iterator[SectionRow] | None:
         return None  # no pass over the collection: ranking reads the rows it needs
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:

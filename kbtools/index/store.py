@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +203,15 @@ def _decode(d: dict[str, Any]) -> None:
     d["verified"] = bool(d["verification"]["verified"])
 
 
+def _section_rows(cur: sqlite3.Cursor) -> Iterator[SectionRow]:
+    paths: dict[str, tuple[str, ...]] = {}  # a heading path decoded once per distinct text
+    for num, doc, raw, start, end, parent, table in cur:
+        path = paths.get(raw)
+        if path is None:
+            path = paths[raw] = tuple(_load_strings(raw))
+        yield num, doc, path, start, end, parent, table
+
+
 class RankingRow(dict[str, Any]):
     """A chunk row read with `RANKING_COLUMNS` only. Asking for any other column (``text``,
     ``links``, ``verification``, …, by ``row[key]`` or ``row.get``) reads the whole row
@@ -322,13 +331,13 @@ class Store:
         return out
 
     def section_rows(self, kinds: Collection[str],
-                     table_kinds: Collection[str]) -> list[SectionRow] | None:
+                     table_kinds: Collection[str]) -> Iterator[SectionRow] | None:
         """Of every chunk, in number order: (num, doc, heading path, line_start, line_end,
         the number of the chunk its ``extra`` names as ``parent`` when its kind is one of
         `kinds`, else None, its ``extra``'s integer ``table_index`` when its kind is one of
         `table_kinds`, else None), in one pass over the table (the parent found through the
-        id index, in SQLite). None when this SQLite cannot read JSON (no JSON1): the caller
-        reads rows as it needs them."""
+        id index, in SQLite), as the query steps (no list of every row at once). None when
+        this SQLite cannot read JSON (no JSON1): the caller reads rows as it needs them."""
         marks, tables = ",".join("?" * len(kinds)), ",".join("?" * len(table_kinds))
         try:
             cur = self.con.execute(
@@ -341,17 +350,9 @@ class Store:
                 "AND p.id = json_extract(c.extra, '$.parent') ORDER BY c.num",
                 [*sorted(table_kinds), *sorted(kinds)])
             cur.row_factory = None
-            rows = cur.fetchall()
         except sqlite3.OperationalError:
             return None
-        paths: dict[str, tuple[str, ...]] = {}  # a heading path decoded once per distinct text
-        out: list[SectionRow] = []
-        for num, doc, raw, start, end, parent, table in rows:
-            path = paths.get(raw)
-            if path is None:
-                path = paths[raw] = tuple(_load_strings(raw))
-            out.append((num, doc, path, start, end, parent, table))
-        return out
+        return _section_rows(cur)
 
     def chunk_links(self) -> list[tuple[str, list[dict[str, Any]]]]:
         """(document, links) of every chunk that holds links (for the page link graph of

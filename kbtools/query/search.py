@@ -231,7 +231,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     table.searched()
     ranked = ranked[:head] + [h for h in ranked[head:] if h.num in held]
     table.ensure(h.num for h in ranked)
-    hits = _collapse_to_sections(table, ranked)
+    hits = _collapse_to_sections(table, [h for h in ranked if table.known[h.num]])
     rows: Rows = {}  # the rows read: those a stage needs, then the results shown
     model = reranker or qcfg.get("reranker")
     if model:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from array import array
 from collections.abc import Iterable
 
 import numpy as np
@@ -105,15 +106,23 @@ class SectionTable:
     def _read_whole(self) -> None:
         rows = self._index.store.section_rows(COLLAPSE_KINDS, TABLE_KINDS)
         self._whole = True
-        if rows is None or len(rows) != len(self.known):
+        if rows is None:
             return  # (no pass over this store: rows are read as searches need them)
         numbers = self._numbers  # the numbers already given stay
-        self.section[:] = [numbers.setdefault((doc, path), len(numbers))
-                           for _, doc, path, _, _, _, _ in rows]
-        self.line_start[:] = [r[3] for r in rows]
-        self.line_end[:] = [r[4] for r in rows]
-        self.collapse_to[:] = [-1 if r[5] is None else r[5] for r in rows]
-        self.table_index[:] = [r[6] or 0 for r in rows]
+        # (machine integers, not a list of int objects per column)
+        section, start, end, parent, table = (array("q") for _ in range(5))
+        for _, doc, path, s, e, p, t in rows:
+            section.append(numbers.setdefault((doc, path), len(numbers)))
+            start.append(s)
+            end.append(e)
+            parent.append(-1 if p is None else p)
+            table.append(t or 0)
+        if len(section) != len(self.known):
+            return
+        for column, values in ((self.section, section), (self.line_start, start),
+                               (self.line_end, end), (self.collapse_to, parent),
+                               (self.table_index, table)):
+            column[:] = np.frombuffer(values, dtype=np.int64)
         self.known[:] = True
         self._numbers = {}  # (nothing is read any more)
 
