@@ -21,6 +21,7 @@ from kbtools.errors import IndexLoadError, TableError, UsageError
 from kbtools.index.manifest import FORMAT_VERSION
 from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index_path
 from kbtools.markdown import doctree
+from kbtools.query import search as search_module
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
 from kbtools.query.search import _routing_values, route, search
@@ -451,9 +452,12 @@ def test_a_term_only_one_chunk_holds_finds_that_chunk_first(index):
         assert term in res.results[0].text.casefold(), (term, res.results[0].citation.text())
 
 
-def test_route_is_every_routing_value_the_question_holds_in_order(index):
-    """`route` looks only at the values that start with one of the question's characters
-    and are no longer than it: what a test of every value gives."""
+@pytest.mark.parametrize("scan", [0, 10_000])
+def test_route_is_every_routing_value_the_question_holds_in_order(index, scan, monkeypatch):
+    """`route` tests the values no longer than the question, or, with more than ROUTE_SCAN
+    of them, only those starting with one of its characters: either way what a test of
+    every value gives."""
+    monkeypatch.setattr(search_module, "ROUTE_SCAN", scan)
     values = _routing_values(index)
     assert len(values) > 10
     rng = np.random.default_rng(7)

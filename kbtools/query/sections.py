@@ -1,17 +1,18 @@
-"""What ranking needs of a chunk, as per-chunk arrays: its section, its lines, and the
-section that answers for it.
+"""What ranking needs of a chunk, as per-chunk arrays: its section, its lines, the section
+that answers for it, and its table.
 
 After fusion a search ranks 50 to 100 candidates: list items, code and images give way to
 their section (`collapse`), one hit per section is kept and documents are diversified
 (`kbtools.query.distinct`), and a hit whose lines sit inside a better one of its document is
-dropped (`suppress_nested`). None of that reads a chunk's text: only its document (the
-per-chunk ``doc`` of `KbIndex.chunk_table`), heading path, line range and parent.
+dropped (`suppress_nested`); the decision tables tried are those of the best table chunks
+(`tables_of`). None of that reads a chunk's text: only its document (the per-chunk ``doc``
+of `KbIndex.chunk_table`), heading path, line range, parent and table index.
 `SectionTable` (one per opened index: `of`) holds those by chunk number. It is filled from
 the store's rows for the chunks a search asks about (`ensure`: a one-shot `kb query` reads
 its candidates' ranking rows, as it did before), and, from an index's second search on (a
 process that asks again is a long-lived one: `kb serve`, `kb mcp`, `kb query --batch`, an
-evaluation), for every chunk in one pass over the store (`Store.section_rows`, ~0.2 s at
-54k chunks, once), so that ranking reads no rows at all and the rows of the results shown
+evaluation), for every chunk in one pass over the store (`Store.section_rows`, 0.3–0.45 s
+and ~10 MiB of RSS at 54k chunks, once), so that ranking reads no rows at all and the rows of the results shown
 are read afterwards. An engine's index (no local store to pass over) keeps filling it from
 the rows it fetches.
 
