@@ -3,6 +3,8 @@ whole, it is what the store's rows say, and a search answers the same either way
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,16 @@ def test_a_search_answers_the_same_from_rows_and_from_the_whole_table(example_in
     results = [r for q in questions for r in search(whole, q).to_dict()["results"]]
     assert any(r["why"].get("evaluated") for r in results)  # decision tables compared too
     assert any("collapsed_from" in r["why"] for r in results)  # and collapsed hits
+
+
+def test_a_closed_index_and_its_table_are_freed(example_index):
+    """`of` keeps an index's table only while the index lives (a device switching releases
+    in `kb serve` drops the old one)."""
+    index = open_index(example_index)
+    search(index, QUESTIONS[0]["query"])
+    table = weakref.ref(sections.of(index))
+    gone = weakref.ref(index)
+    index.close()
+    del index
+    gc.collect()
+    assert gone() is None and table() is None

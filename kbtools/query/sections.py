@@ -50,7 +50,11 @@ class SectionTable:
 
     def __init__(self, index: KbIndex):
         n = index.store.count()
-        self._index = index
+        # the parts read, not the index: `of` keeps a table only while its index lives
+        self._store = index.store
+        table = index.chunk_table()
+        self._doc, self._kind = table.doc, table.kind
+        self._doc_names = [d["doc"] for d in index.docs()]
         self.section = np.full(n, -1, dtype=np.int64)
         self.line_start = np.zeros(n, dtype=np.int64)
         self.line_end = np.zeros(n, dtype=np.int64)
@@ -80,7 +84,7 @@ class SectionTable:
 
     def _read(self, nums: list[int]) -> None:
         """Fill chunks `nums` from their ranking rows, then their parents likewise."""
-        store = self._index.store
+        store = self._store
         pending = store.ranking_rows(nums)
         while pending:
             rows = list(pending.values())
@@ -105,7 +109,7 @@ class SectionTable:
         self.known[num] = True
 
     def _read_whole(self) -> None:
-        rows = self._index.store.section_rows(COLLAPSE_KINDS, TABLE_KINDS)
+        rows = self._store.section_rows(COLLAPSE_KINDS, TABLE_KINDS)
         self._whole = True
         if rows is None:
             return  # (no pass over this store: rows are read as searches need them)
@@ -136,7 +140,7 @@ class SectionTable:
         to = self.collapse_to[nums]
         if not (to >= 0).any():
             return hits
-        kind = self._index.chunk_table().kind
+        kind = self._kind
         out: list[Hit] = []
         seen: set[int] = set()
         for h, parent in zip(hits, to.tolist(), strict=True):
@@ -154,9 +158,7 @@ class SectionTable:
         found = np.flatnonzero(self.table_index[nums]) if nums else np.zeros(0, dtype=np.int64)
         if not len(found):
             return []
-        docs = self._index.docs()
-        doc_of = self._index.chunk_table().doc
-        return [(docs[doc_of[nums[j]]]["doc"], int(self.table_index[nums[j]]),
+        return [(self._doc_names[self._doc[nums[j]]], int(self.table_index[nums[j]]),
                  int(self.line_start[nums[j]])) for j in found.tolist()]
 
     def sections_of(self, hits: Iterable[Hit]) -> dict[int, int]:
@@ -168,7 +170,7 @@ class SectionTable:
         """The first `k` hits, skipping one whose lines sit inside (or around) an already
         chosen hit of the same document. The hits must be known (`ensure`)."""
         nums = [h.num for h in hits]
-        docs = self._index.chunk_table().doc[nums].tolist()
+        docs = self._doc[nums].tolist()
         starts, ends = self.line_start[nums].tolist(), self.line_end[nums].tolist()
         chosen: list[int] = []  # positions in `hits`
         for j, (d, s, e) in enumerate(zip(docs, starts, ends, strict=True)):
