@@ -147,3 +147,17 @@ def test_a_closed_index_and_its_table_are_freed(example_index):
     del index
     gc.collect()
     assert gone() is None and table() is None
+
+
+def test_a_server_knows_every_chunk_once_warmed_up(example_index):
+    """`kb serve` reads the whole table while it warms a release up, so its users' first
+    questions do not wait for that pass."""
+    from kbtools.serve.source import warm_up
+
+    index = open_index(example_index)
+    try:
+        warm_up(index)  # one search: on its own, only that search's candidates are known
+        assert sections.of(index).known.all()
+    finally:
+        gc.unfreeze()  # (warm_up freezes what is loaded; the other tests collect)
+        index.close()

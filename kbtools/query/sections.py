@@ -11,8 +11,9 @@ of `KbIndex.chunk_table`), heading path, line range, parent and table index.
 the store's rows for the chunks a search asks about (`ensure`: a one-shot `kb query` reads
 its candidates' ranking rows, as it did before), and, from an index's second search on (a
 process that asks again is a long-lived one: `kb serve`, `kb mcp`, `kb query --batch`, an
-evaluation), for every chunk in one pass over the store (`Store.section_rows`, 0.3–0.45 s
-and ~10 MiB of RSS at 54k chunks, once), so that ranking reads no rows at all and the rows of the results shown
+evaluation; `kb serve` and `kb mcp` do it right after a release's first search, `read_whole`),
+for every chunk in one pass over the store (`Store.section_rows`, 0.3–0.45 s and ~10 MiB of
+RSS at 54k chunks, once), so that ranking reads no rows at all and the rows of the results shown
 are read afterwards. An engine's index (no local store to pass over) keeps filling it from
 the rows it fetches.
 
@@ -69,7 +70,13 @@ class SectionTable:
     def searched(self) -> None:
         """Count a search; from the `WHOLE_AFTER`-th on, read the whole table (once)."""
         self._searches += 1
-        if self._searches > WHOLE_AFTER and not self._whole:
+        if self._searches > WHOLE_AFTER:
+            self.read_whole()
+
+    def read_whole(self) -> None:
+        """Know every chunk, from one pass over the store (once; a long-lived process calls
+        it after loading, so that no user's question waits for it)."""
+        if not self._whole:
             with self._lock:
                 if not self._whole:
                     self._read_whole()

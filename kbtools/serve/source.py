@@ -40,6 +40,7 @@ from kbtools.errors import IndexLoadError, SyncError
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index, settle
+from kbtools.query import sections
 from kbtools.query.search import search as run_search
 from kbtools.ship.checkout import resolve_index_path
 
@@ -78,6 +79,7 @@ def warm_up(idx: KbIndex) -> None:
     for model in sorted(idx.manifest.get("models", {})):
         embed_question(get_embedder(model), WARM_UP)  # the question path (packed weights)
     run_search(idx, WARM_UP, k=1)
+    sections.of(idx).read_whole()  # else the second search would read it
     settle()
 
 
