@@ -52,3 +52,22 @@ def dot(a: np.ndarray, packed: Any) -> np.ndarray:
 
     return np.asarray(numkong.dots_packed(numkong.astype(np.ascontiguousarray(a), "bf16"),
                                           packed))
+
+
+def matrix(rows: np.ndarray) -> Any:
+    """A weight matrix stored as (out, in), in bfloat16 for `dot_t`."""
+    import numkong
+
+    return numkong.astype(np.ascontiguousarray(rows), "bf16")
+
+
+def dot_t(matrix_bf16: Any, a: np.ndarray) -> np.ndarray:
+    """(a @ rows.T).T = rows @ a.T, shape (out, len(a)), for `matrix_bf16` = matrix(rows):
+    float32 in and out, bfloat16 products. For a few rows of `a` this is the
+    faster way round: the weights stream through once as the left operand, against `a`
+    packed small, where `dot` walks the packed weights once per block of `a`'s rows."""
+    import numkong
+
+    return np.asarray(numkong.dots_packed(
+        matrix_bf16,
+        numkong.dots_pack(numkong.astype(np.ascontiguousarray(a), "bf16"), dtype="bf16")))

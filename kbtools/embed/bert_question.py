@@ -1,0 +1,185 @@
+"""One question through a BERT encoder (MiniLM) on bfloat16 products: the forward pass of
+`bert.NumpyBert.encode_question`.
+
+A warm English search embeds one question of about 20 word pieces. The batch path
+(`NumpyBert._forward`) serves builds: padded batches, a mask, float32 products. For one
+unpadded sequence most of that is overhead: of its ~10 ms (bfloat16 products, the
+question's earlier path) ~3 ms were numpy bookkeeping around the products — temporaries
+for every step of GELU's erf, `mean` through Python, a mask added to every attention score.
+Here the same arithmetic runs in place on one sequence:
+
+- the four products of each layer on weights packed once (`kbtools.embed.bf16`: bfloat16
+  with float32 sums; numpy's float32 products are 1.4-4× slower at these shapes, measured
+  per product in benchmarks/README.md, so none is left on numpy);
+- the query, key and value projections as one product (their weights stacked), attention
+  for all heads at once as stacked (heads, tokens, tokens) products, no mask;
+- the same erf approximation as `bert.erf` (Abramowitz & Stegun 7.1.26, 1.5e-7) with its
+  constants folded into GELU, in place; layer norms in place.
+
+The vectors are those of the float32 path to float rounding (cosine ≥ 0.9999; tested against
+sentence-transformers at 0.999 in tests/test_embed_bert.py). Builds never use this path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from kbtools.embed import bf16
+
+F32 = npt.NDArray[np.float32]
+
+# GELU(x) = x·Φ(x) = relu(x) − ½|x|·poly(t)·exp(−x²/2) with t = 1/(1 + p|x|/√2), where
+# 1 − poly(t)·exp(−z²) is A&S 7.1.26's erf(z) for z = |x|/√2 ≥ 0 (`bert.erf`: same p and
+# coefficients). The ½ and the 1/√2 are folded into the constants below.
+_P = np.float32(0.3275911 * np.sqrt(0.5))
+_HALF_A = tuple(np.float32(0.5 * a) for a in (0.254829592, -0.284496736, 1.421413741,
+                                              -1.453152027, 1.061405429))
+_MINUS_HALF = np.float32(-0.5)
+
+
+def gelu_(x: F32) -> F32:
+    """BERT's exact GELU (to erf's 1.5e-7) of `x`, in place; returns `x`."""
+    a = np.abs(x)
+    t = a * _P
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    poly = t * _HALF_A[4]
+    for coef in _HALF_A[3::-1]:
+        poly += coef
+        poly *= t
+    np.square(a, out=t)  # t is spent: −x²/2 → exp
+    t *= _MINUS_HALF
+    np.exp(t, out=t)
+    poly *= t
+    poly *= a
+    np.maximum(x, np.float32(0.0), out=x)
+    x -= poly
+    return x
+
+
+def layer_norm_(x: F32, weight: F32, bias: F32, eps: np.float32) -> F32:
+    """Layer norm of each column of `x` (hidden, tokens), in place, with `weight` and `bias`
+    as (hidden, 1) columns; returns `x`."""
+    inv = np.float32(1.0 / x.shape[0])
+    mean = np.add.reduce(x, axis=0)
+    mean *= inv
+    x -= mean
+    var = np.einsum("ij,ij->j", x, x)
+    var *= inv
+    var += eps
+    np.sqrt(var, out=var)
+    x /= var
+    x *= weight
+    x += bias
+    return x
+
+
+class LayerWeights(Protocol):
+    """One encoder layer's float32 weights ((out, in) matrices), as `bert.Layer` holds them."""
+
+    @property
+    def qkv(self) -> F32: ...
+    @property
+    def qkv_bias(self) -> F32: ...
+    @property
+    def attn_out(self) -> F32: ...
+    @property
+    def attn_out_bias(self) -> F32: ...
+    @property
+    def attn_norm(self) -> tuple[F32, F32]: ...
+    @property
+    def inter(self) -> F32: ...
+    @property
+    def inter_bias(self) -> F32: ...
+    @property
+    def out(self) -> F32: ...
+    @property
+    def out_bias(self) -> F32: ...
+    @property
+    def out_norm(self) -> tuple[F32, F32]: ...
+
+
+@dataclass(frozen=True)
+class PackedLayer:
+    """A layer's matrices in bfloat16 for `bf16.dot_t`; biases and norm weights as columns."""
+
+    qkv: Any
+    qkv_bias: F32
+    attn_out: Any
+    attn_out_bias: F32
+    attn_norm: tuple[F32, F32]
+    inter: Any
+    inter_bias: F32
+    out: Any
+    out_bias: F32
+    out_norm: tuple[F32, F32]
+
+    @classmethod
+    def of(cls, w: LayerWeights) -> PackedLayer:
+        return cls(qkv=bf16.matrix(w.qkv), qkv_bias=_column(w.qkv_bias),
+                   attn_out=bf16.matrix(w.attn_out), attn_out_bias=_column(w.attn_out_bias),
+                   attn_norm=_columns(w.attn_norm), inter=bf16.matrix(w.inter),
+                   inter_bias=_column(w.inter_bias), out=bf16.matrix(w.out),
+                   out_bias=_column(w.out_bias), out_norm=_columns(w.out_norm))
+
+
+def _column(v: F32) -> F32:
+    out: F32 = np.ascontiguousarray(v)[:, None]
+    return out
+
+
+def _columns(pair: tuple[F32, F32]) -> tuple[F32, F32]:
+    return _column(pair[0]), _column(pair[1])
+
+
+class QuestionEncoder:
+    """BERT's forward pass and mean pooling for one sequence of word-piece ids, over the
+    arrays of a loaded `NumpyBert` (read, never changed) with its layers in bfloat16 here.
+
+    Hidden states are kept feature-major, (hidden, tokens): that is how `bf16.dot_t`
+    returns them, and attention's per-head blocks are then plain reshapes."""
+
+    def __init__(self, word: F32, position: F32, token_type: F32, embed_norm: tuple[F32, F32],
+                 layers: Sequence[LayerWeights], heads: int, eps: float):
+        self.word = word
+        self.position = position + token_type[0]  # every token is of type 0
+        self.embed_norm = _columns(embed_norm)
+        self.layers = [PackedLayer.of(layer) for layer in layers]
+        self.heads = heads
+        self.eps = np.float32(eps)
+
+    def pooled(self, ids: Sequence[int]) -> F32:
+        """The mean of the last hidden states over the tokens `ids`, shape (1, hidden)."""
+        n, hidden, heads, eps = len(ids), self.word.shape[1], self.heads, self.eps
+        head = hidden // heads
+        scale = np.float32(1.0 / np.sqrt(head))
+        tokens = self.word[np.asarray(ids, dtype=np.intp)]
+        tokens += self.position[:n]
+        x = layer_norm_(np.ascontiguousarray(tokens.T), *self.embed_norm, eps)
+        for layer in self.layers:
+            qkv = bf16.dot_t(layer.qkv, x.T)
+            qkv += layer.qkv_bias
+            q, k, v = qkv.reshape(3, heads, head, n)  # each (heads, head, tokens)
+            scores = q.transpose(0, 2, 1) @ k  # (heads, query token, key token)
+            scores *= scale
+            scores -= scores.max(axis=2, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= np.add.reduce(scores, axis=2, keepdims=True)
+            ctx = (v @ scores.transpose(0, 2, 1)).reshape(hidden, n)
+            attended = bf16.dot_t(layer.attn_out, ctx.T)
+            attended += layer.attn_out_bias
+            attended += x
+            x = layer_norm_(attended, *layer.attn_norm, eps)
+            inner = bf16.dot_t(layer.inter, x.T)
+            inner += layer.inter_bias
+            out = bf16.dot_t(layer.out, gelu_(inner).T)
+            out += layer.out_bias
+            out += x
+            x = layer_norm_(out, *layer.out_norm, eps)
+        pooled: F32 = np.add.reduce(x, axis=1)[None] * np.float32(1.0 / n)
+        return pooled
