@@ -63,13 +63,12 @@ def gelu_(x: F32) -> F32:
 
 
 def layer_norm_(x: F32, weight: F32, bias: F32, eps: np.float32) -> F32:
-    """Layer norm of each column of `x` (hidden, tokens), in place, with `weight` and `bias`
-    as (hidden, 1) columns; returns `x`."""
-    inv = np.float32(1.0 / x.shape[0])
-    mean = np.add.reduce(x, axis=0)
+    """Layer norm over the rows of `x`, in place; returns `x`."""
+    inv = np.float32(1.0 / x.shape[1])
+    mean = np.add.reduce(x, axis=1, keepdims=True)
     mean *= inv
     x -= mean
-    var = np.einsum("ij,ij->j", x, x)
+    var = np.einsum("ij,ij->i", x, x)[:, None]
     var *= inv
     var += eps
     np.sqrt(var, out=var)
@@ -77,6 +76,13 @@ def layer_norm_(x: F32, weight: F32, bias: F32, eps: np.float32) -> F32:
     x *= weight
     x += bias
     return x
+
+
+def _added(columns: F32, bias: F32) -> F32:
+    """columns.T + bias, as a new C-ordered (tokens, features) array."""
+    out: F32 = np.empty((columns.shape[1], columns.shape[0]), dtype=np.float32)
+    np.add(columns.T, bias, out=out)
+    return out
 
 
 class LayerWeights(Protocol):
@@ -106,7 +112,7 @@ class LayerWeights(Protocol):
 
 @dataclass(frozen=True)
 class PackedLayer:
-    """A layer's matrices in bfloat16 for `bf16.dot_t`; biases and norm weights as columns."""
+    """A layer's matrices in bfloat16 for `bf16.dot_t`; biases and norms as they were."""
 
     qkv: Any
     qkv_bias: F32
@@ -121,34 +127,26 @@ class PackedLayer:
 
     @classmethod
     def of(cls, w: LayerWeights) -> PackedLayer:
-        return cls(qkv=bf16.matrix(w.qkv), qkv_bias=_column(w.qkv_bias),
-                   attn_out=bf16.matrix(w.attn_out), attn_out_bias=_column(w.attn_out_bias),
-                   attn_norm=_columns(w.attn_norm), inter=bf16.matrix(w.inter),
-                   inter_bias=_column(w.inter_bias), out=bf16.matrix(w.out),
-                   out_bias=_column(w.out_bias), out_norm=_columns(w.out_norm))
-
-
-def _column(v: F32) -> F32:
-    out: F32 = np.ascontiguousarray(v)[:, None]
-    return out
-
-
-def _columns(pair: tuple[F32, F32]) -> tuple[F32, F32]:
-    return _column(pair[0]), _column(pair[1])
+        return cls(qkv=bf16.matrix(w.qkv), qkv_bias=w.qkv_bias[:, None],
+                   attn_out=bf16.matrix(w.attn_out), attn_out_bias=w.attn_out_bias,
+                   attn_norm=w.attn_norm, inter=bf16.matrix(w.inter), inter_bias=w.inter_bias,
+                   out=bf16.matrix(w.out), out_bias=w.out_bias, out_norm=w.out_norm)
 
 
 class QuestionEncoder:
     """BERT's forward pass and mean pooling for one sequence of word-piece ids, over the
     arrays of a loaded `NumpyBert` (read, never changed) with its layers in bfloat16 here.
 
-    Hidden states are kept feature-major, (hidden, tokens): that is how `bf16.dot_t`
-    returns them, and attention's per-head blocks are then plain reshapes."""
+    `bf16.dot_t` returns a product by columns, (features, tokens). The query, key and value
+    projections stay that way (each head's block is then a plain reshape); the other products
+    are added to their bias into (tokens, features) rows, the layout the layer norms and the
+    next product read fastest."""
 
     def __init__(self, word: F32, position: F32, token_type: F32, embed_norm: tuple[F32, F32],
                  layers: Sequence[LayerWeights], heads: int, eps: float):
         self.word = word
         self.position = position + token_type[0]  # every token is of type 0
-        self.embed_norm = _columns(embed_norm)
+        self.embed_norm = embed_norm
         self.layers = [PackedLayer.of(layer) for layer in layers]
         self.heads = heads
         self.eps = np.float32(eps)
@@ -158,11 +156,11 @@ class QuestionEncoder:
         n, hidden, heads, eps = len(ids), self.word.shape[1], self.heads, self.eps
         head = hidden // heads
         scale = np.float32(1.0 / np.sqrt(head))
-        tokens = self.word[np.asarray(ids, dtype=np.intp)]
-        tokens += self.position[:n]
-        x = layer_norm_(np.ascontiguousarray(tokens.T), *self.embed_norm, eps)
+        x = self.word[np.asarray(ids, dtype=np.intp)]
+        x += self.position[:n]
+        layer_norm_(x, *self.embed_norm, eps)
         for layer in self.layers:
-            qkv = bf16.dot_t(layer.qkv, x.T)
+            qkv = bf16.dot_t(layer.qkv, x)
             qkv += layer.qkv_bias
             q, k, v = qkv.reshape(3, heads, head, n)  # each (heads, head, tokens)
             scores = q.transpose(0, 2, 1) @ k  # (heads, query token, key token)
@@ -171,15 +169,12 @@ class QuestionEncoder:
             np.exp(scores, out=scores)
             scores /= np.add.reduce(scores, axis=2, keepdims=True)
             ctx = (v @ scores.transpose(0, 2, 1)).reshape(hidden, n)
-            attended = bf16.dot_t(layer.attn_out, ctx.T)
-            attended += layer.attn_out_bias
+            attended = _added(bf16.dot_t(layer.attn_out, ctx.T), layer.attn_out_bias)
             attended += x
             x = layer_norm_(attended, *layer.attn_norm, eps)
-            inner = bf16.dot_t(layer.inter, x.T)
-            inner += layer.inter_bias
-            out = bf16.dot_t(layer.out, gelu_(inner).T)
-            out += layer.out_bias
+            inner = gelu_(_added(bf16.dot_t(layer.inter, x), layer.inter_bias))
+            out = _added(bf16.dot_t(layer.out, inner), layer.out_bias)
             out += x
             x = layer_norm_(out, *layer.out_norm, eps)
-        pooled: F32 = np.add.reduce(x, axis=1)[None] * np.float32(1.0 / n)
+        pooled: F32 = np.add.reduce(x, axis=0, keepdims=True) * np.float32(1.0 / n)
         return pooled
