@@ -10,6 +10,14 @@ then BABA…), so both see the same machine load. Per question it records wall a
 milliseconds of `embed_question`. It prints p50/mean/p95 per side and after/before ratios,
 and how far the two trees' vectors are apart (the smallest cosine over the questions) and
 how far each tree's question vectors are from its own float32 batch path (`embed_batch`).
+
+    PYTHONPATH=TREE .venv/bin/python benchmarks/bench_question_embed.py --products
+
+instead times one product of each of MiniLM's four weight shapes for a few token counts, in
+one process on one BLAS thread (best of 5 × 100 calls, the weights hot in cache): bfloat16
+through `bf16.dot` (weights packed once, the question's rows streamed) and `bf16.dot_t`
+(the weights streamed against the rows packed), against numpy float32 on the weights as
+stored ((out, in), read transposed) and pre-transposed.
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +71,45 @@ def summary(values: list[float]) -> dict[str, float]:
             "p95": round(quantile(values, 0.95), 3)}
 
 
+def products() -> None:
+    """Per-product microseconds of the candidate ways to multiply a question's rows."""
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    if not os.environ.get("PYTHONPATH"):
+        sys.path.insert(0, str(ROOT))
+    from kbtools.embed import bf16
+
+    def best(fn: Callable[[], object]) -> float:
+        for _ in range(10):
+            fn()
+        runs = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(100):
+                fn()
+            runs.append((time.perf_counter() - t0) / 100 * 1e6)
+        return min(runs)
+
+    rng = np.random.default_rng(0)
+    print("tokens  in→out       bf16.dot  bf16.dot_t  numpy x@W.T  numpy x@Wt  (µs)")
+    with threadpool_limits(1, user_api="blas"):
+        for n in (8, 16, 23, 32, 48):
+            for d_in, d_out in ((384, 1152), (384, 384), (384, 1536), (1536, 384)):
+                w = rng.standard_normal((d_out, d_in)).astype(np.float32)
+                wt = np.ascontiguousarray(w.T)
+                x = rng.standard_normal((n, d_in)).astype(np.float32)
+                packed, rows = bf16.pack(w), bf16.matrix(w)
+                times = [best(partial(bf16.dot, x, packed)), best(partial(bf16.dot_t, rows, x)),
+                         best(partial(np.matmul, x, w.T)), best(partial(np.matmul, x, wt))]
+                print(f"{n:6d}  {d_in:4d}→{d_out:<5d}  " + "  ".join(f"{t:10.1f}" for t in times))
+
+
 def main() -> None:
+    if "--products" in sys.argv[1:]:
+        products()
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", required=True, type=Path, help="checkout of the old code")
     ap.add_argument("--after", default=ROOT, type=Path, help="checkout of the new code")
