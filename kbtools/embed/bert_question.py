@@ -2,22 +2,24 @@
 `bert.NumpyBert.encode_question`.
 
 A warm English search embeds one question of about 20 word pieces. The batch path
-(`NumpyBert._forward`) serves builds: padded batches, a mask, float32 products. For one
-unpadded sequence most of that is overhead: of its ~10 ms (bfloat16 products, the
-question's earlier path) ~3 ms were numpy bookkeeping around the products — temporaries
-for every step of GELU's erf, `mean` through Python, a mask added to every attention score.
-Here the same arithmetic runs in place on one sequence:
+(`NumpyBert._forward`) serves builds: padded batches, a mask, float32 products. Run for one
+question (on bfloat16 products) it spent ~7 of its ~10 ms in the 24 products and ~3 ms
+around them: a temporary for every step of GELU's erf, `mean` through Python, a mask added
+to every attention score. Here the same arithmetic runs on one unpadded sequence:
 
-- the four products of each layer on weights packed once (`kbtools.embed.bf16`: bfloat16
-  with float32 sums; numpy's float32 products are 1.4-4× slower at these shapes, measured
-  per product in benchmarks/README.md, so none is left on numpy);
+- every product through `bf16.dot_t`: the layer's weights in bfloat16 (float32 sums),
+  streamed once as the left operand against the question's rows packed small, 0.6-0.9× the
+  time of `bf16.dot` on packed weights; numpy's float32 products are 2-4.5× slower at these
+  shapes, so none is left on numpy (per product: benchmarks/README.md);
 - the query, key and value projections as one product (their weights stacked), attention
   for all heads at once as stacked (heads, tokens, tokens) products, no mask;
 - the same erf approximation as `bert.erf` (Abramowitz & Stegun 7.1.26, 1.5e-7) with its
   constants folded into GELU, in place; layer norms in place.
 
-The vectors are those of the float32 path to float rounding (cosine ≥ 0.9999; tested against
-sentence-transformers at 0.999 in tests/test_embed_bert.py). Builds never use this path.
+What is left is mostly the products, bound by streaming 21 MB of weights per question rather
+than by arithmetic or numkong's per-call cost. The vectors are those of the float32 path to
+float rounding (cosine ≥ 0.9999, tested; ≥ 0.999 against sentence-transformers in
+tests/test_embed_bert.py). Builds never use this path.
 """
 
 from __future__ import annotations

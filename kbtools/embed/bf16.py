@@ -5,9 +5,11 @@ A warm query embeds one short text: a handful of (tokens × in) by (in × out) p
 matrix, every call. numkong (usearch's own dependency, so already installed) multiplies
 against weights packed once, and on CPUs with bfloat16 matrix units (Intel AMX) about 8×
 faster, in bfloat16 with float32 results; CPUs with AVX-512 BF16 dot products but no matrix
-units (AMD Zen 4) gain 1.6-2.5× per product. The encoders that use it (`use_question`,
-`bert.NumpyBert.encode_question`) keep their vectors within cosine 0.999 of their float32
-paths (tested), and only questions take it: builds stay exact float32 and reproducible.
+units (AMD Zen 4) gain 1.6-2.5× per product (`dot`), more the other way round (`dot_t`:
+the weights streamed against the question's rows packed). The encoders that use it
+(`use_question`; `bert_question` for `bert.NumpyBert.encode_question`) keep their vectors
+within cosine 0.999 of their float32 paths (tested), and only questions take it: builds
+stay exact float32 and reproducible.
 
 Used only where numkong reports such hardware (`available`); ``KB_USE_BF16=0`` in the
 environment turns it off.
