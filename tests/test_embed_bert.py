@@ -250,3 +250,7 @@ def test_bfloat16_products_the_left_way_round_match_float32():
         # bfloat16 operands: ~3 significant digits per factor, float32 sums
         assert np.linalg.norm(got - want) < 0.01 * np.linalg.norm(want)
         assert np.allclose(got, bf16.dot(a, bf16.pack(rows)).T, rtol=1e-3, atol=1e-3)
+    weights = bf16.matrix(rows)
+    before = np.asarray(weights).copy()
+    bf16.warm(weights)  # reads only
+    assert np.array_equal(np.asarray(weights), before)

@@ -73,3 +73,10 @@ def dot_t(matrix_bf16: Any, a: np.ndarray) -> np.ndarray:
     return np.asarray(numkong.dots_packed(
         matrix_bf16,
         numkong.dots_pack(numkong.astype(np.ascontiguousarray(a), "bf16"), dtype="bf16")))
+
+
+def warm(matrix_bf16: Any) -> None:
+    """Read `matrix_bf16` (from `matrix`) once, as fast as memory streams, so that the
+    `dot_t` after it finds the weights in this core's cache: its kernel reads them slower
+    than a plain sequential pass does."""
+    np.bitwise_or.reduce(np.asarray(matrix_bf16).view(np.uint64).ravel())
