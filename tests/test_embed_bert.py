@@ -254,3 +254,4 @@ def test_bfloat16_products_the_left_way_round_match_float32():
     before = np.asarray(weights).copy()
     bf16.warm(weights)  # reads only
     assert np.array_equal(np.asarray(weights), before)
+    bf16.warm(bf16.matrix(rows[:3, :5]))  # any size, not only whole 8-byte words
