@@ -200,3 +200,58 @@ def test_model_fingerprints_are_cached_by_file_stat(tmp_path, isolated_home):
     assert second != first
     (isolated_home / "models" / "fingerprints.json").unlink()
     assert fingerprint(str(root)) == second  # the cache holds what hashing gives
+
+
+def test_the_question_path_computes_what_the_float32_path_does():
+    """`QuestionEncoder` (one sequence in place, bfloat16 products) against NumpyBert's
+    float32 batch path, on the same varied texts: the same vectors to float rounding."""
+    from kbtools.embed.bert import NumpyBert, minilm_root
+
+    model = NumpyBert(minilm_root())
+    texts = varied_texts()[::2]
+    ours = model.encode(texts)
+    asked = np.concatenate([model.encode_question(t) for t in texts])
+    assert asked.shape == ours.shape and asked.dtype == np.float32
+    assert np.allclose(np.linalg.norm(asked, axis=1), 1.0, atol=1e-5)
+    cosines = (asked * ours).sum(axis=1)
+    worst = int(np.argmin(cosines))
+    assert cosines[worst] >= 0.9999, (texts[worst][:80], float(cosines[worst]))
+    assert np.array_equal(model.encode_question(texts[3]), asked[3:4])  # no state kept
+
+
+def test_in_place_gelu_and_layer_norm_match_the_batch_paths():
+    from kbtools.embed.bert import layer_norm
+    from kbtools.embed.bert_question import gelu_, layer_norm_
+
+    xs = np.linspace(-12, 12, 6000, dtype=np.float32).reshape(3, 2000)
+    exact = np.array([0.5 * float(x) * (1 + math.erf(float(x) / math.sqrt(2)))
+                      for x in xs.ravel()]).reshape(xs.shape)
+    got = xs.copy()
+    assert gelu_(got) is got
+    assert np.max(np.abs(got - exact)) < 5e-6
+    assert np.max(np.abs(got - gelu(xs))) < 2e-6
+    rng = np.random.default_rng(7)
+    rows = (rng.standard_normal((9, 384)) * 3 + 1).astype(np.float32)
+    weight, bias = rng.standard_normal(384).astype(np.float32), rng.standard_normal(384).astype(
+        np.float32)
+    want = layer_norm(rows, weight, bias, 1e-12)
+    assert layer_norm_(rows, weight, bias, np.float32(1e-12)) is rows
+    assert np.allclose(rows, want, atol=1e-5)
+
+
+def test_bfloat16_products_the_left_way_round_match_float32():
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((1536, 384)).astype(np.float32)
+    for n in (1, 7, 23, 64):
+        a = rng.standard_normal((n, 384)).astype(np.float32)
+        got = bf16.dot_t(bf16.matrix(rows), a.T.copy().T)  # a strided view is fine
+        assert got.shape == (1536, n) and got.dtype == np.float32
+        want = (a @ rows.T).T
+        # bfloat16 operands: ~3 significant digits per factor, float32 sums
+        assert np.linalg.norm(got - want) < 0.01 * np.linalg.norm(want)
+        assert np.allclose(got, bf16.dot(a, bf16.pack(rows)).T, rtol=1e-3, atol=1e-3)
+    weights = bf16.matrix(rows)
+    before = np.asarray(weights).copy()
+    bf16.warm(weights)  # reads only
+    assert np.array_equal(np.asarray(weights), before)
+    bf16.warm(bf16.matrix(rows[:3, :5]))  # any size, not only whole 8-byte words

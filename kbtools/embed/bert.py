@@ -40,6 +40,7 @@ from kbtools.embed.base import (
     normalise,
     record_load,
 )
+from kbtools.embed.bert_question import QuestionEncoder
 from kbtools.errors import ModelError
 
 F32 = npt.NDArray[np.float32]
@@ -155,7 +156,7 @@ class NumpyBert:
         self.token_type = w[f"{p}embeddings.token_type_embeddings.weight"]
         self.embed_norm = (w[f"{p}embeddings.LayerNorm.weight"], w[f"{p}embeddings.LayerNorm.bias"])
         self.layers = [self._layer(w, f"{p}encoder.layer.{i}.") for i in range(s.layers)]
-        self._packed: list[dict[str, Any]] | None = None  # bfloat16 copies, for questions
+        self._question: QuestionEncoder | None = None  # packed on the first question
 
     @staticmethod
     def _layer(w: dict[str, F32], p: str) -> Layer:
@@ -193,13 +194,14 @@ class NumpyBert:
     def encode_question(self, text: str) -> Vectors:
         """One question's unit vector, shape (1, dim), with the encoder layers' products on
         bfloat16 matrix units (`kbtools.embed.bf16`; within cosine 0.999 of `encode`, tested).
-        The caller checks `bf16.available()`."""
-        if self._packed is None:
-            self._packed = [{name: bf16.pack(getattr(layer, name))
-                             for name in ("qkv", "attn_out", "inter", "out")}
-                            for layer in self.layers]
+        The caller checks `bf16.available()`. One unpadded sequence, in place
+        (`kbtools.embed.bert_question`)."""
+        if self._question is None:
+            s = self.settings
+            self._question = QuestionEncoder(self.word, self.position, self.token_type,
+                                             self.embed_norm, self.layers, s.heads, s.eps)
         with blas_threads(1):
-            return normalise(self._pooled([self.tokenizer.encode(text).ids], self._packed))
+            return normalise(self._question.pooled(self.tokenizer.encode(text).ids))
 
     def _pooled(self, seqs: list[list[int]], packed: list[dict[str, Any]] | None = None) -> F32:
         """Mean of the last hidden states over each sequence's tokens (the layers' products

@@ -5,9 +5,11 @@ A warm query embeds one short text: a handful of (tokens × in) by (in × out) p
 matrix, every call. numkong (usearch's own dependency, so already installed) multiplies
 against weights packed once, and on CPUs with bfloat16 matrix units (Intel AMX) about 8×
 faster, in bfloat16 with float32 results; CPUs with AVX-512 BF16 dot products but no matrix
-units (AMD Zen 4) gain 1.6-2.5× per product. The encoders that use it (`use_question`,
-`bert.NumpyBert.encode_question`) keep their vectors within cosine 0.999 of their float32
-paths (tested), and only questions take it: builds stay exact float32 and reproducible.
+units (AMD Zen 4) gain 1.6-2.5× per product (`dot`), more the other way round (`dot_t`:
+the weights streamed against the question's rows packed). The encoders that use it
+(`use_question`; `bert_question` for `bert.NumpyBert.encode_question`) keep their vectors
+within cosine 0.999 of their float32 paths (tested), and only questions take it: builds
+stay exact float32 and reproducible.
 
 Used only where numkong reports such hardware (`available`); ``KB_USE_BF16=0`` in the
 environment turns it off.
@@ -52,3 +54,30 @@ def dot(a: np.ndarray, packed: Any) -> np.ndarray:
 
     return np.asarray(numkong.dots_packed(numkong.astype(np.ascontiguousarray(a), "bf16"),
                                           packed))
+
+
+def matrix(rows: np.ndarray) -> Any:
+    """A weight matrix stored as (out, in), in bfloat16 for `dot_t`."""
+    import numkong
+
+    return numkong.astype(np.ascontiguousarray(rows), "bf16")
+
+
+def dot_t(matrix_bf16: Any, a: np.ndarray) -> np.ndarray:
+    """(a @ rows.T).T = rows @ a.T, shape (out, len(a)), for `matrix_bf16` = matrix(rows):
+    float32 in and out, bfloat16 products. For a few rows of `a` this is the
+    faster way round: the weights stream through once as the left operand, against `a`
+    packed small, where `dot` walks the packed weights once per block of `a`'s rows."""
+    import numkong
+
+    return np.asarray(numkong.dots_packed(
+        matrix_bf16,
+        numkong.dots_pack(numkong.astype(np.ascontiguousarray(a), "bf16"), dtype="bf16")))
+
+
+def warm(matrix_bf16: Any) -> None:
+    """Read `matrix_bf16` (from `matrix`) once, as fast as memory streams, so that the
+    `dot_t` after it finds the weights in this core's cache: its kernel reads them slower
+    than a plain sequential pass does."""
+    halves = np.asarray(matrix_bf16).reshape(-1)  # bfloat16 as uint16, read 4 at a time
+    np.bitwise_or.reduce(halves[:halves.size // 4 * 4].view(np.uint64))
