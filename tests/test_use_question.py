@@ -80,3 +80,21 @@ def test_token_windows_are_the_gathered_windows(order, left, rows):
     window = np.arange(rows)[:, None] + (np.arange(order) + _PAD - left)
     got = token_windows(buf, _PAD - left, rows, order)
     assert np.array_equal(got, buf[window].reshape(rows, order * width))
+
+
+@pytest.mark.skipif(not bf16.available(),
+                    reason="this CPU has no bfloat16 units numkong uses")
+def test_streamed_weights_compute_the_packed_weights_products(use):
+    """The question path streams each weight matrix against the question's rows packed
+    (`bf16.dot_t`): the products of packed weights (`bf16.dot`, what it did before) to float32
+    summation order, for USE's own matrices and question lengths."""
+    b = use.backend()
+    rng = np.random.default_rng(7)
+    for w in [b.proj_W, *b.w1, *b.w2]:
+        packed, streamed = bf16.pack(w.T), bf16.matrix(w.T)
+        for rows in (1, 3, 17, 40):
+            a = rng.standard_normal((rows, w.shape[0])).astype(np.float32)
+            want = bf16.dot(a, packed)
+            got = bf16.dot_t(streamed, a).T
+            assert got.shape == want.shape == (rows, w.shape[1])
+            assert np.allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
