@@ -134,7 +134,6 @@ class PackedEncoder:
         return ctx
 
 
-
 @dataclass
 class PackedBertEmbedder:
     """The `Embedder` a build uses for a BERT model of `NumpyBert`'s kind (``minilm``):
@@ -148,8 +147,8 @@ class PackedBertEmbedder:
     model_id: str
     # One BLAS thread: a build runs this model on a thread of its own process beside the
     # worker processes embedding USE (`kbtools.build.embed_stage`), which keep both cores
-    # busy; and a second BLAS thread cost ~1.7x the CPU for ~15% less wall time alone
-    # (aliyun's English chunks, benchmarks/README.md).
+    # busy; and alone, a second BLAS thread cost 1.5-1.7x the CPU for little or no less wall
+    # time on the busy 2-core machine (benchmarks/README.md, "MiniLM builds in numpy").
     threads: int = 1
     # stored vectors: "3" = `PackedEncoder` (numpy); "2" was sentence-transformers embedding
     # each text alone on one torch thread. Same fingerprint, vectors equal to float rounding:
