@@ -147,25 +147,36 @@ def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
     for ident in ids:
         pat = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ident)}(?![A-Za-z0-9_]|\.\d)",
                          re.IGNORECASE)
+        if article := re.fullmatch(r"第(\d+)([节章条])", ident):  # 第 12 條 as well
+            units = {"节": "节節", "章": "章", "条": "条條"}[article.group(2)]
+            pat = re.compile(rf"第\s*{article.group(1)}\s*[{units}]")
         if not pat.search(text) and not pat.search(heading):
             continue
         held += 1
-        about = about or int(identifiers._heads(ident, heading) or any(
+        head = heading.strip().strip("`")
+        heads = head.casefold() == ident.casefold() or bool(
+            re.fullmatch(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+|第\d+[节章条]", ident)
+            and pat.match(head))
+        about = about or int(heads or any(
             re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
                          line.strip(), re.IGNORECASE) for line in text.splitlines()))
     return 2 * held + about if held else 0
 
 
 IDENTS = st.lists(st.sampled_from(["E17", "e17", "ab_e", "SKI", "is_a", "4.3", "[ddl:8204]",
-                                   "ſki"]), max_size=3)
-LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from(["code: E17", "代码：e17", "x: `ab_e`",
-                                                      "E170 E17.5", "ＳＫＩ", "\u212ai", "ıs_a",
-                                                      "码：[ddl:8204]", "4.3 节"])),
-                     max_size=5).map("\n".join)
+                                   "ſki", "kb:publish", "v2.0.2", "HX-260", "第12条"]),
+                  max_size=3)
+LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from([
+    "code: E17", "代码：e17", "x: `ab_e`", "E170 E17.5", "ＳＫＩ", "\u212ai", "ıs_a",
+    "码：[ddl:8204]", "4.3 节", "scope: 'kb:publish'", "kb:publish", "v2.0.2.1 或 v2.0.2",
+    "E17.\u0661", "E17.x", "a:b: E17", ": E17", "x：\u3000\"E17", "键:\t`E17`  ", "x: E17\"\"",
+    "hx-260：HX-260", "第 12 條", "依第12条"])), max_size=5).map("\n".join)
 
 
 @settings(max_examples=500, deadline=None)
-@given(ids=IDENTS, text=LINE_TEXT, heading=st.one_of(TEXT, st.sampled_from(["E17", "4.3 x"])))
+@given(ids=IDENTS, text=LINE_TEXT,
+       heading=st.one_of(TEXT, st.sampled_from(["E17", "4.3 x", "e17.5", "`HX-260` 说明",
+                                                 "4.3.1", "4.3.x", "İE17", "v2.0.2"])))
 def test_match_level_is_its_definition(ids, text, heading):
     assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)
 

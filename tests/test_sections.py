@@ -81,6 +81,27 @@ def test_the_table_read_row_by_row_and_whole_is_what_the_rows_say(example_index)
     assert whole.section[[1, 3]].tolist() == early
 
 
+def test_once_read_whole_only_decision_tables_are_tried(example_index):
+    """Before the whole store is read every table chunk's table is offered to the decision
+    table evaluation; after, only the tables the build shipped as decision tables."""
+    index = open_index(example_index)
+    n = index.store.count()
+    rows = index.store.chunks(list(range(n)))
+    tables = {num: (r["doc"], r["extra"]["table_index"]) for num, r in rows.items()
+              if r["kind"] in TABLE_KINDS and r["extra"].get("table_index")}
+    decisions = {(r["doc"], r["extra"]["table_index"]) for r in rows.values()
+                 if r["kind"] == "table" and "decision" in r["extra"]}
+    assert decisions and set(tables.values()) - decisions  # both kinds of table occur
+    partly, whole = sections.SectionTable(index), sections.SectionTable(index)
+    partly.ensure(range(n))
+    whole.read_whole()
+    for num, (doc, ti) in tables.items():
+        offered = [(doc, ti, rows[num]["line_start"])]
+        assert partly.tables_of([Hit(num, 1.0, {})]) == offered
+        assert whole.tables_of([Hit(num, 1.0, {})]) == (offered if (doc, ti) in decisions
+                                                        else [])
+
+
 def test_collapse_and_nested_as_their_definitions(example_index):
     index = open_index(example_index)
     table = sections.of(index)

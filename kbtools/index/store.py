@@ -44,8 +44,8 @@ CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 
 
 # (num, doc, heading path, line_start, line_end, parent's number or None, table index or
-# None): `Store.section_rows`
-SectionRow = tuple[int, str, tuple[str, ...], int, int, int | None, int | None]
+# None, whether it ships a decision table): `Store.section_rows`
+SectionRow = tuple[int, str, tuple[str, ...], int, int, int | None, int | None, bool]
 
 NOT_VERIFIED = "the document is not verified (verified is not true in its front matter)"
 NOT_CHECKED = ("not checked against the review history (release built by an older kbtools); "
@@ -205,11 +205,11 @@ def _decode(d: dict[str, Any]) -> None:
 
 def _section_rows(cur: sqlite3.Cursor) -> Iterator[SectionRow]:
     paths: dict[str, tuple[str, ...]] = {}  # a heading path decoded once per distinct text
-    for num, doc, raw, start, end, parent, table in cur:
+    for num, doc, raw, start, end, parent, table, decision in cur:
         path = paths.get(raw)
         if path is None:
             path = paths[raw] = tuple(_load_strings(raw))
-        yield num, doc, path, start, end, parent, table
+        yield num, doc, path, start, end, parent, table, decision == 1
 
 
 class RankingRow(dict[str, Any]):
@@ -335,8 +335,9 @@ class Store:
         """Of every chunk, in number order: (num, doc, heading path, line_start, line_end,
         the number of the chunk its ``extra`` names as ``parent`` when its kind is one of
         `kinds`, else None, its ``extra``'s integer ``table_index`` when its kind is one of
-        `table_kinds`, else None), in one pass over the table (the parent found through the
-        id index, in SQLite), as the query steps (no list of every row at once). None when
+        `table_kinds`, else None, and whether such a chunk's ``extra`` holds a ``decision``
+        table, `DecisionTable.to_record`), in one pass over the table (the parent found
+        through the id index, in SQLite), as the query steps (no list of every row at once). None when
         this SQLite cannot read JSON (no JSON1): the caller reads rows as it needs them."""
         marks, tables = ",".join("?" * len(kinds)), ",".join("?" * len(table_kinds))
         try:
@@ -344,11 +345,12 @@ class Store:
                 "SELECT c.num, c.doc, c.heading_path, c.line_start, c.line_end, p.num, "
                 f"CASE WHEN c.kind IN ({tables}) "
                 "AND json_type(c.extra, '$.table_index') = 'integer' "
-                "THEN json_extract(c.extra, '$.table_index') END "
+                "THEN json_extract(c.extra, '$.table_index') END, "
+                f"c.kind IN ({tables}) AND json_type(c.extra, '$.decision') = 'object' "
                 f"FROM chunks c LEFT JOIN chunks p ON c.kind IN ({marks}) "
                 "AND json_type(c.extra, '$.parent') = 'text' "
                 "AND p.id = json_extract(c.extra, '$.parent') ORDER BY c.num",
-                [*sorted(table_kinds), *sorted(kinds)])
+                [*sorted(table_kinds), *sorted(table_kinds), *sorted(kinds)])
             cur.row_factory = None
         except sqlite3.OperationalError:
             return None

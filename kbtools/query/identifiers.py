@@ -91,7 +91,12 @@ def _heads(ident: str, heading: str) -> bool:
     head = heading.strip().strip("`")
     if head.casefold() == ident.casefold():
         return True
-    return bool(_CODE.fullmatch(ident)) and bool(_pattern(ident).match(head))
+    if not _CODE.fullmatch(ident):
+        return False
+    lowered = _lowered(head)
+    if lowered is None or not ident.isascii():
+        return bool(_pattern(ident).match(head))
+    return lowered.startswith(ident.lower()) and _whole_token(head, 0, len(ident))
 
 
 # The characters beyond ASCII that re's case-insensitive matching takes for an ASCII letter
@@ -99,14 +104,61 @@ def _heads(ident: str, heading: str) -> bool:
 ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
 
 
-def _may_hold(ident: str, lowered: str | None) -> bool:
-    """False only when the text cannot hold `ident` case-insensitively: a substring test that
-    spares a chunk without the identifier the regex scan (most candidates lack it).
-    `lowered`: the text lower-cased, None when it holds one of `ASCII_FOLDS` (then only the
-    regex can tell)."""
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_QUOTES = "`'\""
+
+
+def _lowered(text: str) -> str | None:
+    """`text` lower-cased, where that makes comparing it with an ASCII identifier exactly
+    what the identifier's case-insensitive regex does, character for character: None when
+    it holds one of `ASCII_FOLDS` (İ is also the one character whose lower case is two)."""
+    if any(ch in text for ch in ASCII_FOLDS):
+        return None
+    return text.lower()
+
+
+def _whole_token(text: str, start: int, end: int) -> bool:
+    """`text[start:end]` stands as a whole token: `_pattern`'s look-behind and look-ahead (no
+    ASCII letter, digit or _ either side, no "." and a digit after: not inside E170 or
+    4.3.1). For a text `_lowered` does not refuse, where no other character counts as an
+    ASCII letter; ``str.isdecimal`` is the regex's ``\\d``."""
+    if start and text[start - 1] in _WORD:
+        return False
+    if end < len(text):
+        nxt = text[end]
+        if nxt in _WORD or (nxt == "." and end + 1 < len(text) and text[end + 1].isdecimal()):
+            return False
+    return True
+
+
+def _holds(ident: str, text: str, lowered: str | None) -> bool:
+    """`_pattern(ident).search(text)`: for an ASCII identifier in a text `_lowered` takes,
+    by substring search (compiling the identifier's regex costs ~0.2 ms, more than
+    searching the few dozen candidates a question ranks); else the regex itself.
+    `lowered`: `_lowered(text)`."""
     if lowered is None or not ident.isascii():
-        return True
-    return ident.lower() in lowered
+        return bool(_pattern(ident).search(text))
+    low, n = ident.lower(), len(ident)
+    at = lowered.find(low)
+    while at >= 0:
+        if _whole_token(text, at, at + n):
+            return True
+        at = lowered.find(low, at + 1)
+    return False
+
+
+def _is_key_line(ident: str, line: str) -> bool:
+    """`_key_line(ident).fullmatch(line)` for an ASCII identifier and a line `_lowered` takes:
+    1-40 characters up to the line's first colon (":" or "："), then only the identifier,
+    after any white space, in optional quotes."""
+    colons = [i for i in (line.find(":"), line.find("：")) if i >= 0]
+    cut = min(colons, default=-1)
+    if not 1 <= cut <= 40 or "\n" in line[:cut]:
+        return False
+    rest = line[cut + 1:].lstrip().lower()
+    first = 1 if rest[:1] and rest[0] in _QUOTES else 0
+    last = len(rest) - 1 if len(rest) - 1 > first and rest[-1] in _QUOTES else len(rest)
+    return rest[first:last] == ident.lower()
 
 
 # Full-width punctuation of Chinese text → the ASCII character that is its whole NFKD.
@@ -134,20 +186,21 @@ def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
     """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
     about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
     text, heading = nfkc(text), nfkc(heading)
-    # lower-cased once for all the identifiers (`_may_hold`)
-    lowered = None if any(ch in text for ch in ASCII_FOLDS) else text.lower()
+    lowered, lowered_heading = _lowered(text), _lowered(heading)  # once for all identifiers
     held = about = 0
     for ident in ids:
-        pat = _pattern(ident)
-        if not (_may_hold(ident, lowered) and pat.search(text)) and not pat.search(heading):
+        if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
         held += 1
         if about or _heads(ident, heading):
             about = 1
             continue
-        key_line = _key_line(ident)  # a line "key: ID" (only lines with a colon can be one)
-        about = int(any(key_line.fullmatch(line.strip()) for line in text.splitlines()
-                        if ":" in line or "：" in line))
+        # a line "key: ID" (only lines with a colon can be one)
+        lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
+        if lowered is not None and ident.isascii():
+            about = int(any(_is_key_line(ident, line) for line in lines))
+        else:
+            about = int(any(_key_line(ident).fullmatch(line) for line in lines))
     return 2 * held + about if held else 0
 
 

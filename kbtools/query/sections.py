@@ -65,6 +65,9 @@ class SectionTable:
         self._numbers: dict[tuple[str, tuple[str, ...]], int] = {}  # section key → number
         self._searches = 0
         self._whole = False  # every chunk known, or the store cannot be read whole
+        # (document number, table index) of the tables shipped as decision tables, once the
+        # whole store was read (None: not known, every table chunk's table is tried)
+        self._decisions: set[tuple[int, int]] | None = None
         self._lock = threading.Lock()  # fills from concurrent searches (`kb serve`)
 
     def searched(self) -> None:
@@ -104,11 +107,11 @@ class SectionTable:
                 ti = r["extra"].get("table_index") if r["kind"] in TABLE_KINDS else None
                 self._fill((r["num"], r["doc"], tuple(r["heading_path"]), r["line_start"],
                             r["line_end"], None if parent is None else parent["num"],
-                            ti if type(ti) is int else None))
+                            ti if type(ti) is int else None, False))
             pending = {p["num"]: p for p in by_id.values() if not self.known[p["num"]]}
 
     def _fill(self, row: SectionRow) -> None:
-        num, doc, path, start, end, parent, table = row
+        num, doc, path, start, end, parent, table, _ = row
         self.section[num] = self._numbers.setdefault((doc, path), len(self._numbers))
         self.line_start[num], self.line_end[num] = start, end
         self.collapse_to[num] = -1 if parent is None else parent
@@ -123,12 +126,15 @@ class SectionTable:
         numbers = self._numbers  # the numbers already given stay
         # (machine integers, not a list of int objects per column)
         section, start, end, parent, table = (array("q") for _ in range(5))
-        for _, doc, path, s, e, p, t in rows:
+        decisions: set[tuple[int, int]] = set()
+        for num, doc, path, s, e, p, t, decision in rows:
             section.append(numbers.setdefault((doc, path), len(numbers)))
             start.append(s)
             end.append(e)
             parent.append(-1 if p is None else p)
             table.append(t or 0)
+            if decision and t:
+                decisions.add((int(self._doc[num]), t))
         if len(section) != len(self.known):
             return
         for column, values in ((self.section, section), (self.line_start, start),
@@ -136,6 +142,7 @@ class SectionTable:
                                (self.table_index, table)):
             column[:] = np.frombuffer(values, dtype=np.int64)
         self.known[:] = True
+        self._decisions = decisions
         self._numbers = {}  # (nothing is read any more)
 
     def collapse(self, hits: list[Hit]) -> list[Hit]:
@@ -160,13 +167,17 @@ class SectionTable:
 
     def tables_of(self, hits: list[Hit]) -> list[tuple[str, int, int]]:
         """(document, table index, first line) of the table chunks among the first
-        TABLE_DEPTH of the known `hits`, in order (what `answers.evaluate_question` takes)."""
+        TABLE_DEPTH of the known `hits`, in order (what `answers.evaluate_question` takes).
+        Once the whole store was read, only those of decision tables: the others would each
+        cost a store read the first time they rank (few tables are decision tables)."""
         nums = [h.num for h in hits[:TABLE_DEPTH]]
         found = np.flatnonzero(self.table_index[nums]) if nums else np.zeros(0, dtype=np.int64)
-        if not len(found):
-            return []
-        return [(self._doc_names[self._doc[nums[j]]], int(self.table_index[nums[j]]),
-                 int(self.line_start[nums[j]])) for j in found.tolist()]
+        out = []
+        for j in found.tolist():
+            doc, ti = int(self._doc[nums[j]]), int(self.table_index[nums[j]])
+            if self._decisions is None or (doc, ti) in self._decisions:
+                out.append((self._doc_names[doc], ti, int(self.line_start[nums[j]])))
+        return out
 
     def sections_of(self, hits: Iterable[Hit]) -> dict[int, int]:
         """Chunk number → section number, for known `hits`."""
