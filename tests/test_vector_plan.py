@@ -123,7 +123,9 @@ def test_table_without_vector_is_found_and_cited_by_its_own_lines(corpus_index):
     got = inherit(corpus_index, {"vector:use": raw}, None)["vector:use"]
     score = dict(zip(got.keys.tolist(), got.scores.tolist(), strict=True))
     assert score[table["num"]] == score[section["num"]]
-    assert top["why"]["vector_score"] == pytest.approx(score[section["num"]], abs=1e-5)
+    # (the search's filtered path computes the cosine in numpy, the graph in usearch, whose
+    # kernels on a CPU with AVX-512 FP16 multiply in float16: equal to ~1e-4, not 1e-5)
+    assert top["why"]["vector_score"] == pytest.approx(score[section["num"]], abs=1e-3)
 
 
 def test_filters_reach_a_chunk_through_its_parents_vector(corpus_index):
