@@ -297,13 +297,14 @@ def st_fingerprint(model_id: str, root: Path | None) -> str:
 
 
 @dataclass
-class BertEmbedder:
-    """The `Embedder` over `NumpyBert`; weights load on the first `embed_batch`."""
+class BertFiles:
+    """A BERT model directory as an embedder sees it: the name it is configured by, its
+    dimension and its fingerprint (the files', as sentence-transformers' for the same
+    directory: `st_fingerprint`)."""
 
     key: str
     root: Path
     model_id: str
-    _model: NumpyBert | None = field(default=None, init=False, repr=False)
 
     @property
     def dim(self) -> int:
@@ -311,6 +312,13 @@ class BertEmbedder:
 
     def fingerprint(self) -> str:
         return st_fingerprint(self.model_id, self.root)
+
+
+@dataclass
+class BertEmbedder(BertFiles):
+    """The `Embedder` over `NumpyBert`; weights load on the first `embed_batch`."""
+
+    _model: NumpyBert | None = field(default=None, init=False, repr=False)
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:

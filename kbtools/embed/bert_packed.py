@@ -28,7 +28,6 @@ one BLAS thread or two (`tests/test_embed_bert.py`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -38,13 +37,12 @@ from kbtools.embed.base import Vectors, blas_threads, empty, normalise, record_l
 from kbtools.embed.bert import (
     F32,
     MINILM_ID,
-    BertSettings,
+    BertFiles,
     Layer,
     NumpyBert,
     gelu_in_place,
     layer_norm,
     minilm_root,
-    st_fingerprint,
 )
 from kbtools.embed.use_windows import matmul
 
@@ -135,16 +133,13 @@ class PackedEncoder:
 
 
 @dataclass
-class PackedBertEmbedder:
+class PackedBertEmbedder(BertFiles):
     """The `Embedder` a build uses for a BERT model of `NumpyBert`'s kind (``minilm``):
     `PackedEncoder` on `threads` BLAS threads; weights load on the first `embed_batch`. Its
     fingerprint is the model files', as for the question path (`bert.BertEmbedder`) and
     sentence-transformers: the three agree to cosine ≥ 0.999, so an index built by one
     answers questions embedded by another."""
 
-    key: str
-    root: Path
-    model_id: str
     # One BLAS thread: a build runs this model on a thread of its own process beside the
     # worker processes embedding USE (`kbtools.build.embed_stage`), which keep both cores
     # busy; and alone, a second BLAS thread cost 1.5-1.7x the CPU for little or no less wall
@@ -155,13 +150,6 @@ class PackedBertEmbedder:
     # the embedding cache keeps them apart (`embed.base.vectors_key`), questions read either.
     revision: ClassVar[str] = "3"
     _encoder: PackedEncoder | None = field(default=None, init=False, repr=False)
-
-    @property
-    def dim(self) -> int:
-        return BertSettings.read(self.root).hidden
-
-    def fingerprint(self) -> str:
-        return st_fingerprint(self.model_id, self.root)
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
