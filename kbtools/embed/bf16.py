@@ -7,9 +7,11 @@ against weights packed once, and on CPUs with bfloat16 matrix units (Intel AMX) 
 faster, in bfloat16 with float32 results; CPUs with AVX-512 BF16 dot products but no matrix
 units (AMD Zen 4) gain 1.6-2.5× per product (`dot`), more the other way round (`dot_t`:
 the weights streamed against the question's rows packed). The encoders that use it
-(`use_question`; `bert_question` for `bert.NumpyBert.encode_question`) keep their vectors
-within cosine 0.999 of their float32 paths (tested), and only questions take it: builds
-stay exact float32 and reproducible.
+(`use_question`; `bert_question` for `bert.NumpyBert.encode_question`; USE's build path,
+`use_windows.WindowEncoder`, for its per-token layers) keep their vectors within cosine
+0.999 of their float32 paths (tested). A row of `dot`'s result is the same bits whatever
+the other rows of its left operand (tested), so a build's vectors stay independent of their
+batch and reproducible.
 
 Used only where numkong reports such hardware (`available`); ``KB_USE_BF16=0`` in the
 environment turns it off.
@@ -39,6 +41,19 @@ def available() -> bool:
         return False
     caps = numkong.get_capabilities()
     return any(caps.get(unit) for unit in BF16_UNITS)
+
+
+def kind() -> str:
+    """The numkong capability whose bfloat16 kernels `dot` runs on this CPU (the best of
+    `BF16_UNITS` it has; "" when `available` is false): what a build's vectors computed
+    with them are named by (`kbtools.embed.use.UseEmbedder.revision`), since another kind
+    of unit may sum a product in another order."""
+    if not available():
+        return ""
+    import numkong
+
+    caps = numkong.get_capabilities()
+    return next(unit for unit in BF16_UNITS if caps.get(unit))
 
 
 def pack(rows: np.ndarray) -> Any:

