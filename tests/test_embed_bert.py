@@ -41,13 +41,18 @@ def varied_texts() -> list[str]:
     return picked + sorted(docs, key=len)[-4:] + odd
 
 
-def test_build_vectors_of_minilm_are_the_same_bits_in_any_batch():
+@pytest.mark.parametrize("bfloat16", [
+    False, pytest.param(True, marks=pytest.mark.skipif(
+        not bf16.available(), reason="this CPU has no bfloat16 units numkong uses"))])
+def test_build_vectors_of_minilm_are_the_same_bits_in_any_batch(bfloat16):
     """A warm build embeds only the texts its cache lacks, in other batches than a cold
     build: a stored vector must be the same bits alone, in any batch, in any order, on one
-    BLAS thread or two."""
+    BLAS thread or two — in float32 and with the linear layers in bfloat16."""
     texts = varied_texts()
     build = get_reference_embedder("minilm")
     assert isinstance(build, PackedBertEmbedder) and build.threads == 1
+    build = PackedBertEmbedder(key="minilm", root=minilm_root(), model_id=build.model_id,
+                               bfloat16=bfloat16)
     whole = build.embed_batch(texts)  # past `bert_packed.TOKEN_BUDGET`: several groups
     assert whole.shape == (len(texts), 384) and whole.dtype == np.float32
     assert np.array_equal(build.embed_batch(texts[::-1])[::-1], whole)
@@ -57,8 +62,26 @@ def test_build_vectors_of_minilm_are_the_same_bits_in_any_batch():
     fives = np.concatenate([build.embed_batch(texts[i:i + 5]) for i in range(0, 60, 5)])
     assert np.array_equal(fives, whole[:60])
     two = PackedBertEmbedder(key="minilm", root=minilm_root(), model_id=build.model_id,
-                             threads=2)
+                             threads=2, bfloat16=bfloat16)
     assert np.array_equal(two.embed_batch(texts[7:140]), whole[7:140])
+
+
+def test_the_build_revision_names_the_arithmetic(monkeypatch):
+    """float32 "3", bfloat16 "4-<unit>" (the embedding cache and kept shards are keyed by
+    it), chosen by the CPU unless set; the two agree to cosine 0.9999, not to the bit."""
+    make = lambda **kw: PackedBertEmbedder(key="minilm", root=minilm_root(),  # noqa: E731
+                                           model_id="all-MiniLM-L6-v2", **kw)
+    assert make(bfloat16=False).revision == "3"
+    monkeypatch.setenv(bf16.ENV_SWITCH, "0")
+    assert make().revision == "3"
+    monkeypatch.delenv(bf16.ENV_SWITCH)
+    if not bf16.available():
+        return
+    assert make().revision == make(bfloat16=True).revision == f"4-{bf16.kind()}"
+    texts = varied_texts()[::3]
+    exact, fast = make(bfloat16=False).embed_batch(texts), make().embed_batch(texts)
+    cos = (exact * fast).sum(axis=1)
+    assert cos.min() > 0.9999 and not np.array_equal(exact, fast)
 
 
 def test_sentence_transformers_vectors_do_not_depend_on_their_batch():

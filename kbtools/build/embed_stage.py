@@ -3,11 +3,13 @@ embedding cache.
 
 Each model's texts are embedded in document order, each distinct text once where it first
 occurs, so that a batch holds whole documents (`kbtools.embed.parallel.doc_batches`; USE
-shares work between a document's texts). A model whose batches go to worker processes
-(USE, `processes = True`) keeps both cores busy on its own; a model embedded in this
-process (MiniLM in numpy on one BLAS thread, for the English chunks) would otherwise run
-before or after it with a core idle, so it runs on a thread of its own meanwhile. Vectors do not depend on that overlap: each model's batches are the same
-whatever runs beside them.
+shares work between a document's texts). A model whose job is big enough for worker
+processes (`processes = True` and `parallel.MIN_BATCHES` batches: USE, and MiniLM for an
+English corpus) keeps both cores busy on its own, one such model after another; a model
+embedded in this process (MiniLM on one BLAS thread, for a Chinese corpus's few English
+chunks) would otherwise run before or after them with a core idle, so it runs on a thread
+of its own meanwhile. Vectors do not depend on any of that: each model's batches are the
+same whatever runs beside them, and a text's vector the same bits in any batch.
 """
 
 from __future__ import annotations

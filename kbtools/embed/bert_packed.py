@@ -22,7 +22,10 @@ Texts are not sorted or padded to a common length, so a batch costs what its tok
 (sentence-transformers embedding each text alone on one torch thread, the reference it
 replaces, cost about as much CPU but needed torch). The vectors agree with
 sentence-transformers' to cosine ≥ 0.999 and are the same bits alone, in any batch and on
-one BLAS thread or two (`tests/test_embed_bert.py`).
+one BLAS thread or two (`tests/test_embed_bert.py`). On a CPU with bfloat16 units
+(`kbtools.embed.bf16`) the linear layers run on them against weights packed once (0.63×
+the CPU; numkong computes each row alike for any number of rows, so the vectors stay
+batch-independent; another revision, `PackedBertEmbedder.revision`).
 """
 
 from __future__ import annotations
@@ -33,12 +36,12 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from kbtools.embed import bf16
 from kbtools.embed.base import Vectors, blas_threads, empty, normalise, record_load
 from kbtools.embed.bert import (
     F32,
     MINILM_ID,
     BertFiles,
-    Layer,
     NumpyBert,
     gelu_in_place,
     layer_norm,
@@ -54,17 +57,23 @@ TOKEN_BUDGET = 4096
 # size (aliyun's English chunks: 3.8-4.1 CPU-s, 256 rows 4.1, 128 rows 4.3-4.7). A row's
 # result does not depend on the block it is in (tested: any batch, the same bits)
 BLOCK = 512
+# a layer's linear weights (`bert.Layer`, stored (out, in)), in the order they are applied
+LINEAR = ("qkv", "attn_out", "inter", "out")
 
 
 class PackedEncoder:
     """`NumpyBert`'s forward pass over many texts at once, each text's vector independent of
     the others (see the module docstring)."""
 
-    def __init__(self, model: NumpyBert):
+    def __init__(self, model: NumpyBert, bfloat16: bool = False):
         self.model = model
         s = model.settings
         self.heads, self.head = s.heads, s.hidden // s.heads
         self.scale = np.float32(1.0 / np.sqrt(self.head))
+        # with `bfloat16`, each layer's linear weights packed once for `bf16.dot` (a row of
+        # its product the same bits whatever the other rows); attention stays float32
+        self._packed = [{name: bf16.pack(getattr(layer, name)) for name in LINEAR}
+                        for layer in model.layers] if bfloat16 else None
 
     def encode(self, texts: list[str]) -> Vectors:
         """Unit vectors for `texts`, one row each, in the order given."""
@@ -93,29 +102,38 @@ class PackedEncoder:
         positions = np.concatenate([np.arange(n, dtype=np.int64) for n in lengths])
         x = m.word[ids] + m.position[positions] + m.token_type[0][None]
         x = layer_norm(x, *m.embed_norm, s.eps)
-        for layer in m.layers:
-            qkv = matmul(x, layer.qkv.T)
+        for i, layer in enumerate(m.layers):
+            qkv = self._linear(x, i, "qkv")
             qkv += layer.qkv_bias
             ctx = np.empty_like(x)
             for a, b in spans:
                 ctx[a:b] = self._attention(qkv[a:b])
             for a in range(0, len(x), BLOCK):  # the rest row by row: blocks stay in cache
-                x[a:a + BLOCK] = self._feed_forward(layer, ctx[a:a + BLOCK], x[a:a + BLOCK])
+                x[a:a + BLOCK] = self._feed_forward(i, ctx[a:a + BLOCK], x[a:a + BLOCK])
         pooled = np.empty((len(seqs), s.hidden), dtype=np.float32)
         for row, (a, b) in enumerate(spans):
             pooled[row] = x[a:b].sum(axis=0) / np.float32(b - a)
         return pooled
 
-    def _feed_forward(self, layer: Layer, ctx: F32, x: F32) -> F32:
-        """A block of rows from the attention's output to the layer's output."""
+    def _linear(self, x: F32, i: int, name: str) -> F32:
+        """x @ w.T for layer `i`'s weight `name` (stored (out, in)): float32 with at least
+        `MIN_ROWS` rows (`use_windows.matmul`), or bfloat16 products (`bf16.dot`)."""
+        if self._packed is None:
+            out: F32 = matmul(x, getattr(self.model.layers[i], name).T)
+            return out
+        return bf16.dot(x, self._packed[i][name])
+
+    def _feed_forward(self, i: int, ctx: F32, x: F32) -> F32:
+        """A block of rows from the attention's output to layer `i`'s output."""
         eps = self.model.settings.eps
-        h = matmul(ctx, layer.attn_out.T)
+        layer = self.model.layers[i]
+        h = self._linear(ctx, i, "attn_out")
         h += layer.attn_out_bias
         h += x
         h = layer_norm(h, *layer.attn_norm, eps)
-        inner = matmul(h, layer.inter.T)
+        inner = self._linear(h, i, "inter")
         inner += layer.inter_bias
-        out = matmul(gelu_in_place(inner), layer.out.T)
+        out = self._linear(gelu_in_place(inner), i, "out")
         out += layer.out_bias
         out += h
         return layer_norm(out, *layer.out_norm, eps)
@@ -140,22 +158,37 @@ class PackedBertEmbedder(BertFiles):
     sentence-transformers: the three agree to cosine ≥ 0.999, so an index built by one
     answers questions embedded by another."""
 
-    # One BLAS thread: a build runs this model on a thread of its own process beside the
-    # worker processes embedding USE (`kbtools.build.embed_stage`), which keep both cores
-    # busy; and alone, a second BLAS thread cost 1.5-1.7x the CPU for little or no less wall
-    # time on the busy 2-core machine (benchmarks/README.md, "MiniLM builds in numpy").
+    # One BLAS thread: a build runs a small job of this model on a thread of its own process
+    # beside the worker processes embedding USE (`kbtools.build.embed_stage`), which keep
+    # both cores busy, and a big one in worker processes; alone, a second BLAS thread cost
+    # 1.5-1.7x the CPU for little or no less wall time on the busy 2-core machine
+    # (benchmarks/README.md, "MiniLM builds in numpy").
     threads: int = 1
-    # stored vectors: "3" = `PackedEncoder` (numpy); "2" was sentence-transformers embedding
-    # each text alone on one torch thread. Same fingerprint, vectors equal to float rounding:
-    # the embedding cache keeps them apart (`embed.base.vectors_key`), questions read either.
-    revision: ClassVar[str] = "3"
+    # a big job (an English corpus) is spread over worker processes as USE's is
+    # (`kbtools.embed.parallel`), after it; a few texts run on a thread beside it
+    processes: ClassVar[bool] = True
+    # the linear layers in bfloat16 (`PackedEncoder`): None = where the CPU has bfloat16
+    # units (`bf16.available`; ``KB_USE_BF16=0`` turns it off)
+    bfloat16: bool | None = None
     _encoder: PackedEncoder | None = field(default=None, init=False, repr=False)
+
+    @property
+    def revision(self) -> str:
+        """What the stored vectors are computed by: "3" = `PackedEncoder` in float32,
+        "4-<unit>" = its linear layers in bfloat16 on that kind of unit (`bf16.kind`); "2"
+        was sentence-transformers embedding each text alone on one torch thread. Same
+        fingerprint, vectors within cosine 0.9999 of each other but not the same bits: the
+        embedding cache keeps them apart (`embed.base.vectors_key`), questions read any."""
+        return f"4-{bf16.kind()}" if self._bfloat16() else "3"
+
+    def _bfloat16(self) -> bool:
+        return bf16.available() if self.bfloat16 is None else self.bfloat16
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
             return empty(self.dim)
         if self._encoder is None:
-            self._encoder = PackedEncoder(NumpyBert(self.root))
+            self._encoder = PackedEncoder(NumpyBert(self.root), bfloat16=self._bfloat16())
             record_load(self.key)
         with blas_threads(self.threads):
             return self._encoder.encode(list(texts))
