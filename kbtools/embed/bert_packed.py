@@ -179,16 +179,13 @@ class PackedBertEmbedder(BertFiles):
         was sentence-transformers embedding each text alone on one torch thread. Same
         fingerprint, vectors within cosine 0.9999 of each other but not the same bits: the
         embedding cache keeps them apart (`embed.base.vectors_key`), questions read any."""
-        return f"4-{bf16.kind()}" if self._bfloat16() else "3"
-
-    def _bfloat16(self) -> bool:
-        return bf16.available() if self.bfloat16 is None else self.bfloat16
+        return f"4-{bf16.kind()}" if bf16.chosen(self.bfloat16) else "3"
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:
             return empty(self.dim)
         if self._encoder is None:
-            self._encoder = PackedEncoder(NumpyBert(self.root), bfloat16=self._bfloat16())
+            self._encoder = PackedEncoder(NumpyBert(self.root), bfloat16=bf16.chosen(self.bfloat16))
             record_load(self.key)
         with blas_threads(self.threads):
             return self._encoder.encode(list(texts))

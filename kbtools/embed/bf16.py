@@ -43,6 +43,12 @@ def available() -> bool:
     return any(caps.get(unit) for unit in BF16_UNITS)
 
 
+def chosen(setting: bool | None) -> bool:
+    """Whether an encoder with this `bfloat16` setting runs on bfloat16 units: as set, or
+    (None) where the CPU has them (`available`)."""
+    return available() if setting is None else setting
+
+
 def kind() -> str:
     """The numkong capability whose bfloat16 kernels `dot` runs on this CPU (the best of
     `BF16_UNITS` it has; "" when `available` is false): what a build's vectors computed

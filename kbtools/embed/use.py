@@ -62,10 +62,7 @@ class UseEmbedder:
         kind of unit (`bf16.kind`: another kind may sum in another order). Vectors of two
         revisions agree to cosine ≥ 0.9999 but not to the bit, so the embedding cache and
         kept shards never mix them; questions read either."""
-        return f"3-{bf16.kind()}" if self._bfloat16() else "2"
-
-    def _bfloat16(self) -> bool:
-        return bf16.available() if self.bfloat16 is None else self.bfloat16
+        return f"3-{bf16.kind()}" if bf16.chosen(self.bfloat16) else "2"
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         """Vectors of `texts`, each computing its distinct token windows once
@@ -75,7 +72,7 @@ class UseEmbedder:
         if not texts:
             return empty(self.dim)
         if self._windows is None:
-            self._windows = WindowEncoder(self._loaded(), bfloat16=self._bfloat16())
+            self._windows = WindowEncoder(self._loaded(), bfloat16=bf16.chosen(self.bfloat16))
             self._limit = self._limit or _threadpool_limit()
         if self._limit is None:
             return normalise(self._windows.encode(list(texts)))
