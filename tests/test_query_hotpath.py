@@ -164,13 +164,15 @@ def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
 
 
 IDENTS = st.lists(st.sampled_from(["E17", "e17", "ab_e", "SKI", "is_a", "4.3", "[ddl:8204]",
-                                   "ſki", "kb:publish", "v2.0.2", "HX-260", "第12条"]),
+                                   "ſki", "kb:publish", "v2.0.2", "HX-260", "第12条",
+                                   "'e17", "e17`", " e17", "e 17"]),
                   max_size=3)
 LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from([
     "code: E17", "代码：e17", "x: `ab_e`", "E170 E17.5", "ＳＫＩ", "\u212ai", "ıs_a",
     "码：[ddl:8204]", "4.3 节", "scope: 'kb:publish'", "kb:publish", "v2.0.2.1 或 v2.0.2",
     "E17.\u0661", "E17.x", "a:b: E17", ": E17", "x：\u3000\"E17", "键:\t`E17`  ", "x: E17\"\"",
-    "hx-260：HX-260", "第 12 條", "依第12条"])), max_size=5).map("\n".join)
+    "hx-260：HX-260", "第 12 條", "依第12条", "k: 'e17", "k: e17``", "k:  e17", "k: e 17"])),
+    max_size=5).map("\n".join)
 
 
 @settings(max_examples=500, deadline=None)
@@ -178,6 +180,19 @@ LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from([
        heading=st.one_of(TEXT, st.sampled_from(["E17", "4.3 x", "e17.5", "`HX-260` 说明",
                                                  "4.3.1", "4.3.x", "İE17", "v2.0.2"])))
 def test_match_level_is_its_definition(ids, text, heading):
+    assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)
+
+
+@pytest.mark.parametrize(("ids", "text", "heading"), [
+    (["'e17"], "k: 'e17", ""),  # a quote of the identifier's own, not an optional one
+    ([" e17"], "k:  e17", ""),  # white space of its own
+    (["e17`"], "k: e17``", ""),
+    (["kb:publish"], "kb:publish", ""),  # the line's first colon is inside it: not a key line
+    (["E17"], "a: E17.\u0661", ""),  # "." and a digit (any script's) after it: not whole
+    (["E17"], "x" * 40 + ": E17", ""), (["E17"], "x" * 41 + ": E17", ""),  # 40 before ":"
+    (["4.3"], "", "4.3.1 节"), (["HX-260"], "", "`hx-260` 说明"),
+])
+def test_match_level_edges_are_its_definition(ids, text, heading):
     assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)
 
 

@@ -148,9 +148,10 @@ def _holds(ident: str, text: str, lowered: str | None) -> bool:
 
 
 def _is_key_line(ident: str, line: str) -> bool:
-    """`_key_line(ident).fullmatch(line)` for an ASCII identifier and a line `_lowered` takes:
-    1-40 characters up to the line's first colon (":" or "："), then only the identifier,
-    after any white space, in optional quotes."""
+    """`_key_line(ident).fullmatch(line)` for an ASCII identifier that neither starts nor
+    ends with white space or a quote, and a line `_lowered` takes: 1-40 characters up to the
+    line's first colon (":" or "："), then only the identifier, after any white space, in
+    optional quotes."""
     colons = [i for i in (line.find(":"), line.find("：")) if i >= 0]
     cut = min(colons, default=-1)
     if not 1 <= cut <= 40 or "\n" in line[:cut]:
@@ -197,7 +198,7 @@ def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
             continue
         # a line "key: ID" (only lines with a colon can be one)
         lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
-        if lowered is not None and ident.isascii():
+        if lowered is not None and ident.isascii() and ident.strip(_QUOTES + " \t") == ident:
             about = int(any(_is_key_line(ident, line) for line in lines))
         else:
             about = int(any(_key_line(ident).fullmatch(line) for line in lines))
