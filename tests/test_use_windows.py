@@ -98,6 +98,9 @@ def test_bfloat16_layers_stay_near_float32_and_independent_of_the_batch(use):
         assert np.array_equal(enc.encode(texts[::-1]), whole[::-1])
     with threadpool_limits(2, user_api="blas"):
         assert np.array_equal(enc.encode(texts[5:60]), whole[5:60])
+    edges = ["", "a", "。", "E17", "液压系统压力异常" * 200]  # no tokens, one, past the budget
+    got, want = enc.encode(edges), WindowEncoder(use.backend()).encode(edges)
+    assert np.isfinite(got).all() and (got * want).sum(axis=1).min() > 0.9999
 
 
 def test_the_revision_names_the_arithmetic(monkeypatch):
