@@ -41,7 +41,7 @@ from kbtools.embed.base import (
     normalise,
     record_load,
 )
-from kbtools.embed.bert_question import QuestionEncoder
+from kbtools.embed.bert_question import Layer, QuestionEncoder
 from kbtools.errors import ModelError
 
 F32 = npt.NDArray[np.float32]
@@ -103,23 +103,6 @@ def layer_norm(x: F32, weight: F32, bias: F32, eps: float) -> F32:
     var = (centred * centred).mean(axis=-1, keepdims=True)
     out: F32 = centred / np.sqrt(var + np.float32(eps)) * weight + bias
     return out
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One encoder layer's weights as stored ((out, in) matrices, used as ``x @ w.T``: BLAS
-    reads the transpose in place, so loading copies nothing but the fused projection)."""
-
-    qkv: F32  # (3·hidden, hidden): query, key and value projections stacked
-    qkv_bias: F32
-    attn_out: F32
-    attn_out_bias: F32
-    attn_norm: tuple[F32, F32]
-    inter: F32
-    inter_bias: F32
-    out: F32
-    out_bias: F32
-    out_norm: tuple[F32, F32]
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ TOKEN_BUDGET = 4096
 # size (aliyun's English chunks: 3.8-4.1 CPU-s, 256 rows 4.1, 128 rows 4.3-4.7). A row's
 # result does not depend on the block it is in (tested: any batch, the same bits)
 BLOCK = 512
-# a layer's linear weights (`bert.Layer`, stored (out, in)), in the order they are applied
+# a layer's linear weights (`bert_question.Layer`, stored (out, in)), in the order they are applied
 LINEAR = ("qkv", "attn_out", "inter", "out")
 
 

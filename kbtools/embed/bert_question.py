@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -101,29 +101,22 @@ def _added(columns: F32, bias: F32) -> F32:
     return out
 
 
-class LayerWeights(Protocol):
-    """One encoder layer's float32 weights ((out, in) matrices), as `bert.Layer` holds them."""
+@dataclass(frozen=True)
+class Layer:
+    """One encoder layer's weights as `bert.NumpyBert` loads them ((out, in) matrices, used
+    as ``x @ w.T``: BLAS reads the transpose in place, so loading copies nothing but the
+    fused projection). Here rather than in `bert`, which imports this module."""
 
-    @property
-    def qkv(self) -> F32: ...
-    @property
-    def qkv_bias(self) -> F32: ...
-    @property
-    def attn_out(self) -> F32: ...
-    @property
-    def attn_out_bias(self) -> F32: ...
-    @property
-    def attn_norm(self) -> tuple[F32, F32]: ...
-    @property
-    def inter(self) -> F32: ...
-    @property
-    def inter_bias(self) -> F32: ...
-    @property
-    def out(self) -> F32: ...
-    @property
-    def out_bias(self) -> F32: ...
-    @property
-    def out_norm(self) -> tuple[F32, F32]: ...
+    qkv: F32  # (3·hidden, hidden): query, key and value projections stacked
+    qkv_bias: F32
+    attn_out: F32
+    attn_out_bias: F32
+    attn_norm: tuple[F32, F32]
+    inter: F32
+    inter_bias: F32
+    out: F32
+    out_bias: F32
+    out_norm: tuple[F32, F32]
 
 
 @dataclass(frozen=True)
@@ -142,7 +135,7 @@ class PackedLayer:
     out_norm: tuple[F32, F32]
 
     @classmethod
-    def of(cls, w: LayerWeights) -> PackedLayer:
+    def of(cls, w: Layer) -> PackedLayer:
         return cls(qkv=bf16.matrix(w.qkv), qkv_bias=w.qkv_bias[:, None],
                    attn_out=bf16.matrix(w.attn_out), attn_out_bias=w.attn_out_bias,
                    attn_norm=w.attn_norm, inter=bf16.matrix(w.inter), inter_bias=w.inter_bias,
@@ -159,7 +152,7 @@ class QuestionEncoder:
     next product read fastest."""
 
     def __init__(self, word: F32, position: F32, token_type: F32, embed_norm: tuple[F32, F32],
-                 layers: Sequence[LayerWeights], heads: int, eps: float):
+                 layers: Sequence[Layer], heads: int, eps: float):
         self.word = word
         self.position = position + token_type[0]  # every token is of type 0
         self.embed_norm = embed_norm
