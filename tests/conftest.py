@@ -41,3 +41,17 @@ def isolated_home(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def repo_root() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="module")
+def example_index(tmp_path_factory) -> Path:
+    """A build of a copy of the bundled example knowledge (its dist/), once per module.
+    (kbtools imported on use: this file sets the environment before any of it loads.)"""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+    from tests.kbfixtures import copy_example
+
+    repo = copy_example(tmp_path_factory.mktemp("example"))
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    return out

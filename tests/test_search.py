@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
-from kbtools.config import load_config
 from kbtools.decision import DecisionTable
 from kbtools.decision.documents import as_source, table_from_markdown
 from kbtools.errors import IndexLoadError, TableError, UsageError
@@ -25,19 +22,11 @@ from kbtools.query import search as search_module
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
 from kbtools.query.search import _routing_values, route, search
-from tests.kbfixtures import REPO, copy_example
+from tests.kbfixtures import REPO
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
 # Hit@3 floors per group (measured: exact/table_row/formula_code 1.0, paraphrase 1.0)
 FLOORS = {"exact": 0.9, "table_row": 0.9, "formula_code": 0.9, "paraphrase": 0.8}
-
-
-@pytest.fixture(scope="module")
-def example_index(tmp_path_factory) -> Path:
-    repo = copy_example(tmp_path_factory.mktemp("example"))
-    out = repo / "dist"
-    build(load_config(repo), BuildOptions(out=out, progress=False))
-    return out
 
 
 @pytest.fixture(scope="module")

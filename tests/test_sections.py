@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from pathlib import Path
 
-import pytest
-
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query import sections
 from kbtools.query.answers import TABLE_KINDS
@@ -18,17 +13,9 @@ from kbtools.query.distinct import section_key
 from kbtools.query.fusion import Hit
 from kbtools.query.quality import load_questions
 from kbtools.query.search import search
-from tests.kbfixtures import REPO, copy_example
+from tests.kbfixtures import REPO
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
-
-
-@pytest.fixture(scope="module")
-def example_index(tmp_path_factory) -> Path:
-    repo = copy_example(tmp_path_factory.mktemp("example"))
-    out = repo / "dist"
-    build(load_config(repo), BuildOptions(out=out, progress=False))
-    return out
 
 
 def _as_defined(index) -> dict[str, list]:
