@@ -45,6 +45,30 @@ for _ in sys.stdin:
 """
 
 
+def interleaved(workers: dict[str, subprocess.Popen[str]],
+                rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and thread-CPU ms per side of every timing the `workers` report, `rounds` times
+    (a worker answers "go" with a JSON list of [wall, cpu] pairs), sides alternating: in
+    order, then reversed, …; then the workers are closed and waited for."""
+    sides = list(workers)
+    wall: dict[str, list[float]] = {side: [] for side in sides}
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    for r in range(rounds):
+        for side in sides if r % 2 == 0 else sides[::-1]:
+            proc = workers[side]
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            for w, c in json.loads(proc.stdout.readline()):
+                wall[side].append(w)
+                cpu[side].append(c)
+    for proc in workers.values():
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait()
+    return wall, cpu
+
+
 def quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
@@ -62,7 +86,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    workers = {}
+    workers: dict[str, subprocess.Popen[str]] = {}
     for side in ("before", "after"):
         env = dict(os.environ, PYTHONPATH=str(getattr(args, side).resolve()), HF_HUB_OFFLINE="1")
         # cwd = the tree: `python -c` puts the working directory first on sys.path, ahead of
@@ -76,21 +100,7 @@ def main() -> None:
         if proc.stdout.readline().strip() != "ready":
             sys.exit(f"bench_ab: the {side} worker failed to open {index}")
         workers[side] = proc
-    took: dict[str, list[float]] = {"before": [], "after": []}
-    cpu: dict[str, list[float]] = {"before": [], "after": []}
-    for r in range(args.rounds):
-        for side in ("before", "after") if r % 2 == 0 else ("after", "before"):
-            proc = workers[side]
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-            for wall, used in json.loads(proc.stdout.readline()):
-                took[side].append(wall)
-                cpu[side].append(used)
-    for proc in workers.values():
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait()
+    took, cpu = interleaved(workers, args.rounds)
     report = {side: {"p50_ms": round(quantile(v, 0.5), 2), "p95_ms": round(quantile(v, 0.95), 2),
                      "cpu_p50_ms": round(quantile(cpu[side], 0.5), 2),
                      "cpu_p95_ms": round(quantile(cpu[side], 0.95), 2),

@@ -36,6 +36,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_ab import interleaved  # noqa: E402
+
 QUESTIONS = ROOT.parent / "shared" / "eval" / "scifact" / "queries.jsonl"
 
 WORKER = r"""
@@ -137,21 +140,7 @@ def main() -> None:
             workers[side] = proc
         vectors = {side: np.load(Path(tmp) / f"{side}.npy") for side in sides}
     between = float((vectors["before"] * vectors["after"]).sum(axis=1).min())
-    wall: dict[str, list[float]] = {side: [] for side in sides}
-    cpu: dict[str, list[float]] = {side: [] for side in sides}
-    for r in range(args.rounds):
-        for side in sides if r % 2 == 0 else sides[::-1]:
-            proc = workers[side]
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-            for w, c in json.loads(proc.stdout.readline()):
-                wall[side].append(w)
-                cpu[side].append(c)
-    for proc in workers.values():
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait()
+    wall, cpu = interleaved(workers, args.rounds)
     report: dict[str, object] = {
         side: {"wall_ms": summary(wall[side]), "cpu_ms": summary(cpu[side]),
                "questions": len(wall[side]), "min_cosine_to_float32": round(to_float32[side], 6)}
