@@ -167,7 +167,7 @@ class NumpyBert:
         self._question: QuestionEncoder | None = None  # packed on the first question
 
     @staticmethod
-    def _layer(w: dict[str, F32], p: str) -> Layer:
+    def _layer(w: dict[str, F32], p: str) -> Layer[F32]:
         att = p + "attention."
         qkv = [w[f"{att}self.{n}.weight"] for n in ("query", "key", "value")]
         return Layer(

@@ -29,8 +29,8 @@ tests/test_embed_bert.py). Builds never use this path.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -101,45 +101,34 @@ def _added(columns: F32, bias: F32) -> F32:
     return out
 
 
-@dataclass(frozen=True)
-class Layer:
-    """One encoder layer's weights as `bert.NumpyBert` loads them ((out, in) matrices, used
-    as ``x @ w.T``: BLAS reads the transpose in place, so loading copies nothing but the
-    fused projection). Here rather than in `bert`, which imports this module."""
+M = TypeVar("M")  # how a layer holds its matrices
 
-    qkv: F32  # (3·hidden, hidden): query, key and value projections stacked
+
+@dataclass(frozen=True)
+class Layer(Generic[M]):
+    """One encoder layer's weights: as `bert.NumpyBert` loads them (``Layer[F32]``: (out, in)
+    matrices, used as ``x @ w.T``: BLAS reads the transpose in place, so loading copies
+    nothing but the fused projection), or with its matrices in bfloat16 for `bf16.dot_t`
+    (`packed`). Here rather than in `bert`, which imports this module."""
+
+    qkv: M  # (3·hidden, hidden): query, key and value projections stacked
     qkv_bias: F32
-    attn_out: F32
+    attn_out: M
     attn_out_bias: F32
     attn_norm: tuple[F32, F32]
-    inter: F32
+    inter: M
     inter_bias: F32
-    out: F32
+    out: M
     out_bias: F32
     out_norm: tuple[F32, F32]
 
 
-@dataclass(frozen=True)
-class PackedLayer:
-    """A layer's matrices in bfloat16 for `bf16.dot_t`; biases and norms as they were."""
-
-    qkv: Any
-    qkv_bias: F32
-    attn_out: Any
-    attn_out_bias: F32
-    attn_norm: tuple[F32, F32]
-    inter: Any
-    inter_bias: F32
-    out: Any
-    out_bias: F32
-    out_norm: tuple[F32, F32]
-
-    @classmethod
-    def of(cls, w: Layer) -> PackedLayer:
-        return cls(qkv=bf16.matrix(w.qkv), qkv_bias=w.qkv_bias[:, None],
-                   attn_out=bf16.matrix(w.attn_out), attn_out_bias=w.attn_out_bias,
-                   attn_norm=w.attn_norm, inter=bf16.matrix(w.inter), inter_bias=w.inter_bias,
-                   out=bf16.matrix(w.out), out_bias=w.out_bias, out_norm=w.out_norm)
+def packed(w: Layer[F32]) -> Layer[Any]:
+    """`w` with its matrices in bfloat16 for `bf16.dot_t` and the query/key/value bias as a
+    column (that product comes out by columns); the rest as it was."""
+    return replace(w, qkv=bf16.matrix(w.qkv), qkv_bias=w.qkv_bias[:, None],
+                   attn_out=bf16.matrix(w.attn_out), inter=bf16.matrix(w.inter),
+                   out=bf16.matrix(w.out))
 
 
 class QuestionEncoder:
@@ -152,11 +141,11 @@ class QuestionEncoder:
     next product read fastest."""
 
     def __init__(self, word: F32, position: F32, token_type: F32, embed_norm: tuple[F32, F32],
-                 layers: Sequence[Layer], heads: int, eps: float):
+                 layers: Sequence[Layer[F32]], heads: int, eps: float):
         self.word = word
         self.position = position + token_type[0]  # every token is of type 0
         self.embed_norm = embed_norm
-        self.layers = [PackedLayer.of(layer) for layer in layers]
+        self.layers = [packed(layer) for layer in layers]
         self.heads = heads
         self.eps = np.float32(eps)
 
