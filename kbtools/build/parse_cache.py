@@ -33,6 +33,7 @@ import mdit_py_plugins
 from kbtools import __version__
 from kbtools.build.records import Chunk, Link
 from kbtools.build.xref import HeadingRows, heading_rows
+from kbtools.cachedb import open_cache_db
 from kbtools.index.tokenize import language_of
 from kbtools.markdown import nodes
 from kbtools.markdown.nodes import Document
@@ -149,14 +150,9 @@ class ParseCache:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.con = sqlite3.connect(path)
-            self.con.execute("PRAGMA journal_mode=WAL")
-            self.con.execute("PRAGMA synchronous=NORMAL")
-            for table in _TABLES.values():
-                kind = "BLOB" if table == "lines" else "TEXT"
-                self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} "
-                                 f"(doc TEXT PRIMARY KEY, key TEXT, value {kind})")
+            self.con = open_cache_db(path, [
+                f"CREATE TABLE IF NOT EXISTS {table} (doc TEXT PRIMARY KEY, key TEXT, "
+                f"value {'BLOB' if table == 'lines' else 'TEXT'})" for table in _TABLES.values()])
         except (OSError, sqlite3.Error):
             self.con = None
         self._pending: dict[str, list[tuple[str, str, str | bytes]]] = {t: [] for t in _TABLES}

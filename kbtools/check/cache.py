@@ -21,6 +21,7 @@ from typing import Any
 import markdown_it
 import mdit_py_plugins
 
+from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
 FORMAT = 2  # bump when `scan` reads the same text differently (2: the shared parser)
@@ -79,16 +80,12 @@ class ScanCache:
             self._pid, self._con = os.getpid(), None
             for attempt in range(2):
                 try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    con = sqlite3.connect(self.path, timeout=5)
-                    con.execute("PRAGMA journal_mode=WAL")
-                    con.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut loses entries
-                    con.execute("CREATE TABLE IF NOT EXISTS scans (key TEXT PRIMARY KEY, "
-                                "salt TEXT, value TEXT)")
-                    self._con = con
+                    self._con = open_cache_db(self.path, [
+                        "CREATE TABLE IF NOT EXISTS scans (key TEXT PRIMARY KEY, salt TEXT, "
+                        "value TEXT)"])
                     break
-                except sqlite3.DatabaseError:
-                    if attempt:
+                except sqlite3.DatabaseError as exc:
+                    if attempt or is_busy(exc):  # busy: another process's live file
                         break
                     for part in (self.path, self.path.with_name(self.path.name + "-wal"),
                                  self.path.with_name(self.path.name + "-shm")):

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools import __version__
+from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
 FORMAT = 2  # bump when a check's findings for the same inputs change (2: front matter)
@@ -159,11 +160,8 @@ class ResultsCache:
         if self._pid != os.getpid():
             self._pid, self._con = os.getpid(), None
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._con = sqlite3.connect(self.path)
-                self._con.execute("PRAGMA journal_mode=WAL")
-                self._con.execute("CREATE TABLE IF NOT EXISTS results "
-                                  "(doc TEXT PRIMARY KEY, key TEXT, value TEXT)")
+                self._con = open_cache_db(self.path, ["CREATE TABLE IF NOT EXISTS results "
+                                                      "(doc TEXT PRIMARY KEY, key TEXT, value TEXT)"])
             except (OSError, sqlite3.Error):
                 self._con = None
         return self._con

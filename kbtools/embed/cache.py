@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kbtools.cachedb import open_cache_db
+
 
 def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -33,12 +35,8 @@ class EmbeddingCache:
         self.path = path
         self.con: sqlite3.Connection | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.con = sqlite3.connect(path)
-            self.con.execute("PRAGMA journal_mode=WAL")
-            self.con.execute("PRAGMA synchronous=NORMAL")
-            self.con.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, key TEXT, v BLOB, "
-                             "PRIMARY KEY (model, key))")
+            self.con = open_cache_db(path, ["CREATE TABLE IF NOT EXISTS vec (model TEXT, "
+                                            "key TEXT, v BLOB, PRIMARY KEY (model, key))"])
 
     def get_many(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         if self.con is None or not keys:

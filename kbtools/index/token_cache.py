@@ -22,6 +22,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from kbtools.cachedb import open_cache_db
 from kbtools.config import kb_home
 from kbtools.index.tokenize import Tokenizer
 
@@ -46,12 +47,9 @@ class TokenCache:
         self.tokenizer = _tokenizer_key(tok)
         self.con: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.con = sqlite3.connect(self.path, timeout=5)
-            self.con.execute("PRAGMA journal_mode=WAL")
-            self.con.execute("PRAGMA synchronous=NORMAL")
-            self.con.execute("CREATE TABLE IF NOT EXISTS tokens (tokenizer TEXT, key TEXT, "
-                             "tokens TEXT, PRIMARY KEY (tokenizer, key))")
+            self.con = open_cache_db(self.path, [
+                "CREATE TABLE IF NOT EXISTS tokens (tokenizer TEXT, key TEXT, tokens TEXT, "
+                "PRIMARY KEY (tokenizer, key))"])
         except (OSError, sqlite3.Error):
             self.close()
 

@@ -1,0 +1,115 @@
+"""The caches' SQLite files opened from several connections at once (the build's embed stage
+opens one per model thread; CI once failed with "database is locked" there)."""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kbtools.check.cache as scan_cache
+from kbtools.cachedb import CacheBusy, open_cache_db
+from kbtools.check.cache import ScanCache
+from kbtools.embed.cache import EmbeddingCache
+
+TABLE = "CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)"
+
+
+def _at_once(n: int, work) -> list[str]:
+    """Run `work(i)` on `n` threads released together; the errors they raised."""
+    start = threading.Barrier(n)
+    errors: list[str] = []
+
+    def run(i: int) -> None:
+        start.wait()
+        try:
+            work(i)
+        except Exception as exc:  # noqa: BLE001 - collected and asserted on
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_new_cache_file_opened_by_many_threads_at_once(tmp_path):
+    for round_ in range(60):
+        path = tmp_path / str(round_) / "c.sqlite"
+
+        def work(i: int, path: Path = path) -> None:
+            con = open_cache_db(path, [TABLE])
+            with con:
+                con.execute("INSERT INTO t VALUES (?, ?)", (str(i), "x"))
+            con.close()
+
+        assert _at_once(6, work) == []
+        con = sqlite3.connect(path)
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert con.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 6
+        con.close()
+
+
+def test_embedding_cache_written_by_two_model_threads_on_a_new_file(tmp_path):
+    for round_ in range(60):
+        path = tmp_path / str(round_) / "embeddings.sqlite"
+
+        def work(i: int, path: Path = path) -> None:
+            cache = EmbeddingCache(path)
+            cache.get_many(f"m{i}", ["a"])
+            cache.put_many(f"m{i}", {"a": np.full(4, i, dtype=np.float32)})
+            cache.close()
+
+        assert _at_once(2, work) == []
+        cache = EmbeddingCache(path)
+        for i in range(2):
+            assert cache.get_many(f"m{i}", ["a"])["a"].tolist() == [i] * 4
+        cache.close()
+
+
+def _locked(path: Path) -> sqlite3.Connection:
+    """A connection holding an exclusive lock on a rollback-journal database at `path`."""
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute(TABLE)
+    con.execute("INSERT INTO t VALUES ('kept', 'yes')")
+    con.execute("BEGIN EXCLUSIVE")
+    return con
+
+
+def test_a_file_locked_past_the_timeout_is_reported_busy_and_left_alone(tmp_path):
+    path = tmp_path / "c.sqlite"
+    holder = _locked(path)
+    with pytest.raises(CacheBusy, match="c.sqlite: locked"):
+        open_cache_db(path, [TABLE], timeout=0.2)
+    holder.execute("COMMIT")
+    holder.close()
+    con = open_cache_db(path, [TABLE])
+    assert con.execute("SELECT v FROM t WHERE k = 'kept'").fetchone() == ("yes",)
+    con.close()
+
+
+def test_scan_cache_never_deletes_a_file_another_process_holds(tmp_path, monkeypatch):
+    monkeypatch.setattr(scan_cache, "open_cache_db", functools.partial(open_cache_db,
+                                                                       timeout=0.2))
+    path = tmp_path / scan_cache.FILE_NAME
+    holder = _locked(path)
+    assert ScanCache.load(tmp_path).con is None  # no cache this time: it only costs time
+    holder.execute("COMMIT")
+    holder.close()
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT v FROM t WHERE k = 'kept'").fetchone() == ("yes",)
+    con.close()
+
+
+def test_scan_cache_replaces_a_file_that_is_not_a_database(tmp_path):
+    path = tmp_path / scan_cache.FILE_NAME
+    path.write_bytes(b"not a database " * 100)
+    cache = ScanCache.load(tmp_path)
+    assert cache.con is not None
+    assert cache.size() == 0
