@@ -4,7 +4,8 @@
         --index bench-out/tidb/dist [--before-index OLD-FORMAT-DIST] [--questions ../shared/eval/tidb_faq_zh/queries.jsonl] \
         [--rounds 6] [--json]
 
-Each tree gets a worker process (its own PYTHONPATH) that opens the index and warms up; the
+Each tree gets a worker process (its own PYTHONPATH) that opens the index and warms up (as
+`kb serve` does, `serve.source.warm_up`, in trees that have it; then 20 questions); the
 driver then alternates rounds between them (ABAB…, then BABA…), so both see the same machine
 load. A checkout of an older commit serves as "before": `git worktree add /tmp/before REV`.
 Prints p50/p95 per side and the after/before ratios, of wall time and of the search thread's
@@ -30,6 +31,12 @@ from pathlib import Path
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 index = open_index(Path(sys.argv[1]))
+try:  # warmed up as `kb serve` warms a release, in trees that have it
+    from kbtools.serve.source import warm_up
+except ImportError:
+    warm_up = None
+if warm_up is not None:
+    warm_up(index)
 questions = [json.loads(line)["query"] for line in
              Path(sys.argv[2]).read_text(encoding="utf-8").split("\n") if line.strip()]
 for q in questions[:20]:

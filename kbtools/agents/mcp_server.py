@@ -215,6 +215,7 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = 
     record_question(idx, "mcp", query, response, enabled=ctx.query_log)
     if "settled" not in ctx._cache:  # the release's first search has loaded its models
         sections.of(idx).read_whole()  # now rather than in the next search
+        idx.keep_resident()  # the graphs on huge pages, as `kb serve` keeps them
         settle()
         ctx._cache["settled"] = True
     return {**response.to_dict(citations=True), "notice": DATA_NOTICE}

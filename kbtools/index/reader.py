@@ -119,6 +119,20 @@ class KbIndex:
             self._vectors[model] = vectors.load(self.layout.usearch(model), ef)
         return self._vectors[model]
 
+    def keep_resident(self) -> bool:
+        """For a long-lived process: every model's graph in anonymous memory on huge pages
+        (`vectors.load_resident`) where the kernel offers them and the graphs fit, instead
+        of mapped from their files. Searches give the same answers. Whether it was done (an
+        index whose vectors live in an engine has no graphs here)."""
+        paths = {m: self.layout.usearch(m) for m in sorted(self.manifest.get("models", {}))
+                 if self.layout.usearch(m).is_file()}
+        if not paths or not vectors.resident_fits(sum(p.stat().st_size for p in paths.values())):
+            return False
+        ef = self.manifest["config"]["values"]["index"]["expansion_search"]
+        for model, path in paths.items():
+            self._vectors[model] = vectors.load_resident(path, ef)
+        return True
+
     def chunk_table(self) -> ChunkTable:
         if self._chunk_table is None:
             docs = {d["doc"]: i for i, d in enumerate(self.docs())}

@@ -75,7 +75,9 @@ class Served:
 def warm_up(idx: KbIndex) -> None:
     """Load every embedding model of the release and ask one question, so that the first
     user of a release does not wait for model loading (seconds to tens of seconds); then
-    what is loaded is kept out of the garbage collector's full passes (`settle`)."""
+    what is loaded is kept out of the garbage collector's full passes (`settle`). The vector
+    graphs are kept in memory on huge pages where that helps (`KbIndex.keep_resident`)."""
+    idx.keep_resident()
     for model in sorted(idx.manifest.get("models", {})):
         embed_question(get_embedder(model), WARM_UP)  # the question path (packed weights)
     run_search(idx, WARM_UP, k=1)
