@@ -98,3 +98,21 @@ def test_streamed_weights_compute_the_packed_weights_products(use):
             got = bf16.dot_t(streamed, a).T
             assert got.shape == want.shape == (rows, w.shape[1])
             assert np.allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
+
+
+@pytest.mark.skipif(not bf16.available(),
+                    reason="this CPU has no bfloat16 units numkong uses")
+def test_either_way_round_gives_the_same_question_vectors(use, monkeypatch):
+    """The encoder multiplies against packed weights on AMX tiles and streams the weights
+    against the question's rows elsewhere (`bf16.has_tiles`): the same products up to
+    float32 summation order, so a question's vector barely depends on which CPU asks."""
+    from kbtools.embed.use_question import QuestionEncoder
+
+    vectors = {}
+    for tiles in (True, False):
+        monkeypatch.setattr(bf16, "has_tiles", lambda tiles=tiles: tiles)
+        enc = QuestionEncoder(use.backend())
+        assert enc.tiles is tiles
+        vectors[tiles] = np.concatenate([enc.encode(t) for t in knowledge_texts(120)])
+    cos = (vectors[True] * vectors[False]).sum(axis=1)
+    assert cos.min() >= 0.99999

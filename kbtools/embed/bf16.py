@@ -28,6 +28,9 @@ import numpy as np
 # ~8× a float32 product), and AVX-512 BF16 dot products (``genoa``: AMD Zen 4 and later;
 # measured on an EPYC, one question: USE 2.1 → 1.3 ms, MiniLM 16.5 → 8.6 ms of CPU)
 BF16_UNITS = ("sapphireamx", "graniteamx", "genoa")
+# … of them, the matrix units (AMX tiles): there a question's few rows multiply fastest
+# against weights packed once (`dot`), elsewhere the other way round (`dot_t`)
+TILE_UNITS = ("sapphireamx", "graniteamx")
 ENV_SWITCH = "KB_USE_BF16"
 
 
@@ -60,6 +63,11 @@ def kind() -> str:
 
     caps = numkong.get_capabilities()
     return next(unit for unit in BF16_UNITS if caps.get(unit))
+
+
+def has_tiles() -> bool:
+    """Whether `dot` runs on matrix units here (`kind` is one of TILE_UNITS)."""
+    return kind() in TILE_UNITS
 
 
 def pack(rows: np.ndarray) -> Any:
