@@ -108,6 +108,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification:\\n\\s*\\n": "split",
 }
 OTHER: dict[str, str] = {
+    "kbtools.index.vectors:\\[(\\w+)\\]": "the kernel's transparent huge page setting",
+    "kbtools.index.vectors:^MemAvailable:\\s+(\\d+) kB": "/proc/meminfo",
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
     "kbtools.serve.docview:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",

@@ -50,7 +50,7 @@ def test_resident_graph_outlives_every_other_reference(graph):
     assert vectors.search(resident, questions[0], 10)[0].tolist() == expected
 
 
-def test_a_truncated_graph_file_is_refused(graph, tmp_path):
+def test_a_truncated_graph_file_is_refused(tmp_path):
     bad = tmp_path / "bad.usearch"
     bad.write_bytes(b"\0" * 64)
     for load in (vectors.load, vectors.load_resident):  # refused alike

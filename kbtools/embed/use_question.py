@@ -5,8 +5,8 @@ costs ~2.5 ms of CPU, three quarters of it in seven small matrix products, which
 `kbtools.embed.bf16` runs on bfloat16 matrix units, each weight matrix streamed against the
 question's few rows packed (`bf16.dot_t`; on an AMD Zen 4 the same bits as packed weights,
 and one question 0.86× the CPU). On AMX tiles the packed weights (`bf16.dot`) are the faster
-way round (a question 0.92–0.95× the time of `dot_t`, the same vectors on 248 questions), so
-there they are used. The layer norms, the sentence sum and
+way round (a question 0.89–0.95× the CPU of `dot_t`; the vectors of the 2,204 dev questions
+bit-identical), so there they are used. The layer norms, the sentence sum and
 the dense head stay float32 (the head and the output projection are one row each, bound by
 reading their 6.8 MB of weights: in bfloat16 they cost 0.59 → 0.39 ms with the caches
 evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one top-1, so they stay as they
