@@ -12,6 +12,7 @@ pages and the graphs fit easily in the memory available.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import multiprocessing
 import os
@@ -112,7 +113,10 @@ def load_resident(path: Path, expansion_search: int) -> UsearchIndex:
 
     size = path.stat().st_size
     mapped = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    mapped.madvise(mmap.MADV_HUGEPAGE)
+    advice = getattr(mmap, "MADV_HUGEPAGE", None)  # Linux only
+    if advice is not None:
+        with contextlib.suppress(OSError):  # advice only: a kernel without THP refuses it
+            mapped.madvise(advice)
     buffer = memoryview(mapped)[:size]
     with open(path, "rb") as f:
         if f.readinto(buffer) != size:
