@@ -322,3 +322,38 @@ def test_bfloat16_products_the_left_way_round_match_float32():
     bf16.warm(weights)  # reads only
     assert np.array_equal(np.asarray(weights), before)
     bf16.warm(bf16.matrix(rows[:3, :5]))  # any size, not only whole 8-byte words
+
+
+@pytest.mark.skipif(not bf16.available(), reason="this CPU has no bfloat16 units numkong uses")
+def test_either_way_round_the_question_vectors_are_the_products_bits(monkeypatch):
+    """The question encoder multiplies against packed weights on AMX tiles (`bf16.dot`) and
+    streams the weights elsewhere (`bf16.dot_t`, `bf16.has_tiles`). Where the two products
+    give the same bits for the model's own layers, so must the two encoders: nothing around
+    the products (a head's strides for the attention products, say) may depend on the way
+    round. Elsewhere they agree to float32 summation order."""
+    from kbtools.embed.bert import NumpyBert, minilm_root
+    from kbtools.embed.bert_question import QuestionEncoder
+
+    model = NumpyBert(minilm_root())
+    encoders = {}
+    for tiles in (True, False):
+        monkeypatch.setattr(bf16, "has_tiles", lambda tiles=tiles: tiles)
+        encoders[tiles] = QuestionEncoder(model.word, model.position, model.token_type,
+                                          model.embed_norm, model.layers,
+                                          model.settings.heads, model.settings.eps)
+        assert encoders[tiles].tiles is tiles
+    texts = varied_texts()[::3]
+    got = {tiles: np.concatenate([enc.pooled(model.tokenizer.encode(t).ids) for t in texts])
+           for tiles, enc in encoders.items()}
+    rng = np.random.default_rng(5)
+    layer = model.layers[0]
+    same_products = all(
+        np.array_equal(bf16.dot(a, bf16.pack(w)), bf16.dot_t(bf16.matrix(w), a).T)
+        for w in (layer.qkv, layer.attn_out, layer.inter, layer.out)
+        for a in [rng.standard_normal((n, w.shape[1])).astype(np.float32) for n in (3, 17, 40)])
+    if same_products:
+        assert np.array_equal(got[True], got[False])
+    else:
+        cos = (got[True] * got[False]).sum(axis=1) / (
+            np.linalg.norm(got[True], axis=1) * np.linalg.norm(got[False], axis=1))
+        assert cos.min() >= 0.99999

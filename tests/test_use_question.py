@@ -105,7 +105,8 @@ def test_streamed_weights_compute_the_packed_weights_products(use):
 def test_either_way_round_gives_the_same_question_vectors(use, monkeypatch):
     """The encoder multiplies against packed weights on AMX tiles and streams the weights
     against the question's rows elsewhere (`bf16.has_tiles`): the same products up to
-    float32 summation order, so a question's vector barely depends on which CPU asks."""
+    float32 summation order (the same bits where the two products give them), so a
+    question's vector barely depends on which CPU asks."""
     from kbtools.embed.use_question import QuestionEncoder
 
     vectors = {}
@@ -114,5 +115,12 @@ def test_either_way_round_gives_the_same_question_vectors(use, monkeypatch):
         enc = QuestionEncoder(use.backend())
         assert enc.tiles is tiles
         vectors[tiles] = np.concatenate([enc.encode(t) for t in knowledge_texts(120)])
+    b, rng = use.backend(), np.random.default_rng(5)
+    same_products = all(
+        np.array_equal(bf16.dot(a, bf16.pack(w.T)), bf16.dot_t(bf16.matrix(w.T), a).T)
+        for w in (b.proj_W, *b.w1, *b.w2)
+        for a in [rng.standard_normal((n, w.shape[0])).astype(np.float32) for n in (3, 17, 40)])
+    if same_products:  # then nothing around them may depend on the way round
+        assert np.array_equal(vectors[True], vectors[False])
     cos = (vectors[True] * vectors[False]).sum(axis=1)
     assert cos.min() >= 0.99999

@@ -7,10 +7,14 @@ question (on bfloat16 products) it spent ~7 of its ~10 ms in the 24 products and
 around them: a temporary for every step of GELU's erf, `mean` through Python, a mask added
 to every attention score. Here the same arithmetic runs on one unpadded sequence:
 
-- every product through `bf16.dot_t`: the layer's weights in bfloat16 (float32 sums),
-  streamed once as the left operand against the question's rows packed small, 0.6-0.9× the
-  time of `bf16.dot` on packed weights; numpy's float32 products are 2-4.5× slower at these
-  shapes, so none is left on numpy (per product: benchmarks/README.md);
+- every product on bfloat16 units (float32 sums): on AVX-512 BF16 without tiles (Zen 4)
+  through `bf16.dot_t`, the layer's weights streamed once as the left operand against the
+  question's rows packed small, 0.6-0.9× the time of `bf16.dot` on packed weights; on AMX
+  tiles through `bf16.dot` on weights packed once, the faster way round there (a question
+  0.70× the CPU of `dot_t`), with the same bits: the query/key/value product is laid out by
+  columns in memory either way, so the attention products read the same strides. numpy's
+  float32 products are 2-4.5× slower at these shapes, so none is left on numpy (per
+  product: benchmarks/README.md);
 - the query, key and value projections as one product (their weights stacked), attention
   for all heads at once as stacked (heads, tokens, tokens) products, no mask;
 - the same erf approximation as `bert.erf` (Abramowitz & Stegun 7.1.26, 1.5e-7) with its
@@ -85,11 +89,16 @@ def layer_norm_(x: F32, weight: F32, bias: F32, eps: np.float32) -> F32:
     return x
 
 
-def _product(matrix: Any, rows: F32) -> F32:
-    """rows @ W.T by columns (`bf16.dot_t`), the weights read into cache first (`bf16.warm`):
-    a question's six layers stream 21 MB of weights, which the product's kernel reads from
-    L3 or memory ~1.6× slower than from cache, and a plain sequential read costs less than
-    the difference (one question 0.89× of the CPU without it, measured)."""
+def _product(matrix: Any, rows: F32, tiles: bool) -> F32:
+    """rows @ W.T by columns, (features, tokens). Without matrix units by `bf16.dot_t`, the
+    weights read into cache first (`bf16.warm`): a question's six layers stream 21 MB of
+    weights, which that kernel reads from L3 or memory ~1.6× slower than from cache, and a
+    plain sequential read costs less than the difference (one question 0.89× of the CPU
+    without it, measured on a Zen 4). On AMX tiles (`tiles`, `matrix` packed by `bf16.pack`)
+    by `bf16.dot` against the packed weights, the faster way round there, as a transposed
+    view of its rows."""
+    if tiles:
+        return bf16.dot(rows, matrix).T
     bf16.warm(matrix)
     return bf16.dot_t(matrix, rows)
 
@@ -123,12 +132,13 @@ class Layer(Generic[M]):
     out_norm: tuple[F32, F32]
 
 
-def packed(w: Layer[F32]) -> Layer[Any]:
-    """`w` with its matrices in bfloat16 for `bf16.dot_t` and the query/key/value bias as a
-    column (that product comes out by columns); the rest as it was."""
-    return replace(w, qkv=bf16.matrix(w.qkv), qkv_bias=w.qkv_bias[:, None],
-                   attn_out=bf16.matrix(w.attn_out), inter=bf16.matrix(w.inter),
-                   out=bf16.matrix(w.out))
+def packed(w: Layer[F32], tiles: bool = False) -> Layer[Any]:
+    """`w` with its matrices in bfloat16 for `_product` (packed for `bf16.dot` on `tiles`,
+    else plain for `bf16.dot_t`) and the query/key/value bias as a column (that product
+    comes out by columns); the rest as it was."""
+    convert = bf16.pack if tiles else bf16.matrix
+    return replace(w, qkv=convert(w.qkv), qkv_bias=w.qkv_bias[:, None],
+                   attn_out=convert(w.attn_out), inter=convert(w.inter), out=convert(w.out))
 
 
 class QuestionEncoder:
@@ -145,20 +155,23 @@ class QuestionEncoder:
         self.word = word
         self.position = position + token_type[0]  # every token is of type 0
         self.embed_norm = embed_norm
-        self.layers = [packed(layer) for layer in layers]
+        self.tiles = bf16.has_tiles()  # which way round the products run (`_product`)
+        self.layers = [packed(layer, self.tiles) for layer in layers]
         self.heads = heads
         self.eps = np.float32(eps)
 
     def pooled(self, ids: Sequence[int]) -> F32:
         """The mean of the last hidden states over the tokens `ids`, shape (1, hidden)."""
         n, hidden, heads, eps = len(ids), self.word.shape[1], self.heads, self.eps
-        head = hidden // heads
+        head, tiles = hidden // heads, self.tiles
         scale = np.float32(1.0 / np.sqrt(head))
         x = self.word[np.asarray(ids, dtype=np.intp)]
         x += self.position[:n]
         layer_norm_(x, *self.embed_norm, eps)
         for layer in self.layers:
-            qkv = _product(layer.qkv, x)
+            # by columns in memory too (a view of `dot`'s rows would reshape into heads with
+            # other strides, and the attention products sum in another order on those)
+            qkv = np.ascontiguousarray(_product(layer.qkv, x, tiles))
             qkv += layer.qkv_bias
             q, k, v = qkv.reshape(3, heads, head, n)  # each (heads, head, tokens)
             scores = q.transpose(0, 2, 1) @ k  # (heads, query token, key token)
@@ -167,11 +180,11 @@ class QuestionEncoder:
             np.exp(scores, out=scores)
             scores /= np.add.reduce(scores, axis=2, keepdims=True)
             ctx = (v @ scores.transpose(0, 2, 1)).reshape(hidden, n)
-            attended = _added(_product(layer.attn_out, ctx.T), layer.attn_out_bias)
+            attended = _added(_product(layer.attn_out, ctx.T, tiles), layer.attn_out_bias)
             attended += x
             x = layer_norm_(attended, *layer.attn_norm, eps)
-            inner = gelu_(_added(_product(layer.inter, x), layer.inter_bias))
-            out = _added(_product(layer.out, inner), layer.out_bias)
+            inner = gelu_(_added(_product(layer.inter, x, tiles), layer.inter_bias))
+            out = _added(_product(layer.out, inner, tiles), layer.out_bias)
             out += x
             x = layer_norm_(out, *layer.out_norm, eps)
         pooled: F32 = np.add.reduce(x, axis=0, keepdims=True) * np.float32(1.0 / n)
