@@ -36,9 +36,9 @@ from kbtools.agents.recent import recent
 from kbtools.config import CONFIG_NAME, find_root, load_config
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, one_line, valid_unicode
-from kbtools.index.reader import KbIndex, settle
-from kbtools.query import sections
+from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
+from kbtools.query.search import keep_warm
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
 from kbtools.ship.checkout import open_index, resolve_index_path
@@ -214,9 +214,7 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = 
         raise
     record_question(idx, "mcp", query, response, enabled=ctx.query_log)
     if "settled" not in ctx._cache:  # the release's first search has loaded its models
-        sections.of(idx).read_whole()  # now rather than in the next search
-        idx.keep_resident()  # the graphs on huge pages, as `kb serve` keeps them
-        settle()
+        keep_warm(idx)  # as `kb serve` does after its warm-up question
         ctx._cache["settled"] = True
     return {**response.to_dict(citations=True), "notice": DATA_NOTICE}
 

@@ -35,7 +35,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, valid_unicode
 from kbtools.index import vectors
-from kbtools.index.reader import KbIndex
+from kbtools.index.reader import KbIndex, settle
 from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import (
     anchors,
@@ -289,6 +289,16 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2))
+
+
+def keep_warm(index: KbIndex) -> None:
+    """What a long-lived process (`kb serve`, `kb mcp`) does once a release has answered its
+    first question: the section table read whole (else the second search would read it),
+    the vector graphs kept resident on huge pages where that helps (`KbIndex.keep_resident`),
+    and what is loaded kept out of the garbage collector's full passes (`settle`)."""
+    sections.of(index).read_whole()
+    index.keep_resident()
+    settle()
 
 
 class LocalCandidates:

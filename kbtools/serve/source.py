@@ -39,8 +39,8 @@ from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
-from kbtools.index.reader import KbIndex, open_index, settle
-from kbtools.query import sections
+from kbtools.index.reader import KbIndex, open_index
+from kbtools.query.search import keep_warm
 from kbtools.query.search import search as run_search
 from kbtools.ship.checkout import resolve_index_path
 
@@ -75,14 +75,11 @@ class Served:
 def warm_up(idx: KbIndex) -> None:
     """Load every embedding model of the release and ask one question, so that the first
     user of a release does not wait for model loading (seconds to tens of seconds); then
-    what is loaded is kept out of the garbage collector's full passes (`settle`). The vector
-    graphs are kept in memory on huge pages where that helps (`KbIndex.keep_resident`)."""
-    idx.keep_resident()
+    keep it warm as `kb mcp` does after its first search (`query.search.keep_warm`)."""
     for model in sorted(idx.manifest.get("models", {})):
         embed_question(get_embedder(model), WARM_UP)  # the question path (packed weights)
     run_search(idx, WARM_UP, k=1)
-    sections.of(idx).read_whole()  # else the second search would read it
-    settle()
+    keep_warm(idx)
 
 
 class ServedIndex:
