@@ -114,3 +114,23 @@ def test_an_index_is_left_mapped_where_residence_does_not_help(example_index, mo
         assert all(not hasattr(index.vectors(m), "_kb_buffer") for m in index.manifest["models"])
     finally:
         index.close()
+
+
+def test_kb_serve_and_kb_mcp_keep_a_release_resident(example_index, monkeypatch):
+    """`kb serve`'s warm-up and `kb mcp`'s first search both keep the graphs resident
+    (`query.search.keep_warm`), where residence helps."""
+    from kbtools.agents.mcp_server import Context, tool_search
+    from kbtools.serve.source import warm_up
+
+    monkeypatch.setattr(vectors, "resident_fits", lambda size: True)
+    index = open_index(example_index)
+    try:
+        warm_up(index)
+        assert all(hasattr(index.vectors(m), "_kb_buffer") for m in index.manifest["models"])
+        ctx = Context(index=example_index, query_log=False)
+        tool_search(ctx, QUESTIONS[1], 3)
+        served = ctx.idx()
+        assert all(hasattr(served.vectors(m), "_kb_buffer") for m in served.manifest["models"])
+    finally:
+        index.close()
+        gc.unfreeze()  # (both freeze what is loaded; the other tests collect)
