@@ -196,6 +196,36 @@ def test_match_level_edges_are_its_definition(ids, text, heading):
     assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)
 
 
+BATCH_TEXT = st.one_of(LINE_TEXT, st.sampled_from([
+    "a\x00E17", "E17\x00", "x……E17", "\u2026E17.", "Ｅ１７", "E17：", "ﬁE17", "E17\u0338",
+    "\u0301E17", "第 12 條\n依第12条", "e17" * 3, ""]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(ids=st.lists(st.one_of(IDENTS.map(lambda ids: ids[0] if ids else "E17"),
+                              st.sampled_from(["a\x00", "ｅ17"])), max_size=3),
+       pairs=st.lists(st.tuples(BATCH_TEXT, st.one_of(TEXT, st.sampled_from(
+           ["E17", "4.3 x", "`HX-260` 说明", "第 12 條", "İE17", "a\x00"]))), max_size=8))
+def test_match_levels_are_each_texts_match_level(ids, pairs):
+    texts, headings = [t for t, _ in pairs], [h for _, h in pairs]
+    want = [identifiers.match_level(ids, t, h) for t, h in pairs]
+    assert identifiers.match_levels(ids, texts, headings) == want
+
+
+def test_match_levels_look_at_only_the_texts_that_hold_an_identifier(monkeypatch):
+    texts = ["三号机 E17 反复报警", "E170 与 XE17 不是它", "代码：E17", "无关的段落"] * 5
+    headings = ["", "", "", "E17"] * 5
+    want = [identifiers.match_level(["E17"], t, h) for t, h in zip(texts, headings)]
+    looked = []
+    level = identifiers._level
+    monkeypatch.setattr(identifiers, "_level", lambda ids, text, *rest: looked.append(text)
+                        or level(ids, text, *rest))
+    got = identifiers.match_levels(["E17"], texts, headings)
+    assert got == want
+    assert got[:4] == [2, 0, 3, 3]
+    assert len(looked) == 15  # the holders only: not the five E170 texts
+
+
 # --- ranking rows -------------------------------------------------------------------------
 
 

@@ -101,6 +101,10 @@ class MilvusStore(Store):
     def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         return self.chunks_by_id(ids)
 
+    def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str]]:
+        return {n: (r["embed_text"], (r["heading_path"] or [""])[-1])
+                for n, r in self.chunks(nums).items()}
+
     def section_rows(self, kinds: Collection[str],
                      table_kinds: Collection[str]) -> Iterator[SectionRow] | None:
         return None  # no pass over the collection: ranking reads the rows it needs

@@ -305,6 +305,19 @@ class Store:
         """`ranking_rows` by chunk id."""
         return {d["id"]: d for d in self._select("id", ids, RANKING_COLUMNS)}
 
+    def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str]]:
+        """Per chunk of `nums`: the text its identifiers are looked for in (``embed_text``)
+        and its own heading (the last of its heading path, "" for none), and nothing else
+        of its row (a question with an identifier asks this of its 30-odd ranked chunks,
+        and shows a few of them)."""
+        if not nums:
+            return {}
+        cur = self.con.execute("SELECT num, embed_text, heading_path FROM chunks "
+                               f"WHERE num IN ({','.join('?' * len(nums))})", nums)
+        cur.row_factory = None
+        return {num: (text, (_load_strings(path) or [""])[-1])
+                for num, text, path in cur.fetchall()}
+
     def complete(self, rows: Iterable[dict[str, Any]]) -> None:
         """Read the remaining columns of the ranking rows among `rows` in one query (the
         results a search shows); whole rows are left as they are."""

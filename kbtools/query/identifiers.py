@@ -20,6 +20,7 @@ Pure: imports nothing from kbtools.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -187,8 +188,14 @@ def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
     """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
     about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
     text, heading = nfkc(text), nfkc(heading)
-    lowered, lowered_heading = _lowered(text), _lowered(heading)  # once for all identifiers
+    return _level(ids, text, _lowered(text), heading, _lowered(heading))
+
+
+def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
+           lowered_heading: str | None) -> int:
+    """`match_level` of a text and heading in NFKC already, with their `_lowered`."""
     held = about = 0
+    lines: list[str] | None = None
     for ident in ids:
         if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
@@ -197,12 +204,97 @@ def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
             about = 1
             continue
         # a line "key: ID" (only lines with a colon can be one)
-        lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
+        if lines is None:
+            lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
         if lowered is not None and ident.isascii() and ident.strip(_QUOTES + " \t") == ident:
             about = int(any(_is_key_line(ident, line) for line in lines))
         else:
             about = int(any(_key_line(ident).fullmatch(line) for line in lines))
     return 2 * held + about if held else 0
+
+
+# Joins the texts `match_levels` searches at once: NFKC neither makes it of another character
+# nor another character of it, and neither an identifier's search nor its whole-token test
+# reads it as part of a token.
+_SEP = "\x00"
+
+
+def match_levels(ids: Sequence[str], texts: Sequence[str], headings: Sequence[str]) -> list[int]:
+    """`match_level` of each text with its heading: the same levels, but the texts and the
+    headings that hold none of `ids` are found by searching each side once, joined
+    (`_Joined`), so that only those holding one are looked at one by one. A search asks
+    this of its 30-odd ranked chunks for a question with an identifier; most hold none."""
+    side = _Joined.of(ids, texts)
+    head = _Joined.of(ids, headings) if side is not None else None
+    if side is None or head is None:
+        return [match_level(ids, text, heading)
+                for text, heading in zip(texts, headings, strict=True)]
+    return [_level(ids, *side.part(i), *head.part(i))
+            if i in side.holders or i in head.holders else 0 for i in range(len(texts))]
+
+
+class _Joined:
+    """Texts as one string of their `nfkc`s joined by `_SEP` (the full-width punctuation
+    replaced in all at once, and only the parts that are not NFKC then normalised one by
+    one), lower-cased once, and the positions of the texts that hold one of the identifiers
+    as `_holds` finds it in them (`holders`)."""
+
+    def __init__(self, ids: Sequence[str], parts: list[str]):
+        self.parts = parts
+        self.joined = _SEP.join(parts)
+        self.starts, at = [], 0  # where each part starts in `joined`
+        for text in parts:
+            self.starts.append(at)
+            at += len(text) + 1
+        self.holders: set[int] = set()
+        self.lowered = _lowered(self.joined)
+
+    @classmethod
+    def of(cls, ids: Sequence[str], texts: Sequence[str]) -> _Joined | None:
+        """The texts joined and searched for `ids`; None when the joined string cannot stand
+        for them: a text or an identifier holds `_SEP`, or a text holds one of
+        `ASCII_FOLDS` (`_holds` takes the regex for that text)."""
+        joined = _SEP.join(texts)
+        if joined.count(_SEP) != max(len(texts) - 1, 0) or any(_SEP in i for i in ids):
+            return None
+        for wide, narrow in _FULL_WIDTH:
+            if wide in joined:
+                joined = joined.replace(wide, narrow)
+        parts = joined.split(_SEP) if texts else []
+        if not unicodedata.is_normalized("NFKC", joined):
+            parts = [p if unicodedata.is_normalized("NFKC", p)
+                     else unicodedata.normalize("NFKC", p) for p in parts]
+        self = cls(ids, parts)
+        if self.lowered is None:
+            return None
+        for ident in ids:
+            self._search(ident, self.lowered)
+        return self
+
+    def _search(self, ident: str, lowered: str) -> None:
+        """Add the parts holding `ident` to `holders`: an ASCII identifier by substring and
+        `_whole_token` (`_SEP` at a part's ends reads as the text's ends), any other by its
+        regex (whose matches cannot cross `_SEP`)."""
+        starts, joined = self.starts, self.joined
+        if not ident.isascii():
+            self.holders.update(bisect.bisect_right(starts, m.start()) - 1
+                                for m in _pattern(ident).finditer(joined))
+            return
+        low, n = ident.lower(), len(ident)
+        at = lowered.find(low)
+        while at >= 0:
+            part = bisect.bisect_right(starts, at) - 1
+            if _whole_token(joined, at, at + n):
+                self.holders.add(part)
+                at = lowered.find(low, starts[part + 1]) if part + 1 < len(starts) else -1
+            else:
+                at = lowered.find(low, at + 1)
+
+    def part(self, i: int) -> tuple[str, str | None]:
+        """Text `i` in NFKC and its `_lowered`."""
+        start = self.starts[i]
+        end = start + len(self.parts[i])
+        return self.parts[i], None if self.lowered is None else self.lowered[start:end]
 
 
 def is_about(level: int) -> bool:

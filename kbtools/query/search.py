@@ -53,7 +53,7 @@ from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand
 from kbtools.query.filters import filter_mask, parse_where
-from kbtools.query.identifiers import identifiers, is_about, match_level, promote
+from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 
@@ -265,9 +265,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, table.tables_of(hits),
                                            input_synonyms(index))
-    if wanted:
-        _read_rows(index, rows, [h.num for h in hits])
-    levels = {h.num: _level(wanted, rows[h.num]) for h in hits} if wanted else {}
+    levels = _levels(index, wanted, hits, rows) if wanted else {}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
     picked = _suppress_nested(table, hits, k)
     coverage = covered.of(picked)
@@ -431,6 +429,19 @@ def _unlisted_holders(held: set[int], fused: fusion.Fused,
 def _level(wanted: list[str], row: dict[str, Any]) -> int:
     """How the chunk holds the question's specific identifiers (`match_level`)."""
     return match_level(wanted, row["embed_text"], (row["heading_path"] or [""])[-1])
+
+
+def _levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
+            rows: Rows) -> dict[int, int]:
+    """Each hit's `_level`, from the rows read already or else only the text and heading
+    of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`)."""
+    nums = list(dict.fromkeys(h.num for h in hits))
+    texts = index.store.identifier_texts([n for n in nums if n not in rows])
+    for n in nums:
+        if n in rows:
+            texts[n] = (rows[n]["embed_text"], (rows[n]["heading_path"] or [""])[-1])
+    return dict(zip(nums, match_levels(wanted, [texts[n][0] for n in nums],
+                                       [texts[n][1] for n in nums]), strict=True))
 
 
 def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
