@@ -170,3 +170,34 @@ def test_a_splice_refuses_postings_that_do_not_add_up(tmp_path: Path) -> None:
     (tmp_path / "old" / BM25_TF).unlink()
     assert not bm25_splice.splice(tmp_path / "old", tmp_path / "new", *args, k1=1.2, b=0.75)
     assert not (tmp_path / "new").exists()
+
+
+def dense_holders(bm: bm25index.Bm25, ids: list[int], limit: int) -> list[int]:
+    """`Bm25.holders` by its definition: every chunk scored, the positive ones best first."""
+    s = bm.scores(ids)
+    if s is None:
+        return []
+    pos = np.flatnonzero(s > 0)
+    return [int(n) for n in pos[np.lexsort((pos, -s[pos]))][:limit]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 12), max_size=20), min_size=1, max_size=40),
+       st.lists(st.integers(0, 12), min_size=1, max_size=4), st.integers(1, 50))
+def test_holders_from_the_postings_are_those_of_every_chunks_scores(
+        tmp_path_factory: pytest.TempPathFactory, docs: list[list[int]], terms: list[int],
+        limit: int) -> None:
+    if not any(docs):
+        return
+    path = tmp_path_factory.mktemp("bm25")
+    flat = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    vocab = {f"w{i}": i for i in range(int(flat.max()) + 1)}
+    bm25index.build_from_ids(path, flat, offsets, vocab, k1=1.2, b=0.75)
+    bm = bm25index.Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
+    known = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+    ids = [known[f"w{t}"] for t in terms if f"w{t}" in known]  # repeats kept: scored twice
+    got = bm.holders(ids, limit)
+    assert got == dense_holders(bm, ids, limit)
+    assert bm._postings_scores(ids) is not None or not ids  # the postings path was taken

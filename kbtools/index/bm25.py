@@ -279,11 +279,34 @@ class Bm25:
     def holders(self, ids: list[int], limit: int) -> list[int]:
         """Up to ``limit`` chunks holding any of the terms, the best BM25 score on them first
         (ties by chunk number)."""
-        s = self.scores(ids)
-        if s is None:
-            return []
+        sparse = self._postings_scores(ids)
+        if sparse is None:
+            s = self.scores(ids)
+            if s is None:
+                return []
+            keys = np.arange(len(s))
+        else:
+            keys, s = sparse
         pos = np.flatnonzero(s > 0)
-        return [int(n) for n in pos[np.lexsort((pos, -s[pos]))][:limit]]
+        keys = keys[pos]
+        return [int(n) for n in keys[np.lexsort((keys, -s[pos]))][:limit]]
+
+    def _postings_scores(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The chunks holding any of the terms and their `scores`, summed in the same order
+        from the terms' postings alone (the rare terms of identifiers are held by a few
+        chunks, and scoring every chunk cost more than the rest of `holders`). None where
+        every chunk has a score (a variant with a non-occurrence score) or nothing scores."""
+        r = self.retriever
+        if not ids or not self.vocab or r is None \
+                or getattr(r, "nonoccurrence_array", None) is not None:
+            return None
+        data, indptr, indices = r.scores["data"], self._indptr, self._indices
+        spans = [(int(indptr[i]), int(indptr[i + 1])) for i in ids]
+        keys, at = np.unique(np.concatenate([indices[a:b] for a, b in spans]),
+                             return_inverse=True)
+        s = np.zeros(len(keys), dtype=np.dtype(r.dtype))
+        np.add.at(s, at.reshape(-1), np.concatenate([data[a:b] for a, b in spans]))
+        return keys.astype(np.int64), s
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         """Which of the query terms occur in chunk `num`."""

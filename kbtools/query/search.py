@@ -412,8 +412,16 @@ def _identifier_holders(index: KbIndex, wanted: list[str], mask: np.ndarray | No
     if not ids:
         return set()
     chunk_models = vector_models(index)  # a chunk sharing a section's vector is seen through it
-    return {n for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS)
-            if (mask is None or mask[n]) and not set(models) & set(chunk_models[n].split(","))}
+    seen: dict[str, bool] = {}  # per models string: does a question model score the chunk
+    out = set()
+    for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS):
+        if mask is None or mask[n]:
+            own = chunk_models[n]
+            if own not in seen:
+                seen[own] = bool(set(models) & set(own.split(",")))
+            if not seen[own]:
+                out.add(n)
+    return out
 
 
 def _unlisted_holders(held: set[int], fused: fusion.Fused,
