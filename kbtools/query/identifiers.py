@@ -235,11 +235,11 @@ def match_levels(ids: Sequence[str], texts: Sequence[str], headings: Sequence[st
 
 class _Joined:
     """Texts as one string of their `nfkc`s joined by `_SEP` (the full-width punctuation
-    replaced in all at once, and only the parts that are not NFKC then normalised one by
-    one), lower-cased once, and the positions of the texts that hold one of the identifiers
-    as `_holds` finds it in them (`holders`)."""
+    replaced in all at once, then the parts that are not NFKC normalised), lower-cased
+    once, and the positions of the texts that hold one of the identifiers as `_holds` finds
+    it in them (`holders`)."""
 
-    def __init__(self, ids: Sequence[str], parts: list[str]):
+    def __init__(self, parts: list[str]):
         self.parts = parts
         self.joined = _SEP.join(parts)
         self.starts, at = [], 0  # where each part starts in `joined`
@@ -260,11 +260,10 @@ class _Joined:
         for wide, narrow in _FULL_WIDTH:
             if wide in joined:
                 joined = joined.replace(wide, narrow)
-        parts = joined.split(_SEP) if texts else []
-        if not unicodedata.is_normalized("NFKC", joined):
-            parts = [p if unicodedata.is_normalized("NFKC", p)
-                     else unicodedata.normalize("NFKC", p) for p in parts]
-        self = cls(ids, parts)
+        # each part checked (a check of the joined string reads it all when one part fails)
+        parts = [p if unicodedata.is_normalized("NFKC", p) else unicodedata.normalize("NFKC", p)
+                 for p in (joined.split(_SEP) if texts else [])]
+        self = cls(parts)
         if self.lowered is None:
             return None
         for ident in ids:
