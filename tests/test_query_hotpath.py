@@ -215,7 +215,7 @@ def test_match_levels_are_each_texts_match_level(ids, pairs):
 def test_match_levels_look_at_only_the_texts_that_hold_an_identifier(monkeypatch):
     texts = ["三号机 E17 反复报警", "E170 与 XE17 不是它", "代码：E17", "无关的段落"] * 5
     headings = ["", "", "", "E17"] * 5
-    want = [identifiers.match_level(["E17"], t, h) for t, h in zip(texts, headings)]
+    want = [identifiers.match_level(["E17"], t, h) for t, h in zip(texts, headings, strict=True)]
     looked = []
     level = identifiers._level
     monkeypatch.setattr(identifiers, "_level", lambda ids, text, *rest: looked.append(text)
