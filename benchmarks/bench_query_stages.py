@@ -77,7 +77,9 @@ STAGES: list[tuple[Any, str, str]] = [
     (search, "_read_rows", "store rows (ranking stages)"),
     (search, "input_synonyms", "input synonyms"),
     (answers, "evaluate_question", "decision tables"),
-    (search, "_level", "identifier levels"),
+    (search, "_level", "identifier levels"),  # trees before `_levels`
+    (search, "_levels", "identifier levels"),
+    (store.Store, "identifier_texts", "store texts (identifier levels)"),
     (search, "_distinct", "distinct"),
     (search, "_boost_vector", "routing boosts"),
     (search, "_unverified_vector", "unverified weights"),

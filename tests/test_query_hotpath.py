@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbtools.index.store import RankingRow, Store, _dump, _load_strings, write_store
+from kbtools.query import fusion as fusion_module
 from kbtools.query import identifiers
 from kbtools.query.fusion import FusionParams, Hit, Ranked, fuse, fuse_arrays, top, weights
 
@@ -105,6 +106,44 @@ def test_fused_hits_of_a_head_are_the_full_ranking_cut(bm25, vec, head, also):
     want = [h for i, h in enumerate(full) if i < head or h.num in also]
     got = fused.hits(head, also)
     assert [(h.num, h.score, h.why) for h in got] == [(h.num, h.score, h.why) for h in want]
+
+
+@settings(max_examples=100, deadline=None)
+@given(bm25=ranked(cosine=False), vec=ranked(cosine=True), read_first=st.booleans(),
+       notes=st.lists(st.sampled_from(["doc_decay", "collapsed_from", "bm25_rank", "anchor"]),
+                      max_size=3))
+def test_a_noted_hit_has_the_why_of_its_notes_added_read_before_or_after(bm25, vec,
+                                                                        read_first, notes):
+    hits = fuse({"bm25": bm25, "vector:m": vec}, FusionParams())
+    want = [{**h.why} for h in fuse({"bm25": bm25, "vector:m": vec}, FusionParams())]
+    for h, why in zip(hits, want, strict=True):
+        if read_first:
+            assert h.why == why
+        noted = h
+        for i, key in enumerate(notes):  # each note a stage: {**why, key: value}
+            noted = noted.noted(noted.score / 2, num=noted.num + i, **{key: i})
+            why = {**why, key: i}
+        assert (noted.num, noted.score) == (h.num + sum(range(len(notes))),
+                                            h.score / 2 ** len(notes))
+        assert noted.why == why and list(noted.why) == list(why)  # the key order too
+        assert h.why == want[hits.index(h)]  # the hit noted is unchanged
+
+
+def test_fused_hits_build_their_why_only_when_read(monkeypatch):
+    lists = {"bm25": Ranked(np.array([4, 2, 9]), np.array([3.0, 2.0, 1.0], dtype=np.float32)),
+             "vector:m": Ranked(np.array([2, 7]), np.array([0.9, 0.5], dtype=np.float32))}
+    made: list[int] = []
+    of = fusion_module._Why.of
+    monkeypatch.setattr(fusion_module._Why, "of", lambda self, j: made.append(j) or of(self, j))
+    hits = fuse(lists, FusionParams())
+    decayed = [h.noted(h.score * 0.5, doc_decay=0.5) for h in hits]
+    assert made == []
+    both = next(h for h in decayed if h.num == 2)  # in both lists
+    assert both.why["doc_decay"] == 0.5 and both.why["vector_model"] == "m"
+    assert len(made) == 1  # that hit's only, once
+    assert both.why is both.why and len(made) == 1
+    with pytest.raises(AttributeError):
+        hits[0].score = 2.0  # type: ignore[misc]
 
 
 def test_fuse_shared_candidate_keeps_the_better_vector_rank_and_its_model():

@@ -167,7 +167,7 @@ def reweigh(index: KbIndex, hits: list[Hit], ids: list[int], weight: float,
     for h in hits:
         if bonus[doc_of[h.num]] > 0 and (s := lifted(h)) > h.score:
             raw[h.num] = raw.get(h.num, h.score) + float(bonus[doc_of[h.num]])
-            h = Hit(h.num, s, {**h.why, "anchor": round(s - h.score, 6)})
+            h = h.noted(s, anchor=round(s - h.score, 6))
         out.append(h)
     listed = {int(doc_of[h.num]) for h in hits}
     firsts = first_chunks(index)

@@ -17,8 +17,9 @@ reviewed knowledge wins a near tie — they still appear, marked unverified.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,17 +38,71 @@ class Ranked:
         return self.ranks if self.ranks is not None else np.arange(1, len(self.keys) + 1)
 
 
-@dataclass(frozen=True, init=False)
+_set = object.__setattr__
+
+
 class Hit:
+    """A candidate ranked on: its chunk number, score and ``why`` (the evidence shown with
+    a result; a new dict when not given). Immutable, compared by all three. A search ranks
+    ~50 candidates and shows a handful, so the hits `Fused.hits` makes, and those a later
+    stage makes of them (`noted`), build their ``why`` when it is first read: ~2 µs of
+    rounding and dict making each, spent on the few that are shown."""
+
+    __slots__ = ("num", "score", "_why", "_make")
     num: int
     score: float
-    why: dict[str, Any] = field(default_factory=dict)
+    _why: dict[str, Any] | None
+    _make: Callable[[], dict[str, Any]] | None
 
     def __init__(self, num: int, score: float, why: dict[str, Any] | None = None):
-        """What the generated frozen ``__init__`` does (``why`` defaults to a new dict),
-        writing the instance dict at once instead of one ``object.__setattr__`` call per
-        field: a search makes a few hundred hits, at ~3 µs each that way."""
-        self.__dict__.update(num=num, score=score, why={} if why is None else why)
+        _set(self, "num", num)
+        _set(self, "score", score)
+        _set(self, "_why", {} if why is None else why)
+        _set(self, "_make", None)
+
+    @classmethod
+    def lazy(cls, num: int, score: float, make: Callable[[], dict[str, Any]]) -> Hit:
+        """A hit whose ``why`` is ``make()``, called when it is first read."""
+        hit = cls.__new__(cls)
+        _set(hit, "num", num)
+        _set(hit, "score", score)
+        _set(hit, "_why", None)
+        _set(hit, "_make", make)
+        return hit
+
+    @property
+    def why(self) -> dict[str, Any]:
+        why = self._why
+        if why is None:
+            assert self._make is not None
+            why = self._make()
+            _set(self, "_why", why)
+            _set(self, "_make", None)
+        return why
+
+    def noted(self, score: float, num: int | None = None, **notes: Any) -> Hit:
+        """This hit at `score` (as chunk `num`: its section, say), with ``{**why,
+        **notes}`` for ``why``, built when first read if this hit's is not built yet."""
+        num = self.num if num is None else num
+        if self._why is not None:
+            return Hit(num, score, {**self._why, **notes})
+        return Hit.lazy(num, score, lambda: {**self.why, **notes})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Hit is immutable: cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Hit is immutable: cannot delete {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hit):
+            return NotImplemented
+        return (self.num, self.score, self.why) == (other.num, other.score, other.why)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by a dict: not hashable
+
+    def __repr__(self) -> str:
+        return f"Hit(num={self.num!r}, score={self.score!r}, why={self.why!r})"
 
 
 @dataclass(frozen=True)
@@ -228,39 +283,53 @@ class Fused:
         return self._hits(order)
 
     def _hits(self, order: np.ndarray) -> list[Hit]:
-        """The `Hit`s of the candidates at positions `order` (columns gathered at once, then
-        one dict per hit: a search makes ~50 of them)."""
+        """The `Hit`s of the candidates at positions `order` (columns gathered at once; each
+        one's ``why`` made when read, `_Why`)."""
         if not len(order):
             return []
+        why = _Why(self, order)
+        return [Hit.lazy(num, score, partial(why.of, j)) for j, (num, score) in
+                enumerate(zip(self.keys[order].tolist(), self.scores[order].tolist(),
+                              strict=True))]
+
+
+class _Why:
+    """The ``why`` of the candidates of `fused` at positions `order`, from their columns
+    gathered once: per side (BM25, vectors) its best entry's rank and own score, the vector
+    list's model, the routing boost and the later stages' notes."""
+
+    def __init__(self, fused: Fused, order: np.ndarray):
         def side(entries: np.ndarray) -> tuple[list[int], list[int], list[float]]:
             at = np.maximum(entries, 0)
-            return entries.tolist(), self.ranks[at].tolist(), self.raw[at].tolist()
-        b_entry, b_rank, b_raw = side(self.bm25[order])
-        v_entry, v_rank, v_raw = side(self.vector[order])
-        v_model = self.model_of[np.maximum(self.vector[order], 0)].tolist()
-        boost = self.boost[order].tolist() if self.boost is not None else None
-        notes = [note if isinstance(note, dict) else (note[0], note[1][order].tolist())
-                 for note in self.notes]
-        out = []
-        for j, (num, score) in enumerate(zip(self.keys[order].tolist(),
-                                             self.scores[order].tolist(), strict=True)):
-            why: dict[str, Any] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                                   "vector_score": None}
-            if b_entry[j] >= 0:
-                why["bm25_rank"], why["bm25_score"] = b_rank[j], round(b_raw[j], 6)
-            if v_entry[j] >= 0:
-                why["vector_rank"], why["vector_score"] = v_rank[j], round(v_raw[j], 6)
-                why["vector_model"] = self.models[v_model[j]]
-            if boost is not None and boost[j]:
-                why["boost"] = boost[j]
-            for note in notes:
-                if isinstance(note, dict):
-                    if num in note:
-                        why.update(note[num])
-                else:
-                    why[note[0]] = round(note[1][j], 6)
-            out.append(Hit(num, score, why))
-        return out
+            return entries.tolist(), fused.ranks[at].tolist(), fused.raw[at].tolist()
+        self.nums = fused.keys[order].tolist()
+        self.b_entry, self.b_rank, self.b_raw = side(fused.bm25[order])
+        self.v_entry, self.v_rank, self.v_raw = side(fused.vector[order])
+        self.v_model = fused.model_of[np.maximum(fused.vector[order], 0)].tolist()
+        self.models = fused.models
+        self.boost = fused.boost[order].tolist() if fused.boost is not None else None
+        self.notes = [note if isinstance(note, dict) else (note[0], note[1][order].tolist())
+                      for note in fused.notes]
+
+    def of(self, j: int) -> dict[str, Any]:
+        """The ``why`` of the `j`-th candidate."""
+        why: dict[str, Any] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                               "vector_score": None}
+        if self.b_entry[j] >= 0:
+            why["bm25_rank"], why["bm25_score"] = self.b_rank[j], round(self.b_raw[j], 6)
+        if self.v_entry[j] >= 0:
+            why["vector_rank"], why["vector_score"] = self.v_rank[j], round(self.v_raw[j], 6)
+            why["vector_model"] = self.models[self.v_model[j]]
+        if self.boost is not None and self.boost[j]:
+            why["boost"] = self.boost[j]
+        num = self.nums[j]
+        for note in self.notes:
+            if isinstance(note, dict):
+                if num in note:
+                    why.update(note[num])
+            else:
+                why[note[0]] = round(note[1][j], 6)
+        return why
 
 
 def _best_entries(inv: np.ndarray, ranks: np.ndarray, side: np.ndarray, n: int) -> np.ndarray:

@@ -207,7 +207,7 @@ def reweigh(index: KbIndex, hits: list[Hit], similarity: np.ndarray,
         if d in scores and d not in done:
             done.add(d)
             raw[h.num] = raw.get(h.num, h.score) + bonus[d]
-            h = Hit(h.num, scores[d], {**h.why, "linked": round(scores[d] - h.score, 6)})
+            h = h.noted(scores[d], linked=round(scores[d] - h.score, 6))
         out.append(h)
     firsts = first_chunks(index)
     for d in sorted(set(scores) - done):

@@ -159,7 +159,7 @@ class SectionTable:
         seen: set[int] = set()
         for h, parent in zip(hits, to.tolist(), strict=True):
             if parent >= 0:
-                h = Hit(parent, h.score, {**h.why, "collapsed_from": kind[h.num]})
+                h = h.noted(h.score, num=parent, collapsed_from=kind[h.num])
             if h.num not in seen:
                 seen.add(h.num)
                 out.append(h)
