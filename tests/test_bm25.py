@@ -201,3 +201,19 @@ def test_holders_from_the_postings_are_those_of_every_chunks_scores(
     got = bm.holders(ids, limit)
     assert got == dense_holders(bm, ids, limit)
     assert bm._postings_scores(ids) is not None or not ids  # the postings path was taken
+
+
+def test_scoring_reads_the_mapped_postings_as_plain_arrays(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    docs = [rng.integers(0, 40, size=int(n)).tolist() for n in rng.integers(1, 30, 200)]
+    flat = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    bm25index.build_from_ids(tmp_path, flat, offsets, {f"w{i}": i for i in range(40)},
+                             k1=1.2, b=0.75)
+    bm = bm25index.Bm25(tmp_path, tok=None)  # type: ignore[arg-type]  # no question tokenized
+    assert all(type(bm.retriever.scores[k]) is np.ndarray for k in ("data", "indices", "indptr"))
+    own = bm25s.BM25.load(str(tmp_path), mmap=True, load_vocab=False, show_progress=False)
+    ids = [3, 17, 17, 39]
+    assert isinstance(own.scores["data"], np.memmap)  # what bm25s itself loads
+    assert np.array_equal(bm.scores(ids), own.get_scores_from_ids(ids))

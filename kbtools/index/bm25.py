@@ -229,6 +229,11 @@ class Bm25:
             self.retriever = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
                                              show_progress=False)
             s = self.retriever.scores
+            # bm25s slices its postings once per question term: plain ndarray views of the
+            # same mapping spare each slice np.memmap's subclass round trip (~18 a question)
+            for key in ("data", "indices", "indptr"):
+                if isinstance(s.get(key), np.memmap):
+                    s[key] = np.asarray(s[key])
         elif self.vocab:
             s = load_scores(path)
         self.num_docs = int(s.get("num_docs", 0))
