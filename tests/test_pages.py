@@ -72,6 +72,29 @@ def test_bonus_spans_zero_to_the_weight(index):
     assert bonus[snapshot] == pytest.approx(0.2)  # the page the question is about
 
 
+def reference_bonus(pages_: np.ndarray, question: np.ndarray, weight: float) -> np.ndarray:
+    """`page_bonus` as defined: cosines rescaled between the least and most similar page
+    that has a vector; documents without one get 0."""
+    cos = pages_ @ (question / max(float(np.linalg.norm(question)), 1e-9))
+    present = np.linalg.norm(pages_, axis=1) > 0
+    lo, hi = float(cos[present].min()), float(cos[present].max())
+    return np.where(present, weight * (cos - lo) / (hi - lo), 0.0).astype(np.float32)
+
+
+def test_bonus_is_its_definition_with_and_without_pageless_documents(index):
+    model = _model(index)
+    question = pages.question_vector(model, "公网带宽怎么收费")
+    full = pages.page_vectors(index, model)
+    assert np.array_equal(pages.page_bonus(index, model, question, 0.3),
+                          reference_bonus(full, question, 0.3))
+    other = open_index(index.root)  # its own caches: one document without a page vector
+    lacking = np.vstack([np.zeros((1, full.shape[1]), dtype=np.float32), full])
+    pages._PAGES[other] = {model: lacking}
+    got = pages.page_bonus(other, model, question, 0.3)
+    assert got[0] == 0.0 and got[1:].max() == pytest.approx(0.3)
+    assert np.array_equal(got, reference_bonus(lacking, question, 0.3))
+
+
 def test_reweigh_moves_documents_not_chunks_inside_them(index):
     model = _model(index)
     table = index.chunk_table()

@@ -259,15 +259,17 @@ def _matrix(index: KbIndex, model: str, keys: np.ndarray) -> np.ndarray:
     return np.asarray(index.vectors(model).get(keys.astype(np.uint64)), dtype=np.float32)
 
 
-_PRESENT: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = \
+_PRESENT: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray | None]] = \
     weakref.WeakKeyDictionary()
 
 
-def _present(index: KbIndex, model: str) -> np.ndarray:
-    """Per document: has a page vector of `model` (found once per index)."""
+def _present(index: KbIndex, model: str) -> np.ndarray | None:
+    """Per document: has a page vector of `model` (found once per index); None when every
+    document has one (the usual case: nothing to mask)."""
     cache = _PRESENT.setdefault(index, {})
     if model not in cache:
-        cache[model] = np.linalg.norm(page_vectors(index, model), axis=1) > 0
+        present = np.linalg.norm(page_vectors(index, model), axis=1) > 0
+        cache[model] = None if present.all() else present
     return cache[model]
 
 
@@ -281,10 +283,13 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
     q = question / max(float(np.linalg.norm(question)), 1e-9)
     cos = pages @ q
     present = _present(index, model)
-    lo, hi = float(cos[present].min()), float(cos[present].max())
+    among = cos if present is None else cos[present]
+    lo, hi = float(among.min()), float(among.max())
     if hi - lo < 1e-9:
         return np.zeros(len(pages), dtype=np.float32)
-    out: np.ndarray = np.where(present, weight * (cos - lo) / (hi - lo), 0.0).astype(np.float32)
+    scaled = weight * (cos - lo) / (hi - lo)
+    out: np.ndarray = (scaled if present is None else np.where(present, scaled, 0.0)
+                       ).astype(np.float32)
     return out
 
 
