@@ -146,6 +146,22 @@ def test_fused_hits_build_their_why_only_when_read(monkeypatch):
         hits[0].score = 2.0  # type: ignore[misc]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300))
+def test_mean_and_std_are_numpys_to_the_bit(values):
+    s = np.array(values, dtype=np.float64)
+    assert fusion_module._mean_std(s) == (float(s.mean()), float(s.std()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 80), max_size=300))
+def test_unique_is_numpys(values):
+    keys = np.array(values, dtype=np.int64)
+    got, want = fusion_module._unique(keys), np.unique(keys, return_inverse=True)
+    assert np.array_equal(got[0], want[0]) and got[0].dtype == want[0].dtype
+    assert np.array_equal(got[1], want[1].reshape(-1))
+
+
 def test_fuse_shared_candidate_keeps_the_better_vector_rank_and_its_model():
     lists = {"vector:a": Ranked(np.array([3, 1]), np.array([0.9, 0.8], dtype=np.float32)),
              "vector:b": Ranked(np.array([1, 3]), np.array([0.7, 0.6], dtype=np.float32))}

@@ -196,8 +196,19 @@ def standout(r: Ranked, pool: int = 0) -> float:
         s = np.concatenate([s, np.zeros(pool - 1)])
     if len(s) < 2:
         return 0.0
-    sd = float(s.std())
-    return max(float(s[0] - s.mean()) / sd, 0.0) if sd > 1e-9 else 0.0
+    mean, sd = _mean_std(s)
+    return max(float(s[0] - mean) / sd, 0.0) if sd > 1e-9 else 0.0
+
+
+def _mean_std(s: np.ndarray) -> tuple[float, float]:
+    """``s.mean()`` and ``s.std()`` of a 1-d float64 array, computed as numpy computes them
+    (pairwise sums, divided by the count as an ``intp``) without their Python layers."""
+    n = np.intp(len(s))
+    mean = np.add.reduce(s, keepdims=True)
+    np.true_divide(mean, n, out=mean, casting="unsafe")
+    dev = s - mean
+    np.multiply(dev, dev, out=dev)
+    return float(mean[0]), float(np.sqrt(np.add.reduce(dev) / n))
 
 
 def weights(lists: dict[str, Ranked], p: FusionParams) -> tuple[float, float]:
@@ -340,9 +351,25 @@ def _best_entries(inv: np.ndarray, ranks: np.ndarray, side: np.ndarray, n: int) 
     pos = np.flatnonzero(side)
     if len(pos):
         order = pos[np.lexsort((pos, ranks[pos], inv[pos]))]
-        first = np.r_[True, inv[order][1:] != inv[order][:-1]]
-        best[inv[order][first]] = order[first]
+        cand = inv[order]
+        first = np.empty(len(cand), dtype=bool)  # the first entry of each candidate
+        first[0] = True
+        np.not_equal(cand[1:], cand[:-1], out=first[1:])
+        best[cand[first]] = order[first]
     return best
+
+
+def _unique(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for a 1-d array (the same sort and the same
+    arrays), without its Python layers: a search fuses a few hundred entries."""
+    perm = keys.argsort(kind="quicksort")
+    ordered = keys[perm]
+    new = np.empty(len(ordered), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    inv = np.empty(len(ordered), dtype=np.intp)
+    inv[perm] = np.cumsum(new) - 1
+    return ordered[new], inv
 
 
 def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | None = None,
@@ -375,8 +402,7 @@ def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | N
     if not keys:
         return fuse_arrays({"bm25": Ranked(np.zeros(0, dtype=np.int64),
                                            np.zeros(0, dtype=np.float32))}, p)
-    uniq, inv = np.unique(np.concatenate(keys), return_inverse=True)
-    inv = inv.reshape(-1)
+    uniq, inv = _unique(np.concatenate(keys))
     # bincount adds in entry order, each sum starting at 0.0: the per-candidate loop's sums
     scores = np.bincount(inv, weights=np.concatenate(contribs), minlength=len(uniq))
     all_ranks, source = np.concatenate(ranks), np.concatenate(model_of)
