@@ -81,7 +81,8 @@ STAGES: list[tuple[Any, str, str]] = [
     (search, "_levels", "identifier levels"),
     (store.Store, "identifier_texts", "store texts (identifier levels)"),
     (search, "_distinct", "distinct"),
-    (search, "_boost_vector", "routing boosts"),
+    (search, "_boost_vector", "routing boosts"),  # trees before kbtools.query.routing
+    (search, "boost_vector", "routing boosts"),
     (search, "_unverified_vector", "unverified weights"),
     (search, "specific_identifiers", "identifiers"),
     (search, "_suppress_nested", "nested"),

@@ -18,10 +18,11 @@ from kbtools.errors import IndexLoadError, TableError, UsageError
 from kbtools.index.manifest import FORMAT_VERSION
 from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index_path
 from kbtools.markdown import doctree
-from kbtools.query import search as search_module
+from kbtools.query import routing as routing_module
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
-from kbtools.query.search import _routing_values, route, search
+from kbtools.query.routing import _routing_values, route
+from kbtools.query.search import search
 from tests.kbfixtures import REPO
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
@@ -446,7 +447,7 @@ def test_route_is_every_routing_value_the_question_holds_in_order(index, scan, m
     """`route` tests the values no longer than the question, or, with more than ROUTE_SCAN
     of them, only those starting with one of its characters: either way what a test of
     every value gives."""
-    monkeypatch.setattr(search_module, "ROUTE_SCAN", scan)
+    monkeypatch.setattr(routing_module, "ROUTE_SCAN", scan)
     values = _routing_values(index)
     assert len(values) > 10
     rng = np.random.default_rng(7)

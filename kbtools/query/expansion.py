@@ -4,7 +4,7 @@ A question that names a term of a synonym group (``data/synonyms.txt``, see
 `kbtools.index.synonyms`) also searches BM25 for the other terms of the group; a question
 that names an alias of a document (front matter ``aliases:``) also searches for the
 document's title, and the document is routed (boosted like a front-matter value named in the
-question, `kbtools.query.search.route`). Expanded terms never replace the question's own:
+question, `kbtools.query.routing.route`). Expanded terms never replace the question's own:
 their BM25 scores are added with the weight EXPANSION_WEIGHT (below the original's 1), so a
 passage using the question's own word still wins a tie with one using a synonym.
 

@@ -3,7 +3,7 @@
 search(index, query, …) → `SearchResponse` (kbtools.query.results), whose ``to_dict()`` is the
 JSON contract of `kb query --json`; the index comes from `kbtools.index.reader.open_index`.
 Stages: clean the question → filters (explicit --where, verified-only) and routing boosts
-(front-matter vocabulary found in the question) → BM25 and vector candidates → score-aware
+(kbtools.query.routing: front-matter vocabulary in the question) → BM25 and vector candidates →
 fusion (kbtools.query.fusion) → page evidence (kbtools.query.pages, hybrid) → opt-in, hybrid:
 pseudo-relevance feedback (kbtools.query.feedback: a second BM25 list, fused again) → hybrid,
 for a question whose words no best candidate holds: hubs, anchor text (kbtools.query.anchors)
@@ -16,7 +16,6 @@ nested-duplicate suppression → relevance threshold → citations.
 
 from __future__ import annotations
 
-import bisect
 import re
 import time
 import unicodedata
@@ -28,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.config import Vocabulary
 from kbtools.decision import column_key
 from kbtools.embed.base import on_one_blas_thread
 from kbtools.embed.registry import get_embedder
@@ -56,6 +54,7 @@ from kbtools.query.filters import filter_mask, parse_where
 from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
+from kbtools.query.routing import ALIASES, boost_vector, route
 
 MAX_QUERY_CHARS = 2000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -70,100 +69,6 @@ def clean_query(query: str) -> str:
     query = _CONTROL.sub(" ", query)
     query = " ".join(query.split())
     return query[:MAX_QUERY_CHARS]
-
-
-ALIASES = "aliases"  # the front-matter field of a document's other names
-
-
-def route(index: KbIndex, query: str) -> list[dict[str, str]]:
-    """Front-matter vocabulary that occurs in the question (→ boosts): values of the routing
-    fields the index was built with (kb.toml [vocabulary] routing, recorded in the manifest),
-    and the documents' ``aliases`` (an alias routes to its document as its title would)."""
-    q = query.casefold()
-    values = _routing_values(index)
-    lengths, order = _routing_by_length(index)
-    fits = bisect.bisect_right(lengths, len(q))  # a longer value cannot occur in q
-    if fits <= ROUTE_SCAN:
-        found = [i for i in order[:fits] if values[i][2] in q]
-    else:  # many values: only those starting with one of q's characters can occur in it
-        found = []
-        by_first = _routing_by_first(index)
-        for c in set(q):
-            if (group := by_first.get(c)) is not None:
-                firsts, positions = group
-                found += [i for i in positions[:bisect.bisect_right(firsts, len(q))]
-                          if values[i][2] in q]
-    return [{"field": values[i][0], "value": values[i][1]} for i in sorted(found)]
-
-
-# Routing values a question is tested against one by one; with more of them fitting its
-# length, only those that start with one of its characters are (the few values of most
-# indexes cost less than looking up a question's characters; tidb-docs-cn's 1,340 more).
-ROUTE_SCAN = 64
-
-
-_ROUTING_VALUES: weakref.WeakKeyDictionary[KbIndex, list[tuple[str, str, str]]] = \
-    weakref.WeakKeyDictionary()
-
-
-def _routing_values(index: KbIndex) -> list[tuple[str, str, str]]:
-    """(field, value, casefolded value) that `route` looks for, in the order it reports
-    them: the routing fields' values (fields and values sorted), then the aliases. Made
-    once per index: sorting and casefolding them on every question cost more than the
-    lookups themselves."""
-    if index not in _ROUTING_VALUES:
-        routing = set(Vocabulary.from_values(index.manifest["config"]["values"]).routing)
-        found = [(fld, v, v.casefold()) for fld, values in sorted(index.facets().items())
-                 if fld in routing for v in sorted(values) if len(v) >= 2]
-        if ALIASES not in routing:
-            found += [(ALIASES, v, v) for v in sorted(index.facet_docs(ALIASES)) if len(v) >= 2]
-        _ROUTING_VALUES[index] = found
-    return _ROUTING_VALUES[index]
-
-
-_ROUTING_LENGTHS: weakref.WeakKeyDictionary[KbIndex, tuple[list[int], list[int]]] = \
-    weakref.WeakKeyDictionary()
-
-
-def _routing_by_length(index: KbIndex) -> tuple[list[int], list[int]]:
-    """The positions in `_routing_values` ordered by the casefolded value's length, and
-    those lengths: a question is searched for the values no longer than itself only (most
-    routing values, the documents' aliases among them, are longer than a question)."""
-    if index not in _ROUTING_LENGTHS:
-        values = _routing_values(index)
-        order = sorted(range(len(values)), key=lambda i: len(values[i][2]))
-        _ROUTING_LENGTHS[index] = ([len(values[i][2]) for i in order], order)
-    return _ROUTING_LENGTHS[index]
-
-
-_ROUTING_FIRST: weakref.WeakKeyDictionary[KbIndex, dict[str, tuple[list[int], list[int]]]] = \
-    weakref.WeakKeyDictionary()
-
-
-def _routing_by_first(index: KbIndex) -> dict[str, tuple[list[int], list[int]]]:
-    """Per first character of a casefolded value, the positions in `_routing_values` of
-    the values starting with it ordered by their length, and those lengths (`route` with
-    many values: a question has a few dozen distinct characters)."""
-    if index not in _ROUTING_FIRST:
-        values = _routing_values(index)
-        groups: dict[str, list[int]] = {}
-        for i in sorted(range(len(values)), key=lambda i: len(values[i][2])):
-            groups.setdefault(values[i][2][0], []).append(i)
-        _ROUTING_FIRST[index] = {c: ([len(values[i][2]) for i in order], order)
-                                 for c, order in groups.items()}
-    return _ROUTING_FIRST[index]
-
-
-def _boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | None:
-    if not routed:
-        return None
-    doc_hit = np.zeros(len(index.docs()), dtype=np.float32)
-    for r in routed:  # +1 per routed value a document holds (exactly, casefolded)
-        holders = index.facet_docs(r["field"]).get(r["value"].casefold())
-        if holders is not None:
-            doc_hit[holders] += 1
-    boost: np.ndarray = np.minimum(doc_hit, 2)[index.chunk_table().doc]
-    return boost
 
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
@@ -235,7 +140,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                                exp.weighed_ids(), EXPANSION_WEIGHT)
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     today = freshness.today_or(today)
-    boost = _boost_vector(index, routed)
+    boost = boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
     if feedback_lists := feedback.with_feedback(index, fused, lists, request, params, ids,
                                                 source_of(index, LOCAL_CANDIDATES)):
