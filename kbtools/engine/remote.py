@@ -34,7 +34,7 @@ from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
-from kbtools.index.store import SectionRow, Store
+from kbtools.index.store import SectionRow, Store, identifier_text
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
@@ -102,8 +102,7 @@ class MilvusStore(Store):
         return self.chunks_by_id(ids)
 
     def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str]]:
-        return {n: (r["embed_text"], (r["heading_path"] or [""])[-1])
-                for n, r in self.chunks(nums).items()}
+        return {n: identifier_text(r) for n, r in self.chunks(nums).items()}
 
     def section_rows(self, kinds: Collection[str],
                      table_kinds: Collection[str]) -> Iterator[SectionRow] | None:

@@ -191,6 +191,13 @@ RANKING_COLUMNS = _EAGER + _LAZY
 _HEADING, _N_EAGER = _EAGER.index("heading_path"), len(_EAGER)
 
 
+def identifier_text(row: dict[str, Any]) -> tuple[str, str]:
+    """A chunk row's text its identifiers are looked for in (``embed_text``) and its own
+    heading (the last of its heading path, "" for none): what `Store.identifier_texts`
+    reads of a chunk."""
+    return row["embed_text"], (row["heading_path"] or [""])[-1]
+
+
 def _decode(d: dict[str, Any]) -> None:
     """A whole chunk row's JSON columns decoded in place, and `verified` derived from its
     `verification`."""
@@ -306,10 +313,9 @@ class Store:
         return {d["id"]: d for d in self._select("id", ids, RANKING_COLUMNS)}
 
     def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str]]:
-        """Per chunk of `nums`: the text its identifiers are looked for in (``embed_text``)
-        and its own heading (the last of its heading path, "" for none), and nothing else
-        of its row (a question with an identifier asks this of its 30-odd ranked chunks,
-        and shows a few of them)."""
+        """Per chunk of `nums`, its `identifier_text`, and nothing else of its row (a
+        question with an identifier asks this of its 30-odd ranked chunks, and shows a few
+        of them)."""
         if not nums:
             return {}
         cur = self.con.execute("SELECT num, embed_text, heading_path FROM chunks "

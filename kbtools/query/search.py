@@ -34,6 +34,7 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError, valid_unicode
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
+from kbtools.index.store import identifier_text
 from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import (
     anchors,
@@ -341,7 +342,7 @@ def _unlisted_holders(held: set[int], fused: fusion.Fused,
 
 def _level(wanted: list[str], row: dict[str, Any]) -> int:
     """How the chunk holds the question's specific identifiers (`match_level`)."""
-    return match_level(wanted, row["embed_text"], (row["heading_path"] or [""])[-1])
+    return match_level(wanted, *identifier_text(row))
 
 
 def _levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
@@ -350,9 +351,7 @@ def _levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
     of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`)."""
     nums = list(dict.fromkeys(h.num for h in hits))
     texts = index.store.identifier_texts([n for n in nums if n not in rows])
-    for n in nums:
-        if n in rows:
-            texts[n] = (rows[n]["embed_text"], (rows[n]["heading_path"] or [""])[-1])
+    texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
     return dict(zip(nums, match_levels(wanted, [texts[n][0] for n in nums],
                                        [texts[n][1] for n in nums]), strict=True))
 
