@@ -239,15 +239,13 @@ class _Joined:
     once, and the positions of the texts that hold one of the identifiers as `_holds` finds
     it in them (`holders`)."""
 
-    def __init__(self, parts: list[str]):
-        self.parts = parts
-        self.joined = _SEP.join(parts)
+    def __init__(self, parts: list[str], joined: str, lowered: str):
+        self.parts, self.joined, self.lowered = parts, joined, lowered
         self.starts, at = [], 0  # where each part starts in `joined`
         for text in parts:
             self.starts.append(at)
             at += len(text) + 1
         self.holders: set[int] = set()
-        self.lowered = _lowered(self.joined)
 
     @classmethod
     def of(cls, ids: Sequence[str], texts: Sequence[str]) -> _Joined | None:
@@ -263,18 +261,20 @@ class _Joined:
         # each part checked (a check of the joined string reads it all when one part fails)
         parts = [p if unicodedata.is_normalized("NFKC", p) else unicodedata.normalize("NFKC", p)
                  for p in (joined.split(_SEP) if texts else [])]
-        self = cls(parts)
-        if self.lowered is None:
+        joined = _SEP.join(parts)
+        lowered = _lowered(joined)
+        if lowered is None:
             return None
+        self = cls(parts, joined, lowered)
         for ident in ids:
-            self._search(ident, self.lowered)
+            self._search(ident)
         return self
 
-    def _search(self, ident: str, lowered: str) -> None:
+    def _search(self, ident: str) -> None:
         """Add the parts holding `ident` to `holders`: an ASCII identifier by substring and
         `_whole_token` (`_SEP` at a part's ends reads as the text's ends), any other by its
         regex (whose matches cannot cross `_SEP`)."""
-        starts, joined = self.starts, self.joined
+        starts, joined, lowered = self.starts, self.joined, self.lowered
         if not ident.isascii():
             self.holders.update(bisect.bisect_right(starts, m.start()) - 1
                                 for m in _pattern(ident).finditer(joined))
@@ -289,11 +289,10 @@ class _Joined:
             else:
                 at = lowered.find(low, at + 1)
 
-    def part(self, i: int) -> tuple[str, str | None]:
+    def part(self, i: int) -> tuple[str, str]:
         """Text `i` in NFKC and its `_lowered`."""
         start = self.starts[i]
-        end = start + len(self.parts[i])
-        return self.parts[i], None if self.lowered is None else self.lowered[start:end]
+        return self.parts[i], self.lowered[start:start + len(self.parts[i])]
 
 
 def is_about(level: int) -> bool:
