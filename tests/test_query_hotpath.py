@@ -4,7 +4,6 @@ demand), the identifier match level (cheap NFKC, substring pre-test, compiled ke
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -145,23 +144,6 @@ def test_fused_hits_build_their_why_only_when_read(monkeypatch):
     assert both.why is both.why and len(made) == 1
     with pytest.raises(AttributeError):
         hits[0].score = 2.0  # type: ignore[misc]
-
-
-@pytest.mark.parametrize("note", [None, ("page", np.array([0.1, 0.2, 0.0]))])
-def test_rescored_is_dataclasses_replace_of_every_field(note):
-    """`Fused.rescored` makes what `dataclasses.replace` makes, every field carried over."""
-    lists = {"bm25": Ranked(np.array([4, 2, 9]), np.array([3.0, 2.0, 1.0], dtype=np.float32))}
-    fused = fuse_arrays(lists, FusionParams(), boost=np.array([0, 0, 1, 0, 0, 0, 0, 0, 0, 1.0]))
-    fused = fused.rescored(fused.scores + 1, ("first", np.zeros(3)))
-    scores = fused.scores * 2
-    got = fused.rescored(scores, note)
-    want = dataclasses.replace(fused, scores=scores, notes=fused.notes + ((note,) if note else ()))
-    assert type(got) is fusion_module.Fused and list(vars(got)) == list(vars(want))
-    for field in dataclasses.fields(fusion_module.Fused):
-        assert getattr(got, field.name) is getattr(want, field.name) or \
-            getattr(got, field.name) == getattr(want, field.name), field.name
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        got.scores = scores  # type: ignore[misc]
 
 
 @settings(max_examples=300, deadline=None)

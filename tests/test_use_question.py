@@ -82,34 +82,6 @@ def test_token_windows_are_the_gathered_windows(order, left, rows):
     assert np.array_equal(got, buf[window].reshape(rows, order * width))
 
 
-@pytest.mark.parametrize("view", ["windows", "columns", "transposed", "reversed", "plain"])
-def test_packed_products_of_strided_rows_are_those_of_their_copies(view):
-    """`bf16.dot` hands rows strided in memory (token windows, a column slice) to numkong
-    without copying them, and copies any other layout: the same bits either way."""
-    rng = np.random.default_rng(3)
-    buf = rng.standard_normal((_PAD + 12 + _PAD_RIGHT, 16)).astype(np.float32)
-    a = {"windows": token_windows(buf, 1, 12, 3),
-         "columns": rng.standard_normal((12, 96)).astype(np.float32)[:, 16:64],
-         "transposed": rng.standard_normal((48, 12)).astype(np.float32).T,
-         "reversed": rng.standard_normal((12, 48)).astype(np.float32)[::-1],
-         "plain": rng.standard_normal((12, 48)).astype(np.float32)}[view]
-    packed = bf16.pack(rng.standard_normal((40, 48)).astype(np.float32))
-    copy = np.ascontiguousarray(a)
-    assert (bf16._rows(a) is a) == (view not in ("transposed", "reversed"))
-    assert bf16.dot(a, packed).tobytes() == bf16.dot(copy, packed).tobytes()
-
-
-def test_normalise_is_the_linalg_norm_definition_to_the_bit():
-    rng = np.random.default_rng(5)
-    vecs = (rng.standard_normal((64, 384)) * rng.uniform(1e-3, 1e3, (64, 1))).astype(np.float32)
-    vecs[[3, 40]] = 0.0  # zero rows stay zero
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    assert normalise(vecs).tobytes() == (vecs / norms).astype(np.float32).tobytes()
-    assert normalise(vecs[7]).tobytes() == normalise(vecs[7:8]).tobytes()  # a row, 2-D
-    assert normalise(vecs.astype(np.float64)).dtype == np.float32
-
-
 @pytest.mark.skipif(not bf16.available(),
                     reason="this CPU has no bfloat16 units numkong uses")
 def test_streamed_weights_compute_the_packed_weights_products(use):

@@ -126,9 +126,7 @@ def normalise(vecs: npt.ArrayLike) -> Vectors:
     out = np.asarray(vecs, dtype=np.float32)
     if out.ndim == 1:
         out = out[None, :]
-    # np.linalg.norm(out, axis=1, keepdims=True)'s own arithmetic (the square root of each
-    # row's sum of squares), without its Python layers: a question's vector is one row
-    norms: np.ndarray = np.sqrt(np.add.reduce(out * out, axis=1, keepdims=True))
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     result: Vectors = out / norms
     return result

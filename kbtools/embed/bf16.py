@@ -81,14 +81,8 @@ def dot(a: np.ndarray, packed: Any) -> np.ndarray:
     """a @ rows.T for `packed` = pack(rows): float32 in and out, bfloat16 products."""
     import numkong
 
-    return np.asarray(numkong.dots_packed(numkong.astype(_rows(a), "bf16"), packed))
-
-
-def _rows(a: np.ndarray) -> np.ndarray:
-    """`a` as numkong's `astype` reads it without a copy: its rows may be strided (a
-    question's overlapping token windows, `use_question.token_windows`), not its items."""
-    return a if a.ndim == 2 and a.strides[1] == a.itemsize and a.strides[0] > 0 \
-        else np.ascontiguousarray(a)
+    return np.asarray(numkong.dots_packed(numkong.astype(np.ascontiguousarray(a), "bf16"),
+                                          packed))
 
 
 def matrix(rows: np.ndarray) -> Any:

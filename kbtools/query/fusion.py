@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -154,26 +154,21 @@ def top(scores: np.ndarray, n: int) -> Ranked:
     """The n best positive scores, best first, ties broken by chunk number (at the cut too:
     of the chunks tied with the n-th score, the lowest numbers are kept, as an engine's
     list keeps them)."""
-    pos = (scores > 0).nonzero()[0]  # np.flatnonzero, np.partition: without their wrappers
+    pos = np.flatnonzero(scores > 0)
     if len(pos) > n:
         vals = scores[pos]
         if len(vals) >= TOP_STRIDE * n:
             # the n-th best of every TOP_STRIDE-th score is no better than the n-th best of
             # all: what is below it goes before the exact partition (a BM25 list keeps 100
             # of ~24k positive scores; its partition was two thirds of this function)
-            keep = vals >= _nth_best(vals[::TOP_STRIDE], n)
+            part = vals[::TOP_STRIDE]
+            keep = vals >= np.partition(part, len(part) - n)[len(part) - n]
             pos, vals = pos[keep], vals[keep]
-        pos = pos[vals >= _nth_best(vals, n)]
+        nth = np.partition(vals, len(vals) - n)[len(vals) - n]  # the n-th best score
+        pos = pos[vals >= nth]
     order = np.lexsort((pos, -scores[pos]))[:n]
     keys = pos[order]
     return Ranked(keys.astype(np.int64), scores[keys].astype(np.float32))
-
-
-def _nth_best(vals: np.ndarray, n: int) -> Any:
-    """The n-th best of `vals` (1 ≤ n ≤ len(vals)), as np.partition finds it."""
-    part = vals.copy()
-    part.partition(len(part) - n)
-    return part[len(part) - n]
 
 
 def _normalised(name: str, r: Ranked) -> np.ndarray:
@@ -282,11 +277,7 @@ class Fused:
     def rescored(self, scores: np.ndarray, note: Note | None = None) -> Fused:
         """The same candidates with new scores (aligned with `keys`) and a note more."""
         notes = self.notes if note is None else (*self.notes, note)
-        # dataclasses.replace's result, made without its per-field Python (a search
-        # rescores 2-4 times): every other field carried over as it is
-        out = object.__new__(Fused)
-        out.__dict__.update(self.__dict__, scores=scores, notes=notes)
-        return out
+        return replace(self, scores=scores, notes=notes)
 
     def hits(self, head: int | None = None, also: set[int] | frozenset[int] = frozenset(),
              ) -> list[Hit]:

@@ -280,17 +280,16 @@ def page_bonus(index: KbIndex, model: str, question: np.ndarray,
     pages = page_vectors(index, model)
     if pages.shape[1] == 0 or pages.shape[1] != len(question):
         return np.zeros(len(pages), dtype=np.float32)
-    # np.linalg.norm's and ndarray.min/max's arithmetic, without their Python layers
-    q = question / max(float(np.sqrt(question.dot(question))), 1e-9)
+    q = question / max(float(np.linalg.norm(question)), 1e-9)
     cos = pages @ q
     present = _present(index, model)
     among = cos if present is None else cos[present]
-    lo, hi = float(np.minimum.reduce(among)), float(np.maximum.reduce(among))
+    lo, hi = float(among.min()), float(among.max())
     if hi - lo < 1e-9:
         return np.zeros(len(pages), dtype=np.float32)
     scaled = weight * (cos - lo) / (hi - lo)
     out: np.ndarray = (scaled if present is None else np.where(present, scaled, 0.0)
-                       ).astype(np.float32, copy=False)
+                       ).astype(np.float32)
     return out
 
 
