@@ -1,8 +1,9 @@
 """What a warm search costs besides embedding its question, measured rather than subtracted.
 
-    .venv/bin/python benchmarks/bench_known_vector.py --index DIST [--questions F] [--rounds 4]
+    .venv/bin/python benchmarks/bench_known_vector.py --index DIST [--questions F] [--rounds 6]
 
-Per question and round, three searches, interleaved:
+Three kinds of search, each a pass over the questions, the passes' order rotated every
+round (a search right after another of the same question would find its data in cache):
 
 - **full**: the question embedded by the search, as a user's is;
 - **known**: its vector embedded just before and memoised (`pages.question_vector`), so the
@@ -42,7 +43,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--index", required=True, type=Path)
     ap.add_argument("--questions", default=QUESTIONS, type=Path)
-    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=6)
     args = ap.parse_args()
     questions = [q["query"] for q in read_json_lines(args.questions)]
     index = open_index(args.index)
@@ -50,9 +51,9 @@ def main() -> None:
     junk = np.ones(10 << 20, dtype=np.uint8).view(np.uint64)
     took = np.zeros((len(VARIANTS), args.rounds, len(questions)))
     for r in range(args.rounds):
-        for i, q in enumerate(questions):
-            text = search.clean_query(q)
-            for v in range(len(VARIANTS)):
+        for v in np.roll(np.arange(len(VARIANTS)), -r):
+            for i, q in enumerate(questions):
+                text = search.clean_query(q)
                 pages._question_vector.cache_clear()
                 if v:  # embedded now, memoised for the search
                     for model in search.query_models(index, text):
