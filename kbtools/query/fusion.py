@@ -352,11 +352,19 @@ def _best_entries(inv: np.ndarray, ranks: np.ndarray, side: np.ndarray, n: int) 
     if len(pos):
         order = pos[np.lexsort((pos, ranks[pos], inv[pos]))]
         cand = inv[order]
-        first = np.empty(len(cand), dtype=bool)  # the first entry of each candidate
-        first[0] = True
-        np.not_equal(cand[1:], cand[:-1], out=first[1:])
+        first = _run_starts(cand)  # the first entry of each candidate
         best[cand[first]] = order[first]
     return best
+
+
+def _run_starts(ordered: np.ndarray) -> np.ndarray:
+    """Per entry of the sorted 1-d `ordered`: does a run of equal values start there (it
+    differs from the entry before it; the first always does). What ``np.r_[True, a[1:] !=
+    a[:-1]]`` gives, without np.r_'s Python layers."""
+    starts = np.empty(len(ordered), dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return starts
 
 
 def _unique(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -364,9 +372,7 @@ def _unique(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     arrays), without its Python layers: a search fuses a few hundred entries."""
     perm = keys.argsort(kind="quicksort")
     ordered = keys[perm]
-    new = np.empty(len(ordered), dtype=bool)
-    new[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    new = _run_starts(ordered)
     inv = np.empty(len(ordered), dtype=np.intp)
     inv[perm] = np.cumsum(new) - 1
     return ordered[new], inv
