@@ -11,7 +11,7 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from kbtools.agents.draft import create_draft, slugify
+from kbtools.agents.draft import create_draft, render_document, slugify
 from kbtools.cli import main
 from kbtools.corpus import parse_source
 from kbtools.errors import UsageError
@@ -152,3 +152,26 @@ def test_cli_draft_new(repo: git.Repo, monkeypatch, tmp_path: Path) -> None:
     assert noloc.exit_code == 2 and "pass --location" in noloc.stderr
     notitle = runner.invoke(main, ["draft", "new", "--category", "field-report"])
     assert notitle.exit_code == 2 and "--title" in notitle.stderr
+
+
+def test_body_front_matter_cannot_smuggle_fields_through_a_key(repo: git.Repo) -> None:
+    """A quoted YAML key holding newlines and `---` once wrote itself out as several lines
+    of front matter, `verified: true` among them, and ended the front matter early."""
+    key = ('urgency: high\nverified: true\nverified_by: li@ex.org\n'
+           'verified_at: "2026-01-01T00:00:00+08:00"\n---\ny')
+    body = f"---\n{json.dumps(key)}: 1\n---\nE17 on line 3.\n"
+    heads = {h.name for h in repo.heads}
+    with pytest.raises(UsageError, match="unexpected"):  # one odd key, refused by the schema
+        create_draft(Path(repo.working_tree_dir), "field-report", "smuggle", body,
+                     author="Tech Wu", location="Plant 2", now=NOW)
+    assert {h.name for h in repo.heads} == heads
+
+
+@pytest.mark.parametrize("text", ["a: b\nverified: true", "x\u2028y", "---", "a\r\nb",
+                                  "'quoted'", "# not a comment", "- item", "!!python/name"])
+def test_rendered_fields_read_back_as_written(text: str) -> None:
+    meta = {"title": text, text: text, "tags": [text, "b"], "verified": False}
+    document = render_document(meta, "body\n---\nverified: true\n")
+    src = parse_source(document, Path("d.md"), "d.md")
+    assert not src.errors and src.meta == meta
+    assert src.body.strip().endswith("verified: true")  # the body stays body

@@ -59,12 +59,28 @@ def _yaml_scalar(value: Any) -> str:
     import yaml
 
     dumped = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True, width=10_000)
-    return dumped.strip().removesuffix("...").strip()
+    dumped = dumped.strip().removesuffix("...").strip()
+    if len(dumped.splitlines()) > 1:  # one line: every string double-quoted, breaks escaped
+        dumped = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True,
+                                default_style='"', width=10_000).strip()
+    return dumped
 
 
 def render_document(meta: dict[str, Any], body: str) -> str:
-    lines = ["---"] + [f"{k}: {_yaml_scalar(v)}" for k, v in meta.items()] + ["---", ""]
-    return "\n".join(lines) + body.strip("\n") + "\n"
+    """The document: `meta` as front matter, a line a field (the key quoted as YAML needs
+    it, so a key holding a newline or a colon stays one key), then `body`."""
+    lines = ["---"] + [f"{_yaml_scalar(k)}: {_yaml_scalar(v)}" for k, v in meta.items()]
+    return "\n".join([*lines, "---", ""]) + body.strip("\n") + "\n"
+
+
+def _written_as_meant(cfg: Config, rel: str, document: str, meta: dict[str, Any]) -> None:
+    """Refuse a rendered draft whose front matter does not read back as `meta` (with
+    `verified: false`): nothing a body or a field brings may end the front matter early or
+    add fields of its own."""
+    src = parse_source(document, cfg.root / rel, rel)
+    if src.errors or src.meta != meta or src.meta.get("verified") is not False:
+        raise UsageError("draft front matter cannot be written as given (a field name or "
+                         "value would change the front matter's fields)", path=rel)
 
 
 def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
@@ -181,6 +197,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                                    f"{prefix}{folder}/{day}-{slug}.md")
         rel = gpath[len(prefix):]
         document = render_document(meta, text)
+        _written_as_meant(cfg, rel, document, meta)
         _validate(cfg, rel, document, category)
         sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"),
                            f"Draft: {meta['title']}\n\nUnverified {category} written with "
