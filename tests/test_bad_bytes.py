@@ -193,6 +193,11 @@ FAILING_CALLS = {
     "nul-path": ("read", {"doc": "knowledge/a\x00.md"}),
     "table-long-path": ("evaluate_table", {"doc": "k/" * 2000 + "x.md", "inputs": {}}),
     "bad-k": ("search", {"query": "pump", "k": "many"}),
+    "zero-k": ("search", {"query": "pump", "k": 0}),
+    "negative-k": ("search", {"query": "pump", "k": -5}),
+    "huge-k": ("search", {"query": "pump", "k": 10**30}),
+    "true-k": ("search", {"query": "pump", "k": True}),
+    "true-input": ("evaluate_table", {"doc": "knowledge/good.md", "inputs": {"a": True}}),
     "query-not-text": ("search", {"query": ["pump"]}),
     "bad-where": ("search", {"query": "pump", "where": ["x" * 100_000]}),
     "inputs-not-object": ("evaluate_table", {"doc": "knowledge/good.md", "inputs": "a=1"}),
@@ -225,6 +230,10 @@ def test_mcp_tools_fail_with_one_line_reason(built):
     assert "longer than 255 bytes" in got["long-name"].content[0].text
     assert "NUL" in got["nul-path"].content[0].text
     assert "k: Input should be a valid integer" in got["bad-k"].content[0].text
+    assert "greater than or equal to 1" in got["zero-k"].content[0].text
+    assert "less than or equal to 20" in got["huge-k"].content[0].text
+    assert "a valid integer" in got["true-k"].content[0].text  # never read as 1
+    assert "a valid string" in got["true-input"].content[0].text
     assert "title contains the control character '\\x00'" in got["nul-title"].content[0].text
     assert not got["huge-days"].is_error
     assert git(built, "branch", "--list", "draft/*") == ""  # no draft was written
@@ -328,3 +337,16 @@ def test_query_survives_prune_of_its_release(built, tmp_path):
     idx.close()
     fresh = search(open_index(dev), "how often to replace the pump seal", k=2)
     assert "1500 operating hours" in fresh.results[0].text
+
+
+def test_mcp_line_cleaning_keeps_pairs_and_escaped_backslashes_at_any_depth():
+    from kbtools.agents.mcp_server import clean_message
+
+    assert clean_message(b'{"q": "a\\ud800b \\udcff"}\n') == b'{"q": "a\\ufffdb \\ufffd"}\n'
+    pair = b'{"q": "\\ud83d\\ude00 \\ud83d\\ud83d\\ude00 \\ude00\\ud83d"}\n'
+    assert json.loads(clean_message(pair)) == {"q": "\U0001f600 \ufffd\U0001f600 \ufffd\ufffd"}
+    # an escaped backslash followed by "ud800" is text, not an escape
+    assert clean_message(b'{"q": "\\\\ud800 \\\\\\ud800"}') == b'{"q": "\\\\ud800 \\\\\\ufffd"}'
+    # nested deeper than Python's parser goes: it once killed the server's stdin thread
+    deep = b'{"a": "\\ud800", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}\n"
+    assert clean_message(deep) == deep.replace(b"\\ud800", b"\\ufffd")
