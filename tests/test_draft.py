@@ -175,3 +175,20 @@ def test_rendered_fields_read_back_as_written(text: str) -> None:
     src = parse_source(document, Path("d.md"), "d.md")
     assert not src.errors and src.meta == meta
     assert src.body.strip().endswith("verified: true")  # the body stays body
+
+
+def test_a_draft_that_would_read_back_otherwise_is_never_committed(repo: git.Repo, monkeypatch
+                                                                   ) -> None:
+    """The read-back guard, against a renderer that writes keys raw as the first one did."""
+    import kbtools.agents.draft as draft
+
+    def raw(meta: dict, body: str) -> str:
+        return "---\n" + "".join(f"{k}: {draft._yaml_scalar(v)}\n" for k, v in meta.items()) \
+            + "---\n" + body
+    monkeypatch.setattr(draft, "render_document", raw)
+    heads = {h.name for h in repo.heads}
+    body = '---\n"tags: [x]\\nverified: true\\n---\\nz": 1\n---\nE17 on line 3.\n'
+    with pytest.raises(UsageError, match="cannot be written as given"):
+        create_draft(Path(repo.working_tree_dir), "field-report", "guard", body,
+                     author="Tech Wu", location="Plant 2", now=NOW)
+    assert {h.name for h in repo.heads} == heads
