@@ -160,10 +160,15 @@ def test_index_knowledge_reads_data_source(tmp_path):
     src.mkdir(parents=True)
     (src / "cucumber.md").write_text(DOC, encoding="utf-8")
     store = SimpleNamespace(span_reason=lambda doc, a, b: None)  # every chunk verified
-    kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store))
+    docs = [{"doc": "knowledge/crops/cucumber.md"}, {"doc": "knowledge/a.md"}]
+    kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store,
+                                            docs=lambda: docs))
     assert kn.where == "index"
     sec = read_section(kn, "knowledge/crops/cucumber.md", "2. 防治")
     assert sec.doc == "knowledge/crops/cucumber.md"
+    # as in a repository, a path inside the knowledge folder works too (docs/agents.md)
+    assert read_section(kn, "crops/cucumber.md", "2. 防治").doc == "knowledge/crops/cucumber.md"
+    assert kn.folders == ("knowledge",)
     with pytest.raises(KbError, match="no such document in the index"):
         kn.resolve("knowledge/crops/x.md")
     with pytest.raises(UsageError):

@@ -64,6 +64,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_CMP": "match",
     "kbtools.decision.conditions._RE_RANGE": "match",
     "kbtools.decision.conditions._RE_NUMBER": "match",
+    "kbtools.decision.conditions._RE_INPUT": "match",  # an input value (CLI, API, MCP)
     "kbtools.decision.conditions._RE_SUFFIX": "match",
     "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
@@ -129,6 +130,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.calibration:[-/]": "one unknown question term (a character class)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
     "kbtools.agents.mcp_server.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
+    "kbtools.agents.mcp_server.JSON_ESCAPE": "a backslash and one character or four hex "
+                                             "digits: fixed length, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",
     "kbtools.markdown.frontend:<dynamic>": "a link target's escaped form; only for targets of "
                                            "at most MAX_ESCAPED_SEARCH characters",

@@ -35,6 +35,7 @@ from kbtools.agents.draft import create_draft
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
 from kbtools.config import CONFIG_NAME, find_root, load_config
+from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.reader import KbIndex
@@ -248,17 +249,11 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
     return recent(idx=ctx.idx(), days=days, n=n)
 
 
-def _as_text(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
     path = kn.resolve(doc)
-    values = {str(k): _as_text(v) for k, v in inputs.items()}
+    values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
     result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path))
     out = result.to_dict()
     out["release"] = ctx.release()

@@ -1,8 +1,10 @@
 """Read one section of a knowledge document, by heading path or line range, safely.
 
 Agents name documents by their repo-relative path (``knowledge/crops/x.md``, as cited in
-search results). `Knowledge.resolve` refuses anything that could escape the knowledge:
-absolute paths, drive letters, backslashes, ``..``, and symlinks whose target lies outside.
+search results) or by their path inside the knowledge folder (``crops/x.md``), in a
+repository and in an index alike (`Knowledge.folders`). `Knowledge.resolve` refuses
+anything that could escape the knowledge: absolute paths, drive letters, backslashes,
+``..``, and symlinks whose target lies outside.
 The same rules hold in a repository (documents under the configured knowledge directory)
 and on a device (documents under the index's ``data/source``).
 """
@@ -11,14 +13,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kbtools.build.xref import section_number
 from kbtools.config import load_config
 from kbtools.corpus import read_doc
-from kbtools.errors import KbError, UsageError, plural, valid_unicode
+from kbtools.errors import IndexLoadError, KbError, UsageError, plural, valid_unicode
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.markdown.doctree import parse
@@ -81,30 +85,57 @@ class Knowledge:
             return None
         return self.idx.store.span_reason(doc, line_start, line_end)
 
+    @cached_property
+    def folders(self) -> tuple[str, ...]:
+        """The knowledge folders (relative to `base`) a short path is tried under, outermost
+        first: ``crops/x.md`` names ``knowledge/crops/x.md``.
+
+        In a repository, the configured knowledge folder. An index keeps each document at
+        its repository path but does not record the folder: there, each folder on the way
+        to the one all its documents share (``knowledge`` when they lie in
+        ``knowledge/crops`` and ``knowledge/equipment``; ``knowledge`` and
+        ``knowledge/crops`` when all lie in ``knowledge/crops``). Found when a short path is
+        first given (the index's document list), then kept.
+        """
+        if self.idx is not None:
+            return shared_folders(str(d["doc"]) for d in self.idx.docs())
+        base, allowed = self.base.resolve(), self.allowed.resolve()
+        if not allowed.is_relative_to(base):
+            return ()
+        prefix = allowed.relative_to(base).as_posix()
+        return () if prefix in ("", ".") else (prefix,)
+
     def resolve(self, doc: str) -> Path:
-        """The file of `doc`, or UsageError/KbError. Tries ``<knowledge dir>/doc`` too."""
+        """The file of `doc`, or UsageError/KbError. `doc` is a path relative to `base` (as
+        cited) or to a knowledge folder (`folders`), in a repository and in an index alike."""
         rel = check_doc_path(doc)
         allowed = self.allowed.resolve()
-        prefix = allowed.relative_to(self.base.resolve()).as_posix() \
-            if allowed.is_relative_to(self.base.resolve()) else ""
-        candidates = [self.base / rel]
-        if prefix not in ("", ".") and not rel.startswith(prefix + "/"):
-            candidates.append(self.base / prefix / rel)
-        for cand in candidates:
-            try:
-                if not (cand.exists() or cand.is_symlink()):
-                    continue
-                real = cand.resolve()
-                is_file = real.is_file()
-            except (OSError, RuntimeError) as exc:  # too long for the OS, a symlink loop
-                raise KbError(f"cannot open document '{_shown(doc)}': "
-                              f"{getattr(exc, 'strerror', None) or exc}") from None
-            if not real.is_relative_to(allowed):
-                raise UsageError(f"refused document path '{_shown(doc)}': it lies outside the "
-                                 f"knowledge directory ({self.rel(self.allowed)})")
-            if is_file:
-                return cand
-        raise KbError(f"no such document in the {self.where}: {_shown(doc)}")
+        found = self._existing(doc, self.base / rel, allowed)
+        if found is None:
+            for folder in self.folders:
+                if not rel.startswith(folder + "/"):
+                    found = self._existing(doc, self.base / folder / rel, allowed)
+                    if found is not None:
+                        break
+        if found is None:
+            raise KbError(f"no such document in the {self.where}: {_shown(doc)}")
+        return found
+
+    def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:
+        """`cand` when it is a file inside `allowed` (after following links); None when there
+        is nothing there; UsageError when it leads outside, KbError when it cannot be read."""
+        try:
+            if not (cand.exists() or cand.is_symlink()):
+                return None
+            real = cand.resolve()
+            is_file = real.is_file()
+        except (OSError, RuntimeError) as exc:  # too long for the OS, a symlink loop
+            raise KbError(f"cannot open document '{_shown(doc)}': "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+        if not real.is_relative_to(allowed):
+            raise UsageError(f"refused document path '{_shown(doc)}': it lies outside the "
+                             f"knowledge directory ({self.rel(self.allowed)})")
+        return cand if is_file else None
 
     def rel(self, path: Path) -> str:
         """The citation path of a resolved file (relative to `base`)."""
@@ -114,11 +145,31 @@ class Knowledge:
             return path.as_posix()
 
 
+def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:
+    """The folders on the way to the one every path of `docs` lies in, outermost first:
+    ``("knowledge",)`` for ``knowledge/a.md`` and ``knowledge/crops/b.md``; ``()`` when they
+    share none."""
+    shared: list[str] = []
+    for i, doc in enumerate(docs):
+        parents = doc.split("/")[:-1]
+        n = 0
+        while n < min(len(shared), len(parents)) and shared[n] == parents[n]:
+            n += 1
+        shared = parents if i == 0 else shared[:n]
+        if not shared:
+            return ()
+    return tuple("/".join(shared[:n]) for n in range(1, len(shared) + 1))
+
+
 def open_knowledge(root: Path | None = None, *, index: Path | None = None,
                    idx: KbIndex | None = None) -> Knowledge:
     """Knowledge of a repository (kb.toml paths), or of an index (``data/source``)."""
     if idx is None and index is not None:
-        idx = open_index(index)
+        try:
+            idx = open_index(index)
+        except OSError as exc:  # a path too long for the OS, one through a file
+            raise IndexLoadError(f"cannot open index '{_shown(str(index))}': "
+                                 f"{exc.strerror or exc}") from None
     if idx is not None:
         source = ReleaseLayout(Path(idx.root)).source
         return Knowledge(source, source, "index", idx)

@@ -11,7 +11,7 @@ from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
 from kbtools.decision import POLICIES, TableResult
 from kbtools.decision.documents import evaluate_table, list_tables
-from kbtools.errors import UsageError, line_span
+from kbtools.errors import KbError, UsageError, line_span, one_line
 
 
 def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -26,14 +26,26 @@ def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
-    """A Markdown file given directly, or a doc of an index (device) with --index."""
-    if index is None:
-        path = Path(doc)
-        if not path.is_file():
-            raise UsageError(f"no such file: {doc} (on a device, pass --index to read the "
-                             "knowledge inside an index)")
-        return path, doc
-    return open_knowledge(index=index).resolve(doc), doc
+    """DOC's file and the name results cite it by: a document of the index with --index; else
+    a Markdown file given directly, or a document of the repository named as cited
+    (``knowledge/crops/x.md``) or inside its knowledge folder (``crops/x.md``)."""
+    if index is not None:
+        kn = open_knowledge(index=index)
+        path = kn.resolve(doc)
+        return path, kn.rel(path)
+    try:
+        found = Path(doc).is_file()
+    except OSError as exc:  # a name too long for the OS, a path through a file
+        raise UsageError(f"cannot read '{one_line(doc, 80)}': {exc.strerror or exc}") from None
+    if found:
+        return Path(doc), doc
+    try:
+        kn = open_knowledge()
+        path = kn.resolve(doc)
+    except KbError:  # not a document of this repository either (or not a repository)
+        raise UsageError(f"no such file: {one_line(doc, 80)} (on a device, pass --index to "
+                         "read the knowledge inside an index)") from None
+    return path, kn.rel(path)
 
 
 @click.group("table")

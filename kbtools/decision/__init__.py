@@ -7,7 +7,8 @@ Owns the whole path from a table in a document to an answer:
 - `model`: `DecisionTable`, the annotation (``<!-- decision: inputs=…; outputs=… -->``) and
   `build_table`, which reads (header, rows) into rules or says the table is not one;
 - `matching`: `match_rules` (inputs → matching rows, policy ``first``/``all``) and its
-  `TableResult`, whose `to_dict()` is the JSON of `kb table eval` and the MCP tool;
+  `TableResult`, whose `to_dict()` is the JSON of `kb table eval` and the MCP tool, and
+  `input_value`, the one conversion of an input given as JSON (API, MCP) to its text;
 - `documents`: the decision tables of a Markdown document, choosing one, and
   `evaluate_table`, the document-level entry point.
 
@@ -25,6 +26,7 @@ from kbtools.decision.conditions import (
     column_key,
     format_number,
     normalize_text,
+    overflows,
     parse_condition,
     parse_number,
 )
@@ -33,6 +35,7 @@ from kbtools.decision.matching import (
     CellMatch,
     RowMatch,
     TableResult,
+    input_value,
     match_rules,
 )
 from kbtools.decision.model import POLICIES, DecisionTable, build_table, parse_annotation
@@ -48,8 +51,10 @@ __all__ = [
     "build_table",
     "column_key",
     "format_number",
+    "input_value",
     "match_rules",
     "normalize_text",
+    "overflows",
     "parse_annotation",
     "parse_condition",
     "parse_number",

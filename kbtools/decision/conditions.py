@@ -10,7 +10,10 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     anything else                         text, equal ignoring case and surrounding space
 
 Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
-cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`). Because ranges
+cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`). Input values
+may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print), cells not.
+A number beyond the range of a float (``1e400``, a 401-digit value) is no number anywhere: a
+cell holding one is text, an input holding one is refused (`overflows`). Because ranges
 are closed and comparisons strict, adjacent rows ``<15`` / ``15-20`` / ``>20`` tile the number
 line exactly: 15 and 20 fall in the middle row, 14.9 in the first, 20.1 in the last.
 
@@ -29,11 +32,13 @@ import unicodedata
 from dataclasses import dataclass
 
 _NUM = r"[+-]?\d+(?:\.\d+)?"
+_EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 _UNIT = r"[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]{0,12}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
+_RE_INPUT = re.compile(rf"^({_NUM}{_EXP})\s*{_UNIT}$")
 _RE_SUFFIX = re.compile(rf"^({_NUM})\s*{_UNIT}?(以上|以下)$")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
@@ -74,15 +79,32 @@ def column_key(header: str) -> str:
     return (stripped or text).casefold().replace(" ", "")
 
 
+def _finite(text: str) -> float | None:
+    """`text` (a matched number) as a float; None when it lies beyond the range of one."""
+    x = float(text)
+    return x if math.isfinite(x) else None
+
+
 def parse_number(text: str) -> float | None:
-    """``20``, ``20℃``, ``85 %``, ``2000 h`` → the number; anything else → None."""
-    m = _RE_NUMBER.match(normalize_cell(text))
-    return float(m.group(1)) if m else None
+    """An input value as a number: ``20``, ``20℃``, ``85 %``, ``2000 h``, ``1e-7`` → the
+    number; anything else, and a number too large for a float (see `overflows`), → None."""
+    m = _RE_INPUT.match(normalize_cell(text))
+    return _finite(m.group(1)) if m else None
+
+
+def overflows(text: str) -> bool:
+    """Whether `text` is written as a number but lies beyond the range of a float (``1e400``,
+    a 401-digit value): no comparison with it can be trusted."""
+    m = _RE_INPUT.match(normalize_cell(text))
+    return m is not None and _finite(m.group(1)) is None
 
 
 def format_number(x: float) -> str:
-    """A bound as shown in messages: ``15`` for 15.0, ``14.5`` otherwise."""
-    return str(int(x)) if float(x).is_integer() else repr(x)
+    """A number as shown in messages: ``15`` for 15.0, ``14.5`` otherwise, ``1e+20`` for one
+    whose digits would not add meaning."""
+    if float(x).is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(float(x))
 
 
 @dataclass(frozen=True)
@@ -131,30 +153,27 @@ class Condition:
 
 
 def parse_condition(cell: str) -> Condition:
-    """Parse one cell. Never fails: whatever is not a number form is a text condition."""
+    """Parse one cell. Never fails: whatever is not a number form (or holds a number beyond
+    the range of a float) is a text condition."""
     raw = cell
     text = normalize_cell(cell)
     if text in ("", "*"):
         return Condition(raw, "any")
     m = _RE_CMP.match(text)
-    if m:
+    if m and (x := _finite(m.group(2))) is not None:
         kind = _OPS[m.group(1)]
-        x = float(m.group(2))
         if kind in ("lt", "le"):
             return Condition(raw, kind, hi=x, hi_incl=kind == "le")
         return Condition(raw, kind, lo=x, lo_incl=kind == "ge")
     m = _RE_SUFFIX.match(text)
-    if m:
-        x = float(m.group(1))
+    if m and (x := _finite(m.group(1))) is not None:
         if m.group(2) == "以上":
             return Condition(raw, "ge", lo=x, lo_incl=True)
         return Condition(raw, "le", hi=x, hi_incl=True)
     m = _RE_RANGE.match(text)
-    if m:
-        lo, hi = float(m.group(1)), float(m.group(2))
+    if m and (lo := _finite(m.group(1))) is not None and (hi := _finite(m.group(2))) is not None:
         return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
     m = _RE_NUMBER.match(text)
-    if m:
-        x = float(m.group(1))
+    if m and (x := _finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
     return Condition(raw, "text", text=text.casefold())

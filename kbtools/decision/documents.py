@@ -129,7 +129,7 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
         raise TableError(f"{len(tables)} decision tables; choose one with --table ({listing})",
                          path=doc or None)
     text = str(table).strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # "²" or "١" is a name (int() refuses or reads them)
         n = int(text)
         if 1 <= n <= len(tables):
             return chosen(n)

@@ -10,8 +10,10 @@ Pure: imports `kbtools.decision.conditions`, `kbtools.decision.model` and `kbtoo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from kbtools.decision.conditions import (
@@ -19,12 +21,15 @@ from kbtools.decision.conditions import (
     column_key,
     format_number,
     normalize_text,
+    overflows,
     parse_number,
 )
 from kbtools.decision.model import POLICIES, DecisionTable, find_column
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
+MAX_PLAIN_DIGITS = 30  # a float input is written out without an exponent up to this length
+SHOWN_VALUE_CHARS = 40  # an input value as quoted in an error message
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,42 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
                        tuple(m.outputs for m in chosen), table_index)
 
 
+def input_value(value: object, name: str = "") -> str:
+    """One input given as JSON (API, MCP: a string or a number) as the text `match_rules`
+    reads, the one conversion every adapter uses.
+
+    Strings are kept; an int is written out; a float is written as the shortest decimal that
+    reads back as exactly that float, without an exponent while that stays short (``1e-07`` →
+    ``0.0000001``, ``22.0`` → ``22``), with one beyond (``1e+308``, which `parse_number`
+    reads too). TableError for a boolean (``true`` is never 1: a decision must not rest on
+    it), NaN or ±infinity, an int beyond the range of a float, and any other type.
+    """
+    label = f"input '{_quoted(name)}'" if name else "an input"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TableError(f"{label} must be a string or a number, not "
+                         f"{'a boolean' if isinstance(value, bool) else type(value).__name__}")
+    if isinstance(value, int):
+        try:
+            float(value)
+        except OverflowError:
+            raise TableError(f"{label} is too large a number to compare (beyond the range "
+                             "of a float)") from None
+        return str(value)
+    if not math.isfinite(value):
+        raise TableError(f"{label} must be a finite number, not {value}")
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    plain = format(Decimal(repr(value)), "f")
+    return plain if len(plain) <= MAX_PLAIN_DIGITS else repr(value)
+
+
+def _quoted(text: str) -> str:
+    """An input value or name as an error message quotes it: cut at `SHOWN_VALUE_CHARS`."""
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 1] + "…"
+
+
 def _check_cell(cond: Condition, value: str, number: float | None) -> tuple[bool, str]:
     """Whether one cell accepts `value` (`number` is its parsed form), and the reason in words."""
     shown = value.strip()
@@ -153,9 +194,12 @@ def _input_numbers(table: DecisionTable, given: dict[int, str],
     numbers: dict[int, float | None] = {}
     for i, value in given.items():
         numbers[i] = parse_number(value)
+        if overflows(value):
+            raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}' is too large "
+                             "a number to compare (beyond the range of a float)")
         if i in table.numeric and numbers[i] is None:
-            raise TableError(f"{where}: input {table.header[i]}='{value}' is not a number, and "
-                             "this column holds numeric conditions")
+            raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}' is not a "
+                             "number, and this column holds numeric conditions")
     return numbers
 
 

@@ -34,6 +34,8 @@ log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
 
 MAX_BODY_BYTES = 64 * 1024  # a JSON request body
+MAX_BODY_DEPTH = 32  # lists and objects nested in it (no endpoint needs more than 3)
+_TOO_DEEP = f"the request body is not a JSON object: it nests deeper than {MAX_BODY_DEPTH} levels"
 
 
 class Json(JSONResponse):
@@ -73,9 +75,10 @@ def guarded(fn: Endpoint) -> Handler:
 
 
 async def read_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, at most MAX_BODY_BYTES (ApiError otherwise)."""
+    """The request's JSON object, at most MAX_BODY_BYTES and MAX_BODY_DEPTH levels deep
+    (ApiError otherwise)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and (not ops.is_digits(declared) or int(declared) > MAX_BODY_BYTES):
         raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
     body = bytearray()
     async for part in request.stream():
@@ -84,11 +87,29 @@ async def read_body(request: Request) -> dict[str, Any]:
             raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(bytes(body).decode("utf-8"))
+    except RecursionError:  # deeper than the interpreter's stack allows
+        raise ApiError(400, _TOO_DEEP) from None
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "the request body is not a JSON object") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body is not a JSON object")
+    if json_depth(data) > MAX_BODY_DEPTH:
+        raise ApiError(400, _TOO_DEEP)
     return data
+
+
+def json_depth(value: Any) -> int:
+    """How deeply `value` (parsed JSON) nests lists and objects (a scalar is 0), counted
+    without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        children = (item.values() if isinstance(item, dict) else
+                    item if isinstance(item, list) else None)
+        if children is not None:
+            deepest = max(deepest, depth)
+            todo.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _served(request: Request) -> Served:

@@ -18,7 +18,7 @@ from typing import Any
 
 from kbtools.corpus import SourceDoc, read_doc
 from kbtools.decision.documents import document_tables, select_table
-from kbtools.decision.matching import TableResult, match_rules
+from kbtools.decision.matching import TableResult, input_value, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
@@ -31,12 +31,13 @@ from kbtools.ship.changes import diff_releases
 from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
 
-_TAG = re.compile(r"^kb-r\d{1,9}$")  # a release tag given to /api/diff
+_TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
 MAX_K = 20
 MAX_WHERE = 20  # filters per search
 MAX_INPUTS = 50  # inputs per table evaluation
 MAX_INPUT_CHARS = 200  # one input value
 LAST_LINE = 2**62  # past any document's last line
+MAX_LINE = 10_000_000  # a line number given to /api/read
 
 
 class ApiError(Exception):
@@ -65,14 +66,35 @@ def check_question(q: Any) -> str:
     return q
 
 
+MAX_DIGITS = 12  # a whole number given as text (ASCII digits only)
+
+
+def whole_number(value: Any, lo: int, hi: int) -> int | None:
+    """A request's whole number from `lo` to `hi`, given as a JSON integer or as ASCII digits
+    (a query parameter); None for anything else. Booleans (``true`` is not 1), floats (even
+    ``5.0``, NaN, ±infinity, ``1e400``), signs, other scripts' digits, lists and objects are
+    not whole numbers; a huge one is simply out of range."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and is_digits(value.strip()):
+        number = int(value.strip())
+    else:
+        return None
+    return number if lo <= number <= hi else None
+
+
+def is_digits(text: str) -> bool:
+    """1 to `MAX_DIGITS` ASCII digits (``str.isdigit`` also takes ``²`` and ``٣``)."""
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
 def check_k(k: Any, default: int = 5) -> int:
     if k is None or k == "":
         return default
-    try:
-        value = int(k)
-    except (TypeError, ValueError):
-        raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}") from None
-    if not 1 <= value <= MAX_K or isinstance(k, bool) or isinstance(k, float):
+    value = whole_number(k, 1, MAX_K)
+    if value is None:
         raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}")
     return value
 
@@ -107,12 +129,9 @@ def check_flag(value: Any) -> bool | None:
 def check_line(value: Any, name: str) -> int | None:
     if value is None or value == "":
         return None
-    try:
-        line = int(value)
-    except (TypeError, ValueError):
-        raise ApiError(400, f"'{name}' must be a line number") from None
-    if isinstance(value, (bool, float)) or not 1 <= line <= 10_000_000:
-        raise ApiError(400, f"'{name}' must be a line number")
+    line = whole_number(value, 1, MAX_LINE)
+    if line is None:
+        raise ApiError(400, f"'{name}' must be a line number from 1 to {MAX_LINE}")
     return line
 
 
@@ -196,18 +215,20 @@ def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionT
 
 
 def check_inputs(inputs: Any) -> dict[str, str]:
+    """The ``inputs`` object of a table evaluation as column → text (`decision.input_value`:
+    strings as given, numbers exactly, booleans / NaN / ±infinity refused)."""
     if not isinstance(inputs, dict):
         raise ApiError(400, "'inputs' must be an object of column: value")
     if len(inputs) > MAX_INPUTS:
         raise ApiError(400, f"at most {MAX_INPUTS} inputs")
     out = {}
     for key, value in inputs.items():
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise ApiError(400, f"input '{one_line(key, 60)}' must be a string or a number")
-        text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-        if len(str(key)) > MAX_INPUT_CHARS or len(text) > MAX_INPUT_CHARS:
+        if len(key) > MAX_INPUT_CHARS or (isinstance(value, str) and len(value) > MAX_INPUT_CHARS):
             raise ApiError(400, f"an input longer than {MAX_INPUT_CHARS} characters")
-        out[str(key)] = text
+        try:
+            out[key] = input_value(value, key)
+        except TableError as exc:
+            raise ApiError(400, exc.message) from None
     return out
 
 
