@@ -11,6 +11,7 @@ a symlink, a FIFO or other non-regular file in its place) is skipped.
 from __future__ import annotations
 
 import difflib
+import errno
 import importlib
 import os
 import stat
@@ -89,11 +90,24 @@ class KbGroup(click.Group):
             ctx.exit(130)
         except BrokenPipeError:
             ctx.exit(1)
-        except Exception as exc:  # the one place unexpected errors are caught
-            log = write_crash_log()
-            click.echo(f"kb: unexpected error: {type(exc).__name__}: {one_line(exc)} "
-                       f"(traceback in {one_line(log)})", err=True)
-            ctx.exit(3)
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                unexpected(ctx, exc)
+            # a name given on the command line that no file system can hold: not a bug
+            click.echo(f"kb: error: {exc.strerror}: {one_line(str(exc.filename), 80)}",
+                       err=True)
+            ctx.exit(2)
+        except Exception as exc:
+            unexpected(ctx, exc)
+
+
+def unexpected(ctx: click.Context, exc: BaseException) -> None:
+    """The one place unexpected errors are reported: one line, the traceback in the crash log,
+    exit 3."""
+    log = write_crash_log()
+    click.echo(f"kb: unexpected error: {type(exc).__name__}: {one_line(exc)} "
+               f"(traceback in {one_line(log)})", err=True)
+    ctx.exit(3)
 
 
 def suggest(name: str, known: list[str]) -> str:

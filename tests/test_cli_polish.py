@@ -124,3 +124,15 @@ def test_where_quotes_and_spaces_are_not_part_of_the_value():
         ("crop", "=", "小麦"), ("crop", "=", "玉米"), ("a", ">=", "1")]
     with pytest.raises(Exception, match="no value"):
         parse_where(['crop=""'])
+
+
+@pytest.mark.parametrize("args", [("query", "E17", "--index"), ("status", "--index"),
+                                  ("recent", "--index"), ("serve", "--index")])
+def test_a_path_too_long_for_the_file_system_is_a_one_line_usage_error(args, monkeypatch,
+                                                                        tmp_path):
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))  # a crash log would land here
+    code, out = kb(*args, "a" * 5000)
+    assert code == 2, out
+    assert out.startswith("kb: error: File name too long: ") and out.count("\n") == 1, out
+    assert "aaaa" in out and len(out) < 200
+    assert not (tmp_path / "home").exists() or not list((tmp_path / "home").rglob("*crash*"))

@@ -333,8 +333,11 @@ class CheckoutLayout:
         manifest.json, so a checkout missing one is still recognised and refused by name):
         no git is run here; `kbtools.ship.checkout` confirms it."""
         top = ReleaseLayout(path)
-        return (path / GIT_DIR).exists() and (top.release_json.is_file()
-                                              or top.manifest.is_file())
+        try:
+            return (path / GIT_DIR).exists() and (top.release_json.is_file()
+                                                  or top.manifest.is_file())
+        except OSError:  # a name too long for the OS: no checkout (the reader says why)
+            return False
 
     @property
     def state(self) -> Path:
