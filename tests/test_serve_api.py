@@ -299,3 +299,24 @@ def test_an_opened_release_is_warmed_up_and_settled(repo):
     finally:
         served.close()
         gc.unfreeze()
+
+
+def test_a_build_directory_rebuilt_under_the_running_app_is_opened_anew(repo, tmp_path):
+    """`kb serve --index dist` while `kb build` replaces dist/: searches once kept answering
+    from the old index while the pages read the new sources."""
+    import shutil
+
+    from servefixtures import NEW_DOC
+
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    root = shutil.copytree(repo, tmp_path / "kr", symlinks=True)
+    with TestClient(create_app(root / "dist"), base_url=BASE) as c:
+        before = c.post("/api/search", json={"query": "条锈病 夏孢子堆 虚线状", "k": 3}).json()
+        assert not any("stripe-rust" in r["doc"] for r in before["results"])
+        (root / "knowledge" / "crops" / "stripe-rust-note.md").write_text(NEW_DOC, "utf-8")
+        build(load_config(root), BuildOptions(progress=False))
+        after = c.post("/api/search", json={"query": "条锈病 夏孢子堆 虚线状", "k": 3}).json()
+        assert after["results"][0]["doc"] == "knowledge/crops/stripe-rust-note.md", after
+        assert c.get("/api/read", params={"doc": "crops/stripe-rust-note.md"}).status_code == 200

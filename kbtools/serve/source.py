@@ -4,8 +4,10 @@
 a git checkout of a release, as `kb query` does) each time it is called: on a device that is one ``readlink`` of
 ``current``, so a `kb sync` or `kb rollback` switches what the next request sees without a
 restart. A release is opened (and one question asked, so the embedding models are loaded)
-by the first request that needs it; opened releases are cached by their directory (`KbIndex` holds its files open, so a
-release pruned by a sync keeps answering the requests already running on it); the oldest is
+by the first request that needs it; opened releases are cached by their directory and the
+write of its manifest (so a ``dist/`` rebuilt under the same name is opened anew; `KbIndex`
+holds its files open, so a release pruned by a sync or a build replaced keeps answering
+the requests already running on it); the oldest is
 closed when more than `KEEP_OPEN` are open. `EngineServedIndex` does the same for a
 release published in Milvus, following the engine's alias instead of ``current``.
 
@@ -82,6 +84,18 @@ def warm_up(idx: KbIndex) -> None:
     keep_warm(idx)
 
 
+def _written(path: Path) -> tuple[int, int] | None:
+    """Which write of `path` is there (inode, modification time): a build directory served
+    as it is (`kb serve --index dist`) is replaced by the next `kb build` or `kb watch`
+    under the same name, and the next request must open the new one, not answer searches
+    from the old index while pages read the new sources."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None  # no manifest: opening it says why
+    return st.st_ino, st.st_mtime_ns
+
+
 class ServedIndex:
     """Follows the configured index location; see the module docstring."""
 
@@ -110,7 +124,7 @@ class ServedIndex:
             root = resolve_index_path(self.index).resolve()
         except SyncError as exc:  # a checkout that is not exactly a signed release
             raise IndexLoadError(exc.message, path=exc.path) from None
-        return root, lambda: open_index(root)
+        return (root, _written(ReleaseLayout(root).manifest)), lambda: open_index(root)
 
     def get(self) -> Served:
         """The release served now (IndexLoadError or EngineError when there is none)."""
