@@ -311,12 +311,18 @@ def test_a_build_directory_rebuilt_under_the_running_app_is_opened_anew(repo, tm
     from kbtools.build.pipeline import BuildOptions, build
     from kbtools.config import load_config
 
+    from kbtools.agents.mcp_server import Context, tool_search
+
+    question, new = "条锈病 夏孢子堆 虚线状", "knowledge/crops/stripe-rust-note.md"
     root = shutil.copytree(repo, tmp_path / "kr", symlinks=True)
+    mcp = Context(index=root / "dist", query_log=False)  # `kb mcp --index dist` follows it too
     with TestClient(create_app(root / "dist"), base_url=BASE) as c:
-        before = c.post("/api/search", json={"query": "条锈病 夏孢子堆 虚线状", "k": 3}).json()
-        assert not any("stripe-rust" in r["doc"] for r in before["results"])
-        (root / "knowledge" / "crops" / "stripe-rust-note.md").write_text(NEW_DOC, "utf-8")
+        before = c.post("/api/search", json={"query": question, "k": 3}).json()
+        assert not any(r["doc"] == new for r in before["results"])
+        assert not any(r["doc"] == new for r in tool_search(mcp, question, 3)["results"])
+        (root / new).write_text(NEW_DOC, "utf-8")
         build(load_config(root), BuildOptions(progress=False))
-        after = c.post("/api/search", json={"query": "条锈病 夏孢子堆 虚线状", "k": 3}).json()
-        assert after["results"][0]["doc"] == "knowledge/crops/stripe-rust-note.md", after
+        after = c.post("/api/search", json={"query": question, "k": 3}).json()
+        assert after["results"][0]["doc"] == new, after
         assert c.get("/api/read", params={"doc": "crops/stripe-rust-note.md"}).status_code == 200
+        assert tool_search(mcp, question, 3)["results"][0]["doc"] == new

@@ -38,6 +38,7 @@ from kbtools.config import CONFIG_NAME, find_root, load_config
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
+from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.search import keep_warm
@@ -139,6 +140,7 @@ class Context:
     root: Path | None = None
     query_log: bool = True  # record searches in a device's query log (`kbtools.query.log`)
     _idx: KbIndex | None = None
+    _written: tuple[int, int] | None = None  # the write of _idx's manifest when opened
     _cache: dict[str, Any] = field(default_factory=dict)
     opener: Callable[[], KbIndex] | None = None  # an engine's served release (`kb mcp --engine`)
 
@@ -152,8 +154,10 @@ class Context:
                 self._cache.pop("settled", None)
             return served
         root = resolve_index_path(self.index)  # IndexLoadError when there is none
-        if self._idx is None or Path(self._idx.root).resolve() != root.resolve():
-            old, self._idx = self._idx, open_index(root)
+        written = ReleaseLayout(root).written()  # a dist/ rebuilt under the same name
+        if self._idx is None or (Path(self._idx.root).resolve(), self._written) != \
+                (root.resolve(), written):
+            old, self._idx, self._written = self._idx, open_index(root), written
             self._cache.pop("kn", None)
             self._cache.pop("settled", None)
             if old is not None:

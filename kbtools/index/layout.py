@@ -110,6 +110,17 @@ class ReleaseLayout:
     def manifest(self) -> Path:
         return self.root / MANIFEST
 
+    def written(self) -> tuple[int, int] | None:
+        """Which write of the manifest is there (inode, modification time; None without
+        one): a build directory served as it is (``kb serve --index dist``, ``kb mcp``) is
+        replaced under the same name by the next `kb build` or `kb watch`, and a process
+        following it opens the new one when this changes."""
+        try:
+            st = self.manifest.stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns
+
     @property
     def release_json(self) -> Path:
         return self.root / RELEASE_JSON

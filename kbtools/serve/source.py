@@ -84,18 +84,6 @@ def warm_up(idx: KbIndex) -> None:
     keep_warm(idx)
 
 
-def _written(path: Path) -> tuple[int, int] | None:
-    """Which write of `path` is there (inode, modification time): a build directory served
-    as it is (`kb serve --index dist`) is replaced by the next `kb build` or `kb watch`
-    under the same name, and the next request must open the new one, not answer searches
-    from the old index while pages read the new sources."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None  # no manifest: opening it says why
-    return st.st_ino, st.st_mtime_ns
-
-
 class ServedIndex:
     """Follows the configured index location; see the module docstring."""
 
@@ -124,7 +112,7 @@ class ServedIndex:
             root = resolve_index_path(self.index).resolve()
         except SyncError as exc:  # a checkout that is not exactly a signed release
             raise IndexLoadError(exc.message, path=exc.path) from None
-        return (root, _written(ReleaseLayout(root).manifest)), lambda: open_index(root)
+        return (root, ReleaseLayout(root).written()), lambda: open_index(root)
 
     def get(self) -> Served:
         """The release served now (IndexLoadError or EngineError when there is none)."""
