@@ -66,6 +66,8 @@ class _LineLoader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
                        deep: bool = False) -> dict[Any, Any]:
+    if node is getattr(loader, "top", None):
+        return _construct_top(loader, node, deep)
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
@@ -82,6 +84,40 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
         except TypeError:
             pass
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+def _construct_top(loader: _LineLoader, node: yaml.MappingNode, deep: bool) -> dict[Any, Any]:
+    """The front matter's own mapping, each key named as written: `no:` is "no", not False,
+    `0x1:` is "0x1", not 1 (and not the same key as `yes:`, True), so a finding names the
+    key the author wrote. Keys merged in (`<<: *base`) come first; the mapping's own win."""
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = _written(loader, key_node, deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first on line {seen[key] + 1})",
+                key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        out[_written(loader, key_node, deep)] = loader.construct_object(value_node, deep=deep)
+    return out
+
+
+def _written(loader: _LineLoader, key_node: yaml.Node, deep: bool) -> Any:
+    """A top-level key as written; a key that is not a scalar must be hashable."""
+    if isinstance(key_node, yaml.ScalarNode):
+        return str(key_node.value)
+    key = loader.construct_object(key_node, deep=deep)
+    try:
+        hash(key)
+    except TypeError:
+        raise yaml.constructor.ConstructorError(
+            None, None, "found an unhashable key", key_node.start_mark) from None
+    return key
 
 
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
@@ -121,7 +157,11 @@ def _count_nodes(node: yaml.Node, budget: list[int], seen: set[int]) -> None:
 
 
 def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[FrontMatterError]]:
-    """Parse front-matter YAML. Returns (data, key -> file line, errors)."""
+    """Parse front-matter YAML. Returns (data, key -> file line, errors).
+
+    A mapping's top-level keys are named as written (`no:` is "no", not False; `0x1:` is
+    "0x1", not 1), in `data` and in the key lines alike, so findings name the key the author
+    wrote, on its own line."""
     try:
         loader = _LineLoader(text)
         try:
@@ -129,6 +169,7 @@ def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[Fro
             if node is None:
                 return None, {}, []
             _count_nodes(node, [MAX_YAML_NODES], set())
+            loader.top = node  # its keys are named as written (`_construct_top`)
             data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -273,6 +314,22 @@ def load_source(path: Path, root: Path,
     return parse_source(text, path, rel_path(path, root)), raw
 
 
+def load_named(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) -> SourceDoc:
+    """A file named on the command line (`kb chunks FILE`), read as `kb check` reads it: its
+    real path must stay inside `root` unless the name itself lies outside it, and it must be
+    a regular `.md` file within the size limit. Raises SourceError naming the file and the
+    finding `kb check` gives it (`path-symlink-escape`, `file-not-regular`, …)."""
+    rel = rel_path(path, root)
+    try:
+        if misnamed_markdown(path):
+            raise SourceError("file-extension", misnamed_message(path))
+        raw = read_source(path, None if rel.startswith("/") else root, max_bytes)
+    except SourceError as exc:
+        raise SourceError(exc.code, f"{exc.code}: {exc.message}", path=rel) from None
+    text, _ = decode(raw)
+    return parse_source(text, path, rel)
+
+
 def read_doc(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) -> SourceDoc:
     """Read one file (see `load_source`). Never raises for bad content: problems are in
     `.errors`; SourceError when the file may not be read at all."""
@@ -316,15 +373,38 @@ def rel_path(path: Path, root: Path) -> str:
     """The posix path of `path` relative to `root`, as findings and the index name it.
 
     Lexical (a symlink inside the repo keeps its own name); when the path lies outside the
-    root lexically but its real path is inside, the real path; else the absolute path.
+    root lexically, the path with its folders resolved, or else its real path, when that is
+    inside; else the absolute path.
     """
     absolute = os.path.abspath(path)
     rel = os.path.relpath(absolute, root)
     if rel == ".." or rel.startswith(".." + os.sep):
+        # its folders resolved, not its own name (a root reached through a symlinked folder:
+        # a link inside the repo is still judged as one)
+        named = os.path.join(os.path.realpath(os.path.dirname(absolute)),
+                             os.path.basename(absolute))
+        rel = os.path.relpath(named, os.path.realpath(root))
+        if not (rel == ".." or rel.startswith(".." + os.sep)):
+            return Path(rel).as_posix()
         real = os.path.relpath(os.path.realpath(absolute), os.path.realpath(root))
         outside = real == ".." or real.startswith(".." + os.sep)
         return Path(absolute).as_posix() if outside else Path(real).as_posix()
     return Path(rel).as_posix()
+
+
+MARKDOWN_SUFFIX = ".md"  # a document's extension, exactly (devices are case-sensitive)
+
+
+def misnamed_markdown(path: Path) -> bool:
+    """A file named like a document but for the case of its extension (`Upper.MD`): never
+    indexed, and reported by `kb check` (`file-extension`), so it is not dropped silently."""
+    return path.suffix != MARKDOWN_SUFFIX and path.suffix.lower() == MARKDOWN_SUFFIX
+
+
+def misnamed_message(path: Path) -> str:
+    """What `kb check` says of a `misnamed_markdown` file."""
+    return (f"the extension {path.suffix!r} is not '.md': the document is not read or "
+            f"indexed (rename it to {path.stem + MARKDOWN_SUFFIX!r})")
 
 
 def find_markdown(paths: list[Path]) -> list[Path]:
@@ -332,12 +412,14 @@ def find_markdown(paths: list[Path]) -> list[Path]:
 
     Symlinked directories are not followed (no loops). Every `*.md` entry that is not a
     directory is returned, FIFOs, devices and dangling symlinks included, so the checks
-    report them (`read_source` never opens them); a path named explicitly is returned as is.
+    report them (`read_source` never opens them); so is every `*.MD`, `*.Md`, … entry
+    (`misnamed_markdown`), for the checks to refuse; a path named explicitly is returned
+    as is.
     """
     out: set[Path] = set()
     for p in paths:
         if p.is_dir():
-            for f in p.rglob("*.md"):
+            for f in p.rglob("*.[mM][dD]"):
                 rel_parts = f.relative_to(p).parts
                 if any(part.startswith(".") for part in rel_parts) or f.name.startswith("_"):
                     continue
@@ -357,9 +439,11 @@ def _is_real_dir(path: Path) -> bool:
 
 def iter_documents(root: Path, knowledge: Path,
                    max_bytes: int | None = DEFAULT_MAX_BYTES) -> Iterator[SourceDoc]:
-    """Every document under `knowledge` that may be read (those `read_source` refuses are
-    left out: `kb check` reports them)."""
+    """Every document under `knowledge` that may be read (those `read_source` refuses and
+    misnamed ones are left out: `kb check` reports them)."""
     for path in find_markdown([knowledge]):
+        if misnamed_markdown(path):
+            continue
         try:
             yield read_doc(path, root, max_bytes)
         except SourceError:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from kbtools.corpus import parse_source
 from kbtools.markdown.doctree import parse
-from kbtools.render.table_csv import SAFE_NAME, CsvNames, render_tables
+from kbtools.render.table_csv import CsvNames, render_tables, unsafe_name
 
 
 def table_doc(marker: str, annotation: str = "") -> str:
@@ -47,7 +47,7 @@ def test_same_stem_documents_get_distinct_names(tmp_path):
     names = CsvNames(pairs)
     got = {rel: names.name(rel, t) for rel, t in pairs}
     assert len({n.casefold() for n in got.values()}) == len(pairs)
-    assert all(SAFE_NAME.match(n) for n in got.values())
+    assert all(unsafe_name(n) is None for n in got.values())
     assert got["knowledge/c/other.md"] == "index-1.csv"  # the author's annotation wins
     assert got["knowledge/a/index.md"].startswith("a.index-")  # qualified by its folder
     assert got["knowledge/a.index.md"] == "a.index-1.csv"  # unique: stays plain
@@ -85,7 +85,7 @@ def test_names_are_unique_ignoring_case_for_any_paths(paths):
     names = CsvNames(pairs)
     got = [names.name(r, t) for r, t in pairs]
     assert len({n.casefold() for n in got}) == len(got)
-    assert all(SAFE_NAME.match(n) for n in got)
+    assert all(unsafe_name(n) is None for n in got)
     assert [CsvNames(reversed(pairs)).name(r, t) for r, t in pairs] == got
 
 

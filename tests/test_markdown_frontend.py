@@ -139,7 +139,7 @@ def test_snippets_read_as_expected():
     assert [m.latex for m in tree.formulas()] == ["E = mc^2", "a + b", "\\frac{1}{2}", "x^2"]
     checked, _ = both(source(GOOD_FM + SNIPPETS["headings"], "h.md"))
     assert {"café-menu", "43-液压系统压力异常", "faq-whats-new", "faq-whats-new-1", "a_b-c-d",
-            "a-b", "a-b-1", "title", "custom-id", "ａｂ-测试步骤", "setext-heading", "set",
+            "a-b", "a-b-1", "title", "custom-id", "ａｂ-测试步骤", "setext-heading", "set-option-value",
             "tab-here--there", "quoted", "in-a-list"} == checked.slugs()
     checked, tree = both(source(GOOD_FM + SNIPPETS["links"], "l.md"))
     assert ("link", "javascript:alert(1)") not in {(r.kind, r.target) for r in checked.refs}

@@ -26,7 +26,8 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "2"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "3"  # bump when output changes for the same input (index fingerprint)
+# 3: `<` and `>` of text and code spans are kept in headings, cells and rows
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

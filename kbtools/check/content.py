@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from kbtools.markdown.frontend import Scan
+from kbtools.render.table_csv import annotated_file_name, name_key, unsafe_name
 
 Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
 
@@ -63,6 +64,11 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None)
                 problem = f"formula check failed: {type(exc).__name__}"
             if problem:
                 out.append(("math-invalid", "error", line, 1, problem))
+    for line, value in scan.csv_names:
+        name = annotated_file_name(value)
+        problem = unsafe_name(name) if name is not None else None
+        if problem is not None:  # the build refuses it (`render_tables`, the same rule)
+            out.append(("table-csv-name", "error", line, 1, problem))
     for table in scan.tables:
         for line, cells in table.rows:
             if cells != table.header_cells:
@@ -77,11 +83,15 @@ def _cells(n: int) -> str:
 
 
 def duplicate_csv_names(names: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
-    """`(doc, line, name)` annotations -> `(doc, line, message)` for every repeated name."""
+    """`(doc, line, annotation value)` -> `(doc, line, message)` for every name the build
+    would write twice: `data` and `Data.csv` are one file (".csv" added, `name_key`)."""
     first: dict[str, tuple[str, int]] = {}
     out = []
-    for doc, line, name in sorted(names):
-        key = name.lower()  # a.csv and A.csv collide on case-insensitive disks
+    for doc, line, value in sorted(names):
+        name = annotated_file_name(value)
+        if name is None or unsafe_name(name) is not None:  # no file, or reported already
+            continue
+        key = name_key(name)  # a.csv and A.csv collide on case-insensitive disks
         if key in first:
             where = f"{first[key][0]}:{first[key][1]}"
             out.append((doc, line, f"CSV name {name!r} is already used at {where}"))

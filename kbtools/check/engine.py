@@ -41,6 +41,8 @@ from kbtools.corpus import (
     SourceDoc,
     decode,
     find_markdown,
+    misnamed_markdown,
+    misnamed_message,
     parse_source,
     read_source,
     rel_path,
@@ -62,6 +64,7 @@ CODES: dict[str, str] = {
     "encoding-bom": "a UTF-8 byte-order mark (warning)",
     "encoding-crlf": "CRLF or CR line endings (warning)",
     "path-not-utf8": "the file name is not valid UTF-8",
+    "file-extension": "a document named *.MD, *.Md …: only a lower-case .md is read and indexed",
     "fm-missing": "no front matter block",
     "fm-unterminated": "the front matter block is never closed",
     "fm-empty": "the front matter block is empty",
@@ -94,6 +97,8 @@ CODES: dict[str, str] = {
     "decision-gap": "inputs inside a decision table's ranges that no rule matches",
     "table-cells": "a table row whose cell count differs from the header",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
+    "table-csv-name": "a <!-- csv: name --> annotation the build cannot use as a file name "
+                      "(a path, a leading dot, a character file systems refuse)",
     "check-failed": "a plugged-in content check raised an exception (a bug to report)",
     "verification-lapsed": "a verified document changed after its review (or its review does "
                            "not hold): the build serves those lines as unverified (warning; "
@@ -155,6 +160,11 @@ class CheckContext:
         return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
 
 
+def max_document_bytes(cfg: Config) -> int:
+    """The largest document read: kb.toml `[check] max_bytes` (2 MB by default)."""
+    return int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
+
+
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
                  max_bytes: int | None = None, cache: bool = False,
                  history: bool = False, outputs: tuple[Path, ...] = ()) -> CheckContext:
@@ -163,7 +173,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     `history` warns about verified documents changed after their review (`kb check` in Git)."""
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
-    limit = max_bytes or int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
+    limit = max_bytes or max_document_bytes(cfg)
     categories = frozenset(schema_categories(schemas_dir))
     results = None
     if cache and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
@@ -304,6 +314,9 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     if display_path(rel) != rel:
         early.append(("path-not-utf8", "error", 1, 1,
                       "file name is not valid UTF-8 (rename the file)"))
+    if misnamed_markdown(path):
+        early.append(("file-extension", "error", 1, 1, misnamed_message(path)))
+        return _only(path, rel, early, ctx, read=False)
     try:
         raw = read_source(path, None if rel.startswith("/") else ctx.root, ctx.max_bytes)
     except SourceError as exc:

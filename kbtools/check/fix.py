@@ -1,11 +1,14 @@
 """`kb check --fix`: apply the mechanical path repairs found by the checks, atomically.
 
 Only edits whose old text is still exactly where the check saw it are applied; the rest of
-the file keeps its bytes (line endings, BOM) unchanged.
+the file keeps its bytes (line endings, BOM) unchanged. A document that is a symlink keeps
+its link: the file it leads to is rewritten, when that file lies inside the repository;
+otherwise nothing is written and one `not fixed` line says why.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +16,8 @@ from pathlib import Path
 
 from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
+from kbtools.corpus import is_inside, read_source
+from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path
 from kbtools.fsutil import atomic_write_bytes
 
@@ -32,9 +37,37 @@ class Change:
         return f"{self.path}:{self.line}:{self.col}: fixed: {self.old} -> {self.new}"
 
 
-def apply_edits(path: Path, edits: list[Edit]) -> list[Edit]:
-    """Rewrite `path` with `edits` applied; returns the edits actually applied."""
-    raw = path.read_bytes()
+@dataclass(frozen=True)
+class NotFixed:
+    """A document whose edits were not written, and why."""
+
+    path: str  # repo-relative
+    reason: str
+    line: int = 1
+    col: int = 1
+
+    def format(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: not fixed: {self.reason}"
+
+
+def fix_target(path: Path, root: Path | None) -> Path:
+    """The file to rewrite for `path`: itself, or the file its symlinks lead to when that
+    lies inside `root` (a symlink is never replaced by a file). Raises SourceError."""
+    real = os.path.realpath(path)
+    if real != os.path.abspath(path) and (
+            root is None or not is_inside(real, os.path.realpath(root))):
+        raise SourceError("path-symlink-escape",
+                          "a symlink leading outside the repository; its target is not written")
+    return Path(real)
+
+
+def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list[Edit]:
+    """Rewrite `path` with `edits` applied; returns the edits actually applied.
+
+    The file is read as the checks read it (`read_source`: a regular file, inside `root`);
+    a symlink's target is rewritten (`fix_target`). Raises SourceError when it may not be."""
+    target = fix_target(path, root)
+    raw = read_source(target, root, max_bytes=None)
     bom = raw.startswith(BOM)
     try:
         text = raw[3:].decode("utf-8") if bom else raw.decode("utf-8")
@@ -57,25 +90,36 @@ def apply_edits(path: Path, edits: list[Edit]) -> list[Edit]:
     if applied:
         parts[0::2] = lines
         data = "".join(parts).encode("utf-8")
-        atomic_write_bytes(path, (BOM + data) if bom else data)
+        atomic_write_bytes(target, (BOM + data) if bom else data)
     return applied
 
 
-def fix_results(results: list[DocResult]) -> list[Change]:
-    changes = []
+def fix_results(results: list[DocResult], root: Path | None = None) -> list[Change | NotFixed]:
+    """Apply every result's edits; `root`: the repository a document inside it (a relative
+    `rel`) must stay in. One `Change` per edit written, one `NotFixed` per document refused."""
+    changes: list[Change | NotFixed] = []
     for res in results:
         if not res.edits:
             continue
-        for e in apply_edits(res.path, list(res.edits)):
+        inside = root if root is not None and not res.rel.startswith("/") else None
+        try:
+            applied = apply_edits(res.path, list(res.edits), inside)
+        except SourceError as exc:
+            changes.append(NotFixed(display_path(res.rel), exc.message))
+            continue
+        for e in applied:
             changes.append(Change(display_path(res.rel), e.line, e.col, e.old, e.new))
     return sorted(changes, key=lambda c: (c.path, c.line, c.col))
 
 
 def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
-              jobs: int | None = 1) -> tuple[list[Change], list[DocResult], list[Finding]]:
-    """Check, apply fixes, re-check with a fresh context. Returns (changes, results, findings)."""
-    results, findings = check_results(paths, ctx_factory(), jobs)
-    changes = fix_results(results)
+              jobs: int | None = 1) -> tuple[list[Change | NotFixed], list[DocResult],
+                                             list[Finding]]:
+    """Check, apply fixes, re-check with a fresh context. Returns (changes, results, findings):
+    each change a `Change` written or a document `NotFixed`, printed with `.format()`."""
+    ctx = ctx_factory()
+    results, findings = check_results(paths, ctx, jobs)
+    changes = fix_results(results, ctx.root)
     if changes:
         results, findings = check_results(paths, ctx_factory(), jobs)
     return changes, results, findings

@@ -156,8 +156,9 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
     if scheme:
         name = scheme.group(1).lower()
         if name == "file":
-            return _absolute(ref, target, unquote(re.sub(r"^file:(//[^/]*)?", "", target,
-                                                         flags=re.I)), doc_dir, fs)
+            path, fragment = _split(target)
+            return _absolute(ref, target, unquote(re.sub(r"^file:(//[^/]*)?", "", path,
+                                                         flags=re.I)), fragment, doc_dir, fs)
         if name in REMOTE_SCHEMES:
             return _remote(ref, target), None
         return [], None  # mailto:, tel:, data: ... not ours to judge
@@ -168,12 +169,12 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
         fixed_path = path.replace("\\", "/")
         message = f"backslashes in {target!r}: use '/'"
         if fixed_path.startswith("/"):  # \\server\share or \abs\path: absolute as well
-            more, _ = _absolute(ref, target, fixed_path, doc_dir, fs)
-            return [LinkProblem("path-backslash", "error", message), *more], None
+            more, anchor = _absolute(ref, target, fixed_path, fragment, doc_dir, fs)
+            return [LinkProblem("path-backslash", "error", message), *more], anchor
         problems.append(LinkProblem("path-backslash", "error", message,
                                     _edit(ref, target, fixed_path, fragment)))
     if fixed_path.startswith("/"):
-        return _absolute(ref, target, fixed_path, doc_dir, fs)
+        return _absolute(ref, target, fixed_path, fragment, doc_dir, fs)
     joined = posixpath.normpath(posixpath.join(doc_dir, fixed_path)) if fixed_path else doc_rel
     if joined == ".":
         joined = ""
@@ -211,16 +212,20 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         problems.append(LinkProblem("path-case", "error",
                                     f"{target!r} differs in case from the file on disk: {new_path!r}",
                                     edit))
-    anchor = None
+    return problems, _anchor(ref, res, fragment)
+
+
+def _anchor(ref: Ref, res: Resolved, fragment: str) -> AnchorTarget | None:
+    """The `#fragment` of a link to an existing Markdown document, to match its headings."""
     if fragment and not res.is_dir and res.rel.lower().endswith((".md", ".markdown")):
-        anchor = AnchorTarget(res.rel, fragment, ref.line, ref.col)
-    return problems, anchor
+        return AnchorTarget(res.rel, fragment, ref.line, ref.col)
+    return None
 
 
-def _absolute(ref: Ref, target: str, path: str, doc_dir: str,
+def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
               fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
-    """An absolute path: fixable when it names an existing file inside the repo."""
-    base, fragment = _split(path)
+    """An absolute path (`base`, without its `#fragment`): fixable, anchor kept, when it
+    names an existing file inside the repo; the anchor is then checked as a relative link's."""
     inside = None
     root = fs.real_root
     real = fs.realpath(base) if base else ""
@@ -234,9 +239,9 @@ def _absolute(ref: Ref, target: str, path: str, doc_dir: str,
         res = fs.resolve(inside)
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
-            return [LinkProblem("path-absolute", "error",
-                                f"absolute path {target!r}: use {new_path!r}",
-                                _edit(ref, target, new_path, fragment))], None
+            use = new_path + (f"#{fragment}" if fragment else "")
+            return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: use {use!r}",
+                                _edit(ref, target, new_path, fragment))], _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error",
                         f"absolute path {target!r}: use a path relative to the document")], None
 

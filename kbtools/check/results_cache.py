@@ -40,7 +40,8 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 2  # bump when a check's findings for the same inputs change (2: front matter)
+FORMAT = 3  # bump when a check's findings for the same inputs change
+# (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys)
 
 
 def _digest(parts: Iterable[str]) -> str:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from kbtools.build.chunk import ChunkConfig, HeadingIndex, chunk_document
+from kbtools.check.engine import max_document_bytes
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config
-from kbtools.corpus import iter_documents, read_doc
+from kbtools.corpus import iter_documents, load_named
 from kbtools.errors import UsageError, line_span, plural
 
 
@@ -30,13 +32,13 @@ def chunks(file: Path, as_json: bool, kinds: tuple[str, ...], show_embed: bool) 
     a list of chunk objects (id, doc, heading_path, kind, line_start, line_end, text,
     embed_text, metadata, content_hash, links, extra).
     """
-    if not file.is_file():
-        raise UsageError(f"no such file: {file}")
-    cfg = load_config(file.resolve().parent)
-    src = read_doc(file, cfg.root)
+    if not file.exists() and not file.is_symlink():
+        raise UsageError(f"no such file or directory: {file}")
+    cfg = load_config(file.absolute().parent)  # the link's repository, not its target's
+    src = load_named(file, cfg.root, max_document_bytes(cfg))  # as `kb check` reads it
     resolver = None
     knowledge = cfg.path("knowledge")
-    if knowledge.is_dir() and file.resolve().is_relative_to(knowledge.resolve()):
+    if knowledge.is_dir() and Path(os.path.abspath(file)).is_relative_to(knowledge.absolute()):
         resolver = HeadingIndex.build(iter_documents(cfg.root, knowledge))
     result = chunk_document(src, ChunkConfig.from_config(cfg), resolver=resolver)
     if kinds:

@@ -67,14 +67,15 @@ ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+
 TASK_DONE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]")
 
 
+def annotation_of(comment: str) -> tuple[str, str] | None:
+    """A comment's body `csv: x.csv` -> ("csv", "x.csv"); None without `key:`."""
+    m = ANNOTATION.match(comment)
+    return (m.group(1).lower(), m.group(2).strip()) if m else None
+
+
 def annotations_of(html: str) -> dict[str, str]:
     """`<!-- csv: x.csv -->` -> {"csv": "x.csv"}; comments without `key:` are ignored."""
-    out: dict[str, str] = {}
-    for body in comments(html):
-        m = ANNOTATION.match(body)
-        if m:
-            out[m.group(1).lower()] = m.group(2).strip()
-    return out
+    return dict(kv for body in comments(html) if (kv := annotation_of(body)) is not None)
 
 
 def html_images(html: str, line: int) -> tuple[Image, ...]:

@@ -2,7 +2,9 @@
 
 `scan(body, body_line) -> Scan`: links and images (as written, located by line and column),
 headings and their anchors, HTML ids, table shapes, formulas, stray `$$` and CSV names, with
-1-based line numbers of the original file. It parses with the one configured parser of
+1-based line numbers of the original file. A CSV name is the `csv` annotation the build's
+doc tree hands a table (`kbtools.markdown.doctree`: the comment blocks right before it), as
+written, at the annotation's line. It parses with the one configured parser of
 `kbtools.markdown.parser`, the parser the build's doc tree uses, so both see the same
 structure. Inline parsing is the slow part of markdown-it-py, so it runs only on headings and
 on inline blocks that can hold something we check (a link, image, HTML tag, `$`).
@@ -18,6 +20,8 @@ from urllib.parse import unquote
 
 from markdown_it.token import Token
 
+from kbtools.markdown.doctree import annotation_of
+from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
     BLOCK_MATH,
     INLINE_MATH,
@@ -32,10 +36,7 @@ from kbtools.markdown.parser import (
     source_text,
 )
 
-# A name is at most 255 characters (a file name), so each `<!--` is read a bounded distance:
-# linear time on any run of unclosed comments.
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
-CSV_ANNOTATION = re.compile(r"<!--\s*csv:\s*([^\s>]{1,255})\s*-->")
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
@@ -67,7 +68,7 @@ class Scan:
     tables: list[TableShape] = field(default_factory=list)
     math: list[tuple[int, str]] = field(default_factory=list)  # (line, latex)
     stray_dollars: list[tuple[int, int]] = field(default_factory=list)  # (line, col) of `$$` text
-    csv_names: list[tuple[int, str]] = field(default_factory=list)
+    csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -215,9 +216,16 @@ class _Scanner:
         self.table_line = 0  # header line of the table being read
         self.table_header: int | None = None  # its header's cell count, once read
         self.table_rows: list[tuple[int, int]] = []
+        # the `csv` annotation of the comment blocks just read, for a table that follows
+        # them at once (as the doc tree's `_TableTagger` hands annotations to tables)
+        self.csv_pending: tuple[int, str] | None = None
+        self.definitions: set[tuple[str, str]] = set()  # (label, kind) of definitions read
 
     def read(self, tok: Token) -> None:
         kind = tok.type
+        pending, self.csv_pending = self.csv_pending, None
+        if kind == "table_open" and pending is not None:
+            self.out.csv_names.append(pending)
         if kind == "heading_open":
             self.in_heading = True
         elif kind == "inline":
@@ -225,7 +233,7 @@ class _Scanner:
         elif kind in BLOCK_MATH or is_math_fence(tok):
             self.out.math.append((self.first_row(tok) + self.offset, tok.content))
         elif kind == "html_block":
-            self.html_block(tok)
+            self.html_block(tok, pending)
         elif kind == "table_open":
             self.table_header, self.table_rows = None, []
         elif kind == "tr_open" and tok.map:
@@ -251,7 +259,7 @@ class _Scanner:
         elif _needs_inline(content, self.has_refs):
             tok.children = parse_inline(content, self.env)
         if tok.children:
-            _inline(tok.children, _Locator(self.lines, start, end, self.offset), self.out)
+            self.inline(tok.children, _Locator(self.lines, start, end, self.offset))
 
     def table_row(self, row: int) -> None:
         cells = count_cells(self.lines[row]) if row < len(self.lines) else 0
@@ -260,14 +268,18 @@ class _Scanner:
         else:
             self.table_rows.append((row + self.offset, cells))
 
-    def html_block(self, tok: Token) -> None:
+    def html_block(self, tok: Token, pending: tuple[int, str] | None) -> None:
         start, end = tok.map or (0, 1)
         content = tok.content
-        line, pos = start, 0
-        for m in CSV_ANNOTATION.finditer(content):
-            line += content.count("\n", pos, m.start())  # counted once per character
-            pos = m.start()
-            self.out.csv_names.append((line + self.offset, m.group(1)))
+        if is_comment_block(content):
+            self.csv_pending = pending
+            line, pos = start, 0
+            for at, body in comment_spans(content):
+                line += content.count("\n", pos, at)  # counted once per character
+                pos = at
+                annotation = annotation_of(body)
+                if annotation is not None and annotation[0] == "csv":
+                    self.csv_pending = (line + self.offset, annotation[1])
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
             found = _html(content)
@@ -276,30 +288,45 @@ class _Scanner:
                 _add_ref(self.out, loc, ref_kind, url, decoded=True)
             self.out.html_ids.update(found.ids)
 
+    def inline(self, children: list[Token], loc: _Locator) -> None:
+        out = self.out
+        for child in children:
+            kind = child.type
+            if kind in ("link_open", "image"):
+                attr = "href" if kind == "link_open" else "src"
+                href = str(child.attrs.get(attr, ""))
+                ref_kind = "link" if kind == "link_open" else "image"
+                label = child.meta.get("label")
+                if label is None:
+                    _add_ref(out, loc, ref_kind, href)
+                else:
+                    self.definition_ref(str(label), ref_kind, href)
+            elif kind == "html_inline":
+                found = _html(child.content)
+                for ref_kind, url in found.found:
+                    _add_ref(out, loc, ref_kind, url, decoded=True)
+                out.html_ids.update(found.ids)
+            elif kind in INLINE_MATH:
+                delim = "$$" if kind.endswith("double") else "$"
+                line, _ = loc.find_plain(delim + child.content + delim)  # its $ are not stray
+                out.math.append((line, child.content))
+            elif kind == "code_inline":
+                loc.find_plain(child.content)
+            elif kind == "text" and "$$" in child.content:
+                line, col = loc.find_plain("$$")
+                out.stray_dollars.append((line, col))
+            if child.children:
+                self.inline(child.children, loc)
 
-def _inline(children: list[Token], loc: _Locator, out: Scan) -> None:
-    for child in children:
-        kind = child.type
-        if kind in ("link_open", "image"):
-            attr = "href" if kind == "link_open" else "src"
-            href = str(child.attrs.get(attr, ""))
-            _add_ref(out, loc, "link" if kind == "link_open" else "image", href)
-        elif kind == "html_inline":
-            found = _html(child.content)
-            for ref_kind, url in found.found:
-                _add_ref(out, loc, ref_kind, url, decoded=True)
-            out.html_ids.update(found.ids)
-        elif kind in INLINE_MATH:
-            delim = "$$" if kind.endswith("double") else "$"
-            line, _ = loc.find_plain(delim + child.content + delim)  # its $ are not stray
-            out.math.append((line, child.content))
-        elif kind == "code_inline":
-            loc.find_plain(child.content)
-        elif kind == "text" and "$$" in child.content:
-            line, col = loc.find_plain("$$")
-            out.stray_dollars.append((line, col))
-        if child.children:
-            _inline(child.children, loc, out)
+    def definition_ref(self, label: str, kind: str, href: str) -> None:
+        """A reference link's destination, located in its definition (`[label]: href`), once
+        per definition: the definition is what a finding names and `--fix` edits."""
+        if (label, kind) in self.definitions:
+            return
+        self.definitions.add((label, kind))
+        ref = self.env.get("references", {}).get(label, {})
+        start, end = ref.get("map") or (0, 0)
+        _add_ref(self.out, _Locator(self.lines, start, end, self.offset), kind, href)
 
 
 def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, decoded: bool = False) -> None:

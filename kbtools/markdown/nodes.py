@@ -16,19 +16,29 @@ from typing import Any, ClassVar
 
 
 def comments(html: str) -> list[str]:
-    """The bodies of the `<!-- … -->` comments in `html`, in order.
+    """The bodies of the `<!-- … -->` comments in `html`, in order."""
+    return [body for _, body in comment_spans(html)]
+
+
+def comment_spans(html: str) -> list[tuple[int, str]]:
+    """`(offset of its "<!--", body)` of each `<!-- … -->` comment in `html`, in order.
 
     String scans, not ``<!--(.*?)-->``: that search reads to the end of the text once per
     unclosed `<!--`, which is quadratic time on a run of them."""
-    out: list[str] = []
+    out: list[tuple[int, str]] = []
     start = html.find("<!--")
     while start >= 0:
         end = html.find("-->", start + 4)
         if end < 0:
             break
-        out.append(html[start + 4:end])
+        out.append((start, html[start + 4:end]))
         start = html.find("<!--", end + 3)
     return out
+
+
+def is_comment_block(html: str) -> bool:
+    """An HTML block of comments only: the annotations it holds go to the table after it."""
+    return strip_comments(html).strip() == "" and "<!--" in html
 
 
 def strip_comments(html: str) -> str:
@@ -155,7 +165,7 @@ class Html(Block):
 
     @property
     def is_comment(self) -> bool:
-        return strip_comments(self.content).strip() == "" and "<!--" in self.content
+        return is_comment_block(self.content)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,11 @@ heading text (`inline_text`) and the same anchors (`slugify`).
 The parser: CommonMark + GFM tables + task lists + dollar math (`DOLLARMATH`), raw HTML
 allowed; ```` ```math ```` / `latex` / `tex` fences are formulas too (`MATH_FENCES`).
 Link destinations stay as written in the tokens (`normalize_href` gives the URL-encoded form
-markdown-it would render). Links markdown-it drops as unsafe (`javascript:`, `vbscript:`,
-`data:` other than images) stay text; `file:` links are kept, so the check can report them.
+markdown-it would render); a reference link's token names its definition's label
+(`meta["label"]`, the key of `env["references"]`, whose `map` holds the definition's lines).
+Links markdown-it drops as unsafe (`javascript:`, `vbscript:`, `data:` other than images)
+stay text; `file:` links are kept, so the check can report them. Inline HTML tags are
+`html_inline` tokens, left out of a run's text; `<` and `>` in text and code spans are text.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ BLOCK_MATH = ("math_block", "math_block_label")
 # Patterns over author text run in linear time: no group may scan past the opener of the
 # next match attempt (`<`, `{`), so a run of unclosed openers is read once, not once per opener.
 BR = re.compile(r"<br\s*/?>", re.I)
-TAG = re.compile(r"<[^<>]+>")
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
@@ -60,7 +62,7 @@ class _Markdown(MarkdownIt):
 @lru_cache(maxsize=1)
 def markdown() -> MarkdownIt:
     """The one parser instance (see the module docstring for its configuration)."""
-    md = _Markdown("commonmark", {"html": True}).enable("table")
+    md = _Markdown("commonmark", {"html": True, "store_labels": True}).enable("table")
     md.use(dollarmath_plugin, **DOLLARMATH)
     md.use(tasklists_plugin)
     return md
@@ -129,12 +131,16 @@ def token_text(tok: Token) -> str:
 
 
 def plain(text: str) -> str:
-    """Inline HTML removed, whitespace collapsed (for headings and table cells)."""
-    return " ".join(TAG.sub("", BR.sub(" ", text)).split())
+    """Whitespace collapsed: the text of a run whose inline HTML `token_text` already left out.
+
+    Never strips anything that looks like a tag: the text is decoded text and code (a cell's
+    `气温<10℃或>30℃`, a code span's `Vec<T>`); markdown-it's `html_inline` tokens are the tags."""
+    return " ".join(text.split())
 
 
 def inline_text(children: Iterable[Token]) -> str:
-    """The plain text of an inline run: a heading's or a table cell's text."""
+    """The plain text of an inline run: a heading's or a table cell's text (inline HTML tags
+    left out, `<br>` a space; `<` and `>` of text and code spans kept)."""
     return plain("".join(token_text(tok) for tok in children))
 
 

@@ -11,6 +11,13 @@ build can get one file, and the same documents always get the same names.
 `table_csv` makes one table's bytes, `render_tables` writes a build's CSV files, and
 `duplicate_csv_names` lets `kb check` report clashes of *annotated* names (an author's
 choice, refused by the build) before the build would refuse them.
+
+What a name may be is one rule, `unsafe_name` (with `annotated_file_name`, the ".csv" an
+annotation may leave out, and `name_key`, when two names are one file): `render_tables`
+refuses what it reports and `kb check` reports the same, at the annotation's line. A name
+is a plain file name on every system a release is opened on: no path separator, no leading
+dot or space, no control or format character, none of `<>:"|?*`, not a Windows device name,
+at most 255 bytes. Chinese punctuation (`杀菌剂（用量）.csv`, `戊唑·咪鲜胺 用量.csv`) is fine.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import hashlib
 import io
 import os
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -30,8 +38,14 @@ from kbtools.fsutil import atomic_write_bytes
 from kbtools.markdown.doctree import Table
 
 BOM = "\ufeff"
-SAFE_NAME = re.compile(r"^[\w\u4e00-\u9fff][\w\u4e00-\u9fff .()+-]*\.csv$")
-_UNSAFE = re.compile(r"[^\w\u4e00-\u9fff .()+-]")
+_UNSAFE = re.compile(r"[^\w\u4e00-\u9fff .()+-]")  # what a derived name replaces with `_`
+MAX_FILE_NAME_BYTES = 255  # the limit of common file systems (ext4, APFS, NTFS in UTF-16)
+NOT_IN_NAME = frozenset('/\\<>:"|?*')  # path separators and what Windows names cannot hold
+# control, format (bidi overrides, zero-width), surrogate, private-use, unassigned, line and
+# paragraph separators: invisible or unportable in a file name
+_NOT_IN_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                             *(f"lpt{i}" for i in range(1, 10))})
 
 
 @dataclass(frozen=True)
@@ -46,12 +60,49 @@ class CsvName:
 MAX_NAME_BYTES = 200  # a derived name is kept below common file-name limits (255 bytes)
 
 
-def annotated_name(table: Table) -> str | None:
-    """The name a table's `csv` annotation gives it (".csv" added), or None."""
-    name = table.annotations.get("csv", "").strip()
+def annotated_file_name(value: str) -> str | None:
+    """The file name a `<!-- csv: value -->` annotation asks for (".csv" added), or None."""
+    name = value.strip()
     if not name:
         return None
     return name if name.lower().endswith(".csv") else name + ".csv"
+
+
+def annotated_name(table: Table) -> str | None:
+    """The name a table's `csv` annotation gives it (".csv" added), or None."""
+    return annotated_file_name(table.annotations.get("csv", ""))
+
+
+def name_key(name: str) -> str:
+    """What two names share when they are one file: case-insensitive and normalisation-
+    insensitive file systems (Windows, macOS) take `a.csv` and `A.csv`, or a composed and a
+    decomposed `é`, for the same file."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def unsafe_name(name: str) -> str | None:
+    """Why `name` cannot be a CSV file of a build's data/tables/ (None: it can). The one rule
+    of `render_tables` and `kb check`; the message names the name and what to change."""
+    why = _name_problem(name)
+    return None if why is None else f"csv name {name!r} is not a plain file name: {why}"
+
+
+def _name_problem(name: str) -> str | None:
+    if not name.lower().endswith(".csv") or not name[:-4].strip():
+        return "name the file, e.g. 'dosage.csv'"
+    if "/" in name or "\\" in name:
+        return "it is a path; give a file name without folders"
+    if name[0] == "." or name[0].isspace():
+        return "it starts with a dot or a space"
+    bad = next((c for c in name if c in NOT_IN_NAME
+                or unicodedata.category(c) in _NOT_IN_NAME_CATEGORIES), None)
+    if bad is not None:
+        return f"it holds {bad!r}, which file names cannot hold on every system"
+    if name.split(".")[0].rstrip(" ").lower() in WINDOWS_DEVICES:
+        return "Windows reserves that name for a device"
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_FILE_NAME_BYTES:
+        return f"it is longer than {MAX_FILE_NAME_BYTES} bytes"
+    return None
 
 
 def _safe(part: str) -> str:
@@ -82,13 +133,16 @@ def csv_name(doc_rel: str, table: Table) -> str:
 
 
 def _qualified(rel: str, index: int, top: str, used: set[str]) -> str:
-    """The first name of `rel`'s table `index` not in `used` (case-folded): qualified by
+    """The first name of `rel`'s table `index` not in `used` (`name_key`s): qualified by
     the document's folders below `top`, then also by a hash of its path, then a counter."""
     path = PurePosixPath(os.path.relpath(rel, top) if top != "." else rel)
-    stem = ".".join(_safe(p) for p in (*path.parent.parts, path.stem) if p != "..")
+    parts = [_safe(p) for p in (*path.parent.parts, path.stem) if p != ".."]
+    if parts[0].lower() in WINDOWS_DEVICES:  # `con.index-1.csv` would name a device
+        parts[0] = "_" + parts[0]
+    stem = ".".join(parts)
     digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     name, k = _derived(stem, index, rel), 1
-    while name.casefold() in used:
+    while name_key(name) in used:
         tag = digest if k == 1 else f"{digest}-{k}"
         name, k = _derived(stem, index, rel, tag), k + 1
     return name
@@ -108,20 +162,20 @@ class CsvNames:
         tables = sorted(((rel, t) for rel, t in doc_tables), key=lambda x: (x[0], x[1].index))
         self._names: dict[tuple[str, int], str] = {}
         wanted = {(rel, t.index): csv_name(rel, t) for rel, t in tables}
-        asked = Counter(n.casefold() for n in wanted.values())
-        used = {n.casefold() for n in wanted.values()}
+        asked = Counter(name_key(n) for n in wanted.values())
+        used = {name_key(n) for n in wanted.values()}
         top = os.path.commonpath([PurePosixPath(rel).parent.as_posix() for rel, _ in tables]
                                  or ["."])
         later: list[tuple[str, Table]] = []
         for rel, t in tables:
             name = wanted[rel, t.index]
-            if annotated_name(t) is not None or asked[name.casefold()] == 1:
+            if annotated_name(t) is not None or asked[name_key(name)] == 1:
                 self._names[rel, t.index] = name
             else:
                 later.append((rel, t))
         for rel, t in later:
             name = _qualified(rel, t.index, top, used)
-            used.add(name.casefold())
+            used.add(name_key(name))
             self._names[rel, t.index] = name
 
     @classmethod
@@ -169,13 +223,14 @@ def render_tables(doc_tables: Iterable[tuple[str, Table]], out_dir: Path,
     out_dir.mkdir(parents=True, exist_ok=True)
     for rel, table in pairs:
         name = names.name(rel, table)
-        if not SAFE_NAME.match(name):
-            raise RenderError(f"table csv name {name!r} is not a plain file name",
+        unsafe = unsafe_name(name)
+        if unsafe is not None:
+            raise RenderError(unsafe, path=rel, line=table.line_start)
+        key = name_key(name)
+        if key in claimed:
+            raise RenderError(f"csv name {name!r} is already used by {claimed[key]}",
                               path=rel, line=table.line_start)
-        if name.casefold() in claimed:
-            raise RenderError(f"csv name {name!r} is already used by {claimed[name.casefold()]}",
-                              path=rel, line=table.line_start)
-        claimed[name.casefold()] = rel
+        claimed[key] = rel
         data = table_csv(table)
         target = out_dir / name
         if place is not None:
@@ -194,7 +249,7 @@ def duplicate_csv_names(doc_tables: Iterable[tuple[str, Table]]) -> list[tuple[C
     dups: list[tuple[CsvName, CsvName]] = []
     for rel, table in doc_tables:
         entry = CsvName(csv_name(rel, table), rel, table.line_start)
-        key = entry.name.lower()  # case-insensitive file systems would collide too
+        key = name_key(entry.name)  # case-insensitive file systems would collide too
         if key in seen:
             dups.append((seen[key], entry))
         else:
