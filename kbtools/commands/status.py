@@ -39,7 +39,16 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
                        check_files=not quick)
     if as_json:
         echo_json(st)
-        return
+    else:
+        _device(st)
+    served = st["served"]
+    if served is not None and served["verified_now"] is False:
+        raise SyncError(f"the served release {served['tag']} fails verification: "
+                        f"{(served['problems'] or ['?'])[0]}; `kb sync` derives a damaged index "
+                        "again, `kb rollback` serves another release", path=st["device"])
+
+
+def _device(st: dict[str, Any]) -> None:
     s = st["served"]
     if s is None:
         click.echo(f"device {st['device']}: serving nothing yet (run `kb sync SOURCE`)")

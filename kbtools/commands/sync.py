@@ -49,6 +49,9 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...], as_json
                    f"fetched {plural(res.fetched_bytes, 'byte')}")
     else:
         click.echo(f"up to date: serving {res.tag}")
+    if res.rederived:
+        click.echo(f"re-derived the index of {res.tag} from its verified data/: it failed "
+                   f"its check ({res.rederived})")
     for tag in res.skipped:
         click.echo(f"skipped {tag}: newer, but rolled back from on purpose (`kb rollback "
                    f"{tag}` serves it again)")

@@ -30,7 +30,15 @@ from kbtools.errors import IndexLoadError
 from kbtools.fsutil import is_staging_dir
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
-from kbtools.index.layout import CheckoutLayout, DeviceLayout, ReleaseLayout, default_device_dir
+from kbtools.index.layout import (
+    CHECKOUT_STATE,
+    DERIVED_CACHE,
+    CheckoutLayout,
+    DeviceLayout,
+    ReleaseLayout,
+    default_device_dir,
+    device_of_release,
+)
 from kbtools.index.manifest import load_manifest
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
@@ -282,10 +290,28 @@ def open_index(path: Path | None = None) -> KbIndex:
         root = resolve_index_path(path)
         try:
             return _open(ReleaseLayout(root))
-        except (IndexLoadError, OSError, sqlite3.Error):
+        except (IndexLoadError, OSError, sqlite3.Error, ValueError) as exc:
             if attempt + 1 == OPEN_ATTEMPTS or root.is_dir():
-                raise  # a broken release, not one that vanished under us
+                if isinstance(exc, IndexLoadError):
+                    raise
+                raise unreadable(root, exc) from None  # a broken release, not a vanished one
     raise AssertionError("unreachable")
+
+
+def unreadable(root: Path, exc: BaseException) -> IndexLoadError:
+    """The one-line error for an index whose files cannot be read (truncated, damaged: what
+    SQLite, numpy, JSON or usearch said), with what repairs it where `root` lives."""
+    where = exc.filename if isinstance(exc, OSError) and exc.filename else None
+    reason = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
+    if device_of_release(root) is not None:
+        fix = "run `kb sync` to re-derive it or `kb rollback`"
+    elif root.parent.name == DERIVED_CACHE and root.parent.parent.name == CHECKOUT_STATE:
+        fix = f"remove {root} and ask again (the checkout's index is derived anew)"
+    else:
+        fix = "rebuild it (`kb build`)"
+    return IndexLoadError(f"index/ unreadable: {reason}"
+                          + (f" ({where})" if where and str(where) not in reason else "")
+                          + f"; {fix}", path=str(root))
 
 
 def settle() -> None:

@@ -36,6 +36,7 @@ from kbtools.errors import KbError
 from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.index.manifest import verify_files
 from kbtools.index.store import shares_value
 from kbtools.index.token_cache import TokenCache
 from kbtools.index.tokenize import shared_tokenizer
@@ -50,6 +51,18 @@ def sampled_shards(shards: Sequence[str]) -> set[str]:
     rows every check reads."""
     step = max(1, len(shards) // SAMPLED_SHARDS)
     return set(shards[::step])
+
+
+def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
+    """Problems of the derived index/ of release `root`: by hash when its manifest pins
+    index/ bytes (``derived``, older releases), else by `check_derived`; none when the
+    manifest describes no index."""
+    if manifest.get("derived"):
+        return [p for p in verify_files(root, manifest, derived=True)
+                if p.split(":", 1)[0] in manifest["derived"]]
+    if manifest.get("derived_check") is None:
+        return []
+    return check_derived(root)
 
 
 def check_derived(root: Path, extra: set[str] | None = None) -> list[str]:

@@ -17,6 +17,7 @@ from kbtools.errors import ReleaseError
 from kbtools.ship.git import (
     LOCAL_HEADS,
     LOCAL_TAGS,
+    TAG_PREFIX,
     absolute_git_dir,
     parse_serial,
     release_tags,
@@ -54,6 +55,9 @@ def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
             raise ReleaseError(f"--since {since}: no such release tag", path=str(repo))
         excl = [f"^{tags[s]}"]
         tags = {k: v for k, v in tags.items() if k > s}
+    if not tags and since is None:
+        raise ReleaseError(f"no release tags ({TAG_PREFIX}<N>) here, only the {branch} branch: "
+                           "`kb release` makes one", path=str(repo))
     if not tags:
         raise ReleaseError(f"no releases newer than {since} to bundle", path=str(repo))
     out = out.resolve()

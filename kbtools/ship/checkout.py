@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import IndexLoadError, SyncError
+from kbtools.errors import KbError, SyncError, plural
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index import reader
 from kbtools.index.layout import (
@@ -52,9 +52,9 @@ from kbtools.ship.git import (
     work_tree,
     work_tree_changes,
 )
-from kbtools.ship.install import install_release, tag_manifest_hash
+from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.release import read_release_json, release_settings
-from kbtools.ship.verify import read_meta
+from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
 _DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
@@ -119,12 +119,24 @@ def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
             "changes, `git checkout -- . && git clean -fdx` restores the release")
 
 
-def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
-                  keep: int = DERIVED_KEEP) -> CheckoutRelease:
-    """Check the checkout (HEAD a release tag, work tree clean) and return its verified,
-    derived release directory, installing it first when this commit has none yet."""
+@dataclass(frozen=True)
+class HeadRelease:
+    """The release a checkout's HEAD is, after the checks made on every open."""
+
+    head: str
+    tag: str
+    serial: int
+    tag_mhash: str  # the manifest sha256 the tag's message names ("" when none)
+    mhash: str  # the manifest sha256 (the tag's, else release.json's)
+
+
+def check_head(layout: CheckoutLayout, tree: WorkTree,
+               found: tuple[str, str, int] | None = None) -> HeadRelease:
+    """The checks of every open (HEAD a release tag, annotated, naming the manifest hash;
+    the work tree exactly that commit); `found` is `head_release(tree)` when the caller
+    has it. SyncError naming the first problem."""
     where = str(layout.root)
-    head, tag, serial = head_release(tree)
+    head, tag, serial = found or head_release(tree)
     problem = work_tree_problem(tree, tag)
     if problem is not None:
         raise SyncError(problem, path=where)
@@ -135,16 +147,42 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
         "manifest_sha256", ""))
     if len(mhash) != 64 or mhash.strip("0123456789abcdef"):  # a directory name below
         raise SyncError(f"{tag} names no manifest sha256; not a release tag", path=where)
+    return HeadRelease(head, tag, serial, tag_mhash, mhash)
+
+
+def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
+                  keep: int = DERIVED_KEEP) -> CheckoutRelease:
+    """Check the checkout (HEAD a release tag, work tree clean) and return its verified,
+    derived release directory, installing it first when this commit has none yet."""
+    where = str(layout.root)
+    h = check_head(layout, tree)
     given = list(release_settings().trusted_keys)
     try:
         mkdir_beneath(layout.git_dir, f"{CHECKOUT_STATE}/{DERIVED_CACHE}")
-        with locked(layout.state):
+        with locked(layout.state, "kb query (deriving a checkout's index)"):
             check_device_dir(layout.state)
-            return _derived(layout, tree, head, tag, serial, tag_mhash, mhash,
+            return _derived(layout, tree, h.head, h.tag, h.serial, h.tag_mhash, h.mhash,
                             trust.start(layout.state, given), keep)
     except OSError as exc:
         raise SyncError(f"cannot write {exc.filename or 'the derived index'}: "
                         f"{exc.strerror or exc}", path=where) from None
+
+
+def verify_checkout(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease) -> None:
+    """What opening the checkout would refuse, found without writing anything (`kb
+    status`): a derived release reusable for this commit needs nothing more (as in
+    `open_checkout`); otherwise the release commit gets every check `install_release`
+    makes from git objects (`verify_release`) and its artifacts' sha256 (the blobs, not the
+    work tree). SyncError naming the first problem."""
+    begin = trust.start(layout.state, list(release_settings().trusted_keys))
+    final = layout.derived(h.mhash)
+    if _reusable(final, read_json(ReleaseLayout(final).verified), h.head, h.tag, begin):
+        return
+    checked = verify_release(tree.git_dir, h.head, h.tag, h.serial, h.tag_mhash, begin, 0)
+    problems = blob_problems(tree.git_dir, checked.entries, checked.manifest)
+    if problems:
+        raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
+                        f", first: {problems[0]}", path=h.tag)
 
 
 def _derived(layout: CheckoutLayout, tree: WorkTree, head: str, tag: str, serial: int,
@@ -266,8 +304,9 @@ def trust_dir(path: Path) -> Path:
 
 def checkout_status(path: Path) -> dict[str, Any] | None:
     """`kb status` of a checkout without deriving anything: HEAD, its release, whether the
-    work tree is clean and whether the derived index is ready; None when `path` is not a
-    checkout. Problems are reported, not raised."""
+    derived index is ready, and the first reason `open_checkout` would refuse it
+    (`check_head`, `verify_checkout`); None when `path` is not a checkout. Problems are
+    reported, not raised."""
     found = find_checkout(path)
     if found is None:
         return None
@@ -276,10 +315,10 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
                            "tag": None, "source_commit": None, "signed_by": None,
                            "derived": None, "problem": None}
     try:
-        _head, tag, _serial = head_release(tree)
-        out["tag"] = tag
-        out["problem"] = work_tree_problem(tree, tag)
-    except (SyncError, IndexLoadError) as exc:
+        at_head = head_release(tree)
+        out["tag"] = tag = at_head[1]
+        verify_checkout(layout, tree, check_head(layout, tree, at_head))
+    except KbError as exc:
         out["problem"] = exc.message
         return out
     for mhash, folder in layout.derived_dirs().items():

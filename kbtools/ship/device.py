@@ -36,11 +36,12 @@ import json
 import os
 import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import SyncError
+from kbtools.errors import SyncError, one_line
 from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, read_beneath
 from kbtools.index.layout import (
     CURRENT,
@@ -55,6 +56,7 @@ from kbtools.index.layout import (
     STATE,
     TRUST_LOG,
     TRUSTED,
+    CheckoutLayout,
     DeviceLayout,
     ReleaseLayout,
     default_device_dir,
@@ -83,6 +85,11 @@ def device_dir(explicit: Path | None = None) -> Path:
 def require_device(path: Path) -> Path:
     """`path` when it is a device directory (or nothing at all yet); a build's output is
     refused with a one-line error that says what to pass instead."""
+    if CheckoutLayout.looks_like_checkout(path):
+        raise SyncError("this is a git checkout of a release (a clone of the artifacts "
+                        "repository), not a device directory: pass --to DIR of a device "
+                        "synced with `kb sync`; in the clone, `git diff --stat kb-rA kb-rB` "
+                        "lists what changed between two releases", path=str(path))
     if not DeviceLayout(path).is_device() and ReleaseLayout(path).is_release():
         raise SyncError("this is a build output, not a device directory; pass --to DIR of "
                         "a device synced with `kb sync`", path=str(path))
@@ -130,9 +137,14 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+MAX_HOLDER_BYTES = 512
+
+
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Exclusive lock on the device dir (sync, rollback, trust). Waits for a running holder."""
+def locked(path: Path, what: str = "kb") -> Iterator[None]:
+    """Exclusive lock on the device dir (sync, rollback, trust). Waits for a running holder,
+    saying so once on stderr (with the holder's pid and command, which each holder writes
+    into the lock file while it holds it); `what` names the command taking it."""
     path.mkdir(parents=True, exist_ok=True)
     try:
         fd = open_beneath(path, LOCK, os.O_RDWR | os.O_CREAT)
@@ -140,13 +152,40 @@ def locked(path: Path) -> Iterator[None]:
         raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}",
                         path=str(path)) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(fd)
+            print(f"kb: waiting for {path / LOCK}: held by {holder or 'another kb command'} "
+                  "(a running sync, rollback or trust change)", file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        _note_holder(fd, what)
         try:
             yield
         finally:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _note_holder(fd: int, what: str) -> None:
+    """Write `pid command` into the held lock file, for a command waiting on it to name."""
+    with contextlib.suppress(OSError):  # a note only: a full disk must not stop the holder
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {what}\n".encode(), 0)
+
+
+def _lock_holder(fd: int) -> str:
+    """``kb sync (pid 123)`` from the lock file's note, or "" when there is none."""
+    try:
+        note = os.pread(fd, MAX_HOLDER_BYTES, 0).decode("utf-8", "replace").split()
+    except OSError:
+        return ""
+    if len(note) < 2 or not note[0].isdigit():
+        return ""
+    return f"{one_line(' '.join(note[1:]), 80)} (pid {note[0]})"
 
 
 def check_device_dir(path: Path) -> None:

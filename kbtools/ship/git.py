@@ -16,8 +16,10 @@ surrogates), `BlobReader` streams blob contents of the sizes the caller expects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -43,22 +45,61 @@ def parse_serial(tag: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# A network operation that moves less than STALL_BYTES per second for STALL_SECONDS is
+# given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
+# transport, listing a source's refs (a few kB) is killed past its overall limit: a git://
+# or ssh source that accepts a connection and never answers would otherwise hold the device
+# lock forever. A fetch has no overall limit: a large release over a slow field link may
+# rightly take hours, and its stalls are what the speed limit catches.
+STALL_BYTES = 1000
+STALL_SECONDS = 60
+NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
+                                            "push": None}
+
+
+class GitTimeout(Exception):
+    """A network git command ran past its limit and was killed (`run_git` reports it)."""
+
+
 def _run(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
          stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin)
+    command = _subcommand(args)
+    limit = NETWORK_TIMEOUT.get(command)
+    if command in NETWORK_TIMEOUT:
+        args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
+                "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
+    return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit)
 
 
-def _git(*args: str, env: dict[str, str] | None = None,
-         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _git(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+         timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    return subprocess.run(["git", *args], input=stdin, capture_output=True, env=full_env)
+    if timeout is None:
+        return subprocess.run(["git", *args], input=stdin, capture_output=True, env=full_env)
+    # a session of its own: on timeout git and its transport helper are killed together
+    with subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=full_env,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise GitTimeout(f"no answer within {timeout:g} s") from None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
             stdin: bytes | None = None, error: type[KbError] = ReleaseError,
             check: bool = True) -> str:
-    """Run one git plumbing command against `git_dir`; raise `error` with git's message."""
-    proc = _run(git_dir, args, env, stdin)
+    """Run one git plumbing command against `git_dir`; raise `error` with git's message
+    (also when a network command stalls or runs past its limit, `NETWORK_TIMEOUT`)."""
+    try:
+        proc = _run(git_dir, args, env, stdin)
+    except GitTimeout as exc:
+        raise error(f"git {_subcommand(args)} failed: {exc} (the source stopped "
+                    "answering); try again later") from None
     if check and proc.returncode != 0:
         lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines()
                  if m.strip()]

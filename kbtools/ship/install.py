@@ -24,6 +24,9 @@ The caller holds the lock of the directory it installs into and decides what "fi
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,14 +36,21 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import ModelError, SyncError, plural
 from kbtools.fsutil import write_beneath
 from kbtools.index.incremental import changed_shards
-from kbtools.index.layout import VERIFIED
-from kbtools.index.manifest import verify_files
+from kbtools.index.layout import MANIFEST, VERIFIED, ReleaseLayout
+from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.materialize import materialize
-from kbtools.index.selfcheck import SELF_CHECK, check_derived
+from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
 from kbtools.ship import trust
 from kbtools.ship.device import fsync_dir
-from kbtools.ship.git import rev_parse, run_git
-from kbtools.ship.verify import check_tree, export, read_manifest, read_meta, staging_problems
+from kbtools.ship.git import TreeEntry, rev_parse, run_git
+from kbtools.ship.verify import (
+    ReleaseMeta,
+    check_tree,
+    export,
+    read_manifest,
+    read_meta,
+    staging_problems,
+)
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,33 @@ def check_models(manifest: dict[str, Any], where: str) -> None:
                             f"machine has {local}; update kbtools/the model first", path=where)
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A release commit that passed every check made from git objects (`verify_release`)."""
+
+    meta: ReleaseMeta
+    plan: trust.TrustPlan
+    manifest: dict[str, Any]
+    manifest_sha256: str
+    entries: list[TreeEntry]
+
+
+def verify_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
+                   begin: trust.TrustStart, floor: int) -> Checked:
+    """Every check of release commit `commit` (tag `tag`) that git objects alone allow,
+    nothing written: release.json names the tag and serial; the signature is by a trusted
+    key (rotations since serial `floor` followed); the manifest's hash, schema and path
+    rules; the tree is exactly the manifest's files, regular, of the listed sizes; the
+    embedding models are the ones here. SyncError naming the first problem. `install_release`
+    (sync, a checkout's first open) and `kb status` of a checkout both run it."""
+    meta = read_meta(gd, commit, tag, serial)
+    plan = trust.plan(gd, meta, begin, floor, tag)
+    manifest, mhash = read_manifest(meta, tag_mhash, tag)
+    entries = check_tree(gd, commit, manifest, tag)
+    check_models(manifest, tag)
+    return Checked(meta, plan, manifest, mhash, entries)
+
+
 def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
                     begin: trust.TrustStart, floor: int, staging: Path,
                     final: Path, previous: Path | None = None) -> Installed:
@@ -91,14 +128,12 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     directory `staging` (see the module docstring); `previous` is an installed release whose
     index/ the new one may be derived from. Raises SyncError naming what is wrong; `staging`
     may then be left behind for the caller to remove."""
-    meta = read_meta(gd, commit, tag, serial)
-    plan = trust.plan(gd, meta, begin, floor, tag)
-    manifest, mhash = read_manifest(meta, tag_mhash, tag)
-    entries = check_tree(gd, commit, manifest, tag)
-    check_models(manifest, tag)
-    export(gd, entries, staging)
-    problems = staging_problems(staging, entries) + verify_files(staging, manifest,
-                                                                 derived=False)
+    checked = verify_release(gd, commit, tag, serial, tag_mhash, begin, floor)
+    meta, plan, manifest, mhash = (checked.meta, checked.plan, checked.manifest,
+                                   checked.manifest_sha256)
+    export(gd, checked.entries, staging)
+    problems = staging_problems(staging, checked.entries) + verify_files(staging, manifest,
+                                                                         derived=False)
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
                         f", first: {problems[0]}", path=tag)
@@ -119,6 +154,26 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     return Installed(plan, manifest, mhash, verified)
 
 
+# usearch reports a graph it could not write (a full disk, no memory) as a plain
+# RuntimeError with one of these messages; any other RuntimeError is a bug and propagates
+_GRAPH_WRITE_FAILURES = ("Failed to serialize", "Failed to allocate", "Failed to reserve",
+                         "Out of memory", "Can't allocate")
+
+
+def derivation_failure(exc: BaseException) -> str | None:
+    """Why deriving an index failed, when `exc` is a failure of the machine rather than of
+    the code: the store's SQLite (``database or disk is full``), a file that could not be
+    written (OSError), a graph usearch could not write. None for anything else."""
+    if isinstance(exc, sqlite3.Error):
+        return str(exc) or type(exc).__name__
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror or exc}{where}"
+    if type(exc) is RuntimeError and str(exc).startswith(_GRAPH_WRITE_FAILURES):
+        return f"the vector graph could not be written: {exc}"
+    return None
+
+
 def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
                  previous: Path | None = None) -> str:
     """Derive the staged release's index/ and check it; returns how it was derived
@@ -128,7 +183,22 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
     hashed; one with neither that nor ``derived_check`` describes no index. Otherwise index/
     is derived from `previous` when it can be (only the changed shards redone) and
     self-checked (`kbtools.index.selfcheck`); an index failing the check is derived afresh
-    from data/ and checked again."""
+    from data/ and checked again.
+
+    A derivation the machine could not finish (disk full, a write refused: see
+    `derivation_failure`) is a SyncError naming it; other exceptions propagate."""
+    try:
+        return _derive_index(staging, manifest, tag, previous)
+    except (sqlite3.Error, OSError, RuntimeError) as exc:
+        reason = derivation_failure(exc)
+        if reason is None:
+            raise
+        raise SyncError(f"deriving the index of {tag} failed: {reason}; the served release "
+                        "is unchanged") from None
+
+
+def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
+                  previous: Path | None) -> str:
     if manifest.get("derived"):
         materialize(staging)
         problems = verify_files(staging, manifest, derived=True)
@@ -151,3 +221,65 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
     if problems:
         raise SyncError(f"derived index fails its self-check: {problems[0]}", path=tag)
     return how
+
+
+def rederive(release: Path, staging: Path, tag: str) -> str | None:
+    """Check the derived index/ of the installed release `release`; when it fails, derive it
+    again from its data/ (verified first) the way a first install does, in the new directory
+    `staging`, and move the new files over the old ones one `os.replace` each (a reader sees
+    an old file or a new one, never none). Returns what was wrong (None: nothing was)."""
+    manifest = load_manifest(release)
+    problems = derived_problems(release, manifest)
+    if not problems:
+        return None
+    bad_data = verify_files(release, manifest, derived=False)
+    if bad_data:
+        raise SyncError(f"the served release {tag} fails verification: {bad_data[0]}; its "
+                        "index cannot be derived again from it (`kb rollback` serves another "
+                        "release)")
+    os.mkdir(staging)
+    for rel in sorted([MANIFEST, *manifest.get("artifacts", {})]):  # verified regular files
+        target = staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(release / rel, target, follow_symlinks=False)
+        except OSError:  # a file system without hard links
+            shutil.copyfile(release / rel, target, follow_symlinks=False)
+    derive_index(staging, manifest, tag)
+    replace_tree(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
+    shutil.rmtree(staging, ignore_errors=True)
+    return problems[0]
+
+
+def replace_tree(new: Path, old: Path) -> None:
+    """Make directory `old` hold exactly the files of `new`: each file moved over its old
+    version with one `os.replace`, then what `new` lacks removed. `old` is a real directory
+    (a link there is replaced, never written through)."""
+    if old.is_symlink() or (old.exists() and not old.is_dir()):
+        old.unlink()
+    old.mkdir(exist_ok=True)
+    kept: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(new):
+        here = Path(dirpath).relative_to(new)
+        for name in dirnames:
+            target = old / here / name
+            if target.is_symlink() or (target.exists() and not target.is_dir()):
+                target.unlink()
+            target.mkdir(exist_ok=True)
+            kept.add((here / name).as_posix())
+        for name in filenames:
+            target = old / here / name
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            os.replace(Path(dirpath) / name, target)
+            kept.add((here / name).as_posix())
+    for dirpath, dirnames, filenames in os.walk(old, topdown=False):
+        here = Path(dirpath).relative_to(old)
+        for name in [*filenames, *dirnames]:
+            if (here / name).as_posix() not in kept:
+                path = old / here / name
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+    fsync_dir(old)

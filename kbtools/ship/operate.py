@@ -15,7 +15,7 @@ from typing import Any
 from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import check_derived
+from kbtools.index.selfcheck import derived_problems
 from kbtools.ship.device import (
     append_log,
     check_device_dir,
@@ -108,8 +108,8 @@ def release_problems(rdir: Path) -> list[str]:
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
     problems = verify_files(rdir, manifest, derived=True)
-    if not problems and not manifest.get("derived") and manifest.get("derived_check"):
-        problems = check_derived(rdir)
+    if not problems and not manifest.get("derived"):
+        problems = derived_problems(rdir, manifest)
     return problems
 
 
@@ -155,7 +155,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
     Logged to rollback.log; the release rolled back from is remembered so `kb sync` does not
     bring it straight back (a newer serial is still accepted).
     """
-    with locked(path):
+    with locked(path, "kb rollback"):
         check_device_dir(path)
         current = served_tag(path)
         have = release_dirs(path)
@@ -171,6 +171,9 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
             rolled.add(current)
         rolled.discard(tag)
         state["rolled_back"] = sorted(rolled, key=_serial)
+        # the release rolled back from was accepted: a sync never goes below it
+        state["highest_serial"] = max(int(state.get("highest_serial", 0)),
+                                      _serial(current) if current else 0)
         write_state(path, state)
         entry = {"at": _now().isoformat(), "from": current, "to": tag,
                  "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}

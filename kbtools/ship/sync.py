@@ -5,8 +5,10 @@ only in the last step, by one rename):
 
 1. lock the device dir, refuse links planted in it, drop leftovers of interrupted syncs;
 2. list the source's refs (remote, path or bundle file) and pick the highest release serial
-   (skipping tags the operator rolled back from, which the result names); refuse a serial below the highest ever
-   accepted (a downgrade) and do nothing when it is the one already served;
+   (skipping tags the operator rolled back from, which the result names); keep the served
+   release when it is that one, or when every tag above the highest serial ever accepted
+   was rolled back from (its derived index checked, and derived again when it fails:
+   `kbtools.ship.install.rederive`); else refuse a serial below that floor (a downgrade);
 3. fetch the artifacts branch and that one tag into DIR/repo.git (depth 1 on first sync;
    git checks every object it receives, ``fetch.fsckObjects``);
 4. check, from git objects alone (`kbtools.ship.verify`, `kbtools.ship.trust`): the tag is
@@ -20,8 +22,9 @@ only in the last step, by one rename):
 6. derive index/ with `kbtools.index.materialize.materialize`, from the served release
    when possible (only changed shards redone), and self-check it (steps 4-6 are `kbtools.ship.install.install_release`, which a git
    checkout of a release goes through too);
-7. rename staging -> releases/<tag>, pin keys (first use or rotation), replace the
-   `current` symlink, prune old releases.
+7. rename staging -> releases/<tag>, record its serial as the highest accepted (before the
+   switch), pin keys (first use or rotation), replace the `current` symlink, prune old
+   releases.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from kbtools.ship.git import (
     run_git,
     tag_name,
 )
-from kbtools.ship.install import install_release, tag_manifest_hash
+from kbtools.ship.install import install_release, rederive, tag_manifest_hash
 from kbtools.ship.release import release_settings
 
 
@@ -63,6 +66,7 @@ class SyncResult:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
     skipped: tuple[str, ...] = field(default_factory=tuple)  # newer tags rolled back from
+    rederived: str | None = None  # the served index failed its check and was derived again
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust),
@@ -127,7 +131,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     source = normalize_source(source)
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
-    with dev.locked(device):
+    with dev.locked(device, "kb sync"):
         dev.check_device_dir(device)
         state = dev.read_state(device)
         try:
@@ -189,19 +193,17 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if not offered:
         raise SyncError("the source has no release tags to serve", path=source)
     serial = max(offered)
-    tag = tag_name(serial)
-    skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
-                    and tag_name(s) in rolled_back)
     current = dev.served_tag(device)
     cur_serial = parse_serial(current) if current else None
     floor = max(int(state.get("highest_serial", 0)), cur_serial or 0)
-    if current == tag:
-        served = dev.served_release(device) or DeviceLayout(device).release(tag)
-        settled, notes = trust.settle_served(device, served, begin, tag)
-        pinned = trust.apply(device, settled, tag) if settled else []
-        return SyncResult(tag, serial, current, False, source,
-                          warnings=begin.warnings + notes + _age_warn(served, max_age_days),
-                          trust=tuple(pinned), skipped=skipped)
+    if serial == cur_serial or (serial < floor and current is not None
+                                and max(refs.tags) >= floor):
+        # nothing newer to take: the served release, or newer ones rolled back from
+        return _up_to_date(device, source, current or tag_name(serial), begin, refs.tags,
+                           rolled_back, max_age_days)
+    tag = tag_name(serial)
+    skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
+                    and tag_name(s) in rolled_back)
     if serial < floor:
         raise SyncError(f"newest release at the source is {tag}, older than "
                         f"{tag_name(floor)} already accepted; refusing a downgrade "
@@ -214,11 +216,32 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     else:  # installed by an interrupted sync: its signature is checked again
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
+    # accepted: recorded before the switch, so a sync killed after it never lowers the floor
+    state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
+    dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
                       begin.warnings + _age_warn(final, max_age_days), tuple(pinned), skipped)
+
+
+def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
+                tags: dict[int, tuple[str, str]], rolled_back: set[str],
+                max_age_days: int) -> SyncResult:
+    """Nothing newer to serve: keep `tag`, pin keys given on first use when it is signed by
+    one, and derive its index/ again when it fails its check (`install.rederive`)."""
+    layout = DeviceLayout(device)
+    served = dev.served_release(device) or layout.release(tag)
+    serial = parse_serial(tag) or 0
+    rederived = rederive(served, layout.staging(tag), tag)
+    settled, notes = trust.settle_served(device, served, begin, tag)
+    pinned = trust.apply(device, settled, tag) if settled else []
+    skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
+                    and tag_name(s) in rolled_back)
+    return SyncResult(tag, serial, tag, False, source,
+                      warnings=begin.warnings + notes + _age_warn(served, max_age_days),
+                      trust=tuple(pinned), skipped=skipped, rederived=rederived)
 
 
 def _install(device: Path, source: str, branch: str, tag: str, serial: int,

@@ -200,7 +200,7 @@ def list_keys(device: Path) -> list[dict[str, Any]]:
 def add_key(device: Path, pub: Path) -> dict[str, Any]:
     """Pin the public key in file `pub` (an operator's decision, logged)."""
     key = load_public(pub)
-    with locked(device):
+    with locked(device, "kb trust"):
         check_device_dir(device)
         if key.key_id in {k.key_id for k in stored_keys(device)}:
             return {"key_id": key.key_id, "changed": False}
@@ -212,7 +212,7 @@ def add_key(device: Path, pub: Path) -> dict[str, Any]:
 def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
     """Unpin the key with id (or file name) `which`; the last one only with
     `allow_unsigned`, since without pinned keys a device accepts unsigned releases."""
-    with locked(device):
+    with locked(device, "kb trust"):
         check_device_dir(device)
         pinned = stored_keys(device)
         doomed = [k for k in pinned if which in (k.key_id, Path(k.source).name)]

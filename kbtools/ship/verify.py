@@ -157,6 +157,24 @@ def export(gd: Path, entries: list[TreeEntry], staging: Path) -> None:
                 os.close(fd)
 
 
+def blob_problems(gd: Path, entries: list[TreeEntry], manifest: dict[str, Any]) -> list[str]:
+    """The listed artifacts among the (checked) `entries` whose blob's sha256 is not the
+    manifest's, read from git and written nowhere: what `export` + `verify_files` would
+    find, for a caller that must not write (`kb status` of a checkout)."""
+    listed: dict[str, Any] = manifest.get("artifacts", {})
+    problems = []
+    with BlobReader(gd) as reader:
+        for e in entries:
+            if e.path not in listed:
+                continue
+            digest = hashlib.sha256()
+            for block in reader.chunks(e.oid, e.size or 0):
+                digest.update(block)
+            if digest.hexdigest() != listed[e.path]["sha256"]:
+                problems.append(f"{show_path(e.path)}: sha256 mismatch")
+    return problems
+
+
 def staging_problems(staging: Path, entries: list[TreeEntry]) -> list[str]:
     """What lies in `staging` besides the exported regular files (links, FIFOs, extras)."""
     return unlisted_entries(staging, {e.path for e in entries})

@@ -1,0 +1,376 @@
+"""A device when things go wrong: a full disk while the index is derived, a damaged derived
+index in the served release, checkouts `kb status` must refuse as `kb query` does, a
+rollback over a skipped release, a sync killed after its switch, an unresponsive source,
+a held device lock, and the messages of `kb bundle create`/`kb diff` given the wrong thing.
+
+One real device per module (tests/device_fixtures.py: real builds, signed releases, the
+key trusted on first use): kb-r1 and kb-r2 synced, kb-r3 published but not synced;
+``art-r2.git`` is a mirror holding kb-r1 and kb-r2 only. Tests work on copies.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import Device, make_device, second_release
+from test_release_helpers import forge_release, git
+
+from kbtools.cli import main
+from kbtools.ship import device as dev
+from kbtools.ship import git as shipgit
+from kbtools.ship import install
+from kbtools.ship.signing import keygen, load_private
+
+pytestmark = pytest.mark.slow
+
+THIRD_DOC = "knowledge/crops/field-survey-methods.md"
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory) -> Device:
+    base = tmp_path_factory.mktemp("failures")
+    d = make_device(base)
+    second_release(d)
+    subprocess.run(["git", "clone", "-q", "--bare", str(d.art), str(base / "art-r2.git")],
+                   check=True)
+    doc = d.kr / THIRD_DOC
+    doc.write_text(doc.read_text(encoding="utf-8") + "\nA third release.\n", encoding="utf-8")
+    git(d.kr, "commit", "-qam", "third release")
+    assert d.publish() == "kb-r3"
+    return d
+
+
+def mirror_r2(d: Device) -> Path:
+    return d.art.parent / "art-r2.git"
+
+
+def copy_of(d: Device, tmp_path: Path) -> Device:
+    target = tmp_path / "device"
+    shutil.copytree(d.dev, target, symlinks=True)
+    return Device(d.kr, d.art, target, d.key)
+
+
+def kb(*args: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    return res.exit_code, res.stdout, res.stderr
+
+
+def one_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kb: error: "), err
+    return lines[0]
+
+
+def served(device_dir: Path) -> str | None:
+    return dev.served_tag(device_dir)
+
+
+def state(device_dir: Path) -> dict:
+    return json.loads((device_dir / "state.json").read_text())
+
+
+def staging_left(device_dir: Path) -> list[str]:
+    return [p.name for p in (device_dir / "releases").iterdir()
+            if p.name.endswith(".staging") or p.name.startswith(".")]
+
+
+# ------------------------------------------------------------------ 1: full disk deriving
+
+
+def _failing_materialize(exc: BaseException):
+    real = install.materialize
+
+    def materialize(root: Path, previous: Path | None = None) -> str:
+        real(root, previous)  # a derivation that wrote its files, then ran out of room
+        raise exc
+
+    return materialize
+
+
+@pytest.mark.parametrize("exc, says", [
+    (sqlite3.OperationalError("database or disk is full"), "database or disk is full"),
+    (RuntimeError("Failed to serialize into stream"),
+     "the vector graph could not be written: Failed to serialize into stream"),
+    (OSError(28, "No space left on device", "index/store.sqlite"),
+     "No space left on device: index/store.sqlite"),
+])
+def test_disk_full_while_deriving_is_one_line_recorded_and_cleaned(device, tmp_path,
+                                                                   monkeypatch, exc, says):
+    d = copy_of(device, tmp_path)
+    monkeypatch.setattr(install, "materialize", _failing_materialize(exc))
+    code, out, err = kb("sync", d.art, "--to", d.dev)
+    assert code == 1 and out == ""
+    assert one_error(err) == (f"kb: error: deriving the index of kb-r3 failed: {says}; the "
+                              "served release is unchanged")
+    assert served(d.dev) == "kb-r2" and staging_left(d.dev) == []
+    last = state(d.dev)["last_sync"]
+    assert last["ok"] is False and says in last["error"]
+    code, out, _ = kb("status", "--to", d.dev, "--quick")
+    assert code == 0 and f"FAILED: deriving the index of kb-r3 failed: {says}" in out, out
+    monkeypatch.undo()  # room again: the next sync completes
+    assert kb("sync", d.art, "--to", d.dev)[0] == 0 and served(d.dev) == "kb-r3"
+
+
+def test_a_bug_while_deriving_is_still_an_unexpected_error(device, tmp_path, monkeypatch):
+    d = copy_of(device, tmp_path)
+    monkeypatch.setattr(install, "materialize",
+                        _failing_materialize(RuntimeError("dictionary changed size")))
+    code, _, err = kb("sync", d.art, "--to", d.dev)
+    assert code == 3 and "unexpected error: RuntimeError: dictionary changed size" in err
+    assert served(d.dev) == "kb-r2"
+
+
+def test_disk_full_deriving_a_checkout_is_one_line(device, tmp_path, monkeypatch):
+    tree = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(device.art), str(tree)], check=True)
+    monkeypatch.setattr(install, "materialize", _failing_materialize(
+        sqlite3.OperationalError("database or disk is full")))
+    code, out, err = kb("query", "--index", tree, "wheat scab")
+    assert code == 1 and out == ""
+    assert "deriving the index of kb-r3 failed: database or disk is full" in one_error(err)
+    assert not list((tree / ".git" / "kb" / "derived").glob("*.staging"))
+
+
+# ------------------------------------------------------------------ 2: damaged served index
+
+
+def _graph(release: Path) -> str:
+    return next(p for p in (release / "index").glob("vectors-*.usearch")).name
+
+
+@pytest.mark.parametrize("name", ["store.sqlite", "bm25/kb_vocab.json",
+                                  "bm25/data.csc.index.npy", "GRAPH"])
+def test_damaged_served_index_is_refused_reported_and_rederived(device, tmp_path, name):
+    d = copy_of(device, tmp_path)
+    release = d.dev / "releases" / "kb-r2"
+    damaged = release / "index" / (_graph(release) if name == "GRAPH" else name)
+    with damaged.open("r+b") as fh:
+        fh.truncate(min(4096, damaged.stat().st_size // 2))
+    code, out, err = kb("query", "--index", d.dev, "wheat scab")
+    assert code == 1 and out == ""
+    line = one_error(err)
+    assert "index/ unreadable: " in line and "run `kb sync` to re-derive it or `kb rollback`" in line
+    code, out, err = kb("status", "--to", d.dev)
+    assert code == 1 and "FAILS VERIFICATION" in out
+    assert "the served release kb-r2 fails verification" in one_error(err)
+    data_before = (release / "data" / "docs.jsonl").stat().st_ino
+    code, out, err = kb("sync", mirror_r2(device), "--to", d.dev)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "up to date: serving kb-r2"
+    assert lines[1].startswith("re-derived the index of kb-r2 from its verified data/: it "
+                               "failed its check (")
+    assert staging_left(d.dev) == [] and (release / "data" / "docs.jsonl").stat().st_ino \
+        == data_before
+    assert kb("status", "--to", d.dev)[0] == 0
+    assert kb("query", "--index", d.dev, "wheat scab")[0] == 0
+    assert kb("sync", mirror_r2(device), "--to", d.dev)[1] == "up to date: serving kb-r2\n"
+
+
+def test_failed_rederivation_keeps_the_old_files(device, tmp_path, monkeypatch):
+    d = copy_of(device, tmp_path)
+    store = d.dev / "releases" / "kb-r2" / "index" / "store.sqlite"
+    with store.open("r+b") as fh:
+        fh.truncate(4096)
+    monkeypatch.setattr(install, "materialize", _failing_materialize(
+        sqlite3.OperationalError("database or disk is full")))
+    code, _, err = kb("sync", mirror_r2(device), "--to", d.dev)
+    assert "deriving the index of kb-r2 failed: database or disk is full" in one_error(err)
+    assert code == 1 and store.stat().st_size == 4096 and staging_left(d.dev) == []
+    assert state(d.dev)["last_sync"]["ok"] is False
+
+
+# ------------------------------------------------------------------ 3: status of a checkout
+
+
+def _clone(d: Device, tmp_path: Path, art: Path | None = None) -> Path:
+    tree = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(art or d.art), str(tree)], check=True)
+    return tree
+
+
+def _both_refuse(tree: Path, says: str) -> None:
+    code, _, err = kb("status", "--index", tree)
+    assert code == 1 and says in one_error(err), err
+    code, _, err = kb("query", "--index", tree, "wheat scab")
+    assert code == 1 and says in one_error(err), err
+
+
+def test_status_of_a_checkout_refuses_a_lightweight_tag(device, tmp_path):
+    tree = _clone(device, tmp_path)
+    commit = git(tree, "rev-parse", "kb-r1^{commit}").strip()
+    git(tree, "tag", "-d", "kb-r1")
+    git(tree, "tag", "kb-r1", commit)
+    git(tree, "checkout", "-q", "kb-r1")
+    _both_refuse(tree, "kb-r1 is not an annotated release tag")
+
+
+def test_status_of_a_checkout_refuses_a_tag_renaming_an_older_release(device, tmp_path):
+    tree = _clone(device, tmp_path)
+    commit = git(tree, "rev-parse", "kb-r1^{commit}").strip()
+    git(tree, "tag", "-d", "kb-r1")
+    git(tree, "tag", "-a", "kb-r9", "-m", "kb release 9", commit)
+    git(tree, "checkout", "-q", "kb-r9")
+    _both_refuse(tree, "release.json names kb-r1 (serial 1), not the tag")
+
+
+@pytest.mark.parametrize("mutate, says", [
+    (lambda files: files.__setitem__("data/evil.sh", b"echo hi\n"),
+     "data/evil.sh: not listed in manifest"),
+    (lambda files: files.__setitem__(
+        "data/docs.jsonl", files["data/docs.jsonl"].replace(b"a", b"b", 1)),
+     "data/docs.jsonl: sha256 mismatch"),
+    (lambda files: files.__setitem__("data/docs.jsonl", files["data/docs.jsonl"][:100]),
+     "data/docs.jsonl: size 100"),
+])
+def test_status_of_a_checkout_refuses_a_forged_release(device, tmp_path, mutate, says):
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(device.art), str(art)], check=True)
+    forge_release(art, mutate, resign=load_private(device.key))
+    tree = _clone(device, tmp_path, art)
+    code, _, err = kb("status", "--index", tree)
+    assert code == 1 and says in one_error(err), err
+    assert kb("query", "--index", tree, "wheat scab")[0] == 1
+
+
+def test_status_of_a_checkout_refuses_a_signer_no_longer_trusted(device, tmp_path):
+    tree = _clone(device, tmp_path)
+    code, out, err = kb("status", "--index", tree)
+    assert code == 0 and "release kb-r3" in out, err
+    assert kb("query", "--index", tree, "wheat scab")[0] == 0  # derived, signer trusted
+    other = tmp_path / "other.key"
+    keygen(other)
+    assert kb("trust", "add", f"{other}.pub", "--to", tree)[0] == 0
+    _both_refuse(tree, "release signed by untrusted key")
+
+
+# ------------------------------------------------------------------ 4, 5: floor and rollback
+
+
+def test_sync_after_rolling_back_over_a_skipped_release_stays(device, tmp_path):
+    d = copy_of(device, tmp_path)
+    assert kb("sync", d.art, "--to", d.dev)[0] == 0 and served(d.dev) == "kb-r3"
+    assert kb("rollback", "kb-r1", "--to", d.dev)[1] == "serving kb-r1 (was kb-r3)\n"
+    code, out, err = kb("sync", d.art, "--to", d.dev)
+    assert code == 0, err
+    assert out.splitlines() == [
+        "up to date: serving kb-r1",
+        "skipped kb-r3: newer, but rolled back from on purpose (`kb rollback kb-r3` serves it "
+        "again)"]
+    assert served(d.dev) == "kb-r1" and state(d.dev)["last_sync"]["ok"] is True
+    # a mirror that never had kb-r3 is still older than what was accepted
+    code, _, err = kb("sync", mirror_r2(device), "--to", d.dev)
+    assert code == 1 and "refusing a downgrade" in one_error(err) and served(d.dev) == "kb-r1"
+
+
+def test_serial_is_recorded_before_the_switch(device, tmp_path, monkeypatch):
+    d = copy_of(device, tmp_path)
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the process dies after the switch, before state.json
+
+    monkeypatch.setattr(dev, "prune", killed)
+    assert kb("sync", d.art, "--to", d.dev)[0] == 130
+    assert served(d.dev) == "kb-r3" and state(d.dev)["highest_serial"] == 3
+    monkeypatch.undo()
+    assert kb("rollback", "kb-r1", "--to", d.dev)[0] == 0
+    code, _, err = kb("sync", mirror_r2(device), "--to", d.dev)
+    assert code == 1 and "older than kb-r3 already accepted" in one_error(err)
+    assert served(d.dev) == "kb-r1"
+
+
+def test_rollback_keeps_the_floor_at_the_release_rolled_back_from(device, tmp_path):
+    d = copy_of(device, tmp_path)
+    assert kb("sync", d.art, "--to", d.dev)[0] == 0
+    st = state(d.dev)
+    st["highest_serial"] = 2  # as a device that lost the record (killed before it)
+    (d.dev / "state.json").write_text(json.dumps(st))
+    assert kb("rollback", "kb-r1", "--to", d.dev)[0] == 0
+    assert state(d.dev)["highest_serial"] == 3
+    assert kb("sync", mirror_r2(device), "--to", d.dev)[0] == 1 and served(d.dev) == "kb-r1"
+
+
+# ------------------------------------------------------------------ 6: stalls and the lock
+
+
+def test_unresponsive_source_fails_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(shipgit, "STALL_SECONDS", 2)
+    monkeypatch.setattr(shipgit, "NETWORK_TIMEOUT", {"ls-remote": 6, "fetch": 6, "push": 6})
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)  # accepts connections (the kernel does), never answers
+        port = listener.getsockname()[1]
+        t0 = time.monotonic()
+        code, _, err = kb("sync", f"http://127.0.0.1:{port}/art.git", "--to", tmp_path / "dev")
+        took = time.monotonic() - t0
+    assert code == 1 and "git ls-remote failed" in one_error(err), err
+    assert took < 30
+    code, _, err = kb("rollback", "--to", tmp_path / "dev")  # the lock was released
+    assert code == 1 and "no earlier local release" in one_error(err)
+
+
+def test_git_timeout_kills_a_silent_transport(tmp_path, monkeypatch):
+    monkeypatch.setattr(shipgit, "NETWORK_TIMEOUT", {"ls-remote": 2})
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        t0 = time.monotonic()
+        with pytest.raises(Exception, match="no answer within 2 s"):
+            shipgit.list_source(tmp_path, f"git://127.0.0.1:{port}/art.git", "kb-index")
+        assert time.monotonic() - t0 < 15
+
+
+def test_waiting_for_the_lock_says_who_holds_it(tmp_path, capfd):
+    holding, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with dev.locked(tmp_path, "kb sync"):
+            holding.set()
+            release.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    holding.wait(5)
+    threading.Timer(0.5, release.set).start()
+    with dev.locked(tmp_path, "kb rollback"):
+        pass
+    t.join(5)
+    err = capfd.readouterr().err
+    assert err.count("kb: waiting for") == 1, err
+    assert f"{tmp_path / '.lock'}: held by kb sync (pid " in err
+    with dev.locked(tmp_path):  # free: no message
+        pass
+    assert capfd.readouterr().err == ""
+
+
+# ------------------------------------------------------------------ 7: messages
+
+
+def test_bundle_of_a_repository_without_release_tags(device, tmp_path):
+    bare = tmp_path / "notags.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(device.art), str(bare)], check=True)
+    for tag in git(bare, "tag").split():
+        git(bare, "tag", "-d", tag)
+    code, _, err = kb("bundle", "create", "--repo", bare, tmp_path / "x.bundle")
+    assert code == 1
+    assert "no release tags (kb-r<N>) here, only the kb-index branch" in one_error(err)
+    assert "None" not in err
+
+
+def test_diff_and_releases_of_a_clone_say_what_it_is(device, tmp_path):
+    tree = _clone(device, tmp_path)
+    for cmd in ("diff", "releases"):
+        code, _, err = kb(cmd, "--to", tree)
+        line = one_error(err)
+        assert code == 1 and "is a git checkout of a release" in line, line
+        assert "build output" not in line and "git diff --stat kb-rA kb-rB" in line
