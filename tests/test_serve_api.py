@@ -308,10 +308,9 @@ def test_a_build_directory_rebuilt_under_the_running_app_is_opened_anew(repo, tm
 
     from servefixtures import NEW_DOC
 
+    from kbtools.agents.mcp_server import Context, tool_search
     from kbtools.build.pipeline import BuildOptions, build
     from kbtools.config import load_config
-
-    from kbtools.agents.mcp_server import Context, tool_search
 
     question, new = "条锈病 夏孢子堆 虚线状", "knowledge/crops/stripe-rust-note.md"
     root = shutil.copytree(repo, tmp_path / "kr", symlinks=True)
