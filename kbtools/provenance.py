@@ -228,13 +228,17 @@ def git_identity(repo: git.Repo) -> tuple[str, str]:
 
 def doc_rel(cfg: Config, doc: str) -> str:
     """A document argument (relative to the cwd, or to the repo root) as a root-relative
-    posix path."""
+    posix path (one that exists no more is taken as given: its history is still there).
+    UsageError for a directory: `git log` would take it, and show its documents' history as
+    if it were one document's."""
     p = Path(doc)
     for cand in (p if p.is_absolute() else Path.cwd() / p, cfg.root / p):
         try:
             rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
         except ValueError:
             continue
+        if (cfg.root / rel).is_dir():
+            raise UsageError(f"{doc}: a directory, not a document; name one Markdown file")
         if (cfg.root / rel).exists():
             return rel
     return p.as_posix()

@@ -242,3 +242,8 @@ def test_cli_history(r: Repo, monkeypatch) -> None:
     assert data["doc"] == DOC and len(data["commits"]) == 5
     bad = CliRunner().invoke(main, ["history", "knowledge/none.md"])
     assert bad.exit_code == 1 and "no commits touch this document" in bad.stderr
+    for folder in ("knowledge", "knowledge/crops"):  # once its documents' history, as one's
+        res = CliRunner().invoke(main, ["history", folder, "--json"])
+        assert res.exit_code == 2 and "a directory, not a document" in res.stderr, res.output
+    res = CliRunner().invoke(main, ["review", "approve", "knowledge/crops"])
+    assert res.exit_code == 2 and "a directory, not a document" in res.stderr, res.output

@@ -110,7 +110,7 @@ def test_read_by_heading(repo, heading):
     assert (sec.line_start, sec.line_end) == (8, 14)
     assert sec.subsections == ("1.1 湿度",)
     assert sec.citation() == "knowledge/crops/cucumber.md:8-14 § 黄瓜霜霉病 > 1. 发生条件"
-    assert sec.verified is True
+    assert sec.verified is False and "outside Git" in sec.reason  # no history: no review
     assert sec.to_dict()["markdown"] == sec.markdown
 
 
@@ -173,3 +173,26 @@ def test_index_knowledge_reads_data_source(tmp_path):
         kn.resolve("knowledge/crops/x.md")
     with pytest.raises(UsageError):
         kn.resolve("../manifest.json.md")
+
+
+def test_a_repository_read_is_verified_only_where_the_review_still_covers_it(tmp_path):
+    """Without an index, `read` took `verified: true` from the front matter alone: lines
+    edited after the review (committed or not) were handed to agents as verified."""
+    from kbfixtures import copy_example
+
+    doc = "knowledge/crops/wheat-scab.md"
+    root = copy_example(tmp_path / "kr", [doc])
+    kn = open_knowledge(root)
+    whole = read_section(kn, doc)
+    assert whole.verified is True and whole.reason is None
+    head = read_section(kn, doc, line_start=1, line_end=whole.line_start + 2)
+    assert head.verified is False and "front matter" in head.reason  # YAML comments too
+    path = root / doc
+    lines = path.read_text(encoding="utf-8").split("\n")
+    edited = next(i for i in range(whole.line_end - 1, 0, -1) if lines[i].strip()) + 1
+    lines[edited - 1] += " 此句为审核后添加。"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    after = read_section(kn, doc, line_start=edited, line_end=edited)
+    assert after.verified is False and after.reason, after
+    before = read_section(kn, doc, line_start=whole.line_start, line_end=whole.line_start + 1)
+    assert before.verified is True  # lines the review still covers

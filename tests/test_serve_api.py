@@ -325,3 +325,21 @@ def test_a_build_directory_rebuilt_under_the_running_app_is_opened_anew(repo, tm
         assert after["results"][0]["doc"] == new, after
         assert c.get("/api/read", params={"doc": "crops/stripe-rust-note.md"}).status_code == 200
         assert tool_search(mcp, question, 3)["results"][0]["doc"] == new
+
+
+def test_a_review_the_build_could_not_check_gets_no_verified_badge(repo, tmp_path):
+    """Built outside Git, a declared review cannot be checked: every passage is served as
+    unchecked, and the document page once showed the Verified badge all the same."""
+    import shutil
+
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    root = shutil.copytree(repo, tmp_path / "plain", symlinks=True,
+                           ignore=shutil.ignore_patterns(".git", "dist"))
+    build(load_config(root), BuildOptions(progress=False))
+    with TestClient(create_app(root / "dist"), base_url=BASE) as c:
+        html = c.get(f"/doc/{SCAB}").text
+        assert "badge ok" not in html and '<span class="badge warn">未审核</span>' in html
+        assert "built outside Git" in html  # the reason, with the lines it covers
+        assert c.get("/api/read", params={"doc": SCAB}).json()["verified"] is False

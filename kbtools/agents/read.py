@@ -19,9 +19,10 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtools.build.verified import coverages
 from kbtools.build.xref import section_number
-from kbtools.config import load_config
-from kbtools.corpus import read_doc
+from kbtools.config import Config, load_config
+from kbtools.corpus import SourceDoc, read_doc
 from kbtools.errors import IndexLoadError, KbError, UsageError, plural, valid_unicode
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
@@ -77,13 +78,24 @@ class Knowledge:
     allowed: Path  # every resolved document must lie inside this directory
     where: str = "repository"  # or "index"
     idx: KbIndex | None = None  # the index read from: its per-chunk `verified` counts
+    cfg: Config | None = None  # the repository's, read without an index
 
-    def unverified_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
-        """Why lines line_start..line_end of `doc` are not verified in the index (a chunk
-        over them changed after its review); None when they are, or outside an index."""
-        if self.idx is None:
+    def unverified_reason(self, src: SourceDoc, line_start: int, line_end: int) -> str | None:
+        """Why lines line_start..line_end of `verified: true` document `src` are not
+        verified; None when they are. From an index, what its chunks over them say (a
+        chunk changed after its review, a review the build could not check); in a
+        repository, the review history itself (`review.lapse.review_coverage`, as a build
+        judges it). Front-matter lines never are: the review compares the fields' values,
+        not the lines that hold them (a YAML comment is in no field)."""
+        if line_start < src.body_line:
+            return (f"lines {line_start}-{min(line_end, src.body_line - 1)} are front matter, "
+                    f"which a review does not cover line by line (the body starts at line "
+                    f"{src.body_line})")
+        if self.idx is not None:
+            return self.idx.store.span_reason(src.rel, line_start, line_end)
+        if self.cfg is None:
             return None
-        return self.idx.store.span_reason(doc, line_start, line_end)
+        return coverages(self.cfg, [src], {})[src.rel].line_reason(line_start, line_end)
 
     @cached_property
     def folders(self) -> tuple[str, ...]:
@@ -174,7 +186,7 @@ def open_knowledge(root: Path | None = None, *, index: Path | None = None,
         source = ReleaseLayout(Path(idx.root)).source
         return Knowledge(source, source, "index", idx)
     cfg = load_config(root)
-    return Knowledge(cfg.root, cfg.path("knowledge"), "repository")
+    return Knowledge(cfg.root, cfg.path("knowledge"), "repository", cfg=cfg)
 
 
 @dataclass(frozen=True)
@@ -282,7 +294,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
             a += 1
         subsections = tuple(s.title for s in parsed.root.sections)
     text = "\n".join(lines[a - 1:b])
-    reason = kn.unverified_reason(src.rel, a, b) if src.meta.get("verified") is True else None
+    reason = kn.unverified_reason(src, a, b) if src.meta.get("verified") is True else None
     truncated = len(text) > max_chars
     if truncated:
         text = text[:max_chars]

@@ -183,17 +183,28 @@ def table_chunk(served: Served, doc: str, line: int) -> dict[str, Any] | None:
 
 def review_status(served: Served, src: SourceDoc) -> dict[str, Any]:
     """A document's review state: verified by whom and when, the passages changed after the
-    review (per chunk, from the release), and whether it is past its ``valid_until``."""
+    review and those whose review could not be checked (per chunk, from the release), and
+    whether it is past its ``valid_until``. It is verified only when it says so and the
+    release serves every one of its passages as verified (a build outside Git, or from a
+    shallow clone, serves a declared review as unchecked)."""
     meta = src.meta
-    lapsed = [{"lines": [c["line_start"], c["line_end"]],
-               "heading_path": list(c.get("heading_path") or []),
-               "reason": (c.get("verification") or {}).get("reason")}
-              for c in doc_chunks(served, src.rel)
-              if not c.get("verified") and (c.get("verification") or {}).get("status") == "lapsed"]
-    return {"verified": meta.get("verified") is True and not lapsed,
-            "declared_verified": meta.get("verified") is True,
+    declared = meta.get("verified") is True
+    chunks = doc_chunks(served, src.rel)
+    lapsed: list[dict[str, Any]] = []
+    unchecked: list[dict[str, Any]] = []
+    for c in chunks:
+        if c.get("verified"):
+            continue
+        review = c.get("verification") or {}
+        entry = {"lines": [c["line_start"], c["line_end"]],
+                 "heading_path": list(c.get("heading_path") or []),
+                 "reason": review.get("reason")}
+        (lapsed if review.get("status") == "lapsed" else unchecked).append(entry)
+    return {"verified": declared and bool(chunks) and not lapsed and not unchecked,
+            "declared_verified": declared,
             "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at"),
-            "changed_after_review": lapsed, "outdated": is_outdated(meta)}
+            "changed_after_review": lapsed,
+            "not_checked": unchecked if declared else [], "outdated": is_outdated(meta)}
 
 
 def is_outdated(meta: dict[str, Any]) -> bool:

@@ -181,7 +181,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
                    xrefs=xrefs)
     body = Markup(render_markdown(src.body, ctx))
     review = ops.review_status(served, src)
-    cited_reason = (served.index.store.span_reason(src.rel, *cited)
+    cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
     has_tables = any(c.get("kind") == "table" for c in chunks)
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
