@@ -255,3 +255,28 @@ def test_unsafe_name_is_one_line_for_any_name():
     for name in NAMES:
         message = unsafe_name(name if name.lower().endswith(".csv") else name + ".csv")
         assert message is None or "\n" not in message
+
+
+# --- a code fence never closed ----------------------------------------------------------
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("# 总\n\n```bash\nls\n\n## 二\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", [(3, "```")]),
+    ("# 总\n\n~~~~\nx\n~~~\n", [(3, "~~~~")]),  # a shorter fence does not close it
+    ("# 总\n\n```\nx\n```\n\n## 二\n", []),
+    ("# 总\n\n````\nx\n```\n````\n", []),
+    ("# 总\n\n> ```\n> x\n> ```\n", []),  # closed inside its quote
+    ("# 总\n\n- a\n\n  ```\n  x\n\n## 二\n\n正文\n", []),  # its list item ends it
+    ("# 总\n\n```\nx\n   ```   \n\n\n", []),
+])
+def test_a_code_fence_that_runs_to_the_end_is_reported(body, expected):
+    """Valid Markdown, but every heading and table after an unclosed fence became code."""
+    got = scan(body, 10).unclosed_fences
+    assert got == [(line + 9, marker) for line, marker in expected]
+
+
+def test_check_warns_of_an_unclosed_fence_at_its_line(repo):
+    (repo / "knowledge" / "t" / "f.md").write_text(
+        GOOD_FM + "# 总\n\n```bash\nls\n\n## 二\n", encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 0, res.output
+    assert f"f.md:{FM_LINES + 3}:1: warning: code-unclosed" in res.output

@@ -53,6 +53,10 @@ def body_problems(body: str, body_line: int, has_front_matter: bool) -> list[Pro
 
 def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None) -> list[Problem]:
     out: list[Problem] = []
+    for line, marker in scan.unclosed_fences:
+        out.append(("code-unclosed", "warning", line, 1,
+                    f"the code block opened with {marker!r} is never closed: everything after "
+                    f"it, headings and tables too, is read as code (close it with {marker!r})"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed)"))

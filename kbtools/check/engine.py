@@ -91,6 +91,7 @@ CODES: dict[str, str] = {
     "link-empty": "a link or image with an empty target (warning)",
     "link-anchor": "a #anchor that matches no heading in the target document",
     "math-unbalanced": "a $$ without its closing $$",
+    "code-unclosed": "a code fence never closed: the rest of the document is code (warning)",
     "math-invalid": "a formula the allowlist refuses, or one an earlier build could not render",
     "decision-malformed": "a decision table that cannot be read as rules",
     "decision-overlap": "two rules of a decision table match the same inputs",

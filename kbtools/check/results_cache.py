@@ -40,8 +40,9 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 3  # bump when a check's findings for the same inputs change
-# (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys)
+FORMAT = 4  # bump when a check's findings for the same inputs change
+# (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
+#  4: unclosed code fences)
 
 
 def _digest(parts: Iterable[str]) -> str:

@@ -37,6 +37,7 @@ from kbtools.markdown.parser import (
 )
 
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
+_QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
@@ -68,6 +69,8 @@ class Scan:
     tables: list[TableShape] = field(default_factory=list)
     math: list[tuple[int, str]] = field(default_factory=list)  # (line, latex)
     stray_dollars: list[tuple[int, int]] = field(default_factory=list)  # (line, col) of `$$` text
+    # (line, marker) of a code fence never closed: the rest of the document is its code
+    unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
     csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
 
     def slugs(self) -> frozenset[str]:
@@ -232,6 +235,8 @@ class _Scanner:
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
             self.out.math.append((self.first_row(tok) + self.offset, tok.content))
+        if kind == "fence":
+            self.fence(tok)
         elif kind == "html_block":
             self.html_block(tok, pending)
         elif kind == "table_open":
@@ -245,6 +250,16 @@ class _Scanner:
     @staticmethod
     def first_row(tok: Token) -> int:
         return tok.map[0] if tok.map else 0
+
+    def fence(self, tok: Token) -> None:
+        """Note a code fence that runs to the end of the body without its closing fence:
+        valid Markdown, but every heading and table after it became code."""
+        start, end = tok.map or (0, 0)
+        if not tok.markup or end < len(self.lines) - _trailing_blank(self.lines):
+            return  # closed, or ended by its container (a list item, a quote)
+        last = _QUOTE_MARKS.sub("", self.lines[end - 1]).strip() if end - 1 > start else ""
+        if len(last) < len(tok.markup) or set(last) != {tok.markup[0]}:
+            self.out.unclosed_fences.append((start + self.offset, tok.markup))
 
     def inline_block(self, tok: Token) -> None:
         start, end = tok.map or (0, 1)
@@ -327,6 +342,14 @@ class _Scanner:
         ref = self.env.get("references", {}).get(label, {})
         start, end = ref.get("map") or (0, 0)
         _add_ref(self.out, _Locator(self.lines, start, end, self.offset), kind, href)
+
+
+def _trailing_blank(lines: list[str]) -> int:
+    """How many of `lines` at the end are blank."""
+    n = 0
+    while n < len(lines) and not lines[-1 - n].strip():
+        n += 1
+    return n
 
 
 def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, decoded: bool = False) -> None:
