@@ -293,6 +293,8 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
     side's own commits are listed. `version(state)` says which states are the same
     version (default: equal body and front matter).
     """
+    if rev.startswith("-"):  # an option to git, never a revision (callers resolve theirs)
+        return []
     try:
         out = repo.git.log("--follow", "-M", "--topo-order", "--diff-merges=first-parent",
                            "--format=%x00%H", "--name-status", rev, "--", path)

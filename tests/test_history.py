@@ -245,5 +245,11 @@ def test_cli_history(r: Repo, monkeypatch) -> None:
     for folder in ("knowledge", "knowledge/crops"):  # once its documents' history, as one's
         res = CliRunner().invoke(main, ["history", folder, "--json"])
         assert res.exit_code == 2 and "a directory, not a document" in res.stderr, res.output
+    out_file = r.root / "written.txt"  # once git's --output option, writing that file
+    for rev in (f"--output={out_file}", "--all", "no-such-rev"):
+        res = CliRunner().invoke(main, ["history", DOC, f"--rev={rev}"])
+        assert res.exit_code == 2 and f"unknown Git revision {rev!r}" in res.stderr, res.output
+    assert not out_file.exists()
+    assert doc_changes(r.repo, f"--output={out_file}", DOC) == [] and not out_file.exists()
     res = CliRunner().invoke(main, ["review", "approve", "knowledge/crops"])
     assert res.exit_code == 2 and "a directory, not a document" in res.stderr, res.output

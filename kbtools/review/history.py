@@ -21,6 +21,7 @@ from kbtools.provenance import (
     open_repo,
     recent_doc_changes,
     require_repo,
+    resolve_commit,
 )
 from kbtools.review.verification import (
     content_fields_changed,
@@ -71,11 +72,14 @@ def verification_events(changes: list[DocChange]) -> list[dict[str, Any]]:
 
 def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "HEAD"
                 ) -> dict[str, Any]:
-    """`kb history`: commits touching `doc` (newest first) and verification events."""
+    """`kb history`: commits touching `doc` (newest first) and verification events. `rev`
+    is resolved to a commit first (UsageError when it names none): handed to `git log` as
+    given, ``--output=FILE`` would be an option of git's, not a revision."""
     repo = require_repo(root)
     with repo:
         path = git_prefix(repo, root) + doc
-        changes = reviewed_changes(repo, rev, path, non_content)
+        start = resolve_commit(repo, rev).hexsha
+        changes = reviewed_changes(repo, start, path, non_content)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
