@@ -161,7 +161,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     table.searched()
     ranked = ranked[:head] + [h for h in ranked[head:] if h.num in held]
     table.ensure(h.num for h in ranked)
-    hits = _collapse_to_sections(table, [h for h in ranked if table.known[h.num]])
+    hits = _collapse_to_sections(table, [h for h in ranked if table.known[h.num]], mask)
     rows: Rows = {}  # the rows read: those a stage needs, then the results shown
     model = reranker or qcfg.get("reranker")
     if model:
@@ -472,10 +472,11 @@ def _read_rows(index: KbIndex, rows: Rows, nums: list[int]) -> None:
         rows.update(index.store.ranking_rows(missing))
 
 
-def _collapse_to_sections(table: sections.SectionTable,
-                          hits: list[fusion.Hit]) -> list[fusion.Hit]:
-    """Replace list-item/code/image hits by their parent section (kept at the hit's rank)."""
-    return table.collapse(hits)
+def _collapse_to_sections(table: sections.SectionTable, hits: list[fusion.Hit],
+                          mask: np.ndarray | None = None) -> list[fusion.Hit]:
+    """Replace list-item/code/image hits by their parent section (kept at the hit's rank)
+    when the section passes the filters (`mask`) too."""
+    return table.collapse(hits, mask)
 
 
 def _suppress_nested(table: sections.SectionTable, hits: list[fusion.Hit],

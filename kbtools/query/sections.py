@@ -145,13 +145,17 @@ class SectionTable:
         self._decisions = decisions
         self._numbers = {}  # (nothing is read any more)
 
-    def collapse(self, hits: list[Hit]) -> list[Hit]:
+    def collapse(self, hits: list[Hit], allowed: np.ndarray | None = None) -> list[Hit]:
         """List-item/code/image hits replaced by their section (kept at the hit's rank; a
-        section once, at its best rank). The hits must be known (`ensure`)."""
+        section once, at its best rank), where the section passes the search's filters too
+        (`allowed`, per chunk; a verified item of a section changed after its review, or
+        a `kind=list_item` filter, keeps the item). The hits must be known (`ensure`)."""
         if not hits:
             return hits
         nums = np.fromiter((h.num for h in hits), dtype=np.int64, count=len(hits))
         to = self.collapse_to[nums]
+        if allowed is not None:
+            to = np.where(allowed[np.maximum(to, 0)], to, -1)
         if not (to >= 0).any():
             return hits
         kind = self._kind

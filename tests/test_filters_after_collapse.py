@@ -1,0 +1,54 @@
+"""A list item that matches is shown as its section (`query.sections.SectionTable.collapse`)
+only when the section passes the search's filters too: a verified item of a section changed
+after its review stays the item under `verified_only`, and `kind=list_item` shows items."""
+
+from __future__ import annotations
+
+import git
+import pytest
+from git.util import Actor
+from kbfixtures import copy_example
+from servefixtures import DOCS
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+
+DOC = "knowledge/crops/wheat-scab.md"
+QUESTION = "赤霉病 喷雾时对准穗部 行走速度"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    root = copy_example(tmp_path_factory.mktemp("collapse") / "kr", DOCS)  # links resolve
+    path = root / DOC
+    text = path.read_text(encoding="utf-8")
+    old = "5. 记录田块、药剂、用量、施药时间，填入防治档案。"
+    assert old in text
+    path.write_text(text.replace(old, old.replace("施药时间", "施药时间和天气")), "utf-8")
+    repo = git.Repo(root)
+    repo.index.add([DOC])
+    repo.index.commit("record the weather", author=Actor("Bob", "bob@ex.org"),
+                      committer=Actor("Bob", "bob@ex.org"))
+    build(load_config(root), BuildOptions(progress=False))
+    idx = open_index(root / "dist")
+    yield idx
+    idx.close()
+
+
+def test_verified_only_never_returns_a_section_changed_after_its_review(index):
+    anything = search(index, QUESTION, k=3)
+    assert anything.results[0].kind == "section" and not anything.results[0].verified
+    checked = search(index, QUESTION, k=3, verified_only=True)
+    assert checked.results and all(r.verified for r in checked.results)
+    assert "喷雾时对准穗部" in checked.results[0].text  # the matching item itself
+    where = search(index, QUESTION, k=3, where=["verified=true"])
+    assert where.results and all(r.verified for r in where.results)
+
+
+def test_a_kind_filter_returns_that_kind(index):
+    items = search(index, QUESTION, k=3, where=["kind=list_item"])
+    assert items.results and {r.kind for r in items.results} == {"list_item"}
+    not_sections = search(index, QUESTION, k=3, where=["kind!=section"])
+    assert not_sections.results and all(r.kind != "section" for r in not_sections.results)
