@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -15,6 +14,7 @@ from kbtools.engine.remote import open_engine_index
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
+from kbtools.query.quality import check_question, question_lines
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search
 from kbtools.ship.checkout import open_index
@@ -85,38 +85,24 @@ def _logged_search(index: KbIndex, question: str, *, log: bool, k: int, where: l
 def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int, where: list[str],
                verified_only: bool | None, mode: str, explain: bool, as_json: bool,
                log: bool) -> None:
-    """One search per JSONL line; its own "where" (list or object) replaces --where.
+    """One search per JSONL line (format and checks: `kbtools.query.quality`); a line's own
+    "where" (list or object, even empty) replaces --where, a line without one uses --where.
 
-    Lines are decoded here: a line that is not UTF-8 is a one-line error naming the file and
+    A line that is not UTF-8 or breaks the format is a one-line error naming the file and
     line; lone surrogates (JSON ``\\ud800``) in a question are cleaned by the search and in an
     id are shown as U+FFFD."""
     name = getattr(batch, "name", "<batch>")
     name = name if isinstance(name, str) else "<stdin>"
-    for n, raw in enumerate(batch, 1):
+    for n, line in question_lines(batch, name):
+        item = check_question(line, name, n)
+        q = item["query"]
         try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"{name}:{n}: not UTF-8 (byte {exc.start + 1} of the line); "
-                             "save the file as UTF-8") from None
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-            q = item["query"]
-            if not isinstance(q, str):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            raise UsageError(f"{name}:{n}: expected a JSON object with \"query\" (text)") from None
-        w = item.get("where") or where
-        if isinstance(w, dict):
-            if not all(isinstance(v, str | int | float) for v in w.values()):
-                raise UsageError(f"{name}:{n}: \"where\" values must be text or numbers (one "
-                                 "value per key; a list never matches)")
-            w = [f"{key}={val}" for key, val in w.items()]
-        if not isinstance(w, list):
-            raise UsageError(f"{name}:{n}: \"where\" must be a list or an object")
-        res = _logged_search(index, q, log=log, k=k, where=[str(x) for x in w],
-                             verified_only=verified_only, mode=mode)
+            res = _logged_search(index, q, log=log, k=k, where=item.get("where", where),
+                                 verified_only=verified_only, mode=mode)
+        except UsageError as exc:  # an unknown key in the line's own "where": name the line
+            if "where" not in item or exc.path:
+                raise
+            raise UsageError(exc.message, path=name, line=n) from None
         qid = item.get("id", n)
         qid = valid_unicode(qid) if isinstance(qid, str) else qid
         q = res.query

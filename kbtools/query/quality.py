@@ -1,7 +1,19 @@
 """`kb eval`: retrieval quality on a question set, optionally against single retrievers.
 
-Question format (one JSON object per line): {"id", "query", "gold": [{"doc", "text"?,
-"answers"?}], "no_answer"?}. Metrics, all over answerable questions unless noted:
+Question files (`kb eval`, `kb query --batch`) are JSON Lines: one JSON object per line (UTF-8,
+a byte-order mark at the start is dropped; blank lines are skipped). Every field is checked
+once, when the file is read: a line that breaks the format is a `UsageError` naming FILE:LINE,
+what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or overflow).
+- "query" (text, required);
+- "id" (text or number, optional; `kb query --batch` numbers lines without one);
+- "where" (optional): a list of ``KEY=VALUE`` filters, or an object {KEY: text, number or
+  true/false}; read as a list of filters;
+- `kb eval` only: "gold" (required; a list, empty for a question without one) of
+  {"doc" (text), "text"? (text or null), "answers"? (a list of texts, or null), ...} — or a
+  document's path alone; "no_answer" (true/false, optional). Other keys are kept, unchecked.
+An optional key that is null ("id", "where", "no_answer") is as if it were not given.
+
+Metrics, all over answerable questions unless noted:
 - document level: Hit@1/3/5/10, MRR@10, nDCG@10 (binary gains, docs deduplicated in rank order);
 - chunk level: answer-in-top-1/5 — a result from a gold doc whose text contains one of the
   gold answers, or a 40-character window of the gold text;
@@ -14,6 +26,7 @@ import json
 import math
 import re
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,26 +34,161 @@ import numpy as np
 
 from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex
+from kbtools.query.filters import parse_where
 from kbtools.query.results import SearchResponse, SearchResult
 from kbtools.query.search import search
 
 K = 10
+GOLD_ENTRY = '{"doc", "text"?, "answers"?}'
+OPTIONAL = ("id", "where", "no_answer")  # keys whose null means "not given"
 
 
-def load_questions(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):  # not at U+2028
+class _NonFinite(ValueError):
+    """A number that strict JSON cannot hold: NaN, Infinity, or one that overflows a float."""
+
+
+def _constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NonFinite(text)
+    return value
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def question_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a question file's lines (split on \\n only, so never at U+2028),
+    with their line numbers. A line that is not UTF-8, not a JSON object, or holds a
+    non-finite number is a `UsageError` naming `name` and the line."""
+    for n, raw in enumerate(lines, 1):
+        try:  # utf-8-sig: files from Windows editors start with a byte-order mark
+            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"not UTF-8 (byte {exc.start + 1} of the line); save the file as "
+                             "UTF-8", path=name, line=n) from None
         if not line.strip():
             continue
         try:
-            q = json.loads(line)
-            q["query"], q.setdefault("gold", [])
-        except (ValueError, KeyError, TypeError):
-            raise UsageError(f"{path}:{n}: expected a JSON object with \"query\" and \"gold\"") from None
+            item = json.loads(line, parse_constant=_constant, parse_float=_finite_float)
+        except _NonFinite as exc:
+            raise UsageError(f"{str(exc)[:40]} is not a finite number; use numbers JSON can "
+                             "hold (no NaN, Infinity or overflow)", path=name, line=n) from None
+        except (ValueError, RecursionError):
+            raise UsageError('not JSON: expected a JSON object with "query" on each line',
+                             path=name, line=n) from None
+        if not isinstance(item, dict):
+            raise UsageError(f'expected a JSON object with "query", got {_kind(item)}',
+                             path=name, line=n)
+        yield n, item
+
+
+def check_question(item: dict[str, Any], name: str, n: int) -> dict[str, Any]:
+    """`item` with its "query", "id" and "where" checked (a `UsageError` naming `name`:`n`
+    otherwise) and "where", if given, as a list of ``KEY=VALUE`` filters."""
+    if "query" not in item:
+        raise UsageError('no "query"; expected the question as text', path=name, line=n)
+    if not isinstance(item["query"], str):
+        raise UsageError(f'"query" must be text, got {_kind(item["query"])}', path=name, line=n)
+    if any(item.get(key, 0) is None for key in OPTIONAL):  # null: as if not given
+        item = {k: v for k, v in item.items() if not (v is None and k in OPTIONAL)}
+    qid = item.get("id", "")
+    if isinstance(qid, bool) or not isinstance(qid, str | int | float):
+        raise UsageError(f'"id" must be text or a number, got {_kind(qid)}', path=name, line=n)
+    if "where" in item:
+        item = {**item, "where": _where(item["where"], name, n)}
+    return item
+
+
+def _where(where: Any, name: str, n: int) -> list[str]:
+    if isinstance(where, dict):
+        for val in where.values():
+            if not isinstance(val, str | int | float):
+                raise UsageError('"where" values must be text or numbers (one value per key; '
+                                 "a list never matches)", path=name, line=n)
+        where = [f"{key}={json.dumps(val) if isinstance(val, bool) else val}"
+                 for key, val in where.items()]
+    if not isinstance(where, list):
+        raise UsageError(f'"where" must be a list of KEY=VALUE texts or an object, got '
+                         f"{_kind(where)}", path=name, line=n)
+    for w in where:
+        if not isinstance(w, str):
+            raise UsageError(f'"where" must be a list of KEY=VALUE texts, got {_kind(w)} in it',
+                             path=name, line=n)
+    try:
+        parse_where(where)
+    except UsageError as exc:
+        raise UsageError(exc.message, path=name, line=n) from None
+    return where
+
+
+def _check_gold(q: dict[str, Any], name: str, n: int) -> None:
+    if "gold" not in q:
+        raise UsageError(f'no "gold"; expected a list of {GOLD_ENTRY} objects ([] for none)',
+                         path=name, line=n)
+    gold = q["gold"]
+    if not isinstance(gold, list):
+        raise UsageError(f'"gold" must be a list of {GOLD_ENTRY} objects, got {_kind(gold)}',
+                         path=name, line=n)
+    for i, g in enumerate(gold, 1):
+        entry = f'"gold" entry {i}'
+        if isinstance(g, str):  # a document's path alone
+            g = {"doc": g}
+        if not isinstance(g, dict):
+            raise UsageError(f"{entry} must be an object {GOLD_ENTRY}, got {_kind(g)}",
+                             path=name, line=n)
+        if "doc" not in g:
+            raise UsageError(f'{entry} has no "doc"; expected a document\'s path',
+                             path=name, line=n)
+        if not isinstance(g["doc"], str) or not g["doc"]:
+            got = _kind(g["doc"]) if g["doc"] != "" else "empty text"
+            raise UsageError(f'{entry}: "doc" must be a document\'s path (text), got {got}',
+                             path=name, line=n)
+        if g.get("text") is not None and not isinstance(g["text"], str):
+            raise UsageError(f'{entry}: "text" must be text or null, got {_kind(g["text"])}',
+                             path=name, line=n)
+        answers = g.get("answers")
+        if answers is not None and not isinstance(answers, list):
+            raise UsageError(f'{entry}: "answers" must be a list of texts, got {_kind(answers)}',
+                             path=name, line=n)
+        for a in answers or []:
+            if not isinstance(a, str):
+                raise UsageError(f'{entry}: "answers" must be a list of texts, got {_kind(a)} '
+                                 "in it", path=name, line=n)
+    if not isinstance(q.get("no_answer", False), bool):
+        raise UsageError(f'"no_answer" must be true or false, got {_kind(q["no_answer"])}',
+                         path=name, line=n)
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    """The questions of a `kb eval` file, every field checked (see the module docstring)."""
+    out: list[dict[str, Any]] = []
+    for n, item in question_lines(path.read_bytes().split(b"\n"), str(path)):
+        q = check_question(item, str(path), n)
+        _check_gold(q, str(path), n)
         out.append(q)
     if not out:
         raise UsageError(f"{path}: no questions")
     return out
+
+
+def gold_doc(g: dict[str, Any] | str) -> str:
+    """The document of a gold entry (an object with "doc", or the path alone)."""
+    return g if isinstance(g, str) else str(g["doc"])
 
 
 def _squash(text: str) -> str:
@@ -57,7 +205,7 @@ def _windows(text: str) -> list[str]:
 def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
     text = _squash(result.text)
     for g in gold:
-        if result.doc != g["doc"]:
+        if isinstance(g, str) or result.doc != g["doc"]:
             continue
         needles = [_squash(a) for a in g.get("answers") or [] if a] or _windows(g.get("text", ""))
         if any(n and n in text for n in needles):
@@ -66,7 +214,7 @@ def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
 
 
 def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
-    gold_docs = {g["doc"] for g in q["gold"]}
+    gold_docs = {gold_doc(g) for g in q["gold"]}
     docs: list[str] = []
     for r in res.results:
         if r.doc not in docs:
@@ -78,7 +226,7 @@ def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
     m = {f"hit@{n}": float(first is not None and first < n) for n in (1, 3, 5, 10)}
     m["mrr@10"] = 1 / (first + 1) if first is not None else 0.0
     m["ndcg@10"] = dcg / idcg
-    if any(g.get("answers") or g.get("text") for g in q["gold"]):
+    if any(isinstance(g, dict) and (g.get("answers") or g.get("text")) for g in q["gold"]):
         hits = [_answer_hit(r, q["gold"]) for r in res.results]
         m["answer@1"] = float(any(hits[:1]))
         m["answer@5"] = float(any(hits[:5]))

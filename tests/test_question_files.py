@@ -1,0 +1,173 @@
+"""Question files of `kb eval` and `kb query --batch` (`kbtools.query.quality`): every field
+checked when the file is read (one line naming FILE:LINE, exit 2), a byte-order mark dropped,
+non-finite numbers refused, and a batch line's own "where" replacing --where."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from kbtools.cli import main
+from kbtools.errors import UsageError
+from kbtools.index.reader import open_index
+from kbtools.query.quality import load_questions, score_one
+from kbtools.query.search import search
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+D = "knowledge/equipment/hx260-ch05-fault-codes.md"
+GOLD = '{"doc", "text"?, "answers"?}'
+NOT_FINITE = "is not a finite number; use numbers JSON can hold (no NaN, Infinity or overflow)"
+
+
+def kb(*args: str, stdin: bytes | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), prog_name="kb", input=stdin)
+
+
+def strict_json(line: str) -> Any:
+    def refuse(name: str) -> Any:
+        raise AssertionError(f"not strict JSON: {name}")
+    return json.loads(line, parse_constant=refuse)
+
+
+BAD_QUESTIONS = [
+    ('{"id":"a","query":"E17","gold":"x"}', f'"gold" must be a list of {GOLD} objects, got text'),
+    ('{"query":"E17","gold":null}', f'"gold" must be a list of {GOLD} objects, got null'),
+    ('{"query":"E17","gold":[null]}', f'"gold" entry 1 must be an object {GOLD}, got null'),
+    (json.dumps({"query": "E17", "gold": [{"doc": D}, {}]}),
+     '"gold" entry 2 has no "doc"; expected a document\'s path'),
+    ('{"query":"E17","gold":[{"doc":7}]}',
+     '"gold" entry 1: "doc" must be a document\'s path (text), got a number'),
+    (json.dumps({"query": "E17", "gold": [{"doc": D, "answers": [1]}]}),
+     '"gold" entry 1: "answers" must be a list of texts, got a number in it'),
+    (json.dumps({"query": "E17", "gold": [{"doc": D, "answers": "zqxw"}]}),
+     '"gold" entry 1: "answers" must be a list of texts, got text'),
+    (json.dumps({"query": "E17", "gold": [{"doc": D, "text": ["a"]}]}),
+     '"gold" entry 1: "text" must be text or null, got a list'),
+    ('{"query":["E17"],"gold":[]}', '"query" must be text, got a list'),
+    ('{"id":"a","gold":[]}', 'no "query"; expected the question as text'),
+    ('{"id":"a","query":"E17"}', f'no "gold"; expected a list of {GOLD} objects ([] for none)'),
+    ('{"query":"E17","gold":[],"no_answer":"yes"}', '"no_answer" must be true or false, got text'),
+    ('{"id":{"a":1},"query":"E17","gold":[]}', '"id" must be text or a number, got an object'),
+    ('{"id":NaN,"query":"E17","gold":[]}', f"NaN {NOT_FINITE}"),
+    (json.dumps({"query": "E17", "gold": [{"doc": D, "doc_id": -math.inf}]}),
+     f"-Infinity {NOT_FINITE}"),
+    ('{"query":"E17","gold":[],"where":{"crop":1e400}}', f"1e400 {NOT_FINITE}"),
+    ('{"query":"E17","gold":[],"where":"crop=x"}',
+     '"where" must be a list of KEY=VALUE texts or an object, got text'),
+    ('{"query":"E17","gold":[],"where":["crop"]}',
+     "bad --where 'crop': use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE "
+     "(at most 1000 characters)"),
+    ('["E17"]', 'expected a JSON object with "query", got a list'),
+    ("[" * 100_000, 'not JSON: expected a JSON object with "query" on each line'),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), BAD_QUESTIONS)
+def test_malformed_question_is_one_line_naming_file_and_line(tmp_path, line, message):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"query": "E17", "gold": []}\n\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(UsageError) as exc:
+        load_questions(path)
+    assert exc.value.format() == f"{path}:3: {message}"
+    res = kb("eval", str(path), "--index", str(tmp_path / "no-index"))  # refused before opening
+    assert res.exit_code == 2, res.output
+    assert res.output.splitlines() == [f"kb: error: {path}:3: {message}"]
+
+
+def test_question_file_that_is_not_utf8_names_the_line(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(b'{"query": "E17", "gold": []}\n{"query": "\xff", "gold": []}\n')
+    res = kb("eval", str(path), "--index", str(tmp_path / "no-index"))
+    assert res.exit_code == 2, res.output
+    assert res.output.splitlines() == [f"kb: error: {path}:2: not UTF-8 (byte 12 of the line); "
+                                       "save the file as UTF-8"]
+
+
+def test_documented_forms_and_dev_sets_load_unchanged(tmp_path):
+    rows = [{"id": "a", "query": "E17", "gold": [{"doc": D, "answers": ["x"], "heading": "h"}]},
+            {"id": 2, "query": "E17", "gold": [{"doc": D, "text": None, "answers": None}]},
+            {"query": "E17", "gold": [D], "no_answer": False},
+            {"query": "", "gold": [], "no_answer": True, "group": "g"}]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert load_questions(path) == rows
+    sets = [*(REPO / "tests" / "data").glob("*.jsonl"), *SHARED.glob("eval/*/queries*.jsonl")]
+    for questions in sets:
+        text = questions.read_text(encoding="utf-8")
+        assert load_questions(questions) == [json.loads(x) for x in text.split("\n") if x.strip()]
+
+
+def test_where_and_nulls_are_read_once(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"query":"a","gold":[],"where":{"crop":"小麦","verified":true,"n":1.5}}\n'
+                    '{"query":"b","gold":[],"where":null,"id":null,"no_answer":null}\n',
+                    encoding="utf-8")
+    assert load_questions(path) == [
+        {"query": "a", "gold": [], "where": ["crop=小麦", "verified=true", "n=1.5"]},
+        {"query": "b", "gold": []}]
+
+
+def test_byte_order_mark_is_dropped(example_index, tmp_path):
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": "e", "query": "E17", "gold": [{"doc": "%s"}]}\n'
+                     % D.encode())
+    assert load_questions(path) == [{"id": "e", "query": "E17", "gold": [{"doc": D}]}]
+    res = kb("query", "--batch", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0, res.output
+    assert strict_json(res.output)["id"] == "e"
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0, res.output
+    assert strict_json(res.output)["results"][0]["hit@10"] == 1.0
+    res = kb("query", "--batch", "-", "--index", str(example_index), "--json",
+             stdin=b'\xef\xbb\xbf{"query": "E17"}\n')
+    assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"id": NaN, "query": "E17"}', f"NaN {NOT_FINITE}"),
+    ('{"id": Infinity, "query": "E17"}', f"Infinity {NOT_FINITE}"),
+    ('{"query": "E17", "where": {"crop": 1e400}}', f"1e400 {NOT_FINITE}"),
+    ('{"query": "E17", "where": [1]}', '"where" must be a list of KEY=VALUE texts, got a number '
+                                       "in it"),
+    ('{"query": "E17", "where": {"nope": "x"}}', "unknown --where key 'nope'; known keys: "),
+])
+def test_batch_refuses_bad_lines_and_prints_strict_json(example_index, tmp_path, line, message):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": 1.5, "query": "E17"}\n' + line + "\n", encoding="utf-8")
+    res = kb("query", "--batch", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 2, res.output
+    first, error = res.output.splitlines()
+    assert strict_json(first)["id"] == 1.5
+    assert error.startswith(f"kb: error: {path}:2: {message}")
+
+
+def test_batch_line_where_replaces_command_line_where_even_when_empty(example_index, tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": "list", "query": "E17", "where": []}\n'
+                    '{"id": "object", "query": "E17", "where": {}}\n'
+                    '{"id": "own", "query": "E17", "where": {"kind": "section"}}\n'
+                    '{"id": "absent", "query": "E17"}\n'
+                    '{"id": "null", "query": "E17", "where": null}\n', encoding="utf-8")
+    res = kb("query", "--batch", str(path), "--index", str(example_index), "--json",
+             "--where", "kind=table")
+    assert res.exit_code == 0, res.output
+    where = {o["id"]: o["filters"]["where"] for o in map(strict_json, res.output.splitlines())}
+    assert where == {"list": [], "object": [], "own": ["kind=section"],
+                     "absent": ["kind=table"], "null": ["kind=table"]}
+
+
+def test_gold_given_as_a_path_alone_scores_like_an_object(example_index):
+    index = open_index(example_index)
+    try:
+        res = search(index, "E17 怎么复位？", k=5)
+    finally:
+        index.close()
+    as_path = score_one(res, {"query": "E17", "gold": [D]})
+    assert as_path == score_one(res, {"query": "E17", "gold": [{"doc": D}]})
+    assert as_path["hit@1"] == 1.0 and "answer@1" not in as_path
