@@ -208,3 +208,15 @@ def test_milvus_expands_like_the_local_files(indexes, milvus):  # noqa: F811
             assert a.filters.expanded == b.filters.expanded and a.filters.expanded
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("question", ["南方锈病 southern rust", "southern rust 南方型锈病",
+                                      "烂麦头 fusarium head blight 赤霉病"])
+def test_a_question_naming_two_terms_of_one_group_is_answered(indexes, question):
+    """With every other term of the group already in the question there is nothing left
+    to expand, and its English words were once counted unknown: a false "no answer"."""
+    res = search(open_index(indexes[0]), question, k=3)
+    assert not res.no_answer, res.reason
+    assert res.filters.unknown_terms == ()
+    assert res.results[0].doc in ("knowledge/crops/corn-southern-rust.md",
+                                  "knowledge/crops/wheat-scab.md")

@@ -36,9 +36,12 @@ class Coverage:
             exp_idf = dict(zip(exp.terms, index.bm25.idf(list(exp.ids)).tolist(), strict=True)) \
                 if exp else {}
             # a question word known only through its synonyms weighs as its rarest synonym
+            # (an expansion term, or another word of the question: "滤芯 filter element")
             for t, alts in exp.covers.items():
-                if t not in self.weights:
-                    self.weights[t] = max(exp_idf[a] for a in alts)
+                known = [w for a in alts if (w := exp_idf.get(a, self.weights.get(a)))
+                         is not None]
+                if t not in self.weights and known:
+                    self.weights[t] = max(known)
             # a question term the knowledge never uses weighs as much as the rarest term
             missing = len(unknown) * index.bm25.max_idf()
             self.total = sum(self.weights.values()) + missing or 1.0

@@ -92,14 +92,17 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     full: set[int] = set()
     shown = []
     for term, others, source in named:
-        found = [w for o in others for w in bm25.tok(o) if w in bm25.vocab and w not in own]
-        found = list(dict.fromkeys(found))
+        known = list(dict.fromkeys(w for o in others for w in bm25.tok(o) if w in bm25.vocab))
+        # the term's words are covered by its group's indexed words, those the question
+        # names itself too ("滤芯 filter element": filter and element are not unknown words)
+        for q in bm25.tok(term) if known else ():
+            if q not in known:
+                covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *known]))
+        found = [w for w in known if w not in own]
         if not found:
             continue
         for w in found:
             terms.setdefault(w, bm25.vocab[w])
-        for q in bm25.tok(term):
-            covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *found]))
         if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
