@@ -133,11 +133,23 @@ class LineProvenance:
 
 
 def open_repo(root: Path) -> git.Repo | None:
-    """The Git repository containing `root`, or None."""
+    """The Git repository containing `root`, or None. Its git commands print paths as they
+    are (``core.quotePath=false``): quoted, ``knowledge/设备/手册.md`` would come back as
+    ``"knowledge/\\350\\256…"`` and match no document."""
     try:
-        return git.Repo(root, search_parent_directories=True)
+        repo = git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return None
+    plain_paths(repo)
+    return repo
+
+
+def plain_paths(repo: git.Repo) -> git.cmd.Git:
+    """`repo.git` with paths printed as they are (``core.quotePath=false``; see `open_repo`),
+    for the commands whose output names files: the caller's repo may not come from
+    `open_repo`."""
+    repo.git.set_persistent_git_options(c="core.quotePath=false")
+    return repo.git
 
 
 def require_repo(root: Path) -> git.Repo:
@@ -174,7 +186,7 @@ def changed_docs(repo: git.Repo, start: git.Commit, head: git.Commit, knowledge:
                  ) -> list[str]:
     """Git paths of Markdown documents under `knowledge` that exist at head and differ
     from `start` (the merge base: what a pull request changes)."""
-    out = repo.git.diff("--name-only", "--no-renames", "--diff-filter=d",
+    out = plain_paths(repo).diff("--name-only", "--no-renames", "--diff-filter=d",
                         start.hexsha, head.hexsha, "--", knowledge)
     return sorted(p for p in out.split("\n")
                   if p.endswith(".md") and not Path(p).name.startswith("_"))
@@ -296,7 +308,7 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
     if rev.startswith("-"):  # an option to git, never a revision (callers resolve theirs)
         return []
     try:
-        out = repo.git.log("--follow", "-M", "--topo-order", "--diff-merges=first-parent",
+        out = plain_paths(repo).log("--follow", "-M", "--topo-order", "--diff-merges=first-parent",
                            "--format=%x00%H", "--name-status", rev, "--", path)
     except git.GitCommandError:
         return []
@@ -350,7 +362,7 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
     with repo:
         try:
             path = git_prefix(repo, repo_root) + rel_path
-            out = repo.git.blame("--line-porcelain", "--", path)
+            out = plain_paths(repo).blame("--line-porcelain", "--", path)
         except (git.GitCommandError, ValueError):
             return []
     return parse_line_porcelain(out)
@@ -427,7 +439,7 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     if days is not None:
         args.append(f"--since={days}.days.ago")
     try:
-        out = repo.git.log(*args, "HEAD", "--", knowledge)
+        out = plain_paths(repo).log(*args, "HEAD", "--", knowledge)
     except git.GitCommandError:
         return []
     seen: set[str] = set()

@@ -253,3 +253,21 @@ def test_cli_history(r: Repo, monkeypatch) -> None:
     assert doc_changes(r.repo, f"--output={out_file}", DOC) == [] and not out_file.exists()
     res = CliRunner().invoke(main, ["review", "approve", "knowledge/crops"])
     assert res.exit_code == 2 and "a directory, not a document" in res.stderr, res.output
+
+
+def test_paths_outside_ascii_read_as_written(r: Repo) -> None:
+    """git quotes such paths in its output (core.quotePath): `knowledge/设备/手册.md` came back
+    as `"knowledge/\\350\\256…"`, so its creation read as a deletion, `kb recent` left it out
+    and its review was never found (always served unverified)."""
+    doc = "knowledge/设备 手册/液压泵.md"
+    r.commit({doc: text()}, "Add pump", ALICE, "2026-02-01T10:00:00+08:00")
+    r.commit({doc: text(by="rita@ex.org", at="2026-02-02T10:00:00+08:00")}, "Verify", RITA,
+             "2026-02-02T10:00:00+08:00")
+    history = doc_history(r.root, doc, NC)
+    assert [c["changes"][0] for c in history["commits"]][-1] == "created"
+    assert [e["event"] for e in history["verifications"]] == ["verified"]
+    assert [x["doc"] for x in recent_changes(r.root)] == [doc]
+    assert len(blame_lines(r.root, doc)) == len(text(by="rita@ex.org").splitlines())
+    first = r.repo.commit("HEAD~2")  # kb review check's view of the two commits
+    assert kbtools.provenance.changed_docs(r.repo, first, r.repo.head.commit,
+                                           "knowledge") == [doc]
