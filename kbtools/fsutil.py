@@ -46,7 +46,10 @@ _RAW_BREAKS = re.compile("[\x85\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write `path` whole or not at all (a temporary file renamed over it). Its mode: `mode`
+    when given (set before the rename: a private key is never readable by others, not
+    even for a moment), else the old file's, else the umask's."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -54,7 +57,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if path.exists():
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif path.exists():
             shutil.copymode(path, tmp)
         else:  # mkstemp creates 0600; artifacts and documents are ordinary files
             umask = os.umask(0)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -436,8 +437,8 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     prefix = git_prefix(repo, cfg.root)
     knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
     args = ["-M", "--format=%x00%H", "--name-status", "--no-merges"]
-    if days is not None:
-        args.append(f"--since={days}.days.ago")
+    if days is not None and days * 86400 < time.time():  # else everything (git would read
+        args.append(f"--since={days}.days.ago")  # a date before 1970 as none at all)
     try:
         out = plain_paths(repo).log(*args, "HEAD", "--", knowledge)
     except git.GitCommandError:

@@ -213,6 +213,8 @@ def test_recent_changes_newest_first(r: Repo) -> None:
     assert rows[0]["title"] == "Rust" and rows[0]["date"] == "2026-02-06T10:00:00+08:00"
     assert [x["doc"] for x in recent_changes(r.root, n=1)] == ["knowledge/equipment/pump.md"]
     assert recent_changes(r.root, days=1) == []  # all of it is months old
+    for days in (20_500, 36_600):  # reaching before 1970: everything, not nothing
+        assert len(recent_changes(r.root, days=days)) == 2
 
 
 def test_recent_changes_recent_days_and_deleted(r: Repo) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -148,3 +149,31 @@ def test_cli_release_keygen_bundle(kr: Path, tmp_path: Path, monkeypatch):
     assert res.exit_code == 1 and "no releases newer than kb-r1" in res.output
     res = runner.invoke(main, ["bundle", "create", "--since", "kb-r9", str(tmp_path / "x")])
     assert res.exit_code == 1 and "no such release tag" in res.output
+
+
+def test_keygen_writes_a_private_key_private_from_the_start_and_fails_in_one_line(
+        tmp_path: Path, monkeypatch):
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+    from kbtools.fsutil import atomic_write_bytes
+
+    modes: list[int] = []
+    real_replace = os.replace
+
+    def replace(src, dst):  # the mode the key has when it appears under its name
+        modes.append(os.stat(src).st_mode & 0o777)
+        real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", replace)
+    res = CliRunner().invoke(main, ["keygen", str(tmp_path / "keys" / "k")])
+    assert res.exit_code == 0, res.output
+    assert modes[0] == 0o600 and (tmp_path / "keys" / "k").stat().st_mode & 0o777 == 0o600
+    monkeypatch.setattr(os, "replace", real_replace)
+    atomic_write_bytes(tmp_path / "plain", b"x")  # other files keep the umask's mode
+    assert (tmp_path / "plain").stat().st_mode & 0o777 != 0o600
+    (tmp_path / "afile").write_text("x")
+    for out, says in ((str(tmp_path / "afile" / "k"), "cannot write the key"),
+                      ("", "the key file needs a name")):
+        res = CliRunner().invoke(main, ["keygen", out])
+        assert res.exit_code == 1 and says in res.output and res.output.count("\n") == 1, \
+            res.output

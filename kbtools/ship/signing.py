@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,7 +48,10 @@ def key_id(public: Ed25519PublicKey) -> str:
 
 
 def keygen(out: Path, *, force: bool = False) -> tuple[Path, Path, str]:
-    """Write a new private key to `out` and its public key to `out.pub`."""
+    """Write a new private key to `out` (mode 0600 from the start) and its public key to
+    `out.pub`."""
+    if not out.name or out.name in (".", ".."):
+        raise KbError("the key file needs a name, e.g. keys/release.key", path=str(out))
     pub_path = out.with_name(out.name + ".pub")
     for p in (out, pub_path):
         if p.exists() and not force:
@@ -60,12 +62,14 @@ def keygen(out: Path, *, force: bool = False) -> tuple[Path, Path, str]:
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(out, pem)
-    os.chmod(out, 0o600)
     public = private.public_key()
-    atomic_write_bytes(pub_path, public.public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    try:
+        atomic_write_bytes(out, pem, mode=0o600)
+        atomic_write_bytes(pub_path, public.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    except OSError as exc:  # a read-only or missing folder, a name the system refuses
+        raise KbError(f"cannot write the key: {exc.strerror or exc}",
+                      path=str(exc.filename or out)) from None
     return out, pub_path, key_id(public)
 
 
