@@ -149,6 +149,15 @@ def test_cli_release_keygen_bundle(kr: Path, tmp_path: Path, monkeypatch):
     assert res.exit_code == 1 and "no releases newer than kb-r1" in res.output
     res = runner.invoke(main, ["bundle", "create", "--since", "kb-r9", str(tmp_path / "x")])
     assert res.exit_code == 1 and "no such release tag" in res.output
+    # an older bundle is replaced; any other file (a key) only with --force
+    assert runner.invoke(main, ["bundle", "create", str(tmp_path / "r.bundle")]).exit_code == 0
+    key = tmp_path / "release.key"
+    key.write_text("-----BEGIN PRIVATE KEY-----\n")
+    res = runner.invoke(main, ["bundle", "create", str(key)])
+    assert res.exit_code == 1 and "is not a git bundle; refusing" in res.output
+    assert key.read_text() == "-----BEGIN PRIVATE KEY-----\n"
+    assert runner.invoke(main, ["bundle", "create", "--force", str(key)]).exit_code == 0
+    assert key.read_bytes().startswith(b"# v")
 
 
 def test_keygen_writes_a_private_key_private_from_the_start_and_fails_in_one_line(

@@ -23,11 +23,14 @@ def bundle() -> None:
               "must already hold it.")
 @click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
               default=None, help="Knowledge or artifacts repository (default: this repo).")
+@click.option("--force", is_flag=True, help="Overwrite OUT even when it is not a bundle.")
 @json_option
-def create(out: Path, since: str | None, repo: Path | None, as_json: bool) -> None:
-    """Write the artifacts branch and release tags to OUT; `kb sync OUT` reads it."""
+def create(out: Path, since: str | None, repo: Path | None, force: bool, as_json: bool) -> None:
+    """Write the artifacts branch and release tags to OUT; `kb sync OUT` reads it. An older
+    bundle at OUT is replaced; any other file only with --force."""
     cfg = load_config()
-    info = create_bundle(repo or cfg.root, out, branch=release_settings(cfg).branch, since=since)
+    info = create_bundle(repo or cfg.root, out, branch=release_settings(cfg).branch, since=since,
+                         force=force)
     if as_json:
         echo_json(info.to_dict())
     else:

@@ -37,9 +37,16 @@ class BundleInfo:
         return {**self.__dict__, "tags": list(self.tags)}
 
 
+BUNDLE_SIGNATURES = (b"# v2 git bundle\n", b"# v3 git bundle\n")
+
+
 def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
-                  since: str | None = None) -> BundleInfo:
-    """Write the artifacts branch and its release tags (newer than `since`) to `out`."""
+                  since: str | None = None, force: bool = False) -> BundleInfo:
+    """Write the artifacts branch and its release tags (newer than `since`) to `out`. An
+    older bundle there is replaced; any other file only with `force` (a key, a document)."""
+    if out.exists() and not force and not _is_bundle(out):
+        raise ReleaseError("exists and is not a git bundle; refusing to overwrite it (pass "
+                           "--force)", path=str(out))
     gd = absolute_git_dir(repo)
     heads, tags_prefix = LOCAL_HEADS, LOCAL_TAGS
     if rev_parse(gd, LOCAL_HEADS + branch) is None:
@@ -67,3 +74,12 @@ def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
     os.replace(tmp, out)
     return BundleInfo(str(out), tuple(v.rsplit("/", 1)[-1] for _, v in sorted(tags.items())),
                       since, out.stat().st_size)
+
+
+def _is_bundle(path: Path) -> bool:
+    """Whether `path` is a regular file that starts as a git bundle does."""
+    try:
+        with path.open("rb") as f:
+            return path.is_file() and f.read(16) in BUNDLE_SIGNATURES
+    except OSError:
+        return False
