@@ -67,6 +67,19 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
+def enclosing_root(target: Path) -> Path | None:
+    """The work tree of the Git repository `target` lies inside, when that is not `target`
+    itself: there the scaffold's .pre-commit-config.yaml and .github/workflows/ do nothing
+    (git and GitHub read them at a repository's root only)."""
+    try:
+        root = gitpython.Repo(target, search_parent_directories=True).working_tree_dir
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return None
+    if root is None or Path(root).resolve() == target.resolve():
+        return None
+    return Path(root)
+
+
 def _git_init(target: Path) -> bool:
     try:
         gitpython.Repo(target, search_parent_directories=True)

@@ -79,6 +79,11 @@ def test_init_inside_existing_repo_does_not_git_init(tmp_path):
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["git_init"] is False and "kb.toml" in data["files"]
+    # its hooks and workflows do nothing below the repository's root: said, not silent
+    [warning] = data["warnings"]
+    assert "take effect only at that repository's root" in warning and "sub/" in warning
+    git.Repo.init(tmp_path / "own")  # at its own repository's root: nothing to say
+    assert json.loads(kb("init", "--json", str(tmp_path / "own")).stdout)["warnings"] == []
     assert not (tmp_path / "sub" / ".git").exists()
 
 

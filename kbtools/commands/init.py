@@ -8,7 +8,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.errors import plural
-from kbtools.scaffold import scaffold
+from kbtools.scaffold import enclosing_root, scaffold
 
 
 @click.command("init")
@@ -25,9 +25,17 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     """
     written, git_ran = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
+    outer = enclosing_root(directory)
+    inert = (f"{directory} lies inside the Git repository {outer}: its .pre-commit-config.yaml "
+             f"and .github/workflows/ take effect only at that repository's root (move them "
+             f"there, with their paths under {directory.resolve().relative_to(outer.resolve())}/)"
+             if outer is not None else None)
     if as_json:
-        echo_json({"directory": str(directory), "files": rels, "git_init": git_ran})
+        echo_json({"directory": str(directory), "files": rels, "git_init": git_ran,
+                   "warnings": [inert] if inert else []})
         return
+    if inert:
+        click.echo(f"kb init: warning: {inert}", err=True)
     for rel in rels:
         click.echo(rel)
     note = " (git init)" if git_ran else ""
