@@ -82,6 +82,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_STATE": "match",
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
+    "kbtools.markdown.frontend._QUOTE_MARKS": "sub",  # a fence's last line
     "kbtools.markdown.parser.BR": "match",
     "kbtools.markdown.parser.TRAILING_ID": "search",
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
