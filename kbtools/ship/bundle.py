@@ -77,9 +77,12 @@ def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
 
 
 def _is_bundle(path: Path) -> bool:
-    """Whether `path` is a regular file that starts as a git bundle does."""
+    """Whether `path` is a regular file that starts as a git bundle does (checked before it
+    is opened: opening a FIFO would wait for a writer)."""
     try:
+        if not path.is_file():
+            return False
         with path.open("rb") as f:
-            return path.is_file() and f.read(16) in BUNDLE_SIGNATURES
+            return f.read(16) in BUNDLE_SIGNATURES
     except OSError:
         return False
