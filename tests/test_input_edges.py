@@ -307,3 +307,31 @@ def test_table_with_a_name_too_long_for_the_os_is_a_usage_error(command, tmp_pat
 def test_open_knowledge_of_an_index_too_long_for_the_os(tmp_path):
     with pytest.raises(KbError, match="cannot open index"):
         open_knowledge(index=tmp_path / ("d" * 5000))
+
+
+@pytest.mark.parametrize(("header", "cells", "value", "says"), [
+    ("运行小时", ["<2000", "≥2000"], "2万", "'万' multiplies the number"),  # once read as 2
+    ("运行小时", ["<2000", "≥2000"], "2k", "'k' multiplies the number"),
+    ("运行小时", ["<2000", "≥2000"], "3周", "it is in '周', the column in '小时'"),
+    ("温度(℃)", ["<15", ">20"], "72°F", "it is in '°F', the column in '°C'"),
+    ("连续降雨天数", ["<3", "≥3"], "4周", "the column in '天'"),
+    ("间隔", ["<7 天", "≥7 天"], "2 周", "the column in '天'"),  # the cells' unit
+])
+def test_an_input_whose_unit_would_change_its_number_is_refused(header, cells, value, says):
+    """Units are ignored, not converted: an input in another known unit, or with a word
+    that multiplies it, once matched as if its bare number were in the column's unit."""
+    table = build_table([header, "措施"], [[c, f"行{i}"] for i, c in enumerate(cells)],
+                        decision=f"inputs={header}; outputs=措施")
+    with pytest.raises(TableError, match=says):
+        match_rules(table, {header: value})
+
+
+@pytest.mark.parametrize(("header", "value"), [
+    ("运行小时", "2000 小时"), ("运行小时", "2000h"), ("运行小时", "20000"),
+    ("温度(℃)", "22度"), ("温度(℃)", "22 °C"), ("温度(℃)", "22℃"), ("相对湿度(%)", "85%"),
+    ("连续降雨天数", "4天"), ("药量(kg)", "2千克"), ("温度", "22"), ("长度", "3 furlongs"),
+])
+def test_inputs_in_the_column_unit_or_an_unknown_one_are_read(header, value):
+    table = build_table([header, "措施"], [["<1", "低"], ["≥1", "高"]],
+                        decision=f"inputs={header}; outputs=措施")
+    assert match_rules(table, {header: value}).outputs[0]["措施"] == "高"

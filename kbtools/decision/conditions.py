@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _NUM = r"[+-]?\d+(?:\.\d+)?"
@@ -97,6 +98,70 @@ def overflows(text: str) -> bool:
     a 401-digit value): no comparison with it can be trusted."""
     m = _RE_INPUT.match(normalize_cell(text))
     return m is not None and _finite(m.group(1)) is None
+
+
+# Units an input may name, by what they measure: two of one group are the same unit, two of
+# different groups are not (an input in °F against a ℃ column, weeks against days). Any
+# other spelling is not judged: units are ignored, not converted (the module docstring).
+UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
+    {"℃", "°c", "c", "度", "摄氏度"}, {"℉", "°f", "f", "华氏度"}, {"开尔文"},
+    {"%", "百分比", "percent"}, {"‰"},
+    {"s", "sec", "秒"}, {"min", "分钟", "分"}, {"h", "hr", "hrs", "hour", "hours", "小时", "时"},
+    {"d", "day", "days", "天", "日"}, {"周", "星期", "week", "weeks", "wk"},
+    {"月", "个月", "month", "months"}, {"年", "year", "years", "yr"},
+    {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
+    {"g", "克"}, {"kg", "千克", "公斤"}, {"斤"}, {"t", "吨"}, {"mg", "毫克"},
+    {"ml", "毫升"}, {"l", "升"}, {"亩"}, {"公顷", "ha"},
+    {"pa"}, {"kpa", "千帕"}, {"mpa", "兆帕"}, {"bar"}, {"psi"},
+    {"v", "伏"}, {"a", "安"}, {"w", "瓦"}, {"kw", "千瓦"}, {"rpm", "转/分", "r/min"},
+))
+_GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+# what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
+MAGNITUDES = frozenset("十百千万亿兆") | {"k", "w"}
+# a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
+NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
+               ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
+
+
+def _unit_of(text: str) -> str:
+    """The unit of a number as written (what follows it), normalised; "" when none."""
+    m = _RE_INPUT.match(normalize_cell(text))
+    return m.string[m.end(1):].strip() if m else ""
+
+
+def cell_unit(cell: str) -> str:
+    """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``)."""
+    text = normalize_cell(cell).removesuffix("以上").removesuffix("以下")
+    last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
+    return text[last + 1:].strip() if last >= 0 else ""
+
+
+def column_unit(header: str, cells: Iterable[str] = ()) -> str:
+    """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``), else one its
+    header names (``运行小时`` → ``小时``), else the first known unit its cells write; ""."""
+    text = normalize_cell(header)
+    bracketed = text[header_unit_start(text):].strip().strip("()[]/").strip()
+    if bracketed:
+        return bracketed
+    named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "")
+    return named or next((u for c in cells if (u := cell_unit(c)).casefold() in _GROUP_OF), "")
+
+
+def input_unit_problem(value: str, column: str) -> str | None:
+    """Why number `value` cannot be compared in a column whose numbers are in unit `column`
+    (`column_unit`) although it parses: its unit multiplies it (``2万``, ``2k``: the number
+    would be read as 2), or it names a unit known to differ from the column's (``72°F``
+    against ``℃``, ``4周`` against ``天``). None when neither: units are ignored, not
+    converted, and a spelling not in `UNIT_GROUPS` is not judged."""
+    unit = _unit_of(value)
+    key, col = unit.casefold(), column.casefold()
+    if not key or key == col or _GROUP_OF.get(key, -1) == _GROUP_OF.get(col, -2):
+        return None
+    if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES):
+        return f"'{unit}' multiplies the number; write it out in full"
+    if key in _GROUP_OF and col in _GROUP_OF:
+        return f"it is in '{unit}', the column in '{column}'; give the value in {column}"
+    return None
 
 
 def format_number(x: float) -> str:

@@ -19,7 +19,9 @@ from typing import Any
 from kbtools.decision.conditions import (
     Condition,
     column_key,
+    column_unit,
     format_number,
+    input_unit_problem,
     normalize_text,
     overflows,
     parse_number,
@@ -200,6 +202,9 @@ def _input_numbers(table: DecisionTable, given: dict[int, str],
         if i in table.numeric and numbers[i] is None:
             raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}' is not a "
                              "number, and this column holds numeric conditions")
+        if i in table.numeric and (why := input_unit_problem(
+                value, column_unit(table.header[i], (row[i] for row in table.rows)))):
+            raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}': {why}")
     return numbers
 
 
