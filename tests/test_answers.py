@@ -131,3 +131,20 @@ def test_document_diversity_lets_a_second_document_in():
     assert [h.num for h in out] == [0, 3, 1, 2]
     assert out[2].why["doc_decay"] == 0.8 and out[3].why["doc_decay"] == 0.64
     assert diversify(hits, lambda n: rows[n]["doc"], 1.0) == hits
+
+
+@pytest.mark.parametrize(("question", "table", "column", "given", "status"), [
+    ("运行了 2万 小时，要换液压油吗", HOURS, "运行小时", "2万", "no_match"),  # not 2 hours
+    ("运行小时 2k 了", HOURS, "运行小时", "2k", "no_match"),
+    ("运行了 2500 小时", HOURS, "运行小时", "2500", "match"),
+    ("温度 72°F，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "72°f", "no_match"),
+    ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "no_match"),
+    ("温度 22 度，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "22", "match"),
+])
+def test_a_question_value_whose_unit_would_change_it_is_not_read_as_its_bare_number(
+        question, table, column, given, status):
+    """'2万 小时' was evaluated as 运行小时=2 (keep using the oil), '72°F' as 72 ℃."""
+    found = find_inputs(question, table)
+    assert found[column] == given
+    ev = evaluate_inputs("d.md", 1, table, found)
+    assert ev.status == status, ev.message

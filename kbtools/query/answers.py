@@ -34,7 +34,13 @@ from kbtools.decision import (
     match_rules,
     normalize_text,
 )
-from kbtools.decision.conditions import header_unit_start
+from kbtools.decision.conditions import (
+    MAGNITUDES,
+    UNIT_GROUPS,
+    column_unit,
+    header_unit_start,
+    input_unit_problem,
+)
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 
@@ -87,6 +93,23 @@ class _Number:
     end: int
     value: str
     unit: int | None  # index into UNIT_CLASSES
+    written: str  # the number with the unit or multiplying word written after it, if any
+
+    def given(self, table: DecisionTable, column: int) -> str:
+        """The value for input `column`: the number alone, or as written when what follows
+        it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days), so
+        that the table refuses it (`decision.conditions.input_unit_problem`) rather than
+        reading the bare number."""
+        unit = column_unit(table.header[column], (row[column] for row in table.rows))
+        return self.written if input_unit_problem(self.written, unit) else self.value
+
+
+# what a number's value carries from the question: a unit the tables' checks know
+# (`decision.conditions.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
+# or a word that multiplies it (2万 is refused, not read as 2); not a single Latin letter,
+# which may start a word rather than name a unit
+_SUFFIXES = sorted({w for w in (*_UNIT_WORDS, *(u for g in UNIT_GROUPS for u in g))
+                    if len(w) > 1 or not (w.isascii() and w.isalpha())}, key=len, reverse=True)
 
 
 def _numbers(text: str) -> list[_Number]:
@@ -95,7 +118,11 @@ def _numbers(text: str) -> list[_Number]:
         rest = text[m.end():m.end() + 8]
         unit = next((n for w in _UNIT_WORDS if rest.startswith(w)
                      for n, c in enumerate(UNIT_CLASSES) if w in c), None)
-        out.append(_Number(m.start(), m.end(), m.group(1), unit))
+        suffix = next((w for w in _SUFFIXES if rest.startswith(w)), "")
+        first, then = rest[:1], rest[1:2]
+        if not suffix and first in MAGNITUDES and not (then.isascii() and then.isalpha()):
+            suffix = first  # 2万, 2k (not the k of a word: 2kg is a unit, found above)
+        out.append(_Number(m.start(), m.end(), m.group(1), unit, m.group(1) + suffix))
     return out
 
 
@@ -138,7 +165,7 @@ def find_inputs(question: str, table: DecisionTable,
         for name in names_of(table.header[i], synonyms):
             num = _after_name(text, name, numbers, claimed)
             if num is not None:
-                out[table.header[i]] = numbers[num].value
+                out[table.header[i]] = numbers[num].given(table, i)
                 claimed.add(num)
                 break
     for i in table.inputs:  # else the one unclaimed number in the column's unit
@@ -147,7 +174,7 @@ def find_inputs(question: str, table: DecisionTable,
             continue
         fits = [n for n, x in enumerate(numbers) if n not in claimed and x.unit == unit]
         if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
-            out[table.header[i]] = numbers[fits[0]].value
+            out[table.header[i]] = numbers[fits[0]].given(table, i)
             claimed.add(fits[0])
     for i in table.inputs:  # text columns: a cell value the question names
         if i in table.numeric:
