@@ -83,3 +83,29 @@ def test_cross_references_become_links():
     xrefs = xrefs_of(links, lambda kind, rel: f"/{kind}/{rel}")
     html = render_markdown("# T\n\n详情见 4.3 节。", ctx(xrefs=xrefs))
     assert '<a class="xref" href="/doc/knowledge/crops/y.md#43-%E8%8D%AF%E5%89%82%E9%80%89%E6%8B%A9">见 4.3 节</a>' in html
+
+
+def test_every_item_of_a_tight_list_is_cited_the_last_one_too():
+    text = "# T\n\n1. one\n2. two\n3. three\n\nafter\n"  # the last item's map takes line 6
+    html = render_markdown(text, ctx(line_offset=10, cited=(13, 15)))
+    assert re.findall(r'<li data-lines="(\d+-\d+)" class="cited"', html) == \
+        ["13-13", "14-14", "15-16"]
+    assert '<li data-lines="13-13" class="cited" id="cited">' in html
+    last = render_markdown(text, ctx(line_offset=10, cited=(15, 15)))
+    assert '<li data-lines="15-16" class="cited" id="cited">' in last
+    assert last.count("cited") == 2 and "anchor" not in last
+
+
+def test_a_nested_item_is_cited_without_its_parent():
+    text = "- a\n  - b\n  - c\n- d\n"
+    html = render_markdown(text, ctx(cited=(3, 3)))
+    assert re.findall(r'<li data-lines="(\d+-\d+)"( class="cited")?', html) == \
+        [("1-3", ""), ("2-2", ""), ("3-3", ' class="cited"'), ("4-4", "")]
+
+
+def test_links_to_a_heading_of_the_same_document():
+    text = "# T\n\nsee [the steps](#steps) and [x](#)\n\n## Steps\n"
+    on_page = render_markdown(text, ctx())
+    assert re.findall(r'href="([^"]*)"', on_page) == ["#steps"]
+    elsewhere = render_markdown(text, ctx(on_doc_page=False))
+    assert re.findall(r'href="([^"]*)"', elsewhere) == [f"/doc/{DOC}#steps"]

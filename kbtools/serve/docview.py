@@ -12,6 +12,8 @@ markdown-it's own renderer in what author content may do:
 - images resolve against the document's path and are shown only when the release ships
   them (`kbtools.render.images`); links to other documents point at their page, links with
   a scheme other than http(s)/mailto are dropped;
+- a link to a heading of the same document (``#anchor``) stays in the page on the
+  document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
 - block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
   the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
@@ -80,6 +82,7 @@ class RenderContext:
     has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
     url: Callable[[str, str], str] = app_url
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
+    on_doc_page: bool = True  # False: a passage shown outside its document (search results)
 
 
 def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
@@ -213,8 +216,10 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
         return href
     if scheme or parts.netloc or href.startswith(("/", "\\")):
         return None
-    if not parts.path:
-        return f"#{parts.fragment}" if parts.fragment else None
+    if not parts.path:  # "#anchor": a heading of this document, on its own page
+        if not parts.fragment:
+            return None
+        return f"#{parts.fragment}" if ctx.on_doc_page else doc_href(ctx, ctx.doc, parts.fragment)
     target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.doc), parts.path))
     if target.startswith(".."):
         return None
@@ -263,7 +268,11 @@ def highlight_terms(text: str, terms: Sequence[str]) -> str:
 
 def _mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
     """``data-lines`` on every block with a source map; ``cited`` on those in the range,
-    and the ``cited`` anchor before the first of them."""
+    and the ``cited`` anchor on (or before) the first of them.
+
+    A tight list's item paragraphs are not rendered (markdown-it hides them): the item
+    itself is marked in their place. A list item's map runs over the blank line after it, so
+    an item counts as cited through its paragraph, not by lying inside the range."""
     first: int | None = None
     for i, tok in enumerate(tokens):
         if tok.map is None or tok.nesting < 0 or tok.type == "inline":
@@ -276,15 +285,35 @@ def _mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
         overlaps = a <= hi and max(a, b) >= lo
         inside = lo <= a and b <= hi
         if (tok.type in _LEAF_BLOCKS and overlaps) or (inside and tok.type != "tbody_open"):
-            tok.attrJoin("class", "cited")
-            first = i if first is None else first
+            at = _container(tokens, i) if tok.hidden else i
+            _add_class(tokens[at], "cited")
+            first = at if first is None else min(first, at)
     if first is None or ctx.marked[0]:
         return tokens
     ctx.marked[0] = True
-    if tokens[first].type in ("tr_open", "paragraph_open", "fence", "code_block"):
+    if tokens[first].type in _ANCHORABLE:
         tokens[first].attrSet("id", "cited")
         return tokens
     return [*tokens[:first], Token("cited_anchor", "", 0), *tokens[first:]]
+
+
+# Cited blocks whose own tag carries the ``cited`` id (headings keep their slug as id).
+_ANCHORABLE = {"tr_open", "paragraph_open", "fence", "code_block", "list_item_open"}
+
+
+def _container(tokens: list[Token], idx: int) -> int:
+    """The index of the block that encloses token `idx` (a tight list item's paragraph: its
+    item); `idx` itself at the top level."""
+    level = tokens[idx].level
+    for j in range(idx - 1, -1, -1):
+        if tokens[j].nesting == 1 and tokens[j].level < level:
+            return j
+    return idx
+
+
+def _add_class(tok: Token, name: str) -> None:
+    if name not in str(tok.attrGet("class") or "").split():
+        tok.attrJoin("class", name)
 
 
 def _anchor_headings(tokens: list[Token]) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from kbtools.query.search import NO_ANSWER_REASON
+
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
 LANG_COOKIE = "kb_lang"
@@ -76,6 +78,17 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
 }
 
 
+# Why a search has no answer (`SearchResponse.reason`, in English from the library): the
+# Chinese words for each reason `kbtools.query.search` gives; English shows the reason as is.
+REASONS: dict[str, str] = {
+    NO_ANSWER_REASON: "没有段落达到相关度阈值",
+    "empty question": "问题为空",
+    "the index is empty": "索引是空的",
+    "no chunk matches the filters": "没有符合筛选条件的段落",
+    "nothing matched": "没有匹配的内容",
+}
+
+
 def pick_lang(query_lang: str | None, cookie_lang: str | None) -> str:
     for lang in (query_lang, cookie_lang):
         if lang in LANGS:
@@ -93,6 +106,13 @@ def translator(lang: str) -> Callable[..., str]:
         return text.format(**fields) if fields else text
 
     return t
+
+
+def reason_translator(lang: str) -> Callable[[str], str]:
+    """A library reason in `lang`: the Chinese words for a known one, else the reason as is."""
+    def say(reason: str) -> str:
+        return REASONS.get(reason, reason) if lang == "zh" else reason
+    return say
 
 
 def other_lang(lang: str) -> str:

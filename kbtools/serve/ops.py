@@ -225,6 +225,21 @@ def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionT
     return src, document_tables(src)
 
 
+def decision_table_at(tables: list[DecisionTable | TableError], line: int) -> int | None:
+    """The number (1-based, as `select_table` counts: among the document's decision tables)
+    of the decision table spanning file line `line`; None when the Markdown table there is
+    not a decision table, or is a malformed one (choosing it is an error)."""
+    for n, t in enumerate(tables, 1):
+        if isinstance(t, DecisionTable) and t.line_start <= line <= t.line_end:
+            return n
+    return None
+
+
+def first_decision_table(tables: list[DecisionTable | TableError]) -> int | None:
+    """The number of the document's first well-formed decision table; None when it has none."""
+    return next((n for n, t in enumerate(tables, 1) if isinstance(t, DecisionTable)), None)
+
+
 def check_inputs(inputs: Any) -> dict[str, str]:
     """The ``inputs`` object of a table evaluation as column → text (`decision.input_value`:
     strings as given, numbers exactly, booleans / NaN / ±infinity refused)."""

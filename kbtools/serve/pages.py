@@ -21,7 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from kbtools.decision.conditions import header_unit_start
-from kbtools.decision.documents import select_table
+from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
@@ -35,7 +35,13 @@ from kbtools.serve.docview import (
     render_markdown,
     xrefs_of,
 )
-from kbtools.serve.i18n import LANG_COOKIE, other_lang, pick_lang, translator
+from kbtools.serve.i18n import (
+    LANG_COOKIE,
+    other_lang,
+    pick_lang,
+    reason_translator,
+    translator,
+)
 from kbtools.serve.source import Served, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
@@ -72,6 +78,7 @@ class Page:
 
     def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
+                                                 reason=reason_translator(self.lang),
                                                  lang_url=self.lang_url(), **values)
         response = HTMLResponse(html, status_code=status,
                                 headers={"cache-control": "no-store"})
@@ -124,13 +131,25 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
         response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
-        results = [_result_view(served, r, q) for r in response.results]
+        tables: dict[str, list[DecisionTable | TableError]] = {}  # per document, parsed once
+        results = [_result_view(served, r, q, tables) for r in response.results]
     return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
                     response=response, results=results,
                     release=served.index.release.to_dict())
 
 
-def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
+def _table_url(served: Served, doc: str, line: int,
+               tables: dict[str, list[DecisionTable | TableError]]) -> str | None:
+    """The form of the decision table spanning `line` of `doc` (numbered as the form counts:
+    decision tables only); None when the Markdown table there is not a decision table."""
+    if doc not in tables:
+        tables[doc] = ops.decision_tables(served, doc)[1]
+    n = ops.decision_table_at(tables[doc], line)
+    return None if n is None else app_url("table", doc) + "?" + urlencode({"table": n})
+
+
+def _result_view(served: Served, r: Any, q: str,
+                 tables: dict[str, list[DecisionTable | TableError]]) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
     status = (r.verification or {}).get("status")
@@ -144,12 +163,12 @@ def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
         parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None
         if parent is not None:
             text, offset = parent["text"], parent["line_start"] - 1
-        view["table_url"] = app_url("table", r.doc) + "?" + urlencode(
-            {"table": r.extra.get("table_index", "")})
+        view["table_url"] = _table_url(served, r.doc, r.line_start, tables)
     if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
         cut = text.rfind("\n", 0, SNIPPET_CHARS)
         text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
-    ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms)
+    ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
+                   on_doc_page=False)
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
     return view
@@ -183,11 +202,12 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
-    has_tables = any(c.get("kind") == "table" for c in chunks)
+    first_table = ops.first_decision_table(document_tables(src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", doc=src.rel, title=src.meta.get("title") or src.rel, body=body,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
-                    table_url=app_url("table", src.rel) if has_tables else None,
+                    table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
+                               if first_table else None),
                     release=served.index.release.to_dict())
 
 

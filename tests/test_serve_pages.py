@@ -1,0 +1,206 @@
+"""`kb serve`'s pages over a real built index: the decision-table button leads to that very
+decision table, every cited passage is highlighted and anchored on its document's page,
+same-document links in search results lead to the document, and the Chinese interface
+says why there is no answer in Chinese."""
+
+from __future__ import annotations
+
+import ast
+import html as htmllib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from kbfixtures import copy_example
+from servefixtures import DOCS
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.corpus import parse_source
+from kbtools.decision.documents import document_tables, list_tables
+from kbtools.index.reader import open_index
+from kbtools.query import search as search_module
+from kbtools.serve import i18n, ops
+from kbtools.serve.app import create_app
+
+pytestmark = pytest.mark.slow
+
+BASE = "http://127.0.0.1"
+CORN = "knowledge/crops/corn-southern-rust.md"  # a plain table, then a decision table
+FAULTS = "knowledge/equipment/hx260-ch05-fault-codes.md"  # tables, none a decision table
+DEPLOY = "knowledge/engineering/deployment-guide.md"  # links to its own headings
+ENGINEERING = [DEPLOY, "knowledge/engineering/pitfalls-log.md",  # and what it links to
+               "knowledge/engineering/runbook-ingest-5xx.md"]
+SCAB = "knowledge/crops/wheat-scab.md"
+
+
+# A table's |---| line shows nothing (its header row is marked); a passage may end inside a
+# table, so the whole table is not always marked.
+DELIMITER_ROW = re.compile(r"^(?=.*\|)\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = copy_example(tmp_path_factory.mktemp("pages") / "kr", [*DOCS, CORN, *ENGINEERING])
+    build(load_config(root), BuildOptions(progress=False))
+    return root
+
+
+@pytest.fixture(scope="module")
+def client(repo):
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as c:
+        yield c
+
+
+class Elements(HTMLParser):
+    """Every start tag as (tag, attributes)."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+
+def results_of(page: str) -> list[dict[str, str | None]]:
+    """Each search result: its kind, document, first line and decision-table button."""
+    out = []
+    for m in re.finditer(r'<article class="result kind-(\w+)" data-doc="([^"]+)" '
+                         r'data-lines="(\d+)-\d+">(.*?)</article>', page, re.S):
+        button = re.search(r'<a class="button small" href="([^"]+)">', m.group(4))
+        out.append({"kind": m.group(1), "doc": htmllib.unescape(m.group(2)),
+                    "line": m.group(3), "button": htmllib.unescape(button.group(1))
+                    if button else None, "body": m.group(4)})
+    return out
+
+
+# --- 1. the decision-table button ----------------------------------------------------------
+
+def test_decision_table_number_counts_decision_tables_only():
+    text = ("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+            "<!-- decision: inputs=x; outputs=y -->\n| x | y |\n|---|---|\n| <5 | low |\n")
+    tables = document_tables(parse_source(text, Path("t.md"), "t.md"))
+    assert ops.decision_table_at(tables, 3) is None  # the plain table (Markdown table 1)
+    assert ops.decision_table_at(tables, 8) == ops.decision_table_at(tables, 10) == 1
+    assert ops.decision_table_at(tables, 11) is None
+    assert ops.first_decision_table(tables) == 1
+    assert ops.first_decision_table(document_tables(
+        parse_source("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", Path("u.md"), "u.md"))) is None
+
+
+@pytest.mark.parametrize("q", ["小麦赤霉病 温度 22 度 湿度 90% 怎么办", "玉米南方锈病 日均温 相对湿度 风险",
+                               "南方锈病 普通锈病 孢子堆 颜色 区别", "HX260 故障码 E17 报警",
+                               "农药 稀释 倍数 安全间隔期"])
+def test_the_table_button_opens_the_results_own_decision_table(client, repo, q):
+    results = results_of(client.get("/", params={"q": q, "k": 10}).text)
+    tables = [r for r in results if r["kind"] in ("table", "table_row")]
+    assert tables, q
+    for r in results:
+        spans = [t for t in list_tables(repo / r["doc"])
+                 if t["line_start"] <= int(r["line"]) <= t["line_end"]]
+        if r["kind"] not in ("table", "table_row") or not spans:
+            assert r["button"] is None, r
+            continue
+        assert r["button"] == f"/table/{quote(r['doc'])}?table={spans[0]['index']}"
+        form = client.get(r["button"])
+        assert form.status_code == 200, form.text
+        shown = re.search(r'<table class="rules">\s*<thead><tr>(.*?)</tr>', form.text, re.S)
+        assert shown and re.findall(r"<th>(.*?)</th>", shown.group(1)) == \
+            [htmllib.escape(h, quote=False) for h in spans[0]["inputs"] + spans[0]["outputs"]]
+
+
+def test_corn_tables_plain_one_has_no_button_decision_one_is_table_1(client):
+    q = "玉米南方锈病 日均温 相对湿度 风险 南方锈病 普通锈病 孢子堆 颜色"
+    results = [r for r in results_of(client.get("/", params={"q": q, "k": 20}).text)
+               if r["doc"] == CORN and r["kind"] in ("table", "table_row")]
+    buttons = {int(r["line"]) >= 52: r["button"] for r in results}
+    assert buttons == {False: None, True: f"/table/{quote(CORN)}?table=1"}
+
+
+def test_the_document_page_offers_a_decision_table_only_when_it_has_one(client):
+    assert "决策表" not in client.get(f"/doc/{FAULTS}").text
+    for doc in (CORN, SCAB):
+        page = client.get(f"/doc/{doc}").text
+        assert f'<a class="button small" href="/table/{quote(doc)}?table=1">决策表</a>' in page
+        assert client.get(f"/table/{quote(doc)}?table=1").status_code == 200
+
+
+# --- 2. the cited passage on the document page ----------------------------------------------
+
+def test_every_passage_of_the_release_is_highlighted_and_anchored(client, repo):
+    index = open_index(repo / "dist")
+    checked = 0
+    for doc in index.store.doc_names():
+        lines = (repo / doc).read_text(encoding="utf-8").split("\n")
+        for c in index.store.overlapping(doc, 1, len(lines)):
+            a, b = c["line_start"], c["line_end"]
+            page = client.get(f"/doc/{doc}", params={"lines": f"{a}-{b}"}).text
+            tags = Elements(page).tags
+            assert sum(1 for _, at in tags if at.get("id") == "cited") == 1, (doc, a, b)
+            covered: set[int] = set()
+            for _, at in tags:
+                if "cited" in at.get("class", "").split() and at.get("data-lines"):
+                    x, y = map(int, at["data-lines"].split("-"))
+                    assert x <= b and y >= a, (doc, a, b, at)  # nothing outside is marked
+                    covered |= set(range(x, y + 1))
+            missed = [n for n in range(a, b + 1) if n not in covered and lines[n - 1].strip()
+                      and not lines[n - 1].lstrip().startswith("<!--")  # not rendered
+                      and not DELIMITER_ROW.match(lines[n - 1])]
+            assert not missed, (doc, c["kind"], a, b, missed)
+            checked += 1
+    assert checked > 100
+
+
+def test_the_last_item_of_a_list_is_cited(client):
+    whole = client.get(f"/doc/{FAULTS}", params={"lines": "41-48"}).text
+    items = re.findall(r'<li data-lines="(\d+)-\d+"( class="cited")?', whole)
+    assert [n for n, cited in items if cited] == ["45", "46", "47", "48"]
+    last = client.get(f"/doc/{FAULTS}", params={"lines": "48-48"}).text
+    assert '<li data-lines="48-49" class="cited" id="cited">' in last
+
+
+# --- 3. same-document links in search results -----------------------------------------------
+
+def test_same_document_links_in_results_lead_to_the_document(client):
+    page = client.get("/", params={"q": "apply database migrations fgctl db migrate production",
+                                   "k": 10}).text
+    deploy = [r for r in results_of(page) if r["doc"] == DEPLOY]
+    assert any(f'href="/doc/{DEPLOY}#database-migrations"' in r["body"] for r in deploy)
+    assert 'href="#' not in page
+    own = client.get(f"/doc/{DEPLOY}").text  # on its own page the link stays in the page
+    assert 'href="#database-migrations"' in own and 'id="database-migrations"' in own
+
+
+# --- 4. no-answer reasons in the interface's language ----------------------------------------
+
+def test_no_answer_reason_is_in_the_pages_language(client):
+    q = "火星上种土豆的法律责任"
+    zh = client.get("/", params={"q": q}).text
+    assert "<p class=\"no-answer\">没有找到足够相关的内容 (没有段落达到相关度阈值)</p>" in zh
+    assert "relevance threshold" not in zh
+    en = client.get("/", params={"q": q, "lang": "en"}).text
+    assert ("<p class=\"no-answer\">Nothing relevant enough was found (no passage is relevant "
+            "enough (below the relevance threshold))</p>") in en
+
+
+def test_every_reason_the_search_gives_has_chinese_words():
+    tree = ast.parse(Path(search_module.__file__).read_text(encoding="utf-8"))
+    given: set[str] = set()
+    for node in ast.walk(tree):
+        values = [k.value for k in node.keywords if k.arg == "reason"] \
+            if isinstance(node, ast.Call) else \
+            [node.value] if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "reason" for t in node.targets) else []
+        for value in values:
+            for leaf in ast.walk(value):
+                if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
+                    given.add(leaf.value)
+                elif isinstance(leaf, ast.Name) and leaf.id.isupper():
+                    given.add(getattr(search_module, leaf.id))
+    assert search_module.NO_ANSWER_REASON in given and len(given) >= 5
+    assert given <= set(i18n.REASONS), given - set(i18n.REASONS)
