@@ -41,6 +41,7 @@ CONNECT_TIMEOUT = 10.0
 GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 RELOADING_CALLS = ("search", "query")
+DEFAULT_PORT, MAX_PORT = 19530, 65535
 
 # collection properties
 P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED = (
@@ -61,9 +62,12 @@ class EngineUrl:
         if parts.scheme != "milvus" or not parts.hostname:
             raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB]")
         try:
-            port = parts.port or 19530
-        except ValueError:
-            raise UsageError(f"bad --engine {text!r}: the port must be a number") from None
+            port = DEFAULT_PORT if parts.port is None else parts.port
+        except ValueError:  # not a number, or beyond 65535
+            port = -1
+        if not 0 < port <= MAX_PORT:
+            raise UsageError(f"bad --engine {text!r}: the port must be a number from 1 to "
+                             f"{MAX_PORT} (default {DEFAULT_PORT})")
         db = parts.path.strip("/") or "default"
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", db):
             raise UsageError(f"bad --engine {text!r}: database names are letters, digits "
@@ -71,11 +75,17 @@ class EngineUrl:
         return cls(parts.hostname, port, db)
 
     @property
+    def netloc(self) -> str:
+        """``host:port``, an IPv6 address in brackets (``[::1]:19530``)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    @property
     def uri(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://{self.netloc}"
 
     def __str__(self) -> str:
-        return f"milvus://{self.host}:{self.port}/{self.db}"
+        return f"milvus://{self.netloc}/{self.db}"
 
 
 def _pymilvus() -> Any:
@@ -163,14 +173,24 @@ class Engine:
         else:
             self.call(f"creating alias {alias}", "create_alias", name, alias)
 
+    def aliased(self) -> dict[str, list[str]]:
+        """Every alias of the database, by the collection it points at."""
+        out: dict[str, list[str]] = {}
+        for alias in self.call("listing aliases", "list_aliases").get("aliases", []):
+            target = self.alias_target(alias)
+            if target is not None:
+                out.setdefault(target, []).append(alias)
+        return out
+
     def properties(self, name: str) -> dict[str, str]:
         desc = self.call(f"describing collection {name}", "describe_collection", name)
         return {str(k): str(v) for k, v in (desc.get("properties") or {}).items()}
 
     def releases(self) -> list[dict[str, Any]]:
-        """Published release collections, oldest first (by serial, then publish time)."""
+        """Published release collections, oldest first (`publish_order`)."""
         out = []
-        for name in self.call("listing collections", "list_collections"):
+        names = set(self.call("listing collections", "list_collections"))
+        for name in sorted(names):
             if not name.startswith(PREFIX) or name.endswith(META_SUFFIX):
                 continue
             props = self.properties(name)
@@ -179,9 +199,17 @@ class Engine:
             out.append({"collection": name, "tag": props.get(P_TAG) or None,
                         "serial": int(props.get(P_SERIAL, "-1")),
                         "manifest_sha256": props[P_MANIFEST],
-                        "complete": props.get(P_COMPLETE) == "1",
-                        "published": float(props.get(P_PUBLISHED, "0"))})
-        return sorted(out, key=lambda r: (r["serial"], r["published"], r["collection"]))
+                        # marked only once loaded and counted; its __meta must still exist
+                        "complete": props.get(P_COMPLETE) == "1" and name + META_SUFFIX in names,
+                        "published": _seconds(props.get(P_PUBLISHED))})
+        return publish_order(out)
+
+    def orphans(self) -> list[str]:
+        """``__meta`` collections whose release collection is gone (a drop was interrupted
+        between the two; a publish creates the release collection first)."""
+        names = set(self.call("listing collections", "list_collections"))
+        return sorted(n for n in names if n.startswith(PREFIX) and n.endswith(META_SUFFIX)
+                      and n.removesuffix(META_SUFFIX) not in names)
 
     def drop(self, name: str) -> None:
         for n in (name, name + META_SUFFIX):
@@ -193,6 +221,30 @@ class Engine:
             self.client.close()
         except Exception:  # noqa: BLE001 - closing a dead connection is not an error
             pass
+
+
+def _seconds(text: str | None) -> float:
+    try:
+        return float(text or 0)
+    except ValueError:
+        return 0.0
+
+
+def publish_order(releases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`releases` oldest first: signed releases by serial; a local build (serial -1, no
+    order of its own) right after the newest signed release published before it, local
+    builds among themselves by publish time. So "older" means published before, and a
+    signed release keeps its place by serial when it is published again."""
+    signed = [(r["published"], r["serial"]) for r in releases
+              if r["serial"] >= 0 and r["complete"]]
+
+    def key(r: dict[str, Any]) -> tuple[int, float, str]:
+        if r["serial"] >= 0:
+            return r["serial"], r["published"], r["collection"]
+        before = [s for t, s in signed if t <= r["published"]]
+        return max(before, default=-1), r["published"], r["collection"]
+
+    return sorted(releases, key=key)
 
 
 def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engine:

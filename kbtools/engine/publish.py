@@ -6,8 +6,8 @@ than the published release — nothing is written to the engine before that), th
 the release into its own collections (`kbtools.engine.milvus`), builds the indexes, loads
 them, checks the row count against the release, marks the collection complete and only
 then moves the alias in one call. Re-publishing a release already published is a no-op;
-a collection left incomplete by an interrupted publish is dropped and loaded again.
-Old releases are dropped beyond `keep` (never the one served).
+whatever an interrupted publish left of a release (`_complete` says it is not) is dropped
+and loaded again. Old releases are dropped beyond `keep` (never one an alias serves).
 """
 
 from __future__ import annotations
@@ -38,14 +38,22 @@ from kbtools.engine.milvus import (
     collection_name,
     now,
 )
-from kbtools.errors import EngineError
+from kbtools.errors import EngineError, IndexLoadError, KbError
+from kbtools.fsutil import read_beneath
 from kbtools.index import synonyms
-from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, DeviceLayout, ReleaseLayout
-from kbtools.index.manifest import verify_files
+from kbtools.index.layout import (
+    MANIFEST,
+    RELEASE_JSON,
+    RELEASE_SIG,
+    ReleaseLayout,
+    device_of_release,
+)
+from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
 from kbtools.query import anchors, neighbours, pages
 from kbtools.ship.signing import load_public, verify
 from kbtools.ship.trust import stored_keys
+from kbtools.ship.verify import MAX_RELEASE_JSON_BYTES
 
 BATCH = 256
 BLOB_CHARS = 60_000
@@ -68,32 +76,33 @@ class CheckedRelease:
 
 def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRelease:
     """Verify the release at `path` (dist/, a release dir or a device dir) before any write:
-    manifest-listed files, release.json ↔ manifest hash, and the signature when keys are
-    given or pinned on the device (EngineError naming the release otherwise)."""
-    given = resolve_index_path(path)
-    root = given
+    manifest.json and release.json readable and well formed, manifest-listed files,
+    release.json ↔ manifest hash, and the signature when keys are given or pinned on the
+    device the release belongs to (EngineError naming the release otherwise)."""
+    root = resolve_index_path(path)
     layout = ReleaseLayout(root)
     where = str(root)
     try:
-        mbytes = layout.manifest.read_bytes()
-        manifest = json.loads(mbytes)
-    except (OSError, ValueError) as exc:
-        raise EngineError(f"manifest.json unreadable ({exc}); refusing to publish",
-                          path=where) from None
+        mbytes = read_beneath(root, MANIFEST, MAX_MANIFEST_BYTES)
+        manifest = parse_manifest(mbytes, str(layout.manifest))
+    except OSError as exc:
+        raise EngineError(f"{MANIFEST} unreadable ({exc.strerror or exc}); refusing to "
+                          "publish", path=where) from None
+    except IndexLoadError as exc:
+        raise EngineError(f"{exc.message}; refusing to publish", path=exc.path) from None
     problems = verify_files(root, manifest)
     if problems:
         raise EngineError(f"release does not match its manifest ({len(problems)} problems, "
                           f"first: {problems[0]}); refusing to publish", path=where)
     mhash = hashlib.sha256(mbytes).hexdigest()
-    rel_bytes = layout.release_json.read_bytes() if layout.release_json.is_file() else b""
-    rel: dict[str, Any] = json.loads(rel_bytes) if rel_bytes else {}
+    rel_bytes, rel = _release_json(layout)
     if rel and rel.get("manifest_sha256") != mhash:
         raise EngineError(f"{MANIFEST} does not match the hash in {RELEASE_JSON}; refusing "
                           "to publish", path=where)
     keys = [load_public(p) for p in trusted]
-    device = _device_of(path)
+    device = device_of_release(root) or device_of_release(root.resolve())
     if device is not None:
-        keys += stored_keys(device)
+        keys += stored_keys(device)  # a device's pinned keys always apply
     signer = None
     if keys:
         if not rel:
@@ -102,17 +111,39 @@ def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRel
         sig = layout.release_sig.read_bytes() if layout.release_sig.is_file() else None
         try:
             signer = verify(rel_bytes, sig, keys, where=f"{where}/{RELEASE_SIG}")
-        except Exception as exc:  # SyncError from signing, worded for sync
-            raise EngineError(f"signature check failed: {getattr(exc, 'message', exc)}; "
-                              "refusing to publish", path=where) from None
+        except KbError as exc:  # SyncError from signing, worded for sync
+            raise EngineError(f"signature check failed: {exc.message}; refusing to publish",
+                              path=where) from None
     return CheckedRelease(root, mhash, mbytes.decode("utf-8"), rel_bytes.decode("utf-8"),
-                          rel.get("tag"), int(rel.get("serial", -1)), signer)
+                          rel.get("tag"), rel.get("serial", -1), signer)
 
 
-def _device_of(path: Path | None) -> Path | None:
-    if path is not None and DeviceLayout(path).is_device():
-        return path
-    return None
+def _release_json(layout: ReleaseLayout) -> tuple[bytes, dict[str, Any]]:
+    """release.json's bytes and object (b"" and {} for a local build, which has none):
+    a JSON object in UTF-8 whose ``tag`` is a string and ``serial`` a number ≥ 0."""
+    path = layout.release_json
+    if not (path.exists() or path.is_symlink()):
+        return b"", {}
+    why = None
+    try:
+        data = read_beneath(layout.root, RELEASE_JSON, MAX_RELEASE_JSON_BYTES)
+        rel = json.loads(data.decode("utf-8"))
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    except (UnicodeDecodeError, ValueError) as exc:
+        why = f"not JSON: {exc}"
+    else:
+        serial = rel.get("serial") if isinstance(rel, dict) else None
+        if not isinstance(rel, dict):
+            why = "not a JSON object"
+        elif not isinstance(rel.get("tag"), str) or not rel["tag"]:
+            why = "its tag is not a name"
+        elif not isinstance(serial, int) or isinstance(serial, bool) or serial < 0:
+            why = "its serial is not a number"
+        else:
+            return data, rel
+    raise EngineError(f"{RELEASE_JSON} is corrupted ({why}); refusing to publish",
+                      path=str(path))
 
 
 # ----------------------------------------------------------------------- rows and blobs
@@ -334,12 +365,9 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     _refuse_older(engine, checked, cur)
     index = open_index(checked.root)
     try:
-        existing = (engine.properties(name)
-                    if engine.call("checking a collection", "has_collection", name) else None)
         count = index.store.count()
-        if existing is None or existing.get(P_COMPLETE) != "1":
-            if existing is not None:
-                engine.drop(name)
+        if not _complete(engine, name):
+            engine.drop(name)  # what an interrupted publish left of it, if anything
             _load(engine, index, checked, name, say)
         _check_count(engine, name, count)
     finally:
@@ -349,6 +377,14 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     pruned = prune(engine, keep, alias)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
+
+
+def _complete(engine: Engine, name: str) -> bool:
+    """Both collections of release `name` exist and it was marked complete (only ever
+    after its rows were loaded and counted, `_check_count`)."""
+    has = [engine.call("checking a collection", "has_collection", n)
+           for n in (name, name + META_SUFFIX)]
+    return all(has) and engine.properties(name).get(P_COMPLETE) == "1"
 
 
 def _refuse_older(engine: Engine, checked: CheckedRelease, cur: dict[str, str]) -> None:
@@ -370,12 +406,14 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     dims = {fields[m]: int(index.vectors(m).ndim) for m in models}
     params = index.manifest["config"]["values"]["index"]
     meta = name + META_SUFFIX
-    engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
-    for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
-        engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
+    # the release's own collection first: whatever an interrupted publish leaves is listed
+    # (`Engine.releases`, incomplete) until this release is published again or pruned
     engine.call(f"creating {name}", "create_collection", name, schema=_schema(engine, dims),
                 properties={P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
                             P_MANIFEST: checked.manifest_sha256})
+    engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
+    for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
+        engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
     done = 0
     for batch in chunk_rows(index, fields):
         engine.call(f"writing {name}", "insert", name, batch)
@@ -411,16 +449,24 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
 
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS) -> list[str]:
-    """Drop release collections beyond the newest `keep` (never the served one)."""
-    served = engine.alias_target(alias)
+    """Drop complete release collections beyond the newest `keep` (`Engine.releases`
+    order), never one that any alias of the database points at (`alias` is the one just
+    moved, read again with the others), and ``__meta`` collections left without their
+    release by an interrupted drop. Incomplete releases are left to the publish that may
+    still be loading them; an interrupted one is dropped when its release is published
+    again."""
     releases = engine.releases()
     complete = [r for r in releases if r["complete"]]
-    kept = {r["collection"] for r in complete[-max(keep, 1):]} | {served}
+    served = set(engine.aliased())
+    kept = {r["collection"] for r in complete[-max(keep, 1):]} | served
     dropped = []
-    for r in releases:
-        if r["collection"] not in kept and r["complete"]:
+    for r in complete:
+        if r["collection"] not in kept:
             engine.drop(r["collection"])
             dropped.append(r["collection"])
+    for meta in engine.orphans():
+        engine.call(f"dropping {meta}", "drop_collection", meta)
+        dropped.append(meta)
     return dropped
 
 

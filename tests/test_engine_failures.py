@@ -1,0 +1,325 @@
+"""Failure paths of releases in a real Milvus (milvus-lite server): prune never drops what an
+alias serves, every state an interrupted publish leaves is loaded again, a device's pinned
+keys apply however its release is named, malformed release files are one line before any
+connection, "older" means published before when a local build is in the mix, and the
+``--engine`` URL refuses port 0 and keeps IPv6 brackets."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.engine.milvus import (
+    ALIAS,
+    META_SUFFIX,
+    P_COMPLETE,
+    EngineUrl,
+    connect_url,
+    publish_order,
+)
+from kbtools.engine.publish import _meta_schema, check_release, prune, publish, rollback
+from kbtools.engine.remote import EngineReader
+from kbtools.errors import EngineError, UsageError
+from kbtools.ship import device
+from kbtools.ship.release import make_release
+from kbtools.ship.signing import keygen
+from kbtools.ship.sync import sync
+from tests.hostile import git, make_repo
+from tests.milvus_server import free_port, milvus  # noqa: F401 - fixture
+
+QUESTION = "how often to replace the pump seal"
+EXTRA_DOC = """---
+title: Note {n}
+category: engineering
+project: knowledge-base
+source: test
+author: t@example.org
+timestamp: "2026-02-0{n}T09:00:00+00:00"
+verified: false
+lang: en
+---
+# Note {n}
+
+Flush the drip irrigation lines with clean water every {n} weeks.
+"""
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory):
+    """Three signed releases (kb-r1..kb-r3) synced onto one device that pinned the key;
+    returns (device dir, repo with its last build in dist/)."""
+    base = tmp_path_factory.mktemp("signed")
+    kr = make_repo(base / "kr")
+    art = base / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    key = base / "release.key"
+    keygen(key)
+    dev = base / "dev"
+    for n in (1, 2, 3):
+        if n > 1:
+            (kr / "knowledge" / f"note{n}.md").write_text(EXTRA_DOC.format(n=n),
+                                                         encoding="utf-8")
+            git(kr, "add", "-A")
+            git(kr, "commit", "-q", "-m", f"note {n}")
+        cfg = load_config(kr)
+        build(cfg, BuildOptions(progress=False))
+        make_release(kr, cfg.path("dist"), remote=str(art), sign_key=key)
+        assert sync(str(art), dev, trusted=[Path(str(key) + ".pub")]).tag == f"kb-r{n}"
+    return dev, kr
+
+
+def _rel(dev: Path, n: int) -> Path:
+    return dev / "releases" / f"kb-r{n}"
+
+
+def _engine(milvus, db):  # noqa: F811
+    return connect_url(milvus.url(db), create_db=True)
+
+
+# 1 ---------------------------------------------------------------------------------------
+
+def test_prune_keeps_what_every_alias_serves(signed, milvus):  # noqa: F811
+    dev, _ = signed
+    eng = _engine(milvus, "aliases")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    r3 = publish(eng, check_release(_rel(dev, 3)), alias="staging", keep=1)
+    assert r3.pruned == (r1.collection,)  # kb_current's r2 stays
+    assert eng.alias_target(ALIAS) == r2.collection
+    assert eng.alias_target("staging") == r3.collection
+    assert EngineReader(eng).current().collection == r2.collection
+    res = CliRunner().invoke(main, ["query", "--engine", milvus.url("aliases"), QUESTION])
+    assert res.exit_code == 0, res.output
+    assert prune(eng, 1) == []  # both served: nothing to drop
+
+
+# 2 ---------------------------------------------------------------------------------------
+
+class Killed(Exception):
+    """A publish stopped mid-way (the process killed)."""
+
+
+def _kill_at(eng, monkeypatch, doing: str) -> None:
+    """Make the first engine call whose description matches `doing` stop the publish."""
+    real = eng.call
+
+    def call(what, method, *args, **kwargs):
+        if re.fullmatch(doing, what):
+            raise Killed(what)
+        return real(what, method, *args, **kwargs)
+
+    monkeypatch.setattr(eng, "call", call)
+
+
+KILLS = {"main": r"creating kb_kb_r2_\w{12}", "meta": r"creating .*__meta",
+         "blobs": r"writing .*__meta", "rows": r"writing kb_kb_r2_\w{12}",
+         "flush": r"flushing kb_kb_r2_\w{12}", "index": r"indexing .*__meta",
+         "load": r"loading kb_kb_r2_\w{12}", "count": r"counting .*",
+         "mark": r"marking .*", "alias": r"(moving|creating) alias .*"}
+
+
+@pytest.mark.parametrize("at", sorted(KILLS))
+def test_every_interrupted_publish_is_loaded_again(signed, milvus, monkeypatch, at):  # noqa: F811
+    dev, _ = signed
+    db = f"kill_{at}"
+    doing = KILLS[at]
+    eng = _engine(milvus, db)
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    with monkeypatch.context() as m:
+        _kill_at(eng, m, doing)
+        with pytest.raises(Killed):
+            publish(eng, check_release(_rel(dev, 2)))
+    assert eng.alias_target() == r1.collection  # never an incomplete release
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    assert r2.changed and eng.alias_target() == r2.collection
+    assert EngineReader(eng).current().collection == r2.collection
+
+
+def test_orphaned_meta_and_missing_meta_are_loaded_again(signed, milvus):  # noqa: F811
+    """What earlier kbtools left (``__meta`` created before the release's collection, a drop
+    stopped between the two): the release is published again, not refused."""
+    dev, _ = signed
+    eng = _engine(milvus, "orphan")
+    checked = check_release(_rel(dev, 1))
+    name = f"kb_kb_r1_{checked.manifest_sha256[:12]}"
+    eng.client.create_collection(name + META_SUFFIX, schema=_meta_schema(eng))
+    r1 = publish(eng, checked)
+    assert r1.collection == name and eng.alias_target() == name
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    eng.client.drop_collection(r2.collection + META_SUFFIX)  # complete, but its meta is gone
+    rollback(eng, "kb-r1")
+    again = publish(eng, check_release(_rel(dev, 2)))
+    assert again.changed and eng.alias_target() == r2.collection
+    assert EngineReader(eng).current().collection == r2.collection
+    other = "kb_kb_r9_000000000000" + META_SUFFIX  # an interrupted drop of another release
+    eng.client.create_collection(other, schema=_meta_schema(eng))
+    assert other in prune(eng, 5)
+    assert not eng.client.has_collection(other)
+
+
+# 3 ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def altered(signed, tmp_path):
+    """A copy of the device whose served release's release.json was altered consistently
+    (the manifest hash still matches; the signature no longer does)."""
+    dev = tmp_path / "dev"
+    shutil.copytree(signed[0], dev, symlinks=True)
+    served = device.served_release(dev)
+    rel = json.loads((served / "release.json").read_text(encoding="utf-8"))
+    rel["notes"] = "altered"
+    (served / "release.json").write_text(json.dumps(rel), encoding="utf-8")
+    return dev, served
+
+
+def test_pinned_keys_apply_however_the_release_is_named(altered, monkeypatch):
+    dev, served = altered
+    for path in (dev, dev / "current", served, dev / "releases" / ".." / "current"):
+        with pytest.raises(EngineError, match="signature check failed.*altered"):
+            check_release(path)
+    monkeypatch.chdir(served)
+    with pytest.raises(EngineError, match="signature check failed"):
+        check_release(Path("."))
+    monkeypatch.setenv("KB_INDEX", str(dev))
+    with pytest.raises(EngineError, match="signature check failed"):
+        check_release(None)
+    url = f"milvus://127.0.0.1:{free_port()}/kb"  # nothing listens: refused before connecting
+    res = CliRunner().invoke(main, ["publish", "--engine", url])
+    assert res.exit_code == 1 and "signature check failed" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_unaltered_device_releases_pass(signed):
+    dev, _ = signed
+    for path in (dev, dev / "current", _rel(dev, 1)):
+        assert check_release(path).signed_by
+
+
+# 4 ---------------------------------------------------------------------------------------
+
+def _release_json(rel: dict, **change) -> bytes:
+    return json.dumps({**rel, **change}).encode("utf-8")
+
+
+@pytest.mark.parametrize("case", ["not json", "list", "bytes", "serial text", "serial bool",
+                                  "serial negative", "tag list", "no tag", "empty",
+                                  "manifest list", "manifest null", "manifest bytes"])
+def test_malformed_release_files_are_one_line(signed, tmp_path, case):
+    src = _rel(signed[0], 1)
+    bad = tmp_path / "bad"
+    shutil.copytree(src, bad)  # outside the device: no pinned keys to fail first
+    rel = json.loads((bad / "release.json").read_bytes())
+    content = {"not json": b"{not json", "list": b"[1,2]", "bytes": b"\xff\xfe",
+               "serial text": _release_json(rel, serial="abc"),
+               "serial bool": _release_json(rel, serial=True),
+               "serial negative": _release_json(rel, serial=-3),
+               "tag list": _release_json(rel, tag=["x"]),
+               "no tag": _release_json({k: v for k, v in rel.items() if k != "tag"}),
+               "empty": b""}
+    if case.startswith("manifest"):
+        (bad / "manifest.json").write_bytes({"manifest list": b"[]", "manifest null": b"null",
+                                             "manifest bytes": b"\xff\xfe"}[case])
+        want = "manifest"
+    else:
+        (bad / "release.json").write_bytes(content[case])
+        want = "release.json is corrupted"
+    url = f"milvus://127.0.0.1:{free_port()}/kb"  # nothing listens: refused before connecting
+    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(bad)])
+    assert res.exit_code == 1, res.output
+    line = res.output.strip()
+    assert len(line.splitlines()) == 1 and want in line and "refusing to publish" in line
+    assert "Traceback" not in line and "connecting" not in line
+
+
+# 5 ---------------------------------------------------------------------------------------
+
+def test_rollback_and_prune_order_a_local_build_by_publish_time(signed, milvus):  # noqa: F811
+    dev, kr = signed
+    eng = _engine(milvus, "local")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    local = publish(eng, check_release(kr / "dist"))
+    assert local.serial == -1 and eng.alias_target() == local.collection
+    assert [r["collection"] for r in eng.releases()] == [r1.collection, r2.collection,
+                                                          local.collection]
+    res = CliRunner().invoke(main, ["rollback", "--engine", milvus.url("local"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["to"] == r2.collection
+    assert prune(eng, 1) == [r1.collection]  # the newest is the local build, r2 is served
+    assert rollback(eng, local.collection)["to"] == local.collection
+    assert rollback(eng)["to"] == r2.collection
+    with pytest.raises(EngineError, match="no older published release"):
+        rollback(eng)
+
+
+def test_publish_order_places_local_builds_by_publish_time():
+    def r(name, serial, published):
+        return {"collection": name, "serial": serial, "published": published, "complete": True}
+
+    rows = [r("b1", -1, 5.0), r("r2", 2, 4.0), r("r1", 1, 1.0), r("b0", -1, 0.5),
+            r("r3", 3, 9.0), {**r("r9", 9, 0.0), "complete": False}]
+    # b1 after r2 (published before it), not after the incomplete r9 or the later r3
+    assert [x["collection"] for x in publish_order(rows)] == ["b0", "r1", "r2", "b1", "r3",
+                                                              "r9"]
+
+
+# 6, 7 ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["milvus://127.0.0.1:0/kb", "milvus://127.0.0.1:65536/kb",
+                                  "milvus://127.0.0.1:-1/kb", "milvus://127.0.0.1:x/kb",
+                                  "milvus://[::1]:0/kb"])
+def test_bad_ports_are_usage_errors(text):
+    with pytest.raises(UsageError, match="the port must be a number from 1 to 65535"):
+        EngineUrl.parse(text)
+
+
+def test_port_zero_on_the_command_line_is_exit_2():
+    res = CliRunner().invoke(main, ["query", "--engine", "milvus://127.0.0.1:0/kb", "E17"])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        "kb: error: bad --engine 'milvus://127.0.0.1:0/kb': the port must be a number from 1 "
+        "to 65535 (default 19530)"]
+
+
+@pytest.mark.parametrize(("text", "uri"), [
+    ("milvus://[::1]:44421/kb", "http://[::1]:44421"),
+    ("milvus://[fe80::1%25eth0]:19531/default", "http://[fe80::1%25eth0]:19531"),
+    ("milvus://127.0.0.1:19531/kb", "http://127.0.0.1:19531"),
+    ("milvus://milvus.internal:1/kb", "http://milvus.internal:1"),
+])
+def test_url_round_trips(text, uri):
+    url = EngineUrl.parse(text)
+    assert url.uri == uri and str(url) == text
+    assert EngineUrl.parse(str(url)) == url
+    assert EngineUrl.parse(url.uri.replace("http", "milvus", 1) + "/" + url.db) == url
+
+
+def test_ipv6_default_port():
+    url = EngineUrl.parse("milvus://[::1]/kb")
+    assert (url.host, url.port, url.uri) == ("::1", 19530, "http://[::1]:19530")
+
+
+def test_complete_marker_alone_is_not_enough(signed, milvus):  # noqa: F811
+    """A release marked complete whose ``__meta`` is gone is neither rolled back to nor
+    counted as published; publishing it again loads it again."""
+    dev, _ = signed
+    eng = _engine(milvus, "marker")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    eng.client.drop_collection(r1.collection + META_SUFFIX)
+    assert eng.properties(r1.collection).get(P_COMPLETE) == "1"
+    with pytest.raises(EngineError, match="'kb-r1' is not published"):
+        rollback(eng, "kb-r1")
+    with pytest.raises(EngineError, match="no older published release"):
+        rollback(eng)
+    assert eng.alias_target() == r2.collection
+    assert prune(eng, 1) == []  # not complete: left for its next publish
