@@ -168,7 +168,7 @@ class EngineServedIndex(ServedIndex):
                  "published_at": datetime.fromtimestamp(r["published"], UTC).isoformat(
                      timespec="seconds") if r["published"] else None}
                 for r in self.reader.engine.releases() if r["complete"]]
-        return sorted(rows, key=lambda r: (r["serial"], r["published"]), reverse=True)
+        return rows[::-1]  # newest first, in `Engine.releases` order (a local build by time)
 
     def _locate(self) -> tuple[Any, Callable[[], KbIndex]]:
         idx = self.reader.current()
