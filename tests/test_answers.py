@@ -148,3 +148,22 @@ def test_a_question_value_whose_unit_would_change_it_is_not_read_as_its_bare_num
     assert found[column] == given
     ev = evaluate_inputs("d.md", 1, table, found)
     assert ev.status == status, ev.message
+
+
+@pytest.mark.parametrize(("question", "column", "given"), [
+    ("温度零下5度，湿度 90%，连续降雨 4 天", "温度(℃)", "-5"),  # not 5
+    ("温度负3度，湿度 90%，连续降雨 4 天", "温度(℃)", "-3"),
+    ("温度不到15度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # a bound, not a value
+    ("温度20多度，湿度 90%，连续降雨 4 天", "温度(℃)", None),
+    ("温度 22~25 度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # a span: neither end
+    ("温度22度到25度，湿度 90%，连续降雨 4 天", "温度(℃)", None),
+    ("温度 22 度，湿度 90% 以上，连续降雨 4 天", "相对湿度(%)", None),
+    ("温度 22 度，湿度 90%，连续降雨 4 天", "温度(℃)", "22"),
+])
+def test_a_question_value_is_read_as_the_number_it_means(question, column, given):
+    """'零下5度' was read as 5 ℃, '不到15度' as 15, '22~25 度' as 25: a bound or a span is no
+    value, so the table asks for one (missing_inputs) rather than guess a row."""
+    found = find_inputs(question, SCAB)
+    assert found.get(column) == given
+    if given is None:
+        assert evaluate_inputs("d.md", 1, SCAB, found).status == "missing_inputs"

@@ -94,12 +94,16 @@ class _Number:
     value: str
     unit: int | None  # index into UNIT_CLASSES
     written: str  # the number with the unit or multiplying word written after it, if any
+    exact: bool = True  # False: a bound or a span, not a value (不到15度, 20多度, 22~25度)
 
-    def given(self, table: DecisionTable, column: int) -> str:
+    def given(self, table: DecisionTable, column: int) -> str | None:
         """The value for input `column`: the number alone, or as written when what follows
         it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days), so
         that the table refuses it (`decision.conditions.input_unit_problem`) rather than
-        reading the bare number."""
+        reading the bare number; None for a number that is no exact value (the input is
+        then missing: the table needs one)."""
+        if not self.exact:
+            return None
         unit = column_unit(table.header[column], (row[column] for row in table.rows))
         return self.written if input_unit_problem(self.written, unit) else self.value
 
@@ -112,17 +116,34 @@ _SUFFIXES = sorted({w for w in (*_UNIT_WORDS, *(u for g in UNIT_GROUPS for u in 
                     if len(w) > 1 or not (w.isascii() and w.isalpha())}, key=len, reverse=True)
 
 
+# words that make a number below zero, or a bound or a span rather than a value
+BELOW_ZERO = ("零下", "负")
+BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
+                "高于", "大于", "超过", "多于", "至少", "最多", "<", ">", "≤", "≥")
+BOUND_AFTER = ("多", "余", "几", "以上", "以下", "以内", "出头")
+_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)\d")
+_SPAN_BEFORE = re.compile(r"\d\D{0,4}(?:~|〜|–|—|到|至)$")  # the upper end of 22~25度
+
+
 def _numbers(text: str) -> list[_Number]:
     out = []
     for m in _NUMBER.finditer(text):
         rest = text[m.end():m.end() + 8]
+        before = text[max(0, m.start() - 3):m.start()]
         unit = next((n for w in _UNIT_WORDS if rest.startswith(w)
                      for n, c in enumerate(UNIT_CLASSES) if w in c), None)
         suffix = next((w for w in _SUFFIXES if rest.startswith(w)), "")
         first, then = rest[:1], rest[1:2]
         if not suffix and first in MAGNITUDES and not (then.isascii() and then.isalpha()):
             suffix = first  # 2万, 2k (not the k of a word: 2kg is a unit, found above)
-        out.append(_Number(m.start(), m.end(), m.group(1), unit, m.group(1) + suffix))
+        value = m.group(1)
+        if before.endswith(BELOW_ZERO) and not value.startswith("-"):
+            value = "-" + value  # 零下5度 is -5 ℃
+        after = rest[len(suffix):] if suffix not in MAGNITUDES else rest
+        exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
+                     or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
+                     or _SPAN_BEFORE.search(text[max(0, m.start() - 8):m.start()]))
+        out.append(_Number(m.start(), m.end(), value, unit, value + suffix, exact))
     return out
 
 
@@ -165,7 +186,8 @@ def find_inputs(question: str, table: DecisionTable,
         for name in names_of(table.header[i], synonyms):
             num = _after_name(text, name, numbers, claimed)
             if num is not None:
-                out[table.header[i]] = numbers[num].given(table, i)
+                if (value := numbers[num].given(table, i)) is not None:
+                    out[table.header[i]] = value
                 claimed.add(num)
                 break
     for i in table.inputs:  # else the one unclaimed number in the column's unit
@@ -174,7 +196,8 @@ def find_inputs(question: str, table: DecisionTable,
             continue
         fits = [n for n, x in enumerate(numbers) if n not in claimed and x.unit == unit]
         if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
-            out[table.header[i]] = numbers[fits[0]].given(table, i)
+            if (value := numbers[fits[0]].given(table, i)) is not None:
+                out[table.header[i]] = value
             claimed.add(fits[0])
     for i in table.inputs:  # text columns: a cell value the question names
         if i in table.numeric:
