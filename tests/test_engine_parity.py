@@ -13,14 +13,19 @@ import pytest
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.engine import remote as engine_remote
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
+from kbtools.errors import EngineError
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.query import anchors, neighbours
-from kbtools.query.fusion import FusionParams
+from kbtools.query.candidates import CandidateRequest
+from kbtools.query.filters import filter_mask, parse_where
+from kbtools.query.fusion import FusionParams, Ranked
+from kbtools.query.inherit import widen_mask
 from kbtools.query.quality import load_questions
-from kbtools.query.search import search
+from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.hostile import make_repo
 from tests.kbfixtures import REPO, copy_example
 from tests.milvus_server import milvus  # noqa: F401 - the session fixture
@@ -102,15 +107,125 @@ def test_filtered_searches_same_in_milvus(example, where, verified_only):
     assert_parity(parity(local, remote, questions, where=where, verified_only=verified_only))
 
 
+# kind, verified either way, facets (one alone, two together), verified_only alone and with
+# a filter: the tester's set, where Milvus's filtered HNSW search left out eligible chunks
+EXACT_FILTERS = [
+    (["kind=section"], None), (["verified=true"], None), (["verified=false"], None),
+    (["urgency=critical"], None), (["category=crop-protection", "lang=zh"], None),
+    ([], True), (["kind=table_row"], True),
+]
+
+
+def vector_lists(index: KbIndex, question: str, where: list[str],
+                 verified_only: bool | None, *, local: bool) -> dict[str, Ranked]:
+    """The vector candidate lists one search asks its candidate source for (the mask widened
+    to the sections whose vectors allowed chunks share, as `search` does)."""
+    parsed = parse_where(where)
+    mask = widen_mask(index, filter_mask(index, parsed, bool(verified_only)))
+    req = CandidateRequest(question, "vector", tuple(parsed), bool(verified_only), mask, (),
+                           200)  # the depth of a -k 10 search
+    source = LOCAL_CANDIDATES if local else index.candidate_source  # type: ignore[attr-defined]
+    return source.ranked_lists(index, req)
+
+
+def assert_same_lists(a: dict[str, Ranked], b: dict[str, Ranked], what: object) -> None:
+    assert a.keys() == b.keys() and a, what
+    for name in a:
+        assert b[name].keys.tolist() == a[name].keys.tolist(), (what, name)
+        assert b[name].scores.tolist() == pytest.approx(a[name].scores.tolist(), abs=1e-6), \
+            (what, name)
+
+
+@pytest.mark.parametrize(("where", "verified_only"), EXACT_FILTERS)
+def test_filtered_candidates_and_answers_are_the_local_ones(example, where, verified_only):
+    """Under filters the engine ranks the allowed chunks exactly, as the local index does
+    (`MilvusCandidates._exact`): the same vector candidates, in the same order, with the same
+    scores, so the answers and their scores are the local ones (only BM25's float32 sums may
+    differ, in the sixth decimal)."""
+    local, remote = example
+    questions = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")[::6]
+    for q in questions:
+        assert_same_lists(vector_lists(local, q["query"], where, verified_only, local=True),
+                          vector_lists(remote, q["query"], where, verified_only, local=False),
+                          q["query"])
+        (a, sa), (b, sb) = (_without_scores(search(
+            index, q["query"], k=10, where=where, verified_only=verified_only,
+            keep_results=True).to_dict()) for index in (local, remote))
+        assert a == b, q["query"]
+        assert sb == pytest.approx(sa, abs=1e-4), q["query"]
+
+
+@pytest.fixture
+def engine_calls(example, monkeypatch) -> list[str]:
+    """What the example's engine is asked to do meanwhile (each call's `doing`)."""
+    engine = example[1].candidate_source.engine
+    calls: list[str] = []
+    real = engine.call
+
+    def counting(doing, method, *args, **kwargs):
+        calls.append(doing)
+        return real(doing, method, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "call", counting)
+    return calls
+
+
+def test_exact_candidates_fetched_in_batches(example, engine_calls, monkeypatch):
+    """Vectors are fetched a bounded number per query; several batches rank alike."""
+    local, remote = example
+    dim = min(int(m["dim"]) for m in remote.manifest["models"].values())
+    monkeypatch.setattr(engine_remote, "FETCH_BYTES", 4 * dim * 7)  # ≤ 7 rows per query
+    q = "小麦赤霉病施药步骤是什么"
+    where = ["urgency=critical"]
+    assert_same_lists(vector_lists(local, q, where, None, local=True),
+                      vector_lists(remote, q, where, None, local=False), q)
+    assert sum(c.startswith("reading vectors") for c in engine_calls) > 2
+
+
+def test_large_filtered_subsets_keep_the_hnsw_search(example, engine_calls, monkeypatch):
+    """Beyond `EXACT_FILTERED` allowed chunks the engine searches its HNSW graph with the
+    filter expression (as the local index searches its graph beyond its limit): allowed
+    chunks only, best first, no vectors fetched."""
+    _, remote = example
+    monkeypatch.setattr(engine_remote, "EXACT_FILTERED", 0)
+    where = ["category=crop-protection"]
+    mask = filter_mask(remote, parse_where(where), False)
+    lists = vector_lists(remote, "小麦赤霉病施药步骤是什么", where, None, local=False)
+    wide = widen_mask(remote, mask)
+    assert lists and all(len(r.keys) for r in lists.values())
+    for r in lists.values():
+        assert wide[r.keys].all() and list(r.scores) == sorted(r.scores, reverse=True)
+    assert not any(c.startswith("reading vectors") for c in engine_calls)
+
+
+def test_missing_vectors_in_the_engine_are_one_error(example, monkeypatch):
+    """A collection that lacks rows the release's chunk table lists is damaged: one line
+    saying so, not a silently shorter list."""
+    _, remote = example
+    real = remote.candidate_source.engine.call
+
+    def dropping(doing, method, *args, **kwargs):
+        got = real(doing, method, *args, **kwargs)
+        return got[1:] if doing.startswith("reading vectors") else got
+
+    monkeypatch.setattr(remote.candidate_source.engine, "call", dropping)
+    with pytest.raises(EngineError,
+                       match=r"lacks the vectors of 1 of the \d+ chunks a filter allows"):
+        vector_lists(remote, "小麦赤霉病施药步骤是什么", ["urgency=critical"], None,
+                     local=False)
+
+
 def _without_scores(res: dict) -> tuple[dict, list[float]]:
     """The response minus what may differ in the last digits: cosine (f16 in usearch, f32
     in Milvus) and BM25 sums (float32, added in another order), and the bonuses of linked
-    pages and anchor text, which are differences of such scores (None: no bonus)."""
+    pages and anchor text, which are differences of such scores (None: no bonus, or a hit
+    without that evidence)."""
     res = json.loads(json.dumps(res))
     res.pop("took_ms", None)
     scores = [v for r in res["results"] for v in (
-        r.pop("score"), r["why"].pop("vector_score"), r["why"].pop("bm25_score"),
-        r["why"].pop("linked", None), r["why"].pop("anchor", None))]
+        r.pop("score"), r["why"].pop("vector_score", None),
+        r["why"].pop("bm25_score", None), r["why"].pop("linked", None),
+        r["why"].pop("anchor", None))]
     return res, scores
 
 

@@ -5,7 +5,9 @@
 facets, BM25 vocabulary and document frequencies, per-chunk arrays) come from the
 release's ``__meta`` collection, whose chunk rows are fetched from Milvus, and whose
 ``candidate_source`` asks Milvus for the BM25 (sparse, inner product) and dense (HNSW,
-cosine) candidates, with the filters as a Milvus expression (`kbtools.engine.expr`). Its
+cosine) candidates, with the filters as a Milvus expression (`kbtools.engine.expr`); under
+filters allowing at most `EXACT_FILTERED` chunks it fetches their vectors and ranks them
+exactly, as the local index does, since a filtered HNSW search misses eligible chunks. Its
 root is a local copy of the release's files taken from the engine (`kbtools.engine.cache`:
 the Markdown sources, and with ``files=True`` — the web app — formulas, images, tables).
 Fusion, the no-answer rule and citations stay in `kbtools.query.search`, so the answers
@@ -44,6 +46,12 @@ from kbtools.query.inherit import sharing
 from kbtools.query.search import query_models
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
+# a filtered vector search over at most this many allowed chunks ranks them all exactly, as
+# the local index does (`kbtools.query.search.EXACT_FILTERED`), but the vectors come over
+# the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
+# the engine's limit is lower; beyond it Milvus's filtered HNSW search is used (recall)
+EXACT_FILTERED = 1000
+FETCH_BYTES = 8 << 20  # vectors per query when fetching them for an exact ranking
 TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
 CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
                 "row", "sparse"]
@@ -176,6 +184,7 @@ class MilvusCandidates:
                  partial: dict[str, float], ef: int):
         self.engine, self.collection, self.fields = engine, collection, fields
         self.partial, self.ef = partial, ef
+        self._has: dict[str, np.ndarray] = {}  # model → per chunk: has its own vector
 
     def _search(self, data: list[Any], field: str, limit: int, filt: str,
                 params: dict[str, Any]) -> list[tuple[int, float]]:
@@ -209,6 +218,10 @@ class MilvusCandidates:
                               "matching model or publish a release built with this one",
                               path=str(self.engine.url))
         q = pages.question_vector(model, req.text)  # embedded once: the page step reuses it
+        if req.mask is not None:  # the filters as the local mask, widened to the lenders
+            allowed = np.flatnonzero(req.mask & self._has_vector(index, model))
+            if len(allowed) <= EXACT_FILTERED:
+                return self._exact(index, model, q, allowed, req.count)
         lenders = _lenders(index, req)
         if filt and len(lenders):  # widened as locally: the sections allowed chunks share
             filt = f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
@@ -223,6 +236,43 @@ class MilvusCandidates:
         hits = self._search([q.tolist()], self.fields[model], req.count, filt,
                             {"metric_type": "COSINE", "params": {"ef": ef}})
         return _ranked(hits)
+
+    def _has_vector(self, index: KbIndex, model: str) -> np.ndarray:
+        if model not in self._has:
+            self._has[model] = np.array([model in m.split(",")
+                                         for m in index.chunk_table().models], dtype=bool)
+        return self._has[model]
+
+    def _exact(self, index: KbIndex, model: str, q: np.ndarray, allowed: np.ndarray,
+               count: int) -> Ranked:
+        """The allowed chunks ranked exactly by cosine, as the local index ranks a filtered
+        subset: their vectors fetched by chunk number, normalised, best first, ties in chunk
+        order. (A filtered HNSW search in Milvus leaves out eligible chunks, and the lowest
+        score of a list moves every score the fusion normalises with it.)"""
+        if len(allowed) == 0:
+            return Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+        field = self.fields[model]
+        dim = int(index.manifest["models"][model]["dim"])
+        mat = np.empty((len(allowed), dim), dtype=np.float32)
+        row_of = {int(n): i for i, n in enumerate(allowed)}
+        found = 0
+        step = max(1, FETCH_BYTES // (4 * dim))
+        for start in range(0, len(allowed), step):
+            nums = ", ".join(str(int(n)) for n in allowed[start:start + step])
+            got = self.engine.call(f"reading vectors of {self.collection}", "query",
+                                   self.collection, filter=f"num in [{nums}]",
+                                   output_fields=[field])
+            for r in got:
+                mat[row_of[int(r["num"])]] = np.asarray(r[field], dtype=np.float32)
+            found += len(got)
+        if found != len(allowed):
+            raise EngineError(f"release {self.collection} in the engine lacks the vectors of "
+                              f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
+                              "allows; publish it again", path=str(self.engine.url))
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+        sims = mat @ q
+        order = np.argsort(-sims, kind="stable")[:count]
+        return Ranked(allowed[order], sims[order])
 
 
 def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:

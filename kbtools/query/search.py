@@ -94,6 +94,9 @@ def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
 # Candidates per retriever for each result asked for (at least [query] candidates): one result
 # per section and document diversity need a deeper list to fill k with distinct answers.
 CANDIDATES_PER_RESULT = 20
+# a filtered vector search over at most this many allowed chunks ranks them all exactly (the
+# vectors are read from memory here; the engine's limit is lower); beyond, the graph is searched
+EXACT_FILTERED = 20000
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
 
 
@@ -430,7 +433,7 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     allowed = np.flatnonzero(mask & has_model)
     if len(allowed) == 0:
         return fusion.Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-    if len(allowed) <= 20000:  # exact over the filtered subset: cheap and never misses
+    if len(allowed) <= EXACT_FILTERED:  # exact over the filtered subset: cheap, never misses
         mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
         mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
         sims = mat @ q
