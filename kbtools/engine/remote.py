@@ -43,7 +43,7 @@ from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
 from kbtools.query.inherit import sharing
-from kbtools.query.search import query_models
+from kbtools.query.search import query_models, rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
 # a filtered vector search over at most this many allowed chunks ranks them all exactly, as
@@ -269,10 +269,7 @@ class MilvusCandidates:
             raise EngineError(f"release {self.collection} in the engine lacks the vectors of "
                               f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
                               "allows; publish it again", path=str(self.engine.url))
-        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
-        sims = mat @ q
-        order = np.argsort(-sims, kind="stable")[:count]
-        return Ranked(allowed[order], sims[order])
+        return rank_exactly(allowed, mat, q, count)
 
 
 def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:

@@ -435,13 +435,20 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
         return fusion.Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
     if len(allowed) <= EXACT_FILTERED:  # exact over the filtered subset: cheap, never misses
         mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
-        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
-        sims = mat @ q
-        order = np.argsort(-sims, kind="stable")[:count]
-        return fusion.Ranked(allowed[order], sims[order])
+        return rank_exactly(allowed, mat, q, count)
     keys, sims = vectors.search(vindex, q, count * 8)
     keep = mask[keys]
     return fusion.Ranked(keys[keep][:count], sims[keep][:count])
+
+
+def rank_exactly(nums: np.ndarray, mat: np.ndarray, q: np.ndarray, count: int) -> fusion.Ranked:
+    """Chunks `nums` (ascending), whose vectors are the rows of `mat` (float32, normalised
+    here in place), ranked by cosine with unit question vector `q`: the best `count`, ties
+    in chunk order. The one exact ranking of a filtered subset, local and in the engine."""
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    sims = mat @ q
+    order = np.argsort(-sims, kind="stable")[:count]
+    return fusion.Ranked(nums[order], sims[order])
 
 
 def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionParams:
