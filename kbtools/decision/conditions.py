@@ -117,7 +117,7 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
 ))
 _GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
-MAGNITUDES = frozenset("十百千万亿兆") | {"k", "w"}
+MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
 # a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))

@@ -95,6 +95,7 @@ class _Number:
     unit: int | None  # index into UNIT_CLASSES
     written: str  # the number with the unit or multiplying word written after it, if any
     exact: bool = True  # False: a bound or a span, not a value (不到15度, 20多度, 22~25度)
+    word: str = ""  # the word right before it, filler words dropped (病叶率 in 病叶率3%)
 
     def given(self, table: DecisionTable, column: int) -> str | None:
         """The value for input `column`: the number alone, or as written when what follows
@@ -119,10 +120,13 @@ _SUFFIXES = sorted({w for w in (*_UNIT_WORDS, *(u for g in UNIT_GROUPS for u in 
 # words that make a number below zero, or a bound or a span rather than a value
 BELOW_ZERO = ("零下", "负")
 BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
-                "高于", "大于", "超过", "多于", "至少", "最多", "<", ">", "≤", "≥")
-BOUND_AFTER = ("多", "余", "几", "以上", "以下", "以内", "出头")
+                "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "近", "接近", "将近",
+                "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
+BOUND_AFTER = ("多", "余", "几", "以上", "以下", "以内", "之上", "之下", "出头", "+")
+_WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)\d")
-_SPAN_BEFORE = re.compile(r"\d\D{0,4}(?:~|〜|–|—|到|至)$")  # the upper end of 22~25度
+# the upper end of 22~25度 or 从18度升到25度 (not 高5度，达到22度: a clause apart)
+_SPAN_BEFORE = re.compile(r"\d[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
 
 
 def _numbers(text: str) -> list[_Number]:
@@ -139,11 +143,17 @@ def _numbers(text: str) -> list[_Number]:
         value = m.group(1)
         if before.endswith(BELOW_ZERO) and not value.startswith("-"):
             value = "-" + value  # 零下5度 is -5 ℃
+        if before.endswith("华氏"):
+            suffix = "°f"  # 华氏80度: in °F, whatever follows
         after = rest[len(suffix):] if suffix not in MAGNITUDES else rest
+        word = _WORD_BEFORE.search(text, max(0, m.start() - 12), m.start())
+        run = word.group(0) if word else ""
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
                      or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
-                     or _SPAN_BEFORE.search(text[max(0, m.start() - 8):m.start()]))
-        out.append(_Number(m.start(), m.end(), value, unit, value + suffix, exact))
+                     or _SPAN_BEFORE.search(text[max(0, m.start() - 8):m.start()])
+                     or "每" in run)  # 每天运行20小时: a rate
+        out.append(_Number(m.start(), m.end(), value, unit, value + suffix, exact,
+                           _drop_fillers(run)))
     return out
 
 
@@ -180,21 +190,34 @@ def find_inputs(question: str, table: DecisionTable,
     numbers = _numbers(text)
     claimed: set[int] = set()
     out: dict[str, str] = {}
+    blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
+    key_of = {i: column_key(table.header[i]) for i in table.inputs}
     for i in table.inputs:  # numbers right after the column's name
         if i not in table.numeric:
             continue
+        key = column_key(table.header[i])
+        whole = {key, *(normalize_text(s).replace(" ", "") for s in synonyms.get(key, ()))}
         for name in names_of(table.header[i], synonyms):
-            num = _after_name(text, name, numbers, claimed)
-            if num is not None:
-                if (value := numbers[num].given(table, i)) is not None:
-                    out[table.header[i]] = value
+            tail = name not in whole and key.endswith(name)  # 湿度 of 相对湿度
+            found = _after_name(text, name, numbers, claimed, tail=tail)
+            if found is None:
+                continue
+            num, numeral = found
+            if numeral:  # 日均温二十六度: a value, but not one read here
+                blocked.add(i)
+            elif (value := numbers[num].given(table, i)) is not None:
+                out[table.header[i]] = value
+            else:
+                blocked.add(i)
+            if num >= 0:
                 claimed.add(num)
-                break
+            break
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = _unit_of(table.header[i])
-        if i not in table.numeric or table.header[i] in out or unit is None:
+        if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
             continue
-        fits = [n for n, x in enumerate(numbers) if n not in claimed and x.unit == unit]
+        fits = [n for n, x in enumerate(numbers)
+                if n not in claimed and x.unit == unit and _may_name(x.word, key_of[i])]
         if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
             if (value := numbers[fits[0]].given(table, i)) is not None:
                 out[table.header[i]] = value
@@ -209,17 +232,72 @@ def find_inputs(question: str, table: DecisionTable,
     return out
 
 
-def _after_name(text: str, name: str, numbers: list[_Number], claimed: set[int]) -> int | None:
-    """The first unclaimed number within NAME_GAP characters after a mention of `name`."""
+def _after_name(text: str, name: str, numbers: list[_Number], claimed: set[int], *,
+                tail: bool = False) -> tuple[int, bool] | None:
+    """The number a mention of `name` gives: the first unclaimed number after it, when only
+    filler words (`FILLERS`: 为, 达到, 目前 …) stand between, as (its index, False); (-1,
+    True) when a Chinese numeral follows instead (二十六度: named, not readable here); None
+    when no mention is followed so (比昨天高5度, 下午3点28度: the number is another
+    quantity's). A `tail` of a header (湿度 for 相对湿度) right after another CJK character
+    names something else (土壤湿度)."""
     for m in re.finditer(re.escape(name), text):
+        if tail and m.start() > 0 and _is_cjk(text[m.start() - 1]):
+            continue
+        rest = _strip_fillers(text[m.end():m.end() + NAME_GAP + 2])
+        if rest[:1] in CJK_NUMERALS:
+            return -1, True
         for n, x in enumerate(numbers):
             if n in claimed or x.start < m.end():
                 continue
             gap = text[m.end():x.start]
-            if len(gap) <= NAME_GAP and not _STOP_GAP.search(gap):
-                return n
+            if len(gap) <= NAME_GAP and not _STOP_GAP.search(gap) and not _strip_fillers(gap):
+                return n, False
             break
     return None
+
+
+# words that may stand between an input's name and its value (温度为22度, 湿度达到90%)
+# (零下 and 负 too: they make the number negative, `BELOW_ZERO`; 华氏 puts it in °F, refused)
+FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "达到", "约为", "共计", "累计",
+                  "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
+                  "负", ":", "=", "≈"), key=len, reverse=True)
+CJK_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万")
+
+
+def _drop_fillers(word: str) -> str:
+    """`word` without the filler words it ends with (达到 in 气温达到)."""
+    while True:
+        filler = next((w for w in FILLERS if word.endswith(w)), None)
+        if filler is None:
+            return word
+        word = word[:-len(filler)]
+
+
+def _may_name(word: str, key: str) -> bool:
+    """Whether the word before a number may name column `key` when the number is taken by its
+    unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for 温度,
+    降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
+    for 相对湿度). 病叶率 3%, 3月2日, 第3天 name something else."""
+    if not word:
+        return True
+    if not set(word) & {ch for ch in key if _is_cjk(ch)}:
+        return False
+    tails = [key[n:] for n in range(1, len(key) - 1)]
+    return not any(word.endswith(t) and len(word) > len(t) and _is_cjk(word[-len(t) - 1])
+                   for t in tails)
+
+
+def _strip_fillers(text: str) -> str:
+    """`text` without the filler words it starts with."""
+    while True:
+        word = next((w for w in FILLERS if text.startswith(w)), None)
+        if word is None:
+            return text
+        text = text[len(word):]
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
 
 
 _TABLES: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], DecisionTable | None]] = \
