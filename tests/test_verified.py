@@ -38,6 +38,7 @@ from hypothesis import strategies as st
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from kbtools.agents.read import open_knowledge, read_section
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
@@ -272,6 +273,41 @@ def test_query_terminal_shows_the_reason(scenario):
 
 
 # ---------------------------------------------------------------- each history case
+
+
+def test_reading_a_results_own_lines_agrees_with_its_verified(scenario):
+    """`read` judged a range unverified when any chunk over it was, the lapsed section or
+    table around a verified row included: search said verified, read of the same citation
+    said unverified. A range holding the edited row stays unverified."""
+    dist = scenario / "dist"
+    kn = open_knowledge(index=dist)
+    results = query(dist, "E05 安全门联锁异常")["results"] + query(dist, "E17 伺服过载 怎么复位")["results"]
+    assert {r["verified"] for r in results} == {True, False}
+    for r in results:
+        sec = read_section(kn, r["doc"], line_start=r["line_start"], line_end=r["line_end"])
+        assert (sec.verified, sec.reason) == (r["verified"], r["verification"]["reason"]), r
+    e05, e17 = by_row(query(dist, "E05 安全门联锁异常"), "E05"), by_row(query(dist, "E17 伺服过载"), "E17")
+    both = read_section(kn, FAULTS, line_start=min(e05["line_start"], e17["line_start"]),
+                        line_end=max(e05["line_end"], e17["line_end"]))
+    assert both.verified is False and both.reason == e17["verification"]["reason"]
+
+
+def test_where_doc_takes_the_short_path_read_takes(scenario):
+    """`doc=crops/x.md`, the path `read` accepts, silently matched nothing (no_answer); a
+    path naming no document does not either, it is an error listing documents."""
+    dist = scenario / "dist"
+    short = FAULTS.removeprefix("knowledge/")
+    full = query(dist, "E17 伺服过载 怎么复位", "--where", f"doc={FAULTS}")
+    got = query(dist, "E17 伺服过载 怎么复位", "--where", f"doc={short}")
+    assert got["results"] and [(r["doc"], r["line_start"]) for r in got["results"]] == [
+        (r["doc"], r["line_start"]) for r in full["results"]]
+    other = query(dist, "E17 伺服过载 怎么复位", "--where", f"doc!={short}")
+    assert all(r["doc"] != FAULTS for r in other["results"])
+    res = CliRunner().invoke(main, ["query", "--index", str(dist), "E17", "--where",
+                                    "doc=equipment/no-such.md"])
+    assert res.exit_code == 2  # a usage error, as an unknown --where key is
+    assert "bad --where doc=equipment/no-such.md: no document 'equipment/no-such.md' in this " \
+           "index; its documents include: " in res.output, res.output
 
 
 def _verdicts(dist: Path, name: str) -> list[dict]:

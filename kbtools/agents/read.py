@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -27,6 +26,7 @@ from kbtools.errors import IndexLoadError, KbError, UsageError, plural, valid_un
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.markdown.doctree import parse
+from kbtools.query.filters import shared_folders
 from kbtools.query.results import Citation
 from kbtools.ship.checkout import open_index
 
@@ -157,22 +157,6 @@ class Knowledge:
             return path.as_posix()
 
 
-def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:
-    """The folders on the way to the one every path of `docs` lies in, outermost first:
-    ``("knowledge",)`` for ``knowledge/a.md`` and ``knowledge/crops/b.md``; ``()`` when they
-    share none."""
-    shared: list[str] = []
-    for i, doc in enumerate(docs):
-        parents = doc.split("/")[:-1]
-        n = 0
-        while n < min(len(shared), len(parents)) and shared[n] == parents[n]:
-            n += 1
-        shared = parents if i == 0 else shared[:n]
-        if not shared:
-            return ()
-    return tuple("/".join(shared[:n]) for n in range(1, len(shared) + 1))
-
-
 def open_knowledge(root: Path | None = None, *, index: Path | None = None,
                    idx: KbIndex | None = None) -> Knowledge:
     """Knowledge of a repository (kb.toml paths), or of an index (``data/source``)."""
@@ -219,14 +203,33 @@ def _norm(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
 
 
-def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -> list[str]:
+# what joins the headings of a heading path in a string: ' > ', as citations write it (' › '
+# and ' » ' too), never a bare '>', which belongs to the heading (`Option<u8>`, `> 30 °C`)
+_SEPARATOR = re.compile(r"(\s[>›»]\s)")
+
+
+def heading_parts(heading_path: str | list[str] | tuple[str, ...] | None
+                  ) -> tuple[list[str], list[str] | None]:
+    """The parts of a heading path and, for a string, the separators written before each
+    part after the first (None for a list: each of its parts is one heading)."""
     if heading_path is None:
-        return []
-    if isinstance(heading_path, str):
-        parts = re.split(r"[>›»]", heading_path)  # stripped below (no \s* here: linear time)
-    else:
-        parts = [str(p) for p in heading_path]
-    return [p.strip() for p in parts if p.strip()]
+        return [], None
+    if not isinstance(heading_path, str):
+        return [str(p).strip() for p in heading_path if str(p).strip()], None
+    pieces = _SEPARATOR.split(heading_path)  # part, separator, part, …
+    parts: list[str] = []
+    seps: list[str] = []
+    for i in range(0, len(pieces), 2):
+        if pieces[i].strip():
+            if parts:
+                seps.append(pieces[i - 1])
+            parts.append(pieces[i].strip())
+    return parts, seps
+
+
+def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    """The parts of a heading path: a list as given, a string split at ' > '."""
+    return heading_parts(heading_path)[0]
 
 
 def _heading_matches(wanted: str, heading: str) -> bool:
@@ -237,26 +240,61 @@ def _heading_matches(wanted: str, heading: str) -> bool:
     return bool(number) and w == bare
 
 
-def find_section(doc: Any, heading_path: list[str]) -> Any:
-    """The section whose heading path ends with `heading_path` (exactly one, else KbError)."""
-    found = []
-    for sec in doc.sections():
-        path = sec.heading_path
-        if len(path) >= len(heading_path) and all(
-                _heading_matches(w, h) for w, h in zip(heading_path, path[-len(heading_path):], strict=True)):
-            found.append(sec)
+def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...],
+                 whole: bool = False) -> bool:
+    """Whether `parts` name the last headings of `path` (all of them when `whole`), each
+    heading named by one part or, when the parts came from a string (`seps`), by several
+    consecutive parts joined as written: the citation ``Doc > Temperature < 10 °C or > 30
+    °C`` names the heading ``Temperature < 10 °C or > 30 °C``."""
+    norms = [_norm(h) for h in path]
+    joins = seps or []
+
+    @cache
+    def names(i: int, j: int) -> bool:  # parts[:i] name the last headings of path[:j]
+        if i == 0:
+            return j == 0 or not whole
+        if j == 0:
+            return False
+        text = parts[i - 1]
+        for g in range(1, (i if seps is not None else 1) + 1):
+            if g > 1:
+                text = parts[i - g] + joins[i - g] + text
+            if len(_norm(text)) > len(norms[j - 1]):
+                break  # a part never names a heading shorter than itself
+            if _heading_matches(text, path[j - 1]) and names(i - g, j - 1):
+                return True
+        return False
+
+    return names(len(parts), len(path))
+
+
+def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> Any:
+    """The section whose heading path ends with `heading_path` (exactly one, else KbError).
+    Of several, the one whose own heading is the whole string (rather than the path its
+    ' > ' would split it into), else the one whose full heading path it is."""
+    parts, seps = heading_parts(heading_path)
+    found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
     if len(found) == 1:
         return found[0]
-    wanted = " > ".join(heading_path)
+    wanted = heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts)
     if not found:
         known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
         raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})")
-    full = [s for s in found if len(s.heading_path) == len(heading_path)]
-    if len(full) == 1:
-        return full[0]
-    options = "; ".join(" > ".join(s.heading_path) for s in found[:10])
+    exact = [s for s in found if isinstance(heading_path, str) and len(parts) > 1
+             and _norm(s.heading_path[-1]) == _norm(heading_path)]
+    full = [s for s in found if path_matches(parts, seps, s.heading_path, whole=True)]
+    for preferred in (exact, full):
+        if len(preferred) == 1:
+            return preferred[0]
+    paths = [" > ".join(s.heading_path) for s in found]
+    if len(set(paths)) == 1:  # no more of the heading path can tell them apart
+        lines = "; ".join(f"lines {s.line_start}-{s.line_end}" for s in found[:10])
+        raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel} with the same "
+                      f"heading path '{paths[0]}'; read one by line range ({lines})")
+    options = "; ".join(f"{p} (lines {s.line_start}-{s.line_end})" if paths.count(p) > 1 else p
+                        for p, s in zip(paths[:10], found, strict=False))
     raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel}; give more of the "
-                  f"heading path ({options})")
+                  f"heading path or read by line range ({options})")
 
 
 def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
@@ -268,42 +306,52 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     src = replace(src, rel=kn.rel(path))
     parsed = parse(src)
     lines = parsed.lines
+    last = line_count(src.text)
     wanted = split_heading_path(heading_path)
     subsections: tuple[str, ...] = ()
     if wanted and (line_start is not None or line_end is not None):
         raise UsageError("give either a heading path or a line range, not both")
     if wanted:
-        sec = find_section(parsed, wanted)
+        sec = find_section(parsed, heading_path or wanted)
         a, b, hpath = sec.line_start, sec.line_end, sec.heading_path
         subsections = tuple(s.title for s in sec.sections)
     elif line_start is not None or line_end is not None:
         a = line_start if line_start is not None else 1
-        b = line_end if line_end is not None else min(len(lines), a + MAX_LINES - 1)
-        if a > len(lines):
-            raise UsageError(f"line {a} is past the end of {src.rel} ({plural(len(lines), 'line')})")
+        b = line_end if line_end is not None else min(last, a + MAX_LINES - 1)
+        if a > last:
+            raise UsageError(f"line {a} is past the end of {src.rel} ({plural(last, 'line')})")
         if a < 1 or b < a:
             raise UsageError(f"bad line range {a}-{b} (1-based, start ≤ end)")
         if b - a + 1 > MAX_LINES:
             raise UsageError(f"line range {a}-{b} is longer than {MAX_LINES} lines; read "
                              "sections by heading instead")
-        b = min(b, len(lines))
+        b = min(b, last)
         hpath = _path_at(parsed, a)
     else:
         a, b, hpath = parsed.root.line_start, parsed.root.line_end, ()
         while a < b and not lines[a - 1].strip():
             a += 1
         subsections = tuple(s.title for s in parsed.root.sections)
+    truncated = b - a + 1 > MAX_LINES  # a section or a document as long as no range may be
+    b = min(b, a + MAX_LINES - 1)
     text = "\n".join(lines[a - 1:b])
-    reason = kn.unverified_reason(src, a, b) if src.meta.get("verified") is True else None
-    truncated = len(text) > max_chars
-    if truncated:
+    if len(text) > max_chars:
+        truncated = True
         text = text[:max_chars]
         b = a + text.count("\n")
+    # judged over the lines returned, so reading a result's own range agrees with it
+    reason = kn.unverified_reason(src, a, b) if src.meta.get("verified") is True else None
     return SectionText(doc=src.rel, title=parsed.title, heading_path=tuple(hpath), line_start=a,
                        line_end=b, markdown=text,
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
                        truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+
+
+def line_count(text: str) -> int:
+    """The lines of a file's `text`: a final newline ends the last line, it starts none
+    (`doctree.parse` keeps an empty line after it, which no read may return)."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def _path_at(doc: Any, line: int) -> tuple[str, ...]:

@@ -256,6 +256,32 @@ class RankingRow(dict[str, Any]):
             return default
 
 
+LAST_LINE = 2**62  # past any document's last line
+
+
+def span_verdict(rows: Iterable[dict[str, Any]], line_start: int, line_end: int) -> str | None:
+    """Why lines line_start..line_end are not verified, judged by the chunk records `rows`
+    of their document (each with ``line_start``, ``line_end``, ``verified`` and
+    ``verification``); None when they are.
+
+    Each line of the range is judged by the finest chunk covering it (the shortest; of two
+    as short, the unverified one): a verified list item inside a section that lapsed
+    because another of its lines changed stays verified, as search serves it, while a
+    range holding the changed line does not. The reason given is that of the first line,
+    by line, whose chunk is not verified. A range no chunk covers (blank lines between
+    sections) takes the document's verdict: the reason of its first unverified chunk, if
+    any."""
+    rows = list(rows)
+    finest: dict[int, dict[str, Any]] = {}
+    for r in sorted(rows, key=lambda r: (r["line_start"] - r["line_end"], not r["verified"])):
+        for line in range(max(line_start, r["line_start"]), min(line_end, r["line_end"]) + 1):
+            finest[line] = r  # longest first: a shorter chunk over the line overwrites it
+    judged = [finest[line] for line in sorted(finest)] or sorted(
+        rows, key=lambda r: (r["line_start"], r["line_end"]))
+    return next((str(r["verification"].get("reason") or "not verified") for r in judged
+                 if not r["verified"]), None)
+
+
 class Store:
     """Read-only access to a chunk store."""
 
@@ -389,10 +415,13 @@ class Store:
         return [(doc, _load(links), text) for doc, links, text in rows.fetchall() if links]
 
     def span_reason(self, doc: str, line_start: int, line_end: int) -> str | None:
-        """Why some chunk of `doc` overlapping lines line_start..line_end is not verified
-        (the first by line); None when all are (or none overlaps)."""
+        """Why lines line_start..line_end of `doc` are not verified; None when they are, as
+        `span_verdict` judges them from the chunks over them (the document's chunks when
+        none covers a line of the range)."""
         rows = self.overlapping(doc, line_start, line_end)
-        return next((r["verification"]["reason"] for r in rows if not r["verified"]), None)
+        if not rows:
+            rows = self.overlapping(doc, 1, LAST_LINE)
+        return span_verdict(rows, line_start, line_end)
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         """Chunks of `doc` overlapping lines line_start..line_end, by first line."""

@@ -4,6 +4,7 @@ a mask of the chunks a search may return (with ``--verified-only``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from kbtools.index.reader import ChunkTable, KbIndex
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
 CHUNK_KEYS = {"doc", "kind"}
+SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 
 
 def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
@@ -65,7 +67,20 @@ def _compare(value: Any, op: str, want: str) -> bool:
     return a >= b if op == ">=" else a <= b
 
 
+def resolve_docs(index: KbIndex, where: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """`where` with each ``doc=`` / ``doc!=`` value as the document path it stands for
+    (`doc_value`: ``crops/x.md`` → ``knowledge/crops/x.md``), so the mask here and an
+    engine's expression (`kbtools.engine.expr`) filter the same documents."""
+    if not any(key == "doc" and op in ("=", "!=") for key, op, _ in where):
+        return where
+    names = [str(d["doc"]) for d in index.docs()]
+    return [(key, op, doc_value(op, want, names) if key == "doc" and op in ("=", "!=") else want)
+            for key, op, want in where]
+
+
 def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only: bool) -> np.ndarray | None:
+    """Per chunk, whether it passes `where` (its ``doc`` values resolved: `resolve_docs`) and
+    `verified_only`; None when nothing filters."""
     if not where and not verified_only:
         return None
     docs = index.docs()
@@ -100,3 +115,46 @@ def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
         if want.casefold() not in {k.casefold() for k in kinds}:
             raise UsageError(f"bad --where {key}{op}{want}: no chunk of kind {want!r} in this "
                              f"index; its kinds: {', '.join(kinds)}")
+
+
+def doc_value(op: str, want: str, names: Sequence[str]) -> str:
+    """The document path a ``doc=`` / ``doc!=`` value stands for, among the index's document
+    paths `names`: the value itself when a document has that path; else the one document it
+    names by its path inside a knowledge folder (`shared_folders`), as `read` takes it
+    (``crops/x.md`` for ``knowledge/crops/x.md``). A ``doc=`` value naming no document, or a
+    short path naming several, is an error, not an empty result."""
+    folded = want.casefold()
+    if any(n.casefold() == folded for n in names):
+        return want
+    folders = shared_folders(names)
+    found = sorted({n for n in names for f in folders if n.casefold() == f"{f}/{want}".casefold()})
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise UsageError(f"bad --where doc{op}{want}: names {len(found)} documents "
+                         f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited")
+    if op == "!=":
+        return want
+    base = folded.rsplit("/", 1)[-1]
+    alike = sorted(names, key=lambda n: n.casefold().rsplit("/", 1)[-1] != base)  # stable
+    more = ", …" if len(names) > SHOWN_DOCS else ""
+    raise UsageError(f"bad --where doc{op}{want}: no document {want!r} in this index; its "
+                     f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}")
+
+
+def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:
+    """The folders on the way to the one every path of `docs` lies in, outermost first:
+    ``("knowledge",)`` for ``knowledge/a.md`` and ``knowledge/crops/b.md``; ``()`` when they
+    share none. An index keeps each document at its repository path without recording the
+    knowledge folder: these are the folders a short path is tried under (``doc=`` filters
+    here, `kbtools.agents.read.Knowledge.folders`)."""
+    shared: list[str] = []
+    for i, doc in enumerate(docs):
+        parents = doc.split("/")[:-1]
+        n = 0
+        while n < min(len(shared), len(parents)) and shared[n] == parents[n]:
+            n += 1
+        shared = parents if i == 0 else shared[:n]
+        if not shared:
+            return ()
+    return tuple("/".join(shared[:n]) for n in range(1, len(shared) + 1))

@@ -51,7 +51,7 @@ from kbtools.query import (
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand
-from kbtools.query.filters import filter_mask, parse_where
+from kbtools.query.filters import filter_mask, parse_where, resolve_docs
 from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
@@ -124,6 +124,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
                             verified_only=verified_only)
     if not text:
         return SearchResponse(text, index.release, filters, reason="empty question")
+    parsed = resolve_docs(index, parsed)  # doc=crops/x.md, as `read` takes it
     mask = filter_mask(index, parsed, verified_only)
     routed = route(index, text)
     filters = replace(filters, routed=tuple(dict(r, effect="boost") for r in routed))
