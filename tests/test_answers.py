@@ -191,6 +191,9 @@ def test_a_question_value_is_read_as_the_number_it_means(question, column, given
     ("温度在20度之上，湿度90%，连续降雨3+天", SCAB, {"相对湿度(%)": "90"}),
     ("温度从18度升到25度，湿度90%", SCAB, {"相对湿度(%)": "90"}),
     ("换油后每天运行20小时，已经100天了", HOURS, {}),  # a rate
+    ("连续5天没有下雨，温度22度，湿度90%", SCAB, {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("温度22度，湿度90%，连续降雨4天，不知道风险", SCAB,
+     {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}),  # a clause apart
 ])
 def test_a_question_gives_a_column_only_a_number_that_is_its_value(question, table, expected):
     """Each was read as another number of the question: the change (5度), the hour of the

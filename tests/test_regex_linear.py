@@ -117,6 +117,8 @@ OTHER: dict[str, str] = {
                                          "number's end",
     "kbtools.query.answers._SPAN_BEFORE": "at most 8 characters before a number",
     "kbtools.query.answers._WORD_BEFORE": "at most 12 characters before a number",
+    "kbtools.query.answers._NEGATED": "a lazy run of at most 4 characters, matched at a "
+                                      "number's end",
     "kbtools.query.answers._STOP_GAP": "a gap of at most NAME_GAP characters",
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.identifiers._CAMEL": "one token of the question",

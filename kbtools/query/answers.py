@@ -124,6 +124,8 @@ BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不�
                 "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
 BOUND_AFTER = ("多", "余", "几", "以上", "以下", "以内", "之上", "之下", "出头", "+")
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
+# a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
+_NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(?:没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)\d")
 # the upper end of 22~25度 or 从18度升到25度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"\d[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
@@ -151,7 +153,8 @@ def _numbers(text: str) -> list[_Number]:
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
                      or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                      or _SPAN_BEFORE.search(text[max(0, m.start() - 8):m.start()])
-                     or "每" in run)  # 每天运行20小时: a rate
+                     or "每" in run  # 每天运行20小时: a rate
+                     or _NEGATED.match(after))  # 连续5天没有下雨: not the column's value
         out.append(_Number(m.start(), m.end(), value, unit, value + suffix, exact,
                            _drop_fillers(run)))
     return out
