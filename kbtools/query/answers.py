@@ -145,9 +145,9 @@ def _numbers(text: str) -> list[_Number]:
         value = m.group(1)
         if before.endswith(BELOW_ZERO) and not value.startswith("-"):
             value = "-" + value  # 零下5度 is -5 ℃
+        after = rest[len(suffix):] if suffix not in MAGNITUDES else rest
         if before.endswith("华氏"):
             suffix = "°f"  # 华氏80度: in °F, whatever follows
-        after = rest[len(suffix):] if suffix not in MAGNITUDES else rest
         word = _WORD_BEFORE.search(text, max(0, m.start() - 12), m.start())
         run = word.group(0) if word else ""
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
