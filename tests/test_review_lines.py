@@ -1,0 +1,59 @@
+"""What a review still covers, line by line (`kbtools.review.lapse`): `diff_lines`, the
+lines of a document changed or deleted since its reviewed text, and `ReviewCoverage`'s
+reasons for a range. Properties and small cases, no build (the built scenarios are in
+tests/test_verified.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbtools.review.lapse import ReviewCoverage, diff_lines
+
+LINES = st.lists(st.sampled_from(["", "a", "b", "| x | 1 |", "| y | 2 |", "## H", "c"]),
+                 max_size=40)
+
+
+@settings(deadline=2000, max_examples=200)
+@given(old=LINES, new=LINES)
+def test_diff_lines_unchanged_lines_are_the_reviewed_ones_in_order(old, new):
+    a, b = "\n".join(old), "\n".join(new)
+    changed, deleted = diff_lines(a, b)
+    blines = b.split("\n")
+    kept = [blines[i] for i in range(len(blines)) if i + 1 not in changed]
+    it = iter(a.split("\n"))
+    assert all(any(x == y for y in it) for x in kept)  # an in-order subsequence of old
+    if a == b:
+        assert changed == set() and deleted == ()
+    assert all(1 <= p <= len(blines) + 1 for p in deleted)
+
+
+@settings(deadline=2000, max_examples=200)
+@given(old=st.lists(st.text(alphabet="abc|", max_size=6), min_size=1, max_size=30),
+       data=st.data())
+def test_diff_lines_finds_every_single_edit(old, data):
+    i = data.draw(st.integers(0, len(old) - 1))
+    new = list(old)
+    new[i] = old[i] + "X"  # a line the old text never had
+    changed, _ = diff_lines("\n".join(old), "\n".join(new))
+    assert i + 1 in changed
+    a, gone = "\n".join(old), "\n".join(old[:i] + old[i + 1:])
+    changed, deleted = diff_lines(a, gone)
+    assert changed == set() or len(old) == 1  # [x] -> []: "" replaces x
+    assert len(deleted) == (0 if a == gone or len(old) == 1 else 1)
+
+
+def test_diff_lines_is_fast_on_a_pathological_document():
+    old = "\n".join(["", "|---|"] * 50000)
+    new = "\n".join(["", "|---|", "x"] * 33000)
+    t0 = datetime.now()
+    diff_lines(old, new)
+    assert datetime.now() - t0 < timedelta(seconds=10)
+
+
+def test_coverage_reasons_for_lines_and_deletions():
+    cov = ReviewCoverage("d.md", deleted=(10,))
+    assert cov.line_reason(1, 9) is None and cov.line_reason(10, 12) is None
+    assert cov.line_reason(9, 10) == "changed after review"
