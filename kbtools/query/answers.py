@@ -269,11 +269,7 @@ CJK_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万")
 
 def _drop_fillers(word: str) -> str:
     """`word` without the filler words it ends with (达到 in 气温达到)."""
-    while True:
-        filler = next((w for w in FILLERS if word.endswith(w)), None)
-        if filler is None:
-            return word
-        word = word[:-len(filler)]
+    return _without_fillers(word, at_end=True)
 
 
 def _may_name(word: str, key: str) -> bool:
@@ -292,11 +288,17 @@ def _may_name(word: str, key: str) -> bool:
 
 def _strip_fillers(text: str) -> str:
     """`text` without the filler words it starts with."""
+    return _without_fillers(text, at_end=False)
+
+
+def _without_fillers(text: str, *, at_end: bool) -> str:
+    """`text` without the filler words (`FILLERS`, longest first) at its end or its start."""
     while True:
-        word = next((w for w in FILLERS if text.startswith(w)), None)
+        word = next((w for w in FILLERS if (text.endswith(w) if at_end else text.startswith(w))),
+                    None)
         if word is None:
             return text
-        text = text[len(word):]
+        text = text[:-len(word)] if at_end else text[len(word):]
 
 
 def _is_cjk(ch: str) -> bool:

@@ -22,6 +22,7 @@ from kbtools.decision.matching import TableResult, input_value, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
+from kbtools.index.store import LAST_LINE
 from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import MAX_QUERY_CHARS
@@ -36,7 +37,6 @@ MAX_K = 20
 MAX_WHERE = 20  # filters per search
 MAX_INPUTS = 50  # inputs per table evaluation
 MAX_INPUT_CHARS = 200  # one input value
-LAST_LINE = 2**62  # past any document's last line
 MAX_LINE = 10_000_000  # a line number given to /api/read
 
 
