@@ -131,25 +131,25 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
         response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
-        tables: dict[str, list[DecisionTable | TableError]] = {}  # per document, parsed once
-        results = [_result_view(served, r, q, tables) for r in response.results]
+        results = [_result_view(served, r, q) for r in response.results]
     return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
                     response=response, results=results,
                     release=served.index.release.to_dict())
 
 
-def _table_url(served: Served, doc: str, line: int,
-               tables: dict[str, list[DecisionTable | TableError]]) -> str | None:
+def _table_url(served: Served, doc: str, line: int) -> str | None:
     """The form of the decision table spanning `line` of `doc` (numbered as the form counts:
-    decision tables only); None when the Markdown table there is not a decision table."""
+    decision tables only); None when the Markdown table there is not a decision table. A
+    document's tables are parsed once per opened release (it never changes)."""
+    tables: dict[str, list[DecisionTable | TableError]] = served.cache.setdefault(
+        "decision_tables", {})
     if doc not in tables:
         tables[doc] = ops.decision_tables(served, doc)[1]
     n = ops.decision_table_at(tables[doc], line)
     return None if n is None else app_url("table", doc) + "?" + urlencode({"table": n})
 
 
-def _result_view(served: Served, r: Any, q: str,
-                 tables: dict[str, list[DecisionTable | TableError]]) -> dict[str, Any]:
+def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
     status = (r.verification or {}).get("status")
@@ -163,7 +163,7 @@ def _result_view(served: Served, r: Any, q: str,
         parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None
         if parent is not None:
             text, offset = parent["text"], parent["line_start"] - 1
-        view["table_url"] = _table_url(served, r.doc, r.line_start, tables)
+        view["table_url"] = _table_url(served, r.doc, r.line_start)
     if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
         cut = text.rfind("\n", 0, SNIPPET_CHARS)
         text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
