@@ -21,6 +21,7 @@ from kbtools.decision import (
     parse_condition,
 )
 from kbtools.decision.documents import decision_tables, evaluate_table
+from kbtools.decision.matching import CellMatch
 from kbtools.errors import TableError
 
 RISK_HEADER = ["温度(℃)", "相对湿度(%)", "风险等级", "建议措施"]
@@ -150,6 +151,18 @@ def test_evaluate_explains_each_cell():
     reasons = {c.column: c.reason for c in r.matches[0].cells}
     assert reasons == {"温度(℃)": "18 is in 15–20 (both ends inclusive)",
                        "相对湿度(%)": "90 is ≥ 85"}
+
+
+def test_cell_reasons_in_chinese_say_the_same_as_the_english_ones():
+    r = match_rules(risk(), {"温度(℃)": "18", "相对湿度(%)": "90"})
+    cells = {c.column: c for c in r.matches[0].cells}
+    assert cells["温度(℃)"].reason_in("zh") == "18 满足 在 15–20 之间（含两端）"
+    assert cells["相对湿度(%)"].reason_in("zh") == "90 满足 ≥ 85"
+    assert all(c.reason_in("en") == c.reason for c in cells.values())
+    fails = [CellMatch("作物", "水稻", "Rice", False, ""), CellMatch("温度", "<10", "12", False, ""),
+             CellMatch("温度", "*", "12", True, "")]
+    assert [c.reason_in("zh") for c in fails] == [
+        "“Rice”不等于“水稻”（文本，不区分大小写）", "12 不满足 < 10", "接受任意值（* 或空单元格）"]
 
 
 def test_inputs_by_column_index():

@@ -202,16 +202,19 @@ class Condition:
         hi_ok = x < self.hi or (self.hi_incl and x == self.hi)
         return lo_ok and hi_ok
 
-    def describe(self) -> str:
-        """The condition in words, as used in match reasons (``in 15–20 (both ends …)``)."""
+    def describe(self, lang: str = "en") -> str:
+        """The condition in words, as used in match reasons (``in 15–20 (both ends …)``; in
+        Chinese for `lang` ``zh``: ``在 15–20 之间（含两端）``)."""
+        zh = lang == "zh"
         if self.kind == "any":
-            return "any value"
+            return "任意值" if zh else "any value"
         if self.kind == "text":
-            return f"text '{self.raw.strip()}'"
+            return f"文本“{self.raw.strip()}”" if zh else f"text '{self.raw.strip()}'"
         if self.kind == "number":
             return f"= {format_number(self.lo)}"
         if self.kind == "range":
-            return f"in {format_number(self.lo)}–{format_number(self.hi)} (both ends inclusive)"
+            span = f"{format_number(self.lo)}–{format_number(self.hi)}"
+            return f"在 {span} 之间（含两端）" if zh else f"in {span} (both ends inclusive)"
         if self.kind in ("lt", "le"):
             return f"{'<' if self.kind == 'lt' else '≤'} {format_number(self.hi)}"
         return f"{'>' if self.kind == 'gt' else '≥'} {format_number(self.lo)}"

@@ -24,6 +24,7 @@ from kbtools.decision.conditions import (
     input_unit_problem,
     normalize_text,
     overflows,
+    parse_condition,
     parse_number,
 )
 from kbtools.decision.model import POLICIES, DecisionTable, find_column
@@ -43,6 +44,12 @@ class CellMatch:
     value: str  # the input value
     matched: bool
     reason: str
+
+    def reason_in(self, lang: str) -> str:
+        """`reason` in `lang` (``en`` or ``zh``; the web page's words), from the cell as written
+        and the value as given, as `match_rules` judged them."""
+        return cell_reason(parse_condition(self.condition), self.value, parse_number(self.value),
+                           self.matched, lang)
 
 
 @dataclass(frozen=True)
@@ -160,15 +167,29 @@ def _quoted(text: str) -> str:
 
 def _check_cell(cond: Condition, value: str, number: float | None) -> tuple[bool, str]:
     """Whether one cell accepts `value` (`number` is its parsed form), and the reason in words."""
-    shown = value.strip()
     if cond.kind == "any":
-        return True, "any value accepted (* or empty cell)"
-    if cond.kind == "text" or number is None:  # text, or a bare number in a text column
+        ok = True
+    elif cond.kind == "text" or number is None:  # text, or a bare number in a text column
         ok = normalize_text(value) == normalize_text(cond.raw)
+    else:
+        ok = cond.accepts_number(number)
+    return ok, cell_reason(cond, value, number, ok, "en")
+
+
+def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
+                lang: str = "en") -> str:
+    """Why a cell did (`ok`) or did not accept `value`, in English or (`lang` ``zh``) Chinese."""
+    zh, shown = lang == "zh", value.strip()
+    if cond.kind == "any":
+        return "接受任意值（* 或空单元格）" if zh else "any value accepted (* or empty cell)"
+    if cond.kind == "text" or number is None:
+        if zh:
+            return f"“{shown}”{'等于' if ok else '不等于'}“{cond.raw.strip()}”（文本，不区分大小写）"
         rel = "equals" if ok else "does not equal"
-        return ok, f"'{shown}' {rel} '{cond.raw.strip()}' (text, case-insensitive)"
-    ok = cond.accepts_number(number)
-    return ok, f"{format_number(number)} {'is' if ok else 'is not'} {cond.describe()}"
+        return f"'{shown}' {rel} '{cond.raw.strip()}' (text, case-insensitive)"
+    if zh:
+        return f"{format_number(number)} {'满足' if ok else '不满足'} {cond.describe(lang)}"
+    return f"{format_number(number)} {'is' if ok else 'is not'} {cond.describe()}"
 
 
 def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) -> dict[int, str]:
