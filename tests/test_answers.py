@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, build_table
+from kbtools.decision.numerals import _written, chinese_number
 from kbtools.errors import TableError
 from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
 from kbtools.query.distinct import diversify, one_per_section, section_key
@@ -185,7 +186,7 @@ def test_a_question_value_is_read_as_the_number_it_means(question, column, given
     ("温度不是22度，是18度，湿度90%，连续降雨2天", SCAB,
      {"相对湿度(%)": "90", "连续降雨天数": "2"}),  # two candidates: neither is taken
     # a value given in a way not read here leaves the input missing, never another number
-    ("温度二十六度，湿度90%，最低温15度，连续降雨2天", SCAB,
+    ("温度二十五六度，湿度90%，最低温15度，连续降雨2天", SCAB,
      {"相对湿度(%)": "90", "连续降雨天数": "2"}),
     ("气温已超20度，湿度90%，连续降雨2天", SCAB, {"相对湿度(%)": "90", "连续降雨天数": "2"}),
     ("温度在20度之上，湿度90%，连续降雨3+天", SCAB, {"相对湿度(%)": "90"}),
@@ -207,3 +208,37 @@ def test_fahrenheit_and_tenths_are_refused_not_read():
     ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "22", "相对湿度(%)": "9成",
                                             "连续降雨天数": "4"})
     assert ev.status == "no_match" and "'成' multiplies the number" in ev.message
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("温度二十六度，湿度百分之九十，连续降雨三天",
+     {"温度(℃)": "26", "相对湿度(%)": "90", "连续降雨天数": "3"}),
+    ("温度零下五度，湿度九十五点五%，连续降雨两天",
+     {"温度(℃)": "-5", "相对湿度(%)": "95.5", "连续降雨天数": "2"}),
+    ("连续降雨十天，温度十八℃", {"连续降雨天数": "10", "温度(℃)": "18"}),
+    # not a value: a spoken decimal (26.5), a bound, a span, an either-or, "once" (一度)
+    ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {}),
+    ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {}),
+    ("温度二十到二十五度，湿度90%", {"相对湿度(%)": "90"}),
+    ("温度一度达到三十度，湿度90%", {"相对湿度(%)": "90"}),
+    # numerals that count something else: a date, words (一些, 十分)
+    ("三月二日开始降雨，一些叶片十分严重，温度十八度", {"温度(℃)": "18"}),
+])
+def test_chinese_numerals_are_read_only_where_they_are_the_value(question, expected):
+    """二十六度 was left missing; a standard numeral a unit follows is now read like 26度, and
+    one that is no exact value (二十多, 三四天, 二十六度五) still is no value."""
+    assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("numeral", "value"), [
+    ("二十六", "26"), ("十", "10"), ("十五点五", "15.5"), ("两千", "2000"), ("一百零五", "105"),
+    ("一万零五百", "10500"), ("十万", "100000"), ("〇点五", "0.5"), ("零", "0"),
+    ("三四", None), ("二三十", None), ("二十五六", None), ("一万五", None), ("一百十五", None),
+    ("点五", None), ("二十点", None), ("万", None), ("一亿", None),
+])
+def test_chinese_number_reads_only_the_standard_form(numeral, value):
+    assert chinese_number(numeral) == value
+
+
+def test_chinese_number_reads_every_standard_numeral_back():
+    assert all(chinese_number(_written(n)) == str(n) for n in (*range(0, 30_000, 7), 99_999_999))

@@ -41,6 +41,7 @@ from kbtools.decision.conditions import (
     header_unit_start,
     input_unit_problem,
 )
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 
@@ -62,6 +63,8 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
 _UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
 _NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?\d+(?:\.\d+)?)")
 _STOP_GAP = re.compile(r"[,，、。;；!?！？\d]")
+# a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
+_CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,7 @@ class _Number:
 # which may start a word rather than name a unit
 _SUFFIXES = sorted({w for w in (*_UNIT_WORDS, *(u for g in UNIT_GROUPS for u in g))
                     if len(w) > 1 or not (w.isascii() and w.isalpha())}, key=len, reverse=True)
+_UNIT_AFTER_NUMERAL = tuple(_SUFFIXES)  # a Chinese numeral is a number when one follows it
 
 
 # words that make a number below zero, or a bound or a span rather than a value
@@ -122,41 +126,63 @@ BELOW_ZERO = ("零下", "负")
 BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
                 "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "近", "接近", "将近",
                 "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
-BOUND_AFTER = ("多", "余", "几", "以上", "以下", "以内", "之上", "之下", "出头", "+")
+BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+")
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
+_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(?:没有|没|未|无|不)")
-_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)\d")
-# the upper end of 22~25度 or 从18度升到25度 (not 高5度，达到22度: a clause apart)
-_SPAN_BEFORE = re.compile(r"\d[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
+_DIGIT_CHARS = frozenset("0123456789零〇一二两三四五六七八九")  # a digit, Arabic or Chinese
+_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
+# the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
+_SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
+                          r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
+
+
+def _number_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """Each number of `text` as (start, end, value, what follows it): the Arabic ones, and the
+    Chinese numerals written the standard way (`decision.numerals`) that a unit follows
+    (二十六度, 三个小时: the 个 dropped) or 百分之 leads (百分之九十 is 90 followed by %). A
+    numeral no unit follows is no number here (一些, 十分, 二十多), nor is 一 alone (一度 is
+    also "once")."""
+    spans = [(m.start(), m.end(), m.group(1), text[m.end():m.end() + 8])
+             for m in _NUMBER.finditer(text)]
+    for m in _CJK_NUMBER.finditer(text):
+        value = chinese_number(m.group(2))
+        rest = text[m.end():m.end() + 9]
+        rest = rest[1:] if rest.startswith("个") else rest
+        if m.group(1):
+            rest = "%" + rest
+        elif m.group(2) == "一" or not rest.startswith(_UNIT_AFTER_NUMERAL):
+            continue
+        if value is not None:
+            spans.append((m.start(), m.end(), value, rest[:8]))
+    return sorted(spans)
 
 
 def _numbers(text: str) -> list[_Number]:
     out = []
-    for m in _NUMBER.finditer(text):
-        rest = text[m.end():m.end() + 8]
-        before = text[max(0, m.start() - 3):m.start()]
+    for start, end, value, rest in _number_spans(text):
+        before = text[max(0, start - 3):start]
         unit = next((n for w in _UNIT_WORDS if rest.startswith(w)
                      for n, c in enumerate(UNIT_CLASSES) if w in c), None)
         suffix = next((w for w in _SUFFIXES if rest.startswith(w)), "")
         first, then = rest[:1], rest[1:2]
         if not suffix and first in MAGNITUDES and not (then.isascii() and then.isalpha()):
             suffix = first  # 2万, 2k (not the k of a word: 2kg is a unit, found above)
-        value = m.group(1)
         if before.endswith(BELOW_ZERO) and not value.startswith("-"):
             value = "-" + value  # 零下5度 is -5 ℃
         after = rest[len(suffix):] if suffix not in MAGNITUDES else rest
         if before.endswith("华氏"):
             suffix = "°f"  # 华氏80度: in °F, whatever follows
-        word = _WORD_BEFORE.search(text, max(0, m.start() - 12), m.start())
-        run = word.group(0) if word else ""
+        word = _WORD_BEFORE.search(text, max(0, start - 12), start)
+        run = _NUMERAL_RUN.split(word.group(0))[-1] if word else ""  # 三月 before 二日: 月
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
                      or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
-                     or _SPAN_BEFORE.search(text[max(0, m.start() - 8):m.start()])
+                     or _SPAN_BEFORE.search(text[max(0, start - 8):start])
                      or "每" in run  # 每天运行20小时: a rate
-                     or _NEGATED.match(after))  # 连续5天没有下雨: not the column's value
-        out.append(_Number(m.start(), m.end(), value, unit, value + suffix, exact,
-                           _drop_fillers(run)))
+                     or _NEGATED.match(after)  # 连续5天没有下雨: not the column's value
+                     or after[:1] in _DIGIT_CHARS)  # 二十六度五: 26.5 said the spoken way
+        out.append(_Number(start, end, value, unit, value + suffix, exact, _drop_fillers(run)))
     return out
 
 
@@ -239,15 +265,18 @@ def _after_name(text: str, name: str, numbers: list[_Number], claimed: set[int],
                 tail: bool = False) -> tuple[int, bool] | None:
     """The number a mention of `name` gives: the first unclaimed number after it, when only
     filler words (`FILLERS`: 为, 达到, 目前 …) stand between, as (its index, False); (-1,
-    True) when a Chinese numeral follows instead (二十六度: named, not readable here); None
+    True) when a Chinese numeral that is no number here follows instead (二十多度, 三四天:
+    named, not readable); None
     when no mention is followed so (比昨天高5度, 下午3点28度: the number is another
     quantity's). A `tail` of a header (湿度 for 相对湿度) right after another CJK character
     names something else (土壤湿度)."""
     for m in re.finditer(re.escape(name), text):
         if tail and m.start() > 0 and _is_cjk(text[m.start() - 1]):
             continue
-        rest = _strip_fillers(text[m.end():m.end() + NAME_GAP + 2])
-        if rest[:1] in CJK_NUMERALS:
+        ahead = text[m.end():m.end() + NAME_GAP + 2]
+        rest = _strip_fillers(ahead)
+        at = m.end() + len(ahead) - len(rest)
+        if rest[:1] in NUMERAL_CHARS and not any(x.start == at for x in numbers):
             return -1, True
         for n, x in enumerate(numbers):
             if n in claimed or x.start < m.end():
@@ -264,7 +293,6 @@ def _after_name(text: str, name: str, numbers: list[_Number], claimed: set[int],
 FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "达到", "约为", "共计", "累计",
                   "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
                   "负", ":", "=", "≈"), key=len, reverse=True)
-CJK_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万")
 
 
 def _drop_fillers(word: str) -> str:
