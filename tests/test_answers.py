@@ -159,6 +159,7 @@ def test_a_question_value_whose_unit_would_change_it_is_not_read_as_its_bare_num
     ("温度负3度，湿度 90%，连续降雨 4 天", "温度(℃)", "-3"),
     ("温度不到15度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # a bound, not a value
     ("温度20多度，湿度 90%，连续降雨 4 天", "温度(℃)", None),
+    ("温度20来度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # about 20
     ("温度 22~25 度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # a span: neither end
     ("温度22度到25度，湿度 90%，连续降雨 4 天", "温度(℃)", None),
     ("温度 22 度，湿度 90% 以上，连续降雨 4 天", "相对湿度(%)", None),
