@@ -113,6 +113,15 @@ def test_dollar_amounts_are_not_math():
     assert [m.latex for m in d.formulas()] == ["x^2"]
 
 
+def test_a_dollar_inside_a_code_span_closes_no_formula():
+    """`$10 ... `$HOME`` is text and a code span (code spans bind tighter than math); math
+    before or after code spans, and a lone backtick inside math, still read as math."""
+    d = doc_of("Costs $10 a month; set `$HOME` and `$PATH`.\n\n"
+               "Inline $x^2$ and `a$b`, then $y$ with ``$z``.\n\nAccent $a`b$ here.\n")
+    assert [m.latex for m in d.formulas()] == ["x^2", "y", "a`b"]
+    assert d.root.blocks[0].inline.text == "Costs $10 a month; set $HOME and $PATH."
+
+
 def test_html_comment_is_annotation_block():
     d = doc_of("<!-- note: keep -->\n\ntext\n")
     html = d.root.blocks[0]

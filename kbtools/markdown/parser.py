@@ -25,8 +25,10 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_core import StateCore, block, normalize
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
@@ -64,8 +66,60 @@ def markdown() -> MarkdownIt:
     """The one parser instance (see the module docstring for its configuration)."""
     md = _Markdown("commonmark", {"html": True, "store_labels": True}).enable("table")
     md.use(dollarmath_plugin, **DOLLARMATH)
+    md.inline.ruler.at("math_inline", _math_inline_outside_code(math_inline_dollar(
+        allow_space=DOLLARMATH["allow_space"], allow_digits=DOLLARMATH["allow_digits"],
+        allow_double=DOLLARMATH["double_inline"])))
     md.use(tasklists_plugin)
     return md
+
+
+def _math_inline_outside_code(rule: Any) -> Any:
+    """The dollar-math inline rule, refusing a formula whose closing `$` lies inside a code
+    span: in `costs $10; set `$HOME`` the code span wins (as CommonMark gives code spans
+    precedence) and `$10` stays text. Refused: math holding an unescaped backtick run that a
+    later run of the same length closes."""
+
+    def math_inline(state: StateInline, silent: bool) -> bool:
+        start = state.pos
+        if not rule(state, True):
+            return False
+        end, state.pos = state.pos, start
+        if _opens_code_span(state, start + 1, end - 1):
+            return False
+        return bool(rule(state, silent))
+
+    return math_inline
+
+
+def _opens_code_span(state: StateInline, start: int, end: int) -> bool:
+    """Whether an unescaped backtick run in `state.src[start:end]` opens a code span (an
+    equally long run follows it). Linear: the last run of each length is found once per
+    inline source, as markdown-it's own backtick rule caches it."""
+    src = state.src
+    pos = src.find("`", start, end)
+    while pos != -1:
+        run_end = pos + 1
+        while run_end < len(src) and src[run_end] == "`":
+            run_end += 1
+        slashes = pos - start - len(src[start:pos].rstrip("\\"))
+        if slashes % 2 == 0 and _last_backtick_runs(state).get(run_end - pos, -1) >= run_end:
+            return True
+        pos = src.find("`", run_end, end)
+    return False
+
+
+def _last_backtick_runs(state: StateInline) -> dict[int, int]:
+    """Length of each backtick run of the source -> where its last run starts: the cache
+    markdown-it's backtick rule keeps on the state (`backticks`), filled the same way."""
+    if not state.backticksScanned:
+        runs, pos, src = {}, 0, state.src
+        while (at := src.find("`", pos)) != -1:
+            pos = at + 1
+            while pos < len(src) and src[pos] == "`":
+                pos += 1
+            runs[pos - at] = at
+        state.backticks, state.backticksScanned = runs, True
+    return state.backticks
 
 
 def link_allowed(url: str) -> bool:
