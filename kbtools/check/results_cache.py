@@ -40,7 +40,8 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 5  # bump when a check's findings for the same inputs change (5: `$` in code spans)
+FORMAT = 6  # bump when a check's findings for the same inputs change (5: `$` in code
+# spans; 6: footnotes)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

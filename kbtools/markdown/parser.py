@@ -24,6 +24,8 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.normalize_url import normalizeLink, validateLink
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -69,8 +71,19 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.at("math_inline", _math_inline_outside_code(math_inline_dollar(
         allow_space=DOLLARMATH["allow_space"], allow_digits=DOLLARMATH["allow_digits"],
         allow_double=DOLLARMATH["double_inline"])))
+    md.block.ruler.at("reference", _definition_unless_footnote)
     md.use(tasklists_plugin)
     return md
+
+
+def _definition_unless_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A link reference definition, but never a footnote's (`[^1]: 见 GB 4285。`, as Typora,
+    Obsidian and GitHub write them): that line stays text, and `[^1]` is no link to a file
+    named after the footnote's text."""
+    pos = state.bMarks[start] + state.tShift[start]
+    if state.src.startswith("[^", pos):
+        return False
+    return bool(link_definition(state, start, end, silent))
 
 
 def _math_inline_outside_code(rule: Any) -> Any:
