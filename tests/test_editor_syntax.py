@@ -58,3 +58,16 @@ def test_link_definitions_still_work_next_to_footnotes(repo):
     assert check().stdout.splitlines() == [
         f"knowledge/t/ref.md:{FM_LINES + 10}:8: error: path-missing: 'missing.md' does not exist "
         "(knowledge/t/missing.md)"]
+
+
+def test_percent_encoded_image_paths_in_html_tags(repo):
+    """Typora writes a resized picture as `<img src="…%20…" style="zoom:50%;" />`: the
+    `src` is a URL, read like a Markdown image's destination."""
+    enc = "../../assets/images/%E5%B0%8F%E9%BA%A6%20%E7%97%85%E5%AE%B3.png"
+    (repo / "knowledge" / "t" / "img.md").write_text(
+        GOOD_FM + f'# 图\n\n<img src="{enc}" alt="穗" style="zoom:50%;" />\n\n'
+        f'病穗 <img src="../../assets/images/小麦 病害.png"> 和 ![穗]({enc})\n\n'
+        '<img src="../../assets/images/no%20such.png">\n', encoding="utf-8")
+    assert check().stdout.splitlines() == [
+        f"knowledge/t/img.md:{FM_LINES + 7}:11: error: path-missing: "
+        "'../../assets/images/no such.png' does not exist (assets/images/no such.png)"]

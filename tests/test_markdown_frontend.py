@@ -127,7 +127,7 @@ def test_links_and_images_agree(src):
     inlines = tree_inlines(tree)
     built = Counter([("link", unquote(lk.href)) for i in inlines for lk in i.links]
                     + [("image", unquote(im.src)) for i in inlines for im in i.images]
-                    + [("image", im.src) for _, b in tree.blocks() if hasattr(b, "images")
+                    + [("image", unquote(im.src)) for _, b in tree.blocks() if hasattr(b, "images")
                        for im in b.images])
     assert Counter((r.kind, r.target) for r in checked.refs) == built
 

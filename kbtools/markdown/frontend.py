@@ -300,7 +300,7 @@ class _Scanner:
             found = _html(content)
             loc = _Locator(self.lines, start, end, self.offset)
             for ref_kind, url in found.found:
-                _add_ref(self.out, loc, ref_kind, url, decoded=True)
+                _add_ref(self.out, loc, ref_kind, url)
             self.out.html_ids.update(found.ids)
 
     def inline(self, children: list[Token], loc: _Locator) -> None:
@@ -319,7 +319,7 @@ class _Scanner:
             elif kind == "html_inline":
                 found = _html(child.content)
                 for ref_kind, url in found.found:
-                    _add_ref(out, loc, ref_kind, url, decoded=True)
+                    _add_ref(out, loc, ref_kind, url)
                 out.html_ids.update(found.ids)
             elif kind in INLINE_MATH:
                 delim = "$$" if kind.endswith("double") else "$"
@@ -352,7 +352,10 @@ def _trailing_blank(lines: list[str]) -> int:
     return n
 
 
-def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, decoded: bool = False) -> None:
-    target = href if decoded else unquote(href)
+def _add_ref(out: Scan, loc: _Locator, kind: str, href: str) -> None:
+    """A destination as written (an HTML attribute's with its entities decoded): a URL, so
+    `%20` is a space, in `<img src="a%20b.png">` (as Typora writes a resized image) as in
+    `![](a%20b.png)`; the build ships the same file (`render.images.image_path`)."""
+    target = unquote(href)
     line, col, raw = loc.find([target, href])
     out.refs.append(Ref(kind, target, line, col, raw))
