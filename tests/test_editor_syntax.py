@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kbtools.build.chunk import chunk_document
 from kbtools.cli import main
 from kbtools.corpus import parse_source
 from kbtools.markdown.doctree import Paragraph, parse
@@ -71,3 +72,26 @@ def test_percent_encoded_image_paths_in_html_tags(repo):
     assert check().stdout.splitlines() == [
         f"knowledge/t/img.md:{FM_LINES + 7}:11: error: path-missing: "
         "'../../assets/images/no such.png' does not exist (assets/images/no such.png)"]
+
+
+SPANS = ("# 行号\n\n先运行 `kb\ncheck`，公式 $a +\nb$ 之后\n[说明](missing.md) 再看\n"
+         "![图\n片](missing.png \"两\n行\") 和 <b\nclass=\"x\">粗</b> ![末](end.png)\n")
+
+
+def test_lines_counted_through_code_spans_math_and_tags_written_over_lines():
+    """A code span, inline math, an image's alt or title, or an HTML tag written over two
+    lines moves the reader on: links, images and formulas after it keep their own line."""
+    src = doc(SPANS)
+    base = FM_LINES + 3  # the paragraph's first line
+    tree = parse(src)
+    para = [b for _, b in tree.blocks() if isinstance(b, Paragraph)][0]
+    assert [(m.line_start, m.line_end) for m in para.inline.math] == [(base + 1, base + 2)]
+    assert [lk.line for lk in para.inline.links] == [base + 3]
+    assert [im.line for im in para.inline.images] == [base + 4, base + 7]
+    checked = scan(src.body, src.body_line)
+    assert [line for line, _ in checked.math] == [base + 1]
+    assert [(r.target, r.line) for r in checked.refs] == [
+        ("missing.md", base + 3), ("missing.png", base + 5), ("end.png", base + 7)]  # destinations
+    images = [c for c in chunk_document(src) if c.kind == "image"]
+    assert [(c.extra["src"], c.line_start, c.line_end) for c in images] == [
+        ("missing.png", base + 3, base + 5), ("end.png", base + 7, base + 7)]

@@ -26,8 +26,9 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "3"  # bump when output changes for the same input (index fingerprint)
-# 3: `<` and `>` of text and code spans are kept in headings, cells and rows
+CHUNKER_VERSION = "4"  # bump when output changes for the same input (index fingerprint)
+# 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
+# counted through code spans, inline math and tags written over several lines
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -55,6 +55,7 @@ from kbtools.markdown.parser import (
     parse_tokens,
     plain,
     source_text,
+    token_newlines,
     token_text,
 )
 
@@ -269,7 +270,7 @@ class _InlineReader:
         kind = tok.type
         if kind in INLINE_MATH:
             self.math.append(Math(tok.content.strip(), kind == "math_inline_double",
-                                  self.line, self.line))
+                                  self.line, self.line + token_newlines(tok)))
         elif kind == "image":
             self.images.append(Image(tok.content, str(tok.attrGet("title") or ""),
                                      normalize_href(str(tok.attrGet("src") or "")), self.line))
@@ -283,6 +284,7 @@ class _InlineReader:
             self.images.extend(html_images(tok.content, self.line))
         elif kind in ("softbreak", "hardbreak"):
             self.line += 1
+        self.line += token_newlines(tok)
         self.text.append(token_text(tok))
 
     def inline(self) -> Inline:

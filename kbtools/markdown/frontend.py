@@ -158,11 +158,14 @@ class _Locator:
         return self.first + self.offset, 1, ""
 
     def find_plain(self, text: str) -> tuple[int, int]:
+        """Where `text` starts; text written over several lines (inline math) is found by
+        its first line, and the search goes on after its last."""
+        head, *more = text.split("\n")
         row, col = self.row, self.col
         while row < self.last and row < len(self.lines):
-            idx = self.lines[row].find(text, col)
+            idx = self.lines[row].find(head, col)
             if idx >= 0:
-                self.row, self.col = row, idx + len(text)
+                self.row, self.col = row + len(more), len(more[-1]) if more else idx + len(head)
                 return row + self.offset, idx + 1
             row, col = row + 1, 0
         return self.first + self.offset, 1

@@ -27,7 +27,7 @@ from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
-from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline import StateInline, backtick
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
@@ -72,8 +72,34 @@ def markdown() -> MarkdownIt:
         allow_space=DOLLARMATH["allow_space"], allow_digits=DOLLARMATH["allow_digits"],
         allow_double=DOLLARMATH["double_inline"])))
     md.block.ruler.at("reference", _definition_unless_footnote)
+    md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.use(tasklists_plugin)
     return md
+
+
+def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
+    """markdown-it's code span rule; a code span written over several lines records how
+    many line breaks it holds in `meta["newlines"]` (its content has them as spaces), so
+    readers counting lines through an inline run stay on the line written."""
+    start, count = state.pos, len(state.tokens)
+    if not backtick(state, silent):
+        return False
+    if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
+        state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
+    return True
+
+
+def token_newlines(tok: Token) -> int:
+    """Line breaks written inside one inline token (a code span, inline math, an HTML tag,
+    an image's alt text or title): the lines a reader moves on past it."""
+    if tok.type == "code_inline":
+        return int(tok.meta.get("newlines", 0)) if tok.meta else 0
+    if tok.type in INLINE_MATH or tok.type == "html_inline":
+        return tok.content.count("\n")
+    if tok.type == "image":
+        breaks = sum(c.type in ("softbreak", "hardbreak") for c in tok.children or ())
+        return breaks + str(tok.attrGet("title") or "").count("\n")
+    return 0
 
 
 def _definition_unless_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
