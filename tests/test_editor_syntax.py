@@ -95,3 +95,26 @@ def test_lines_counted_through_code_spans_math_and_tags_written_over_lines():
     images = [c for c in chunk_document(src) if c.kind == "image"]
     assert [(c.extra["src"], c.line_start, c.line_end) for c in images] == [
         ("missing.png", base + 3, base + 5), ("end.png", base + 7, base + 7)]
+
+
+DISPLAY = ("# 公式\n\n防治效果按下式计算：\n$$\nE = \\frac{a - b}{a} \\times 100\n$$\n\n"
+           "> [!note] 病情指数\n> $$\n> D = \\frac{\\sum n_i v_i}{N V}\n> $$\n\n"
+           "- 剂量\n  $$ q = c \\cdot v $$\n- 浓度\n\n总价 $$5 和 $$6 不是公式。\n")
+
+
+def test_a_display_formula_may_follow_a_line_of_text():
+    """`$$` on the line after text (Typora and Obsidian show a display formula) is a display
+    formula with its own chunk, also in a callout and a list item; the check agrees."""
+    src = doc(DISPLAY)
+    base = FM_LINES + 1
+    tree = parse(src)
+    blocks = [(m.line_start, m.line_end, m.latex) for m in tree.formulas()]
+    assert blocks == [(base + 3, base + 5, "E = \\frac{a - b}{a} \\times 100"),
+                      (base + 8, base + 10, "D = \\frac{\\sum n_i v_i}{N V}"),
+                      (base + 13, base + 13, "q = c \\cdot v")]
+    assert [(line, x.strip()) for line, x in scan(src.body, src.body_line).math] == [
+        (s, x) for s, _, x in blocks]
+    formulas = [c for c in chunk_document(src) if c.kind == "formula"]
+    assert [(c.extra["formula_lines"], c.line_start, c.line_end) for c in formulas] == [
+        ([base + 3, base + 5], base + 2, base + 7), ([base + 8, base + 10], base + 7, base + 12),
+        ([base + 13, base + 13], base + 12, base + 14)]  # the non-blank lines around

@@ -29,6 +29,8 @@ SNIPPETS = {
                "1$b$ x\n\nDouble $$ a $$ and $$a^2$$ are.\n",
     "code-dollars": "# Shell\n\nCosts $10; set `$HOME` and ``$PATH``, then $x$.\n\n"
                     "| cost | var |\n|---|---|\n| $5 | `$y` $z$ |\n",
+    "display-after-text": "# D\n\nAs follows:\n$$\nE = mc^2\n$$\n\n> [!note] N\n> $$\n> a\n> $$\n\n"
+                          "- item\n  $$ b $$\n- next\n\nLine\n$$c$$ and more\n",
     "display": "# Display\n\n$$\nE = mc^2\n$$\n\n$$ a + b $$ (eq:sum)\n\n$$\na\n\nb\n$$\n\n"
                "```math\n\\frac{1}{2}\n```\n\n```latex\nx^2\n```\n\n    $$ indented code $$\n",
     "multiline": "# Lines\n\nFirst line\nsecond line with $y_1$\nthird with $$z$$ and "

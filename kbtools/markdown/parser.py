@@ -71,6 +71,11 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.at("math_inline", _math_inline_outside_code(math_inline_dollar(
         allow_space=DOLLARMATH["allow_space"], allow_digits=DOLLARMATH["allow_digits"],
         allow_double=DOLLARMATH["double_inline"])))
+    # a `$$` block, like a code fence, may follow a line of text directly ("公式如下：" and
+    # then `$$` on the next line, as Typora and Obsidian show it): a display formula
+    md.block.ruler.at("math_block", _probe_quietly(next(r.fn for r in md.block.ruler.__rules__
+                                                        if r.name == "math_block")),
+                      {"alt": ["paragraph", "reference", "blockquote", "list"]})
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.use(tasklists_plugin)
@@ -100,6 +105,22 @@ def token_newlines(tok: Token) -> int:
         breaks = sum(c.type in ("softbreak", "hardbreak") for c in tok.children or ())
         return breaks + str(tok.attrGet("title") or "").count("\n")
     return 0
+
+
+def _probe_quietly(rule: Any) -> Any:
+    """A block rule that pushes its token even when only asked whether it would match
+    (`silent`, as a paragraph asks each line), made to leave the state as it found it."""
+
+    def probe(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        if not silent:
+            return bool(rule(state, start, end, silent))
+        count, line = len(state.tokens), state.line
+        found = bool(rule(state, start, end, silent))
+        del state.tokens[count:]
+        state.line = line
+        return found
+
+    return probe
 
 
 def _definition_unless_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
