@@ -120,6 +120,10 @@ OTHER: dict[str, str] = {
     "kbtools.query.answers._NEGATED": "a lazy run of at most 4 characters, matched at a "
                                       "number's end",
     "kbtools.query.answers._STOP_GAP": "a gap of at most NAME_GAP characters",
+    "kbtools.query.answers._CJK_NUMBER": "the question; one pass: a literal, a run of one "
+                                         "character class and an optional literal-led run",
+    "kbtools.query.answers._NUMERAL_RUN": "the at most 12 characters of the word before a "
+                                          "number; one character class",
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
