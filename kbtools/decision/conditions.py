@@ -118,6 +118,7 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
 _GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
+MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
 # a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
@@ -157,7 +158,8 @@ def input_unit_problem(value: str, column: str) -> str | None:
     key, col = unit.casefold(), column.casefold()
     if not key or key == col or _GROUP_OF.get(key, -1) == _GROUP_OF.get(col, -2):
         return None
-    if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES):
+    if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
+                                 or key.startswith(MAGNITUDE_WORDS)):
         return f"'{unit}' multiplies the number; write it out in full"
     if key in _GROUP_OF and col in _GROUP_OF:
         return f"it is in '{unit}', the column in '{column}'; give the value in {column}"
