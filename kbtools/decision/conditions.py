@@ -9,6 +9,9 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     * or empty                            any value
     anything else                         text, equal ignoring case and surrounding space
 
+Numbers may group thousands with commas (``1,000-10,000``, ``>12,500 h``; an input ``5,000``):
+a comma followed by exactly three digits; ``1,5`` is no number (a list or a decimal comma).
+
 Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
 cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`). Input values
 may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print), cells not.
@@ -32,7 +35,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_NUM = r"[+-]?\d+(?:\.\d+)?"
+_NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 _UNIT = r"[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]{0,12}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
@@ -82,7 +85,7 @@ def column_key(header: str) -> str:
 
 def _finite(text: str) -> float | None:
     """`text` (a matched number) as a float; None when it lies beyond the range of one."""
-    x = float(text)
+    x = float(text.replace(",", ""))
     return x if math.isfinite(x) else None
 
 
