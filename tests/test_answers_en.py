@@ -46,6 +46,7 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
     ("seal temperature not above 140, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature between 150 and 170, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature 140 or more, leak rate 1,5 drops", {}),
+    ("seal temperature 1 200, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature seventy-five degrees, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature 140, leak rate 2, running hours up to 9000", {T: "140", L: "2"}),
     ("bearing temperature 190 F, leak rate 1, running hours 100", {L: "1", H: "100"}),

@@ -3,9 +3,10 @@ each with the unit written after it, whether it is an exact value (not a bound, 
 negated value), and the word before it — in Chinese and in English.
 
 `compact(question)` is the text everything is read from: NFKC, case-folded, whitespace
-dropped (Chinese needs none: 温度 22 度 is 温度22度) except one space between two Latin words,
-between a Latin word and a number (``leak rate 2``: glued, ``rate2`` would read as an
-identifier like E17, whose digits are no value) and after a comma before a number. Input
+dropped (Chinese needs none: 温度 22 度 is 温度22度) except one space between two Latin words
+or numbers, between a Latin word and a number (``leak rate 2``: glued, ``rate2`` would read
+as an identifier like E17, whose digits are no value; ``1 200`` is no 1200) and after a comma
+before a number. Input
 names are compacted the same way, so ``Leak rate`` is found as ``leak rate``.
 
 `numbers(text)` reads every number of a compacted question (`Number`): ``1,200`` is 1200 (a
@@ -121,8 +122,8 @@ def compact(text: str) -> str:
         if ch == " ":
             left, right = text[i - 1:i], text[i + 1:i + 2]
             after = text[i + 2:i + 3]
-            keep = (left.isascii() and left.isalpha() and
-                    (_latin(right) or (right in "-+" and after.isdigit()))) or \
+            keep = (_latin(left) and _latin(right)) or \
+                (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
                 (left == "," and right.isdigit())
             if not keep:
                 continue
@@ -183,6 +184,8 @@ def numbers(text: str) -> list[Number]:
                      or _NEGATED.match(after)  # 连续5天没有下雨: not the column's value
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
+                     or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
+                     or (before[-1:] == " " and before[-2:-1].isdigit())
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
                      or _EN_SPAN_AFTER.match(clause)
                      or _EN_SPAN_BEFORE.search(text[max(0, m.start() - 16):m.start()])
@@ -203,6 +206,8 @@ def _word_before(text: str, start: int) -> str:
     if not latin:
         return ""
     words = latin.group(0).split()
+    if text[max(0, latin.start() - 2):latin.start()].rstrip(" ")[-1:].isdigit():
+        words = words[1:]  # the unit of the number before (35 psi at 1800 rpm)
     while words and drop_fillers(words[-1]) == "":
         words.pop()
     return " ".join(words[-2:])
