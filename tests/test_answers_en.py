@@ -94,3 +94,18 @@ def test_english_header_parts_name_only_their_own_column():
     assert find_inputs("temperature 120", two) == {}
     assert find_inputs("inlet temperature 120, outlet temperature 90", two) == {
         "Inlet temperature (°F)": "120", "Outlet temperature (°F)": "90"}
+
+
+def test_an_english_text_value_is_named_by_a_word_of_its_own():
+    """'is the noise normal?' gave Vibration = No (the no of noise and normal)."""
+    table = build_table(["Vibration", "Bearing temperature (°F)", "Action"],
+                        [["Yes", "*", "stop"], ["No", ">180", "replace"], ["No", "<=180", "ok"]],
+                        decision="inputs=Vibration,Bearing temperature (°F); outputs=Action")
+    assert table is not None
+    assert find_inputs("bearing temperature 150 F, is the noise normal?", table) == {
+        "Bearing temperature (°F)": "150"}
+    assert find_inputs("bearing temperature 150 F, no vibration", table)["Vibration"] == "no"
+    where = build_table(["Ambient", "Action"], [["Outdoor", "ice"], ["Indoor", "jam"]],
+                        decision="inputs=Ambient; outputs=Action")
+    assert where is not None
+    assert find_inputs("the pump is outdoors", where) == {"Ambient": "outdoor"}

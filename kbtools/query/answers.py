@@ -186,7 +186,8 @@ def find_inputs(question: str, table: DecisionTable,
         if i in table.numeric:
             continue
         values = {c[i].text for c in table.conditions if c[i].kind == "text" and len(c[i].text) > 1}
-        named = [v for v in values if v.replace(" ", "") in bare]
+        named = [v for v in values if (_names_word(text, compact(v)) if _is_latin(v[:1])
+                                       else v.replace(" ", "") in bare)]
         if len(named) == 1:
             out[table.header[i]] = named[0]
     return out
@@ -223,6 +224,20 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                 return n, False
             break
     return None
+
+
+def _names_word(text: str, value: str) -> bool:
+    """Whether `text` names the Latin cell value `value` as a word of its own, plural allowed
+    (``outdoors`` names ``outdoor``; the no of ``noise`` or ``normal`` names no ``No``)."""
+    start = text.find(value)
+    while start >= 0:
+        end = start + len(value)
+        rest = text[end:end + 3]
+        plural = next((p for p in ("es", "s") if rest.startswith(p)), "")
+        if not _is_latin(text[start - 1:start]) and not _is_latin(text[end + len(plural):][:1]):
+            return True
+        start = text.find(value, start + 1)
+    return False
 
 
 def _lead_ok(text: str, start: int) -> bool:
