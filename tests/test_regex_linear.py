@@ -112,18 +112,26 @@ OTHER: dict[str, str] = {
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
     "kbtools.serve.docview:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",
-    "kbtools.query.answers._NUMBER": "the question (at most 2,000 characters); one pass",
-    "kbtools.query.answers._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
-                                         "number's end",
-    "kbtools.query.answers._SPAN_BEFORE": "at most 8 characters before a number",
-    "kbtools.query.answers._WORD_BEFORE": "at most 12 characters before a number",
-    "kbtools.query.answers._NEGATED": "a lazy run of at most 4 characters, matched at a "
-                                      "number's end",
-    "kbtools.query.answers._STOP_GAP": "a gap of at most NAME_GAP characters",
-    "kbtools.query.answers._CJK_NUMBER": "the question; one pass: a literal, a run of one "
-                                         "character class and an optional literal-led run",
-    "kbtools.query.answers._NUMERAL_RUN": "the at most 12 characters of the word before a "
-                                          "number; one character class",
+    "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
+    "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
+                                        "number's end",
+    "kbtools.query.values._SPAN_BEFORE": "at most 8 characters before a number",
+    "kbtools.query.values._WORD_BEFORE": "at most 12 characters before a number",
+    "kbtools.query.values._CJK_NUMBER": "the question; one pass: a literal, a run of one "
+                                        "character class and an optional literal-led run",
+    "kbtools.query.values._NUMERAL_RUN": "the at most 12 characters of the word before a "
+                                         "number; one character class",
+    "kbtools.query.values._NEGATED": "a lazy run of at most 4 characters, matched at a "
+                                     "number's end",
+    "kbtools.query.values.STOP_GAP": "a gap of at most NAME_GAP_LATIN characters",
+    "kbtools.query.values._EN_BELOW_ZERO": "at most 24 characters before a number",
+    "kbtools.query.values._EN_BOUND_BEFORE": "at most 24 characters before a number",
+    "kbtools.query.values._EN_BOUND_AFTER": "at most 24 characters after a number (match)",
+    "kbtools.query.values._EN_SPAN_AFTER": "at most 24 characters after a number (match)",
+    "kbtools.query.values._EN_SPAN_BEFORE": "at most 16 characters before a number",
+    "kbtools.query.values._EN_NEGATED": "at most 24 characters after a number (match)",
+    "kbtools.query.values._EN_WORDS_BEFORE": "at most 32 characters before a number",
+    "kbtools.query.values.EN_NUMERALS": "at most 26 characters after an input's name (match)",
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",

@@ -34,6 +34,17 @@ def test_terms_are_highlighted_after_escaping():
     assert highlight_terms("<i>x</i>", ["i"]) == "&lt;<mark>i</mark>&gt;x&lt;/<mark>i</mark>&gt;"
 
 
+def test_english_terms_are_marked_as_words_not_inside_other_words():
+    """'160 F, leak rate 2' marked the f of 'Safety' and 'off' and the 2 of 'P-200'."""
+    html = highlight_terms("P-200 Pump: Safety, switch off. Seal temperature 2 F", ["f", "2"])
+    assert html == "P-200 Pump: Safety, switch off. Seal temperature <mark>2</mark> <mark>F</mark>"
+    html = highlight_terms("Running hours; seal temperatures", ["run", "hour", "temperatur"])
+    assert html == ("<mark>Running</mark> <mark>hours</mark>; seal "
+                    "<mark>temperatures</mark>")
+    assert highlight_terms("E17 and E170", ["e17"]) == "<mark>E17</mark> and E170"
+    assert highlight_terms("小麦赤霉病", ["赤霉病"]) == "小麦<mark>赤霉病</mark>"
+
+
 @given(st.text(max_size=200), st.lists(st.text(min_size=1, max_size=5), max_size=4))
 def test_highlighting_never_lets_markup_through(text, terms):
     html = highlight_terms(text, terms)

@@ -204,3 +204,22 @@ def test_every_reason_the_search_gives_has_chinese_words():
                     given.add(getattr(search_module, leaf.id))
     assert search_module.NO_ANSWER_REASON in given and len(given) >= 5
     assert given <= set(i18n.REASONS), given - set(i18n.REASONS)
+
+
+@pytest.mark.parametrize(("question", "lang", "says"), [
+    ("温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "en",
+     ["Evaluated on the question", "Matching row: row 7", "风险等级</strong>: 极高"]),
+    ("温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "zh", ["匹配行: 第 7 行"]),
+    ("温度 18 度时小麦赤霉病风险等级", "en", ["Missing inputs: 相对湿度(%), 连续降雨天数"]),
+    ("温度 72°F、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "en",
+     ["No rule matches, needs human review (", "give the value in"]),
+])
+def test_a_result_evaluated_on_the_question_says_what_the_table_decided(client, question,
+                                                                         lang, says):
+    """The search page showed an evaluated table as a bare table: a refused value (72°F in a
+    ℃ column) or missing inputs went unsaid, and a match showed no outputs."""
+    page = htmllib.unescape(client.get("/", params={"q": question, "lang": lang}).text)
+    block = page[page.index('class="evaluation'):]
+    block = block[:block.index("</div>")]
+    for words in says:
+        assert words in block, (words, block)

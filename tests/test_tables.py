@@ -19,6 +19,7 @@ from kbtools.decision import (
     column_key,
     match_rules,
     parse_condition,
+    parse_number,
 )
 from kbtools.decision.documents import decision_tables, evaluate_table
 from kbtools.decision.matching import CellMatch
@@ -101,6 +102,11 @@ def doc(tmp_path):
     ("20℃", [20], [19]),
     ("2000小时以上", [2000], [1999]),
     ("10以下", [10], [11]),
+    # thousands separators (English tables): these were text, so no number ever matched
+    ("<1,000", [999], [1000]),
+    ("1,000-10,000", [1000, 5000, 10000], [999, 10001]),
+    (">12,500 h", [12500.5], [12500]),
+    ("≥1,000,000", [1e6], [999999]),
 ])
 def test_numeric_condition_forms(cell, inside, outside):
     cond = parse_condition(cell)
@@ -109,12 +115,23 @@ def test_numeric_condition_forms(cell, inside, outside):
     assert not any(cond.accepts_number(x) for x in outside), (cell, outside)
 
 
+def test_thousands_separators_in_inputs_and_a_whole_english_table():
+    assert parse_number("5,000") == 5000 and parse_number("12,500 h") == 12500
+    assert parse_number("1,5") is None and parse_number("1,50") is None
+    table = build_table(["Running hours", "Action"],
+                        [["<1,000", "none"], ["1,000-10,000", "inspect"], [">10,000", "overhaul"]],
+                        decision="inputs=Running hours; outputs=Action")
+    assert table is not None and table.numeric == (0,)
+    assert match_rules(table, {"Running hours": "5,000"}).outputs[0]["Action"] == "inspect"
+    assert match_rules(table, {"Running hours": "10001"}).outputs[0]["Action"] == "overhaul"
+
+
 @pytest.mark.parametrize("cell", ["", "*", " * ", "＊"])
 def test_any_condition(cell):
     assert parse_condition(cell).kind == "any"
 
 
-@pytest.mark.parametrize("cell", ["高", "Yes", "A1", "< high", "15-20-25"])
+@pytest.mark.parametrize("cell", ["高", "Yes", "A1", "< high", "15-20-25", "1,5", ">1,0000"])
 def test_text_condition(cell):
     assert parse_condition(cell).kind == "text"
 

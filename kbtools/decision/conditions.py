@@ -9,6 +9,9 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     * or empty                            any value
     anything else                         text, equal ignoring case and surrounding space
 
+Numbers may group thousands with commas (``1,000-10,000``, ``>12,500 h``; an input ``5,000``):
+a comma followed by exactly three digits; ``1,5`` is no number (a list or a decimal comma).
+
 Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
 cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`). Input values
 may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print), cells not.
@@ -32,7 +35,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_NUM = r"[+-]?\d+(?:\.\d+)?"
+_NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 _UNIT = r"[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]{0,12}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
@@ -82,7 +85,7 @@ def column_key(header: str) -> str:
 
 def _finite(text: str) -> float | None:
     """`text` (a matched number) as a float; None when it lies beyond the range of one."""
-    x = float(text)
+    x = float(text.replace(",", ""))
     return x if math.isfinite(x) else None
 
 
@@ -118,6 +121,7 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
 _GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
+MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
 # a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
@@ -157,7 +161,8 @@ def input_unit_problem(value: str, column: str) -> str | None:
     key, col = unit.casefold(), column.casefold()
     if not key or key == col or _GROUP_OF.get(key, -1) == _GROUP_OF.get(col, -2):
         return None
-    if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES):
+    if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
+                                 or key.startswith(MAGNITUDE_WORDS)):
         return f"'{unit}' multiplies the number; write it out in full"
     if key in _GROUP_OF and col in _GROUP_OF:
         return f"it is in '{unit}', the column in '{column}'; give the value in {column}"

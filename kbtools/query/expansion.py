@@ -18,6 +18,11 @@ question asks for a bound or an amount ("What is the maximum upload size …?") 
 documentation states one ("photos above the 25 MB upload limit"). The words share no token
 (maximum/limit, size/MB), so BM25 could not see the answer and ranked a page that merely
 names the product first. A term of the knowledge's own groups is never expanded by these.
+
+A question word the index does not have, but has with a hyphen inserted or removed
+(`spellings`: RS485 for RS-485, F03 for F-03, deadheading for dead-heading, tag-out for
+tagout), searches for the index's spelling as if the question had written it: as an unknown
+word it found nothing and counted towards "no answer".
 """
 
 from __future__ import annotations
@@ -106,5 +111,30 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
+    for q in own:  # a word the index has only with or without a hyphen (RS485, deadhead)
+        variants = [v for v in spellings(q) if v in bm25.vocab and v not in own]
+        if q in bm25.vocab or not variants:
+            continue
+        for v in variants:
+            terms.setdefault(v, bm25.vocab[v])
+            full.add(bm25.vocab[v])
+        covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *variants]))
+        shown.append({"term": q, "expanded": variants, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full))
+
+
+def spellings(token: str) -> list[str]:
+    """Other spellings of a question token that the index may hold instead: with one hyphen
+    inserted (``rs485`` → ``rs-485``, ``deadhead`` → ``dead-head``, ``f03`` → ``f-03``) or
+    without its hyphens, underscores and dots, or with hyphens for them (``tag-out`` →
+    ``tagout``, ``rs_485`` → ``rs-485``). Tried only for a
+    token the index does not have, so a word it has is never searched as another."""
+    if not token.isascii() or len(token) < 3:
+        return []
+    out = [token[:i] + "-" + token[i:] for i in range(1, len(token))
+           if token[i - 1].isalnum() and token[i].isalnum()]
+    joined = "".join(ch for ch in token if ch not in "-_.")
+    if joined != token and joined:
+        out += [joined, "".join("-" if ch in "_." else ch for ch in token)]
+    return [v for v in dict.fromkeys(out) if v != token]

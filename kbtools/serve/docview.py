@@ -237,11 +237,23 @@ def _block_attrs(tok: Token) -> str:
 
 
 def _terms_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
+    """The question's matched terms (BM25 tokens) as one pattern. A Latin term starts a word
+    (``f`` of ``160 F`` is not marked inside ``Safety``, ``2`` not inside ``P-200``) and a
+    stem is marked with the rest of its word (``temperatur`` → ``temperature``); a term of
+    digits or of fewer than three letters is a whole word. CJK terms match anywhere."""
     words = sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True)
     words = words[:MAX_TERMS]
     if not words:
         return None
-    return re.compile("|".join(re.escape(w) for w in words), re.I)
+    return re.compile("|".join(_term_regex(w) for w in words), re.I)
+
+
+def _term_regex(word: str) -> str:
+    if not (word[0].isascii() and word[0].isalnum()):
+        return re.escape(word)
+    last = word[-1]
+    tail = "[a-z]*" if last.isascii() and last.isalpha() and len(word) >= 3 else "(?![a-z0-9])"
+    return f"(?<![a-z0-9]){re.escape(word)}{tail}"
 
 
 def highlight(text: str, pattern: re.Pattern[str] | None) -> str:

@@ -49,6 +49,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "matching_row": ("匹配行", "Matching row"),
     "row": ("第 {n} 行", "row {n}"),
     "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
+    "missing_inputs": ("还需要输入", "Missing inputs"),
+    "evaluated": ("按问题中的数值判定", "Evaluated on the question's values"),
     "why": ("判定依据", "Why"),
     "column": ("列", "Column"),
     "condition": ("条件", "Condition"),

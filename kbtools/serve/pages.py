@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
-from kbtools.decision.matching import match_rules
+from kbtools.decision.matching import NO_MATCH_MESSAGE, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.query.log import record_question
@@ -149,6 +149,20 @@ def _table_url(served: Served, doc: str, line: int) -> str | None:
     return None if n is None else app_url("table", doc) + "?" + urlencode({"table": n})
 
 
+def _evaluation_view(ev: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a search result evaluated on the question's values says above its table: the
+    matching row and its outputs, the inputs still to give, or that no rule matches and why
+    (a value the table refused: ``it is in '°c', the column in '°F'``)."""
+    if ev is None:
+        return None
+    message = str(ev.get("message") or "")
+    detail = message[len(NO_MATCH_MESSAGE):].strip(" ()") \
+        if message.startswith(NO_MATCH_MESSAGE) else ""
+    return {"status": ev.get("status"), "row": ev.get("row"),
+            "outputs": dict(ev.get("outputs") or {}), "missing": list(ev.get("missing") or []),
+            "inputs": dict(ev.get("inputs") or {}), "detail": detail}
+
+
 def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
@@ -157,7 +171,7 @@ def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": q}) + "#cited",
             "lapsed": status == "lapsed", "outdated": r.outdated,
-            "table_url": None}
+            "table_url": None, "evaluation": _evaluation_view(r.evaluation)}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
     if r.kind in ("table_row", "table"):
         parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None

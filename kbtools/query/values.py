@@ -1,0 +1,283 @@
+"""The numbers a question gives, as `kbtools.query.answers` reads them for decision tables:
+each with the unit written after it, whether it is an exact value (not a bound, a span or a
+negated value), and the word before it — in Chinese and in English.
+
+`compact(question)` is the text everything is read from: NFKC, case-folded, whitespace
+dropped (Chinese needs none: 温度 22 度 is 温度22度) except one space between two Latin words
+or numbers, between a Latin word and a number (``leak rate 2``: glued, ``rate2`` would read
+as an identifier like E17, whose digits are no value; ``1 200`` is no 1200) and after a comma
+before a number. Input
+names are compacted the same way, so ``Leak rate`` is found as ``leak rate``.
+
+`numbers(text)` reads every number of a compacted question (`Number`): ``1,200`` is 1200 (a
+group of three digits after each comma; ``1,2`` is no value: a list or a decimal comma), the
+unit right after it (``26℃``, ``75 F``, ``75 degrees Fahrenheit``, ``90 percent``; a single
+Latin letter only when no letter follows it: the d of ``2 drops`` is no day), a word that
+multiplies it (2万, 2k, ``2 thousand``), and whether it is exact: not after a bound (不到,
+``below``, ``more than``, ``at least``, ``not``), not followed by one (多, 以上, ``or more``,
+``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) and not negated
+(5天没有下雨, ``5 days without rain``). A value that is no exact one leaves its input
+missing: the table then asks for it rather than guess a row.
+
+Pure: the words are data here, the tables' unit groups come from `kbtools.decision`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from kbtools.decision.conditions import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, normalize_text
+from kbtools.decision.numerals import chinese_number
+
+# Units that mark what a number measures (the same quantity in a header and a question).
+# Single Latin letters (f, c, h) name a unit only where no letter follows them.
+UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
+    ("℃", "°c", "c", "摄氏度", "度"),
+    ("%", "％", "percent"),
+    ("小时", "h", "hours", "hour", "hrs", "hr"),
+    ("天数", "天", "日", "days", "day"),
+    ("分钟", "min", "minutes"),
+    ("mm", "毫米"),
+    ("mpa",),
+    ("kg", "公斤", "千克"),
+    ("°f", "℉", "f"),
+    ("psi",),
+    ("rpm", "r/min"),
+    ("bar",),
+    ("kpa",),
+)
+# English spellings of a unit, as the unit the tables' checks know (written after the value)
+SPELLED_UNITS: dict[str, str] = {
+    **dict.fromkeys(("degrees fahrenheit", "degree fahrenheit", "deg fahrenheit",
+                     "degrees f", "degree f", "deg f", "degf", "fahrenheit"), "°f"),
+    **dict.fromkeys(("degrees celsius", "degree celsius", "deg celsius", "degrees centigrade",
+                     "degrees c", "degree c", "deg c", "degc", "celsius", "centigrade"), "°c"),
+    **dict.fromkeys(("per cent", "pct"), "%"),
+}
+_UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
+# what a number's value carries from the question: a unit the tables' checks know
+# (`decision.conditions.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
+# or a word that multiplies it (2万, 2 thousand are refused, not read as 2); a single Latin
+# letter that multiplies (k, w) is left to the MAGNITUDES check below
+SUFFIXES = sorted({*SPELLED_UNITS, *MAGNITUDE_WORDS, *_UNIT_WORDS,
+                   *(u for g in UNIT_GROUPS for u in g)} - MAGNITUDES, key=len, reverse=True)
+
+_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
+_STOP = ",，、。;；!?！？"
+STOP_GAP = re.compile(rf"[{_STOP}\d]")
+
+# words that make a number below zero, or a bound or a span rather than a value
+BELOW_ZERO = ("零下", "负")
+BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
+                "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "近", "接近", "将近",
+                "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
+BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+")
+_WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
+_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+# a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
+_CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
+DIGIT_CHARS = frozenset("0123456789零〇一二两三四五六七八九")  # a digit, Arabic or Chinese
+# a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
+_NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(?:没有|没|未|无|不)")
+_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
+# the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
+_SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
+                          r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
+# English: the same, as whole words (on at most 24 characters before a number, or the
+# clause right after it and its unit)
+_EN_BELOW_ZERO = re.compile(r"(?<![a-z])(?:minus|negative) $")
+_EN_BOUND_BEFORE = re.compile(
+    r"(?<![a-z'’])(?:below|under|over|above|than|least|most|max|maximum|min|minimum|not|no|"
+    r"never|nearly|almost|approaching|exceeding|exceeds|exceeded|beyond|past|within|from|"
+    r"between|up to|[a-z]{1,8}n['’]t) ?$")
+_EN_BOUND_AFTER = re.compile(
+    r"(?:or (?:more|less|above|below|higher|lower|over|under|so|greater|fewer|thereabouts)|"
+    r"and (?:up|above|over|higher|more|rising|falling)|plus|-?ish|-?odd|max|maximum|min|minimum|"
+    r"at (?:most|least)|tops|below|above|under|over)(?![a-z])")
+_EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
+_EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
+_EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
+                         r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
+_EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z ]{0,30}$")  # the Latin words a number follows
+
+
+@dataclass(frozen=True)
+class Number:
+    """One number of a compacted question."""
+
+    start: int
+    end: int
+    value: str
+    unit: int | None  # index into UNIT_CLASSES
+    written: str  # the number with the unit or multiplying word written after it, if any
+    exact: bool = True  # False: a bound or a span, not a value (不到15度, 20多度, 22~25度)
+    word: str = ""  # the word right before it, filler words dropped (病叶率 in 病叶率3%)
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def compact(text: str) -> str:
+    """`text` as values and input names are read from it (see the module doc)."""
+    text = normalize_text(unicodedata.normalize("NFKC", text))
+    out = []
+    for i, ch in enumerate(text):
+        if ch == " ":
+            left, right = text[i - 1:i], text[i + 1:i + 2]
+            after = text[i + 2:i + 3]
+            keep = (_latin(left) and _latin(right)) or \
+                (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
+                (left == "," and right.isdigit())
+            if not keep:
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _is_word_at(text: str, word: str) -> bool:
+    """`text` starts with `word`, and a word ending in a Latin letter is not the start of a
+    longer one (the d of ``drops`` is no day, the h of ``hot`` no hour)."""
+    if not text.startswith(word):
+        return False
+    nxt = text[len(word):len(word) + 1]
+    return not (word[-1].isascii() and word[-1].isalpha() and nxt.isascii() and nxt.isalpha())
+
+
+def _unit_after(rest: str) -> tuple[str, str, int | None]:
+    """(the unit or multiplying word as written at the start of `rest`, the unit the tables
+    know it by, its UNIT_CLASSES index). One space may stand before a Latin word (75 F)."""
+    if rest[:1] == " " and rest[1:2].isalpha():
+        rest = rest[1:]
+    suffix = next((w for w in SUFFIXES if _is_word_at(rest, w)), "")
+    if not suffix:
+        first, then = rest[:1], rest[1:2]
+        if first in MAGNITUDES and not (then.isascii() and then.isalpha()):
+            suffix = first  # 2万, 2k (not the k of a word: 2kg is a unit, found above)
+    known = SPELLED_UNITS.get(suffix, suffix)
+    measured = known
+    if suffix in MAGNITUDES or suffix in MAGNITUDE_WORDS:  # 2万小时, 1.2k rpm: what it counts
+        measured = _unit_after(rest[len(suffix):])[1]
+    unit = next((n for n, c in enumerate(UNIT_CLASSES) if measured in c), None)
+    return suffix, known, unit
+
+
+def _spans(text: str) -> list[tuple[int, int, str, str]]:
+    """Each number of `text` as (start, end, value, the 24 characters after it): the Arabic
+    ones, and the Chinese numerals written the standard way (`decision.numerals`) that a unit
+    follows (二十六度, 三个小时: the 个 dropped) or 百分之 leads (百分之九十 is 90 followed by
+    %). A numeral no unit follows is no number here (一些, 十分, 二十多), nor is 一 alone (一度
+    is also "once")."""
+    spans = [(m.start(), m.end(), m.group(1).replace(",", ""), text[m.end():m.end() + 24])
+             for m in _NUMBER.finditer(text)]
+    for m in _CJK_NUMBER.finditer(text):
+        rest = text[m.end():m.end() + 25]
+        rest = rest[1:] if rest.startswith("个") else rest
+        if m.group(1):
+            rest = "%" + rest
+        elif m.group(2) == "一" or _unit_after(rest)[2] is None:
+            continue
+        if (value := chinese_number(m.group(2))) is not None:
+            spans.append((m.start(), m.end(), value, rest[:24]))
+    return sorted(spans)
+
+
+def numbers(text: str) -> list[Number]:
+    """Every number of `text` (a `compact` question), in order."""
+    out = []
+    for start, end, value, rest in _spans(text):
+        before = text[max(0, start - 3):start]
+        longer = text[max(0, start - 24):start]
+        suffix, known, unit = _unit_after(rest)
+        if (before.endswith(BELOW_ZERO) or _EN_BELOW_ZERO.search(longer)) and \
+                not value.startswith("-"):
+            value = "-" + value  # 零下5度, minus 5 degrees are -5
+        spaced = rest[:1] == " " and rest[1:2].isalpha()
+        skip = len(suffix) + spaced if suffix and suffix not in MAGNITUDES else 0
+        after = rest[skip:]
+        if before.endswith("华氏"):
+            known = "°f"  # 华氏80度: in °F, whatever follows
+        run = _word_before(text, start)
+        clause = after.lstrip(" ")
+        exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
+                     or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
+                     or _SPAN_BEFORE.search(text[max(0, start - 8):start])
+                     or "每" in run  # 每天运行20小时: a rate
+                     or _NEGATED.match(after)  # 连续5天没有下雨: not the column's value
+                     or after[:1] in DIGIT_CHARS  # 二十六度五: 26.5 said the spoken way
+                     or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
+                     or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
+                     or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
+                     or (before[-1:] == " " and before[-2:-1].isdigit())
+                     or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
+                     or _EN_SPAN_AFTER.match(clause)
+                     or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start])
+                     or _EN_NEGATED.match(clause))
+        out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run)))
+    return out
+
+
+def _word_before(text: str, start: int) -> str:
+    """The word right before position `start`: a run of CJK characters or Latin letters
+    (病叶率 in 病叶率3%); for English, the last two words before the number that are no
+    fillers (``the seal`` in ``the seal is at 160 F``), "" when only fillers stand there."""
+    word = _WORD_BEFORE.search(text, max(0, start - 12), start)
+    if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
+        return _NUMERAL_RUN.split(word.group(0))[-1]
+    latin = _EN_WORDS_BEFORE.search(text, max(0, start - 32), start)
+    if not latin:
+        return ""
+    words = latin.group(0).split()
+    if text[max(0, latin.start() - 2):latin.start()].rstrip(" ")[-1:].isdigit():
+        words = words[1:]  # the unit of the number before (35 psi at 1800 rpm)
+    while words and drop_fillers(words[-1]) == "":
+        words.pop()
+    return " ".join(words[-2:])
+
+
+# words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
+# ``temperature is 75``, ``pressure reads 35 psi``); 零下 and 负 too: they make the number
+# negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
+FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "达到", "约为", "共计", "累计",
+                  "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
+                  "负", ":", "=", "≈",
+                  "is", "are", "was", "were", "of", "at", "now", "currently", "reads", "reading",
+                  "shows", "showing", "measures", "measured", "about", "around", "approximately",
+                  "approx", "roughly", "the", "has", "had", "been", "reached", "reaches", "stands",
+                  "sits", "equals", "minus", "negative"), key=len, reverse=True)
+EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                         r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+                         r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+                         r"a hundred|a thousand)(?![a-z])")
+
+
+def drop_fillers(word: str) -> str:
+    """`word` without the filler words it ends with (达到 in 气温达到)."""
+    return _without_fillers(word, at_end=True)
+
+
+def strip_fillers(text: str) -> str:
+    """`text` without the filler words (and spaces) it starts with."""
+    return _without_fillers(text, at_end=False)
+
+
+def _without_fillers(text: str, *, at_end: bool) -> str:
+    """`text` without the filler words (`FILLERS`, longest first) at its end or its start; a
+    Latin filler only as a whole word (the is of ``issue`` is none)."""
+    while True:
+        text = text.rstrip(" ") if at_end else text.lstrip(" ")
+        word = next((w for w in FILLERS if _filler_at(text, w, at_end)), None)
+        if word is None:
+            return text
+        text = text[:-len(word)] if at_end else text[len(word):]
+
+
+def _filler_at(text: str, word: str, at_end: bool) -> bool:
+    if not (text.endswith(word) if at_end else text.startswith(word)):
+        return False
+    if not (word.isascii() and word.isalpha()):
+        return True
+    beside = text[-len(word) - 1:-len(word)] if at_end else text[len(word):len(word) + 1]
+    return not (beside.isascii() and beside.isalpha())

@@ -1,0 +1,111 @@
+"""Decision-table values read from English questions (and units written the English way in
+Chinese ones): each value is read as the number it means, or left missing or refused with
+the reason — never read as another number."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.decision import build_table
+from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
+
+SEAL = build_table(
+    ["Seal temperature (°F)", "Leak rate (drops/min)", "Running hours", "Action"],
+    [["<150", "<5", "<8000", "none"], ["<150", "<5", ">=8000", "plan"], ["<150", ">=5", "*", "week"],
+     ["150-180", "*", "*", "48h"], [">180", "*", "*", "stop"]],
+    decision="inputs=Seal temperature (°F),Leak rate (drops/min),Running hours; outputs=Action")
+PUMP = build_table(
+    ["Discharge pressure (psi)", "Motor speed (rpm)", "Diagnosis"],
+    [["<40", ">=1700", "impeller"], ["<40", "<1700", "slow"], ["40-90", "*", "normal"],
+     [">90", "*", "blocked"]],
+    decision="inputs=Discharge pressure (psi),Motor speed (rpm); outputs=Diagnosis")
+VIB = build_table(["振动速度(mm/s)", "轴承温度(℃)", "处理"],
+                  [["<4.5", "<70", "正常"], ["<4.5", ">=70", "查油位"], [">=4.5", "*", "停机"]],
+                  decision="inputs=振动速度(mm/s),轴承温度(℃); outputs=处理")
+T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a value right after its name, with spaces between (was never read: 'rate2' was taken
+    # for an identifier like E17)
+    ("seal temperature 160 °F, leak rate 2 drops/min, running hours 9000",
+     {T: "160", L: "2", H: "9000"}),
+    ("Seal temperature 140F leak rate 2 running hours 9000", {T: "140", L: "2", H: "9000"}),
+    ("seal temperature is 140 degrees F, leak rate of about 3, running hours are 8,000",
+     {T: "140", L: "3", H: "8000"}),
+    ("the temperature is 190", {T: "190"}),  # a trailing word of the header names it
+    ("running hours are 8,000, seal at 140 F, leak rate 0", {T: "140", L: "0", H: "8000"}),
+    ("temperature is minus 5 F, leak rate 0, running hours 10", {T: "-5", L: "0", H: "10"}),
+    # the unit says what it is not: refused by the table, not read as the bare number
+    ("seal temperature 65 °C, leak rate 1, running hours 100", {T: "65°c", L: "1", H: "100"}),
+    ("seal temperature 24 degrees Celsius, leak rate 1, running hours 100",
+     {T: "24°c", L: "1", H: "100"}),
+    ("seal temperature 75 F, leak rate 1, running hours 1.2k", {T: "75", L: "1", H: "1.2k"}),
+    ("seal temperature 140 F, leak rate 1, 2 thousand hours", {T: "140", L: "1", H: "2thousand"}),
+    # no exact value: a bound, a span, a number word, a decimal comma, another quantity
+    ("seal temperature not above 140, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    ("seal temperature between 150 and 170, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    ("seal temperature 140 or more, leak rate 1,5 drops", {}),
+    ("seal temperature 1 200, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    ("seal temperature seventy-five degrees, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    ("seal temperature 140, leak rate 2, running hours up to 9000", {T: "140", L: "2"}),
+    ("bearing temperature 190 F, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    ("flow rate 20 gpm, seal temperature 140, running hours 100", {T: "140", H: "100"}),
+])
+def test_english_values_are_read_as_the_numbers_they_mean(question, expected):
+    assert SEAL is not None
+    assert find_inputs(question, SEAL) == expected
+
+
+@pytest.mark.parametrize(("question", "expected", "status"), [
+    ("discharge pressure 2 psi motor speed 1,200 rpm", {"2", "1200"}, "match"),  # not 1 rpm
+    ("discharge pressure: 35 psi, motor speed: 1,750 RPM", {"35", "1750"}, "match"),
+    ("discharge pressure 35 psi at 1800 rpm", {"35", "1800"}, "match"),  # by its unit
+    ("the pump discharge reads 95 psi", {"95"}, "match"),
+    ("discharge pressure 35 bar, motor speed 1800 rpm", {"35bar", "1800"}, "no_match"),
+    ("discharge pressure 35 psi at 1.2k rpm", {"35", "1.2k"}, "no_match"),
+])
+def test_english_units_and_thousands(question, expected, status):
+    assert PUMP is not None
+    found = find_inputs(question, PUMP)
+    assert set(found.values()) == expected
+    ev = evaluate_inputs("d.md", 1, PUMP, found)
+    assert ev.status == status, ev.message
+
+
+def test_a_fahrenheit_letter_in_a_chinese_question_is_refused_not_read_as_celsius():
+    """'轴承温度 160F' was read as 160 ℃."""
+    assert VIB is not None
+    found = find_inputs("振动速度 3 mm/s，轴承温度 160F", VIB)
+    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "160f"}
+    ev = evaluate_inputs("d.md", 1, VIB, found)
+    assert ev.status == "no_match" and "give the value in" in ev.message
+
+
+def test_english_header_parts_name_only_their_own_column():
+    assert "temperature" in names_of("Seal temperature (°F)")
+    assert "seal temperature" in names_of("Seal temperature (°F)")
+    two = build_table(["Inlet temperature (°F)", "Outlet temperature (°F)", "Action"],
+                      [["<100", "<100", "ok"], [">=100", "*", "cool"], ["<100", ">=100", "check"]],
+                      decision="inputs=Inlet temperature (°F),Outlet temperature (°F); "
+                               "outputs=Action")
+    assert two is not None
+    # 'temperature' names both: it names neither
+    assert find_inputs("temperature 120", two) == {}
+    assert find_inputs("inlet temperature 120, outlet temperature 90", two) == {
+        "Inlet temperature (°F)": "120", "Outlet temperature (°F)": "90"}
+
+
+def test_an_english_text_value_is_named_by_a_word_of_its_own():
+    """'is the noise normal?' gave Vibration = No (the no of noise and normal)."""
+    table = build_table(["Vibration", "Bearing temperature (°F)", "Action"],
+                        [["Yes", "*", "stop"], ["No", ">180", "replace"], ["No", "<=180", "ok"]],
+                        decision="inputs=Vibration,Bearing temperature (°F); outputs=Action")
+    assert table is not None
+    assert find_inputs("bearing temperature 150 F, is the noise normal?", table) == {
+        "Bearing temperature (°F)": "150"}
+    assert find_inputs("bearing temperature 150 F, no vibration", table)["Vibration"] == "no"
+    where = build_table(["Ambient", "Action"], [["Outdoor", "ice"], ["Indoor", "jam"]],
+                        decision="inputs=Ambient; outputs=Action")
+    assert where is not None
+    assert find_inputs("the pump is outdoors", where) == {"Ambient": "outdoor"}
