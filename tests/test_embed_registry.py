@@ -97,3 +97,34 @@ def test_unknown_name_goes_to_the_sentence_transformers_fallback(clean_registry,
     assert get_embedder("/models/my-model").key == "/models/my-model"
     get_embedder("test-hash")
     assert asked == ["/models/my-model"]
+
+
+@pytest.mark.parametrize("load", [
+    "sentence_transformer('no-such-org/no-such-model')",
+    "get_cross_encoder('no-such-org/no-such-reranker')",
+])
+def test_loading_a_sentence_transformers_model_never_touches_the_network(tmp_path, load):
+    """With neither HF_HUB_OFFLINE nor TRANSFORMERS_OFFLINE exported, loading a model by
+    name (one not on disk: the error says so) looks up no host: huggingface_hub reads its
+    offline switch when first imported, so kbtools sets it before importing it."""
+    code = (
+        "import socket\n"
+        "asked = []\n"
+        "def refuse(host, *args, **kwargs):\n"
+        "    asked.append(host)\n"
+        "    raise OSError('no network in this test')\n"
+        "socket.getaddrinfo = refuse\n"
+        "from kbtools.embed.sentence_models import get_cross_encoder, sentence_transformer\n"
+        "from kbtools.errors import ModelError\n"
+        "try:\n"
+        f"    {load}\n"
+        "except ModelError as exc:\n"
+        "    print('ModelError:', exc)\n"
+        "print('asked:', asked)\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env.update(PYTHONPATH=str(REPO), HF_HOME=str(tmp_path / "hf"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300).stdout
+    assert "ModelError: cannot load" in out and "offline" in out, out
+    assert "asked: []" in out, out

@@ -78,12 +78,8 @@ class SentenceTransformerEmbedder:
 
     def _load(self) -> Any:
         if self._model is None:
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError:
-                raise ModelError(f"embedding with model {self.key!r} needs sentence-transformers; "
-                                 f"{EXTRA_HINT}") from None
-            self._model = load_offline(SentenceTransformer, self.path or self.key,
+            st = import_offline(f"embedding with model {self.key!r} needs sentence-transformers")
+            self._model = load_offline(st.SentenceTransformer, self.path or self.key,
                                        "embedding model", "give a local path or a model "
                                        "already in the Hugging Face cache")
             record_load(self.key)
@@ -103,12 +99,26 @@ def minilm_reference(name: str) -> SentenceTransformerEmbedder:
                                        known_dim=BertSettings.read(root).hidden)
 
 
-def load_offline(loader: Callable[..., Any], target: str, what: str, hint: str) -> Any:
-    """Load a sentence-transformers model from disk only; never from the network."""
+def import_offline(need: str) -> Any:
+    """The sentence_transformers module, imported with the Hugging Face libraries offline.
+    huggingface_hub reads ``HF_HUB_OFFLINE`` once, when it is first imported (which importing
+    sentence-transformers does): set after that, a model load still asked huggingface.co for
+    its agent registry (even with ``local_files_only``). A value the user exported is kept.
+    `need` starts the error when the ``st`` extra is not installed."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars on stderr
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        import sentence_transformers
+    except ImportError:
+        raise ModelError(f"{need}; {EXTRA_HINT}") from None
+    return sentence_transformers
+
+
+def load_offline(loader: Callable[..., Any], target: str, what: str, hint: str) -> Any:
+    """Load a sentence-transformers model (a class of the module `import_offline` gives)
+    from disk only; never from the network."""
     try:
         from transformers.utils import logging as hf_logging
 
@@ -124,12 +134,8 @@ class CrossEncoderScorer:
     """A sentence-transformers CrossEncoder, loaded from a local path or the local cache."""
 
     def __init__(self, name: str):
-        try:
-            from sentence_transformers import CrossEncoder
-        except ImportError:
-            raise ModelError(f"the reranker needs sentence-transformers; {EXTRA_HINT}") from None
-
-        self._model = load_offline(CrossEncoder, name, "reranker",
+        st = import_offline("the reranker needs sentence-transformers")
+        self._model = load_offline(st.CrossEncoder, name, "reranker",
                                    'set [query] reranker to a local model path, or to "" to '
                                    "turn reranking off")
 
