@@ -334,7 +334,7 @@ def test_document_tables_and_selection(doc):
     assert r.outputs == ({"保养项目": "更换液压油"},) and r.matches[0].line == 24
 
 
-@pytest.mark.parametrize("which,needle", [(None, "2 decision tables; choose one"),
+@pytest.mark.parametrize("which,needle", [(None, "2 decision tables; choose one by number or name"),
                                           ("3", "no decision table 3"),
                                           ("说明", "no decision table named '说明'")])
 def test_document_selection_errors(doc, which, needle):

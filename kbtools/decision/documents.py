@@ -126,8 +126,8 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
     if table is None or str(table).strip() == "":
         if len(tables) == 1:
             return chosen(1)
-        raise TableError(f"{len(tables)} decision tables; choose one with --table ({listing})",
-                         path=doc or None)
+        raise TableError(f"{len(tables)} decision tables; choose one by number or name "
+                         f"({listing})", path=doc or None)
     text = str(table).strip()
     if text.isascii() and text.isdigit():  # "²" or "١" is a name (int() refuses or reads them)
         n = int(text)
