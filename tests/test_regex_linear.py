@@ -83,6 +83,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
     "kbtools.markdown.frontend._QUOTE_MARKS": "sub",  # a fence's last line
+    "kbtools.markdown.frontend.WIKILINK": "finditer",  # a run of text
     "kbtools.markdown.parser.BR": "match",
     "kbtools.markdown.parser.TRAILING_ID": "search",
     "kbtools.markdown.parser.CUSTOM_ID": "findall",

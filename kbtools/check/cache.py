@@ -24,10 +24,11 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 9  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 10  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
-# 8: inline math written over lines found by its first line; 9: `$$` after text)
+# 8: inline math written over lines found by its first line; 9: `$$` after text;
+# 10: Obsidian wikilinks and embeds)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -47,6 +48,7 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "math": scan.math,
         "dollars": scan.stray_dollars,
         "csv": scan.csv_names,
+        "wiki": scan.wikilinks,
     }
 
 
@@ -60,6 +62,7 @@ def from_json(data: dict[str, Any]) -> Scan:
         math=[(int(a), str(b)) for a, b in data["math"]],
         stray_dollars=[(int(a), int(b)) for a, b in data["dollars"]],
         csv_names=[(int(a), str(b)) for a, b in data["csv"]],
+        wikilinks=[(int(a), int(b), str(c)) for a, b, c in data["wiki"]],
     )
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.check import content, frontmatter, links, results_cache, vocabulary
+from kbtools.check import content, frontmatter, links, results_cache, vocabulary, wikilinks
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
@@ -90,6 +90,7 @@ CODES: dict[str, str] = {
     "image-remote": "a remote image; offline devices cannot load it (warning)",
     "link-empty": "a link or image with an empty target (warning)",
     "link-anchor": "a #anchor that matches no heading in the target document",
+    "link-wikilink": "an Obsidian [[wikilink]] or ![[embed]]: text to kbtools, never followed",
     "math-unbalanced": "a $$ without its closing $$",
     "code-unclosed": "a code fence never closed: the rest of the document is code (warning)",
     "math-invalid": "a formula the allowlist refuses, or one an earlier build could not render",
@@ -147,6 +148,7 @@ class CheckContext:
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
     history: Config | None = None  # set: check verified documents against Git history
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
+    assets: Path | None = None  # the assets folder (with knowledge: where wikilinks resolve)
     keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
     results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
     # results (with the document as read) of earlier runs of this process (a watcher's), by
@@ -179,7 +181,8 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     results = None
     if cache and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
         settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
-                    "knowledge": str(cfg.path("knowledge")), "categories": sorted(categories)}
+                    "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
+                    "categories": sorted(categories)}
         results = ResultsCache.open(cfg.path("cache"), cfg.root, settings, schemas_dir,
                                     cfg.path("cache") / FAILURE_DIR,
                                     [cfg.path("dist"), cfg.path("cache"), *outputs])
@@ -190,7 +193,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cfg.path("cache") if cache else None),
                         history=cfg if history else None, knowledge=cfg.path("knowledge"),
-                        results=results)
+                        assets=cfg.path("assets"), results=results)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -282,6 +285,10 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
                 edits.append(p.edit)
         if anchor is not None:
             anchors.append(anchor)
+    folders = (ctx.knowledge or ctx.root / "knowledge", ctx.assets or ctx.root / "assets")
+    for line, col, p in wikilinks.check_wikilinks(result.wikilinks, rel, ctx.fs, folders):
+        add(p.code, p.level, line, col, p.message)
+        edits.extend([p.edit] if p.edit else [])
     slugs = result.slugs()
     ctx.slugs[rel] = slugs
     for check in CONTENT_CHECKS:

@@ -49,6 +49,8 @@ class FsCache:
     inside: dict[str, bool] = field(default_factory=dict)
     reals: dict[str, str] = field(default_factory=dict)
     touched: list[str] | None = None  # set to a list: root-relative paths looked at go in
+    # files under a folder (hidden folders and symlinked folders left out), by lower-case name
+    named: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
@@ -89,6 +91,22 @@ class FsCache:
         if self.touched is not None:
             self.touched.append(path)
         return Resolved(path, case_ok, True, os.path.isdir(os.path.join(self.root, path)))
+
+    def files_named(self, rel_dir: str) -> dict[str, tuple[str, ...]]:
+        """Every file under the folder `rel_dir` (root-relative; hidden and symlinked folders
+        not entered), as root-relative real-case paths by lower-case file name."""
+        if self.touched is not None:
+            self.touched.append(rel_dir)
+        if rel_dir not in self.named:
+            found: dict[str, list[str]] = {}
+            for top, dirs, files in os.walk(os.path.join(self.root, rel_dir)):
+                dirs[:] = [d for d in dirs if not d.startswith(".")
+                           and not os.path.islink(os.path.join(top, d))]
+                rel_top = Path(os.path.relpath(top, self.root)).as_posix()
+                for name in files:
+                    found.setdefault(name.lower(), []).append(posixpath.join(rel_top, name))
+            self.named[rel_dir] = {k: tuple(sorted(v)) for k, v in found.items()}
+        return self.named[rel_dir]
 
     def realpath(self, path: str) -> str:
         if path not in self.reals:
@@ -133,8 +151,23 @@ def _rel_to(target_rel: str, doc_dir: str) -> str:
     return posixpath.relpath(target_rel or ".", doc_dir or ".")
 
 
-def _written(path: str) -> str:
-    return quote(path, safe="/._-~()!*'+,;=@:&$") if " " in path or "<" in path else path
+# characters a link destination cannot hold as written, or would read as something else
+ENCODED_IN_PATHS = frozenset(" <>#?%\\\x7f") | frozenset(map(chr, range(0x20)))
+
+
+def written_path(path: str) -> str:
+    """`path` as a link destination `--fix` writes: a space, `<`, `>`, `#`, `?`, `%`, a
+    backslash, control characters and parentheses that do not pair percent-encoded (what the
+    check and the build decode again); every other character, letters of any script
+    included, as written (`../../assets/images/小麦%20病害.png`)."""
+    depth = 0
+    for ch in path:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            break
+    parens = depth != 0
+    return "".join(quote(ch, safe="") if ch in ENCODED_IN_PATHS or (parens and ch in "()")
+                   else ch for ch in path)
 
 
 def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
@@ -189,7 +222,7 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
 def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
     if not ref.raw:
         return None
-    new = _written(new_path) + (f"#{fragment}" if fragment else "")
+    new = written_path(new_path) + (f"#{fragment}" if fragment else "")
     return Edit(ref.line, ref.col, ref.raw, new)
 
 

@@ -19,7 +19,8 @@ from kbtools.errors import KbError, UsageError, plural
 @json_option
 @click.option("--fix", is_flag=True,
               help="Repair mechanical path problems in place (absolute -> relative, "
-                   "backslashes -> '/', wrong case -> real case), then check again.")
+                   "backslashes -> '/', wrong case -> real case, Obsidian [[wikilinks]] and "
+                   "![[embeds]] naming one file -> standard links), then check again.")
 @click.option("--lenient", is_flag=True,
               help="Report front-matter problems as warnings (for foreign corpora).")
 @click.option("--no-schema", "no_schema", is_flag=True,
@@ -40,7 +41,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     line per finding, `path:line:col: level: code: message`, sorted; exits 1 if any
     finding is an error. Front matter is validated against schemas/ (base schema plus the
     category's schema); links and images must be relative, existing, inside the repo and
-    match the file's case exactly. Inside Git, a verified document whose lines changed after
+    match the file's case exactly; Obsidian `[[wikilinks]]` and `![[embeds]]` are errors
+    (plain text to kbtools). Inside Git, a verified document whose lines changed after
     its review gets a `verification-lapsed` warning (the build serves them as unverified).
     """
     for p in paths:

@@ -1,8 +1,10 @@
 """The check's view of a document: one Markdown pass collecting what the checks need.
 
 `scan(body, body_line) -> Scan`: links and images (as written, located by line and column),
-headings and their anchors, HTML ids, table shapes, formulas, stray `$$` and CSV names, with
-1-based line numbers of the original file. A CSV name is the `csv` annotation the build's
+headings and their anchors, HTML ids, table shapes, formulas, stray `$$`, CSV names and
+Obsidian's `[[wikilinks]]` and `![[embeds]]` (text to this parser: found in the text runs, so
+never in code, math, HTML or a standard link's text), with 1-based line numbers of the
+original file. A CSV name is the `csv` annotation the build's
 doc tree hands a table (`kbtools.markdown.doctree`: the comment blocks right before it), as
 written, at the annotation's line. It parses with the one configured parser of
 `kbtools.markdown.parser`, the parser the build's doc tree uses, so both see the same
@@ -41,6 +43,9 @@ _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
+# Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
+WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
+RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class Scan:
     # (line, marker) of a code fence never closed: the rest of the document is its code
     unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
     csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
+    wikilinks: list[tuple[int, int, str]] = field(default_factory=list)  # (line, col, as written)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -130,7 +136,7 @@ def count_cells(line: str) -> int:
 
 
 def _needs_inline(content: str, has_refs: bool) -> bool:
-    return ("](" in content or "<" in content or "$" in content
+    return ("](" in content or "<" in content or "$" in content or "[[" in content
             or (has_refs and "[" in content))
 
 
@@ -169,6 +175,20 @@ class _Locator:
                 return row + self.offset, idx + 1
             row, col = row + 1, 0
         return self.first + self.offset, 1
+
+    def find_run(self, text: str) -> tuple[int, int, bool]:
+        """Where a run of text (one line) starts, and whether it is written with its pipes
+        escaped (`\\|`, in a table cell); the first line, column 1 when not found."""
+        for cell in (False, True) if "|" in text else (False,):
+            row, col = self.row, self.col
+            written = _cell_escaped(text) if cell else text
+            while row < self.last and row < len(self.lines):
+                idx = self.lines[row].find(written, col)
+                if idx >= 0:
+                    self.row, self.col = row, idx + len(written)
+                    return row + self.offset, idx + 1, cell
+                row, col = row + 1, 0
+        return self.first + self.offset, 1, False
 
     @staticmethod
     def _first(line: str, cand: str, col: int) -> int:
@@ -306,10 +326,26 @@ class _Scanner:
                 _add_ref(self.out, loc, ref_kind, url)
             self.out.html_ids.update(found.ids)
 
-    def inline(self, children: list[Token], loc: _Locator) -> None:
+    def inline(self, children: list[Token], loc: _Locator, *, wiki: bool = True) -> None:
+        """Read an inline run; `wiki`: look for wikilinks in its text (not in an image's alt
+        text, nor in a link's text: those are a standard link's)."""
         out = self.out
-        for child in children:
+        in_link = 0  # link_open tokens not yet closed
+        run_end = 0  # a run of text read whole up to here (it holds a wikilink)
+        plain_end = 0  # a run of text without one up to here (read token by token)
+        for at, child in enumerate(children):
             kind = child.type
+            in_link += int(kind == "link_open") - int(kind == "link_close")
+            if at < run_end:
+                continue
+            if kind in RUN and wiki and not in_link and at >= plain_end:
+                end = at
+                while end < len(children) and children[end].type in RUN:
+                    end += 1
+                if self.text_run(children[at:end], loc):
+                    run_end = end
+                    continue
+                plain_end = end
             if kind in ("link_open", "image"):
                 attr = "href" if kind == "link_open" else "src"
                 href = str(child.attrs.get(attr, ""))
@@ -334,7 +370,35 @@ class _Scanner:
                 line, col = loc.find_plain("$$")
                 out.stray_dollars.append((line, col))
             if child.children:
-                self.inline(child.children, loc)
+                self.inline(child.children, loc, wiki=False)
+
+    def text_run(self, run: list[Token], loc: _Locator) -> bool:
+        """The wikilinks of a run of text tokens, located by the run, with the run's stray
+        `$$`; False (nothing read) when it holds none. An escaped or entity character (a
+        `text_special` token: `\\[`, `&#91;`) opens or closes none, but may sit inside one
+        (`[[note\\|label]]`, as a table cell holds it: the cell's text has `|`)."""
+        written = [t.markup if t.type == "text_special" and t.markup else t.content for t in run]
+        masked = "".join("\0" * len(w) if t.type == "text_special" else w
+                         for t, w in zip(run, written, strict=True))
+        found = [m for m in WIKILINK.finditer(masked) if m.group(1).strip()] \
+            if "[[" in masked else []
+        if not found:
+            return False
+        source = "".join(written)
+        line, col, cell = loc.find_run(source)
+
+        def at(offset: int) -> int:  # column of the run's character at `offset`
+            return col + (len(_cell_escaped(source[:offset])) if cell else offset)
+
+        for m in found:
+            raw = source[m.start():m.end()]
+            self.out.wikilinks.append((line, at(m.start()), _cell_escaped(raw) if cell else raw))
+        offset = 0
+        for tok, text in zip(run, written, strict=True):
+            if tok.type == "text" and "$$" in text:
+                self.out.stray_dollars.append((line, at(offset + text.find("$$"))))
+            offset += len(text)
+        return True
 
     def definition_ref(self, label: str, kind: str, href: str) -> None:
         """A reference link's destination, located in its definition (`[label]: href`), once
@@ -345,6 +409,11 @@ class _Scanner:
         ref = self.env.get("references", {}).get(label, {})
         start, end = ref.get("map") or (0, 0)
         _add_ref(self.out, _Locator(self.lines, start, end, self.offset), kind, href)
+
+
+def _cell_escaped(text: str) -> str:
+    """`text` as a table cell writes it: each `|` escaped."""
+    return text.replace("|", "\\|")
 
 
 def _trailing_blank(lines: list[str]) -> int:

@@ -1,0 +1,196 @@
+"""Obsidian's `[[wikilinks]]` and `![[embeds]]`: one finding each, and the standard link
+`kb check --fix` writes for one that names exactly one file.
+
+To kbtools (standard Markdown) they are plain text: the picture an embed shows in Obsidian is
+never linked, checked or shipped, and the note a wikilink names is never followed. Each one
+the scan found (`Scan.wikilinks`, never in code, math, HTML or a standard link's text) is an
+error. Its target is resolved the way Obsidian resolves it, among the files of the
+knowledge and assets folders (`FsCache.files_named`): a path relative to the document when
+it starts with `./` or `../`; else a name, or a path ending the file's path, `.md` implied
+for a note, the file of the same letter case preferred; among several files ending in a
+path, the one it names from the repository, a searched folder or the document. Exactly one
+file gives the edit:
+
+- `![[Pasted image 1.png|300]]` → `![Pasted image 1](../../assets/images/Pasted%20image%201.png)`
+  (alt text: a label written after `|`, else the file name; a width `|300` or `|300x200`
+  is dropped: kbtools shows a picture at its own size);
+- `[[Other note#Heading|shown]]` → `[shown](../other/Other%20note.md#heading)` (the anchor is
+  the heading's slug, `kbtools.markdown.parser.slugify`; text without a label:
+  `Other note > Heading`); an embedded note or PDF becomes a link (nothing is transcluded).
+
+Paths are written as the other path fixes write them (`links.written_path`). Several
+files, none, or a block reference (`#^id`, no Markdown equivalent) → the finding says so
+and nothing is written. The outcome depends on the document's text and on which files
+exist (the results cache's tree signature), never on another document's content.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbtools.check.links import Edit, FsCache, LinkProblem, written_path
+from kbtools.findings import display_path
+from kbtools.markdown.parser import heading_title, slugify
+
+CODE = "link-wikilink"
+# what Obsidian shows as a picture when embedded
+EMBED_IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".webp", ".avif"})
+NOTE_TYPES = (".md", ".markdown")
+MAX_LISTED = 5  # candidate files a finding names
+SETTINGS = ('so that Obsidian writes standard links: Settings → Files and links → '
+            '"Use [[Wikilinks]]" off, "New link format": "Relative path to file"')
+
+
+@dataclass(frozen=True)
+class Wikilink:
+    """`[[target#heading|label]]` or `![[…]]` as written, split."""
+
+    raw: str
+    embed: bool
+    target: str  # the file as written ("" = this document)
+    heading: str  # after the first '#' ("" = none; `a#b`: a sub-heading path)
+    label: str  # after the first '|' ("" = none)
+
+    @property
+    def image(self) -> bool:
+        """An embedded picture (by the extension written)."""
+        return self.embed and posixpath.splitext(self.target)[1].lower() in EMBED_IMAGES
+
+    @property
+    def block(self) -> bool:
+        """A block reference (`#^id`): no heading, no Markdown equivalent."""
+        return self.heading.rsplit("#", 1)[-1].startswith("^")
+
+
+def parse_wikilink(raw: str) -> Wikilink:
+    """Split a wikilink as written (a table cell writes its `|` as `\\|`)."""
+    embed = raw.startswith("!")
+    inner = raw[3 if embed else 2:-2].replace("\\|", "|")
+    link, _, label = inner.partition("|")
+    target, _, heading = link.partition("#")
+    return Wikilink(raw, embed, target.strip(), heading.strip(), label.strip())
+
+
+def check_wikilinks(found: Sequence[tuple[int, int, str]], doc_rel: str, fs: FsCache,
+                    folders: Iterable[Path]) -> list[tuple[int, int, LinkProblem]]:
+    """A problem per wikilink written at (line, col), with the edit `--fix` applies when its
+    target is one file; `folders`: where targets are searched (knowledge, assets), those
+    inside the repository."""
+    if not found:
+        return []
+    trees = search_trees(fs, folders) if not doc_rel.startswith("/") else []  # outside: none
+    return [(line, col, _problem(parse_wikilink(raw), line, col, doc_rel, fs, trees))
+            for line, col, raw in found]
+
+
+def search_trees(fs: FsCache, folders: Iterable[Path]) -> list[str]:
+    """`folders` inside the root, root-relative (one inside another: only the outer)."""
+    out: list[str] = []
+    for folder in folders:
+        real = fs.realpath(os.fspath(folder))
+        if real == fs.real_root or real.startswith(fs.real_root + os.sep):
+            out.append(Path(os.path.relpath(real, fs.real_root)).as_posix())
+    return [t for t in out if not any(o != t and (o == "." or t.startswith(o + "/"))
+                                      for o in out)]
+
+
+def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
+             trees: Sequence[str]) -> LinkProblem:
+    what = "embed" if link.embed else "wikilink"
+    effect = ("the picture is not linked, checked or shipped" if link.image else
+              "nothing is embedded" if link.embed else "the link is not followed or checked")
+    head = f"Obsidian {what} {link.raw!r} is plain text to kbtools ({effect})"
+    if link.block:
+        return _error(f"{head}; a block reference (#^…) has no Markdown equivalent: write a "
+                      f"standard link to the document or one of its headings ({SETTINGS})")
+    found = candidates(link, doc_rel, fs, trees) if link.target or link.heading else []
+    if not found:
+        where = " or ".join(f"{t}/" for t in trees) or "the repository"
+        return _error(f"{head}; no file {link.target or link.raw!r} in {where}: write a "
+                      f"standard relative link to an existing file ({SETTINGS})")
+    if len(found) > 1:
+        doc_dir = posixpath.dirname(doc_rel) or "."
+        listed = ", ".join(repr(posixpath.relpath(f, doc_dir)) for f in found[:MAX_LISTED]) \
+            + (", …" if len(found) > MAX_LISTED else "")
+        return _error(f"{head}; {len(found)} files match ({listed}): write a standard relative "
+                      f"link to the one meant, or a path in the wikilink ({SETTINGS})")
+    new = standard_link(link, found[0], doc_rel)
+    return LinkProblem(CODE, "error", f"{head}; `kb check --fix` writes {new!r} ({SETTINGS})",
+                       Edit(line, col, link.raw, new))
+
+
+def _error(message: str) -> LinkProblem:
+    return LinkProblem(CODE, "error", message)
+
+
+def _variants(path: str) -> list[str]:
+    """The file names `path` may mean, in Obsidian's order: a note's `.md` is implied."""
+    if path.lower().endswith(NOTE_TYPES):
+        return [path]
+    if posixpath.splitext(posixpath.basename(path))[1]:
+        return [path, path + ".md"]  # `图.png`, but also `v1.2 release` -> `v1.2 release.md`
+    return [path + ".md", path]
+
+
+def candidates(link: Wikilink, doc_rel: str, fs: FsCache, trees: Sequence[str]) -> list[str]:
+    """The root-relative files `link` may name (sorted; one: resolved)."""
+    if not link.target:
+        return [doc_rel]
+    doc_dir = posixpath.dirname(doc_rel)
+    if link.target.startswith(("./", "../")):  # Obsidian's "relative path" format
+        for name in _variants(posixpath.normpath(posixpath.join(doc_dir, link.target))):
+            if name.startswith("../") or name in ("..", "."):
+                return []
+            res = fs.resolve(name)
+            if res.exists and not res.is_dir:
+                return [res.rel]
+        return []
+    for name in _variants(posixpath.normpath(link.target.strip("/"))):
+        lower = "/" + name.lower()
+        pool = sorted({path for tree in trees
+                       for path in fs.files_named(tree).get(posixpath.basename(lower), ())
+                       if ("/" + path.lower()).endswith(lower)})
+        pool = [p for p in pool if display_path(p) == p]  # a name not UTF-8 cannot be linked
+        same_case = [p for p in pool if ("/" + p).endswith("/" + name)]
+        pool = same_case or pool
+        if len(pool) > 1 and "/" in name:  # a path: the one it names from a known folder
+            named = {posixpath.normpath(posixpath.join(base, name)).lower()
+                     for base in ("", doc_dir, *trees)}
+            pool = [p for p in pool if p.lower() in named] or pool
+        if pool:
+            return pool
+    return []
+
+
+def standard_link(link: Wikilink, file_rel: str, doc_rel: str) -> str:
+    """The standard Markdown link or image for `link` naming `file_rel`, from `doc_rel`."""
+    ext = posixpath.splitext(file_rel)[1].lower()
+    heading = link.heading.rsplit("#", 1)[-1]
+    if file_rel == doc_rel and heading:
+        dest = ""
+    else:
+        dest = written_path(posixpath.relpath(file_rel, posixpath.dirname(doc_rel) or "."))
+    if link.embed and ext in EMBED_IMAGES:
+        alt = image_alt(link.label) or posixpath.splitext(posixpath.basename(file_rel))[0]
+        return f"![{_text(alt)}]({dest})"
+    slug = slugify(heading_title(heading)) if heading and ext in NOTE_TYPES else ""
+    shown = " > ".join(p for p in (link.target, *link.heading.split("#")) if p)
+    return f"[{_text(link.label or shown)}]({dest}{'#' + slug if slug else ''})"
+
+
+def image_alt(label: str) -> str:
+    """An embed's label without its size (`alt|300`, `300x200`: Obsidian's width)."""
+    alt, _, size = label.rpartition("|")
+    width, _, height = size.partition("x")
+    if width.isdigit() and (not height or height.isdigit()):
+        return alt.strip()
+    return label
+
+
+def _text(text: str) -> str:
+    """Link text as written: brackets, backslashes and pipes (a table cell's) escaped."""
+    return "".join("\\" + ch if ch in "[]\\|" else ch for ch in text)

@@ -1,0 +1,206 @@
+"""Obsidian's `[[wikilinks]]` and `![[embeds]]` (`kbtools.check.wikilinks`): `kb check`
+reports each one written in a document's text at its line and column, never one in code,
+math, an HTML comment or a standard link's text; `kb check --fix` rewrites the ones naming
+exactly one file into standard relative links, and the fixed document builds with its
+picture shipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.check.links import written_path
+from kbtools.check.wikilinks import image_alt, parse_wikilink
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import FindingsError
+from tests.kbfixtures import GOOD_FM
+
+FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
+PNG = b"\x89PNG\r\n\x1a\n"
+PASTED = "Pasted image 20240615141822.png"
+SETTINGS = '"Use [[Wikilinks]]" off, "New link format": "Relative path to file"'
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    for folder in ("knowledge/crops", "knowledge/设备", "assets/images"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "assets" / "images" / PASTED).write_bytes(PNG)
+    (tmp_path / "assets" / "images" / "玉米 锈病.png").write_bytes(PNG)
+    (tmp_path / "knowledge" / "设备" / "液压 系统.md").write_text(
+        GOOD_FM + "# 液压系统\n\n## 4.3 液压系统: 压力异常\n\n检查溢流阀。\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check(*args: str):
+    return CliRunner().invoke(main, ["check", "--no-cache", *args])
+
+
+def write(repo: Path, rel: str, body: str) -> Path:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(GOOD_FM + body, encoding="utf-8")
+    return path
+
+
+def wikilink_findings(result) -> list[tuple[int, int, str]]:
+    """(line, col, wikilink as written) of each link-wikilink finding printed."""
+    out = []
+    for line in result.stdout.splitlines():
+        where, _, rest = line.partition(": error: link-wikilink: ")
+        if rest:
+            _, row, col = where.rsplit(":", 2)
+            out.append((int(row), int(col), rest.split("'")[1]))
+    return out
+
+
+PLACES = ("# 玉米 [[液压 系统]]\n\n"
+          f"田间照片 ![[{PASTED}]] 和 ![[玉米 锈病.png|300]]。\n"
+          "> 引用 [[液压 系统#4.3 液压系统: 压力异常|压力]]\n\n"
+          "- 列表 [[液压 系统]]\n\n"
+          "| 项 | 见 |\n|---|---|\n| 压力 | [[液压 系统\\|表格里]] |\n")
+IGNORED = ("# 不算\n\n代码 `[[液压 系统]]` 和公式 $[[a]]$ 和 \\[[液压 系统]] 以及 "
+           "<!-- [[液压 系统]] --> 还有 [见 [[液压 系统]]](../设备/液压%20系统.md)\n\n"
+           "```\n![[" + PASTED + "]]\n```\n\n    [[液压 系统]]\n\n$$\n[[x]]\n$$\n\n"
+           "<!--\n[[液压 系统]]\n-->\n\n~~~md\n[[液压 系统]]\n~~~\n")
+
+
+def test_each_wikilink_and_embed_is_an_error_at_its_line_and_column(repo):
+    write(repo, "knowledge/crops/corn.md", PLACES)
+    result = check()
+    assert result.exit_code == 1
+    base = FM_LINES + 1
+    assert wikilink_findings(result) == [
+        (base, 6, "[[液压 系统]]"),
+        (base + 2, 6, f"![[{PASTED}]]"),
+        (base + 2, 45, "![[玉米 锈病.png|300]]"),
+        (base + 3, 6, "[[液压 系统#4.3 液压系统: 压力异常|压力]]"),
+        (base + 5, 6, "[[液压 系统]]"),
+        (base + 9, 8, "[[液压 系统\\\\|表格里]]")]  # repr of the backslash
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"knowledge/crops/corn.md:{base}:6: error: link-wikilink: Obsidian "
+                            "wikilink '[[液压 系统]]' is plain text to kbtools (the link is not "
+                            "followed or checked); `kb check --fix` writes "
+                            "'[液压 系统](../设备/液压%20系统.md)'")
+    assert SETTINGS in first
+    embed = result.stdout.splitlines()[1]
+    assert "the picture is not linked, checked or shipped" in embed
+    assert "'![Pasted image 20240615141822](../../assets/images/Pasted%20image%2020240615141822.png)'" in embed
+
+
+def test_code_math_comments_escapes_and_link_text_are_not_wikilinks(repo):
+    write(repo, "knowledge/crops/code.md", IGNORED)
+    result = check()
+    assert wikilink_findings(result) == [], result.stdout
+    assert result.exit_code == 0, result.stdout
+
+
+def test_fix_writes_standard_links_and_is_idempotent(repo):
+    page = write(repo, "knowledge/crops/corn.md", PLACES + "\n同页 [[#玉米 液压 系统]] 和 "
+                 "[[../设备/液压 系统|相对]] 和 [[knowledge/设备/液压 系统.md]] 和 [[液压 系统.MD]]\n")
+    result = check("--fix")
+    assert result.exit_code == 0, result.output
+    body = page.read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert body == (
+        "# 玉米 [液压 系统](../设备/液压%20系统.md)\n\n"
+        "田间照片 ![Pasted image 20240615141822](../../assets/images/Pasted%20image%2020240615141822.png)"
+        " 和 ![玉米 锈病](../../assets/images/玉米%20锈病.png)。\n"
+        "> 引用 [压力](../设备/液压%20系统.md#43-液压系统-压力异常)\n\n"
+        "- 列表 [液压 系统](../设备/液压%20系统.md)\n\n"
+        "| 项 | 见 |\n|---|---|\n| 压力 | [表格里](../设备/液压%20系统.md) |\n"
+        "\n同页 [玉米 液压 系统](#玉米-液压-系统) 和 [相对](../设备/液压%20系统.md) 和 "
+        "[knowledge/设备/液压 系统.md](../设备/液压%20系统.md) 和 "
+        "[液压 系统.MD](../设备/液压%20系统.md)\n")
+    changes = [line for line in result.stderr.splitlines() if ": fixed: " in line]
+    assert changes[0] == (f"knowledge/crops/corn.md:{FM_LINES + 1}:6: fixed: [[液压 系统]] -> "
+                          "[液压 系统](../设备/液压%20系统.md)")
+    assert len(changes) == 10
+    again = check("--fix")
+    assert again.exit_code == 0 and "fixed:" not in again.stderr
+    assert page.read_text(encoding="utf-8").split("---\n", 2)[2] == body
+
+
+def test_an_embed_keeps_its_alt_text_and_drops_its_width(repo):
+    page = write(repo, "knowledge/crops/alt.md",
+                 "# 图\n\n![[玉米 锈病.png|叶片上的锈色孢子堆|300x200]]\n"
+                 "![[images/玉米 锈病.png|左 | 右]]\n")
+    assert check("--fix").exit_code == 0
+    text = page.read_text(encoding="utf-8")
+    assert "![叶片上的锈色孢子堆](../../assets/images/玉米%20锈病.png)" in text
+    assert "![左 \\| 右](../../assets/images/玉米%20锈病.png)" in text
+
+
+def test_a_name_several_files_have_is_not_fixed_and_the_finding_names_them(repo):
+    for folder in ("knowledge/a", "knowledge/b"):
+        write(repo, f"{folder}/同名.md", "# 同名\n\n内容。\n")
+    page = write(repo, "knowledge/crops/amb.md", "# 歧义\n\n见 [[同名]] 与 [[b/同名|乙]]\n")
+    result = check("--fix")
+    assert result.exit_code == 1
+    (line,) = result.stdout.splitlines()
+    assert line.startswith(f"knowledge/crops/amb.md:{FM_LINES + 3}:3: error: link-wikilink: "
+                           "Obsidian wikilink '[[同名]]' is plain text to kbtools")
+    assert "2 files match ('../a/同名.md', '../b/同名.md'): write a standard relative link " \
+           "to the one meant, or a path in the wikilink" in line
+    assert page.read_text(encoding="utf-8").endswith("见 [[同名]] 与 [乙](../b/同名.md)\n")
+
+
+def test_unresolvable_wikilinks_stay_with_their_finding(repo):
+    page = write(repo, "knowledge/crops/none.md",
+                 "# 无\n\n[[没有这个]] ![[missing.png]] [[液压 系统#^abc123]] [[../../../x]]\n")
+    before = page.read_text(encoding="utf-8")
+    result = check("--fix")
+    assert result.exit_code == 1 and "fixed:" not in result.stderr
+    assert page.read_text(encoding="utf-8") == before
+    messages = [line.split("link-wikilink: ")[1] for line in result.stdout.splitlines()]
+    assert len(messages) == 4
+    assert "no file '没有这个' in knowledge/ or assets/: write a standard relative link" in messages[0]
+    assert "no file 'missing.png'" in messages[1] and "nothing" not in messages[1]
+    assert "a block reference (#^…) has no Markdown equivalent" in messages[2]
+    assert "no file '../../../x'" in messages[3]
+
+
+def test_a_new_file_changes_a_cached_finding(repo):
+    """The outcome depends on which files exist: the results cache must not keep it."""
+    write(repo, "knowledge/crops/c.md", "# C\n\n[[另一篇]]\n")
+    run = CliRunner()
+    assert "no file '另一篇'" in run.invoke(main, ["check"]).stdout
+    write(repo, "knowledge/crops/另一篇.md", "# 另一篇\n\n内容。\n")
+    assert "writes '[另一篇](另一篇.md)'" in run.invoke(main, ["check"]).stdout
+    write(repo, "knowledge/设备/另一篇.md", "# 另一篇\n\n内容。\n")
+    assert "2 files match" in run.invoke(main, ["check"]).stdout
+
+
+def test_the_fixed_document_builds_and_its_picture_ships(repo):
+    write(repo, "knowledge/crops/corn.md", PLACES)
+    with pytest.raises(FindingsError, match=r"corn.md:\d+:\d+: error: link-wikilink"):
+        build(load_config(repo), BuildOptions(progress=False))
+    assert check("--fix").exit_code == 0
+    build(load_config(repo), BuildOptions(progress=False))
+    shipped = repo / "dist" / "data" / "source" / "assets" / "images"
+    assert (shipped / PASTED).read_bytes() == PNG
+    assert (shipped / "玉米 锈病.png").read_bytes() == PNG
+
+
+def test_parse_and_alt_text():
+    link = parse_wikilink("![[图/a b.png|穗部\\|300]]")
+    assert (link.embed, link.target, link.heading, link.label, link.image) == (
+        True, "图/a b.png", "", "穗部|300", True)
+    note = parse_wikilink("[[Note#H1#^blk|shown]]")
+    assert (note.target, note.heading, note.label, note.block, note.image) == (
+        "Note", "H1#^blk", "shown", True, False)
+    assert [image_alt(x) for x in ("300", "300x200", "alt|300", "alt", "", "a|b")] == [
+        "", "", "alt", "alt", "", "a|b"]
+
+
+def test_written_paths_encode_only_what_a_destination_cannot_hold():
+    assert written_path("../../assets/images/玉米 锈病 (1).png") == \
+        "../../assets/images/玉米%20锈病%20(1).png"
+    assert written_path("a(b.png") == "a%28b.png"
+    assert written_path("c#1?%.md") == "c%231%3F%25.md"
+    assert written_path("plain/path.md") == "plain/path.md"
