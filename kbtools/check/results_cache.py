@@ -40,8 +40,9 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 8  # bump when a check's findings for the same inputs change (5: `$` in code
-# spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds)
+FORMAT = 9  # bump when a check's findings for the same inputs change (5: `$` in code
+# spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
+# 9: a percent-encoded destination's column)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
