@@ -91,3 +91,57 @@ def test_watch_cli_json_lines_and_bad_config(tmp_path):
     res = subprocess.run([_kb(), "watch"], cwd=repo, env=env, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 1 and "kb.toml" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_watch_builds_with_edited_settings_and_sees_assets(tmp_path):
+    """kb.toml edited while watching: the next build uses the new settings (the chunks of a
+    build started with them), a broken kb.toml is reported and keeps the index serving
+    until it is fixed; an image the documents show, replaced in assets/, is shipped anew."""
+    import sqlite3
+
+    from kbtools.build.pipeline import BuildOptions, build
+
+    repo = copy_example(tmp_path / "repo")
+    toml = repo / "kb.toml"
+    settings = toml.read_text(encoding="utf-8").replace(
+        'model = "use"', 'model = "test-hash"\nlanguages = { en = "test-hash" }')
+    toml.write_text(settings, encoding="utf-8")
+    out = repo / "dist"
+    updates: list = []
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=(load_config(repo), out, updates.append, stop),
+                              daemon=True)
+    thread.start()
+    try:
+        before = _wait(updates, 1).stats.chunks
+        toml.write_text(settings + "\n[chunk]\ntarget_chars = 200\nmax_chars = 300\n",
+                        encoding="utf-8")
+        smaller = _wait(updates, 2)
+        full = build(load_config(repo), BuildOptions(out=tmp_path / "full", progress=False,
+                                                     provenance=False, use_cache=False))
+        assert smaller.error is None and smaller.stats.chunks == full.chunks > before
+        assert (out / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
+
+        toml.write_text(settings + "\n[chunk]\nmin_chars = 'lots'\n", encoding="utf-8")
+        broken = _wait(updates, 3)
+        assert broken.stats is None and "kb.toml" in broken.error
+        doc = repo / "knowledge/crops/rice-blast.md"
+        doc.write_text(doc.read_text(encoding="utf-8") + "\n稻瘟病补充说明。\n", encoding="utf-8")
+        still = _wait(updates, 4)
+        assert still.stats is None and "kb.toml" in still.error  # not the old settings
+        toml.write_text(settings, encoding="utf-8")
+        assert _wait(updates, 5).stats.chunks == before  # the default settings again
+        con = sqlite3.connect(out / "index/store.sqlite")
+        assert con.execute("SELECT COUNT(*) FROM chunks WHERE text LIKE '%稻瘟病补充说明%'"
+                           ).fetchone()[0] >= 1  # with the line added meanwhile
+        con.close()
+
+        image = repo / "assets/images/wheat-scab-ear.png"
+        image.write_bytes((repo / "assets/images/rice-blast-leaf.png").read_bytes())
+        shown = _wait(updates, 6)
+        assert shown.changed == ("assets/images/wheat-scab-ear.png",)
+        assert (out / "data/source/assets/images/wheat-scab-ear.png").read_bytes() == \
+            image.read_bytes()
+    finally:
+        stop.set()
+        thread.join(timeout=10)

@@ -1,7 +1,10 @@
 """`kb watch`: keep the local index in step with the knowledge while authors edit.
 
-A watchdog observer collects changes to Markdown under knowledge/ (and kb.toml / the
-domain dictionary); after a short quiet period the index is rebuilt in-process with every
+A watchdog observer collects changes to the files a build reads — knowledge/ (documents,
+synonyms), assets/ (the images documents show), schemas/, kb.toml and the domain
+dictionary; an edited kb.toml is loaded again before the next build (one that does not
+load is reported, and the previous index keeps serving until it is fixed; the old settings
+are never built with) — and after a short quiet period the index is rebuilt in-process with every
 cache warm — parsed models stay loaded, unchanged documents keep their parse and chunks
 (`kbtools.build.memo`), unchanged chunks reuse their cached vectors, index/ is derived from
 the previous one redoing only changed shards, formula
@@ -25,10 +28,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
-from kbtools.config import Config
+from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
 from kbtools.index.layout import ReleaseLayout
@@ -46,10 +50,31 @@ class Update:
 
 
 def _relevant(path: str, cfg: Config) -> bool:
+    """Whether a change of `path` can change the build: a file of the knowledge or assets
+    folders (documents, the images they show, the synonyms), the settings, the user
+    dictionary and the schemas; not editor swap, backup or hidden files, nor .git."""
     p = Path(path)
-    if any(part.startswith(".") for part in p.parts[-3:]):
-        return False  # editor swap files, .git
-    return p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt", "_synonyms.txt")
+    if any(part.startswith(".") for part in p.parts[-3:]) or p.name.endswith("~"):
+        return False
+    if p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt", "_synonyms.txt"):
+        return True
+    if p == cfg.root / str(cfg.get("bm25.user_dict")):
+        return True
+    return any(p.is_relative_to(cfg.path(folder)) for folder in _FOLDERS)
+
+
+# folders watched recursively (when they exist), besides the root itself
+_FOLDERS = ("knowledge", "assets", "schemas")
+
+
+def _schedule(observer: Any, handler: Any, cfg: Config) -> None:
+    """Watch `cfg`'s folders with `handler` (anything watched before is dropped)."""
+    observer.unschedule_all()
+    watched = [cfg.path(f) for f in _FOLDERS if cfg.path(f).is_dir()]
+    for folder in watched:
+        if not any(folder.is_relative_to(w) and folder != w for w in watched):
+            observer.schedule(handler, str(folder), recursive=True)
+    observer.schedule(handler, str(cfg.root), recursive=False)
 
 
 def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
@@ -83,9 +108,11 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     stop = stop or threading.Event()
     memo = BuildMemo()  # unchanged documents are parsed and chunked once per watcher
     observer = Observer()  # watching starts before the first build: no save is missed
-    observer.schedule(Handler(), str(cfg.path("knowledge")), recursive=True)
-    observer.schedule(Handler(), str(cfg.root), recursive=False)
+    handler = Handler()
+    _schedule(observer, handler, cfg)
     observer.start()
+    config_file = (cfg.root / CONFIG_NAME).resolve()
+    config_error: str | None = None
     try:
         # the models are loaded before the first report: a watcher that says it is ready
         # embeds the first save without loading one (a save meanwhile waits in `events`)
@@ -106,6 +133,18 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 except queue.Empty:
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
+            if config_error or any(Path(p).resolve() == config_file for p in changed):
+                # the settings changed: build with the new ones (and watch their folders)
+                try:
+                    new_cfg = load_config(cfg.root)
+                except KbError as exc:
+                    config_error = exc.format()
+                    report(Update(rels, None, config_error, 0.0))
+                    continue
+                config_error = None
+                if any(new_cfg.path(f) != cfg.path(f) for f in _FOLDERS):
+                    _schedule(observer, handler, new_cfg)
+                cfg = new_cfg
             report(rebuild(cfg, out, rels, lenient, memo))
             settle()  # after the report: the full collection runs while the watcher waits
     finally:
