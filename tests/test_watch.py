@@ -96,7 +96,8 @@ def test_watch_cli_json_lines_and_bad_config(tmp_path):
 def test_watch_builds_with_edited_settings_and_sees_assets(tmp_path):
     """kb.toml edited while watching: the next build uses the new settings (the chunks of a
     build started with them), a broken kb.toml is reported and keeps the index serving
-    until it is fixed; an image the documents show, replaced in assets/, is shipped anew."""
+    until it is fixed; an image the documents show, replaced in assets/, is shipped anew;
+    a folder moved away takes its documents out of the index."""
     import sqlite3
 
     from kbtools.build.pipeline import BuildOptions, build
@@ -142,6 +143,12 @@ def test_watch_builds_with_edited_settings_and_sees_assets(tmp_path):
         assert shown.changed == ("assets/images/wheat-scab-ear.png",)
         assert (out / "data/source/assets/images/wheat-scab-ear.png").read_bytes() == \
             image.read_bytes()
+
+        # a folder moved out of knowledge/ (a file manager's trash) takes its documents
+        (repo / "knowledge/engineering").rename(tmp_path / "trash")
+        moved = _wait(updates, 7)
+        assert moved.changed == ("knowledge/engineering",)
+        assert moved.stats.documents == len(list((repo / "knowledge").rglob("*.md")))
     finally:
         stop.set()
         thread.join(timeout=10)

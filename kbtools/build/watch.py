@@ -99,8 +99,10 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
-            if event.event_type in ("opened", "closed_no_write") or event.is_directory:
-                return
+            if event.event_type in ("opened", "closed_no_write") or (
+                    event.is_directory and event.event_type not in ("deleted", "moved")):
+                return  # a folder moved out of knowledge/ (a file manager's trash) or
+                # removed whole has no event of its own files
             for path in (event.src_path, getattr(event, "dest_path", "")):
                 if path and _relevant(str(path), cfg):
                     events.put(str(path))
