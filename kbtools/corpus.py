@@ -230,6 +230,14 @@ def decode(raw: bytes) -> tuple[str, list[str]]:
     return text, problems
 
 
+def lf_newlines(raw: bytes) -> bytes:
+    """`raw` with CRLF and lone CR as LF, the newlines `decode` reads them as. A document's
+    copy in a release is written so: the same for every checkout of a commit, whatever line
+    endings Git gave the work tree (core.autocrlf, `eol` attributes). (A CR byte is never
+    part of a multi-byte UTF-8 character.)"""
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
+
+
 def is_inside(real: str, real_root: str) -> bool:
     """Whether the real path `real` is `real_root` or lies below it (both already resolved)."""
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import git
@@ -88,6 +89,19 @@ def test_same_commit_builds_are_byte_identical(small_repo, cold_build, tmp_path)
     reference = tree_hashes(out1)
     assert tree_hashes(tmp_path / "warm" / "dist") == reference
     assert tree_hashes(tmp_path / "cold2" / "dist") == reference
+
+
+def test_a_checkout_with_crlf_line_endings_builds_the_same_bytes(small_repo, cold_build, tmp_path):
+    """Git's line-ending settings (core.autocrlf on Windows-minded machines, `eol`
+    attributes) change the work tree's bytes, not the commit: the release is the same."""
+    out1, _ = cold_build
+    other = tmp_path / "crlf"
+    subprocess.run(["git", "clone", "-q", "-c", "core.autocrlf=true", str(small_repo), str(other)],
+                   check=True)
+    assert b"\r\n" in (other / SMALL[0]).read_bytes()
+    assert git.Repo(other).git.status("--porcelain") == ""
+    build(load_config(other), BuildOptions(out=tmp_path / "dist", progress=False))
+    assert tree_hashes(tmp_path / "dist") == tree_hashes(out1)
 
 
 def test_a_build_warmed_by_another_commit_writes_a_cold_builds_bytes(tmp_path):

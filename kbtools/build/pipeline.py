@@ -31,7 +31,7 @@ from kbtools.build.reuse import ShardReuse, TableReuse, Written, history_key, ke
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
-from kbtools.corpus import SourceDoc, load_source, read_source
+from kbtools.corpus import SourceDoc, lf_newlines, load_source, read_source
 from kbtools.embed.base import model_meta, vectors_key
 from kbtools.embed.cache import EmbeddingCache, text_key
 from kbtools.embed.registry import get_reference_embedder
@@ -68,6 +68,9 @@ from kbtools.review.lapse import ReviewCoverage
 LENIENT_BLOCKING = frozenset({"file-not-regular", "file-too-large", "file-unreadable",
                               "encoding-not-utf8",
                               "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
+# How a document's copy in data/source/ is written (`_write_source`; 2: LF newlines), part
+# of the key of the shards a build takes from the previous output as they are
+SOURCE_COPY = 2
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,8 @@ def _reuse_context(cfg: Config) -> str:
     emb = cfg.section("embedding")
     names = sorted({emb["model"], *emb.get("languages", {}).values()} - {None})
     prints = {name: vectors_key(model_meta(get_reference_embedder(name))) for name in names}
-    return json.dumps([FORMAT_VERSION, __version__, _fingerprint(cfg), prints], sort_keys=True)
+    return json.dumps([FORMAT_VERSION, __version__, SOURCE_COPY, _fingerprint(cfg), prints],
+                      sort_keys=True)
 
 
 def _unchecked_reason(opts: BuildOptions) -> str | None:
@@ -427,13 +431,14 @@ def _write_data(layout: ReleaseLayout, sources: list[SourceDoc], counts: dict[st
 
 
 def _write_source(source_dir: Path, rel: str, data: bytes) -> None:
-    """Copy the bytes of a document as read into data/source/<rel>, never outside it."""
+    """Copy the bytes of a document as read into data/source/<rel>, never outside it, with
+    LF newlines (`lf_newlines`: the same bytes from any checkout of the commit)."""
     target = source_dir / rel
     base = os.path.realpath(source_dir)
     if Path(rel).is_absolute() or not os.path.realpath(target).startswith(base + os.sep):
         raise KbError("refusing to write a document outside data/source", path=rel)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    target.write_bytes(lf_newlines(data))
 
 
 def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
