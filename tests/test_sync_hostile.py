@@ -170,6 +170,26 @@ def test_manifest_paths_must_stay_inside_data(world: World):
     world.assert_refused("backslash")
 
 
+def test_a_release_must_name_one_source_commit(world: World):
+    """A signed release whose release.json (what `kb status` shows) or tag message names
+    another source commit than its manifest (what answers cite) is refused."""
+    forge_tree(world.art, lambda e: None, key=world.key, base=world.good,
+               rel_change=lambda rel: rel["source"].update(commit="1" * 40))
+    world.assert_refused("release.json names source commit 111111111111 but the manifest "
+                         f"names src{world.n}")
+    tag = world.forge(lambda e: None)  # a consistent release.json; its tag is made again
+    body = git(world.art, "cat-file", "tag", tag)
+    mhash = body.split("manifest-sha256:")[1].split()[0]
+    commit = git(world.art, "rev-parse", f"{tag}^{{commit}}").strip()
+    git(world.art, "tag", "-f", "-a", tag, commit, "-m",
+        f"kb release {tag}\n\nsource-commit: {'2' * 40}\nmanifest-sha256: {mhash}\n")
+    world.assert_refused("the tag names source commit 222222222222 but the manifest names "
+                         f"src{world.n}")
+    # a genuine release's tag and release.json name its manifest's commit: taken
+    tag = world.release()
+    assert world.sync() == ("ok", tag)
+
+
 @pytest.mark.parametrize("first,second", [
     ("data/chunks/00.jsonl", "data/chunks/00.JSONL"),          # case folding
     ("data/source/caf\u00e9.md", "data/source/cafe\u0301.md"),  # NFC vs NFD

@@ -73,12 +73,17 @@ def tag_manifest_hash(gd: Path, tag_ref: str, where: str) -> tuple[str, str]:
     commit = rev_parse(gd, tag_ref)
     if commit is None:
         raise SyncError(f"{tag_ref} names no commit", path=where)
+    return commit, tag_field(gd, tag_ref, "manifest-sha256")
+
+
+def tag_field(gd: Path, tag_ref: str, name: str) -> str:
+    """The value of the `name:` line of an annotated tag's message ("" when it has none)."""
     body = run_git(gd, "cat-file", "tag", tag_ref, error=SyncError)
-    mhash = ""
+    value = ""
     for line in body.split("\n"):  # git's lines: a tagger name may hold U+2028
-        if line.startswith("manifest-sha256:"):
-            mhash = line.split(":", 1)[1].strip()
-    return commit, mhash
+        if line.startswith(f"{name}:"):
+            value = line.split(":", 1)[1].strip()
+    return value
 
 
 def check_models(manifest: dict[str, Any], where: str) -> None:
@@ -110,12 +115,18 @@ def verify_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
     """Every check of release commit `commit` (tag `tag`) that git objects alone allow,
     nothing written: release.json names the tag and serial; the signature is by a trusted
     key (rotations since serial `floor` followed); the manifest's hash, schema and path
-    rules; the tree is exactly the manifest's files, regular, of the listed sizes; the
-    embedding models are the ones here. SyncError naming the first problem. `install_release`
-    (sync, a checkout's first open) and `kb status` of a checkout both run it."""
+    rules, and its source the one release.json and the tag name; the tree is exactly the
+    manifest's files, regular, of the listed sizes; the embedding models are the ones here.
+    SyncError naming the first problem. `install_release` (sync, a checkout's first open)
+    and `kb status` of a checkout both run it."""
     meta = read_meta(gd, commit, tag, serial)
     plan = trust.plan(gd, meta, begin, floor, tag)
     manifest, mhash = read_manifest(meta, tag_mhash, tag)
+    said = tag_field(gd, f"refs/tags/{tag}", "source-commit")  # (forged tags may have none)
+    if said and said != manifest["source"]["commit"]:
+        raise SyncError(f"the tag names source commit {said[:12]} but the manifest names "
+                        f"{str(manifest['source']['commit'])[:12]}; refusing this release",
+                        path=tag)
     entries = check_tree(gd, commit, manifest, tag)
     check_models(manifest, tag)
     return Checked(meta, plan, manifest, mhash, entries)

@@ -8,7 +8,7 @@ checked out, so nothing in it is interpreted (no links, no attributes, no filter
    release.json must name the tag and serial fetched. (The signature is
    `kbtools.ship.trust`'s job, done next.)
 2. `read_manifest`: manifest.json, its sha256 = the one release.json and the tag name, its
-   schema, format version and path rules.
+   schema, format version and path rules; release.json's source = the manifest's.
 3. `tree_problems`: every entry of the tree is a blob of mode 100644 (no link, executable,
    submodule), its path obeys the path rules, it is manifest.json/release.json/release.sig or
    an artifact the manifest lists under data/, with the listed size; every artifact is there.
@@ -105,7 +105,20 @@ def read_manifest(meta: ReleaseMeta, tag_mhash: str, where: str) -> tuple[dict[s
         manifest = parse_manifest(data, MANIFEST)
     except IndexLoadError as exc:
         raise SyncError(f"incompatible or invalid manifest: {exc.message}", path=where) from None
+    # `kb release` copies the manifest's source into release.json: `kb status` and `kb
+    # releases` show the one, citations the other, so they must be the same
+    if meta.rel.get("source") != manifest.get("source"):
+        said, named = _commit(meta.rel), _commit(manifest)
+        what = (f"names source commit {said} but the manifest names {named}" if said != named
+                else f"and the manifest describe source {said} differently")
+        raise SyncError(f"release.json {what}; refusing this release", path=where)
     return manifest, mhash
+
+
+def _commit(record: dict[str, Any]) -> str:
+    source = record.get("source")
+    commit = source.get("commit") if isinstance(source, dict) else None
+    return str(commit)[:12] if commit is not None else "none"
 
 
 def tree_problems(entries: list[TreeEntry], manifest: dict[str, Any]) -> list[str]:
