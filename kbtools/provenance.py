@@ -21,6 +21,7 @@ Imports config, corpus and errors only.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -351,6 +352,15 @@ def takes_a_side(merge: git.Commit, after: DocState | None, old: str, new: str,
 # ---------------------------------------------------------------- blame (build time)
 
 
+# Blame as the commits record it, whatever the machine's settings: a `blame.ignoreRevsFile`
+# (GitHub suggests `.git-blame-ignore-revs`) would credit a listed commit's lines to older
+# commits, so two machines building one commit would write different provenance.
+# `--ignore-revs-file=` empties the list the settings made.
+BLAME_ARGS = ("--line-porcelain", "--ignore-revs-file=")
+IGNORE_LIST_MISSING = "could not open object name list"
+NO_USER_CONFIG = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
 def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
     """Per-line provenance of the working-tree file (equal to HEAD when clean).
 
@@ -363,7 +373,15 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
     with repo:
         try:
             path = git_prefix(repo, repo_root) + rel_path
-            out = plain_paths(repo).blame("--line-porcelain", "--", path)
+            try:
+                out = plain_paths(repo).blame(*BLAME_ARGS, "--", path)
+            except git.GitCommandError as exc:
+                if IGNORE_LIST_MISSING not in str(exc.stderr):
+                    raise
+                # a blame.ignoreRevsFile naming a file this repository lacks fails every
+                # blame (the option above cannot clear a list git failed to read): without
+                # the user's and the system's settings
+                out = plain_paths(repo).blame(*BLAME_ARGS, "--", path, env=NO_USER_CONFIG)
         except (git.GitCommandError, ValueError):
             return []
     return parse_line_porcelain(out)

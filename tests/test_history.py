@@ -191,6 +191,25 @@ def test_blame_dirty_untracked_and_not_a_repo(r: Repo, tmp_path: Path) -> None:
     assert blame_lines(empty, "a.md") == []
 
 
+def test_blame_ignores_the_machines_ignore_revs_setting(r: Repo, tmp_path: Path,
+                                                         monkeypatch) -> None:
+    """`blame.ignoreRevsFile` in a user's or CI's git settings (`.git-blame-ignore-revs`, as
+    GitHub suggests) must not change provenance: listed commits still own their lines, and
+    a repository without the file still has blame (git fails every blame then)."""
+    shas = story(r)
+    plain = blame_lines(r.root, DOC)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    assert plain and blame_lines(r.root, DOC) == plain  # the file is missing
+    r.commit({".git-blame-ignore-revs": shas[3] + "\n"}, "ignore the edit", ALICE,
+             "2026-02-06T10:00:00+08:00")
+    assert blame_lines(r.root, DOC) == plain  # listed: the edit still owns its line
+    assert shas[3] in {p.commit for p in plain}
+
+
 def test_blame_in_a_subdirectory_root(tmp_path: Path) -> None:
     repo = git.Repo.init(tmp_path, initial_branch="main")
     (tmp_path / "kb" / "knowledge").mkdir(parents=True)
