@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_release_helpers import git, make_dist, make_knowledge_repo, sample_files
+from test_release_helpers import git, make_dist, make_knowledge_repo, sample_files, tree_files
 
 from kbtools.errors import ReleaseError
 from kbtools.index.manifest import manifest_path_problems, path_problem
@@ -101,3 +101,27 @@ def test_release_records_regular_files_even_when_dist_files_are_executable(kr: P
     modes = {line.split()[0] for line in
              git(kr, "ls-tree", "-r", info.commit).splitlines()}
     assert modes == {"100644"}
+
+
+def test_release_records_the_bytes_whatever_the_git_attributes(kr: Path, tmp_path: Path,
+                                                               monkeypatch):
+    """Attributes of this machine's git settings (core.attributesFile, info/attributes)
+    and core.autocrlf would turn a CSV's CRLF into LF on `git add`: the tree then no longer
+    matched the manifest and the release was refused. Blobs hold the bytes as they are."""
+    files = {**sample_files(1, n=2), "tables/t.csv": b"\xef\xbb\xbfa,b\r\n1,2\r\n",
+             "source/knowledge/a.md": b"# A\r\n\r\nhello\r\n"}
+    dist = make_dist(tmp_path / "dist", files)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitattributes").write_text("* text=auto eol=lf\n")
+    (home / ".gitconfig").write_text(f"[core]\n\tattributesFile = {home / '.gitattributes'}\n"
+                                     "\tautocrlf = true\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    (Path(git(kr, "rev-parse", "--absolute-git-dir").strip()) / "info" / "attributes"
+     ).write_text("*.csv text\n")
+    info = make_release(kr, dist)
+    recorded = tree_files(kr, info.commit)
+    assert recorded["data/tables/t.csv"] == files["tables/t.csv"]
+    assert recorded["data/source/knowledge/a.md"] == files["source/knowledge/a.md"]
+    assert recorded["manifest.json"] == (dist / "manifest.json").read_bytes()

@@ -20,13 +20,15 @@ In the knowledge repo the branch and tags live under ``refs/kb/heads/<branch>`` 
 on this machine whose HEAD names no existing branch (a fresh ``git init --bare``) gets its
 HEAD pointed at the artifacts branch, so a plain ``git clone`` checks out the newest release
 (a hosted remote's default branch is set on the host).
-The commit is written with plumbing (a temporary index file, ``commit-tree``, ``mktag``),
+The commit is written with plumbing (``hash-object --no-filters``, a temporary index file,
+``commit-tree``, ``mktag``),
 so the user's working tree, index and HEAD are never touched.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -216,21 +218,30 @@ def _info(rel: dict[str, Any], commit: str, *, new: bool, pushed: str | None,
 
 def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes,
                 sig_bytes: bytes | None) -> str:
+    """The release tree: manifest.json and the listed artifacts of `dist` (checked by
+    `_checked_dist`), release.json and release.sig, all mode 100644. Each blob holds the
+    file's bytes as they are (`hash-object --no-filters`): no attribute, end-of-line
+    conversion or filter of this machine's git settings (core.attributesFile,
+    info/attributes, core.autocrlf) applies, and no index of the repository is used."""
+    names = [MANIFEST, *sorted(manifest.get("artifacts", {}))]
+    listing = b"".join(os.fsencode(dist / name) + b"\n" for name in names)
+    oids = run_git(gd, "hash-object", "-w", "--no-filters", "--stdin-paths",
+                   stdin=listing).split()
+    extra = {RELEASE_JSON: rel_bytes, **({RELEASE_SIG: sig_bytes} if sig_bytes else {})}
+    for name, data in extra.items():
+        names.append(name)
+        oids.append(run_git(gd, "hash-object", "-w", "--no-filters", "--stdin",
+                            stdin=data).strip())
+    entries = b"".join(f"100644 {oid}\t".encode() + name.encode("utf-8") + b"\0"
+                       for oid, name in zip(oids, names, strict=True))
     with tempfile.TemporaryDirectory(prefix="kb-release-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        paths = [MANIFEST] + ([DATA_DIR] if ReleaseLayout(dist).data.is_dir() else [])
-        run_git(gd, "-c", "core.autocrlf=false", "-c", "core.safecrlf=false",
-                "-c", "core.fileMode=false", f"--work-tree={dist}", "add", "-f", "--", *paths,
-                env=env)
-        extra = {RELEASE_JSON: rel_bytes, **({RELEASE_SIG: sig_bytes} if sig_bytes else {})}
-        for name, data in extra.items():
-            sha = run_git(gd, "hash-object", "-w", "--stdin", stdin=data).strip()
-            run_git(gd, "update-index", "--add", "--cacheinfo", f"100644,{sha},{name}", env=env)
+        run_git(gd, "update-index", "-z", "--index-info", stdin=entries, env=env)
         tree = run_git(gd, "write-tree", env=env).strip()
     problems = tree_problems(ls_tree(gd, tree, error=ReleaseError), manifest)
     if problems:
         raise ReleaseError(f"release tree does not match the manifest: {problems[0]}; "
-                           "check .gitattributes filters and links in dist/", path=str(dist))
+                           "rebuild with `kb build`", path=str(dist))
     return tree
 
 
