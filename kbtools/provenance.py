@@ -149,8 +149,11 @@ def open_repo(root: Path) -> git.Repo | None:
 def plain_paths(repo: git.Repo) -> git.cmd.Git:
     """`repo.git` with paths printed as they are (``core.quotePath=false``; see `open_repo`),
     for the commands whose output names files: the caller's repo may not come from
-    `open_repo`."""
-    repo.git.set_persistent_git_options(c="core.quotePath=false")
+    `open_repo`. Names and messages come out in UTF-8 whatever the machine's
+    ``i18n.logOutputEncoding`` (blame re-encodes authors to it: in GBK, 张伟 read back as
+    mojibake, and provenance depended on the machine)."""
+    repo.git.set_persistent_git_options(c=["core.quotePath=false",
+                                           "i18n.logOutputEncoding=UTF-8"])
     return repo.git
 
 

@@ -210,6 +210,21 @@ def test_blame_ignores_the_machines_ignore_revs_setting(r: Repo, tmp_path: Path,
     assert shas[3] in {p.commit for p in plain}
 
 
+def test_blame_reads_names_in_utf8_whatever_the_log_encoding(r: Repo, tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """A machine set to print logs in GBK (`i18n.logOutputEncoding`, common on Chinese
+    Windows setups) must still stamp chunks with the author's real name."""
+    sha = r.commit({DOC: text()}, "新增", Actor("张伟", "zhang.wei@ex.org"),
+                   "2026-02-01T10:00:00+08:00")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[i18n]\n\tlogOutputEncoding = gbk\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    blame = blame_lines(r.root, DOC)
+    assert blame and {(p.commit, p.author_name) for p in blame} == {(sha, "张伟")}
+
+
 def test_blame_in_a_subdirectory_root(tmp_path: Path) -> None:
     repo = git.Repo.init(tmp_path, initial_branch="main")
     (tmp_path / "kb" / "knowledge").mkdir(parents=True)
