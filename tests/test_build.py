@@ -15,7 +15,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.index.manifest import load_manifest, sha256_file, verify_files
-from tests.kbfixtures import copy_example
+from tests.kbfixtures import PAGE, copy_example
 
 # three self-contained docs (no links to docs outside the set): formulas, tables, English
 SMALL = [
@@ -23,6 +23,11 @@ SMALL = [
     "knowledge/equipment/hx260-ch05-fault-codes.md",
     "knowledge/engineering/adr-0001-sqlite-on-devices.md",
 ]
+
+# documents that link each other and an image
+IMAGED = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and-phi.md",
+          "knowledge/crops/pesticide-operator-safety.md",
+          "knowledge/crops/field-survey-methods.md"]
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +152,34 @@ def test_edit_reembeds_only_changed_chunks(tmp_path):
                                    for m in json.loads(line)["models"]}) >= 1
     assert second.reused + second.embedded == first.embedded
     assert load_manifest(tmp_path / "d2")["source"]["dirty"] is True
+
+
+def test_a_build_that_read_files_the_commit_lacks_is_dirty(tmp_path):
+    """The manifest ties the release to its commit: a document Git ignores, or an image
+    changed since the commit, is in the release but not in the commit, so it is dirty.
+    Ignored files the build does not read (editor files) leave it clean."""
+    repo = copy_example(tmp_path / "repo", IMAGED)
+    cfg = load_config(repo)
+    (repo / ".git" / "info" / "exclude").write_text("knowledge/crops/notes.md\n*.swp\n")
+    notes = repo / "knowledge" / "crops" / "notes.md"
+    notes.write_text(PAGE.format(title="Notes", source="me", body="Private notes."),
+                     encoding="utf-8")
+    assert git.Repo(repo).git.status("--porcelain") == ""
+    build(cfg, BuildOptions(out=tmp_path / "d1", progress=False))
+    manifest = load_manifest(tmp_path / "d1")
+    assert "data/source/knowledge/crops/notes.md" in manifest["artifacts"]
+    assert manifest["source"]["dirty"] is True and manifest["source"]["tree"] == "dirty"
+    notes.unlink()
+    (repo / "knowledge" / "crops" / ".x.md.swp").write_bytes(b"\0")
+    (repo / "assets" / "unused.txt").write_text("not read by the build\n")
+    build(cfg, BuildOptions(out=tmp_path / "d2", progress=False))
+    manifest = load_manifest(tmp_path / "d2")
+    assert manifest["source"]["dirty"] is False
+    image = next(a for a in manifest["artifacts"] if a.startswith("data/source/assets/"))
+    with open(repo / image.removeprefix("data/source/"), "ab") as fh:
+        fh.write(b"\0")
+    build(cfg, BuildOptions(out=tmp_path / "d3", progress=False))
+    assert load_manifest(tmp_path / "d3")["source"]["dirty"] is True
 
 
 def test_front_matter_only_change_reembeds_nothing_and_delete_drops_chunks(tmp_path):

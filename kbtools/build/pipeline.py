@@ -24,6 +24,7 @@ from kbtools import provenance as history
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.embed_stage import Models, Vectors, embed_records
+from kbtools.build.identity import source_identity
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
@@ -487,27 +488,6 @@ def corpus_config(cfg: Config, corpus: Path) -> Config:
     return Config(root=corpus.resolve(), data=data)
 
 
-def source_identity(root: Path, sub: Path) -> dict[str, Any]:
-    """Commit, tree hash of the knowledge folder, and whether it differs from HEAD."""
-    import git
-
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-        head = repo.head.commit
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
-        return {"commit": "none", "tree": "none", "dirty": True}
-    if repo.working_tree_dir is None:  # a bare repository has no knowledge files
-        return {"commit": "none", "tree": "none", "dirty": True}
-    rel = sub.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
-    try:
-        tree = head.tree if rel in ("", ".") else head.tree / rel
-        tree_sha = tree.hexsha
-    except KeyError:
-        tree_sha = "none"
-    dirty = bool(repo.git.status("--porcelain", "--untracked-files=all", "--", rel or "."))
-    return {"commit": head.hexsha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
-
-
 def _fingerprint(cfg: Config) -> str:
     """Settings that change artifacts, plus the chunker's version (and the vocabulary when it
     is not the built-in one: see `Vocabulary.recorded`)."""
@@ -521,7 +501,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
               staging: Path, known: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The manifest; `known`: entries of files taken from the previous output (not hashed
     again)."""
-    source = source_identity(root, cfg.path("knowledge"))
+    source = source_identity(root, cfg.path("knowledge"), _read_files(cfg, staging),
+                             [cfg.path("assets")])
     if opts.corpus:
         source["corpus"] = root.name
     stats.source_commit = source["commit"]
@@ -546,6 +527,18 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
         "derived": {},
         "derived_check": SELF_CHECK,
     }
+
+
+def _read_files(cfg: Config, staging: Path) -> list[str]:
+    """The repository's files the build read, relative to its root: documents and images
+    (their copies in data/source/ have their paths), the user dictionary, the synonyms."""
+    source = ReleaseLayout(staging).source
+    read = [p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file()]
+    for path in (cfg.root / str(cfg.get("bm25.user_dict")),
+                 cfg.path("knowledge") / synonyms.SOURCE_NAME):
+        if path.is_file() and path.resolve().is_relative_to(cfg.root.resolve()):
+            read.append(path.resolve().relative_to(cfg.root.resolve()).as_posix())
+    return read
 
 
 def seed_cache(cfg: Config, index_dir: Path) -> int:

@@ -1,0 +1,67 @@
+"""What a build indexed, as the manifest's ``source``: the commit, the knowledge folder's tree
+at that commit, and whether the files the build read differ from it (``dirty``).
+
+A release claims to be its commit (`kb status`, citations): a build that read anything the
+commit does not hold must say so. Besides a changed tracked file, that is a document, image,
+dictionary or synonyms file the build read that Git does not track, including one Git
+ignores (``.git/info/exclude``, ``core.excludesFile``): such a file is in the release but
+in no clone of the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import git
+
+from kbtools.provenance import git_prefix, open_repo
+
+NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
+
+
+def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
+                    inputs: Iterable[Path] = ()) -> dict[str, Any]:
+    """Commit, tree hash of the knowledge folder `sub`, and whether the build's inputs
+    differ from HEAD: a tracked file changed (added, deleted) below `sub` or one of the
+    folders `inputs` (the assets), an untracked file below `sub`, or an untracked or
+    ignored file among `read` (paths relative to `root`)."""
+    repo = open_repo(root)
+    if repo is None or repo.working_tree_dir is None:  # (a bare repository has no files)
+        return dict(NO_SOURCE)
+    with repo:
+        try:
+            head = repo.head.commit
+        except ValueError:  # no commit yet
+            return dict(NO_SOURCE)
+        top = Path(repo.working_tree_dir).resolve()
+        rel = sub.resolve().relative_to(top).as_posix()
+        try:
+            tree_sha = (head.tree if rel in ("", ".") else head.tree / rel).hexsha
+        except KeyError:
+            tree_sha = "none"
+        dirs = [rel or "."] + [p.resolve().relative_to(top).as_posix() for p in inputs
+                               if p.is_dir() and p.resolve().is_relative_to(top)]
+        prefix = git_prefix(repo, root)
+        dirty = _differs(repo, dirs, {prefix + r for r in read}, "" if rel == "." else rel)
+    return {"commit": head.hexsha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
+
+
+def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:
+    out = repo.git.status("--porcelain=v1", "-z", "--no-renames", "--untracked-files=all",
+                          "--ignored=traditional", "--", *dirs)
+    for record in out.split("\0"):
+        if len(record) < 4:
+            continue
+        code, path = record[:2], record[3:]
+        if code == "!!" and path not in read:
+            continue  # ignored and not read (editor files, .DS_Store)
+        if code == "??" and path not in read and not _below(path, knowledge):
+            continue  # untracked, not read, not a document
+        return True
+    return False
+
+
+def _below(path: str, folder: str) -> bool:
+    return not folder or path.startswith(folder.rstrip("/") + "/")
