@@ -151,6 +151,27 @@ def test_a_device_that_skipped_the_rotation_follows_it(keys: Keys, pub: Pub, tmp
     assert pinned(dev) == sorted([keys.a_id, keys.b_id])
 
 
+def test_a_new_device_trusting_the_old_key_follows_the_rotation(keys: Keys, pub: Pub,
+                                                               tmp_path: Path):
+    """A device's first fetch is shallow (the newest release only): a device provisioned
+    with the key of before a rotation must still reach the release the new key signed,
+    through the rotating release it did not fetch. A key that never signed stays refused."""
+    pub.release(keys.a)
+    pub.release(keys.a, next_keys=(keys.b,))
+    pub.release(keys.b)
+    source = f"file://{pub.art}"  # (a path source would make git ignore --depth)
+    pinned_first = tmp_path / "pinned"
+    assert kb("trust", "add", keys.a_pub, "--to", pinned_first)[0] == 0
+    given = tmp_path / "given"
+    for dev, extra in ((pinned_first, ()), (given, ("--trusted-key", keys.a_pub))):
+        code, out = kb("sync", source, "--to", dev, *extra)
+        assert code == 0, out
+        assert device.served_tag(dev) == "kb-r3" and pinned(dev) == [keys.b_id]
+        assert f"pinned key {keys.b_id} (introduced by kb-r2" in out
+    stranger = tmp_path / "stranger"
+    refused(stranger, source, f"untrusted key {keys.b_id}", "--trusted-key", keys.evil_pub)
+
+
 def test_rotation_needs_a_trusted_signer_and_the_new_keys_signature(
         keys: Keys, pub: Pub, tmp_path: Path):
     dev = tmp_path / "dev"

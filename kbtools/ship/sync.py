@@ -109,6 +109,16 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     return max(0, _pack_bytes(gd) - before)
 
 
+def deepen(gd: Path, source: str, branch_ref: str, branch: str) -> int:
+    """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
+    bytes added."""
+    before = _pack_bytes(gd)
+    run_git(gd, "-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q",
+            "--no-tags", "--no-write-fetch-head", "--unshallow", source,
+            f"+{branch_ref}:refs/heads/{branch}", error=SyncError)
+    return max(0, _pack_bytes(gd) - before)
+
+
 def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
     """The tag must be annotated and point at a commit on the artifacts branch."""
     commit, mhash = tag_manifest_hash(gd, f"refs/tags/{tag}", source)
@@ -212,7 +222,13 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     final = DeviceLayout(device).release(tag)
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
-        plan = _install(device, source, branch, tag, serial, begin, floor)
+        try:
+            plan = _install(device, source, branch, tag, serial, begin, floor)
+        except trust.MissingHistory:
+            # signed by a key a rotation introduced after the trusted ones, and the first
+            # fetch was shallow: fetch the branch's history, follow the rotations, check again
+            fetched += deepen(gd, source, refs.branch_ref, branch)
+            plan = _install(device, source, branch, tag, serial, begin, floor)
     else:  # installed by an interrupted sync: its signature is checked again
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)

@@ -100,6 +100,11 @@ def start(device: Path, given: Sequence[Path]) -> TrustStart:
     return TrustStart(tuple(pinned), warnings=warnings)
 
 
+class MissingHistory(SyncError):
+    """A release not signed by a trusted key, in a repository whose history stops (a
+    shallow fetch) before the releases that could rotate trust to its signer."""
+
+
 def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
          where: str) -> TrustPlan:
     """Verify the signature of the release `meta` against the trusted keys after every
@@ -109,7 +114,9 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
     keys = list(begin.keys)
     why = {k.key_id: f"first use, release {where}" for k in keys} if begin.first_use else {}
     serial = int(meta.rel.get("serial", 0))
-    for step in _chain(gd, meta.commit, floor, serial, where) if gd is not None else []:
+    chain, complete = _chain(gd, meta.commit, floor, serial, where) if gd is not None \
+        else ([], True)
+    for step in chain:
         try:
             signer = verify(step.rel_bytes, step.sig_bytes, keys, where=where)
             keys = _rotate(keys, signer, step, why, where)
@@ -118,6 +125,10 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
     try:
         signer = verify(meta.rel_bytes, meta.sig_bytes, keys, where=where)
     except SyncError as exc:
+        if not complete:
+            raise MissingHistory(f"{exc.message}, and the releases before it are not here "
+                                 "to follow a key rotation (a shallow fetch: `git fetch "
+                                 "--unshallow` brings them)", path=where) from None
         if not begin.warnings:
             raise
         raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
@@ -255,10 +266,13 @@ def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str
     return _unique([k for k in keys if k.key_id != signer] + new)
 
 
-def _chain(gd: Path, commit: str, floor: int, serial: int, where: str) -> list[ReleaseMeta]:
+def _chain(gd: Path, commit: str, floor: int, serial: int, where: str
+           ) -> tuple[list[ReleaseMeta], bool]:
     """Release commits on the first-parent history of `commit` with serials between `floor`
-    and `serial` (exclusive), oldest first: the rotations a sync must follow."""
+    and `serial` (exclusive), oldest first: the rotations a sync must follow; and whether
+    that history is all here (False: a shallow repository's history stops before `floor`)."""
     found: dict[int, ReleaseMeta] = {}
+    complete = not (gd / "shallow").exists()
     for c in first_parent_commits(gd, commit, MAX_CHAIN)[1:]:
         try:
             files = top_files(gd, c, where)
@@ -267,10 +281,11 @@ def _chain(gd: Path, commit: str, floor: int, serial: int, where: str) -> list[R
         except (KbError, ValueError, KeyError, TypeError):
             continue
         if s <= floor:
+            complete = True
             break
         if s < serial and s not in found:
             found[s] = ReleaseMeta(c, files[RELEASE_JSON], rel, files.get(RELEASE_SIG), None)
-    return [found[s] for s in sorted(found)]
+    return [found[s] for s in sorted(found)], complete
 
 
 def _unique(keys: list[PublicKey]) -> list[PublicKey]:
