@@ -177,3 +177,26 @@ def test_calibrating_a_release_does_not_load_the_bm25_search(tiny, tmp_path):
     with pytest.raises(RuntimeError, match="without scoring"):
         terms.scores([0])
     assert index.bm25.scores([0]) is not None
+
+
+def test_a_setting_the_knowledge_never_names_is_no_answer(example_index):
+    """A setting, key or error name the knowledge never mentions (parts joined by "_", "."
+    or ":") is as strong a sign as an unknown fault code (E99): the rest of the question's
+    words being the index's own ("ingest", "E17") answered it with a page about something
+    else, and a row *about* E17 answered a question about E17's unknown setting."""
+    idx = open_index(example_index)
+    for q in ("how do I set max_upload_retries for ingest",
+              "E17 的 reset_delay_ms 参数怎么设置",
+              "HX-260 E17 fault_latch.mode 怎么清除"):
+        res = search(idx, q, k=3)
+        assert res.no_answer and not res.results, (q, [r.doc for r in res.results])
+    for q in ("E17 是什么故障", "What does the token_expired error mean?",
+              "What does the token_expired error mean, e.g. after an hour?"):
+        assert not search(idx, q, k=3).no_answer, q
+
+
+def test_unknown_name_shapes():
+    assert fusion.unknown_name(["tidb_auto_vacuum_interv"])
+    assert fusion.unknown_name(["ecs.z99.mega"]) and fusion.unknown_name(["pd:schedul"])
+    assert fusion.unknown_name(["e99"]) and fusion.unknown_name(["hx-900"])
+    assert not fusion.unknown_name(["e.g", "u.s", "yap1", "apkcz", "fast-twitch", "v12.3"])

@@ -447,6 +447,17 @@ def words_found(coverage: np.ndarray, p: FusionParams) -> bool:
 
 
 _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")
+# A setting, key or error name: word parts joined by "_", "." or ":" (tidb_gc_life_time,
+# raftstore.store-pool-size, ecs.g7.large, pd:schedule, invalidparameter.format). Not "e.g"
+# or "u.s" (one letter a side), nor a gene or protein name of a scientific claim (yap1,
+# apkcz), which an abstract may well not spell as the claim does.
+_NAME = re.compile(r"[a-z0-9]{2}(?:_|[.:](?=[a-z]))[a-z][a-z0-9]")
+
+
+def unknown_name(unknown_terms: Sequence[str]) -> bool:
+    """Does the question name a code (E99, HX-900) or a setting, key or error name
+    (`_NAME`) that occurs nowhere in the knowledge?"""
+    return any(_CODE.match(t) or _NAME.search(t) for t in unknown_terms)
 
 
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
@@ -455,19 +466,23 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
     """The relevance threshold: is the best hit good enough to answer from?
 
     A hit *about* an identifier of the question (``exact``: its fault-code row, its section)
-    answers it. Otherwise answerable when the best vector similarity reaches ``min_cosine``
+    answers it, unless the question also names a code or setting the knowledge never
+    mentions (`unknown_name`: "PostgreSQL shared_buffers" is not answered by a row about
+    PostgreSQL). Otherwise answerable when the best vector similarity reaches ``min_cosine``
     or the best hits contain at least ``min_coverage`` of the question's idf weight (terms
     the index never saw count with the highest idf). Two kinds of question need a clearly
-    strong vector match instead: one with a code-like term (E99, HX-900) that occurs nowhere
-    in the knowledge, and one whose unknown content words carry ``max_unknown_share`` or
-    more of its weight (叉车, SAML, Elasticsearch: a subject the knowledge does not cover).
+    strong vector match instead: one naming such an unknown code or setting (E99, HX-900,
+    tidb_auto_vacuum_interval), and one whose unknown content words carry
+    ``max_unknown_share`` or more of its weight (叉车, SAML, Elasticsearch: a subject the
+    knowledge does not cover).
     """
     if not hits:
         return False
-    if exact:
+    unknown = unknown_name(unknown_terms)
+    if exact and not unknown:
         return True
     best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])
-    if any(_CODE.match(t) for t in unknown_terms):
+    if unknown:
         return best_cos >= p.min_cosine + 0.15
     if unknown_share >= p.max_unknown_share:
         return best_cos >= p.min_cosine + 0.1
