@@ -93,6 +93,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.engine.milvus._NAME_UNSAFE": "sub",
     "kbtools.engine.milvus:[A-Za-z_][A-Za-z0-9_]{0,254}": "fullmatch",
     "kbtools.query.fusion._CODE": "match",
+    "kbtools.query.fusion._NAME": "search",
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.search._CONTROL": "sub",
     "kbtools.query.filters._WHERE": "match",
