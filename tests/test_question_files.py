@@ -171,3 +171,24 @@ def test_gold_given_as_a_path_alone_scores_like_an_object(example_index):
     as_path = score_one(res, {"query": "E17", "gold": [D]})
     assert as_path == score_one(res, {"query": "E17", "gold": [{"doc": D}]})
     assert as_path["hit@1"] == 1.0 and "answer@1" not in as_path
+
+
+def test_question_without_a_gold_document_is_a_no_answer_question(example_index, tmp_path):
+    path = tmp_path / "q.jsonl"
+    lines = [{"id": "a", "query": "E17 怎么复位？", "gold": [D]},
+             {"id": "b", "query": "苹果树腐烂病怎么刮治和涂药？", "gold": []},
+             {"id": "c", "query": "葡萄霜霉病在什么天气容易爆发", "no_answer": True}]
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                    encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0, res.output
+    row = strict_json(res.output)["results"][0]
+    # two no-answer questions, one answerable: "b" is not a miss dragging Hit@1 to 0.5
+    assert (row["questions"], row["answerable"], row["hit@1"]) == (3, 1, 1.0)
+    assert row["no_answer_recall"] is not None
+    path.write_text('{"query": "E17", "gold": [], "no_answer": false}\n', encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(example_index))
+    assert res.exit_code == 2
+    assert res.output == (f'kb: error: {path}:1: "no_answer" is false but "gold" names no '
+                          'relevant document; list the documents that answer it, or drop '
+                          '"no_answer"\n')

@@ -8,9 +8,12 @@ what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or 
 - "id" (text or number, optional; `kb query --batch` numbers lines without one);
 - "where" (optional): a list of ``KEY=VALUE`` filters, or an object {KEY: text, number or
   true/false}; read as a list of filters;
-- `kb eval` only: "gold" (required; a list, empty for a question without one) of
+- `kb eval` only: "gold" (a list, empty for a question without an answer) of
   {"doc" (text), "text"? (text or null), "answers"? (a list of texts, or null), ...} — or a
-  document's path alone; "no_answer" (true/false, optional). Other keys are kept, unchecked.
+  document's path alone; "no_answer" (true/false, optional). "gold" may be left out only when
+  "no_answer" is true. A question with "no_answer": true or without a gold document is a
+  no-answer question: it counts for the no-answer figures, never for Hit/MRR/nDCG ("no_answer":
+  false with an empty gold is refused). Other keys are kept, unchecked.
 An optional key that is null ("id", "where", "no_answer") is as if it were not given.
 
 Metrics, all over answerable questions unless noted:
@@ -137,6 +140,11 @@ def _where(where: Any, name: str, n: int) -> list[str]:
 
 
 def _check_gold(q: dict[str, Any], name: str, n: int) -> None:
+    if not isinstance(q.get("no_answer", False), bool):
+        raise UsageError(f'"no_answer" must be true or false, got {_kind(q["no_answer"])}',
+                         path=name, line=n)
+    if "gold" not in q and q.get("no_answer"):
+        return  # a question without an answer needs no gold
     if "gold" not in q:
         raise UsageError(f'no "gold"; expected a list of {GOLD_ENTRY} objects ([] for none)',
                          path=name, line=n)
@@ -169,9 +177,9 @@ def _check_gold(q: dict[str, Any], name: str, n: int) -> None:
             if not isinstance(a, str):
                 raise UsageError(f'{entry}: "answers" must be a list of texts, got {_kind(a)} '
                                  "in it", path=name, line=n)
-    if not isinstance(q.get("no_answer", False), bool):
-        raise UsageError(f'"no_answer" must be true or false, got {_kind(q["no_answer"])}',
-                         path=name, line=n)
+    if q.get("no_answer") is False and not relevant_docs(q):
+        raise UsageError('"no_answer" is false but "gold" names no relevant document; list the '
+                         'documents that answer it, or drop "no_answer"', path=name, line=n)
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
@@ -189,6 +197,17 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
 def gold_doc(g: dict[str, Any] | str) -> str:
     """The document of a gold entry (an object with "doc", or the path alone)."""
     return g if isinstance(g, str) else str(g["doc"])
+
+
+def relevant_docs(q: dict[str, Any]) -> set[str]:
+    """The documents that answer a question (its gold)."""
+    return {gold_doc(g) for g in q.get("gold") or []}
+
+
+def unanswerable(q: dict[str, Any]) -> bool:
+    """A question the knowledge does not answer: marked "no_answer", or with no relevant
+    document in its gold (nothing could be retrieved for it, so it is not scored as a miss)."""
+    return bool(q.get("no_answer")) or not relevant_docs(q)
 
 
 def _squash(text: str) -> str:
@@ -214,7 +233,7 @@ def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
 
 
 def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
-    gold_docs = {gold_doc(g) for g in q["gold"]}
+    gold_docs = relevant_docs(q)
     docs: list[str] = []
     for r in res.results:
         if r.doc not in docs:
@@ -242,17 +261,17 @@ def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hy
         t0 = time.perf_counter()
         res = search(index, q["query"], k=k, where=q.get("where"), mode=mode, keep_results=True)
         latencies.append((time.perf_counter() - t0) * 1000)
-        unanswerable = bool(q.get("no_answer"))
-        tp += unanswerable and res.no_answer
-        fp += (not unanswerable) and res.no_answer
-        fn += unanswerable and not res.no_answer
-        if not unanswerable:
+        none = unanswerable(q)
+        tp += none and res.no_answer
+        fp += (not none) and res.no_answer
+        fn += none and not res.no_answer
+        if not none:
             per.append(score_one(res, q))
     metrics: dict[str, Any] = {"mode": mode, "questions": len(questions), "answerable": len(per)}
     for key in sorted({key for m in per for key in m}):
         vals = [m[key] for m in per if key in m]
         metrics[key] = round(float(np.mean(vals)), 4) if vals else None
-    n_no = sum(1 for q in questions if q.get("no_answer"))
+    n_no = sum(1 for q in questions if unanswerable(q))
     metrics["no_answer_precision"] = round(tp / (tp + fp), 4) if tp + fp else None
     metrics["no_answer_recall"] = round(tp / n_no, 4) if n_no else None
     metrics["false_no_answer_rate"] = round(fp / len(per), 4) if per else None
