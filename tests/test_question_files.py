@@ -63,6 +63,10 @@ BAD_QUESTIONS = [
     ('{"query":"E17","gold":[],"where":["crop"]}',
      "bad --where 'crop': use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE "
      "(at most 1000 characters)"),
+    (json.dumps({"query": "E17", "gold": [{"doc": D, "relevance": -1}]}),
+     '"gold" entry 1: "relevance" must be a number 0 or more (0: not relevant), got -1'),
+    (json.dumps({"query": "E17", "gold": [{"doc": D, "score": "2"}]}),
+     '"gold" entry 1: "score" must be a number 0 or more (0: not relevant), got text'),
     ('["E17"]', 'expected a JSON object with "query", got a list'),
     ("[" * 100_000, 'not JSON: expected a JSON object with "query" on each line'),
 ]
@@ -192,3 +196,29 @@ def test_question_without_a_gold_document_is_a_no_answer_question(example_index,
     assert res.output == (f'kb: error: {path}:1: "no_answer" is false but "gold" names no '
                           'relevant document; list the documents that answer it, or drop '
                           '"no_answer"\n')
+
+
+def test_graded_relevance_scored_by_hand(example_index):
+    index = open_index(example_index)
+    try:
+        res = search(index, "E17 怎么复位？", k=10)
+    finally:
+        index.close()
+    chunks = [r.doc for r in res.results]
+    docs = list(dict.fromkeys(chunks))  # a document's chunks count once, at its best rank
+    assert len(docs) >= 3 and len(chunks) > len(docs)
+    absent = "knowledge/not/in-the-index.md"
+    gold = [{"doc": docs[0], "relevance": 1}, {"doc": docs[2], "score": 2},
+            {"doc": absent, "relevance": 2}, {"doc": docs[1], "relevance": 0}]
+    m = score_one(res, {"query": "E17", "gold": gold})
+    dcg = 1 / 1 + 2 / 2  # rank 1 (gain 1), rank 3 (gain 2, log2(4) = 2); rank 2 judged 0
+    idcg = 2 / 1 + 2 / math.log2(3) + 1 / 2  # ideal: 2, 2, 1 (the absent document included)
+    assert m["ndcg@10"] == pytest.approx(dcg / idcg)
+    assert (m["hit@1"], m["mrr@10"]) == (1.0, 1.0)
+    m = score_one(res, {"query": "E17", "gold": [{"doc": docs[1], "relevance": 0}, docs[2]]})
+    assert (m["hit@1"], m["hit@3"], m["mrr@10"]) == (0.0, 1.0, pytest.approx(1 / 3))
+    assert m["ndcg@10"] == pytest.approx(1 / 2)
+    binary = score_one(res, {"query": "E17", "gold": [docs[0], {"doc": docs[2]}]})
+    assert binary == score_one(res, {"query": "E17", "gold": [
+        {"doc": docs[0], "relevance": 1}, {"doc": docs[2], "score": 1.0}]})
+    assert binary["ndcg@10"] == pytest.approx((1 + 1 / 2) / (1 + 1 / math.log2(3)))

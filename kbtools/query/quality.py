@@ -9,7 +9,8 @@ what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or 
 - "where" (optional): a list of ``KEY=VALUE`` filters, or an object {KEY: text, number or
   true/false}; read as a list of filters;
 - `kb eval` only: "gold" (a list, empty for a question without an answer) of
-  {"doc" (text), "text"? (text or null), "answers"? (a list of texts, or null), ...} — or a
+  {"doc" (text), "text"? (text or null), "answers"? (a list of texts, or null),
+  "relevance"? (a number ≥ 0, default 1; "score" is read the same way), ...} — or a
   document's path alone; "no_answer" (true/false, optional). "gold" may be left out only when
   "no_answer" is true. A question with "no_answer": true or without a gold document is a
   no-answer question: it counts for the no-answer figures, never for Hit/MRR/nDCG ("no_answer":
@@ -17,7 +18,11 @@ what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or 
 An optional key that is null ("id", "where", "no_answer") is as if it were not given.
 
 Metrics, all over answerable questions unless noted:
-- document level: Hit@1/3/5/10, MRR@10, nDCG@10 (binary gains, docs deduplicated in rank order);
+- document level: Hit@1/3/5/10, MRR@10, nDCG@10 over the first 10 distinct documents of the
+  results (a document's chunks count once, at its best rank). A document is relevant when its
+  relevance is above 0; nDCG's gain is the relevance (linear, as trec_eval and BEIR; binary
+  when none is given) and its ideal ranking is of every relevant document of the gold,
+  retrieved or not;
 - chunk level: answer-in-top-1/5 — a result from a gold doc whose text contains one of the
   gold answers, or a 40-character window of the gold text;
 - no-answer precision and recall (over all questions), latency p50/p95 (ms, warm).
@@ -44,6 +49,7 @@ from kbtools.query.search import search
 K = 10
 GOLD_ENTRY = '{"doc", "text"?, "answers"?}'
 OPTIONAL = ("id", "where", "no_answer")  # keys whose null means "not given"
+RELEVANCE = ("relevance", "score")  # a gold entry's graded relevance (BEIR/TREC qrels: score)
 
 
 class _NonFinite(ValueError):
@@ -169,6 +175,13 @@ def _check_gold(q: dict[str, Any], name: str, n: int) -> None:
         if g.get("text") is not None and not isinstance(g["text"], str):
             raise UsageError(f'{entry}: "text" must be text or null, got {_kind(g["text"])}',
                              path=name, line=n)
+        for key in RELEVANCE:
+            rel = g.get(key)
+            number = isinstance(rel, int | float) and not isinstance(rel, bool)
+            if rel is not None and (not number or rel < 0):
+                raise UsageError(f'{entry}: "{key}" must be a number 0 or more (0: not '
+                                 f"relevant), got {rel if number else _kind(rel)}",
+                                 path=name, line=n)
         answers = g.get("answers")
         if answers is not None and not isinstance(answers, list):
             raise UsageError(f'{entry}: "answers" must be a list of texts, got {_kind(answers)}',
@@ -199,9 +212,29 @@ def gold_doc(g: dict[str, Any] | str) -> str:
     return g if isinstance(g, str) else str(g["doc"])
 
 
+def _relevance(g: dict[str, Any] | str) -> float:
+    """A gold entry's graded relevance: "relevance" (or "score", as in BEIR/TREC qrels), 1 when
+    not given; 0 is judged not relevant."""
+    if isinstance(g, str):
+        return 1.0
+    value = g.get("relevance", g.get("score"))
+    return 1.0 if value is None else float(value)
+
+
+def gains(q: dict[str, Any]) -> dict[str, float]:
+    """Each relevant document of a question's gold and its gain (the highest relevance given
+    for it); documents judged 0 are left out."""
+    out: dict[str, float] = {}
+    for g in q.get("gold") or []:
+        rel = _relevance(g)
+        if rel > 0:
+            out[gold_doc(g)] = max(rel, out.get(gold_doc(g), 0.0))
+    return out
+
+
 def relevant_docs(q: dict[str, Any]) -> set[str]:
-    """The documents that answer a question (its gold)."""
-    return {gold_doc(g) for g in q.get("gold") or []}
+    """The documents that answer a question (its gold, relevance above 0)."""
+    return set(gains(q))
 
 
 def unanswerable(q: dict[str, Any]) -> bool:
@@ -224,7 +257,7 @@ def _windows(text: str) -> list[str]:
 def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
     text = _squash(result.text)
     for g in gold:
-        if isinstance(g, str) or result.doc != g["doc"]:
+        if isinstance(g, str) or result.doc != g["doc"] or _relevance(g) <= 0:
             continue
         needles = [_squash(a) for a in g.get("answers") or [] if a] or _windows(g.get("text", ""))
         if any(n and n in text for n in needles):
@@ -233,15 +266,16 @@ def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
 
 
 def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
-    gold_docs = relevant_docs(q)
+    gain = gains(q)
     docs: list[str] = []
     for r in res.results:
         if r.doc not in docs:
             docs.append(r.doc)
     docs = docs[:K]
-    first = next((i for i, d in enumerate(docs) if d in gold_docs), None)
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(docs) if d in gold_docs)
-    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold_docs), K))) or 1.0
+    first = next((i for i, d in enumerate(docs) if d in gain), None)
+    dcg = sum(gain.get(d, 0.0) / math.log2(i + 2) for i, d in enumerate(docs))
+    ideal = sorted(gain.values(), reverse=True)[:K]  # every judged document, retrieved or not
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal)) or 1.0
     m = {f"hit@{n}": float(first is not None and first < n) for n in (1, 3, 5, 10)}
     m["mrr@10"] = 1 / (first + 1) if first is not None else 0.0
     m["ndcg@10"] = dcg / idcg
