@@ -222,3 +222,18 @@ def test_graded_relevance_scored_by_hand(example_index):
     assert binary == score_one(res, {"query": "E17", "gold": [
         {"doc": docs[0], "relevance": 1}, {"doc": docs[2], "score": 1.0}]})
     assert binary["ndcg@10"] == pytest.approx((1 + 1 / 2) / (1 + 1 / math.log2(3)))
+
+
+def test_cutoffs_above_k_are_not_measured_and_every_metric_is_reported(example_index, tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({"query": "E17 怎么复位？", "gold": [D]}) + "\n", encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(example_index), "-k", "3", "--json")
+    assert res.exit_code == 0, res.output
+    row = strict_json(res.output)["results"][0]
+    assert (row["hit@1"], row["hit@3"]) == (1.0, 1.0)
+    # three results cannot measure Hit@10 or nDCG@10; no gold answer text: no answer@k
+    assert [key for key, v in row.items() if v is None] == [
+        "ndcg@10", "mrr@10", "hit@5", "hit@10", "answer@1", "answer@5", "no_answer_precision",
+        "no_answer_recall"]
+    res = kb("eval", str(path), "--index", str(example_index), "-k", "3")
+    assert res.output.splitlines()[2].startswith("hybrid | – | – | 1.0 | 1.0 | – | – | – | – |")

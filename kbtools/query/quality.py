@@ -26,6 +26,8 @@ Metrics, all over answerable questions unless noted:
 - chunk level: answer-in-top-1/5 — a result from a gold doc whose text contains one of the
   gold answers, or a 40-character window of the gold text;
 - no-answer precision and recall (over all questions), latency p50/p95 (ms, warm).
+A metric is null when no question measures it: answer@k without gold answer text, or a
+cutoff above `-k` (with -k 3, Hit@5/10, MRR@10, nDCG@10 and answer@5 are not measured).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ from kbtools.query.results import SearchResponse, SearchResult
 from kbtools.query.search import search
 
 K = 10
+METRICS = ("ndcg@10", "mrr@10", "hit@1", "hit@3", "hit@5", "hit@10", "answer@1", "answer@5")
+COLUMNS = (*METRICS, "no_answer_precision", "no_answer_recall", "latency_p50_ms",
+           "latency_p95_ms")
 GOLD_ENTRY = '{"doc", "text"?, "answers"?}'
 OPTIONAL = ("id", "where", "no_answer")  # keys whose null means "not given"
 RELEVANCE = ("relevance", "score")  # a gold entry's graded relevance (BEIR/TREC qrels: score)
@@ -265,7 +270,9 @@ def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
     return False
 
 
-def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
+def score_one(res: SearchResponse, q: dict[str, Any], k: int = K) -> dict[str, float]:
+    """One answerable question's metrics on its results (`k` asked for): a metric whose
+    cutoff is above `k` is left out, as only `k` results were asked for."""
     gain = gains(q)
     docs: list[str] = []
     for r in res.results:
@@ -279,11 +286,12 @@ def score_one(res: SearchResponse, q: dict[str, Any]) -> dict[str, float]:
     m = {f"hit@{n}": float(first is not None and first < n) for n in (1, 3, 5, 10)}
     m["mrr@10"] = 1 / (first + 1) if first is not None else 0.0
     m["ndcg@10"] = dcg / idcg
-    if any(isinstance(g, dict) and (g.get("answers") or g.get("text")) for g in q["gold"]):
+    if any(isinstance(g, dict) and (g.get("answers") or g.get("text")) and _relevance(g) > 0
+           for g in q["gold"]):
         hits = [_answer_hit(r, q["gold"]) for r in res.results]
         m["answer@1"] = float(any(hits[:1]))
         m["answer@5"] = float(any(hits[:5]))
-    return m
+    return {key: v for key, v in m.items() if int(key.split("@")[1]) <= k}
 
 
 def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hybrid",
@@ -300,9 +308,9 @@ def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hy
         fp += (not none) and res.no_answer
         fn += none and not res.no_answer
         if not none:
-            per.append(score_one(res, q))
+            per.append(score_one(res, q, k))
     metrics: dict[str, Any] = {"mode": mode, "questions": len(questions), "answerable": len(per)}
-    for key in sorted({key for m in per for key in m}):
+    for key in METRICS:  # every key always present; null: not measured
         vals = [m[key] for m in per if key in m]
         metrics[key] = round(float(np.mean(vals)), 4) if vals else None
     n_no = sum(1 for q in questions if unanswerable(q))
@@ -312,10 +320,6 @@ def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hy
     metrics["latency_p50_ms"] = round(float(np.percentile(latencies, 50)), 2)
     metrics["latency_p95_ms"] = round(float(np.percentile(latencies, 95)), 2)
     return metrics
-
-
-COLUMNS = ("ndcg@10", "mrr@10", "hit@1", "hit@3", "hit@5", "hit@10", "answer@1", "answer@5",
-           "no_answer_precision", "no_answer_recall", "latency_p50_ms", "latency_p95_ms")
 
 
 def table(rows: list[dict[str, Any]]) -> str:
