@@ -42,11 +42,13 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.embed.base import embed_question
+from kbtools.embed.registry import get_embedder
 from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex
 from kbtools.query.filters import parse_where
 from kbtools.query.results import SearchResponse, SearchResult
-from kbtools.query.search import search
+from kbtools.query.search import keep_warm, search
 
 K = 10
 METRICS = ("ndcg@10", "mrr@10", "hit@1", "hit@3", "hit@5", "hit@10", "answer@1", "answer@5")
@@ -294,11 +296,22 @@ def score_one(res: SearchResponse, q: dict[str, Any], k: int = K) -> dict[str, f
     return {key: v for key, v in m.items() if int(key.split("@")[1]) <= k}
 
 
+def warm_up(index: KbIndex, question: str, mode: str) -> None:
+    """Every embedding model of the release loaded, one search made and the release kept warm
+    as `kb serve` and `kb mcp` do (`query.search.keep_warm`), untimed: the latency measured is
+    warm (a process's first searches load models and tables: hundreds of ms)."""
+    for model in sorted(index.manifest.get("models", {})):
+        embed_question(get_embedder(model), question)
+    search(index, question, mode=mode, keep_results=True)
+    keep_warm(index)
+
+
 def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hybrid",
              k: int = K) -> dict[str, Any]:
     per: list[dict[str, float]] = []
     latencies: list[float] = []
     tp = fp = fn = 0
+    warm_up(index, questions[0]["query"], mode)
     for q in questions:
         t0 = time.perf_counter()
         res = search(index, q["query"], k=k, where=q.get("where"), mode=mode, keep_results=True)
