@@ -70,6 +70,8 @@ BAD_QUESTIONS = [
      '"gold" entry 1: "relevance" must be a number 0 or more (0: not relevant), got -1'),
     (json.dumps({"query": "E17", "gold": [{"doc": D, "score": "2"}]}),
      '"gold" entry 1: "score" must be a number 0 or more (0: not relevant), got text'),
+    ('{"id":"q","query":"E17","gold":[]}', '"id" "q" is already on line 1; give each '
+     "question its own id"),
     ('["E17"]', 'expected a JSON object with "query", got a list'),
     ("[" * 100_000, 'not JSON: expected a JSON object with "query" on each line'),
 ]
@@ -78,7 +80,8 @@ BAD_QUESTIONS = [
 @pytest.mark.parametrize(("line", "message"), BAD_QUESTIONS)
 def test_malformed_question_is_one_line_naming_file_and_line(tmp_path, line, message):
     path = tmp_path / "q.jsonl"
-    path.write_text('{"query": "E17", "gold": []}\n\n' + line + "\n", encoding="utf-8")
+    path.write_text('{"id": "q", "query": "E17", "gold": []}\n\n' + line + "\n",
+                    encoding="utf-8")
     with pytest.raises(UsageError) as exc:
         load_questions(path)
     assert exc.value.format() == f"{path}:3: {message}"

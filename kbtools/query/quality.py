@@ -14,7 +14,8 @@ what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or 
   document's path alone; "no_answer" (true/false, optional). "gold" may be left out only when
   "no_answer" is true. A question with "no_answer": true or without a gold document is a
   no-answer question: it counts for the no-answer figures, never for Hit/MRR/nDCG ("no_answer":
-  false with an empty gold is refused). Other keys are kept, unchecked.
+  false with an empty gold is refused); two questions may not share an "id". Other keys are
+  kept, unchecked.
 An optional key that is null ("id", "where", "no_answer") is as if it were not given.
 
 Metrics, all over answerable questions unless noted:
@@ -205,9 +206,16 @@ def _check_gold(q: dict[str, Any], name: str, n: int) -> None:
 def load_questions(path: Path) -> list[dict[str, Any]]:
     """The questions of a `kb eval` file, every field checked (see the module docstring)."""
     out: list[dict[str, Any]] = []
+    lines: dict[str, int] = {}  # id → the line it was first given on
     for n, item in question_lines(path.read_bytes().split(b"\n"), str(path)):
         q = check_question(item, str(path), n)
         _check_gold(q, str(path), n)
+        if "id" in q:
+            first = lines.setdefault(str(q["id"]), n)
+            if first != n:
+                raise UsageError(f'"id" {json.dumps(q["id"], ensure_ascii=False)[:80]} is '
+                                 f"already on line {first}; give each question its own id",
+                                 path=str(path), line=n)
         out.append(q)
     if not out:
         raise UsageError(f"{path}: no questions")
