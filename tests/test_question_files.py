@@ -257,3 +257,20 @@ def test_latency_is_warm_in_a_fresh_process(example_index, tmp_path):
                          capture_output=True, text=True, timeout=120, check=True).stdout
     for row in strict_json(out)["results"]:
         assert row["latency_p95_ms"] < max(100.0, 10 * row["latency_p50_ms"]), row
+
+
+def test_gold_documents_missing_from_the_index_are_named(example_index, tmp_path):
+    path = tmp_path / "q.jsonl"
+    written_otherwise = D.removeprefix("knowledge/")  # relative to knowledge/, not the repo
+    path.write_text(json.dumps({"query": "E17 怎么复位？", "gold": [written_otherwise, D]}) + "\n"
+                    + json.dumps({"query": "x", "gold": ["gone.md"], "no_answer": True}) + "\n",
+                    encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0, res.output
+    assert strict_json(res.stdout)["gold_not_in_index"] == [written_otherwise]
+    assert res.stderr == (f"kb eval: warning: 1 gold document(s) not in {example_index}, e.g. "
+                          f"{written_otherwise!r}, count as never retrieved; the index names "
+                          "documents like 'knowledge/crops/corn-southern-rust.md'\n")
+    path.write_text(json.dumps({"query": "E17 怎么复位？", "gold": [D]}) + "\n", encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.stderr == "" and strict_json(res.stdout)["gold_not_in_index"] == []

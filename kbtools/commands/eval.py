@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
-from kbtools.query.quality import evaluate, load_questions, table
+from kbtools.query.quality import evaluate, gold_not_in_index, load_questions, table
 from kbtools.ship.checkout import open_index
 
 
@@ -26,9 +26,16 @@ def eval_cmd(questions: Path, index_path: Path | None, k: int, baseline: tuple[s
     no-answer precision/recall and latency, side by side with baselines."""
     qs = load_questions(questions)
     index = open_index(index_path)
+    missing = gold_not_in_index(index, qs)
+    if missing:
+        held = next((d["doc"] for d in index.docs()), None)
+        click.echo(f"kb eval: warning: {len(missing)} gold document(s) not in {index.root}, "
+                   f"e.g. {missing[0]!r}, count as never retrieved; the index names documents "
+                   f"like {held!r}", err=True)
     rows = [evaluate(index, qs, mode="hybrid", k=k)]
     rows += [evaluate(index, qs, mode=m, k=k) for m in baseline]
     if as_json:
-        echo_json({"questions": str(questions), "index": str(index.root), "results": rows})
+        echo_json({"questions": str(questions), "index": str(index.root),
+                   "gold_not_in_index": missing, "results": rows})
     else:
         click.echo(table(rows))

@@ -304,6 +304,14 @@ def score_one(res: SearchResponse, q: dict[str, Any], k: int = K) -> dict[str, f
     return {key: v for key, v in m.items() if int(key.split("@")[1]) <= k}
 
 
+def gold_not_in_index(index: KbIndex, questions: list[dict[str, Any]]) -> list[str]:
+    """The relevant gold documents of the answerable questions that the index does not hold,
+    sorted: they count as never retrieved (often a path written otherwise than the index's)."""
+    held = {d["doc"] for d in index.docs()}
+    return sorted({doc for q in questions if not unanswerable(q)
+                   for doc in relevant_docs(q) if doc not in held})
+
+
 def warm_up(index: KbIndex, question: str, mode: str) -> None:
     """Every embedding model of the release loaded, one search made and the release kept warm
     as `kb serve` and `kb mcp` do (`query.search.keep_warm`), untimed: the latency measured is
