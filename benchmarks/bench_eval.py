@@ -171,6 +171,8 @@ def main() -> None:
         # query settings apply to a reused index too (they are read from its manifest)
         index.manifest["config"]["values"]["query"].update(overrides.get("query", {}))
         rows = [evaluate(index, questions, mode=m) for m in args.modes.split(",")]
+        for row in rows:  # the figures only; `kb eval --json` has each question's details
+            row.pop("per_question")
         report[name] = {"build_seconds": round(build_s, 1), "chunks": chunks,
                         "embedded": embedded, "rows": rows}
         if not args.json:

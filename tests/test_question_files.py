@@ -274,3 +274,50 @@ def test_gold_documents_missing_from_the_index_are_named(example_index, tmp_path
     path.write_text(json.dumps({"query": "E17 怎么复位？", "gold": [D]}) + "\n", encoding="utf-8")
     res = kb("eval", str(path), "--index", str(example_index), "--json")
     assert res.stderr == "" and strict_json(res.stdout)["gold_not_in_index"] == []
+
+
+BAD_ARRAYS = [
+    ('[\n {"query": "a", "gold": []},\n {"query": "b", "gold": []},\n]\n',
+     '4: not JSON: expected a JSON object with "query" as each item of the array'),
+    ('[\n {"query": "a", "gold": []}\n {"query": "b", "gold": []}\n]\n',
+     '3: not JSON: expected "," or "]" after a question'),
+    ('[{"query": "a", "gold": []}]\n\nmore\n', "3: not JSON: text after the array's closing ]"),
+    ('[\n {"query": "a", "gold": []},\n\n "b"\n]', '4: expected a JSON object with "query", '
+     "got text"),
+    ('[{"query": "a",\n "gold": [{"doc": "x", "relevance": Infinity}]}]',
+     f"1: Infinity {NOT_FINITE}"),
+    ('[\n {"id": 1, "query": "a", "gold": []},\n {"id": 1, "query": "b", "gold": []}]',
+     '3: "id" 1 is already on line 2; give each question its own id'),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_ARRAYS)
+def test_a_json_array_that_breaks_strict_json_names_the_line(tmp_path, text, message):
+    path = tmp_path / "q.json"
+    path.write_text(text, encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(tmp_path / "no-index"))
+    assert res.exit_code == 2, res.output
+    assert res.output.splitlines() == [f"kb: error: {path}:{message}"]
+
+
+def test_json_array_scores_as_json_lines_with_details_per_question(example_index, tmp_path):
+    rows = [{"id": "a", "query": "E17 怎么复位？", "gold": [{"doc": D, "answers": ["复位"]}]},
+            {"id": "b", "query": "苹果树腐烂病怎么刮治和涂药？", "no_answer": True}]
+    lines, array = tmp_path / "q.jsonl", tmp_path / "q.json"
+    lines.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                     encoding="utf-8")
+    array.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows, ensure_ascii=False, indent=2)
+                      .replace("\n", "\r\n").encode())
+    assert load_questions(array) == load_questions(lines) == rows
+    out = [strict_json(kb("eval", str(p), "--index", str(example_index), "--json").stdout)
+           for p in (lines, array)]
+
+    def figures(o: dict[str, Any]) -> list[Any]:
+        return [{k: v for k, v in r.items() if "latency" not in k and k != "per_question"}
+                for r in o["results"]]
+    assert figures(out[0]) == figures(out[1])
+    a, b = out[0]["results"][0]["per_question"]
+    assert (a["id"], a["expected_no_answer"], a["rank"], a["hit@1"]) == ("a", False, 1, 1.0)
+    assert a["docs"][0] == D and len(a["docs"]) == len(set(a["docs"])) <= 10
+    assert (b["id"], b["expected_no_answer"], b["rank"]) == ("b", True, None)
+    assert "hit@1" not in b and isinstance(b["no_answer"], bool)

@@ -23,7 +23,11 @@ from kbtools.ship.checkout import open_index
 def eval_cmd(questions: Path, index_path: Path | None, k: int, baseline: tuple[str, ...],
              as_json: bool) -> None:
     """Score retrieval on QUESTIONS.jsonl: Hit@k, MRR@10, nDCG@10, answer-in-top-k,
-    no-answer precision/recall and latency, side by side with baselines."""
+    no-answer precision/recall and latency, side by side with baselines.
+
+    QUESTIONS: JSON Lines (or one JSON array) of {"id", "query", "gold": [{"doc", "answers"?,
+    "relevance"?}], "no_answer"?}; --json adds each question's rank and documents. Format,
+    metrics and output: docs/retrieval.md, "kb eval"."""
     qs = load_questions(questions)
     index = open_index(index_path)
     missing = gold_not_in_index(index, qs)

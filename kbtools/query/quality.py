@@ -1,7 +1,8 @@
 """`kb eval`: retrieval quality on a question set, optionally against single retrievers.
 
 Question files (`kb eval`, `kb query --batch`) are JSON Lines: one JSON object per line (UTF-8,
-a byte-order mark at the start is dropped; blank lines are skipped). Every field is checked
+a byte-order mark at the start is dropped; blank lines are skipped); `kb eval` also reads one
+JSON array of such objects (a file whose first character is "["). Every field is checked
 once, when the file is read: a line that breaks the format is a `UsageError` naming FILE:LINE,
 what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or overflow).
 - "query" (text, required);
@@ -57,6 +58,7 @@ COLUMNS = (*METRICS, "no_answer_precision", "no_answer_recall", "latency_p50_ms"
            "latency_p95_ms")
 GOLD_ENTRY = '{"doc", "text"?, "answers"?}'
 OPTIONAL = ("id", "where", "no_answer")  # keys whose null means "not given"
+JSON_SPACE = re.compile(r"[ \t\r\n]*")
 RELEVANCE = ("relevance", "score")  # a gold entry's graded relevance (BEIR/TREC qrels: score)
 
 
@@ -108,10 +110,57 @@ def question_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dic
         except (ValueError, RecursionError):
             raise UsageError('not JSON: expected a JSON object with "query" on each line',
                              path=name, line=n) from None
-        if not isinstance(item, dict):
-            raise UsageError(f'expected a JSON object with "query", got {_kind(item)}',
-                             path=name, line=n)
-        yield n, item
+        yield n, _object(item, name, n)
+
+
+def _object(item: Any, name: str, n: int) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise UsageError(f'expected a JSON object with "query", got {_kind(item)}',
+                         path=name, line=n)
+    return item
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position of the first character from `pos` on that is not JSON whitespace."""
+    found = JSON_SPACE.match(text, pos)
+    return found.end() if found else pos
+
+
+def _array_items(data: bytes, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The objects of a question file written as one JSON array, with the line each starts
+    on; what breaks strict JSON (a trailing comma, NaN, text after the array) is a
+    `UsageError` naming the line."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError("not UTF-8; save the file as UTF-8", path=name,
+                         line=data.count(b"\n", 0, exc.start) + 1) from None
+    decoder = json.JSONDecoder(parse_constant=_constant, parse_float=_finite_float)
+    pos, line = _skip(text, 0) + 1, 1  # just after "["
+    while True:
+        start, pos = pos, _skip(text, pos)
+        line += text.count("\n", start, pos)
+        if text.startswith("]", pos) and not (start > 0 and text[start - 1] == ","):
+            break  # the end ([] is empty; "[…,]" is a trailing comma, refused below)
+        try:
+            item, end = decoder.raw_decode(text, pos)
+        except _NonFinite as exc:
+            raise UsageError(f"{str(exc)[:40]} is not a finite number; use numbers JSON can "
+                             "hold (no NaN, Infinity or overflow)", path=name, line=line) from None
+        except (ValueError, RecursionError):
+            raise UsageError('not JSON: expected a JSON object with "query" as each item of '
+                             "the array", path=name, line=line) from None
+        yield line, _object(item, name, line)
+        line += text.count("\n", pos, end)
+        start, pos = end, _skip(text, end)
+        line += text.count("\n", start, pos)
+        if not text.startswith(",", pos) and not text.startswith("]", pos):
+            raise UsageError('not JSON: expected "," or "]" after a question', path=name,
+                             line=line)
+        pos += text.startswith(",", pos)
+    if text[pos + 1:].strip(" \t\r\n"):
+        raise UsageError("not JSON: text after the array's closing ]", path=name,
+                         line=line + text.count("\n", pos, len(text.rstrip())))
 
 
 def check_question(item: dict[str, Any], name: str, n: int) -> dict[str, Any]:
@@ -207,7 +256,11 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
     """The questions of a `kb eval` file, every field checked (see the module docstring)."""
     out: list[dict[str, Any]] = []
     lines: dict[str, int] = {}  # id → the line it was first given on
-    for n, item in question_lines(path.read_bytes().split(b"\n"), str(path)):
+    data = path.read_bytes()
+    array = data.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"[")
+    items = _array_items(data, str(path)) if array else question_lines(data.split(b"\n"),
+                                                                       str(path))
+    for n, item in items:
         q = check_question(item, str(path), n)
         _check_gold(q, str(path), n)
         if "id" in q:
@@ -280,15 +333,16 @@ def _answer_hit(result: SearchResult, gold: list[dict[str, Any]]) -> bool:
     return False
 
 
+def ranked_docs(res: SearchResponse) -> list[str]:
+    """The first `K` distinct documents of the results, each at its best chunk's rank."""
+    return list(dict.fromkeys(r.doc for r in res.results))[:K]
+
+
 def score_one(res: SearchResponse, q: dict[str, Any], k: int = K) -> dict[str, float]:
     """One answerable question's metrics on its results (`k` asked for): a metric whose
     cutoff is above `k` is left out, as only `k` results were asked for."""
     gain = gains(q)
-    docs: list[str] = []
-    for r in res.results:
-        if r.doc not in docs:
-            docs.append(r.doc)
-    docs = docs[:K]
+    docs = ranked_docs(res)
     first = next((i for i, d in enumerate(docs) if d in gain), None)
     dcg = sum(gain.get(d, 0.0) / math.log2(i + 2) for i, d in enumerate(docs))
     ideal = sorted(gain.values(), reverse=True)[:K]  # every judged document, retrieved or not
@@ -324,9 +378,12 @@ def warm_up(index: KbIndex, question: str, mode: str) -> None:
 
 def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hybrid",
              k: int = K) -> dict[str, Any]:
+    """One mode's metrics over the questions (see the module docstring), and in
+    "per_question" each question's verdict, relevant rank, documents and metrics."""
     per: list[dict[str, float]] = []
+    details: list[dict[str, Any]] = []
     latencies: list[float] = []
-    tp = fp = fn = 0
+    tp = fp = 0
     warm_up(index, questions[0]["query"], mode)
     for q in questions:
         t0 = time.perf_counter()
@@ -335,9 +392,16 @@ def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hy
         none = unanswerable(q)
         tp += none and res.no_answer
         fp += (not none) and res.no_answer
-        fn += none and not res.no_answer
+        docs = ranked_docs(res)
+        relevant = relevant_docs(q)
+        detail = {"id": q.get("id"), "query": q["query"], "expected_no_answer": none,
+                  "no_answer": res.no_answer,
+                  "rank": next((i for i, d in enumerate(docs, 1) if d in relevant), None),
+                  "docs": docs, "ms": round(latencies[-1], 2)}
         if not none:
             per.append(score_one(res, q, k))
+            detail.update({key: per[-1].get(key) for key in METRICS})
+        details.append(detail)
     metrics: dict[str, Any] = {"mode": mode, "questions": len(questions), "answerable": len(per)}
     for key in METRICS:  # every key always present; null: not measured
         vals = [m[key] for m in per if key in m]
@@ -348,6 +412,7 @@ def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hy
     metrics["false_no_answer_rate"] = round(fp / len(per), 4) if per else None
     metrics["latency_p50_ms"] = round(float(np.percentile(latencies, 50)), 2)
     metrics["latency_p95_ms"] = round(float(np.percentile(latencies, 95)), 2)
+    metrics["per_question"] = details
     return metrics
 
 
