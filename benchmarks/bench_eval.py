@@ -3,7 +3,7 @@ measured in one run on the same index.
 
     .venv/bin/python benchmarks/bench_eval.py [--sets cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh]
         [--out bench-out] [--cache DIR] [--reuse] [--code DIR] [--languages en=minilm]
-        [--limit N]
+        [--limit N] [--eval-dir DIR]
 
 Builds each corpus with `kb build --corpus … --lenient` (embedding cache in bench-out/cache,
 or --cache DIR, so re-runs are fast; --reuse keeps an index already built there), then prints
@@ -35,7 +35,8 @@ from kbtools.config import load_config  # noqa: E402
 from kbtools.index.reader import open_index  # noqa: E402
 from kbtools.query.quality import evaluate, load_questions, table  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "eval"
+# the sets: DIR/NAME/corpus/ and DIR/NAME/queries.jsonl (--eval-dir, $KB_EVAL_DIR)
+SHARED = Path(os.environ.get("KB_EVAL_DIR") or ROOT.parent / "shared" / "eval")
 # set → (questions file, file listing corpus documents to leave out)
 TASKS = {"aliyun_ecs_zh": ("queries_linked.jsonl", "faq_docs.txt")}
 
@@ -124,6 +125,7 @@ def questions_of(name: str, out: Path) -> Path:
 
 
 def main() -> None:
+    global SHARED
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="cmrc2018,scifact,tidb_faq_zh,aliyun_ecs_zh",
                     help="comma-separated; NAME_hant is NAME converted to Traditional")
@@ -140,7 +142,16 @@ def main() -> None:
     ap.add_argument("--modes", default="hybrid,bm25,vector")
     ap.add_argument("--code", default=str(ROOT), help="kbtools checkout to measure")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--eval-dir", default="",
+                    help="folder of the sets (NAME/corpus/, NAME/queries.jsonl; default: "
+                         "$KB_EVAL_DIR, else ../shared/eval beside the checkout)")
     args = ap.parse_args()
+    SHARED = Path(args.eval_dir) if args.eval_dir else SHARED
+    for name in args.sets.split(","):
+        base = _derived(name)[0] if _derived(name) else name
+        if not (SHARED / base / "corpus").is_dir() or not questions_of(base, Path()).is_file():
+            sys.exit(f"bench_eval: {SHARED / base}: no such set (expected corpus/ and "
+                     f"{questions_of(base, Path()).name} in it; --eval-dir DIR)")
     out = Path(args.out).resolve()
     langs = dict(kv.split("=", 1) for kv in args.languages.split(",") if "=" in kv)
     overrides = {"paths": {"cache": str(Path(args.cache).resolve() if args.cache
