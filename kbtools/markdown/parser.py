@@ -87,7 +87,7 @@ def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
     many line breaks it holds in `meta["newlines"]` (its content has them as spaces), so
     readers counting lines through an inline run stay on the line written."""
     start, count = state.pos, len(state.tokens)
-    if not backtick(state, silent):
+    if state.src[start] != "`" or not backtick(state, silent):  # (the rule's own first test)
         return False
     if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
         state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
@@ -112,6 +112,9 @@ def _probe_quietly(rule: Any) -> Any:
     (`silent`, as a paragraph asks each line), made to leave the state as it found it."""
 
     def probe(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        at = state.bMarks[start] + state.tShift[start]
+        if not state.src.startswith("$$", at, state.eMarks[start]):
+            return False  # the rule's own first test, asked of every line of every paragraph
         if not silent:
             return bool(rule(state, start, end, silent))
         count, line = len(state.tokens), state.line
@@ -141,7 +144,7 @@ def _math_inline_outside_code(rule: Any) -> Any:
 
     def math_inline(state: StateInline, silent: bool) -> bool:
         start = state.pos
-        if not rule(state, True):
+        if state.src[start] != "$" or not rule(state, True):  # (the rule's own first test)
             return False
         end, state.pos = state.pos, start
         if _opens_code_span(state, start + 1, end - 1):
