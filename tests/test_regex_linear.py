@@ -95,6 +95,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.fusion._CODE": "match",
     "kbtools.query.fusion._NAME": "search",
     "kbtools.query.quality:\\s+": "sub",
+    "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.search._CONTROL": "sub",
     "kbtools.query.filters._WHERE": "match",
     "kbtools.render.latex_allow._TOKEN": "finditer",
