@@ -110,6 +110,16 @@ def test_exact_identifier_levels_and_promotion():
     assert match_level(["第12条"], "", "第 12 條 起算日") == 3
     assert match_level(["第12条"], "依第12条办理") == 2
     assert match_level(["第12条"], "依第 120 條、第 1 條辦理") == 0
+    # a name's heading may go on with its arguments, a bracketed note or the version that
+    # brought it (the definition of a setting in a reference), not with further words
+    assert match_level(["tidb_gc_life_time"], "", "tidb_gc_life_time 从 v5.0 版本开始引入") == 3
+    assert match_level(["MERGE_JOIN"], "", "MERGE_JOIN(t1_name [, tl_name ...])") == 3
+    assert match_level(["JSON_EXTRACT"], "", "`JSON_EXTRACT()`") == 3
+    assert match_level(["alter_pk"], "", "alter_pk（已废弃）") == 3
+    assert match_level(["cache_size"], "", "cache_size (since 2.1)") == 3
+    assert match_level(["pre_split_regions"], "", "pre_split_regions 示例") == 2
+    assert match_level(["INL_JOIN"], "", "INL_JOIN Hint 不生效") == 2
+    assert match_level(["p53"], "", "p53 mutation in breast cancer. Correlation with 2 types") == 2
     hits = ["e12-row", "report", "e17-row", "other"]
     level = {"e12-row": 0, "report": 1, "e17-row": 2, "other": 0}
     assert promote(hits, level.__getitem__) == ["e17-row", "report", "e12-row", "other"]

@@ -209,9 +209,12 @@ def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
             continue
         held += 1
         head = heading.strip().strip("`")
-        heads = head.casefold() == ident.casefold() or bool(
-            re.fullmatch(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+|第\d+[节章条]", ident)
-            and pat.match(head))
+        start = pat.match(head)
+        code = re.fullmatch(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+|第\d+[节章条]", ident)
+        # a name: then only its arguments or a note in brackets, or a version (x.y) later
+        note = start and re.match(r"\s*[(（\[【<]|.*?(?<![A-Za-z0-9_.])v?\d+\.\d+",
+                                  head[start.end():])
+        heads = head.casefold() == ident.casefold() or bool(start and (code or note))
         about = about or int(heads or any(
             re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
                          line.strip(), re.IGNORECASE) for line in text.splitlines()))
@@ -233,7 +236,11 @@ LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from([
 @settings(max_examples=500, deadline=None)
 @given(ids=IDENTS, text=LINE_TEXT,
        heading=st.one_of(TEXT, st.sampled_from(["E17", "4.3 x", "e17.5", "`HX-260` 说明",
-                                                 "4.3.1", "4.3.x", "İE17", "v2.0.2"])))
+                                                 "4.3.1", "4.3.x", "İE17", "v2.0.2",
+                                                 "ab_e 从 v5.0 版本开始引入", "AB_E（已废弃）",
+                                                 "ab_e(t1)", "ab_e 示例 2.1", "ab_e 示例",
+                                                 "ab_e2 v5.0", "ab_ev5.0", "is_a 1.2",
+                                                 "kb:publish 1.x", "v2.0.2 (rc)"])))
 def test_match_level_is_its_definition(ids, text, heading):
     assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)
 
@@ -246,6 +253,8 @@ def test_match_level_is_its_definition(ids, text, heading):
     (["E17"], "a: E17.\u0661", ""),  # "." and a digit (any script's) after it: not whole
     (["E17"], "x" * 40 + ": E17", ""), (["E17"], "x" * 41 + ": E17", ""),  # 40 before ":"
     (["4.3"], "", "4.3.1 节"), (["HX-260"], "", "`hx-260` 说明"),
+    (["ab_e"], "", "ab_e 从 v5.0 版本开始引入"), (["ab_e"], "", "ab_e 示例"),
+    (["ab_e"], "", "ſ_ab_e(x)"), (["ſab_e"], "", "ſab_e（已废弃）"),  # by the regex
 ])
 def test_match_level_edges_are_its_definition(ids, text, heading):
     assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)

@@ -10,8 +10,10 @@ is a count (12 条记录): an undotted number is a section only after 第.
 `identifiers(question)` finds them; `match_level(ids, text, heading)` says how a chunk holds
 them: two points per identifier it contains as a whole token (not inside a longer code: E17
 is not in E170), one more when it is *about* one (a table row keyed by it — a line
-``header: E17`` — or a heading that is it, or for a code or section number begins with it). `promote` stably re-sorts hits so that
-a higher level always ranks first; inside a level the fused order stands. Search promotes
+``header: E17`` — or a heading that is it, or begins with it: a code or section number
+followed by anything, a name only by its arguments, a bracketed note or the version that
+brought it, as in ``tidb_gc_life_time 从 v5.0 版本开始引入``). `promote` stably re-sorts hits
+so that a higher level always ranks first; inside a level the fused order stands. Search promotes
 only the chunks *about* an identifier (odd levels, `is_about`): promoting every chunk that
 merely mentions one lost more questions than it won on the dev sets (docs/retrieval.md).
 
@@ -88,16 +90,27 @@ _CODE = re.compile(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+|第\d+[节章条]")  # 
 
 
 def _heads(ident: str, heading: str) -> bool:
-    """The heading is the identifier, or (for a code or section number) begins with it."""
+    """The heading is the identifier, or begins with it: a code or section number followed by
+    anything (E17 伺服过载, 4.3 液压系统), any other identifier by only a `_NOTE`."""
     head = heading.strip().strip("`")
     if head.casefold() == ident.casefold():
         return True
-    if not _CODE.fullmatch(ident):
-        return False
     lowered = _lowered(head)
     if lowered is None or not ident.isascii():
-        return bool(_pattern(ident).match(head))
-    return lowered.startswith(ident.lower()) and _whole_token(head, 0, len(ident))
+        m = _pattern(ident).match(head)
+        end = m.end() if m else -1
+    else:
+        whole = lowered.startswith(ident.lower()) and _whole_token(head, 0, len(ident))
+        end = len(ident) if whole else -1
+    return end >= 0 and (bool(_CODE.fullmatch(ident)) or bool(_NOTE.match(head, end)))
+
+
+# What may follow a setting's or function's name in a heading about it: its arguments or a
+# note in brackets (``MERGE_JOIN(t1_name)``, ``alter-primary-key（已废弃）``) or the version
+# that brought it (``tidb_gc_life_time 从 v5.0 版本开始引入``, ``foo (since 2.1)``); not
+# further words (``pre_split_regions 示例`` is a part of what the heading ``pre_split_regions``
+# is about).
+_NOTE = re.compile(r"\s*[(（\[【<]|.*?(?<![A-Za-z0-9_.])v?\d+\.\d+")
 
 
 # The characters beyond ASCII that re's case-insensitive matching takes for an ASCII letter
