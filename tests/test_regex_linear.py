@@ -94,6 +94,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.engine.milvus:[A-Za-z_][A-Za-z0-9_]{0,254}": "fullmatch",
     "kbtools.query.fusion._CODE": "match",
     "kbtools.query.fusion._NAME": "search",
+    "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.search._CONTROL": "sub",
