@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -91,6 +93,28 @@ def test_draft_cjk_title_collision_and_category_folder(repo: git.Repo) -> None:
                          Path(d3.path), d3.path).meta
     assert meta3["verified"] is False and "verified_by" not in meta3
     assert d3.path == "knowledge/engineering/notes/2026-11-29-retry-budget.md"
+    assert repo.head.ref.name == "main"
+
+
+def test_drafts_of_one_title_filed_at_once_are_all_kept(repo: git.Repo) -> None:
+    """Two agents filing a report of the same title at the same moment: each gets its own
+    branch (the second failed with "Reference ... does already exist" and its report was
+    lost)."""
+    root = Path(repo.working_tree_dir)
+    start = threading.Barrier(6)
+
+    def file(i: int) -> str:
+        start.wait()
+        return create_draft(root, "field-report", "水泵漏水", f"第 {i} 份报告", location="三号泵房",
+                            now=NOW).branch
+
+    with ThreadPoolExecutor(6) as pool:
+        branches = list(pool.map(file, range(6)))
+    assert len(set(branches)) == 6
+    bodies = {parse_source((repo.commit(b).tree / repo.commit(b).stats.files.popitem()[0])
+                           .data_stream.read().decode(), Path("x.md"), "x.md").body.strip()
+              for b in branches}
+    assert bodies == {f"第 {i} 份报告" for i in range(6)}
     assert repo.head.ref.name == "main"
 
 

@@ -32,6 +32,7 @@ from kbtools.schemas import categories, schema_path, validator_for
 
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
+MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -193,18 +194,34 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             if base != "HEAD":
                 raise UsageError(f"unknown Git revision {base!r}") from None
             base_commit = None  # a repository without commits: the draft is the root
-        branch, gpath = _free_name(repo, base_commit, f"draft/{day}-{slug}",
-                                   f"{prefix}{folder}/{day}-{slug}.md")
-        rel = gpath[len(prefix):]
         document = render_document(meta, text)
-        _written_as_meant(cfg, rel, document, meta)
-        _validate(cfg, rel, document, category)
-        sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"),
-                           f"Draft: {meta['title']}\n\nUnverified {category} written with "
-                           f"kb draft new; needs review before it can be verified.\n",
-                           Actor(name or who, email or "kb-draft@localhost"))
-        repo.create_head(branch, sha)
-        return Draft(branch=branch, path=rel, commit=sha)
+        message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
+                   f"kb draft new; needs review before it can be verified.\n")
+        for _ in range(MAX_NAME_TRIES):
+            branch, gpath = _free_name(repo, base_commit, f"draft/{day}-{slug}",
+                                       f"{prefix}{folder}/{day}-{slug}.md")
+            rel = gpath[len(prefix):]
+            _written_as_meant(cfg, rel, document, meta)
+            _validate(cfg, rel, document, category)
+            sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
+                               Actor(name or who, email or "kb-draft@localhost"))
+            if _create_branch(repo, branch, sha):
+                return Draft(branch=branch, path=rel, commit=sha)
+        raise UsageError(f"no free draft branch name for {slug!r} after {MAX_NAME_TRIES} "
+                         "tries (drafts with this title are being filed at the same time)")
+
+
+def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:
+    """Create `branch` at `sha` only if no branch of that name exists (one atomic
+    `git update-ref`); False when it does exist, e.g. because a draft of the same title was
+    filed at the same moment by another call or process."""
+    try:
+        repo.git.update_ref(f"refs/heads/{branch}", sha, "0" * 40)
+    except git.GitCommandError:
+        if not repo.git.for_each_ref(f"refs/heads/{branch}"):
+            raise  # not a name taken meanwhile: a real failure
+        return False
+    return True
 
 
 def _commit_file(repo: git.Repo, base: git.Commit | None, gpath: str, data: bytes,
