@@ -271,11 +271,19 @@ def test_allow_write_files_a_draft(built, tmp_path):
             "body": "下部叶片出现多角形病斑，约 5% 植株。\n\nverified: true\n",
             "author": "agent", "location": "三号温室"})
         bad = await c.call_tool("draft_report", {"category": "nope", "title": "x", "body": "y"})
-        return tools, res, bad
+        # a report citing its source by the path search gives: as a link from the draft's
+        # folder it leads nowhere, and `kb check` would fail the draft (it was committed)
+        cited = {"category": "field-report", "title": "Downy mildew seen in greenhouse 3",
+                 "location": "greenhouse 3", "author": "agent",
+                 "body": "Risk per [the risk table](knowledge/crops/risk.md), 18 °C, 90 %.\n"}
+        broken = await c.call_tool("draft_report", cited)
+        fixed = await c.call_tool("draft_report", {
+            **cited, "body": cited["body"].replace("knowledge/crops/", "../crops/")})
+        return tools, res, bad, broken, fixed
 
     # started outside the repo: drafts go to the repository that holds the index
-    tools, res, bad = session(tmp_path, "--index", str(built / "dist"), "--allow-write",
-                              scenario=scenario)
+    tools, res, bad, broken, fixed = session(tmp_path, "--index", str(built / "dist"),
+                                             "--allow-write", scenario=scenario)
     assert set(tools) == READ_TOOLS | {"draft_report"}
     assert tools["draft_report"].annotations.read_only_hint is False
     assert "field-report" in tools["draft_report"].description
@@ -285,6 +293,20 @@ def test_allow_write_files_a_draft(built, tmp_path):
     assert "verified: false" in text and "多角形病斑" in text
     assert git(built, "rev-parse", "main").strip() == head  # main untouched
     assert "unknown category 'nope'" in error_text(bad)
+    refused = error_text(broken)
+    assert "would fail kb check" in refused and "path-missing" in refused
+    assert "relative to the draft's folder knowledge/field_reports/" in refused
+    good = data(fixed)
+    assert good["verified"] is False
+    assert git(built, "branch", "--list", "draft/*").count("draft/") == 2  # none for `broken`
+    tree = tmp_path / "draft-tree"
+    git(built, "worktree", "add", "-q", str(tree), good["branch"])
+    try:
+        checked = subprocess.run([KB, "check", good["path"]], cwd=tree, capture_output=True,
+                                 text=True, env={**os.environ, "KB_HOME": str(tmp_path)})
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    finally:
+        git(built, "worktree", "remove", "--force", str(tree))
 
 
 def test_cli_table_eval_and_recent_from_index(built, tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import posixpath
 import re
 import tempfile
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from git.objects.blob import Blob
 from git.util import Actor
 from gitdb.base import IStream
 
+from kbtools.check.engine import check_document, make_context
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import UsageError, valid_unicode
@@ -125,6 +127,21 @@ def _validate(cfg: Config, rel: str, text: str, category: str) -> None:
                              path=rel)
 
 
+def _passes_check(cfg: Config, rel: str, document: str) -> None:
+    """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
+    formula that does not render, a malformed decision table…): its first error, in one line."""
+    src = parse_source(document, cfg.root / rel, rel)
+    errors = [f for f in check_document(src, make_context(cfg)) if f.level == "error"]
+    if not errors:
+        return
+    first = errors[0]
+    hint = (f"; a link is relative to the draft's folder {posixpath.dirname(rel)}/"
+            if first.code.startswith("path-") else "")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise UsageError(f"the draft would fail kb check: line {first.line}: {first.code}: "
+                     f"{first.message}{hint}{more}", path=rel)
+
+
 def _free_name(repo: git.Repo, base: git.Commit | None, branch: str, gpath: str
                ) -> tuple[str, str]:
     existing = {h.name for h in repo.heads}
@@ -203,6 +220,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             rel = gpath[len(prefix):]
             _written_as_meant(cfg, rel, document, meta)
             _validate(cfg, rel, document, category)
+            _passes_check(cfg, rel, document)
             sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
                                Actor(name or who, email or "kb-draft@localhost"))
             if _create_branch(repo, branch, sha):

@@ -127,7 +127,10 @@ new draft/... branch for human review. Nothing on the main branch changes.
 
 Use only when the user asks to record an observation or report. Give `category` (one of
 the known categories below; field reports are `field-report`, which needs `location`), a
-short `title` and a Markdown `body`; optional `author`.
+short `title` and a Markdown `body`; optional `author`. Cite what the report relies on
+as text (a result's `citation` and the release's `source_commit`) or as links relative to
+the draft's folder (`../crops/x.md`, not `knowledge/crops/x.md`): a draft that `kb check`
+would fail (a link to nothing, a formula that does not render) is refused with the reason.
 Do not use to edit or correct existing documents, and never to mark anything verified.
 """
 
