@@ -372,3 +372,75 @@ def test_a_releases_first_search_settles_what_it_loaded(built):
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
+    """The MCP tools accept and refuse what `/api/…` accepts and refuses, and answer the
+    same question with the same results: an argument a tool does not take was dropped
+    without a word (`read(heading=…)` returned the whole document as if it were the
+    section), `true` was line 1 and 1 day, a question over 2,000 characters was cut (the API
+    refuses it), `k="3"` and a single `where` string were refused (the API takes them)."""
+    from starlette.testclient import TestClient
+
+    from kbtools.serve.app import create_app
+
+    risk = "knowledge/crops/risk.md"
+    questions = ["温度 18 度、湿度 90%，霜霉病风险多高", "温度十八度，湿度百分之九十，黄瓜霜霉病风险",
+                 "霜霉病 发生条件", "How do I bake sourdough bread?"]
+
+    async def scenario(c):
+        got = {q: await c.call_tool("search", {"query": q, "k": 3}) for q in questions}
+        calls = {
+            "k-digits": ("search", {"query": questions[0], "k": "3"}),
+            "one-where": ("search", {"query": "霜霉病", "where": "verified=true", "k": 2}),
+            "long": ("search", {"query": "霜" * 2001}),
+            "top_k": ("search", {"query": "霜霉病", "top_k": 2}),
+            "heading": ("read", {"doc": risk, "heading": "风险等级表"}),
+            "true-line": ("read", {"doc": risk, "line_start": True, "line_end": 3}),
+            "float-line": ("read", {"doc": risk, "line_start": 1.0, "line_end": 3}),
+            "zero-line": ("read", {"doc": risk, "line_start": 0, "line_end": 3}),
+            "digit-lines": ("read", {"doc": risk, "line_start": "20", "line_end": "22"}),
+            "true-days": ("recent", {"days": True}),
+            "zero-n": ("recent", {"n": 0}),
+            "many-inputs": ("evaluate_table", {"doc": risk, "inputs": {
+                f"c{i}": i for i in range(51)}}),
+            "long-input": ("evaluate_table", {"doc": risk, "inputs": {"温度": "1" * 201}}),
+        }
+        for name, (tool, args) in calls.items():
+            got[name] = await c.call_tool(tool, args)
+        return got
+
+    got = session(tmp_path, "--index", str(built / "dist"), scenario=scenario)
+    with TestClient(create_app(built / "dist"), base_url="http://127.0.0.1") as api:
+        for q in questions:  # same results, citations and evaluation as the JSON API
+            mcp = json.loads(json.dumps(data(got[q])))  # a copy to strip
+            assert all(r.pop("citation").startswith(f"{r['doc']}:{r['line_start']}")
+                       for r in mcp["results"])
+            resp = api.post("/api/search", json={"query": q, "k": 3})
+            assert resp.status_code == 200
+            http = resp.json()
+            for out in (mcp, http):
+                out.pop("took_ms", None)
+                out.pop("notice", None)
+            assert mcp == http, q
+        assert data(got[questions[1]])["results"][0]["evaluation"]["outputs"] == {
+            "风险等级": "高", "建议措施": "立即喷药"}
+        assert api.post("/api/search", json={"query": "霜" * 2001}).status_code == 400
+    assert [r["chunk_id"] for r in data(got["k-digits"])["results"]] == [
+        r["chunk_id"] for r in data(got[questions[0]])["results"]]
+    assert all(r["verified"] for r in data(got["one-where"])["results"])
+    assert data(got["digit-lines"])["line_start"] == 20
+    expected = {"long": "query: String should have at most 2000 characters",
+                "top_k": "top_k: unknown argument (search takes query, k, where, verified_only)",
+                "heading": "heading: unknown argument (read takes doc, heading_path, line_start, "
+                           "line_end)",
+                "true-line": "line_start: Input should be a valid integer",
+                "float-line": "line_start: Input should be a valid integer",
+                "zero-line": "line_start: Input should be greater than or equal to 1",
+                "true-days": "days: Input should be a valid integer",
+                "zero-n": "n: Input should be greater than or equal to 1",
+                "many-inputs": "inputs: Dictionary should have at most 50 items",
+                "long-input": "String should have at most 200 characters"}
+    for name, reason in expected.items():
+        text = error_text(got[name])
+        assert "invalid arguments: " in text and reason in text, (name, text)

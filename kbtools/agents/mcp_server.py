@@ -18,6 +18,7 @@ bare "Error executing tool". Messages are one line, escaped and bounded.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import re
@@ -28,9 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictFloat, StrictInt, StrictStr
+from pydantic import BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
 
 from kbtools import __version__
+from kbtools.agents.arguments import (
+    MAX_INPUT_CHARS,
+    MAX_INPUTS,
+    MAX_K,
+    MAX_LINE,
+    MAX_WHERE,
+    digits_as_int,
+)
 from kbtools.agents.draft import create_draft
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
@@ -40,19 +49,30 @@ from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
+from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.log import record_question
-from kbtools.query.search import keep_warm
+from kbtools.query.search import MAX_QUERY_CHARS, keep_warm
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
 from kbtools.ship.checkout import open_index, resolve_index_path
 
 log = logging.getLogger("kbtools.mcp")
 
-MAX_K = 20
-# what the tools' arguments accept, and their JSON schemas say: numbers and strings as sent
-# (pydantic's lax mode reads `true` as 1; a k out of range was once clamped without a word)
-ResultCount = Annotated[int, Field(ge=1, le=MAX_K, strict=True)]
-TableInput = StrictStr | StrictInt | StrictFloat
+# What the tools' arguments accept, and their JSON schemas say, as the JSON API takes them
+# (`kbtools.agents.arguments`): a whole number is a JSON integer or ASCII digits, never
+# `true` (pydantic's lax mode reads it as 1) nor 5.0; bounds as the API's (a k out of range
+# was once clamped without a word, a question over 2,000 characters cut without one).
+WholeNumber = Annotated[int, BeforeValidator(digits_as_int), Field(strict=True)]
+ResultCount = Annotated[WholeNumber, Field(ge=1, le=MAX_K)]
+LineNumber = Annotated[WholeNumber, Field(ge=1, le=MAX_LINE)]
+Days = Annotated[WholeNumber, Field(ge=0)]
+Count = Annotated[WholeNumber, Field(ge=1)]
+Question = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
+Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
+Filters = Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter
+TableInput = Annotated[StrictStr, Field(max_length=MAX_INPUT_CHARS)] | StrictInt | StrictFloat
+TableInputs = Annotated[dict[Annotated[str, Field(max_length=MAX_INPUT_CHARS)], TableInput],
+                        Field(max_length=MAX_INPUTS)]
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
 # one JSON escape: a backslash and what it escapes (an escaped backslash before `u` is not `\u`)
 JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
@@ -85,8 +105,13 @@ the same section. `outdated: true` means the document's `valid_until` has passed
 outdated: tell the user); `superseded_by` names newer documents that replace it.
 Do not use to fetch a known section in full (use `read`) or to apply a decision table (use
 `evaluate_table`).
-Args: query (natural language, Chinese or English); k (1-20 results, default 5);
-where (filters like "category=crops", "crop=番茄", "verified=true"); verified_only.
+Args: query (natural language, Chinese or English, at most 2000 characters); k (1-20
+results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE or
+KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
+`metadata`>"; a value no document has filters everything out: no_answer); verified_only.
+`filters` says what the search did with the question: `routed` front-matter values,
+`unknown_terms` the index never saw, `expanded` terms searched with their synonyms or
+other spellings (`from`).
 """
 
 READ_DOC = """\
@@ -218,10 +243,12 @@ def _tool_error(exc: BaseException) -> Exception:
 
 # ----------------------------------------------------------------- tool cores (plain functions)
 
-def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | None = None,
+def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | None = None,
                 verified_only: bool | None = None) -> dict[str, Any]:
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
+    if isinstance(where, str):  # one filter, as the JSON API takes it
+        where = [where]
     idx = ctx.idx()
     try:
         response = run_search(idx, query, k=k, where=where or None, verified_only=verified_only)
@@ -285,7 +312,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     from mcp.types import ToolAnnotations
 
     ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
-    server_class: type[MCPServer] = _one_line_errors(MCPServer)
+    parameters: dict[str, tuple[str, ...]] = {}  # each tool's argument names, filled below
+    server_class: type[MCPServer] = _one_line_errors(MCPServer, parameters)
     server = server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
                           log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
@@ -303,21 +331,22 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
         return call
 
     @server.tool(description=SEARCH_DOC, annotations=readonly)
-    def search(query: str, k: ResultCount = 5, where: list[str] | None = None,
+    def search(query: Question, k: ResultCount = 5, where: Filters | None = None,
                verified_only: bool | None = None) -> dict[str, Any]:
         return guarded(tool_search)(query, k, where, verified_only)
 
     @server.tool(description=READ_DOC, annotations=readonly)
     def read(doc: str, heading_path: list[str] | str | None = None,
-             line_start: int | None = None, line_end: int | None = None) -> dict[str, Any]:
+             line_start: LineNumber | None = None,
+             line_end: LineNumber | None = None) -> dict[str, Any]:
         return guarded(tool_read)(doc, heading_path, line_start, line_end)
 
     @server.tool(description=RECENT_DOC, annotations=readonly)
-    def recent(days: int | None = None, n: int | None = None) -> dict[str, Any]:
+    def recent(days: Days | None = None, n: Count | None = None) -> dict[str, Any]:
         return guarded(tool_recent)(days, n)
 
     @server.tool(description=TABLE_DOC, annotations=readonly)
-    def evaluate_table(doc: str, inputs: dict[str, TableInput],
+    def evaluate_table(doc: str, inputs: TableInputs,
                        table: str | int | None = None,
                        policy: Literal["first", "all"] | None = None) -> dict[str, Any]:
         return guarded(tool_evaluate_table)(doc, inputs, table, policy)
@@ -335,19 +364,29 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                          location: str | None = None) -> dict[str, Any]:
             return guarded(tool_draft)(category, title, body, author, location)
 
+    tools: list[Callable[..., Any]] = [search, read, recent, evaluate_table]
+    tools += [draft_report] if allow_write else []
+    parameters.update({fn.__name__: tuple(inspect.signature(fn).parameters) for fn in tools})
     return server
 
 
-def _one_line_errors(base: type) -> type:
+def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]]) -> type:
     """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
     the SDK's own messages for arguments that fail the schema span several lines, and for a
-    crash say only "Error executing tool <name>"."""
+    crash say only "Error executing tool <name>". An argument a tool does not take (by
+    `parameters`: tool name → argument names) is refused: the SDK would drop it silently."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
 
     class Server(base):  # type: ignore[misc]
         async def call_tool(self, name: str, arguments: dict[str, Any],
                             context: Any = None) -> Any:
+            known = parameters.get(name)
+            unknown = sorted(set(arguments or {}) - set(known or ()))
+            if known is not None and unknown:  # the SDK drops them: `heading` read the whole doc
+                raise ToolError(one_line(
+                    f"Error executing tool {name}: invalid arguments: {unknown[0]}: unknown "
+                    f"argument ({name} takes {', '.join(known)})"))
             try:
                 return await super().call_tool(name, arguments, context)
             except MCPError:

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from kbtools.agents.arguments import is_digits
 from kbtools.agents.read import read_section
 from kbtools.errors import EngineError, IndexLoadError, KbError, UsageError, one_line
 from kbtools.query.log import record_question
@@ -78,7 +79,7 @@ async def read_body(request: Request) -> dict[str, Any]:
     """The request's JSON object, at most MAX_BODY_BYTES and MAX_BODY_DEPTH levels deep
     (ApiError otherwise)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not ops.is_digits(declared) or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and (not is_digits(declared) or int(declared) > MAX_BODY_BYTES):
         raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
     body = bytearray()
     async for part in request.stream():

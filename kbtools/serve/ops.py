@@ -16,6 +16,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from kbtools.agents.arguments import (
+    MAX_INPUT_CHARS,
+    MAX_INPUTS,
+    MAX_K,
+    MAX_LINE,
+    MAX_WHERE,
+    whole_number,
+)
 from kbtools.corpus import SourceDoc, read_doc
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import TableResult, input_value, match_rules
@@ -33,11 +41,6 @@ from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
-MAX_K = 20
-MAX_WHERE = 20  # filters per search
-MAX_INPUTS = 50  # inputs per table evaluation
-MAX_INPUT_CHARS = 200  # one input value
-MAX_LINE = 10_000_000  # a line number given to /api/read
 
 
 class ApiError(Exception):
@@ -64,30 +67,6 @@ def check_question(q: Any) -> str:
     if len(q) > MAX_QUERY_CHARS:
         raise ApiError(400, f"question longer than {MAX_QUERY_CHARS} characters")
     return q
-
-
-MAX_DIGITS = 12  # a whole number given as text (ASCII digits only)
-
-
-def whole_number(value: Any, lo: int, hi: int) -> int | None:
-    """A request's whole number from `lo` to `hi`, given as a JSON integer or as ASCII digits
-    (a query parameter); None for anything else. Booleans (``true`` is not 1), floats (even
-    ``5.0``, NaN, ±infinity, ``1e400``), signs, other scripts' digits, lists and objects are
-    not whole numbers; a huge one is simply out of range."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, str) and is_digits(value.strip()):
-        number = int(value.strip())
-    else:
-        return None
-    return number if lo <= number <= hi else None
-
-
-def is_digits(text: str) -> bool:
-    """1 to `MAX_DIGITS` ASCII digits (``str.isdigit`` also takes ``²`` and ``٣``)."""
-    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
 
 
 def check_k(k: Any, default: int = 5) -> int:

@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from kbtools.agents.arguments import MAX_INPUT_CHARS
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import NO_MATCH_MESSAGE, match_rules
@@ -251,7 +252,7 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
                         release=served.index.release.to_dict())
     chosen = params.get("table") or "1"
     n, dt = select_table(tables, chosen, src.rel)
-    values = {i: params.get(f"in.{i}", "").strip()[:ops.MAX_INPUT_CHARS] for i in dt.inputs}
+    values = {i: params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS] for i in dt.inputs}
     result = None
     error = None
     if params.get("go") and all(values.values()):

@@ -1,0 +1,44 @@
+"""What the agent-facing adapters accept as arguments, in one place: the MCP tools
+(`kbtools.agents.mcp_server`) and the JSON API (`kbtools.serve.ops`) take the same values
+and refuse the same ones, so an agent gets the same answer through either."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_K = 20  # results per search
+MAX_WHERE = 20  # filters per search
+MAX_INPUTS = 50  # inputs per table evaluation
+MAX_INPUT_CHARS = 200  # one input value (or column name)
+MAX_LINE = 10_000_000  # a line number given to read
+MAX_DIGITS = 12  # a whole number given as text (ASCII digits only)
+
+
+def whole_number(value: Any, lo: int, hi: int) -> int | None:
+    """A request's whole number from `lo` to `hi`, given as a JSON integer or as ASCII digits
+    (a query parameter); None for anything else. Booleans (``true`` is not 1), floats (even
+    ``5.0``, NaN, ±infinity, ``1e400``), signs, other scripts' digits, lists and objects are
+    not whole numbers; a huge one is simply out of range."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and is_digits(value.strip()):
+        number = int(value.strip())
+    else:
+        return None
+    return number if lo <= number <= hi else None
+
+
+def is_digits(text: str) -> bool:
+    """1 to `MAX_DIGITS` ASCII digits (``str.isdigit`` also takes ``²`` and ``٣``)."""
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
+def digits_as_int(value: Any) -> Any:
+    """`value` as an int when it is a string of ASCII digits (`is_digits`), else as given:
+    a whole number sent as text reads as the JSON API reads it; anything else is left for
+    the schema to accept or refuse."""
+    if isinstance(value, str) and is_digits(value.strip()):
+        return int(value.strip())
+    return value
