@@ -109,7 +109,7 @@ class MilvusStore(Store):
     def ranking_rows_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         return self.chunks_by_id(ids)
 
-    def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str]]:
+    def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str, tuple[str, ...]]]:
         return {n: identifier_text(r) for n, r in self.chunks(nums).items()}
 
     def section_rows(self, kinds: Collection[str],

@@ -191,11 +191,16 @@ RANKING_COLUMNS = _EAGER + _LAZY
 _HEADING, _N_EAGER = _EAGER.index("heading_path"), len(_EAGER)
 
 
-def identifier_text(row: dict[str, Any]) -> tuple[str, str]:
-    """A chunk row's text its identifiers are looked for in (``embed_text``) and its own
-    heading (the last of its heading path, "" for none): what `Store.identifier_texts`
-    reads of a chunk."""
-    return row["embed_text"], (row["heading_path"] or [""])[-1]
+def identifier_text(row: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
+    """A chunk row's text its identifiers are looked for in (``embed_text``), its own
+    heading (the last of its heading path, "" for none) and the headings above it (a
+    dotted configuration key is named by them: ``raftstore`` › ``store-pool-size``): what
+    `Store.identifier_texts` reads of a chunk."""
+    return _identifier_text(row["embed_text"], row["heading_path"])
+
+
+def _identifier_text(text: str, path: list[str]) -> tuple[str, str, tuple[str, ...]]:
+    return text, (path or [""])[-1], tuple(path[:-1])
 
 
 def _decode(d: dict[str, Any]) -> None:
@@ -338,7 +343,7 @@ class Store:
         """`ranking_rows` by chunk id."""
         return {d["id"]: d for d in self._select("id", ids, RANKING_COLUMNS)}
 
-    def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str]]:
+    def identifier_texts(self, nums: list[int]) -> dict[int, tuple[str, str, tuple[str, ...]]]:
         """Per chunk of `nums`, its `identifier_text`, and nothing else of its row (a
         question with an identifier asks this of its 30-odd ranked chunks, and shows a few
         of them)."""
@@ -347,7 +352,7 @@ class Store:
         cur = self.con.execute("SELECT num, embed_text, heading_path FROM chunks "
                                f"WHERE num IN ({','.join('?' * len(nums))})", nums)
         cur.row_factory = None
-        return {num: (text, (_load_strings(path) or [""])[-1])
+        return {num: _identifier_text(text, _load_strings(path))
                 for num, text, path in cur.fetchall()}
 
     def complete(self, rows: Iterable[dict[str, Any]]) -> None:

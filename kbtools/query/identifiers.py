@@ -48,8 +48,19 @@ def _is_identifier(tok: str) -> bool:
     digits = any(ch.isdigit() for ch in tok)
     if letters and digits:
         return not re.fullmatch(r"\d+(?:\.\d+)?[A-Za-z]{1,3}", tok)  # 25MB, 10s, 2h: amounts
-    return letters and ("_" in tok or bool(_CAMEL.search(tok))
+    return letters and ("_" in tok or bool(_CAMEL.search(tok)) or is_dotted_key(tok)
                         or bool(re.fullmatch(r"[a-z]+:[a-z_]+", tok)))
+
+
+def is_dotted_key(tok: str) -> bool:
+    """A configuration key written with its sections, as TOML and YAML documentation names
+    one (``raftstore.store-pool-size``, ``storage.block-cache.capacity``, ``server.port``):
+    two or more parts joined by ".", each of at least two ASCII letters, digits, "-" or "_",
+    starting with a letter and ending with a letter or digit (not e.g, nor 4.3)."""
+    parts = tok.split(".")
+    return len(parts) > 1 and all(
+        len(p) > 1 and p.isascii() and p[0].isalpha() and p[-1].isalnum()
+        and all(ch.isalnum() or ch in "-_" for ch in p) for p in parts)
 
 
 def identifiers(question: str) -> list[str]:
@@ -197,19 +208,84 @@ def _key_line(ident: str) -> re.Pattern[str]:
     return re.compile(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?", re.IGNORECASE)
 
 
-def match_level(ids: Sequence[str], text: str, heading: str = "") -> int:
+def _heading_key(heading: str) -> list[str] | None:
+    """The key a heading names, split at its dots: the heading's first word (out of
+    backticks or TOML's table brackets: ``[raftstore]``) when nothing or only a `_NOTE`
+    follows it (``log 从 v5.4.0 版本开始引入``); None for a heading of words."""
+    words = nfkc(heading).split(None, 1)
+    if not words:
+        return None
+    word = words[0].strip("`[]")
+    if len(words) > 1 and not _NOTE.match(" " + words[1]):
+        return None
+    parts = word.split(".")
+    return parts if all(parts) else None
+
+
+def path_names(ident: str, heading: str, parents: Sequence[str]) -> bool:
+    """Does the chunk's heading path (`parents`, then its own `heading`) end with the dotted
+    key's parts, in order, as configuration documentation names a key: its section as a
+    heading and the key as a heading under it (``raftstore`` › ``store-pool-size``, or
+    ``storage.block-cache`` › ``capacity``)?"""
+    if not is_dotted_key(ident):
+        return False
+    want = ident.casefold().split(".")
+    have: list[str] = []
+    for head in (heading, *reversed(parents)):
+        key = _heading_key(head)
+        if key is None:
+            break
+        have = [p.casefold() for p in key] + have
+        if len(have) >= len(want):
+            break
+    return have[-len(want):] == want if len(have) >= len(want) else False
+
+
+def text_names(ident: str, text: str, heading: str, parents: Sequence[str]) -> bool:
+    """`path_names` of the chunk, or of a heading inside its text, under its own and the
+    text's headings above it (short subsections are chunked with their section: ``##
+    performance`` then ``### max-procs`` in one chunk whose heading path ends with
+    ``performance``)."""
+    if not is_dotted_key(ident):
+        return False
+    if path_names(ident, heading, parents):
+        return True
+    if "#" not in text:
+        return False
+    above = (*parents, heading)
+    inner: list[tuple[int, str]] = []  # the text's open headings: (level, title)
+    for line in text.splitlines():
+        level = len(line) - len(line.lstrip("#"))
+        if not level or line[level:level + 1] != " ":
+            continue
+        title = line[level:]
+        if path_names(ident, title, (*above, *(t for lv, t in inner if lv < level))):
+            return True
+        inner = [(lv, t) for lv, t in inner if lv < level] + [(level, title)]
+    return False
+
+
+def match_level(ids: Sequence[str], text: str, heading: str = "",
+                parents: Sequence[str] = ()) -> int:
     """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
-    about one of them (a line ``key: ID`` or a heading starting with it); 0 for none."""
+    about one of them (a line ``key: ID`` or a heading starting with it); 0 for none. A
+    chunk whose heading path names a dotted key (`text_names`: where configuration
+    documentation defines it) holds it as two, so that it ranks above one holding a line
+    ``配置项: raftstore.store-pool-size`` (a table of changed settings). `parents`: the
+    headings above `heading`."""
     text, heading = nfkc(text), nfkc(heading)
-    return _level(ids, text, _lowered(text), heading, _lowered(heading))
+    return _level(ids, text, _lowered(text), heading, _lowered(heading), parents)
 
 
 def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
-           lowered_heading: str | None) -> int:
+           lowered_heading: str | None, parents: Sequence[str] = ()) -> int:
     """`match_level` of a text and heading in NFKC already, with their `_lowered`."""
     held = about = 0
     lines: list[str] | None = None
     for ident in ids:
+        if text_names(ident, text, heading, parents):  # where the documentation defines a key:
+            held, about = held + 2, 1  # above a row or line that names it (``配置项: a.b``)
+            continue
         if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
         held += 1
@@ -232,18 +308,25 @@ def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
 _SEP = "\x00"
 
 
-def match_levels(ids: Sequence[str], texts: Sequence[str], headings: Sequence[str]) -> list[int]:
-    """`match_level` of each text with its heading: the same levels, but the texts and the
-    headings that hold none of `ids` are found by searching each side once, joined
-    (`_Joined`), so that only those holding one are looked at one by one. A search asks
-    this of its 30-odd ranked chunks for a question with an identifier; most hold none."""
+def match_levels(ids: Sequence[str], texts: Sequence[str], headings: Sequence[str],
+                 parents: Sequence[Sequence[str]] | None = None) -> list[int]:
+    """`match_level` of each text with its heading (and the headings above it, `parents`):
+    the same levels, but the texts and the headings that hold none of `ids` are found by
+    searching each side once, joined (`_Joined`), so that only those holding one or whose
+    heading path names a dotted key of `ids` are looked at one by one. A search asks this
+    of its 30-odd ranked chunks for a question with an identifier; most hold none."""
+    above = list(parents) if parents is not None else [()] * len(texts)
     side = _Joined.of(ids, texts)
     head = _Joined.of(ids, headings) if side is not None else None
     if side is None or head is None:
-        return [match_level(ids, text, heading)
-                for text, heading in zip(texts, headings, strict=True)]
-    return [_level(ids, *side.part(i), *head.part(i))
-            if i in side.holders or i in head.holders else 0 for i in range(len(texts))]
+        return [match_level(ids, text, heading, up)
+                for text, heading, up in zip(texts, headings, above, strict=True)]
+    dotted = [i for i in ids if is_dotted_key(i)]
+    named = {i for i, heading in enumerate(headings)
+             if any(text_names(d, side.parts[i], heading, above[i]) for d in dotted)}
+    return [_level(ids, *side.part(i), *head.part(i), above[i])
+            if i in side.holders or i in head.holders or i in named else 0
+            for i in range(len(texts))]
 
 
 class _Joined:

@@ -54,6 +54,7 @@ from kbtools.query.expansion import EXPANSION_WEIGHT, expand
 from kbtools.query.filters import filter_mask, parse_where, resolve_docs
 from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
+from kbtools.query.keys import identifier_terms, key_definitions, named_keys
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 from kbtools.query.routing import ALIASES, boost_vector, route
 
@@ -153,7 +154,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         fused = _fused(index, lists, params, boost, today, text, mode)
     wanted = specific_identifiers(index, text)
     held = (_identifier_holders(index, wanted, mask, query_models(index, text))
-            if mode != "vector" else set())
+            | key_definitions(index, wanted, mask) if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
     covered = Coverage(index, terms, ids, unknown, exp)  # per chunk, once in this search
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
@@ -181,6 +182,9 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     coverage = covered.of(picked)
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels
                                           else _level(wanted, rows[h.num])) for h in picked[:3])
+    if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
+        named = named_keys(index, unknown, wanted, picked, rows)
+        unknown = [t for t in unknown if t not in named]
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
         unknown_terms=unknown, exact=exact,
@@ -296,7 +300,7 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
     out = []
     for ident in identifiers(text):
-        _, ids, _ = index.bm25.query_terms(ident)
+        ids = identifier_terms(index, ident)
         if ids and float(index.bm25.share(ids).min()) <= limit:
             out.append(ident)
     return out
@@ -304,7 +308,7 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
 
 def _rarest_term(index: KbIndex, ident: str) -> int | None:
     """The BM25 id of the identifier's token held by the fewest chunks."""
-    _, ids, _ = index.bm25.query_terms(ident)
+    ids = identifier_terms(index, ident)
     return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
 
 
@@ -357,7 +361,8 @@ def _levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
     texts = index.store.identifier_texts([n for n in nums if n not in rows])
     texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
     return dict(zip(nums, match_levels(wanted, [texts[n][0] for n in nums],
-                                       [texts[n][1] for n in nums]), strict=True))
+                                       [texts[n][1] for n in nums],
+                                       [texts[n][2] for n in nums]), strict=True))
 
 
 def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
