@@ -112,8 +112,10 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
     for q in own:  # a word the index has only with or without a hyphen (RS485, deadhead)
+        if q in bm25.vocab:
+            continue  # (most words: their spellings are not even made)
         variants = [v for v in spellings(q) if v in bm25.vocab and v not in own]
-        if q in bm25.vocab or not variants:
+        if not variants:
             continue
         for v in variants:
             terms.setdefault(v, bm25.vocab[v])
