@@ -78,7 +78,9 @@ _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows,
 _NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
 _CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
-DIGIT_CHARS = frozenset("0123456789零〇一二两三四五六七八九")  # a digit, Arabic or Chinese
+# a digit right after a number's unit: 二十六度五 (26.5 said the spoken way), 26度5; 一 and 两
+# only when no CJK character follows them (26度一直没变, 26度两天了 start other words)
+_SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u3400-\u9fff])")
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(?:没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
@@ -206,7 +208,7 @@ def numbers(text: str) -> list[Number]:
                      or _SPAN_BEFORE.search(text[max(0, start - 8):start])
                      or "每" in run  # 每天运行20小时: a rate
                      or _NEGATED.match(after)  # 连续5天没有下雨: not the column's value
-                     or after[:1] in DIGIT_CHARS  # 二十六度五: 26.5 said the spoken way
+                     or _SPOKEN_TENTHS.match(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
