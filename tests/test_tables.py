@@ -182,6 +182,16 @@ def test_cell_reasons_in_chinese_say_the_same_as_the_english_ones():
         "“Rice”不等于“水稻”（文本，不区分大小写）", "12 不满足 < 10", "接受任意值（* 或空单元格）"]
 
 
+def test_refused_inputs_are_also_explained_in_chinese():
+    with pytest.raises(TableError) as info:
+        match_rules(risk(), {"温度(℃)": "72°F", "相对湿度(%)": "90"})
+    assert "it is in '°F', the column in '°C'" in info.value.message
+    assert info.value.zh and "单位是“°F”，该列的单位是“°C”" in info.value.zh
+    with pytest.raises(TableError) as info:
+        match_rules(risk(), {"温度(℃)": "2万", "相对湿度(%)": "90"})
+    assert info.value.zh and "“万”是倍数" in info.value.zh
+
+
 def test_inputs_by_column_index():
     r = match_rules(risk(), {"1": "16", "2": "10"})
     assert r.outputs[0]["风险等级"] == "中"

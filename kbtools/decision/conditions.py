@@ -151,21 +151,24 @@ def column_unit(header: str, cells: Iterable[str] = ()) -> str:
     return named or next((u for c in cells if (u := cell_unit(c)).casefold() in _GROUP_OF), "")
 
 
-def input_unit_problem(value: str, column: str) -> str | None:
+def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     """Why number `value` cannot be compared in a column whose numbers are in unit `column`
     (`column_unit`) although it parses: its unit multiplies it (``2万``, ``2k``: the number
     would be read as 2), or it names a unit known to differ from the column's (``72°F``
     against ``℃``, ``4周`` against ``天``). None when neither: units are ignored, not
-    converted, and a spelling not in `UNIT_GROUPS` is not judged."""
+    converted, and a spelling not in `UNIT_GROUPS` is not judged. In Chinese for `lang`
+    ``zh``."""
     unit = _unit_of(value)
     key, col = unit.casefold(), column.casefold()
     if not key or key == col or _GROUP_OF.get(key, -1) == _GROUP_OF.get(col, -2):
         return None
     if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
                                  or key.startswith(MAGNITUDE_WORDS)):
-        return f"'{unit}' multiplies the number; write it out in full"
+        return (f"“{unit}”是倍数，请写出完整的数值" if lang == "zh" else
+                f"'{unit}' multiplies the number; write it out in full")
     if key in _GROUP_OF and col in _GROUP_OF:
-        return f"it is in '{unit}', the column in '{column}'; give the value in {column}"
+        return (f"单位是“{unit}”，该列的单位是“{column}”；请以 {column} 给出数值" if lang == "zh"
+                else f"it is in '{unit}', the column in '{column}'; give the value in {column}")
     return None
 
 

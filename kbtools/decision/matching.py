@@ -217,15 +217,21 @@ def _input_numbers(table: DecisionTable, given: dict[int, str],
     numbers: dict[int, float | None] = {}
     for i, value in given.items():
         numbers[i] = parse_number(value)
+        given_as = f"{table.header[i]}='{_quoted(value)}'"
         if overflows(value):
-            raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}' is too large "
-                             "a number to compare (beyond the range of a float)")
+            raise TableError(f"{where}: input {given_as} is too large a number to compare "
+                             "(beyond the range of a float)",
+                             zh=f"{where}：输入 {given_as} 数值过大，无法比较")
         if i in table.numeric and numbers[i] is None:
-            raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}' is not a "
-                             "number, and this column holds numeric conditions")
-        if i in table.numeric and (why := input_unit_problem(
-                value, column_unit(table.header[i], (row[i] for row in table.rows)))):
-            raise TableError(f"{where}: input {table.header[i]}='{_quoted(value)}': {why}")
+            raise TableError(f"{where}: input {given_as} is not a number, and this column "
+                             "holds numeric conditions",
+                             zh=f"{where}：输入 {given_as} 不是数字，而该列按数值条件判定")
+        if i not in table.numeric:
+            continue
+        unit = column_unit(table.header[i], (row[i] for row in table.rows))
+        if why := input_unit_problem(value, unit):
+            raise TableError(f"{where}: input {given_as}: {why}",
+                             zh=f"{where}：输入 {given_as}：{input_unit_problem(value, unit, 'zh')}")
     return numbers
 
 

@@ -259,8 +259,8 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items()},
                                      doc=src.rel, table_index=n)
-        except TableError as exc:
-            error = one_line(exc.message)
+        except TableError as exc:  # in the page's language where the library says it so
+            error = one_line(exc.zh if p.lang == "zh" and exc.zh else exc.message)
     elif params.get("go"):
         error = p.t("inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
     selected = set(result.selected) if result else set()
