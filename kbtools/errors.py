@@ -80,13 +80,7 @@ class ReviewError(KbError):
 
 
 class TableError(KbError):
-    """A decision table is malformed or cannot be evaluated. `zh`: the same message in
-    Chinese where one is written (what the web page's Chinese interface shows)."""
-
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 zh: str | None = None):
-        self.zh = zh
-        super().__init__(message, path=path, line=line)
+    """A decision table is malformed or cannot be evaluated."""
 
 
 def valid_unicode(text: str) -> str:

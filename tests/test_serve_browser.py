@@ -286,3 +286,53 @@ def test_sync_to_a_second_release_switches_the_page(page, server, device):
     log = dev / "queries.jsonl"
     logged = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
     assert {"web", "api"} <= {e["interface"] for e in logged}
+
+
+def _fits(driver) -> None:
+    """Nothing scrolls the page sideways, and every button and field is at least 48 px high."""
+    assert driver.execute_script(
+        "return document.documentElement.scrollWidth - window.innerWidth") <= 1
+    low = driver.execute_script(
+        "return [...document.querySelectorAll('button, a.button, select, input[type=text],"
+        " input[type=search]')].filter(e => e.getBoundingClientRect().height < 47.5)"
+        ".map(e => e.outerHTML.slice(0, 80))")
+    assert low == []
+
+
+def test_evaluated_result_leads_to_the_filled_table_at_phone_size(page, server):
+    """The decision-table button of an evaluated result opened an empty form, was 44 px high,
+    and the decision page's reasons table scrolled the phone page sideways in English."""
+    from selenium.webdriver.common.by import By
+
+    page.set_window_size(360, 740)
+    try:
+        q = quote("温度22度，湿度90%，连续降雨4天，赤霉病风险如何")
+        page.get(f"{server}/?lang=en&q={q}")
+        _fits(page)
+        block = page.find_element(By.CSS_SELECTOR, "article.result .evaluation")
+        assert "Matching row: row 7" in block.text
+        navigate(page, "article.result a.button")
+        _fits(page)
+        assert page.find_element(By.CSS_SELECTOR, ".outcome.match .match").get_attribute(
+            "data-row") == "7"
+        assert "22 is > 20" in page.find_element(By.CSS_SELECTOR, "table.why").text
+        assert page.find_element(By.CSS_SELECTOR, "table.rules tr.cited").get_attribute(
+            "data-row") == "7"
+    finally:
+        page.set_window_size(1024, 768)
+        page.get(server + "/?lang=zh")
+
+
+def test_a_refused_unit_is_said_in_chinese(page, server):
+    """A value in another unit (72°F in a ℃ column) was refused in English on a Chinese page,
+    in the search result's evaluation and on the decision page."""
+    from selenium.webdriver.common.by import By
+
+    q = quote("温度72°F，湿度90%，连续降雨4天，赤霉病风险如何")
+    page.get(f"{server}/?lang=zh&q={q}")
+    block = page.find_element(By.CSS_SELECTOR, "article.result .evaluation").text
+    assert "没有匹配的规则" in block and "请换算成" in block and "it is in" not in block
+    navigate(page, "article.result a.button")
+    error = page.find_element(By.CSS_SELECTOR, "p.error").text
+    assert "温度(℃)" in error and "请换算成" in error and "it is in" not in error
+    assert page.find_elements(By.CSS_SELECTOR, "table.rules tr.cited") == []

@@ -186,10 +186,11 @@ def test_refused_inputs_are_also_explained_in_chinese():
     with pytest.raises(TableError) as info:
         match_rules(risk(), {"温度(℃)": "72°F", "相对湿度(%)": "90"})
     assert "it is in '°F', the column in '°C'" in info.value.message
-    assert info.value.zh and "单位是“°F”，该列的单位是“°C”" in info.value.zh
+    assert "单位是 °F，这一列是 °C" in info.value.message_in("zh")
+    assert info.value.message_in("en") == info.value.message
     with pytest.raises(TableError) as info:
         match_rules(risk(), {"温度(℃)": "2万", "相对湿度(%)": "90"})
-    assert info.value.zh and "“万”是倍数" in info.value.zh
+    assert "“万”会放大数值" in info.value.message_in("zh")
 
 
 def test_inputs_by_column_index():

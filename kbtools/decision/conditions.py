@@ -156,19 +156,20 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     (`column_unit`) although it parses: its unit multiplies it (``2万``, ``2k``: the number
     would be read as 2), or it names a unit known to differ from the column's (``72°F``
     against ``℃``, ``4周`` against ``天``). None when neither: units are ignored, not
-    converted, and a spelling not in `UNIT_GROUPS` is not judged. In Chinese for `lang`
-    ``zh``."""
+    converted, and a spelling not in `UNIT_GROUPS` is not judged. In English, or (`lang`
+    ``zh``) Chinese."""
     unit = _unit_of(value)
     key, col = unit.casefold(), column.casefold()
+    zh = lang == "zh"
     if not key or key == col or _GROUP_OF.get(key, -1) == _GROUP_OF.get(col, -2):
         return None
     if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
                                  or key.startswith(MAGNITUDE_WORDS)):
-        return (f"“{unit}”是倍数，请写出完整的数值" if lang == "zh" else
+        return (f"“{unit}”会放大数值，请写出完整的数" if zh else
                 f"'{unit}' multiplies the number; write it out in full")
     if key in _GROUP_OF and col in _GROUP_OF:
-        return (f"单位是“{unit}”，该列的单位是“{column}”；请以 {column} 给出数值" if lang == "zh"
-                else f"it is in '{unit}', the column in '{column}'; give the value in {column}")
+        return (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
+                f"it is in '{unit}', the column in '{column}'; give the value in {column}")
     return None
 
 

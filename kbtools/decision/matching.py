@@ -35,6 +35,33 @@ MAX_PLAIN_DIGITS = 30  # a float input is written out without an exponent up to 
 SHOWN_VALUE_CHARS = 40  # an input value as quoted in an error message
 
 
+class InputError(TableError):
+    """An input value the table cannot compare (no number in a numeric column, too large, or
+    in another unit): `message` in English, `message_in(lang)` in the web page's words."""
+
+    def __init__(self, where: str, column: str, value: str, column_unit: str = ""):
+        self.column, self.value, self.column_unit = column, value, column_unit
+        super().__init__(f"{where}: input {column}='{_quoted(value)}'{self._why('en')}")
+
+    def _why(self, lang: str) -> str:
+        zh = lang == "zh"
+        if overflows(self.value):
+            return ("：数值太大，无法比较" if zh else
+                    " is too large a number to compare (beyond the range of a float)")
+        if parse_number(self.value) is None:
+            return ("：不是数，这一列的条件是数值" if zh else
+                    " is not a number, and this column holds numeric conditions")
+        why = input_unit_problem(self.value, self.column_unit, lang)
+        return ("：" if zh else ": ") + (why or "")
+
+    def message_in(self, lang: str) -> str:
+        """The message in `lang` (``en``: `message`; ``zh``: Chinese, without the table's
+        name, which the page shows above it)."""
+        if lang != "zh":
+            return self.message
+        return f"输入 {self.column} = “{_quoted(self.value)}”{self._why('zh')}"
+
+
 @dataclass(frozen=True)
 class CellMatch:
     """One input cell of one row checked against the given value, and why it (not) matched."""
@@ -217,21 +244,11 @@ def _input_numbers(table: DecisionTable, given: dict[int, str],
     numbers: dict[int, float | None] = {}
     for i, value in given.items():
         numbers[i] = parse_number(value)
-        given_as = f"{table.header[i]}='{_quoted(value)}'"
-        if overflows(value):
-            raise TableError(f"{where}: input {given_as} is too large a number to compare "
-                             "(beyond the range of a float)",
-                             zh=f"{where}：输入 {given_as} 数值过大，无法比较")
-        if i in table.numeric and numbers[i] is None:
-            raise TableError(f"{where}: input {given_as} is not a number, and this column "
-                             "holds numeric conditions",
-                             zh=f"{where}：输入 {given_as} 不是数字，而该列按数值条件判定")
-        if i not in table.numeric:
-            continue
+        if overflows(value) or (i in table.numeric and numbers[i] is None):
+            raise InputError(where, table.header[i], value)
         unit = column_unit(table.header[i], (row[i] for row in table.rows))
-        if why := input_unit_problem(value, unit):
-            raise TableError(f"{where}: input {given_as}: {why}",
-                             zh=f"{where}：输入 {given_as}：{input_unit_problem(value, unit, 'zh')}")
+        if i in table.numeric and input_unit_problem(value, unit):
+            raise InputError(where, table.header[i], value, unit)
     return numbers
 
 

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from kbtools.agents.arguments import MAX_INPUT_CHARS
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
-from kbtools.decision.matching import NO_MATCH_MESSAGE, match_rules
+from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.query.log import record_question
@@ -132,39 +132,62 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
         response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
-        results = [_result_view(served, r, q) for r in response.results]
+        results = [_result_view(served, r, q, p.lang) for r in response.results]
     return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
                     response=response, results=results,
                     release=served.index.release.to_dict())
 
 
-def _table_url(served: Served, doc: str, line: int) -> str | None:
-    """The form of the decision table spanning `line` of `doc` (numbered as the form counts:
-    decision tables only); None when the Markdown table there is not a decision table. A
+def _decision_table(served: Served, doc: str, line: int) -> tuple[int, DecisionTable] | None:
+    """The decision table spanning `line` of `doc` and its number as the form counts them
+    (decision tables only); None when the Markdown table there is not a decision table. A
     document's tables are parsed once per opened release (it never changes)."""
     tables: dict[str, list[DecisionTable | TableError]] = served.cache.setdefault(
         "decision_tables", {})
     if doc not in tables:
         tables[doc] = ops.decision_tables(served, doc)[1]
     n = ops.decision_table_at(tables[doc], line)
-    return None if n is None else app_url("table", doc) + "?" + urlencode({"table": n})
+    dt = tables[doc][n - 1] if n is not None else None
+    return (n, dt) if n is not None and isinstance(dt, DecisionTable) else None
 
 
-def _evaluation_view(ev: dict[str, Any] | None) -> dict[str, Any] | None:
+def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str]) -> str:
+    """The form of table `n` of `doc`, filled with the values the question `given` it (column
+    → value, as the evaluation above the result read them) and decided when none is
+    missing."""
+    params: list[tuple[str, Any]] = [("table", n)]
+    if given and set(given) <= set(dt.header):
+        params += [(f"in.{i}", given[dt.header[i]]) for i in dt.inputs if dt.header[i] in given]
+        if all(dt.header[i] in given for i in dt.inputs):
+            params.append(("go", 1))
+    return app_url("table", doc) + "?" + urlencode(params)
+
+
+def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
+                     lang: str) -> dict[str, Any] | None:
     """What a search result evaluated on the question's values says above its table: the
     matching row and its outputs, the inputs still to give, or that no rule matches and why
-    (a value the table refused: ``it is in '°c', the column in '°F'``)."""
+    in the page's language (a value the table refused, `dt` judging the inputs again: ``it
+    is in '°f', the column in '°C'``)."""
     if ev is None:
         return None
+    inputs = dict(ev.get("inputs") or {})
     message = str(ev.get("message") or "")
     detail = message[len(NO_MATCH_MESSAGE):].strip(" ()") \
         if message.startswith(NO_MATCH_MESSAGE) else ""
+    if detail and dt is not None:
+        try:
+            match_rules(dt, inputs)
+        except InputError as exc:
+            detail = exc.message_in(lang)
+        except TableError:
+            pass
     return {"status": ev.get("status"), "row": ev.get("row"),
             "outputs": dict(ev.get("outputs") or {}), "missing": list(ev.get("missing") or []),
-            "inputs": dict(ev.get("inputs") or {}), "detail": detail}
+            "inputs": inputs, "detail": detail}
 
 
-def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
+def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
     status = (r.verification or {}).get("status")
@@ -172,13 +195,18 @@ def _result_view(served: Served, r: Any, q: str) -> dict[str, Any]:
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": q}) + "#cited",
             "lapsed": status == "lapsed", "outdated": r.outdated,
-            "table_url": None, "evaluation": _evaluation_view(r.evaluation)}
+            "table_url": None, "evaluation": None}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
+    found = None
     if r.kind in ("table_row", "table"):
         parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None
         if parent is not None:
             text, offset = parent["text"], parent["line_start"] - 1
-        view["table_url"] = _table_url(served, r.doc, r.line_start)
+        found = _decision_table(served, r.doc, r.line_start)
+        if found is not None:
+            given = dict((r.evaluation or {}).get("inputs") or {})
+            view["table_url"] = _table_url(*found, r.doc, given)
+    view["evaluation"] = _evaluation_view(r.evaluation, found[1] if found else None, lang)
     if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
         cut = text.rfind("\n", 0, SNIPPET_CHARS)
         text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
@@ -259,10 +287,12 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items()},
                                      doc=src.rel, table_index=n)
-        except TableError as exc:  # in the page's language where the library says it so
-            error = one_line(exc.zh if p.lang == "zh" and exc.zh else exc.message)
+        except InputError as exc:
+            error = one_line(exc.message_in(p.lang))
+        except TableError as exc:
+            error = one_line(exc.message)
     elif params.get("go"):
-        error = p.t("inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
+        error = p.t("missing_inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
     selected = set(result.selected) if result else set()
     return p.render("table.html", doc=src.rel, listing=listing, table=_table_view(dt, n, values),
                     result=result, selected=selected, error=error,
