@@ -323,6 +323,24 @@ def test_evaluated_result_leads_to_the_filled_table_at_phone_size(page, server):
         page.get(server + "/?lang=zh")
 
 
+def test_the_decision_is_in_view_after_deciding_on_a_phone(page, server):
+    """At phone size the outcome of 判定 was below the screen: the decided page opened at its
+    top, the form filling the view, and nothing seemed to happen."""
+    from selenium.webdriver.common.by import By
+
+    page.set_window_size(360, 740)
+    try:
+        page.get(f"{server}/table/{quote(SCAB)}?table=1&in.0=22&in.1=90&in.2=4")
+        assert not page.find_elements(By.CSS_SELECTOR, ".outcome")  # filled, not decided
+        navigate(page, "form.decide button")
+        assert page.find_elements(By.CSS_SELECTOR, "#result .outcome.match")
+        top = page.execute_script(
+            "return document.getElementById('result').getBoundingClientRect().top")
+        assert -2 <= top < page.execute_script("return window.innerHeight")  # (sub-pixel)
+    finally:
+        page.set_window_size(1024, 768)
+
+
 def test_a_refused_unit_is_said_in_chinese(page, server):
     """A value in another unit (72°F in a ℃ column) was refused in English on a Chinese page,
     in the search result's evaluation and on the decision page."""
