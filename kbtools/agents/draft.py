@@ -234,7 +234,7 @@ def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:
     `git update-ref`); False when it does exist, e.g. because a draft of the same title was
     filed at the same moment by another call or process."""
     try:
-        repo.git.update_ref(f"refs/heads/{branch}", sha, "0" * 40)
+        repo.git.update_ref(f"refs/heads/{branch}", sha, "0" * len(sha))  # null: must not exist
     except git.GitCommandError:
         if not repo.git.for_each_ref(f"refs/heads/{branch}"):
             raise  # not a name taken meanwhile: a real failure
