@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
@@ -138,6 +138,38 @@ def cell_unit(cell: str) -> str:
     text = normalize_cell(cell).removesuffix("以上").removesuffix("以下")
     last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
     return text[last + 1:].strip() if last >= 0 else ""
+
+
+def cell_units(cell: str) -> tuple[str, ...]:
+    """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
+    → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
+    text = normalize_cell(cell)
+    m = _RE_RANGE.match(text)
+    if m is None:
+        return (cell_unit(cell),)
+    between = text[m.end(1):m.start(2)].strip().rstrip("-~〜–—至到").strip()
+    return between, cell_unit(cell)
+
+
+def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | None:
+    """The first numeric cell written in a unit known to differ from its column's (``<60°F``
+    under ``温度(℃)``, ``≥50mm`` under ``株高(cm)``; with no unit in the header, one differing
+    from the first unit its cells write): (0-based row, the cell's unit, the column's unit);
+    None when every unit agrees or is not one `UNIT_GROUPS` knows. Such a table is no rule:
+    units are ignored, not converted, so the cell's number would be compared as if in the
+    column's unit."""
+    column = column_unit(header, cells)
+    want = _GROUP_OF.get(column.casefold())
+    if want is None:
+        return None
+    for n, cell in enumerate(cells):
+        if not parse_condition(cell).numeric:
+            continue
+        for unit in cell_units(cell):
+            group = _GROUP_OF.get(unit.casefold())
+            if group is not None and group != want:
+                return n, unit, column
+    return None
 
 
 def column_unit(header: str, cells: Iterable[str] = ()) -> str:

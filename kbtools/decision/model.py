@@ -23,6 +23,7 @@ from kbtools.decision.conditions import (
     normalize_cell,
     normalize_text,
     parse_condition,
+    unit_conflict,
 )
 from kbtools.errors import TableError, plural
 
@@ -188,6 +189,11 @@ def build_table(header: Sequence[str], rows: Iterable[Sequence[str]], *,
     if not body:
         raise site.error("decision table has no rows")
     numeric = tuple(i for i in columns.inputs if _numeric_column(conditions, i))
+    conflict = _unit_conflict(cols, body, numeric, site)
+    if conflict is not None:
+        if annotation is not None:
+            raise conflict
+        return None  # inferred: its numbers would be compared in the wrong unit
     _check_numeric_columns(cols, conditions, numeric, site)
     return DecisionTable(header=cols, rows=body, inputs=columns.inputs,
                          outputs=columns.outputs, numeric=numeric, conditions=conditions,
@@ -279,6 +285,21 @@ def _numeric_column(conditions: Conditions, i: int) -> bool:
     """Column `i` has a comparison or range in some row (bare numbers alone do not count)."""
     cs = [r[i] for r in conditions if r[i].kind != "any"]
     return bool(cs) and any(c.is_rangeish for c in cs)
+
+
+def _unit_conflict(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
+                   numeric: tuple[int, ...], site: _Site) -> TableError | None:
+    """The error for the first numeric cell written in another unit than its column's
+    (`conditions.unit_conflict`); None when there is none."""
+    for i in numeric:
+        found = unit_conflict(header[i], [r[i] for r in body])
+        if found is not None:
+            n, unit, column = found
+            return site.error(f"row {n + 1}, column {header[i]}: '{body[n][i].strip()}' is in "
+                              f"{unit}, the column in {column} (units are not converted: "
+                              f"write every number of the column in one unit)",
+                              row=n + 1)
+    return None
 
 
 def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,

@@ -1,0 +1,57 @@
+"""Decision tables as an author writes them: what `kb check` says about a table that cannot
+be read as rules, and the same decision through every door for the tables it accepts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.check.decision_tables import table_findings
+from kbtools.cli import main
+from kbtools.decision import build_table
+from kbtools.errors import TableError
+
+FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
+
+
+# ----------------------------------------------------------------- units of cells vs column
+
+@pytest.mark.parametrize("header,rows,needle", [
+    # ℉ cells under a ℃ header: 20 ℃ was compared with 60 and read as "below 60 °F"
+    (["温度(℃)", "等级"], [["<60°F", "低"], ["≥60°F", "高"]], "row 1, column 温度(℃): '<60°F' is in °F"),
+    (["株高(cm)", "处理"], [["<50", "否"], ["50mm-80mm", "是"], [">80", "是"]], "'50mm-80mm' is in mm"),
+    (["连续降雨天数", "风险"], [["≤3周", "低"], [">3", "高"]], "'≤3周' is in 周, the column in 天"),
+    # no unit in the header: the cells must agree among themselves
+    (["时长", "处理"], [["<30min", "否"], ["30min-2h", "看"], [">2h", "是"]], "'30min-2h' is in h"),
+])
+def test_a_cell_in_another_unit_than_its_column_is_malformed(header, rows, needle):
+    with pytest.raises(TableError, match=re.escape(needle)) as info:
+        build_table(header, rows, decision=f"inputs={header[0]}", line_start=7,
+                    row_lines=tuple(range(9, 9 + len(rows))))
+    assert info.value.line == 9 + int(info.value.message.split("row ")[1].split(",")[0]) - 1
+
+
+def test_cells_in_the_column_unit_or_another_spelling_of_it_are_rules():
+    for header, cells in ((["温度(℃)", "r"], ["<15℃", "15度-20度", ">20 °C"]),
+                          (["运行小时", "r"], ["<2000 h", "≥2000小时"]),
+                          (["病叶率", "r"], ["<5%", "5%-10%", ">10%"]),
+                          (["坡度(°)", "r"], ["<15度", "≥15度"])):  # ° is no unit we know
+        table = build_table(header, [[c, "x"] for c in cells], decision=f"inputs={header[0]}")
+        assert table is not None and table.numeric == (0,)
+
+
+def test_an_unannotated_table_in_mixed_units_is_no_rule():
+    assert build_table(["温度(℃)", "等级"], [["<60°F", "低"], ["≥60°F", "高"]]) is None
+
+
+def test_check_reports_the_unit_at_the_cell_line(tmp_path):
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=温度(℃); outputs=等级 -->\n"
+                    "| 温度(℃) | 等级 |\n|---|---|\n| <15 | 低 |\n| ≥59°F | 高 |\n",
+                    encoding="utf-8")
+    [(line, code, message)] = table_findings(path)
+    assert (line, code) == (11, "decision-malformed") and "'≥59°F' is in °F" in message
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "温度=20"])
+    assert result.exit_code == 1 and "is in °F, the column in °C" in result.output
