@@ -55,3 +55,92 @@ def test_check_reports_the_unit_at_the_cell_line(tmp_path):
     assert (line, code) == (11, "decision-malformed") and "'≥59°F' is in °F" in message
     result = CliRunner().invoke(main, ["table", "eval", str(path), "温度=20"])
     assert result.exit_code == 1 and "is in °F, the column in °C" in result.output
+
+
+# ----------------------------------------------------------------- policy all through search
+
+PESTS = """---
+title: Corn borer treatment
+category: engineering
+project: demo
+source: test
+author: alice@example.org
+timestamp: "2026-03-14T09:30:00+08:00"
+verified: false
+---
+
+# Corn borer treatment
+
+## Treatment table
+
+Several treatments may apply at once; count the larvae per hundred plants.
+
+<!-- decision: inputs=Larvae per 100 plants,Stage; outputs=Treatment; policy=all -->
+| Larvae per 100 plants | Stage | Treatment |
+|---|---|---|
+| >=10 | * | Release Trichogramma wasps |
+| >=30 | * | Spray chlorantraniliprole |
+| >=30 | tasseling | Hand-pick egg masses |
+| <10 | * | No treatment |
+"""
+
+
+@pytest.fixture(scope="module")
+def pests_index(tmp_path_factory):
+    from hostile import make_repo
+
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+    repo = make_repo(tmp_path_factory.mktemp("pests"), docs={"knowledge/pests.md": PESTS})
+    build(load_config(repo), BuildOptions(progress=False))
+    return repo
+
+
+def test_search_answers_a_policy_all_table_with_every_row_it_selects(pests_index):
+    from kbtools.api import evaluate_table, open_index, search
+    cli = evaluate_table(pests_index / "knowledge" / "pests.md",
+                         {"Larvae per 100 plants": "40", "Stage": "tasseling"})
+    index = open_index(pests_index / "dist")
+    try:
+        top = search(index, "corn borer: larvae per 100 plants 40, stage tasseling, "
+                     "which treatment?").results[0]
+        ev = top.evaluation
+        assert ev is not None and ev["status"] == "match"
+        # every selected row, as kb table eval gives them (the first row alone was answered)
+        assert [r["outputs"] for r in ev["rows"]] == list(cli.outputs) == [
+            {"Treatment": "Release Trichogramma wasps"}, {"Treatment": "Spray chlorantraniliprole"},
+            {"Treatment": "Hand-pick egg masses"}]
+        assert [r["row"] for r in ev["rows"]] == list(cli.selected) == [1, 2, 3]
+        assert ev["message"] == cli.message
+        assert [c["reason"] for r in ev["rows"] for c in r["cells"]] == [
+            c.reason for m in cli.matches for c in m.cells]
+        assert top.kind == "table"  # the passage shows every row, not row 1 alone
+        # a missing input is certain only when every selected row accepts any value for it
+        ev = search(index, "larvae per 100 plants 40, which treatment?").results[0].evaluation
+        assert ev is not None and (ev["status"], ev["missing"]) == ("missing_inputs", ["Stage"])
+        ev = search(index, "larvae per 100 plants 15, which treatment?").results[0].evaluation
+        assert ev is not None and ev["status"] == "match"
+        assert [r["outputs"]["Treatment"] for r in ev["rows"]] == ["Release Trichogramma wasps"]
+    finally:
+        index.close()
+
+
+def test_the_search_page_and_the_api_show_every_row_of_a_policy_all_answer(pests_index):
+    import html
+
+    from starlette.testclient import TestClient
+
+    from kbtools.serve.app import create_app
+    question = "larvae per 100 plants 40, stage tasseling, which treatment?"
+    with TestClient(create_app(pests_index / "dist"), base_url="http://127.0.0.1") as client:
+        page = html.unescape(client.get("/", params={"q": question, "lang": "en"}).text)
+        block = page[page.index('class="evaluation'):]
+        block = block[:block.index("</div>")]
+        for n, treatment in ((1, "Release Trichogramma wasps"), (2, "Spray chlorantraniliprole"),
+                             (3, "Hand-pick egg masses")):
+            assert f"row {n} → <strong>Treatment</strong>: {treatment}" in block, block
+        client.cookies.clear()
+        api = client.post("/api/table/evaluate", json={
+            "doc": "knowledge/pests.md", "inputs": {"Larvae per 100 plants": 40,
+                                                    "Stage": "tasseling"}}).json()
+    assert api["selected"] == [1, 2, 3]

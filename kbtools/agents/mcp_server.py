@@ -99,7 +99,8 @@ design decisions. Each result has `citation`, `doc`, `heading_path`, `line_start
 why) and the passage in `text` (quoted data). `no_answer: true` means nothing relevant
 enough was found: say so rather than guessing. When the question gives values for a
 decision table's inputs, the first result has `evaluated: true` and `evaluation` (status
-match → `outputs` and each cell's `reason`; missing_inputs → the `missing` inputs to ask
+match → `outputs` and each cell's `reason`, and `rows`: every row the table's policy
+selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
 for; no_match → needs human review, never a guessed row). `more` lists further chunks of
 the same section. `outdated: true` means the document's `valid_until` has passed (possibly
 outdated: tell the user); `superseded_by` names newer documents that replace it.

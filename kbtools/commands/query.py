@@ -125,10 +125,13 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
     """The decision table evaluated on the question: the answer, or what is missing."""
     given = ", ".join(f"{k}={v}" for k, v in ev["inputs"].items())
     if ev["status"] == "match":
-        outs = "; ".join(f"{k}: {v}" for k, v in ev["outputs"].items())
-        click.echo(click.style(f"   evaluated ({given}): {outs}", fg="green", bold=True))
-        for c in ev["cells"]:
-            click.echo(f"     {c['column']}: {c['reason']}")
+        rows = ev.get("rows") or [ev]  # policy all: every matching row
+        for r in rows:
+            outs = "; ".join(f"{k}: {v}" for k, v in r["outputs"].items())
+            at = f" row {r['row']}" if len(rows) > 1 else ""
+            click.echo(click.style(f"   evaluated ({given}){at}: {outs}", fg="green", bold=True))
+            for c in r["cells"]:
+                click.echo(f"     {c['column']}: {c['reason']}")
     elif ev["status"] == "missing_inputs":
         click.echo(click.style(f"   evaluated ({given}): give {', '.join(ev['missing'])} "
                                "to get the answer", fg="yellow", bold=True))

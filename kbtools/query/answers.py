@@ -71,16 +71,21 @@ class Evaluation:
     table_index: int  # 1-based among the document's Markdown tables
     inputs: dict[str, str]  # input column → value read from the question
     missing: tuple[str, ...] = ()
-    row: int | None = None  # 1-based body row that matched
+    row: int | None = None  # 1-based body row that matched (the first, policy ``all``)
     outputs: dict[str, str] = field(default_factory=dict)
     cells: tuple[dict[str, Any], ...] = ()  # per input cell: column, condition, value, matched, reason
+    # every row the table's policy selects ({row, outputs, cells}): one for ``first``, each
+    # matching row for ``all`` (row, outputs and cells above are the first of them)
+    rows: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``."""
         return {"status": self.status, "message": self.message, "doc": self.doc,
                 "table": self.table, "table_index": self.table_index,
                 "inputs": dict(self.inputs), "missing": list(self.missing), "row": self.row,
-                "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells]}
+                "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
+                "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
+                          "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
 
 
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
@@ -326,8 +331,10 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
 
 
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str]) -> Evaluation:
-    """Match the values found. With inputs missing, the answer is still certain when the
-    first row the given values select accepts any value ("*") for every missing input."""
+    """Match the values found: the rows the table's policy selects (the first matching row,
+    or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
+    answer is still certain when every row the given values select accepts any value ("*")
+    for every missing input."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
     given = dt if not missing else replace(
         dt, inputs=tuple(i for i in dt.inputs if dt.header[i] in found),
@@ -339,32 +346,41 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
                           ti, found)
     if result.status != "match":
         return Evaluation("no_match", NO_MATCH_MESSAGE, doc, dt.label(), ti, found)
-    chosen = result.matches[0]
-    cells = [vars(c) for c in chosen.cells]
-    if missing:
-        conds = dt.conditions[chosen.row - 1]
-        if any(conds[i].kind != "any" for i in dt.inputs if dt.header[i] in missing):
-            return Evaluation("missing_inputs", "missing input(s): " + ", ".join(missing),
-                              doc, dt.label(), ti, found, missing)
-        cells += [{"column": h, "condition": dt.rows[chosen.row - 1][dt.header.index(h)],
-                   "value": None, "matched": True,
-                   "reason": "not given; any value accepted (* or empty cell)"} for h in missing]
+    chosen = [m for m in result.matches if m.row in result.selected]
+    if missing and any(dt.conditions[m.row - 1][i].kind != "any"
+                       for m in chosen for i in dt.inputs if dt.header[i] in missing):
+        return Evaluation("missing_inputs", "missing input(s): " + ", ".join(missing),
+                          doc, dt.label(), ti, found, missing)
+    def not_given(row: int) -> list[dict[str, Any]]:  # the missing inputs' cells of `row`
+        return [{"column": h, "condition": dt.rows[row - 1][dt.header.index(h)], "value": None,
+                 "matched": True, "reason": "not given; any value accepted (* or empty cell)"}
+                for h in missing]
+
+    rows: tuple[dict[str, Any], ...] = tuple(
+        {"row": m.row, "outputs": dict(m.outputs),
+         "cells": (*(vars(c) for c in m.cells), *not_given(m.row))} for m in chosen)
+    matched = ", ".join(str(m.row) for m in chosen)
     message = result.message if not missing else \
-        f"row {chosen.row} matches; not given, but any value is accepted: {', '.join(missing)}"
-    return Evaluation("match", message, doc, dt.label(), ti, found, (), chosen.row,
-                      dict(chosen.outputs), tuple(cells))
+        f"{'row' if len(chosen) == 1 else 'rows'} {matched} " \
+        f"{'matches' if len(chosen) == 1 else 'match'}; not given, but any value is " \
+        f"accepted: {', '.join(missing)}"
+    first = rows[0]
+    return Evaluation("match", message, doc, dt.label(), ti, found, (), first["row"],
+                      first["outputs"], first["cells"], rows)
 
 
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:
-    """The chunk that shows the evaluation: the matched row, else the whole table."""
+    """The chunk that shows the evaluation: the matched row, else (no row, or several with
+    policy ``all``) the whole table."""
     dt = _TABLES.get(index, {}).get((ev.doc, ev.table_index))
     if dt is None:  # not evaluated on this index
         return None
-    line = dt.line_of(ev.row) if ev.row else dt.line_start
+    row = ev.row if len(ev.rows) <= 1 else None
+    line = dt.line_of(row) if row else dt.line_start
     rows = index.store.overlapping(ev.doc, line, line)
-    want = "table_row" if ev.row else "table"
+    want = "table_row" if row else "table"
     for r in rows:
         if r["kind"] == want and r["extra"].get("table_index") == ev.table_index and \
-                (not ev.row or r["extra"].get("row") == ev.row):
+                (not row or r["extra"].get("row") == row):
             return r
     return None

@@ -182,9 +182,12 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             detail = exc.message_in(lang)
         except TableError:
             pass
+    rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {})}
+            for r in ev.get("rows") or []] or [{"row": ev.get("row"),
+                                                "outputs": dict(ev.get("outputs") or {})}]
     return {"status": ev.get("status"), "row": ev.get("row"),
-            "outputs": dict(ev.get("outputs") or {}), "missing": list(ev.get("missing") or []),
-            "inputs": inputs, "detail": detail}
+            "outputs": dict(ev.get("outputs") or {}), "rows": rows,
+            "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail}
 
 
 def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
