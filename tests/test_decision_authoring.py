@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
-from kbtools.decision import build_table
+from kbtools.decision import build_table, match_rules, parse_condition
 from kbtools.errors import TableError
 
 FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
@@ -55,6 +55,53 @@ def test_check_reports_the_unit_at_the_cell_line(tmp_path):
     assert (line, code) == (11, "decision-malformed") and "'≥59°F' is in °F" in message
     result = CliRunner().invoke(main, ["table", "eval", str(path), "温度=20"])
     assert result.exit_code == 1 and "is in °F, the column in °C" in result.output
+
+
+# ----------------------------------------------------------------- comparisons in words
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("低于15", [14.9], [15]), ("不足15", [14], [15]), ("未满15", [14], [15]),
+    ("不低于30", [30, 31], [29.9]), ("不少于 2 天", [2], [1]), ("至少3", [3], [2]),
+    ("超过30", [30.1], [30]), ("高于30℃", [31], [30]), ("大于等于30", [30], [29]),
+    ("不超过3次", [3], [3.1]), ("不高于 20 ℃", [20], [21]), ("5天以内", [5], [6]),
+    ("below 150", [149], [150]), ("under 2", [1], [2]), ("less than 2 bar", [1.9], [2]),
+    ("above 170", [171], [170]), ("more than 1,000 h", [1001], [1000]),
+    ("at least 2", [2], [1.9]), ("not below 40", [40], [39]), ("2 or more", [2], [1]),
+    ("140 °F or more", [140], [139]), ("5+", [5], [4]), ("at most 3", [3], [4]),
+    ("up to 5 days", [5], [6]), ("10 or less", [10], [11]),
+    ("150 to 170", [150, 170], [149, 171]), ("between 150 and 170", [150, 170], [171]),
+    ("from 10 h to 20 h", [10, 20], [21]), ("-5 to 0", [-5, 0], [1]),
+])
+def test_comparisons_and_ranges_written_in_words(cell, inside, outside):
+    cond = parse_condition(cell)
+    assert cond.numeric, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["超过期限", "under construction", "C++", "A1+", "Between 1 and",
+                                  "1 or more items", "低于", "over"])
+def test_words_without_their_number_stay_text(cell):
+    cond = parse_condition(cell)
+    assert cond.kind == "text" and cond.text == cell.casefold()
+
+
+def test_a_table_in_words_is_rules_checked_and_evaluated_like_one_in_symbols(tmp_path):
+    """低于15 / 不低于15 was a text column: kb check said nothing and no number ever matched
+    (20 ℃ "does not equal '低于15'"); an English table in words was no table at all."""
+    table = build_table(["温度(℃)", "等级"], [["低于15", "低"], ["不低于15", "高"]],
+                        decision="inputs=温度(℃)")
+    assert table is not None and table.numeric == (0,)
+    result = match_rules(table, {"温度": "15"})
+    assert result.selected == (2,) and result.matches[0].cells[0].reason == "15 is ≥ 15"
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=Seal temperature (°F); outputs=Action -->\n"
+                    "| Seal temperature (°F) | Action |\n|---|---|\n| below 150 | Monitor |\n"
+                    "| 151 to 170 | Inspect |\n| above 170 | Replace |\n", encoding="utf-8")
+    assert table_findings(path) == [(8, "decision-gap",
+                                     "判定: no row covers Seal temperature (°F) =150")]
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "Seal temperature=170"])
+    assert result.exit_code == 0 and "170 is in 151–170 (both ends inclusive)" in result.output
 
 
 # ----------------------------------------------------------------- policy all through search

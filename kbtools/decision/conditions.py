@@ -6,6 +6,9 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     15-20  15~20  15–20  15至20  15到20   closed ranges: both ends inclusive
     20 / 20℃                              numeric equality
     2000小时以上 / 10以下                  ≥2000 / ≤10
+    不低于30  低于15  超过20  不超过3次     the same in words (`symbolic`), Chinese or English:
+    at least 30  below 15  2 or more      ≥30, <15, >20, ≤3, ≥30, <15, ≥2;
+    150 to 170  between 150 and 170       150~170
     * or empty                            any value
     anything else                         text, equal ignoring case and surrounding space
 
@@ -135,7 +138,7 @@ def _unit_of(text: str) -> str:
 
 def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``)."""
-    text = normalize_cell(cell).removesuffix("以上").removesuffix("以下")
+    text = symbolic(normalize_cell(cell)).removesuffix("以上").removesuffix("以下")
     last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
     return text[last + 1:].strip() if last >= 0 else ""
 
@@ -143,7 +146,7 @@ def cell_unit(cell: str) -> str:
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = normalize_cell(cell)
+    text = symbolic(normalize_cell(cell))
     m = _RE_RANGE.match(text)
     if m is None:
         return (cell_unit(cell),)
@@ -261,12 +264,63 @@ class Condition:
         return f"{'>' if self.kind == 'gt' else '≥'} {format_number(self.lo)}"
 
 
+# Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
+# ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
+# case-insensitively and only when a number follows (a prefix) or precedes (a suffix) them.
+WORD_PREFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
+    *((w, "<") for w in ("低于", "小于", "少于", "不足", "不到", "未满", "不满", "未达", "below",
+                         "under", "less than", "lower than", "fewer than")),
+    *((w, "≤") for w in ("小于等于", "小于或等于", "不高于", "不大于", "不超过", "不多于", "最多",
+                         "至多", "at most", "up to", "no more than", "not more than",
+                         "not above", "not over", "no higher than", "not exceeding")),
+    *((w, ">") for w in ("高于", "大于", "超过", "多于", "above", "over", "more than",
+                         "greater than", "higher than", "exceeding")),
+    *((w, "≥") for w in ("大于等于", "大于或等于", "不低于", "不小于", "不少于", "至少", "最少",
+                         "at least", "no less than", "not less than", "not below",
+                         "not under", "no lower than")),
+), key=lambda wo: -len(wo[0])))
+WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
+    *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over",
+                         "and above", "and over", "and up", "+")),
+    *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under",
+                         "and below", "and under")),
+), key=lambda wo: -len(wo[0])))
+RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through ")))
+
+
+def symbolic(text: str) -> str:
+    """A normalised cell with a comparison or range written in words in its symbol form
+    (``不低于 30℃`` → ``≥30℃``, ``140 °F or more`` → ``≥140 °F``, ``between 150 and 170``
+    → ``150~170``); any other text as it is."""
+    for word, op in WORD_PREFIXES:
+        if text[:len(word)].casefold() == word and _starts_number(text[len(word):]):
+            return op + text[len(word):].strip()
+    for word, op in WORD_SUFFIXES:
+        if text[len(text) - len(word):].casefold() == word and \
+                _starts_number(core := text[:len(text) - len(word)]):
+            return op + core.strip()
+    key = text.casefold()
+    if text.isascii():  # the English range words; casefold keeps ASCII positions
+        for start, middle in RANGE_WORDS:
+            at = key.find(middle, len(start))
+            if key.startswith(start) and at >= 0 and _starts_number(text[len(start):at]):
+                return f"{text[len(start):at].strip()}~{text[at + len(middle):].strip()}"
+    return text
+
+
+def _starts_number(text: str) -> bool:
+    """Whether `text` (stripped) starts with a digit, or a sign and a digit."""
+    head = text[:64].lstrip()
+    return head[:1].isdigit() or (head[:1] in "+-" and head[1:2].isdigit())
+
+
 def parse_condition(cell: str) -> Condition:
     """Parse one cell. Never fails: whatever is not a number form (or holds a number beyond
     the range of a float) is a text condition."""
     raw = cell
-    text = normalize_cell(cell)
-    if text in ("", "*"):
+    plain = normalize_cell(cell)
+    text = symbolic(plain)
+    if plain in ("", "*"):
         return Condition(raw, "any")
     m = _RE_CMP.match(text)
     if m and (x := _finite(m.group(2))) is not None:
@@ -285,4 +339,4 @@ def parse_condition(cell: str) -> Condition:
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
-    return Condition(raw, "text", text=text.casefold())
+    return Condition(raw, "text", text=plain.casefold())
