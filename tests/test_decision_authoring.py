@@ -104,6 +104,25 @@ def test_a_table_in_words_is_rules_checked_and_evaluated_like_one_in_symbols(tmp
     assert result.exit_code == 0 and "170 is in 151–170 (both ends inclusive)" in result.output
 
 
+# ----------------------------------------------------------------- "any" as authors write it
+
+@pytest.mark.parametrize("cell", ["-", "—", "–", "－", "任意", "不限", "any", "Any", " * "])
+def test_a_dash_or_the_word_any_accepts_any_value(cell):
+    assert parse_condition(cell).kind == "any"
+
+
+def test_a_table_with_dash_and_any_cells_has_no_gap_and_matches(tmp_path):
+    """任意 and - were text values: 品种=抗病 matched no row, and kb check reported gaps
+    ("no row covers 温度 <20, 品种=任意") that only made sense if 任意 were a variety."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=温度(℃),品种; outputs=等级 -->\n"
+                    "| 温度(℃) | 品种 | 等级 |\n|---|---|---|\n| <20 | - | 低 |\n"
+                    "| ≥20 | 任意 | 高 |\n", encoding="utf-8")
+    assert table_findings(path) == []
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "温度=20", "品种=抗病"])
+    assert result.exit_code == 0 and "row 2 matches" in result.output
+
+
 # ----------------------------------------------------------------- policy all through search
 
 PESTS = """---

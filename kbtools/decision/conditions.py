@@ -9,7 +9,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     不低于30  低于15  超过20  不超过3次     the same in words (`symbolic`), Chinese or English:
     at least 30  below 15  2 or more      ≥30, <15, >20, ≤3, ≥30, <15, ≥2;
     150 to 170  between 150 and 170       150~170
-    * or empty                            any value
+    * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
 Numbers may group thousands with commas (``1,000-10,000``, ``>12,500 h``; an input ``5,000``):
@@ -264,6 +264,8 @@ class Condition:
         return f"{'>' if self.kind == 'gt' else '≥'} {format_number(self.lo)}"
 
 
+# What an input cell writes for "any value": * or nothing, a dash, or the word
+ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any"))
 # Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
 # ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
 # case-insensitively and only when a number follows (a prefix) or precedes (a suffix) them.
@@ -320,7 +322,7 @@ def parse_condition(cell: str) -> Condition:
     raw = cell
     plain = normalize_cell(cell)
     text = symbolic(plain)
-    if plain in ("", "*"):
+    if plain.casefold() in ANY_CELLS:
         return Condition(raw, "any")
     m = _RE_CMP.match(text)
     if m and (x := _finite(m.group(2))) is not None:
