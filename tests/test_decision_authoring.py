@@ -123,6 +123,21 @@ def test_a_table_with_dash_and_any_cells_has_no_gap_and_matches(tmp_path):
     assert result.exit_code == 0 and "row 2 matches" in result.output
 
 
+
+def test_an_empty_cell_under_a_filled_one_is_named_where_rows_overlap(tmp_path):
+    """A table written as if cells were merged (the empty 温度 cell meaning "15-20 as above")
+    answered 25 ℃ / 90 % from row 2 (中) instead of row 4 (高); kb check said only that the
+    rows overlap."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=温度(℃),相对湿度(%); outputs=等级 -->\n"
+                    "| 温度(℃) | 相对湿度(%) | 等级 |\n|---|---|---|\n| 15-20 | <85 | 低 |\n"
+                    "|  | ≥85 | 中 |\n| >20 | <85 | 中 |\n|  | ≥85 | 高 |\n", encoding="utf-8")
+    overlaps = [f for f in table_findings(path) if f[1] == "decision-overlap"]
+    assert overlaps == [(13, "decision-overlap", "判定: rows 2 and 4 both match some inputs "
+                         "(policy 'first' decides); row 2's empty 温度(℃) cell accepts any value:"
+                         " if it continues '15-20' above, write that again")]
+
+
 # ----------------------------------------------------------------- policy all through search
 
 PESTS = """---

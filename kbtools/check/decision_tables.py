@@ -76,12 +76,27 @@ def overlap_findings(table: DecisionTable) -> list[TableFinding]:
             if overlaps <= MAX_FINDINGS_PER_KIND:
                 findings.append((table.line_of(b + 1) or table.line_start, "decision-overlap",
                                  f"{table.label()}: rows {a + 1} and {b + 1} both match some "
-                                 f"inputs (policy '{table.policy}' decides)"))
+                                 f"inputs (policy '{table.policy}' decides)"
+                                 f"{_continued_cell(table, a, b)}"))
     if overlaps > MAX_FINDINGS_PER_KIND:
         findings.append((table.line_start, "decision-overlap",
                          f"{table.label()}: {overlaps - MAX_FINDINGS_PER_KIND} more overlapping "
                          "row pairs"))
     return findings
+
+
+def _continued_cell(table: DecisionTable, *rows: int) -> str:
+    """A hint when one of two overlapping rows (0-based) leaves an input cell empty under a
+    filled one: a table written with merged-looking cells (the empty cell meant "as above"),
+    where empty means any value. "" when neither does."""
+    for r in rows:
+        for i in table.inputs:
+            above = table.rows[r - 1][i].strip() if r else ""
+            if above and not table.rows[r][i].strip():
+                above = above if len(above) <= 40 else above[:39] + "…"
+                return (f"; row {r + 1}'s empty {table.header[i]} cell accepts any value: if it "
+                        f"continues '{above}' above, write that again")
+    return ""
 
 
 def gap_findings(table: DecisionTable) -> list[TableFinding]:
