@@ -14,7 +14,7 @@ from kbtools.build.pipeline import BuildOptions, BuildStats
 from kbtools.build.pipeline import build as _build
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
-from kbtools.decision import TableResult
+from kbtools.decision import TableResult, input_value
 from kbtools.decision.documents import evaluate_table as _evaluate_table
 from kbtools.findings import Finding
 from kbtools.index.reader import KbIndex
@@ -59,9 +59,12 @@ def check_files(paths: Iterable[StrPath], *, repo: StrPath = ".", lenient: bool 
     return check_paths([Path(p) for p in paths], load_config(Path(repo)), lenient=lenient)
 
 
-def evaluate_table(doc: StrPath, inputs: Mapping[str, str], *,
+def evaluate_table(doc: StrPath, inputs: Mapping[str, object], *,
                    table: str | int | None = None) -> TableResult:
-    """Evaluate a decision table in the Markdown document `doc` against `inputs` (column or
-    synonym → value, units allowed). The result names the matching row and each cell's
-    reason, or says that no rule matches and a person must decide."""
-    return _evaluate_table(Path(doc), table, {k: str(v) for k, v in inputs.items()})
+    """Evaluate a decision table in the Markdown document `doc` against `inputs` (column →
+    value: the header, with or without its unit; a string, units allowed, or a number). The
+    result names the matching row and each cell's reason, or says that no rule matches and a
+    person must decide. Values are read as the HTTP API and MCP read them
+    (`decision.input_value`: a boolean, NaN or infinity is refused)."""
+    return _evaluate_table(Path(doc), table,
+                           {str(k): input_value(v, str(k)) for k, v in inputs.items()})

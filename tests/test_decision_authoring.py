@@ -225,3 +225,18 @@ def test_the_search_page_and_the_api_show_every_row_of_a_policy_all_answer(pests
             "doc": "knowledge/pests.md", "inputs": {"Larvae per 100 plants": 40,
                                                     "Stage": "tasseling"}}).json()
     assert api["selected"] == [1, 2, 3]
+
+
+
+def test_the_library_reads_input_values_as_the_api_and_mcp_do(tmp_path):
+    """kbtools.evaluate_table took str(value): True became the text 'True' (a text column
+    matched it), where the HTTP API and MCP refuse a boolean."""
+    from kbtools.api import evaluate_table
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=温度(℃),带病; outputs=等级 -->\n"
+                    "| 温度(℃) | 带病 | 等级 |\n|---|---|---|\n| <20 | True | 低 |\n"
+                    "| ≥20 | * | 高 |\n", encoding="utf-8")
+    with pytest.raises(TableError, match="input '带病' must be a string or a number, not a boolean"):
+        evaluate_table(path, {"温度": 10, "带病": True})
+    assert evaluate_table(path, {"温度": 19.5, "带病": "true"}).selected == (1,)
+    assert evaluate_table(path, {"温度": 1e-07, "带病": "x"}).status == "no_match"
