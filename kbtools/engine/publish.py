@@ -305,6 +305,10 @@ def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str
             got: Any = np.asarray(index.vectors(model).get(np.array(keys, dtype=np.uint64)),
                              dtype=np.float32).reshape(len(keys), -1) if keys else []
             vecs[field] = {i: v.tolist() for i, v in zip(have + lent, got, strict=True)}
+            if len(vecs[field]) < len(nums):
+                spare = placeholders(start, len(nums), int(index.vectors(model).ndim))
+                vecs[field].update((i, spare[i - start].tolist()) for i in nums
+                                   if i not in vecs[field])
         batch = []
         for i in nums:
             r = rows[i]
@@ -319,16 +323,20 @@ def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str
                 "sparse": sparse.row(i) or {0: 0.0},
                 **expr.filter_fields(facts)}
             for field, have_vec in vecs.items():
-                row[field] = have_vec.get(i) or _placeholder(index, field, fields)
+                row[field] = have_vec[i]
             batch.append(row)
         yield batch
 
 
-def _placeholder(index: KbIndex, field: str, fields: dict[str, str]) -> list[float]:
-    """A unit vector for a chunk without this model's vector (searches exclude it)."""
-    model = next(m for m, f in fields.items() if f == field)
-    dim = int(index.vectors(model).ndim)
-    return [1.0] + [0.0] * (dim - 1)
+def placeholders(start: int, count: int, dim: int) -> np.ndarray:
+    """Unit vectors for chunks `start` … `start + count - 1` that have no vector of a model
+    (another language's chunks; searches exclude them): each its own random direction, the
+    same on every publish. One vector shared by all of them made hundreds of identical
+    nodes in the HNSW graph, whose links then led only to each other: a search filtered to
+    the model's chunks found none of them (an English question got no vector candidates
+    once most chunks were Chinese)."""
+    mat = np.random.default_rng([start, dim]).standard_normal((count, dim))
+    return np.asarray(mat / np.linalg.norm(mat, axis=1, keepdims=True), dtype=np.float32)
 
 
 # --------------------------------------------------------------------------- publishing
