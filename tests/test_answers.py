@@ -109,6 +109,10 @@ def test_exact_identifier_levels_and_promotion():
     assert match_level(["4.3"], "", "4.3 節 液壓系統") == 3
     assert match_level(["第12条"], "", "第 12 條 起算日") == 3
     assert match_level(["第12条"], "依第12条办理") == 2
+    # a short subsection chunked with its section: a heading inside the text heads it
+    doc = "# 网关错误码\n\n## GW-7731 错误\n\nGW-7731 表示设备证书过期。\n\n## 重试策略\n"
+    assert match_level(["GW-7731"], doc, "网关错误码") == 3
+    assert match_level(["GW-7731"], doc.replace("## GW-7731 错误", "## 证书"), "网关错误码") == 2
     assert match_level(["第12条"], "依第 120 條、第 1 條辦理") == 0
     # a name's heading may go on with its arguments, a bracketed note or the version that
     # brought it (the definition of a setting in a reference), not with further words

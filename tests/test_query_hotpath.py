@@ -215,6 +215,10 @@ def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
         note = start and re.match(r"\s*[(（\[【<]|.*?(?<![A-Za-z0-9_.])v?\d+\.\d+",
                                   head[start.end():])
         heads = head.casefold() == ident.casefold() or bool(start and (code or note))
+        # … or a heading inside the text (a subsection chunked with its section)
+        heads = heads or any(reference_match_level([ident], "", line.lstrip("#")) % 2
+                             for line in text.splitlines()
+                             if re.match(r"#+ ", line))
         about = about or int(heads or any(
             re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
                          line.strip(), re.IGNORECASE) for line in text.splitlines()))
@@ -229,7 +233,8 @@ LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from([
     "code: E17", "代码：e17", "x: `ab_e`", "E170 E17.5", "ＳＫＩ", "\u212ai", "ıs_a",
     "码：[ddl:8204]", "4.3 节", "scope: 'kb:publish'", "kb:publish", "v2.0.2.1 或 v2.0.2",
     "E17.\u0661", "E17.x", "a:b: E17", ": E17", "x：\u3000\"E17", "键:\t`E17`  ", "x: E17\"\"",
-    "hx-260：HX-260", "第 12 條", "依第12条", "k: 'e17", "k: e17``", "k:  e17", "k: e 17"])),
+    "hx-260：HX-260", "第 12 條", "依第12条", "k: 'e17", "k: e17``", "k:  e17", "k: e 17",
+    "## E17 伺服过载", "### ab_e（已废弃）", "#E17", "## ab_e 示例", "# 4.3 液压"])),
     max_size=5).map("\n".join)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
@@ -250,25 +250,31 @@ def text_names(ident: str, text: str, heading: str, parents: Sequence[str]) -> b
         return False
     if path_names(ident, heading, parents):
         return True
-    if "#" not in text:
-        return False
     above = (*parents, heading)
     inner: list[tuple[int, str]] = []  # the text's open headings: (level, title)
-    for line in text.splitlines():
-        level = len(line) - len(line.lstrip("#"))
-        if not level or line[level:level + 1] != " ":
-            continue
-        title = line[level:]
+    for level, title in inner_headings(text):
         if path_names(ident, title, (*above, *(t for lv, t in inner if lv < level))):
             return True
         inner = [(lv, t) for lv, t in inner if lv < level] + [(level, title)]
     return False
 
 
+def inner_headings(text: str) -> Iterator[tuple[int, str]]:
+    """The headings written inside a chunk's text, (level, title): a short subsection is
+    chunked with its section (``# 网关错误码`` then ``## GW-7731 错误`` in one chunk)."""
+    if "#" not in text:
+        return
+    for line in text.splitlines():
+        level = len(line) - len(line.lstrip("#"))
+        if level and line[level:level + 1] == " ":
+            yield level, line[level:]
+
+
 def match_level(ids: Sequence[str], text: str, heading: str = "",
                 parents: Sequence[str] = ()) -> int:
     """Twice the number of identifiers the chunk holds as whole tokens, plus one when it is
-    about one of them (a line ``key: ID`` or a heading starting with it); 0 for none. A
+    about one of them (a line ``key: ID``, or its heading or one inside its text starting
+    with it: `_heads`); 0 for none. A
     chunk whose heading path names a dotted key (`text_names`: where configuration
     documentation defines it) holds it as two, so that it ranks above one holding a line
     ``配置项: raftstore.store-pool-size`` (a table of changed settings). `parents`: the
@@ -289,8 +295,9 @@ def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
         if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
         held += 1
-        if about or _heads(ident, heading):
-            about = 1
+        if about or _heads(ident, heading) or any(_heads(ident, title)
+                                                  for _, title in inner_headings(text)):
+            about = 1  # its own heading or a subsection's chunked with it begins with it
             continue
         # a line "key: ID" (only lines with a colon can be one)
         if lines is None:
