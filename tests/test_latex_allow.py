@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from kbtools.corpus import read_doc
 from kbtools.markdown.frontend import scan
-from kbtools.render.latex_allow import COMMANDS, ENVIRONMENTS, SYMBOLS, latex_problem
+from kbtools.render.latex_allow import (
+    COMMAND_GROUPS,
+    COMMANDS,
+    ENVIRONMENTS,
+    SYMBOLS,
+    latex_problem,
+    tex_source,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -198,6 +205,28 @@ def test_property_accepted_formulas_only_hold_allowed_tokens(text):
     assert not set("%#$") & set(unescaped)
     assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
                    for c in norm)
+
+
+@settings(max_examples=300, deadline=200, suppress_health_check=[HealthCheck.too_slow])
+@given(formula_text | st.text(alphabet="αβ≤×温度℃°{} \\textcelsiusmbox^_", max_size=60))
+def test_property_what_latex_is_given_passes_the_check_too(text):
+    """`tex_source` (non-ASCII in math mode as commands or text) only adds allowlisted
+    commands and balanced braces: an accepted formula stays accepted; ASCII is left alone."""
+    if latex_problem(text) is not None:
+        return
+    assert latex_problem(tex_source(text)) is None
+    text_symbols = COMMAND_GROUPS["text symbols"].split()
+    if text.isascii() and not any(f"\\{w}" in text for w in text_symbols):
+        assert tex_source(text) == text
+
+
+def test_tex_source_rewrites_math_mode_only():
+    assert tex_source("α + β") == r"\alpha  + \beta "
+    assert tex_source(r"x^α_{温}") == r"x^\alpha _{{\text{温}}}"
+    assert tex_source(r"\text {温 α {β}} γ") == r"\text {温 α {β}} \gamma "
+    assert tex_source(r"\frac 温度") == r"\frac {\text{温}}{\text{度}}"
+    assert tex_source(r"\{α\} 25\textcelsius") == r"\{\alpha \} 25{\text{\textcelsius}}"
+    assert tex_source("f′′(x) − 1") == "f''(x) - 1"
 
 
 def test_docs_list_exactly_the_allowed_commands():

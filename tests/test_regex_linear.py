@@ -101,6 +101,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filters._WHERE": "match",
     "kbtools.render.latex_allow._TOKEN": "finditer",
     "kbtools.render.latex_allow._ENV_NAME": "match",
+    "kbtools.render.latex_allow._TEX_PIECE": "finditer",
     "kbtools.render.table_csv._UNSAFE": "sub",
     "kbtools.render.table_csv:[\\w\\u4e00-\\u9fff]": "match",
     "kbtools.fsutil._RAW_BREAKS": "sub",

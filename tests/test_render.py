@@ -107,6 +107,36 @@ def test_latex_error_is_reported_not_raised(tmp_path):
         render_svg("a & b")
 
 
+def drawn(svg: bytes) -> bytes:
+    """What an SVG draws: its bytes without the <title> (the formula as written)."""
+    return re.sub(rb"<title>.*?</title>", b"", svg, flags=re.S)
+
+
+@needs_latex
+@pytest.mark.parametrize(("typed", "command"), [
+    ("α + β = γ", r"\alpha + \beta = \gamma"),  # as an input method types them
+    ("x ≤ 2 × y", r"x \leq 2 \times y"),
+    ("x^α_{温度}", r"x^\alpha_{\text{温}\text{度}}"),
+    ("温度 = 25℃ ± 0.5°", r"\text{温}\text{度} = 25\text{℃} \pm 0.5\text{°}"),
+    (r"\operatorname{温度} \mathrm{风速}", r"\operatorname{\text{温}\text{度}} \mathrm{\text{风}\text{速}}"),
+    (r"25\textcelsius", r"25\text{\textcelsius}"),
+    (r"\text{温度 α} = 5", r"\text{温度 α} = 5"),  # text mode: CJKutf8 draws it as written
+])
+def test_unicode_in_math_mode_is_drawn(typed, command):
+    """Typora and Obsidian (MathJax) draw Greek, symbols and Chinese typed in math mode;
+    TeX's math fonts have none of them and used to drop them from the SVG without a word."""
+    assert drawn(render_svg(typed)) == drawn(render_svg(command))
+
+
+@needs_latex
+def test_a_character_without_a_glyph_fails_instead_of_vanishing(tmp_path):
+    failures: dict[str, str] = {}
+    got = render_formulas([r"\text{♥} x", "x"], tmp_path, failures=failures)
+    assert set(got) == {"x"}
+    assert failures[r"\text{♥} x"].startswith(
+        "LaTeX has no glyph for a character of this formula (font gbsnu26)")
+
+
 def test_missing_backend_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     fm.backend_problem.cache_clear()

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from kbtools.errors import RenderError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem
+from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem, tex_source
 from kbtools.render.svg_sanitize import sanitize_svg
 from kbtools.render.tex_sandbox import (
     ENDING,
@@ -57,7 +57,7 @@ FAILURE_DIR = "formula-failures"  # under the kb.toml cache dir: one JSON file p
 APT_PACKAGES = ("texlive-latex-base texlive-latex-recommended dvisvgm "
                 "latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp")
 # Cached failures stay valid while the document LaTeX sees is the same.
-RENDERER_ID = hashlib.sha256(f"kb-formula-2\n{PREAMBLE}{ENDING}".encode()).hexdigest()[:16]
+RENDERER_ID = hashlib.sha256(f"kb-formula-3\n{PREAMBLE}{ENDING}".encode()).hexdigest()[:16]
 
 
 def normalize_latex(latex: str) -> str:
@@ -238,7 +238,7 @@ def _batch(formulas: list[str], seconds: float, out: _Outcome) -> TexRun | None:
     """One LaTeX + dvisvgm run. None when it went through (each SVG, or the refusal of an
     unsafe one, is in `out`), else the failed run."""
     with tempfile.TemporaryDirectory(prefix="kb-formula-") as tmp:
-        run = typeset(formulas, Path(tmp), seconds)
+        run = typeset([tex_source(f) for f in formulas], Path(tmp), seconds)
         if not run.ok:
             return run
         pages = to_svg(Path(tmp), len(formulas), seconds)

@@ -96,6 +96,35 @@ ENVIRONMENTS = frozenset("""matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix small
 DISPLAY_ENVIRONMENTS = frozenset("""align align* gather gather* equation equation* multline
     multline* flalign flalign* alignat alignat* split eqnarray eqnarray*""".split())
 
+# Commands whose braced argument is text, where CJKutf8 typesets any character it has a glyph
+# for; everywhere else a formula is in math mode, whose fonts hold no Chinese, Greek or other
+# non-ASCII character (TeX drops such a character, or a text symbol, from the page).
+TEXT_ARGUMENT = frozenset("text mbox textrm textbf textit textsf texttt textnormal textup "
+                          "textsl emph".split())
+TEXT_SYMBOLS = frozenset(COMMAND_GROUPS["text symbols"].split())
+# Characters an input method types in math mode, as the math commands Typora's and
+# Obsidian's MathJax draw them with (spacing of relations and operators kept); any other
+# non-ASCII character in math mode is set as text (`tex_source`).
+MATH_CHARS: dict[str, str] = {
+    **dict(zip("αβγδεζηθικλμνξπρσςτυφχψωϑϕϵϖϱ", r"""\alpha \beta \gamma \delta \varepsilon
+        \zeta \eta \theta \iota \kappa \lambda \mu \nu \xi \pi \rho \sigma \varsigma \tau
+        \upsilon \varphi \chi \psi \omega \vartheta \phi \epsilon \varpi \varrho""".split(),
+                strict=True)),
+    **dict(zip("ΓΔΘΛΞΠΣΥΦΨΩµ", r"""\Gamma \Delta \Theta \Lambda \Xi \Pi \Sigma \Upsilon
+        \Phi \Psi \Omega \mu""".split(), strict=True)),
+    **dict(zip("×÷±∓·⋅∘∗≤≥≦≧⩽⩾≠≈≡∼≃≅∝≪≫∈∉∋⊂⊃⊆⊇∪∩∧∨¬∀∃∄∅∞∂∇∑∏∫∬∮√→←↔⇒⇐⇔↦↑↓⊥∥∠…⋯−′″",
+               r"""\times \div \pm \mp \cdot \cdot \circ \ast \leq \geq \leqq \geqq
+        \leqslant \geqslant \neq \approx \equiv \sim \simeq \cong \propto \ll \gg \in
+        \notin \ni \subset \supset \subseteq \supseteq \cup \cap \wedge \vee \neg
+        \forall \exists \nexists \emptyset \infty \partial \nabla \sum \prod \int \iint
+        \oint \surd \to \gets \leftrightarrow \Rightarrow \Leftarrow \Leftrightarrow
+        \mapsto \uparrow \downarrow \perp \parallel \angle \ldots \cdots - ' ''""".split(),
+               strict=True)),
+    **dict(zip("⊕⊗⊙∵∴△≜ℝℕℤℚℂ", r"""\oplus \otimes \odot \because \therefore \triangle
+        \triangleq {\mathbb{R}} {\mathbb{N}} {\mathbb{Z}} {\mathbb{Q}} {\mathbb{C}}""".split(),
+               strict=True)),
+}
+_TEX_PIECE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}]|[^\x00-\x7f]", re.S)
 _TOKEN = re.compile(r"\\([A-Za-z]+|.?)|[{}%#$]|[\x00-\x1f\x7f-\x9f\ud800-\udfff]", re.S)
 _ENV_NAME = re.compile(r"\s*\{([A-Za-z]+\*?)\}")
 
@@ -209,3 +238,37 @@ def _shown(ch: str) -> str:
     if len(ch) == 1 and (ch.isprintable() and not unicodedata.category(ch).startswith("C")):
         return ch
     return "".join(f"U+{ord(c):04X}" for c in ch)
+
+
+def tex_source(formula: str) -> str:
+    """The formula as LaTeX is given it: in math mode (outside the arguments of `\\text` and
+    the other `TEXT_ARGUMENT` commands) a non-ASCII character becomes its math command
+    (`MATH_CHARS`: α → `\\alpha`, ≤ → `\\leq`) or, with any other (温, ℃, °), is set
+    as text (`{\\text{温}}`), and a text symbol (`\\textcelsius`) is set as text too, as
+    MathJax draws them; TeX's math fonts have none of them. Each becomes one token or one
+    group, so `x^α` and `\\frac 温度` keep their meaning. Only ever adds allowlisted
+    commands and balanced braces; linear in the formula's length."""
+    out: list[str] = []
+    pos = 0
+    text_groups: list[bool] = []  # one entry per open brace: is its content text?
+    text_arg_at = -1  # where a TEXT_ARGUMENT command ended (its argument may follow)
+    for m in _TEX_PIECE.finditer(formula):
+        piece = m.group(0)
+        in_text = bool(text_groups) and text_groups[-1]
+        out.append(formula[pos:m.start()])
+        pos = m.end()
+        if piece == "{":
+            text_groups.append(in_text or text_arg_at >= 0
+                               and not formula[text_arg_at:m.start()].strip())
+        elif piece == "}" and text_groups:
+            text_groups.pop()
+        word = piece[1:] if piece[0] == "\\" else ""
+        text_arg_at = m.end() if word in TEXT_ARGUMENT else -1
+        if in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}":
+            out.append(piece)
+        elif piece in MATH_CHARS:  # a control word ends at the space: `αx` → `\\alpha x`
+            out.append(MATH_CHARS[piece] + " " * MATH_CHARS[piece][-1].isalpha())
+        else:  # a non-ASCII character, or a text symbol, in math mode
+            out.append("{\\text{" + piece + "}}")
+    out.append(formula[pos:])
+    return "".join(out)

@@ -45,6 +45,7 @@ PREAMBLE = r"""\documentclass[12pt]{article}
 \usepackage{amsmath,amssymb}
 \usepackage{CJKutf8}
 \pagestyle{empty}
+\tracinglostchars=3
 \begin{document}
 \begin{CJK}{UTF8}{gbsn}
 """
@@ -238,6 +239,10 @@ def _tex_message(tail: bytes) -> str:
 def _latex_error(tail: bytes, returncode: int | None) -> str:
     """What went wrong with a formula: TeX's error message, or what ended the run."""
     message = _tex_message(tail)
+    if message.startswith("Missing character"):  # \tracinglostchars=3: a glyph TeX lacks
+        font = message.rpartition(" in font ")[2]
+        return (f"LaTeX has no glyph for a character of this formula (font {font}); "
+                "write it as a command (\\alpha, \\leq) or leave it out")
     if message:
         return f"LaTeX could not render this formula: {message}"
     if returncode is not None and returncode < 0:
