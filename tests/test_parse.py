@@ -122,6 +122,16 @@ def test_a_dollar_inside_a_code_span_closes_no_formula():
     assert d.root.blocks[0].inline.text == "Costs $10 a month; set $HOME and $PATH."
 
 
+def test_formulas_and_images_of_headings_are_the_documents():
+    """`kb check` reads a heading's `$\\beta$` and image; the build renders and ships what
+    `formulas()` and `images()` list, so a heading's were never rendered nor shipped."""
+    d = doc_of("# 回归 $y = \\beta x$\n\n正文 $a$。\n\n## ![图标](../assets/i.png) 3.2 $\\beta$ 系数\n\n"
+               "$$\nb = 1\n$$\n")
+    assert [(m.latex, m.line_start) for m in d.formulas()] == [
+        ("y = \\beta x", 1), ("a", 3), ("\\beta", 5), ("b = 1", 7)]
+    assert [(i.src, i.line) for i in d.images()] == [("../assets/i.png", 5)]
+
+
 def test_html_comment_is_annotation_block():
     d = doc_of("<!-- note: keep -->\n\ntext\n")
     html = d.root.blocks[0]

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hostile import GOOD_DOC, kb, make_repo
 
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import RenderError
@@ -135,6 +136,19 @@ def test_a_character_without_a_glyph_fails_instead_of_vanishing(tmp_path):
     assert set(got) == {"x"}
     assert failures[r"\text{♥} x"].startswith(
         "LaTeX has no glyph for a character of this formula (font gbsnu26)")
+
+
+@needs_latex
+def test_a_headings_formula_and_image_ship_with_the_release(tmp_path):
+    doc = GOOD_DOC + "\n## 3.2 $\\beta$ 系数 ![图标](../assets/icon.png)\n\nText.\n"
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/beta.md": doc}, commit=False)
+    (repo / "assets" / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    make_repo(repo)
+    out = kb(repo, "build", home=tmp_path / "home")
+    assert out.returncode == 0, out.stderr.decode()
+    data = repo / "dist" / "data"
+    assert (data / formula_relpath(r"\beta")).is_file()  # the web page shows it, not LaTeX
+    assert (data / "source" / "assets" / "icon.png").is_file()
 
 
 def test_missing_backend_says_what_to_install(tmp_path, monkeypatch):

@@ -230,13 +230,23 @@ class Document:
                 yield block
 
     def formulas(self) -> Iterator[Math]:
-        """Display and inline math, in document order."""
-        for _, block in self.blocks():
+        """Display and inline math, in document order, headings' included."""
+        for block in self._with_headings():
             yield from block_math(block)
 
     def images(self) -> Iterator[Image]:
-        for _, block in self.blocks():
+        """Images in document order, headings' included."""
+        for block in self._with_headings():
             yield from block_images(block)
+
+    def _with_headings(self) -> Iterator[Block]:
+        """`blocks()` with each section's heading before its blocks (a heading is no block
+        of its section, but its inline math and images are the document's)."""
+        for sec in self.sections():
+            if sec.heading is not None:
+                yield sec.heading
+            for block in sec.blocks:
+                yield from iter_blocks(block)
 
     def headings(self) -> Iterator[tuple[tuple[str, ...], Heading]]:
         for sec in self.sections():
