@@ -305,6 +305,17 @@ def test_code_is_not_checked(tmp_path):
     assert codes_for(root) == {}
 
 
+def test_latex_source_in_a_latex_fence_is_code(tmp_path):
+    """Typora, Obsidian and GitHub show a ```latex fence as code: a report template or a
+    macro there is an example, not a formula the allowlist refuses (only ```math is one)."""
+    root = write_repo(tmp_path)
+    body = ("# T\n\n```latex\n\\documentclass{article}\n\\usepackage{ctex}\n% 正文\n```\n\n"
+            "```tex\n\\def\\foo{bar}\n```\n\n```math\n\\csname x\n```\n")
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.line) for f in found] == [("math-invalid", len(GOOD_FM.split("\n")) + 12)]
+
+
 def test_backslashed_absolute_paths(tmp_path):
     root = write_repo(tmp_path)
     body = f"# T\n\n![u](\\\\server\\share\\x.png) ![v]({root}\\assets\\Photo.png)\n"

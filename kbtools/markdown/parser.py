@@ -6,7 +6,9 @@ exactly what the build indexes: the same formulas, tables, links and headings, t
 heading text (`inline_text`) and the same anchors (`slugify`).
 
 The parser: CommonMark + GFM tables + task lists + dollar math (`DOLLARMATH`), raw HTML
-allowed; ```` ```math ```` / `latex` / `tex` fences are formulas too (`MATH_FENCES`).
+allowed; ```` ```math ```` fences are formulas too (`MATH_FENCES`), as on GitHub and GitLab; a
+```` ```latex ```` or ```` ```tex ```` fence is code (Typora, Obsidian and GitHub show LaTeX
+source there: a template, a macro), never a formula for the allowlist to refuse.
 Link destinations stay as written in the tokens (`normalize_href` gives the URL-encoded form
 markdown-it would render); a reference link's token names its definition's label
 (`meta["label"]`, the key of `env["references"]`, whose `map` holds the definition's lines).
@@ -39,7 +41,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 DOLLARMATH: dict[str, bool] = {"allow_space": False, "allow_digits": False,
                                "double_inline": True, "allow_labels": True,
                                "allow_blank_lines": False}
-MATH_FENCES = ("math", "latex", "tex")  # fenced code in these languages is a display formula
+MATH_FENCES = ("math",)  # fenced code in these languages is a display formula
 INLINE_MATH = ("math_inline", "math_inline_double")
 BLOCK_MATH = ("math_block", "math_block_label")
 # Patterns over author text run in linear time: no group may scan past the opener of the
