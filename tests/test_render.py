@@ -151,6 +151,20 @@ def test_a_headings_formula_and_image_ship_with_the_release(tmp_path):
     assert (data / "source" / "assets" / "icon.png").is_file()
 
 
+@needs_latex
+def test_svgs_another_renderer_cached_are_drawn_again(tmp_path):
+    """An SVG's name is a hash of its formula only: the SVG an older renderer kept for `α`
+    (drawn without the α) must not outlive it in the build cache."""
+    cache, other = tmp_path / "cache", render_svg("x")  # clean, but not a drawing of α
+    (cache / "formulas").mkdir(parents=True)
+    (cache / formula_relpath("α")).write_bytes(other)
+    got = fm.render_cached(["α"], tmp_path / "a", cache, {})
+    assert (tmp_path / "a" / got["α"]).read_bytes() == render_svg("α") != other
+    (cache / got["α"]).write_bytes(other)  # this renderer's own cache is used as it is
+    fm.render_cached(["α"], tmp_path / "b", cache, {})
+    assert (tmp_path / "b" / got["α"]).read_bytes() == other
+
+
 def test_missing_backend_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     fm.backend_problem.cache_clear()

@@ -284,8 +284,11 @@ def canonical_svg(svg: str, latex: str) -> bytes:
 def render_cached(latex: list[str], data: Path, cache: Path | None,
                   failures: dict[str, str]) -> dict[str, str]:
     """`render_formulas` into `data` (a release's data/), reusing the SVGs (and failures) kept
-    in the directory `cache` between builds, and keeping the new ones there."""
+    in the directory `cache` between builds, and keeping the new ones there. The SVGs kept
+    are those of this renderer: a `cache/formulas/` another one filled (`RENDERER_ID`; an
+    older one drew `$α$` without its α) is emptied first."""
     if cache is not None:
+        _own_svg_cache(cache / FORMULA_DIR)
         for src in latex:
             rel = formula_relpath(normalize_latex(src))
             if (cache / rel).is_file():
@@ -300,3 +303,17 @@ def render_cached(latex: list[str], data: Path, cache: Path | None,
                 (cache / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(data / rel, cache / rel)
     return done
+
+
+def _own_svg_cache(svgs: Path) -> None:
+    """Empty the SVG cache `svgs` unless its `renderer` stamp is this `RENDERER_ID`; stamp it.
+    (An SVG's name is a hash of its formula alone, so a renderer that draws a formula
+    differently cannot be told apart by name.)"""
+    stamp = svgs / "renderer"
+    try:
+        if stamp.read_text(encoding="utf-8") == RENDERER_ID:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    shutil.rmtree(svgs, ignore_errors=True)
+    atomic_write_bytes(stamp, RENDERER_ID.encode("utf-8"))
