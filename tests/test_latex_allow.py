@@ -227,6 +227,7 @@ def test_tex_source_rewrites_math_mode_only():
     assert tex_source(r"\frac 温度") == r"\frac {\text{温}}{\text{度}}"
     assert tex_source(r"\{α\} 25\textcelsius") == r"\{\alpha \} 25{\text{\textcelsius}}"
     assert tex_source("f′′(x) − 1") == "f''(x) - 1"
+    assert tex_source("a\u200bb \\text{温\ufeff度\u00ad}") == r"ab \text{温度}"  # invisible
 
 
 def test_docs_list_exactly_the_allowed_commands():

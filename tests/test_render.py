@@ -122,6 +122,7 @@ def drawn(svg: bytes) -> bytes:
     (r"\operatorname{温度} \mathrm{风速}", r"\operatorname{\text{温}\text{度}} \mathrm{\text{风}\text{速}}"),
     (r"25\textcelsius", r"25\text{\textcelsius}"),
     (r"\text{温度 α} = 5", r"\text{温度 α} = 5"),  # text mode: CJKutf8 draws it as written
+    ("a\u200bb + \\text{温\u200b度}", r"ab + \text{温度}"),  # a zero-width space has no glyph
 ])
 def test_unicode_in_math_mode_is_drawn(typed, command):
     """Typora and Obsidian (MathJax) draw Greek, symbols and Chinese typed in math mode;

@@ -246,8 +246,9 @@ def tex_source(formula: str) -> str:
     (`MATH_CHARS`: α → `\\alpha`, ≤ → `\\leq`) or, with any other (温, ℃, °), is set
     as text (`{\\text{温}}`), and a text symbol (`\\textcelsius`) is set as text too, as
     MathJax draws them; TeX's math fonts have none of them. Each becomes one token or one
-    group, so `x^α` and `\\frac 温度` keep their meaning. Only ever adds allowlisted
-    commands and balanced braces; linear in the formula's length."""
+    group, so `x^α` and `\\frac 温度` keep their meaning. Invisible format characters
+    (zero-width space, BOM, soft hyphen) are left out. Only ever adds allowlisted commands and
+    balanced braces; linear in the formula's length."""
     out: list[str] = []
     pos = 0
     text_groups: list[bool] = []  # one entry per open brace: is its content text?
@@ -264,6 +265,8 @@ def tex_source(formula: str) -> str:
             text_groups.pop()
         word = piece[1:] if piece[0] == "\\" else ""
         text_arg_at = m.end() if word in TEXT_ARGUMENT else -1
+        if not word and unicodedata.category(piece) == "Cf":
+            continue  # invisible (a zero-width space copied from a web page): no glyph to draw
         if in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}":
             out.append(piece)
         elif piece in MATH_CHARS:  # a control word ends at the space: `αx` → `\\alpha x`
