@@ -116,7 +116,8 @@ def drawn(svg: bytes) -> bytes:
 @needs_latex
 @pytest.mark.parametrize(("typed", "command"), [
     ("α + β = γ", r"\alpha + \beta = \gamma"),  # as an input method types them
-    ("x ≤ 2 × y", r"x \leq 2 \times y"),
+    ("x ≤ 2 × y", r"x \leq 2 \times y"),  # ≤ was drawn as the "d" of the same code
+    ("⌈x⌉ + 100㎡ + 5℉", r"\lceil x\rceil + 100\mathrm{m}^2 + 5{}^\circ\mathrm{F}"),
     ("x^α_{温度}", r"x^\alpha_{\text{温}\text{度}}"),
     ("温度 = 25℃ ± 0.5°", r"\text{温}\text{度} = 25\text{℃} \pm 0.5\text{°}"),
     (r"\operatorname{温度} \mathrm{风速}", r"\operatorname{\text{温}\text{度}} \mathrm{\text{风}\text{速}}"),

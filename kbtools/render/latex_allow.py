@@ -120,9 +120,13 @@ MATH_CHARS: dict[str, str] = {
         \oint \surd \to \gets \leftrightarrow \Rightarrow \Leftarrow \Leftrightarrow
         \mapsto \uparrow \downarrow \perp \parallel \angle \ldots \cdots - ' ''""".split(),
                strict=True)),
-    **dict(zip("⊕⊗⊙∵∴△≜ℝℕℤℚℂ", r"""\oplus \otimes \odot \because \therefore \triangle
-        \triangleq {\mathbb{R}} {\mathbb{N}} {\mathbb{Z}} {\mathbb{Q}} {\mathbb{C}}""".split(),
-               strict=True)),
+    **dict(zip("⊕⊗⊙∵∴△≜ℝℕℤℚℂ⌈⌉⌊⌋⟨⟩♠♣♥♦◊", r"""\oplus \otimes \odot \because \therefore
+        \triangle \triangleq {\mathbb{R}} {\mathbb{N}} {\mathbb{Z}} {\mathbb{Q}} {\mathbb{C}}
+        \lceil \rceil \lfloor \rfloor \langle \rangle \spadesuit \clubsuit \heartsuit
+        \diamondsuit \lozenge""".split(), strict=True)),
+    # units an input method offers as one character (㎡ in 面积 100㎡)
+    **dict(zip("℉㎡㎏㎜㎝㎞㏄", r"""{{}^\circ\mathrm{F}} {\mathrm{m}^2} {\mathrm{kg}} {\mathrm{mm}}
+        {\mathrm{cm}} {\mathrm{km}} {\mathrm{cc}}""".split(), strict=True)),
 }
 _TEX_PIECE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}]|[^\x00-\x7f]", re.S)
 _TOKEN = re.compile(r"\\([A-Za-z]+|.?)|[{}%#$]|[\x00-\x1f\x7f-\x9f\ud800-\udfff]", re.S)
