@@ -43,7 +43,7 @@ FILE_NAME = "check-results.sqlite"
 FORMAT = 10  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
-# dashes and units)
+# dashes and units, ```latex fences as code)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
