@@ -8,7 +8,7 @@
 - repository helpers: `open_repo` / `require_repo` (review and agents open the
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
   `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
-  `not_ancestors`.
+  `not_ancestors`, `staged_paths` (the index: what `kb check --staged` may link to).
 
 No review vocabulary: which front-matter fields count as content, and what `verified`
 means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
@@ -213,6 +213,33 @@ def landing_base(repo: git.Repo, sha: str, head: str) -> git.Commit | None:
         if not (oldest.parents and oldest.parents[0].hexsha == sha):
             landing = oldest  # `sha` came in through this merge
     return landing.parents[0] if landing.parents else None
+
+
+def staged_paths(root: Path) -> frozenset[str] | None:
+    """Every path in the Git index below `root` (what the next commit holds), relative to
+    `root`, with every folder above them ("" included); None outside a work tree. Names are
+    read as bytes (``ls-files -z``: no quoting, whatever ``core.quotePath``); undecodable
+    bytes survive as lone surrogates, as `kbtools.corpus.rel_path` keeps them."""
+    repo = open_repo(root)
+    if repo is None or repo.working_tree_dir is None:
+        return None
+    with repo:
+        prefix = git_prefix(repo, root)
+        try:
+            out = repo.git.ls_files("-z", stdout_as_string=False)
+        except git.GitCommandError:
+            return None
+    paths: set[str] = {""}
+    for raw in out.split(b"\0"):
+        name = os.fsdecode(raw)
+        if not raw or not name.startswith(prefix):
+            continue
+        rel = name[len(prefix):]
+        paths.add(rel)
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            paths.add(rel)
+    return frozenset(paths)
 
 
 def is_shallow(repo: git.Repo) -> bool:

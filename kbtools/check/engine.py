@@ -50,6 +50,7 @@ from kbtools.corpus import (
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.markdown.frontend import Scan, scan
+from kbtools.provenance import staged_paths
 from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
 
@@ -170,25 +171,28 @@ def max_document_bytes(cfg: Config) -> int:
 
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
                  max_bytes: int | None = None, cache: bool = False,
-                 history: bool = False, outputs: tuple[Path, ...] = ()) -> CheckContext:
+                 history: bool = False, outputs: tuple[Path, ...] = (),
+                 staged: bool = False) -> CheckContext:
     """Settings for a run; `cache` keeps Markdown scans and per-document results in the
     kb.toml cache dir (`outputs`: folders under the root a build writes, besides dist/);
-    `history` warns about verified documents changed after their review (`kb check` in Git)."""
+    `history` warns about verified documents changed after their review (`kb check` in Git);
+    `staged`: documents in folders and link targets count only in the Git index."""
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or max_document_bytes(cfg)
     categories = frozenset(schema_categories(schemas_dir))
+    tracked = staged_paths(cfg.root) if staged else None
     results = None
     if cache and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
         settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
-                    "categories": sorted(categories)}
+                    "categories": sorted(categories), "staged": sorted(tracked or ())}
         results = ResultsCache.open(cfg.path("cache"), cfg.root, settings, schemas_dir,
                                     cfg.path("cache") / FAILURE_DIR,
                                     [cfg.path("dist"), cfg.path("cache"), *outputs])
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
-                        fs=FsCache(cfg.root), lenient=lenient, schema_checks=schema_checks,
-                        max_bytes=limit,
+                        fs=FsCache(cfg.root, tracked=tracked), lenient=lenient,
+                        schema_checks=schema_checks, max_bytes=limit,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cfg.path("cache") if cache else None),
@@ -522,8 +526,10 @@ def analyze_files(files: list[Path], ctx: CheckContext, jobs: int | None = 1) ->
 
 def check_results(paths: list[Path], ctx: CheckContext,
                   jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
+    named = {Path(p) for p in paths if not Path(p).is_dir()}  # checked even if untracked
     files = [f for f in find_markdown([Path(p) for p in paths])
-             if not vocabulary.is_synonyms_file(f)]  # data, not a document
+             if not vocabulary.is_synonyms_file(f)  # data, not a document
+             and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))]
     results = analyze_files(files, ctx, jobs)
     ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
     if ctx.results is not None:

@@ -51,9 +51,22 @@ class FsCache:
     touched: list[str] | None = None  # set to a list: root-relative paths looked at go in
     # files under a folder (hidden folders and symlinked folders left out), by lower-case name
     named: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # set (`kb check --staged`): the root-relative paths in the Git index and their folders;
+    # a file or folder outside it is not there (untracked, or deleted from the index only)
+    tracked: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
+
+    def committed(self, rel: str) -> bool:
+        """Whether the commit holds the root-relative `rel`: always without `tracked` or
+        outside the root; below a tracked symlink (to a folder), judged where it leads."""
+        if self.tracked is None or rel in self.tracked or rel.startswith("/"):
+            return True
+        parts = rel.split("/")
+        return any("/".join(parts[:i]) in self.tracked
+                   and os.path.islink(os.path.join(self.root, *parts[:i]))
+                   for i in range(1, len(parts)))
 
     def listing(self, rel_dir: str) -> tuple[frozenset[str], dict[str, list[str]]] | None:
         if self.touched is not None:
@@ -64,6 +77,8 @@ class FsCache:
             except OSError:
                 self.listings[rel_dir] = None
             else:
+                if self.tracked is not None:
+                    names = [n for n in names if self.committed(posixpath.join(rel_dir, n))]
                 lower: dict[str, list[str]] = {}
                 for name in names:
                     lower.setdefault(name.lower(), []).append(name)
@@ -104,7 +119,9 @@ class FsCache:
                            and not os.path.islink(os.path.join(top, d))]
                 rel_top = Path(os.path.relpath(top, self.root)).as_posix()
                 for name in files:
-                    found.setdefault(name.lower(), []).append(posixpath.join(rel_top, name))
+                    rel = posixpath.join(rel_top, name)
+                    if self.committed(posixpath.normpath(rel)):
+                        found.setdefault(name.lower(), []).append(rel)
             self.named[rel_dir] = {k: tuple(sorted(v)) for k, v in found.items()}
         return self.named[rel_dir]
 
@@ -230,6 +247,10 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
               earlier: list[LinkProblem]) -> tuple[list[LinkProblem], AnchorTarget | None]:
     res = fs.resolve(joined)
     if not res.exists:
+        if fs.tracked is not None and os.path.lexists(os.path.join(fs.root, joined)):
+            return [LinkProblem("path-missing", "error",
+                                f"{target!r} is not in the commit ({joined} is not staged: "
+                                "git add it)")], None
         return [LinkProblem("path-missing", "error", f"{target!r} does not exist ({joined})")], None
     if not fs.stays_inside(res.rel):
         return [LinkProblem("path-symlink-escape", "error",

@@ -33,8 +33,13 @@ from kbtools.errors import KbError, UsageError, plural
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Parse every document again instead of reusing parses of unchanged "
                    "documents from the cache folder (.kb-cache/).")
+@click.option("--staged", is_flag=True, envvar="PRE_COMMIT",
+              help="Check what the next commit holds (inside Git): documents found in "
+                   "folders, and link and image targets, count only when they are in the Git "
+                   "index (an untracked or unstaged-deleted file is missing). On when run by "
+                   "pre-commit (it sets PRE_COMMIT=1 and stashes unstaged changes).")
 def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_schema: bool,
-          max_size: int | None, jobs: int | None, no_cache: bool) -> None:
+          max_size: int | None, jobs: int | None, no_cache: bool, staged: bool) -> None:
     """Check Markdown knowledge documents.
 
     PATHS are files or directories (default: the knowledge folder from kb.toml). Prints one
@@ -57,7 +62,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
 
     def ctx_factory() -> CheckContext:
         return make_context(cfg, lenient=lenient, schema_checks=not no_schema,
-                            max_bytes=max_size, cache=not no_cache, history=True)
+                            max_bytes=max_size, cache=not no_cache, history=True,
+                            staged=staged)
 
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)
@@ -65,7 +71,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
             click.echo(change.format(), err=True)
     else:
         results, findings = check_results(targets, ctx_factory(), jobs)
-    if not results and not any(is_synonyms_file(t) for t in targets):
+    if not results and not staged and not any(is_synonyms_file(t) for t in targets):
         raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
     report_findings(findings, f"check: {plural(len(results), 'document')}", as_json=as_json)
 
