@@ -43,6 +43,28 @@ def test_release_workflow_runs_the_script_with_cache():
     assert "kb check" in pr_runs and "kb review check --base origin/main" in pr_runs
 
 
+@pytest.mark.parametrize("workflow", [REPO / ".github" / "workflows" / "release.yml",
+                                      REPO / "kbtools" / "data" / "init" / "workflows"
+                                      / "kb-release.yml"], ids=["ours", "kb-init"])
+def test_release_workflows_push_with_the_artifacts_credentials(workflow: Path):
+    """actions/checkout leaves the job's GITHUB_TOKEN in .git/config as an Authorization
+    header for every https://github.com/ URL (actions/checkout#162): it overrides the token
+    in KB_ARTIFACTS_REMOTE's URL, and the push to the artifacts repository is refused."""
+    wf = yaml.safe_load(workflow.read_text())
+    assert wf["permissions"] == {"contents": "read"}
+    for job in wf["jobs"].values():
+        checkouts = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+        assert checkouts and all(s["with"]["persist-credentials"] is False for s in checkouts)
+        runs = "\n".join(s.get("run", "") for s in job["steps"])
+        assert "origin" not in runs  # nothing else in the job uses the checkout's credentials
+
+
+def test_kb_init_check_workflow_reads_only(tmp_path: Path):
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    wf = yaml.safe_load((tmp_path / "kr" / ".github" / "workflows" / "kb-check.yml").read_text())
+    assert wf["permissions"] == {"contents": "read"}
+
+
 @pytest.mark.slow
 def test_ci_release_script_against_bare_repo(tmp_path: Path):
     kr = tmp_path / "kr"
