@@ -7,12 +7,17 @@ defaults (and what `kb init` writes).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from jsonschema_specifications import REGISTRY as SPECIFICATIONS
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 from kbtools.errors import ConfigError
 
@@ -20,19 +25,78 @@ PACKAGE_SCHEMAS = Path(str(resources.files("kbtools") / "data" / "schemas"))
 FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> tuple[dict[str, Any], str]:
+    """The schema at `path` and its text; ConfigError naming the file (and the line of a
+    JSON syntax error) when it cannot be read or is not a JSON object."""
     try:
-        schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return schema
+        text = path.read_text(encoding="utf-8")
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"cannot read schema: {exc.msg} (column {exc.colno})",
+                          path=str(path), line=exc.lineno) from None
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read schema: {exc}", path=str(path)) from None
+    if not isinstance(schema, dict):
+        raise ConfigError("not a JSON Schema: the file must hold one JSON object",
+                          path=str(path), line=1)
+    return schema, text
+
+
+def _line_of(text: str, keys: list[str | int]) -> int:
+    """The line of the value at the JSON path `keys` in `text` (each key searched for in
+    turn after the one before: the line of the innermost key found)."""
+    at = 0
+    for key in keys:
+        if isinstance(key, str) and (found := text.find(json.dumps(key), at)) >= 0:
+            at = found
+    return text.count("\n", 0, at) + 1
 
 
 @lru_cache(maxsize=64)
 def _validator(path: Path) -> Draft202012Validator:
-    schema = _read(path)
-    Draft202012Validator.check_schema(schema)
+    schema, text = _read(path)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(map(str, exc.path)) or "(top level)"
+        raise ConfigError(f"not a valid JSON Schema at {where}: {exc.message}",
+                          path=str(path), line=_line_of(text, list(exc.path))) from None
+    for keys, ref in _unresolvable(schema):
+        raise ConfigError(f"$ref {ref!r} resolves to nothing (at {'/'.join(map(str, keys))})",
+                          path=str(path), line=_line_of(text, [*keys, "$ref"]))
     return Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+
+
+def _unresolvable(schema: dict[str, Any]) -> Iterator[tuple[list[str | int], str]]:
+    """Every `$ref` of `schema` that resolves to nothing, with the JSON path of the object
+    holding it (validation would stop on it with a traceback). Not judged: a schema whose
+    parts carry an `$id` of their own (their references resolve against it)."""
+    refs: list[tuple[list[str | int], str]] = []
+    nested_id = False
+
+    def walk(node: Any, keys: list[str | int]) -> None:
+        nonlocal nested_id
+        if isinstance(node, dict):
+            nested_id = nested_id or (bool(keys) and "$id" in node)
+            if isinstance(node.get("$ref"), str):
+                refs.append((keys, node["$ref"]))
+            for k, v in node.items():
+                walk(v, [*keys, k])
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, [*keys, i])
+
+    walk(schema, [])
+    if nested_id:
+        return
+    uri = str(schema.get("$id", ""))
+    resolver = SPECIFICATIONS.with_resource(uri, DRAFT202012.create_resource(schema)) \
+        .resolver(base_uri=uri)
+    for keys, ref in refs:
+        try:
+            resolver.lookup(ref)
+        except Unresolvable:
+            yield keys, ref
 
 
 def schema_path(name: str, schemas_dir: Path | None = None) -> Path | None:

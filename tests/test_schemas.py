@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
 from kbtools.schemas import PACKAGE_SCHEMAS, validator_for
 from tests.kbfixtures import REPO
 
@@ -32,3 +36,35 @@ def test_all_schemas_are_valid_json_schema():
 
     for p in PACKAGE_SCHEMAS.rglob("*.json"):
         Draft202012Validator.check_schema(json.loads(p.read_text(encoding="utf-8")))
+
+
+ENGINEERING = """{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  %s
+}
+"""
+
+
+@pytest.mark.parametrize("edit,where", [
+    ('"required": "project"', ":4: not a valid JSON Schema at required: 'project' is not "
+                              "of type 'array'"),
+    ('"properties": {\n    "project": {"type": "string", "pattern": "[a-z"}}',
+     ":5: not a valid JSON Schema at properties/project/pattern: '[a-z' is not a 'regex'"),
+    ('"$defs": {"name": {"type": "string"}},\n  "properties": {\n    "project": '
+     '{"$ref": "#/$defs/nmae"}}', ":6: $ref '#/$defs/nmae' resolves to nothing "
+                                  "(at properties/project)"),
+    ('"required": ["project",]', ":4: cannot read schema: Expecting value (column 26)"),
+])
+def test_a_broken_category_schema_is_one_line_naming_file_and_line(tmp_path, monkeypatch,
+                                                                   edit, where):
+    """An author editing schemas/ once met `kb: unexpected error: SchemaError` (exit 3, no
+    file named) or a traceback from the first document of that category."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    schema = tmp_path / "kr" / "schemas" / "categories" / "engineering.schema.json"
+    schema.write_text(ENGINEERING % edit, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "kr")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 1, res.output
+    assert res.stderr == f"kb: error: {schema}{where}\n"
+    assert (ENGINEERING % edit).splitlines()[int(where.split(":")[1]) - 1].strip()
