@@ -11,6 +11,7 @@ Imports only `kbtools.errors`.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -50,7 +51,16 @@ def finding(path: str, line: int, col: int, level: str, code: str, message: str)
         text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[: MAX_MESSAGE_CHARS - 1] + "…"
-    return Finding(display_path(path), max(int(line), 1), max(int(col), 1), level, code, text)
+    return Finding(one_line_path(path), max(int(line), 1), max(int(col), 1), level, code, text)
+
+
+def one_line_path(path: str) -> str:
+    """`display_path(path)` with the characters that would end or break its line (control
+    characters, U+2028/U+2029) escaped: a file named `a<newline>b.md` is `a\\nb.md`. Other
+    characters, a full-width space or CJK included, as they are."""
+    shown = display_path(path)
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+                   for ch in shown)
 
 
 def display_path(path: str) -> str:

@@ -241,3 +241,28 @@ def test_hostile_repos_check_and_build_in_bounded_time(tmp_path_factory, kinds, 
     assert built == {"knowledge/good.md", "knowledge/long-header.md"} - flagged
     assert snapshot(outside) == before
     assert {p.name for p in tmp.iterdir()} <= {"outside", "repo", "home"}
+
+
+def test_a_file_name_with_a_line_break_stays_one_line_and_is_skipped(tmp_path):
+    """`knowledge/new<LF>line.md` printed its finding over two lines (no longer FILE:LINE to
+    an editor or a CI annotation); the name is shown escaped, and `--skip-invalid` still
+    matches its errors to it and leaves it out."""
+    repo = make_repo(tmp_path / "repo", commit=False)
+    bad = GOOD_DOC.replace("Pump maintenance", "Broken name").replace("\n---\n", "\nbogus: 1\n---\n", 1)
+    (repo / "knowledge" / "new\nline.md").write_text(bad, encoding="utf-8")
+    (repo / "knowledge" / "tab\there.md").write_text(bad, encoding="utf-8")
+    home = tmp_path / "home"
+    res = kb(repo, "check", home=home, timeout=60)
+    assert_clean(res)
+    assert res.returncode == 1
+    lines = res.stdout.decode().splitlines()
+    assert lines and all(line.startswith(("knowledge/new\\nline.md:", "knowledge/tab\\there.md:"))
+                         for line in lines), lines
+    res = kb(repo, "build", "--skip-invalid", "--json", home=home, timeout=300)
+    assert_clean(res)
+    assert res.returncode == 0, res.stderr.decode()
+    assert {d["doc"] for d in json.loads(res.stdout)["skipped"]} == {
+        "knowledge/new\\nline.md", "knowledge/tab\\there.md"}
+    with sqlite3.connect(repo / "dist" / "index" / "store.sqlite") as con:
+        texts = " ".join(r[0] for r in con.execute("SELECT text FROM chunks"))
+    assert "Broken name" not in texts

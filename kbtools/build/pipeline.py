@@ -44,7 +44,7 @@ from kbtools.errors import (
     SourceError,
     plural,
 )
-from kbtools.findings import display_path, finding
+from kbtools.findings import display_path, finding, one_line_path
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
 from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
@@ -137,7 +137,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     if opts.memo is not None:  # a watcher: unchanged documents are not checked or read again
         ctx.kept, ctx.statuses = opts.memo.checked, opts.memo.statuses
     results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
-    unread = {display_path(r.rel) for r in results if not r.read}
+    unread = {one_line_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
               and (not opts.lenient or f.code in LENIENT_BLOCKING or f.path in unread)]
     if opts.lenient and opts.progress:
@@ -157,7 +157,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     # (through the safe reader: inside the root, a regular file, bounded by the size limit).
     # Findings name a path as printable text: an undecodable file name is matched that way.
     loaded = [r.source if r.source is not None else load_source(r.path, root, ctx.max_bytes)
-              for r in results if r.read and display_path(r.rel) not in bad]
+              for r in results if r.read and one_line_path(r.rel) not in bad]
     sources = [src for src, _ in loaded]
     raw = {src.rel: data for src, data in loaded}
     timer.lap("check")
@@ -313,7 +313,8 @@ def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path 
             for f in found:
                 print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
         return set()
-    failed = {f.path for f in found}
+    failed = {rel for rel, o in outlines.items()  # by name, not as findings print it
+              if any(m.latex in failures for m in o.formulas)}
     if not opts.skip_invalid:
         shown = "\n".join(f.format() for f in found[:20])
         raise FindingsError(f"{plural(len(failed), 'document has', 'documents have')} formulas "
