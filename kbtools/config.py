@@ -185,24 +185,50 @@ def load_config(root: Path | None = None, overrides: dict[str, Any] | None = Non
     user: dict[str, Any] = {}
     if path.is_file():
         try:
-            user = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            text = path.read_text(encoding="utf-8")
+            user = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # "(at line 3, …)"
             raise ConfigError(f"cannot parse: {exc}", path=str(path)) from None
-        _validate(user, path)
+        _validate(user, path, text)
     data = _merge(DEFAULTS, user)
     if overrides:
         data = _merge(data, overrides)
     return Config(root=root, data=data)
 
 
-def _validate(user: dict[str, Any], path: Path) -> None:
+def _validate(user: dict[str, Any], path: Path, text: str) -> None:
     from kbtools.schemas import validator_for
 
     errors = sorted(validator_for("kb").iter_errors(user), key=lambda e: list(e.absolute_path))
     if errors:
         err = errors[0]
-        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
-        raise ConfigError(f"{where}: {err.message}", path=str(path))
+        keys = [str(p) for p in err.absolute_path]
+        where = ".".join(keys) or "(top level)"
+        raise ConfigError(f"{where}: {err.message}", path=str(path), line=_key_line(text, keys))
+
+
+def _key_line(text: str, keys: list[str]) -> int | None:
+    """The line of kb.toml `text` that sets the deepest of the keys `keys` (a table path:
+    `["check", "max_bytes"]`) found: a `key = …` line in its table, or the table's `[…]`
+    header; None when none is (a key set inside an inline table is found by its table)."""
+    best: int | None = None
+    depth, table = 0, list[str]()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("["):
+            table = _key_path(line.strip("[]"))
+            path = table
+        elif "=" in line:
+            path = table + _key_path(line.split("=", 1)[0])
+        else:
+            continue
+        if keys[:len(path)] == path and len(path) > depth:
+            best, depth = number, len(path)
+    return best
+
+
+def _key_path(key: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in key.split(".")]
 
 
 def kb_home() -> Path:

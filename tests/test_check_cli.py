@@ -138,6 +138,21 @@ def test_bad_config_is_reported(repo):
     assert "kb.toml: cannot parse" in result.stderr
 
 
+@pytest.mark.parametrize("toml,line,message", [
+    ('[paths]\nknowledge = "knowledge"\n\n[check]\n# the limit\nmax_bytes = "2 MB"\n', 6,
+     "check.max_bytes: '2 MB' is not of type 'integer'"),
+    ('check.max_bytes = 10\n', 1, "check.max_bytes: 10 is less than the minimum of 1024"),
+    ('[embedding]\nmodel = 5\n', 2, "embedding.model: 5 is not of type 'string'"),
+])
+def test_a_wrong_setting_names_its_kb_toml_line(repo, toml, line, message):
+    """A kb.toml value of the wrong type was reported as `kb.toml: check.max_bytes: …`: the
+    file, but not the line CI annotations and editors jump to."""
+    (repo / "kb.toml").write_text(toml)
+    result = run()
+    assert result.exit_code == 1
+    assert result.stderr == f"kb: error: {repo / 'kb.toml'}:{line}: {message}\n"
+
+
 def test_max_size_option(repo):
     result = run("--max-size", "10")
     assert result.exit_code == 1
