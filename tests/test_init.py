@@ -180,3 +180,38 @@ def test_the_scaffold_hooks_refuse_a_misnamed_document_and_a_deleted_link_target
     run("git", "rm", "-q", "knowledge/getting-started.md")
     res = pre_commit()
     assert res.returncode != 0 and "path-missing" in res.stdout, res.stdout
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or shutil.which("git") is None,
+                    reason="pre-commit or git not installed")
+def test_the_scaffold_hooks_check_a_merge_git_completes_on_its_own(tmp_path):
+    """One branch renames a document, the other links to its old name: Git merges them
+    without a conflict, and no pre-commit hook ran (only `pre-merge-commit` runs then), so
+    the broken link reached the branch. `pre-commit install` now installs both."""
+    target = tmp_path / "kb"
+    assert kb("init", str(target)).exit_code == 0
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+           "PRE_COMMIT_HOME": str(tmp_path / "pc")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=target, env=env, capture_output=True, text=True,
+                              timeout=300)
+
+    doc = target / "knowledge" / "getting-started.md"
+    (target / "knowledge" / "other.md").write_text(
+        doc.read_text().replace("title: Writing knowledge documents", "title: Other"))
+    run("git", "add", "-A")
+    assert run("git", "commit", "-qm", "start", "--no-verify").returncode == 0
+    run("git", "branch", "-M", "main")
+    assert "pre-merge-commit" in run(sys.executable, "-m", "pre_commit", "install").stdout
+    run("git", "checkout", "-qb", "rename")
+    run("git", "mv", "knowledge/other.md", "knowledge/renamed.md")
+    assert run("git", "commit", "-qm", "rename").returncode == 0
+    run("git", "checkout", "-q", "main")
+    doc.write_text(doc.read_text() + "\nSee [the other one](other.md).\n")
+    assert run("git", "commit", "-qam", "link").returncode == 0
+    res = run("git", "merge", "--no-edit", "rename")
+    assert res.returncode != 0
+    assert "knowledge/getting-started.md:41:21: error: path-missing: 'other.md'" in res.stdout \
+        + res.stderr, res.stdout + res.stderr
+    assert run("git", "rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0  # not made
