@@ -403,10 +403,17 @@ def rel_path(path: Path, root: Path) -> str:
 MARKDOWN_SUFFIX = ".md"  # a document's extension, exactly (devices are case-sensitive)
 
 
+# the other extensions editors give Markdown (Typora, Obsidian and others may write these)
+OTHER_MARKDOWN_SUFFIXES = frozenset({".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn"})
+
+
 def misnamed_markdown(path: Path) -> bool:
-    """A file named like a document but for the case of its extension (`Upper.MD`): never
-    indexed, and reported by `kb check` (`file-extension`), so it is not dropped silently."""
-    return path.suffix != MARKDOWN_SUFFIX and path.suffix.lower() == MARKDOWN_SUFFIX
+    """A Markdown file whose extension is not exactly `.md` (`Upper.MD`, `notes.markdown`):
+    never indexed, and reported by `kb check` (`file-extension`), so it is not dropped
+    silently."""
+    suffix = path.suffix.lower()
+    return path.suffix != MARKDOWN_SUFFIX and (suffix == MARKDOWN_SUFFIX
+                                               or suffix in OTHER_MARKDOWN_SUFFIXES)
 
 
 def misnamed_message(path: Path) -> str:
@@ -420,14 +427,16 @@ def find_markdown(paths: list[Path]) -> list[Path]:
 
     Symlinked directories are not followed (no loops). Every `*.md` entry that is not a
     directory is returned, FIFOs, devices and dangling symlinks included, so the checks
-    report them (`read_source` never opens them); so is every `*.MD`, `*.Md`, … entry
+    report them (`read_source` never opens them); so is every `*.MD`, `*.markdown`, … entry
     (`misnamed_markdown`), for the checks to refuse; a path named explicitly is returned
     as is.
     """
     out: set[Path] = set()
     for p in paths:
         if p.is_dir():
-            for f in p.rglob("*.[mM][dD]"):
+            for f in p.rglob("*.[mM]*"):
+                if f.suffix != MARKDOWN_SUFFIX and not misnamed_markdown(f):
+                    continue
                 rel_parts = f.relative_to(p).parts
                 if any(part.startswith(".") for part in rel_parts) or f.name.startswith("_"):
                     continue

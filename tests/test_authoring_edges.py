@@ -173,6 +173,25 @@ def test_an_upper_case_extension_is_reported_and_not_indexed(repo):
         build(load_config(repo), BuildOptions(progress=False))
 
 
+@pytest.mark.parametrize("name", ["guide.markdown", "Notes.Markdown", "x.mdown", "y.mkd",
+                                  "z.MKDN", "w.mdwn"])
+def test_another_markdown_extension_is_reported_and_not_indexed(repo, name):
+    """`guide.markdown` (an editor's default elsewhere) was neither checked nor indexed, and
+    nothing said so: the author's document silently never reached a device."""
+    misnamed = repo / "knowledge" / "t" / name
+    misnamed.write_text(GOOD_FM + "# Up\n\ntext\n", encoding="utf-8")
+    (repo / "knowledge" / "t" / "clip.mp4").write_bytes(b"\0\0")  # not Markdown: not ours
+    assert misnamed in find_markdown([repo / "knowledge"])
+    result = check()
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"knowledge/t/{name}:1:1: error: file-extension: the extension "
+        f"'{misnamed.suffix}' is not '.md': the document is not read or indexed (rename it "
+        f"to '{misnamed.stem}.md')"]
+    assert [d.rel for d in iter_documents(repo, repo / "knowledge")] == [
+        "knowledge/crops/wheat-scab.md"]
+
+
 # --- 6. front-matter keys YAML converts are named as written, on their line ---------------
 
 def test_converted_keys_are_reported_as_written_on_their_own_line():

@@ -35,7 +35,8 @@ def test_the_hook_repository_checks_the_knowledge_folder_only():
                 if h["id"] == "kb-check")
     names = ["README.md", "CHANGELOG.md", "docs/guide.md", ".github/PULL_REQUEST_TEMPLATE.md",
              "knowledge/a.md", "knowledge/设备/手册.md", "knowledge/Notes.MD",
-             "knowledge/_synonyms.txt", "knowledge/notes.txt", "assets/x.png"]
+             "knowledge/guide.markdown", "knowledge/_synonyms.txt", "knowledge/notes.txt",
+             "knowledge/clip.mp4", "assets/x.png"]
     picked = list(filter_by_include_exclude(names, hook["files"], hook["exclude"]))
     assert picked == ["knowledge/a.md", "knowledge/设备/手册.md", "knowledge/Notes.MD",
-                      "knowledge/_synonyms.txt"]
+                      "knowledge/guide.markdown", "knowledge/_synonyms.txt"]

@@ -65,7 +65,8 @@ CODES: dict[str, str] = {
     "encoding-bom": "a UTF-8 byte-order mark (warning)",
     "encoding-crlf": "CRLF or CR line endings (warning)",
     "path-not-utf8": "the file name is not valid UTF-8",
-    "file-extension": "a document named *.MD, *.Md …: only a lower-case .md is read and indexed",
+    "file-extension": "a document named *.MD, *.markdown …: only a lower-case .md is read and "
+                      "indexed",
     "fm-missing": "no front matter block",
     "fm-unterminated": "the front matter block is never closed",
     "fm-empty": "the front matter block is empty",
