@@ -30,6 +30,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("KB_INDEX", raising=False)
+    monkeypatch.delenv("PRE_COMMIT", raising=False)  # set by pre-commit: `kb check --staged`
     # git identities for tests that commit
     monkeypatch.setenv("GIT_AUTHOR_NAME", os.environ.get("GIT_AUTHOR_NAME", "Test Author"))
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", os.environ.get("GIT_AUTHOR_EMAIL", "author@example.com"))
