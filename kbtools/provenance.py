@@ -9,6 +9,8 @@
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
   `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
   `not_ancestors`, `staged_paths` (the index: what `kb check --staged` may link to).
+  `shallow_boundary`,
+  `not_ancestors`.
 
 No review vocabulary: which front-matter fields count as content, and what `verified`
 means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
@@ -102,6 +104,9 @@ class DocChange:
     path: str  # git path after the commit
     before: DocState | None  # None: the document did not exist before
     after: DocState | None  # None: deleted
+    # the history is cut here (a shallow clone's boundary commit): the document may well
+    # have existed before, but git shows it as created, by this commit's author
+    cut: bool = False
 
     def changed(self, ignore: frozenset[str] = NOTHING) -> bool:
         """The commit created the document or changed it outside `ignore` (not a deletion)."""
@@ -240,6 +245,13 @@ def staged_paths(root: Path) -> frozenset[str] | None:
             rel = rel.rsplit("/", 1)[0]
             paths.add(rel)
     return frozenset(paths)
+def shallow_boundary(repo: git.Repo) -> frozenset[str]:
+    """The commits where a shallow clone's history stops (their parents are missing; git
+    treats them as root commits). Empty for a full clone."""
+    try:  # git keeps the list in the common dir, shared by every worktree
+        return frozenset((Path(repo.common_dir) / "shallow").read_text(encoding="ascii").split())
+    except OSError:  # no such file: not shallow
+        return frozenset()
 
 
 def is_shallow(repo: git.Repo) -> bool:
@@ -330,6 +342,8 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
                 ) -> list[DocChange]:
     """Commits reachable from `rev` that touched git path `path` (following renames),
     newest first in topological order, each with the document's state before and after.
+    In a shallow clone the oldest entry may be `cut`: a boundary commit, shown as the
+    document's creation though its past is merely missing.
 
     A merge appears only when it made the document a version no parent had (a conflict
     resolution or a combination of both sides): then it counts as a change by the merger
@@ -344,6 +358,7 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
                            "--format=%x00%H", "--name-status", rev, "--", path)
     except git.GitCommandError:
         return []
+    boundary = shallow_boundary(repo)
     changes: list[DocChange] = []
     for record in out.split("\x00")[1:]:
         lines = [ln for ln in record.strip().split("\n") if ln.strip()]
@@ -359,7 +374,8 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
         after = None if status.startswith("D") else state_at(commit, new)
         if len(commit.parents) > 1 and takes_a_side(commit, after, old, new, version):
             continue
-        changes.append(DocChange(commit_info(commit), new, before, after))
+        changes.append(DocChange(commit_info(commit), new, before, after,
+                                 cut=status[0] == "A" and sha in boundary))
         if status[0] == "C":  # a copy starts a new document: its source's past is not its own
             break
     return changes

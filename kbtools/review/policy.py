@@ -14,7 +14,8 @@ The rules, for every document changed in the range that is verified at `head`:
   review-unattested          the verifying commit is not by the reviewer and has no trailer
   review-wrong-trailer       ... it has Reviewed-by trailers, but none names verified_by
   review-self-review         the reviewer authored content they verified (four eyes)
-  review-no-history          the commit that set verified: true is not in the history
+  review-no-history          the commit that set verified: true, or the content it covers,
+                             is not in the history (a shallow clone)
 "Content" is defined in `kbtools.review.verification`.
 """
 
@@ -47,6 +48,7 @@ from kbtools.review.verification import (
     content_changed,
     content_fields_changed,
     covered_changes,
+    cut_short,
     is_verified,
     last_verification,
     non_content_fields,
@@ -125,7 +127,15 @@ def judge_doc(path: str, head: DocState, changes: list[DocChange], reviewers: li
     by = str(head.meta.get("verified_by") or "").strip().lower()
     breaches = reviewer_breaches(path, by, reviewers)
     v = last_verification(changes)
-    if v is None:
+    cut = cut_short(changes, v)
+    if cut is not None:
+        # git shows the boundary commit as the document's creation by its author: judging
+        # that would blame (or clear) the wrong person
+        breaches.append(("verified", "review-no-history",
+                         f"the history of {path} stops at {cut.commit.short} (a shallow "
+                         "clone): who wrote and who reviewed it cannot be checked; fetch "
+                         "the full history (actions/checkout: fetch-depth: 0)"))
+    elif v is None:
         breaches.append(("verified", "review-no-history", "cannot find the commit that set "
                          "verified: true (shallow clone? fetch full history)"))
     else:

@@ -110,6 +110,17 @@ def covered_changes(changes: list[DocChange], v: int, non_content: frozenset[str
     return [ch for ch in changes[v:end] if content_changed(ch, non_content)]
 
 
+def cut_short(changes: list[DocChange], v: int | None) -> DocChange | None:
+    """The `cut` change (a shallow clone's boundary) among those the verification at
+    index `v` is judged on: itself and the content it covers. None when that history is
+    complete. With no verification (`v` None) the whole history counts."""
+    if v is None:
+        return next((ch for ch in changes if ch.cut), None)
+    prev = last_verification(changes[v + 1:])
+    end = len(changes) if prev is None else v + 1 + prev
+    return next((ch for ch in changes[v:end + 1] if ch.cut), None)
+
+
 def reviewed_by(message: str) -> list[tuple[str, str]]:
     """`Reviewed-by: Name <email>` trailers from the message's last paragraph."""
     paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
