@@ -39,7 +39,10 @@ from kbtools.corpus import decode, parse_source
 from kbtools.errors import KbError, UsageError
 
 UNCOMMITTED = "uncommitted"
-ZERO_SHA = "0" * 40
+# object ids: 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one
+# (`git init --object-format=sha256`); blame's id for uncommitted lines is all zeros
+OBJECT_ID_LENGTHS = (40, 64)
+HEX_DIGITS = frozenset("0123456789abcdef")
 RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
 NOTHING: frozenset[str] = frozenset()
 
@@ -443,7 +446,7 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
             fields = {}
             continue
         head = line.split(" ")
-        if len(head) >= 3 and len(head[0]) == 40 and all(c in "0123456789abcdef" for c in head[0]):
+        if len(head) >= 3 and is_object_id(head[0]):
             sha, final = head[0], int(head[2])
             continue
         key, _, value = line.partition(" ")
@@ -451,8 +454,13 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
     return result
 
 
+def is_object_id(word: str) -> bool:
+    """A full object id in either of git's hash formats."""
+    return len(word) in OBJECT_ID_LENGTHS and set(word) <= HEX_DIGITS
+
+
 def _line_provenance(line: int, sha: str, fields: dict[str, str]) -> LineProvenance:
-    if sha == ZERO_SHA:
+    if set(sha) == {"0"}:  # the null id: a line not committed yet
         return LineProvenance(line=line, commit=UNCOMMITTED, author_name=UNCOMMITTED,
                               author_email="", authored_at="", committed_ts=0)
     when = ""
