@@ -14,10 +14,11 @@
 
 No review vocabulary: which front-matter fields count as content, and what `verified`
 means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
-key). All Git access goes through GitPython. Functions used at build time degrade to empty
+key). All Git access goes through GitPython's `repo.git`; commits and files are read with
+`kbtools.gitobjects` (`CommitInfo`), so a SHA-256 repository reads like a SHA-1 one. Functions used at build time degrade to empty
 results when the root is not a Git repository or the file is untracked.
 
-Imports config, corpus and errors only.
+Imports config, corpus, errors and gitobjects only.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import decode, parse_source
 from kbtools.errors import KbError, UsageError
+from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit
+from kbtools.gitobjects import merge_base as base_of
 
 UNCOMMITTED = "uncommitted"
 # object ids: 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one
@@ -75,28 +78,6 @@ class DocState:
         keys = sorted((set(self.meta) | set(other.meta)) - ignore)
         out += [k for k in keys if self.meta.get(k) != other.meta.get(k)]
         return out
-
-
-@dataclass(frozen=True)
-class CommitInfo:
-    sha: str
-    author_name: str
-    author_email: str  # lower-case
-    authored_at: datetime  # timezone-aware
-    committed_at: datetime
-    message: str
-
-    @property
-    def short(self) -> str:
-        return self.sha[:10]
-
-    @property
-    def subject(self) -> str:
-        return self.message.strip().split("\n", 1)[0]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.sha, "author": self.author_name, "author_email": self.author_email,
-                "date": self.authored_at.isoformat(), "message": self.subject}
 
 
 @dataclass(frozen=True)
@@ -180,23 +161,29 @@ def git_prefix(repo: git.Repo, root: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def resolve_commit(repo: git.Repo, ref: str) -> git.Commit:
+def resolve_commit(repo: git.Repo, ref: str) -> CommitInfo:
     """The commit `ref` names; a UsageError when it names none."""
-    try:
-        return repo.commit(ref)
-    except (git.BadName, ValueError, git.GitCommandError):
-        raise UsageError(f"unknown Git revision {ref!r}") from None
+    found = read_commit(repo, ref)
+    if found is None:
+        raise UsageError(f"unknown Git revision {ref!r}")
+    return found
 
 
-def merge_base(repo: git.Repo, base: git.Commit, head: git.Commit) -> git.Commit:
+def head_commit(repo: git.Repo) -> CommitInfo | None:
+    """The commit HEAD names; None in a repository without commits."""
+    return read_commit(repo, "HEAD")
+
+
+def merge_base(repo: git.Repo, base: CommitInfo, head: CommitInfo) -> CommitInfo:
     """The merge base of `base` and `head` (what a pull request starts from); `base` when
     they share no history."""
-    bases = repo.merge_base(base, head)
-    return bases[0] if bases else base
+    sha = base_of(repo, base.sha, head.sha)
+    found = read_commit(repo, sha) if sha else None
+    return found or base
 
 
-def changed_docs(repo: git.Repo, start: git.Commit, head: git.Commit, knowledge: str
-                 ) -> list[str]:
+def changed_docs(repo: git.Repo, start: CommitInfo | git.Commit, head: CommitInfo | git.Commit,
+                 knowledge: str) -> list[str]:
     """Git paths of Markdown documents under `knowledge` that exist at head and differ
     from `start` (the merge base: what a pull request changes)."""
     out = plain_paths(repo).diff("--name-only", "--no-renames", "--diff-filter=d",
@@ -205,7 +192,7 @@ def changed_docs(repo: git.Repo, start: git.Commit, head: git.Commit, knowledge:
                   if p.endswith(".md") and not Path(p).name.startswith("_"))
 
 
-def landing_base(repo: git.Repo, sha: str, head: str) -> git.Commit | None:
+def landing_base(repo: git.Repo, sha: str, head: str) -> CommitInfo | None:
     """The commit that `sha` was added on top of, as seen from `head`'s first-parent line:
     the first parent of the mainline commit that brought `sha` in (a merge, or `sha`
     itself when it was committed on the line). That is the pull request's base for a
@@ -215,12 +202,12 @@ def landing_base(repo: git.Repo, sha: str, head: str) -> git.Commit | None:
     except git.GitCommandError:
         out = ""
     line = out.split()
-    landing = repo.commit(sha)
+    landing = read_commit(repo, sha)
     if line:
-        oldest = repo.commit(line[-1])
-        if not (oldest.parents and oldest.parents[0].hexsha == sha):
+        oldest = read_commit(repo, line[-1])
+        if oldest is not None and oldest.parents[:1] != (sha,):
             landing = oldest  # `sha` came in through this merge
-    return landing.parents[0] if landing.parents else None
+    return read_commit(repo, landing.parents[0]) if landing and landing.parents else None
 
 
 def staged_paths(root: Path) -> frozenset[str] | None:
@@ -306,14 +293,6 @@ def doc_rel(cfg: Config, doc: str) -> str:
 # ---------------------------------------------------------------- commits and states
 
 
-def commit_info(commit: git.Commit) -> CommitInfo:
-    return CommitInfo(
-        sha=commit.hexsha, author_name=commit.author.name or "",
-        author_email=(commit.author.email or "").lower(),
-        authored_at=commit.authored_datetime, committed_at=commit.committed_datetime,
-        message=str(commit.message))
-
-
 def state_from_text(text: str, rel: str) -> DocState:
     src = parse_source(text, Path(rel), rel)
     fm = text.split("\n")[1:src.fm_end_line - 1] if src.fm_end_line else []
@@ -321,18 +300,29 @@ def state_from_text(text: str, rel: str) -> DocState:
                     ok=not src.errors and bool(src.meta), key_lines=src.key_lines)
 
 
-def blob_text(commit: git.Commit, path: str) -> str | None:
-    """The text of `path` at `commit`; None when it does not exist there."""
-    try:
-        blob = commit.tree / path
-    except KeyError:
-        return None
-    return decode(blob.data_stream.read())[0]
+def blob_text(repo: git.Repo, commit: str, path: str) -> str | None:
+    """The text of `path` at commit `commit` (an id); None when it does not exist there."""
+    return blob_texts(repo, [(commit, path)])[0]
 
 
-def state_at(commit: git.Commit, path: str) -> DocState | None:
-    text = blob_text(commit, path)
+def blob_texts(repo: git.Repo, wanted: list[tuple[str, str]]) -> list[str | None]:
+    """`blob_text` of many (commit, path) pairs, read at once."""
+    return [None if data is None else decode(data)[0]
+            for data in read_blobs(repo, [f"{commit}:{path}" for commit, path in wanted])]
+
+
+def state_at(repo: git.Repo, commit: str, path: str) -> DocState | None:
+    """The document `path` at commit `commit` (an id), parsed; None when it is not there."""
+    text = blob_text(repo, commit, path)
     return None if text is None else state_from_text(text, path)
+
+
+def states_at(repo: git.Repo, wanted: list[tuple[str, str]]) -> dict[tuple[str, str],
+                                                                      DocState | None]:
+    """`state_at` of many (commit, path) pairs, read at once."""
+    pairs = list(dict.fromkeys(wanted))
+    return {pair: None if text is None else state_from_text(text, pair[1])
+            for pair, text in zip(pairs, blob_texts(repo, pairs), strict=True)}
 
 
 # ---------------------------------------------------------------- per-document history
@@ -356,46 +346,51 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
     """
     if rev.startswith("-"):  # an option to git, never a revision (callers resolve theirs)
         return []
+    plain_paths(repo)
     try:
-        out = plain_paths(repo).log("--follow", "-M", "--topo-order", "--diff-merges=first-parent",
-                           "--format=%x00%H", "--name-status", rev, "--", path)
+        records = commit_log(repo, "--follow", "-M", "--topo-order",
+                             "--diff-merges=first-parent", "--name-status", rev, "--", path)
     except git.GitCommandError:
         return []
+    touched = []  # (commit, status, old path, new path)
+    for info, lines in records:
+        if lines:
+            parts = lines[0].split("\t")
+            touched.append((info, parts[0], parts[1], parts[-1]))
+            if parts[0][0] == "C":  # a copy starts a new document: its source's past is
+                break  # not its own
+    wanted = []
+    for info, status, old, new in touched:
+        if info.parents and status[0] not in "AC":
+            wanted.append((info.parents[0], old))
+        if not status.startswith("D"):
+            wanted.append((info.sha, new))
+        wanted += [(p, name) for p in info.parents[1:] for name in (new, old)]
+    states = states_at(repo, wanted)
     boundary = shallow_boundary(repo)
     changes: list[DocChange] = []
-    for record in out.split("\x00")[1:]:
-        lines = [ln for ln in record.strip().split("\n") if ln.strip()]
-        if len(lines) < 2:
-            continue
-        sha, parts = lines[0], lines[1].split("\t")
-        status, old, new = parts[0], parts[1], parts[-1]
-        commit = repo.commit(sha)
-        parent = commit.parents[0] if commit.parents else None
+    for info, status, old, new in touched:
         before = None
-        if parent is not None and status[0] not in "AC":
-            before = state_at(parent, old)
-        after = None if status.startswith("D") else state_at(commit, new)
-        if len(commit.parents) > 1 and takes_a_side(commit, after, old, new, version):
+        if info.parents and status[0] not in "AC":
+            before = states[info.parents[0], old]
+        after = None if status.startswith("D") else states[info.sha, new]
+        if len(info.parents) > 1 and takes_a_side(
+                [states[p, name] for p in info.parents[1:] for name in dict.fromkeys((new, old))],
+                after, version):
             continue
-        changes.append(DocChange(commit_info(commit), new, before, after,
-                                 cut=status[0] == "A" and sha in boundary))
-        if status[0] == "C":  # a copy starts a new document: its source's past is not its own
-            break
+        changes.append(DocChange(info, new, before, after,
+                                 cut=status[0] == "A" and info.sha in boundary))
     return changes
 
 
-def takes_a_side(merge: git.Commit, after: DocState | None, old: str, new: str,
+def takes_a_side(others: list[DocState | None], after: DocState | None,
                  version: Version = DocState.key) -> bool:
-    """True when some other parent of `merge` already had its version of the document."""
+    """True when a merge's result `after` is the version some parent other than the first
+    already had (`others`: the document in those parents, under its new and its old name)."""
     if after is None:
         return True
     key = version(after)
-    for parent in merge.parents[1:]:
-        for p in dict.fromkeys((new, old)):
-            state = state_at(parent, p)
-            if state is not None and version(state) == key:
-                return True
-    return False
+    return any(state is not None and version(state) == key for state in others)
 
 
 # ---------------------------------------------------------------- blame (build time)
@@ -508,37 +503,40 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
         n = RECENT_DEFAULT_N
     prefix = git_prefix(repo, cfg.root)
     knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
-    args = ["-M", "--format=%x00%H", "--name-status", "--no-merges"]
+    args = ["-M", "--name-status", "--no-merges"]
     if days is not None and days * 86400 < time.time():  # else everything (git would read
         args.append(f"--since={days}.days.ago")  # a date before 1970 as none at all)
+    plain_paths(repo)
     try:
-        out = plain_paths(repo).log(*args, "HEAD", "--", knowledge)
+        records = commit_log(repo, *args, "HEAD", "--", knowledge)
     except git.GitCommandError:
         return []
     seen: set[str] = set()
-    result: list[RecentChange] = []
-    for record in out.split("\x00")[1:]:
-        lines = [ln for ln in record.strip().split("\n") if ln.strip()]
-        if not lines:
-            continue
-        commit = repo.commit(lines[0])
-        for status_line in lines[1:]:
+    found: list[tuple[CommitInfo, str, str, str]] = []  # commit, status, old, new
+    for info, lines in records:
+        for status_line in lines:
             parts = status_line.split("\t")
             status, old, new = parts[0], parts[1], parts[-1]
             if not new.endswith(".md") or new in seen:
                 continue
             seen.add(new)
-            result.append(_recent_change(commit, status, old, new, prefix))
-            if n is not None and len(result) >= n:
-                return result
+            found.append((info, status, old, new))
+        if n is not None and len(found) >= n:
+            found = found[:n]
+            break
+    kinds = [{"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
+             for _, status, _, _ in found]
+    wanted = []
+    for (info, _, old, new), kind in zip(found, kinds, strict=True):
+        if info.parents and kind != "added":
+            wanted.append((info.parents[0], old))
+        if kind != "deleted":
+            wanted.append((info.sha, new))
+    states = states_at(repo, wanted)
+    result = []
+    for (info, _, old, new), kind in zip(found, kinds, strict=True):
+        before = states[info.parents[0], old] if info.parents and kind != "added" else None
+        after = None if kind == "deleted" else states[info.sha, new]
+        doc = new[len(prefix):] if new.startswith(prefix) else new
+        result.append(RecentChange(doc, kind, DocChange(info, new, before, after)))
     return result
-
-
-def _recent_change(commit: git.Commit, status: str, old: str, new: str, prefix: str
-                   ) -> RecentChange:
-    kind = {"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
-    parent = commit.parents[0] if commit.parents else None
-    before = state_at(parent, old) if parent is not None and kind != "added" else None
-    after = None if kind == "deleted" else state_at(commit, new)
-    doc = new[len(prefix):] if new.startswith(prefix) else new
-    return RecentChange(doc, kind, DocChange(commit_info(commit), new, before, after))

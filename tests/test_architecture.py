@@ -132,7 +132,7 @@ def test_commands_import_only_the_library_and_shared_output():
 # everywhere: it imports nothing.
 LAYERS = [
     {"errors"},
-    {"fsutil", "workers", "cachedb"},
+    {"fsutil", "workers", "cachedb", "gitobjects"},
     {"schemas", "findings"},
     {"config"},
     {"corpus"},

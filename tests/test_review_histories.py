@@ -1,5 +1,6 @@
 """The review policy on the Git histories a team produces: real repositories made with the
-git command line (a shallow clone as CI checks out), judged by the real `kb review check`."""
+git command line (a shallow clone as CI checks out, a SHA-256 repository), judged by the
+real `kb review check`, `kb review approve`, `kb history` and the build's verdict."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kbtools.agents.draft import create_draft
 from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.provenance import UNCOMMITTED, blame_lines, chunk_provenance, open_repo
+from kbtools.review.lapse import review_coverage
 
 KB_TOML = """\
 [review]
@@ -27,7 +32,8 @@ AT = "2026-02-02T09:00:00+00:00"
 def doc(by: str | None = None) -> str:
     verified = f'verified: true\nverified_by: {by}\nverified_at: "{AT}"' if by else \
         "verified: false"
-    return ("---\ntitle: Pump seals\ncategory: engineering\nsource: SOP\nauthor: Alice\n"
+    return ("---\ntitle: Pump seals\ncategory: engineering\nproject: demo\nsource: SOP\n"
+            "author: Alice\n"
             f'timestamp: "2026-01-01T09:00:00+08:00"\n{verified}\ntags: [pump]\n---\n\n'
             "# Pump seals\n\nReplace the seal every 2000 hours.\n")
 
@@ -98,3 +104,82 @@ def test_a_shallow_checkout_judges_nobody(tmp_path, writer, verifier, message, f
     assert code == 1
     assert [(f["path"], f["code"]) for f in findings] == [(DOC, "review-no-history")]
     assert "fetch-depth: 0" in findings[0]["message"]
+
+
+# ---------------------------------------------------------------- SHA-256 repositories
+
+
+@pytest.fixture
+def sha256_origin(tmp_path: Path) -> Path:
+    """`origin` in a repository made with `git init --object-format=sha256` (64-digit ids,
+    which GitPython's object model cannot read)."""
+    root = tmp_path / "sha256"
+    root.mkdir()
+    made = subprocess.run(["git", "init", "-q", "-b", "main", "--object-format=sha256"],
+                          cwd=root, capture_output=True)
+    if made.returncode:
+        pytest.skip("this git cannot make SHA-256 repositories")
+    (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "settings", who="lead@ex.org", date="2026-01-01T00:00:00Z")
+    git(root, "checkout", "-q", "-b", "pr")
+    put(root, doc(), "Add pump seals", "alice@ex.org", "2026-02-01T10:00:00+00:00")
+    git(root, "update-ref", "refs/remotes/origin/main", "main")
+    return root
+
+
+def kb_cli(root: Path, *args: str) -> tuple[int, str]:
+    cwd = Path.cwd()
+    os.chdir(root)
+    try:
+        res = CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(cwd)
+    return res.exit_code, res.output
+
+
+def test_a_sha256_repository_is_reviewed_like_any_other(sha256_origin):
+    """Approve, check, history and the build's verdict read a SHA-256 repository: a
+    legitimate review holds, an unreviewed edit after it is caught (before, every command
+    failed: `unknown Git revision 'HEAD'`, a crash, or every document "not committed")."""
+    root = sha256_origin
+    code, out = kb_cli(root, "review", "approve", DOC, "--as", "rita@ex.org")
+    assert code == 0, out
+    assert review_check(root) == (0, [])
+    code, out = kb_cli(root, "history", DOC, "--json")
+    history = json.loads(out)
+    assert code == 0 and [len(c["commit"]) for c in history["commits"]] == [64, 64]
+    assert history["verifications"][0]["verified_by"] == "rita@ex.org"
+
+    cfg = load_config(root)
+    with open_repo(root) as repo:
+        assert review_coverage(repo, cfg, DOC, (root / DOC).read_text("utf-8")).reason is None
+    text = (root / DOC).read_text("utf-8").replace("2000 hours", "5000 hours")
+    put(root, text, "Longer interval", "mallory@ex.org", "2026-12-01T10:00:00+00:00")
+    code, findings = review_check(root)
+    assert code == 1 and "review-unverified-change" in [f["code"] for f in findings]
+    with open_repo(root) as repo:
+        cov = review_coverage(repo, cfg, DOC, text)
+    late = text.split("\n").index("Replace the seal every 5000 hours.") + 1
+    assert cov.reason is None and list(cov.changed) == [late]
+    assert "mallory@ex.org" in cov.changed[late].author
+
+
+def test_sha256_blame_and_drafts(sha256_origin):
+    """Blame's 64-digit ids (and its null id for an uncommitted line) give chunks their
+    provenance; a draft branches from HEAD, not from nothing."""
+    root = sha256_origin
+    head = git(root, "rev-parse", "HEAD").strip()
+    with (root / DOC).open("a", encoding="utf-8") as f:
+        f.write("Check the shaft too.\n")
+    blame = blame_lines(root, DOC)
+    lines = len((root / DOC).read_text("utf-8").splitlines())
+    assert [p.line for p in blame] == list(range(1, lines + 1))
+    assert {p.commit for p in blame[:-1]} == {head} and blame[-1].commit == UNCOMMITTED
+    assert chunk_provenance(blame, 1, lines - 1)["last_commit"] == head
+    assert chunk_provenance(blame, 1, lines)["last_commit"] == UNCOMMITTED
+
+    draft = create_draft(root, "engineering", "Shaft check", "# Shaft\n\nCheck it.\n",
+                         extra_meta={"project": "demo"})
+    assert git(root, "rev-parse", f"{draft.commit}^").strip() == head
+    assert git(root, "fsck", "--no-dangling").strip() == ""

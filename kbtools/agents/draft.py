@@ -9,7 +9,6 @@ index and working tree are never touched, and nothing is ever committed to main.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import posixpath
 import re
@@ -20,14 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import git
-from git.objects.blob import Blob
 from git.util import Actor
-from gitdb.base import IStream
 
 from kbtools.check.engine import check_document, make_context
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import UsageError, valid_unicode
+from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
 from kbtools.provenance import git_identity, git_prefix, require_repo
 from kbtools.review.verification import VERIFICATION_FIELDS
 from kbtools.schemas import categories, schema_path, validator_for
@@ -142,20 +140,14 @@ def _passes_check(cfg: Config, rel: str, document: str) -> None:
                      f"{first.message}{hint}{more}", path=rel)
 
 
-def _free_name(repo: git.Repo, base: git.Commit | None, branch: str, gpath: str
+def _free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
                ) -> tuple[str, str]:
     existing = {h.name for h in repo.heads}
     stem, n = gpath.removesuffix(".md"), 1
     while True:
         suffix = "" if n == 1 else f"-{n}"
         b, p = branch + suffix, f"{stem}{suffix}.md"
-        taken = b in existing
-        if base is not None and not taken:
-            try:
-                base.tree / p
-                taken = True
-            except KeyError:
-                pass
+        taken = b in existing or (base is not None and exists(repo, base.sha, p))
         if not taken:
             return b, p
         n += 1
@@ -205,12 +197,9 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         day = when[:10]
         slug = slugify(title)
         prefix = git_prefix(repo, cfg.root)
-        try:
-            base_commit: git.Commit | None = repo.commit(base)
-        except (git.BadName, ValueError):
-            if base != "HEAD":
-                raise UsageError(f"unknown Git revision {base!r}") from None
-            base_commit = None  # a repository without commits: the draft is the root
+        base_commit = read_commit(repo, base)  # None for HEAD in a repository without
+        if base_commit is None and base != "HEAD":  # commits: the draft is the root
+            raise UsageError(f"unknown Git revision {base!r}")
         document = render_document(meta, text)
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
                    f"kb draft new; needs review before it can be verified.\n")
@@ -242,7 +231,7 @@ def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:
     return True
 
 
-def _commit_file(repo: git.Repo, base: git.Commit | None, gpath: str, data: bytes,
+def _commit_file(repo: git.Repo, base: CommitInfo | None, gpath: str, data: bytes,
                  message: str, actor: Actor) -> str:
     """Write one file on top of `base` as a new commit object; returns its sha. Uses a
     private index file so the repository's own index and work tree stay untouched."""
@@ -252,13 +241,13 @@ def _commit_file(repo: git.Repo, base: git.Commit | None, gpath: str, data: byte
     env = {"GIT_INDEX_FILE": index}
     try:
         if base is not None:
-            repo.git.read_tree(base.hexsha, env=env)
-        blob = repo.odb.store(IStream(Blob.type, len(data), io.BytesIO(data))).hexsha.decode("ascii")
+            repo.git.read_tree(base.sha, env=env)
+        blob = write_blob(repo, data)
         repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{gpath}", env=env)
         tree = repo.git.write_tree(env=env)
         cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
                 "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
-        args = [tree] + (["-p", base.hexsha] if base is not None else [])
+        args = [tree] + (["-p", base.sha] if base is not None else [])
         commit: str = repo.git.commit_tree(*args, "-m", message, env=cenv)
         return commit.strip()
     finally:

@@ -16,7 +16,8 @@ from typing import Any
 
 import git
 
-from kbtools.provenance import git_prefix, open_repo
+from kbtools.gitobjects import tree_id
+from kbtools.provenance import git_prefix, head_commit, open_repo
 
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
 
@@ -31,21 +32,17 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
     if repo is None or repo.working_tree_dir is None:  # (a bare repository has no files)
         return dict(NO_SOURCE)
     with repo:
-        try:
-            head = repo.head.commit
-        except ValueError:  # no commit yet
+        head = head_commit(repo)
+        if head is None:  # no commit yet
             return dict(NO_SOURCE)
         top = Path(repo.working_tree_dir).resolve()
         rel = sub.resolve().relative_to(top).as_posix()
-        try:
-            tree_sha = (head.tree if rel in ("", ".") else head.tree / rel).hexsha
-        except KeyError:
-            tree_sha = "none"
+        tree_sha = tree_id(repo, head.sha, "" if rel == "." else rel) or "none"
         dirs = [rel or "."] + [p.resolve().relative_to(top).as_posix() for p in inputs
                                if p.is_dir() and p.resolve().is_relative_to(top)]
         prefix = git_prefix(repo, root)
         dirty = _differs(repo, dirs, {prefix + r for r in read}, "" if rel == "." else rel)
-    return {"commit": head.hexsha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
+    return {"commit": head.sha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
 
 
 def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:

@@ -21,6 +21,7 @@ from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.gitobjects import CommitInfo
 from kbtools.provenance import (
     doc_rel,
     git_identity,
@@ -121,7 +122,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         prefix = git_prefix(repo, cfg.root)
         rels = [p.gpath[len(prefix):] for p in planned]
         commit_approval(repo, planned, approval_message(rels, who))
-        return Approval(tuple(rels), repo.head.commit.hexsha, who.email, who.when)
+        return Approval(tuple(rels), resolve_commit(repo, "HEAD").sha, who.email, who.when)
 
 
 def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None) -> Approver:
@@ -138,13 +139,13 @@ def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None
     return Approver(name, email, when)
 
 
-def plan_approval(cfg: Config, repo: git.Repo, head: git.Commit, doc: str, who: Approver
+def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: Approver
                   ) -> PlannedEdit:
     """Check that `who` may verify `doc` at `head` and prepare its edited bytes; a
     ReviewError naming the document otherwise."""
     rel = doc_rel(cfg, doc)
     gpath = git_prefix(repo, cfg.root) + rel
-    state = state_at(head, gpath)
+    state = state_at(repo, head.sha, gpath)
     if state is None:
         raise ReviewError("not committed: its author must commit it before review", path=rel)
     if repo.git.status("--porcelain", "--", gpath).strip():
@@ -157,7 +158,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: git.Commit, doc: str, who: 
         raise ReviewError(f"{who.email} is not a reviewer for this path (reviewers: {names})",
                           path=rel)
     nc = non_content_fields(cfg)
-    waiting = since_verification(reviewed_changes(repo, head.hexsha, gpath, nc), nc)
+    waiting = since_verification(reviewed_changes(repo, head.sha, gpath, nc), nc)
     if is_verified(state.meta) and not waiting:
         raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
                           f"{state.meta.get('verified_at')}; nothing changed since", path=rel)

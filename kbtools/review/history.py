@@ -78,7 +78,7 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
     repo = require_repo(root)
     with repo:
         path = git_prefix(repo, root) + doc
-        start = resolve_commit(repo, rev).hexsha
+        start = resolve_commit(repo, rev).sha
         changes = reviewed_changes(repo, start, path, non_content)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)

@@ -37,14 +37,15 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ConfigError
+from kbtools.gitobjects import CommitInfo
 from kbtools.provenance import (
     UNCOMMITTED,
-    CommitInfo,
     DocChange,
     LineProvenance,
     blame_lines,
     blob_text,
     git_prefix,
+    head_commit,
     is_shallow,
     not_ancestors,
     state_from_text,
@@ -194,16 +195,15 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     when the caller already has it."""
     if is_shallow(repo):
         return unchecked(rel, SHALLOW)
-    try:
-        head = repo.head.commit
-    except ValueError:  # no commits yet
+    head = head_commit(repo)
+    if head is None:  # no commits yet
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     gpath = git_prefix(repo, cfg.root) + rel
-    head_text = blob_text(head, gpath)
+    head_text = blob_text(repo, head.sha, gpath)
     if head_text is None:
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     try:
-        cfg, nc, changes, v = _judged_history(repo, cfg, head.hexsha, gpath)
+        cfg, nc, changes, v = _judged_history(repo, cfg, head.sha, gpath)
     except ConfigError as exc:
         return ReviewCoverage(rel, reason=f"review policy cannot be read: {exc}")
     if v is None or changes[v].after is None:
@@ -230,7 +230,7 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
         who = _field_change(after, fields, nc) or latest
         return ReviewCoverage(rel, review, reason=f"front matter {', '.join(fields)}: "
                               + changed_after(who, review))
-    reviewed_text = blob_text(repo.commit(review.commit), review.path) or ""
+    reviewed_text = blob_text(repo, review.commit, review.path) or ""
     body_line = parse_source(text, Path(rel), rel).body_line
     changed = _late_lines(repo, review, blame if blame is not None else
                           blame_lines(cfg.root, rel), body_line)

@@ -35,7 +35,7 @@ from kbtools.findings import Finding
 from kbtools.provenance import (
     DocChange,
     DocState,
-    blob_text,
+    blob_texts,
     changed_docs,
     git_prefix,
     landing_base,
@@ -226,13 +226,14 @@ def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: s
 # ---------------------------------------------------------------- kb review check
 
 
-def trusted_settings(cfg: Config, start: git.Commit, head: git.Commit, prefix: str
+def trusted_settings(cfg: Config, repo: git.Repo, start: str, head: str, prefix: str
                      ) -> tuple[Config, list[Finding]]:
     """The [review] settings to enforce: those of kb.toml at the merge base, so a pull
     request cannot appoint its own reviewers. Falls back to head's kb.toml (then the
-    working tree's) when the base has none, with a warning either way it matters."""
+    working tree's) when the base has none, with a warning either way it matters.
+    `start` and `head` are commit ids."""
     name = prefix + CONFIG_NAME
-    base_text, head_text = blob_text(start, name), blob_text(head, name)
+    base_text, head_text = blob_texts(repo, [(start, name), (head, name)])
     notes: list[Finding] = []
     text = base_text
     if base_text is None:
@@ -246,7 +247,7 @@ def trusted_settings(cfg: Config, start: git.Commit, head: git.Commit, prefix: s
     try:
         section = tomllib.loads(text).get("review", {})
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"cannot parse at {start.hexsha[:10]}: {exc}", path=CONFIG_NAME) from None
+        raise ConfigError(f"cannot parse at {start[:10]}: {exc}", path=CONFIG_NAME) from None
     if base_text is not None and head_text is not None and base_text != head_text:
         try:
             changed = tomllib.loads(head_text).get("review", {}) != section
@@ -268,9 +269,9 @@ def review_settings(repo: git.Repo, cfg: Config, review: str, head: str, prefix:
     pull request's base, or the parent of a direct push), so no commit can appoint its own
     reviewer or declare a field non-content for itself. A repository's first commit, or a
     base without kb.toml, is judged by the review commit's own kb.toml (the first policy)."""
-    review_c = repo.commit(review)
     base = landing_base(repo, review, head)
-    trusted, _ = trusted_settings(cfg, base if base is not None else review_c, review_c, prefix)
+    trusted, _ = trusted_settings(cfg, repo, base.sha if base is not None else review, review,
+                                  prefix)
     return trusted
 
 
@@ -284,15 +285,15 @@ def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Findin
         start = merge_base(repo, base_c, head_c)
         prefix = git_prefix(repo, cfg.root)
         knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/")
-        cfg, findings = trusted_settings(cfg, start, head_c, prefix)
+        cfg, findings = trusted_settings(cfg, repo, start.sha, head_c.sha, prefix)
         nc = non_content_fields(cfg)
         docs = changed_docs(repo, start, head_c, knowledge)
         for gpath in docs:
             rel = gpath[len(prefix):]
-            state = state_at(head_c, gpath)
+            state = state_at(repo, head_c.sha, gpath)
             if state is None or not state.ok or not is_verified(state.meta):
                 continue  # unverified docs need no reviewer; `kb check` reports bad ones
-            changes = reviewed_changes(repo, head_c.hexsha, gpath, nc)
+            changes = reviewed_changes(repo, head_c.sha, gpath, nc)
             findings += judge_doc(rel, state, changes, reviewers_for(rel, cfg), nc)
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return findings, len(docs)

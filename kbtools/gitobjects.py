@@ -1,0 +1,161 @@
+"""Commits and blobs read with the git command line, in either object format.
+
+GitPython's object model (`repo.commit`, `commit.tree`, `commit.parents`) reads SHA-1
+repositories only: in one made with `git init --object-format=sha256` every id is 64 hex
+digits and `repo.commit("HEAD")` fails. Provenance and review read commits and files through
+these functions instead, which ask git itself (through `repo.git`, so with the same
+settings as every other call):
+
+- `read_commit(repo, rev)`: a `CommitInfo` (id, parents, author, dates, message);
+- `commit_log(repo, *args)`: `git log` records, each with its `CommitInfo` and the lines
+  `--name-status` (or any other option) printed after it;
+- `read_blobs(repo, names)`: the bytes of many `<commit>:<path>` names in one
+  `git cat-file --batch`;
+- `merge_base(repo, a, b)`: the id of the best common ancestor;
+- `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
+- `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree.
+
+Imports nothing of kbtools.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import git
+
+# %x1f between fields, the message last (it may hold anything but NUL); %x00 around the
+# whole header, so the lines `git log` prints after it (`--name-status`) stand apart
+FIELDS = ("%H", "%P", "%an", "%ae", "%aI", "%cI", "%B")
+COMMIT_FORMAT = "--format=%x00" + "%x1f".join(FIELDS) + "%x00"
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    author_name: str
+    author_email: str  # lower-case
+    authored_at: datetime  # timezone-aware
+    committed_at: datetime
+    message: str
+    parents: tuple[str, ...] = ()  # ids, first parent first
+
+    @property
+    def hexsha(self) -> str:
+        """The id, under GitPython's name (callers may hold either kind of commit)."""
+        return self.sha
+
+    @property
+    def short(self) -> str:
+        return self.sha[:10]
+
+    @property
+    def subject(self) -> str:
+        return self.message.strip().split("\n", 1)[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"commit": self.sha, "author": self.author_name, "author_email": self.author_email,
+                "date": self.authored_at.isoformat(), "message": self.subject}
+
+
+def parse_header(header: str) -> CommitInfo:
+    """A commit from the fields `COMMIT_FORMAT` prints."""
+    sha, parents, name, email, authored, committed, message = header.split("\x1f", 6)
+    return CommitInfo(sha=sha, author_name=name, author_email=email.lower(),
+                      authored_at=datetime.fromisoformat(authored),
+                      committed_at=datetime.fromisoformat(committed), message=message,
+                      parents=tuple(parents.split()))
+
+
+def commit_log(repo: git.Repo, *args: str) -> list[tuple[CommitInfo, list[str]]]:
+    """`git log COMMIT_FORMAT *args`: each commit with the non-empty lines printed after
+    it. Raises git.GitCommandError as `repo.git.log` does."""
+    out = repo.git.log(COMMIT_FORMAT, *args)
+    parts = out.split("\x00")
+    records = []
+    for i in range(1, len(parts) - 1, 2):
+        lines = [ln for ln in parts[i + 1].split("\n") if ln.strip()]
+        records.append((parse_header(parts[i]), lines))
+    return records
+
+
+def read_commit(repo: git.Repo, rev: str) -> CommitInfo | None:
+    """The commit `rev` names; None when it names none (or names an option)."""
+    if not rev or rev.startswith("-"):
+        return None
+    try:
+        sha = repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+        records = commit_log(repo, "-1", "--no-walk", sha.strip())
+    except git.GitCommandError:
+        return None
+    return records[0][0] if records else None
+
+
+def merge_base(repo: git.Repo, a: str, b: str) -> str | None:
+    """The id of a best common ancestor of commits `a` and `b`; None when they share none."""
+    try:
+        return str(repo.git.merge_base(a, b)).split()[0]
+    except (git.GitCommandError, IndexError):
+        return None
+
+
+def tree_id(repo: git.Repo, commit: str, folder: str) -> str | None:
+    """The id of the tree of `folder` ("" for the root) at commit `commit`; None when
+    that is no folder there."""
+    try:
+        if not folder:
+            return str(repo.git.rev_parse("--verify", "--quiet", f"{commit}^{{tree}}")).strip()
+        out = str(repo.git.ls_tree("-d", "-z", commit, "--", folder))
+    except git.GitCommandError:
+        return None
+    for entry in out.split("\x00"):  # "<mode> <type> <id>\t<path>"
+        info, _, path = entry.partition("\t")
+        if path == folder and info.split(" ")[1:2] == ["tree"]:
+            return info.split(" ")[2]
+    return None
+
+
+def exists(repo: git.Repo, commit: str, path: str) -> bool:
+    """Whether commit `commit` holds something (a file or a folder) at `path`."""
+    try:
+        repo.git.cat_file("-e", f"{commit}:{path}")
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def write_blob(repo: git.Repo, data: bytes) -> str:
+    """Store `data` as a blob in the repository; its id."""
+    proc = repo.git.hash_object("-w", "--stdin", as_process=True, istream=subprocess.PIPE)
+    out, err = proc.proc.communicate(data)
+    if proc.proc.returncode:
+        raise git.GitCommandError(["git", "hash-object", "-w", "--stdin"], proc.proc.returncode,
+                                  err)
+    return str(out.decode("ascii")).strip()
+
+
+def read_blobs(repo: git.Repo, names: list[str]) -> list[bytes | None]:
+    """The contents of the blobs `names` (`<commit>:<path>`) in order, None for a name that
+    is no blob (missing, or a folder), with one `git cat-file --batch`."""
+    if not names:
+        return []
+    if any("\n" in n for n in names):  # one name per line: it would be read as two
+        return [None if "\n" in n else read_blobs(repo, [n])[0] for n in names]
+    proc = repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
+    out, _ = proc.proc.communicate("".join(n + "\n" for n in names).encode("utf-8"))
+    result: list[bytes | None] = []
+    pos = 0
+    for _ in names:
+        end = out.index(b"\n", pos)
+        head = out[pos:end].split(b" ")
+        pos = end + 1
+        if len(head) != 3 or not head[2].isdigit():  # "<name> missing" / "ambiguous"
+            result.append(None)
+            continue
+        size = int(head[2])
+        result.append(out[pos:pos + size] if head[1] == b"blob" else None)
+        pos += size + 1  # the object, then a line feed
+    return result
