@@ -167,6 +167,28 @@ def test_self_review_in_one_commit_fails(kb: KB) -> None:
     assert kb.codes() == ["review-self-review"]
 
 
+@pytest.mark.parametrize(("author", "own"), [
+    ("margarita@ex.org", False),  # contains the reviewer's address, names someone else
+    ("Wen <wen.rita@ex.org>", False),
+    ("Rita Reviewer <Rita@ex.org>", True),
+    ("张伟（rita@ex.org）", True),
+    ("Alice, rita@ex.org.", True),
+])
+def test_author_field_names_the_reviewer_as_a_whole_address(kb: KB, monkeypatch, author: str,
+                                                             own: bool) -> None:
+    kb.put(doc_text(author=author), "Add", ALICE, "2026-02-01T10:00:00+08:00")
+    as_identity(monkeypatch, RITA)
+    if own:
+        with pytest.raises(ReviewError, match="cannot approve their own change"):
+            approve(load_config(kb.root), [DOC])
+        kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00",
+                        author=author), "Verify", RITA, "2026-02-02T09:00:00+08:00")
+        assert kb.codes() == ["review-self-review"]
+    else:
+        approve(load_config(kb.root), [DOC])
+        assert kb.check() == []
+
+
 def test_body_edit_without_reverification_fails(kb: KB) -> None:
     written(kb)
     kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),

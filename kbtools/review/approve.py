@@ -32,6 +32,7 @@ from kbtools.provenance import (
 )
 from kbtools.review.policy import reviewers_for
 from kbtools.review.verification import (
+    author_names,
     is_verified,
     non_content_fields,
     reviewed_changes,
@@ -163,7 +164,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
                           f"{state.meta.get('verified_at')}; nothing changed since", path=rel)
     own = [ch.commit.short for ch in waiting if ch.commit.author_email == who.email]
-    if own or who.email in str(state.meta.get("author") or "").lower():
+    if own or author_names(state.meta.get("author"), who.email):
         what = f"commits {', '.join(own)}" if own else "the document (author field)"
         raise ReviewError(f"{who.email} cannot approve their own change ({what}); "
                           "another reviewer must approve it", path=rel)

@@ -45,6 +45,7 @@ from kbtools.provenance import (
     state_at,
 )
 from kbtools.review.verification import (
+    author_names,
     content_changed,
     content_fields_changed,
     covered_changes,
@@ -216,7 +217,7 @@ def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: s
         return [("verified_by", "review-self-review",
                  f"{by} verifies content they authored "
                  f"({', '.join(c.commit.short for c in own)}); another reviewer must verify it")]
-    if by and by in str(head.meta.get("author") or "").lower():
+    if author_names(head.meta.get("author"), by):
         return [("verified_by", "review-self-review",
                  f"{by} verifies a document whose author field names them; another reviewer "
                  "must verify it")]

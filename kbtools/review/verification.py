@@ -64,6 +64,20 @@ def content_fields_changed(after: DocState, before: DocState, non_content: froze
     return after.changed_fields(before, outside_content(non_content))
 
 
+# what may stand around an address in an `author` field: "Rita <rita@ex.org>",
+# "a@x, b@y", "张伟（zhang.wei@x）", "mailto:rita@ex.org"
+AUTHOR_SEPARATORS = str.maketrans(dict.fromkeys("<>,;:()[]{}\"'（）《》〈〉【】，；：、", " "))
+
+
+def author_names(author: Any, email: str) -> bool:
+    """Whether a front-matter `author` value names `email`: as a whole word (split at blanks
+    and the separators around addresses), case-insensitively. "rita@ex.org" is not named by
+    "margarita@ex.org", nor "wei@x" by "zhang.wei@x"."""
+    email = email.strip().lower()
+    words = str(author or "").lower().translate(AUTHOR_SEPARATORS).split()
+    return bool(email) and email in (w.strip(".") for w in words)  # "… rita@ex.org." too
+
+
 def reviewed_changes(repo: git.Repo, rev: str, path: str, non_content: frozenset[str]
                      ) -> list[DocChange]:
     """`doc_changes` as review sees them: a merge is a change of its own unless some
