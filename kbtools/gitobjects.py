@@ -12,6 +12,7 @@ settings as every other call):
 - `read_blobs(repo, names)`: the bytes of many `<commit>:<path>` names in one
   `git cat-file --batch`;
 - `merge_base(repo, a, b)`: the id of the best common ancestor;
+- `unquote_path(path)`: a path as git printed it, unquoted;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
 - `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree.
 
@@ -59,6 +60,33 @@ class CommitInfo:
     def to_dict(self) -> dict[str, Any]:
         return {"commit": self.sha, "author": self.author_name, "author_email": self.author_email,
                 "date": self.authored_at.isoformat(), "message": self.subject}
+
+
+# git's C-style quoting of a path it prints (core.quotePath=false still quotes `"`, `\`
+# and control characters): \" \\ \t \n …, and \ooo for a byte
+C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def unquote_path(path: str) -> str:
+    """A path as git printed it in `--name-status` / `--name-only` output, unquoted:
+    ``"knowledge/a \\"b\\".md"`` is ``knowledge/a "b".md``; a plain path is itself."""
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    out, body, i = bytearray(), path[1:-1], 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "0123" and body[i + 1:i + 4].isdigit():
+                out.append(int(body[i + 1:i + 4], 8))
+                i += 4
+                continue
+            out.append(C_ESCAPES.get(nxt, ord(nxt)))
+            i += 2
+            continue
+        out += ch.encode("utf-8")
+        i += 1
+    return out.decode("utf-8", errors="surrogateescape")
 
 
 def parse_header(header: str) -> CommitInfo:
@@ -137,13 +165,23 @@ def write_blob(repo: git.Repo, data: bytes) -> str:
     return str(out.decode("ascii")).strip()
 
 
+def read_blob(repo: git.Repo, name: str) -> bytes | None:
+    """The contents of one blob `name` (`<commit>:<path>`, any characters); None when it is
+    no blob."""
+    try:
+        data = repo.git.cat_file("blob", name, stdout_as_string=False, strip_newline_in_stdout=False)
+    except git.GitCommandError:
+        return None
+    return bytes(data)
+
+
 def read_blobs(repo: git.Repo, names: list[str]) -> list[bytes | None]:
     """The contents of the blobs `names` (`<commit>:<path>`) in order, None for a name that
     is no blob (missing, or a folder), with one `git cat-file --batch`."""
     if not names:
         return []
     if any("\n" in n for n in names):  # one name per line: it would be read as two
-        return [None if "\n" in n else read_blobs(repo, [n])[0] for n in names]
+        return [read_blob(repo, n) if "\n" in n else read_blobs(repo, [n])[0] for n in names]
     proc = repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
     out, _ = proc.proc.communicate("".join(n + "\n" for n in names).encode("utf-8"))
     result: list[bytes | None] = []

@@ -38,7 +38,7 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import decode, parse_source
 from kbtools.errors import KbError, UsageError
-from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit
+from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit, unquote_path
 from kbtools.gitobjects import merge_base as base_of
 
 UNCOMMITTED = "uncommitted"
@@ -186,9 +186,9 @@ def changed_docs(repo: git.Repo, start: CommitInfo | git.Commit, head: CommitInf
                  knowledge: str) -> list[str]:
     """Git paths of Markdown documents under `knowledge` that exist at head and differ
     from `start` (the merge base: what a pull request changes)."""
-    out = plain_paths(repo).diff("--name-only", "--no-renames", "--diff-filter=d",
-                        start.hexsha, head.hexsha, "--", knowledge)
-    return sorted(p for p in out.split("\n")
+    out = plain_paths(repo).diff("--name-only", "-z", "--no-renames", "--diff-filter=d",
+                                 start.hexsha, head.hexsha, "--", knowledge)
+    return sorted(p for p in out.split("\x00")
                   if p.endswith(".md") and not Path(p).name.startswith("_"))
 
 
@@ -355,7 +355,7 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
     touched = []  # (commit, status, old path, new path)
     for info, lines in records:
         if lines:
-            parts = lines[0].split("\t")
+            parts = [unquote_path(p) for p in lines[0].split("\t")]
             touched.append((info, parts[0], parts[1], parts[-1]))
             if parts[0][0] == "C":  # a copy starts a new document: its source's past is
                 break  # not its own
@@ -515,7 +515,7 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     found: list[tuple[CommitInfo, str, str, str]] = []  # commit, status, old, new
     for info, lines in records:
         for status_line in lines:
-            parts = status_line.split("\t")
+            parts = [unquote_path(p) for p in status_line.split("\t")]
             status, old, new = parts[0], parts[1], parts[-1]
             if not new.endswith(".md") or new in seen:
                 continue

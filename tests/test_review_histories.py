@@ -183,3 +183,24 @@ def test_sha256_blame_and_drafts(sha256_origin):
                          extra_meta={"project": "demo"})
     assert git(root, "rev-parse", f"{draft.commit}^").strip() == head
     assert git(root, "fsck", "--no-dangling").strip() == ""
+
+
+# ---------------------------------------------------------------- names git quotes
+
+
+@pytest.mark.parametrize("name", ['knowledge/pump "P-3".md', "knowledge/C:\\pumps.md",
+                                  "knowledge/pump\tseals.md", 'knowledge/泵 "三号".md'])
+def test_names_git_quotes_are_judged(tmp_path, name):
+    """git prints a path holding `"`, `\\` or a control character quoted, whatever
+    core.quotePath says: `kb review check` read the quoted form, found no such file, and let
+    a self-declared verification through (exit 0)."""
+    root = origin(tmp_path / "origin", "alice@ex.org", "rita@ex.org", "Verify")
+    (root / name).write_text(doc(by="rita@ex.org"), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add a verified page", who="mallory@ex.org")
+    git(root, "update-ref", "refs/remotes/origin/main", "main")
+    code, findings = review_check(root)
+    assert code == 1 and [(f["path"], f["code"]) for f in findings] == [
+        (name, "review-unattested")]
+    code, out = kb_cli(root, "history", name, "--json")
+    assert code == 0 and json.loads(out)["commits"][0]["author_email"] == "mallory@ex.org"
