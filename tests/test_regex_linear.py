@@ -109,6 +109,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.approve.EMAIL_PLAIN": "match",
     "kbtools.review.approve._VKEY": "match",
     "kbtools.review.verification.TRAILER": "match",
+    "kbtools.review.verification.CO_AUTHOR": "match",
     "kbtools.review.verification:\\n\\s*\\n": "split",
 }
 OTHER: dict[str, str] = {
@@ -330,6 +331,7 @@ WORST = [
     ("kbtools.agents.read._SEPARATOR", " >" * N + "x"),
     ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
+    ("kbtools.review.verification.CO_AUTHOR", "Co-authored-by: a" + " " * N + "b"),
     ("kbtools.provenance:^([^<]*)<([^>]*)>", "a" + " " * N + "b"),
 ]
 

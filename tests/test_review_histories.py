@@ -204,3 +204,33 @@ def test_names_git_quotes_are_judged(tmp_path, name):
         (name, "review-unattested")]
     code, out = kb_cli(root, "history", name, "--json")
     assert code == 0 and json.loads(out)["commits"][0]["author_email"] == "mallory@ex.org"
+
+
+# ---------------------------------------------------------------- squash merges
+
+
+@pytest.mark.parametrize("co_author", [True, False])
+def test_a_co_author_of_a_squash_merge_does_not_review_it(tmp_path, co_author):
+    """GitHub squash-merges a pull request as one commit by its opener and names the other
+    authors in `Co-authored-by:` trailers. Rita co-wrote the text, so she may not verify it
+    (four eyes): `kb review approve` refuses her and `kb review check` flags a verification
+    she commits herself. The control: Alice's text alone, which Rita may verify."""
+    root = tmp_path / "origin"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "settings", who="lead@ex.org", date="2026-01-01T00:00:00Z")
+    git(root, "update-ref", "refs/remotes/origin/main", "main")
+    trailer = "\n\nCo-authored-by: Rita <rita@ex.org>" if co_author else ""
+    put(root, doc(), f"Add pump seals (#7)\n\n* Add pump seals\n* Seal interval{trailer}",
+        "alice@ex.org", "2026-02-01T10:00:00+00:00")
+    code, out = kb_cli(root, "review", "approve", DOC, "--as", "rita@ex.org")
+    if not co_author:
+        assert code == 0, out
+        assert review_check(root) == (0, [])
+        return
+    assert code == 1 and "cannot approve their own change" in out
+    put(root, doc(by="rita@ex.org"), "Verify", "rita@ex.org", AT)
+    code, findings = review_check(root)
+    assert code == 1 and [f["code"] for f in findings] == ["review-self-review"]

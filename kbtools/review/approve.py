@@ -33,6 +33,7 @@ from kbtools.provenance import (
 from kbtools.review.policy import reviewers_for
 from kbtools.review.verification import (
     author_names,
+    authored_by,
     is_verified,
     non_content_fields,
     reviewed_changes,
@@ -163,7 +164,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     if is_verified(state.meta) and not waiting:
         raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
                           f"{state.meta.get('verified_at')}; nothing changed since", path=rel)
-    own = [ch.commit.short for ch in waiting if ch.commit.author_email == who.email]
+    own = [ch.commit.short for ch in waiting if authored_by(ch, who.email)]
     if own or author_names(state.meta.get("author"), who.email):
         what = f"commits {', '.join(own)}" if own else "the document (author field)"
         raise ReviewError(f"{who.email} cannot approve their own change ({what}); "

@@ -46,6 +46,7 @@ from kbtools.provenance import (
 )
 from kbtools.review.verification import (
     author_names,
+    authored_by,
     content_changed,
     content_fields_changed,
     covered_changes,
@@ -211,8 +212,7 @@ def attestation_breaches(vch: DocChange, by: str) -> list[Breach]:
 def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: str,
                          non_content: frozenset[str]) -> list[Breach]:
     """Four eyes: the reviewer authored none of the content they verified."""
-    own = [ch for ch in covered_changes(changes, v, non_content)
-           if ch.commit.author_email == by]
+    own = [ch for ch in covered_changes(changes, v, non_content) if authored_by(ch, by)]
     if own:
         return [("verified_by", "review-self-review",
                  f"{by} verifies content they authored "

@@ -25,6 +25,8 @@ from kbtools.provenance import DocChange, DocState, doc_changes
 VERIFICATION_FIELDS = ("verified", "verified_by", "verified_at")
 # Linear time: no lazy name before \s* (the name is stripped by `reviewed_by`).
 TRAILER = re.compile(r"^reviewed-by:(?P<name>.*)<(?P<email>[^<>\s]+)>\s*$", re.I)
+# GitHub's (and git's) mark of a commit's other authors, in the same place
+CO_AUTHOR = re.compile(r"^co-authored-by:(?P<name>.*)<(?P<email>[^<>\s]+)>\s*$", re.I)
 
 
 def non_content_fields(cfg: Config) -> frozenset[str]:
@@ -137,15 +139,29 @@ def cut_short(changes: list[DocChange], v: int | None) -> DocChange | None:
 
 def reviewed_by(message: str) -> list[tuple[str, str]]:
     """`Reviewed-by: Name <email>` trailers from the message's last paragraph."""
+    return trailers(message, TRAILER)
+
+
+def trailers(message: str, kind: re.Pattern[str]) -> list[tuple[str, str]]:
+    """(name, email) of the trailers `kind` matches in the message's last paragraph."""
     paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
     if len(paragraphs) < 2:
         return []
     out = []
     for line in paragraphs[-1].split("\n"):  # git's lines, not U+2028 & co. inside one
-        m = TRAILER.match(line.strip())
+        m = kind.match(line.strip())
         if m:
             out.append((m["name"].strip(), m["email"].lower()))
     return out
+
+
+def authored_by(change: DocChange, email: str) -> bool:
+    """Whether `email` wrote the change's commit: its author, or a co-author named by a
+    `Co-authored-by:` trailer (a squash merge names the pull request's other authors so)."""
+    email = email.strip().lower()
+    return bool(email) and (change.commit.author_email == email
+                            or email in (e for _, e in trailers(change.commit.message,
+                                                                 CO_AUTHOR)))
 
 
 def trailer_emails(change: DocChange) -> list[str]:
