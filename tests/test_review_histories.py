@@ -106,6 +106,28 @@ def test_a_shallow_checkout_judges_nobody(tmp_path, writer, verifier, message, f
     assert "fetch-depth: 0" in findings[0]["message"]
 
 
+def test_approve_in_a_shallow_checkout_refuses_what_it_cannot_check(tmp_path):
+    """Rita wrote the document; a later commit by Alice is the shallow clone's only one, so
+    git shows the document as Alice's: `kb review approve` would let Rita verify her own
+    text. It refuses, as it does in the full clone (for another reason)."""
+    src = tmp_path / "origin"
+    src.mkdir()
+    git(src, "init", "-q", "-b", "main")
+    (src / "kb.toml").write_text(KB_TOML, encoding="utf-8")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "settings", who="lead@ex.org", date="2026-01-01T00:00:00Z")
+    git(src, "checkout", "-q", "-b", "pr")
+    put(src, doc(), "Add pump seals", "rita@ex.org", "2026-02-01T10:00:00+00:00")
+    (src / "notes.txt").write_text("x\n", encoding="utf-8")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "Notes", who="alice@ex.org")
+    for depth, reason in ((None, "cannot approve their own change"), (1, "shallow clone")):
+        root = ci_checkout(src, tmp_path / f"depth{depth}", depth)
+        code, out = kb_cli(root, "review", "approve", DOC, "--as", "rita@ex.org")
+        assert code == 1 and reason in out, out
+        assert git(root, "status", "--porcelain") == ""
+
+
 # ---------------------------------------------------------------- SHA-256 repositories
 
 

@@ -35,6 +35,7 @@ from kbtools.review.verification import (
     author_names,
     authored_by,
     is_verified,
+    last_verification,
     non_content_fields,
     reviewed_changes,
     since_verification,
@@ -160,7 +161,13 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         raise ReviewError(f"{who.email} is not a reviewer for this path (reviewers: {names})",
                           path=rel)
     nc = non_content_fields(cfg)
-    waiting = since_verification(reviewed_changes(repo, head.sha, gpath, nc), nc)
+    changes = reviewed_changes(repo, head.sha, gpath, nc)
+    v = last_verification(changes)
+    if changes and changes[-1].cut and v in (None, len(changes) - 1):
+        raise ReviewError(f"its history stops at {changes[-1].commit.short} (a shallow clone): "
+                          "who wrote the text awaiting review cannot be checked; fetch the "
+                          "full history (git fetch --unshallow)", path=rel)
+    waiting = since_verification(changes, nc)
     if is_verified(state.meta) and not waiting:
         raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
                           f"{state.meta.get('verified_at')}; nothing changed since", path=rel)
