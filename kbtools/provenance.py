@@ -8,15 +8,15 @@
 - repository helpers: `open_repo` / `require_repo` (review and agents open the
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
   `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
-  `not_ancestors`, `staged_paths` (the index: what `kb check --staged` may link to).
-  `shallow_boundary`,
-  `not_ancestors`.
+  `shallow_boundary`, `not_ancestors`, `staged_paths` (the index: what `kb check
+  --staged` may link to).
 
 No review vocabulary: which front-matter fields count as content, and what `verified`
 means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
 key). All Git access goes through GitPython's `repo.git`; commits and files are read with
-`kbtools.gitobjects` (`CommitInfo`), so a SHA-256 repository reads like a SHA-1 one. Functions used at build time degrade to empty
-results when the root is not a Git repository or the file is untracked.
+`kbtools.gitobjects` (`CommitInfo`), so a SHA-256 repository reads like a SHA-1 one.
+Functions used at build time degrade to empty results when the root is not a Git repository
+or the file is untracked.
 
 Imports config, corpus, errors and gitobjects only.
 """
@@ -235,6 +235,8 @@ def staged_paths(root: Path) -> frozenset[str] | None:
             rel = rel.rsplit("/", 1)[0]
             paths.add(rel)
     return frozenset(paths)
+
+
 def shallow_boundary(repo: git.Repo) -> frozenset[str]:
     """The commits where a shallow clone's history stops (their parents are missing; git
     treats them as root commits). Empty for a full clone."""
