@@ -80,7 +80,22 @@ def check_invariants(src, chunks):
     assert all(c.extra["parent"] in section_ids for c in chunks if c.kind != "section")
     starts = [c.line_start for c in chunks]
     assert starts == sorted(starts)
+    check_within_sections(src, chunks)
     return lines
+
+
+def check_within_sections(src, chunks):
+    """A code fence or formula at a section's end does not take the next section's heading
+    as its line after (its citation would hold a line of another section)."""
+    sections = list(parse(src).sections())
+    for c in chunks:
+        if c.kind == "section":
+            continue
+        path = tuple(c.heading_path)
+        for s in sections:
+            if s.heading is not None and c.line_start <= s.heading.line_end \
+                    and s.heading.line_start <= c.line_end:
+                assert s.heading_path[:len(path)] == path, (c.kind, c.line_start, s.heading_path)
 
 
 def atomic_ranges(src):
@@ -151,6 +166,12 @@ def test_code_and_formula_carry_context(rich_chunks):
     formula = next(c for c in chunks if c.kind == "formula")
     assert formula.text.startswith("喷雾压力与流量的关系如下：") and "$P_0$ 取 0.3 MPa" in formula.text
     assert re.fullmatch(r"formulas/[0-9a-f]{64}\.svg", formula.extra["svg"])
+    # the last formula and the Mermaid diagram end their sections: the next heading is no
+    # context (it would put another section's line into the citation)
+    last = [c for c in chunks if c.kind == "formula"][-1]
+    assert last.text.endswith("```") and (last.line_start, last.line_end) == (53, 57)
+    mermaid = next(c for c in chunks if c.kind == "mermaid")
+    assert mermaid.text.endswith("```") and "## 5" not in mermaid.text
     assert formula.extra["latex"].startswith("\\text{流量}")
 
 

@@ -4,7 +4,9 @@ One method per node kind (`FineChunks`): list items (with sub-items, after the l
 lead-in), tables (with their caption) and each table row as `header: value` pairs, code and
 Mermaid diagrams and display formulas with the line before and after (`context_span`), and
 images with the text around them. Context never reaches into a multi-line code fence, math
-block or HTML block.
+block or HTML block, nor past the end of the block's section: a heading after the block
+belongs to the next section (or a subsection), so it is never the line after, and a chunk's
+lines stay inside the section its heading path names.
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ def protected_lines(doc: Document) -> set[int]:
     return out
 
 
+def heading_lines(doc: Document) -> set[int]:
+    """Lines of headings (both lines of a setext heading): the line after a block is never
+    one, since it starts another section than the block's."""
+    return {line for sec in doc.sections() if sec.heading is not None
+            for line in range(sec.heading.line_start, sec.heading.line_end + 1)}
+
+
 class FineChunks:
     """The finer chunks of one document, made with its `ChunkMaker`; table chunks name
     their CSV file from `csv_names`, the build's name map (default: this document's)."""
@@ -57,6 +66,7 @@ class FineChunks:
         self.maker, self.t, self.cfg, self.doc = maker, maker.t, maker.cfg, maker.doc
         self.csv_names = csv_names or CsvNames.of_document(maker.doc.rel, maker.doc.tables())
         self.protected = protected_lines(maker.doc)
+        self.headings = heading_lines(maker.doc)
         self.first_line = maker.doc.body_line
         self.last_line = maker.doc.root.line_end
 
@@ -200,7 +210,8 @@ class FineChunks:
         after = last + 1
         while after <= self.last_line and not self.t.lines[after - 1].strip():
             after += 1
-        if after <= self.last_line and after not in self.protected:
+        if (after <= self.last_line and after not in self.protected
+                and after not in self.headings):
             s, e = self.t.start(after), self.t.end(after)
             end = e if e - s <= CONTEXT_CHARS else self.cut_head(s, e)
         return start, end
