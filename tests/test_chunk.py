@@ -85,13 +85,21 @@ def check_invariants(src, chunks):
 
 
 def check_within_sections(src, chunks):
-    """A code fence or formula at a section's end does not take the next section's heading
-    as its line after (its citation would hold a line of another section)."""
-    sections = list(parse(src).sections())
+    """A chunk's lines (its citation) lie inside a section of its heading path, but for
+    lines no block claims (a link definition joins its neighbour), and hold no heading of a
+    section outside it: a code fence or formula at a section's end does not take the next
+    section's heading as its line after, two sibling `## Notes` merge under their parent."""
+    doc = parse(src)
+    sections = list(doc.sections())
+    claimed = {n for _, b in doc.blocks() for n in range(b.line_start, b.line_end + 1)}
+    claimed |= {n for s in sections if s.heading is not None
+                for n in range(s.heading.line_start, s.heading.line_end + 1)}
     for c in chunks:
-        if c.kind == "section":
-            continue
         path = tuple(c.heading_path)
+        held = [n for n in range(c.line_start, c.line_end + 1) if n in claimed]
+        assert not held or any(s.heading_path == path and s.line_start <= held[0]
+                               and held[-1] <= s.line_end for s in sections), \
+            (c.kind, c.line_start, path)
         for s in sections:
             if s.heading is not None and c.line_start <= s.heading.line_end \
                     and s.heading.line_start <= c.line_end:
@@ -237,6 +245,20 @@ def test_small_siblings_merge_under_common_parent():
     assert merged.heading_path == ("T", "1 A")
     assert merged.text.startswith("## 1 A")
     assert not any(c.text.strip() in ("# T", "## 1 A") for c in chunks)  # no heading-only chunk
+
+
+def test_sibling_sections_of_one_heading_merge_under_their_parent():
+    """Two tiny `### Leaks` side by side merge into one chunk filed under their parent: filed
+    under `… > Leaks`, its citation named one section and its lines held both (and `read`
+    of that heading path is ambiguous)."""
+    lead = "Stop the pump before any check and record the alarm code shown on the panel. "
+    src = src_of("---\ntitle: Pump\n---\n# Pump\n\n## Troubleshooting\n\n" + lead * 2
+                 + "Then call the shift lead.\n\n### Leaks\n\nWait 30 min.\n\n### Leaks\n\n"
+                 "Replace LS-50.\n")
+    merged = [c for c in chunk_document(src, SMALL) if "Wait 30 min." in c.text]
+    assert [(c.line_start, c.line_end, c.heading_path) for c in merged] == [
+        (10, 16, ("Pump", "Troubleshooting"))]
+    check_invariants(src, chunk_document(src, SMALL))
 
 
 def test_huge_table_rows_whole_and_embed_truncated():

@@ -9,7 +9,7 @@ with a one-sentence overlap; tiny neighbours merge under their common parent hea
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kbtools.build.chunk_text import ChunkConfig, SourceText, Unit
 from kbtools.markdown.doctree import (
@@ -33,6 +33,9 @@ class Piece:
     end: int
     path: tuple[str, ...]
     split: bool = False  # produced by cutting a section (no merging across overlaps)
+    # the first line of each section of `path`: two sibling sections may share a heading
+    # path (two `### Leaks`), and a merge of them is filed under their parent, not under one
+    lineage: tuple[int, ...] = ()
 
 
 def section_pieces(doc: Document, t: SourceText, cfg: ChunkConfig) -> list[Piece]:
@@ -46,19 +49,22 @@ class Sectioner:
     def __init__(self, t: SourceText, cfg: ChunkConfig):
         self.t, self.cfg = t, cfg
 
-    def pieces(self, sec: Section) -> list[Piece]:
+    def pieces(self, sec: Section, lineage: tuple[int, ...] = ()) -> list[Piece]:
+        """The pieces of `sec`; `lineage` is its parent's (`Piece.lineage`)."""
+        if sec.heading is not None:
+            lineage = (*lineage, sec.line_start)
         start, end = self.t.start(sec.line_start), self.t.end(sec.line_end)
         size = end - start
         if sec.level > 0 and (size <= self.cfg.target_chars
                               or (not sec.sections and size <= self.cfg.max_chars)):
-            return [Piece(start, end, sec.heading_path)]
+            return [Piece(start, end, sec.heading_path, lineage=lineage)]
         units: list[Unit] = []
         if sec.heading is not None:
             units.append(self.block_unit(sec.heading))
         units.extend(self.block_unit(b) for b in sec.blocks)
-        pieces = self.pack(units, sec.heading_path) if units else []
+        pieces = self.pack(units, sec.heading_path, lineage) if units else []
         for sub in sec.sections:
-            pieces.extend(self.pieces(sub))
+            pieces.extend(self.pieces(sub, lineage))
         return merge_small(pieces, self.cfg)
 
     def block_unit(self, block: Block) -> Unit:
@@ -88,7 +94,8 @@ class Sectioner:
             else:
                 yield u
 
-    def pack(self, units: list[Unit], path: tuple[str, ...]) -> list[Piece]:
+    def pack(self, units: list[Unit], path: tuple[str, ...],
+             lineage: tuple[int, ...] = ()) -> list[Piece]:
         """Consecutive units packed into pieces; a heading always stays with what follows."""
         cfg = self.cfg
         pieces: list[Piece] = []
@@ -102,15 +109,15 @@ class Sectioner:
             heading_only = isinstance(last.block, Heading) and last.start == cur_start
             if not heading_only and (grown > cfg.max_chars or (
                     grown > cfg.target_chars and cur_end - cur_start >= cfg.min_chars)):
-                pieces.append(Piece(cur_start, cur_end, path, split=True))
+                pieces.append(Piece(cur_start, cur_end, path, True, lineage))
                 overlap = self.overlap_start(last, cur_start)
                 cur_start = overlap if overlap is not None else u.start
             cur_end, last = u.end, u
         if last is not None:
-            pieces.append(Piece(cur_start, cur_end, path, split=len(pieces) > 0))
+            pieces.append(Piece(cur_start, cur_end, path, len(pieces) > 0, lineage))
         if len(pieces) > 1 and pieces[-1].end - pieces[-1].start < cfg.min_chars \
                 and pieces[-1].end - pieces[-2].start <= cfg.max_chars:
-            pieces[-2:] = [Piece(pieces[-2].start, pieces[-1].end, path, split=True)]
+            pieces[-2:] = [Piece(pieces[-2].start, pieces[-1].end, path, True, lineage)]
         return pieces
 
     def overlap_start(self, last: Unit, piece_start: int) -> int | None:
@@ -127,11 +134,14 @@ class Sectioner:
         return None
 
 
-def common_path(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+def common_parent(a: Piece, b: Piece) -> Piece:
+    """The span of `a` and `b` (in this order) filed under the deepest section holding both:
+    sections are told apart by their lines, not their headings, so two sibling `### Leaks`
+    merge under their parent."""
     n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
+    while n < min(len(a.lineage), len(b.lineage)) and a.lineage[n] == b.lineage[n]:
         n += 1
-    return a[:n]
+    return Piece(a.start, b.end, a.path[:n], lineage=a.lineage[:n])
 
 
 def merge_small(pieces: list[Piece], cfg: ChunkConfig) -> list[Piece]:
@@ -144,7 +154,7 @@ def merge_small(pieces: list[Piece], cfg: ChunkConfig) -> list[Piece]:
             least = min(q.end - q.start, p.end - p.start)
             fits = p.end - q.start <= cfg.max_chars or least < cfg.min_chars // 2  # tiny: always
             if least < cfg.min_chars and q.end <= p.start and fits:
-                out[-1] = Piece(q.start, p.end, common_path(q.path, p.path))
+                out[-1] = common_parent(q, p)
                 continue
         out.append(p)
     return out
@@ -156,11 +166,11 @@ def fill_gaps(pieces: list[Piece], t: SourceText, doc: Document) -> list[Piece]:
     if not pieces:  # only link definitions or similar: one chunk for what is there
         return [Piece(*t.trim(first, t.end(doc.root.line_end)), ())]
     out = list(pieces)
-    out[0] = Piece(min(first, out[0].start), out[0].end, out[0].path, out[0].split)
+    out[0] = replace(out[0], start=min(first, out[0].start))
     for i in range(len(out) - 1):
         p, q = out[i], out[i + 1]
         if t.text[p.end:q.start].strip():
-            out[i] = Piece(p.start, t.trim(p.end, q.start)[1], p.path, p.split)
+            out[i] = replace(p, end=t.trim(p.end, q.start)[1])
     last = out[-1]
-    out[-1] = Piece(last.start, max(last.end, t.end(doc.root.line_end)), last.path, last.split)
+    out[-1] = replace(last, end=max(last.end, t.end(doc.root.line_end)))
     return out
