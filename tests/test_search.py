@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.decision import DecisionTable
-from kbtools.decision.documents import as_source, table_from_markdown
+from kbtools.decision.documents import as_source, evaluate_table, table_from_markdown
 from kbtools.errors import IndexLoadError, TableError, UsageError
 from kbtools.index.manifest import FORMAT_VERSION
 from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index_path
@@ -23,7 +25,7 @@ from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
 from kbtools.query.routing import _routing_values, route
 from kbtools.query.search import search
-from tests.kbfixtures import REPO
+from tests.kbfixtures import PAGE, REPO, copy_example
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
 # Hit@3 floors per group (measured: exact/table_row/formula_code 1.0, paraphrase 1.0)
@@ -150,6 +152,53 @@ def test_decision_tables_are_evaluated_from_the_build_not_the_markdown(example_i
     res = search(open_index(bare), "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？",
                  k=3).to_dict()
     assert res["results"][0]["evaluation"]["outputs"]["风险等级"] == "极高"
+
+
+HOIST = """# Hoist H-3 inspection
+
+## Spare parts
+
+| Part | Number |
+|---|---|
+| Brake pad | BP-12 |
+| Hook latch | HL-3 |
+
+## Wire rope and brake limits
+
+Wire rope discard by broken wires:
+
+| Broken wires per lay | Action |
+|---|---|
+| <6 | Keep in service |
+| ≥6 | Discard the rope |
+
+Brake pad replacement by pad thickness:
+
+| Pad thickness (mm) | Action |
+|---|---|
+| <3 | Replace the brake pads now |
+| ≥3 | Keep in service |
+"""
+
+
+def test_an_evaluation_names_the_table_as_evaluate_table_numbers_it(tmp_path):
+    """A search's evaluation gives the table number `evaluate_table` (and `kb table eval
+    --table`) takes: the brake table is the third Markdown table of its document but its
+    second decision table (the parts list before it is none). Its number was 3, which
+    evaluate_table refused, or read as another table where more decision tables follow."""
+    repo = copy_example(tmp_path / "repo", docs=[])
+    doc = repo / "knowledge" / "engineering" / "hoist.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text(PAGE.format(title="Hoist H-3 inspection", source="handbook",
+                               body=HOIST.split("\n", 2)[2]), encoding="utf-8")
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    res = search(open_index(out), "hoist brake pad thickness 2.5 mm: replace the pads?", k=3)
+    ev = res.to_dict()["results"][0]["evaluation"]
+    assert ev["outputs"] == {"Action": "Replace the brake pads now"} and ev["table_index"] == 2
+    again = evaluate_table(doc, ev["table_index"], {"Pad thickness": "2.5"})
+    assert again.outputs == ({"Action": "Replace the brake pads now"},)
+    assert again.to_dict()["table"]["index"] == ev["table_index"]
 
 
 def test_exact_identifier_outranks_other_codes(index):

@@ -39,6 +39,7 @@ from kbtools.decision.conditions import column_unit, header_unit_start, input_un
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
+from kbtools.index.store import LAST_LINE
 from kbtools.query.values import (
     EN_NUMERALS,
     STOP_GAP,
@@ -68,7 +69,7 @@ class Evaluation:
     message: str
     doc: str
     table: str  # the table's label (name or heading path)
-    table_index: int  # 1-based among the document's Markdown tables
+    markdown_index: int  # 1-based among the document's Markdown tables (its chunks' table_index)
     inputs: dict[str, str]  # input column → value read from the question
     missing: tuple[str, ...] = ()
     row: int | None = None  # 1-based body row that matched (the first, policy ``all``)
@@ -77,9 +78,14 @@ class Evaluation:
     # every row the table's policy selects ({row, outputs, cells}): one for ``first``, each
     # matching row for ``all`` (row, outputs and cells above are the first of them)
     rows: tuple[dict[str, Any], ...] = ()
+    # 1-based among the document's decision tables: the `table` that `evaluate_table` and
+    # `kb table eval --table` take, and the `index` their results give (0: not known)
+    table_index: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """What a search result carries under ``evaluation``."""
+        """What a search result carries under ``evaluation``: ``table_index`` is the number
+        `evaluate_table` takes (a Markdown table before it that is no decision table does not
+        count), so an agent re-evaluates the same table with more inputs."""
         return {"status": self.status, "message": self.message, "doc": self.doc,
                 "table": self.table, "table_index": self.table_index,
                 "inputs": dict(self.inputs), "missing": list(self.missing), "row": self.row,
@@ -290,6 +296,21 @@ def _is_latin(ch: str) -> bool:
 
 _TABLES: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], DecisionTable | None]] = \
     weakref.WeakKeyDictionary()
+_NUMBERS: weakref.WeakKeyDictionary[KbIndex, dict[str, list[int]]] = weakref.WeakKeyDictionary()
+
+
+def decision_number(index: KbIndex, doc: str, table_index: int) -> int:
+    """The 1-based number among `doc`'s decision tables (as `decision.select_table` numbers
+    them; a build refuses a document with a malformed one) of its Markdown table
+    `table_index`; 0 when it is none. From the table chunks' records, cached per index."""
+    cache = _NUMBERS.setdefault(index, {})
+    if doc not in cache:
+        cache[doc] = sorted(
+            r["extra"]["table_index"] for r in index.store.overlapping(doc, 1, LAST_LINE)
+            if r["kind"] == "table" and type(r["extra"].get("table_index")) is int
+            and r["extra"].get("decision"))
+    numbers = cache[doc]
+    return numbers.index(table_index) + 1 if table_index in numbers else 0
 
 
 def decision_table(index: KbIndex, doc: str, table_index: int,
@@ -326,7 +347,9 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
             continue
         found = find_inputs(question, dt, synonyms)
         if found and (dt.annotated or len(found) == len(dt.inputs)):
-            return evaluate_inputs(doc, ti, dt, found)  # inferred tables answer only when fully given
+            # inferred tables answer only when fully given
+            return replace(evaluate_inputs(doc, ti, dt, found),
+                           table_index=decision_number(index, doc, ti))
     return None
 
 
@@ -372,7 +395,7 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:
     """The chunk that shows the evaluation: the matched row, else (no row, or several with
     policy ``all``) the whole table."""
-    dt = _TABLES.get(index, {}).get((ev.doc, ev.table_index))
+    dt = _TABLES.get(index, {}).get((ev.doc, ev.markdown_index))
     if dt is None:  # not evaluated on this index
         return None
     row = ev.row if len(ev.rows) <= 1 else None
@@ -380,7 +403,7 @@ def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:
     rows = index.store.overlapping(ev.doc, line, line)
     want = "table_row" if row else "table"
     for r in rows:
-        if r["kind"] == want and r["extra"].get("table_index") == ev.table_index and \
+        if r["kind"] == want and r["extra"].get("table_index") == ev.markdown_index and \
                 (not row or r["extra"].get("row") == row):
             return r
     return None
