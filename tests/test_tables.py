@@ -546,3 +546,26 @@ def test_no_private_names_imported_from_other_modules(path):
                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kbtools")
                for alias in node.names if alias.name.startswith("_")]
     assert private == []
+
+
+def test_a_heading_over_several_tables_names_none_of_them(tmp_path):
+    """Two decision tables in one section share its heading: `--table <heading>` took the
+    first, so the second (same inputs) was answered by the first's rules. Now it is an
+    error giving each table's number and lines, as the listing of all tables does."""
+    path = tmp_path / "models.md"
+    path.write_text("---\ntitle: m\n---\n\n# Gearboxes\n\n## Oil change\n\nModel A:\n\n"
+                    "| Running hours | Action |\n|---|---|\n| <2000 | none |\n| >=2000 | change |\n\n"
+                    "Model B:\n\n"
+                    "| Running hours | Action |\n|---|---|\n| <1000 | none |\n| >=1000 | change |\n",
+                    encoding="utf-8")
+    res = CliRunner().invoke(main, ["table", "eval", str(path), "--table", "Oil change",
+                                    "Running hours=1500"])
+    assert res.exit_code == 1 and "matches" not in res.output
+    assert "'Oil change' is the heading of 2 decision tables (1: lines 11-14; 2: lines " \
+           "18-21); choose one by number" in res.output
+    res = CliRunner().invoke(main, ["table", "eval", str(path), "Running hours=1500"])
+    assert res.exit_code == 1 and "(1: Gearboxes > Oil change (lines 11-14); " \
+           "2: Gearboxes > Oil change (lines 18-21))" in res.output
+    res = CliRunner().invoke(main, ["table", "eval", str(path), "--table", "2",
+                                    "Running hours=1500"])
+    assert res.exit_code == 0 and "Action=change" in res.output

@@ -111,8 +111,14 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
 
     `tables` may hold TableError entries (malformed tables): choosing one raises it.
     """
+    labels = [t.label() for t in tables if not isinstance(t, TableError)]
+
     def label(t: DecisionTable | TableError) -> str:
-        return f"malformed table at line {t.line}" if isinstance(t, TableError) else t.label()
+        if isinstance(t, TableError):
+            return f"malformed table at line {t.line}"
+        # tables of one section share their label: their lines tell them apart
+        return t.label() + (f" (lines {t.line_start}-{t.line_end})"
+                            if labels.count(t.label()) > 1 else "")
 
     def chosen(n: int) -> tuple[int, DecisionTable]:
         entry = tables[n - 1]
@@ -135,14 +141,14 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
             return chosen(n)
         raise TableError(f"no decision table {n} (there are {len(tables)}: {listing})",
                          path=doc or None)
-    found = _table_named(tables, text)
+    found = _table_named(tables, text, doc)
     if found is None:
         raise TableError(f"no decision table named '{text}' ({listing})", path=doc or None)
     return found
 
 
-def _table_named(tables: Sequence[DecisionTable | TableError],
-                 text: str) -> tuple[int, DecisionTable] | None:
+def _table_named(tables: Sequence[DecisionTable | TableError], text: str,
+                 doc: str = "") -> tuple[int, DecisionTable] | None:
     """By annotation/CSV name (``.csv`` optional) first, then by last heading or heading path."""
     key = normalize_text(text)
     bare = key.removesuffix(".csv")
@@ -150,11 +156,16 @@ def _table_named(tables: Sequence[DecisionTable | TableError],
     for n, t in good:
         if t.name and normalize_text(t.name).removesuffix(".csv") == bare:
             return n, t
+    found = []
     for n, t in good:
         path = [normalize_text(h) for h in t.heading_path]
         if path and (path[-1] == key or " > ".join(path) == key or "/".join(path) == key):
-            return n, t
-    return None
+            found.append((n, t))
+    if len(found) > 1:  # one section with several tables: the heading names none of them
+        which = "; ".join(f"{n}: lines {t.line_start}-{t.line_end}" for n, t in found)
+        raise TableError(f"'{text}' is the heading of {len(found)} decision tables ({which}); "
+                         "choose one by number", path=doc or None)
+    return found[0] if found else None
 
 
 def evaluate_table(doc_path_or_src: DocRef, table: str | int | None,
