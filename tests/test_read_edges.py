@@ -79,6 +79,42 @@ def test_a_heading_holding_a_greater_than_sign_is_read_by_its_text(repo, heading
         assert read_section(open_knowledge(repo), "knowledge/edge.md", again).line_start == line
 
 
+MANUAL = """---
+title: Pump manual
+---
+
+# Pump manual
+
+## 3. Maintenance
+
+### 3.2 Using `alignctl` with *care* and [links](https://example.com/a)
+
+Run it cold.
+
+## Seal replacement ##
+
+Drain first.
+"""
+
+
+@pytest.mark.parametrize("heading,line", [
+    ("Using alignctl with care and links", 9),  # as cited
+    ("Using `alignctl` with *care* and [links](https://example.com/a)", 9),  # as written
+    ("### 3.2 Using `alignctl` with *care* and [links](https://example.com/a)", 9),
+    ("3. Maintenance > Using `alignctl` with *care* and [links](https://example.com/a)", 9),
+    ("## Seal replacement ##", 13),  # the heading's line, closing #'s and all
+    ("section 3.2", 9), ("Section 3", 7), ("§ 3.2", 9), ("chapter 3", 7), ("第 3.2 节", 9),
+])
+def test_a_heading_is_read_as_markdown_and_prose_write_it(tmp_path, heading, line):
+    """An agent names a section as the document's `markdown` shows its heading (code spans,
+    emphasis, links, `##` markers) or as prose refers to it ("see section 3.2"): both were
+    'no section …', though the heading is the same."""
+    (tmp_path / "kb.toml").write_text("", encoding="utf-8")
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge" / "pump.md").write_text(MANUAL, encoding="utf-8")
+    assert read_section(open_knowledge(tmp_path), "pump.md", heading).line_start == line
+
+
 def test_identical_sibling_headings_are_told_apart_by_line_range(repo):
     """More of the heading path cannot tell `## 注意事项` from `## 注意事项`: the message
     said to give it, listing the same path twice."""

@@ -41,6 +41,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.agents.read._DRIVE": "match",
     "kbtools.agents.read._SEPARATOR": "split",
+    "kbtools.agents.read._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
     "kbtools.agents.read:^\\s*(第\\s*)?\\d+(\\.\\d+)*[.、章节]?\\s*": "sub",
     "kbtools.build.chunk_fine.IMAGE_MARKUP": "sub",
     "kbtools.build.chunk_text.SENTENCE_END": "finditer",
@@ -329,6 +330,7 @@ WORST = [
     ("kbtools.query.anchors.WHOLE_LINK", "[a](" * (N // 4)),
     ("kbtools.query.anchors.WHOLE_LINK", "[a](" + "x" * N),
     ("kbtools.agents.read._SEPARATOR", " >" * N + "x"),
+    ("kbtools.agents.read._SECTION_REF", "section" + " " * N + "1" + ".1" * (N // 2) + "x"),
     ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
     ("kbtools.review.verification.CO_AUTHOR", "Co-authored-by: a" + " " * N + "b"),

@@ -120,7 +120,8 @@ Read one section of a knowledge document (with its subsections) or a line range.
 
 Use after `search` to see the full context of a hit: pass the hit's `doc` and its
 `heading_path` (list of headings, or "A > B"; the last heading alone is enough when unique,
-a section number like "4.3" works too), or `line_start`/`line_end` (at most 400 lines).
+a section number like "4.3" or "section 4.3" works too, and so does a heading as the
+Markdown writes it), or `line_start`/`line_end` (at most 400 lines).
 Without either, returns the document from the top (bounded). The Markdown comes back in
 `markdown` (quoted data) with a `citation`.
 Do not use to search (use `search`); paths must be repo-relative document paths as cited

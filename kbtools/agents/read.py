@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -26,6 +26,7 @@ from kbtools.errors import IndexLoadError, KbError, UsageError, plural, valid_un
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.markdown.doctree import parse
+from kbtools.markdown.parser import inline_text, parse_inline
 from kbtools.query.filters import shared_folders
 from kbtools.query.results import Citation
 from kbtools.ship.checkout import open_index
@@ -206,6 +207,9 @@ def _norm(text: str) -> str:
 # what joins the headings of a heading path in a string: ' > ', as citations write it (' › '
 # and ' » ' too), never a bare '>', which belongs to the heading (`Option<u8>`, `> 30 °C`)
 _SEPARATOR = re.compile(r"(\s[>›»]\s)")
+# a section named by its number as prose names it: "section 4.3", "Chapter 4", "§ 4.3",
+# "第 4.3 节" (the number alone, "4.3", works too)
+_SECTION_REF = re.compile(r"(?i)(?:section|sect\.|chapter|§|第)[ \t]*(\d+(?:\.\d+)*)[ \t]*[节節章]?")
 
 
 def heading_parts(heading_path: str | list[str] | tuple[str, ...] | None
@@ -232,12 +236,32 @@ def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -
     return heading_parts(heading_path)[0]
 
 
+@lru_cache(maxsize=1024)
+def _forms(wanted: str) -> tuple[str, ...]:
+    """What a part of a heading path may name a heading by: its text; the heading as Markdown
+    writes it, taken as a heading's text is (`## Using `kb sync` *safely* ##` names "Using kb
+    sync safely", as a document's `markdown` shows it); a section number as prose writes it
+    ("section 4.3")."""
+    forms = [_norm(wanted)]
+    text = wanted.strip()
+    if text.startswith("#"):  # an ATX heading line: its markers are not its text
+        text = text.lstrip("#")
+        bare = text.rstrip("#")
+        text = bare if not bare or bare[-1] in " \t" else text
+    written = _norm(inline_text(parse_inline(text, {})))
+    if written and written not in forms:
+        forms.append(written)
+    ref = _SECTION_REF.fullmatch(text.strip())
+    if ref:
+        forms.append(ref.group(1))
+    return tuple(forms)
+
+
 def _heading_matches(wanted: str, heading: str) -> bool:
-    w, h, number = _norm(wanted), _norm(heading), section_number(heading)
-    if w == h or (number and w == number):
-        return True
-    bare = re.sub(r"^\s*(第\s*)?\d+(\.\d+)*[.、章节]?\s*", "", h)  # "1.1 湿度" -> "湿度"
-    return bool(number) and w == bare
+    h, number = _norm(heading), section_number(heading)
+    bare = re.sub(r"^\s*(第\s*)?\d+(\.\d+)*[.、章节]?\s*", "", h) if number else None
+    # "1.1 湿度" is named by "1.1" and by "湿度"
+    return any(w == h or (number and w in (number, bare)) for w in _forms(wanted))
 
 
 def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...],
@@ -259,7 +283,7 @@ def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...]
         for g in range(1, (i if seps is not None else 1) + 1):
             if g > 1:
                 text = parts[i - g] + joins[i - g] + text
-            if len(_norm(text)) > len(norms[j - 1]):
+            if min(map(len, _forms(text))) > len(norms[j - 1]):
                 break  # a part never names a heading shorter than itself
             if _heading_matches(text, path[j - 1]) and names(i - g, j - 1):
                 return True
