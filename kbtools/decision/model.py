@@ -72,25 +72,37 @@ class DecisionTable:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> DecisionTable:
-        """The table `to_record` wrote (its cells' conditions parsed again, which is cheap);
-        TableError when the record is not one."""
+        """The table `to_record` wrote, read by this kbtools' rules: its cells' conditions are
+        parsed again (which is cheap) and what follows from them is decided again (the
+        numeric columns, an inferred table's inputs, units and numeric cells checked as
+        `build_table` does), so a record shipped by an older build reads as a build of the
+        same cells now would. TableError when the record is not one, or its cells are no
+        decision table by these rules."""
         try:
             header = tuple(str(h) for h in record["header"])
             rows = tuple(tuple(str(c) for c in r) for r in record["rows"])
-            columns = [tuple(int(i) for i in record[k]) for k in ("inputs", "outputs", "numeric")]
+            inputs, outputs = (tuple(int(i) for i in record[k]) for k in ("inputs", "outputs"))
             if any(len(r) != len(header) for r in rows) or \
-                    any(not 0 <= i < len(header) for c in columns for i in c):
+                    any(not 0 <= i < len(header) for c in (inputs, outputs) for i in c):
                 raise ValueError("cells and columns do not fit the header")
-            return cls(header=header, rows=rows, inputs=columns[0], outputs=columns[1],
-                       numeric=columns[2],
-                       conditions=tuple(tuple(parse_condition(c) for c in r) for r in rows),
-                       row_lines=tuple(int(n) for n in record["row_lines"]),
-                       line_start=int(record["line_start"]), line_end=int(record["line_end"]),
-                       heading_path=tuple(str(h) for h in record["heading_path"]),
-                       name=str(record["name"]), policy=str(record["policy"]),
-                       annotated=bool(record["annotated"]))
+            site = _Site(int(record["line_start"]), tuple(int(n) for n in record["row_lines"]))
+            line_end = int(record["line_end"])
+            heading_path = tuple(str(h) for h in record["heading_path"])
+            name, policy = str(record["name"]), str(record["policy"])
+            annotated = bool(record["annotated"])
         except (KeyError, TypeError, ValueError) as exc:
             raise TableError(f"decision table record unreadable: {exc}") from None
+        conditions = tuple(tuple(parse_condition(c) for c in r) for r in rows)
+        columns = _Columns(inputs, outputs, policy, name) if annotated else \
+            _inferred_columns(header, conditions, name)
+        table = None
+        if rows and columns.inputs and columns.outputs and columns.policy in POLICIES:
+            table = _rules(header, rows, conditions, columns, site, annotated=annotated,
+                           line_end=line_end, heading_path=heading_path)
+        if table is None:
+            raise TableError("decision table record: not a decision table by this kbtools' "
+                             "rules")
+        return table
 
     def summary(self) -> dict[str, Any]:
         """Name, place, inputs, outputs, row count and policy (the JSON of `kb table list`)."""
@@ -188,18 +200,27 @@ def build_table(header: Sequence[str], rows: Iterable[Sequence[str]], *,
             return None
     if not body:
         raise site.error("decision table has no rows")
+    return _rules(cols, body, conditions, columns, site, annotated=annotation is not None,
+                  line_end=line_end, heading_path=tuple(heading_path))
+
+
+def _rules(header: tuple[str, ...], body: tuple[tuple[str, ...], ...], conditions: Conditions,
+           columns: _Columns, site: _Site, *, annotated: bool, line_end: int,
+           heading_path: tuple[str, ...]) -> DecisionTable | None:
+    """The table whose columns are decided: its numeric columns, checked (units, numeric
+    cells); TableError for an annotated table that fails, None for an inferred one."""
     numeric = tuple(i for i in columns.inputs if _numeric_column(conditions, i))
-    conflict = _unit_conflict(cols, body, numeric, site)
+    conflict = _unit_conflict(header, body, numeric, site)
     if conflict is not None:
-        if annotation is not None:
+        if annotated:
             raise conflict
         return None  # inferred: its numbers would be compared in the wrong unit
-    _check_numeric_columns(cols, conditions, numeric, site)
-    return DecisionTable(header=cols, rows=body, inputs=columns.inputs,
+    _check_numeric_columns(header, conditions, numeric, site)
+    return DecisionTable(header=header, rows=body, inputs=columns.inputs,
                          outputs=columns.outputs, numeric=numeric, conditions=conditions,
-                         row_lines=site.row_lines, line_start=line_start, line_end=line_end,
-                         heading_path=tuple(heading_path), name=columns.name,
-                         policy=columns.policy, annotated=annotation is not None)
+                         row_lines=site.row_lines, line_start=site.line_start,
+                         line_end=line_end, heading_path=heading_path, name=columns.name,
+                         policy=columns.policy, annotated=annotated)
 
 
 def _read_annotation(decision: Mapping[str, Any] | str | None,

@@ -1,0 +1,83 @@
+"""A newer kbtools on what an older one wrote: releases, derived indexes and caches.
+
+Old artefacts are made here, in the form the older code wrote them (no old tree is run)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from kbtools.decision import DecisionTable, build_table, match_rules
+from kbtools.errors import TableError
+from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.index.manifest import file_entry, load_manifest, write_manifest
+from kbtools.index.materialize import derive_full
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+
+SCAB_DOC = "knowledge/crops/wheat-scab.md"
+SCAB_QUESTION = "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？"
+# 温度(℃) written in °F, as builds before the unit rule shipped it (it passed their check):
+# now such a table is malformed, and 22 ℃ must never be compared with 59 °F
+FAHRENHEIT = {"<15": "<59°F", "15-20": "59°F-68°F", ">20": ">68°F"}
+
+
+def _ship_decision_record(root, doc, edit):
+    """Rewrite the decision record a build shipped on `doc`'s table chunk (data/chunks/, the
+    manifest's entry), then derive index/ again: the release an older build made."""
+    layout = ReleaseLayout(root)
+    shard = layout.chunk_shard(shard_of(doc))
+    rows = [json.loads(line) for line in shard.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        if row["doc"] == doc and "decision" in row.get("extra", {}):
+            edit(row["extra"]["decision"])
+    shard.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                     encoding="utf-8")
+    manifest = load_manifest(root)
+    manifest["artifacts"][shard.relative_to(root).as_posix()] = file_entry(shard)
+    write_manifest(root, manifest)
+    derive_full(root)
+
+
+def test_an_older_builds_decision_record_is_read_by_todays_rules(example_index, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(example_index, old)
+
+    def fahrenheit(record):
+        record["rows"] = [[FAHRENHEIT.get(c, c) if i == 0 else c for i, c in enumerate(r)]
+                          for r in record["rows"]]
+
+    _ship_decision_record(old, SCAB_DOC, fahrenheit)
+    res = search(open_index(old), SCAB_QUESTION, k=3).to_dict()
+    # not evaluated (22 is < 59 would answer 低): the table is no rule, as a build says now
+    scab = [r for r in res["results"] if r["doc"] == SCAB_DOC]
+    assert scab and not any(r["evaluated"] for r in scab)
+    fresh = search(open_index(example_index), SCAB_QUESTION, k=3).to_dict()
+    assert fresh["results"][0]["evaluation"]["outputs"]["风险等级"] == "极高"
+
+
+def test_record_numeric_columns_and_inputs_are_decided_again():
+    table = build_table(["环境温度(℃)", "报警级别"], [["超过40", "红色"], ["不超过40", "无"]],
+                        decision="inputs=环境温度(℃); outputs=报警级别")
+    assert table is not None and table.numeric == (0,)
+    assert DecisionTable.from_record(table.to_record()) == table
+    # an older build read 超过40 as text: the column was not numeric, and 104°F passed
+    older = table.to_record() | {"numeric": []}
+    again = DecisionTable.from_record(older)
+    assert again == table
+    with pytest.raises(TableError, match="°F"):
+        match_rules(again, {"环境温度": "104°F"})
+    # an inferred table whose leading column an older build read otherwise: inferred again
+    inferred = build_table(["运行小时", "保养项目"], [["≥2,000", "换油"], ["<2,000", "继续"]])
+    assert inferred is not None and inferred.inputs == (0,)
+    assert DecisionTable.from_record(inferred.to_record() | {"inputs": [0, 1],
+                                                             "outputs": []}) == inferred
+    # a record whose cells are no decision table now is refused (search does not evaluate it)
+    units = table.to_record() | {"rows": [[">104°F", "红色"], ["≤104°F", "无"]]}
+    with pytest.raises(TableError, match="°F"):
+        DecisionTable.from_record(units)
+    plain = inferred.to_record() | {"rows": [["小麦", "换油"], ["水稻", "继续"]]}
+    with pytest.raises(TableError, match="not a decision table"):
+        DecisionTable.from_record(plain)
