@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 
 import pytest
+from click.testing import CliRunner
+from device_fixtures import make_device, second_release
 
+from kbtools.cli import main
 from kbtools.decision import DecisionTable, build_table, match_rules
 from kbtools.errors import TableError
 from kbtools.index.layout import ReleaseLayout, shard_of
@@ -81,3 +85,62 @@ def test_record_numeric_columns_and_inputs_are_decided_again():
     plain = inferred.to_record() | {"rows": [["小麦", "换油"], ["水稻", "继续"]]}
     with pytest.raises(TableError, match="not a decision table"):
         DecisionTable.from_record(plain)
+
+
+# ------------------------------------------------ a device's index derived by an older kbtools
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    d = make_device(tmp_path_factory.mktemp("upgrade"))
+    second_release(d)
+    return d
+
+
+def _as_derived_before_the_tokens_record(release):
+    """index/ as a kbtools before the tokenizer record derived it: its store names no
+    tokenizer (the terms of the example's Simplified text are the same)."""
+    con = sqlite3.connect(ReleaseLayout(release).store)
+    with con:
+        con.execute("DELETE FROM info WHERE key = 'tokens'")
+    con.close()
+
+
+def kb(*args):
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_a_served_index_of_an_older_tokenizer_is_derived_again_by_sync(device, tmp_path):
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    _as_derived_before_the_tokens_record(dev / "releases" / "kb-r2")
+    code, out, err = kb("query", "--index", dev, "wheat scab")
+    assert code == 1 and out == ""
+    assert "tokenizer v2 or older, this kb makes" in err and "run `kb sync`" in err
+    code, out, err = kb("status", "--to", dev)
+    assert code == 1 and "tokenizer v2 or older" in err
+    # the release is the newest: sync keeps it and derives its index again from data/
+    code, out, err = kb("sync", device.art, "--to", dev)
+    assert code == 0, err
+    assert out.splitlines()[:2] == [
+        "up to date: serving kb-r2",
+        "re-derived the index of kb-r2 from its verified data/: it failed its check (index/ "
+        "holds BM25 terms of tokenizer v2 or older, this kb makes v3)"]
+    assert kb("query", "--index", dev, "wheat scab")[0] == 0
+    assert kb("status", "--to", dev)[0] == 0
+
+
+def test_rollback_to_a_release_of_an_older_tokenizer_derives_its_index(device, tmp_path):
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    _as_derived_before_the_tokens_record(dev / "releases" / "kb-r1")
+    code, out, err = kb("rollback", "kb-r1", "--to", dev)
+    assert code == 0, err
+    assert out.splitlines() == [
+        "serving kb-r1 (was kb-r2)",
+        "re-derived the index of kb-r1 from its verified data/: it failed its check (index/ "
+        "holds BM25 terms of tokenizer v2 or older, this kb makes v3)"]
+    assert not list((dev / "releases").glob("*.staging"))
+    code, out, _ = kb("query", "--index", dev, "wheat scab")
+    assert code == 0 and "kb-r1" in out

@@ -39,3 +39,6 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
         echo_json(entry)
     else:
         click.echo(f"serving {entry['to']} (was {entry['from']})")
+        if entry.get("rederived"):
+            click.echo(f"re-derived the index of {entry['to']} from its verified data/: it "
+                       f"failed its check ({entry['rederived']})")

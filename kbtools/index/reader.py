@@ -40,6 +40,7 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest
+from kbtools.index.selfcheck import tokens_problem
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
 from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
@@ -303,15 +304,20 @@ def unreadable(root: Path, exc: BaseException) -> IndexLoadError:
     SQLite, numpy, JSON or usearch said), with what repairs it where `root` lives."""
     where = exc.filename if isinstance(exc, OSError) and exc.filename else None
     reason = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
-    if device_of_release(root) is not None:
-        fix = "run `kb sync` to re-derive it or `kb rollback`"
-    elif root.parent.name == DERIVED_CACHE and root.parent.parent.name == CHECKOUT_STATE:
-        fix = f"remove {root} and ask again (the checkout's index is derived anew)"
-    else:
-        fix = "rebuild it (`kb build`)"
     return IndexLoadError(f"index/ unreadable: {reason}"
                           + (f" ({where})" if where and str(where) not in reason else "")
-                          + f"; {fix}", path=str(root))
+                          + f"; {repair(root)}", path=str(root))
+
+
+def repair(root: Path) -> str:
+    """What derives the index/ of release `root` again, where it lives: on a device `kb
+    sync` (its up-to-date path checks the served index and derives a failing one from its
+    verified data/), in a checkout a new derivation, else a build."""
+    if device_of_release(root) is not None:
+        return "run `kb sync` to re-derive it or `kb rollback`"
+    if root.parent.name == DERIVED_CACHE and root.parent.parent.name == CHECKOUT_STATE:
+        return f"remove {root} and ask again (the checkout's index is derived anew)"
+    return "rebuild it (`kb build`)"
 
 
 def settle() -> None:
@@ -347,10 +353,8 @@ def _check_tokens(index: KbIndex) -> None:
     the tokenizer version that derived it); terms of another would match silently worse."""
     tokens = index.store.info("tokens")
     if tokens != TOKENS_VERSION:
-        raise IndexLoadError(
-            f"index/ holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
-            f"{TOKENS_VERSION}: rebuild it (`kb build`), or on a device sync a newer release",
-            path=str(index.layout.root))
+        raise IndexLoadError(f"{tokens_problem(tokens)}; {repair(index.layout.root)}",
+                             path=str(index.layout.root))
 
 
 def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> ReleaseInfo:

@@ -5,7 +5,9 @@ from it on the device, and since it may be derived incrementally from an earlier
 (`kbtools.index.incremental`) its bytes are not pinned. `check_derived` checks instead what
 the index must hold:
 
-- store: the manifest's document and chunk counts; every document of docs.jsonl holds
+- store: the tokenizer version it records (`TOKENS_VERSION`: an index derived by a kbtools
+  with another tokenizer holds terms this one does not make of a question, and `open_index`
+  refuses it); the manifest's document and chunk counts; every document of docs.jsonl holds
   exactly its `n_chunks` chunk numbers, contiguous and in shard order (so the numbering of
   every chunk is right); every row of the checked shards equals its data/ record, including
   which chunk's vector it shares (`shares`);
@@ -40,7 +42,7 @@ from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.manifest import verify_files
 from kbtools.index.store import shares_value
 from kbtools.index.token_cache import TokenCache
-from kbtools.index.tokenize import shared_tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
 
 SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
 SAMPLED_SHARDS = 12
@@ -65,6 +67,13 @@ def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
     if manifest.get("derived_check") is None:
         return []
     return check_derived(root)
+
+
+def tokens_problem(tokens: str | None) -> str:
+    """What is wrong with an index/ whose store records tokenizer version `tokens` (None: it
+    records none, as those derived before the record existed)."""
+    return (f"index/ holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
+            f"{TOKENS_VERSION}")
 
 
 def check_derived(root: Path, extra: set[str] | None = None) -> list[str]:
@@ -100,6 +109,9 @@ def _check(layout: ReleaseLayout, extra: set[str]) -> list[str]:
 
 def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.Connection,
                  extra: set[str]) -> tuple[list[str], dict[int, dict[str, Any]]]:
+    tokens = con.execute("SELECT value FROM info WHERE key = 'tokens'").fetchone()
+    if tokens != (TOKENS_VERSION,):
+        return [tokens_problem(tokens[0] if tokens else None)], {}
     counts = manifest["counts"]
     n_chunks = con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     n_docs = con.execute("SELECT COUNT(*) FROM docs").fetchone()[0]

@@ -19,6 +19,7 @@ from kbtools.index.selfcheck import derived_problems
 from kbtools.ship.device import (
     append_log,
     check_device_dir,
+    clean_staging,
     dir_size,
     locked,
     read_json,
@@ -30,6 +31,7 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
+from kbtools.ship.install import rederive
 from kbtools.ship.trust import list_keys
 
 
@@ -160,10 +162,16 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         current = served_tag(path)
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
-        problems = release_problems(have[tag])
+        manifest = load_manifest(have[tag])
+        problems = verify_files(have[tag], manifest, derived=True)
         if problems:
             raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                             path=str(path))
+        # its files verify: an index/ that fails its check (damaged, or derived by a
+        # kbtools with another tokenizer) is derived again from them, as `kb sync` does
+        clean_staging(path)
+        rederived = None if manifest.get("derived") else \
+            rederive(have[tag], DeviceLayout(path).staging(tag), tag)
         switch_to(path, tag)
         state = read_state(path)
         rolled = set(state.get("rolled_back", []))
@@ -178,7 +186,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         entry = {"at": _now().isoformat(), "from": current, "to": tag,
                  "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
         append_log(path, ROLLBACK_LOG, entry)
-        return entry
+        return entry | {"rederived": rederived} if rederived else entry
 
 
 def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
