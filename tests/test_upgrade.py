@@ -7,13 +7,20 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import threading
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
-from device_fixtures import make_device, second_release
+from device_fixtures import ADDED, DOCS, NEW_DOC, make_device, second_release
+from kbfixtures import copy_example
+from test_release_helpers import git
 
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.decision import DecisionTable, build_table, match_rules
+from kbtools.embed.cache import EmbeddingCache
 from kbtools.errors import TableError
 from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.manifest import file_entry, load_manifest, write_manifest
@@ -144,3 +151,60 @@ def test_rollback_to_a_release_of_an_older_tokenizer_derives_its_index(device, t
     assert not list((dev / "releases").glob("*.staging"))
     code, out, _ = kb("query", "--index", dev, "wheat scab")
     assert code == 0 and "kb-r1" in out
+
+
+# ------------------------------------------------------------ caches written by another kbtools
+
+
+@pytest.mark.parametrize("planted", ["vec (model TEXT, key TEXT, vec BLOB)", "not a database"])
+def test_an_embedding_cache_kbtools_cannot_read_is_made_anew(tmp_path, planted):
+    repo = copy_example(tmp_path / "kr", DOCS)
+    (repo / ADDED).parent.mkdir(parents=True, exist_ok=True)
+    (repo / ADDED).write_text(NEW_DOC, encoding="utf-8")  # English: a second model embeds it
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "an English page")
+    cache = load_config(repo).path("cache") / "embeddings.sqlite"
+    cache.parent.mkdir(parents=True)
+    if planted.startswith("vec"):  # another layout of the vectors table
+        con = sqlite3.connect(cache)
+        con.execute(f"CREATE TABLE {planted}")
+        con.commit()
+        con.close()
+    else:
+        cache.write_bytes(b"kbtools embedding cache v0\n" * 200)
+    first = build(load_config(repo), BuildOptions(out=repo / "a", progress=False))
+    assert first.embedded > 0 and first.reused == 0
+    # made anew and filled by both models' threads: the next build embeds nothing
+    again = build(load_config(repo), BuildOptions(out=repo / "b", progress=False))
+    assert (again.embedded, again.reused) == (0, first.embedded)
+    assert load_manifest(repo / "a")["artifacts"] == load_manifest(repo / "b")["artifacts"]
+
+
+@pytest.mark.parametrize("planted", ["vec (model TEXT, key TEXT, vec BLOB)", "not a database"])
+def test_threads_opening_an_unreadable_embedding_cache_keep_every_vector(tmp_path, planted):
+    # the embed stage opens one connection per model thread: each must write to the file
+    # that stays, not to one another thread replaced
+    path = tmp_path / "embeddings.sqlite"
+    if planted.startswith("vec"):
+        con = sqlite3.connect(path)
+        con.execute(f"CREATE TABLE {planted}")
+        con.commit()
+        con.close()
+    else:
+        path.write_bytes(b"kbtools embedding cache v0\n" * 200)
+    start = threading.Barrier(8)
+
+    def put(n):
+        start.wait()
+        cache = EmbeddingCache(path)
+        cache.put_many(f"model-{n}", {"k": np.ones(4, dtype=np.float16)})
+        cache.close()
+
+    threads = [threading.Thread(target=put, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    cache = EmbeddingCache(path)
+    assert all(cache.get_many(f"model-{n}", ["k"]) for n in range(8))
+    cache.close()
