@@ -160,7 +160,8 @@ def test_a_block_past_the_end_of_its_sections_embedded_text_keeps_its_own_vector
     cap = ChunkConfig.from_config(cfg).embed_cap
     long_code = "\n".join(f"step_{i} --flag value_{i}" for i in range(cap // 20))
     doc = ("---\ntitle: 长脚本\n---\n# 长脚本\n\n先运行准备脚本：\n\n```bash\n" + long_code
-           + "\n```\n\n## 清理\n\n最后清理：\n\n```bash\ncleanup --all\n```\n")
+           + "\n```\n\n运行完成后检查日志。\n\n再把结果记入巡检表。\n\n## 清理\n\n最后清理：\n\n```bash\n"
+           "cleanup --all\n```\n")  # (a block whose context is its section piece is no chunk)
     chunks = chunk_document(parse_source(doc, tmp_path / "d.md", "d.md"))
     plan = dict(zip((c.id for c in chunks), plan_models(chunks, cfg), strict=True))
     by_id = {c.id: c for c in chunks}
