@@ -36,6 +36,24 @@ PREFIX = "kb_"
 META_SUFFIX = "__meta"
 EXTRA = "kbtools[milvus]"
 CONNECT_TIMEOUT = 10.0
+# Bounds of one call, in seconds (read when the call is made). gRPC gives a call without a
+# deadline none at all: a stalled server (alive, not answering) held a search for ~70 s and
+# a web app's worker with it. A read (alias, listing, describing, a search, a query of
+# chunk rows or vectors) answers in well under a second (p95 0.7 s on 54k chunks), so
+# READ_TIMEOUT leaves room for a loaded server and still tells a user within seconds.
+# Reading a release's ``__meta`` (the sources and files: tens of MB once per release) and
+# loading a released collection before a search get BLOB_TIMEOUT. A write of a publish
+# or rollback (a batch of BATCH rows, creating or dropping a collection, moving an alias)
+# gets WRITE_TIMEOUT. LONG_CALLS get no bound: flushing, indexing and loading a
+# collection take time growing with the release (minutes for millions of chunks), and
+# an interrupted publish is simply published again; gRPC's keepalive ping
+# (GRPC_OPTIONS) ends one on a connection that stopped answering.
+READ_TIMEOUT = 15.0
+BLOB_TIMEOUT = 120.0
+WRITE_TIMEOUT = 120.0
+LONG_CALLS = ("flush", "create_index", "load_collection")
+READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_collection",
+              "has_collection", "list_collections", "list_databases", "describe_database")
 # pymilvus pings an idle channel every 10 s; a gRPC server answers that with GOAWAY
 # "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
 GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
@@ -102,6 +120,21 @@ def _pymilvus() -> Any:
     return pymilvus
 
 
+def _call_errors(pm: Any) -> tuple[type[BaseException], ...]:
+    """What a pymilvus call raises: MilvusException, and gRPC's own error for a status
+    pymilvus passes through unwrapped (a missed deadline, a refused token)."""
+    import grpc  # a dependency of pymilvus
+
+    return (pm.MilvusException, grpc.RpcError)
+
+
+def timeout_of(method: str) -> float | None:
+    """The bound of one `method` call (see READ_TIMEOUT)."""
+    if method in LONG_CALLS:
+        return None
+    return READ_TIMEOUT if method in READ_CALLS else WRITE_TIMEOUT
+
+
 def read_token(path: Path | None) -> str:
     """The engine token (``user:password`` or an API key) from --token-file, '' without."""
     if path is None:
@@ -112,10 +145,24 @@ def read_token(path: Path | None) -> str:
         raise UsageError(f"cannot read the token file: {exc}", path=str(path)) from None
 
 
-def engine_error(url: EngineUrl, exc: BaseException, doing: str) -> EngineError:
-    """One line for a failure talking to the engine: which engine, what failed, what to do."""
-    text = str(getattr(exc, "message", "") or exc).splitlines()[0][:200] if str(exc) else \
-        type(exc).__name__
+def _reason(exc: BaseException, bound: float | None) -> str:
+    """What went wrong, in one line: a MilvusException's message, a gRPC error's status and
+    details (its str() is a multi-line dump), a missed deadline as the bound it missed."""
+    code, details = getattr(exc, "code", None), getattr(exc, "details", None)
+    if callable(code) and callable(details):  # grpc.RpcError (the call's own status)
+        name = getattr(code(), "name", str(code()))
+        if name == "DEADLINE_EXCEEDED" and bound is not None:
+            return f"the engine did not answer within {bound:g} s (timeout)"
+        return f"{name}: {details() or ''}".rstrip(": ")
+    text = str(getattr(exc, "message", "") or exc)
+    return text.splitlines()[0][:200] if text.strip() else type(exc).__name__
+
+
+def engine_error(url: EngineUrl, exc: BaseException, doing: str,
+                 bound: float | None = None) -> EngineError:
+    """One line for a failure talking to the engine: which engine, what failed, what to do
+    (`bound`: the call's timeout, named when it ran out)."""
+    text = _reason(exc, bound)
     low = text.lower()
     if any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
@@ -139,31 +186,38 @@ class Engine:
         self.url = url
         self.client = client
         self.pymilvus = _pymilvus()
+        self.errors = _call_errors(self.pymilvus)
 
-    def call(self, doing: str, method: str, *args: Any, **kwargs: Any) -> Any:
-        """`client.method(*args, **kwargs)`; a search or query on a published collection the
-        engine has released (a restarted server that did not restore what was loaded) loads
-        it and tries once more."""
+    def call(self, doing: str, method: str, *args: Any, timeout: float | None = None,
+             **kwargs: Any) -> Any:
+        """`client.method(*args, **kwargs)` within `timeout` seconds (default `timeout_of`
+        the method); a search or query on a published collection the engine has released
+        (a restarted server that did not restore what was loaded) loads it and tries once
+        more."""
+        bound = timeout_of(method) if timeout is None else timeout
         try:
-            return getattr(self.client, method)(*args, **kwargs)
-        except self.pymilvus.MilvusException as exc:
+            return getattr(self.client, method)(*args, timeout=bound, **kwargs)
+        except self.errors as exc:
             if not (method in RELOADING_CALLS and args and _released(exc)):
-                raise engine_error(self.url, exc, doing) from None
+                raise engine_error(self.url, exc, doing, bound) from None
         try:
-            self.client.load_collection(args[0])
-            return getattr(self.client, method)(*args, **kwargs)
-        except self.pymilvus.MilvusException as exc:
-            raise engine_error(self.url, exc, doing) from None
+            self.client.load_collection(args[0], timeout=BLOB_TIMEOUT)
+        except self.errors as exc:
+            raise engine_error(self.url, exc, f"loading {args[0]}", BLOB_TIMEOUT) from None
+        try:
+            return getattr(self.client, method)(*args, timeout=bound, **kwargs)
+        except self.errors as exc:
+            raise engine_error(self.url, exc, doing, bound) from None
 
     # aliases and collections ---------------------------------------------------------
     def alias_target(self, alias: str = ALIAS) -> str | None:
         """The collection `alias` points at (None when there is no such alias)."""
         try:
-            info = self.client.describe_alias(alias)
-        except self.pymilvus.MilvusException as exc:
+            info = self.client.describe_alias(alias, timeout=READ_TIMEOUT)
+        except self.errors as exc:
             if "does not exist" in str(exc) or "not found" in str(exc):
                 return None
-            raise engine_error(self.url, exc, f"reading alias {alias}") from None
+            raise engine_error(self.url, exc, f"reading alias {alias}", READ_TIMEOUT) from None
         return str(info["collection_name"])
 
     def point_alias(self, name: str, alias: str = ALIAS) -> None:
@@ -257,18 +311,16 @@ def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engi
     try:
         client = pm.MilvusClient(**kwargs)
         if url.db != "default":
-            if url.db not in client.list_databases():
+            if url.db not in client.list_databases(timeout=READ_TIMEOUT):
                 if not create_db:
                     raise EngineError(f"database {url.db!r} does not exist; publish a release "
                                       "there first (`kb publish --engine …`)", path=str(url))
-                client.create_database(url.db)
-            client.use_database(url.db)
-    except pm.MilvusException as exc:
-        raise engine_error(url, exc, "connecting") from None
-    except Exception as exc:  # grpc raises its own types when nothing listens
-        if isinstance(exc, EngineError):
-            raise
-        raise engine_error(url, exc, "connecting") from None
+                client.create_database(url.db, timeout=WRITE_TIMEOUT)
+            client.use_database(url.db, timeout=READ_TIMEOUT)
+    except EngineError:
+        raise
+    except Exception as exc:  # MilvusException, or grpc's own types when nothing listens
+        raise engine_error(url, exc, "connecting", READ_TIMEOUT) from None
     return Engine(url, client)
 
 

@@ -34,6 +34,7 @@ from kbtools.engine.milvus import (
     P_PUBLISHED,
     P_SERIAL,
     P_TAG,
+    WRITE_TIMEOUT,
     Engine,
     collection_name,
     now,
@@ -447,7 +448,8 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
 
 def _check_count(engine: Engine, name: str, want: int) -> None:
     got = engine.call(f"counting {name}", "query", name, filter="",
-                      output_fields=["count(*)"], consistency_level="Strong")
+                      output_fields=["count(*)"], consistency_level="Strong",
+                      timeout=WRITE_TIMEOUT)  # a step of the publish, after the load
     n = int(got[0]["count(*)"]) if got else 0
     if n != want:
         raise EngineError(f"collection {name} holds {n} chunks, the release {want}; the "

@@ -30,7 +30,7 @@ import numpy as np
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.cache import release_root
-from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, engine_error
+from kbtools.engine.milvus import ALIAS, BLOB_TIMEOUT, META_SUFFIX, Engine, engine_error
 from kbtools.errors import EngineError, IndexLoadError
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
@@ -358,7 +358,8 @@ def read_parts(engine: Engine, collection: str, *, files: bool = False) -> dict[
     meta = collection + META_SUFFIX
     rows = engine.call(f"reading {meta}", "query", meta,
                        filter="seq >= 0" if files else 'part != "files"',
-                       output_fields=["part", "seq", "data"], consistency_level="Strong")
+                       output_fields=["part", "seq", "data"], consistency_level="Strong",
+                       timeout=BLOB_TIMEOUT)  # the sources and files: tens of MB
     pieces: dict[str, list[tuple[int, str]]] = {}
     for r in rows:
         pieces.setdefault(r["part"], []).append((int(r["seq"]), r["data"]))
