@@ -12,8 +12,9 @@ One release = two collections, named after the release (`collection_name`):
   frequencies, tokenizer dictionary, synonyms, the no-answer calibration, per-chunk
   arrays (`kbtools.engine.publish`).
 
-Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest`` and, once the rows
-are loaded and counted, ``kb.complete``. Readers only ever go through the alias
+Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest``, ``kb.tokens`` (the
+tokenizer version of the BM25 terms, which a reader must make of a question too:
+`published_tokens`) and, once the rows are loaded and counted, ``kb.complete``. Readers only ever go through the alias
 (`ALIAS`, ``kb_current``), which is moved in one call after a complete load, so no reader
 sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]``).
 """
@@ -62,8 +63,8 @@ RELOADING_CALLS = ("search", "query")
 DEFAULT_PORT, MAX_PORT = 19530, 65535
 
 # collection properties
-P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED = (
-    "kb.tag", "kb.serial", "kb.manifest", "kb.complete", "kb.published")
+P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED, P_TOKENS = (
+    "kb.tag", "kb.serial", "kb.manifest", "kb.complete", "kb.published", "kb.tokens")
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,16 @@ def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engi
     except Exception as exc:  # MilvusException, or grpc's own types when nothing listens
         raise engine_error(url, exc, "connecting", READ_TIMEOUT) from None
     return Engine(url, client)
+
+
+def published_tokens(props: dict[str, str], manifest: dict[str, Any]) -> str | None:
+    """The tokenizer version of a published release's BM25 terms: its collection's
+    ``kb.tokens``; for a release published before that was recorded, its manifest's word
+    (the tokenizer's version string ends with it; None when it does not)."""
+    if P_TOKENS in props:
+        return props[P_TOKENS]
+    last = str(manifest.get("tokenizer", {}).get("version", "")).rsplit(";", 1)[-1]
+    return last if last.startswith("v") and last[1:].isdigit() else None
 
 
 def collection_name(tag: str | None, manifest_sha256: str) -> str:

@@ -34,10 +34,12 @@ from kbtools.engine.milvus import (
     P_PUBLISHED,
     P_SERIAL,
     P_TAG,
+    P_TOKENS,
     WRITE_TIMEOUT,
     Engine,
     collection_name,
     now,
+    published_tokens,
 )
 from kbtools.errors import EngineError, IndexLoadError, KbError
 from kbtools.fsutil import read_beneath
@@ -51,6 +53,7 @@ from kbtools.index.layout import (
 )
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query import anchors, neighbours, pages
 from kbtools.ship.signing import load_public, verify
 from kbtools.ship.trust import stored_keys
@@ -365,7 +368,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
 
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
-    name = collection_name(checked.tag, checked.manifest_sha256)
+    name = _release_name(engine, checked)
     current = engine.alias_target(alias)
     cur = engine.properties(current) if current else {}
     if current == name and cur.get(P_COMPLETE) == "1":
@@ -386,6 +389,19 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     pruned = prune(engine, keep, alias)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
+
+
+def _release_name(engine: Engine, checked: CheckedRelease) -> str:
+    """The collection `checked` goes into: `collection_name`, unless that one is complete
+    with BM25 terms of another tokenizer version (published by a kb making other terms):
+    then the same name ending with this kb's version, so the release is loaded anew with
+    the terms its readers make, not found "already published". (`publish` opens the
+    release with `open_index`, which refuses terms of another version than this kb's.)"""
+    name = collection_name(checked.tag, checked.manifest_sha256)
+    if not _complete(engine, name):
+        return name
+    theirs = published_tokens(engine.properties(name), json.loads(checked.manifest_text))
+    return name if theirs == TOKENS_VERSION else f"{name}_{TOKENS_VERSION}"
 
 
 def _complete(engine: Engine, name: str) -> bool:
@@ -419,7 +435,8 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     # (`Engine.releases`, incomplete) until this release is published again or pruned
     engine.call(f"creating {name}", "create_collection", name, schema=_schema(engine, dims),
                 properties={P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
-                            P_MANIFEST: checked.manifest_sha256})
+                            P_MANIFEST: checked.manifest_sha256,
+                            P_TOKENS: index.store.info("tokens") or ""})
     engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
     for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
         engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])

@@ -30,7 +30,14 @@ import numpy as np
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.cache import release_root
-from kbtools.engine.milvus import ALIAS, BLOB_TIMEOUT, META_SUFFIX, Engine, engine_error
+from kbtools.engine.milvus import (
+    ALIAS,
+    BLOB_TIMEOUT,
+    META_SUFFIX,
+    Engine,
+    engine_error,
+    published_tokens,
+)
 from kbtools.errors import EngineError, IndexLoadError
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
@@ -38,7 +45,7 @@ from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
 from kbtools.index.store import SectionRow, Store, identifier_text
 from kbtools.index.synonyms import parse as parse_synonyms
-from kbtools.index.tokenize import Tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
@@ -311,6 +318,7 @@ class MilvusIndex(KbIndex):
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
                             table["verified"])
         self._store = store
+        check_tokens(engine, collection, manifest)
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
@@ -350,6 +358,18 @@ class MilvusIndex(KbIndex):
 
     def hold(self) -> KbIndex:
         return self
+
+
+def check_tokens(engine: Engine, collection: str, manifest: dict[str, Any]) -> None:
+    """The release's BM25 terms must be the ones this kb makes of a question, as the local
+    index requires (`kbtools.index.reader`): terms of another tokenizer version match
+    silently worse."""
+    tokens = published_tokens(engine.properties(collection), manifest)
+    if tokens != TOKENS_VERSION:
+        raise EngineError(f"release {collection} in the engine holds BM25 terms of tokenizer "
+                          f"{tokens or 'v2 or older'}, this kb makes {TOKENS_VERSION}; publish "
+                          "the release again with this kb (`kb publish --engine …`), or query "
+                          "with a kb that makes the release's", path=str(engine.url))
 
 
 def read_parts(engine: Engine, collection: str, *, files: bool = False) -> dict[str, Any]:

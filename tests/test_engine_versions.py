@@ -1,0 +1,106 @@
+"""What a reader of a release in Milvus must agree with (a real `milvus-lite server`): the
+BM25 terms were made by the tokenizer version this kb makes of a question. The version is
+recorded with the release's collection (``kb.tokens``); a reader making other terms
+refuses the release in one line naming the engine (as the local index refuses such an
+index/), and publishing the release again with the other kb loads it anew instead of
+calling it already published."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.engine import publish as engine_publish
+from kbtools.engine import remote
+from kbtools.engine.milvus import ALIAS, connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.engine.remote import EngineReader, read_parts
+from kbtools.errors import EngineError
+from kbtools.index import reader
+from kbtools.index.layout import ReleaseLayout
+from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.milvus_server import milvus, replace_manifest  # noqa: F401 - fixture
+
+QUESTION = "how often to replace the pump seal"
+P_TOKENS = "kb.tokens"  # the collection property (docs/scale.md)
+NEWER = "v99"  # the tokenizer version of a kb released after this one
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    kr = make_repo(tmp_path_factory.mktemp("versions") / "kr")
+    build(load_config(kr), BuildOptions(progress=False))
+    return kr / "dist"
+
+
+def _set_tokens(eng, collection: str, tokens: str | None) -> None:
+    """Record `tokens` as the version of a published release's terms (None: no record, as
+    a release published before it was recorded has)."""
+    if tokens is None:
+        eng.client.drop_collection_properties(collection, [P_TOKENS])
+    else:
+        eng.client.alter_collection_properties(collection, {P_TOKENS: tokens})
+
+
+def _refused(url: str, words: str) -> None:
+    eng = connect_url(url)
+    with pytest.raises(EngineError, match=words) as err:
+        EngineReader(eng).current()
+    assert err.value.path == url and "publish the release again" in err.value.message
+    res = CliRunner().invoke(main, ["query", "--engine", url, QUESTION])
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1
+    assert words.replace("\\", "") in res.output and url in res.output
+
+
+def test_terms_of_another_tokenizer_are_refused(dist, milvus):  # noqa: F811
+    url = milvus.url("tokens")
+    eng = connect_url(url, create_db=True)
+    r1 = publish(eng, check_release(dist))
+    assert search(EngineReader(eng).current(), QUESTION).results
+
+    _set_tokens(eng, r1.collection, "v2")  # published by a kb of another tokenizer
+    _refused(url, f"holds BM25 terms of tokenizer v2, this kb makes {TOKENS_VERSION}")
+    assert eng.properties(r1.collection)[P_TOKENS] == "v2"
+
+    _set_tokens(eng, r1.collection, None)  # published before the version was recorded:
+    assert P_TOKENS not in eng.properties(r1.collection)
+    assert search(EngineReader(eng).current(), QUESTION).results  # the manifest's word
+    old = json.loads(read_parts(eng, r1.collection)["manifest"])
+    old["tokenizer"]["version"] = old["tokenizer"]["version"].rsplit(";", 1)[0]
+    replace_manifest(eng, r1.collection, old)  # a manifest of the old tokenizer (no suffix)
+    _refused(url, f"holds BM25 terms of tokenizer v2 or older, this kb makes {TOKENS_VERSION}")
+
+
+def test_a_kb_making_other_terms_publishes_the_release_anew(dist, milvus, tmp_path,  # noqa: F811
+                                                           monkeypatch):
+    url = milvus.url("newer")
+    eng = connect_url(url, create_db=True)
+    r1 = publish(eng, check_release(dist))
+    # the same release as a device with a newer kb has it: index/ derived again, its terms
+    # of the newer tokenizer (a device derives index/ itself; the manifest is unchanged)
+    newer = tmp_path / "dist"
+    shutil.copytree(dist, newer)
+    con = sqlite3.connect(ReleaseLayout(newer).store)
+    con.execute("UPDATE info SET value = ? WHERE key = 'tokens'", (NEWER,))
+    con.commit()
+    con.close()
+    for module in (reader, engine_publish, remote):
+        monkeypatch.setattr(module, "TOKENS_VERSION", NEWER, raising=False)
+    r2 = publish(eng, check_release(newer))  # not "already published": other terms
+    assert r2.changed and r2.collection == f"{r1.collection}_{NEWER}"
+    assert r2.previous == r1.collection and eng.alias_target(ALIAS) == r2.collection
+    assert eng.properties(r1.collection)[P_TOKENS] == TOKENS_VERSION
+    assert eng.properties(r2.collection)[P_TOKENS] == NEWER
+    assert not publish(eng, check_release(newer)).changed  # now it is published
+    assert search(EngineReader(eng).current(), QUESTION).results  # the newer kb reads it
+    monkeypatch.undo()  # this kb again: the served release's terms are not its own
+    _refused(url, f"holds BM25 terms of tokenizer {NEWER}, this kb makes {TOKENS_VERSION}")
