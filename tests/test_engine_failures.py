@@ -10,8 +10,10 @@ import json
 import re
 import shutil
 import subprocess
+from concurrent import futures
 from pathlib import Path
 
+import grpc
 import pytest
 from click.testing import CliRunner
 
@@ -323,3 +325,54 @@ def test_complete_marker_alone_is_not_enough(signed, milvus):  # noqa: F811
         rollback(eng)
     assert eng.alias_target() == r2.collection
     assert prune(eng, 1) == []  # not complete: left for its next publish
+
+
+class _Refuse:
+    """A gRPC server refusing every call's credentials, as a Milvus with authentication on
+    answers a wrong token (milvus-lite has no authentication)."""
+
+    def __init__(self, status: str):
+        code = getattr(grpc.StatusCode, status)
+
+        def deny(request, context):
+            context.abort(code, "auth check failure, please check username, password or token")
+
+        class Handler(grpc.GenericRpcHandler):
+            def service(self, details):
+                return grpc.unary_unary_rpc_method_handler(deny)
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(2))
+        self.server.add_generic_rpc_handlers((Handler(),))
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+
+@pytest.mark.parametrize("status", ["UNAUTHENTICATED", "PERMISSION_DENIED"])
+def test_refused_credentials_are_named_as_such(tmp_path, status):
+    refuse = _Refuse(status)
+    try:
+        url = f"milvus://127.0.0.1:{refuse.port}/kb"
+        token = tmp_path / "token"
+        token.write_text("root:wrong\n", encoding="utf-8")
+        res = CliRunner().invoke(main, ["query", "--engine", url, "--token-file", str(token),
+                                        QUESTION])
+        assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+        assert url in res.output and f"the engine refused the credentials ({status}" in res.output
+        assert "check the engine's credentials (--token-file" in res.output
+        assert "is the server running" not in res.output  # it is: it refused the token
+    finally:
+        refuse.server.stop(None)
+
+
+@pytest.mark.parametrize(("text", "words"), [("", "holds nothing"), ("\n  \n", "holds nothing"),
+                                             ("root\nMilvus\n", "holds several lines")])
+def test_a_token_file_is_one_line(tmp_path, text, words):
+    """An empty token file would connect without credentials, two lines would be sent as
+    one token: both are refused before connecting."""
+    token = tmp_path / "token"
+    token.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(main, ["query", "--engine", "milvus://127.0.0.1:1/kb",
+                                    "--token-file", str(token), QUESTION])
+    assert res.exit_code == 2 and str(token) in res.output and words in res.output
+    assert "user:password or an API key" in res.output
+    assert len(res.output.strip().splitlines()) == 1

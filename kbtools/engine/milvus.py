@@ -141,20 +141,45 @@ def read_token(path: Path | None) -> str:
     if path is None:
         return ""
     try:
-        return path.read_text(encoding="utf-8").strip()
+        token = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read the token file: {exc}", path=str(path)) from None
+    if not token or len(token.splitlines()) > 1:  # empty: kb would connect without one
+        raise UsageError(f"the token file holds {'nothing' if not token else 'several lines'}; "
+                         "write one line: user:password or an API key", path=str(path))
+    return token
+
+
+AUTH_STATUSES = ("UNAUTHENTICATED", "PERMISSION_DENIED")
+AUTH_WORDS = ("auth", "permission den", "privilege", "credential")
+
+
+def _grpc_status(exc: BaseException) -> tuple[str, str] | None:
+    """The gRPC status (name, details) behind `exc`: its own, or the one pymilvus wrapped
+    (a refused connection is its MilvusException "Fail connecting … server unavailable",
+    caused by the server's UNAUTHENTICATED)."""
+    seen: BaseException | None = exc
+    visited: set[int] = set()  # pymilvus raises `e from e`: a chain can be a loop
+    while seen is not None and id(seen) not in visited:
+        visited.add(id(seen))
+        code, details = getattr(seen, "code", None), getattr(seen, "details", None)
+        if callable(code) and callable(details):  # grpc.RpcError
+            return str(getattr(code(), "name", code())), str(details() or "")
+        seen = seen.__cause__
+    return None
 
 
 def _reason(exc: BaseException, bound: float | None) -> str:
     """What went wrong, in one line: a MilvusException's message, a gRPC error's status and
-    details (its str() is a multi-line dump), a missed deadline as the bound it missed."""
-    code, details = getattr(exc, "code", None), getattr(exc, "details", None)
-    if callable(code) and callable(details):  # grpc.RpcError (the call's own status)
-        name = getattr(code(), "name", str(code()))
-        if name == "DEADLINE_EXCEEDED" and bound is not None:
-            return f"the engine did not answer within {bound:g} s (timeout)"
-        return f"{name}: {details() or ''}".rstrip(": ")
+    details (its str() is a multi-line dump), a missed deadline as the bound it missed,
+    credentials the engine refused as such."""
+    status = _grpc_status(exc)
+    if status is not None and status[0] in AUTH_STATUSES:
+        return f"the engine refused the credentials ({status[0]}: {status[1]})"[:300]
+    if status is not None and status[0] == "DEADLINE_EXCEEDED" and bound is not None:
+        return f"the engine did not answer within {bound:g} s (timeout)"
+    if status is not None and exc.__cause__ is None:  # gRPC's own error, not wrapped
+        return f"{status[0]}: {status[1]}".rstrip(": ")
     text = str(getattr(exc, "message", "") or exc)
     return text.splitlines()[0][:200] if text.strip() else type(exc).__name__
 
@@ -165,7 +190,10 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
     (`bound`: the call's timeout, named when it ran out)."""
     text = _reason(exc, bound)
     low = text.lower()
-    if any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
+    if any(w in low for w in AUTH_WORDS):
+        hint = ("check the engine's credentials (--token-file, --engine-token-file for kb "
+                "serve: user:password or an API key) and their privileges")
+    elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
     elif "not exist" in low or "not found" in low:
         hint = "publish a release there first (`kb publish --engine …`)"
@@ -312,16 +340,16 @@ def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engi
     try:
         client = pm.MilvusClient(**kwargs)
         if url.db != "default":
-            if url.db not in client.list_databases(timeout=READ_TIMEOUT):
+            if url.db not in client.list_databases(timeout=CONNECT_TIMEOUT):
                 if not create_db:
                     raise EngineError(f"database {url.db!r} does not exist; publish a release "
                                       "there first (`kb publish --engine …`)", path=str(url))
-                client.create_database(url.db, timeout=WRITE_TIMEOUT)
-            client.use_database(url.db, timeout=READ_TIMEOUT)
+                client.create_database(url.db, timeout=CONNECT_TIMEOUT)
+            client.use_database(url.db, timeout=CONNECT_TIMEOUT)
     except EngineError:
         raise
     except Exception as exc:  # MilvusException, or grpc's own types when nothing listens
-        raise engine_error(url, exc, "connecting", READ_TIMEOUT) from None
+        raise engine_error(url, exc, "connecting", CONNECT_TIMEOUT) from None
     return Engine(url, client)
 
 
