@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+import threading
 from concurrent import futures
 from pathlib import Path
 
@@ -376,3 +377,33 @@ def test_a_token_file_is_one_line(tmp_path, text, words):
     assert res.exit_code == 2 and str(token) in res.output and words in res.output
     assert "user:password or an API key" in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_two_first_publishes_into_a_new_database(signed, milvus):  # noqa: F811
+    """Two publishers (say two CI jobs) connecting to a database neither has created yet:
+    both get it (the second's create found it made meanwhile) and the release is served.
+    (The two publishes of one release still race: one may fail creating the collection the
+    other just created; publishing again is then a no-op.)"""
+    dev, _ = signed
+    url = milvus.url("twofirst")
+    checked = check_release(_rel(dev, 1))
+    start = threading.Barrier(2)
+    results: list[object] = []
+
+    def one() -> None:
+        start.wait()
+        try:
+            results.append(publish(connect_url(url, create_db=True), checked))
+        except EngineError as exc:
+            results.append(exc)
+
+    workers = [threading.Thread(target=one) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not [r for r in results if isinstance(r, EngineError)
+                and r.message.startswith("connecting failed")], results
+    assert any(not isinstance(r, EngineError) for r in results), results
+    eng = connect_url(url)
+    assert EngineReader(eng).current().collection == eng.alias_target()

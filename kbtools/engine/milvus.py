@@ -330,6 +330,16 @@ def publish_order(releases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(releases, key=key)
 
 
+def _create_database(client: Any, db: str) -> None:
+    """Create `db`; one another publisher created meanwhile is as good (two first publishes
+    into a new database at once: the second's create failed "already exists")."""
+    try:
+        client.create_database(db, timeout=CONNECT_TIMEOUT)
+    except Exception:
+        if db not in client.list_databases(timeout=CONNECT_TIMEOUT):
+            raise
+
+
 def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engine:
     """Connect to `url` (EngineError naming the engine when it is unreachable)."""
     pm = _pymilvus()
@@ -344,7 +354,7 @@ def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engi
                 if not create_db:
                     raise EngineError(f"database {url.db!r} does not exist; publish a release "
                                       "there first (`kb publish --engine …`)", path=str(url))
-                client.create_database(url.db, timeout=CONNECT_TIMEOUT)
+                _create_database(client, url.db)
             client.use_database(url.db, timeout=CONNECT_TIMEOUT)
     except EngineError:
         raise
