@@ -10,6 +10,7 @@ import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -61,6 +62,11 @@ def stalled(srv: MilvusLite) -> Iterator[None]:
     """The server process stopped (alive, its port open, answering nothing) until exit."""
     os.kill(srv.proc.pid, signal.SIGSTOP)
     try:
+        deadline = time.monotonic() + 10  # kill() returns before every thread has stopped
+        stat = Path(f"/proc/{srv.proc.pid}/stat")
+        while stat.read_text().rsplit(")", 1)[1].split()[0] != "T":
+            assert time.monotonic() < deadline, "the server did not stop"
+            time.sleep(0.01)
         yield
     finally:
         os.kill(srv.proc.pid, signal.SIGCONT)
