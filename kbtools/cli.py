@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from kbtools import __version__
+from kbtools.commands.output import tolerate_unencodable
 from kbtools.config import kb_home
 from kbtools.errors import KbError, one_line
 
@@ -57,6 +58,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class KbGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """As click's, with a stdout that cannot encode Chinese (a Latin-1 locale) printing
+        escapes rather than failing the command (exit 3)."""
+        tolerate_unencodable(sys.stdout)
+        return super().main(*args, **kwargs)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 

@@ -200,9 +200,10 @@ def staging_dir(target: Path) -> Iterator[Path]:
 
 
 def json_line(obj: Any, *, sort_keys: bool = True,
-              default: Callable[[Any], Any] | None = None) -> str:
-    """`obj` as one JSON Lines record (without the newline): never holds a line break."""
-    line = json.dumps(obj, ensure_ascii=False, sort_keys=sort_keys, default=default)
+              default: Callable[[Any], Any] | None = None, ascii_only: bool = False) -> str:
+    """`obj` as one JSON Lines record (without the newline): never holds a line break;
+    `ascii_only`: every non-ASCII character \\u-escaped."""
+    line = json.dumps(obj, ensure_ascii=ascii_only, sort_keys=sort_keys, default=default)
     if not line.isascii():  # the raw characters can only sit inside JSON strings
         line = _RAW_BREAKS.sub(lambda m: f"\\u{ord(m[0]):04x}", line)
         line = _SURROGATE.sub("\ufffd", line)

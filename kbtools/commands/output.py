@@ -38,16 +38,48 @@ def engine_options(f: F) -> F:
                              "instead of local files.")(f)
 
 
+# Characters from every plane: a stream that can encode these can encode any text.
+_UNICODE_PROBE = "\u00e9\u0080\u4e2d\u2028\U0001f600"
+
+
+def unicode_stream(stream: Any) -> bool:
+    """Whether `stream` encodes all of Unicode (UTF-8, UTF-16, GB18030, ...); False for a
+    terminal or pipe in Latin-1, CP1252, ASCII and the like."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        _UNICODE_PROBE.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def tolerate_unencodable(stream: Any) -> None:
+    """Make `stream` print what its encoding lacks as backslash escapes (Chinese text on a
+    Latin-1 terminal) instead of failing the command; Python does so for stderr already."""
+    if getattr(stream, "errors", None) != "strict" or unicode_stream(stream):
+        return
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed
+        pass
+
+
 def echo_json(data: Any) -> None:
     """Pretty JSON on stdout; text that is not valid Unicode (lone surrogates from input that
-    was not UTF-8) is printed as U+FFFD rather than failing the output."""
-    click.echo(valid_unicode(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
+    was not UTF-8) is printed as U+FFFD rather than failing the output. On a stdout that
+    cannot encode all of Unicode (a Latin-1 locale) non-ASCII text is \\u-escaped: the JSON
+    stays valid and exact."""
+    ascii_only = not unicode_stream(sys.stdout)
+    text = json.dumps(data, ensure_ascii=ascii_only, indent=2, default=str)
+    click.echo(text if ascii_only else valid_unicode(text))
 
 
 def echo_jsonl(data: Any) -> None:
     """One JSON object per line, flushed: a reader on a pipe sees each line as it happens.
-    No text inside (a passage, a file name) can break the line (`kbtools.fsutil.json_line`)."""
-    click.echo(json_line(data, sort_keys=False, default=str))
+    No text inside (a passage, a file name) can break the line (`kbtools.fsutil.json_line`);
+    non-ASCII text is \\u-escaped on a stdout that cannot encode all of Unicode."""
+    click.echo(json_line(data, sort_keys=False, default=str,
+                         ascii_only=not unicode_stream(sys.stdout)))
     sys.stdout.flush()
 
 

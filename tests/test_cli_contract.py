@@ -1,0 +1,69 @@
+"""The `kb` command line as scripts drive it: output on terminals and pipes that are not
+UTF-8, colour switched off by NO_COLOR, and arguments that cannot go together."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from hostile import KB, env, make_repo
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+
+ZH_DOC = """---
+title: 水泵维护
+category: engineering
+project: demo
+source: test
+author: alice@example.org
+timestamp: "2026-03-14T09:30:00+08:00"
+verified: false
+---
+
+# 水泵维护
+
+灌溉水泵每运行 2000 小时更换一次机械密封。😀
+"""
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = make_repo(tmp_path_factory.mktemp("contract"), docs={"knowledge/zh.md": ZH_DOC})
+    build(load_config(root), BuildOptions(progress=False))
+    return root
+
+
+def run(repo, tmp_path, *args: str, **extra: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*KB, *args], cwd=repo, env={**env(tmp_path / "home"), **extra},
+                          capture_output=True, timeout=120)
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_chinese_text_on_a_stdout_that_is_not_unicode_is_escaped_not_a_crash(
+        repo, tmp_path, encoding):
+    res = run(repo, tmp_path, "chunks", "knowledge/zh.md", PYTHONIOENCODING=encoding)
+    assert res.returncode == 0, res.stderr
+    assert b"\\u6c34\\u6cf5" in res.stdout  # 水泵, escaped
+    assert b"unexpected error" not in res.stderr
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_json_on_a_stdout_that_is_not_unicode_is_ascii_and_exact(repo, tmp_path, encoding):
+    res = run(repo, tmp_path, "query", "--json", "水泵 机械密封", PYTHONIOENCODING=encoding)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.isascii()
+    utf8 = run(repo, tmp_path, "query", "--json", "水泵 机械密封")
+    got, want = json.loads(res.stdout), json.loads(utf8.stdout)
+    got.pop("took_ms"), want.pop("took_ms")
+    assert got == want
+    assert "😀" in json.dumps(got, ensure_ascii=False)
+
+    batch = subprocess.run([*KB, "query", "--json", "--batch", "-"], cwd=repo,
+                           input='{"id": "一", "query": "水泵"}\n'.encode(),
+                           env={**env(tmp_path / "home"), "PYTHONIOENCODING": encoding},
+                           capture_output=True, timeout=120)
+    assert batch.returncode == 0, batch.stderr
+    assert batch.stdout.isascii()
+    assert json.loads(batch.stdout)["id"] == "一"
