@@ -60,8 +60,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 class KbGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """As click's, with a stdout that cannot encode Chinese (a Latin-1 locale) printing
-        escapes rather than failing the command (exit 3)."""
+        escapes rather than failing the command (exit 3), and no colour when NO_COLOR is set
+        (https://no-color.org; pipes never get colour)."""
         tolerate_unencodable(sys.stdout)
+        if os.environ.get("NO_COLOR") and kwargs.get("color") is None:
+            kwargs["color"] = False
         return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 
+import click
 import pytest
+from click.testing import CliRunner
 from hostile import KB, env, make_repo
 
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
 from kbtools.config import load_config
 
 ZH_DOC = """---
@@ -67,3 +70,15 @@ def test_json_on_a_stdout_that_is_not_unicode_is_ascii_and_exact(repo, tmp_path,
     assert batch.returncode == 0, batch.stderr
     assert batch.stdout.isascii()
     assert json.loads(batch.stdout)["id"] == "一"
+
+
+def test_no_color_turns_the_colour_off_on_a_terminal(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    args = ["query", "--include-unverified", "机械密封"]
+    coloured = CliRunner().invoke(main, args, color=True)  # as on a terminal
+    assert coloured.exit_code == 0, coloured.output
+    assert "\x1b[" in coloured.output
+    plain = CliRunner(env={"NO_COLOR": "1"}).invoke(main, args, color=True)
+    assert plain.exit_code == 0, plain.output
+    assert "\x1b[" not in plain.output
+    assert plain.output == click.unstyle(coloured.output)
