@@ -82,3 +82,13 @@ def test_no_color_turns_the_colour_off_on_a_terminal(repo, monkeypatch):
     assert plain.exit_code == 0, plain.output
     assert "\x1b[" not in plain.output
     assert plain.output == click.unstyle(coloured.output)
+
+
+def test_a_question_and_batch_together_is_a_usage_error_not_a_question_dropped(repo, tmp_path,
+                                                                                monkeypatch):
+    monkeypatch.chdir(repo)
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "a", "query": "机械密封"}\n', encoding="utf-8")
+    res = CliRunner().invoke(main, ["query", "--batch", str(questions), "水泵"])
+    assert res.exit_code == 2
+    assert "not both" in res.output

@@ -54,6 +54,8 @@ def query_cmd(question: str | None, index_path: Path | None, k: int, where: tupl
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
+    if batch is not None and question is not None:
+        raise UsageError("give a QUESTION or --batch FILE.jsonl, not both")
     if engine is not None and index_path is not None:
         raise UsageError("give --index or --engine, not both")
     index = (open_engine_index(connect_url(engine, token_file)) if engine is not None
