@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
@@ -12,6 +13,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
+from hostile import KB, env
 
 from kbtools.agents.draft import create_draft, render_document, slugify
 from kbtools.cli import main
@@ -171,11 +173,38 @@ def test_cli_draft_new(repo: git.Repo, monkeypatch, tmp_path: Path) -> None:
     assert out.exit_code == 0 and out.stdout.startswith("draft/")
     missing = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
                                    "--from", str(tmp_path / "none.md")])
-    assert missing.exit_code == 2 and "no such file" in missing.stderr
+    assert missing.exit_code == 2 and "no such file" in missing.stderr.lower()
     noloc = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T"])
     assert noloc.exit_code == 2 and "pass --location" in noloc.stderr
     notitle = runner.invoke(main, ["draft", "new", "--category", "field-report"])
     assert notitle.exit_code == 2 and "--title" in notitle.stderr
+
+
+def test_draft_body_is_read_as_utf8_whatever_the_locale(repo: git.Repo, tmp_path: Path) -> None:
+    """A body from stdin in a Latin-1 locale was decoded as Latin-1 and committed as mojibake;
+    a body file that is not UTF-8 failed with 'unexpected error' (exit 3)."""
+    root = Path(repo.working_tree_dir)
+    args = [*KB, "draft", "new", "--category", "field-report", "--location", "三号机"]
+    latin1 = {**env(tmp_path / "home"), "PYTHONIOENCODING": "latin-1"}
+    res = subprocess.run([*args, "--title", "报警", "--from", "-", "--json"], cwd=root,
+                         env=latin1, input="\ufeff风扇停转，已更换。\n".encode(),
+                         capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    text = (repo.commit(data["branch"]).tree / data["path"]).data_stream.read().decode()
+    assert text.endswith("---\n风扇停转，已更换。\n")
+
+    bad = tmp_path / "body 正文.md"
+    bad.write_bytes("第一行\n第二行 ".encode() + b"\xff\n")
+    branches = {b.name for b in repo.branches}
+    for source, name in ((str(bad), str(bad)), ("-", "<stdin>")):
+        res = subprocess.run([*args, "--title", "坏", "--from", source], cwd=root,
+                             env=env(tmp_path / "home"), input=bad.read_bytes(),
+                             capture_output=True, timeout=120)
+        assert res.returncode == 2, res.stderr
+        assert res.stderr.decode().splitlines() == [
+            f"kb: error: {name}:2: not UTF-8 (byte 11 of the line); save the file as UTF-8"]
+    assert {b.name for b in repo.branches} == branches
 
 
 def test_body_front_matter_cannot_smuggle_fields_through_a_key(repo: git.Repo) -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -21,13 +20,13 @@ def draft() -> None:
 @draft.command("new")
 @click.option("--category", required=True, help="Document category (a schema in schemas/).")
 @click.option("--title", required=True, help="Document title (any language).")
-@click.option("--from", "source_file", metavar="FILE|-",
+@click.option("--from", "source_file", type=click.File("rb"), metavar="FILE|-",
               help="Read the body from FILE, or stdin with '-' (default: empty body).")
 @click.option("--author", help="Author (default: git config user.name).")
 @click.option("--location", help="Where it happened (required for field-report).")
 @click.option("--source", help="Source of the information (default: 'field report').")
 @json_option
-def new(category: str, title: str, source_file: str | None, author: str | None,
+def new(category: str, title: str, source_file: BinaryIO | None, author: str | None,
         location: str | None, source: str | None, as_json: bool) -> None:
     """Commit a new `verified: false` document on a new branch `draft/<date>-<slug>`.
 
@@ -35,18 +34,25 @@ def new(category: str, title: str, source_file: str | None, author: str | None,
     [paths] drafts). Your checked-out branch, index and working tree are not touched;
     open a pull request from the draft branch to get it reviewed.
     """
-    if source_file == "-":
-        body = sys.stdin.read()
-    elif source_file:
-        path = Path(source_file)
-        if not path.is_file():
-            raise UsageError(f"no such file: {source_file}")
-        body = path.read_text(encoding="utf-8")
-    else:
-        body = ""
+    body = read_body(source_file) if source_file is not None else ""
     result = create_draft(find_root(), category, title, body, author=author,
                           location=location, source=source)
     if as_json:
         echo_json(result.to_dict())
         return
     click.echo(f"{result.branch}  {result.path}  {result.commit[:10]}")
+
+
+def read_body(stream: BinaryIO) -> str:
+    """The text of the body file (or stdin) as UTF-8 whatever the locale, a leading byte-order
+    mark dropped; bytes that are not UTF-8 are a `UsageError` naming the file and line."""
+    name = getattr(stream, "name", None)
+    name = name if isinstance(name, str) else "<stdin>"
+    raw = stream.read()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = raw.rfind(b"\n", 0, exc.start) + 1
+        raise UsageError(f"not UTF-8 (byte {exc.start - start + 1} of the line); save the "
+                         "file as UTF-8", path=name,
+                         line=raw.count(b"\n", 0, exc.start) + 1) from None
