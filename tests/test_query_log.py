@@ -95,6 +95,16 @@ def test_no_log_flag_device_setting_and_dist_are_not_logged(dev, published):
     assert len(logged(dev)) == 1
 
 
+def test_log_switches_print_json_and_refuse_contradictions(dev):
+    """`kb log --off --json` printed text; `--off --on` silently took the last one."""
+    code, out = kb("log", "--off", "--json", "--to", str(dev))
+    assert code == 0 and json.loads(out) == {"device": str(dev), "query_log": False}
+    for args in (["--off", "--on"], ["--on", "--off"], ["--on", "--since", "1d"]):
+        code, out = kb("log", *args, "--to", str(dev))
+        assert code == 2 and out.startswith("kb: error: ") and len(out.splitlines()) == 1
+    assert json.loads((dev / "settings.json").read_text()) == {"query_log": False}
+
+
 def test_mcp_search_is_logged_as_mcp(dev):
     out = tool_search(Context(index=dev), QUESTION, k=2)
     [entry] = logged(dev)

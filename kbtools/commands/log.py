@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option, to_option
-from kbtools.errors import plural, valid_unicode
+from kbtools.errors import UsageError, plural, valid_unicode
 from kbtools.index.layout import DeviceLayout
 from kbtools.query.log import log_settings, parse_since, read_log, set_log_enabled
 from kbtools.ship.device import device_dir, require_device
@@ -18,21 +18,28 @@ from kbtools.ship.device import device_dir, require_device
               help="Only questions from then on: an ISO date/time (UTC unless it says) or an "
                    "age such as 30m, 1h, 2d, 1w.")
 @to_option
-@click.option("--off", "switch", flag_value="off", default=None,
+@click.option("--off", is_flag=True,
               help="Stop recording questions on this device (settings.json).")
-@click.option("--on", "switch", flag_value="on", help="Record questions again.")
+@click.option("--on", is_flag=True, help="Record questions again.")
 @json_option
-def log(since: str | None, to: Path | None, switch: str | None, as_json: bool) -> None:
+def log(since: str | None, to: Path | None, off: bool, on: bool, as_json: bool) -> None:
     """Show the device's query log: time (UTC), interface (cli, mcp, web, api), release,
     question, cited chunk ids, and whether there was no answer.
 
     Questions are logged by `kb query`, `kb mcp` and `kb serve` on a device (not on a
     build's dist/), in DIR/queries.jsonl, rotated by size (see docs/releases.md).
     """
+    if on and off:
+        raise UsageError("give --on or --off, not both")
+    if (on or off) and since:
+        raise UsageError("--since lists questions; it does not go with --on or --off")
     path = require_device(device_dir(to))
-    if switch is not None:
-        set_log_enabled(path, switch == "on")
-        click.echo(f"query log {switch} for device {path}")
+    if on or off:
+        set_log_enabled(path, on)
+        if as_json:
+            echo_json({"device": str(path), "query_log": on})
+        else:
+            click.echo(f"query log {'on' if on else 'off'} for device {path}")
         return
     entries = read_log(path, parse_since(since) if since else None)
     if as_json:
