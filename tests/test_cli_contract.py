@@ -4,6 +4,7 @@ UTF-8, colour switched off by NO_COLOR, and arguments that cannot go together.""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import click
@@ -92,3 +93,17 @@ def test_a_question_and_batch_together_is_a_usage_error_not_a_question_dropped(r
     res = CliRunner().invoke(main, ["query", "--batch", str(questions), "水泵"])
     assert res.exit_code == 2
     assert "not both" in res.output
+
+
+def test_build_progress_in_a_pipe_is_whole_lines(tmp_path):
+    """Progress rewritten with carriage returns ran together in CI logs and pipes."""
+    root = make_repo(tmp_path / "kb", docs={f"knowledge/n{i}.md": ZH_DOC.replace("水泵", f"水泵{i}")
+                                            for i in range(6)})
+    toml = root / "kb.toml"
+    toml.write_text(toml.read_text().replace("[embedding]\n", "[embedding]\nbatch_size = 2\n"))
+    res = run(root, tmp_path, "build")
+    assert res.returncode == 0, res.stderr
+    assert b"\r" not in res.stderr
+    progress = [line for line in res.stderr.decode().splitlines() if ": embedding " in line]
+    assert len(progress) > 1
+    assert all(re.fullmatch(r"kb build: embedding \S+: \d+/\d+", line) for line in progress)

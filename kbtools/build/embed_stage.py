@@ -75,16 +75,35 @@ def _embed_model(key: str, emb: Embedder, fp: str, wanted: list[tuple[str, tuple
         todo = [(h, dt) for h, dt in wanted if h not in have]
         parts = doc_batches([dt[0] for _, dt in todo], batch)
         texts = [dt[1] for _, dt in todo]
+        live = progress and len(todo) > batch
         for i, got in embed_parts(emb, [texts[a:b] for a, b in parts]):
             part = todo[i:i + len(got)]
             fresh = dict(zip([h for h, _ in part], got.astype(np.float16), strict=True))
             cache.put_many(fp, fresh)
             have.update(fresh)
-            if progress and len(todo) > batch:
-                print(f"\rkb build: embedding {key}: {i + len(got)}/{len(todo)}", end="",
-                      file=sys.stderr)
-        if progress and len(todo) > batch:
+            if live:
+                _progress(f"kb build: embedding {key}: {i + len(got)}/{len(todo)}")
+        if live and _on_terminal():
             print(file=sys.stderr)
         return {f"{key}:{h}": have[h] for h, _ in wanted}, len(todo), len(wanted) - len(todo)
     finally:
         cache.close()
+
+
+PROGRESS_WIDTH = 48  # a progress line is padded to this: a shorter one overwrites it whole
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed
+        return False
+
+
+def _progress(message: str) -> None:
+    """One progress report on stderr: rewritten in place on a terminal, a line of its own in
+    a pipe or log file (where a carriage return would run the reports together)."""
+    if _on_terminal():
+        print(f"\r{message:<{PROGRESS_WIDTH}}", end="", file=sys.stderr, flush=True)
+    else:
+        print(message, file=sys.stderr, flush=True)
