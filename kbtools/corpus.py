@@ -332,6 +332,9 @@ def load_named(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES
         if misnamed_markdown(path):
             raise SourceError("file-extension", misnamed_message(path))
         raw = read_source(path, None if rel.startswith("/") else root, max_bytes)
+        if b"\x00" in raw:  # `kb check`'s file-binary: its text would be NULs and mojibake
+            raise SourceError("file-binary", "file contains NUL bytes: binary data, not "
+                              "Markdown; not read")
     except SourceError as exc:
         raise SourceError(exc.code, f"{exc.code}: {exc.message}", path=rel) from None
     text, _ = decode(raw)

@@ -255,7 +255,8 @@ def test_kb_chunks_refuses_what_kb_check_refuses(repo, tmp_path_factory):
     os.mkfifo(t / "fifo.md")
     (t / "dir.md").mkdir()
     (t / "Upper.MD").write_text(GOOD_FM + "# Up\n\nx\n", encoding="utf-8")
-    expected = {"leak.md": "path-symlink-escape: document is a symlink leading outside",
+    (t / "blob.md").write_bytes(b"\xff\xfe#\x00 \x00x\x00\n\x00")  # UTF-16, say
+    expected = {"blob.md": "file-binary: file contains NUL bytes: binary data, not Markdown","leak.md": "path-symlink-escape: document is a symlink leading outside",
                 "fifo.md": "file-not-regular: a FIFO (named pipe), not a regular file",
                 "dir.md": "file-not-regular: a directory, not a regular file",
                 "Upper.MD": "file-extension: the extension '.MD' is not '.md'"}
@@ -264,6 +265,7 @@ def test_kb_chunks_refuses_what_kb_check_refuses(repo, tmp_path_factory):
         assert result.exit_code == 1, (name, result.output)
         assert result.stderr.startswith(f"kb: error: knowledge/t/{name}: {message}"), result.stderr
         assert "root:x" not in result.output and "Traceback" not in result.output
+        assert "\x00" not in result.output
     result = CliRunner().invoke(main, ["chunks", "knowledge/t/none.md"])
     assert result.exit_code == 2 and "no such file or directory" in result.stderr
     (t / "inside.md").symlink_to("../crops/wheat-scab.md")
