@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 
 import kbtools.check.decision_tables
 import kbtools.decision
-from kbtools.check.decision_tables import analyse, table_findings
+from kbtools.check.decision_tables import analyse, overlap_candidates, table_findings
 from kbtools.cli import main
 from kbtools.decision import (
     NO_MATCH_MESSAGE,
@@ -300,6 +301,41 @@ def test_overlap_found():
     findings = analyse(table)
     assert [(f[0], f[1]) for f in findings] == [(4, "decision-overlap")]
     assert "rows 1 and 2" in findings[0][2]
+
+
+def test_overlap_check_of_a_large_table_compares_only_rows_sharing_a_value():
+    # 6,000 rules, two per temperature span (one per crop): the rows that may overlap are the
+    # 3,000 pairs sharing a span, not the 18 million pairs of rows (minutes of `kb check`)
+    rows = [[f"{i}.0-{i}.5", crop, "x"] for i in range(3000) for crop in ("小麦", "玉米")]
+    rows.append(["2999.5", "玉米", "y"])  # meets the row before the one before it
+    table = build_table(["温度", "作物", "措施"], rows, decision="inputs=温度,作物; outputs=措施")
+    assert sum(1 for _ in overlap_candidates(table)) == 3000 + 2
+    overlaps = [f[2] for f in analyse(table) if f[1] == "decision-overlap"]
+    assert overlaps == ["table at line 0: rows 6000 and 6001 both match some inputs "
+                        "(policy 'first' decides)"]
+
+
+def test_gap_check_of_a_large_table_is_not_cells_times_rows():
+    # 12,000 disjoint spans make 47,999 elementary cells: each was tested against every row
+    # (about a minute); each row now marks the cells it covers
+    table = build_table(["温度", "措施"], [[f"{i}.0-{i}.5", "x"] for i in range(12_000)],
+                        decision="inputs=温度; outputs=措施")
+    start = time.monotonic()
+    gaps = [f[2] for f in analyse(table) if f[1] == "decision-gap"]
+    assert time.monotonic() - start < 15
+    assert gaps[0] == "table at line 0: no row covers 温度 >0.5 and <1"
+    assert gaps[-1] == "table at line 0: 11994 more uncovered ranges"
+
+
+def test_overlap_check_stops_after_its_budget(monkeypatch):
+    monkeypatch.setattr(kbtools.check.decision_tables, "MAX_OVERLAP_CHECKS", 100)
+    table = build_table(["温度", "措施"], [["*", str(n)] for n in range(30)],
+                        decision="inputs=温度; outputs=措施")
+    overlaps = [f[2] for f in analyse(table)]
+    assert overlaps[0] == "table at line 0: rows 1 and 2 both match some inputs (policy 'first' decides)"
+    assert overlaps[4].startswith("table at line 0: rows 1 and 6 both match")
+    assert overlaps[5:] == ["table at line 0: 30 rows share inputs so widely that the overlap "
+                            "check stopped after 100 row pairs (100 overlapping so far)"]
 
 
 def test_gap_found():
