@@ -143,10 +143,16 @@ _LineLoader.yaml_implicit_resolvers = {
 }
 
 
+class _TooManyNodes(yaml.YAMLError):
+    """Front matter of more than MAX_YAML_NODES nodes (as expanded: an alias bomb, or just
+    very many keys or list items)."""
+
+
 def _count_nodes(node: yaml.Node, budget: list[int], seen: set[int]) -> None:
     budget[0] -= 1
     if budget[0] < 0:
-        raise yaml.YAMLError("front matter expands to too many nodes (alias bomb?)")
+        raise _TooManyNodes(f"front matter has more than {MAX_YAML_NODES:,} YAML nodes (keys, "
+                            "values and list items, an alias counted at each use)")
     if isinstance(node, yaml.SequenceNode):
         for child in node.value:
             _count_nodes(child, budget, seen)
@@ -183,9 +189,10 @@ def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[Fro
             problem = re.sub(r"first on line (\d+)",
                              lambda m: f"first on line {int(m.group(1)) + first_line - 1}", problem)
         return None, {}, [FrontMatterError(code, problem, line, col)]
+    except _TooManyNodes as exc:
+        return None, {}, [FrontMatterError("yaml-bomb", str(exc), first_line)]
     except yaml.YAMLError as exc:
-        code = "yaml-bomb" if "too many nodes" in str(exc) else "yaml-syntax"
-        return None, {}, [FrontMatterError(code, str(exc).strip(), first_line)]
+        return None, {}, [FrontMatterError("yaml-syntax", str(exc).strip(), first_line)]
     except RecursionError:
         return None, {}, [FrontMatterError("yaml-bomb", "front matter nests too deeply", first_line)]
     except Exception as exc:  # PyYAML constructors fail oddly on bad tagged values (!!timestamp x)

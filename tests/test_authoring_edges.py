@@ -16,7 +16,7 @@ from kbtools.check.engine import check_document, check_paths, make_context
 from kbtools.check.fix import NotFixed, fix_results
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.corpus import find_markdown, iter_documents, load_yaml, parse_source
+from kbtools.corpus import MAX_YAML_NODES, find_markdown, iter_documents, load_yaml, parse_source
 from kbtools.errors import FindingsError, RenderError
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.frontend import scan
@@ -212,6 +212,19 @@ def test_written_keys_keep_merges_and_duplicates():
     _, _, errors = load_yaml("a: 1\n\"a\": 2\n", 2)
     assert [(e.code, e.line) for e in errors] == [("duplicate-key", 3)]
 
+
+
+def test_front_matter_over_the_node_limit_names_the_limit_not_an_alias_bomb():
+    many = "".join(f"key{i}: v{i}\n" for i in range(MAX_YAML_NODES))  # no alias anywhere
+    _, _, errors = load_yaml(many, 2)
+    assert [(e.code, e.line, e.message) for e in errors] == [
+        ("yaml-bomb", 2, f"front matter has more than {MAX_YAML_NODES:,} YAML nodes (keys, "
+                         "values and list items, an alias counted at each use)")]
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcde", "bcdef", strict=True))
+    assert [e.code for e in load_yaml(bomb, 2)[2]] == ["yaml-bomb"]
+    _, _, errors = load_yaml("a: [1, 2\n", 2)
+    assert [e.code for e in errors] == ["yaml-syntax"]
 
 # --- 7. --fix on a symlinked document edits its target, never the link --------------------
 

@@ -73,7 +73,7 @@ CODES: dict[str, str] = {
     "fm-not-mapping": "the front matter is a list or scalar, not a mapping",
     "yaml-syntax": "YAML syntax error (with its line)",
     "duplicate-key": "a key appears twice in the front matter",
-    "yaml-bomb": "the front matter expands too far (alias bomb) or nests too deeply",
+    "yaml-bomb": "the front matter has over 20,000 nodes (an alias bomb?) or nests too deeply",
     "fm-missing-key": "a required key is missing (base or category schema)",
     "fm-unknown-key": "a key the schema does not know (with a did-you-mean)",
     "fm-type": "a value has the wrong type",
