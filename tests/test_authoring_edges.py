@@ -226,6 +226,21 @@ def test_front_matter_over_the_node_limit_names_the_limit_not_an_alias_bomb():
     _, _, errors = load_yaml("a: [1, 2\n", 2)
     assert [e.code for e in errors] == ["yaml-syntax"]
 
+
+@pytest.mark.parametrize("body, line", [
+    ("# T\n\n" + ">" * 20 + " deep\n", 3),  # 20 quotes and the paragraph in them
+    ("# T\n\n" + "".join("  " * i + f"- item {i}\n" for i in range(1000)), 12),
+    ("# T\n\n" + "".join(">" * (i + 1) + f" quote {i}\n" for i in range(100)), 22),
+])
+def test_markdown_nested_deeper_than_it_is_read_is_an_error_at_its_line(body, line):
+    # markdown-it drops what nests deeper than its maxNesting: the served page lost it
+    src = doc("knowledge/t/deep.md", body)
+    found = [(f.code, f.line) for f in check_document(src, _ctx(Path("/r"))) if f.level == "error"]
+    assert found == [("markdown-too-deep", FM_LINES + line)]
+    shallow = doc("knowledge/t/ok.md", "# T\n\n" + ">" * 19 + " deep\n\n"
+                  + "".join("  " * i + f"- item {i}\n" for i in range(9)))
+    assert [f for f in check_document(shallow, _ctx(Path("/r"))) if f.level == "error"] == []
+
 # --- 7. --fix on a symlinked document edits its target, never the link --------------------
 
 def test_fix_on_a_symlinked_document_edits_the_target_and_keeps_the_link(repo):

@@ -49,7 +49,7 @@ from kbtools.corpus import (
 )
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
-from kbtools.markdown.frontend import Scan, scan
+from kbtools.markdown.frontend import MarkdownTooDeep, Scan, scan
 from kbtools.provenance import staged_paths
 from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
@@ -82,7 +82,7 @@ CODES: dict[str, str] = {
     "fm-unknown-category": "the category has no schema in schemas/categories/",
     "fm-verified-without-reviewer": "verified: true without verified_by and verified_at",
     "body-empty": "front matter but no content",
-    "markdown-too-deep": "Markdown nests too deeply to parse",
+    "markdown-too-deep": "lists or quotes nest deeper than Markdown is read (20 levels)",
     "path-absolute": "absolute path (/home/..., C:\\..., file://) in a link or image",
     "path-backslash": "backslashes in a link or image path",
     "path-escapes-repo": "a relative path that leaves the repository",
@@ -275,6 +275,9 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         except RecursionError:  # pathological nesting: report instead of crashing
             add("markdown-too-deep", "error", src.body_line, 1,
                 "Markdown nests too deeply to parse")
+            return DocResult(src.path, rel, tuple(out))
+        except MarkdownTooDeep as exc:
+            add("markdown-too-deep", "error", exc.line, 1, str(exc))
             return DocResult(src.path, rel, tuple(out))
         if key:
             new_scan = (key, to_json(result))

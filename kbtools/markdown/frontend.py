@@ -27,6 +27,8 @@ from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
     BLOCK_MATH,
     INLINE_MATH,
+    MAX_NESTING,
+    TOO_DEEP,
     custom_ids,
     github_slugs,
     heading_title,
@@ -221,10 +223,23 @@ class _Locator:
         return self.first + self.offset, 1, ""
 
 
+class MarkdownTooDeep(Exception):
+    """Lists or quotes nested deeper than the parser reads, from file line `line` on (the
+    parser drops those lines: neither the served page nor a reader would show them)."""
+
+    def __init__(self, line: int):
+        super().__init__(f"lists or quotes nest deeper than Markdown is read ({MAX_NESTING} "
+                         "levels: a quote counts one, a list two, a paragraph one); what is "
+                         "deeper is left out of the served page: nest less")
+        self.line = line
+
+
 def scan(body: str, body_line: int) -> Scan:
     """Parse the body once; `body_line` is the file line of the body's first line."""
     env: dict[str, Any] = {}
     tokens = parse_blocks(body, env)
+    if TOO_DEEP in env:
+        raise MarkdownTooDeep(body_line + env[TOO_DEEP])
     scanner = _Scanner(source_text(body).split("\n"), body_line, env)
     for tok in tokens:
         scanner.read(tok)

@@ -20,7 +20,7 @@ stay text; `file:` links are kept, so the check can report them. Inline HTML tag
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from functools import lru_cache
 from typing import Any
 
@@ -81,7 +81,26 @@ def markdown() -> MarkdownIt:
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.use(tasklists_plugin)
+    md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
+
+
+MAX_NESTING = 20  # markdown-it's commonmark maxNesting: lists and quotes nest this deep
+TOO_DEEP = "too_deep"  # env key: the 0-based body line of the first block nested deeper
+
+
+def _noting_skipped_depth(tokenize: Callable[[StateBlock, int, int], None]
+                          ) -> Callable[[StateBlock, int, int], None]:
+    """markdown-it's block tokenizer; where it silently drops the lines of a list or quote
+    nested deeper than its maxNesting, the first such line is noted in ``env[TOO_DEEP]``
+    (for `kb check`), since no reader of the tokens would show them."""
+    def run(state: StateBlock, start: int, end: int) -> None:
+        if state.level >= state.md.options.maxNesting and TOO_DEEP not in state.env:
+            line = state.skipEmptyLines(start)
+            if line < end and state.sCount[line] >= state.blkIndent:
+                state.env[TOO_DEEP] = line
+        tokenize(state, start, end)
+    return run
 
 
 def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
