@@ -23,9 +23,9 @@ from typing import Any
 import click
 
 from kbtools import __version__
-from kbtools.commands.output import tolerate_unencodable
 from kbtools.config import kb_home
 from kbtools.errors import KbError, one_line
+from kbtools.fsutil import tolerate_unencodable
 
 # (module under kbtools.commands, click command attribute). Imported lazily per command.
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -17,6 +17,9 @@ characters that other readers take for a line break and JSON leaves raw (NEL, U+
 the C0 controls \r, \v, \f, \x1c-\x1e are escaped by JSON itself), and `read_json_lines`
 splits on ``b"\n"`` only, never `str.splitlines`. Text without those characters is written
 byte for byte as before, so existing releases stay reproducible.
+
+Streams: `unicode_stream` (can it encode all of Unicode?) and `tolerate_unencodable` (print
+what it cannot as escapes), what the CLI's output needs in a Latin-1 locale.
 """
 
 from __future__ import annotations
@@ -416,3 +419,29 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+# Characters from every plane: a stream that can encode these can encode any text.
+_UNICODE_PROBE = "\u00e9\u0080\u4e2d\u2028\U0001f600"
+
+
+def unicode_stream(stream: Any) -> bool:
+    """Whether `stream` encodes all of Unicode (UTF-8, UTF-16, GB18030, ...); False for a
+    terminal or pipe in Latin-1, CP1252, ASCII and the like."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        _UNICODE_PROBE.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def tolerate_unencodable(stream: Any) -> None:
+    """Make `stream` print what its encoding lacks as backslash escapes (Chinese text on a
+    Latin-1 terminal) instead of failing the command; Python does so for stderr already."""
+    if getattr(stream, "errors", None) != "strict" or unicode_stream(stream):
+        return
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed
+        pass

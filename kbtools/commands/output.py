@@ -12,7 +12,7 @@ import click
 
 from kbtools.errors import valid_unicode
 from kbtools.findings import Finding, verdict
-from kbtools.fsutil import json_line
+from kbtools.fsutil import json_line, unicode_stream
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,30 +38,6 @@ def engine_options(f: F) -> F:
                              "instead of local files.")(f)
 
 
-# Characters from every plane: a stream that can encode these can encode any text.
-_UNICODE_PROBE = "\u00e9\u0080\u4e2d\u2028\U0001f600"
-
-
-def unicode_stream(stream: Any) -> bool:
-    """Whether `stream` encodes all of Unicode (UTF-8, UTF-16, GB18030, ...); False for a
-    terminal or pipe in Latin-1, CP1252, ASCII and the like."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    try:
-        _UNICODE_PROBE.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
-def tolerate_unencodable(stream: Any) -> None:
-    """Make `stream` print what its encoding lacks as backslash escapes (Chinese text on a
-    Latin-1 terminal) instead of failing the command; Python does so for stderr already."""
-    if getattr(stream, "errors", None) != "strict" or unicode_stream(stream):
-        return
-    try:
-        stream.reconfigure(errors="backslashreplace")
-    except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed
-        pass
 
 
 def echo_json(data: Any) -> None:
