@@ -11,25 +11,14 @@ import click
 import pytest
 from click.testing import CliRunner
 from hostile import KB, env, make_repo
+from kbfixtures import PAGE
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 
-ZH_DOC = """---
-title: 水泵维护
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
-# 水泵维护
-
-灌溉水泵每运行 2000 小时更换一次机械密封。😀
-"""
+ZH_DOC = PAGE.format(title="水泵维护", source="test",
+                     body="灌溉水泵每运行 2000 小时更换一次机械密封。😀")
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from kbfixtures import GOOD_FM
 
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
@@ -140,16 +141,7 @@ def test_an_empty_cell_under_a_filled_one_is_named_where_rows_overlap(tmp_path):
 
 # ----------------------------------------------------------------- policy all through search
 
-PESTS = """---
-title: Corn borer treatment
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
+PESTS = GOOD_FM.replace("Generated", "Corn borer treatment") + """
 # Corn borer treatment
 
 ## Treatment table
