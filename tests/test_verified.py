@@ -391,6 +391,7 @@ def test_release_lists_lapses_and_a_synced_device_serves_the_same(scenario, tmp_
     assert f"verification lapsed: {FAULTS}: " in res.output
     assert "changed after review on" in res.output
     assert f"verification lapsed: {ENG['untouched']}" not in res.output
+    assert "lapsed" not in res.stdout and len(res.stdout.splitlines()) == 1  # the tag line only
     res = runner.invoke(main, ["release", "--no-push", "--json"])
     assert {x["doc"] for x in json.loads(res.output)["lapsed"]} >= {FAULTS, ENG["direct"]}
     dev = tmp_path / "device"

@@ -50,4 +50,4 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
         click.echo(f"warning: {warning}", err=True)
     for lapse in info.lapsed:
         click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
-                   f"passages served as unverified: {lapse['reason']}")
+                   f"passages served as unverified: {lapse['reason']}", err=True)
