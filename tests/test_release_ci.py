@@ -59,6 +59,16 @@ def test_release_workflows_push_with_the_artifacts_credentials(workflow: Path):
         assert "origin" not in runs  # nothing else in the job uses the checkout's credentials
 
 
+def test_kb_init_release_workflow_checks_out_lfs_images():
+    """A knowledge repository keeping its images with Git LFS would otherwise release the
+    pointer files in their place."""
+    wf = yaml.safe_load((REPO / "kbtools" / "data" / "init" / "workflows"
+                         / "kb-release.yml").read_text())
+    checkouts = [s for job in wf["jobs"].values() for s in job["steps"]
+                 if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkouts and all(s["with"]["lfs"] is True for s in checkouts)
+
+
 def test_kb_init_check_workflow_reads_only(tmp_path: Path):
     assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
     wf = yaml.safe_load((tmp_path / "kr" / ".github" / "workflows" / "kb-check.yml").read_text())
