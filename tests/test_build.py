@@ -262,3 +262,29 @@ def test_cache_from_a_previous_build_means_nothing_to_embed(cold_build, small_re
     again = json.loads(result.stdout)
     assert again["embedded"] == 0 and again["reused"] == stats.embedded
     assert f"seeded {stats.embedded} cached vectors" in result.stderr
+
+
+def test_a_git_lfs_pointer_is_not_shipped_as_a_picture(tmp_path, capsys):
+    """A clone made without git-lfs holds pointer files where the pictures should be: the
+    build leaves them out and says, at each link, what to do."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    (repo / "assets" / "pump.png").write_text(
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:" + "4d7a" * 16 + "\nsize 48213\n")
+    (repo / "assets" / "seal.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    body = "Photo of the pump:\n\n![pump](../assets/pump.png)\n\n![seal](../assets/seal.png)"
+    (repo / "knowledge" / "pump.md").write_text(
+        PAGE.format(title="Pump", source="me", body=body), encoding="utf-8")
+    stats = build(load_config(repo), BuildOptions(out=tmp_path / "dist", progress=True))
+    artifacts = load_manifest(tmp_path / "dist")["artifacts"]
+    assert "data/source/assets/seal.png" in artifacts
+    assert "data/source/assets/pump.png" not in artifacts
+    err = capsys.readouterr().err
+    line = next(i for i, t in enumerate(PAGE.format(title="Pump", source="me", body=body)
+                                        .splitlines(), 1) if "pump.png" in t)
+    assert f"knowledge/pump.md:{line}:1: warning: image-lfs-pointer" in err
+    assert "git lfs pull" in err and stats.warnings >= 1

@@ -58,7 +58,7 @@ from kbtools.query import calibration, pages
 from kbtools.render.formula import (
     render_cached,
 )
-from kbtools.render.images import ship_images
+from kbtools.render.images import image_path, ship_images
 from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
@@ -227,8 +227,9 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for s in sources:  # (those of kept shards are linked with them)
         if shard_of(s.rel) not in kept:
             _write_source(layout.source, s.rel, raw[s.rel])
-    ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images], root,
-                layout.source)
+    shipped = ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images],
+                          root, layout.source)
+    _warn_lfs_pointers(outlines, set(shipped.lfs_pointers), opts, stats)
     timer.lap("render")
 
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
@@ -291,6 +292,21 @@ def _unchecked_reason(opts: BuildOptions) -> str | None:
     if opts.corpus:
         return verified.CORPUS
     return None if opts.provenance else verified.NO_HISTORY
+
+
+def _warn_lfs_pointers(outlines: dict[str, Outline], pointers: set[str], opts: BuildOptions,
+                       stats: BuildStats) -> None:
+    """A warning at each image link whose file is a Git LFS pointer (a clone without
+    git-lfs): the picture is not shipped, and the author or CI learns what to do."""
+    found = [finding(rel, i.line, 1, "warning", "image-lfs-pointer",
+                     f"{path} is a Git LFS pointer, not the picture: not shipped (install "
+                     "git-lfs and run `git lfs pull`)")
+             for rel, o in sorted(outlines.items()) for i in o.images
+             if (path := image_path(rel, i.src)) in pointers]
+    stats.warnings += len(found)
+    if opts.progress:
+        for f in found:
+            print(f"kb build: {f.format()}", file=sys.stderr)
 
 
 def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path | None,

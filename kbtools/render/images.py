@@ -9,13 +9,16 @@ Only what is safe to show is copied: relative links without a scheme, resolving 
 repository root (symlinks included), regular files of a raster type (`IMAGE_TYPES`; an
 author's SVG is not shipped — formulas are the only SVGs, and they are sanitised), at most
 `MAX_IMAGE_BYTES` each. Anything else is left out silently: `kb check` reports missing and
-unsafe links, the build does not fail over a picture.
+unsafe links, the build does not fail over a picture. A Git LFS pointer file (a clone made
+without git-lfs holds these in place of the pictures) is no picture either: it is left out
+and named (`ShippedImages.lfs_pointers`), so the build can say what to do.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -26,6 +29,14 @@ from kbtools.fsutil import atomic_write_bytes
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".gif": "image/gif", ".webp": "image/webp"}
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+# how every Git LFS pointer file begins (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+
+
+@dataclass
+class ShippedImages:
+    copied: list[str] = field(default_factory=list)  # repository-relative paths, sorted
+    lfs_pointers: list[str] = field(default_factory=list)  # left out: pointers, not pictures
 
 
 def image_path(doc: str, src: str) -> str | None:
@@ -46,11 +57,12 @@ def image_path(doc: str, src: str) -> str | None:
     return joined
 
 
-def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path) -> list[str]:
+def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path) -> ShippedImages:
     """Copy each image linked as (document path, link) from `root` into `source_dir` under
-    its repository-relative path; returns the paths copied, sorted."""
+    its repository-relative path; returns the paths copied and the Git LFS pointer files
+    left out."""
     wanted = sorted({p for doc, src in links if (p := image_path(doc, src)) is not None})
-    copied = []
+    out = ShippedImages()
     for rel in wanted:
         try:
             data = read_source(root / rel, root, MAX_IMAGE_BYTES)
@@ -58,6 +70,9 @@ def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path) 
             continue
         if len(data) > MAX_IMAGE_BYTES:
             continue
+        if data.startswith(LFS_POINTER):
+            out.lfs_pointers.append(rel)
+            continue
         atomic_write_bytes(source_dir / rel, data)
-        copied.append(rel)
-    return copied
+        out.copied.append(rel)
+    return out
