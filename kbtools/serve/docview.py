@@ -17,6 +17,8 @@ markdown-it's own renderer in what author content may do:
 - headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
 - block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
   the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
+- a passage may leave table rows out (`RenderContext.line_map` gives the file line of each
+  line it kept): a row ``<tr class="omitted">`` with the page's note stands where they were;
 - cross references the build resolved ("见 4.3 节", chunk ``links``) become links.
 """
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -83,6 +85,25 @@ class RenderContext:
     url: Callable[[str, str], str] = app_url
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
     on_doc_page: bool = True  # False: a passage shown outside its document (search results)
+    # When the text left lines out: the file line of each of its lines, then the line after
+    # what it was cut from (else `line_offset` applies); and the note shown where table rows
+    # were left out, by the text line it stands before (the text's end: after its last row).
+    line_map: Sequence[int] = ()
+    omitted: Mapping[int, str] = field(default_factory=dict)
+
+    def file_lines(self, span: Sequence[int]) -> tuple[int, int]:
+        """The file lines of a token's source map (text lines ``[start, end)``): the first,
+        and the last (one less than the first when the map is empty). A block of several
+        lines spans the lines left out around it (a table's rows are one line each, so such
+        a block is the table or its body, and the rows left out are its own)."""
+        start, end = span[0], span[1]
+        if not self.line_map:
+            return start + 1 + self.line_offset, end + self.line_offset
+        if end - start <= 1:
+            first = self.line_map[start]
+            return first, first if end > start else first - 1
+        first = self.line_map[start - 1] + 1 if start > 0 else self.line_map[0]
+        return first, self.line_map[end] - 1
 
 
 def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
@@ -100,6 +121,12 @@ class SafeRenderer(RendererHTML):
     def cited_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:
         return '<span id="cited" class="anchor"></span>'
+
+    def omitted_rows(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                     env: Any) -> str:
+        tok = tokens[idx]
+        return (f'<tr class="omitted"><td colspan="{tok.meta["cols"]}">'
+                f"{escapeHtml(tok.content)}</td></tr>\n")
 
     # --- text -------------------------------------------------------------------------
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
@@ -289,7 +316,7 @@ def _mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
     for i, tok in enumerate(tokens):
         if tok.map is None or tok.nesting < 0 or tok.type == "inline":
             continue
-        a, b = tok.map[0] + 1 + ctx.line_offset, tok.map[1] + ctx.line_offset
+        a, b = ctx.file_lines(tok.map)
         tok.attrSet("data-lines", f"{a}-{max(a, b)}")
         if ctx.cited is None:
             continue
@@ -328,6 +355,39 @@ def _add_class(tok: Token, name: str) -> None:
         tok.attrJoin("class", name)
 
 
+def _note_omissions(tokens: list[Token], ctx: RenderContext) -> list[Token]:
+    """The note of `ctx.omitted` as a table row spanning the columns, before the body row
+    of the text line it names (or at the end of the body, one past its last row)."""
+    if not ctx.omitted:
+        return tokens
+    out: list[Token] = []
+    cols, row_end, in_body = 1, -1, False
+    for tok in tokens:
+        if tok.type == "thead_open":
+            cols = 0
+        elif tok.type == "th_open":
+            cols += 1
+        elif tok.type == "tbody_open":
+            row_end, in_body = -1, True
+        elif tok.type == "tr_open" and tok.map is not None and in_body:
+            out += _omission(ctx, tok.map[0], cols)
+            row_end = tok.map[1]
+        elif tok.type == "tbody_close":
+            out += _omission(ctx, row_end, cols)
+            in_body = False
+        out.append(tok)
+    return out
+
+
+def _omission(ctx: RenderContext, line: int, cols: int) -> list[Token]:
+    note = ctx.omitted.get(line)
+    if note is None:
+        return []
+    tok = Token("omitted_rows", "tr", 0)
+    tok.content, tok.meta["cols"] = note, max(cols, 1)
+    return [tok]
+
+
 def _anchor_headings(tokens: list[Token]) -> None:
     seen: dict[str, int] = {}
     for i, tok in enumerate(tokens):
@@ -349,7 +409,7 @@ def _link_xrefs(tokens: list[Token], ctx: RenderContext) -> None:
     for tok in tokens:
         if tok.type != "inline" or tok.map is None or not tok.children:
             continue
-        a, b = tok.map[0] + 1 + ctx.line_offset, tok.map[1] + ctx.line_offset
+        a, b = ctx.file_lines(tok.map)
         refs = [x for x in ctx.xrefs if a <= x.line <= max(a, b)]
         if refs:
             tok.children = _split_refs(tok.children, refs)
@@ -410,7 +470,7 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     """`text` (a document body or a passage of one) as safe HTML; see the module docstring."""
     tokens = parse_tokens(text)
     _anchor_headings(tokens)
-    tokens = _mark_lines(tokens, ctx)
+    tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)
     md = markdown()
     return _XrefRenderer(ctx).render(tokens, md.options, {})

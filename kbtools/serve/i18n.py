@@ -48,6 +48,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "result": ("判定结果", "Result"),
     "matching_row": ("匹配行", "Matching row"),
     "row": ("第 {n} 行", "row {n}"),
+    "rows_omitted": ("⋯ 此处省略 {n} 行，全表见文档 ⋯", "⋯ {n} rows not shown: the document has the whole table ⋯"),
     "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
     "missing_inputs": ("还需要输入", "Missing inputs"),
     "evaluated": ("按问题中的数值判定", "Evaluated on the question's values"),

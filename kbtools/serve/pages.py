@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -49,6 +50,12 @@ log = logging.getLogger("kbtools.serve")
 
 MAX_FACET_VALUES = 200  # values listed per facet
 SNIPPET_CHARS = 1500  # a result's passage shown in full up to this, else cut at a line
+# A table result shows its header and the rows within this many of its cited row (21 rows,
+# moved in at the table's ends): the neighbours a reader compares the row with (the next
+# fault codes, the adjacent ranges of a decision table), about a tablet screen, and a page
+# of ten results in tens of kilobytes however long the table. A note stands for the rest.
+TABLE_ROWS_AROUND = 10
+OMIT_AT_LEAST = 3  # fewer rows than this are shown rather than noted (a note costs a row)
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
@@ -190,6 +197,41 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail}
 
 
+@dataclass(frozen=True)
+class TableExcerpt:
+    """A table's header and delimiter lines and a run of its rows, as Markdown."""
+
+    text: str
+    line_map: tuple[int, ...]  # the file line of each line of `text`, then `last_line` + 1
+    omitted: dict[int, int]  # text line → rows left out before it (one past the last: after)
+
+
+def table_excerpt(text: str, first_line: int, last_line: int, focus: int,
+                  around: int = TABLE_ROWS_AROUND) -> TableExcerpt | None:
+    """The table `text` (its Markdown, file lines `first_line`-`last_line`: header,
+    delimiter, one row a line) cut to the ``2·around + 1`` rows centred on the row on file
+    line `focus`, moved in at the table's ends; None when it has no more rows than that
+    (or its lines are not the table's: it is shown whole)."""
+    lines = text.split("\n")
+    end = len(lines)
+    if end != last_line - first_line + 1:
+        return None
+    span = 2 * around + 1
+    at = min(max(focus - first_line, 2), end - 1)
+    lo = max(2, min(at - around, end - span))
+    hi = min(end, lo + span)
+    lo = 2 if lo - 2 < OMIT_AT_LEAST else lo
+    hi = end if end - hi < OMIT_AT_LEAST else hi
+    if lo == 2 and hi == end:
+        return None
+    kept = [0, 1, *range(lo, hi)]
+    omitted = {2: lo - 2} if lo > 2 else {}
+    if hi < end:
+        omitted[len(kept)] = end - hi
+    return TableExcerpt("\n".join(lines[i] for i in kept),
+                        (*(first_line + i for i in kept), last_line + 1), omitted)
+
+
 def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
@@ -201,23 +243,42 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
             "table_url": None, "evaluation": None}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
     found = None
+    excerpt = None
     if r.kind in ("table_row", "table"):
-        parent = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else None
-        if parent is not None:
-            text, offset = parent["text"], parent["line_start"] - 1
+        table = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else \
+            {"text": r.text, "line_start": r.line_start, "line_end": r.line_end}
         found = _decision_table(served, r.doc, r.line_start)
         if found is not None:
             given = dict((r.evaluation or {}).get("inputs") or {})
             view["table_url"] = _table_url(*found, r.doc, given)
+        if table is not None:
+            text, offset = table["text"], table["line_start"] - 1
+            focus = r.line_start if r.kind == "table_row" else \
+                _matched_line(r.evaluation, found[1] if found else None)
+            excerpt = table_excerpt(text, table["line_start"], table["line_end"], focus)
     view["evaluation"] = _evaluation_view(r.evaluation, found[1] if found else None, lang)
     if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
         cut = text.rfind("\n", 0, SNIPPET_CHARS)
         text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
+    notes: dict[int, str] = {}
+    if excerpt is not None:
+        t = translator(lang)
+        text = excerpt.text
+        notes = {line: t("rows_omitted", n=n) for line, n in excerpt.omitted.items()}
     ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
-                   on_doc_page=False)
+                   on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
+                   omitted=notes)
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
     return view
+
+
+def _matched_line(ev: dict[str, Any] | None, dt: DecisionTable | None) -> int:
+    """The file line of the first row the evaluation of a whole-table result matched (0,
+    the table's first rows, when it matched none)."""
+    rows = [r.get("row") for r in (ev or {}).get("rows") or []] or [(ev or {}).get("row")]
+    row = rows[0] if (ev or {}).get("status") == "match" else None
+    return dt.line_of(row) if dt is not None and isinstance(row, int) else 0
 
 
 # --- document ---------------------------------------------------------------------------
