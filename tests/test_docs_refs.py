@@ -1,0 +1,75 @@
+"""What the docs point a newcomer at exists: pages, files, tests and library names.
+
+README.md, docs/*.md, kb.toml and the code's messages send readers to `docs/<page>.md`,
+to files (`kbtools/query/fusion.py`, `tests/test_x.py::test_name`) and to library calls
+(`kbtools.decision.documents.evaluate_table`). A page that was never written (kb.toml
+named docs/config.md), a module that moved (`kbtools/fusion.py`) or a function that lives
+elsewhere leaves the reader at a dead end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+from pathlib import Path
+
+from kbfixtures import REPO
+
+DOCS = [REPO / "README.md", REPO / "benchmarks" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+# where a reader is sent to a docs page: the docs, the example kb.toml, the code's messages
+POINTERS = [*DOCS, REPO / "kb.toml", *sorted((REPO / "kbtools").rglob("*.py")),
+            *sorted((REPO / "schemas").rglob("*.json")), *sorted((REPO / "scripts").glob("*"))]
+PAGE = re.compile(r"(?<![\w/.-])docs/([\w-]+\.md)")
+# a backticked repository path: `kbtools/x.py`, `tests/test_x.py::test_y`, `schemas/x.json`
+REPO_PATH = re.compile(r"`((?:kbtools|tests|schemas|scripts|benchmarks)/[^`\s<>*…]+)`")
+DOTTED = re.compile(r"`(kbtools(?:\.\w+)+)")
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_every_docs_page_named_exists() -> None:
+    missing = sorted({f"{p.relative_to(REPO)}: docs/{m}" for p in POINTERS if p.is_file()
+                      for m in PAGE.findall(_text(p)) if not (REPO / "docs" / m).is_file()})
+    assert not missing, missing
+
+
+def test_every_repository_path_in_the_docs_exists() -> None:
+    missing = []
+    for page in DOCS:
+        for ref in REPO_PATH.findall(_text(page)):
+            path, _, test = ref.rstrip(".,:;").partition("::")
+            file = REPO / path.split(":")[0]
+            if not file.exists():
+                missing.append(f"{page.name}: {ref}")
+            elif test and not re.search(rf"^\s*(?:async )?def {re.escape(test)}\b",
+                                        _text(file), re.MULTILINE):
+                missing.append(f"{page.name}: {ref} (no such test)")
+    assert not missing, missing
+
+
+def _resolves(name: str) -> bool:
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            fields = {f.name for f in dataclasses.fields(obj)} if (
+                isinstance(obj, type) and dataclasses.is_dataclass(obj)) else set()
+            if attr in fields:  # a dataclass field without a default is no class attribute
+                return attr == parts[-1]
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_library_name_in_the_docs_resolves() -> None:
+    names = {n for page in DOCS for n in DOTTED.findall(_text(page))}
+    assert names, "the docs name library calls"
+    assert not sorted(n for n in names if not _resolves(n))
