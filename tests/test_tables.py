@@ -605,3 +605,15 @@ def test_a_heading_over_several_tables_names_none_of_them(tmp_path):
     res = CliRunner().invoke(main, ["table", "eval", str(path), "--table", "2",
                                     "Running hours=1500"])
     assert res.exit_code == 0 and "Action=change" in res.output
+
+
+def test_gap_names_only_the_columns_it_narrows():
+    # the docs' own example table: the gap at 15-20 with more than 3 rainy days holds any
+    # humidity, which the message showed as a bare column name ("相对湿度(%) , 连续降雨天数 >3")
+    rows = [["<15", "*", "*", "低"], ["15-20", "≥85", "≤3", "中"]]
+    table = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"], rows,
+                        decision="inputs=温度(℃),相对湿度(%),连续降雨天数")
+    gaps = [f[2] for f in analyse(table) if f[1] == "decision-gap"]
+    assert gaps == ["table at line 0: no row covers 温度(℃) ≥15 and ≤20, 相对湿度(%) <85, "
+                    "连续降雨天数 ≤3",
+                    "table at line 0: no row covers 温度(℃) ≥15 and ≤20, 连续降雨天数 >3"]

@@ -302,13 +302,15 @@ def _merge_boxes(boxes: list[Box], axes: int) -> list[Box]:
 
 def _describe_box(table: DecisionTable, box: Box, axes: list[NumericAxis],
                   text_axes: list[TextAxis]) -> str:
-    """``温度 ≥15 and ≤20, 作物=b``: a gap box in the table's own column names."""
+    """``温度 ≥15 and ≤20, 作物=b``: a gap box in the table's own column names. A column the
+    box spans from end to end takes any value there and is left out (it read ``湿度 ,``)."""
     parts = []
     for k, (i, cells) in enumerate(axes):
         s, e = box[k]
-        bounds = [cells[s][1], cells[e][2]]
+        bounds = [b for b in (cells[s][1], cells[e][2]) if b]
         if s == e and cells[s][1].startswith("≥") and cells[s][2].startswith("≤"):
             bounds = [f"={cells[s][1][1:]}"]
-        parts.append(f"{table.header[i]} " + " and ".join(b for b in bounds if b))
+        if bounds:
+            parts.append(f"{table.header[i]} " + " and ".join(bounds))
     parts += [f"{table.header[i]}={box[len(axes) + k]}" for k, (i, _) in enumerate(text_axes)]
-    return ", ".join(parts)
+    return ", ".join(parts) or "any input"
