@@ -1,0 +1,134 @@
+"""Decision tables' overlap and gap analysis (`kb check`'s decision-overlap and
+decision-gap): its findings, its cost on large tables, and its agreement with brute force."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kbtools.check.decision_tables
+from kbtools.check.decision_tables import analyse, overlap_candidates
+from kbtools.decision import build_table, match_rules, parse_condition
+
+
+def test_overlap_found():
+    table = build_table(["温度", "风险"], [["≤15", "低"], ["15-20", "中"], [">20", "高"]],
+                        decision="inputs=温度", row_lines=(3, 4, 5), line_start=1)
+    findings = analyse(table)
+    assert [(f[0], f[1]) for f in findings] == [(4, "decision-overlap")]
+    assert "rows 1 and 2" in findings[0][2]
+
+
+def test_overlap_check_of_a_large_table_compares_only_rows_sharing_a_value():
+    # 6,000 rules, two per temperature span (one per crop): the rows that may overlap are the
+    # 3,000 pairs sharing a span, not the 18 million pairs of rows (minutes of `kb check`)
+    rows = [[f"{i}.0-{i}.5", crop, "x"] for i in range(3000) for crop in ("小麦", "玉米")]
+    rows.append(["2999.5", "玉米", "y"])  # meets the row before the one before it
+    table = build_table(["温度", "作物", "措施"], rows, decision="inputs=温度,作物; outputs=措施")
+    assert sum(1 for _ in overlap_candidates(table)) == 3000 + 2
+    overlaps = [f[2] for f in analyse(table) if f[1] == "decision-overlap"]
+    assert overlaps == ["table at line 0: rows 6000 and 6001 both match some inputs "
+                        "(policy 'first' decides)"]
+
+
+def test_gap_check_of_a_large_table_is_not_cells_times_rows():
+    # 12,000 disjoint spans make 47,999 elementary cells: each was tested against every row
+    # (about a minute); each row now marks the cells it covers
+    table = build_table(["温度", "措施"], [[f"{i}.0-{i}.5", "x"] for i in range(12_000)],
+                        decision="inputs=温度; outputs=措施")
+    start = time.monotonic()
+    gaps = [f[2] for f in analyse(table) if f[1] == "decision-gap"]
+    assert time.monotonic() - start < 15
+    assert gaps[0] == "table at line 0: no row covers 温度 >0.5 and <1"
+    assert gaps[-1] == "table at line 0: 11994 more uncovered ranges"
+
+
+def test_overlap_check_stops_after_its_budget(monkeypatch):
+    monkeypatch.setattr(kbtools.check.decision_tables, "MAX_OVERLAP_CHECKS", 100)
+    table = build_table(["温度", "措施"], [["*", str(n)] for n in range(30)],
+                        decision="inputs=温度; outputs=措施")
+    overlaps = [f[2] for f in analyse(table)]
+    assert overlaps[0] == "table at line 0: rows 1 and 2 both match some inputs (policy 'first' decides)"
+    assert overlaps[4].startswith("table at line 0: rows 1 and 6 both match")
+    assert overlaps[5:] == ["table at line 0: 30 rows share inputs so widely that the overlap "
+                            "check stopped after 100 row pairs (100 overlapping so far)"]
+
+
+def test_gap_found():
+    table = build_table(["温度", "风险"], [["<15", "低"], [">20", "高"]], decision="inputs=温度",
+                        line_start=1)
+    assert analyse(table) == [(1, "decision-gap", "table at line 1: no row covers 温度 ≥15 and ≤20")]
+    table = build_table(["温度", "风险"], [["0-10", "低"], ["12-20", "高"]], decision="inputs=温度")
+    assert [f[2] for f in analyse(table)] == ["table at line 0: no row covers 温度 >10 and <12"]
+
+
+def test_gap_in_two_dimensions():
+    rows = [["<15", "*", "低"], ["15-20", "<85", "中"], [">20", "*", "低"]]
+    table = build_table(["温度", "湿度", "风险"], rows, decision="inputs=温度,湿度")
+    assert [f[2] for f in analyse(table)] == [
+        "table at line 0: no row covers 温度 ≥15 and ≤20, 湿度 ≥85"]
+
+
+def test_gap_with_text_input():
+    table = build_table(["作物", "温度", "风险"], [["a", "<15", "低"], ["b", ">=15", "高"]],
+                        decision="inputs=作物,温度")
+    assert [f[2] for f in analyse(table)] == ["table at line 0: no row covers 温度 <15, 作物=b",
+                                              "table at line 0: no row covers 温度 ≥15, 作物=a"]
+
+
+def test_open_ends_and_whole_number_steps_are_not_gaps():
+    table = build_table(["运行小时", "保养"], [["≥2000", "换油"]], decision="inputs=运行小时")
+    assert analyse(table) == []
+    days = build_table(["天数", "措施"], [["1-3", "a"], ["4-7", "b"], [">7", "c"]],
+                       decision="inputs=天数")
+    assert analyse(days) == []
+
+
+# ----------------------------------------------------------------- properties
+
+_bound = st.integers(min_value=0, max_value=20)
+_cell = st.one_of(
+    st.tuples(st.sampled_from(["<", "≤", ">", "≥", ""]), _bound).map(lambda t: f"{t[0]}{t[1]}"),
+    st.tuples(_bound, _bound).map(lambda t: f"{min(t)}-{max(t)}"),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_cell, min_size=1, max_size=6))
+def test_analysis_agrees_with_brute_force(cells):
+    table = build_table(["x", "y"], [[c, str(n)] for n, c in enumerate(cells)],
+                        decision="inputs=x")
+    codes = {code for _, code, _ in analyse(table)}
+    conds = [r[0] for r in table.conditions]
+    lo, hi = min(c.lo for c in conds), max(c.hi for c in conds)
+    for x in [v / 2 for v in range(-6, 48)]:
+        n = sum(c.accepts_number(x) for c in conds)
+        assert match_rules(table, {"x": str(x)}).status == ("match" if n else "no_match")
+        if n > 1:
+            assert "decision-overlap" in codes, (cells, x)
+        if n == 0 and lo <= x <= hi and float(x).is_integer() and table.numeric:
+            # (a column of bare numbers only is categorical: no gap analysis)
+            assert "decision-gap" in codes, (cells, x)
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
+       st.floats(min_value=-1e3, max_value=1e3, allow_nan=False),
+       st.floats(min_value=0, max_value=1e3, allow_nan=False))
+def test_three_rows_tile_any_breakpoints(x, a, width):
+    a, b = round(a, 2), round(a + width, 2)
+    rows = [parse_condition(f"<{a}"), parse_condition(f"{a}~{b}"), parse_condition(f">{b}")]
+    assert sum(c.accepts_number(x) for c in rows) == 1
+
+
+def test_gap_names_only_the_columns_it_narrows():
+    # the docs' own example table: the gap at 15-20 with more than 3 rainy days holds any
+    # humidity, which the message showed as a bare column name ("相对湿度(%) , 连续降雨天数 >3")
+    rows = [["<15", "*", "*", "低"], ["15-20", "≥85", "≤3", "中"]]
+    table = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"], rows,
+                        decision="inputs=温度(℃),相对湿度(%),连续降雨天数")
+    gaps = [f[2] for f in analyse(table) if f[1] == "decision-gap"]
+    assert gaps == ["table at line 0: no row covers 温度(℃) ≥15 and ≤20, 相对湿度(%) <85, "
+                    "连续降雨天数 ≤3",
+                    "table at line 0: no row covers 温度(℃) ≥15 and ≤20, 连续降雨天数 >3"]
