@@ -46,6 +46,16 @@ def make_repo(root: Path, *, model: str = "test-hash", docs: dict[str, str] | No
     return root
 
 
+def built_repo_index(root: Path, docs: dict[str, str], *, model: str = "use") -> Path:
+    """`make_repo` with `docs`, built with `model` into its dist/ (returned)."""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    repo = make_repo(root, model=model, docs=docs)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return repo / "dist"
+
+
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True).stdout

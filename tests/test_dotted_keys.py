@@ -8,12 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.identifiers import identifiers, match_level, text_names
 from kbtools.query.search import search
-from tests.hostile import make_repo
+from tests.hostile import built_repo_index
 from tests.kbfixtures import GOOD_FM
 
 
@@ -70,11 +68,8 @@ def test_a_dotted_key_is_an_identifier_named_by_its_heading_path():
 
 @pytest.fixture(scope="module")
 def config_index(tmp_path_factory) -> Path:
-    repo = make_repo(tmp_path_factory.mktemp("dotted") / "repo", model="use", docs={
+    return built_repo_index(tmp_path_factory.mktemp("dotted") / "repo", {
         "knowledge/config.md": CONFIG, "knowledge/changes.md": CHANGES})
-    out = repo / "dist"
-    build(load_config(repo), BuildOptions(out=out, progress=False))
-    return out
 
 
 @pytest.mark.parametrize("question, key", [

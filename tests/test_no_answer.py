@@ -22,7 +22,7 @@ from kbtools.index.reader import open_index
 from kbtools.query import calibration, fusion
 from kbtools.query.quality import load_questions
 from kbtools.query.search import calibrated, search
-from tests.hostile import make_repo
+from tests.hostile import built_repo_index, make_repo
 from tests.kbfixtures import GOOD_FM, REPO, copy_example
 
 SEAL = GOOD_FM.replace("title: Generated", "title: Seal replacement") + """
@@ -42,11 +42,8 @@ FILTER = GOOD_FM.replace("title: Generated", "title: 水泵过滤器") + """
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     """Three documents, the shipped models."""
-    repo = make_repo(tmp_path_factory.mktemp("tiny") / "repo", model="use", docs={
+    return built_repo_index(tmp_path_factory.mktemp("tiny") / "repo", {
         "knowledge/seal.md": SEAL, "knowledge/filter.md": FILTER})
-    out = repo / "dist"
-    build(load_config(repo), BuildOptions(out=out, progress=False))
-    return out
 
 
 def test_calibration_is_in_the_release_and_reproducible(tmp_path):
