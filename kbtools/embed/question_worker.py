@@ -49,14 +49,6 @@ _ANSWER = struct.Struct("<i")
 # one BLAS thread in the worker, as `query.search.search` runs its products
 _ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                       "MKL_NUM_THREADS")}
-# the worker imports the kbtools this process runs (argv[1]: the directory holding it), not
-# one in the working directory
-_BOOT = ("import sys\n"
-         "sys.path[:] = [p for p in sys.path if p]\n"
-         "if sys.argv[1] not in sys.path:\n"
-         "    sys.path.insert(0, sys.argv[1])\n"
-         "from kbtools.embed.question_worker import serve\n"
-         "serve(sys.argv[2:])\n")
 
 
 class WorkerError(Exception):
@@ -78,10 +70,12 @@ class QuestionWorker:
 
     def __init__(self, models: Iterable[str]):
         self.models = frozenset(models)
+        kbtools_root = str(Path(__file__).resolve().parents[2])
+        path = os.pathsep.join(p for p in (kbtools_root, os.environ.get("PYTHONPATH")) if p)
+        env = dict(os.environ, PYTHONPATH=path, **_ONE_THREAD)
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, str(Path(__file__).resolve().parents[2]),
-             *sorted(self.models)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, **_ONE_THREAD))
+            [sys.executable, "-m", "kbtools.embed.question_worker", *sorted(self.models)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._out = self._proc.stdin.fileno()
         self._in = self._proc.stdout.fileno()
@@ -283,3 +277,6 @@ def serve(models: list[str]) -> None:
                 stdout.write(_ANSWER.pack(-len(message)) + message)
             stdout.flush()
 
+
+if __name__ == "__main__":
+    serve(sys.argv[1:])
