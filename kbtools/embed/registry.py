@@ -40,8 +40,8 @@ from kbtools.embed.sentence_models import sentence_transformer
 from kbtools.embed.use import UseEmbedder
 from kbtools.errors import UsageError
 
-__all__ = ["get_embedder", "get_reference_embedder", "is_builtin", "model_loads",
-           "register_embedder", "registered_embedders"]
+__all__ = ["get_embedder", "get_reference_embedder", "model_loads", "register_embedder",
+           "registered_embedders"]
 
 EmbedderFactory = Callable[[str], Embedder]
 
@@ -94,10 +94,3 @@ def _use(name: str) -> Embedder:
 register_embedder("use", _use)
 register_embedder("minilm", minilm, reference=minilm_build)
 register_embedder("test-hash", hash_embedder)
-_BUILTIN = dict(_FACTORIES)
-
-
-def is_builtin(name: str) -> bool:
-    """Whether `name` embeds with the backend built into kbtools (not one registered by this
-    process): another process, starting afresh, embeds it the same way."""
-    return name in _BUILTIN and _FACTORIES.get(name) is _BUILTIN[name]

@@ -25,17 +25,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import threading
 import weakref
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from kbtools.config import kb_home
-from kbtools.embed import question_worker
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
@@ -48,9 +45,6 @@ KEEP_CACHED = 16  # page-vector files kept under KB_HOME (the most recently used
 _PAGES: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
-_AHEAD = threading.local()  # this thread's search's `question_worker.Batch`
-
-
 @lru_cache(maxsize=64)
 def _question_vector(model: str, embedder: int, text: str) -> np.ndarray:
     q = np.asarray(embed_question(get_embedder(model), text)[0], dtype=np.float32)
@@ -60,27 +54,8 @@ def _question_vector(model: str, embedder: int, text: str) -> np.ndarray:
 
 def question_vector(model: str, text: str) -> np.ndarray:
     """The question's vector under `model` (memoised per embedder object, so a model
-    registered anew is asked again: the vector retriever and the page step share one);
-    within `embedding_ahead`, the worker process's when it embedded it."""
-    batch: question_worker.Batch | None = getattr(_AHEAD, "batch", None)
-    if batch is not None and (ahead := batch.vector(model, text)) is not None:
-        return ahead
+    registered anew is asked again: the vector retriever and the page step share one)."""
     return _question_vector(model, id(get_embedder(model)), text)
-
-
-@contextmanager
-def embedding_ahead(models: list[str], text: str) -> Iterator[None]:
-    """Within: `text` is being embedded by `models` in the question worker, when a long-lived
-    process started one (`kbtools.embed.question_worker`), while this thread does the rest."""
-    worker = question_worker.current()
-    batch = worker.begin(models, text) if worker is not None else None
-    _AHEAD.batch = batch
-    try:
-        yield
-    finally:
-        _AHEAD.batch = None
-        if batch is not None:
-            batch.finish()
 
 
 def page_vectors(index: KbIndex, model: str) -> np.ndarray:

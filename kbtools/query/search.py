@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from kbtools.decision import column_key
-from kbtools.embed import question_worker
 from kbtools.embed.base import on_one_blas_thread
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
@@ -114,25 +113,14 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     """Run one question. ``keep_results`` returns the ranking even when the relevance
     threshold says "no answer" (evaluation scores ranking and threshold separately).
     ``today`` decides which documents are past their ``valid_until`` (default: the local
-    date; `kbtools.query.freshness`). In a long-lived process the question is embedded by
-    the question worker meanwhile (`pages.embedding_ahead`)."""
+    date; `kbtools.query.freshness`)."""
     t0 = time.perf_counter()
-    text = clean_query(query)
-    models = query_models(index, text) if text and mode != "bm25" else []
-    with pages.embedding_ahead(models, text):
-        return _search(index, text, t0, k=k, where=where, verified_only=verified_only,
-                       mode=mode, params=params, keep_results=keep_results,
-                       reranker=reranker, today=today)
-
-
-def _search(index: KbIndex, text: str, t0: float, *, k: int, where: list[str] | None,
-            verified_only: bool | None, mode: str, params: fusion.FusionParams | None,
-            keep_results: bool, reranker: str | None, today: date | None) -> SearchResponse:
     qcfg = index.manifest["config"]["values"]["query"]
     if verified_only is None:
         verified_only = bool(qcfg.get("verified_only", False))
     params = params or fusion.FusionParams.from_config(qcfg)
     parsed = parse_where(where)
+    text = clean_query(query)
     filters = SearchFilters(where=tuple(f"{a}{op}{b}" for a, op, b in parsed),
                             verified_only=verified_only)
     if not text:
@@ -156,10 +144,6 @@ def _search(index: KbIndex, text: str, t0: float, *, k: int, where: list[str] | 
     request = CandidateRequest(text, mode, tuple(parsed), verified_only,
                                widen_mask(index, mask), tuple(ids) + exp.full_ids, depth,
                                exp.weighed_ids(), EXPANSION_WEIGHT)
-    # identifiers and their holders need no vector: found while the question worker embeds
-    wanted = specific_identifiers(index, text)
-    held = (_identifier_holders(index, wanted, mask, query_models(index, text))
-            | key_definitions(index, wanted, mask) if mode != "vector" else set())
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
@@ -168,6 +152,9 @@ def _search(index: KbIndex, text: str, t0: float, *, k: int, where: list[str] | 
                                                 source_of(index, LOCAL_CANDIDATES)):
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
+    wanted = specific_identifiers(index, text)
+    held = (_identifier_holders(index, wanted, mask, query_models(index, text))
+            | key_definitions(index, wanted, mask) if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
     covered = Coverage(index, terms, ids, unknown, exp)  # per chunk, once in this search
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
@@ -223,7 +210,6 @@ def keep_warm(index: KbIndex) -> None:
     and what is loaded kept out of the garbage collector's full passes (`settle`)."""
     sections.of(index).read_whole()
     index.keep_resident()
-    question_worker.ensure(index.manifest.get("models", {}))
     settle()
 
 
