@@ -200,3 +200,22 @@ def test_mcp_search_and_web_app_show_both(built):
     assert page.count('class="badge warn outdated"') == 1
     assert f'class="badge warn superseded">Superseded by {NEW}<' in page \
         or f'class="badge warn superseded">已被替代： {NEW}<' in page
+
+
+def test_document_page_and_search_agree_on_the_day_also_across_midnight(built, monkeypatch):
+    """The web app's document page says "possibly outdated" on the same day as the search
+    (the local date, `freshness.local_today`), and a long-lived app turns at midnight: it
+    asks the clock on every request."""
+    clock = [date(2020, 1, 1)]  # LIMITS is valid through 2020-01-01
+    monkeypatch.setattr("kbtools.query.freshness.local_today", lambda: clock[0])
+    q = {"q": "ingest API requests per minute rate limit 429", "k": 5}
+    badge = 'class="badge warn">可能已过期<'
+    with TestClient(create_app(built / "dist"), base_url="http://127.0.0.1") as client:
+        for day, outdated in ((date(2020, 1, 1), False), (date(2020, 1, 2), True)):
+            clock[0] = day
+            doc = client.get(f"/doc/{LIMITS}").text
+            page = client.get("/", params=q).text
+            api = client.get("/api/search", params=q).json()
+            hit = next(r for r in api["results"] if r["doc"] == LIMITS)
+            assert (badge in doc, 'badge warn outdated' in page, hit["outdated"]) == \
+                (outdated, outdated, outdated), day

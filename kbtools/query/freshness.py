@@ -50,9 +50,16 @@ def is_outdated(meta: dict[str, Any], today: date) -> bool:
     return until is not None and until < today
 
 
+def local_today() -> date:
+    """The local date now: the one place kbtools reads the clock to decide freshness (search,
+    the web app's document page, a long-lived `kb serve` / `kb mcp` asks on every call, so
+    the day turns at local midnight)."""
+    return datetime.now().astimezone().date()
+
+
 def today_or(today: date | None) -> date:
-    """`today`, else the local date now (the one place search reads the clock)."""
-    return today or datetime.now().astimezone().date()
+    """`today`, else the local date now (`local_today`)."""
+    return today or local_today()
 
 
 _SUCCESSORS: weakref.WeakKeyDictionary[KbIndex, dict[int, tuple[int, ...]]] = \
@@ -149,5 +156,5 @@ def flags(index: KbIndex, doc: str, today: date) -> tuple[bool, tuple[str, ...]]
             tuple(docs[s]["doc"] for s in successors(index).get(i, ())))
 
 
-__all__ = ["OUTDATED_WEIGHT", "SUPERSEDED_WEIGHT", "flags", "is_outdated", "reweigh",
-           "successors", "today_or", "valid_until"]
+__all__ = ["OUTDATED_WEIGHT", "SUPERSEDED_WEIGHT", "flags", "is_outdated", "local_today",
+           "reweigh", "successors", "today_or", "valid_until"]

@@ -31,6 +31,7 @@ from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.store import LAST_LINE
+from kbtools.query import freshness
 from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import MAX_QUERY_CHARS
@@ -160,10 +161,11 @@ def table_chunk(served: Served, doc: str, line: int) -> dict[str, Any] | None:
     return tables[-1] if tables else None
 
 
-def review_status(served: Served, src: SourceDoc) -> dict[str, Any]:
+def review_status(served: Served, src: SourceDoc, today: date | None = None) -> dict[str, Any]:
     """A document's review state: verified by whom and when, the passages changed after the
     review and those whose review could not be checked (per chunk, from the release), and
-    whether it is past its ``valid_until``. It is verified only when it says so and the
+    whether it is past its ``valid_until`` on `today` (default: the local date, as search
+    decides it: `query.freshness`). It is verified only when it says so and the
     release serves every one of its passages as verified (a build outside Git, or from a
     shallow clone, serves a declared review as unchecked)."""
     meta = src.meta
@@ -183,20 +185,8 @@ def review_status(served: Served, src: SourceDoc) -> dict[str, Any]:
             "declared_verified": declared,
             "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at"),
             "changed_after_review": lapsed,
-            "not_checked": unchecked if declared else [], "outdated": is_outdated(meta)}
-
-
-def is_outdated(meta: dict[str, Any]) -> bool:
-    """True when the front matter's ``valid_until`` lies in the past."""
-    value = meta.get("valid_until")
-    if isinstance(value, datetime):
-        value = value.date()
-    if isinstance(value, str):
-        try:
-            value = date.fromisoformat(value[:10])
-        except ValueError:
-            return False
-    return isinstance(value, date) and value < datetime.now(UTC).date()
+            "not_checked": unchecked if declared else [],
+            "outdated": freshness.is_outdated(meta, freshness.today_or(today))}
 
 
 def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionTable | TableError]]:
