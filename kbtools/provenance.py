@@ -118,6 +118,8 @@ class LineProvenance:
     author_email: str
     authored_at: str  # ISO 8601 with offset ("" when uncommitted)
     committed_ts: int  # for ordering; 0 when uncommitted
+    authored_ts: int  # the author time as an instant (0 when uncommitted), to order commits
+    # of one second
 
 
 # ---------------------------------------------------------------- repository
@@ -459,8 +461,9 @@ def is_object_id(word: str) -> bool:
 def _line_provenance(line: int, sha: str, fields: dict[str, str]) -> LineProvenance:
     if set(sha) == {"0"}:  # the null id: a line not committed yet
         return LineProvenance(line=line, commit=UNCOMMITTED, author_name=UNCOMMITTED,
-                              author_email="", authored_at="", committed_ts=0)
+                              author_email="", authored_at="", committed_ts=0, authored_ts=0)
     when = ""
+    authored = int(fields.get("author-time") or 0)
     if fields.get("author-time"):
         tz = fields.get("author-tz", "+0000")
         sign = -1 if tz.startswith("-") else 1
@@ -469,7 +472,8 @@ def _line_provenance(line: int, sha: str, fields: dict[str, str]) -> LineProvena
     return LineProvenance(line=line, commit=sha, author_name=fields.get("author", ""),
                           author_email=fields.get("author-mail", "").strip("<>"),
                           authored_at=when,
-                          committed_ts=int(fields.get("committer-time", "0")))
+                          committed_ts=int(fields.get("committer-time", "0")),
+                          authored_ts=authored)
 
 
 def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
@@ -485,7 +489,9 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
         return {"last_commit": None, "last_author": None, "last_changed": None}
     if any(p.commit == UNCOMMITTED for p in lines):
         return {"last_commit": UNCOMMITTED, "last_author": UNCOMMITTED, "last_changed": None}
-    newest = max(lines, key=lambda p: (p.committed_ts, p.authored_at))
+    # commit time first; commits of one second (a rebase, a "rebase and merge" stamps them
+    # all alike) by their author time as an instant: its text orders offsets, not instants
+    newest = max(lines, key=lambda p: (p.committed_ts, p.authored_ts))
     return {"last_commit": newest.commit, "last_author": newest.author_name,
             "last_changed": newest.authored_at}
 

@@ -168,6 +168,27 @@ def test_blame_and_chunk_provenance(r: Repo) -> None:
                                                  "last_changed": None}
 
 
+def test_chunk_provenance_of_commits_made_in_one_second_is_the_later_authored(r: Repo) -> None:
+    """A rebase (or GitHub's "rebase and merge") stamps every commit with one commit time;
+    the newer of two is then the later author time as an instant, whatever the offsets:
+    08:00+08:00 (00:00Z) is before 07:00+00:00, though its text sorts after."""
+    r.commit({DOC: text("Line one.\nLine two.\n")}, "Add", ALICE, "2026-02-01T10:00:00+00:00")
+    stamp = datetime.fromisoformat("2026-03-01T12:00:00+00:00")  # the rebase's one second
+    shas = []
+    for body, authored in (("Line ONE.\nLine two.\n", "2026-02-02T08:00:00+08:00"),
+                           ("Line ONE.\nLine TWO.\n", "2026-02-02T07:00:00+00:00")):
+        (r.root / DOC).write_text(text(body), encoding="utf-8")
+        r.repo.index.add([DOC])
+        shas.append(r.repo.index.commit("edit", author=ALICE, committer=ALICE,
+                                        author_date=datetime.fromisoformat(authored),
+                                        commit_date=stamp).hexsha)
+    blame = blame_lines(r.root, DOC)
+    first = next(p.line for p in blame if p.commit == shas[0])
+    assert chunk_provenance(blame, first, first + 1) == {
+        "last_commit": shas[1], "last_author": "Alice Writer",
+        "last_changed": "2026-02-02T07:00:00+00:00"}
+
+
 def test_blame_dirty_untracked_and_not_a_repo(r: Repo, tmp_path: Path) -> None:
     story(r)
     path = r.root / DOC

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbtools.review.lapse import ReviewCoverage, diff_lines
+from kbtools.provenance import LineProvenance
+from kbtools.review.lapse import Change, ReviewCoverage, diff_lines
 
 LINES = st.lists(st.sampled_from(["", "a", "b", "| x | 1 |", "| y | 2 |", "## H", "c"]),
                  max_size=40)
@@ -57,3 +58,17 @@ def test_coverage_reasons_for_lines_and_deletions():
     cov = ReviewCoverage("d.md", deleted=(10,))
     assert cov.line_reason(1, 9) is None and cov.line_reason(10, 12) is None
     assert cov.line_reason(9, 10) == "changed after review"
+
+
+def test_the_newest_of_changes_made_in_one_second_is_the_later_authored():
+    """A rebase stamps its commits with one commit time: the reason names the later author
+    time as an instant (07:00+00:00 is after 08:00+08:00, though its text sorts first)."""
+    def line(n: int, sha: str, authored: str) -> LineProvenance:
+        at = datetime.fromisoformat(authored)
+        return LineProvenance(n, sha, "Alice", "alice@ex.org", authored, 1_800_000_000,
+                              int(at.timestamp()))
+    changes = {1: Change.of_line(line(1, "a" * 40, "2026-02-02T08:00:00+08:00")),
+               2: Change.of_line(line(2, "b" * 40, "2026-02-02T07:00:00+00:00"))}
+    reason = ReviewCoverage("d.md", changed=changes).line_reason(1, 2)
+    assert reason == ("changed after review on 2026-02-02 by Alice <alice@ex.org> "
+                      f"(commit {'b' * 10})")

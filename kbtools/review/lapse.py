@@ -90,22 +90,25 @@ class Change:
     author: str = ""  # "Name <email>"
     date: str = ""  # ISO 8601 author date ("" when uncommitted)
     ts: int = 0  # commit time, to pick the newest
+    authored_ts: int = 0  # author time as an instant: the newest of commits of one second
 
     @classmethod
     def of_commit(cls, info: CommitInfo) -> Change:
         return cls(info.sha, _who(info.author_name, info.author_email),
-                   info.authored_at.isoformat(), int(info.committed_at.timestamp()))
+                   info.authored_at.isoformat(), int(info.committed_at.timestamp()),
+                   int(info.authored_at.timestamp()))
 
     @classmethod
     def of_line(cls, line: LineProvenance) -> Change:
         if line.commit == UNCOMMITTED:
             return WORKING_TREE
         return cls(line.commit, _who(line.author_name, line.author_email), line.authored_at,
-                   line.committed_ts)
+                   line.committed_ts, line.authored_ts)
 
-    def rank(self) -> tuple[int, int]:
-        """Newest first: uncommitted, then by commit time."""
-        return (1 if self.commit == UNCOMMITTED else 0, self.ts)
+    def rank(self) -> tuple[int, int, int]:
+        """Newest first: uncommitted, then by commit time, then (commits of one second, as
+        a rebase makes them) by author time as an instant, as `chunk_provenance` orders."""
+        return (1 if self.commit == UNCOMMITTED else 0, self.ts, self.authored_ts)
 
 
 WORKING_TREE = Change(UNCOMMITTED)
