@@ -29,7 +29,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -504,7 +504,8 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     """Documents of the knowledge folder added or changed recently, newest first, one
     entry per document (its newest change; merges left out).
 
-    `days` limits by author date, `n` the number of documents (`RECENT_DEFAULT_N` when
+    `days` limits by the author date of each document's newest change (as a device's
+    `last_changed`), `n` the number of documents (`RECENT_DEFAULT_N` when
     neither is given).
     """
     if days is None and n is None:
@@ -512,8 +513,12 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     prefix = git_prefix(repo, cfg.root)
     knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
     args = ["-M", "--name-status", "--no-merges"]
+    since = None
     if days is not None and days * 86400 < time.time():  # else everything (git would read
-        args.append(f"--since={days}.days.ago")  # a date before 1970 as none at all)
+        # a date before 1970 as none at all). git's --since is by commit date: it only cuts
+        # the walk short (a commit is made after it is authored); the author date decides
+        since = datetime.now(UTC) - timedelta(days=days)
+        args.append(f"--since={days}.days.ago")
     plain_paths(repo)
     try:
         records = commit_log(repo, *args, "HEAD", "--", knowledge)
@@ -528,7 +533,10 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
             if not new.endswith(".md") or new in seen:
                 continue
             seen.add(new)
-            found.append((info, status, old, new))
+            # the newest change decides, by the date it shows (as a device's last_changed):
+            # one committed lately but authored before (--date, an imported history) is not
+            if since is None or info.authored_at >= since:
+                found.append((info, status, old, new))
         if n is not None and len(found) >= n:
             found = found[:n]
             break

@@ -118,3 +118,19 @@ def test_cli_recent_without_repo_or_index(tmp_path, monkeypatch):
     assert res.exit_code == 1 and "no index here" in res.output
     res = CliRunner().invoke(main, ["recent", "--index", str(tmp_path / "nope")])
     assert res.exit_code == 1 and "no index here" in res.output
+
+
+def test_recent_days_go_by_author_date_in_git_as_on_a_device(repo):
+    """A commit made today of a change authored long ago (`git commit --date`, an imported
+    history) is not a change of the last week: `--days` reads the author date of a
+    document's newest change, the date `kb recent` shows and a device's index keeps
+    (`last_changed`), so the repository and a device list the same documents."""
+    old = repo / "knowledge" / "old.md"
+    old.write_text(DOC.format(title="Old", body="third"), encoding="utf-8")
+    git(repo, "commit", "-qam", "import the 2019 revision", "--date=2019-06-01T10:00:00+08:00")
+    res = CliRunner().invoke(main, ["recent", "--days", "7", "--json"])
+    assert res.exit_code == 0, res.output
+    changes = json.loads(res.output)["changes"]
+    assert [(c["doc"], c["message"]) for c in changes] == [("knowledge/new.md", "add new")]
+    res = CliRunner().invoke(main, ["recent", "--json"])  # without --days it is the newest
+    assert json.loads(res.output)["changes"][0]["message"] == "import the 2019 revision"
