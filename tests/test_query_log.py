@@ -142,6 +142,17 @@ def test_kb_log_shows_since_and_json(dev):
     assert parse_since("2026-11-30T08:00", now) == datetime(2026, 11, 30, 8, tzinfo=UTC)
 
 
+def test_kb_log_since_an_age_older_than_the_calendar_is_everything(dev):
+    """`--since 999999d` reaches back before the year 1: all questions, not a crash."""
+    index = open_index(dev)
+    record_question(index, "cli", "E17 怎么复位", search(index, "E17 怎么复位", k=2))
+    for age in ("999999d", "999999w", "740000d"):
+        code, out = kb("log", "--to", str(dev), "--since", age)
+        assert code == 0 and out.splitlines()[0] == f"device {dev}: 1 question since {age}"
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    assert parse_since("999999w", now) == datetime.min.replace(tzinfo=UTC)
+
+
 def test_rotation_keeps_the_log_bounded(dev):
     (dev / "settings.json").write_text(json.dumps({"query_log_max_bytes": 4096}))
     index = open_index(dev)

@@ -195,11 +195,15 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """``1h``, ``30m``, ``2d``, ``1w`` ago, or an ISO date/time (no zone = UTC)."""
+    """``1h``, ``30m``, ``2d``, ``1w`` ago, or an ISO date/time (no zone = UTC). An age
+    reaching back before the year 1 is all of time, not an overflow."""
     now = now or datetime.now(UTC)
     m = _AGO.match(text)
     if m:
-        return now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+        try:
+            return now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+        except OverflowError:
+            return datetime.min.replace(tzinfo=UTC)
     try:
         when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
