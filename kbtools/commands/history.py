@@ -24,7 +24,7 @@ def history(doc: str, rev: str, as_json: bool) -> None:
         echo_json(result)
         return
     for c in result["commits"]:
-        click.echo(f"{c['commit'][:10]}  {c['date'][:19]}  {c['author']} <{c['author_email']}>")
+        click.echo(f"{c['commit'][:10]}  {c['date']}  {c['author']} <{c['author_email']}>")
         click.echo(f"    {c['message']}")
         click.echo(f"    {'; '.join(c['changes'])}")
     if result["verifications"]:
