@@ -57,11 +57,36 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def utf8_file_names() -> None:
+    """Run this command again in Python's UTF-8 mode when the locale reads file names in
+    another encoding (zh_CN.GB18030, a Latin-1 locale, C with locale coercion off).
+
+    A knowledge repository's names are UTF-8 bytes (Git keeps bytes; `kb check` refuses any
+    other), and so are a release's: read as GB18030, ``水泵密封.md`` became another document
+    name (other data/ bytes, other shards, no Git history) and a device wrote the release's
+    files under other names. In UTF-8 mode every file name is read and written as UTF-8;
+    the arguments keep the text the locale gave them (sent on as UTF-8) and the terminal
+    keeps its encoding (PYTHONIOENCODING, unless set). Nothing happens in UTF-8 locales."""
+    if sys.flags.utf8_mode or sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
+        return
+    if not sys.executable or not getattr(sys, "orig_argv", None):
+        return
+    env = dict(os.environ)
+    env.setdefault("PYTHONIOENCODING", getattr(sys.stdout, "encoding", None) or "utf-8")
+    argv = [os.fsencode(sys.executable), b"-X", b"utf8",
+            *(a.encode("utf-8", "surrogateescape") for a in sys.orig_argv[1:])]
+    os.execve(sys.executable, argv, env)
+
+
 class KbGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """As click's, with a stdout that cannot encode Chinese (a Latin-1 locale) printing
         escapes rather than failing the command (exit 3), and no colour when NO_COLOR is set
-        (https://no-color.org; pipes never get colour)."""
+        (https://no-color.org; pipes never get colour). Run as a program (not handed its
+        arguments, as tests do), it first makes sure of UTF-8 file names
+        (`utf8_file_names`)."""
+        if not args and kwargs.get("args") is None:
+            utf8_file_names()
         tolerate_unencodable(sys.stdout)
         if os.environ.get("NO_COLOR") and kwargs.get("color") is None:
             kwargs["color"] = False
