@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from device_fixtures import (
 from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.ship.changes import diff_dirs, diff_releases
+from kbtools.ship.release import age_days
 
 pytestmark = pytest.mark.slow
 
@@ -201,3 +203,23 @@ def test_status_and_releases_find_the_device_like_query(device, tmp_path):
         code, out = kb(cmd, "--to", str(d.kr / "dist"))
         assert code == 1 and out.startswith("kb: error: ") and len(out.splitlines()) == 1
         assert "is a build output, not a device directory" in out, (cmd, out)
+
+
+def test_a_release_created_time_without_offset_is_utc_not_a_crash(device, tmp_path):
+    """release.json's ``created`` is read in one place (`age_days`): a time without an offset
+    is UTC, as `kb release` writes it; `kb status`, the web app and `kb sync`'s staleness
+    warning then agree instead of `kb status` failing with exit 3."""
+    d = copy_of(device[0], tmp_path)
+    rel = d.dev / "releases" / "kb-r2" / "release.json"
+    data = json.loads(rel.read_text(encoding="utf-8"))
+    data["created"] = "2026-06-01T08:00:00"
+    rel.write_text(json.dumps(data), encoding="utf-8")
+    code, out = kb("status", "--quick", "--json", "--to", str(d.dev))
+    assert code == 0, out
+    served = json.loads(out)["served"]
+    assert served["created"] == "2026-06-01T08:00:00" and served["age_days"] > 0
+    now = datetime(2026, 6, 2, 8, tzinfo=UTC)
+    assert age_days("2026-06-01T08:00:00", now) == 1.0
+    assert age_days("2026-06-01T16:00:00+08:00", now) == 1.0
+    assert age_days("2026-06-01T08:00:00Z", now) == 1.0
+    assert age_days("yesterday", now) is None and age_days(None, now) is None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
+from kbtools.ship.release import age_days
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
 
@@ -241,12 +242,7 @@ def release_info(served: Served) -> dict[str, Any]:
     rel = read_json(layout.release_json)
     ver = read_json(layout.verified)
     created = rel.get("created")
-    age = None
-    if isinstance(created, str):
-        try:
-            age = (datetime.now(UTC) - datetime.fromisoformat(created)).total_seconds() / 86400
-        except (TypeError, ValueError):
-            age = None
+    age = age_days(created)
     return {**served.index.release.to_dict(), "created": created,
             "age_days": round(age, 2) if age is not None else None,
             "signed_by": ver.get("signed_by"), "verified_at": ver.get("verified_at"),

@@ -32,6 +32,7 @@ from kbtools.ship.device import (
 )
 from kbtools.ship.git import list_source, parse_serial
 from kbtools.ship.install import rederive
+from kbtools.ship.release import age_days
 from kbtools.ship.trust import list_keys
 
 
@@ -130,7 +131,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)
     created = rel.get("created")
-    age = (_now() - datetime.fromisoformat(created)).total_seconds() / 86400 if created else None
+    age = age_days(created, _now())
     problems: list[str] = []
     manifest: dict[str, Any] = {}
     try:

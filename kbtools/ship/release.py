@@ -124,6 +124,20 @@ def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
     return rel if isinstance(rel, dict) else None
 
 
+def age_days(created: Any, now: datetime | None = None) -> float | None:
+    """Days from a release's ``created`` (release.json) to `now` (default: now); a time
+    without an offset is UTC, as `kb release` writes it; None when it is no time at all.
+    The one reading of it: `kb status`, `kb sync`'s staleness warning and the web app."""
+    if not isinstance(created, str):
+        return None
+    try:
+        when = datetime.fromisoformat(created.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return ((now or datetime.now(UTC)) - when).total_seconds() / 86400
+
+
 def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: str | None = None,
                  sign_key: Path | None = None, next_keys: Sequence[Path] = (),
                  now: datetime | None = None) -> ReleaseInfo:

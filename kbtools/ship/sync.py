@@ -51,7 +51,7 @@ from kbtools.ship.git import (
     tag_name,
 )
 from kbtools.ship.install import install_release, rederive, tag_manifest_hash
-from kbtools.ship.release import release_settings
+from kbtools.ship.release import age_days, release_settings
 
 
 @dataclass(frozen=True)
@@ -278,10 +278,10 @@ def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     if release is None:
         return ()
     created = dev.read_json(ReleaseLayout(release).release_json).get("created")
-    if not created:
+    age = age_days(created)
+    if age is None:
         return ()
-    age = datetime.now(UTC) - datetime.fromisoformat(created)
-    if age.days > max_age_days:
-        return (f"release {release.name} is {age.days} days old (more than "
+    if int(age) > max_age_days:
+        return (f"release {release.name} is {int(age)} days old (more than "
                 f"release.max_age_days = {max_age_days}); is the source still updated?",)
     return ()
