@@ -98,7 +98,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.quality.JSON_SPACE": "match",
-    "kbtools.query.search._CONTROL": "sub",
+    "kbtools.query.question._CONTROL": "sub",
+    "kbtools.query.question._SENTENCE_END": "split",  # a line of a long question
+    "kbtools.query.question._NUMBER": "sub",
     "kbtools.query.filters._WHERE": "match",
     "kbtools.render.latex_allow._TOKEN": "finditer",
     "kbtools.render.latex_allow._ENV_NAME": "match",

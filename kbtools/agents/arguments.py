@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbtools.query import question
+
 MAX_K = 20  # results per search
+# characters of a question (`kb query` refuses more too): a pasted 8 KB log fits, and the
+# search condenses it to its distinctive lines (`kbtools.query.question`)
+MAX_QUESTION_CHARS = question.MAX_QUESTION_CHARS
 MAX_WHERE = 20  # filters per search
 MAX_INPUTS = 50  # inputs per table evaluation
 MAX_INPUT_CHARS = 200  # one input value (or column name)

@@ -37,6 +37,7 @@ from kbtools.agents.arguments import (
     MAX_INPUTS,
     MAX_K,
     MAX_LINE,
+    MAX_QUESTION_CHARS,
     MAX_WHERE,
     digits_as_int,
 )
@@ -51,7 +52,7 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.log import record_question
-from kbtools.query.search import MAX_QUERY_CHARS, keep_warm
+from kbtools.query.search import keep_warm
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
 from kbtools.ship.checkout import open_index, resolve_index_path
@@ -67,7 +68,7 @@ ResultCount = Annotated[WholeNumber, Field(ge=1, le=MAX_K)]
 LineNumber = Annotated[WholeNumber, Field(ge=1, le=MAX_LINE)]
 Days = Annotated[WholeNumber, Field(ge=0)]
 Count = Annotated[WholeNumber, Field(ge=1)]
-Question = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
+Question = Annotated[str, Field(max_length=MAX_QUESTION_CHARS)]
 Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
 Filters = Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter
 TableInput = Annotated[StrictStr, Field(max_length=MAX_INPUT_CHARS)] | StrictInt | StrictFloat
@@ -106,7 +107,8 @@ the same section. `outdated: true` means the document's `valid_until` has passed
 outdated: tell the user); `superseded_by` names newer documents that replace it.
 Do not use to fetch a known section in full (use `read`) or to apply a decision table (use
 `evaluate_table`).
-Args: query (natural language, Chinese or English, at most 2000 characters); k (1-20
+Args: query (natural language, Chinese or English, at most 10000 characters: a pasted log
+or stack trace longer than 2000 is searched by its distinctive lines); k (1-20
 results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE or
 KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
 `metadata`>"; a value no document has filters everything out: no_answer); verified_only.

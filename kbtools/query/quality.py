@@ -49,6 +49,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex
 from kbtools.query.filters import parse_where
+from kbtools.query.question import MAX_QUESTION_CHARS
 from kbtools.query.results import SearchResponse, SearchResult
 from kbtools.query.search import keep_warm, search
 
@@ -170,6 +171,9 @@ def check_question(item: dict[str, Any], name: str, n: int) -> dict[str, Any]:
         raise UsageError('no "query"; expected the question as text', path=name, line=n)
     if not isinstance(item["query"], str):
         raise UsageError(f'"query" must be text, got {_kind(item["query"])}', path=name, line=n)
+    if len(item["query"]) > MAX_QUESTION_CHARS:  # as `kb query`, the API and MCP refuse it
+        raise UsageError(f'"query" longer than {MAX_QUESTION_CHARS} characters', path=name,
+                         line=n)
     if any(item.get(key, 0) is None for key in OPTIONAL):  # null: as if not given
         item = {k: v for k, v in item.items() if not (v is None and k in OPTIONAL)}
     qid = item.get("id", "")

@@ -16,9 +16,7 @@ nested-duplicate suppression → relevance threshold → citations.
 
 from __future__ import annotations
 
-import re
 import time
-import unicodedata
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -31,7 +29,7 @@ from kbtools.decision import column_key
 from kbtools.embed.base import on_one_blas_thread
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
-from kbtools.errors import IndexLoadError, valid_unicode
+from kbtools.errors import IndexLoadError
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
 from kbtools.index.store import identifier_text
@@ -55,23 +53,9 @@ from kbtools.query.filters import filter_mask, parse_where, resolve_docs
 from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.keys import identifier_terms, key_definitions, named_keys
+from kbtools.query.question import question_text
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 from kbtools.query.routing import ALIASES, boost_vector, route
-
-MAX_QUERY_CHARS = 2000
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean_query(query: str) -> str:
-    """The question as searched: valid Unicode (undecodable bytes and lone surrogates from
-    argv, a --batch file or MCP dropped), NFKC, no control characters, whitespace collapsed,
-    at most MAX_QUERY_CHARS characters (cut before the work, so a huge question is cheap)."""
-    query = valid_unicode(str(query or "")[: 4 * MAX_QUERY_CHARS]).replace("\ufffd", " ")
-    query = unicodedata.normalize("NFKC", query)
-    query = _CONTROL.sub(" ", query)
-    query = " ".join(query.split())
-    return query[:MAX_QUERY_CHARS]
-
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -83,6 +67,15 @@ def _unverified_vector(index: KbIndex) -> np.ndarray | None:
         flags: np.ndarray = ~index.chunk_table().verified
         _UNVERIFIED[index] = flags if flags.any() else None
     return _UNVERIFIED[index]
+
+
+def term_weights(index: KbIndex) -> Callable[[str], dict[str, float]]:
+    """A piece of a long question -> the idf of each term of it the index knows (what
+    `question_text` condenses a pasted log by)."""
+    def weigh(piece: str) -> dict[str, float]:
+        terms, ids, _ = index.bm25.query_terms(piece)
+        return dict(zip(terms, index.bm25.idf(ids).tolist(), strict=True)) if ids else {}
+    return weigh
 
 
 def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
@@ -120,7 +113,7 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
         verified_only = bool(qcfg.get("verified_only", False))
     params = params or fusion.FusionParams.from_config(qcfg)
     parsed = parse_where(where)
-    text = clean_query(query)
+    text = question_text(query, term_weights(index))
     filters = SearchFilters(where=tuple(f"{a}{op}{b}" for a, op, b in parsed),
                             verified_only=verified_only)
     if not text:

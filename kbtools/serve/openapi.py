@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbtools import __version__
+from kbtools.agents.arguments import MAX_QUESTION_CHARS
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
     "$ref": "#/components/schemas/Error"}}}}
@@ -28,8 +29,10 @@ def _param(name: str, description: str, schema: dict[str, Any], *,
 
 
 _SEARCH_PARAMS = [
-    _param("q", "the question (Chinese or English), at most 2000 characters",
-           {"type": "string", "maxLength": 2000}, required=True),
+    _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
+                f"(a longer one by POST: a query string holds at most 8192 bytes); a pasted "
+                f"log is searched by its distinctive lines",
+           {"type": "string", "maxLength": MAX_QUESTION_CHARS}, required=True),
     _param("k", "number of results", {"type": "integer", "minimum": 1, "maximum": 20,
                                       "default": 5}),
     _param("where", "filters KEY=VALUE, KEY>=VALUE, KEY<=VALUE, KEY!=VALUE (repeatable)",
@@ -55,7 +58,7 @@ _SCHEMAS: dict[str, Any] = {
                 "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
                 "text", "verified"]}}}},
     "SearchRequest": {"type": "object", "required": ["query"], "properties": {
-        "query": {"type": "string", "maxLength": 2000},
+        "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
         "k": {"type": "integer", "minimum": 1, "maximum": 20},
         "where": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
         "verified_only": {"type": "boolean"}}},

@@ -21,6 +21,7 @@ from kbtools.agents.arguments import (
     MAX_INPUTS,
     MAX_K,
     MAX_LINE,
+    MAX_QUESTION_CHARS,
     MAX_WHERE,
     whole_number,
 )
@@ -34,7 +35,6 @@ from kbtools.index.store import LAST_LINE
 from kbtools.query import freshness
 from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.results import SearchResponse
-from kbtools.query.search import MAX_QUERY_CHARS
 from kbtools.query.search import search as run_search
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
@@ -66,8 +66,8 @@ def status_of(exc: KbError) -> int:
 def check_question(q: Any) -> str:
     if not isinstance(q, str):
         raise ApiError(400, "'q' (the question) must be a string")
-    if len(q) > MAX_QUERY_CHARS:
-        raise ApiError(400, f"question longer than {MAX_QUERY_CHARS} characters")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise ApiError(400, f"question longer than {MAX_QUESTION_CHARS} characters")
     return q
 
 

@@ -1,0 +1,137 @@
+"""The question as searched: cleaned, and a long one (a pasted log, a stack trace, a config
+file) condensed to its distinctive lines instead of cut at its head.
+
+A technician pastes what the screen shows: 60 lines of routine log and, on line 50, the alarm
+whose code the knowledge explains. Cut at `MAX_QUERY_CHARS`, such a question lost the one line
+that mattered (a Python traceback ends with its exception, a log's alarm is anywhere). Here a
+question longer than the searched length is split into pieces (its lines, a long line at its
+sentences and spaces), and the pieces are taken greedily by the index's term weights they add
+(the sum of the idf of the known terms no piece taken so far holds), until the searched length
+is full; they are searched in their original order. Routine lines add nothing once one of them
+is taken, a base64 blob or a hash holds no term the index knows, so what is searched is the
+alarm, the exception and the user's own words. A question within the searched length is
+searched as it is cleaned, so the ranking of every ordinary question is unchanged.
+
+Work is linear in the question: at most `MAX_QUESTION_CHARS` are read (the JSON API, the MCP
+tools and `kb query` refuse longer ones), each piece is tokenized once.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+
+from kbtools.errors import valid_unicode
+
+MAX_QUERY_CHARS = 2000  # searched (BM25, the question's vector, the identifiers)
+MAX_QUESTION_CHARS = 10_000  # read of a question: an 8 KB log fits; surfaces refuse more
+PIECE_CHARS = 200  # a long line is taken in pieces of at most this many characters
+# a piece is taken when it adds at least this share of what the best piece adds: a log line
+# that adds only its counter and timestamp (numbers any index holds) is routine
+MIN_GAIN_SHARE = 0.1
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])")
+# a number standing alone (a timestamp, a counter, a reading: not the digits of E17 or h5.py)
+_NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.:,]\d+)*")
+
+Weigh = Callable[[str], dict[str, float]]  # a piece -> {known term: its weight}
+
+
+def clean_lines(query: str) -> list[str]:
+    """The question's non-empty lines, each as searched: valid Unicode (undecodable bytes and
+    lone surrogates from argv, a --batch file or MCP dropped), NFKC, no control characters,
+    whitespace collapsed. At most `MAX_QUESTION_CHARS` of the question are read."""
+    text = valid_unicode(str(query or "")[:MAX_QUESTION_CHARS]).replace("\ufffd", " ")
+    text = unicodedata.normalize("NFKC", text)[: 4 * MAX_QUESTION_CHARS]  # NFKC may expand
+    lines = (" ".join(_CONTROL.sub(" ", line).split()) for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def question_text(query: str, weigh: Weigh) -> str:
+    """The text searched for `query`: its cleaned lines as one line, or, longer than
+    `MAX_QUERY_CHARS`, its pieces that add the most term weight (`weigh`), in their order."""
+    lines = clean_lines(query)
+    text = " ".join(lines)
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    parts = distinct_shapes(pieces(lines))
+    text = " ".join(parts)
+    return text if len(text) <= MAX_QUERY_CHARS else condense(parts, weigh, MAX_QUERY_CHARS)
+
+
+def distinct_shapes(parts: Iterable[str]) -> list[str]:
+    """The first part of each shape: the same text but for its numbers standing alone (a
+    log's routine line repeated with other timestamps, counters and readings is one)."""
+    seen: set[str] = set()
+    out = []
+    for part in parts:
+        shape = _NUMBER.sub("#", part.casefold())
+        if shape not in seen:
+            seen.add(shape)
+            out.append(part)
+    return out
+
+
+def pieces(lines: Iterable[str]) -> Iterable[str]:
+    """Each line, a long one at its sentence ends and spaces (a word longer than a piece is
+    cut), in pieces of at most PIECE_CHARS characters."""
+    for line in lines:
+        if len(line) <= PIECE_CHARS:
+            yield line
+            continue
+        piece = ""
+        for sentence in _SENTENCE_END.split(line):
+            for word in sentence.split(" "):
+                while len(word) > PIECE_CHARS:
+                    if piece:
+                        yield piece
+                        piece = ""
+                    yield word[:PIECE_CHARS]
+                    word = word[PIECE_CHARS:]
+                if not word:
+                    continue
+                if piece and len(piece) + 1 + len(word) > PIECE_CHARS:
+                    yield piece
+                    piece = ""
+                piece = f"{piece} {word}" if piece else word
+        if piece:
+            yield piece
+
+
+def condense(parts: Sequence[str], weigh: Weigh, budget: int) -> str:
+    """The parts that add the most term weight, taken greedily (the weight of the terms no
+    part taken so far holds; lazily re-scored, as for any coverage function) while they add
+    at least `MIN_GAIN_SHARE` of what the first one added and fit in `budget` characters,
+    joined in their original order. A part's numbers standing alone count for nothing here
+    (they are what a log's lines and a stack's frames differ by, and a small index knows
+    most small numbers), though a part taken is searched with them. A question of routine
+    lines is searched as its most telling ones; one without any term the index knows, as its
+    head."""
+    weights = [weigh(_NUMBER.sub(" ", p)) for p in parts]
+    covered: set[str] = set()
+    heap = [(-sum(w.values()), i) for i, w in enumerate(weights) if w]
+    heapq.heapify(heap)
+    taken: list[int] = []
+    used = -1  # the joining spaces: n parts take n - 1
+    least = 0.0  # set by the first part taken
+    while heap:
+        _, i = heapq.heappop(heap)
+        gain = sum(v for t, v in weights[i].items() if t not in covered)
+        if gain <= least:
+            continue
+        if heap and -gain > heap[0][0]:  # another part may add more now: re-queue this one
+            heapq.heappush(heap, (-gain, i))
+            continue
+        if used + 1 + len(parts[i]) > budget:
+            continue
+        if not taken:
+            least = gain * MIN_GAIN_SHARE
+        taken.append(i)
+        used += 1 + len(parts[i])
+        covered.update(weights[i])
+    if not taken:  # nothing the index knows: the head, as before
+        return " ".join(parts)[:budget]
+    return " ".join(parts[i] for i in sorted(taken))
