@@ -101,3 +101,14 @@ def test_every_surface_takes_the_same_question_length(example_index, tmp_path, m
         resp = api.post("/api/search", json={"query": log + "x"})
         assert resp.status_code == 400
         assert f"longer than {MAX_QUESTION_CHARS}" in resp.json()["error"]["message"]
+
+
+def test_invisible_characters_and_colour_codes_do_not_split_words(index):
+    """A question pasted from a web page or PDF (zero-width spaces, a soft hyphen, bidi marks
+    inside words) or from a coloured terminal (ANSI escapes) is searched as its words."""
+    plain = search(index, "小麦赤霉病 E17 伺服过载").to_dict()
+    pasted = search(index, "小\u200b麦\u00ad赤\u200d霉\ufeff病 \u202aE17\u202c "
+                           "\x1b[1;31m伺服过载\x1b[0m").to_dict()
+    assert pasted["query"] == plain["query"] == "小麦赤霉病 E17 伺服过载"
+    assert not pasted["filters"].get("unknown_terms")
+    assert [r["chunk_id"] for r in pasted["results"]] == [r["chunk_id"] for r in plain["results"]]

@@ -99,6 +99,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.question._CONTROL": "sub",
+    "kbtools.query.question._ANSI": "sub",
+    "kbtools.query.question._FORMAT": "sub",
     "kbtools.query.question._SENTENCE_END": "split",  # a line of a long question
     "kbtools.query.question._NUMBER": "sub",
     "kbtools.query.filters._WHERE": "match",

@@ -32,7 +32,17 @@ PIECE_CHARS = 200  # a long line is taken in pieces of at most this many charact
 # that adds only its counter and timestamp (numbers any index holds) is routine
 MIN_GAIN_SHARE = 0.1
 
+# an ANSI escape sequence (a coloured terminal log): CSI ... final byte, or ESC and one byte
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# invisible format characters (Unicode's Cf: zero-width space and joiners, word joiner, BOM,
+# soft hyphen, bidi marks, tags): pasted from a web page or a PDF inside a word they would
+# split it for the tokenizer (`小\u200b麦` is not `小麦`), so they are dropped, not spaced
+_FORMAT = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
+                     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u0890\u0891\u08e2\ufeff"
+                     "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+                     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+                     "\U000e0020-\U000e007f]")
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])")
 # a number standing alone (a timestamp, a counter, a reading: not the digits of E17 or h5.py)
 _NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.:,]\d+)*")
@@ -42,10 +52,12 @@ Weigh = Callable[[str], dict[str, float]]  # a piece -> {known term: its weight}
 
 def clean_lines(query: str) -> list[str]:
     """The question's non-empty lines, each as searched: valid Unicode (undecodable bytes and
-    lone surrogates from argv, a --batch file or MCP dropped), NFKC, no control characters,
-    whitespace collapsed. At most `MAX_QUESTION_CHARS` of the question are read."""
+    lone surrogates from argv, a --batch file or MCP dropped), NFKC, no ANSI colour codes, no
+    control characters, no invisible format characters, whitespace collapsed. At most
+    `MAX_QUESTION_CHARS` of the question are read."""
     text = valid_unicode(str(query or "")[:MAX_QUESTION_CHARS]).replace("\ufffd", " ")
     text = unicodedata.normalize("NFKC", text)[: 4 * MAX_QUESTION_CHARS]  # NFKC may expand
+    text = _FORMAT.sub("", _ANSI.sub(" ", text))
     lines = (" ".join(_CONTROL.sub(" ", line).split()) for line in text.splitlines())
     return [line for line in lines if line]
 
