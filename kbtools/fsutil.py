@@ -65,13 +65,18 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
         elif path.exists():
             shutil.copymode(path, tmp)
         else:  # mkstemp creates 0600; artifacts and documents are ordinary files
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+            os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -192,6 +197,9 @@ def staging_dir(target: Path) -> Iterator[Path]:
         discard_old_trees(target)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{STAGING_INFIX}",
                                         dir=target.parent))
+        # mkdtemp makes it 0700: the finished tree is an ordinary directory (its files follow
+        # the umask), which another account (a web server, a container) may have to read
+        os.chmod(staging, 0o777 & ~current_umask())
         held = _dir_fd(staging)
         fcntl.flock(held, fcntl.LOCK_EX)
     finally:

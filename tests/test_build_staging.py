@@ -154,3 +154,20 @@ def test_replaced_tree_is_deleted_off_the_critical_path(tmp_path):
         pass
     assert _gone(left) and _gone(planted)
     assert (outside / "keep").read_text() == "keep"
+
+
+def test_built_tree_has_the_umask_mode_not_mkdtemp_0700(tmp_path):
+    """dist/ is an ordinary directory: another account (a web server running `kb serve
+    --index dist`, a container) reads it as it reads the files inside; mkdtemp's 0700 used
+    to survive the rename into place."""
+    repo = repo_with_docs(tmp_path / "repo", 2)
+    assert kb(repo, "build", "-q", home=tmp_path / "home").returncode == 0
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (repo / "dist").stat().st_mode & 0o777 == 0o777 & ~umask
+    old = os.umask(0o027)
+    try:
+        with staging_dir(tmp_path / "out") as staging:
+            assert staging.stat().st_mode & 0o777 == 0o750
+    finally:
+        os.umask(old)
