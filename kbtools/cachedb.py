@@ -10,13 +10,52 @@ does for reads and writes. `open_cache_db` therefore retries the whole set-up wh
 answer is "busy", until ``timeout`` seconds have passed; a busy file is then reported as
 `CacheBusy` (never as a damaged file: a caller that replaces damaged caches must not delete
 one that another process is writing).
+
+Every SQLite file of kbtools (the caches and an index's store) is opened with `connect`: by a
+URI whose path is percent-encoded, so a directory named ``kb #1``, ``50%`` or ``a?b`` is a
+name and not URI syntax (unescaped, SQLite opened ``kb `` and found no table), and a path
+longer than SQLite's unix VFS opens (512 bytes, symbolic links resolved: ~170 Chinese
+characters) is refused up front in words (`SqlitePathTooLong`), not "unable to open database
+file".
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
+import urllib.parse
 from pathlib import Path
+from typing import Any
+
+from kbtools.errors import KbError
+
+SQLITE_MAX_PATH = 512  # bytes: the unix VFS's mxPathname (SQLite's MAX_PATHNAME)
+
+
+class SqlitePathTooLong(KbError, sqlite3.OperationalError):
+    """A SQLite file whose path SQLite cannot open. A KbError (one line from the CLI) and a
+    sqlite3.OperationalError (a cache that cannot be opened is skipped, as any other)."""
+
+
+def connect(path: Path, *, read_only: bool = False, immutable: bool = False,
+            **kwargs: Any) -> sqlite3.Connection:
+    """`sqlite3.connect` to the file `path`, whatever characters its directories' names hold;
+    `read_only` opens it ``mode=ro``, `immutable` also tells SQLite that nothing changes it.
+    A path too long for SQLite is a `SqlitePathTooLong` naming the limit."""
+    full = os.path.realpath(path)
+    size = len(os.fsencode(full))
+    if size > SQLITE_MAX_PATH:
+        raise SqlitePathTooLong(f"cannot open a SQLite file: its path is {size} bytes long "
+                                f"and SQLite opens none over {SQLITE_MAX_PATH}; use a "
+                                f"directory with a shorter path than {full}")
+    params = [("mode", "ro")] if read_only or immutable else []
+    if immutable:
+        params.append(("immutable", "1"))
+    query = f"?{urllib.parse.urlencode(params)}" if params else ""
+    uri = f"file:{urllib.parse.quote(os.fsencode(full))}{query}"
+    con: sqlite3.Connection = sqlite3.connect(uri, uri=True, **kwargs)
+    return con
 
 
 class CacheBusy(sqlite3.OperationalError):
@@ -34,7 +73,7 @@ def open_cache_db(path: Path, tables: list[str], timeout: float = 5.0) -> sqlite
     """A connection to the cache file `path` (its directory made if missing) in WAL mode,
     with each ``CREATE TABLE IF NOT EXISTS`` statement of `tables` run."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path, timeout=timeout)
+    con = connect(path, timeout=timeout)
     deadline = time.monotonic() + timeout
     pause = 0.002
     try:

@@ -113,3 +113,38 @@ def test_scan_cache_replaces_a_file_that_is_not_a_database(tmp_path):
     cache = ScanCache.load(tmp_path)
     assert cache.con is not None
     assert cache.size() == 0
+
+
+@pytest.mark.parametrize("name", ["kb #1", "a?b", "50%41", "知识 库"])
+def test_store_opens_under_any_directory_name(tmp_path, name):
+    """A device or dist/ directory named with '#', '?' or '%' (URI syntax to SQLite) holds
+    an index like any other: the store's URI escapes its path (unescaped, ``kb #1`` opened
+    ``kb `` and found no table; a sync refused the release, a query found no index)."""
+    from kbtools.index.store import Store, stored_info, write_store
+
+    path = tmp_path / name / "index" / "store.sqlite"
+    path.parent.mkdir(parents=True)
+    write_store(path, [], [], {"tokens": "t1"}, [])
+    assert stored_info(path, "tokens") == "t1"
+    store = Store(path)
+    try:
+        assert store.info("tokens") == "t1" and store.count() == 0
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # nothing beside it
+
+
+def test_too_long_a_path_for_sqlite_is_one_clear_error(tmp_path):
+    """SQLite opens no file whose path passes 512 bytes (~170 Chinese characters): said in
+    words, as a KbError (one line from the CLI), not "unable to open database file"."""
+    from kbtools.errors import KbError
+    from kbtools.index.store import Store, write_store
+
+    deep = tmp_path.joinpath(*["知识库目录" * 8] * 5)  # 5 × 120 bytes
+    deep.mkdir(parents=True)
+    with pytest.raises(KbError, match="SQLite opens none over 512"):
+        write_store(deep / "store.sqlite", [], [], {}, [])
+    with pytest.raises(KbError, match="SQLite opens none over 512"):
+        Store(deep / "store.sqlite")
+    assert EmbeddingCache(deep / "vectors.sqlite").get_many("m", ["k"]) == {}  # a cache
+    # there is skipped (a miss), not an error

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.cachedb import connect
 from kbtools.config import Vocabulary
 from kbtools.errors import KbError
 from kbtools.fsutil import fresh_dir, read_json_lines
@@ -119,7 +120,7 @@ def _plan(new: ReleaseLayout, old: ReleaseLayout) -> Plan | None:
         old.usearch(m) for m in old_m["models"]]
     if not _compatible(new_m, old_m) or not all(p.is_file() for p in needed):
         return None
-    con = sqlite3.connect(f"file:{old.store}?mode=ro", uri=True)
+    con = connect(old.store, read_only=True)
     try:
         ranges = _old_ranges(con)
         tokens = con.execute("SELECT value FROM info WHERE key = 'tokens'").fetchone()
@@ -197,7 +198,7 @@ def _moves(plan: Plan) -> list[tuple[int, int, int]]:
 def _store(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, Any]) -> None:
     shutil.copyfile(old.store, new.store)
     start = plan.new_start()
-    con = sqlite3.connect(new.store, isolation_level=None)
+    con = connect(new.store, isolation_level=None)
     try:
         con.execute("BEGIN")
         for s in sorted(plan.changed & set(plan.old_range)):

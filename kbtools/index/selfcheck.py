@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.cachedb import connect
 from kbtools.errors import KbError
 from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
@@ -88,7 +89,7 @@ def check_derived(root: Path, extra: set[str] | None = None) -> list[str]:
 
 def _check(layout: ReleaseLayout, extra: set[str]) -> list[str]:
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
-    con = sqlite3.connect(f"file:{layout.store}?mode=ro", uri=True)
+    con = connect(layout.store, read_only=True)
     try:
         problems, rows = _check_store(layout, manifest, con, extra)
         if problems:

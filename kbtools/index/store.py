@@ -23,6 +23,8 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from kbtools.cachedb import connect
+
 SCHEMA = """
 PRAGMA page_size = 4096;
 CREATE TABLE docs (
@@ -99,7 +101,7 @@ def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dic
     path.unlink(missing_ok=True)
     docs, chunks = list(docs), list(chunks)
     metas = {d["doc"]: d.get("metadata") or {} for d in docs}
-    con = sqlite3.connect(path, isolation_level=None)
+    con = connect(path, isolation_level=None)
     try:
         con.executescript(SCHEMA)
         con.execute("BEGIN")
@@ -172,7 +174,7 @@ def stored_info(path: Path, key: str) -> str | None:
     the key is missing."""
     if not path.is_file():
         return None
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con = connect(path, read_only=True)
     try:
         row = con.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
     except sqlite3.Error:
@@ -291,8 +293,7 @@ class Store:
     """Read-only access to a chunk store."""
 
     def __init__(self, path: Path):
-        uri = f"file:{path}?mode=ro&immutable=1"
-        self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self.con = connect(path, immutable=True, check_same_thread=False)
         self.con.row_factory = sqlite3.Row
         self._doc_cache: dict[str, dict[str, Any]] = {}
         self._count: int | None = None
