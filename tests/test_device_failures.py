@@ -10,7 +10,9 @@ key trusted on first use): kb-r1 and kb-r2 synced, kb-r3 published but not synce
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import socket
 import sqlite3
@@ -297,6 +299,36 @@ def test_rollback_keeps_the_floor_at_the_release_rolled_back_from(device, tmp_pa
     assert kb("rollback", "kb-r1", "--to", d.dev)[0] == 0
     assert state(d.dev)["highest_serial"] == 3
     assert kb("sync", mirror_r2(device), "--to", d.dev)[0] == 1 and served(d.dev) == "kb-r1"
+
+
+def test_a_file_system_without_links_serves_through_a_current_file(device, tmp_path,
+                                                                   monkeypatch):
+    """An SD card formatted FAT or exFAT refuses symbolic and hard links (EPERM): `current`
+    is then a file naming the release, switched by the same rename; every sync used to fail
+    on it (and again on every retry) with the release verified but never served."""
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "symlink", refused)
+    monkeypatch.setattr(os, "link", refused)
+    d = Device(device.kr, device.art, tmp_path / "sd card", device.key)
+    code, out, err = kb("sync", mirror_r2(device), "--to", d.dev, "--trusted-key",
+                        f"{d.key}.pub")
+    assert code == 0 and out.startswith("serving kb-r2 (was nothing)"), err
+    current = d.dev / "current"
+    assert not current.is_symlink() and current.read_text() == "releases/kb-r2\n"
+    assert kb("sync", d.art, "--to", d.dev)[0] == 0 and served(d.dev) == "kb-r3"
+    assert not list(d.dev.glob(".current*"))
+    for index in (d.dev, current):
+        code, out, err = kb("query", "--index", index, "--json", "--no-log", "赤霉病")
+        assert code == 0 and json.loads(out)["release"]["tag"] == "kb-r3", err
+    assert kb("rollback", "--to", d.dev)[1] == "serving kb-r2 (was kb-r3)\n"
+    assert current.read_text() == "releases/kb-r2\n" and served(d.dev) == "kb-r2"
+    code, out, _ = kb("status", "--to", d.dev, "--quick")
+    assert code == 0 and "serving kb-r2" in out
+    for bad in ("releases/../../etc\n", "kb-r3\n", "releases/kb-r3\nreleases/kb-r2\n"):
+        current.write_text(bad)  # only `releases/<tag>`, one line, counts
+        assert served(d.dev) is None
 
 
 # ------------------------------------------------------------------ 6: stalls and the lock

@@ -22,7 +22,8 @@ A device directory (``kb sync --to DIR``)::
 
     releases/<tag>/           verified releases (the layout above)
     releases/<tag>.staging/   a release being exported and verified
-    current                   symlink -> releases/<tag>, replaced by one rename
+    current                   symlink -> releases/<tag>, replaced by one rename (a file
+                              holding that line where the file system has no symlinks)
     repo.git/ trusted_keys/ state.json rollback.log trust.log .lock
     queries.jsonl, queries.jsonl.1 … .3   the query log (`kbtools.query.log`), rotated by size
     .queries.lock             flock taken to rotate the query log
@@ -43,12 +44,14 @@ This module only names paths and reads the `current` pointer; writing a device d
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from kbtools.config import kb_home
+from kbtools.fsutil import read_beneath
 
 MANIFEST = "manifest.json"
 RELEASE_JSON = "release.json"
@@ -76,6 +79,7 @@ SHARD_SUFFIX = ".jsonl"
 SHARD_CHARS = 2  # 256 shards by sha256(doc): an edit rewrites one shard
 
 CURRENT = "current"
+MAX_POINTER_BYTES = 1024  # `current` as a file (no symlinks on the file system)
 RELEASES = "releases"
 REPO = "repo.git"
 TRUSTED = "trusted_keys"
@@ -297,9 +301,8 @@ class DeviceLayout:
         switch that happens meanwhile does not mix two releases. Only a link of the form
         ``releases/<tag>`` naming a real directory (not itself a link) counts.
         """
-        try:
-            target = os.readlink(self.current)
-        except OSError:
+        target = self.current_target()
+        if target is None:
             return None
         head, _, name = target.partition("/")
         if head != RELEASES or name in ("", ".", "..") or "/" in name:
@@ -308,6 +311,22 @@ class DeviceLayout:
         if self.releases.is_symlink() or release.is_symlink():
             return None
         return release if ReleaseLayout(release).is_release() else None
+
+    def current_target(self) -> str | None:
+        """What `current` names: the symbolic link's target, or, on a file system without
+        symbolic links (FAT, exFAT), the one line of the regular file `current` (written by
+        `kbtools.ship.device.switch_to`); None when there is neither."""
+        try:
+            return os.readlink(self.current)
+        except OSError as exc:
+            if exc.errno != errno.EINVAL:  # EINVAL: there, but not a link
+                return None
+        try:
+            text = read_beneath(self.root, CURRENT, MAX_POINTER_BYTES).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        lines = text.splitlines()
+        return lines[0] if len(lines) == 1 else None
 
     def release_dirs(self) -> dict[str, Path]:
         """Verified local releases by tag name (real directories only, never links)."""

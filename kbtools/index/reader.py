@@ -267,7 +267,7 @@ def resolve_index_path(path: Path | None) -> Path:
                              path=str(path))
     if ReleaseLayout(path).is_release():
         return path
-    device = DeviceLayout(path)
+    device = DeviceLayout(device_of_release(path) or path)  # DIR/current may be a file
     if device.is_device():
         served = device.served_release()
         if served is None:

@@ -6,7 +6,9 @@
     DIR/releases/<tag>/      verified releases: manifest.json, data/, index/, release.json,
                              release.sig (if signed), verified.json (what was checked, when)
     DIR/releases/<tag>.staging/   a release being exported/verified (removed on next sync)
-    DIR/current              symlink -> releases/<tag>; replaced with one rename (os.replace)
+    DIR/current              symlink -> releases/<tag>; replaced with one rename (os.replace);
+                             on a file system without symlinks (FAT, exFAT) a file holding
+                             the line ``releases/<tag>``, replaced the same way
     DIR/trusted_keys/*.pub   pinned Ed25519 public keys; when any exist, signatures are
                              required (see `kbtools.ship.trust`)
     DIR/state.json           last sync result, highest serial ever accepted, rolled-back tags
@@ -31,6 +33,7 @@ of `kbtools.fsutil`, so a link that appears anyway is never written through.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -115,17 +118,30 @@ def release_dirs(path: Path) -> dict[str, Path]:
     return DeviceLayout(path).release_dirs()
 
 
+# what symlink(2) says on a file system without symbolic links (FAT and exFAT: EPERM)
+NO_SYMLINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS})
+
+
 def switch_to(path: Path, tag: str) -> None:
-    """Point `current` at releases/<tag> with a single atomic rename of a new symlink."""
+    """Point `current` at releases/<tag> with a single atomic rename of a new symlink; on a
+    file system without symbolic links (a FAT or exFAT SD card) `current` is a file holding
+    that one line instead, replaced the same way (`DeviceLayout.served_release` reads both)."""
     layout = DeviceLayout(path)
     release = layout.release(tag)
     if not ReleaseLayout(release).is_release():
         raise SyncError(f"release {tag} is not present on this device", path=str(path))
+    target = release.relative_to(path).as_posix()
     tmp = path / f".{CURRENT}.{os.getpid()}.tmp"
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
-    os.symlink(release.relative_to(path).as_posix(), tmp)
-    os.replace(tmp, layout.current)
+    try:
+        os.symlink(target, tmp)
+    except OSError as exc:
+        if exc.errno not in NO_SYMLINKS:
+            raise
+        atomic_write_beneath(path, CURRENT, f"{target}\n".encode())
+    else:
+        os.replace(tmp, layout.current)
     fsync_dir(path)
 
 
