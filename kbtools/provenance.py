@@ -156,6 +156,32 @@ def require_repo(root: Path) -> git.Repo:
     return repo
 
 
+def nested_repo(root: Path, rel: str) -> str | None:
+    """The folder of `root` (a kb root) at or above document `rel` that is a Git repository
+    of its own (a submodule, a clone inside the repository), or None. Its files have no
+    history in `root`'s repository, the only one kb reads and writes."""
+    parts = Path(rel).parent.parts
+    for n in range(1, len(parts) + 1):
+        folder = "/".join(parts[:n])
+        if os.path.lexists(root / folder / ".git"):
+            return folder
+    return None
+
+
+def submodules(repo: git.Repo, commit: str, under: str) -> list[str]:
+    """Git paths of the submodules (gitlinks) below `under` in `commit`: their files are
+    in another repository, whether or not they are checked out."""
+    out = plain_paths(repo).ls_tree("-r", "-z", commit, "--", under)
+    return [e.split("\t", 1)[1] for e in out.split("\0") if e.startswith("160000 ")]
+
+
+def in_nested_repo(folder: str) -> str:
+    """Why documents in `folder` (see `nested_repo`) have no history kb can read."""
+    return (f"{folder}/ is a Git repository of its own (a submodule?): kb reads history "
+            f"only in the repository holding kb.toml; keep kb.toml in {folder}/'s repository "
+            "and run kb there")
+
+
 def git_prefix(repo: git.Repo, root: Path) -> str:
     """`root` relative to the work tree top, as a posix prefix ("" or "sub/dir/")."""
     top = Path(repo.working_tree_dir or ".").resolve()
@@ -290,8 +316,12 @@ def doc_rel(cfg: Config, doc: str) -> str:
         if (cfg.root / rel).is_dir():
             raise UsageError(f"{doc}: a directory, not a document; name one Markdown file")
         if (cfg.root / rel).exists():
-            return rel
-    return p.as_posix()
+            break
+    else:
+        rel = p.as_posix()
+    if (folder := nested_repo(cfg.root, rel)) is not None:
+        raise KbError(in_nested_repo(folder), path=rel)
+    return rel
 
 
 # ---------------------------------------------------------------- commits and states

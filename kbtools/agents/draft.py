@@ -24,9 +24,15 @@ from git.util import Actor
 from kbtools.check.engine import check_document, make_context
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
-from kbtools.errors import UsageError, valid_unicode
+from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
-from kbtools.provenance import git_identity, git_prefix, require_repo
+from kbtools.provenance import (
+    git_identity,
+    git_prefix,
+    in_nested_repo,
+    nested_repo,
+    require_repo,
+)
 from kbtools.review.verification import VERIFICATION_FIELDS
 from kbtools.schemas import categories, schema_path, validator_for
 
@@ -194,6 +200,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         meta["verified"] = False  # never anything else, whatever the inputs said
         folder = (cfg.section("categories").get(category, {}).get("folder")
                   or cfg.data["paths"]["drafts"]).strip("/")
+        if (nested := nested_repo(cfg.root, f"{folder}/draft.md")) is not None:
+            raise KbError(in_nested_repo(nested), path=folder)
         day = when[:10]
         slug = slugify(title)
         prefix = git_prefix(repo, cfg.root)

@@ -46,7 +46,9 @@ from kbtools.provenance import (
     blob_text,
     git_prefix,
     head_commit,
+    in_nested_repo,
     is_shallow,
+    nested_repo,
     not_ancestors,
     state_from_text,
 )
@@ -196,6 +198,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     """What the review behind `verified: true` still covers of document `rel` (relative to
     cfg.root) whose working-tree text is `text`. `blame` is `blame_lines(cfg.root, rel)`
     when the caller already has it."""
+    if (folder := nested_repo(cfg.root, rel)) is not None:
+        return unchecked(rel, in_nested_repo(folder))
     if is_shallow(repo):
         return unchecked(rel, SHALLOW)
     head = head_commit(repo)

@@ -30,7 +30,7 @@ from functools import lru_cache
 import git
 
 from kbtools.config import CONFIG_NAME, DEFAULTS, Config
-from kbtools.errors import ConfigError
+from kbtools.errors import ConfigError, ReviewError
 from kbtools.findings import Finding
 from kbtools.provenance import (
     DocChange,
@@ -38,11 +38,13 @@ from kbtools.provenance import (
     blob_texts,
     changed_docs,
     git_prefix,
+    in_nested_repo,
     landing_base,
     merge_base,
     require_repo,
     resolve_commit,
     state_at,
+    submodules,
 )
 from kbtools.review.verification import (
     author_names,
@@ -286,6 +288,9 @@ def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Findin
         start = merge_base(repo, base_c, head_c)
         prefix = git_prefix(repo, cfg.root)
         knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/")
+        nested = submodules(repo, head_c.sha, knowledge)
+        if nested:  # its documents' changes are not in this range: none could be judged
+            raise ReviewError(in_nested_repo(nested[0][len(prefix):]))
         cfg, findings = trusted_settings(cfg, repo, start.sha, head_c.sha, prefix)
         nc = non_content_fields(cfg)
         docs = changed_docs(repo, start, head_c, knowledge)
