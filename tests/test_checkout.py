@@ -261,6 +261,28 @@ def test_index_derived_by_an_older_tokenizer_is_derived_again(client):
                        "tokens") == TOKENS_VERSION
 
 
+def test_read_only_checkout_serves_what_was_derived_and_writes_nothing(client, monkeypatch):
+    """A clone on read-only media (a read-only mount, another account's files): the release
+    derived there before is served with no lock taken and nothing written; one never
+    derived there is refused in one line. Every question used to fail taking the lock."""
+    assert ask(client)["release"]["tag"] == "kb-r2"
+    state = client / ".git" / "kb"
+
+    def snapshot() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(state)): (p.stat().st_mtime_ns, p.stat().st_size)
+                for p in [state, *state.rglob("*")]}
+
+    before = snapshot()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if mode & os.W_OK
+                        else real_access(path, mode, **kw))
+    assert ask(client)["release"]["tag"] == "kb-r2"
+    git(client, "checkout", "-q", "kb-r1")
+    says = refused(client)
+    assert "(read-only) and kb-r1 has no index derived there yet" in says, says
+    assert snapshot() == before
+
+
 def test_mcp_and_library_follow_the_checkout(client):
     ctx = Context(index=client)
     first = tool_search(ctx, QUESTION, k=1)

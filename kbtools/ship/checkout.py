@@ -20,7 +20,9 @@ top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Opening on
    commit); derived releases beyond the `DERIVED_KEEP` most recently used are pruned.
 
 Everything under ``<git-common-dir>/kb`` is written under its lock (`kbtools.ship.device.
-locked`), through a staging directory renamed into place.
+locked`), through a staging directory renamed into place. A checkout kb cannot write (a
+read-only mount) is served from the release derived there before, checked as in 4 but
+with no lock taken and nothing written; one never derived there is refused in one line.
 """
 
 from __future__ import annotations
@@ -157,6 +159,15 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
     where = str(layout.root)
     h = check_head(layout, tree)
     given = list(release_settings().trusted_keys)
+    if not _writable(layout):  # a clone on read-only media: serve what it holds, write nothing
+        final = layout.derived(h.mhash)
+        verified = read_json(ReleaseLayout(final).verified)
+        if _reusable(final, verified, h.head, h.tag, trust.start(layout.state, given)):
+            return CheckoutRelease(layout.root, h.head, h.tag, h.serial, h.mhash, final, True,
+                                   verified.get("signed_by"))
+        raise SyncError(f"cannot write {layout.state} (read-only) and {h.tag} has no index "
+                        "derived there yet: open this checkout once where it can be written "
+                        "(or `kb sync` the release into a device directory)", path=where)
     try:
         mkdir_beneath(layout.git_dir, f"{CHECKOUT_STATE}/{DERIVED_CACHE}")
         with locked(layout.state, "kb query (deriving a checkout's index)"):
@@ -166,6 +177,13 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
     except OSError as exc:
         raise SyncError(f"cannot write {exc.filename or 'the derived index'}: "
                         f"{exc.strerror or exc}", path=where) from None
+
+
+def _writable(layout: CheckoutLayout) -> bool:
+    """Whether kb may write its state in the checkout's git directory (not on a read-only
+    mount, not another account's)."""
+    state = layout.state
+    return os.access(state if state.is_dir() else layout.git_dir, os.W_OK)
 
 
 def verify_checkout(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease) -> None:
