@@ -2,7 +2,9 @@
 
 Every command lives in `kbtools/commands/<name>.py` and is registered below. Errors are
 translated in exactly one place, `KbGroup.invoke`: KbError -> its exit code and one line
-on stderr; anything unexpected -> exit 3, one line on stderr and the traceback appended to
+on stderr; the machine refusing a write (a full disk or quota, a read-only or forbidden
+place: `MACHINE_ERRNOS`, SQLite's "database or disk is full") -> exit 1 and one line naming
+the file; anything unexpected -> exit 3, one line on stderr and the traceback appended to
 `<KB_HOME>/kb-crash.log`. Writing that log never fails the report: undecodable arguments
 and messages are escaped, and a log that cannot be written safely (unwritable directory,
 a symlink, a FIFO or other non-regular file in its place) is skipped.
@@ -14,6 +16,7 @@ import difflib
 import errno
 import importlib
 import os
+import sqlite3
 import stat
 import sys
 import traceback
@@ -26,6 +29,11 @@ from kbtools import __version__
 from kbtools.config import kb_home
 from kbtools.errors import KbError, one_line
 from kbtools.fsutil import tolerate_unencodable
+
+# the machine refused, not a bug: a full disk or quota, a read-only or forbidden place (one
+# line naming the file, exit 1; a build or sync that fails so leaves the previous output)
+MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
+                            errno.EPERM})
 
 # (module under kbtools.commands, click command attribute). Imported lazily per command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -126,12 +134,21 @@ class KbGroup(click.Group):
         except BrokenPipeError:
             ctx.exit(1)
         except OSError as exc:
+            if exc.errno in MACHINE_ERRNOS:
+                where = f": {one_line(str(exc.filename), 200)}" if exc.filename else ""
+                click.echo(f"kb: error: {exc.strerror or exc}{where}", err=True)
+                ctx.exit(1)
             if exc.errno != errno.ENAMETOOLONG:
                 unexpected(ctx, exc)
             # a name given on the command line that no file system can hold: not a bug
             click.echo(f"kb: error: {exc.strerror}: {one_line(str(exc.filename), 80)}",
                        err=True)
             ctx.exit(2)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_FULL:
+                unexpected(ctx, exc)
+            click.echo(f"kb: error: {one_line(exc)}", err=True)  # "database or disk is full"
+            ctx.exit(1)
         except Exception as exc:
             unexpected(ctx, exc)
 

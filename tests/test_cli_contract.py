@@ -96,3 +96,43 @@ def test_build_progress_in_a_pipe_is_whole_lines(tmp_path):
     progress = [line for line in res.stderr.decode().splitlines() if ": embedding " in line]
     assert len(progress) > 1
     assert all(re.fullmatch(r"kb build: embedding \S+: \d+/\d+", line) for line in progress)
+
+
+@pytest.mark.parametrize("exc, says", [
+    (OSError(28, "No space left on device", "/kr/.kb-cache/formulas"),
+     "kb: error: No space left on device: /kr/.kb-cache/formulas\n"),
+    (OSError(30, "Read-only file system", "/kr/.dist.build-x1"),
+     "kb: error: Read-only file system: /kr/.dist.build-x1\n"),
+    (OSError(13, "Permission denied"), "kb: error: Permission denied\n"),
+])
+def test_the_machine_refusing_a_write_is_one_line_not_a_crash(tmp_path, monkeypatch, exc,
+                                                              says):
+    """A full disk, a read-only mount or a folder the user may not write, met anywhere in a
+    command (a build writing its formula cache): one line naming the file, exit 1, not
+    "unexpected error" and a traceback (exit 3)."""
+    import kbtools.commands.build as build_cmd
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise exc
+
+    monkeypatch.setattr(build_cmd, "build", refused)
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    res = CliRunner().invoke(main, ["build", "-q"])
+    assert (res.exit_code, res.stderr) == (1, says)
+    assert not (tmp_path / "home" / "kb-crash.log").exists()
+
+
+def test_sqlite_finding_the_disk_full_is_one_line(tmp_path, monkeypatch):
+    import sqlite3
+
+    import kbtools.commands.build as build_cmd
+
+    def full(*args: object, **kwargs: object) -> None:
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorcode = sqlite3.SQLITE_FULL
+        raise exc
+
+    monkeypatch.setattr(build_cmd, "build", full)
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    res = CliRunner().invoke(main, ["build", "-q"])
+    assert (res.exit_code, res.stderr) == (1, "kb: error: database or disk is full\n")
