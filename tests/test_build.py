@@ -182,6 +182,26 @@ def test_a_build_that_read_files_the_commit_lacks_is_dirty(tmp_path):
     assert load_manifest(tmp_path / "d3")["source"]["dirty"] is True
 
 
+def test_a_build_of_a_sparse_checkout_is_dirty(tmp_path):
+    """A sparse checkout (CI fetching one folder) leaves documents of the commit out of the
+    work tree, and `git status` says nothing of them: the build indexed part of the commit,
+    so it must not claim the commit's tree (it did: dirty false, the full tree's hash)."""
+    repo = copy_example(tmp_path / "repo", SMALL)
+    cfg = load_config(repo)
+    left_out = str(Path(SMALL[0]).parent)
+    kept = sorted({str(Path(d).parent) for d in SMALL} - {left_out})
+    assert kept, SMALL
+    git.Repo(repo).git.status()  # fresh stat data in the index: else nothing is left out
+    git.Repo(repo).git.sparse_checkout("set", "--cone", "assets", "schemas", *kept)
+    assert not (repo / SMALL[0]).exists() and git.Repo(repo).git.status("--porcelain") == ""
+    build(cfg, BuildOptions(out=tmp_path / "d1", progress=False))
+    assert load_manifest(tmp_path / "d1")["source"] | {"commit": ""} == {
+        "commit": "", "dirty": True, "tree": "dirty"}
+    git.Repo(repo).git.sparse_checkout("disable")
+    build(cfg, BuildOptions(out=tmp_path / "d2", progress=False))
+    assert load_manifest(tmp_path / "d2")["source"]["dirty"] is False
+
+
 def test_front_matter_only_change_reembeds_nothing_and_delete_drops_chunks(tmp_path):
     repo = copy_example(tmp_path / "repo", SMALL)
     cfg = load_config(repo)

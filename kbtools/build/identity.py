@@ -5,7 +5,8 @@ A release claims to be its commit (`kb status`, citations): a build that read an
 commit does not hold must say so. Besides a changed tracked file, that is a document, image,
 dictionary or synonyms file the build read that Git does not track, including one Git
 ignores (``.git/info/exclude``, ``core.excludesFile``): such a file is in the release but
-in no clone of the commit.
+in no clone of the commit. So is a file of the commit that the build could not read: a
+document or image a sparse checkout (``git sparse-checkout``) left out of the work tree.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
     """Commit, tree hash of the knowledge folder `sub`, and whether the build's inputs
     differ from HEAD: a tracked file changed (added, deleted) below `sub` or one of the
     folders `inputs` (the assets), an untracked file below `sub`, or an untracked or
-    ignored file among `read` (paths relative to `root`)."""
+    ignored file among `read` (paths relative to `root`), or a file of the commit below
+    those folders that a sparse checkout left out of the work tree."""
     repo = open_repo(root)
     if repo is None or repo.working_tree_dir is None:  # (a bare repository has no files)
         return dict(NO_SOURCE)
@@ -46,6 +48,11 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
 
 
 def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:
+    # a sparse checkout leaves files of the commit out of the work tree (skip-worktree: `git
+    # status` is silent about them), so the build indexed only part of the commit
+    listed = repo.git.ls_files("-t", "-z", "--", *dirs)
+    if any(entry.startswith("S ") for entry in listed.split("\0")):
+        return True
     out = repo.git.status("--porcelain=v1", "-z", "--no-renames", "--untracked-files=all",
                           "--ignored=traditional", "--", *dirs)
     for record in out.split("\0"):
