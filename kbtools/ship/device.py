@@ -267,10 +267,16 @@ def clean_staging(path: Path) -> None:
                     p.unlink(missing_ok=True)
     for p in path.glob(f".{CURRENT}.*.tmp"):
         p.unlink(missing_ok=True)
-    # git lock files left by a killed fetch; only kb (under this lock) touches repo.git
+    # git lock files left by a killed fetch, and the part of a pack an interrupted fetch had
+    # received (git keeps tmp_pack_* when the connection drops or it is killed: every cut of
+    # a large transfer would otherwise leave up to a release's size behind); only kb (under
+    # this lock) touches repo.git
     gd = layout.repo
     if gd.is_dir():
-        for p in [*gd.glob("*.lock"), *(gd / "refs").rglob("*.lock")]:
+        objects = gd / "objects"
+        for p in [*gd.glob("*.lock"), *(gd / "refs").rglob("*.lock"),
+                  *(objects / "pack").glob("tmp_*"), *objects.glob("tmp_obj_*"),
+                  *objects.glob("[0-9a-f][0-9a-f]/tmp_obj_*")]:
             p.unlink(missing_ok=True)
 
 

@@ -1,0 +1,154 @@
+"""`kb sync` over a patchy network: `git daemon` on loopback behind a TCP proxy that cuts the
+connection after N bytes, stalls mid-transfer or refuses connections (a field tablet on 4G).
+
+Every interrupted sync must leave the previous release served, release the lock, keep no
+partial pack in the device's object store, and say in one line which source failed; the
+next sync completes.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_release_helpers import GitDaemon, make_dist, make_knowledge_repo, sample_files
+
+from kbtools.cli import main
+from kbtools.ship import device as dev
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
+
+
+class Proxy:
+    """A TCP proxy on loopback in front of `port`. `mode` (read at each connection):
+    "pass"; "cut" (close both sides once `after` bytes went to the client); "stall" (stop
+    forwarding after `after` bytes until `close()`); "refuse" (reset each connection)."""
+
+    def __init__(self, port: int):
+        self.target, self.mode, self.after = port, "pass", 0
+        self.released = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, name: str) -> str:
+        return f"git://127.0.0.1:{self.port}/{name}"
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.mode == "refuse":
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            mode, after = self.mode, self.after
+            threading.Thread(target=self._pump, args=(client, upstream, "pass", 0),
+                             daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, mode, after),
+                             daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, mode: str, after: int) -> None:
+        sent = 0
+        try:
+            while block := src.recv(1 << 14):
+                if mode != "pass" and sent + len(block) >= after:
+                    dst.sendall(block[:after - sent])
+                    if mode == "stall":
+                        self.released.wait()
+                    break
+                dst.sendall(block)
+                sent += len(block)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+
+class Pub:
+    """A knowledge repo publishing releases of incompressible files to a bare repo."""
+
+    def __init__(self, tmp: Path):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.tmp, self.n = tmp, 0
+
+    def release(self) -> str:
+        self.n += 1
+        files = {**sample_files(self.n),
+                 **{f"blob/{i}.bin": os.urandom(20_000) for i in range(15)}}
+        dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
+        return make_release(self.kr, dist, remote=str(self.art)).tag
+
+
+@pytest.fixture
+def net(tmp_path: Path) -> Iterator[tuple[Pub, Proxy, Path]]:
+    """kb-r1 synced to a device through the proxy, kb-r2 published (~300 kB to fetch)."""
+    pub = Pub(tmp_path)
+    pub.release()
+    daemon = GitDaemon(tmp_path)
+    proxy = Proxy(daemon.port)
+    try:
+        device = tmp_path / "dev"
+        assert sync(proxy.url("art.git"), device).tag == "kb-r1"
+        pub.release()
+        yield pub, proxy, device
+    finally:
+        proxy.close()
+        daemon.stop()
+
+
+def kb_sync(url: str, device: Path) -> tuple[int, str]:
+    res = CliRunner().invoke(main, ["sync", url, "--to", str(device)])
+    return res.exit_code, res.stderr
+
+
+def partial_packs(device: Path) -> list[str]:
+    return sorted(p.name for p in (device / "repo.git" / "objects" / "pack").iterdir()
+                  if p.name.startswith("tmp_"))
+
+
+def test_cut_transfers_leave_the_release_served_and_no_partial_pack(net):
+    pub, proxy, device = net
+    proxy.mode = "cut"
+    for after in (50, 400, 3_000, 40_000, 120_000, 250_000):
+        proxy.after = after
+        code, _ = kb_sync(proxy.url("art.git"), device)
+        assert code == 1, after
+        assert dev.served_tag(device) == "kb-r1"
+        assert partial_packs(device) == [], after  # each cut used to leave its part behind
+    proxy.mode = "pass"
+    code, err = kb_sync(proxy.url("art.git"), device)
+    assert code == 0, err
+    assert dev.served_tag(device) == "kb-r2"
+    fsck = subprocess.run(["git", "--git-dir", str(device / "repo.git"), "fsck", "--strict"],
+                          capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stderr
+
+
+def test_partial_packs_of_a_killed_sync_are_removed_by_the_next(net):
+    _, proxy, device = net
+    pack = device / "repo.git" / "objects" / "pack"
+    (pack / "tmp_pack_Xy12ab").write_bytes(os.urandom(4096))  # what a SIGKILL leaves
+    (pack / "tmp_idx_Xy12ab").write_bytes(b"")
+    code, err = kb_sync(proxy.url("art.git"), device)
+    assert code == 0, err
+    assert dev.served_tag(device) == "kb-r2" and partial_packs(device) == []
