@@ -21,6 +21,7 @@ from test_release_helpers import GitDaemon, make_dist, make_knowledge_repo, samp
 
 from kbtools.cli import main
 from kbtools.ship import device as dev
+from kbtools.ship import git as shipgit
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
@@ -152,3 +153,25 @@ def test_partial_packs_of_a_killed_sync_are_removed_by_the_next(net):
     code, err = kb_sync(proxy.url("art.git"), device)
     assert code == 0, err
     assert dev.served_tag(device) == "kb-r2" and partial_packs(device) == []
+
+
+def test_a_stalled_transfer_is_given_up_in_one_line(net, monkeypatch):
+    """git:// has no speed limit of its own: a connection that goes silent mid-pack used to
+    hold `kb sync` (and the device lock) forever."""
+    _, proxy, device = net
+    monkeypatch.setattr(shipgit, "STALL_SECONDS", 3)
+    proxy.mode, proxy.after = "stall", 60_000
+    outcome: list[tuple[int, str]] = []
+    worker = threading.Thread(target=lambda: outcome.append(
+        kb_sync(proxy.url("art.git"), device)), daemon=True)
+    worker.start()
+    worker.join(300)  # a bound against hanging the suite, not a timing assertion
+    assert outcome, "kb sync hung on a stalled connection"
+    code, err = outcome[0]
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "no progress for 3 s" in lines[0], err
+    assert dev.served_tag(device) == "kb-r1" and partial_packs(device) == []
+    proxy.mode = "pass"
+    code, err = kb_sync(proxy.url("art.git"), device)  # the lock was released
+    assert code == 0 and dev.served_tag(device) == "kb-r2", err

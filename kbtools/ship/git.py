@@ -21,6 +21,8 @@ import os
 import re
 import signal
 import subprocess
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,12 +51,18 @@ def parse_serial(tag: str) -> int | None:
 # given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
 # transport, listing a source's refs (a few kB) is killed past its overall limit: a git://
 # or ssh source that accepts a connection and never answers would otherwise hold the device
-# lock forever. A fetch has no overall limit: a large release over a slow field link may
-# rightly take hours, and its stalls are what the speed limit catches.
+# lock forever. A fetch has no overall limit (a large release over a slow field link may
+# rightly take hours) but is killed once it has made no progress for STALL_SECONDS, on any
+# transport: no progress line from git or the source (``--progress``; the source reports
+# while it counts and compresses, git while it receives) and no object arriving (a pack
+# growing, a loose object written). A git:// or ssh connection that goes silent (a 4G link dropping
+# without a reset) is never closed by the kernel for hours, and curl's speed limit covers
+# http(s) only.
 STALL_BYTES = 1000
 STALL_SECONDS = 60
 NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
                                             "push": None}
+WATCHED = frozenset({"fetch"})  # network commands killed when they make no progress
 
 
 class GitTimeout(Exception):
@@ -65,29 +73,114 @@ def _run(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None 
          stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     command = _subcommand(args)
     limit = NETWORK_TIMEOUT.get(command)
+    watch = None
+    if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
+        at = args.index(command) + 1
+        args = (*args[:at], "--progress", *(a for a in args[at:] if a not in ("-q", "--quiet")))
+        watch = Path(git_dir) / "objects"
     if command in NETWORK_TIMEOUT:
         args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
                 "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
-    return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit)
+    return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
+                stall=STALL_SECONDS if watch else None, watch=watch)
 
 
 def _git(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
-         timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+         timeout: float | None = None, stall: float | None = None,
+         watch: Path | None = None) -> subprocess.CompletedProcess[bytes]:
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    if timeout is None:
+    if timeout is None and stall is None:
         return subprocess.run(["git", *args], input=stdin, capture_output=True, env=full_env)
-    # a session of its own: on timeout git and its transport helper are killed together
+    # a session of its own: when given up, git and its transport helper are killed together
     with subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env=full_env,
                           start_new_session=True) as proc:
-        try:
-            out, err = proc.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise GitTimeout(f"no answer within {timeout:g} s") from None
+        out, err = _supervise(proc, stdin, timeout, stall, watch)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
+               stall: float | None, watch: Path | None) -> tuple[bytes, bytes]:
+    """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
+    past `timeout` seconds in all, or after `stall` seconds with no output and no object
+    arriving in the object directory `watch` (`_arrivals`)."""
+    started = last = time.monotonic()
+    heard = [last]  # when the process last wrote anything
+    streams: list[list[bytes]] = [[], []]
+
+    def drain(fd: int, into: list[bytes]) -> None:
+        for block in iter(lambda: os.read(fd, 1 << 16), b""):
+            into.append(block)
+            heard[0] = time.monotonic()
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.write(stdin or b"")
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+
+    assert proc.stdout is not None and proc.stderr is not None
+    threads = [threading.Thread(target=drain, args=(s.fileno(), into), daemon=True)
+               for s, into in ((proc.stdout, streams[0]), (proc.stderr, streams[1]))]
+    threads.append(threading.Thread(target=feed, daemon=True))
+    for t in threads:
+        t.start()
+    seen = _arrivals(watch)
+    while True:
+        try:
+            proc.wait(timeout=1.0)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        arrived = _arrivals(watch)
+        if arrived != seen:
+            seen, last = arrived, now
+        last = max(last, heard[0])
+        if timeout is not None and now - started > timeout:
+            reason = f"no answer within {timeout:g} s"
+        elif stall is not None and now - last > stall:
+            reason = f"no progress for {stall:g} s"
+        else:
+            continue
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for t in threads:
+            t.join()
+        raise GitTimeout(reason)
+    for t in threads:
+        t.join()
+    return b"".join(streams[0]), b"".join(streams[1])
+
+
+def _arrivals(objects: Path | None) -> tuple[int, int]:
+    """What changes while objects arrive in a git object directory: the sizes of the files
+    in pack/ (a pack being received grows there, over any transport) and the modification
+    times of its directories (a loose object written by a dumb-HTTP fetch)."""
+    sizes = times = 0
+    if objects is None:
+        return sizes, times
+    with contextlib.suppress(OSError), os.scandir(objects / "pack") as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                sizes += entry.stat(follow_symlinks=False).st_size
+    with contextlib.suppress(OSError), os.scandir(objects) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                times += entry.stat(follow_symlinks=False).st_mtime_ns
+    return sizes, times
+    for directory, field in ((objects / "pack", "st_size"), (objects, "st_mtime_ns")):
+        with contextlib.suppress(OSError), os.scandir(directory) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    value = getattr(entry.stat(follow_symlinks=False), field)
+                    if field == "st_size":
+                        sizes += value
+                    else:
+                        times += value
+    return sizes, times
 
 
 def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
