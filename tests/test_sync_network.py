@@ -175,3 +175,29 @@ def test_a_stalled_transfer_is_given_up_in_one_line(net, monkeypatch):
     proxy.mode = "pass"
     code, err = kb_sync(proxy.url("art.git"), device)  # the lock was released
     assert code == 0 and dev.served_tag(device) == "kb-r2", err
+
+
+def test_a_failed_transfer_names_the_source_and_the_release(net):
+    """What a field technician reads: which source, which release, that nothing changed."""
+    _, proxy, device = net
+    url = proxy.url("art.git")
+    proxy.mode, proxy.after = "cut", 120_000  # mid-pack
+    code, err = kb_sync(url, device)
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1, err
+    assert lines[0].startswith(f"kb: error: {url}: kb-r2: git fetch failed: "), err
+    assert "the served release is unchanged" in lines[0]
+    proxy.mode = "refuse"
+    code, err = kb_sync(url, device)
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1, err
+    assert lines[0].startswith(f"kb: error: {url}: git ls-remote failed: "), err
+    assert dev.served_tag(device) == "kb-r1"
+
+
+def test_a_refused_connection_says_why(tmp_path):
+    """git's "unable to connect to HOST:" goes on on the next line; both are the reason."""
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        port = s.getsockname()[1]  # closed below: nothing listens there
+    code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
+    assert code == 1 and "Connection refused" in err.strip().splitlines()[0], err

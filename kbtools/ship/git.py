@@ -196,8 +196,10 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
     if check and proc.returncode != 0:
         lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines()
                  if m.strip()]
-        bad = [m for m in lines if m.startswith(("fatal:", "error:"))]
-        reason = (bad or lines or [f"exit {proc.returncode}"])[0]
+        bad = [i for i, m in enumerate(lines) if m.startswith(("fatal:", "error:"))]
+        reason = lines[bad[0]] if bad else (lines or [f"exit {proc.returncode}"])[0]
+        if bad and reason.endswith(":") and bad[0] + 1 < len(lines):
+            reason += " " + lines[bad[0] + 1]  # "unable to connect to HOST:" + why
         raise error(f"git {_subcommand(args)} failed: {reason}")
     return proc.stdout.decode(errors="replace")
 
@@ -381,7 +383,10 @@ def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
             raise SyncError(f"bundle is damaged: {exc}", path=source) from None
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
-        out = run_git(git_dir, "ls-remote", source, error=SyncError)
+        try:
+            out = run_git(git_dir, "ls-remote", source, error=SyncError)
+        except SyncError as exc:  # unreachable, refused, cut off: name the source
+            raise SyncError(exc.message, path=source) from None
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
     for line in out.split("\n"):  # git ends lines with \n only; a ref name may hold U+2028

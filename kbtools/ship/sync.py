@@ -104,18 +104,31 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
         if is_bundle(source):
             raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
         if not first or "shallow" not in str(exc):
-            raise
-        run_git(gd, *args, source, *specs, error=SyncError)  # dumb HTTP cannot do shallow
+            raise _cut_off(exc, source, tag) from None
+        try:
+            run_git(gd, *args, source, *specs, error=SyncError)  # dumb HTTP cannot do shallow
+        except SyncError as again:
+            raise _cut_off(again, source, tag) from None
     return max(0, _pack_bytes(gd) - before)
+
+
+def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
+    """A fetch that failed on the way (connection cut, refused, stalled): one line naming
+    the source and the release, and that nothing changed on the device."""
+    return SyncError(f"{tag}: {exc.message}; the served release is unchanged (run kb sync "
+                     "again to retry)", path=source)
 
 
 def deepen(gd: Path, source: str, branch_ref: str, branch: str) -> int:
     """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
     bytes added."""
     before = _pack_bytes(gd)
-    run_git(gd, "-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q",
-            "--no-tags", "--no-write-fetch-head", "--unshallow", source,
-            f"+{branch_ref}:refs/heads/{branch}", error=SyncError)
+    try:
+        run_git(gd, "-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q",
+                "--no-tags", "--no-write-fetch-head", "--unshallow", source,
+                f"+{branch_ref}:refs/heads/{branch}", error=SyncError)
+    except SyncError as exc:
+        raise _cut_off(exc, source, f"the history of {branch}") from None
     return max(0, _pack_bytes(gd) - before)
 
 
