@@ -7,6 +7,8 @@ defaults (and what `kb init` writes).
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
@@ -25,21 +27,20 @@ PACKAGE_SCHEMAS = Path(str(resources.files("kbtools") / "data" / "schemas"))
 FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
 
-def _read(path: Path) -> tuple[dict[str, Any], str]:
-    """The schema at `path` and its text; ConfigError naming the file (and the line of a
-    JSON syntax error) when it cannot be read or is not a JSON object."""
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    """The schema in `text` (read from `path`); ConfigError naming the file (and the line
+    of a JSON syntax error) when it is not a JSON object."""
     try:
-        text = path.read_text(encoding="utf-8")
         schema = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"cannot read schema: {exc.msg} (column {exc.colno})",
                           path=str(path), line=exc.lineno) from None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         raise ConfigError(f"cannot read schema: {exc}", path=str(path)) from None
     if not isinstance(schema, dict):
         raise ConfigError("not a JSON Schema: the file must hold one JSON object",
                           path=str(path), line=1)
-    return schema, text
+    return schema
 
 
 def _line_of(text: str, keys: list[str | int]) -> int:
@@ -52,9 +53,36 @@ def _line_of(text: str, keys: list[str | int]) -> int:
     return text.count("\n", 0, at) + 1
 
 
-@lru_cache(maxsize=64)
+# a file whose modification time is this close to when its status was taken may change
+# again within the same timestamp tick (git's "racy" rule): its status is not kept
+RACY_NS = 1_000_000_000
+_known: dict[Path, tuple[tuple[int, ...], Draft202012Validator]] = {}
+
+
 def _validator(path: Path) -> Draft202012Validator:
-    schema, text = _read(path)
+    """The validator of the schema file at `path` as it is now: a schema edited while a
+    process runs (`kb watch`) is validated with its new text, never with the one read
+    before (whose findings the results cache would then keep for the new text). A file
+    whose status (device, inode, size, modification and change times) is the one it had
+    when it was read is not read again."""
+    now = time.time_ns()
+    try:
+        st = os.stat(path)
+        status = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if (known := _known.get(path)) is not None and known[0] == status:
+            return known[1]
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read schema: {exc}", path=str(path)) from None
+    validator = _compiled(path, text)
+    if max(st.st_mtime_ns, st.st_ctime_ns) < now - RACY_NS:
+        _known[path] = (status, validator)
+    return validator
+
+
+@lru_cache(maxsize=64)
+def _compiled(path: Path, text: str) -> Draft202012Validator:
+    schema = _parse(path, text)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:

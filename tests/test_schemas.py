@@ -68,3 +68,25 @@ def test_a_broken_category_schema_is_one_line_naming_file_and_line(tmp_path, mon
     assert res.exit_code == 1, res.output
     assert res.stderr == f"kb: error: {schema}{where}\n"
     assert (ENGINEERING % edit).splitlines()[int(where.split(":")[1]) - 1].strip()
+
+
+def test_a_schema_edited_while_the_process_runs_is_read_again(tmp_path, monkeypatch):
+    """`kb watch` kept the first validator it compiled for a schema path: an author who made
+    a key required and took it back still got `fm-missing-key` from every rebuild, and the
+    results cache stored those findings under the reverted schemas, so even a fresh `kb
+    check` reported them until the cache was removed."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    schema = tmp_path / "kr" / "schemas" / "categories" / "engineering.schema.json"
+    original = schema.read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "kr")
+    assert CliRunner().invoke(main, ["check"]).exit_code == 0
+    body = json.loads(original)
+    body["required"] = [*body.get("required", []), "zebra_field"]
+    schema.write_text(json.dumps(body), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check"])
+    assert res.exit_code == 1 and "zebra_field" in res.output
+    schema.write_text(original, encoding="utf-8")  # taken back, in the same process
+    res = CliRunner().invoke(main, ["check"])
+    assert res.exit_code == 0 and "zebra_field" not in res.output, res.output
+    assert validator_for("categories/engineering", schema.parent.parent).schema == \
+        json.loads(original)
