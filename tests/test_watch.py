@@ -7,7 +7,9 @@ import queue
 import threading
 import time
 
-from kbtools.build.watch import watch
+import pytest
+
+from kbtools.build.watch import _relevant, watch
 from kbtools.config import load_config
 from kbtools.embed.base import model_loads
 from kbtools.index.reader import open_index
@@ -149,6 +151,81 @@ def test_watch_builds_with_edited_settings_and_sees_assets(tmp_path):
         moved = _wait(updates, 7)
         assert moved.changed == ("knowledge/engineering",)
         assert moved.stats.documents == len(list((repo / "knowledge").rglob("*.md")))
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def _start(repo, updates):
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=(load_config(repo), repo / "dist", updates.append,
+                                                  stop), daemon=True)
+    thread.start()
+    return stop, thread
+
+
+def _hashed(repo):
+    toml = repo / "kb.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'model = "use"', 'model = "test-hash"\nlanguages = { en = "test-hash" }'), encoding="utf-8")
+
+
+ADR = "knowledge/engineering/adr-0001-sqlite-on-devices.md"
+
+
+@pytest.mark.parametrize("rel,relevant", [
+    (ADR, True),
+    ("knowledge/a/b/c/d/deep.md", True),
+    ("knowledge/_synonyms.txt", True),
+    ("assets/images/new.png", True),
+    ("schemas/categories/x.schema.json", True),
+    ("kb.toml", True),
+    ("README.md", True),  # a document may link to it
+    ("knowledge/.obsidian/workspace.json", False),
+    ("knowledge/.obsidian/plugins/remember-cursor-position/cursor-positions.json", False),
+    ("knowledge/.trash/crops/old/notes.md", False),
+    ("knowledge/crops/.rice-blast.md.swp", False),
+    ("knowledge/crops/rice-blast.md~", False),
+    ("knowledge/crops/#rice-blast.md#", False),
+    ("knowledge/crops/~$report.docx", False),
+    ("knowledge/crops/rice-blast.md___jb_tmp___", False),
+    ("knowledge/crops/4913", False),
+    ("knowledge/crops/5036", False),
+    ("knowledge/crops/4914", True),
+    ("dist/index/store.sqlite", False),
+])
+def test_which_changes_rebuild(tmp_path, rel, relevant):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    cfg = load_config(repo)
+    assert _relevant(str(cfg.root / rel), cfg) is relevant
+
+
+def test_watch_ignores_vault_and_editor_noise(tmp_path):
+    """An Obsidian plugin rewriting `.obsidian/plugins/<name>/data.json` (the path's
+    hidden folder was looked for in its last three parts only), Emacs's autosave, an Office
+    lock and vim's `4913` probe each rebuilt the index, over and over."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        k = repo / "knowledge"
+        plugin = k / ".obsidian" / "plugins" / "remember-cursor-position"
+        plugin.mkdir(parents=True)
+        for i in range(3):
+            (plugin / "cursor-positions.json").write_text(json.dumps({"line": i}), encoding="utf-8")
+            (k / ".obsidian" / "workspace.json.tmp").write_text("{}", encoding="utf-8")
+            (k / ".obsidian" / "workspace.json.tmp").replace(k / ".obsidian" / "workspace.json")
+            (k / "engineering" / "#adr-0001-sqlite-on-devices.md#").write_text("draft")
+            (k / "engineering" / "~$notes.docx").write_text("lock")
+            (k / "engineering" / "4913").write_text("")
+            (k / "engineering" / "4913").unlink()
+        doc = repo / ADR
+        doc.write_text(doc.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+        saved = _wait(updates, 2)
+        assert saved.changed == (ADR,) and saved.error is None
+        assert len(updates) == 2
     finally:
         stop.set()
         thread.join(timeout=10)

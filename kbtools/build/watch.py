@@ -50,17 +50,33 @@ class Update:
 
 
 def _relevant(path: str, cfg: Config) -> bool:
-    """Whether a change of `path` can change the build: a file of the knowledge or assets
-    folders (documents, the images they show, the synonyms), the settings, the user
-    dictionary and the schemas; not editor swap, backup or hidden files, nor .git."""
+    """Whether a change of `path` can change the build: a file of the knowledge, assets or
+    schemas folders (documents, the images they show, the synonyms), the settings, the
+    user dictionary and a Markdown file of the root (a document may link to it); not
+    hidden files or folders (below the folder watched: an Obsidian vault's
+    `.obsidian/plugins/*/data.json`, its `.trash/`, `.git`) nor editors' swap, backup,
+    autosave, lock and probe files (`_editor_noise`)."""
     p = Path(path)
-    if any(part.startswith(".") for part in p.parts[-3:]) or p.name.endswith("~"):
+    if p in (cfg.root / CONFIG_NAME, cfg.root / str(cfg.get("bm25.user_dict"))):
+        return True
+    if _editor_noise(p.name):
         return False
-    if p.suffix.lower() == ".md" or p.name in ("kb.toml", "_dict.txt", "_synonyms.txt"):
-        return True
-    if p == cfg.root / str(cfg.get("bm25.user_dict")):
-        return True
-    return any(p.is_relative_to(cfg.path(folder)) for folder in _FOLDERS)
+    for folder in (cfg.path(f) for f in _FOLDERS):
+        if p.is_relative_to(folder):
+            return not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    return p.suffix.lower() == ".md"
+
+
+def _editor_noise(name: str) -> bool:
+    """An editor's file beside the one it saves, never a build's input: hidden (vim's
+    `.x.md.swp`, gedit's `.goutputstream-*`), a backup `x.md~`, Emacs's autosave `#x.md#`,
+    an Office lock `~$x.docx`, JetBrains' safe-write `x.md___jb_tmp___`/`___jb_old___`,
+    or the file vim creates and removes to test a folder's permissions (`4913`, then 123
+    further each time that name is taken)."""
+    return (name.startswith((".", "~$")) or name.endswith(("~", "___jb_tmp___", "___jb_old___"))
+            or (len(name) > 1 and name.startswith("#") and name.endswith("#"))
+            or (name.isascii() and name.isdigit() and int(name) >= 4913
+                and (int(name) - 4913) % 123 == 0))
 
 
 # folders watched recursively (when they exist), besides the root itself
