@@ -229,3 +229,52 @@ def test_watch_ignores_vault_and_editor_noise(tmp_path):
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def test_watch_follows_folders_that_come_and_go(tmp_path):
+    """schemas/ created while watching (the package's schemas served until then), the
+    knowledge folder moved away and back, the user dictionary in a folder of its own: each
+    was missed (only folders that existed at the start were watched, and not the user
+    dictionary's)."""
+    import shutil
+
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    shutil.move(repo / "schemas", tmp_path / "schemas")
+    toml = repo / "kb.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[bm25]\nuser_dict = "dict/domain.txt"\n',
+                    encoding="utf-8")
+    (repo / "dict").mkdir()
+    (repo / "dict" / "domain.txt").write_text("石英表 5 n\n", encoding="utf-8")
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        assert _wait(updates, 1).error is None
+        engineering = tmp_path / "schemas" / "categories" / "engineering.schema.json"
+        body = json.loads(engineering.read_text(encoding="utf-8"))
+        body["required"] = [*body.get("required", []), "zebra_field"]
+        engineering.write_text(json.dumps(body), encoding="utf-8")
+        shutil.copytree(tmp_path / "schemas", repo / "schemas")
+        created = _wait(updates, 2)
+        assert created.error and "zebra_field" in created.error
+
+        shutil.rmtree(repo / "schemas" / "categories")  # the package's categories again
+        assert _wait(updates, 3).error is None
+
+        (repo / "dict" / "domain.txt").write_text("石英表 5 n\n斑马事实 5 n\n", encoding="utf-8")
+        edited = _wait(updates, 4)
+        assert edited.changed == ("dict/domain.txt",) and edited.error is None
+        assert "斑马事实" in (repo / "dist" / "data" / "dictionary.txt").read_text(encoding="utf-8")
+
+        shutil.move(repo / "knowledge", tmp_path / "knowledge")
+        assert "knowledge folder not found" in _wait(updates, 5).error
+        shutil.move(tmp_path / "knowledge", repo / "knowledge")
+        assert _wait(updates, 6).error is None
+        doc = repo / ADR
+        doc.write_text(doc.read_text(encoding="utf-8") + "\n## Quokka\n\nQuokka line.\n",
+                       encoding="utf-8")
+        saved = _wait(updates, 7)
+        assert saved.changed == (ADR,) and saved.stats.embedded >= 1
+    finally:
+        stop.set()
+        thread.join(timeout=10)

@@ -2,8 +2,9 @@
 
 A watchdog observer collects changes to the files a build reads — knowledge/ (documents,
 synonyms), assets/ (the images documents show), schemas/, kb.toml and the domain
-dictionary; an edited kb.toml is loaded again before the next build (one that does not
-load is reported, and the previous index keeps serving until it is fixed; the old settings
+dictionary, each folder also when it is created, removed or moved back while watching,
+never an editor's or a vault's own files (`_relevant`); an edited kb.toml is loaded
+again before the next build (one that does not load is reported, and the previous index keeps serving until it is fixed; the old settings
 are never built with) — and after a short quiet period the index is rebuilt in-process with every
 cache warm — parsed models stay loaded, unchanged documents keep their parse and chunks
 (`kbtools.build.memo`), unchanged chunks reuse their cached vectors, index/ is derived from
@@ -52,10 +53,10 @@ class Update:
 def _relevant(path: str, cfg: Config) -> bool:
     """Whether a change of `path` can change the build: a file of the knowledge, assets or
     schemas folders (documents, the images they show, the synonyms), the settings, the
-    user dictionary and a Markdown file of the root (a document may link to it); not
-    hidden files or folders (below the folder watched: an Obsidian vault's
-    `.obsidian/plugins/*/data.json`, its `.trash/`, `.git`) nor editors' swap, backup,
-    autosave, lock and probe files (`_editor_noise`)."""
+    user dictionary, a Markdown file of the root (a document may link to it) and those
+    folders themselves; not hidden files or folders (below the folder watched: an Obsidian
+    vault's `.obsidian/plugins/*/data.json`, its `.trash/`, `.git`) nor editors' swap,
+    backup, autosave, lock and probe files (`_editor_noise`)."""
     p = Path(path)
     if p in (cfg.root / CONFIG_NAME, cfg.root / str(cfg.get("bm25.user_dict"))):
         return True
@@ -64,7 +65,7 @@ def _relevant(path: str, cfg: Config) -> bool:
     for folder in (cfg.path(f) for f in _FOLDERS):
         if p.is_relative_to(folder):
             return not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    return p.suffix.lower() == ".md"
+    return p.suffix.lower() == ".md" or _anchor(p, cfg)
 
 
 def _editor_noise(name: str) -> bool:
@@ -79,18 +80,40 @@ def _editor_noise(name: str) -> bool:
                 and (int(name) - 4913) % 123 == 0))
 
 
+def _anchor(path: Path, cfg: Config) -> bool:
+    """Whether `path` is a watched folder or a folder below the root holding one (created,
+    removed or moved while watching: what is watched changes)."""
+    return path != cfg.root and path.is_relative_to(cfg.root) and any(
+        folder.is_relative_to(path) for folder in _watched_paths(cfg))
+
+
 # folders watched recursively (when they exist), besides the root itself
 _FOLDERS = ("knowledge", "assets", "schemas")
 
 
+def _watched_paths(cfg: Config) -> list[Path]:
+    """The folders to watch recursively and the user dictionary's folder (wherever it is)."""
+    return [*(cfg.path(f) for f in _FOLDERS),
+            (cfg.root / str(cfg.get("bm25.user_dict"))).parent]
+
+
 def _schedule(observer: Any, handler: Any, cfg: Config) -> None:
-    """Watch `cfg`'s folders with `handler` (anything watched before is dropped)."""
+    """Watch `cfg`'s folders with `handler` (anything watched before is dropped); one that
+    does not exist yet is watched for through the nearest folder below the root holding
+    it (or the root)."""
     observer.unschedule_all()
-    watched = [cfg.path(f) for f in _FOLDERS if cfg.path(f).is_dir()]
-    for folder in watched:
-        if not any(folder.is_relative_to(w) and folder != w for w in watched):
-            observer.schedule(handler, str(folder), recursive=True)
-    observer.schedule(handler, str(cfg.root), recursive=False)
+    root = cfg.root
+    watched: dict[Path, bool] = {root: False}  # folder -> recursive
+    for i, folder in enumerate(_watched_paths(cfg)):
+        recursive = i < len(_FOLDERS)
+        while not folder.is_dir() and folder != root and folder.is_relative_to(root):
+            folder, recursive = folder.parent, False
+        if folder.is_dir():
+            watched[folder] = watched.get(folder, False) or recursive
+    for folder, recursive in watched.items():
+        if not any(deep and folder.is_relative_to(w) and folder != w
+                   for w, deep in watched.items()):
+            observer.schedule(handler, str(folder), recursive=recursive)
 
 
 def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
@@ -116,9 +139,12 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write") or (
-                    event.is_directory and event.event_type not in ("deleted", "moved")):
+                    event.is_directory and event.event_type not in ("deleted", "moved")
+                    and not (event.event_type == "created"
+                             and _anchor(Path(str(event.src_path)), cfg))):
                 return  # a folder moved out of knowledge/ (a file manager's trash) or
-                # removed whole has no event of its own files
+                # removed whole has no event of its own files; a watched folder created
+                # (or one holding it) is to be watched
             for path in (event.src_path, getattr(event, "dest_path", "")):
                 if path and _relevant(str(path), cfg):
                     events.put(str(path))
@@ -151,6 +177,8 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 except queue.Empty:
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
+            if any(_anchor(Path(p), cfg) for p in changed):
+                _schedule(observer, handler, cfg)  # a watched folder came, went or moved
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)
                 try:
@@ -160,7 +188,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     report(Update(rels, None, config_error, 0.0))
                     continue
                 config_error = None
-                if any(new_cfg.path(f) != cfg.path(f) for f in _FOLDERS):
+                if _watched_paths(new_cfg) != _watched_paths(cfg):
                     _schedule(observer, handler, new_cfg)
                 cfg = new_cfg
             report(rebuild(cfg, out, rels, lenient, memo))
