@@ -278,3 +278,32 @@ def test_watch_follows_folders_that_come_and_go(tmp_path):
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def test_watch_skip_invalid_updates_without_the_broken_document(tmp_path):
+    """Every rejected save told the author to "use --skip-invalid", an option `kb watch`
+    did not have; with it, a broken save leaves that document out and lists it."""
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+
+    help_text = CliRunner().invoke(main, ["watch", "--help"]).output
+    assert "--skip-invalid" in help_text
+    repo = copy_example(tmp_path / "repo", [ADR, "knowledge/engineering/api-authentication.md"])
+    _hashed(repo)
+    updates: list = []
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=(load_config(repo), repo / "dist", updates.append,
+                                                  stop), kwargs={"skip_invalid": True},
+                              daemon=True)
+    thread.start()
+    try:
+        first = _wait(updates, 1).stats
+        assert ADR not in [s["doc"] for s in first.skipped]
+        (repo / ADR).write_text("---\ntitle: [broken\n---\n", encoding="utf-8")
+        saved = _wait(updates, 2)
+        assert saved.error is None and saved.stats.documents == first.documents - 1
+        assert ADR in [s["doc"] for s in saved.stats.skipped]
+    finally:
+        stop.set()
+        thread.join(timeout=10)

@@ -117,11 +117,12 @@ def _schedule(observer: Any, handler: Any, cfg: Config) -> None:
 
 
 def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
-            lenient: bool = False, memo: BuildMemo | None = None) -> Update:
+            lenient: bool = False, memo: BuildMemo | None = None,
+            skip_invalid: bool = False) -> Update:
     t0 = time.perf_counter()
     try:
         stats = build(cfg, BuildOptions(out=out, progress=False, provenance=False,
-                                        lenient=lenient, memo=memo))
+                                        lenient=lenient, skip_invalid=skip_invalid, memo=memo))
         return Update(changed, stats, None, time.perf_counter() - t0)
     except KbError as exc:
         return Update(changed, None, exc.format(), time.perf_counter() - t0)
@@ -129,8 +130,10 @@ def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
 
 def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
           stop: threading.Event | None = None, initial: bool = True,
-          lenient: bool = False) -> None:
-    """Block, rebuilding after each burst of changes, until `stop` is set."""
+          lenient: bool = False, skip_invalid: bool = False) -> None:
+    """Block, rebuilding after each burst of changes, until `stop` is set; with
+    `skip_invalid`, documents with errors are left out of each build (its stats list
+    them) instead of keeping the previous index."""
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
 
@@ -160,7 +163,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     try:
         # the models are loaded before the first report: a watcher that says it is ready
         # embeds the first save without loading one (a save meanwhile waits in `events`)
-        first_update = rebuild(cfg, out, (), lenient, memo) if initial else None
+        first_update = rebuild(cfg, out, (), lenient, memo, skip_invalid) if initial else None
         warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
         if first_update is not None:
             report(first_update)
@@ -191,7 +194,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 if _watched_paths(new_cfg) != _watched_paths(cfg):
                     _schedule(observer, handler, new_cfg)
                 cfg = new_cfg
-            report(rebuild(cfg, out, rels, lenient, memo))
+            report(rebuild(cfg, out, rels, lenient, memo, skip_invalid))
             settle()  # after the report: the full collection runs while the watcher waits
     finally:
         observer.stop()

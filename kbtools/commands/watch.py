@@ -16,12 +16,15 @@ from kbtools.errors import plural
 @click.command("watch")
 @click.option("--out", type=click.Path(path_type=Path), help="Index directory (default: dist/).")
 @click.option("--lenient", is_flag=True, help="Front-matter schema errors become warnings.")
+@click.option("--skip-invalid", is_flag=True,
+              help="Update with the valid documents, list the rest.")
 @json_option
-def watch_cmd(out: Path | None, lenient: bool, as_json: bool) -> None:
+def watch_cmd(out: Path | None, lenient: bool, skip_invalid: bool, as_json: bool) -> None:
     """Watch knowledge/ and update the local index on every save (Ctrl-C to stop).
 
     Each update prints what changed, how many chunks were embedded and how long it took;
-    a document with errors is reported and the previous index keeps serving.
+    a document with errors is reported and the previous index keeps serving (with
+    --skip-invalid, the index is updated without that document, which is listed).
     """
     cfg = load_config()
 
@@ -36,12 +39,15 @@ def watch_cmd(out: Path | None, lenient: bool, as_json: bool) -> None:
                        err=True)
         else:
             s = u.stats
+            for skipped in s.skipped:
+                click.echo(f"kb watch: skipped {skipped['doc']}: {', '.join(skipped['errors'])}",
+                           err=True)
             click.echo(f"kb watch: {what}: {plural(s.documents, 'doc')}, {plural(s.chunks, 'chunk')}, "
                        f"{s.embedded} embedded, {s.reused} reused — queryable after {u.seconds:.2f}s")
             sys.stdout.flush()
 
     click.echo(f"kb watch: watching {cfg.path('knowledge')} (Ctrl-C to stop)", err=True)
     try:
-        watch(cfg, out, report, lenient=lenient)
+        watch(cfg, out, report, lenient=lenient, skip_invalid=skip_invalid)
     except KeyboardInterrupt:
         pass
