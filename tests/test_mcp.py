@@ -357,6 +357,52 @@ def test_server_follows_the_served_release(built, tmp_path):
     assert Path(ctx.idx().root).name == "r2"
 
 
+def test_a_sync_during_a_call_does_not_close_the_release_under_it(built, tmp_path,
+                                                                  monkeypatch):
+    """The SDK runs tool calls in worker threads at once. A call that noticed a `kb sync`
+    closed the release another call was still reading (the server segfaulted, or the
+    other call failed with "Cannot operate on a closed database"); now each call reads
+    one release throughout, and a replaced one is closed when its last call ends."""
+    import shutil
+    import threading
+
+    import anyio
+
+    from kbtools.agents import mcp_server
+
+    device = tmp_path / "device"
+    for tag in ("r1", "r2"):
+        shutil.copytree(built / "dist", device / "releases" / tag)
+    src = device / "releases" / "r2" / "data" / "source" / "knowledge" / "crops" / "risk.md"
+    src.write_text(RISK.replace("摘除病叶", "摘除并带出病叶"), encoding="utf-8")
+    os.symlink("releases/r1", device / "current")
+    server = mcp_server.build_server(index=device, root=tmp_path, query_log=False)
+    section = {"doc": "knowledge/crops/risk.md", "heading_path": "3. 防治措施"}
+
+    def call(args: dict) -> dict:
+        res = anyio.run(server.call_tool, "read", args)
+        assert not res.is_error, res.content[0].text
+        return res.structured_content
+
+    real_read, other, switched = mcp_server.read_section, [], []
+
+    def read_during_a_sync(*args, **kwargs):
+        if not switched:  # the first call: a sync switches, another call reads meanwhile
+            switched.append(True)
+            os.replace(device / "current", device / "old")
+            os.symlink("releases/r2", device / "current")
+            worker = threading.Thread(target=lambda: other.append(call(section)))
+            worker.start()
+            worker.join()
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(mcp_server, "read_section", read_during_a_sync)
+    first = call(section)
+    assert "摘除病叶" in first["markdown"]  # the release it started on, still open
+    assert "摘除并带出病叶" in other[0]["markdown"]  # the other call read the new one
+    assert call(section)["markdown"] == other[0]["markdown"]
+
+
 def test_a_releases_first_search_settles_what_it_loaded(built):
     """After its first search the objects a release loaded (models, tokenizer
     dictionaries) are out of the collector's full passes; later searches do not collect."""

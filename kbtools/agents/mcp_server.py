@@ -24,7 +24,8 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -166,7 +167,13 @@ Do not use to edit or correct existing documents, and never to mark anything ver
 
 @dataclass
 class Context:
-    """What the tools read from: an index (lazily opened) and/or a repository."""
+    """What the tools read from: an index (lazily opened) and/or a repository.
+
+    The SDK runs the tools in worker threads, several at once. Inside a tool call
+    (`call()`), every `idx()` returns the release the call first read, so a `kb sync`
+    meanwhile cannot mix two releases in one answer; a release replaced while calls still
+    run on it is closed when the last of them ends (closing it under a running search
+    crashed the server)."""
 
     index: Path | None = None
     root: Path | None = None
@@ -175,27 +182,62 @@ class Context:
     _written: tuple[int, int] | None = None  # the write of _idx's manifest when opened
     _cache: dict[str, Any] = field(default_factory=dict)
     opener: Callable[[], KbIndex] | None = None  # an engine's served release (`kb mcp --engine`)
+    _lock: threading.Lock = field(default_factory=threading.Lock)  # opening, switching, counts
+    _calls: threading.local = field(default_factory=threading.local)  # this thread's call
+    _users: dict[int, int] = field(default_factory=dict)  # id(index) → calls pinned to it
+    _retired: list[KbIndex] = field(default_factory=list)  # replaced, closed once unused
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        """One tool call: the release it reads first is the one it reads throughout."""
+        self._calls.pinned, self._calls.active = None, True
+        try:
+            yield
+        finally:
+            pinned: KbIndex | None = self._calls.pinned
+            self._calls.pinned, self._calls.active = None, False
+            if pinned is not None:
+                with self._lock:
+                    self._users[id(pinned)] -= 1
+                    if not self._users[id(pinned)]:
+                        del self._users[id(pinned)]
+                    self._close_retired()
 
     def idx(self) -> KbIndex:
-        """The served index; reopened when the served release changes (after `kb sync`)."""
+        """The served index; reopened when the served release changes (after `kb sync`).
+        Inside `call()`, the one the call read first."""
+        pinned: KbIndex | None = getattr(self._calls, "pinned", None)
+        if pinned is not None:
+            return pinned
+        with self._lock:
+            served = self._served()
+            if getattr(self._calls, "active", False):
+                self._calls.pinned = served
+                self._users[id(served)] = self._users.get(id(served), 0) + 1
+        return served
+
+    def _served(self) -> KbIndex:
         if self.opener is not None:
             served = self.opener()
             if served is not self._idx:
                 self._idx = served
-                self._cache.pop("kn", None)
-                self._cache.pop("settled", None)
             return served
         root = resolve_index_path(self.index)  # IndexLoadError when there is none
         written = ReleaseLayout(root).written()  # a dist/ rebuilt under the same name
         if self._idx is None or (Path(self._idx.root).resolve(), self._written) != \
                 (root.resolve(), written):
             old, self._idx, self._written = self._idx, open_index(root), written
-            self._cache.pop("kn", None)
-            self._cache.pop("settled", None)
             if old is not None:
-                old.close()
+                self._retired.append(old)
+                self._close_retired()
             log.info("serving index %s", self._idx.root)
         return self._idx
+
+    def _close_retired(self) -> None:
+        """Close the replaced releases no call runs on any more (under `_lock`)."""
+        for old in [r for r in self._retired if id(r) not in self._users]:
+            self._retired.remove(old)
+            old.close()
 
     def knowledge(self) -> Any:
         """The index's sources when an index is available (citations match), else the repo."""
@@ -205,9 +247,10 @@ class Context:
             if self.index is not None:
                 raise
             return open_knowledge(self.root)
-        if "kn" not in self._cache:
-            self._cache["kn"] = open_knowledge(idx=idx)
-        return self._cache["kn"]
+        cached = self._cache.get("kn")  # (index, its knowledge) of the latest release read
+        if cached is None or cached[0] is not idx:
+            cached = self._cache["kn"] = (idx, open_knowledge(idx=idx))
+        return cached[1]
 
     def repo_root(self) -> Path:
         """The knowledge repo: the one around the working dir, else the one holding --index."""
@@ -260,9 +303,9 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
         record_question(idx, "mcp", query, None, enabled=ctx.query_log, error=exc.message)
         raise
     record_question(idx, "mcp", query, response, enabled=ctx.query_log)
-    if "settled" not in ctx._cache:  # the release's first search has loaded its models
+    if ctx._cache.get("settled") is not idx:  # the release's first search loaded its models
         keep_warm(idx)  # as `kb serve` does after its warm-up question
-        ctx._cache["settled"] = True
+        ctx._cache["settled"] = idx
     return {**response.to_dict(citations=True), "notice": DATA_NOTICE}
 
 
@@ -326,7 +369,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     def guarded(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
         def call(*args: Any, **kwargs: Any) -> dict[str, Any]:
             try:
-                return fn(ctx, *args, **kwargs)
+                with ctx.call():
+                    return fn(ctx, *args, **kwargs)
             except KbError as exc:
                 raise _tool_error(exc) from None
             except Exception as exc:  # a bug: say so in one line, keep the traceback here
