@@ -490,3 +490,37 @@ def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
     for name, reason in expected.items():
         text = error_text(got[name])
         assert "invalid arguments: " in text and reason in text, (name, text)
+
+
+def test_listed_schemas_say_the_bounds_the_tools_apply(tmp_path):
+    """An agent reads the bounds from the tools' input schemas: they were written as
+    "ge"/"le", which JSON Schema does not know, so no client saw that k runs 1-20. A table's
+    number is a whole number as everywhere else: `true` and 1.0 were read as table 1."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from kbtools.agents.mcp_server import build_server
+
+    server = build_server(root=tmp_path)
+
+    async def scenario():
+        tools = {t.name: t.input_schema["properties"] for t in await server.list_tools()}
+        refused = {}
+        for table in (True, 1.0):
+            with pytest.raises(ToolError) as exc:
+                await server.call_tool("evaluate_table", {"doc": "knowledge/x.md",
+                                                          "inputs": {"温度": 18}, "table": table})
+            refused[table] = str(exc.value)
+        return tools, refused
+
+    tools, refused = anyio.run(scenario)
+    assert tools["search"]["k"] == {"default": 5, "minimum": 1, "maximum": 20, "title": "K",
+                                    "type": "integer"}
+    line = {"minimum": 1, "maximum": 10_000_000, "type": "integer"}
+    assert tools["read"]["line_start"]["anyOf"][0] == line == tools["read"]["line_end"]["anyOf"][0]
+    assert tools["recent"]["days"]["anyOf"][0] == {"minimum": 0, "type": "integer"}
+    assert tools["recent"]["n"]["anyOf"][0] == {"minimum": 1, "type": "integer"}
+    schemas = json.dumps(tools)
+    assert '"ge"' not in schemas and '"le"' not in schemas
+    for text in refused.values():
+        assert "invalid arguments: table" in text and "\n" not in text, text

@@ -64,11 +64,14 @@ log = logging.getLogger("kbtools.mcp")
 # (`kbtools.agents.arguments`): a whole number is a JSON integer or ASCII digits, never
 # `true` (pydantic's lax mode reads it as 1) nor 5.0; bounds as the API's (a k out of range
 # was once clamped without a word, a question over 2,000 characters cut without one).
-WholeNumber = Annotated[int, BeforeValidator(digits_as_int), Field(strict=True)]
-ResultCount = Annotated[WholeNumber, Field(ge=1, le=MAX_K)]
-LineNumber = Annotated[WholeNumber, Field(ge=1, le=MAX_LINE)]
-Days = Annotated[WholeNumber, Field(ge=0)]
-Count = Annotated[WholeNumber, Field(ge=1)]
+# The bounds go on the int before the digits are read: set after the validator, pydantic
+# wrote them into the schema as "ge"/"le", which JSON Schema does not know (no client saw a
+# bound). A table's number is a whole number too: `true` and 1.0 were read as table 1.
+ResultCount = Annotated[int, Field(strict=True, ge=1, le=MAX_K), BeforeValidator(digits_as_int)]
+LineNumber = Annotated[int, Field(strict=True, ge=1, le=MAX_LINE), BeforeValidator(digits_as_int)]
+Days = Annotated[int, Field(strict=True, ge=0), BeforeValidator(digits_as_int)]
+Count = Annotated[int, Field(strict=True, ge=1), BeforeValidator(digits_as_int)]
+TableChoice = StrictStr | StrictInt  # a name, a heading or a 1-based number
 Question = Annotated[str, Field(max_length=MAX_QUESTION_CHARS)]
 Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
 Filters = Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter
@@ -395,7 +398,7 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
 
     @server.tool(description=TABLE_DOC, annotations=readonly)
     def evaluate_table(doc: str, inputs: TableInputs,
-                       table: str | int | None = None,
+                       table: TableChoice | None = None,
                        policy: Literal["first", "all"] | None = None) -> dict[str, Any]:
         return guarded(tool_evaluate_table)(doc, inputs, table, policy)
 
