@@ -524,3 +524,34 @@ def test_listed_schemas_say_the_bounds_the_tools_apply(tmp_path):
     assert '"ge"' not in schemas and '"le"' not in schemas
     for text in refused.values():
         assert "invalid arguments: table" in text and "\n" not in text, text
+
+
+def test_ctrl_c_stops_the_server_as_interrupted(tmp_path):
+    """Ctrl-C on `kb mcp` in a terminal: the event loop cancelled the SDK's tasks
+    mid-message (exit 3, "unexpected error" and a crash log) or hung on the blocked stdin
+    read. Now the input ends as if closed: exit 130, "kb: interrupted", nothing on stdout
+    but the protocol."""
+    import signal
+
+    env = {"KB_HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", ""),
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "kbtools", "mcp"], cwd=tmp_path, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}
+        proc.stdin.write(json.dumps(hello).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)  # stdin stays open: the client has not gone
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip().splitlines()[-1] == "kb: interrupted"
+    assert out == b""
+    assert not (tmp_path / "home" / "kb-crash.log").exists()

@@ -22,6 +22,7 @@ import inspect
 import logging
 import os
 import re
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -479,31 +480,65 @@ def clean_message(line: bytes) -> bytes:
     return b"".join(out)
 
 
-def _clean_stdin() -> None:
+def _clean_stdin() -> Callable[[], None]:
     """Put a pipe on fd 0 fed with stdin's lines through `clean_message` (the SDK then
-    claims fd 0 as usual); when the client closes stdin, the pipe closes too."""
+    claims fd 0 as usual); when the client closes stdin, the pipe closes too. Returns `end`,
+    which ends the pipe as if the client had closed stdin."""
     source = os.dup(0)
     read_end, write_end = os.pipe()
     os.dup2(read_end, 0)
     os.close(read_end)
+    lock, writing = threading.Lock(), [True]
 
     def pump() -> None:
-        with os.fdopen(source, "rb") as src, os.fdopen(write_end, "wb") as dst:
-            for line in src:
-                dst.write(clean_message(line))
-                dst.flush()
+        with os.fdopen(source, "rb") as src:
+            dst = os.fdopen(write_end, "wb")
+            try:
+                for line in src:
+                    dst.write(clean_message(line))
+                    dst.flush()
+            except OSError:  # the SDK's end is gone: nothing reads any more
+                pass
+            finally:
+                with lock:
+                    writing[0] = False
+                    dst.close()
+
+    def end() -> None:
+        with lock:  # write_end is still ours: the null device takes its place, the pipe ends
+            if writing[0]:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, write_end, inheritable=False)
+                os.close(null)
 
     threading.Thread(target=pump, name="kb-mcp-stdin", daemon=True).start()
+    return end
 
 
 def serve(*, index: Path | None = None, allow_write: bool = False,
           query_log: bool = True, opener: Callable[[], KbIndex] | None = None) -> None:
     """Run the server on stdio until the client disconnects. Logs go to stderr. `opener`
-    (an engine's `EngineReader.current`) replaces the index files."""
+    (an engine's `EngineReader.current`) replaces the index files.
+
+    Ctrl-C ends the input as closing stdin does: the calls running finish, the server stops
+    and the command exits 130 ("kb: interrupted"). Left to the event loop, it cancelled the
+    SDK's tasks mid-message (an "unexpected error" and a crash log) or, with the stdin read
+    still blocked, hung; a second Ctrl-C stops at once."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="kb mcp: %(message)s")
     server = build_server(index=index, allow_write=allow_write, query_log=query_log,
                           opener=opener)
-    _clean_stdin()
+    end = _clean_stdin()
+    interrupted: list[int] = []
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        interrupted.append(signum)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        end()
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, on_interrupt)
     log.info("kb mcp %s ready (write tools %s)", __version__,
              "enabled" if allow_write else "disabled")
     server.run("stdio")
+    if interrupted:
+        raise KeyboardInterrupt  # `kb: interrupted`, exit 130 (kbtools/cli.py)
