@@ -45,7 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import SyncError, one_line
-from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, read_beneath
+from kbtools.fsutil import (
+    append_beneath,
+    atomic_write_beneath,
+    fsync_dir,
+    open_beneath,
+    read_beneath,
+)
 from kbtools.index.layout import (
     CURRENT,
     LOCK,
@@ -143,14 +149,6 @@ def switch_to(path: Path, tag: str) -> None:
     else:
         os.replace(tmp, layout.current)
     fsync_dir(path)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 MAX_HOLDER_BYTES = 512

@@ -34,14 +34,13 @@ from typing import Any
 
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import ModelError, SyncError, plural
-from kbtools.fsutil import write_beneath
+from kbtools.fsutil import fsync_dir, sync_tree, write_beneath
 from kbtools.index.incremental import changed_shards
 from kbtools.index.layout import MANIFEST, VERIFIED, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
 from kbtools.ship import trust
-from kbtools.ship.device import fsync_dir
 from kbtools.ship.git import TreeEntry, rev_parse, run_git
 from kbtools.ship.verify import (
     ReleaseMeta,
@@ -159,7 +158,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
                 "derivation": derivation,
                 "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
     write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
-    fsync_dir(staging)
+    sync_tree(staging)  # on disk before its name is: `current` may point at it next
     staging.rename(final)
     fsync_dir(final.parent)
     return Installed(plan, manifest, mhash, verified)
@@ -257,6 +256,7 @@ def rederive(release: Path, staging: Path, tag: str) -> str | None:
         except OSError:  # a file system without hard links
             shutil.copyfile(release / rel, target, follow_symlinks=False)
     derive_index(staging, manifest, tag)
+    sync_tree(staging)  # the served release's files are replaced by these
     replace_tree(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
     shutil.rmtree(staging, ignore_errors=True)
     return problems[0]
@@ -293,4 +293,4 @@ def replace_tree(new: Path, old: Path) -> None:
                     shutil.rmtree(path)
                 else:
                     path.unlink()
-    fsync_dir(old)
+    sync_tree(old)  # the renames in each of its directories

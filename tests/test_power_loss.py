@@ -1,0 +1,96 @@
+"""Power loss on a device: what a sync makes durable before it is relied on.
+
+A rename or a switched symlink may reach the disk before the data of the files it names
+(ext4's delayed allocation, XFS, F2FS): after a power cut such files come back empty. These
+tests record what was flushed (every `os.fsync`, every ``syncfs`` of a tree) and check, at
+the moment `current` is switched, that every file and directory of the release it will
+name is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_release_helpers import make_dist, make_knowledge_repo, sample_files
+
+from kbtools import fsutil
+from kbtools.ship import device
+from kbtools.ship.release import make_release
+from kbtools.ship.signing import keygen
+from kbtools.ship.sync import sync
+
+
+class Flushed:
+    """(inode, size) of every file and directory flushed so far: by an fsync of it, or by a
+    syncfs of a directory holding it (modelled as flushing that tree only)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, with_syncfs: bool):
+        self.seen: set[tuple[int, int]] = set()
+        real_fsync = os.fsync
+
+        def fsync(fd: int) -> None:
+            real_fsync(fd)
+            st = os.fstat(fd)
+            self.seen.add((st.st_ino, st.st_size))
+
+        def syncfs(fd: int) -> int:
+            root = os.readlink(f"/proc/self/fd/{fd}")
+            for top, _dirs, files in os.walk(root):
+                for name in [".", *files]:
+                    st = os.lstat(os.path.join(top, name))
+                    self.seen.add((st.st_ino, st.st_size))
+            return 0
+
+        monkeypatch.setattr(os, "fsync", fsync)
+        monkeypatch.setattr(fsutil, "SYNCFS", syncfs if with_syncfs else None, raising=False)
+
+    def lost(self, root: Path) -> list[str]:
+        """What a power cut now could take from the tree `root`."""
+        out = []
+        for top, _dirs, files in os.walk(root):
+            for name in [".", *files]:
+                path = Path(top) / name
+                st = path.lstat()
+                if (st.st_ino, st.st_size) not in self.seen:
+                    out.append(path.relative_to(root).as_posix())
+        return sorted(out)
+
+
+class Pub:
+    def __init__(self, tmp: Path):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.key, self.pub, self.key_id = keygen(tmp / "keys" / "a")
+        self.tmp, self.n = tmp, 0
+
+    def release(self) -> str:
+        self.n += 1
+        dist = make_dist(self.tmp / "dist", sample_files(self.n), commit=f"src{self.n}")
+        return make_release(self.kr, dist, remote=str(self.art), sign_key=self.key).tag
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("with_syncfs", [True, False], ids=["syncfs", "fsync-each"])
+def test_release_is_on_disk_before_current_names_it(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    with_syncfs: bool):
+    pub = Pub(tmp_path)
+    dev = tmp_path / "dev"
+    flushed = Flushed(monkeypatch, with_syncfs=with_syncfs)
+    real_switch = device.switch_to
+    lost: dict[str, list[str]] = {}
+
+    def switch_to(path: Path, tag: str) -> None:
+        lost[tag] = flushed.lost(path / "releases" / tag)
+        real_switch(path, tag)
+
+    monkeypatch.setattr(device, "switch_to", switch_to)
+    for _ in range(2):  # a first sync and one onto a served release
+        tag = pub.release()
+        assert sync(str(pub.art), dev, trusted=[pub.pub]).tag == tag
+        assert lost[tag] == [], f"a power cut after the switch to {tag} loses {lost[tag][:5]}"
+    assert device.served_tag(dev) == "kb-r2"
