@@ -431,7 +431,9 @@ def write_beneath(root: Path, rel: str, data: bytes) -> None:
 
 
 def atomic_write_beneath(root: Path, rel: str, data: bytes) -> None:
-    """Replace root/rel with `data` atomically (temp file + rename inside its directory)."""
+    """Replace root/rel with `data` atomically (temp file + rename inside its directory),
+    durably: the file and then its directory are fsynced (a device's state.json and pinned
+    keys must survive a power cut: a pinned key lost would let unsigned releases in)."""
     parts = _segments(rel)
     dfd = _open_dir(root, parts[:-1], create=True)
     tmp = f".{parts[-1]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -446,6 +448,7 @@ def atomic_write_beneath(root: Path, rel: str, data: bytes) -> None:
             os.replace(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
         except OSError as exc:
             raise _refused(exc, str(root / rel)) from None
+        os.fsync(dfd)  # the rename itself, or a power cut may bring back the old file
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dfd)

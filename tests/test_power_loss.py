@@ -4,7 +4,9 @@ A rename or a switched symlink may reach the disk before the data of the files i
 (ext4's delayed allocation, XFS, F2FS): after a power cut such files come back empty. These
 tests record what was flushed (every `os.fsync`, every ``syncfs`` of a tree) and check, at
 the moment `current` is switched, that every file and directory of the release it will
-name is on disk.
+name is on disk; and that a pinned or unpinned key survives a power cut (a key lost from
+trusted_keys/ would let unsigned releases in, a revoked one coming back would let its
+releases in again).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 from test_release_helpers import make_dist, make_knowledge_repo, sample_files
 
 from kbtools import fsutil
-from kbtools.ship import device
+from kbtools.ship import device, trust
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
@@ -94,3 +96,27 @@ def test_release_is_on_disk_before_current_names_it(tmp_path: Path,
         assert sync(str(pub.art), dev, trusted=[pub.pub]).tag == tag
         assert lost[tag] == [], f"a power cut after the switch to {tag} loses {lost[tag][:5]}"
     assert device.served_tag(dev) == "kb-r2"
+
+
+def test_pinned_and_removed_keys_survive_a_power_cut(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    pub = Pub(tmp_path)
+    dev = tmp_path / "dev"
+    pub.release()
+    dirs: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        real_fsync(fd)
+        dirs.append(os.fstat(fd).st_ino)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    sync(str(pub.art), dev, trusted=[pub.pub])  # pins the key on first use
+    keys = dev / "trusted_keys"
+    assert [p.name for p in keys.iterdir()] == [f"{pub.key_id}.pub"]
+    assert keys.stat().st_ino in dirs, "the pinned key's name was never flushed"
+    _, other_pub, _ = keygen(tmp_path / "keys" / "b")
+    trust.add_key(dev, other_pub)
+    dirs.clear()
+    trust.remove_key(dev, pub.key_id)
+    assert keys.stat().st_ino in dirs, "the removed key's unlink was never flushed"

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import KbError, SyncError, UsageError
-from kbtools.fsutil import atomic_write_beneath, read_beneath
+from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.ship.device import append_log, check_device_dir, locked
 from kbtools.ship.git import first_parent_commits
@@ -187,11 +187,13 @@ def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
             _log(device, "pin", kid, why)
             notes.append(f"pinned key {kid} ({why}): releases must now be signed by a "
                          "pinned key (`kb trust list`)")
-    for key in pinned:
-        if key.key_id not in after:
-            os.unlink(key.source)
-            _log(device, "unpin", key.key_id, f"handed over by {tag}")
-            notes.append(f"unpinned key {key.key_id} (handed over by {tag})")
+    unpinned = [key for key in pinned if key.key_id not in after]
+    for key in unpinned:
+        os.unlink(key.source)
+        _log(device, "unpin", key.key_id, f"handed over by {tag}")
+        notes.append(f"unpinned key {key.key_id} (handed over by {tag})")
+    if unpinned:
+        fsync_dir(device / TRUSTED)
     return notes
 
 
@@ -239,6 +241,7 @@ def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dic
         for key in pinned:
             if key.key_id in ids:
                 os.unlink(key.source)
+        fsync_dir(device / TRUSTED)  # a revoked key must not come back after a power cut
         for kid in sorted(ids):
             _log(device, "unpin", kid, "removed by operator")
         return {"key_id": sorted(ids), "changed": True}
