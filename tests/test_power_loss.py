@@ -19,7 +19,7 @@ import pytest
 from test_release_helpers import make_dist, make_knowledge_repo, sample_files
 
 from kbtools import fsutil
-from kbtools.ship import device, trust
+from kbtools.ship import device, operate, trust
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
@@ -120,3 +120,53 @@ def test_pinned_and_removed_keys_survive_a_power_cut(tmp_path: Path,
     dirs.clear()
     trust.remove_key(dev, pub.key_id)
     assert keys.stat().st_ino in dirs, "the removed key's unlink was never flushed"
+
+
+class Killed(BaseException):
+    """The process dies here (a SIGKILL or a power cut: nothing after it runs)."""
+
+
+def test_rollback_killed_after_its_switch_is_not_undone_by_the_next_sync(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    pub = Pub(tmp_path)
+    dev = tmp_path / "dev"
+    pub.release()
+    sync(str(pub.art), dev, trusted=[pub.pub])
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r2"
+    real_switch = operate.switch_to
+
+    def switch_then_die(path: Path, tag: str) -> None:
+        real_switch(path, tag)
+        raise Killed
+
+    monkeypatch.setattr(operate, "switch_to", switch_then_die)
+    with pytest.raises(Killed):
+        operate.rollback(dev, "kb-r1")
+    monkeypatch.undo()
+    assert device.served_tag(dev) == "kb-r1"
+    # the operator's rollback holds: the cron sync does not bring kb-r2 straight back
+    result = sync(str(pub.art), dev)
+    assert (result.tag, result.changed, result.skipped) == ("kb-r1", False, ("kb-r2",))
+    assert device.served_tag(dev) == "kb-r1"
+
+
+def test_rollback_killed_before_its_switch_completes_when_run_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    pub = Pub(tmp_path)
+    dev = tmp_path / "dev"
+    for _ in range(2):
+        pub.release()
+        sync(str(pub.art), dev, trusted=[pub.pub])
+
+    def die(path: Path, tag: str) -> None:
+        raise Killed
+
+    monkeypatch.setattr(operate, "switch_to", die)
+    with pytest.raises(Killed):
+        operate.rollback(dev, "kb-r1")
+    monkeypatch.undo()
+    assert device.served_tag(dev) == "kb-r2"
+    assert sync(str(pub.art), dev).tag == "kb-r2"  # still served, nothing half-done
+    assert operate.rollback(dev, "kb-r1")["to"] == "kb-r1"
+    assert device.served_tag(dev) == "kb-r1"

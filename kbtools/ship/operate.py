@@ -173,7 +173,6 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         clean_staging(path)
         rederived = None if manifest.get("derived") else \
             rederive(have[tag], DeviceLayout(path).staging(tag), tag)
-        switch_to(path, tag)
         state = read_state(path)
         rolled = set(state.get("rolled_back", []))
         if current and _serial(current) > _serial(tag):
@@ -183,7 +182,11 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         # the release rolled back from was accepted: a sync never goes below it
         state["highest_serial"] = max(int(state.get("highest_serial", 0)),
                                       _serial(current) if current else 0)
+        # recorded before the switch: a rollback killed (or a power cut) right after it
+        # must not leave the release rolled back from for the next sync to serve again;
+        # killed before the switch, running the same rollback again completes it
         write_state(path, state)
+        switch_to(path, tag)
         entry = {"at": _now().isoformat(), "from": current, "to": tag,
                  "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
         append_log(path, ROLLBACK_LOG, entry)
