@@ -23,6 +23,7 @@ Imports config, corpus, errors and gitobjects only.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -466,6 +467,7 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
 
 
 def parse_line_porcelain(out: str) -> list[LineProvenance]:
+    """Per-line provenance of `git blame --line-porcelain` output, in line order."""
     result: list[LineProvenance] = []
     fields: dict[str, str] = {}
     sha, final = "", 0
@@ -480,6 +482,7 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
             continue
         key, _, value = line.partition(" ")
         fields[key] = value
+    result.sort(key=lambda p: p.line)  # git prints them so; chunk_provenance bisects
     return result
 
 
@@ -512,9 +515,13 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
 
     {"last_commit", "last_author", "last_changed"}; all None when nothing is known
     (no blame); last_commit "uncommitted" (and last_author "uncommitted",
-    last_changed None) when any of the lines is not committed yet.
+    last_changed None) when any of the lines is not committed yet. `blame` is in line
+    order, as `blame_lines` returns it: the lines are found by bisection, so stamping
+    every chunk of a document reads each line once rather than every line per chunk.
     """
-    lines = [p for p in blame if line_start <= p.line <= line_end]
+    lo = bisect.bisect_left(blame, line_start, key=lambda p: p.line)
+    hi = bisect.bisect_right(blame, line_end, lo=lo, key=lambda p: p.line)
+    lines = blame[lo:hi]
     if not lines:
         return {"last_commit": None, "last_author": None, "last_changed": None}
     if any(p.commit == UNCOMMITTED for p in lines):
