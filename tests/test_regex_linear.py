@@ -170,9 +170,6 @@ OTHER: dict[str, str] = {
     "kbtools.embed.use_tokens:<dynamic>": "zero-width cut points of a normalised line: one "
                                           "lookahead and one lookbehind of a single negated "
                                           "character class each, no repetition: linear",
-    "kbtools.index.synonyms:<dynamic>": "alternation of escaped literal synonym terms (inner "
-                                        "spaces as \\s+, fixed look-arounds at Latin edges): "
-                                        "linear",
     "kbtools.ship.git._TAG_RE": "release tags kbtools itself writes",
     "kbtools.query.log._AGO": "an operator's `kb log --since` value: anchored, at most six "
                               "digits, one unit letter, no nested repetition",

@@ -6,6 +6,8 @@ finding them without the file."""
 from __future__ import annotations
 
 import json
+import random
+import re
 import shutil
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import open_index
-from kbtools.index.synonyms import normalize, parse
+from kbtools.index.synonyms import Synonyms, normalize, parse
 from kbtools.query.search import input_synonyms, search
 from tests.kbfixtures import REPO, copy_example
 from tests.milvus_server import milvus  # noqa: F401 - the session fixture
@@ -57,6 +59,50 @@ def test_groups_and_every_kind_of_bad_line():
     assert syn.found_in("hydraulic oily") == [] and syn.others("麦穗枯") == ["赤霉病", "烂麦头"]
     assert normalize(" Hydraulic\tOIL ") == "hydraulic oil"
     assert parse("\ufeff温度 = 气温\r\n")[0].groups == (("温度", "气温"),)
+
+
+def regex_found_in(syn: Synonyms, text: str) -> list[str]:
+    """found_in as one alternation of every term, longest first (the reference)."""
+    def pattern(term: str) -> str:
+        body = re.escape(term).replace(r"\ ", r"\s+")
+        head = r"(?<![0-9a-z_])" if term[:1].isascii() and term[:1].isalnum() else ""
+        tail = r"(?![0-9a-z_])" if term[-1:].isascii() and term[-1:].isalnum() else ""
+        return head + body + tail
+    written = {normalize(t): t for g in reversed(syn.groups) for t in reversed(g)}
+    alts = "|".join(pattern(t) for t in sorted(written, key=len, reverse=True))
+    out = dict.fromkeys(written[m.group(0)] for m in re.finditer(alts, normalize(text)))
+    return list(out)
+
+
+def test_found_in_equals_the_alternation_of_every_term():
+    rnd = random.Random(7)
+    pieces = ["油", "液压", "液压油", "oil", "boil", "hydraulic", "a", "_", "1", "x2", "锈病",
+              "南方锈病", "Ｏｉｌ", "Oil Filter", "-", "c++", "ä", "β"]
+    for _ in range(300):
+        terms = list(dict.fromkeys(
+            "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 3))) for _ in range(8)))
+        lines = [" = ".join(terms[k:k + 2]) for k in range(0, len(terms) - 1, 2)]
+        syn = parse("\n".join(lines))[0]
+        for _ in range(10):
+            text = rnd.choice(["", " "]).join(rnd.choice(pieces + [" ", "的"])
+                                              for _ in range(rnd.randint(0, 12)))
+            assert syn.found_in(text) == regex_found_in(syn, text), (lines, text)
+
+
+def test_many_groups_compile_no_pattern(monkeypatch):
+    # 4,000 groups made a 16,000-way alternation every process reading the release compiled
+    # (seconds, growing faster than the file): the groups are looked up by length instead
+    text = "".join(f"术语{i} = 别名{i}甲 = alias{i}x\n" for i in range(4000))
+    syn, problems = parse(text)
+    assert not problems
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("re.compile")
+
+    monkeypatch.setattr(re, "compile", refuse)
+    monkeypatch.setattr(re, "finditer", refuse)
+    syn = Synonyms(syn.groups)
+    assert syn.found_in("别名3999甲和 ALIAS12X 与 alias12xy") == ["别名3999甲", "alias12x"]
 
 
 # kb check / kb build ----------------------------------------------------------------------
