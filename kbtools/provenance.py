@@ -473,7 +473,7 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
     sha, final = "", 0
     for line in out.split("\n"):
         if line.startswith("\t"):
-            result.append(_line_provenance(final, sha, fields))
+            result.append(line_provenance(final, sha, fields))
             fields = {}
             continue
         head = line.split(" ")
@@ -491,7 +491,7 @@ def is_object_id(word: str) -> bool:
     return len(word) in OBJECT_ID_LENGTHS and set(word) <= HEX_DIGITS
 
 
-def _line_provenance(line: int, sha: str, fields: dict[str, str]) -> LineProvenance:
+def line_provenance(line: int, sha: str, fields: dict[str, str]) -> LineProvenance:
     if set(sha) == {"0"}:  # the null id: a line not committed yet
         return LineProvenance(line=line, commit=UNCOMMITTED, author_name=UNCOMMITTED,
                               author_email="", authored_at="", committed_ts=0, authored_ts=0)

@@ -22,6 +22,7 @@ import numpy as np
 from kbtools import __version__
 from kbtools import provenance as history
 from kbtools.build import verified
+from kbtools.build.blame import blame_documents
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.embed_stage import Models, Vectors, embed_records
 from kbtools.build.identity import source_identity
@@ -201,7 +202,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver, memo.heading_digests)
     salt = f"{cfg.fingerprint('embedding')}:{PLAN_VERSION}"  # the records name the models
-    provenance = _provenance(root, sources) if opts.provenance and not opts.corpus else {}
+    provenance = blame_documents(root, [s.rel for s in sources]) \
+        if opts.provenance and not opts.corpus else {}
     covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
     # shards of the previous output whose documents did not change are taken as they are
     # (a document's provenance is part of its key: a commit leaves the others' shards kept)
@@ -339,15 +341,6 @@ def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path 
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])
     return failed
-
-
-def _provenance(root: Path, sources: list[SourceDoc]) -> dict[str, list[LineProvenance]]:
-    out = {}
-    for s in sources:
-        blame = history.blame_lines(root, s.rel)
-        if blame:
-            out[s.rel] = blame
-    return out
 
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],

@@ -1,0 +1,85 @@
+"""Every document's per-line provenance for a build, without a `git blame` per document
+where one commit alone wrote the file.
+
+`git blame` walks the history from HEAD back to where every line was written, so blaming
+each of D documents in a history of C commits costs D × C (200 documents blamed in 8 s with
+500 commits, 35 s with 2,000). One `git log` of the whole history names the files exactly
+one commit added and no commit touched again (merges compared with each parent, `-m`; no
+rename detection, and none of that commit's files deleted, so blame could not follow a rename
+into it): every line of such a file, unchanged in the working tree, is that commit's, as
+blame would say. Only the other documents are blamed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+
+from kbtools import provenance
+from kbtools.gitobjects import unquote_path
+from kbtools.provenance import LineProvenance, git_prefix, line_provenance, open_repo, plain_paths
+
+# sha, author (mailmap applied, as blame prints it), author time and zone, committer time
+LOG_FORMAT = "--format=%x00%H%x1f%aN%x1f%aE%x1f%at%x1f%ad%x1f%ct%x00"
+
+
+def blame_documents(root: Path, rels: list[str]) -> dict[str, list[LineProvenance]]:
+    """`provenance.blame_lines(root, rel)` of each of `rels` (documents without any left out)."""
+    written = _written_once(root)
+    out = {}
+    for rel in rels:
+        found = written.get(rel)
+        blame = _all_lines(root / rel, *found) if found else provenance.blame_lines(root, rel)
+        if blame:
+            out[rel] = blame
+    return out
+
+
+def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
+    """root-relative path → (commit, its blame fields) of the clean files one commit wrote."""
+    repo = open_repo(root)
+    if repo is None:
+        return {}
+    with repo:
+        try:
+            prefix = git_prefix(repo, root)
+            out = plain_paths(repo).log("-m", "--no-renames", "--name-status", "--no-show-signature",
+                                        "--date=format:%z", LOG_FORMAT, "HEAD")
+            dirty = plain_paths(repo).status("--porcelain", "-z", "--untracked-files=no")
+        except (git.GitCommandError, ValueError):
+            return {}
+    touched: dict[str, int] = {}
+    added: dict[str, tuple[str, dict[str, str]]] = {}
+    parts = out.split("\x00")
+    for i in range(1, len(parts) - 1, 2):
+        sha, name, email, at, tz, ct = parts[i].split("\x1f")
+        fields = {"author": name, "author-mail": f"<{email}>", "author-time": at,
+                  "author-tz": tz, "committer-time": ct}
+        changes = [ln.split("\t") for ln in parts[i + 1].split("\n") if "\t" in ln]
+        deletes = any(c[0].startswith("D") for c in changes)
+        for status, *paths in changes:
+            path = unquote_path(paths[-1])
+            touched[path] = touched.get(path, 0) + 1
+            if status == "A" and not deletes:
+                added[path] = (sha, fields)
+    # `git status -z`: "XY path", a rename's or copy's source path as the next entry
+    entries = iter(dirty.split("\x00"))
+    changed = set()
+    for entry in entries:
+        if len(entry) > 3:
+            changed.add(entry[3:])
+            if entry[0] in "RC":
+                next(entries, None)
+    return {path[len(prefix):]: found for path, found in added.items()
+            if touched[path] == 1 and path not in changed and path.startswith(prefix)}
+
+
+def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> list[LineProvenance]:
+    """Every line of the file at `path` credited to commit `sha`, as blame numbers them."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return [line_provenance(i, sha, fields) for i in range(1, n + 1)]
