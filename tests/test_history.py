@@ -173,14 +173,15 @@ def test_chunk_provenance_reads_the_chunks_lines_not_the_whole_blame() -> None:
     n = 3000
     blame = [CountedLine(line=i, commit=f"{i % 7:040x}", author_name=f"a{i % 7}",
                          author_email="", authored_at=f"2026-01-{i % 7 + 1:02d}T00:00:00",
-                         committed_ts=i % 7 + 100) for i in range(1, n + 1)]
+                         committed_ts=i % 7 + 100, authored_ts=i % 5)
+             for i in range(1, n + 1)]
     spans = [(s, s + 2) for s in range(1, n + 1, 3)] + [(n + 5, n + 9), (0, 0), (5, 4)]
 
     def reference(lo: int, hi: int) -> dict[str, str | None]:
         lines = [p for p in blame if lo <= p.line <= hi]
         if not lines:
             return {"last_commit": None, "last_author": None, "last_changed": None}
-        newest = max(lines, key=lambda p: (p.committed_ts, p.authored_at))
+        newest = max(lines, key=lambda p: (p.committed_ts, p.authored_ts))
         return {"last_commit": newest.commit, "last_author": newest.author_name,
                 "last_changed": newest.authored_at}
 
