@@ -10,6 +10,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -184,16 +185,40 @@ def load_config(root: Path | None = None, overrides: dict[str, Any] | None = Non
     path = root / CONFIG_NAME
     user: dict[str, Any] = {}
     if path.is_file():
+        data_bytes = path.read_bytes()
         try:
-            text = path.read_text(encoding="utf-8")
+            text = data_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"cannot parse: not UTF-8 (byte 0x{data_bytes[exc.start]:02x})",
+                              path=str(path),
+                              line=data_bytes.count(b"\n", 0, exc.start) + 1) from None
+        try:
             user = tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # "(at line 3, …)"
-            raise ConfigError(f"cannot parse: {exc}", path=str(path)) from None
+        except tomllib.TOMLDecodeError as exc:
+            message, line = toml_error(exc, text)
+            raise ConfigError(f"cannot parse: {message}", path=str(path), line=line) from None
         _validate(user, path, text)
     data = _merge(DEFAULTS, user)
     if overrides:
         data = _merge(data, overrides)
     return Config(root=root, data=data)
+
+
+_TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+
+
+def toml_error(exc: tomllib.TOMLDecodeError, text: str) -> tuple[str, int | None]:
+    """tomllib's message for `text` without its "(at line 23, column 7)" and the line apart,
+    so the error reads `kb.toml:23: …` as every other (the column stays in the message; the
+    end of the document is its last line)."""
+    message = str(exc)
+    found = _TOML_AT.search(message)
+    if found is None:
+        return message, None
+    head = message[:found.start()]
+    if found.group(1) is None:
+        return f"{head} (at the end of the file)", max(len(text.splitlines()), 1)
+    return f"{head} (column {found.group(2)})", int(found.group(1))
 
 
 def _validate(user: dict[str, Any], path: Path, text: str) -> None:

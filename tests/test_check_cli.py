@@ -135,7 +135,24 @@ def test_bad_config_is_reported(repo):
     (repo / "kb.toml").write_text("[paths\n")
     result = run()
     assert result.exit_code == 1
-    assert "kb.toml: cannot parse" in result.stderr
+    assert "kb.toml:1: cannot parse" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "build"])
+@pytest.mark.parametrize("data,line,message", [
+    (b'[paths]\nknowledge = "knowledge"\n\n[chunk\n', 4,
+     "cannot parse: Expected ']' at the end of a table declaration (column 7)"),
+    (b'[paths]\nknowledge = "knowledge\n', 2, "cannot parse: Illegal character '\\n' (column 23)"),
+    (b'[paths]\nknowledge = [\n', 2, "cannot parse: Invalid value (at the end of the file)"),
+    (b'[paths]\n# caf\xe9\n', 2, "cannot parse: not UTF-8 (byte 0xe9)"),
+])
+def test_a_kb_toml_syntax_error_names_its_line(repo, command, data, line, message):
+    """A kb.toml that is not TOML read `kb.toml: cannot parse: … (at line 4, column 7)`,
+    not the `FILE:LINE:` form of every other error that CI annotations and editors read."""
+    (repo / "kb.toml").write_bytes(data)
+    result = CliRunner().invoke(main, [command])
+    assert result.exit_code == 1
+    assert result.stderr == f"kb: error: {repo / 'kb.toml'}:{line}: {message}\n"
 
 
 @pytest.mark.parametrize("toml,line,message", [

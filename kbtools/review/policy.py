@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import git
 
-from kbtools.config import CONFIG_NAME, DEFAULTS, Config
+from kbtools.config import CONFIG_NAME, DEFAULTS, Config, toml_error
 from kbtools.errors import ConfigError, ReviewError
 from kbtools.findings import Finding
 from kbtools.provenance import (
@@ -250,7 +250,9 @@ def trusted_settings(cfg: Config, repo: git.Repo, start: str, head: str, prefix:
     try:
         section = tomllib.loads(text).get("review", {})
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"cannot parse at {start[:10]}: {exc}", path=CONFIG_NAME) from None
+        message, line = toml_error(exc, text)
+        raise ConfigError(f"cannot parse at {start[:10]}: {message}", path=CONFIG_NAME,
+                          line=line) from None
     if base_text is not None and head_text is not None and base_text != head_text:
         try:
             changed = tomllib.loads(head_text).get("review", {}) != section
