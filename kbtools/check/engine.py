@@ -150,6 +150,7 @@ class CheckContext:
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
     history: Config | None = None  # set: check verified documents against Git history
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
+    user_dict: Path | None = None  # the tokenizer's user dictionary (kb.toml bm25.user_dict)
     assets: Path | None = None  # the assets folder (with knowledge: where wikilinks resolve)
     keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
     results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
@@ -198,6 +199,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cfg.path("cache") if cache else None),
                         history=cfg if history else None, knowledge=cfg.path("knowledge"),
+                        user_dict=cfg.root / str(cfg.get("bm25.user_dict")),
                         assets=cfg.path("assets"), results=results)
 
 
@@ -532,7 +534,7 @@ def check_results(paths: list[Path], ctx: CheckContext,
                   jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
     named = {Path(p) for p in paths if not Path(p).is_dir()}  # checked even if untracked
     files = [f for f in find_markdown([Path(p) for p in paths])
-             if not vocabulary.is_synonyms_file(f)  # data, not a document
+             if not vocabulary.is_data_file(f, ctx.user_dict)  # not documents
              and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))]
     results = analyze_files(files, ctx, jobs)
     ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
@@ -542,8 +544,9 @@ def check_results(paths: list[Path], ctx: CheckContext,
     findings.extend(resolve_anchors(results, ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
-    if ctx.knowledge is not None and vocabulary.covered(paths, ctx.knowledge):
-        findings.extend(vocabulary.synonyms_findings(ctx.knowledge, ctx.root, ctx.max_bytes))
+    if ctx.knowledge is not None:
+        findings.extend(vocabulary.data_file_findings(paths, ctx.knowledge, ctx.user_dict,
+                                                      ctx.root, ctx.max_bytes))
     return results, sort_findings(findings)
 
 

@@ -4,6 +4,9 @@
   checked whenever a run covers it (the knowledge folder, a folder above it, or the file
   named); each bad line is one finding at ``file:line``. It is no knowledge document:
   Markdown checks never see it.
+- The user dictionary (kb.toml ``bm25.user_dict``, ``knowledge/_dict.txt`` by default): checked
+  when a run covers it or the knowledge folder; a line that is not ``word [frequency] [tag]``
+  is one finding at ``file:line`` (`kbtools.index.tokenize.user_dict_problems`).
 - ``supersedes:``: every document it names must exist (a path from the repository root as
   results show it, or from the knowledge folder; ``.md`` may be left out), and not be the
   declaring document itself.
@@ -19,6 +22,7 @@ from kbtools.corpus import SourceDoc, decode, read_source, rel_path
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
 from kbtools.index import synonyms
+from kbtools.index.tokenize import user_dict_problems
 
 # finding code → what it means (merged into `kbtools.check.engine.CODES`)
 CODES: dict[str, str] = {
@@ -29,6 +33,9 @@ CODES: dict[str, str] = {
     "synonyms-duplicate": "a term of _synonyms.txt that is already in another group",
     "synonyms-repeated": "a term repeated inside one group of _synonyms.txt (warning)",
     "synonyms-unreadable": "_synonyms.txt cannot be read or is not UTF-8",
+    "dict-bad-line": "a line of the user dictionary (_dict.txt) that is not "
+                     "'word [frequency] [tag]'",
+    "dict-unreadable": "the user dictionary (_dict.txt) cannot be read or is not UTF-8",
     "supersedes-missing": "`supersedes:` names a document that does not exist (or the "
                           "document itself)",
 }
@@ -43,9 +50,27 @@ def is_synonyms_file(path: Path) -> bool:
     return path.name == synonyms.SOURCE_NAME
 
 
-def covered(paths: Iterable[Path], knowledge: Path) -> bool:
-    """Whether a run over `paths` covers the knowledge folder's synonyms file."""
-    target = os.path.realpath(synonyms_file(knowledge))
+def is_data_file(path: Path, user_dict: Path | None) -> bool:
+    """Whether `path` is the synonyms file or the user dictionary: data, not a document."""
+    return is_synonyms_file(path) or (
+        user_dict is not None and os.path.realpath(path) == os.path.realpath(user_dict))
+
+
+def data_file_findings(paths: list[Path], knowledge: Path, user_dict: Path | None, root: Path,
+                       max_bytes: int) -> list[Finding]:
+    """The findings of the synonyms file and the user dictionary a run over `paths` covers
+    (the dictionary also when the run covers the knowledge folder, wherever it lies)."""
+    out = []
+    if covered(paths, synonyms_file(knowledge)):
+        out.extend(synonyms_findings(knowledge, root, max_bytes))
+    if user_dict is not None and (covered(paths, user_dict) or covered(paths, knowledge)):
+        out.extend(user_dict_findings(user_dict, root, max_bytes))
+    return out
+
+
+def covered(paths: Iterable[Path], file: Path) -> bool:
+    """Whether a run over `paths` covers `file` (named, or in a folder named)."""
+    target = os.path.realpath(file)
     for p in paths:
         real = os.path.realpath(p)
         if real == target or (Path(p).is_dir() and target.startswith(real.rstrip(os.sep) + os.sep)):
@@ -56,19 +81,40 @@ def covered(paths: Iterable[Path], knowledge: Path) -> bool:
 def synonyms_findings(knowledge: Path, root: Path, max_bytes: int) -> list[Finding]:
     """One finding per problem of the synonyms file (none when there is no file)."""
     path = synonyms_file(knowledge)
+    rel = rel_path(path, root)
+    text = _read(path, root, max_bytes, "synonyms-unreadable")
+    if not isinstance(text, str):
+        return text
+    return [finding(rel, line, 1, "warning" if code in WARNINGS else "error", code, message)
+            for line, code, message in synonyms.parse(text)[1]]
+
+
+def user_dict_findings(path: Path, root: Path, max_bytes: int) -> list[Finding]:
+    """One `dict-bad-line` per line of the user dictionary that is not
+    `word [frequency] [tag]` (none when there is no file)."""
+    text = _read(path, root, max_bytes, "dict-unreadable")
+    if not isinstance(text, str):
+        return text
+    rel = rel_path(path, root)
+    return [finding(rel, line, 1, "error", "dict-bad-line", message)
+            for line, message in user_dict_problems(text)]
+
+
+def _read(path: Path, root: Path, max_bytes: int, unreadable: str) -> str | list[Finding]:
+    """The text of a data file of the repository, or the finding (`unreadable`) that it could
+    not be read (an empty list when there is no file)."""
     if not (path.exists() or path.is_symlink()):
         return []
     rel = rel_path(path, root)
     try:
         text, problems = decode(read_source(path, root, max_bytes))
     except SourceError as exc:
-        return [finding(rel, 1, 1, "error", "synonyms-unreadable", exc.message)]
+        return [finding(rel, 1, 1, "error", unreadable, exc.message)]
     if "not-utf8" in problems:
         line = next(n for n, ln in enumerate(text.split("\n"), 1) if "\ufffd" in ln)
-        return [finding(rel, line, 1, "error", "synonyms-unreadable",
+        return [finding(rel, line, 1, "error", unreadable,
                         "bytes that are not valid UTF-8 (save the file as UTF-8)")]
-    return [finding(rel, line, 1, "warning" if code in WARNINGS else "error", code, message)
-            for line, code, message in synonyms.parse(text)[1]]
+    return text
 
 
 def supersedes_targets(meta: dict[str, object]) -> list[str]:

@@ -8,7 +8,7 @@ import click
 
 from kbtools.check.engine import CheckContext, check_results, make_context
 from kbtools.check.fix import fix_paths
-from kbtools.check.vocabulary import is_synonyms_file
+from kbtools.check.vocabulary import is_data_file
 from kbtools.commands.output import json_option, report_findings
 from kbtools.config import load_config
 from kbtools.errors import KbError, UsageError, plural
@@ -71,7 +71,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
             click.echo(change.format(), err=True)
     else:
         results, findings = check_results(targets, ctx_factory(), jobs)
-    if not results and not staged and not any(is_synonyms_file(t) for t in targets):
+    ctx_user_dict = cfg.root / str(cfg.get("bm25.user_dict"))
+    if not results and not staged and not any(is_data_file(t, ctx_user_dict) for t in targets):
         raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
     report_findings(findings, f"check: {plural(len(results), 'document')}", as_json=as_json)
 

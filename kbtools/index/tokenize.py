@@ -299,3 +299,36 @@ def dictionary_terms(metadata_values: Iterable[object], user_dict_text: str = ""
         if line:
             terms.add(line.split()[0])
     return sorted(terms)
+
+
+_FREQUENCY, _TAG = re.compile(r"[0-9]+"), re.compile(r"[a-z]+")
+_JIEBA_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")  # jieba's re_userdict
+
+
+def user_dict_problems(text: str) -> list[tuple[int, str]]:
+    """(1-based line, message) of each line of a user dictionary `text` that is not
+    `word [frequency] [tag]` (a frequency is a whole number, a tag lowercase letters).
+
+    The build takes a line's first field as its word (`dictionary_terms`); jieba would take
+    all it does not read as a frequency and tag: `斑马 notanumber n` is "斑马" to one and
+    "斑马 notanumber" to the other, a word with a space or a mistyped frequency either
+    way, so `kb check` reports it."""
+    out = []
+    for number, raw in enumerate(text.split("\n"), 1):
+        fields = raw.split("#", 1)[0].split()
+        if len(fields) < 2 or _fields_ok(fields[1:]):
+            continue
+        line = " ".join(fields)
+        match = _JIEBA_LINE.match(line)
+        jieba_word = match.group(1) if match else line
+        out.append((number, f"{line!r} is not 'word [frequency] [tag]': jieba would read the "
+                            f"word {jieba_word!r}, the build {fields[0]!r} (a word holds no "
+                            "spaces, a frequency is a whole number, a tag lowercase letters: "
+                            "'赤霉病 20 n')"))
+    return out
+
+
+def _fields_ok(rest: list[str]) -> bool:
+    if len(rest) == 1:
+        return bool(_FREQUENCY.fullmatch(rest[0]) or _TAG.fullmatch(rest[0]))
+    return len(rest) == 2 and bool(_FREQUENCY.fullmatch(rest[0]) and _TAG.fullmatch(rest[1]))
