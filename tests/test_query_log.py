@@ -6,6 +6,7 @@ A real device (tests/device_fixtures.py: built, signed, synced); each test gets 
 
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
@@ -221,3 +222,25 @@ def test_read_only_device_still_answers(dev, tmp_path):
     assert "wheat-scab.md" in run.stdout
     assert run.stderr.count("kb: warning: query log not written") == 1, run.stderr
     assert "Traceback" not in run.stderr and not (dev / "queries.jsonl").exists()
+
+
+@pytest.mark.parametrize("err", [errno.EROFS, errno.ENOSPC, errno.EACCES])
+def test_log_switch_on_a_device_that_refuses_the_write_is_no_usage_error(dev, monkeypatch, err):
+    """`kb log --off` on a read-only device directory exited 2, a usage error, for the
+    machine refusing the write, and named the directory, not the file."""
+    def refuse(root: Path, rel: str, data: bytes) -> None:
+        raise OSError(err, os.strerror(err), str(root / rel))
+
+    monkeypatch.setattr(qlog, "atomic_write_beneath", refuse)
+    code, out = kb("log", "--off", "--to", str(dev))
+    assert (code, out) == (1, f"kb: error: {dev / 'settings.json'}: cannot write: "
+                              f"{os.strerror(err)}\n")
+    assert not (dev / "settings.json").exists()
+
+
+def test_log_switch_with_a_broken_settings_file_names_it(dev):
+    (dev / "settings.json").write_text("{query_log: off", encoding="utf-8")
+    code, out = kb("log", "--on", "--to", str(dev))
+    assert code == 1 and out.startswith(f"kb: error: {dev / 'settings.json'}: not JSON (")
+    assert len(out.splitlines()) == 1
+    assert (dev / "settings.json").read_text(encoding="utf-8") == "{query_log: off"

@@ -34,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import UsageError, one_line, valid_unicode
+from kbtools.errors import KbError, UsageError, one_line, valid_unicode
 from kbtools.fsutil import atomic_write_beneath, json_line, open_beneath, read_beneath
 from kbtools.index.layout import (
     QUERY_LOG,
@@ -172,20 +172,23 @@ def set_log_enabled(device: Path, enabled: bool) -> None:
     """Turn the device's query log on or off (settings.json, written atomically)."""
     if not DeviceLayout(device).is_device():
         raise UsageError("not a device directory (nothing synced here yet)", path=str(device))
+    # the device refusing (read-only, full, forbidden) is no usage error: exit 1, the file named
+    shown = str(device / SETTINGS)
     try:
         data = json.loads(read_beneath(device, SETTINGS, MAX_SETTINGS_BYTES))
     except FileNotFoundError:
         data = {}
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read settings.json: {exc}", path=str(device)) from None
+    except OSError as exc:
+        raise KbError(f"cannot read: {exc.strerror or exc}", path=shown) from None
+    except ValueError as exc:
+        raise KbError(f"not JSON ({exc}); fix or remove it", path=shown) from None
     data = data if isinstance(data, dict) else {}
     data["query_log"] = enabled
     try:
         atomic_write_beneath(device, SETTINGS,
                              (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
     except OSError as exc:
-        raise UsageError(f"cannot write settings.json: {exc.strerror or exc}",
-                         path=str(device)) from None
+        raise KbError(f"cannot write: {exc.strerror or exc}", path=shown) from None
 
 
 # ------------------------------------------------------------------- reading
