@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from hostile import KB, env
 
 from kbtools.agents.draft import create_draft, render_document, slugify
+from kbtools.agents.mcp_server import Context, tool_draft
 from kbtools.cli import main
 from kbtools.corpus import parse_source
 from kbtools.errors import UsageError
@@ -131,7 +132,8 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
     heads = {h.name for h in repo.heads}
     with pytest.raises(UsageError, match="unknown category 'memo'"):
         create_draft(root, "memo", "T", "b")
-    with pytest.raises(UsageError, match="'location' is a required property.*--location"):
+    with pytest.raises(UsageError, match="'location' is a required property "
+                                         r"\(pass the location argument\)$"):
         create_draft(root, "field-report", "T", "b")
     with pytest.raises(UsageError, match="non-empty title"):
         create_draft(root, "field-report", "  ", "b", location="x")
@@ -142,6 +144,24 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
     plain.mkdir()
     with pytest.raises(Exception, match="not inside a Git repository"):
         create_draft(plain, "field-report", "T", "b", location="x")
+
+
+def test_an_agent_is_told_the_argument_a_cli_user_the_flag(repo: git.Repo, monkeypatch) -> None:
+    """MCP `draft_report` without `location` told the agent to "pass --location", a flag it
+    has no way to pass; `author` likewise."""
+    root = Path(repo.working_tree_dir)
+    ctx = Context(root=root)
+    with pytest.raises(UsageError) as missing:
+        tool_draft(ctx, "field-report", "T", "b")
+    assert missing.value.message.endswith("(pass the location argument)")
+    assert "--" not in missing.value.message
+    monkeypatch.setattr("kbtools.agents.draft.git_identity", lambda repo: ("", ""))  # no user
+    with pytest.raises(UsageError, match="^no author: pass the author argument or set git"):
+        tool_draft(ctx, "field-report", "T", "b", location="x")
+    monkeypatch.chdir(root)
+    res = CliRunner().invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
+                                    "--location", "x"])
+    assert res.exit_code == 2 and "no author: pass --author or set git" in res.stderr
 
 
 def test_draft_in_repository_without_commits(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import os
 import posixpath
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,13 @@ from kbtools.schemas import categories, schema_path, validator_for
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
 MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
+
+def argument_name(name: str) -> str:
+    """How an error names an argument of `create_draft` to its caller: as the library and the
+    MCP tool take it (the CLI passes its flags, `--location`)."""
+    return f"the {name} argument"
+
+
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -120,13 +128,14 @@ def split_body(body: str) -> tuple[dict[str, Any], str]:
     return meta, src.body
 
 
-def _validate(cfg: Config, rel: str, text: str, category: str) -> None:
+def _validate(cfg: Config, rel: str, text: str, category: str,
+              argument: Callable[[str], str]) -> None:
     src = parse_source(text, cfg.root / rel, rel)
     schemas_dir = cfg.path("schemas")
     for name in ("frontmatter", f"categories/{category}"):
         for err in validator_for(name, schemas_dir).iter_errors(src.meta):
             where = ".".join(str(p) for p in err.absolute_path) or "(front matter)"
-            hint = " (pass --location)" if "'location'" in err.message else ""
+            hint = f" (pass {argument('location')})" if "'location'" in err.message else ""
             raise UsageError(f"draft front matter is invalid: {where}: {err.message}{hint}",
                              path=rel)
 
@@ -162,13 +171,15 @@ def _free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
 def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                  author: str | None = None, location: str | None = None,
                  extra_meta: dict[str, Any] | None = None, source: str | None = None,
-                 base: str = "HEAD", now: datetime | None = None) -> Draft:
+                 base: str = "HEAD", now: datetime | None = None,
+                 argument: Callable[[str], str] = argument_name) -> Draft:
     """Commit a new unverified document on a new `draft/...` branch based on `base`.
 
     Front matter: title, category, source, author (argument, else Git user name),
     timestamp (now, with offset), verified: false, location when given, plus
     `extra_meta` and any front matter the body carries (verification fields dropped).
-    Raises UsageError for an unknown category or a result that fails the schema.
+    Raises UsageError for an unknown category or a result that fails the schema; an error
+    that asks for an argument names it as `argument` spells it (the CLI: its flag).
     """
     for name, value in (("category", category), ("title", title), ("body", body),
                         ("author", author), ("location", location), ("source", source)):
@@ -184,7 +195,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         name, email = git_identity(repo)
         who = (author or name or email).strip()
         if not who:
-            raise UsageError("no author: pass --author or set git config user.name")
+            raise UsageError(f"no author: pass {argument('author')} or set git config "
+                             "user.name")
         body_meta, text = split_body(body)
         when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
         meta: dict[str, Any] = {"title": title.strip(), "category": category,
@@ -216,7 +228,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                                        f"{prefix}{folder}/{day}-{slug}.md")
             rel = gpath[len(prefix):]
             _written_as_meant(cfg, rel, document, meta)
-            _validate(cfg, rel, document, category)
+            _validate(cfg, rel, document, category, argument)
             _passes_check(cfg, rel, document)
             sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
                                Actor(name or who, email or "kb-draft@localhost"))

@@ -36,7 +36,7 @@ def new(category: str, title: str, source_file: BinaryIO | None, author: str | N
     """
     body = read_body(source_file) if source_file is not None else ""
     result = create_draft(find_root(), category, title, body, author=author,
-                          location=location, source=source)
+                          location=location, source=source, argument=lambda name: f"--{name}")
     if as_json:
         echo_json(result.to_dict())
         return
