@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
@@ -265,3 +267,35 @@ def test_a_draft_that_would_read_back_otherwise_is_never_committed(repo: git.Rep
         create_draft(Path(repo.working_tree_dir), "field-report", "guard", body,
                      author="Tech Wu", location="Plant 2", now=NOW)
     assert {h.name for h in repo.heads} == heads
+
+
+KILLED_DRAFT = """
+import os, signal, sys
+from pathlib import Path
+from kbtools.agents import draft
+
+def killed(repo, data):  # the private index holds the base tree by now
+    os.kill(os.getpid(), signal.SIGKILL)
+
+draft.write_blob = killed
+draft.create_draft(Path(sys.argv[1]), "field-report", "Killed", "b", location="x")
+"""
+
+
+def test_a_killed_draft_leaves_no_private_index_behind(repo: git.Repo, tmp_path: Path) -> None:
+    """`kb draft new` killed while it committed left its private index file, a copy of the
+    whole tree's index, as /tmp/kb-draft-index-* for good: one per killed run."""
+    root = Path(repo.working_tree_dir)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run([sys.executable, "-c", KILLED_DRAFT, str(root)],
+                          env={**env(tmp_path / "home"), "TMPDIR": str(tmp)},
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert list(tmp.iterdir()) == []  # nothing outside the repository
+    private = Path(repo.git_dir) / "kb"
+    left = [p.name for p in private.iterdir()]  # by the killed run, inside the repository
+    assert len(left) == 1 and left[0].startswith(".draft-index.build-")
+    d = create_draft(root, "field-report", "Next", "b", location="x", now=NOW)
+    assert repo.commit(d.branch).message.startswith("Draft: Next")
+    assert list(private.iterdir()) == []  # the next draft removed what the killed one left

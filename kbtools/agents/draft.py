@@ -9,10 +9,9 @@ index and working tree are never touched, and nothing is ever committed to main.
 from __future__ import annotations
 
 import hashlib
-import os
 import posixpath
 import re
-import tempfile
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +25,7 @@ from kbtools.check.engine import check_document, make_context
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, valid_unicode
+from kbtools.fsutil import staging_dir
 from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
 from kbtools.provenance import (
     git_identity,
@@ -39,6 +39,7 @@ from kbtools.schemas import categories, schema_path, validator_for
 
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
+DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private indexes live
 MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
 
 def argument_name(name: str) -> str:
@@ -254,21 +255,28 @@ def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:
 def _commit_file(repo: git.Repo, base: CommitInfo | None, gpath: str, data: bytes,
                  message: str, actor: Actor) -> str:
     """Write one file on top of `base` as a new commit object; returns its sha. Uses a
-    private index file so the repository's own index and work tree stay untouched."""
-    fd, index = tempfile.mkstemp(prefix="kb-draft-index-")
-    os.close(fd)
-    os.unlink(index)
+    private index file so the repository's own index and work tree stay untouched: in a
+    locked staging directory under the repository's git dir (`DRAFT_INDEX_DIR`), so the
+    one a killed run leaves (it held the whole tree's index) is removed by the next draft."""
+    with staging_dir(Path(repo.git_dir) / DRAFT_INDEX_DIR) as private:
+        try:
+            return _commit_with_index(repo, base, gpath, data, message, actor,
+                                      str(private / "index"))
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+
+
+def _commit_with_index(repo: git.Repo, base: CommitInfo | None, gpath: str, data: bytes,
+                       message: str, actor: Actor, index: str) -> str:
+    """`_commit_file` with the private index file `index`."""
     env = {"GIT_INDEX_FILE": index}
-    try:
-        if base is not None:
-            repo.git.read_tree(base.sha, env=env)
-        blob = write_blob(repo, data)
-        repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{gpath}", env=env)
-        tree = repo.git.write_tree(env=env)
-        cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
-                "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
-        args = [tree] + (["-p", base.sha] if base is not None else [])
-        commit: str = repo.git.commit_tree(*args, "-m", message, env=cenv)
-        return commit.strip()
-    finally:
-        Path(index).unlink(missing_ok=True)
+    if base is not None:
+        repo.git.read_tree(base.sha, env=env)
+    blob = write_blob(repo, data)
+    repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{gpath}", env=env)
+    tree = repo.git.write_tree(env=env)
+    cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
+            "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
+    args = [tree] + (["-p", base.sha] if base is not None else [])
+    commit: str = repo.git.commit_tree(*args, "-m", message, env=cenv)
+    return commit.strip()
