@@ -326,6 +326,14 @@ def test_a_file_system_without_links_serves_through_a_current_file(device, tmp_p
     assert current.read_text() == "releases/kb-r2\n" and served(d.dev) == "kb-r2"
     code, out, _ = kb("status", "--to", d.dev, "--quick")
     assert code == 0 and "serving kb-r2" in out
+    # DIR/current, a file here, means the device as the link does (click refused it: "is
+    # a file"); any other file is still refused
+    for args in (["status", "--to", current, "--quick"], ["status", "--index", current, "--quick"],
+                 ["releases", "--to", current], ["log", "--to", current]):
+        code, out, err = kb(*args)
+        assert code == 0 and f"device {d.dev}" in out, (args, err)
+    code, _, err = kb("status", "--to", d.dev / "state.json")
+    assert code == 2 and "is a file" in err
     for bad in ("releases/../../etc\n", "kb-r3\n", "releases/kb-r3\nreleases/kb-r2\n"):
         current.write_text(bad)  # only `releases/<tag>`, one line, counts
         assert served(d.dev) is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ import click
 from kbtools.errors import valid_unicode
 from kbtools.findings import Finding, verdict
 from kbtools.fsutil import json_line, unicode_stream
+from kbtools.index.layout import device_of_release
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,10 +23,29 @@ def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
 
 
+class DevicePath(click.Path):
+    """A directory, or a device's `current` where it is a file: on a file system without
+    symbolic links (FAT, exFAT) `current` is a file naming the served release
+    (`kbtools.ship.device.switch_to`), and `DIR/current` means the device as the link does
+    (`device_of_release`). Any other file is refused as click refuses it."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+        self.name = "directory"  # its metavar and messages, as click's directory type
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        given = Path(os.fsdecode(path))
+        if given.is_file() and device_of_release(given) is None:
+            self.fail(f"Directory {click.format_filename(given)!r} is a file.", param, ctx)
+        return path
+
+
 def to_option(f: F) -> F:
     """--to DIR, shared by sync, status, releases and rollback."""
     return click.option(
-        "--to", "to", type=click.Path(file_okay=False, path_type=Path), default=None,
+        "--to", "to", type=DevicePath(), default=None,
         help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
 
 

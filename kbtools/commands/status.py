@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import DevicePath, echo_json, json_option, to_option
 from kbtools.errors import SyncError
 from kbtools.ship.checkout import checkout_status
 from kbtools.ship.device import device_dir, require_device
@@ -18,7 +18,7 @@ from kbtools.ship.release import release_settings
 
 @click.command("status")
 @to_option
-@click.option("--index", "index_path", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--index", "index_path", type=DevicePath(),
               default=None, help="A git checkout of a release (or a device dir, like --to).")
 @click.option("--quick", is_flag=True, help="Skip re-hashing the served files.")
 @json_option
