@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import math
+from datetime import UTC, datetime
 from pathlib import Path
 
 import git
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from git.util import Actor
 
 from kbtools.cli import main
+from kbtools.commands import review as review_cmd
 from kbtools.config import load_config
 from kbtools.errors import ReviewError, UsageError
 from kbtools.review.approve import approve, set_verification
@@ -484,6 +486,26 @@ def test_pending_lists_unverified_and_changed_oldest_first(kb: KB, monkeypatch) 
     (kb.root / "knowledge/crops/draft.md").write_text(doc_text())
     assert ("knowledge/crops/draft.md", "uncommitted") in [
         (r["doc"], r["reason"]) for r in pending(load_config(kb.root))]
+
+
+def test_pending_age_of_a_commit_dated_ahead_is_zero(kb: KB, monkeypatch) -> None:
+    """`kb review pending` showed "-29.8d" for a commit dated after the reviewer's clock (an
+    author's skewed clock, or a device's that is behind)."""
+    written(kb)
+    kb.put(doc_text(title="Ahead"), "Add ahead", RAY, "2026-03-01T10:00:00+08:00",
+           rel="knowledge/crops/ahead.md")
+    now = datetime(2026, 2, 15, 12, 0, tzinfo=UTC)  # after the first commit, before the second
+    rows = {r["doc"]: r for r in pending(load_config(kb.root), now=now)}
+    ahead = rows["knowledge/crops/ahead.md"]
+    assert ahead["age_days"] == 0.0 and ahead["since"] == "2026-03-01T10:00:00+08:00"
+    assert math.copysign(1, ahead["age_days"]) == 1  # not -0.0 either
+    assert rows[DOC]["age_days"] > 0
+    monkeypatch.chdir(kb.root)
+    monkeypatch.setattr(review_cmd, "pending_docs", lambda cfg: pending(cfg, now=now))
+    res = CliRunner().invoke(main, ["review", "pending"])
+    assert res.exit_code == 0, res.output
+    assert "-" not in "".join(line.split()[0] for line in res.stdout.splitlines())
+    assert "    0.0d  unverified" in res.stdout
 
 
 def test_review_diff_since_verification(kb: KB, monkeypatch) -> None:

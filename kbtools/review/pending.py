@@ -22,7 +22,8 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     """Documents awaiting review, oldest first: unverified ones, verified ones whose
     content changed since their verification, and uncommitted ones. Each: doc, title,
     reason, author (front matter), git_author, git_author_email, commit (the oldest
-    change not yet verified), since, age_days."""
+    change not yet verified), since, age_days (never below 0: a commit dated ahead of this
+    clock, a skewed author's or this device's, is as new as can be)."""
     now = now or datetime.now().astimezone()
     repo = open_repo(cfg.root)
     nc = non_content_fields(cfg)
@@ -39,8 +40,8 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
                 if found is None:
                     continue
                 entry = found
-            since = entry["since"]
-            entry["age_days"] = round((now - since).total_seconds() / 86400, 1)
+            since = entry["since"]  # a commit (or file) dated ahead of this clock is new:
+            entry["age_days"] = max(0.0, round((now - since).total_seconds() / 86400, 1))
             entry["since"] = since.isoformat(timespec="seconds")
             out.append(entry)
     finally:
