@@ -162,7 +162,7 @@ def test_index_knowledge_reads_data_source(tmp_path):
     store = SimpleNamespace(span_reason=lambda doc, a, b: None)  # every chunk verified
     docs = [{"doc": "knowledge/crops/cucumber.md"}, {"doc": "knowledge/a.md"}]
     kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store,
-                                            docs=lambda: docs))
+                                            docs=lambda: docs, manifest={"artifacts": {}}))
     assert kn.where == "index"
     sec = read_section(kn, "knowledge/crops/cucumber.md", "2. 防治")
     assert sec.doc == "knowledge/crops/cucumber.md"

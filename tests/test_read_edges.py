@@ -222,7 +222,7 @@ def index_knowledge(tmp_path: Path):
     write_store(tmp_path / "store.sqlite", docs, chunks, {}, [])
     store = Store(tmp_path / "store.sqlite")
     yield open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store,
-                                             docs=lambda: docs))
+                                             docs=lambda: docs, manifest={"artifacts": {}}))
     store.close()
 
 

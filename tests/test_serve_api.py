@@ -13,6 +13,8 @@ import pytest
 from servefixtures import make_served_repo
 from starlette.testclient import TestClient
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from kbtools.serve.app import check_bind, create_app, read_token
@@ -349,3 +351,32 @@ def test_a_review_the_build_could_not_check_gets_no_verified_badge(repo, tmp_pat
         assert "badge ok" not in html and '<span class="badge warn">未审核</span>' in html
         assert "built outside Git" in html  # the reason, with the lines it covers
         assert c.get("/api/read", params={"doc": SCAB}).json()["verified"] is False
+
+
+def test_a_document_over_the_default_limit_is_served_when_the_build_allowed_it(tmp_path):
+    """kb.toml `[check] max_bytes` above the 2 MB default: the build indexes the document,
+    and the web app and the API read it too (they refused it at the default limit)."""
+    root = tmp_path / "kr"
+    (root / "knowledge").mkdir(parents=True)
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash" }\n\n'
+                                  "[check]\nmax_bytes = 4194304\n", encoding="utf-8")
+    front = ("---\ntitle: Pump fault log\ncategory: field-report\nsource: test\n"
+             "author: t\ntimestamp: \"2026-03-01T10:00:00+08:00\"\nverified: false\n"
+             "lang: en\nlocation: plant\nreported_at: \"2026-03-01T09:00:00+08:00\"\n---\n\n")
+    paragraph = "The seal of pump P-7 leaked after the valve was reset. " * 40
+    body = "".join(f"## Entry {i}\n\n{paragraph}\n\n" for i in range(1000))
+    (root / "knowledge" / "log.md").write_text(front + body, encoding="utf-8")
+    assert (root / "knowledge" / "log.md").stat().st_size > 2 * 1024 * 1024
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e.org",
+                    "commit", "-qm", "big"], check=True)
+    build(load_config(root), BuildOptions(progress=False))
+    with TestClient(create_app(root / "dist"), base_url=BASE) as c:
+        page = c.get("/doc/knowledge/log.md")
+        assert page.status_code == 200, page.text[:300]
+        assert "Entry 999" in page.text
+        resp = c.get("/api/read", params={"doc": "knowledge/log.md", "heading_path": "Entry 999"})
+        assert resp.status_code == 200, resp.text
+        assert "pump P-7" in resp.json()["markdown"]

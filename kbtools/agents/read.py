@@ -20,8 +20,9 @@ from typing import Any
 
 from kbtools.build.verified import coverages
 from kbtools.build.xref import section_number
+from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
-from kbtools.corpus import SourceDoc, read_doc
+from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, read_doc
 from kbtools.errors import IndexLoadError, KbError, UsageError, plural, valid_unicode
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
@@ -156,6 +157,23 @@ class Knowledge:
             return path.relative_to(self.base).as_posix()
         except ValueError:
             return path.as_posix()
+
+    def max_bytes(self, rel: str) -> int:
+        """The largest document `rel` may be: the limit its build read documents with. In a
+        repository, kb.toml `[check] max_bytes`; in an index, the size the release's manifest
+        records for the file (the build accepted it under the limit it was configured with),
+        at least the default limit."""
+        if self.idx is not None:
+            entry = self.idx.manifest.get("artifacts", {}).get(f"data/source/{rel}")
+            size = entry.get("size") if isinstance(entry, dict) else None
+            return max(DEFAULT_MAX_BYTES, size if isinstance(size, int) else 0)
+        return max_document_bytes(self.cfg) if self.cfg is not None else DEFAULT_MAX_BYTES
+
+    def read(self, path: Path) -> SourceDoc:
+        """The document at `path` (from `resolve`), read with its build's size limit and
+        named by its citation path."""
+        rel = self.rel(path)
+        return replace(read_doc(path, self.base, self.max_bytes(rel)), rel=rel)
 
 
 def open_knowledge(root: Path | None = None, *, index: Path | None = None,
@@ -326,8 +344,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                  max_chars: int = MAX_CHARS) -> SectionText:
     """One section (with its subsections) or a line range of a document, bounded in size."""
     path = kn.resolve(doc)
-    src = read_doc(path, kn.base)
-    src = replace(src, rel=kn.rel(path))
+    src = kn.read(path)
     parsed = parse(src)
     lines = parsed.lines
     last = line_count(src.text)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from kbtools.agents.arguments import (
     MAX_WHERE,
     whole_number,
 )
-from kbtools.corpus import SourceDoc, read_doc
+from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import TableResult, input_value, match_rules
 from kbtools.decision.model import DecisionTable
@@ -146,7 +145,7 @@ def document(served: Served, doc: str) -> SourceDoc:
         raise
     except KbError as exc:
         raise ApiError(404, exc.message) from None
-    return replace(read_doc(path, kn.base), rel=kn.rel(path))
+    return kn.read(path)
 
 
 def doc_chunks(served: Served, doc: str) -> list[dict[str, Any]]:
