@@ -27,7 +27,7 @@ from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
 from kbtools.serve import api, pages
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
-from kbtools.serve.source import EngineServedIndex, ServedIndex, Workers
+from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
 
@@ -43,9 +43,9 @@ def create_app(index: Path | None, *, token: str | None = None,
     app = Starlette(routes=[*api.routes(), *pages.routes(),
                             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
                     exception_handlers={HTTPException: api.http_error})
-    app.state.source = source or ServedIndex(index)
+    app.state.source = source = source or ServedIndex(index)
     app.state.workers = Workers(workers)
-    return Guard(app, token=token, allowed_hosts=allowed_hosts)
+    return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts)
 
 
 def read_token(path: Path) -> str:

@@ -7,8 +7,12 @@ restart. A release is opened (and one question asked, so the embedding models ar
 by the first request that needs it; opened releases are cached by their directory and the
 write of its manifest (so a ``dist/`` rebuilt under the same name is opened anew; `KbIndex`
 holds its files open, so a release pruned by a sync or a build replaced keeps answering
-the requests already running on it); the oldest is
-closed when more than `KEEP_OPEN` are open. `EngineServedIndex` does the same for a
+the requests already running on it). The last `KEEP_OPEN` are kept open; an older one stays open while a request still runs on it. Each
+HTTP request runs inside `ServedIndex.request()` (the `PinRequests` middleware): every
+`get()` of the request, on whichever worker thread, returns the release its first one did,
+so two `kb sync`s or rollbacks in quick succession cannot close the release a page, a table
+or a read is using, nor mix two releases in one answer; a release replaced meanwhile is
+closed when the last request on it ends. `EngineServedIndex` does the same for a
 release published in Milvus, following the engine's alias instead of ``current``.
 
 The work of a request (searching, reading and rendering documents) runs on a small pool of
@@ -25,7 +29,9 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +39,7 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 from anyio import CapacityLimiter
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.base import embed_question
@@ -90,7 +97,10 @@ class ServedIndex:
     def __init__(self, index: Path | None):
         self.index = index
         self._open: OrderedDict[Any, Served] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # opening, switching, pin counts
+        self._retired: list[Served] = []  # no longer kept; closed once no request uses them
+        self._users: dict[int, int] = {}  # id(Served) → requests pinned to it
+        self._pins: ContextVar[list[Served] | None] = ContextVar("kb_serve_pins", default=None)
 
     def device(self) -> Path | None:
         """The device directory being followed, when the location is one."""
@@ -115,13 +125,17 @@ class ServedIndex:
         return (root, ReleaseLayout(root).written()), lambda: open_index(root)
 
     def get(self) -> Served:
-        """The release served now (IndexLoadError or EngineError when there is none)."""
+        """The release served now (IndexLoadError or EngineError when there is none). Inside
+        `request()`, the release the request read first, kept open until it ends."""
+        pins = self._pins.get()
+        if pins:
+            return pins[0]
         key, opener = self._locate()
         with self._lock:
             served = self._open.get(key)
             if served is not None:
                 self._open.move_to_end(key)
-                return served
+                return self._pin(served, pins)
         idx = opener()
         warm_up(idx)
         served = Served(idx, open_knowledge(idx=idx))
@@ -129,19 +143,67 @@ class ServedIndex:
             if key in self._open:  # another request opened it meanwhile
                 if self._open[key].index is not idx:
                     idx.close()
-                return self._open[key]
+                return self._pin(self._open[key], pins)
             self._open[key] = served
             while len(self._open) > KEEP_OPEN:
-                _, old = self._open.popitem(last=False)
-                with old.search_lock:  # not under a search still running on it
-                    old.index.close()
+                self._retired.append(self._open.popitem(last=False)[1])
+            self._pin(served, pins)
+            self._close_retired()
         return served
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """One request: every `get()` in it (on any worker thread: the context goes with
+        the work) returns the release the first one did, and a release replaced meanwhile
+        is closed when the last request on it ends."""
+        pins: list[Served] = []
+        token = self._pins.set(pins)
+        try:
+            yield
+        finally:
+            self._pins.reset(token)
+            with self._lock:
+                for served in pins:
+                    self._users[id(served)] -= 1
+                    if not self._users[id(served)]:
+                        del self._users[id(served)]
+                self._close_retired()
+
+    def _pin(self, served: Served, pins: list[Served] | None) -> Served:
+        """`served`, pinned to the running request if there is one (under `_lock`)."""
+        if pins is not None:
+            pins.append(served)
+            self._users[id(served)] = self._users.get(id(served), 0) + 1
+        return served
+
+    def _close_retired(self) -> None:
+        """Close the releases no longer kept that no request runs on (under `_lock`)."""
+        for old in [r for r in self._retired if id(r) not in self._users]:
+            self._retired.remove(old)
+            with old.search_lock:  # nor a search outside any request (`run`'s first one)
+                old.index.close()
 
     def close(self) -> None:
         with self._lock:
-            for served in self._open.values():
+            for served in [*self._open.values(), *self._retired]:
                 served.index.close()
             self._open.clear()
+            self._retired.clear()
+
+
+class PinRequests:
+    """ASGI middleware: each HTTP request runs inside `ServedIndex.request()`, so what it
+    reads of a release stays open until its response is sent."""
+
+    def __init__(self, app: ASGIApp, source: ServedIndex):
+        self.app, self.source = app, source
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with self.source.request():
+            await self.app(scope, receive, send)
 
 
 class EngineServedIndex(ServedIndex):
