@@ -224,3 +224,74 @@ def test_a_result_evaluated_on_the_question_says_what_the_table_decided(client, 
     block = block[:block.index("</div>")]
     for words in says:
         assert words in block, (words, block)
+
+
+# --- the search form: a question as long as the API takes ------------------------------------
+
+def pasted_log() -> str:
+    """A controller log a technician pastes: ~5 KB of routine lines, Chinese and English,
+    and the one alarm the knowledge explains."""
+    routine = [f"2026-03-14 08:{i // 60:02d}:{i % 60:02d} 周期 {1000 + i} 注射完成 "
+               f"cycle={1000 + i} pressure=82.{i % 10}bar 模温正常" for i in range(80)]
+    routine.insert(60, "2026-03-14 08:00:45 报警 E08 液压油温过高 冷却水不足")
+    return "\n".join(routine)
+
+
+def test_the_search_form_is_posted_and_takes_what_the_api_takes(client):
+    page = client.get("/").text
+    form = next(a for t, a in Elements(page).tags if t == "form" and "search" in a.get("class", ""))
+    box = next(a for t, a in Elements(page).tags if a.get("name") == "q")
+    assert form["method"] == "post" and form["action"] == "/"
+    assert int(box["maxlength"]) == ops.MAX_QUESTION_CHARS
+
+
+def test_a_short_posted_question_is_redirected_to_its_link(client):
+    resp = client.post("/", data={"q": "E08 液压油温过高", "verified": "1"},
+                       follow_redirects=False)
+    assert resp.status_code == 303
+    assert resp.headers["location"].startswith("/?q=E08+")
+    followed = client.get(resp.headers["location"])
+    assert followed.status_code == 200 and results_of(followed.text)
+
+
+def test_a_pasted_log_longer_than_a_url_is_searched_whole(client):
+    log = pasted_log()
+    assert len(log) > 5000 and len(quote(log)) > 8192  # no GET could carry it
+    resp = client.post("/", data={"q": log}, follow_redirects=False)
+    assert resp.status_code == 200, resp.text[-300:]
+    box = next(a for t, a in Elements(resp.text).tags if a.get("name") == "q")
+    assert box["value"] == log  # the whole question, in the box for the next edit
+    found = results_of(resp.text)
+    assert found and found[0]["doc"] == FAULTS
+    links = [htmllib.unescape(m) for m in re.findall(r'<h2><a href="([^"]+)"', resp.text)]
+    assert links
+    for link in links:  # each result opens, its link within the query-string limit
+        opened = client.get(link.split("#")[0])
+        assert opened.status_code == 200, opened.text[:200]
+
+
+@pytest.mark.parametrize("body, headers, status", [
+    ({"q": "油" * (ops.MAX_QUESTION_CHARS + 1)}, {}, 400),
+    ("q=" + "%E6%B2%B9" * 40_000, {"content-type": "application/x-www-form-urlencoded"}, 413),
+    ('{"q": "E08"}', {"content-type": "application/json"}, 415),
+    (b"q=\xff\xfe", {"content-type": "application/x-www-form-urlencoded"}, 400),
+])
+def test_a_refused_form_is_an_error_page(client, body, headers, status):
+    kw = {"data": body} if isinstance(body, dict) else {"content": body}
+    resp = client.post("/", headers=headers, follow_redirects=False, **kw)
+    assert resp.status_code == status
+    assert '<p class="message">' in resp.text
+
+
+def test_a_posted_form_keeps_the_token_and_host_rules(repo):
+    token = "a-token-of-sixteen-chars"
+    app = create_app(repo / "dist", token=token)
+    with TestClient(app, base_url=BASE) as c:
+        assert c.post("/", data={"q": "E08"}, follow_redirects=False).status_code == 401
+        ok = c.post("/", data={"q": "E08"}, headers={"authorization": f"Bearer {token}"},
+                    follow_redirects=False)
+        assert ok.status_code == 303
+        assert "form-action 'self'" in ok.headers["content-security-policy"]
+        elsewhere = c.post("/", data={"q": "E08"}, follow_redirects=False,
+                           headers={"authorization": f"Bearer {token}", "host": "evil.example"})
+        assert elsewhere.status_code == 421

@@ -1,6 +1,7 @@
 """The web app's pages, rendered on the server with Jinja2 (autoescaped) from `ops` results.
 
-``/`` search (facets from the release's front-matter vocabulary, verified-only), ``/doc/…``
+``/`` search (facets from the release's front-matter vocabulary, verified-only; the form is POSTed,
+a question that fits a URL redirected to its GET link), ``/doc/…``
 a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
 what is served. Release files: ``/formulas/<sha256>.svg`` (sanitised at build, served with a
 sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold no script.
@@ -13,15 +14,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from kbtools.agents.arguments import MAX_INPUT_CHARS
+from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS, is_digits
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
@@ -44,9 +46,11 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
+from kbtools.serve.security import MAX_QUERY_STRING
 from kbtools.serve.source import Served, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
+ApiError = ops.ApiError
 
 MAX_FACET_VALUES = 200  # values listed per facet
 SNIPPET_CHARS = 1500  # a result's passage shown in full up to this, else cut at a line
@@ -56,6 +60,15 @@ SNIPPET_CHARS = 1500  # a result's passage shown in full up to this, else cut at
 # of ten results in tens of kilobytes however long the table. A note stands for the rest.
 TABLE_ROWS_AROUND = 10
 OMIT_AT_LEAST = 3  # fewer rows than this are shown rather than noted (a note costs a row)
+# The search form is POSTed (a pasted log of thousands of characters, a long Chinese question,
+# do not fit a URL): its body holds the longest question percent-encoded (a character is up
+# to 4 UTF-8 bytes of 3 characters each) and the filters. A question whose form fits a
+# query string is redirected to its GET URL (a link to keep, reload and back as before).
+MAX_FORM_BYTES = 12 * MAX_QUESTION_CHARS + 16 * 1024
+FORM_TYPE = "application/x-www-form-urlencoded"
+# a result's link carries the question (its terms are highlighted on the document page) up
+# to this many bytes encoded; a longer question gives the terms the result matched instead
+LINK_QUESTION_BYTES = 2048
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
@@ -74,6 +87,7 @@ class Page:
 
     def __init__(self, request: Request):
         self.request = request
+        self.params: QueryParams = request.query_params  # a POSTed form's fields instead
         given = request.query_params.get("lang")
         self.lang = pick_lang(given, request.cookies.get(LANG_COOKIE))
         self.remember = given == self.lang
@@ -107,6 +121,15 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
     """`fn` run in the thread pool; a refused request or a library error as an error page."""
     async def handler(request: Request) -> Response:
         p = Page(request)
+        if request.method == "POST":  # the search form
+            try:
+                p.params = await read_form(request)
+            except ops.ApiError as exc:
+                return p.render("error.html", exc.status, message=exc.message)
+            query = urlencode(p.params.multi_items())
+            if len(query) <= MAX_QUERY_STRING:
+                return RedirectResponse(f"{request.url.path}?{query}", 303,
+                                        headers={"cache-control": "no-store"})
 
         def run() -> HTMLResponse:
             try:
@@ -124,10 +147,29 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
     return handler
 
 
+async def read_form(request: Request) -> QueryParams:
+    """The fields of a POSTed form, at most MAX_FORM_BYTES (ApiError otherwise)."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != FORM_TYPE:
+        raise ApiError(415, f"a form is sent as {FORM_TYPE}")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not is_digits(declared) or int(declared) > MAX_FORM_BYTES):
+        raise ApiError(413, f"form larger than {MAX_FORM_BYTES} bytes")
+    body = bytearray()
+    async for part in request.stream():
+        body += part
+        if len(body) > MAX_FORM_BYTES:
+            raise ApiError(413, f"form larger than {MAX_FORM_BYTES} bytes")
+    try:
+        return QueryParams(bytes(body).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ApiError(400, "the form is not UTF-8") from None
+
+
 # --- search ----------------------------------------------------------------------------
 
 def search_page(p: Page, served: Served) -> HTMLResponse:
-    params = p.request.query_params
+    params = p.params
     q = ops.check_question(params.get("q", ""))
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
     chosen = {f: params.get(f"f.{f}", "") for f in facets}
@@ -141,6 +183,7 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
         record_question(served.index, "web", q, response)
         results = [_result_view(served, r, q, p.lang) for r in response.results]
     return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
+                    max_question=MAX_QUESTION_CHARS,
                     response=response, results=results,
                     release=served.index.release.to_dict())
 
@@ -238,7 +281,8 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     status = (r.verification or {}).get("status")
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
-            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": q}) + "#cited",
+            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
+            + "#cited",
             "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None, "evaluation": None}
     text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
@@ -271,6 +315,12 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
     return view
+
+
+def _link_question(q: str, terms: list[str]) -> str:
+    """What a result's link carries of the question: all of it when short, else the terms the
+    result matched (a long question's link would pass the query-string limit)."""
+    return q if len(quote_plus(q)) <= LINK_QUESTION_BYTES else " ".join(terms)
 
 
 def _matched_line(ev: dict[str, Any] | None, dt: DecisionTable | None) -> int:
@@ -410,7 +460,7 @@ async def _data_file(request: Request, rel: str, ctype: str, cache: str) -> Resp
 
 def routes() -> list[Route]:
     return [
-        Route("/", page(search_page)),
+        Route("/", page(search_page), methods=["GET", "POST"]),
         Route("/doc/{path:path}", page(doc_page)),
         Route("/table/{path:path}", page(table_page)),
         Route("/release", page(release_page)),
