@@ -238,6 +238,30 @@ def release_tags(git_dir: Path | str, prefix: str) -> dict[int, str]:
     return tags
 
 
+def release_tag_targets(git_dir: Path | str, prefix: str) -> dict[int, tuple[str, str]]:
+    """serial -> (the tag ref's value, the commit it names), for release tags under
+    `prefix`; an annotated tag's value is the tag object, its commit the object it peels to."""
+    out = run_git(git_dir, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)",
+                  prefix)
+    tags: dict[int, tuple[str, str]] = {}
+    for line in out.split("\n"):
+        parts = line.split(" ")
+        serial = parse_serial(parts[0]) if len(parts) == 3 else None
+        if serial is not None:
+            tags[serial] = (parts[1], parts[2] or parts[1])
+    return tags
+
+
+def update_refs(git_dir: Path | str, commands: Sequence[str], message: str,
+                error: type[KbError] = ReleaseError) -> None:
+    """Apply ref `commands` (``update-ref --stdin`` lines: ``create REF NEW``, ``update REF
+    NEW OLD``, ``delete REF OLD``) as one transaction: every ref is locked and checked
+    against its expected old value before any moves, so a failure or a kill leaves all of
+    them as they were, and a concurrent writer makes the whole transaction fail."""
+    script = "".join(f"{c}\n" for c in ("start", *commands, "prepare", "commit"))
+    run_git(git_dir, "update-ref", "-m", message, "--stdin", stdin=script.encode(), error=error)
+
+
 def absolute_git_dir(repo: Path) -> Path:
     """The git directory of a work tree (``repo/.git``) or of a bare repository."""
     out = run_git(repo / ".git" if (repo / ".git").exists() else repo,

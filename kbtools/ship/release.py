@@ -55,13 +55,15 @@ from kbtools.ship.git import (
     find_git_dir,
     is_ancestor,
     ls_tree,
+    parse_serial,
     point_head_at,
     read_blob,
-    release_tags,
+    release_tag_targets,
     remote_head,
     rev_parse,
     run_git,
     tag_name,
+    update_refs,
 )
 from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.verify import tree_problems
@@ -155,10 +157,8 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
                            "trust over to a new key", path=str(dist))
     gd = find_git_dir(root)
     local_head = LOCAL_HEADS + branch
-    if remote:
-        _fetch_published(gd, remote, branch)
+    published = _fetch_published(gd, remote, branch) if remote else set()
     parent = rev_parse(gd, local_head)
-    tags = release_tags(gd, LOCAL_TAGS)
     mhash = sha256_file(ReleaseLayout(dist).manifest)
     source = manifest["source"]
     prev = (read_release_json(gd, parent) or {}) if parent else {}
@@ -168,7 +168,9 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
         if remote:
             info = replace(info, warnings=_push(gd, remote, branch, LOCAL_TAGS + info.tag))
         return info
-    serial = max([int(prev.get("serial", 0)), *tags]) + 1
+    aborted = _aborted_tags(gd, parent, int(prev.get("serial", 0)), published)
+    serial = max([int(prev.get("serial", 0)),
+                  *(s for s in release_tag_targets(gd, LOCAL_TAGS) if s not in aborted)]) + 1
     created = (now or datetime.now(UTC)).replace(microsecond=0).isoformat()
     rel = {
         "release_format": RELEASE_FORMAT, "format_version": FORMAT_VERSION,
@@ -182,7 +184,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     rel_bytes = (json.dumps(rel, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
     sig_bytes = sign(private, rel_bytes, successors) if private is not None else None
     tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
-    commit = _commit_and_tag(gd, tree, parent, local_head, rel)
+    commit = _commit_and_tag(gd, tree, parent, local_head, rel, aborted)
     warnings = _push(gd, remote, branch, LOCAL_TAGS + tag_name(serial)) if remote else ()
     return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
                    warnings=warnings)
@@ -202,9 +204,23 @@ def _checked_dist(dist: Path) -> dict[str, Any]:
     return manifest
 
 
+def _aborted_tags(gd: Path, parent: str | None, newest: int, published: set[int]
+                  ) -> dict[int, str]:
+    """serial -> tag object, of the local release tags a `kb release` interrupted between
+    tagging and moving the branch left behind (earlier kbtools moved the two refs one after
+    the other): newer than the branch's newest release (`newest`), on a commit not on
+    the branch, and not published at the remote. Their serials are free again."""
+    return {s: oid for s, (oid, commit) in release_tag_targets(gd, LOCAL_TAGS).items()
+            if s > newest and s not in published
+            and not (parent and is_ancestor(gd, commit, parent))}
+
+
 def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,
-                    rel: dict[str, Any]) -> str:
-    """Commit `tree` on the artifacts branch and tag it; returns the commit."""
+                    rel: dict[str, Any], aborted: dict[int, str]) -> str:
+    """Commit `tree` on the artifacts branch and tag it, moving both refs in one
+    transaction (and dropping the `aborted` tags of interrupted releases); returns the
+    commit. A kill at any point leaves either the previous release or this one; another
+    `kb release` that recorded a release meanwhile makes this one fail, changing nothing."""
     tag, serial, mhash = rel["tag"], rel["serial"], rel["manifest_sha256"]
     source_commit = rel["source"]["commit"]
     msg = f"kb release {tag}: source {source_commit}, manifest sha256 {mhash}\n"
@@ -215,8 +231,21 @@ def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,
                 f"kb release {serial}\n\nsource-commit: {source_commit}\n"
                 f"manifest-sha256: {mhash}\n")
     tag_obj = run_git(gd, "mktag", stdin=tag_text.encode()).strip()
-    run_git(gd, "update-ref", LOCAL_TAGS + tag, tag_obj, "")
-    run_git(gd, "update-ref", "-m", f"kb release {tag}", local_head, commit, parent or "")
+    tag_ref = LOCAL_TAGS + tag
+    commands = [f"delete {LOCAL_TAGS}{tag_name(s)} {oid}" for s, oid in sorted(aborted.items())
+                if s != serial]
+    commands.append(f"update {tag_ref} {tag_obj} {aborted[serial]}" if serial in aborted
+                    else f"create {tag_ref} {tag_obj}")
+    commands.append(f"update {local_head} {commit} {parent}" if parent
+                    else f"create {local_head} {commit}")
+    try:
+        update_refs(gd, commands, f"kb release {tag}")
+    except ReleaseError as exc:
+        if rev_parse(gd, local_head) == parent:
+            raise
+        raise ReleaseError(f"another kb release recorded a release on {local_head} while "
+                           f"this one made {tag}; nothing was recorded, run kb release "
+                           f"again ({exc.message})") from None
     return commit
 
 
@@ -268,23 +297,27 @@ def _remote_refs(gd: Path, remote: str) -> dict[str, str]:
     return refs
 
 
-def _fetch_published(gd: Path, remote: str, branch: str) -> None:
-    """Bring the remote's artifacts branch and release tags into refs/kb/*."""
+def _fetch_published(gd: Path, remote: str, branch: str) -> set[int]:
+    """Bring the remote's artifacts branch and release tags into refs/kb/*; returns the
+    serials of the release tags the remote holds."""
     refs = _remote_refs(gd, remote)
+    published = {s for s in map(parse_serial, (r for r in refs if r.startswith("refs/tags/")))
+                 if s is not None}
     if f"refs/heads/{branch}" not in refs:
-        return
+        return published
     staging = f"refs/kb/remote/{branch}"
     run_git(gd, "fetch", "-q", "--no-tags", remote, f"+refs/heads/{branch}:{staging}",
             f"+refs/tags/{TAG_PREFIX}*:{LOCAL_TAGS}{TAG_PREFIX}*")
     theirs = rev_parse(gd, staging)
     ours = rev_parse(gd, LOCAL_HEADS + branch)
     if theirs is None or theirs == ours:
-        return
+        return published
     if ours is None or is_ancestor(gd, ours, theirs):
         run_git(gd, "update-ref", LOCAL_HEADS + branch, theirs)
     elif not is_ancestor(gd, theirs, ours):
         raise ReleaseError(f"local {branch} and {remote}'s {branch} have diverged; "
                            f"inspect {LOCAL_HEADS}{branch} and {staging}")
+    return published
 
 
 def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> tuple[str, ...]:

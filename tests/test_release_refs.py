@@ -1,0 +1,110 @@
+"""`kb release` moves its refs as one transaction: a kill, a failure or a second `kb release`
+running at the same time never leaves a tag off the branch or skips a serial."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_release_helpers import git, make_dist, make_knowledge_repo, sample_files
+
+from kbtools.errors import ReleaseError
+from kbtools.ship import release as rel_mod
+from kbtools.ship.git import is_ancestor
+from kbtools.ship.release import make_release
+
+
+@pytest.fixture
+def kr(tmp_path: Path) -> Path:
+    repo = make_knowledge_repo(tmp_path / "kr")
+    make_release(repo, make_dist(tmp_path / "d1", sample_files(1), commit="s1"))
+    return repo
+
+
+def kb_refs(kr: Path) -> dict[str, str]:
+    out = git(kr, "for-each-ref", "--format=%(refname) %(objectname)", "refs/kb")
+    return dict(line.split(" ") for line in out.splitlines())
+
+
+def assert_tags_on_branch(kr: Path) -> None:
+    tip = git(kr, "rev-parse", "refs/kb/heads/kb-index").strip()
+    for ref in kb_refs(kr):
+        if ref.startswith("refs/kb/tags/"):
+            commit = git(kr, "rev-parse", f"{ref}^{{commit}}").strip()
+            assert is_ancestor(kr / ".git", commit, tip), f"{ref} is not on the branch"
+
+
+def test_a_tag_left_by_a_release_killed_before_moving_the_branch_is_replaced(kr, tmp_path):
+    """What a kill between the old two `update-ref` calls left: kb-r2 on a commit that is
+    not on the branch. The next release used to become kb-r3 and keep the dangling kb-r2."""
+    tip = git(kr, "rev-parse", "refs/kb/heads/kb-index").strip()
+    tree = git(kr, "rev-parse", f"{tip}^{{tree}}").strip()
+    orphan = git(kr, "commit-tree", tree, "-p", tip, "-m", "interrupted").strip()
+    tag = subprocess.run(["git", "mktag"], cwd=kr, check=True, capture_output=True, text=True,
+                         input=f"object {orphan}\ntype commit\ntag kb-r2\n"
+                               "tagger T <t@x> 0 +0000\n\nkb release 2\n").stdout.strip()
+    git(kr, "update-ref", "refs/kb/tags/kb-r2", tag)
+    info = make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2"))
+    assert info.tag == "kb-r2"
+    assert sorted(kb_refs(kr)) == ["refs/kb/heads/kb-index", "refs/kb/tags/kb-r1",
+                                   "refs/kb/tags/kb-r2"]
+    assert_tags_on_branch(kr)
+    assert git(kr, "rev-parse", "refs/kb/tags/kb-r2^{commit}").strip() == info.commit
+
+
+def test_a_release_killed_before_its_ref_transaction_changes_nothing(kr, tmp_path, monkeypatch):
+    before = kb_refs(kr)
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # the process dies before any ref moves
+
+    monkeypatch.setattr(rel_mod, "update_refs", killed)
+    with pytest.raises(KeyboardInterrupt):
+        make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2"))
+    assert kb_refs(kr) == before
+    monkeypatch.undo()
+    assert make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2")).tag \
+        == "kb-r2"
+    assert_tags_on_branch(kr)
+
+
+def test_the_ref_transaction_moves_tag_and_branch_or_neither(kr, tmp_path):
+    """A branch that cannot be moved (a stale lock of a crashed git) fails the release in one
+    line, and the tag is not created either (it used to be, before the branch failed)."""
+    lock = kr / ".git" / "refs" / "kb" / "heads" / "kb-index.lock"
+    lock.write_text("")
+    before = kb_refs(kr)
+    with pytest.raises(ReleaseError) as err:
+        make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2"))
+    assert "git update-ref failed" in err.value.message and "\n" not in str(err.value)
+    assert kb_refs(kr) == before
+    lock.unlink()
+    assert make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2")).tag \
+        == "kb-r2"
+
+
+def test_a_concurrent_release_makes_the_other_fail_cleanly(kr, tmp_path, monkeypatch):
+    """Two CI jobs releasing from one repository: both pick kb-r2; the one that records
+    second fails in one line and changes nothing, never a second kb-r2 or a moved tag."""
+    real = rel_mod.update_refs
+    other: list[str] = []
+
+    def racing(gd, commands, message, **kwargs):
+        if not other:  # the other job records its release between our read and our write
+            monkeypatch.setattr(rel_mod, "update_refs", real)
+            other.append(make_release(kr, make_dist(tmp_path / "d3", sample_files(3),
+                                                    commit="s3")).commit)
+        real(gd, commands, message, **kwargs)
+
+    monkeypatch.setattr(rel_mod, "update_refs", racing)
+    with pytest.raises(ReleaseError) as err:
+        make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2"))
+    assert "another kb release recorded a release" in err.value.message
+    assert "run kb release again" in err.value.message and "\n" not in str(err.value)
+    refs = kb_refs(kr)
+    assert git(kr, "rev-parse", "refs/kb/tags/kb-r2^{commit}").strip() == other[0]
+    assert refs["refs/kb/heads/kb-index"] == other[0]
+    assert_tags_on_branch(kr)
+    assert make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2")).tag \
+        == "kb-r3"
