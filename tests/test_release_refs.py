@@ -108,3 +108,40 @@ def test_a_concurrent_release_makes_the_other_fail_cleanly(kr, tmp_path, monkeyp
     assert_tags_on_branch(kr)
     assert make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2")).tag \
         == "kb-r3"
+
+
+def test_a_release_published_first_by_another_repository_fails_the_push_cleanly(tmp_path,
+                                                                              monkeypatch):
+    """Two CI jobs, two clones, one artifacts remote: B fetched before A published kb-r2,
+    so B made a kb-r2 of its own. B's push used to fail with git's "failed to push some refs"
+    and leave B's repository diverged from the remote, so every later `kb release` there
+    failed too; now B fails in one line, keeps nothing, and its next run makes kb-r3."""
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    a, b = make_knowledge_repo(tmp_path / "a"), make_knowledge_repo(tmp_path / "b")
+    make_release(a, make_dist(tmp_path / "d1", sample_files(1), commit="s1"), remote=str(art))
+    real = rel_mod.update_refs
+
+    def a_publishes_first(gd, commands, message, **kwargs):
+        monkeypatch.setattr(rel_mod, "update_refs", real)
+        make_release(a, make_dist(tmp_path / "da", sample_files(2), commit="sa"),
+                     remote=str(art))
+        real(gd, commands, message, **kwargs)
+
+    monkeypatch.setattr(rel_mod, "update_refs", a_publishes_first)
+    published = git(art, "for-each-ref")
+    with pytest.raises(ReleaseError) as err:
+        make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
+                     remote=str(art))
+    msg = str(err.value)
+    assert "received another release while this one was made" in msg and "\n" not in msg
+    assert "kb-r2 was not published" in msg and "run kb release again" in msg
+    assert git(art, "for-each-ref") != published  # A's kb-r2, and nothing of B's
+    assert git(art, "rev-parse", "refs/tags/kb-r2^{commit}") == \
+        git(art, "rev-parse", "refs/heads/kb-index")
+    assert "refs/kb/tags/kb-r2" not in kb_refs(b)
+    info = make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
+                        remote=str(art))
+    assert info.tag == "kb-r3"
+    assert git(art, "rev-parse", "refs/heads/kb-index").strip() == info.commit
+    assert_tags_on_branch(b)

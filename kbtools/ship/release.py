@@ -185,7 +185,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     sig_bytes = sign(private, rel_bytes, successors) if private is not None else None
     tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
     commit = _commit_and_tag(gd, tree, parent, local_head, rel, aborted)
-    warnings = _push(gd, remote, branch, LOCAL_TAGS + tag_name(serial)) if remote else ()
+    warnings = _publish(gd, remote, branch, tag_name(serial), parent, commit) if remote else ()
     return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
                    warnings=warnings)
 
@@ -320,12 +320,41 @@ def _fetch_published(gd: Path, remote: str, branch: str) -> set[int]:
     return published
 
 
+def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,
+             commit: str) -> tuple[str, ...]:
+    """Push the new release `tag` (`commit`, made on `parent`). When the remote's branch
+    moved meanwhile (another `kb release` published first), the push is refused as a whole
+    (``--atomic``) and the release is taken back here too, so that running `kb release`
+    again makes the next serial on top of the published one; returns `_push`'s warnings."""
+    try:
+        return _push(gd, remote, branch, LOCAL_TAGS + tag)
+    except ReleaseError as exc:
+        try:
+            theirs = _remote_refs(gd, remote).get(f"refs/heads/{branch}")
+        except ReleaseError:
+            raise exc from None
+        if theirs in (None, parent, commit):
+            raise  # not a race: the remote is unreachable, full, read-only...
+        tag_obj = run_git(gd, "rev-parse", "-q", "--verify", LOCAL_TAGS + tag).strip()
+        head = LOCAL_HEADS + branch
+        try:
+            update_refs(gd, [f"delete {LOCAL_TAGS}{tag} {tag_obj}",
+                             f"update {head} {parent} {commit}" if parent
+                             else f"delete {head} {commit}"], f"kb release: {tag} not published")
+        except ReleaseError:
+            raise exc from None
+        raise ReleaseError(f"{remote} received another release while this one was made "
+                           f"({branch} moved to {theirs[:12]}); {tag} was not published and "
+                           "is no longer recorded here; run kb release again") from None
+
+
 def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> tuple[str, ...]:
-    """Push branch and tag; point a local remote's dangling HEAD at the branch. Returns a
-    warning when the remote's HEAD names another branch (a plain clone would not check
-    out the releases)."""
+    """Push branch and tag, both or neither (``--atomic``: a branch refused as not a
+    fast-forward never leaves the tag published off the branch); point a local remote's
+    dangling HEAD at the branch. Returns a warning when the remote's HEAD names another
+    branch (a plain clone would not check out the releases)."""
     tag = tag_ref.rsplit("/", 1)[-1]
-    run_git(gd, "push", "-q", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
+    run_git(gd, "push", "-q", "--atomic", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
             f"{tag_ref}:refs/tags/{tag}")
     point_head_at(remote, branch)
     head = remote_head(gd, remote)
