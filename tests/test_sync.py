@@ -290,3 +290,27 @@ def test_sync_without_source_uses_last_one(pub: Pub, synced: Path):
     pub.release()
     res = CliRunner().invoke(main, ["sync", "--to", str(synced)])
     assert res.exit_code == 0 and "serving kb-r3 (was kb-r2)" in res.output
+
+
+def test_history_fetched_to_place_a_tag_on_the_branch_is_checked_by_git(pub: Pub, tmp_path):
+    """The branch tip is a commit past the newest tag, so a first (shallow) sync fetches the
+    history between them. That fetch ran without fetch.fsckObjects and took in a malformed
+    commit; it now goes through the same checked fetch as every other."""
+    art = pub.art
+    c2 = git(art, "rev-parse", "refs/tags/kb-r2^{commit}").strip()
+    tree = git(art, "rev-parse", f"{c2}^{{tree}}").strip()
+    bad = f"tree {tree}\nparent {c2}\nauthor A <a@x> 1 +99999\ncommitter A <a@x> 1 +0000\n\nx\n"
+    middle = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w",
+                             "--stdin"], cwd=art, input=bad, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    git(art, "update-ref", "refs/heads/kb-index", git(art, "commit-tree", tree, "-p", middle,
+                                                      "-m", "tip").strip())
+    dev = tmp_path / "dev"
+    with pytest.raises(SyncError) as err:
+        sync(str(art), dev)
+    msg = str(err.value)
+    assert "malformed" in msg and "badTimezone" in msg and "\n" not in msg, msg
+    assert device.served_tag(dev) is None
+    fsck = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "fsck", "--strict"],
+                          capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stderr

@@ -88,19 +88,23 @@ def _pack_bytes(gd: Path) -> int:
     return packs + loose
 
 
+# every fetch into a device's repo.git (the release, and any history fetched later): objects
+# kept as the received packs (unpackLimit=1, `_pack_bytes`) and each checked by git first
+# (fsckObjects: a malformed commit or tree is refused, never stored)
+CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q")
+
+
 def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str) -> int:
     """Fetch branch + one tag; returns bytes added to the device's object store."""
     before = _pack_bytes(gd)
     specs = [f"+{branch_ref}:refs/heads/{branch}", f"+{tag_ref}:refs/tags/{tag}"]
-    args = ["-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q",
-            "--no-tags", "--no-write-fetch-head"]
+    args = [*CHECKED_FETCH, "--no-tags", "--no-write-fetch-head"]
     first = rev_parse(gd, f"refs/heads/{branch}") is None and not is_bundle(source)
     try:
         run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs, error=SyncError)
     except SyncError as exc:
-        if ": object " in exc.message:  # fetch.fsckObjects: a tree/commit git calls malformed
-            raise SyncError(f"{tag}: git refuses an object of this release as malformed "
-                            f"— {exc.message}; refusing it", path=source) from None
+        if ": object " in exc.message:
+            raise _malformed(exc, source, tag) from None
         if is_bundle(source):
             raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
         if not first or "shallow" not in str(exc):
@@ -110,6 +114,12 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
         except SyncError as again:
             raise _cut_off(again, source, tag) from None
     return max(0, _pack_bytes(gd) - before)
+
+
+def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
+    """fetch.fsckObjects refused a tree or commit git calls malformed."""
+    return SyncError(f"{what}: git refuses an object of this release as malformed "
+                     f"— {exc.message}; refusing it", path=source)
 
 
 def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
@@ -123,25 +133,29 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str) -> int:
     """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
     bytes added."""
     before = _pack_bytes(gd)
+    what = f"the history of {branch}"
     try:
-        run_git(gd, "-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q",
-                "--no-tags", "--no-write-fetch-head", "--unshallow", source,
-                f"+{branch_ref}:refs/heads/{branch}", error=SyncError)
+        run_git(gd, *CHECKED_FETCH, "--no-tags", "--no-write-fetch-head", "--unshallow",
+                source, f"+{branch_ref}:refs/heads/{branch}", error=SyncError)
     except SyncError as exc:
-        raise _cut_off(exc, source, f"the history of {branch}") from None
+        if ": object " in exc.message:
+            raise _malformed(exc, source, what) from None
+        raise _cut_off(exc, source, what) from None
     return max(0, _pack_bytes(gd) - before)
 
 
-def check_tag(gd: Path, source: str, branch: str, tag: str) -> tuple[str, str]:
-    """The tag must be annotated and point at a commit on the artifacts branch."""
+def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str
+              ) -> tuple[str, str]:
+    """The tag must be annotated and point at a commit on the artifacts branch (the
+    history between them fetched, and checked, by `deepen` when the first fetch was
+    shallow)."""
     commit, mhash = tag_manifest_hash(gd, f"refs/tags/{tag}", source)
     tip = rev_parse(gd, f"refs/heads/{branch}")
     if tip is None:
         raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source)
     if commit != tip and not is_ancestor(gd, commit, tip):
         if (gd / "shallow").exists():
-            run_git(gd, "fetch", "-q", "--no-tags", "--unshallow", source,
-                    f"+refs/heads/{branch}:refs/heads/{branch}", error=SyncError, check=False)
+            deepen(gd, source, branch_ref, branch)
         if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
                             f"{branch} branch; refusing it", path=source)
@@ -236,12 +250,14 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
         try:
-            plan = _install(device, source, branch, tag, serial, begin, floor)
+            plan = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
+                            floor)
         except trust.MissingHistory:
             # signed by a key a rotation introduced after the trusted ones, and the first
             # fetch was shallow: fetch the branch's history, follow the rotations, check again
             fetched += deepen(gd, source, refs.branch_ref, branch)
-            plan = _install(device, source, branch, tag, serial, begin, floor)
+            plan = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
+                            floor)
     else:  # installed by an interrupted sync: its signature is checked again
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
@@ -273,13 +289,13 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
                       trust=tuple(pinned), skipped=skipped, rederived=rederived)
 
 
-def _install(device: Path, source: str, branch: str, tag: str, serial: int,
+def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, serial: int,
              begin: trust.TrustStart, floor: int) -> trust.TrustPlan:
     """Check the fetched release (tag on the branch, then `install_release`: git objects,
     export into staging, files on disk, derived index/) and rename it into releases/.
     Returns who signed and the keys to pin."""
     layout = DeviceLayout(device)
-    commit, tag_mhash = check_tag(layout.repo, source, branch, tag)
+    commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag)
     mkdir_beneath(device, RELEASES)
     done = install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
