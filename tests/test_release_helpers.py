@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -79,13 +80,14 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 
 
 class GitDaemon:
-    """`git daemon` on loopback serving every repo under `base`."""
+    """`git daemon` on loopback serving every repo under `base` (accepting pushes: `push`)."""
 
-    def __init__(self, base: Path):
+    def __init__(self, base: Path, push: bool = False):
         self.base = base
         self.port = free_port()
         self.proc = subprocess.Popen(
             ["git", "daemon", f"--base-path={base}", "--export-all", "--reuseaddr",
+             *(["--enable=receive-pack"] if push else []),
              f"--port={self.port}", "--listen=127.0.0.1", str(base)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
         wait_port(self.port)
@@ -96,6 +98,65 @@ class GitDaemon:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=10)
+
+
+class Proxy:
+    """A TCP proxy on loopback in front of `port`. `mode` (read at each connection):
+    "pass"; "cut" (close both sides once `after` bytes went to the client); "stall" (stop
+    forwarding after `after` bytes until `close()`); "refuse" (reset each connection).
+    `upstream`: cut or stall what the client sends (a push) instead of what it receives."""
+
+    def __init__(self, port: int):
+        self.target, self.mode, self.after, self.upstream = port, "pass", 0, False
+        self.released = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, name: str) -> str:
+        return f"git://127.0.0.1:{self.port}/{name}"
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.mode == "refuse":
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            faulty, clean = (self.mode, self.after), ("pass", 0)
+            up, down = (faulty, clean) if self.upstream else (clean, faulty)
+            threading.Thread(target=self._pump, args=(client, upstream, *up),
+                             daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, *down),
+                             daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, mode: str, after: int) -> None:
+        sent = 0
+        try:
+            while block := src.recv(1 << 14):
+                if mode != "pass" and sent + len(block) >= after:
+                    dst.sendall(block[:after - sent])
+                    if mode == "stall":
+                        self.released.wait()
+                    break
+                dst.sendall(block)
+                sent += len(block)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
 
 
 def tree_files(repo: Path, rev: str) -> dict[str, bytes]:

@@ -17,70 +17,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_release_helpers import GitDaemon, make_dist, make_knowledge_repo, sample_files
+from test_release_helpers import GitDaemon, Proxy, make_dist, make_knowledge_repo, sample_files
 
 from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import git as shipgit
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
-
-
-class Proxy:
-    """A TCP proxy on loopback in front of `port`. `mode` (read at each connection):
-    "pass"; "cut" (close both sides once `after` bytes went to the client); "stall" (stop
-    forwarding after `after` bytes until `close()`); "refuse" (reset each connection)."""
-
-    def __init__(self, port: int):
-        self.target, self.mode, self.after = port, "pass", 0
-        self.released = threading.Event()
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def url(self, name: str) -> str:
-        return f"git://127.0.0.1:{self.port}/{name}"
-
-    def close(self) -> None:
-        self.released.set()
-        self.server.close()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            if self.mode == "refuse":
-                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
-                client.close()
-                continue
-            upstream = socket.create_connection(("127.0.0.1", self.target))
-            mode, after = self.mode, self.after
-            threading.Thread(target=self._pump, args=(client, upstream, "pass", 0),
-                             daemon=True).start()
-            threading.Thread(target=self._pump, args=(upstream, client, mode, after),
-                             daemon=True).start()
-
-    def _pump(self, src: socket.socket, dst: socket.socket, mode: str, after: int) -> None:
-        sent = 0
-        try:
-            while block := src.recv(1 << 14):
-                if mode != "pass" and sent + len(block) >= after:
-                    dst.sendall(block[:after - sent])
-                    if mode == "stall":
-                        self.released.wait()
-                    break
-                dst.sendall(block)
-                sent += len(block)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            s.close()
 
 
 class Pub:

@@ -57,12 +57,16 @@ def parse_serial(tag: str) -> int | None:
 # while it counts and compresses, git while it receives) and no object arriving (a pack
 # growing, a loose object written). A git:// or ssh connection that goes silent (a 4G link dropping
 # without a reset) is never closed by the kernel for hours, and curl's speed limit covers
-# http(s) only.
+# http(s) only. A push (`kb release`, often in CI) is watched the same way: git's
+# ``--progress`` lines while it counts, compresses and writes the pack (written as the
+# bytes go out, so they stop when the link does), then the remote's own progress; a push
+# whose remote is silent for STALL_SECONDS after receiving the pack (a hook running that
+# long) is given up too, and `kb release` run again pushes the same release.
 STALL_BYTES = 1000
 STALL_SECONDS = 60
 NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
                                             "push": None}
-WATCHED = frozenset({"fetch"})  # network commands killed when they make no progress
+WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
 
 
 class GitTimeout(Exception):
@@ -77,12 +81,12 @@ def _run(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None 
     if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
         at = args.index(command) + 1
         args = (*args[:at], "--progress", *(a for a in args[at:] if a not in ("-q", "--quiet")))
-        watch = Path(git_dir) / "objects"
+        watch = Path(git_dir) / "objects" if command == "fetch" else None  # what arrives
     if command in NETWORK_TIMEOUT:
         args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
                 "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
     return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                stall=STALL_SECONDS if watch else None, watch=watch)
+                stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
 
 
 def _git(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
@@ -191,8 +195,10 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
     try:
         proc = _run(git_dir, args, env, stdin)
     except GitTimeout as exc:
-        raise error(f"git {_subcommand(args)} failed: {exc} (the source stopped "
-                    "answering); try again later") from None
+        command = _subcommand(args)
+        other = "the remote" if command == "push" else "the source"
+        raise error(f"git {command} failed: {exc} ({other} stopped answering); try again "
+                    "later") from None
     if check and proc.returncode != 0:
         lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines()
                  if m.strip()]
