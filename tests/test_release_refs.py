@@ -145,3 +145,29 @@ def test_a_release_published_first_by_another_repository_fails_the_push_cleanly(
     assert info.tag == "kb-r3"
     assert git(art, "rev-parse", "refs/heads/kb-index").strip() == info.commit
     assert_tags_on_branch(b)
+
+
+def test_a_refused_push_keeps_a_release_a_newer_local_one_builds_on(tmp_path, monkeypatch):
+    """Another `kb release` in this repository recorded kb-r3 on top of our kb-r2 before our
+    push was refused: kb-r2 cannot be taken back (kb-r3 holds it); the error says so."""
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    a, b = make_knowledge_repo(tmp_path / "a"), make_knowledge_repo(tmp_path / "b")
+    make_release(a, make_dist(tmp_path / "d1", sample_files(1), commit="s1"), remote=str(art))
+    real = rel_mod._push
+
+    def meanwhile(*args, **kwargs):
+        monkeypatch.setattr(rel_mod, "_push", real)
+        make_release(a, make_dist(tmp_path / "da", sample_files(2), commit="sa"),
+                     remote=str(art))
+        make_release(b, make_dist(tmp_path / "dc", sample_files(4), commit="sc"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rel_mod, "_push", meanwhile)
+    with pytest.raises(ReleaseError) as err:
+        make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
+                     remote=str(art))
+    assert "kb-r2 was not published and stays recorded here under a newer release" \
+        in str(err.value)
+    assert {"refs/kb/tags/kb-r2", "refs/kb/tags/kb-r3"} <= set(kb_refs(b))
+    assert_tags_on_branch(b)

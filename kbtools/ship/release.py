@@ -341,11 +341,12 @@ def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,
             update_refs(gd, [f"delete {LOCAL_TAGS}{tag} {tag_obj}",
                              f"update {head} {parent} {commit}" if parent
                              else f"delete {head} {commit}"], f"kb release: {tag} not published")
-        except ReleaseError:
-            raise exc from None
+            kept = "is no longer recorded here"
+        except ReleaseError:  # a release made here since builds on it: keep it
+            kept = "stays recorded here under a newer release"
         raise ReleaseError(f"{remote} received another release while this one was made "
                            f"({branch} moved to {theirs[:12]}); {tag} was not published and "
-                           "is no longer recorded here; run kb release again") from None
+                           f"{kept}; run kb release again") from None
 
 
 def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> tuple[str, ...]:
