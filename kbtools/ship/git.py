@@ -175,16 +175,6 @@ def _arrivals(objects: Path | None) -> tuple[int, int]:
             with contextlib.suppress(OSError):
                 times += entry.stat(follow_symlinks=False).st_mtime_ns
     return sizes, times
-    for directory, field in ((objects / "pack", "st_size"), (objects, "st_mtime_ns")):
-        with contextlib.suppress(OSError), os.scandir(directory) as entries:
-            for entry in entries:
-                with contextlib.suppress(OSError):
-                    value = getattr(entry.stat(follow_symlinks=False), field)
-                    if field == "st_size":
-                        sizes += value
-                    else:
-                        times += value
-    return sizes, times
 
 
 def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
