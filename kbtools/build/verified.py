@@ -25,6 +25,7 @@ from kbtools.config import Config
 from kbtools.corpus import SourceDoc, parse_source
 from kbtools.provenance import LineProvenance, open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage, unchecked
+from kbtools.review.lineage import scan
 from kbtools.review.verification import is_verified
 
 OUTSIDE_GIT = "built outside Git: the review cannot be checked"
@@ -46,7 +47,8 @@ def coverages(cfg: Config, sources: list[SourceDoc], blame: dict[str, list[LineP
         reason = unchecked_reason or OUTSIDE_GIT
         return {s.rel: unchecked(s.rel, reason) for s in claimed}
     with repo:
-        return {s.rel: review_coverage(repo, cfg, s.rel, s.text, blame.get(s.rel))
+        lineage = scan(repo)  # the history read once for every verified document
+        return {s.rel: review_coverage(repo, cfg, s.rel, s.text, blame.get(s.rel), lineage)
                 for s in claimed}
 
 

@@ -20,6 +20,7 @@ from kbtools.errors import SourceError, line_span
 from kbtools.findings import Finding, finding
 from kbtools.provenance import open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage
+from kbtools.review.lineage import Lineage, scan
 from kbtools.review.verification import is_verified
 
 CODE = "verification-lapsed"
@@ -33,6 +34,8 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
     if repo is None:
         return []
     out: list[Finding] = []
+    lineage: Lineage | None = None
+    scanned = False
     with repo:
         for rel in rels:
             try:  # the same safe reader as the checks: no link out, no FIFO, bounded
@@ -42,7 +45,9 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
             src = parse_source(text, Path(rel), rel)
             if src.errors or not is_verified(src.meta):
                 continue
-            cov = review_coverage(repo, cfg, rel, text)
+            if not scanned:  # the history read once for every verified document
+                lineage, scanned = scan(repo), True
+            cov = review_coverage(repo, cfg, rel, text, lineage=lineage)
             out += coverage_findings(cov, src.key_lines.get("verified", 1))
     return out
 

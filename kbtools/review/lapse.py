@@ -52,6 +52,7 @@ from kbtools.provenance import (
     not_ancestors,
     state_from_text,
 )
+from kbtools.review.lineage import Lineage, blamed_whole
 from kbtools.review.policy import judge_doc, review_settings, reviewers_for
 from kbtools.review.verification import (
     content_fields_changed,
@@ -194,15 +195,17 @@ def unchecked(doc: str, reason: str) -> ReviewCoverage:
 
 
 def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
-                    blame: list[LineProvenance] | None = None) -> ReviewCoverage:
+                    blame: list[LineProvenance] | None = None,
+                    lineage: Lineage | None = None) -> ReviewCoverage:
     """What the review behind `verified: true` still covers of document `rel` (relative to
     cfg.root) whose working-tree text is `text`. `blame` is `blame_lines(cfg.root, rel)`
-    when the caller already has it."""
+    when the caller already has it; `lineage` is `lineage.scan(repo)` when the caller
+    judges many documents (the history read once)."""
     if (folder := nested_repo(cfg.root, rel)) is not None:
         return unchecked(rel, in_nested_repo(folder))
-    if is_shallow(repo):
+    if lineage is None and is_shallow(repo):  # a shallow clone has no lineage
         return unchecked(rel, SHALLOW)
-    head = head_commit(repo)
+    head = lineage.head if lineage is not None else head_commit(repo)
     if head is None:  # no commits yet
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     gpath = git_prefix(repo, cfg.root) + rel
@@ -210,7 +213,7 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     if head_text is None:
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     try:
-        cfg, nc, changes, v = _judged_history(repo, cfg, head.sha, gpath)
+        cfg, nc, changes, v = _judged_history(repo, cfg, head.sha, gpath, lineage)
     except ConfigError as exc:
         return ReviewCoverage(rel, reason=f"review policy cannot be read: {exc}")
     if v is None or changes[v].after is None:
@@ -239,6 +242,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
                               + changed_after(who, review))
     reviewed_text = blob_text(repo, review.commit, review.path) or ""
     body_line = parse_source(text, Path(rel), rel).body_line
+    if blame is None and blamed_whole(lineage, gpath, review.commit):
+        blame = []  # every line is the review commit's: none is late
     changed = _late_lines(repo, review, blame if blame is not None else
                           blame_lines(cfg.root, rel), body_line)
     diffed, deleted = diff_lines(reviewed_text, text)
@@ -250,7 +255,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
                           reviewed_text=reviewed_text, latest=latest)
 
 
-def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str
+def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str,
+                    lineage: Lineage | None = None
                     ) -> tuple[Config, frozenset[str], list[DocChange], int | None]:
     """The document's history and its newest verification, with the review policy that
     judges it: [review] as it stood before the review commit landed
@@ -262,11 +268,11 @@ def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str
     here = non_content_fields(cfg)
     nc = here
     for _ in range(3):
-        changes = reviewed_changes(repo, head, gpath, nc)
+        changes = reviewed_changes(repo, head, gpath, nc, lineage)
         v = last_verification(changes)
         if v is None:
             return cfg, nc, changes, None
-        trusted = review_settings(repo, cfg, changes[v].commit.sha, head, prefix)
+        trusted = review_settings(repo, cfg, changes[v].commit.sha, head, prefix, lineage)
         trusted_nc = non_content_fields(trusted) & here
         if trusted_nc == nc:
             return trusted, nc, changes, v

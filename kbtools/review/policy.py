@@ -39,13 +39,13 @@ from kbtools.provenance import (
     changed_docs,
     git_prefix,
     in_nested_repo,
-    landing_base,
     merge_base,
     require_repo,
     resolve_commit,
     state_at,
     submodules,
 )
+from kbtools.review.lineage import Lineage, base_of_landing, scan
 from kbtools.review.verification import (
     author_names,
     authored_by,
@@ -267,14 +267,14 @@ def trusted_settings(cfg: Config, repo: git.Repo, start: str, head: str, prefix:
     return Config(root=cfg.root, data=data), notes
 
 
-def review_settings(repo: git.Repo, cfg: Config, review: str, head: str, prefix: str
-                    ) -> Config:
+def review_settings(repo: git.Repo, cfg: Config, review: str, head: str, prefix: str,
+                    lineage: Lineage | None = None) -> Config:
     """The [review] settings that judge the review in commit `review` (as reached from
     `head`): kb.toml as it stood before that commit landed (`provenance.landing_base`: the
     pull request's base, or the parent of a direct push), so no commit can appoint its own
     reviewer or declare a field non-content for itself. A repository's first commit, or a
     base without kb.toml, is judged by the review commit's own kb.toml (the first policy)."""
-    base = landing_base(repo, review, head)
+    base = base_of_landing(repo, review, head, lineage)
     trusted, _ = trusted_settings(cfg, repo, base.sha if base is not None else review, review,
                                   prefix)
     return trusted
@@ -296,12 +296,13 @@ def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Findin
         cfg, findings = trusted_settings(cfg, repo, start.sha, head_c.sha, prefix)
         nc = non_content_fields(cfg)
         docs = changed_docs(repo, start, head_c, knowledge)
+        lineage = scan(repo, head_c.sha, work_tree=False) if docs else None
         for gpath in docs:
             rel = gpath[len(prefix):]
             state = state_at(repo, head_c.sha, gpath)
             if state is None or not state.ok or not is_verified(state.meta):
                 continue  # unverified docs need no reviewer; `kb check` reports bad ones
-            changes = reviewed_changes(repo, head_c.sha, gpath, nc)
+            changes = reviewed_changes(repo, head_c.sha, gpath, nc, lineage)
             findings += judge_doc(rel, state, changes, reviewers_for(rel, cfg), nc)
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return findings, len(docs)

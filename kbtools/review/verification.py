@@ -20,7 +20,8 @@ from typing import Any
 import git
 
 from kbtools.config import Config
-from kbtools.provenance import DocChange, DocState, doc_changes
+from kbtools.provenance import DocChange, DocState
+from kbtools.review.lineage import Lineage, changes_of
 
 VERIFICATION_FIELDS = ("verified", "verified_by", "verified_at")
 # Linear time: no lazy name before \s* (the name is stripped by `reviewed_by`).
@@ -80,14 +81,15 @@ def author_names(author: Any, email: str) -> bool:
     return bool(email) and email in (w.strip(".") for w in words)  # "… rita@ex.org." too
 
 
-def reviewed_changes(repo: git.Repo, rev: str, path: str, non_content: frozenset[str]
-                     ) -> list[DocChange]:
+def reviewed_changes(repo: git.Repo, rev: str, path: str, non_content: frozenset[str],
+                     lineage: Lineage | None = None) -> list[DocChange]:
     """`doc_changes` as review sees them: a merge is a change of its own unless some
-    parent already had the merged content and verification."""
+    parent already had the merged content and verification. `lineage`: the history read
+    once for many documents (`kbtools.review.lineage`)."""
     def version(state: DocState) -> object:
         return content_key(state, non_content), verification(state)
 
-    return doc_changes(repo, rev, path, version)
+    return changes_of(repo, rev, path, version, lineage)
 
 
 def verification_event(change: DocChange) -> str | None:
