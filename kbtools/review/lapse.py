@@ -242,7 +242,7 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
                               + changed_after(who, review))
     reviewed_text = blob_text(repo, review.commit, review.path) or ""
     body_line = parse_source(text, Path(rel), rel).body_line
-    if blame is None and blamed_whole(lineage, gpath, review.commit):
+    if blame is None and blamed_whole(repo, lineage, gpath, review.commit):
         blame = []  # every line is the review commit's: none is late
     changed = _late_lines(repo, review, blame if blame is not None else
                           blame_lines(cfg.root, rel), body_line)

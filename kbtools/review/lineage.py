@@ -15,6 +15,12 @@ for the documents whose answer it can state exactly; every other document goes t
   file (so neither `--follow` nor blame could find a rename into it; a copy `--follow`
   reports there starts the document all the same): its history is that commit alone; when
   it is also clean in the work tree, blame credits every line to that commit;
+- such a document renamed since, unchanged, by commits that touched none of its paths
+  otherwise, each rename the one way to read that commit (the only file it deleted with
+  that blob, added once, and held by no other file before it, so `--follow`'s exact match
+  cannot be a copy of another file): the renames, then the commit that added it, as
+  `git log --follow` lists them (a commit moving 1,000 documents cost each of them a
+  `--follow` walking the history and comparing that commit's 2,000 files);
 - a commit on the head's first-parent line landed on that line itself: the pull request's
   base is its first parent.
 
@@ -23,8 +29,9 @@ A shallow clone has no `Lineage` (the boundary shows every file as added there).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import git
 
@@ -40,16 +47,23 @@ from kbtools.provenance import (
     states_at,
 )
 
+# one commit's part in a document's history, as `doc_changes` reads `git log --follow`:
+# (commit, status, path before, path after), newest first
+Step = tuple[CommitInfo, str, str, str]
+
 
 @dataclass(frozen=True)
 class Lineage:
     """What one read of the history from `head` answers (see the module docstring)."""
 
     head: CommitInfo
-    added: Mapping[str, CommitInfo]  # git path → the one commit that wrote it
+    chains: Mapping[str, tuple[Step, ...]]  # git path → its history, when stated exactly
     clean: frozenset[str]  # git paths of those unchanged in the work tree and index
     first_parent: frozenset[str]  # commit ids on the head's first-parent line
     commits: Mapping[str, CommitInfo]  # every commit reachable from head, by id
+    blobs: Mapping[str, str]  # the blob a path was renamed to, unchanged
+    # commit → the blobs its tree holds once (read when a rename there is asked about)
+    unique: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage | None:
@@ -61,24 +75,46 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
         return None
     try:
         plain_paths(repo)
-        records = commit_log(repo, "--diff-merges=first-parent", "--no-renames", "--name-status",
-                             "--no-show-signature", head.sha)
+        records = commit_log(repo, "--diff-merges=first-parent", "--no-renames", "--raw",
+                             "--no-abbrev", "--no-show-signature", head.sha)
         line = repo.git.rev_list("--first-parent", head.sha).split()
         dirty = repo.git.status("--porcelain", "-z", "--untracked-files=no") \
             if work_tree else ""
     except git.GitCommandError:
         return None
     touched: dict[str, int] = {}
-    added: dict[str, CommitInfo] = {}
+    origin: dict[str, CommitInfo] = {}  # path → the commit that added it, deleting nothing
+    # path → (commit, the path it came from unchanged: the only file that commit deleted
+    # with its blob, which it added once)
+    moved: dict[str, tuple[CommitInfo, str]] = {}
+    blobs: dict[str, str] = {}
     for info, lines in records:
-        changes = [ln.split("\t") for ln in lines if "\t" in ln]
-        deletes = any(c[0].startswith("D") for c in changes)
-        for status, *paths in changes:
-            path = unquote_path(paths[-1])
+        adds: dict[str, str] = {}
+        dels: dict[str, list[str]] = {}
+        for raw in lines:  # ":100644 100644 <old blob> <new blob> M\tpath"
+            if "\t" not in raw or not raw.startswith(":"):
+                continue
+            fields, name = raw.split("\t", 1)
+            parts = fields.split()
+            path = unquote_path(name)
             touched[path] = touched.get(path, 0) + 1
-            if status == "A" and not deletes and len(info.parents) <= 1:
-                added[path] = info
-    once = {path: info for path, info in added.items() if touched[path] == 1}
+            if parts[4] == "A":
+                adds[path] = parts[3]
+            elif parts[4] == "D":
+                dels.setdefault(parts[2], []).append(path)
+        if len(info.parents) > 1:
+            continue
+        added = Counter(adds.values())
+        for path, blob in adds.items():
+            if not dels:
+                origin[path] = info
+            elif len(dels.get(blob, ())) == 1 and added[blob] == 1:
+                moved[path] = (info, dels[blob][0])
+                blobs[path] = blob
+    chains = {}
+    for path in origin.keys() | moved.keys():
+        if touched[path] == 1 and (steps := _chain(path, origin, moved, touched)):
+            chains[path] = steps
     # `git status -z`: "XY path", a rename's or copy's source path as the next entry
     entries = iter(dirty.split("\x00"))
     changed = set()
@@ -87,20 +123,69 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
             changed.add(entry[3:])
             if entry[0] in "RC":
                 changed.add(next(entries, ""))
-    clean = frozenset(once) - changed if work_tree else frozenset()
+    clean = frozenset(chains) - changed if work_tree else frozenset()
     commits = {info.sha: info for info, _ in records}
-    return Lineage(head, once, clean, frozenset(line), commits)
+    return Lineage(head, chains, clean, frozenset(line), commits, blobs)
+
+
+def _chain(path: str, origin: Mapping[str, CommitInfo],
+           moved: Mapping[str, tuple[CommitInfo, str]], touched: Mapping[str, int]
+           ) -> tuple[Step, ...] | None:
+    """The history of `path` (touched by one commit): unchanged renames back to the commit
+    that added it; None when some path on the way was touched by any other commit."""
+    steps: list[Step] = []
+    while path in moved and len(steps) <= len(moved):
+        info, old = moved[path]
+        steps.append((info, "R100", old, path))
+        if touched[old] != 2:  # added once, deleted once (by this rename)
+            return None
+        path = old
+    if path not in origin or path in moved:
+        return None
+    return (*steps, (origin[path], "A", path, path))
+
+
+def _exact(repo: git.Repo, lineage: Lineage, steps: tuple[Step, ...]) -> bool:
+    """Whether every rename among `steps` is one `--follow` and blame cannot read otherwise:
+    its blob is held by no other file of the parent commit (`--follow` would take an
+    unchanged file holding it for a copy's source)."""
+    for info, status, _old, new in steps:
+        if status == "A":
+            continue
+        parent = info.parents[0]
+        if parent not in lineage.unique:
+            try:
+                out = repo.git.ls_tree("-r", "-z", parent)
+            except git.GitCommandError:
+                return False
+            counts = Counter(e.split("\t", 1)[0].split(" ")[-1] for e in out.split("\0") if e)
+            lineage.unique[parent] = frozenset(b for b, n in counts.items() if n == 1)
+        if lineage.blobs[new] not in lineage.unique[parent]:
+            return False
+    return True
+
+
+def history_of(repo: git.Repo, lineage: Lineage | None, rev: str, path: str
+               ) -> tuple[Step, ...] | None:
+    """`path`'s history as `lineage` states it exactly; None where git must be asked."""
+    if lineage is None or rev != lineage.head.sha:
+        return None
+    steps = lineage.chains.get(path)
+    return steps if steps and _exact(repo, lineage, steps) else None
 
 
 def changes_of(repo: git.Repo, rev: str, path: str, version: Version = DocState.key,
                lineage: Lineage | None = None) -> list[DocChange]:
     """`provenance.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
-    the answer (`rev` its head, `path` written by one commit)."""
-    info = lineage.added.get(path) if lineage and rev == lineage.head.sha else None
-    if info is None:
+    the answer (`rev` its head, `path` written by one commit and maybe renamed since)."""
+    steps = history_of(repo, lineage, rev, path)
+    if steps is None:
         return doc_changes(repo, rev, path, version)
-    after = states_at(repo, [(info.sha, path)])[info.sha, path]
-    return [DocChange(info, path, None, after)]
+    wanted = [(info.sha, new) for info, _, _, new in steps]
+    wanted += [(info.parents[0], old) for info, status, old, _ in steps if status != "A"]
+    states = states_at(repo, wanted)
+    return [DocChange(info, new, None if status == "A" else states[info.parents[0], old],
+                      states[info.sha, new]) for info, status, old, new in steps]
 
 
 def base_of_landing(repo: git.Repo, sha: str, head: str, lineage: Lineage | None = None
@@ -113,7 +198,9 @@ def base_of_landing(repo: git.Repo, sha: str, head: str, lineage: Lineage | None
     return lineage.commits[parents[0]] if parents else None
 
 
-def blamed_whole(lineage: Lineage | None, path: str, commit: str) -> bool:
+def blamed_whole(repo: git.Repo, lineage: Lineage | None, path: str, commit: str) -> bool:
     """Whether blame would credit every line of the work tree's `path` to `commit`."""
-    return (lineage is not None and path in lineage.clean
-            and lineage.added[path].sha == commit)
+    if lineage is None or path not in lineage.clean:
+        return False
+    steps = history_of(repo, lineage, lineage.head.sha, path)
+    return steps is not None and steps[-1][0].sha == commit
