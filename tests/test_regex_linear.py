@@ -72,6 +72,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.model:[,，、]": "split",
     "kbtools.index.tokenize._RUN": "finditer",
     "kbtools.index.tokenize._CJK_CHAR": "findall",
+    "kbtools.index.tokenize._JIEBA_LINE": "match",  # a user dictionary's line
+    "kbtools.index.tokenize:[0-9]+": "fullmatch",
+    "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",
     "kbtools.markdown.doctree.IMG_TAG": "findall",
     "kbtools.markdown.doctree.ATTR": "findall",
@@ -118,6 +121,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification:\\n\\s*\\n": "split",
 }
 OTHER: dict[str, str] = {
+    "kbtools.config._TOML_AT": "tomllib's error message (a fixed sentence and a position)",
     "kbtools.index.vectors:\\[(\\w+)\\]": "the kernel's transparent huge page setting",
     "kbtools.index.vectors:^MemAvailable:\\s+(\\d+) kB": "/proc/meminfo",
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
