@@ -197,3 +197,17 @@ def read_blobs(repo: git.Repo, names: list[str]) -> list[bytes | None]:
         result.append(out[pos:pos + size] if head[1] == b"blob" else None)
         pos += size + 1  # the object, then a line feed
     return result
+
+
+def status_changed(porcelain_z: str) -> set[str]:
+    """The paths `git status --porcelain -z` names as changed (staged or not); a rename's or
+    copy's source path, which follows its entry, included."""
+    entries = iter(porcelain_z.split("\x00"))
+    changed = set()
+    for entry in entries:
+        if len(entry) > 3:
+            changed.add(entry[3:])
+            if entry[0] in "RC":
+                changed.add(next(entries, ""))
+    changed.discard("")
+    return changed

@@ -17,7 +17,7 @@ from pathlib import Path
 import git
 
 from kbtools import provenance
-from kbtools.gitobjects import unquote_path
+from kbtools.gitobjects import status_changed, unquote_path
 from kbtools.provenance import LineProvenance, git_prefix, line_provenance, open_repo, plain_paths
 
 # sha, author (mailmap applied, as blame prints it), author time and zone, committer time
@@ -63,14 +63,7 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
             touched[path] = touched.get(path, 0) + 1
             if status == "A" and not deletes:
                 added[path] = (sha, fields)
-    # `git status -z`: "XY path", a rename's or copy's source path as the next entry
-    entries = iter(dirty.split("\x00"))
-    changed = set()
-    for entry in entries:
-        if len(entry) > 3:
-            changed.add(entry[3:])
-            if entry[0] in "RC":
-                next(entries, None)
+    changed = status_changed(dirty)
     return {path[len(prefix):]: found for path, found in added.items()
             if touched[path] == 1 and path not in changed and path.startswith(prefix)}
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import git
 
-from kbtools.gitobjects import CommitInfo, commit_log, read_commit, unquote_path
+from kbtools.gitobjects import CommitInfo, commit_log, read_commit, status_changed, unquote_path
 from kbtools.provenance import (
     DocChange,
     DocState,
@@ -115,14 +115,7 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
     for path in origin.keys() | moved.keys():
         if touched[path] == 1 and (steps := _chain(path, origin, moved, touched)):
             chains[path] = steps
-    # `git status -z`: "XY path", a rename's or copy's source path as the next entry
-    entries = iter(dirty.split("\x00"))
-    changed = set()
-    for entry in entries:
-        if len(entry) > 3:
-            changed.add(entry[3:])
-            if entry[0] in "RC":
-                changed.add(next(entries, ""))
+    changed = status_changed(dirty)
     clean = frozenset(chains) - changed if work_tree else frozenset()
     commits = {info.sha: info for info, _ in records}
     return Lineage(head, chains, clean, frozenset(line), commits, blobs)

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from kbtools.agents.arguments import is_digits
 from kbtools.agents.read import read_section
 from kbtools.errors import EngineError, IndexLoadError, KbError, UsageError, one_line
 from kbtools.query.log import record_question
@@ -78,16 +77,9 @@ def guarded(fn: Endpoint) -> Handler:
 async def read_body(request: Request) -> dict[str, Any]:
     """The request's JSON object, at most MAX_BODY_BYTES and MAX_BODY_DEPTH levels deep
     (ApiError otherwise)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not is_digits(declared) or int(declared) > MAX_BODY_BYTES):
-        raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
-    body = bytearray()
-    async for part in request.stream():
-        body += part
-        if len(body) > MAX_BODY_BYTES:
-            raise ApiError(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+    body = await ops.read_bounded(request, MAX_BODY_BYTES, "request body")
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
+        data = json.loads(body.decode("utf-8"))
     except RecursionError:  # deeper than the interpreter's stack allows
         raise ApiError(400, _TOO_DEEP) from None
     except (UnicodeDecodeError, ValueError):

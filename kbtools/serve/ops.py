@@ -15,6 +15,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from starlette.requests import Request
+
 from kbtools.agents.arguments import (
     MAX_INPUT_CHARS,
     MAX_INPUTS,
@@ -22,6 +24,7 @@ from kbtools.agents.arguments import (
     MAX_LINE,
     MAX_QUESTION_CHARS,
     MAX_WHERE,
+    is_digits,
     whole_number,
 )
 from kbtools.corpus import SourceDoc
@@ -51,6 +54,20 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = one_line(message)
+
+
+async def read_bounded(request: Request, limit: int, what: str) -> bytes:
+    """The request's body, at most `limit` bytes: ApiError 413 naming `what` otherwise, on
+    its declared length before anything is read, else as it streams in."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not is_digits(declared) or int(declared) > limit):
+        raise ApiError(413, f"{what} larger than {limit} bytes")
+    body = bytearray()
+    async for part in request.stream():
+        body += part
+        if len(body) > limit:
+            raise ApiError(413, f"{what} larger than {limit} bytes")
+    return bytes(body)
 
 
 def status_of(exc: KbError) -> int:

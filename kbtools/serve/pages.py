@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS, is_digits
+from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
@@ -152,16 +152,9 @@ async def read_form(request: Request) -> QueryParams:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != FORM_TYPE:
         raise ApiError(415, f"a form is sent as {FORM_TYPE}")
-    declared = request.headers.get("content-length")
-    if declared is not None and (not is_digits(declared) or int(declared) > MAX_FORM_BYTES):
-        raise ApiError(413, f"form larger than {MAX_FORM_BYTES} bytes")
-    body = bytearray()
-    async for part in request.stream():
-        body += part
-        if len(body) > MAX_FORM_BYTES:
-            raise ApiError(413, f"form larger than {MAX_FORM_BYTES} bytes")
+    body = await ops.read_bounded(request, MAX_FORM_BYTES, "form")
     try:
-        return QueryParams(bytes(body).decode("utf-8"))
+        return QueryParams(body.decode("utf-8"))
     except UnicodeDecodeError:
         raise ApiError(400, "the form is not UTF-8") from None
 
