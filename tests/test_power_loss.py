@@ -12,15 +12,13 @@ releases in again).
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_release_helpers import make_dist, make_knowledge_repo, sample_files
+from test_release_helpers import Pub
 
 from kbtools import fsutil
 from kbtools.ship import device, operate, trust
-from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
 
@@ -61,18 +59,12 @@ class Flushed:
         return sorted(out)
 
 
-class Pub:
-    def __init__(self, tmp: Path):
-        self.kr = make_knowledge_repo(tmp / "kr")
-        self.art = tmp / "art.git"
-        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
-        self.key, self.pub, self.key_id = keygen(tmp / "keys" / "a")
-        self.tmp, self.n = tmp, 0
+class SignedPub(Pub):
+    """Releases signed with a key made here (`pub`, `key_id`: its public half and id)."""
 
-    def release(self) -> str:
-        self.n += 1
-        dist = make_dist(self.tmp / "dist", sample_files(self.n), commit=f"src{self.n}")
-        return make_release(self.kr, dist, remote=str(self.art), sign_key=self.key).tag
+    def __init__(self, tmp: Path):
+        key, self.pub, self.key_id = keygen(tmp / "keys" / "a")
+        super().__init__(tmp, sign_key=key)
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
@@ -80,7 +72,7 @@ class Pub:
 def test_release_is_on_disk_before_current_names_it(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     with_syncfs: bool):
-    pub = Pub(tmp_path)
+    pub = SignedPub(tmp_path)
     dev = tmp_path / "dev"
     flushed = Flushed(monkeypatch, with_syncfs=with_syncfs)
     real_switch = device.switch_to
@@ -100,7 +92,7 @@ def test_release_is_on_disk_before_current_names_it(tmp_path: Path,
 
 def test_pinned_and_removed_keys_survive_a_power_cut(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch):
-    pub = Pub(tmp_path)
+    pub = SignedPub(tmp_path)
     dev = tmp_path / "dev"
     pub.release()
     dirs: list[int] = []
@@ -128,7 +120,7 @@ class Killed(BaseException):
 
 def test_rollback_killed_after_its_switch_is_not_undone_by_the_next_sync(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    pub = Pub(tmp_path)
+    pub = SignedPub(tmp_path)
     dev = tmp_path / "dev"
     pub.release()
     sync(str(pub.art), dev, trusted=[pub.pub])
@@ -153,7 +145,7 @@ def test_rollback_killed_after_its_switch_is_not_undone_by_the_next_sync(
 
 def test_rollback_killed_before_its_switch_completes_when_run_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    pub = Pub(tmp_path)
+    pub = SignedPub(tmp_path)
     dev = tmp_path / "dev"
     for _ in range(2):
         pub.release()

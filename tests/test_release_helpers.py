@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
+from kbtools.ship.release import make_release
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -61,6 +62,23 @@ def sample_files(version: int, n: int = 8) -> dict[str, bytes]:
              for i in range(n)}
     files["chunks/00.jsonl"] = f'{{"version": {version}}}\n'.encode()
     return files
+
+
+class Pub:
+    """A knowledge repo publishing releases of `sample_files` (plus `extra` files) to a bare
+    artifacts repo, signed with `sign_key` when given."""
+
+    def __init__(self, tmp: Path, sign_key: Path | None = None):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.tmp, self.sign_key, self.n = tmp, sign_key, 0
+
+    def release(self, extra: dict[str, bytes] | None = None) -> str:
+        self.n += 1
+        files = {**sample_files(self.n), **(extra or {})}
+        dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
+        return make_release(self.kr, dist, remote=str(self.art), sign_key=self.sign_key).tag
 
 
 def free_port() -> int:

@@ -14,11 +14,9 @@ import pytest
 from click.testing import CliRunner
 from test_release_helpers import (
     GitDaemon,
+    Pub,
     forge_release,
     git,
-    make_dist,
-    make_knowledge_repo,
-    sample_files,
 )
 
 from kbtools.cli import main
@@ -26,24 +24,8 @@ from kbtools.errors import SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device
 from kbtools.ship.bundle import create_bundle
-from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen, load_private
 from kbtools.ship.sync import sync
-
-
-class Pub:
-    """A knowledge repo publishing to a bare artifacts repo."""
-
-    def __init__(self, tmp: Path, sign_key: Path | None = None):
-        self.kr = make_knowledge_repo(tmp / "kr")
-        self.art = tmp / "art.git"
-        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
-        self.tmp, self.sign_key, self.n = tmp, sign_key, 0
-
-    def release(self) -> str:
-        self.n += 1
-        dist = make_dist(self.tmp / "dist", sample_files(self.n), commit=f"src{self.n}")
-        return make_release(self.kr, dist, remote=str(self.art), sign_key=self.sign_key).tag
 
 
 @pytest.fixture

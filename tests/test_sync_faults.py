@@ -13,29 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-from test_release_helpers import make_dist, make_knowledge_repo, sample_files
+from test_release_helpers import Pub
 
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.ship import device
 from kbtools.ship.operate import local_releases, rollback
-from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
 KB = str(Path(sys.executable).with_name("kb"))
-
-
-class Pub:
-    def __init__(self, tmp: Path):
-        self.kr = make_knowledge_repo(tmp / "kr")
-        self.art = tmp / "art.git"
-        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
-        self.tmp, self.n = tmp, 0
-
-    def release(self, extra: dict[str, bytes] | None = None) -> str:
-        self.n += 1
-        files = {**sample_files(self.n), **(extra or {})}
-        dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
-        return make_release(self.kr, dist, remote=str(self.art)).tag
 
 
 def verified_tag(dev: Path) -> str:

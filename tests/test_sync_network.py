@@ -17,43 +17,30 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_release_helpers import GitDaemon, Proxy, make_dist, make_knowledge_repo, sample_files
+from test_release_helpers import GitDaemon, Proxy, Pub
 
 from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import git as shipgit
-from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
 
-class Pub:
-    """A knowledge repo publishing releases of incompressible files to a bare repo."""
-
-    def __init__(self, tmp: Path):
-        self.kr = make_knowledge_repo(tmp / "kr")
-        self.art = tmp / "art.git"
-        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
-        self.tmp, self.n = tmp, 0
-
-    def release(self) -> str:
-        self.n += 1
-        files = {**sample_files(self.n),
-                 **{f"blob/{i}.bin": os.urandom(20_000) for i in range(15)}}
-        dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
-        return make_release(self.kr, dist, remote=str(self.art)).tag
+def incompressible() -> dict[str, bytes]:
+    """~300 kB a release that no delta or compression shrinks: a transfer to cut mid-way."""
+    return {f"blob/{i}.bin": os.urandom(20_000) for i in range(15)}
 
 
 @pytest.fixture
 def net(tmp_path: Path) -> Iterator[tuple[Pub, Proxy, Path]]:
     """kb-r1 synced to a device through the proxy, kb-r2 published (~300 kB to fetch)."""
     pub = Pub(tmp_path)
-    pub.release()
+    pub.release(incompressible())
     daemon = GitDaemon(tmp_path)
     proxy = Proxy(daemon.port)
     try:
         device = tmp_path / "dev"
         assert sync(proxy.url("art.git"), device).tag == "kb-r1"
-        pub.release()
+        pub.release(incompressible())
         yield pub, proxy, device
     finally:
         proxy.close()
