@@ -236,6 +236,24 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
     return problems + more, anchor
 
 
+def image_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
+    """The root-relative path of the existing file inside the repository that the image
+    `ref` of `doc_rel` shows, written as a relative path in its exact case; None for any
+    other image (`check_ref` reports those) and for links."""
+    target = ref.target.strip()
+    if ref.kind != "image" or "\\" in ref.raw or "\\" in target or SCHEME.match(target) \
+            or target.startswith(("/", "#")):
+        return None
+    path = _split(target)[0]
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc_rel), path))
+    if not path or joined == ".." or joined.startswith("../"):
+        return None
+    res = fs.resolve(joined)
+    if not res.exists or res.is_dir or not res.case_ok or not fs.stays_inside(res.rel):
+        return None
+    return res.rel
+
+
 def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
     if not ref.raw:
         return None
