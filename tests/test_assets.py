@@ -1,17 +1,25 @@
 """Images as field knowledge has them: `kb check` and the build say at each link why the
-release leaves a picture out (`kbtools.render.images.left_out`, `kbtools.check.assets`)."""
+release leaves a picture out (`kbtools.render.images.left_out`, `kbtools.check.assets`), and
+the web app shows every picture it ships."""
 
 from __future__ import annotations
 
+import asyncio
+import html
+import re
 from pathlib import Path
+from urllib.parse import quote
 
+import httpx
 import pytest
+from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from kbtools.index.manifest import load_manifest
 from kbtools.render.images import MAX_IMAGE_BYTES
+from kbtools.serve.app import create_app
 from tests.kbfixtures import PAGE
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(32)
@@ -96,3 +104,41 @@ def test_a_picture_replaced_by_its_lfs_pointer_is_found_by_a_cached_check(repo):
     again = check_paths([repo / "knowledge"], cfg, cache=True)
     assert (line_of(repo, "leaf.png"), "image-lfs-pointer") in {(f.line, f.code) for f in again}
 
+
+NAMES = ["a b.png", "a%20b.png", "小麦 病害(1).png", "100%.png"]
+
+
+def test_the_web_app_serves_each_picture_by_the_url_its_page_gives(tmp_path):
+    """Names with spaces, Chinese, parentheses and a literal `%` (a file saved from a web
+    page keeps `a%20b.png`: its page linked it, its URL answered 404)."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name in [*NAMES, "phone.avif"]:
+        (repo / "assets" / name).write_bytes(FILES["phone.avif"][0] if name.endswith(".avif")
+                                             else PNG)
+    body = "\n\n".join(f"![p{i}](<../assets/{quote(n)}>)" for i, n in enumerate(NAMES))
+    body += '\n\n<img src="../assets/phone.avif" style="zoom:50%">\n'
+    (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    assert not check_paths([repo / "knowledge"], load_config(repo))
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    app = create_app(repo / "dist")
+
+    async def fetch(url: str) -> httpx.Response:
+        # a server decodes the path once (uvicorn; Starlette's TestClient decodes it twice)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url="http://127.0.0.1") as c:
+            return await c.get(url)
+
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # runs the app's lifespan
+        page = client.get("/doc/knowledge/pump.md").text
+        urls = [html.unescape(u) for u in re.findall(r'<img class="photo" src="([^"]+)"', page)]
+        assert len(urls) == len(NAMES) + 1 and "missing-image" not in page
+        for url in urls:
+            got = asyncio.run(fetch(url))
+            assert got.status_code == 200, url
+            assert got.headers["content-type"] == \
+                ("image/avif" if url.endswith(".avif") else "image/png")
