@@ -142,3 +142,35 @@ def test_the_web_app_serves_each_picture_by_the_url_its_page_gives(tmp_path):
             assert got.status_code == 200, url
             assert got.headers["content-type"] == \
                 ("image/avif" if url.endswith(".avif") else "image/png")
+
+
+def test_a_picture_only_linked_ships_and_its_link_works_on_the_device(tmp_path, capsys):
+    """`![thumb](small.png)` then `[原图](full.png)`: only shown pictures were shipped, so
+    the web page dropped the link to the full-size photo (its text stayed, linking nowhere);
+    and a linked LFS pointer was never reported."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name in ("small.png", "full.png", "table-cell.jpg"):
+        (repo / "assets" / name).write_bytes(PNG)
+    (repo / "assets" / "pointer.png").write_bytes(LFS)
+    body = ("![缩略图](../assets/small.png) [原图](../assets/full.png)\n\n"
+            "| 部件 | 照片 |\n|---|---|\n| 泵 | [看](../assets/table-cell.jpg) |\n\n"
+            "[指针](../assets/pointer.png)\n")
+    (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    found = check_paths([repo / "knowledge"], load_config(repo))
+    assert [(f.line, f.code) for f in found] == [(line_of(repo, "pointer.png"),
+                                                  "image-lfs-pointer")]
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=True))
+    assert f"pump.md:{line_of(repo, 'pointer.png')}:1: warning: image-lfs-pointer" \
+        in capsys.readouterr().err
+    shipped = {a for a in load_manifest(repo / "dist")["artifacts"] if "/assets/" in a}
+    assert shipped == {f"data/source/assets/{n}"
+                       for n in ("small.png", "full.png", "table-cell.jpg")}
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/knowledge/pump.md").text
+    assert '<a href="/asset/assets/full.png">原图</a>' in page
+    assert '<a href="/asset/assets/table-cell.jpg">看</a>' in page
