@@ -98,6 +98,8 @@ def test_every_code_is_documented(fixture_findings):
                "file-unreadable", "file-not-regular"}  # the last: tests/test_hostile_files.py
     tested |= {"table-csv-name", "file-extension", "code-unclosed"}  # test_authoring_edges.py
     tested |= {"link-wikilink"}  # tests/test_wikilinks.py
+    tested |= {"image-lfs-pointer", "image-too-large", "image-format",
+               "image-not-picture"}  # tests/test_assets.py
     # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py
     tested |= {"synonyms-not-a-group", "synonyms-empty-term", "synonyms-term-too-long",
                "synonyms-duplicate", "synonyms-repeated", "synonyms-unreadable",

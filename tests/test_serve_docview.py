@@ -120,3 +120,19 @@ def test_links_to_a_heading_of_the_same_document():
     assert re.findall(r'href="([^"]*)"', on_page) == ["#steps"]
     elsewhere = render_markdown(text, ctx(on_doc_page=False))
     assert re.findall(r'href="([^"]*)"', elsewhere) == [f"/doc/{DOC}#steps"]
+
+
+def test_typora_img_tags_show_the_shipped_picture_and_nothing_else():
+    """Typora resizes a picture by writing `<img src="x.png" style="zoom:50%">`: the page
+    showed that HTML as code; it shows the picture (src, alt, title only) when shipped."""
+    shipped = ctx(has_asset=lambda rel: rel == "assets/images/leaf.png")
+    block = render_markdown('<img src="../../assets/images/leaf.png" style="zoom:50%" '
+                            'alt="叶片" onerror="alert(1)">\n', shipped)
+    assert '<img class="photo" src="/asset/assets/images/leaf.png" alt="叶片">' in block
+    assert "zoom" not in block and "onerror" not in block and "raw-html" not in block
+    inline = render_markdown('见图 <img src="../../assets/images/leaf.png" width=300 '
+                             'onload=alert(2)> 和 <img src="gone.png" alt="缺">', shipped)
+    assert inline.count("<img") == 1 and "onload" not in inline and "300" not in inline
+    assert '<span class="missing-image">[缺]</span>' in inline
+    mixed = render_markdown('<div><img src="../../assets/images/leaf.png"></div>\n', shipped)
+    assert "<img" not in mixed and "&lt;img" in mixed

@@ -296,3 +296,29 @@ def test_history_fetched_to_place_a_tag_on_the_branch_is_checked_by_git(pub: Pub
     fsck = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "fsck", "--strict"],
                           capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+def test_an_unchanged_photo_is_stored_once_however_many_releases_a_device_keeps(tmp_path):
+    """Each release a device keeps held its own copy of every picture (a 200 MB asset
+    folder took 200 MB more per sync); an artifact the served release holds with the same
+    sha256 is hard-linked from it, unless that copy no longer holds those bytes."""
+    pub = Pub(tmp_path)
+    photo = {"source/assets/photo.jpg": b"\xff\xd8\xff\xe0" + bytes(range(256)) * 256}
+    dev = tmp_path / "dev"
+    pub.release(photo)
+    sync(str(pub.art), dev)
+    pub.release(photo)
+    assert sync(str(pub.art), dev).tag == "kb-r2" and served_ok(dev) == "kb-r2"
+
+    def file(tag: str, rel: str) -> Path:
+        return dev / "releases" / tag / "data" / rel
+
+    assert file("kb-r1", "source/assets/photo.jpg").stat().st_ino == \
+        file("kb-r2", "source/assets/photo.jpg").stat().st_ino
+    assert file("kb-r1", "chunks/00.jsonl").stat().st_ino != \
+        file("kb-r2", "chunks/00.jsonl").stat().st_ino  # changed: written anew
+    file("kb-r2", "source/assets/photo.jpg").write_bytes(b"rotted")
+    pub.release(photo)
+    assert sync(str(pub.art), dev).tag == "kb-r3" and served_ok(dev) == "kb-r3"
+    assert file("kb-r3", "source/assets/photo.jpg").stat().st_ino != \
+        file("kb-r2", "source/assets/photo.jpg").stat().st_ino

@@ -37,15 +37,17 @@ from kbtools.cachedb import open_cache_db
 from kbtools.index.tokenize import language_of
 from kbtools.markdown import nodes
 from kbtools.markdown.nodes import Document
+from kbtools.render.images import image_path
 
 PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 9  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 10  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
-# 8: the formulas and images of headings are in the outline; 9: ```latex fences are code
+# 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
+# 10: pictures linked (not shown) are in the outline's images
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 
@@ -58,13 +60,17 @@ class Outline:
     headings: HeadingRows
     tables: tuple[nodes.Table, ...]
     formulas: tuple[nodes.Math, ...]
+    # the pictures it shows, then those it links (`[原图](x.jpg)`): the release ships both
     images: tuple[nodes.Image, ...]
     lang: str  # `kbtools.index.tokenize.language_of` the body's first 4,000 characters
 
     @classmethod
     def of(cls, doc: Document, body: str) -> Outline:
+        linked = (nodes.Image(link.text, "", link.href, link.line) for link in doc.links()
+                  if image_path(doc.rel, link.href) is not None)
         return cls(doc.rel, doc.title, heading_rows(doc), tuple(doc.tables()),
-                   tuple(doc.formulas()), tuple(doc.images()), language_of(body[:LANG_SPAN]))
+                   tuple(doc.formulas()), (*doc.images(), *linked),
+                   language_of(body[:LANG_SPAN]))
 
 
 _TYPE = "\x00t"  # the key naming a node's class in its JSON object

@@ -59,7 +59,7 @@ from kbtools.query import calibration, pages
 from kbtools.render.formula import (
     render_cached,
 )
-from kbtools.render.images import image_path, ship_images
+from kbtools.render.images import Unshipped, linked_path, ship_images
 from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
@@ -231,7 +231,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
             _write_source(layout.source, s.rel, raw[s.rel])
     shipped = ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images],
                           root, layout.source)
-    _warn_lfs_pointers(outlines, set(shipped.lfs_pointers), opts, stats)
+    _warn_left_out(outlines, shipped.left_out, opts)
     timer.lap("render")
 
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
@@ -296,16 +296,15 @@ def _unchecked_reason(opts: BuildOptions) -> str | None:
     return None if opts.provenance else verified.NO_HISTORY
 
 
-def _warn_lfs_pointers(outlines: dict[str, Outline], pointers: set[str], opts: BuildOptions,
-                       stats: BuildStats) -> None:
-    """A warning at each image link whose file is a Git LFS pointer (a clone without
-    git-lfs): the picture is not shipped, and the author or CI learns what to do."""
-    found = [finding(rel, i.line, 1, "warning", "image-lfs-pointer",
-                     f"{path} is a Git LFS pointer, not the picture: not shipped (install "
-                     "git-lfs and run `git lfs pull`)")
+def _warn_left_out(outlines: dict[str, Outline], left_out: dict[str, Unshipped],
+                   opts: BuildOptions) -> None:
+    """A warning at each image link whose file the release does not ship (a Git LFS pointer
+    in a clone without git-lfs, too large, a format devices do not show, no picture), so
+    the author or CI learns what to do (the build's checks counted these warnings: `kb check`
+    says the same, `kbtools.check.assets`)."""
+    found = [finding(rel, i.line, 1, "warning", why.code, why.message)
              for rel, o in sorted(outlines.items()) for i in o.images
-             if (path := image_path(rel, i.src)) in pointers]
-    stats.warnings += len(found)
+             if (why := left_out.get(linked_path(rel, i.src) or "")) is not None]
     if opts.progress:
         for f in found:
             print(f"kb build: {f.format()}", file=sys.stderr)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.check import content, frontmatter, links, results_cache, vocabulary, wikilinks
+from kbtools.check import assets, content, frontmatter, links, results_cache, vocabulary, wikilinks
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
@@ -108,6 +108,7 @@ CODES: dict[str, str] = {
                            "not hold): the build serves those lines as unverified (warning; "
                            "`kb check` inside Git)",
     **vocabulary.CODES,
+    **assets.CODES,
 }
 # Front-matter codes: downgraded to warnings in lenient mode (foreign corpora).
 FRONT_MATTER_CODES = frozenset({
@@ -230,6 +231,7 @@ class DocResult:
     anchors: tuple[AnchorTarget, ...] = ()
     csv_names: tuple[tuple[int, str], ...] = ()
     edits: tuple[Edit, ...] = ()
+    images: tuple[assets.ImageLink, ...] = ()  # existing files its images show
     new_scan: tuple[str, dict[str, Any]] | None = None  # cache entry made by this run
     new_result: tuple[str, str, str] | None = None  # (doc, key, entry) for the results cache
     read: bool = True  # False: the file was not read (outside the repo, not regular, …)
@@ -287,8 +289,11 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = []
+    images: list[assets.ImageLink] = []
     for ref in result.refs:
         ref_problems, anchor = links.check_ref(ref, rel, ctx.fs)
+        if not ref_problems and (shown := links.image_file(ref, rel, ctx.fs)) is not None:
+            images.append((ref.line, ref.col, shown))
         for p in ref_problems:
             add(p.code, p.level, ref.line, ref.col, p.message)
             if p.edit:
@@ -308,7 +313,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             name = getattr(check, "__name__", repr(check))
             add("check-failed", "error", 1, 1, f"check {name} failed: {type(exc).__name__}: {exc}")
     return DocResult(src.path, rel, tuple(out), slugs, tuple(anchors),
-                     tuple(result.csv_names), tuple(edits), new_scan)
+                     tuple(result.csv_names), tuple(edits), tuple(images), new_scan)
 
 
 def check_document(src: SourceDoc, ctx: CheckContext) -> list[Finding]:
@@ -428,6 +433,7 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],
         "c": [list(c) for c in r.csv_names],
         "e": [[e.line, e.col, e.old, e.new] for e in r.edits],
+        "i": [list(i) for i in r.images],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
 
 
@@ -444,6 +450,7 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
             tuple(AnchorTarget(str(d), str(fr), int(ln), int(c)) for d, fr, ln, c in data["a"]),
             tuple((int(ln), str(n)) for ln, n in data["c"]),
             tuple(Edit(int(ln), int(c), str(o), str(n)) for ln, c, o, n in data["e"]),
+            tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]))
     except (KeyError, TypeError, ValueError):
         return None
@@ -501,7 +508,13 @@ def lapsed_verification(results: list[DocResult], ctx: CheckContext) -> list[Fin
                                         if r.read and not r.rel.startswith("/")])
 
 
+def image_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
+    """Images the release would leave out (`kbtools.check.assets`)."""
+    return assets.image_findings([(r.rel, r.images) for r in results], ctx.root, ctx.level)
+
+
 CORPUS_CHECKS.append(csv_name_check)
+CORPUS_CHECKS.append(image_check)
 CORPUS_CHECKS.append(lapsed_verification)
 
 _WORKER_CTX: CheckContext | None = None

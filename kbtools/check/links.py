@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from kbtools.markdown.frontend import Ref
+from kbtools.render.images import IMAGE_TYPES
 
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")
@@ -234,6 +235,26 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
         return problems, None
     more, anchor = _existing(ref, target, joined, fragment, doc_dir, fs, problems)
     return problems + more, anchor
+
+
+def image_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
+    """The root-relative path of the existing file inside the repository that the image
+    `ref` of `doc_rel` shows (or the link names, when of an image type: the release ships
+    it), written as a relative path in its exact case; None for any other image
+    (`check_ref` reports those) and link."""
+    target = ref.target.strip()
+    if "\\" in ref.raw or "\\" in target or SCHEME.match(target) or target.startswith(("/", "#")):
+        return None
+    path = _split(target)[0]
+    if ref.kind != "image" and posixpath.splitext(path)[1].lower() not in IMAGE_TYPES:
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc_rel), path))
+    if not path or joined == ".." or joined.startswith("../"):
+        return None
+    res = fs.resolve(joined)
+    if not res.exists or res.is_dir or not res.case_ok or not fs.stays_inside(res.rel):
+        return None
+    return res.rel
 
 
 def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:

@@ -47,8 +47,10 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     finding is an error. Front matter is validated against schemas/ (base schema plus the
     category's schema); links and images must be relative, existing, inside the repo and
     match the file's case exactly; Obsidian `[[wikilinks]]` and `![[embeds]]` are errors
-    (plain text to kbtools). Inside Git, a verified document whose lines changed after
-    its review gets a `verification-lapsed` warning (the build serves them as unverified).
+    (plain text to kbtools). An image the release would leave out (a Git LFS pointer, a
+    HEIC photo, an SVG, over 20 MiB, no picture) gets a warning. Inside Git, a verified
+    document whose lines changed after its review gets a `verification-lapsed` warning
+    (the build serves them as unverified).
     """
     for p in paths:
         if not p.exists() and not p.is_symlink():

@@ -239,6 +239,11 @@ class Document:
         for block in self._with_headings():
             yield from block_images(block)
 
+    def links(self) -> Iterator[LinkRef]:
+        """Links in document order, headings' and table cells' included."""
+        for block in self._with_headings():
+            yield from block_links(block)
+
     def _with_headings(self) -> Iterator[Block]:
         """`blocks()` with each section's heading before its blocks (a heading is no block
         of its section, but its inline math and images are the document's)."""
@@ -271,6 +276,14 @@ def block_math(block: Block) -> tuple[Math, ...]:
         return block.inline.math
     if isinstance(block, Table):
         return tuple(m for cell in block.cells for m in cell.math)
+    return ()
+
+
+def block_links(block: Block) -> tuple[LinkRef, ...]:
+    if isinstance(block, (Paragraph, Heading)):
+        return block.inline.links
+    if isinstance(block, Table):
+        return tuple(link for cell in block.cells for link in cell.links)
     return ()
 
 

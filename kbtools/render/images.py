@@ -6,42 +6,125 @@ so the link written in the Markdown resolves inside the release exactly as it do
 repository, and a device (`kb serve`) shows the photo without the knowledge repository.
 
 Only what is safe to show is copied: relative links without a scheme, resolving inside the
-repository root (symlinks included), regular files of a raster type (`IMAGE_TYPES`; an
-author's SVG is not shipped — formulas are the only SVGs, and they are sanitised), at most
-`MAX_IMAGE_BYTES` each. Anything else is left out silently: `kb check` reports missing and
-unsafe links, the build does not fail over a picture. A Git LFS pointer file (a clone made
-without git-lfs holds these in place of the pictures) is no picture either: it is left out
-and named (`ShippedImages.lfs_pointers`), so the build can say what to do.
+repository root (symlinks included), regular files of a type a browser shows (`IMAGE_TYPES`;
+an author's SVG is not shipped — formulas are the only SVGs, and they are sanitised) whose
+bytes are a picture of such a type (`picture_kind`), at most `MAX_IMAGE_BYTES` each. What is
+linked as an image but left out has a reason (`left_out`), the same for `kb check` (before
+the commit) and the build (warnings at each link): a Git LFS pointer file (a clone made
+without git-lfs holds these in place of the pictures), a picture over the size limit, a
+format a device's browser does not show (HEIC from a phone, TIFF, SVG, a PDF), an empty file
+or one whose bytes are no picture (an HTML page named `.png`). The build does not fail over a
+picture.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import posixpath
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from kbtools.corpus import read_source
+from kbtools.corpus import is_inside, read_source
 from kbtools.errors import SourceError
 from kbtools.fsutil import atomic_write_bytes
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
-               ".gif": "image/gif", ".webp": "image/webp"}
+               ".gif": "image/gif", ".webp": "image/webp", ".avif": "image/avif"}
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 # how every Git LFS pointer file begins (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+HEAD_BYTES = len(LFS_POINTER)  # what `left_out` needs of a file's beginning
+# ISO base media (HEIF) brands: AVIF is shown by browsers, the others (an iPhone's HEIC) not
+_AVIF_BRANDS = (b"avif", b"avis")
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
 
 
 @dataclass
 class ShippedImages:
     copied: list[str] = field(default_factory=list)  # repository-relative paths, sorted
-    lfs_pointers: list[str] = field(default_factory=list)  # left out: pointers, not pictures
+    left_out: dict[str, Unshipped] = field(default_factory=dict)  # by path: why not copied
 
 
-def image_path(doc: str, src: str) -> str | None:
-    """The repository-relative posix path an image link of `doc` names, or None when the link
-    is not a relative link to a raster image inside the repository."""
+@dataclass(frozen=True)
+class Unshipped:
+    """Why a file linked as an image is not in the release: a finding code and its words."""
+
+    code: str  # image-lfs-pointer | image-too-large | image-format | image-not-picture
+    message: str
+
+
+def picture_kind(head: bytes) -> str | None:
+    """The shipped type ("png", "jpeg", "gif", "webp", "avif") whose signature `head` (a
+    file's first bytes) begins with, or None: the bytes are no picture a browser shows."""
+    if head.startswith(b"\x89PNG"):
+        return "png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if head.startswith(b"GIF8"):
+        return "gif"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "webp"
+    if head[4:8] == b"ftyp" and head[8:12] in _AVIF_BRANDS:
+        return "avif"
+    return None
+
+
+def left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
+    """Why the file `rel` (repository-relative), linked as an image, of `size` bytes
+    beginning with `head` (at least its first `HEAD_BYTES`), is not shipped; None: it is."""
+    ext = posixpath.splitext(rel)[1].lower()
+    if head.startswith(LFS_POINTER):
+        return Unshipped("image-lfs-pointer", f"{rel} is a Git LFS pointer, not the picture: "
+                         "not shipped (install git-lfs and run `git lfs pull`)")
+    if ext == ".svg":
+        return Unshipped("image-format", f"{rel} is an SVG drawing, which a release does not "
+                         "ship (it can hold script): not shipped (export it as PNG)")
+    if ext not in IMAGE_TYPES:
+        kind = "a HEIF/HEIC photo" if head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS \
+            else f"a {ext or 'extensionless'!r} file"
+        return Unshipped("image-format", f"{rel} is {kind}, which devices' browsers do not "
+                         "show: not shipped (save it as PNG, JPEG or WebP)")
+    if size > MAX_IMAGE_BYTES:
+        mib = math.ceil(size / 2**20 * 10) / 10  # never rounded down to the limit
+        return Unshipped("image-too-large", f"{rel} is {mib} MiB; a release ships images up "
+                         f"to {MAX_IMAGE_BYTES // 2**20} MiB: not shipped (resize it)")
+    if size == 0:
+        return Unshipped("image-not-picture", f"{rel} is empty: not shipped")
+    if picture_kind(head) is None:
+        heif = head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
+        what = "a HEIF/HEIC photo, which devices' browsers do not show" if heif else \
+            "not a PNG, JPEG, GIF, WebP or AVIF picture"
+        return Unshipped("image-not-picture", f"{rel} is {what} (whatever its name says): "
+                         "not shipped (save it as PNG, JPEG or WebP)")
+    return None
+
+
+def peek(root: Path, rel: str) -> tuple[int, bytes] | None:
+    """The size and first `HEAD_BYTES` of the file `rel` under `root`, or None when it is
+    no regular file inside `root` (symlinks followed) or cannot be read."""
+    try:
+        real = os.path.realpath(root / rel)
+        if not is_inside(real, os.path.realpath(root)):
+            return None
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return None
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in
+        try:
+            st = os.fstat(fd)
+            return (st.st_size, os.read(fd, HEAD_BYTES)) if stat.S_ISREG(st.st_mode) else None
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        return None
+
+
+def linked_path(doc: str, src: str) -> str | None:
+    """The repository-relative posix path a link of `doc` names (percent-decoded), or None
+    when the link is not a relative link inside the repository."""
     src = src.strip()
     parts = urlsplit(src)
     if not src or parts.scheme or parts.netloc or src.startswith(("/", "\\")) or "\\" in src:
@@ -52,26 +135,35 @@ def image_path(doc: str, src: str) -> str | None:
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc), path))
     if joined.startswith("../") or joined in ("..", ".") or joined.startswith("/"):
         return None
-    if posixpath.splitext(joined)[1].lower() not in IMAGE_TYPES:
+    return joined
+
+
+def image_path(doc: str, src: str) -> str | None:
+    """The repository-relative posix path an image link of `doc` names, or None when the link
+    is not a relative link to an image of a shipped type inside the repository."""
+    joined = linked_path(doc, src)
+    if joined is None or posixpath.splitext(joined)[1].lower() not in IMAGE_TYPES:
         return None
     return joined
 
 
 def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path) -> ShippedImages:
     """Copy each image linked as (document path, link) from `root` into `source_dir` under
-    its repository-relative path; returns the paths copied and the Git LFS pointer files
-    left out."""
-    wanted = sorted({p for doc, src in links if (p := image_path(doc, src)) is not None})
+    its repository-relative path; returns the paths copied and why the others were left out
+    (files that cannot be read, or are no regular file inside the repository, are left out
+    silently: `kb check` reports those links)."""
+    wanted = sorted({p for doc, src in links if (p := linked_path(doc, src)) is not None})
     out = ShippedImages()
     for rel in wanted:
+        found = peek(root, rel)
+        why = left_out(rel, *found) if found is not None else None
+        if why is not None:
+            out.left_out[rel] = why
+        if found is None or why is not None:
+            continue
         try:
             data = read_source(root / rel, root, MAX_IMAGE_BYTES)
-        except SourceError:
-            continue
-        if len(data) > MAX_IMAGE_BYTES:
-            continue
-        if data.startswith(LFS_POINTER):
-            out.lfs_pointers.append(rel)
+        except SourceError:  # replaced or grown since
             continue
         atomic_write_bytes(source_dir / rel, data)
         out.copied.append(rel)

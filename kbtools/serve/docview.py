@@ -4,8 +4,10 @@
 shows the blocks the build indexed) and renders with `SafeRenderer`, which differs from
 markdown-it's own renderer in what author content may do:
 
-- raw HTML is never passed through: HTML comments (annotations) are dropped, every other
-  HTML block or inline tag is shown as escaped text;
+- raw HTML is never passed through: HTML comments (annotations) are dropped, HTML that is
+  nothing but `<img>` tags (Typora's resized pictures) is shown as the page's own images
+  (their `src`, `alt` and `title` only), every other HTML block or inline tag is shown as
+  escaped text;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``;
 - formulas become ``<img>`` of the release's sanitised SVG (`formula_relpath`), or the
   LaTeX as code when the release has no SVG for it;
@@ -36,6 +38,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
+from kbtools.markdown.doctree import html_images
 from kbtools.markdown.parser import (
     BR,
     inline_text,
@@ -49,6 +52,8 @@ from kbtools.render.images import image_path
 
 MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
+# raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
+_IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
 _LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_block",
                 "math_block", "math_block_label", "html_block", "hr"}
 
@@ -137,6 +142,8 @@ class SafeRenderer(RendererHTML):
         content = tokens[idx].content
         if _is_comment(content):
             return ""
+        if _IMG_ONLY.fullmatch(content):  # Typora's resized picture: shown, attributes dropped
+            return f'<p{_block_attrs(tokens[idx])}>{self._img_tags(content)}</p>\n'
         return f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
@@ -146,7 +153,14 @@ class SafeRenderer(RendererHTML):
             return ""
         if BR.fullmatch(content):
             return "<br>"
+        if _IMG_ONLY.fullmatch(content):
+            return self._img_tags(content)
         return escapeHtml(content)
+
+    def _img_tags(self, html: str) -> str:
+        """HTML `<img>` tags (Typora writes one to resize a picture) as the page's own
+        images: `src`, `alt` and `title` are read, every other attribute is dropped."""
+        return "".join(self._image(i.src, i.alt, i.title) for i in html_images(html, 0))
 
     # --- formulas ---------------------------------------------------------------------
     def _formula(self, latex: str, display: bool) -> str:
@@ -190,11 +204,13 @@ class SafeRenderer(RendererHTML):
     # --- images and links -------------------------------------------------------------
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
-        alt = inline_text(tok.children or [])
-        rel = image_path(self.ctx.doc, str(tok.attrGet("src") or ""))
+        return self._image(str(tok.attrGet("src") or ""), inline_text(tok.children or []),
+                           str(tok.attrGet("title") or ""))
+
+    def _image(self, src: str, alt: str, title: str) -> str:
+        rel = image_path(self.ctx.doc, src)
         if rel is None or not self.ctx.has_asset(rel):
             return f'<span class="missing-image">[{escapeHtml(alt)}]</span>'
-        title = str(tok.attrGet("title") or "")
         title_attr = f' title="{escapeHtml(title)}"' if title else ""
         return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}" '
                 f'alt="{escapeHtml(alt)}"{title_attr}>')

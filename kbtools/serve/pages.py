@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote_plus, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -428,8 +428,8 @@ async def formula_file(request: Request) -> Response:
 
 
 async def asset_file(request: Request) -> Response:
-    rel = request.path_params["path"]
-    if image_path("", rel) != rel:  # normalised, relative, a raster image type
+    rel = request.path_params["path"]  # decoded once: a file may be named "a%20b.png"
+    if image_path("", quote(rel)) != rel:  # normalised, relative, a raster image type
         return Response("no such image\n", 404, media_type="text/plain")
     ctype = IMAGE_TYPES[rel[rel.rfind("."):].lower()]
     return await _data_file(request, f"source/{rel}", ctype, "no-cache")

@@ -10,8 +10,10 @@ repo.git, or a clone of the artifacts repository) and:
    rotations since serial `floor`); the manifest's hash, schema and path rules; the tree is
    exactly the manifest's artifacts plus the top-level release files, all regular files of
    the listed sizes; the embedding models are the ones on this machine;
-3. exports those files into a new staging directory (no link followed), checks what is on
-   disk (no extra entries; every artifact's sha256 and size);
+3. exports those files into a new staging directory (no link followed; a file the previous
+   release holds with the same sha256 is hard-linked from it, so an unchanged asset folder
+   is stored once however many releases a device keeps), checks what is on disk (no extra
+   entries; every artifact's sha256 and size);
 4. derives index/ with `kbtools.index.materialize.materialize` (from a previous release's
    index when the caller has one: only changed shards are redone) and checks it with
    `kbtools.index.selfcheck.check_derived` (an older release that pins index/ bytes in the
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import ModelError, SyncError, plural
+from kbtools.errors import KbError, ModelError, SyncError, plural
 from kbtools.fsutil import fsync_dir, sync_tree, write_beneath
 from kbtools.index.incremental import changed_shards
 from kbtools.index.layout import MANIFEST, VERIFIED, ReleaseLayout
@@ -141,7 +143,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     checked = verify_release(gd, commit, tag, serial, tag_mhash, begin, floor)
     meta, plan, manifest, mhash = (checked.meta, checked.plan, checked.manifest,
                                    checked.manifest_sha256)
-    export(gd, checked.entries, staging)
+    export(gd, checked.entries, staging, unchanged_files(previous, manifest))
     problems = staging_problems(staging, checked.entries) + verify_files(staging, manifest,
                                                                          derived=False)
     if problems:
@@ -162,6 +164,24 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     staging.rename(final)
     fsync_dir(final.parent)
     return Installed(plan, manifest, mhash, verified)
+
+
+def unchanged_files(previous: Path | None, manifest: dict[str, Any]) -> dict[str, tuple[Path, str]]:
+    """The artifacts `manifest` lists with the path, size and sha256 the installed release
+    `previous` lists too: each with its file there and its sha256 (`verify.export` links
+    them when they still hold it). Empty when there is no readable previous manifest."""
+    if previous is None:
+        return {}
+    try:
+        old = load_manifest(previous).get("artifacts", {})
+    except (KbError, OSError, ValueError):
+        return {}
+    if not isinstance(old, dict):
+        return {}
+    return {rel: (previous / rel, a["sha256"])
+            for rel, a in manifest.get("artifacts", {}).items()
+            if isinstance(o := old.get(rel), dict) and o.get("sha256") == a["sha256"]
+            and o.get("size") == a["size"]}
 
 
 # usearch reports a graph it could not write (a full disk, no memory) as a plain

@@ -22,6 +22,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from kbtools.index.manifest import (
     manifest_path_problems,
     parse_manifest,
     path_problem,
+    sha256_file,
     show_path,
     unlisted_entries,
 )
@@ -155,12 +158,18 @@ def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
     return entries
 
 
-def export(gd: Path, entries: list[TreeEntry], staging: Path) -> None:
+def export(gd: Path, entries: list[TreeEntry], staging: Path,
+           same: Mapping[str, tuple[Path, str]] | None = None) -> None:
     """Write the (checked) release files into a new `staging` directory, nothing else: each
-    file created new (O_EXCL) with no link followed, its content streamed from git."""
+    file created new (O_EXCL) with no link followed, its content streamed from git. `same`
+    names, by path, a file of an installed release with the sha256 the new one lists: it is
+    hard-linked instead when it is a regular file still of that sha256 (an unchanged photo
+    is stored once on the device, not once per release kept)."""
     os.mkdir(staging)
     with BlobReader(gd) as reader:
         for e in entries:
+            if same and e.path in same and _link_same(*same[e.path], staging, e.path):
+                continue
             fd = open_beneath(staging, e.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
                               mkdirs=True)
             try:
@@ -168,6 +177,21 @@ def export(gd: Path, entries: list[TreeEntry], staging: Path) -> None:
                     write_all(fd, block)
             finally:
                 os.close(fd)
+
+
+def _link_same(old: Path, sha256: str, staging: Path, rel: str) -> bool:
+    """Hard-link `old` at staging/`rel` when it is a regular file of `sha256` (False: not
+    linked, and nothing written; a file system without hard links, say)."""
+    try:
+        if not stat.S_ISREG(os.lstat(old).st_mode) or sha256_file(old) != sha256:
+            return False
+        fd = open_beneath(staging, rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mkdirs=True)
+        os.close(fd)  # the folders exist, made with no link followed; the name is ours
+        os.unlink(staging / rel)
+        os.link(old, staging / rel, follow_symlinks=False)
+        return True
+    except OSError:
+        return False
 
 
 def blob_problems(gd: Path, entries: list[TreeEntry], manifest: dict[str, Any]) -> list[str]:

@@ -1,0 +1,50 @@
+"""What `kb check` says of the files documents show as images: the release leaves some out.
+
+The build ships a linked picture only when devices can show it (`kbtools.render.images`:
+`left_out` gives the reason for one that is not). `kb check` gives the same reason at each
+image link, before the commit, so a photo saved as HEIC, a 30 MB scan, an SVG, a Git LFS
+pointer (a clone without git-lfs) or an empty file is found where it is written rather than
+on a device.
+
+Each document's existing image targets are facts its (cached) check keeps
+(`DocResult.images`); the files themselves are looked at on every run (their size and first
+bytes: a picture replaced by its LFS pointer changes no document), once per file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from kbtools.findings import Finding, finding
+from kbtools.render.images import Unshipped, left_out, peek
+
+CODES = {
+    "image-lfs-pointer": "an image file that is a Git LFS pointer, not the picture (a clone "
+                         "without git-lfs): not shipped (warning)",
+    "image-too-large": "an image over the size a release ships (20 MiB): not shipped (warning)",
+    "image-format": "an image of a format devices do not show or a release does not ship "
+                    "(HEIC, TIFF, SVG, PDF ...): not shipped (warning)",
+    "image-not-picture": "an image file that is empty or whose bytes are no PNG, JPEG, GIF, "
+                         "WebP or AVIF picture: not shipped (warning)",
+}
+
+ImageLink = tuple[int, int, str]  # line, column, the root-relative path of the file shown
+
+
+def image_findings(links: Iterable[tuple[str, Iterable[ImageLink]]], root: Path,
+                   level: Callable[[str, str], str]) -> list[Finding]:
+    """A warning at each image link (document path, its image links) whose file the release
+    would leave out; `level` maps a code and its default level to the level reported."""
+    seen: dict[str, Unshipped | None] = {}
+    out = []
+    for doc, images in links:
+        for line, col, rel in images:
+            if rel not in seen:
+                found = peek(root, rel)
+                seen[rel] = left_out(rel, *found) if found is not None else None
+            why = seen[rel]
+            if why is not None:
+                out.append(finding(doc, line, col, level(why.code, "warning"), why.code,
+                                   why.message))
+    return out

@@ -1,0 +1,176 @@
+"""Images as field knowledge has them: `kb check` and the build say at each link why the
+release leaves a picture out (`kbtools.render.images.left_out`, `kbtools.check.assets`), and
+the web app shows every picture it ships."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.check.engine import check_paths
+from kbtools.config import load_config
+from kbtools.index.manifest import load_manifest
+from kbtools.render.images import MAX_IMAGE_BYTES
+from kbtools.serve.app import create_app
+from tests.kbfixtures import PAGE
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(32)
+LFS = ("version https://git-lfs.github.com/spec/v1\noid sha256:" + "4d7a" * 16
+       + "\nsize 48213\n").encode()
+# the pictures a field repository really holds, by file name, and what check says of each
+FILES: dict[str, tuple[bytes, str | None]] = {
+    "leaf.png": (PNG, None),
+    "named-wrong.jpg": (PNG, None),  # a PNG saved as .jpg: browsers show it
+    "phone.avif": (b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf", None),
+    "anim.gif": (b"GIF89a\x01\x00\x01\x00", None),
+    "shot.webp": (b"RIFF\x24\x00\x00\x00WEBPVP8 " + bytes(16), None),
+    "lfs.png": (LFS, "image-lfs-pointer"),
+    "iphone.heic": (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "image-format"),
+    "iphone-renamed.jpg": (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic",
+                           "image-not-picture"),
+    "diagram.svg": (b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+                    "image-format"),
+    "scan.tiff": (b"II*\x00" + bytes(16), "image-format"),
+    "empty.png": (b"", "image-not-picture"),
+    "page.png": (b"<html><script>alert(1)</script></html>", "image-not-picture"),
+    "huge.jpg": (b"\xff\xd8\xff\xe0", "image-too-large"),  # made sparse past the limit
+}
+
+
+def make_repo(root: Path) -> Path:
+    (root / "knowledge").mkdir(parents=True)
+    (root / "assets").mkdir()
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name, (data, _) in FILES.items():
+        (root / "assets" / name).write_bytes(data)
+    with open(root / "assets" / "huge.jpg", "r+b") as fh:
+        fh.truncate(MAX_IMAGE_BYTES + 1)
+    body = "Photos of the pump:\n\n" + "\n\n".join(
+        f"![{name}](../assets/{name})" if i % 2 else f'<img src="../assets/{name}" width="50%">'
+        for i, name in enumerate(FILES))
+    (root / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    return root
+
+
+def line_of(root: Path, name: str) -> int:
+    text = (root / "knowledge" / "pump.md").read_text(encoding="utf-8")
+    return next(i for i, t in enumerate(text.splitlines(), 1) if f"/{name}" in t)
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return make_repo(tmp_path / "kb")
+
+
+def test_check_warns_at_each_image_the_release_leaves_out(repo):
+    findings = check_paths([repo / "knowledge"], load_config(repo))
+    got = {(f.line, f.code) for f in findings}
+    want = {(line_of(repo, name), code) for name, (_, code) in FILES.items() if code}
+    assert got == want
+    assert all(f.level == "warning" for f in findings)
+    by_code = {f.code: f.message for f in findings}
+    assert "git lfs pull" in by_code["image-lfs-pointer"]
+    assert "20.1 MiB" in by_code["image-too-large"] and "resize" in by_code["image-too-large"]
+
+
+def test_the_build_ships_what_check_passes_and_warns_at_the_rest(repo, tmp_path, capsys):
+    build(load_config(repo), BuildOptions(out=tmp_path / "dist", progress=True))
+    shipped = {a.removeprefix("data/source/assets/")
+               for a in load_manifest(tmp_path / "dist")["artifacts"]
+               if a.startswith("data/source/assets/")}
+    assert shipped == {name for name, (_, code) in FILES.items() if code is None}
+    err = capsys.readouterr().err
+    for name, (_, code) in FILES.items():
+        if code:
+            assert f"knowledge/pump.md:{line_of(repo, name)}:1: warning: {code}: " \
+                   f"assets/{name} " in err
+
+
+def test_a_picture_replaced_by_its_lfs_pointer_is_found_by_a_cached_check(repo):
+    """The document is unchanged (its results come from the cache); the file is not."""
+    cfg = load_config(repo)
+    assert check_paths([repo / "knowledge"], cfg, cache=True)
+    (repo / "assets" / "leaf.png").write_bytes(LFS)
+    again = check_paths([repo / "knowledge"], cfg, cache=True)
+    assert (line_of(repo, "leaf.png"), "image-lfs-pointer") in {(f.line, f.code) for f in again}
+
+
+NAMES = ["a b.png", "a%20b.png", "小麦 病害(1).png", "100%.png"]
+
+
+def test_the_web_app_serves_each_picture_by_the_url_its_page_gives(tmp_path):
+    """Names with spaces, Chinese, parentheses and a literal `%` (a file saved from a web
+    page keeps `a%20b.png`: its page linked it, its URL answered 404)."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name in [*NAMES, "phone.avif"]:
+        (repo / "assets" / name).write_bytes(FILES["phone.avif"][0] if name.endswith(".avif")
+                                             else PNG)
+    body = "\n\n".join(f"![p{i}](<../assets/{quote(n)}>)" for i, n in enumerate(NAMES))
+    body += '\n\n<img src="../assets/phone.avif" style="zoom:50%">\n'
+    (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    assert not check_paths([repo / "knowledge"], load_config(repo))
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    app = create_app(repo / "dist")
+
+    async def fetch(url: str) -> httpx.Response:
+        # a server decodes the path once (uvicorn; Starlette's TestClient decodes it twice)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url="http://127.0.0.1") as c:
+            return await c.get(url)
+
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # runs the app's lifespan
+        page = client.get("/doc/knowledge/pump.md").text
+        urls = [html.unescape(u) for u in re.findall(r'<img class="photo" src="([^"]+)"', page)]
+        assert len(urls) == len(NAMES) + 1 and "missing-image" not in page
+        for url in urls:
+            got = asyncio.run(fetch(url))
+            assert got.status_code == 200, url
+            assert got.headers["content-type"] == \
+                ("image/avif" if url.endswith(".avif") else "image/png")
+
+
+def test_a_picture_only_linked_ships_and_its_link_works_on_the_device(tmp_path, capsys):
+    """`![thumb](small.png)` then `[原图](full.png)`: only shown pictures were shipped, so
+    the web page dropped the link to the full-size photo (its text stayed, linking nowhere);
+    and a linked LFS pointer was never reported."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name in ("small.png", "full.png", "table-cell.jpg"):
+        (repo / "assets" / name).write_bytes(PNG)
+    (repo / "assets" / "pointer.png").write_bytes(LFS)
+    body = ("![缩略图](../assets/small.png) [原图](../assets/full.png)\n\n"
+            "| 部件 | 照片 |\n|---|---|\n| 泵 | [看](../assets/table-cell.jpg) |\n\n"
+            "[指针](../assets/pointer.png)\n")
+    (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    found = check_paths([repo / "knowledge"], load_config(repo))
+    assert [(f.line, f.code) for f in found] == [(line_of(repo, "pointer.png"),
+                                                  "image-lfs-pointer")]
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=True))
+    assert f"pump.md:{line_of(repo, 'pointer.png')}:1: warning: image-lfs-pointer" \
+        in capsys.readouterr().err
+    shipped = {a for a in load_manifest(repo / "dist")["artifacts"] if "/assets/" in a}
+    assert shipped == {f"data/source/assets/{n}"
+                       for n in ("small.png", "full.png", "table-cell.jpg")}
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/knowledge/pump.md").text
+    assert '<a href="/asset/assets/full.png">原图</a>' in page
+    assert '<a href="/asset/assets/table-cell.jpg">看</a>' in page
