@@ -33,12 +33,13 @@ def open_index(path: StrPath | None = None) -> KbIndex:
     return _open_index(Path(path) if path is not None else None)
 
 
-def search(index: KbIndex, question: str, *, k: int = 5, where: Iterable[str] = (),
+def search(index: KbIndex, question: str, *, k: int | None = None, where: Iterable[str] = (),
            verified_only: bool | None = None) -> SearchResponse:
     """Hybrid search with citations. `where` holds filters such as ``"crop=小麦"`` or
     ``"category=equipment"``. The response's ``results`` are cited passages (``.citation``
     names doc, heading path, line range, release and commit); ``no_answer`` is True with a
-    ``reason`` when nothing is relevant enough. ``.to_dict()`` is `kb query --json`."""
+    ``reason`` when nothing is relevant enough; `k` results at most (default: kb.toml
+    ``[query] k`` of the index, else 5). ``.to_dict()`` is `kb query --json`."""
     return _search(index, question, k=k, where=list(where) or None, verified_only=verified_only)
 
 

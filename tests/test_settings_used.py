@@ -1,0 +1,42 @@
+"""kb.toml settings the docs name take effect where they say (a setting the schema accepts
+and nothing reads leaves a user wondering why their kb.toml changes nothing)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from hostile import make_repo
+from kbfixtures import PAGE
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+
+SEALS = {f"knowledge/seal-{n}.md": PAGE.format(
+    title=f"Pump seal {n}", source="test",
+    body=f"## Seal {n}\n\nReplace the pump seal of line {n} every {n}000 hours.\n")
+    for n in range(1, 5)}
+
+
+def test_query_k_in_kb_toml_is_the_number_of_results(tmp_path):
+    repo = make_repo(tmp_path / "repo", docs=SEALS)
+    with (repo / "kb.toml").open("a", encoding="utf-8") as f:
+        f.write("\n[query]\nk = 2\n")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+
+    def results(*args: str) -> int:
+        out = CliRunner().invoke(main, ["query", "--index", str(repo / "dist"), "--json",
+                                        "--no-log", *args, "replace the pump seal"])
+        assert out.exit_code == 0, out.output
+        return len(json.loads(out.output)["results"])
+
+    assert results() == 2
+    assert results("-k", "3") == 3  # the option still wins
+    index = open_index(repo / "dist")
+    try:
+        assert len(search(index, "replace the pump seal").results) == 2
+    finally:
+        index.close()
