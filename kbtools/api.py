@@ -56,8 +56,11 @@ def build_index(repo: StrPath = ".", *, out: StrPath | None = None, corpus: StrP
 
 def check_files(paths: Iterable[StrPath], *, repo: StrPath = ".", lenient: bool = False) -> list[Finding]:
     """`kb check`: findings (schema, paths, links, formulas, tables) for the Markdown files
-    under `paths`, sorted. A finding with ``level == "error"`` would fail the pre-commit hook."""
-    return check_paths([Path(p) for p in paths], load_config(Path(repo)), lenient=lenient)
+    under `paths`, sorted, and inside Git a `verification-lapsed` warning for each verified
+    document changed after its review. A finding with ``level == "error"`` would fail the
+    pre-commit hook."""
+    return check_paths([Path(p) for p in paths], load_config(Path(repo)), lenient=lenient,
+                       history=True)
 
 
 def evaluate_table(doc: StrPath, inputs: Mapping[str, object], *,
