@@ -40,3 +40,19 @@ def test_query_k_in_kb_toml_is_the_number_of_results(tmp_path):
         assert len(search(index, "replace the pump seal").results) == 2
     finally:
         index.close()
+
+
+def test_paths_dist_is_where_build_writes_and_query_reads(tmp_path, monkeypatch):
+    """`kb build --out` and `kb watch --out` said "default: dist/"; the default is kb.toml
+    paths.dist, which build, query and release all use."""
+    repo = make_repo(tmp_path / "repo", docs=SEALS)
+    with (repo / "kb.toml").open("a", encoding="utf-8") as f:
+        f.write('\n[paths]\ndist = "out/idx"\n')
+    monkeypatch.chdir(repo)
+    assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    assert (repo / "out" / "idx" / "manifest.json").is_file() and not (repo / "dist").exists()
+    out = CliRunner().invoke(main, ["query", "--json", "--no-log", "replace the pump seal"])
+    assert out.exit_code == 0 and json.loads(out.output)["results"]
+    for command in ("build", "watch"):
+        help_text = CliRunner().invoke(main, [command, "--help"]).output
+        assert "(default: kb.toml paths.dist, else dist/)" in " ".join(help_text.split())
