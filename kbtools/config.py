@@ -229,6 +229,9 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
         err = errors[0]
         keys = [str(p) for p in err.absolute_path]
         where = ".".join(keys) or "(top level)"
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+            keys += sorted(k for k in err.instance if k not in known)[:1]  # its line, not the table's
         raise ConfigError(f"{where}: {err.message}", path=str(path), line=_key_line(text, keys))
     _check_chunk_sizes(user.get("chunk", {}), path, text)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from hostile import make_repo
 from kbfixtures import PAGE
@@ -12,6 +13,7 @@ from kbfixtures import PAGE
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.errors import ConfigError
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 
@@ -56,3 +58,17 @@ def test_paths_dist_is_where_build_writes_and_query_reads(tmp_path, monkeypatch)
     for command in ("build", "watch"):
         help_text = CliRunner().invoke(main, [command, "--help"]).output
         assert "(default: kb.toml paths.dist, else dist/)" in " ".join(help_text.split())
+
+
+def test_a_category_setting_nothing_reads_is_refused_at_its_line(tmp_path):
+    """kb.toml's schema took `[categories.<name>] schema`, which nothing read (the category's
+    schema is always schemas/categories/<name>.schema.json): a user pointing it elsewhere
+    was never told. `folder` (where `kb draft new` writes) is the one setting there."""
+    (tmp_path / "kb.toml").write_text('[categories.engineering]\nfolder = "knowledge/eng"\n'
+                                      'schema = "schemas/eng.json"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="'schema' was unexpected") as exc:
+        load_config(tmp_path)
+    assert exc.value.line == 3
+    (tmp_path / "kb.toml").write_text('[categories.engineering]\nfolder = "knowledge/eng"\n',
+                                      encoding="utf-8")
+    assert load_config(tmp_path).section("categories") == {"engineering": {"folder": "knowledge/eng"}}
