@@ -33,12 +33,13 @@ def open_index(path: StrPath | None = None) -> KbIndex:
     return _open_index(Path(path) if path is not None else None)
 
 
-def search(index: KbIndex, question: str, *, k: int = 5, where: Iterable[str] = (),
+def search(index: KbIndex, question: str, *, k: int | None = None, where: Iterable[str] = (),
            verified_only: bool | None = None) -> SearchResponse:
     """Hybrid search with citations. `where` holds filters such as ``"crop=小麦"`` or
     ``"category=equipment"``. The response's ``results`` are cited passages (``.citation``
     names doc, heading path, line range, release and commit); ``no_answer`` is True with a
-    ``reason`` when nothing is relevant enough. ``.to_dict()`` is `kb query --json`."""
+    ``reason`` when nothing is relevant enough; `k` results at most (default: kb.toml
+    ``[query] k`` of the index, else 5). ``.to_dict()`` is `kb query --json`."""
     return _search(index, question, k=k, where=list(where) or None, verified_only=verified_only)
 
 
@@ -55,8 +56,11 @@ def build_index(repo: StrPath = ".", *, out: StrPath | None = None, corpus: StrP
 
 def check_files(paths: Iterable[StrPath], *, repo: StrPath = ".", lenient: bool = False) -> list[Finding]:
     """`kb check`: findings (schema, paths, links, formulas, tables) for the Markdown files
-    under `paths`, sorted. A finding with ``level == "error"`` would fail the pre-commit hook."""
-    return check_paths([Path(p) for p in paths], load_config(Path(repo)), lenient=lenient)
+    under `paths`, sorted, and inside Git a `verification-lapsed` warning for each verified
+    document changed after its review. A finding with ``level == "error"`` would fail the
+    pre-commit hook."""
+    return check_paths([Path(p) for p in paths], load_config(Path(repo)), lenient=lenient,
+                       history=True)
 
 
 def evaluate_table(doc: StrPath, inputs: Mapping[str, object], *,

@@ -229,7 +229,28 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
         err = errors[0]
         keys = [str(p) for p in err.absolute_path]
         where = ".".join(keys) or "(top level)"
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+            keys += sorted(k for k in err.instance if k not in known)[:1]  # its line, not the table's
         raise ConfigError(f"{where}: {err.message}", path=str(path), line=_key_line(text, keys))
+    _check_chunk_sizes(user.get("chunk", {}), path, text)
+
+
+def _check_chunk_sizes(chunk: dict[str, Any], path: Path, text: str) -> None:
+    """The [chunk] sizes against each other, the defaults filling what kb.toml leaves out
+    (a `target_chars` above the default `max_chars` is refused here, at its line, not by
+    whichever command first cuts a document)."""
+    sizes = {**DEFAULTS["chunk"], **chunk}
+    lo, target, hi = sizes["min_chars"], sizes["target_chars"], sizes["max_chars"]
+    if not 0 < lo <= target <= hi:
+        keys = [k for k in ("min_chars", "target_chars", "max_chars") if k in chunk]
+        raise ConfigError("chunk: needs 0 < min_chars <= target_chars <= max_chars, got "
+                          f"{lo}, {target}, {hi} (unset keys take their defaults)",
+                          path=str(path), line=_key_line(text, ["chunk", *keys[:1]]))
+    if sizes["overlap_chars"] >= target:
+        raise ConfigError(f"chunk: overlap_chars ({sizes['overlap_chars']}) must be below "
+                          f"target_chars ({target})", path=str(path),
+                          line=_key_line(text, ["chunk", "overlap_chars"]))
 
 
 def _key_line(text: str, keys: list[str]) -> int | None:

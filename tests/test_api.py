@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import kbtools
+from kbtools.cli import main
 from tests.kbfixtures import copy_example
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,3 +73,19 @@ def test_the_readme_library_example_runs(repo, built, monkeypatch, capsys):
     exec(compile(example, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     assert printed and "knowledge/equipment/hx260-ch05-fault-codes.md" in printed[0]
+
+
+def test_check_files_warns_of_a_lapsed_review_as_kb_check_does(tmp_path):
+    """README: `kbtools.check_files(paths)` does what `kb check` does; it left out the
+    `verification-lapsed` warning `kb check` gives for a verified document edited after its
+    review (the build then serves it as unverified)."""
+    repo = copy_example(tmp_path / "repo", DOCS[:2])
+    doc = repo / DOCS[1]
+    doc.write_text(doc.read_text(encoding="utf-8") + "\n补充：雨后复查一次。\n", encoding="utf-8")
+    git = ["git", "-C", str(repo), "-c", "user.name=Ed", "-c", "user.email=ed@example.org"]
+    subprocess.run([*git, "commit", "-qam", "edit"], check=True)
+    found = kbtools.check_files([repo / "knowledge"], repo=repo)
+    assert (DOCS[1], "verification-lapsed") in [(f.path, f.code) for f in found]
+    res = CliRunner().invoke(main, ["check", str(repo / "knowledge"), "--json"])
+    assert [(f.path, f.line, f.code) for f in found] == [
+        (f["path"], f["line"], f["code"]) for f in json.loads(res.stdout)]

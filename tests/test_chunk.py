@@ -306,6 +306,25 @@ def test_chunk_config_from_kb_toml(tmp_path):
         ChunkConfig(overlap_chars=5000)
 
 
+@pytest.mark.parametrize(("chunk", "line", "says"), [
+    ("target_chars = 1500", 3, "got 40, 1500, 1200 (unset keys take their defaults)"),
+    ("max_chars = 500\ntarget_chars = 600", 4, "got 40, 600, 500"),
+    ("min_chars = 0", 3, "needs 0 < min_chars"),
+    ("overlap_chars = 900", 3, "overlap_chars (900) must be below target_chars (700)"),
+])
+def test_chunk_sizes_that_do_not_fit_are_refused_at_their_kb_toml_line(tmp_path, chunk, line,
+                                                                       says):
+    """A [chunk] size that breaks the order was refused only when a document was cut, with
+    no file or line (`kb check` passed it; `kb build` said "[chunk] needs …"); the defaults
+    take part (a target above the default max_chars)."""
+    (tmp_path / "kb.toml").write_text(f"# sizes\n[chunk]\n{chunk}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape(says)) as exc:
+        load_config(tmp_path)
+    assert (exc.value.path, exc.value.line) == (str(tmp_path / "kb.toml"), line)
+    res = CliRunner().invoke(main, ["check", str(tmp_path)])
+    assert res.exit_code == 1 and res.stderr.startswith(f"kb: error: {tmp_path / 'kb.toml'}:{line}: ")
+
+
 BLOCKS = st.sampled_from([
     "# 标题一\n", "## Section two\n", "### 3.1 小节\n", "段落一句。第二句！第三句？\n",
     "An English sentence. Another one! A third?\n", "长" * 150 + "。\n", "word " * 60 + "\n",

@@ -162,7 +162,7 @@ def test_an_agent_is_told_the_argument_a_cli_user_the_flag(repo: git.Repo, monke
         tool_draft(ctx, "field-report", "T", "b", location="x")
     monkeypatch.chdir(root)
     res = CliRunner().invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
-                                    "--location", "x"])
+                                    "--location", "x", "--from", "-"], input="b\n")
     assert res.exit_code == 2 and "no author: pass --author or set git" in res.stderr
 
 
@@ -196,10 +196,39 @@ def test_cli_draft_new(repo: git.Repo, monkeypatch, tmp_path: Path) -> None:
     missing = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
                                    "--from", str(tmp_path / "none.md")])
     assert missing.exit_code == 2 and "no such file" in missing.stderr.lower()
-    noloc = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T"])
+    noloc = runner.invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
+                                 "--from", str(body)])
     assert noloc.exit_code == 2 and "pass --location" in noloc.stderr
     notitle = runner.invoke(main, ["draft", "new", "--category", "field-report"])
     assert notitle.exit_code == 2 and "--title" in notitle.stderr
+
+
+def test_a_draft_says_how_to_give_what_its_category_requires(repo: git.Repo, monkeypatch,
+                                                            tmp_path: Path) -> None:
+    """`kb draft new` documented "default: empty body", which kb check always refuses
+    (body-empty), and a category's required field other than location (engineering's
+    `project`) was named with no word on how to give it: no flag takes it."""
+    monkeypatch.chdir(repo.working_tree_dir)
+    runner = CliRunner()
+    args = ["draft", "new", "--category", "engineering", "--title", "Seal leak"]
+    nobody = runner.invoke(main, args)
+    assert nobody.exit_code == 2 and "Missing option '--from'" in nobody.stderr
+    body = tmp_path / "body.md"
+    body.write_text("The seal leaks after 1500 hours.\n", encoding="utf-8")
+    noproject = runner.invoke(main, [*args, "--from", str(body)])
+    assert noproject.exit_code == 2
+    assert noproject.stderr.rstrip().endswith(
+        "'project' is a required property (give `project:` in a front-matter block at the "
+        "top of --from FILE)"), noproject.stderr
+    with pytest.raises(UsageError, match=r"at the top of the body argument\)$"):
+        tool_draft(Context(root=Path(repo.working_tree_dir)), "engineering", "Seal", "b")
+    body.write_text("---\nproject: pumps\n---\nThe seal leaks after 1500 hours.\n",
+                    encoding="utf-8")
+    done = runner.invoke(main, [*args, "--from", str(body), "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    text = (repo.commit(data["branch"]).tree / data["path"]).data_stream.read().decode()
+    assert "project: pumps" in text and text.endswith("---\nThe seal leaks after 1500 hours.\n")
 
 
 def test_draft_body_is_read_as_utf8_whatever_the_locale(repo: git.Repo, tmp_path: Path) -> None:

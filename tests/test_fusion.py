@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kbtools.config import load_config
+from kbtools.errors import ConfigError
 from kbtools.query.fusion import FusionParams, Ranked, fuse, standout, weights
 
 
@@ -75,3 +77,15 @@ def test_a_term_that_picks_out_one_chunk_is_the_most_confident_list():
     # a full list is read as before
     full = ranked(list(range(50)), list(np.linspace(9.0, 1.0, 50)))
     assert standout(full, pool=50) == standout(full)
+
+
+def test_kb_toml_chooses_the_documented_weighting(tmp_path):
+    """docs/retrieval.md: `[query] weighting = "fixed"` restores the 0.7 / 0.3 mix and
+    `shape_scale` sets the per-question one; kb.toml's schema refused both keys."""
+    (tmp_path / "kb.toml").write_text('[query]\nweighting = "fixed"\nshape_scale = 0.5\n',
+                                      encoding="utf-8")
+    params = FusionParams.from_config(load_config(tmp_path).section("query"))
+    assert (params.weighting, params.shape_scale) == ("fixed", 0.5)
+    (tmp_path / "kb.toml").write_text('[query]\nweighting = "even"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"weighting.*'even' is not one of"):
+        load_config(tmp_path)

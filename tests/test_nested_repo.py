@@ -51,7 +51,7 @@ def test_knowledge_in_a_submodule_is_named_not_misreported(tmp_path):
                                                               "HEAD~1")):
         assert SAYS in one_error(kb(sup, *args, home=home)), args
     res = kb(sup, "draft", "new", "--category", "field-report", "--title", "t", "--location",
-             "l", "--author", "a", home=home)
+             "l", "--author", "a", "--from", "/dev/null", home=home)
     assert SAYS in one_error(res)
     assert git(sup, "branch", "--list", "draft/*") == ""
     # CI clones without the submodule's files: the gitlink alone says it

@@ -136,7 +136,11 @@ def _validate(cfg: Config, rel: str, text: str, category: str,
     for name in ("frontmatter", f"categories/{category}"):
         for err in validator_for(name, schemas_dir).iter_errors(src.meta):
             where = ".".join(str(p) for p in err.absolute_path) or "(front matter)"
-            hint = f" (pass {argument('location')})" if "'location'" in err.message else ""
+            missing = [k for k in err.validator_value if k not in err.instance] if (
+                err.validator == "required" and isinstance(err.instance, dict)) else []
+            hint = (f" (pass {argument('location')})" if "location" in missing else
+                    f" (give `{missing[0]}:` in a front-matter block at the top of "
+                    f"{argument('body')})" if missing else "")
             raise UsageError(f"draft front matter is invalid: {where}: {err.message}{hint}",
                              path=rel)
 

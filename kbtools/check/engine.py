@@ -565,14 +565,16 @@ def check_results(paths: list[Path], ctx: CheckContext,
 
 def check_paths(paths: list[Path], cfg: Config, *, lenient: bool = False,
                 schema_checks: bool = True, max_bytes: int | None = None,
-                jobs: int | None = 1, cache: bool = False) -> list[Finding]:
+                jobs: int | None = 1, cache: bool = False,
+                history: bool = False) -> list[Finding]:
     """Findings for every Markdown file under `paths`, sorted by (path, line, col, code).
 
     `jobs=None` forks worker processes for large runs; the default (1) never forks, which
     is the safe choice inside processes that run threads (kb watch, the MCP server).
+    `history`: `verification-lapsed` warnings, as `kb check` gives them inside Git.
     """
     ctx = make_context(cfg, lenient=lenient, schema_checks=schema_checks, max_bytes=max_bytes,
-                       cache=cache)
+                       cache=cache, history=history)
     return check_results(paths, ctx, jobs)[1]
 
 

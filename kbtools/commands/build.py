@@ -13,7 +13,7 @@ from kbtools.errors import plural
 
 
 @click.command("build")
-@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: dist/).")
+@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: kb.toml paths.dist, else dist/).")
 @click.option("--corpus", type=click.Path(path_type=Path, exists=True, file_okay=False),
               help="Index this folder of Markdown instead of the repo's knowledge/.")
 @click.option("--lenient", is_flag=True, help="Front-matter schema errors become warnings.")

@@ -20,13 +20,14 @@ def draft() -> None:
 @draft.command("new")
 @click.option("--category", required=True, help="Document category (a schema in schemas/).")
 @click.option("--title", required=True, help="Document title (any language).")
-@click.option("--from", "source_file", type=click.File("rb"), metavar="FILE|-",
-              help="Read the body from FILE, or stdin with '-' (default: empty body).")
+@click.option("--from", "source_file", type=click.File("rb"), metavar="FILE|-", required=True,
+              help="Read the body from FILE, or stdin with '-' (a document needs text; a "
+                   "front-matter block at its top adds fields, such as a category's own).")
 @click.option("--author", help="Author (default: git config user.name).")
 @click.option("--location", help="Where it happened (required for field-report).")
 @click.option("--source", help="Source of the information (default: 'field report').")
 @json_option
-def new(category: str, title: str, source_file: BinaryIO | None, author: str | None,
+def new(category: str, title: str, source_file: BinaryIO, author: str | None,
         location: str | None, source: str | None, as_json: bool) -> None:
     """Commit a new `verified: false` document on a new branch `draft/<date>-<slug>`.
 
@@ -34,13 +35,17 @@ def new(category: str, title: str, source_file: BinaryIO | None, author: str | N
     [paths] drafts). Your checked-out branch, index and working tree are not touched;
     open a pull request from the draft branch to get it reviewed.
     """
-    body = read_body(source_file) if source_file is not None else ""
-    result = create_draft(find_root(), category, title, body, author=author,
-                          location=location, source=source, argument=lambda name: f"--{name}")
+    result = create_draft(find_root(), category, title, read_body(source_file), author=author,
+                          location=location, source=source, argument=_flag)
     if as_json:
         echo_json(result.to_dict())
         return
     click.echo(f"{result.branch}  {result.path}  {result.commit[:10]}")
+
+
+def _flag(name: str) -> str:
+    """How an error names an argument of `create_draft`: as the flag that gives it."""
+    return "--from FILE" if name == "body" else f"--{name}"
 
 
 def read_body(stream: BinaryIO) -> str:

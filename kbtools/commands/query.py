@@ -26,8 +26,8 @@ from kbtools.ship.checkout import open_index
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
               help="Index: dist/, a device dir or a git checkout of a release (default: "
                    "KB_INDEX, ./dist, device).")
-@click.option("-k", "k", type=click.IntRange(1, 100), default=5, show_default=True,
-              help="Number of results.")
+@click.option("-k", "k", type=click.IntRange(1, 100), default=None,
+              help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
               help="Filter on front matter (=, !=, >=, <=; lists match any member). Repeatable.")
 @click.option("--verified-only/--include-unverified", default=None,
@@ -42,7 +42,7 @@ from kbtools.ship.checkout import open_index
               help="Do not record the question in the device's query log (see `kb log`).")
 @engine_options
 @json_option
-def query_cmd(question: str | None, index_path: Path | None, k: int, where: tuple[str, ...],
+def query_cmd(question: str | None, index_path: Path | None, k: int | None, where: tuple[str, ...],
               verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
               no_log: bool, engine: str | None, token_file: Path | None,
               as_json: bool) -> None:
@@ -75,7 +75,7 @@ def query_cmd(question: str | None, index_path: Path | None, k: int, where: tupl
             render(res, explain)
 
 
-def _logged_search(index: KbIndex, question: str, *, log: bool, k: int, where: list[str],
+def _logged_search(index: KbIndex, question: str, *, log: bool, k: int | None, where: list[str],
                    verified_only: bool | None, mode: str) -> SearchResponse:
     """`search`, with the question recorded in the device's query log (also when it fails)."""
     try:
@@ -87,7 +87,7 @@ def _logged_search(index: KbIndex, question: str, *, log: bool, k: int, where: l
     return res
 
 
-def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int, where: list[str],
+def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int | None, where: list[str],
                verified_only: bool | None, mode: str, explain: bool, as_json: bool,
                log: bool) -> None:
     """One search per JSONL line (format and checks: `kbtools.query.quality`); a line's own

@@ -14,7 +14,7 @@ from kbtools.errors import plural
 
 
 @click.command("watch")
-@click.option("--out", type=click.Path(path_type=Path), help="Index directory (default: dist/).")
+@click.option("--out", type=click.Path(path_type=Path), help="Index directory (default: kb.toml paths.dist, else dist/).")
 @click.option("--lenient", is_flag=True, help="Front-matter schema errors become warnings.")
 @click.option("--skip-invalid", is_flag=True,
               help="Update with the valid documents, list the rest.")

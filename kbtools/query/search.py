@@ -85,6 +85,7 @@ def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
 
 
 # the pipeline --------------------------------------------------------------------------
+DEFAULT_K = 5  # results of a search that names no k in its call or its index's kb.toml
 # Candidates per retriever for each result asked for (at least [query] candidates): one result
 # per section and document diversity need a deeper list to fill k with distinct answers.
 CANDIDATES_PER_RESULT = 20
@@ -98,7 +99,7 @@ NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold
 # BLAS thread they take ~0.1 ms; waking a second one cost 2-3 ms of CPU and 10+ ms of waiting
 # for a core on a busy machine, after each question's embedding had run on one.
 @on_one_blas_thread
-def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = None,
+def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str] | None = None,
            verified_only: bool | None = None, mode: str = "hybrid",
            params: fusion.FusionParams | None = None,
            keep_results: bool = False, reranker: str | None = None,
@@ -106,9 +107,12 @@ def search(index: KbIndex, query: str, *, k: int = 5, where: list[str] | None = 
     """Run one question. ``keep_results`` returns the ranking even when the relevance
     threshold says "no answer" (evaluation scores ranking and threshold separately).
     ``today`` decides which documents are past their ``valid_until`` (default: the local
-    date; `kbtools.query.freshness`)."""
+    date; `kbtools.query.freshness`). ``k`` defaults to the index's kb.toml ``[query] k``
+    (5 unless set), as ``verified_only`` to its ``[query] verified_only``."""
     t0 = time.perf_counter()
     qcfg = index.manifest["config"]["values"]["query"]
+    if k is None:
+        k = int(qcfg.get("k", DEFAULT_K))
     if verified_only is None:
         verified_only = bool(qcfg.get("verified_only", False))
     params = params or fusion.FusionParams.from_config(qcfg)
