@@ -62,6 +62,7 @@ CODES: dict[str, str] = {
     "file-unreadable": "the file cannot be read (permissions, a dangling symlink, I/O error)",
     "file-not-regular": "a FIFO, device, socket or directory named *.md: not read",
     "encoding-not-utf8": "bytes that are not valid UTF-8",
+    "encoding-utf16": "UTF-16 or UTF-32 text (Windows Notepad's \"Unicode\"), not UTF-8: not read",
     "encoding-bom": "a UTF-8 byte-order mark (warning)",
     "encoding-crlf": "CRLF or CR line endings (warning)",
     "path-not-utf8": "the file name is not valid UTF-8",
