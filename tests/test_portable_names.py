@@ -61,7 +61,8 @@ def test_composed_link_to_a_decomposed_name_names_the_file_and_the_cure(repo):
         [(12, "error", "path-unicode")] * 3 + [(14, "error", "path-unicode")]
     assert links[0][4].startswith(f"'café.md' does not exist as written: {nfd('knowledge/café.md')}"
                                   " is named in decomposed Unicode (NFD")
-    assert "rename the file to its composed spelling (git mv)" in links[0][4]
+    assert links[0][4].endswith("rename the file to its composed spelling (git mv), or "
+                                "`kb check --fix` writes the link as it is named")
     assert nfd("assets/résumé.png") in links[3][4]
     own = {(path, level, code) for path, _, level, code, _ in found if path != "knowledge/links.md"}
     assert own == {(nfd(f"knowledge/{n}"), "warning", "path-unicode")
@@ -171,3 +172,21 @@ def test_a_renamed_collision_is_seen_by_a_cached_check(repo):
     assert result.exit_code == 1
     assert "knowledge/Pump.md:1:1: error: path-collision: knowledge/Pump.md and " \
         "knowledge/pump.md differ only in letter case" in result.output
+
+
+def test_fix_writes_links_and_obsidian_wikilinks_as_a_decomposed_file_is_named(repo):
+    """Obsidian on a Mac finds `[[café]]` for a decomposed `café.md`; so does `kb check`,
+    and `--fix` writes standard links in the file's own spelling, which Linux finds."""
+    write(repo, nfd("knowledge/café.md"))
+    (repo / nfd("assets/résumé.png")).write_bytes(b"png")
+    write(repo, "knowledge/links.md",
+          "# L\n\n[[café]] ![[résumé.png]] [x](café.md#t)\n")
+    found = [f for f in findings(repo) if f[0] == "knowledge/links.md"]
+    assert [(line, code) for _, line, _, code, _ in found] \
+        == [(12, "link-wikilink")] * 2 + [(12, "path-unicode")]
+    assert "`kb check --fix` writes '[café](" + nfd("café.md") + ")'" in found[0][4]
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert result.exit_code == 0, result.output
+    assert (repo / "knowledge/links.md").read_text(encoding="utf-8").endswith(
+        f"[café]({nfd('café.md')}) ![{nfd('résumé')}](../assets/{nfd('résumé.png')}) "
+        f"[x]({nfd('café.md')}#t)\n")

@@ -53,7 +53,7 @@ class FsCache:
     inside: dict[str, bool] = field(default_factory=dict)
     reals: dict[str, str] = field(default_factory=dict)
     touched: list[str] | None = None  # set to a list: root-relative paths looked at go in
-    # files under a folder (hidden folders and symlinked folders left out), by lower-case name
+    # files under a folder (hidden folders and symlinked folders left out), by `disk_key`
     named: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     # set (`kb check --staged`): the root-relative paths in the Git index and their folders;
     # a file or folder outside it is not there (untracked, or deleted from the index only)
@@ -131,7 +131,8 @@ class FsCache:
 
     def files_named(self, rel_dir: str) -> dict[str, tuple[str, ...]]:
         """Every file under the folder `rel_dir` (root-relative; hidden and symlinked folders
-        not entered), as root-relative real-case paths by lower-case file name."""
+        not entered), as root-relative real-case paths by file name as a macOS disk compares
+        it (`disk_key`: lower case, composed Unicode)."""
         if self.touched is not None:
             self.touched.append(rel_dir)
         if rel_dir not in self.named:
@@ -143,7 +144,7 @@ class FsCache:
                 for name in files:
                     rel = posixpath.join(rel_top, name)
                     if self.committed(posixpath.normpath(rel)):
-                        found.setdefault(name.lower(), []).append(rel)
+                        found.setdefault(disk_key(name), []).append(rel)
             self.named[rel_dir] = {k: tuple(sorted(v)) for k, v in found.items()}
         return self.named[rel_dir]
 
@@ -302,7 +303,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
 def _unicode_form(ref: Ref, target: str, res: Resolved, fragment: str,
                   doc_dir: str) -> LinkProblem:
     """A target found only by comparing names in one Unicode form: Linux does not find it.
-    A composed (NFC) file name is fixed in the link; a decomposed one (macOS) by a rename."""
+    `--fix` writes the link as the file is named; a decomposed name (macOS) is better
+    renamed."""
     new_path = _rel_to(res.rel, doc_dir)
     if nfc(res.rel) == res.rel:
         return LinkProblem("path-unicode", "error",
@@ -314,7 +316,8 @@ def _unicode_form(ref: Ref, target: str, res: Resolved, fragment: str,
                        f"{target!r} does not exist as written: {res.rel} is named in "
                        "decomposed Unicode (NFD, as macOS writes names), which Linux does not "
                        "match with a composed (NFC) link; rename the file to its composed "
-                       "spelling (git mv)")
+                       "spelling (git mv), or `kb check --fix` writes the link as it is named",
+                       _edit(ref, target, new_path, fragment))
 
 
 def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
