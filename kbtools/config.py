@@ -192,8 +192,9 @@ def load_config(root: Path | None = None, overrides: dict[str, Any] | None = Non
             raise ConfigError(f"cannot parse: not UTF-8 (byte 0x{data_bytes[exc.start]:02x})",
                               path=str(path),
                               line=data_bytes.count(b"\n", 0, exc.start) + 1) from None
+        text = text.removeprefix(BOM)
         try:
-            user = tomllib.loads(text)
+            user = parse_toml(text)
         except tomllib.TOMLDecodeError as exc:
             message, line = toml_error(exc, text)
             raise ConfigError(f"cannot parse: {message}", path=str(path), line=line) from None
@@ -202,6 +203,15 @@ def load_config(root: Path | None = None, overrides: dict[str, Any] | None = Non
     if overrides:
         data = _merge(data, overrides)
     return Config(root=root, data=data)
+
+
+BOM = "\ufeff"
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """kb.toml's text as TOML, a UTF-8 byte-order mark before it dropped (Windows Notepad
+    writes one; tomllib refuses it as "Invalid statement" at line 1), as a document's is."""
+    return tomllib.loads(text.removeprefix(BOM))
 
 
 _TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")

@@ -237,6 +237,29 @@ def decode(raw: bytes) -> tuple[str, list[str]]:
     return text, problems
 
 
+def wide_encoding(raw: bytes) -> str | None:
+    """The encoding's name when `raw` is UTF-16 or UTF-32 text (Windows Notepad saves
+    "Unicode" as UTF-16 with a byte-order mark), else None: a byte-order mark, or first
+    ASCII characters each with a NUL byte beside it (a front-matter fence). Such a file is
+    refused as binary data is, but named for what it is."""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = raw[:4]
+    if len(head) == 4 and head.count(0) == 2 \
+            and (head[1] == head[3] == 0 or head[0] == head[2] == 0) \
+            and all(b < 0x80 for b in head):
+        return "UTF-16"
+    return None
+
+
+def wide_message(encoding: str) -> str:
+    """What `kb check` (`encoding-utf16`) and the commands reading one file say of it."""
+    return (f"file is {encoding} text (as Windows Notepad saves \"Unicode\"), not UTF-8: save "
+            "it as UTF-8")
+
+
 def lf_newlines(raw: bytes) -> bytes:
     """`raw` with CRLF and lone CR as LF, the newlines `decode` reads them as. A document's
     copy in a release is written so: the same for every checkout of a commit, whatever line
@@ -339,6 +362,9 @@ def load_named(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES
         if misnamed_markdown(path):
             raise SourceError("file-extension", misnamed_message(path))
         raw = read_source(path, None if rel.startswith("/") else root, max_bytes)
+        wide = wide_encoding(raw)
+        if wide is not None:
+            raise SourceError("encoding-utf16", wide_message(wide) + "; not read")
         if b"\x00" in raw:  # `kb check`'s file-binary: its text would be NULs and mojibake
             raise SourceError("file-binary", "file contains NUL bytes: binary data, not "
                               "Markdown; not read")

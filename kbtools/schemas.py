@@ -71,7 +71,7 @@ def _validator(path: Path) -> Draft202012Validator:
         status = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if (known := _known.get(path)) is not None and known[0] == status:
             return known[1]
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) dropped
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read schema: {exc}", path=str(path)) from None
     validator = _compiled(path, text)

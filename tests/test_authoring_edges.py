@@ -283,8 +283,11 @@ def test_kb_chunks_refuses_what_kb_check_refuses(repo, tmp_path_factory):
     os.mkfifo(t / "fifo.md")
     (t / "dir.md").mkdir()
     (t / "Upper.MD").write_text(GOOD_FM + "# Up\n\nx\n", encoding="utf-8")
-    (t / "blob.md").write_bytes(b"\xff\xfe#\x00 \x00x\x00\n\x00")  # UTF-16, say
-    expected = {"blob.md": "file-binary: file contains NUL bytes: binary data, not Markdown","leak.md": "path-symlink-escape: document is a symlink leading outside",
+    (t / "blob.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (t / "notepad.md").write_bytes(b"\xff\xfe#\x00 \x00x\x00\n\x00")  # UTF-16
+    expected = {"blob.md": "file-binary: file contains NUL bytes: binary data, not Markdown",
+                "notepad.md": "encoding-utf16: file is UTF-16 text",
+                "leak.md": "path-symlink-escape: document is a symlink leading outside",
                 "fifo.md": "file-not-regular: a FIFO (named pipe), not a regular file",
                 "dir.md": "file-not-regular: a directory, not a regular file",
                 "Upper.MD": "file-extension: the extension '.MD' is not '.md'"}

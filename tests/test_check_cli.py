@@ -232,3 +232,14 @@ def test_bundled_example_knowledge_passes(repo_root, monkeypatch):
     result = CliRunner().invoke(main, ["check", "--no-cache", "--json", "knowledge"])
     assert result.exit_code == 0, result.stdout
     assert [f for f in json.loads(result.stdout) if f["level"] == "error"] == []
+
+
+@pytest.mark.parametrize("command", ["check", "build"])
+def test_a_kb_toml_saved_by_notepad_is_read(repo, command):
+    """A UTF-8 byte-order mark and CRLF (Windows Notepad) before kb.toml's first key: read
+    as without them, as a document's are (tomllib refused the mark at line 1, column 1)."""
+    (repo / "kb.toml").write_bytes(b"\xef\xbb\xbf[paths]\r\nknowledge = \"knowledge\"\r\n"
+                                   b"[embedding]\r\nmodel = \"test-hash\"\r\n")
+    result = CliRunner().invoke(main, [command])
+    assert result.exit_code == 0, result.output
+    assert "cannot parse" not in result.output

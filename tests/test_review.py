@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -586,3 +587,16 @@ def test_cli_pending_diff_approve(kb: KB, monkeypatch) -> None:
     assert run(kb, monkeypatch, "review", "check", "--base", kb.base).exit_code == 0
     none = run(kb, monkeypatch, "review", "approve")
     assert none.exit_code == 2 and "Missing argument" in none.stderr
+
+
+def test_a_kb_toml_saved_by_notepad_is_read(kb: KB) -> None:
+    """Notepad saves kb.toml with a UTF-8 byte-order mark and CRLF: its reviewers still
+    count (tomllib refused the mark as an "Invalid statement" at line 1)."""
+    (kb.root / "kb.toml").write_bytes(b"\xef\xbb\xbf" + KB_TOML.replace("\n", "\r\n").encode())
+    base = kb.commit(["kb.toml"], "Saved on Windows", LEAD, "2026-01-02T00:00:00+00:00")
+    written(kb)
+    kb.put(doc_text(verified=True, by="ray@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify", RAY, "2026-02-02T09:00:00+08:00")
+    assert kb.check(base=base) == []
+    assert load_config(kb.root).data["review"]["reviewers"] == \
+        tomllib.loads(KB_TOML)["review"]["reviewers"]

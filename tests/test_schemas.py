@@ -90,3 +90,20 @@ def test_a_schema_edited_while_the_process_runs_is_read_again(tmp_path, monkeypa
     assert res.exit_code == 0 and "zebra_field" not in res.output, res.output
     assert validator_for("categories/engineering", schema.parent.parent).schema == \
         json.loads(original)
+
+
+def test_a_schema_saved_by_notepad_is_read(tmp_path, monkeypatch):
+    """A UTF-8 byte-order mark and CRLF (Windows Notepad) before a schema's `{`: read as
+    without them (it was `cannot read schema: Unexpected UTF-8 BOM (decode using
+    utf-8-sig)`), and the schema's rules still apply."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    for name in ("frontmatter.schema.json", "categories/engineering.schema.json"):
+        schema = tmp_path / "kr" / "schemas" / name
+        schema.write_bytes(b"\xef\xbb\xbf" + schema.read_bytes().replace(b"\n", b"\r\n"))
+    monkeypatch.chdir(tmp_path / "kr")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 0, res.output
+    doc = tmp_path / "kr" / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("title:", "titel:"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 1 and "fm-unknown-key" in res.output

@@ -136,3 +136,14 @@ def test_typora_img_tags_show_the_shipped_picture_and_nothing_else():
     assert '<span class="missing-image">[缺]</span>' in inline
     mixed = render_markdown('<div><img src="../../assets/images/leaf.png"></div>\n', shipped)
     assert "<img" not in mixed and "&lt;img" in mixed
+
+
+def test_percent_encoded_links_name_the_file_once_encoded():
+    """Typora writes a space in a file name as `%20` (and some editors encode every
+    non-ASCII character): the page links the file `kb check` and the build found, encoded
+    once, not `%2520`; an encoded `..` still cannot leave the knowledge."""
+    text = ("[a](水泵%20密封.md) [b](%E6%B0%B4%E6%B3%B5%20%E5%AF%86%E5%B0%81.md#%E6%AD%A5%E9%AA%A4) "
+            "[c](<水泵 密封.md>) [d](%2E%2E/%2E%2E/%2E%2E/etc/passwd.md)")
+    hrefs = re.findall(r'href="([^"]*)"', render_markdown(text, ctx()))
+    page = "/doc/knowledge/crops/%E6%B0%B4%E6%B3%B5%20%E5%AF%86%E5%B0%81.md"
+    assert hrefs == [page, page + "#%E6%AD%A5%E9%AA%A4", page]

@@ -68,7 +68,7 @@ from kbtools.review.lapse import ReviewCoverage
 # `kb check` did not read (outside the repository, not a regular file, …) always blocks,
 # and is never read by the build either: skipped means not read.
 LENIENT_BLOCKING = frozenset({"file-not-regular", "file-too-large", "file-unreadable",
-                              "encoding-not-utf8",
+                              "encoding-not-utf8", "encoding-utf16", "file-binary",
                               "path-not-utf8", "markdown-too-deep", "yaml-bomb"})
 # How a document's copy in data/source/ is written (`_write_source`; 2: LF newlines), part
 # of the key of the shards a build takes from the previous output as they are

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from kbtools.corpus import wide_encoding, wide_message
 from kbtools.markdown.frontend import Scan
 from kbtools.render.table_csv import annotated_file_name, name_key, unsafe_name
 
@@ -23,6 +24,9 @@ def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
                  "(split it into several documents)")], False
     if not raw.strip():
         return [("file-empty", "error", 1, 1, "file is empty")], False
+    wide = wide_encoding(raw)
+    if wide is not None:
+        return [("encoding-utf16", "error", 1, 1, wide_message(wide))], False
     if b"\x00" in raw:
         return [("file-binary", "error", 1, 1,
                  "file contains NUL bytes: binary data, not Markdown")], False

@@ -29,7 +29,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.check import assets, content, frontmatter, links, results_cache, vocabulary, wikilinks
+from kbtools.check import (
+    assets,
+    content,
+    frontmatter,
+    links,
+    names,
+    results_cache,
+    vocabulary,
+    wikilinks,
+)
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
@@ -62,6 +71,7 @@ CODES: dict[str, str] = {
     "file-unreadable": "the file cannot be read (permissions, a dangling symlink, I/O error)",
     "file-not-regular": "a FIFO, device, socket or directory named *.md: not read",
     "encoding-not-utf8": "bytes that are not valid UTF-8",
+    "encoding-utf16": "UTF-16 or UTF-32 text (Windows Notepad's \"Unicode\"), not UTF-8: not read",
     "encoding-bom": "a UTF-8 byte-order mark (warning)",
     "encoding-crlf": "CRLF or CR line endings (warning)",
     "path-not-utf8": "the file name is not valid UTF-8",
@@ -88,6 +98,15 @@ CODES: dict[str, str] = {
     "path-escapes-repo": "a relative path that leaves the repository",
     "path-missing": "the link or image target does not exist",
     "path-case": "the target exists only with different letter case",
+    "path-unicode": "a link composed (NFC) to a file name decomposed (NFD, as macOS writes "
+                    "names) or the other way round: Linux does not find it; a document's own "
+                    "decomposed name is a warning",
+    "path-collision": "two paths that differ only in letter case or Unicode form: one file on "
+                      "Windows and macOS, which check out only one of them",
+    "path-windows": "a document or link target Windows cannot hold (CON, aux.png, a:b.md, "
+                    "<>\"|?*, a trailing dot or space): Git for Windows cannot check out the "
+                    "repository",
+    "path-long": "a path longer than 200 characters: over Windows' 260 inside a clone (warning)",
     "path-symlink-escape": "a symlink leading outside the repository (a document so linked is not read)",
     "image-remote": "a remote image; offline devices cannot load it (warning)",
     "link-empty": "a link or image with an empty target (warning)",
@@ -337,6 +356,9 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     if display_path(rel) != rel:
         early.append(("path-not-utf8", "error", 1, 1,
                       "file name is not valid UTF-8 (rename the file)"))
+    if not rel.startswith("/"):  # a name every author's checkout can hold
+        early.extend((code, level, 1, 1, message) for code, level, message
+                     in names.document_name_problems(rel, ctx.fs.twins(rel)))
     if misnamed_markdown(path):
         early.append(("file-extension", "error", 1, 1, misnamed_message(path)))
         return _only(path, rel, early, ctx, read=False)

@@ -1,7 +1,8 @@
 """Path rules for links and images: relative, inside the repo, existing, exact case.
 
-Case is checked by walking cached directory listings, never by asking the filesystem
-(authors' laptops are case-insensitive, devices are not).
+Case and Unicode form are checked by walking cached directory listings, never by asking
+the filesystem (authors' laptops are case- and normalisation-insensitive, devices are not);
+so is a target that is one file with another on those laptops (`check.names`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
 
+from kbtools.check.names import collision_message, disk_key, windows_problem
 from kbtools.markdown.frontend import Ref
 from kbtools.render.images import IMAGE_TYPES
 
@@ -37,6 +40,7 @@ class Resolved:
     case_ok: bool
     exists: bool
     is_dir: bool
+    form_ok: bool = True  # False: a name matched only in another Unicode form (NFC/NFD)
 
 
 @dataclass
@@ -50,7 +54,7 @@ class FsCache:
     inside: dict[str, bool] = field(default_factory=dict)
     reals: dict[str, str] = field(default_factory=dict)
     touched: list[str] | None = None  # set to a list: root-relative paths looked at go in
-    # files under a folder (hidden folders and symlinked folders left out), by lower-case name
+    # files under a folder (hidden folders and symlinked folders left out), by `disk_key`
     named: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     # set (`kb check --staged`): the root-relative paths in the Git index and their folders;
     # a file or folder outside it is not there (untracked, or deleted from the index only)
@@ -80,37 +84,56 @@ class FsCache:
             else:
                 if self.tracked is not None:
                     names = [n for n in names if self.committed(posixpath.join(rel_dir, n))]
-                lower: dict[str, list[str]] = {}
+                lower: dict[str, list[str]] = {}  # by `disk_key`: names one file on macOS
                 for name in names:
-                    lower.setdefault(name.lower(), []).append(name)
+                    lower.setdefault(disk_key(name), []).append(name)
                 self.listings[rel_dir] = (frozenset(names), lower)
         return self.listings[rel_dir]
 
     def resolve(self, rel: str) -> Resolved:
         """Walk `rel` (normalised, inside the root) component by component."""
         real: list[str] = []
-        case_ok = True
+        case_ok = form_ok = True
         for part in [p for p in rel.split("/") if p]:
             entry = self.listing("/".join(real))
             if entry is None:
-                return Resolved("/".join(real + [part]), case_ok, False, False)
+                return Resolved("/".join(real + [part]), case_ok, False, False, form_ok)
             names, lower = entry
             if part in names:
                 real.append(part)
                 continue
-            matches = lower.get(part.lower())
+            matches = lower.get(disk_key(part))
             if not matches:
-                return Resolved("/".join(real + [part]), case_ok, False, False)
-            case_ok = False
-            real.append(sorted(matches)[0])
+                return Resolved("/".join(real + [part]), case_ok, False, False, form_ok)
+            composed = [m for m in matches if nfc(m) == nfc(part)]
+            if composed:
+                form_ok = False
+            else:
+                case_ok = False
+            real.append(sorted(composed or matches)[0])
         path = "/".join(real)
         if self.touched is not None:
             self.touched.append(path)
-        return Resolved(path, case_ok, True, os.path.isdir(os.path.join(self.root, path)))
+        return Resolved(path, case_ok, True, os.path.isdir(os.path.join(self.root, path)),
+                        form_ok)
+
+    def twins(self, rel: str) -> list[str]:
+        """The other paths of the tree that are the existing `rel` on a macOS or Windows
+        disk (names equal but for letter case or Unicode form), sorted."""
+        found = [""]
+        for part in [p for p in rel.split("/") if p]:
+            step: list[str] = []
+            for folder in found:
+                entry = self.listing(folder)
+                if entry is not None:
+                    step.extend(posixpath.join(folder, n) for n in entry[1].get(disk_key(part), ()))
+            found = step
+        return sorted(p for p in found if p != rel)
 
     def files_named(self, rel_dir: str) -> dict[str, tuple[str, ...]]:
         """Every file under the folder `rel_dir` (root-relative; hidden and symlinked folders
-        not entered), as root-relative real-case paths by lower-case file name."""
+        not entered), as root-relative real-case paths by file name as a macOS disk compares
+        it (`disk_key`: lower case, composed Unicode)."""
         if self.touched is not None:
             self.touched.append(rel_dir)
         if rel_dir not in self.named:
@@ -122,7 +145,7 @@ class FsCache:
                 for name in files:
                     rel = posixpath.join(rel_top, name)
                     if self.committed(posixpath.normpath(rel)):
-                        found.setdefault(name.lower(), []).append(rel)
+                        found.setdefault(disk_key(name), []).append(rel)
             self.named[rel_dir] = {k: tuple(sorted(v)) for k, v in found.items()}
         return self.named[rel_dir]
 
@@ -163,6 +186,10 @@ def _split(target: str) -> tuple[str, str]:
     path, _, fragment = target.partition("#")
     path = path.partition("?")[0]
     return path, fragment
+
+
+def nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
 
 
 def _rel_to(target_rel: str, doc_dir: str) -> str:
@@ -277,6 +304,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         return [LinkProblem("path-symlink-escape", "error",
                             f"{target!r} is a symlink leading outside the repository")], None
     problems = []
+    if not res.form_ok and res.case_ok:
+        problems.append(_unicode_form(ref, target, res, fragment, doc_dir))
     if not res.case_ok:
         new_path = _rel_to(res.rel, doc_dir)
         edit = _edit(ref, target, new_path, fragment)
@@ -287,7 +316,44 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         problems.append(LinkProblem("path-case", "error",
                                     f"{target!r} differs in case from the file on disk: {new_path!r}",
                                     edit))
+    if not res.rel.endswith(".md"):  # a document's own name is checked as a document's
+        problems.extend(_unportable(target, res.rel, fs))
     return problems, _anchor(ref, res, fragment)
+
+
+def _unicode_form(ref: Ref, target: str, res: Resolved, fragment: str,
+                  doc_dir: str) -> LinkProblem:
+    """A target found only by comparing names in one Unicode form: Linux does not find it.
+    `--fix` writes the link as the file is named; a decomposed name (macOS) is better
+    renamed."""
+    new_path = _rel_to(res.rel, doc_dir)
+    if nfc(res.rel) == res.rel:
+        return LinkProblem("path-unicode", "error",
+                           f"{target!r} is written in decomposed Unicode (NFD) and the file "
+                           f"{res.rel} in composed (NFC): Linux compares names byte for byte "
+                           f"and does not find it; link {new_path!r}",
+                           _edit(ref, target, new_path, fragment))
+    return LinkProblem("path-unicode", "error",
+                       f"{target!r} does not exist as written: {res.rel} is named in "
+                       "decomposed Unicode (NFD, as macOS writes names), which Linux does not "
+                       "match with a composed (NFC) link; rename the file to its composed "
+                       "spelling (git mv), or `kb check --fix` writes the link as it is named",
+                       _edit(ref, target, new_path, fragment))
+
+
+def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
+    """A target Windows cannot check out, or one that is one file with another there."""
+    out = []
+    why = windows_problem(rel)
+    if why is not None:
+        out.append(LinkProblem("path-windows", "error",
+                               f"{target!r}: {why}: Git for Windows cannot check the "
+                               "repository out (invalid path); rename the file (git mv)"))
+    twins = fs.twins(rel)
+    if twins:
+        out.append(LinkProblem("path-collision", "error",
+                               f"{target!r}: {collision_message(rel, twins)}"))
+    return out
 
 
 def _anchor(ref: Ref, res: Resolved, fragment: str) -> AnchorTarget | None:

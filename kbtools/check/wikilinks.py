@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbtools.check.links import Edit, FsCache, LinkProblem, written_path
+from kbtools.check.names import disk_key
 from kbtools.findings import display_path
 from kbtools.markdown.parser import heading_title, slugify
 
@@ -150,17 +151,17 @@ def candidates(link: Wikilink, doc_rel: str, fs: FsCache, trees: Sequence[str]) 
                 return [res.rel]
         return []
     for name in _variants(posixpath.normpath(link.target.strip("/"))):
-        lower = "/" + name.lower()
+        lower = "/" + disk_key(name)  # Obsidian on a Mac finds `café` decomposed too
         pool = sorted({path for tree in trees
                        for path in fs.files_named(tree).get(posixpath.basename(lower), ())
-                       if ("/" + path.lower()).endswith(lower)})
+                       if ("/" + disk_key(path)).endswith(lower)})
         pool = [p for p in pool if display_path(p) == p]  # a name not UTF-8 cannot be linked
         same_case = [p for p in pool if ("/" + p).endswith("/" + name)]
         pool = same_case or pool
         if len(pool) > 1 and "/" in name:  # a path: the one it names from a known folder
-            named = {posixpath.normpath(posixpath.join(base, name)).lower()
+            named = {disk_key(posixpath.normpath(posixpath.join(base, name)))
                      for base in ("", doc_dir, *trees)}
-            pool = [p for p in pool if p.lower() in named] or pool
+            pool = [p for p in pool if disk_key(p) in named] or pool
         if pool:
             return pool
     return []

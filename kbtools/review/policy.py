@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import git
 
-from kbtools.config import CONFIG_NAME, DEFAULTS, Config, toml_error
+from kbtools.config import CONFIG_NAME, DEFAULTS, Config, parse_toml, toml_error
 from kbtools.errors import ConfigError, ReviewError
 from kbtools.findings import Finding
 from kbtools.provenance import (
@@ -248,14 +248,14 @@ def trusted_settings(cfg: Config, repo: git.Repo, start: str, head: str, prefix:
     if text is None:
         return cfg, notes
     try:
-        section = tomllib.loads(text).get("review", {})
+        section = parse_toml(text).get("review", {})
     except tomllib.TOMLDecodeError as exc:
         message, line = toml_error(exc, text)
         raise ConfigError(f"cannot parse at {start[:10]}: {message}", path=CONFIG_NAME,
                           line=line) from None
     if base_text is not None and head_text is not None and base_text != head_text:
         try:
-            changed = tomllib.loads(head_text).get("review", {}) != section
+            changed = parse_toml(head_text).get("review", {}) != section
         except tomllib.TOMLDecodeError:
             changed = True
         if changed:

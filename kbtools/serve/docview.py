@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
@@ -263,11 +263,13 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
         if not parts.fragment:
             return None
         return f"#{parts.fragment}" if ctx.on_doc_page else doc_href(ctx, ctx.doc, parts.fragment)
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.doc), parts.path))
+    # as `kb check` and the build read it: `水泵%20密封.md` (Typora's way with a space) names
+    # `水泵 密封.md`, which the page's address encodes once
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.doc), unquote(parts.path)))
     if target.startswith(".."):
         return None
     if target.lower().endswith((".md", ".markdown")):
-        return doc_href(ctx, target, parts.fragment)
+        return doc_href(ctx, target, unquote(parts.fragment))
     rel = image_path(ctx.doc, parts.path)
     if rel is not None and ctx.has_asset(rel):
         return ctx.url("asset", rel)

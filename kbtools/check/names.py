@@ -1,0 +1,100 @@
+"""File names every checkout can hold: authors write on macOS and Windows, CI and devices
+run Linux, and a name Linux takes may not make the trip.
+
+- `windows_problem`: why Git for Windows cannot check a path out (a name Windows reserves
+  for a device, `CON.md`, `aux.png`; one of ``<>:"|?*\\`` or a control character; a name
+  ending with a dot or a space). Git refuses the whole checkout ("invalid path"), so every
+  Windows author loses the repository, not just the file.
+- `disk_key`: what a case-insensitive, normalisation-insensitive disk (macOS, Windows)
+  compares: `Pump.md` and `pump.md`, or `café.md` composed (NFC) and decomposed (NFD), are
+  one file there, and a checkout holds only one of them.
+- `decomposed`: a name that is not in the composed form (NFC): macOS file systems hand out
+  decomposed names (NFD) and Git commits them as such unless `core.precomposeunicode` is
+  set; links typed by authors are composed, and Linux compares names byte for byte.
+- `too_long`: a path that, inside a clone's own folder, passes Windows' 260-character limit.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from kbtools.render.table_csv import WINDOWS_DEVICES
+
+# what Windows file names cannot hold (a backslash is a folder separator there)
+NOT_ON_WINDOWS = frozenset('<>:"|?*\\') | frozenset(map(chr, range(0x20)))
+# the other device names Git for Windows refuses (`is_valid_win32_path`)
+WINDOWS_RESERVED = WINDOWS_DEVICES | {"conin$", "conout$"}
+# Windows' MAX_PATH is 260 UTF-16 units for the whole path; a clone usually sits some 60
+# characters deep (C:\Users\<name>\Documents\GitHub\<repo>\), so a repo-relative path
+# longer than this fails to check out unless `git config core.longpaths true`
+LONG_PATH_UNITS = 200
+
+
+def disk_key(name: str) -> str:
+    """`name` as macOS and Windows disks compare names: composed Unicode, lower case."""
+    return unicodedata.normalize("NFC", name).lower()
+
+
+def decomposed(name: str) -> bool:
+    """Whether `name` differs from its composed Unicode form (NFC)."""
+    return not unicodedata.is_normalized("NFC", name)
+
+
+def windows_problem(rel: str) -> str | None:
+    """Why the posix path `rel` cannot be checked out on Windows (None: it can)."""
+    for part in rel.split("/"):
+        if not part:
+            continue
+        bad = next((c for c in part if c in NOT_ON_WINDOWS), None)
+        if bad is not None:
+            return f"{part!r} holds {bad!r}, which Windows file names cannot hold"
+        if part.split(".")[0].rstrip(" ").lower() in WINDOWS_RESERVED:
+            return f"Windows reserves the name {part!r} for a device"
+        if part not in (".", "..") and part.endswith((".", " ")):
+            return f"{part!r} ends with {'a dot' if part.endswith('.') else 'a space'}, " \
+                   "which Windows drops"
+    return None
+
+
+def too_long(rel: str) -> bool:
+    """Whether `rel` is longer than `LONG_PATH_UNITS` UTF-16 units (as Windows counts)."""
+    return len(rel.encode("utf-16-le", "surrogatepass")) // 2 > LONG_PATH_UNITS
+
+
+def document_name_problems(rel: str, twins: list[str]) -> list[tuple[str, str, str]]:
+    """(code, level, message) for a document's own repo-relative path; `twins`: the other
+    paths of the tree that are the same file on macOS and Windows (`FsCache.twins`)."""
+    out: list[tuple[str, str, str]] = []
+    why = windows_problem(rel)
+    if why is not None:
+        out.append(("path-windows", "error",
+                    f"{why}: Git for Windows cannot check the repository out (invalid path); "
+                    "rename the file (git mv)"))
+    if twins:
+        out.append(("path-collision", "error", collision_message(rel, twins)))
+    if decomposed(rel):
+        out.append(("path-unicode", "warning",
+                    "the file name is decomposed Unicode (NFD, as macOS writes names): links "
+                    "typed in the usual composed form (NFC) do not find it on Linux; rename "
+                    "it to its composed spelling (git mv) and set "
+                    "`git config core.precomposeunicode true` on the Mac"))
+    if too_long(rel):
+        out.append(("path-long", "warning",
+                    f"the path is longer than {LONG_PATH_UNITS} characters: inside a clone's "
+                    "folder it passes Windows' 260-character limit, and Git for Windows "
+                    "cannot check it out unless `git config core.longpaths true`"))
+    return out
+
+
+def collision_message(rel: str, twins: list[str]) -> str:
+    """What `kb check` says of a path that another path of the tree shares on macOS and
+    Windows disks."""
+    others = ", ".join(twins)
+    if all(unicodedata.normalize("NFC", t) == unicodedata.normalize("NFC", rel) for t in twins):
+        how = "Unicode form (composed or decomposed)"
+    elif all(t.lower() == rel.lower() for t in twins):
+        how = "letter case"
+    else:
+        how = "letter case and Unicode form"
+    return (f"{rel} and {others} differ only in {how}: they are one file on Windows and "
+            "macOS, where a checkout holds only one of them; rename or remove one (git mv)")

@@ -1,0 +1,95 @@
+"""Documents saved on Windows: UTF-16 from Notepad is named for what it is and never indexed
+(not even with --lenient); a BOM and CRLF before the front matter keep its keys and the
+citations' line numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.check.engine import check_paths
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.corpus import wide_encoding
+from kbtools.errors import FindingsError
+from kbtools.fsutil import read_json_lines
+from kbtools.index.materialize import read_shards
+from tests.kbfixtures import GOOD_FM
+
+DOC = GOOD_FM + "# 水泵\n\nNotepad 保存的文字。\n\n## 密封\n\n更换密封圈。\n"
+NOTEPAD = "the file is UTF-16 text (as Windows Notepad saves \"Unicode\"), not UTF-8"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n')
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge" / "ok.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+SAVED = {
+    "utf16-le-bom.md": DOC.replace("\n", "\r\n").encode("utf-16"),  # Notepad's "Unicode"
+    "utf16-be-bom.md": b"\xfe\xff" + DOC.encode("utf-16-be"),
+    "utf16-le.md": DOC.encode("utf-16-le"),
+    "utf16-be.md": DOC.encode("utf-16-be"),
+    "utf32.md": DOC.encode("utf-32"),
+    "utf16-cjk-only.md": "\ufeff水泵密封".encode("utf-16-le"),  # no NUL byte at all
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_utf16_is_named_not_called_binary(repo, name):
+    (repo / "knowledge" / name).write_bytes(SAVED[name])
+    ((path, line, level, code, message),) = [
+        (f.path, f.line, f.level, f.code, f.message)
+        for f in check_paths([repo / "knowledge"], load_config(repo))]
+    assert (path, line, level, code) == (f"knowledge/{name}", 1, "error", "encoding-utf16")
+    assert message == ("file is " + ("UTF-32" if name == "utf32.md" else "UTF-16")
+                       + NOTEPAD[len("the file is UTF-16"):] + ": save it as UTF-8")
+    result = CliRunner().invoke(main, ["chunks", f"knowledge/{name}"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1].startswith(
+        f"kb: error: knowledge/{name}: encoding-utf16: file is UTF-")
+
+
+def test_binary_files_and_plain_text_are_not_taken_for_utf16():
+    assert wide_encoding(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR") is None
+    assert wide_encoding(DOC.encode("utf-8")) is None
+    assert wide_encoding(b"\xef\xbb\xbf" + DOC.encode("utf-8")) is None
+    assert wide_encoding(b"a\x00") is None
+
+
+def test_a_lenient_build_refuses_utf16_and_binary_documents(repo):
+    """--lenient indexes documents with front-matter and link problems; one whose text is
+    NULs and mojibake was indexed as such (`t i t l e :`), and is now refused in one line."""
+    (repo / "knowledge" / "notepad.md").write_bytes(SAVED["utf16-le-bom.md"])
+    cfg = load_config(repo)
+    with pytest.raises(FindingsError) as err:
+        build(cfg, BuildOptions(out=repo / "dist", lenient=True))
+    assert "knowledge/notepad.md:1:1: error: encoding-utf16" in str(err.value)
+    assert not (repo / "dist").exists()
+    (repo / "knowledge" / "notepad.md").write_bytes(b"\x00\x01binary")
+    with pytest.raises(FindingsError) as err:
+        build(cfg, BuildOptions(out=repo / "dist", lenient=True))
+    assert "knowledge/notepad.md:1:1: error: file-binary" in str(err.value)
+
+
+def test_bom_and_crlf_keep_front_matter_and_line_numbers(repo):
+    (repo / "knowledge" / "windows.md").write_bytes(
+        b"\xef\xbb\xbf" + DOC.replace("水泵", "Windows").replace("\n", "\r\n").encode("utf-8"))
+    cfg = load_config(repo)
+    assert {f.code for f in check_paths([repo / "knowledge"], cfg)} == {"encoding-bom",
+                                                                        "encoding-crlf"}
+    build(cfg, BuildOptions(out=repo / "dist"))
+    chunks = {c["doc"]: c for c in read_shards(repo / "dist")[0]}
+    plain, windows = chunks["knowledge/ok.md"], chunks["knowledge/windows.md"]
+    assert (windows["line_start"], windows["line_end"]) == (plain["line_start"], plain["line_end"])
+    assert windows["text"] == plain["text"].replace("水泵", "Windows")
+    assert "\r" not in windows["text"]
+    meta = {d["doc"]: d for d in read_json_lines(repo / "dist" / "data" / "docs.jsonl")}
+    assert meta["knowledge/windows.md"]["metadata"] == meta["knowledge/ok.md"]["metadata"]  # the key after the BOM
