@@ -40,6 +40,7 @@ from kbtools.check import (
     wikilinks,
 )
 from kbtools.check.cache import ScanCache, key_for, to_json
+from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.links import AnchorTarget, Edit, FsCache
 from kbtools.check.results_cache import ResultsCache
@@ -63,78 +64,6 @@ from kbtools.provenance import staged_paths
 from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
 
-# Every finding code with what it means (stable identifiers; docs are generated from this).
-CODES: dict[str, str] = {
-    "file-empty": "the file is empty or only whitespace",
-    "file-binary": "the file contains NUL bytes (binary, not Markdown)",
-    "file-too-large": "the file exceeds the size limit (kb.toml [check] max_bytes, 2 MB)",
-    "file-unreadable": "the file cannot be read (permissions, a dangling symlink, I/O error)",
-    "file-not-regular": "a FIFO, device, socket or directory named *.md: not read",
-    "encoding-not-utf8": "bytes that are not valid UTF-8",
-    "encoding-utf16": "UTF-16 or UTF-32 text (Windows Notepad's \"Unicode\"), not UTF-8: not read",
-    "encoding-bom": "a UTF-8 byte-order mark (warning)",
-    "encoding-crlf": "CRLF or CR line endings (warning)",
-    "path-not-utf8": "the file name is not valid UTF-8",
-    "file-extension": "a document named *.MD, *.markdown …: only a lower-case .md is read and "
-                      "indexed",
-    "fm-missing": "no front matter block",
-    "fm-unterminated": "the front matter block is never closed",
-    "fm-empty": "the front matter block is empty",
-    "fm-not-mapping": "the front matter is a list or scalar, not a mapping",
-    "yaml-syntax": "YAML syntax error (with its line)",
-    "duplicate-key": "a key appears twice in the front matter",
-    "yaml-bomb": "the front matter has over 20,000 nodes (an alias bomb?) or nests too deeply",
-    "fm-missing-key": "a required key is missing (base or category schema)",
-    "fm-unknown-key": "a key the schema does not know (with a did-you-mean)",
-    "fm-type": "a value has the wrong type",
-    "fm-value": "a value breaks another schema rule (enum, pattern, length ...)",
-    "fm-timestamp": "not an ISO 8601 timestamp with offset, or not a real date",
-    "fm-unknown-category": "the category has no schema in schemas/categories/",
-    "fm-verified-without-reviewer": "verified: true without verified_by and verified_at",
-    "body-empty": "front matter but no content",
-    "markdown-too-deep": "lists or quotes nest deeper than Markdown is read (20 levels)",
-    "path-absolute": "absolute path (/home/..., C:\\..., file://) in a link or image",
-    "path-backslash": "backslashes in a link or image path",
-    "path-escapes-repo": "a relative path that leaves the repository",
-    "path-missing": "the link or image target does not exist",
-    "path-case": "the target exists only with different letter case",
-    "path-unicode": "a link composed (NFC) to a file name decomposed (NFD, as macOS writes "
-                    "names) or the other way round: Linux does not find it; a document's own "
-                    "decomposed name is a warning",
-    "path-collision": "two paths that differ only in letter case or Unicode form: one file on "
-                      "Windows and macOS, which check out only one of them",
-    "path-windows": "a document or link target Windows cannot hold (CON, aux.png, a:b.md, "
-                    "<>\"|?*, a trailing dot or space): Git for Windows cannot check out the "
-                    "repository",
-    "path-long": "a path longer than 200 characters: over Windows' 260 inside a clone (warning)",
-    "path-symlink-escape": "a symlink leading outside the repository (a document so linked is not read)",
-    "image-remote": "a remote image; offline devices cannot load it (warning)",
-    "link-empty": "a link or image with an empty target (warning)",
-    "link-anchor": "a #anchor that matches no heading in the target document",
-    "link-wikilink": "an Obsidian [[wikilink]] or ![[embed]]: text to kbtools, never followed",
-    "math-unbalanced": "a $$ without its closing $$",
-    "code-unclosed": "a code fence never closed: the rest of the document is code (warning)",
-    "math-invalid": "a formula the allowlist refuses, or one an earlier build could not render",
-    "decision-malformed": "a decision table that cannot be read as rules",
-    "decision-overlap": "two rules of a decision table match the same inputs",
-    "decision-gap": "inputs inside a decision table's ranges that no rule matches",
-    "table-cells": "a table row whose cell count differs from the header",
-    "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
-    "table-csv-name": "a <!-- csv: name --> annotation the build cannot use as a file name "
-                      "(a path, a leading dot, a character file systems refuse)",
-    "check-failed": "a plugged-in content check raised an exception (a bug to report)",
-    "verification-lapsed": "a verified document changed after its review (or its review does "
-                           "not hold): the build serves those lines as unverified (warning; "
-                           "`kb check` inside Git)",
-    **vocabulary.CODES,
-    **assets.CODES,
-}
-# Front-matter codes: downgraded to warnings in lenient mode (foreign corpora).
-FRONT_MATTER_CODES = frozenset({
-    "fm-missing", "fm-unterminated", "fm-empty", "fm-not-mapping", "yaml-syntax",
-    "duplicate-key", "yaml-bomb", "fm-missing-key", "fm-unknown-key", "fm-type", "fm-value",
-    "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer",
-})
 PARALLEL_MIN_DOCS = 300
 # a file changed less than this before its status was taken may change again with the same
 # status (file-system timestamps are coarse): its status is not kept (git's "racy" rule)

@@ -24,7 +24,7 @@ from kbtools.findings import Finding, finding
 from kbtools.index import synonyms
 from kbtools.index.tokenize import user_dict_problems
 
-# finding code → what it means (merged into `kbtools.check.engine.CODES`)
+# finding code → what it means (merged into `kbtools.check.codes.CODES`)
 CODES: dict[str, str] = {
     "synonyms-not-a-group": "a line of _synonyms.txt that is not two or more terms "
                             "separated by '='",
