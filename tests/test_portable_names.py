@@ -192,3 +192,16 @@ def test_fix_writes_links_and_obsidian_wikilinks_as_a_decomposed_file_is_named(r
     assert (repo / "knowledge/links.md").read_text(encoding="utf-8").endswith(
         f"[café]({nfd('café.md')}) ![{nfd('résumé')}](../assets/{nfd('résumé.png')}) "
         f"[x]({nfd('café.md')}#t)\n")
+
+
+def test_a_hash_in_a_file_name_written_encoded_names_the_file(repo):
+    """`x#y.png` linked as `x%23y.png` (how `kb check --fix` and Typora write it, and how the
+    build reads it) names that file: the `#` was taken as the fragment's start after
+    decoding (`assets/x` does not exist); a real fragment after it is still an anchor."""
+    (repo / "assets/x#y.png").write_bytes(PNG)
+    write(repo, "knowledge/a#b.md", "# T\n\n## 步骤\n\ntext\n")
+    write(repo, "knowledge/links.md", "# L\n\n![p](../assets/x%23y.png)\n\n"
+          "[b](a%23b.md#步骤) [c](a%23b.md#%E6%AD%A5%E9%AA%A4)\n")
+    assert findings(repo) == []
+    write(repo, "knowledge/links.md", "# L\n\n[b](a%23b.md#nowhere)\n")
+    assert {code for _, _, _, code, _ in findings(repo)} == {"link-anchor"}

@@ -188,6 +188,18 @@ def _split(target: str) -> tuple[str, str]:
     return path, fragment
 
 
+def _split_ref(ref: Ref, target: str) -> tuple[str, str]:
+    """The path and fragment of `ref`'s destination `target` (decoded): split where it is
+    written, before decoding, when it is written encoded, so that `%23` and `%3F` are a
+    file name's `#` and `?` (as `kb check --fix` writes them, and as the build reads them),
+    not a fragment's or a query's start."""
+    raw = ref.raw.strip()
+    if "%" in raw and unquote(raw).strip() == target:
+        path, fragment = _split(raw)
+        return unquote(path), unquote(fragment)
+    return _split(target)
+
+
 def nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
@@ -241,7 +253,7 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
             return _remote(ref, target), None
         return [], None  # mailto:, tel:, data: ... not ours to judge
     problems: list[LinkProblem] = []
-    path, fragment = _split(target)
+    path, fragment = _split_ref(ref, target)
     fixed_path = path
     if "\\" in path:
         fixed_path = path.replace("\\", "/")
@@ -272,7 +284,7 @@ def image_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
     target = ref.target.strip()
     if "\\" in ref.raw or "\\" in target or SCHEME.match(target) or target.startswith(("/", "#")):
         return None
-    path = _split(target)[0]
+    path = _split_ref(ref, target)[0]
     if ref.kind != "image" and posixpath.splitext(path)[1].lower() not in IMAGE_TYPES:
         return None
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc_rel), path))
