@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -296,3 +297,38 @@ def test_history_fetched_to_place_a_tag_on_the_branch_is_checked_by_git(pub: Pub
     fsck = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "fsck", "--strict"],
                           capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+def test_repo_git_is_repacked_by_the_sync_under_its_lock_not_by_a_detached_gc(
+        pub: Pub, tmp_path: Path):
+    """A device syncing every day gains a pack per fetch; git's automatic gc after a fetch
+    would run detached, in repo.git, after the sync let go of the device lock. The sync
+    repacks itself (git's `gc --auto` rule), after the switch, holding the lock."""
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    gd = dev / "repo.git"
+    git(gd, "config", "gc.autoPackLimit", "2")
+    seen = tmp_path / "gc-hook.log"
+    hook = gd / "hooks" / "pre-auto-gc"
+    hook.write_text(f"""#!{sys.executable}
+import fcntl, os
+fd = os.open({str(dev / ".lock")!r}, os.O_RDWR)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    held = "free"
+except BlockingIOError:
+    held = "held"
+with open({str(seen)!r}, "a") as f:
+    f.write(os.readlink({str(dev / "current")!r}) + " " + held + "\\n")
+""")
+    hook.chmod(0o755)
+    packs = []
+    for _ in range(3):  # kb-r3, kb-r4, kb-r5: 2, 3 (more than 2: repacked to 1), 2 packs
+        tag = pub.release()
+        assert sync(str(pub.art), dev).tag == tag
+        assert not (gd / "gc.pid").exists()
+        packs.append(len(list((gd / "objects" / "pack").glob("*.pack"))))
+    # git's rule fired once, when there were 3 packs: after kb-r4 was served, by the sync
+    assert seen.read_text().splitlines() == ["releases/kb-r4 held"]
+    assert packs == [2, 1, 2]
+    assert served_ok(dev) == "kb-r5" and git(gd, "rev-parse", "refs/tags/kb-r3").strip()

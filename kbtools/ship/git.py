@@ -360,6 +360,14 @@ def first_parent_commits(git_dir: Path | str, rev: str, limit: int) -> list[str]
     return out.split()
 
 
+def compact(git_dir: Path | str) -> None:
+    """Repack a repository that many fetches left as many packs, when git's own rule says so
+    (`git gc --auto`: past ``gc.autoPackLimit`` packs, 50 by default), in the foreground:
+    the caller holds the lock of the directory, and nothing of git may run on there after
+    it returns (a fetch would otherwise start this gc detached, in the background)."""
+    run_git(git_dir, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet", error=SyncError)
+
+
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
     """The bytes of `path` in the tree of `commit`, or None when the tree has no such file."""
     proc = _run(git_dir, ("cat-file", "blob", f"{commit}:{path}"))
