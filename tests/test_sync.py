@@ -332,3 +332,37 @@ with open({str(seen)!r}, "a") as f:
     assert seen.read_text().splitlines() == ["releases/kb-r4 held"]
     assert packs == [2, 1, 2]
     assert served_ok(dev) == "kb-r5" and git(gd, "rev-parse", "refs/tags/kb-r3").strip()
+
+
+def test_rollback_to_a_release_not_here_says_why(pub: Pub, tmp_path: Path):
+    """A device syncing for months keeps only its newest releases: `kb rollback` (and `kb
+    diff`) to one pruned, one never installed (published between two syncs) or one not yet
+    synced says which, in one line."""
+    dev = tmp_path / "dev"
+    runner = CliRunner()
+
+    def refused(tag: str, why: str, local: str) -> None:
+        for cmd in ("rollback", "diff"):
+            res = runner.invoke(main, [cmd, tag, "--to", str(dev)])
+            assert res.exit_code == 1 and len(res.output.splitlines()) == 1, res.output
+            assert f"release {tag} is not on this device: {why}" in res.output
+            assert f"(local: {local})" in res.output
+
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r2"
+    for _ in range(3):
+        pub.release()
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r5"  # kb-r3, kb-r4 never fetched
+    refused("kb-r3", "`kb sync` installs only the newest release it is offered, so one "
+            "published between two syncs never arrives", "kb-r2, kb-r5")
+    refused("kb-r9", "it is newer than every release here", "kb-r2, kb-r5")
+    pub.release()
+    pub.release()
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r7"
+    assert sync(str(pub.art), dev, keep=3).changed is False
+    pub.release()
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r8"  # kb-r2 pruned
+    assert sorted(device.release_dirs(dev)) == ["kb-r5", "kb-r7", "kb-r8"]
+    refused("kb-r2", "it is older than every release kept here (each `kb sync` deletes all "
+            "but the newest `[release] keep`, 5 by default, and never installs an older one)",
+            "kb-r5, kb-r7, kb-r8")
+    assert served_ok(dev) == "kb-r8"
