@@ -366,3 +366,31 @@ def test_rollback_to_a_release_not_here_says_why(pub: Pub, tmp_path: Path):
             "but the newest `[release] keep`, 5 by default, and never installs an older one)",
             "kb-r5, kb-r7, kb-r8")
     assert served_ok(dev) == "kb-r8"
+
+
+def test_a_newer_release_ends_the_rolled_back_marks_it_passes(pub: Pub, tmp_path: Path):
+    """A release rolled back from is skipped by syncs until a newer one arrives; after that
+    it needs no skipping, and `kb status`/`kb releases` no longer say a sync skips it (the
+    mark stayed in state.json for good, one more for every rollback of the year)."""
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r3"
+    runner = CliRunner()
+    assert runner.invoke(main, ["rollback", "--to", str(dev)]).exit_code == 0
+    assert sync(str(pub.art), dev).skipped == ("kb-r3",)
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r4"
+    assert "rolled_back" not in json.loads((dev / "state.json").read_text())
+    res = runner.invoke(main, ["status", "--to", str(dev), "--json"])
+    assert json.loads(res.output)["rolled_back"] == []
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--local", "--json"])
+    assert [(r["tag"], r["rolled_back"]) for r in json.loads(res.output)] == [
+        ("kb-r4", False), ("kb-r3", False), ("kb-r2", False)]
+    # a mark no newer release has passed stays
+    assert runner.invoke(main, ["rollback", "kb-r2", "--to", str(dev)]).exit_code == 0
+    assert sync(str(pub.art), dev).changed is False
+    assert json.loads((dev / "state.json").read_text())["rolled_back"] == ["kb-r4"]
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r5"
+    assert "rolled_back" not in json.loads((dev / "state.json").read_text())

@@ -267,6 +267,13 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                                     floor, tag)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
+    # releases rolled back from that this newer one passes need skipping no more (a sync
+    # never goes below it): `kb status` and `kb releases` stop saying a sync skips them
+    still = [t for t in state.get("rolled_back", []) if (parse_serial(t) or -1) > serial]
+    if still:
+        state["rolled_back"] = still
+    else:
+        state.pop("rolled_back", None)
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
