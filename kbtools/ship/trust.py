@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import KbError, SyncError, UsageError
+from kbtools.errors import SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.ship.device import append_log, check_device_dir, locked
@@ -47,10 +47,10 @@ from kbtools.ship.verify import (
     MAX_RELEASE_JSON_BYTES,
     MAX_RELEASE_SIG_BYTES,
     ReleaseMeta,
-    top_files,
+    release_signatures,
 )
 
-MAX_CHAIN = 1000  # release commits looked at for rotations between two syncs
+CHAIN_PAGE = 512  # release commits read at a time for rotations between two syncs
 MAX_LOG_BYTES = 16 << 20
 
 
@@ -273,22 +273,26 @@ def _chain(gd: Path, commit: str, floor: int, serial: int, where: str
            ) -> tuple[list[ReleaseMeta], bool]:
     """Release commits on the first-parent history of `commit` with serials between `floor`
     and `serial` (exclusive), oldest first: the rotations a sync must follow; and whether
-    that history is all here (False: a shallow repository's history stops before `floor`)."""
+    that history is all here (False: a shallow repository's history stops before `floor`).
+    However many releases a device missed, all are looked at (their release.json and
+    release.sig read `CHAIN_PAGE` commits at a time: a rotation early in a long gap is one a
+    device must follow)."""
     found: dict[int, ReleaseMeta] = {}
-    complete = not (gd / "shallow").exists()
-    for c in first_parent_commits(gd, commit, MAX_CHAIN)[1:]:
-        try:
-            files = top_files(gd, c, where)
-            rel = json.loads(files.get(RELEASE_JSON, b""))
-            s = int(rel["serial"])
-        except (KbError, ValueError, KeyError, TypeError):
-            continue
-        if s <= floor:
-            complete = True
-            break
-        if s < serial and s not in found:
-            found[s] = ReleaseMeta(c, files[RELEASE_JSON], rel, files.get(RELEASE_SIG), None)
-    return [found[s] for s in sorted(found)], complete
+    commits = first_parent_commits(gd, commit)[1:]
+    for at in range(0, len(commits), CHAIN_PAGE):
+        page = commits[at:at + CHAIN_PAGE]
+        for c, files in zip(page, release_signatures(gd, page), strict=True):
+            try:
+                rel = json.loads(files.get(RELEASE_JSON, b""))
+                s = int(rel["serial"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            if s <= floor:
+                return [found[s] for s in sorted(found)], True
+            if s < serial and s not in found:
+                found[s] = ReleaseMeta(c, files[RELEASE_JSON], rel, files.get(RELEASE_SIG),
+                                       None)
+    return [found[s] for s in sorted(found)], not (gd / "shallow").exists()
 
 
 def _unique(keys: list[PublicKey]) -> list[PublicKey]:
