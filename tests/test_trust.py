@@ -173,6 +173,27 @@ def test_a_device_off_for_many_releases_follows_a_rotation_early_in_the_gap(
     assert f"pinned key {keys.b_id} (introduced by kb-r3, signed by {keys.a_id})" in out
 
 
+def test_a_publisher_key_replaced_without_rotation_is_refused_saying_how_to_pin_it(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """Mid-year the signing key is lost or compromised and CI signs with a new key, with
+    no rotation release (the old key must not sign the handover): devices refuse it, and
+    the refusal says which keys are pinned and that the operator pins the new one."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.b)
+    refused(dev, pub.art, f"release signed by untrusted key {keys.b_id} (pinned: {keys.a_id}; "
+            "no release since kb-r1 hands trust over to it: if the publisher replaced its "
+            "key, confirm the new key's id with them and pin it with `kb trust add PUB`)")
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0  # the old key revoked
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and device.served_tag(dev) == "kb-r2", out
+    pub.release(keys.a)  # whoever holds the revoked key
+    refused(dev, pub.art, f"untrusted key {keys.a_id} (pinned: {keys.b_id}; no release since "
+            "kb-r2 hands trust over")
+
+
 def test_a_new_device_trusting_the_old_key_follows_the_rotation(keys: Keys, pub: Pub,
                                                                tmp_path: Path):
     """A device's first fetch is shallow (the newest release only): a device provisioned

@@ -32,10 +32,11 @@ from kbtools.errors import SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.ship.device import append_log, check_device_dir, locked
-from kbtools.ship.git import first_parent_commits
+from kbtools.ship.git import first_parent_commits, tag_name
 from kbtools.ship.signing import (
     MAX_KEY_BYTES,
     PublicKey,
+    claimed_signer,
     cosigned_by,
     load_public,
     parse_public,
@@ -129,9 +130,17 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
             raise MissingHistory(f"{exc.message}, and the releases before it are not here "
                                  "to follow a key rotation (a shallow fetch: `git fetch "
                                  "--unshallow` brings them)", path=where) from None
-        if not begin.warnings:
+        if begin.warnings:
+            raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
+        claimed = claimed_signer(meta.sig_bytes)
+        if begin.first_use or claimed is None or claimed in {k.key_id for k in keys}:
             raise
-        raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
+        # a publisher that replaced its key without a rotation (the old one lost or
+        # compromised): trusting the new key is the operator's decision, say how
+        raise SyncError(f"{exc.message} (pinned: {', '.join(k.key_id for k in keys)}; no "
+                        f"release since {tag_name(floor)} hands trust over to it: if the "
+                        "publisher replaced its key, confirm the new key's id with them and "
+                        "pin it with `kb trust add PUB`)", path=where) from None
     return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where)), why)
 
 
