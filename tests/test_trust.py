@@ -171,6 +171,12 @@ def test_a_device_off_for_many_releases_follows_a_rotation_early_in_the_gap(
     assert code == 0, out
     assert device.served_tag(dev) == "kb-r8" and pinned(dev) == [keys.b_id]
     assert f"pinned key {keys.b_id} (introduced by kb-r3, signed by {keys.a_id})" in out
+    # the key was handed over by kb-r3, not by kb-r8 (the release installed), here and in
+    # trust.log
+    assert f"unpinned key {keys.a_id} (handed over by kb-r3)" in out
+    log = [json.loads(x) for x in (dev / "trust.log").read_text().splitlines()]
+    assert (log[-1]["action"], log[-1]["key_id"], log[-1]["why"]) == (
+        "unpin", keys.a_id, "handed over by kb-r3")
 
 
 def test_a_publisher_key_replaced_without_rotation_is_refused_saying_how_to_pin_it(

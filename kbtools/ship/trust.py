@@ -71,6 +71,7 @@ class TrustPlan:
     signed_by: str | None
     keys_after: tuple[PublicKey, ...] = ()
     why: dict[str, str] = field(default_factory=dict)  # key id -> why it is newly trusted
+    handed: dict[str, str] = field(default_factory=dict)  # key id -> the release handing it over
 
 
 def stored_keys(device: Path) -> list[PublicKey]:
@@ -114,13 +115,14 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
         return TrustPlan(None)
     keys = list(begin.keys)
     why = {k.key_id: f"first use, release {where}" for k in keys} if begin.first_use else {}
+    handed: dict[str, str] = {}
     serial = int(meta.rel.get("serial", 0))
     chain, complete = _chain(gd, meta.commit, floor, serial, where) if gd is not None \
         else ([], True)
     for step in chain:
         try:
             signer = verify(step.rel_bytes, step.sig_bytes, keys, where=where)
-            keys = _rotate(keys, signer, step, why, where)
+            keys = _rotate(keys, signer, step, why, where, handed)
         except SyncError:
             continue  # not signed by a trusted key: it cannot change trust
     try:
@@ -141,7 +143,8 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
                         f"release since {tag_name(floor)} hands trust over to it: if the "
                         "publisher replaced its key, confirm the new key's id with them and "
                         "pin it with `kb trust add PUB`)", path=where) from None
-    return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where)), why)
+    return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where, handed)), why,
+                     handed)
 
 
 def plan_installed(release_dir: Path, commit: str | None, gd: Path, begin: TrustStart,
@@ -199,8 +202,9 @@ def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
     unpinned = [key for key in pinned if key.key_id not in after]
     for key in unpinned:
         os.unlink(key.source)
-        _log(device, "unpin", key.key_id, f"handed over by {tag}")
-        notes.append(f"unpinned key {key.key_id} (handed over by {tag})")
+        by = trust.handed.get(key.key_id, tag)  # the release that rotated it away
+        _log(device, "unpin", key.key_id, f"handed over by {by}")
+        notes.append(f"unpinned key {key.key_id} (handed over by {by})")
     if unpinned:
         fsync_dir(device / TRUSTED)
     return notes
@@ -259,8 +263,9 @@ def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dic
 # --- internals ---------------------------------------------------------------------------
 
 def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str, str],
-            where: str) -> list[PublicKey]:
-    """The trusted keys after a release signed by `signer` (its next_keys take over)."""
+            where: str, handed: dict[str, str]) -> list[PublicKey]:
+    """The trusted keys after a release signed by `signer` (its next_keys take over; the
+    release is noted in `handed` when the signer is not among them)."""
     raw = meta.rel.get("next_keys")
     if raw is None:
         return keys
@@ -275,6 +280,8 @@ def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str
     for k in new:
         if k.key_id not in held:
             why[k.key_id] = f"introduced by {meta.rel.get('tag')}, signed by {signer}"
+    if signer not in {k.key_id for k in new}:
+        handed[signer] = str(meta.rel.get("tag"))
     return _unique([k for k in keys if k.key_id != signer] + new)
 
 
