@@ -104,8 +104,8 @@ def test_diff_of_release_directories(device, tmp_path):
     code, out = kb("diff", str(d.dev / "releases" / "kb-r1"), str(d.kr / "dist"),
                    "--to", str(d.dev))
     assert code == 0 and f"+ {ADDED}" in out, out
-    with pytest.raises(SyncError, match=r"release kb-r9 is not on this device \(local "
-                                        r"releases: kb-r1, kb-r2\)"):
+    with pytest.raises(SyncError, match=r"release kb-r9 is not on this device: it is newer "
+                                        r"than every release here .* \(local: kb-r1, kb-r2\)"):
         diff_releases(d.dev, "kb-r9")
 
 

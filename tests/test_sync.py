@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -322,3 +323,100 @@ def test_an_unchanged_photo_is_stored_once_however_many_releases_a_device_keeps(
     assert sync(str(pub.art), dev).tag == "kb-r3" and served_ok(dev) == "kb-r3"
     assert file("kb-r3", "source/assets/photo.jpg").stat().st_ino != \
         file("kb-r2", "source/assets/photo.jpg").stat().st_ino
+
+
+def test_repo_git_is_repacked_by_the_sync_under_its_lock_not_by_a_detached_gc(
+        pub: Pub, tmp_path: Path):
+    """A device syncing every day gains a pack per fetch; git's automatic gc after a fetch
+    would run detached, in repo.git, after the sync let go of the device lock. The sync
+    repacks itself (git's `gc --auto` rule), after the switch, holding the lock."""
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    gd = dev / "repo.git"
+    git(gd, "config", "gc.autoPackLimit", "2")
+    seen = tmp_path / "gc-hook.log"
+    hook = gd / "hooks" / "pre-auto-gc"
+    hook.write_text(f"""#!{sys.executable}
+import fcntl, os
+fd = os.open({str(dev / ".lock")!r}, os.O_RDWR)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    held = "free"
+except BlockingIOError:
+    held = "held"
+with open({str(seen)!r}, "a") as f:
+    f.write(os.readlink({str(dev / "current")!r}) + " " + held + "\\n")
+""")
+    hook.chmod(0o755)
+    packs = []
+    for _ in range(3):  # kb-r3, kb-r4, kb-r5: 2, 3 (more than 2: repacked to 1), 2 packs
+        tag = pub.release()
+        assert sync(str(pub.art), dev).tag == tag
+        assert not (gd / "gc.pid").exists()
+        packs.append(len(list((gd / "objects" / "pack").glob("*.pack"))))
+    # git's rule fired once, when there were 3 packs: after kb-r4 was served, by the sync
+    assert seen.read_text().splitlines() == ["releases/kb-r4 held"]
+    assert packs == [2, 1, 2]
+    assert served_ok(dev) == "kb-r5" and git(gd, "rev-parse", "refs/tags/kb-r3").strip()
+
+
+def test_rollback_to_a_release_not_here_says_why(pub: Pub, tmp_path: Path):
+    """A device syncing for months keeps only its newest releases: `kb rollback` (and `kb
+    diff`) to one pruned, one never installed (published between two syncs) or one not yet
+    synced says which, in one line."""
+    dev = tmp_path / "dev"
+    runner = CliRunner()
+
+    def refused(tag: str, why: str, local: str) -> None:
+        for cmd in ("rollback", "diff"):
+            res = runner.invoke(main, [cmd, tag, "--to", str(dev)])
+            assert res.exit_code == 1 and len(res.output.splitlines()) == 1, res.output
+            assert f"release {tag} is not on this device: {why}" in res.output
+            assert f"(local: {local})" in res.output
+
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r2"
+    for _ in range(3):
+        pub.release()
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r5"  # kb-r3, kb-r4 never fetched
+    refused("kb-r3", "`kb sync` installs only the newest release it is offered, so one "
+            "published between two syncs never arrives", "kb-r2, kb-r5")
+    refused("kb-r9", "it is newer than every release here", "kb-r2, kb-r5")
+    pub.release()
+    pub.release()
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r7"
+    assert sync(str(pub.art), dev, keep=3).changed is False
+    pub.release()
+    assert sync(str(pub.art), dev, keep=3).tag == "kb-r8"  # kb-r2 pruned
+    assert sorted(device.release_dirs(dev)) == ["kb-r5", "kb-r7", "kb-r8"]
+    refused("kb-r2", "it is older than every release kept here (each `kb sync` deletes all "
+            "but the newest `[release] keep`, 5 by default, and never installs an older one)",
+            "kb-r5, kb-r7, kb-r8")
+    assert served_ok(dev) == "kb-r8"
+
+
+def test_a_newer_release_ends_the_rolled_back_marks_it_passes(pub: Pub, tmp_path: Path):
+    """A release rolled back from is skipped by syncs until a newer one arrives; after that
+    it needs no skipping, and `kb status`/`kb releases` no longer say a sync skips it (the
+    mark stayed in state.json for good, one more for every rollback of the year)."""
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r3"
+    runner = CliRunner()
+    assert runner.invoke(main, ["rollback", "--to", str(dev)]).exit_code == 0
+    assert sync(str(pub.art), dev).skipped == ("kb-r3",)
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r4"
+    assert "rolled_back" not in json.loads((dev / "state.json").read_text())
+    res = runner.invoke(main, ["status", "--to", str(dev), "--json"])
+    assert json.loads(res.output)["rolled_back"] == []
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--local", "--json"])
+    assert [(r["tag"], r["rolled_back"]) for r in json.loads(res.output)] == [
+        ("kb-r4", False), ("kb-r3", False), ("kb-r2", False)]
+    # a mark no newer release has passed stays
+    assert runner.invoke(main, ["rollback", "kb-r2", "--to", str(dev)]).exit_code == 0
+    assert sync(str(pub.art), dev).changed is False
+    assert json.loads((dev / "state.json").read_text())["rolled_back"] == ["kb-r4"]
+    pub.release()
+    assert sync(str(pub.art), dev).tag == "kb-r5"
+    assert "rolled_back" not in json.loads((dev / "state.json").read_text())

@@ -16,7 +16,7 @@ from forge_helpers import forge_tree
 from test_release_helpers import make_dist, make_knowledge_repo, sample_files
 
 from kbtools.cli import main
-from kbtools.ship import device
+from kbtools.ship import device, trust
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import key_id, keygen, load_private
 
@@ -149,6 +149,55 @@ def test_a_device_that_skipped_the_rotation_follows_it(keys: Keys, pub: Pub, tmp
     res = json.loads(out)
     assert (res["tag"], res["signed_by"]) == ("kb-r3", keys.b_id)
     assert pinned(dev) == sorted([keys.a_id, keys.b_id])
+
+
+def test_a_device_off_for_many_releases_follows_a_rotation_early_in_the_gap(
+        keys: Keys, pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A tablet off for months misses hundreds of releases (CI releasing on every push); a
+    key rotation early in that gap must still be followed. Sync used to look at no more than
+    1000 release commits back (`MAX_CHAIN`), then refused the release as signed by an
+    untrusted key; every commit down to the last accepted serial is read now, a page of
+    `CHAIN_PAGE` at a time (both set low here: the gap spans several pages)."""
+    monkeypatch.setattr(trust, "MAX_CHAIN", 2, raising=False)
+    monkeypatch.setattr(trust, "CHAIN_PAGE", 2, raising=False)
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a)
+    pub.release(keys.a, next_keys=(keys.b,))  # kb-r3 rotates a -> b
+    for _ in range(5):
+        pub.release(keys.b)
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0, out
+    assert device.served_tag(dev) == "kb-r8" and pinned(dev) == [keys.b_id]
+    assert f"pinned key {keys.b_id} (introduced by kb-r3, signed by {keys.a_id})" in out
+    # the key was handed over by kb-r3, not by kb-r8 (the release installed), here and in
+    # trust.log
+    assert f"unpinned key {keys.a_id} (handed over by kb-r3)" in out
+    log = [json.loads(x) for x in (dev / "trust.log").read_text().splitlines()]
+    assert (log[-1]["action"], log[-1]["key_id"], log[-1]["why"]) == (
+        "unpin", keys.a_id, "handed over by kb-r3")
+
+
+def test_a_publisher_key_replaced_without_rotation_is_refused_saying_how_to_pin_it(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """Mid-year the signing key is lost or compromised and CI signs with a new key, with
+    no rotation release (the old key must not sign the handover): devices refuse it, and
+    the refusal says which keys are pinned and that the operator pins the new one."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.b)
+    refused(dev, pub.art, f"release signed by untrusted key {keys.b_id} (pinned: {keys.a_id}; "
+            "no release since kb-r1 hands trust over to it: if the publisher replaced its "
+            "key, confirm the new key's id with them and pin it with `kb trust add PUB`)")
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0  # the old key revoked
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and device.served_tag(dev) == "kb-r2", out
+    pub.release(keys.a)  # whoever holds the revoked key
+    refused(dev, pub.art, f"untrusted key {keys.a_id} (pinned: {keys.b_id}; no release since "
+            "kb-r2 hands trust over")
 
 
 def test_a_new_device_trusting_the_old_key_follows_the_rotation(keys: Keys, pub: Pub,

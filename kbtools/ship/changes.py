@@ -187,9 +187,26 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None) -> Path:
     served = DeviceLayout(path).served_release() if path.is_dir() else None
     if served is not None:
         return served
-    names = ", ".join(sorted(local, key=lambda t: parse_serial(t) or -1)) or "none"
-    raise SyncError(f"release {which} is not on this device (local releases: {names}); "
-                    "give a local tag or the path of a release directory", path=str(device_dir))
+    raise SyncError(f"{not_on_device(which, local)}; give a local tag or the path of a "
+                    "release directory", path=str(device_dir))
+
+
+def not_on_device(tag: str, local: Iterable[str]) -> str:
+    """Why release `tag` is not among a device's `local` releases, in words (what `kb
+    rollback` and `kb diff` say): pruned, never installed, or not published yet."""
+    tags = sorted(local, key=lambda t: parse_serial(t) or -1)
+    serial = parse_serial(tag)
+    serials = [s for s in map(parse_serial, tags) if s is not None]
+    why = ""
+    if serial is not None and serials and serial < min(serials):
+        why = (": it is older than every release kept here (each `kb sync` deletes all but "
+               "the newest `[release] keep`, 5 by default, and never installs an older one)")
+    elif serial is not None and serials and serial > max(serials):
+        why = ": it is newer than every release here (`kb sync` installs the newest one)"
+    elif serial is not None and serials:
+        why = (": `kb sync` installs only the newest release it is offered, so one "
+               "published between two syncs never arrives")
+    return f"release {tag} is not on this device{why} (local: {', '.join(tags) or 'none'})"
 
 
 def _serial_of(root: Path) -> int:

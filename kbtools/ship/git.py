@@ -353,11 +353,36 @@ def read_blobs(git_dir: Path | str, wanted: Sequence[tuple[str, int]], *,
         return [b"".join(reader.chunks(oid, size)) for oid, size in wanted]
 
 
-def first_parent_commits(git_dir: Path | str, rev: str, limit: int) -> list[str]:
-    """`rev` and its first-parent ancestors present here, newest first, at most `limit`."""
-    out = run_git(git_dir, "rev-list", "--first-parent", f"--max-count={limit}", rev,
-                  error=SyncError, check=False)
+def first_parent_commits(git_dir: Path | str, rev: str) -> list[str]:
+    """`rev` and its first-parent ancestors present here, newest first."""
+    out = run_git(git_dir, "rev-list", "--first-parent", rev, error=SyncError, check=False)
     return out.split()
+
+
+def object_sizes(git_dir: Path | str, names: Sequence[str]) -> list[tuple[str, str, int] | None]:
+    """(object id, type, size) of each object name (``COMMIT:path``…), None for one that is
+    missing: one ``git cat-file --batch-check`` for all of them."""
+    if not names:
+        return []
+    out = run_git(git_dir, "cat-file", "--batch-check", error=SyncError,
+                  stdin="".join(f"{n}\n" for n in names).encode())
+    found: list[tuple[str, str, int] | None] = []
+    for line in out.splitlines():
+        parts = line.split()
+        ok = len(parts) == 3 and parts[2].isdigit()
+        found.append((parts[0], parts[1], int(parts[2])) if ok else None)
+    if len(found) != len(names):
+        raise SyncError(f"git cat-file --batch-check answered {len(found)} of {len(names)} "
+                        "objects")
+    return found
+
+
+def compact(git_dir: Path | str) -> None:
+    """Repack a repository that many fetches left as many packs, when git's own rule says so
+    (`git gc --auto`: past ``gc.autoPackLimit`` packs, 50 by default), in the foreground:
+    the caller holds the lock of the directory, and nothing of git may run on there after
+    it returns (a fetch would otherwise start this gc detached, in the background)."""
+    run_git(git_dir, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet", error=SyncError)
 
 
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:

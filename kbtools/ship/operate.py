@@ -16,6 +16,7 @@ from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.selfcheck import derived_problems
+from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
     append_log,
     check_device_dir,
@@ -204,8 +205,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
                             "(see `kb releases`)", path=str(path))
         tag = older[0]
     if tag not in have:
-        raise SyncError(f"release {tag} is not on this device (local: "
-                        f"{', '.join(sorted(have, key=_serial)) or 'none'})", path=str(path))
+        raise SyncError(not_on_device(tag, have), path=str(path))
     if tag == current:
         raise SyncError(f"{tag} is already served", path=str(path))
     return tag

@@ -172,6 +172,15 @@ def cosigned_by(data: bytes, sig_file: bytes, key: PublicKey) -> bool:
     return False
 
 
+def claimed_signer(sig_file: bytes | None) -> str | None:
+    """The key id a release.sig says signed it (nothing checked), None when it names none."""
+    try:
+        kid = json.loads(sig_file or b"")["key_id"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return kid if isinstance(kid, str) else None
+
+
 def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where: str) -> str:
     """Check `sig_file` over `data` against trusted `keys`; return the key id that signed.
 

@@ -42,6 +42,7 @@ from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
 from kbtools.ship import device as dev
 from kbtools.ship import trust
 from kbtools.ship.git import (
+    compact,
     is_ancestor,
     is_bundle,
     list_source,
@@ -90,8 +91,11 @@ def _pack_bytes(gd: Path) -> int:
 
 # every fetch into a device's repo.git (the release, and any history fetched later): objects
 # kept as the received packs (unpackLimit=1, `_pack_bytes`) and each checked by git first
-# (fsckObjects: a malformed commit or tree is refused, never stored)
-CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true", "fetch", "-q")
+# (fsckObjects: a malformed commit or tree is refused, never stored); no automatic gc after
+# it (git would start one detached, running on in repo.git after the sync let go of the
+# device lock): the sync repacks once the release is served (`compact_repo`)
+CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true",
+                 "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q")
 
 
 def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str) -> int:
@@ -263,12 +267,32 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                                     floor, tag)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
+    # releases rolled back from that this newer one passes need skipping no more (a sync
+    # never goes below it): `kb status` and `kb releases` stop saying a sync skips them
+    still = [t for t in state.get("rolled_back", []) if (parse_serial(t) or -1) > serial]
+    if still:
+        state["rolled_back"] = still
+    else:
+        state.pop("rolled_back", None)
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      begin.warnings + _age_warn(final, max_age_days), tuple(pinned), skipped)
+                      begin.warnings + _age_warn(final, max_age_days) + compact_repo(gd),
+                      tuple(pinned), skipped)
+
+
+def compact_repo(gd: Path) -> tuple[str, ...]:
+    """Repack repo.git when its packs (one per fetch) pile up, under the device lock (git's
+    own `gc --auto` rule, `kbtools.ship.git.compact`); a failure is a warning, since the
+    release is already served."""
+    try:
+        compact(gd)
+    except SyncError as exc:
+        return (f"repacking {gd} failed: {exc.message}; the release is served, the next "
+                "sync tries again",)
+    return ()
 
 
 def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,

@@ -28,14 +28,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import KbError, SyncError, UsageError
+from kbtools.errors import SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.ship.device import append_log, check_device_dir, locked
-from kbtools.ship.git import first_parent_commits
+from kbtools.ship.git import first_parent_commits, tag_name
 from kbtools.ship.signing import (
     MAX_KEY_BYTES,
     PublicKey,
+    claimed_signer,
     cosigned_by,
     load_public,
     parse_public,
@@ -47,10 +48,10 @@ from kbtools.ship.verify import (
     MAX_RELEASE_JSON_BYTES,
     MAX_RELEASE_SIG_BYTES,
     ReleaseMeta,
-    top_files,
+    release_signatures,
 )
 
-MAX_CHAIN = 1000  # release commits looked at for rotations between two syncs
+CHAIN_PAGE = 512  # release commits read at a time for rotations between two syncs
 MAX_LOG_BYTES = 16 << 20
 
 
@@ -70,6 +71,7 @@ class TrustPlan:
     signed_by: str | None
     keys_after: tuple[PublicKey, ...] = ()
     why: dict[str, str] = field(default_factory=dict)  # key id -> why it is newly trusted
+    handed: dict[str, str] = field(default_factory=dict)  # key id -> the release handing it over
 
 
 def stored_keys(device: Path) -> list[PublicKey]:
@@ -113,13 +115,14 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
         return TrustPlan(None)
     keys = list(begin.keys)
     why = {k.key_id: f"first use, release {where}" for k in keys} if begin.first_use else {}
+    handed: dict[str, str] = {}
     serial = int(meta.rel.get("serial", 0))
     chain, complete = _chain(gd, meta.commit, floor, serial, where) if gd is not None \
         else ([], True)
     for step in chain:
         try:
             signer = verify(step.rel_bytes, step.sig_bytes, keys, where=where)
-            keys = _rotate(keys, signer, step, why, where)
+            keys = _rotate(keys, signer, step, why, where, handed)
         except SyncError:
             continue  # not signed by a trusted key: it cannot change trust
     try:
@@ -129,10 +132,19 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
             raise MissingHistory(f"{exc.message}, and the releases before it are not here "
                                  "to follow a key rotation (a shallow fetch: `git fetch "
                                  "--unshallow` brings them)", path=where) from None
-        if not begin.warnings:
+        if begin.warnings:
+            raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
+        claimed = claimed_signer(meta.sig_bytes)
+        if begin.first_use or claimed is None or claimed in {k.key_id for k in keys}:
             raise
-        raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
-    return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where)), why)
+        # a publisher that replaced its key without a rotation (the old one lost or
+        # compromised): trusting the new key is the operator's decision, say how
+        raise SyncError(f"{exc.message} (pinned: {', '.join(k.key_id for k in keys)}; no "
+                        f"release since {tag_name(floor)} hands trust over to it: if the "
+                        "publisher replaced its key, confirm the new key's id with them and "
+                        "pin it with `kb trust add PUB`)", path=where) from None
+    return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where, handed)), why,
+                     handed)
 
 
 def plan_installed(release_dir: Path, commit: str | None, gd: Path, begin: TrustStart,
@@ -190,8 +202,9 @@ def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
     unpinned = [key for key in pinned if key.key_id not in after]
     for key in unpinned:
         os.unlink(key.source)
-        _log(device, "unpin", key.key_id, f"handed over by {tag}")
-        notes.append(f"unpinned key {key.key_id} (handed over by {tag})")
+        by = trust.handed.get(key.key_id, tag)  # the release that rotated it away
+        _log(device, "unpin", key.key_id, f"handed over by {by}")
+        notes.append(f"unpinned key {key.key_id} (handed over by {by})")
     if unpinned:
         fsync_dir(device / TRUSTED)
     return notes
@@ -250,8 +263,9 @@ def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dic
 # --- internals ---------------------------------------------------------------------------
 
 def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str, str],
-            where: str) -> list[PublicKey]:
-    """The trusted keys after a release signed by `signer` (its next_keys take over)."""
+            where: str, handed: dict[str, str]) -> list[PublicKey]:
+    """The trusted keys after a release signed by `signer` (its next_keys take over; the
+    release is noted in `handed` when the signer is not among them)."""
     raw = meta.rel.get("next_keys")
     if raw is None:
         return keys
@@ -266,6 +280,8 @@ def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str
     for k in new:
         if k.key_id not in held:
             why[k.key_id] = f"introduced by {meta.rel.get('tag')}, signed by {signer}"
+    if signer not in {k.key_id for k in new}:
+        handed[signer] = str(meta.rel.get("tag"))
     return _unique([k for k in keys if k.key_id != signer] + new)
 
 
@@ -273,22 +289,26 @@ def _chain(gd: Path, commit: str, floor: int, serial: int, where: str
            ) -> tuple[list[ReleaseMeta], bool]:
     """Release commits on the first-parent history of `commit` with serials between `floor`
     and `serial` (exclusive), oldest first: the rotations a sync must follow; and whether
-    that history is all here (False: a shallow repository's history stops before `floor`)."""
+    that history is all here (False: a shallow repository's history stops before `floor`).
+    However many releases a device missed, all are looked at (their release.json and
+    release.sig read `CHAIN_PAGE` commits at a time: a rotation early in a long gap is one a
+    device must follow)."""
     found: dict[int, ReleaseMeta] = {}
-    complete = not (gd / "shallow").exists()
-    for c in first_parent_commits(gd, commit, MAX_CHAIN)[1:]:
-        try:
-            files = top_files(gd, c, where)
-            rel = json.loads(files.get(RELEASE_JSON, b""))
-            s = int(rel["serial"])
-        except (KbError, ValueError, KeyError, TypeError):
-            continue
-        if s <= floor:
-            complete = True
-            break
-        if s < serial and s not in found:
-            found[s] = ReleaseMeta(c, files[RELEASE_JSON], rel, files.get(RELEASE_SIG), None)
-    return [found[s] for s in sorted(found)], complete
+    commits = first_parent_commits(gd, commit)[1:]
+    for at in range(0, len(commits), CHAIN_PAGE):
+        page = commits[at:at + CHAIN_PAGE]
+        for c, files in zip(page, release_signatures(gd, page), strict=True):
+            try:
+                rel = json.loads(files.get(RELEASE_JSON, b""))
+                s = int(rel["serial"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            if s <= floor:
+                return [found[s] for s in sorted(found)], True
+            if s < serial and s not in found:
+                found[s] = ReleaseMeta(c, files[RELEASE_JSON], rel, files.get(RELEASE_SIG),
+                                       None)
+    return [found[s] for s in sorted(found)], not (gd / "shallow").exists()
 
 
 def _unique(keys: list[PublicKey]) -> list[PublicKey]:
