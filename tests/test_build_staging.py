@@ -16,10 +16,11 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from hostile import GOOD_DOC, KB, env, kb, make_repo
 
-from kbtools.fsutil import remove_stale_staging, staging_dir
+from kbtools.fsutil import remove_stale_staging, replace_dir, staging_dir
 
 
 def repo_with_docs(root: Path, n: int = 30) -> Path:
@@ -171,3 +172,59 @@ def test_built_tree_has_the_umask_mode_not_mkdtemp_0700(tmp_path):
             assert staging.stat().st_mode & 0o777 == 0o750
     finally:
         os.umask(old)
+
+
+def _swap_trees(target: Path, writer: int, rounds: int, errors: Any) -> None:
+    """A writer of `target` as a build is: a staging tree, then `replace_dir`."""
+    for n in range(rounds):
+        try:
+            with staging_dir(target) as staging:
+                (staging / "manifest.json").write_text(f"{writer}-{n}")
+                replace_dir(staging, target)
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            errors.put(f"writer {writer}: {exc!r}")
+
+
+def test_two_writers_swap_one_target_and_it_never_goes_missing(tmp_path):
+    """Two builds into one dist/ at once: neither fails on the other's rename (one saw dist/
+    gone, or renamed its tree onto the other's: FileNotFoundError, "Directory not empty"),
+    and a reader finds a whole tree at every moment (dist/ is swapped, not removed and put
+    back)."""
+    import multiprocessing
+
+    target = tmp_path / "dist"
+    with staging_dir(target) as staging:
+        (staging / "manifest.json").write_text("first")
+        replace_dir(staging, target)
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    writers = [ctx.Process(target=_swap_trees, args=(target, w, 100, errors)) for w in (1, 2)]
+    for w in writers:
+        w.start()
+    missing = 0
+    while any(w.is_alive() for w in writers):
+        try:
+            (target / "manifest.json").read_text()
+        except FileNotFoundError:
+            missing += 1
+    for w in writers:
+        w.join()
+    found = []
+    while not errors.empty():
+        found.append(errors.get())
+    assert found == []
+    assert missing == 0
+    assert (target / "manifest.json").read_text().endswith("-99")
+
+
+def test_replace_without_an_atomic_exchange_still_swaps(tmp_path, monkeypatch):
+    """Where the system has no RENAME_EXCHANGE, the old tree is renamed aside first."""
+    import kbtools.fsutil
+
+    monkeypatch.setattr(kbtools.fsutil, "_exchange", lambda a, b: False)
+    target = tmp_path / "dist"
+    for generation in ("one", "two"):
+        with staging_dir(target) as staging:
+            (staging / "manifest.json").write_text(generation)
+            replace_dir(staging, target)
+    assert (target / "manifest.json").read_text() == "two"

@@ -278,25 +278,43 @@ def resolve_index_path(path: Path | None) -> Path:
                          "--index", path=str(path))
 
 
-OPEN_ATTEMPTS = 3  # a device may switch and prune releases while we open one
+OPEN_ATTEMPTS = 3  # a device may switch and prune releases, a build replace dist/, while we open one
 
 
 def open_index(path: Path | None = None) -> KbIndex:
     """Resolve, check and open an index (IndexLoadError says what is missing or wrong).
 
-    Everything a search reads is open when this returns (`KbIndex.hold`). On a device, a
-    release pruned by a concurrent `kb sync` while it was being opened is retried with the
-    release served then."""
-    for attempt in range(OPEN_ATTEMPTS):
+    Everything a search reads is open when this returns (`KbIndex.hold`). Its files are read
+    by path, so a directory replaced meanwhile (a `kb build` swapping in a new `dist/`, a
+    `kb sync` pruning the release) would give parts of two trees (one's manifest and BM25,
+    the other's store: wrong chunks cited): the directory's identity is taken before and
+    after, and an open it changed under is retried on what is there then."""
+    for _ in range(OPEN_ATTEMPTS):
         root = resolve_index_path(path)
+        before = _identity(root)
         try:
-            return _open(ReleaseLayout(root))
+            index = _open(ReleaseLayout(root))
         except (IndexLoadError, OSError, sqlite3.Error, ValueError) as exc:
-            if attempt + 1 == OPEN_ATTEMPTS or root.is_dir():
+            if before is not None and _identity(root) == before:  # still there: it is broken
                 if isinstance(exc, IndexLoadError):
                     raise
-                raise unreadable(root, exc) from None  # a broken release, not a vanished one
-    raise AssertionError("unreachable")
+                raise unreadable(root, exc) from None  # a broken release, not a replaced one
+            continue
+        if _identity(root) == before:
+            return index
+        index.close()
+    raise IndexLoadError("the index was replaced again and again while it was being opened (a "
+                         "build or sync loop?); ask again", path=str(path or root))
+
+
+def _identity(root: Path) -> tuple[int, int, int] | None:
+    """Which directory `root` names now (device, inode, and its change time: a new tree may
+    get the inode number of one deleted meanwhile); None when it names none."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
 def unreadable(root: Path, exc: BaseException) -> IndexLoadError:
