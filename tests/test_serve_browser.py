@@ -377,3 +377,23 @@ def test_a_refused_unit_is_said_in_chinese(page, server):
     error = page.find_element(By.CSS_SELECTOR, "p.error").text
     assert "温度(℃)" in error and "请换算成" in error and "it is in" not in error
     assert page.find_elements(By.CSS_SELECTOR, "table.rules tr.cited") == []
+
+
+def test_folded_sections_show_they_open_on_a_phone(page, server):
+    """筛选 (the filters) and 文档信息 · 审核状态 (review status) are folded <details>; their
+    <summary> was laid out as a flex box, which drops the disclosure triangle: on a phone
+    they read as plain text and nothing said they could be opened."""
+    page.set_window_size(360, 740)
+    try:
+        for url in ("/?q=" + quote("赤霉病"), f"/doc/{quote(SCAB)}"):
+            page.get(server + url)
+            gaps = page.execute_script(
+                "return [...document.querySelectorAll('main summary')].map(s => {"
+                " const r = document.createRange(); r.selectNodeContents(s);"
+                " return [r.getClientRects()[0].left - s.getBoundingClientRect().left,"
+                "         s.getBoundingClientRect().height]; })")
+            assert gaps, url
+            for before_text, height in gaps:  # the triangle stands before the words
+                assert before_text >= 8 and height >= 47.5, (url, gaps)
+    finally:
+        page.set_window_size(1024, 768)
