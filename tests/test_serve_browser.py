@@ -397,3 +397,25 @@ def test_folded_sections_show_they_open_on_a_phone(page, server):
                 assert before_text >= 8 and height >= 47.5, (url, gaps)
     finally:
         page.set_window_size(1024, 768)
+
+
+def test_pages_reflow_at_200_percent_zoom_on_a_phone(page, server):
+    """A 360 px phone zoomed to 200 % lays pages out 180 CSS px wide: the decision form's
+    fields (14rem columns) and the open filters (12rem) were wider than that and scrolled
+    the page sideways."""
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 180, "height": 370, "deviceScaleFactor": 2, "mobile": False})
+    try:
+        for url in ("/?q=" + quote("赤霉病") + "&f.crop=" + quote("小麦"), f"/doc/{quote(SCAB)}",
+                    f"/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=4"):
+            page.get(server + url)
+            assert page.execute_script("return window.innerWidth") == 180
+            wider = page.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            what = page.execute_script(
+                "return [...document.querySelectorAll('body *')].filter(e => "
+                "e.getBoundingClientRect().right > window.innerWidth + 1)"
+                ".map(e => e.outerHTML.slice(0, 60))")
+            assert wider <= 1, f"{url} scrolls sideways by {wider} px at 200 % zoom: {what[:3]}"
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
