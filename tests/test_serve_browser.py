@@ -419,3 +419,26 @@ def test_pages_reflow_at_200_percent_zoom_on_a_phone(page, server):
             assert wider <= 1, f"{url} scrolls sideways by {wider} px at 200 % zoom: {what[:3]}"
     finally:
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+HOSTILE_DOC = "knowledge/field_reports/k77-hostile.md"
+PAST_THE_EDGE = ("return [...document.querySelectorAll('main p, main li, main h1, main h2, main dd,"
+                 " main a, main code')].filter(e => !e.closest('table, pre') &&"
+                 " e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)"
+                 ".map(e => e.outerHTML.slice(0, 60))")
+
+
+def test_long_words_wrap_on_a_phone(page, server):
+    """A configuration key, URL or title with no break in it (`http://gateway…/uploads?since=…`,
+    one in three TiDB documents has such a key) ran past the screen edge: the document body
+    scrolled sideways and the key was cut at the edge; the release page's list of changed
+    documents scrolled the whole page."""
+    page.set_window_size(360, 740)
+    try:
+        for url in (f"/doc/{quote(HOSTILE_DOC)}", "/?q=" + quote("诱捕器 K-77 上传地址"), "/release"):
+            page.get(server + url)
+            assert page.execute_script(PAST_THE_EDGE) == [], url
+            assert page.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth") <= 1, url
+    finally:
+        page.set_window_size(1024, 768)
