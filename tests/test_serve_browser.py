@@ -442,3 +442,28 @@ def test_long_words_wrap_on_a_phone(page, server):
                 "return document.documentElement.scrollWidth - window.innerWidth") <= 1, url
     finally:
         page.set_window_size(1024, 768)
+
+
+CLIPPED = ("return [...document.querySelectorAll('body *')].filter(e => {"
+           " const s = getComputedStyle(e);"
+           " return s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1; })"
+           ".map(e => e.outerHTML.slice(0, 60))")
+
+
+def test_a_printed_page_loses_no_text(page, server):
+    """Printing a document cut every code line and wide table at the paper's edge (a
+    scrolling box prints what it shows: three in four TiDB documents lost text on A4)."""
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 700, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        for url in (f"/doc/{quote(HOSTILE_DOC)}", "/?q=" + quote("诱捕器 K-77 日志"),
+                    f"/doc/{quote('knowledge/equipment/hx260-ch05-fault-codes.md')}"):
+            page.get(server + url)
+            assert page.execute_script(CLIPPED) == [], url
+            assert page.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth") <= 1, url
+            assert page.find_element("css selector", "header.top nav").is_displayed() is False
+    finally:
+        page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
