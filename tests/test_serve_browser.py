@@ -467,3 +467,25 @@ def test_a_printed_page_loses_no_text(page, server):
     finally:
         page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_switching_language_keeps_the_cited_lines_in_view(page, server):
+    """On a phone, switching to English on a cited document (or a decided table) reloaded
+    the page at its top: the cited lines (the decision) were screens further down."""
+    page.set_window_size(360, 740)
+    try:
+        for url, anchor in ((f"/doc/{quote(SCAB)}?lines=60-73#cited", "cited"),
+                            (f"/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=4#result",
+                             "result")):
+            page.get(server + url)
+            navigate(page, "a.lang")
+            assert page.find_element("css selector", "a.brand").text == "Field knowledge"
+            top = page.execute_script(
+                "return document.getElementById(arguments[0]).getBoundingClientRect().top", anchor)
+            assert page.execute_script("return window.scrollY") > 0, url
+            assert -2 <= top < page.execute_script("return window.innerHeight"), url
+            navigate(page, "a.lang")  # and back to Chinese, still there
+            assert page.execute_script("return window.scrollY") > 0, url
+    finally:
+        page.set_window_size(1024, 768)
+        page.get(server + "/?lang=zh")
