@@ -100,11 +100,19 @@ class Page:
         params.append(("lang", other_lang(self.lang)))
         return self.request.url.path + "?" + urlencode(params) + (f"#{anchor}" if anchor else "")
 
+    def lang_form(self) -> list[tuple[str, str]] | None:
+        """The fields a POSTed page is asked again with in the other language (a question no
+        URL holds: a link to ``?lang=`` would lose it and its results); None for a GET."""
+        if self.request.method != "POST":
+            return None
+        return [(k, v) for k, v in self.params.multi_items() if v]
+
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
                                                  reason=reason_translator(self.lang),
-                                                 lang_url=self.lang_url(anchor), **values)
+                                                 lang_url=self.lang_url(anchor),
+                                                 lang_form=self.lang_form(), **values)
         response = HTMLResponse(html, status_code=status,
                                 headers={"cache-control": "no-store"})
         if self.remember:
