@@ -2,7 +2,8 @@
 
 Holds the wheat-scab SOP (decision table, photo, formulas, cross references), the dilution
 SOP (formulas), a few neighbours its links need, and a hostile field report (script tags,
-an HTML event handler, a javascript: link) whose text must reach pages only escaped.
+an HTML event handler, a javascript: link) whose text must reach pages only escaped, and
+whose long unbroken URL and log line must wrap on a phone and on paper.
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ summary: 含有恶意标记的报告。
 诱捕器编号 K-77 的夜蛾数量异常 <img src="../../assets/images/wheat-scab-ear.png" onerror="alert(2)"> 请复核。
 
 [点我](javascript:alert(3))
+
+诱捕器上传地址 `http://gateway.field.local:8080/api/v1/traps/K-77/uploads?since=2026-03-01T09:00:00+08:00`，日志如下：
+
+```
+2026-03-01T09:00:00+08:00 trap=K-77 count=412 threshold=150 status=ALERT battery=3.61V rssi=-97dBm upload=retry(3/5) next=2026-03-01T09:15:00+08:00
+```
 """
 
 

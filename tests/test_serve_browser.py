@@ -377,3 +377,140 @@ def test_a_refused_unit_is_said_in_chinese(page, server):
     error = page.find_element(By.CSS_SELECTOR, "p.error").text
     assert "温度(℃)" in error and "请换算成" in error and "it is in" not in error
     assert page.find_elements(By.CSS_SELECTOR, "table.rules tr.cited") == []
+
+
+def test_folded_sections_show_they_open_on_a_phone(page, server):
+    """筛选 (the filters) and 文档信息 · 审核状态 (review status) are folded <details>; their
+    <summary> was laid out as a flex box, which drops the disclosure triangle: on a phone
+    they read as plain text and nothing said they could be opened."""
+    page.set_window_size(360, 740)
+    try:
+        for url in ("/?q=" + quote("赤霉病"), f"/doc/{quote(SCAB)}"):
+            page.get(server + url)
+            gaps = page.execute_script(
+                "return [...document.querySelectorAll('main summary')].map(s => {"
+                " const r = document.createRange(); r.selectNodeContents(s);"
+                " return [r.getClientRects()[0].left - s.getBoundingClientRect().left,"
+                "         s.getBoundingClientRect().height]; })")
+            assert gaps, url
+            for before_text, height in gaps:  # the triangle stands before the words
+                assert before_text >= 8 and height >= 47.5, (url, gaps)
+    finally:
+        page.set_window_size(1024, 768)
+
+
+def test_pages_reflow_at_200_percent_zoom_on_a_phone(page, server):
+    """A 360 px phone zoomed to 200 % lays pages out 180 CSS px wide: the decision form's
+    fields (14rem columns) and the open filters (12rem) were wider than that and scrolled
+    the page sideways."""
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 180, "height": 370, "deviceScaleFactor": 2, "mobile": False})
+    try:
+        for url in ("/?q=" + quote("赤霉病") + "&f.crop=" + quote("小麦"), f"/doc/{quote(SCAB)}",
+                    f"/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=4"):
+            page.get(server + url)
+            assert page.execute_script("return window.innerWidth") == 180
+            wider = page.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            what = page.execute_script(
+                "return [...document.querySelectorAll('body *')].filter(e => "
+                "e.getBoundingClientRect().right > window.innerWidth + 1)"
+                ".map(e => e.outerHTML.slice(0, 60))")
+            assert wider <= 1, f"{url} scrolls sideways by {wider} px at 200 % zoom: {what[:3]}"
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+HOSTILE_DOC = "knowledge/field_reports/k77-hostile.md"
+PAST_THE_EDGE = ("return [...document.querySelectorAll('main p, main li, main h1, main h2, main dd,"
+                 " main a, main code')].filter(e => !e.closest('table, pre') &&"
+                 " e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)"
+                 ".map(e => e.outerHTML.slice(0, 60))")
+
+
+def test_long_words_wrap_on_a_phone(page, server):
+    """A configuration key, URL or title with no break in it (`http://gateway…/uploads?since=…`,
+    one in three TiDB documents has such a key) ran past the screen edge: the document body
+    scrolled sideways and the key was cut at the edge; the release page's list of changed
+    documents scrolled the whole page."""
+    page.set_window_size(360, 740)
+    try:
+        for url in (f"/doc/{quote(HOSTILE_DOC)}", "/?q=" + quote("诱捕器 K-77 上传地址"), "/release"):
+            page.get(server + url)
+            assert page.execute_script(PAST_THE_EDGE) == [], url
+            assert page.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth") <= 1, url
+    finally:
+        page.set_window_size(1024, 768)
+
+
+CLIPPED = ("return [...document.querySelectorAll('body *')].filter(e => {"
+           " const s = getComputedStyle(e);"
+           " return s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1; })"
+           ".map(e => e.outerHTML.slice(0, 60))")
+
+
+def test_a_printed_page_loses_no_text(page, server):
+    """Printing a document cut every code line and wide table at the paper's edge (a
+    scrolling box prints what it shows: three in four TiDB documents lost text on A4)."""
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 700, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        for url in (f"/doc/{quote(HOSTILE_DOC)}", "/?q=" + quote("诱捕器 K-77 日志"),
+                    f"/doc/{quote('knowledge/equipment/hx260-ch05-fault-codes.md')}"):
+            page.get(server + url)
+            assert page.execute_script(CLIPPED) == [], url
+            assert page.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth") <= 1, url
+            assert page.find_element("css selector", "header.top nav").is_displayed() is False
+    finally:
+        page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_switching_language_keeps_the_cited_lines_in_view(page, server):
+    """On a phone, switching to English on a cited document (or a decided table) reloaded
+    the page at its top: the cited lines (the decision) were screens further down."""
+    page.set_window_size(360, 740)
+    try:
+        for url, anchor in ((f"/doc/{quote(SCAB)}?lines=60-73#cited", "cited"),
+                            (f"/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=4#result",
+                             "result")):
+            page.get(server + url)
+            navigate(page, "a.lang")
+            assert page.find_element("css selector", "a.brand").text == "Field knowledge"
+            top = page.execute_script(
+                "return document.getElementById(arguments[0]).getBoundingClientRect().top", anchor)
+            assert page.execute_script("return window.scrollY") > 0, url
+            assert -2 <= top < page.execute_script("return window.innerHeight"), url
+            navigate(page, "a.lang")  # and back to Chinese, still there
+            assert page.execute_script("return window.scrollY") > 0, url
+    finally:
+        page.set_window_size(1024, 768)
+        page.get(server + "/?lang=zh")
+
+
+def _contrast(a: list[float], b: list[float]) -> float:
+    def lum(c: list[float]) -> float:
+        v = [x / 255 for x in c[:3]]
+        v = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in v]
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_fields_stand_out_from_the_page(page, server):
+    """The search box, the filters and the decision form's fields were outlined in a light
+    grey of 1.45:1 against the page: in daylight on a phone the empty fields to fill in could
+    not be seen (WCAG asks 3:1 of a control's boundary)."""
+    colours = "return [...document.querySelectorAll(arguments[0])].map(e => [" \
+              "getComputedStyle(e).borderTopColor, getComputedStyle(document.body).backgroundColor])"
+    for url, fields in (("/?f.crop=" + quote("小麦"), "input[type=search], select"),
+                        (f"/table/{quote(SCAB)}?table=1", "form.decide input[type=text]")):
+        page.get(server + url)
+        found = page.execute_script(colours, fields)
+        assert found, url
+        for border, background in found:
+            rgb = [[float(x) for x in c[c.index("(") + 1:-1].split(",")] for c in (border, background)]
+            assert _contrast(*rgb) >= 3, (url, border, background)

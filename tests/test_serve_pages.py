@@ -270,6 +270,30 @@ def test_a_pasted_log_longer_than_a_url_is_searched_whole(client):
         assert opened.status_code == 200, opened.text[:200]
 
 
+def test_switching_language_keeps_a_pasted_log_and_its_results(client):
+    """The language link of a pasted log's results (answered in place, no URL holds it) was
+    ``/?lang=en``: switching to English emptied the box and lost the results."""
+    log = pasted_log()
+    resp = client.post("/?lang=zh", data={"q": log, "verified": "1"}, follow_redirects=False)
+    before = results_of(resp.text)
+    assert before and '<button type="submit">搜索</button>' in resp.text
+    switch = re.search(r'<form class="lang" method="post" action="([^"]+)">(.*?)</form>',
+                       resp.text, re.S)
+    assert switch, "no language switch that carries the question"
+    fields = [(a["name"], htmllib.unescape(a["value"])) for t, a in Elements(switch.group(2)).tags
+              if t == "input"]
+    english = client.post(htmllib.unescape(switch.group(1)), data=dict(fields),
+                          follow_redirects=False)
+    assert english.status_code == 200
+    assert '<button type="submit">Search</button>' in english.text
+    box = next(a for t, a in Elements(english.text).tags if a.get("name") == "q")
+    assert box["value"] == log
+    assert [(r["doc"], r["line"]) for r in results_of(english.text)] == \
+        [(r["doc"], r["line"]) for r in before]
+    assert 'name="verified" value="1" checked' in english.text
+    client.cookies.clear()  # the choice of English is remembered: back to the default
+
+
 @pytest.mark.parametrize("body, headers, status", [
     ({"q": "油" * (ops.MAX_QUESTION_CHARS + 1)}, {}, 400),
     ("q=" + "%E6%B2%B9" * 40_000, {"content-type": "application/x-www-form-urlencoded"}, 413),

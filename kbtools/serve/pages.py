@@ -93,15 +93,26 @@ class Page:
         self.remember = given == self.lang
         self.t = translator(self.lang)
 
-    def lang_url(self) -> str:
+    def lang_url(self, anchor: str = "") -> str:
+        """This page in the other language, scrolled to `anchor` (the cited lines, a
+        decision) as this one was: a phone switching language lands where the reader was."""
         params = [(k, v) for k, v in self.request.query_params.multi_items() if k != "lang"]
         params.append(("lang", other_lang(self.lang)))
-        return self.request.url.path + "?" + urlencode(params)
+        return self.request.url.path + "?" + urlencode(params) + (f"#{anchor}" if anchor else "")
 
-    def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+    def lang_form(self) -> list[tuple[str, str]] | None:
+        """The fields a POSTed page is asked again with in the other language (a question no
+        URL holds: a link to ``?lang=`` would lose it and its results); None for a GET."""
+        if self.request.method != "POST":
+            return None
+        return [(k, v) for k, v in self.params.multi_items() if v]
+
+    def render(self, template: str, status: int = 200, anchor: str = "",
+               **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
                                                  reason=reason_translator(self.lang),
-                                                 lang_url=self.lang_url(), **values)
+                                                 lang_url=self.lang_url(anchor),
+                                                 lang_form=self.lang_form(), **values)
         response = HTMLResponse(html, status_code=status,
                                 headers={"cache-control": "no-store"})
         if self.remember:
@@ -354,7 +365,8 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
                     if cited and src.meta.get("verified") is True else None)
     first_table = ops.first_decision_table(document_tables(src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
-    return p.render("doc.html", doc=src.rel, title=src.meta.get("title") or src.rel, body=body,
+    return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
+                    title=src.meta.get("title") or src.rel, body=body,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
                                if first_table else None),
@@ -401,7 +413,8 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     elif params.get("go"):
         error = p.t("missing_inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
     selected = set(result.selected) if result else set()
-    return p.render("table.html", doc=src.rel, listing=listing, table=_table_view(dt, n, values),
+    return p.render("table.html", anchor="result" if result or error else "", doc=src.rel,
+                    listing=listing, table=_table_view(dt, n, values),
                     result=result, selected=selected, error=error,
                     doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
 
