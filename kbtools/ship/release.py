@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -39,7 +39,7 @@ from typing import Any
 from kbtools import __version__
 from kbtools.config import Config, load_config
 from kbtools.errors import ReleaseError, plural
-from kbtools.fsutil import is_staging_dir
+from kbtools.fsutil import is_staging_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
     FORMAT_VERSION,
@@ -69,6 +69,7 @@ from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.verify import tree_problems
 
 RELEASE_FORMAT = 1
+RELEASE_INDEX_DIR = "kb/release-index"  # under the git dir: the private index of a release tree
 
 
 @dataclass(frozen=True)
@@ -277,10 +278,15 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
                             stdin=data).strip())
     entries = b"".join(f"100644 {oid}\t".encode() + name.encode("utf-8") + b"\0"
                        for oid, name in zip(oids, names, strict=True))
-    with tempfile.TemporaryDirectory(prefix="kb-release-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        run_git(gd, "update-index", "-z", "--index-info", stdin=entries, env=env)
-        tree = run_git(gd, "write-tree", env=env).strip()
+    # the private index lives in a locked staging dir under the git dir, so the one a
+    # killed release leaves is removed by the next release (in /tmp it stayed for good)
+    with staging_dir(gd / RELEASE_INDEX_DIR) as private:
+        try:
+            env = {"GIT_INDEX_FILE": str(private / "index")}
+            run_git(gd, "update-index", "-z", "--index-info", stdin=entries, env=env)
+            tree = run_git(gd, "write-tree", env=env).strip()
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
     problems = tree_problems(ls_tree(gd, tree, error=ReleaseError), manifest)
     if problems:
         raise ReleaseError(f"release tree does not match the manifest: {problems[0]}; "
