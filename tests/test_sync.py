@@ -296,3 +296,31 @@ def test_history_fetched_to_place_a_tag_on_the_branch_is_checked_by_git(pub: Pub
     fsck = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "fsck", "--strict"],
                           capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+def test_a_bundle_carrying_a_malformed_object_is_refused_before_anything_is_written(
+        pub: Pub, tmp_path):
+    """git 2.39 ignores fetch.fsckObjects for a bundle (its unbundle runs index-pack without
+    --strict): a bundle with a malformed commit was taken into repo.git. Its objects are now
+    checked as a fetch's are, before the fetch stores anything."""
+    kr = pub.kr
+    tip = git(kr, "rev-parse", "refs/kb/heads/kb-index").strip()
+    tree = git(kr, "rev-parse", f"{tip}^{{tree}}").strip()
+    bad = f"tree {tree}\nparent {tip}\nauthor A <a@x> 1 +99999\ncommitter A <a@x> 1 +0000\n\nx\n"
+    middle = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w",
+                             "--stdin"], cwd=kr, input=bad, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    git(kr, "update-ref", "refs/kb/heads/kb-index", git(kr, "commit-tree", tree, "-p", middle,
+                                                        "-m", "tip").strip())
+    bundle = create_bundle(pub.kr, tmp_path / "all.bundle").path
+    dev = tmp_path / "dev"
+    res = CliRunner().invoke(main, ["sync", str(bundle), "--to", str(dev)])
+    assert res.exit_code == 1, res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "malformed" in lines[0] and "badTimezone" in lines[0], lines
+    assert str(bundle) in lines[0]
+    assert device.served_tag(dev) is None
+    objects = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "count-objects", "-v"],
+                             capture_output=True, text=True, check=True).stdout
+    counts = dict(line.split(": ") for line in objects.splitlines())
+    assert counts["count"] == counts["in-pack"] == "0", objects
