@@ -320,10 +320,37 @@ def _fetch_published(gd: Path, remote: str, branch: str) -> set[int]:
         return published
     if ours is None or is_ancestor(gd, ours, theirs):
         run_git(gd, "update-ref", LOCAL_HEADS + branch, theirs)
-    elif not is_ancestor(gd, theirs, ours):
+    elif not is_ancestor(gd, theirs, ours) and not _take_back(gd, refs, branch, ours, theirs):
         raise ReleaseError(f"local {branch} and {remote}'s {branch} have diverged; "
                            f"inspect {LOCAL_HEADS}{branch} and {staging}")
     return published
+
+
+def _take_back(gd: Path, refs: dict[str, str], branch: str, ours: str, theirs: str) -> bool:
+    """Move the local `branch` from `ours` to the remote's `theirs` when every commit only
+    `ours` holds is a release made here and never published (a `kb release` killed after
+    recording it and before its push, while another one published): the remote's tag of its
+    serial names another commit, or there is none. Their local tags go too, in one ref
+    transaction, so this release takes the next serial on top of the published ones. False
+    (nothing moved) when one is not such a release: someone else's commit, or one the
+    remote published and then lost from its branch."""
+    only_ours = run_git(gd, "rev-list", ours, f"^{theirs}").split()
+    for commit in only_ours:
+        rel = read_release_json(gd, commit) or {}
+        parent = rev_parse(gd, f"{commit}^")
+        before = (read_release_json(gd, parent) or {}).get("serial", 0) if parent else 0
+        serial = rel.get("serial")
+        if not isinstance(serial, int) or not isinstance(before, int) or serial <= before \
+                or rel.get("tag") != tag_name(serial) \
+                or refs.get(f"refs/tags/{tag_name(serial)}^{{}}") == commit:
+            return False  # not a release made on its parent, or one the remote published
+    unpublished = set(only_ours)
+    tags = [f"delete {LOCAL_TAGS}{tag_name(serial)} {oid}"
+            for serial, (oid, commit) in release_tag_targets(gd, LOCAL_TAGS).items()
+            if commit in unpublished]
+    update_refs(gd, [*tags, f"update {LOCAL_HEADS}{branch} {theirs} {ours}"],
+                f"kb release: {len(only_ours)} unpublished release(s) taken back")
+    return True
 
 
 def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,
