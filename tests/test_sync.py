@@ -24,6 +24,7 @@ from kbtools.errors import SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device
 from kbtools.ship.bundle import create_bundle
+from kbtools.ship.operate import status
 from kbtools.ship.signing import keygen, load_private
 from kbtools.ship.sync import sync
 
@@ -324,3 +325,28 @@ def test_a_bundle_carrying_a_malformed_object_is_refused_before_anything_is_writ
                              capture_output=True, text=True, check=True).stdout
     counts = dict(line.split(": ") for line in objects.splitlines())
     assert counts["count"] == counts["in-pack"] == "0", objects
+
+
+@pytest.mark.parametrize("recorded", [True, False])
+def test_status_sees_release_json_edited_on_the_device(synced: Path, recorded: bool):
+    """release.json sits beside the manifest, which does not list it: `kb status` said
+    "files verified" after `created` was edited by hand (and computed the age from it). It
+    is checked against what verified.json recorded at sync: its sha256, or, in a
+    verified.json written before that was recorded, its fields."""
+    rdir = device.served_release(synced)
+    assert rdir is not None
+    ver_path = rdir / "verified.json"
+    if not recorded:
+        ver = json.loads(ver_path.read_text())
+        ver.pop("release_files")
+        ver_path.write_text(json.dumps(ver))
+    assert status(synced)["served"]["verified_now"] is True
+    rel_path = rdir / "release.json"
+    rel = json.loads(rel_path.read_text())
+    rel["created"] = "2099-01-01T00:00:00+00:00"
+    rel_path.write_text(json.dumps(rel))
+    served = status(synced)["served"]
+    assert served["verified_now"] is False
+    assert served["problems"][0].startswith("release.json: ")
+    assert ("changed since it was verified" if recorded else "created is") \
+        in served["problems"][0]

@@ -23,6 +23,7 @@ The caller holds the lock of the directory it installs into and decides what "fi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -36,7 +37,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import ModelError, SyncError, plural
 from kbtools.fsutil import fsync_dir, sync_tree, write_beneath
 from kbtools.index.incremental import changed_shards
-from kbtools.index.layout import MANIFEST, VERIFIED, ReleaseLayout
+from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
@@ -156,12 +157,21 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
                 "artifacts": len(manifest.get("artifacts", {})),
                 "derived": len(manifest.get("derived", {})),
                 "derivation": derivation,
-                "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
+                "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
+                "release_files": release_file_digests(staging)}
     write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
     sync_tree(staging)  # on disk before its name is: `current` may point at it next
     staging.rename(final)
     fsync_dir(final.parent)
     return Installed(plan, manifest, mhash, verified)
+
+
+def release_file_digests(rdir: Path) -> dict[str, str]:
+    """sha256 of the release files beside the manifest (release.json, release.sig when
+    signed), which the manifest does not list: recorded in verified.json when a release is
+    installed, so `kb status` sees them edited afterwards (`kbtools.ship.operate`)."""
+    return {name: hashlib.sha256((rdir / name).read_bytes()).hexdigest()
+            for name in (RELEASE_JSON, RELEASE_SIG) if (rdir / name).is_file()}
 
 
 # usearch reports a graph it could not write (a full disk, no memory) as a plain
