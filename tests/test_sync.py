@@ -328,11 +328,12 @@ def test_a_bundle_carrying_a_malformed_object_is_refused_before_anything_is_writ
 
 
 @pytest.mark.parametrize("recorded", [True, False])
-def test_status_sees_release_json_edited_on_the_device(synced: Path, recorded: bool):
+def test_status_sees_release_json_edited_on_the_device(pub: Pub, synced: Path, recorded: bool):
     """release.json sits beside the manifest, which does not list it: `kb status` said
     "files verified" after `created` was edited by hand (and computed the age from it). It
-    is checked against what verified.json recorded at sync: its sha256, or, in a
-    verified.json written before that was recorded, its fields."""
+    is checked against what verified.json recorded at sync: its sha256 (and `kb sync` puts
+    the verified bytes back), or, in a verified.json written before that was recorded, its
+    fields."""
     rdir = device.served_release(synced)
     assert rdir is not None
     ver_path = rdir / "verified.json"
@@ -350,3 +351,7 @@ def test_status_sees_release_json_edited_on_the_device(synced: Path, recorded: b
     assert served["problems"][0].startswith("release.json: ")
     assert ("changed since it was verified" if recorded else "created is") \
         in served["problems"][0]
+    if recorded:  # kb sync puts back the bytes it verified
+        assert sync(str(pub.art), synced).tag == rdir.name
+        assert json.loads(rel_path.read_text())["created"] != rel["created"]
+        assert status(synced)["served"]["verified_now"] is True

@@ -7,19 +7,16 @@ switch, state) is `kbtools.ship.device`; fetching and verifying a release is
 
 from __future__ import annotations
 
-import hashlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from kbtools.errors import IndexLoadError, KbError, SyncError
-from kbtools.fsutil import read_beneath
-from kbtools.index.layout import RELEASE_JSON, ROLLBACK_LOG, DeviceLayout, ReleaseLayout
+from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.selfcheck import derived_problems
 from kbtools.ship.device import (
-    MAX_STATE_BYTES,
     append_log,
     check_device_dir,
     clean_staging,
@@ -34,7 +31,7 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
-from kbtools.ship.install import rederive
+from kbtools.ship.install import rederive, release_file_problems
 from kbtools.ship.release import age_days
 from kbtools.ship.trust import list_keys
 
@@ -117,40 +114,6 @@ def release_problems(rdir: Path) -> list[str]:
     if not problems and not manifest.get("derived"):
         problems = derived_problems(rdir, manifest)
     return problems
-
-
-# release.json's fields and what verified.json recorded of them when the release was installed
-_RECORDED = (("tag", "tag"), ("serial", "serial"), ("manifest_sha256", "manifest_sha256"),
-             ("created", "created"))
-
-
-def release_file_problems(rdir: Path) -> list[str]:
-    """release.json and release.sig (not in the manifest) against what verified.json recorded
-    when the release was installed: their sha256 (`release_files`), or, in a verified.json
-    written before that, release.json's tag, serial, manifest hash, creation time and source
-    commit."""
-    layout = ReleaseLayout(rdir)
-    ver = read_json(layout.verified)
-    recorded = ver.get("release_files")
-    if isinstance(recorded, dict):
-        problems = []
-        for name, digest in sorted(recorded.items()):
-            try:
-                data = read_beneath(rdir, name, MAX_STATE_BYTES)
-            except OSError:
-                problems.append(f"{name}: missing or unreadable since it was verified")
-                continue
-            if hashlib.sha256(data).hexdigest() != digest:
-                problems.append(f"{name}: changed since it was verified at sync (sync again "
-                                "or roll back)")
-        return problems
-    rel = read_json(layout.release_json)
-    pairs = [(rel.get(key), ver[kept], key) for key, kept in _RECORDED if kept in ver]
-    if "source_commit" in ver:
-        pairs.append(((rel.get("source") or {}).get("commit"), ver["source_commit"],
-                      "source commit"))
-    return [f"{RELEASE_JSON}: {what} is {now!r}, verified at sync as {then!r}"
-            for now, then, what in pairs if now != then]
 
 
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:

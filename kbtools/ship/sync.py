@@ -52,7 +52,12 @@ from kbtools.ship.git import (
     run_git,
     tag_name,
 )
-from kbtools.ship.install import install_release, rederive, tag_manifest_hash
+from kbtools.ship.install import (
+    install_release,
+    rederive,
+    restore_release_files,
+    tag_manifest_hash,
+)
 from kbtools.ship.release import age_days, release_settings
 
 
@@ -284,6 +289,7 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     served = dev.served_release(device) or layout.release(tag)
     serial = parse_serial(tag) or 0
     rederived = rederive(served, layout.staging(tag), tag)
+    restore_release_files(served, layout.repo)  # release.json edited on the device
     settled, notes = trust.settle_served(device, served, begin, tag)
     pinned = trust.apply(device, settled, tag) if settled else []
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
