@@ -295,32 +295,3 @@ def test_a_posted_form_keeps_the_token_and_host_rules(repo):
         elsewhere = c.post("/", data={"q": "E08"}, follow_redirects=False,
                            headers={"authorization": f"Bearer {token}", "host": "evil.example"})
         assert elsewhere.status_code == 421
-
-
-def test_the_language_switch_of_a_posted_page_keeps_its_question(client):
-    """A page reached by POSTing a question too long for a URL had a language link without
-    the question (it was in no query string): switching showed an empty search. The switch
-    of such a page POSTs the question and filters again."""
-    log = pasted_log()
-    zh = client.post("/?lang=zh", data={"q": log, "verified": "1"}, follow_redirects=False)
-    assert zh.status_code == 200 and results_of(zh.text)
-    tags = Elements(zh.text).tags
-    form = next(a for t, a in tags if t == "form" and a.get("class") == "lang")
-    assert form["method"] == "post" and htmllib.unescape(form["action"]) == "/?lang=en"
-    fields = [(a["name"], a["value"]) for t, a in tags
-              if t == "input" and a.get("type") == "hidden" and a.get("name") in ("q", "verified")]
-    assert fields == [("q", log), ("verified", "1")]
-    en = client.post(htmllib.unescape(form["action"]), data=dict(fields), follow_redirects=False)
-    assert en.status_code == 200
-    assert '<html lang="en">' in en.text and en.cookies.get(i18n.LANG_COOKIE) == "en"
-    box = next(a for t, a in Elements(en.text).tags if a.get("name") == "q")
-    assert box["value"] == log
-    assert [r["doc"] for r in results_of(en.text)] == [r["doc"] for r in results_of(zh.text)]
-    # a page reached by GET keeps its link
-    short = client.get("/", params={"q": "E08", "lang": "zh"}).text
-    assert any(t == "a" and a.get("class") == "lang" for t, a in Elements(short).tags)
-
-
-def test_a_short_question_posted_with_a_language_keeps_it_in_its_link(client):
-    resp = client.post("/?lang=en", data={"q": "E08"}, follow_redirects=False)
-    assert resp.status_code == 303 and resp.headers["location"] == "/?q=E08&lang=en"

@@ -98,19 +98,10 @@ class Page:
         params.append(("lang", other_lang(self.lang)))
         return self.request.url.path + "?" + urlencode(params)
 
-    def lang_fields(self) -> list[tuple[str, str]] | None:
-        """The fields the language switch of a page reached by POSTing the search form sends
-        again (its question is too long for a link: the switch POSTs it to `lang_url`);
-        None on a page reached by GET, whose switch is a link."""
-        if self.request.method != "POST":
-            return None
-        return [(k, v) for k, v in self.params.multi_items() if k != "lang"]
-
     def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
                                                  reason=reason_translator(self.lang),
-                                                 lang_url=self.lang_url(),
-                                                 lang_fields=self.lang_fields(), **values)
+                                                 lang_url=self.lang_url(), **values)
         response = HTMLResponse(html, status_code=status,
                                 headers={"cache-control": "no-store"})
         if self.remember:
@@ -135,10 +126,7 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
                 p.params = await read_form(request)
             except ops.ApiError as exc:
                 return p.render("error.html", exc.status, message=exc.message)
-            fields = [(k, v) for k, v in p.params.multi_items() if k != "lang"]
-            if "lang" in request.query_params:  # a POSTed page's switch: its link keeps it
-                fields.append(("lang", p.lang))
-            query = urlencode(fields)
+            query = urlencode(p.params.multi_items())
             if len(query) <= MAX_QUERY_STRING:
                 return RedirectResponse(f"{request.url.path}?{query}", 303,
                                         headers={"cache-control": "no-store"})
