@@ -36,6 +36,10 @@ DEFAULT_VOCABULARY: dict[str, list[str]] = {
                    "fault_codes", "aliases"],
 }
 
+# Results one search returns at most, on every surface: `kb query -k`, `kb eval -k`, kb.toml
+# `[query] k` (schemas/kb.schema.json), the JSON API, the web app and the MCP tools.
+MAX_K = 100
+
 # Defaults. Chunk sizes are in characters (CJK characters count one each).
 DEFAULTS: dict[str, Any] = {
     "paths": {
@@ -78,7 +82,7 @@ DEFAULTS: dict[str, Any] = {
         "tokenizer": "rjieba",
     },
     "query": {
-        "k": 5,
+        "k": 5,  # at most MAX_K
         "candidates": 50,
         "rrf_k": 60,
         "verified_only": False,

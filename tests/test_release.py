@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,33 @@ def test_keygen_writes_a_private_key_private_from_the_start_and_fails_in_one_lin
         res = CliRunner().invoke(main, ["keygen", out])
         assert res.exit_code == 1 and says in res.output and res.output.count("\n") == 1, \
             res.output
+
+
+KILL_AT_WRITE_TREE = """
+import os, signal, sys
+from pathlib import Path
+from kbtools.ship import release as rel
+real = rel.run_git
+def run_git(gd, *args, **kw):
+    if args[0] == "write-tree":  # the private index is written: SIGKILL now
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(gd, *args, **kw)
+rel.run_git = run_git
+rel.make_release(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+def test_a_release_killed_with_sigkill_leaves_no_temporary_directory(kr: Path, tmp_path: Path):
+    """The private index of the release tree used to live in /tmp/kb-release-*, left there
+    for good by a killed `kb release`; it lives under the git dir and the next release
+    removes a killed one's."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    dist = make_dist(tmp_path / "dist", sample_files(1), commit="abc123")
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    proc = subprocess.run([sys.executable, "-c", KILL_AT_WRITE_TREE, str(kr), str(dist)],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == -9, proc.stderr
+    assert list(tmpdir.iterdir()) == []
+    assert make_release(kr, dist).tag == "kb-r1"
+    assert [p.name for p in (kr / ".git" / "kb").iterdir() if "release-index" in p.name] == []

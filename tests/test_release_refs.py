@@ -171,3 +171,55 @@ def test_a_refused_push_keeps_a_release_a_newer_local_one_builds_on(tmp_path, mo
         in str(err.value)
     assert {"refs/kb/tags/kb-r2", "refs/kb/tags/kb-r3"} <= set(kb_refs(b))
     assert_tags_on_branch(b)
+
+
+def test_a_release_killed_before_its_push_while_another_published_recovers_by_itself(
+        tmp_path, monkeypatch):
+    """B recorded kb-r2 and was killed before pushing it; A published its own kb-r2
+    meanwhile. B's next `kb release` failed with "have diverged" until someone reset
+    refs/kb/heads/kb-index by hand; it now takes its unpublished kb-r2 back and makes kb-r3
+    on top of A's."""
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    a, b = make_knowledge_repo(tmp_path / "a"), make_knowledge_repo(tmp_path / "b")
+    make_release(a, make_dist(tmp_path / "d1", sample_files(1), commit="s1"), remote=str(art))
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # the process dies after recording, before its push
+
+    monkeypatch.setattr(rel_mod, "_publish", killed)
+    with pytest.raises(KeyboardInterrupt):
+        make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
+                     remote=str(art))
+    monkeypatch.undo()
+    lost = git(b, "rev-parse", "refs/kb/heads/kb-index").strip()
+    theirs = make_release(a, make_dist(tmp_path / "da", sample_files(2), commit="sa"),
+                          remote=str(art))
+    assert theirs.tag == "kb-r2"
+    info = make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
+                        remote=str(art))
+    assert info.tag == "kb-r3" and info.new
+    assert git(art, "rev-parse", "refs/heads/kb-index").strip() == info.commit
+    assert git(art, "rev-parse", "refs/tags/kb-r2^{commit}").strip() == theirs.commit
+    assert is_ancestor(b / ".git", theirs.commit, info.commit)
+    assert not is_ancestor(b / ".git", lost, info.commit)
+    assert_tags_on_branch(b)
+
+
+def test_a_diverged_branch_with_a_commit_that_is_no_release_is_left_alone(tmp_path):
+    """Only releases made here and never published are taken back: a commit of someone
+    else's on the local branch keeps the one-line "have diverged" refusal."""
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    a, b = make_knowledge_repo(tmp_path / "a"), make_knowledge_repo(tmp_path / "b")
+    make_release(a, make_dist(tmp_path / "d1", sample_files(1), commit="s1"), remote=str(art))
+    make_release(b, make_dist(tmp_path / "d1", sample_files(1), commit="s1"), remote=str(art))
+    tip = git(b, "rev-parse", "refs/kb/heads/kb-index").strip()
+    tree = git(b, "rev-parse", f"{tip}^{{tree}}").strip()
+    mine = git(b, "commit-tree", tree, "-p", tip, "-m", "by hand").strip()
+    git(b, "update-ref", "refs/kb/heads/kb-index", mine)
+    make_release(a, make_dist(tmp_path / "da", sample_files(2), commit="sa"), remote=str(art))
+    with pytest.raises(ReleaseError, match="have diverged"):
+        make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
+                     remote=str(art))
+    assert git(b, "rev-parse", "refs/kb/heads/kb-index").strip() == mine

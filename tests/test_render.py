@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from hostile import GOOD_DOC, kb, make_repo
+from hostile import GOOD_DOC, env, kb, make_repo
 
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import RenderError
@@ -232,3 +234,36 @@ def test_duplicate_and_unsafe_csv_names(tmp_path):
     with pytest.raises(RenderError, match="not a plain file name"):
         render_tables(bad, tmp_path)
     assert not (tmp_path.parent / "evil.csv").exists()
+
+
+KILL_IN_LATEX = """
+import os, signal, sys
+from pathlib import Path
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.render import formula
+def typeset(formulas, tmp, seconds):
+    os.kill(os.getpid(), signal.SIGKILL)  # killed while LaTeX runs
+formula.typeset = typeset
+build(load_config(Path(sys.argv[1])), BuildOptions(out=Path(sys.argv[1]) / "dist"))
+"""
+
+
+@needs_latex
+def test_a_build_killed_while_latex_runs_leaves_no_temporary_directory(tmp_path):
+    """LaTeX's run directory used to be /tmp/kb-formula-*, left there for good by a build
+    killed while rendering; it is made inside the build's staging dir, which the next build
+    removes."""
+    doc = GOOD_DOC + "\nThe flow is $q = \\frac{V}{t}$.\n"
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/flow.md": doc})
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    run_env = {**env(tmp_path / "home"), "TMPDIR": str(tmpdir)}
+    killed = subprocess.run([sys.executable, "-c", KILL_IN_LATEX, str(repo)], env=run_env,
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    assert list(tmpdir.iterdir()) == []
+    out = kb(repo, "build", home=tmp_path / "home")
+    assert out.returncode == 0, out.stderr.decode()
+    assert (repo / "dist" / "data" / formula_relpath(r"q = \frac{V}{t}")).is_file()
+    assert sorted(p.name for p in repo.iterdir() if p.name.startswith(".dist")) == []

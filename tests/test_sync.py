@@ -25,6 +25,7 @@ from kbtools.errors import SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device
 from kbtools.ship.bundle import create_bundle
+from kbtools.ship.operate import status
 from kbtools.ship.signing import keygen, load_private
 from kbtools.ship.sync import sync
 
@@ -420,3 +421,61 @@ def test_a_newer_release_ends_the_rolled_back_marks_it_passes(pub: Pub, tmp_path
     pub.release()
     assert sync(str(pub.art), dev).tag == "kb-r5"
     assert "rolled_back" not in json.loads((dev / "state.json").read_text())
+
+
+def test_a_bundle_carrying_a_malformed_object_is_refused_before_anything_is_written(
+        pub: Pub, tmp_path):
+    """git 2.39 ignores fetch.fsckObjects for a bundle (its unbundle runs index-pack without
+    --strict): a bundle with a malformed commit was taken into repo.git. Its objects are now
+    checked as a fetch's are, before the fetch stores anything."""
+    kr = pub.kr
+    tip = git(kr, "rev-parse", "refs/kb/heads/kb-index").strip()
+    tree = git(kr, "rev-parse", f"{tip}^{{tree}}").strip()
+    bad = f"tree {tree}\nparent {tip}\nauthor A <a@x> 1 +99999\ncommitter A <a@x> 1 +0000\n\nx\n"
+    middle = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w",
+                             "--stdin"], cwd=kr, input=bad, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    git(kr, "update-ref", "refs/kb/heads/kb-index", git(kr, "commit-tree", tree, "-p", middle,
+                                                        "-m", "tip").strip())
+    bundle = create_bundle(pub.kr, tmp_path / "all.bundle").path
+    dev = tmp_path / "dev"
+    res = CliRunner().invoke(main, ["sync", str(bundle), "--to", str(dev)])
+    assert res.exit_code == 1, res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "malformed" in lines[0] and "badTimezone" in lines[0], lines
+    assert str(bundle) in lines[0]
+    assert device.served_tag(dev) is None
+    objects = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "count-objects", "-v"],
+                             capture_output=True, text=True, check=True).stdout
+    counts = dict(line.split(": ") for line in objects.splitlines())
+    assert counts["count"] == counts["in-pack"] == "0", objects
+
+
+@pytest.mark.parametrize("recorded", [True, False])
+def test_status_sees_release_json_edited_on_the_device(pub: Pub, synced: Path, recorded: bool):
+    """release.json sits beside the manifest, which does not list it: `kb status` said
+    "files verified" after `created` was edited by hand (and computed the age from it). It
+    is checked against what verified.json recorded at sync: its sha256 (and `kb sync` puts
+    the verified bytes back), or, in a verified.json written before that was recorded, its
+    fields."""
+    rdir = device.served_release(synced)
+    assert rdir is not None
+    ver_path = rdir / "verified.json"
+    if not recorded:
+        ver = json.loads(ver_path.read_text())
+        ver.pop("release_files")
+        ver_path.write_text(json.dumps(ver))
+    assert status(synced)["served"]["verified_now"] is True
+    rel_path = rdir / "release.json"
+    rel = json.loads(rel_path.read_text())
+    rel["created"] = "2099-01-01T00:00:00+00:00"
+    rel_path.write_text(json.dumps(rel))
+    served = status(synced)["served"]
+    assert served["verified_now"] is False
+    assert served["problems"][0].startswith("release.json: ")
+    assert ("changed since it was verified" if recorded else "created is") \
+        in served["problems"][0]
+    if recorded:  # kb sync puts back the bytes it verified
+        assert sync(str(pub.art), synced).tag == rdir.name
+        assert json.loads(rel_path.read_text())["created"] != rel["created"]
+        assert status(synced)["served"]["verified_now"] is True

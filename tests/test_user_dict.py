@@ -13,7 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbtools.cli import main
-from kbtools.index.tokenize import dictionary_terms, user_dict_problems
+from kbtools.index.tokenize import (
+    Tokenizer,
+    dictionary_terms,
+    user_dict_problems,
+    user_dict_unused,
+)
 from tests.kbfixtures import copy_example
 
 jieba = pytest.importorskip("jieba")
@@ -87,3 +92,33 @@ def test_a_dictionary_elsewhere_is_checked_with_the_knowledge(repo):
 def test_the_bundled_dictionary_is_clean(repo):
     res = CliRunner().invoke(main, ["check", "knowledge/_dict.txt"])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("line,searched", [
+    ("PLC模块", "'plc' + '模块'"), ("pH计 5 n", "'ph' + '计'"), ("3号泵", "'3' + '号泵'"),
+    ("CAN bus", "'can' (a stop word: dropped)"), ("HX-260", "'hx-260'"),
+    ("泵", None), ("赤霉病", ""), ("戊唑·咪鲜胺 5", ""), ("乾燥機", ""), ("# PLC模块", ""),
+])
+def test_words_the_tokenizer_cannot_use_are_named(line, searched):
+    """The tokenizer cuts Latin letters and digits from Chinese before jieba sees the text
+    (and lower-cases it), so `PLC模块` never stays whole, and a word without Chinese never
+    reaches the dictionary: such a line was dropped without a word."""
+    found = user_dict_unused(f"赤霉病 20 n\n{line}\n")
+    assert [number for number, _ in found] == ([] if searched == "" else [2])
+    if searched:
+        assert f"searched as {searched}" in found[0][1] and "changes nothing" in found[0][1]
+        word = line.split()[0]
+        with_it = Tokenizer(words=tuple(dictionary_terms([], line)))
+        assert with_it(f"{word}校准") == Tokenizer()(f"{word}校准")  # the line changes nothing
+    elif searched is None:
+        assert "not 2 to 32 characters" in found[0][1]
+
+
+def test_kb_check_warns_of_an_unusable_word_with_file_and_line(repo):
+    (repo / "knowledge" / "_dict.txt").write_text("赤霉病 20 n\nPLC模块\n穗腐 5 n\n",
+                                                  encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--json"])
+    assert res.exit_code == 0, res.output  # a warning: the build goes on
+    found = [(f["path"], f["line"], f["level"], f["code"]) for f in json.loads(res.stdout)
+             if f["path"].endswith("_dict.txt")]
+    assert found == [("knowledge/_dict.txt", 2, "warning", "dict-term-unused")]

@@ -8,7 +8,6 @@ from typing import Any
 
 from kbtools.query import question
 
-MAX_K = 20  # results per search
 # characters of a question (`kb query` refuses more too): a pasted 8 KB log fits, and the
 # search condenses it to its distinctive lines (`kbtools.query.question`)
 MAX_QUESTION_CHARS = question.MAX_QUESTION_CHARS

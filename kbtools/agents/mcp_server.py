@@ -37,7 +37,6 @@ from kbtools import __version__
 from kbtools.agents.arguments import (
     MAX_INPUT_CHARS,
     MAX_INPUTS,
-    MAX_K,
     MAX_LINE,
     MAX_QUESTION_CHARS,
     MAX_WHERE,
@@ -46,7 +45,7 @@ from kbtools.agents.arguments import (
 from kbtools.agents.draft import create_draft
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
-from kbtools.config import CONFIG_NAME, find_root, load_config
+from kbtools.config import CONFIG_NAME, MAX_K, find_root, load_config
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
@@ -113,14 +112,14 @@ outdated: tell the user); `superseded_by` names newer documents that replace it.
 Do not use to fetch a known section in full (use `read`) or to apply a decision table (use
 `evaluate_table`).
 Args: query (natural language, Chinese or English, at most 10000 characters: a pasted log
-or stack trace longer than 2000 is searched by its distinctive lines); k (1-20
+or stack trace longer than 2000 is searched by its distinctive lines); k (1-{max_k}
 results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE or
 KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
 `metadata`>"; a value no document has filters everything out: no_answer); verified_only.
 `filters` says what the search did with the question: `routed` front-matter values,
 `unknown_terms` the index never saw, `expanded` terms searched with their synonyms or
 other spellings (`from`).
-"""
+""".replace("{max_k}", str(MAX_K))
 
 READ_DOC = """\
 Read one section of a knowledge document (with its subsections) or a line range.

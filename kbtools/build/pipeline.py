@@ -194,7 +194,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     ccfg = ChunkConfig.from_config(cfg)
     memo.forget_others({s.rel for s in sources})
     outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
-    failed = _render_formulas(outlines, layout.data, cache_file, opts, stats)
+    failed = _render_formulas(outlines, layout, cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
     outlines = {rel: o for rel, o in outlines.items() if rel not in failed}
     resolver = HeadingIndex.from_rows((o.rel, o.title, o.headings) for o in outlines.values())
@@ -310,15 +310,17 @@ def _warn_left_out(outlines: dict[str, Outline], left_out: dict[str, Unshipped],
             print(f"kb build: {f.format()}", file=sys.stderr)
 
 
-def _render_formulas(outlines: dict[str, Outline], data: Path, cache_file: Path | None,
-                     opts: BuildOptions, stats: BuildStats) -> set[str]:
+def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
+                     cache_file: Path | None, opts: BuildOptions, stats: BuildStats) -> set[str]:
     """Render every formula; a formula that does not render is an error of its document
     (FindingsError), its document is skipped (--skip-invalid, returned) or, with
-    --lenient, a warning. Failures are cached next to the embedding cache."""
+    --lenient, a warning. Failures are cached next to the embedding cache. LaTeX runs inside
+    the build's staging dir, so a killed build's runs go with it."""
     latex = sorted({m.latex for o in outlines.values() for m in o.formulas if m.latex.strip()})
     failures: dict[str, str] = {}
     cache = cache_file.parent if cache_file is not None else None
-    stats.formulas = len(render_cached(latex, data, cache, failures)) if latex else 0
+    stats.formulas = len(render_cached(latex, layout.data, cache, failures,
+                                       scratch=layout.root)) if latex else 0
     found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
              for rel, o in sorted(outlines.items()) for m in o.formulas
              if m.latex in failures]

@@ -22,7 +22,7 @@ from kbtools.corpus import SourceDoc, decode, read_source, rel_path
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
 from kbtools.index import synonyms
-from kbtools.index.tokenize import user_dict_problems
+from kbtools.index.tokenize import user_dict_problems, user_dict_unused
 
 # finding code → what it means (merged into `kbtools.check.codes.CODES`)
 CODES: dict[str, str] = {
@@ -35,11 +35,13 @@ CODES: dict[str, str] = {
     "synonyms-unreadable": "_synonyms.txt cannot be read or is not UTF-8",
     "dict-bad-line": "a line of the user dictionary (_dict.txt) that is not "
                      "'word [frequency] [tag]'",
+    "dict-term-unused": "a word of the user dictionary (_dict.txt) the tokenizer cannot use "
+                        "(Latin letters or digits, no Chinese, one character; warning)",
     "dict-unreadable": "the user dictionary (_dict.txt) cannot be read or is not UTF-8",
     "supersedes-missing": "`supersedes:` names a document that does not exist (or the "
                           "document itself)",
 }
-WARNINGS = frozenset({"synonyms-repeated"})
+WARNINGS = frozenset({"synonyms-repeated", "dict-term-unused"})
 
 
 def synonyms_file(knowledge: Path) -> Path:
@@ -91,13 +93,16 @@ def synonyms_findings(knowledge: Path, root: Path, max_bytes: int) -> list[Findi
 
 def user_dict_findings(path: Path, root: Path, max_bytes: int) -> list[Finding]:
     """One `dict-bad-line` per line of the user dictionary that is not
-    `word [frequency] [tag]` (none when there is no file)."""
+    `word [frequency] [tag]`, and a `dict-term-unused` warning per word the tokenizer cannot
+    use (none when there is no file)."""
     text = _read(path, root, max_bytes, "dict-unreadable")
     if not isinstance(text, str):
         return text
     rel = rel_path(path, root)
-    return [finding(rel, line, 1, "error", "dict-bad-line", message)
-            for line, message in user_dict_problems(text)]
+    found = [(line, "dict-bad-line", message) for line, message in user_dict_problems(text)]
+    found += [(line, "dict-term-unused", message) for line, message in user_dict_unused(text)]
+    return [finding(rel, line, 1, "warning" if code in WARNINGS else "error", code, message)
+            for line, code, message in sorted(found)]
 
 
 def _read(path: Path, root: Path, max_bytes: int, unreadable: str) -> str | list[Finding]:

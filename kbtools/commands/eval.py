@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
+from kbtools.config import MAX_K
 from kbtools.query.quality import evaluate, gold_not_in_index, load_questions, table
 from kbtools.ship.checkout import open_index
 
@@ -15,7 +16,7 @@ from kbtools.ship.checkout import open_index
 @click.argument("questions", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
               help="Index to evaluate (default: KB_INDEX, ./dist, device).")
-@click.option("-k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
+@click.option("-k", "k", type=click.IntRange(1, MAX_K), default=10, show_default=True,
               help="Results per question.")
 @click.option("--baseline", type=click.Choice(["bm25", "vector"]), multiple=True,
               help="Also run single-retriever baselines in the same run. Repeatable.")

@@ -10,6 +10,7 @@ import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.commands.output import echo_json, echo_jsonl, engine_options, json_option
+from kbtools.config import MAX_K
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import open_engine_index
 from kbtools.errors import KbError, UsageError, valid_unicode
@@ -26,7 +27,7 @@ from kbtools.ship.checkout import open_index
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
               help="Index: dist/, a device dir or a git checkout of a release (default: "
                    "KB_INDEX, ./dist, device).")
-@click.option("-k", "k", type=click.IntRange(1, 100), default=None,
+@click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
               help="Filter on front matter (=, !=, >=, <=; lists match any member). Repeatable.")

@@ -167,8 +167,9 @@ class Tokenizer:
         self.words = tuple(sorted({w.strip() for w in self.words if _keep_term(w)}))
         if self.backend not in ("rjieba", "jieba"):
             raise ValueError(f"unknown tokenizer backend {self.backend!r}")
-        # Terms jieba cannot hold whole (they contain "·" or Latin): matched before cutting,
-        # in the script the text is cut in.
+        # Terms jieba cannot hold whole (they contain "·"): matched before cutting, in the
+        # script the text is cut in. A term with Latin letters or digits never stays whole
+        # (they are cut from the Chinese run first; `kb check` says so: `user_dict_unused`).
         special = sorted({to_simplified(w) for w in self.words
                           if not re.fullmatch(rf"[{CJK}]+", w)}, key=len, reverse=True)
         self._special = re.compile("|".join(map(re.escape, special))) if special else None
@@ -332,3 +333,45 @@ def _fields_ok(rest: list[str]) -> bool:
     if len(rest) == 1:
         return bool(_FREQUENCY.fullmatch(rest[0]) or _TAG.fullmatch(rest[0]))
     return len(rest) == 2 and bool(_FREQUENCY.fullmatch(rest[0]) and _TAG.fullmatch(rest[1]))
+
+
+def user_dict_unused(text: str) -> list[tuple[int, str]]:
+    """(1-based line, message) of each word of a user dictionary `text` that the tokenizer
+    cannot use, saying what happens to it: a word with Latin letters, digits or other
+    characters beside its Chinese (``PLC模块``, ``pH计``) is cut apart before jieba sees it
+    (Latin and Chinese are separate runs of the text, and jieba would match ``PLC模块``
+    only as written, not lower-cased), a word without Chinese (``CAN``) is tokenized as
+    any Latin word, and a one-character or over-32-character word is dropped."""
+    out = []
+    for number, raw in enumerate(text.split("\n"), 1):
+        fields = raw.split("#", 1)[0].split()
+        if not fields:
+            continue
+        word = fields[0]
+        norm = to_simplified(unicodedata.normalize("NFKC", word).lower())
+        parts = _searched_as(norm)
+        if not _CJK_CHAR.search(word):
+            why = (f"{word!r} has no Chinese characters: Latin words and numbers are split "
+                   f"at spaces and punctuation without the dictionary (searched as {parts})")
+        elif not _keep_term(word):
+            why = f"{word!r} is not 2 to 32 characters long: the dictionary leaves it out"
+        elif not re.fullmatch(rf"[{CJK}·]+", norm):
+            why = (f"{word!r} mixes Chinese with other characters: the tokenizer cuts Latin "
+                   "letters, digits and other characters from the Chinese before the "
+                   f"dictionary applies, so it is searched as {parts}")
+        else:
+            continue
+        out.append((number, f"{why}; this line changes nothing (a dictionary word is "
+                            "Chinese characters, '·' allowed: '赤霉病', '戊唑·咪鲜胺')"))
+    return out
+
+
+def _searched_as(norm: str) -> str:
+    """The runs the tokenizer makes of a normalised text, Latin ones stemmed (a stop word
+    named as dropped), for a message."""
+    parts = []
+    for m in _RUN.finditer(norm):
+        cjk, latin = m.group(1), m.group(2)
+        parts.append(repr(cjk) if cjk else f"{latin!r} (a stop word: dropped)"
+                     if latin in EN_STOP else repr(_stem(latin)))
+    return " + ".join(parts) or "no token at all"

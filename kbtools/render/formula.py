@@ -122,7 +122,8 @@ def backend_problem() -> str | None:
 def render_formulas(latex_sources: Iterable[str], out_dir: Path, *,
                     failures: dict[str, str] | None = None,
                     failure_cache: Path | None = None,
-                    seconds: float = FORMULA_SECONDS) -> dict[str, str]:
+                    seconds: float = FORMULA_SECONDS,
+                    scratch: Path | None = None) -> dict[str, str]:
     """Render every distinct formula to `out_dir/formulas/<sha256>.svg` (cached by name).
 
     Returns {latex as given: relpath} for every formula that has an SVG. A formula that
@@ -130,6 +131,8 @@ def render_formulas(latex_sources: Iterable[str], out_dir: Path, *,
     clean is left out and, when `failures` is given, recorded there with the reason; render
     failures are also written to `failure_cache` (a directory) when given, and a formula
     found there is not tried again. An existing file is reused only if it is a clean SVG.
+    LaTeX runs in a new directory made in `scratch` (a build's staging directory, which the
+    next build removes if this one is killed; None: the system's temporary directory).
     Raises RenderError when the LaTeX backend is missing (the message says what to install)
     and there is something new to render.
     """
@@ -154,7 +157,7 @@ def render_formulas(latex_sources: Iterable[str], out_dir: Path, *,
     problem = backend_problem()
     if problem:
         raise RenderError(problem)
-    outcome = _render(todo, seconds)
+    outcome = _render(todo, seconds, scratch)
     for norm, reason in outcome.failed.items():
         _fail(failures, wanted[norm], reason)
         if failure_cache is not None and norm not in outcome.transient:
@@ -214,30 +217,31 @@ class _Outcome:
             self.transient.add(latex)
 
 
-def _render(formulas: list[str], seconds: float) -> _Outcome:
+def _render(formulas: list[str], seconds: float, scratch: Path | None = None) -> _Outcome:
     """Render in as few LaTeX runs as possible: a failing formula is named by the run and
     taken out, the rest run again; when a run cannot name it, each formula runs alone."""
     out = _Outcome()
     pending = list(formulas)
     while pending:
-        run = _batch(pending, seconds, out)
+        run = _batch(pending, seconds, out, scratch)
         if run is None:
             break
         if run.culprit is not None:
             out.fail(pending.pop(run.culprit), run)
             continue
         for one in pending:
-            run = _batch([one], seconds, out)
+            run = _batch([one], seconds, out, scratch)
             if run is not None:
                 out.fail(one, run)
         break
     return out
 
 
-def _batch(formulas: list[str], seconds: float, out: _Outcome) -> TexRun | None:
-    """One LaTeX + dvisvgm run. None when it went through (each SVG, or the refusal of an
-    unsafe one, is in `out`), else the failed run."""
-    with tempfile.TemporaryDirectory(prefix="kb-formula-") as tmp:
+def _batch(formulas: list[str], seconds: float, out: _Outcome,
+           scratch: Path | None) -> TexRun | None:
+    """One LaTeX + dvisvgm run in a new directory in `scratch`. None when it went through
+    (each SVG, or the refusal of an unsafe one, is in `out`), else the failed run."""
+    with tempfile.TemporaryDirectory(prefix=".kb-formula-", dir=scratch) as tmp:
         run = typeset([tex_source(f) for f in formulas], Path(tmp), seconds)
         if not run.ok:
             return run
@@ -282,11 +286,12 @@ def canonical_svg(svg: str, latex: str) -> bytes:
 
 
 def render_cached(latex: list[str], data: Path, cache: Path | None,
-                  failures: dict[str, str]) -> dict[str, str]:
+                  failures: dict[str, str], scratch: Path | None = None) -> dict[str, str]:
     """`render_formulas` into `data` (a release's data/), reusing the SVGs (and failures) kept
     in the directory `cache` between builds, and keeping the new ones there. The SVGs kept
     are those of this renderer: a `cache/formulas/` another one filled (`RENDERER_ID`; an
-    older one drew `$α$` without its α) is emptied first."""
+    older one drew `$α$` without its α) is emptied first. LaTeX runs in `scratch` (see
+    `render_formulas`)."""
     if cache is not None:
         _own_svg_cache(cache / FORMULA_DIR)
         for src in latex:
@@ -295,7 +300,8 @@ def render_cached(latex: list[str], data: Path, cache: Path | None,
                 (data / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(cache / rel, data / rel)
     done = render_formulas(latex, data, failures=failures,
-                           failure_cache=cache / FAILURE_DIR if cache is not None else None)
+                           failure_cache=cache / FAILURE_DIR if cache is not None else None,
+                           scratch=scratch)
     if cache is not None:
         for rel in set(done.values()):  # new SVGs, and clean ones replacing stale copies
             if not (cache / rel).is_file() or \

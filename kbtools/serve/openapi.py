@@ -12,6 +12,7 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
+from kbtools.config import MAX_K
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
     "$ref": "#/components/schemas/Error"}}}}
@@ -33,8 +34,8 @@ _SEARCH_PARAMS = [
                 f"(a longer one by POST: a query string holds at most 8192 bytes); a pasted "
                 f"log is searched by its distinctive lines",
            {"type": "string", "maxLength": MAX_QUESTION_CHARS}, required=True),
-    _param("k", "number of results", {"type": "integer", "minimum": 1, "maximum": 20,
-                                      "default": 5}),
+    _param("k", "number of results", {"type": "integer", "minimum": 1,
+                                      "maximum": MAX_K, "default": 5}),
     _param("where", "filters KEY=VALUE, KEY>=VALUE, KEY<=VALUE, KEY!=VALUE (repeatable)",
            {"type": "array", "items": {"type": "string", "maxLength": 1000}, "maxItems": 20}),
     _param("verified_only", "only verified passages", {"type": "boolean"}),
@@ -59,7 +60,7 @@ _SCHEMAS: dict[str, Any] = {
                 "text", "verified"]}}}},
     "SearchRequest": {"type": "object", "required": ["query"], "properties": {
         "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
-        "k": {"type": "integer", "minimum": 1, "maximum": 20},
+        "k": {"type": "integer", "minimum": 1, "maximum": MAX_K},
         "where": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
         "verified_only": {"type": "boolean"}}},
     "Section": {"type": "object", "description": "as the MCP tool `read` returns it",

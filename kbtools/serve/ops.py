@@ -20,13 +20,13 @@ from starlette.requests import Request
 from kbtools.agents.arguments import (
     MAX_INPUT_CHARS,
     MAX_INPUTS,
-    MAX_K,
     MAX_LINE,
     MAX_QUESTION_CHARS,
     MAX_WHERE,
     is_digits,
     whole_number,
 )
+from kbtools.config import MAX_K
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import TableResult, input_value, match_rules

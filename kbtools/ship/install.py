@@ -25,6 +25,7 @@ The caller holds the lock of the directory it installs into and decides what "fi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -36,14 +37,21 @@ from typing import Any
 
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import KbError, ModelError, SyncError, plural
-from kbtools.fsutil import fsync_dir, sync_tree, write_beneath
+from kbtools.fsutil import (
+    atomic_write_beneath,
+    fsync_dir,
+    read_beneath,
+    sync_tree,
+    write_beneath,
+)
 from kbtools.index.incremental import changed_shards
-from kbtools.index.layout import MANIFEST, VERIFIED, ReleaseLayout
+from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
 from kbtools.ship import trust
-from kbtools.ship.git import TreeEntry, rev_parse, run_git
+from kbtools.ship.device import MAX_STATE_BYTES, read_json
+from kbtools.ship.git import TreeEntry, read_blob, rev_parse, run_git
 from kbtools.ship.verify import (
     ReleaseMeta,
     check_tree,
@@ -158,7 +166,8 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
                 "artifacts": len(manifest.get("artifacts", {})),
                 "derived": len(manifest.get("derived", {})),
                 "derivation": derivation,
-                "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat()}
+                "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
+                "release_files": release_file_digests(staging)}
     write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
     sync_tree(staging)  # on disk before its name is: `current` may point at it next
     staging.rename(final)
@@ -182,6 +191,70 @@ def unchanged_files(previous: Path | None, manifest: dict[str, Any]) -> dict[str
             for rel, a in manifest.get("artifacts", {}).items()
             if isinstance(o := old.get(rel), dict) and o.get("sha256") == a["sha256"]
             and o.get("size") == a["size"]}
+
+
+def release_file_digests(rdir: Path) -> dict[str, str]:
+    """sha256 of the release files beside the manifest (release.json, release.sig when
+    signed), which the manifest does not list: recorded in verified.json when a release is
+    installed, so `kb status` sees them edited afterwards (`kbtools.ship.operate`)."""
+    return {name: hashlib.sha256((rdir / name).read_bytes()).hexdigest()
+            for name in (RELEASE_JSON, RELEASE_SIG) if (rdir / name).is_file()}
+
+
+# release.json's fields and what verified.json recorded of them when the release was installed
+_RECORDED = (("tag", "tag"), ("serial", "serial"), ("manifest_sha256", "manifest_sha256"),
+             ("created", "created"))
+
+
+def release_file_problems(rdir: Path) -> list[str]:
+    """release.json and release.sig (not in the manifest) against what verified.json recorded
+    when the release was installed: their sha256 (`release_files`), or, in a verified.json
+    written before that, release.json's tag, serial, manifest hash, creation time and source
+    commit."""
+    layout = ReleaseLayout(rdir)
+    ver = read_json(layout.verified)
+    recorded = ver.get("release_files")
+    if isinstance(recorded, dict):
+        problems = []
+        for name, digest in sorted(recorded.items()):
+            try:
+                data = read_beneath(rdir, name, MAX_STATE_BYTES)
+            except OSError:
+                problems.append(f"{name}: missing or unreadable since it was verified")
+                continue
+            if hashlib.sha256(data).hexdigest() != digest:
+                problems.append(f"{name}: changed since it was verified at sync (`kb sync` "
+                                "restores it)")
+        return problems
+    rel = read_json(layout.release_json)
+    pairs = [(rel.get(key), ver[kept], key) for key, kept in _RECORDED if kept in ver]
+    if "source_commit" in ver:
+        pairs.append(((rel.get("source") or {}).get("commit"), ver["source_commit"],
+                      "source commit"))
+    return [f"{RELEASE_JSON}: {what} is {now!r}, verified at sync as {then!r}"
+            for now, then, what in pairs if now != then]
+
+
+def restore_release_files(release: Path, gd: Path) -> list[str]:
+    """Write back the release files of `release` whose sha256 no longer is the one
+    verified.json recorded, from the release commit in the device's `gd` (only bytes of
+    that sha256); returns their names."""
+    ver = read_json(ReleaseLayout(release).verified)
+    recorded, commit = ver.get("release_files"), ver.get("commit")
+    if not isinstance(recorded, dict) or not isinstance(commit, str):
+        return []
+    restored = []
+    for name, digest in sorted(recorded.items()):
+        try:
+            if hashlib.sha256(read_beneath(release, name, MAX_STATE_BYTES)).hexdigest() == digest:
+                continue
+        except OSError:
+            pass
+        data = read_blob(gd, commit, name)
+        if data is not None and hashlib.sha256(data).hexdigest() == digest:
+            atomic_write_beneath(release, name, data)
+            restored.append(name)
+    return restored
 
 
 # usearch reports a graph it could not write (a full disk, no memory) as a plain

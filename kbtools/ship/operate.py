@@ -32,7 +32,7 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
-from kbtools.ship.install import rederive
+from kbtools.ship.install import rederive, release_file_problems
 from kbtools.ship.release import age_days
 from kbtools.ship.trust import list_keys
 
@@ -111,7 +111,7 @@ def release_problems(rdir: Path) -> list[str]:
     """What is wrong with a local release now: its files against the manifest, and its
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
-    problems = verify_files(rdir, manifest, derived=True)
+    problems = verify_files(rdir, manifest, derived=True) + release_file_problems(rdir)
     if not problems and not manifest.get("derived"):
         problems = derived_problems(rdir, manifest)
     return problems

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -39,7 +39,7 @@ from typing import Any
 from kbtools import __version__
 from kbtools.config import Config, load_config
 from kbtools.errors import ReleaseError, plural
-from kbtools.fsutil import is_staging_dir
+from kbtools.fsutil import is_staging_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
     FORMAT_VERSION,
@@ -69,6 +69,7 @@ from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.verify import tree_problems
 
 RELEASE_FORMAT = 1
+RELEASE_INDEX_DIR = "kb/release-index"  # under the git dir: the private index of a release tree
 
 
 @dataclass(frozen=True)
@@ -277,10 +278,15 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
                             stdin=data).strip())
     entries = b"".join(f"100644 {oid}\t".encode() + name.encode("utf-8") + b"\0"
                        for oid, name in zip(oids, names, strict=True))
-    with tempfile.TemporaryDirectory(prefix="kb-release-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        run_git(gd, "update-index", "-z", "--index-info", stdin=entries, env=env)
-        tree = run_git(gd, "write-tree", env=env).strip()
+    # the private index lives in a locked staging dir under the git dir, so the one a
+    # killed release leaves is removed by the next release (in /tmp it stayed for good)
+    with staging_dir(gd / RELEASE_INDEX_DIR) as private:
+        try:
+            env = {"GIT_INDEX_FILE": str(private / "index")}
+            run_git(gd, "update-index", "-z", "--index-info", stdin=entries, env=env)
+            tree = run_git(gd, "write-tree", env=env).strip()
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
     problems = tree_problems(ls_tree(gd, tree, error=ReleaseError), manifest)
     if problems:
         raise ReleaseError(f"release tree does not match the manifest: {problems[0]}; "
@@ -314,10 +320,37 @@ def _fetch_published(gd: Path, remote: str, branch: str) -> set[int]:
         return published
     if ours is None or is_ancestor(gd, ours, theirs):
         run_git(gd, "update-ref", LOCAL_HEADS + branch, theirs)
-    elif not is_ancestor(gd, theirs, ours):
+    elif not is_ancestor(gd, theirs, ours) and not _take_back(gd, refs, branch, ours, theirs):
         raise ReleaseError(f"local {branch} and {remote}'s {branch} have diverged; "
                            f"inspect {LOCAL_HEADS}{branch} and {staging}")
     return published
+
+
+def _take_back(gd: Path, refs: dict[str, str], branch: str, ours: str, theirs: str) -> bool:
+    """Move the local `branch` from `ours` to the remote's `theirs` when every commit only
+    `ours` holds is a release made here and never published (a `kb release` killed after
+    recording it and before its push, while another one published): the remote's tag of its
+    serial names another commit, or there is none. Their local tags go too, in one ref
+    transaction, so this release takes the next serial on top of the published ones. False
+    (nothing moved) when one is not such a release: someone else's commit, or one the
+    remote published and then lost from its branch."""
+    only_ours = run_git(gd, "rev-list", ours, f"^{theirs}").split()
+    for commit in only_ours:
+        rel = read_release_json(gd, commit) or {}
+        parent = rev_parse(gd, f"{commit}^")
+        before = (read_release_json(gd, parent) or {}).get("serial", 0) if parent else 0
+        serial = rel.get("serial")
+        if not isinstance(serial, int) or not isinstance(before, int) or serial <= before \
+                or rel.get("tag") != tag_name(serial) \
+                or refs.get(f"refs/tags/{tag_name(serial)}^{{}}") == commit:
+            return False  # not a release made on its parent, or one the remote published
+    unpublished = set(only_ours)
+    tags = [f"delete {LOCAL_TAGS}{tag_name(serial)} {oid}"
+            for serial, (oid, commit) in release_tag_targets(gd, LOCAL_TAGS).items()
+            if commit in unpublished]
+    update_refs(gd, [*tags, f"update {LOCAL_HEADS}{branch} {theirs} {ours}"],
+                f"kb release: {len(only_ours)} unpublished release(s) taken back")
+    return True
 
 
 def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,

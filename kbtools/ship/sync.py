@@ -10,7 +10,8 @@ only in the last step, by one rename):
    was rolled back from (its derived index checked, and derived again when it fails:
    `kbtools.ship.install.rederive`); else refuse a serial below that floor (a downgrade);
 3. fetch the artifacts branch and that one tag into DIR/repo.git (depth 1 on first sync;
-   git checks every object it receives, ``fetch.fsckObjects``);
+   git checks every object it receives, ``fetch.fsckObjects``, and a bundle's before the
+   fetch, `kbtools.ship.git.check_bundle`: git 2.39 does not for a bundle);
 4. check, from git objects alone (`kbtools.ship.verify`, `kbtools.ship.trust`): the tag is
    annotated, on the artifacts branch, its message naming the manifest hash; release.json
    names the tag and serial; the signature is by a trusted key (pinned, or given on first
@@ -42,6 +43,7 @@ from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
 from kbtools.ship import device as dev
 from kbtools.ship import trust
 from kbtools.ship.git import (
+    check_bundle,
     compact,
     is_ancestor,
     is_bundle,
@@ -51,7 +53,12 @@ from kbtools.ship.git import (
     run_git,
     tag_name,
 )
-from kbtools.ship.install import install_release, rederive, tag_manifest_hash
+from kbtools.ship.install import (
+    install_release,
+    rederive,
+    restore_release_files,
+    tag_manifest_hash,
+)
 from kbtools.ship.release import age_days, release_settings
 
 
@@ -105,6 +112,8 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     args = [*CHECKED_FETCH, "--no-tags", "--no-write-fetch-head"]
     first = rev_parse(gd, f"refs/heads/{branch}") is None and not is_bundle(source)
     try:
+        if is_bundle(source):  # git does not fsck a bundle's objects: checked first
+            check_bundle(gd, source)
         run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs, error=SyncError)
     except SyncError as exc:
         if ": object " in exc.message:
@@ -304,6 +313,7 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     served = dev.served_release(device) or layout.release(tag)
     serial = parse_serial(tag) or 0
     rederived = rederive(served, layout.staging(tag), tag)
+    restore_release_files(served, layout.repo)  # release.json edited on the device
     settled, notes = trust.settle_served(device, served, begin, tag)
     pinned = trust.apply(device, settled, tag) if settled else []
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
