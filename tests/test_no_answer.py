@@ -197,3 +197,17 @@ def test_unknown_name_shapes():
     assert fusion.unknown_name(["ecs.z99.mega"]) and fusion.unknown_name(["pd:schedul"])
     assert fusion.unknown_name(["e99"]) and fusion.unknown_name(["hx-900"])
     assert not fusion.unknown_name(["e.g", "u.s", "yap1", "apkcz", "fast-twitch", "v12.3"])
+
+
+def test_a_value_glued_to_its_unit_is_answered_as_spaced(example_index):
+    """"92mm 风扇" and "17.5MPa" were no answer where the knowledge writes "92 mm" and
+    "17.5 MPa": the glued value was one token the index never saw, an unknown word of the
+    highest idf. "35-50℃" missed the row writing "35～50" the same way."""
+    idx = open_index(example_index)
+    for q, doc, needle in (("92mm 风扇", "hx260-ch07-spare-parts.md", "FAN-92"),
+                           ("17.5MPa", "hx260-ch02-specs.md", "17.5"),
+                           ("35-50℃ 油温正常吗", "hx260-ch02-specs.md", "35～50")):
+        res = search(idx, q, k=3)
+        assert not res.no_answer and not res.filters.unknown_terms, q
+        top = res.results[0]
+        assert top.doc.endswith(doc) and needle in top.text, (q, top.doc, top.text[:80])

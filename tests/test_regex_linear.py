@@ -74,6 +74,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._RUN": "finditer",
     "kbtools.index.tokenize._CJK_CHAR": "findall",
     "kbtools.index.tokenize._JIEBA_LINE": "match",  # a user dictionary's line
+    "kbtools.index.tokenize._AMOUNT": "fullmatch",  # one Latin run of a text (latin_words)
+    "kbtools.index.tokenize._RANGE": "fullmatch",
+    "kbtools.index.tokenize._VERSION": "fullmatch",
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",

@@ -26,6 +26,7 @@ from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.manifest import file_entry, load_manifest, write_manifest
 from kbtools.index.materialize import derive_full
 from kbtools.index.reader import open_index
+from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 
 SCAB_DOC = "knowledge/crops/wheat-scab.md"
@@ -133,7 +134,7 @@ def test_a_served_index_of_an_older_tokenizer_is_derived_again_by_sync(device, t
     assert out.splitlines()[:2] == [
         "up to date: serving kb-r2",
         "re-derived the index of kb-r2 from its verified data/: it failed its check (index/ "
-        "holds BM25 terms of tokenizer v2 or older, this kb makes v3)"]
+        f"holds BM25 terms of tokenizer v2 or older, this kb makes {TOKENS_VERSION})"]
     assert kb("query", "--index", dev, "wheat scab")[0] == 0
     assert kb("status", "--to", dev)[0] == 0
 
@@ -147,7 +148,7 @@ def test_rollback_to_a_release_of_an_older_tokenizer_derives_its_index(device, t
     assert out.splitlines() == [
         "serving kb-r1 (was kb-r2)",
         "re-derived the index of kb-r1 from its verified data/: it failed its check (index/ "
-        "holds BM25 terms of tokenizer v2 or older, this kb makes v3)"]
+        f"holds BM25 terms of tokenizer v2 or older, this kb makes {TOKENS_VERSION})"]
     assert not list((dev / "releases").glob("*.staging"))
     code, out, _ = kb("query", "--index", dev, "wheat scab")
     assert code == 0 and "kb-r1" in out

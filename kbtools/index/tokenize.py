@@ -4,8 +4,9 @@ Chinese runs are segmented with jieba (rjieba, the Rust port, by default: identi
 with HMM off and several times faster) in search mode, so compound terms also yield their
 parts; a domain dictionary (front-matter values + an optional user file) keeps terms such
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
-removed, stemmed with Snowball (PyStemmer). Text is NFKC-normalised first (full-width → ASCII),
-and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
+removed, stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
+(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0: `latin_words`). Text is NFKC-normalised
+first (full-width → ASCII), and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
 and Simplified spellings of a word are one token and Traditional text is segmented with the
 (Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
 the characters the author wrote (`other_spellings` finds a token's spellings in them).
@@ -34,7 +35,7 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v3"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v4"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -51,6 +52,36 @@ ZH_STOP = frozenset("""
 哪些 哪个 哪里 哪儿 多少 是否 可以 需要 应该 一个 一下 一直 进行 使用 时候 意思 还要 还能 出来 准备
 为什么 有没有 是不是 能不能 请问
 """.split())
+
+
+_NUMBER = r"\d+(?:\.\d+)?"
+# A value written as a technician types it either way: a number glued to its unit (150psi,
+# 0.5mm, 16gb: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
+# dotted version with its "v" (v6.5.0: "6.5.0"). Not hex (0xff), nor codes that have letters
+# before their digits (m8, e17, hx-260) or more parts (2024-03-01, 1e-5): those stay whole.
+_AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f])[a-z]+)")
+_RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
+_VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
+
+
+def _may_be_value(run: str) -> bool:
+    """Does the Latin run start as a value does (a digit, or "v" and a digit)? Most words do
+    not, and keep the plain path."""
+    return run[0].isdigit() or (run[0] == "v" and run[1:2].isdigit())
+
+
+def latin_words(run: str) -> tuple[str, ...]:
+    """The words of one lower-cased Latin run, a number and its unit apart so that every
+    spacing of a value gives the same tokens (see `_AMOUNT`, `_RANGE`, `_VERSION`)."""
+    if not _may_be_value(run):
+        return (run,)
+    if m := _AMOUNT.fullmatch(run):
+        return m.group(1), m.group(2)
+    if m := _RANGE.fullmatch(run):
+        return tuple(w for w in m.groups() if w)
+    if m := _VERSION.fullmatch(run):
+        return (m.group(1),)
+    return (run,)
 
 
 @lru_cache(maxsize=200_000)
@@ -192,6 +223,8 @@ class Tokenizer:
             cjk, latin = m.group(1), m.group(2)
             if cjk:
                 self._cut_cjk(cjk, out)
+            elif _may_be_value(latin):
+                out.extend(_stem(w) for w in latin_words(latin) if w not in EN_STOP)
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
         return out

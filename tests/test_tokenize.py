@@ -1,0 +1,47 @@
+"""BM25 tokens of numbers, units, ranges and versions (`kbtools.index.tokenize`): every way a
+technician spaces a value gives the tokens the knowledge's spelling gives, and codes stay
+whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.index.tokenize import Tokenizer, latin_words
+
+
+@pytest.fixture(scope="module")
+def tok() -> Tokenizer:
+    return Tokenizer()
+
+
+@pytest.mark.parametrize("variants", [
+    ("150psi", "150 psi", "150 PSI", "１５０ｐｓｉ"),
+    ("0.5mm", "0.5 mm"),
+    ("17.5MPa", "17.5 MPa"),
+    ("16GB 内存", "16 GB 内存"),
+    ("128MiB", "128 MiB"),
+    ("10-20℃", "10~20℃", "10～20 ℃", "10 - 20°C", "10－20℃"),
+    ("20-32", "20~32"),
+    ("1.5-2.0 L", "1.5~2.0 L"),
+    ("10-20mm", "10~20 mm"),
+    ("TiDB v6.5.0", "TiDB 6.5.0"),
+    ("V2.1 手册", "2.1 手册"),
+    ("2hours", "2 hours"),
+])
+def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
+    assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
+
+
+def test_a_number_and_its_unit_are_two_tokens(tok):
+    assert tok("92mm 风扇") == ["92", "mm", "风扇"]
+    assert tok("油温 35-50℃") == ["油温", "35", "50", "c"]
+    assert tok("从 v6.5.0 版本开始引入") == ["6.5.0", "版本", "开始", "引入"]
+
+
+@pytest.mark.parametrize("code", [
+    "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
+    "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.0", "wo-2026-0318-03",
+    "v1", "m8x1.25", "c++",
+])
+def test_codes_versions_and_dates_stay_whole(code):
+    assert latin_words(code) == (code,)
