@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import LATEST_PROTOCOL_VERSION
 
+from kbtools.config import MAX_K
 from kbtools.errors import UsageError
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
@@ -231,7 +232,7 @@ def test_mcp_tools_fail_with_one_line_reason(built):
     assert "NUL" in got["nul-path"].content[0].text
     assert "k: Input should be a valid integer" in got["bad-k"].content[0].text
     assert "greater than or equal to 1" in got["zero-k"].content[0].text
-    assert "less than or equal to 20" in got["huge-k"].content[0].text
+    assert f"less than or equal to {MAX_K}" in got["huge-k"].content[0].text
     assert "a valid integer" in got["true-k"].content[0].text  # never read as 1
     assert "a valid string" in got["true-input"].content[0].text
     assert "title contains the control character '\\x00'" in got["nul-title"].content[0].text

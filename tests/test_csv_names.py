@@ -92,7 +92,9 @@ def test_names_are_unique_ignoring_case_for_any_paths(paths):
 def test_build_with_same_stem_documents_end_to_end(tmp_path):
     docs = {rel: table_doc(m) for rel, m in CLASHING.items()}
     repo = make_repo(tmp_path / "repo", docs=docs)
-    out = kb(repo, "build", "--json", home=tmp_path / "home")
+    # --lenient: b/index.md and B/Index.md are a path-collision error (one file on Windows
+    # and macOS); a lenient build of such a corpus still names their tables apart
+    out = kb(repo, "build", "--lenient", "--json", home=tmp_path / "home")
     assert out.returncode == 0, out.stderr.decode()
     tables = repo / "dist" / "data" / "tables"
     files = {p.name: p for p in tables.iterdir()}
@@ -111,5 +113,5 @@ def test_build_with_same_stem_documents_end_to_end(tmp_path):
     assert seen == set(files)
     # reproducible: a second build gives the same names and bytes
     first = {n: p.read_bytes() for n, p in files.items()}
-    assert kb(repo, "build", home=tmp_path / "home").returncode == 0
+    assert kb(repo, "build", "--lenient", home=tmp_path / "home").returncode == 0
     assert {p.name: p.read_bytes() for p in tables.iterdir()} == first
