@@ -73,10 +73,22 @@ def test_a_lenient_build_refuses_utf16_and_binary_documents(repo):
         build(cfg, BuildOptions(out=repo / "dist", lenient=True))
     assert "knowledge/notepad.md:1:1: error: encoding-utf16" in str(err.value)
     assert not (repo / "dist").exists()
-    (repo / "knowledge" / "notepad.md").write_bytes(b"\x00\x01binary")
+    (repo / "knowledge" / "notepad.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     with pytest.raises(FindingsError) as err:
         build(cfg, BuildOptions(out=repo / "dist", lenient=True))
     assert "knowledge/notepad.md:1:1: error: file-binary" in str(err.value)
+
+
+def test_utf8_text_with_a_stray_nul_is_named_at_its_line_and_indexed_when_lenient(repo):
+    """A NUL pasted into UTF-8 Markdown is not binary data: `kb check` names its line
+    (file-nul), and a lenient build (foreign corpora) indexes the document as it is."""
+    (repo / "knowledge" / "stray.md").write_bytes(
+        DOC.replace("水泵", "Stray").encode("utf-8").replace(b"\n\n", b"\n\x00\n", 1))
+    cfg = load_config(repo)
+    found = [(f.path, f.line, f.code) for f in check_paths([repo / "knowledge"], cfg)]
+    assert found == [("knowledge/stray.md", DOC.split("\n\n")[0].count("\n") + 2, "file-nul")]
+    build(cfg, BuildOptions(out=repo / "dist", lenient=True))
+    assert "knowledge/stray.md" in {c["doc"] for c in read_shards(repo / "dist")[0]}
 
 
 def test_bom_and_crlf_keep_front_matter_and_line_numbers(repo):

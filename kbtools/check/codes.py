@@ -8,7 +8,8 @@ from kbtools.check import assets, vocabulary
 # Every finding code with what it means (stable identifiers; docs are generated from this).
 CODES: dict[str, str] = {
     "file-empty": "the file is empty or only whitespace",
-    "file-binary": "the file contains NUL bytes (binary, not Markdown)",
+    "file-binary": "the file contains NUL bytes and is not UTF-8 (binary, not Markdown)",
+    "file-nul": "UTF-8 text with NUL characters in it (a lenient build indexes it as it is)",
     "file-too-large": "the file exceeds the size limit (kb.toml [check] max_bytes, 2 MB)",
     "file-unreadable": "the file cannot be read (permissions, a dangling symlink, I/O error)",
     "file-not-regular": "a FIFO, device, socket or directory named *.md: not read",

@@ -28,8 +28,14 @@ def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
     if wide is not None:
         return [("encoding-utf16", "error", 1, 1, wide_message(wide))], False
     if b"\x00" in raw:
-        return [("file-binary", "error", 1, 1,
-                 "file contains NUL bytes: binary data, not Markdown")], False
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return [("file-binary", "error", 1, 1,
+                     "file contains NUL bytes: binary data, not Markdown")], False
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return [("file-nul", "error", line, 1, "UTF-8 text with NUL characters (U+0000) in it: "
+                 "remove them")], True
     return [], True
 
 
