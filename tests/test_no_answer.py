@@ -229,3 +229,20 @@ def test_a_date_is_a_value_not_an_unknown_subject(example_index):
         res = search(idx, q, k=3)
         assert not res.no_answer and res.results[0].doc == plain.results[0].doc, q
     assert search(idx, "2026-03-19 红烧肉怎么做", k=3).no_answer  # the subject still decides
+
+
+def test_a_front_matter_value_the_question_names_is_known(example_index):
+    """"黄淮麦区 赤霉病 风险" was no answer: the scab document's region (front matter
+    ``region: [黄淮麦区, 长江中下游麦区]``, a routing field) is in the tokenizer's dictionary but
+    in no chunk's text, so BM25 listed it among the unknown terms and the unknown-share rule
+    read it as a subject the knowledge does not cover. A value the question names is known,
+    held by the chunks of the documents carrying it."""
+    idx = open_index(example_index)
+    for q, heading in (("黄淮麦区 赤霉病 风险", "3. 发病风险判定"),
+                       ("长江中下游麦区 赤霉病", "小麦赤霉病监测与防控操作规程")):
+        res = search(idx, q, k=3)
+        assert not res.no_answer and not res.filters.unknown_terms, q
+        assert res.filters.routed and res.results[0].doc.endswith("wheat-scab.md"), q
+        assert res.results[0].heading_path[-1] == heading, q
+    res = search(idx, "黄淮麦区 红烧肉怎么做", k=3)  # the region does not answer another subject
+    assert res.no_answer and "红烧肉" in (res.filters.unknown_terms or ())
