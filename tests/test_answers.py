@@ -98,6 +98,16 @@ def test_identifiers_are_recognised_whole():
     assert identifiers("photos above 25MB, 温度 22 度, timeout 10s, the ingest API") == []
 
 
+def test_a_slashed_date_or_fraction_is_no_api_path():
+    """2024/03/01 was read as the API path /03/01 (and 1/2/3 as /2/3): a specific identifier
+    of the question, whose holders joined its ranking and whose chunks *about* it answered it.
+    An API path has a name or a {parameter} in it."""
+    assert identifiers("2024/03/01 巡检") == identifiers("1/2/3") == identifiers("/1/2") == []
+    assert identifiers("2024/03/01 E17 巡检记录") == ["E17"]
+    assert identifiers("GET /api/v1/users, then /v3/clients/{id}/7") == \
+        ["/api/v1/users", "/v3/clients/{id}/7"]
+
+
 def test_exact_identifier_levels_and_promotion():
     row = "故障码: E17\n含义: 伺服过载"
     assert match_level(["E17"], row) == 3

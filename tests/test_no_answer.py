@@ -211,3 +211,38 @@ def test_a_value_glued_to_its_unit_is_answered_as_spaced(example_index):
         assert not res.no_answer and not res.filters.unknown_terms, q
         top = res.results[0]
         assert top.doc.endswith(doc) and needle in top.text, (q, top.doc, top.text[:80])
+
+
+def test_a_date_is_a_value_not_an_unknown_subject(example_index):
+    """"2026-03-19 液压油更换" was no answer where "液压油更换" is answered: the tokenizer
+    keeps a hyphenated date whole (2026/03/19 it splits into numbers), and an unknown one
+    weighed in the unknown-share rule as an unknown topic word (over half of the question's
+    weight). Dates, times and numbers joined by separators are values, as plain numbers
+    always were."""
+    assert calibration.content_words(
+        ["2026-03-19", "2026.03.19", "2026-03-19t10", "1,200", "3.5%", "10:30", "pump",
+         "hx-900", "2026_03_19", "v1.2"]) == ["pump", "hx-900", "2026_03_19", "v1.2"]
+    idx = open_index(example_index)
+    plain = search(idx, "液压油更换", k=3)
+    assert not plain.no_answer
+    for q in ("2026-03-19 液压油更换", "2026-03-19T10:30 液压油更换"):
+        res = search(idx, q, k=3)
+        assert not res.no_answer and res.results[0].doc == plain.results[0].doc, q
+    assert search(idx, "2026-03-19 红烧肉怎么做", k=3).no_answer  # the subject still decides
+
+
+def test_a_front_matter_value_the_question_names_is_known(example_index):
+    """"黄淮麦区 赤霉病 风险" was no answer: the scab document's region (front matter
+    ``region: [黄淮麦区, 长江中下游麦区]``, a routing field) is in the tokenizer's dictionary but
+    in no chunk's text, so BM25 listed it among the unknown terms and the unknown-share rule
+    read it as a subject the knowledge does not cover. A value the question names is known,
+    held by the chunks of the documents carrying it."""
+    idx = open_index(example_index)
+    for q, heading in (("黄淮麦区 赤霉病 风险", "3. 发病风险判定"),
+                       ("长江中下游麦区 赤霉病", "小麦赤霉病监测与防控操作规程")):
+        res = search(idx, q, k=3)
+        assert not res.no_answer and not res.filters.unknown_terms, q
+        assert res.filters.routed and res.results[0].doc.endswith("wheat-scab.md"), q
+        assert res.results[0].heading_path[-1] == heading, q
+    res = search(idx, "黄淮麦区 红烧肉怎么做", k=3)  # the region does not answer another subject
+    assert res.no_answer and "红烧肉" in (res.filters.unknown_terms or ())

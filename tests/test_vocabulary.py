@@ -207,3 +207,12 @@ def test_kb_toml_vocabulary_is_validated(tmp_path):
         load_config(tmp_path)
     (tmp_path / "kb.toml").write_text('[vocabulary]\nrouting = ["port"]\n', encoding="utf-8")
     assert load_config(tmp_path).vocabulary.routing == ("port",)
+
+
+def test_a_port_only_the_front_matter_names_is_no_unknown_term(vessels):
+    """Rotterdam is the panamax pump's port in its front matter only: a question naming it
+    listed it among the unknown terms (a word the knowledge never saw)."""
+    res = query("Rotterdam ballast pump seals")
+    assert res["filters"]["routed"] == [{"field": "port", "value": "Rotterdam", "effect": "boost"}]
+    assert res["filters"]["unknown_terms"] == [] and not res["no_answer"]
+    assert res["results"][0]["doc"] == "knowledge/vessels/ballast-pump-panamax.md"

@@ -269,8 +269,12 @@ class Bm25:
     def idf(self, ids: list[int]) -> np.ndarray:
         """Document frequency based idf of each term (for coverage/explain)."""
         indptr = self._indptr
+        return self.idf_of(np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64))
+
+    def idf_of(self, df: np.ndarray) -> np.ndarray:
+        """The idf of terms held by `df` chunks each (`idf`, for a term outside the
+        vocabulary that chunks hold otherwise: a front-matter value, `kbtools.query.routing`)."""
         n = float(self.num_docs)
-        df = np.array([indptr[i + 1] - indptr[i] for i in ids], dtype=np.float64)
         return np.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def share(self, ids: list[int]) -> np.ndarray:

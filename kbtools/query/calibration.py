@@ -54,10 +54,18 @@ FLOOR = 0.5  # never below: half of a question's weight unknown is the least evi
 CEILING = 1.0  # every content word unknown (the global rule)
 
 
+# A value, not a subject: a number, or digits joined by separators (3.5%, 1,200, 10:30, a date
+# 2026-03-19 or 2026.03.19, 192.168.1.10), also an ISO date with its time (2026-03-19t10 as
+# the tokenizer keeps it). The tokenizer splits 2026/03/19, 10:30 and 2026年3月19日 into
+# numbers, which were never content words; a hyphenated date, kept whole, weighed as an
+# unknown topic word, so the same date refused a question in one spelling only.
+_VALUE = re.compile(r"[\d.,:/%\-]+|\d{4}-\d{1,2}-\d{1,2}t\d[\d:.]*")
+
+
 def content_words(unknown: list[str]) -> list[str]:
-    """Unknown terms that name a subject: not numbers or single characters (values and
-    particles)."""
-    return [t for t in unknown if len(t) > 1 and not re.fullmatch(r"[\d.%]+", t)]
+    """Unknown terms that name a subject: not values (numbers, dates, times: `_VALUE`) or
+    single characters (particles)."""
+    return [t for t in unknown if len(t) > 1 and not _VALUE.fullmatch(t)]
 
 
 def _compound_parts(bm25: Bm25, term: str) -> list[int] | None:

@@ -20,14 +20,17 @@ from kbtools.query.fusion import Hit
 
 class Coverage:
     """The question's terms (`terms` known to the index, their BM25 `ids`, the `unknown`
-    ones) and its synonym expansion `exp`, against chunks of `index`."""
+    ones), its synonym expansion `exp` and the words of front-matter values it names that no
+    chunk's text holds (`routed`: `kbtools.query.routing.routed_words`, not in `unknown`),
+    against chunks of `index`."""
 
     def __init__(self, index: KbIndex, terms: list[str], ids: list[int], unknown: list[str],
-                 exp: Expansion = NO_EXPANSION):
+                 exp: Expansion = NO_EXPANSION, routed: dict[str, np.ndarray] | None = None):
         self.index = index
         self.exp = exp
         self.terms, self.ids = terms + list(exp.terms), ids + list(exp.ids)
-        self.weighed = bool(ids or unknown or exp)  # else every coverage is empty
+        self.routed = routed or {}
+        self.weighed = bool(ids or unknown or exp or self.routed)  # else every coverage is empty
         self.weights: dict[str, float] = {}
         self.total = 1.0
         if self.weighed:
@@ -42,6 +45,10 @@ class Coverage:
                          is not None]
                 if t not in self.weights and known:
                     self.weights[t] = max(known)
+            # a word of a front-matter value the question names (`routed_words`: no chunk's
+            # text holds it) weighs as a term held by the chunks of the documents carrying it
+            for t, held in self.routed.items():
+                self.weights[t] = float(index.bm25.idf_of(np.array([float(held.sum())]))[0])
             # a question term the knowledge never uses weighs as much as the rarest term
             missing = len(unknown) * index.bm25.max_idf()
             self.total = sum(self.weights.values()) + missing or 1.0
@@ -68,6 +75,8 @@ class Coverage:
             if share is None:
                 held = set(self.matched(h.num))
                 share = self._share[h.num] = sum(
-                    w for t, w in self.weights.items() if self.exp.covered(t, held)) / self.total
+                    w for t, w in self.weights.items()
+                    if self.exp.covered(t, held) or (t in self.routed and self.routed[t][h.num])
+                ) / self.total
             out.append(share)
         return np.array(out)

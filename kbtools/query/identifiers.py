@@ -2,7 +2,8 @@
 
 An identifier is a code or name that means one thing exactly: fault codes and models (E17,
 HX-260, RF-10), settings and symbols (``tidb_enable_fast_create_table``, TokenCache), scopes
-and error strings (``kb:publish``, ``[ddl:8204]``), API paths (``/v3/clients/{id}/secrets``)
+and error strings (``kb:publish``, ``[ddl:8204]``), API paths (``/v3/clients/{id}/secrets``:
+a letter or ``{`` in it, so a slashed date or fraction, 2024/03/01 or 1/2/3, is none)
 and numbered sections or articles (4.3 节, 第 12 条, section 8.2), in Traditional script as
 well (4.3 節, 第 12 條: the same identifiers). Plain numbers and words are not identifiers, nor
 is a count (12 条记录): an undotted number is a section only after 第.
@@ -40,6 +41,7 @@ _SECTION = re.compile(rf"(?:(?P<di>第)\s*(?P<n>\d+(?:\.\d+)*)|(?P<dotted>\d+(?:
                       re.IGNORECASE)
 _ARTICLE = re.compile(r"第(\d+)([节章条])")  # an undotted numbered section: its own identifier
 _CAMEL = re.compile(r"[a-z][A-Z]")
+_PATH_WORD = re.compile(r"[A-Za-z{]")  # what makes /…/… an API path: a name or a {parameter}
 H = TypeVar("H")
 
 
@@ -71,6 +73,8 @@ def identifiers(question: str) -> list[str]:
         out.append(_section(m))
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".:-")
+        if tok.startswith("/") and not _PATH_WORD.search(tok):
+            continue  # 2024/03/01, 1/2/3: a date or fraction (its digits are no identifier)
         if tok.startswith(("[", "/")) or _is_identifier(tok):
             out.append(tok)
     first: dict[str, str] = {}

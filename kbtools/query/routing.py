@@ -4,7 +4,10 @@
 (kb.toml [vocabulary] routing, recorded in the manifest) and the documents' ``aliases`` that
 occur in the question; `boost_vector` turns them into a per-chunk boost for fusion
 (`kbtools.query.fusion`), and the aliases found also expand the question
-(`kbtools.query.expansion`). The values are laid out once per opened index, so a question
+(`kbtools.query.expansion`). A value named in the question is in the index even when no
+chunk's text holds it (``region: 黄淮麦区`` in the front matter only): `routed_words` tells
+the no-answer rule that its words are known, held by the chunks of the documents carrying
+it (`kbtools.query.coverage`). The values are laid out once per opened index, so a question
 costs a few lookups, not a pass over them.
 """
 
@@ -112,3 +115,24 @@ def boost_vector(index: KbIndex, routed: list[dict[str, str]]) -> np.ndarray | N
             doc_hit[holders] += 1
     boost: np.ndarray = np.minimum(doc_hit, 2)[index.chunk_table().doc]
     return boost
+
+
+def routed_words(index: KbIndex, routed: list[dict[str, str]],
+                 unknown: list[str]) -> dict[str, np.ndarray]:
+    """The question's `unknown` tokens (no chunk's text holds them) that are words of a value
+    `route` found in it, each with the chunks that hold it through their document's front
+    matter (a boolean per chunk: the chunks of the documents carrying such a value). "黄淮麦区
+    赤霉病" names the region of the scab document: 黄淮麦区 is no word the index never saw."""
+    if not routed or not unknown:
+        return {}
+    doc = index.chunk_table().doc
+    out: dict[str, np.ndarray] = {}
+    for r in routed:
+        words = [t for t in index.bm25.tok(r["value"]) if t in unknown]
+        holders = index.facet_docs(r["field"]).get(r["value"].casefold())
+        if not words or holders is None:
+            continue
+        held = np.isin(doc, holders)
+        for t in words:
+            out[t] = out[t] | held if t in out else held
+    return out

@@ -55,7 +55,7 @@ from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.keys import identifier_terms, key_definitions, named_keys
 from kbtools.query.question import question_text
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
-from kbtools.query.routing import ALIASES, boost_vector, route
+from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -133,7 +133,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
 
     terms, ids, unknown = index.bm25.query_terms(text)
     exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])
-    unknown = [t for t in unknown if t not in exp.covers]  # known through a synonym
+    valued = routed_words(index, routed, unknown)  # a front-matter value's words are known,
+    unknown = [t for t in unknown if t not in exp.covers and t not in valued]  # a synonym's
     if exp:
         filters = replace(filters, expanded=exp.shown)
     depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
@@ -153,7 +154,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     held = (_identifier_holders(index, wanted, mask, query_models(index, text))
             | key_definitions(index, wanted, mask) if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
-    covered = Coverage(index, terms, ids, unknown, exp)  # per chunk, once in this search
+    covered = Coverage(index, terms, ids, unknown, exp, valued)  # per chunk, once in this search
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
                         ids + list(exp.full_ids), head, held, covered.of)
     if not ranked:
@@ -183,7 +184,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         named = named_keys(index, unknown, wanted, picked, rows)
         unknown = [t for t in unknown if t not in named]
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp),
+        picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
         unknown_terms=unknown, exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
