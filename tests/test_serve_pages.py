@@ -133,6 +133,27 @@ def test_the_document_page_offers_a_decision_table_only_when_it_has_one(client):
 
 # --- 2. the cited passage on the document page ----------------------------------------------
 
+SAFETY = "knowledge/crops/pesticide-operator-safety.md"
+MARK = re.compile(r"<mark>(.*?)</mark>")
+
+
+def test_a_document_page_marks_what_its_cited_lines_matched(client, repo):
+    """The page a result links to marked every token of the question (用 and 药 all over the
+    operator-safety page, which matched only 用): it marks the terms the cited chunk holds, as
+    the result did, and a one-character term only in the cited lines."""
+    q = "小麦赤霉病什么时候防治，用什么药"
+    page = client.get(f"/doc/{SAFETY}", params={"lines": "42-47", "q": q}).text
+    cited = "\n".join((repo / SAFETY).read_text(encoding="utf-8").split("\n")[41:47])
+    marks = MARK.findall(page)
+    assert marks and "药" not in marks  # in 施药 and 喷药 here: no term of these lines
+    for mark in set(marks):
+        assert len(mark) > 1 or marks.count(mark) <= cited.count(mark), (mark, marks)
+    scab = client.get(f"/doc/{SCAB}", params={"lines": "20-22", "q": q}).text
+    assert "赤霉病" in " ".join(MARK.findall(scab))
+    for lines in ("1-2", "9000-9001"):  # lines no passage holds: what the document matched
+        assert "赤霉病" in MARK.findall(client.get(f"/doc/{SCAB}", params={"lines": lines, "q": q}).text)
+
+
 def test_every_passage_of_the_release_is_highlighted_and_anchored(client, repo):
     index = open_index(repo / "dist")
     checked = 0

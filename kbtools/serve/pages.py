@@ -30,6 +30,7 @@ from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.query.log import record_question
+from kbtools.query.search import matched_terms
 from kbtools.render.images import IMAGE_TYPES, image_path
 from kbtools.serve import ops
 from kbtools.serve.docview import (
@@ -346,6 +347,19 @@ def _cited(value: str | None) -> tuple[int, int] | None:
     return (a, b) if a <= b else None
 
 
+def _cited_chunks(chunks: list[dict[str, Any]],
+                  cited: tuple[int, int] | None) -> list[dict[str, Any]]:
+    """The chunks a link to `cited` lines cites: those within the lines (a result's section
+    and the finer chunks inside it), else those overlapping them (a row of a table chunk);
+    every chunk of the document when no lines are cited or no chunk holds them."""
+    if cited is None:
+        return chunks
+    lo, hi = cited
+    within = [c for c in chunks if lo <= c["line_start"] and c["line_end"] <= hi]
+    return within or [c for c in chunks if c["line_start"] <= hi and c["line_end"] >= lo] \
+        or chunks
+
+
 def doc_page(p: Page, served: Served) -> HTMLResponse:
     doc = p.request.path_params["path"]
     src = ops.document(served, doc)
@@ -353,9 +367,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     cited = _cited(params.get("lines"))
     q = ops.check_question(params.get("q", ""))
     chunks = ops.doc_chunks(served, src.rel)
-    terms: list[str] = []
-    if q.strip():
-        terms = list(served.index.bm25.query_terms(q)[0])
+    terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
     ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
                    xrefs=xrefs)
