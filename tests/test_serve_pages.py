@@ -315,6 +315,23 @@ def test_switching_language_keeps_a_pasted_log_and_its_results(client):
     client.cookies.clear()  # the choice of English is remembered: back to the default
 
 
+def test_an_error_page_is_in_the_pages_language_with_the_library_message_below(client):
+    """A Chinese page said "no such document in the index: none.md" and nothing else."""
+    zh = client.get("/doc/knowledge/crops/none.md")
+    assert zh.status_code == 404 and '<html lang="zh-CN">' in zh.text
+    assert f'<p class="message">{i18n.WORDS["error_404"][0]}</p>' in zh.text
+    detail = re.search(r'<p class="detail">(.*?)</p>', zh.text)
+    assert detail and "详细信息" in detail.group(1)
+    assert 'lang="en">no such document in the index: knowledge/crops/none.md<' in detail.group(1)
+    en = client.get("/doc/knowledge/crops/none.md", params={"lang": "en"})
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    assert f'<p class="message">{i18n.WORDS["error_404"][1]}</p>' in en.text
+    table = client.get(f"/table/{SCAB}", params={"table": "99"})
+    assert table.status_code == 400 and i18n.WORDS["error_400"][0] in table.text
+    assert "no decision table 99" in table.text
+    assert i18n.error_word(418) == "error_400" and i18n.error_word(502) == "error_500"
+
+
 @pytest.mark.parametrize("body, headers, status", [
     ({"q": "油" * (ops.MAX_QUESTION_CHARS + 1)}, {}, 400),
     ("q=" + "%E6%B2%B9" * 40_000, {"content-type": "application/x-www-form-urlencoded"}, 413),

@@ -42,6 +42,7 @@ from kbtools.serve.docview import (
 )
 from kbtools.serve.i18n import (
     LANG_COOKIE,
+    error_word,
     other_lang,
     pick_lang,
     reason_translator,
@@ -108,6 +109,12 @@ class Page:
             return None
         return [(k, v) for k, v in self.params.multi_items() if v]
 
+    def error(self, status: int, detail: str) -> HTMLResponse:
+        """The error page of HTTP `status`: what went wrong in the page's language, the
+        library's message (English, naming the file, line or value) kept below it."""
+        return self.render("error.html", status, message=self.t(error_word(status)),
+                           detail=detail)
+
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
@@ -137,7 +144,7 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
             try:
                 p.params = await read_form(request)
             except ops.ApiError as exc:
-                return p.render("error.html", exc.status, message=exc.message)
+                return p.error(exc.status, exc.message)
             query = urlencode(p.params.multi_items())
             if len(query) <= MAX_QUERY_STRING:
                 return RedirectResponse(f"{request.url.path}?{query}", 303,
@@ -147,13 +154,12 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
             try:
                 return fn(p, _source(request).get())
             except ops.ApiError as exc:
-                return p.render("error.html", exc.status, message=exc.message)
+                return p.error(exc.status, exc.message)
             except KbError as exc:
-                return p.render("error.html", ops.status_of(exc), message=one_line(exc.format()))
+                return p.error(ops.status_of(exc), one_line(exc.format()))
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
                 log.exception("page %s failed", request.url.path)
-                return p.render("error.html", 500,
-                                message=f"internal error ({type(exc).__name__})")
+                return p.error(500, f"internal error ({type(exc).__name__})")
         workers: Workers = request.app.state.workers
         return await workers.run(run)
     return handler
