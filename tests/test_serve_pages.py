@@ -10,7 +10,7 @@ import html as htmllib
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from kbfixtures import copy_example
@@ -330,6 +330,27 @@ def test_an_error_page_is_in_the_pages_language_with_the_library_message_below(c
     assert table.status_code == 400 and i18n.WORDS["error_400"][0] in table.text
     assert "no decision table 99" in table.text
     assert i18n.error_word(418) == "error_400" and i18n.error_word(502) == "error_500"
+
+
+def _facet_fields(client) -> dict[str, str]:
+    """The search form's filters as a browser sends them left at "any": empty."""
+    fields = {a["name"]: "" for t, a in Elements(client.get("/").text).tags if t == "select"}
+    assert len(fields) > 3
+    return fields
+
+
+def test_a_searchs_link_keeps_only_the_filters_given(client):
+    """The redirect after a search carried every empty filter (``&f.author=&f.category=…``,
+    14 on the example knowledge)."""
+    fields = _facet_fields(client)
+    chosen = next(iter(fields))
+    moved = client.post("/", data={"q": "赤霉病 防治", **fields, chosen: "x y"},
+                        follow_redirects=False)
+    assert moved.status_code == 303
+    assert moved.headers["location"] == "/?" + urlencode([("q", "赤霉病 防治"), (chosen, "x y")])
+    assert client.post("/", data=fields, follow_redirects=False).headers["location"] == "/"
+    old = client.get("/?" + urlencode({"q": "赤霉病 防治", **fields}))  # an old link still works
+    assert old.status_code == 200 and results_of(old.text)
 
 
 @pytest.mark.parametrize("body, headers, status", [
