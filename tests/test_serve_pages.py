@@ -353,6 +353,19 @@ def test_a_searchs_link_keeps_only_the_filters_given(client):
     assert old.status_code == 200 and results_of(old.text)
 
 
+def test_a_short_question_posted_in_english_stays_english(client):
+    """POST /?lang=en was redirected to a link without ``lang``: the next page was Chinese."""
+    client.cookies.clear()
+    english = client.post("/?lang=en", data={"q": "wheat scab", **_facet_fields(client)},
+                          follow_redirects=False)
+    assert english.headers["location"] == "/?q=wheat+scab&lang=en"
+    client.cookies.clear()  # no cookie: the language is the link's
+    assert '<button type="submit">Search</button>' in client.get(english.headers["location"]).text
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    asked = client.post("/?lang=en", data={"q": "wheat scab", "lang": "zh"}, follow_redirects=False)
+    assert asked.headers["location"] == "/?q=wheat+scab&lang=zh"  # the form's own choice wins
+
+
 @pytest.mark.parametrize("body, headers, status", [
     ({"q": "油" * (ops.MAX_QUESTION_CHARS + 1)}, {}, 400),
     ("q=" + "%E6%B2%B9" * 40_000, {"content-type": "application/x-www-form-urlencoded"}, 413),

@@ -145,7 +145,7 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
                 p.params = await read_form(request)
             except ops.ApiError as exc:
                 return p.error(exc.status, exc.message)
-            query = urlencode(link_fields(p.params))
+            query = urlencode(link_fields(p.params, request.query_params.get("lang")))
             if len(query) <= MAX_QUERY_STRING:
                 return RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303,
                                         headers={"cache-control": "no-store"})
@@ -165,10 +165,14 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
     return handler
 
 
-def link_fields(form: QueryParams) -> list[tuple[str, str]]:
+def link_fields(form: QueryParams, lang: str | None) -> list[tuple[str, str]]:
     """The fields of the GET link a POSTed search form is redirected to: those given a value
-    (a filter left at "any" is sent empty: 14 of them on the example knowledge)."""
-    return [(k, v) for k, v in form.multi_items() if v]
+    (a filter left at "any" is sent empty: 14 of them on the example knowledge), and the
+    language the form was posted in (``?lang=`` of its URL), which the form does not hold."""
+    fields = [(k, v) for k, v in form.multi_items() if v]
+    if lang and "lang" not in form:
+        fields.append(("lang", lang))
+    return fields
 
 
 async def read_form(request: Request) -> QueryParams:
