@@ -339,6 +339,20 @@ def _facet_fields(client) -> dict[str, str]:
     return fields
 
 
+def test_a_mistyped_page_address_is_an_error_page_in_the_readers_language(client):
+    """/docs/… or a POST to a document answered "404: Not Found" as English plain text."""
+    for method, url, status in (("get", "/docs/knowledge/crops/wheat-scab.md", 404),
+                                ("post", f"/doc/{SCAB}", 405)):
+        page = getattr(client, method)(url)
+        assert page.status_code == status and page.headers["content-type"].startswith("text/html")
+        assert f'<p class="message">{i18n.WORDS[i18n.error_word(status)][0]}</p>' in page.text
+    assert client.get("/nope", params={"lang": "en"}).text.count(i18n.WORDS["error_404"][1]) == 1
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    assert set(client.post(f"/doc/{SCAB}").headers["allow"].split(", ")) == {"GET", "HEAD"}
+    assert client.get("/api/nope").json()["error"]["message"] == "no API endpoint /api/nope"
+    assert client.get("/static/nope.css").headers["content-type"].startswith("text/plain")
+
+
 def test_a_searchs_link_keeps_only_the_filters_given(client):
     """The redirect after a search carried every empty filter (``&f.author=&f.category=…``,
     14 on the example knowledge)."""

@@ -175,6 +175,18 @@ def link_fields(form: QueryParams, lang: str | None) -> list[tuple[str, str]]:
     return fields
 
 
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals of a page address (no such page 404, wrong method 405) as an
+    error page in the reader's language, not plain English text."""
+    status = int(getattr(exc, "status_code", 500))
+    detail = (f"no page {request.url.path}" if status == 404 else
+              f"{request.method} is not allowed here" if status == 405 else
+              str(getattr(exc, "detail", "error")))
+    response = Page(request).error(status, detail)
+    response.headers.update(getattr(exc, "headers", None) or {})
+    return response
+
+
 async def read_form(request: Request) -> QueryParams:
     """The fields of a POSTed form, at most MAX_FORM_BYTES (ApiError otherwise)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
