@@ -88,6 +88,16 @@ def test_cited_lines_are_marked_and_anchored():
     assert heading.startswith('<span id="cited" class="anchor"></span><h1 id="t"')
 
 
+def test_a_one_character_term_is_marked_in_the_cited_lines_only():
+    """用 of a question marked the 用 of 使用 and 作用 all over a document page."""
+    text = "# 使用说明\n\n先用清水冲洗。\n\n作用时间 药效 药剂"
+    html = render_markdown(text, ctx(cited=(3, 3), terms=["用", "药剂"]))
+    assert "使用说明" in html and "先<mark>用</mark>清水" in html and "作用时间" in html
+    assert "<mark>药剂</mark>" in html  # a longer term is marked anywhere
+    assert "<mark>" not in render_markdown("先用清水", ctx(terms=["用"]))  # no lines cited
+    assert render_markdown("先用清水", ctx(cited=(1, 1), terms=["用"])).count("<mark>") == 1
+
+
 def test_cross_references_become_links():
     links = [{"doc": "knowledge/crops/y.md", "heading_path": ["Y", "4.3 药剂选择"], "line": 3,
               "text": "见 4.3 节"}, {"doc": None, "text": "x", "line": 1}]

@@ -10,7 +10,7 @@ import html as htmllib
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from kbfixtures import copy_example
@@ -132,6 +132,27 @@ def test_the_document_page_offers_a_decision_table_only_when_it_has_one(client):
 
 
 # --- 2. the cited passage on the document page ----------------------------------------------
+
+SAFETY = "knowledge/crops/pesticide-operator-safety.md"
+MARK = re.compile(r"<mark>(.*?)</mark>")
+
+
+def test_a_document_page_marks_what_its_cited_lines_matched(client, repo):
+    """The page a result links to marked every token of the question (用 and 药 all over the
+    operator-safety page, which matched only 用): it marks the terms the cited chunk holds, as
+    the result did, and a one-character term only in the cited lines."""
+    q = "小麦赤霉病什么时候防治，用什么药"
+    page = client.get(f"/doc/{SAFETY}", params={"lines": "42-47", "q": q}).text
+    cited = "\n".join((repo / SAFETY).read_text(encoding="utf-8").split("\n")[41:47])
+    marks = MARK.findall(page)
+    assert marks and "药" not in marks  # in 施药 and 喷药 here: no term of these lines
+    for mark in set(marks):
+        assert len(mark) > 1 or marks.count(mark) <= cited.count(mark), (mark, marks)
+    scab = client.get(f"/doc/{SCAB}", params={"lines": "20-22", "q": q}).text
+    assert "赤霉病" in " ".join(MARK.findall(scab))
+    for lines in ("1-2", "9000-9001"):  # lines no passage holds: what the document matched
+        assert "赤霉病" in MARK.findall(client.get(f"/doc/{SCAB}", params={"lines": lines, "q": q}).text)
+
 
 def test_every_passage_of_the_release_is_highlighted_and_anchored(client, repo):
     index = open_index(repo / "dist")
@@ -292,6 +313,71 @@ def test_switching_language_keeps_a_pasted_log_and_its_results(client):
         [(r["doc"], r["line"]) for r in before]
     assert 'name="verified" value="1" checked' in english.text
     client.cookies.clear()  # the choice of English is remembered: back to the default
+
+
+def test_an_error_page_is_in_the_pages_language_with_the_library_message_below(client):
+    """A Chinese page said "no such document in the index: none.md" and nothing else."""
+    zh = client.get("/doc/knowledge/crops/none.md")
+    assert zh.status_code == 404 and '<html lang="zh-CN">' in zh.text
+    assert f'<p class="message">{i18n.WORDS["error_404"][0]}</p>' in zh.text
+    detail = re.search(r'<p class="detail">(.*?)</p>', zh.text)
+    assert detail and "详细信息" in detail.group(1)
+    assert 'lang="en">no such document in the index: knowledge/crops/none.md<' in detail.group(1)
+    en = client.get("/doc/knowledge/crops/none.md", params={"lang": "en"})
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    assert f'<p class="message">{i18n.WORDS["error_404"][1]}</p>' in en.text
+    table = client.get(f"/table/{SCAB}", params={"table": "99"})
+    assert table.status_code == 400 and i18n.WORDS["error_400"][0] in table.text
+    assert "no decision table 99" in table.text
+    assert i18n.error_word(418) == "error_400" and i18n.error_word(502) == "error_500"
+
+
+def _facet_fields(client) -> dict[str, str]:
+    """The search form's filters as a browser sends them left at "any": empty."""
+    fields = {a["name"]: "" for t, a in Elements(client.get("/").text).tags if t == "select"}
+    assert len(fields) > 3
+    return fields
+
+
+def test_a_mistyped_page_address_is_an_error_page_in_the_readers_language(client):
+    """/docs/… or a POST to a document answered "404: Not Found" as English plain text."""
+    for method, url, status in (("get", "/docs/knowledge/crops/wheat-scab.md", 404),
+                                ("post", f"/doc/{SCAB}", 405)):
+        page = getattr(client, method)(url)
+        assert page.status_code == status and page.headers["content-type"].startswith("text/html")
+        assert f'<p class="message">{i18n.WORDS[i18n.error_word(status)][0]}</p>' in page.text
+    assert client.get("/nope", params={"lang": "en"}).text.count(i18n.WORDS["error_404"][1]) == 1
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    assert set(client.post(f"/doc/{SCAB}").headers["allow"].split(", ")) == {"GET", "HEAD"}
+    assert client.get("/api/nope").json()["error"]["message"] == "no API endpoint /api/nope"
+    assert client.get("/static/nope.css").headers["content-type"].startswith("text/plain")
+
+
+def test_a_searchs_link_keeps_only_the_filters_given(client):
+    """The redirect after a search carried every empty filter (``&f.author=&f.category=…``,
+    14 on the example knowledge)."""
+    fields = _facet_fields(client)
+    chosen = next(iter(fields))
+    moved = client.post("/", data={"q": "赤霉病 防治", **fields, chosen: "x y"},
+                        follow_redirects=False)
+    assert moved.status_code == 303
+    assert moved.headers["location"] == "/?" + urlencode([("q", "赤霉病 防治"), (chosen, "x y")])
+    assert client.post("/", data=fields, follow_redirects=False).headers["location"] == "/"
+    old = client.get("/?" + urlencode({"q": "赤霉病 防治", **fields}))  # an old link still works
+    assert old.status_code == 200 and results_of(old.text)
+
+
+def test_a_short_question_posted_in_english_stays_english(client):
+    """POST /?lang=en was redirected to a link without ``lang``: the next page was Chinese."""
+    client.cookies.clear()
+    english = client.post("/?lang=en", data={"q": "wheat scab", **_facet_fields(client)},
+                          follow_redirects=False)
+    assert english.headers["location"] == "/?q=wheat+scab&lang=en"
+    client.cookies.clear()  # no cookie: the language is the link's
+    assert '<button type="submit">Search</button>' in client.get(english.headers["location"]).text
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    asked = client.post("/?lang=en", data={"q": "wheat scab", "lang": "zh"}, follow_redirects=False)
+    assert asked.headers["location"] == "/?q=wheat+scab&lang=zh"  # the form's own choice wins
 
 
 @pytest.mark.parametrize("body, headers, status", [

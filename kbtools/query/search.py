@@ -479,6 +479,32 @@ def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[f
             for i in order] + tail
 
 
+def _as_written(index: KbIndex, row: dict[str, Any], matched: list[str]) -> list[str]:
+    """`matched` and the terms as chunk `row` writes them too (Traditional 數據 for the token
+    数据): what a display highlights in the original text."""
+    meta = (index.store.doc(row["doc"]) or {"metadata": {}})["metadata"]
+    shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
+    return matched + other_spellings(shown, matched)
+
+
+def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The terms of `query` the chunks `rows` (store records) hold, each once, as a result
+    citing one of them lists them (``why["matched_terms"]``: the question cleaned, its
+    synonym expansion, the chunk's own spellings), without searching: what a page showing
+    cited lines highlights of the question that led there."""
+    text = question_text(query, term_weights(index))
+    if not text:
+        return []
+    terms, ids, unknown = index.bm25.query_terms(text)
+    routed = route(index, text)
+    covered = Coverage(index, terms, ids, unknown,
+                       expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES]))
+    out: dict[str, None] = {}
+    for row in rows:
+        out.update(dict.fromkeys(_as_written(index, row, covered.matched(row["num"]))))
+    return list(out)
+
+
 def _read_rows(index: KbIndex, rows: Rows, nums: list[int]) -> None:
     """Add the ranking rows of chunks `nums` not in `rows` yet (one query)."""
     missing = [n for n in dict.fromkeys(nums) if n not in rows]
@@ -507,10 +533,7 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, match
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
-    # the terms as the chunk writes them too (Traditional 數據 for the token 数据): what a
-    # display highlights in the original text
-    shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
-    matched += other_spellings(shown, matched)
+    matched = _as_written(index, row, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),

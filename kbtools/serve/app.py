@@ -18,6 +18,8 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
@@ -42,10 +44,18 @@ def create_app(index: Path | None, *, token: str | None = None,
     """The ASGI application serving `index` (a release, ``dist/`` or a device directory)."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
                             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
-                    exception_handlers={HTTPException: api.http_error})
+                    exception_handlers={HTTPException: http_error})
     app.state.source = source = source or ServedIndex(index)
     app.state.workers = Workers(workers)
     return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route, wrong method): in the API's shape under
+    /api/, plain text for the stylesheet, an error page for a page address."""
+    if request.url.path.startswith(("/api/", "/static/")):
+        return await api.http_error(request, exc)
+    return await pages.http_error(request, exc)
 
 
 def read_token(path: Path) -> str:

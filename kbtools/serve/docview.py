@@ -8,7 +8,9 @@ markdown-it's own renderer in what author content may do:
   nothing but `<img>` tags (Typora's resized pictures) is shown as the page's own images
   (their `src`, `alt` and `title` only), every other HTML block or inline tag is shown as
   escaped text;
-- text is escaped first, then the question's matched terms are wrapped in ``<mark>``;
+- text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
+  term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
+  the characters of other words: 使用, 农药);
 - formulas become ``<img>`` of the release's sanitised SVG (`formula_relpath`), or the
   LaTeX as code when the release has no SVG for it;
 - images resolve against the document's path and are shown only when the release ships
@@ -122,6 +124,7 @@ class SafeRenderer(RendererHTML):
         super().__init__()
         self.ctx = ctx
         self.pattern = _terms_pattern(ctx.terms)
+        self.outside = _terms_pattern(t for t in ctx.terms if not _lone_character(t))
 
     def cited_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:
@@ -135,7 +138,8 @@ class SafeRenderer(RendererHTML):
 
     # --- text -------------------------------------------------------------------------
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
-        return highlight(tokens[idx].content, self.pattern)
+        tok = tokens[idx]
+        return highlight(tok.content, self.pattern if tok.meta.get("cited") else self.outside)
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
@@ -293,6 +297,12 @@ def _terms_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(_term_regex(w) for w in words), re.I)
 
 
+def _lone_character(term: str) -> bool:
+    """A term of one character beyond ASCII (a CJK character)."""
+    term = term.strip()
+    return len(term) == 1 and not term.isascii()
+
+
 def _term_regex(word: str) -> str:
     if not (word[0].isascii() and word[0].isalnum()):
         return re.escape(word)
@@ -332,14 +342,18 @@ def _mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
     an item counts as cited through its paragraph, not by lying inside the range."""
     first: int | None = None
     for i, tok in enumerate(tokens):
-        if tok.map is None or tok.nesting < 0 or tok.type == "inline":
+        if tok.map is None or tok.nesting < 0:
             continue
         a, b = ctx.file_lines(tok.map)
+        lo, hi = ctx.cited or (0, -1)
+        overlaps = a <= hi and max(a, b) >= lo
+        if tok.type == "inline":  # text in the cited lines: every matched term is marked
+            for child in tok.children or []:
+                child.meta["cited"] = overlaps
+            continue
         tok.attrSet("data-lines", f"{a}-{max(a, b)}")
         if ctx.cited is None:
             continue
-        lo, hi = ctx.cited
-        overlaps = a <= hi and max(a, b) >= lo
         inside = lo <= a and b <= hi
         if (tok.type in _LEAF_BLOCKS and overlaps) or (inside and tok.type != "tbody_open"):
             at = _container(tokens, i) if tok.hidden else i

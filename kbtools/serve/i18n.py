@@ -73,6 +73,16 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "chunks": ("段落数", "Passages"),
     "error": ("出错了", "Something went wrong"),
     "back": ("返回搜索", "Back to search"),
+    "error_detail": ("详细信息：", "Details:"),
+    # an error page's sentence by HTTP status (`error_word`); the library's message follows
+    "error_400": ("请求中的内容有误，请检查后重试。", "Something in the request is not valid."),
+    "error_404": ("找不到要打开的文档或内容，它可能不在当前发布版本中。",
+                  "Not found: it may not be in the release being served."),
+    "error_413": ("提交的内容太长。", "What was sent is too long."),
+    "error_415": ("提交的格式不对，请用页面上的表单。", "Not sent as a form: use the page's form."),
+    "error_500": ("服务器内部出错，已记录在日志中。", "An internal error; it is in the server's log."),
+    "error_503": ("暂时没有可用的知识库版本，请稍后再试。",
+                  "No release can be served right now; try again later."),
     "language": ("English", "中文"),
     "malformed_table": ("表格格式有误", "Malformed table"),
     "no_tables": ("这个文档没有决策表", "This document has no decision table"),
@@ -116,6 +126,13 @@ def reason_translator(lang: str) -> Callable[[str], str]:
     def say(reason: str) -> str:
         return REASONS.get(reason, reason) if lang == "zh" else reason
     return say
+
+
+def error_word(status: int) -> str:
+    """The key of what an error page of HTTP `status` says (a status without words of its
+    own: its class, 4xx or 5xx)."""
+    key = f"error_{status}"
+    return key if key in WORDS else ("error_500" if status >= 500 else "error_400")
 
 
 def other_lang(lang: str) -> str:

@@ -30,6 +30,7 @@ from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.query.log import record_question
+from kbtools.query.search import matched_terms
 from kbtools.render.images import IMAGE_TYPES, image_path
 from kbtools.serve import ops
 from kbtools.serve.docview import (
@@ -41,6 +42,7 @@ from kbtools.serve.docview import (
 )
 from kbtools.serve.i18n import (
     LANG_COOKIE,
+    error_word,
     other_lang,
     pick_lang,
     reason_translator,
@@ -107,6 +109,12 @@ class Page:
             return None
         return [(k, v) for k, v in self.params.multi_items() if v]
 
+    def error(self, status: int, detail: str) -> HTMLResponse:
+        """The error page of HTTP `status`: what went wrong in the page's language, the
+        library's message (English, naming the file, line or value) kept below it."""
+        return self.render("error.html", status, message=self.t(error_word(status)),
+                           detail=detail)
+
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
@@ -136,26 +144,47 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
             try:
                 p.params = await read_form(request)
             except ops.ApiError as exc:
-                return p.render("error.html", exc.status, message=exc.message)
-            query = urlencode(p.params.multi_items())
+                return p.error(exc.status, exc.message)
+            query = urlencode(link_fields(p.params, request.query_params.get("lang")))
             if len(query) <= MAX_QUERY_STRING:
-                return RedirectResponse(f"{request.url.path}?{query}", 303,
+                return RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303,
                                         headers={"cache-control": "no-store"})
 
         def run() -> HTMLResponse:
             try:
                 return fn(p, _source(request).get())
             except ops.ApiError as exc:
-                return p.render("error.html", exc.status, message=exc.message)
+                return p.error(exc.status, exc.message)
             except KbError as exc:
-                return p.render("error.html", ops.status_of(exc), message=one_line(exc.format()))
+                return p.error(ops.status_of(exc), one_line(exc.format()))
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
                 log.exception("page %s failed", request.url.path)
-                return p.render("error.html", 500,
-                                message=f"internal error ({type(exc).__name__})")
+                return p.error(500, f"internal error ({type(exc).__name__})")
         workers: Workers = request.app.state.workers
         return await workers.run(run)
     return handler
+
+
+def link_fields(form: QueryParams, lang: str | None) -> list[tuple[str, str]]:
+    """The fields of the GET link a POSTed search form is redirected to: those given a value
+    (a filter left at "any" is sent empty: 14 of them on the example knowledge), and the
+    language the form was posted in (``?lang=`` of its URL), which the form does not hold."""
+    fields = [(k, v) for k, v in form.multi_items() if v]
+    if lang and "lang" not in form:
+        fields.append(("lang", lang))
+    return fields
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals of a page address (no such page 404, wrong method 405) as an
+    error page in the reader's language, not plain English text."""
+    status = int(getattr(exc, "status_code", 500))
+    detail = (f"no page {request.url.path}" if status == 404 else
+              f"{request.method} is not allowed here" if status == 405 else
+              str(getattr(exc, "detail", "error")))
+    response = Page(request).error(status, detail)
+    response.headers.update(getattr(exc, "headers", None) or {})
+    return response
 
 
 async def read_form(request: Request) -> QueryParams:
@@ -346,6 +375,19 @@ def _cited(value: str | None) -> tuple[int, int] | None:
     return (a, b) if a <= b else None
 
 
+def _cited_chunks(chunks: list[dict[str, Any]],
+                  cited: tuple[int, int] | None) -> list[dict[str, Any]]:
+    """The chunks a link to `cited` lines cites: those within the lines (a result's section
+    and the finer chunks inside it), else those overlapping them (a row of a table chunk);
+    every chunk of the document when no lines are cited or no chunk holds them."""
+    if cited is None:
+        return chunks
+    lo, hi = cited
+    within = [c for c in chunks if lo <= c["line_start"] and c["line_end"] <= hi]
+    return within or [c for c in chunks if c["line_start"] <= hi and c["line_end"] >= lo] \
+        or chunks
+
+
 def doc_page(p: Page, served: Served) -> HTMLResponse:
     doc = p.request.path_params["path"]
     src = ops.document(served, doc)
@@ -353,9 +395,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     cited = _cited(params.get("lines"))
     q = ops.check_question(params.get("q", ""))
     chunks = ops.doc_chunks(served, src.rel)
-    terms: list[str] = []
-    if q.strip():
-        terms = list(served.index.bm25.query_terms(q)[0])
+    terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
     ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
                    xrefs=xrefs)
