@@ -103,6 +103,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.fusion._CODE": "match",
     "kbtools.query.fusion._NAME": "search",
     "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier
+    "kbtools.query.identifiers._PATH_WORD": "search",  # one identifier of the question
+    "kbtools.query.calibration._VALUE": "fullmatch",  # one unknown question term
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.question._CONTROL": "sub",
@@ -163,7 +165,6 @@ OTHER: dict[str, str] = {
                                            "lookarounds, or a key line bounded to 40 characters",
     "kbtools.query.identifiers:[a-z]+:[a-z_]+": "one token of the question (fullmatch)",
     "kbtools.query.identifiers:\\d+(?:\\.\\d+)?[A-Za-z]{1,3}": "one token of the question",
-    "kbtools.query.calibration:[\\d.%]+": "one unknown question term (fullmatch)",
     "kbtools.query.calibration:[-/]": "one unknown question term (a character class)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
     "kbtools.agents.mcp_server.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
