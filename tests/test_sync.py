@@ -24,6 +24,7 @@ from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device
+from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
 from kbtools.ship.operate import status
 from kbtools.ship.signing import keygen, load_private
@@ -479,3 +480,45 @@ def test_status_sees_release_json_edited_on_the_device(pub: Pub, synced: Path, r
         assert sync(str(pub.art), synced).tag == rdir.name
         assert json.loads(rel_path.read_text())["created"] != rel["created"]
         assert status(synced)["served"]["verified_now"] is True
+
+
+def test_a_prune_that_fails_after_the_switch_is_a_warning_not_a_failed_sync(
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev, keep=1)
+    pub.release()
+    real = device.os.replace
+
+    def refuse_prune(src, dst, *a, **kw):  # a release that cannot be moved aside
+        if str(dst).endswith(".deleting"):
+            raise PermissionError(13, "Permission denied", str(src))
+        return real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(device.os, "replace", refuse_prune)
+    result = sync(str(pub.art), dev, keep=1)
+    assert (result.tag, result.changed) == ("kb-r3", True) and served_ok(dev) == "kb-r3"
+    assert any("kb-r2" in w and "Permission denied" in w and "kb-r3 is served" in w
+               for w in result.warnings), result.warnings
+    state = json.loads((dev / "state.json").read_text())
+    assert state["last_sync"]["ok"] is True and state["highest_serial"] == 3
+    assert sorted(device.release_dirs(dev)) == ["kb-r2", "kb-r3"]
+    monkeypatch.setattr(device.os, "replace", real)
+    pub.release()
+    assert sync(str(pub.art), dev, keep=1).warnings == ()  # the next sync prunes both
+    assert sorted(device.release_dirs(dev)) == ["kb-r4"]
+
+
+def test_a_write_that_fails_after_the_switch_does_not_claim_the_release_unchanged(
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.release()
+
+    def full(_gd: Path) -> tuple[str, ...]:
+        raise OSError(28, "No space left on device", str(dev / "repo.git"))
+
+    monkeypatch.setattr(sync_module, "compact_repo", full)
+    with pytest.raises(SyncError) as err:
+        sync(str(pub.art), dev)
+    assert "kb-r3 is served now" in err.value.message and "unchanged" not in err.value.message
+    assert served_ok(dev) == "kb-r3"
