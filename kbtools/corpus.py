@@ -29,6 +29,9 @@ FENCE = re.compile(r"^---[ \t]*$")
 END_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 MAX_YAML_NODES = 20_000  # a front matter expanding beyond this is an alias bomb
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024  # kb.toml [check] max_bytes: the largest document read
+# the smallest limit kb.toml [check] max_bytes (the schema's minimum) and `kb check
+# --max-size` accept: one rule for both
+MIN_MAX_BYTES = 1024
 _READ_CHUNK = 1 << 16
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
