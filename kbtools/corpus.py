@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,9 @@ FENCE = re.compile(r"^---[ \t]*$")
 END_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 MAX_YAML_NODES = 20_000  # a front matter expanding beyond this is an alias bomb
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024  # kb.toml [check] max_bytes: the largest document read
+# the smallest limit kb.toml [check] max_bytes (the schema's minimum) and `kb check
+# --max-size` accept: one rule for both
+MIN_MAX_BYTES = 1024
 _READ_CHUNK = 1 << 16
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -411,6 +415,30 @@ def parse_source(text: str, path: Path, rel: str, front: Front | None = None) ->
             meta = {str(k): v for k, v in data.items()}
     return SourceDoc(path=path, rel=rel, text=text, meta=meta, body=body, body_line=body_line,
                      fm_end_line=max(fence_line, 0), key_lines=key_lines, errors=tuple(errors))
+
+
+def entry_spelling(root: Path, rel: str) -> str | None:
+    """`rel` (a posix path below `root`) spelt as the directory entries spell it, when each
+    part names an entry exactly or, failing that, exactly one entry equal to it in composed
+    Unicode (NFC): a name typed composed for a file macOS wrote decomposed (NFD), or the
+    other way round. None when some part names no entry."""
+    folder, parts = root, []
+    for part in rel.split("/"):
+        if part in ("", "."):
+            continue
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return None
+        if part not in names:
+            same = [n for n in names
+                    if unicodedata.normalize("NFC", n) == unicodedata.normalize("NFC", part)]
+            if len(same) != 1:
+                return None
+            part = same[0]
+        parts.append(part)
+        folder = folder / part
+    return "/".join(parts)
 
 
 def rel_path(path: Path, root: Path) -> str:

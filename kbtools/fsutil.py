@@ -384,9 +384,11 @@ def _refused(exc: OSError, shown: str) -> OSError:
     return OSError(exc.errno, exc.strerror, shown)
 
 
-def _open_dir(root: Path, parts: list[str], *, create: bool) -> int:
-    """An fd of root/parts[0]/..., each component opened without following links."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+def _open_dir(root: Path, parts: list[str], *, create: bool, dir_fd: int | None = None) -> int:
+    """An fd of root/parts[0]/..., each component opened without following links; from
+    `dir_fd` instead of the name `root` when given (`root` then only names it in errors)."""
+    fd = os.dup(dir_fd) if dir_fd is not None else os.open(
+        root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     done = root
     try:
         for seg in parts:
@@ -407,11 +409,13 @@ def _open_dir(root: Path, parts: list[str], *, create: bool) -> int:
 
 
 def open_beneath(root: Path, rel: str, flags: int, mode: int = 0o666, *,
-                 mkdirs: bool = False) -> int:
+                 mkdirs: bool = False, dir_fd: int | None = None) -> int:
     """os.open of root/rel (rel: '/'-separated, no '.', '..' or empty parts) that follows no
-    symbolic link below `root`; `mkdirs` creates missing parent directories."""
+    symbolic link below `root`; `mkdirs` creates missing parent directories. `dir_fd`: the
+    directory `root` named when it was opened (held open: renamed since, it is still that
+    one)."""
     parts = _segments(rel)
-    dfd = _open_dir(root, parts[:-1], create=mkdirs)
+    dfd = _open_dir(root, parts[:-1], create=mkdirs, dir_fd=dir_fd)
     try:
         return os.open(parts[-1], flags | _NOFOLLOW, mode, dir_fd=dfd)
     except OSError as exc:
@@ -445,9 +449,10 @@ def read_fd_regular(fd: int, limit: int, shown: str) -> bytes:
     return b"".join(chunks)
 
 
-def read_beneath(root: Path, rel: str, limit: int) -> bytes:
-    """The bytes of regular file root/rel (no link followed below root; never blocks)."""
-    fd = open_beneath(root, rel, os.O_RDONLY | os.O_NONBLOCK)
+def read_beneath(root: Path, rel: str, limit: int, *, dir_fd: int | None = None) -> bytes:
+    """The bytes of regular file root/rel (no link followed below root; never blocks);
+    `dir_fd` as in `open_beneath`."""
+    fd = open_beneath(root, rel, os.O_RDONLY | os.O_NONBLOCK, dir_fd=dir_fd)
     try:
         return read_fd_regular(fd, limit, str(root / rel))
     finally:

@@ -37,7 +37,7 @@ from typing import Any
 import git
 
 from kbtools.config import Config
-from kbtools.corpus import decode, parse_source
+from kbtools.corpus import decode, entry_spelling, parse_source
 from kbtools.errors import KbError, UsageError
 from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit, unquote_path
 from kbtools.gitobjects import merge_base as base_of
@@ -314,6 +314,9 @@ def doc_rel(cfg: Config, doc: str) -> str:
             rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
         except ValueError:
             continue
+        # as the directory spells it: typed composed for a name macOS wrote decomposed
+        # (NFD), or the reverse, is the name git recorded
+        rel = entry_spelling(cfg.root, rel) or rel
         if (cfg.root / rel).is_dir():
             raise UsageError(f"{doc}: a directory, not a document; name one Markdown file")
         if (cfg.root / rel).exists():

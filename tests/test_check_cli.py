@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from kbtools.cli import main
-from tests.kbfixtures import GOOD_FM
+from kbtools.corpus import MIN_MAX_BYTES
+from tests.kbfixtures import GOOD_FM, REPO
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"
 FM = GOOD_FM
@@ -171,10 +172,24 @@ def test_a_wrong_setting_names_its_kb_toml_line(repo, toml, line, message):
 
 
 def test_max_size_option(repo):
-    result = run("--max-size", "10")
+    (repo / "knowledge" / "big.md").write_text(FM + "# Big\n\n" + "Text. " * 300 + "\n")
+    result = run("--max-size", "1024")
     assert result.exit_code == 1
-    assert "file-too-large" in result.stdout
+    assert "big.md:1:1: error: file-too-large" in result.stdout and "good.md" not in result.stdout
     assert run("--max-size", "0").exit_code == 2
+
+
+def test_max_size_has_the_minimum_of_kb_toml_max_bytes(repo):
+    """`--max-size 100` was accepted (minimum 1) while `[check] max_bytes = 100` was refused
+    (schema minimum 1024): one rule for both."""
+    schema = json.loads((REPO / "schemas" / "kb.schema.json").read_text(encoding="utf-8"))
+    assert schema["properties"]["check"]["properties"]["max_bytes"]["minimum"] == MIN_MAX_BYTES
+    result = run("--max-size", str(MIN_MAX_BYTES - 1))
+    assert result.exit_code == 2 and "x>=1024" in result.stderr
+    (repo / "kb.toml").write_text(f"[check]\nmax_bytes = {MIN_MAX_BYTES - 1}\n")
+    assert run().exit_code == 1
+    (repo / "kb.toml").write_text(f"[check]\nmax_bytes = {MIN_MAX_BYTES}\n")
+    assert run().exit_code == 0
 
 
 def test_lenient_and_no_schema(repo):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import unicodedata
 from datetime import datetime
 from pathlib import Path
 
@@ -113,6 +114,31 @@ def test_history_errors(r: Repo, tmp_path: Path) -> None:
     plain.mkdir()
     with pytest.raises(KbError, match="not inside a Git repository"):
         doc_history(plain, DOC, NC)
+
+
+NAME = "knowledge/café ñ.md"
+
+
+def test_history_of_a_name_typed_composed_for_one_committed_decomposed(
+        r: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS writes file names decomposed (NFD); typed composed (NFC), `kb history` said
+    "no commits touch this document". It follows the name as the disk spells it, and as
+    the history spells it for a document no longer on disk."""
+    nfd = unicodedata.normalize("NFD", NAME)
+    assert nfd != NAME
+    first = r.commit({nfd: text()}, "Add café", ALICE, "2026-02-01T10:00:00+08:00")
+    monkeypatch.chdir(r.root)
+    res = CliRunner().invoke(main, ["history", NAME, "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["doc"] == nfd and [c["commit"] for c in out["commits"]] == [first]
+    monkeypatch.chdir(r.root / "knowledge")  # relative to the cwd, as typed
+    res = CliRunner().invoke(main, ["history", "café ñ.md", "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["doc"] == nfd
+    r.repo.index.remove([nfd], working_tree=True)  # deleted: only the history spells it
+    gone = r.commit({}, "Remove café", ALICE, "2026-02-02T10:00:00+08:00")
+    h = doc_history(r.root, NAME, NC)
+    assert h["doc"] == nfd and [c["commit"] for c in h["commits"]] == [gone, first]
 
 
 def test_doc_changes_are_neutral(r: Repo) -> None:

@@ -161,8 +161,10 @@ def test_index_knowledge_reads_data_source(tmp_path):
     (src / "cucumber.md").write_text(DOC, encoding="utf-8")
     store = SimpleNamespace(span_reason=lambda doc, a, b: None)  # every chunk verified
     docs = [{"doc": "knowledge/crops/cucumber.md"}, {"doc": "knowledge/a.md"}]
+    data = tmp_path / "dist" / "data"
     kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store,
-                                            docs=lambda: docs, manifest={"artifacts": {}}))
+                                            docs=lambda: docs, manifest={"artifacts": {}},
+                                            read_data=lambda rel, limit: (data / rel).read_bytes()))
     assert kn.where == "index"
     sec = read_section(kn, "knowledge/crops/cucumber.md", "2. 防治")
     assert sec.doc == "knowledge/crops/cucumber.md"

@@ -221,8 +221,11 @@ def index_knowledge(tmp_path: Path):
                    chunk(doc, 3, "list_item", 12, 12, rest), chunk(doc, 4, "section", 14, 16, rest)]
     write_store(tmp_path / "store.sqlite", docs, chunks, {}, [])
     store = Store(tmp_path / "store.sqlite")
+    data = tmp_path / "dist" / "data"
     yield open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store,
-                                             docs=lambda: docs, manifest={"artifacts": {}}))
+                                             docs=lambda: docs, manifest={"artifacts": {}},
+                                             read_data=lambda rel, limit: (data / rel)
+                                             .read_bytes()))
     store.close()
 
 

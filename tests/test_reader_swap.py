@@ -17,10 +17,13 @@ import pytest
 from hostile import GOOD_DOC, kb, make_repo
 
 import kbtools.index.reader as reader
+from kbtools import fsutil
+from kbtools.agents.read import open_knowledge
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import replace_dir, staging_dir
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
+from kbtools.serve.source import Served
 
 EXTRA = {f"knowledge/extra{i}.md": GOOD_DOC.replace("Pump maintenance", f"Valve {i} checks")
          .replace("mechanical seal of the irrigation pump", f"gasket of valve {i}")
@@ -85,3 +88,39 @@ def test_an_index_replaced_at_every_open_is_one_line_error(two_builds, tmp_path,
         open_index(target)
     assert "replaced again and again while it was being opened" in err.value.format()
     assert "\n" not in err.value.format()
+
+
+def test_documents_are_read_from_the_tree_the_index_opened(two_builds, tmp_path, monkeypatch):
+    """`kb serve`/`kb mcp` on a dist/ read data/source by path after opening: a request
+    straddling a build that swapped in a new dist/ read the new tree's source against the
+    old index's line numbers. The opened tree is held; once it is deleted, a read says
+    the index was replaced instead of reading the new one."""
+    small, large = two_builds
+    target = tmp_path / "dist"
+    swap_in(small, target)
+    idx = open_index(target)
+    try:
+        kn = open_knowledge(idx=idx)
+        served = Served(idx, kn)
+        [doc] = [d["doc"] for d in idx.docs()]
+        before = kn.read(kn.resolve(doc)).text
+        kept: list[Path] = []
+        monkeypatch.setattr(fsutil, "discard_dir", kept.append)  # the old tree stays a while
+        swap_in(large, target)
+        (target / "data" / "source" / doc).write_text("---\ntitle: new\n---\n# New build\n")
+        assert kn.read(kn.resolve(doc)).text == before
+        assert served.data_file(f"source/{doc}").decode("utf-8") == before
+        [old] = kept
+        shutil.rmtree(old)  # the old tree deleted: no read of the new one in its place
+        with pytest.raises(IndexLoadError, match="replaced .* while this request read it"):
+            kn.read(kn.resolve(doc))
+        with pytest.raises(IndexLoadError, match="ask again"):
+            served.data_file(f"source/{doc}")
+    finally:
+        idx.close()
+    reopened = open_index(target)  # the next request opens the new tree
+    try:
+        assert open_knowledge(idx=reopened).read(Path(target / "data/source" / doc)).text \
+            .endswith("# New build\n")
+    finally:
+        reopened.close()

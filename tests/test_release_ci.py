@@ -112,3 +112,28 @@ def test_ci_release_script_against_bare_repo(tmp_path: Path):
     assert git(art, "tag").split() == ["kb-r1", "kb-r2"]
     # the offline bundle the script wrote is accepted by a device
     assert sync(str(tmp_path / "out" / "kb-r2.bundle"), tmp_path / "dev").tag == "kb-r2"
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("", ["install", "kbtools[build]"]),
+    ("https://example.org/kbtools-0.9-py3-none-any.whl",
+     ["install", "https://example.org/kbtools-0.9-py3-none-any.whl", "kbtools[build]"]),
+    ("git+https://example.org/kbtools.git@v0.9",
+     ["install", "git+https://example.org/kbtools.git@v0.9", "kbtools[build]"]),
+])
+def test_kb_init_release_workflow_installs_the_build_extra_with_kbtools_spec(
+        tmp_path: Path, spec: str, expected: list[str]):
+    """Setting KBTOOLS_SPEC replaced 'kbtools[build]' entirely, so a wheel URL installed
+    kbtools without the build extra; pip now gets the spec and kbtools[build] together."""
+    wf = yaml.safe_load((REPO / "kbtools" / "data" / "init" / "workflows"
+                         / "kb-release.yml").read_text())
+    [step] = [s for s in wf["jobs"]["release"]["steps"]
+              if "kbtools[build]" in s.get("run", "")]
+    assert step["env"]["KBTOOLS_SPEC"] == "${{ vars.KBTOOLS_SPEC }}"
+    install = [line for line in step["run"].splitlines()
+               if line.startswith("pip install") and "kbtools" in line]
+    log = tmp_path / "pip.args"
+    script = (f'pip() {{ printf "%s\\n" "$@" >> "{log}"; }}\n' + "\n".join(install) + "\n")
+    subprocess.run(["bash", "-euc", script], check=True,
+                   env={"PATH": os.environ["PATH"], "KBTOOLS_SPEC": spec})
+    assert log.read_text().splitlines() == expected

@@ -223,3 +223,23 @@ def test_a_diverged_branch_with_a_commit_that_is_no_release_is_left_alone(tmp_pa
         make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"),
                      remote=str(art))
     assert git(b, "rev-parse", "refs/kb/heads/kb-index").strip() == mine
+
+
+def test_the_release_that_takes_back_unpublished_ones_names_them(tmp_path, monkeypatch):
+    """The take-back above is not silent: the next `kb release` says in one line which
+    local releases it dropped."""
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    a, b = make_knowledge_repo(tmp_path / "a"), make_knowledge_repo(tmp_path / "b")
+    make_release(a, make_dist(tmp_path / "d1", sample_files(1), commit="s1"), remote=str(art))
+    monkeypatch.setattr(rel_mod, "_publish", lambda *a, **k: ())  # recorded, never pushed
+    make_release(b, make_dist(tmp_path / "db", sample_files(3), commit="sb"), remote=str(art))
+    make_release(b, make_dist(tmp_path / "dc", sample_files(4), commit="sc"), remote=str(art))
+    monkeypatch.undo()
+    make_release(a, make_dist(tmp_path / "da", sample_files(2), commit="sa"), remote=str(art))
+    info = make_release(b, make_dist(tmp_path / "dd", sample_files(5), commit="sd"),
+                        remote=str(art))
+    assert info.tag == "kb-r3"
+    dropped = [w for w in info.warnings if w.startswith("dropped ")]
+    assert len(dropped) == 1 and "\n" not in dropped[0], info.warnings
+    assert dropped[0].startswith("dropped kb-r2, kb-r3: ") and str(art) in dropped[0]

@@ -24,8 +24,9 @@ from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device
+from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
-from kbtools.ship.operate import status
+from kbtools.ship.operate import RELEASES_LIMIT, limit_releases, status
 from kbtools.ship.signing import keygen, load_private
 from kbtools.ship.sync import sync
 
@@ -479,3 +480,75 @@ def test_status_sees_release_json_edited_on_the_device(pub: Pub, synced: Path, r
         assert sync(str(pub.art), synced).tag == rdir.name
         assert json.loads(rel_path.read_text())["created"] != rel["created"]
         assert status(synced)["served"]["verified_now"] is True
+
+
+def test_a_prune_that_fails_after_the_switch_is_a_warning_not_a_failed_sync(
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev, keep=1)
+    pub.release()
+    real = device.os.replace
+
+    def refuse_prune(src, dst, *a, **kw):  # a release that cannot be moved aside
+        if str(dst).endswith(".deleting"):
+            raise PermissionError(13, "Permission denied", str(src))
+        return real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(device.os, "replace", refuse_prune)
+    result = sync(str(pub.art), dev, keep=1)
+    assert (result.tag, result.changed) == ("kb-r3", True) and served_ok(dev) == "kb-r3"
+    assert any("kb-r2" in w and "Permission denied" in w and "kb-r3 is served" in w
+               for w in result.warnings), result.warnings
+    state = json.loads((dev / "state.json").read_text())
+    assert state["last_sync"]["ok"] is True and state["highest_serial"] == 3
+    assert sorted(device.release_dirs(dev)) == ["kb-r2", "kb-r3"]
+    monkeypatch.setattr(device.os, "replace", real)
+    pub.release()
+    assert sync(str(pub.art), dev, keep=1).warnings == ()  # the next sync prunes both
+    assert sorted(device.release_dirs(dev)) == ["kb-r4"]
+
+
+def test_a_write_that_fails_after_the_switch_does_not_claim_the_release_unchanged(
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.release()
+
+    def full(_gd: Path) -> tuple[str, ...]:
+        raise OSError(28, "No space left on device", str(dev / "repo.git"))
+
+    monkeypatch.setattr(sync_module, "compact_repo", full)
+    with pytest.raises(SyncError) as err:
+        sync(str(pub.art), dev)
+    assert "kb-r3 is served now" in err.value.message and "unchanged" not in err.value.message
+    assert served_ok(dev) == "kb-r3"
+
+
+def test_releases_lists_the_newest_and_every_local_one_up_to_a_limit(pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    for _ in range(3):
+        pub.release()
+    runner = CliRunner()
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--json", "--limit", "1"])
+    assert res.exit_code == 0, res.output
+    assert [r["tag"] for r in json.loads(res.stdout)] == ["kb-r5", "kb-r2"]  # r2 is local
+    assert "kb: 3 older releases not listed (--limit 0 lists all)" in res.stderr
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--limit", "2"])
+    assert [line.split()[0] for line in res.stdout.splitlines()[2:]] == ["kb-r5", "kb-r4", "*"]
+    assert "2 older releases not listed" in res.stderr
+    for args in (["--limit", "0"], []):  # all, and five is within the default limit
+        res = runner.invoke(main, ["releases", "--to", str(dev), "--json", *args])
+        assert [r["serial"] for r in json.loads(res.stdout)] == [5, 4, 3, 2, 1]
+        assert "not listed" not in res.stderr
+    res = runner.invoke(main, ["releases", "--to", str(dev), "--limit", "-1"])
+    assert res.exit_code == 2
+
+
+def test_the_default_limit_keeps_a_year_of_releases_to_a_screen():
+    rows = [{"tag": f"kb-r{s}", "serial": s, "local": s in (3, 200)}
+            for s in range(400, 0, -1)]
+    kept, omitted = limit_releases(rows, RELEASES_LIMIT)
+    assert [r["serial"] for r in kept] == [*range(400, 400 - RELEASES_LIMIT, -1), 200, 3]
+    assert omitted == 400 - RELEASES_LIMIT - 2
+    assert limit_releases(rows, 0) == (rows, 0)

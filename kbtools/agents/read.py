@@ -11,6 +11,7 @@ and on a device (documents under the index's ``data/source``).
 
 from __future__ import annotations
 
+import errno
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -22,8 +23,15 @@ from kbtools.build.verified import coverages
 from kbtools.build.xref import section_number
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
-from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, read_doc
-from kbtools.errors import IndexLoadError, KbError, UsageError, plural, valid_unicode
+from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_doc
+from kbtools.errors import (
+    IndexLoadError,
+    KbError,
+    SourceError,
+    UsageError,
+    plural,
+    valid_unicode,
+)
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.markdown.doctree import parse
@@ -173,7 +181,18 @@ class Knowledge:
         """The document at `path` (from `resolve`), read with its build's size limit and
         named by its citation path."""
         rel = self.rel(path)
-        return replace(read_doc(path, self.base, self.max_bytes(rel)), rel=rel)
+        data = ReleaseLayout(Path(self.idx.root)).data if self.idx is not None else None
+        if self.idx is None or data is None or not self.base.is_relative_to(data):
+            return replace(read_doc(path, self.base, self.max_bytes(rel)), rel=rel)
+        # from the tree the index opened, not what its directory's name holds now (a build
+        # may have swapped in a new dist/ since: its source against this index's lines)
+        name = (self.base.relative_to(data) / rel).as_posix()
+        try:
+            raw = self.idx.read_data(name, self.max_bytes(rel))
+        except OSError as exc:
+            code = "file-too-large" if exc.errno == errno.EFBIG else "file-unreadable"
+            raise SourceError(code, f"cannot read: {exc.strerror or exc}", path=rel) from None
+        return parse_source(decode(raw)[0], path, rel)
 
 
 def open_knowledge(root: Path | None = None, *, index: Path | None = None,

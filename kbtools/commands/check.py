@@ -11,6 +11,7 @@ from kbtools.check.fix import fix_paths
 from kbtools.check.vocabulary import is_data_file
 from kbtools.commands.output import json_option, report_findings
 from kbtools.config import load_config
+from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
 
 
@@ -25,9 +26,9 @@ from kbtools.errors import KbError, UsageError, plural
               help="Report front-matter problems as warnings (for foreign corpora).")
 @click.option("--no-schema", "no_schema", is_flag=True,
               help="Skip JSON Schema validation of front matter.")
-@click.option("--max-size", "max_size", type=click.IntRange(min=1), default=None,
-              help="Largest allowed document in bytes (default: kb.toml [check] max_bytes, "
-                   "else 2 MB).")
+@click.option("--max-size", "max_size", type=click.IntRange(min=MIN_MAX_BYTES), default=None,
+              help="Largest allowed document in bytes, at least 1024 as in kb.toml (default: "
+                   "kb.toml [check] max_bytes, else 2 MB).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: automatic for large corpora).")
 @click.option("--no-cache", "no_cache", is_flag=True,

@@ -9,7 +9,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option, to_option
 from kbtools.ship.device import device_dir, require_device
-from kbtools.ship.operate import list_releases
+from kbtools.ship.operate import RELEASES_LIMIT, limit_releases, list_releases
 from kbtools.ship.release import release_settings
 
 HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
@@ -18,19 +18,27 @@ HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
 @click.command("releases")
 @to_option
 @click.option("--local", "local_only", is_flag=True, help="Do not ask the sync source.")
+@click.option("--limit", type=click.IntRange(min=0), default=RELEASES_LIMIT, show_default=True,
+              help="List the newest N releases (and every one on the device); 0 lists all. "
+                   "Applies to --json too.")
 @json_option
-def releases(to: Path | None, local_only: bool, as_json: bool) -> None:
+def releases(to: Path | None, local_only: bool, limit: int, as_json: bool) -> None:
     """List releases: those on the device and those the last sync source offers.
 
     The first line names the device directory read. Columns: current marker (*), tag,
     serial, where (local/remote), source commit, created, size in bytes, and a note:
     "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`.
+    Releases left out by --limit are counted on stderr.
     """
     path = require_device(device_dir(to))
     rows, warnings = list_releases(path, remote=not local_only,
                                    branch=release_settings().branch)
     for w in warnings:
         click.echo(f"kb: warning: {w}", err=True)
+    rows, omitted = limit_releases(rows, limit)
+    if omitted:
+        click.echo(f"kb: {omitted} older release{'s' if omitted != 1 else ''} not listed "
+                   "(--limit 0 lists all)", err=True)
     if as_json:
         echo_json(rows)
         return

@@ -18,6 +18,7 @@ import gc
 import json
 import os
 import sqlite3
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,12 @@ import numpy as np
 from kbtools.config import find_root, load_config
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
-from kbtools.fsutil import is_staging_dir
+from kbtools.fsutil import is_staging_dir, read_beneath
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import (
     CHECKOUT_STATE,
+    DATA_DIR,
     DERIVED_CACHE,
     CheckoutLayout,
     DeviceLayout,
@@ -92,10 +94,46 @@ class KbIndex:
         self._synonyms: Synonyms | None = None
         self._no_answer: dict[str, Any] | None = None
         self._pages: dict[str, np.ndarray | None] = {}
+        self._tree: int | None = None  # the release directory, held open (`pin`)
+        self._unpin: weakref.finalize[Any, Any] | None = None
 
     @property
     def root(self) -> Path:
         return self.layout.root
+
+    def pin(self) -> None:
+        """Hold the release directory open, so that `read_data` reads the tree this index
+        was opened on even after its name is given to another (a `kb build` swapping in a
+        new ``dist/``, `kbtools.fsutil.replace_dir`): never one tree's source against the
+        other's line numbers."""
+        if self._tree is None:
+            self._tree = os.open(self.layout.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            self._unpin = weakref.finalize(self, os.close, self._tree)
+
+    def read_data(self, rel: str, limit: int) -> bytes:
+        """The bytes of ``data/<rel>`` of the tree this index opened (no link followed,
+        regular files only, at most `limit` bytes): OSError when it cannot be read;
+        IndexLoadError when the tree is gone, replaced by another under its name."""
+        name = f"{DATA_DIR}/{rel}"
+        try:
+            return read_beneath(self.layout.root, name, limit, dir_fd=self._tree)
+        except FileNotFoundError:
+            if self._tree is not None and self._replaced():
+                raise IndexLoadError("the index was replaced (a new build or sync) while this "
+                                     "request read it; ask again",
+                                     path=str(self.layout.root)) from None
+            raise
+
+    def _replaced(self) -> bool:
+        """Whether the release directory's name now names another directory (or none): the
+        held one cannot lend its inode number to a new tree while it is open."""
+        assert self._tree is not None
+        held = os.fstat(self._tree)
+        try:
+            now = os.stat(self.layout.root)
+        except OSError:
+            return True
+        return (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino)
 
     # lazily opened parts -------------------------------------------------------------
     @property
@@ -245,6 +283,8 @@ class KbIndex:
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
+        if self._unpin is not None:
+            self._unpin()
 
 
 def resolve_index_path(path: Path | None) -> Path:
@@ -359,6 +399,7 @@ def _open(layout: ReleaseLayout) -> KbIndex:
     _check_models(manifest, layout)
     index = KbIndex(layout, manifest, load_release_info(layout, manifest))
     try:
+        index.pin()  # `open_index` checks it is the tree the other files came from
         _check_tokens(index)
         return index.hold()
     except BaseException:

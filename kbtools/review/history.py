@@ -8,8 +8,12 @@ entries `kb recent` and the MCP `recent` tool print (with `summary` and `verifie
 
 from __future__ import annotations
 
+import os
+import unicodedata
 from pathlib import Path
 from typing import Any
+
+import git
 
 from kbtools.config import load_config
 from kbtools.errors import KbError
@@ -19,6 +23,7 @@ from kbtools.provenance import (
     RecentChange,
     git_prefix,
     open_repo,
+    plain_paths,
     recent_doc_changes,
     require_repo,
     resolve_commit,
@@ -77,15 +82,33 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
     given, ``--output=FILE`` would be an option of git's, not a revision."""
     repo = require_repo(root)
     with repo:
-        path = git_prefix(repo, root) + doc
+        prefix = git_prefix(repo, root)
+        path = prefix + doc
         start = resolve_commit(repo, rev).sha
         changes = reviewed_changes(repo, start, path, non_content)
+        known = None if changes else history_spelling(repo, start, path)
+        if known is not None and known.startswith(prefix):
+            path, doc = known, known[len(prefix):]
+            changes = reviewed_changes(repo, start, path, non_content)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
                         reviewed_by=trailer_emails(ch))
                    for ch in changes]
         return {"doc": doc, "commits": commits, "verifications": verification_events(changes)}
+
+
+def history_spelling(repo: git.Repo, rev: str, path: str) -> str | None:
+    """The one path the history of `rev` spells differently from `path` but equal to it in
+    composed Unicode (NFC): a document no longer on disk, committed with the decomposed
+    name macOS writes (NFD) and typed composed (or the reverse); None when there is not
+    exactly one."""
+    key = unicodedata.normalize("NFC", path)
+    out = plain_paths(repo).log("--format=", "--name-only", "-z", rev,
+                                stdout_as_string=False)
+    same = {name for name in (os.fsdecode(raw.strip(b"\n")) for raw in out.split(b"\0"))
+            if name != path and unicodedata.normalize("NFC", name) == key}
+    return same.pop() if len(same) == 1 else None
 
 
 def recent_changes(repo_root: Path, days: int | None = None, n: int | None = None,

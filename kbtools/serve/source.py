@@ -6,8 +6,9 @@ a git checkout of a release, as `kb query` does) each time it is called: on a de
 restart. A release is opened (and one question asked, so the embedding models are loaded)
 by the first request that needs it; opened releases are cached by their directory and the
 write of its manifest (so a ``dist/`` rebuilt under the same name is opened anew; `KbIndex`
-holds its files open, so a release pruned by a sync or a build replaced keeps answering
-the requests already running on it). The last `KEEP_OPEN` are kept open; an older one stays open while a request still runs on it. Each
+holds its files open, and its directory: documents and files are read from the tree it
+opened, so a release pruned by a sync or a build replaced keeps answering the requests
+already running on it, or says it was replaced, never reading the new tree in its place). The last `KEEP_OPEN` are kept open; an older one stays open while a request still runs on it. Each
 HTTP request runs inside `ServedIndex.request()` (the `PinRequests` middleware): every
 `get()` of the request, on whichever worker thread, returns the release its first one did,
 so two `kb sync`s or rollbacks in quick succession cannot close the release a page, a table
@@ -46,7 +47,6 @@ from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
-from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.query.search import keep_warm
@@ -73,8 +73,9 @@ class Served:
         return Path(self.index.root)
 
     def data_file(self, rel: str, limit: int = MAX_FILE_BYTES) -> bytes:
-        """The bytes of ``data/<rel>`` (no link followed, regular files only); OSError if not."""
-        return read_beneath(ReleaseLayout(self.root).data, rel, limit)
+        """The bytes of ``data/<rel>`` of the tree the release was opened on (no link
+        followed, regular files only); OSError if not (`KbIndex.read_data`)."""
+        return self.index.read_data(rel, limit)
 
     def has_data_file(self, rel: str) -> bool:
         path = ReleaseLayout(self.root).data / rel

@@ -87,6 +87,22 @@ def list_releases(path: Path, *, remote: bool = True,
     return rows, warnings
 
 
+# `kb releases` lists this many of the newest releases by default (a device after a year of
+# releases would otherwise print every one its source offers)
+RELEASES_LIMIT = 20
+
+
+def limit_releases(rows: list[dict[str, Any]], limit: int | None
+                   ) -> tuple[list[dict[str, Any]], int]:
+    """The newest `limit` of `rows` (newest first, as `list_releases` gives them) plus every
+    release on the device (what `kb rollback` can serve); and how many were left out.
+    `limit` None or 0: all of them."""
+    if not limit:
+        return rows, 0
+    kept = [r for i, r in enumerate(rows) if i < limit or r["local"]]
+    return kept, len(rows) - len(kept)
+
+
 def pinned_keys(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     """The keys pinned on the device (key id = sha256 fingerprint prefix, when pinned and
     why), and the problem reading them, if any."""

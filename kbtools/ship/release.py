@@ -158,7 +158,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
                            "trust over to a new key", path=str(dist))
     gd = find_git_dir(root)
     local_head = LOCAL_HEADS + branch
-    published = _fetch_published(gd, remote, branch) if remote else set()
+    published, dropped = _fetch_published(gd, remote, branch) if remote else (set(), ())
     parent = rev_parse(gd, local_head)
     mhash = sha256_file(ReleaseLayout(dist).manifest)
     source = manifest["source"]
@@ -167,7 +167,8 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
             prev.get("source", {}).get("commit") == source.get("commit"):
         info = _info(prev, parent, new=False, pushed=remote or None, manifest=manifest)
         if remote:
-            info = replace(info, warnings=_push(gd, remote, branch, LOCAL_TAGS + info.tag))
+            info = replace(info, warnings=dropped + _push(gd, remote, branch,
+                                                          LOCAL_TAGS + info.tag))
         return info
     aborted = _aborted_tags(gd, parent, int(prev.get("serial", 0)), published)
     serial = max([int(prev.get("serial", 0)),
@@ -188,7 +189,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     commit = _commit_and_tag(gd, tree, parent, local_head, rel, aborted)
     warnings = _publish(gd, remote, branch, tag_name(serial), parent, commit) if remote else ()
     return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
-                   warnings=warnings)
+                   warnings=dropped + warnings)
 
 
 def _checked_dist(dist: Path) -> dict[str, Any]:
@@ -303,38 +304,48 @@ def _remote_refs(gd: Path, remote: str) -> dict[str, str]:
     return refs
 
 
-def _fetch_published(gd: Path, remote: str, branch: str) -> set[int]:
+def _fetch_published(gd: Path, remote: str, branch: str) -> tuple[set[int], tuple[str, ...]]:
     """Bring the remote's artifacts branch and release tags into refs/kb/*; returns the
-    serials of the release tags the remote holds."""
+    serials of the release tags the remote holds, and one line naming the local releases
+    `_take_back` dropped (none when it dropped none)."""
     refs = _remote_refs(gd, remote)
     published = {s for s in map(parse_serial, (r for r in refs if r.startswith("refs/tags/")))
                  if s is not None}
     if f"refs/heads/{branch}" not in refs:
-        return published
+        return published, ()
     staging = f"refs/kb/remote/{branch}"
     run_git(gd, "fetch", "-q", "--no-tags", remote, f"+refs/heads/{branch}:{staging}",
             f"+refs/tags/{TAG_PREFIX}*:{LOCAL_TAGS}{TAG_PREFIX}*")
     theirs = rev_parse(gd, staging)
     ours = rev_parse(gd, LOCAL_HEADS + branch)
     if theirs is None or theirs == ours:
-        return published
+        return published, ()
     if ours is None or is_ancestor(gd, ours, theirs):
         run_git(gd, "update-ref", LOCAL_HEADS + branch, theirs)
-    elif not is_ancestor(gd, theirs, ours) and not _take_back(gd, refs, branch, ours, theirs):
-        raise ReleaseError(f"local {branch} and {remote}'s {branch} have diverged; "
-                           f"inspect {LOCAL_HEADS}{branch} and {staging}")
-    return published
+    elif not is_ancestor(gd, theirs, ours):
+        dropped = _take_back(gd, refs, branch, ours, theirs)
+        if dropped is None:
+            raise ReleaseError(f"local {branch} and {remote}'s {branch} have diverged; "
+                               f"inspect {LOCAL_HEADS}{branch} and {staging}")
+        return published, (f"dropped {', '.join(dropped)}: recorded here by a kb release "
+                           f"that never pushed {'it' if len(dropped) == 1 else 'them'}, "
+                           f"while {remote} published other releases; this release "
+                           "follows the published ones",)
+    return published, ()
 
 
-def _take_back(gd: Path, refs: dict[str, str], branch: str, ours: str, theirs: str) -> bool:
+def _take_back(gd: Path, refs: dict[str, str], branch: str, ours: str, theirs: str
+               ) -> tuple[str, ...] | None:
     """Move the local `branch` from `ours` to the remote's `theirs` when every commit only
     `ours` holds is a release made here and never published (a `kb release` killed after
     recording it and before its push, while another one published): the remote's tag of its
     serial names another commit, or there is none. Their local tags go too, in one ref
-    transaction, so this release takes the next serial on top of the published ones. False
-    (nothing moved) when one is not such a release: someone else's commit, or one the
-    remote published and then lost from its branch."""
-    only_ours = run_git(gd, "rev-list", ours, f"^{theirs}").split()
+    transaction, so this release takes the next serial on top of the published ones.
+    Returns the tags of the releases dropped, oldest first; None (nothing moved) when one is
+    not such a release: someone else's commit, or one the remote published and then lost
+    from its branch."""
+    only_ours = run_git(gd, "rev-list", "--reverse", ours, f"^{theirs}").split()
+    dropped = []
     for commit in only_ours:
         rel = read_release_json(gd, commit) or {}
         parent = rev_parse(gd, f"{commit}^")
@@ -343,14 +354,15 @@ def _take_back(gd: Path, refs: dict[str, str], branch: str, ours: str, theirs: s
         if not isinstance(serial, int) or not isinstance(before, int) or serial <= before \
                 or rel.get("tag") != tag_name(serial) \
                 or refs.get(f"refs/tags/{tag_name(serial)}^{{}}") == commit:
-            return False  # not a release made on its parent, or one the remote published
+            return None  # not a release made on its parent, or one the remote published
+        dropped.append(tag_name(serial))
     unpublished = set(only_ours)
     tags = [f"delete {LOCAL_TAGS}{tag_name(serial)} {oid}"
             for serial, (oid, commit) in release_tag_targets(gd, LOCAL_TAGS).items()
             if commit in unpublished]
     update_refs(gd, [*tags, f"update {LOCAL_HEADS}{branch} {theirs} {ours}"],
                 f"kb release: {len(only_ours)} unpublished release(s) taken back")
-    return True
+    return tuple(dropped)
 
 
 def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,

@@ -25,7 +25,7 @@ only in the last step, by one rename):
    checkout of a release goes through too);
 7. rename staging -> releases/<tag>, record its serial as the highest accepted (before the
    switch), pin keys (first use or rotation), replace the `current` symlink, prune old
-   releases.
+   releases (a failure to prune is a warning: the new release is already served).
 """
 
 from __future__ import annotations
@@ -184,14 +184,17 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     with dev.locked(device, "kb sync"):
         dev.check_device_dir(device)
         state = dev.read_state(device)
+        served_before = dev.served_tag(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
                                   max_age_days)
         except (KbError, OSError) as exc:
             if isinstance(exc, OSError):
+                now = dev.served_tag(device)
+                served = ("the served release is unchanged" if now == served_before
+                          else f"{now or 'no release'} is served now")
                 exc = SyncError(f"cannot write {exc.filename or 'device files'}: "
-                                f"{exc.strerror or exc}; the served release is unchanged",
-                                path=str(device))
+                                f"{exc.strerror or exc}; {served}", path=str(device))
             dev.clean_staging(device)
             state["last_sync"] = {"ok": False, "source": source, "error": str(exc),
                                   "at": _now()}
@@ -286,10 +289,23 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
-    dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      begin.warnings + _age_warn(final, max_age_days) + compact_repo(gd),
+                      begin.warnings + _age_warn(final, max_age_days)
+                      + prune_releases(device, keep, tag) + compact_repo(gd),
                       tuple(pinned), skipped)
+
+
+def prune_releases(device: Path, keep: int, tag: str) -> tuple[str, ...]:
+    """Delete releases beyond the newest `keep`; run after the switch to `tag`, so a failure
+    (a release directory that cannot be moved aside or removed) is a warning: the new
+    release is served, and the next sync prunes again."""
+    try:
+        dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
+    except OSError as exc:
+        what = Path(exc.filename).name if exc.filename else "an old release"
+        return (f"pruning old releases failed at {what}: {exc.strerror or exc}; {tag} is "
+                "served, the next sync prunes again",)
+    return ()
 
 
 def compact_repo(gd: Path) -> tuple[str, ...]:
