@@ -50,6 +50,7 @@ def repo(tmp_path) -> Path:
         fh.truncate(MAX_FILE_BYTES + 1)
     body = "更换密封前请阅读：\n\n" + "\n\n".join(
         f"- [{name} 资料](../../assets/manuals/{name})" for name in FILES)
+    body += "\n\n拆卸步骤见[手册第 12 页](../../assets/manuals/维护手册.pdf#page=12)。\n"
     (root / "knowledge" / "pumps" / "seal.md").write_text(
         PAGE.format(title="水泵密封", source="设备科", body=body), encoding="utf-8")
     return root
@@ -92,7 +93,8 @@ def test_the_web_app_opens_the_pdf_and_says_which_files_the_device_lacks(repo):
     with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
         page = client.get("/doc/knowledge/pumps/seal.md?lang=en").text
         hrefs = [html.unescape(h) for h in re.findall(r'<a href="(/asset/[^"]+)"', page)]
-        assert len(hrefs) == 1 and hrefs[0].endswith(".pdf")
+        assert len(hrefs) == 2 and hrefs[0].endswith(".pdf")
+        assert hrefs[1] == hrefs[0] + "#page=12"  # the viewer opens the page the text names
         got = client.get(hrefs[0])
         assert got.status_code == 200 and got.content == PDF
         assert got.headers["content-type"] == "application/pdf"

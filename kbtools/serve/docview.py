@@ -289,8 +289,9 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
     if target.lower().endswith((".md", ".markdown")):
         return doc_href(ctx, target, unquote(parts.fragment))
     rel = shipped_path(ctx.doc, parts.path)  # a picture or a PDF the release ships
-    if rel is not None and ctx.has_asset(rel):
-        return ctx.url("asset", rel)
+    if rel is not None and ctx.has_asset(rel):  # `manual.pdf#page=12` opens at that page
+        return ctx.url("asset", rel) + (f"#{quote(unquote(parts.fragment), safe='=&')}"
+                                        if parts.fragment else "")
     return None
 
 
