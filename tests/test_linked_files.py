@@ -19,6 +19,7 @@ from kbtools.config import load_config
 from kbtools.index.manifest import load_manifest
 from kbtools.render.images import MAX_FILE_BYTES
 from kbtools.serve.app import create_app
+from kbtools.ship.changes import diff_dirs
 from tests.kbfixtures import PAGE
 
 PDF = b"%PDF-1.7\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
@@ -108,3 +109,18 @@ def test_the_web_app_opens_the_pdf_and_says_which_files_the_device_lacks(repo):
         assert client.get("/asset/assets/manuals/parts.xlsx").status_code == 404
         zh = client.get("/doc/knowledge/pumps/seal.md?lang=zh").text
         assert "本设备上没有" in zh
+
+
+def test_a_replaced_manual_is_a_change_between_releases(repo):
+    """Only the PDF changed: `kb sync`, `kb diff` and the release page said "no changes",
+    so nobody on the device learnt that the manual was replaced."""
+    cfg = load_config(repo)
+    build(cfg, BuildOptions(out=repo / "r1", progress=False))
+    (repo / "assets" / "manuals" / "维护手册.pdf").write_bytes(PDF.replace(b"1.7", b"2.0"))
+    build(cfg, BuildOptions(out=repo / "r2", progress=False))
+    diff = diff_dirs(repo / "r1", repo / "r2")
+    assert diff.documents_changed == () and not diff.empty
+    assert diff.files_changed == ("assets/manuals/维护手册.pdf",)
+    assert diff.summary() == "files: 1 changed"
+    assert diff.to_dict()["files"] == ["assets/manuals/维护手册.pdf"]
+    assert diff_dirs(repo / "r2", repo / "r2").empty
