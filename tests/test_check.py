@@ -100,6 +100,7 @@ def test_every_code_is_documented(fixture_findings):
     tested |= {"link-wikilink"}  # tests/test_wikilinks.py
     tested |= {"image-lfs-pointer", "image-too-large", "image-format",
                "image-not-picture"}  # tests/test_assets.py
+    tested |= {"file-not-shipped"}  # tests/test_linked_files.py
     tested |= {"path-unicode", "path-collision", "path-windows", "path-long"}  # test_portable_names
     tested |= {"encoding-utf16", "file-nul"}  # tests/test_windows_files.py
     # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py

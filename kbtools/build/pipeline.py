@@ -59,7 +59,7 @@ from kbtools.query import calibration, pages
 from kbtools.render.formula import (
     render_cached,
 )
-from kbtools.render.images import Unshipped, linked_path, ship_images
+from kbtools.render.images import ShippedImages, linked_path, ship_images
 from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
@@ -230,8 +230,9 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
         if shard_of(s.rel) not in kept:
             _write_source(layout.source, s.rel, raw[s.rel])
     shipped = ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images],
-                          root, layout.source)
-    _warn_left_out(outlines, shipped.left_out, opts)
+                          root, layout.source,
+                          [(rel, f.src) for rel, o in outlines.items() for f in o.files])
+    _warn_left_out(outlines, shipped, opts)
     timer.lap("render")
 
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
@@ -296,14 +297,18 @@ def _unchecked_reason(opts: BuildOptions) -> str | None:
     return None if opts.provenance else verified.NO_HISTORY
 
 
-def _warn_left_out(outlines: dict[str, Outline], left_out: dict[str, Unshipped],
+def _warn_left_out(outlines: dict[str, Outline], shipped: ShippedImages,
                    opts: BuildOptions) -> None:
     """A warning at each image link whose file the release does not ship (a Git LFS pointer
-    in a clone without git-lfs, too large, a format devices do not show, no picture), so
-    the author or CI learns what to do (the build's checks counted these warnings: `kb check`
-    says the same, `kbtools.check.assets`)."""
+    in a clone without git-lfs, too large, a format devices do not show, no picture), and at
+    each link to another file it does not ship (no PDF, or a PDF too large), so the author
+    or CI learns what to do (the build's checks counted these warnings: `kb check` says the
+    same, `kbtools.check.assets`)."""
     found = [finding(rel, i.line, 1, "warning", why.code, why.message)
-             for rel, o in sorted(outlines.items()) for i in o.images
+             for rel, o in sorted(outlines.items())
+             for i, left_out in sorted([(i, shipped.left_out) for i in o.images]
+                                       + [(f, shipped.files_left_out) for f in o.files],
+                                       key=lambda pair: pair[0].line)
              if (why := left_out.get(linked_path(rel, i.src) or "")) is not None]
     if opts.progress:
         for f in found:

@@ -184,6 +184,7 @@ class DocResult:
     new_result: tuple[str, str, str] | None = None  # (doc, key, entry) for the results cache
     read: bool = True  # False: the file was not read (outside the repo, not regular, …)
     source: tuple[SourceDoc, bytes] | None = None  # the document and its bytes (keep_sources)
+    files: tuple[assets.ImageLink, ...] = ()  # existing files it links (no picture, no document)
 
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
@@ -238,10 +239,13 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = []
     images: list[assets.ImageLink] = []
+    files: list[assets.ImageLink] = []
     for ref in result.refs:
         ref_problems, anchor = links.check_ref(ref, rel, ctx.fs)
         if not ref_problems and (shown := links.image_file(ref, rel, ctx.fs)) is not None:
             images.append((ref.line, ref.col, shown))
+        elif not ref_problems and (linked := links.linked_file(ref, rel, ctx.fs)) is not None:
+            files.append((ref.line, ref.col, linked))
         for p in ref_problems:
             add(p.code, p.level, ref.line, ref.col, p.message)
             if p.edit:
@@ -261,7 +265,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             name = getattr(check, "__name__", repr(check))
             add("check-failed", "error", 1, 1, f"check {name} failed: {type(exc).__name__}: {exc}")
     return DocResult(src.path, rel, tuple(out), slugs, tuple(anchors),
-                     tuple(result.csv_names), tuple(edits), tuple(images), new_scan)
+                     tuple(result.csv_names), tuple(edits), tuple(images), new_scan,
+                     files=tuple(files))
 
 
 def check_document(src: SourceDoc, ctx: CheckContext) -> list[Finding]:
@@ -385,6 +390,7 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "c": [list(c) for c in r.csv_names],
         "e": [[e.line, e.col, e.old, e.new] for e in r.edits],
         "i": [list(i) for i in r.images],
+        "l": [list(i) for i in r.files],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
 
 
@@ -402,7 +408,8 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
             tuple((int(ln), str(n)) for ln, n in data["c"]),
             tuple(Edit(int(ln), int(c), str(o), str(n)) for ln, c, o, n in data["e"]),
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
-            read=bool(data["r"]))
+            read=bool(data["r"]),
+            files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -460,8 +467,9 @@ def lapsed_verification(results: list[DocResult], ctx: CheckContext) -> list[Fin
 
 
 def image_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
-    """Images the release would leave out (`kbtools.check.assets`)."""
-    return assets.image_findings([(r.rel, r.images) for r in results], ctx.root, ctx.level)
+    """Images and linked files the release would leave out (`kbtools.check.assets`)."""
+    return assets.image_findings([(r.rel, r.images) for r in results], ctx.root, ctx.level,
+                                 [(r.rel, r.files) for r in results])
 
 
 CORPUS_CHECKS.append(csv_name_check)

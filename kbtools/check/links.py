@@ -296,6 +296,27 @@ def image_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
     return res.rel
 
 
+def linked_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
+    """The root-relative path of the existing file inside the repository that the link `ref`
+    of `doc_rel` names when it is neither a document (Markdown) nor a picture (`image_file`):
+    a PDF manual or a spreadsheet the release may leave out; None for anything else."""
+    target = ref.target.strip()
+    if ref.kind == "image" or "\\" in ref.raw or "\\" in target or SCHEME.match(target) \
+            or target.startswith(("/", "#")):
+        return None
+    path = _split_ref(ref, target)[0]
+    if not path or path.lower().endswith((".md", ".markdown")) \
+            or posixpath.splitext(path)[1].lower() in IMAGE_TYPES:
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc_rel), path))
+    if joined == ".." or joined.startswith("../"):
+        return None
+    res = fs.resolve(joined)
+    if not res.exists or res.is_dir or not res.case_ok or not fs.stays_inside(res.rel):
+        return None
+    return res.rel
+
+
 def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
     if not ref.raw:
         return None

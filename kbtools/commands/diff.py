@@ -47,6 +47,8 @@ def render(res: ReleaseDiff) -> None:
             click.echo(f"    {mark} § {' › '.join(heads) or '(before the first heading)'}")
         if d.metadata_changed:
             click.echo(f"    front matter: {', '.join(d.metadata_changed)}")
+    for path in res.files_changed:
+        click.echo(f"~ file {path}")
     for title, changes in (("verification gained", res.verification_gained),
                            ("verification lost", res.verification_lost)):
         if changes:

@@ -76,6 +76,7 @@ def _print_changes(diff: ReleaseDiff) -> None:
     click.echo(f"changes since {diff.old.name if diff.old else 'nothing'}: {diff.summary()}")
     named = [("+", d) for d in diff.documents_added] + [("-", d) for d in diff.documents_removed]
     named += [("~", d.doc) for d in diff.documents_changed]
+    named += [("~", f"file {path}") for path in diff.files_changed]
     for mark, doc in named[:SHOWN_DOCS]:
         click.echo(f"  {mark} {doc}")
     if len(named) > SHOWN_DOCS:

@@ -15,6 +15,12 @@ without git-lfs holds these in place of the pictures), a picture over the size l
 format a device's browser does not show (HEIC from a phone, TIFF, SVG, a PDF), an empty file
 or one whose bytes are no picture (an HTML page named `.png`). The build does not fail over a
 picture.
+
+Files a document links that are no pictures (`[手册](../../assets/manual.pdf)`): a PDF
+(`FILE_TYPES`: a maintenance manual a technician opens on the tablet) ships the same way, when
+its bytes are a PDF of at most `MAX_FILE_BYTES`; any other file (a spare-parts list as
+``.xlsx``, a drawing as ``.dwg``, a video) is not shipped, and `file_left_out` says so, for
+`kb check` and the build, at each link: devices will not have it.
 """
 
 from __future__ import annotations
@@ -35,6 +41,12 @@ from kbtools.fsutil import atomic_write_bytes
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".gif": "image/gif", ".webp": "image/webp", ".avif": "image/avif"}
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+# files a document links, other than pictures, that a release ships, and their content types
+FILE_TYPES = {".pdf": "application/pdf"}
+SHIPPED_TYPES = {**IMAGE_TYPES, **FILE_TYPES}  # what `kb serve` serves from data/source/
+# a scanned manual: larger than a photo, still well under what Git hosts accept per file
+MAX_FILE_BYTES = 50 * 1024 * 1024
+MARKDOWN = (".md", ".markdown")  # links to documents, not to files
 # how every Git LFS pointer file begins (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
 HEAD_BYTES = len(LFS_POINTER)  # what `left_out` needs of a file's beginning
@@ -47,13 +59,15 @@ _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b
 class ShippedImages:
     copied: list[str] = field(default_factory=list)  # repository-relative paths, sorted
     left_out: dict[str, Unshipped] = field(default_factory=dict)  # by path: why not copied
+    files_left_out: dict[str, Unshipped] = field(default_factory=dict)  # linked files: why not
 
 
 @dataclass(frozen=True)
 class Unshipped:
     """Why a file linked as an image is not in the release: a finding code and its words."""
 
-    code: str  # image-lfs-pointer | image-too-large | image-format | image-not-picture
+    code: str  # image-lfs-pointer | image-too-large | image-format | image-not-picture |
+    # file-not-shipped (a linked file)
     message: str
 
 
@@ -103,6 +117,31 @@ def left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
     return None
 
 
+def file_left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
+    """Why the file `rel` (repository-relative), linked (not shown) and no picture, of `size`
+    bytes beginning with `head`, is not shipped; None: it is (a PDF)."""
+    ext = posixpath.splitext(rel)[1].lower()
+    if ext in IMAGE_TYPES:
+        return left_out(rel, size, head)
+    code = "file-not-shipped"
+    if ext not in FILE_TYPES:
+        kind = f"a {ext!r} file" if ext else "a file without an extension"
+        return Unshipped(code, f"{rel} is {kind}, which a release does not ship (only PDFs "
+                         "and pictures): devices will not have it (link a PDF of it, or write what it says in the document)")
+    if head.startswith(LFS_POINTER):
+        return Unshipped(code, f"{rel} is a Git LFS pointer, not the PDF: devices will not "
+                         "have it (install git-lfs and run `git lfs pull`)")
+    if size > MAX_FILE_BYTES:
+        mib = math.ceil(size / 2**20 * 10) / 10  # never rounded down to the limit
+        return Unshipped(code, f"{rel} is {mib} MiB; a release ships PDFs up to "
+                         f"{MAX_FILE_BYTES // 2**20} MiB: devices will not have it "
+                         "(split or compress it)")
+    if not head.startswith(b"%PDF-"):
+        what = "empty" if size == 0 else "not a PDF (whatever its name says)"
+        return Unshipped(code, f"{rel} is {what}: devices will not have it")
+    return None
+
+
 def peek(root: Path, rel: str) -> tuple[int, bytes] | None:
     """The size and first `HEAD_BYTES` of the file `rel` under `root`, or None when it is
     no regular file inside `root` (symlinks followed) or cannot be read."""
@@ -138,6 +177,26 @@ def linked_path(doc: str, src: str) -> str | None:
     return joined
 
 
+def file_path(doc: str, src: str) -> str | None:
+    """The repository-relative posix path of the file a link of `doc` names, or None when the
+    link is not a relative link inside the repository or names a document (Markdown) or an
+    image of a shipped type (`image_path`: the release ships those as pictures)."""
+    joined = linked_path(doc, src)
+    if joined is None or joined.lower().endswith(MARKDOWN) \
+            or posixpath.splitext(joined)[1].lower() in IMAGE_TYPES:
+        return None
+    return joined
+
+
+def shipped_path(doc: str, src: str) -> str | None:
+    """The repository-relative posix path a link of `doc` names when it is of a type a
+    release ships (a picture or a PDF) and `kb serve` serves; None for any other link."""
+    joined = linked_path(doc, src)
+    if joined is None or posixpath.splitext(joined)[1].lower() not in SHIPPED_TYPES:
+        return None
+    return joined
+
+
 def image_path(doc: str, src: str) -> str | None:
     """The repository-relative posix path an image link of `doc` names, or None when the link
     is not a relative link to an image of a shipped type inside the repository."""
@@ -147,22 +206,32 @@ def image_path(doc: str, src: str) -> str | None:
     return joined
 
 
-def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path) -> ShippedImages:
-    """Copy each image linked as (document path, link) from `root` into `source_dir` under
-    its repository-relative path; returns the paths copied and why the others were left out
+def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path,
+                files: Iterable[tuple[str, str]] = ()) -> ShippedImages:
+    """Copy each image linked as (document path, link), and each other file linked as
+    (document path, link) in `files`, from `root` into `source_dir` under its
+    repository-relative path; returns the paths copied and why the others were left out
     (files that cannot be read, or are no regular file inside the repository, are left out
-    silently: `kb check` reports those links)."""
-    wanted = sorted({p for doc, src in links if (p := linked_path(doc, src)) is not None})
+    silently: `kb check` reports those links). A file shown as an image and linked as well
+    ships when either use ships it."""
+    shown = {p for doc, src in links if (p := linked_path(doc, src)) is not None}
+    linked = {p for doc, src in files if (p := linked_path(doc, src)) is not None}
     out = ShippedImages()
-    for rel in wanted:
+    for rel in sorted(shown | linked):
         found = peek(root, rel)
-        why = left_out(rel, *found) if found is not None else None
+        if found is None:
+            continue
+        why = left_out(rel, *found) if rel in shown else None
+        why_file = file_left_out(rel, *found) if rel in linked else None
         if why is not None:
             out.left_out[rel] = why
-        if found is None or why is not None:
+        if why_file is not None:
+            out.files_left_out[rel] = why_file
+        if (rel not in shown or why is not None) and (rel not in linked or why_file is not None):
             continue
+        limit = MAX_FILE_BYTES if rel in linked and why_file is None else MAX_IMAGE_BYTES
         try:
-            data = read_source(root / rel, root, MAX_IMAGE_BYTES)
+            data = read_source(root / rel, root, limit)
         except SourceError:  # replaced or grown since
             continue
         atomic_write_bytes(source_dir / rel, data)

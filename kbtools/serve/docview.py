@@ -14,8 +14,10 @@ markdown-it's own renderer in what author content may do:
 - formulas become ``<img>`` of the release's sanitised SVG (`formula_relpath`), or the
   LaTeX as code when the release has no SVG for it;
 - images resolve against the document's path and are shown only when the release ships
-  them (`kbtools.render.images`); links to other documents point at their page, links with
-  a scheme other than http(s)/mailto are dropped;
+  them (`kbtools.render.images`); links to other documents point at their page, links to a
+  file the release ships (a picture, a PDF manual) at the file, links to a file it does not
+  ship (a spreadsheet, a drawing, a video) say so (`RenderContext.missing_file`) instead of
+  leading nowhere, links with a scheme other than http(s)/mailto are dropped;
 - a link to a heading of the same document (``#anchor``) stays in the page on the
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
@@ -50,7 +52,7 @@ from kbtools.markdown.parser import (
     slugify,
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
-from kbtools.render.images import image_path
+from kbtools.render.images import file_path, image_path, shipped_path
 
 MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -90,6 +92,7 @@ class RenderContext:
     has_formula: Callable[[str], bool] = lambda rel: False  # a data/ path the release holds
     has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
     url: Callable[[str, str], str] = app_url
+    missing_file: str = "not on this device"  # said after a link to a file the release lacks
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
     on_doc_page: bool = True  # False: a passage shown outside its document (search results)
     # When the text left lines out: the file line of each of its lines, then the line after
@@ -221,8 +224,11 @@ class SafeRenderer(RendererHTML):
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: Any) -> str:
-        href = link_target(self.ctx, str(tokens[idx].attrGet("href") or ""))
+        raw = str(tokens[idx].attrGet("href") or "")
+        href = link_target(self.ctx, raw)
         if href is None:
+            if _missing_file(self.ctx, raw):
+                return f'<span class="missing-file" title="{escapeHtml(self.ctx.missing_file)}">'
             return '<span class="dropped-link">'
         external = href.startswith(("http://", "https://"))
         rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
@@ -231,9 +237,21 @@ class SafeRenderer(RendererHTML):
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
         opener = _opener(tokens, idx)
-        if opener is not None and link_target(self.ctx, str(opener.attrGet("href") or "")) is None:
+        raw = str(opener.attrGet("href") or "") if opener is not None else ""
+        if opener is not None and link_target(self.ctx, raw) is None:
+            if _missing_file(self.ctx, raw):
+                return (f'</span> <span class="missing-note">'
+                        f'({escapeHtml(self.ctx.missing_file)})</span>')
             return "</span>"
         return "</a>"
+
+
+def _missing_file(ctx: RenderContext, href: str) -> bool:
+    """Whether `href` (written in `ctx.doc`) links a file, neither a document nor a picture,
+    that the release does not hold (a spreadsheet, a drawing, a video: `kb check` warned)."""
+    parts = urlsplit(href.strip())
+    rel = file_path(ctx.doc, parts.path) if parts.path else None
+    return rel is not None and not ctx.has_asset(rel)
 
 
 def _is_comment(html: str) -> bool:
@@ -274,9 +292,10 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
         return None
     if target.lower().endswith((".md", ".markdown")):
         return doc_href(ctx, target, unquote(parts.fragment))
-    rel = image_path(ctx.doc, parts.path)
-    if rel is not None and ctx.has_asset(rel):
-        return ctx.url("asset", rel)
+    rel = shipped_path(ctx.doc, parts.path)  # a picture or a PDF the release ships
+    if rel is not None and ctx.has_asset(rel):  # `manual.pdf#page=12` opens at that page
+        return ctx.url("asset", rel) + (f"#{quote(unquote(parts.fragment), safe='=&')}"
+                                        if parts.fragment else "")
     return None
 
 

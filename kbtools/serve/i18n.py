@@ -34,6 +34,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "source_commit": ("源提交", "Source commit"),
     "local_build": ("本地构建", "local build"),
     "open_doc": ("打开文档", "Open document"),
+    "file_not_on_device": ("此文件不随发布版本提供，本设备上没有",
+                           "not in this release: this device does not have the file"),
     "decision_table": ("决策表", "Decision table"),
     "decide": ("判定", "Decide"),
     "document": ("文档", "Document"),

@@ -10,6 +10,7 @@ sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold n
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.query.log import record_question
 from kbtools.query.search import matched_terms
-from kbtools.render.images import IMAGE_TYPES, image_path
+from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
 from kbtools.serve.docview import (
     RenderContext,
@@ -343,7 +344,7 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         text = excerpt.text
         notes = {line: t("rows_omitted", n=n) for line, n in excerpt.omitted.items()}
     ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
-                   on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
+                   missing_file=translator(lang)("file_not_on_device"), on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
                    omitted=notes)
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
@@ -398,7 +399,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
     ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs)
+                   xrefs=xrefs, missing_file=p.t("file_not_on_device"))
     body = Markup(render_markdown(src.body, ctx))
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
@@ -482,13 +483,17 @@ async def formula_file(request: Request) -> Response:
 
 async def asset_file(request: Request) -> Response:
     rel = request.path_params["path"]  # decoded once: a file may be named "a%20b.png"
-    if image_path("", quote(rel)) != rel:  # normalised, relative, a raster image type
-        return Response("no such image\n", 404, media_type="text/plain")
-    ctype = IMAGE_TYPES[rel[rel.rfind("."):].lower()]
-    return await _data_file(request, f"source/{rel}", ctype, "no-cache")
+    if shipped_path("", quote(rel)) != rel:  # normalised, relative, a picture or a PDF
+        return Response("no such file\n", 404, media_type="text/plain")
+    ctype = SHIPPED_TYPES[rel[rel.rfind("."):].lower()]
+    # a PDF opens in the browser's viewer, saved under its own name (not "asset")
+    headers = {} if ctype.startswith("image/") else {
+        "content-disposition": f"inline; filename*=UTF-8''{quote(posixpath.basename(rel))}"}
+    return await _data_file(request, f"source/{rel}", ctype, "no-cache", headers)
 
 
-async def _data_file(request: Request, rel: str, ctype: str, cache: str) -> Response:
+async def _data_file(request: Request, rel: str, ctype: str, cache: str,
+                     headers: dict[str, str] | None = None) -> Response:
     def read() -> bytes | Response:
         try:
             return _source(request).get().data_file(rel)
@@ -501,7 +506,7 @@ async def _data_file(request: Request, rel: str, ctype: str, cache: str) -> Resp
     data = await workers.run(read)
     if isinstance(data, Response):
         return data
-    return Response(data, media_type=ctype, headers={"cache-control": cache})
+    return Response(data, media_type=ctype, headers={"cache-control": cache, **(headers or {})})
 
 
 def routes() -> list[Route]:

@@ -2,8 +2,9 @@
 
 - **Headers**: a Content-Security-Policy that allows nothing from another origin (pages load
   only this server's stylesheet and images, run no script at all, submit forms only here);
-  SVG files get a stricter one (``sandbox``, no script, no loads). Plus ``nosniff``, no
-  referrer, no framing.
+  SVG files get a stricter one (``sandbox``, no script, no loads), and so do PDFs (the
+  page's plus ``sandbox``: Chromium's viewer still shows them, and a document that is no
+  PDF could run nothing in the app's origin). Plus ``nosniff``, no referrer, no framing.
 - **Bounds**: a query string longer than `MAX_QUERY_STRING` is refused (414) before any
   handler runs; JSON bodies are bounded by the API (`kbtools.serve.api.MAX_BODY_BYTES`).
 - **Host**: only the names in `allowed_hosts` may appear in the ``Host`` header (on loopback,
@@ -29,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; "
             "base-uri 'none'; frame-ancestors 'none'")
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+PDF_CSP = PAGE_CSP + "; sandbox"
 MAX_QUERY_STRING = 8192
 TOKEN_COOKIE = "kb_token"
 OPEN_PATHS = ("/api/healthz", "/static/")
@@ -36,7 +38,8 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
-    csp = SVG_CSP if content_type.startswith("image/svg") else PAGE_CSP
+    csp = SVG_CSP if content_type.startswith("image/svg") else \
+        PDF_CSP if content_type.startswith("application/pdf") else PAGE_CSP
     return [(b"content-security-policy", csp.encode()),
             (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"),

@@ -1,4 +1,5 @@
-"""What changed between two releases: documents, sections and verification.
+"""What changed between two releases: documents, sections, verification and the files
+documents show or link (a picture, a PDF manual replaced with the same document text).
 
 `diff_releases(device, old, new)` compares two releases of a device (default: the served
 one and the newest local release before it); `diff_dirs(old, new)` compares any two release
@@ -110,11 +111,14 @@ class ReleaseDiff:
     verification_gained: tuple[VerificationChange, ...] = ()
     verification_lost: tuple[VerificationChange, ...] = ()
     titles: dict[str, str] = field(default_factory=dict)  # doc -> title (both sides)
+    # shipped files besides documents (pictures, PDFs) added, removed or replaced, by path
+    files_changed: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
         return not (self.documents_added or self.documents_removed or self.documents_changed
-                    or self.verification_gained or self.verification_lost)
+                    or self.verification_gained or self.verification_lost
+                    or self.files_changed)
 
     def sections_changed(self) -> int:
         return sum(len(d.sections_added) + len(d.sections_removed) + len(d.sections_changed)
@@ -139,7 +143,9 @@ class ReleaseDiff:
         if self.verification_lost:
             ver.append(f"{plural(len(self.verification_lost), 'section')} lost")
         docs = "documents: " + ", ".join(parts) if parts else ""
-        return "; ".join(p for p in (docs, "verification: " + ", ".join(ver) if ver else "") if p)
+        files = f"files: {len(self.files_changed)} changed" if self.files_changed else ""
+        return "; ".join(p for p in (docs, "verification: " + ", ".join(ver) if ver else "",
+                                     files) if p)
 
     def to_dict(self) -> dict[str, Any]:
         return {"old": self.old.to_dict() if self.old else None, "new": self.new.to_dict(),
@@ -151,7 +157,8 @@ class ReleaseDiff:
                                 for d in self.documents_removed],
                     "changed": [d.to_dict() for d in self.documents_changed]},
                 "verification": {"gained": [v.to_dict() for v in self.verification_gained],
-                                 "lost": [v.to_dict() for v in self.verification_lost]}}
+                                 "lost": [v.to_dict() for v in self.verification_lost]},
+                "files": list(self.files_changed)}
 
 
 # ------------------------------------------------------------------- choosing the releases
@@ -334,8 +341,9 @@ def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
     named = [*added, *removed, *(c.doc for c in changed)]
     titles = {d: str(_metadata(side.docs[d]).get("title") or "")
               for side in (a, b) for d in named if d in side.docs}
+    files = tuple(sorted(p for p in sources if p not in a.docs and p not in b.docs))
     return ReleaseDiff(a.ref if old is not None else None, b.ref, added, removed,
-                       tuple(changed), gained, lost, titles)
+                       tuple(changed), gained, lost, titles, files)
 
 
 def _document_changes(a: _Side, b: _Side, sec_a: dict[Section, _Sec], sec_b: dict[Section, _Sec],

@@ -1,0 +1,126 @@
+"""Files a document links that are no pictures (a maintenance manual as PDF, a spare-parts
+list as .xlsx, a wiring diagram as .dwg, a video): a PDF ships beside the document in
+`data/source/` and the web app opens it; any other file, or a PDF the release cannot ship,
+gets a `kb check` warning at its link that devices will not have it, the build says the
+same, and the page says so instead of showing a dead link."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.check.engine import check_paths
+from kbtools.config import load_config
+from kbtools.index.manifest import load_manifest
+from kbtools.render.images import MAX_FILE_BYTES
+from kbtools.serve.app import create_app
+from kbtools.ship.changes import diff_dirs
+from tests.kbfixtures import PAGE
+
+PDF = b"%PDF-1.7\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+LFS = ("version https://git-lfs.github.com/spec/v1\noid sha256:" + "4d7a" * 16
+       + "\nsize 48213\n").encode()
+# what a field repository links, and what check says of each (None: shipped)
+FILES: dict[str, tuple[bytes, bool]] = {
+    "维护手册.pdf": (PDF, True),
+    "parts.xlsx": (b"PK\x03\x04" + bytes(16), False),
+    "wiring.dwg": (b"AC1032" + bytes(16), False),
+    "video.mp4": (b"\x00\x00\x00\x18ftypmp42" + bytes(8), False),
+    "lfs.pdf": (LFS, False),
+    "page.pdf": (b"<html><script>alert(1)</script></html>", False),
+    "empty.pdf": (b"", False),
+    "huge.pdf": (PDF, False),  # made sparse past the limit
+}
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    root = tmp_path / "kb"
+    (root / "knowledge" / "pumps").mkdir(parents=True)
+    (root / "assets" / "manuals").mkdir(parents=True)
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name, (data, _) in FILES.items():
+        (root / "assets" / "manuals" / name).write_bytes(data)
+    with open(root / "assets" / "manuals" / "huge.pdf", "r+b") as fh:
+        fh.truncate(MAX_FILE_BYTES + 1)
+    body = "更换密封前请阅读：\n\n" + "\n\n".join(
+        f"- [{name} 资料](../../assets/manuals/{name})" for name in FILES)
+    body += "\n\n拆卸步骤见[手册第 12 页](../../assets/manuals/维护手册.pdf#page=12)。\n"
+    (root / "knowledge" / "pumps" / "seal.md").write_text(
+        PAGE.format(title="水泵密封", source="设备科", body=body), encoding="utf-8")
+    return root
+
+
+def line_of(root: Path, name: str) -> int:
+    text = (root / "knowledge" / "pumps" / "seal.md").read_text(encoding="utf-8")
+    return next(i for i, t in enumerate(text.splitlines(), 1) if f"/{name})" in t)
+
+
+def test_check_warns_at_each_linked_file_devices_will_not_have(repo):
+    findings = check_paths([repo / "knowledge"], load_config(repo))
+    got = {(f.path, f.line, f.code) for f in findings}
+    want = {("knowledge/pumps/seal.md", line_of(repo, name), "file-not-shipped")
+            for name, (_, ships) in FILES.items() if not ships}
+    assert got == want
+    assert all(f.level == "warning" and "devices will not have it" in f.message
+               for f in findings)
+    by_line = {f.line: f.message for f in findings}
+    assert "'.xlsx' file" in by_line[line_of(repo, "parts.xlsx")]
+    assert "Git LFS pointer" in by_line[line_of(repo, "lfs.pdf")]
+    assert "50 MiB" in by_line[line_of(repo, "huge.pdf")]
+    assert "not a PDF" in by_line[line_of(repo, "page.pdf")]
+
+
+def test_the_build_ships_the_pdf_and_warns_at_the_rest(repo, capsys):
+    out = repo / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=True))
+    source = out / "data" / "source" / "assets" / "manuals"
+    assert sorted(p.name for p in source.iterdir()) == ["维护手册.pdf"]
+    assert (source / "维护手册.pdf").read_bytes() == PDF
+    assert "data/source/assets/manuals/维护手册.pdf" in load_manifest(out)["artifacts"]
+    err = capsys.readouterr().err
+    warned = {int(m) for m in re.findall(r"seal\.md:(\d+):1: warning: file-not-shipped", err)}
+    assert warned == {line_of(repo, n) for n, (_, ships) in FILES.items() if not ships}
+
+
+def test_the_web_app_opens_the_pdf_and_says_which_files_the_device_lacks(repo):
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/knowledge/pumps/seal.md?lang=en").text
+        hrefs = [html.unescape(h) for h in re.findall(r'<a href="(/asset/[^"]+)"', page)]
+        assert len(hrefs) == 2 and hrefs[0].endswith(".pdf")
+        assert hrefs[1] == hrefs[0] + "#page=12"  # the viewer opens the page the text names
+        got = client.get(hrefs[0])
+        assert got.status_code == 200 and got.content == PDF
+        assert got.headers["content-type"] == "application/pdf"
+        assert got.headers["x-content-type-options"] == "nosniff"
+        assert "sandbox" in got.headers["content-security-policy"]
+        assert got.headers["content-disposition"].startswith("inline; filename*=UTF-8''")
+        missing = re.findall(r'<span class="missing-file"[^>]*>([^<]*)</span> '
+                             r'<span class="missing-note">\(([^)]*)\)</span>', page)
+        assert len(missing) == len(FILES) - 1
+        assert all("this device does not have the file" in note for _, note in missing)
+        assert client.get("/asset/assets/manuals/parts.xlsx").status_code == 404
+        zh = client.get("/doc/knowledge/pumps/seal.md?lang=zh").text
+        assert "本设备上没有" in zh
+
+
+def test_a_replaced_manual_is_a_change_between_releases(repo):
+    """Only the PDF changed: `kb sync`, `kb diff` and the release page said "no changes",
+    so nobody on the device learnt that the manual was replaced."""
+    cfg = load_config(repo)
+    build(cfg, BuildOptions(out=repo / "r1", progress=False))
+    (repo / "assets" / "manuals" / "维护手册.pdf").write_bytes(PDF.replace(b"1.7", b"2.0"))
+    build(cfg, BuildOptions(out=repo / "r2", progress=False))
+    diff = diff_dirs(repo / "r1", repo / "r2")
+    assert diff.documents_changed == () and not diff.empty
+    assert diff.files_changed == ("assets/manuals/维护手册.pdf",)
+    assert diff.summary() == "files: 1 changed"
+    assert diff.to_dict()["files"] == ["assets/manuals/维护手册.pdf"]
+    assert diff_dirs(repo / "r2", repo / "r2").empty
