@@ -84,6 +84,16 @@ def latin_words(run: str) -> tuple[str, ...]:
     return (run,)
 
 
+_VALUE_FIRST = frozenset("0123456789v")  # how a run `_may_be_value` starts
+
+
+@lru_cache(maxsize=200_000)
+def _value_tokens(run: str) -> tuple[str, ...]:
+    """The tokens of a Latin run that may be a value (`latin_words`, stemmed, stop words
+    dropped); cached, as numbers and versions repeat through a corpus."""
+    return tuple(_stem(w) for w in latin_words(run) if w not in EN_STOP)
+
+
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     """Snowball (Porter 2) English stem; words with digits (e17, v6.0) stay as written."""
@@ -223,8 +233,8 @@ class Tokenizer:
             cjk, latin = m.group(1), m.group(2)
             if cjk:
                 self._cut_cjk(cjk, out)
-            elif _may_be_value(latin):
-                out.extend(_stem(w) for w in latin_words(latin) if w not in EN_STOP)
+            elif latin[0] in _VALUE_FIRST:
+                out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
         return out
