@@ -277,19 +277,24 @@ def test_sync_without_source_uses_last_one(pub: Pub, synced: Path):
     assert res.exit_code == 0 and "serving kb-r3 (was kb-r2)" in res.output
 
 
+def past_a_malformed_commit(repo: Path, ref: str, parent: str) -> None:
+    """Point `ref` of `repo` at a commit (with `parent`'s tree) whose parent is a malformed
+    commit (an impossible time zone) on top of `parent`: what git's fsck refuses."""
+    tree = git(repo, "rev-parse", f"{parent}^{{tree}}").strip()
+    bad = f"tree {tree}\nparent {parent}\nauthor A <a@x> 1 +99999\ncommitter A <a@x> 1 +0000\n\nx\n"
+    middle = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w",
+                             "--stdin"], cwd=repo, input=bad, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    git(repo, "update-ref", ref, git(repo, "commit-tree", tree, "-p", middle, "-m", "tip").strip())
+
+
 def test_history_fetched_to_place_a_tag_on_the_branch_is_checked_by_git(pub: Pub, tmp_path):
     """The branch tip is a commit past the newest tag, so a first (shallow) sync fetches the
     history between them. That fetch ran without fetch.fsckObjects and took in a malformed
     commit; it now goes through the same checked fetch as every other."""
     art = pub.art
-    c2 = git(art, "rev-parse", "refs/tags/kb-r2^{commit}").strip()
-    tree = git(art, "rev-parse", f"{c2}^{{tree}}").strip()
-    bad = f"tree {tree}\nparent {c2}\nauthor A <a@x> 1 +99999\ncommitter A <a@x> 1 +0000\n\nx\n"
-    middle = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w",
-                             "--stdin"], cwd=art, input=bad, capture_output=True, text=True,
-                            check=True).stdout.strip()
-    git(art, "update-ref", "refs/heads/kb-index", git(art, "commit-tree", tree, "-p", middle,
-                                                      "-m", "tip").strip())
+    past_a_malformed_commit(art, "refs/heads/kb-index",
+                            git(art, "rev-parse", "refs/tags/kb-r2^{commit}").strip())
     dev = tmp_path / "dev"
     with pytest.raises(SyncError) as err:
         sync(str(art), dev)
@@ -430,14 +435,8 @@ def test_a_bundle_carrying_a_malformed_object_is_refused_before_anything_is_writ
     --strict): a bundle with a malformed commit was taken into repo.git. Its objects are now
     checked as a fetch's are, before the fetch stores anything."""
     kr = pub.kr
-    tip = git(kr, "rev-parse", "refs/kb/heads/kb-index").strip()
-    tree = git(kr, "rev-parse", f"{tip}^{{tree}}").strip()
-    bad = f"tree {tree}\nparent {tip}\nauthor A <a@x> 1 +99999\ncommitter A <a@x> 1 +0000\n\nx\n"
-    middle = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w",
-                             "--stdin"], cwd=kr, input=bad, capture_output=True, text=True,
-                            check=True).stdout.strip()
-    git(kr, "update-ref", "refs/kb/heads/kb-index", git(kr, "commit-tree", tree, "-p", middle,
-                                                        "-m", "tip").strip())
+    past_a_malformed_commit(kr, "refs/kb/heads/kb-index",
+                            git(kr, "rev-parse", "refs/kb/heads/kb-index").strip())
     bundle = create_bundle(pub.kr, tmp_path / "all.bundle").path
     dev = tmp_path / "dev"
     res = CliRunner().invoke(main, ["sync", str(bundle), "--to", str(dev)])
