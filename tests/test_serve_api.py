@@ -31,6 +31,14 @@ def repo(tmp_path_factory):
     return make_served_repo(tmp_path_factory.mktemp("serve") / "kr")
 
 
+def test_an_index_named_by_a_string_is_served(repo):
+    """Library callers pass a path's name as often as a Path: every request was a 500
+    (`str / str` deep in the index's layout)."""
+    with TestClient(create_app(str(repo / "dist")), base_url=BASE) as c:
+        assert c.get("/").status_code == 200
+        assert c.get("/api/search", params={"q": "赤霉病"}).json()["results"]
+
+
 @pytest.fixture(scope="module")
 def client(repo):
     with TestClient(create_app(repo / "dist"), base_url=BASE) as c:

@@ -38,14 +38,15 @@ TOKEN_CHARS = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
 MAX_TOKEN_FILE = 4096
 
 
-def create_app(index: Path | None, *, token: str | None = None,
+def create_app(index: Path | str | None, *, token: str | None = None,
                allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS,
                source: ServedIndex | None = None, workers: int = 1) -> Guard:
-    """The ASGI application serving `index` (a release, ``dist/`` or a device directory)."""
+    """The ASGI application serving `index` (a release, ``dist/`` or a device directory; a
+    path or its name)."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
                             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
                     exception_handlers={HTTPException: http_error})
-    app.state.source = source = source or ServedIndex(index)
+    app.state.source = source = source or ServedIndex(None if index is None else Path(index))
     app.state.workers = Workers(workers)
     return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts)
 
