@@ -8,10 +8,10 @@ import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
-import git
 import pytest
 from click.testing import CliRunner
 from git.util import Actor
+from reviewkb import ALICE, DOC, KB, KB_TOML, LEAD, MALLORY, RAY, RITA, doc_text, written
 
 from kbtools.cli import main
 from kbtools.commands import review as review_cmd
@@ -22,76 +22,10 @@ from kbtools.review.diff import review_diff
 from kbtools.review.pending import pending
 from kbtools.review.policy import check_range, matches, reviewers_for
 
-ALICE = Actor("Alice Writer", "alice@ex.org")  # writes documents; not a reviewer
-RITA = Actor("Rita Reviewer", "rita@ex.org")  # reviewer for knowledge/**
-RAY = Actor("Ray Reviewer", "ray@ex.org")  # reviewer for knowledge/**
-MALLORY = Actor("Mallory", "mallory@ex.org")  # nobody's reviewer
-LEAD = Actor("Lead", "lead@ex.org")
-
-KB_TOML = """\
-[review]
-non_content_fields = ["tags", "urgency"]
-
-[review.reviewers]
-"knowledge/**" = ["rita@ex.org", "Ray@ex.org"]
-"knowledge/eng/**" = ["eve@ex.org"]
-"""
-DOC = "knowledge/crops/rust.md"
-
-
-def doc_text(body: str = "# Rust\n\nSpray at first sign.\n", *, verified: bool = False,
-             by: str | None = None, at: str | None = None, title: str = "Wheat rust",
-             tags: tuple[str, ...] = ("wheat",), author: str = "Alice") -> str:
-    lines = ["---", f"title: {title}", "category: crop-protection", "source: SOP",
-             f"author: {author}", 'timestamp: "2026-01-01T09:00:00+08:00"',
-             f"verified: {'true' if verified else 'false'}"]
-    if by:
-        lines.append(f"verified_by: {by}")
-    if at:
-        lines.append(f'verified_at: "{at}"')
-    lines += ["crop: [wheat]", "disease: [rust]", f"tags: [{', '.join(tags)}]", "---", ""]
-    return "\n".join(lines) + body
-
-
-class KB:
-    """A knowledge repository with commits by several identities at chosen dates."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.repo = git.Repo.init(root, initial_branch="main")
-        (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
-        self.base = self.commit(["kb.toml"], "Initial settings", LEAD, "2026-01-01T00:00:00+00:00")
-
-    def commit(self, files: list[str], message: str, actor: Actor, date: str,
-               committed: str | None = None) -> str:
-        self.repo.index.add(files)
-        when = datetime.fromisoformat(date)
-        c = self.repo.index.commit(message, author=actor, committer=actor, author_date=when,
-                                   commit_date=datetime.fromisoformat(committed or date))
-        return c.hexsha
-
-    def put(self, text: str, message: str, actor: Actor, date: str, rel: str = DOC,
-            committed: str | None = None) -> str:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-        return self.commit([rel], message, actor, date, committed)
-
-    def check(self, base: str | None = None) -> list:
-        findings, _ = check_range(load_config(self.root), base or self.base, "HEAD")
-        return findings
-
-    def codes(self, base: str | None = None) -> list[str]:
-        return sorted(f.code for f in self.check(base))
-
 
 @pytest.fixture
 def kb(tmp_path: Path) -> KB:
     return KB(tmp_path / "kb")
-
-
-def written(kb: KB) -> None:
-    kb.put(doc_text(), "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
 
 
 # ---------------------------------------------------------------- reviewers
