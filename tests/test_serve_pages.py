@@ -154,6 +154,21 @@ def test_a_document_page_marks_what_its_cited_lines_matched(client, repo):
         assert "赤霉病" in MARK.findall(client.get(f"/doc/{SCAB}", params={"lines": lines, "q": q}).text)
 
 
+def test_a_link_to_lines_the_document_lacks_says_so(client):
+    """`lines=abc`, `5-3` or lines past the end (a link made for an older version) showed the
+    document without a citation and without a word: the page says the lines are not in it
+    and that it shows the whole document."""
+    for lines in ("abc", "5-3", "9000-9001"):
+        page = client.get(f"/doc/{SCAB}", params={"lines": lines}).text
+        assert f"链接中的行号“{lines}”不在本文档中" in page, lines
+        assert 'id="cited"' not in page
+    page = client.get(f"/doc/{SCAB}", params={"lines": "<b>x</b>"}).text
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    cited = client.get(f"/doc/{SCAB}", params={"lines": "20-22"}).text
+    assert 'id="cited"' in cited and "不在本文档中" not in cited
+    assert "不在本文档中" not in client.get(f"/doc/{SCAB}").text
+
+
 def test_every_passage_of_the_release_is_highlighted_and_anchored(client, repo):
     index = open_index(repo / "dist")
     checked = 0

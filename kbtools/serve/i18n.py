@@ -45,6 +45,9 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "verified_at": ("审核时间", "Verified at"),
     "not_reviewed": ("尚未审核", "Not reviewed"),
     "cited_lines": ("引用位置", "Cited lines"),
+    "lines_not_here": ("链接中的行号“{lines}”不在本文档中（链接可能来自旧版本），下面显示全文。",
+                       "The link's lines \u201c{lines}\u201d are not in this document (the link may "
+                       "be from an older version); the whole document is shown."),
     "tables": ("决策表", "Decision tables"),
     "inputs": ("输入", "Inputs"),
     "result": ("判定结果", "Result"),

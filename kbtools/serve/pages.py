@@ -393,7 +393,10 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     doc = p.request.path_params["path"]
     src = ops.document(served, doc)
     params = p.request.query_params
-    cited = _cited(params.get("lines"))
+    asked = params.get("lines", "")
+    cited = _cited(asked)
+    if cited is not None and cited[0] > src.body_line + src.body.count("\n"):
+        cited = None  # past the document's end (a link to an older version)
     q = ops.check_question(params.get("q", ""))
     chunks = ops.doc_chunks(served, src.rel)
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
@@ -407,6 +410,8 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     first_table = ops.first_decision_table(document_tables(src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
+                    lines_note=p.t("lines_not_here", lines=asked[:40])
+                    if asked and cited is None else None,
                     title=src.meta.get("title") or src.rel, body=body,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
