@@ -479,10 +479,10 @@ def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[f
             for i in order] + tail
 
 
-def _as_written(index: KbIndex, row: dict[str, Any], matched: list[str]) -> list[str]:
-    """`matched` and the terms as chunk `row` writes them too (Traditional 數據 for the token
-    数据): what a display highlights in the original text."""
-    meta = (index.store.doc(row["doc"]) or {"metadata": {}})["metadata"]
+def _as_written(meta: dict[str, Any], row: dict[str, Any], matched: list[str]) -> list[str]:
+    """`matched` and the terms as chunk `row` (of the document with front matter `meta`)
+    writes them too (Traditional 數據 for the token 数据): what a display highlights in the
+    original text."""
     shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
     return matched + other_spellings(shown, matched)
 
@@ -501,7 +501,8 @@ def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) ->
                        expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES]))
     out: dict[str, None] = {}
     for row in rows:
-        out.update(dict.fromkeys(_as_written(index, row, covered.matched(row["num"]))))
+        meta = (index.store.doc(row["doc"]) or {"metadata": {}})["metadata"]
+        out.update(dict.fromkeys(_as_written(meta, row, covered.matched(row["num"]))))
     return list(out)
 
 
@@ -533,7 +534,7 @@ def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, match
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
-    matched = _as_written(index, row, matched)
+    matched = _as_written(meta, row, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
