@@ -27,6 +27,14 @@ non_content_fields = ["tags", "urgency"]
 "knowledge/eng/**" = ["eve@ex.org"]
 """
 DOC = "knowledge/crops/rust.md"
+# the reviewers of the review-history tests (tests/test_review_histories.py, _lineage.py)
+REVIEWERS_TOML = """\
+[review]
+non_content_fields = ["tags"]
+
+[review.reviewers]
+"knowledge/**" = ["rita@ex.org", "ray@ex.org"]
+"""
 
 
 def doc_text(body: str = "# Rust\n\nSpray at first sign.\n", *, verified: bool = False,

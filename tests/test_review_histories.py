@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from reviewkb import REVIEWERS_TOML as KB_TOML
 
 from kbtools.agents.draft import create_draft
 from kbtools.cli import main
@@ -18,13 +19,6 @@ from kbtools.config import load_config
 from kbtools.provenance import UNCOMMITTED, blame_lines, chunk_provenance, open_repo
 from kbtools.review.lapse import review_coverage
 
-KB_TOML = """\
-[review]
-non_content_fields = ["tags"]
-
-[review.reviewers]
-"knowledge/**" = ["rita@ex.org", "ray@ex.org"]
-"""
 DOC = "knowledge/pump.md"
 AT = "2026-02-02T09:00:00+00:00"
 

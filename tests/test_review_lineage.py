@@ -11,6 +11,7 @@ from pathlib import Path
 
 import git as gitpython
 import pytest
+from reviewkb import REVIEWERS_TOML as KB_TOML
 
 import kbtools.check.verification
 import kbtools.review.policy
@@ -21,13 +22,6 @@ from kbtools.review.lapse import review_coverage
 from kbtools.review.lineage import scan
 from kbtools.review.policy import check_range
 
-KB_TOML = """\
-[review]
-non_content_fields = ["tags"]
-
-[review.reviewers]
-"knowledge/**" = ["rita@ex.org", "ray@ex.org"]
-"""
 AT = "2026-02-02T09:00:00+00:00"
 TRAILER = "\n\nReviewed-by: Rita <rita@ex.org>"
 
