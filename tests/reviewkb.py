@@ -3,10 +3,12 @@ the reviewers' kb.toml and a document's text (tests/test_review.py)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
-import git
+import git as gitpython
 from git.util import Actor
 
 from kbtools.config import load_config
@@ -35,6 +37,17 @@ non_content_fields = ["tags"]
 [review.reviewers]
 "knowledge/**" = ["rita@ex.org", "ray@ex.org"]
 """
+AT = "2026-02-02T09:00:00+00:00"  # when those tests' commits are made, unless they say
+
+
+def git(root: Path, *args: str, who: str = "alice@ex.org", date: str = AT) -> str:
+    """`git ARGS` in `root` as the person `who` (name from the address) at `date`."""
+    name = who.split("@")[0].title()
+    env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": who,
+           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": who,
+           "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True,
+                          text=True).stdout
 
 
 def doc_text(body: str = "# Rust\n\nSpray at first sign.\n", *, verified: bool = False,
@@ -56,7 +69,7 @@ class KB:
 
     def __init__(self, root: Path):
         self.root = root
-        self.repo = git.Repo.init(root, initial_branch="main")
+        self.repo = gitpython.Repo.init(root, initial_branch="main")
         (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
         self.base = self.commit(["kb.toml"], "Initial settings", LEAD, "2026-01-01T00:00:00+00:00")
 

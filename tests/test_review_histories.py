@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from reviewkb import AT, git
 from reviewkb import REVIEWERS_TOML as KB_TOML
 
 from kbtools.agents.draft import create_draft
@@ -20,7 +21,6 @@ from kbtools.provenance import UNCOMMITTED, blame_lines, chunk_provenance, open_
 from kbtools.review.lapse import review_coverage
 
 DOC = "knowledge/pump.md"
-AT = "2026-02-02T09:00:00+00:00"
 
 
 def doc(by: str | None = None) -> str:
@@ -30,15 +30,6 @@ def doc(by: str | None = None) -> str:
             "author: Alice\n"
             f'timestamp: "2026-01-01T09:00:00+08:00"\n{verified}\ntags: [pump]\n---\n\n'
             "# Pump seals\n\nReplace the seal every 2000 hours.\n")
-
-
-def git(root: Path, *args: str, who: str = "alice@ex.org", date: str = AT) -> str:
-    name = who.split("@")[0].title()
-    env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": who,
-           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": who,
-           "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True,
-                          text=True).stdout
 
 
 def put(root: Path, text: str, message: str, who: str, date: str) -> None:

@@ -5,12 +5,12 @@ no per-document walk of the history where one commit wrote a document."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import git as gitpython
 import pytest
+from reviewkb import AT, git
 from reviewkb import REVIEWERS_TOML as KB_TOML
 
 import kbtools.check.verification
@@ -22,7 +22,6 @@ from kbtools.review.lapse import review_coverage
 from kbtools.review.lineage import scan
 from kbtools.review.policy import check_range
 
-AT = "2026-02-02T09:00:00+00:00"
 TRAILER = "\n\nReviewed-by: Rita <rita@ex.org>"
 
 
@@ -32,15 +31,6 @@ def doc(title: str, body: str = "Replace the seal every 2000 hours.", by: str = 
             f'author: Alice\ntimestamp: "2026-01-01T09:00:00+08:00"\nverified: true\n'
             f'verified_by: {by}\nverified_at: "{AT}"\ntags: [pump]\n---\n\n# {title}\n\n'
             f"{body}\n\nMore.\n")
-
-
-def git(root: Path, *args: str, who: str = "alice@ex.org", date: str = AT) -> str:
-    name = who.split("@")[0].title()
-    env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": who,
-           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": who,
-           "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True,
-                          text=True).stdout
 
 
 def put(root: Path, files: dict[str, str], message: str, who: str = "alice@ex.org") -> None:
