@@ -183,8 +183,13 @@ def render(res: SearchResponse, explain: bool) -> None:
             click.echo(f"   — last changed {(r.last_changed or '')[:10]} by {r.last_author}")
         if explain:
             w = r.why
-            click.echo(f"   why: score={r.score:.4f} bm25 #{w['bm25_rank']} ({w['bm25_score']}) "
-                       f"vector #{w['vector_rank']} ({w['vector_score']}) "
-                       f"terms={w['matched_terms']}")
+            click.echo(f"   why: score={r.score:.4f} bm25 {_rank(w, 'bm25')} "
+                       f"vector {_rank(w, 'vector')} terms={w['matched_terms']}")
         click.echo()
     click.echo(f"[{origin} @ {commit}]")
+
+
+def _rank(why: dict[str, Any], name: str) -> str:
+    """``#2 (0.65)`` for the list `name` ranked the hit in, ``-`` when it did not."""
+    rank = why.get(f"{name}_rank")
+    return "-" if rank is None else f"#{rank} ({why.get(f'{name}_score')})"

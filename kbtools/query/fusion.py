@@ -304,6 +304,11 @@ class Fused:
                               strict=True))]
 
 
+def unranked_why() -> dict[str, Any]:
+    """The ``why`` of a hit neither candidate list ranked (an evaluated table's answer row
+    that no list found): every key a ``why`` has, without a rank or score."""
+    return {"bm25_rank": None, "bm25_score": None, "vector_rank": None, "vector_score": None}
+
 class _Why:
     """The ``why`` of the candidates of `fused` at positions `order`, from their columns
     gathered once: per side (BM25, vectors) its best entry's rank and own score, the vector
@@ -324,8 +329,7 @@ class _Why:
 
     def of(self, j: int) -> dict[str, Any]:
         """The ``why`` of the `j`-th candidate."""
-        why: dict[str, Any] = {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                               "vector_score": None}
+        why = unranked_why()
         if self.b_entry[j] >= 0:
             why["bm25_rank"], why["bm25_score"] = self.b_rank[j], round(self.b_raw[j], 6)
         if self.v_entry[j] >= 0:

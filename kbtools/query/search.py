@@ -385,7 +385,8 @@ def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.Se
     key = int(table.section[row["num"]])
     before = next((h for h in hits if h.num == row["num"]), None)
     top = max((h.score for h in hits), default=1.0)
-    answer = fusion.Hit(row["num"], top, {**(before.why if before else {}), "evaluated": True,
+    answer = fusion.Hit(row["num"], top, {**(before.why if before else fusion.unranked_why()),
+                                          "evaluated": True,
                                           "cells": [c["reason"] for c in evaluation.cells]})
     rest = [h for h in hits if section[h.num] != key]
     more[row["num"]] = [h.num for h in hits if h.num != row["num"] and section[h.num] == key]
