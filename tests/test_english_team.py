@@ -103,3 +103,16 @@ def test_explain_shows_an_evaluated_table_no_candidate_list_ranked(plant):
     assert explained.exit_code == 0, explained.output
     assert "evaluated (Conductivity (µS/cm)=3000)" in explained.stdout
     assert "why: score=" in explained.stdout
+
+
+@pytest.mark.parametrize(("question", "routed"), [
+    ("H2S ppm limit before confined space entry", {"confined space"}),  # no PM in ppm
+    ("pump vibration 0.2 in/s at 3600 rpm", {"vibration"}),  # nor in rpm
+    ("when is the air compressor PM due", {"PM"}),
+    ("PMs for the air compressor", {"PM"}),  # a plural names it too
+])
+def test_a_latin_routing_value_is_routed_as_a_whole_word(plant, question, routed):
+    """The air compressor's tag PM routed every question saying rpm or ppm to it (the value
+    was looked for as a substring, which Chinese needs and English words do not allow)."""
+    res = query(question)
+    assert {r["value"] for r in res["filters"]["routed"]} == routed

@@ -33,7 +33,7 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
     lengths, order = _routing_by_length(index)
     fits = bisect.bisect_right(lengths, len(q))  # a longer value cannot occur in q
     if fits <= ROUTE_SCAN:
-        found = [i for i in order[:fits] if values[i][2] in q]
+        found = [i for i in order[:fits] if names(q, values[i][2])]
     else:  # many values: only those starting with one of q's characters can occur in it
         found = []
         by_first = _routing_by_first(index)
@@ -41,8 +41,31 @@ def route(index: KbIndex, query: str) -> list[dict[str, str]]:
             if (group := by_first.get(c)) is not None:
                 firsts, positions = group
                 found += [i for i in positions[:bisect.bisect_right(firsts, len(q))]
-                          if values[i][2] in q]
+                          if names(q, values[i][2])]
     return [{"field": values[i][0], "value": values[i][1]} for i in sorted(found)]
+
+
+def names(question: str, value: str) -> bool:
+    """Whether `question` names `value` (both casefolded): anywhere where the value's end is
+    no Latin letter or digit (Chinese runs words together: 黄淮麦区赤霉病 names 黄淮麦区),
+    else as a whole word, a plural s or es allowed after a letter: ``pm`` is named by ``pm
+    schedule``, not by ``rpm`` or ``ppm``; ``e1`` not by ``e17``; ``vfd`` by ``vfds``."""
+    start = question.find(value)
+    while start >= 0:
+        end = start + len(value)
+        if not (_latin(value[0]) and _latin(question[start - 1:start])):
+            rest = question[end:end + 3]
+            plural = next((p for p in ("es", "s") if value[-1].isalpha() and
+                           rest.startswith(p) and not _latin(rest[len(p):])), "")
+            if plural or not (_latin(value[-1]) and _latin(question[end:end + 1])):
+                return True
+        start = question.find(value, start + 1)
+    return False
+
+
+def _latin(ch: str) -> bool:
+    """Whether `ch` (one character or none) is an ASCII letter or digit."""
+    return len(ch) == 1 and ch.isascii() and ch.isalnum()
 
 
 # Routing values a question is tested against one by one; with more of them fitting its
