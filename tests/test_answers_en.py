@@ -109,3 +109,25 @@ def test_an_english_text_value_is_named_by_a_word_of_its_own():
                         decision="inputs=Ambient; outputs=Action")
     assert where is not None
     assert find_inputs("the pump is outdoors", where) == {"Ambient": "outdoor"}
+
+
+BOILER = build_table(
+    ["Conductivity (µS/cm)", "Drum pressure (psi)", "Action"],
+    [["below 2,500", "any", "none"], ["2,500 to 3,500", "at most 150", "surface"],
+     ["2,500 to 3,500", "above 150", "notify"], ["above 3,500", "any", "bottom"]],
+    decision="inputs=Conductivity (µS/cm),Drum pressure (psi); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("boiler conductivity 3,000 µS/cm at 180 psi", {"3000", "180"}),
+    ("conductivity 3000 uS/cm at 180 psi", {"3000", "180"}),
+    ("conductivity 3000 µS/cm, 180 psi", {"3000", "180"}),
+])
+def test_a_rate_unit_of_the_number_before_names_no_column(question, expected):
+    """The cm of 'µS/cm' (the s of 'in/s') was taken for the word naming the next number,
+    so '180 psi' was not given to the one column in psi: the table asked for it."""
+    assert BOILER is not None
+    found = find_inputs(question, BOILER)
+    assert set(found.values()) == expected
+    ev = evaluate_inputs("d.md", 1, BOILER, found)
+    assert ev.status == "match" and ev.outputs == {"Action": "notify"}, ev.message

@@ -154,6 +154,7 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._EN_SPAN_BEFORE": "at most 16 characters before a number",
     "kbtools.query.values._EN_NEGATED": "at most 24 characters after a number (match)",
     "kbtools.query.values._EN_WORDS_BEFORE": "at most 32 characters before a number",
+    "kbtools.query.values._UNIT_BEFORE": "at most 16 characters before a number's words",
     "kbtools.query.values.EN_NUMERALS": "at most 26 characters after an input's name (match)",
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.identifiers._CAMEL": "one token of the question",

@@ -103,6 +103,9 @@ _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|th
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
 _EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z ]{0,30}$")  # the Latin words a number follows
+# what ends right before those words when their first is the unit of the number before them:
+# the number (``35 psi``) or the number and the head of a rate (``0.2 in/s``, ``3,000μs/cm``)
+_UNIT_BEFORE = re.compile(r"\d(?: ?[^\s\d,;:/]{1,8}/)? ?$")
 
 
 @dataclass(frozen=True)
@@ -232,8 +235,8 @@ def _word_before(text: str, start: int) -> str:
     if not latin:
         return ""
     words = latin.group(0).split()
-    if text[max(0, latin.start() - 2):latin.start()].rstrip(" ")[-1:].isdigit():
-        words = words[1:]  # the unit of the number before (35 psi at 1800 rpm)
+    if _UNIT_BEFORE.search(text, max(0, latin.start() - 16), latin.start()):
+        words = words[1:]  # the unit of the number before (35 psi at 1800 rpm, 0.2 in/s at)
     while words and drop_fillers(words[-1]) == "":
         words.pop()
     return " ".join(words[-2:])
