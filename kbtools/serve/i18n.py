@@ -1,7 +1,8 @@
 """The web app's words in Chinese (the default) and English.
 
 A page's language is ``?lang=`` when given (remembered in a cookie), else the cookie, else
-Chinese. Knowledge text is never translated; only the interface is.
+the one of the two the browser prefers (its ``Accept-Language``), else Chinese. Knowledge
+text is never translated; only the interface is.
 """
 
 from __future__ import annotations
@@ -107,11 +108,35 @@ REASONS: dict[str, str] = {
 }
 
 
-def pick_lang(query_lang: str | None, cookie_lang: str | None) -> str:
-    for lang in (query_lang, cookie_lang):
+def pick_lang(query_lang: str | None, cookie_lang: str | None,
+              accept_language: str | None = None) -> str:
+    """The page's language: `query_lang`, else `cookie_lang`, else the browser's
+    (`browser_lang`), else `DEFAULT_LANG`."""
+    for lang in (query_lang, cookie_lang, browser_lang(accept_language or "")):
         if lang in LANGS:
             return lang
     return DEFAULT_LANG
+
+
+def browser_lang(header: str) -> str | None:
+    """The one of `LANGS` an ``Accept-Language`` header prefers (``en-US,en;q=0.9`` → en,
+    ``zh-CN,zh;q=0.9,en;q=0.8`` → zh): the highest q, the first listed of equals; None when
+    it names neither (or refuses both with q=0)."""
+    best: tuple[float, str] | None = None
+    for part in header[:1000].split(","):
+        tag, _, params = part.strip().partition(";")
+        lang = tag.strip().split("-")[0].casefold()
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().casefold() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if lang in LANGS and q > 0 and (best is None or q > best[0]):
+            best = (q, lang)
+    return best[1] if best else None
 
 
 def translator(lang: str) -> Callable[..., str]:

@@ -92,7 +92,8 @@ class Page:
         self.request = request
         self.params: QueryParams = request.query_params  # a POSTed form's fields instead
         given = request.query_params.get("lang")
-        self.lang = pick_lang(given, request.cookies.get(LANG_COOKIE))
+        self.lang = pick_lang(given, request.cookies.get(LANG_COOKIE),
+                              request.headers.get("accept-language"))
         self.remember = given == self.lang
         self.t = translator(self.lang)
 
