@@ -105,6 +105,41 @@ def test_a_table_in_words_is_rules_checked_and_evaluated_like_one_in_symbols(tmp
     assert result.exit_code == 0 and "170 is in 151–170 (both ends inclusive)" in result.output
 
 
+# ----------------------------------------------------------------- bounded on both sides
+
+@pytest.mark.parametrize("cell,inside,outside,words", [
+    ("above 4 and at most 8", [4.01, 8], [4, 8.01], "> 4 and ≤ 8"),
+    (">4, ≤8", [5], [4, 9], "> 4 and ≤ 8"), ("> 4 and <= 8", [8], [4], "> 4 and ≤ 8"),
+    ("at least 2,000 h and below 5,000 h", [2000, 4999], [1999, 5000], "≥ 2000 and < 5000"),
+    ("高于4且不超过8", [8], [4], "> 4 and ≤ 8"), ("不低于4，低于8", [4], [8], "≥ 4 and < 8"),
+])
+def test_a_cell_bounded_on_both_sides_is_one_interval(cell, inside, outside, words):
+    cond = parse_condition(cell)
+    assert cond.kind == "range" and cond.describe() == words
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["above 4 and above 8", "rain and wind", "below 4 and",
+                                  "1,000, 2,000", "at most 8, at most 9"])
+def test_two_bounds_need_a_lower_and_an_upper_one(cell):
+    assert parse_condition(cell).kind != "range"
+
+
+def test_bands_sharing_their_endpoints_tile_the_number_line(tmp_path):
+    """NFPA 70E's PPE table (1.2 to 4, above 4 and at most 8, …) could not be written: 'above
+    4 and at most 8' was "not a numeric condition", and 4.1 to 8 left 4–4.1 uncovered."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=Incident energy (cal/cm²); outputs=PPE -->\n"
+                    "| Incident energy (cal/cm²) | PPE |\n|---|---|\n| below 1.2 | none |\n"
+                    "| 1.2 to 4 | 1 |\n| above 4 and at most 8 | 2 |\n| above 8 | 3 |\n",
+                    encoding="utf-8")
+    assert table_findings(path) == []
+    for energy, row in (("4", 2), ("4.01", 3), ("8", 3), ("8.5", 4)):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"Incident energy={energy}"])
+        assert result.exit_code == 0 and f"row {row} matches" in result.output, result.output
+
+
 # ----------------------------------------------------------------- "any" as authors write it
 
 @pytest.mark.parametrize("cell", ["-", "—", "–", "－", "任意", "不限", "any", "Any", " * "])

@@ -35,6 +35,7 @@ LIMIT = 0.5  # seconds for one application of one pattern (linear: milliseconds)
 # name -> how the code applies the pattern ("module.ATTR" or "module:<literal pattern>")
 AUTHOR: dict[str, str] = {
     "kbtools.serve.pages._FORMULA_NAME": "match",  # a URL path segment
+    "kbtools.decision.conditions._BOUND_JOIN": "finditer",  # a table cell (at most 80 characters)
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag

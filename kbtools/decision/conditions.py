@@ -9,6 +9,8 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     不低于30  低于15  超过20  不超过3次     the same in words (`symbolic`), Chinese or English:
     at least 30  below 15  2 or more      ≥30, <15, >20, ≤3, ≥30, <15, ≥2;
     150 to 170  between 150 and 170       150~170
+    above 4 and at most 8  >4, ≤8          4 < x ≤ 8: a lower and an upper comparison joined
+    高于4且不超过8                          (and, a comma, ;, &, 且): each end as its own says
     * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
@@ -256,6 +258,10 @@ class Condition:
             return f"文本“{self.raw.strip()}”" if zh else f"text '{self.raw.strip()}'"
         if self.kind == "number":
             return f"= {format_number(self.lo)}"
+        if self.kind == "range" and not (self.lo_incl and self.hi_incl):  # >4 and ≤8
+            low = f"{'≥' if self.lo_incl else '>'} {format_number(self.lo)}"
+            high = f"{'≤' if self.hi_incl else '<'} {format_number(self.hi)}"
+            return f"{low} 且 {high}" if zh else f"{low} and {high}"
         if self.kind == "range":
             span = f"{format_number(self.lo)}–{format_number(self.hi)}"
             return f"在 {span} 之间（含两端）" if zh else f"in {span} (both ends inclusive)"
@@ -319,6 +325,11 @@ def _starts_number(text: str) -> bool:
 def parse_condition(cell: str) -> Condition:
     """Parse one cell. Never fails: whatever is not a number form (or holds a number beyond
     the range of a float) is a text condition."""
+    return _parse(cell, pair=True)
+
+
+def _parse(cell: str, *, pair: bool) -> Condition:
+    """`parse_condition`; a cell of two comparisons joined (`_two_bounds`) only with `pair`."""
     raw = cell
     plain = normalize_cell(cell)
     text = symbolic(plain)
@@ -341,4 +352,34 @@ def parse_condition(cell: str) -> Condition:
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
-    return Condition(raw, "text", text=plain.casefold())
+    return (pair and _two_bounds(raw, plain)) or Condition(raw, "text", text=plain.casefold())
+
+
+# what joins the two comparisons of a cell bounded on both sides (``>4 and ≤8``, ``>4, ≤8``)
+_BOUND_JOIN = re.compile(r",|;|&|\band\b|并且|且|而且", re.IGNORECASE)
+BOUNDS_MAX = 80  # characters: a longer cell is not split in two (each split parses both parts)
+
+
+def _two_bounds(raw: str, plain: str) -> Condition | None:
+    """A cell that is a lower and an upper comparison joined (``above 4 and at most 8``,
+    ``>4, <=8``, ``高于4且不超过8``): the interval between them, each end included as its
+    comparison says (None when the cell is no such pair). Adjacent rows ``1.2 to 4`` /
+    ``above 4 and at most 8`` / ``above 8`` tile the number line with shared endpoints."""
+    if len(plain) > BOUNDS_MAX:
+        return None
+    for m in _BOUND_JOIN.finditer(plain):
+        a, b = _comparison(plain[:m.start()]), _comparison(plain[m.end():])
+        if a is None or b is None:
+            continue
+        lower, upper = (a, b) if a.kind in ("gt", "ge") else (b, a)
+        if lower.kind in ("gt", "ge") and upper.kind in ("lt", "le"):
+            return Condition(raw, "range", lo=lower.lo, hi=upper.hi, lo_incl=lower.kind == "ge",
+                             hi_incl=upper.kind == "le")
+    return None
+
+
+def _comparison(part: str) -> Condition | None:
+    """One side of `_two_bounds`: a comparison (``above 4``, ``≤8``, ``8 or less``), else
+    None."""
+    c = _parse(part, pair=False)
+    return c if c.kind in ("lt", "le", "gt", "ge") else None
