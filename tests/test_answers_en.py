@@ -131,3 +131,29 @@ def test_a_rate_unit_of_the_number_before_names_no_column(question, expected):
     assert set(found.values()) == expected
     ev = evaluate_inputs("d.md", 1, BOILER, found)
     assert ev.status == "match" and ev.outputs == {"Action": "notify"}, ev.message
+
+
+MEGGER = build_table(
+    ["Motor rated voltage (V)", "Test voltage (V DC)"],
+    [["under 1,000", "500"], ["1,000 to 2,500", "1,000"], ["more than 2,500", "2,500"]],
+    decision="inputs=Motor rated voltage (V); outputs=Test voltage (V DC)")
+TOWER = build_table(
+    ["Cycles of concentration", "Basin temperature (°F)", "Bleed-off"],
+    [["less than 3", "any", "closed"], ["3 to 5", "below 85", "5 gpm"],
+     ["3 to 5", "85 or more", "8 gpm"], ["more than 5", "any", "12 gpm"]],
+    decision="inputs=Cycles of concentration,Basin temperature (°F); outputs=Bleed-off")
+
+
+@pytest.mark.parametrize(("table", "question", "expected"), [
+    (MEGGER, "megger test voltage for a 4160 V motor", {"Motor rated voltage (V)": "4160"}),
+    (MEGGER, "insulation test on a 480V motor", {"Motor rated voltage (V)": "480"}),
+    (TOWER, "cooling tower running 6 cycles, basin at 90 °F",
+     {"Cycles of concentration": "6", "Basin temperature (°F)": "90"}),
+    (TOWER, "6 cycles or more", {}),  # a bound, not a value
+    (TOWER, "4 cycle", {}),  # no name: the header says cycles
+])
+def test_a_value_written_before_its_english_name_is_read(table, question, expected):
+    """'a 4160 V motor' and '6 cycles' gave nothing (only a name before its value was read),
+    and the row most alike was shown instead: 500 V DC for a 4160 V motor, 5 gpm at 6 cycles."""
+    assert table is not None
+    assert find_inputs(question, table) == expected

@@ -6,7 +6,8 @@ units and whether each is an exact value come from `kbtools.query.values`, in Ch
 English): a number is given to the input column named just before it (by its header without
 the unit, a leading or trailing part of it — of two characters or more for a CJK header,
 whole words for an English one — that names no other input, or a synonym: 湿度 for
-相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃)); a text
+相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃)), else to the
+column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `evaluate_question` tries the
 decision tables among the best candidates and returns an `Evaluation`:
 
@@ -45,6 +46,7 @@ from kbtools.query.values import (
     STOP_GAP,
     UNIT_CLASSES,
     Number,
+    bounds_after,
     compact,
     numbers,
     strip_fillers,
@@ -193,6 +195,24 @@ def find_inputs(question: str, table: DecisionTable,
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
             claimed.add(fits[0])
+    for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
+        if i not in table.numeric or table.header[i] in out or i in blocked:
+            continue
+        others = {n for j in table.inputs if j != i for n in names[j]}
+        for n, x in enumerate(found_numbers):
+            if n in claimed or not x.exact:
+                continue
+            follows = next((m for m in names[i] if m.isascii() and m not in others and
+                            text.startswith(m, x.after) and
+                            _names_word(text[x.after:x.after + len(m) + 2], m)), None)
+            if follows is not None:
+                if bounds_after(text[x.after + len(follows):].removeprefix("s")):
+                    blocked.add(i)  # 6 cycles or more: a bound, the input stays missing
+                    break
+                if (value := given_value(x, table, i)) is not None:
+                    out[table.header[i]] = value
+                claimed.add(n)
+                break
     bare = text.replace(" ", "")
     for i in table.inputs:  # text columns: a cell value the question names
         if i in table.numeric:

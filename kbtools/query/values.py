@@ -119,6 +119,7 @@ class Number:
     written: str  # the number with the unit or multiplying word written after it, if any
     exact: bool = True  # False: a bound or a span, not a value (不到15度, 20多度, 22~25度)
     word: str = ""  # the word right before it, filler words dropped (病叶率 in 病叶率3%)
+    after: int = 0  # where the text after it and its unit starts (the m of ``4160 v motor``)
 
 
 def _latin(ch: str) -> bool:
@@ -220,8 +221,19 @@ def numbers(text: str) -> list[Number]:
                      or _EN_SPAN_AFTER.match(clause)
                      or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start])
                      or _EN_NEGATED.match(clause))
-        out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run)))
+        out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
+                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))))
     return out
+
+
+def bounds_after(clause: str) -> bool:
+    """Whether English words starting `clause` make the number before them no exact value:
+    a bound (``or more``, ``at most``), a span (``to 8``) or a negation (``not``). What a
+    number's own clause is checked for, for the clause after the name that follows a number
+    (``6 cycles or more``)."""
+    clause = clause.lstrip(" ")
+    return bool(_EN_BOUND_AFTER.match(clause) or _EN_SPAN_AFTER.match(clause)
+                or _EN_NEGATED.match(clause))
 
 
 def _word_before(text: str, start: int) -> str:
