@@ -157,3 +157,14 @@ def test_percent_encoded_links_name_the_file_once_encoded():
     hrefs = re.findall(r'href="([^"]*)"', render_markdown(text, ctx()))
     page = "/doc/knowledge/crops/%E6%B0%B4%E6%B3%B5%20%E5%AF%86%E5%B0%81.md"
     assert hrefs == [page, page + "#%E6%AD%A5%E9%AA%A4", page]
+
+
+def test_task_list_boxes_are_checkboxes_not_escaped_tags():
+    """`- [ ]` / `- [x]` showed the plugin's `<input class=…>` tag as escaped text."""
+    html = render_markdown("- [ ] 清理滤网\n- [x] 记录轴承温度\n\n- [X] Done <input type=text>\n",
+                           ctx())
+    assert "&lt;input" not in html.replace("&lt;input type=text&gt;", "")
+    assert html.count('<input type="checkbox" class="task-box" disabled> 清理滤网') == 1
+    assert '<input type="checkbox" class="task-box" disabled checked> 记录轴承温度' in html
+    assert '<input type="checkbox" class="task-box" disabled checked> Done' in html
+    assert "&lt;input type=text&gt;" in html  # an author's own tag is still escaped
