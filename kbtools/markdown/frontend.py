@@ -80,6 +80,7 @@ class Scan:
     unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
     csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
     wikilinks: list[tuple[int, int, str]] = field(default_factory=list)  # (line, col, as written)
+    html_tables: list[int] = field(default_factory=list)  # lines of HTML blocks with a <table>
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -116,6 +117,16 @@ def _html(content: str) -> _HtmlRefs:
     except Exception:  # HTMLParser is lenient; be safe on any input
         pass
     return parser
+
+
+def _table_tag(html: str) -> int:
+    """Where an HTML block opens its first `<table>` (a table pasted from Word, Excel or a
+    web page: shown as its source, and no table to the build); -1 when it opens none."""
+    lower = html.lower()
+    at = lower.find("<table")
+    while at != -1 and lower[at + 6:at + 7] not in ("", ">", "/", " ", "\t", "\n"):
+        at = lower.find("<table", at + 6)
+    return at
 
 
 def count_cells(line: str) -> int:
@@ -333,6 +344,8 @@ class _Scanner:
                 annotation = annotation_of(body)
                 if annotation is not None and annotation[0] == "csv":
                     self.csv_pending = (line + self.offset, annotation[1])
+        elif (at := _table_tag(content)) >= 0:
+            self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
             found = _html(content)

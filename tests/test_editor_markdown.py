@@ -1,0 +1,59 @@
+"""Markdown as Typora and Obsidian authors write it: what `kb check` says of what kbtools does
+not read (an HTML table pasted from Word or Excel), and what the build indexes of what it does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.markdown.frontend import scan
+from tests.kbfixtures import GOOD_FM
+
+FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
+
+WORD_TABLE = """<table>
+<tr><th>部件</th><th>周期</th></tr>
+<tr><td>轴承</td><td rowspan="2">3 个月</td></tr>
+<tr><td>叶轮</td></tr>
+</table>
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check(*args: str):
+    return CliRunner().invoke(main, ["check", "--no-cache", *args])
+
+
+@pytest.mark.parametrize(("body", "lines"), [
+    ("# 保养\n\n" + WORD_TABLE, [3]),
+    ("# 保养\n\n<div class=\"x\">\n\n<TABLE border=1>\n<tr><td>a</td></tr>\n</TABLE>\n</div>\n",
+     [5]),
+    ("# 保养\n\n- 周期：\n\n  <table><tr><td>a</td></tr></table>\n\n> <table>\n> <tr><td>b</td></tr>\n"
+     "> </table>\n", [5, 7]),
+    ("# 保养\n\n<!-- <table> kept out -->\n\n<tablet>x</tablet>\n\n| a | b |\n|---|---|\n"
+     "| 1 | 2 |\n\n```html\n<table></table>\n```\n\n`<table>` in text\n", []),
+])
+def test_html_tables_are_found_at_their_tag(body, lines):
+    assert scan(body, 10).html_tables == [line + 9 for line in lines]
+
+
+def test_check_warns_of_an_html_table_at_its_line(repo):
+    """A table pasted as HTML was shown as its source on devices and indexed as no table,
+    and `kb check` said nothing."""
+    (repo / "knowledge" / "t" / "f.md").write_text(
+        GOOD_FM + "# 保养周期\n\n下表摘自厂家手册：\n\n" + WORD_TABLE, encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 0, res.output
+    line = FM_LINES + 5
+    assert f"knowledge/t/f.md:{line}:1: warning: html-table: an HTML <table>" in res.output
+    assert res.output.count("html-table") == 1
