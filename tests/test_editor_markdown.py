@@ -57,3 +57,25 @@ def test_check_warns_of_an_html_table_at_its_line(repo):
     line = FM_LINES + 5
     assert f"knowledge/t/f.md:{line}:1: warning: html-table: an HTML <table>" in res.output
     assert res.output.count("html-table") == 1
+
+
+@pytest.mark.parametrize(("body", "found"), [
+    ("# 笔记\n\n正文 %% 私人注释 %% 正文。\n", [(3, 4)]),
+    ("# 笔记\n\n%%\n## 草稿：待确认\n| 项目 | 值 |\n|---|---|\n| 待定 | 1 |\n%%\n\n正文。\n", [(3, 1)]),
+    ("# 笔记\n\n一 %%a%% 二 %%b\n\n多行 %% 三\n", [(3, 3), (3, 11)]),
+    ("# 笔记\n\n`printf(\"%%d\")` 与\n\n```c\nprintf(\"%%d\");\n```\n\n$x %% y$ 与 50\\%\\%\n", []),
+    ("# 笔记\n\n| 列 | 说明 |\n|---|---|\n| a | 占 %%注%% 位 |\n", [(5, 9)]),
+])
+def test_obsidian_comments_are_found_where_they_open(body, found):
+    assert scan(body, 10).comments == [(line + 9, col) for line, col in found]
+
+
+def test_check_warns_of_an_obsidian_comment(repo):
+    """Obsidian hides `%% … %%`; kbtools showed it on devices and indexed it (a heading in
+    it took the lines after it into its section) without a word."""
+    (repo / "knowledge" / "t" / "f.md").write_text(
+        GOOD_FM + "# 检修\n\n正文。\n\n%%\n## 草稿\n供应商报价有误\n%%\n", encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 0, res.output
+    assert f"knowledge/t/f.md:{FM_LINES + 5}:1: warning: obsidian-comment: " in res.output
+    assert res.output.count("obsidian-comment") == 1

@@ -81,6 +81,7 @@ class Scan:
     csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
     wikilinks: list[tuple[int, int, str]] = field(default_factory=list)  # (line, col, as written)
     html_tables: list[int] = field(default_factory=list)  # lines of HTML blocks with a <table>
+    comments: list[tuple[int, int]] = field(default_factory=list)  # (line, col) opening a %%
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -150,7 +151,7 @@ def count_cells(line: str) -> int:
 
 def _needs_inline(content: str, has_refs: bool) -> bool:
     return ("](" in content or "<" in content or "$" in content or "[[" in content
-            or (has_refs and "[" in content))
+            or "%%" in content or (has_refs and "[" in content))
 
 
 class _Locator:
@@ -272,6 +273,7 @@ class _Scanner:
         # them at once (as the doc tree's `_TableTagger` hands annotations to tables)
         self.csv_pending: tuple[int, str] | None = None
         self.definitions: set[tuple[str, str]] = set()  # (label, kind) of definitions read
+        self.in_comment = False  # an Obsidian `%%` comment is open (its `%%` read: odd)
 
     def read(self, tok: Token) -> None:
         kind = tok.type
@@ -394,11 +396,26 @@ class _Scanner:
                 out.math.append((line, child.content))
             elif kind == "code_inline":
                 loc.find_plain(child.content)
-            elif kind == "text" and "$$" in child.content:
-                line, col = loc.find_plain("$$")
-                out.stray_dollars.append((line, col))
+            elif kind == "text" and ("$$" in child.content or "%%" in child.content):
+                self.text_marks(child.content, loc)
             if child.children:
                 self.inline(child.children, loc, wiki=False)
+
+    def text_marks(self, text: str, loc: _Locator) -> None:
+        """A text token's first stray `$$`, and each `%%` that opens an Obsidian comment
+        (`%% … %%`, also over several blocks: every other `%%` of the body's text opens one)."""
+        marks = [(text.find("$$"), "$$")] if "$$" in text else []
+        at = text.find("%%")
+        while at != -1:
+            marks.append((at, "%%"))
+            at = text.find("%%", at + 2)
+        for _, mark in sorted(marks):
+            where = loc.find_plain(mark)
+            if mark == "$$":
+                self.out.stray_dollars.append(where)
+            elif not self.in_comment:
+                self.out.comments.append(where)
+            self.in_comment ^= mark == "%%"
 
     def text_run(self, run: list[Token], loc: _Locator) -> bool:
         """The wikilinks of a run of text tokens, located by the run, with the run's stray
