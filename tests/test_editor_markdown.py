@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kbtools.build.chunk import chunk_document
 from kbtools.cli import main
+from kbtools.corpus import parse_source
+from kbtools.decision.documents import evaluate_table
 from kbtools.markdown.frontend import scan
+from kbtools.markdown.parser import inline_text, parse_tokens
+from kbtools.serve.docview import RenderContext, render_markdown
 from tests.kbfixtures import GOOD_FM
 
 FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
@@ -79,3 +84,49 @@ def test_check_warns_of_an_obsidian_comment(repo):
     assert res.exit_code == 0, res.output
     assert f"knowledge/t/f.md:{FM_LINES + 5}:1: warning: obsidian-comment: " in res.output
     assert res.output.count("obsidian-comment") == 1
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("泄漏超过 ==每分钟 5 滴== 时停机", "泄漏超过 每分钟 5 滴 时停机"),
+    ("这是==重点==内容", "这是重点内容"),
+    ("see ==this== now, ==**bold**==", "see this now, bold"),
+    ("x == 1 and y == 2", "x == 1 and y == 2"),  # spaces on both sides: no marker
+    ("pip install numpy==1.21 pandas==1.3", "pip install numpy==1.21 pandas==1.3"),
+    ("`a==b==c` and $a==b$ ==c==", "a==b==c and a==b c"),  # code and math keep theirs
+    ("==unclosed and =single=", "==unclosed and =single="),
+])
+def test_highlight_markers_are_no_text(text, plain):
+    assert inline_text(parse_tokens(text)[1].children or []) == plain
+
+
+HIGHLIGHTS = """# 密封泄漏处置
+
+## ==紧急== 停机条件
+
+<!-- decision: inputs=泄漏量(滴/分钟); outputs=处置 -->
+| 泄漏量(滴/分钟) | 处置 |
+|---|---|
+| <5 | ==继续运行== |
+| ≥5 | 停机==更换密封== |
+"""
+
+
+def test_highlights_leave_no_markers_in_headings_rows_and_decisions():
+    """`==…==` was text: the heading path, the rows, the CSV and a decision's output held it
+    (`处置===继续运行==`)."""
+    src = parse_source(GOOD_FM + HIGHLIGHTS, Path("/r/knowledge/t/h.md"), "knowledge/t/h.md")
+    chunks = chunk_document(src)
+    rows = [c for c in chunks if c.kind == "table_row"]
+    assert [c.text for c in rows] == ["泄漏量(滴/分钟): <5\n处置: 继续运行",
+                                      "泄漏量(滴/分钟): ≥5\n处置: 停机更换密封"]
+    assert {c.heading_path for c in rows} == {("密封泄漏处置", "紧急 停机条件")}
+    assert "## ==紧急== 停机条件" in chunks[0].text  # a section is the text as written
+    result = evaluate_table(src, None, {"泄漏量(滴/分钟)": "3"})
+    assert result.to_dict()["matches"][0]["outputs"] == {"处置": "继续运行"}
+
+
+def test_highlights_are_shown_apart_from_the_question_s_terms():
+    html = render_markdown("泄漏超过 ==每分钟 5 滴== 时停机\n", RenderContext(
+        doc="knowledge/t/h.md", terms=["停机"], cited=(1, 1)))
+    assert '<mark class="hl">每分钟 5 滴</mark> 时<mark>停机</mark>' in html
+    assert "==" not in html

@@ -44,7 +44,7 @@ MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
-HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
+HEADING_MARKUP = frozenset("`[<*_\\&$!=")  # a heading without these reads as written
 # Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)

@@ -8,6 +8,7 @@ markdown-it's own renderer in what author content may do:
   nothing but `<img>` tags (Typora's resized pictures) is shown as the page's own images
   (their `src`, `alt` and `title` only), every other HTML block or inline tag is shown as
   escaped text;
+- an author's ``==highlight==`` is ``<mark class="hl">``;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
   term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
   the characters of other words: 使用, 农药);
@@ -151,6 +152,14 @@ class SafeRenderer(RendererHTML):
                  env: Any) -> str:
         checked = " checked" if tokens[idx].meta.get("checked") else ""
         return f'<input type="checkbox" class="task-box" disabled{checked}>'
+
+    def mark_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: Any) -> str:
+        return '<mark class="hl">'  # the author's ==highlight== (a question's terms: <mark>)
+
+    def mark_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        return "</mark>"
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
