@@ -168,3 +168,16 @@ def test_task_list_boxes_are_checkboxes_not_escaped_tags():
     assert '<input type="checkbox" class="task-box" disabled checked> 记录轴承温度' in html
     assert '<input type="checkbox" class="task-box" disabled checked> Done' in html
     assert "&lt;input type=text&gt;" in html  # an author's own tag is still escaped
+
+
+def test_obsidian_callouts_are_titled_boxes_without_their_marker():
+    """`> [!warning] 断电挂牌` showed `[!warning]` as text in a plain quote."""
+    html = render_markdown("> [!WARNING]- 断电挂牌\n> 检修前必须**断电**。\n\n> [!tip]\n> 正文\n\n"
+                           "> [!unknown] 标题\n\n> 普通引用 [!x]\n", ctx(terms=["断电"]))
+    assert "[!" not in html.replace("普通引用 [!x]", "")
+    assert ('<blockquote class="callout callout-warning" data-lines="1-2">\n<p data-lines="1-2">'
+            '<span class="callout-title"><mark>断电</mark>挂牌</span>\n检修前必须') in html
+    assert '<blockquote class="callout callout-tip"' in html
+    assert '<span class="callout-title">Tip</span>\n正文' in html  # no title: the type's name
+    assert '<blockquote class="callout" data-lines="7-7">' in html
+    assert '<blockquote data-lines="9-9">\n<p data-lines="9-9">普通引用 [!x]</p>' in html

@@ -22,9 +22,8 @@ markdown-it's own renderer in what author content may do:
 - a link to a heading of the same document (``#anchor``) stays in the page on the
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
-- a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox (the
-  task-list plugin writes it as an HTML tag, which would otherwise be escaped like an
-  author's);
+- a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
+  Obsidian callout (``> [!warning] 标题``) a titled box (`kbtools.serve.editors`);
 - block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
   the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
 - a passage may leave table rows out (`RenderContext.line_map` gives the file line of each
@@ -57,6 +56,7 @@ from kbtools.markdown.parser import (
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
+from kbtools.serve.editors import callouts, task_boxes
 
 MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -152,6 +152,14 @@ class SafeRenderer(RendererHTML):
                  env: Any) -> str:
         checked = " checked" if tokens[idx].meta.get("checked") else ""
         return f'<input type="checkbox" class="task-box" disabled{checked}>'
+
+    def callout_title_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                           env: Any) -> str:
+        return '<span class="callout-title">'
+
+    def callout_title_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                            env: Any) -> str:
+        return "</span>"
 
     def mark_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: Any) -> str:
@@ -456,19 +464,6 @@ def _omission(ctx: RenderContext, line: int, cols: int) -> list[Token]:
     return [tok]
 
 
-def _task_boxes(tokens: list[Token]) -> None:
-    """The task-list plugin's box of each task item (an ``html_inline`` `<input>` opening
-    the item's first paragraph) as a ``task_box`` token, checked or not."""
-    for i, tok in enumerate(tokens[:-2]):
-        if tok.type != "list_item_open" or "task-list-item" not in str(tok.attrGet("class")):
-            continue
-        children = tokens[i + 2].children or []
-        if children and children[0].type == "html_inline":
-            box = Token("task_box", "input", 0)
-            box.meta["checked"] = 'checked="checked"' in children[0].content
-            children[0] = box
-
-
 def _anchor_headings(tokens: list[Token]) -> None:
     seen: dict[str, int] = {}
     for i, tok in enumerate(tokens):
@@ -550,7 +545,8 @@ class _XrefRenderer(SafeRenderer):
 def render_markdown(text: str, ctx: RenderContext) -> str:
     """`text` (a document body or a passage of one) as safe HTML; see the module docstring."""
     tokens = parse_tokens(text)
-    _task_boxes(tokens)
+    task_boxes(tokens)
+    callouts(tokens)
     _anchor_headings(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)

@@ -1,0 +1,69 @@
+"""What Obsidian and Typora write that a document page shows as those editors do.
+
+Token passes over a parsed document (`kbtools.markdown.parser.parse_tokens`), run by
+`kbtools.serve.docview.render_markdown` before rendering; `SafeRenderer` renders the tokens
+they make with fixed markup of its own (nothing of the author's text becomes a tag):
+
+- a task list item's box (``- [ ]``, ``- [x]``): the task-list plugin writes it as an HTML
+  ``<input>`` tag, which would be escaped like an author's; it becomes a ``task_box`` token;
+- an Obsidian callout (``> [!warning] 断电挂牌``, foldable ``> [!note]-``): the quote gets the
+  classes ``callout callout-<type>`` (a type Obsidian knows, else ``callout`` alone) and its
+  first line, without the ``[!type]`` marker, is the callout's title between
+  ``callout_title_open`` and ``callout_title_close`` tokens (the type's name when the line
+  has no title); a foldable one is shown open, as a device should show everything.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.token import Token
+
+# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
+_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
+# Obsidian's callout types and their aliases, by the type whose look they share
+CALLOUT_TYPES = {
+    "note": "note", "abstract": "abstract", "summary": "abstract", "tldr": "abstract",
+    "info": "info", "todo": "todo", "tip": "tip", "hint": "tip", "important": "tip",
+    "success": "success", "check": "success", "done": "success", "question": "question",
+    "help": "question", "faq": "question", "warning": "warning", "caution": "warning",
+    "attention": "warning", "failure": "failure", "fail": "failure", "missing": "failure",
+    "danger": "danger", "error": "danger", "bug": "bug", "example": "example",
+    "quote": "quote", "cite": "quote",
+}
+
+
+def task_boxes(tokens: list[Token]) -> None:
+    """The task-list plugin's box of each task item (an ``html_inline`` `<input>` opening
+    the item's first paragraph) as a ``task_box`` token, checked or not."""
+    for i, tok in enumerate(tokens[:-2]):
+        if tok.type != "list_item_open" or "task-list-item" not in str(tok.attrGet("class")):
+            continue
+        children = tokens[i + 2].children or []
+        if children and children[0].type == "html_inline":
+            box = Token("task_box", "input", 0)
+            box.meta["checked"] = 'checked="checked"' in children[0].content
+            children[0] = box
+
+
+def callouts(tokens: list[Token]) -> None:
+    """Each quote opening with `[!type]` as a callout (see the module docstring)."""
+    for i, tok in enumerate(tokens[:-2]):
+        if tok.type != "blockquote_open" or tokens[i + 1].type != "paragraph_open":
+            continue
+        children = tokens[i + 2].children
+        if not children or children[0].type != "text":
+            continue
+        m = _CALLOUT.match(children[0].content)
+        if m is None:
+            continue
+        kind = CALLOUT_TYPES.get(m.group(1).lower())
+        tok.attrSet("class", f"callout callout-{kind}" if kind else "callout")
+        first = children[0]
+        first.content = first.content[m.end():]
+        end = next((j for j, c in enumerate(children) if c.type in ("softbreak", "hardbreak")),
+                   len(children))
+        if not any(c.content.strip() or c.type != "text" for c in children[:end]):
+            first.content = m.group(1).capitalize()
+        children.insert(end, Token("callout_title_close", "span", -1))
+        children.insert(0, Token("callout_title_open", "span", 1))
