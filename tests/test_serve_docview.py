@@ -181,3 +181,17 @@ def test_obsidian_callouts_are_titled_boxes_without_their_marker():
     assert '<span class="callout-title">Tip</span>\n正文' in html  # no title: the type's name
     assert '<blockquote class="callout" data-lines="7-7">' in html
     assert '<blockquote data-lines="9-9">\n<p data-lines="9-9">普通引用 [!x]</p>' in html
+
+
+def test_typora_toc_is_a_list_of_the_headings():
+    """Typora's `[TOC]` was shown as the text "[TOC]"."""
+    text = "# 标题\n\n[TOC]\n\n## 一、准备 ##\n\n正文\n\n### 1.1 ==工具==\n\nSetext\n---\n"
+    html = render_markdown(text, ctx())
+    assert "[TOC]" not in html
+    assert ('<ul class="toc" data-lines="3-3">\n<li class="toc-h1"><a href="#标题">标题</a></li>\n'
+            '<li class="toc-h2"><a href="#一准备">一、准备</a></li>\n'
+            '<li class="toc-h3"><a href="#11-工具">1.1 工具</a></li>\n'
+            '<li class="toc-h2"><a href="#setext">Setext</a></li>\n</ul>') in html
+    passage = render_markdown(text, ctx(on_doc_page=False))  # a search result: the page's
+    assert f'<a href="/doc/{DOC}#setext">Setext</a>' in passage
+    assert render_markdown("[toc]\n\n正文\n", ctx()) == '<p data-lines="3-3">正文</p>\n'

@@ -23,7 +23,8 @@ markdown-it's own renderer in what author content may do:
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
 - a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
-  Obsidian callout (``> [!warning] 标题``) a titled box (`kbtools.serve.editors`);
+  Obsidian callout (``> [!warning] 标题``) a titled box, Typora's ``[TOC]`` a list of links
+  to the headings (`kbtools.serve.editors`);
 - block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
   the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
 - a passage may leave table rows out (`RenderContext.line_map` gives the file line of each
@@ -56,7 +57,7 @@ from kbtools.markdown.parser import (
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
-from kbtools.serve.editors import callouts, task_boxes
+from kbtools.serve.editors import callouts, table_of_contents, task_boxes
 
 MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -548,6 +549,7 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     task_boxes(tokens)
     callouts(tokens)
     _anchor_headings(tokens)
+    tokens = table_of_contents(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)
     md = markdown()

@@ -10,7 +10,9 @@ they make with fixed markup of its own (nothing of the author's text becomes a t
   classes ``callout callout-<type>`` (a type Obsidian knows, else ``callout`` alone) and its
   first line, without the ``[!type]`` marker, is the callout's title between
   ``callout_title_open`` and ``callout_title_close`` tokens (the type's name when the line
-  has no title); a foldable one is shown open, as a device should show everything.
+  has no title); a foldable one is shown open, as a device should show everything;
+- Typora's ``[TOC]`` (a paragraph of its own): a list of links to the headings of what is
+  rendered, instead of the text ``[TOC]``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import re
 
 from markdown_it.token import Token
+
+from kbtools.markdown.parser import inline_text
 
 # `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
 _CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
@@ -67,3 +71,42 @@ def callouts(tokens: list[Token]) -> None:
             first.content = m.group(1).capitalize()
         children.insert(end, Token("callout_title_close", "span", -1))
         children.insert(0, Token("callout_title_open", "span", 1))
+
+
+def table_of_contents(tokens: list[Token]) -> list[Token]:
+    """Each `[TOC]` paragraph as a list of links to the headings (run after the headings got
+    their anchors as ``id``: a heading without one is left out)."""
+    heads = [(tok.tag, inline_text(tokens[i + 1].children or []), str(tok.attrGet("id")))
+             for i, tok in enumerate(tokens[:-1])
+             if tok.type == "heading_open" and tok.attrGet("id")]
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if (tok.type == "paragraph_open" and i + 2 < len(tokens)
+                and tokens[i + 1].content.strip().upper() == "[TOC]"):
+            out += _toc_list(heads, tok.map, tok.level)
+            i += 3
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
+              level: int) -> list[Token]:
+    if not heads:
+        return []
+    ul = Token("bullet_list_open", "ul", 1, map=span, level=level, block=True)
+    ul.attrSet("class", "toc")
+    out = [ul]
+    for tag, text, anchor in heads:
+        item = Token("list_item_open", "li", 1, level=level + 1, block=True)
+        item.attrSet("class", f"toc-{tag}")
+        link = Token("link_open", "a", 1, attrs={"href": f"#{anchor}"})
+        out += [item, Token("paragraph_open", "p", 1, hidden=True),
+                Token("inline", "", 0, children=[link, Token("text", "", 0, content=text),
+                                                 Token("link_close", "a", -1)]),
+                Token("paragraph_close", "p", -1, hidden=True),
+                Token("list_item_close", "li", -1, block=True)]
+    return [*out, Token("bullet_list_close", "ul", -1, block=True)]
