@@ -130,3 +130,19 @@ def test_highlights_are_shown_apart_from_the_question_s_terms():
         doc="knowledge/t/h.md", terms=["停机"], cited=(1, 1)))
     assert '<mark class="hl">每分钟 5 滴</mark> 时<mark>停机</mark>' in html
     assert "==" not in html
+
+
+def test_editor_settings_in_front_matter_say_what_they_are(repo):
+    """`typora-copy-images-to` (written by Typora's per-document image folder) was only an
+    "unknown key", with no word of where it came from or what to do."""
+    fm = GOOD_FM.replace("verified: false\n", "verified: false\ntypora-copy-images-to: "
+                         "../../assets/images\ncssclasses: [wide]\nsourse: x\n")
+    (repo / "knowledge" / "t" / "f.md").write_text(fm + "# 标题\n\n正文。\n", encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 1
+    lines = [line for line in res.output.splitlines() if "fm-unknown-key" in line]
+    assert len(lines) == 3
+    assert lines[0].startswith("knowledge/t/f.md:9:1: error: fm-unknown-key: unknown key "
+                               "'typora-copy-images-to'; an editor's setting for this file")
+    assert "'cssclasses'; an editor's setting" in lines[1]
+    assert "'sourse'; did you mean 'source'?" in lines[2]
