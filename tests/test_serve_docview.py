@@ -195,3 +195,15 @@ def test_typora_toc_is_a_list_of_the_headings():
     passage = render_markdown(text, ctx(on_doc_page=False))  # a search result: the page's
     assert f'<a href="/doc/{DOC}#setext">Setext</a>' in passage
     assert render_markdown("[toc]\n\n正文\n", ctx()) == '<p data-lines="3-3">正文</p>\n'
+
+
+def test_obsidian_block_ids_are_left_out_of_paragraphs_only():
+    """`… 停机。 ^leak-rule` showed `^leak-rule`, as Obsidian does not."""
+    html = render_markdown("密封泄漏超过 5 滴时停机。 ^leak-rule\n\n- 项一 ^item-1\n- 项二\n\n"
+                           "| a |\n|---|\n| 2 ^3 |\n\n^table-id\n\n"
+                           "指数 2^10 与 x ^ y 与 **粗**^id 与 a ^中文\n\n多行\n最后一行 ^multi\n", ctx())
+    assert '<p data-lines="1-1">密封泄漏超过 5 滴时停机。</p>' in html
+    assert '<li data-lines="3-3">项一</li>' in html
+    assert "<td>2 ^3</td>" in html  # a cell's text
+    assert "table-id" not in html and "multi" not in html and "<p data-lines=\"10-10\"" not in html
+    assert "指数 2^10 与 x ^ y 与 <strong>粗</strong>^id 与 a ^中文" in html

@@ -57,7 +57,7 @@ from kbtools.markdown.parser import (
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
-from kbtools.serve.editors import callouts, table_of_contents, task_boxes
+from kbtools.serve.editors import block_ids, callouts, table_of_contents, task_boxes
 
 MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -548,6 +548,7 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     tokens = parse_tokens(text)
     task_boxes(tokens)
     callouts(tokens)
+    block_ids(tokens)
     _anchor_headings(tokens)
     tokens = table_of_contents(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)

@@ -11,6 +11,8 @@ they make with fixed markup of its own (nothing of the author's text becomes a t
   first line, without the ``[!type]`` marker, is the callout's title between
   ``callout_title_open`` and ``callout_title_close`` tokens (the type's name when the line
   has no title); a foldable one is shown open, as a device should show everything;
+- an Obsidian block id (``… 5 滴。 ^leak-rule`` ending a paragraph or list item, or ``^id``
+  on a line of its own after a table or list) is left out, as Obsidian shows the page;
 - Typora's ``[TOC]`` (a paragraph of its own): a list of links to the headings of what is
   rendered, instead of the text ``[TOC]``.
 """
@@ -110,3 +112,31 @@ def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
                 Token("paragraph_close", "p", -1, hidden=True),
                 Token("list_item_close", "li", -1, block=True)]
     return [*out, Token("bullet_list_close", "ul", -1, block=True)]
+
+
+def block_ids(tokens: list[Token]) -> None:
+    """The Obsidian block id ending each paragraph (`` ^id``) left out; a paragraph that is
+    one is not shown. Table cells and headings keep theirs (`| 2 ^3 |` is a cell's text)."""
+    for i, tok in enumerate(tokens[1:-1], 1):
+        children = tok.children if tok.type == "inline" else None
+        if not children or children[-1].type != "text" or tokens[i - 1].type != "paragraph_open":
+            continue
+        last = children[-1]
+        at = _block_id_at(last.content)
+        if at == 0 and len(children) > 1:
+            at = -1  # `**x**^id` is no block id: it needs a space before it
+        if at >= 0:
+            last.content = last.content[:at].rstrip()
+        if at == 0:
+            tokens[i - 1].hidden = tokens[i + 1].hidden = True
+
+
+def _block_id_at(text: str) -> int:
+    """Where a trailing Obsidian block id (`^` and letters, digits or `-`) starts: after a
+    space, or at 0 when it is all the text; -1 when the text ends otherwise."""
+    stripped = text.rstrip()
+    at = stripped.rfind("^")
+    ident = stripped[at + 1:]
+    if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
+        return -1
+    return at if at == 0 or stripped[at - 1] in " \t" else -1
