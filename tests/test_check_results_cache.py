@@ -5,17 +5,22 @@ appears, a schema changes), and a damaged entry is a miss."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from kbtools.check import engine
+from kbtools.check.cache import from_json, to_json
 from kbtools.check.engine import check_results, make_context
 from kbtools.check.results_cache import FILE_NAME
 from kbtools.config import load_config
+from kbtools.markdown.frontend import Scan
+from kbtools.markdown.frontend import scan as scan_body
 from tests.kbfixtures import copy_example
 
 LINKING = """---
@@ -188,3 +193,26 @@ def test_a_watcher_reads_only_files_whose_status_changed(repo):
     found, read = watched()
     assert read == {"knowledge/anchored.md"}
     assert any("no heading '#nowhere' in knowledge/anchored.md" in f for f in found)
+
+
+def test_a_front_matter_edit_keeps_the_body_s_findings(repo):
+    """The kept scan of a body lost its unclosed code fence: after an edit of the front
+    matter only (same body, a scan from the cache), `code-unclosed` was gone."""
+    doc = repo / "knowledge" / "linking.md"
+    doc.write_text(LINKING + "\n```bash\necho never closed\n", encoding="utf-8")
+    first, _ = run(repo)
+    assert any("code-unclosed" in f for f in first)
+    doc.write_text(doc.read_text(encoding="utf-8").replace("category: general",
+                                                           "category: generalx"),
+                   encoding="utf-8")
+    assert same_as_uncached(repo) == 1
+    assert any("code-unclosed" in f for f in run(repo)[0])
+
+
+def test_a_kept_scan_holds_every_field_of_the_scan():
+    scan = scan_body("# T {#t}\n\n<a id=\"x\"></a>\n\n[a](b.md) [[w]]\n\n| a |\n|---|\n| 1 | 2 |\n\n"
+                     "$$x$$ %%c%%\n\n<table><tr><td>h</td></tr></table>\n\n<!-- csv: t.csv -->\n"
+                     "| c |\n|---|\n| 3 |\n\n$$\n\n```\ncode\n", 5)
+    for f in fields(Scan):
+        assert getattr(scan, f.name), f.name  # the body gives every field a value
+    assert from_json(json.loads(json.dumps(to_json(scan)))) == scan

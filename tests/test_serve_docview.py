@@ -157,3 +157,53 @@ def test_percent_encoded_links_name_the_file_once_encoded():
     hrefs = re.findall(r'href="([^"]*)"', render_markdown(text, ctx()))
     page = "/doc/knowledge/crops/%E6%B0%B4%E6%B3%B5%20%E5%AF%86%E5%B0%81.md"
     assert hrefs == [page, page + "#%E6%AD%A5%E9%AA%A4", page]
+
+
+def test_task_list_boxes_are_checkboxes_not_escaped_tags():
+    """`- [ ]` / `- [x]` showed the plugin's `<input class=…>` tag as escaped text."""
+    html = render_markdown("- [ ] 清理滤网\n- [x] 记录轴承温度\n\n- [X] Done <input type=text>\n",
+                           ctx())
+    assert "&lt;input" not in html.replace("&lt;input type=text&gt;", "")
+    assert html.count('<input type="checkbox" class="task-box" disabled> 清理滤网') == 1
+    assert '<input type="checkbox" class="task-box" disabled checked> 记录轴承温度' in html
+    assert '<input type="checkbox" class="task-box" disabled checked> Done' in html
+    assert "&lt;input type=text&gt;" in html  # an author's own tag is still escaped
+
+
+def test_obsidian_callouts_are_titled_boxes_without_their_marker():
+    """`> [!warning] 断电挂牌` showed `[!warning]` as text in a plain quote."""
+    html = render_markdown("> [!WARNING]- 断电挂牌\n> 检修前必须**断电**。\n\n> [!tip]\n> 正文\n\n"
+                           "> [!unknown] 标题\n\n> 普通引用 [!x]\n", ctx(terms=["断电"]))
+    assert "[!" not in html.replace("普通引用 [!x]", "")
+    assert ('<blockquote class="callout callout-warning" data-lines="1-2">\n<p data-lines="1-2">'
+            '<span class="callout-title"><mark>断电</mark>挂牌</span>\n检修前必须') in html
+    assert '<blockquote class="callout callout-tip"' in html
+    assert '<span class="callout-title">Tip</span>\n正文' in html  # no title: the type's name
+    assert '<blockquote class="callout" data-lines="7-7">' in html
+    assert '<blockquote data-lines="9-9">\n<p data-lines="9-9">普通引用 [!x]</p>' in html
+
+
+def test_typora_toc_is_a_list_of_the_headings():
+    """Typora's `[TOC]` was shown as the text "[TOC]"."""
+    text = "# 标题\n\n[TOC]\n\n## 一、准备 ##\n\n正文\n\n### 1.1 ==工具==\n\nSetext\n---\n"
+    html = render_markdown(text, ctx())
+    assert "[TOC]" not in html
+    assert ('<ul class="toc" data-lines="3-3">\n<li class="toc-h1"><a href="#标题">标题</a></li>\n'
+            '<li class="toc-h2"><a href="#一准备">一、准备</a></li>\n'
+            '<li class="toc-h3"><a href="#11-工具">1.1 工具</a></li>\n'
+            '<li class="toc-h2"><a href="#setext">Setext</a></li>\n</ul>') in html
+    passage = render_markdown(text, ctx(on_doc_page=False))  # a search result: the page's
+    assert f'<a href="/doc/{DOC}#setext">Setext</a>' in passage
+    assert render_markdown("[toc]\n\n正文\n", ctx()) == '<p data-lines="3-3">正文</p>\n'
+
+
+def test_obsidian_block_ids_are_left_out_of_paragraphs_only():
+    """`… 停机。 ^leak-rule` showed `^leak-rule`, as Obsidian does not."""
+    html = render_markdown("密封泄漏超过 5 滴时停机。 ^leak-rule\n\n- 项一 ^item-1\n- 项二\n\n"
+                           "| a |\n|---|\n| 2 ^3 |\n\n^table-id\n\n"
+                           "指数 2^10 与 x ^ y 与 **粗**^id 与 a ^中文\n\n多行\n最后一行 ^multi\n", ctx())
+    assert '<p data-lines="1-1">密封泄漏超过 5 滴时停机。</p>' in html
+    assert '<li data-lines="3-3">项一</li>' in html
+    assert "<td>2 ^3</td>" in html  # a cell's text
+    assert "table-id" not in html and "multi" not in html and "<p data-lines=\"10-10\"" not in html
+    assert "指数 2^10 与 x ^ y 与 <strong>粗</strong>^id 与 a ^中文" in html

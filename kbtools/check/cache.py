@@ -24,12 +24,14 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 12  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 16  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
 # 10: Obsidian wikilinks and embeds; 11: a destination located as written first;
-# 12: a ```latex or ```tex fence is code, no formula)
+# 12: a ```latex or ```tex fence is code, no formula; 13: unclosed code fences kept, a
+# front-matter edit lost their `code-unclosed` warning; 14: HTML tables; 15: Obsidian
+# `%%` comments; 16: `==highlight==` markers are no heading text)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -50,6 +52,9 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "dollars": scan.stray_dollars,
         "csv": scan.csv_names,
         "wiki": scan.wikilinks,
+        "fences": scan.unclosed_fences,
+        "html_tables": scan.html_tables,
+        "comments": scan.comments,
     }
 
 
@@ -64,6 +69,9 @@ def from_json(data: dict[str, Any]) -> Scan:
         stray_dollars=[(int(a), int(b)) for a, b in data["dollars"]],
         csv_names=[(int(a), str(b)) for a, b in data["csv"]],
         wikilinks=[(int(a), int(b), str(c)) for a, b, c in data["wiki"]],
+        unclosed_fences=[(int(a), str(b)) for a, b in data["fences"]],
+        html_tables=[int(a) for a in data["html_tables"]],
+        comments=[(int(a), int(b)) for a, b in data["comments"]],
     )
 
 

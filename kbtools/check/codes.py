@@ -61,6 +61,10 @@ CODES: dict[str, str] = {
     "decision-malformed": "a decision table that cannot be read as rules",
     "decision-overlap": "two rules of a decision table match the same inputs",
     "decision-gap": "inputs inside a decision table's ranges that no rule matches",
+    "html-table": "an HTML <table> (pasted from Word, Excel, a web page): shown as its source, "
+                  "no rows or CSV for search (warning)",
+    "obsidian-comment": "an Obsidian %% comment %%: text to kbtools, shown and searched "
+                        "(warning)",
     "table-cells": "a table row whose cell count differs from the header",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "table-csv-name": "a <!-- csv: name --> annotation the build cannot use as a file name "

@@ -67,6 +67,16 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None)
         out.append(("code-unclosed", "warning", line, 1,
                     f"the code block opened with {marker!r} is never closed: everything after "
                     f"it, headings and tables too, is read as code (close it with {marker!r})"))
+    for line in scan.html_tables:
+        out.append(("html-table", "warning", line, 1,
+                    "an HTML <table>: devices show its HTML source, and search finds no table "
+                    "in it (no rows, no CSV, no decision table); write it as a Markdown pipe "
+                    "table (| a | b |), a merged cell's value in each row it covers"))
+    for line, col in scan.comments:
+        out.append(("obsidian-comment", "warning", line, col,
+                    "an Obsidian %% comment %%: Obsidian hides it, kbtools does not (devices "
+                    "show it, search finds it, a heading or table inside it is read as one); "
+                    "delete what readers should not see"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed)"))

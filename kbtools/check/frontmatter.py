@@ -65,7 +65,16 @@ def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[P
             continue
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
+        if _editor_setting(str(key)):
+            hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
+                    "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
         yield ("fm-unknown-key", _line(src, key), 1, f"unknown key {key!r}{hint}")
+
+
+def _editor_setting(key: str) -> bool:
+    """Keys Typora (`typora-copy-images-to`, `typora-root-url`) and Obsidian (`cssclasses`)
+    write into a document's front matter to set how the editor treats that file."""
+    return key.lower().startswith("typora-") or key.lower() in ("cssclasses", "cssclass")
 
 
 def _validate(src: SourceDoc, validator: Draft202012Validator, category: str) -> Iterator[Problem]:

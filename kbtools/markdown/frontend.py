@@ -44,7 +44,7 @@ MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
-HEADING_MARKUP = frozenset("`[<*_\\&$!")  # a heading without these reads as written
+HEADING_MARKUP = frozenset("`[<*_\\&$!=")  # a heading without these reads as written
 # Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
@@ -80,6 +80,8 @@ class Scan:
     unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
     csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
     wikilinks: list[tuple[int, int, str]] = field(default_factory=list)  # (line, col, as written)
+    html_tables: list[int] = field(default_factory=list)  # lines of HTML blocks with a <table>
+    comments: list[tuple[int, int]] = field(default_factory=list)  # (line, col) opening a %%
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -118,6 +120,16 @@ def _html(content: str) -> _HtmlRefs:
     return parser
 
 
+def _table_tag(html: str) -> int:
+    """Where an HTML block opens its first `<table>` (a table pasted from Word, Excel or a
+    web page: shown as its source, and no table to the build); -1 when it opens none."""
+    lower = html.lower()
+    at = lower.find("<table")
+    while at != -1 and lower[at + 6:at + 7] not in ("", ">", "/", " ", "\t", "\n"):
+        at = lower.find("<table", at + 6)
+    return at
+
+
 def count_cells(line: str) -> int:
     """Cells in a GFM table row: split on unescaped pipes, outer pipes optional."""
     s = line.strip()
@@ -139,7 +151,7 @@ def count_cells(line: str) -> int:
 
 def _needs_inline(content: str, has_refs: bool) -> bool:
     return ("](" in content or "<" in content or "$" in content or "[[" in content
-            or (has_refs and "[" in content))
+            or "%%" in content or (has_refs and "[" in content))
 
 
 class _Locator:
@@ -261,6 +273,7 @@ class _Scanner:
         # them at once (as the doc tree's `_TableTagger` hands annotations to tables)
         self.csv_pending: tuple[int, str] | None = None
         self.definitions: set[tuple[str, str]] = set()  # (label, kind) of definitions read
+        self.in_comment = False  # an Obsidian `%%` comment is open (its `%%` read: odd)
 
     def read(self, tok: Token) -> None:
         kind = tok.type
@@ -333,6 +346,8 @@ class _Scanner:
                 annotation = annotation_of(body)
                 if annotation is not None and annotation[0] == "csv":
                     self.csv_pending = (line + self.offset, annotation[1])
+        elif (at := _table_tag(content)) >= 0:
+            self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
             found = _html(content)
@@ -381,11 +396,26 @@ class _Scanner:
                 out.math.append((line, child.content))
             elif kind == "code_inline":
                 loc.find_plain(child.content)
-            elif kind == "text" and "$$" in child.content:
-                line, col = loc.find_plain("$$")
-                out.stray_dollars.append((line, col))
+            elif kind == "text" and ("$$" in child.content or "%%" in child.content):
+                self.text_marks(child.content, loc)
             if child.children:
                 self.inline(child.children, loc, wiki=False)
+
+    def text_marks(self, text: str, loc: _Locator) -> None:
+        """A text token's first stray `$$`, and each `%%` that opens an Obsidian comment
+        (`%% … %%`, also over several blocks: every other `%%` of the body's text opens one)."""
+        marks = [(text.find("$$"), "$$")] if "$$" in text else []
+        at = text.find("%%")
+        while at != -1:
+            marks.append((at, "%%"))
+            at = text.find("%%", at + 2)
+        for _, mark in sorted(marks):
+            where = loc.find_plain(mark)
+            if mark == "$$":
+                self.out.stray_dollars.append(where)
+            elif not self.in_comment:
+                self.out.comments.append(where)
+            self.in_comment ^= mark == "%%"
 
     def text_run(self, run: list[Token], loc: _Locator) -> bool:
         """The wikilinks of a run of text tokens, located by the run, with the run's stray

@@ -5,8 +5,8 @@ both parse with `markdown()` and read its tokens with the helpers here, so the g
 exactly what the build indexes: the same formulas, tables, links and headings, the same
 heading text (`inline_text`) and the same anchors (`slugify`).
 
-The parser: CommonMark + GFM tables + task lists + dollar math (`DOLLARMATH`), raw HTML
-allowed; ```` ```math ```` fences are formulas too (`MATH_FENCES`), as on GitHub and GitLab; a
+The parser: CommonMark + GFM tables + task lists + dollar math (`DOLLARMATH`) + Obsidian's
+and Typora's `==highlights==` (`highlight.py`: the markers are no text), raw HTML allowed; ```` ```math ```` fences are formulas too (`MATH_FENCES`), as on GitHub and GitLab; a
 ```` ```latex ```` or ```` ```tex ```` fence is code (Typora, Obsidian and GitHub show LaTeX
 source there: a template, a macro), never a formula for the allowlist to refuse.
 Link destinations stay as written in the tokens (`normalize_href` gives the URL-encoded form
@@ -34,6 +34,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.tasklists import tasklists_plugin
+
+from kbtools.markdown.highlight import highlight_plugin
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
 # dollars (write `$x + y$`, not `$ x + y $`) and no digit right outside them (`1$`, `$2`
@@ -81,6 +83,7 @@ def markdown() -> MarkdownIt:
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.use(tasklists_plugin)
+    md.use(highlight_plugin)
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
 

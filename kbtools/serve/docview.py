@@ -8,6 +8,7 @@ markdown-it's own renderer in what author content may do:
   nothing but `<img>` tags (Typora's resized pictures) is shown as the page's own images
   (their `src`, `alt` and `title` only), every other HTML block or inline tag is shown as
   escaped text;
+- an author's ``==highlight==`` is ``<mark class="hl">``;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
   term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
   the characters of other words: 使用, 农药);
@@ -21,6 +22,9 @@ markdown-it's own renderer in what author content may do:
 - a link to a heading of the same document (``#anchor``) stays in the page on the
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
+- a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
+  Obsidian callout (``> [!warning] 标题``) a titled box, Typora's ``[TOC]`` a list of links
+  to the headings (`kbtools.serve.editors`);
 - block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
   the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
 - a passage may leave table rows out (`RenderContext.line_map` gives the file line of each
@@ -53,6 +57,7 @@ from kbtools.markdown.parser import (
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
+from kbtools.serve.editors import block_ids, callouts, table_of_contents, task_boxes
 
 MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -143,6 +148,27 @@ class SafeRenderer(RendererHTML):
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
         return highlight(tok.content, self.pattern if tok.meta.get("cited") else self.outside)
+
+    def task_box(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                 env: Any) -> str:
+        checked = " checked" if tokens[idx].meta.get("checked") else ""
+        return f'<input type="checkbox" class="task-box" disabled{checked}>'
+
+    def callout_title_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                           env: Any) -> str:
+        return '<span class="callout-title">'
+
+    def callout_title_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                            env: Any) -> str:
+        return "</span>"
+
+    def mark_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: Any) -> str:
+        return '<mark class="hl">'  # the author's ==highlight== (a question's terms: <mark>)
+
+    def mark_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        return "</mark>"
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
@@ -520,7 +546,11 @@ class _XrefRenderer(SafeRenderer):
 def render_markdown(text: str, ctx: RenderContext) -> str:
     """`text` (a document body or a passage of one) as safe HTML; see the module docstring."""
     tokens = parse_tokens(text)
+    task_boxes(tokens)
+    callouts(tokens)
+    block_ids(tokens)
     _anchor_headings(tokens)
+    tokens = table_of_contents(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)
     md = markdown()

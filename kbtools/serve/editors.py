@@ -1,0 +1,142 @@
+"""What Obsidian and Typora write that a document page shows as those editors do.
+
+Token passes over a parsed document (`kbtools.markdown.parser.parse_tokens`), run by
+`kbtools.serve.docview.render_markdown` before rendering; `SafeRenderer` renders the tokens
+they make with fixed markup of its own (nothing of the author's text becomes a tag):
+
+- a task list item's box (``- [ ]``, ``- [x]``): the task-list plugin writes it as an HTML
+  ``<input>`` tag, which would be escaped like an author's; it becomes a ``task_box`` token;
+- an Obsidian callout (``> [!warning] 断电挂牌``, foldable ``> [!note]-``): the quote gets the
+  classes ``callout callout-<type>`` (a type Obsidian knows, else ``callout`` alone) and its
+  first line, without the ``[!type]`` marker, is the callout's title between
+  ``callout_title_open`` and ``callout_title_close`` tokens (the type's name when the line
+  has no title); a foldable one is shown open, as a device should show everything;
+- an Obsidian block id (``… 5 滴。 ^leak-rule`` ending a paragraph or list item, or ``^id``
+  on a line of its own after a table or list) is left out, as Obsidian shows the page;
+- Typora's ``[TOC]`` (a paragraph of its own): a list of links to the headings of what is
+  rendered, instead of the text ``[TOC]``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.token import Token
+
+from kbtools.markdown.parser import inline_text
+
+# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
+_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
+# Obsidian's callout types and their aliases, by the type whose look they share
+CALLOUT_TYPES = {
+    "note": "note", "abstract": "abstract", "summary": "abstract", "tldr": "abstract",
+    "info": "info", "todo": "todo", "tip": "tip", "hint": "tip", "important": "tip",
+    "success": "success", "check": "success", "done": "success", "question": "question",
+    "help": "question", "faq": "question", "warning": "warning", "caution": "warning",
+    "attention": "warning", "failure": "failure", "fail": "failure", "missing": "failure",
+    "danger": "danger", "error": "danger", "bug": "bug", "example": "example",
+    "quote": "quote", "cite": "quote",
+}
+
+
+def task_boxes(tokens: list[Token]) -> None:
+    """The task-list plugin's box of each task item (an ``html_inline`` `<input>` opening
+    the item's first paragraph) as a ``task_box`` token, checked or not."""
+    for i, tok in enumerate(tokens[:-2]):
+        if tok.type != "list_item_open" or "task-list-item" not in str(tok.attrGet("class")):
+            continue
+        children = tokens[i + 2].children or []
+        if children and children[0].type == "html_inline":
+            box = Token("task_box", "input", 0)
+            box.meta["checked"] = 'checked="checked"' in children[0].content
+            children[0] = box
+
+
+def callouts(tokens: list[Token]) -> None:
+    """Each quote opening with `[!type]` as a callout (see the module docstring)."""
+    for i, tok in enumerate(tokens[:-2]):
+        if tok.type != "blockquote_open" or tokens[i + 1].type != "paragraph_open":
+            continue
+        children = tokens[i + 2].children
+        if not children or children[0].type != "text":
+            continue
+        m = _CALLOUT.match(children[0].content)
+        if m is None:
+            continue
+        kind = CALLOUT_TYPES.get(m.group(1).lower())
+        tok.attrSet("class", f"callout callout-{kind}" if kind else "callout")
+        first = children[0]
+        first.content = first.content[m.end():]
+        end = next((j for j, c in enumerate(children) if c.type in ("softbreak", "hardbreak")),
+                   len(children))
+        if not any(c.content.strip() or c.type != "text" for c in children[:end]):
+            first.content = m.group(1).capitalize()
+        children.insert(end, Token("callout_title_close", "span", -1))
+        children.insert(0, Token("callout_title_open", "span", 1))
+
+
+def table_of_contents(tokens: list[Token]) -> list[Token]:
+    """Each `[TOC]` paragraph as a list of links to the headings (run after the headings got
+    their anchors as ``id``: a heading without one is left out)."""
+    heads = [(tok.tag, inline_text(tokens[i + 1].children or []), str(tok.attrGet("id")))
+             for i, tok in enumerate(tokens[:-1])
+             if tok.type == "heading_open" and tok.attrGet("id")]
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if (tok.type == "paragraph_open" and i + 2 < len(tokens)
+                and tokens[i + 1].content.strip().upper() == "[TOC]"):
+            out += _toc_list(heads, tok.map, tok.level)
+            i += 3
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
+              level: int) -> list[Token]:
+    if not heads:
+        return []
+    ul = Token("bullet_list_open", "ul", 1, map=span, level=level, block=True)
+    ul.attrSet("class", "toc")
+    out = [ul]
+    for tag, text, anchor in heads:
+        item = Token("list_item_open", "li", 1, level=level + 1, block=True)
+        item.attrSet("class", f"toc-{tag}")
+        link = Token("link_open", "a", 1, attrs={"href": f"#{anchor}"})
+        out += [item, Token("paragraph_open", "p", 1, hidden=True),
+                Token("inline", "", 0, children=[link, Token("text", "", 0, content=text),
+                                                 Token("link_close", "a", -1)]),
+                Token("paragraph_close", "p", -1, hidden=True),
+                Token("list_item_close", "li", -1, block=True)]
+    return [*out, Token("bullet_list_close", "ul", -1, block=True)]
+
+
+def block_ids(tokens: list[Token]) -> None:
+    """The Obsidian block id ending each paragraph (`` ^id``) left out; a paragraph that is
+    one is not shown. Table cells and headings keep theirs (`| 2 ^3 |` is a cell's text)."""
+    for i, tok in enumerate(tokens[1:-1], 1):
+        children = tok.children if tok.type == "inline" else None
+        if not children or children[-1].type != "text" or tokens[i - 1].type != "paragraph_open":
+            continue
+        last = children[-1]
+        at = _block_id_at(last.content)
+        if at == 0 and len(children) > 1:
+            at = -1  # `**x**^id` is no block id: it needs a space before it
+        if at >= 0:
+            last.content = last.content[:at].rstrip()
+        if at == 0:
+            tokens[i - 1].hidden = tokens[i + 1].hidden = True
+
+
+def _block_id_at(text: str) -> int:
+    """Where a trailing Obsidian block id (`^` and letters, digits or `-`) starts: after a
+    space, or at 0 when it is all the text; -1 when the text ends otherwise."""
+    stripped = text.rstrip()
+    at = stripped.rfind("^")
+    ident = stripped[at + 1:]
+    if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
+        return -1
+    return at if at == 0 or stripped[at - 1] in " \t" else -1

@@ -1,0 +1,148 @@
+"""Markdown as Typora and Obsidian authors write it: what `kb check` says of what kbtools does
+not read (an HTML table pasted from Word or Excel), and what the build indexes of what it does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.chunk import chunk_document
+from kbtools.cli import main
+from kbtools.corpus import parse_source
+from kbtools.decision.documents import evaluate_table
+from kbtools.markdown.frontend import scan
+from kbtools.markdown.parser import inline_text, parse_tokens
+from kbtools.serve.docview import RenderContext, render_markdown
+from tests.kbfixtures import GOOD_FM
+
+FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
+
+WORD_TABLE = """<table>
+<tr><th>部件</th><th>周期</th></tr>
+<tr><td>轴承</td><td rowspan="2">3 个月</td></tr>
+<tr><td>叶轮</td></tr>
+</table>
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check(*args: str):
+    return CliRunner().invoke(main, ["check", "--no-cache", *args])
+
+
+@pytest.mark.parametrize(("body", "lines"), [
+    ("# 保养\n\n" + WORD_TABLE, [3]),
+    ("# 保养\n\n<div class=\"x\">\n\n<TABLE border=1>\n<tr><td>a</td></tr>\n</TABLE>\n</div>\n",
+     [5]),
+    ("# 保养\n\n- 周期：\n\n  <table><tr><td>a</td></tr></table>\n\n> <table>\n> <tr><td>b</td></tr>\n"
+     "> </table>\n", [5, 7]),
+    ("# 保养\n\n<!-- <table> kept out -->\n\n<tablet>x</tablet>\n\n| a | b |\n|---|---|\n"
+     "| 1 | 2 |\n\n```html\n<table></table>\n```\n\n`<table>` in text\n", []),
+])
+def test_html_tables_are_found_at_their_tag(body, lines):
+    assert scan(body, 10).html_tables == [line + 9 for line in lines]
+
+
+def test_check_warns_of_an_html_table_at_its_line(repo):
+    """A table pasted as HTML was shown as its source on devices and indexed as no table,
+    and `kb check` said nothing."""
+    (repo / "knowledge" / "t" / "f.md").write_text(
+        GOOD_FM + "# 保养周期\n\n下表摘自厂家手册：\n\n" + WORD_TABLE, encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 0, res.output
+    line = FM_LINES + 5
+    assert f"knowledge/t/f.md:{line}:1: warning: html-table: an HTML <table>" in res.output
+    assert res.output.count("html-table") == 1
+
+
+@pytest.mark.parametrize(("body", "found"), [
+    ("# 笔记\n\n正文 %% 私人注释 %% 正文。\n", [(3, 4)]),
+    ("# 笔记\n\n%%\n## 草稿：待确认\n| 项目 | 值 |\n|---|---|\n| 待定 | 1 |\n%%\n\n正文。\n", [(3, 1)]),
+    ("# 笔记\n\n一 %%a%% 二 %%b\n\n多行 %% 三\n", [(3, 3), (3, 11)]),
+    ("# 笔记\n\n`printf(\"%%d\")` 与\n\n```c\nprintf(\"%%d\");\n```\n\n$x %% y$ 与 50\\%\\%\n", []),
+    ("# 笔记\n\n| 列 | 说明 |\n|---|---|\n| a | 占 %%注%% 位 |\n", [(5, 9)]),
+])
+def test_obsidian_comments_are_found_where_they_open(body, found):
+    assert scan(body, 10).comments == [(line + 9, col) for line, col in found]
+
+
+def test_check_warns_of_an_obsidian_comment(repo):
+    """Obsidian hides `%% … %%`; kbtools showed it on devices and indexed it (a heading in
+    it took the lines after it into its section) without a word."""
+    (repo / "knowledge" / "t" / "f.md").write_text(
+        GOOD_FM + "# 检修\n\n正文。\n\n%%\n## 草稿\n供应商报价有误\n%%\n", encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 0, res.output
+    assert f"knowledge/t/f.md:{FM_LINES + 5}:1: warning: obsidian-comment: " in res.output
+    assert res.output.count("obsidian-comment") == 1
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("泄漏超过 ==每分钟 5 滴== 时停机", "泄漏超过 每分钟 5 滴 时停机"),
+    ("这是==重点==内容", "这是重点内容"),
+    ("see ==this== now, ==**bold**==", "see this now, bold"),
+    ("x == 1 and y == 2", "x == 1 and y == 2"),  # spaces on both sides: no marker
+    ("pip install numpy==1.21 pandas==1.3", "pip install numpy==1.21 pandas==1.3"),
+    ("`a==b==c` and $a==b$ ==c==", "a==b==c and a==b c"),  # code and math keep theirs
+    ("==unclosed and =single=", "==unclosed and =single="),
+])
+def test_highlight_markers_are_no_text(text, plain):
+    assert inline_text(parse_tokens(text)[1].children or []) == plain
+
+
+HIGHLIGHTS = """# 密封泄漏处置
+
+## ==紧急== 停机条件
+
+<!-- decision: inputs=泄漏量(滴/分钟); outputs=处置 -->
+| 泄漏量(滴/分钟) | 处置 |
+|---|---|
+| <5 | ==继续运行== |
+| ≥5 | 停机==更换密封== |
+"""
+
+
+def test_highlights_leave_no_markers_in_headings_rows_and_decisions():
+    """`==…==` was text: the heading path, the rows, the CSV and a decision's output held it
+    (`处置===继续运行==`)."""
+    src = parse_source(GOOD_FM + HIGHLIGHTS, Path("/r/knowledge/t/h.md"), "knowledge/t/h.md")
+    chunks = chunk_document(src)
+    rows = [c for c in chunks if c.kind == "table_row"]
+    assert [c.text for c in rows] == ["泄漏量(滴/分钟): <5\n处置: 继续运行",
+                                      "泄漏量(滴/分钟): ≥5\n处置: 停机更换密封"]
+    assert {c.heading_path for c in rows} == {("密封泄漏处置", "紧急 停机条件")}
+    assert "## ==紧急== 停机条件" in chunks[0].text  # a section is the text as written
+    result = evaluate_table(src, None, {"泄漏量(滴/分钟)": "3"})
+    assert result.to_dict()["matches"][0]["outputs"] == {"处置": "继续运行"}
+
+
+def test_highlights_are_shown_apart_from_the_question_s_terms():
+    html = render_markdown("泄漏超过 ==每分钟 5 滴== 时停机\n", RenderContext(
+        doc="knowledge/t/h.md", terms=["停机"], cited=(1, 1)))
+    assert '<mark class="hl">每分钟 5 滴</mark> 时<mark>停机</mark>' in html
+    assert "==" not in html
+
+
+def test_editor_settings_in_front_matter_say_what_they_are(repo):
+    """`typora-copy-images-to` (written by Typora's per-document image folder) was only an
+    "unknown key", with no word of where it came from or what to do."""
+    fm = GOOD_FM.replace("verified: false\n", "verified: false\ntypora-copy-images-to: "
+                         "../../assets/images\ncssclasses: [wide]\nsourse: x\n")
+    (repo / "knowledge" / "t" / "f.md").write_text(fm + "# 标题\n\n正文。\n", encoding="utf-8")
+    res = check("knowledge/t/f.md")
+    assert res.exit_code == 1
+    lines = [line for line in res.output.splitlines() if "fm-unknown-key" in line]
+    assert len(lines) == 3
+    assert lines[0].startswith("knowledge/t/f.md:9:1: error: fm-unknown-key: unknown key "
+                               "'typora-copy-images-to'; an editor's setting for this file")
+    assert "'cssclasses'; an editor's setting" in lines[1]
+    assert "'sourse'; did you mean 'source'?" in lines[2]
