@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -35,6 +35,8 @@ MAX_QUERY_STRING = 8192
 TOKEN_COOKIE = "kb_token"
 OPEN_PATHS = ("/api/healthz", "/static/")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+_PATH_SAFE = "/!$&'()*+,;=:@-._~"  # RFC 3986 path characters (a backslash is escaped)
+_QUERY_SAFE = _PATH_SAFE + "?%"  # and a query's own escapes kept as they came
 
 
 def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
@@ -119,10 +121,19 @@ def _given_token(headers: dict[str, str], query: bytes) -> str | None:
     return _query_token(query)
 
 
+def location_without_token(path: str, query: bytes) -> str:
+    """The same-origin URL of `path` and `query` less its ``token`` parameters: the path
+    percent-encoded (a document's Chinese name, a CR or LF, make no invalid or extra
+    header), its leading slashes and backslashes one ``/`` (``//evil.example/`` is another
+    host to a browser, and so is ``/\\evil.example``), the other parameters byte for byte."""
+    where = "/" + quote(path, safe=_PATH_SAFE).lstrip("/")
+    rest = [part for part in query.split(b"&")
+            if part and unquote_plus(part.split(b"=", 1)[0].decode("latin-1")) != "token"]
+    return where + ("?" + quote(b"&".join(rest), safe=_QUERY_SAFE) if rest else "")
+
+
 async def _redirect_without_token(send: Send, path: str, query: bytes, token: str) -> None:
-    rest = [(k, v) for k, v in parse_qsl(query.decode("latin-1"), keep_blank_values=True)
-            if k != "token"]
-    location = path + (f"?{urlencode(rest)}" if rest else "")
+    location = location_without_token(path, query)
     cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode("latin-1")),
