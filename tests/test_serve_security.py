@@ -79,3 +79,36 @@ def test_the_token_redirect_keeps_the_other_parameters_as_sent():
 def test_no_token_is_refused_and_a_right_one_passes():
     assert call("/")["status"] == 401
     assert call("/api/healthz")["status"] == 200
+
+
+def fetch(method: str, **headers: str) -> int:
+    scope = {"type": "http", "method": method, "path": "/", "query_string": b"q=x",
+             "headers": [(b"host", b"127.0.0.1:8080"),
+                         *((k.replace("_", "-").encode(), v.encode())
+                           for k, v in headers.items())],
+             "http_version": "1.1", "scheme": "http", "root_path": ""}
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(Guard(_ok)(scope, receive, send))
+    status: int = sent[0]["status"]
+    return status
+
+
+def test_another_sites_page_cannot_post_or_fetch():
+    """A page on another site the technician had open posted questions to the server on
+    loopback (its form auto-submitted, or an <img> of /api/search?q=…): each was answered
+    and written to the device's query log. The browser says so in Sec-Fetch-Site."""
+    assert fetch("POST", sec_fetch_site="cross-site", sec_fetch_mode="navigate") == 403
+    assert fetch("GET", sec_fetch_site="cross-site", sec_fetch_mode="no-cors") == 403
+    assert fetch("POST", sec_fetch_site="same-site", sec_fetch_mode="cors") == 403
+    # a link followed from elsewhere, this server's own pages, and programs still work
+    assert fetch("GET", sec_fetch_site="cross-site", sec_fetch_mode="navigate") == 200
+    assert fetch("POST", sec_fetch_site="same-origin", sec_fetch_mode="navigate") == 200
+    assert fetch("GET", sec_fetch_site="none", sec_fetch_mode="navigate") == 200
+    assert fetch("POST") == 200

@@ -10,6 +10,9 @@
 - **Host**: only the names in `allowed_hosts` may appear in the ``Host`` header (on loopback,
   the loopback names), so a web page elsewhere cannot reach a localhost server through DNS
   rebinding.
+- **Other sites**: a request the browser says another site's page made (``Sec-Fetch-Site``
+  cross-site or same-site) is refused (403) unless it follows a link (a GET navigation):
+  a page elsewhere cannot post questions into the device's query log or fetch its API.
 - **Token**: with a token configured, every request except ``/api/healthz`` and
   ``/static/`` must carry it, as ``Authorization: Bearer <token>`` (programs) or the
   ``kb_token`` cookie, which a browser gets by opening any page once with ``?token=<token>``
@@ -72,6 +75,10 @@ class Guard:
         if "*" not in self.allowed and _host(headers.get("host", "")) not in self.allowed:
             await _plain(send, 421, "this server does not answer for that host name", path)
             return
+        if _from_another_site(scope.get("method", "GET"), headers):
+            await _plain(send, 403, "refused: a request another site's page made (Sec-Fetch-"
+                         "Site: cross-site); open this server's own pages", path)
+            return
         if self.token is not None and not path.startswith(OPEN_PATHS):
             given = _given_token(headers, query)
             if given is None or not secrets.compare_digest(given.encode(), self.token.encode()):
@@ -91,6 +98,21 @@ class Guard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _from_another_site(method: str, headers: dict[str, str]) -> bool:
+    """Whether the browser says another site's page made this request, other than by a
+    link followed (a GET navigation): a form it posted or a script's or image's fetch. Such
+    a request reaches a server on loopback, or one serving `--open`, with nothing to stop it
+    and writes the question into the device's query log. From the browser's
+    ``Sec-Fetch-Site``, which a reverse proxy leaves as it is (an ``Origin`` would name the
+    proxy's host, not the ``Host`` it passes); a client that sends none is not refused.
+    Browsers send it to loopback and HTTPS addresses; over plain HTTP elsewhere the token's
+    ``SameSite=Strict`` cookie keeps another site's requests out."""
+    if headers.get("sec-fetch-site", "").strip().lower() not in ("cross-site", "same-site"):
+        return False
+    navigation = headers.get("sec-fetch-mode", "").strip().lower() == "navigate"
+    return not (navigation and method in ("GET", "HEAD"))
 
 
 def _host(value: str) -> str:
