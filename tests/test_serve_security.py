@@ -5,10 +5,12 @@ reach it as a server passes them."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
 
+from kbtools.serve.app import create_app
 from kbtools.serve.security import Guard
 
 TOKEN = "s3cret-token-0123456789"
@@ -20,11 +22,12 @@ async def _ok(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"ok"})
 
 
-def call(path: str, query: bytes = b"") -> dict[str, Any]:
-    """The response start message of a GET of `path` and `query` through the Guard."""
+def asgi_get(app: Any, path: str, query: bytes = b"") -> list[dict[str, Any]]:
+    """The messages `app` sends for a GET of `path` and `query`, as a server passes them."""
     scope = {"type": "http", "method": "GET", "path": path, "query_string": query,
-             "headers": [(b"host", b"127.0.0.1:8080")], "http_version": "1.1",
-             "scheme": "http", "root_path": ""}
+             "raw_path": path.encode(), "headers": [(b"host", b"127.0.0.1:8080")],
+             "http_version": "1.1", "scheme": "http", "root_path": "",
+             "server": ("127.0.0.1", 8080), "client": ("127.0.0.1", 50000)}
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -33,8 +36,13 @@ def call(path: str, query: bytes = b"") -> dict[str, Any]:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    asyncio.run(Guard(_ok, token=TOKEN)(scope, receive, send))
-    return sent[0]
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def call(path: str, query: bytes = b"") -> dict[str, Any]:
+    """The response start message of a GET of `path` and `query` through the Guard."""
+    return asgi_get(Guard(_ok, token=TOKEN), path, query)[0]
 
 
 def location(path: str, query: bytes) -> str:
@@ -112,3 +120,16 @@ def test_another_sites_page_cannot_post_or_fetch():
     assert fetch("POST", sec_fetch_site="same-origin", sec_fetch_mode="navigate") == 200
     assert fetch("GET", sec_fetch_site="none", sec_fetch_mode="navigate") == 200
     assert fetch("POST") == 200
+
+
+@pytest.mark.parametrize("path", ["//evil.example/x", "///evil.example/x", "/\\evil.example/x"])
+def test_a_page_not_found_links_only_to_this_server(tmp_path, path):
+    """`http://device//evil.example/x` showed the device's own "not found" page, whose
+    language link was `//evil.example/x?lang=en`: another host, one tap away in a page the
+    technician trusts."""
+    sent = asgi_get(create_app(tmp_path / "none"), path)
+    assert sent[0]["status"] == 404
+    page = b"".join(m.get("body", b"") for m in sent[1:]).decode()
+    links = re.findall(r'(?:href|action)="([^"]*)"', page)
+    assert any("lang=en" in link for link in links)
+    assert all(link.startswith("/") and not link.startswith(("//", "/\\")) for link in links)

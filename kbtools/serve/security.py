@@ -143,12 +143,20 @@ def _given_token(headers: dict[str, str], query: bytes) -> str | None:
     return _query_token(query)
 
 
+def local_path(path: str) -> str:
+    """`path` (a request's, percent-encoded) as a link that stays on this server: its
+    leading slashes and backslashes one ``/``. A browser takes ``//evil.example/x`` (and
+    ``/\\evil.example/x``) for another host, and a request for that path reaches this server
+    as any other (a page not found, with links to itself in the other language)."""
+    return "/" + path.lstrip("/\\")
+
+
 def location_without_token(path: str, query: bytes) -> str:
     """The same-origin URL of `path` and `query` less its ``token`` parameters: the path
     percent-encoded (a document's Chinese name, a CR or LF, make no invalid or extra
     header), its leading slashes and backslashes one ``/`` (``//evil.example/`` is another
     host to a browser, and so is ``/\\evil.example``), the other parameters byte for byte."""
-    where = "/" + quote(path, safe=_PATH_SAFE).lstrip("/")
+    where = local_path(quote(path, safe=_PATH_SAFE))
     rest = [part for part in query.split(b"&")
             if part and unquote_plus(part.split(b"=", 1)[0].decode("latin-1")) != "token"]
     return where + ("?" + quote(b"&".join(rest), safe=_QUERY_SAFE) if rest else "")
