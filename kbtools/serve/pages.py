@@ -49,7 +49,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
-from kbtools.serve.security import MAX_QUERY_STRING
+from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
@@ -102,7 +102,8 @@ class Page:
         decision) as this one was: a phone switching language lands where the reader was."""
         params = [(k, v) for k, v in self.request.query_params.multi_items() if k != "lang"]
         params.append(("lang", other_lang(self.lang)))
-        return self.request.url.path + "?" + urlencode(params) + (f"#{anchor}" if anchor else "")
+        return (local_path(self.request.url.path) + "?" + urlencode(params)
+                + (f"#{anchor}" if anchor else ""))
 
     def lang_form(self) -> list[tuple[str, str]] | None:
         """The fields a POSTed page is asked again with in the other language (a question no

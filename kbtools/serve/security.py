@@ -10,6 +10,9 @@
 - **Host**: only the names in `allowed_hosts` may appear in the ``Host`` header (on loopback,
   the loopback names), so a web page elsewhere cannot reach a localhost server through DNS
   rebinding.
+- **Other sites**: a request the browser says another site's page made (``Sec-Fetch-Site``
+  cross-site or same-site) is refused (403) unless it follows a link (a GET navigation):
+  a page elsewhere cannot post questions into the device's query log or fetch its API.
 - **Token**: with a token configured, every request except ``/api/healthz`` and
   ``/static/`` must carry it, as ``Authorization: Bearer <token>`` (programs) or the
   ``kb_token`` cookie, which a browser gets by opening any page once with ``?token=<token>``
@@ -23,7 +26,7 @@ import secrets
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -35,6 +38,8 @@ MAX_QUERY_STRING = 8192
 TOKEN_COOKIE = "kb_token"
 OPEN_PATHS = ("/api/healthz", "/static/")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+_PATH_SAFE = "/!$&'()*+,;=:@-._~"  # RFC 3986 path characters (a backslash is escaped)
+_QUERY_SAFE = _PATH_SAFE + "?%"  # and a query's own escapes kept as they came
 
 
 def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
@@ -70,6 +75,10 @@ class Guard:
         if "*" not in self.allowed and _host(headers.get("host", "")) not in self.allowed:
             await _plain(send, 421, "this server does not answer for that host name", path)
             return
+        if _from_another_site(scope.get("method", "GET"), headers):
+            await _plain(send, 403, "refused: a request another site's page made (Sec-Fetch-"
+                         "Site: cross-site); open this server's own pages", path)
+            return
         if self.token is not None and not path.startswith(OPEN_PATHS):
             given = _given_token(headers, query)
             if given is None or not secrets.compare_digest(given.encode(), self.token.encode()):
@@ -89,6 +98,21 @@ class Guard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _from_another_site(method: str, headers: dict[str, str]) -> bool:
+    """Whether the browser says another site's page made this request, other than by a
+    link followed (a GET navigation): a form it posted or a script's or image's fetch. Such
+    a request reaches a server on loopback, or one serving `--open`, with nothing to stop it
+    and writes the question into the device's query log. From the browser's
+    ``Sec-Fetch-Site``, which a reverse proxy leaves as it is (an ``Origin`` would name the
+    proxy's host, not the ``Host`` it passes); a client that sends none is not refused.
+    Browsers send it to loopback and HTTPS addresses; over plain HTTP elsewhere the token's
+    ``SameSite=Strict`` cookie keeps another site's requests out."""
+    if headers.get("sec-fetch-site", "").strip().lower() not in ("cross-site", "same-site"):
+        return False
+    navigation = headers.get("sec-fetch-mode", "").strip().lower() == "navigate"
+    return not (navigation and method in ("GET", "HEAD"))
 
 
 def _host(value: str) -> str:
@@ -119,10 +143,27 @@ def _given_token(headers: dict[str, str], query: bytes) -> str | None:
     return _query_token(query)
 
 
+def local_path(path: str) -> str:
+    """`path` (a request's, percent-encoded) as a link that stays on this server: its
+    leading slashes and backslashes one ``/``. A browser takes ``//evil.example/x`` (and
+    ``/\\evil.example/x``) for another host, and a request for that path reaches this server
+    as any other (a page not found, with links to itself in the other language)."""
+    return "/" + path.lstrip("/\\")
+
+
+def location_without_token(path: str, query: bytes) -> str:
+    """The same-origin URL of `path` and `query` less its ``token`` parameters: the path
+    percent-encoded (a document's Chinese name, a CR or LF, make no invalid or extra
+    header), its leading slashes and backslashes one ``/`` (``//evil.example/`` is another
+    host to a browser, and so is ``/\\evil.example``), the other parameters byte for byte."""
+    where = local_path(quote(path, safe=_PATH_SAFE))
+    rest = [part for part in query.split(b"&")
+            if part and unquote_plus(part.split(b"=", 1)[0].decode("latin-1")) != "token"]
+    return where + ("?" + quote(b"&".join(rest), safe=_QUERY_SAFE) if rest else "")
+
+
 async def _redirect_without_token(send: Send, path: str, query: bytes, token: str) -> None:
-    rest = [(k, v) for k, v in parse_qsl(query.decode("latin-1"), keep_blank_values=True)
-            if k != "token"]
-    location = path + (f"?{urlencode(rest)}" if rest else "")
+    location = location_without_token(path, query)
     cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode("latin-1")),
