@@ -8,6 +8,9 @@ replaced) is never trusted: it is written again.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -17,8 +20,10 @@ import pytest
 
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.build.reuse import history_key
 from kbtools.config import load_config
 from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.provenance import LineProvenance
 from tests.kbfixtures import copy_example
 from tests.test_incremental import TEST_HASH, answers, edit_paragraph, store_rows, tree
 
@@ -177,3 +182,15 @@ def test_a_table_changed_after_the_build_is_written_again(built, tmp_path, how):
     build(load_config(repo), BuildOptions(out=dist, **OPTS))
     assert path.read_bytes() == data
     same_as_full(repo, dist, tmp_path / "full")
+
+
+def test_history_key_is_the_digest_of_every_lines_fields_in_order():
+    """A shard's key digests its documents' blame as the JSON of each line's fields in
+    their order (`dataclasses.astuple`, computed without its deep copies): keys recorded
+    by earlier builds stay valid."""
+    blame = [LineProvenance(1, "a" * 40, "张伟", "zhang@example.org", "2026-01-02T03:04:05+08:00",
+                            1767294245, 1767294245),
+             LineProvenance(2, "uncommitted", "", "", "", 0, 0)]
+    text = json.dumps([dataclasses.astuple(p) for p in blame], ensure_ascii=False)
+    assert history_key(blame) == ":blame:" + hashlib.sha256(text.encode()).hexdigest()
+    assert history_key([]) == history_key(None) == ""

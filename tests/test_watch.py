@@ -121,7 +121,7 @@ def test_watch_builds_with_edited_settings_and_sees_assets(tmp_path):
                         encoding="utf-8")
         smaller = _wait(updates, 2)
         full = build(load_config(repo), BuildOptions(out=tmp_path / "full", progress=False,
-                                                     provenance=False, use_cache=False))
+                                                     use_cache=False))
         assert smaller.error is None and smaller.stats.chunks == full.chunks > before
         assert (out / "manifest.json").read_bytes() == (tmp_path / "full/manifest.json").read_bytes()
 

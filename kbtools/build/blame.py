@@ -12,6 +12,7 @@ blame would say. Only the other documents are blamed.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import git
@@ -76,3 +77,44 @@ def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> list[LineProvena
         return []
     n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     return [line_provenance(i, sha, fields) for i in range(1, n + 1)]
+
+
+def blame_state(root: Path) -> tuple[str, str, frozenset[str]] | None:
+    """What the blame of a document under `root` depends on besides its own bytes: HEAD
+    ("" before the first commit), the work tree's `.mailmap` (blame names authors by it) and
+    whether the index tracks the path (blame reads a path HEAD lacks from the index, one
+    the index lacks not at all) — HEAD, a digest of `.mailmap` and the tracked paths
+    relative to `root`. None outside Git (or when git fails)."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    with repo:
+        try:
+            prefix = git_prefix(repo, root)
+            try:
+                head = repo.git.rev_parse("--verify", "-q", "HEAD")
+            except git.GitCommandError:
+                head = ""  # no commits yet
+            listed = plain_paths(repo).ls_files("-z", "--full-name", "--", ":/")
+        except (git.GitCommandError, ValueError):
+            return None
+        try:
+            mailmap = (Path(repo.working_tree_dir or root) / ".mailmap").read_bytes()
+        except OSError:
+            mailmap = b""
+    tracked = frozenset(p[len(prefix):] for p in listed.split("\x00") if p.startswith(prefix) and p)
+    return head, hashlib.sha256(mailmap).hexdigest(), tracked
+
+
+def head_log(root: Path) -> Path | None:
+    """The reflog of HEAD of the repository holding `root` (git appends to it whenever HEAD
+    moves: a commit, checkout, reset, merge or pull), or None outside Git."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    with repo:
+        try:
+            found = repo.git.rev_parse("--path-format=absolute", "--git-path", "logs/HEAD")
+        except git.GitCommandError:
+            return None
+    return Path(found)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex, chunk_document
+from kbtools.build.history import HistoryMemo
 from kbtools.build.parse_cache import (
     PARSER_VERSION,
     Outline,
@@ -78,6 +79,7 @@ class BuildMemo:
     # each file's status when the check read it (by path): an unchanged file is not read
     statuses: dict[str, tuple[FileStatus, str, str, str]] = field(default_factory=dict)
     heading_digests: dict[str, tuple[HeadingRows, str]] = field(default_factory=dict)
+    history: HistoryMemo | None = None  # a watcher's blame and review coverages
     hits: int = 0
     misses: int = 0
     parses: int = 0

@@ -22,14 +22,14 @@ import numpy as np
 from kbtools import __version__
 from kbtools import provenance as history
 from kbtools.build import verified
-from kbtools.build.blame import blame_documents
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.embed_stage import Models, Vectors, embed_records
+from kbtools.build.history import blame_key, document_provenance, review_coverages
 from kbtools.build.identity import source_identity
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
-from kbtools.build.reuse import ShardReuse, TableReuse, Written, history_key, kept_models
+from kbtools.build.reuse import ShardReuse, TableReuse, Written, kept_models
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.engine import check_results, make_context
 from kbtools.config import Config
@@ -83,7 +83,7 @@ class BuildOptions:
     skip_invalid: bool = False
     use_cache: bool = True
     progress: bool = True
-    provenance: bool = True  # git blame per chunk (kb watch skips it: the edit is uncommitted)
+    provenance: bool = True  # git blame per chunk and reviews checked against the history
     memo: BuildMemo | None = None  # parsed documents and chunks kept between builds (kb watch)
 
 
@@ -202,13 +202,14 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver, memo.heading_digests)
     salt = f"{cfg.fingerprint('embedding')}:{PLAN_VERSION}"  # the records name the models
-    provenance = blame_documents(root, [s.rel for s in sources]) \
+    # (a watcher's memo keeps them: a save blames and judges the saved document alone)
+    provenance = document_provenance(memo.history, root, {s.rel: raw[s.rel] for s in sources}) \
         if opts.provenance and not opts.corpus else {}
-    covs = verified.coverages(cfg, sources, provenance, _unchecked_reason(opts))
+    covs = review_coverages(memo.history, cfg, sources, provenance, _unchecked_reason(opts))
     # shards of the previous output whose documents did not change are taken as they are
     # (a document's provenance is part of its key: a commit leaves the others' shards kept)
     keys = {s.rel: memo.chunk_key(s, raw[s.rel], ccfg, resolver_key, csv_names, salt)
-            + history_key(provenance.get(s.rel)) for s in sources}
+            + blame_key(memo.history, s.rel, provenance.get(s.rel)) for s in sources}
     reuse = ShardReuse(memo.disk if opts.use_cache else None, out, _reuse_context(cfg), keys,
                        {rel for rel in keys if rel not in covs})
     kept = reuse.plan()

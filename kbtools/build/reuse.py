@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import shutil
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +66,17 @@ class ShardEntry:
                    int(data.get("shared", 0)))
 
 
+# a line's fields in order, as `dataclasses.astuple` gives them (which copies each value
+# deeply: 3 s of every build at 230k lines)
+_LINE_FIELDS = operator.attrgetter(*(f.name for f in fields(LineProvenance)))
+
+
 def history_key(blame: list[LineProvenance] | None) -> str:
     """The part of a document's reuse key that its Git provenance makes ("" without any):
     a digest of every line's blame, which is all `chunk_provenance` reads."""
     if not blame:
         return ""
-    text = json.dumps([astuple(p) for p in blame], ensure_ascii=False)
+    text = json.dumps(list(map(_LINE_FIELDS, blame)), ensure_ascii=False)
     return ":blame:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

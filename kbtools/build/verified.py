@@ -12,7 +12,8 @@ make it differ). Each such chunk record gets
 
 Chunks of other documents get no key (their records keep their bytes); the store marks
 them unverified (`kbtools.index.store`). Where no history can be read (a build outside
-Git, `--corpus`, `kb watch`) nothing is proven: status "unchecked", verified false.
+Git, `--corpus`, a library build with `provenance=False`) nothing is proven: status
+"unchecked", verified false. `kb watch` judges as a build does (`kbtools.build.history`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from kbtools.review.verification import is_verified
 
 OUTSIDE_GIT = "built outside Git: the review cannot be checked"
 CORPUS = "built with --corpus: the review cannot be checked"
-NO_HISTORY = "built without Git history (kb watch): the review cannot be checked"
+NO_HISTORY = "built without Git history: the review cannot be checked"
 
 ChunkKey = tuple[str, tuple[str, ...], str, str]
 

@@ -9,8 +9,12 @@ are never built with) — and after a short quiet period the index is rebuilt in
 cache warm — parsed models stay loaded, unchanged documents keep their parse and chunks
 (`kbtools.build.memo`), unchanged chunks reuse their cached vectors, index/ is derived from
 the previous one redoing only changed shards, formula
-SVGs come from the cache, git blame is skipped — and swapped in atomically, so a query
-right after the save sees the change. A document with errors is reported and the previous
+SVGs come from the cache, only the saved document is blamed and, when it claims a review,
+judged against the history again (`kbtools.build.history`) — and swapped in atomically, so
+a query right after the save sees the change. The index is the one `kb build` makes of the
+same tree, each chunk's provenance and `verified` included. HEAD's reflog is watched too:
+a commit, checkout or pull rebuilds (every document blamed and judged again, as a build
+does), so an approved review is served as verified without a save. A document with errors is reported and the previous
 index keeps serving. After the first build, before reporting it, the base embedding model
 is loaded (a build whose vectors are all cached loads none), so the first save does not
 wait for it to load. After each report, what the watcher keeps (the memo's documents,
@@ -31,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.build.blame import head_log
+from kbtools.build.history import HistoryMemo
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.config import CONFIG_NAME, Config, load_config
@@ -97,12 +103,15 @@ def _watched_paths(cfg: Config) -> list[Path]:
             (cfg.root / str(cfg.get("bm25.user_dict"))).parent]
 
 
-def _schedule(observer: Any, handler: Any, cfg: Config) -> None:
+def _schedule(observer: Any, handler: Any, cfg: Config, reflog: Path | None = None) -> None:
     """Watch `cfg`'s folders with `handler` (anything watched before is dropped); one that
     does not exist yet is watched for through the nearest folder below the root holding
-    it (or the root)."""
+    it (or the root). `reflog`: HEAD's reflog, whose folder is watched too (a commit or a
+    checkout changes every document's blame and review)."""
     observer.unschedule_all()
     root = cfg.root
+    if reflog is not None and reflog.parent.is_dir():
+        observer.schedule(handler, str(reflog.parent), recursive=False)
     watched: dict[Path, bool] = {root: False}  # folder -> recursive
     for i, folder in enumerate(_watched_paths(cfg)):
         recursive = i < len(_FOLDERS)
@@ -121,8 +130,8 @@ def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
             skip_invalid: bool = False) -> Update:
     t0 = time.perf_counter()
     try:
-        stats = build(cfg, BuildOptions(out=out, progress=False, provenance=False,
-                                        lenient=lenient, skip_invalid=skip_invalid, memo=memo))
+        stats = build(cfg, BuildOptions(out=out, progress=False, lenient=lenient,
+                                        skip_invalid=skip_invalid, memo=memo))
         return Update(changed, stats, None, time.perf_counter() - t0)
     except KbError as exc:
         return Update(changed, None, exc.format(), time.perf_counter() - t0)
@@ -149,14 +158,16 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 # removed whole has no event of its own files; a watched folder created
                 # (or one holding it) is to be watched
             for path in (event.src_path, getattr(event, "dest_path", "")):
-                if path and _relevant(str(path), cfg):
+                if path and (_relevant(str(path), cfg) or Path(str(path)) == reflog):
                     events.put(str(path))
 
     stop = stop or threading.Event()
-    memo = BuildMemo()  # unchanged documents are parsed and chunked once per watcher
+    # unchanged documents are parsed, chunked, blamed and judged once per watcher
+    memo = BuildMemo(history=HistoryMemo())
     observer = Observer()  # watching starts before the first build: no save is missed
     handler = Handler()
-    _schedule(observer, handler, cfg)
+    reflog = head_log(cfg.root)  # HEAD moved (a commit, a checkout): blame and reviews change
+    _schedule(observer, handler, cfg, reflog)
     observer.start()
     config_file = (cfg.root / CONFIG_NAME).resolve()
     config_error: str | None = None
@@ -181,7 +192,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
             if any(_anchor(Path(p), cfg) for p in changed):
-                _schedule(observer, handler, cfg)  # a watched folder came, went or moved
+                _schedule(observer, handler, cfg, reflog)  # a watched folder came, went or moved
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)
                 try:
@@ -192,7 +203,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     continue
                 config_error = None
                 if _watched_paths(new_cfg) != _watched_paths(cfg):
-                    _schedule(observer, handler, new_cfg)
+                    _schedule(observer, handler, new_cfg, reflog)
                 cfg = new_cfg
             report(rebuild(cfg, out, rels, lenient, memo, skip_invalid))
             settle()  # after the report: the full collection runs while the watcher waits
