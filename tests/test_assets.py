@@ -92,8 +92,11 @@ def test_the_build_ships_what_check_passes_and_warns_at_the_rest(repo, tmp_path,
     err = capsys.readouterr().err
     for name, (_, code) in FILES.items():
         if code:
-            assert f"knowledge/pump.md:{line_of(repo, name)}:1: warning: {code}: " \
-                   f"assets/{name} " in err
+            assert re.search(rf"knowledge/pump\.md:{line_of(repo, name)}:\d+: warning: {code}: "
+                             rf"assets/{re.escape(name)} ", err)
+    # where `kb check` says it, to the column
+    assert [line.removeprefix("kb build: ") for line in err.splitlines() if ": warning: " in line] \
+        == [f.format() for f in check_paths([repo / "knowledge"], load_config(repo))]
 
 
 def test_a_picture_replaced_by_its_lfs_pointer_is_found_by_a_cached_check(repo):
@@ -165,7 +168,7 @@ def test_a_picture_only_linked_ships_and_its_link_works_on_the_device(tmp_path, 
     assert [(f.line, f.code) for f in found] == [(line_of(repo, "pointer.png"),
                                                   "image-lfs-pointer")]
     build(load_config(repo), BuildOptions(out=repo / "dist", progress=True))
-    assert f"pump.md:{line_of(repo, 'pointer.png')}:1: warning: image-lfs-pointer" \
+    assert f"pump.md:{line_of(repo, 'pointer.png')}:{found[0].col}: warning: image-lfs-pointer" \
         in capsys.readouterr().err
     shipped = {a for a in load_manifest(repo / "dist")["artifacts"] if "/assets/" in a}
     assert shipped == {f"data/source/assets/{n}"

@@ -206,16 +206,17 @@ def image_path(doc: str, src: str) -> str | None:
     return joined
 
 
-def ship_images(links: Iterable[tuple[str, str]], root: Path, source_dir: Path,
-                files: Iterable[tuple[str, str]] = ()) -> ShippedImages:
-    """Copy each image linked as (document path, link), and each other file linked as
-    (document path, link) in `files`, from `root` into `source_dir` under its
-    repository-relative path; returns the paths copied and why the others were left out
-    (files that cannot be read, or are no regular file inside the repository, are left out
-    silently: `kb check` reports those links). A file shown as an image and linked as well
-    ships when either use ships it."""
-    shown = {p for doc, src in links if (p := linked_path(doc, src)) is not None}
-    linked = {p for doc, src in files if (p := linked_path(doc, src)) is not None}
+def ship_images(shown: Iterable[str], linked: Iterable[str], root: Path,
+                source_dir: Path) -> ShippedImages:
+    """Copy each file documents show as an image (`shown`) and each other file they link
+    (`linked`), repository-relative paths as `kb check` found them (`DocResult.images` and
+    `.files`: Markdown links and images, reference definitions and raw HTML `<a href>` and
+    `<img src>` alike), from `root` into `source_dir` under its repository-relative path;
+    returns the paths copied and why the others were left out (files that cannot be read,
+    or are no regular file inside the repository, are left out silently: `kb check`
+    reports those links). A file shown as an image and linked as well ships when either use
+    ships it."""
+    shown, linked = set(shown), set(linked)
     out = ShippedImages()
     for rel in sorted(shown | linked):
         found = peek(root, rel)
