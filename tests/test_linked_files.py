@@ -170,3 +170,17 @@ def test_raw_html_and_reference_links_ship_and_warn_as_check_says(tmp_path, caps
     assert {a for a in artifacts if a.startswith("data/source/assets/")} == {
         "data/source/assets/manuals/raw.pdf", "data/source/assets/manuals/ref.pdf"}
 
+
+def test_the_web_app_shows_a_raw_html_link_as_a_link(tmp_path):
+    """`<a href="manual.pdf">` in a paragraph was shown as escaped text, though check
+    checks it and the build ships the PDF."""
+    root = raw_and_reference_repo(tmp_path)
+    build(load_config(root), BuildOptions(out=root / "dist", progress=False))
+    with TestClient(create_app(root / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/knowledge/pumps/seal.md?lang=en").text
+    assert "&lt;a" not in page and "target=" not in page  # a link, its other attributes dropped
+    hrefs = [html.unescape(h) for h in re.findall(r'<a href="(/asset/[^"]+)"', page)]
+    assert [h.rsplit("/", 1)[1] for h in hrefs] == ["raw.pdf", "ref.pdf"]
+    assert '<a href="/asset/assets/manuals/raw.pdf">原厂手册</a>' in page
+    missing = re.findall(r'<span class="missing-file"[^>]*>([^<]*)</span>', page)
+    assert missing == ["配件清单", "接线图"]

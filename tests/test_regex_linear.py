@@ -38,6 +38,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
+    "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
+    "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.agents.read._DRIVE": "match",
