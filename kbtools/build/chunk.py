@@ -26,7 +26,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "7"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "8"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -34,6 +34,8 @@ CHUNKER_VERSION = "7"  # bump when output changes for the same input (index fing
 # unit than its column's makes a table no rule; a ```latex or ```tex fence is a code chunk;
 # a block at a section's end takes no heading as its line after; 7: two small sibling
 # sections of one heading text merge under their parent
+# 8: reference links (`[text][label]`, `[label][]`, `[label]` with `[label]: x.md#y`) are
+# chunk links as inline links are
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
