@@ -142,12 +142,26 @@ def file_left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
     return None
 
 
-def peek(root: Path, rel: str) -> tuple[int, bytes] | None:
+def peek(root: Path, rel: str,
+         real_dirs: dict[str, str] | None = None) -> tuple[int, bytes] | None:
     """The size and first `HEAD_BYTES` of the file `rel` under `root`, or None when it is
-    no regular file inside `root` (symlinks followed) or cannot be read."""
+    no regular file inside `root` (symlinks followed) or cannot be read.
+
+    `real_dirs`, shared by the calls of one pass over many files, keeps the real path of
+    each folder (and of `root`) it resolved: a folder of 2,000 pictures is resolved once,
+    not once per picture (two `realpath`s each, one `lstat` per path component, were 80% of
+    a warm `kb check`'s time on its pictures). The file itself is looked at every time."""
     try:
-        real = os.path.realpath(root / rel)
-        if not is_inside(real, os.path.realpath(root)):
+        dirs = {} if real_dirs is None else real_dirs
+        real_root = dirs.get("") or dirs.setdefault("", os.path.realpath(root))
+        folder, name = posixpath.split(rel)
+        real_folder = dirs.get(folder) if folder else real_root
+        if real_folder is None:
+            real_folder = dirs.setdefault(folder, os.path.realpath(root / folder))
+        real = os.path.join(real_folder, name)
+        if not name or name in (".", "..") or stat.S_ISLNK(os.lstat(real).st_mode):
+            real = os.path.realpath(real)
+        if not is_inside(real, real_root):
             return None
         if not stat.S_ISREG(os.stat(real).st_mode):
             return None
@@ -218,8 +232,9 @@ def ship_images(shown: Iterable[str], linked: Iterable[str], root: Path,
     ships it."""
     shown, linked = set(shown), set(linked)
     out = ShippedImages()
+    real_dirs: dict[str, str] = {}
     for rel in sorted(shown | linked):
-        found = peek(root, rel)
+        found = peek(root, rel, real_dirs)
         if found is None:
             continue
         why = left_out(rel, *found) if rel in shown else None
