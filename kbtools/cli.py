@@ -8,6 +8,12 @@ the file; anything unexpected -> exit 3, one line on stderr and the traceback ap
 `<KB_HOME>/kb-crash.log`. Writing that log never fails the report: undecodable arguments
 and messages are escaped, and a log that cannot be written safely (unwritable directory,
 a symlink, a FIFO or other non-regular file in its place) is skipped.
+
+A reader that leaves before kb has written all it has (`kb query ... | head -1`, `kb chunks
+FILE | head`, a pager quit early) ends every command the same way, text or JSON, help
+included: nothing more on stderr and exit 141, the status a shell gives git or coreutils
+that SIGPIPE ends (`closed_output`). A broken pipe that is not kb's own output (a git
+child that died) is unexpected, exit 3, as any other.
 """
 
 from __future__ import annotations
@@ -15,13 +21,15 @@ from __future__ import annotations
 import difflib
 import errno
 import importlib
+import io
 import os
+import select
 import sqlite3
 import stat
 import sys
 import traceback
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -34,6 +42,9 @@ from kbtools.fsutil import tolerate_unencodable
 # line naming the file, exit 1; a build or sync that fails so leaves the previous output)
 MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
                             errno.EPERM})
+
+# kb's output pipe closed by its reader: what a shell reports for a command SIGPIPE ended
+CLOSED_OUTPUT_EXIT = 128 + 13
 
 # (module under kbtools.commands, click command attribute). Imported lazily per command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -111,6 +122,7 @@ class KbGroup(click.Group):
         (`utf8_file_names`)."""
         if not args and kwargs.get("args") is None:
             utf8_file_names()
+            sys.stdout = whole_writes(sys.stdout)
         tolerate_unencodable(sys.stdout)
         if os.environ.get("NO_COLOR") and kwargs.get("color") is None:
             kwargs["color"] = False
@@ -120,6 +132,15 @@ class KbGroup(click.Group):
             return super().main(*args, **kwargs)
         finally:
             sys.stdout = stdout
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        """As click's; `kb --help` or `kb --version` into a closed pipe ends as any command's
+        output does (`closed_output`)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError as exc:
+            closed_output(exc)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -152,8 +173,8 @@ class KbGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("kb: interrupted", err=True)
             ctx.exit(130)
-        except BrokenPipeError:
-            ctx.exit(1)
+        except BrokenPipeError as exc:
+            closed_output(exc)
         except OSError as exc:
             if exc.errno in MACHINE_ERRNOS:
                 where = f": {one_line(str(exc.filename), 200)}" if exc.filename else ""
@@ -174,12 +195,60 @@ class KbGroup(click.Group):
             unexpected(ctx, exc)
 
 
-def unexpected(ctx: click.Context, exc: BaseException) -> None:
+def output_gone(fd: int) -> bool:
+    """Whether `fd` is a pipe or socket whose reader has gone (poll says POLLERR/POLLHUP);
+    a terminal, a file or a live pipe is not. Where there is no poll (Windows) a broken pipe
+    can only be an output's."""
+    if not hasattr(select, "poll"):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    try:
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except OSError:
+        return False
+
+
+def closed_output(exc: BrokenPipeError) -> NoReturn:
+    """End kb because the reader of its stdout or stderr left: the closed descriptor is
+    pointed at /dev/null (the final flush of what is still buffered then fails nowhere: no
+    "Exception ignored" from Python), exit `CLOSED_OUTPUT_EXIT`. A broken pipe of anything
+    else is a bug, reported as one."""
+    gone = [fd for fd in (1, 2) if output_gone(fd)]
+    if not gone:
+        unexpected(click.get_current_context(silent=True), exc)
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in gone:
+        os.dup2(null, fd)
+    os.close(null)
+    raise click.exceptions.Exit(CLOSED_OUTPUT_EXIT)
+
+
+def whole_writes(stream: Any) -> Any:
+    """`stream` as a buffered writer where it writes to its file unbuffered (PYTHONUNBUFFERED
+    or `python -u`, as many container images set): a pipe takes part of a long write when
+    its reader leaves meanwhile, and a text stream over an unbuffered file drops the rest
+    without a word (`kb query --json | head -1` ended 0 while text output ended 141). A
+    buffered writer writes all or raises. Flushed on every line, as unbuffered output is."""
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(raw, io.FileIO) or raw.closed:
+        return stream
+    try:
+        writer = io.BufferedWriter(io.FileIO(raw.fileno(), "w", closefd=False))
+    except (OSError, ValueError):
+        return stream
+    return io.TextIOWrapper(writer, encoding=stream.encoding, errors=stream.errors,
+                            line_buffering=True, write_through=True)
+
+
+def unexpected(ctx: click.Context | None, exc: BaseException) -> NoReturn:
     """The one place unexpected errors are reported: one line, the traceback in the crash log,
     exit 3."""
     log = write_crash_log()
     click.echo(f"kb: unexpected error: {type(exc).__name__}: {one_line(exc)} "
                f"(traceback in {one_line(log)})", err=True)
+    if ctx is None:  # before any command's context (kb --help)
+        raise click.exceptions.Exit(3)
     ctx.exit(3)
 
 

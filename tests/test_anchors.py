@@ -65,6 +65,12 @@ def test_context_is_the_sentence_around_the_link_with_links_as_labels():
     assert anchors.context("elsewhere", "[label](b.md)") == "label"  # not found: the label
 
 
+def test_a_reference_links_context_has_its_text_not_its_label():
+    """Reference links are chunk links now: their label (`[safety]`) is no anchor word."""
+    text = "第一句。拆卸前阅读[安全须知][safety]，复位见[复位][]。下一句。"
+    assert anchors.context(text, "[安全须知][safety]") == "拆卸前阅读安全须知，复位见复位"
+
+
 def test_anchor_texts_come_from_other_pages_once_each(index):
     texts = anchors.anchor_texts(index)
     vim = texts[_num(index, "knowledge/vim.md")]

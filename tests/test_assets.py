@@ -92,8 +92,11 @@ def test_the_build_ships_what_check_passes_and_warns_at_the_rest(repo, tmp_path,
     err = capsys.readouterr().err
     for name, (_, code) in FILES.items():
         if code:
-            assert f"knowledge/pump.md:{line_of(repo, name)}:1: warning: {code}: " \
-                   f"assets/{name} " in err
+            assert re.search(rf"knowledge/pump\.md:{line_of(repo, name)}:\d+: warning: {code}: "
+                             rf"assets/{re.escape(name)} ", err)
+    # where `kb check` says it, to the column
+    assert [line.removeprefix("kb build: ") for line in err.splitlines() if ": warning: " in line] \
+        == [f.format() for f in check_paths([repo / "knowledge"], load_config(repo))]
 
 
 def test_a_picture_replaced_by_its_lfs_pointer_is_found_by_a_cached_check(repo):
@@ -165,7 +168,7 @@ def test_a_picture_only_linked_ships_and_its_link_works_on_the_device(tmp_path, 
     assert [(f.line, f.code) for f in found] == [(line_of(repo, "pointer.png"),
                                                   "image-lfs-pointer")]
     build(load_config(repo), BuildOptions(out=repo / "dist", progress=True))
-    assert f"pump.md:{line_of(repo, 'pointer.png')}:1: warning: image-lfs-pointer" \
+    assert f"pump.md:{line_of(repo, 'pointer.png')}:{found[0].col}: warning: image-lfs-pointer" \
         in capsys.readouterr().err
     shipped = {a for a in load_manifest(repo / "dist")["artifacts"] if "/assets/" in a}
     assert shipped == {f"data/source/assets/{n}"
@@ -174,3 +177,34 @@ def test_a_picture_only_linked_ships_and_its_link_works_on_the_device(tmp_path, 
         page = client.get("/doc/knowledge/pump.md").text
     assert '<a href="/asset/assets/full.png">原图</a>' in page
     assert '<a href="/asset/assets/table-cell.jpg">看</a>' in page
+
+
+def test_a_folder_of_pictures_is_resolved_once_per_check_and_escapes_still_refused(
+        tmp_path, monkeypatch):
+    """A warm `kb check` of 2,000 linked pictures spent most of its picture time resolving
+    each one's path twice (`realpath`: an `lstat` per path component); the folder and the
+    root are resolved once per pass now. Every file is still looked at (a picture swapped
+    for its LFS pointer is found), and a symlink leading out of the repository, as a file
+    or as a folder, is still no file of it."""
+    from kbtools.check import assets
+    from kbtools.render import images
+
+    root = tmp_path / "kb"
+    (root / "assets" / "many").mkdir(parents=True)
+    names = [f"p{i}.png" for i in range(50)]
+    for name in names:
+        (root / "assets" / "many" / name).write_bytes(PNG)
+    (root / "assets" / "many" / "p7.png").write_bytes(LFS)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.png").write_bytes(LFS)
+    (root / "assets" / "many" / "out.png").symlink_to(outside / "secret.png")
+    (root / "assets" / "away").symlink_to(outside, target_is_directory=True)
+    calls: list[str] = []
+    real = images.os.path.realpath
+    monkeypatch.setattr(images.os.path, "realpath", lambda p: calls.append(str(p)) or real(p))
+    links = [(i + 1, 3, f"assets/many/{n}") for i, n in enumerate([*names, "out.png"])]
+    links.append((99, 3, "assets/away/secret.png"))
+    found = assets.image_findings([("knowledge/a.md", links)], root, lambda code, level: level)
+    assert [(f.line, f.code) for f in found] == [(names.index("p7.png") + 1, "image-lfs-pointer")]
+    assert len(calls) <= 4  # root, assets/many, the out.png symlink, assets/away

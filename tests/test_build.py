@@ -306,5 +306,5 @@ def test_a_git_lfs_pointer_is_not_shipped_as_a_picture(tmp_path, capsys):
     err = capsys.readouterr().err
     line = next(i for i, t in enumerate(PAGE.format(title="Pump", source="me", body=body)
                                         .splitlines(), 1) if "pump.png" in t)
-    assert f"knowledge/pump.md:{line}:1: warning: image-lfs-pointer" in err
+    assert f"knowledge/pump.md:{line}:9: warning: image-lfs-pointer" in err  # where check says
     assert "git lfs pull" in err and stats.warnings >= 1

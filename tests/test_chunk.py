@@ -206,6 +206,40 @@ def test_cross_references_resolved(rich_chunks):
     assert ("见《HX 手册第 1 章》第 1.2 节", "manual/ch01-safety.md", "1.2 安全联锁") in links
 
 
+REFERENCE_LINKS = """---
+title: 参考链接
+---
+# 参考链接
+
+## 用法
+
+拆卸前阅读[安全须知][safety]，复位见[复位][]与[Reset]，概述见[概述][top]。
+
+未定义的[注意]不是链接，![图][pic] 是图片，[[safety]] 是维基链接。
+
+[safety]: manual/ch01-safety.md#12-安全联锁
+[复位]: #用法
+[reset]: rich.md#1-概述
+[top]: <rich.md#1-概述>
+[pic]: ../assets/x.png
+"""
+
+
+def test_reference_links_are_cross_references_as_inline_links_are():
+    """`[安全须知][safety]` with `[safety]: manual/….md#…` below was no chunk link (inline
+    links were): citations, the web app's passage links and the link graph lacked it."""
+    docs = corpus()
+    src = src_of(REFERENCE_LINKS, "refs.md")
+    chunks = chunk_document(src, resolver=HeadingIndex.build([*docs, src]))
+    links = {(lk.text, lk.doc, lk.heading_path[-1] if lk.heading_path else "", lk.line)
+             for c in chunks for lk in c.links}
+    line = REFERENCE_LINKS.splitlines().index("## 用法") + 3
+    assert links == {("[安全须知][safety]", "manual/ch01-safety.md", "1.2 安全联锁", line),
+                     ("[复位][]", "refs.md", "用法", line),
+                     ("[Reset]", "rich.md", "1 概述", line),  # labels match in any case
+                     ("[概述][top]", "rich.md", "1 概述", line)}
+
+
 def test_without_resolver_only_same_document_resolves():
     src = read_doc(FIX / "rich.md", FIX)
     links = {lk.text: lk.doc for c in chunk_document(src) for lk in c.links}

@@ -4,6 +4,7 @@ UTF-8, colour switched off by NO_COLOR, and arguments that cannot go together.""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 
@@ -136,3 +137,50 @@ def test_sqlite_finding_the_disk_full_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
     res = CliRunner().invoke(main, ["build", "-q"])
     assert (res.exit_code, res.stderr) == (1, "kb: error: database or disk is full\n")
+
+
+def into_closed_pipe(repo, tmp_path, *args: str,
+                     unbuffered: bool) -> subprocess.CompletedProcess[bytes]:
+    """`kb ARGS` with a stdout whose reader has already left (`| head -1` once it has read),
+    with PYTHONUNBUFFERED set or not."""
+    environ = {k: v for k, v in env(tmp_path / "home").items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        environ["PYTHONUNBUFFERED"] = "1"
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([*KB, *args], cwd=repo, env=environ, stdout=write,
+                              stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("unbuffered", [False, True])
+@pytest.mark.parametrize("args", [
+    ["--help"], ["--version"], ["chunks", "--help"],
+    ["chunks", "knowledge/zh.md"], ["chunks", "knowledge/zh.md", "--json"],
+    ["query", "--include-unverified", "水泵"],
+    ["query", "--include-unverified", "--json", "水泵"],
+    ["check", "knowledge", "--json"],
+], ids=" ".join)
+def test_a_reader_leaving_early_ends_every_command_quietly_with_141(repo, tmp_path, args,
+                                                                    unbuffered):
+    """`kb query ... | head -1`: text output ended 1 or 120 with "Exception ignored ...
+    BrokenPipeError" on stderr, JSON 1, help 1, and with PYTHONUNBUFFERED set JSON ended 0
+    (the rest of a long write dropped): one rule now, as git and coreutils end."""
+    res = into_closed_pipe(repo, tmp_path, *args, unbuffered=unbuffered)
+    assert (res.returncode, res.stderr) == (141, b"")
+
+
+def test_a_broken_pipe_that_is_not_kbs_output_is_unexpected(tmp_path, monkeypatch):
+    """A git child that died mid-write is a bug to report, not a reader that left."""
+    import kbtools.commands.build as build_cmd
+
+    def child_died(*args: object, **kwargs: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(build_cmd, "build", child_died)
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    res = CliRunner().invoke(main, ["build", "-q"])
+    assert res.exit_code == 3
+    assert res.stderr.startswith("kb: unexpected error: BrokenPipeError:")

@@ -85,7 +85,7 @@ def test_the_build_ships_the_pdf_and_warns_at_the_rest(repo, capsys):
     assert (source / "维护手册.pdf").read_bytes() == PDF
     assert "data/source/assets/manuals/维护手册.pdf" in load_manifest(out)["artifacts"]
     err = capsys.readouterr().err
-    warned = {int(m) for m in re.findall(r"seal\.md:(\d+):1: warning: file-not-shipped", err)}
+    warned = {int(m) for m in re.findall(r"seal\.md:(\d+):\d+: warning: file-not-shipped", err)}
     assert warned == {line_of(repo, n) for n, (_, ships) in FILES.items() if not ships}
 
 
@@ -124,3 +124,63 @@ def test_a_replaced_manual_is_a_change_between_releases(repo):
     assert diff.summary() == "files: 1 changed"
     assert diff.to_dict()["files"] == ["assets/manuals/维护手册.pdf"]
     assert diff_dirs(repo / "r2", repo / "r2").empty
+
+
+RAW_AND_REFERENCE = """更换密封前请阅读<a href="../../assets/manuals/raw.pdf" target="_blank">原厂手册</a>。
+
+配件见[配件清单][parts]，接线见<a href='../../assets/manuals/wiring.dwg'>接线图</a>，
+拆卸步骤见[维修手册][manual]。
+
+[parts]: ../../assets/manuals/parts.xlsx
+[manual]: ../../assets/manuals/ref.pdf
+"""
+
+
+def raw_and_reference_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "kb"
+    (root / "knowledge" / "pumps").mkdir(parents=True)
+    (root / "assets" / "manuals").mkdir(parents=True)
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name in ("raw.pdf", "ref.pdf"):
+        (root / "assets" / "manuals" / name).write_bytes(PDF)
+    (root / "assets" / "manuals" / "parts.xlsx").write_bytes(FILES["parts.xlsx"][0])
+    (root / "assets" / "manuals" / "wiring.dwg").write_bytes(FILES["wiring.dwg"][0])
+    (root / "knowledge" / "pumps" / "seal.md").write_text(
+        PAGE.format(title="水泵密封", source="设备科", body=RAW_AND_REFERENCE), encoding="utf-8")
+    return root
+
+
+def test_raw_html_and_reference_links_ship_and_warn_as_check_says(tmp_path, capsys):
+    """A PDF linked only as raw HTML (`<a href>`) never reached devices, though `kb check`
+    checked the link; the build warned of a reference link's file at the line that uses it
+    (column 1) while `kb check` warned at its definition (the line to edit)."""
+    root = raw_and_reference_repo(tmp_path)
+    text = (root / "knowledge" / "pumps" / "seal.md").read_text(encoding="utf-8").splitlines()
+    checked = check_paths([root / "knowledge"], load_config(root))
+    assert {(f.line, f.code) for f in checked} == {
+        (text.index("[parts]: ../../assets/manuals/parts.xlsx") + 1, "file-not-shipped"),
+        (next(i for i, t in enumerate(text, 1) if "wiring.dwg" in t), "file-not-shipped")}
+
+    build(load_config(root), BuildOptions(out=root / "dist", progress=True))
+    warned = [line.removeprefix("kb build: ") for line in capsys.readouterr().err.splitlines()
+              if ": warning: " in line]
+    assert warned == [f.format() for f in checked]  # the same lines and columns as check
+    artifacts = load_manifest(root / "dist")["artifacts"]
+    assert {a for a in artifacts if a.startswith("data/source/assets/")} == {
+        "data/source/assets/manuals/raw.pdf", "data/source/assets/manuals/ref.pdf"}
+
+
+def test_the_web_app_shows_a_raw_html_link_as_a_link(tmp_path):
+    """`<a href="manual.pdf">` in a paragraph was shown as escaped text, though check
+    checks it and the build ships the PDF."""
+    root = raw_and_reference_repo(tmp_path)
+    build(load_config(root), BuildOptions(out=root / "dist", progress=False))
+    with TestClient(create_app(root / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/knowledge/pumps/seal.md?lang=en").text
+    assert "&lt;a" not in page and "target=" not in page  # a link, its other attributes dropped
+    hrefs = [html.unescape(h) for h in re.findall(r'<a href="(/asset/[^"]+)"', page)]
+    assert [h.rsplit("/", 1)[1] for h in hrefs] == ["raw.pdf", "ref.pdf"]
+    assert '<a href="/asset/assets/manuals/raw.pdf">原厂手册</a>' in page
+    missing = re.findall(r'<span class="missing-file"[^>]*>([^<]*)</span>', page)
+    assert missing == ["配件清单", "接线图"]

@@ -40,8 +40,13 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
     "kbtools.serve.editors._CALLOUT": "match",  # a quote's first text
+    "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
+    "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
+    "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
+    "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
+    "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
     "kbtools.agents.read._DRIVE": "match",
     "kbtools.agents.read._SEPARATOR": "split",
     "kbtools.agents.read._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
@@ -337,6 +342,10 @@ WORST = [
     ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (5 * N // 2)),
     ("kbtools.build.xref._MD_LINK", "[" * N),
     ("kbtools.build.xref._MD_LINK", "[](" * (N // 3)),
+    ("kbtools.build.xref._REF_LINK", "[" * N),
+    ("kbtools.build.xref._REF_LINK", "[a][" * (N // 4)),
+    ("kbtools.build.xref._REF_LINK", "[a][b" + "x" * N),
+    ("kbtools.query.anchors.WHOLE_LINK", "[a][" * (N // 4)),
     ("kbtools.query.neighbours.MD_LINK", "[" * N),
     ("kbtools.query.neighbours.MD_LINK", "[a](" + "x" * N),
     ("kbtools.query.anchors.WHOLE_LINK", "[" * N),

@@ -207,3 +207,21 @@ def test_obsidian_block_ids_are_left_out_of_paragraphs_only():
     assert "<td>2 ^3</td>" in html  # a cell's text
     assert "table-id" not in html and "multi" not in html and "<p data-lines=\"10-10\"" not in html
     assert "指数 2^10 与 x ^ y 与 <strong>粗</strong>^id 与 a ^中文" in html
+
+
+def test_an_html_link_in_text_is_a_link_with_its_href_only():
+    """`<a href>` written in a paragraph was shown as escaped text; only its href is kept,
+    an unsafe one is dropped as a Markdown link's is, and one its text leaves open is
+    closed; `<a id>` is the anchor `#…` links reach (docs/knowledge-authoring.md)."""
+    html = render_markdown(
+        'Read <a href="other.md#torque" target="_blank" onclick="x()">the table</a>, '
+        '<a id="seal"></a>the seal, <a href="javascript:alert(1)">evil</a>, '
+        '<a href="https://e.com/?a=1&amp;b=2">ext</a> and <a href="#seal">open', ctx())
+    assert '<a href="/doc/knowledge/crops/other.md#torque">the table</a>' in html
+    assert '<span id="seal" class="anchor"></span>the seal' in html
+    assert '<span class="dropped-link">evil</span>' in html
+    assert '<a href="https://e.com/?a=1&amp;b=2" rel="noopener noreferrer nofollow" ' \
+           'class="external">ext</a>' in html
+    assert html.rstrip().endswith('<a href="#seal">open</a></p>')
+    assert "onclick" not in html and "target" not in html and "javascript" not in html
+    assert "&lt;a" not in html

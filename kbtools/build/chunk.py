@@ -35,7 +35,9 @@ CHUNKER_VERSION = "8"  # bump when output changes for the same input (index fing
 # a block at a section's end takes no heading as its line after; 7: two small sibling
 # sections of one heading text merge under their parent; 8: a decision cell of two
 # comparisons joined (above 4 and at most 8) is one interval, so such a table ships parsed,
-# and `==highlight==` markers are no text of headings, cells and rows
+# and `==highlight==` markers are no text of headings, cells and rows; reference links
+# (`[text][label]`, `[label][]`, `[label]` with `[label]: x.md#y`) are chunk links as inline
+# links are
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -37,7 +37,6 @@ from kbtools.cachedb import open_cache_db
 from kbtools.index.tokenize import language_of
 from kbtools.markdown import nodes
 from kbtools.markdown.nodes import Document
-from kbtools.render.images import file_path, image_path
 
 PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
@@ -49,7 +48,8 @@ FORMAT = 12  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
 # 10: pictures linked (not shown) are in the outline's images; 11: other files linked (a PDF
 # manual, a spare-parts sheet) are the outline's files; 12: `==highlight==` markers are no
-# heading or cell text
+# heading or cell text, and the outline keeps no images or files (the build ships what
+# `kb check` found documents to show and link)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 
@@ -62,21 +62,12 @@ class Outline:
     headings: HeadingRows
     tables: tuple[nodes.Table, ...]
     formulas: tuple[nodes.Math, ...]
-    # the pictures it shows, then those it links (`[原图](x.jpg)`): the release ships both
-    images: tuple[nodes.Image, ...]
-    # the other files it links (`[手册](m.pdf)`, as Image(text, "", href, line)): a PDF ships
-    files: tuple[nodes.Image, ...]
     lang: str  # `kbtools.index.tokenize.language_of` the body's first 4,000 characters
 
     @classmethod
     def of(cls, doc: Document, body: str) -> Outline:
-        linked = (nodes.Image(link.text, "", link.href, link.line) for link in doc.links()
-                  if image_path(doc.rel, link.href) is not None)
         return cls(doc.rel, doc.title, heading_rows(doc), tuple(doc.tables()),
-                   tuple(doc.formulas()), (*doc.images(), *linked),
-                   tuple(nodes.Image(link.text, "", link.href, link.line) for link in doc.links()
-                         if file_path(doc.rel, link.href) is not None),
-                   language_of(body[:LANG_SPAN]))
+                   tuple(doc.formulas()), language_of(body[:LANG_SPAN]))
 
 
 _TYPE = "\x00t"  # the key naming a node's class in its JSON object
@@ -110,8 +101,7 @@ def _decode(value: Any) -> Any:
 
 def encode_outline(outline: Outline) -> str:
     return json.dumps({"title": outline.title, "tables": _encode(outline.tables),
-                       "formulas": _encode(outline.formulas), "images": _encode(outline.images),
-                       "files": _encode(outline.files), "lang": outline.lang,
+                       "formulas": _encode(outline.formulas), "lang": outline.lang,
                        "headings": [[list(path), num, sorted(slugs)]
                                     for path, num, slugs in outline.headings]},
                       ensure_ascii=False)
@@ -122,10 +112,8 @@ def decode_outline(text: str, rel: str) -> Outline:
     headings = tuple((tuple(path), str(num), frozenset(slugs))
                      for path, num, slugs in data["headings"])
     outline = Outline(rel, str(data["title"]), headings, _decode(data["tables"]),
-                      _decode(data["formulas"]), _decode(data["images"]), _decode(data["files"]),
-                      str(data["lang"]))
-    for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas),
-                        (nodes.Image, outline.images), (nodes.Image, outline.files)):
+                      _decode(data["formulas"]), str(data["lang"]))
+    for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas)):
         if not all(isinstance(x, kind) for x in items):
             raise ValueError("the parse cache holds a malformed outline")
     return outline

@@ -31,7 +31,8 @@ from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
 from kbtools.build.reuse import ShardReuse, TableReuse, Written, kept_models
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
-from kbtools.check.engine import check_results, make_context
+from kbtools.check.assets import CODES as LEFT_OUT_CODES
+from kbtools.check.engine import DocResult, check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, lf_newlines, load_source, read_source
 from kbtools.embed.base import model_meta, vectors_key
@@ -45,7 +46,7 @@ from kbtools.errors import (
     SourceError,
     plural,
 )
-from kbtools.findings import display_path, finding, one_line_path
+from kbtools.findings import Finding, display_path, finding, one_line_path
 from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
 from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
@@ -59,7 +60,7 @@ from kbtools.query import calibration, pages
 from kbtools.render.formula import (
     render_cached,
 )
-from kbtools.render.images import ShippedImages, linked_path, ship_images
+from kbtools.render.images import ship_images
 from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
@@ -161,6 +162,10 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
               for r in results if r.read and one_line_path(r.rel) not in bad]
     sources = [src for src, _ in loaded]
     raw = {src.rel: data for src, data in loaded}
+    # the files each document shows and links, as the checks found them, and their
+    # warnings about those the release leaves out: the build ships and warns as check says
+    shipping = Shipping({r.rel: r for r in results if r.read},
+                        [f for f in findings if f.code in LEFT_OUT_CODES])
     timer.lap("check")
 
     # Staged next to `out` and locked while we live; a killed build's staging dir is
@@ -172,7 +177,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
         with staging_dir(out) as staging:
             try:
                 done = _build_into(staging, out, cfg, sources, raw, root, opts, stats, timer,
-                                   cache_file, memo)
+                                   cache_file, memo, shipping)
                 replace_dir(staging, out)
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -187,7 +192,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
 
 def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 raw: dict[str, bytes], root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
-                cache_file: Path | None, memo: BuildMemo) -> Written:
+                cache_file: Path | None, memo: BuildMemo, shipping: Shipping) -> Written:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
     groups = _synonyms(cfg, opts)
@@ -230,10 +235,10 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for s in sources:  # (those of kept shards are linked with them)
         if shard_of(s.rel) not in kept:
             _write_source(layout.source, s.rel, raw[s.rel])
-    shipped = ship_images([(rel, i.src) for rel, o in outlines.items() for i in o.images],
-                          root, layout.source,
-                          [(rel, f.src) for rel, o in outlines.items() for f in o.files])
-    _warn_left_out(outlines, shipped, opts)
+    built = [shipping.checked[rel] for rel in outlines if rel in shipping.checked]
+    ship_images({p for r in built for _, _, p in r.images},
+                {p for r in built for _, _, p in r.files}, root, layout.source)
+    _warn_left_out(outlines, shipping.left_out, opts)
     timer.lap("render")
 
     checks = {s.rel: verified.reviewed_chunks(covs[s.rel], s, per_doc[s.rel], ccfg)
@@ -298,19 +303,26 @@ def _unchecked_reason(opts: BuildOptions) -> str | None:
     return None if opts.provenance else verified.NO_HISTORY
 
 
-def _warn_left_out(outlines: dict[str, Outline], shipped: ShippedImages,
+@dataclass(frozen=True)
+class Shipping:
+    """What the checks found of the files documents show and link (`DocResult.images` and
+    `.files`: Markdown links, reference definitions and raw HTML `<a href>`, `<img src>`
+    alike) and their warnings about those a release leaves out."""
+
+    checked: dict[str, DocResult]
+    left_out: list[Finding]
+
+
+def _warn_left_out(outlines: dict[str, Outline], left_out: list[Finding],
                    opts: BuildOptions) -> None:
-    """A warning at each image link whose file the release does not ship (a Git LFS pointer
-    in a clone without git-lfs, too large, a format devices do not show, no picture), and at
-    each link to another file it does not ship (no PDF, or a PDF too large), so the author
-    or CI learns what to do (the build's checks counted these warnings: `kb check` says the
-    same, `kbtools.check.assets`)."""
-    found = [finding(rel, i.line, 1, "warning", why.code, why.message)
-             for rel, o in sorted(outlines.items())
-             for i, left_out in sorted([(i, shipped.left_out) for i in o.images]
-                                       + [(f, shipped.files_left_out) for f in o.files],
-                                       key=lambda pair: pair[0].line)
-             if (why := left_out.get(linked_path(rel, i.src) or "")) is not None]
+    """`kb check`'s warning at each image link whose file the release does not ship (a Git
+    LFS pointer in a clone without git-lfs, too large, a format devices do not show, no
+    picture), and at each link to another file it does not ship (no PDF, or a PDF too
+    large), for the documents built, so the author or CI learns what to do where `kb check`
+    says it: a reference link's at its definition (`kbtools.check.assets`; the build's
+    checks counted these warnings)."""
+    built = {one_line_path(rel) for rel in outlines}
+    found = [f for f in left_out if f.path in built]
     if opts.progress:
         for f in found:
             print(f"kb build: {f.format()}", file=sys.stderr)

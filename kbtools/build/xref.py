@@ -1,4 +1,5 @@
-"""Cross references: "见 4.3 节", "see section 2.1", "§2.1" and Markdown links, resolved.
+"""Cross references: "见 4.3 节", "see section 2.1", "§2.1" and Markdown links (inline and
+reference links: `[text][label]` with `[label]: other.md#anchor`), resolved.
 
 `HeadingIndex.build(docs)` indexes the headings of every document of a corpus (by doc
 path, section number, anchor and document title); `find_links(text, first_line, doc,
@@ -16,6 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
+
+from markdown_it.common.utils import normalizeReference
 
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
@@ -39,6 +42,11 @@ _REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(
 # parentheses, so no attempt reads past the opener of the next one.
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
                       r"(?:\s+\"[^\"]*\")?\)")
+# A reference link, `[text][label]`, `[label][]` or `[label]`, resolved through the document's
+# definitions (`Document.references`); not an image, a definition (`[label]: href`), an
+# inline link's text or a wikilink's inside. Linear time: no bracket inside either part.
+_REF_LINK = re.compile(r"(?<![!\[\]\\])\[(?P<text>[^\[\]\n]*)\](?:\[(?P<label>[^\[\]\n]*)\])?"
+                       r"(?![(\[:\]])")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -137,9 +145,13 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
     """Cross references in `text` (which starts at file line `first_line`), resolved."""
     found: list[tuple[int, Link]] = []
     md_links = list(_MD_LINK.finditer(text))
+    ref_links = [(m, href) for m in _REF_LINK.finditer(text) if doc.references
+                 and (href := doc.references.get(normalizeReference(m.group("label")
+                                                                    or m.group("text"))))
+                 is not None]
     ref_nums = list(_REF_NUM.finditer(text))
     ref_en = list(_REF_EN.finditer(text))
-    if not (md_links or ref_nums or ref_en):
+    if not (md_links or ref_links or ref_nums or ref_en):
         return ()  # most chunks: no scan for lines and titles
     newlines, opens, closes = (_positions(text, ch) for ch in ("\n", "《", "》"))
 
@@ -154,6 +166,10 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
 
     for m in md_links:
         link = _resolve_href(m.group("href"), m.group(0), doc.rel, index, line_at(m.start()))
+        if link is not None:
+            found.append((m.start(), link))
+    for m, href in ref_links:
+        link = _resolve_href(href, m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
     for m in ref_nums:

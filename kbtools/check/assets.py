@@ -47,12 +47,13 @@ def image_findings(links: Iterable[tuple[str, Iterable[ImageLink]]], root: Path,
     another file (`files`, likewise), whose file the release would leave out; `level` maps a
     code and its default level to the level reported."""
     heads: dict[str, tuple[int, bytes] | None] = {}
+    real_dirs: dict[str, str] = {}  # each folder resolved once in this pass
     out = []
     for why_of, uses in ((left_out, links), (file_left_out, files)):
         for doc, refs in uses:
             for line, col, rel in refs:
                 if rel not in heads:
-                    heads[rel] = peek(root, rel)
+                    heads[rel] = peek(root, rel, real_dirs)
                 found = heads[rel]
                 why: Unshipped | None = why_of(rel, *found) if found is not None else None
                 if why is not None:

@@ -377,8 +377,9 @@ def parse(src: SourceDoc) -> Document:
     offset = src.body_line - 1
     body_lines = body.split("\n")
     lines = lines + [""] * max(0, offset + len(body_lines) - len(lines))
+    env: dict[str, Any] = {}
     try:
-        tokens = parse_tokens(body)
+        tokens = parse_tokens(body, env)
     except Exception:  # pragma: no cover - markdown-it has no documented errors; stay total
         tokens = []
     blocks = _Builder(tokens, offset, lines).blocks()
@@ -387,7 +388,10 @@ def parse(src: SourceDoc) -> Document:
         last -= 1
     root = _sections(blocks, src.body_line, last)
     title = doc_title(src.meta, root, src.rel)
-    return Document(src.rel, title, dict(src.meta), root, tuple(lines), src.body_line)
+    references = {label: str(ref.get("href", ""))
+                  for label, ref in env.get("references", {}).items()}
+    return Document(src.rel, title, dict(src.meta), root, tuple(lines), src.body_line,
+                    references)
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:

@@ -10,7 +10,7 @@ on the paragraph/item/cell (`Inline`) that holds them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -214,6 +214,8 @@ class Document:
     root: Section
     lines: tuple[str, ...]  # the original file's lines (index 0 = line 1)
     body_line: int
+    # its link reference definitions (`[label]: href`): normalised label -> href as written
+    references: Mapping[str, str] = field(default_factory=dict)
 
     def sections(self) -> Iterator[Section]:
         yield from self.root.walk()

@@ -43,8 +43,9 @@ ANCHOR_CAP = 0.9  # anchor text lifts a page to at most this share of the best p
 K1, B = 1.2, 0.75  # BM25 of the anchor field (the chunk index's usual values)
 
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
-# a whole Markdown link, its target included even when written with spaces (exported sites)
-WHOLE_LINK = re.compile(r"\[(?P<label>[^\[\]\n]*)\]\([^()\n]*\)")
+# a whole Markdown link, its target included even when written with spaces (exported sites),
+# or a reference link with its label (`[text][label]`, `[label][]`)
+WHOLE_LINK = re.compile(r"\[(?P<label>[^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,10 @@ markdown-it's own renderer in what author content may do:
 
 - raw HTML is never passed through: HTML comments (annotations) are dropped, HTML that is
   nothing but `<img>` tags (Typora's resized pictures) is shown as the page's own images
-  (their `src`, `alt` and `title` only), every other HTML block or inline tag is shown as
-  escaped text;
+  (their `src`, `alt` and `title` only), an inline `<a href="…">…</a>` in text is a link
+  as `[…](…)` is (its `href` only: `kb check` checks it, the build ships the PDF it names)
+  and an inline `<a id="…"></a>` the anchor `#…` links reach (its id only),
+  every other HTML block or inline tag is shown as escaped text;
 - an author's ``==highlight==`` is ``<mark class="hl">``;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
   term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
@@ -34,6 +36,7 @@ markdown-it's own renderer in what author content may do:
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,7 +49,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.doctree import html_images
+from kbtools.markdown.doctree import ATTR, html_images
 from kbtools.markdown.parser import (
     BR,
     inline_text,
@@ -63,6 +66,9 @@ MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
 _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
+# an inline link written as HTML (`<a href="manual.pdf">`), and its end tag
+_A_OPEN = re.compile(r"<a\s[^<>]*>", re.I)
+_A_CLOSE = re.compile(r"</a\s*>", re.I)
 _LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_block",
                 "math_block", "math_block_label", "html_block", "hr"}
 
@@ -131,8 +137,16 @@ class SafeRenderer(RendererHTML):
     def __init__(self, ctx: RenderContext):
         super().__init__()
         self.ctx = ctx
+        self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
         self.pattern = _terms_pattern(ctx.terms)
         self.outside = _terms_pattern(t for t in ctx.terms if not _lone_character(t))
+
+    def renderInline(self, tokens: Sequence[Token], options: OptionsDict,  # noqa: N802
+                     env: Any) -> str:
+        """As markdown-it's; an HTML `<a>` its text leaves open is closed where it ends."""
+        out = super().renderInline(tokens, options, env)
+        closing, self.html_links = "".join(reversed(self.html_links)), []
+        return out + closing
 
     def cited_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:
@@ -188,6 +202,16 @@ class SafeRenderer(RendererHTML):
             return "<br>"
         if _IMG_ONLY.fullmatch(content):
             return self._img_tags(content)
+        if _A_OPEN.fullmatch(content):
+            attrs = {k.lower(): html.unescape(v.strip("\"'")) for k, v in ATTR.findall(content)}
+            if "href" not in attrs and (anchor := attrs.get("id") or attrs.get("name")):
+                self.html_links.append("</span>")  # `<a id="x"></a>`: what `#x` links reach
+                return f'<span id="{escapeHtml(anchor)}" class="anchor">'
+            opened, closing = self._open_link(attrs.get("href", ""))
+            self.html_links.append(closing)
+            return opened
+        if _A_CLOSE.fullmatch(content) and self.html_links:
+            return self.html_links.pop()
         return escapeHtml(content)
 
     def _img_tags(self, html: str) -> str:
@@ -250,32 +274,35 @@ class SafeRenderer(RendererHTML):
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: Any) -> str:
-        raw = str(tokens[idx].attrGet("href") or "")
-        href = link_target(self.ctx, raw)
-        if href is None:
-            if _missing_file(self.ctx, raw):
-                return f'<span class="missing-file" title="{escapeHtml(self.ctx.missing_file)}">'
-            return '<span class="dropped-link">'
-        external = href.startswith(("http://", "https://"))
-        rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
-        return f'<a href="{escapeHtml(href)}"{rel}>'
+        return self._open_link(str(tokens[idx].attrGet("href") or ""))[0]
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
         opener = _opener(tokens, idx)
-        raw = str(opener.attrGet("href") or "") if opener is not None else ""
-        if opener is not None and link_target(self.ctx, raw) is None:
+        return self._open_link(str(opener.attrGet("href") or ""))[1] if opener is not None \
+            else "</a>"
+
+    def _open_link(self, raw: str) -> tuple[str, str]:
+        """The markup that opens a link to `raw` (as written in the document) and the
+        markup that closes it."""
+        href = link_target(self.ctx, raw)
+        if href is None:
             if _missing_file(self.ctx, raw):
-                return (f'</span> <span class="missing-note">'
+                return (f'<span class="missing-file" title="{escapeHtml(self.ctx.missing_file)}">',
+                        f'</span> <span class="missing-note">'
                         f'({escapeHtml(self.ctx.missing_file)})</span>')
-            return "</span>"
-        return "</a>"
+            return '<span class="dropped-link">', "</span>"
+        external = href.startswith(("http://", "https://"))
+        rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
+        return f'<a href="{escapeHtml(href)}"{rel}>', "</a>"
 
 
 def _missing_file(ctx: RenderContext, href: str) -> bool:
     """Whether `href` (written in `ctx.doc`) links a file, neither a document nor a picture,
     that the release does not hold (a spreadsheet, a drawing, a video: `kb check` warned)."""
     parts = urlsplit(href.strip())
+    if parts.scheme or parts.netloc:  # `javascript:…` in an HTML `<a href>`: no file
+        return False
     rel = file_path(ctx.doc, parts.path) if parts.path else None
     return rel is not None and not ctx.has_asset(rel)
 
