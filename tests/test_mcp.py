@@ -594,3 +594,35 @@ def test_requests_sent_before_stdin_closes_are_all_answered(plain):
         assert not result.get("isError"), (name, result)
     assert "立即喷药" in answers[3]["result"]["structuredContent"]["markdown"]
     assert answers[1]["result"]["structuredContent"]["outputs"][0]["风险等级"] == "高"
+
+
+def test_a_client_that_closes_stdout_ends_the_server_cleanly(plain):
+    """A client that stops listening (closes its end of the server's stdout) while calls
+    run: the SDK's writer met a broken pipe and `kb mcp` ended with exit 3, "unexpected
+    error" and a crash log. The stdio wire sees the client gone and ends the input."""
+    home = plain / ".kbhome"
+    env = {"KB_HOME": str(home), "PATH": os.environ.get("PATH", ""),
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}
+    read = {"name": "read", "arguments": {"doc": "knowledge/crops/risk.md"}}
+    proc = subprocess.Popen([sys.executable, "-m", "kbtools", "mcp"], cwd=plain, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(json.dumps(hello).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        proc.stdout.close()  # the client stops listening; its requests follow, stdin stays open
+        for i in range(1, 6):
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                         "params": read}).encode() + b"\n")
+        proc.stdin.flush()
+        proc.wait(timeout=120)  # the first answer finds no reader: the server stops
+        err = proc.stderr.read().decode()
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    assert proc.returncode == 0, err
+    assert "unexpected error" not in err and not (home / "kb-crash.log").exists()
