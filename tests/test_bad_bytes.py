@@ -341,7 +341,7 @@ def test_query_survives_prune_of_its_release(built, tmp_path):
 
 
 def test_mcp_line_cleaning_keeps_pairs_and_escaped_backslashes_at_any_depth():
-    from kbtools.agents.mcp_server import clean_message
+    from kbtools.agents.stdio import clean_message
 
     assert clean_message(b'{"q": "a\\ud800b \\udcff"}\n') == b'{"q": "a\\ufffdb \\ufffd"}\n'
     pair = b'{"q": "\\ud83d\\ude00 \\ud83d\\ud83d\\ude00 \\ude00\\ud83d"}\n'

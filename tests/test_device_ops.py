@@ -223,3 +223,48 @@ def test_a_release_created_time_without_offset_is_utc_not_a_crash(device, tmp_pa
     assert age_days("2026-06-01T16:00:00+08:00", now) == 1.0
     assert age_days("2026-06-01T08:00:00Z", now) == 1.0
     assert age_days("yesterday", now) is None and age_days(None, now) is None
+
+
+class Listing(list):
+    """What `os.scandir` returns, from entries already read: an iterator and a context."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self:
+            raise StopIteration
+        return self.pop(0)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+def test_releases_listed_while_a_sync_prunes_one(device, tmp_path, monkeypatch):
+    """`kb serve`'s release page and /api/releases list the device's releases while a
+    `kb sync` prunes the oldest (renamed away, then removed): walking a directory that
+    vanished under the walk failed with FileNotFoundError (a 500), and one pruned before it
+    was measured was listed as an empty release with no commit."""
+    import os
+
+    from kbtools.ship import operate
+
+    d = copy_of(device[0], tmp_path)
+    old = d.dev / "releases" / "kb-r1"
+    scandir = os.scandir
+
+    def pruned_midway(path):  # the sync prunes kb-r1 once its data/ has been listed
+        with scandir(path) as it:
+            entries = list(it)
+        if isinstance(path, (str, os.PathLike)) and Path(path) == old / "data":
+            shutil.rmtree(old)
+        return Listing(entries)
+    monkeypatch.setattr(os, "scandir", pruned_midway)
+    rows = operate.local_releases(d.dev)
+    monkeypatch.undo()
+    assert [(r["tag"], r["current"]) for r in rows] == [("kb-r2", True)]
+    assert rows[0]["size"] == sum(p.stat().st_size for p in (d.dev / "releases" / "kb-r2")
+                                  .rglob("*") if p.is_file() and not p.is_symlink())

@@ -388,3 +388,36 @@ def test_a_document_over_the_default_limit_is_served_when_the_build_allowed_it(t
         resp = c.get("/api/read", params={"doc": "knowledge/log.md", "heading_path": "Entry 999"})
         assert resp.status_code == 200, resp.text
         assert "pump P-7" in resp.json()["markdown"]
+
+
+@pytest.mark.parametrize("path,ctype", [("/api/search", "application/json"),
+                                        ("/", "application/x-www-form-urlencoded")])
+def test_a_client_gone_before_its_body_is_no_internal_error(tmp_path, caplog, path, ctype):
+    """A tablet whose connection drops while it sends a search (half a POST body, then the
+    disconnect): each was logged as a failure with a traceback ("POST /api/search failed",
+    an unhandled exception for the page form), filling a device's journal. It is a 400 that
+    nobody reads, and nothing in the log."""
+    import anyio
+
+    app = create_app(tmp_path / "nothing-served")
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 5000),
+             "server": ("127.0.0.1", 8080),
+             "headers": [(b"host", b"127.0.0.1:8080"), (b"content-type", ctype.encode()),
+                         (b"content-length", b"100")]}
+    incoming = [{"type": "http.request", "body": b'{"query": "pu', "more_body": True},
+                {"type": "http.disconnect"}]
+    sent: list[dict] = []
+
+    async def receive():
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    caplog.set_level("DEBUG")
+    anyio.run(app, scope, receive, send)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")], \
+        caplog.text[-2000:]

@@ -102,3 +102,62 @@ def test_a_page_finishes_on_its_release_while_two_syncs_switch_it(dist, monkeypa
         with pytest.raises(Exception, match="closed"):
             first.store.con.execute("select 1")
         assert client.get("/doc/knowledge/seal.md").status_code == 200
+
+
+def test_a_client_that_stops_reading_does_not_keep_a_replaced_release_open(dist):
+    """A client that stops reading its response (a tablet gone to sleep, a client that
+    pipelines requests and never reads) held the release its request had pinned until the
+    response was sent, however long that took: each sync meanwhile left one more release
+    open, its files and maps with it. A request lets its release go once its response is
+    ready; the response still arrives whole."""
+    import anyio
+
+    source = Switching(dist)
+    app = create_app(None, source=source, workers=2)
+
+    def scope(path: str, query: bytes = b"") -> dict[str, Any]:
+        return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+                "query_string": query, "root_path": "", "client": ("127.0.0.1", 5000),
+                "server": ("127.0.0.1", 8080), "headers": [(b"host", b"127.0.0.1:8080")]}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def request(path: str, query: bytes = b"") -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+        await app(scope(path, query), receive, send)
+        return sent
+
+    async def scenario() -> tuple[list[dict[str, Any]], bool]:
+        started, reading = anyio.Event(), anyio.Event()
+        stalled: list[dict[str, Any]] = []
+
+        async def stalled_send(message: dict[str, Any]) -> None:
+            stalled.append(message)
+            if message["type"] == "http.response.start":
+                started.set()
+                await reading.wait()  # the client reads nothing until the syncs are done
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(app, scope("/doc/knowledge/seal.md", b"q=pump"), receive, stalled_send)
+            await started.wait()
+            for serial in range(2, KEEP_OPEN + 2):  # syncs: release 1 leaves the kept ones
+                source.serial = serial
+                assert (await request("/api/search", b"q=pump+seal"))[0]["status"] == 200
+            try:
+                source.opened[0].store.con.execute("select 1")
+                closed = False
+            except Exception:
+                closed = True
+            reading.set()
+        return stalled, closed
+
+    stalled, closed = anyio.run(scenario)
+    assert len(source.opened) == KEEP_OPEN + 1
+    assert closed, "the release replaced under a client that stopped reading was kept open"
+    assert stalled[0]["status"] == 200
+    assert b"P-7" in b"".join(m.get("body", b"") for m in stalled[1:])

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from kbtools.agents.arguments import (
     MAX_INPUT_CHARS,
@@ -58,15 +58,21 @@ class ApiError(Exception):
 
 async def read_bounded(request: Request, limit: int, what: str) -> bytes:
     """The request's body, at most `limit` bytes: ApiError 413 naming `what` otherwise, on
-    its declared length before anything is read, else as it streams in."""
+    its declared length before anything is read, else as it streams in; ApiError 400 when
+    the client goes before sending all of it (a dropped connection is no server failure to
+    log with a traceback)."""
     declared = request.headers.get("content-length")
     if declared is not None and (not is_digits(declared) or int(declared) > limit):
         raise ApiError(413, f"{what} larger than {limit} bytes")
     body = bytearray()
-    async for part in request.stream():
-        body += part
-        if len(body) > limit:
-            raise ApiError(413, f"{what} larger than {limit} bytes")
+    try:
+        async for part in request.stream():
+            body += part
+            if len(body) > limit:
+                raise ApiError(413, f"{what} larger than {limit} bytes")
+    except ClientDisconnect:
+        raise ApiError(400, f"the client closed the connection before sending the whole "
+                            f"{what}") from None
     return bytes(body)
 
 

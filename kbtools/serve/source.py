@@ -13,7 +13,8 @@ HTTP request runs inside `ServedIndex.request()` (the `PinRequests` middleware):
 `get()` of the request, on whichever worker thread, returns the release its first one did,
 so two `kb sync`s or rollbacks in quick succession cannot close the release a page, a table
 or a read is using, nor mix two releases in one answer; a release replaced meanwhile is
-closed when the last request on it ends. `EngineServedIndex` does the same for a
+closed when the last request on it has its response ready (not when the client has read
+it: one that stops reading would keep it open). `EngineServedIndex` does the same for a
 release published in Milvus, following the engine's alias instead of ``current``.
 
 The work of a request (searching, reading and rendering documents) runs on a small pool of
@@ -40,7 +41,7 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 from anyio import CapacityLimiter
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.base import embed_question
@@ -101,7 +102,7 @@ class ServedIndex:
         self._lock = threading.Lock()  # opening, switching, pin counts
         self._retired: list[Served] = []  # no longer kept; closed once no request uses them
         self._users: dict[int, int] = {}  # id(Served) → requests pinned to it
-        self._pins: ContextVar[list[Served] | None] = ContextVar("kb_serve_pins", default=None)
+        self._pins: ContextVar[Pins | None] = ContextVar("kb_serve_pins", default=None)
 
     def device(self) -> Path | None:
         """The device directory being followed, when the location is one."""
@@ -131,6 +132,8 @@ class ServedIndex:
         pins = self._pins.get()
         if pins:
             return pins[0]
+        if pins is not None and pins.done:  # its response is on its way: nothing to pin
+            pins = None
         key, opener = self._locate()
         with self._lock:
             served = self._open.get(key)
@@ -153,24 +156,32 @@ class ServedIndex:
         return served
 
     @contextmanager
-    def request(self) -> Iterator[None]:
+    def request(self) -> Iterator[Callable[[], None]]:
         """One request: every `get()` in it (on any worker thread: the context goes with
-        the work) returns the release the first one did, and a release replaced meanwhile
-        is closed when the last request on it ends."""
-        pins: list[Served] = []
+        the work) returns the release the first one did, until the request ends or calls
+        the function yielded (its response is complete: nothing reads the release any more);
+        a release replaced meanwhile is closed when the last request on it let it go."""
+        pins = Pins()
         token = self._pins.set(pins)
-        try:
-            yield
-        finally:
-            self._pins.reset(token)
+
+        def unpin() -> None:
             with self._lock:
+                if pins.done:
+                    return
+                pins.done = True
                 for served in pins:
                     self._users[id(served)] -= 1
                     if not self._users[id(served)]:
                         del self._users[id(served)]
+                pins.clear()
                 self._close_retired()
+        try:
+            yield unpin
+        finally:
+            self._pins.reset(token)
+            unpin()
 
-    def _pin(self, served: Served, pins: list[Served] | None) -> Served:
+    def _pin(self, served: Served, pins: Pins | None) -> Served:
         """`served`, pinned to the running request if there is one (under `_lock`)."""
         if pins is not None:
             pins.append(served)
@@ -192,9 +203,18 @@ class ServedIndex:
             self._retired.clear()
 
 
+class Pins(list[Served]):
+    """The releases one request holds open; ``done`` once it let them go."""
+
+    done = False
+
+
 class PinRequests:
     """ASGI middleware: each HTTP request runs inside `ServedIndex.request()`, so what it
-    reads of a release stays open until its response is sent."""
+    reads of a release stays open until its response starts: every response is whole in
+    memory by then (no response streams from a release), and a client that stops reading
+    (a sleeping tablet, a pipelining client that never reads) kept a release a sync had
+    replaced open, files, maps and all, for as long as its connection lived."""
 
     def __init__(self, app: ASGIApp, source: ServedIndex):
         self.app, self.source = app, source
@@ -203,8 +223,12 @@ class PinRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        with self.source.request():
-            await self.app(scope, receive, send)
+        with self.source.request() as unpin:
+            async def sending(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    unpin()
+                await send(message)
+            await self.app(scope, receive, sending)
 
 
 class EngineServedIndex(ServedIndex):

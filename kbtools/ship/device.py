@@ -295,4 +295,15 @@ def prune(path: Path, keep: int, serial_of: dict[str, int]) -> list[str]:
 
 
 def dir_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    """Bytes of the regular files under `path`. What vanishes while it is walked (a release
+    a `kb sync` prunes meanwhile) counts as nothing: walking it with `rglob` failed with
+    FileNotFoundError, and `kb serve`'s release page and /api/releases with a 500."""
+    total = 0
+    for top, _dirs, files in os.walk(path):  # a directory that cannot be listed is skipped
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(top, name))
+            except OSError:
+                continue
+            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total

@@ -47,7 +47,8 @@ def _now() -> datetime:
 
 def local_releases(path: Path) -> list[dict[str, Any]]:
     """Verified releases on the device, newest serial first. ``rolled_back``: the operator
-    rolled back from it, so `kb sync` skips it."""
+    rolled back from it, so `kb sync` skips it. A release a `kb sync` prunes while they are
+    listed is left out (not listed as an empty release, nor a failure)."""
     current = served_tag(path)
     rolled = set(read_state(path).get("rolled_back", []))
     out = []
@@ -59,6 +60,8 @@ def local_releases(path: Path) -> list[dict[str, Any]]:
                     "source_commit": (rel.get("source") or {}).get("commit"),
                     "created": rel.get("created"), "signed_by": ver.get("signed_by"),
                     "size": dir_size(rdir)})
+        if not rdir.is_dir():  # pruned meanwhile (renamed away, then removed)
+            out.pop()
     return sorted(out, key=lambda r: int(r["serial"]), reverse=True)
 
 

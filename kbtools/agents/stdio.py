@@ -1,0 +1,196 @@
+"""The stdio wire between `kb mcp` and its client: pipes the SDK reads and writes through.
+
+`Wire.open()` puts a pipe on fd 0 fed with the client's lines, each through `clean_message`,
+and one on fd 1 whose lines go on to the client's stdout (the SDK then claims fd 0 and fd 1
+as usual). On the way it keeps the ids of the client's requests not answered yet, for one
+reason: the SDK ends the session when its input ends and drops the calls still running. A
+client that writes its requests and closes stdin at once (``printf '…' | kb mcp``, a script,
+a tool runner that closes its end after the last request) got no answer to any of them.
+Now the SDK's input ends only when every request read has its answer on the way to the
+client (or was cancelled by the client, or the client's stdout is gone), so each is
+answered before the server stops. `end()` (Ctrl-C) ends the input the same way without
+waiting for the client; `finish()`, once the SDK has stopped, sends what it wrote on to the
+client and gives fd 1 back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections import Counter
+from typing import Any, BinaryIO
+
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
+# one JSON escape: a backslash and what it escapes (an escaped backslash before `u` is not `\u`)
+JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+END_OF_OUTPUT = b"\x00kb-mcp-end\n"  # after the SDK's last line (JSON text holds no NUL)
+ANSWER_WAIT = 900.0  # seconds the closed input waits for answers, a backstop for a lost one
+
+
+def clean_message(line: bytes) -> bytes:
+    """One JSON-RPC line with every lone surrogate (a ``\\ud800`` escape, legal JSON but not
+    Unicode) replaced by U+FFFD. The SDK's parser rejects such a line without answering, so
+    the client would wait forever; cleaned, the tool runs and answers (a search cleans the
+    question further, a path that holds U+FFFD is simply not found). The escapes are
+    rewritten in the text, not through a parse: a message nested too deep for Python's
+    parser is cleaned all the same, and the SDK answers it."""
+    if b"\\u" not in line or not SURROGATE_ESCAPE.search(line):
+        return line
+    out: list[bytes] = []
+    done = 0  # line[:done] is in out
+    escapes = list(JSON_ESCAPE.finditer(line))
+    paired = -1  # the index of a low surrogate taken by the high one before it
+    for i, m in enumerate(escapes):
+        unit = int(m.group(1), 16) if m.group(1) else -1
+        if i == paired or not 0xD800 <= unit < 0xE000:
+            continue
+        nxt = escapes[i + 1] if i + 1 < len(escapes) else None
+        if unit < 0xDC00 and nxt is not None and nxt.start() == m.end() and nxt.group(1) \
+                and 0xDC00 <= int(nxt.group(1), 16) < 0xE000:
+            paired = i + 1  # a surrogate pair: one character, kept
+            continue
+        out += [line[done:m.start()], b"\\ufffd"]
+        done = m.end()
+    out.append(line[done:])
+    return b"".join(out)
+
+
+def message(line: bytes) -> dict[str, Any] | None:
+    """`line` as a JSON-RPC message (an object), None when it is not one."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def id_key(value: Any) -> str | None:
+    """A request id as the SDK answers it (a whole number or a string), None for none."""
+    if isinstance(value, bool) or value is None:
+        return None
+    return json.dumps(value) if isinstance(value, (int, str)) else None
+
+
+class Wire:
+    """See the module docstring."""
+
+    def __init__(self, client_in: int, client_out: int, sdk_in: int, sdk_out: int):
+        self.client_in, self.client_out = client_in, client_out  # the client's ends (dups)
+        self.sdk_in, self.sdk_out = sdk_in, sdk_out  # our write end of fd 0, read end of fd 1
+        self.out_copy = os.dup(1)  # a write end of fd 1's pipe, for END_OF_OUTPUT
+        self.pending: Counter[str] = Counter()  # requests read and not answered yet (by id)
+        self.changed = threading.Condition()
+        self.closing = False  # end(): no more lines to the SDK
+        self.abandon = False  # no answer can reach the client: stop waiting for them
+        self.feeding = True  # sdk_in is still ours (not yet closed by the input pump)
+        import mcp_types  # the SDK's own reading of a line (loaded by the SDK anyway)
+
+        self.adapter, self.request_type = mcp_types.jsonrpc_message_adapter, mcp_types.JSONRPCRequest
+        self.reader = threading.Thread(target=self._feed, name="kb-mcp-stdin", daemon=True)
+        self.writer = threading.Thread(target=self._relay, name="kb-mcp-stdout", daemon=True)
+
+    @classmethod
+    def open(cls) -> Wire:
+        client_in, client_out = os.dup(0), os.dup(1)
+        in_read, in_write = os.pipe()
+        out_read, out_write = os.pipe()
+        os.dup2(in_read, 0)
+        os.dup2(out_write, 1)
+        os.close(in_read)
+        os.close(out_write)
+        wire = cls(client_in, client_out, in_write, out_read)
+        wire.reader.start()
+        wire.writer.start()
+        return wire
+
+    def _feed(self) -> None:
+        """The client's lines to the SDK; at their end, the SDK's input ends once every
+        request read is answered."""
+        with os.fdopen(self.client_in, "rb") as src:
+            dst = os.fdopen(self.sdk_in, "wb")
+            try:
+                for line in src:
+                    if self.closing:
+                        break
+                    line = clean_message(line)
+                    self._note_request(line)
+                    dst.write(line)
+                    dst.flush()
+                with self.changed:
+                    self.changed.wait_for(lambda: not self.pending or self.abandon, ANSWER_WAIT)
+            except OSError:  # the SDK's end is gone: nothing reads any more
+                pass
+            finally:
+                with self.changed:
+                    self.feeding = False
+                    dst.close()
+
+    def _note_request(self, line: bytes) -> None:
+        """Keep the id of a request in `line`, as the SDK reads it (an id that is not a whole
+        number or a string makes it a notification, which is not answered); forget the one
+        a cancellation names (a cancelled request is not answered, by the protocol's rules)."""
+        if b'"id"' not in line and b"cancelled" not in line:
+            return  # a notification: nothing to answer
+        try:
+            msg = self.adapter.validate_json(line, by_name=False)
+        except ValueError:  # the SDK refuses it too (without an answer)
+            return
+        with self.changed:
+            if isinstance(msg, self.request_type):
+                self.pending[id_key(msg.id) or ""] += 1
+            elif getattr(msg, "method", None) == "notifications/cancelled":
+                params = getattr(msg, "params", None) or {}
+                self.pending.pop(id_key(params.get("requestId")) or "", None)
+                self.changed.notify_all()
+
+    def _relay(self) -> None:
+        """The SDK's lines to the client, up to END_OF_OUTPUT; each answer leaves `pending`."""
+        out: BinaryIO | None = os.fdopen(self.client_out, "wb", closefd=False)
+        with os.fdopen(self.sdk_out, "rb") as src:
+            for line in src:
+                if line == END_OF_OUTPUT:
+                    break
+                if out is not None:
+                    try:
+                        out.write(line)
+                        out.flush()
+                    except OSError:  # the client's stdout is gone: no answer can reach it
+                        out = None
+                        self.end(answered=False)
+                msg = message(line) if b'"id"' in line else None
+                if msg is not None and "method" not in msg:
+                    with self.changed:
+                        self.pending -= Counter([id_key(msg.get("id")) or ""])
+                        self.changed.notify_all()
+
+    def end(self, *, answered: bool = True) -> None:
+        """End the SDK's input as if the client had closed stdin: no line read from now on
+        goes to the SDK, whose input ends once the requests it has are answered (Ctrl-C),
+        or at once (``answered=False``)."""
+        with self.changed:
+            self.closing = True
+            self.abandon = self.abandon or not answered
+            self.changed.notify_all()
+        threading.Thread(target=self._cut, name="kb-mcp-end", daemon=True).start()
+
+    def _cut(self) -> None:
+        with self.changed:
+            self.changed.wait_for(lambda: not self.pending or self.abandon, ANSWER_WAIT)
+            if self.feeding:  # sdk_in is still ours: the null device takes its place
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, self.sdk_in, inheritable=False)
+                os.close(null)
+
+    def finish(self) -> None:
+        """After the SDK stopped: every line it wrote reaches the client; fd 1 is the
+        client's stdout again."""
+        try:
+            os.write(self.out_copy, END_OF_OUTPUT)
+        except OSError:
+            pass
+        self.writer.join()
+        os.dup2(self.client_out, 1)
+        os.close(self.client_out)
+        os.close(self.out_copy)
