@@ -138,7 +138,7 @@ OTHER: dict[str, str] = {
     "kbtools.index.vectors:\\[(\\w+)\\]": "the kernel's transparent huge page setting",
     "kbtools.index.vectors:^MemAvailable:\\s+(\\d+) kB": "/proc/meminfo",
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
-    "kbtools.serve.docview:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
+    "kbtools.serve.marks:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",
     "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
     "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
@@ -175,8 +175,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.identifiers:\\d+(?:\\.\\d+)?[A-Za-z]{1,3}": "one token of the question",
     "kbtools.query.calibration:[-/]": "one unknown question term (a character class)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
-    "kbtools.agents.mcp_server.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
-    "kbtools.agents.mcp_server.JSON_ESCAPE": "a backslash and one character or four hex "
+    "kbtools.agents.stdio.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
+    "kbtools.agents.stdio.JSON_ESCAPE": "a backslash and one character or four hex "
                                              "digits: fixed length, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",
     "kbtools.markdown.frontend:<dynamic>": "a link target's escaped form; only for targets of "

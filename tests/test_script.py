@@ -25,7 +25,7 @@ from kbtools.index.tokenize import (
     tokenizer_fingerprint,
 )
 from kbtools.query.search import search
-from kbtools.serve.docview import highlight_terms
+from kbtools.serve.marks import highlight_terms
 from tests.hostile import make_repo
 from tests.kbfixtures import GOOD_FM
 

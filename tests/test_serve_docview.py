@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbtools.render.formula import formula_relpath, normalize_latex
-from kbtools.serve.docview import RenderContext, highlight_terms, render_markdown, xrefs_of
+from kbtools.serve.docview import RenderContext, render_markdown, xrefs_of
+from kbtools.serve.marks import highlight_terms
 
 DOC = "knowledge/crops/x.md"
 

@@ -61,8 +61,8 @@ from kbtools.markdown.parser import (
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
 from kbtools.serve.editors import block_ids, callouts, table_of_contents, task_boxes
+from kbtools.serve.marks import highlight, lone_character, terms_pattern
 
-MAX_TERMS = 32  # highlighted terms per question
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
 _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
@@ -138,8 +138,8 @@ class SafeRenderer(RendererHTML):
         super().__init__()
         self.ctx = ctx
         self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
-        self.pattern = _terms_pattern(ctx.terms)
-        self.outside = _terms_pattern(t for t in ctx.terms if not _lone_character(t))
+        self.pattern = terms_pattern(ctx.terms)
+        self.outside = terms_pattern(t for t in ctx.terms if not lone_character(t))
 
     def renderInline(self, tokens: Sequence[Token], options: OptionsDict,  # noqa: N802
                      env: Any) -> str:
@@ -355,52 +355,6 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
 def _block_attrs(tok: Token) -> str:
     attrs = "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in tok.attrs.items())
     return attrs
-
-
-def _terms_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
-    """The question's matched terms (BM25 tokens) as one pattern. A Latin term starts a word
-    (``f`` of ``160 F`` is not marked inside ``Safety``, ``2`` not inside ``P-200``) and a
-    stem is marked with the rest of its word (``temperatur`` → ``temperature``); a term of
-    digits or of fewer than three letters is a whole word. CJK terms match anywhere."""
-    words = sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True)
-    words = words[:MAX_TERMS]
-    if not words:
-        return None
-    return re.compile("|".join(_term_regex(w) for w in words), re.I)
-
-
-def _lone_character(term: str) -> bool:
-    """A term of one character beyond ASCII (a CJK character)."""
-    term = term.strip()
-    return len(term) == 1 and not term.isascii()
-
-
-def _term_regex(word: str) -> str:
-    if not (word[0].isascii() and word[0].isalnum()):
-        return re.escape(word)
-    last = word[-1]
-    tail = "[a-z]*" if last.isascii() and last.isalpha() and len(word) >= 3 else "(?![a-z0-9])"
-    return f"(?<![a-z0-9]){re.escape(word)}{tail}"
-
-
-def highlight(text: str, pattern: re.Pattern[str] | None) -> str:
-    """`text` HTML-escaped, each match of `pattern` (found in the raw text) in ``<mark>``."""
-    if pattern is None:
-        return escapeHtml(text)
-    out, pos = [], 0
-    for m in pattern.finditer(text):
-        if m.end() == m.start():
-            continue
-        out.append(escapeHtml(text[pos:m.start()]))
-        out.append(f"<mark>{escapeHtml(m.group(0))}</mark>")
-        pos = m.end()
-    out.append(escapeHtml(text[pos:]))
-    return "".join(out)
-
-
-def highlight_terms(text: str, terms: Sequence[str]) -> str:
-    """Plain text escaped, with the matched terms marked (titles, headings, table cells)."""
-    return highlight(text, _terms_pattern(terms))
 
 
 # --- token passes ------------------------------------------------------------------------

@@ -37,7 +37,6 @@ from kbtools.serve import ops
 from kbtools.serve.docview import (
     RenderContext,
     app_url,
-    highlight_terms,
     render_markdown,
     xrefs_of,
 )
@@ -49,6 +48,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
+from kbtools.serve.marks import highlight_terms
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 
