@@ -27,6 +27,9 @@ def tok() -> Tokenizer:
     ("TiDB v6.5.0", "TiDB 6.5.0"),
     ("V2.1 手册", "2.1 手册"),
     ("2hours", "2 hours"),
+    ("M8×1.25", "M8x1.25", "M8X1.25", "M8*1.25", "m8×1.25"),
+    ("1920x1080", "1920×1080", "1920*1080"),
+    ("10x20mm", "10×20 mm"),
 ])
 def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
     assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
@@ -41,7 +44,13 @@ def test_a_number_and_its_unit_are_two_tokens(tok):
 @pytest.mark.parametrize("code", [
     "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
     "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.0", "wo-2026-0318-03",
-    "v1", "m8x1.25", "c++",
+    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge",
 ])
 def test_codes_versions_and_dates_stay_whole(code):
     assert latin_words(code) == (code,)
+
+
+def test_a_size_product_is_its_sizes(tok):
+    assert tok("M8x1.25 螺栓") == ["m8", "1.25", "螺栓"]
+    assert tok("2x16GB") == ["2", "16", "gb"]
+    assert tok("M8 M80") == ["m8", "m80"]  # codes stay distinct

@@ -5,7 +5,7 @@ with HMM off and several times faster) in search mode, so compound terms also yi
 parts; a domain dictionary (front-matter values + an optional user file) keeps terms such
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
 removed, stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
-(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0: `latin_words`). Text is NFKC-normalised
+(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0, M8x1.25 as M8×1.25: `latin_words`). Text is NFKC-normalised
 first (full-width → ASCII), and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
 and Simplified spellings of a word are one token and Traditional text is segmented with the
 (Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
@@ -35,7 +35,7 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v4"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v5"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -57,34 +57,33 @@ ZH_STOP = frozenset("""
 _NUMBER = r"\d+(?:\.\d+)?"
 # A value written as a technician types it either way: a number glued to its unit (150psi,
 # 0.5mm, 16gb: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
-# dotted version with its "v" (v6.5.0: "6.5.0"). Not hex (0xff), nor codes that have letters
-# before their digits (m8, e17, hx-260) or more parts (2024-03-01, 1e-5): those stay whole.
+# dotted version with its "v" (v6.5.0: "6.5.0"), a product of sizes with an x (M8x1.25,
+# M8X1.25, 1920x1080, 2x16gb: as M8×1.25, whose × already parts them). Not hex (0xff), nor
+# codes that have letters before their digits (m8, e17, hx-260) or more parts (2024-03-01,
+# 1e-5): those stay whole.
 _AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f])[a-z]+)")
 _RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
-
-
-def _may_be_value(run: str) -> bool:
-    """Does the Latin run start as a value does (a digit, or "v" and a digit)? Most words do
-    not, and keep the plain path."""
-    return run[0].isdigit() or (run[0] == "v" and run[1:2].isdigit())
+_DIMENSION = re.compile(rf"([a-z]*{_NUMBER})((?:x{_NUMBER})+)([a-z]*)")
 
 
 def latin_words(run: str) -> tuple[str, ...]:
     """The words of one lower-cased Latin run, a number and its unit apart so that every
-    spacing of a value gives the same tokens (see `_AMOUNT`, `_RANGE`, `_VERSION`)."""
-    if not _may_be_value(run):
-        return (run,)
-    if m := _AMOUNT.fullmatch(run):
-        return m.group(1), m.group(2)
-    if m := _RANGE.fullmatch(run):
-        return tuple(w for w in m.groups() if w)
-    if m := _VERSION.fullmatch(run):
-        return (m.group(1),)
+    spelling of a value gives the same tokens (see `_AMOUNT`, `_RANGE`, `_VERSION`,
+    `_DIMENSION`)."""
+    if run[0].isdigit() or (run[0] == "v" and run[1:2].isdigit()):
+        if m := _AMOUNT.fullmatch(run):
+            return m.group(1), m.group(2)
+        if m := _RANGE.fullmatch(run):
+            return tuple(w for w in m.groups() if w)
+        if m := _VERSION.fullmatch(run):
+            return (m.group(1),)
+    if "x" in run and (m := _DIMENSION.fullmatch(run)) and m.group(1) != "0":
+        return m.group(1), *m.group(2)[1:].split("x"), *filter(None, [m.group(3)])
     return (run,)
 
 
-_VALUE_FIRST = frozenset("0123456789v")  # how a run `_may_be_value` starts
+_VALUE_FIRST = frozenset("0123456789v")  # a run that may be a value starts so (or holds a digit)
 
 
 @lru_cache(maxsize=200_000)
@@ -233,7 +232,7 @@ class Tokenizer:
             cjk, latin = m.group(1), m.group(2)
             if cjk:
                 self._cut_cjk(cjk, out)
-            elif latin[0] in _VALUE_FIRST:
+            elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))

@@ -1,0 +1,50 @@
+"""A value the knowledge writes one way and a question another way (M8×1.25 / M8x1.25 /
+M8X1.25 …) finds its passage through BM25 alone: both spellings are the same tokens
+(`kbtools.index.tokenize`, `kbtools.index.spellings`), in chunks and in questions alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.kbfixtures import PAGE
+
+# (title, body): each passage writes its value in one spelling; the others are near misses
+PASSAGES = [
+    ("Drain plug", "The drain plug thread is M8×1.25; replace its copper washer."),
+    ("Cover studs", "The cover is held by M80 studs and an M8 eye bolt with a 2.5 pitch."),
+    ("Filter housing", "The filter housing thread is M20x1.5; hand tight plus a quarter turn."),
+]
+
+
+def _build(root: Path) -> Path:
+    docs = {f"knowledge/part-{n}.md": PAGE.format(title=t, source="test", body=b)
+            for n, (t, b) in enumerate(PASSAGES)}
+    repo = make_repo(root, docs=docs)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return repo / "dist"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    return open_index(_build(tmp_path_factory.mktemp("values")))
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("M8x1.25 thread", "Drain plug"),
+    ("M8X1.25 thread", "Drain plug"),
+    ("M8*1.25 thread", "Drain plug"),
+    ("M20×1.5 thread", "Filter housing"),
+    ("M20X1.5", "Filter housing"),
+])
+def test_a_size_product_is_found_however_its_x_is_written(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert not res.filters.unknown_terms
