@@ -78,6 +78,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._RANGE": "fullmatch",
     "kbtools.index.tokenize._VERSION": "fullmatch",
     "kbtools.index.tokenize._DIMENSION": "fullmatch",
+    "kbtools.index.tokenize._MEASURED": "fullmatch",
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",

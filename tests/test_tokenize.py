@@ -30,6 +30,9 @@ def tok() -> Tokenizer:
     ("M8×1.25", "M8x1.25", "M8X1.25", "M8*1.25", "m8×1.25"),
     ("1920x1080", "1920×1080", "1920*1080"),
     ("10x20mm", "10×20 mm"),
+    ("pH6.5", "pH 6.5", "PH 6.5", "pH=6.5"),
+    ("PM2.5", "PM 2.5"),
+    ("MySQL5.7", "MySQL 5.7"),
 ])
 def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
     assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
@@ -44,7 +47,7 @@ def test_a_number_and_its_unit_are_two_tokens(tok):
 @pytest.mark.parametrize("code", [
     "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
     "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.0", "wo-2026-0318-03",
-    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge",
+    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph7",
 ])
 def test_codes_versions_and_dates_stay_whole(code):
     assert latin_words(code) == (code,)

@@ -20,6 +20,9 @@ PASSAGES = [
     ("Drain plug", "The drain plug thread is M8×1.25; replace its copper washer."),
     ("Cover studs", "The cover is held by M80 studs and an M8 eye bolt with a 2.5 pitch."),
     ("Filter housing", "The filter housing thread is M20x1.5; hand tight plus a quarter turn."),
+    ("Lettuce nutrient solution", "Keep the lettuce nutrient solution at pH 6.5 and EC 1.2."),
+    ("Tomato nutrient solution", "Keep the tomato nutrient solution at pH 5.8 and EC 2.5."),
+    ("Cabin air filter", "The cabin air filter stops PM2.5 dust; change it every season."),
 ]
 
 
@@ -44,6 +47,18 @@ def index(tmp_path_factory):
     ("M20X1.5", "Filter housing"),
 ])
 def test_a_size_product_is_found_however_its_x_is_written(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert not res.filters.unknown_terms
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("nutrient solution pH6.5", "Lettuce nutrient solution"),
+    ("nutrient solution pH5.8", "Tomato nutrient solution"),
+    ("filter for PM 2.5", "Cabin air filter"),
+])
+def test_a_decimal_glued_to_what_it_measures_is_found_spaced(index, question, title):
     res = search(index, question, k=3, mode="bm25")
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]

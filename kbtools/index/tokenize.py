@@ -58,19 +58,22 @@ _NUMBER = r"\d+(?:\.\d+)?"
 # A value written as a technician types it either way: a number glued to its unit (150psi,
 # 0.5mm, 16gb: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
 # dotted version with its "v" (v6.5.0: "6.5.0"), a product of sizes with an x (M8x1.25,
-# M8X1.25, 1920x1080, 2x16gb: as M8×1.25, whose × already parts them). Not hex (0xff), nor
-# codes that have letters before their digits (m8, e17, hx-260) or more parts (2024-03-01,
-# 1e-5): those stay whole.
+# M8X1.25, 1920x1080, 2x16gb: as M8×1.25, whose × already parts them), a decimal number glued
+# to the word of two or more letters it measures (ph6.5, pm2.5, mysql5.7, tls1.2: "pH 6.5").
+# Not hex (0xff), nor codes that have letters before their whole number (m8, e17, hx-260,
+# ph7) or one letter before a decimal (h3.3, e11.5), nor more parts (2024-03-01, 1e-5):
+# those stay whole.
 _AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f])[a-z]+)")
 _RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
 _DIMENSION = re.compile(rf"([a-z]*{_NUMBER})((?:x{_NUMBER})+)([a-z]*)")
+_MEASURED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)+)")
 
 
 def latin_words(run: str) -> tuple[str, ...]:
     """The words of one lower-cased Latin run, a number and its unit apart so that every
     spelling of a value gives the same tokens (see `_AMOUNT`, `_RANGE`, `_VERSION`,
-    `_DIMENSION`)."""
+    `_DIMENSION`, `_MEASURED`)."""
     if run[0].isdigit() or (run[0] == "v" and run[1:2].isdigit()):
         if m := _AMOUNT.fullmatch(run):
             return m.group(1), m.group(2)
@@ -80,6 +83,8 @@ def latin_words(run: str) -> tuple[str, ...]:
             return (m.group(1),)
     if "x" in run and (m := _DIMENSION.fullmatch(run)) and m.group(1) != "0":
         return m.group(1), *m.group(2)[1:].split("x"), *filter(None, [m.group(3)])
+    if "." in run and (m := _MEASURED.fullmatch(run)):
+        return m.group(1), *latin_words(m.group(2))
     return (run,)
 
 
