@@ -23,6 +23,9 @@ PASSAGES = [
     ("Lettuce nutrient solution", "Keep the lettuce nutrient solution at pH 6.5 and EC 1.2."),
     ("Tomato nutrient solution", "Keep the tomato nutrient solution at pH 5.8 and EC 2.5."),
     ("Cabin air filter", "The cabin air filter stops PM2.5 dust; change it every season."),
+    ("Spray tank", "The spray tank holds 1,000 litres of mixed solution."),
+    ("Rinse tank", "The rinse tank holds 100 litres of clean water for 000 series nozzles."),
+    ("储水罐", "储水罐容量 2500 升，每季度清洗一次。"),
 ]
 
 
@@ -63,3 +66,15 @@ def test_a_decimal_glued_to_what_it_measures_is_found_spaced(index, question, ti
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
     assert not res.filters.unknown_terms
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("1000 litre tank", "Spray tank"),
+    ("tank of 1，000 litres", "Spray tank"),
+    ("2,500 升 罐", "储水罐"),
+])
+def test_a_number_is_found_with_or_without_thousands_separators(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert not {"1000", "2500"} & set(res.filters.unknown_terms)  # (its parts may be)

@@ -29,6 +29,7 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
+from kbtools.index.spellings import value_tokens
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
@@ -241,6 +242,7 @@ class Tokenizer:
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
+        out.extend(value_tokens(text))  # values the runs above cut apart, as one token
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
