@@ -64,3 +64,15 @@ def test_a_grouped_number_is_also_its_digits(tok):
     assert tok("1，000 升")[-1] == "1000" and tok("1,234,567.5")[-1] == "1234567.5"
     for not_grouped in ("12,5", "1,0000", "5,1,000", "1,000,00", "v1,000", "(1,2,3)"):
         assert len(tok(not_grouped)) == len(tok(not_grouped.replace(",", " "))), not_grouped
+
+
+@pytest.mark.parametrize("date", ["2026/03/19", "2026.03.19", "2026.3.19", "2026年3月19日",
+                                  "2026 年 03 月 19 号", "2026-3-19", "2026-03-19T10:30"])
+def test_a_date_is_also_its_iso_token(tok, date):
+    assert "2026-03-19" in tok(date) and tok("2026-03-19") == ["2026-03-19"]
+
+
+@pytest.mark.parametrize("not_a_date", ["2026.13.19", "2026.03.19.1", "1.2026.03.19",
+                                        "10/03/2026", "2026/03", "wo-2026/03/19"])
+def test_a_number_of_other_shape_is_no_date(tok, not_a_date):
+    assert not any(t.count("-") == 2 and t[:4].isdigit() for t in tok(not_a_date))

@@ -26,6 +26,11 @@ PASSAGES = [
     ("Spray tank", "The spray tank holds 1,000 litres of mixed solution."),
     ("Rinse tank", "The rinse tank holds 100 litres of clean water for 000 series nozzles."),
     ("储水罐", "储水罐容量 2500 升，每季度清洗一次。"),
+    ("控制器固件三月版", "控制器固件于 2026年3月19日 发布，修复了断线后不重连的问题。"),
+    ("控制器固件二月版", "控制器固件于 2026年2月19日 发布，增加了远程升级。"),
+    ("Controller firmware April", "Controller firmware released 2026-04-02 fixes the "
+                                  "watchdog reset."),
+    ("Controller firmware May", "Controller firmware released 2026-05-02T08:00 adds logging."),
 ]
 
 
@@ -78,3 +83,18 @@ def test_a_number_is_found_with_or_without_thousands_separators(index, question,
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
     assert not {"1000", "2500"} & set(res.filters.unknown_terms)  # (its parts may be)
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("2026-03-19 控制器固件", "控制器固件三月版"),
+    ("2026/03/19 控制器固件", "控制器固件三月版"),
+    ("2026.3.19 控制器固件", "控制器固件三月版"),
+    ("2026/02/19 控制器固件", "控制器固件二月版"),
+    ("controller firmware 2026年4月2日", "Controller firmware April"),
+    ("controller firmware 2026/04/02", "Controller firmware April"),
+    ("controller firmware 2026.5.2", "Controller firmware May"),
+])
+def test_a_date_is_found_however_it_is_written(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
