@@ -79,7 +79,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._VERSION": "fullmatch",
     "kbtools.index.tokenize._DIMENSION": "fullmatch",
     "kbtools.index.tokenize._MEASURED": "fullmatch",
-    "kbtools.index.spellings._VALUE_SPELLING": "finditer",  # every text the tokenizer cuts
+    "kbtools.index.spellings._VALUE_SPELLING": "sub",  # every text the tokenizer cuts
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",

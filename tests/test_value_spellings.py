@@ -82,7 +82,7 @@ def test_a_number_is_found_with_or_without_thousands_separators(index, question,
     res = search(index, question, k=3, mode="bm25")
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
-    assert not {"1000", "2500"} & set(res.filters.unknown_terms)  # (its parts may be)
+    assert not res.filters.unknown_terms
 
 
 @pytest.mark.parametrize(("question", "title"), [

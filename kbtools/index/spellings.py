@@ -1,12 +1,17 @@
 """Spellings of one value that the BM25 tokenizer cuts into different parts.
 
-`value_tokens` finds, in the normalised lower-case text `kbtools.index.tokenize.Tokenizer`
-cuts (the same for chunks and questions), values the cut parts at punctuation and gives
-each one token more, the same for every spelling: a date (`2026/03/19`, `2026.3.19`,
-`2026年3月19日` also as `2026-03-19`, as an ISO date is one token) and a number with
-thousands separators (`1,000` and `1，000` also as `1000`). Their parts stay tokens too, so
-a question naming the year, or the digits as written, still matches. Stored text, snippets and citations keep what the author
-wrote.
+`respell` rewrites the normalised lower-case text `kbtools.index.tokenize.Tokenizer` cuts
+(the same for chunks and questions), and names tokens to add, so that every spelling of
+these values gives the same tokens:
+
+- a number with thousands separators is the number (`1,000` and `1，000` as `1000`): the
+  commas go, and as many spaces follow the number, so the text keeps its length (the
+  tokenizer reads the case of a word at its place in the text as written);
+- a date written with slashes, dots or 年月日 (`2026/03/19`, `2026.3.19`, `2026年3月19日`)
+  adds the token of its ISO spelling (`2026-03-19`, which is one token), its parts kept so
+  that a question naming the year still matches.
+
+Stored text, snippets and citations keep what the author wrote.
 """
 
 from __future__ import annotations
@@ -30,21 +35,21 @@ _VALUE_SPELLING = re.compile(
 _RUN_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz_")
 
 
-def value_tokens(text: str) -> list[str]:
-    """One token per date or grouped number of `text` (normalised, lower case) that the
-    tokenizer cuts into parts: the date as `yyyy-mm-dd`, the number without its commas. An
-    ISO date that is a token of its own already and a date of no such month or day give
-    none."""
-    out: list[str] = []
-    for m in _VALUE_SPELLING.finditer(text):
+def respell(text: str) -> tuple[str, list[str]]:
+    """`text` (normalised, lower case) with its grouped numbers joined, the same length, and
+    the ISO token of each date the tokenizer cuts into parts (an ISO date that is a token of
+    its own already and a date of no such month or day add none)."""
+    dates: list[str] = []
+
+    def one(m: re.Match[str]) -> str:
         if grouped := m.group("grouped"):
-            out.append(grouped.replace(",", ""))
-            continue
+            return grouped.replace(",", "") + " " * grouped.count(",")
         month, day = (m.group("m"), m.group("d")) if m.group("sep") else \
             (m.group("zm"), m.group("zd"))
-        if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
-            continue
-        iso = f"{m.group('y')}-{int(month):02d}-{int(day):02d}"
-        if m.group(0) != iso or text[m.end():m.end() + 1] in _RUN_GOES_ON:
-            out.append(iso)
-    return out
+        if 1 <= int(month) <= 12 and 1 <= int(day) <= 31:
+            iso = f"{m.group('y')}-{int(month):02d}-{int(day):02d}"
+            if m.group(0) != iso or text[m.end():m.end() + 1] in _RUN_GOES_ON:
+                dates.append(iso)
+        return m.group(0)
+
+    return _VALUE_SPELLING.sub(one, text), dates

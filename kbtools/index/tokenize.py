@@ -29,7 +29,7 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
-from kbtools.index.spellings import value_tokens
+from kbtools.index.spellings import respell
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
@@ -232,7 +232,7 @@ class Tokenizer:
         return cut
 
     def __call__(self, text: str) -> list[str]:
-        text = to_simplified(unicodedata.normalize("NFKC", text).lower())
+        text, dates = respell(to_simplified(unicodedata.normalize("NFKC", text).lower()))
         out: list[str] = []
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
@@ -242,7 +242,7 @@ class Tokenizer:
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
-        out.extend(value_tokens(text))  # values the runs above cut apart, as one token
+        out.extend(dates)  # the ISO token of each date the runs above cut apart
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
