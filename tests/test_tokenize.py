@@ -33,6 +33,14 @@ def tok() -> Tokenizer:
     ("pH6.5", "pH 6.5", "PH 6.5", "pH=6.5"),
     ("PM2.5", "PM 2.5"),
     ("MySQL5.7", "MySQL 5.7"),
+    ("25℃", "25°C", "25 °C", "25摄氏度", "25 摄氏度"),
+    ("77℉", "77 华氏度"),
+    ("120Ω", "120 Ω", "120\u2126", "120 ohm", "120欧姆"),
+    ("4.7kΩ", "4.7 kΩ", "4.7kohm", "4.7 kohm"),
+    ("5μm", "5µm", "5 um", "5um", "5 μm"),
+    ("10²", "10^2", "10 ^ 2"),
+    ("10⁻⁵", "10^-5"),
+    ("5m²", "5 m²", "5m2", "5 m2"),
 ])
 def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
     assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
@@ -77,3 +85,9 @@ def test_a_date_is_also_its_iso_token(tok, date):
                                         "10/03/2026", "2026/03", "wo-2026/03/19"])
 def test_a_number_of_other_shape_is_no_date(tok, not_a_date):
     assert not any(t.count("-") == 2 and t[:4].isdigit() for t in tok(not_a_date))
+
+
+def test_unit_signs_become_words_and_greek_letters_do_not(tok):
+    assert tok("5μm") == ["5", "um"] and tok("5 m") == ["5", "m"]  # micrometres, not metres
+    assert tok("10²") != tok("102") and tok("m²") == ["m2"]
+    assert tok("μ-opioid") == tok("-opioid") and tok("ω=2πf") == ["2", "f"]

@@ -31,6 +31,11 @@ PASSAGES = [
     ("Controller firmware April", "Controller firmware released 2026-04-02 fixes the "
                                   "watchdog reset."),
     ("Controller firmware May", "Controller firmware released 2026-05-02T08:00 adds logging."),
+    ("液压油温", "液压油箱油温不应超过 60 摄氏度，超过时检查冷却器。"),
+    ("Bus terminator", "The field bus needs a 120Ω terminating resistor at each end."),
+    ("Pull-up", "Fit a 4.7 kΩ pull-up resistor on the signal line."),
+    ("液压滤芯", "液压滤芯过滤精度 10μm，每 500 小时更换。"),
+    ("液压软管", "液压软管长度 10 m，弯曲半径不小于 200 mm。"),
 ]
 
 
@@ -98,3 +103,21 @@ def test_a_date_is_found_however_it_is_written(index, question, title):
     res = search(index, question, k=3, mode="bm25")
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("液压油温 60℃", "液压油温"),
+    ("60°C 液压油温", "液压油温"),
+    ("120 ohm resistor", "Bus terminator"),
+    ("120欧姆 resistor", "Bus terminator"),
+    ("4.7kohm resistor", "Pull-up"),
+    ("液压 10um", "液压滤芯"),
+    ("液压 10μm", "液压滤芯"),
+    ("液压 10µm", "液压滤芯"),
+    ("液压 10 m", "液压软管"),
+])
+def test_a_unit_is_found_by_its_sign_or_its_name(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert not res.filters.unknown_terms

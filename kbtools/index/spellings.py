@@ -1,5 +1,12 @@
 """Spellings of one value that the BM25 tokenizer cuts into different parts.
 
+`written_units` rewrites, in the text as written (before NFKC, the same for chunks and
+questions), the unit signs NFKC would lose or misread: a superscript after a digit is an
+exponent (`10²` as `10^2`, where NFKC makes the number 102), the ohm sign is `ohm` (`10kΩ`
+as `10kohm`: NFKC makes Ω a Greek letter, which no token keeps), a micro sign before a unit
+letter is `u` (`5μm` as `5um`, where μ was dropped and `5 m` left: metres), and the Chinese
+unit names are their signs (`摄氏度` as `℃`, `华氏度` as `℉`, `欧姆` as `ohm`).
+
 `respell` rewrites the normalised lower-case text `kbtools.index.tokenize.Tokenizer` cuts
 (the same for chunks and questions), and names tokens to add, so that every spelling of
 these values gives the same tokens:
@@ -17,6 +24,36 @@ Stored text, snippets and citations keep what the author wrote.
 from __future__ import annotations
 
 import re
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+# One pass over a text that is not ASCII: the unit signs and names `written_units` rewrites
+# (the Greek letters as escapes: Ω and Ω, µ and μ look alike).
+_OHM_SIGN, _OMEGA, _MICRO_SIGN, _MU = "\u2126", "\u03a9", "\u00b5", "\u03bc"
+_UNIT_SIGN = re.compile(
+    r"(?P<exp>(?<=\d)[⁰¹²³⁴-⁹⁻]+)"  # an exponent: superscripts after a digit
+    rf"|(?P<ohm>(?<=\d)[ \t]?[kKmMG]?[{_OHM_SIGN}{_OMEGA}])"  # Ω after a number is ohm
+    rf"|{_OHM_SIGN}"  # and the ohm sign always
+    rf"|[{_MICRO_SIGN}{_MU}](?=[A-Za-z])"  # micro before a unit letter: μm, µs, μA
+    r"|摄氏度|华氏度|欧姆")
+_UNIT_NAMES = {_OHM_SIGN: "ohm", _MICRO_SIGN: "u", _MU: "u", "摄氏度": "℃", "华氏度": "℉",
+               "欧姆": "ohm"}
+
+
+def _unit(m: re.Match[str]) -> str:
+    text = m.group(0)
+    if m.group("exp"):
+        return "^" + text.translate(_SUPERSCRIPTS)
+    if m.group("ohm"):
+        return text[:-1] + "ohm"
+    return _UNIT_NAMES[text]
+
+
+def written_units(text: str) -> str:
+    """`text` with the unit signs NFKC would lose or misread spelled as a technician types
+    them (see the module docstring); ASCII text is returned as is, without a scan."""
+    if text.isascii():
+        return text
+    return _UNIT_SIGN.sub(_unit, text)
 
 # In normalised lower-case text (NFKC made ，and ／ ASCII). A date: a four-digit year, a month
 # and a day joined by one separator twice, or written with 年 月 日/号 (spaces allowed), not

@@ -29,7 +29,7 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
-from kbtools.index.spellings import respell
+from kbtools.index.spellings import respell, written_units
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
@@ -57,14 +57,14 @@ ZH_STOP = frozenset("""
 
 _NUMBER = r"\d+(?:\.\d+)?"
 # A value written as a technician types it either way: a number glued to its unit (150psi,
-# 0.5mm, 16gb: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
+# 0.5mm, 16gb, 5m2 as NFKC writes 5m²: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
 # dotted version with its "v" (v6.5.0: "6.5.0"), a product of sizes with an x (M8x1.25,
 # M8X1.25, 1920x1080, 2x16gb: as M8×1.25, whose × already parts them), a decimal number glued
 # to the word of two or more letters it measures (ph6.5, pm2.5, mysql5.7, tls1.2: "pH 6.5").
 # Not hex (0xff), nor codes that have letters before their whole number (m8, e17, hx-260,
 # ph7) or one letter before a decimal (h3.3, e11.5), nor more parts (2024-03-01, 1e-5):
 # those stay whole.
-_AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f])[a-z]+)")
+_AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f]|e\d)[a-z]+[23]?)")
 _RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
 _DIMENSION = re.compile(rf"([a-z]*{_NUMBER})((?:x{_NUMBER})+)([a-z]*)")
@@ -232,7 +232,8 @@ class Tokenizer:
         return cut
 
     def __call__(self, text: str) -> list[str]:
-        text, dates = respell(to_simplified(unicodedata.normalize("NFKC", text).lower()))
+        norm = unicodedata.normalize("NFKC", written_units(text))
+        text, dates = respell(to_simplified(norm.lower()))
         out: list[str] = []
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
