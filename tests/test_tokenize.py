@@ -91,3 +91,11 @@ def test_unit_signs_become_words_and_greek_letters_do_not(tok):
     assert tok("5μm") == ["5", "um"] and tok("5 m") == ["5", "m"]  # micrometres, not metres
     assert tok("10²") != tok("102") and tok("m²") == ["m2"]
     assert tok("μ-opioid") == tok("-opioid") and tok("ω=2πf") == ["2", "f"]
+
+
+def test_a_stop_word_in_capitals_is_an_acronym(tok):
+    assert tok("CAN 总线 故障") == ["can", "总线", "故障"]
+    assert tok("CAN bus fault") == ["can", "bus", "fault"] and tok("开关拨到 ON 位置")[-2] == "on"
+    assert tok("the pump can fail") == tok("Can the pump fail") == ["pump", "fail"]
+    # a text all in capitals is shouted: its stop words are stop words
+    assert tok("HOW DO I RESET THE PUMP") == ["reset", "pump"] and tok("A") == []

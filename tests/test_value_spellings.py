@@ -36,6 +36,9 @@ PASSAGES = [
     ("Pull-up", "Fit a 4.7 kΩ pull-up resistor on the signal line."),
     ("液压滤芯", "液压滤芯过滤精度 10μm，每 500 小时更换。"),
     ("液压软管", "液压软管长度 10 m，弯曲半径不小于 200 mm。"),
+    ("CAN 总线故障", "CAN 总线故障：检查两端终端电阻和屏蔽层接地。"),
+    ("RS-485 总线故障", "RS-485 总线故障：检查 A/B 线是否接反。"),
+    ("Field bus", "Which bus can fail first? The CAN bus, when its shield is not grounded."),
 ]
 
 
@@ -121,3 +124,14 @@ def test_a_unit_is_found_by_its_sign_or_its_name(index, question, title):
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
     assert not res.filters.unknown_terms
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("CAN 总线故障", "CAN 总线故障"),
+    ("CAN bus shield", "Field bus"),
+])
+def test_an_acronym_that_is_a_stop_word_is_searched(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert "can" in res.results[0].why["matched_terms"]

@@ -4,7 +4,8 @@ Chinese runs are segmented with jieba (rjieba, the Rust port, by default: identi
 with HMM off and several times faster) in search mode, so compound terms also yield their
 parts; a domain dictionary (front-matter values + an optional user file) keeps terms such
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
-removed, stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
+removed (one written in capitals in a text that is not all capitals is an acronym and kept:
+CAN, IT, NO, ON/OFF), stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
 (150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0, M8x1.25 as M8×1.25: `latin_words`). Text is NFKC-normalised
 first (full-width → ASCII), and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
 and Simplified spellings of a word are one token and Traditional text is segmented with the
@@ -194,6 +195,16 @@ def other_spellings(text: str, terms: Iterable[str]) -> list[str]:
     return list(out)
 
 
+_LOWER_OR_CJK = re.compile(rf"[a-z{CJK}]")
+
+
+def not_all_capitals(text: str) -> bool:
+    """Does `text` have a lower-case Latin letter or a Chinese character, so that a stop word
+    written in capitals in it stands out as an acronym (CAN 总线, "the CAN bus"), where in a
+    text all in capitals (a shouted question, HOW DO I RESET THE PUMP) it is a stop word?"""
+    return _LOWER_OR_CJK.search(text) is not None
+
+
 @lru_cache(maxsize=4)
 def shared_tokenizer(backend: str, words: tuple[str, ...]) -> Tokenizer:
     """One Tokenizer per backend and dictionary in a process (making one loads the
@@ -243,6 +254,9 @@ class Tokenizer:
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
+            elif len(latin) > 1 and len(norm) == len(text) and \
+                    norm[m.start():m.end()].isupper() and not_all_capitals(norm):
+                out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
         out.extend(dates)  # the ISO token of each date the runs above cut apart
         return out
 
@@ -422,6 +436,6 @@ def _searched_as(norm: str) -> str:
     parts = []
     for m in _RUN.finditer(norm):
         cjk, latin = m.group(1), m.group(2)
-        parts.append(repr(cjk) if cjk else f"{latin!r} (a stop word: dropped)"
-                     if latin in EN_STOP else repr(_stem(latin)))
+        parts.append(repr(cjk) if cjk else f"{latin!r} (a stop word: dropped, unless "
+                     "written in capitals)" if latin in EN_STOP else repr(_stem(latin)))
     return " + ".join(parts) or "no token at all"
