@@ -79,6 +79,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._VERSION": "fullmatch",
     "kbtools.index.tokenize._DIMENSION": "fullmatch",
     "kbtools.index.tokenize._MEASURED": "fullmatch",
+    "kbtools.index.tokenize._SERIES_FIRST": "fullmatch",
     "kbtools.index.tokenize._LOWER_OR_CJK": "search",  # a text with a stop word in capitals
     "kbtools.index.spellings._VALUE_SPELLING": "sub",  # every text the tokenizer cuts
     "kbtools.index.spellings._UNIT_SIGN": "sub",  # every text that is not ASCII

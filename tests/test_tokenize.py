@@ -49,12 +49,12 @@ def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
 def test_a_number_and_its_unit_are_two_tokens(tok):
     assert tok("92mm 风扇") == ["92", "mm", "风扇"]
     assert tok("油温 35-50℃") == ["油温", "35", "50", "c"]
-    assert tok("从 v6.5.0 版本开始引入") == ["6.5.0", "版本", "开始", "引入"]
+    assert tok("从 v6.5.0 版本开始引入") == ["6.5.0", "6.5", "版本", "开始", "引入"]
 
 
 @pytest.mark.parametrize("code", [
     "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
-    "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.0", "wo-2026-0318-03",
+    "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.1", "wo-2026-0318-03",
     "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph7",
 ])
 def test_codes_versions_and_dates_stay_whole(code):
@@ -99,3 +99,8 @@ def test_a_stop_word_in_capitals_is_an_acronym(tok):
     assert tok("the pump can fail") == tok("Can the pump fail") == ["pump", "fail"]
     # a text all in capitals is shouted: its stop words are stop words
     assert tok("HOW DO I RESET THE PUMP") == ["reset", "pump"] and tok("A") == []
+
+
+def test_a_release_x_y_0_is_also_its_series(tok):
+    assert tok("v6.5.0") == tok("6.5.0") == ["6.5.0", "6.5"]
+    assert tok("6.5.1") == ["6.5.1"] and tok("192.168.1.0") == ["192.168.1.0"]

@@ -39,6 +39,8 @@ PASSAGES = [
     ("CAN 总线故障", "CAN 总线故障：检查两端终端电阻和屏蔽层接地。"),
     ("RS-485 总线故障", "RS-485 总线故障：检查 A/B 线是否接反。"),
     ("Field bus", "Which bus can fail first? The CAN bus, when its shield is not grounded."),
+    ("Gateway 3.2.0 release notes", "Gateway v3.2.0 adds Modbus TCP polling groups."),
+    ("Gateway 3.2.1 release notes", "Gateway v3.2.1 fixes Modbus TCP polling timeouts."),
 ]
 
 
@@ -135,3 +137,15 @@ def test_an_acronym_that_is_a_stop_word_is_searched(index, question, title):
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
     assert "can" in res.results[0].why["matched_terms"]
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("gateway 3.2 modbus polling", "Gateway 3.2.0 release notes"),
+    ("gateway v3.2 modbus polling", "Gateway 3.2.0 release notes"),
+    ("gateway 3.2.1 modbus polling", "Gateway 3.2.1 release notes"),  # still distinct
+])
+def test_a_release_x_y_0_is_found_by_its_series(index, question, title):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert not res.filters.unknown_terms

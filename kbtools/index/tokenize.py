@@ -82,12 +82,24 @@ def latin_words(run: str) -> tuple[str, ...]:
         if m := _RANGE.fullmatch(run):
             return tuple(w for w in m.groups() if w)
         if m := _VERSION.fullmatch(run):
-            return (m.group(1),)
+            return _release(m.group(1))
+        if run.endswith(".0"):
+            return _release(run)
     if "x" in run and (m := _DIMENSION.fullmatch(run)) and m.group(1) != "0":
         return m.group(1), *m.group(2)[1:].split("x"), *filter(None, [m.group(3)])
     if "." in run and (m := _MEASURED.fullmatch(run)):
         return m.group(1), *latin_words(m.group(2))
     return (run,)
+
+
+_SERIES_FIRST = re.compile(r"(\d+\.\d+)\.0")
+
+
+def _release(version: str) -> tuple[str, ...]:
+    """A dotted version's words: a release x.y.0 is also its series x.y (v6.5.0 is TiDB
+    6.5, as "TiDB 6.5 新特性" asks of it); x.y.1 and four-part numbers (192.168.1.0) are not."""
+    m = _SERIES_FIRST.fullmatch(version)
+    return (version, m.group(1)) if m else (version,)
 
 
 _VALUE_FIRST = frozenset("0123456789v")  # a run that may be a value starts so (or holds a digit)
