@@ -35,6 +35,9 @@ _UNIT_SIGN = re.compile(
     rf"|{_OHM_SIGN}"  # and the ohm sign always
     rf"|[{_MICRO_SIGN}{_MU}](?=[A-Za-z])"  # micro before a unit letter: μm, µs, μA
     r"|摄氏度|华氏度|欧姆")
+# The characters `_UNIT_SIGN` starts with: one scan of a character class tells the few texts
+# that have one (a tenth of the alternation's time on Chinese text).
+_UNIT_FIRST = re.compile(f"[⁰¹²³⁴-⁹⁻{_OHM_SIGN}{_OMEGA}{_MICRO_SIGN}{_MU}摄华欧]")
 _UNIT_NAMES = {_OHM_SIGN: "ohm", _MICRO_SIGN: "u", _MU: "u", "摄氏度": "℃", "华氏度": "℉",
                "欧姆": "ohm"}
 
@@ -51,21 +54,23 @@ def _unit(m: re.Match[str]) -> str:
 def written_units(text: str) -> str:
     """`text` with the unit signs NFKC would lose or misread spelled as a technician types
     them (see the module docstring); ASCII text is returned as is, without a scan."""
-    if text.isascii():
+    if text.isascii() or not _UNIT_FIRST.search(text):
         return text
     return _UNIT_SIGN.sub(_unit, text)
+
 
 # In normalised lower-case text (NFKC made ，and ／ ASCII). A date: a four-digit year, a month
 # and a day joined by one separator twice, or written with 年 月 日/号 (spaces allowed), not
 # part of a longer dotted or dashed number or code. Grouped digits: one to three, then groups
 # of three after commas, not part of a longer number, list of numbers or code.
+# Written from the first digit on, the character before it checked behind (a pattern that
+# starts with a digit is scanned for digits only: ~3.5x faster on every text tokenized).
 _VALUE_SPELLING = re.compile(
-    r"(?<![a-z0-9_.,/])(?:"
-    r"(?<!-)(?P<y>\d{4})(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
+    r"\d(?<![a-z0-9_.,/]\d)(?:"
+    r"(?<!-\d)\d{3}(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
     r"|[ \t]*年[ \t]*(?P<zm>\d{1,2})[ \t]*月[ \t]*(?P<zd>\d{1,2})[ \t]*[日号])"
-    r"|(?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?)"
+    r"|(?P<grouped>\d{0,2}(?:,\d{3})+(?:\.\d+)?)"
     r")(?![\d]|[.,/-]\d)")
-
 
 # After an ISO date, a character that keeps the Latin run going, so that the run's token is
 # not the date (2026-03-19t10:30 is 2026-03-19t10 and 30).
@@ -77,14 +82,16 @@ def respell(text: str) -> tuple[str, list[str]]:
     the ISO token of each date the tokenizer cuts into parts (an ISO date that is a token of
     its own already and a date of no such month or day add none)."""
     dates: list[str] = []
+    if _VALUE_SPELLING.search(text) is None:  # most texts: one scan, no substitution
+        return text, dates
 
     def one(m: re.Match[str]) -> str:
-        if grouped := m.group("grouped"):
-            return grouped.replace(",", "") + " " * grouped.count(",")
+        if m.group("grouped"):
+            return m.group(0).replace(",", "") + " " * m.group(0).count(",")
         month, day = (m.group("m"), m.group("d")) if m.group("sep") else \
             (m.group("zm"), m.group("zd"))
         if 1 <= int(month) <= 12 and 1 <= int(day) <= 31:
-            iso = f"{m.group('y')}-{int(month):02d}-{int(day):02d}"
+            iso = f"{m.group(0)[:4]}-{int(month):02d}-{int(day):02d}"
             if m.group(0) != iso or text[m.end():m.end() + 1] in _RUN_GOES_ON:
                 dates.append(iso)
         return m.group(0)

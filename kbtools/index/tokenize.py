@@ -257,6 +257,7 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         norm = unicodedata.normalize("NFKC", written_units(text))
         text, dates = respell(to_simplified(norm.lower()))
+        aligned = len(norm) == len(text)  # a word's case is read in `norm` at its place
         out: list[str] = []
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
@@ -266,8 +267,8 @@ class Tokenizer:
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
-            elif len(latin) > 1 and len(norm) == len(text) and \
-                    norm[m.start():m.end()].isupper() and not_all_capitals(norm):
+            elif aligned and len(latin) > 1 and norm[m.start():m.end()].isupper() and \
+                    not_all_capitals(norm):
                 out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
         out.extend(dates)  # the ISO token of each date the runs above cut apart
         return out
