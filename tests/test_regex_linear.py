@@ -84,6 +84,13 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._AMOUNT": "fullmatch",  # one Latin run of a text (latin_words)
     "kbtools.index.tokenize._RANGE": "fullmatch",
     "kbtools.index.tokenize._VERSION": "fullmatch",
+    "kbtools.index.tokenize._DIMENSION": "fullmatch",
+    "kbtools.index.tokenize._MEASURED": "fullmatch",
+    "kbtools.index.tokenize._SERIES_FIRST": "fullmatch",
+    "kbtools.index.tokenize._LOWER_OR_CJK": "search",  # a text with a stop word in capitals
+    "kbtools.index.spellings._VALUE_SPELLING": "search",  # every text the tokenizer cuts (sub if found)
+    "kbtools.index.spellings._UNIT_SIGN": "sub",  # a text that has one of _UNIT_FIRST
+    "kbtools.index.spellings._UNIT_FIRST": "search",  # every text that is not ASCII
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",

@@ -27,6 +27,20 @@ def tok() -> Tokenizer:
     ("TiDB v6.5.0", "TiDB 6.5.0"),
     ("V2.1 手册", "2.1 手册"),
     ("2hours", "2 hours"),
+    ("M8×1.25", "M8x1.25", "M8X1.25", "M8*1.25", "m8×1.25"),
+    ("1920x1080", "1920×1080", "1920*1080"),
+    ("10x20mm", "10×20 mm"),
+    ("pH6.5", "pH 6.5", "PH 6.5", "pH=6.5"),
+    ("PM2.5", "PM 2.5"),
+    ("MySQL5.7", "MySQL 5.7"),
+    ("25℃", "25°C", "25 °C", "25摄氏度", "25 摄氏度"),
+    ("77℉", "77 华氏度"),
+    ("120Ω", "120 Ω", "120\u2126", "120 ohm", "120欧姆"),
+    ("4.7kΩ", "4.7 kΩ", "4.7kohm", "4.7 kohm"),
+    ("5μm", "5µm", "5 um", "5um", "5 μm"),
+    ("10²", "10^2", "10 ^ 2"),
+    ("10⁻⁵", "10^-5"),
+    ("5m²", "5 m²", "5m2", "5 m2"),
 ])
 def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
     assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
@@ -35,13 +49,58 @@ def test_a_value_spaced_either_way_gives_the_same_tokens(tok, variants):
 def test_a_number_and_its_unit_are_two_tokens(tok):
     assert tok("92mm 风扇") == ["92", "mm", "风扇"]
     assert tok("油温 35-50℃") == ["油温", "35", "50", "c"]
-    assert tok("从 v6.5.0 版本开始引入") == ["6.5.0", "版本", "开始", "引入"]
+    assert tok("从 v6.5.0 版本开始引入") == ["6.5.0", "6.5", "版本", "开始", "引入"]
 
 
 @pytest.mark.parametrize("code", [
     "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
-    "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.0", "wo-2026-0318-03",
-    "v1", "m8x1.25", "c++",
+    "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.1", "wo-2026-0318-03",
+    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph7",
 ])
 def test_codes_versions_and_dates_stay_whole(code):
     assert latin_words(code) == (code,)
+
+
+def test_a_size_product_is_its_sizes(tok):
+    assert tok("M8x1.25 螺栓") == ["m8", "1.25", "螺栓"]
+    assert tok("2x16GB") == ["2", "16", "gb"]
+    assert tok("M8 M80") == ["m8", "m80"]  # codes stay distinct
+
+
+def test_a_grouped_number_is_its_digits(tok):
+    assert tok("1,000 L") == tok("1000 L") == ["1000", "l"]
+    assert tok("1，000 升") == ["1000", "升"] and tok("1,234,567.5") == ["1234567.5"]
+    assert tok("1,000mm") == tok("1000 mm")
+    for not_grouped in ("12,5", "1,0000", "5,1,000", "1,000,00", "v1,000", "(1,2,3)"):
+        assert tok(not_grouped) == tok(not_grouped.replace(",", " ")), not_grouped
+
+
+@pytest.mark.parametrize("date", ["2026/03/19", "2026.03.19", "2026.3.19", "2026年3月19日",
+                                  "2026 年 03 月 19 号", "2026-3-19", "2026-03-19T10:30"])
+def test_a_date_is_also_its_iso_token(tok, date):
+    assert "2026-03-19" in tok(date) and tok("2026-03-19") == ["2026-03-19"]
+
+
+@pytest.mark.parametrize("not_a_date", ["2026.13.19", "2026.03.19.1", "1.2026.03.19",
+                                        "10/03/2026", "2026/03", "wo-2026/03/19"])
+def test_a_number_of_other_shape_is_no_date(tok, not_a_date):
+    assert not any(t.count("-") == 2 and t[:4].isdigit() for t in tok(not_a_date))
+
+
+def test_unit_signs_become_words_and_greek_letters_do_not(tok):
+    assert tok("5μm") == ["5", "um"] and tok("5 m") == ["5", "m"]  # micrometres, not metres
+    assert tok("10²") != tok("102") and tok("m²") == ["m2"]
+    assert tok("μ-opioid") == tok("-opioid") and tok("ω=2πf") == ["2", "f"]
+
+
+def test_a_stop_word_in_capitals_is_an_acronym(tok):
+    assert tok("CAN 总线 故障") == ["can", "总线", "故障"]
+    assert tok("CAN bus fault") == ["can", "bus", "fault"] and tok("开关拨到 ON 位置")[-2] == "on"
+    assert tok("the pump can fail") == tok("Can the pump fail") == ["pump", "fail"]
+    # a text all in capitals is shouted: its stop words are stop words
+    assert tok("HOW DO I RESET THE PUMP") == ["reset", "pump"] and tok("A") == []
+
+
+def test_a_release_x_y_0_is_also_its_series(tok):
+    assert tok("v6.5.0") == tok("6.5.0") == ["6.5.0", "6.5"]
+    assert tok("6.5.1") == ["6.5.1"] and tok("192.168.1.0") == ["192.168.1.0"]

@@ -4,8 +4,9 @@ Chinese runs are segmented with jieba (rjieba, the Rust port, by default: identi
 with HMM off and several times faster) in search mode, so compound terms also yield their
 parts; a domain dictionary (front-matter values + an optional user file) keeps terms such
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
-removed, stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
-(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0: `latin_words`). Text is NFKC-normalised
+removed (one written in capitals in a text that is not all capitals is an acronym and kept:
+CAN, IT, NO, ON/OFF), stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
+(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0, M8x1.25 as M8×1.25: `latin_words`). Text is NFKC-normalised
 first (full-width → ASCII), and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
 and Simplified spellings of a word are one token and Traditional text is segmented with the
 (Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
@@ -29,13 +30,14 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
+from kbtools.index.spellings import respell, written_units
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v4"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v5"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -56,35 +58,51 @@ ZH_STOP = frozenset("""
 
 _NUMBER = r"\d+(?:\.\d+)?"
 # A value written as a technician types it either way: a number glued to its unit (150psi,
-# 0.5mm, 16gb: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
-# dotted version with its "v" (v6.5.0: "6.5.0"). Not hex (0xff), nor codes that have letters
-# before their digits (m8, e17, hx-260) or more parts (2024-03-01, 1e-5): those stay whole.
-_AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f])[a-z]+)")
+# 0.5mm, 16gb, 5m2 as NFKC writes 5m²: "150 psi"), a range of two numbers (10-20, 20-32c: "10~20", "10 - 20"), a
+# dotted version with its "v" (v6.5.0: "6.5.0"), a product of sizes with an x (M8x1.25,
+# M8X1.25, 1920x1080, 2x16gb: as M8×1.25, whose × already parts them), a decimal number glued
+# to the word of two or more letters it measures (ph6.5, pm2.5, mysql5.7, tls1.2: "pH 6.5").
+# Not hex (0xff), nor codes that have letters before their whole number (m8, e17, hx-260,
+# ph7) or one letter before a decimal (h3.3, e11.5), nor more parts (2024-03-01, 1e-5):
+# those stay whole.
+_AMOUNT = re.compile(rf"({_NUMBER})((?!x[0-9a-f]|e\d)[a-z]+[23]?)")
 _RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
-
-
-def _may_be_value(run: str) -> bool:
-    """Does the Latin run start as a value does (a digit, or "v" and a digit)? Most words do
-    not, and keep the plain path."""
-    return run[0].isdigit() or (run[0] == "v" and run[1:2].isdigit())
+_DIMENSION = re.compile(rf"([a-z]*{_NUMBER})((?:x{_NUMBER})+)([a-z]*)")
+_MEASURED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)+)")
 
 
 def latin_words(run: str) -> tuple[str, ...]:
     """The words of one lower-cased Latin run, a number and its unit apart so that every
-    spacing of a value gives the same tokens (see `_AMOUNT`, `_RANGE`, `_VERSION`)."""
-    if not _may_be_value(run):
-        return (run,)
-    if m := _AMOUNT.fullmatch(run):
-        return m.group(1), m.group(2)
-    if m := _RANGE.fullmatch(run):
-        return tuple(w for w in m.groups() if w)
-    if m := _VERSION.fullmatch(run):
-        return (m.group(1),)
+    spelling of a value gives the same tokens (see `_AMOUNT`, `_RANGE`, `_VERSION`,
+    `_DIMENSION`, `_MEASURED`)."""
+    if run[0].isdigit() or (run[0] == "v" and run[1:2].isdigit()):
+        if m := _AMOUNT.fullmatch(run):
+            return m.group(1), m.group(2)
+        if m := _RANGE.fullmatch(run):
+            return tuple(w for w in m.groups() if w)
+        if m := _VERSION.fullmatch(run):
+            return _release(m.group(1))
+        if run.endswith(".0"):
+            return _release(run)
+    if "x" in run and (m := _DIMENSION.fullmatch(run)) and m.group(1) != "0":
+        return m.group(1), *m.group(2)[1:].split("x"), *filter(None, [m.group(3)])
+    if "." in run and (m := _MEASURED.fullmatch(run)):
+        return m.group(1), *latin_words(m.group(2))
     return (run,)
 
 
-_VALUE_FIRST = frozenset("0123456789v")  # how a run `_may_be_value` starts
+_SERIES_FIRST = re.compile(r"(\d+\.\d+)\.0")
+
+
+def _release(version: str) -> tuple[str, ...]:
+    """A dotted version's words: a release x.y.0 is also its series x.y (v6.5.0 is TiDB
+    6.5, as "TiDB 6.5 新特性" asks of it); x.y.1 and four-part numbers (192.168.1.0) are not."""
+    m = _SERIES_FIRST.fullmatch(version)
+    return (version, m.group(1)) if m else (version,)
+
+
+_VALUE_FIRST = frozenset("0123456789v")  # a run that may be a value starts so (or holds a digit)
 
 
 @lru_cache(maxsize=200_000)
@@ -189,6 +207,16 @@ def other_spellings(text: str, terms: Iterable[str]) -> list[str]:
     return list(out)
 
 
+_LOWER_OR_CJK = re.compile(rf"[a-z{CJK}]")
+
+
+def not_all_capitals(text: str) -> bool:
+    """Does `text` have a lower-case Latin letter or a Chinese character, so that a stop word
+    written in capitals in it stands out as an acronym (CAN 总线, "the CAN bus"), where in a
+    text all in capitals (a shouted question, HOW DO I RESET THE PUMP) it is a stop word?"""
+    return _LOWER_OR_CJK.search(text) is not None
+
+
 @lru_cache(maxsize=4)
 def shared_tokenizer(backend: str, words: tuple[str, ...]) -> Tokenizer:
     """One Tokenizer per backend and dictionary in a process (making one loads the
@@ -227,16 +255,22 @@ class Tokenizer:
         return cut
 
     def __call__(self, text: str) -> list[str]:
-        text = to_simplified(unicodedata.normalize("NFKC", text).lower())
+        norm = unicodedata.normalize("NFKC", written_units(text))
+        text, dates = respell(to_simplified(norm.lower()))
+        aligned = len(norm) == len(text)  # a word's case is read in `norm` at its place
         out: list[str] = []
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
             if cjk:
                 self._cut_cjk(cjk, out)
-            elif latin[0] in _VALUE_FIRST:
+            elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP:
                 out.append(_stem(latin))
+            elif aligned and len(latin) > 1 and norm[m.start():m.end()].isupper() and \
+                    not_all_capitals(norm):
+                out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
+        out.extend(dates)  # the ISO token of each date the runs above cut apart
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
@@ -415,6 +449,6 @@ def _searched_as(norm: str) -> str:
     parts = []
     for m in _RUN.finditer(norm):
         cjk, latin = m.group(1), m.group(2)
-        parts.append(repr(cjk) if cjk else f"{latin!r} (a stop word: dropped)"
-                     if latin in EN_STOP else repr(_stem(latin)))
+        parts.append(repr(cjk) if cjk else f"{latin!r} (a stop word: dropped, unless "
+                     "written in capitals)" if latin in EN_STOP else repr(_stem(latin)))
     return " + ".join(parts) or "no token at all"
