@@ -37,7 +37,7 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
     ("running hours are 8,000, seal at 140 F, leak rate 0", {T: "140", L: "0", H: "8000"}),
     ("temperature is minus 5 F, leak rate 0, running hours 10", {T: "-5", L: "0", H: "10"}),
     # the unit says what it is not: refused by the table, not read as the bare number
-    ("seal temperature 65 °C, leak rate 1, running hours 100", {T: "65°c", L: "1", H: "100"}),
+    ("seal temperature 65 °C, leak rate 1, running hours 100", {T: "65°C", L: "1", H: "100"}),
     ("seal temperature 24 degrees Celsius, leak rate 1, running hours 100",
      {T: "24°c", L: "1", H: "100"}),
     ("seal temperature 75 F, leak rate 1, running hours 1.2k", {T: "75", L: "1", H: "1.2k"}),
@@ -77,7 +77,7 @@ def test_a_fahrenheit_letter_in_a_chinese_question_is_refused_not_read_as_celsiu
     """'轴承温度 160F' was read as 160 ℃."""
     assert VIB is not None
     found = find_inputs("振动速度 3 mm/s，轴承温度 160F", VIB)
-    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "160f"}
+    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "160F"}
     ev = evaluate_inputs("d.md", 1, VIB, found)
     assert ev.status == "no_match" and "give the value in" in ev.message
 
@@ -157,3 +157,46 @@ def test_a_value_written_before_its_english_name_is_read(table, question, expect
     and the row most alike was shown instead: 500 V DC for a 4160 V motor, 5 gpm at 6 cycles."""
     assert table is not None
     assert find_inputs(question, table) == expected
+
+
+def _one_input(header: str, rows: list[list[str]]):
+    table = build_table([header, "Action"], rows, decision=f"inputs={header}; outputs=Action")
+    assert table is not None
+    return table
+
+
+@pytest.mark.parametrize(("header", "question", "value"), [
+    ("Vibration (in/s)", "pump vibration is 0.5 in/s", "0.5"),
+    ("Flow (gpm)", "flow 30 gpm", "30"),
+    ("Voltage (V)", "voltage 480 volts", "480"),
+    ("Signal (mV)", "signal 20 mV", "20"),
+    ("Motor current (A)", "motor current 20 amps", "20"),
+    ("Pressure (psi)", "pressure 20 psig", "20"),
+    ("Motor (hp)", "a 20 hp motor", "20"),
+    ("Airflow (cfm)", "airflow is 200 CFM", "200"),
+    ("Incident energy (cal/cm²)", "incident energy 30 cal/cm2", "30"),
+    ("Incident energy (cal/cm²)", "30 cal/cm² at the panel", "30"),  # by its unit alone
+])
+def test_units_of_english_field_work_are_known(header, question, value):
+    """in/s, gpm, V, mV, A, psig, hp, cfm and cal/cm² were no units: a value named only by
+    its unit was not read, and one named by its column kept its unit unjudged."""
+    table = _one_input(header, [["<10", "low"], [">=10", "high"]])
+    assert find_inputs(question, table) == {header: value}
+    assert evaluate_inputs("d.md", 1, table, {header: value}).status == "match"
+
+
+@pytest.mark.parametrize(("header", "question", "shown"), [
+    ("Voltage (V)", "voltage 13.8 kV", "13.8kV"),  # was read as 13.8 V
+    ("Voltage (kV)", "voltage 480 V", "480V"),
+    ("Signal (mV)", "signal 2 V", "2V"),
+    ("Pressure (psi)", "pressure 20 psia", "20psia"),  # absolute is no gauge pressure
+    ("Basin temperature (°F)", "basin 30 °C", "30°C"),
+])
+def test_a_value_in_another_unit_is_refused_and_shown_as_typed(header, question, shown):
+    """The refusal names the value as the user typed it (30°C, not 30°c)."""
+    table = _one_input(header, [["<10", "low"], [">=10", "high"]])
+    found = find_inputs(question, table)
+    assert found == {header: shown}
+    ev = evaluate_inputs("d.md", 1, table, found)
+    assert ev.status == "no_match"
+    assert f"='{shown}'" in ev.message

@@ -120,8 +120,10 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
     {"g", "克"}, {"kg", "千克", "公斤"}, {"斤"}, {"t", "吨"}, {"mg", "毫克"},
     {"ml", "毫升"}, {"l", "升"}, {"亩"}, {"公顷", "ha"},
-    {"pa"}, {"kpa", "千帕"}, {"mpa", "兆帕"}, {"bar"}, {"psi"},
-    {"v", "伏"}, {"a", "安"}, {"w", "瓦"}, {"kw", "千瓦"}, {"rpm", "转/分", "r/min"},
+    {"pa"}, {"kpa", "千帕"}, {"mpa", "兆帕"}, {"bar"}, {"psi", "psig"}, {"psia"},
+    {"v", "伏", "volt", "volts"}, {"kv", "千伏"}, {"mv", "毫伏"}, {"a", "安", "amp", "amps"},
+    {"w", "瓦"}, {"kw", "千瓦"}, {"hp", "horsepower"}, {"rpm", "转/分", "r/min"},
+    {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
 ))
 _GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)

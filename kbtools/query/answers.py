@@ -154,7 +154,7 @@ def find_inputs(question: str, table: DecisionTable,
                 synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
     """Input column header → value, for the inputs the question gives a value for."""
     text = compact(question)
-    found_numbers = numbers(text)
+    found_numbers = numbers(text, compact(question, fold=False))
     claimed: set[int] = set()
     out: dict[str, str] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing

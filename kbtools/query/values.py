@@ -28,7 +28,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from kbtools.decision.conditions import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, normalize_text
+from kbtools.decision.conditions import (
+    MAGNITUDE_WORDS,
+    MAGNITUDES,
+    UNIT_GROUPS,
+    normalize_cell,
+    normalize_text,
+)
 from kbtools.decision.numerals import chinese_number
 
 # Units that mark what a number measures (the same quantity in a header and a question).
@@ -43,10 +49,20 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("mpa",),
     ("kg", "公斤", "千克"),
     ("°f", "℉", "f"),
-    ("psi",),
+    ("psi", "psig"),
     ("rpm", "r/min"),
     ("bar",),
     ("kpa",),
+    ("psia",),
+    ("in/s", "ips"),
+    ("gpm",),
+    ("v", "volts", "volt"),
+    ("kv",),
+    ("mv",),
+    ("a", "amps", "amp"),
+    ("cal/cm2",),
+    ("hp", "horsepower"),
+    ("cfm",),
 )
 # English spellings of a unit, as the unit the tables' checks know (written after the value)
 SPELLED_UNITS: dict[str, str] = {
@@ -126,9 +142,11 @@ def _latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
-def compact(text: str) -> str:
-    """`text` as values and input names are read from it (see the module doc)."""
-    text = normalize_text(unicodedata.normalize("NFKC", text))
+def compact(text: str, *, fold: bool = True) -> str:
+    """`text` as values and input names are read from it (see the module doc); with `fold`
+    False, the same text in the case it was written (what a message shows the user)."""
+    text = unicodedata.normalize("NFKC", text)
+    text = normalize_text(text) if fold else normalize_cell(text)
     out = []
     for i, ch in enumerate(text):
         if ch == " ":
@@ -190,8 +208,10 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     return sorted(spans)
 
 
-def numbers(text: str) -> list[Number]:
-    """Every number of `text` (a `compact` question), in order."""
+def numbers(text: str, cased: str = "") -> list[Number]:
+    """Every number of `text` (a `compact` question), in order; `cased` is the question
+    compacted without case folding (`compact(question, fold=False)`): a unit is then written
+    as the user wrote it (``30°C``, ``13.8kV``), not case-folded, where the two line up."""
     out = []
     for start, end, value, rest in _spans(text):
         before = text[max(0, start - 3):start]
@@ -221,6 +241,9 @@ def numbers(text: str) -> list[Number]:
                      or _EN_SPAN_AFTER.match(clause)
                      or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start])
                      or _EN_NEGATED.match(clause))
+        if suffix == known and len(cased) == len(text) and \
+                (at := text.find(suffix, end, end + 26)) >= 0:
+            known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
                           end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))))
     return out
