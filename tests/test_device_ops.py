@@ -109,6 +109,23 @@ def test_diff_of_release_directories(device, tmp_path):
         diff_releases(d.dev, "kb-r9")
 
 
+def test_a_tag_never_names_a_directory_of_the_working_directory(device, tmp_path, monkeypatch):
+    """`/api/diff?old=kb-r9` used a release directory named kb-r9 in the server's working
+    directory when the device had no kb-r9: a tag only ever names a release of the device."""
+    d, _ = device
+    shutil.copytree(d.dev / "releases" / "kb-r1", tmp_path / "kb-r9", symlinks=True)
+    monkeypatch.chdir(tmp_path)
+    for paths in (True, False):
+        with pytest.raises(SyncError, match=r"release kb-r9 is not on this device"):
+            diff_releases(d.dev, "kb-r9", "kb-r2", paths=paths)
+    # the web API takes tags only, whatever the value looks like
+    with pytest.raises(SyncError, match=r"is not on this device"):
+        diff_releases(d.dev, str(tmp_path / "kb-r9"), "kb-r2", paths=False)
+    # the command line still takes a path, written as one
+    res = diff_releases(d.dev, "./kb-r9", "kb-r2")
+    assert res.documents_added == (ADDED,)
+
+
 def test_kb_diff_cli_text_json_and_errors(device):
     d, _ = device
     code, out = kb("diff", "--to", str(d.dev))

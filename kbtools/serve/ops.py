@@ -279,7 +279,7 @@ def diff(device: Path | None, old: str | None = None, new: str | None = None) ->
     for name, value in (("old", old), ("new", new)):
         if value is not None and not _TAG.match(value):
             raise ApiError(400, f"'{name}' must be a release tag such as kb-r3")
-    return diff_releases(device, old, new).to_dict()
+    return diff_releases(device, old, new, paths=False).to_dict()
 
 
 def releases(served: Served, device: Path | None, published: list[dict[str, Any]] | None = None,

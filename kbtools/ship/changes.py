@@ -164,22 +164,26 @@ class ReleaseDiff:
 # ------------------------------------------------------------------- choosing the releases
 
 def diff_releases(device_dir: Path, old: str | None = None,
-                  new: str | None = None) -> ReleaseDiff:
+                  new: str | None = None, *, paths: bool = True) -> ReleaseDiff:
     """Compare two releases of a device: `new` defaults to the served release, `old` to the
     newest local release with a lower serial than `new` (None when there is none: then
-    everything in `new` is "added"). Either may also be the path of a release directory."""
+    everything in `new` is "added"). With `paths` (the command line), either may also be
+    the path of a release directory; a name with a release tag's form (``kb-r5``) only ever
+    names a release of the device, never a directory of the working directory. Without
+    `paths` (the web API), both are tags of the device's releases only."""
     layout = DeviceLayout(device_dir)
     local = layout.release_dirs()
-    new_dir = _pick(device_dir, local, new)
+    new_dir = _pick(device_dir, local, new, paths=paths)
     if old is None:
         serial = _serial_of(new_dir)
         older = sorted((t for t in local if (parse_serial(t) or -1) < serial
                         and local[t] != new_dir), key=lambda t: parse_serial(t) or -1)
         return diff_dirs(local[older[-1]] if older else None, new_dir)
-    return diff_dirs(_pick(device_dir, local, old), new_dir)
+    return diff_dirs(_pick(device_dir, local, old, paths=paths), new_dir)
 
 
-def _pick(device_dir: Path, local: dict[str, Path], which: str | None) -> Path:
+def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
+          paths: bool) -> Path:
     if which is None:
         served = DeviceLayout(device_dir).served_release()
         if served is None:
@@ -188,7 +192,10 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None) -> Path:
         return served
     if which in local:
         return local[which]
-    path = Path(which)  # a tag is never a path: a directory named so is meant
+    if not paths or (parse_serial(which) is not None and "/" not in which
+                     and "\\" not in which):
+        raise SyncError(not_on_device(which, local), path=str(device_dir))
+    path = Path(which)  # not a tag: a directory named so is meant
     if path.is_dir() and ReleaseLayout(path).is_release():
         return path
     served = DeviceLayout(path).served_release() if path.is_dir() else None
