@@ -218,11 +218,26 @@ def test_same_document_links_in_results_lead_to_the_document(client):
 def test_no_answer_reason_is_in_the_pages_language(client):
     q = "火星上种土豆的法律责任"
     zh = client.get("/", params={"q": q}).text
-    assert "<p class=\"no-answer\">没有找到足够相关的内容 (没有段落达到相关度阈值)</p>" in zh
+    assert "<p class=\"no-answer\">没有找到足够相关的内容</p>" in zh
     assert "relevance threshold" not in zh
     en = client.get("/", params={"q": q, "lang": "en"}).text
-    assert ("<p class=\"no-answer\">Nothing relevant enough was found (no passage is relevant "
-            "enough (below the relevance threshold))</p>") in en
+    assert "<p class=\"no-answer\">Nothing relevant enough was found</p>" in en
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_no_answer_page_says_it_once_and_names_the_release_once(client, lang):
+    """It said "Nothing relevant enough was found (no passage is relevant enough (below the
+    relevance threshold))" and showed the release line above the results and in the footer."""
+    page = client.get("/", params={"q": "recipe for cookies"},
+                      headers={"accept-language": lang}).text
+    [line] = re.findall(r'<p class="no-answer">(.*?)</p>', page)
+    assert "(" not in line and "（" not in line
+    assert page.count('<span class="tag">') == 1
+    answered = client.get("/", params={"q": "apply database migrations fgctl db migrate"},
+                          headers={"accept-language": lang}).text
+    assert 'class="result' in answered and answered.count('<span class="tag">') == 1
+    # a reason the words do not already say is still given
+    assert i18n.no_answer_line(lang)("no chunk matches the filters").endswith(")")
 
 
 def test_every_reason_the_search_gives_has_chinese_words():

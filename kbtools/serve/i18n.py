@@ -158,6 +158,18 @@ def reason_translator(lang: str) -> Callable[[str], str]:
     return say
 
 
+def no_answer_line(lang: str) -> Callable[[str | None], str]:
+    """What a page without an answer says in `lang`: that nothing relevant enough was found,
+    and why when the reason says more than that (the relevance threshold is what the words
+    already say: "… found (no passage is relevant enough …)" said it twice)."""
+    say = reason_translator(lang)
+
+    def line(reason: str | None) -> str:
+        words = translator(lang)("no_answer")
+        return words if reason in (None, "", NO_ANSWER_REASON) else f"{words} ({say(reason)})"
+    return line
+
+
 def error_word(status: int) -> str:
     """The key of what an error page of HTTP `status` says (a status without words of its
     own: its class, 4xx or 5xx)."""

@@ -43,6 +43,7 @@ from kbtools.serve.docview import (
 from kbtools.serve.i18n import (
     LANG_COOKIE,
     error_word,
+    no_answer_line,
     other_lang,
     pick_lang,
     reason_translator,
@@ -122,6 +123,7 @@ class Page:
                **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang,
                                                  reason=reason_translator(self.lang),
+                                                 no_answer=no_answer_line(self.lang),
                                                  lang_url=self.lang_url(anchor),
                                                  lang_form=self.lang_form(), **values)
         response = HTMLResponse(html, status_code=status,
