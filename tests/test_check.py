@@ -448,3 +448,20 @@ def test_sort_findings_is_a_total_order():
     expected = sort_findings(same)
     assert [f.message for f in expected] == sorted(f.message for f in same)
     assert sort_findings(list(reversed(same))) == expected
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("verified: yes", "verified: true (written 'yes', which YAML reads as true) needs"),
+    ("verified: On   # site visit", "verified: true (written 'On', which YAML reads as true)"),
+    ("verified: true", "verified: true needs"),
+    ("title: No", "title: expected string, got bool (written 'No', which YAML reads as "
+                  "false; quote it, \"No\", to keep the word)"),
+    ("urgency: off", "(written 'off', which YAML reads as false; quote it"),
+])
+def test_a_yaml_boolean_is_named_as_the_author_wrote_it(tmp_path, line, said):
+    """`verified: yes` said "verified: true needs verified_by": words the author never wrote."""
+    ctx = make_context(load_config(tmp_path))
+    text = f"---\ntitle: T\n{line}\n---\n# T\n".replace("title: T\ntitle", "title")
+    src = parse_source(text, tmp_path / "x.md", "x.md")
+    found = [f for f in check_document(src, ctx) if said in f.message]
+    assert len(found) == 1 and found[0].line in (2, 3), [f.message for f in check_document(src, ctx)]

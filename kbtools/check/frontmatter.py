@@ -7,6 +7,7 @@ then the per-category schema selected by `category` (categories = schema files).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -55,6 +56,30 @@ def _line(src: SourceDoc, key: Any) -> int:
     return src.key_lines.get(str(key), 2 if src.fm_end_line else 1)
 
 
+def _written(src: SourceDoc, key: Any) -> str:
+    """The value of top-level `key` as the author wrote it on its line (``yes``), "" when
+    it is not written on the key's own line (a block below it) or the key has no line."""
+    line = src.key_lines.get(str(key))
+    lines = src.text.split("\n")
+    if line is None or not 0 < line <= len(lines):
+        return ""
+    value = lines[line - 1].partition(":")[2]
+    return re.sub(r"(?:^|\s)#.*$", "", value).strip()
+
+
+def _as_read(src: SourceDoc, key: Any, value: Any, *, quote: bool = False) -> str:
+    """`` (written ``yes``, which YAML reads as true)`` when the author's spelling of a
+    boolean (or null) is not the one the message shows, else ""; with `quote`, how to keep
+    the word (a key that wants text)."""
+    shown = {True: "true", False: "false", None: "null"}.get(value) \
+        if isinstance(value, bool) or value is None else None
+    written = _written(src, key)
+    if shown is None or not written or written.casefold() == shown:
+        return ""
+    keep = f"; quote it, \"{written}\", to keep the word" if quote else ""
+    return f" (written {written!r}, which YAML reads as {shown}{keep})"
+
+
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
     schema = validator.schema
     if schema.get("additionalProperties", True) is not False:
@@ -96,8 +121,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
     if kind == "required":
         missing = [k for k in err.validator_value if k not in (err.instance or {})]
         if "allOf" in err.schema_path and {"verified_by", "verified_at"} & set(missing):
+            read = _as_read(src, "verified", src.meta.get("verified"))
             yield ("fm-verified-without-reviewer", _line(src, "verified"), 1,
-                   f"verified: true needs {' and '.join(missing)}{where}")
+                   f"verified: true{read} needs {' and '.join(missing)}{where}")
             return
         for key in missing:
             yield ("fm-missing-key", line, 1, f"required key {key!r} is missing{where}")
@@ -105,7 +131,10 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
     path = _keypath(err) or "(front matter)"
     if kind == "type":
         got = type(err.instance).__name__
-        yield ("fm-type", line, 1, f"{path}: expected {err.validator_value}, got {got}{where}")
+        read = _as_read(src, top, err.instance, quote=True) \
+            if len(err.absolute_path) == 1 else ""
+        yield ("fm-type", line, 1,
+               f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset "
@@ -120,7 +149,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         yield ("fm-missing-key", line, 1,
                f"one of {', '.join(map(repr, options)) or 'several keys'} is required{where}")
     else:
-        yield ("fm-value", line, 1, f"{path}: {err.message}{where}")
+        read = _as_read(src, top, err.instance, quote=True) \
+            if len(err.absolute_path) == 1 else ""
+        yield ("fm-value", line, 1, f"{path}: {err.message}{read}{where}")
 
 
 def _timestamps(src: SourceDoc) -> Iterator[Problem]:
