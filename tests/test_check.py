@@ -289,6 +289,26 @@ def test_cross_document_anchors_and_cjk_slugs(tmp_path):
     assert "did you mean '#faq-whats-new'" in found[1].message
 
 
+def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
+    """`#step` for a heading `Steps`, `pump-maintenance.md` for `pump_maintenance.md`, a
+    misspelt folder, the right name in another folder: no suggestion was given."""
+    root = write_repo(tmp_path)
+    for folder in ("eq", "other"):
+        (root / "knowledge" / folder).mkdir()
+    (root / "knowledge" / "eq" / "pump_maintenance.md").write_text(GOOD_FM + "# P\n\n## Steps\n")
+    (root / "knowledge" / "other" / "valve-guide.md").write_text(GOOD_FM + "# V\n")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n[a](eq/pump_maintenance.md#step) [b](eq/pump-maintenance.md)"
+        " [c](eq/valve-guide.md) [d](equ/pump_maintenance.md) [e](eq/zzz.md)\n")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("link-anchor", "did you mean '#steps'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
+        ("path-missing", "did you mean 'other/valve-guide.md'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
+        ("path-missing", "")]
+
+
 def test_anchor_into_file_outside_the_checked_set(tmp_path):
     root = write_repo(tmp_path)
     (root / "README.md").write_text("# Read me\n\n## Set up\n")

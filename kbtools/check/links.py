@@ -7,6 +7,7 @@ so is a target that is one file with another on those laptops (`check.names`).
 
 from __future__ import annotations
 
+import difflib
 import os
 import posixpath
 import re
@@ -41,6 +42,9 @@ class Resolved:
     exists: bool
     is_dir: bool
     form_ok: bool = True  # False: a name matched only in another Unicode form (NFC/NFD)
+
+
+CLOSE_NAME = 0.8  # how alike a name must be to be suggested for a missing one (difflib ratio)
 
 
 @dataclass
@@ -148,6 +152,30 @@ class FsCache:
                         found.setdefault(disk_key(name), []).append(rel)
             self.named[rel_dir] = {k: tuple(sorted(v)) for k, v in found.items()}
         return self.named[rel_dir]
+
+    def closest(self, rel: str) -> str | None:
+        """The existing file a missing root-relative `rel` most likely means, for a "did you
+        mean": each missing part replaced by the closest name of its folder (``pump-
+        maintenance.md`` for ``pump_maintenance.md``, by `difflib`, at least CLOSE_NAME
+        alike), else a file of that very name in another folder; None when neither."""
+        parts = [p for p in rel.split("/") if p]
+        real: list[str] = []
+        for part in parts:
+            entry = self.listing("/".join(real))
+            if entry is None:
+                break
+            names, lower = entry
+            near = ([part] if part in names else sorted(lower.get(disk_key(part), ()))
+                    or difflib.get_close_matches(part, sorted(names), n=1, cutoff=CLOSE_NAME))
+            if not near:
+                break
+            real.append(near[0])
+        else:
+            path = "/".join(real)
+            if path != rel and os.path.isfile(os.path.join(self.root, path)):
+                return path
+        same = self.files_named("").get(disk_key(parts[-1]), ()) if parts else ()
+        return posixpath.normpath(same[0]) if same else None
 
     def realpath(self, path: str) -> str:
         if path not in self.reals:
@@ -332,7 +360,10 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
             return [LinkProblem("path-missing", "error",
                                 f"{target!r} is not in the commit ({joined} is not staged: "
                                 "git add it)")], None
-        return [LinkProblem("path-missing", "error", f"{target!r} does not exist ({joined})")], None
+        near = fs.closest(joined)
+        hint = f"; did you mean {written_path(_rel_to(near, doc_dir))!r}?" if near else ""
+        return [LinkProblem("path-missing", "error",
+                            f"{target!r} does not exist ({joined}){hint}")], None
     if not fs.stays_inside(res.rel):
         return [LinkProblem("path-symlink-escape", "error",
                             f"{target!r} is a symlink leading outside the repository")], None
