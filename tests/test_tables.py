@@ -25,6 +25,7 @@ from kbtools.decision import (
 from kbtools.decision.documents import decision_tables, evaluate_table
 from kbtools.decision.matching import CellMatch
 from kbtools.errors import TableError
+from kbtools.query.answers import find_inputs
 
 RISK_HEADER = ["温度(℃)", "相对湿度(%)", "风险等级", "建议措施"]
 RISK_ROWS = [["<15", "*", "低", "常规巡查"],
@@ -248,6 +249,27 @@ def test_maintenance_rule_as_decision_table():
 def test_evaluate_errors_name_the_column(inputs, needle):
     with pytest.raises(TableError, match=needle.replace("(", r"\(").replace(")", r"\)")):
         match_rules(risk(), inputs)
+
+
+def test_a_caller_names_a_column_as_a_question_does():
+    """MCP `evaluate_table` with {"cycles": "4"} said "no column 'cycles'" while a question
+    naming the column by its leading word was evaluated: one rule names a column in both."""
+    table = build_table(
+        ["Cycles of concentration", "Basin temperature (°F)", "Tower temperature (°F)", "Do"],
+        [["<5", "<40", "<100", "heat"], ["*", ">=40", "*", "ok"], [">=5", "<40", "<100", "blow"]],
+        decision="inputs=Cycles of concentration,Basin temperature (°F),Tower temperature (°F);"
+                 " outputs=Do")
+    assert table is not None
+    asked = find_inputs("cycles 4 basin 30 tower 50", table)
+    assert asked == {"Cycles of concentration": "4", "Basin temperature (°F)": "30",
+                     "Tower temperature (°F)": "50"}
+    given = match_rules(table, {"cycles": "4", "Basin": "30", "tower": "50"})
+    assert given.status == "match" and given.outputs[0] == {"Do": "heat"}
+    assert match_rules(risk(), {"温度": "18", "湿度": "90"}).status == "match"  # 相对湿度
+    # a part that names two inputs names neither, in a question and in a call alike
+    assert "Basin temperature (°F)" not in find_inputs("temperature 30", table)
+    with pytest.raises(TableError, match="no column 'temperature'"):
+        match_rules(table, {"cycles": "4", "temperature": "30", "tower": "50"})
 
 
 def test_bad_policy():

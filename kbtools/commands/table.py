@@ -68,8 +68,9 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
           index: Path | None, as_json: bool) -> None:
     """Evaluate a decision table of DOC for INPUTS given as KEY=VALUE.
 
-    KEY is a column header with or without its unit (温度 for 温度(℃)) or a 1-based column
-    number. Prints the matching row, why each cell matched, and the outputs; when no row
+    KEY is a column header with or without its unit (温度 for 温度(℃)), a leading or trailing
+    part of one input's name as a question names it (湿度 for 相对湿度, cycles for Cycles of
+    concentration), or a 1-based column number. Prints the matching row, why each cell matched, and the outputs; when no row
     matches it says so ("no rule matches, needs human review") and never guesses.
 
     Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90

@@ -27,7 +27,7 @@ from kbtools.decision.conditions import (
     parse_condition,
     parse_number,
 )
-from kbtools.decision.model import POLICIES, DecisionTable, find_column
+from kbtools.decision.model import POLICIES, DecisionTable, find_input
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
@@ -224,7 +224,7 @@ def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) 
     names = ", ".join(table.header[j] for j in table.inputs)
     given: dict[int, str] = {}
     for key, value in inputs.items():
-        i = find_column(table.header, key)
+        i = find_input(table, key)
         if i is None:
             raise TableError(f"{where}: no column '{key}' (inputs are {names})")
         if i not in table.inputs:

@@ -20,6 +20,7 @@ from typing import Any
 from kbtools.decision.conditions import (
     Condition,
     column_key,
+    header_unit_start,
     normalize_cell,
     normalize_text,
     parse_condition,
@@ -141,6 +142,45 @@ def find_column(header: tuple[str, ...], name: str) -> int | None:
     if text.isdigit() and 1 <= int(text) <= len(header):
         return int(text) - 1
     return None
+
+
+MIN_PART = 2  # shortest leading/trailing part of a column's name that still names it
+
+
+def name_parts(key: str) -> set[str]:
+    """The parts of a column's name by which a question or a caller may also name it:
+    `key` is the header without its unit, case-folded, words one space apart. A CJK name's
+    leading and trailing runs of at least MIN_PART characters (湿度 for 相对湿度); an English
+    name's leading and trailing whole words, longer than MIN_PART characters (``cycles``
+    for ``Cycles of concentration``, ``temperature`` for ``Basin temperature``). A part that
+    also names another input names neither (`find_input`, `query.answers.find_inputs`)."""
+    parts: set[str] = set()
+    if len(key) > MIN_PART and all("\u3400" <= ch <= "\u9fff" for ch in key):
+        parts |= {key[:n] for n in range(MIN_PART, len(key))}
+        parts |= {key[n:] for n in range(1, len(key) - MIN_PART + 1)}
+    elif key.isascii() and len(words := key.split()) > 1:
+        parts |= {" ".join(words[:n]) for n in range(1, len(words))}
+        parts |= {" ".join(words[n:]) for n in range(1, len(words))}
+        parts = {p for p in parts if len(p) > MIN_PART}
+    return parts
+
+
+def _spaced_key(text: str) -> str:
+    """`text` without its unit, case-folded, its words one space apart."""
+    norm = normalize_cell(text)
+    return " ".join((norm[:header_unit_start(norm)].strip() or norm).casefold().split())
+
+
+def find_input(table: DecisionTable, name: str) -> int | None:
+    """The column `name` names in a caller's inputs (`kb table eval`, MCP `evaluate_table`):
+    the column `find_column` finds, else the one input whose name `name` is a part of
+    (`name_parts`: ``cycles`` for ``Cycles of concentration``), as a question names it."""
+    i = find_column(table.header, name)
+    if i is not None:
+        return i
+    key = _spaced_key(name)
+    named = [j for j in table.inputs if key in name_parts(_spaced_key(table.header[j]))]
+    return named[0] if len(named) == 1 else None
 
 
 # --------------------------------------------------------------------------- build_table

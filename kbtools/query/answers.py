@@ -37,6 +37,7 @@ from kbtools.decision import (
     normalize_text,
 )
 from kbtools.decision.conditions import column_unit, header_unit_start, input_unit_problem
+from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
@@ -56,7 +57,6 @@ TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among 
 TABLE_KINDS = ("table", "table_row")  # the chunks of a table
 NAME_GAP = 4  # at most this many characters between an input's name and its value
 NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
-MIN_PART = 2  # shortest leading/trailing part of a header that still names it
 # words that may stand before a trailing part of an English header without making it
 # another thing's name (the temperature 160; not bearing temperature 160)
 _EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
@@ -135,18 +135,13 @@ def _key_text(header: str) -> str:
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
     """How a question may name an input column, longest first, compacted as the question is
-    (`values.compact`): the header without its unit, its leading and trailing parts (of at
-    least MIN_PART characters for a CJK header: 湿度 for 相对湿度; whole words of an English
-    one: ``temperature`` for ``Seal temperature``), and its synonyms."""
+    (`values.compact`): the header without its unit, its leading and trailing parts
+    (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
+    column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
+    not filler words alone, and its synonyms."""
     key = _key_text(header)
     names = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
-    if len(key) > MIN_PART and all("\u3400" <= ch <= "\u9fff" for ch in key):
-        names |= {key[:n] for n in range(MIN_PART, len(key))}
-        names |= {key[n:] for n in range(1, len(key) - MIN_PART + 1)}
-    elif key.isascii() and len(words := key.split()) > 1:
-        parts = {" ".join(words[:n]) for n in range(1, len(words))}
-        parts |= {" ".join(words[n:]) for n in range(1, len(words))}
-        names |= {p for p in parts if len(p) > MIN_PART and strip_fillers(p)}
+    names |= {p for p in name_parts(key) if strip_fillers(p)}
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
