@@ -137,6 +137,19 @@ def _shown_control(m: re.Match[str]) -> str:
     return f"\\u{ord(seq[0]):04x}{seq[1:]}"
 
 
+# the bidirectional embedding, override and isolate controls (LRE RLE PDF LRO RLO, LRI RLI
+# FSI PDI): text holding one is shown in another order than it is stored ("Trojan Source",
+# CVE-2021-42574): a title "\u202egnp.exe" reads as exe.png
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def bidi_control(text: str) -> tuple[int, str] | None:
+    """The first bidirectional control of `text` (`BIDI_CONTROLS`) as (its index, its name
+    as ``U+202E``), None when it holds none."""
+    at = next((i for i, ch in enumerate(text) if ch in BIDI_CONTROLS), None)
+    return None if at is None else (at, f"U+{ord(text[at]):04X}")
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 document``, ``2 documents``: a count with its noun (messages and CLI output)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"

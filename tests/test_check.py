@@ -103,6 +103,7 @@ def test_every_code_is_documented(fixture_findings):
                "image-not-picture"}  # tests/test_assets.py
     tested |= {"file-not-shipped"}  # tests/test_linked_files.py
     tested |= {"path-unicode", "path-collision", "path-windows", "path-long"}  # test_portable_names
+    tested |= {"text-bidi"}  # test_bidi_controls_are_named_where_they_disguise_text
     tested |= {"encoding-utf16", "file-nul"}  # tests/test_windows_files.py
     # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py
     tested |= {"synonyms-not-a-group", "synonyms-empty-term", "synonyms-term-too-long",
@@ -307,6 +308,26 @@ def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
         ("path-missing", "did you mean 'other/valve-guide.md'?"),
         ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
         ("path-missing", "")]
+
+
+def test_bidi_controls_are_named_where_they_disguise_text(tmp_path):
+    """Bidi overrides and isolates (Trojan Source) in a title, a heading or a file name were
+    not reported: the text shows as something it is not."""
+    root = write_repo(tmp_path)
+    fm = GOOD_FM.replace("title: ", "title: \u202e", 1)
+    assert fm != GOOD_FM
+    (root / "knowledge" / "a.md").write_text(fm + "# Steps \u2066x\u2069\n\nsaid \u202dy\n")
+    (root / "knowledge" / "\u202egnp.md").write_text(GOOD_FM + "# T\n")
+    found = [f for f in check_paths([root / "knowledge"], load_config(root))
+             if f.code == "text-bidi"]
+    title_line = fm.split("\n").index(next(ln for ln in fm.split("\n") if "\u202e" in ln)) + 1
+    heading = fm.count("\n") + 1
+    assert [(Path(f.path).name, f.line, f.level) for f in found] == [
+        ("a.md", title_line, "error"), ("a.md", heading, "error"),
+        ("a.md", heading + 2, "warning"), ("\u202egnp.md", 1, "error")]
+    assert "U+202E in the front matter" in found[0].message
+    assert "U+2066 in a heading" in found[1].message and found[1].col == 9
+    assert "in the file name" in found[3].message
 
 
 def test_anchor_into_file_outside_the_checked_set(tmp_path):

@@ -148,6 +148,25 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
         create_draft(plain, "field-report", "T", "b", location="x")
 
 
+def test_a_draft_refuses_bidi_controls_where_they_disguise_text(repo: git.Repo) -> None:
+    """create_draft(..., "\u202egnp.exe", ...) was committed: the title reads as exe.png."""
+    root = Path(repo.working_tree_dir)
+    heads = {h.name for h in repo.heads}
+    with pytest.raises(UsageError, match=r"draft title contains the bidirectional control "
+                                         r"character U\+202E"):
+        create_draft(root, "field-report", "\u202egnp.exe", "b", location="x", now=NOW)
+    with pytest.raises(UsageError, match="draft location contains the bidirectional"):
+        create_draft(root, "field-report", "T", "b", location="line \u2066 3", now=NOW)
+    with pytest.raises(UsageError, match=r"line \d+: text-bidi: .* in a heading"):
+        create_draft(root, "field-report", "T", "# Steps \u202e1 2\n\ntext\n", location="x",
+                     now=NOW)
+    assert {h.name for h in repo.heads} == heads  # nothing created
+    # right-to-left prose keeps its isolates: `kb check` warns of the line, no more
+    ok = create_draft(root, "field-report", "T", "said \u2067שלום\u2069 twice\n", location="x",
+                      now=NOW)
+    assert ok.branch.startswith("draft/")
+
+
 def test_an_agent_is_told_the_argument_a_cli_user_the_flag(repo: git.Repo, monkeypatch) -> None:
     """MCP `draft_report` without `location` told the agent to "pass --location", a flag it
     has no way to pass; `author` likewise."""

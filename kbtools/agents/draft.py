@@ -24,7 +24,7 @@ from git.util import Actor
 from kbtools.check.engine import check_document, make_context
 from kbtools.config import Config, load_config
 from kbtools.corpus import parse_source
-from kbtools.errors import KbError, UsageError, valid_unicode
+from kbtools.errors import KbError, UsageError, bidi_control, valid_unicode
 from kbtools.fsutil import staging_dir
 from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
 from kbtools.provenance import (
@@ -115,6 +115,13 @@ def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
         raise UsageError(f"draft {name} contains the control character {bad!r}; "
                          + ("only tabs and newlines are allowed" if multiline
                             else "it must be one line of text"))
+    if not multiline and (bidi := bidi_control(value)) is not None:
+        # a title, author or location is shown as one line everywhere (file name, results,
+        # citations): "\u202egnp.exe" would read as exe.png. A body may hold the isolates
+        # of right-to-left prose; `kb check` warns of each line that does.
+        raise UsageError(f"draft {name} contains the bidirectional control character "
+                         f"{bidi[1]}, which shows the text in another order than it is "
+                         "written; remove it")
 
 
 def split_body(body: str) -> tuple[dict[str, Any], str]:

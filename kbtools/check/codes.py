@@ -69,6 +69,9 @@ CODES: dict[str, str] = {
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "table-csv-name": "a <!-- csv: name --> annotation the build cannot use as a file name "
                       "(a path, a leading dot, a character file systems refuse)",
+    "text-bidi": "a bidirectional control character (U+202A–202E, U+2066–2069) that shows "
+                 "a line in another order than it is written (Trojan Source): an error in a "
+                 "file name, the front matter or a heading, a warning in the text",
     "check-failed": "a plugged-in content check raised an exception (a bug to report)",
     "verification-lapsed": "a verified document changed after its review (or its review does "
                            "not hold): the build serves those lines as unverified (warning; "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from kbtools.corpus import wide_encoding, wide_message
+from kbtools.errors import bidi_control
 from kbtools.markdown.frontend import Scan
 from kbtools.render.table_csv import annotated_file_name, name_key, unsafe_name
 
@@ -51,6 +52,25 @@ def encoding_problems(problems: list[str], text: str) -> list[Problem]:
     if "crlf" in problems:
         out.append(("encoding-crlf", "warning", 1, 1,
                     "Windows (CRLF) or CR line endings; use LF"))
+    return out
+
+
+def bidi_problems(text: str, fm_end_line: int, heading_lines: Iterable[int]) -> list[Problem]:
+    """A bidirectional control character (`errors.BIDI_CONTROLS`) on a line of the file
+    `text`: an error in the front matter (a title) and in a heading, where a reader trusts
+    what the text shows; a warning in the text (prose in a right-to-left script may use
+    the isolates; a reviewer should still see that a line shows in another order)."""
+    headings = set(heading_lines)
+    out: list[Problem] = []
+    for n, line in enumerate(text.split("\n"), 1):
+        found = bidi_control(line)
+        if found is None:
+            continue
+        where = ("the front matter" if n <= fm_end_line else
+                 "a heading" if n in headings else "the text")
+        out.append(("text-bidi", "warning" if where == "the text" else "error", n, found[0] + 1,
+                    f"bidirectional control character {found[1]} in {where}: the line shows "
+                    "in another order than it is written (Trojan Source); delete it"))
     return out
 
 

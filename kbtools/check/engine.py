@@ -237,6 +237,9 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             new_scan = (key, to_json(result))
     for problem in content.scan_problems(result, ctx.latex_problem):
         add(*problem)
+    for problem in content.bidi_problems(src.text, src.fm_end_line,
+                                         (line for line, _ in result.headings)):
+        add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = []
     images: list[assets.ImageLink] = []

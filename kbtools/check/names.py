@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from kbtools.errors import bidi_control
 from kbtools.render.table_csv import WINDOWS_DEVICES
 
 # what Windows file names cannot hold (a backslash is a folder separator there)
@@ -72,6 +73,11 @@ def document_name_problems(rel: str, twins: list[str]) -> list[tuple[str, str, s
                     "rename the file (git mv)"))
     if twins:
         out.append(("path-collision", "error", collision_message(rel, twins)))
+    if (bidi := bidi_control(rel)) is not None:
+        out.append(("text-bidi", "error",
+                    f"bidirectional control character {bidi[1]} in the file name: it shows "
+                    "in another order than it is written (Trojan Source); rename the file "
+                    "(git mv)"))
     if decomposed(rel):
         out.append(("path-unicode", "warning",
                     "the file name is decomposed Unicode (NFD, as macOS writes names): links "
