@@ -204,9 +204,19 @@ def load_config(root: Path | None = None, overrides: dict[str, Any] | None = Non
             raise ConfigError(f"cannot parse: {message}", path=str(path), line=line) from None
         _validate(user, path, text)
     data = _merge(DEFAULTS, user)
+    if not path.is_file():  # a folder that is no knowledge repository: its caches elsewhere
+        data = _merge(data, {"paths": {"cache": str(foreign_cache(root))}})
     if overrides:
         data = _merge(data, overrides)
     return Config(root=root, data=data)
+
+
+def foreign_cache(root: Path) -> Path:
+    """Where kb keeps the caches of a folder without kb.toml (`kb check some/folder`, a
+    checkout of someone else's Markdown, read-only media): under `kb_home`, one directory
+    per folder, so checking or building it never writes into it."""
+    digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
+    return kb_home() / "caches" / f"{root.name or 'root'}-{digest}"
 
 
 BOM = "\ufeff"

@@ -258,3 +258,21 @@ def test_a_kb_toml_saved_by_notepad_is_read(repo, command):
     result = CliRunner().invoke(main, [command])
     assert result.exit_code == 0, result.output
     assert "cannot parse" not in result.output
+
+
+def test_a_folder_without_kb_toml_is_checked_without_writing_into_it(tmp_path, monkeypatch):
+    """`kb check some/folder` outside a knowledge repository (someone else's Markdown, a
+    read-only corpus) wrote its caches into that folder as `.kb-cache/`; they live under
+    KB_HOME, one directory per folder, and a second run reads them."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("KB_HOME", str(home))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text(FM + "# A\n\nText.\n")
+    monkeypatch.chdir(folder)
+    before = sorted(p.name for p in folder.iterdir())
+    for _ in range(2):
+        result = run(str(folder))
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert list((home / "caches").glob("notes-*/check-results.sqlite"))
