@@ -26,7 +26,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "8"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "9"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -37,7 +37,7 @@ CHUNKER_VERSION = "8"  # bump when output changes for the same input (index fing
 # comparisons joined (above 4 and at most 8) is one interval, so such a table ships parsed,
 # and `==highlight==` markers are no text of headings, cells and rows; reference links
 # (`[text][label]`, `[label][]`, `[label]` with `[label]: x.md#y`) are chunk links as inline
-# links are
+# links are; 9: an Obsidian block id (`^id`) ending a heading is no part of its heading path
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

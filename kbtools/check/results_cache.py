@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 22  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 23  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -52,7 +52,8 @@ FORMAT = 22  # bump when a check's findings for the same inputs change (5: `$` i
 # 18: files a document links, not pictures (a PDF manual, an .xlsx), among its facts, and
 # `file-not-shipped`; 19: `html-table`; 20: `obsidian-comment`;
 # 21: `==highlight==` markers are no heading or cell text; 22: editors' settings named as
-# such among unknown front-matter keys)
+# such among unknown front-matter keys; 23: a heading's Obsidian block id is no part of
+# its anchor)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -51,6 +51,8 @@ BLOCK_MATH = ("math_block", "math_block_label")
 BR = re.compile(r"<br\s*/?>", re.I)
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
+# `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
+BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
@@ -286,7 +288,10 @@ def inline_text(children: Iterable[Token]) -> str:
 
 
 def heading_title(text: str) -> str:
-    """A heading's text without a trailing `{#custom-id}` ("" when nothing else is left)."""
+    """A heading's text without a trailing Obsidian block id (`^limits`) and `{#custom-id}`
+    ("" when nothing else is left): the title its heading path and anchor are made of."""
+    m = BLOCK_ID.search(text)
+    text = text[:m.start()] if m else text
     m = TRAILING_ID.search(text)
     return (text[:m.start()] if m else text).strip()
 

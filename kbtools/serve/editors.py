@@ -115,15 +115,18 @@ def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
 
 
 def block_ids(tokens: list[Token]) -> None:
-    """The Obsidian block id ending each paragraph (`` ^id``) left out; a paragraph that is
-    one is not shown. Table cells and headings keep theirs (`| 2 ^3 |` is a cell's text)."""
+    """The Obsidian block id ending each paragraph or heading (`` ^id``) left out (so a
+    heading's anchor is its title's, as `kb check` reads it); a paragraph that is one is not
+    shown. Table cells keep theirs (`| 2 ^3 |` is a cell's text)."""
     for i, tok in enumerate(tokens[1:-1], 1):
         children = tok.children if tok.type == "inline" else None
-        if not children or children[-1].type != "text" or tokens[i - 1].type != "paragraph_open":
+        opener = tokens[i - 1].type
+        if not children or children[-1].type != "text" or \
+                opener not in ("paragraph_open", "heading_open"):
             continue
         last = children[-1]
         at = _block_id_at(last.content)
-        if at == 0 and len(children) > 1:
+        if at == 0 and (len(children) > 1 or opener == "heading_open"):
             at = -1  # `**x**^id` is no block id: it needs a space before it
         if at >= 0:
             last.content = last.content[:at].rstrip()
