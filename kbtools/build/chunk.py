@@ -37,7 +37,8 @@ CHUNKER_VERSION = "9"  # bump when output changes for the same input (index fing
 # comparisons joined (above 4 and at most 8) is one interval, so such a table ships parsed,
 # and `==highlight==` markers are no text of headings, cells and rows; reference links
 # (`[text][label]`, `[label][]`, `[label]` with `[label]: x.md#y`) are chunk links as inline
-# links are; 9: an Obsidian block id (`^id`) ending a heading is no part of its heading path
+# links are; 9: an Obsidian block id (`^id`) ending a heading is no part of its heading path,
+# and chunk text leaves out the HTML tags and comments a reader does not see
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -50,7 +50,8 @@ FORMAT = 13  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # manual, a spare-parts sheet) are the outline's files; 12: `==highlight==` markers are no
 # heading or cell text, and the outline keeps no images or files (the build ships what
 # `kb check` found documents to show and link); 13: an Obsidian block id (`^id`) ending a
-# heading is no part of its title
+# heading is no part of its title; the HTML tags and comments no reader sees
+# (`Document.hidden`) left out of chunk text
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

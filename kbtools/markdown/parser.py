@@ -29,7 +29,7 @@ from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
-from markdown_it.rules_inline import StateInline, backtick
+from markdown_it.rules_inline import StateInline, backtick, html_inline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
@@ -84,6 +84,7 @@ def markdown() -> MarkdownIt:
                       {"alt": ["paragraph", "reference", "blockquote", "list"]})
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
+    md.inline.ruler.at("html_inline", _noting_span(html_inline))
     md.use(tasklists_plugin)
     md.use(highlight_plugin)
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
@@ -118,6 +119,28 @@ def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
     if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
         state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
     return True
+
+
+SPAN = "span"  # meta key: (start, end) of an inline token in its run's content
+
+
+def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """An inline rule whose token records where it was written in its run's content
+    (`token_span`): what readers leave out of the source (`kbtools.markdown.hidden`)."""
+    def run(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent and len(state.tokens) > count:
+            state.tokens[-1].meta[SPAN] = (start, state.pos)
+        return True
+    return run
+
+
+def token_span(tok: Token) -> tuple[int, int] | None:
+    """(start, end) of an inline token in its run's content, when the parser noted it."""
+    span = tok.meta.get(SPAN) if tok.meta else None
+    return (int(span[0]), int(span[1])) if span else None
 
 
 def token_newlines(tok: Token) -> int:
