@@ -38,7 +38,9 @@ CHUNKER_VERSION = "9"  # bump when output changes for the same input (index fing
 # and `==highlight==` markers are no text of headings, cells and rows; reference links
 # (`[text][label]`, `[label][]`, `[label]` with `[label]: x.md#y`) are chunk links as inline
 # links are; 9: an Obsidian block id (`^id`) ending a heading is no part of its heading path,
-# and chunk text leaves out the HTML tags and comments a reader does not see
+# and chunk text leaves out the HTML tags and comments a reader does not see; footnotes:
+# `[^1]` is no text of headings, cells, rows or chunks, a definition's paragraphs indented
+# four spaces are no code chunk
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -51,7 +51,8 @@ FORMAT = 13  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # heading or cell text, and the outline keeps no images or files (the build ships what
 # `kb check` found documents to show and link); 13: an Obsidian block id (`^id`) ending a
 # heading is no part of its title; the HTML tags and comments no reader sees
-# (`Document.hidden`) left out of chunk text
+# (`Document.hidden`) left out of chunk text; footnotes parsed (`[^1]` no heading or cell
+# text, a definition's indented paragraphs no code)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

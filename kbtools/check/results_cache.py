@@ -53,7 +53,7 @@ FORMAT = 23  # bump when a check's findings for the same inputs change (5: `$` i
 # `file-not-shipped`; 19: `html-table`; 20: `obsidian-comment`;
 # 21: `==highlight==` markers are no heading or cell text; 22: editors' settings named as
 # such among unknown front-matter keys; 23: a heading's Obsidian block id is no part of
-# its anchor)
+# its anchor; footnote definitions' indented paragraphs are no code)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -3,7 +3,7 @@
 A page shows the text content of inline HTML (`m<sup>3</sup>/h` reads `m3/h`, `<kbd>Ctrl</kbd>`
 reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明</div>`), and no
 comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
-`![alt](src)` is, and stays. `hidden_spans(tokens,
+`![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too. `hidden_spans(tokens,
 lines, offset)` gives the source spans of those tags and comments, as offsets into
 `"\\n".join(lines)` of the file, read from the parser's own tokens (an inline tag is an
 `html_inline` token whose span in its run the parser notes, `parser.token_span`), so a
@@ -92,11 +92,14 @@ def _shown(tag: str) -> str | None:
 
 
 def _inline_markup(tok: Token) -> list[tuple[int, int, str]]:
+    """An inline run's tags (`_shown`) and footnote references (`[^1]`, a superscript)."""
     out = []
     for child in tok.children or ():
-        span = token_span(child) if child.type == "html_inline" else None
-        shown = _shown(child.content) if span is not None else None
-        if span is not None and shown is not None:
+        span = token_span(child) if child.type in ("html_inline", "footnote_ref") else None
+        if span is None:
+            continue
+        shown = "" if child.type == "footnote_ref" else _shown(child.content)
+        if shown is not None:
             out.append((span[0], span[1], shown))
     return out
 

@@ -33,6 +33,7 @@ from markdown_it.rules_inline import StateInline, backtick, html_inline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
+from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from kbtools.markdown.highlight import highlight_plugin
@@ -86,6 +87,13 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.inline.ruler.at("html_inline", _noting_span(html_inline))
     md.use(tasklists_plugin)
+    # footnotes as Typora, Obsidian and GitHub read them: `[^1]` is a `footnote_ref` token
+    # (no text of a heading or cell), a definition `[^1]: …` (its continuation lines
+    # indented four spaces included) is a `footnote_reference_open` … `_close` container
+    # left where it was written (not moved to the end), `^[inline]` notes are text
+    md.use(footnote_plugin, inline=False, move_to_end=False)
+    md.inline.ruler.at("footnote_ref", _noting_span(next(
+        r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref")))
     md.use(highlight_plugin)
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
