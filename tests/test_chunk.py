@@ -58,14 +58,15 @@ def test_golden_rich_document(rich_chunks):
     assert {c.kind for c in chunks} == set(CHUNK_KINDS)
 
 
-def shown_lines(src, first: int, last: int) -> str:
+def shown_lines(src, first: int, last: int, t: SourceText | None = None) -> str:
     """File lines first..last as a reader sees them (HTML tags and comments left out)."""
-    t = SourceText(tuple(src.text.split("\n")), parse(src).hidden)
+    t = t or SourceText(tuple(src.text.split("\n")), parse(src).hidden)
     return t.shown(t.start(first), t.end(last))
 
 
 def check_invariants(src, chunks):
     lines = src.text.split("\n")
+    view = SourceText(tuple(lines), parse(src).hidden)
     covered: set[int] = set()
     for c in chunks:
         assert c.kind in CHUNK_KINDS
@@ -73,14 +74,14 @@ def check_invariants(src, chunks):
         covered.update(range(c.line_start, c.line_end + 1))
         span = "\n".join(lines[c.line_start - 1:c.line_end])
         if c.kind in VERBATIM:  # the text as written, less the HTML markup no reader sees
-            shown = shown_lines(src, c.line_start, c.line_end)
-            assert c.text in shown and (c.text or not shown), (c.kind, c.line_start, c.text)
+            shown = shown_lines(src, c.line_start, c.line_end, view)
+            assert c.text and c.text in shown, (c.kind, c.line_start, c.text)
         else:  # table_row: every value comes from that row
             for pair in c.text.split("\n"):  # values are plain text: markup is gone
                 assert set(re.findall(r"\w", pair.split(": ", 1)[1])) <= set(span)
         assert c.embed_text.startswith(c.embed_text.split("\n", 1)[0])
-    for n in range(src.body_line, len(lines) + 1):
-        if lines[n - 1].strip():
+    for n in range(src.body_line, len(lines) + 1):  # a line of markup alone is no text
+        if lines[n - 1].strip() and shown_lines(src, n, n, view).strip():
             assert n in covered, f"line {n} not covered: {lines[n - 1]!r}"
     ids = [c.id for c in chunks]
     assert len(ids) == len(set(ids))
@@ -495,3 +496,13 @@ def test_chunk_text_is_what_a_reader_sees_of_html():
     assert table.text.splitlines()[0] == "| 压力 (MPa) | 处置 |"
     assert table.text.splitlines()[2] == "| `<b>` 1 | 停机 |"
     assert [c.text for c in chunks if c.kind == "table_row"] == ["压力 (MPa): <b> 1\n处置: 停机"]
+
+
+def test_markup_alone_makes_no_chunk():
+    """An editor's note before the title (tidb-docs-cn's `<!-- Note: … -->`) and a section
+    of `<video>` tags were chunks with no text once their markup was left out."""
+    text = "<!-- Note: the lists of this file\nare sorted. -->\n\n# 索引\n\n正文在这里。\n\n## 视频\n\n" \
+           '<video src="a.mp4" controls="controls"></video>\n'
+    chunks = chunk_document(src_of(text))
+    assert [(c.kind, c.line_start, c.text) for c in chunks] == [
+        ("section", 4, "# 索引\n\n正文在这里。\n\n## 视频")]

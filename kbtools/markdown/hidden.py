@@ -132,7 +132,7 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
         starts.append(starts[-1] + len(line) + 1)
     locate = _Locator(lines, starts, {})
     out: list[Hidden] = []
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         if tok.map is None or not tok.content:
             continue
         if tok.type == "inline":
@@ -143,6 +143,6 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
             continue
         if found:
             out.extend(locate.spans(tok.content, tok.map[0] + offset, found))
-        elif tok.map[1] - tok.map[0] == 1:  # a table's cells share their row's line
+        elif i and tokens[i - 1].type in ("th_open", "td_open"):  # cells share their row's line
             locate.spans(tok.content, tok.map[0] + offset, [(0, 0, "")])
     return tuple(sorted(out))
