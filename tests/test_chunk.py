@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.build.chunk import ChunkConfig, chunk_document
+from kbtools.build.chunk_text import SourceText
 from kbtools.build.records import CHUNK_KINDS
 from kbtools.build.xref import HeadingIndex
 from kbtools.cli import main
@@ -57,22 +58,30 @@ def test_golden_rich_document(rich_chunks):
     assert {c.kind for c in chunks} == set(CHUNK_KINDS)
 
 
+def shown_lines(src, first: int, last: int, t: SourceText | None = None) -> str:
+    """File lines first..last as a reader sees them (HTML tags and comments left out)."""
+    t = t or SourceText(tuple(src.text.split("\n")), parse(src).hidden)
+    return t.shown(t.start(first), t.end(last))
+
+
 def check_invariants(src, chunks):
     lines = src.text.split("\n")
+    view = SourceText(tuple(lines), parse(src).hidden)
     covered: set[int] = set()
     for c in chunks:
         assert c.kind in CHUNK_KINDS
         assert src.body_line <= c.line_start <= c.line_end <= len(lines)
         covered.update(range(c.line_start, c.line_end + 1))
         span = "\n".join(lines[c.line_start - 1:c.line_end])
-        if c.kind in VERBATIM:
-            assert c.text and c.text in span, (c.kind, c.line_start, c.text)
+        if c.kind in VERBATIM:  # the text as written, less the HTML markup no reader sees
+            shown = shown_lines(src, c.line_start, c.line_end, view)
+            assert c.text and c.text in shown, (c.kind, c.line_start, c.text)
         else:  # table_row: every value comes from that row
             for pair in c.text.split("\n"):  # values are plain text: markup is gone
                 assert set(re.findall(r"\w", pair.split(": ", 1)[1])) <= set(span)
         assert c.embed_text.startswith(c.embed_text.split("\n", 1)[0])
-    for n in range(src.body_line, len(lines) + 1):
-        if lines[n - 1].strip():
+    for n in range(src.body_line, len(lines) + 1):  # a line of markup alone is no text
+        if lines[n - 1].strip() and shown_lines(src, n, n, view).strip():
             assert n in covered, f"line {n} not covered: {lines[n - 1]!r}"
     ids = [c.id for c in chunks]
     assert len(ids) == len(set(ids))
@@ -123,7 +132,7 @@ def check_no_cuts(src, chunks, lines):
         if c.kind in VERBATIM:
             for r in rows:
                 if c.line_start <= r <= c.line_end:
-                    assert lines[r - 1].strip() in c.text
+                    assert shown_lines(src, r, r).strip() in c.text
 
 
 def test_invariants_on_fixtures():
@@ -439,3 +448,61 @@ def test_cli_resolves_links_inside_the_knowledge_folder(tmp_path, monkeypatch):
     res = CliRunner().invoke(main, ["chunks", "knowledge/manual/ch1.md"])
     assert res.exit_code == 0, res.output
     assert "↳ 见 4.4 节 → knowledge/manual/ch4.md › 第4章 › 4.4 油温过高" in res.output
+
+
+HTML_DOC = """# 泵的流量
+
+泵的额定流量是 12 m<sup>3</sup>/h，按 <kbd>Ctrl</kbd>+<kbd>S</kbd> 保存。<!-- 私人注释：待核实 -->
+
+<font color="red">注意</font>：出口压力<br>不得超过 1.6 MPa<span class="x">（表压）</span>。
+
+<!-- 作者的私人备注，不要公开 -->
+
+<div align="center">居中的说明文字</div>
+
+代码 `<sup>x</sup>` 与转义 \\<kbd>y</kbd> 与 气温<10℃或>30℃ 保持原样。
+
+> 引用里的 H<sub>2</sub>O
+
+- 列表项 <b>加粗</b> 的说明文字，足够长以成为一个列表项块
+- 第二项 <i>斜体</i> 的说明文字，也足够长以成为一个列表项块
+
+<!-- decision: inputs=压力; outputs=处置 -->
+| 压力<br>(MPa) | 处置 |
+|---|---|
+| `<b>` 1 | <b>停机</b> |
+
+```html
+<b>code</b> <!-- kept -->
+```
+"""
+
+
+def test_chunk_text_is_what_a_reader_sees_of_html():
+    """An author's private `<!-- note -->` was hidden on pages but indexed, cited and
+    embedded; tag names were BM25 tokens (`m<sup>3</sup>/h` read `m sup 3 sup h`)."""
+    chunks = chunk_document(src_of(HTML_DOC, "knowledge/h.md"))
+    section = next(c for c in chunks if c.kind == "section")
+    assert "私人" not in section.text and "<!--" not in section.text.split("```html")[0]
+    assert "12 m3/h，按 Ctrl+S 保存。" in section.text
+    assert "注意：出口压力 不得超过 1.6 MPa（表压）。\n\n居中的说明文字\n\n代码" in section.text
+    assert "代码 `<sup>x</sup>` 与转义 \\<kbd>y 与 气温<10℃或>30℃ 保持原样。" in section.text
+    assert "> 引用里的 H2O" in section.text
+    assert "<b>code</b> <!-- kept -->" in section.text  # a code block is what it shows
+    assert section.embed_text.endswith(section.text)
+    items = [c.text for c in chunks if c.kind == "list_item"]
+    assert items[0].startswith("- 列表项 加粗 的说明") and "<i>" not in items[1]
+    table = next(c for c in chunks if c.kind == "table")
+    assert table.text.splitlines()[0] == "| 压力 (MPa) | 处置 |"
+    assert table.text.splitlines()[2] == "| `<b>` 1 | 停机 |"
+    assert [c.text for c in chunks if c.kind == "table_row"] == ["压力 (MPa): <b> 1\n处置: 停机"]
+
+
+def test_markup_alone_makes_no_chunk():
+    """An editor's note before the title (tidb-docs-cn's `<!-- Note: … -->`) and a section
+    of `<video>` tags were chunks with no text once their markup was left out."""
+    text = "<!-- Note: the lists of this file\nare sorted. -->\n\n# 索引\n\n正文在这里。\n\n## 视频\n\n" \
+           '<video src="a.mp4" controls="controls"></video>\n'
+    chunks = chunk_document(src_of(text))
+    assert [(c.kind, c.line_start, c.text) for c in chunks] == [
+        ("section", 4, "# 索引\n\n正文在这里。\n\n## 视频")]

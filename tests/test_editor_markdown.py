@@ -12,6 +12,7 @@ from kbtools.build.chunk import chunk_document
 from kbtools.cli import main
 from kbtools.corpus import parse_source
 from kbtools.decision.documents import evaluate_table
+from kbtools.markdown.doctree import parse
 from kbtools.markdown.frontend import scan
 from kbtools.markdown.parser import inline_text, parse_tokens
 from kbtools.serve.docview import RenderContext, render_markdown
@@ -146,3 +147,26 @@ def test_editor_settings_in_front_matter_say_what_they_are(repo):
                                "'typora-copy-images-to'; an editor's setting for this file")
     assert "'cssclasses'; an editor's setting" in lines[1]
     assert "'sourse'; did you mean 'source'?" in lines[2]
+
+
+BLOCK_ID_HEADING = """# 密封
+
+## Leak limits ^limits
+
+漏油不得超过每分钟 3 滴。见 [上限](#leak-limits)。
+
+## 指数 2^10 与 ^中文
+"""
+
+
+def test_an_obsidian_block_id_is_no_part_of_a_heading_s_title_or_anchor(repo):
+    """`## Leak limits ^limits` kept `^limits` in the heading path and the anchor, so
+    `[x](#leak-limits)` was a `link-anchor` error; Obsidian does not show it."""
+    src = parse_source(GOOD_FM + BLOCK_ID_HEADING, Path("/r/knowledge/t/b.md"), "knowledge/t/b.md")
+    paths = [path for path, _ in parse(src).headings()]
+    assert paths == [("密封",), ("密封", "Leak limits"), ("密封", "指数 2^10 与 ^中文")]
+    (repo / "knowledge" / "t" / "b.md").write_text(GOOD_FM + BLOCK_ID_HEADING, encoding="utf-8")
+    result = check()
+    assert result.exit_code == 0, result.output
+    html = render_markdown(BLOCK_ID_HEADING, RenderContext(doc="knowledge/t/b.md"))
+    assert '<h2 id="leak-limits" data-lines="3-3">Leak limits</h2>' in html, html

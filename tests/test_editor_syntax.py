@@ -12,8 +12,11 @@ from click.testing import CliRunner
 from kbtools.build.chunk import chunk_document
 from kbtools.cli import main
 from kbtools.corpus import parse_source
+from kbtools.decision.documents import evaluate_table
 from kbtools.markdown.doctree import Paragraph, parse
 from kbtools.markdown.frontend import scan
+from kbtools.render.table_csv import table_csv
+from kbtools.serve.docview import RenderContext, render_markdown
 from tests.kbfixtures import GOOD_FM
 
 FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
@@ -50,8 +53,9 @@ def test_footnotes_are_text_not_links_to_files(repo):
     assert scan(src.body, src.body_line).refs == []
     tree = parse(src)
     assert [lk for _, b in tree.blocks() if isinstance(b, Paragraph) for lk in b.inline.links] == []
-    notes = [b for _, b in tree.blocks() if isinstance(b, Paragraph)][-1]
-    assert (notes.line_start, notes.inline.text) == (FM_LINES + 5, "[^1]: 以登记为准。 [^gb]: GB/T8321")
+    paragraphs = [(b.line_start, b.inline.text) for _, b in tree.blocks() if isinstance(b, Paragraph)]
+    assert paragraphs == [(FM_LINES + 3, "用量按标签，安全间隔期见国标。"),  # references are marks
+                          (FM_LINES + 5, "以登记为准。"), (FM_LINES + 6, "GB/T8321")]
 
 
 def test_link_definitions_still_work_next_to_footnotes(repo):
@@ -145,3 +149,44 @@ def test_a_display_formula_may_follow_a_line_of_text():
     assert [(c.extra["formula_lines"], c.line_start, c.line_end) for c in formulas] == [
         ([base + 3, base + 5], base + 2, base + 7), ([base + 8, base + 10], base + 7, base + 12),
         ([base + 13, base + 13], base + 12, base + 14)]  # the non-blank lines around
+
+
+FOOTNOTED_TABLE = """# 停机规则
+
+漏油不得超过每分钟 3 滴[^1]。
+
+<!-- decision: inputs=压力(MPa); outputs=处置 -->
+| 压力(MPa)[^2] | 处置 |
+|---|---|
+| >1.6 | 停机 |
+| <=1.6 | 继续 |
+
+[^1]: 依据 GB 4285。
+
+    第二段缩进四格，属于脚注，不是代码。
+
+[^2]: 表压。
+"""
+
+
+def test_footnote_marks_are_no_cell_text_and_definitions_no_code(repo):
+    """`[^2]` stayed in header text (a decision annotation naming the column without it
+    failed, the CSV header kept it), a definition's paragraph indented four spaces was a
+    `code` chunk, and pages showed references and definitions as plain text."""
+    src = doc(FOOTNOTED_TABLE)
+    table = next(parse(src).tables())
+    assert table.header == ("压力(MPa)", "处置")
+    assert table_csv(table).decode("utf-8-sig").splitlines()[0] == "压力(MPa),处置"
+    result = evaluate_table(src, None, {"压力(MPa)": "2"})
+    assert result.to_dict()["matches"][0]["outputs"] == {"处置": "停机"}
+    chunks = chunk_document(src)
+    assert "code" not in {c.kind for c in chunks}
+    assert not [c.text for c in chunks if "[^1]" in c.text.replace("[^1]:", "")]
+    assert [c.text for c in chunks if c.kind == "table_row"][0] == "压力(MPa): >1.6\n处置: 停机"
+    (repo / "knowledge" / "t" / "fn.md").write_text(GOOD_FM + FOOTNOTED_TABLE, encoding="utf-8")
+    assert check().exit_code == 0
+    html = render_markdown(FOOTNOTED_TABLE, RenderContext(doc="knowledge/t/fn.md"))
+    assert '3 滴<sup class="footnote-ref">1</sup>。' in html
+    assert '<p data-lines="11-11"><sup class="footnote-ref">1</sup> 依据 GB 4285。</p>' in html
+    assert '<p data-lines="13-13">第二段缩进四格，属于脚注，不是代码。</p>' in html
+    assert "[^" not in html and "<pre" not in html

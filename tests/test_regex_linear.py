@@ -109,6 +109,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser.BR": "match",
     "kbtools.markdown.parser.TRAILING_ID": "search",
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
+    "kbtools.markdown.parser.BLOCK_ID": "search",
+    "kbtools.markdown.hidden.IMAGE_TAG": "match",
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
     "kbtools.engine.expr._ESCAPED": "sub",

@@ -1,13 +1,14 @@
 """Structure-first chunking: `chunk_document(src, cfg) -> list[Chunk]`.
 
-Section chunks cover the whole body (every non-blank line is in at least one); a section
-that fits stays whole (subsections included), a long one is cut at block boundaries, then
-at paragraph, then sentence boundaries, with a one-sentence overlap; tiny neighbours merge
-under their common parent heading (`kbtools.build.chunk_sections`). Finer chunks are added
-on top so retrieval can hit either (`kbtools.build.chunk_fine`): list items (with
-sub-items), tables and each table row as `header: value` pairs, code and formulas with the
-line before and after, Mermaid edges, images. Boundaries never fall inside a code fence, a
-math block or a table row. Settings and the Chunk factory: `kbtools.build.chunk_text`.
+Section chunks cover the whole body (every line with text a reader sees is in at least one;
+HTML markup alone makes no chunk); a section that fits stays whole (subsections included), a
+long one is cut at block boundaries, then at paragraph, then sentence boundaries, with a
+one-sentence overlap; tiny neighbours merge under their common parent heading
+(`kbtools.build.chunk_sections`). Finer chunks are added on top so retrieval can hit either
+(`kbtools.build.chunk_fine`): list items (with sub-items), tables and each table row as
+`header: value` pairs, code and formulas with the line before and after, Mermaid edges,
+images. Boundaries never fall inside a code fence, a math block or a table row. Settings and
+the Chunk factory: `kbtools.build.chunk_text`.
 See docs/chunking.md.
 """
 
@@ -26,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "8"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "9"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -37,7 +38,11 @@ CHUNKER_VERSION = "8"  # bump when output changes for the same input (index fing
 # comparisons joined (above 4 and at most 8) is one interval, so such a table ships parsed,
 # and `==highlight==` markers are no text of headings, cells and rows; reference links
 # (`[text][label]`, `[label][]`, `[label]` with `[label]: x.md#y`) are chunk links as inline
-# links are
+# links are; 9: an Obsidian block id (`^id`) ending a heading is no part of its heading path,
+# and chunk text leaves out the HTML tags and comments a reader does not see; footnotes:
+# `[^1]` is no text of headings, cells, rows or chunks, a definition's paragraphs indented
+# four spaces are no code chunk; a piece of HTML markup alone (an editor's note, `<video>`
+# tags) is no chunk
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
@@ -57,10 +62,11 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     if not any(line.strip() for line in doc.lines[doc.body_line - 1:]):
         return []
     maker = ChunkMaker(doc, cfg, resolver or HeadingIndex.build([doc]))
-    sections = [maker.chunk("section", p.path, p.start, p.end)
-                for p in section_pieces(doc, maker.t, cfg)]
+    sections = [c for p in section_pieces(doc, maker.t, cfg)  # markup alone is no chunk
+                if (c := maker.chunk("section", p.path, p.start, p.end)).text]
     section_texts = {c.text for c in sections}
-    finer = [c for c in FineChunks(maker, csv_names).all() if c.text not in section_texts]
+    finer = [c for c in FineChunks(maker, csv_names).all()
+             if c.text and c.text not in section_texts]
     chunks = sorted(sections + finer,
                     key=lambda c: (c.line_start, KIND_ORDER[c.kind], -c.line_end))
     return _with_parents(_unique_ids(chunks))

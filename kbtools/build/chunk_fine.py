@@ -102,7 +102,7 @@ class FineChunks:
             start, end = self.t.trim(self.t.start(item.line_start), self.t.end(item.line_end))
             if end - start < max(20, self.cfg.min_chars // 3):
                 continue
-            body = self.t.text[start:end]
+            body = self.t.shown(start, end)
             yield self.maker.chunk("list_item", path, start, end,
                                    embed=f"{lead}\n{body}" if lead else body,
                                    extra={"ordered": lst.ordered, "number": item.number,
@@ -122,7 +122,7 @@ class FineChunks:
         if isinstance(prev, Paragraph) and prev.line_end >= anchor - 2:
             s, e = self.t.trim(self.t.start(prev.line_start), self.t.end(prev.line_end))
             if e - s <= CAPTION_CHARS:
-                return self.t.text[s:e]
+                return self.t.shown(s, e)
         return ""
 
     def table(self, table: Table, path: tuple[str, ...],
@@ -131,7 +131,7 @@ class FineChunks:
         name = self.csv_names.name(self.doc.rel, table)
         caption = self.lead_in(table, siblings)
         start, end = self.t.start(table.line_start), self.t.end(table.line_end)
-        whole = self.t.text[start:end]
+        whole = self.t.shown(start, end)
         extra: dict[str, Any] = {"csv": name, "table_index": table.index, "rows": len(table.rows)}
         try:  # a decision table ships parsed, so search evaluates it without the Markdown
             rules = table_from_markdown(table, self.doc.lines)
@@ -168,7 +168,7 @@ class FineChunks:
             nodes, edges = mermaid_graph(code.content)
             extra.update(nodes=list(nodes), edges=[list(e) for e in edges])
             graph = mermaid_text(code.content)
-            body = self.t.text[start:end]
+            body = self.t.shown(start, end)
             return self.maker.chunk("mermaid", path, start, end, embed=f"{graph}\n{body}",
                                     extra=extra)
         return self.maker.chunk("code", path, start, end, extra=extra)
@@ -194,7 +194,7 @@ class FineChunks:
             s = max(s, self.cut_tail(s, pos) if pos - s > CONTEXT_CHARS else s)
             e = min(e, self.cut_head(pos, e))
         label = " ".join(x for x in (img.alt, img.title) if x)
-        return self.maker.chunk("image", path, s, e, embed=f"{label}\n{self.t.text[s:e]}",
+        return self.maker.chunk("image", path, s, e, embed=f"{label}\n{self.t.shown(s, e)}",
                                 extra={"src": img.src, "alt": img.alt, "title": img.title})
 
     # --- context ------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from kbtools.errors import ConfigError
 from kbtools.markdown.doctree import Block, Document
 
 PATH_SEP = " › "
+GONE = "\x00"  # marks where hidden markup was while `SourceText.shown` drops emptied lines
 # Linear time on any text: a run of dots is tried once from its first dot and never given
 # back; a blank line is looked for on the next line only; a link's text holds no `[` and its
 # destination at most one level of balanced parentheses, so no match attempt reads past the
@@ -73,14 +74,48 @@ class Unit:
 
 
 class SourceText:
-    """The file text with line <-> offset conversion (lines are 1-based)."""
+    """The file text with line <-> offset conversion (lines are 1-based), and the spans of
+    it a reader does not see (`Document.hidden`: HTML tags and comments)."""
 
-    def __init__(self, lines: tuple[str, ...]):
+    def __init__(self, lines: tuple[str, ...], hidden: tuple[tuple[int, int, str], ...] = ()):
         self.text = "\n".join(lines)
         self.starts = [0]
         for line in lines[:-1]:
             self.starts.append(self.starts[-1] + len(line) + 1)
         self.lines = lines
+        self.hidden = hidden
+        self.hidden_ends = [b for _, b, _ in hidden]
+
+    def shown(self, start: int, end: int) -> str:
+        """The text in [start, end) as a reader sees it: HTML tags and comments left out
+        (`<br>` a space), a line that held nothing else dropped, with a blank line after it
+        when one is before it."""
+        i = bisect.bisect_right(self.hidden_ends, start)
+        if i == len(self.hidden) or self.hidden[i][0] >= end:
+            return self.text[start:end]
+        pieces, pos = [], start
+        while i < len(self.hidden) and self.hidden[i][0] < end:
+            a, b, instead = self.hidden[i]
+            a, b = max(a, start, pos), min(b, end)
+            if b > a:
+                pieces += [self.text[pos:a], instead or GONE]
+                pos = b
+            i += 1
+        pieces.append(self.text[pos:end])
+        if GONE in self.text[start:end]:  # (a NUL of the file: `kb check` refuses it)
+            return "".join(pieces).replace(GONE, "")
+        kept: list[str] = []
+        skip_blank = False
+        for line in "".join(pieces).split("\n"):
+            if GONE in line and not line.replace(GONE, "").strip():
+                skip_blank = not kept or not kept[-1].strip()
+                continue
+            if skip_blank and not line.strip():
+                skip_blank = False
+                continue
+            skip_blank = False
+            kept.append(line.replace(GONE, ""))
+        return "\n".join(kept).strip()
 
     def start(self, line: int) -> int:
         return self.starts[line - 1]
@@ -153,7 +188,7 @@ class ChunkMaker:
 
     def __init__(self, doc: Document, cfg: ChunkConfig, resolver: HeadingIndex):
         self.doc, self.cfg, self.resolver = doc, cfg, resolver
-        self.t = SourceText(doc.lines)
+        self.t = SourceText(doc.lines, doc.hidden)
 
     def prefix(self, path: tuple[str, ...]) -> str:
         """"Title › heading › sub-heading", the first line of every embed text."""
@@ -168,7 +203,7 @@ class ChunkMaker:
         """A chunk of the text in [start, end) (trimmed); `text` replaces the display text,
         `embed` the embedded body. Links are found in the span; the id is set later."""
         start, end = self.t.trim(start, end)
-        body = self.t.text[start:end] if text is None else text
+        body = self.t.shown(start, end) if text is None else text
         embed_body = body if embed is None else embed
         if len(embed_body) > self.cfg.embed_cap:
             embed_body = embed_body[: self.cfg.embed_cap].rstrip() + " …"

@@ -42,14 +42,17 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 12  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 13  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
 # 10: pictures linked (not shown) are in the outline's images; 11: other files linked (a PDF
 # manual, a spare-parts sheet) are the outline's files; 12: `==highlight==` markers are no
 # heading or cell text, and the outline keeps no images or files (the build ships what
-# `kb check` found documents to show and link)
+# `kb check` found documents to show and link); 13: an Obsidian block id (`^id`) ending a
+# heading is no part of its title; the HTML tags and comments no reader sees
+# (`Document.hidden`) left out of chunk text; footnotes parsed (`[^1]` no heading or cell
+# text, a definition's indented paragraphs no code)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 25  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 26  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -53,7 +53,9 @@ FORMAT = 25  # bump when a check's findings for the same inputs change (5: `$` i
 # `file-not-shipped`; 19: `html-table`; 20: `obsidian-comment`;
 # 21: `==highlight==` markers are no heading or cell text; 22: editors' settings named as
 # such among unknown front-matter keys; 23: a boolean's spelling (`verified: yes`) in
-# front-matter findings; 24: "did you mean" for a near-miss path or anchor; 25: `text-bidi`)
+# front-matter findings; 24: "did you mean" for a near-miss path or anchor; 25: `text-bidi`;
+# 26: a heading's Obsidian block id is no part of its anchor; footnote definitions'
+# indented paragraphs are no code)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -23,6 +23,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
+from kbtools.markdown.hidden import hidden_spans
 from kbtools.markdown.nodes import (
     Block,
     Code,
@@ -391,7 +392,7 @@ def parse(src: SourceDoc) -> Document:
     references = {label: str(ref.get("href", ""))
                   for label, ref in env.get("references", {}).items()}
     return Document(src.rel, title, dict(src.meta), root, tuple(lines), src.body_line,
-                    references)
+                    references, hidden_spans(tokens, lines, offset))
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:

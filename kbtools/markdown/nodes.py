@@ -216,6 +216,9 @@ class Document:
     body_line: int
     # its link reference definitions (`[label]: href`): normalised label -> href as written
     references: Mapping[str, str] = field(default_factory=dict)
+    # (start, end, shown instead) offsets into "\n".join(lines) of the HTML tags and
+    # comments a reader does not see (`kbtools.markdown.hidden`), sorted
+    hidden: tuple[tuple[int, int, str], ...] = ()
 
     def sections(self) -> Iterator[Section]:
         yield from self.root.walk()

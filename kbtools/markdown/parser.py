@@ -29,10 +29,11 @@ from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
-from markdown_it.rules_inline import StateInline, backtick
+from markdown_it.rules_inline import StateInline, backtick, html_inline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
+from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from kbtools.markdown.highlight import highlight_plugin
@@ -51,6 +52,8 @@ BLOCK_MATH = ("math_block", "math_block_label")
 BR = re.compile(r"<br\s*/?>", re.I)
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
+# `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
+BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
@@ -82,7 +85,15 @@ def markdown() -> MarkdownIt:
                       {"alt": ["paragraph", "reference", "blockquote", "list"]})
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
+    md.inline.ruler.at("html_inline", _noting_span(html_inline))
     md.use(tasklists_plugin)
+    # footnotes as Typora, Obsidian and GitHub read them: `[^1]` is a `footnote_ref` token
+    # (no text of a heading or cell), a definition `[^1]: …` (its continuation lines
+    # indented four spaces included) is a `footnote_reference_open` … `_close` container
+    # left where it was written (not moved to the end), `^[inline]` notes are text
+    md.use(footnote_plugin, inline=False, move_to_end=False)
+    md.inline.ruler.at("footnote_ref", _noting_span(next(
+        r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref")))
     md.use(highlight_plugin)
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
@@ -116,6 +127,28 @@ def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
     if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
         state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
     return True
+
+
+SPAN = "span"  # meta key: (start, end) of an inline token in its run's content
+
+
+def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """An inline rule whose token records where it was written in its run's content
+    (`token_span`): what readers leave out of the source (`kbtools.markdown.hidden`)."""
+    def run(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent and len(state.tokens) > count:
+            state.tokens[-1].meta[SPAN] = (start, state.pos)
+        return True
+    return run
+
+
+def token_span(tok: Token) -> tuple[int, int] | None:
+    """(start, end) of an inline token in its run's content, when the parser noted it."""
+    span = tok.meta.get(SPAN) if tok.meta else None
+    return (int(span[0]), int(span[1])) if span else None
 
 
 def token_newlines(tok: Token) -> int:
@@ -286,7 +319,10 @@ def inline_text(children: Iterable[Token]) -> str:
 
 
 def heading_title(text: str) -> str:
-    """A heading's text without a trailing `{#custom-id}` ("" when nothing else is left)."""
+    """A heading's text without a trailing Obsidian block id (`^limits`) and `{#custom-id}`
+    ("" when nothing else is left): the title its heading path and anchor are made of."""
+    m = BLOCK_ID.search(text)
+    text = text[:m.start()] if m else text
     m = TRAILING_ID.search(text)
     return (text[:m.start()] if m else text).strip()
 

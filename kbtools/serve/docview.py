@@ -60,7 +60,7 @@ from kbtools.markdown.parser import (
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
-from kbtools.serve.editors import block_ids, callouts, table_of_contents, task_boxes
+from kbtools.serve.editors import block_ids, callouts, footnotes, table_of_contents, task_boxes
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -530,6 +530,7 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     task_boxes(tokens)
     callouts(tokens)
     block_ids(tokens)
+    footnotes(tokens)
     _anchor_headings(tokens)
     tokens = table_of_contents(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)

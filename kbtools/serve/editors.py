@@ -13,6 +13,9 @@ they make with fixed markup of its own (nothing of the author's text becomes a t
   has no title); a foldable one is shown open, as a device should show everything;
 - an Obsidian block id (``… 5 滴。 ^leak-rule`` ending a paragraph or list item, or ``^id``
   on a line of its own after a table or list) is left out, as Obsidian shows the page;
+- a footnote (``滴[^1]``, ``[^1]: 依据 GB 4285。`` with its paragraphs indented four spaces):
+  the reference is a superscript of its label, the definition a ``footnote`` box whose first
+  paragraph opens with that superscript (where it was written: pages show it in place);
 - Typora's ``[TOC]`` (a paragraph of its own): a list of links to the headings of what is
   rendered, instead of the text ``[TOC]``.
 """
@@ -115,15 +118,18 @@ def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
 
 
 def block_ids(tokens: list[Token]) -> None:
-    """The Obsidian block id ending each paragraph (`` ^id``) left out; a paragraph that is
-    one is not shown. Table cells and headings keep theirs (`| 2 ^3 |` is a cell's text)."""
+    """The Obsidian block id ending each paragraph or heading (`` ^id``) left out (so a
+    heading's anchor is its title's, as `kb check` reads it); a paragraph that is one is not
+    shown. Table cells keep theirs (`| 2 ^3 |` is a cell's text)."""
     for i, tok in enumerate(tokens[1:-1], 1):
         children = tok.children if tok.type == "inline" else None
-        if not children or children[-1].type != "text" or tokens[i - 1].type != "paragraph_open":
+        opener = tokens[i - 1].type
+        if not children or children[-1].type != "text" or \
+                opener not in ("paragraph_open", "heading_open"):
             continue
         last = children[-1]
         at = _block_id_at(last.content)
-        if at == 0 and len(children) > 1:
+        if at == 0 and (len(children) > 1 or opener == "heading_open"):
             at = -1  # `**x**^id` is no block id: it needs a space before it
         if at >= 0:
             last.content = last.content[:at].rstrip()
@@ -140,3 +146,28 @@ def _block_id_at(text: str) -> int:
     if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
         return -1
     return at if at == 0 or stripped[at - 1] in " \t" else -1
+
+
+def footnotes(tokens: list[Token]) -> None:
+    """Footnote references as superscripts of their label, definitions as `footnote` boxes
+    opening with it (the tokens become plain tags, which `SafeRenderer` writes escaped)."""
+    label = ""
+    for i, tok in enumerate(tokens):
+        if tok.type in ("footnote_reference_open", "footnote_reference_close"):
+            tok.tag, tok.block = "div", True
+            if tok.nesting == 1:
+                tok.attrSet("class", "footnote")
+                label = str(tok.meta.get("label", ""))
+        elif tok.type == "inline" and tok.children:
+            tok.children = [new for child in tok.children for new in (
+                _superscript(str(child.meta.get("label", ""))) if child.type == "footnote_ref"
+                else [child])]
+            if label and i and tokens[i - 1].type == "paragraph_open":
+                tok.children[:0] = [*_superscript(label), Token("text", "", 0, content=" ")]
+            label = ""
+
+
+def _superscript(label: str) -> list[Token]:
+    sup = Token("footnote_mark_open", "sup", 1)
+    sup.attrSet("class", "footnote-ref")
+    return [sup, Token("text", "", 0, content=label), Token("footnote_mark_close", "sup", -1)]
