@@ -47,7 +47,9 @@ class Json(JSONResponse):
 
 
 def error_response(status: int, message: str) -> Json:
-    return Json({"error": {"status": status, "message": one_line(message)}}, status_code=status)
+    """A failure as JSON; a 408 (the body came too slowly) also ends the connection."""
+    return Json({"error": {"status": status, "message": one_line(message)}}, status_code=status,
+                headers={"connection": "close"} if status == 408 else None)
 
 
 Handler = Callable[[Request], Awaitable[Response]]

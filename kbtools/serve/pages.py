@@ -147,7 +147,10 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
             try:
                 p.params = await read_form(request)
             except ops.ApiError as exc:
-                return p.error(exc.status, exc.message)
+                refused = p.error(exc.status, exc.message)
+                if exc.status == 408:  # the form came too slowly: end the connection too
+                    refused.headers["connection"] = "close"
+                return refused
             query = urlencode(link_fields(p.params, request.query_params.get("lang")))
             if len(query) <= MAX_QUERY_STRING:
                 return RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303,
