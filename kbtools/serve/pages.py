@@ -139,8 +139,9 @@ def _source(request: Request) -> ServedIndex:
 PageFn = Callable[[Page, Served], HTMLResponse]
 
 
-def page(fn: PageFn) -> Callable[[Request], Any]:
-    """`fn` run in the thread pool; a refused request or a library error as an error page."""
+def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
+    """`fn` run on a worker thread (a search's when `search`); a refused request or a
+    library error as an error page."""
     async def handler(request: Request) -> Response:
         p = Page(request)
         if request.method == "POST":  # the search form
@@ -167,7 +168,7 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
                 log.exception("page %s failed", request.url.path)
                 return p.error(500, f"internal error ({type(exc).__name__})")
         workers: Workers = request.app.state.workers
-        return await workers.run(run)
+        return await workers.run(run, search=search)
     return handler
 
 
@@ -521,7 +522,7 @@ async def _data_file(request: Request, rel: str, ctype: str, cache: str,
 
 def routes() -> list[Route]:
     return [
-        Route("/", page(search_page), methods=["GET", "POST"]),
+        Route("/", page(search_page, search=True), methods=["GET", "POST"]),
         Route("/doc/{path:path}", page(doc_page)),
         Route("/table/{path:path}", page(table_page)),
         Route("/release", page(release_page)),
