@@ -1,6 +1,6 @@
 """`kb serve` under clients that send half a request and stall: a real uvicorn server (as
 `kb serve` configures it, `app.server_config`) answers them 408 or closes their connections
-once their deadlines pass, so the connections uvicorn allows (`app.MAX_CONNECTIONS`, 503 for
+once their deadlines pass (and drops one that stops reading its responses), so the connections uvicorn allows (`app.MAX_CONNECTIONS`, 503 for
 everyone past it) come back, and a normal request is answered again."""
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ def server(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, header_seconds=1.0))
+    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, header_seconds=1.0,
+                                      send_seconds=1.0))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     while not srv.started:
@@ -95,3 +96,25 @@ def test_stalled_clients_are_closed_and_their_connections_come_back(server):
     # every connection is given back: a normal request is answered by the app, not 503
     assert status(get(port, "/api/nothing")) == 404
     assert not srv.server_state.tasks
+
+
+def until(condition, what: str) -> None:
+    """Wait for `condition` (a guard against a hang, not a measure of time)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_a_client_that_stops_reading_is_dropped(server):
+    srv, port = server
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", port))
+    # many pipelined requests whose answers (megabytes) it never reads
+    s.sendall((b"GET /api/openapi.json HTTP/1.1\r\n" + HEAD + b"\r\n") * 2000)
+    until(lambda: srv.server_state.connections, "the connection was not made")
+    until(lambda: not srv.server_state.connections and not srv.server_state.tasks,
+          "the server still holds the connection of a client that reads nothing")
+    s.close()
+    assert status(get(port, "/api/nothing")) == 404

@@ -10,10 +10,11 @@ uvicorn with `server_config`.
 A client that sends half a request and stalls must not hold a connection for ever: uvicorn
 answers 503 to everyone once `MAX_CONNECTIONS` connections are open, and has no deadline of
 its own for a request's headers (its keep-alive timeout ends once any byte of the next
-request arrives). `header_deadline` gives each request's headers `HEADER_SECONDS` from the
+request arrives). `deadlines` gives each request's headers `HEADER_SECONDS` from the
 moment the connection can take it (opened, or the previous response sent): a request begun
 is answered 408 and closed, an idle connection closed. A body is read within
-`ops.BODY_SECONDS` (`ops.read_bounded`).
+`ops.BODY_SECONDS` (`ops.read_bounded`). A client that stops reading its responses (the
+server's send buffer full for `SEND_SECONDS`) has its connection dropped.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ TOKEN_CHARS = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
 MAX_TOKEN_FILE = 4096
 MAX_CONNECTIONS = 256  # open at once; uvicorn answers 503 past it
 HEADER_SECONDS = 15.0  # a request's headers (at most MAX_HEADER_BYTES) arrive within this
+SEND_SECONDS = 30.0  # a client takes some of a response within this once the buffer is full
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
 
@@ -138,13 +140,14 @@ def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
 
 
 def server_config(app: Guard, host: str, port: int,
-                  header_seconds: float = HEADER_SECONDS) -> uvicorn.Config:
+                  header_seconds: float = HEADER_SECONDS,
+                  send_seconds: float = SEND_SECONDS) -> uvicorn.Config:
     """How uvicorn runs `app`: its bounds and deadlines (see the module docstring)."""
     return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                           server_header=False, limit_concurrency=MAX_CONNECTIONS,
                           timeout_keep_alive=KEEP_ALIVE_SECONDS,
                           h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                          http=header_deadline(header_seconds))
+                          http=deadlines(header_seconds, send_seconds))
 
 
 TIMEOUT_BODY = b"408: the request's headers did not arrive in time\n"
@@ -153,24 +156,39 @@ TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; 
                     + b"\r\n\r\n" + TIMEOUT_BODY)
 
 
-def header_deadline(seconds: float) -> type[H11Protocol]:
+def deadlines(seconds: float, send_seconds: float) -> type[H11Protocol]:
     """uvicorn's HTTP/1.1 protocol with a deadline for each request's headers: `seconds`
     from the connection being opened or its previous response sent. A connection whose
     request is still incomplete then is answered 408 and closed; one with nothing of a
     request, closed (the deadline does not apply while a request runs: its body has
-    `ops.read_bounded`'s)."""
+    `ops.read_bounded`'s). And one for the client to take its responses: a connection whose
+    send buffer stays full for `send_seconds` is dropped (uvicorn would wait for ever, the
+    request's task and the connection held)."""
 
-    class HeaderDeadline(H11Protocol):
+    class Deadlines(H11Protocol):
         timer: asyncio.TimerHandle | None = None
+        stalled: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self.arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self.timer is not None:
-                self.timer.cancel()
+            for timer in (self.timer, self.stalled):
+                if timer is not None:
+                    timer.cancel()
             super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            if self.stalled is None:
+                self.stalled = self.loop.call_later(send_seconds, self.transport.abort)
+
+        def resume_writing(self) -> None:
+            if self.stalled is not None:
+                self.stalled.cancel()
+                self.stalled = None
+            super().resume_writing()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -192,4 +210,4 @@ def header_deadline(seconds: float) -> type[H11Protocol]:
                 self.transport.write(TIMEOUT_RESPONSE)
             self.transport.close()
 
-    return HeaderDeadline
+    return Deadlines
