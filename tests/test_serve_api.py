@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 
 import pytest
 from servefixtures import make_served_repo
@@ -19,6 +20,7 @@ from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from kbtools.serve.app import check_bind, create_app, read_token
 from kbtools.serve.openapi import openapi_document
+from kbtools.serve.source import ServedIndex
 
 pytestmark = pytest.mark.slow
 
@@ -421,3 +423,48 @@ def test_a_client_gone_before_its_body_is_no_internal_error(tmp_path, caplog, pa
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")], \
         caplog.text[-2000:]
+
+
+class HeldLock:
+    """A release's search lock the test holds: a search that waits for it says so."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.lock.acquire()
+        self.waiting = threading.Event()
+
+    def __enter__(self):
+        self.waiting.set()
+        self.lock.acquire()
+
+    def __exit__(self, *exc):
+        self.lock.release()
+
+
+def test_pages_and_health_never_wait_behind_searches(repo):
+    """A search waiting for the release's search lock takes the (one) search worker, not
+    the thread documents, tables, reads and the health check run on."""
+    source = ServedIndex(repo / "dist")
+    with TestClient(create_app(None, source=source), base_url=BASE) as c:
+        held = HeldLock()
+        source.get().search_lock = held  # type: ignore[assignment]
+        found: dict = {}
+        searching = threading.Thread(
+            target=lambda: found.update(r=c.get("/api/search", params={"q": "赤霉病"})))
+        searching.start()
+        assert held.waiting.wait(60), "the search never reached the search lock"
+        answered: dict = {}
+
+        def others():
+            for url in ("/api/healthz", f"/doc/{SCAB}", f"/api/read?doc={SCAB}",
+                        f"/table/{SCAB}", "/release"):
+                answered[url] = c.get(url).status_code
+        reading = threading.Thread(target=others)
+        reading.start()
+        reading.join(60)  # a guard against a hang, not a measure: the search is still held
+        while_searching = dict(answered)
+        held.lock.release()
+        reading.join(60)
+        searching.join(60)
+    assert while_searching == {url: 200 for url in answered} and len(answered) == 5
+    assert found["r"].status_code == 200

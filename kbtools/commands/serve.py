@@ -23,8 +23,9 @@ import click
               help="Allow a non-loopback --host without a token (everyone on the network can "
                    "read the knowledge; a warning is printed).")
 @click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
-              help="Threads that search and render (searches on one release still run one at "
-                   "a time; for more throughput run replicas, see docs/serve.md).")
+              help="Threads that search (searches on one release still run one at a time), "
+                   "and as many that render documents, tables and files, which never wait "
+                   "behind searches; for more throughput run replicas, see docs/serve.md.")
 @click.option("--engine", "engine", metavar="milvus://HOST:PORT[/DB]", default=None,
               help="Serve the release published in this Milvus (kbtools[milvus]) instead of "
                    "local files; follows its alias as a device's current release is followed.")

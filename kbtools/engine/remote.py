@@ -53,6 +53,7 @@ from kbtools.query.inherit import sharing
 from kbtools.query.search import query_models, rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
+PAGE_ROWS = 256  # meta rows read by one query: at most ~15 MB (pieces of 60,000 characters)
 # a filtered vector search over at most this many allowed chunks ranks them all exactly, as
 # the local index does (`kbtools.query.search.EXACT_FILTERED`), but the vectors come over
 # the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
@@ -372,14 +373,31 @@ def check_tokens(engine: Engine, collection: str, manifest: dict[str, Any]) -> N
                           "with a kb that makes the release's", path=str(engine.url))
 
 
-def read_parts(engine: Engine, collection: str, *, files: bool = False) -> dict[str, Any]:
+def read_parts(engine: Engine, collection: str, *, files: bool = False,
+               page_rows: int = PAGE_ROWS) -> dict[str, Any]:
     """The blobs of a release's ``__meta`` collection, decoded (the ``files`` part, which
-    only the web app needs, with `files`)."""
+    only the web app needs, with `files`). Read in pages of at most `page_rows` rows: a
+    Milvus server bounds what one query returns (``quotaAndLimits.limits.maxOutputSize``,
+    100 MB by default), and the files of a release with tens of MB of PDFs are more than
+    that. The keys are listed first (a few bytes a row), then their rows fetched by key."""
     meta = collection + META_SUFFIX
-    rows = engine.call(f"reading {meta}", "query", meta,
-                       filter="seq >= 0" if files else 'part != "files"',
-                       output_fields=["part", "seq", "data"], consistency_level="Strong",
-                       timeout=BLOB_TIMEOUT)  # the sources and files: tens of MB
+    listed = engine.call(f"reading {meta}", "query", meta,
+                         filter="seq >= 0" if files else 'part != "files"',
+                         output_fields=["key"], consistency_level="Strong",
+                         timeout=BLOB_TIMEOUT)
+    keys = sorted(str(r["key"]) for r in listed)
+    rows: list[dict[str, Any]] = []
+    for i in range(0, len(keys), page_rows):
+        page = keys[i:i + page_rows]
+        got = engine.call(f"reading {meta}", "query", meta,
+                          filter=f"key in [{', '.join(expr.literal(k) for k in page)}]",
+                          output_fields=["part", "seq", "data"], consistency_level="Strong",
+                          timeout=BLOB_TIMEOUT)
+        if len(got) != len(page):
+            raise EngineError(f"release {collection} changed in the engine while it was "
+                              "read (pruned or published again?); try again",
+                              path=str(engine.url))
+        rows += got
     pieces: dict[str, list[tuple[int, str]]] = {}
     for r in rows:
         pieces.setdefault(r["part"], []).append((int(r["seq"]), r["data"]))

@@ -47,22 +47,25 @@ class Json(JSONResponse):
 
 
 def error_response(status: int, message: str) -> Json:
-    return Json({"error": {"status": status, "message": one_line(message)}}, status_code=status)
+    """A failure as JSON; a 408 (the body came too slowly) also ends the connection."""
+    return Json({"error": {"status": status, "message": one_line(message)}}, status_code=status,
+                headers={"connection": "close"} if status == 408 else None)
 
 
 Handler = Callable[[Request], Awaitable[Response]]
 Endpoint = Callable[[Request, dict[str, Any]], Any]
 
 
-def guarded(fn: Endpoint) -> Handler:
-    """`fn` run in the thread pool (it may search or read files) with the request and, for a
-    POST, its JSON body; its result as JSON, its errors as one-line JSON errors."""
+def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
+    """`fn` run on a worker thread (a search's when `search`; it may read files) with the
+    request and, for a POST, its JSON body; its result as JSON, its errors as one-line JSON
+    errors."""
     async def handler(request: Request) -> Response:
         try:
             body = await read_body(request) if request.method == "POST" else {}
             request.state.arrived = time.perf_counter()
             workers: Workers = request.app.state.workers
-            result = await workers.run(fn, request, body)
+            result = await workers.run(fn, request, body, search=search)
         except ops.ApiError as exc:
             return error_response(exc.status, exc.message)
         except KbError as exc:
@@ -204,7 +207,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 def routes() -> list[Route]:
     return [
-        Route("/api/search", guarded(search), methods=["GET", "POST"]),
+        Route("/api/search", guarded(search, search=True), methods=["GET", "POST"]),
         Route("/api/read", guarded(read), methods=["GET"]),
         Route("/api/table/evaluate", guarded(table_evaluate), methods=["POST"]),
         Route("/api/releases", guarded(releases), methods=["GET"]),

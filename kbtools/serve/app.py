@@ -5,29 +5,42 @@ the package's static stylesheet) behind `security.Guard`. `check_bind` decides w
 host may be bound: loopback always; any other address only with a token, or with
 ``open_network`` said explicitly (then a warning is printed on every start). `open_source`
 picks what is served (an index location, or a Milvus alias with ``--engine``); `run` starts
-uvicorn.
+uvicorn with `server_config`.
+
+A client that sends half a request and stalls must not hold a connection for ever: uvicorn
+answers 503 to everyone once `MAX_CONNECTIONS` connections are open, and has no deadline of
+its own for a request's headers (its keep-alive timeout ends once any byte of the next
+request arrives). `deadlines` gives each request's headers `HEADER_SECONDS` from the
+moment the connection can take it (opened, or the previous response sent): a request begun
+is answered 408 and closed, an idle connection closed. A body is read within
+`ops.BODY_SECONDS` (`ops.read_bounded`). A client that stops reading its responses (the
+server's send buffer full for `SEND_SECONDS`) has its connection dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import re
 import sys
 from pathlib import Path
 
+import h11
+import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
-from kbtools.serve import api, pages
+from kbtools.serve import api, ops, pages
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
 
@@ -36,18 +49,25 @@ log = logging.getLogger("kbtools.serve")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 TOKEN_CHARS = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
 MAX_TOKEN_FILE = 4096
+MAX_CONNECTIONS = 256  # open at once; uvicorn answers 503 past it
+HEADER_SECONDS = 15.0  # a request's headers (at most MAX_HEADER_BYTES) arrive within this
+SEND_SECONDS = 30.0  # a client takes some of a response within this once the buffer is full
+MAX_HEADER_BYTES = 16 * 1024
+KEEP_ALIVE_SECONDS = 5
 
 
 def create_app(index: Path | str | None, *, token: str | None = None,
                allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS,
-               source: ServedIndex | None = None, workers: int = 1) -> Guard:
+               source: ServedIndex | None = None, workers: int = 1,
+               body_seconds: float = ops.BODY_SECONDS) -> Guard:
     """The ASGI application serving `index` (a release, ``dist/`` or a device directory; a
-    path or its name)."""
+    path or its name); a request body must arrive within `body_seconds`."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
                             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
                     exception_handlers={HTTPException: http_error})
     app.state.source = source = source or ServedIndex(None if index is None else Path(index))
     app.state.workers = Workers(workers)
+    app.state.body_seconds = body_seconds
     return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts)
 
 
@@ -107,8 +127,6 @@ def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
         token_file: Path | None = None, open_network: bool = False, workers: int = 1,
         engine: str | None = None, engine_token_file: Path | None = None) -> None:
     """Serve until interrupted."""
-    import uvicorn
-
     token = read_token(token_file) if token_file is not None else None
     allowed = check_bind(host, token, open_network)
     if not is_loopback(host) and token is None:
@@ -118,6 +136,78 @@ def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
     source.get()  # fail now, in one line, when there is nothing to serve
     app = create_app(index, token=token, allowed_hosts=allowed, source=source, workers=workers)
     print(f"kb serve: http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                server_header=False, limit_concurrency=256, timeout_keep_alive=5,
-                h11_max_incomplete_event_size=16 * 1024)
+    uvicorn.Server(server_config(app, host, port)).run()
+
+
+def server_config(app: Guard, host: str, port: int,
+                  header_seconds: float = HEADER_SECONDS,
+                  send_seconds: float = SEND_SECONDS) -> uvicorn.Config:
+    """How uvicorn runs `app`: its bounds and deadlines (see the module docstring)."""
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                          server_header=False, limit_concurrency=MAX_CONNECTIONS,
+                          timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                          h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                          http=deadlines(header_seconds, send_seconds))
+
+
+TIMEOUT_BODY = b"408: the request's headers did not arrive in time\n"
+TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                    b"connection: close\r\ncontent-length: " + str(len(TIMEOUT_BODY)).encode()
+                    + b"\r\n\r\n" + TIMEOUT_BODY)
+
+
+def deadlines(seconds: float, send_seconds: float) -> type[H11Protocol]:
+    """uvicorn's HTTP/1.1 protocol with a deadline for each request's headers: `seconds`
+    from the connection being opened or its previous response sent. A connection whose
+    request is still incomplete then is answered 408 and closed; one with nothing of a
+    request, closed (the deadline does not apply while a request runs: its body has
+    `ops.read_bounded`'s). And one for the client to take its responses: a connection whose
+    send buffer stays full for `send_seconds` is dropped (uvicorn would wait for ever, the
+    request's task and the connection held)."""
+
+    class Deadlines(H11Protocol):
+        timer: asyncio.TimerHandle | None = None
+        stalled: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            for timer in (self.timer, self.stalled):
+                if timer is not None:
+                    timer.cancel()
+            super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            if self.stalled is None:
+                self.stalled = self.loop.call_later(send_seconds, self.transport.abort)
+
+        def resume_writing(self) -> None:
+            if self.stalled is not None:
+                self.stalled.cancel()
+                self.stalled = None
+            super().resume_writing()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self.arm()  # the next request's headers
+
+        def arm(self) -> None:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = self.loop.call_later(seconds, self.expired)
+
+        def expired(self) -> None:
+            self.timer = None
+            if self.transport.is_closing():
+                return
+            if self.cycle is not None and not self.cycle.response_complete:
+                return  # its headers came: the request runs (or reads its body)
+            begun = self.conn.their_state is not h11.IDLE or bool(self.conn.trailing_data[0])
+            if begun:
+                self.transport.write(TIMEOUT_RESPONSE)
+            self.transport.close()
+
+    return Deadlines

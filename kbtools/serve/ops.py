@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.requests import ClientDisconnect, Request
 
 from kbtools.agents.arguments import (
@@ -45,6 +46,7 @@ from kbtools.ship.operate import local_releases
 from kbtools.ship.release import age_days
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
+BODY_SECONDS = 30.0  # a request body (at most 64 KiB) arrives within this, from its headers
 
 
 class ApiError(Exception):
@@ -60,19 +62,25 @@ async def read_bounded(request: Request, limit: int, what: str) -> bytes:
     """The request's body, at most `limit` bytes: ApiError 413 naming `what` otherwise, on
     its declared length before anything is read, else as it streams in; ApiError 400 when
     the client goes before sending all of it (a dropped connection is no server failure to
-    log with a traceback)."""
+    log with a traceback); ApiError 408 when it has not sent all of it within the app's
+    ``body_seconds`` (`BODY_SECONDS`): a client that stalls half-way would otherwise hold
+    its connection, one of the server's few, for ever."""
     declared = request.headers.get("content-length")
     if declared is not None and (not is_digits(declared) or int(declared) > limit):
         raise ApiError(413, f"{what} larger than {limit} bytes")
+    seconds = getattr(request.app.state, "body_seconds", BODY_SECONDS)
     body = bytearray()
     try:
-        async for part in request.stream():
-            body += part
-            if len(body) > limit:
-                raise ApiError(413, f"{what} larger than {limit} bytes")
+        with anyio.fail_after(seconds):
+            async for part in request.stream():
+                body += part
+                if len(body) > limit:
+                    raise ApiError(413, f"{what} larger than {limit} bytes")
     except ClientDisconnect:
         raise ApiError(400, f"the client closed the connection before sending the whole "
                             f"{what}") from None
+    except TimeoutError:
+        raise ApiError(408, f"the {what} did not arrive within {seconds:g} seconds") from None
     return bytes(body)
 
 

@@ -141,15 +141,19 @@ def _source(request: Request) -> ServedIndex:
 PageFn = Callable[[Page, Served], HTMLResponse]
 
 
-def page(fn: PageFn) -> Callable[[Request], Any]:
-    """`fn` run in the thread pool; a refused request or a library error as an error page."""
+def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
+    """`fn` run on a worker thread (a search's when `search`); a refused request or a
+    library error as an error page."""
     async def handler(request: Request) -> Response:
         p = Page(request)
         if request.method == "POST":  # the search form
             try:
                 p.params = await read_form(request)
             except ops.ApiError as exc:
-                return p.error(exc.status, exc.message)
+                refused = p.error(exc.status, exc.message)
+                if exc.status == 408:  # the form came too slowly: end the connection too
+                    refused.headers["connection"] = "close"
+                return refused
             query = urlencode(link_fields(p.params, request.query_params.get("lang")))
             if len(query) <= MAX_QUERY_STRING:
                 return RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303,
@@ -166,7 +170,7 @@ def page(fn: PageFn) -> Callable[[Request], Any]:
                 log.exception("page %s failed", request.url.path)
                 return p.error(500, f"internal error ({type(exc).__name__})")
         workers: Workers = request.app.state.workers
-        return await workers.run(run)
+        return await workers.run(run, search=search)
     return handler
 
 
@@ -520,7 +524,7 @@ async def _data_file(request: Request, rel: str, ctype: str, cache: str,
 
 def routes() -> list[Route]:
     return [
-        Route("/", page(search_page), methods=["GET", "POST"]),
+        Route("/", page(search_page, search=True), methods=["GET", "POST"]),
         Route("/doc/{path:path}", page(doc_page)),
         Route("/table/{path:path}", page(table_page)),
         Route("/release", page(release_page)),

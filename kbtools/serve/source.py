@@ -22,8 +22,11 @@ worker threads (`Workers`, one by default), not on one thread per request: that 
 mostly Python holding the GIL, so more threads would only make each request slower while
 they take turns, and a search measured under load would no longer cost what it costs
 alone. Searches on one release also run one at a time (`Served.search_lock`), since the
-query stack (SQLite connection, BM25, tokenizer, embedder) is shared. More throughput comes
-from replicas over the same release (docs/serve.md).
+query stack (SQLite connection, BM25, tokenizer, embedder) is shared. Searches and the rest
+(documents, tables, release files, the release page, the health check) have threads of
+their own: the rest never takes the search lock, and would otherwise wait behind every
+search queued for it (a document page ~0.4 s behind three searches, a health check timing
+out under load). More throughput comes from replicas over the same release (docs/serve.md).
 """
 
 from __future__ import annotations
@@ -263,12 +266,16 @@ class EngineServedIndex(ServedIndex):
 
 
 class Workers:
-    """The threads request work runs on (see the module docstring)."""
+    """The threads request work runs on (see the module docstring): `count` for searches,
+    as many for everything else."""
 
     def __init__(self, count: int = 1):
         if count < 1:
             raise ValueError("at least one worker")
-        self.limiter = CapacityLimiter(count)
+        self.searches = CapacityLimiter(count)
+        self.others = CapacityLimiter(count)
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(functools.partial(fn, *args), limiter=self.limiter)
+    async def run(self, fn: Callable[..., T], *args: Any, search: bool = False) -> T:
+        """`fn(*args)` on a worker thread: a search's (`search`) or another request's."""
+        return await anyio.to_thread.run_sync(
+            functools.partial(fn, *args), limiter=self.searches if search else self.others)
