@@ -101,6 +101,9 @@ def browser():
                 "--disable-component-update", "--disable-default-apps",
                 "--lang=zh-CN", "--window-size=1024,768"):
         opts.add_argument(arg)
+    # a Chinese user's browser: pages follow its Accept-Language (headless chromium sends
+    # en-US whatever --lang says)
+    opts.add_experimental_option("prefs", {"intl.accept_languages": "zh-CN,zh"})
     opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     driver.set_page_load_timeout(60)
