@@ -137,6 +137,7 @@ LAYERS = [
     {"config"},
     {"corpus"},
     {"markdown", "provenance", "embed"},
+    {"blame_runs"},
     {"render", "decision", "review", "index"},
     {"check", "query"},
     {"build"},

@@ -115,9 +115,33 @@ def change_front_matter(repo: Path) -> None:
     doc.write_text(text.replace("title:", "title: Retitled", 1), encoding="utf-8")
 
 
+def change_dictionary(repo: Path) -> None:
+    """A word added to the user dictionary (the text holds it) and one taken out: every
+    chunk may be cut otherwise, so BM25 tokenizes them all again; the store and the graphs
+    are still derived from the previous index."""
+    path = repo / "knowledge/_dict.txt"
+    text = path.read_text(encoding="utf-8")
+    assert "穗腐 5 n\n" in text
+    path.write_text(text.replace("穗腐 5 n\n", "") + "病情指数 10 n\n", encoding="utf-8")
+
+
+def change_synonyms(repo: Path) -> None:
+    """A synonym added to a group: a new dictionary term, and the query-time groups."""
+    path = repo / "knowledge/_synonyms.txt"
+    text = path.read_text(encoding="utf-8")
+    assert "= 烂穗病 =" in text
+    path.write_text(text.replace("= 烂穗病 =", "= 烂穗病 = 病穗 =", 1), encoding="utf-8")
+
+
+def change_dictionary_and_edit(repo: Path) -> None:
+    change_dictionary(repo)
+    edit_paragraph(repo)
+
+
 CHANGES = {"edit": edit_paragraph, "add": add_document, "delete": delete_document,
            "rename": rename_document, "formula": change_formula,
-           "front-matter": change_front_matter}
+           "front-matter": change_front_matter, "dictionary": change_dictionary,
+           "synonyms": change_synonyms, "dictionary-and-edit": change_dictionary_and_edit}
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import queue
+import shutil
 import threading
 from pathlib import Path
 
@@ -50,6 +51,10 @@ def _statuses(dist: Path, doc: str) -> list[str]:
             map(json.loads, b"".join(p.read_bytes() for p in sorted(
                 (dist / "data/chunks").glob("*.jsonl"))).splitlines())
             if r["doc"] == doc]
+
+
+def _source(dist: Path) -> dict:
+    return json.loads((dist / "manifest.json").read_text(encoding="utf-8"))["source"]
 
 
 def _append(path: Path, text: str) -> None:
@@ -121,3 +126,34 @@ def test_a_save_blames_and_judges_the_saved_document_alone(tmp_path):
     git(repo, "add", "knowledge/engineering/new.md")
     assert rebuild(cfg, out, (), memo=memo).error is None
     assert _tree(out) == _full(repo, tmp_path / "full5")
+
+
+def test_a_watcher_started_before_the_first_commit_builds_that_commit(tmp_path):
+    repo = copy_example(tmp_path / "repo", DOCS)
+    shutil.rmtree(repo / ".git")  # `git init`, no commit yet: HEAD has no reflog folder
+    toml = repo / "kb.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('model = "use"', TEST_HASH),
+                    encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    assert not (repo / ".git/logs").exists()
+    out = tmp_path / "watched"
+    updates: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=(load_config(repo), out, updates.put, stop),
+                              daemon=True)
+    thread.start()
+    try:
+        first = updates.get(timeout=180)
+        assert first.error is None
+        assert _source(out)["commit"] == "none"
+
+        git(repo, "add", "kb.toml", "assets", "schemas", "knowledge")  # not .kb-cache/
+        git(repo, "-c", "user.name=A", "-c", "user.email=a@example.com",
+            "commit", "-qm", "first")  # no save: the reflog folder is made now
+        committed = updates.get(timeout=60)
+        assert committed.error is None
+        assert _source(out)["commit"] == git(repo, "rev-parse", "HEAD").strip()
+        assert _tree(out) == _full(repo, tmp_path / "full")
+    finally:
+        stop.set()
+        thread.join(timeout=30)

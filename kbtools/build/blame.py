@@ -18,20 +18,23 @@ from pathlib import Path
 import git
 
 from kbtools import provenance
+from kbtools.blame_runs import BlameRuns
 from kbtools.gitobjects import status_changed, unquote_path
-from kbtools.provenance import LineProvenance, git_prefix, line_provenance, open_repo, plain_paths
+from kbtools.provenance import git_prefix, line_provenance, open_repo, plain_paths
 
 # sha, author (mailmap applied, as blame prints it), author time and zone, committer time
 LOG_FORMAT = "--format=%x00%H%x1f%aN%x1f%aE%x1f%at%x1f%ad%x1f%ct%x00"
 
 
-def blame_documents(root: Path, rels: list[str]) -> dict[str, list[LineProvenance]]:
-    """`provenance.blame_lines(root, rel)` of each of `rels` (documents without any left out)."""
+def blame_documents(root: Path, rels: list[str]) -> dict[str, BlameRuns]:
+    """`provenance.blame_lines(root, rel)` of each of `rels` (documents without any left
+    out), as runs (`kbtools.blame_runs`)."""
     written = _written_once(root)
     out = {}
     for rel in rels:
         found = written.get(rel)
-        blame = _all_lines(root / rel, *found) if found else provenance.blame_lines(root, rel)
+        blame = _all_lines(root / rel, *found) if found else \
+            BlameRuns(provenance.blame_lines(root, rel))
         if blame:
             out[rel] = blame
     return out
@@ -69,14 +72,14 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
             if touched[path] == 1 and path not in changed and path.startswith(prefix)}
 
 
-def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> list[LineProvenance]:
+def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> BlameRuns:
     """Every line of the file at `path` credited to commit `sha`, as blame numbers them."""
     try:
         data = path.read_bytes()
     except OSError:
-        return []
+        return BlameRuns()
     n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    return [line_provenance(i, sha, fields) for i in range(1, n + 1)]
+    return BlameRuns.of_commit(n, line_provenance(1, sha, fields))
 
 
 def blame_state(root: Path) -> tuple[str, str, frozenset[str]] | None:

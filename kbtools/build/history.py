@@ -26,12 +26,13 @@ from pathlib import Path
 
 import git
 
+from kbtools.blame_runs import BlameRuns
 from kbtools.build import verified
 from kbtools.build.blame import blame_documents, blame_state
 from kbtools.build.reuse import history_key
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc
-from kbtools.provenance import LineProvenance, blame_lines, open_repo
+from kbtools.provenance import blame_lines, open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage
 from kbtools.review.lineage import Lineage, scan
 from kbtools.review.verification import is_verified
@@ -40,7 +41,7 @@ from kbtools.review.verification import is_verified
 # history finds those one commit wrote); fewer, with one `git blame` each.
 BLAME_ONE_BY_ONE = 8
 
-Blame = dict[str, list[LineProvenance]]
+Blame = dict[str, BlameRuns]
 
 
 @dataclass
@@ -49,10 +50,10 @@ class HistoryMemo:
     (`state`); `blamed` and `judged` count the documents blamed and judged."""
 
     state: tuple[str, str] | None = None
-    blames: dict[str, tuple[tuple[bool, str], list[LineProvenance]]] = field(default_factory=dict)
+    blames: dict[str, tuple[tuple[bool, str], BlameRuns]] = field(default_factory=dict)
     coverages: dict[str, tuple[str, ReviewCoverage]] = field(default_factory=dict)
     lineage: list[Lineage | None] = field(default_factory=list)  # [scan(HEAD)] once read
-    keys: dict[str, tuple[list[LineProvenance], str]] = field(default_factory=dict)
+    keys: dict[str, tuple[BlameRuns, str]] = field(default_factory=dict)
     blamed: int = 0
     judged: int = 0
 
@@ -84,14 +85,14 @@ def document_provenance(memo: HistoryMemo | None, root: Path, raw: dict[str, byt
     if len(todo) > BLAME_ONE_BY_ONE:
         fresh = blame_documents(root, todo)
     else:
-        fresh = {rel: blame_lines(root, rel) for rel in todo}
+        fresh = {rel: BlameRuns(blame_lines(root, rel)) for rel in todo}
     memo.blamed += len(todo)
     for rel in todo:
-        memo.blames[rel] = (keys[rel], fresh.get(rel) or [])
+        memo.blames[rel] = (keys[rel], fresh.get(rel) or BlameRuns())
     return {rel: blame for rel, (_, blame) in sorted(memo.blames.items()) if blame}
 
 
-def blame_key(memo: HistoryMemo | None, rel: str, blame: list[LineProvenance] | None) -> str:
+def blame_key(memo: HistoryMemo | None, rel: str, blame: BlameRuns | None) -> str:
     """`reuse.history_key(blame)` of document `rel`, kept in `memo` for the very same blame
     (digesting every line of 1,200 documents at each save cost more than the save)."""
     if memo is None or not blame:

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from kbtools import __version__
-from kbtools import provenance as history
+from kbtools import blame_runs as history
+from kbtools.blame_runs import BlameRuns
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.embed_stage import Models, Vectors, embed_records
@@ -55,7 +56,6 @@ from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
-from kbtools.provenance import LineProvenance
 from kbtools.query import calibration, pages
 from kbtools.render.formula import (
     render_cached,
@@ -362,7 +362,7 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
     return failed
 
 
-def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, list[LineProvenance]],
+def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, BlameRuns],
              cfg: Config, covs: dict[str, ReviewCoverage],
              reviewed: dict[str, set[verified.ChunkKey]], memo: BuildMemo,
              langs: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
@@ -438,7 +438,7 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 
 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc], counts: dict[str, int],
-                provenance: dict[str, list[LineProvenance]], cfg: Config, user_dict: str,
+                provenance: dict[str, BlameRuns], cfg: Config, user_dict: str,
                 groups: Synonyms, langs: dict[str, str]) -> None:
     """data/ besides the shards: docs.jsonl (`counts`: each document's chunk count), the BM25
     dictionary (front-matter values, the user dictionary and the synonyms' terms) and the

@@ -29,10 +29,12 @@ import json
 import operator
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from kbtools.blame_runs import BlameRuns
 from kbtools.build.parse_cache import ParseCache
 from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.provenance import LineProvenance
@@ -71,12 +73,13 @@ class ShardEntry:
 _LINE_FIELDS = operator.attrgetter(*(f.name for f in fields(LineProvenance)))
 
 
-def history_key(blame: list[LineProvenance] | None) -> str:
+def history_key(blame: Sequence[LineProvenance] | None) -> str:
     """The part of a document's reuse key that its Git provenance makes ("" without any):
     a digest of every line's blame, which is all `chunk_provenance` reads."""
     if not blame:
         return ""
-    text = json.dumps(list(map(_LINE_FIELDS, blame)), ensure_ascii=False)
+    rows = list(blame.line_fields() if isinstance(blame, BlameRuns) else map(_LINE_FIELDS, blame))
+    text = json.dumps(rows, ensure_ascii=False)
     return ":blame:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

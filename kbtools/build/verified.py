@@ -18,6 +18,7 @@ Git, `--corpus`, a library build with `provenance=False`) nothing is proven: sta
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kbtools.build.chunk import ChunkConfig, chunk_document
@@ -36,7 +37,7 @@ NO_HISTORY = "built without Git history: the review cannot be checked"
 ChunkKey = tuple[str, tuple[str, ...], str, str]
 
 
-def coverages(cfg: Config, sources: list[SourceDoc], blame: dict[str, list[LineProvenance]],
+def coverages(cfg: Config, sources: list[SourceDoc], blame: Mapping[str, Sequence[LineProvenance]],
               unchecked_reason: str | None = None) -> dict[str, ReviewCoverage]:
     """The review coverage of every `verified: true` document among `sources`;
     `unchecked_reason` (or a root outside Git) marks them all unchecked."""

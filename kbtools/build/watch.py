@@ -12,7 +12,7 @@ the previous one redoing only changed shards, formula
 SVGs come from the cache, only the saved document is blamed and, when it claims a review,
 judged against the history again (`kbtools.build.history`) — and swapped in atomically, so
 a query right after the save sees the change. The index is the one `kb build` makes of the
-same tree, each chunk's provenance and `verified` included. HEAD's reflog is watched too:
+same tree, each chunk's provenance and `verified` included. HEAD's reflog is watched too (from before the first commit on):
 a commit, checkout or pull rebuilds (every document blamed and judged again, as a build
 does), so an approved review is served as verified without a save. A document with errors is reported and the previous
 index keeps serving. After the first build, before reporting it, the base embedding model
@@ -93,6 +93,12 @@ def _anchor(path: Path, cfg: Config) -> bool:
         folder.is_relative_to(path) for folder in _watched_paths(cfg))
 
 
+def _reflog_anchor(path: Path, reflog: Path | None) -> bool:
+    """Whether `path` is a folder holding HEAD's reflog `reflog` (git makes `logs/` with the
+    first commit: the reflog itself is then to be watched, and HEAD has moved)."""
+    return reflog is not None and path != reflog and reflog.is_relative_to(path)
+
+
 # folders watched recursively (when they exist), besides the root itself
 _FOLDERS = ("knowledge", "assets", "schemas")
 
@@ -110,8 +116,13 @@ def _schedule(observer: Any, handler: Any, cfg: Config, reflog: Path | None = No
     checkout changes every document's blame and review)."""
     observer.unschedule_all()
     root = cfg.root
-    if reflog is not None and reflog.parent.is_dir():
-        observer.schedule(handler, str(reflog.parent), recursive=False)
+    if reflog is not None:
+        # before the first commit there is no `logs/` folder: its nearest folder is
+        # watched until the first commit makes it (`_reflog_anchor`)
+        folder = reflog.parent
+        while not folder.is_dir() and folder.parent != folder:
+            folder = folder.parent
+        observer.schedule(handler, str(folder), recursive=False)
     watched: dict[Path, bool] = {root: False}  # folder -> recursive
     for i, folder in enumerate(_watched_paths(cfg)):
         recursive = i < len(_FOLDERS)
@@ -153,12 +164,14 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             if event.event_type in ("opened", "closed_no_write") or (
                     event.is_directory and event.event_type not in ("deleted", "moved")
                     and not (event.event_type == "created"
-                             and _anchor(Path(str(event.src_path)), cfg))):
+                             and (_anchor(Path(str(event.src_path)), cfg)
+                                  or _reflog_anchor(Path(str(event.src_path)), reflog)))):
                 return  # a folder moved out of knowledge/ (a file manager's trash) or
                 # removed whole has no event of its own files; a watched folder created
                 # (or one holding it) is to be watched
             for path in (event.src_path, getattr(event, "dest_path", "")):
-                if path and (_relevant(str(path), cfg) or Path(str(path)) == reflog):
+                if path and (_relevant(str(path), cfg) or Path(str(path)) == reflog
+                             or _reflog_anchor(Path(str(path)), reflog)):
                     events.put(str(path))
 
     stop = stop or threading.Event()
@@ -191,7 +204,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 except queue.Empty:
                     break
             rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
-            if any(_anchor(Path(p), cfg) for p in changed):
+            if any(_anchor(Path(p), cfg) or _reflog_anchor(Path(p), reflog) for p in changed):
                 _schedule(observer, handler, cfg, reflog)  # a watched folder came, went or moved
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)

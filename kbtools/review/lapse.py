@@ -27,7 +27,7 @@ into `verification-lapsed` warnings (`kbtools.check.verification`).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,7 +195,7 @@ def unchecked(doc: str, reason: str) -> ReviewCoverage:
 
 
 def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
-                    blame: list[LineProvenance] | None = None,
+                    blame: Sequence[LineProvenance] | None = None,
                     lineage: Lineage | None = None) -> ReviewCoverage:
     """What the review behind `verified: true` still covers of document `rel` (relative to
     cfg.root) whose working-tree text is `text`. `blame` is `blame_lines(cfg.root, rel)`
@@ -290,7 +290,7 @@ def _field_change(after: list[DocChange], fields: list[str], nc: frozenset[str]
     return None
 
 
-def _late_lines(repo: git.Repo, review: Review, blame: list[LineProvenance], body_line: int
+def _late_lines(repo: git.Repo, review: Review, blame: Sequence[LineProvenance], body_line: int
                 ) -> dict[int, Change]:
     """Body lines whose blame commit is uncommitted or not covered by `review`."""
     late = not_ancestors(repo, {p.commit for p in blame if p.commit != UNCOMMITTED},
