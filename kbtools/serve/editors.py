@@ -29,7 +29,7 @@ import re
 
 from markdown_it.token import Token
 
-from kbtools.markdown.parser import TRAILING_ID, custom_ids, inline_text
+from kbtools.markdown.parser import TRAILING_ID, block_id_at, custom_ids, inline_text
 
 # `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
 _CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
@@ -131,7 +131,7 @@ def block_ids(tokens: list[Token]) -> None:
                 opener not in ("paragraph_open", "heading_open"):
             continue
         last = children[-1]
-        at = _block_id_at(last.content)
+        at = block_id_at(last.content)
         if at == 0 and (len(children) > 1 or opener == "heading_open"):
             at = -1  # `**x**^id` is no block id: it needs a space before it
         if at >= 0:
@@ -155,17 +155,6 @@ def custom_anchors(tokens: list[Token]) -> None:
             mark = Token("heading_anchor", "", 0)
             mark.meta["id"] = anchor
             children.append(mark)
-
-
-def _block_id_at(text: str) -> int:
-    """Where a trailing Obsidian block id (`^` and letters, digits or `-`) starts: after a
-    space, or at 0 when it is all the text; -1 when the text ends otherwise."""
-    stripped = text.rstrip()
-    at = stripped.rfind("^")
-    ident = stripped[at + 1:]
-    if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
-        return -1
-    return at if at == 0 or stripped[at - 1] in " \t" else -1
 
 
 def footnotes(tokens: list[Token]) -> None:
