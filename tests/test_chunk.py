@@ -506,3 +506,57 @@ def test_markup_alone_makes_no_chunk():
     chunks = chunk_document(src_of(text))
     assert [(c.kind, c.line_start, c.text) for c in chunks] == [
         ("section", 4, "# 索引\n\n正文在这里。\n\n## 视频")]
+
+
+SHOWN_DOC = """# 泄漏
+
+## Leak limits ^limits
+
+漏油不得超过每分钟 3 滴。 ^leak-rule
+
+- 项一 ^item-1
+- 指数 2^10 与 x ^ y 与 **粗**^id
+
+价格&nbsp;100 元&lt;200 元 &#8482; R&D `a&lt;b ^c` 见注[^1]。
+
+| 值 ^3 |
+|---|
+| 2 ^3 |
+
+^table-id
+
+<script>
+var secret = "k";
+</script>
+
+<style>.warn { color: red }</style>
+
+<div>居中&amp;说明 <style>p{}</style></div>
+
+正文 <script>track()</script>尾。
+
+## 阈值 {#limits-cn}
+
+[^1]: 依据 GB 4285。
+
+```
+code &lt; ^blk [^2]:
+```
+"""
+
+
+def test_chunk_text_is_what_a_reader_sees_of_ids_entities_footnotes_and_scripts():
+    """Obsidian block ids (`^leak-rule`, a heading's `^limits`), a heading's `{#custom-id}`,
+    footnote definition labels (`[^1]:`), entities as written (`&nbsp;`, `&lt;`) and the
+    contents of `<script>`/`<style>` were chunk text, BM25 tokens and citations, though the
+    page shows none of them (and the entity as its character)."""
+    chunks = chunk_document(src_of(SHOWN_DOC, "knowledge/s.md"))
+    section = next(c for c in chunks if c.kind == "section")
+    assert section.text == (
+        "# 泄漏\n\n## Leak limits\n\n漏油不得超过每分钟 3 滴。\n\n- 项一\n"
+        "- 指数 2^10 与 x ^ y 与 **粗**^id\n\n"
+        "价格\xa0100 元<200 元 ™ R&D `a&lt;b ^c` 见注。\n\n| 值 ^3 |\n|---|\n| 2 ^3 |\n\n"
+        "居中&说明 \n\n正文 尾。\n\n## 阈值\n\n依据 GB 4285。\n\n"
+        "```\ncode &lt; ^blk [^2]:\n```")
+    assert [c.text for c in chunks if c.kind == "code"][0].endswith(
+        "```\ncode &lt; ^blk [^2]:\n```")  # code is what it shows

@@ -277,3 +277,50 @@ def test_ci_step_publishes_the_release_bundle(releases, milvus, tmp_path):  # no
     assert out["changed"] is True and out["tag"] == "kb-r2"
     wf = (REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
     assert "scripts/ci_publish_engine.sh" in wf and "if: env.KB_MILVUS_URL != ''" in wf
+
+
+def test_a_document_s_chunks_are_read_from_the_engine_in_pages(milvus, tmp_path):  # noqa: F811
+    """`MilvusStore.overlapping(doc, 1, last line)` (a document's page, its review status)
+    asked for all of the document's chunk rows, texts included, in one query, which a
+    server bounds (`maxOutputSize`); it lists their numbers, then reads rows in pages."""
+    kr = make_repo(tmp_path / "kr")
+    rows = "".join(f"| P-{n} | {n * 7} 天 | 检查第 {n} 号泵的密封与轴承 |\n" for n in range(12))
+    (kr / "knowledge" / "pumps.md").write_text(
+        SECOND.replace("Drip line flushing", "泵的保养周期").replace("lang: en", "lang: zh")
+        + "\n| 编号 | 周期 | 内容 |\n|---|---|---|\n" + rows, encoding="utf-8")
+    git(kr, "add", "-A")
+    git(kr, "commit", "-q", "-m", "pumps")
+    cfg = load_config(kr)
+    build(cfg, BuildOptions(progress=False))
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    make_release(kr, cfg.path("dist"), remote=str(art))
+    dev = tmp_path / "dev"
+    sync(str(art), dev)
+    eng = _engine(milvus, "overlap")
+    publish(eng, check_release(dev))
+    local = open_index(dev).store
+    doc = "knowledge/pumps.md"
+    want = local.overlapping(doc, 1, 10**6)
+    assert len(want) > 10
+    store = EngineReader(eng).current().store
+    store.page_rows = 2
+    returned: list[int] = []
+    query = eng.client.query
+
+    def counting(*args, **kwargs):
+        rows = query(*args, **kwargs)
+        if "row" in kwargs.get("output_fields", ()):
+            returned.append(len(rows))
+        return rows
+
+    eng.client.query = counting
+    got = store.overlapping(doc, 1, 10**6)
+    assert [(r["num"], r["id"], r["text"]) for r in got] == \
+        [(r["num"], r["id"], r["text"]) for r in want]
+    assert sum(returned) == len(want) and max(returned) <= 2
+    middle = want[len(want) // 2]
+    assert [r["num"] for r in store.overlapping(doc, middle["line_start"], middle["line_start"])] \
+        == [r["num"] for r in local.overlapping(doc, middle["line_start"], middle["line_start"])]
+    assert set(store.chunks_by_id([r["id"] for r in want])) == {r["id"] for r in want}
+    assert max(returned) <= 2

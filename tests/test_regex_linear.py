@@ -112,6 +112,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
     "kbtools.markdown.parser.BLOCK_ID": "search",
     "kbtools.markdown.hidden.IMAGE_TAG": "match",
+    "kbtools.markdown.hidden.RAW_OPEN": "fullmatch",  # one HTML tag
+    "kbtools.markdown.hidden:</script\\s*>": "search",  # an HTML block or inline run
+    "kbtools.markdown.hidden:</style\\s*>": "search",
+    "kbtools.markdown.hidden.ENTITY": "finditer",  # the text of an HTML block
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
     "kbtools.engine.expr._ESCAPED": "sub",

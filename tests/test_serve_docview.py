@@ -9,6 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbtools.markdown.frontend import scan
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.serve.docview import RenderContext, render_markdown, xrefs_of
 from kbtools.serve.marks import highlight_terms
@@ -226,3 +227,18 @@ def test_an_html_link_in_text_is_a_link_with_its_href_only():
     assert html.rstrip().endswith('<a href="#seal">open</a></p>')
     assert "onclick" not in html and "target" not in html and "javascript" not in html
     assert "&lt;a" not in html
+
+
+def test_a_heading_s_custom_id_and_title_both_reach_it_as_kb_check_accepts():
+    """`## Title {#cid}` got the page id `title-cid` and showed `{#cid}`: neither `#title`
+    nor `#cid` (both of which `kb check` accepts) jumped to it."""
+    text = ("[TOC]\n\n## Title {#cid}\n\n## Title\n\n## 阈值 {#limits} ^blk\n\n## {#only}\n\n"
+            "## `code {#c}`\n")
+    html = render_markdown(text, ctx())
+    assert '<h2 id="title" data-lines="3-3">Title<span id="cid" class="anchor"></span></h2>' in html
+    assert '<h2 id="title-1" data-lines="5-5">Title</h2>' in html
+    assert '<h2 id="阈值" data-lines="7-7">阈值<span id="limits" class="anchor"></span></h2>' in html
+    assert '<a href="#title">Title</a>' in html and "{#cid}" not in html
+    assert "<code>code {#c}</code>" in html  # code is shown as written
+    ids = set(re.findall(r' id="([^"]+)"', html))
+    assert ids == set(scan(text, 1).slugs()) - {""}  # the anchors the link-anchor rule accepts

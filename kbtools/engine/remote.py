@@ -69,8 +69,10 @@ class MilvusStore(Store):
     """The chunk store's reads, answered from the release collection (rows cached)."""
 
     def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
-                 facets: dict[str, set[str]], count: int, verified: list[bool]):
+                 facets: dict[str, set[str]], count: int, verified: list[bool], *,
+                 page_rows: int = PAGE_ROWS):
         self.engine, self.collection = engine, collection
+        self.page_rows = page_rows  # chunk rows read by one query (`read_parts`' reason)
         self._docs = {d["doc"]: d for d in docs}
         self._facets, self._total, self._verified = facets, count, verified
         self._rows: dict[int, dict[str, Any]] = {}
@@ -85,7 +87,18 @@ class MilvusStore(Store):
     def chunk_verified(self) -> list[bool]:
         return list(self._verified)
 
-    def _fetch(self, filt: str) -> list[dict[str, Any]]:
+    def _fetch(self, field: str, keys: list[int] | list[str]) -> list[dict[str, Any]]:
+        """The rows whose `field` ("num" or "id") is one of `keys`, read in pages of at most
+        `page_rows` rows (a chunk row holds its text: a server bounds what one query
+        returns)."""
+        out: list[dict[str, Any]] = []
+        for i in range(0, len(keys), self.page_rows):
+            listed = ", ".join(expr.literal(k) if isinstance(k, str) else str(int(k))
+                               for k in keys[i:i + self.page_rows])
+            out += self._read(f"{field} in [{listed}]")
+        return out
+
+    def _read(self, filt: str) -> list[dict[str, Any]]:
         got = self.engine.call(f"reading chunks of {self.collection}", "query", self.collection,
                                filter=filt, output_fields=CHUNK_FIELDS)
         out = []
@@ -102,14 +115,13 @@ class MilvusStore(Store):
     def chunks(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         missing = sorted({int(n) for n in nums} - self._rows.keys())
         if missing:
-            self._fetch(f"num in {missing}")
+            self._fetch("num", missing)
         return {n: self._rows[n] for n in nums if n in self._rows}
 
     def chunks_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
-        rows = self._fetch(f"id in [{', '.join(expr.literal(i) for i in ids)}]")
-        return {r["id"]: r for r in rows}
+        return {r["id"]: r for r in self._fetch("id", list(dict.fromkeys(ids)))}
 
     def ranking_rows(self, nums: list[int]) -> dict[int, dict[str, Any]]:
         return self.chunks(nums)  # whole rows: the collection returns them in one query
@@ -125,9 +137,14 @@ class MilvusStore(Store):
         return None  # no pass over the collection: ranking reads the rows it needs
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
-        rows = self._fetch(f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
-                           f"and line_end >= {int(line_start)}")
-        return sorted(rows, key=lambda r: (r["line_start"], r["num"]))
+        """As the local store's: the chunk numbers are listed first (a few bytes a row; a
+        document's page asks for all of its chunks), then their rows read in pages."""
+        listed = self.engine.call(
+            f"reading chunks of {self.collection}", "query", self.collection,
+            filter=f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
+                   f"and line_end >= {int(line_start)}", output_fields=["num"])
+        found = self.chunks(sorted(int(r["num"]) for r in listed))
+        return sorted(found.values(), key=lambda r: (r["line_start"], r["num"]))
 
     def doc(self, doc: str) -> dict[str, Any] | None:
         return self._docs.get(doc)

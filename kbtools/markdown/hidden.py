@@ -3,12 +3,15 @@
 A page shows the text content of inline HTML (`m<sup>3</sup>/h` reads `m3/h`, `<kbd>Ctrl</kbd>`
 reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明</div>`), and no
 comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
-`![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too. `hidden_spans(tokens,
-lines, offset)` gives the source spans of those tags and comments, as offsets into
+`![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too, as is
+a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>` elements,
+an Obsidian block id ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
+and a heading's `{#custom-id}`; an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
+character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
 `"\\n".join(lines)` of the file, read from the parser's own tokens (an inline tag is an
 `html_inline` token whose span in its run the parser notes, `parser.token_span`), so a
-code span's or a code block's `<T>`, an escaped `\\<b>` and `气温<10℃` are never taken for
-tags. The chunker leaves them out of chunk text (`kbtools.build.chunk_text.SourceText`).
+code span's or a code block's `<T>` and `&lt;`, an escaped `\\<b>` and `气温<10℃` are never
+taken for tags. The chunker leaves them out of chunk text (`kbtools.build.chunk_text.SourceText`).
 """
 
 from __future__ import annotations
@@ -16,11 +19,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from markdown_it.common.entities import entities
 from markdown_it.common.html_re import HTML_TAG_RE
+from markdown_it.common.utils import fromCodePoint, isValidEntityCode
 from markdown_it.token import Token
 
 from kbtools.markdown.nodes import comment_spans
-from kbtools.markdown.parser import BR, token_span
+from kbtools.markdown.parser import (
+    BR,
+    TRAILING_ID,
+    block_id_at,
+    entity_spans,
+    token_span,
+)
 
 Hidden = tuple[int, int, str]  # (start, end, what a reader sees instead: "" or " ")
 
@@ -91,52 +102,143 @@ def _shown(tag: str) -> str | None:
     return " " if BR.match(tag) else ""
 
 
-def _inline_markup(tok: Token) -> list[tuple[int, int, str]]:
-    """An inline run's tags (`_shown`) and footnote references (`[^1]`, a superscript)."""
-    out = []
-    for child in tok.children or ():
+# the elements whose contents no reader sees, and their end tags
+RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
+RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
+ENTITY = re.compile(r"&(?:#(x[a-f0-9]{1,6}|[0-9]{1,7})|([a-z][a-z0-9]{1,31}));", re.I)
+
+
+def _inline_markup(tok: Token, opener: str) -> list[tuple[int, int, str]]:
+    """An inline run's tags (`_shown`), `<script>`/`<style>` contents, footnote references
+    (`[^1]`, a superscript), entities (their character) and, ending a paragraph or heading
+    (`opener`), its block id and a heading's `{#custom-id}`, in order and disjoint."""
+    out: list[tuple[int, int, str]] = []
+    children = tok.children or []
+    raw_end = -1  # the end of the `<script>`/`<style>` element being left out
+    for child in children:
         span = token_span(child) if child.type in ("html_inline", "footnote_ref") else None
-        if span is None:
+        if span is None or span[0] < raw_end:
             continue
         shown = "" if child.type == "footnote_ref" else _shown(child.content)
-        if shown is not None:
-            out.append((span[0], span[1], shown))
-    return out
+        if shown is None:
+            continue
+        end = span[1]
+        if child.type == "html_inline" and (m := RAW_OPEN.fullmatch(child.content)):
+            close = RAW_CLOSE[m.group(1).lower()].search(tok.content, end)
+            end = raw_end = close.end() if close else len(tok.content)
+        out.append((span[0], end, shown))
+    out += [(a, b, char) for a, b, char in entity_spans(tok) if not _within(a, out)]
+    if opener in ("paragraph_open", "heading_open") and children:
+        out += _trailing_ids(tok.content, children[-1], opener == "heading_open")
+    return sorted(out)
+
+
+def _within(pos: int, spans: list[tuple[int, int, str]]) -> bool:
+    return any(a <= pos < b for a, b, _ in spans)
+
+
+def _trailing_ids(content: str, last: Token, heading: bool) -> list[tuple[int, int, str]]:
+    """The block id ending a paragraph's or heading's run (as the page leaves it out:
+    `kbtools.serve.editors.block_ids`) and a heading's `{#custom-id}` before it, with the
+    spaces before them, as one span."""
+    if last.type != "text":
+        return []
+    end = cut = len(content.rstrip())
+    at = block_id_at(last.content)
+    tail = last.content[at:].rstrip() if at >= 0 and (at > 0 or not heading) else ""
+    if tail and content.endswith(tail, 0, end) and (
+            end == len(tail) or content[end - len(tail) - 1] in " \t"):
+        cut = len(content[:end - len(tail)].rstrip(" \t"))
+    if heading and (m := TRAILING_ID.search(content, 0, cut)) and \
+            last.content[:at if at > 0 else None].rstrip().endswith(m.group().rstrip()):
+        cut = len(content[:m.start()].rstrip(" \t"))
+    return [(cut, end, "")] if cut < end else []
 
 
 def _block_markup(content: str) -> list[tuple[int, int, str]]:
-    """The comments and tags of an HTML block's content, in order (linear: a `<` inside a
-    comment is never tried as a tag)."""
+    """The comments, tags and `<script>`/`<style>` elements of an HTML block's content and
+    the entities of its text, in order (linear: a `<` inside a comment is never tried as a
+    tag)."""
     out: list[tuple[int, int, str]] = []
-    pos = 0
-    for start, body in [*comment_spans(content), (len(content), "")]:
-        at = content.find("<", pos, start)
-        while at >= 0:
-            m = HTML_TAG_RE.match(content, at, start)
-            shown = _shown(m.group()) if m else None
-            if m and shown is not None:
-                out.append((at, m.end(), shown))
-            at = content.find("<", m.end() if m else at + 1, start)
-        if start < len(content):
-            end = start + len(body) + 7
-            out.append((start, end, ""))
-            pos = end
+    pos, size = 0, len(content)
+    for start, body in [*comment_spans(content), (size, "")]:
+        if start < pos:  # inside an element already left out
+            continue
+        pos = _markup_between(content, pos, start, out)
+        if pos <= start < size:
+            out.append((start, start + len(body) + 7, ""))
+            pos = start + len(body) + 7
     return out
 
 
+def _markup_between(content: str, pos: int, stop: int, out: list[tuple[int, int, str]]) -> int:
+    """The tags, elements left out and entities of `content[pos:stop]` added to `out`;
+    where the text is read on from (past `stop` when an element runs on past it)."""
+    at = content.find("<", pos, stop)
+    while at >= 0:
+        m = HTML_TAG_RE.match(content, at, stop)
+        if not m:
+            at = content.find("<", at + 1, stop)
+            continue
+        out += _entities(content, pos, at)
+        shown, pos = _shown(m.group()), m.end()
+        if shown is not None and (raw := RAW_OPEN.fullmatch(m.group())):
+            close = RAW_CLOSE[raw.group(1).lower()].search(content, pos)
+            pos = close.end() if close else len(content)
+        if shown is not None:
+            out.append((at, pos, shown))
+        if pos > stop:
+            return pos
+        at = content.find("<", pos, stop)
+    out += _entities(content, pos, stop)
+    return stop
+
+
+def _entities(content: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """The entities of HTML text in `content[start:end]`, each with its character (as
+    markdown-it decodes them in Markdown text)."""
+    out = []
+    for m in ENTITY.finditer(content, start, end):
+        if m.group(1):
+            num = m.group(1)
+            code = int(num[1:], 16) if num[0] in "xX" else int(num)
+            out.append((m.start(), m.end(), fromCodePoint(code if isValidEntityCode(code)
+                                                          else 0xFFFD)))
+        elif m.group(2) in entities:
+            out.append((m.start(), m.end(), entities[m.group(2)]))
+    return out
+
+
+def _footnote_label(tok: Token, line: str, start: int) -> list[Hidden]:
+    """The label opening a footnote definition (`[^1]:` and the spaces after it) on its
+    first line (`start`: that line's file offset)."""
+    label = f"[^{tok.meta.get('label', '')}]:" if tok.meta else ""
+    col = line.find(label) if label else -1
+    if col < 0:
+        return []
+    end = col + len(label)
+    end += len(line[end:]) - len(line[end:].lstrip(" \t"))
+    return [(start + col, start + end, "")]
+
+
 def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> tuple[Hidden, ...]:
-    """The spans of HTML markup in the document, sorted; `offset` is the file line index of
-    the body's first line (the tokens' maps count from the body)."""
+    """The spans of the document no reader sees (or sees as another character), sorted and
+    disjoint; `offset` is the file line index of the body's first line (the tokens' maps
+    count from the body)."""
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
     locate = _Locator(lines, starts, {})
     out: list[Hidden] = []
     for i, tok in enumerate(tokens):
+        if tok.type == "footnote_reference_open" and tok.map is not None:
+            index = tok.map[0] + offset
+            if 0 <= index < len(lines):
+                out += _footnote_label(tok, lines[index], starts[index])
         if tok.map is None or not tok.content:
             continue
         if tok.type == "inline":
-            found = _inline_markup(tok)
+            found = _inline_markup(tok, tokens[i - 1].type if i else "")
         elif tok.type == "html_block":
             found = _block_markup(tok.content)
         else:
@@ -145,4 +247,8 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
             out.extend(locate.spans(tok.content, tok.map[0] + offset, found))
         elif i and tokens[i - 1].type in ("th_open", "td_open"):  # cells share their row's line
             locate.spans(tok.content, tok.map[0] + offset, [(0, 0, "")])
-    return tuple(sorted(out))
+    disjoint: list[Hidden] = []
+    for span in sorted(out):
+        if not disjoint or span[0] >= disjoint[-1][1]:
+            disjoint.append(span)
+    return tuple(disjoint)

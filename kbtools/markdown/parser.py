@@ -29,7 +29,7 @@ from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
-from markdown_it.rules_inline import StateInline, backtick, html_inline
+from markdown_it.rules_inline import StateInline, backtick, entity, html_inline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
@@ -86,6 +86,8 @@ def markdown() -> MarkdownIt:
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.inline.ruler.at("html_inline", _noting_span(html_inline))
+    md.inline.ruler.at("entity", _noting_span(entity))
+    md.core.ruler.before("text_join", "entity_spans", _entity_spans)
     md.use(tasklists_plugin)
     # footnotes as Typora, Obsidian and GitHub read them: `[^1]` is a `footnote_ref` token
     # (no text of a heading or cell), a definition `[^1]: …` (its continuation lines
@@ -143,6 +145,40 @@ def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateIn
             state.tokens[-1].meta[SPAN] = (start, state.pos)
         return True
     return run
+
+
+ENTITIES = "entities"  # meta key of an inline run: ((start, end, character), ...) of its entities
+
+
+def _entity_spans(state: StateCore) -> None:
+    """Each inline run's HTML entities (`&nbsp;`, `&lt;`, `&#8482;`: what a reader sees is
+    the character) as (start, end, character) in its content, in `meta[ENTITIES]`, read
+    before `text_join` merges their tokens into the text around them."""
+    for tok in state.tokens:
+        if tok.type != "inline" or not tok.children:
+            continue
+        found = [(*span, child.content) for child in tok.children
+                 if child.type == "text_special" and child.info == "entity"
+                 and (span := token_span(child))]
+        if found:
+            tok.meta[ENTITIES] = tuple(found)
+
+
+def entity_spans(tok: Token) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, character) of each HTML entity written in an inline run's text."""
+    return tuple(tok.meta.get(ENTITIES, ())) if tok.meta else ()
+
+
+def block_id_at(text: str) -> int:
+    """Where a trailing Obsidian block id (`^` and letters, digits or `-`) starts in the text
+    ending a paragraph or heading: after a space, or at 0 when it is all the text; -1 when
+    the text ends otherwise."""
+    stripped = text.rstrip()
+    at = stripped.rfind("^")
+    ident = stripped[at + 1:]
+    if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
+        return -1
+    return at if at == 0 or stripped[at - 1] in " \t" else -1
 
 
 def token_span(tok: Token) -> tuple[int, int] | None:

@@ -23,7 +23,8 @@ markdown-it's own renderer in what author content may do:
   leading nowhere, links with a scheme other than http(s)/mailto are dropped;
 - a link to a heading of the same document (``#anchor``) stays in the page on the
   document's page and points at the document's page elsewhere (a passage in search results);
-- headings carry their anchor (`slugify`, as `kb check` validates ``#anchor`` links);
+- headings carry their anchor (`slugify` of the title, as `kb check` validates ``#anchor``
+  links) and one for each ``{#custom-id}`` they name;
 - a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
   Obsidian callout (``> [!warning] 标题``) a titled box, Typora's ``[TOC]`` a list of links
   to the headings (`kbtools.serve.editors`);
@@ -52,6 +53,7 @@ from markdown_it.utils import OptionsDict
 from kbtools.markdown.doctree import ATTR, html_images
 from kbtools.markdown.parser import (
     BR,
+    heading_title,
     inline_text,
     is_math_fence,
     markdown,
@@ -60,7 +62,14 @@ from kbtools.markdown.parser import (
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
-from kbtools.serve.editors import block_ids, callouts, footnotes, table_of_contents, task_boxes
+from kbtools.serve.editors import (
+    block_ids,
+    callouts,
+    custom_anchors,
+    footnotes,
+    table_of_contents,
+    task_boxes,
+)
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -151,6 +160,10 @@ class SafeRenderer(RendererHTML):
     def cited_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:
         return '<span id="cited" class="anchor"></span>'
+
+    def heading_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                       env: Any) -> str:
+        return f'<span id="{escapeHtml(str(tokens[idx].meta["id"]))}" class="anchor"></span>'
 
     def omitted_rows(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:
@@ -451,7 +464,7 @@ def _anchor_headings(tokens: list[Token]) -> None:
     for i, tok in enumerate(tokens):
         if tok.type != "heading_open" or i + 1 >= len(tokens):
             continue
-        base = slug = slugify(inline_text(tokens[i + 1].children or []))
+        base = slug = slugify(heading_title(inline_text(tokens[i + 1].children or [])))
         while slug in seen:
             seen[base] += 1
             slug = f"{base}-{seen[base]}"
@@ -530,6 +543,7 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     task_boxes(tokens)
     callouts(tokens)
     block_ids(tokens)
+    custom_anchors(tokens)
     footnotes(tokens)
     _anchor_headings(tokens)
     tokens = table_of_contents(tokens)

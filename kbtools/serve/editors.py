@@ -16,6 +16,9 @@ they make with fixed markup of its own (nothing of the author's text becomes a t
 - a footnote (``滴[^1]``, ``[^1]: 依据 GB 4285。`` with its paragraphs indented four spaces):
   the reference is a superscript of its label, the definition a ``footnote`` box whose first
   paragraph opens with that superscript (where it was written: pages show it in place);
+- a heading's ``{#custom-id}`` (``## 阈值 {#limits}``) is left out of its text, as Pandoc and
+  Typora show it; the heading gets a ``heading_anchor`` token for each id it names, so
+  ``#limits`` and its title's ``#阈值`` both reach it, as `kb check` accepts both;
 - Typora's ``[TOC]`` (a paragraph of its own): a list of links to the headings of what is
   rendered, instead of the text ``[TOC]``.
 """
@@ -26,7 +29,7 @@ import re
 
 from markdown_it.token import Token
 
-from kbtools.markdown.parser import inline_text
+from kbtools.markdown.parser import TRAILING_ID, block_id_at, custom_ids, inline_text
 
 # `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
 _CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
@@ -128,7 +131,7 @@ def block_ids(tokens: list[Token]) -> None:
                 opener not in ("paragraph_open", "heading_open"):
             continue
         last = children[-1]
-        at = _block_id_at(last.content)
+        at = block_id_at(last.content)
         if at == 0 and (len(children) > 1 or opener == "heading_open"):
             at = -1  # `**x**^id` is no block id: it needs a space before it
         if at >= 0:
@@ -137,15 +140,21 @@ def block_ids(tokens: list[Token]) -> None:
             tokens[i - 1].hidden = tokens[i + 1].hidden = True
 
 
-def _block_id_at(text: str) -> int:
-    """Where a trailing Obsidian block id (`^` and letters, digits or `-`) starts: after a
-    space, or at 0 when it is all the text; -1 when the text ends otherwise."""
-    stripped = text.rstrip()
-    at = stripped.rfind("^")
-    ident = stripped[at + 1:]
-    if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
-        return -1
-    return at if at == 0 or stripped[at - 1] in " \t" else -1
+def custom_anchors(tokens: list[Token]) -> None:
+    """A heading's trailing ``{#custom-id}`` left out of its text (run after `block_ids`: the
+    title `kb check` slugs is what remains), each id it names a ``heading_anchor`` token."""
+    for i, tok in enumerate(tokens[1:-1], 1):
+        children = tok.children if tok.type == "inline" else None
+        if not children or tokens[i - 1].type != "heading_open":
+            continue
+        ids = custom_ids(inline_text(children))
+        last = children[-1]
+        if last.type == "text" and (m := TRAILING_ID.search(last.content)):
+            last.content = last.content[:m.start()].rstrip()
+        for anchor in ids:
+            mark = Token("heading_anchor", "", 0)
+            mark.meta["id"] = anchor
+            children.append(mark)
 
 
 def footnotes(tokens: list[Token]) -> None:
