@@ -212,7 +212,10 @@ def test_every_response_forbids_external_origins(client):
 def test_hostile_field_report_is_escaped_in_json_and_pages(client):
     body = client.get("/api/search", params={"q": "诱捕器 K-77 夜蛾", "k": 3}).json()
     hit = next(r for r in body["results"] if "k77" in r["doc"])
-    assert "<script>" in hit["text"]  # data stays data in JSON (application/json, nosniff)
+    # chunk text is what a reader sees: a script element is no text; the rest stays data in
+    # JSON (application/json, nosniff), the picture's hostile attribute included
+    assert "<script>" not in hit["text"] and "alert('xss')" not in hit["text"]
+    assert 'onerror="alert(2)"' in hit["text"]
     page = client.get("/", params={"q": "诱捕器 K-77 夜蛾"}).text
     doc = client.get(f"/doc/{hit['doc']}").text
     for html in (page, doc):
