@@ -148,3 +148,26 @@ def test_too_long_a_path_for_sqlite_is_one_clear_error(tmp_path):
         Store(deep / "store.sqlite")
     assert EmbeddingCache(deep / "vectors.sqlite").get_many("m", ["k"]) == {}  # a cache
     # there is skipped (a miss), not an error
+
+
+def test_a_stopped_opener_does_not_hang_the_next_one(tmp_path):
+    """A build stopped (SIGSTOP, a `kb watch` suspended with Ctrl-Z) while it opened the
+    embedding cache held the cache directory's flock, and every later build waited for it
+    forever (seen as a 120 s hang of a build beside a stopped one): the next opener waits a
+    bounded time, then embeds without the cache; once the lock is free it opens it."""
+    import fcntl
+    import os
+
+    from kbtools.embed.cache import open_vectors
+
+    path = tmp_path / "cache" / "embeddings.sqlite"
+    path.parent.mkdir()
+    held = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)  # its own open file: its own lock
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        assert open_vectors(path, wait=0.2) is None
+    finally:
+        os.close(held)
+    con = open_vectors(path, wait=0.2)
+    assert con is not None
+    con.close()

@@ -21,12 +21,15 @@ import fcntl
 import hashlib
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import numpy as np
 
 from kbtools.cachedb import is_busy, open_cache_db
 
+# how long an opener waits for another to finish opening (as long as a cache's busy wait)
+LOCK_WAIT = 5.0
 TABLE = "CREATE TABLE IF NOT EXISTS vec (model TEXT, key TEXT, v BLOB, PRIMARY KEY (model, key))"
 COLUMNS = ["model", "key", "v"]
 
@@ -35,23 +38,39 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def open_vectors(path: Path) -> sqlite3.Connection | None:
+def open_vectors(path: Path, wait: float = LOCK_WAIT) -> sqlite3.Connection | None:
     """A connection to the cache file `path`. A file that is not a database, or whose `vec`
     table has another layout (damaged, or a format this kbtools does not write), is ours to
     replace: it is removed and made anew, so the build embeds once and caches again. None
     (no cache: everything is embedded) when that fails or another process keeps it busy.
     Opening holds an flock on the cache directory, so two openers (the embed stage's model
-    threads, two builds) never replace a file the other has just made."""
+    threads, two builds) never replace a file the other has just made; an opener waits for it
+    at most `wait` seconds, then goes without the cache: a process stopped while it held the
+    lock (a `kb watch` suspended with Ctrl-Z) must not hang every later build."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         held = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return None
     try:
-        fcntl.flock(held, fcntl.LOCK_EX)
+        if not _lock(held, wait):
+            return None
         return _open_or_replace(path)
     finally:
         os.close(held)  # releases the lock
+
+
+def _lock(fd: int, wait: float) -> bool:
+    """An exclusive flock on `fd`, waited for at most `wait` seconds (False: not taken)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
 
 
 def _open_or_replace(path: Path) -> sqlite3.Connection | None:
