@@ -61,14 +61,20 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
-def test_a_watchers_index_is_a_builds_verified_and_blame_included(tmp_path):
-    repo = _repo(tmp_path)
-    out = tmp_path / "watched"
+def _watching(repo: Path, out: Path) -> tuple[queue.Queue, threading.Event, threading.Thread]:
+    """A watcher of `repo` building into `out` on a thread: its updates, its stop, the thread."""
     updates: queue.Queue = queue.Queue()
     stop = threading.Event()
     thread = threading.Thread(target=watch, args=(load_config(repo), out, updates.put, stop),
                               daemon=True)
     thread.start()
+    return updates, stop, thread
+
+
+def test_a_watchers_index_is_a_builds_verified_and_blame_included(tmp_path):
+    repo = _repo(tmp_path)
+    out = tmp_path / "watched"
+    updates, stop, thread = _watching(repo, out)
     try:
         first = updates.get(timeout=180)
         assert first.error is None
@@ -137,11 +143,7 @@ def test_a_watcher_started_before_the_first_commit_builds_that_commit(tmp_path):
     git(repo, "init", "-q", "-b", "main")
     assert not (repo / ".git/logs").exists()
     out = tmp_path / "watched"
-    updates: queue.Queue = queue.Queue()
-    stop = threading.Event()
-    thread = threading.Thread(target=watch, args=(load_config(repo), out, updates.put, stop),
-                              daemon=True)
-    thread.start()
+    updates, stop, thread = _watching(repo, out)
     try:
         first = updates.get(timeout=180)
         assert first.error is None
