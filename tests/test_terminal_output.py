@@ -13,23 +13,14 @@ from hostile import built_repo_index
 
 from kbtools.cli import main
 from kbtools.errors import terminal_text
+from tests.kbfixtures import GOOD_FM
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4K\x07"  # writes "rm -rf ~" to the clipboard
 HIDE = "\x1b[1A\x1b[2K"  # the cursor up a line, and that line erased
-HOSTILE = f"""---
-title: "Seal replacement \\e]52;c;cm0gLXJmIH4K\\a"  # YAML escapes: the same OSC 52
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
-# Seal replacement
-
-Replace the gasket seal of the booster pump every 500 hours{HIDE}\r{OSC52}.
-"""
+HOSTILE = (GOOD_FM.replace("title: Generated",  # YAML escapes: the same OSC 52
+                           'title: "Seal replacement \\e]52;c;cm0gLXJmIH4K\\a"')
+           + "\n# Seal replacement\n\nReplace the gasket seal of the booster pump every 500 "
+           f"hours{HIDE}\r{OSC52}.\n")
 
 
 @pytest.mark.parametrize(("text", "shown"), [
