@@ -112,3 +112,29 @@ def test_invisible_characters_and_colour_codes_do_not_split_words(index):
     assert pasted["query"] == plain["query"] == "小麦赤霉病 E17 伺服过载"
     assert not pasted["filters"].get("unknown_terms")
     assert [r["chunk_id"] for r in pasted["results"]] == [r["chunk_id"] for r in plain["results"]]
+
+
+def test_a_condensed_question_says_how_much_of_it_was_searched(index, example_index):
+    """The bound is said: an answer to the lines chosen from a pasted log reports how many of
+    the question's characters were searched (and read), in the JSON every surface returns
+    and in `kb query`'s output; a question searched whole reports nothing."""
+    log = routine_log("2026-03-12 08:50:11.400 ALARM [servo] fault E17 servo overload", 30)
+    res = search(index, log).to_dict()
+    assert res["condensed"] == {"question_chars": len(log), "read_chars": len(log),
+                                "searched_chars": len(res["query"]),
+                                "max_searched_chars": MAX_QUERY_CHARS}
+    assert len(res["query"]) < len(log)
+    assert list(res)[list(res).index("results") + 1] == "condensed"
+    assert "condensed" not in search(index, "E17 伺服过载 怎么复位").to_dict()
+    # a library caller's longer question: only its head is read, and that is said too
+    huge = search(index, log * 4).to_dict()["condensed"]
+    assert huge["question_chars"] == 4 * len(log) and huge["read_chars"] == MAX_QUESTION_CHARS
+    # nothing searched at all (only whitespace) is still said to be a cut question
+    assert search(index, " " * (MAX_QUESTION_CHARS + 5)).to_dict()["condensed"][
+        "searched_chars"] == 0
+    out = CliRunner().invoke(main, ["query", "--index", str(example_index), "--no-log", log])
+    assert out.exit_code == 0, out.output
+    assert (f"Searched {len(res['query']):,} of the question's {len(log):,} characters"
+            in out.output.splitlines()[0])
+    plain = CliRunner().invoke(main, ["query", "--index", str(example_index), "--no-log", "E17"])
+    assert "Searched" not in plain.output

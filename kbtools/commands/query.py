@@ -155,6 +155,8 @@ def render(res: SearchResponse, explain: bool) -> None:
                    f"routed={[r['field'] + '=' + r['value'] for r in f.routed] or '-'}")
         for e in f.expanded:
             click.echo(f"expanded: {e['term']} → {' / '.join(e['expanded'])} ({e['from']})")
+    if res.condensed is not None:
+        click.echo(click.style(condensed_note(res.condensed), fg="yellow"))
     if res.no_answer:
         click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
@@ -187,6 +189,15 @@ def render(res: SearchResponse, explain: bool) -> None:
                        f"vector {_rank(w, 'vector')} terms={w['matched_terms']}")
         click.echo()
     click.echo(f"[{origin} @ {commit}]")
+
+
+def condensed_note(c: dict[str, Any]) -> str:
+    """The line saying how much of a long question was searched (`SearchResponse.condensed`)."""
+    read = "" if c["read_chars"] == c["question_chars"] else \
+        f"; only its first {c['read_chars']:,} were read"
+    return (f"Searched {c['searched_chars']:,} of the question's {c['question_chars']:,} "
+            f"characters: the lines with the most distinctive terms (at most "
+            f"{c['max_searched_chars']:,} are searched{read}; --json shows the text searched).")
 
 
 def _rank(why: dict[str, Any], name: str) -> str:

@@ -13,7 +13,10 @@ alarm, the exception and the user's own words. A question within the searched le
 searched as it is cleaned, so the ranking of every ordinary question is unchanged.
 
 Work is linear in the question: at most `MAX_QUESTION_CHARS` are read (the JSON API, the MCP
-tools and `kb query` refuse longer ones), each piece is tokenized once.
+tools and `kb query` refuse longer ones), each piece is tokenized once. Either bound is said
+to whoever asked (`Searched.condensed`: the response's ``condensed``, a line of `kb query`):
+an answer to 1,000 characters chosen from an 8,000-character log must not look like an
+answer to the whole log.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import heapq
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from kbtools.errors import valid_unicode
 
@@ -62,16 +67,45 @@ def clean_lines(query: str) -> list[str]:
     return [line for line in lines if line]
 
 
-def question_text(query: str, weigh: Weigh) -> str:
+@dataclass(frozen=True)
+class Searched:
+    """What is searched for a question: `text`, out of `chars` characters asked, of which
+    the first `read` were read (`MAX_QUESTION_CHARS`); `condensed`: the text is fewer than
+    the question's cleaned characters (its most telling pieces, or its head)."""
+
+    text: str
+    chars: int
+    read: int
+    condensed: bool
+
+    def report(self) -> dict[str, Any] | None:
+        """The bound as a response reports it (None: the question was searched whole)."""
+        if not self.condensed and self.read == self.chars:
+            return None
+        return {"question_chars": self.chars, "read_chars": self.read,
+                "searched_chars": len(self.text), "max_searched_chars": MAX_QUERY_CHARS}
+
+
+def searched_question(query: str, weigh: Weigh) -> Searched:
     """The text searched for `query`: its cleaned lines as one line, or, longer than
-    `MAX_QUERY_CHARS`, its pieces that add the most term weight (`weigh`), in their order."""
+    `MAX_QUERY_CHARS`, its pieces that add the most term weight (`weigh`), in their order;
+    with how much of the question that is."""
+    query = str(query or "")
+    read = min(len(query), MAX_QUESTION_CHARS)
     lines = clean_lines(query)
     text = " ".join(lines)
     if len(text) <= MAX_QUERY_CHARS:
-        return text
+        return Searched(text, len(query), read, False)
     parts = distinct_shapes(pieces(lines))
-    text = " ".join(parts)
-    return text if len(text) <= MAX_QUERY_CHARS else condense(parts, weigh, MAX_QUERY_CHARS)
+    short = " ".join(parts)
+    if len(short) > MAX_QUERY_CHARS:
+        short = condense(parts, weigh, MAX_QUERY_CHARS)
+    return Searched(short, len(query), read, len(short) < len(text))
+
+
+def question_text(query: str, weigh: Weigh) -> str:
+    """The text searched for `query` (`searched_question`)."""
+    return searched_question(query, weigh).text
 
 
 def distinct_shapes(parts: Iterable[str]) -> list[str]:

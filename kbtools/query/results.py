@@ -1,8 +1,10 @@
 """What a search returns: typed results whose ``to_dict()`` is the JSON contract.
 
 `SearchResponse.to_dict()` is exactly what `kb query --json` prints (keys in this order):
-``query``, ``release``, ``no_answer``, ``filters``, ``results``, then ``reason`` when there is
-no answer and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
+``query``, ``release``, ``no_answer``, ``filters``, ``results``, then ``condensed`` when the
+question was longer than is searched (``{"question_chars", "read_chars", "searched_chars",
+"max_searched_chars"}``: ``query`` is then the part searched, `kbtools.query.question`),
+``reason`` when there is no answer and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
 ``citation`` text. A `Citation` is the one place citation text is made, for people (`kb
 query`) and for agents (MCP, section reads).
 """
@@ -165,7 +167,8 @@ class SearchFilters:
 @dataclass(frozen=True)
 class SearchResponse:
     """The answer to one question: results (empty when ``no_answer``), why there is no
-    answer (``reason``), the filters applied and the release searched."""
+    answer (``reason``), the filters applied and the release searched; ``condensed``: how
+    much of a question longer than is searched was searched (None: all of it)."""
 
     query: str
     release: ReleaseInfo
@@ -174,12 +177,15 @@ class SearchResponse:
     results: tuple[SearchResult, ...] = field(default=())
     reason: str | None = None
     took_ms: float | None = None
+    condensed: dict[str, Any] | None = None
 
     def to_dict(self, *, citations: bool = False) -> dict[str, Any]:
         """The JSON contract of `kb query --json`; ``citations`` adds each result's citation text."""
         out: dict[str, Any] = {"query": self.query, "release": self.release.to_dict(),
                                "no_answer": self.no_answer, "filters": self.filters.to_dict(),
                                "results": [r.to_dict(citation=citations) for r in self.results]}
+        if self.condensed is not None:
+            out["condensed"] = dict(self.condensed)
         if self.reason is not None:
             out["reason"] = self.reason
         if self.took_ms is not None:

@@ -53,7 +53,7 @@ from kbtools.query.filters import filter_mask, parse_where, resolve_docs
 from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.keys import identifier_terms, key_definitions, named_keys
-from kbtools.query.question import question_text
+from kbtools.query.question import question_text, searched_question
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 
@@ -117,11 +117,13 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         verified_only = bool(qcfg.get("verified_only", False))
     params = params or fusion.FusionParams.from_config(qcfg)
     parsed = parse_where(where)
-    text = question_text(query, term_weights(index))
+    asked = searched_question(query, term_weights(index))
+    text, condensed = asked.text, asked.report()
     filters = SearchFilters(where=tuple(f"{a}{op}{b}" for a, op, b in parsed),
                             verified_only=verified_only)
     if not text:
-        return SearchResponse(text, index.release, filters, reason="empty question")
+        return SearchResponse(text, index.release, filters, reason="empty question",
+                              condensed=condensed)
     parsed = resolve_docs(index, parsed)  # doc=crops/x.md, as `read` takes it
     mask = filter_mask(index, parsed, verified_only)
     routed = route(index, text)
@@ -129,7 +131,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     n = index.store.count()
     if n == 0 or (mask is not None and not mask.any()):
         reason = "the index is empty" if n == 0 else "no chunk matches the filters"
-        return SearchResponse(text, index.release, filters, reason=reason)
+        return SearchResponse(text, index.release, filters, reason=reason, condensed=condensed)
 
     terms, ids, unknown = index.bm25.query_terms(text)
     exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])
@@ -158,7 +160,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
                         ids + list(exp.full_ids), head, held, covered.of)
     if not ranked:
-        return SearchResponse(text, index.release, filters, reason="nothing matched")
+        return SearchResponse(text, index.release, filters, reason="nothing matched",
+                              condensed=condensed)
     ranked += _unlisted_holders(held, fused, ranked)
     table = sections.of(index)  # what ranking needs of a chunk (kbtools.query.sections)
     table.searched()
@@ -198,7 +201,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     return SearchResponse(text, index.release, replace(filters, unknown_terms=tuple(unknown)),
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
-                          took_ms=round((time.perf_counter() - t0) * 1000, 2))
+                          took_ms=round((time.perf_counter() - t0) * 1000, 2),
+                          condensed=condensed)
 
 
 def keep_warm(index: KbIndex) -> None:

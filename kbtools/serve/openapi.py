@@ -55,6 +55,9 @@ _SCHEMAS: dict[str, Any] = {
             "query": {"type": "string"}, "release": {"$ref": "#/components/schemas/Release"},
             "no_answer": {"type": "boolean"}, "filters": {"type": "object"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
+            "condensed": {"type": "object", "description": "a question longer than is "
+                          "searched: question_chars, read_chars, searched_chars, "
+                          "max_searched_chars (query is the part searched)"},
             "results": {"type": "array", "items": {"type": "object", "required": [
                 "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
                 "text", "verified"]}}}},
