@@ -201,6 +201,17 @@ def test_an_evaluation_names_the_table_as_evaluate_table_numbers_it(tmp_path):
     assert again.to_dict()["table"]["index"] == ev["table_index"]
 
 
+@pytest.mark.parametrize("code", ["E-17", "e-17", "Ｅ-１７", "E-05"])
+def test_a_code_typed_with_a_hyphen_is_the_code_the_table_writes(index, code):
+    """A technician types E-17 where the fault-code table writes E17: its words were already
+    searched as the index spells them (expansion), and the identifier is looked for in that
+    spelling too, so the row about the code is first, as for E17 itself."""
+    written = code.replace("Ｅ-１７", "E17").replace("-", "").upper()
+    for q in (code, f"{code} 报警后怎么复位？"):
+        top = search(index, q, k=3).to_dict()["results"][0]
+        assert top["kind"] == "table_row" and top["text"].startswith(f"故障码: {written}"), q
+
+
 def test_exact_identifier_outranks_other_codes(index):
     for code in ("E05", "E12", "E17", "E21", "E31", "E52"):
         res = search(index, f"{code} 报警后怎么复位？", k=5).to_dict()

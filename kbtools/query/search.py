@@ -48,7 +48,7 @@ from kbtools.query import (
 )
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
-from kbtools.query.expansion import EXPANSION_WEIGHT, expand
+from kbtools.query.expansion import EXPANSION_WEIGHT, expand, spellings
 from kbtools.query.filters import filter_mask, parse_where, resolve_docs
 from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
 from kbtools.query.inherit import inherit, vector_models, widen_mask
@@ -301,11 +301,22 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     n = index.store.count()
     limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
     out = []
-    for ident in identifiers(text):
+    for ident in map(lambda i: index_spelling(index, i), identifiers(text)):
         ids = identifier_terms(index, ident)
         if ids and float(index.bm25.share(ids).min()) <= limit:
             out.append(ident)
     return out
+
+
+def index_spelling(index: KbIndex, ident: str) -> str:
+    """The identifier as the index writes it when the index has it only with a hyphen
+    inserted or removed (`expansion.spellings`: E-17 for the E17 of the fault-code table,
+    RS485 for RS-485), else as the question writes it: the words are searched for the
+    index's spelling already, and the identifier must be looked for in the same one."""
+    _, ids, unknown = index.bm25.query_terms(ident)
+    if ids or len(unknown) != 1:
+        return ident
+    return next((v for v in spellings(unknown[0]) if v in index.bm25.vocab), ident)
 
 
 def _rarest_term(index: KbIndex, ident: str) -> int | None:
