@@ -301,7 +301,7 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     n = index.store.count()
     limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
     out = []
-    for ident in map(lambda i: index_spelling(index, i), identifiers(text)):
+    for ident in (index_spelling(index, i) for i in identifiers(text)):
         ids = identifier_terms(index, ident)
         if ids and float(index.bm25.share(ids).min()) <= limit:
             out.append(ident)
