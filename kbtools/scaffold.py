@@ -3,7 +3,9 @@
 The skeleton is kb.toml, schemas/ (the package's own), knowledge/ with one example
 document, assets/, .pre-commit-config.yaml, .github/workflows/ and .gitignore; templates
 live under ``kbtools/data/init``. A repository is initialised with Git when the target is
-not already inside one.
+not already inside one, on the branch the workflows run on (`BRANCH`), whatever git's
+``init.defaultBranch`` says (unset, git starts on ``master``, and the release workflow,
+which runs on pushes to ``main``, never ran).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.schemas import PACKAGE_SCHEMAS
 
+# the branch a new repository starts on: the one the scaffold's workflows run on pushes to
+BRANCH = "main"
 TEMPLATES = Path(str(resources.files("kbtools") / "data" / "init"))
 # template file (under kbtools/data/init) -> path in the new repository
 LAYOUT: dict[str, str] = {
@@ -87,7 +91,9 @@ def _git_init(target: Path) -> bool:
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
         pass
     try:
-        gitpython.Repo.init(target)
+        repo = gitpython.Repo.init(target)
+        # `git init --initial-branch` needs git 2.28; an unborn HEAD can be pointed anywhere
+        repo.git.symbolic_ref("HEAD", f"refs/heads/{BRANCH}")
     except gitpython.GitCommandError as exc:  # e.g. git missing from PATH
         stderr = str(exc.stderr).strip()
         raise KbError(f"git init failed: {stderr or exc}", path=str(target)) from None

@@ -215,3 +215,19 @@ def test_the_scaffold_hooks_check_a_merge_git_completes_on_its_own(tmp_path):
     assert "knowledge/getting-started.md:41:21: error: path-missing: 'other.md'" in res.stdout \
         + res.stderr, res.stdout + res.stderr
     assert run("git", "rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0  # not made
+
+
+def test_init_starts_on_the_branch_the_workflows_run_on(tmp_path, monkeypatch):
+    """With no `init.defaultBranch` set, `git init` starts on master: pushed to GitHub, the
+    release workflow (on pushes to main) never ran, and no release was ever made."""
+    empty = tmp_path / "gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    target = tmp_path / "kr"
+    assert kb("init", str(target)).exit_code == 0
+    head = git.Repo(target).git.symbolic_ref("HEAD")
+    for name in ("kb-release.yml", "kb-check.yml"):
+        workflow = yaml.safe_load((target / ".github" / "workflows" / name).read_text())
+        on = workflow[True]  # YAML 1.1 reads the key `on` as true
+        assert head == "refs/heads/" + on["push"]["branches"][0], name

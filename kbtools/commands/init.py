@@ -20,8 +20,8 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
 
     Writes kb.toml, schemas/, knowledge/ with one example document, assets/,
     .pre-commit-config.yaml (runs `kb check`), .github/workflows/ and .gitignore, and
-    runs `git init` when DIRECTORY is not inside a Git repository. Existing files are
-    never overwritten unless --force is given.
+    runs `git init` when DIRECTORY is not inside a Git repository (on branch main, the one
+    the workflows run on). Existing files are never overwritten unless --force is given.
     """
     written, git_ran = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
