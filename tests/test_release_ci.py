@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -137,3 +138,56 @@ def test_kb_init_release_workflow_installs_the_build_extra_with_kbtools_spec(
     subprocess.run(["bash", "-euc", script], check=True,
                    env={"PATH": os.environ["PATH"], "KBTOOLS_SPEC": spec})
     assert log.read_text().splitlines() == expected
+
+
+def run_job(workflow: Path, job: str, cwd: Path, secrets: dict[str, str], tmp: Path
+            ) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The `run:` steps of `job` in order, as a GitHub runner does (`bash -e`, each step's
+    `env:` with `${{ secrets.X }}` from `secrets`, unset ones empty), until one fails; kb,
+    pip and sudo are stubs that log their arguments. Returns the last step and the log."""
+    stubs, log = tmp / "stubs", tmp / "calls.log"
+    stubs.mkdir()
+    for tool in ("kb", "pip", "sudo"):
+        (stubs / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> "{log}"\n')
+        (stubs / tool).chmod(0o755)
+    (tmp / "runner").mkdir()
+    base = {"PATH": f"{stubs}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp),
+            "RUNNER_TEMP": str(tmp / "runner"), "GITHUB_WORKSPACE": str(cwd),
+            "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "CI": "true"}
+    wf = yaml.safe_load(workflow.read_text())
+    proc = subprocess.CompletedProcess[str]([], 0, "", "")
+    for step in wf["jobs"][job]["steps"]:
+        if "run" not in step:
+            continue
+        env = dict(base)
+        for name, value in (step.get("env") or {}).items():
+            secret = re.fullmatch(r"\$\{\{ *(secrets|vars)\.(\w+) *\}\}", str(value))
+            env[name] = secrets.get(secret.group(2), "") if secret else str(value)
+        proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            break
+    return proc, log.read_text().splitlines() if log.exists() else []
+
+
+def test_kb_init_release_workflow_stops_without_an_artifacts_repository(tmp_path: Path):
+    """Without the KB_ARTIFACTS_REMOTE secret (a fork, a repository not set up yet) the job
+    ran `kb release --remote ""`: a release kept on the runner and lost with it, and a green
+    run. It now stops before installing anything, saying which secret is missing; a release
+    without KB_SIGNING_KEY says it is not signed."""
+    workflow = REPO / "kbtools" / "data" / "init" / "workflows" / "kb-release.yml"
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (tmp_path / "a").mkdir()
+    proc, calls = run_job(workflow, "release", work, {}, tmp_path / "a")
+    assert proc.returncode == 1 and calls == []
+    assert proc.stdout.strip() == (
+        "::error title=kb release::the KB_ARTIFACTS_REMOTE secret is not set: no artifacts "
+        "repository to push the release to (set it to the repository's URL with push rights)")
+    (tmp_path / "b").mkdir()
+    proc, calls = run_job(workflow, "release", work, {"KB_ARTIFACTS_REMOTE": "/srv/art.git"},
+                          tmp_path / "b")
+    assert proc.returncode == 0, proc.stderr
+    assert calls[-3:] == ["kb check", "kb build", "kb release --remote /srv/art.git"]
+    assert proc.stdout.startswith("::warning title=kb release::not signed: the "
+                                  "KB_SIGNING_KEY secret is not set")
