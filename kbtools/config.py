@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import ConfigError
+from kbtools.fsutil import atomic_write_bytes
 
 CONFIG_NAME = "kb.toml"
+# written into the cache folder when it is made: Git leaves the folder out wherever it lies
+# (a repository without kb init's .gitignore, a kb.toml naming another cache folder)
+CACHE_GITIGNORE = b"# made by kbtools: this cache folder stays out of Git\n*\n"
 
 # Front-matter fields with a role in the index ([vocabulary] in kb.toml; see "Vocabulary" in
 # docs/knowledge-authoring.md). These built-in lists fit the bundled knowledge; a repo with other
@@ -162,6 +166,21 @@ class Config:
     def path(self, name: str) -> Path:
         """A configured path (knowledge, assets, dist, cache, ...) resolved against the root."""
         return self.root / str(self.data["paths"][name])
+
+    def cache_dir(self) -> Path:
+        """The cache folder (kb.toml paths.cache), made if missing, with a `.gitignore`
+        ignoring everything in it (`git add -A` committed the caches' SQLite files where no
+        .gitignore of the repository named the folder). A folder that cannot be made or
+        written is returned as it is: a cache that cannot be opened only costs time."""
+        path = self.path("cache")
+        ignore = path / ".gitignore"
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            if not ignore.exists() and not ignore.is_symlink():
+                atomic_write_bytes(ignore, CACHE_GITIGNORE)
+        except OSError:
+            pass
+        return path
 
     @property
     def vocabulary(self) -> Vocabulary:

@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import git
 import pytest
+from click.testing import CliRunner
 from pre_commit.clientlib import load_manifest
 from pre_commit.commands.run import filter_by_include_exclude
 
-from tests.kbfixtures import REPO
+from kbtools.cli import main
+from tests.kbfixtures import REPO, copy_example
 
 
 @pytest.mark.skipif(not (REPO / ".git").exists(), reason="not a git checkout")
@@ -40,3 +43,26 @@ def test_the_hook_repository_checks_the_knowledge_folder_only():
     picked = list(filter_by_include_exclude(names, hook["files"], hook["exclude"]))
     assert picked == ["knowledge/a.md", "knowledge/设备/手册.md", "knowledge/Notes.MD",
                       "knowledge/guide.markdown", "knowledge/_synonyms.txt"]
+
+
+@pytest.mark.parametrize("cache", [None, "build/cache"])
+def test_the_caches_stay_out_of_git_without_a_gitignore_naming_them(tmp_path, monkeypatch,
+                                                                     cache):
+    """A repository using the hook repository has no `kb init` .gitignore (nor does one
+    whose kb.toml names another cache folder): the hook's `kb check` left .kb-cache/'s
+    SQLite files untracked, and the next `git add -A` committed them. The cache folder now
+    ignores itself, whichever command makes it."""
+    kr = copy_example(tmp_path / "kr", ["knowledge/engineering/adr-0001-sqlite-on-devices.md"])
+    if cache:
+        text = (kr / "kb.toml").read_text()
+        (kr / "kb.toml").write_text(text.replace("[paths]\n", f'[paths]\ncache = "{cache}"\n'))
+        git.Repo(kr).git.commit("-qam", "another cache folder")
+    monkeypatch.chdir(kr)
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert CliRunner().invoke(main, ["check"]).exit_code == 0
+    monkeypatch.delenv("PRE_COMMIT")
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["build", "-q", "--out", str(out)]).exit_code == 0
+    made = kr / (cache or ".kb-cache")
+    assert (made / "embeddings.sqlite").is_file() and (made / "check-results.sqlite").is_file()
+    assert git.Repo(kr).git.status("--porcelain", "--untracked-files=all") == ""

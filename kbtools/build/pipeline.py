@@ -125,7 +125,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     stats = BuildStats()
     timer = _Timer(stats, opts.progress)
     out = (opts.out or cfg.path("dist")).resolve()
-    cache_file = cfg.path("cache") / "embeddings.sqlite" if opts.use_cache else None
+    cache_file = cfg.cache_dir() / "embeddings.sqlite" if opts.use_cache else None
     if opts.corpus:  # a foreign folder of Markdown is its own root and knowledge folder
         cfg = corpus_config(cfg, opts.corpus)
     root = cfg.root
@@ -575,7 +575,7 @@ def seed_cache(cfg: Config, index_dir: Path) -> int:
     build on a fresh machine re-embeds only what changed since that index."""
     layout = ReleaseLayout(index_dir)
     manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
-    cache = EmbeddingCache(cfg.path("cache") / "embeddings.sqlite")
+    cache = EmbeddingCache(cfg.cache_dir() / "embeddings.sqlite")
     n = 0
     try:
         for model_key, meta in manifest.get("models", {}).items():

@@ -134,20 +134,21 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     limit = max_bytes or max_document_bytes(cfg)
     categories = frozenset(schema_categories(schemas_dir))
     tracked = staged_paths(cfg.root) if staged else None
+    cache_dir = cfg.cache_dir() if cache else None
     results = None
-    if cache and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
+    if cache_dir is not None and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
         settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
                     "categories": sorted(categories), "staged": sorted(tracked or ())}
-        results = ResultsCache.open(cfg.path("cache"), cfg.root, settings, schemas_dir,
-                                    cfg.path("cache") / FAILURE_DIR,
-                                    [cfg.path("dist"), cfg.path("cache"), *outputs])
+        results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
+                                    cache_dir / FAILURE_DIR,
+                                    [cfg.path("dist"), cache_dir, *outputs])
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
                         fs=FsCache(cfg.root, tracked=tracked), lenient=lenient,
                         schema_checks=schema_checks, max_bytes=limit,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
-                        scans=ScanCache.load(cfg.path("cache") if cache else None),
+                        scans=ScanCache.load(cache_dir),
                         history=cfg if history else None, knowledge=cfg.path("knowledge"),
                         user_dict=cfg.root / str(cfg.get("bm25.user_dict")),
                         assets=cfg.path("assets"), results=results)
