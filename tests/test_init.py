@@ -42,7 +42,7 @@ def test_init_then_check_passes(tmp_path, monkeypatch):
     hooks = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
     hook, whole = hooks["repos"][0]["hooks"]
     assert hooks["repos"][0]["repo"] == "local" and hook["entry"] == "kb check"
-    assert whole["entry"] == "kb check knowledge" and whole["always_run"] is True
+    assert whole["entry"] == "kb check" and whole["always_run"] is True  # kb.toml's folder
     workflow = yaml.safe_load((target / ".github/workflows/kb-check.yml").read_text())
     assert any(step.get("run") == "kb check" for step in workflow["jobs"]["check"]["steps"])
     assert any("kb review check --base" in step.get("run", "")
@@ -231,3 +231,31 @@ def test_init_starts_on_the_branch_the_workflows_run_on(tmp_path, monkeypatch):
         workflow = yaml.safe_load((target / ".github" / "workflows" / name).read_text())
         on = workflow[True]  # YAML 1.1 reads the key `on` as true
         assert head == "refs/heads/" + on["push"]["branches"][0], name
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or shutil.which("git") is None,
+                    reason="pre-commit or git not installed")
+def test_the_scaffold_hooks_follow_the_knowledge_folder_kb_toml_names(tmp_path):
+    """kb.toml invites moving the knowledge folder; the whole-folder hook named
+    `knowledge` itself, and every commit then stopped on `no such file or directory`."""
+    target = tmp_path / "kb"
+    assert kb("init", str(target)).exit_code == 0
+    (target / "docs").mkdir()
+    (target / "knowledge").rename(target / "docs" / "kb")
+    toml = target / "kb.toml"
+    toml.write_text(toml.read_text().replace('knowledge = "knowledge"', 'knowledge = "docs/kb"'))
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+           "PRE_COMMIT_HOME": str(tmp_path / "pc")}
+
+    def pre_commit() -> subprocess.CompletedProcess[str]:
+        subprocess.run(["git", "add", "-A"], cwd=target, check=True)
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run"], cwd=target,
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    passed = pre_commit()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    doc = target / "docs" / "kb" / "getting-started.md"
+    doc.write_text(doc.read_text().replace("category: engineering", "category: nonsense"))
+    failed = pre_commit()
+    assert failed.returncode == 1
+    assert "docs/kb/getting-started.md:3:1: error: fm-unknown-category" in failed.stdout
