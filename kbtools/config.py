@@ -10,6 +10,7 @@ import copy
 import hashlib
 import json
 import os
+import posixpath
 import re
 import tomllib
 from collections.abc import Mapping
@@ -223,6 +224,8 @@ def load_config(root: Path | None = None, overrides: dict[str, Any] | None = Non
             raise ConfigError(f"cannot parse: {message}", path=str(path), line=line) from None
         _validate(user, path, text)
     data = _merge(DEFAULTS, user)
+    data["paths"] = {name: portable_path(str(value)) for name, value in data["paths"].items()}
+    data["bm25"]["user_dict"] = str(data["bm25"]["user_dict"]).replace("\\", "/")
     if not path.is_file():  # a folder that is no knowledge repository: its caches elsewhere
         data = _merge(data, {"paths": {"cache": str(foreign_cache(root))}})
     if overrides:
@@ -236,6 +239,16 @@ def foreign_cache(root: Path) -> Path:
     per folder, so checking or building it never writes into it."""
     digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
     return kb_home() / "caches" / f"{root.name or 'root'}-{digest}"
+
+
+def portable_path(value: str) -> str:
+    """A kb.toml path as every machine reads it: written on Windows (`docs\\kb`, `.\\docs\\kb\\`)
+    it named a folder called `docs\\kb` on Linux CI ("knowledge folder not found"), and the
+    review and provenance code, which match it against Git's `/` paths, never matched it.
+    A backslash is a separator (no file name a Windows checkout holds has one); `.` and
+    trailing separators go (`./docs/kb/` is `docs/kb`)."""
+    value = value.replace("\\", "/")
+    return posixpath.normpath(value) if value else value
 
 
 BOM = "\ufeff"

@@ -1,0 +1,44 @@
+"""kb.toml paths written on Windows read the same on every machine."""
+
+from __future__ import annotations
+
+import git
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.config import load_config
+from tests.kbfixtures import PAGE
+
+WINDOWS_TOML = r"""[paths]
+knowledge = 'docs\kb'
+assets = '.\docs\media\'
+cache = "build\\cache"
+
+[bm25]
+user_dict = 'docs\kb\_dict.txt'
+"""
+
+
+def test_paths_written_with_backslashes_name_the_same_folders(tmp_path, monkeypatch):
+    """A kb.toml written on Windows (`docs\\kb`) named a folder called `docs\\kb` on Linux
+    CI, where the pre-commit hook and the workflows stopped on "knowledge folder not
+    found"."""
+    (tmp_path / "kb.toml").write_text(WINDOWS_TOML)
+    (tmp_path / "docs" / "kb").mkdir(parents=True)
+    (tmp_path / "docs" / "media").mkdir()
+    (tmp_path / "docs" / "media" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "docs" / "kb" / "_dict.txt").write_text("离心泵\n", encoding="utf-8")
+    (tmp_path / "docs" / "kb" / "pump.md").write_text(
+        PAGE.format(title="Pump", source="test", body="![pump](../media/pump.png)"))
+    git.Repo.init(tmp_path)
+    cfg = load_config(tmp_path)
+    assert cfg.path("knowledge") == tmp_path / "docs" / "kb"
+    assert cfg.path("assets") == tmp_path / "docs" / "media"
+    assert cfg.path("cache") == tmp_path / "build" / "cache"
+    assert cfg.get("bm25.user_dict") == "docs/kb/_dict.txt"
+    assert cfg.data["paths"]["knowledge"] == "docs/kb"  # as the review code matches it
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check"])
+    assert res.exit_code == 0, res.output
+    assert "1 document, 0 errors, 0 warnings" in res.stderr
+    assert not any("\\" in p.name for p in tmp_path.rglob("*"))  # no `build\cache` folder
