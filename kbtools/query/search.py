@@ -196,7 +196,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
         unknown_terms=unknown, exact=exact,
-        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
+        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown),
+        paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), unknown)
+        if asked.paste else 1.0)
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
