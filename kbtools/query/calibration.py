@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.index.tokenize import language_of
 from kbtools.query.background import QUESTIONS as BACKGROUND
+from kbtools.query.fusion import unknown_name
 
 CALIBRATION_VERSION = 1
 
@@ -84,7 +86,17 @@ def unknown_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
     return _share(index.bm25, ids, unknown)
 
 
-def _share(bm25: Bm25, ids: list[int], unknown: list[str]) -> float:
+def name_share(index: KbIndex, ids: list[int], unknown: list[str]) -> float:
+    """Share of the question's idf weight (as `unknown_share` weighs it) on the unknown
+    words that name a code, setting, key or error (`kbtools.query.fusion.unknown_name`):
+    the one word of "how do I set max_upload_retries" is a third or more of it, a pasted
+    log's ``gc_worker.go`` and ``cur_db`` a twentieth."""
+    return _share(index.bm25, ids, unknown, lambda t: unknown_name([t]))
+
+
+def _share(bm25: Bm25, ids: list[int], unknown: list[str],
+           counted: Callable[[str], bool] = lambda t: True) -> float:
+    """Share of the weight of `ids` and `unknown` on the unknown content words `counted`."""
     words, known_ids = [], list(ids)
     for t in content_words(unknown):
         parts = _compound_parts(bm25, t)
@@ -96,7 +108,7 @@ def _share(bm25: Bm25, ids: list[int], unknown: list[str]) -> float:
         return 0.0
     missing = len(words) * bm25.max_idf()
     known = float(bm25.idf(known_ids).sum()) if known_ids else 0.0
-    return missing / (missing + known)
+    return sum(map(counted, words)) * bm25.max_idf() / (missing + known)
 
 
 def _question_share(bm25: Bm25, text: str) -> float:

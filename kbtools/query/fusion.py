@@ -464,25 +464,34 @@ def unknown_name(unknown_terms: Sequence[str]) -> bool:
     return any(_CODE.match(t) or _NAME.search(t) for t in unknown_terms)
 
 
+# In a paste (`kbtools.query.question.is_paste`), unknown names are the question's subject
+# only when they carry at least this share of its weight (`kbtools.query.calibration.
+# name_share`): a log's gc_worker.go and cur_db carry a twentieth of it, a SQL statement's
+# t2.name and t1.created_at a sixth, a traceback's file and function names a quarter to a
+# third; a pasted list of settings the knowledge lacks is still about them.
+PASTE_NAME_SHARE = 0.5
+
+
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
                unknown_terms: Sequence[str] = (), unknown_share: float = 0.0,
-               exact: bool = False) -> bool:
+               exact: bool = False, paste: bool = False, name_share: float = 1.0) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
 
     A hit *about* an identifier of the question (``exact``: its fault-code row, its section)
     answers it, unless the question also names a code or setting the knowledge never
     mentions (`unknown_name`: "PostgreSQL shared_buffers" is not answered by a row about
-    PostgreSQL). Otherwise answerable when the best vector similarity reaches ``min_cosine``
+    PostgreSQL) — in a question typed; in a paste (``paste``) only when those names carry
+    ``PASTE_NAME_SHARE`` of its weight (``name_share``). Otherwise answerable when the best vector similarity reaches ``min_cosine``
     or the best hits contain at least ``min_coverage`` of the question's idf weight (terms
     the index never saw count with the highest idf). Two kinds of question need a clearly
     strong vector match instead: one naming such an unknown code or setting (E99, HX-900,
-    tidb_auto_vacuum_interval), and one whose unknown content words carry
+    tidb_auto_vacuum_interval; in a paste, as said above), and one whose unknown content words carry
     ``max_unknown_share`` or more of its weight (叉车, SAML, Elasticsearch: a subject the
     knowledge does not cover).
     """
     if not hits:
         return False
-    unknown = unknown_name(unknown_terms)
+    unknown = unknown_name(unknown_terms) and (not paste or name_share >= PASTE_NAME_SHARE)
     if exact and not unknown:
         return True
     best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])

@@ -407,6 +407,15 @@ def is_about(level: int) -> bool:
     return level % 2 == 1
 
 
+def holds_enough(level: int, wanted: int) -> bool:
+    """Does a chunk at `level` (`match_level`) hold at least half of the question's `wanted`
+    specific identifiers? What a chunk no retriever ranked needs to be promoted: "E17" names
+    one, and the row about it is the answer wherever the words rank it; a pasted log names
+    sixteen (``tableID``, ``2pc.go:1782``, ``txnStartTS``, …), and a chunk about one of
+    them that neither BM25 nor the vectors found is not what the log is about."""
+    return 2 * (level // 2) >= wanted
+
+
 def promote(hits: list[H], level: Callable[[H], int]) -> list[H]:
     """Hits re-sorted by identifier level (higher first), the given order kept inside a level."""
     levels = [level(h) for h in hits]

@@ -36,6 +36,11 @@ PIECE_CHARS = 200  # a long line is taken in pieces of at most this many charact
 # a piece is taken when it adds at least this share of what the best piece adds: a log line
 # that adds only its counter and timestamp (numbers any index holds) is routine
 MIN_GAIN_SHARE = 0.1
+# a question of at least this many lines or characters is a paste (a log, a traceback, a SQL
+# statement, a list of settings): it holds the user's own names too. The dev sets' 2,377
+# questions are one line each, the longest 204 characters; a question and a "thanks" are two.
+PASTE_LINES = 3
+PASTE_CHARS = 220
 
 # an ANSI escape sequence (a coloured terminal log): CSI ... final byte, or ESC and one byte
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
@@ -71,12 +76,14 @@ def clean_lines(query: str) -> list[str]:
 class Searched:
     """What is searched for a question: `text`, out of `chars` characters asked, of which
     the first `read` were read (`MAX_QUESTION_CHARS`); `condensed`: the text is fewer than
-    the question's cleaned characters (its most telling pieces, or its head)."""
+    the question's cleaned characters (its most telling pieces, or its head); `paste`: the
+    question is pasted text (`is_paste`)."""
 
     text: str
     chars: int
     read: int
     condensed: bool
+    paste: bool = False
 
     def report(self) -> dict[str, Any] | None:
         """The bound as a response reports it (None: the question was searched whole)."""
@@ -94,13 +101,22 @@ def searched_question(query: str, weigh: Weigh) -> Searched:
     read = min(len(query), MAX_QUESTION_CHARS)
     lines = clean_lines(query)
     text = " ".join(lines)
+    paste = is_paste(lines)
     if len(text) <= MAX_QUERY_CHARS:
-        return Searched(text, len(query), read, False)
+        return Searched(text, len(query), read, False, paste)
     parts = distinct_shapes(pieces(lines))
     short = " ".join(parts)
     if len(short) > MAX_QUERY_CHARS:
         short = condense(parts, weigh, MAX_QUERY_CHARS)
-    return Searched(short, len(query), read, len(short) < len(text))
+    return Searched(short, len(query), read, len(short) < len(text), paste)
+
+
+def is_paste(lines: Sequence[str]) -> bool:
+    """Is a question of these cleaned lines pasted text rather than a question typed: at
+    least `PASTE_LINES` lines or `PASTE_CHARS` characters? A paste carries the user's own
+    names (``gc_worker.go``, ``self._query``, ``t2.name``): that the knowledge lacks them
+    says nothing of what it is about (`kbtools.query.fusion.answerable`)."""
+    return len(lines) >= PASTE_LINES or sum(map(len, lines)) + len(lines) - 1 >= PASTE_CHARS
 
 
 def question_text(query: str, weigh: Weigh) -> str:

@@ -50,7 +50,14 @@ from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand, spellings
 from kbtools.query.filters import filter_mask, parse_where, resolve_docs
-from kbtools.query.identifiers import identifiers, is_about, match_level, match_levels, promote
+from kbtools.query.identifiers import (
+    holds_enough,
+    identifiers,
+    is_about,
+    match_level,
+    match_levels,
+    promote,
+)
 from kbtools.query.inherit import inherit, vector_models, widen_mask
 from kbtools.query.keys import identifier_terms, key_definitions, named_keys
 from kbtools.query.question import question_text, searched_question
@@ -177,7 +184,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, table.tables_of(hits),
                                            input_synonyms(index))
-    levels = _levels(index, wanted, hits, rows) if wanted else {}
+    levels = _levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
     picked = _suppress_nested(table, hits, k)
     coverage = covered.of(picked)
@@ -189,7 +196,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
         unknown_terms=unknown, exact=exact,
-        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown))
+        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown),
+        paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), unknown)
+        if asked.paste else 1.0)
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
@@ -367,15 +376,25 @@ def _level(wanted: list[str], row: dict[str, Any]) -> int:
 
 
 def _levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
-            rows: Rows) -> dict[int, int]:
+            rows: Rows, unlisted: set[int] | frozenset[int] = frozenset()) -> dict[int, int]:
     """Each hit's `_level`, from the rows read already or else only the text and heading
-    of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`)."""
+    of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`); 0 for
+    an `unlisted` hit (no retriever ranked it) holding less than half of the identifiers
+    (`holds_enough`): it is not promoted above the ranked evidence."""
     nums = list(dict.fromkeys(h.num for h in hits))
     texts = index.store.identifier_texts([n for n in nums if n not in rows])
     texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
-    return dict(zip(nums, match_levels(wanted, [texts[n][0] for n in nums],
-                                       [texts[n][1] for n in nums],
-                                       [texts[n][2] for n in nums]), strict=True))
+    levels = match_levels(wanted, [texts[n][0] for n in nums], [texts[n][1] for n in nums],
+                          [texts[n][2] for n in nums])
+    return {n: level if n not in unlisted or holds_enough(level, len(wanted)) else 0
+            for n, level in zip(nums, levels, strict=True)}
+
+
+def unranked(hits: list[fusion.Hit]) -> set[int]:
+    """The hits no candidate list ranked (`_unlisted_holders`, at score 0, perhaps collapsed
+    to their section since)."""
+    return {h.num for h in hits if h.score == 0.0 and h.why["bm25_rank"] is None
+            and h.why["vector_rank"] is None}
 
 
 def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
