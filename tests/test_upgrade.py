@@ -5,17 +5,23 @@ Old artefacts are made here, in the form the older code wrote them (no old tree 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 from device_fixtures import ADDED, DOCS, NEW_DOC, make_device, second_release
 from kbfixtures import copy_example
+from starlette.testclient import TestClient
 from test_release_helpers import git
 
+import kbtools
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
@@ -28,6 +34,7 @@ from kbtools.index.materialize import derive_full
 from kbtools.index.reader import open_index
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
+from kbtools.serve.app import create_app
 
 SCAB_DOC = "knowledge/crops/wheat-scab.md"
 SCAB_QUESTION = "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？"
@@ -209,3 +216,57 @@ def test_threads_opening_an_unreadable_embedding_cache_keep_every_vector(tmp_pat
     cache = EmbeddingCache(path)
     assert all(cache.get_many(f"model-{n}", ["k"]) for n in range(8))
     cache.close()
+
+
+# ------------------------------------------------- kb serve while pip replaces the package
+
+SERVER_UNDER_UPGRADE = """
+import json
+import sys
+from pathlib import Path
+from starlette.testclient import TestClient
+import kbtools.serve.app
+client = TestClient(kbtools.serve.app.create_app(None), base_url="http://127.0.0.1",
+                    raise_server_exceptions=False)
+def look():
+    page, css = client.get("/nope"), client.get("/static/style.css")
+    return [page.status_code, page.text, css.status_code, css.text]
+before = look()
+package = Path(kbtools.serve.app.__file__).parent
+assert package.is_relative_to(sys.argv[1]), package  # the copy, never the tree under test
+# what `pip install -U kbtools` leaves on disk: a newer template calling what this code does
+# not pass it, a newer stylesheet
+(package / "templates" / "base.html").write_text("{{ given_by_a_newer_kbtools() }}")
+(package / "static" / "style.css").write_text("/* a newer kbtools */")
+print(json.dumps([before, look()]))
+"""
+
+
+def test_a_running_server_keeps_its_own_pages_when_the_package_is_replaced(tmp_path):
+    """A newer kbtools installed under a running `kb serve`: the server read each template
+    again once its file changed, so the newer template, calling a helper the running code
+    does not give, made every page a 500 until a restart (and the newer stylesheet styled
+    the older pages). The server keeps what it started with."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(kbtools.__file__).parent, site / "kbtools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    run = subprocess.run([sys.executable, "-P", "-c", SERVER_UNDER_UPGRADE, str(site)],
+                         capture_output=True, text=True, cwd=tmp_path, check=True,
+                         env=os.environ | {"PYTHONPATH": str(site)})
+    before, after = json.loads(run.stdout)
+    assert before[0] == 404 and before[2] == 200 and "kb serve" in before[3]
+    assert after == before
+
+
+def test_the_stylesheet_is_asked_for_again_after_an_upgrade():
+    """It was sent with its modification time and no cache rule, so a browser kept the
+    stylesheet of the kbtools before an upgrade for days (a tenth of its age) on the newer
+    pages; now it asks again each time and gets a 304 while it is unchanged."""
+    with TestClient(create_app(None), base_url="http://127.0.0.1") as client:
+        css = client.get("/static/style.css")
+        assert css.status_code == 200 and css.headers["content-type"] == "text/css; charset=utf-8"
+        assert css.headers["cache-control"] == "no-cache" and "last-modified" not in css.headers
+        again = client.get("/static/style.css", headers={"if-none-match": css.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+        assert client.head("/static/style.css").headers["etag"] == css.headers["etag"]
+        assert client.get("/static/nope.css").status_code == 404
