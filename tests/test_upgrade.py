@@ -242,18 +242,23 @@ print(json.dumps([before, look()]))
 """
 
 
+def _run_installed(tmp_path: Path, script: str) -> str:
+    """Run `script` on a copy of this kbtools installed in `tmp_path` (its folder is the
+    script's argument; the script may replace the copy's files, as pip would): its output."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(kbtools.__file__).parent, site / "kbtools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return subprocess.run([sys.executable, "-P", "-c", script, str(site)],
+                          capture_output=True, text=True, cwd=tmp_path, check=True,
+                          env=os.environ | {"PYTHONPATH": str(site)}).stdout
+
+
 def test_a_running_server_keeps_its_own_pages_when_the_package_is_replaced(tmp_path):
     """A newer kbtools installed under a running `kb serve`: the server read each template
     again once its file changed, so the newer template, calling a helper the running code
     does not give, made every page a 500 until a restart (and the newer stylesheet styled
     the older pages). The server keeps what it started with."""
-    site = tmp_path / "site"
-    shutil.copytree(Path(kbtools.__file__).parent, site / "kbtools",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    run = subprocess.run([sys.executable, "-P", "-c", SERVER_UNDER_UPGRADE, str(site)],
-                         capture_output=True, text=True, cwd=tmp_path, check=True,
-                         env=os.environ | {"PYTHONPATH": str(site)})
-    before, after = json.loads(run.stdout)
+    before, after = json.loads(_run_installed(tmp_path, SERVER_UNDER_UPGRADE))
     assert before[0] == 404 and before[2] == 200 and "kb serve" in before[3]
     assert after == before
 
@@ -270,3 +275,26 @@ def test_the_stylesheet_is_asked_for_again_after_an_upgrade():
         assert again.status_code == 304 and again.content == b""
         assert client.head("/static/style.css").headers["etag"] == css.headers["etag"]
         assert client.get("/static/nope.css").status_code == 404
+
+
+SCHEMAS_UNDER_UPGRADE = """
+import json
+import shutil
+import sys
+from kbtools.schemas import PACKAGE_SCHEMAS, validator_for
+assert PACKAGE_SCHEMAS.is_relative_to(sys.argv[1]), PACKAGE_SCHEMAS
+ours = [validator_for(n).schema for n in ("manifest", "kb", "categories/engineering")]
+(PACKAGE_SCHEMAS / "manifest.schema.json").write_text('{"type": "string"}')  # a newer kb's
+newer = [validator_for(n).schema for n in ("manifest", "kb", "categories/engineering")]
+shutil.rmtree(PACKAGE_SCHEMAS)  # pip between removing the older files and writing the newer
+gone = [validator_for(n).schema for n in ("manifest", "kb", "categories/engineering")]
+print(json.dumps([ours == newer == gone, ours[0].get("type")]))
+"""
+
+
+def test_a_running_process_keeps_its_own_schemas_when_the_package_is_replaced(tmp_path):
+    """The package's schemas were read again when their files changed: a `kb serve` running
+    while `pip install -U` replaced the package validated the next release's manifest with
+    the newer kbtools' schema, and while pip had removed the files its switch to that release
+    failed (`no schema named 'manifest'`, a 400 on every page)."""
+    assert json.loads(_run_installed(tmp_path, SCHEMAS_UNDER_UPGRADE)) == [True, "object"]
