@@ -146,6 +146,28 @@ def test_a_served_index_of_an_older_tokenizer_is_derived_again_by_sync(device, t
     assert kb("status", "--to", dev)[0] == 0
 
 
+def test_an_offline_sync_derives_the_served_index_of_an_older_tokenizer(device, tmp_path):
+    """A field device upgraded while offline: `kb query` refuses the index an older kbtools
+    derived and says to run `kb sync`, which failed at the unreachable source and left the
+    device answering nothing until it was back online (`kb rollback` to the served release:
+    "already served"). The failed sync derives it again from its verified data/."""
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    _as_derived_before_the_tokens_record(dev / "releases" / "kb-r2")
+    code, out, err = kb("sync", tmp_path / "unreachable.git", "--to", dev)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert "unreachable.git" in err and err.strip().endswith(
+        "; the index of the served kb-r2 was derived again from its verified data/ (it failed "
+        f"its check: index/ holds BM25 terms of tokenizer v2 or older, this kb makes "
+        f"{TOKENS_VERSION})")
+    assert not list((dev / "releases").glob("*.staging"))
+    code, out, _ = kb("query", "--index", dev, "wheat scab")
+    assert code == 0 and "kb-r2" in out
+    code, out, err = kb("sync", tmp_path / "unreachable.git", "--to", dev)
+    assert code == 1 and "derived again" not in err  # nothing left to repair
+    assert json.loads((dev / "state.json").read_text())["last_sync"]["ok"] is False
+
+
 def test_rollback_to_a_release_of_an_older_tokenizer_derives_its_index(device, tmp_path):
     dev = tmp_path / "device"
     shutil.copytree(device.dev, dev, symlinks=True)
