@@ -320,3 +320,36 @@ def test_a_running_process_keeps_its_own_schemas_when_the_package_is_replaced(tm
     the newer kbtools' schema, and while pip had removed the files its switch to that release
     failed (`no schema named 'manifest'`, a 400 on every page)."""
     assert json.loads(_run_installed(tmp_path, SCHEMAS_UNDER_UPGRADE)) == [True, "object"]
+
+
+WORKERS_UNDER_UPGRADE = """
+import json
+import os
+import sys
+from pathlib import Path
+import numpy as np
+from kbtools.embed import hashed, parallel
+assert Path(hashed.__file__).is_relative_to(sys.argv[1]), hashed.__file__
+os.environ["KB_EMBED_WORKERS"] = "2"
+class Pooled(hashed.HashEmbedder):  # embedded by worker processes, as USE is
+    processes = True
+    threads = 1
+emb = Pooled()
+parts = [[f"text {i} {j}" for j in range(3)] for i in range(parallel.MIN_BATCHES)]
+mine = np.vstack([emb.embed_batch(p) for p in parts])
+for f in Path(sys.argv[1], "kbtools").rglob("*.py"):  # pip writes every file anew
+    text = f.read_text(encoding="utf-8")
+    if f.name == "hashed.py":  # the newer kbtools' vectors differ
+        text = text.replace("return normalise(out)", "return normalise(-out)")
+    f.unlink()
+    f.write_text(text, encoding="utf-8")
+got = np.vstack([v for _, v in parallel.embed_parts(emb, parts)])
+print(json.dumps(bool(np.array_equal(got, mine))))
+"""
+
+
+def test_worker_processes_never_run_a_newer_kbtools(tmp_path):
+    """A worker process imports kbtools from disk: a long-lived `kb watch` whose kbtools
+    `pip install -U` replaced had its chunks embedded by the newer code (stored as its own
+    model revision's vectors). A worker of other code refuses to start; the parent embeds."""
+    assert json.loads(_run_installed(tmp_path, WORKERS_UNDER_UPGRADE)) is True
