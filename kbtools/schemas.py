@@ -138,11 +138,22 @@ def schema_path(name: str, schemas_dir: Path | None = None) -> Path | None:
     return None
 
 
+# the package's own schemas by name, read once a process: they are this code's, and a
+# running `kb serve` or `kb watch` must not validate with a newer kbtools' schemas after
+# `pip install -U` replaced them (nor fail while pip has removed them)
+_package: dict[str, Draft202012Validator] = {}
+
+
 def validator_for(name: str, schemas_dir: Path | None = None) -> Draft202012Validator:
     path = schema_path(name, schemas_dir)
-    if path is None:
-        raise ConfigError(f"no schema named {name!r}", path=str(schemas_dir or PACKAGE_SCHEMAS))
-    return _validator(path)
+    if path is not None and path.parent != PACKAGE_SCHEMAS / Path(name).parent:
+        return _validator(path)  # the repo's own: read again when edited
+    if name not in _package:
+        if path is None:
+            raise ConfigError(f"no schema named {name!r}",
+                              path=str(schemas_dir or PACKAGE_SCHEMAS))
+        _package[name] = _validator(path)
+    return _package[name]
 
 
 def categories(schemas_dir: Path | None = None) -> list[str]:

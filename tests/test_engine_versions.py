@@ -20,7 +20,7 @@ from kbtools.config import load_config
 from kbtools.engine import publish as engine_publish
 from kbtools.engine import remote
 from kbtools.engine.milvus import ALIAS, connect_url
-from kbtools.engine.publish import check_release, publish
+from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import EngineReader, read_parts
 from kbtools.errors import EngineError
 from kbtools.index import reader
@@ -104,3 +104,37 @@ def test_a_kb_making_other_terms_publishes_the_release_anew(dist, milvus, tmp_pa
     assert search(EngineReader(eng).current(), QUESTION).results  # the newer kb reads it
     monkeypatch.undo()  # this kb again: the served release's terms are not its own
     _refused(url, f"holds BM25 terms of tokenizer {NEWER}, this kb makes {TOKENS_VERSION}")
+
+
+def test_rollback_serves_only_terms_this_kb_reads(dist, milvus, tmp_path):  # noqa: F811
+    """`kb rollback --engine` took the collection published before the served one: the
+    served release itself as a kb of another tokenizer had published it, or an older
+    release only such a kb published, so every reader of this kb then refused the alias.
+    It takes an older release, in the collection of this kb's terms, or moves nothing."""
+    url = milvus.url("rollback")
+    eng = connect_url(url, create_db=True)
+    older = publish(eng, check_release(dist))
+    _set_tokens(eng, older.collection, "v2")  # published by a kb of an older tokenizer
+    newer = tmp_path / "dist"
+    shutil.copytree(dist, newer)
+    manifest = json.loads(ReleaseLayout(newer).manifest.read_text(encoding="utf-8"))
+    manifest["source"]["dirty"] = not manifest["source"]["dirty"]  # another release
+    ReleaseLayout(newer).manifest.write_text(json.dumps(manifest), encoding="utf-8")
+    served = publish(eng, check_release(newer)).collection
+    words = f"holds BM25 terms of tokenizer v2, this kb makes {TOKENS_VERSION}"
+    for tag in (None, older.collection):
+        with pytest.raises(EngineError, match=words + ", so its readers would refuse it; "
+                           "the alias was not moved"):
+            rollback(eng, tag)
+        assert eng.alias_target(ALIAS) == served
+    res = CliRunner().invoke(main, ["rollback", "--engine", url])
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1 and words in res.output
+    again = publish(eng, check_release(dist))  # this kb publishes the older release again
+    assert again.collection == f"{older.collection}_{TOKENS_VERSION}"
+    assert rollback(eng)["to"] == served  # published before it (local builds carry no serial)
+    assert rollback(eng) == {"engine": url, "from": served, "to": again.collection, "tag": None}
+    assert search(EngineReader(eng).current(), QUESTION).results
+    eng.drop(served)
+    with pytest.raises(EngineError, match="no older published release"):
+        rollback(eng)  # never to the served release as another kb published it
+    assert eng.alias_target(ALIAS) == again.collection

@@ -5,17 +5,23 @@ Old artefacts are made here, in the form the older code wrote them (no old tree 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 from device_fixtures import ADDED, DOCS, NEW_DOC, make_device, second_release
 from kbfixtures import copy_example
+from starlette.testclient import TestClient
 from test_release_helpers import git
 
+import kbtools
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
@@ -28,6 +34,7 @@ from kbtools.index.materialize import derive_full
 from kbtools.index.reader import open_index
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
+from kbtools.serve.app import create_app
 
 SCAB_DOC = "knowledge/crops/wheat-scab.md"
 SCAB_QUESTION = "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？"
@@ -139,6 +146,28 @@ def test_a_served_index_of_an_older_tokenizer_is_derived_again_by_sync(device, t
     assert kb("status", "--to", dev)[0] == 0
 
 
+def test_an_offline_sync_derives_the_served_index_of_an_older_tokenizer(device, tmp_path):
+    """A field device upgraded while offline: `kb query` refuses the index an older kbtools
+    derived and says to run `kb sync`, which failed at the unreachable source and left the
+    device answering nothing until it was back online (`kb rollback` to the served release:
+    "already served"). The failed sync derives it again from its verified data/."""
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    _as_derived_before_the_tokens_record(dev / "releases" / "kb-r2")
+    code, out, err = kb("sync", tmp_path / "unreachable.git", "--to", dev)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert "unreachable.git" in err and err.strip().endswith(
+        "; the index of the served kb-r2 was derived again from its verified data/ (it failed "
+        f"its check: index/ holds BM25 terms of tokenizer v2 or older, this kb makes "
+        f"{TOKENS_VERSION})")
+    assert not list((dev / "releases").glob("*.staging"))
+    code, out, _ = kb("query", "--index", dev, "wheat scab")
+    assert code == 0 and "kb-r2" in out
+    code, out, err = kb("sync", tmp_path / "unreachable.git", "--to", dev)
+    assert code == 1 and "derived again" not in err  # nothing left to repair
+    assert json.loads((dev / "state.json").read_text())["last_sync"]["ok"] is False
+
+
 def test_rollback_to_a_release_of_an_older_tokenizer_derives_its_index(device, tmp_path):
     dev = tmp_path / "device"
     shutil.copytree(device.dev, dev, symlinks=True)
@@ -209,3 +238,118 @@ def test_threads_opening_an_unreadable_embedding_cache_keep_every_vector(tmp_pat
     cache = EmbeddingCache(path)
     assert all(cache.get_many(f"model-{n}", ["k"]) for n in range(8))
     cache.close()
+
+
+# ------------------------------------------------- kb serve while pip replaces the package
+
+SERVER_UNDER_UPGRADE = """
+import json
+import sys
+from pathlib import Path
+from starlette.testclient import TestClient
+import kbtools.serve.app
+client = TestClient(kbtools.serve.app.create_app(None), base_url="http://127.0.0.1",
+                    raise_server_exceptions=False)
+def look():
+    page, css = client.get("/nope"), client.get("/static/style.css")
+    return [page.status_code, page.text, css.status_code, css.text]
+before = look()
+package = Path(kbtools.serve.app.__file__).parent
+assert package.is_relative_to(sys.argv[1]), package  # the copy, never the tree under test
+# what `pip install -U kbtools` leaves on disk: a newer template calling what this code does
+# not pass it, a newer stylesheet
+(package / "templates" / "base.html").write_text("{{ given_by_a_newer_kbtools() }}")
+(package / "static" / "style.css").write_text("/* a newer kbtools */")
+print(json.dumps([before, look()]))
+"""
+
+
+def _run_installed(tmp_path: Path, script: str) -> str:
+    """Run `script` on a copy of this kbtools installed in `tmp_path` (its folder is the
+    script's argument; the script may replace the copy's files, as pip would): its output."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(kbtools.__file__).parent, site / "kbtools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return subprocess.run([sys.executable, "-P", "-c", script, str(site)],
+                          capture_output=True, text=True, cwd=tmp_path, check=True,
+                          env=os.environ | {"PYTHONPATH": str(site)}).stdout
+
+
+def test_a_running_server_keeps_its_own_pages_when_the_package_is_replaced(tmp_path):
+    """A newer kbtools installed under a running `kb serve`: the server read each template
+    again once its file changed, so the newer template, calling a helper the running code
+    does not give, made every page a 500 until a restart (and the newer stylesheet styled
+    the older pages). The server keeps what it started with."""
+    before, after = json.loads(_run_installed(tmp_path, SERVER_UNDER_UPGRADE))
+    assert before[0] == 404 and before[2] == 200 and "kb serve" in before[3]
+    assert after == before
+
+
+def test_the_stylesheet_is_asked_for_again_after_an_upgrade():
+    """It was sent with its modification time and no cache rule, so a browser kept the
+    stylesheet of the kbtools before an upgrade for days (a tenth of its age) on the newer
+    pages; now it asks again each time and gets a 304 while it is unchanged."""
+    with TestClient(create_app(None), base_url="http://127.0.0.1") as client:
+        css = client.get("/static/style.css")
+        assert css.status_code == 200 and css.headers["content-type"] == "text/css; charset=utf-8"
+        assert css.headers["cache-control"] == "no-cache" and "last-modified" not in css.headers
+        again = client.get("/static/style.css", headers={"if-none-match": css.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+        assert client.head("/static/style.css").headers["etag"] == css.headers["etag"]
+        assert client.get("/static/nope.css").status_code == 404
+
+
+SCHEMAS_UNDER_UPGRADE = """
+import json
+import shutil
+import sys
+from kbtools.schemas import PACKAGE_SCHEMAS, validator_for
+assert PACKAGE_SCHEMAS.is_relative_to(sys.argv[1]), PACKAGE_SCHEMAS
+ours = [validator_for(n).schema for n in ("manifest", "kb", "categories/engineering")]
+(PACKAGE_SCHEMAS / "manifest.schema.json").write_text('{"type": "string"}')  # a newer kb's
+newer = [validator_for(n).schema for n in ("manifest", "kb", "categories/engineering")]
+shutil.rmtree(PACKAGE_SCHEMAS)  # pip between removing the older files and writing the newer
+gone = [validator_for(n).schema for n in ("manifest", "kb", "categories/engineering")]
+print(json.dumps([ours == newer == gone, ours[0].get("type")]))
+"""
+
+
+def test_a_running_process_keeps_its_own_schemas_when_the_package_is_replaced(tmp_path):
+    """The package's schemas were read again when their files changed: a `kb serve` running
+    while `pip install -U` replaced the package validated the next release's manifest with
+    the newer kbtools' schema, and while pip had removed the files its switch to that release
+    failed (`no schema named 'manifest'`, a 400 on every page)."""
+    assert json.loads(_run_installed(tmp_path, SCHEMAS_UNDER_UPGRADE)) == [True, "object"]
+
+
+WORKERS_UNDER_UPGRADE = """
+import json
+import os
+import sys
+from pathlib import Path
+import numpy as np
+from kbtools.embed import hashed, parallel
+assert Path(hashed.__file__).is_relative_to(sys.argv[1]), hashed.__file__
+os.environ["KB_EMBED_WORKERS"] = "2"
+class Pooled(hashed.HashEmbedder):  # embedded by worker processes, as USE is
+    processes = True
+    threads = 1
+emb = Pooled()
+parts = [[f"text {i} {j}" for j in range(3)] for i in range(parallel.MIN_BATCHES)]
+mine = np.vstack([emb.embed_batch(p) for p in parts])
+for f in Path(sys.argv[1], "kbtools").rglob("*.py"):  # pip writes every file anew
+    text = f.read_text(encoding="utf-8")
+    if f.name == "hashed.py":  # the newer kbtools' vectors differ
+        text = text.replace("return normalise(out)", "return normalise(-out)")
+    f.unlink()
+    f.write_text(text, encoding="utf-8")
+got = np.vstack([v for _, v in parallel.embed_parts(emb, parts)])
+print(json.dumps(bool(np.array_equal(got, mine))))
+"""
+
+
+def test_worker_processes_never_run_a_newer_kbtools(tmp_path):
+    """A worker process imports kbtools from disk: a long-lived `kb watch` whose kbtools
+    `pip install -U` replaced had its chunks embedded by the newer code (stored as its own
+    model revision's vectors). A worker of other code refuses to start; the parent embeds."""
+    assert json.loads(_run_installed(tmp_path, WORKERS_UNDER_UPGRADE)) is True

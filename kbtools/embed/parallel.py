@@ -23,7 +23,7 @@ from typing import Any
 
 from kbtools.embed.base import Embedder, Vectors
 from kbtools.embed.registry import get_reference_embedder
-from kbtools.workers import exit_with
+from kbtools.workers import CODE, exit_with
 
 MIN_BATCHES = 8  # below this, starting workers costs more than it saves
 MAX_WORKERS = 2
@@ -61,13 +61,14 @@ def embed_parts(emb: Embedder, parts: list[list[str]]) -> Iterator[tuple[int, Ve
     done = 0
     try:
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
-                                 initargs=(emb.key, os.getpid())) as pool:
+                                 initargs=(emb.key, os.getpid(), CODE)) as pool:
             for vecs in pool.map(_embed, parts):
                 yield offsets[done], vecs
                 done += 1
     except BrokenProcessPool:
         # a worker died (killed for memory, or a calling script without the
-        # `if __name__ == "__main__":` guard that spawned processes need): finish here
+        # `if __name__ == "__main__":` guard that spawned processes need) or refused to
+        # start on a newer kbtools (`kbtools.workers`): finish here
         for i in range(done, len(parts)):
             yield offsets[i], emb.embed_batch(parts[i])
 
@@ -87,9 +88,9 @@ def doc_batches(docs: list[str], size: int) -> list[tuple[int, int]]:
     return out
 
 
-def _start(key: str, parent: int) -> None:
+def _start(key: str, parent: int, code: tuple[int, int, int]) -> None:
     global _worker
-    exit_with(parent)  # a killed build leaves no worker behind
+    exit_with(parent, code)  # a killed build leaves no worker behind, nor one of other code
     _worker = get_reference_embedder(key)
     _worker.threads = 1  # one BLAS thread per worker: the workers are the parallelism
 

@@ -41,6 +41,7 @@ from kbtools.engine.milvus import (
     now,
     published_tokens,
 )
+from kbtools.engine.remote import read_parts
 from kbtools.errors import EngineError, IndexLoadError, KbError
 from kbtools.fsutil import read_beneath
 from kbtools.index import synonyms
@@ -498,8 +499,9 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS) -> list[str]:
 
 
 def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict[str, Any]:
-    """Point `alias` at release `tag` (default: the newest complete one older than the
-    served one); EngineError when there is none."""
+    """Point `alias` at release `tag` (default: the newest complete release older than the
+    served one, never the served one as a kb of other BM25 terms published it), in its
+    collection of this kb's terms; EngineError, the alias unmoved, when there is none."""
     current = engine.alias_target(alias)
     releases = [r for r in engine.releases() if r["complete"]]
     if tag is not None:
@@ -508,14 +510,40 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
             have = ", ".join(r["tag"] or r["collection"] for r in releases) or "none"
             raise EngineError(f"release {tag!r} is not published (published: {have})",
                               path=str(engine.url))
-        target = found[-1]
     else:
         names = [r["collection"] for r in releases]
         pos = names.index(current) if current in names else len(names)
-        if pos == 0:
+        served = _same_release(releases[pos]) if pos < len(releases) else None
+        older = [r for r in releases[:pos] if _same_release(r) != served]
+        if not older:
             raise EngineError("no older published release to roll back to",
                               path=str(engine.url))
-        target = releases[pos - 1]
+        found = [r for r in releases if _same_release(r) == _same_release(older[-1])]
+    tokens = {r["collection"]: _tokens_of(engine, r["collection"]) for r in found}
+    target = ([r for r in found if tokens[r["collection"]] == TOKENS_VERSION] or found)[-1]
+    if (theirs := tokens[target["collection"]]) != TOKENS_VERSION:
+        raise EngineError(f"release {target['tag'] or target['collection']} "
+                          f"({target['collection']}) in the engine holds BM25 terms of "
+                          f"tokenizer {theirs or 'v2 or older'}, this kb makes {TOKENS_VERSION}, "
+                          "so its readers would refuse it; the alias was not moved: publish "
+                          "that release again with this kb (`kb publish --engine … --index "
+                          "RELEASE`), then roll back to it", path=str(engine.url))
     engine.point_alias(target["collection"], alias)
     return {"engine": str(engine.url), "from": current, "to": target["collection"],
             "tag": target["tag"]}
+
+
+def _same_release(r: dict[str, Any]) -> tuple[str | None, int, str]:
+    """What makes two collections one release (published by kbs of other tokenizers)."""
+    return r["tag"], r["serial"], r["manifest_sha256"]
+
+
+def _tokens_of(engine: Engine, collection: str) -> str | None:
+    props = engine.properties(collection)
+    if P_TOKENS in props:
+        return props[P_TOKENS]
+    try:
+        manifest = json.loads(read_parts(engine, collection)["manifest"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return published_tokens(props, manifest if isinstance(manifest, dict) else {})

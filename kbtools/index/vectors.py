@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kbtools.workers import exit_with
+from kbtools.workers import CODE, exit_with
 
 if TYPE_CHECKING:
     from usearch.index import Index as UsearchIndex
@@ -82,7 +82,7 @@ def build_aside(graphs: list[Graph]) -> Pending:
     if sum(len(keys) for _, keys, _, _ in graphs) < ASIDE_MIN:
         return Pending(None, None, graphs)
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=exit_with, initargs=(os.getpid(),))
+                               initializer=exit_with, initargs=(os.getpid(), CODE))
     try:
         return Pending(pool.submit(_build_all, graphs), pool, graphs)
     except (BrokenProcessPool, OSError, RuntimeError):

@@ -20,8 +20,10 @@ server's send buffer full for `SEND_SECONDS`) has its connection dropped.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 import logging
+import mimetypes
 import re
 import sys
 from pathlib import Path
@@ -32,8 +34,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kbtools.engine.milvus import connect_url
@@ -46,7 +47,9 @@ from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Wo
 
 log = logging.getLogger("kbtools.serve")
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+# the stylesheet as this kbtools ships it (pages.package_files: read when the server starts)
+STATIC = {name: (data, '"' + hashlib.sha256(data).hexdigest()[:32] + '"')
+          for name, data in pages.package_files("static").items()}
 TOKEN_CHARS = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
 MAX_TOKEN_FILE = 4096
 MAX_CONNECTIONS = 256  # open at once; uvicorn answers 503 past it
@@ -63,12 +66,29 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     """The ASGI application serving `index` (a release, ``dist/`` or a device directory; a
     path or its name); a request body must arrive within `body_seconds`."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
-                            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
+                            Route("/static/{name}", static_file, name="static")],
                     exception_handlers={HTTPException: http_error})
     app.state.source = source = source or ServedIndex(None if index is None else Path(index))
     app.state.workers = Workers(workers)
     app.state.body_seconds = body_seconds
     return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts)
+
+
+async def static_file(request: Request) -> Response:
+    """A file of the package's static folder (the stylesheet). No modification time is
+    sent, so a browser asks again with its ETag on every page (a 304 while unchanged)
+    rather than keeping the stylesheet of the kbtools before an upgrade for days."""
+    found = STATIC.get(request.path_params["name"])
+    if found is None:
+        raise HTTPException(404)
+    data, etag = found
+    headers = {"etag": etag, "cache-control": "no-cache"}
+    asked = {t.strip().removeprefix("W/") for t in request.headers.get("if-none-match", "")
+             .split(",")}
+    if etag in asked:
+        return Response(status_code=304, headers=headers)
+    kind = mimetypes.guess_type(request.path_params["name"])[0] or "application/octet-stream"
+    return Response(data, media_type=kind, headers=headers)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

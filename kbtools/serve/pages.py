@@ -14,10 +14,11 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.resources import files
 from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -76,7 +77,20 @@ LINK_QUESTION_BYTES = 2048
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
-ENV = Environment(loader=PackageLoader("kbtools.serve", "templates"),
+
+
+def package_files(folder: str) -> dict[str, bytes]:
+    """The files of the package folder `folder` (``templates``, ``static``) by name, read
+    when the server starts: a running server renders and serves its own version's files
+    after `pip install -U kbtools` replaced them on disk (it read each template again once
+    its file changed, and a newer template calling what the running code does not give
+    failed with a 500 until the server was restarted)."""
+    return {f.name: f.read_bytes() for f in files("kbtools.serve").joinpath(folder).iterdir()
+            if f.is_file()}
+
+
+ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
+                                     in package_files("templates").items()}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
 
 

@@ -196,6 +196,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
                 exc = SyncError(f"cannot write {exc.filename or 'device files'}: "
                                 f"{exc.strerror or exc}; {served}", path=str(device))
             dev.clean_staging(device)
+            exc = _repair_served(device, exc)
             state["last_sync"] = {"ok": False, "source": source, "error": str(exc),
                                   "at": _now()}
             try:
@@ -210,6 +211,27 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
         dev.write_state(device, state)
         return result
+
+
+def _repair_served(device: Path, exc: KbError) -> KbError:
+    """`exc`, saying so when the served release's index/ was derived again from its verified
+    data/ because it failed its check: a sync that failed (a field device offline, the
+    source out of reach) still repairs it, as an up-to-date one does — after an upgrade of
+    kbtools to another tokenizer, `kb query` and `kb serve` refuse the index and say to run
+    `kb sync`, which needs no network for that."""
+    tag, served = dev.served_tag(device), dev.served_release(device)
+    if tag is None or served is None or exc.exit_code != 1:
+        return exc
+    try:
+        why = rederive(served, DeviceLayout(device).staging(tag), tag)
+    except (KbError, OSError):
+        dev.clean_staging(device)
+        return exc
+    if why is None:
+        return exc
+    return SyncError(f"{exc.message}; the index of the served {tag} was derived again from "
+                     f"its verified data/ (it failed its check: {why})", path=exc.path,
+                     line=exc.line)
 
 
 def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Path] = (),
