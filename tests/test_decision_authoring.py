@@ -267,3 +267,47 @@ def test_the_library_reads_input_values_as_the_api_and_mcp_do(tmp_path):
         evaluate_table(path, {"温度": 10, "带病": True})
     assert evaluate_table(path, {"温度": 19.5, "带病": "true"}).selected == (1,)
     assert evaluate_table(path, {"温度": 1e-07, "带病": "x"}).status == "no_match"
+
+
+# ----------------------------------------------------------------- 以上 / 以下 and (含) / (不含)
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("6.5以下（不含）", [6.4, 5], [6.5]), ("7.5以上(不含)", [7.6], [7.5]),
+    ("7以上（含7）", [7, 9], [6.9]), ("7以上(含 7 ℃)", [7], [6.9]), ("5天以内(不含)", [4], [5]),
+    ("30 ℃ 以上", [30, 31], [29]), ("3 m/s 以下", [3, 1], [3.1]), ("60 cm 以上", [60], [59]),
+    ("4-8 (inclusive)", [4, 8], [3.9, 8.1]), ("4-8 (exclusive)", [5], [4, 8]),
+    ("6.0-6.5（不含6.5）", [6, 6.4], [6.5]),
+])
+def test_a_bound_left_open_by_its_words_is_closed_by_its_bracket(cell, inside, outside):
+    """6.5以下（不含） was the number 6.5 with the unit "以下(不含)": only 6.5 matched it, the
+    reverse of what the author wrote; 30 ℃ 以上 (a space before 以上) was no condition."""
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["<7 (含)", "6.5（含）", "6-6.5(不含7)", "30以上人", "6.5以下备注"])
+def test_a_bracket_contradicting_its_cell_or_a_bound_word_with_more_text_is_no_number(cell):
+    cond = parse_condition(cell)
+    assert not cond.numeric, cell
+
+
+def test_ph_bands_with_excluded_ends_answer_the_boundary_right(tmp_path):
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=pH; outputs=类别 -->\n| pH | 类别 |\n|---|---|\n"
+                    "| 6.5以下（不含） | 酸性 |\n| 6.5-7.5 | 中性 |\n| 7.5以上（不含） | 碱性 |\n",
+                    encoding="utf-8")
+    assert table_findings(path) == []
+    for value, want in (("6.5", "中性"), ("5", "酸性"), ("7.5", "中性"), ("7.6", "碱性")):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"pH={value}", "--json"])
+        assert result.exit_code == 0 and f'"类别": "{want}"' in result.output, (value, result.output)
+
+
+def test_an_input_value_with_a_bound_word_is_no_number():
+    """温度=30以上 was read as 30: a bound is not a value."""
+    table = build_table(["温度(℃)", "措施"], [["<30", "正常"], ["30 ℃ 以上", "遮阴"]],
+                        decision="inputs=温度(℃)")
+    assert table is not None
+    with pytest.raises(TableError, match="is not a number"):
+        match_rules(table, {"温度": "30以上"})

@@ -76,6 +76,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_NUMBER": "match",
     "kbtools.decision.conditions._RE_INPUT": "match",  # an input value (CLI, API, MCP)
     "kbtools.decision.conditions._RE_SUFFIX": "match",
+    "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
     "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",

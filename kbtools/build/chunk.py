@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "10"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -43,7 +43,8 @@ CHUNKER_VERSION = "10"  # bump when output changes for the same input (index fin
 # `[^1]` is no text of headings, cells, rows or chunks, a definition's paragraphs indented
 # four spaces are no code chunk; a piece of HTML markup alone (an editor's note, `<video>`
 # tags) is no chunk; 10: chunk text leaves out Obsidian block ids, a heading's `{#id}`, footnote
-# definition labels and `<script>`/`<style>` contents, and shows entities as their character
+# definition labels and `<script>`/`<style>` contents, and shows entities as their character;
+# 11: decision cells `30 ℃ 以上` and `6.5以下(不含)` are bounds (the latter was "= 6.5")
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -5,7 +5,9 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     <15  <=15  ≤15  >20  >=85  ≥85        comparisons
     15-20  15~20  15–20  15至20  15到20   closed ranges: both ends inclusive
     20 / 20℃                              numeric equality
-    2000小时以上 / 10以下                  ≥2000 / ≤10
+    2000小时以上 / 10以下 / 30 ℃ 以上      ≥2000 / ≤10 / ≥30
+    6.5以下(不含) 7以上(含7) 4-8 (exclusive)  a bracket saying whether a bound is included,
+                                          where the cell leaves it open: <6.5, ≥7, 4<x<8
     不低于30  低于15  超过20  不超过3次     the same in words (`symbolic`), Chinese or English:
     at least 30  below 15  2 or more      ≥30, <15, >20, ≤3, ≥30, <15, ≥2;
     150 to 170  between 150 and 170       150~170
@@ -38,17 +40,24 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
-_UNIT = r"[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]{0,12}"
+# a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
+# 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
+_UNIT = r"(?:(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]){0,12}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
 _RE_INPUT = re.compile(rf"^({_NUM}{_EXP})\s*{_UNIT}$")
-_RE_SUFFIX = re.compile(rf"^({_NUM})\s*{_UNIT}?(以上|以下)$")
+_RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
+# what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
+# 7以上(含 7), 4-8 (inclusive); matched from the cell's last "(" (`split_qualifier`)
+_RE_QUALIFIER = re.compile(rf"\(\s*(不包含|不包括|不含|包含|包括|含|not included|inclusive|"
+                           rf"exclusive|included|excluded|incl\.?|excl\.?)\s*"
+                           rf"(?:({_NUM})\s*{_UNIT}\s*)?\)", re.IGNORECASE)
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
@@ -142,7 +151,8 @@ def _unit_of(text: str) -> str:
 
 def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``)."""
-    text = symbolic(normalize_cell(cell)).removesuffix("以上").removesuffix("以下")
+    text = symbolic(split_qualifier(normalize_cell(cell))[0])
+    text = text.removesuffix("以上").removesuffix("以下")
     last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
     return text[last + 1:].strip() if last >= 0 else ""
 
@@ -150,7 +160,7 @@ def cell_unit(cell: str) -> str:
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = symbolic(normalize_cell(cell))
+    text = symbolic(split_qualifier(normalize_cell(cell))[0])
     m = _RE_RANGE.match(text)
     if m is None:
         return (cell_unit(cell),)
@@ -334,9 +344,13 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     """`parse_condition`; a cell of two comparisons joined (`_two_bounds`) only with `pair`."""
     raw = cell
     plain = normalize_cell(cell)
-    text = symbolic(plain)
     if plain.casefold() in ANY_CELLS:
         return Condition(raw, "any")
+    base, included, at = split_qualifier(plain)
+    if included is not None:
+        c = _qualified(_parse(base, pair=pair), base, included, at)
+        return replace(c, raw=raw) if c else Condition(raw, "text", text=plain.casefold())
+    text = symbolic(plain)
     m = _RE_CMP.match(text)
     if m and (x := _finite(m.group(2))) is not None:
         kind = _OPS[m.group(1)]
@@ -355,6 +369,44 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     if m and (x := _finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
     return (pair and _two_bounds(raw, plain)) or Condition(raw, "text", text=plain.casefold())
+
+
+def split_qualifier(text: str) -> tuple[str, bool | None, float | None]:
+    """A normalised cell without the bracket that ends it saying whether its bound is
+    included (``6.5以下(不含)``, ``7以上(含7)``, ``4-8 (exclusive)``): (the rest, True for
+    included, False for not, None when the cell ends in no such bracket; the bound the
+    bracket names, else None)."""
+    i = text.rfind("(")
+    m = _RE_QUALIFIER.fullmatch(text, i) if i > 0 else None
+    if m is None:
+        return text, None, None
+    word = m.group(1).casefold()
+    at = _finite(m.group(2)) if m.group(2) else None
+    return text[:i].rstrip(), not word.startswith(("不", "ex", "not")), at
+
+
+def _qualified(c: Condition, base: str, included: bool, at: float | None) -> Condition | None:
+    """`c` (the cell without its bracket, `base`) with the bound the bracket names included
+    or not: 6.5以下(不含) is <6.5, 7以上(含) ≥7, 4-8 (exclusive) 4 < x < 8, 6-6.5(不含6.5)
+    6 ≤ x < 6.5. The bracket decides only where the cell leaves it open (以上, 以下, 以内 or
+    a range a-b); one that contradicts a symbol or word (``<7 (含)``), names no bound of the
+    cell, or is added to a number or a text gives None (the cell is text)."""
+    if not c.is_rangeish or (at is not None and at not in (c.lo, c.hi)):
+        return None
+    open_ = base.endswith(("以上", "以下", "以内")) or \
+        (c.kind == "range" and _RE_RANGE.match(symbolic(base)) is not None)
+    lo = c.lo_incl if at is not None and at != c.lo else included
+    hi = c.hi_incl if at is not None and at != c.hi else included
+    if c.kind in ("ge", "gt"):
+        lo, hi = lo, False
+    elif c.kind in ("le", "lt"):
+        lo, hi = False, hi
+    if not open_ and (lo, hi) != (c.lo_incl, c.hi_incl):
+        return None
+    if c.kind == "range":
+        return replace(c, lo_incl=lo, hi_incl=hi)
+    kind = ("ge" if lo else "gt") if c.kind in ("ge", "gt") else ("le" if hi else "lt")
+    return replace(c, kind=kind, lo_incl=lo, hi_incl=hi)
 
 
 # what joins the two comparisons of a cell bounded on both sides (``>4 and ≤8``, ``>4, ≤8``)
