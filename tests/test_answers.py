@@ -286,3 +286,15 @@ def test_a_question_asked_the_a_not_a_way_keeps_its_values(question, expected):
     """湿度 90 要不要喷药 left 相对湿度 missing: 要不要 (whether to) was read as a negation of
     the 90, as 5天没有下雨 is."""
     assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("温度 30 度 湿度 90% 要不要喷药", {"温度(℃)": "30", "相对湿度(%)": "90"}),
+    ("连续降雨3天温度22度湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "3"}),
+    ("连续降雨三天湿度90%温度22度", {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "3"}),
+    ("温度22度土壤湿度30%", {"温度(℃)": "22"}),  # another thing's 湿度 still is
+])
+def test_the_unit_of_a_number_is_no_part_of_the_name_after_it(question, expected):
+    """温度 30 度 湿度 90% (compacted 温度30度湿度90%) left 相对湿度 missing: the word before 90
+    was 度湿度, read as a compound naming another thing's 湿度 (as 土壤湿度 is)."""
+    assert find_inputs(question, SCAB) == expected

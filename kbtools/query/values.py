@@ -274,11 +274,17 @@ def bounds_after(clause: str) -> bool:
 
 def _word_before(text: str, start: int) -> str:
     """The word right before position `start`: a run of CJK characters or Latin letters
-    (病叶率 in 病叶率3%); for English, the last two words before the number that are no
+    (病叶率 in 病叶率3%), without the unit of a number it follows (湿度 in 温度30度湿度90%:
+    the spaces of 温度 30 度 湿度 90% are gone from a compact question); for English, the last two words before the number that are no
     fillers (``the seal`` in ``the seal is at 160 F``), "" when only fillers stand there."""
     word = _WORD_BEFORE.search(text, max(0, start - 12), start)
     if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
-        return _NUMERAL_RUN.split(word.group(0))[-1]
+        parts = _NUMERAL_RUN.split(word.group(0))
+        run = parts[-1]
+        if len(parts) > 1 or text[word.start() - 1:word.start()].isdigit():
+            unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
+            run = run[len(unit):] if unit and len(run) > len(unit) else run
+        return run
     latin = _EN_WORDS_BEFORE.search(text, max(0, start - 32), start)
     if not latin:
         return ""
