@@ -311,3 +311,36 @@ def test_an_input_value_with_a_bound_word_is_no_number():
     assert table is not None
     with pytest.raises(TableError, match="is not a number"):
         match_rules(table, {"温度": "30以上"})
+
+
+# ----------------------------------------------------------------- formulas: 2.8 < v ≤ 7.1
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("v ≤ 2.8", [2.8], [2.81]), ("v > 18", [18.1], [18]), ("pH<5.5", [5.4], [5.5]),
+    ("2.8 < v ≤ 7.1", [2.81, 7.1], [2.8, 7.2]), ("6.0 ≤ pH < 6.5", [6, 6.4], [6.5, 5.9]),
+    ("7.1 ≥ v > 2.8", [7.1], [2.8]), ("2.8 mm/s < v ≤ 7.1 mm/s", [5], [2.8]),
+    ("温度≥30℃", [30], [29]),
+])
+def test_a_formula_about_the_value_is_its_interval(cell, inside, outside):
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["2.8 < v > 7.1", "a<b<c", "v1 < 3"])
+def test_a_formula_pointing_two_ways_is_text(cell):
+    assert parse_condition(cell).kind == "text"
+
+
+def test_vibration_zones_written_as_formulas_are_rules(tmp_path):
+    """ISO 10816's zones as an engineer writes them (v ≤ 2.8, 2.8 < v ≤ 7.1, …) were a text
+    column: kb check said nothing and every vibration got no rule."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=振动(mm/s); outputs=等级 -->\n"
+                    "| 振动(mm/s) | 等级 |\n|---|---|\n| v ≤ 2.8 | A |\n| 2.8 < v ≤ 7.1 | B |\n"
+                    "| 7.1 < v ≤ 18 | C |\n| v > 18 | D |\n", encoding="utf-8")
+    assert table_findings(path) == []
+    for value, want in (("2.8", "A"), ("5", "B"), ("7.1", "B"), ("18.5", "D")):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"振动={value}", "--json"])
+        assert result.exit_code == 0 and f'"等级": "{want}"' in result.output, (value, result.output)

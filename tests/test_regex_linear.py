@@ -77,6 +77,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_INPUT": "match",  # an input value (CLI, API, MCP)
     "kbtools.decision.conditions._RE_SUFFIX": "match",
     "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
+    "kbtools.decision.conditions._RE_VAR_CMP": "match",
+    "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
     "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",

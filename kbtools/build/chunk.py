@@ -44,7 +44,8 @@ CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fin
 # four spaces are no code chunk; a piece of HTML markup alone (an editor's note, `<video>`
 # tags) is no chunk; 10: chunk text leaves out Obsidian block ids, a heading's `{#id}`, footnote
 # definition labels and `<script>`/`<style>` contents, and shows entities as their character;
-# 11: decision cells `30 ℃ 以上` and `6.5以下(不含)` are bounds (the latter was "= 6.5")
+# 11: decision cells `30 ℃ 以上` and `6.5以下(不含)` are bounds (the latter was "= 6.5"),
+# and formulas (`2.8 < v ≤ 7.1`) intervals, so tables of them ship parsed
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

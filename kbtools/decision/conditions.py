@@ -13,6 +13,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     150 to 170  between 150 and 170       150~170
     above 4 and at most 8  >4, ≤8          4 < x ≤ 8: a lower and an upper comparison joined
     高于4且不超过8                          (and, a comma, ;, &, 且): each end as its own says
+    v ≤ 2.8  2.8 < v ≤ 7.1  6 ≤ pH < 6.5   a formula about the value: ≤2.8, 2.8 < x ≤ 7.1
     * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
@@ -58,6 +59,11 @@ _RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 �
 _RE_QUALIFIER = re.compile(rf"\(\s*(不包含|不包括|不含|包含|包括|含|not included|inclusive|"
                            rf"exclusive|included|excluded|incl\.?|excl\.?)\s*"
                            rf"(?:({_NUM})\s*{_UNIT}\s*)?\)", re.IGNORECASE)
+# a comparison written about the value's name, as a formula: v ≤ 2.8, 2.8 < v ≤ 7.1, pH<5.5
+_VAR = r"[^\d\s<>=≤≥≦≧~〜\-–—+,;:*|()]{1,16}"
+_RE_VAR_CMP = re.compile(rf"^{_VAR}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
+_RE_VAR_BETWEEN = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*{_VAR}\s*"
+                             rf"(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
@@ -368,7 +374,26 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
-    return (pair and _two_bounds(raw, plain)) or Condition(raw, "text", text=plain.casefold())
+    m = _RE_VAR_CMP.match(text)
+    if m and _finite(m.group(2)) is not None:  # v ≤ 2.8: the comparison ≤ 2.8
+        return replace(_parse(text[m.start(1):], pair=False), raw=raw)
+    return (pair and (_two_bounds(raw, plain) or _formula(raw, text))) or \
+        Condition(raw, "text", text=plain.casefold())
+
+
+def _formula(raw: str, text: str) -> Condition | None:
+    """A value's name between two bounds (``2.8 < v ≤ 7.1``, ``7.1 ≥ v > 2.8``, ``6.0 ≤ pH <
+    6.5``): the interval between them, each end included as its symbol says; None when the
+    cell is no such formula (or its two symbols point different ways)."""
+    m = _RE_VAR_BETWEEN.match(text)
+    if m is None or (a := _finite(m.group(1))) is None or (b := _finite(m.group(4))) is None:
+        return None
+    first, second = _OPS[m.group(2)], _OPS[m.group(3)]
+    if {first, second} <= {"lt", "le"}:  # a < v ≤ b
+        return Condition(raw, "range", lo=a, hi=b, lo_incl=first == "le", hi_incl=second == "le")
+    if {first, second} <= {"gt", "ge"}:  # b ≥ v > a
+        return Condition(raw, "range", lo=b, hi=a, lo_incl=second == "ge", hi_incl=first == "ge")
+    return None
 
 
 def split_qualifier(text: str) -> tuple[str, bool | None, float | None]:
