@@ -344,3 +344,26 @@ def test_vibration_zones_written_as_formulas_are_rules(tmp_path):
     for value, want in (("2.8", "A"), ("5", "B"), ("7.1", "B"), ("18.5", "D")):
         result = CliRunner().invoke(main, ["table", "eval", str(path), f"振动={value}", "--json"])
         assert result.exit_code == 0 and f'"等级": "{want}"' in result.output, (value, result.output)
+
+
+# ----------------------------------------------------------------- "as above": 同上, 〃, ditto
+
+@pytest.mark.parametrize("ditto", ["同上", "〃", "ditto", '"', "Same as above"])
+def test_an_input_cell_saying_as_above_is_malformed_at_its_line(tmp_path, ditto):
+    """同上 was compared as the text 同上: 玉米 with pH 6 matched no row, and kb check only
+    reported a gap for 作物=同上."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=作物,土壤pH; outputs=措施 -->\n"
+                    "| 作物 | 土壤pH | 措施 |\n|---|---|---|\n| 玉米 | <5.5 | 施石灰 |\n"
+                    f"| {ditto} | ≥5.5 | 不施 |\n", encoding="utf-8")
+    findings = table_findings(path)
+    assert [(line, code) for line, code, _ in findings] == [(11, "decision-malformed")]
+    assert "row 2, column 作物" in findings[0][2] and "write '玉米' again" in findings[0][2]
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "作物=玉米", "土壤pH=6"])
+    assert result.exit_code == 1 and "k.md:11: " in result.output
+
+
+def test_as_above_in_an_output_cell_is_left_to_the_author():
+    table = build_table(["pH", "措施", "备注"], [["<5.5", "施石灰", "见下"], ["≥5.5", "不施", "同上"]],
+                        decision="inputs=pH; outputs=措施,备注")
+    assert table is not None

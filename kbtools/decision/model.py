@@ -29,6 +29,10 @@ from kbtools.decision.conditions import (
 from kbtools.errors import TableError, plural
 
 POLICIES = ("first", "all")
+# what an input cell writes for "the same as the cell above", which a table of rules cannot
+# say (each row is read alone; an empty cell is any value)
+DITTO_CELLS = frozenset(("同上", "上同", "仝上", "〃", '"', "”", "ditto", "do.", "as above",
+                         "same as above"))
 ANNOTATION_KEYS = ("inputs", "outputs", "policy", "name")
 
 Conditions = tuple[tuple[Condition, ...], ...]  # per body row, per column
@@ -255,6 +259,7 @@ def _rules(header: tuple[str, ...], body: tuple[tuple[str, ...], ...], condition
         if annotated:
             raise conflict
         return None  # inferred: its numbers would be compared in the wrong unit
+    _check_ditto_cells(header, body, columns.inputs, site)
     _check_numeric_columns(header, conditions, numeric, site)
     return DecisionTable(header=header, rows=body, inputs=columns.inputs,
                          outputs=columns.outputs, numeric=numeric, conditions=conditions,
@@ -361,6 +366,23 @@ def _unit_conflict(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
                               f"write every number of the column in one unit)",
                               row=n + 1)
     return None
+
+
+def _check_ditto_cells(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
+                       inputs: tuple[int, ...], site: _Site) -> None:
+    """An input cell may not say "as above" (``同上``, ``〃``, ``ditto``): it would be
+    compared as that text, so the row it was meant to continue matches no input."""
+    for i in inputs:
+        above = ""
+        for n, row in enumerate(body, 1):
+            cell = normalize_cell(row[i])
+            if cell.casefold() not in DITTO_CELLS:
+                above = cell or above
+                continue
+            again = f"write '{_short(above)}' again" if above else "write the value"
+            raise site.error(f"row {n}, column {header[i]}: '{cell}' means \"as above\", which a "
+                             f"decision table cannot say (each row is a rule of its own): "
+                             f"{again}", row=n)
 
 
 def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,
