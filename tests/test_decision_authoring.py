@@ -13,6 +13,7 @@ from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
 from kbtools.decision import build_table, match_rules, parse_condition
 from kbtools.errors import TableError
+from kbtools.query.answers import find_inputs
 
 FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
 
@@ -367,3 +368,21 @@ def test_as_above_in_an_output_cell_is_left_to_the_author():
     table = build_table(["pH", "措施", "备注"], [["<5.5", "施石灰", "见下"], ["≥5.5", "不施", "同上"]],
                         decision="inputs=pH; outputs=措施,备注")
     assert table is not None
+
+
+# ----------------------------------------------------------------- names in two scripts: 土壤pH
+
+def test_a_column_named_in_two_scripts_is_named_by_either_part():
+    """土壤pH could be named neither pH nor 土壤: kb table eval pH=6.2 said "no column 'pH'"
+    and 'pH 6.2 种玉米 石灰用量多少' left 土壤pH missing (name parts were CJK or English)."""
+    table = build_table(["土壤pH", "作物", "石灰用量(kg/亩)"],
+                        [["<5.5", "玉米", "100"], ["5.5-6.5", "玉米", "25"], [">6.5", "玉米", "0"]],
+                        decision="inputs=土壤pH,作物")
+    assert table is not None
+    assert match_rules(table, {"pH": "6.2", "作物": "玉米"}).outputs == ({"石灰用量(kg/亩)": "25"},)
+    assert find_inputs("pH 6.2 种玉米 石灰用量多少", table) == {"土壤pH": "6.2", "作物": "玉米"}
+    two = build_table(["土壤pH", "水pH", "措施"], [["<5.5", "<6", "施石灰"]],
+                      decision="inputs=土壤pH,水pH")
+    assert two is not None and "土壤pH" not in find_inputs("pH 6.2", two)  # names both: neither
+    with pytest.raises(TableError, match="no column 'pH'"):
+        match_rules(two, {"pH": "6.2", "水pH": "6"})

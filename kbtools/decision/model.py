@@ -157,9 +157,16 @@ def name_parts(key: str) -> set[str]:
     leading and trailing runs of at least MIN_PART characters (湿度 for 相对湿度); an English
     name's leading and trailing whole words, longer than MIN_PART characters (``cycles``
     for ``Cycles of concentration``, ``temperature`` for ``Basin temperature``). A part that
-    also names another input names neither (`find_input`, `query.answers.find_inputs`)."""
+    also names another input names neither (`find_input`, `query.answers.find_inputs`). A
+    name of both scripts (土壤pH, EC值, CO2浓度) is cut where the script changes, into parts of
+    at least MIN_PART characters (``ph`` and 土壤 for 土壤pH)."""
     parts: set[str] = set()
-    if len(key) > MIN_PART and all("\u3400" <= ch <= "\u9fff" for ch in key):
+    chars = [(n, _cjk(ch)) for n, ch in enumerate(key) if not ch.isspace()]
+    cuts = [n for (_, a), (n, b) in zip(chars, chars[1:], strict=False) if a != b]
+    if cuts and any(_cjk(ch) for ch in key) and any(ch.isascii() and ch.isalnum() for ch in key):
+        halves = {p.strip() for n in cuts for p in (key[:n], key[n:])}
+        parts |= {p for p in halves if len(p.replace(" ", "")) >= MIN_PART}
+    elif len(key) > MIN_PART and all(_cjk(ch) for ch in key):
         parts |= {key[:n] for n in range(MIN_PART, len(key))}
         parts |= {key[n:] for n in range(1, len(key) - MIN_PART + 1)}
     elif key.isascii() and len(words := key.split()) > 1:
@@ -167,6 +174,10 @@ def name_parts(key: str) -> set[str]:
         parts |= {" ".join(words[n:]) for n in range(1, len(words))}
         parts = {p for p in parts if len(p) > MIN_PART}
     return parts
+
+
+def _cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
 
 
 def _spaced_key(text: str) -> str:
