@@ -386,3 +386,16 @@ def test_a_column_named_in_two_scripts_is_named_by_either_part():
     assert two is not None and "土壤pH" not in find_inputs("pH 6.2", two)  # names both: neither
     with pytest.raises(TableError, match="no column 'pH'"):
         match_rules(two, {"pH": "6.2", "水pH": "6"})
+
+
+# ----------------------------------------------------------------- the minus sign −
+
+def test_the_minus_sign_is_a_minus_in_cells_inputs_and_questions():
+    """A frost table copied from a typeset page (<−5, −5~−2) was text, an input −3 no number,
+    and the question 最低气温 −3 度 gave 3: 'no frost protection' for a frost of −3."""
+    table = build_table(["最低气温(℃)", "防冻措施"],
+                        [["<−5", "覆膜+熏烟"], ["−5~−2", "熏烟"], ["−2~0", "灌水"], [">0", "无"]],
+                        decision="inputs=最低气温(℃)")
+    assert table is not None and table.numeric == (0,)
+    assert match_rules(table, {"最低气温": "−3"}).outputs == ({"防冻措施": "熏烟"},)
+    assert find_inputs("最低气温 −3 度 怎么防冻", table) == {"最低气温(℃)": "-3"}

@@ -67,9 +67,15 @@ _RE_VAR_BETWEEN = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
+# what NFKC leaves that is still a hyphen-minus: the minus sign of typeset text, Word and
+# weather pages (−5 was no number in a cell or input, and a question's −3 度 read as 3)
+MINUS_SIGNS = str.maketrans({"\u2212": "-"})
+
+
 def normalize_cell(text: str) -> str:
-    """Text as parsed: NFKC (full-width forms become ASCII), whitespace runs collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
+    """Text as parsed: NFKC (full-width forms become ASCII), the minus sign ``−`` a hyphen-minus,
+    whitespace runs collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).translate(MINUS_SIGNS).split())
 
 
 def normalize_text(text: str) -> str:
