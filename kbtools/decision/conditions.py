@@ -72,9 +72,16 @@ _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", 
 MINUS_SIGNS = str.maketrans({"\u2212": "-"})
 
 
+# a raised or lowered digit right after a digit: a footnote mark (≥7¹) or a power (10³),
+# which NFKC would glue onto the number (≥71, 103); kept apart as ^1, ^3 (no number)
+_RAISED_AFTER_DIGIT = re.compile(r"(?<=[0-9０-９])([⁰¹²³⁴-⁹₀-₉])")
+
+
 def normalize_cell(text: str) -> str:
     """Text as parsed: NFKC (full-width forms become ASCII), the minus sign ``−`` a hyphen-minus,
-    whitespace runs collapsed."""
+    a superscript digit after a digit kept apart (``≥7¹`` is ``≥7^1``, no number: NFKC made it
+    ≥71), whitespace runs collapsed."""
+    text = _RAISED_AFTER_DIGIT.sub(r"^\1", text)
     return " ".join(unicodedata.normalize("NFKC", text).translate(MINUS_SIGNS).split())
 
 
