@@ -416,3 +416,36 @@ def test_a_raised_digit_after_a_number_is_not_glued_onto_it(cell):
 def test_a_raised_digit_after_a_letter_is_still_read_by_nfkc():
     table = build_table(["气体", "措施"], [["CO₂", "通风"]], decision="inputs=气体")
     assert table is not None and match_rules(table, {"气体": "CO2"}).status == "match"
+
+
+# ----------------------------------------------------------------- 三天以下: numerals in cells
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("三天以下", [3, 1], [3.5]), ("三天以上（不含）", [4], [3]), ("不超过五次", [5], [6]),
+    ("二十至三十度", [20, 30], [19, 31]), ("五点五以下", [5.5], [5.6]), ("一万小时以上", [10000], [9999]),
+    ("高于四且不超过八", [8], [4]),
+])
+def test_a_bound_written_in_chinese_numerals_is_read(cell, inside, outside):
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["一级", "十字花科", "五", "三四天以上", "二十五六度"])
+def test_a_numeral_that_bounds_nothing_stays_text(cell):
+    assert parse_condition(cell).kind == "text"
+
+
+def test_a_rain_table_in_numerals_is_rules_and_its_units_are_checked(tmp_path):
+    """三天以下 / 三天以上（不含） was a text column: 5 days matched no row and kb check said
+    nothing."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=降雨天数; outputs=措施 -->\n| 降雨天数 | 措施 |\n"
+                    "|---|---|\n| 三天以下 | 观察 |\n| 三天以上（不含） | 喷药 |\n", encoding="utf-8")
+    assert table_findings(path) == []
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "降雨天数=5"])
+    assert result.exit_code == 0 and "=> 措施=喷药" in result.output
+    with pytest.raises(TableError, match="'两周以内' is in 周, the column in 天"):
+        build_table(["连续降雨天数", "风险"], [["两周以内", "低"], ["三天以上", "高"]],
+                    decision="inputs=连续降雨天数")

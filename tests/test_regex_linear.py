@@ -80,6 +80,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_VAR_CMP": "match",
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
     "kbtools.decision.conditions._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
+    "kbtools.decision.conditions._CJK_NUMERAL": "sub",
     "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",

@@ -14,6 +14,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     above 4 and at most 8  >4, ≤8          4 < x ≤ 8: a lower and an upper comparison joined
     高于4且不超过8                          (and, a comma, ;, &, 且): each end as its own says
     v ≤ 2.8  2.8 < v ≤ 7.1  6 ≤ pH < 6.5   a formula about the value: ≤2.8, 2.8 < x ≤ 7.1
+    三天以下  不超过五次  二十至三十度       bounds in Chinese numerals (standard ones): ≤3, ≤5, 20~30
     * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
@@ -32,7 +33,7 @@ Every pattern here is matched from the start of one normalised cell (`re.match`)
 bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports nothing from kbtools.
+Pure: imports only `kbtools.decision.numerals`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
@@ -64,6 +67,8 @@ _VAR = r"[^\d\s<>=≤≥≦≧~〜\-–—+,;:*|()]{1,16}"
 _RE_VAR_CMP = re.compile(rf"^{_VAR}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_VAR_BETWEEN = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*{_VAR}\s*"
                              rf"(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
+# a Chinese numeral in a cell (三天以下, 不超过五次, 二十至三十度), read where it makes a bound
+_CJK_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
@@ -170,7 +175,7 @@ def _unit_of(text: str) -> str:
 
 def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``)."""
-    text = symbolic(split_qualifier(normalize_cell(cell))[0])
+    text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
     text = text.removesuffix("以上").removesuffix("以下")
     last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
     return text[last + 1:].strip() if last >= 0 else ""
@@ -179,7 +184,7 @@ def cell_unit(cell: str) -> str:
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = symbolic(split_qualifier(normalize_cell(cell))[0])
+    text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
     m = _RE_RANGE.match(text)
     if m is None:
         return (cell_unit(cell),)
@@ -390,8 +395,27 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     m = _RE_VAR_CMP.match(text)
     if m and _finite(m.group(2)) is not None:  # v ≤ 2.8: the comparison ≤ 2.8
         return replace(_parse(text[m.start(1):], pair=False), raw=raw)
-    return (pair and (_two_bounds(raw, plain) or _formula(raw, text))) or \
-        Condition(raw, "text", text=plain.casefold())
+    return (pair and (_two_bounds(raw, plain) or _formula(raw, text) or _numerals(raw, plain))) \
+        or Condition(raw, "text", text=plain.casefold())
+
+
+def read_numerals(text: str) -> str:
+    """`text` with each Chinese numeral written the standard way as its decimal number
+    (``三天以下`` → ``3天以下``); any other numeral (三四, 二十五六) as written."""
+    if not any(ch in NUMERAL_CHARS for ch in text):
+        return text
+    return _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), text)
+
+
+def _numerals(raw: str, plain: str) -> Condition | None:
+    """A cell bounding its value with Chinese numerals (``三天以下``, ``不超过五次``, ``二十至三十度``):
+    the comparison or range it is with each numeral written the standard way read as its
+    number (`numerals.chinese_number`); None when that makes no comparison or range (一级,
+    十字花科 and a bare 五 stay text: a numeral alone is no bound)."""
+    if len(plain) > BOUNDS_MAX or (read := read_numerals(plain)) == plain:
+        return None
+    c = _parse(read, pair=True)
+    return replace(c, raw=raw) if c.is_rangeish else None
 
 
 def _formula(raw: str, text: str) -> Condition | None:
