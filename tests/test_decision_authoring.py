@@ -449,3 +449,26 @@ def test_a_rain_table_in_numerals_is_rules_and_its_units_are_checked(tmp_path):
     with pytest.raises(TableError, match="'两周以内' is in 周, the column in 天"):
         build_table(["连续降雨天数", "风险"], [["两周以内", "低"], ["三天以上", "高"]],
                     decision="inputs=连续降雨天数")
+
+
+# ----------------------------------------------------------------- 8 max, min 4, but, thru
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("8 max", [8, 2], [8.1]), ("8 mm/s max", [8], [9]), ("Max 8", [8], [9]), ("max. 8", [1], [9]),
+    ("8 maximum", [8], [9]), ("4 minimum", [4, 9], [3]), ("min 4", [4], [3.9]),
+    ("less than or equal to 8", [8], [8.1]), ("greater than or equal to 4", [4], [3]),
+    ("up to and including 8", [8], [9]), ("≥ 4 but < 8", [4], [8]), ("4 thru 8", [4, 8], [9]),
+    ("最高40℃", [40], [41]), ("最低4", [4], [3]),
+])
+def test_limits_written_as_max_and_min_are_bounds(cell, inside, outside):
+    """8 max / 4 minimum were the numbers 8 and 4 with a unit 'max' / 'minimum': only exactly 8
+    matched a row meaning 'at most 8'."""
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["4 min", "30 min."])  # minutes
+def test_min_after_a_number_is_minutes(cell):
+    assert parse_condition(cell).kind == "number"

@@ -47,7 +47,8 @@ CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fin
 # 11: decision cells `30 ℃ 以上` and `6.5以下(不含)` are bounds (the latter was "= 6.5"),
 # and formulas (`2.8 < v ≤ 7.1`) intervals, so tables of them ship parsed; a table with
 # an input cell saying "as above" (`同上`, `〃`) ships unparsed (malformed); the minus sign
-# `−5` is a minus and `≥7¹` no number (it was ≥71); bounds in Chinese numerals (`三天以下`)
+# `−5` is a minus and `≥7¹` no number (it was ≥71); bounds in Chinese numerals (`三天以下`);
+# `8 max`, `4 minimum` bounds (they were the numbers 8 and 4)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

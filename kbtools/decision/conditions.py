@@ -315,21 +315,27 @@ WORD_PREFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
     *((w, "<") for w in ("低于", "小于", "少于", "不足", "不到", "未满", "不满", "未达", "below",
                          "under", "less than", "lower than", "fewer than")),
     *((w, "≤") for w in ("小于等于", "小于或等于", "不高于", "不大于", "不超过", "不多于", "最多",
-                         "至多", "at most", "up to", "no more than", "not more than",
-                         "not above", "not over", "no higher than", "not exceeding")),
+                         "至多", "最高", "最大", "at most", "up to", "no more than",
+                         "not more than", "not above", "not over", "no higher than",
+                         "not exceeding", "less than or equal to", "equal to or less than",
+                         "up to and including", "max", "max.", "maximum")),
     *((w, ">") for w in ("高于", "大于", "超过", "多于", "above", "over", "more than",
                          "greater than", "higher than", "exceeding")),
     *((w, "≥") for w in ("大于等于", "大于或等于", "不低于", "不小于", "不少于", "至少", "最少",
-                         "at least", "no less than", "not less than", "not below",
-                         "not under", "no lower than")),
+                         "最低", "最小", "at least", "no less than", "not less than",
+                         "not below", "not under", "no lower than", "greater than or equal to",
+                         "equal to or greater than", "equal to or more than", "min", "min.",
+                         "minimum")),
 ), key=lambda wo: -len(wo[0])))
 WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
     *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over",
-                         "and above", "and over", "and up", "+")),
+                         "and above", "and over", "and up", "+", "minimum", "at minimum")),
     *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under",
-                         "and below", "and under")),
+                         "and below", "and under", "max", "max.", "maximum", "at most",
+                         "at maximum")),
 ), key=lambda wo: -len(wo[0])))
-RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through ")))
+RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through "),
+                ("", " thru ")))
 
 
 def symbolic(text: str) -> str:
@@ -472,7 +478,7 @@ def _qualified(c: Condition, base: str, included: bool, at: float | None) -> Con
 
 
 # what joins the two comparisons of a cell bounded on both sides (``>4 and ≤8``, ``>4, ≤8``)
-_BOUND_JOIN = re.compile(r",|;|&|\band\b|并且|且|而且", re.IGNORECASE)
+_BOUND_JOIN = re.compile(r",|;|&|\band\b|\bbut\b|并且|且|而且", re.IGNORECASE)
 BOUNDS_MAX = 80  # characters: a longer cell is not split in two (each split parses both parts)
 
 
