@@ -48,7 +48,8 @@ CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fin
 # and formulas (`2.8 < v ≤ 7.1`) intervals, so tables of them ship parsed; a table with
 # an input cell saying "as above" (`同上`, `〃`) ships unparsed (malformed); the minus sign
 # `−5` is a minus and `≥7¹` no number (it was ≥71); bounds in Chinese numerals (`三天以下`);
-# `8 max`, `4 minimum` bounds (they were the numbers 8 and 4)
+# `8 max`, `4 minimum` bounds (they were the numbers 8 and 4); a header's unit after a space
+# (`Temp °C`, `Vibration mm/s`) is its unit (an inferred table in °F cells is then no rule)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

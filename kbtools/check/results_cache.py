@@ -57,7 +57,7 @@ FORMAT = 27  # bump when a check's findings for the same inputs change (5: `$` i
 # 26: a heading's Obsidian block id is no part of its anchor; footnote definitions'
 # indented paragraphs are no code; 27: decision cells `30 ℃ 以上`, `6.5以下(不含)`,
 # `2.8 < v ≤ 7.1` as bounds, `同上` in an input cell malformed, `−5`
-# a number, `≥7¹` none, `三天以下` ≤3, `8 max` ≤8)
+# a number, `≥7¹` none, `三天以下` ≤3, `8 max` ≤8; `Temp °C` a header unit)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

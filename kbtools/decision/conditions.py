@@ -97,7 +97,11 @@ def normalize_text(text: str) -> str:
 
 def header_unit_start(text: str) -> int:
     r"""Where the unit of a header starts (``len(text)`` when it has none): the earliest of a
-    ``/`` (``流量/L·h⁻¹``) and a final ``(…)`` or ``[…]`` group holding no closing bracket.
+    ``/`` (``流量/L·h⁻¹``) and a final ``(…)`` or ``[…]`` group holding no closing bracket. A
+    ``/`` inside the last word, after the name and a space, is that word's (``Vibration
+    mm/s``, ``Flow L/min``: the unit is mm/s, not s). Without either, a unit `UNIT_GROUPS`
+    knows as the last word, after a space or comma (``Temp °C``, ``Temperature, °F``; not a
+    single letter: ``Zone C``, ``Pump A`` are names).
 
     The same as searching ``\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$``, done with a fixed number of
     string scans so a header of any length costs linear time (the search is quadratic on
@@ -105,6 +109,16 @@ def header_unit_start(text: str) -> int:
     """
     end = len(text.rstrip())
     starts = [i] if (i := text.find("/", 0, end)) >= 0 else []
+    if starts and text.find(" ", i, end) < 0 and (space := text.rfind(" ", 0, i)) > 0 and \
+            text[:space].strip() and text[space + 1:i].strip():
+        starts = [space + 1]  # Vibration mm/s
+    if not starts:  # Temp °C, Temperature, °F: a known unit as the last word
+        cut = max(text.rfind(" ", 0, end), text.rfind(",", 0, end))
+        word = text[cut + 1:end]
+        if cut > 0 and text[:cut].strip(" ,") and unit_word(word):
+            while cut > 0 and text[cut - 1] in " ,":
+                cut -= 1
+            starts.append(cut)
     for open_, close in (("(", ")"), ("[", "]")):
         if end and text[end - 1] == close:
             after = text.rfind(close, 0, end - 1) + 1  # the group holds no closing bracket
@@ -112,6 +126,17 @@ def header_unit_start(text: str) -> int:
             if i >= 0:
                 starts.append(i)
     return min(starts, default=len(text))
+
+
+def unit_word(word: str) -> bool:
+    """Whether `word`, the last of a header, is its unit: one `UNIT_GROUPS` knows written with
+    a symbol (``°C``, ``mm/s``, ``%``) or a short abbreviation (``bar``, ``kPa``, ``rpm``);
+    not a word of the name (``Running hours``, ``Rain days``, ``Pressure min``) or a letter
+    (``Zone C``, ``Pump A``)."""
+    key = word.casefold()
+    if key not in _GROUP_OF:
+        return False
+    return not key.isalpha() or (1 < len(key) <= 4 and _GROUP_OF[key] not in _TIME_GROUPS)
 
 
 def column_key(header: str) -> str:
@@ -159,10 +184,13 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
 ))
 _GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+_TIME_GROUPS = frozenset(_GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
 MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
 # a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
+# units a header may end with glued to its name (温度℃, 湿度%): symbols, never letters
+GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
 
@@ -214,12 +242,17 @@ def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | N
 
 
 def column_unit(header: str, cells: Iterable[str] = ()) -> str:
-    """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``), else one its
-    header names (``运行小时`` → ``小时``), else the first known unit its cells write; ""."""
+    """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``, ``Temp °C``,
+    ``Vibration mm/s``: `header_unit_start`), else a symbol its header ends with (``温度℃``),
+    else one its header names (``运行小时`` →
+    ``小时``), else the first known unit its cells write; ""."""
     text = normalize_cell(header)
-    bracketed = text[header_unit_start(text):].strip().strip("()[]/").strip()
+    bracketed = text[header_unit_start(text):].strip(" ,").strip("()[]/").strip()
     if bracketed:
         return bracketed
+    glued = next((s for s in GLUED_UNITS if text.casefold().endswith(s) and len(text) > len(s)), "")
+    if glued:
+        return text[-len(glued):]
     named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "")
     return named or next((u for c in cells if (u := cell_unit(c)).casefold() in _GROUP_OF), "")
 
