@@ -270,3 +270,31 @@ def test_chinese_number_reads_only_the_standard_form(numeral, value):
 
 def test_chinese_number_reads_every_standard_numeral_back():
     assert all(chinese_number(_written(n)) == str(n) for n in (*range(0, 30_000, 7), 99_999_999))
+
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("温度22度，湿度 90 要不要喷药", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("温度22度，连续降雨4天，相对湿度 90 需不需要打药", {"温度(℃)": "22", "相对湿度(%)": "90",
+                                                     "连续降雨天数": "4"}),
+    ("湿度90%有没有赤霉病风险，温度22度", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("温度22度是不是该防治，湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    # a negation is still one
+    ("湿度90%，连续5天没有下雨，要不要喷药", {"相对湿度(%)": "90"}),
+])
+def test_a_question_asked_the_a_not_a_way_keeps_its_values(question, expected):
+    """湿度 90 要不要喷药 left 相对湿度 missing: 要不要 (whether to) was read as a negation of
+    the 90, as 5天没有下雨 is."""
+    assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("温度 30 度 湿度 90% 要不要喷药", {"温度(℃)": "30", "相对湿度(%)": "90"}),
+    ("连续降雨3天温度22度湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "3"}),
+    ("连续降雨三天湿度90%温度22度", {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "3"}),
+    ("温度22度土壤湿度30%", {"温度(℃)": "22"}),  # another thing's 湿度 still is
+])
+def test_the_unit_of_a_number_is_no_part_of_the_name_after_it(question, expected):
+    """温度 30 度 湿度 90% (compacted 温度30度湿度90%) left 相对湿度 missing: the word before 90
+    was 度湿度, read as a compound naming another thing's 湿度 (as 土壤湿度 is)."""
+    assert find_inputs(question, SCAB) == expected

@@ -13,6 +13,7 @@ from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
 from kbtools.decision import build_table, match_rules, parse_condition
 from kbtools.errors import TableError
+from kbtools.query.answers import find_inputs
 
 FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
 
@@ -267,3 +268,207 @@ def test_the_library_reads_input_values_as_the_api_and_mcp_do(tmp_path):
         evaluate_table(path, {"温度": 10, "带病": True})
     assert evaluate_table(path, {"温度": 19.5, "带病": "true"}).selected == (1,)
     assert evaluate_table(path, {"温度": 1e-07, "带病": "x"}).status == "no_match"
+
+
+# ----------------------------------------------------------------- 以上 / 以下 and (含) / (不含)
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("6.5以下（不含）", [6.4, 5], [6.5]), ("7.5以上(不含)", [7.6], [7.5]),
+    ("7以上（含7）", [7, 9], [6.9]), ("7以上(含 7 ℃)", [7], [6.9]), ("5天以内(不含)", [4], [5]),
+    ("30 ℃ 以上", [30, 31], [29]), ("3 m/s 以下", [3, 1], [3.1]), ("60 cm 以上", [60], [59]),
+    ("4-8 (inclusive)", [4, 8], [3.9, 8.1]), ("4-8 (exclusive)", [5], [4, 8]),
+    ("6.0-6.5（不含6.5）", [6, 6.4], [6.5]),
+])
+def test_a_bound_left_open_by_its_words_is_closed_by_its_bracket(cell, inside, outside):
+    """6.5以下（不含） was the number 6.5 with the unit "以下(不含)": only 6.5 matched it, the
+    reverse of what the author wrote; 30 ℃ 以上 (a space before 以上) was no condition."""
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["<7 (含)", "6.5（含）", "6-6.5(不含7)", "30以上人", "6.5以下备注"])
+def test_a_bracket_contradicting_its_cell_or_a_bound_word_with_more_text_is_no_number(cell):
+    cond = parse_condition(cell)
+    assert not cond.numeric, cell
+
+
+def test_ph_bands_with_excluded_ends_answer_the_boundary_right(tmp_path):
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=pH; outputs=类别 -->\n| pH | 类别 |\n|---|---|\n"
+                    "| 6.5以下（不含） | 酸性 |\n| 6.5-7.5 | 中性 |\n| 7.5以上（不含） | 碱性 |\n",
+                    encoding="utf-8")
+    assert table_findings(path) == []
+    for value, want in (("6.5", "中性"), ("5", "酸性"), ("7.5", "中性"), ("7.6", "碱性")):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"pH={value}", "--json"])
+        assert result.exit_code == 0 and f'"类别": "{want}"' in result.output, (value, result.output)
+
+
+def test_an_input_value_with_a_bound_word_is_no_number():
+    """温度=30以上 was read as 30: a bound is not a value."""
+    table = build_table(["温度(℃)", "措施"], [["<30", "正常"], ["30 ℃ 以上", "遮阴"]],
+                        decision="inputs=温度(℃)")
+    assert table is not None
+    with pytest.raises(TableError, match="is not a number"):
+        match_rules(table, {"温度": "30以上"})
+
+
+# ----------------------------------------------------------------- formulas: 2.8 < v ≤ 7.1
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("v ≤ 2.8", [2.8], [2.81]), ("v > 18", [18.1], [18]), ("pH<5.5", [5.4], [5.5]),
+    ("2.8 < v ≤ 7.1", [2.81, 7.1], [2.8, 7.2]), ("6.0 ≤ pH < 6.5", [6, 6.4], [6.5, 5.9]),
+    ("7.1 ≥ v > 2.8", [7.1], [2.8]), ("2.8 mm/s < v ≤ 7.1 mm/s", [5], [2.8]),
+    ("温度≥30℃", [30], [29]),
+])
+def test_a_formula_about_the_value_is_its_interval(cell, inside, outside):
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["2.8 < v > 7.1", "a<b<c", "v1 < 3"])
+def test_a_formula_pointing_two_ways_is_text(cell):
+    assert parse_condition(cell).kind == "text"
+
+
+def test_vibration_zones_written_as_formulas_are_rules(tmp_path):
+    """ISO 10816's zones as an engineer writes them (v ≤ 2.8, 2.8 < v ≤ 7.1, …) were a text
+    column: kb check said nothing and every vibration got no rule."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=振动(mm/s); outputs=等级 -->\n"
+                    "| 振动(mm/s) | 等级 |\n|---|---|\n| v ≤ 2.8 | A |\n| 2.8 < v ≤ 7.1 | B |\n"
+                    "| 7.1 < v ≤ 18 | C |\n| v > 18 | D |\n", encoding="utf-8")
+    assert table_findings(path) == []
+    for value, want in (("2.8", "A"), ("5", "B"), ("7.1", "B"), ("18.5", "D")):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"振动={value}", "--json"])
+        assert result.exit_code == 0 and f'"等级": "{want}"' in result.output, (value, result.output)
+
+
+# ----------------------------------------------------------------- "as above": 同上, 〃, ditto
+
+@pytest.mark.parametrize("ditto", ["同上", "〃", "ditto", '"', "Same as above"])
+def test_an_input_cell_saying_as_above_is_malformed_at_its_line(tmp_path, ditto):
+    """同上 was compared as the text 同上: 玉米 with pH 6 matched no row, and kb check only
+    reported a gap for 作物=同上."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=作物,土壤pH; outputs=措施 -->\n"
+                    "| 作物 | 土壤pH | 措施 |\n|---|---|---|\n| 玉米 | <5.5 | 施石灰 |\n"
+                    f"| {ditto} | ≥5.5 | 不施 |\n", encoding="utf-8")
+    findings = table_findings(path)
+    assert [(line, code) for line, code, _ in findings] == [(11, "decision-malformed")]
+    assert "row 2, column 作物" in findings[0][2] and "write '玉米' again" in findings[0][2]
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "作物=玉米", "土壤pH=6"])
+    assert result.exit_code == 1 and "k.md:11: " in result.output
+
+
+def test_as_above_in_an_output_cell_is_left_to_the_author():
+    table = build_table(["pH", "措施", "备注"], [["<5.5", "施石灰", "见下"], ["≥5.5", "不施", "同上"]],
+                        decision="inputs=pH; outputs=措施,备注")
+    assert table is not None
+
+
+# ----------------------------------------------------------------- names in two scripts: 土壤pH
+
+def test_a_column_named_in_two_scripts_is_named_by_either_part():
+    """土壤pH could be named neither pH nor 土壤: kb table eval pH=6.2 said "no column 'pH'"
+    and 'pH 6.2 种玉米 石灰用量多少' left 土壤pH missing (name parts were CJK or English)."""
+    table = build_table(["土壤pH", "作物", "石灰用量(kg/亩)"],
+                        [["<5.5", "玉米", "100"], ["5.5-6.5", "玉米", "25"], [">6.5", "玉米", "0"]],
+                        decision="inputs=土壤pH,作物")
+    assert table is not None
+    assert match_rules(table, {"pH": "6.2", "作物": "玉米"}).outputs == ({"石灰用量(kg/亩)": "25"},)
+    assert find_inputs("pH 6.2 种玉米 石灰用量多少", table) == {"土壤pH": "6.2", "作物": "玉米"}
+    two = build_table(["土壤pH", "水pH", "措施"], [["<5.5", "<6", "施石灰"]],
+                      decision="inputs=土壤pH,水pH")
+    assert two is not None and "土壤pH" not in find_inputs("pH 6.2", two)  # names both: neither
+    with pytest.raises(TableError, match="no column 'pH'"):
+        match_rules(two, {"pH": "6.2", "水pH": "6"})
+
+
+# ----------------------------------------------------------------- the minus sign −
+
+def test_the_minus_sign_is_a_minus_in_cells_inputs_and_questions():
+    """A frost table copied from a typeset page (<−5, −5~−2) was text, an input −3 no number,
+    and the question 最低气温 −3 度 gave 3: 'no frost protection' for a frost of −3."""
+    table = build_table(["最低气温(℃)", "防冻措施"],
+                        [["<−5", "覆膜+熏烟"], ["−5~−2", "熏烟"], ["−2~0", "灌水"], [">0", "无"]],
+                        decision="inputs=最低气温(℃)")
+    assert table is not None and table.numeric == (0,)
+    assert match_rules(table, {"最低气温": "−3"}).outputs == ({"防冻措施": "熏烟"},)
+    assert find_inputs("最低气温 −3 度 怎么防冻", table) == {"最低气温(℃)": "-3"}
+
+
+# ----------------------------------------------------------------- ≥7¹: a footnote mark or a power
+
+@pytest.mark.parametrize("cell", ["≥7¹", "<5.5²", "≥10³ CFU/g", "6.0-6.5³"])
+def test_a_raised_digit_after_a_number_is_not_glued_onto_it(cell):
+    """NFKC made ≥7¹ (a footnote mark) ≥71 and ≥10³ ≥103: a pH of 7.5 matched no row and a
+    count of 500 passed a limit of 1000. Either reading is a guess: the cell is no number,
+    which kb check reports at its line."""
+    assert not parse_condition(cell).numeric
+    with pytest.raises(TableError, match="is not a numeric condition"):
+        build_table(["pH", "措施"], [[cell, "a"], ["<1", "b"]], decision="inputs=pH")
+
+
+def test_a_raised_digit_after_a_letter_is_still_read_by_nfkc():
+    table = build_table(["气体", "措施"], [["CO₂", "通风"]], decision="inputs=气体")
+    assert table is not None and match_rules(table, {"气体": "CO2"}).status == "match"
+
+
+# ----------------------------------------------------------------- 三天以下: numerals in cells
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("三天以下", [3, 1], [3.5]), ("三天以上（不含）", [4], [3]), ("不超过五次", [5], [6]),
+    ("二十至三十度", [20, 30], [19, 31]), ("五点五以下", [5.5], [5.6]), ("一万小时以上", [10000], [9999]),
+    ("高于四且不超过八", [8], [4]),
+])
+def test_a_bound_written_in_chinese_numerals_is_read(cell, inside, outside):
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["一级", "十字花科", "五", "三四天以上", "二十五六度"])
+def test_a_numeral_that_bounds_nothing_stays_text(cell):
+    assert parse_condition(cell).kind == "text"
+
+
+def test_a_rain_table_in_numerals_is_rules_and_its_units_are_checked(tmp_path):
+    """三天以下 / 三天以上（不含） was a text column: 5 days matched no row and kb check said
+    nothing."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=降雨天数; outputs=措施 -->\n| 降雨天数 | 措施 |\n"
+                    "|---|---|\n| 三天以下 | 观察 |\n| 三天以上（不含） | 喷药 |\n", encoding="utf-8")
+    assert table_findings(path) == []
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "降雨天数=5"])
+    assert result.exit_code == 0 and "=> 措施=喷药" in result.output
+    with pytest.raises(TableError, match="'两周以内' is in 周, the column in 天"):
+        build_table(["连续降雨天数", "风险"], [["两周以内", "低"], ["三天以上", "高"]],
+                    decision="inputs=连续降雨天数")
+
+
+# ----------------------------------------------------------------- 8 max, min 4, but, thru
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("8 max", [8, 2], [8.1]), ("8 mm/s max", [8], [9]), ("Max 8", [8], [9]), ("max. 8", [1], [9]),
+    ("8 maximum", [8], [9]), ("4 minimum", [4, 9], [3]), ("min 4", [4], [3.9]),
+    ("less than or equal to 8", [8], [8.1]), ("greater than or equal to 4", [4], [3]),
+    ("up to and including 8", [8], [9]), ("≥ 4 but < 8", [4], [8]), ("4 thru 8", [4, 8], [9]),
+    ("最高40℃", [40], [41]), ("最低4", [4], [3]),
+])
+def test_limits_written_as_max_and_min_are_bounds(cell, inside, outside):
+    """8 max / 4 minimum were the numbers 8 and 4 with a unit 'max' / 'minimum': only exactly 8
+    matched a row meaning 'at most 8'."""
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
+@pytest.mark.parametrize("cell", ["4 min", "30 min."])  # minutes
+def test_min_after_a_number_is_minutes(cell):
+    assert parse_condition(cell).kind == "number"

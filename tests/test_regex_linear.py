@@ -76,6 +76,11 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_NUMBER": "match",
     "kbtools.decision.conditions._RE_INPUT": "match",  # an input value (CLI, API, MCP)
     "kbtools.decision.conditions._RE_SUFFIX": "match",
+    "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
+    "kbtools.decision.conditions._RE_VAR_CMP": "match",
+    "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
+    "kbtools.decision.conditions._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
+    "kbtools.decision.conditions._CJK_NUMERAL": "sub",
     "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "10"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -43,7 +43,13 @@ CHUNKER_VERSION = "10"  # bump when output changes for the same input (index fin
 # `[^1]` is no text of headings, cells, rows or chunks, a definition's paragraphs indented
 # four spaces are no code chunk; a piece of HTML markup alone (an editor's note, `<video>`
 # tags) is no chunk; 10: chunk text leaves out Obsidian block ids, a heading's `{#id}`, footnote
-# definition labels and `<script>`/`<style>` contents, and shows entities as their character
+# definition labels and `<script>`/`<style>` contents, and shows entities as their character;
+# 11: decision cells `30 ℃ 以上` and `6.5以下(不含)` are bounds (the latter was "= 6.5"),
+# and formulas (`2.8 < v ≤ 7.1`) intervals, so tables of them ship parsed; a table with
+# an input cell saying "as above" (`同上`, `〃`) ships unparsed (malformed); the minus sign
+# `−5` is a minus and `≥7¹` no number (it was ≥71); bounds in Chinese numerals (`三天以下`);
+# `8 max`, `4 minimum` bounds (they were the numbers 8 and 4); a header's unit after a space
+# (`Temp °C`, `Vibration mm/s`) is its unit (an inferred table in °F cells is then no rule)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

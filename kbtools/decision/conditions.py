@@ -5,12 +5,16 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     <15  <=15  ≤15  >20  >=85  ≥85        comparisons
     15-20  15~20  15–20  15至20  15到20   closed ranges: both ends inclusive
     20 / 20℃                              numeric equality
-    2000小时以上 / 10以下                  ≥2000 / ≤10
+    2000小时以上 / 10以下 / 30 ℃ 以上      ≥2000 / ≤10 / ≥30
+    6.5以下(不含) 7以上(含7) 4-8 (exclusive)  a bracket saying whether a bound is included,
+                                          where the cell leaves it open: <6.5, ≥7, 4<x<8
     不低于30  低于15  超过20  不超过3次     the same in words (`symbolic`), Chinese or English:
     at least 30  below 15  2 or more      ≥30, <15, >20, ≤3, ≥30, <15, ≥2;
     150 to 170  between 150 and 170       150~170
     above 4 and at most 8  >4, ≤8          4 < x ≤ 8: a lower and an upper comparison joined
     高于4且不超过8                          (and, a comma, ;, &, 且): each end as its own says
+    v ≤ 2.8  2.8 < v ≤ 7.1  6 ≤ pH < 6.5   a formula about the value: ≤2.8, 2.8 < x ≤ 7.1
+    三天以下  不超过五次  二十至三十度       bounds in Chinese numerals (standard ones): ≤3, ≤5, 20~30
     * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
@@ -29,7 +33,7 @@ Every pattern here is matched from the start of one normalised cell (`re.match`)
 bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports nothing from kbtools.
+Pure: imports only `kbtools.decision.numerals`.
 """
 
 from __future__ import annotations
@@ -38,23 +42,52 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
-_UNIT = r"[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]{0,12}"
+# a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
+# 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
+_UNIT = r"(?:(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]){0,12}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
 _RE_INPUT = re.compile(rf"^({_NUM}{_EXP})\s*{_UNIT}$")
-_RE_SUFFIX = re.compile(rf"^({_NUM})\s*{_UNIT}?(以上|以下)$")
+_RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
+# what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
+# 7以上(含 7), 4-8 (inclusive); matched from the cell's last "(" (`split_qualifier`)
+_RE_QUALIFIER = re.compile(rf"\(\s*(不包含|不包括|不含|包含|包括|含|not included|inclusive|"
+                           rf"exclusive|included|excluded|incl\.?|excl\.?)\s*"
+                           rf"(?:({_NUM})\s*{_UNIT}\s*)?\)", re.IGNORECASE)
+# a comparison written about the value's name, as a formula: v ≤ 2.8, 2.8 < v ≤ 7.1, pH<5.5
+_VAR = r"[^\d\s<>=≤≥≦≧~〜\-–—+,;:*|()]{1,16}"
+_RE_VAR_CMP = re.compile(rf"^{_VAR}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
+_RE_VAR_BETWEEN = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*{_VAR}\s*"
+                             rf"(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
+# a Chinese numeral in a cell (三天以下, 不超过五次, 二十至三十度), read where it makes a bound
+_CJK_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
+# what NFKC leaves that is still a hyphen-minus: the minus sign of typeset text, Word and
+# weather pages (−5 was no number in a cell or input, and a question's −3 度 read as 3)
+MINUS_SIGNS = str.maketrans({"\u2212": "-"})
+
+
+# a raised or lowered digit right after a digit: a footnote mark (≥7¹) or a power (10³),
+# which NFKC would glue onto the number (≥71, 103); kept apart as ^1, ^3 (no number)
+_RAISED_AFTER_DIGIT = re.compile(r"(?<=[0-9０-９])([⁰¹²³⁴-⁹₀-₉])")
+
+
 def normalize_cell(text: str) -> str:
-    """Text as parsed: NFKC (full-width forms become ASCII), whitespace runs collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
+    """Text as parsed: NFKC (full-width forms become ASCII), the minus sign ``−`` a hyphen-minus,
+    a superscript digit after a digit kept apart (``≥7¹`` is ``≥7^1``, no number: NFKC made it
+    ≥71), whitespace runs collapsed."""
+    text = _RAISED_AFTER_DIGIT.sub(r"^\1", text)
+    return " ".join(unicodedata.normalize("NFKC", text).translate(MINUS_SIGNS).split())
 
 
 def normalize_text(text: str) -> str:
@@ -64,7 +97,11 @@ def normalize_text(text: str) -> str:
 
 def header_unit_start(text: str) -> int:
     r"""Where the unit of a header starts (``len(text)`` when it has none): the earliest of a
-    ``/`` (``流量/L·h⁻¹``) and a final ``(…)`` or ``[…]`` group holding no closing bracket.
+    ``/`` (``流量/L·h⁻¹``) and a final ``(…)`` or ``[…]`` group holding no closing bracket. A
+    ``/`` inside the last word, after the name and a space, is that word's (``Vibration
+    mm/s``, ``Flow L/min``: the unit is mm/s, not s). Without either, a unit `UNIT_GROUPS`
+    knows as the last word, after a space or comma (``Temp °C``, ``Temperature, °F``; not a
+    single letter: ``Zone C``, ``Pump A`` are names).
 
     The same as searching ``\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$``, done with a fixed number of
     string scans so a header of any length costs linear time (the search is quadratic on
@@ -72,6 +109,16 @@ def header_unit_start(text: str) -> int:
     """
     end = len(text.rstrip())
     starts = [i] if (i := text.find("/", 0, end)) >= 0 else []
+    if starts and text.find(" ", i, end) < 0 and (space := text.rfind(" ", 0, i)) > 0 and \
+            text[:space].strip() and text[space + 1:i].strip():
+        starts = [space + 1]  # Vibration mm/s
+    if not starts:  # Temp °C, Temperature, °F: a known unit as the last word
+        cut = max(text.rfind(" ", 0, end), text.rfind(",", 0, end))
+        word = text[cut + 1:end]
+        if cut > 0 and text[:cut].strip(" ,") and unit_word(word):
+            while cut > 0 and text[cut - 1] in " ,":
+                cut -= 1
+            starts.append(cut)
     for open_, close in (("(", ")"), ("[", "]")):
         if end and text[end - 1] == close:
             after = text.rfind(close, 0, end - 1) + 1  # the group holds no closing bracket
@@ -79,6 +126,17 @@ def header_unit_start(text: str) -> int:
             if i >= 0:
                 starts.append(i)
     return min(starts, default=len(text))
+
+
+def unit_word(word: str) -> bool:
+    """Whether `word`, the last of a header, is its unit: one `UNIT_GROUPS` knows written with
+    a symbol (``°C``, ``mm/s``, ``%``) or a short abbreviation (``bar``, ``kPa``, ``rpm``);
+    not a word of the name (``Running hours``, ``Rain days``, ``Pressure min``) or a letter
+    (``Zone C``, ``Pump A``)."""
+    key = word.casefold()
+    if key not in _GROUP_OF:
+        return False
+    return not key.isalpha() or (1 < len(key) <= 4 and _GROUP_OF[key] not in _TIME_GROUPS)
 
 
 def column_key(header: str) -> str:
@@ -126,10 +184,13 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
 ))
 _GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+_TIME_GROUPS = frozenset(_GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
 MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
 # a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
+# units a header may end with glued to its name (温度℃, 湿度%): symbols, never letters
+GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
 
@@ -142,7 +203,8 @@ def _unit_of(text: str) -> str:
 
 def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``)."""
-    text = symbolic(normalize_cell(cell)).removesuffix("以上").removesuffix("以下")
+    text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
+    text = text.removesuffix("以上").removesuffix("以下")
     last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
     return text[last + 1:].strip() if last >= 0 else ""
 
@@ -150,7 +212,7 @@ def cell_unit(cell: str) -> str:
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = symbolic(normalize_cell(cell))
+    text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
     m = _RE_RANGE.match(text)
     if m is None:
         return (cell_unit(cell),)
@@ -180,12 +242,17 @@ def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | N
 
 
 def column_unit(header: str, cells: Iterable[str] = ()) -> str:
-    """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``), else one its
-    header names (``运行小时`` → ``小时``), else the first known unit its cells write; ""."""
+    """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``, ``Temp °C``,
+    ``Vibration mm/s``: `header_unit_start`), else a symbol its header ends with (``温度℃``),
+    else one its header names (``运行小时`` →
+    ``小时``), else the first known unit its cells write; ""."""
     text = normalize_cell(header)
-    bracketed = text[header_unit_start(text):].strip().strip("()[]/").strip()
+    bracketed = text[header_unit_start(text):].strip(" ,").strip("()[]/").strip()
     if bracketed:
         return bracketed
+    glued = next((s for s in GLUED_UNITS if text.casefold().endswith(s) and len(text) > len(s)), "")
+    if glued:
+        return text[-len(glued):]
     named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "")
     return named or next((u for c in cells if (u := cell_unit(c)).casefold() in _GROUP_OF), "")
 
@@ -281,21 +348,27 @@ WORD_PREFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
     *((w, "<") for w in ("低于", "小于", "少于", "不足", "不到", "未满", "不满", "未达", "below",
                          "under", "less than", "lower than", "fewer than")),
     *((w, "≤") for w in ("小于等于", "小于或等于", "不高于", "不大于", "不超过", "不多于", "最多",
-                         "至多", "at most", "up to", "no more than", "not more than",
-                         "not above", "not over", "no higher than", "not exceeding")),
+                         "至多", "最高", "最大", "at most", "up to", "no more than",
+                         "not more than", "not above", "not over", "no higher than",
+                         "not exceeding", "less than or equal to", "equal to or less than",
+                         "up to and including", "max", "max.", "maximum")),
     *((w, ">") for w in ("高于", "大于", "超过", "多于", "above", "over", "more than",
                          "greater than", "higher than", "exceeding")),
     *((w, "≥") for w in ("大于等于", "大于或等于", "不低于", "不小于", "不少于", "至少", "最少",
-                         "at least", "no less than", "not less than", "not below",
-                         "not under", "no lower than")),
+                         "最低", "最小", "at least", "no less than", "not less than",
+                         "not below", "not under", "no lower than", "greater than or equal to",
+                         "equal to or greater than", "equal to or more than", "min", "min.",
+                         "minimum")),
 ), key=lambda wo: -len(wo[0])))
 WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
     *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over",
-                         "and above", "and over", "and up", "+")),
+                         "and above", "and over", "and up", "+", "minimum", "at minimum")),
     *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under",
-                         "and below", "and under")),
+                         "and below", "and under", "max", "max.", "maximum", "at most",
+                         "at maximum")),
 ), key=lambda wo: -len(wo[0])))
-RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through ")))
+RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through "),
+                ("", " thru ")))
 
 
 def symbolic(text: str) -> str:
@@ -334,9 +407,13 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     """`parse_condition`; a cell of two comparisons joined (`_two_bounds`) only with `pair`."""
     raw = cell
     plain = normalize_cell(cell)
-    text = symbolic(plain)
     if plain.casefold() in ANY_CELLS:
         return Condition(raw, "any")
+    base, included, at = split_qualifier(plain)
+    if included is not None:
+        c = _qualified(_parse(base, pair=pair), base, included, at)
+        return replace(c, raw=raw) if c else Condition(raw, "text", text=plain.casefold())
+    text = symbolic(plain)
     m = _RE_CMP.match(text)
     if m and (x := _finite(m.group(2))) is not None:
         kind = _OPS[m.group(1)]
@@ -354,11 +431,87 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
-    return (pair and _two_bounds(raw, plain)) or Condition(raw, "text", text=plain.casefold())
+    m = _RE_VAR_CMP.match(text)
+    if m and _finite(m.group(2)) is not None:  # v ≤ 2.8: the comparison ≤ 2.8
+        return replace(_parse(text[m.start(1):], pair=False), raw=raw)
+    return (pair and (_two_bounds(raw, plain) or _formula(raw, text) or _numerals(raw, plain))) \
+        or Condition(raw, "text", text=plain.casefold())
+
+
+def read_numerals(text: str) -> str:
+    """`text` with each Chinese numeral written the standard way as its decimal number
+    (``三天以下`` → ``3天以下``); any other numeral (三四, 二十五六) as written."""
+    if not any(ch in NUMERAL_CHARS for ch in text):
+        return text
+    return _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), text)
+
+
+def _numerals(raw: str, plain: str) -> Condition | None:
+    """A cell bounding its value with Chinese numerals (``三天以下``, ``不超过五次``, ``二十至三十度``):
+    the comparison or range it is with each numeral written the standard way read as its
+    number (`numerals.chinese_number`); None when that makes no comparison or range (一级,
+    十字花科 and a bare 五 stay text: a numeral alone is no bound)."""
+    if len(plain) > BOUNDS_MAX or (read := read_numerals(plain)) == plain:
+        return None
+    c = _parse(read, pair=True)
+    return replace(c, raw=raw) if c.is_rangeish else None
+
+
+def _formula(raw: str, text: str) -> Condition | None:
+    """A value's name between two bounds (``2.8 < v ≤ 7.1``, ``7.1 ≥ v > 2.8``, ``6.0 ≤ pH <
+    6.5``): the interval between them, each end included as its symbol says; None when the
+    cell is no such formula (or its two symbols point different ways)."""
+    m = _RE_VAR_BETWEEN.match(text)
+    if m is None or (a := _finite(m.group(1))) is None or (b := _finite(m.group(4))) is None:
+        return None
+    first, second = _OPS[m.group(2)], _OPS[m.group(3)]
+    if {first, second} <= {"lt", "le"}:  # a < v ≤ b
+        return Condition(raw, "range", lo=a, hi=b, lo_incl=first == "le", hi_incl=second == "le")
+    if {first, second} <= {"gt", "ge"}:  # b ≥ v > a
+        return Condition(raw, "range", lo=b, hi=a, lo_incl=second == "ge", hi_incl=first == "ge")
+    return None
+
+
+def split_qualifier(text: str) -> tuple[str, bool | None, float | None]:
+    """A normalised cell without the bracket that ends it saying whether its bound is
+    included (``6.5以下(不含)``, ``7以上(含7)``, ``4-8 (exclusive)``): (the rest, True for
+    included, False for not, None when the cell ends in no such bracket; the bound the
+    bracket names, else None)."""
+    i = text.rfind("(")
+    m = _RE_QUALIFIER.fullmatch(text, i) if i > 0 else None
+    if m is None:
+        return text, None, None
+    word = m.group(1).casefold()
+    at = _finite(m.group(2)) if m.group(2) else None
+    return text[:i].rstrip(), not word.startswith(("不", "ex", "not")), at
+
+
+def _qualified(c: Condition, base: str, included: bool, at: float | None) -> Condition | None:
+    """`c` (the cell without its bracket, `base`) with the bound the bracket names included
+    or not: 6.5以下(不含) is <6.5, 7以上(含) ≥7, 4-8 (exclusive) 4 < x < 8, 6-6.5(不含6.5)
+    6 ≤ x < 6.5. The bracket decides only where the cell leaves it open (以上, 以下, 以内 or
+    a range a-b); one that contradicts a symbol or word (``<7 (含)``), names no bound of the
+    cell, or is added to a number or a text gives None (the cell is text)."""
+    if not c.is_rangeish or (at is not None and at not in (c.lo, c.hi)):
+        return None
+    open_ = base.endswith(("以上", "以下", "以内")) or \
+        (c.kind == "range" and _RE_RANGE.match(symbolic(base)) is not None)
+    lo = c.lo_incl if at is not None and at != c.lo else included
+    hi = c.hi_incl if at is not None and at != c.hi else included
+    if c.kind in ("ge", "gt"):
+        lo, hi = lo, False
+    elif c.kind in ("le", "lt"):
+        lo, hi = False, hi
+    if not open_ and (lo, hi) != (c.lo_incl, c.hi_incl):
+        return None
+    if c.kind == "range":
+        return replace(c, lo_incl=lo, hi_incl=hi)
+    kind = ("ge" if lo else "gt") if c.kind in ("ge", "gt") else ("le" if hi else "lt")
+    return replace(c, kind=kind, lo_incl=lo, hi_incl=hi)
 
 
 # what joins the two comparisons of a cell bounded on both sides (``>4 and ≤8``, ``>4, ≤8``)
-_BOUND_JOIN = re.compile(r",|;|&|\band\b|并且|且|而且", re.IGNORECASE)
+_BOUND_JOIN = re.compile(r",|;|&|\band\b|\bbut\b|并且|且|而且", re.IGNORECASE)
 BOUNDS_MAX = 80  # characters: a longer cell is not split in two (each split parses both parts)
 
 

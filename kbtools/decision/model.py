@@ -29,6 +29,10 @@ from kbtools.decision.conditions import (
 from kbtools.errors import TableError, plural
 
 POLICIES = ("first", "all")
+# what an input cell writes for "the same as the cell above", which a table of rules cannot
+# say (each row is read alone; an empty cell is any value)
+DITTO_CELLS = frozenset(("同上", "上同", "仝上", "〃", '"', "”", "ditto", "do.", "as above",
+                         "same as above"))
 ANNOTATION_KEYS = ("inputs", "outputs", "policy", "name")
 
 Conditions = tuple[tuple[Condition, ...], ...]  # per body row, per column
@@ -153,9 +157,16 @@ def name_parts(key: str) -> set[str]:
     leading and trailing runs of at least MIN_PART characters (湿度 for 相对湿度); an English
     name's leading and trailing whole words, longer than MIN_PART characters (``cycles``
     for ``Cycles of concentration``, ``temperature`` for ``Basin temperature``). A part that
-    also names another input names neither (`find_input`, `query.answers.find_inputs`)."""
+    also names another input names neither (`find_input`, `query.answers.find_inputs`). A
+    name of both scripts (土壤pH, EC值, CO2浓度) is cut where the script changes, into parts of
+    at least MIN_PART characters (``ph`` and 土壤 for 土壤pH)."""
     parts: set[str] = set()
-    if len(key) > MIN_PART and all("\u3400" <= ch <= "\u9fff" for ch in key):
+    chars = [(n, _cjk(ch)) for n, ch in enumerate(key) if not ch.isspace()]
+    cuts = [n for (_, a), (n, b) in zip(chars, chars[1:], strict=False) if a != b]
+    if cuts and any(_cjk(ch) for ch in key) and any(ch.isascii() and ch.isalnum() for ch in key):
+        halves = {p.strip() for n in cuts for p in (key[:n], key[n:])}
+        parts |= {p for p in halves if len(p.replace(" ", "")) >= MIN_PART}
+    elif len(key) > MIN_PART and all(_cjk(ch) for ch in key):
         parts |= {key[:n] for n in range(MIN_PART, len(key))}
         parts |= {key[n:] for n in range(1, len(key) - MIN_PART + 1)}
     elif key.isascii() and len(words := key.split()) > 1:
@@ -163,6 +174,10 @@ def name_parts(key: str) -> set[str]:
         parts |= {" ".join(words[n:]) for n in range(1, len(words))}
         parts = {p for p in parts if len(p) > MIN_PART}
     return parts
+
+
+def _cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
 
 
 def _spaced_key(text: str) -> str:
@@ -255,6 +270,7 @@ def _rules(header: tuple[str, ...], body: tuple[tuple[str, ...], ...], condition
         if annotated:
             raise conflict
         return None  # inferred: its numbers would be compared in the wrong unit
+    _check_ditto_cells(header, body, columns.inputs, site)
     _check_numeric_columns(header, conditions, numeric, site)
     return DecisionTable(header=header, rows=body, inputs=columns.inputs,
                          outputs=columns.outputs, numeric=numeric, conditions=conditions,
@@ -361,6 +377,23 @@ def _unit_conflict(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
                               f"write every number of the column in one unit)",
                               row=n + 1)
     return None
+
+
+def _check_ditto_cells(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
+                       inputs: tuple[int, ...], site: _Site) -> None:
+    """An input cell may not say "as above" (``同上``, ``〃``, ``ditto``): it would be
+    compared as that text, so the row it was meant to continue matches no input."""
+    for i in inputs:
+        above = ""
+        for n, row in enumerate(body, 1):
+            cell = normalize_cell(row[i])
+            if cell.casefold() not in DITTO_CELLS:
+                above = cell or above
+                continue
+            again = f"write '{_short(above)}' again" if above else "write the value"
+            raise site.error(f"row {n}, column {header[i]}: '{cell}' means \"as above\", which a "
+                             f"decision table cannot say (each row is a rule of its own): "
+                             f"{again}", row=n)
 
 
 def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,

@@ -98,7 +98,7 @@ _CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十
 # only when no CJK character follows them (26度一直没变, 26度两天了 start other words)
 _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u3400-\u9fff])")
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
-_NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(?:没有|没|未|无|不)")
+_NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
@@ -231,7 +231,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                      or _SPAN_BEFORE.search(text[max(0, start - 8):start])
                      or "每" in run  # 每天运行20小时: a rate
-                     or _NEGATED.match(after)  # 连续5天没有下雨: not the column's value
+                     or negated(after)  # 连续5天没有下雨: not the column's value
                      or _SPOKEN_TENTHS.match(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
@@ -249,6 +249,19 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     return out
 
 
+def negated(clause: str, start: int = 0) -> bool:
+    """Whether a negation opens `clause` (what follows a number and its unit: 5天没有下雨,
+    22度不是) from `start`. A question asked the A-not-A way (要不要, 需不需要, 有没有, 是不是:
+    the word, 不 or 没, the word again) negates nothing: ``湿度90%要不要喷药`` gives 90."""
+    m = _NEGATED.match(clause, start)
+    if m is None:
+        return False
+    at = m.start(1)
+    if at > start and clause[at - 1] == clause[at + 1:at + 2]:
+        return negated(clause, at + 2)
+    return True
+
+
 def bounds_after(clause: str) -> bool:
     """Whether English words starting `clause` make the number before them no exact value:
     a bound (``or more``, ``at most``), a span (``to 8``) or a negation (``not``). What a
@@ -261,11 +274,17 @@ def bounds_after(clause: str) -> bool:
 
 def _word_before(text: str, start: int) -> str:
     """The word right before position `start`: a run of CJK characters or Latin letters
-    (病叶率 in 病叶率3%); for English, the last two words before the number that are no
+    (病叶率 in 病叶率3%), without the unit of a number it follows (湿度 in 温度30度湿度90%:
+    the spaces of 温度 30 度 湿度 90% are gone from a compact question); for English, the last two words before the number that are no
     fillers (``the seal`` in ``the seal is at 160 F``), "" when only fillers stand there."""
     word = _WORD_BEFORE.search(text, max(0, start - 12), start)
     if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
-        return _NUMERAL_RUN.split(word.group(0))[-1]
+        parts = _NUMERAL_RUN.split(word.group(0))
+        run = parts[-1]
+        if len(parts) > 1 or text[word.start() - 1:word.start()].isdigit():
+            unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
+            run = run[len(unit):] if unit and len(run) > len(unit) else run
+        return run
     latin = _EN_WORDS_BEFORE.search(text, max(0, start - 32), start)
     if not latin:
         return ""
