@@ -1,5 +1,6 @@
 """Citations an agent can trust: the cited lines of the cited file hold the passage, its
-heading path is the chain of headings above those lines.
+heading path is the chain of headings above those lines, and the commit named is the one
+whose file holds them.
 
 The property is checked independently of the chunker: the file is read back as bytes (line
 ends and a BOM as Git stores them), its headings found with a plain CommonMark parser, and
@@ -7,15 +8,23 @@ every chunk and every read of a chunk's range compared with what the lines hold.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
+from click.testing import CliRunner
 from markdown_it import MarkdownIt
+from starlette.testclient import TestClient
 
 from kbtools.agents.read import Knowledge, read_section
 from kbtools.build.chunk import chunk_document
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.corpus import read_doc
-from tests.hostile import GOOD_DOC
+from kbtools.index.reader import open_index
+from kbtools.serve.app import create_app
+from tests.hostile import GOOD_DOC, git, make_repo
 
 FM = GOOD_DOC.split("# Pump maintenance")[0]
 FILL = "这段补充文字让章节足够长，使分块器把每个小节分成独立的块，以检验标题路径和行号。" * 8
@@ -185,4 +194,60 @@ def test_a_line_range_read_is_cited_under_the_sections_it_spans(tmp_path):
         assert (got.line_start, got.line_end, got.heading_path) == (a, b, path), (a, b)
         assert cited_problems((root / "knowledge" / "pump.md").read_bytes(), "section",
                               got.markdown, got.heading_path, a, b) == []
+
+
+def test_a_build_of_uncommitted_files_says_so_wherever_it_names_its_commit(tmp_path):
+    """Lines inserted above a section and built before committing: the citations give the
+    working tree's lines, which the commit the release names does not hold. `kb query`
+    named that commit as its source without a word (`[local build @ <commit>]`, a JSON
+    release of tag and commit only), so an agent cited "lines 15-17 at <commit>" for lines
+    that, at that commit, are elsewhere."""
+    doc = FM + PUMP
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/pump.md": doc})
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    cfg = load_config(repo)
+    runner = CliRunner()
+
+    def ask() -> tuple[dict, str]:
+        build(cfg, BuildOptions(out=repo / "dist", progress=False))
+        args = ["query", "--index", str(repo / "dist"), "-k", "1", "季度保养 上锁挂牌"]
+        as_json = runner.invoke(main, [*args, "--json"])
+        text = runner.invoke(main, args)
+        assert as_json.exit_code == 0 and text.exit_code == 0, as_json.output + text.output
+        return json.loads(as_json.output), text.output
+
+    clean, shown = ask()
+    assert clean["release"] == {"tag": None, "source_commit": commit}
+    assert f"[local build @ {commit[:12]}]" in shown
+    hit = clean["results"][0]
+    committed = git(repo, "show", f"{commit}:knowledge/pump.md").encode()
+    assert cited_problems(committed, hit["kind"], hit["text"], hit["heading_path"],
+                          hit["line_start"], hit["line_end"]) == []
+
+    head, rest = doc.split("# 水泵维护", 1)
+    (repo / "knowledge" / "pump.md").write_text(head + "插入一。\n\n插入二。\n\n\n# 水泵维护" + rest,
+                                                encoding="utf-8")
+    dirty, shown = ask()
+    hit = dirty["results"][0]
+    assert hit["line_start"] == clean["results"][0]["line_start"] + 5
+    assert cited_problems(committed, hit["kind"], hit["text"], hit["heading_path"],
+                          hit["line_start"], hit["line_end"]) != []  # not the commit's lines
+    assert cited_problems((repo / "knowledge" / "pump.md").read_bytes(), hit["kind"],
+                          hit["text"], hit["heading_path"], hit["line_start"],
+                          hit["line_end"]) == []
+    assert dirty["release"] == {"tag": None, "source_commit": commit, "dirty": True}
+    assert f"[local build @ {commit[:12]} + uncommitted changes]" in shown
+    assert open_index(repo / "dist").release.dirty is True
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/", params={"q": "季度保养", "lang": "en"})
+        api = client.get("/api/search", params={"q": "季度保养"})
+    assert page.status_code == 200 and "with uncommitted changes" in page.text
+    assert api.json()["release"]["dirty"] is True
+
+    git(repo, "commit", "-qam", "insert lines")
+    after, shown = ask()
+    assert after["release"] == {"tag": None, "source_commit": git(repo, "rev-parse",
+                                                                   "HEAD").strip()}
+    assert (after["results"][0]["line_start"], after["results"][0]["line_end"]) == \
+        (hit["line_start"], hit["line_end"])
 
