@@ -399,6 +399,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     if len(text) > max_chars:
         truncated = True
         text = text[:max_chars]
+        if text.endswith("\n"):  # cut between two lines: the next one is not returned
+            text = text[:-1]
         b = a + text.count("\n")
     if hpath is None:
         hpath = path_over(parsed, lines, a, b)
