@@ -11,17 +11,20 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from pathlib import Path
 
 from click.testing import CliRunner
 from markdown_it import MarkdownIt
 from starlette.testclient import TestClient
 
 from kbtools.agents.read import Knowledge, read_section
+from kbtools.build import pipeline
 from kbtools.build.chunk import chunk_document
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import read_doc
+from kbtools.index.manifest import load_manifest
 from kbtools.index.reader import open_index
 from kbtools.serve.app import create_app
 from tests.hostile import GOOD_DOC, git, make_repo
@@ -251,3 +254,28 @@ def test_a_build_of_uncommitted_files_says_so_wherever_it_names_its_commit(tmp_p
     assert (after["results"][0]["line_start"], after["results"][0]["line_end"]) == \
         (hit["line_start"], hit["line_end"])
 
+
+
+def test_a_commit_while_a_build_reads_leaves_it_dirty_of_the_commit_it_started_from(
+        tmp_path, monkeypatch):
+    """A long build read the documents, someone committed lines inserted above a section
+    meanwhile, and the manifest named the new commit, clean: its citations were the old
+    lines, five lines off from what the commit it named holds."""
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/pump.md": FM + PUMP})
+    started = git(repo, "rev-parse", "HEAD").strip()
+    real = pipeline.blame_documents
+
+    def commit_meanwhile(root: Path, rels: list[str]) -> object:
+        head, rest = (FM + PUMP).split("# 水泵维护", 1)
+        (repo / "knowledge" / "pump.md").write_text(head + "插入。\n\n\n\n\n# 水泵维护" + rest,
+                                                    encoding="utf-8")
+        git(repo, "commit", "-qam", "insert lines")
+        return real(root, rels)
+
+    monkeypatch.setattr(pipeline, "blame_documents", commit_meanwhile)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    assert git(repo, "rev-parse", "HEAD").strip() != started
+    assert load_manifest(repo / "dist")["source"] == {"commit": started, "tree": "dirty",
+                                                      "dirty": True}
+    assert open_index(repo / "dist").release.commit_text() == \
+        f"{started[:12]} + uncommitted changes"
