@@ -470,13 +470,16 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
 
 
 def parse_line_porcelain(out: str) -> list[LineProvenance]:
-    """Per-line provenance of `git blame --line-porcelain` output, in line order."""
-    result: list[LineProvenance] = []
+    """Per-line provenance of `git blame --line-porcelain` output, in line order, numbered
+    as documents are (`corpus.lf_newlines`): Git ends a line at LF only, a document at a
+    lone CR too, so a blamed line holding lone CRs is that many more lines of the document,
+    each its commit's (a file saved with CR line ends is one line to Git)."""
+    blamed: list[tuple[int, str, dict[str, str], str]] = []
     fields: dict[str, str] = {}
     sha, final = "", 0
     for line in out.split("\n"):
         if line.startswith("\t"):
-            result.append(line_provenance(final, sha, fields))
+            blamed.append((final, sha, fields, line[1:]))
             fields = {}
             continue
         head = line.split(" ")
@@ -485,7 +488,12 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
             continue
         key, _, value = line.partition(" ")
         fields[key] = value
-    result.sort(key=lambda p: p.line)  # git prints them so; chunk_provenance bisects
+    blamed.sort(key=lambda b: b[0])  # git prints them so; chunk_provenance bisects
+    result: list[LineProvenance] = []
+    for _, sha, fields, content in blamed:
+        # the CR of a CRLF ends the line with its LF; any other CR ends a line of its own
+        for _ in range(content.removesuffix("\r").count("\r") + 1):
+            result.append(line_provenance(len(result) + 1, sha, fields))
     return result
 
 

@@ -109,3 +109,43 @@ def test_a_build_blames_only_documents_edited_after_they_were_added(
         authors.setdefault(c["doc"], set()).add(c["provenance"]["last_author"])
     assert "Bob" in authors["knowledge/d0.md"] and "Bob" not in authors["knowledge/d3.md"]
     assert None not in authors["knowledge/d3.md"]
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_lines_ended_by_a_lone_cr_are_credited_as_documents_number_them(tmp_path, once):
+    """A document read a lone CR as a line end (its chunks cite those lines) while `git
+    blame` ends a line at LF only: in a file mixing CRLF and CR line ends, every chunk after
+    the first lone CR was credited with the commit of some other line (or none, past the
+    blamed lines). Blamed lines holding lone CRs now stand for as many document lines."""
+    root = make_repo(tmp_path / "repo", commit=False)
+    long = " The pump must be stopped, drained and locked out before this work starts." * 6
+    body = ["# Pump", "", "First paragraph." + long, "", "## Seal", "", "Replace the seal." + long,
+            "", "## Bearing", "", "Grease the bearing." + long]
+    ends = ["\r", "\r\n"]
+
+    def save(lines: list[str]) -> None:
+        text = GOOD_DOC.split("# Pump maintenance")[0].replace("\n", "\r\n") + "".join(
+            line + ends[i % 2] for i, line in enumerate(lines))
+        (root / "knowledge" / "mixed.md").write_bytes(text.encode())
+
+    save(body)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    if not once:
+        body[-1] = "Grease the bearing every 500 hours." + long
+        save(body)
+        git(root, "commit", "-qam", "bearing", who="Bob <bob@ex.org>",
+            when="2026-03-01T08:00:00+00:00")
+    build(load_config(root), BuildOptions(out=root / "dist", progress=False))
+    records = [r for shard in sorted((root / "dist" / "data" / "chunks").glob("*.jsonl"))
+               for r in read_json_lines(shard) if r["doc"] == "knowledge/mixed.md"]
+    lines = (root / "knowledge" / "mixed.md").read_bytes().decode().replace(
+        "\r\n", "\n").replace("\r", "\n").split("\n")
+    by_heading = {r["heading_path"][-1]: r for r in records if r["kind"] == "section"}
+    assert lines[by_heading["Bearing"]["line_end"] - 1] == body[-1]
+    # git sees the lines from "First paragraph." to "## Seal" as one (lone CRs inside it);
+    # any edit to one of them is an edit to all, so only the lines after it tell commits apart
+    assert by_heading["Bearing"]["provenance"]["last_author"] == ("Alice" if once else "Bob")
+    assert by_heading["Pump"]["provenance"]["last_author"] == "Alice"
+    assert all(r["provenance"]["last_author"] for r in records)

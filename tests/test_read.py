@@ -151,8 +151,9 @@ def test_read_whole_document_and_truncation(repo):
     assert whole.line_start == 6 and whole.markdown.startswith("# 黄瓜霜霉病")
     assert whole.subsections == ("黄瓜霜霉病",) and whole.markdown.endswith("记录棚内湿度。")
     cut = read_section(kn, "knowledge/crops/cucumber.md", max_chars=20)
-    assert cut.truncated and len(cut.markdown) == 20
-    assert cut.line_end == cut.line_start + cut.markdown.count("\n")
+    # the cut falls just after line 8's newline: line 9 is not returned, nor cited
+    assert cut.truncated and cut.markdown == "# 黄瓜霜霉病\n\n## 1. 发生条件"
+    assert cut.line_end == cut.line_start + cut.markdown.count("\n") == 8
 
 
 def test_index_knowledge_reads_data_source(tmp_path):

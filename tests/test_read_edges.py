@@ -151,6 +151,22 @@ def test_heading_and_whole_document_reads_stop_at_max_lines(tmp_path):
     assert short.truncated and len(short.markdown) == 100  # the character cap still holds
 
 
+def test_a_read_cut_between_two_lines_cites_the_last_line_it_returns(tmp_path):
+    """A section cut at MAX_CHARS just after a line's newline came back citing one line more
+    than it returned (`line_end` the line none of whose characters were returned)."""
+    (tmp_path / "kb.toml").write_text("", encoding="utf-8")
+    (tmp_path / "knowledge").mkdir()
+    line = "x" * 99  # with its newline, 100 characters: a cut at 1,000 falls between lines
+    (tmp_path / "knowledge" / "big.md").write_text(
+        "# " + "h" * 97 + "\n" + "\n".join([line] * 30) + "\n", encoding="utf-8")
+    kn = open_knowledge(tmp_path)
+    for sec in (read_section(kn, "knowledge/big.md", "h" * 97, max_chars=1000),
+                read_section(kn, "knowledge/big.md", line_start=1, line_end=30, max_chars=1000)):
+        assert sec.truncated is True
+        assert sec.markdown.split("\n") == ["# " + "h" * 97] + [line] * 9
+        assert (sec.line_start, sec.line_end) == (1, 10)
+
+
 @pytest.mark.parametrize("text,lines", [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2),
                                         ("a\n\n", 2), ("a\r\nb\r\n", 2)])
 def test_line_count(text, lines):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property, lru_cache
 from pathlib import Path, PurePosixPath
@@ -386,7 +387,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
             raise UsageError(f"line range {a}-{b} is longer than {MAX_LINES} lines; read "
                              "sections by heading instead")
         b = min(b, last)
-        hpath = _path_at(parsed, a)
+        hpath = None  # the sections the lines returned lie in (below)
     else:
         a, b, hpath = parsed.root.line_start, parsed.root.line_end, ()
         while a < b and not lines[a - 1].strip():
@@ -398,7 +399,11 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     if len(text) > max_chars:
         truncated = True
         text = text[:max_chars]
+        if text.endswith("\n"):  # cut between two lines: the next one is not returned
+            text = text[:-1]
         b = a + text.count("\n")
+    if hpath is None:
+        hpath = path_over(parsed, lines, a, b)
     # judged over the lines returned, so reading a result's own range agrees with it
     reason = kn.unverified_reason(src, a, b) if src.meta.get("verified") is True else None
     return SectionText(doc=src.rel, title=parsed.title, heading_path=tuple(hpath), line_start=a,
@@ -414,9 +419,16 @@ def line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _path_at(doc: Any, line: int) -> tuple[str, ...]:
-    best: tuple[str, ...] = ()
-    for sec in doc.sections():
-        if sec.heading is not None and sec.line_start <= line <= sec.line_end:
-            best = sec.heading_path
-    return best
+def path_over(doc: Any, lines: Sequence[str], a: int, b: int) -> tuple[str, ...]:
+    """The heading path of lines `a`-`b`: that of the innermost section holding all their
+    non-blank lines, as a chunk merged from sibling sections cites their common parent. A
+    range from one section into the next is not cited as the first one's."""
+    filled = [n for n in range(a, b + 1) if n <= len(lines) and lines[n - 1].strip()]
+    first, end = (filled[0], filled[-1]) if filled else (a, a)
+    sec = doc.root
+    while True:
+        inner = next((s for s in sec.sections if s.line_start <= first and end <= s.line_end),
+                     None)
+        if inner is None:
+            return tuple(sec.heading_path)
+        sec = inner

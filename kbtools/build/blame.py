@@ -19,6 +19,7 @@ import git
 
 from kbtools import provenance
 from kbtools.blame_runs import BlameRuns
+from kbtools.corpus import lf_newlines
 from kbtools.gitobjects import status_changed, unquote_path
 from kbtools.provenance import git_prefix, line_provenance, open_repo, plain_paths
 
@@ -73,9 +74,10 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
 
 
 def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> BlameRuns:
-    """Every line of the file at `path` credited to commit `sha`, as blame numbers them."""
+    """Every line of the file at `path` credited to commit `sha`, numbered as documents are
+    (CRLF, lone CR and LF end a line), as `provenance.parse_line_porcelain` numbers blame."""
     try:
-        data = path.read_bytes()
+        data = lf_newlines(path.read_bytes())
     except OSError:
         return BlameRuns()
     n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)

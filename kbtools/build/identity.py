@@ -23,13 +23,28 @@ from kbtools.provenance import git_prefix, head_commit, open_repo
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
 
 
+def head_sha(root: Path) -> str | None:
+    """The commit HEAD is in the repository around `root` (None: no repository, no commit)."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    with repo:
+        head = head_commit(repo)
+    return head.sha if head is not None else None
+
+
 def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
-                    inputs: Iterable[Path] = ()) -> dict[str, Any]:
+                    inputs: Iterable[Path] = (), started: str | None = None) -> dict[str, Any]:
     """Commit, tree hash of the knowledge folder `sub`, and whether the build's inputs
     differ from HEAD: a tracked file changed (added, deleted) below `sub` or one of the
     folders `inputs` (the assets), an untracked file below `sub`, or an untracked or
     ignored file among `read` (paths relative to `root`), or a file of the commit below
-    those folders that a sparse checkout left out of the work tree."""
+    those folders that a sparse checkout left out of the work tree.
+
+    `started`: the commit HEAD was in when the build began reading (`head_sha`). When HEAD
+    has moved since (a commit, a pull, a checkout while a long build ran), the files were
+    read from a tree that is now neither commit's: the build is dirty, of the commit it
+    started from, never clean at the new one."""
     repo = open_repo(root)
     if repo is None or repo.working_tree_dir is None:  # (a bare repository has no files)
         return dict(NO_SOURCE)
@@ -37,6 +52,8 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
         head = head_commit(repo)
         if head is None:  # no commit yet
             return dict(NO_SOURCE)
+        if started is not None and head.sha != started:
+            return {"commit": started, "tree": "dirty", "dirty": True}
         top = Path(repo.working_tree_dir).resolve()
         rel = sub.resolve().relative_to(top).as_posix()
         tree_sha = tree_id(repo, head.sha, "" if rel == "." else rel) or "none"

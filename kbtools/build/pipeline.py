@@ -26,7 +26,7 @@ from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
 from kbtools.build.embed_stage import Models, Vectors, embed_records
 from kbtools.build.history import blame_key, document_provenance, review_coverages
-from kbtools.build.identity import source_identity
+from kbtools.build.identity import head_sha, source_identity
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
@@ -133,6 +133,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     if not knowledge.is_dir():
         raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
                       path=str(knowledge))
+    started = head_sha(root)  # the commit the files are read in (a commit meanwhile: dirty)
     # unchanged documents are not parsed again by the checks (kb check's scan cache)
     ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache, outputs=(out,))
     ctx.keep_sources = True  # the build indexes the documents as the checks read them
@@ -177,7 +178,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
         with staging_dir(out) as staging:
             try:
                 done = _build_into(staging, out, cfg, sources, raw, root, opts, stats, timer,
-                                   cache_file, memo, shipping)
+                                   cache_file, memo, shipping, started)
                 replace_dir(staging, out)
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -192,7 +193,8 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
 
 def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 raw: dict[str, bytes], root: Path, opts: BuildOptions, stats: BuildStats, timer: _Timer,
-                cache_file: Path | None, memo: BuildMemo, shipping: Shipping) -> Written:
+                cache_file: Path | None, memo: BuildMemo, shipping: Shipping,
+                started: str | None) -> Written:
     layout = ReleaseLayout(staging)
     user_dict = _user_dictionary(cfg, opts)
     groups = _synonyms(cfg, opts)
@@ -262,7 +264,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     models = kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)
-    manifest = _manifest(cfg, root, opts, models, stats, staging, {**linked, **csvs.entries})
+    manifest = _manifest(cfg, root, opts, models, stats, staging, {**linked, **csvs.entries},
+                         started)
     write_manifest(staging, manifest, validate=False)  # validated when final, below
     # from the previous output when possible (not pinned by the manifest: see selfcheck)
     previous = out if opts.use_cache and ReleaseLayout(out).is_release() else None
@@ -527,11 +530,12 @@ def _fingerprint(cfg: Config) -> str:
 
 
 def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats: BuildStats,
-              staging: Path, known: dict[str, dict[str, Any]]) -> dict[str, Any]:
+              staging: Path, known: dict[str, dict[str, Any]],
+              started: str | None) -> dict[str, Any]:
     """The manifest; `known`: entries of files taken from the previous output (not hashed
-    again)."""
+    again); `started`: HEAD when the build began reading."""
     source = source_identity(root, cfg.path("knowledge"), _read_files(cfg, staging),
-                             [cfg.path("assets")])
+                             [cfg.path("assets")], started)
     if opts.corpus:
         source["corpus"] = root.name
     stats.source_commit = source["commit"]

@@ -148,7 +148,7 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
 def render(res: SearchResponse, explain: bool) -> None:
     rel = res.release
     origin = f"release {rel.tag}" if rel.tag else "local build"
-    commit = (rel.source_commit or "")[:12]
+    commit = rel.commit_text()
     if explain:
         f = res.filters
         click.echo(f"filters: where={list(f.where) or '-'} verified_only={f.verified_only} "

@@ -319,7 +319,8 @@ class MilvusIndex(KbIndex):
         manifest = parse_manifest(parts["manifest"].encode("utf-8"), f"{collection}/manifest")
         rel = json.loads(parts["release"]) if parts["release"] else {}
         release = ReleaseInfo(tag=rel.get("tag"), source_commit=manifest["source"]["commit"],
-                              serial=rel.get("serial"), released=bool(rel))
+                              serial=rel.get("serial"), released=bool(rel),
+                              dirty=manifest["source"].get("dirty") is True)
         root = release_root(engine, collection, parts)
         super().__init__(ReleaseLayout(root), manifest, release)
         self.collection = collection

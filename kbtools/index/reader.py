@@ -51,18 +51,32 @@ from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
 @dataclass(frozen=True)
 class ReleaseInfo:
     """Which release an index is: tag and serial from release.json (written by `kb release`),
-    and the knowledge commit it was built from. A local build has no tag."""
+    and the knowledge commit it was built from. A local build has no tag.
+
+    ``dirty``: the build read files that commit does not hold (uncommitted edits, untracked
+    documents; the manifest's ``source.dirty``), so a citation's lines are those of the
+    build's working tree, not of `source_commit`: every place that names the commit says so
+    (``"dirty": true`` in the JSON, ``+ uncommitted changes`` in `kb query`)."""
 
     tag: str | None
     source_commit: str
     serial: int | None = None
     released: bool = False  # release.json was read: `serial` is part of the record
+    dirty: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tag": self.tag, "source_commit": self.source_commit}
+        if self.dirty:
+            out["dirty"] = True
         if self.released:
             out["serial"] = self.serial
         return out
+
+    def commit_text(self) -> str:
+        """The source commit as people are shown it: 12 digits, and whether the build
+        indexed more than the commit holds."""
+        commit = (self.source_commit or "")[:12]
+        return f"{commit} + uncommitted changes" if self.dirty and commit != "none" else commit
 
 
 @dataclass(frozen=True)
@@ -419,8 +433,9 @@ def _check_tokens(index: KbIndex) -> None:
 def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> ReleaseInfo:
     """Tag and serial from release.json when there is one; the commit from the manifest."""
     commit = manifest["source"]["commit"]
+    dirty = manifest["source"].get("dirty") is True
     if not layout.release_json.is_file():
-        return ReleaseInfo(tag=None, source_commit=commit)
+        return ReleaseInfo(tag=None, source_commit=commit, dirty=dirty)
     try:
         info = json.loads(layout.release_json.read_text(encoding="utf-8"))
     except ValueError:
@@ -428,7 +443,7 @@ def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> Releas
     if not isinstance(info, dict):
         raise IndexLoadError("release.json is corrupted", path=str(layout.release_json))
     return ReleaseInfo(tag=info.get("tag"), source_commit=commit, serial=info.get("serial"),
-                       released=True)
+                       released=True, dirty=dirty)
 
 
 def _check_models(manifest: dict[str, Any], layout: ReleaseLayout) -> None:

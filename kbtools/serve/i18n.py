@@ -33,6 +33,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "superseded_by": ("已被替代：", "Superseded by"),
     "release": ("发布版本", "Release"),
     "source_commit": ("源提交", "Source commit"),
+    "uncommitted": ("含未提交的修改", "with uncommitted changes"),
     "local_build": ("本地构建", "local build"),
     "open_doc": ("打开文档", "Open document"),
     "file_not_on_device": ("此文件不随发布版本提供，本设备上没有",

@@ -47,6 +47,8 @@ _SCHEMAS: dict[str, Any] = {
             "status": {"type": "integer"}, "message": {"type": "string"}}}}},
     "Release": {"type": "object", "required": ["tag", "source_commit"], "properties": {
         "tag": {"type": ["string", "null"]}, "source_commit": {"type": "string"},
+        "dirty": {"type": "boolean", "description": "the build read files the source commit "
+                  "does not hold: cited lines are its working tree's, not the commit's"},
         "serial": {"type": ["integer", "null"]}}},
     "SearchResponse": {
         "type": "object", "description": "exactly `kb query --json`",
