@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from starlette.testclient import TestClient
 
 from kbtools.agents.read import Knowledge, read_section
-from kbtools.build import pipeline
+from kbtools.build import history
 from kbtools.build.chunk import chunk_document
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
@@ -82,8 +82,13 @@ _LINK = re.compile(r"\]\((?:[^()]|\([^()]*\))*\)")
 _MARKUP = re.compile(r"[\s#*`_>|\-\[\]()!~=:.\\<>/\"'{}$^%\u200b\u200d\ufeff]")
 
 
+# what chunk text leaves out of a line: HTML tags and footnote labels (`[^1]`, `[^1]:`)
+_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?")
+
+
 def _norm(text: str) -> str:
-    return _MARKUP.sub("", unicodedata.normalize("NFKC", _LINK.sub("]", text)))
+    text = _LEFT_OUT.sub("", _LINK.sub("]", text))
+    return _MARKUP.sub("", unicodedata.normalize("NFKC", text))
 
 
 def file_lines(raw: bytes) -> list[str]:
@@ -263,7 +268,7 @@ def test_a_commit_while_a_build_reads_leaves_it_dirty_of_the_commit_it_started_f
     lines, five lines off from what the commit it named holds."""
     repo = make_repo(tmp_path / "repo", docs={"knowledge/pump.md": FM + PUMP})
     started = git(repo, "rev-parse", "HEAD").strip()
-    real = pipeline.blame_documents
+    real = history.blame_documents
 
     def commit_meanwhile(root: Path, rels: list[str]) -> object:
         head, rest = (FM + PUMP).split("# 水泵维护", 1)
@@ -272,7 +277,7 @@ def test_a_commit_while_a_build_reads_leaves_it_dirty_of_the_commit_it_started_f
         git(repo, "commit", "-qam", "insert lines")
         return real(root, rels)
 
-    monkeypatch.setattr(pipeline, "blame_documents", commit_meanwhile)
+    monkeypatch.setattr(history, "blame_documents", commit_meanwhile)
     build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
     assert git(repo, "rev-parse", "HEAD").strip() != started
     assert load_manifest(repo / "dist")["source"] == {"commit": started, "tree": "dirty",
