@@ -4,7 +4,6 @@
   its parsed state before and after (`DocChange`);
 - blame at build time: `blame_lines` + `chunk_provenance` stamp every chunk with the last
   commit that changed its lines;
-- recent changes: `recent_doc_changes`, one `RecentChange` per document changed lately;
 - repository helpers: `open_repo` / `require_repo` (review and agents open the
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
   `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
@@ -27,10 +26,9 @@ import bisect
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +45,6 @@ UNCOMMITTED = "uncommitted"
 # (`git init --object-format=sha256`); blame's id for uncommitted lines is all zeros
 OBJECT_ID_LENGTHS = (40, 64)
 HEX_DIGITS = frozenset("0123456789abcdef")
-RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
 NOTHING: frozenset[str] = frozenset()
 
 
@@ -100,15 +97,6 @@ class DocChange:
         if self.before is None:
             return True
         return self.after.key(ignore) != self.before.key(ignore)
-
-
-@dataclass(frozen=True)
-class RecentChange:
-    """The newest change to one document in `recent_doc_changes`."""
-
-    doc: str  # relative to the kb root
-    kind: str  # added | modified | deleted | renamed
-    change: DocChange
 
 
 @dataclass(frozen=True)
@@ -534,65 +522,3 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
     newest = max(lines, key=lambda p: (p.committed_ts, p.authored_ts))
     return {"last_commit": newest.commit, "last_author": newest.author_name,
             "last_changed": newest.authored_at}
-
-
-# ---------------------------------------------------------------- recent changes
-
-
-def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
-                       n: int | None = None) -> list[RecentChange]:
-    """Documents of the knowledge folder added or changed recently, newest first, one
-    entry per document (its newest change; merges left out).
-
-    `days` limits by the author date of each document's newest change (as a device's
-    `last_changed`), `n` the number of documents (`RECENT_DEFAULT_N` when
-    neither is given).
-    """
-    if days is None and n is None:
-        n = RECENT_DEFAULT_N
-    prefix = git_prefix(repo, cfg.root)
-    knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
-    args = ["-M", "--name-status", "--no-merges"]
-    since = None
-    if days is not None and days * 86400 < time.time():  # else everything (git would read
-        # a date before 1970 as none at all). git's --since is by commit date: it only cuts
-        # the walk short (a commit is made after it is authored); the author date decides
-        since = datetime.now(UTC) - timedelta(days=days)
-        args.append(f"--since={days}.days.ago")
-    plain_paths(repo)
-    try:
-        records = commit_log(repo, *args, "HEAD", "--", knowledge)
-    except git.GitCommandError:
-        return []
-    seen: set[str] = set()
-    found: list[tuple[CommitInfo, str, str, str]] = []  # commit, status, old, new
-    for info, lines in records:
-        for status_line in lines:
-            parts = [unquote_path(p) for p in status_line.split("\t")]
-            status, old, new = parts[0], parts[1], parts[-1]
-            if not new.endswith(".md") or new in seen:
-                continue
-            seen.add(new)
-            # the newest change decides, by the date it shows (as a device's last_changed):
-            # one committed lately but authored before (--date, an imported history) is not
-            if since is None or info.authored_at >= since:
-                found.append((info, status, old, new))
-        if n is not None and len(found) >= n:
-            found = found[:n]
-            break
-    kinds = [{"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
-             for _, status, _, _ in found]
-    wanted = []
-    for (info, _, old, new), kind in zip(found, kinds, strict=True):
-        if info.parents and kind != "added":
-            wanted.append((info.parents[0], old))
-        if kind != "deleted":
-            wanted.append((info.sha, new))
-    states = states_at(repo, wanted)
-    result = []
-    for (info, _, old, new), kind in zip(found, kinds, strict=True):
-        before = states[info.parents[0], old] if info.parents and kind != "added" else None
-        after = None if kind == "deleted" else states[info.sha, new]
-        doc = new[len(prefix):] if new.startswith(prefix) else new
-        result.append(RecentChange(doc, kind, DocChange(info, new, before, after)))
-    return result

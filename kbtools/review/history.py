@@ -2,8 +2,8 @@
 
 `doc_history` lists the commits that touched one document, each described in review terms
 (content fields, non-content fields, verified / verification removed), plus its
-verification events. `recent_changes` turns `kbtools.provenance.recent_doc_changes` into the
-entries `kb recent` and the MCP `recent` tool print (with `summary` and `verified`).
+verification events. `recent_changes` turns `kbtools.review.recent.recent_doc_changes` into
+the entries `kb recent` and the MCP `recent` tool print (with `summary` and `verified`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from kbtools.errors import KbError
 from kbtools.provenance import (
     DocChange,
     DocState,
-    RecentChange,
     git_prefix,
     open_repo,
     plain_paths,
-    recent_doc_changes,
     require_repo,
     resolve_commit,
 )
+from kbtools.review.recent import RecentChange, recent_doc_changes
 from kbtools.review.verification import (
     content_fields_changed,
     is_verified,
