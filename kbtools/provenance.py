@@ -27,7 +27,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,14 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import decode, entry_spelling, parse_source
 from kbtools.errors import KbError, UsageError
-from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit, unquote_path
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_authors,
+    commit_log,
+    read_blobs,
+    read_commit,
+    unquote_path,
+)
 from kbtools.gitobjects import merge_base as base_of
 
 UNCOMMITTED = "uncommitted"
@@ -452,9 +459,14 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
                 # blame (the option above cannot clear a list git failed to read): without
                 # the user's and the system's settings
                 out = plain_paths(repo).blame(*BLAME_ARGS, "--", path, env=NO_USER_CONFIG)
+            lines = parse_line_porcelain(out)
+            # blame prints authors through .mailmap and the user's `mailmap.file`: a mapping
+            # in a pull request, or on one machine, would credit lines to someone else
+            authors = commit_authors(repo, {p.commit for p in lines} - {UNCOMMITTED})
         except (git.GitCommandError, ValueError):
             return []
-    return parse_line_porcelain(out)
+    return [replace(p, author_name=authors[p.commit][0], author_email=authors[p.commit][1])
+            if p.commit in authors else p for p in lines]
 
 
 def parse_line_porcelain(out: str) -> list[LineProvenance]:

@@ -77,7 +77,8 @@ def test_provenance_equals_blaming_every_document(tmp_path: Path,
 
     monkeypatch.setattr(kbtools.provenance, "blame_lines", counted)
     assert blame_documents(root, rels) == expected
-    assert expected["k/once.md"][0].author_name == "Alice Real"  # the mailmap, as blame
+    # as the commit records it: not through the repository's .mailmap (blame applies it)
+    assert expected["k/once.md"][0].author_name == "Alice"
     assert expected["k/later.md"][0].authored_at == "2026-03-01T08:00:00-05:00"
     # only what more than one commit wrote, or the working tree changed, is blamed
     assert sorted(blamed) == ["k/dirty.md", "k/edited.md", "k/main-only.md", "k/new-name.md",
@@ -109,3 +110,24 @@ def test_a_build_blames_only_documents_edited_after_they_were_added(
         authors.setdefault(c["doc"], set()).add(c["provenance"]["last_author"])
     assert "Bob" in authors["knowledge/d0.md"] and "Bob" not in authors["knowledge/d3.md"]
     assert None not in authors["knowledge/d3.md"]
+
+
+def test_provenance_is_the_commits_author_whatever_a_mailmap_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # git blame prints authors through .mailmap and the user's `mailmap.file`: one line in a
+    # pull request's .mailmap (or an uncommitted one) credited Mallory's unreviewed lines to
+    # the reviewer, and two machines building one commit wrote different provenance
+    root = make_repo(tmp_path / "kb", docs={"knowledge/a.md": GOOD_DOC})
+    write(root, "knowledge/a.md", GOOD_DOC + "\nMallory's line.\n")
+    git(root, "commit", "-qam", "edit", who="Mallory <mal@ex.org>")
+    write(root, ".mailmap", "Rita Reviewer <rita@ex.org> <mal@ex.org>\n")
+    user = tmp_path / "gitconfig"
+    write(tmp_path, "mailmap", "Someone Else <else@ex.org> <mal@ex.org>\n")
+    user.write_text(f"[mailmap]\n\tfile = {tmp_path / 'mailmap'}\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    for blame in (blame_lines(root, "knowledge/a.md"),
+                  blame_documents(root, ["knowledge/a.md"])["knowledge/a.md"]):
+        last = blame[-1]
+        assert (last.author_name, last.author_email) == ("Mallory", "mal@ex.org")
+        assert {p.author_name for p in blame} == {"Mallory", blame[0].author_name}
+        assert blame[0].author_name != "Mallory"

@@ -20,8 +20,9 @@ from kbtools import provenance
 from kbtools.gitobjects import status_changed, unquote_path
 from kbtools.provenance import LineProvenance, git_prefix, line_provenance, open_repo, plain_paths
 
-# sha, author (mailmap applied, as blame prints it), author time and zone, committer time
-LOG_FORMAT = "--format=%x00%H%x1f%aN%x1f%aE%x1f%at%x1f%ad%x1f%ct%x00"
+# sha, author (as the commit records it: no .mailmap, as `provenance.blame_lines` reports
+# it), author time and zone, committer time
+LOG_FORMAT = "--format=%x00%H%x1f%an%x1f%ae%x1f%at%x1f%ad%x1f%ct%x00"
 
 
 def blame_documents(root: Path, rels: list[str]) -> dict[str, list[LineProvenance]]:
