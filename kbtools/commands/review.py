@@ -48,7 +48,8 @@ def pending(as_json: bool) -> None:
     """List documents awaiting review, oldest first, with author and age.
 
     Unverified documents, verified ones whose content changed since their verification,
-    and uncommitted ones.
+    and uncommitted ones. In a shallow clone, a verified document whose verification is
+    older than the fetched history is listed as history-missing.
     """
     rows = pending_docs(load_config())
     if as_json:

@@ -12,6 +12,7 @@ from kbtools.corpus import SourceDoc, iter_documents
 from kbtools.provenance import git_prefix, open_repo
 from kbtools.review.verification import (
     is_verified,
+    last_verification,
     non_content_fields,
     reviewed_changes,
     since_verification,
@@ -23,7 +24,9 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     content changed since their verification, and uncommitted ones. Each: doc, title,
     reason, author (front matter), git_author, git_author_email, commit (the oldest
     change not yet verified), since, age_days (never below 0: a commit dated ahead of this
-    clock, a skewed author's or this device's, is as new as can be)."""
+    clock, a skewed author's or this device's, is as new as can be). Reasons: unverified,
+    changed-since-verification, uncommitted, history-missing (a shallow clone: see
+    `awaiting`)."""
     now = now or datetime.now().astimezone()
     repo = open_repo(cfg.root)
     nc = non_content_fields(cfg)
@@ -68,17 +71,26 @@ def pending_entry(src: SourceDoc, reason: str) -> dict[str, Any]:
 def awaiting(repo: git.Repo, src: SourceDoc, gpath: str, non_content: frozenset[str]
              ) -> dict[str, Any] | None:
     """The entry of a committed document that awaits review, dated by the oldest change
-    not yet verified; None when it is verified and unchanged since."""
+    not yet verified; None when it is verified and unchanged since. In a shallow clone a
+    verification older than the fetched history gives reason "history-missing" (whether
+    the text changed since cannot be told), and an oldest change at the boundary no author
+    (git shows the document created there, by whoever made that commit)."""
     changes = reviewed_changes(repo, "HEAD", gpath, non_content)
     waiting = since_verification(changes, non_content)
     reason = "unverified"
     if is_verified(src.meta):
-        if not waiting:
+        v = last_verification(changes)
+        if v is not None and changes[v].cut:
+            reason = "history-missing"
+        elif not waiting:
             return None
-        reason = "changed-since-verification"
+        else:
+            reason = "changed-since-verification"
     entry = pending_entry(src, reason)
     first = waiting[-1] if waiting else (changes[0] if changes else None)
-    if first is not None:
+    if first is not None and first.cut:
+        entry.update(since=first.commit.authored_at)
+    elif first is not None:
         entry.update(git_author=first.commit.author_name,
                      git_author_email=first.commit.author_email,
                      commit=first.commit.sha, since=first.commit.authored_at)

@@ -16,7 +16,7 @@ import git
 
 from kbtools.config import Config
 from kbtools.gitobjects import CommitInfo, commit_log, unquote_path
-from kbtools.provenance import DocChange, git_prefix, plain_paths, states_at
+from kbtools.provenance import DocChange, git_prefix, plain_paths, shallow_boundary, states_at
 
 RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
 
@@ -26,7 +26,7 @@ class RecentChange:
     """The newest change to one document in `recent_doc_changes`."""
 
     doc: str  # relative to the kb root
-    kind: str  # added | modified | deleted | renamed
+    kind: str  # added | modified | deleted | renamed | unknown (a shallow clone's boundary)
     change: DocChange
 
 
@@ -71,19 +71,24 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
         if n is not None and len(found) >= n:
             found = found[:n]
             break
-    kinds = [{"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
-             for _, status, _, _ in found]
+    # a shallow clone's boundary commit shows every file as added: what it did is unknown
+    boundary = shallow_boundary(repo)
+    kinds = ["unknown" if status[0] == "A" and info.sha in boundary
+             else {"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
+             for info, status, _, _ in found]
     wanted = []
     for (info, _, old, new), kind in zip(found, kinds, strict=True):
-        if info.parents and kind != "added":
+        if info.parents and kind not in ("added", "unknown"):
             wanted.append((info.parents[0], old))
         if kind != "deleted":
             wanted.append((info.sha, new))
     states = states_at(repo, wanted)
     result = []
     for (info, _, old, new), kind in zip(found, kinds, strict=True):
-        before = states[info.parents[0], old] if info.parents and kind != "added" else None
+        before = (states[info.parents[0], old]
+                  if info.parents and kind not in ("added", "unknown") else None)
         after = None if kind == "deleted" else states[info.sha, new]
         doc = new[len(prefix):] if new.startswith(prefix) else new
-        result.append(RecentChange(doc, kind, DocChange(info, new, before, after)))
+        result.append(RecentChange(doc, kind, DocChange(info, new, before, after,
+                                                        cut=kind == "unknown")))
     return result
