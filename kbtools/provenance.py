@@ -48,6 +48,9 @@ from kbtools.gitobjects import (
 from kbtools.gitobjects import merge_base as base_of
 
 UNCOMMITTED = "uncommitted"
+# a line a shallow clone's boundary commit holds: git blames it on that commit (its parents
+# are not fetched), though any earlier commit may have written it
+NOT_FETCHED = "not fetched"
 # object ids: 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one
 # (`git init --object-format=sha256`); blame's id for uncommitted lines is all zeros
 OBJECT_ID_LENGTHS = (40, 64)
@@ -463,10 +466,18 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
             # blame prints authors through .mailmap and the user's `mailmap.file`: a mapping
             # in a pull request, or on one machine, would credit lines to someone else
             authors = commit_authors(repo, {p.commit for p in lines} - {UNCOMMITTED})
+            cut = shallow_boundary(repo)
         except (git.GitCommandError, ValueError):
             return []
-    return [replace(p, author_name=authors[p.commit][0], author_email=authors[p.commit][1])
+    return [not_fetched(p.line) if p.commit in cut else
+            replace(p, author_name=authors[p.commit][0], author_email=authors[p.commit][1])
             if p.commit in authors else p for p in lines]
+
+
+def not_fetched(line: int) -> LineProvenance:
+    """Line `line` of a shallow clone's boundary commit: who wrote it, and when, is unknown."""
+    return LineProvenance(line=line, commit=NOT_FETCHED, author_name="", author_email="",
+                          authored_at="", committed_ts=0, authored_ts=0)
 
 
 def parse_line_porcelain(out: str) -> list[LineProvenance]:
@@ -517,8 +528,9 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
     """The newest commit among lines line_start..line_end (1-based, inclusive).
 
     {"last_commit", "last_author", "last_changed"}; all None when nothing is known
-    (no blame); last_commit "uncommitted" (and last_author "uncommitted",
-    last_changed None) when any of the lines is not committed yet. `blame` is in line
+    (no blame, or only lines of a shallow clone's boundary: `NOT_FETCHED`); last_commit
+    "uncommitted" (and last_author "uncommitted", last_changed None) when any of the
+    lines is not committed yet. `blame` is in line
     order, as `blame_lines` returns it: the lines are found by bisection, so stamping
     every chunk of a document reads each line once rather than every line per chunk.
     """
@@ -529,6 +541,9 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
         return {"last_commit": None, "last_author": None, "last_changed": None}
     if any(p.commit == UNCOMMITTED for p in lines):
         return {"last_commit": UNCOMMITTED, "last_author": UNCOMMITTED, "last_changed": None}
+    lines = [p for p in lines if p.commit != NOT_FETCHED]  # older than any fetched commit
+    if not lines:
+        return {"last_commit": None, "last_author": None, "last_changed": None}
     # commit time first; commits of one second (a rebase, a "rebase and merge" stamps them
     # all alike) by their author time as an instant: its text orders offsets, not instants
     newest = max(lines, key=lambda p: (p.committed_ts, p.authored_ts))

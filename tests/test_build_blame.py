@@ -131,3 +131,33 @@ def test_provenance_is_the_commits_author_whatever_a_mailmap_says(
         assert (last.author_name, last.author_email) == ("Mallory", "mal@ex.org")
         assert {p.author_name for p in blame} == {"Mallory", blame[0].author_name}
         assert blame[0].author_name != "Mallory"
+
+
+def test_a_shallow_clone_credits_no_line_to_its_boundary_commit(tmp_path: Path) -> None:
+    # CI checks out `--depth 1` by default: git blames every line it cannot follow on the
+    # boundary commit, so a release stamped every passage "last changed by" whoever made
+    # the newest commit, when. What the clone holds is known; the rest is not
+    docs = {"knowledge/once.md": GOOD_DOC, "knowledge/edited.md": GOOD_DOC}
+    origin = make_repo(tmp_path / "origin", docs=docs)
+    write(origin, "notes.txt", "x\n")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "notes", who="Bob <bob@ex.org>", when="2030-01-01T00:00:00Z")
+    write(origin, "knowledge/edited.md", GOOD_DOC + "\nCarol's line.\n")
+    git(origin, "commit", "-qam", "edit", who="Carol <carol@ex.org>",
+        when="2030-02-01T00:00:00Z")
+    root = tmp_path / "ci"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{origin}", str(root)],
+                   check=True, capture_output=True)
+    for blame in (blame_lines(root, "knowledge/edited.md"),
+                  blame_documents(root, ["knowledge/edited.md"])["knowledge/edited.md"]):
+        assert {p.author_name for p in blame} == {"", "Carol"}
+        assert "Bob" not in {p.author_name for p in blame}
+    build(load_config(root), BuildOptions(out=tmp_path / "dist", progress=False))
+    chunks = [c for p in sorted((tmp_path / "dist" / "data" / "chunks").glob("*.jsonl"))
+              for c in read_json_lines(p)]
+    authors = {(c["doc"], c["provenance"]["last_author"]) for c in chunks}
+    assert ("knowledge/edited.md", "Carol") in authors
+    assert {a for _, a in authors} == {"Carol", None}  # never Bob, the boundary's author
+    docs_out = {d["doc"]: d for d in read_json_lines(tmp_path / "dist" / "data" / "docs.jsonl")}
+    assert docs_out["knowledge/edited.md"]["last_author"] == "Carol"
+    assert docs_out["knowledge/once.md"]["last_commit"] is None

@@ -18,7 +18,14 @@ import git
 
 from kbtools import provenance
 from kbtools.gitobjects import status_changed, unquote_path
-from kbtools.provenance import LineProvenance, git_prefix, line_provenance, open_repo, plain_paths
+from kbtools.provenance import (
+    LineProvenance,
+    git_prefix,
+    line_provenance,
+    open_repo,
+    plain_paths,
+    shallow_boundary,
+)
 
 # sha, author (as the commit records it: no .mailmap, as `provenance.blame_lines` reports
 # it), author time and zone, committer time
@@ -50,6 +57,7 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
             dirty = plain_paths(repo).status("--porcelain", "-z", "--untracked-files=no")
         except (git.GitCommandError, ValueError):
             return {}
+        cut = shallow_boundary(repo)  # shows every file added: blame says what is known
     touched: dict[str, int] = {}
     added: dict[str, tuple[str, dict[str, str]]] = {}
     parts = out.split("\x00")
@@ -62,7 +70,7 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
         for status, *paths in changes:
             path = unquote_path(paths[-1])
             touched[path] = touched.get(path, 0) + 1
-            if status == "A" and not deletes:
+            if status == "A" and not deletes and sha not in cut:
                 added[path] = (sha, fields)
     changed = status_changed(dirty)
     return {path[len(prefix):]: found for path, found in added.items()
