@@ -141,9 +141,16 @@ def plain_paths(repo: git.Repo) -> git.cmd.Git:
     for the commands whose output names files: the caller's repo may not come from
     `open_repo`. Names and messages come out in UTF-8 whatever the machine's
     ``i18n.logOutputEncoding`` (blame re-encodes authors to it: in GBK, 张伟 read back as
-    mojibake, and provenance depended on the machine)."""
+    mojibake, and provenance depended on the machine). They read `repo` and its work tree
+    whatever ``GIT_DIR`` / ``GIT_WORK_TREE`` the environment holds (a hook of another
+    repository, a shell set up for one): git would take the index and history of one
+    repository and the files of another, and a build called every file changed."""
     repo.git.set_persistent_git_options(c=["core.quotePath=false",
                                            "i18n.logOutputEncoding=UTF-8"])
+    pinned = {"GIT_DIR": os.fspath(repo.git_dir)}
+    if repo.working_tree_dir is not None:
+        pinned["GIT_WORK_TREE"] = os.fspath(repo.working_tree_dir)
+    repo.git.update_environment(**pinned)
     return repo.git
 
 

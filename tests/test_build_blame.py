@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -14,7 +15,7 @@ from kbtools.build.blame import blame_documents
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.fsutil import read_json_lines
-from kbtools.provenance import blame_lines
+from kbtools.provenance import blame_lines, staged_paths
 from tests.hostile import GOOD_DOC, make_repo
 
 
@@ -161,3 +162,24 @@ def test_a_shallow_clone_credits_no_line_to_its_boundary_commit(tmp_path: Path) 
     docs_out = {d["doc"]: d for d in read_json_lines(tmp_path / "dist" / "data" / "docs.jsonl")}
     assert docs_out["knowledge/edited.md"]["last_author"] == "Carol"
     assert docs_out["knowledge/once.md"]["last_commit"] is None
+
+
+def test_git_dir_and_work_tree_of_another_repository_in_the_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hook of another repository (or a shell set up for one) exports GIT_DIR and
+    # GIT_WORK_TREE: git took this repository's index and history but the other's files,
+    # so the build called every document changed (dirty) and blamed none of them
+    root = make_repo(tmp_path / "kb")
+    other = make_repo(tmp_path / "other", docs={"knowledge/elsewhere.md": GOOD_DOC})
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    assert staged_paths(root) is not None and "knowledge/good.md" in staged_paths(root)
+    build(load_config(root), BuildOptions(out=tmp_path / "dist", progress=False))
+    manifest = json.loads((tmp_path / "dist" / "manifest.json").read_text(encoding="utf-8"))
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items()
+                               if k not in ("GIT_DIR", "GIT_WORK_TREE")}).stdout.strip()
+    assert manifest["source"]["commit"] == head and manifest["source"]["dirty"] is False
+    chunks = [c for p in sorted((tmp_path / "dist" / "data" / "chunks").glob("*.jsonl"))
+              for c in read_json_lines(p)]
+    assert chunks and all(c["provenance"]["last_commit"] == head for c in chunks)
