@@ -196,9 +196,13 @@ def git_prefix(repo: git.Repo, root: Path) -> str:
 
 
 def resolve_commit(repo: git.Repo, ref: str) -> CommitInfo:
-    """The commit `ref` names; a UsageError when it names none."""
+    """The commit `ref` names; a UsageError when it names none, a KbError saying so when
+    `ref` is HEAD on a branch with no commit yet (not a misspelt revision)."""
     found = read_commit(repo, ref)
     if found is None:
+        if ref == "HEAD":
+            raise KbError("the repository has no commits yet (unborn branch): commit the "
+                          "knowledge first", path=os.fspath(repo.working_tree_dir or repo.git_dir))
         raise UsageError(f"unknown Git revision {ref!r}")
     return found
 
