@@ -492,13 +492,17 @@ def not_fetched(line: int) -> LineProvenance:
 
 
 def parse_line_porcelain(out: str) -> list[LineProvenance]:
-    """Per-line provenance of `git blame --line-porcelain` output, in line order."""
-    result: list[LineProvenance] = []
+    """Per-line provenance of `git blame --line-porcelain` output, in line order, numbered
+    as kbtools reads the file: a lone CR (an old Mac line end) ends a line for kbtools
+    (`corpus.decode`) but not for git, so each one inside a git line starts another line
+    of that commit, and every later line moves down by one."""
+    found: list[tuple[int, int, str, dict[str, str]]] = []  # git line, lone CRs, sha, fields
     fields: dict[str, str] = {}
     sha, final = "", 0
     for line in out.split("\n"):
         if line.startswith("\t"):
-            result.append(line_provenance(final, sha, fields))
+            text = line[1:-1] if line.endswith("\r") else line[1:]  # CRLF: one line end
+            found.append((final, text.count("\r"), sha, fields))
             fields = {}
             continue
         head = line.split(" ")
@@ -507,7 +511,12 @@ def parse_line_porcelain(out: str) -> list[LineProvenance]:
             continue
         key, _, value = line.partition(" ")
         fields[key] = value
-    result.sort(key=lambda p: p.line)  # git prints them so; chunk_provenance bisects
+    found.sort(key=lambda f: f[0])  # git prints them so; chunk_provenance bisects
+    result: list[LineProvenance] = []
+    shift = 0
+    for final, crs, sha, fields in found:
+        result += [line_provenance(final + shift + k, sha, fields) for k in range(crs + 1)]
+        shift += crs
     return result
 
 

@@ -14,6 +14,7 @@ import kbtools.provenance
 from kbtools.build.blame import blame_documents
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.corpus import decode
 from kbtools.fsutil import read_json_lines
 from kbtools.provenance import blame_lines, staged_paths
 from tests.hostile import GOOD_DOC, make_repo
@@ -183,3 +184,21 @@ def test_git_dir_and_work_tree_of_another_repository_in_the_environment(
     chunks = [c for p in sorted((tmp_path / "dist" / "data" / "chunks").glob("*.jsonl"))
               for c in read_json_lines(p)]
     assert chunks and all(c["provenance"]["last_commit"] == head for c in chunks)
+
+
+def test_blame_numbers_lines_as_kbtools_reads_a_lone_cr(tmp_path: Path) -> None:
+    # a lone CR (an old Mac line end, a paste) ends a line for kbtools but not for git: every
+    # line after it was blamed one line off, so a passage took its neighbour's provenance and
+    # `kb check` called an unchanged line "changed after review"
+    text = GOOD_DOC + "\nOld note\rsame git line.\n\nAlpha.\n\nBeta.\n"
+    root = make_repo(tmp_path / "kb", docs={"knowledge/cr.md": text,
+                                            "knowledge/once.md": "one\rtwo\r\nthree\n"})
+    write(root, "knowledge/cr.md", text.replace("Beta.", "Beta, edited."))
+    git(root, "commit", "-qam", "edit", who="Bob <bob@ex.org>", when="2030-01-01T00:00:00Z")
+    lines = decode((root / "knowledge/cr.md").read_bytes())[0].split("\n")[:-1]
+    blame = blame_lines(root, "knowledge/cr.md")
+    assert [p.line for p in blame] == list(range(1, len(lines) + 1))
+    assert [lines[p.line - 1] for p in blame if p.author_name == "Bob"] == ["Beta, edited."]
+    once = blame_documents(root, ["knowledge/once.md"])["knowledge/once.md"]
+    assert [p.line for p in once] == [1, 2, 3] == [p.line for p in
+                                                   blame_lines(root, "knowledge/once.md")]

@@ -78,10 +78,12 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
 
 
 def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> list[LineProvenance]:
-    """Every line of the file at `path` credited to commit `sha`, as blame numbers them."""
+    """Every line of the file at `path` credited to commit `sha`, numbered as
+    `provenance.parse_line_porcelain` numbers blame's (a lone CR ends a line)."""
     try:
         data = path.read_bytes()
     except OSError:
         return []
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # lines as kbtools reads them
     n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     return [line_provenance(i, sha, fields) for i in range(1, n + 1)]
