@@ -124,7 +124,7 @@ def recent_changes(repo_root: Path, days: int | None = None, n: int | None = Non
     """Documents added or changed recently, newest first, one entry per document.
 
     `days` limits by author date, `n` the number of documents (20 when neither is given).
-    Each entry: doc, change (added/modified/deleted/renamed), commit, author,
+    Each entry: doc, change (added/modified/deleted/renamed/unknown), commit, author,
     author_email, date, message, summary (what changed), title, verified.
     [] outside a Git repository.
     """
