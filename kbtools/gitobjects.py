@@ -11,6 +11,7 @@ settings as every other call):
   `--name-status` (or any other option) printed after it;
 - `read_blobs(repo, names)`: the bytes of many `<commit>:<path>` names in one
   `git cat-file --batch`;
+- `commit_authors(repo, shas)`: each commit's author as recorded (no ``.mailmap``);
 - `merge_base(repo, a, b)`: the id of the best common ancestor;
 - `unquote_path(path)`: a path as git printed it, unquoted;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
@@ -22,6 +23,7 @@ Imports nothing of kbtools.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -108,6 +110,18 @@ def commit_log(repo: git.Repo, *args: str) -> list[tuple[CommitInfo, list[str]]]
         lines = [ln for ln in parts[i + 1].split("\n") if ln.strip()]
         records.append((parse_header(parts[i]), lines))
     return records
+
+
+def commit_authors(repo: git.Repo, shas: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Each commit's author (name, email) as the commit records it, never mapped through a
+    ``.mailmap`` or the user's ``mailmap.file`` (``%an``/``%ae``, unlike ``%aN``). Raises
+    git.GitCommandError as `repo.git.log` does."""
+    wanted = sorted(shas)
+    if not wanted:
+        return {}
+    out = repo.git.log("--no-walk=unsorted", "--format=%H%x1f%an%x1f%ae", *wanted, "--")
+    return {sha: (name, email) for sha, name, email
+            in (line.split("\x1f") for line in out.split("\n") if line.count("\x1f") == 2)}
 
 
 def read_commit(repo: git.Repo, rev: str) -> CommitInfo | None:

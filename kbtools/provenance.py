@@ -4,7 +4,6 @@
   its parsed state before and after (`DocChange`);
 - blame at build time: `blame_lines` + `chunk_provenance` stamp every chunk with the last
   commit that changed its lines;
-- recent changes: `recent_doc_changes`, one `RecentChange` per document changed lately;
 - repository helpers: `open_repo` / `require_repo` (review and agents open the
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
   `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
@@ -27,10 +26,9 @@ import bisect
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -39,15 +37,24 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import decode, entry_spelling, parse_source
 from kbtools.errors import KbError, UsageError
-from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit, unquote_path
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_authors,
+    commit_log,
+    read_blobs,
+    read_commit,
+    unquote_path,
+)
 from kbtools.gitobjects import merge_base as base_of
 
 UNCOMMITTED = "uncommitted"
+# a line a shallow clone's boundary commit holds: git blames it on that commit (its parents
+# are not fetched), though any earlier commit may have written it
+NOT_FETCHED = "not fetched"
 # object ids: 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one
 # (`git init --object-format=sha256`); blame's id for uncommitted lines is all zeros
 OBJECT_ID_LENGTHS = (40, 64)
 HEX_DIGITS = frozenset("0123456789abcdef")
-RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
 NOTHING: frozenset[str] = frozenset()
 
 
@@ -103,15 +110,6 @@ class DocChange:
 
 
 @dataclass(frozen=True)
-class RecentChange:
-    """The newest change to one document in `recent_doc_changes`."""
-
-    doc: str  # relative to the kb root
-    kind: str  # added | modified | deleted | renamed
-    change: DocChange
-
-
-@dataclass(frozen=True)
 class LineProvenance:
     line: int  # 1-based line in the working-tree file
     commit: str  # sha, or "uncommitted"
@@ -143,9 +141,16 @@ def plain_paths(repo: git.Repo) -> git.cmd.Git:
     for the commands whose output names files: the caller's repo may not come from
     `open_repo`. Names and messages come out in UTF-8 whatever the machine's
     ``i18n.logOutputEncoding`` (blame re-encodes authors to it: in GBK, 张伟 read back as
-    mojibake, and provenance depended on the machine)."""
+    mojibake, and provenance depended on the machine). They read `repo` and its work tree
+    whatever ``GIT_DIR`` / ``GIT_WORK_TREE`` the environment holds (a hook of another
+    repository, a shell set up for one): git would take the index and history of one
+    repository and the files of another, and a build called every file changed."""
     repo.git.set_persistent_git_options(c=["core.quotePath=false",
                                            "i18n.logOutputEncoding=UTF-8"])
+    pinned = {"GIT_DIR": os.fspath(repo.git_dir)}
+    if repo.working_tree_dir is not None:
+        pinned["GIT_WORK_TREE"] = os.fspath(repo.working_tree_dir)
+    repo.git.update_environment(**pinned)
     return repo.git
 
 
@@ -191,9 +196,13 @@ def git_prefix(repo: git.Repo, root: Path) -> str:
 
 
 def resolve_commit(repo: git.Repo, ref: str) -> CommitInfo:
-    """The commit `ref` names; a UsageError when it names none."""
+    """The commit `ref` names; a UsageError when it names none, a KbError saying so when
+    `ref` is HEAD on a branch with no commit yet (not a misspelt revision)."""
     found = read_commit(repo, ref)
     if found is None:
+        if ref == "HEAD":
+            raise KbError("the repository has no commits yet (unborn branch): commit the "
+                          "knowledge first", path=os.fspath(repo.working_tree_dir or repo.git_dir))
         raise UsageError(f"unknown Git revision {ref!r}")
     return found
 
@@ -464,9 +473,22 @@ def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
                 # blame (the option above cannot clear a list git failed to read): without
                 # the user's and the system's settings
                 out = plain_paths(repo).blame(*BLAME_ARGS, "--", path, env=NO_USER_CONFIG)
+            lines = parse_line_porcelain(out)
+            # blame prints authors through .mailmap and the user's `mailmap.file`: a mapping
+            # in a pull request, or on one machine, would credit lines to someone else
+            authors = commit_authors(repo, {p.commit for p in lines} - {UNCOMMITTED})
+            cut = shallow_boundary(repo)
         except (git.GitCommandError, ValueError):
             return []
-    return parse_line_porcelain(out)
+    return [not_fetched(p.line) if p.commit in cut else
+            replace(p, author_name=authors[p.commit][0], author_email=authors[p.commit][1])
+            if p.commit in authors else p for p in lines]
+
+
+def not_fetched(line: int) -> LineProvenance:
+    """Line `line` of a shallow clone's boundary commit: who wrote it, and when, is unknown."""
+    return LineProvenance(line=line, commit=NOT_FETCHED, author_name="", author_email="",
+                          authored_at="", committed_ts=0, authored_ts=0)
 
 
 def parse_line_porcelain(out: str) -> list[LineProvenance]:
@@ -525,8 +547,9 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
     """The newest commit among lines line_start..line_end (1-based, inclusive).
 
     {"last_commit", "last_author", "last_changed"}; all None when nothing is known
-    (no blame); last_commit "uncommitted" (and last_author "uncommitted",
-    last_changed None) when any of the lines is not committed yet. `blame` is in line
+    (no blame, or only lines of a shallow clone's boundary: `NOT_FETCHED`); last_commit
+    "uncommitted" (and last_author "uncommitted", last_changed None) when any of the
+    lines is not committed yet. `blame` is in line
     order, as `blame_lines` returns it: the lines are found by bisection, so stamping
     every chunk of a document reads each line once rather than every line per chunk.
     """
@@ -537,70 +560,11 @@ def chunk_provenance(blame: list[LineProvenance], line_start: int, line_end: int
         return {"last_commit": None, "last_author": None, "last_changed": None}
     if any(p.commit == UNCOMMITTED for p in lines):
         return {"last_commit": UNCOMMITTED, "last_author": UNCOMMITTED, "last_changed": None}
+    lines = [p for p in lines if p.commit != NOT_FETCHED]  # older than any fetched commit
+    if not lines:
+        return {"last_commit": None, "last_author": None, "last_changed": None}
     # commit time first; commits of one second (a rebase, a "rebase and merge" stamps them
     # all alike) by their author time as an instant: its text orders offsets, not instants
     newest = max(lines, key=lambda p: (p.committed_ts, p.authored_ts))
     return {"last_commit": newest.commit, "last_author": newest.author_name,
             "last_changed": newest.authored_at}
-
-
-# ---------------------------------------------------------------- recent changes
-
-
-def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
-                       n: int | None = None) -> list[RecentChange]:
-    """Documents of the knowledge folder added or changed recently, newest first, one
-    entry per document (its newest change; merges left out).
-
-    `days` limits by the author date of each document's newest change (as a device's
-    `last_changed`), `n` the number of documents (`RECENT_DEFAULT_N` when
-    neither is given).
-    """
-    if days is None and n is None:
-        n = RECENT_DEFAULT_N
-    prefix = git_prefix(repo, cfg.root)
-    knowledge = prefix + cfg.data["paths"]["knowledge"].strip("/") + "/"
-    args = ["-M", "--name-status", "--no-merges"]
-    since = None
-    if days is not None and days * 86400 < time.time():  # else everything (git would read
-        # a date before 1970 as none at all). git's --since is by commit date: it only cuts
-        # the walk short (a commit is made after it is authored); the author date decides
-        since = datetime.now(UTC) - timedelta(days=days)
-        args.append(f"--since={days}.days.ago")
-    plain_paths(repo)
-    try:
-        records = commit_log(repo, *args, "HEAD", "--", knowledge)
-    except git.GitCommandError:
-        return []
-    seen: set[str] = set()
-    found: list[tuple[CommitInfo, str, str, str]] = []  # commit, status, old, new
-    for info, lines in records:
-        for status_line in lines:
-            parts = [unquote_path(p) for p in status_line.split("\t")]
-            status, old, new = parts[0], parts[1], parts[-1]
-            if not new.endswith(".md") or new in seen:
-                continue
-            seen.add(new)
-            # the newest change decides, by the date it shows (as a device's last_changed):
-            # one committed lately but authored before (--date, an imported history) is not
-            if since is None or info.authored_at >= since:
-                found.append((info, status, old, new))
-        if n is not None and len(found) >= n:
-            found = found[:n]
-            break
-    kinds = [{"A": "added", "D": "deleted", "R": "renamed"}.get(status[0], "modified")
-             for _, status, _, _ in found]
-    wanted = []
-    for (info, _, old, new), kind in zip(found, kinds, strict=True):
-        if info.parents and kind != "added":
-            wanted.append((info.parents[0], old))
-        if kind != "deleted":
-            wanted.append((info.sha, new))
-    states = states_at(repo, wanted)
-    result = []
-    for (info, _, old, new), kind in zip(found, kinds, strict=True):
-        before = states[info.parents[0], old] if info.parents and kind != "added" else None
-        after = None if kind == "deleted" else states[info.sha, new]
-        doc = new[len(prefix):] if new.startswith(prefix) else new
-        result.append(RecentChange(doc, kind, DocChange(info, new, before, after)))
-    return result

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -13,8 +14,9 @@ import kbtools.provenance
 from kbtools.build.blame import blame_documents
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.corpus import decode
 from kbtools.fsutil import read_json_lines
-from kbtools.provenance import blame_lines
+from kbtools.provenance import blame_lines, staged_paths
 from tests.hostile import GOOD_DOC, make_repo
 
 
@@ -77,7 +79,8 @@ def test_provenance_equals_blaming_every_document(tmp_path: Path,
 
     monkeypatch.setattr(kbtools.provenance, "blame_lines", counted)
     assert blame_documents(root, rels) == expected
-    assert expected["k/once.md"][0].author_name == "Alice Real"  # the mailmap, as blame
+    # as the commit records it: not through the repository's .mailmap (blame applies it)
+    assert expected["k/once.md"][0].author_name == "Alice"
     assert expected["k/later.md"][0].authored_at == "2026-03-01T08:00:00-05:00"
     # only what more than one commit wrote, or the working tree changed, is blamed
     assert sorted(blamed) == ["k/dirty.md", "k/edited.md", "k/main-only.md", "k/new-name.md",
@@ -149,3 +152,91 @@ def test_lines_ended_by_a_lone_cr_are_credited_as_documents_number_them(tmp_path
     assert by_heading["Bearing"]["provenance"]["last_author"] == ("Alice" if once else "Bob")
     assert by_heading["Pump"]["provenance"]["last_author"] == "Alice"
     assert all(r["provenance"]["last_author"] for r in records)
+def test_provenance_is_the_commits_author_whatever_a_mailmap_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # git blame prints authors through .mailmap and the user's `mailmap.file`: one line in a
+    # pull request's .mailmap (or an uncommitted one) credited Mallory's unreviewed lines to
+    # the reviewer, and two machines building one commit wrote different provenance
+    root = make_repo(tmp_path / "kb", docs={"knowledge/a.md": GOOD_DOC})
+    write(root, "knowledge/a.md", GOOD_DOC + "\nMallory's line.\n")
+    git(root, "commit", "-qam", "edit", who="Mallory <mal@ex.org>")
+    write(root, ".mailmap", "Rita Reviewer <rita@ex.org> <mal@ex.org>\n")
+    user = tmp_path / "gitconfig"
+    write(tmp_path, "mailmap", "Someone Else <else@ex.org> <mal@ex.org>\n")
+    user.write_text(f"[mailmap]\n\tfile = {tmp_path / 'mailmap'}\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    for blame in (blame_lines(root, "knowledge/a.md"),
+                  blame_documents(root, ["knowledge/a.md"])["knowledge/a.md"]):
+        last = blame[-1]
+        assert (last.author_name, last.author_email) == ("Mallory", "mal@ex.org")
+        assert {p.author_name for p in blame} == {"Mallory", blame[0].author_name}
+        assert blame[0].author_name != "Mallory"
+
+
+def test_a_shallow_clone_credits_no_line_to_its_boundary_commit(tmp_path: Path) -> None:
+    # CI checks out `--depth 1` by default: git blames every line it cannot follow on the
+    # boundary commit, so a release stamped every passage "last changed by" whoever made
+    # the newest commit, when. What the clone holds is known; the rest is not
+    docs = {"knowledge/once.md": GOOD_DOC, "knowledge/edited.md": GOOD_DOC}
+    origin = make_repo(tmp_path / "origin", docs=docs)
+    write(origin, "notes.txt", "x\n")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "notes", who="Bob <bob@ex.org>", when="2030-01-01T00:00:00Z")
+    write(origin, "knowledge/edited.md", GOOD_DOC + "\nCarol's line.\n")
+    git(origin, "commit", "-qam", "edit", who="Carol <carol@ex.org>",
+        when="2030-02-01T00:00:00Z")
+    root = tmp_path / "ci"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{origin}", str(root)],
+                   check=True, capture_output=True)
+    for blame in (blame_lines(root, "knowledge/edited.md"),
+                  blame_documents(root, ["knowledge/edited.md"])["knowledge/edited.md"]):
+        assert {p.author_name for p in blame} == {"", "Carol"}
+        assert "Bob" not in {p.author_name for p in blame}
+    build(load_config(root), BuildOptions(out=tmp_path / "dist", progress=False))
+    chunks = [c for p in sorted((tmp_path / "dist" / "data" / "chunks").glob("*.jsonl"))
+              for c in read_json_lines(p)]
+    authors = {(c["doc"], c["provenance"]["last_author"]) for c in chunks}
+    assert ("knowledge/edited.md", "Carol") in authors
+    assert {a for _, a in authors} == {"Carol", None}  # never Bob, the boundary's author
+    docs_out = {d["doc"]: d for d in read_json_lines(tmp_path / "dist" / "data" / "docs.jsonl")}
+    assert docs_out["knowledge/edited.md"]["last_author"] == "Carol"
+    assert docs_out["knowledge/once.md"]["last_commit"] is None
+
+
+def test_git_dir_and_work_tree_of_another_repository_in_the_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hook of another repository (or a shell set up for one) exports GIT_DIR and
+    # GIT_WORK_TREE: git took this repository's index and history but the other's files,
+    # so the build called every document changed (dirty) and blamed none of them
+    root = make_repo(tmp_path / "kb")
+    other = make_repo(tmp_path / "other", docs={"knowledge/elsewhere.md": GOOD_DOC})
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    assert staged_paths(root) is not None and "knowledge/good.md" in staged_paths(root)
+    build(load_config(root), BuildOptions(out=tmp_path / "dist", progress=False))
+    manifest = json.loads((tmp_path / "dist" / "manifest.json").read_text(encoding="utf-8"))
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items()
+                               if k not in ("GIT_DIR", "GIT_WORK_TREE")}).stdout.strip()
+    assert manifest["source"]["commit"] == head and manifest["source"]["dirty"] is False
+    chunks = [c for p in sorted((tmp_path / "dist" / "data" / "chunks").glob("*.jsonl"))
+              for c in read_json_lines(p)]
+    assert chunks and all(c["provenance"]["last_commit"] == head for c in chunks)
+
+
+def test_blame_numbers_lines_as_kbtools_reads_a_lone_cr(tmp_path: Path) -> None:
+    # a lone CR (an old Mac line end, a paste) ends a line for kbtools but not for git: every
+    # line after it was blamed one line off, so a passage took its neighbour's provenance and
+    # `kb check` called an unchanged line "changed after review"
+    text = GOOD_DOC + "\nOld note\rsame git line.\n\nAlpha.\n\nBeta.\n"
+    root = make_repo(tmp_path / "kb", docs={"knowledge/cr.md": text,
+                                            "knowledge/once.md": "one\rtwo\r\nthree\n"})
+    write(root, "knowledge/cr.md", text.replace("Beta.", "Beta, edited."))
+    git(root, "commit", "-qam", "edit", who="Bob <bob@ex.org>", when="2030-01-01T00:00:00Z")
+    lines = decode((root / "knowledge/cr.md").read_bytes())[0].split("\n")[:-1]
+    blame = blame_lines(root, "knowledge/cr.md")
+    assert [p.line for p in blame] == list(range(1, len(lines) + 1))
+    assert [lines[p.line - 1] for p in blame if p.author_name == "Bob"] == ["Beta, edited."]
+    once = blame_documents(root, ["knowledge/once.md"])["knowledge/once.md"]
+    assert [p.line for p in once] == [1, 2, 3] == [p.line for p in
+                                                   blame_lines(root, "knowledge/once.md")]

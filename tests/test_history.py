@@ -116,6 +116,20 @@ def test_history_errors(r: Repo, tmp_path: Path) -> None:
         doc_history(plain, DOC, NC)
 
 
+def test_history_and_approve_on_a_branch_without_commits(tmp_path: Path, monkeypatch) -> None:
+    # `git init`, files added, nothing committed yet: "unknown Git revision 'HEAD'" (exit 2,
+    # a usage error) read as if HEAD were misspelt
+    root = tmp_path / "new"
+    git.Repo.init(root)
+    (root / "kb.toml").write_text("", encoding="utf-8")
+    (root / DOC).parent.mkdir(parents=True)
+    (root / DOC).write_text(text(), encoding="utf-8")
+    monkeypatch.chdir(root)
+    for args in (["history", DOC], ["review", "approve", DOC, "--as", "rita@ex.org"]):
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 1 and "no commits yet (unborn branch)" in res.stderr, res.output
+
+
 NAME = "knowledge/café ñ.md"
 
 

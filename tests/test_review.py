@@ -401,6 +401,38 @@ def test_approve_refuses_non_reviewer_and_bad_states(kb: KB, monkeypatch) -> Non
         approve(cfg, [DOC])
 
 
+def test_a_verification_that_is_no_review_can_be_approved(kb: KB, monkeypatch) -> None:
+    """A knowledge folder moved into a new repository arrives `verified: true` in a commit
+    that is no review (Mallory's, no trailer). `kb check` warns verification-lapsed and says
+    to run `kb review approve`, but approve refused ("already verified ... nothing changed
+    since") and `kb review pending` listed nothing: the document stayed unverified."""
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Import the knowledge folder", MALLORY, "2026-02-02T09:00:00+08:00")
+    cfg = load_config(kb.root)
+    rows = pending(cfg)
+    assert [(r["doc"], r["reason"], r["git_author_email"]) for r in rows] == [
+        (DOC, "verification-lapsed", "mallory@ex.org")]
+    as_identity(monkeypatch, RITA)
+    result = approve(cfg, [DOC])
+    assert kb.repo.head.commit.hexsha == result.commit and kb.check() == []
+    assert pending(cfg) == []
+    with pytest.raises(ReviewError, match="already verified by rita@ex.org"):
+        approve(cfg, [DOC])
+
+
+def test_a_self_review_is_not_approved_again_by_its_reviewer(kb: KB, monkeypatch) -> None:
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Add and verify", RITA, "2026-02-02T09:00:00+08:00")
+    cfg = load_config(kb.root)
+    assert [r["reason"] for r in pending(cfg)] == ["verification-lapsed"]
+    as_identity(monkeypatch, RITA)
+    with pytest.raises(ReviewError, match="cannot approve their own change"):
+        approve(cfg, [DOC])
+    as_identity(monkeypatch, RAY)
+    approve(cfg, [DOC])
+    assert kb.check() == [] and pending(cfg) == []
+
+
 def test_pending_lists_unverified_and_changed_oldest_first(kb: KB, monkeypatch) -> None:
     written(kb)
     kb.put(doc_text(title="Newer"), "Add newer", RAY, "2026-03-01T10:00:00+08:00",

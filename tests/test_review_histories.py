@@ -113,6 +113,52 @@ def test_approve_in_a_shallow_checkout_refuses_what_it_cannot_check(tmp_path):
         assert git(root, "status", "--porcelain") == ""
 
 
+def kb_json(root: Path, *args: str) -> tuple[int, object]:
+    cwd = Path.cwd()
+    os.chdir(root)
+    try:
+        res = CliRunner().invoke(main, [*args, "--json"])
+    finally:
+        os.chdir(cwd)
+    return res.exit_code, json.loads(res.stdout) if res.exit_code == 0 else res.output
+
+
+def test_reviewer_tools_in_a_shallow_checkout_say_the_history_is_missing(tmp_path):
+    """Rita verified Alice's document, then Mallory changed it without review; a later
+    commit by Bob is a `--depth 1` clone's only one. git shows the document created there,
+    by Bob, verified: `kb review pending` listed nothing awaiting review, `kb review diff`
+    said "no change since its last verification", `kb history` and `kb recent` showed Bob
+    creating it. Each now says the history is missing instead."""
+    src = origin(tmp_path / "origin", "alice@ex.org", "rita@ex.org", "Verify")
+    put(src, doc(by="rita@ex.org").replace("2000 hours", "5000 hours"), "Longer interval",
+        "mallory@ex.org", "2026-02-03T09:00:00+00:00")
+    (src / "notes.txt").write_text("x\n", encoding="utf-8")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "Notes", who="bob@ex.org", date="2026-02-04T09:00:00Z")
+    full = ci_checkout(src, tmp_path / "full", None)
+    code, rows = kb_json(full, "review", "pending")
+    assert code == 0 and [(r["doc"], r["reason"], r["git_author_email"]) for r in rows] == [
+        (DOC, "changed-since-verification", "mallory@ex.org")]
+    ci = ci_checkout(src, tmp_path / "ci", 1)
+    code, rows = kb_json(ci, "review", "pending")
+    assert code == 0 and [(r["doc"], r["reason"], r["git_author_email"]) for r in rows] == [
+        (DOC, "history-missing", None)]
+    code, out = kb_cli(ci, "review", "diff", DOC)
+    assert code == 1 and "shallow clone" in out and "no change" not in out, out
+    code, hist = kb_json(ci, "history", DOC)
+    assert code == 0 and isinstance(hist, dict)
+    [commit] = hist["commits"]
+    assert commit["cut"] and commit["author_email"] == "bob@ex.org"
+    assert "created" not in commit["changes"] and "shallow clone" in commit["changes"][0]
+    assert [e["cut"] for e in hist["verifications"]] == [True]
+    code, out = kb_cli(ci, "history", DOC)
+    assert "Reviewed-by: none" not in out and "not checked" in out, out
+    code, recent = kb_json(ci, "recent")
+    assert code == 0 and isinstance(recent, dict)
+    assert [(c["doc"], c["change"]) for c in recent["changes"]] == [(DOC, "unknown")]
+    assert "shallow clone" in recent["changes"][0]["summary"]
+
+
 # ---------------------------------------------------------------- SHA-256 repositories
 
 

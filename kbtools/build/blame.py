@@ -21,10 +21,17 @@ from kbtools import provenance
 from kbtools.blame_runs import BlameRuns
 from kbtools.corpus import lf_newlines
 from kbtools.gitobjects import status_changed, unquote_path
-from kbtools.provenance import git_prefix, line_provenance, open_repo, plain_paths
+from kbtools.provenance import (
+    git_prefix,
+    line_provenance,
+    open_repo,
+    plain_paths,
+    shallow_boundary,
+)
 
-# sha, author (mailmap applied, as blame prints it), author time and zone, committer time
-LOG_FORMAT = "--format=%x00%H%x1f%aN%x1f%aE%x1f%at%x1f%ad%x1f%ct%x00"
+# sha, author (as the commit records it: no .mailmap, as `provenance.blame_lines` reports
+# it), author time and zone, committer time
+LOG_FORMAT = "--format=%x00%H%x1f%an%x1f%ae%x1f%at%x1f%ad%x1f%ct%x00"
 
 
 def blame_documents(root: Path, rels: list[str]) -> dict[str, BlameRuns]:
@@ -54,6 +61,7 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
             dirty = plain_paths(repo).status("--porcelain", "-z", "--untracked-files=no")
         except (git.GitCommandError, ValueError):
             return {}
+        cut = shallow_boundary(repo)  # shows every file added: blame says what is known
     touched: dict[str, int] = {}
     added: dict[str, tuple[str, dict[str, str]]] = {}
     parts = out.split("\x00")
@@ -66,7 +74,7 @@ def _written_once(root: Path) -> dict[str, tuple[str, dict[str, str]]]:
         for status, *paths in changes:
             path = unquote_path(paths[-1])
             touched[path] = touched.get(path, 0) + 1
-            if status == "A" and not deletes:
+            if status == "A" and not deletes and sha not in cut:
                 added[path] = (sha, fields)
     changed = status_changed(dirty)
     return {path[len(prefix):]: found for path, found in added.items()
@@ -86,7 +94,8 @@ def _all_lines(path: Path, sha: str, fields: dict[str, str]) -> BlameRuns:
 
 def blame_state(root: Path) -> tuple[str, str, frozenset[str]] | None:
     """What the blame of a document under `root` depends on besides its own bytes: HEAD
-    ("" before the first commit), the work tree's `.mailmap` (blame names authors by it) and
+    ("" before the first commit), the work tree's `.mailmap` (blame reads it, though
+    `provenance.blame_lines` reports the authors as the commits record them) and
     whether the index tracks the path (blame reads a path HEAD lacks from the index, one
     the index lacks not at all) — HEAD, a digest of `.mailmap` and the tracked paths
     relative to `root`. None outside Git (or when git fails)."""

@@ -33,6 +33,8 @@ def history(doc: str, rev: str, as_json: bool) -> None:
         if e["event"] == "verified":
             how = ("reviewer's own commit" if e["committed_by"] == str(e["verified_by"]).lower()
                    else f"Reviewed-by: {', '.join(e['reviewed_by']) or 'none'}")
+            if e["cut"]:
+                how = "set in a commit not fetched (shallow clone): not checked"
             click.echo(f"  {e['commit'][:10]}  verified by {e['verified_by']} at "
                        f"{e['verified_at']} ({how})")
         else:

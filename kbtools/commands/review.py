@@ -47,8 +47,10 @@ def check(base: str, head: str, as_json: bool) -> None:
 def pending(as_json: bool) -> None:
     """List documents awaiting review, oldest first, with author and age.
 
-    Unverified documents, verified ones whose content changed since their verification,
-    and uncommitted ones.
+    Unverified documents, verified ones whose content changed since their verification
+    or whose verification is no valid review (verification-lapsed, as kb check warns), and
+    uncommitted ones. In a shallow clone, a verified document whose verification is
+    older than the fetched history is listed as history-missing.
     """
     rows = pending_docs(load_config())
     if as_json:
@@ -89,7 +91,8 @@ def approve(docs: tuple[str, ...], as_email: str | None, as_json: bool) -> None:
     with a `Reviewed-by:` trailer.
 
     Refuses (changing nothing) when the approver is not a reviewer for a document's path,
-    authored the unverified change, or a document has uncommitted changes.
+    authored the unverified change, or a document has uncommitted changes, or is verified
+    by a valid review that still covers it.
     """
     result = approve_docs(load_config(), list(docs), as_email)
     if as_json:

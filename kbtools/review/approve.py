@@ -23,6 +23,7 @@ from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.gitobjects import CommitInfo
 from kbtools.provenance import (
+    blob_text,
     doc_rel,
     git_identity,
     git_prefix,
@@ -30,10 +31,12 @@ from kbtools.provenance import (
     resolve_commit,
     state_at,
 )
+from kbtools.review.lapse import review_coverage
 from kbtools.review.policy import reviewers_for
 from kbtools.review.verification import (
     author_names,
     authored_by,
+    covered_changes,
     is_verified,
     last_verification,
     non_content_fields,
@@ -169,8 +172,16 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
                           "full history (git fetch --unshallow)", path=rel)
     waiting = since_verification(changes, nc)
     if is_verified(state.meta) and not waiting:
-        raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
-                          f"{state.meta.get('verified_at')}; nothing changed since", path=rel)
+        # a verification that is no review (unattested, self-reviewed, not a reviewer's, as
+        # an import into a new repository brings them) covers nothing: `kb check` asks for
+        # an approval, so the content it claimed to cover awaits this one
+        text = blob_text(repo, head.sha, gpath) or ""
+        if review_coverage(repo, cfg, rel, text).covers_all():
+            raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
+                              f"{state.meta.get('verified_at')}; nothing changed since",
+                              path=rel)
+        if v is not None:
+            waiting = covered_changes(changes, v, nc)
     own = [ch.commit.short for ch in waiting if authored_by(ch, who.email)]
     if own or author_names(state.meta.get("author"), who.email):
         what = f"commits {', '.join(own)}" if own else "the document (author field)"

@@ -7,7 +7,7 @@ from typing import Any
 
 from kbtools.config import Config
 from kbtools.corpus import read_doc
-from kbtools.errors import KbError
+from kbtools.errors import KbError, ReviewError
 from kbtools.provenance import DocState, doc_rel, git_prefix, require_repo
 from kbtools.review.verification import (
     content_fields_changed,
@@ -35,8 +35,14 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     cur = read_doc(path, cfg.root)
     v = last_verification(changes)
     verified = changes[v] if v is not None else None
+    if verified is not None and verified.cut:  # git shows the boundary as the verification
+        raise ReviewError(f"its history stops at {verified.commit.short} (a shallow clone): "
+                          "the text its reviewer verified is not fetched; fetch the full "
+                          "history (git fetch --unshallow)", path=rel)
     if verified is None or verified.after is None:
-        base, label, info = DocState({}, "", "", True), f"{rel} (never verified)", None
+        never = ("no verification in the fetched history: shallow clone"
+                 if changes and changes[-1].cut else "never verified")
+        base, label, info = DocState({}, "", "", True), f"{rel} ({never})", None
     else:
         base = verified.after
         meta = base.meta

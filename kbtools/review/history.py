@@ -2,8 +2,8 @@
 
 `doc_history` lists the commits that touched one document, each described in review terms
 (content fields, non-content fields, verified / verification removed), plus its
-verification events. `recent_changes` turns `kbtools.provenance.recent_doc_changes` into the
-entries `kb recent` and the MCP `recent` tool print (with `summary` and `verified`).
+verification events. `recent_changes` turns `kbtools.review.recent.recent_doc_changes` into
+the entries `kb recent` and the MCP `recent` tool print (with `summary` and `verified`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from kbtools.errors import KbError
 from kbtools.provenance import (
     DocChange,
     DocState,
-    RecentChange,
     git_prefix,
     open_repo,
     plain_paths,
-    recent_doc_changes,
     require_repo,
     resolve_commit,
 )
+from kbtools.review.recent import RecentChange, recent_doc_changes
 from kbtools.review.verification import (
     content_fields_changed,
     is_verified,
@@ -37,12 +36,18 @@ from kbtools.review.verification import (
     verification_event,
 )
 
+# a shallow clone's boundary commit shows the document as created there, by its author
+HISTORY_CUT = ("history stops here (shallow clone: what came before is not fetched; "
+               "git fetch --unshallow)")
+
 
 def describe_change(ch: DocChange, non_content: frozenset[str]) -> list[str]:
     """Short words for what a commit did to a document."""
     if ch.after is None:
         return ["deleted"]
-    if ch.before is None:
+    if ch.cut:
+        words = [HISTORY_CUT]
+    elif ch.before is None:
         words = ["created"]
     else:
         before, after = ch.before, ch.after
@@ -53,14 +58,17 @@ def describe_change(ch: DocChange, non_content: frozenset[str]) -> list[str]:
         words += [f"front matter {k} (non-content)" for k in other]
     event = verification_event(ch)
     if event == "verified":
-        words.append(f"verified by {ch.after.meta.get('verified_by')}")
+        words.append(f"verified by {ch.after.meta.get('verified_by')}"
+                     + (" (in a commit not fetched)" if ch.cut else ""))
     elif event == "unverified":
         words.append("verification removed")
     return words or ["no content change"]
 
 
 def verification_events(changes: list[DocChange]) -> list[dict[str, Any]]:
-    """Verification events oldest first: verified / unverified, by whom, when, attested how."""
+    """Verification events oldest first: verified / unverified, by whom, when, attested how;
+    `cut` when the commit that made it is not fetched (a shallow clone: `commit` is then the
+    boundary, where the fetched history begins)."""
     events = []
     for ch in reversed(changes):
         kind = verification_event(ch)
@@ -71,7 +79,7 @@ def verification_events(changes: list[DocChange]) -> list[dict[str, Any]]:
                        "verified_by": meta.get("verified_by") if kind == "verified" else None,
                        "verified_at": meta.get("verified_at") if kind == "verified" else None,
                        "committed_by": ch.commit.author_email,
-                       "reviewed_by": trailer_emails(ch)})
+                       "reviewed_by": trailer_emails(ch), "cut": ch.cut})
     return events
 
 
@@ -93,7 +101,7 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
-                        reviewed_by=trailer_emails(ch))
+                        reviewed_by=trailer_emails(ch), cut=ch.cut)
                    for ch in changes]
         return {"doc": doc, "commits": commits, "verifications": verification_events(changes)}
 
@@ -116,7 +124,7 @@ def recent_changes(repo_root: Path, days: int | None = None, n: int | None = Non
     """Documents added or changed recently, newest first, one entry per document.
 
     `days` limits by author date, `n` the number of documents (20 when neither is given).
-    Each entry: doc, change (added/modified/deleted/renamed), commit, author,
+    Each entry: doc, change (added/modified/deleted/renamed/unknown), commit, author,
     author_email, date, message, summary (what changed), title, verified.
     [] outside a Git repository.
     """

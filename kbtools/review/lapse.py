@@ -152,6 +152,10 @@ class ReviewCoverage:
     latest: Change = UNKNOWN  # the newest change after the review (for changes without a line)
     checked: bool = True  # False: no history could be read (see `unchecked`)
 
+    def covers_all(self) -> bool:
+        """The review holds and covers every line: nothing of the document awaits review."""
+        return self.checked and self.reason is None and not self.changed and not self.deleted
+
     def line_reason(self, line_start: int, line_end: int) -> str | None:
         """Why lines line_start..line_end (inclusive) are not covered; None when they are.
         A deletion counts for a range that holds lines on both sides of it."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import git
@@ -10,8 +12,12 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, iter_documents
 from kbtools.provenance import git_prefix, open_repo
+from kbtools.review.lapse import review_coverage
+from kbtools.review.lineage import Lineage, scan
 from kbtools.review.verification import (
+    covered_changes,
     is_verified,
+    last_verification,
     non_content_fields,
     reviewed_changes,
     since_verification,
@@ -23,20 +29,23 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     content changed since their verification, and uncommitted ones. Each: doc, title,
     reason, author (front matter), git_author, git_author_email, commit (the oldest
     change not yet verified), since, age_days (never below 0: a commit dated ahead of this
-    clock, a skewed author's or this device's, is as new as can be)."""
+    clock, a skewed author's or this device's, is as new as can be). Reasons: unverified,
+    changed-since-verification, uncommitted, verification-lapsed, history-missing (see
+    `awaiting`)."""
     now = now or datetime.now().astimezone()
     repo = open_repo(cfg.root)
     nc = non_content_fields(cfg)
     try:
         prefix = git_prefix(repo, cfg.root) if repo else ""
         dirty = uncommitted(repo, cfg) if repo is not None else set()
+        history = cache(lambda: scan(repo) if repo is not None else None)
         out: list[dict[str, Any]] = []
         for src in iter_documents(cfg.root, cfg.path("knowledge")):
             gpath = prefix + src.rel
             if repo is None or gpath in dirty:
                 entry = pending_entry(src, "uncommitted")
             else:
-                found = awaiting(repo, src, gpath, nc)
+                found = awaiting(repo, cfg, src, gpath, nc, history)
                 if found is None:
                     continue
                 entry = found
@@ -65,20 +74,36 @@ def pending_entry(src: SourceDoc, reason: str) -> dict[str, Any]:
             "commit": None, "since": datetime.fromtimestamp(src.path.stat().st_mtime).astimezone()}
 
 
-def awaiting(repo: git.Repo, src: SourceDoc, gpath: str, non_content: frozenset[str]
+def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
+             non_content: frozenset[str], lineage: Callable[[], Lineage | None]
              ) -> dict[str, Any] | None:
     """The entry of a committed document that awaits review, dated by the oldest change
-    not yet verified; None when it is verified and unchanged since."""
+    not yet verified; None when it is verified and unchanged since. In a shallow clone a
+    verification older than the fetched history gives reason "history-missing" (whether
+    the text changed since cannot be told), and an oldest change at the boundary no author
+    (git shows the document created there, by whoever made that commit). A verification
+    that does not hold as a review, or leaves lines uncovered (`review_coverage`, as `kb
+    check` and the build judge it), gives "verification-lapsed". `lineage()` is the
+    history read once (`lineage.scan`)."""
     changes = reviewed_changes(repo, "HEAD", gpath, non_content)
     waiting = since_verification(changes, non_content)
     reason = "unverified"
     if is_verified(src.meta):
-        if not waiting:
+        v = last_verification(changes)
+        if v is not None and changes[v].cut:
+            reason = "history-missing"
+        elif waiting:
+            reason = "changed-since-verification"
+        elif review_coverage(repo, cfg, src.rel, src.text, lineage=lineage()).covers_all():
             return None
-        reason = "changed-since-verification"
+        else:  # `kb check` says verification-lapsed: a review that does not hold
+            reason = "verification-lapsed"
+            waiting = covered_changes(changes, v, non_content) if v is not None else []
     entry = pending_entry(src, reason)
     first = waiting[-1] if waiting else (changes[0] if changes else None)
-    if first is not None:
+    if first is not None and first.cut:
+        entry.update(since=first.commit.authored_at)
+    elif first is not None:
         entry.update(git_author=first.commit.author_name,
                      git_author_email=first.commit.author_email,
                      commit=first.commit.sha, since=first.commit.authored_at)

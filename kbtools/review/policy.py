@@ -113,7 +113,7 @@ def matches(pattern: str, path: str) -> bool:
 
 
 def reviewers_for(path: str, cfg: Config) -> list[str]:
-    """Reviewer emails (lower-case) for `path` (relative to the repo root); the last
+    """Reviewer emails (lower-case) for `path` (relative to the kb root); the last
     matching pattern in kb.toml wins, as in CODEOWNERS. [] when none matches."""
     found: list[str] = []
     for pattern, emails in cfg.section("review").get("reviewers", {}).items():
