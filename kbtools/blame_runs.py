@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
 from kbtools import provenance
-from kbtools.provenance import UNCOMMITTED, LineProvenance
+from kbtools.provenance import NOT_FETCHED, UNCOMMITTED, LineProvenance
 
 # a line's fields but its number: commit, author name and email, authored_at, committed_ts,
 # authored_ts (`LineProvenance` in field order after `line`)
@@ -126,6 +126,9 @@ class BlameRuns(Sequence[LineProvenance]):
             return _NOTHING.copy()
         if any(w[0] == UNCOMMITTED for w in whos):
             return {"last_commit": UNCOMMITTED, "last_author": UNCOMMITTED, "last_changed": None}
+        whos = tuple(w for w in whos if w[0] != NOT_FETCHED)  # older than any fetched commit
+        if not whos:
+            return _NOTHING.copy()
         newest = max(whos, key=lambda w: (w[4], w[5]))  # the first of the newest, as per line
         return {"last_commit": newest[0], "last_author": newest[1], "last_changed": newest[3]}
 

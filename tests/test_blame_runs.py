@@ -18,7 +18,7 @@ from kbtools.build.memo import BuildMemo
 from kbtools.build.reuse import history_key
 from kbtools.build.watch import rebuild
 from kbtools.config import load_config
-from kbtools.provenance import UNCOMMITTED, LineProvenance
+from kbtools.provenance import UNCOMMITTED, LineProvenance, not_fetched
 from tests.kbfixtures import copy_example
 
 COMMITS = [LineProvenance(0, "a" * 40, "张伟", "zw@example.com", "2025-01-01T08:00:00+08:00",
@@ -27,7 +27,8 @@ COMMITS = [LineProvenance(0, "a" * 40, "张伟", "zw@example.com", "2025-01-01T0
                           200, 150),
            LineProvenance(0, "c" * 40, "Carol", "c@example.com", "2025-01-02T09:00:00+01:00",
                           200, 150),  # of the same second as b: the first in line order wins
-           LineProvenance(0, UNCOMMITTED, UNCOMMITTED, "", "", 0, 0)]
+           LineProvenance(0, UNCOMMITTED, UNCOMMITTED, "", "", 0, 0),
+           not_fetched(0)]  # a shallow clone's boundary: unknown
 
 
 @st.composite
