@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from kbtools.agents.draft import create_draft, render_document, slugify
 from kbtools.agents.mcp_server import Context, tool_draft
 from kbtools.cli import main
 from kbtools.corpus import parse_source
-from kbtools.errors import UsageError
+from kbtools.errors import KbError, UsageError
 from kbtools.schemas import validator_for
 
 NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
@@ -328,3 +329,34 @@ def test_a_killed_draft_leaves_no_private_index_behind(repo: git.Repo, tmp_path:
     d = create_draft(root, "field-report", "Next", "b", location="x", now=NOW)
     assert repo.commit(d.branch).message.startswith("Draft: Next")
     assert list(private.iterdir()) == []  # the next draft removed what the killed one left
+
+
+def test_a_draft_git_cannot_store_is_one_line_and_files_nothing(repo: git.Repo,
+                                                                monkeypatch) -> None:
+    """Git refusing to store a draft (a full disk, a read-only object store, a branch named
+    `draft` that leaves no room for `draft/...`) ended `kb draft new` with "unexpected
+    error: GitCommandError" and a traceback, and the agent with "internal error"."""
+    root = Path(repo.working_tree_dir)
+    before = snapshot(repo)
+    repo.git.branch("draft")  # refs/heads/draft is a file: no draft/... branch can be made
+    with pytest.raises(KbError, match=r"\.git: cannot write the draft into the repository: "
+                                      r".*'refs/heads/draft' exists.*; nothing was filed$"):
+        create_draft(root, "field-report", "T", "b", location="x", now=NOW)
+    repo.git.branch("-D", "draft")
+    # an object store Git cannot add to, whoever runs it (root too): every loose-object
+    # folder is a file, the objects Git has are in a pack
+    repo.git.repack("-a", "-d", "-q")
+    objects = Path(repo.git_dir) / "objects"
+    for n in range(256):
+        folder = objects / f"{n:02x}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.write_bytes(b"")
+    monkeypatch.chdir(root)
+    res = CliRunner().invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
+                                    "--location", "x", "--from", "-"], input="b\n")
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith("kb: error: ") and res.stderr.count("\n") == 1
+    assert "cannot write the draft into the repository: " in res.stderr
+    assert "nothing was filed" in res.stderr and "unexpected" not in res.stderr
+    assert [h.name for h in repo.heads] == ["main"] and snapshot(repo) == before
+    assert list((Path(repo.git_dir) / "kb").iterdir()) == []  # no private index left

@@ -235,12 +235,32 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             _written_as_meant(cfg, rel, document, meta)
             _validate(cfg, rel, document, category, argument)
             _passes_check(cfg, rel, document)
-            sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
-                               Actor(name or who, email or "kb-draft@localhost"))
-            if _create_branch(repo, branch, sha):
+            try:
+                sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
+                                   Actor(name or who, email or "kb-draft@localhost"))
+                made = _create_branch(repo, branch, sha)
+            except (OSError, git.GitCommandError) as exc:
+                raise write_failure(repo, exc) from None
+            if made:
                 return Draft(branch=branch, path=rel, commit=sha)
         raise UsageError(f"no free draft branch name for {slug!r} after {MAX_NAME_TRIES} "
                          "tries (drafts with this title are being filed at the same time)")
+
+
+def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:
+    """The one line for a draft Git could not store (the disk full, the repository read-only):
+    Git's own reason (its first `error:`/`fatal:` line), or the system's; no branch was made,
+    so nothing was filed."""
+    if isinstance(exc, git.GitCommandError):
+        said = str(exc.stderr or "").strip().removeprefix("stderr: '").removesuffix("'")
+        lines = [ln.strip() for ln in said.splitlines() if ln.strip()]
+        reason = lines[0] if lines else f"git {exc.command[1] if len(exc.command) > 1 else ''}"
+        reason = re.sub(r"^(?:error|fatal): ", "", reason).rstrip(".")
+    else:
+        reason = exc.strerror or type(exc).__name__
+        reason += f": {exc.filename}" if exc.filename else ""
+    return KbError(f"cannot write the draft into the repository: {reason}; nothing was filed",
+                   path=str(repo.git_dir))
 
 
 def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:
