@@ -324,11 +324,11 @@ def test_a_killed_draft_leaves_no_private_index_behind(repo: git.Repo, tmp_path:
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert list(tmp.iterdir()) == []  # nothing outside the repository
     private = Path(repo.git_dir) / "kb"
-    left = [p.name for p in private.iterdir()]  # by the killed run, inside the repository
+    left = [p.name for p in private.iterdir() if p.name != "draft.lock"]  # inside the repository
     assert len(left) == 1 and left[0].startswith(".draft-index.build-")
     d = create_draft(root, "field-report", "Next", "b", location="x", now=NOW)
     assert repo.commit(d.branch).message.startswith("Draft: Next")
-    assert list(private.iterdir()) == []  # the next draft removed what the killed one left
+    assert [p.name for p in private.iterdir()] == ["draft.lock"]  # the killed one's index: gone
 
 
 def test_a_draft_git_cannot_store_is_one_line_and_files_nothing(repo: git.Repo,
@@ -359,4 +359,45 @@ def test_a_draft_git_cannot_store_is_one_line_and_files_nothing(repo: git.Repo,
     assert "cannot write the draft into the repository: " in res.stderr
     assert "nothing was filed" in res.stderr and "unexpected" not in res.stderr
     assert [h.name for h in repo.heads] == ["main"] and snapshot(repo) == before
-    assert list((Path(repo.git_dir) / "kb").iterdir()) == []  # no private index left
+    assert [p.name for p in (Path(repo.git_dir) / "kb").iterdir()] == ["draft.lock"]
+
+
+RETRY = """
+import sys
+from pathlib import Path
+from kbtools.agents.mcp_server import Context, tool_draft
+d = tool_draft(Context(root=Path(sys.argv[1])), "field-report", "泵P-101 密封泄漏",
+               "已更换机械密封。\\n", author="agent", location="二号车间")
+print(d["branch"], d["path"], d["commit"], d["existing"])
+"""
+
+
+def test_a_retried_draft_is_filed_once(repo: git.Repo, tmp_path: Path, monkeypatch) -> None:
+    """An agent whose `draft_report` timed out calls it again with the same arguments: that
+    filed a second draft branch (…-2) for one report, and a reviewer had two to merge. The
+    same inputs on the same day now return the draft filed first, also when the two calls run
+    at the same moment (the timed-out one still running) in two processes."""
+    root = Path(repo.working_tree_dir)
+    runs = [subprocess.Popen([sys.executable, "-c", RETRY, str(root)], env=env(tmp_path / "h"),
+                             stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    said = [run.communicate()[0].split() for run in runs]
+    assert {tuple(s[:3]) for s in said} == {tuple(said[0][:3])}  # one draft for four calls
+    assert sorted(s[3] for s in said) == ["False", "True", "True", "True"]
+    assert len(repo.git.branch("--list", "draft/*").split()) == 1
+    again = tool_draft(Context(root=root), "field-report", "泵P-101 密封泄漏",
+                       "已更换机械密封。\n", author="agent", location="二号车间")
+    assert again["existing"] is True and again["branch"] == said[0][0]
+    assert again["path"] == said[0][1] and "already filed" in again["next"]
+    # anything else is a report of its own: another body, location or author
+    for change in ({"body": "密封再次泄漏。\n"}, {"location": "三号车间"}, {"author": "tech"}):
+        args = {"category": "field-report", "title": "泵P-101 密封泄漏",
+                "body": "已更换机械密封。\n", "author": "agent", "location": "二号车间", **change}
+        other = tool_draft(Context(root=root), **args)
+        assert other["existing"] is False and other["branch"] != said[0][0]
+    monkeypatch.chdir(root)  # `kb draft new` run twice: the second says so, on stderr
+    args = ["draft", "new", "--category", "field-report", "--title", "Seal leak", "--location",
+            "bay 2", "--from", "-", "--json"]
+    first, second = (CliRunner().invoke(main, args, input="Replaced the seal.\n") for _ in "12")
+    assert json.loads(first.stdout)["existing"] is False and first.stderr == ""
+    assert json.loads(second.stdout) == {**json.loads(first.stdout), "existing": True}
+    assert second.exit_code == 0 and "already filed" in second.stderr

@@ -8,11 +8,14 @@ index and working tree are never touched, and nothing is ever committed to main.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import posixpath
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +43,9 @@ from kbtools.schemas import categories, schema_path, validator_for
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
 DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private indexes live
+DRAFT_LOCK = "kb/draft.lock"  # under the git dir: held while a draft is looked for and filed
+KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed (`draft_key`)
+KEY_CHARS = 16
 MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
 
 def argument_name(name: str) -> str:
@@ -56,9 +62,11 @@ class Draft:
     branch: str
     path: str  # relative to the repo (kb) root
     commit: str
+    existing: bool = False  # filed before by a call with the same inputs (a retry)
 
-    def to_dict(self) -> dict[str, str]:
-        return {"branch": self.branch, "path": self.path, "commit": self.commit}
+    def to_dict(self) -> dict[str, str | bool]:
+        return {"branch": self.branch, "path": self.path, "commit": self.commit,
+                "existing": self.existing}
 
 
 def slugify(title: str) -> str:
@@ -183,6 +191,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     Front matter: title, category, source, author (argument, else Git user name),
     timestamp (now, with offset), verified: false, location when given, plus
     `extra_meta` and any front matter the body carries (verification fields dropped).
+    The same inputs filed again the same day (a retry after a timeout) file nothing: the
+    draft filed first is returned, `existing=True`.
     Raises UsageError for an unknown category or a result that fails the schema; an error
     that asks for an argument names it as `argument` spells it (the CLI: its flag).
     """
@@ -226,25 +236,84 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         if base_commit is None and base != "HEAD":  # commits: the draft is the root
             raise UsageError(f"unknown Git revision {base!r}")
         document = render_document(meta, text)
+        key = draft_key(meta, text)
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
-                   f"kb draft new; needs review before it can be verified.\n")
-        for _ in range(MAX_NAME_TRIES):
-            branch, gpath = _free_name(repo, base_commit, f"draft/{day}-{slug}",
-                                       f"{prefix}{folder}/{day}-{slug}.md")
-            rel = gpath[len(prefix):]
-            _written_as_meant(cfg, rel, document, meta)
-            _validate(cfg, rel, document, category, argument)
-            _passes_check(cfg, rel, document)
-            try:
-                sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
-                                   Actor(name or who, email or "kb-draft@localhost"))
-                made = _create_branch(repo, branch, sha)
-            except (OSError, git.GitCommandError) as exc:
-                raise write_failure(repo, exc) from None
-            if made:
-                return Draft(branch=branch, path=rel, commit=sha)
-        raise UsageError(f"no free draft branch name for {slug!r} after {MAX_NAME_TRIES} "
-                         "tries (drafts with this title are being filed at the same time)")
+                   f"kb draft new; needs review before it can be verified.\n\n"
+                   f"{KEY_TRAILER}: {key}\n")
+        try:
+            lock = _filing_lock(repo)
+        except OSError as exc:
+            raise write_failure(repo, exc) from None
+        with lock:  # a retried call waits for the one it repeats, then finds its draft
+            if (filed := _filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
+                return filed
+            return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
+                         f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
+                         argument, Actor(name or who, email or "kb-draft@localhost"))
+
+
+def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
+          path: str, prefix: str, document: str, meta: dict[str, Any], message: str,
+          argument: Callable[[str], str], actor: Actor) -> Draft:
+    """Check `document` at the first free name from `branch_name`/`path` and commit it there."""
+    category = meta["category"]
+    for _ in range(MAX_NAME_TRIES):
+        branch, gpath = _free_name(repo, base_commit, branch_name, path)
+        rel = gpath[len(prefix):]
+        _written_as_meant(cfg, rel, document, meta)
+        _validate(cfg, rel, document, category, argument)
+        _passes_check(cfg, rel, document)
+        try:
+            sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
+                               actor)
+            made = _create_branch(repo, branch, sha)
+        except (OSError, git.GitCommandError) as exc:
+            raise write_failure(repo, exc) from None
+        if made:
+            return Draft(branch=branch, path=rel, commit=sha)
+    raise UsageError(f"no free draft branch name for {branch_name!r} after {MAX_NAME_TRIES} "
+                     "tries (drafts with this title are being filed at the same time)")
+
+
+def draft_key(meta: dict[str, Any], text: str) -> str:
+    """What makes two calls one draft: everything the document says but its timestamp (a
+    retry after a timeout comes seconds later), as a hash kept in the commit message."""
+    same = {k: v for k, v in meta.items() if k != "timestamp"}
+    return hashlib.sha256(render_document(same, text).encode("utf-8")).hexdigest()[:KEY_CHARS]
+
+
+@contextmanager
+def _filing_lock_held(fd: int) -> Iterator[None]:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
+    """One draft filed at a time in a repository, by any process: looking for an identical
+    draft and filing a new one cannot interleave with another call's."""
+    path = Path(repo.git_dir) / DRAFT_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _filing_lock_held(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
+
+
+def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft | None:
+    """The draft on `branch` (or one of its numbered twins) that a call with the same inputs
+    filed (its tip carries `key`), e.g. before the caller's timeout and retry; or None."""
+    listed = repo.git.for_each_ref("--format=%(refname:strip=2)%00%(objectname)%00%(contents)%00",
+                                   f"refs/heads/{branch}", f"refs/heads/{branch}-*")
+    fields = listed.split("\0")
+    for name, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if not re.search(rf"^{KEY_TRAILER}: {key}$", contents, re.M):
+            continue
+        changed = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z", sha)
+        paths = [p for p in changed.split("\0") if p.startswith(prefix) and p.endswith(".md")]
+        if len(paths) == 1:
+            return Draft(branch=name.strip(), path=paths[0][len(prefix):], commit=sha,
+                         existing=True)
+    return None
 
 
 def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:

@@ -164,6 +164,8 @@ short `title` and a Markdown `body`; optional `author`. Cite what the report rel
 as text (a result's `citation` and the release's `source_commit`) or as links relative to
 the draft's folder (`../crops/x.md`, not `knowledge/crops/x.md`): a draft that `kb check`
 would fail (a link to nothing, a formula that does not render) is refused with the reason.
+Retrying a call that timed out is safe: the same arguments on the same day return the
+draft already filed (`existing: true`) instead of filing it twice.
 Do not use to edit or correct existing documents, and never to mark anything verified.
 """
 
@@ -348,8 +350,10 @@ def tool_draft(ctx: Context, category: str, title: str, body: str, author: str |
                location: str | None = None) -> dict[str, Any]:
     draft = create_draft(ctx.repo_root(), category, title, body, author=author, location=location,
                          source="agent report via kb mcp")
+    done = ("this report was already filed by an earlier call with the same arguments (a "
+            "retry): nothing new was written; " if draft.existing else "")
     return {**draft.to_dict(), "verified": False,
-            "next": "a reviewer merges the draft branch after review (kb review)"}
+            "next": done + "a reviewer merges the draft branch after review (kb review)"}
 
 
 # ----------------------------------------------------------------- server
