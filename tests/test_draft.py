@@ -143,8 +143,8 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="urgency"):
         create_draft(root, "field-report", "T", "b", location="x", extra_meta={"urgency": "meh"})
     assert {h.name for h in repo.heads} == heads  # nothing created on failure
-    plain = tmp_path / "plain"
-    plain.mkdir()
+    plain = tmp_path / "plain"  # knowledge without Git
+    (plain / "knowledge").mkdir(parents=True)
     with pytest.raises(Exception, match="not inside a Git repository"):
         create_draft(plain, "field-report", "T", "b", location="x")
 
@@ -169,6 +169,7 @@ def test_an_agent_is_told_the_argument_a_cli_user_the_flag(repo: git.Repo, monke
 
 def test_draft_in_repository_without_commits(tmp_path: Path) -> None:
     r = git.Repo.init(tmp_path / "new", initial_branch="main")
+    (tmp_path / "new" / "kb.toml").write_text("")  # as `kb init` leaves it, not committed yet
     d = create_draft(Path(r.working_tree_dir), "field-report", "First", "b", location="x", now=NOW)
     assert repo_commit_parents(r, d.branch) == []
     assert not r.head.is_valid()  # main still has no commits
@@ -401,3 +402,35 @@ def test_a_retried_draft_is_filed_once(repo: git.Repo, tmp_path: Path, monkeypat
     assert json.loads(first.stdout)["existing"] is False and first.stderr == ""
     assert json.loads(second.stdout) == {**json.loads(first.stdout), "existing": True}
     assert second.exit_code == 0 and "already filed" in second.stderr
+
+
+def test_drafts_are_filed_only_in_a_knowledge_repository(tmp_path: Path, monkeypatch) -> None:
+    """On a device with only a release (a git checkout of one, or a synced directory), a draft
+    went into whatever Git repository held it, or the one around the working directory: a
+    `draft/...` branch in the release checkout (or any project), with kb.toml's defaults,
+    where no reviewer looks. `kb mcp --allow-write` offered `draft_report` there all the same."""
+    release = tmp_path / "release"  # a checkout of a release: manifest and data, no knowledge
+    (release / "data").mkdir(parents=True)
+    (release / "manifest.json").write_text("{}\n")
+    (release / "data" / "docs.jsonl").write_text("")
+    r = git.Repo.init(release, initial_branch="artifacts")
+    r.index.add(["manifest.json", "data/docs.jsonl"])
+    r.index.commit("release")
+    with pytest.raises(UsageError, match="release: not a knowledge repository "
+                                         r"\(no kb.toml, no knowledge/ folder\)"):
+        create_draft(release, "field-report", "T", "b", location="x", author="a")
+    assert [h.name for h in r.heads] == ["artifacts"]
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["mcp", "--index", str(release), "--allow-write"], input="")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.output
+    assert "--allow-write files drafts in the knowledge repository" in res.stderr
+    assert "not a knowledge repository" in res.stderr and not res.stdout
+    for marker in ("kb.toml", "knowledge"):  # either makes one
+        root = tmp_path / f"with-{marker}"
+        root.mkdir()
+        if marker == "kb.toml":
+            (root / marker).write_text("")
+        else:
+            (root / marker).mkdir()
+        git.Repo.init(root).close()
+        assert create_draft(root, "field-report", "T", "b", location="x", author="a").path

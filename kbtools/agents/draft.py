@@ -25,7 +25,7 @@ import git
 from git.util import Actor
 
 from kbtools.check.engine import check_document, make_context
-from kbtools.config import Config, load_config
+from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.fsutil import staging_dir
@@ -199,7 +199,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     for name, value in (("category", category), ("title", title), ("body", body),
                         ("author", author), ("location", location), ("source", source)):
         _check_text(name, value, multiline=name == "body")
-    cfg = load_config(repo_root)
+    cfg = draft_config(repo_root)
     known = categories(cfg.path("schemas"))
     if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:
         raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
@@ -330,6 +330,21 @@ def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError
         reason += f": {exc.filename}" if exc.filename else ""
     return KbError(f"cannot write the draft into the repository: {reason}; nothing was filed",
                    path=str(repo.git_dir))
+
+
+def draft_config(root: Path) -> Config:
+    """The configuration of the knowledge repository at or above `root`, where drafts are
+    filed: a Git repository holding kb.toml or the knowledge folder. Anything else (a device's
+    synced release, a checkout of a release, an unrelated repository) is refused in one line:
+    a draft committed there would be filed where no reviewer looks."""
+    cfg = load_config(root)
+    knowledge = cfg.data["paths"]["knowledge"]
+    if not (cfg.root / CONFIG_NAME).is_file() and not cfg.path("knowledge").is_dir():
+        raise UsageError(f"not a knowledge repository (no {CONFIG_NAME}, no {knowledge}/ "
+                         "folder): drafts are filed as commits in the knowledge repository, "
+                         "so work in a clone of it", path=str(cfg.root))
+    require_repo(cfg.root).close()
+    return cfg
 
 
 def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:

@@ -42,10 +42,10 @@ from kbtools.agents.arguments import (
     MAX_WHERE,
     digits_as_int,
 )
-from kbtools.agents.draft import create_draft
+from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
-from kbtools.config import CONFIG_NAME, MAX_K, find_root, load_config
+from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
@@ -411,7 +411,12 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                                  idempotent_hint=False, open_world_hint=False)
 
 
-        known = categories(load_config(ctx.repo_root()).path("schemas"))
+        try:  # no repository to file drafts in: say so now, not on every call
+            known = categories(draft_config(ctx.repo_root()).path("schemas"))
+        except KbError as exc:
+            raise UsageError("--allow-write files drafts in the knowledge repository kb mcp "
+                             f"starts in or the one holding --index: {exc.message}",
+                             path=exc.path) from None
         description = DRAFT_DOC + f"Known categories: {', '.join(known)}.\n"
 
         @server.tool(description=description, annotations=writes)
