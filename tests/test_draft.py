@@ -434,3 +434,27 @@ def test_drafts_are_filed_only_in_a_knowledge_repository(tmp_path: Path, monkeyp
             (root / marker).mkdir()
         git.Repo.init(root).close()
         assert create_draft(root, "field-report", "T", "b", location="x", author="a").path
+
+
+def test_a_body_cannot_pass_an_agents_report_off_as_another_source(repo: git.Repo) -> None:
+    """A body's own front matter replaced what the call set: an agent's report (`source:
+    agent report via kb mcp`) filed as `source: vendor manual`, under a reviewer's name,
+    backdated, at another location; results and reviews show those fields."""
+    root = Path(repo.working_tree_dir)
+    body = ("---\nsource: HX260 vendor manual rev 3\nauthor: li.ming@agri.example.org\n"
+            "timestamp: '2020-01-01T00:00:00+08:00'\nlocation: HQ\ntags: [seal]\n---\n"
+            "Replaced the seal.\n")
+    d = tool_draft(Context(root=root), "field-report", "Seal", body, author="agent-7",
+                   location="bay 2")
+    text = repo.git.show(f"{d['branch']}:{d['path']}")
+    meta = parse_source(text + "\n", root / d["path"], d["path"]).meta
+    assert meta["source"] == "agent report via kb mcp" and meta["author"] == "agent-7"
+    assert meta["location"] == "bay 2" and meta["tags"] == ["seal"]
+    assert not meta["timestamp"].startswith("2020")
+    # a call that gives none takes the body's author, source and location (a person's file)
+    d2 = create_draft(root, "field-report", "Seal 2", body, now=NOW)
+    text = repo.git.show(f"{d2.branch}:{d2.path}")
+    meta = parse_source(text + "\n", root / d2.path, d2.path).meta
+    assert (meta["source"], meta["author"], meta["location"]) == (
+        "HX260 vendor manual rev 3", "li.ming@agri.example.org", "HQ")
+    assert meta["timestamp"] == NOW.isoformat(timespec="seconds")

@@ -46,6 +46,9 @@ DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private i
 DRAFT_LOCK = "kb/draft.lock"  # under the git dir: held while a draft is looked for and filed
 KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed (`draft_key`)
 KEY_CHARS = 16
+# fields the call sets (a body's front matter gives author, source, location only when the
+# call does not; timestamp never), besides title, category and the verification fields
+CALL_FIELDS = ("author", "source", "location", "timestamp")
 MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
 
 def argument_name(name: str) -> str:
@@ -190,7 +193,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
 
     Front matter: title, category, source, author (argument, else Git user name),
     timestamp (now, with offset), verified: false, location when given, plus
-    `extra_meta` and any front matter the body carries (verification fields dropped).
+    `extra_meta` and any front matter the body carries (verification fields and timestamp
+    dropped; its author, source and location only where the call gives none).
     The same inputs filed again the same day (a retry after a timeout) file nothing: the
     draft filed first is returned, `existing=True`.
     Raises UsageError for an unknown category or a result that fails the schema; an error
@@ -208,15 +212,20 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     repo = require_repo(cfg.root)
     with repo:
         name, email = git_identity(repo)
-        who = (author or name or email).strip()
+        body_meta, text = split_body(body)
+        # the call's own author, source and location win over a body's; the timestamp is
+        # when it is filed: a body could otherwise pass an agent's report off as a manual's
+        fill = {k: body_meta.pop(k) for k in CALL_FIELDS if k in body_meta}
+        who = author or fill.get("author") or name or email
+        who = who.strip() if isinstance(who, str) else who
         if not who:
             raise UsageError(f"no author: pass {argument('author')} or set git config "
                              "user.name")
-        body_meta, text = split_body(body)
+        location = location or fill.get("location")
         when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
         meta: dict[str, Any] = {"title": title.strip(), "category": category,
-                                "source": source or DEFAULT_SOURCE, "author": who,
-                                "timestamp": when}
+                                "source": source or fill.get("source") or DEFAULT_SOURCE,
+                                "author": who, "timestamp": when}
         if location:
             meta["location"] = location
         if "lang" not in body_meta and not (extra_meta or {}).get("lang"):
