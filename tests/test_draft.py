@@ -458,3 +458,26 @@ def test_a_body_cannot_pass_an_agents_report_off_as_another_source(repo: git.Rep
     assert (meta["source"], meta["author"], meta["location"]) == (
         "HX260 vendor manual rev 3", "li.ming@agri.example.org", "HQ")
     assert meta["timestamp"] == NOW.isoformat(timespec="seconds")
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("---\ntags: [seal\nurgency: high\n---\nSeal replaced.\n", "lines 1-4) that is not YAML"),
+    ("---\n- seal\n- pump\n---\nSeal replaced.\n", "line 2: front matter is a list, not"),
+    ("---\nurgent\n---\nSeal replaced.\n", "line 2: front matter is a str, not a mapping"),
+])
+def test_a_body_front_matter_that_is_not_fields_is_refused(repo: git.Repo, body: str,
+                                                           said: str) -> None:
+    """A front-matter block at the body's top that YAML could not read as fields was kept as
+    text: the draft went in with its `---` block as prose and its fields (tags, urgency) lost,
+    and the agent was told it had filed them."""
+    root = Path(repo.working_tree_dir)
+    with pytest.raises(UsageError, match="^the body argument opens with a front-matter block"
+                                         ) as refused:
+        create_draft(root, "field-report", "Seal", body, location="bay 2", now=NOW)
+    assert said in refused.value.message and "\n" not in refused.value.message
+    assert not repo.git.branch("--list", "draft/*")
+    # an empty block adds nothing, a `---` never closed is a rule opening the text
+    for ok, text in (("---\n---\nSeal replaced.\n", "Seal replaced."),
+                     ("---\n\nSeal replaced.\n", "---\n\nSeal replaced.")):
+        d = create_draft(root, "field-report", "Seal", ok, location="bay 2", now=NOW)
+        assert repo.git.show(f"{d.branch}:{d.path}").split("\n---\n", 1)[1] == text

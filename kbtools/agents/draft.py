@@ -128,14 +128,24 @@ def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
                             else "it must be one line of text"))
 
 
-def split_body(body: str) -> tuple[dict[str, Any], str]:
-    """A body may bring its own front matter: keep its fields, drop verification ones."""
+def split_body(body: str, argument: Callable[[str], str] = argument_name
+               ) -> tuple[dict[str, Any], str]:
+    """A body may bring its own front matter: keep its fields, drop verification ones. A
+    block between two `---` lines at its top that is not YAML fields is refused, naming the
+    line (kept as text, its fields were lost without a word); a `---` never closed opens
+    the text with a rule."""
     text = body.replace("\r\n", "\n")
     if not text.startswith("---"):
         return {}, text
     src = parse_source(text, Path("draft.md"), "draft.md")
-    if src.errors or not src.fm_end_line:
+    if not src.fm_end_line:
         return {}, text
+    bad = [e for e in src.errors if e.code != "fm-empty"]
+    if bad:
+        raise UsageError(f"{argument('body')} opens with a front-matter block (lines 1-"
+                         f"{src.fm_end_line}) that is not YAML fields: line {bad[0].line}: "
+                         f"{bad[0].message}; write them as `key: value` lines between the "
+                         "two `---` lines")
     meta = {k: v for k, v in src.meta.items() if k not in VERIFICATION_FIELDS}
     return meta, src.body
 
@@ -212,7 +222,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     repo = require_repo(cfg.root)
     with repo:
         name, email = git_identity(repo)
-        body_meta, text = split_body(body)
+        body_meta, text = split_body(body, argument)
         # the call's own author, source and location win over a body's; the timestamp is
         # when it is filed: a body could otherwise pass an agent's report off as a manual's
         fill = {k: body_meta.pop(k) for k in CALL_FIELDS if k in body_meta}
