@@ -253,6 +253,21 @@ def staged_paths(root: Path) -> frozenset[str] | None:
             out = repo.git.ls_files("-z", stdout_as_string=False)
         except git.GitCommandError:
             return None
+    return _with_folders(out, prefix)
+
+
+def commit_paths(repo: git.Repo, commit: str | None, prefix: str) -> frozenset[str]:
+    """Every path of `commit`'s tree below `prefix` (a kb root's `git_prefix`), relative to
+    it, with every folder above them ("" included), as `staged_paths` gives the index's:
+    what a checkout of `commit` holds. Only "" for None (a repository without commits)."""
+    if commit is None:
+        return frozenset({""})
+    return _with_folders(repo.git.ls_tree("-r", "-z", "--name-only", "--full-tree", commit,
+                                          stdout_as_string=False), prefix)
+
+
+def _with_folders(out: bytes, prefix: str) -> frozenset[str]:
+    """The NUL-separated Git paths `out` below `prefix`, relative to it, and their folders."""
     paths: set[str] = {""}
     for raw in out.split(b"\0"):
         name = os.fsdecode(raw)

@@ -481,3 +481,26 @@ def test_a_body_front_matter_that_is_not_fields_is_refused(repo: git.Repo, body:
                      ("---\n\nSeal replaced.\n", "---\n\nSeal replaced.")):
         d = create_draft(root, "field-report", "Seal", ok, location="bay 2", now=NOW)
         assert repo.git.show(f"{d.branch}:{d.path}").split("\n---\n", 1)[1] == text
+
+
+def test_a_draft_is_checked_as_its_branch_holds_it(repo: git.Repo, tmp_path: Path) -> None:
+    """The draft's links were checked against the work tree while its branch is the last
+    commit plus the draft: a link to a document or image only this checkout had (new, not
+    committed) passed, and the draft branch then failed `kb check` for the reviewer."""
+    root = Path(repo.working_tree_dir)
+    (root / "knowledge" / "new.md").write_text("# New\n\nnot committed\n")
+    (root / "assets").mkdir()
+    (root / "assets" / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    for link in ("[new](../new.md)", "![photo](../../assets/photo.png)"):
+        with pytest.raises(UsageError, match=r"would fail kb check: line \d+: path-missing: .* "
+                                             "is not in the commit .*is not committed, and a "
+                                             "draft is based on the last commit"):
+            create_draft(root, "field-report", "Links", f"See {link}.\n", location="x", now=NOW)
+    assert not repo.git.branch("--list", "draft/*")
+    d = create_draft(root, "field-report", "Links", "See [a](../a.md).\n", location="x",
+                     now=NOW)  # a committed document: the branch holds it
+    tree = tmp_path / "tree"
+    repo.git.worktree("add", "-q", str(tree), d.branch)
+    checked = subprocess.run([sys.executable, "-m", "kbtools", "check", d.path], cwd=tree,
+                             capture_output=True, text=True, env=env(tmp_path / "home"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -16,7 +16,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,14 @@ import git
 from git.util import Actor
 
 from kbtools.check.engine import check_document, make_context
+from kbtools.check.links import FsCache
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.fsutil import staging_dir
 from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
 from kbtools.provenance import (
+    commit_paths,
     git_identity,
     git_prefix,
     in_nested_repo,
@@ -166,11 +168,18 @@ def _validate(cfg: Config, rel: str, text: str, category: str,
                              path=rel)
 
 
-def _passes_check(cfg: Config, rel: str, document: str) -> None:
+def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str]) -> None:
     """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
-    formula that does not render, a malformed decision table…): its first error, in one line."""
+    formula that does not render, a malformed decision table…): its first error, in one line.
+    Checked as on its branch: a link target counts only when the base commit holds it
+    (`committed`, from `commit_paths`), not a file only this work tree has."""
     src = parse_source(document, cfg.root / rel, rel)
-    errors = [f for f in check_document(src, make_context(cfg)) if f.level == "error"]
+    parts = rel.split("/")
+    own = {"/".join(parts[:n]) for n in range(1, len(parts) + 1)}  # the draft and its folders
+    fs = FsCache(cfg.root, tracked=committed | own,
+                 untracked="is not committed, and a draft is based on the last commit")
+    ctx = replace(make_context(cfg), fs=fs)
+    errors = [f for f in check_document(src, ctx) if f.level == "error"]
     if not errors:
         return
     first = errors[0]
@@ -266,14 +275,16 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         with lock:  # a retried call waits for the one it repeats, then finds its draft
             if (filed := _filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
                 return filed
+            committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
-                         argument, Actor(name or who, email or "kb-draft@localhost"))
+                         argument, Actor(name or who, email or "kb-draft@localhost"),
+                         committed)
 
 
 def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
           path: str, prefix: str, document: str, meta: dict[str, Any], message: str,
-          argument: Callable[[str], str], actor: Actor) -> Draft:
+          argument: Callable[[str], str], actor: Actor, committed: frozenset[str]) -> Draft:
     """Check `document` at the first free name from `branch_name`/`path` and commit it there."""
     category = meta["category"]
     for _ in range(MAX_NAME_TRIES):
@@ -281,7 +292,7 @@ def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_na
         rel = gpath[len(prefix):]
         _written_as_meant(cfg, rel, document, meta)
         _validate(cfg, rel, document, category, argument)
-        _passes_check(cfg, rel, document)
+        _passes_check(cfg, rel, document, committed)
         try:
             sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
                                actor)
