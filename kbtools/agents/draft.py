@@ -24,7 +24,8 @@ from typing import Any
 import git
 from git.util import Actor
 
-from kbtools.check.engine import check_document, make_context
+from kbtools.check.content import raw_problems
+from kbtools.check.engine import check_document, make_context, max_document_bytes
 from kbtools.check.links import FsCache
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
@@ -172,7 +173,14 @@ def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str
     """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
     formula that does not render, a malformed decision table…): its first error, in one line.
     Checked as on its branch: a link target counts only when the base commit holds it
-    (`committed`, from `commit_paths`), not a file only this work tree has."""
+    (`committed`, from `commit_paths`), not a file only this work tree has; and its bytes as
+    `kb check` reads a file's (its size within kb.toml `[check] max_bytes`)."""
+    found, _ = raw_problems(document.encode("utf-8"), max_document_bytes(cfg))
+    raw = [p for p in found if p[1] == "error"]
+    if raw:
+        code, _, line, _, message = raw[0]
+        raise UsageError(f"the draft would fail kb check: line {line}: {code}: {message}",
+                         path=rel)
     src = parse_source(document, cfg.root / rel, rel)
     parts = rel.split("/")
     own = {"/".join(parts[:n]) for n in range(1, len(parts) + 1)}  # the draft and its folders
