@@ -519,3 +519,14 @@ def test_a_draft_over_the_size_limit_is_refused(repo: git.Repo) -> None:
         create_draft(root, "field-report", "Seal", para * 60, location="x", now=NOW)
     assert not repo.git.branch("--list", "draft/*")
     assert create_draft(root, "field-report", "Seal", para * 20, location="x", now=NOW).path
+
+
+def test_a_draft_supersedes_only_what_its_branch_holds(repo: git.Repo) -> None:
+    """`supersedes:` in a draft's front matter was checked against the work tree: naming a
+    document only this checkout had (not committed) passed, and the branch failed kb check."""
+    root = Path(repo.working_tree_dir)
+    (root / "knowledge" / "new.md").write_text("# New\n\nnot committed\n")
+    body = "---\nsupersedes: knowledge/{}\n---\nReplaced.\n"
+    with pytest.raises(UsageError, match="supersedes-missing: supersedes 'knowledge/new.md'"):
+        create_draft(root, "field-report", "S", body.format("new.md"), location="x", now=NOW)
+    assert create_draft(root, "field-report", "S", body.format("a.md"), location="x", now=NOW)
