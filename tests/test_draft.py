@@ -530,3 +530,20 @@ def test_a_draft_supersedes_only_what_its_branch_holds(repo: git.Repo) -> None:
     with pytest.raises(UsageError, match="supersedes-missing: supersedes 'knowledge/new.md'"):
         create_draft(root, "field-report", "S", body.format("new.md"), location="x", now=NOW)
     assert create_draft(root, "field-report", "S", body.format("a.md"), location="x", now=NOW)
+
+
+def test_a_repository_git_refuses_is_named_with_gits_reason(repo: git.Repo) -> None:
+    """Git refusing the repository as a whole (a config file cut short by a power loss, a
+    clone owned by another user: safe.directory) was read as "no commits, no identity":
+    `kb draft new` said "no author: … set git config user.name", or with --author failed
+    with "unexpected error: GitCommandError"."""
+    root = Path(repo.working_tree_dir)
+    heads = repo.git.branch("--list")
+    config = Path(repo.git_dir) / "config"
+    config.write_text(config.read_text() + "[core\n")
+    for author in (None, "tech"):
+        with pytest.raises(KbError, match=r"kb: Git cannot work in this repository: bad config "
+                                          r"line \d+ in file \.git/config$"):
+            create_draft(root, "field-report", "T", "b", location="x", author=author, now=NOW)
+    config.write_text(config.read_text().removesuffix("[core\n"))
+    assert repo.git.branch("--list") == heads

@@ -354,20 +354,23 @@ def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft |
     return None
 
 
-def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:
-    """The one line for a draft Git could not store (the disk full, the repository read-only):
-    Git's own reason (its first `error:`/`fatal:` line), or the system's; no branch was made,
-    so nothing was filed."""
+def git_reason(exc: OSError | git.GitCommandError) -> str:
+    """Why Git (or the system) failed, in its own words: Git's `error:`/`fatal:`/`hint:`
+    lines joined, without those prefixes; the system's reason and file otherwise."""
     if isinstance(exc, git.GitCommandError):
         said = str(exc.stderr or "").strip().removeprefix("stderr: '").removesuffix("'")
-        lines = [ln.strip() for ln in said.splitlines() if ln.strip()]
-        reason = lines[0] if lines else f"git {exc.command[1] if len(exc.command) > 1 else ''}"
-        reason = re.sub(r"^(?:error|fatal): ", "", reason).rstrip(".")
-    else:
-        reason = exc.strerror or type(exc).__name__
-        reason += f": {exc.filename}" if exc.filename else ""
-    return KbError(f"cannot write the draft into the repository: {reason}; nothing was filed",
-                   path=str(repo.git_dir))
+        lines = [re.sub(r"^(?:error|fatal|hint): ", "", ln.strip()).rstrip(".")
+                 for ln in said.splitlines() if ln.strip()]
+        return "; ".join(lines).replace(":; ", ": ") or f"git {' '.join(str(c) for c in exc.command[1:2])} failed"
+    reason = exc.strerror or type(exc).__name__
+    return reason + (f": {exc.filename}" if exc.filename else "")
+
+
+def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:
+    """The one line for a draft Git could not store (the disk full, the repository read-only):
+    no branch was made, so nothing was filed."""
+    return KbError(f"cannot write the draft into the repository: {git_reason(exc)}; nothing "
+                   "was filed", path=str(repo.git_dir))
 
 
 def draft_config(root: Path) -> Config:
@@ -381,7 +384,12 @@ def draft_config(root: Path) -> Config:
         raise UsageError(f"not a knowledge repository (no {CONFIG_NAME}, no {knowledge}/ "
                          "folder): drafts are filed as commits in the knowledge repository, "
                          "so work in a clone of it", path=str(cfg.root))
-    require_repo(cfg.root).close()
+    with require_repo(cfg.root) as repo:
+        try:  # Git may refuse the repository itself (owned by another user: safe.directory)
+            repo.git.rev_parse("--git-dir")
+        except git.GitCommandError as exc:
+            raise KbError(f"Git cannot work in this repository: {git_reason(exc)}",
+                          path=str(cfg.root)) from None
     return cfg
 
 
