@@ -39,7 +39,14 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import decode, entry_spelling, parse_source
 from kbtools.errors import KbError, UsageError
-from kbtools.gitobjects import CommitInfo, commit_log, read_blobs, read_commit, unquote_path
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_log,
+    paths_with_folders,
+    read_blobs,
+    read_commit,
+    unquote_path,
+)
 from kbtools.gitobjects import merge_base as base_of
 
 UNCOMMITTED = "uncommitted"
@@ -253,32 +260,7 @@ def staged_paths(root: Path) -> frozenset[str] | None:
             out = repo.git.ls_files("-z", stdout_as_string=False)
         except git.GitCommandError:
             return None
-    return _with_folders(out, prefix)
-
-
-def commit_paths(repo: git.Repo, commit: str | None, prefix: str) -> frozenset[str]:
-    """Every path of `commit`'s tree below `prefix` (a kb root's `git_prefix`), relative to
-    it, with every folder above them ("" included), as `staged_paths` gives the index's:
-    what a checkout of `commit` holds. Only "" for None (a repository without commits)."""
-    if commit is None:
-        return frozenset({""})
-    return _with_folders(repo.git.ls_tree("-r", "-z", "--name-only", "--full-tree", commit,
-                                          stdout_as_string=False), prefix)
-
-
-def _with_folders(out: bytes, prefix: str) -> frozenset[str]:
-    """The NUL-separated Git paths `out` below `prefix`, relative to it, and their folders."""
-    paths: set[str] = {""}
-    for raw in out.split(b"\0"):
-        name = os.fsdecode(raw)
-        if not raw or not name.startswith(prefix):
-            continue
-        rel = name[len(prefix):]
-        paths.add(rel)
-        while "/" in rel:
-            rel = rel.rsplit("/", 1)[0]
-            paths.add(rel)
-    return frozenset(paths)
+    return paths_with_folders(out, prefix)
 
 
 def shallow_boundary(repo: git.Repo) -> frozenset[str]:

@@ -31,9 +31,8 @@ from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.fsutil import staging_dir
-from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
+from kbtools.gitobjects import CommitInfo, commit_paths, exists, read_commit, write_blob
 from kbtools.provenance import (
-    commit_paths,
     git_identity,
     git_prefix,
     in_nested_repo,
