@@ -22,6 +22,7 @@ Imports nothing of kbtools.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -225,3 +226,29 @@ def status_changed(porcelain_z: str) -> set[str]:
                 changed.add(next(entries, ""))
     changed.discard("")
     return changed
+
+
+def commit_paths(repo: git.Repo, commit: str | None, prefix: str) -> frozenset[str]:
+    """Every path of `commit`'s tree below `prefix` (a kb root's `git_prefix`), relative to
+    it, with every folder above them ("" included), as `staged_paths` gives the index's:
+    what a checkout of `commit` holds. Only "" for None (a repository without commits)."""
+    if commit is None:
+        return frozenset({""})
+    listed = repo.git.ls_tree("-r", "-z", "--name-only", "--full-tree", commit,
+                              stdout_as_string=False)
+    return paths_with_folders(listed, prefix)
+
+
+def paths_with_folders(out: bytes, prefix: str) -> frozenset[str]:
+    """The NUL-separated Git paths `out` below `prefix`, relative to it, and their folders."""
+    paths: set[str] = {""}
+    for raw in out.split(b"\0"):
+        name = os.fsdecode(raw)
+        if not raw or not name.startswith(prefix):
+            continue
+        rel = name[len(prefix):]
+        paths.add(rel)
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            paths.add(rel)
+    return frozenset(paths)

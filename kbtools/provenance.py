@@ -41,6 +41,7 @@ from kbtools.gitobjects import (
     CommitInfo,
     commit_authors,
     commit_log,
+    paths_with_folders,
     read_blobs,
     read_commit,
     unquote_path,
@@ -262,17 +263,7 @@ def staged_paths(root: Path) -> frozenset[str] | None:
             out = repo.git.ls_files("-z", stdout_as_string=False)
         except git.GitCommandError:
             return None
-    paths: set[str] = {""}
-    for raw in out.split(b"\0"):
-        name = os.fsdecode(raw)
-        if not raw or not name.startswith(prefix):
-            continue
-        rel = name[len(prefix):]
-        paths.add(rel)
-        while "/" in rel:
-            rel = rel.rsplit("/", 1)[0]
-            paths.add(rel)
-    return frozenset(paths)
+    return paths_with_folders(out, prefix)
 
 
 def shallow_boundary(repo: git.Repo) -> frozenset[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from kbtools.agents.draft import create_draft, render_document, slugify
 from kbtools.agents.mcp_server import Context, tool_draft
 from kbtools.cli import main
 from kbtools.corpus import parse_source
-from kbtools.errors import UsageError
+from kbtools.errors import KbError, UsageError
 from kbtools.schemas import validator_for
 
 NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
@@ -142,8 +143,8 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="urgency"):
         create_draft(root, "field-report", "T", "b", location="x", extra_meta={"urgency": "meh"})
     assert {h.name for h in repo.heads} == heads  # nothing created on failure
-    plain = tmp_path / "plain"
-    plain.mkdir()
+    plain = tmp_path / "plain"  # knowledge without Git
+    (plain / "knowledge").mkdir(parents=True)
     with pytest.raises(Exception, match="not inside a Git repository"):
         create_draft(plain, "field-report", "T", "b", location="x")
 
@@ -187,6 +188,7 @@ def test_an_agent_is_told_the_argument_a_cli_user_the_flag(repo: git.Repo, monke
 
 def test_draft_in_repository_without_commits(tmp_path: Path) -> None:
     r = git.Repo.init(tmp_path / "new", initial_branch="main")
+    (tmp_path / "new" / "kb.toml").write_text("")  # as `kb init` leaves it, not committed yet
     d = create_draft(Path(r.working_tree_dir), "field-report", "First", "b", location="x", now=NOW)
     assert repo_commit_parents(r, d.branch) == []
     assert not r.head.is_valid()  # main still has no commits
@@ -342,8 +344,225 @@ def test_a_killed_draft_leaves_no_private_index_behind(repo: git.Repo, tmp_path:
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert list(tmp.iterdir()) == []  # nothing outside the repository
     private = Path(repo.git_dir) / "kb"
-    left = [p.name for p in private.iterdir()]  # by the killed run, inside the repository
+    left = [p.name for p in private.iterdir() if p.name != "draft.lock"]  # inside the repository
     assert len(left) == 1 and left[0].startswith(".draft-index.build-")
     d = create_draft(root, "field-report", "Next", "b", location="x", now=NOW)
     assert repo.commit(d.branch).message.startswith("Draft: Next")
-    assert list(private.iterdir()) == []  # the next draft removed what the killed one left
+    assert [p.name for p in private.iterdir()] == ["draft.lock"]  # the killed one's index: gone
+
+
+def test_a_draft_git_cannot_store_is_one_line_and_files_nothing(repo: git.Repo,
+                                                                monkeypatch) -> None:
+    """Git refusing to store a draft (a full disk, a read-only object store, a branch named
+    `draft` that leaves no room for `draft/...`) ended `kb draft new` with "unexpected
+    error: GitCommandError" and a traceback, and the agent with "internal error"."""
+    root = Path(repo.working_tree_dir)
+    before = snapshot(repo)
+    repo.git.branch("draft")  # refs/heads/draft is a file: no draft/... branch can be made
+    with pytest.raises(KbError, match=r"\.git: cannot write the draft into the repository: "
+                                      r".*'refs/heads/draft' exists.*; nothing was filed$"):
+        create_draft(root, "field-report", "T", "b", location="x", now=NOW)
+    repo.git.branch("-D", "draft")
+    # an object store Git cannot add to, whoever runs it (root too): every loose-object
+    # folder is a file, the objects Git has are in a pack
+    repo.git.repack("-a", "-d", "-q")
+    objects = Path(repo.git_dir) / "objects"
+    for n in range(256):
+        folder = objects / f"{n:02x}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.write_bytes(b"")
+    monkeypatch.chdir(root)
+    res = CliRunner().invoke(main, ["draft", "new", "--category", "field-report", "--title", "T",
+                                    "--location", "x", "--from", "-"], input="b\n")
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith("kb: error: ") and res.stderr.count("\n") == 1
+    assert "cannot write the draft into the repository: " in res.stderr
+    assert "nothing was filed" in res.stderr and "unexpected" not in res.stderr
+    assert [h.name for h in repo.heads] == ["main"] and snapshot(repo) == before
+    assert [p.name for p in (Path(repo.git_dir) / "kb").iterdir()] == ["draft.lock"]
+
+
+RETRY = """
+import sys
+from pathlib import Path
+from kbtools.agents.mcp_server import Context, tool_draft
+d = tool_draft(Context(root=Path(sys.argv[1])), "field-report", "泵P-101 密封泄漏",
+               "已更换机械密封。\\n", author="agent", location="二号车间")
+print(d["branch"], d["path"], d["commit"], d["existing"])
+"""
+
+
+def test_a_retried_draft_is_filed_once(repo: git.Repo, tmp_path: Path, monkeypatch) -> None:
+    """An agent whose `draft_report` timed out calls it again with the same arguments: that
+    filed a second draft branch (…-2) for one report, and a reviewer had two to merge. The
+    same inputs on the same day now return the draft filed first, also when the two calls run
+    at the same moment (the timed-out one still running) in two processes."""
+    root = Path(repo.working_tree_dir)
+    runs = [subprocess.Popen([sys.executable, "-c", RETRY, str(root)], env=env(tmp_path / "h"),
+                             stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    said = [run.communicate()[0].split() for run in runs]
+    assert {tuple(s[:3]) for s in said} == {tuple(said[0][:3])}  # one draft for four calls
+    assert sorted(s[3] for s in said) == ["False", "True", "True", "True"]
+    assert len(repo.git.branch("--list", "draft/*").split()) == 1
+    again = tool_draft(Context(root=root), "field-report", "泵P-101 密封泄漏",
+                       "已更换机械密封。\n", author="agent", location="二号车间")
+    assert again["existing"] is True and again["branch"] == said[0][0]
+    assert again["path"] == said[0][1] and "already filed" in again["next"]
+    # anything else is a report of its own: another body, location or author
+    for change in ({"body": "密封再次泄漏。\n"}, {"location": "三号车间"}, {"author": "tech"}):
+        args = {"category": "field-report", "title": "泵P-101 密封泄漏",
+                "body": "已更换机械密封。\n", "author": "agent", "location": "二号车间", **change}
+        other = tool_draft(Context(root=root), **args)
+        assert other["existing"] is False and other["branch"] != said[0][0]
+    monkeypatch.chdir(root)  # `kb draft new` run twice: the second says so, on stderr
+    args = ["draft", "new", "--category", "field-report", "--title", "Seal leak", "--location",
+            "bay 2", "--from", "-", "--json"]
+    first, second = (CliRunner().invoke(main, args, input="Replaced the seal.\n") for _ in "12")
+    assert json.loads(first.stdout)["existing"] is False and first.stderr == ""
+    assert json.loads(second.stdout) == {**json.loads(first.stdout), "existing": True}
+    assert second.exit_code == 0 and "already filed" in second.stderr
+
+
+def test_drafts_are_filed_only_in_a_knowledge_repository(tmp_path: Path, monkeypatch) -> None:
+    """On a device with only a release (a git checkout of one, or a synced directory), a draft
+    went into whatever Git repository held it, or the one around the working directory: a
+    `draft/...` branch in the release checkout (or any project), with kb.toml's defaults,
+    where no reviewer looks. `kb mcp --allow-write` offered `draft_report` there all the same."""
+    release = tmp_path / "release"  # a checkout of a release: manifest and data, no knowledge
+    (release / "data").mkdir(parents=True)
+    (release / "manifest.json").write_text("{}\n")
+    (release / "data" / "docs.jsonl").write_text("")
+    r = git.Repo.init(release, initial_branch="artifacts")
+    r.index.add(["manifest.json", "data/docs.jsonl"])
+    r.index.commit("release")
+    with pytest.raises(UsageError, match="release: not a knowledge repository "
+                                         r"\(no kb.toml, no knowledge/ folder\)"):
+        create_draft(release, "field-report", "T", "b", location="x", author="a")
+    assert [h.name for h in r.heads] == ["artifacts"]
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["mcp", "--index", str(release), "--allow-write"], input="")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.output
+    assert "--allow-write files drafts in the knowledge repository" in res.stderr
+    assert "not a knowledge repository" in res.stderr and not res.stdout
+    for marker in ("kb.toml", "knowledge"):  # either makes one
+        root = tmp_path / f"with-{marker}"
+        root.mkdir()
+        if marker == "kb.toml":
+            (root / marker).write_text("")
+        else:
+            (root / marker).mkdir()
+        git.Repo.init(root).close()
+        assert create_draft(root, "field-report", "T", "b", location="x", author="a").path
+
+
+def test_a_body_cannot_pass_an_agents_report_off_as_another_source(repo: git.Repo) -> None:
+    """A body's own front matter replaced what the call set: an agent's report (`source:
+    agent report via kb mcp`) filed as `source: vendor manual`, under a reviewer's name,
+    backdated, at another location; results and reviews show those fields."""
+    root = Path(repo.working_tree_dir)
+    body = ("---\nsource: HX260 vendor manual rev 3\nauthor: li.ming@agri.example.org\n"
+            "timestamp: '2020-01-01T00:00:00+08:00'\nlocation: HQ\ntags: [seal]\n---\n"
+            "Replaced the seal.\n")
+    d = tool_draft(Context(root=root), "field-report", "Seal", body, author="agent-7",
+                   location="bay 2")
+    text = repo.git.show(f"{d['branch']}:{d['path']}")
+    meta = parse_source(text + "\n", root / d["path"], d["path"]).meta
+    assert meta["source"] == "agent report via kb mcp" and meta["author"] == "agent-7"
+    assert meta["location"] == "bay 2" and meta["tags"] == ["seal"]
+    assert not meta["timestamp"].startswith("2020")
+    # a call that gives none takes the body's author, source and location (a person's file)
+    d2 = create_draft(root, "field-report", "Seal 2", body, now=NOW)
+    text = repo.git.show(f"{d2.branch}:{d2.path}")
+    meta = parse_source(text + "\n", root / d2.path, d2.path).meta
+    assert (meta["source"], meta["author"], meta["location"]) == (
+        "HX260 vendor manual rev 3", "li.ming@agri.example.org", "HQ")
+    assert meta["timestamp"] == NOW.isoformat(timespec="seconds")
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("---\ntags: [seal\nurgency: high\n---\nSeal replaced.\n", "lines 1-4) that is not YAML"),
+    ("---\n- seal\n- pump\n---\nSeal replaced.\n", "line 2: front matter is a list, not"),
+    ("---\nurgent\n---\nSeal replaced.\n", "line 2: front matter is a str, not a mapping"),
+])
+def test_a_body_front_matter_that_is_not_fields_is_refused(repo: git.Repo, body: str,
+                                                           said: str) -> None:
+    """A front-matter block at the body's top that YAML could not read as fields was kept as
+    text: the draft went in with its `---` block as prose and its fields (tags, urgency) lost,
+    and the agent was told it had filed them."""
+    root = Path(repo.working_tree_dir)
+    with pytest.raises(UsageError, match="^the body argument opens with a front-matter block"
+                                         ) as refused:
+        create_draft(root, "field-report", "Seal", body, location="bay 2", now=NOW)
+    assert said in refused.value.message and "\n" not in refused.value.message
+    assert not repo.git.branch("--list", "draft/*")
+    # an empty block adds nothing, a `---` never closed is a rule opening the text
+    for ok, text in (("---\n---\nSeal replaced.\n", "Seal replaced."),
+                     ("---\n\nSeal replaced.\n", "---\n\nSeal replaced.")):
+        d = create_draft(root, "field-report", "Seal", ok, location="bay 2", now=NOW)
+        assert repo.git.show(f"{d.branch}:{d.path}").split("\n---\n", 1)[1] == text
+
+
+def test_a_draft_is_checked_as_its_branch_holds_it(repo: git.Repo, tmp_path: Path) -> None:
+    """The draft's links were checked against the work tree while its branch is the last
+    commit plus the draft: a link to a document or image only this checkout had (new, not
+    committed) passed, and the draft branch then failed `kb check` for the reviewer."""
+    root = Path(repo.working_tree_dir)
+    (root / "knowledge" / "new.md").write_text("# New\n\nnot committed\n")
+    (root / "assets").mkdir()
+    (root / "assets" / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    for link in ("[new](../new.md)", "![photo](../../assets/photo.png)"):
+        with pytest.raises(UsageError, match=r"would fail kb check: line \d+: path-missing: .* "
+                                             "is not in the commit .*is not committed, and a "
+                                             "draft is based on the last commit"):
+            create_draft(root, "field-report", "Links", f"See {link}.\n", location="x", now=NOW)
+    assert not repo.git.branch("--list", "draft/*")
+    d = create_draft(root, "field-report", "Links", "See [a](../a.md).\n", location="x",
+                     now=NOW)  # a committed document: the branch holds it
+    tree = tmp_path / "tree"
+    repo.git.worktree("add", "-q", str(tree), d.branch)
+    checked = subprocess.run([sys.executable, "-m", "kbtools", "check", d.path], cwd=tree,
+                             capture_output=True, text=True, env=env(tmp_path / "home"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_draft_over_the_size_limit_is_refused(repo: git.Repo) -> None:
+    """A body of 5 MB was filed: the draft's checks ran on its parsed text, which has no
+    size, so a document over `[check] max_bytes` (2 MB by default) went in, and its branch
+    failed `kb check` (file-too-large) for the reviewer."""
+    root = Path(repo.working_tree_dir)
+    with (root / "kb.toml").open("a") as toml:
+        toml.write("\n[check]\nmax_bytes = 2048\n")
+    para = "Seal replaced on pump P-101; no leak after an hour.\n\n"
+    with pytest.raises(UsageError, match=r"would fail kb check: line 1: file-too-large: file is "
+                                         r"[\d,]+ bytes; the limit is 2,048"):
+        create_draft(root, "field-report", "Seal", para * 60, location="x", now=NOW)
+    assert not repo.git.branch("--list", "draft/*")
+    assert create_draft(root, "field-report", "Seal", para * 20, location="x", now=NOW).path
+
+
+def test_a_draft_supersedes_only_what_its_branch_holds(repo: git.Repo) -> None:
+    """`supersedes:` in a draft's front matter was checked against the work tree: naming a
+    document only this checkout had (not committed) passed, and the branch failed kb check."""
+    root = Path(repo.working_tree_dir)
+    (root / "knowledge" / "new.md").write_text("# New\n\nnot committed\n")
+    body = "---\nsupersedes: knowledge/{}\n---\nReplaced.\n"
+    with pytest.raises(UsageError, match="supersedes-missing: supersedes 'knowledge/new.md'"):
+        create_draft(root, "field-report", "S", body.format("new.md"), location="x", now=NOW)
+    assert create_draft(root, "field-report", "S", body.format("a.md"), location="x", now=NOW)
+
+
+def test_a_repository_git_refuses_is_named_with_gits_reason(repo: git.Repo) -> None:
+    """Git refusing the repository as a whole (a config file cut short by a power loss, a
+    clone owned by another user: safe.directory) was read as "no commits, no identity":
+    `kb draft new` said "no author: … set git config user.name", or with --author failed
+    with "unexpected error: GitCommandError"."""
+    root = Path(repo.working_tree_dir)
+    heads = repo.git.branch("--list")
+    config = Path(repo.git_dir) / "config"
+    config.write_text(config.read_text() + "[core\n")
+    for author in (None, "tech"):
+        with pytest.raises(KbError, match=r"kb: Git cannot work in this repository: bad config "
+                                          r"line \d+ in file \.git/config$"):
+            create_draft(root, "field-report", "T", "b", location="x", author=author, now=NOW)
+    config.write_text(config.read_text().removesuffix("[core\n"))
+    assert repo.git.branch("--list") == heads

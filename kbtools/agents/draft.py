@@ -8,12 +8,15 @@ index and working tree are never touched, and nothing is ever committed to main.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import posixpath
 import re
 import shutil
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,12 +24,14 @@ from typing import Any
 import git
 from git.util import Actor
 
-from kbtools.check.engine import check_document, make_context
-from kbtools.config import Config, load_config
+from kbtools.check.content import raw_problems
+from kbtools.check.engine import check_document, make_context, max_document_bytes
+from kbtools.check.links import FsCache
+from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, bidi_control, valid_unicode
 from kbtools.fsutil import staging_dir
-from kbtools.gitobjects import CommitInfo, exists, read_commit, write_blob
+from kbtools.gitobjects import CommitInfo, commit_paths, exists, read_commit, write_blob
 from kbtools.provenance import (
     git_identity,
     git_prefix,
@@ -40,6 +45,12 @@ from kbtools.schemas import categories, schema_path, validator_for
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
 DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private indexes live
+DRAFT_LOCK = "kb/draft.lock"  # under the git dir: held while a draft is looked for and filed
+KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed (`draft_key`)
+KEY_CHARS = 16
+# fields the call sets (a body's front matter gives author, source, location only when the
+# call does not; timestamp never), besides title, category and the verification fields
+CALL_FIELDS = ("author", "source", "location", "timestamp")
 MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
 
 def argument_name(name: str) -> str:
@@ -56,9 +67,11 @@ class Draft:
     branch: str
     path: str  # relative to the repo (kb) root
     commit: str
+    existing: bool = False  # filed before by a call with the same inputs (a retry)
 
-    def to_dict(self) -> dict[str, str]:
-        return {"branch": self.branch, "path": self.path, "commit": self.commit}
+    def to_dict(self) -> dict[str, str | bool]:
+        return {"branch": self.branch, "path": self.path, "commit": self.commit,
+                "existing": self.existing}
 
 
 def slugify(title: str) -> str:
@@ -124,14 +137,24 @@ def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
                          "written; remove it")
 
 
-def split_body(body: str) -> tuple[dict[str, Any], str]:
-    """A body may bring its own front matter: keep its fields, drop verification ones."""
+def split_body(body: str, argument: Callable[[str], str] = argument_name
+               ) -> tuple[dict[str, Any], str]:
+    """A body may bring its own front matter: keep its fields, drop verification ones. A
+    block between two `---` lines at its top that is not YAML fields is refused, naming the
+    line (kept as text, its fields were lost without a word); a `---` never closed opens
+    the text with a rule."""
     text = body.replace("\r\n", "\n")
     if not text.startswith("---"):
         return {}, text
     src = parse_source(text, Path("draft.md"), "draft.md")
-    if src.errors or not src.fm_end_line:
+    if not src.fm_end_line:
         return {}, text
+    bad = [e for e in src.errors if e.code != "fm-empty"]
+    if bad:
+        raise UsageError(f"{argument('body')} opens with a front-matter block (lines 1-"
+                         f"{src.fm_end_line}) that is not YAML fields: line {bad[0].line}: "
+                         f"{bad[0].message}; write them as `key: value` lines between the "
+                         "two `---` lines")
     meta = {k: v for k, v in src.meta.items() if k not in VERIFICATION_FIELDS}
     return meta, src.body
 
@@ -152,11 +175,25 @@ def _validate(cfg: Config, rel: str, text: str, category: str,
                              path=rel)
 
 
-def _passes_check(cfg: Config, rel: str, document: str) -> None:
+def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str]) -> None:
     """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
-    formula that does not render, a malformed decision table…): its first error, in one line."""
+    formula that does not render, a malformed decision table…): its first error, in one line.
+    Checked as on its branch: a link target counts only when the base commit holds it
+    (`committed`, from `commit_paths`), not a file only this work tree has; and its bytes as
+    `kb check` reads a file's (its size within kb.toml `[check] max_bytes`)."""
+    found, _ = raw_problems(document.encode("utf-8"), max_document_bytes(cfg))
+    raw = [p for p in found if p[1] == "error"]
+    if raw:
+        code, _, line, _, message = raw[0]
+        raise UsageError(f"the draft would fail kb check: line {line}: {code}: {message}",
+                         path=rel)
     src = parse_source(document, cfg.root / rel, rel)
-    errors = [f for f in check_document(src, make_context(cfg)) if f.level == "error"]
+    parts = rel.split("/")
+    own = {"/".join(parts[:n]) for n in range(1, len(parts) + 1)}  # the draft and its folders
+    fs = FsCache(cfg.root, tracked=committed | own,
+                 untracked="is not committed, and a draft is based on the last commit")
+    ctx = replace(make_context(cfg), fs=fs)
+    errors = [f for f in check_document(src, ctx) if f.level == "error"]
     if not errors:
         return
     first = errors[0]
@@ -189,14 +226,17 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
 
     Front matter: title, category, source, author (argument, else Git user name),
     timestamp (now, with offset), verified: false, location when given, plus
-    `extra_meta` and any front matter the body carries (verification fields dropped).
+    `extra_meta` and any front matter the body carries (verification fields and timestamp
+    dropped; its author, source and location only where the call gives none).
+    The same inputs filed again the same day (a retry after a timeout) file nothing: the
+    draft filed first is returned, `existing=True`.
     Raises UsageError for an unknown category or a result that fails the schema; an error
     that asks for an argument names it as `argument` spells it (the CLI: its flag).
     """
     for name, value in (("category", category), ("title", title), ("body", body),
                         ("author", author), ("location", location), ("source", source)):
         _check_text(name, value, multiline=name == "body")
-    cfg = load_config(repo_root)
+    cfg = draft_config(repo_root)
     known = categories(cfg.path("schemas"))
     if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:
         raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
@@ -205,15 +245,20 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     repo = require_repo(cfg.root)
     with repo:
         name, email = git_identity(repo)
-        who = (author or name or email).strip()
+        body_meta, text = split_body(body, argument)
+        # the call's own author, source and location win over a body's; the timestamp is
+        # when it is filed: a body could otherwise pass an agent's report off as a manual's
+        fill = {k: body_meta.pop(k) for k in CALL_FIELDS if k in body_meta}
+        who = author or fill.get("author") or name or email
+        who = who.strip() if isinstance(who, str) else who
         if not who:
             raise UsageError(f"no author: pass {argument('author')} or set git config "
                              "user.name")
-        body_meta, text = split_body(body)
+        location = location or fill.get("location")
         when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
         meta: dict[str, Any] = {"title": title.strip(), "category": category,
-                                "source": source or DEFAULT_SOURCE, "author": who,
-                                "timestamp": when}
+                                "source": source or fill.get("source") or DEFAULT_SOURCE,
+                                "author": who, "timestamp": when}
         if location:
             meta["location"] = location
         if "lang" not in body_meta and not (extra_meta or {}).get("lang"):
@@ -233,21 +278,125 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         if base_commit is None and base != "HEAD":  # commits: the draft is the root
             raise UsageError(f"unknown Git revision {base!r}")
         document = render_document(meta, text)
+        key = draft_key(meta, text)
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
-                   f"kb draft new; needs review before it can be verified.\n")
-        for _ in range(MAX_NAME_TRIES):
-            branch, gpath = _free_name(repo, base_commit, f"draft/{day}-{slug}",
-                                       f"{prefix}{folder}/{day}-{slug}.md")
-            rel = gpath[len(prefix):]
-            _written_as_meant(cfg, rel, document, meta)
-            _validate(cfg, rel, document, category, argument)
-            _passes_check(cfg, rel, document)
+                   f"kb draft new; needs review before it can be verified.\n\n"
+                   f"{KEY_TRAILER}: {key}\n")
+        try:
+            lock = _filing_lock(repo)
+        except OSError as exc:
+            raise write_failure(repo, exc) from None
+        with lock:  # a retried call waits for the one it repeats, then finds its draft
+            if (filed := _filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
+                return filed
+            committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
+            return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
+                         f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
+                         argument, Actor(name or who, email or "kb-draft@localhost"),
+                         committed)
+
+
+def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
+          path: str, prefix: str, document: str, meta: dict[str, Any], message: str,
+          argument: Callable[[str], str], actor: Actor, committed: frozenset[str]) -> Draft:
+    """Check `document` at the first free name from `branch_name`/`path` and commit it there."""
+    category = meta["category"]
+    for _ in range(MAX_NAME_TRIES):
+        branch, gpath = _free_name(repo, base_commit, branch_name, path)
+        rel = gpath[len(prefix):]
+        _written_as_meant(cfg, rel, document, meta)
+        _validate(cfg, rel, document, category, argument)
+        _passes_check(cfg, rel, document, committed)
+        try:
             sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
-                               Actor(name or who, email or "kb-draft@localhost"))
-            if _create_branch(repo, branch, sha):
-                return Draft(branch=branch, path=rel, commit=sha)
-        raise UsageError(f"no free draft branch name for {slug!r} after {MAX_NAME_TRIES} "
-                         "tries (drafts with this title are being filed at the same time)")
+                               actor)
+            made = _create_branch(repo, branch, sha)
+        except (OSError, git.GitCommandError) as exc:
+            raise write_failure(repo, exc) from None
+        if made:
+            return Draft(branch=branch, path=rel, commit=sha)
+    raise UsageError(f"no free draft branch name for {branch_name!r} after {MAX_NAME_TRIES} "
+                     "tries (drafts with this title are being filed at the same time)")
+
+
+def draft_key(meta: dict[str, Any], text: str) -> str:
+    """What makes two calls one draft: everything the document says but its timestamp (a
+    retry after a timeout comes seconds later), as a hash kept in the commit message."""
+    same = {k: v for k, v in meta.items() if k != "timestamp"}
+    return hashlib.sha256(render_document(same, text).encode("utf-8")).hexdigest()[:KEY_CHARS]
+
+
+@contextmanager
+def _filing_lock_held(fd: int) -> Iterator[None]:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
+    """One draft filed at a time in a repository, by any process: looking for an identical
+    draft and filing a new one cannot interleave with another call's."""
+    path = Path(repo.git_dir) / DRAFT_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _filing_lock_held(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
+
+
+def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft | None:
+    """The draft on `branch` (or one of its numbered twins) that a call with the same inputs
+    filed (its tip carries `key`), e.g. before the caller's timeout and retry; or None."""
+    listed = repo.git.for_each_ref("--format=%(refname:strip=2)%00%(objectname)%00%(contents)%00",
+                                   f"refs/heads/{branch}", f"refs/heads/{branch}-*")
+    fields = listed.split("\0")
+    for name, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if not re.search(rf"^{KEY_TRAILER}: {key}$", contents, re.M):
+            continue
+        changed = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z", sha)
+        paths = [p for p in changed.split("\0") if p.startswith(prefix) and p.endswith(".md")]
+        if len(paths) == 1:
+            return Draft(branch=name.strip(), path=paths[0][len(prefix):], commit=sha,
+                         existing=True)
+    return None
+
+
+def git_reason(exc: OSError | git.GitCommandError) -> str:
+    """Why Git (or the system) failed, in its own words: Git's `error:`/`fatal:`/`hint:`
+    lines joined, without those prefixes; the system's reason and file otherwise."""
+    if isinstance(exc, git.GitCommandError):
+        said = str(exc.stderr or "").strip().removeprefix("stderr: '").removesuffix("'")
+        lines = [re.sub(r"^(?:error|fatal|hint): ", "", ln.strip()).rstrip(".")
+                 for ln in said.splitlines() if ln.strip()]
+        return "; ".join(lines).replace(":; ", ": ") or f"git {' '.join(str(c) for c in exc.command[1:2])} failed"
+    reason = exc.strerror or type(exc).__name__
+    return reason + (f": {exc.filename}" if exc.filename else "")
+
+
+def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:
+    """The one line for a draft Git could not store (the disk full, the repository read-only):
+    no branch was made, so nothing was filed."""
+    return KbError(f"cannot write the draft into the repository: {git_reason(exc)}; nothing "
+                   "was filed", path=str(repo.git_dir))
+
+
+def draft_config(root: Path) -> Config:
+    """The configuration of the knowledge repository at or above `root`, where drafts are
+    filed: a Git repository holding kb.toml or the knowledge folder. Anything else (a device's
+    synced release, a checkout of a release, an unrelated repository) is refused in one line:
+    a draft committed there would be filed where no reviewer looks."""
+    cfg = load_config(root)
+    knowledge = cfg.data["paths"]["knowledge"]
+    if not (cfg.root / CONFIG_NAME).is_file() and not cfg.path("knowledge").is_dir():
+        raise UsageError(f"not a knowledge repository (no {CONFIG_NAME}, no {knowledge}/ "
+                         "folder): drafts are filed as commits in the knowledge repository, "
+                         "so work in a clone of it", path=str(cfg.root))
+    with require_repo(cfg.root) as repo:
+        try:  # Git may refuse the repository itself (owned by another user: safe.directory)
+            repo.git.rev_parse("--git-dir")
+        except git.GitCommandError as exc:
+            raise KbError(f"Git cannot work in this repository: {git_reason(exc)}",
+                          path=str(cfg.root)) from None
+    return cfg
 
 
 def _create_branch(repo: git.Repo, branch: str, sha: str) -> bool:

@@ -40,11 +40,11 @@ from kbtools.agents.arguments import (
     MAX_WHERE,
     digits_as_int,
 )
-from kbtools.agents.draft import create_draft
+from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.agents.recent import recent
 from kbtools.agents.stdio import Wire
-from kbtools.config import CONFIG_NAME, MAX_K, find_root, load_config
+from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
@@ -162,6 +162,8 @@ short `title` and a Markdown `body`; optional `author`. Cite what the report rel
 as text (a result's `citation` and the release's `source_commit`) or as links relative to
 the draft's folder (`../crops/x.md`, not `knowledge/crops/x.md`): a draft that `kb check`
 would fail (a link to nothing, a formula that does not render) is refused with the reason.
+Retrying a call that timed out is safe: the same arguments on the same day return the
+draft already filed (`existing: true`) instead of filing it twice.
 Do not use to edit or correct existing documents, and never to mark anything verified.
 """
 
@@ -346,8 +348,10 @@ def tool_draft(ctx: Context, category: str, title: str, body: str, author: str |
                location: str | None = None) -> dict[str, Any]:
     draft = create_draft(ctx.repo_root(), category, title, body, author=author, location=location,
                          source="agent report via kb mcp")
+    done = ("this report was already filed by an earlier call with the same arguments (a "
+            "retry): nothing new was written; " if draft.existing else "")
     return {**draft.to_dict(), "verified": False,
-            "next": "a reviewer merges the draft branch after review (kb review)"}
+            "next": done + "a reviewer merges the draft branch after review (kb review)"}
 
 
 # ----------------------------------------------------------------- server
@@ -405,7 +409,12 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                                  idempotent_hint=False, open_world_hint=False)
 
 
-        known = categories(load_config(ctx.repo_root()).path("schemas"))
+        try:  # no repository to file drafts in: say so now, not on every call
+            known = categories(draft_config(ctx.repo_root()).path("schemas"))
+        except KbError as exc:
+            raise UsageError("--allow-write files drafts in the knowledge repository kb mcp "
+                             f"starts in or the one holding --index: {exc.message}",
+                             path=exc.path) from None
         description = DRAFT_DOC + f"Known categories: {', '.join(known)}.\n"
 
         @server.tool(description=description, annotations=writes)

@@ -63,6 +63,7 @@ class FsCache:
     # set (`kb check --staged`): the root-relative paths in the Git index and their folders;
     # a file or folder outside it is not there (untracked, or deleted from the index only)
     tracked: frozenset[str] | None = None
+    untracked: str = "is not staged: git add it"  # said of a file on disk `tracked` lacks
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
@@ -358,8 +359,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
     if not res.exists:
         if fs.tracked is not None and os.path.lexists(os.path.join(fs.root, joined)):
             return [LinkProblem("path-missing", "error",
-                                f"{target!r} is not in the commit ({joined} is not staged: "
-                                "git add it)")], None
+                                f"{target!r} is not in the commit ({joined} "
+                                f"{fs.untracked})")], None
         near = fs.closest(joined)
         hint = f"; did you mean {written_path(_rel_to(near, doc_dir))!r}?" if near else ""
         return [LinkProblem("path-missing", "error",

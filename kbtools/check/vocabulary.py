@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from kbtools.corpus import SourceDoc, decode, read_source, rel_path
@@ -129,24 +129,29 @@ def supersedes_targets(meta: dict[str, object]) -> list[str]:
     return [v.strip() for v in items if isinstance(v, str) and v.strip()]
 
 
-def resolve_doc(name: str, root: Path, knowledge: Path) -> str | None:
-    """The repository-relative path of the document `name` means, when it exists."""
+def resolve_doc(name: str, root: Path, knowledge: Path,
+                committed: Callable[[str], bool] = lambda rel: True) -> str | None:
+    """The repository-relative path of the document `name` means, when it exists (and
+    `committed` holds it: `FsCache.committed`, for `kb check --staged` and drafts)."""
     clean = name.strip().removeprefix("./")
     for base in (root, knowledge):
         for candidate in (clean, clean + ".md"):
             path = base / candidate
             rel = rel_path(path, root)
-            if path.suffix == ".md" and not rel.startswith(("/", "../")) and path.is_file():
+            if path.suffix == ".md" and not rel.startswith(("/", "../")) and path.is_file() \
+                    and committed(rel):
                 return rel
     return None
 
 
-def supersedes_findings(src: SourceDoc, root: Path, knowledge: Path) -> list[Finding]:
-    """`supersedes-missing` for each named document that is not there (or is `src`)."""
+def supersedes_findings(src: SourceDoc, root: Path, knowledge: Path,
+                        committed: Callable[[str], bool] = lambda rel: True) -> list[Finding]:
+    """`supersedes-missing` for each named document that is not there (or is `src`);
+    `committed` as `resolve_doc` takes it."""
     out = []
     line = src.key_lines.get("supersedes", 2)
     for name in supersedes_targets(src.meta):
-        target = resolve_doc(name, root, knowledge)
+        target = resolve_doc(name, root, knowledge, committed)
         if target is None:
             out.append(finding(src.rel, line, 1, "error", "supersedes-missing",
                                f"supersedes {name!r}: no such document (give its path, e.g. "

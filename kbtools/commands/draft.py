@@ -33,10 +33,13 @@ def new(category: str, title: str, source_file: BinaryIO, author: str | None,
 
     The document goes to the category's folder (kb.toml [categories.<name>] folder, else
     [paths] drafts). Your checked-out branch, index and working tree are not touched;
-    open a pull request from the draft branch to get it reviewed.
+    open a pull request from the draft branch to get it reviewed. Filing the same draft
+    again the same day (a retry) files nothing and names the draft already filed.
     """
     result = create_draft(find_root(), category, title, read_body(source_file), author=author,
                           location=location, source=source, argument=_flag)
+    if result.existing:
+        click.echo("kb: already filed (the same draft, today): nothing new written", err=True)
     if as_json:
         echo_json(result.to_dict())
         return
