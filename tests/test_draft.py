@@ -562,7 +562,7 @@ def test_a_repository_git_refuses_is_named_with_gits_reason(repo: git.Repo) -> N
     config.write_text(config.read_text() + "[core\n")
     for author in (None, "tech"):
         with pytest.raises(KbError, match=r"kb: Git cannot work in this repository: bad config "
-                                          r"line \d+ in file \.git/config$"):
+                                          r"line \d+ in file (.*/)?\.git/config$"):
             create_draft(root, "field-report", "T", "b", location="x", author=author, now=NOW)
     config.write_text(config.read_text().removesuffix("[core\n"))
     assert repo.git.branch("--list") == heads
