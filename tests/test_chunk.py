@@ -439,3 +439,21 @@ def test_cli_resolves_links_inside_the_knowledge_folder(tmp_path, monkeypatch):
     res = CliRunner().invoke(main, ["chunks", "knowledge/manual/ch1.md"])
     assert res.exit_code == 0, res.output
     assert "↳ 见 4.4 节 → knowledge/manual/ch4.md › 第4章 › 4.4 油温过高" in res.output
+
+
+def test_a_run_of_tiny_sections_is_cut_at_max_chars():
+    """Tiny pieces (a bare heading) merge past max_chars only once: 2,000 empty sections (a
+    careless export: 100,000 made one 600 kB chunk of the whole document) were one chunk."""
+    src = src_of("# Glossary\n\n" + "## h\n\n" * 2000)
+    chunks = chunk_document(src)
+    sections = [c for c in chunks if c.kind == "section"]
+    cfg = ChunkConfig()
+    assert len(sections) > 1
+    assert all(len(c.text) <= cfg.max_chars + cfg.min_chars for c in sections)
+    check_invariants(src, chunks)
+
+
+def test_a_bare_heading_still_joins_the_huge_block_after_it():
+    src = src_of("# T\n\n## Code\n\n```\n" + "x = 1\n" * 400 + "```\n\n## Next\n\nA short tail.\n")
+    first = next(c for c in chunk_document(src) if c.kind == "section")
+    assert first.text.startswith("# T\n\n## Code\n\n```") and first.line_end == 406
