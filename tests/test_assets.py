@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import struct
+import zlib
 from pathlib import Path
 from urllib.parse import quote
 
@@ -208,3 +210,65 @@ def test_a_folder_of_pictures_is_resolved_once_per_check_and_escapes_still_refus
     found = assets.image_findings([("knowledge/a.md", links)], root, lambda code, level: level)
     assert [(f.line, f.code) for f in found] == [(names.index("p7.png") + 1, "image-lfs-pointer")]
     assert len(calls) <= 4  # root, assets/many, the out.png symlink, assets/away
+
+
+def _png(width: int, height: int) -> bytes:
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr
+            + struct.pack(">I", zlib.crc32(ihdr)) + bytes(16))
+
+
+def _jpeg(width: int, height: int) -> bytes:
+    """A JPEG whose frame header follows a 30 kB EXIF block (as a phone photo's does)."""
+    exif = b"Exif\x00\x00" + bytes(30_000)
+    sof = b"\x08" + struct.pack(">HH", height, width) + b"\x03" + bytes(9)
+    return (b"\xff\xd8\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif
+            + b"\xff\xc0" + struct.pack(">H", len(sof) + 2) + sof + b"\xff\xda")
+
+
+def _avif(width: int, height: int) -> bytes:
+    ispe = b"ispe" + bytes(4) + struct.pack(">II", width, height)
+    return b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf" + bytes(200) + \
+        struct.pack(">I", len(ispe) + 4) + ispe
+
+
+# pictures of a few bytes that declare more pixels than a browser should decode, and the
+# same formats at a size a camera takes (shipped)
+BOMBS: dict[str, tuple[bytes, bool]] = {
+    "bomb.png": (_png(100_000, 100_000), True),
+    "bomb.gif": (b"GIF89a" + struct.pack("<HH", 65_535, 65_535) + bytes(8), True),
+    "bomb.webp": (b"RIFF\x24\x00\x00\x00WEBPVP8X" + bytes(8)
+                  + (99_999).to_bytes(3, "little") * 2, True),
+    "bomb.jpg": (_jpeg(60_000, 60_000), True),
+    "bomb.avif": (_avif(50_000, 50_000), True),
+    "photo.png": (_png(4000, 3000), False),
+    "photo.jpg": (_jpeg(8000, 6000), False),
+    "photo.avif": (_avif(4032, 3024), False),
+}
+
+
+def test_a_picture_declaring_too_many_pixels_is_not_shipped(tmp_path, capsys):
+    """A decompression bomb (a small file declaring 100,000 × 100,000 pixels) would take the
+    browser of the device showing its page down: check warns, the build leaves it out."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name, (data, _) in BOMBS.items():
+        (repo / "assets" / name).write_bytes(data)
+    body = "\n\n".join(f"![{n}](../assets/{n})" for n in BOMBS)
+    (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    cfg = load_config(repo)
+    findings = {f.message.split(" ")[0].removeprefix("assets/"): f
+                for f in check_paths([repo / "knowledge"], cfg)}
+    assert set(findings) == {n for n, (_, bomb) in BOMBS.items() if bomb}
+    assert {f.code for f in findings.values()} == {"image-too-large"}
+    assert "100,000 × 100,000 pixels" in findings["bomb.png"].message
+    assert "100 megapixels" in findings["bomb.png"].message
+    build(cfg, BuildOptions(out=tmp_path / "dist", progress=False))
+    shipped = {a.removeprefix("data/source/assets/")
+               for a in load_manifest(tmp_path / "dist")["artifacts"]
+               if a.startswith("data/source/assets/")}
+    assert shipped == {n for n, (_, bomb) in BOMBS.items() if not bomb}

@@ -560,3 +560,19 @@ def test_chunk_text_is_what_a_reader_sees_of_ids_entities_footnotes_and_scripts(
         "```\ncode &lt; ^blk [^2]:\n```")
     assert [c.text for c in chunks if c.kind == "code"][0].endswith(
         "```\ncode &lt; ^blk [^2]:\n```")  # code is what it shows
+def test_a_run_of_tiny_sections_is_cut_at_max_chars():
+    """Tiny pieces (a bare heading) merge past max_chars only once: 2,000 empty sections (a
+    careless export: 100,000 made one 600 kB chunk of the whole document) were one chunk."""
+    src = src_of("# Glossary\n\n" + "## h\n\n" * 2000)
+    chunks = chunk_document(src)
+    sections = [c for c in chunks if c.kind == "section"]
+    cfg = ChunkConfig()
+    assert len(sections) > 1
+    assert all(len(c.text) <= cfg.max_chars + cfg.min_chars for c in sections)
+    check_invariants(src, chunks)
+
+
+def test_a_bare_heading_still_joins_the_huge_block_after_it():
+    src = src_of("# T\n\n## Code\n\n```\n" + "x = 1\n" * 400 + "```\n\n## Next\n\nA short tail.\n")
+    first = next(c for c in chunk_document(src) if c.kind == "section")
+    assert first.text.startswith("# T\n\n## Code\n\n```") and first.line_end == 406

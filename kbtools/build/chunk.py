@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "12"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -49,7 +49,9 @@ CHUNKER_VERSION = "11"  # bump when output changes for the same input (index fin
 # an input cell saying "as above" (`同上`, `〃`) ships unparsed (malformed); the minus sign
 # `−5` is a minus and `≥7¹` no number (it was ≥71); bounds in Chinese numerals (`三天以下`);
 # `8 max`, `4 minimum` bounds (they were the numbers 8 and 4); a header's unit after a space
-# (`Temp °C`, `Vibration mm/s`) is its unit (an inferred table in °F cells is then no rule)
+# (`Temp °C`, `Vibration mm/s`) is its unit (an inferred table in °F cells is then no rule);
+# 12: a run of tiny sections merges into one piece past max_chars once, not into one chunk
+# of the whole document
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

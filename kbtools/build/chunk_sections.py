@@ -146,17 +146,23 @@ def common_parent(a: Piece, b: Piece) -> Piece:
 
 def merge_small(pieces: list[Piece], cfg: ChunkConfig) -> list[Piece]:
     """Merge a piece below min_chars into its neighbour (common parent heading path), up to
-    max_chars; a tiny piece (a bare heading before a huge code block) merges regardless."""
+    max_chars; a tiny piece (a bare heading before a huge code block) merges regardless, but
+    only into a piece no tiny piece has yet pushed past max_chars: a run of 100,000 empty
+    sections made one chunk of the whole document."""
     out: list[Piece] = []
+    over = False  # out[-1] is past max_chars by a tiny piece merged into it
     for p in pieces:
         if out:
             q = out[-1]
             least = min(q.end - q.start, p.end - p.start)
-            fits = p.end - q.start <= cfg.max_chars or least < cfg.min_chars // 2  # tiny: always
+            within = p.end - q.start <= cfg.max_chars
+            fits = within or (least < cfg.min_chars // 2 and not over)  # tiny: once
             if least < cfg.min_chars and q.end <= p.start and fits:
                 out[-1] = common_parent(q, p)
+                over = over or not within
                 continue
         out.append(p)
+        over = False
     return out
 
 

@@ -23,12 +23,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from kbtools.findings import Finding, finding
-from kbtools.render.images import Unshipped, file_left_out, left_out, peek
+from kbtools.render.images import Dimensions, Unshipped, file_left_out, left_out, peek
 
 CODES = {
     "image-lfs-pointer": "an image file that is a Git LFS pointer, not the picture (a clone "
                          "without git-lfs): not shipped (warning)",
-    "image-too-large": "an image over the size a release ships (20 MiB): not shipped (warning)",
+    "image-too-large": "an image over the size a release ships (20 MiB, 100 megapixels): not "
+                       "shipped (warning)",
     "image-format": "an image of a format devices do not show or a release does not ship "
                     "(HEIC, TIFF, SVG, PDF ...): not shipped (warning)",
     "image-not-picture": "an image file that is empty or whose bytes are no PNG, JPEG, GIF, "
@@ -46,7 +47,7 @@ def image_findings(links: Iterable[tuple[str, Iterable[ImageLink]]], root: Path,
     """A warning at each image link (document path, its image links), and at each link to
     another file (`files`, likewise), whose file the release would leave out; `level` maps a
     code and its default level to the level reported."""
-    heads: dict[str, tuple[int, bytes] | None] = {}
+    heads: dict[str, tuple[int, bytes, Dimensions] | None] = {}
     real_dirs: dict[str, str] = {}  # each folder resolved once in this pass
     out = []
     for why_of, uses in ((left_out, links), (file_left_out, files)):

@@ -8,7 +8,9 @@ repository, and a device (`kb serve`) shows the photo without the knowledge repo
 Only what is safe to show is copied: relative links without a scheme, resolving inside the
 repository root (symlinks included), regular files of a type a browser shows (`IMAGE_TYPES`;
 an author's SVG is not shipped — formulas are the only SVGs, and they are sanitised) whose
-bytes are a picture of such a type (`picture_kind`), at most `MAX_IMAGE_BYTES` each. What is
+bytes are a picture of such a type (`picture_kind`), at most `MAX_IMAGE_BYTES` each and of at
+most `MAX_IMAGE_PIXELS` (`pixels.picture_size`: a decompression bomb of a few kilobytes that
+declares 100,000 × 100,000 pixels would take a device's browser down). What is
 linked as an image but left out has a reason (`left_out`), the same for `kb check` (before
 the commit) and the build (warnings at each link): a Git LFS pointer file (a clone made
 without git-lfs holds these in place of the pictures), a picture over the size limit, a
@@ -37,10 +39,13 @@ from urllib.parse import unquote, urlsplit
 from kbtools.corpus import is_inside, read_source
 from kbtools.errors import SourceError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.render.pixels import picture_size
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".gif": "image/gif", ".webp": "image/webp", ".avif": "image/avif"}
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+# what a browser decodes a picture into is ~4 bytes a pixel: 100 MP is 400 MB of memory
+MAX_IMAGE_PIXELS = 100_000_000
 # files a document links, other than pictures, that a release ships, and their content types
 FILE_TYPES = {".pdf": "application/pdf"}
 SHIPPED_TYPES = {**IMAGE_TYPES, **FILE_TYPES}  # what `kb serve` serves from data/source/
@@ -87,9 +92,13 @@ def picture_kind(head: bytes) -> str | None:
     return None
 
 
-def left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
+Dimensions = tuple[int, int] | None  # (width, height) a picture declares, None: no size read
+
+
+def left_out(rel: str, size: int, head: bytes, dims: Dimensions = None) -> Unshipped | None:
     """Why the file `rel` (repository-relative), linked as an image, of `size` bytes
-    beginning with `head` (at least its first `HEAD_BYTES`), is not shipped; None: it is."""
+    beginning with `head` (at least its first `HEAD_BYTES`) and declaring `dims` pixels
+    (`peek`), is not shipped; None: it is."""
     ext = posixpath.splitext(rel)[1].lower()
     if head.startswith(LFS_POINTER):
         return Unshipped("image-lfs-pointer", f"{rel} is a Git LFS pointer, not the picture: "
@@ -114,15 +123,20 @@ def left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
             "not a PNG, JPEG, GIF, WebP or AVIF picture"
         return Unshipped("image-not-picture", f"{rel} is {what} (whatever its name says): "
                          "not shipped (save it as PNG, JPEG or WebP)")
+    if dims is not None and dims[0] * dims[1] > MAX_IMAGE_PIXELS:
+        return Unshipped("image-too-large", f"{rel} is {dims[0]:,} × {dims[1]:,} pixels; a "
+                         f"release ships images of up to {MAX_IMAGE_PIXELS // 10**6} megapixels "
+                         "(a browser decodes every pixel): not shipped (resize it)")
     return None
 
 
-def file_left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
+def file_left_out(rel: str, size: int, head: bytes,
+                  dims: Dimensions = None) -> Unshipped | None:
     """Why the file `rel` (repository-relative), linked (not shown) and no picture, of `size`
     bytes beginning with `head`, is not shipped; None: it is (a PDF)."""
     ext = posixpath.splitext(rel)[1].lower()
     if ext in IMAGE_TYPES:
-        return left_out(rel, size, head)
+        return left_out(rel, size, head, dims)
     code = "file-not-shipped"
     if ext not in FILE_TYPES:
         kind = f"a {ext!r} file" if ext else "a file without an extension"
@@ -143,9 +157,10 @@ def file_left_out(rel: str, size: int, head: bytes) -> Unshipped | None:
 
 
 def peek(root: Path, rel: str,
-         real_dirs: dict[str, str] | None = None) -> tuple[int, bytes] | None:
-    """The size and first `HEAD_BYTES` of the file `rel` under `root`, or None when it is
-    no regular file inside `root` (symlinks followed) or cannot be read.
+         real_dirs: dict[str, str] | None = None) -> tuple[int, bytes, Dimensions] | None:
+    """The size, first `HEAD_BYTES` and declared pixels (`pixels.picture_size`, read from
+    its header) of the file `rel` under `root`, or None when it is no regular file inside
+    `root` (symlinks followed) or cannot be read.
 
     `real_dirs`, shared by the calls of one pass over many files, keeps the real path of
     each folder (and of `root`) it resolved: a folder of 2,000 pictures is resolved once,
@@ -168,11 +183,19 @@ def peek(root: Path, rel: str,
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in
         try:
             st = os.fstat(fd)
-            return (st.st_size, os.read(fd, HEAD_BYTES)) if stat.S_ISREG(st.st_mode) else None
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            head = os.read(fd, HEAD_BYTES)
+            return st.st_size, head, picture_size(head, lambda at, n: _read_at(fd, at, n))
         finally:
             os.close(fd)
     except (OSError, ValueError):
         return None
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
 
 
 def linked_path(doc: str, src: str) -> str | None:
