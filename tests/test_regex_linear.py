@@ -45,6 +45,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
+    "kbtools.agents.draft:^(?:error|fatal|hint): ": "sub",  # a line of Git's stderr
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell

@@ -350,7 +350,7 @@ def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft |
                                    f"refs/heads/{branch}", f"refs/heads/{branch}-*")
     fields = listed.split("\0")
     for name, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
-        if not re.search(rf"^{KEY_TRAILER}: {key}$", contents, re.M):
+        if f"{KEY_TRAILER}: {key}" not in contents.splitlines():
             continue
         changed = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z", sha)
         paths = [p for p in changed.split("\0") if p.startswith(prefix) and p.endswith(".md")]
