@@ -78,7 +78,9 @@ STAGES: list[tuple[Any, str, str]] = [
     (search, "input_synonyms", "input synonyms"),
     (answers, "evaluate_question", "decision tables"),
     (search, "_level", "identifier levels"),  # trees before `_levels`
-    (search, "_levels", "identifier levels"),
+    (search, "_levels", "identifier levels"),  # trees before kbtools.query.specific
+    (search, "identifier_level", "identifier levels"),
+    (search, "identifier_levels", "identifier levels"),
     (store.Store, "identifier_texts", "store texts (identifier levels)"),
     (search, "_distinct", "distinct"),
     (search, "_boost_vector", "routing boosts"),  # trees before kbtools.query.routing

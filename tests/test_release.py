@@ -52,6 +52,21 @@ def test_release_records_commit_and_tag_without_touching_worktree(kr: Path, tmp_
     assert "kb-r" not in git(kr, "tag") and "kb-index" not in git(kr, "branch")
 
 
+def test_a_build_of_uncommitted_changes_is_released_with_a_warning(kr: Path, tmp_path: Path,
+                                                                   monkeypatch):
+    """A dirty build (files the commit does not hold) was released without a word, and
+    devices cited its lines under a commit that holds other lines."""
+    clean = make_release(kr, make_dist(tmp_path / "d1", sample_files(1), commit="abc123"))
+    assert clean.warnings == ()
+    dist = make_dist(tmp_path / "d2", sample_files(2), commit="abc123", dirty=True)
+    for info in (make_release(kr, dist), make_release(kr, dist)):  # new, then already released
+        assert len(info.warnings) == 1
+        assert "uncommitted changes" in info.warnings[0] and "commit abc123" in info.warnings[0]
+    monkeypatch.chdir(kr)
+    res = CliRunner().invoke(main, ["release", "--dist", str(dist)])
+    assert res.exit_code == 0 and "warning: the build read uncommitted changes" in res.output
+
+
 def test_rerun_is_noop_and_next_build_gets_next_serial(kr: Path, tmp_path: Path):
     dist = make_dist(tmp_path / "dist", sample_files(1), commit="a1")
     first = make_release(kr, dist)

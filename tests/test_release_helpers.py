@@ -35,7 +35,7 @@ def make_knowledge_repo(path: Path) -> Path:
 
 
 def make_dist(path: Path, files: dict[str, bytes], *, commit: str = "c0ffee",
-              derived: dict | None = None) -> Path:
+              derived: dict | None = None, dirty: bool = False) -> Path:
     """A dist/ with the given data/ files (relative to data/) and a valid manifest."""
     if path.exists():
         import shutil
@@ -46,7 +46,8 @@ def make_dist(path: Path, files: dict[str, bytes], *, commit: str = "c0ffee",
         p.write_bytes(data)
     manifest = {
         "format_version": FORMAT_VERSION, "kbtools_version": "test",
-        "source": {"commit": commit, "tree": "t" + commit, "dirty": False},
+        "source": {"commit": commit, "tree": "dirty" if dirty else "t" + commit,
+                   "dirty": dirty},
         "config": {"fingerprint": "f", "values": {}}, "models": {},
         "tokenizer": {"name": "none", "version": "0", "dictionary_sha256": "0" * 64},
         "counts": {"files": len(files)}, "artifacts": list_files(path, "data"),

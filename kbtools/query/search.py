@@ -32,7 +32,6 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
-from kbtools.index.store import identifier_text
 from kbtools.index.tokenize import language_of, other_spellings
 from kbtools.query import (
     anchors,
@@ -48,21 +47,22 @@ from kbtools.query import (
 )
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
-from kbtools.query.expansion import EXPANSION_WEIGHT, expand, spellings
+from kbtools.query.expansion import EXPANSION_WEIGHT, expand
 from kbtools.query.filters import filter_mask, parse_where, resolve_docs
-from kbtools.query.identifiers import (
-    holds_enough,
-    identifiers,
-    is_about,
-    match_level,
-    match_levels,
-    promote,
-)
-from kbtools.query.inherit import inherit, vector_models, widen_mask
-from kbtools.query.keys import identifier_terms, key_definitions, named_keys
+from kbtools.query.identifiers import is_about, promote
+from kbtools.query.inherit import inherit, widen_mask
+from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.question import question_text, searched_question
 from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
+from kbtools.query.specific import (
+    identifier_holders,
+    identifier_level,
+    identifier_levels,
+    specific_identifiers,
+    unlisted_holders,
+    unranked,
+)
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -160,7 +160,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
     wanted = specific_identifiers(index, text)
-    held = (_identifier_holders(index, wanted, mask, query_models(index, text))
+    held = (identifier_holders(index, wanted, mask, query_models(index, text))
             | key_definitions(index, wanted, mask) if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
     covered = Coverage(index, terms, ids, unknown, exp, valued)  # per chunk, once in this search
@@ -169,7 +169,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if not ranked:
         return SearchResponse(text, index.release, filters, reason="nothing matched",
                               condensed=condensed)
-    ranked += _unlisted_holders(held, fused, ranked)
+    ranked += unlisted_holders(held, fused, ranked)
     table = sections.of(index)  # what ranking needs of a chunk (kbtools.query.sections)
     table.searched()
     ranked = ranked[:head] + [h for h in ranked[head:] if h.num in held]
@@ -184,12 +184,13 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, text, table.tables_of(hits),
                                            input_synonyms(index))
-    levels = _levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
+    levels = identifier_levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
     picked = _suppress_nested(table, hits, k)
     coverage = covered.of(picked)
-    exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels
-                                          else _level(wanted, rows[h.num])) for h in picked[:3])
+    exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
+                                          identifier_level(wanted, rows[h.num]))
+                                 for h in picked[:3])
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
         named = named_keys(index, unknown, wanted, picked, rows)
         unknown = [t for t in unknown if t not in named]
@@ -296,114 +297,13 @@ def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.
     return pages.reweigh(index, fused, model, text, weight)
 
 
-# An identifier held by more chunks than both of these names a product, not one thing.
-SPECIFIC_SHARE = 0.02
-SPECIFIC_CHUNKS = 25
-# At most this many holders of a question's specific identifiers join its ranking.
-IDENTIFIER_HOLDERS = 200
-
-
-def specific_identifiers(index: KbIndex, text: str) -> list[str]:
-    """The question's identifiers that pick out few chunks: some token of each is held by at
-    most SPECIFIC_SHARE of the chunks or SPECIFIC_CHUNKS chunks, whichever is more (TiDB in
-    TiDB's documentation or HX-260 in its manual is not specific; E17 is)."""
-    n = index.store.count()
-    limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
-    out = []
-    for ident in (index_spelling(index, i) for i in identifiers(text)):
-        ids = identifier_terms(index, ident)
-        if ids and float(index.bm25.share(ids).min()) <= limit:
-            out.append(ident)
-    return out
-
-
-def index_spelling(index: KbIndex, ident: str) -> str:
-    """The identifier as the index writes it when the index has it only with a hyphen
-    inserted or removed (`expansion.spellings`: E-17 for the E17 of the fault-code table,
-    RS485 for RS-485), else as the question writes it: the words are searched for the
-    index's spelling already, and the identifier must be looked for in the same one."""
-    _, ids, unknown = index.bm25.query_terms(ident)
-    if ids or len(unknown) != 1:
-        return ident
-    return next((v for v in spellings(unknown[0]) if v in index.bm25.vocab), ident)
-
-
-def _rarest_term(index: KbIndex, ident: str) -> int | None:
-    """The BM25 id of the identifier's token held by the fewest chunks."""
-    ids = identifier_terms(index, ident)
-    return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
-
-
-def _identifier_holders(index: KbIndex, wanted: list[str], mask: np.ndarray | None,
-                        models: list[str]) -> set[int]:
-    """The chunks the question's vector models cannot see (no vector of theirs: another
-    language's chunks) that hold one of its specific identifiers (the rarest token; at most
-    IDENTIFIER_HOLDERS): they are ranked on wherever they rank (`_unlisted_holders`). Such
-    a chunk is reachable by words only, and the identifier is the one word it shares with
-    the question: "What does error code E17 mean?" ranks the Chinese E17 row behind every
-    English chunk sharing "error" and "code", and it must still be seen to be promoted.
-    Chunks the vectors can see keep their ranks (promoting deep ones that merely have an
-    identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers)."""
-    ids = [rarest for ident in wanted if (rarest := _rarest_term(index, ident)) is not None]
-    if not ids:
-        return set()
-    chunk_models = vector_models(index)  # a chunk sharing a section's vector is seen through it
-    seen: dict[str, bool] = {}  # per models string: does a question model score the chunk
-    out = set()
-    for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS):
-        if mask is None or mask[n]:
-            own = chunk_models[n]
-            if own not in seen:
-                seen[own] = bool(set(models) & set(own.split(",")))
-            if not seen[own]:
-                out.add(n)
-    return out
-
-
-def _unlisted_holders(held: set[int], fused: fusion.Fused,
-                      ranked: list[fusion.Hit]) -> list[fusion.Hit]:
-    """The `held` chunks no candidate list holds, at score 0 (appended to the ranking)."""
-    if not held:
-        return []
-    listed = set(fused.keys.tolist()) | {h.num for h in ranked}
-    return [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
-                                "vector_score": None}) for n in sorted(held - listed)]
-
-
-def _level(wanted: list[str], row: dict[str, Any]) -> int:
-    """How the chunk holds the question's specific identifiers (`match_level`)."""
-    return match_level(wanted, *identifier_text(row))
-
-
-def _levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
-            rows: Rows, unlisted: set[int] | frozenset[int] = frozenset()) -> dict[int, int]:
-    """Each hit's `_level`, from the rows read already or else only the text and heading
-    of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`); 0 for
-    an `unlisted` hit (no retriever ranked it) holding less than half of the identifiers
-    (`holds_enough`): it is not promoted above the ranked evidence."""
-    nums = list(dict.fromkeys(h.num for h in hits))
-    texts = index.store.identifier_texts([n for n in nums if n not in rows])
-    texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
-    levels = match_levels(wanted, [texts[n][0] for n in nums], [texts[n][1] for n in nums],
-                          [texts[n][2] for n in nums])
-    return {n: level if n not in unlisted or holds_enough(level, len(wanted)) else 0
-            for n, level in zip(nums, levels, strict=True)}
-
-
-def unranked(hits: list[fusion.Hit]) -> set[int]:
-    """The hits no candidate list ranked (`_unlisted_holders`, at score 0, perhaps collapsed
-    to their section since)."""
-    return {h.num for h in hits if h.score == 0.0 and h.why["bm25_rank"] is None
-            and h.why["vector_rank"] is None}
-
-
 def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
               rows: Rows, params: fusion.FusionParams,
               evaluation: answers.Evaluation | None,
               index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
     """The evaluated answer first (its row put in `rows`), then one hit per section,
     documents diversified, chunks about the question's specific identifiers (``levels``:
-    each hit's `_level`) ahead of the rest. Returns the hits and each one's ``more``."""
+    each hit's `identifier_level`) ahead of the rest. Returns the hits and each one's ``more``."""
     about = {num: level for num, level in levels.items() if is_about(level)}
     hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
     section = table.sections_of(hits)

@@ -151,6 +151,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     over to them (`kbtools.ship.trust`).
     """
     manifest = _checked_dist(dist)
+    dirty = dirty_warning(manifest)
     private = load_private(sign_key) if sign_key is not None else None
     successors = tuple(load_private(p) for p in next_keys)
     if successors and private is None:
@@ -169,7 +170,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
         if remote:
             info = replace(info, warnings=dropped + _push(gd, remote, branch,
                                                           LOCAL_TAGS + info.tag))
-        return info
+        return replace(info, warnings=dirty + info.warnings)
     aborted = _aborted_tags(gd, parent, int(prev.get("serial", 0)), published)
     serial = max([int(prev.get("serial", 0)),
                   *(s for s in release_tag_targets(gd, LOCAL_TAGS) if s not in aborted)]) + 1
@@ -189,7 +190,22 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     commit = _commit_and_tag(gd, tree, parent, local_head, rel, aborted)
     warnings = _publish(gd, remote, branch, tag_name(serial), parent, commit) if remote else ()
     return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
-                   warnings=dropped + warnings)
+                   warnings=dirty + dropped + warnings)
+
+
+def dirty_warning(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The warning for a build that read files its source commit does not hold (manifest
+    ``source.dirty``): devices and agents cite its lines under that commit, where they may
+    be other lines. Released all the same (a field fix may not wait for a commit), but never
+    without a word."""
+    source = manifest.get("source", {})
+    if source.get("dirty") is not True:
+        return ()
+    commit = str(source.get("commit", "none"))
+    base = "no commit" if commit == "none" else f"commit {commit[:12]}"
+    return (f"the build read uncommitted changes (manifest source.dirty): citations name "
+            f"{base}, whose lines may differ; commit, then `kb build` and `kb release` again "
+            "for a release every citation of which holds",)
 
 
 def _checked_dist(dist: Path) -> dict[str, Any]:

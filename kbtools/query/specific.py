@@ -1,0 +1,121 @@
+"""The question's specific identifiers and the chunks that hold them.
+
+An identifier (`kbtools.query.identifiers`: E17, GW-7731, tidb_gc_life_time, 4.3) is
+*specific* when few chunks hold it (`specific_identifiers`); the search promotes the chunks
+about it (`identifier_levels`, `identifiers.promote`) and ranks the chunks holding it that
+the question's vector models cannot see (`identifier_holders`, `unlisted_holders`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kbtools.index.reader import KbIndex
+from kbtools.index.store import identifier_text
+from kbtools.query import fusion
+from kbtools.query.expansion import spellings
+from kbtools.query.identifiers import holds_enough, identifiers, match_level, match_levels
+from kbtools.query.inherit import vector_models
+from kbtools.query.keys import identifier_terms
+
+# An identifier held by more chunks than both of these names a product, not one thing.
+SPECIFIC_SHARE = 0.02
+SPECIFIC_CHUNKS = 25
+# At most this many holders of a question's specific identifiers join its ranking.
+IDENTIFIER_HOLDERS = 200
+
+
+def specific_identifiers(index: KbIndex, text: str) -> list[str]:
+    """The question's identifiers that pick out few chunks: some token of each is held by at
+    most SPECIFIC_SHARE of the chunks or SPECIFIC_CHUNKS chunks, whichever is more (TiDB in
+    TiDB's documentation or HX-260 in its manual is not specific; E17 is)."""
+    n = index.store.count()
+    limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
+    out = []
+    for ident in (index_spelling(index, i) for i in identifiers(text)):
+        ids = identifier_terms(index, ident)
+        if ids and float(index.bm25.share(ids).min()) <= limit:
+            out.append(ident)
+    return out
+
+
+def index_spelling(index: KbIndex, ident: str) -> str:
+    """The identifier as the index writes it when the index has it only with a hyphen
+    inserted or removed (`expansion.spellings`: E-17 for the E17 of the fault-code table,
+    RS485 for RS-485), else as the question writes it: the words are searched for the
+    index's spelling already, and the identifier must be looked for in the same one."""
+    _, ids, unknown = index.bm25.query_terms(ident)
+    if ids or len(unknown) != 1:
+        return ident
+    return next((v for v in spellings(unknown[0]) if v in index.bm25.vocab), ident)
+
+
+def rarest_term(index: KbIndex, ident: str) -> int | None:
+    """The BM25 id of the identifier's token held by the fewest chunks."""
+    ids = identifier_terms(index, ident)
+    return ids[int(np.argmin(index.bm25.share(ids)))] if ids else None
+
+
+def identifier_holders(index: KbIndex, wanted: list[str], mask: np.ndarray | None,
+                        models: list[str]) -> set[int]:
+    """The chunks the question's vector models cannot see (no vector of theirs: another
+    language's chunks) that hold one of its specific identifiers (the rarest token; at most
+    IDENTIFIER_HOLDERS): they are ranked on wherever they rank (`unlisted_holders`). Such
+    a chunk is reachable by words only, and the identifier is the one word it shares with
+    the question: "What does error code E17 mean?" ranks the Chinese E17 row behind every
+    English chunk sharing "error" and "code", and it must still be seen to be promoted.
+    Chunks the vectors can see keep their ranks (promoting deep ones that merely have an
+    identifier as heading cost tidb_faq_zh 3 of 248 top-1 answers)."""
+    ids = [rarest for ident in wanted if (rarest := rarest_term(index, ident)) is not None]
+    if not ids:
+        return set()
+    chunk_models = vector_models(index)  # a chunk sharing a section's vector is seen through it
+    seen: dict[str, bool] = {}  # per models string: does a question model score the chunk
+    out = set()
+    for n in index.bm25.holders(ids, IDENTIFIER_HOLDERS):
+        if mask is None or mask[n]:
+            own = chunk_models[n]
+            if own not in seen:
+                seen[own] = bool(set(models) & set(own.split(",")))
+            if not seen[own]:
+                out.add(n)
+    return out
+
+
+def unlisted_holders(held: set[int], fused: fusion.Fused,
+                      ranked: list[fusion.Hit]) -> list[fusion.Hit]:
+    """The `held` chunks no candidate list holds, at score 0 (appended to the ranking)."""
+    if not held:
+        return []
+    listed = set(fused.keys.tolist()) | {h.num for h in ranked}
+    return [fusion.Hit(n, 0.0, {"bm25_rank": None, "bm25_score": None, "vector_rank": None,
+                                "vector_score": None}) for n in sorted(held - listed)]
+
+
+def identifier_level(wanted: list[str], row: dict[str, Any]) -> int:
+    """How the chunk holds the question's specific identifiers (`match_level`)."""
+    return match_level(wanted, *identifier_text(row))
+
+
+def identifier_levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
+            rows: dict[int, dict[str, Any]], unlisted: set[int] | frozenset[int] = frozenset()) -> dict[int, int]:
+    """Each hit's `identifier_level`, from the rows read already or else only the text and heading
+    of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`); 0 for
+    an `unlisted` hit (no retriever ranked it) holding less than half of the identifiers
+    (`holds_enough`): it is not promoted above the ranked evidence."""
+    nums = list(dict.fromkeys(h.num for h in hits))
+    texts = index.store.identifier_texts([n for n in nums if n not in rows])
+    texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
+    levels = match_levels(wanted, [texts[n][0] for n in nums], [texts[n][1] for n in nums],
+                          [texts[n][2] for n in nums])
+    return {n: level if n not in unlisted or holds_enough(level, len(wanted)) else 0
+            for n, level in zip(nums, levels, strict=True)}
+
+
+def unranked(hits: list[fusion.Hit]) -> set[int]:
+    """The hits no candidate list ranked (`unlisted_holders`, at score 0, perhaps collapsed
+    to their section since)."""
+    return {h.num for h in hits if h.score == 0.0 and h.why["bm25_rank"] is None
+            and h.why["vector_rank"] is None}
