@@ -55,7 +55,7 @@ def test_a_number_and_its_unit_are_two_tokens(tok):
 @pytest.mark.parametrize("code", [
     "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
     "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.1", "wo-2026-0318-03",
-    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph7",
+    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph15", "phase2",
 ])
 def test_codes_versions_and_dates_stay_whole(code):
     assert latin_words(code) == (code,)
@@ -104,3 +104,15 @@ def test_a_stop_word_in_capitals_is_an_acronym(tok):
 def test_a_release_x_y_0_is_also_its_series(tok):
     assert tok("v6.5.0") == tok("6.5.0") == ["6.5.0", "6.5"]
     assert tok("6.5.1") == ["6.5.1"] and tok("192.168.1.0") == ["192.168.1.0"]
+
+
+@pytest.mark.parametrize("variants", [
+    ("pH7", "pH 7", "PH 7", "pH=7", "ph7"),
+    ("pH14", "pH 14"),
+    ("pH0", "pH 0"),
+    ("pH6-8", "pH 6-8", "pH 6~8"),
+    ("pH6.5-7.5", "pH 6.5-7.5", "pH 6.5~7.5"),
+])
+def test_ph_with_a_whole_number_is_ph_and_the_number(tok, variants):
+    assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
+    assert tok(variants[0])[0] == "ph"

@@ -41,6 +41,7 @@ PASSAGES = [
     ("Field bus", "Which bus can fail first? The CAN bus, when its shield is not grounded."),
     ("Gateway 3.2.0 release notes", "Gateway v3.2.0 adds Modbus TCP polling groups."),
     ("Gateway 3.2.1 release notes", "Gateway v3.2.1 fixes Modbus TCP polling timeouts."),
+    ("Rinse water", "Bring the rinse water to pH 7 before the next batch."),
 ]
 
 
@@ -149,3 +150,13 @@ def test_a_release_x_y_0_is_found_by_its_series(index, question, title):
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
     assert not res.filters.unknown_terms
+
+
+@pytest.mark.parametrize(("question", "title", "term"), [
+    ("pH7", "Rinse water", "ph"),
+])
+def test_a_value_in_another_spelling_meets_its_passage(index, question, title, term):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert term in res.results[0].why["matched_terms"]

@@ -37,7 +37,7 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v5"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v6"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -70,6 +70,10 @@ _RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
 _DIMENSION = re.compile(rf"([a-z]*{_NUMBER})((?:x{_NUMBER})+)([a-z]*)")
 _MEASURED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)+)")
+# pH glued to a whole number of its scale (0-14) or a range: pH7 is pH 7 and pH6-8 pH 6-8,
+# as pH6.5 is pH 6.5 (`_MEASURED`).
+_PH_VALUE = r"(?:1[0-4]|\d)(?:\.\d+)?"
+_PH = re.compile(rf"ph({_PH_VALUE}(?:-{_PH_VALUE})?)")
 
 
 def latin_words(run: str) -> tuple[str, ...]:
@@ -89,6 +93,8 @@ def latin_words(run: str) -> tuple[str, ...]:
         return m.group(1), *m.group(2)[1:].split("x"), *filter(None, [m.group(3)])
     if "." in run and (m := _MEASURED.fullmatch(run)):
         return m.group(1), *latin_words(m.group(2))
+    if run.startswith("ph") and (m := _PH.fullmatch(run)):
+        return "ph", *latin_words(m.group(1))
     return (run,)
 
 
