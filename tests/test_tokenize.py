@@ -116,3 +116,13 @@ def test_a_release_x_y_0_is_also_its_series(tok):
 def test_ph_with_a_whole_number_is_ph_and_the_number(tok, variants):
     assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
     assert tok(variants[0])[0] == "ph"
+
+
+def test_a_unit_that_is_a_stop_word_is_kept_after_its_number(tok):
+    for micro in ("10us", "10 us", "10 μs", "10µs", "10 µs", "10 US"):
+        assert tok(micro) == ["10", "us"], micro
+    assert tok("10 us") != tok("10 ms") and tok("let us wait") == ["let", "wait"]
+    assert tok("5in") == ["5", "in"]
+    assert tok("5 in a row") == ["5", "row"]  # spaced, "in" is as often a word (1 in 10)
+    # a and i glued to a number are names (stage 0a, 2i, 131I), not units: no token
+    assert tok("stage 0a") == ["stage", "0"] and tok("2i/LIF") == ["2", "lif"]

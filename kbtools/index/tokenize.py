@@ -74,6 +74,12 @@ _MEASURED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)+)")
 # as pH6.5 is pH 6.5 (`_MEASURED`).
 _PH_VALUE = r"(?:1[0-4]|\d)(?:\.\d+)?"
 _PH = re.compile(rf"ph({_PH_VALUE}(?:-{_PH_VALUE})?)")
+# Units that are also English stop words: us (microseconds: 10 us, 10 μs, 10us) kept after a
+# number, glued or spaced; in (inches) only glued (5in), as "1 in 10" is a word. Not a and i:
+# glued to a number they are names (IL-17A, 5-HT1A, 2i, 131I), spaced words ("1 a day").
+_STOP_UNITS = frozenset({"us"})
+_GLUED_UNITS = frozenset({"us", "in"})
+_NUMBER_BEFORE = re.compile(r"\d[ \t]*$")
 
 
 def latin_words(run: str) -> tuple[str, ...]:
@@ -114,8 +120,12 @@ _VALUE_FIRST = frozenset("0123456789v")  # a run that may be a value starts so (
 @lru_cache(maxsize=200_000)
 def _value_tokens(run: str) -> tuple[str, ...]:
     """The tokens of a Latin run that may be a value (`latin_words`, stemmed, stop words
-    dropped); cached, as numbers and versions repeat through a corpus."""
-    return tuple(_stem(w) for w in latin_words(run) if w not in EN_STOP)
+    dropped); cached, as numbers and versions repeat through a corpus. A unit glued to its
+    number is kept though a stop word (`_GLUED_UNITS`: 10us, 5in)."""
+    words = latin_words(run)
+    if len(words) == 2 and words[1] in _GLUED_UNITS and run == words[0] + words[1]:
+        return words
+    return tuple(_stem(w) for w in words if w not in EN_STOP)
 
 
 @lru_cache(maxsize=200_000)
@@ -271,7 +281,8 @@ class Tokenizer:
                 self._cut_cjk(cjk, out)
             elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
-            elif latin not in EN_STOP:
+            elif latin not in EN_STOP or latin in _STOP_UNITS and \
+                    _NUMBER_BEFORE.search(text, max(0, m.start() - 8), m.start()):
                 out.append(_stem(latin))
             elif aligned and len(latin) > 1 and norm[m.start():m.end()].isupper() and \
                     not_all_capitals(norm):
