@@ -126,3 +126,21 @@ def test_a_unit_that_is_a_stop_word_is_kept_after_its_number(tok):
     assert tok("5 in a row") == ["5", "row"]  # spaced, "in" is as often a word (1 in 10)
     # a and i glued to a number are names (stage 0a, 2i, 131I), not units: no token
     assert tok("stage 0a") == ["stage", "0"] and tok("2i/LIF") == ["2", "lif"]
+
+
+@pytest.mark.parametrize("torque", [
+    "10 N·m", "10N·m", "10 N.m", "10N.m", "10 N-m", "10Nm", "10 Nm", "10 N⋅m", "10 N・m",
+    "10牛·米", "10 牛米", "10牛顿·米", "10 牛顿米",
+])
+def test_newton_metres_are_one_token_however_written(tok, torque):
+    assert tok(torque) == ["10", "n.m"]
+
+
+def test_newton_metres_stay_apart_from_nanometres_and_metres(tok):
+    assert tok("10 nm") == tok("10nm") == ["10", "nm"]  # nanometres
+    assert tok("10 m") == ["10", "m"] and tok("10 NM") == ["10", "nm"]
+    assert tok("单位 N·m") == tok("单位 牛·米") == ["单位", "n.m"]
+    assert tok("50 kN·m") == tok("50kNm") == tok("50 KN·m") == ["50", "kn.m"]
+    assert tok("100 Nm³/h") == tok("100 Nm3/h") == ["100", "nm3", "h"]  # normal cubic metres
+    assert tok("10 N·mm") == ["10", "n", "mm"] and tok("N-methyl") == ["n-methyl"]
+    assert tok("Nm") == ["nm"]  # no number: not certain

@@ -41,6 +41,8 @@ PASSAGES = [
     ("Field bus", "Which bus can fail first? The CAN bus, when its shield is not grounded."),
     ("Gateway 3.2.0 release notes", "Gateway v3.2.0 adds Modbus TCP polling groups."),
     ("Gateway 3.2.1 release notes", "Gateway v3.2.1 fixes Modbus TCP polling timeouts."),
+    ("Wheel nut torque", "Tighten the wheel nuts to 120 N·m in a cross pattern."),
+    ("Lens coating", "The lens coating is 120 nm thick."),
     ("Relay response", "The relay responds within 50 μs of the signal edge."),
     ("Relay hold", "The relay holds for 50 ms after the signal drops."),
     ("Rinse water", "Bring the rinse water to pH 7 before the next batch."),
@@ -155,6 +157,10 @@ def test_a_release_x_y_0_is_found_by_its_series(index, question, title):
 
 
 @pytest.mark.parametrize(("question", "title", "term"), [
+    ("120Nm", "Wheel nut torque", "n.m"),
+    ("120 N.m", "Wheel nut torque", "n.m"),
+    ("120牛·米", "Wheel nut torque", "n.m"),
+    ("120 nm", "Lens coating", "nm"),  # nanometres stay apart
     ("relay 50us", "Relay response", "us"),
     ("relay 50 us", "Relay response", "us"),
     ("pH7", "Rinse water", "ph"),

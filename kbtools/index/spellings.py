@@ -5,7 +5,10 @@ questions), the unit signs NFKC would lose or misread: a superscript after a dig
 exponent (`10²` as `10^2`, where NFKC makes the number 102), the ohm sign is `ohm` (`10kΩ`
 as `10kohm`: NFKC makes Ω a Greek letter, which no token keeps), a micro sign before a unit
 letter is `u` (`5μm` as `5um`, where μ was dropped and `5 m` left: metres), and the Chinese
-unit names are their signs (`摄氏度` as `℃`, `华氏度` as `℉`, `欧姆` as `ohm`).
+unit names are their signs (`摄氏度` as `℃`, `华氏度` as `℉`, `欧姆` as `ohm`), and
+newton-metres are `N.m` (`10 N·m`, `10N·m`, `10 N-m`, `10Nm`, `10 kN·m` or `KN·m`,
+`10牛·米`, `10 牛米`, and `N·m`, `牛·米` without a number): the token `n.m`, which is neither
+`n` and `m` (metres) nor `nm`, the nanometres `10 nm` still are.
 
 `respell` rewrites the normalised lower-case text `kbtools.index.tokenize.Tokenizer` cuts
 (the same for chunks and questions), and names tokens to add, so that every spelling of
@@ -51,9 +54,28 @@ def _unit(m: re.Match[str]) -> str:
     return _UNIT_NAMES[text]
 
 
+# Newton-metres: after a number N and m with a dot, hyphen or nothing between (capital N,
+# lower m: 10 nm and 10 NM are not torque) or 牛(顿)米 with or without a dot; without a number
+# only the dotted N·m and 牛·米. Not followed by a letter or digit (N·mm, N-methyl).
+_DOTS = "·⋅∙・･"
+_TORQUE = re.compile(
+    rf"(?:(?<=\d)|(?<=\d[ \t]))(?P<k>[kK]?)(?:N[{_DOTS}.\-]?m|牛(?:顿)?[{_DOTS}]?米)"
+    rf"(?![A-Za-z0-9²³])"
+    rf"|(?<![A-Za-z])(?P<k2>[kK]?)(?:N[{_DOTS}]m|牛(?:顿)?[{_DOTS}]米)(?![A-Za-z0-9²³])")
+_TORQUE_FIRST = re.compile(rf"N[{_DOTS}.\-]?m|牛")
+
+
+def _torque(m: re.Match[str]) -> str:
+    glued = m.start() > 0 and m.string[m.start() - 1].isdigit()
+    kilo = "k" if m.group("k") or m.group("k2") else ""
+    return f"{' ' if glued else ''}{kilo}N.m "
+
+
 def written_units(text: str) -> str:
     """`text` with the unit signs NFKC would lose or misread spelled as a technician types
-    them (see the module docstring); ASCII text is returned as is, without a scan."""
+    them (see the module docstring); ASCII text without N·m is returned as is after one scan."""
+    if _TORQUE_FIRST.search(text):
+        text = _TORQUE.sub(_torque, text)
     if text.isascii() or not _UNIT_FIRST.search(text):
         return text
     return _UNIT_SIGN.sub(_unit, text)
