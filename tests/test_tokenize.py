@@ -78,7 +78,7 @@ def test_a_grouped_number_is_its_digits(tok):
 @pytest.mark.parametrize("date", ["2026/03/19", "2026.03.19", "2026.3.19", "2026年3月19日",
                                   "2026 年 03 月 19 号", "2026-3-19", "2026-03-19T10:30"])
 def test_a_date_is_also_its_iso_token(tok, date):
-    assert "2026-03-19" in tok(date) and tok("2026-03-19") == ["2026-03-19"]
+    assert "2026-03-19" in tok(date) and tok("2026-03-19") == ["2026-03-19", "2026-03"]
 
 
 @pytest.mark.parametrize("not_a_date", ["2026.13.19", "2026.03.19.1", "1.2026.03.19",
@@ -144,3 +144,15 @@ def test_newton_metres_stay_apart_from_nanometres_and_metres(tok):
     assert tok("100 Nm³/h") == tok("100 Nm3/h") == ["100", "nm3", "h"]  # normal cubic metres
     assert tok("10 N·mm") == ["10", "n", "mm"] and tok("N-methyl") == ["n-methyl"]
     assert tok("Nm") == ["nm"]  # no number: not certain
+
+
+@pytest.mark.parametrize("month", ["2026-03", "2026/3", "2026/03", "2026年3月", "2026 年 03 月",
+                                   "2026-03-19", "2026/03/19", "2026年3月19日", "2026.3.19"])
+def test_a_month_or_a_date_in_it_is_also_the_month_token(tok, month):
+    assert "2026-03" in tok(month)
+
+
+@pytest.mark.parametrize("not_a_month", ["2026.3", "1899/3", "2026/13", "2026-0", "v2026-03",
+                                         "2026.03.19.1", "10/2026", "2026-2027"])
+def test_a_number_of_other_shape_is_no_month(tok, not_a_month):
+    assert not any(len(t) == 7 and t[4] == "-" for t in tok(not_a_month)), tok(not_a_month)

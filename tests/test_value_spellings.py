@@ -46,6 +46,8 @@ PASSAGES = [
     ("Relay response", "The relay responds within 50 μs of the signal edge."),
     ("Relay hold", "The relay holds for 50 ms after the signal drops."),
     ("Rinse water", "Bring the rinse water to pH 7 before the next batch."),
+    ("三月巡检", "巡检记录：2026-03-12 完成全部水泵检查。"),
+    ("二月巡检", "巡检记录：2026-02-12 完成全部风机检查。"),
 ]
 
 
@@ -164,6 +166,8 @@ def test_a_release_x_y_0_is_found_by_its_series(index, question, title):
     ("relay 50us", "Relay response", "us"),
     ("relay 50 us", "Relay response", "us"),
     ("pH7", "Rinse water", "ph"),
+    ("巡检 2026-03", "三月巡检", "2026-03"),
+    ("巡检 2026-02", "二月巡检", "2026-02"),
 ])
 def test_a_value_in_another_spelling_meets_its_passage(index, question, title, term):
     res = search(index, question, k=3, mode="bm25")

@@ -19,7 +19,9 @@ these values gives the same tokens:
   tokenizer reads the case of a word at its place in the text as written);
 - a date written with slashes, dots or 年月日 (`2026/03/19`, `2026.3.19`, `2026年3月19日`)
   adds the token of its ISO spelling (`2026-03-19`, which is one token), its parts kept so
-  that a question naming the year still matches.
+  that a question naming the year still matches; every date (ISO too) adds the token of its
+  month (`2026-03`), as does a month written alone (`2026-03`, `2026/3`, `2026年3月`, of a
+  year 1900-2099), so that a question naming the month finds the dates in it.
 
 Stored text, snippets and citations keep what the author wrote.
 """
@@ -83,14 +85,16 @@ def written_units(text: str) -> str:
 
 # In normalised lower-case text (NFKC made ，and ／ ASCII). A date: a four-digit year, a month
 # and a day joined by one separator twice, or written with 年 月 日/号 (spaces allowed), not
-# part of a longer dotted or dashed number or code. Grouped digits: one to three, then groups
+# part of a longer dotted or dashed number or code; a month alone: the year and month joined
+# by - or /, or with 年 月. Grouped digits: one to three, then groups
 # of three after commas, not part of a longer number, list of numbers or code.
 # Written from the first digit on, the character before it checked behind (a pattern that
 # starts with a digit is scanned for digits only: ~3.5x faster on every text tokenized).
 _VALUE_SPELLING = re.compile(
     r"\d(?<![a-z0-9_.,/]\d)(?:"
     r"(?<!-\d)\d{3}(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
-    r"|[ \t]*年[ \t]*(?P<zm>\d{1,2})[ \t]*月[ \t]*(?P<zd>\d{1,2})[ \t]*[日号])"
+    r"|[ \t]*年[ \t]*(?P<zm>\d{1,2})[ \t]*月[ \t]*(?P<zd>\d{1,2})[ \t]*[日号]"
+    r"|(?P<msep>[-/])(?P<mm>\d{1,2})|[ \t]*年[ \t]*(?P<zmm>\d{1,2})[ \t]*月)"
     r"|(?P<grouped>\d{0,2}(?:,\d{3})+(?:\.\d+)?)"
     r")(?![\d]|[.,/-]\d)")
 
@@ -100,22 +104,29 @@ _RUN_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz_")
 
 
 def respell(text: str) -> tuple[str, list[str]]:
-    """`text` (normalised, lower case) with its grouped numbers joined, the same length, and
-    the ISO token of each date the tokenizer cuts into parts (an ISO date that is a token of
-    its own already and a date of no such month or day add none)."""
-    dates: list[str] = []
+    """`text` (normalised, lower case) with its grouped numbers joined, the same
+    length, and the tokens to add: the ISO token of each date the tokenizer
+    cuts into parts (an ISO date that is a token of its own already and a date of no such
+    month or day add none) and of each date's month."""
+    added: list[str] = []
     if _VALUE_SPELLING.search(text) is None:  # most texts: one scan, no substitution
-        return text, dates
+        return text, added
 
     def one(m: re.Match[str]) -> str:
         if m.group("grouped"):
             return m.group(0).replace(",", "") + " " * m.group(0).count(",")
+        year, month = m.group(0)[:4], m.group("mm") or m.group("zmm")
+        if month:  # a month alone
+            if 1 <= int(month) <= 12 and 1900 <= int(year) <= 2099:
+                added.append(f"{year}-{int(month):02d}")
+            return m.group(0)
         month, day = (m.group("m"), m.group("d")) if m.group("sep") else \
             (m.group("zm"), m.group("zd"))
         if 1 <= int(month) <= 12 and 1 <= int(day) <= 31:
-            iso = f"{m.group(0)[:4]}-{int(month):02d}-{int(day):02d}"
+            iso = f"{year}-{int(month):02d}-{int(day):02d}"
             if m.group(0) != iso or text[m.end():m.end() + 1] in _RUN_GOES_ON:
-                dates.append(iso)
+                added.append(iso)
+            added.append(iso[:7])
         return m.group(0)
 
-    return _VALUE_SPELLING.sub(one, text), dates
+    return _VALUE_SPELLING.sub(one, text), added

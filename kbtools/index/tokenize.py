@@ -272,7 +272,7 @@ class Tokenizer:
 
     def __call__(self, text: str) -> list[str]:
         norm = unicodedata.normalize("NFKC", written_units(text))
-        text, dates = respell(to_simplified(norm.lower()))
+        text, added = respell(to_simplified(norm.lower()))
         aligned = len(norm) == len(text)  # a word's case is read in `norm` at its place
         out: list[str] = []
         for m in _RUN.finditer(text):
@@ -287,7 +287,7 @@ class Tokenizer:
             elif aligned and len(latin) > 1 and norm[m.start():m.end()].isupper() and \
                     not_all_capitals(norm):
                 out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
-        out.extend(dates)  # the ISO token of each date the runs above cut apart
+        out.extend(added)  # ISO dates and their months the runs above cut apart
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
