@@ -156,3 +156,20 @@ def test_a_month_or_a_date_in_it_is_also_the_month_token(tok, month):
                                          "2026.03.19.1", "10/2026", "2026-2027"])
 def test_a_number_of_other_shape_is_no_month(tok, not_a_month):
     assert not any(len(t) == 7 and t[4] == "-" for t in tok(not_a_month)), tok(not_a_month)
+
+
+@pytest.mark.parametrize("variants", [
+    ("10~20", "10～20", "10-20", "10 至 20", "10至20", "10到20", "10 到 20"),
+    ("温度 10至20℃", "温度 10~20℃"),
+    ("5%至10%", "5%~10%", "5% 到 10%"),
+    ("5℃至10℃", "5℃~10℃", "5°C 到 10°C"),
+    ("5mm到10mm", "5mm~10mm", "5 mm 至 10 mm"),
+    ("pH6至8", "pH 6-8"),
+])
+def test_a_range_in_words_is_its_two_numbers(tok, variants):
+    assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
+
+
+def test_to_that_is_no_range_stays(tok):
+    assert tok("截至2026年") == ["截至", "2026", "年"] and tok("至少10") == ["至少", "10"]
+    assert "到" in tok("第1章到第3章")

@@ -21,7 +21,9 @@ these values gives the same tokens:
   adds the token of its ISO spelling (`2026-03-19`, which is one token), its parts kept so
   that a question naming the year still matches; every date (ISO too) adds the token of its
   month (`2026-03`), as does a month written alone (`2026-03`, `2026/3`, `2026年3月`, of a
-  year 1900-2099), so that a question naming the month finds the dates in it.
+  year 1900-2099), so that a question naming the month finds the dates in it;
+- a range written with 至 or 到 between two numbers (`10至20`, `10 到 20`, `5%至10%`,
+  `5℃至10℃`) is the two numbers, as `10~20` and `10-20` are: the word goes (a space for it).
 
 Stored text, snippets and citations keep what the author wrote.
 """
@@ -103,12 +105,19 @@ _VALUE_SPELLING = re.compile(
 _RUN_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz_")
 
 
+# 至 or 到 between two numbers, the first with its unit or not (`10至20`, `10 到 20`,
+# `5%至10%`, `5℃至10℃`, `5mm到10mm`): a range, as `10~20`.
+_WORD_RANGE = re.compile(r"(\d[ \t]*(?:[a-z]{1,4}|%|°[cf])?[ \t]*)[至到](?=[ \t]*\d)")
+
+
 def respell(text: str) -> tuple[str, list[str]]:
-    """`text` (normalised, lower case) with its grouped numbers joined, the same
-    length, and the tokens to add: the ISO token of each date the tokenizer
+    """`text` (normalised, lower case) with its grouped numbers joined and 至/到 ranges
+    spaced, the same length, and the tokens to add: the ISO token of each date the tokenizer
     cuts into parts (an ISO date that is a token of its own already and a date of no such
     month or day add none) and of each date's month."""
     added: list[str] = []
+    if ("至" in text or "到" in text) and _WORD_RANGE.search(text):
+        text = _WORD_RANGE.sub(lambda m: m.group(1) + " ", text)
     if _VALUE_SPELLING.search(text) is None:  # most texts: one scan, no substitution
         return text, added
 
