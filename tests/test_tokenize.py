@@ -173,3 +173,16 @@ def test_a_range_in_words_is_its_two_numbers(tok, variants):
 def test_to_that_is_no_range_stays(tok):
     assert tok("截至2026年") == ["截至", "2026", "年"] and tok("至少10") == ["至少", "10"]
     assert "到" in tok("第1章到第3章")
+
+
+def test_a_number_of_wan_is_also_its_digits(tok):
+    assert set(tok("30000")) < set(tok("3万")) and "30000" in tok("共 3 万元")
+    assert "15000" in tok("1.5万") and "15000000" in tok("1,500万")
+    assert "200000000" in tok("2亿") and "12345.6" in tok("1.23456万")
+    for word in ("万一", "3万用表", "2万向节", "v3万"):
+        assert not any(t.endswith("0000") for t in tok(word)), word
+
+
+def test_degrees_without_a_sign_are_not_celsius(tok):
+    # 度 after a number is also an angle, alcohol or a kWh: not made ℃
+    assert tok("25度") == ["25", "度"] and tok("25℃") == ["25", "c"]

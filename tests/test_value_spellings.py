@@ -48,6 +48,8 @@ PASSAGES = [
     ("Rinse water", "Bring the rinse water to pH 7 before the next batch."),
     ("三月巡检", "巡检记录：2026-03-12 完成全部水泵检查。"),
     ("二月巡检", "巡检记录：2026-02-12 完成全部风机检查。"),
+    ("新设备补贴", "每台新设备补贴 3万元。"),
+    ("旧设备补贴", "每台旧设备补贴 2万元。"),
 ]
 
 
@@ -168,6 +170,8 @@ def test_a_release_x_y_0_is_found_by_its_series(index, question, title):
     ("pH7", "Rinse water", "ph"),
     ("巡检 2026-03", "三月巡检", "2026-03"),
     ("巡检 2026-02", "二月巡检", "2026-02"),
+    ("补贴 30000 元", "新设备补贴", "30000"),
+    ("补贴 20,000 元", "旧设备补贴", "20000"),
 ])
 def test_a_value_in_another_spelling_meets_its_passage(index, question, title, term):
     res = search(index, question, k=3, mode="bm25")

@@ -23,7 +23,9 @@ these values gives the same tokens:
   month (`2026-03`), as does a month written alone (`2026-03`, `2026/3`, `2026年3月`, of a
   year 1900-2099), so that a question naming the month finds the dates in it;
 - a range written with 至 or 到 between two numbers (`10至20`, `10 到 20`, `5%至10%`,
-  `5℃至10℃`) is the two numbers, as `10~20` and `10-20` are: the word goes (a space for it).
+  `5℃至10℃`) is the two numbers, as `10~20` and `10-20` are: the word goes (a space for it);
+- a number of 万 or 亿 (`3万`, `1.5 万`, `2亿`) adds the token of the number it is (`30000`,
+  `15000`, `200000000`), its parts kept (万一, 万能, 万用表, 万向节 are not numbers).
 
 Stored text, snippets and citations keep what the author wrote.
 """
@@ -31,6 +33,7 @@ Stored text, snippets and citations keep what the author wrote.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 # One pass over a text that is not ASCII: the unit signs and names `written_units` rewrites
@@ -108,18 +111,21 @@ _RUN_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz_")
 # 至 or 到 between two numbers, the first with its unit or not (`10至20`, `10 到 20`,
 # `5%至10%`, `5℃至10℃`, `5mm到10mm`): a range, as `10~20`.
 _WORD_RANGE = re.compile(r"(\d[ \t]*(?:[a-z]{1,4}|%|°[cf])?[ \t]*)[至到](?=[ \t]*\d)")
+# A number of 万 (ten thousand) or 亿 (a hundred million), not a word that starts with 万.
+_MYRIAD = re.compile(r"(?<![a-z0-9_.])(\d+(?:\.\d+)?)[ \t]*([万亿])(?![一能用向物分])")
+_MYRIAD_VALUE = {"万": Decimal(10_000), "亿": Decimal(100_000_000)}
 
 
 def respell(text: str) -> tuple[str, list[str]]:
     """`text` (normalised, lower case) with its grouped numbers joined and 至/到 ranges
     spaced, the same length, and the tokens to add: the ISO token of each date the tokenizer
     cuts into parts (an ISO date that is a token of its own already and a date of no such
-    month or day add none) and of each date's month."""
+    month or day add none), of each date's month and of each number of 万 or 亿."""
     added: list[str] = []
     if ("至" in text or "到" in text) and _WORD_RANGE.search(text):
         text = _WORD_RANGE.sub(lambda m: m.group(1) + " ", text)
     if _VALUE_SPELLING.search(text) is None:  # most texts: one scan, no substitution
-        return text, added
+        return text, _myriads(text) if "万" in text or "亿" in text else added
 
     def one(m: re.Match[str]) -> str:
         if m.group("grouped"):
@@ -138,4 +144,17 @@ def respell(text: str) -> tuple[str, list[str]]:
             added.append(iso[:7])
         return m.group(0)
 
-    return _VALUE_SPELLING.sub(one, text), added
+    text = _VALUE_SPELLING.sub(one, text)
+    if "万" in text or "亿" in text:
+        added.extend(_myriads(text))
+    return text, added
+
+
+def _myriads(text: str) -> list[str]:
+    """The token of each number of 万 or 亿 in `text`: the number it is, as written in digits
+    (`1.5万` is `15000`, `1.23456万` `12345.6`)."""
+    out = []
+    for m in _MYRIAD.finditer(text):
+        value = (Decimal(m.group(1)) * _MYRIAD_VALUE[m.group(2)]).normalize()
+        out.append(format(value, "f"))
+    return out

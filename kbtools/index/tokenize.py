@@ -287,7 +287,7 @@ class Tokenizer:
             elif aligned and len(latin) > 1 and norm[m.start():m.end()].isupper() and \
                     not_all_capitals(norm):
                 out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
-        out.extend(added)  # ISO dates and their months the runs above cut apart
+        out.extend(added)  # ISO dates and months, numbers of 万 the runs above cut apart
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
