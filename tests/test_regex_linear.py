@@ -98,6 +98,12 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.spellings._VALUE_SPELLING": "search",  # every text the tokenizer cuts (sub if found)
     "kbtools.index.spellings._UNIT_SIGN": "sub",  # a text that has one of _UNIT_FIRST
     "kbtools.index.spellings._UNIT_FIRST": "search",  # every text that is not ASCII
+    "kbtools.index.spellings._TORQUE_FIRST": "search",  # every text the tokenizer cuts
+    "kbtools.index.spellings._TORQUE": "sub",  # a text that has one of _TORQUE_FIRST
+    "kbtools.index.spellings._WORD_RANGE": "sub",  # a text with 至 or 到 (search first)
+    "kbtools.index.spellings._MYRIAD": "finditer",  # a text with 万 or 亿
+    "kbtools.index.tokenize._PH": "fullmatch",  # one Latin run of a text (latin_words)
+    "kbtools.index.tokenize._NUMBER_BEFORE": "search",  # the 8 characters before a stop word
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",

@@ -55,7 +55,7 @@ def test_a_number_and_its_unit_are_two_tokens(tok):
 @pytest.mark.parametrize("code", [
     "e17", "m8", "hx-260", "hx260", "0x80070005", "0xff", "0xdeadbeef", "1e-5", "1e10",
     "2024-03-01", "10m0s", "utf8mb4", "v7.1.0-alpha", "192.168.1.1", "2.4.1", "wo-2026-0318-03",
-    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph7",
+    "v1", "c++", "0x1f", "hx260", "x86", "c5.8xlarge", "h3.3", "e11.5", "ph15", "phase2",
 ])
 def test_codes_versions_and_dates_stay_whole(code):
     assert latin_words(code) == (code,)
@@ -78,7 +78,7 @@ def test_a_grouped_number_is_its_digits(tok):
 @pytest.mark.parametrize("date", ["2026/03/19", "2026.03.19", "2026.3.19", "2026年3月19日",
                                   "2026 年 03 月 19 号", "2026-3-19", "2026-03-19T10:30"])
 def test_a_date_is_also_its_iso_token(tok, date):
-    assert "2026-03-19" in tok(date) and tok("2026-03-19") == ["2026-03-19"]
+    assert "2026-03-19" in tok(date) and tok("2026-03-19") == ["2026-03-19", "2026-03"]
 
 
 @pytest.mark.parametrize("not_a_date", ["2026.13.19", "2026.03.19.1", "1.2026.03.19",
@@ -104,3 +104,85 @@ def test_a_stop_word_in_capitals_is_an_acronym(tok):
 def test_a_release_x_y_0_is_also_its_series(tok):
     assert tok("v6.5.0") == tok("6.5.0") == ["6.5.0", "6.5"]
     assert tok("6.5.1") == ["6.5.1"] and tok("192.168.1.0") == ["192.168.1.0"]
+
+
+@pytest.mark.parametrize("variants", [
+    ("pH7", "pH 7", "PH 7", "pH=7", "ph7"),
+    ("pH14", "pH 14"),
+    ("pH0", "pH 0"),
+    ("pH6-8", "pH 6-8", "pH 6~8"),
+    ("pH6.5-7.5", "pH 6.5-7.5", "pH 6.5~7.5"),
+])
+def test_ph_with_a_whole_number_is_ph_and_the_number(tok, variants):
+    assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
+    assert tok(variants[0])[0] == "ph"
+
+
+def test_a_unit_that_is_a_stop_word_is_kept_after_its_number(tok):
+    for micro in ("10us", "10 us", "10 μs", "10µs", "10 µs", "10 US"):
+        assert tok(micro) == ["10", "us"], micro
+    assert tok("10 us") != tok("10 ms") and tok("let us wait") == ["let", "wait"]
+    assert tok("5in") == ["5", "in"]
+    assert tok("5 in a row") == ["5", "row"]  # spaced, "in" is as often a word (1 in 10)
+    # a and i glued to a number are names (stage 0a, 2i, 131I), not units: no token
+    assert tok("stage 0a") == ["stage", "0"] and tok("2i/LIF") == ["2", "lif"]
+
+
+@pytest.mark.parametrize("torque", [
+    "10 N·m", "10N·m", "10 N.m", "10N.m", "10 N-m", "10Nm", "10 Nm", "10 N⋅m", "10 N・m",
+    "10牛·米", "10 牛米", "10牛顿·米", "10 牛顿米",
+])
+def test_newton_metres_are_one_token_however_written(tok, torque):
+    assert tok(torque) == ["10", "n.m"]
+
+
+def test_newton_metres_stay_apart_from_nanometres_and_metres(tok):
+    assert tok("10 nm") == tok("10nm") == ["10", "nm"]  # nanometres
+    assert tok("10 m") == ["10", "m"] and tok("10 NM") == ["10", "nm"]
+    assert tok("单位 N·m") == tok("单位 牛·米") == ["单位", "n.m"]
+    assert tok("50 kN·m") == tok("50kNm") == tok("50 KN·m") == ["50", "kn.m"]
+    assert tok("100 Nm³/h") == tok("100 Nm3/h") == ["100", "nm3", "h"]  # normal cubic metres
+    assert tok("10 N·mm") == ["10", "n", "mm"] and tok("N-methyl") == ["n-methyl"]
+    assert tok("Nm") == ["nm"]  # no number: not certain
+
+
+@pytest.mark.parametrize("month", ["2026-03", "2026/3", "2026/03", "2026年3月", "2026 年 03 月",
+                                   "2026-03-19", "2026/03/19", "2026年3月19日", "2026.3.19"])
+def test_a_month_or_a_date_in_it_is_also_the_month_token(tok, month):
+    assert "2026-03" in tok(month)
+
+
+@pytest.mark.parametrize("not_a_month", ["2026.3", "1899/3", "2026/13", "2026-0", "v2026-03",
+                                         "2026.03.19.1", "10/2026", "2026-2027"])
+def test_a_number_of_other_shape_is_no_month(tok, not_a_month):
+    assert not any(len(t) == 7 and t[4] == "-" for t in tok(not_a_month)), tok(not_a_month)
+
+
+@pytest.mark.parametrize("variants", [
+    ("10~20", "10～20", "10-20", "10 至 20", "10至20", "10到20", "10 到 20"),
+    ("温度 10至20℃", "温度 10~20℃"),
+    ("5%至10%", "5%~10%", "5% 到 10%"),
+    ("5℃至10℃", "5℃~10℃", "5°C 到 10°C"),
+    ("5mm到10mm", "5mm~10mm", "5 mm 至 10 mm"),
+    ("pH6至8", "pH 6-8"),
+])
+def test_a_range_in_words_is_its_two_numbers(tok, variants):
+    assert len({tuple(tok(v)) for v in variants}) == 1, {v: tok(v) for v in variants}
+
+
+def test_to_that_is_no_range_stays(tok):
+    assert tok("截至2026年") == ["截至", "2026", "年"] and tok("至少10") == ["至少", "10"]
+    assert "到" in tok("第1章到第3章")
+
+
+def test_a_number_of_wan_is_also_its_digits(tok):
+    assert set(tok("30000")) < set(tok("3万")) and "30000" in tok("共 3 万元")
+    assert "15000" in tok("1.5万") and "15000000" in tok("1,500万")
+    assert "200000000" in tok("2亿") and "12345.6" in tok("1.23456万")
+    for word in ("万一", "3万用表", "2万向节", "v3万"):
+        assert not any(t.endswith("0000") for t in tok(word)), word
+
+
+def test_degrees_without_a_sign_are_not_celsius(tok):
+    # 度 after a number is also an angle, alcohol or a kWh: not made ℃
+    assert tok("25度") == ["25", "度"] and tok("25℃") == ["25", "c"]

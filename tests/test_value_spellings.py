@@ -41,6 +41,15 @@ PASSAGES = [
     ("Field bus", "Which bus can fail first? The CAN bus, when its shield is not grounded."),
     ("Gateway 3.2.0 release notes", "Gateway v3.2.0 adds Modbus TCP polling groups."),
     ("Gateway 3.2.1 release notes", "Gateway v3.2.1 fixes Modbus TCP polling timeouts."),
+    ("Wheel nut torque", "Tighten the wheel nuts to 120 N·m in a cross pattern."),
+    ("Lens coating", "The lens coating is 120 nm thick."),
+    ("Relay response", "The relay responds within 50 μs of the signal edge."),
+    ("Relay hold", "The relay holds for 50 ms after the signal drops."),
+    ("Rinse water", "Bring the rinse water to pH 7 before the next batch."),
+    ("三月巡检", "巡检记录：2026-03-12 完成全部水泵检查。"),
+    ("二月巡检", "巡检记录：2026-02-12 完成全部风机检查。"),
+    ("新设备补贴", "每台新设备补贴 3万元。"),
+    ("旧设备补贴", "每台旧设备补贴 2万元。"),
 ]
 
 
@@ -149,3 +158,23 @@ def test_a_release_x_y_0_is_found_by_its_series(index, question, title):
     assert not res.no_answer and res.results[0].title == title, \
         [(r.title, r.score) for r in res.results]
     assert not res.filters.unknown_terms
+
+
+@pytest.mark.parametrize(("question", "title", "term"), [
+    ("120Nm", "Wheel nut torque", "n.m"),
+    ("120 N.m", "Wheel nut torque", "n.m"),
+    ("120牛·米", "Wheel nut torque", "n.m"),
+    ("120 nm", "Lens coating", "nm"),  # nanometres stay apart
+    ("relay 50us", "Relay response", "us"),
+    ("relay 50 us", "Relay response", "us"),
+    ("pH7", "Rinse water", "ph"),
+    ("巡检 2026-03", "三月巡检", "2026-03"),
+    ("巡检 2026-02", "二月巡检", "2026-02"),
+    ("补贴 30000 元", "新设备补贴", "30000"),
+    ("补贴 20,000 元", "旧设备补贴", "20000"),
+])
+def test_a_value_in_another_spelling_meets_its_passage(index, question, title, term):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == title, \
+        [(r.title, r.score) for r in res.results]
+    assert term in res.results[0].why["matched_terms"]

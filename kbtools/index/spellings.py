@@ -5,7 +5,10 @@ questions), the unit signs NFKC would lose or misread: a superscript after a dig
 exponent (`10²` as `10^2`, where NFKC makes the number 102), the ohm sign is `ohm` (`10kΩ`
 as `10kohm`: NFKC makes Ω a Greek letter, which no token keeps), a micro sign before a unit
 letter is `u` (`5μm` as `5um`, where μ was dropped and `5 m` left: metres), and the Chinese
-unit names are their signs (`摄氏度` as `℃`, `华氏度` as `℉`, `欧姆` as `ohm`).
+unit names are their signs (`摄氏度` as `℃`, `华氏度` as `℉`, `欧姆` as `ohm`), and
+newton-metres are `N.m` (`10 N·m`, `10N·m`, `10 N-m`, `10Nm`, `10 kN·m` or `KN·m`,
+`10牛·米`, `10 牛米`, and `N·m`, `牛·米` without a number): the token `n.m`, which is neither
+`n` and `m` (metres) nor `nm`, the nanometres `10 nm` still are.
 
 `respell` rewrites the normalised lower-case text `kbtools.index.tokenize.Tokenizer` cuts
 (the same for chunks and questions), and names tokens to add, so that every spelling of
@@ -16,7 +19,13 @@ these values gives the same tokens:
   tokenizer reads the case of a word at its place in the text as written);
 - a date written with slashes, dots or 年月日 (`2026/03/19`, `2026.3.19`, `2026年3月19日`)
   adds the token of its ISO spelling (`2026-03-19`, which is one token), its parts kept so
-  that a question naming the year still matches.
+  that a question naming the year still matches; every date (ISO too) adds the token of its
+  month (`2026-03`), as does a month written alone (`2026-03`, `2026/3`, `2026年3月`, of a
+  year 1900-2099), so that a question naming the month finds the dates in it;
+- a range written with 至 or 到 between two numbers (`10至20`, `10 到 20`, `5%至10%`,
+  `5℃至10℃`) is the two numbers, as `10~20` and `10-20` are: the word goes (a space for it);
+- a number of 万 or 亿 (`3万`, `1.5 万`, `2亿`) adds the token of the number it is (`30000`,
+  `15000`, `200000000`), its parts kept (万一, 万能, 万用表, 万向节 are not numbers).
 
 Stored text, snippets and citations keep what the author wrote.
 """
@@ -24,6 +33,7 @@ Stored text, snippets and citations keep what the author wrote.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 # One pass over a text that is not ASCII: the unit signs and names `written_units` rewrites
@@ -51,9 +61,28 @@ def _unit(m: re.Match[str]) -> str:
     return _UNIT_NAMES[text]
 
 
+# Newton-metres: after a number N and m with a dot, hyphen or nothing between (capital N,
+# lower m: 10 nm and 10 NM are not torque) or 牛(顿)米 with or without a dot; without a number
+# only the dotted N·m and 牛·米. Not followed by a letter or digit (N·mm, N-methyl).
+_DOTS = "·⋅∙・･"
+_TORQUE = re.compile(
+    rf"(?:(?<=\d)|(?<=\d[ \t]))(?P<k>[kK]?)(?:N[{_DOTS}.\-]?m|牛(?:顿)?[{_DOTS}]?米)"
+    rf"(?![A-Za-z0-9²³])"
+    rf"|(?<![A-Za-z])(?P<k2>[kK]?)(?:N[{_DOTS}]m|牛(?:顿)?[{_DOTS}]米)(?![A-Za-z0-9²³])")
+_TORQUE_FIRST = re.compile(rf"N[{_DOTS}.\-]?m|牛")
+
+
+def _torque(m: re.Match[str]) -> str:
+    glued = m.start() > 0 and m.string[m.start() - 1].isdigit()
+    kilo = "k" if m.group("k") or m.group("k2") else ""
+    return f"{' ' if glued else ''}{kilo}N.m "
+
+
 def written_units(text: str) -> str:
     """`text` with the unit signs NFKC would lose or misread spelled as a technician types
-    them (see the module docstring); ASCII text is returned as is, without a scan."""
+    them (see the module docstring); ASCII text without N·m is returned as is after one scan."""
+    if _TORQUE_FIRST.search(text):
+        text = _TORQUE.sub(_torque, text)
     if text.isascii() or not _UNIT_FIRST.search(text):
         return text
     return _UNIT_SIGN.sub(_unit, text)
@@ -61,14 +90,16 @@ def written_units(text: str) -> str:
 
 # In normalised lower-case text (NFKC made ，and ／ ASCII). A date: a four-digit year, a month
 # and a day joined by one separator twice, or written with 年 月 日/号 (spaces allowed), not
-# part of a longer dotted or dashed number or code. Grouped digits: one to three, then groups
+# part of a longer dotted or dashed number or code; a month alone: the year and month joined
+# by - or /, or with 年 月. Grouped digits: one to three, then groups
 # of three after commas, not part of a longer number, list of numbers or code.
 # Written from the first digit on, the character before it checked behind (a pattern that
 # starts with a digit is scanned for digits only: ~3.5x faster on every text tokenized).
 _VALUE_SPELLING = re.compile(
     r"\d(?<![a-z0-9_.,/]\d)(?:"
     r"(?<!-\d)\d{3}(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
-    r"|[ \t]*年[ \t]*(?P<zm>\d{1,2})[ \t]*月[ \t]*(?P<zd>\d{1,2})[ \t]*[日号])"
+    r"|[ \t]*年[ \t]*(?P<zm>\d{1,2})[ \t]*月[ \t]*(?P<zd>\d{1,2})[ \t]*[日号]"
+    r"|(?P<msep>[-/])(?P<mm>\d{1,2})|[ \t]*年[ \t]*(?P<zmm>\d{1,2})[ \t]*月)"
     r"|(?P<grouped>\d{0,2}(?:,\d{3})+(?:\.\d+)?)"
     r")(?![\d]|[.,/-]\d)")
 
@@ -77,23 +108,53 @@ _VALUE_SPELLING = re.compile(
 _RUN_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz_")
 
 
+# 至 or 到 between two numbers, the first with its unit or not (`10至20`, `10 到 20`,
+# `5%至10%`, `5℃至10℃`, `5mm到10mm`): a range, as `10~20`.
+_WORD_RANGE = re.compile(r"(\d[ \t]*(?:[a-z]{1,4}|%|°[cf])?[ \t]*)[至到](?=[ \t]*\d)")
+# A number of 万 (ten thousand) or 亿 (a hundred million), not a word that starts with 万.
+_MYRIAD = re.compile(r"(?<![a-z0-9_.])(\d+(?:\.\d+)?)[ \t]*([万亿])(?![一能用向物分])")
+_MYRIAD_VALUE = {"万": Decimal(10_000), "亿": Decimal(100_000_000)}
+
+
 def respell(text: str) -> tuple[str, list[str]]:
-    """`text` (normalised, lower case) with its grouped numbers joined, the same length, and
-    the ISO token of each date the tokenizer cuts into parts (an ISO date that is a token of
-    its own already and a date of no such month or day add none)."""
-    dates: list[str] = []
+    """`text` (normalised, lower case) with its grouped numbers joined and 至/到 ranges
+    spaced, the same length, and the tokens to add: the ISO token of each date the tokenizer
+    cuts into parts (an ISO date that is a token of its own already and a date of no such
+    month or day add none), of each date's month and of each number of 万 or 亿."""
+    added: list[str] = []
+    if ("至" in text or "到" in text) and _WORD_RANGE.search(text):
+        text = _WORD_RANGE.sub(lambda m: m.group(1) + " ", text)
     if _VALUE_SPELLING.search(text) is None:  # most texts: one scan, no substitution
-        return text, dates
+        return text, _myriads(text) if "万" in text or "亿" in text else added
 
     def one(m: re.Match[str]) -> str:
         if m.group("grouped"):
             return m.group(0).replace(",", "") + " " * m.group(0).count(",")
+        year, month = m.group(0)[:4], m.group("mm") or m.group("zmm")
+        if month:  # a month alone
+            if 1 <= int(month) <= 12 and 1900 <= int(year) <= 2099:
+                added.append(f"{year}-{int(month):02d}")
+            return m.group(0)
         month, day = (m.group("m"), m.group("d")) if m.group("sep") else \
             (m.group("zm"), m.group("zd"))
         if 1 <= int(month) <= 12 and 1 <= int(day) <= 31:
-            iso = f"{m.group(0)[:4]}-{int(month):02d}-{int(day):02d}"
+            iso = f"{year}-{int(month):02d}-{int(day):02d}"
             if m.group(0) != iso or text[m.end():m.end() + 1] in _RUN_GOES_ON:
-                dates.append(iso)
+                added.append(iso)
+            added.append(iso[:7])
         return m.group(0)
 
-    return _VALUE_SPELLING.sub(one, text), dates
+    text = _VALUE_SPELLING.sub(one, text)
+    if "万" in text or "亿" in text:
+        added.extend(_myriads(text))
+    return text, added
+
+
+def _myriads(text: str) -> list[str]:
+    """The token of each number of 万 or 亿 in `text`: the number it is, as written in digits
+    (`1.5万` is `15000`, `1.23456万` `12345.6`)."""
+    out = []
+    for m in _MYRIAD.finditer(text):
+        value = (Decimal(m.group(1)) * _MYRIAD_VALUE[m.group(2)]).normalize()
+        out.append(format(value, "f"))
+    return out

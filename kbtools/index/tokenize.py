@@ -37,7 +37,7 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v5"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v6"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -70,6 +70,16 @@ _RANGE = re.compile(rf"({_NUMBER})-({_NUMBER})([a-z]*)")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
 _DIMENSION = re.compile(rf"([a-z]*{_NUMBER})((?:x{_NUMBER})+)([a-z]*)")
 _MEASURED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)+)")
+# pH glued to a whole number of its scale (0-14) or a range: pH7 is pH 7 and pH6-8 pH 6-8,
+# as pH6.5 is pH 6.5 (`_MEASURED`).
+_PH_VALUE = r"(?:1[0-4]|\d)(?:\.\d+)?"
+_PH = re.compile(rf"ph({_PH_VALUE}(?:-{_PH_VALUE})?)")
+# Units that are also English stop words: us (microseconds: 10 us, 10 μs, 10us) kept after a
+# number, glued or spaced; in (inches) only glued (5in), as "1 in 10" is a word. Not a and i:
+# glued to a number they are names (IL-17A, 5-HT1A, 2i, 131I), spaced words ("1 a day").
+_STOP_UNITS = frozenset({"us"})
+_GLUED_UNITS = frozenset({"us", "in"})
+_NUMBER_BEFORE = re.compile(r"\d[ \t]*$")
 
 
 def latin_words(run: str) -> tuple[str, ...]:
@@ -89,6 +99,8 @@ def latin_words(run: str) -> tuple[str, ...]:
         return m.group(1), *m.group(2)[1:].split("x"), *filter(None, [m.group(3)])
     if "." in run and (m := _MEASURED.fullmatch(run)):
         return m.group(1), *latin_words(m.group(2))
+    if run.startswith("ph") and (m := _PH.fullmatch(run)):
+        return "ph", *latin_words(m.group(1))
     return (run,)
 
 
@@ -108,8 +120,12 @@ _VALUE_FIRST = frozenset("0123456789v")  # a run that may be a value starts so (
 @lru_cache(maxsize=200_000)
 def _value_tokens(run: str) -> tuple[str, ...]:
     """The tokens of a Latin run that may be a value (`latin_words`, stemmed, stop words
-    dropped); cached, as numbers and versions repeat through a corpus."""
-    return tuple(_stem(w) for w in latin_words(run) if w not in EN_STOP)
+    dropped); cached, as numbers and versions repeat through a corpus. A unit glued to its
+    number is kept though a stop word (`_GLUED_UNITS`: 10us, 5in)."""
+    words = latin_words(run)
+    if len(words) == 2 and words[1] in _GLUED_UNITS and run == words[0] + words[1]:
+        return words
+    return tuple(_stem(w) for w in words if w not in EN_STOP)
 
 
 @lru_cache(maxsize=200_000)
@@ -256,7 +272,7 @@ class Tokenizer:
 
     def __call__(self, text: str) -> list[str]:
         norm = unicodedata.normalize("NFKC", written_units(text))
-        text, dates = respell(to_simplified(norm.lower()))
+        text, added = respell(to_simplified(norm.lower()))
         aligned = len(norm) == len(text)  # a word's case is read in `norm` at its place
         out: list[str] = []
         for m in _RUN.finditer(text):
@@ -265,12 +281,13 @@ class Tokenizer:
                 self._cut_cjk(cjk, out)
             elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
-            elif latin not in EN_STOP:
+            elif latin not in EN_STOP or latin in _STOP_UNITS and \
+                    _NUMBER_BEFORE.search(text, max(0, m.start() - 8), m.start()):
                 out.append(_stem(latin))
             elif aligned and len(latin) > 1 and norm[m.start():m.end()].isupper() and \
                     not_all_capitals(norm):
                 out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
-        out.extend(dates)  # the ISO token of each date the runs above cut apart
+        out.extend(added)  # ISO dates and months, numbers of 万 the runs above cut apart
         return out
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
