@@ -486,7 +486,8 @@ def test_chunk_text_is_what_a_reader_sees_of_html():
     assert "私人" not in section.text and "<!--" not in section.text.split("```html")[0]
     assert "12 m3/h，按 Ctrl+S 保存。" in section.text
     assert "注意：出口压力 不得超过 1.6 MPa（表压）。\n\n居中的说明文字\n\n代码" in section.text
-    assert "代码 `<sup>x</sup>` 与转义 \\<kbd>y 与 气温<10℃或>30℃ 保持原样。" in section.text
+    # an escaped `\\<kbd>` is no tag: a reader sees `<kbd>`, without the backslash
+    assert "代码 `<sup>x</sup>` 与转义 <kbd>y 与 气温<10℃或>30℃ 保持原样。" in section.text
     assert "> 引用里的 H2O" in section.text
     assert "<b>code</b> <!-- kept -->" in section.text  # a code block is what it shows
     assert section.embed_text.endswith(section.text)
@@ -576,3 +577,19 @@ def test_a_bare_heading_still_joins_the_huge_block_after_it():
     src = src_of("# T\n\n## Code\n\n```\n" + "x = 1\n" * 400 + "```\n\n## Next\n\nA short tail.\n")
     first = next(c for c in chunk_document(src) if c.kind == "section")
     assert first.text.startswith("# T\n\n## Code\n\n```") and first.line_end == 406
+
+
+def _chunks(body: str, rel: str = "k/seen.md"):
+    return chunk_document(src_of(f"---\ntitle: 所见\n---\n\n{body}", rel))
+
+
+def test_chunk_text_reads_backslash_escapes_as_their_character():
+    """`\\*not bold\\*`, `\\#`, `\\[x\\]` were indexed and cited with their backslashes; a
+    reader sees `*not bold*`. A backslash before anything but punctuation, and escapes in
+    code, stay as written."""
+    body = ("# 转义\n\n这里 \\*not bold\\* 和 \\# 不是标题，\\[x\\] 不是任务框，\\\\ 一条，"
+            "C:\\Users 与 `a\\*b` 原样。\n")
+    section = next(c for c in _chunks(body) if c.kind == "section")
+    assert "这里 *not bold* 和 # 不是标题，[x] 不是任务框，\\ 一条，C:\\Users 与 `a\\*b` 原样。" \
+        in section.text
+    assert section.embed_text.endswith(section.text)
