@@ -25,7 +25,9 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import ConfigError
+from kbtools.index.tokenize import Tokenizer
 from kbtools.markdown.doctree import parse
+from kbtools.markdown.parser import INVISIBLE
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden" / "chunks-rich.json"
@@ -593,3 +595,18 @@ def test_chunk_text_reads_backslash_escapes_as_their_character():
     assert "这里 *not bold* 和 # 不是标题，[x] 不是任务框，\\ 一条，C:\\Users 与 `a\\*b` 原样。" \
         in section.text
     assert section.embed_text.endswith(section.text)
+
+
+def test_invisible_characters_are_no_chunk_text_nor_split_a_word():
+    """A zero-width space, a BOM inside text, a soft hyphen and `&#8203;` were kept in chunk
+    text and cut a word in two for BM25 (`data\\u200bbase` read `data`, `base`)."""
+    body = ("# 不可见\n\n零宽：数据\u200b库、data&#8203;base、\ufeffBOM、con\u00adnection "
+            "与 data\u2060store。\n\n| 列 | 值 |\n|---|---|\n| 压\u200b力 | 3 |\n")
+    chunks = _chunks(body)
+    section = next(c for c in chunks if c.kind == "section")
+    assert "零宽：数据库、database、BOM、connection 与 datastore。" in section.text
+    assert not INVISIBLE.search(section.embed_text)
+    tokenizer = Tokenizer()
+    assert set(tokenizer("database connection datastore")) <= set(tokenizer(section.text))
+    row = next(c for c in chunks if c.kind == "table_row")
+    assert row.text == "列: 压力\n值: 3"

@@ -120,6 +120,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.hidden.RAW_OPEN": "fullmatch",  # one HTML tag
     "kbtools.markdown.hidden:</script\\s*>": "search",  # an HTML block or inline run
     "kbtools.markdown.hidden:</style\\s*>": "search",
+    "kbtools.markdown.parser.INVISIBLE": "finditer",  # a document's text
     "kbtools.markdown.hidden.ENTITY": "finditer",  # the text of an HTML block
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
@@ -135,7 +136,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.question._CONTROL": "sub",
     "kbtools.query.question._ANSI": "sub",
-    "kbtools.query.question._FORMAT": "sub",
     "kbtools.query.question._SENTENCE_END": "split",  # a line of a long question
     "kbtools.query.question._NUMBER": "sub",
     "kbtools.query.filters._WHERE": "match",

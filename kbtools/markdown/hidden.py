@@ -27,6 +27,7 @@ from markdown_it.token import Token
 from kbtools.markdown.nodes import comment_spans
 from kbtools.markdown.parser import (
     BR,
+    INVISIBLE,
     TRAILING_ID,
     block_id_at,
     entity_spans,
@@ -247,8 +248,10 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
             out.extend(locate.spans(tok.content, tok.map[0] + offset, found))
         elif i and tokens[i - 1].type in ("th_open", "td_open"):  # cells share their row's line
             locate.spans(tok.content, tok.map[0] + offset, [(0, 0, "")])
+    body = starts[offset] if 0 <= offset < len(starts) else len("\n".join(lines))
+    out += [(m.start(), m.end(), "") for m in INVISIBLE.finditer("\n".join(lines), body)]
     disjoint: list[Hidden] = []
-    for span in sorted(out):
-        if not disjoint or span[0] >= disjoint[-1][1]:
-            disjoint.append(span)
+    for a, b, shown in sorted(out):
+        if not disjoint or a >= disjoint[-1][1]:
+            disjoint.append((a, b, INVISIBLE.sub("", shown)))  # `&#8203;` is not seen either
     return tuple(disjoint)

@@ -54,6 +54,15 @@ TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+# invisible format characters (Unicode's Cf: zero-width space and joiners, word joiner, BOM,
+# soft hyphen, bidi marks, tags): no reader sees them (a soft hyphen shows only where a line
+# breaks at it), and inside a word they split it for the tokenizer (`小\u200b麦` is not
+# `小麦`), so the text a reader sees and a question (`kbtools.query.question`) drop them
+INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
+                       "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u0890\u0891\u08e2\ufeff"
+                       "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+                       "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+                       "\U000e0020-\U000e007f]+")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
@@ -351,11 +360,12 @@ def token_text(tok: Token) -> str:
 
 
 def plain(text: str) -> str:
-    """Whitespace collapsed: the text of a run whose inline HTML `token_text` already left out.
+    """Whitespace collapsed and invisible characters (`INVISIBLE`) left out: the text of a
+    run whose inline HTML `token_text` already left out.
 
     Never strips anything that looks like a tag: the text is decoded text and code (a cell's
     `气温<10℃或>30℃`, a code span's `Vec<T>`); markdown-it's `html_inline` tokens are the tags."""
-    return " ".join(text.split())
+    return " ".join(INVISIBLE.sub("", text).split())
 
 
 def inline_text(children: Iterable[Token]) -> str:
