@@ -610,3 +610,16 @@ def test_invisible_characters_are_no_chunk_text_nor_split_a_word():
     assert set(tokenizer("database connection datastore")) <= set(tokenizer(section.text))
     row = next(c for c in chunks if c.kind == "table_row")
     assert row.text == "列: 压力\n值: 3"
+
+
+def test_script_and_style_in_a_heading_or_cell_are_no_text():
+    """A `<script>` inside a heading and a `<style>` inside a table cell were left out of the
+    section's text but read into the heading path, the anchor and the row chunk."""
+    body = ("# 标题带 <script>alert(1)</script>脚本\n\n正文。\n\n"
+            "| 列A | 列B |\n|---|---|\n| 第一行<br>第二行 | <style>.x{}</style>单元 |\n")
+    chunks = _chunks(body)
+    assert {c.heading_path for c in chunks} == {("标题带 脚本",)}
+    row = next(c for c in chunks if c.kind == "table_row")
+    assert row.text == "列A: 第一行 第二行\n列B: 单元"
+    table = next(c for c in chunks if c.kind == "table")
+    assert "| 第一行 第二行 | 单元 |" in table.text

@@ -165,3 +165,11 @@ def test_check_only_anchors():
 
 def test_one_parser_instance():
     assert markdown() is markdown()
+
+
+def test_script_in_a_heading_is_no_part_of_its_anchor():
+    """A `<script>` element's contents were read into a heading's slug (`标题带-alert1脚本`)."""
+    src = source(f"{GOOD_FM}\n# 标题带 <script>alert(1)</script>脚本\n", "k/scr.md")
+    checked, tree = both(src)
+    assert checked.slugs() == {"标题带-脚本"}
+    assert [h.text for h in tree_headings(tree)] == ["标题带 脚本"]

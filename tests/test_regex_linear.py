@@ -117,9 +117,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
     "kbtools.markdown.parser.BLOCK_ID": "search",
     "kbtools.markdown.hidden.IMAGE_TAG": "match",
-    "kbtools.markdown.hidden.RAW_OPEN": "fullmatch",  # one HTML tag
-    "kbtools.markdown.hidden:</script\\s*>": "search",  # an HTML block or inline run
-    "kbtools.markdown.hidden:</style\\s*>": "search",
+    "kbtools.markdown.parser.RAW_OPEN": "fullmatch",  # one HTML tag
+    "kbtools.markdown.parser:</script\\s*>": "search",  # an HTML block or inline run
+    "kbtools.markdown.parser:</style\\s*>": "search",
     "kbtools.markdown.parser.INVISIBLE": "finditer",  # a document's text
     "kbtools.markdown.hidden.ENTITY": "finditer",  # the text of an HTML block
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",

@@ -242,3 +242,8 @@ def test_a_heading_s_custom_id_and_title_both_reach_it_as_kb_check_accepts():
     assert "<code>code {#c}</code>" in html  # code is shown as written
     ids = set(re.findall(r' id="([^"]+)"', html))
     assert ids == set(scan(text, 1).slugs()) - {""}  # the anchors the link-anchor rule accepts
+
+
+def test_script_in_a_heading_is_no_part_of_its_anchor():
+    html = render_markdown("## 标题带 <script>alert(1)</script>脚本\n", ctx())
+    assert 'id="标题带-脚本"' in html and "<script>" not in html

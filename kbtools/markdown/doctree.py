@@ -55,6 +55,7 @@ from kbtools.markdown.parser import (
     normalize_href,
     parse_tokens,
     plain,
+    raw_element_end,
     source_text,
     token_newlines,
     token_text,
@@ -266,9 +267,17 @@ class _InlineReader:
         self.math: list[Math] = []
         self.links: list[LinkRef] = []
         self.open_links: list[tuple[str, int, int]] = []  # (href, text index, line)
+        self.closing: re.Pattern[str] | None = None  # ends the `<script>`/`<style>` left out
 
     def read(self, tok: Token) -> None:
         kind = tok.type
+        if self.closing is None:
+            self.closing = raw_element_end(tok)
+        if self.closing is not None:
+            if kind == "html_inline" and self.closing.fullmatch(tok.content):
+                self.closing = None  # its end tag
+            self.line += token_newlines(tok) + (kind in ("softbreak", "hardbreak"))
+            return
         if kind in INLINE_MATH:
             self.math.append(Math(tok.content.strip(), kind == "math_inline_double",
                                   self.line, self.line + token_newlines(tok)))

@@ -28,6 +28,8 @@ from kbtools.markdown.nodes import comment_spans
 from kbtools.markdown.parser import (
     BR,
     INVISIBLE,
+    RAW_CLOSE,
+    RAW_OPEN,
     TRAILING_ID,
     block_id_at,
     entity_spans,
@@ -103,9 +105,6 @@ def _shown(tag: str) -> str | None:
     return " " if BR.match(tag) else ""
 
 
-# the elements whose contents no reader sees, and their end tags
-RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
-RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
 ENTITY = re.compile(r"&(?:#(x[a-f0-9]{1,6}|[0-9]{1,7})|([a-z][a-z0-9]{1,31}));", re.I)
 
 

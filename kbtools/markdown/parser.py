@@ -50,6 +50,9 @@ BLOCK_MATH = ("math_block", "math_block_label")
 # Patterns over author text run in linear time: no group may scan past the opener of the
 # next match attempt (`<`, `{`), so a run of unclosed openers is read once, not once per opener.
 BR = re.compile(r"<br\s*/?>", re.I)
+# the elements whose contents no reader sees, and their end tags
+RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
+RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
@@ -368,10 +371,27 @@ def plain(text: str) -> str:
     return " ".join(INVISIBLE.sub("", text).split())
 
 
+def raw_element_end(tok: Token) -> re.Pattern[str] | None:
+    """The end tag of the `<script>`/`<style>` element an inline tag opens (its contents,
+    up to that tag, are no text of the run); None for every other token."""
+    m = RAW_OPEN.fullmatch(tok.content) if tok.type == "html_inline" else None
+    return RAW_CLOSE[m.group(1).lower()] if m else None
+
+
 def inline_text(children: Iterable[Token]) -> str:
     """The plain text of an inline run: a heading's or a table cell's text (inline HTML tags
-    left out, `<br>` a space; `<` and `>` of text and code spans kept)."""
-    return plain("".join(token_text(tok) for tok in children))
+    and the contents of `<script>`/`<style>` elements left out, `<br>` a space; `<` and `>`
+    of text and code spans kept)."""
+    out: list[str] = []
+    closing: re.Pattern[str] | None = None  # the end tag of the element being left out
+    for tok in children:
+        if closing is not None:
+            if tok.type == "html_inline" and closing.fullmatch(tok.content):
+                closing = None
+            continue
+        if (closing := raw_element_end(tok)) is None:
+            out.append(token_text(tok))
+    return plain("".join(out))
 
 
 def heading_title(text: str) -> str:
