@@ -623,3 +623,12 @@ def test_script_and_style_in_a_heading_or_cell_are_no_text():
     assert row.text == "列A: 第一行 第二行\n列B: 单元"
     table = next(c for c in chunks if c.kind == "table")
     assert "| 第一行 第二行 | 单元 |" in table.text
+
+
+def test_escaped_custom_id_is_heading_text():
+    """`## 语法 \\{#x}` is text in every editor; the chunker read it as the custom id `x`
+    (heading path `语法`, and the section text kept a lone backslash)."""
+    body = "# 语法 \\{#x}\n\n正文一。\n\n## 真 {#real}\n\n正文二。\n"
+    chunks = _chunks(body)
+    assert {c.heading_path[0] for c in chunks} == {"语法 {#x}"}
+    assert chunks[0].text.startswith("# 语法 {#x}\n\n正文一。\n\n## 真\n")

@@ -50,6 +50,7 @@ from kbtools.markdown.nodes import (
 from kbtools.markdown.parser import (
     INLINE_MATH,
     fence_language,
+    heading_text,
     heading_title,
     is_math_fence,
     normalize_href,
@@ -143,7 +144,8 @@ class _Builder:
         a, b = self.span(tok)
         inl = _read_inline(self.tokens[self.pos + 1], a)
         self.pos += 3
-        return Heading(a, b, level=int(tok.tag[1:]), text=inl.text, inline=inl)
+        text = heading_text(self.tokens[self.pos - 2].content, inl.text)
+        return Heading(a, b, level=int(tok.tag[1:]), text=text, inline=inl)
 
     def code(self, tok: Token) -> Block:
         """A fence or an indented code block; math fences are display formulas."""

@@ -33,6 +33,7 @@ from kbtools.markdown.parser import (
     TRAILING_ID,
     block_id_at,
     entity_spans,
+    escaped_id,
     token_span,
 )
 
@@ -149,7 +150,7 @@ def _trailing_ids(content: str, last: Token, heading: bool) -> list[tuple[int, i
     if tail and content.endswith(tail, 0, end) and (
             end == len(tail) or content[end - len(tail) - 1] in " \t"):
         cut = len(content[:end - len(tail)].rstrip(" \t"))
-    if heading and (m := TRAILING_ID.search(content, 0, cut)) and \
+    if heading and (m := TRAILING_ID.search(content, 0, cut)) and not escaped_id(content) and \
             last.content[:at if at > 0 else None].rstrip().endswith(m.group().rstrip()):
         cut = len(content[:m.start()].rstrip(" \t"))
     return [(cut, end, "")] if cut < end else []

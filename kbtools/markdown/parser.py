@@ -394,13 +394,41 @@ def inline_text(children: Iterable[Token]) -> str:
     return plain("".join(out))
 
 
+def _trailing_id(text: str) -> re.Match[str] | None:
+    """The `{#…}` ending a heading's text, before any Obsidian block id."""
+    m = BLOCK_ID.search(text)
+    return TRAILING_ID.search(text, 0, m.start() if m else len(text))
+
+
+def escaped_id(raw: str) -> bool:
+    """Whether the `{#…}` ending a heading's source (`raw`, its inline run as written) is
+    written escaped (`## 语法 \\{#x}`): text every reader shows, no custom id."""
+    m = _trailing_id(raw)
+    slashes = len(raw[:m.start()]) - len(raw[:m.start()].rstrip("\\")) if m else 0
+    return slashes % 2 == 1
+
+
+NOT_AN_ID = "\u2063"  # between `{` and `#`: an escaped `{#…}` (an invisible character: no text)
+
+
+def heading_text(raw: str, text: str) -> str:
+    """A heading's `text` (its run `raw` read by `inline_text`) as `heading_title` and
+    `custom_ids` read it: a trailing `{#…}` written escaped (`\\{#x}`) is marked, so it stays
+    text (its title shows `{#x}`) and names no anchor. Text never holds the mark otherwise:
+    `plain` drops every invisible character."""
+    if not escaped_id(raw) or not (m := _trailing_id(text)):
+        return text
+    return f"{text[:m.start() + 1]}{NOT_AN_ID}{text[m.start() + 1:]}"
+
+
 def heading_title(text: str) -> str:
     """A heading's text without a trailing Obsidian block id (`^limits`) and `{#custom-id}`
-    ("" when nothing else is left): the title its heading path and anchor are made of."""
+    ("" when nothing else is left): the title its heading path and anchor are made of. A
+    `{#…}` marked escaped by `heading_text` is text."""
     m = BLOCK_ID.search(text)
     text = text[:m.start()] if m else text
     m = TRAILING_ID.search(text)
-    return (text[:m.start()] if m else text).strip()
+    return (text[:m.start()] if m else text).replace(NOT_AN_ID, "").strip()
 
 
 def custom_ids(text: str) -> list[str]:

@@ -29,7 +29,14 @@ import re
 
 from markdown_it.token import Token
 
-from kbtools.markdown.parser import TRAILING_ID, block_id_at, custom_ids, inline_text
+from kbtools.markdown.parser import (
+    TRAILING_ID,
+    block_id_at,
+    custom_ids,
+    escaped_id,
+    heading_text,
+    inline_text,
+)
 
 # `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
 _CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
@@ -147,9 +154,10 @@ def custom_anchors(tokens: list[Token]) -> None:
         children = tok.children if tok.type == "inline" else None
         if not children or tokens[i - 1].type != "heading_open":
             continue
-        ids = custom_ids(inline_text(children))
+        ids = custom_ids(heading_text(tok.content, inline_text(children)))
         last = children[-1]
-        if last.type == "text" and (m := TRAILING_ID.search(last.content)):
+        if last.type == "text" and not escaped_id(tok.content) and \
+                (m := TRAILING_ID.search(last.content)):
             last.content = last.content[:m.start()].rstrip()
         for anchor in ids:
             mark = Token("heading_anchor", "", 0)
