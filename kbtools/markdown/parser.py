@@ -66,6 +66,8 @@ INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200
                        "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
                        "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
                        "\U000e0020-\U000e007f]+")
+# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
+CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
