@@ -25,7 +25,9 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import ConfigError
+from kbtools.index.tokenize import Tokenizer
 from kbtools.markdown.doctree import parse
+from kbtools.markdown.parser import INVISIBLE
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden" / "chunks-rich.json"
@@ -486,7 +488,8 @@ def test_chunk_text_is_what_a_reader_sees_of_html():
     assert "私人" not in section.text and "<!--" not in section.text.split("```html")[0]
     assert "12 m3/h，按 Ctrl+S 保存。" in section.text
     assert "注意：出口压力 不得超过 1.6 MPa（表压）。\n\n居中的说明文字\n\n代码" in section.text
-    assert "代码 `<sup>x</sup>` 与转义 \\<kbd>y 与 气温<10℃或>30℃ 保持原样。" in section.text
+    # an escaped `\\<kbd>` is no tag: a reader sees `<kbd>`, without the backslash
+    assert "代码 `<sup>x</sup>` 与转义 <kbd>y 与 气温<10℃或>30℃ 保持原样。" in section.text
     assert "> 引用里的 H2O" in section.text
     assert "<b>code</b> <!-- kept -->" in section.text  # a code block is what it shows
     assert section.embed_text.endswith(section.text)
@@ -576,3 +579,67 @@ def test_a_bare_heading_still_joins_the_huge_block_after_it():
     src = src_of("# T\n\n## Code\n\n```\n" + "x = 1\n" * 400 + "```\n\n## Next\n\nA short tail.\n")
     first = next(c for c in chunk_document(src) if c.kind == "section")
     assert first.text.startswith("# T\n\n## Code\n\n```") and first.line_end == 406
+
+
+def _chunks(body: str, rel: str = "k/seen.md"):
+    return chunk_document(src_of(f"---\ntitle: 所见\n---\n\n{body}", rel))
+
+
+def test_chunk_text_reads_backslash_escapes_as_their_character():
+    """`\\*not bold\\*`, `\\#`, `\\[x\\]` were indexed and cited with their backslashes; a
+    reader sees `*not bold*`. A backslash before anything but punctuation, and escapes in
+    code, stay as written."""
+    body = ("# 转义\n\n这里 \\*not bold\\* 和 \\# 不是标题，\\[x\\] 不是任务框，\\\\ 一条，"
+            "C:\\Users 与 `a\\*b` 原样。\n")
+    section = next(c for c in _chunks(body) if c.kind == "section")
+    assert "这里 *not bold* 和 # 不是标题，[x] 不是任务框，\\ 一条，C:\\Users 与 `a\\*b` 原样。" \
+        in section.text
+    assert section.embed_text.endswith(section.text)
+
+
+def test_invisible_characters_are_no_chunk_text_nor_split_a_word():
+    """A zero-width space, a BOM inside text, a soft hyphen and `&#8203;` were kept in chunk
+    text and cut a word in two for BM25 (`data\\u200bbase` read `data`, `base`)."""
+    body = ("# 不可见\n\n零宽：数据\u200b库、data&#8203;base、\ufeffBOM、con\u00adnection "
+            "与 data\u2060store。\n\n| 列 | 值 |\n|---|---|\n| 压\u200b力 | 3 |\n")
+    chunks = _chunks(body)
+    section = next(c for c in chunks if c.kind == "section")
+    assert "零宽：数据库、database、BOM、connection 与 datastore。" in section.text
+    assert not INVISIBLE.search(section.embed_text)
+    tokenizer = Tokenizer()
+    assert set(tokenizer("database connection datastore")) <= set(tokenizer(section.text))
+    row = next(c for c in chunks if c.kind == "table_row")
+    assert row.text == "列: 压力\n值: 3"
+
+
+def test_script_and_style_in_a_heading_or_cell_are_no_text():
+    """A `<script>` inside a heading and a `<style>` inside a table cell were left out of the
+    section's text but read into the heading path, the anchor and the row chunk."""
+    body = ("# 标题带 <script>alert(1)</script>脚本\n\n正文。\n\n"
+            "| 列A | 列B |\n|---|---|\n| 第一行<br>第二行 | <style>.x{}</style>单元 |\n")
+    chunks = _chunks(body)
+    assert {c.heading_path for c in chunks} == {("标题带 脚本",)}
+    row = next(c for c in chunks if c.kind == "table_row")
+    assert row.text == "列A: 第一行 第二行\n列B: 单元"
+    table = next(c for c in chunks if c.kind == "table")
+    assert "| 第一行 第二行 | 单元 |" in table.text
+
+
+def test_escaped_custom_id_is_heading_text():
+    """`## 语法 \\{#x}` is text in every editor; the chunker read it as the custom id `x`
+    (heading path `语法`, and the section text kept a lone backslash)."""
+    body = "# 语法 \\{#x}\n\n正文一。\n\n## 真 {#real}\n\n正文二。\n"
+    chunks = _chunks(body)
+    assert {c.heading_path[0] for c in chunks} == {"语法 {#x}"}
+    assert chunks[0].text.startswith("# 语法 {#x}\n\n正文一。\n\n## 真\n")
+
+
+def test_table_caption_inside_a_callout():
+    """A table inside a callout took its caption from the section's blocks, never from the
+    callout's: its own caption was lost, and a paragraph after the callout was taken."""
+    body = ("# 压力\n\n> [!note] 参数表\n> 表 1：泵的参数\n>\n> | 参数 | 值 |\n> |---|---|\n"
+            "> | 压力 | 3 |\n\n后面的段落。\n\n- 列表项\n\n  | 列 | 值 |\n  |---|---|\n"
+            "  | 温度 | 5 |\n")
+    tables = [c for c in _chunks(body) if c.kind == "table"]
+    assert tables[0].embed_text.split("\n")[1:3] == ["参数表", "表 1：泵的参数"]
+    assert "后面的段落" not in tables[1].embed_text

@@ -165,3 +165,20 @@ def test_check_only_anchors():
 
 def test_one_parser_instance():
     assert markdown() is markdown()
+
+
+def test_script_in_a_heading_is_no_part_of_its_anchor():
+    """A `<script>` element's contents were read into a heading's slug (`标题带-alert1脚本`)."""
+    src = source(f"{GOOD_FM}\n# 标题带 <script>alert(1)</script>脚本\n", "k/scr.md")
+    checked, tree = both(src)
+    assert checked.slugs() == {"标题带-脚本"}
+    assert [h.text for h in tree_headings(tree)] == ["标题带 脚本"]
+
+
+def test_escaped_custom_id_names_no_anchor():
+    """`## 语法 \\{#x}` is text: `kb check` accepted `#x` links to it (and refused the
+    heading's own slug) while every editor shows `{#x}` as text."""
+    src = source(f"{GOOD_FM}\n# 语法 \\{{#x}}\n\n## 真 {{#real}}\n\n## 双 \\\\{{#two}}\n", "k/esc.md")
+    checked, tree = both(src)
+    assert {"语法-x", "real", "真", "two", "双-"} == checked.slugs()
+    assert [heading_title(h.text) for h in tree_headings(tree)] == ["语法 {#x}", "真", "双 \\"]

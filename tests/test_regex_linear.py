@@ -39,7 +39,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
-    "kbtools.serve.editors._CALLOUT": "match",  # a quote's first text
+    "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
@@ -124,9 +124,11 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
     "kbtools.markdown.parser.BLOCK_ID": "search",
     "kbtools.markdown.hidden.IMAGE_TAG": "match",
-    "kbtools.markdown.hidden.RAW_OPEN": "fullmatch",  # one HTML tag
-    "kbtools.markdown.hidden:</script\\s*>": "search",  # an HTML block or inline run
-    "kbtools.markdown.hidden:</style\\s*>": "search",
+    "kbtools.markdown.parser.RAW_OPEN": "fullmatch",  # one HTML tag
+    "kbtools.markdown.parser:</script\\s*>": "search",  # an HTML block or inline run
+    "kbtools.markdown.parser:</style\\s*>": "search",
+    "kbtools.markdown.parser.INVISIBLE": "finditer",  # a document's text
+    "kbtools.build.chunk_fine.QUOTE_MARKS": "sub",  # a short caption
     "kbtools.markdown.hidden.ENTITY": "finditer",  # the text of an HTML block
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
@@ -142,7 +144,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.question._CONTROL": "sub",
     "kbtools.query.question._ANSI": "sub",
-    "kbtools.query.question._FORMAT": "sub",
     "kbtools.query.question._SENTENCE_END": "split",  # a line of a long question
     "kbtools.query.question._NUMBER": "sub",
     "kbtools.query.filters._WHERE": "match",

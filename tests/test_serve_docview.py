@@ -242,3 +242,16 @@ def test_a_heading_s_custom_id_and_title_both_reach_it_as_kb_check_accepts():
     assert "<code>code {#c}</code>" in html  # code is shown as written
     ids = set(re.findall(r' id="([^"]+)"', html))
     assert ids == set(scan(text, 1).slugs()) - {""}  # the anchors the link-anchor rule accepts
+
+
+def test_script_in_a_heading_is_no_part_of_its_anchor():
+    html = render_markdown("## 标题带 <script>alert(1)</script>脚本\n", ctx())
+    assert 'id="标题带-脚本"' in html and "<script>" not in html
+
+
+def test_escaped_custom_id_is_shown_as_text():
+    """`## 语法 \\{#x}` on the page: the `{#x}` was cut from the heading and became the
+    anchor `x`, which `kb check` and the chunker now read as text too."""
+    html = render_markdown("## 语法 \\{#x}\n\n## 真 {#real}\n", ctx())
+    assert '<h2 id="语法-x" data-lines="1-1">语法 {#x}</h2>' in html
+    assert 'id="x"' not in html and '<span id="real" class="anchor">' in html

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote, urlencode
 
 import pytest
-from kbfixtures import copy_example
+from kbfixtures import PAGE, copy_example
 from servefixtures import DOCS
 from starlette.testclient import TestClient
 
@@ -452,3 +452,23 @@ def test_a_page_speaks_the_language_the_browser_prefers(client):
     client.cookies.clear()
     assert i18n.browser_lang("fr-FR,fr;q=0.9,zh;q=0.5,en;q=0.4") == "zh"
     assert i18n.browser_lang("en;q=0, zh;q=0") is None
+
+
+def test_a_results_passage_shows_its_markdown_not_its_reader_text(tmp_path):
+    """Chunk text reads a backslash escape as its character (`\\*not bold\\*` is `*not
+    bold*`); the results page rendered that text as Markdown again, so an escaped `\\*`
+    became emphasis and an escaped `\\#` a heading. A passage of whole lines is shown from
+    its source lines, as the document's page shows them."""
+    root = copy_example(tmp_path / "kr", [])
+    doc = root / "knowledge/engineering/escapes.md"
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(PAGE.format(title="Escapes", source="test", body=(
+        "The flag \\*not bold\\* stays literal in zanzibar notes.\n\n"
+        "\\# not a heading of zanzibar\n")), encoding="utf-8")
+    build(load_config(root), BuildOptions(progress=False))
+    with TestClient(create_app(root / "dist"), base_url=BASE) as c:
+        page = c.get("/", params={"q": "zanzibar notes", "k": 5}).text
+    article = re.search(r'data-doc="knowledge/engineering/escapes.md".*?</article>', page, re.S)
+    assert article is not None
+    assert "*not bold*" in article.group() and "<em>" not in article.group()
+    assert "# not a " in article.group() and article.group().count("<h1") <= 1

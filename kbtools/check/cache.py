@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 17  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 18  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -32,7 +32,9 @@ FORMAT = 17  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 12: a ```latex or ```tex fence is code, no formula; 13: unclosed code fences kept, a
 # front-matter edit lost their `code-unclosed` warning; 14: HTML tables; 15: Obsidian
 # `%%` comments; 16: `==highlight==` markers are no heading text; 17: footnotes parsed:
-# `[^1]` is no heading text, a definition's indented paragraphs are no code)
+# `[^1]` is no heading text, a definition's indented paragraphs are no code; 18: an
+# escaped `\{#x}` ending a heading is text, `<script>`/`<style>` contents and invisible
+# characters no heading text)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"

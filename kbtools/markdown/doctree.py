@@ -50,11 +50,13 @@ from kbtools.markdown.nodes import (
 from kbtools.markdown.parser import (
     INLINE_MATH,
     fence_language,
+    heading_text,
     heading_title,
     is_math_fence,
     normalize_href,
     parse_tokens,
     plain,
+    raw_element_end,
     source_text,
     token_newlines,
     token_text,
@@ -142,7 +144,8 @@ class _Builder:
         a, b = self.span(tok)
         inl = _read_inline(self.tokens[self.pos + 1], a)
         self.pos += 3
-        return Heading(a, b, level=int(tok.tag[1:]), text=inl.text, inline=inl)
+        text = heading_text(self.tokens[self.pos - 2].content, inl.text)
+        return Heading(a, b, level=int(tok.tag[1:]), text=text, inline=inl)
 
     def code(self, tok: Token) -> Block:
         """A fence or an indented code block; math fences are display formulas."""
@@ -266,9 +269,17 @@ class _InlineReader:
         self.math: list[Math] = []
         self.links: list[LinkRef] = []
         self.open_links: list[tuple[str, int, int]] = []  # (href, text index, line)
+        self.closing: re.Pattern[str] | None = None  # ends the `<script>`/`<style>` left out
 
     def read(self, tok: Token) -> None:
         kind = tok.type
+        if self.closing is None:
+            self.closing = raw_element_end(tok)
+        if self.closing is not None:
+            if kind == "html_inline" and self.closing.fullmatch(tok.content):
+                self.closing = None  # its end tag
+            self.line += token_newlines(tok) + (kind in ("softbreak", "hardbreak"))
+            return
         if kind in INLINE_MATH:
             self.math.append(Math(tok.content.strip(), kind == "math_inline_double",
                                   self.line, self.line + token_newlines(tok)))

@@ -31,6 +31,7 @@ from kbtools.markdown.parser import (
     TOO_DEEP,
     custom_ids,
     github_slugs,
+    heading_text,
     heading_title,
     inline_text,
     is_math_fence,
@@ -321,7 +322,8 @@ class _Scanner:
                 self.out.headings.append((start + self.offset, plain(content)))
             else:
                 tok.children = parse_inline(content, self.env)
-                self.out.headings.append((start + self.offset, inline_text(tok.children)))
+                self.out.headings.append((start + self.offset,
+                                           heading_text(content, inline_text(tok.children))))
         elif _needs_inline(content, self.has_refs):
             tok.children = parse_inline(content, self.env)
         if tok.children:

@@ -27,9 +27,13 @@ from markdown_it.token import Token
 from kbtools.markdown.nodes import comment_spans
 from kbtools.markdown.parser import (
     BR,
+    INVISIBLE,
+    RAW_CLOSE,
+    RAW_OPEN,
     TRAILING_ID,
     block_id_at,
     entity_spans,
+    escaped_id,
     token_span,
 )
 
@@ -102,9 +106,6 @@ def _shown(tag: str) -> str | None:
     return " " if BR.match(tag) else ""
 
 
-# the elements whose contents no reader sees, and their end tags
-RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
-RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
 ENTITY = re.compile(r"&(?:#(x[a-f0-9]{1,6}|[0-9]{1,7})|([a-z][a-z0-9]{1,31}));", re.I)
 
 
@@ -149,7 +150,7 @@ def _trailing_ids(content: str, last: Token, heading: bool) -> list[tuple[int, i
     if tail and content.endswith(tail, 0, end) and (
             end == len(tail) or content[end - len(tail) - 1] in " \t"):
         cut = len(content[:end - len(tail)].rstrip(" \t"))
-    if heading and (m := TRAILING_ID.search(content, 0, cut)) and \
+    if heading and (m := TRAILING_ID.search(content, 0, cut)) and not escaped_id(content) and \
             last.content[:at if at > 0 else None].rstrip().endswith(m.group().rstrip()):
         cut = len(content[:m.start()].rstrip(" \t"))
     return [(cut, end, "")] if cut < end else []
@@ -247,8 +248,10 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
             out.extend(locate.spans(tok.content, tok.map[0] + offset, found))
         elif i and tokens[i - 1].type in ("th_open", "td_open"):  # cells share their row's line
             locate.spans(tok.content, tok.map[0] + offset, [(0, 0, "")])
+    body = starts[offset] if 0 <= offset < len(starts) else len("\n".join(lines))
+    out += [(m.start(), m.end(), "") for m in INVISIBLE.finditer("\n".join(lines), body)]
     disjoint: list[Hidden] = []
-    for span in sorted(out):
-        if not disjoint or span[0] >= disjoint[-1][1]:
-            disjoint.append(span)
+    for a, b, shown in sorted(out):
+        if not disjoint or a >= disjoint[-1][1]:
+            disjoint.append((a, b, INVISIBLE.sub("", shown)))  # `&#8203;` is not seen either
     return tuple(disjoint)

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from kbtools.markdown.parser import heading_title
+
 
 def comments(html: str) -> list[str]:
     """The bodies of the `<!-- … -->` comments in `html`, in order."""
@@ -191,7 +193,8 @@ class Section:
 
     @property
     def title(self) -> str:
-        return self.heading.text if self.heading else ""
+        """The heading's title (`heading_title`: no block id, no `{#custom-id}`)."""
+        return heading_title(self.heading.text) if self.heading else ""
 
     @property
     def own_end(self) -> int:

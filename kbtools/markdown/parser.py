@@ -29,7 +29,7 @@ from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
-from markdown_it.rules_inline import StateInline, backtick, entity, html_inline
+from markdown_it.rules_inline import StateInline, backtick, entity, escape, html_inline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
@@ -50,10 +50,24 @@ BLOCK_MATH = ("math_block", "math_block_label")
 # Patterns over author text run in linear time: no group may scan past the opener of the
 # next match attempt (`<`, `{`), so a run of unclosed openers is read once, not once per opener.
 BR = re.compile(r"<br\s*/?>", re.I)
+# the elements whose contents no reader sees, and their end tags
+RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
+RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+# invisible format characters (Unicode's Cf: zero-width space and joiners, word joiner, BOM,
+# soft hyphen, bidi marks, tags): no reader sees them (a soft hyphen shows only where a line
+# breaks at it), and inside a word they split it for the tokenizer (`小\u200b麦` is not
+# `小麦`), so the text a reader sees and a question (`kbtools.query.question`) drop them
+INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
+                       "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u0890\u0891\u08e2\ufeff"
+                       "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+                       "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+                       "\U000e0020-\U000e007f]+")
+# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
+CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
@@ -87,6 +101,7 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.inline.ruler.at("html_inline", _noting_span(html_inline))
     md.inline.ruler.at("entity", _noting_span(entity))
+    md.inline.ruler.at("escape", _noting_span(escape))
     md.core.ruler.before("text_join", "entity_spans", _entity_spans)
     md.use(tasklists_plugin)
     # footnotes as Typora, Obsidian and GitHub read them: `[^1]` is a `footnote_ref` token
@@ -148,24 +163,33 @@ def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateIn
 
 
 ENTITIES = "entities"  # meta key of an inline run: ((start, end, character), ...) of its entities
+# and backslash escapes
 
 
 def _entity_spans(state: StateCore) -> None:
     """Each inline run's HTML entities (`&nbsp;`, `&lt;`, `&#8482;`: what a reader sees is
-    the character) as (start, end, character) in its content, in `meta[ENTITIES]`, read
+    the character) and backslash escapes (`\\*`, `\\#`, `\\[`: a reader sees the character, not
+    the backslash) as (start, end, character) in its content, in `meta[ENTITIES]`, read
     before `text_join` merges their tokens into the text around them."""
     for tok in state.tokens:
         if tok.type != "inline" or not tok.children:
             continue
         found = [(*span, child.content) for child in tok.children
-                 if child.type == "text_special" and child.info == "entity"
+                 if child.type == "text_special" and _decoded(child)
                  and (span := token_span(child))]
         if found:
             tok.meta[ENTITIES] = tuple(found)
 
 
+def _decoded(tok: Token) -> bool:
+    """Whether a `text_special` token reads otherwise than it is written: an entity, or an
+    escape of ASCII punctuation (a backslash before anything else stays as written)."""
+    return tok.info == "entity" or (tok.info == "escape" and tok.content != tok.markup)
+
+
 def entity_spans(tok: Token) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, character) of each HTML entity written in an inline run's text."""
+    """(start, end, character) of each HTML entity and backslash escape written in an inline
+    run's text."""
     return tuple(tok.meta.get(ENTITIES, ())) if tok.meta else ()
 
 
@@ -341,26 +365,72 @@ def token_text(tok: Token) -> str:
 
 
 def plain(text: str) -> str:
-    """Whitespace collapsed: the text of a run whose inline HTML `token_text` already left out.
+    """Whitespace collapsed and invisible characters (`INVISIBLE`) left out: the text of a
+    run whose inline HTML `token_text` already left out.
 
     Never strips anything that looks like a tag: the text is decoded text and code (a cell's
     `气温<10℃或>30℃`, a code span's `Vec<T>`); markdown-it's `html_inline` tokens are the tags."""
-    return " ".join(text.split())
+    return " ".join(INVISIBLE.sub("", text).split())
+
+
+def raw_element_end(tok: Token) -> re.Pattern[str] | None:
+    """The end tag of the `<script>`/`<style>` element an inline tag opens (its contents,
+    up to that tag, are no text of the run); None for every other token."""
+    m = RAW_OPEN.fullmatch(tok.content) if tok.type == "html_inline" else None
+    return RAW_CLOSE[m.group(1).lower()] if m else None
 
 
 def inline_text(children: Iterable[Token]) -> str:
     """The plain text of an inline run: a heading's or a table cell's text (inline HTML tags
-    left out, `<br>` a space; `<` and `>` of text and code spans kept)."""
-    return plain("".join(token_text(tok) for tok in children))
+    and the contents of `<script>`/`<style>` elements left out, `<br>` a space; `<` and `>`
+    of text and code spans kept)."""
+    out: list[str] = []
+    closing: re.Pattern[str] | None = None  # the end tag of the element being left out
+    for tok in children:
+        if closing is not None:
+            if tok.type == "html_inline" and closing.fullmatch(tok.content):
+                closing = None
+            continue
+        if (closing := raw_element_end(tok)) is None:
+            out.append(token_text(tok))
+    return plain("".join(out))
+
+
+def _trailing_id(text: str) -> re.Match[str] | None:
+    """The `{#…}` ending a heading's text, before any Obsidian block id."""
+    m = BLOCK_ID.search(text)
+    return TRAILING_ID.search(text, 0, m.start() if m else len(text))
+
+
+def escaped_id(raw: str) -> bool:
+    """Whether the `{#…}` ending a heading's source (`raw`, its inline run as written) is
+    written escaped (`## 语法 \\{#x}`): text every reader shows, no custom id."""
+    m = _trailing_id(raw)
+    slashes = len(raw[:m.start()]) - len(raw[:m.start()].rstrip("\\")) if m else 0
+    return slashes % 2 == 1
+
+
+NOT_AN_ID = "\u2063"  # between `{` and `#`: an escaped `{#…}` (an invisible character: no text)
+
+
+def heading_text(raw: str, text: str) -> str:
+    """A heading's `text` (its run `raw` read by `inline_text`) as `heading_title` and
+    `custom_ids` read it: a trailing `{#…}` written escaped (`\\{#x}`) is marked, so it stays
+    text (its title shows `{#x}`) and names no anchor. Text never holds the mark otherwise:
+    `plain` drops every invisible character."""
+    if not escaped_id(raw) or not (m := _trailing_id(text)):
+        return text
+    return f"{text[:m.start() + 1]}{NOT_AN_ID}{text[m.start() + 1:]}"
 
 
 def heading_title(text: str) -> str:
     """A heading's text without a trailing Obsidian block id (`^limits`) and `{#custom-id}`
-    ("" when nothing else is left): the title its heading path and anchor are made of."""
+    ("" when nothing else is left): the title its heading path and anchor are made of. A
+    `{#…}` marked escaped by `heading_text` is text."""
     m = BLOCK_ID.search(text)
     text = text[:m.start()] if m else text
     m = TRAILING_ID.search(text)
-    return (text[:m.start()] if m else text).strip()
+    return (text[:m.start()] if m else text).replace(NOT_AN_ID, "").strip()
 
 
 def custom_ids(text: str) -> list[str]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbtools.errors import valid_unicode
+from kbtools.markdown.parser import INVISIBLE
 
 MAX_QUERY_CHARS = 2000  # searched (BM25, the question's vector, the identifiers)
 MAX_QUESTION_CHARS = 10_000  # read of a question: an 8 KB log fits; surfaces refuse more
@@ -45,14 +46,6 @@ PASTE_CHARS = 220
 # an ANSI escape sequence (a coloured terminal log): CSI ... final byte, or ESC and one byte
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# invisible format characters (Unicode's Cf: zero-width space and joiners, word joiner, BOM,
-# soft hyphen, bidi marks, tags): pasted from a web page or a PDF inside a word they would
-# split it for the tokenizer (`小\u200b麦` is not `小麦`), so they are dropped, not spaced
-_FORMAT = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
-                     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u0890\u0891\u08e2\ufeff"
-                     "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-                     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-                     "\U000e0020-\U000e007f]")
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])")
 # a number standing alone (a timestamp, a counter, a reading: not the digits of E17 or h5.py)
 _NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.:,]\d+)*")
@@ -67,7 +60,7 @@ def clean_lines(query: str) -> list[str]:
     `MAX_QUESTION_CHARS` of the question are read."""
     text = valid_unicode(str(query or "")[:MAX_QUESTION_CHARS]).replace("\ufffd", " ")
     text = unicodedata.normalize("NFKC", text)[: 4 * MAX_QUESTION_CHARS]  # NFKC may expand
-    text = _FORMAT.sub("", _ANSI.sub(" ", text))
+    text = INVISIBLE.sub("", _ANSI.sub(" ", text))
     lines = (" ".join(_CONTROL.sub(" ", line).split()) for line in text.splitlines())
     return [line for line in lines if line]
 

@@ -53,6 +53,7 @@ from markdown_it.utils import OptionsDict
 from kbtools.markdown.doctree import ATTR, html_images
 from kbtools.markdown.parser import (
     BR,
+    heading_text,
     heading_title,
     inline_text,
     is_math_fence,
@@ -464,7 +465,9 @@ def _anchor_headings(tokens: list[Token]) -> None:
     for i, tok in enumerate(tokens):
         if tok.type != "heading_open" or i + 1 >= len(tokens):
             continue
-        base = slug = slugify(heading_title(inline_text(tokens[i + 1].children or [])))
+        inline = tokens[i + 1]
+        text = heading_text(inline.content, inline_text(inline.children or []))
+        base = slug = slugify(heading_title(text))
         while slug in seen:
             seen[base] += 1
             slug = f"{base}-{seen[base]}"

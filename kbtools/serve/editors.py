@@ -25,14 +25,18 @@ they make with fixed markup of its own (nothing of the author's text becomes a t
 
 from __future__ import annotations
 
-import re
-
 from markdown_it.token import Token
 
-from kbtools.markdown.parser import TRAILING_ID, block_id_at, custom_ids, inline_text
+from kbtools.markdown.parser import (
+    CALLOUT,
+    TRAILING_ID,
+    block_id_at,
+    custom_ids,
+    escaped_id,
+    heading_text,
+    inline_text,
+)
 
-# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
-_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 # Obsidian's callout types and their aliases, by the type whose look they share
 CALLOUT_TYPES = {
     "note": "note", "abstract": "abstract", "summary": "abstract", "tldr": "abstract",
@@ -66,7 +70,7 @@ def callouts(tokens: list[Token]) -> None:
         children = tokens[i + 2].children
         if not children or children[0].type != "text":
             continue
-        m = _CALLOUT.match(children[0].content)
+        m = CALLOUT.match(children[0].content)
         if m is None:
             continue
         kind = CALLOUT_TYPES.get(m.group(1).lower())
@@ -147,9 +151,10 @@ def custom_anchors(tokens: list[Token]) -> None:
         children = tok.children if tok.type == "inline" else None
         if not children or tokens[i - 1].type != "heading_open":
             continue
-        ids = custom_ids(inline_text(children))
+        ids = custom_ids(heading_text(tok.content, inline_text(children)))
         last = children[-1]
-        if last.type == "text" and (m := TRAILING_ID.search(last.content)):
+        if last.type == "text" and not escaped_id(tok.content) and \
+                (m := TRAILING_ID.search(last.content)):
             last.content = last.content[:m.start()].rstrip()
         for anchor in ids:
             mark = Token("heading_anchor", "", 0)

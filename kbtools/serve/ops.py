@@ -179,6 +179,36 @@ def document(served: Served, doc: str) -> SourceDoc:
     return kn.read(path)
 
 
+def passage_markdown(served: Served, doc: str, text: str, first: int, last: int) -> str:
+    """The Markdown a result's passage is shown from: `doc`'s file lines `first`-`last` as
+    written when `text` (a chunk's text) is those whole lines, else `text`. Chunk text is
+    what a reader sees (`\\*x\\*` reads `*x*`, `&lt;` reads `<`), no Markdown: rendered
+    again, an escaped `\\*` would be emphasis and `\\#` a heading. A passage that starts or
+    ends inside a line (a long paragraph cut at a sentence), or a source not on this device,
+    is shown from its text."""
+    try:
+        src = document(served, doc)
+    except (KbError, ApiError):
+        return text
+    lines = src.text.split("\n")[first - 1:last] if 0 < first <= last else []
+    shown = text.strip().split("\n")
+    if len(lines) != last - first + 1 or not _same_edge(lines[0], shown[0], start=True) \
+            or not _same_edge(lines[-1], shown[-1], start=False):
+        return text
+    return "\n".join(lines)
+
+
+EDGE_CHARS = 8  # a passage is its whole lines when its first and last lines begin and end alike
+
+
+def _same_edge(written: str, shown: str, start: bool) -> bool:
+    """Whether a source line and a passage's line begin (`start`) or end alike: their
+    first or last `EDGE_CHARS` characters but backslashes (an escape at the line's edge)."""
+    a, b = written.strip().replace("\\", ""), shown.strip().replace("\\", "")
+    n = min(EDGE_CHARS, len(a), len(b))
+    return n > 0 and (a[:n] == b[:n] if start else a[-n:] == b[-n:])
+
+
 def doc_chunks(served: Served, doc: str) -> list[dict[str, Any]]:
     """The chunk records of `doc` in the served release, in line order (by first line, then
     chunk number)."""

@@ -341,7 +341,8 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
             + "#cited",
             "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None, "evaluation": None}
-    text, offset, cited = r.text, r.line_start - 1, (r.line_start, r.line_end)
+    text = ops.passage_markdown(served, r.doc, r.text, r.line_start, r.line_end)
+    offset, cited = r.line_start - 1, (r.line_start, r.line_end)
     found = None
     excerpt = None
     if r.kind in ("table_row", "table"):
@@ -352,7 +353,9 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
             given = dict((r.evaluation or {}).get("inputs") or {})
             view["table_url"] = _table_url(*found, r.doc, given)
         if table is not None:
-            text, offset = table["text"], table["line_start"] - 1
+            text = ops.passage_markdown(served, r.doc, table["text"], table["line_start"],
+                                        table["line_end"])
+            offset = table["line_start"] - 1
             focus = r.line_start if r.kind == "table_row" else \
                 _matched_line(r.evaluation, found[1] if found else None)
             excerpt = table_excerpt(text, table["line_start"], table["line_end"], focus)
