@@ -110,7 +110,7 @@ def test_the_table_button_opens_the_results_own_decision_table(client, repo, q):
         assert r["button"].split("&")[0] == f"/table/{quote(r['doc'])}?table={spans[0]['index']}"
         form = client.get(r["button"])
         assert form.status_code == 200, form.text
-        shown = re.search(r'<table class="rules">\s*<thead><tr>(.*?)</tr>', form.text, re.S)
+        shown = re.search(r'<table class="rules"[^>]*>\s*<thead><tr>(.*?)</tr>', form.text, re.S)
         assert shown and re.findall(r"<th>(.*?)</th>", shown.group(1)) == \
             [htmllib.escape(h, quote=False) for h in spans[0]["inputs"] + spans[0]["outputs"]]
 
@@ -452,3 +452,31 @@ def test_a_page_speaks_the_language_the_browser_prefers(client):
     client.cookies.clear()
     assert i18n.browser_lang("fr-FR,fr;q=0.9,zh;q=0.5,en;q=0.4") == "zh"
     assert i18n.browser_lang("en;q=0, zh;q=0") is None
+
+
+@pytest.mark.parametrize("ui, url, content", [
+    ("en", f"/doc/{quote(SCAB)}", "zh-CN"),
+    ("zh", f"/doc/{quote(DEPLOY)}", "en"),
+    ("en", f"/table/{quote(SCAB)}?table=1", "zh-CN"),
+    ("en", "/?" + urlencode({"q": "赤霉病 扬花期"}), "zh-CN"),
+    ("zh", "/?" + urlencode({"q": "deployment rollback fieldgate"}), "en"),
+])
+def test_knowledge_text_carries_its_own_language(client, ui, url, content):
+    """A Chinese document in the English interface was all `lang="en"` (and an English one in
+    the Chinese interface `zh-CN`): a screen reader read the Chinese text with an English voice.
+    The interface keeps its language; the knowledge text says its own."""
+    page = client.get(url + ("&" if "?" in url else "?") + "lang=" + ui).text
+    tags = Elements(page).tags
+    assert tags[0] == ("html", {"lang": {"en": "en", "zh": "zh-CN"}[ui]})
+    texts = [a for tag, a in tags if a.get("class") in ("body", "passage", "rules")
+             or (tag == "a" and "lang" in a)]
+    assert texts and all(a.get("lang") == content for a in texts), (url, texts[:3])
+
+
+def test_a_documents_declared_language_wins_and_a_bad_one_is_ignored():
+    assert i18n.content_lang("en", "中文正文") == "en"
+    assert i18n.content_lang("zh", "English text") == "zh-CN"
+    assert i18n.content_lang("zh-TW", "") == "zh-TW"
+    assert i18n.content_lang('en" onload="x', "中文正文") == "zh-CN"
+    assert i18n.content_lang(None, "An English text") == "en"
+
