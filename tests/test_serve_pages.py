@@ -480,3 +480,19 @@ def test_a_documents_declared_language_wins_and_a_bad_one_is_ignored():
     assert i18n.content_lang('en" onload="x', "中文正文") == "zh-CN"
     assert i18n.content_lang(None, "An English text") == "en"
 
+
+
+def test_a_results_page_has_one_outline_of_results_and_their_sections(client):
+    """A results page had no `<h1>` and each passage's own `<h1>`/`<h2>` stood among the
+    results' `<h2>`s (with the same heading id once per result of that section): a screen
+    reader's list of headings jumped from a result to a top-level heading of its passage."""
+    page = client.get("/?" + urlencode({"q": "小麦赤霉病 扬花期 风险等级"})).text
+    heads = [(tag, a) for tag, a in Elements(page).tags if re.fullmatch(r"h[1-6]", tag)]
+    assert [tag for tag, _ in heads].count("h1") == 1 and heads[0][0] == "h1"
+    levels = [int(tag[1]) for tag, _ in heads]
+    assert all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), levels
+    assert levels.count(2) >= 2 and max(levels) >= 3  # the results, and a passage's sections
+    ids = [a["id"] for _, a in heads if "id" in a]
+    assert len(ids) == len(set(ids)), ids
+    doc = client.get(f"/doc/{quote(SCAB)}").text  # a document's own headings keep their ids
+    assert '<h1 id="小麦赤霉病监测与防控操作规程"' in doc

@@ -473,6 +473,18 @@ def _anchor_headings(tokens: list[Token]) -> None:
             tok.attrSet("id", slug)
 
 
+def _passage_headings(tokens: list[Token]) -> None:
+    """A passage's headings below its result's `<h2>`, and without ids (a page of results
+    holds the same section more than once; a `[TOC]` links to the document's): a screen
+    reader's list of headings is the results, each with its sections, not the passages'
+    `<h1>`s among them."""
+    heads = [tok for tok in tokens if tok.type in ("heading_open", "heading_close")]
+    shift = 3 - min((int(tok.tag[1]) for tok in heads), default=3)  # its first level: h3
+    for tok in heads:
+        tok.tag = f"h{min(int(tok.tag[1]) + shift, 6)}"
+        tok.attrs.pop("id", None)
+
+
 def _link_xrefs(tokens: list[Token], ctx: RenderContext) -> None:
     """Turn the resolved cross references on an inline run's lines into links."""
     if not ctx.xrefs:
@@ -547,6 +559,8 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     footnotes(tokens)
     _anchor_headings(tokens)
     tokens = table_of_contents(tokens)
+    if not ctx.on_doc_page:
+        _passage_headings(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)
     md = markdown()
