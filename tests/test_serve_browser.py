@@ -517,3 +517,29 @@ def test_fields_stand_out_from_the_page(page, server):
         for border, background in found:
             rgb = [[float(x) for x in c[c.index("(") + 1:-1].split(",")] for c in (border, background)]
             assert _contrast(*rgb) >= 3, (url, border, background)
+
+
+def test_a_printed_procedure_keeps_headings_with_their_steps_and_says_where_links_go(page, server):
+    """Technicians print procedures: a heading ("3.1 需要立即预防用药的情形") was printed alone
+    at the foot of a page with its steps on the next, and a link printed as its words only
+    ("…见农药配比与安全间隔期。"), so the paper did not say which document to look up."""
+    import base64
+    import re
+
+    from pdftext import pdf_pages
+
+    printed = ""
+    for doc in (SCAB, "knowledge/crops/pesticide-dilution-and-phi.md"):
+        page.get(server + f"/doc/{quote(doc)}")
+        heads = page.execute_script(
+            "return [...document.querySelectorAll('.body h1, .body h2, .body h3, .body h4')]"
+            ".map(h => h.textContent.replace(/\\s+/g, ''))")
+        pdf = base64.b64decode(page.execute_cdp_cmd(
+            "Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69})["data"])  # A4
+        pages = [re.sub(r"\s+", "", p) for p in pdf_pages(pdf)]
+        assert len(pages) > 1 and heads, doc
+        for n, text in enumerate(pages[:-1], 1):
+            assert not [h for h in heads if text.endswith(h)], (doc, n, text[-60:])
+        printed += "".join(pages)
+    assert "农药配比与安全间隔期(/doc/knowledge/crops/pesticide-dilution-and-phi.md)" in printed
+    assert "第4节(/doc/knowledge/crops/wheat-scab.md#4-药剂与用量)" in printed  # readable, not %E8…

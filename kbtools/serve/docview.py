@@ -136,6 +136,13 @@ class RenderContext:
         return first, self.line_map[end] - 1
 
 
+def printed_href(href: str) -> str:
+    """The ``data-print`` attribute of a link to `href` when it differs from it: the target
+    printed after a link's text, readable (``#4-药剂与用量``, not ``#4-%E8%8D%AF…``)."""
+    shown = unquote(href)
+    return f' data-print="{escapeHtml(shown)}"' if shown != href else ""
+
+
 def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
     return ctx.url("doc", doc) + (f"#{quote(anchor)}" if anchor else "")
 
@@ -307,7 +314,7 @@ class SafeRenderer(RendererHTML):
             return '<span class="dropped-link">', "</span>"
         external = href.startswith(("http://", "https://"))
         rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
-        return f'<a href="{escapeHtml(href)}"{rel}>', "</a>"
+        return f'<a href="{escapeHtml(href)}"{rel}{printed_href(href)}>', "</a>"
 
 
 def _missing_file(ctx: RenderContext, href: str) -> bool:
@@ -538,7 +545,8 @@ class _XrefRenderer(SafeRenderer):
                   env: Any) -> str:
         tok = tokens[idx]
         if tok.meta.get("xref"):
-            return f'<a class="xref" href="{escapeHtml(str(tok.attrGet("href")))}">'
+            href = str(tok.attrGet("href"))
+            return f'<a class="xref" href="{escapeHtml(href)}"{printed_href(href)}>'
         return super().link_open(tokens, idx, options, env)
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
