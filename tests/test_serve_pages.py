@@ -496,3 +496,15 @@ def test_a_results_page_has_one_outline_of_results_and_their_sections(client):
     assert len(ids) == len(set(ids)), ids
     doc = client.get(f"/doc/{quote(SCAB)}").text  # a document's own headings keep their ids
     assert '<h1 id="小麦赤霉病监测与防控操作规程"' in doc
+
+
+@pytest.mark.parametrize("lang, word", [("zh", "问题"), ("en", "Question")])
+def test_the_question_box_has_a_label(client, lang, word):
+    """The search box was named by its placeholder only, an example question that goes once
+    the reader types: a screen reader announced a filled box as "edit text" with no name."""
+    page = client.get("/?" + urlencode({"q": "赤霉病", "lang": lang})).text
+    tags = Elements(page).tags
+    box = next(a for tag, a in tags if tag == "input" and a.get("name") == "q")
+    labels = re.findall(r'<label[^>]*for="([^"]+)"[^>]*>([^<]+)</label>', page)
+    assert (box.get("id"), word) in labels
+    assert [a.get("id") for _, a in tags].count(box["id"]) == 1

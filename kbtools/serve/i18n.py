@@ -22,6 +22,7 @@ _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "app": ("现场知识库", "Field knowledge"),
     "search": ("搜索", "Search"),
+    "question": ("问题", "Question"),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
     "verified_only": ("只看已审核", "Verified only"),
