@@ -508,3 +508,13 @@ def test_the_question_box_has_a_label(client, lang, word):
     labels = re.findall(r'<label[^>]*for="([^"]+)"[^>]*>([^<]+)</label>', page)
     assert (box.get("id"), word) in labels
     assert [a.get("id") for _, a in tags].count(box["id"]) == 1
+
+
+@pytest.mark.parametrize("ui, other, word", [("zh", "en", "English"), ("en", "zh-CN", "中文")])
+def test_the_language_switch_is_said_in_its_own_language(client, ui, other, word):
+    """The switch reads "English" on a Chinese page (and "中文" on an English one), but took
+    the page's `lang`: a Chinese screen reader voice spelled it out letter by letter."""
+    for page in (client.get(f"/doc/{quote(SCAB)}?lang={ui}").text,
+                 client.post(f"/?lang={ui}", data={"q": pasted_log()}).text):  # the form's button
+        switch = re.search(r'<(a|button)[^>]*\blang="([^"]+)"[^>]*>([^<]+)</\1>', page)
+        assert switch and switch.group(2, 3) == (other, word), page[:800]

@@ -138,6 +138,7 @@ class Page:
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
         html = ENV.get_template(template).render(t=self.t, lang=self.lang, html_lang=HTML_LANG,
+                                                 other_lang=other_lang(self.lang),
                                                  reason=reason_translator(self.lang),
                                                  no_answer=no_answer_line(self.lang),
                                                  lang_url=self.lang_url(anchor),
