@@ -543,3 +543,33 @@ def test_a_printed_procedure_keeps_headings_with_their_steps_and_says_where_link
         printed += "".join(pages)
     assert "农药配比与安全间隔期(/doc/knowledge/crops/pesticide-dilution-and-phi.md)" in printed
     assert "第4节(/doc/knowledge/crops/wheat-scab.md#4-药剂与用量)" in printed  # readable, not %E8…
+
+
+def test_a_wide_table_scrolls_in_its_own_box_and_by_keyboard(page, server):
+    """On a 320 px phone a document's wide table (the HX260 fault codes) scrolled the whole
+    document text sideways with it, and no key could scroll it: the box that scrolled held
+    links, so Tab went to them, never to the box."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page.get(server + f"/doc/{quote('knowledge/equipment/hx260-ch05-fault-codes.md')}")
+        scrolls = page.execute_script(
+            "return [...document.querySelectorAll('body *')].filter(e => "
+            "['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && "
+            "e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + '.' + e.className)")
+        assert scrolls == ["DIV.table-wrap"], scrolls
+        page.execute_script("document.activeElement.blur()")
+        focused = []
+        while "table-wrap" not in focused and len(focused) < 12:
+            ActionChains(page).send_keys(Keys.TAB).perform()
+            focused.append(page.execute_script("return document.activeElement.className"))
+        assert "table-wrap" in focused, focused
+        ActionChains(page).send_keys(Keys.ARROW_RIGHT).perform()  # the focused box scrolls
+        WebDriverWait(page, 30).until(lambda d: d.execute_script(
+            "return document.querySelector('.table-wrap').scrollLeft > 0"))
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

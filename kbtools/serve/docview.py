@@ -204,6 +204,16 @@ class SafeRenderer(RendererHTML):
                    env: Any) -> str:
         return "</mark>"
 
+    def table_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        """A wide table scrolls in a box of its own, not with the text around it (a box
+        holding no link is one a keyboard can scroll: Chromium makes it focusable)."""
+        return '<div class="table-wrap">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                    env: Any) -> str:
+        return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
         content = tokens[idx].content
