@@ -53,7 +53,6 @@ from markdown_it.utils import OptionsDict
 from kbtools.markdown.doctree import ATTR, html_images
 from kbtools.markdown.parser import (
     BR,
-    heading_title,
     inline_text,
     is_math_fence,
     markdown,
@@ -70,6 +69,7 @@ from kbtools.serve.editors import (
     table_of_contents,
     task_boxes,
 )
+from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -476,32 +476,6 @@ def _omission(ctx: RenderContext, line: int, cols: int) -> list[Token]:
     return [tok]
 
 
-def _anchor_headings(tokens: list[Token]) -> None:
-    seen: dict[str, int] = {}
-    for i, tok in enumerate(tokens):
-        if tok.type != "heading_open" or i + 1 >= len(tokens):
-            continue
-        base = slug = slugify(heading_title(inline_text(tokens[i + 1].children or [])))
-        while slug in seen:
-            seen[base] += 1
-            slug = f"{base}-{seen[base]}"
-        seen[slug] = 0
-        if slug:
-            tok.attrSet("id", slug)
-
-
-def _passage_headings(tokens: list[Token]) -> None:
-    """A passage's headings below its result's `<h2>`, and without ids (a page of results
-    holds the same section more than once; a `[TOC]` links to the document's): a screen
-    reader's list of headings is the results, each with its sections, not the passages'
-    `<h1>`s among them."""
-    heads = [tok for tok in tokens if tok.type in ("heading_open", "heading_close")]
-    shift = 3 - min((int(tok.tag[1]) for tok in heads), default=3)  # its first level: h3
-    for tok in heads:
-        tok.tag = f"h{min(int(tok.tag[1]) + shift, 6)}"
-        tok.attrs.pop("id", None)
-
-
 def _link_xrefs(tokens: list[Token], ctx: RenderContext) -> None:
     """Turn the resolved cross references on an inline run's lines into links."""
     if not ctx.xrefs:
@@ -575,10 +549,10 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     block_ids(tokens)
     custom_anchors(tokens)
     footnotes(tokens)
-    _anchor_headings(tokens)
+    anchor_headings(tokens)
     tokens = table_of_contents(tokens)
     if not ctx.on_doc_page:
-        _passage_headings(tokens)
+        passage_headings(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)
     md = markdown()
