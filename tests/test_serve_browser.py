@@ -545,6 +545,22 @@ def test_a_printed_procedure_keeps_headings_with_their_steps_and_says_where_link
     assert "第4节(/doc/knowledge/crops/wheat-scab.md#4-药剂与用量)" in printed  # readable, not %E8…
 
 
+def test_a_printed_procedure_says_who_verified_it_and_when(page, server):
+    """The review status (verified by, verified at) is folded on screen, and a folded
+    `<details>` printed its summary only: the paper said 已审核 but not by whom or when."""
+    import base64
+    import re
+
+    from pdftext import pdf_pages
+
+    page.get(server + f"/doc/{quote(SCAB)}")
+    pdf = base64.b64decode(page.execute_cdp_cmd("Page.printToPDF", {})["data"])
+    printed = re.sub(r"\s+", "", "".join(pdf_pages(pdf)))
+    assert "审核人li.ming@agri.example.org" in printed
+    assert "审核时间2026-03-02T16:10:00+08:00" in printed
+    assert page.execute_script("return document.querySelector('.meta details').open") is False
+
+
 def test_a_wide_table_scrolls_in_its_own_box_and_by_keyboard(page, server):
     """On a 320 px phone a document's wide table (the HX260 fault codes) scrolled the whole
     document text sideways with it, and no key could scroll it: the box that scrolled held
