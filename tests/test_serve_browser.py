@@ -517,3 +517,75 @@ def test_fields_stand_out_from_the_page(page, server):
         for border, background in found:
             rgb = [[float(x) for x in c[c.index("(") + 1:-1].split(",")] for c in (border, background)]
             assert _contrast(*rgb) >= 3, (url, border, background)
+
+
+def test_a_printed_procedure_keeps_headings_with_their_steps_and_says_where_links_go(page, server):
+    """Technicians print procedures: a heading ("3.1 需要立即预防用药的情形") was printed alone
+    at the foot of a page with its steps on the next, and a link printed as its words only
+    ("…见农药配比与安全间隔期。"), so the paper did not say which document to look up."""
+    import base64
+    import re
+
+    from pdftext import pdf_pages
+
+    printed = ""
+    for doc in (SCAB, "knowledge/crops/pesticide-dilution-and-phi.md"):
+        page.get(server + f"/doc/{quote(doc)}")
+        heads = page.execute_script(
+            "return [...document.querySelectorAll('.body h1, .body h2, .body h3, .body h4')]"
+            ".map(h => h.textContent.replace(/\\s+/g, ''))")
+        pdf = base64.b64decode(page.execute_cdp_cmd(
+            "Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69})["data"])  # A4
+        pages = [re.sub(r"\s+", "", p) for p in pdf_pages(pdf)]
+        assert len(pages) > 1 and heads, doc
+        for n, text in enumerate(pages[:-1], 1):
+            assert not [h for h in heads if text.endswith(h)], (doc, n, text[-60:])
+        printed += "".join(pages)
+    assert "农药配比与安全间隔期(/doc/knowledge/crops/pesticide-dilution-and-phi.md)" in printed
+    assert "第4节(/doc/knowledge/crops/wheat-scab.md#4-药剂与用量)" in printed  # readable, not %E8…
+
+
+def test_a_printed_procedure_says_who_verified_it_and_when(page, server):
+    """The review status (verified by, verified at) is folded on screen, and a folded
+    `<details>` printed its summary only: the paper said 已审核 but not by whom or when."""
+    import base64
+    import re
+
+    from pdftext import pdf_pages
+
+    page.get(server + f"/doc/{quote(SCAB)}")
+    pdf = base64.b64decode(page.execute_cdp_cmd("Page.printToPDF", {})["data"])
+    printed = re.sub(r"\s+", "", "".join(pdf_pages(pdf)))
+    assert "审核人li.ming@agri.example.org" in printed
+    assert "审核时间2026-03-02T16:10:00+08:00" in printed
+    assert page.execute_script("return document.querySelector('.meta details').open") is False
+
+
+def test_a_wide_table_scrolls_in_its_own_box_and_by_keyboard(page, server):
+    """On a 320 px phone a document's wide table (the HX260 fault codes) scrolled the whole
+    document text sideways with it, and no key could scroll it: the box that scrolled held
+    links, so Tab went to them, never to the box."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page.get(server + f"/doc/{quote('knowledge/equipment/hx260-ch05-fault-codes.md')}")
+        scrolls = page.execute_script(
+            "return [...document.querySelectorAll('body *')].filter(e => "
+            "['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && "
+            "e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + '.' + e.className)")
+        assert scrolls == ["DIV.table-wrap"], scrolls
+        page.execute_script("document.activeElement.blur()")
+        focused = []
+        while "table-wrap" not in focused and len(focused) < 12:
+            ActionChains(page).send_keys(Keys.TAB).perform()
+            focused.append(page.execute_script("return document.activeElement.className"))
+        assert "table-wrap" in focused, focused
+        ActionChains(page).send_keys(Keys.ARROW_RIGHT).perform()  # the focused box scrolls
+        WebDriverWait(page, 30).until(lambda d: d.execute_script(
+            "return document.querySelector('.table-wrap').scrollLeft > 0"))
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -105,7 +105,7 @@ def test_cross_references_become_links():
               "text": "见 4.3 节"}, {"doc": None, "text": "x", "line": 1}]
     xrefs = xrefs_of(links, lambda kind, rel: f"/{kind}/{rel}")
     html = render_markdown("# T\n\n详情见 4.3 节。", ctx(xrefs=xrefs))
-    assert '<a class="xref" href="/doc/knowledge/crops/y.md#43-%E8%8D%AF%E5%89%82%E9%80%89%E6%8B%A9">见 4.3 节</a>' in html
+    assert '<a class="xref" href="/doc/knowledge/crops/y.md#43-%E8%8D%AF%E5%89%82%E9%80%89%E6%8B%A9" data-print="/doc/knowledge/crops/y.md#43-药剂选择">见 4.3 节</a>' in html
 
 
 def test_every_item_of_a_tight_list_is_cited_the_last_one_too():

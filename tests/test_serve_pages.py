@@ -110,7 +110,7 @@ def test_the_table_button_opens_the_results_own_decision_table(client, repo, q):
         assert r["button"].split("&")[0] == f"/table/{quote(r['doc'])}?table={spans[0]['index']}"
         form = client.get(r["button"])
         assert form.status_code == 200, form.text
-        shown = re.search(r'<table class="rules">\s*<thead><tr>(.*?)</tr>', form.text, re.S)
+        shown = re.search(r'<table class="rules"[^>]*>\s*<thead><tr>(.*?)</tr>', form.text, re.S)
         assert shown and re.findall(r"<th>(.*?)</th>", shown.group(1)) == \
             [htmllib.escape(h, quote=False) for h in spans[0]["inputs"] + spans[0]["outputs"]]
 
@@ -472,3 +472,67 @@ def test_a_results_passage_shows_its_markdown_not_its_reader_text(tmp_path):
     assert article is not None
     assert "*not bold*" in article.group() and "<em>" not in article.group()
     assert "# not a " in article.group() and article.group().count("<h1") <= 1
+@pytest.mark.parametrize("ui, url, content", [
+    ("en", f"/doc/{quote(SCAB)}", "zh-CN"),
+    ("zh", f"/doc/{quote(DEPLOY)}", "en"),
+    ("en", f"/table/{quote(SCAB)}?table=1", "zh-CN"),
+    ("en", "/?" + urlencode({"q": "赤霉病 扬花期"}), "zh-CN"),
+    ("zh", "/?" + urlencode({"q": "deployment rollback fieldgate"}), "en"),
+])
+def test_knowledge_text_carries_its_own_language(client, ui, url, content):
+    """A Chinese document in the English interface was all `lang="en"` (and an English one in
+    the Chinese interface `zh-CN`): a screen reader read the Chinese text with an English voice.
+    The interface keeps its language; the knowledge text says its own."""
+    page = client.get(url + ("&" if "?" in url else "?") + "lang=" + ui).text
+    tags = Elements(page).tags
+    assert tags[0] == ("html", {"lang": {"en": "en", "zh": "zh-CN"}[ui]})
+    texts = [a for tag, a in tags if a.get("class") in ("body", "passage", "rules")
+             or (tag == "a" and "lang" in a)]
+    assert texts and all(a.get("lang") == content for a in texts), (url, texts[:3])
+
+
+def test_a_documents_declared_language_wins_and_a_bad_one_is_ignored():
+    assert i18n.content_lang("en", "中文正文") == "en"
+    assert i18n.content_lang("zh", "English text") == "zh-CN"
+    assert i18n.content_lang("zh-TW", "") == "zh-TW"
+    assert i18n.content_lang('en" onload="x', "中文正文") == "zh-CN"
+    assert i18n.content_lang(None, "An English text") == "en"
+
+
+
+def test_a_results_page_has_one_outline_of_results_and_their_sections(client):
+    """A results page had no `<h1>` and each passage's own `<h1>`/`<h2>` stood among the
+    results' `<h2>`s (with the same heading id once per result of that section): a screen
+    reader's list of headings jumped from a result to a top-level heading of its passage."""
+    page = client.get("/?" + urlencode({"q": "小麦赤霉病 扬花期 风险等级"})).text
+    heads = [(tag, a) for tag, a in Elements(page).tags if re.fullmatch(r"h[1-6]", tag)]
+    assert [tag for tag, _ in heads].count("h1") == 1 and heads[0][0] == "h1"
+    levels = [int(tag[1]) for tag, _ in heads]
+    assert all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), levels
+    assert levels.count(2) >= 2 and max(levels) >= 3  # the results, and a passage's sections
+    ids = [a["id"] for _, a in heads if "id" in a]
+    assert len(ids) == len(set(ids)), ids
+    doc = client.get(f"/doc/{quote(SCAB)}").text  # a document's own headings keep their ids
+    assert '<h1 id="小麦赤霉病监测与防控操作规程"' in doc
+
+
+@pytest.mark.parametrize("lang, word", [("zh", "问题"), ("en", "Question")])
+def test_the_question_box_has_a_label(client, lang, word):
+    """The search box was named by its placeholder only, an example question that goes once
+    the reader types: a screen reader announced a filled box as "edit text" with no name."""
+    page = client.get("/?" + urlencode({"q": "赤霉病", "lang": lang})).text
+    tags = Elements(page).tags
+    box = next(a for tag, a in tags if tag == "input" and a.get("name") == "q")
+    labels = re.findall(r'<label[^>]*for="([^"]+)"[^>]*>([^<]+)</label>', page)
+    assert (box.get("id"), word) in labels
+    assert [a.get("id") for _, a in tags].count(box["id"]) == 1
+
+
+@pytest.mark.parametrize("ui, other, word", [("zh", "en", "English"), ("en", "zh-CN", "中文")])
+def test_the_language_switch_is_said_in_its_own_language(client, ui, other, word):
+    """The switch reads "English" on a Chinese page (and "中文" on an English one), but took
+    the page's `lang`: a Chinese screen reader voice spelled it out letter by letter."""
+    for page in (client.get(f"/doc/{quote(SCAB)}?lang={ui}").text,
+                 client.post(f"/?lang={ui}", data={"q": pasted_log()}).text):  # the form's button
+        switch = re.search(r'<(a|button)[^>]*\blang="([^"]+)"[^>]*>([^<]+)</\1>', page)
+        assert switch and switch.group(2, 3) == (other, word), page[:800]

@@ -157,7 +157,7 @@ def test_a_whole_table_passage_shows_its_first_rows_and_every_line_is_right():
     assert '<tbody data-lines="12-51">' in html  # the rows left out are the table's
     assert html.count('class="cited"') == 3 + 21  # table, thead, header row, rows
     assert '<tr data-lines="32-32" class="cited">\n<td>r21</td>' in html
-    assert html.endswith('<tr class="omitted"><td colspan="2">…</td></tr>\n</tbody>\n</table>\n')
+    assert html.endswith('<tr class="omitted"><td colspan="2">…</td></tr>\n</tbody>\n</table>\n</div>\n')
 
 
 @pytest.mark.parametrize("rows", [1, 2 * TABLE_ROWS_AROUND + 1, 2 * TABLE_ROWS_AROUND + 3])

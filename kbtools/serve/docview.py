@@ -53,8 +53,6 @@ from markdown_it.utils import OptionsDict
 from kbtools.markdown.doctree import ATTR, html_images
 from kbtools.markdown.parser import (
     BR,
-    heading_text,
-    heading_title,
     inline_text,
     is_math_fence,
     markdown,
@@ -71,6 +69,7 @@ from kbtools.serve.editors import (
     table_of_contents,
     task_boxes,
 )
+from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
@@ -137,6 +136,13 @@ class RenderContext:
         return first, self.line_map[end] - 1
 
 
+def printed_href(href: str) -> str:
+    """The ``data-print`` attribute of a link to `href` when it differs from it: the target
+    printed after a link's text, readable (``#4-药剂与用量``, not ``#4-%E8%8D%AF…``)."""
+    shown = unquote(href)
+    return f' data-print="{escapeHtml(shown)}"' if shown != href else ""
+
+
 def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
     return ctx.url("doc", doc) + (f"#{quote(anchor)}" if anchor else "")
 
@@ -197,6 +203,16 @@ class SafeRenderer(RendererHTML):
     def mark_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
         return "</mark>"
+
+    def table_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        """A wide table scrolls in a box of its own, not with the text around it (a box
+        holding no link is one a keyboard can scroll: Chromium makes it focusable)."""
+        return '<div class="table-wrap">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                    env: Any) -> str:
+        return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
@@ -308,7 +324,7 @@ class SafeRenderer(RendererHTML):
             return '<span class="dropped-link">', "</span>"
         external = href.startswith(("http://", "https://"))
         rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
-        return f'<a href="{escapeHtml(href)}"{rel}>', "</a>"
+        return f'<a href="{escapeHtml(href)}"{rel}{printed_href(href)}>', "</a>"
 
 
 def _missing_file(ctx: RenderContext, href: str) -> bool:
@@ -460,22 +476,6 @@ def _omission(ctx: RenderContext, line: int, cols: int) -> list[Token]:
     return [tok]
 
 
-def _anchor_headings(tokens: list[Token]) -> None:
-    seen: dict[str, int] = {}
-    for i, tok in enumerate(tokens):
-        if tok.type != "heading_open" or i + 1 >= len(tokens):
-            continue
-        inline = tokens[i + 1]
-        text = heading_text(inline.content, inline_text(inline.children or []))
-        base = slug = slugify(heading_title(text))
-        while slug in seen:
-            seen[base] += 1
-            slug = f"{base}-{seen[base]}"
-        seen[slug] = 0
-        if slug:
-            tok.attrSet("id", slug)
-
-
 def _link_xrefs(tokens: list[Token], ctx: RenderContext) -> None:
     """Turn the resolved cross references on an inline run's lines into links."""
     if not ctx.xrefs:
@@ -529,7 +529,8 @@ class _XrefRenderer(SafeRenderer):
                   env: Any) -> str:
         tok = tokens[idx]
         if tok.meta.get("xref"):
-            return f'<a class="xref" href="{escapeHtml(str(tok.attrGet("href")))}">'
+            href = str(tok.attrGet("href"))
+            return f'<a class="xref" href="{escapeHtml(href)}"{printed_href(href)}>'
         return super().link_open(tokens, idx, options, env)
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
@@ -548,8 +549,10 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     block_ids(tokens)
     custom_anchors(tokens)
     footnotes(tokens)
-    _anchor_headings(tokens)
+    anchor_headings(tokens)
     tokens = table_of_contents(tokens)
+    if not ctx.on_doc_page:
+        passage_headings(tokens)
     tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
     _link_xrefs(tokens, ctx)
     md = markdown()

@@ -7,17 +7,22 @@ text is never translated; only the interface is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
+from kbtools.index.tokenize import language_of
 from kbtools.query.search import NO_ANSWER_REASON
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
 LANG_COOKIE = "kb_lang"
+HTML_LANG = {"zh": "zh-CN", "en": "en"}  # the `lang` attribute of each interface language
+_LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 
 WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "app": ("现场知识库", "Field knowledge"),
     "search": ("搜索", "Search"),
+    "question": ("问题", "Question"),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
     "verified_only": ("只看已审核", "Verified only"),
@@ -185,3 +190,14 @@ def other_lang(lang: str) -> str:
 def words(lang: str) -> Mapping[str, str]:
     index = LANGS.index(lang) if lang in LANGS else 0
     return {k: v[index] for k, v in WORDS.items()}
+
+
+def content_lang(declared: object, text: str) -> str:
+    """The `lang` attribute of knowledge text on a page: the document's front-matter `lang`
+    when it is a language tag, else the language the text is written in. Knowledge is not
+    translated, so a Chinese document shown in the English interface is still Chinese: a
+    screen reader reads it with a Chinese voice, not as English letters."""
+    if isinstance(declared, str) and _LANG_TAG.fullmatch(declared.strip()):
+        tag = declared.strip()
+        return HTML_LANG.get(tag.lower(), tag)
+    return HTML_LANG[language_of(text)]

@@ -42,7 +42,9 @@ from kbtools.serve.docview import (
     xrefs_of,
 )
 from kbtools.serve.i18n import (
+    HTML_LANG,
     LANG_COOKIE,
+    content_lang,
     error_word,
     no_answer_line,
     other_lang,
@@ -135,7 +137,8 @@ class Page:
 
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
-        html = ENV.get_template(template).render(t=self.t, lang=self.lang,
+        html = ENV.get_template(template).render(t=self.t, lang=self.lang, html_lang=HTML_LANG,
+                                                 other_lang=other_lang(self.lang),
                                                  reason=reason_translator(self.lang),
                                                  no_answer=no_answer_line(self.lang),
                                                  lang_url=self.lang_url(anchor),
@@ -339,6 +342,7 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
             + "#cited",
+            "lang": content_lang((r.metadata or {}).get("lang"), r.text),
             "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None, "evaluation": None}
     text = ops.passage_markdown(served, r.doc, r.text, r.line_start, r.line_end)
@@ -438,6 +442,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
                     lines_note=p.t("lines_not_here", lines=asked[:40])
                     if asked and cited is None else None,
                     title=src.meta.get("title") or src.rel, body=body,
+                    doc_lang=content_lang(src.meta.get("lang"), src.body),
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
                                if first_table else None),
@@ -487,6 +492,7 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     return p.render("table.html", anchor="result" if result or error else "", doc=src.rel,
                     listing=listing, table=_table_view(dt, n, values),
                     result=result, selected=selected, error=error,
+                    doc_lang=content_lang(src.meta.get("lang"), src.body),
                     doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
 
 
