@@ -38,6 +38,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._BOUND_JOIN": "finditer",  # a table cell (at most 80 characters)
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
+    "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
     "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag

@@ -51,9 +51,8 @@ CHUNKER_VERSION = "13"  # bump when output changes for the same input (index fin
 # `8 max`, `4 minimum` bounds (they were the numbers 8 and 4); a header's unit after a space
 # (`Temp °C`, `Vibration mm/s`) is its unit (an inferred table in °F cells is then no rule);
 # 12: a run of tiny sections merges into one piece past max_chars once, not into one chunk
-# of the whole document; 13: chunk text reads backslash escapes as their character and
-# leaves out invisible characters (zero-width space, soft hyphen, BOM); `<script>`/`<style>`
-# contents are no heading or row text; an escaped `\{#x}` ending a heading is text; a table
+# of the whole document; 13: chunk text leaves out invisible characters (zero-width space,
+# soft hyphen, BOM); `<script>`/`<style>` contents are no heading or row text; an escaped `\{#x}` ending a heading is text; a table
 # in a callout, quote or list item takes its caption there
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}

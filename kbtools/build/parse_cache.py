@@ -54,7 +54,7 @@ FORMAT = 15  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # (`Document.hidden`) left out of chunk text; footnotes parsed (`[^1]` no heading or cell
 # text, a definition's indented paragraphs no code); 14: block ids, a heading's `{#id}`,
 # footnote labels and `<script>`/`<style>` contents hidden too, entities as their character;
-# 15: backslash escapes as their character, invisible characters hidden, `<script>`/`<style>`
+# 15: invisible characters hidden, `<script>`/`<style>`
 # contents no heading or cell text, an escaped `\{#x}` ending a heading is text
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")

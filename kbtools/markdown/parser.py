@@ -29,7 +29,7 @@ from markdown_it.common.normalize_url import normalizeLink, validateLink
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block import reference as link_definition
 from markdown_it.rules_core import StateCore, block, normalize
-from markdown_it.rules_inline import StateInline, backtick, entity, escape, html_inline
+from markdown_it.rules_inline import StateInline, backtick, entity, html_inline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
@@ -101,7 +101,6 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.inline.ruler.at("html_inline", _noting_span(html_inline))
     md.inline.ruler.at("entity", _noting_span(entity))
-    md.inline.ruler.at("escape", _noting_span(escape))
     md.core.ruler.before("text_join", "entity_spans", _entity_spans)
     md.use(tasklists_plugin)
     # footnotes as Typora, Obsidian and GitHub read them: `[^1]` is a `footnote_ref` token
@@ -163,33 +162,24 @@ def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateIn
 
 
 ENTITIES = "entities"  # meta key of an inline run: ((start, end, character), ...) of its entities
-# and backslash escapes
 
 
 def _entity_spans(state: StateCore) -> None:
     """Each inline run's HTML entities (`&nbsp;`, `&lt;`, `&#8482;`: what a reader sees is
-    the character) and backslash escapes (`\\*`, `\\#`, `\\[`: a reader sees the character, not
-    the backslash) as (start, end, character) in its content, in `meta[ENTITIES]`, read
+    the character) as (start, end, character) in its content, in `meta[ENTITIES]`, read
     before `text_join` merges their tokens into the text around them."""
     for tok in state.tokens:
         if tok.type != "inline" or not tok.children:
             continue
         found = [(*span, child.content) for child in tok.children
-                 if child.type == "text_special" and _decoded(child)
+                 if child.type == "text_special" and child.info == "entity"
                  and (span := token_span(child))]
         if found:
             tok.meta[ENTITIES] = tuple(found)
 
 
-def _decoded(tok: Token) -> bool:
-    """Whether a `text_special` token reads otherwise than it is written: an entity, or an
-    escape of ASCII punctuation (a backslash before anything else stays as written)."""
-    return tok.info == "entity" or (tok.info == "escape" and tok.content != tok.markup)
-
-
 def entity_spans(tok: Token) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, character) of each HTML entity and backslash escape written in an inline
-    run's text."""
+    """(start, end, character) of each HTML entity written in an inline run's text."""
     return tuple(tok.meta.get(ENTITIES, ())) if tok.meta else ()
 
 
