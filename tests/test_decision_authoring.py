@@ -272,6 +272,15 @@ def test_the_library_reads_input_values_as_the_api_and_mcp_do(tmp_path):
 
 # ----------------------------------------------------------------- 以上 / 以下 and (含) / (不含)
 
+
+def assert_bounds(cell: str, inside: list[float], outside: list[float]) -> None:
+    """`cell` reads as a bound or interval holding every value of `inside`, none of `outside`."""
+    cond = parse_condition(cell)
+    assert cond.is_rangeish, cell
+    assert all(cond.accepts_number(x) for x in inside) and \
+        not any(cond.accepts_number(x) for x in outside)
+
+
 @pytest.mark.parametrize("cell,inside,outside", [
     ("6.5以下（不含）", [6.4, 5], [6.5]), ("7.5以上(不含)", [7.6], [7.5]),
     ("7以上（含7）", [7, 9], [6.9]), ("7以上(含 7 ℃)", [7], [6.9]), ("5天以内(不含)", [4], [5]),
@@ -282,10 +291,7 @@ def test_the_library_reads_input_values_as_the_api_and_mcp_do(tmp_path):
 def test_a_bound_left_open_by_its_words_is_closed_by_its_bracket(cell, inside, outside):
     """6.5以下（不含） was the number 6.5 with the unit "以下(不含)": only 6.5 matched it, the
     reverse of what the author wrote; 30 ℃ 以上 (a space before 以上) was no condition."""
-    cond = parse_condition(cell)
-    assert cond.is_rangeish, cell
-    assert all(cond.accepts_number(x) for x in inside) and \
-        not any(cond.accepts_number(x) for x in outside)
+    assert_bounds(cell, inside, outside)
 
 
 @pytest.mark.parametrize("cell", ["<7 (含)", "6.5（含）", "6-6.5(不含7)", "30以上人", "6.5以下备注"])
@@ -323,10 +329,7 @@ def test_an_input_value_with_a_bound_word_is_no_number():
     ("温度≥30℃", [30], [29]),
 ])
 def test_a_formula_about_the_value_is_its_interval(cell, inside, outside):
-    cond = parse_condition(cell)
-    assert cond.is_rangeish, cell
-    assert all(cond.accepts_number(x) for x in inside) and \
-        not any(cond.accepts_number(x) for x in outside)
+    assert_bounds(cell, inside, outside)
 
 
 @pytest.mark.parametrize("cell", ["2.8 < v > 7.1", "a<b<c", "v1 < 3"])
@@ -426,10 +429,7 @@ def test_a_raised_digit_after_a_letter_is_still_read_by_nfkc():
     ("高于四且不超过八", [8], [4]),
 ])
 def test_a_bound_written_in_chinese_numerals_is_read(cell, inside, outside):
-    cond = parse_condition(cell)
-    assert cond.is_rangeish, cell
-    assert all(cond.accepts_number(x) for x in inside) and \
-        not any(cond.accepts_number(x) for x in outside)
+    assert_bounds(cell, inside, outside)
 
 
 @pytest.mark.parametrize("cell", ["一级", "十字花科", "五", "三四天以上", "二十五六度"])
@@ -463,10 +463,7 @@ def test_a_rain_table_in_numerals_is_rules_and_its_units_are_checked(tmp_path):
 def test_limits_written_as_max_and_min_are_bounds(cell, inside, outside):
     """8 max / 4 minimum were the numbers 8 and 4 with a unit 'max' / 'minimum': only exactly 8
     matched a row meaning 'at most 8'."""
-    cond = parse_condition(cell)
-    assert cond.is_rangeish, cell
-    assert all(cond.accepts_number(x) for x in inside) and \
-        not any(cond.accepts_number(x) for x in outside)
+    assert_bounds(cell, inside, outside)
 
 
 @pytest.mark.parametrize("cell", ["4 min", "30 min."])  # minutes
