@@ -150,6 +150,18 @@ def bidi_control(text: str) -> tuple[int, str] | None:
     return None if at is None else (at, f"U+{ord(text[at]):04X}")
 
 
+# invisible format characters (Unicode's Cf: zero-width space and joiners, word joiner, BOM,
+# soft hyphen, bidi marks, tags): no reader sees them (a soft hyphen shows only where a line
+# breaks at it), and inside a word they split it for the tokenizer (`小\u200b麦` is not
+# `小麦`), so the text a reader sees (`kbtools.markdown`) and a question (`kbtools.query.question`)
+# drop them
+INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
+                       "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u0890\u0891\u08e2\ufeff"
+                       "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+                       "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+                       "\U000e0020-\U000e007f]+")
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 document``, ``2 documents``: a count with its noun (messages and CLI output)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"

@@ -24,10 +24,9 @@ from kbtools.build.xref import HeadingIndex
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import parse_source, read_doc
-from kbtools.errors import ConfigError
+from kbtools.errors import INVISIBLE, ConfigError
 from kbtools.index.tokenize import Tokenizer
 from kbtools.markdown.doctree import parse
-from kbtools.markdown.parser import INVISIBLE
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden" / "chunks-rich.json"

@@ -128,7 +128,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser.RAW_OPEN": "fullmatch",  # one HTML tag
     "kbtools.markdown.parser:</script\\s*>": "search",  # an HTML block or inline run
     "kbtools.markdown.parser:</style\\s*>": "search",
-    "kbtools.markdown.parser.INVISIBLE": "finditer",  # a document's text
+    "kbtools.errors.INVISIBLE": "finditer",  # a document's text
     "kbtools.build.chunk_fine.QUOTE_MARKS": "sub",  # a short caption
     "kbtools.markdown.hidden.ENTITY": "finditer",  # the text of an HTML block
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",

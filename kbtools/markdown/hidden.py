@@ -24,10 +24,10 @@ from markdown_it.common.html_re import HTML_TAG_RE
 from markdown_it.common.utils import fromCodePoint, isValidEntityCode
 from markdown_it.token import Token
 
+from kbtools.errors import INVISIBLE
 from kbtools.markdown.nodes import comment_spans
 from kbtools.markdown.parser import (
     BR,
-    INVISIBLE,
     RAW_CLOSE,
     RAW_OPEN,
     TRAILING_ID,

@@ -36,6 +36,7 @@ from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from kbtools.errors import INVISIBLE
 from kbtools.markdown.highlight import highlight_plugin
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
@@ -57,15 +58,6 @@ TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-# invisible format characters (Unicode's Cf: zero-width space and joiners, word joiner, BOM,
-# soft hyphen, bidi marks, tags): no reader sees them (a soft hyphen shows only where a line
-# breaks at it), and inside a word they split it for the tokenizer (`小\u200b麦` is not
-# `小麦`), so the text a reader sees and a question (`kbtools.query.question`) drop them
-INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
-                       "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u0890\u0891\u08e2\ufeff"
-                       "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-                       "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-                       "\U000e0020-\U000e007f]+")
 # `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
 CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")

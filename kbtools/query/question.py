@@ -28,8 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbtools.errors import valid_unicode
-from kbtools.markdown.parser import INVISIBLE
+from kbtools.errors import INVISIBLE, valid_unicode
 
 MAX_QUERY_CHARS = 2000  # searched (BM25, the question's vector, the identifiers)
 MAX_QUESTION_CHARS = 10_000  # read of a question: an 8 KB log fits; surfaces refuse more
