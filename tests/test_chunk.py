@@ -618,14 +618,3 @@ def test_escaped_custom_id_is_heading_text():
     chunks = _chunks(body)
     assert {c.heading_path[0] for c in chunks} == {"语法 {#x}"}
     assert chunks[0].text.startswith("# 语法 \\{#x}\n\n正文一。\n\n## 真\n")
-
-
-def test_table_caption_inside_a_callout():
-    """A table inside a callout took its caption from the section's blocks, never from the
-    callout's: its own caption was lost, and a paragraph after the callout was taken."""
-    body = ("# 压力\n\n> [!note] 参数表\n> 表 1：泵的参数\n>\n> | 参数 | 值 |\n> |---|---|\n"
-            "> | 压力 | 3 |\n\n后面的段落。\n\n- 列表项\n\n  | 列 | 值 |\n  |---|---|\n"
-            "  | 温度 | 5 |\n")
-    tables = [c for c in _chunks(body) if c.kind == "table"]
-    assert tables[0].embed_text.split("\n")[1:3] == ["参数表", "表 1：泵的参数"]
-    assert "后面的段落" not in tables[1].embed_text

@@ -40,7 +40,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
-    "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
+    "kbtools.serve.editors._CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
@@ -129,7 +129,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser:</script\\s*>": "search",  # an HTML block or inline run
     "kbtools.markdown.parser:</style\\s*>": "search",
     "kbtools.errors.INVISIBLE": "finditer",  # a document's text
-    "kbtools.build.chunk_fine.QUOTE_MARKS": "sub",  # a short caption
     "kbtools.markdown.hidden.ENTITY": "finditer",  # the text of an HTML block
     "kbtools.markdown.parser.NOT_IN_SLUG": "sub",
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",

@@ -52,8 +52,8 @@ CHUNKER_VERSION = "13"  # bump when output changes for the same input (index fin
 # (`Temp °C`, `Vibration mm/s`) is its unit (an inferred table in °F cells is then no rule);
 # 12: a run of tiny sections merges into one piece past max_chars once, not into one chunk
 # of the whole document; 13: chunk text leaves out invisible characters (zero-width space,
-# soft hyphen, BOM); `<script>`/`<style>` contents are no heading or row text; an escaped `\{#x}` ending a heading is text; a table
-# in a callout, quote or list item takes its caption there
+# soft hyphen, BOM); `<script>`/`<style>` contents are no heading or row text; an escaped
+# `\{#x}` ending a heading is text
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -26,15 +26,13 @@ from kbtools.markdown.doctree import (
     Html,
     Image,
     ListBlock,
-    ListItem,
     MathBlock,
     Paragraph,
-    Quote,
     Table,
     block_images,
+    iter_blocks,
 )
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
-from kbtools.markdown.parser import CALLOUT
 from kbtools.render.formula import formula_relpath
 from kbtools.render.table_csv import CsvNames
 
@@ -83,9 +81,9 @@ class FineChunks:
         """The finer chunks of a section's block and of the blocks nested in it."""
         if isinstance(block, ListBlock):
             yield from self.list_items(block, path, siblings)
-        for inner, around in _with_siblings(block, siblings):
+        for inner in iter_blocks(block):
             if isinstance(inner, Table):
-                yield from self.table(inner, path, around)
+                yield from self.table(inner, path, siblings)
             elif isinstance(inner, Code):
                 yield self.code(inner, path)
             elif isinstance(inner, MathBlock):
@@ -124,7 +122,7 @@ class FineChunks:
         if isinstance(prev, Paragraph) and prev.line_end >= anchor - 2:
             s, e = self.t.trim(self.t.start(prev.line_start), self.t.end(prev.line_end))
             if e - s <= CAPTION_CHARS:
-                return _unquoted(self.t.shown(s, e))
+                return self.t.shown(s, e)
         return ""
 
     def table(self, table: Table, path: tuple[str, ...],
@@ -234,28 +232,3 @@ class FineChunks:
             else:
                 break
         return best
-
-
-QUOTE_MARKS = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
-
-
-def _unquoted(text: str) -> str:
-    """A paragraph's text without the quote markers of the quote (or callout) it is in and
-    a callout's `[!type]` opening it: a caption as a reader sees it."""
-    if not text.startswith(">"):
-        return text
-    text = QUOTE_MARKS.sub("", text)
-    return text[m.end():] if (m := CALLOUT.match(text)) else text
-
-
-def _with_siblings(block: Block, siblings: tuple[Block, ...]
-                   ) -> Iterator[tuple[Block, tuple[Block, ...]]]:
-    """`block` and the blocks nested in it (lists, list items, quotes and callouts), in
-    order, each with the blocks beside it in its own container (where its caption is)."""
-    yield block, siblings
-    if isinstance(block, ListBlock):
-        for item in block.items:
-            yield from _with_siblings(item, block.items)
-    elif isinstance(block, (ListItem, Quote)):
-        for child in block.children:
-            yield from _with_siblings(child, block.children)

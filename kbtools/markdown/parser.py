@@ -58,8 +58,6 @@ TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
-CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
