@@ -24,8 +24,7 @@ from kbtools.build.xref import HeadingIndex
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import parse_source, read_doc
-from kbtools.errors import INVISIBLE, ConfigError
-from kbtools.index.tokenize import Tokenizer
+from kbtools.errors import ConfigError
 from kbtools.markdown.doctree import parse
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
@@ -451,116 +450,6 @@ def test_cli_resolves_links_inside_the_knowledge_folder(tmp_path, monkeypatch):
     assert "↳ 见 4.4 节 → knowledge/manual/ch4.md › 第4章 › 4.4 油温过高" in res.output
 
 
-HTML_DOC = """# 泵的流量
-
-泵的额定流量是 12 m<sup>3</sup>/h，按 <kbd>Ctrl</kbd>+<kbd>S</kbd> 保存。<!-- 私人注释：待核实 -->
-
-<font color="red">注意</font>：出口压力<br>不得超过 1.6 MPa<span class="x">（表压）</span>。
-
-<!-- 作者的私人备注，不要公开 -->
-
-<div align="center">居中的说明文字</div>
-
-代码 `<sup>x</sup>` 与转义 \\<kbd>y</kbd> 与 气温<10℃或>30℃ 保持原样。
-
-> 引用里的 H<sub>2</sub>O
-
-- 列表项 <b>加粗</b> 的说明文字，足够长以成为一个列表项块
-- 第二项 <i>斜体</i> 的说明文字，也足够长以成为一个列表项块
-
-<!-- decision: inputs=压力; outputs=处置 -->
-| 压力<br>(MPa) | 处置 |
-|---|---|
-| `<b>` 1 | <b>停机</b> |
-
-```html
-<b>code</b> <!-- kept -->
-```
-"""
-
-
-def test_chunk_text_is_what_a_reader_sees_of_html():
-    """An author's private `<!-- note -->` was hidden on pages but indexed, cited and
-    embedded; tag names were BM25 tokens (`m<sup>3</sup>/h` read `m sup 3 sup h`)."""
-    chunks = chunk_document(src_of(HTML_DOC, "knowledge/h.md"))
-    section = next(c for c in chunks if c.kind == "section")
-    assert "私人" not in section.text and "<!--" not in section.text.split("```html")[0]
-    assert "12 m3/h，按 Ctrl+S 保存。" in section.text
-    assert "注意：出口压力 不得超过 1.6 MPa（表压）。\n\n居中的说明文字\n\n代码" in section.text
-    assert "代码 `<sup>x</sup>` 与转义 \\<kbd>y 与 气温<10℃或>30℃ 保持原样。" in section.text
-    assert "> 引用里的 H2O" in section.text
-    assert "<b>code</b> <!-- kept -->" in section.text  # a code block is what it shows
-    assert section.embed_text.endswith(section.text)
-    items = [c.text for c in chunks if c.kind == "list_item"]
-    assert items[0].startswith("- 列表项 加粗 的说明") and "<i>" not in items[1]
-    table = next(c for c in chunks if c.kind == "table")
-    assert table.text.splitlines()[0] == "| 压力 (MPa) | 处置 |"
-    assert table.text.splitlines()[2] == "| `<b>` 1 | 停机 |"
-    assert [c.text for c in chunks if c.kind == "table_row"] == ["压力 (MPa): <b> 1\n处置: 停机"]
-
-
-def test_markup_alone_makes_no_chunk():
-    """An editor's note before the title (tidb-docs-cn's `<!-- Note: … -->`) and a section
-    of `<video>` tags were chunks with no text once their markup was left out."""
-    text = "<!-- Note: the lists of this file\nare sorted. -->\n\n# 索引\n\n正文在这里。\n\n## 视频\n\n" \
-           '<video src="a.mp4" controls="controls"></video>\n'
-    chunks = chunk_document(src_of(text))
-    assert [(c.kind, c.line_start, c.text) for c in chunks] == [
-        ("section", 4, "# 索引\n\n正文在这里。\n\n## 视频")]
-
-
-SHOWN_DOC = """# 泄漏
-
-## Leak limits ^limits
-
-漏油不得超过每分钟 3 滴。 ^leak-rule
-
-- 项一 ^item-1
-- 指数 2^10 与 x ^ y 与 **粗**^id
-
-价格&nbsp;100 元&lt;200 元 &#8482; R&D `a&lt;b ^c` 见注[^1]。
-
-| 值 ^3 |
-|---|
-| 2 ^3 |
-
-^table-id
-
-<script>
-var secret = "k";
-</script>
-
-<style>.warn { color: red }</style>
-
-<div>居中&amp;说明 <style>p{}</style></div>
-
-正文 <script>track()</script>尾。
-
-## 阈值 {#limits-cn}
-
-[^1]: 依据 GB 4285。
-
-```
-code &lt; ^blk [^2]:
-```
-"""
-
-
-def test_chunk_text_is_what_a_reader_sees_of_ids_entities_footnotes_and_scripts():
-    """Obsidian block ids (`^leak-rule`, a heading's `^limits`), a heading's `{#custom-id}`,
-    footnote definition labels (`[^1]:`), entities as written (`&nbsp;`, `&lt;`) and the
-    contents of `<script>`/`<style>` were chunk text, BM25 tokens and citations, though the
-    page shows none of them (and the entity as its character)."""
-    chunks = chunk_document(src_of(SHOWN_DOC, "knowledge/s.md"))
-    section = next(c for c in chunks if c.kind == "section")
-    assert section.text == (
-        "# 泄漏\n\n## Leak limits\n\n漏油不得超过每分钟 3 滴。\n\n- 项一\n"
-        "- 指数 2^10 与 x ^ y 与 **粗**^id\n\n"
-        "价格\xa0100 元<200 元 ™ R&D `a&lt;b ^c` 见注。\n\n| 值 ^3 |\n|---|\n| 2 ^3 |\n\n"
-        "居中&说明 \n\n正文 尾。\n\n## 阈值\n\n依据 GB 4285。\n\n"
-        "```\ncode &lt; ^blk [^2]:\n```")
-    assert [c.text for c in chunks if c.kind == "code"][0].endswith(
-        "```\ncode &lt; ^blk [^2]:\n```")  # code is what it shows
 def test_a_run_of_tiny_sections_is_cut_at_max_chars():
     """Tiny pieces (a bare heading) merge past max_chars only once: 2,000 empty sections (a
     careless export: 100,000 made one 600 kB chunk of the whole document) were one chunk."""
@@ -577,44 +466,3 @@ def test_a_bare_heading_still_joins_the_huge_block_after_it():
     src = src_of("# T\n\n## Code\n\n```\n" + "x = 1\n" * 400 + "```\n\n## Next\n\nA short tail.\n")
     first = next(c for c in chunk_document(src) if c.kind == "section")
     assert first.text.startswith("# T\n\n## Code\n\n```") and first.line_end == 406
-
-
-def _chunks(body: str, rel: str = "k/seen.md"):
-    return chunk_document(src_of(f"---\ntitle: 所见\n---\n\n{body}", rel))
-
-
-def test_invisible_characters_are_no_chunk_text_nor_split_a_word():
-    """A zero-width space, a BOM inside text, a soft hyphen and `&#8203;` were kept in chunk
-    text and cut a word in two for BM25 (`data\\u200bbase` read `data`, `base`)."""
-    body = ("# 不可见\n\n零宽：数据\u200b库、data&#8203;base、\ufeffBOM、con\u00adnection "
-            "与 data\u2060store。\n\n| 列 | 值 |\n|---|---|\n| 压\u200b力 | 3 |\n")
-    chunks = _chunks(body)
-    section = next(c for c in chunks if c.kind == "section")
-    assert "零宽：数据库、database、BOM、connection 与 datastore。" in section.text
-    assert not INVISIBLE.search(section.embed_text)
-    tokenizer = Tokenizer()
-    assert set(tokenizer("database connection datastore")) <= set(tokenizer(section.text))
-    row = next(c for c in chunks if c.kind == "table_row")
-    assert row.text == "列: 压力\n值: 3"
-
-
-def test_script_and_style_in_a_heading_or_cell_are_no_text():
-    """A `<script>` inside a heading and a `<style>` inside a table cell were left out of the
-    section's text but read into the heading path, the anchor and the row chunk."""
-    body = ("# 标题带 <script>alert(1)</script>脚本\n\n正文。\n\n"
-            "| 列A | 列B |\n|---|---|\n| 第一行<br>第二行 | <style>.x{}</style>单元 |\n")
-    chunks = _chunks(body)
-    assert {c.heading_path for c in chunks} == {("标题带 脚本",)}
-    row = next(c for c in chunks if c.kind == "table_row")
-    assert row.text == "列A: 第一行 第二行\n列B: 单元"
-    table = next(c for c in chunks if c.kind == "table")
-    assert "| 第一行 第二行 | 单元 |" in table.text
-
-
-def test_escaped_custom_id_is_heading_text():
-    """`## 语法 \\{#x}` is text in every editor; the chunker read it as the custom id `x`
-    (heading path `语法`, and the section text kept a lone backslash)."""
-    body = "# 语法 \\{#x}\n\n正文一。\n\n## 真 {#real}\n\n正文二。\n"
-    chunks = _chunks(body)
-    assert {c.heading_path[0] for c in chunks} == {"语法 {#x}"}
-    assert chunks[0].text.startswith("# 语法 \\{#x}\n\n正文一。\n\n## 真\n")
