@@ -182,10 +182,10 @@ def document(served: Served, doc: str) -> SourceDoc:
 def passage_markdown(served: Served, doc: str, text: str, first: int, last: int) -> str:
     """The Markdown a result's passage is shown from: `doc`'s file lines `first`-`last` as
     written when `text` (a chunk's text) is those whole lines, else `text`. Chunk text is
-    what a reader sees (`\\*x\\*` reads `*x*`, `&lt;` reads `<`), no Markdown: rendered
-    again, an escaped `\\*` would be emphasis and `\\#` a heading. A passage that starts or
-    ends inside a line (a long paragraph cut at a sentence), or a source not on this device,
-    is shown from its text."""
+    what a reader sees (`&lt;` reads `<`, a comment or a tag is left out), not the Markdown
+    written: the source lines render as the document's page renders them. A passage that
+    starts or ends inside a line (a long paragraph cut at a sentence), or a source not on
+    this device, is shown from its text."""
     try:
         src = document(served, doc)
     except (KbError, ApiError):
