@@ -78,6 +78,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_NUMBER": "match",
     "kbtools.decision.conditions._RE_INPUT": "match",  # an input value (CLI, API, MCP)
     "kbtools.decision.conditions._RE_SUFFIX": "match",
+    "kbtools.decision.conditions._RE_UNIT_TAIL": "fullmatch",  # a cell's last 40 characters
+    "kbtools.decision.conditions._RE_INTERVAL": "match",
     "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
     "kbtools.decision.conditions._RE_VAR_CMP": "match",
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "13"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "14"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -53,7 +53,8 @@ CHUNKER_VERSION = "13"  # bump when output changes for the same input (index fin
 # 12: a run of tiny sections merges into one piece past max_chars once, not into one chunk
 # of the whole document; 13: chunk text leaves out invisible characters (zero-width space,
 # soft hyphen, BOM); `<script>`/`<style>` contents are no heading or row text; an escaped
-# `\{#x}` ending a heading is text
+# `\{#x}` ending a heading is text; 14: decision cells in m²/㎡/m³, bounds written one after
+# the other (`4以上8以下`), and interval notation (`[5, 8)`) read as rules
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

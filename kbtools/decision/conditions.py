@@ -50,12 +50,21 @@ _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of th
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
-_UNIT = r"(?:(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]){0,12}"
+# ... an area or a volume keeps its power (m², ㎡, cm³ are m2, cm3 after NFKC: 10m² was text)
+_UNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]){0,12}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
 _RE_INPUT = re.compile(rf"^({_NUM}{_EXP})\s*{_UNIT}$")
+# interval notation: [5, 8) is 5 ≤ x < 8, (5, 8] 5 < x ≤ 8, [5℃, 8℃], [5, 8) ℃, (-∞, 5),
+# [85, +∞); full-width ［5，8） is the same after NFKC
+_IUNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|()\[\]]){0,12}"
+_END = rf"({_NUM}|[+-]?∞|[+-]?inf)"
+_RE_INTERVAL = re.compile(rf"^([\[(])\s*{_END}\s*{_IUNIT}\s*[,;]\s*{_END}\s*{_IUNIT}\s*([\])])"
+                          rf"\s*{_UNIT}$", re.IGNORECASE)
+_RE_UNIT_TAIL = re.compile(rf"\s*{_UNIT}\s*")  # what follows a cell's last number
+_UNIT_TAIL = 40  # characters: the longest tail `_RE_UNIT_TAIL` is tried on
 _RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
 # what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
 # 7以上(含 7), 4-8 (inclusive); matched from the cell's last "(" (`split_qualifier`)
@@ -178,6 +187,8 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
     {"g", "克"}, {"kg", "千克", "公斤"}, {"斤"}, {"t", "吨"}, {"mg", "毫克"},
     {"ml", "毫升"}, {"l", "升"}, {"亩"}, {"公顷", "ha"},
+    {"m2", "平方米", "平米", "sqm"}, {"cm2", "平方厘米"}, {"mm2", "平方毫米"},
+    {"km2", "平方公里", "平方千米"}, {"m3", "立方米", "方"}, {"cm3", "立方厘米", "cc"},
     {"pa"}, {"kpa", "千帕"}, {"mpa", "兆帕"}, {"bar"}, {"psi", "psig"}, {"psia"},
     {"v", "伏", "volt", "volts"}, {"kv", "千伏"}, {"mv", "毫伏"}, {"a", "安", "amp", "amps"},
     {"w", "瓦"}, {"kw", "千瓦"}, {"hp", "horsepower"}, {"rpm", "转/分", "r/min"},
@@ -202,17 +213,32 @@ def _unit_of(text: str) -> str:
 
 
 def cell_unit(cell: str) -> str:
-    """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``)."""
+    """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``, ``≥10 m²``
+    → ``m2``)."""
     text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
     text = text.removesuffix("以上").removesuffix("以下")
-    last = max((i for i, ch in enumerate(text) if ch.isdigit()), default=-1)
-    return text[last + 1:].strip() if last >= 0 else ""
+    return _unit_after_last_number(text)
+
+
+def _unit_after_last_number(text: str) -> str:
+    """What follows the last number of `text` when it is a unit (`_UNIT`: ``m2`` of ``10m2``
+    is the unit, not a number); "" when none. Only the last characters are tried, a unit
+    being short."""
+    for i in range(max(0, len(text) - _UNIT_TAIL), len(text)):
+        if text[i].isdigit() and (i + 1 == len(text) or not text[i + 1].isdigit()) and \
+                _RE_UNIT_TAIL.fullmatch(text, i + 1):
+            return text[i + 1:].strip()
+    return ""
 
 
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
     text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
+    m = _RE_INTERVAL.match(text)
+    if m is not None:  # [60°F, 70°F), [5, 8) ℃
+        first = text[m.end(2):m.start(3)].strip().rstrip(",;").strip()
+        return first, " ".join(text[m.end(3):].replace(m.group(4), " ", 1).split())
     m = _RE_RANGE.match(text)
     if m is None:
         return (cell_unit(cell),)
@@ -410,10 +436,15 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     if plain.casefold() in ANY_CELLS:
         return Condition(raw, "any")
     base, included, at = split_qualifier(plain)
+    if included is not None and pair and "(" in base and (c2 := _two_bounds(raw, plain)):
+        return c2  # 4以上(含)8以下(不含): the last bracket is the upper bound's own
     if included is not None:
         c = _qualified(_parse(base, pair=pair), base, included, at)
         return replace(c, raw=raw) if c else Condition(raw, "text", text=plain.casefold())
     text = symbolic(plain)
+    m = _RE_INTERVAL.match(text)
+    if m:
+        return _interval(raw, m) or Condition(raw, "text", text=plain.casefold())
     m = _RE_CMP.match(text)
     if m and (x := _finite(m.group(2))) is not None:
         kind = _OPS[m.group(1)]
@@ -436,6 +467,36 @@ def _parse(cell: str, *, pair: bool) -> Condition:
         return replace(_parse(text[m.start(1):], pair=False), raw=raw)
     return (pair and (_two_bounds(raw, plain) or _formula(raw, text) or _numerals(raw, plain))) \
         or Condition(raw, "text", text=plain.casefold())
+
+
+def _interval(raw: str, m: re.Match[str]) -> Condition | None:
+    """The interval `_RE_INTERVAL` matched: a bracket includes its end, a parenthesis leaves it
+    out; an infinite end is open whatever its bracket (``[85, +∞)`` is ≥85). None when an
+    end is a number beyond the range of a float."""
+    lo, hi = _end(m.group(2), -math.inf), _end(m.group(3), math.inf)
+    if lo is None or hi is None:
+        return None
+    lo_incl = m.group(1) == "[" and math.isfinite(lo)
+    hi_incl = m.group(4) == "]" and math.isfinite(hi)
+    if math.isinf(lo) and math.isinf(hi):
+        return Condition(raw, "any") if lo < hi else None
+    if math.isinf(hi):
+        return Condition(raw, "ge" if lo_incl else "gt", lo=lo, lo_incl=lo_incl)
+    if math.isinf(lo):
+        return Condition(raw, "le" if hi_incl else "lt", hi=hi, hi_incl=hi_incl)
+    return Condition(raw, "range", lo=lo, hi=hi, lo_incl=lo_incl, hi_incl=hi_incl)
+
+
+def _end(text: str, infinite: float) -> float | None:
+    """One end of an interval: its number, or ±infinity written ``∞``/``inf`` (its sign, else
+    `infinite`'s); None for a number beyond the range of a float or infinity on the wrong
+    side (``[+∞, 5)``)."""
+    word = text.casefold().lstrip("+-")
+    if word in ("∞", "inf"):
+        value = -math.inf if text.startswith("-") else \
+            (math.inf if text.startswith("+") else infinite)
+        return value if value == infinite else None
+    return _finite(text)
 
 
 def read_numerals(text: str) -> str:
@@ -511,19 +572,24 @@ def _qualified(c: Condition, base: str, included: bool, at: float | None) -> Con
 
 
 # what joins the two comparisons of a cell bounded on both sides (``>4 and ≤8``, ``>4, ≤8``)
-_BOUND_JOIN = re.compile(r",|;|&|\band\b|\bbut\b|并且|且|而且", re.IGNORECASE)
+_BOUND_JOIN = re.compile(r",|;|&|、|\band\b|\bbut\b|并且|且|而且", re.IGNORECASE)
 BOUNDS_MAX = 80  # characters: a longer cell is not split in two (each split parses both parts)
 
 
 def _two_bounds(raw: str, plain: str) -> Condition | None:
     """A cell that is a lower and an upper comparison joined (``above 4 and at most 8``,
-    ``>4, <=8``, ``高于4且不超过8``): the interval between them, each end included as its
-    comparison says (None when the cell is no such pair). Adjacent rows ``1.2 to 4`` /
-    ``above 4 and at most 8`` / ``above 8`` tile the number line with shared endpoints."""
-    if len(plain) > BOUNDS_MAX:
+    ``>4, <=8``, ``高于4且不超过8``) or written one after the other (``4以上8以下``,
+    ``4℃以上8℃以下``, ``超过4不超过8``, ``≥4 <8``): the interval between them, each end
+    included as its comparison says (None when the cell is no such pair). Adjacent rows
+    ``1.2 to 4`` / ``above 4 and at most 8`` / ``above 8`` tile the number line with shared
+    endpoints."""
+    if len(plain) > BOUNDS_MAX or sum(1 for n, ch in enumerate(plain) if ch.isdigit() and
+                                      (n == 0 or not plain[n - 1].isdigit())) < 2:
         return None
-    for m in _BOUND_JOIN.finditer(plain):
-        a, b = _comparison(plain[:m.start()]), _comparison(plain[m.end():])
+    splits = [(m.start(), m.end()) for m in _BOUND_JOIN.finditer(plain)]
+    splits += [(n, n) for n in _adjacent_splits(plain)]
+    for start, end in splits:
+        a, b = _comparison(plain[:start]), _comparison(plain[end:])
         if a is None or b is None:
             continue
         lower, upper = (a, b) if a.kind in ("gt", "ge") else (b, a)
@@ -531,6 +597,23 @@ def _two_bounds(raw: str, plain: str) -> Condition | None:
             return Condition(raw, "range", lo=lower.lo, hi=upper.hi, lo_incl=lower.kind == "ge",
                              hi_incl=upper.kind == "le")
     return None
+
+
+# where the second of two comparisons written one after the other may start: after a word or
+# bracket that ends one (4以上|8以下, 4以上(含)|8以下), or at a symbol or word that opens one
+_BOUND_ENDS = ("以上", "以下", "以内", ")")
+_PREFIX_STARTS = frozenset(w[0].casefold() for w, _ in WORD_PREFIXES) | set("<>≤≥≦≧")
+
+
+def _adjacent_splits(plain: str) -> list[int]:
+    """The places `plain` might be cut into two comparisons not joined by a word."""
+    out = []
+    for n in range(1, len(plain)):
+        ch = plain[n]
+        if plain.endswith(_BOUND_ENDS, 0, n) or ch == " " or \
+                (ch.casefold() in _PREFIX_STARTS and not ch.isascii()) or ch in "<>≤≥≦≧":
+            out.append(n)
+    return out
 
 
 def _comparison(part: str) -> Condition | None:

@@ -1,0 +1,114 @@
+"""Decision-table cells as field experts write them: areas and volumes (m², ㎡), a bound on
+each side written one after the other (4以上8以下) and interval notation ([5, 8)): each read
+as the interval it means, checked and evaluated end to end."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.check.decision_tables import table_findings
+from kbtools.cli import main
+from kbtools.decision import build_table, match_rules, parse_condition
+from kbtools.decision.conditions import cell_units, parse_number
+from kbtools.errors import TableError
+
+FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
+
+
+def assert_bounds(cell: str, inside: list[float], outside: list[float]) -> None:
+    cond = parse_condition(cell)
+    assert cond.numeric, cell
+    assert all(cond.accepts_number(x) for x in inside), cell
+    assert not any(cond.accepts_number(x) for x in outside), cell
+
+
+# ----------------------------------------------------------------- m², ㎡, m3: units with a power
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("≥10 m²", [10, 11], [9.9]), ("10㎡以上", [10], [9]), ("5-10㎡", [5, 10], [4, 11]),
+    ("5m²-10m²", [7], [11]), ("10m2以上", [10], [9]), ("<5 cm³", [4], [5]), ("≤3 m3", [3], [4]),
+])
+def test_a_cell_in_square_or_cubic_metres_is_a_bound(cell, inside, outside):
+    """NFKC makes m² and ㎡ ``m2``, and a unit could hold no digit: ≥10 m² was text, so a
+    table of areas was malformed (annotated) or no rule at all."""
+    assert_bounds(cell, inside, outside)
+
+
+def test_an_area_table_evaluates_inputs_in_any_spelling_of_the_unit_and_checks_units():
+    table = build_table(["面积(m²)", "措施"], [["<10 ㎡", "小"], ["≥10 m²", "大"]],
+                        decision="inputs=面积")
+    assert table is not None
+    for value in ("12㎡", "12 m²", "12m2", "12平方米", "12"):
+        assert match_rules(table, {"面积": value}).outputs == ({"措施": "大"},), value
+    assert parse_number("1e5") == 100000  # an exponent is still no unit
+    assert not parse_condition("1e5").numeric
+    with pytest.raises(TableError, match="'≥10 亩' is in 亩, the column in m2"):
+        build_table(["面积(m²)", "措施"], [["<10", "小"], ["≥10 亩", "大"]], decision="inputs=面积")
+
+
+# ----------------------------------------------------------------- 4以上8以下: two bounds, no joiner
+
+@pytest.mark.parametrize("cell,inside,outside,words", [
+    ("4以上8以下", [4, 8], [3.9, 8.1], "in 4–8 (both ends inclusive)"),
+    ("4℃以上8℃以下", [4, 8], [3.9, 8.1], "in 4–8 (both ends inclusive)"),
+    ("4 以上 8 以下", [4, 8], [9], "in 4–8 (both ends inclusive)"),
+    ("4以上8以下(不含8)", [4, 7.9], [8], "≥ 4 and < 8"),
+    ("4以上8以下（不含）", [5], [4, 8], "> 4 and < 8"),  # as 4-8 (exclusive): both ends
+    ("4以上(含)8以下(不含)", [4], [8], "≥ 4 and < 8"),
+    ("超过4不超过8", [8], [4], "> 4 and ≤ 8"), ("4以上未满8", [4], [8], "≥ 4 and < 8"),
+    ("超过4、8以下", [8], [4], "> 4 and ≤ 8"), ("大于4小于8", [5], [4, 8], "> 4 and < 8"),
+    ("8以下4以上", [4, 8], [9], "in 4–8 (both ends inclusive)"),
+    ("四以上八以下", [4, 8], [9], "in 4–8 (both ends inclusive)"),
+    ("2次以上5次以下", [2, 5], [6], "in 2–5 (both ends inclusive)"),
+    ("≥4 <8", [4], [8], "≥ 4 and < 8"), ("above 4 at most 8", [8], [4], "> 4 and ≤ 8"),
+])
+def test_bounds_written_one_after_the_other_are_one_interval(cell, inside, outside, words):
+    """4以上8以下 (how Chinese standards write a band) was text: an annotated table of them
+    was malformed, an unannotated one no rule."""
+    assert_bounds(cell, inside, outside)
+    assert parse_condition(cell).describe() == words
+
+
+@pytest.mark.parametrize("cell", ["4以上8以上", "温度4以上8以下", "4以上", "3号4以下", "1 2"])
+def test_two_bounds_written_together_need_a_lower_and_an_upper_one(cell):
+    assert parse_condition(cell).kind != "range"
+
+
+# ----------------------------------------------------------------- [5, 8): interval notation
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("[5, 8)", [5, 7.9], [4.9, 8]), ("(5, 8]", [5.1, 8], [5, 8.1]), ("[5,8]", [5, 8], [4, 9]),
+    ("(5,8)", [6], [5, 8]), ("[5℃, 8℃)", [5], [8]), ("[5, 8) ℃", [5], [8]),
+    ("［5，8）", [5], [8]), ("（5，8］", [8], [5]), ("[5 m², 8 m²)", [5], [8]),
+    ("[1,000, 2,000)", [1000], [2000]), ("[85, +∞)", [85, 1e9], [84]), ("(-∞, 5)", [-1e9], [5]),
+    ("[5, ∞)", [5], [4]),
+])
+def test_interval_notation_is_its_interval(cell, inside, outside):
+    """[5, 8) was text: a table written the way engineers write bands matched nothing."""
+    assert_bounds(cell, inside, outside)
+
+
+@pytest.mark.parametrize("cell", ["[5,8", "[a, 8)", "[+∞, 5)", "[5, 8)(含)"])
+def test_what_is_no_interval_stays_text(cell):
+    assert parse_condition(cell).kind == "text"
+
+
+def test_interval_units_are_checked_and_a_backwards_interval_is_malformed():
+    assert cell_units("[60°F, 70°F)") == ("°F", "°F") and cell_units("[5, 8) ℃") == ("", "°C")
+    with pytest.raises(TableError, match="'\\[60°F, 70°F\\)' is in °F"):
+        build_table(["温度(℃)", "措施"], [["<5", "a"], ["[60°F, 70°F)", "b"]], decision="inputs=温度")
+    with pytest.raises(TableError, match="runs backwards"):
+        build_table(["温度(℃)", "措施"], [["<5", "a"], ["[8, 5)", "b"]], decision="inputs=温度")
+
+
+def test_a_cold_chain_table_in_both_notations_checks_clean_and_evaluates(tmp_path):
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=温度(℃); outputs=处置 -->\n"
+                    "| 温度(℃) | 处置 |\n|---|---|\n| <4 | 正常 |\n| 4℃以上8℃以下(不含8) | 观察 |\n"
+                    "| [8, 12) | 报警 |\n| [12, +∞) | 停机 |\n", encoding="utf-8")
+    assert table_findings(path) == []
+    for value, out in (("3.9", "正常"), ("4", "观察"), ("8", "报警"), ("12", "停机")):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"温度={value}"])
+        assert result.exit_code == 0 and f"=> 处置={out}" in result.output, result.output
+
