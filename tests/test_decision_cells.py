@@ -1,6 +1,6 @@
 """Decision-table cells as field experts write them: areas and volumes (m², ㎡), a bound on
-each side written one after the other (4以上8以下) and interval notation ([5, 8)): each read
-as the interval it means, checked and evaluated end to end."""
+each side written one after the other (4以上8以下), interval notation ([5, 8)), and "does not
+apply" (N/A): each read as the condition it means, checked and evaluated end to end."""
 
 from __future__ import annotations
 
@@ -112,3 +112,26 @@ def test_a_cold_chain_table_in_both_notations_checks_clean_and_evaluates(tmp_pat
         result = CliRunner().invoke(main, ["table", "eval", str(path), f"温度={value}"])
         assert result.exit_code == 0 and f"=> 处置={out}" in result.output, result.output
 
+
+# ----------------------------------------------------------------- N/A: the row does not ask
+
+@pytest.mark.parametrize("cell", ["N/A", "n/a", "N.A.", "not applicable", "不适用", "/", "—", "-"])
+def test_not_applicable_in_an_input_cell_is_any_value(cell):
+    """N/A was text: under a numeric column the table was malformed, under a text column the
+    row matched no input (the value "N/A" is never given), where the author meant "any"."""
+    assert parse_condition(cell).kind == "any"
+    table = build_table(["温度(℃)", "作物", "措施"], [["<5", cell, "a"], [">=5", "水稻", "b"]],
+                        decision="inputs=温度,作物")
+    assert table is not None and match_rules(table, {"温度": "3", "作物": "小麦"}).outputs == \
+        ({"措施": "a"},)
+
+
+def test_none_is_a_value_of_a_text_column_and_refused_in_a_numeric_one(tmp_path):
+    table = build_table(["病斑", "措施"], [["有", "喷药"], ["无", "观察"]], decision="inputs=病斑")
+    assert table is not None and match_rules(table, {"病斑": "无"}).outputs == ({"措施": "观察"},)
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=降雨天数; outputs=措施 -->\n| 降雨天数 | 措施 |\n"
+                    "|---|---|\n| 无 | 观察 |\n| ≥1 | 喷药 |\n", encoding="utf-8")
+    assert table_findings(path) == [(10, "decision-malformed", "table at line 8: row 1, column "
+                                     "降雨天数: '无' is no number: write 0 if it means none, or * "
+                                     "if the row takes any value")]

@@ -365,8 +365,13 @@ class Condition:
         return f"{'>' if self.kind == 'gt' else '≥'} {format_number(self.lo)}"
 
 
-# What an input cell writes for "any value": * or nothing, a dash, or the word
-ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any"))
+# What an input cell writes for "any value": * or nothing, a dash, the word, or "does not
+# apply" to this row (N/A, 不适用, a slash as Chinese forms write it)
+ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any", "n/a", "n.a.", "n/a.",
+                       "not applicable", "不适用", "/"))
+# What an input cell may write for "none", which is a value of a text column (有/无) but
+# no number: in a numeric column it is refused, naming 0 and * (`model`)
+NONE_CELLS = frozenset(("无", "没有", "none", "nil", "零"))
 # Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
 # ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
 # case-insensitively and only when a number follows (a prefix) or precedes (a suffix) them.

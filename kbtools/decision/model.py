@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbtools.decision.conditions import (
+    NONE_CELLS,
     Condition,
     column_key,
     header_unit_start,
@@ -402,6 +403,10 @@ def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,
     for i in numeric:
         for n, r in enumerate(conditions, 1):
             c = r[i]
+            if c.kind == "text" and normalize_text(c.raw) in NONE_CELLS:
+                raise site.error(f"row {n}, column {header[i]}: '{c.raw.strip()}' is no number: "
+                                 "write 0 if it means none, or * if the row takes any value",
+                                 row=n)
             if c.kind == "text":
                 raise site.error(f"row {n}, column {header[i]}: '{c.raw.strip()}' is not a "
                                  "numeric condition (expected <x, ≤x, x-y, >x, ≥x, x or *)",
