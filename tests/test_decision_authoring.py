@@ -170,9 +170,11 @@ def test_an_empty_cell_under_a_filled_one_is_named_where_rows_overlap(tmp_path):
                     "| 温度(℃) | 相对湿度(%) | 等级 |\n|---|---|---|\n| 15-20 | <85 | 低 |\n"
                     "|  | ≥85 | 中 |\n| >20 | <85 | 中 |\n|  | ≥85 | 高 |\n", encoding="utf-8")
     overlaps = [f for f in table_findings(path) if f[1] == "decision-overlap"]
-    assert overlaps == [(13, "decision-overlap", "判定: rows 2 and 4 both match some inputs "
-                         "(policy 'first' decides); row 2's empty 温度(℃) cell accepts any value:"
-                         " if it continues '15-20' above, write that again")]
+    assert overlaps == [(13, "decision-overlap", "判定: rows 2 and 4 (lines 11 and 13) both "
+                         "match some inputs (no policy declared: the first matching row wins; "
+                         "declare policy=first or policy=all in the decision annotation if that "
+                         "is meant); row 2's empty 温度(℃) cell accepts any value: if it "
+                         "continues '15-20' above, write that again")]
 
 
 # ----------------------------------------------------------------- policy all through search

@@ -12,6 +12,8 @@ import kbtools.check.decision_tables
 from kbtools.check.decision_tables import analyse, overlap_candidates
 from kbtools.decision import build_table, match_rules, parse_condition
 
+UNDECLARED = ("no policy declared: the first matching row wins; declare policy=first or "
+              "policy=all in the decision annotation if that is meant")
 
 def test_overlap_found():
     table = build_table(["温度", "风险"], [["≤15", "低"], ["15-20", "中"], [">20", "高"]],
@@ -19,6 +21,22 @@ def test_overlap_found():
     findings = analyse(table)
     assert [(f[0], f[1]) for f in findings] == [(4, "decision-overlap")]
     assert "rows 1 and 2" in findings[0][2]
+
+
+def test_an_overlap_names_both_lines_and_a_declared_policy_silences_it(tmp_path):
+    """Overlapping rows of a table that declares no policy were answered by the first row
+    silently, and the warning named one row's line; a table that declares its policy
+    overlaps on purpose."""
+    body = ("---\ntitle: t\n---\n\n# 冷藏\n\n<!-- decision: inputs=温度(℃); outputs=处置{} -->\n"
+            "| 温度(℃) | 处置 |\n|---|---|\n| ≤4 | 正常 |\n| 4-8 | 观察 |\n| >8 | 报警 |\n")
+    path = tmp_path / "k.md"
+    path.write_text(body.format(""), encoding="utf-8")
+    assert kbtools.check.decision_tables.table_findings(path) == [
+        (11, "decision-overlap", f"冷藏: rows 1 and 2 (lines 10 and 11) both match some inputs "
+                                 f"({UNDECLARED})")]
+    for policy in ("; policy=first", "; policy=all"):
+        path.write_text(body.format(policy), encoding="utf-8")
+        assert kbtools.check.decision_tables.table_findings(path) == []
 
 
 def test_overlap_check_of_a_large_table_compares_only_rows_sharing_a_value():
@@ -30,7 +48,7 @@ def test_overlap_check_of_a_large_table_compares_only_rows_sharing_a_value():
     assert sum(1 for _ in overlap_candidates(table)) == 3000 + 2
     overlaps = [f[2] for f in analyse(table) if f[1] == "decision-overlap"]
     assert overlaps == ["table at line 0: rows 6000 and 6001 both match some inputs "
-                        "(policy 'first' decides)"]
+                        f"({UNDECLARED})"]
 
 
 def test_gap_check_of_a_large_table_is_not_cells_times_rows():
@@ -50,7 +68,7 @@ def test_overlap_check_stops_after_its_budget(monkeypatch):
     table = build_table(["温度", "措施"], [["*", str(n)] for n in range(30)],
                         decision="inputs=温度; outputs=措施")
     overlaps = [f[2] for f in analyse(table)]
-    assert overlaps[0] == "table at line 0: rows 1 and 2 both match some inputs (policy 'first' decides)"
+    assert overlaps[0] == f"table at line 0: rows 1 and 2 both match some inputs ({UNDECLARED})"
     assert overlaps[4].startswith("table at line 0: rows 1 and 6 both match")
     assert overlaps[5:] == ["table at line 0: 30 rows share inputs so widely that the overlap "
                             "check stopped after 100 row pairs (100 overlapping so far)"]

@@ -26,7 +26,7 @@ from kbtools.decision.documents import (
     decision_annotation,
     table_from_markdown,
 )
-from kbtools.decision.model import DecisionTable
+from kbtools.decision.model import DecisionTable, parse_annotation
 from kbtools.errors import TableError
 from kbtools.markdown.doctree import parse
 
@@ -59,19 +59,29 @@ def table_findings(src: DocRef) -> list[TableFinding]:
             out.append((exc.line or t.line_start, "decision-malformed", exc.message))
             continue
         if dt is not None:
-            out.extend(analyse(dt))
+            out.extend(analyse(dt, declared=_declares_policy(decision_annotation(t) or "")))
     return sorted(out)
 
 
-def analyse(table: DecisionTable) -> list[TableFinding]:
-    """Overlapping rules and uncovered numeric ranges: [(line, code, message)]."""
-    findings = overlap_findings(table)
+def _declares_policy(annotation: str) -> bool:
+    """Whether a decision annotation says which of several matching rows wins (``policy=``)."""
+    try:
+        return "policy" in parse_annotation(annotation)
+    except TableError:
+        return False
+
+
+def analyse(table: DecisionTable, *, declared: bool = False) -> list[TableFinding]:
+    """Overlapping rules and uncovered numeric ranges: [(line, code, message)]. A table that
+    `declared` its policy overlaps on purpose: only overlaps an empty cell may explain (one
+    meant as "as above") are reported then."""
+    findings = overlap_findings(table, declared=declared)
     if table.numeric:
         findings += gap_findings(table)
     return findings
 
 
-def overlap_findings(table: DecisionTable) -> list[TableFinding]:
+def overlap_findings(table: DecisionTable, *, declared: bool = False) -> list[TableFinding]:
     """decision-overlap: each pair of rows that both match some inputs (the first few).
 
     Only the pairs whose cells intersect in the input column where the fewest pairs do are
@@ -85,7 +95,8 @@ def overlap_findings(table: DecisionTable) -> list[TableFinding]:
         if checked == MAX_OVERLAP_CHECKS:
             break
         checked += 1
-        if all(_intersects(conds[a][i], conds[b][i]) for i in table.inputs):
+        if all(_intersects(conds[a][i], conds[b][i]) for i in table.inputs) and \
+                (not declared or _continued_cell(table, a, b)):
             overlaps += 1
             if len(found) < MAX_FINDINGS_PER_KIND:
                 heapq.heappush(found, (-a, -b))
@@ -93,8 +104,9 @@ def overlap_findings(table: DecisionTable) -> list[TableFinding]:
                 heapq.heapreplace(found, (-a, -b))
     findings: list[TableFinding] = [
         (table.line_of(b + 1) or table.line_start, "decision-overlap",
-         f"{table.label()}: rows {a + 1} and {b + 1} both match some inputs (policy "
-         f"'{table.policy}' decides){_continued_cell(table, a, b)}")
+         f"{table.label()}: rows {a + 1} and {b + 1}{_lines(table, a, b)} both match some "
+         f"inputs ({_who_wins(table, declared)})"
+         f"{_continued_cell(table, a, b)}")
         for a, b in sorted((-na, -nb) for na, nb in found)]
     if checked == MAX_OVERLAP_CHECKS:
         findings.append((table.line_start, "decision-overlap",
@@ -164,6 +176,20 @@ class _Axis:
             for _, a in active:
                 yield (a, r) if a < r else (r, a)
             heapq.heappush(active, (end, r))
+
+
+def _lines(table: DecisionTable, a: int, b: int) -> str:
+    """`` (lines 9 and 12)``: where two rows (0-based) are written; "" when unknown."""
+    la, lb = table.line_of(a + 1), table.line_of(b + 1)
+    return f" (lines {la} and {lb})" if la and lb else ""
+
+
+def _who_wins(table: DecisionTable, declared: bool) -> str:
+    """Which of two overlapping rows wins, and, when the table declares no policy, how to."""
+    if declared:
+        return f"policy '{table.policy}' decides"
+    return ("no policy declared: the first matching row wins; declare policy=first or "
+            "policy=all in the decision annotation if that is meant")
 
 
 def _continued_cell(table: DecisionTable, *rows: int) -> str:
