@@ -371,7 +371,7 @@ ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any", "n
                        "not applicable", "不适用", "/"))
 # What an input cell may write for "none", which is a value of a text column (有/无) but
 # no number: in a numeric column it is refused, naming 0 and * (`model`)
-NONE_CELLS = frozenset(("无", "没有", "none", "nil", "零"))
+NONE_CELLS = frozenset(("无", "没有", "none", "nil"))
 # Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
 # ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
 # case-insensitively and only when a number follows (a prefix) or precedes (a suffix) them.
