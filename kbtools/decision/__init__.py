@@ -2,6 +2,7 @@
 
 Owns the whole path from a table in a document to an answer:
 
+- `units`, `words`: the units known and comparisons written in words, which `conditions` reads;
 - `conditions`: one cell as a `Condition` (``<15``, ``15-20``, ``≥2000 h``, ``*``, text), and
   the number/text/header-unit normalisation cells and inputs share;
 - `model`: `DecisionTable`, the annotation (``<!-- decision: inputs=…; outputs=… -->``) and

@@ -33,7 +33,8 @@ Every pattern here is matched from the start of one normalised cell (`re.match`)
 bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports only `kbtools.decision.numerals`.
+Pure: imports only `kbtools.decision.numerals`, `units` (the units known) and `words`
+(comparisons written in words).
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
+from kbtools.decision.units import (
+    GLUED_UNITS,
+    GROUP_OF,
+    MAGNITUDE_WORDS,
+    MAGNITUDES,
+    NAMED_UNITS,
+    unit_word,
+)
+from kbtools.decision.words import WORD_PREFIXES, symbolic
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
@@ -137,17 +147,6 @@ def header_unit_start(text: str) -> int:
     return min(starts, default=len(text))
 
 
-def unit_word(word: str) -> bool:
-    """Whether `word`, the last of a header, is its unit: one `UNIT_GROUPS` knows written with
-    a symbol (``°C``, ``mm/s``, ``%``) or a short abbreviation (``bar``, ``kPa``, ``rpm``);
-    not a word of the name (``Running hours``, ``Rain days``, ``Pressure min``) or a letter
-    (``Zone C``, ``Pump A``)."""
-    key = word.casefold()
-    if key not in _GROUP_OF:
-        return False
-    return not key.isalpha() or (1 < len(key) <= 4 and _GROUP_OF[key] not in _TIME_GROUPS)
-
-
 def column_key(header: str) -> str:
     """A header without its unit: ``温度(℃)`` / ``温度（℃）`` / ``温度 [℃]`` → ``温度``."""
     text = normalize_cell(header)
@@ -173,37 +172,6 @@ def overflows(text: str) -> bool:
     a 401-digit value): no comparison with it can be trusted."""
     m = _RE_INPUT.match(normalize_cell(text))
     return m is not None and _finite(m.group(1)) is None
-
-
-# Units an input may name, by what they measure: two of one group are the same unit, two of
-# different groups are not (an input in °F against a ℃ column, weeks against days). Any
-# other spelling is not judged: units are ignored, not converted (the module docstring).
-UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
-    {"℃", "°c", "c", "度", "摄氏度"}, {"℉", "°f", "f", "华氏度"}, {"开尔文"},
-    {"%", "百分比", "percent"}, {"‰"},
-    {"s", "sec", "秒"}, {"min", "分钟", "分"}, {"h", "hr", "hrs", "hour", "hours", "小时", "时"},
-    {"d", "day", "days", "天", "日"}, {"周", "星期", "week", "weeks", "wk"},
-    {"月", "个月", "month", "months"}, {"年", "year", "years", "yr"},
-    {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
-    {"g", "克"}, {"kg", "千克", "公斤"}, {"斤"}, {"t", "吨"}, {"mg", "毫克"},
-    {"ml", "毫升"}, {"l", "升"}, {"亩"}, {"公顷", "ha"},
-    {"m2", "平方米", "平米", "sqm"}, {"cm2", "平方厘米"}, {"mm2", "平方毫米"},
-    {"km2", "平方公里", "平方千米"}, {"m3", "立方米", "方"}, {"cm3", "立方厘米", "cc"},
-    {"pa"}, {"kpa", "千帕"}, {"mpa", "兆帕"}, {"bar"}, {"psi", "psig"}, {"psia"},
-    {"v", "伏", "volt", "volts"}, {"kv", "千伏"}, {"mv", "毫伏"}, {"a", "安", "amp", "amps"},
-    {"w", "瓦"}, {"kw", "千瓦"}, {"hp", "horsepower"}, {"rpm", "转/分", "r/min"},
-    {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
-))
-_GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
-_TIME_GROUPS = frozenset(_GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
-# what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
-MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
-MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
-# a header that names its unit in its last words: 运行小时 counts hours, 连续降雨天数 days
-# units a header may end with glued to its name (温度℃, 湿度%): symbols, never letters
-GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
-NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
-               ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
 
 
 def _unit_of(text: str) -> str:
@@ -254,14 +222,14 @@ def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | N
     units are ignored, not converted, so the cell's number would be compared as if in the
     column's unit."""
     column = column_unit(header, cells)
-    want = _GROUP_OF.get(column.casefold())
+    want = GROUP_OF.get(column.casefold())
     if want is None:
         return None
     for n, cell in enumerate(cells):
         if not parse_condition(cell).numeric:
             continue
         for unit in cell_units(cell):
-            group = _GROUP_OF.get(unit.casefold())
+            group = GROUP_OF.get(unit.casefold())
             if group is not None and group != want:
                 return n, unit, column
     return None
@@ -280,7 +248,7 @@ def column_unit(header: str, cells: Iterable[str] = ()) -> str:
     if glued:
         return text[-len(glued):]
     named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "")
-    return named or next((u for c in cells if (u := cell_unit(c)).casefold() in _GROUP_OF), "")
+    return named or next((u for c in cells if (u := cell_unit(c)).casefold() in GROUP_OF), "")
 
 
 def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
@@ -293,13 +261,13 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     unit = _unit_of(value)
     key, col = unit.casefold(), column.casefold()
     zh = lang == "zh"
-    if not key or key == col or _GROUP_OF.get(key, -1) == _GROUP_OF.get(col, -2):
+    if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2):
         return None
-    if key not in _GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
+    if key not in GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
                                  or key.startswith(MAGNITUDE_WORDS)):
         return (f"“{unit}”会放大数值，请写出完整的数" if zh else
                 f"'{unit}' multiplies the number; write it out in full")
-    if key in _GROUP_OF and col in _GROUP_OF:
+    if key in GROUP_OF and col in GROUP_OF:
         return (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
                 f"it is in '{unit}', the column in '{column}'; give the value in {column}")
     return None
@@ -372,62 +340,6 @@ ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any", "n
 # What an input cell may write for "none", which is a value of a text column (有/无) but
 # no number: in a numeric column it is refused, naming 0 and * (`model`)
 NONE_CELLS = frozenset(("无", "没有", "none", "nil"))
-# Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
-# ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
-# case-insensitively and only when a number follows (a prefix) or precedes (a suffix) them.
-WORD_PREFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
-    *((w, "<") for w in ("低于", "小于", "少于", "不足", "不到", "未满", "不满", "未达", "below",
-                         "under", "less than", "lower than", "fewer than")),
-    *((w, "≤") for w in ("小于等于", "小于或等于", "不高于", "不大于", "不超过", "不多于", "最多",
-                         "至多", "最高", "最大", "at most", "up to", "no more than",
-                         "not more than", "not above", "not over", "no higher than",
-                         "not exceeding", "less than or equal to", "equal to or less than",
-                         "up to and including", "max", "max.", "maximum")),
-    *((w, ">") for w in ("高于", "大于", "超过", "多于", "above", "over", "more than",
-                         "greater than", "higher than", "exceeding")),
-    *((w, "≥") for w in ("大于等于", "大于或等于", "不低于", "不小于", "不少于", "至少", "最少",
-                         "最低", "最小", "at least", "no less than", "not less than",
-                         "not below", "not under", "no lower than", "greater than or equal to",
-                         "equal to or greater than", "equal to or more than", "min", "min.",
-                         "minimum")),
-), key=lambda wo: -len(wo[0])))
-WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
-    *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over",
-                         "and above", "and over", "and up", "+", "minimum", "at minimum")),
-    *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under",
-                         "and below", "and under", "max", "max.", "maximum", "at most",
-                         "at maximum")),
-), key=lambda wo: -len(wo[0])))
-RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through "),
-                ("", " thru ")))
-
-
-def symbolic(text: str) -> str:
-    """A normalised cell with a comparison or range written in words in its symbol form
-    (``不低于 30℃`` → ``≥30℃``, ``140 °F or more`` → ``≥140 °F``, ``between 150 and 170``
-    → ``150~170``); any other text as it is."""
-    for word, op in WORD_PREFIXES:
-        if text[:len(word)].casefold() == word and _starts_number(text[len(word):]):
-            return op + text[len(word):].strip()
-    for word, op in WORD_SUFFIXES:
-        if text[len(text) - len(word):].casefold() == word and \
-                _starts_number(core := text[:len(text) - len(word)]):
-            return op + core.strip()
-    key = text.casefold()
-    if text.isascii():  # the English range words; casefold keeps ASCII positions
-        for start, middle in RANGE_WORDS:
-            at = key.find(middle, len(start))
-            if key.startswith(start) and at >= 0 and _starts_number(text[len(start):at]):
-                return f"{text[len(start):at].strip()}~{text[at + len(middle):].strip()}"
-    return text
-
-
-def _starts_number(text: str) -> bool:
-    """Whether `text` (stripped) starts with a digit, or a sign and a digit."""
-    head = text[:64].lstrip()
-    return head[:1].isdigit() or (head[:1] in "+-" and head[1:2].isdigit())
-
-
 def parse_condition(cell: str) -> Condition:
     """Parse one cell. Never fails: whatever is not a number form (or holds a number beyond
     the range of a float) is a text condition."""

@@ -28,14 +28,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from kbtools.decision.conditions import (
-    MAGNITUDE_WORDS,
-    MAGNITUDES,
-    UNIT_GROUPS,
-    normalize_cell,
-    normalize_text,
-)
+from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import chinese_number
+from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -74,7 +69,7 @@ SPELLED_UNITS: dict[str, str] = {
 }
 _UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
 # what a number's value carries from the question: a unit the tables' checks know
-# (`decision.conditions.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
+# (`decision.units.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
 # or a word that multiplies it (2万, 2 thousand are refused, not read as 2); a single Latin
 # letter that multiplies (k, w) is left to the MAGNITUDES check below
 SUFFIXES = sorted({*SPELLED_UNITS, *MAGNITUDE_WORDS, *_UNIT_WORDS,

@@ -1,0 +1,61 @@
+"""Comparisons and ranges written in words, Chinese or English (``不低于30``, ``below 150``,
+``150 to 170``), and `symbolic`, which writes a cell of them in its symbol form (``≥30``,
+``<150``, ``150~170``) for `kbtools.decision.conditions` to read. Pure: imports nothing.
+"""
+
+from __future__ import annotations
+
+# Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
+# ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
+# case-insensitively and only when a number follows (a prefix) or precedes (a suffix) them.
+WORD_PREFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
+    *((w, "<") for w in ("低于", "小于", "少于", "不足", "不到", "未满", "不满", "未达", "below",
+                         "under", "less than", "lower than", "fewer than")),
+    *((w, "≤") for w in ("小于等于", "小于或等于", "不高于", "不大于", "不超过", "不多于", "最多",
+                         "至多", "最高", "最大", "at most", "up to", "no more than",
+                         "not more than", "not above", "not over", "no higher than",
+                         "not exceeding", "less than or equal to", "equal to or less than",
+                         "up to and including", "max", "max.", "maximum")),
+    *((w, ">") for w in ("高于", "大于", "超过", "多于", "above", "over", "more than",
+                         "greater than", "higher than", "exceeding")),
+    *((w, "≥") for w in ("大于等于", "大于或等于", "不低于", "不小于", "不少于", "至少", "最少",
+                         "最低", "最小", "at least", "no less than", "not less than",
+                         "not below", "not under", "no lower than", "greater than or equal to",
+                         "equal to or greater than", "equal to or more than", "min", "min.",
+                         "minimum")),
+), key=lambda wo: -len(wo[0])))
+WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
+    *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over",
+                         "and above", "and over", "and up", "+", "minimum", "at minimum")),
+    *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under",
+                         "and below", "and under", "max", "max.", "maximum", "at most",
+                         "at maximum")),
+), key=lambda wo: -len(wo[0])))
+RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through "),
+                ("", " thru ")))
+
+
+def symbolic(text: str) -> str:
+    """A normalised cell with a comparison or range written in words in its symbol form
+    (``不低于 30℃`` → ``≥30℃``, ``140 °F or more`` → ``≥140 °F``, ``between 150 and 170``
+    → ``150~170``); any other text as it is."""
+    for word, op in WORD_PREFIXES:
+        if text[:len(word)].casefold() == word and starts_number(text[len(word):]):
+            return op + text[len(word):].strip()
+    for word, op in WORD_SUFFIXES:
+        if text[len(text) - len(word):].casefold() == word and \
+                starts_number(core := text[:len(text) - len(word)]):
+            return op + core.strip()
+    key = text.casefold()
+    if text.isascii():  # the English range words; casefold keeps ASCII positions
+        for start, middle in RANGE_WORDS:
+            at = key.find(middle, len(start))
+            if key.startswith(start) and at >= 0 and starts_number(text[len(start):at]):
+                return f"{text[len(start):at].strip()}~{text[at + len(middle):].strip()}"
+    return text
+
+
+def starts_number(text: str) -> bool:
+    """Whether `text` (stripped) starts with a digit, or a sign and a digit."""
+    head = text[:64].lstrip()
+    return head[:1].isdigit() or (head[:1] in "+-" and head[1:2].isdigit())
