@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
-from kbtools.decision import build_table, match_rules, parse_condition
+from kbtools.decision import build_table, input_value, match_rules, parse_condition
 from kbtools.decision.conditions import cell_units, parse_number
 from kbtools.errors import TableError
 
@@ -135,3 +135,34 @@ def test_none_is_a_value_of_a_text_column_and_refused_in_a_numeric_one(tmp_path)
     assert table_findings(path) == [(10, "decision-malformed", "table at line 8: row 1, column "
                                      "降雨天数: '无' is no number: write 0 if it means none, or * "
                                      "if the row takes any value")]
+
+
+# ----------------------------------------------------------------- 0.9 given to a % column
+
+def _humidity_table(*bands: str):
+    table = build_table(["湿度 %", "风险"], [[b, str(n)] for n, b in enumerate(bands)],
+                        decision="inputs=湿度")
+    assert table is not None
+    return table
+
+
+def test_a_fraction_given_to_a_percent_column_is_refused_in_words():
+    """{"湿度": 0.9} (90 % as programs write it) was read as 0.9 % and answered "低" from the
+    lowest band without a word."""
+    table = _humidity_table("<60", "60-85", ">85")
+    with pytest.raises(TableError, match="the column is in %, where 0.9 reads as 0.9 %; give 90 "
+                                         "for 90 % \\(or write 0.9% if 0.9 % is meant\\)"):
+        match_rules(table, {"湿度": input_value(0.9)})
+    assert match_rules(table, {"湿度": "0.9%"}).outputs == ({"风险": "0"},)  # said so
+    assert match_rules(table, {"湿度": "90"}).outputs == ({"风险": "2"},)
+    assert match_rules(table, {"湿度": "0"}).outputs == ({"风险": "0"},)  # the same either way
+
+
+def test_a_fraction_is_taken_where_the_percent_column_has_bounds_below_one(tmp_path):
+    table = _humidity_table("<0.5", "0.5-2", ">2")  # 0.9 % is a value this table tells apart
+    assert match_rules(table, {"湿度": "0.9"}).outputs == ({"风险": "1"},)
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=湿度(%); outputs=风险 -->\n| 湿度(%) | 风险 |\n"
+                    "|---|---|\n| <85 | 低 |\n| ≥85 | 高 |\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["table", "eval", str(path), "湿度=0.9"])
+    assert result.exit_code == 1 and "give 90 for 90 %" in result.output

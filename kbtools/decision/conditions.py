@@ -174,7 +174,7 @@ def overflows(text: str) -> bool:
     return m is not None and _finite(m.group(1)) is None
 
 
-def _unit_of(text: str) -> str:
+def unit_of(text: str) -> str:
     """The unit of a number as written (what follows it), normalised; "" when none."""
     m = _RE_INPUT.match(normalize_cell(text))
     return m.string[m.end(1):].strip() if m else ""
@@ -258,7 +258,7 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     against ``℃``, ``4周`` against ``天``). None when neither: units are ignored, not
     converted, and a spelling not in `UNIT_GROUPS` is not judged. In English, or (`lang`
     ``zh``) Chinese."""
-    unit = _unit_of(value)
+    unit = unit_of(value)
     key, col = unit.casefold(), column.casefold()
     zh = lang == "zh"
     if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2):

@@ -26,8 +26,10 @@ from kbtools.decision.conditions import (
     overflows,
     parse_condition,
     parse_number,
+    unit_of,
 )
 from kbtools.decision.model import POLICIES, DecisionTable, find_input
+from kbtools.decision.units import unit_group
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
@@ -39,12 +41,21 @@ class InputError(TableError):
     """An input value the table cannot compare (no number in a numeric column, too large, or
     in another unit): `message` in English, `message_in(lang)` in the web page's words."""
 
-    def __init__(self, where: str, column: str, value: str, column_unit: str = ""):
+    def __init__(self, where: str, column: str, value: str, column_unit: str = "", *,
+                 fraction: bool = False):
         self.column, self.value, self.column_unit = column, value, column_unit
+        self.fraction = fraction
         super().__init__(f"{where}: input {column}='{_quoted(value)}'{self._why('en')}")
 
     def _why(self, lang: str) -> str:
         zh = lang == "zh"
+        if self.fraction:
+            x = parse_number(self.value) or 0.0
+            shown, whole = format_number(x), format_number(round(x * 100, 9))
+            return (f"：这一列以 % 计，{shown} 会被读作 {shown}%；若指 {whole}%，请输入 {whole}"
+                    f"（确指 {shown}% 时写 {shown}%）" if zh else
+                    f": the column is in %, where {shown} reads as {shown} %; give {whole} for "
+                    f"{whole} % (or write {shown}% if {shown} % is meant)")
         if overflows(self.value):
             return ("：数值太大，无法比较" if zh else
                     " is too large a number to compare (beyond the range of a float)")
@@ -249,7 +260,22 @@ def _input_numbers(table: DecisionTable, given: dict[int, str],
         unit = column_unit(table.header[i], (row[i] for row in table.rows))
         if i in table.numeric and input_unit_problem(value, unit):
             raise InputError(where, table.header[i], value, unit)
+        if i in table.numeric and _fraction_of_percent(table, i, value, unit):
+            raise InputError(where, table.header[i], value, unit, fraction=True)
     return numbers
+
+
+def _fraction_of_percent(table: DecisionTable, column: int, value: str, unit: str) -> bool:
+    """Whether `value` looks like a fraction given to a percent column: a number between 0
+    and 1 without a unit of its own (``0.9``, as programs write 90 %), where every bound of
+    the column is 1 or more (``≥85``), so no row tells 0.9 % from any other small percent.
+    Read as 0.9 % it would answer silently from the lowest band; the caller is asked which."""
+    x = parse_number(value)
+    if x is None or not 0 < x < 1 or unit_group(unit) != unit_group("%") or unit_of(value):
+        return False
+    bounds = [b for r in table.conditions for b in (r[column].lo, r[column].hi)
+              if r[column].numeric and math.isfinite(b) and b != 0]
+    return bool(bounds) and all(abs(b) >= 1 for b in bounds)
 
 
 def _match_message(matches: list[RowMatch], policy: str) -> str:

@@ -48,3 +48,8 @@ def unit_word(word: str) -> bool:
     if key not in GROUP_OF:
         return False
     return not key.isalpha() or (1 < len(key) <= 4 and GROUP_OF[key] not in TIME_GROUPS)
+
+
+def unit_group(unit: str) -> int | None:
+    """Which of `UNIT_GROUPS` `unit` (normalised) is in; None for a spelling not known."""
+    return GROUP_OF.get(unit.casefold())
