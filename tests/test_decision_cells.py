@@ -9,8 +9,9 @@ from click.testing import CliRunner
 
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
-from kbtools.decision import build_table, input_value, match_rules, parse_condition
+from kbtools.decision import DecisionTable, build_table, input_value, match_rules, parse_condition
 from kbtools.decision.conditions import cell_units, parse_number
+from kbtools.decision.documents import evaluate_table
 from kbtools.errors import TableError
 
 FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
@@ -166,3 +167,27 @@ def test_a_fraction_is_taken_where_the_percent_column_has_bounds_below_one(tmp_p
                     "|---|---|\n| <85 | 低 |\n| ≥85 | 高 |\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["table", "eval", str(path), "湿度=0.9"])
     assert result.exit_code == 1 and "give 90 for 90 %" in result.output
+
+
+# ----------------------------------------------------------------- links in output cells
+
+def test_an_output_cell_keeps_its_link_targets_through_every_door(tmp_path):
+    """[手册](../x.md#anchor) in an output cell came out as 手册: the JSON, the CLI and the MCP
+    tool lost where the row pointed."""
+    (tmp_path / "crops").mkdir()
+    path = tmp_path / "crops" / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=温度(℃); outputs=处置 -->\n| 温度(℃) | 处置 |\n"
+                    "|---|---|\n| <4 | 见 [手册](../manual.md#低温) 与 [官网](https://x.org/a) |\n"
+                    "| [4](../no-link-in-an-input.md) | 观察 |\n| >4 | 正常 |\n",
+                    encoding="utf-8")
+    result = evaluate_table(path, None, {"温度": "3"}, doc="knowledge/crops/k.md")
+    assert result.outputs == ({"处置": "见 手册 与 官网"},)
+    assert result.to_dict()["matches"][0]["links"] == [
+        {"column": "处置", "text": "手册", "href": "../manual.md#%E4%BD%8E%E6%B8%A9",
+         "target": "knowledge/manual.md#低温"},
+        {"column": "处置", "text": "官网", "href": "https://x.org/a", "target": "https://x.org/a"}]
+    assert evaluate_table(path, None, {"温度": "4"}).to_dict()["matches"][0]["links"] == []
+    table = result.table  # the build ships the table parsed: its links with it
+    assert DecisionTable.from_record(table.to_record()).links == table.links
+    cli = CliRunner().invoke(main, ["table", "eval", str(path), "温度=3"])
+    assert cli.exit_code == 0 and "处置: 手册 → " in cli.output and "manual.md#低温" in cli.output

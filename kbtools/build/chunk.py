@@ -54,7 +54,8 @@ CHUNKER_VERSION = "14"  # bump when output changes for the same input (index fin
 # of the whole document; 13: chunk text leaves out invisible characters (zero-width space,
 # soft hyphen, BOM); `<script>`/`<style>` contents are no heading or row text; an escaped
 # `\{#x}` ending a heading is text; 14: decision cells in m²/㎡/m³, bounds written one after
-# the other (`4以上8以下`), interval notation (`[5, 8)`) and `N/A` (any value) read as rules
+# the other (`4以上8以下`), interval notation (`[5, 8)`) and `N/A` (any value) read as rules;
+# a decision table's record carries the links of its cells (`links`)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -126,4 +126,6 @@ def format_result(r: TableResult) -> str:
         lines.append(f"{mark} row {m.row} (line {m.line}):")
         lines.extend(f"    {c.column}: {c.condition} — {c.reason}" for c in m.cells)
         lines.append("    => " + ", ".join(f"{k}={v}" for k, v in m.outputs.items()))
+        lines.extend(f"       {link['column']}: {link['text']} → {link['target']}"
+                     for link in m.links)
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +70,21 @@ def table_from_markdown(table: Table, lines: Sequence[str] = ()) -> DecisionTabl
                 raise TableError(f"table at line {table.line_start}: row {n} has "
                                  f"{plural(width, 'cell')}, the header has {len(table.header)}",
                                  line=line)
-    return build_table(list(table.header), [list(r) for r in table.rows], decision=decision,
-                       row_lines=table.row_lines, line_start=table.line_start,
-                       line_end=table.line_end, heading_path=table.heading_path,
-                       name=table.annotations.get(CSV_ANNOTATION) or "")
+    dt = build_table(list(table.header), [list(r) for r in table.rows], decision=decision,
+                     row_lines=table.row_lines, line_start=table.line_start,
+                     line_end=table.line_end, heading_path=table.heading_path,
+                     name=table.annotations.get(CSV_ANNOTATION) or "")
+    return dt if dt is None else replace(dt, links=cell_links(table))
+
+
+def cell_links(table: Table) -> tuple[tuple[int, int, str, str], ...]:
+    """The links written in a table's body cells: (0-based row, column, text, target as
+    written); none when its cells do not line up with its header and rows."""
+    width = len(table.header)
+    if not width or len(table.cells) != width * (1 + len(table.rows)):
+        return ()
+    return tuple((n // width - 1, n % width, link.text, link.href)
+                 for n, cell in enumerate(table.cells) if n >= width for link in cell.links)
 
 
 def document_tables(src: SourceDoc) -> list[DecisionTable | TableError]:

@@ -11,10 +11,12 @@ Pure: imports `kbtools.decision.conditions`, `kbtools.decision.model` and `kbtoo
 from __future__ import annotations
 
 import math
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from urllib.parse import unquote
 
 from kbtools.decision.conditions import (
     Condition,
@@ -98,6 +100,10 @@ class RowMatch:
     line: int  # source line (0 when unknown)
     cells: tuple[CellMatch, ...]
     outputs: dict[str, str]
+    # the links of its output cells: {column, text, href (as the Markdown parser reads it,
+    # percent-encoded), target (the href resolved against the document's folder and decoded;
+    # a URL as it is)}
+    links: tuple[dict[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,7 @@ class TableResult:
             "doc": self.doc, "table": dict(self.table.summary(), index=self.table_index),
             "inputs": self.inputs,
             "matches": [{"row": m.row, "line": m.line, "outputs": m.outputs,
+                         "links": [dict(link) for link in m.links],
                          "cells": [vars(c) for c in m.cells]} for m in self.matches],
             "selected": list(self.selected), "outputs": list(self.outputs),
             "citation": self.citation(),
@@ -156,7 +163,11 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
             cells.append(CellMatch(table.header[i], table.rows[n - 1][i], given[i], ok, reason))
         if all(c.matched for c in cells):
             outs = {table.header[j]: table.rows[n - 1][j].strip() for j in table.outputs}
-            matches.append(RowMatch(n, table.line_of(n), tuple(cells), outs))
+            links = tuple({"column": table.header[c], "text": text, "href": href,
+                           "target": link_target(doc, href)}
+                          for r, c, text, href in table.links
+                          if r == n - 1 and c in table.outputs)
+            matches.append(RowMatch(n, table.line_of(n), tuple(cells), outs, links))
     shown_inputs = {table.header[i]: given[i] for i in table.inputs}
     if not matches:
         return TableResult("no_match", NO_MATCH_MESSAGE, policy, doc, table, shown_inputs, (),
@@ -165,6 +176,20 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     return TableResult("match", _match_message(matches, policy), policy, doc, table,
                        shown_inputs, tuple(matches), tuple(m.row for m in chosen),
                        tuple(m.outputs for m in chosen), table_index)
+
+
+def link_target(doc: str, href: str) -> str:
+    """Where a link written in document `doc` points, as the knowledge names files: a
+    relative target resolved against the document's folder and percent-decoded (``../x.md#a``
+    from ``knowledge/crops/y.md`` is ``knowledge/x.md#a``), an anchor alone in `doc` itself;
+    a URL or an absolute path as written."""
+    path, hash_, anchor = href.partition("#")
+    if "://" in path or path.startswith(("/", "mailto:")) or not doc:
+        return href
+    anchor = f"#{unquote(anchor)}" if hash_ else ""
+    if not path:
+        return doc + anchor
+    return posixpath.normpath(posixpath.join(posixpath.dirname(doc), unquote(path))) + anchor
 
 
 def input_value(value: object, name: str = "") -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kbtools.decision.conditions import (
@@ -56,6 +56,9 @@ class DecisionTable:
     name: str = ""  # csv / decision annotation name
     policy: str = "first"
     annotated: bool = False
+    # the links written in cells: (0-based body row, column, link text, target as written),
+    # so an output keeps where it points (`[手册](../x.md#a)` reads 手册 as text)
+    links: tuple[tuple[int, int, str, str], ...] = ()
 
     def line_of(self, row: int) -> int:
         """Source line of 1-based body row `row` (0 when unknown)."""
@@ -74,7 +77,8 @@ class DecisionTable:
                 "numeric": list(self.numeric), "row_lines": list(self.row_lines),
                 "line_start": self.line_start, "line_end": self.line_end,
                 "heading_path": list(self.heading_path), "name": self.name,
-                "policy": self.policy, "annotated": self.annotated}
+                "policy": self.policy, "annotated": self.annotated,
+                "links": [list(link) for link in self.links]}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> DecisionTable:
@@ -96,6 +100,10 @@ class DecisionTable:
             heading_path = tuple(str(h) for h in record["heading_path"])
             name, policy = str(record["name"]), str(record["policy"])
             annotated = bool(record["annotated"])
+            links = tuple((int(r), int(c), str(t), str(h))
+                          for r, c, t, h in record.get("links", ()))
+            if any(not (0 <= r < len(rows) and 0 <= c < len(header)) for r, c, _, _ in links):
+                raise ValueError("a link outside the table")
         except (KeyError, TypeError, ValueError) as exc:
             raise TableError(f"decision table record unreadable: {exc}") from None
         conditions = tuple(tuple(parse_condition(c) for c in r) for r in rows)
@@ -108,7 +116,7 @@ class DecisionTable:
         if table is None:
             raise TableError("decision table record: not a decision table by this kbtools' "
                              "rules")
-        return table
+        return replace(table, links=links)
 
     def summary(self) -> dict[str, Any]:
         """Name, place, inputs, outputs, row count and policy (the JSON of `kb table list`)."""
