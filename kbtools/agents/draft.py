@@ -45,7 +45,9 @@ from kbtools.schemas import categories, schema_path, validator_for
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
 DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private indexes live
-DRAFT_LOCK = "kb/draft.lock"  # under the git dir: held while a draft is looked for and filed
+# under the common git dir (one for every worktree: `git worktree add` shares the branches
+# drafts are filed on): held while a draft is looked for and filed
+DRAFT_LOCK = "kb/draft.lock"
 KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed (`draft_key`)
 KEY_CHARS = 16
 # fields the call sets (a body's front matter gives author, source, location only when the
@@ -336,9 +338,11 @@ def _filing_lock_held(fd: int) -> Iterator[None]:
 
 
 def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
-    """One draft filed at a time in a repository, by any process: looking for an identical
-    draft and filing a new one cannot interleave with another call's."""
-    path = Path(repo.git_dir) / DRAFT_LOCK
+    """One draft filed at a time in a repository, by any process in any of its worktrees:
+    looking for an identical draft and filing a new one cannot interleave with another
+    call's. The lock is in the common git dir, beside the branches every worktree shares (a
+    worktree's own git dir would give each worktree a lock of its own)."""
+    path = Path(repo.common_dir).resolve() / DRAFT_LOCK
     path.parent.mkdir(parents=True, exist_ok=True)
     return _filing_lock_held(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
 
