@@ -31,7 +31,14 @@ from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, bidi_control, valid_unicode
 from kbtools.fsutil import staging_dir
-from kbtools.gitobjects import CommitInfo, commit_paths, exists, read_commit, write_blob
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_paths,
+    exists,
+    git_reason,
+    read_commit,
+    write_blob,
+)
 from kbtools.provenance import (
     git_identity,
     git_prefix,
@@ -362,18 +369,6 @@ def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft |
             return Draft(branch=name.strip(), path=paths[0][len(prefix):], commit=sha,
                          existing=True)
     return None
-
-
-def git_reason(exc: OSError | git.GitCommandError) -> str:
-    """Why Git (or the system) failed, in its own words: Git's `error:`/`fatal:`/`hint:`
-    lines joined, without those prefixes; the system's reason and file otherwise."""
-    if isinstance(exc, git.GitCommandError):
-        said = str(exc.stderr or "").strip().removeprefix("stderr: '").removesuffix("'")
-        lines = [re.sub(r"^(?:error|fatal|hint): ", "", ln.strip()).rstrip(".")
-                 for ln in said.splitlines() if ln.strip()]
-        return "; ".join(lines).replace(":; ", ": ") or f"git {' '.join(str(c) for c in exc.command[1:2])} failed"
-    reason = exc.strerror or type(exc).__name__
-    return reason + (f": {exc.filename}" if exc.filename else "")
 
 
 def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:
