@@ -148,6 +148,25 @@ def test_one_draft_retried_from_two_worktrees_at_once_is_filed_once(repo: git.Re
         ["draft/2026-11-29-pump-leak"]
 
 
+def test_a_title_another_clone_filed_and_pushed_today_gets_the_next_name(repo: git.Repo,
+                                                                        tmp_path: Path) -> None:
+    """Two field clones filing "Pump leak" the same day: the second took the same branch
+    name as the first's, already on the shared remote, so its push was refused (and the two
+    files would conflict when merged)."""
+    root = Path(repo.working_tree_dir)
+    shared = tmp_path / "shared.git"
+    git.Repo.init(shared, bare=True, initial_branch="main")
+    repo.git.push(str(shared), "main")
+    first = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
+    repo.git.push(str(shared), first.branch)
+    other = git.Repo.clone_from(str(shared), tmp_path / "b")
+    second = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal B.",
+                          location="S", now=NOW)
+    assert second.branch == first.branch + "-2"
+    assert second.path == first.path.removesuffix(".md") + "-2.md"
+    other.git.push("origin", second.branch)  # refused when it was the same name
+
+
 def test_slugify() -> None:
     assert slugify("Deploy: API 502s!") == "deploy-api-502s"
     assert slugify("赤霉病") == hashlib.sha256("赤霉病".encode()).hexdigest()[:8]

@@ -215,7 +215,13 @@ def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str
 
 def _free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
                ) -> tuple[str, str]:
-    existing = {h.name for h in repo.heads}
+    """The first branch name and path from `branch`/`gpath` (then `-2`, `-3`, …) that no
+    branch here or at a remote fetched from (`origin/draft/...`: a draft another clone
+    filed and pushed) holds, and no file of `base`: a draft of the same title filed the
+    same day elsewhere would otherwise refuse this one's push, or conflict when merged."""
+    remote = repo.git.for_each_ref("--format=%(refname)", "refs/remotes/").split("\n")
+    existing = {h.name for h in repo.heads} | {
+        ref.removeprefix("refs/remotes/").partition("/")[2] for ref in remote if ref}
     stem, n = gpath.removesuffix(".md"), 1
     while True:
         suffix = "" if n == 1 else f"-{n}"
