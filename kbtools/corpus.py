@@ -486,8 +486,20 @@ def misnamed_message(path: Path) -> str:
             f"indexed (rename it to {path.stem + MARKDOWN_SUFFIX!r})")
 
 
+# a `.md` file an editor or Git writes beside a document while saving or merging it: Typora's
+# `x~.md` (written before `x.md`, removed after), git mergetool's `x_LOCAL_1234.md`
+_EDITOR_MARKDOWN = re.compile(r".*~\.md|.+_(?:BACKUP|BASE|LOCAL|REMOTE)_\d+\.md", re.IGNORECASE)
+
+
+def editor_markdown(name: str) -> bool:
+    """Whether a file named `name` is an editor's or Git's copy of a document being saved or
+    merged (`_EDITOR_MARKDOWN`), never a document: not read, indexed or checked."""
+    return _EDITOR_MARKDOWN.fullmatch(name) is not None
+
+
 def find_markdown(paths: list[Path]) -> list[Path]:
-    """Markdown files under the given files/dirs, sorted, skipping hidden dirs.
+    """Markdown files under the given files/dirs, sorted, skipping hidden dirs and editors'
+    copies of a document being saved (`editor_markdown`).
 
     Symlinked directories are not followed (no loops). Every `*.md` entry that is not a
     directory is returned, FIFOs, devices and dangling symlinks included, so the checks
@@ -502,7 +514,8 @@ def find_markdown(paths: list[Path]) -> list[Path]:
                 if f.suffix != MARKDOWN_SUFFIX and not misnamed_markdown(f):
                     continue
                 rel_parts = f.relative_to(p).parts
-                if any(part.startswith(".") for part in rel_parts) or f.name.startswith("_"):
+                if any(part.startswith(".") for part in rel_parts) or f.name.startswith("_") \
+                        or editor_markdown(f.name):
                     continue
                 if not _is_real_dir(f):
                     out.add(f)

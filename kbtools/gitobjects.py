@@ -23,6 +23,7 @@ Imports nothing of kbtools.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -90,6 +91,26 @@ def unquote_path(path: str) -> str:
         out += ch.encode("utf-8")
         i += 1
     return out.decode("utf-8", errors="surrogateescape")
+
+
+def git_reason(exc: OSError | git.GitCommandError) -> str:
+    """Why Git (or the system) failed, in its own words, as one line: Git's `error:`/
+    `fatal:`/`hint:` messages joined by "; ", without those prefixes, each with the lines
+    that continue it (a paragraph git wrapped, as after "Unable to create '…/index.lock'");
+    the system's reason and file otherwise."""
+    if isinstance(exc, git.GitCommandError):
+        said = str(exc.stderr or "").strip().removeprefix("stderr: '").removesuffix("'")
+        messages: list[str] = []
+        for line in (ln.strip() for ln in said.splitlines() if ln.strip()):
+            text = re.sub(r"^(?:error|fatal|hint): ", "", line)
+            if text == line and messages and not messages[-1].endswith(":"):
+                messages[-1] += " " + text  # a wrapped line of the message before
+            else:
+                messages.append(text)
+        return "; ".join(m.rstrip(".") for m in messages).replace(":; ", ": ") \
+            or f"git {' '.join(str(c) for c in exc.command[1:2])} failed"
+    reason = exc.strerror or type(exc).__name__
+    return reason + (f": {exc.filename}" if exc.filename else "")
 
 
 def parse_header(header: str) -> CommitInfo:

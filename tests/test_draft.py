@@ -124,6 +124,49 @@ def test_drafts_of_one_title_filed_at_once_are_all_kept(repo: git.Repo) -> None:
     assert repo.head.ref.name == "main"
 
 
+def test_one_draft_retried_from_two_worktrees_at_once_is_filed_once(repo: git.Repo,
+                                                                      tmp_path: Path) -> None:
+    """The filing lock lived in each worktree's own git dir (`.git/worktrees/<name>/`), so a
+    retry from a second worktree (`git worktree add`) ran beside the first call: both missed
+    each other's draft and the report was filed twice, on `draft/...` and `draft/...-2`."""
+    root = Path(repo.working_tree_dir)
+    other = tmp_path / "wt"
+    repo.git.worktree("add", "-q", "-b", "side", str(other))
+    start = threading.Barrier(6)
+
+    def file(i: int) -> tuple[str, bool]:
+        start.wait()
+        d = create_draft(root if i % 2 else other, "field-report", "Pump leak", "Seal leaks.",
+                         location="Site 4", now=NOW)
+        return d.branch, d.existing
+
+    with ThreadPoolExecutor(6) as pool:
+        filed = list(pool.map(file, range(6)))
+    assert {b for b, _ in filed} == {"draft/2026-11-29-pump-leak"}
+    assert sorted(e for _, e in filed) == [False] + [True] * 5
+    assert [h.name for h in repo.heads if h.name.startswith("draft/")] == \
+        ["draft/2026-11-29-pump-leak"]
+
+
+def test_a_title_another_clone_filed_and_pushed_today_gets_the_next_name(repo: git.Repo,
+                                                                        tmp_path: Path) -> None:
+    """Two field clones filing "Pump leak" the same day: the second took the same branch
+    name as the first's, already on the shared remote, so its push was refused (and the two
+    files would conflict when merged)."""
+    root = Path(repo.working_tree_dir)
+    shared = tmp_path / "shared.git"
+    git.Repo.init(shared, bare=True, initial_branch="main")
+    repo.git.push(str(shared), "main")
+    first = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
+    repo.git.push(str(shared), first.branch)
+    other = git.Repo.clone_from(str(shared), tmp_path / "b")
+    second = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal B.",
+                          location="S", now=NOW)
+    assert second.branch == first.branch + "-2"
+    assert second.path == first.path.removesuffix(".md") + "-2.md"
+    other.git.push("origin", second.branch)  # refused when it was the same name
+
+
 def test_slugify() -> None:
     assert slugify("Deploy: API 502s!") == "deploy-api-502s"
     assert slugify("赤霉病") == hashlib.sha256("赤霉病".encode()).hexdigest()[:8]

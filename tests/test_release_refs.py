@@ -243,3 +243,43 @@ def test_the_release_that_takes_back_unpublished_ones_names_them(tmp_path, monke
     dropped = [w for w in info.warnings if w.startswith("dropped ")]
     assert len(dropped) == 1 and "\n" not in dropped[0], info.warnings
     assert dropped[0].startswith("dropped kb-r2, kb-r3: ") and str(art) in dropped[0]
+
+
+def test_another_artifacts_branch_continues_the_serial_and_keeps_every_tag(kr, tmp_path):
+    """`kb release --branch` (or `[release] branch` renamed) started again at kb-r1: every
+    tag of the other branch counted as a release killed before its branch moved, so kb-r2
+    was deleted and kb-r1 replaced by a release of other content."""
+    make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2"))
+    before = kb_refs(kr)
+    info = make_release(kr, make_dist(tmp_path / "d3", sample_files(3), commit="s3"),
+                        branch="kb-index-v2")
+    assert info.tag == "kb-r3"
+    after = kb_refs(kr)
+    assert {ref: after[ref] for ref in before} == before  # kb-r1, kb-r2 and kb-index kept
+
+
+def test_a_deleted_artifacts_branch_does_not_restart_the_serial(kr, tmp_path):
+    make_release(kr, make_dist(tmp_path / "d2", sample_files(2), commit="s2"))
+    tags = {r: v for r, v in kb_refs(kr).items() if r.startswith("refs/kb/tags/")}
+    git(kr, "update-ref", "-d", "refs/kb/heads/kb-index")
+    info = make_release(kr, make_dist(tmp_path / "d3", sample_files(3), commit="s3"))
+    assert info.tag == "kb-r3"
+    after = kb_refs(kr)
+    assert {ref: after[ref] for ref in tags} == tags
+
+
+def test_plain_release_tags_and_the_remotes_tags_are_never_reused(tmp_path):
+    """A fresh clone with no refs/kb/ whose plain tags hold kb-r7 (fetched from the artifacts
+    repository), and a remote holding release tags but no branch: both used to start at
+    kb-r1, a number devices had already seen."""
+    repo = make_knowledge_repo(tmp_path / "kr")
+    git(repo, "tag", "kb-r7", "HEAD")
+    assert make_release(repo, make_dist(tmp_path / "d1", sample_files(1), commit="s1")).tag \
+        == "kb-r8"
+    bare = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    git(repo, "push", "-q", str(bare), "refs/tags/kb-r7:refs/tags/kb-r9")
+    other = make_knowledge_repo(tmp_path / "kr2")
+    info = make_release(other, make_dist(tmp_path / "d2", sample_files(2), commit="s2"),
+                        remote=str(bare))
+    assert info.tag == "kb-r10"

@@ -346,6 +346,23 @@ def test_approve_commits_with_trailer_and_passes_check(kb: KB, monkeypatch) -> N
     assert kb.check() == []
 
 
+def test_approve_while_another_git_holds_the_index_fails_in_one_line(kb: KB, monkeypatch) -> None:
+    """Another author's `git commit` running at that moment (its index.lock): the error was
+    GitPython's dump, the whole command line and git's wrapped paragraph over 12 lines."""
+    written(kb)
+    as_identity(monkeypatch, RITA)
+    before = (kb.root / DOC).read_bytes()
+    head = kb.repo.head.commit.hexsha
+    (Path(kb.repo.git_dir) / "index.lock").write_text("")
+    with pytest.raises(ReviewError) as err:
+        approve(load_config(kb.root), [DOC])
+    message = str(err.value)
+    assert "\n" not in message and "cmdline" not in message
+    assert "commit failed, files restored: Unable to create" in message
+    assert "index.lock': File exists. Another git process seems to be running" in message
+    assert (kb.root / DOC).read_bytes() == before and kb.repo.head.commit.hexsha == head
+
+
 def test_approve_as_other_reviewer_commits_only_the_doc(kb: KB, monkeypatch) -> None:
     written(kb)
     (kb.root / "notes.txt").write_text("staged, not part of the review\n")

@@ -192,6 +192,16 @@ ADR = "knowledge/engineering/adr-0001-sqlite-on-devices.md"
     ("knowledge/crops/4913", False),
     ("knowledge/crops/5036", False),
     ("knowledge/crops/4914", True),
+    ("knowledge/crops/rice-blast~.md", False),  # Typora's copy, written before the save
+    ("knowledge/crops/rice-blast.md.tmp", False),  # written, then renamed into place
+    ("knowledge/crops/rice-blast.md.tmp.4711", False),
+    ("knowledge/crops/rice-blast.md.2819498416", False),  # Node's write-file-atomic
+    ("knowledge/crops/rice-blast.md.crswap", False),  # Chrome's File System Access
+    ("knowledge/crops/~WRL0001.tmp", False),  # Word
+    ("knowledge/crops/rice-blast.md.orig", False),  # git mergetool's backup
+    ("knowledge/crops/rice-blast_LOCAL_4711.md", False),  # git mergetool during a rebase
+    ("knowledge/crops/v1.tmp.md", True),  # a document, whatever its name holds
+    ("knowledge/crops/rice.2024.md", True),
     ("dist/index/store.sqlite", False),
 ])
 def test_which_changes_rebuild(tmp_path, rel, relevant):
@@ -226,6 +236,36 @@ def test_watch_ignores_vault_and_editor_noise(tmp_path):
         saved = _wait(updates, 2)
         assert saved.changed == (ADR,) and saved.error is None
         assert len(updates) == 2
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_a_save_by_typora_or_through_a_renamed_temporary_file_is_one_change(tmp_path):
+    """Typora writes `x~.md`, then `x.md`, then removes `x~.md` (slowly, on a network drive):
+    the copy was built as a second document and each step reported as a change; a save
+    written to `x.md.tmp` and renamed into place listed the temporary file as changed."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        doc = repo / ADR
+        text = doc.read_text(encoding="utf-8")
+        copy = doc.with_name(doc.stem + "~.md")
+        copy.write_text(text + "\nTypora's save.\n", encoding="utf-8")
+        doc.write_text(text + "\nTypora's save.\n", encoding="utf-8")
+        saved = _wait(updates, 2)  # built while the copy is still there
+        assert saved.changed == (ADR,) and saved.error is None
+        assert saved.stats.documents == 1
+        copy.unlink()
+        tmp = doc.with_name(doc.name + ".tmp")
+        tmp.write_text(text + "\nRenamed into place.\n", encoding="utf-8")
+        tmp.replace(doc)
+        renamed = _wait(updates, 3)
+        assert renamed.changed == (ADR,) and renamed.error is None
+        assert renamed.stats.documents == 1
     finally:
         stop.set()
         thread.join(timeout=10)

@@ -31,7 +31,14 @@ from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, bidi_control, valid_unicode
 from kbtools.fsutil import staging_dir
-from kbtools.gitobjects import CommitInfo, commit_paths, exists, read_commit, write_blob
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_paths,
+    exists,
+    git_reason,
+    read_commit,
+    write_blob,
+)
 from kbtools.provenance import (
     git_identity,
     git_prefix,
@@ -45,7 +52,9 @@ from kbtools.schemas import categories, schema_path, validator_for
 DEFAULT_SOURCE = "field report"
 SLUG_MAX = 48
 DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private indexes live
-DRAFT_LOCK = "kb/draft.lock"  # under the git dir: held while a draft is looked for and filed
+# under the common git dir (one for every worktree: `git worktree add` shares the branches
+# drafts are filed on): held while a draft is looked for and filed
+DRAFT_LOCK = "kb/draft.lock"
 KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed (`draft_key`)
 KEY_CHARS = 16
 # fields the call sets (a body's front matter gives author, source, location only when the
@@ -206,7 +215,13 @@ def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str
 
 def _free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
                ) -> tuple[str, str]:
-    existing = {h.name for h in repo.heads}
+    """The first branch name and path from `branch`/`gpath` (then `-2`, `-3`, …) that no
+    branch here or at a remote fetched from (`origin/draft/...`: a draft another clone
+    filed and pushed) holds, and no file of `base`: a draft of the same title filed the
+    same day elsewhere would otherwise refuse this one's push, or conflict when merged."""
+    remote = repo.git.for_each_ref("--format=%(refname)", "refs/remotes/").split("\n")
+    existing = {h.name for h in repo.heads} | {
+        ref.removeprefix("refs/remotes/").partition("/")[2] for ref in remote if ref}
     stem, n = gpath.removesuffix(".md"), 1
     while True:
         suffix = "" if n == 1 else f"-{n}"
@@ -336,9 +351,11 @@ def _filing_lock_held(fd: int) -> Iterator[None]:
 
 
 def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
-    """One draft filed at a time in a repository, by any process: looking for an identical
-    draft and filing a new one cannot interleave with another call's."""
-    path = Path(repo.git_dir) / DRAFT_LOCK
+    """One draft filed at a time in a repository, by any process in any of its worktrees:
+    looking for an identical draft and filing a new one cannot interleave with another
+    call's. The lock is in the common git dir, beside the branches every worktree shares (a
+    worktree's own git dir would give each worktree a lock of its own)."""
+    path = Path(repo.common_dir).resolve() / DRAFT_LOCK
     path.parent.mkdir(parents=True, exist_ok=True)
     return _filing_lock_held(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
 
@@ -358,18 +375,6 @@ def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft |
             return Draft(branch=name.strip(), path=paths[0][len(prefix):], commit=sha,
                          existing=True)
     return None
-
-
-def git_reason(exc: OSError | git.GitCommandError) -> str:
-    """Why Git (or the system) failed, in its own words: Git's `error:`/`fatal:`/`hint:`
-    lines joined, without those prefixes; the system's reason and file otherwise."""
-    if isinstance(exc, git.GitCommandError):
-        said = str(exc.stderr or "").strip().removeprefix("stderr: '").removesuffix("'")
-        lines = [re.sub(r"^(?:error|fatal|hint): ", "", ln.strip()).rstrip(".")
-                 for ln in said.splitlines() if ln.strip()]
-        return "; ".join(lines).replace(":; ", ": ") or f"git {' '.join(str(c) for c in exc.command[1:2])} failed"
-    reason = exc.strerror or type(exc).__name__
-    return reason + (f": {exc.filename}" if exc.filename else "")
 
 
 def write_failure(repo: git.Repo, exc: OSError | git.GitCommandError) -> KbError:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from kbtools.build.history import HistoryMemo
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.config import CONFIG_NAME, Config, load_config
+from kbtools.corpus import editor_markdown
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
 from kbtools.index.layout import ReleaseLayout
@@ -74,14 +76,29 @@ def _relevant(path: str, cfg: Config) -> bool:
     return p.suffix.lower() == ".md" or _anchor(p, cfg)
 
 
+# suffixes of the files editors and tools write beside a document and rename into place or
+# remove (`x.md.tmp`, Chrome's `x.md.crswap`, a swap or backup, a merge's leftovers)
+_NOISE_SUFFIXES = frozenset({".tmp", ".temp", ".crswap", ".part", ".swp", ".swo", ".swx",
+                             ".bak", ".orig", ".rej"})
+# a temporary copy named after the document: `x.md.tmp1234`, Node's write-file-atomic
+# `x.md.2819498416`, `x.md.tmp.1234`
+_NOISE_COPY = re.compile(r".+\.md\.(?:\d+|tmp\w*)(?:\.\w+)?", re.IGNORECASE)
+
+
 def _editor_noise(name: str) -> bool:
     """An editor's file beside the one it saves, never a build's input: hidden (vim's
     `.x.md.swp`, gedit's `.goutputstream-*`), a backup `x.md~`, Emacs's autosave `#x.md#`,
-    an Office lock `~$x.docx`, JetBrains' safe-write `x.md___jb_tmp___`/`___jb_old___`,
-    or the file vim creates and removes to test a folder's permissions (`4913`, then 123
-    further each time that name is taken)."""
+    an Office lock `~$x.docx` or temporary `~WRL0001.tmp`, JetBrains' safe-write
+    `x.md___jb_tmp___`/`___jb_old___`, Typora's `x~.md` and git mergetool's
+    `x_LOCAL_1234.md` (`corpus.editor_markdown`: the build does not read them either), a
+    temporary file renamed into place (`x.md.tmp`, `x.md.tmp.1234`, `x.md.2819498416`,
+    `x.md.crswap`), a swap, backup or merge leftover (`.swp`, `.bak`, `.orig`), or the file
+    vim creates and removes to test a folder's permissions (`4913`, then 123 further each
+    time that name is taken)."""
     return (name.startswith((".", "~$")) or name.endswith(("~", "___jb_tmp___", "___jb_old___"))
             or (len(name) > 1 and name.startswith("#") and name.endswith("#"))
+            or editor_markdown(name) or Path(name).suffix.lower() in _NOISE_SUFFIXES
+            or _NOISE_COPY.fullmatch(name) is not None
             or (name.isascii() and name.isdigit() and int(name) >= 4913
                 and (int(name) - 4913) % 123 == 0))
 

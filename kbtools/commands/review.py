@@ -49,7 +49,8 @@ def pending(as_json: bool) -> None:
 
     Unverified documents, verified ones whose content changed since their verification
     or whose verification is no valid review (verification-lapsed, as kb check warns), and
-    uncommitted ones. In a shallow clone, a verified document whose verification is
+    uncommitted ones, and drafts waiting on their own branches (draft/..., local or fetched
+    from a remote; `kb draft new`, an agent's report). In a shallow clone, a verified document whose verification is
     older than the fetched history is listed as history-missing.
     """
     rows = pending_docs(load_config())
@@ -60,6 +61,8 @@ def pending(as_json: bool) -> None:
         who = r["author"] or "?"
         if r["git_author_email"]:
             who += f", committed by {r['git_author_email']}"
+        if r["branch"]:
+            who += f", on branch {r['branch']}"
         click.echo(f"{r['age_days']:>7.1f}d  {r['reason']:<27} {r['doc']}  ({who})")
     click.echo(f"{plural(len(rows), 'document')} awaiting review", err=True)
 

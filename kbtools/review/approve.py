@@ -21,7 +21,7 @@ from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.gitobjects import CommitInfo
+from kbtools.gitobjects import CommitInfo, git_reason
 from kbtools.provenance import (
     blob_text,
     doc_rel,
@@ -230,4 +230,4 @@ def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) ->
     except (OSError, git.GitCommandError) as exc:
         for p in planned:
             atomic_write_bytes(p.path, p.old)
-        raise ReviewError(f"commit failed, files restored: {exc}") from None
+        raise ReviewError(f"commit failed, files restored: {git_reason(exc)}") from None

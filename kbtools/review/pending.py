@@ -12,6 +12,7 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, iter_documents
 from kbtools.provenance import git_prefix, open_repo
+from kbtools.review.drafts import waiting_drafts
 from kbtools.review.lapse import review_coverage
 from kbtools.review.lineage import Lineage, scan
 from kbtools.review.verification import (
@@ -31,7 +32,9 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     change not yet verified), since, age_days (never below 0: a commit dated ahead of this
     clock, a skewed author's or this device's, is as new as can be). Reasons: unverified,
     changed-since-verification, uncommitted, verification-lapsed, history-missing (see
-    `awaiting`)."""
+    `awaiting`), and draft: a document a draft branch (`draft/...`, local or a remote's)
+    adds or changes that HEAD does not hold, with its branch and front-matter source
+    (`kbtools.review.drafts`)."""
     now = now or datetime.now().astimezone()
     repo = open_repo(cfg.root)
     nc = non_content_fields(cfg)
@@ -39,16 +42,21 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
         prefix = git_prefix(repo, cfg.root) if repo else ""
         dirty = uncommitted(repo, cfg) if repo is not None else set()
         history = cache(lambda: scan(repo) if repo is not None else None)
-        out: list[dict[str, Any]] = []
+        entries: list[dict[str, Any]] = []
         for src in iter_documents(cfg.root, cfg.path("knowledge")):
             gpath = prefix + src.rel
             if repo is None or gpath in dirty:
-                entry = pending_entry(src, "uncommitted")
-            else:
-                found = awaiting(repo, cfg, src, gpath, nc, history)
-                if found is None:
-                    continue
-                entry = found
+                entries.append(pending_entry(src, "uncommitted"))
+            elif (found := awaiting(repo, cfg, src, gpath, nc, history)) is not None:
+                entries.append(found)
+        knowledge = cfg.path("knowledge").resolve()
+        if repo is not None and knowledge.is_relative_to(cfg.root.resolve()):
+            # drafts filed on their own branches (`kb draft new`, an agent's report)
+            folder = knowledge.relative_to(cfg.root.resolve()).as_posix()
+            entries += waiting_drafts(repo, f"{prefix}{folder}/" if folder != "." else prefix,
+                                      prefix)
+        out: list[dict[str, Any]] = []
+        for entry in entries:
             since = entry["since"]  # a commit (or file) dated ahead of this clock is new:
             entry["age_days"] = max(0.0, round((now - since).total_seconds() / 86400, 1))
             entry["since"] = since.isoformat(timespec="seconds")
@@ -56,7 +64,7 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     finally:
         if repo is not None:
             repo.close()
-    out.sort(key=lambda e: (-e["age_days"], e["doc"]))
+    out.sort(key=lambda e: (-e["age_days"], e["doc"], e["branch"] or ""))
     return out
 
 
@@ -70,8 +78,9 @@ def uncommitted(repo: git.Repo, cfg: Config) -> set[str]:
 def pending_entry(src: SourceDoc, reason: str) -> dict[str, Any]:
     """An entry dated by the file's modification time (no commit known yet)."""
     return {"doc": src.rel, "title": src.meta.get("title"), "reason": reason,
-            "author": src.meta.get("author"), "git_author": None, "git_author_email": None,
-            "commit": None, "since": datetime.fromtimestamp(src.path.stat().st_mtime).astimezone()}
+            "author": src.meta.get("author"), "source": src.meta.get("source"), "branch": None,
+            "git_author": None, "git_author_email": None, "commit": None,
+            "since": datetime.fromtimestamp(src.path.stat().st_mtime).astimezone()}
 
 
 def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,

@@ -172,8 +172,8 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
                                                           LOCAL_TAGS + info.tag))
         return replace(info, warnings=dirty + info.warnings)
     aborted = _aborted_tags(gd, parent, int(prev.get("serial", 0)), published)
-    serial = max([int(prev.get("serial", 0)),
-                  *(s for s in release_tag_targets(gd, LOCAL_TAGS) if s not in aborted)]) + 1
+    serial = max([int(prev.get("serial", 0)), *published,
+                  *(s for s in used_serials(gd) if s not in aborted)]) + 1
     created = (now or datetime.now(UTC)).replace(microsecond=0).isoformat()
     rel = {
         "release_format": RELEASE_FORMAT, "format_version": FORMAT_VERSION,
@@ -222,15 +222,38 @@ def _checked_dist(dist: Path) -> dict[str, Any]:
     return manifest
 
 
+def used_serials(gd: Path) -> set[int]:
+    """Every serial a release here has used: the local release tags (`refs/kb/tags/`), plain
+    `refs/tags/kb-r*` tags (fetched from an artifacts repository, or made in one) and the
+    newest release of every artifacts branch under `refs/kb/heads/` (another `--branch`, one
+    renamed in kb.toml). A new release takes none of them: a device that saw the number
+    would take the new release for one it has, or for a rollback."""
+    used = set(release_tag_targets(gd, LOCAL_TAGS)) | set(release_tag_targets(gd, "refs/tags/"))
+    for tip in run_git(gd, "for-each-ref", "--format=%(objectname)", LOCAL_HEADS).split():
+        serial = (read_release_json(gd, tip) or {}).get("serial")
+        if isinstance(serial, int):
+            used.add(serial)
+    return used
+
+
 def _aborted_tags(gd: Path, parent: str | None, newest: int, published: set[int]
                   ) -> dict[int, str]:
     """serial -> tag object, of the local release tags a `kb release` interrupted between
     tagging and moving the branch left behind (earlier kbtools moved the two refs one after
-    the other): newer than the branch's newest release (`newest`), on a commit not on
-    the branch, and not published at the remote. Their serials are free again."""
-    return {s: oid for s, (oid, commit) in release_tag_targets(gd, LOCAL_TAGS).items()
-            if s > newest and s not in published
-            and not (parent and is_ancestor(gd, commit, parent))}
+    the other): newer than the branch's newest release (`newest`), on a commit made on the
+    branch's tip (`parent`; a root commit when the branch has none yet) that no artifacts
+    branch and no other release tag holds, and not published at the remote. Their serials
+    are free again. A tag of another artifacts branch, or of this one before it was
+    deleted, is a release: its serial is kept (and so is the tag)."""
+    out: dict[int, str] = {}
+    for s, (oid, commit) in release_tag_targets(gd, LOCAL_TAGS).items():
+        if s <= newest or s in published or rev_parse(gd, f"{commit}^") != parent:
+            continue
+        holders = run_git(gd, "for-each-ref", f"--contains={commit}", "--format=%(refname)",
+                          LOCAL_HEADS, LOCAL_TAGS).split()
+        if holders == [LOCAL_TAGS + tag_name(s)]:
+            out[s] = oid
+    return out
 
 
 def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,

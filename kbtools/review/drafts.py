@@ -1,0 +1,96 @@
+"""Drafts waiting on their branches, for `kb review pending`.
+
+`kb draft new` and the MCP `draft_report` tool file each draft as one commit on a branch of
+its own, `draft/<date>-<slug>` (`kbtools.agents.draft`), never in the working tree: a
+reviewer's checkout does not hold it. A draft waits for review while its branch, local or
+fetched from a remote (`refs/remotes/<remote>/draft/...`), holds a commit HEAD does not.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import git
+
+from kbtools.corpus import parse_source
+from kbtools.gitobjects import CommitInfo, commit_log, merge_base, read_blobs, unquote_path
+
+DRAFT_BRANCHES = "draft/"  # the branch names drafts are filed on (`refs/heads/draft/...`)
+
+
+def draft_refs(repo: git.Repo) -> list[tuple[str, str]]:
+    """(branch as shown, tip commit) of every draft branch, local ones first, then those of
+    remotes (`origin/draft/...`); a remote branch at a commit a local one already names is
+    left out (the same draft, pushed)."""
+    out = repo.git.for_each_ref("--format=%(refname)%00%(objectname)", "refs/heads/" + DRAFT_BRANCHES,
+                                "refs/remotes/")
+    refs: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for line in out.split("\n"):
+        ref, _, sha = line.partition("\0")
+        if ref.startswith("refs/heads/"):
+            name = ref.removeprefix("refs/heads/")
+        else:
+            name = ref.removeprefix("refs/remotes/")
+            if not name.partition("/")[2].startswith(DRAFT_BRANCHES):
+                continue
+        if sha and sha not in seen:
+            seen.add(sha)
+            refs.append((name, sha))
+    return refs
+
+
+def waiting_drafts(repo: git.Repo, knowledge_prefix: str, root_prefix: str
+                   ) -> list[dict[str, Any]]:
+    """One entry per Markdown document under the knowledge folder (`knowledge_prefix`, a Git
+    path ending in "/") that a draft branch adds or changes and HEAD does not hold as it is
+    there: doc (relative to the kb root, whose Git path is `root_prefix`), title, reason
+    "draft", author (front matter), source (front matter: who filed it, e.g. an agent's
+    report), branch, git_author, git_author_email, commit (the branch's oldest commit
+    touching it) and since (that commit's author date)."""
+    head = repo.git.rev_parse("--verify", "--quiet", "HEAD^{commit}", with_exceptions=False)
+    found: list[tuple[str, str | None, str, str]] = []  # branch, base, tip, Git path
+    for branch, tip in draft_refs(repo):
+        base = merge_base(repo, head, tip) if head else None
+        if base == tip:
+            continue  # merged: HEAD holds it
+        changed = repo.git.diff_tree("-r", "--name-only", "-z", "--no-renames",
+                                     "--diff-filter=AM", base or "--root", tip,
+                                     *(["--", knowledge_prefix] if knowledge_prefix else [])
+                                     ).split("\0")
+        found += [(branch, base, tip, unquote_path(p)) for p in changed if p.endswith(".md")]
+    blobs = read_blobs(repo, [f"{tip}:{gpath}" for _, _, tip, gpath in found])
+    held = read_blobs(repo, [f"{head}:{gpath}" for *_, gpath in found]) if head else \
+        [None] * len(found)
+    # a draft is one commit on its base (`kb draft new`): its tip, read for all at once
+    tips = {c.sha: c for c, _ in commit_log(repo, "--no-walk=unsorted",
+                                            *{tip for _, _, tip, _ in found})} if found else {}
+    out: list[dict[str, Any]] = []
+    for (branch, base, tip, gpath), data, in_head in zip(found, blobs, held, strict=True):
+        if data is None or data == in_head:
+            continue  # HEAD holds this very text (merged by a squash or a cherry-pick)
+        only = tips.get(tip)
+        if only is None or only.parents != ((base,) if base else ()):
+            only = _first_change(repo, base, tip, gpath)
+        out.append(_entry(branch, only, gpath, data, root_prefix))
+    return out
+
+
+def _first_change(repo: git.Repo, base: str | None, tip: str, gpath: str) -> CommitInfo | None:
+    """The oldest commit of the draft branch (`base`..`tip`) that changed `gpath`."""
+    commits = commit_log(repo, "--reverse", f"{base}..{tip}" if base else tip, "--", gpath)
+    return commits[0][0] if commits else None
+
+
+def _entry(branch: str, first: CommitInfo | None, gpath: str, data: bytes, root_prefix: str
+           ) -> dict[str, Any]:
+    rel = gpath.removeprefix(root_prefix)
+    meta = parse_source(data.decode("utf-8", errors="replace"), Path(rel), rel).meta
+    since = first.authored_at if first else datetime.now().astimezone()
+    return {"doc": rel, "title": meta.get("title"), "reason": "draft",
+            "author": meta.get("author"), "source": meta.get("source"), "branch": branch,
+            "git_author": first.author_name if first else None,
+            "git_author_email": first.author_email if first else None,
+            "commit": first.sha if first else None, "since": since}
