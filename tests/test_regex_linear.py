@@ -46,7 +46,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
-    "kbtools.agents.draft:^(?:error|fatal|hint): ": "sub",  # a line of Git's stderr
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
@@ -161,6 +160,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification.TRAILER": "match",
     "kbtools.review.verification.CO_AUTHOR": "match",
     "kbtools.review.verification:\\n\\s*\\n": "split",
+    "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
+    "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
+    "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
+    "kbtools.gitobjects:^(?:error|fatal|hint): ": "sub",  # a line git printed (a ref name)
 }
 OTHER: dict[str, str] = {
     "kbtools.config._TOML_AT": "tomllib's error message (a fixed sentence and a position)",
