@@ -191,3 +191,52 @@ def test_an_output_cell_keeps_its_link_targets_through_every_door(tmp_path):
     assert DecisionTable.from_record(table.to_record()).links == table.links
     cli = CliRunner().invoke(main, ["table", "eval", str(path), "温度=3"])
     assert cli.exit_code == 0 and "处置: 手册 → " in cli.output and "manual.md#低温" in cli.output
+
+
+# ----------------------------------------------------------- 万 and 亿; other magnitudes refused
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("1.5万以上", [15000, 20000], [14999]), ("<1.5万", [14999], [15000]),
+    ("2万-3万 h", [20000, 30000], [19999, 30001]), ("≥0.3亿", [30_000_000], [29_999_999]),
+    ("[1万, 2万)", [10000], [20000]), ("1,000万以下", [10_000_000], [10_000_001]),
+])
+def test_a_number_times_wan_or_yi_is_its_value(cell, inside, outside):
+    """``1.5万以上`` was read as ≥1.5 with a unit 万: an input of 12000 matched the row meant
+    for 15000 and more."""
+    assert_bounds(cell, inside, outside)
+
+
+def test_a_running_hours_table_in_wan_answers_by_the_value():
+    table = build_table(["运行小时", "措施"], [["<1.5万", "巡检"], ["1.5万以上", "大修"]],
+                        decision="inputs=运行小时")
+    assert [m["措施"] for m in match_rules(table, {"运行小时": "12000"}).outputs] == ["巡检"]
+    assert [m["措施"] for m in match_rules(table, {"运行小时": 15000}).outputs] == ["大修"]
+
+
+@pytest.mark.parametrize("cells,unit", [
+    (["<2k", "≥2k"], "k"), (["<3千", "3千以上"], "千"), (["<2 thousand", "≥2 thousand"], "thousand"),
+])
+def test_another_magnitude_in_a_bound_is_refused_in_one_line(cells, unit):
+    """k, 千, thousand also begin units (kg, 千克): a cell using one as a multiplier is refused,
+    naming it, rather than compared as its bare number (≥2k was ≥2)."""
+    with pytest.raises(TableError) as err:
+        build_table(["转速", "措施"], [[cells[0], "低"], [cells[1], "高"]], decision="inputs=转速")
+    assert f"'{unit}' multiplies the number" in str(err.value) and "\n" not in str(err.value)
+    # unannotated, such a table is no rule at all (not one answering by the bare numbers)
+    assert build_table(["转速", "措施"], [[cells[0], "低"], [cells[1], "高"]]) is None
+
+
+def test_units_beginning_like_a_magnitude_stay_units():
+    for header, cells, value, want in (
+            (["重量", "措施"], ["<5千克", "≥5千克"], "6", "b"),
+            (["温度 K", "措施"], ["<300 K", "≥300 K"], "310", "b"),
+            (["功率", "措施"], ["<2 kW", "≥2 kW"], "3", "b")):
+        table = build_table(header, [[cells[0], "a"], [cells[1], "b"]],
+                            decision=f"inputs={header[0]}")
+        assert [m["措施"] for m in match_rules(table, {header[0]: value}).outputs] == [want]
+
+
+def test_wan_in_a_cell_under_a_column_in_wan_is_refused():
+    """``≥5万元`` under ``费用(万元)`` would be 50,000 of the column's 万元."""
+    with pytest.raises(TableError, match="already"):
+        build_table(["费用(万元)", "措施"], [["<5万元", "a"], ["≥5万元", "b"]], decision="inputs=费用")

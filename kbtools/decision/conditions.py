@@ -44,6 +44,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.decision.units import (
@@ -112,6 +113,36 @@ def normalize_cell(text: str) -> str:
 def normalize_text(text: str) -> str:
     """Text as compared: NFKC, whitespace collapsed, case-folded."""
     return normalize_cell(text).casefold()
+
+
+# A number times 万 or 亿, as Chinese writes large amounts (``1.5万以上`` is ≥15000, ``2万-3万
+# h`` 20000-30000 h): read as its value. Other magnitudes also begin units (千克, 兆帕, 百分比,
+# k of kg, K for kelvin), so a cell using one is refused instead (`magnitude_unit`).
+_RE_MAGNIFIED = re.compile(rf"({_NUM})\s*(万亿|万|亿)")
+_TIMES = {"万": 10 ** 4, "亿": 10 ** 8, "万亿": 10 ** 12}
+
+
+def magnified(text: str) -> str:
+    """`text` with each number followed by 万 or 亿 written as its value (``1.5万`` →
+    ``15000``, ``1,000万`` → ``10000000``)."""
+    if "万" not in text and "亿" not in text:
+        return text
+    return _RE_MAGNIFIED.sub(_times, text)
+
+
+def _times(m: re.Match[str]) -> str:
+    value = Decimal(m.group(1).replace(",", "")) * _TIMES[m.group(2)]
+    return str(int(value)) if value == value.to_integral_value() else format(value.normalize(), "f")
+
+
+def magnitude_unit(unit: str, column: str) -> bool:
+    """Whether a cell's `unit` (what follows its number) multiplies the number rather than
+    naming a unit (``2k``, ``3千``, ``9成``, ``2 thousand``): not a unit `UNIT_GROUPS` knows
+    (``千克``, ``kg``), nor the `column`'s own, nor ``K`` (kelvin: ``300 K``)."""
+    key = unit.casefold()
+    if not key or unit == "K" or key == column.casefold() or key in GROUP_OF:
+        return False
+    return key in MAGNITUDES or key[0] in MAGNITUDES or key.startswith(MAGNITUDE_WORDS)
 
 
 def header_unit_start(text: str) -> int:
@@ -183,7 +214,7 @@ def unit_of(text: str) -> str:
 def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``, ``≥10 m²``
     → ``m2``)."""
-    text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
+    text = symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
     text = text.removesuffix("以上").removesuffix("以下")
     return _unit_after_last_number(text)
 
@@ -202,7 +233,7 @@ def _unit_after_last_number(text: str) -> str:
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = symbolic(read_numerals(split_qualifier(normalize_cell(cell))[0]))
+    text = symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
     m = _RE_INTERVAL.match(text)
     if m is not None:  # [60°F, 70°F), [5, 8) ℃
         first = text[m.end(2):m.start(3)].strip().rstrip(",;").strip()
@@ -349,7 +380,7 @@ def parse_condition(cell: str) -> Condition:
 def _parse(cell: str, *, pair: bool) -> Condition:
     """`parse_condition`; a cell of two comparisons joined (`_two_bounds`) only with `pair`."""
     raw = cell
-    plain = normalize_cell(cell)
+    plain = magnified(normalize_cell(cell))
     if plain.casefold() in ANY_CELLS:
         return Condition(raw, "any")
     base, included, at = split_qualifier(plain)

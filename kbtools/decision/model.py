@@ -20,8 +20,11 @@ from typing import Any
 from kbtools.decision.conditions import (
     NONE_CELLS,
     Condition,
+    cell_units,
     column_key,
+    column_unit,
     header_unit_start,
+    magnitude_unit,
     normalize_cell,
     normalize_text,
     parse_condition,
@@ -376,9 +379,22 @@ def _numeric_column(conditions: Conditions, i: int) -> bool:
 def _unit_conflict(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
                    numeric: tuple[int, ...], site: _Site) -> TableError | None:
     """The error for the first numeric cell written in another unit than its column's
-    (`conditions.unit_conflict`); None when there is none."""
+    (`conditions.unit_conflict`), or one whose number a magnitude multiplies (``≥2k``:
+    read as 2; `conditions.magnitude_unit`); None when there is none."""
     for i in numeric:
-        found = unit_conflict(header[i], [r[i] for r in body])
+        cells = [r[i] for r in body]
+        column = column_unit(header[i], cells)
+        for n, cell in enumerate(cells):
+            if column[:1] in ("万", "亿") and ("万" in cell or "亿" in cell):
+                return site.error(f"row {n + 1}, column {header[i]}: '{cell.strip()}': the "
+                                  f"column is in {column} already: write the number without "
+                                  f"{column[:1]}", row=n + 1)
+            unit = next((u for u in cell_units(cell) if magnitude_unit(u, column)), None)
+            if unit is not None and parse_condition(cell).numeric:
+                return site.error(f"row {n + 1}, column {header[i]}: '{cell.strip()}': '{unit}' "
+                                  "multiplies the number, which a bound cannot say: write the "
+                                  "number out in full", row=n + 1)
+        found = unit_conflict(header[i], cells)
         if found is not None:
             n, unit, column = found
             return site.error(f"row {n + 1}, column {header[i]}: '{body[n][i].strip()}' is in "
