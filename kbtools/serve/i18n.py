@@ -22,6 +22,7 @@ _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "app": ("现场知识库", "Field knowledge"),
     "search": ("搜索", "Search"),
+    "skip_to_content": ("跳到正文", "Skip to content"),
     "question": ("问题", "Question"),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
@@ -201,3 +202,4 @@ def content_lang(declared: object, text: str) -> str:
         tag = declared.strip()
         return HTML_LANG.get(tag.lower(), tag)
     return HTML_LANG[language_of(text)]
+

@@ -1,0 +1,128 @@
+"""`kb serve`'s pages as a reader without a mouse or without sight meets them: a skip link
+past the header on every page, formula pictures said as formulas (not as LaTeX read aloud),
+the question's terms marked where the source splits them with characters no reader sees,
+and the release page's changed titles read in their own language. Over a real device
+serving two real releases."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from html.parser import HTMLParser
+from importlib.resources import files
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import pytest
+from kbfixtures import copy_example
+from servefixtures import DOCS
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.serve.app import create_app
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
+
+pytestmark = pytest.mark.slow
+
+BASE = "http://127.0.0.1"
+SCAB = "knowledge/crops/wheat-scab.md"
+DEPLOY = "knowledge/engineering/deployment-guide.md"  # English
+NOTE = "knowledge/crops/corn-borer-note.md"
+NOTE_TEXT = """---
+title: 玉米螟田间调查补充说明
+category: crop-protection
+source: 测试
+author: 测试员
+timestamp: "2026-04-01T09:00:00+08:00"
+verified: false
+lang: zh
+crop: [玉米]
+pest: [玉米螟]
+---
+
+# 玉米螟田间调查补充说明
+
+玉米螟幼虫蛀食茎秆，调查时注意赤\u00ad霉病与纹\u200b枯病的混发。
+"""
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory) -> Path:
+    """A device synced to a first release, then to a second adding a Chinese document."""
+    base = tmp_path_factory.mktemp("reader")
+    root = copy_example(base / "kr", [*DOCS, DEPLOY, "knowledge/engineering/pitfalls-log.md",
+                                      "knowledge/engineering/runbook-ingest-5xx.md"])
+    art = base / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    build(load_config(root), BuildOptions(progress=False))
+    make_release(root, load_config(root).path("dist"), remote=str(art))
+    sync(str(art), base / "device")
+    (root / NOTE).write_text(NOTE_TEXT, encoding="utf-8")
+    with (root / DEPLOY).open("a", encoding="utf-8") as f:  # an English document edited
+        f.write("\nOne more line after review.\n")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "note")
+    build(load_config(root), BuildOptions(progress=False))
+    make_release(root, load_config(root).path("dist"), remote=str(art))
+    sync(str(art), base / "device")
+    return base / "device"
+
+
+@pytest.fixture(scope="module")
+def client(device):
+    with TestClient(create_app(device), base_url=BASE) as c:
+        yield c
+
+
+class Focusable(HTMLParser):
+    """The page's elements a keyboard reaches, in order, and every id."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.stops: list[tuple[str, dict[str, str]]] = []
+        self.ids: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: v or "" for k, v in attrs}
+        if "id" in a:
+            self.ids.append(a["id"])
+        if (tag == "a" and "href" in a) or tag in ("button", "input", "select", "summary"):
+            if a.get("type") != "hidden":
+                self.stops.append((tag, a))
+
+
+PAGES = ["/", "/?" + urlencode({"q": "赤霉病 扬花期"}), f"/doc/{quote(SCAB)}",
+         f"/table/{quote(SCAB)}?table=1", "/release", "/no-such-page"]
+
+
+@pytest.mark.parametrize("url", PAGES)
+@pytest.mark.parametrize("lang, words", [("zh", "跳到正文"), ("en", "Skip to content")])
+def test_every_page_opens_with_a_skip_link_to_its_content(client, url, lang, words):
+    """A keyboard user tabbed through the brand, the menu and the language switch on every
+    page before reaching a result or a document's text: the first stop is now a link past
+    them to the page's `<main>`, in the page's language."""
+    page = client.get(url + ("&" if "?" in url else "?") + "lang=" + lang).text
+    found = Focusable(page)
+    tag, first = found.stops[0]
+    assert tag == "a" and first.get("class") == "skip", found.stops[:2]
+    target = first["href"].removeprefix("#")
+    assert found.ids.count(target) == 1
+    assert re.search(rf'<main id="{target}"[^>]*>', page)
+    assert re.search(r'<a class="skip" href="#[^"]+">([^<]+)</a>', page).group(1) == words
+
+
+def test_the_skip_link_shows_when_it_has_the_focus():
+    """Hidden off-screen until focused (a sighted keyboard user sees where the focus is),
+    and left off paper."""
+    css = files("kbtools.serve").joinpath("static/style.css").read_text(encoding="utf-8")
+    rule = re.search(r"a\.skip \{([^}]*)\}", css).group(1)
+    focus = re.search(r"a\.skip:focus \{([^}]*)\}", css).group(1)
+    assert "top: -" in rule and "top: 0" in focus
+    assert re.search(r"@media print \{[^@]*a\.skip[^{]*\{ display: none", css)
