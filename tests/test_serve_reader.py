@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.app import create_app
+from kbtools.serve.marks import highlight_terms
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
@@ -126,3 +127,26 @@ def test_the_skip_link_shows_when_it_has_the_focus():
     focus = re.search(r"a\.skip:focus \{([^}]*)\}", css).group(1)
     assert "top: -" in rule and "top: 0" in focus
     assert re.search(r"@media print \{[^@]*a\.skip[^{]*\{ display: none", css)
+
+
+@pytest.mark.parametrize("text, terms, marked", [
+    ("注意赤\u00ad霉病的混发", ["赤霉病"], "<mark>赤\u00ad霉病</mark>"),
+    ("纹\u200b枯病", ["纹枯病"], "<mark>纹\u200b枯病</mark>"),
+    ("the temper\u00adature rose", ["temperatur"], "<mark>temper\u00adature</mark>"),
+    ("P-\u200b200 pump", ["p-200"], "<mark>P-\u200b200</mark>"),
+])
+def test_a_term_split_by_an_invisible_character_is_marked(text, terms, marked):
+    assert marked in highlight_terms(text, terms)
+
+
+@pytest.mark.parametrize("ui", ["zh", "en"])
+def test_terms_split_in_the_source_are_marked_on_the_results_and_document(client, ui):
+    """The search found 赤霉病 in `赤\\u00ad霉病` (search leaves out what no reader sees), but
+    the pages marked only 霉病 of it (and nothing of a term split by a zero-width space)."""
+    q = "玉米螟 赤霉病 纹枯病 混发"
+    results = client.get("/?" + urlencode({"q": q, "lang": ui})).text
+    doc = client.get(f"/doc/{quote(NOTE)}?" + urlencode({"q": q, "lines": "14-14"})).text
+    for page in (results, doc):  # (a result may show the passage as search read it)
+        assert re.search("<mark>赤\u00ad?霉病</mark>", page) and re.search(
+            "<mark>纹\u200b?枯病</mark>", page), [ln for ln in page.splitlines() if "枯" in ln]
+    assert "<mark>赤\u00ad霉病</mark>" in doc and "<mark>纹\u200b枯病</mark>" in doc
