@@ -150,3 +150,19 @@ def test_terms_split_in_the_source_are_marked_on_the_results_and_document(client
         assert re.search("<mark>赤\u00ad?霉病</mark>", page) and re.search(
             "<mark>纹\u200b?枯病</mark>", page), [ln for ln in page.splitlines() if "枯" in ln]
     assert "<mark>赤\u00ad霉病</mark>" in doc and "<mark>纹\u200b枯病</mark>" in doc
+
+
+@pytest.mark.parametrize("ui", ["zh", "en"])
+def test_the_release_pages_changes_carry_their_titles_language(client, ui):
+    """The "what changed" list showed a Chinese title in the English interface (and an
+    English one in the Chinese) without its `lang`: a screen reader read it with the
+    interface's voice. Each title and section says its own, as results and documents do."""
+    page = client.get(f"/release?lang={ui}").text
+    changes = page[page.index('<section class="changes">'):]
+    added = re.search(r'<p class="added">\+ <a href="/doc/([^"]+)" lang="([^"]+)">([^<]+)</a>',
+                      changes)
+    assert added and added.group(2, 3) == ("zh-CN", "玉米螟田间调查补充说明"), changes[:600]
+    changed = re.search(r'<p class="changed">± <a href="/doc/([^"]+)" lang="([^"]+)">', changes)
+    assert changed and changed.group(2) == "en"
+    lost = re.search(r'<p class="lost">✗ [^<]*<span lang="([^"]+)">([^<]+)</span>', changes)
+    assert lost and lost.group(1) == "en" and "Fieldgate" in lost.group(2)

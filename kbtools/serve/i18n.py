@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from kbtools.index.tokenize import language_of
 from kbtools.query.search import NO_ANSWER_REASON
@@ -203,3 +204,23 @@ def content_lang(declared: object, text: str) -> str:
         return HTML_LANG.get(tag.lower(), tag)
     return HTML_LANG[language_of(text)]
 
+
+def changes_with_langs(changes: Mapping[str, Any], declared: Mapping[str, object]) -> dict[str, Any]:
+    """`kb diff --json`'s changes with the `lang` of each document's title and each
+    section's headings (`content_lang`: the document's front-matter `lang` in `declared`, by
+    document, else the language the text is written in), so the release page's "what
+    changed" reads a Chinese title with a Chinese voice in the English interface."""
+    def tagged(entries: list[dict[str, Any]], text: Callable[[dict[str, Any]], str]
+               ) -> list[dict[str, Any]]:
+        return [{**e, "lang": content_lang(declared.get(e["doc"]), text(e))} for e in entries]
+
+    def title(e: dict[str, Any]) -> str:
+        return str(e.get("title") or "")
+
+    def headings(e: dict[str, Any]) -> str:
+        return " ".join(e.get("heading_path") or [])
+
+    docs, ver = changes["documents"], changes["verification"]
+    return {**changes,
+            "documents": {k: tagged(docs[k], title) for k in ("added", "removed", "changed")},
+            "verification": {k: tagged(ver[k], headings) for k in ("gained", "lost")}}

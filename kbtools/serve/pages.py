@@ -44,6 +44,7 @@ from kbtools.serve.docview import (
 from kbtools.serve.i18n import (
     HTML_LANG,
     LANG_COOKIE,
+    changes_with_langs,
     content_lang,
     error_word,
     no_answer_line,
@@ -503,6 +504,9 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
     device = source.device()
     info = ops.releases(served, device, source.published(), source.where())
     changes = ops.diff(device) if device is not None else None
+    if changes is not None:
+        changes = changes_with_langs(changes, {d["doc"]: d.get("lang")
+                                               for d in served.index.docs()})
     return p.render("release.html", info=info, changes=changes,
                     release=served.index.release.to_dict())
 
