@@ -6,6 +6,7 @@ serving two real releases."""
 
 from __future__ import annotations
 
+import html as htmllib
 import re
 import subprocess
 from html.parser import HTMLParser
@@ -21,6 +22,7 @@ from starlette.testclient import TestClient
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.app import create_app
+from kbtools.serve.formula_words import formula_words
 from kbtools.serve.marks import highlight_terms
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.slow
 
 BASE = "http://127.0.0.1"
 SCAB = "knowledge/crops/wheat-scab.md"
+DILUTION = "knowledge/crops/pesticide-dilution-and-phi.md"  # formulas
 DEPLOY = "knowledge/engineering/deployment-guide.md"  # English
 NOTE = "knowledge/crops/corn-borer-note.md"
 NOTE_TEXT = """---
@@ -127,6 +130,47 @@ def test_the_skip_link_shows_when_it_has_the_focus():
     focus = re.search(r"a\.skip:focus \{([^}]*)\}", css).group(1)
     assert "top: -" in rule and "top: 0" in focus
     assert re.search(r"@media print \{[^@]*a\.skip[^{]*\{ display: none", css)
+
+
+@pytest.mark.parametrize("latex, said", [
+    (r"P = \frac{n}{N} \times 100\%", "P = n/N × 100%"),
+    (r"\text{药剂稀释用量}(\text{mL}) = \frac{\text{药液量}(\text{L}) \times 1000}{\text{稀释倍数}}",
+     "药剂稀释用量(mL) = (药液量(L) × 1000)/稀释倍数"),
+    (r"x^2 + y_1", "x² + y₁"),
+    (r"T \ge 20^\circ\mathrm{C}", "T ≥ 20°C"),
+    (r"\sqrt{\alpha + \beta}", "√(α + β)"),
+    (r"e^{-x/2}", "e^(-x/2)"),
+    (r"\frac12", "1/2"),
+    (r"\left( \dfrac{a}{b} \right)", "( a/b )"),
+])
+def test_a_formula_is_said_as_it_shows(latex, said):
+    assert formula_words(latex) == said
+
+
+def test_formula_words_stay_short_and_end_on_any_input():
+    assert len(formula_words(r"\frac{" * 5000 + "x")) <= 300
+    assert formula_words("}}}^_&\\") is not None
+    assert formula_words("") == ""
+
+
+@pytest.mark.parametrize("ui", ["zh", "en"])
+def test_a_formula_picture_is_said_as_a_formula_not_as_latex(client, ui):
+    """A formula's picture had its LaTeX as `alt`: a screen reader read "backslash text
+    brace 药剂稀释用量 …". Its text is now the formula as written out, after the word for a
+    formula in the document's language (the text around it), with the LaTeX as its title."""
+    page = client.get(f"/doc/{quote(DILUTION)}?lang={ui}").text
+    formulas = re.findall(r'<img class="formula[^"]*" src="[^"]+" alt="([^"]*)" '
+                          r'title="([^"]*)">', page)
+    assert formulas and len(formulas) == page.count('<img class="formula')
+    for alt, title in map(lambda f: (htmllib.unescape(f[0]), htmllib.unescape(f[1])), formulas):
+        assert alt.startswith("公式：") and "\\" not in alt and "{" not in alt, alt
+        assert "\\" in title or title.isascii(), title
+    assert "公式：药剂稀释用量(mL 或 g) = (药液量(L) × 1000)/稀释倍数" in map(
+        htmllib.unescape, (f[0] for f in formulas))
+    results = client.get("/?" + urlencode({"q": "稀释倍数 药液量 计算公式", "lang": ui})).text
+    alts = [htmllib.unescape(a) for a in re.findall(r'<img class="formula[^"]*" src="[^"]+" '
+                                                    r'alt="([^"]*)"', results)]
+    assert alts and all(a.startswith("公式：") and "\\" not in a for a in alts), alts
 
 
 @pytest.mark.parametrize("text, terms, marked", [

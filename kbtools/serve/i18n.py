@@ -46,6 +46,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "file_not_on_device": ("此文件不随发布版本提供，本设备上没有",
                            "not in this release: this device does not have the file"),
     "decision_table": ("决策表", "Decision table"),
+    "formula": ("公式：", "Formula: "),  # a formula picture's text begins with it
     "decide": ("判定", "Decide"),
     "document": ("文档", "Document"),
     "front_matter": ("文档信息", "Document details"),
@@ -203,6 +204,13 @@ def content_lang(declared: object, text: str) -> str:
         tag = declared.strip()
         return HTML_LANG.get(tag.lower(), tag)
     return HTML_LANG[language_of(text)]
+
+
+def content_word(key: str, lang_tag: str) -> str:
+    """A word said inside knowledge text (a formula picture's "公式"/"Formula"), in the
+    text's language (`content_lang`'s tag), not the interface's: it is read with the text's
+    voice."""
+    return translator("zh" if lang_tag.lower().startswith("zh") else "en")(key)
 
 
 def changes_with_langs(changes: Mapping[str, Any], declared: Mapping[str, object]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from kbtools.serve.i18n import (
     LANG_COOKIE,
     changes_with_langs,
     content_lang,
+    content_word,
     error_word,
     no_answer_line,
     other_lang,
@@ -375,7 +376,7 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         notes = {line: t("rows_omitted", n=n) for line, n in excerpt.omitted.items()}
     ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
                    missing_file=translator(lang)("file_not_on_device"), on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
-                   omitted=notes)
+                   omitted=notes, formula_word=content_word("formula", view["lang"]))
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
     return view
@@ -431,8 +432,10 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     chunks = ops.doc_chunks(served, src.rel)
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
+    doc_lang = content_lang(src.meta.get("lang"), src.body)
     ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs, missing_file=p.t("file_not_on_device"))
+                   xrefs=xrefs, missing_file=p.t("file_not_on_device"),
+                   formula_word=content_word("formula", doc_lang))
     body = Markup(render_markdown(src.body, ctx))
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
@@ -442,8 +445,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=p.t("lines_not_here", lines=asked[:40])
                     if asked and cited is None else None,
-                    title=src.meta.get("title") or src.rel, body=body,
-                    doc_lang=content_lang(src.meta.get("lang"), src.body),
+                    title=src.meta.get("title") or src.rel, body=body, doc_lang=doc_lang,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
                                if first_table else None),
