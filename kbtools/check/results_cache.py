@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 28  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 29  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -58,7 +58,8 @@ FORMAT = 28  # bump when a check's findings for the same inputs change (5: `$` i
 # indented paragraphs are no code; 27: decision cells `30 ℃ 以上`, `6.5以下(不含)`,
 # `2.8 < v ≤ 7.1` as bounds, `同上` in an input cell malformed, `−5`
 # a number, `≥7¹` none, `三天以下` ≤3, `8 max` ≤8; `Temp °C` a header unit; 28: an
-# escaped `\{#x}` ending a heading names no anchor, `<script>` contents are no part of one)
+# escaped `\{#x}` ending a heading names no anchor, `<script>` contents are no part of one;
+# 29: `image-no-alt`)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
