@@ -210,3 +210,11 @@ def test_the_release_pages_changes_carry_their_titles_language(client, ui):
     assert changed and changed.group(2) == "en"
     lost = re.search(r'<p class="lost">✗ [^<]*<span lang="([^"]+)">([^<]+)</span>', changes)
     assert lost and lost.group(1) == "en" and "Fieldgate" in lost.group(2)
+
+
+def test_a_decision_tables_heading_says_its_language(client):
+    """The decision-table page's `<h1>` (and its list of the document's tables) named the
+    table by its Chinese headings in the English interface's `lang`."""
+    page = client.get(f"/table/{quote(SCAB)}?table=1&lang=en").text
+    h1 = re.search(r"<h1>Decision table: <span lang=\"([^\"]+)\">([^<]+)</span></h1>", page)
+    assert h1 and h1.group(1) == "zh-CN" and "风险等级判定表" in h1.group(2), page[:2000]

@@ -471,8 +471,10 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     doc = p.request.path_params["path"]
     src, tables = ops.decision_tables(served, doc)
     params = p.request.query_params
-    listing = [{"n": n, "label": t.label() if isinstance(t, DecisionTable) else
-                p.t("malformed_table") + f" ({t.line})"} for n, t in enumerate(tables, 1)]
+    doc_lang = content_lang(src.meta.get("lang"), src.body)
+    listing = [{"n": n, "label": t.label(), "lang": doc_lang} if isinstance(t, DecisionTable)
+               else {"n": n, "label": p.t("malformed_table") + f" ({t.line})",
+                     "lang": HTML_LANG[p.lang]} for n, t in enumerate(tables, 1)]
     if not tables:
         return p.render("table.html", doc=src.rel, listing=[], table=None, result=None,
                         release=served.index.release.to_dict())
@@ -494,8 +496,7 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     selected = set(result.selected) if result else set()
     return p.render("table.html", anchor="result" if result or error else "", doc=src.rel,
                     listing=listing, table=_table_view(dt, n, values),
-                    result=result, selected=selected, error=error,
-                    doc_lang=content_lang(src.meta.get("lang"), src.body),
+                    result=result, selected=selected, error=error, doc_lang=doc_lang,
                     doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
 
 
