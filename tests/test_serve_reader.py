@@ -218,3 +218,26 @@ def test_a_decision_tables_heading_says_its_language(client):
     page = client.get(f"/table/{quote(SCAB)}?table=1&lang=en").text
     h1 = re.search(r"<h1>Decision table: <span lang=\"([^\"]+)\">([^<]+)</span></h1>", page)
     assert h1 and h1.group(1) == "zh-CN" and "风险等级判定表" in h1.group(2), page[:2000]
+
+
+@pytest.mark.parametrize("lang, titles", [
+    ("zh", ["搜索 · 现场知识库", "赤霉病 扬花期 · 搜索 · 现场知识库",
+            "小麦赤霉病监测与防控操作规程 · 现场知识库",
+            "决策表: 小麦赤霉病监测与防控操作规程 > 3. 发病风险判定 > 3.2 风险等级判定表 · 现场知识库",
+            "发布 · 现场知识库", "出错了 · 现场知识库"]),
+    ("en", ["Search · Field knowledge", "赤霉病 扬花期 · Search · Field knowledge",
+            "小麦赤霉病监测与防控操作规程 · Field knowledge",
+            "Decision table: 小麦赤霉病监测与防控操作规程 > 3. 发病风险判定 > 3.2 风险等级判定表 "
+            "· Field knowledge", "Releases · Field knowledge", "Something went wrong · Field knowledge"]),
+])
+def test_every_page_is_titled_by_what_it_shows(client, lang, titles):
+    """Every page but a document's was titled "现场知识库": a screen reader announced the
+    same name for the results of any question, any decision table, the releases and an
+    error, and a phone's tabs and history could not tell them apart."""
+    got = [htmllib.unescape(re.search(r"<title>([^<]*)</title>",
+                                      client.get(url + ("&" if "?" in url else "?")
+                                                 + "lang=" + lang).text).group(1))
+           for url in PAGES]
+    assert got == titles
+    long = client.get("/?" + urlencode({"q": "小麦赤霉病" * 30, "lang": lang})).text
+    assert len(re.search(r"<title>([^<]*)</title>", long).group(1)) < 100
