@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.serve.formula_words import formula_words
 from kbtools.serve.marks import highlight_terms
@@ -241,3 +242,25 @@ def test_every_page_is_titled_by_what_it_shows(client, lang, titles):
     assert got == titles
     long = client.get("/?" + urlencode({"q": "小麦赤霉病" * 30, "lang": lang})).text
     assert len(re.search(r"<title>([^<]*)</title>", long).group(1)) < 100
+
+
+@pytest.mark.parametrize("ui, summary", [
+    ("zh", "文档：新增 1 篇，修改 1 篇（1 个章节）；审核：1 个章节失去审核"),
+    ("en", "documents: 1 added, 1 changed (1 section); verification: 1 section lost"),
+])
+def test_the_release_pages_summary_is_in_the_pages_language(client, ui, summary):
+    """The Chinese release page said what changed as "documents: 1 added, 1 changed (1
+    section); verification: 1 section lost", the library's English, in a Chinese page."""
+    page = client.get(f"/release?lang={ui}").text
+    assert re.search(r'<p class="summary">([^<]*)</p>', page).group(1) == summary
+
+
+def test_a_release_without_changes_says_so_in_chinese():
+    empty = {"summary": "no changes", "files": [],
+             "documents": {"added": [], "removed": [], "changed": []},
+             "verification": {"gained": [], "lost": []}}
+    assert i18n.changes_summary(empty, "zh") == "没有变化"
+    assert i18n.changes_summary(empty, "en") == "no changes"
+    files = {**empty, "files": ["assets/a.png", "assets/b.pdf"],
+             "verification": {"gained": [{"doc": "a.md"}], "lost": []}}
+    assert i18n.changes_summary(files, "zh") == "审核：1 个章节通过审核；文件：2 个有变化"

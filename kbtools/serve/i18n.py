@@ -232,3 +232,25 @@ def changes_with_langs(changes: Mapping[str, Any], declared: Mapping[str, object
     return {**changes,
             "documents": {k: tagged(docs[k], title) for k in ("added", "removed", "changed")},
             "verification": {k: tagged(ver[k], headings) for k in ("gained", "lost")}}
+
+
+def changes_summary(changes: Mapping[str, Any], lang: str) -> str:
+    """`ReleaseDiff.summary()` (in `changes["summary"]`, English) in `lang`: the same counts
+    in Chinese words on a Chinese page."""
+    if lang != "zh":
+        return str(changes.get("summary") or "")
+    docs, ver = changes["documents"], changes["verification"]
+    sections = sum(len(d.get(k) or []) for d in docs["changed"]
+                   for k in ("sections_added", "sections_removed", "sections_changed"))
+    parts = [f"{word} {len(docs[key])} 篇" for key, word in
+             (("added", "新增"), ("removed", "删除"), ("changed", "修改")) if docs[key]]
+    if docs["changed"] and sections:
+        parts[-1] += f"（{sections} 个章节）"
+    said = ["文档：" + "，".join(parts)] if parts else []
+    review = [f"{len(ver[key])} 个章节{word}" for key, word in
+              (("gained", "通过审核"), ("lost", "失去审核")) if ver[key]]
+    if review:
+        said.append("审核：" + "，".join(review))
+    if changes.get("files"):
+        said.append(f"文件：{len(changes['files'])} 个有变化")
+    return "；".join(said) or "没有变化"

@@ -44,6 +44,7 @@ from kbtools.serve.docview import (
 from kbtools.serve.i18n import (
     HTML_LANG,
     LANG_COOKIE,
+    changes_summary,
     changes_with_langs,
     content_lang,
     content_word,
@@ -510,6 +511,7 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
     if changes is not None:
         changes = changes_with_langs(changes, {d["doc"]: d.get("lang")
                                                for d in served.index.docs()})
+        changes["summary"] = changes_summary(changes, p.lang)
     return p.render("release.html", info=info, changes=changes,
                     release=served.index.release.to_dict())
 
