@@ -57,7 +57,7 @@ def make_repo(root: Path) -> Path:
     with open(root / "assets" / "huge.jpg", "r+b") as fh:
         fh.truncate(MAX_IMAGE_BYTES + 1)
     body = "Photos of the pump:\n\n" + "\n\n".join(
-        f"![{name}](../assets/{name})" if i % 2 else f'<img src="../assets/{name}" width="50%">'
+        f"![{name}](../assets/{name})" if i % 2 else f'<img src="../assets/{name}" alt="{name}" width="50%">'
         for i, name in enumerate(FILES))
     (root / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
                                                             body=body), encoding="utf-8")
@@ -125,7 +125,7 @@ def test_the_web_app_serves_each_picture_by_the_url_its_page_gives(tmp_path):
         (repo / "assets" / name).write_bytes(FILES["phone.avif"][0] if name.endswith(".avif")
                                              else PNG)
     body = "\n\n".join(f"![p{i}](<../assets/{quote(n)}>)" for i, n in enumerate(NAMES))
-    body += '\n\n<img src="../assets/phone.avif" style="zoom:50%">\n'
+    body += '\n\n<img src="../assets/phone.avif" alt="phone" style="zoom:50%">\n'
     (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
                                                             body=body), encoding="utf-8")
     assert not check_paths([repo / "knowledge"], load_config(repo))

@@ -57,6 +57,7 @@ EXPECTED: dict[str, set[str]] = {
     "html-image.md": {"path-missing"},
     "wrong-case.md": {"path-case"},
     "remote-image.md": {"image-remote"},
+    "image-no-alt.md": {"image-no-alt"},
     "bad-anchor.md": {"link-anchor"},
     "unbalanced-math.md": {"math-unbalanced"},
     "table-cells.md": {"table-cells"},
@@ -117,6 +118,16 @@ def test_every_code_is_documented(fixture_findings):
     assert set(CODES) - tested == {"check-failed", "verification-lapsed"}
 
 
+def test_an_image_without_alternative_text_is_named_where_it_is(fixture_findings):
+    """`<img src>` without `alt` was shown with `alt=""` silently (a screen reader said
+    nothing of the picture), as `![](x.png)` was: each is a warning at its image; an
+    `alt=""` (a decoration) and an image with words are not."""
+    found = sorted((f.line, f.col) for f in fixture_findings
+                   if f.path.endswith("image-no-alt.md") and f.code == "image-no-alt")
+    assert found == [(12, 5), (14, 11), (16, 18), (16, 59)]
+    assert all(f.level == "warning" for f in fixture_findings if f.code == "image-no-alt")
+
+
 def test_findings_sorted_and_formatted(fixture_findings):
     keys = [f.sort_key() for f in fixture_findings]
     assert keys == sorted(keys)
@@ -149,7 +160,8 @@ def test_messages_name_the_problem(fixture_findings):
 
 def test_warnings_only_for_remote_images_and_empty_links(fixture_findings):
     warnings = {f.code for f in fixture_findings if f.level == "warning"}
-    assert warnings == {"image-remote", "link-empty", "decision-gap", "decision-overlap"}
+    assert warnings == {"image-remote", "link-empty", "decision-gap", "decision-overlap",
+                        "image-no-alt"}
 
 
 def test_lenient_downgrades_front_matter_only(fixture_findings):

@@ -72,8 +72,8 @@ def test_percent_encoded_image_paths_in_html_tags(repo):
     enc = "../../assets/images/%E5%B0%8F%E9%BA%A6%20%E7%97%85%E5%AE%B3.png"
     (repo / "knowledge" / "t" / "img.md").write_text(
         GOOD_FM + f'# 图\n\n<img src="{enc}" alt="穗" style="zoom:50%;" />\n\n'
-        f'病穗 <img src="../../assets/images/小麦 病害.png"> 和 ![穗]({enc})\n\n'
-        '<img src="../../assets/images/no%20such.png">\n', encoding="utf-8")
+        f'病穗 <img src="../../assets/images/小麦 病害.png" alt="病穗"> 和 ![穗]({enc})\n\n'
+        '<img src="../../assets/images/no%20such.png" alt="无">\n', encoding="utf-8")
     assert check().stdout.splitlines() == [
         f"knowledge/t/img.md:{FM_LINES + 7}:11: error: path-missing: "
         "'../../assets/images/no such.png' does not exist (assets/images/no such.png)"]

@@ -589,3 +589,31 @@ def test_a_wide_table_scrolls_in_its_own_box_and_by_keyboard(page, server):
             "return document.querySelector('.table-wrap').scrollLeft > 0"))
     finally:
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_first_tab_shows_the_skip_link_and_enter_passes_the_header(page, server):
+    """Keyboard users tabbed through the header on every page. The first Tab now lands on a
+    link shown on screen (hidden until then), and Enter on it moves the focus to the page's
+    content: the next Tab reaches something in it, not the menu."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page.get(server + f"/doc/{quote(SCAB)}")
+        box = "const r = document.querySelector('a.skip').getBoundingClientRect(); " \
+              "return [r.top, r.bottom, r.width];"
+        assert page.execute_script(box)[1] <= 0  # not shown before it has the focus
+        page.execute_script("document.activeElement.blur()")
+        ActionChains(page).send_keys(Keys.TAB).perform()
+        assert page.execute_script("return document.activeElement.className") == "skip"
+        top, bottom, width = page.execute_script(box)
+        assert top >= 0 and bottom > top and width > 0
+        ActionChains(page).send_keys(Keys.ENTER).perform()
+        assert page.execute_script("return document.activeElement.id") == "kb-main"
+        ActionChains(page).send_keys(Keys.TAB).perform()
+        assert page.execute_script(
+            "return document.querySelector('main').contains(document.activeElement)")
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

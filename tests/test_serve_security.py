@@ -132,4 +132,5 @@ def test_a_page_not_found_links_only_to_this_server(tmp_path, path):
     page = b"".join(m.get("body", b"") for m in sent[1:]).decode()
     links = re.findall(r'(?:href|action)="([^"]*)"', page)
     assert any("lang=en" in link for link in links)
-    assert all(link.startswith("/") and not link.startswith(("//", "/\\")) for link in links)
+    assert all(link.startswith(("/", "#")) and not link.startswith(("//", "/\\"))
+               for link in links)  # (`#kb-main`: the skip link, in this page)

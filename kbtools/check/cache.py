@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 18  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 19  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -34,7 +34,7 @@ FORMAT = 18  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # `%%` comments; 16: `==highlight==` markers are no heading text; 17: footnotes parsed:
 # `[^1]` is no heading text, a definition's indented paragraphs are no code; 18: an
 # escaped `\{#x}` ending a heading is text, `<script>`/`<style>` contents and invisible
-# characters no heading text)
+# characters no heading text; 19: images without alternative text)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -58,6 +58,7 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "fences": scan.unclosed_fences,
         "html_tables": scan.html_tables,
         "comments": scan.comments,
+        "no_alt": scan.images_no_alt,
     }
 
 
@@ -75,6 +76,7 @@ def from_json(data: dict[str, Any]) -> Scan:
         unclosed_fences=[(int(a), str(b)) for a, b in data["fences"]],
         html_tables=[int(a) for a in data["html_tables"]],
         comments=[(int(a), int(b)) for a, b in data["comments"]],
+        images_no_alt=[(int(a), int(b)) for a, b in data["no_alt"]],
     )
 
 

@@ -52,6 +52,8 @@ CODES: dict[str, str] = {
     "path-long": "a path longer than 200 characters: over Windows' 260 inside a clone (warning)",
     "path-symlink-escape": "a symlink leading outside the repository (a document so linked is not read)",
     "image-remote": "a remote image; offline devices cannot load it (warning)",
+    "image-no-alt": "an image without alternative text (`![](x.png)`, `<img>` without `alt`): "
+                    "nothing for a screen reader or search (warning)",
     "link-empty": "a link or image with an empty target (warning)",
     "link-anchor": "a #anchor that matches no heading in the target document",
     "link-wikilink": "an Obsidian [[wikilink]] or ![[embed]]: text to kbtools, never followed",

@@ -97,6 +97,11 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None)
                     "an Obsidian %% comment %%: Obsidian hides it, kbtools does not (devices "
                     "show it, search finds it, a heading or table inside it is read as one); "
                     "delete what readers should not see"))
+    for line, col in scan.images_no_alt:
+        out.append(("image-no-alt", "warning", line, col,
+                    "an image without alternative text: a screen reader says nothing of it and "
+                    "search finds no words for it; say what it shows "
+                    "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed)"))

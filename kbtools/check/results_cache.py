@@ -59,8 +59,8 @@ FORMAT = 29  # bump when a check's findings for the same inputs change (5: `$` i
 # `2.8 < v ≤ 7.1` as bounds, `同上` in an input cell malformed, `−5`
 # a number, `≥7¹` none, `三天以下` ≤3, `8 max` ≤8; `Temp °C` a header unit; 28: an
 # escaped `\{#x}` ending a heading names no anchor, `<script>` contents are no part of one;
-# 29: decision cells in m², `4以上8以下`, `[5, 8)`, `N/A` read as rules, `无` in a numeric
-# column named)
+# 29: decision cells in m², `4以上8以下`, `[5, 8)`, `N/A`, 万 read as rules, `无` in a numeric
+# column named, magnitudes refused; `image-no-alt`)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

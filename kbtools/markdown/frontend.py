@@ -1,6 +1,7 @@
 """The check's view of a document: one Markdown pass collecting what the checks need.
 
-`scan(body, body_line) -> Scan`: links and images (as written, located by line and column),
+`scan(body, body_line) -> Scan`: links and images (as written, located by line and column;
+the images without alternative text),
 headings and their anchors, HTML ids, table shapes, formulas, stray `$$`, CSV names and
 Obsidian's `[[wikilinks]]` and `![[embeds]]` (text to this parser: found in the text runs, so
 never in code, math, HTML or a standard link's text), with 1-based line numbers of the
@@ -83,6 +84,9 @@ class Scan:
     wikilinks: list[tuple[int, int, str]] = field(default_factory=list)  # (line, col, as written)
     html_tables: list[int] = field(default_factory=list)  # lines of HTML blocks with a <table>
     comments: list[tuple[int, int]] = field(default_factory=list)  # (line, col) opening a %%
+    # (line, col) of an image a screen reader has no words for: `![](x.png)`, `<img src>`
+    # without `alt` (an `alt=""` says the picture is decoration: none)
+    images_no_alt: list[tuple[int, int]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -95,15 +99,15 @@ class Scan:
 class _HtmlRefs(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.found: list[tuple[str, str]] = []  # (kind, url)
+        self.found: list[tuple[str, str, bool]] = []  # (kind, url, an image without `alt`)
         self.ids: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v for k, v in attrs if v is not None}
         if tag == "img" and values.get("src") is not None:
-            self.found.append(("image", values["src"]))
+            self.found.append(("image", values["src"], "alt" not in values))
         elif tag == "a" and values.get("href") is not None:
-            self.found.append(("link", values["href"]))
+            self.found.append(("link", values["href"], False))
         for key in ("id", "name") if tag == "a" else ("id",):
             if values.get(key):
                 self.ids.append(values[key])
@@ -354,8 +358,8 @@ class _Scanner:
                                or "name" in content):
             found = _html(content)
             loc = _Locator(self.lines, start, end, self.offset)
-            for ref_kind, url in found.found:
-                _add_ref(self.out, loc, ref_kind, url)
+            for ref_kind, url, no_alt in found.found:
+                _add_ref(self.out, loc, ref_kind, url, no_alt=no_alt)
             self.out.html_ids.update(found.ids)
 
     def inline(self, children: list[Token], loc: _Locator, *, wiki: bool = True) -> None:
@@ -383,14 +387,17 @@ class _Scanner:
                 href = str(child.attrs.get(attr, ""))
                 ref_kind = "link" if kind == "link_open" else "image"
                 label = child.meta.get("label")
+                no_alt = kind == "image" and not inline_text(child.children or []).strip()
                 if label is None:
-                    _add_ref(out, loc, ref_kind, href)
+                    _add_ref(out, loc, ref_kind, href, no_alt=no_alt)
                 else:
+                    if no_alt:  # `![][photo]`: where the image is, not its definition
+                        out.images_no_alt.append(loc.find_plain("!["))
                     self.definition_ref(str(label), ref_kind, href)
             elif kind == "html_inline":
                 found = _html(child.content)
-                for ref_kind, url in found.found:
-                    _add_ref(out, loc, ref_kind, url)
+                for ref_kind, url, no_alt in found.found:
+                    _add_ref(out, loc, ref_kind, url, no_alt=no_alt)
                 out.html_ids.update(found.ids)
             elif kind in INLINE_MATH:
                 delim = "$$" if kind.endswith("double") else "$"
@@ -471,7 +478,7 @@ def _trailing_blank(lines: list[str]) -> int:
     return n
 
 
-def _add_ref(out: Scan, loc: _Locator, kind: str, href: str) -> None:
+def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, *, no_alt: bool = False) -> None:
     """A destination as written (an HTML attribute's with its entities decoded): a URL, so
     `%20` is a space, in `<img src="a%20b.png">` (as Typora writes a resized image) as in
     `![](a%20b.png)`; the build ships the same file (`render.images.image_path`). It is
@@ -480,3 +487,5 @@ def _add_ref(out: Scan, loc: _Locator, kind: str, href: str) -> None:
     target = unquote(href)
     line, col, raw = loc.find([href, target])
     out.refs.append(Ref(kind, target, line, col, raw))
+    if no_alt:
+        out.images_no_alt.append((line, col))

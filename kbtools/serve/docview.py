@@ -14,7 +14,8 @@ markdown-it's own renderer in what author content may do:
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
   term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
   the characters of other words: 使用, 农药);
-- formulas become ``<img>`` of the release's sanitised SVG (`formula_relpath`), or the
+- formulas become ``<img>`` of the release's sanitised SVG (`formula_relpath`), said to a
+  screen reader as "公式：n/N × 100%" (`formula_words`; the LaTeX is its ``title``), or the
   LaTeX as code when the release has no SVG for it;
 - images resolve against the document's path and are shown only when the release ships
   them (`kbtools.render.images`); links to other documents point at their page, links to a
@@ -69,6 +70,7 @@ from kbtools.serve.editors import (
     table_of_contents,
     task_boxes,
 )
+from kbtools.serve.formula_words import formula_words
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 
@@ -113,6 +115,7 @@ class RenderContext:
     has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
     url: Callable[[str, str], str] = app_url
     missing_file: str = "not on this device"  # said after a link to a file the release lacks
+    formula_word: str = "Formula: "  # a formula picture's text begins with it (its language)
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
     on_doc_page: bool = True  # False: a passage shown outside its document (search results)
     # When the text left lines out: the file line of each of its lines, then the line after
@@ -254,8 +257,9 @@ class SafeRenderer(RendererHTML):
         rel = formula_relpath(normalize_latex(latex))
         cls = "formula display" if display else "formula"
         if latex.strip() and self.ctx.has_formula(rel):
+            said = self.ctx.formula_word + formula_words(latex)  # not the LaTeX aloud
             img = (f'<img class="{cls}" src="{escapeHtml(self.ctx.url("formula", rel))}" '
-                   f'alt="{escapeHtml(latex)}">')
+                   f'alt="{escapeHtml(said)}" title="{escapeHtml(latex.strip())}">')
             return f'<div class="formula-block">{img}</div>\n' if display else img
         return f'<code class="{cls}">{escapeHtml(latex)}</code>'
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from kbtools.index.tokenize import language_of
 from kbtools.query.search import NO_ANSWER_REASON
@@ -22,6 +23,7 @@ _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "app": ("现场知识库", "Field knowledge"),
     "search": ("搜索", "Search"),
+    "skip_to_content": ("跳到正文", "Skip to content"),
     "question": ("问题", "Question"),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
@@ -44,6 +46,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "file_not_on_device": ("此文件不随发布版本提供，本设备上没有",
                            "not in this release: this device does not have the file"),
     "decision_table": ("决策表", "Decision table"),
+    "formula": ("公式：", "Formula: "),  # a formula picture's text begins with it
     "decide": ("判定", "Decide"),
     "document": ("文档", "Document"),
     "front_matter": ("文档信息", "Document details"),
@@ -201,3 +204,53 @@ def content_lang(declared: object, text: str) -> str:
         tag = declared.strip()
         return HTML_LANG.get(tag.lower(), tag)
     return HTML_LANG[language_of(text)]
+
+
+def content_word(key: str, lang_tag: str) -> str:
+    """A word said inside knowledge text (a formula picture's "公式"/"Formula"), in the
+    text's language (`content_lang`'s tag), not the interface's: it is read with the text's
+    voice."""
+    return translator("zh" if lang_tag.lower().startswith("zh") else "en")(key)
+
+
+def changes_with_langs(changes: Mapping[str, Any], declared: Mapping[str, object]) -> dict[str, Any]:
+    """`kb diff --json`'s changes with the `lang` of each document's title and each
+    section's headings (`content_lang`: the document's front-matter `lang` in `declared`, by
+    document, else the language the text is written in), so the release page's "what
+    changed" reads a Chinese title with a Chinese voice in the English interface."""
+    def tagged(entries: list[dict[str, Any]], text: Callable[[dict[str, Any]], str]
+               ) -> list[dict[str, Any]]:
+        return [{**e, "lang": content_lang(declared.get(e["doc"]), text(e))} for e in entries]
+
+    def title(e: dict[str, Any]) -> str:
+        return str(e.get("title") or "")
+
+    def headings(e: dict[str, Any]) -> str:
+        return " ".join(e.get("heading_path") or [])
+
+    docs, ver = changes["documents"], changes["verification"]
+    return {**changes,
+            "documents": {k: tagged(docs[k], title) for k in ("added", "removed", "changed")},
+            "verification": {k: tagged(ver[k], headings) for k in ("gained", "lost")}}
+
+
+def changes_summary(changes: Mapping[str, Any], lang: str) -> str:
+    """`ReleaseDiff.summary()` (in `changes["summary"]`, English) in `lang`: the same counts
+    in Chinese words on a Chinese page."""
+    if lang != "zh":
+        return str(changes.get("summary") or "")
+    docs, ver = changes["documents"], changes["verification"]
+    sections = sum(len(d.get(k) or []) for d in docs["changed"]
+                   for k in ("sections_added", "sections_removed", "sections_changed"))
+    parts = [f"{word} {len(docs[key])} 篇" for key, word in
+             (("added", "新增"), ("removed", "删除"), ("changed", "修改")) if docs[key]]
+    if docs["changed"] and sections:
+        parts[-1] += f"（{sections} 个章节）"
+    said = ["文档：" + "，".join(parts)] if parts else []
+    review = [f"{len(ver[key])} 个章节{word}" for key, word in
+              (("gained", "通过审核"), ("lost", "失去审核")) if ver[key]]
+    if review:
+        said.append("审核：" + "，".join(review))
+    if changes.get("files"):
+        said.append(f"文件：{len(changes['files'])} 个有变化")
+    return "；".join(said) or "没有变化"

@@ -1,6 +1,7 @@
 """The question's matched terms marked in page text: one pattern of at most `MAX_TERMS`
 terms, each as the page shows it (a Latin term starts a word, a stem takes the rest of its
-word, CJK terms match anywhere), over text HTML-escaped around the marks."""
+word, CJK terms match anywhere; characters no reader sees, a zero-width space or a soft hyphen
+the source puts inside a term, do not break it), over text HTML-escaped around the marks."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from collections.abc import Iterable, Sequence
 
 from markdown_it.common.utils import escapeHtml
 
+from kbtools.errors import INVISIBLE
+
 MAX_TERMS = 32  # highlighted terms per question
+# between two characters of a term: what no reader sees (U+200B, a soft hyphen), which search
+# leaves out of chunk text and questions alike (`errors.INVISIBLE`), so `赤\u00ad霉病` matched
+_GAP = f"(?:{INVISIBLE.pattern})?"
 
 
 def terms_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
@@ -31,11 +37,12 @@ def lone_character(term: str) -> bool:
 
 
 def _term_regex(word: str) -> str:
+    spelled = _GAP.join(re.escape(c) for c in word)
     if not (word[0].isascii() and word[0].isalnum()):
-        return re.escape(word)
+        return spelled
     last = word[-1]
     tail = "[a-z]*" if last.isascii() and last.isalpha() and len(word) >= 3 else "(?![a-z0-9])"
-    return f"(?<![a-z0-9]){re.escape(word)}{tail}"
+    return f"(?<![a-z0-9]){spelled}{tail}"
 
 
 def highlight(text: str, pattern: re.Pattern[str] | None) -> str:

@@ -44,7 +44,10 @@ from kbtools.serve.docview import (
 from kbtools.serve.i18n import (
     HTML_LANG,
     LANG_COOKIE,
+    changes_summary,
+    changes_with_langs,
     content_lang,
+    content_word,
     error_word,
     no_answer_line,
     other_lang,
@@ -374,7 +377,7 @@ def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         notes = {line: t("rows_omitted", n=n) for line, n in excerpt.omitted.items()}
     ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
                    missing_file=translator(lang)("file_not_on_device"), on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
-                   omitted=notes)
+                   omitted=notes, formula_word=content_word("formula", view["lang"]))
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
     return view
@@ -430,8 +433,10 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     chunks = ops.doc_chunks(served, src.rel)
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
+    doc_lang = content_lang(src.meta.get("lang"), src.body)
     ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs, missing_file=p.t("file_not_on_device"))
+                   xrefs=xrefs, missing_file=p.t("file_not_on_device"),
+                   formula_word=content_word("formula", doc_lang))
     body = Markup(render_markdown(src.body, ctx))
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
@@ -441,8 +446,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=p.t("lines_not_here", lines=asked[:40])
                     if asked and cited is None else None,
-                    title=src.meta.get("title") or src.rel, body=body,
-                    doc_lang=content_lang(src.meta.get("lang"), src.body),
+                    title=src.meta.get("title") or src.rel, body=body, doc_lang=doc_lang,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
                                if first_table else None),
@@ -468,8 +472,10 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     doc = p.request.path_params["path"]
     src, tables = ops.decision_tables(served, doc)
     params = p.request.query_params
-    listing = [{"n": n, "label": t.label() if isinstance(t, DecisionTable) else
-                p.t("malformed_table") + f" ({t.line})"} for n, t in enumerate(tables, 1)]
+    doc_lang = content_lang(src.meta.get("lang"), src.body)
+    listing = [{"n": n, "label": t.label(), "lang": doc_lang} if isinstance(t, DecisionTable)
+               else {"n": n, "label": p.t("malformed_table") + f" ({t.line})",
+                     "lang": HTML_LANG[p.lang]} for n, t in enumerate(tables, 1)]
     if not tables:
         return p.render("table.html", doc=src.rel, listing=[], table=None, result=None,
                         release=served.index.release.to_dict())
@@ -491,8 +497,7 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     selected = set(result.selected) if result else set()
     return p.render("table.html", anchor="result" if result or error else "", doc=src.rel,
                     listing=listing, table=_table_view(dt, n, values),
-                    result=result, selected=selected, error=error,
-                    doc_lang=content_lang(src.meta.get("lang"), src.body),
+                    result=result, selected=selected, error=error, doc_lang=doc_lang,
                     doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
 
 
@@ -503,6 +508,10 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
     device = source.device()
     info = ops.releases(served, device, source.published(), source.where())
     changes = ops.diff(device) if device is not None else None
+    if changes is not None:
+        changes = changes_with_langs(changes, {d["doc"]: d.get("lang")
+                                               for d in served.index.docs()})
+        changes["summary"] = changes_summary(changes, p.lang)
     return p.render("release.html", info=info, changes=changes,
                     release=served.index.release.to_dict())
 
