@@ -8,6 +8,7 @@ whose long unbroken URL and log line must wrap on a phone and on paper.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from pathlib import Path
 
@@ -84,3 +85,43 @@ def make_served_repo(dest: Path) -> Path:
         "hostile report")
     build(load_config(root), BuildOptions(progress=False))
     return root
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def navigate(driver, selector: str) -> None:
+    """Click what `selector` finds and wait until the page it leads to has loaded: a click
+    returns before the navigation it starts, so on a loaded machine the next lookup could
+    otherwise still read the old page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # the old page's window carries a mark a new page's does not (asking whether the old
+    # <html> element went stale raced with the navigation itself: chromium answered
+    # "node does not belong to the document" instead of "stale" on a loaded machine)
+    driver.execute_script("window.kbOldPage = true")
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+        "return window.kbOldPage !== true && document.readyState === 'complete'"))
+
+
+def img_size(driver, selector: str) -> list[float]:
+    return driver.execute_script(
+        "const i = document.querySelector(arguments[0]);"
+        "if (!i) return null;"
+        "const r = i.getBoundingClientRect();"
+        "return [i.complete ? i.naturalWidth : 0, r.width, r.height];", selector)
+
+
+def contrast(a: list[float], b: list[float]) -> float:
+    """The WCAG contrast ratio of two sRGB colours (0-255 channels)."""
+    def lum(c: list[float]) -> float:
+        v = [x / 255 for x in c[:3]]
+        v = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in v]
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
-from servefixtures import NEW_DOC, git, make_served_repo
+from servefixtures import NEW_DOC, contrast, free_port, git, img_size, make_served_repo, navigate
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -42,12 +41,6 @@ pytestmark = [
                               "(scripts/setup.sh installs them)"),
 ]
 
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -127,30 +120,6 @@ def page(browser, server):
         if not url.startswith(server + "/"):
             outside.append(url)
     assert outside == [], f"requests outside the server: {outside[:5]}"
-
-
-def navigate(driver, selector: str) -> None:
-    """Click what `selector` finds and wait until the page it leads to has loaded: a click
-    returns before the navigation it starts, so on a loaded machine the next lookup could
-    otherwise still read the old page."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    # the old page's window carries a mark a new page's does not (asking whether the old
-    # <html> element went stale raced with the navigation itself: chromium answered
-    # "node does not belong to the document" instead of "stale" on a loaded machine)
-    driver.execute_script("window.kbOldPage = true")
-    driver.find_element(By.CSS_SELECTOR, selector).click()
-    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
-        "return window.kbOldPage !== true && document.readyState === 'complete'"))
-
-
-def img_size(driver, selector: str) -> list[float]:
-    return driver.execute_script(
-        "const i = document.querySelector(arguments[0]);"
-        "if (!i) return null;"
-        "const r = i.getBoundingClientRect();"
-        "return [i.complete ? i.naturalWidth : 0, r.width, r.height];", selector)
 
 
 def test_chinese_search_returns_the_cited_section(page, server):
@@ -494,15 +463,6 @@ def test_switching_language_keeps_the_cited_lines_in_view(page, server):
         page.get(server + "/?lang=zh")
 
 
-def _contrast(a: list[float], b: list[float]) -> float:
-    def lum(c: list[float]) -> float:
-        v = [x / 255 for x in c[:3]]
-        v = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in v]
-        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
-    hi, lo = sorted((lum(a), lum(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def test_fields_stand_out_from_the_page(page, server):
     """The search box, the filters and the decision form's fields were outlined in a light
     grey of 1.45:1 against the page: in daylight on a phone the empty fields to fill in could
@@ -516,7 +476,7 @@ def test_fields_stand_out_from_the_page(page, server):
         assert found, url
         for border, background in found:
             rgb = [[float(x) for x in c[c.index("(") + 1:-1].split(",")] for c in (border, background)]
-            assert _contrast(*rgb) >= 3, (url, border, background)
+            assert contrast(*rgb) >= 3, (url, border, background)
 
 
 def test_a_printed_procedure_keeps_headings_with_their_steps_and_says_where_links_go(page, server):
