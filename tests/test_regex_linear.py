@@ -163,9 +163,13 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
     "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
     "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
+    "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
+    "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
+    "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
     "kbtools.gitobjects:^(?:error|fatal|hint): ": "sub",  # a line git printed (a ref name)
 }
 OTHER: dict[str, str] = {
+    "kbtools.serve.formula_words:\\\\[A-Za-z]+": "our own table of LaTeX commands (MATH_CHARS)",
     "kbtools.config._TOML_AT": "tomllib's error message (a fixed sentence and a position)",
     "kbtools.index.vectors:\\[(\\w+)\\]": "the kernel's transparent huge page setting",
     "kbtools.index.vectors:^MemAvailable:\\s+(\\d+) kB": "/proc/meminfo",
