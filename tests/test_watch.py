@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
@@ -173,6 +174,22 @@ def _hashed(repo):
 ADR = "knowledge/engineering/adr-0001-sqlite-on-devices.md"
 
 
+@contextlib.contextmanager
+def _watching(tmp_path):
+    """The example repository (test-hash vectors) watched on a thread: (repo, updates) once
+    its first build is in; the watcher stopped after."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        yield repo, updates
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
 @pytest.mark.parametrize("rel,relevant", [
     (ADR, True),
     ("knowledge/a/b/c/d/deep.md", True),
@@ -214,12 +231,7 @@ def test_watch_ignores_vault_and_editor_noise(tmp_path):
     """An Obsidian plugin rewriting `.obsidian/plugins/<name>/data.json` (the path's
     hidden folder was looked for in its last three parts only), Emacs's autosave, an Office
     lock and vim's `4913` probe each rebuilt the index, over and over."""
-    repo = copy_example(tmp_path / "repo", [ADR])
-    _hashed(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watching(tmp_path) as (repo, updates):
         k = repo / "knowledge"
         plugin = k / ".obsidian" / "plugins" / "remember-cursor-position"
         plugin.mkdir(parents=True)
@@ -236,21 +248,13 @@ def test_watch_ignores_vault_and_editor_noise(tmp_path):
         saved = _wait(updates, 2)
         assert saved.changed == (ADR,) and saved.error is None
         assert len(updates) == 2
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_a_save_by_typora_or_through_a_renamed_temporary_file_is_one_change(tmp_path):
     """Typora writes `x~.md`, then `x.md`, then removes `x~.md` (slowly, on a network drive):
     the copy was built as a second document and each step reported as a change; a save
     written to `x.md.tmp` and renamed into place listed the temporary file as changed."""
-    repo = copy_example(tmp_path / "repo", [ADR])
-    _hashed(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watching(tmp_path) as (repo, updates):
         doc = repo / ADR
         text = doc.read_text(encoding="utf-8")
         copy = doc.with_name(doc.stem + "~.md")
@@ -266,9 +270,6 @@ def test_a_save_by_typora_or_through_a_renamed_temporary_file_is_one_change(tmp_
         renamed = _wait(updates, 3)
         assert renamed.changed == (ADR,) and renamed.error is None
         assert renamed.stats.documents == 1
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_watch_follows_folders_that_come_and_go(tmp_path):
