@@ -57,6 +57,12 @@ def cited(*args: str) -> tuple[int, list[str], str]:
     return 0, [r["chunk_id"] for r in json.loads(res.stdout)["results"]], res.stderr
 
 
+def status_error(dev: Path) -> str:
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert res.exit_code == 1
+    return res.stderr.strip()
+
+
 @pytest.fixture
 def read_only(monkeypatch):
     """The devices named in the returned set cannot be written (as a read-only mount says
@@ -81,16 +87,23 @@ def test_a_read_only_device_serves_a_copy_derived_under_kb_home(device, tmp_path
     dev = older_device(device, tmp_path)
     read_only.add(dev.resolve())
     before = snapshot(dev)
+    home = Path(os.environ["KB_HOME"]) / "derived"
+    assert status_error(dev) == (
+        f"kb: error: {dev}: the served release kb-r1 fails verification: {OLDER}; the device "
+        f"cannot be written: the next query derives a copy to serve in {home}; `kb sync` "
+        "where the device can be written derives its index in place")
     code, ids, err = cited("--index", str(dev))
     assert code == 0, err
     assert ids == expected[1]  # the same answers as the index this kbtools derives
-    home = Path(os.environ["KB_HOME"]) / "derived"
     [copy] = [p for p in home.iterdir() if not p.name.startswith(".")]
     assert err.strip() == (
         f"kb: warning: {dev}: the device cannot be written and the index of kb-r1 there is "
         f"not this kbtools' ({OLDER}): serving a copy derived in {copy}; `kb sync` where "
         "the device can be written derives it in place")
     assert snapshot(dev) == before  # nothing written into the device
+    assert status_error(dev).endswith(
+        f"; the device cannot be written: queries are served from a copy derived in {copy}; "
+        "`kb sync` where the device can be written derives its index in place")
     # the next open reuses the copy, and says it once per process
     mtime = (copy / "index" / "store.sqlite").stat().st_mtime_ns
     code, again, err = cited("--index", str(dev))

@@ -115,6 +115,22 @@ def served_copy(release: Path) -> Path:
     return final
 
 
+def repair_advice(release: Path) -> str | None:
+    """What `kb status` advises for a device's release whose index/ fails its check, when
+    the device cannot be written (None when it can, or when its index/ is this kbtools'):
+    where queries are served from (a copy made already) and what repairs the device.
+    Derives nothing."""
+    device = device_of_release(release)
+    if device is None or os.access(device, os.W_OK) or stale_index(release) is None:
+        return None
+    final = kb_home() / DERIVED / hashlib.sha256(
+        (release / MANIFEST).read_bytes()).hexdigest()
+    served = (f"queries are served from a copy derived in {final}" if stale_index(final) is None
+              else f"the next query derives a copy to serve in {kb_home() / DERIVED}")
+    return (f"the device cannot be written: {served}; `kb sync` where the device can be "
+            "written derives its index in place")
+
+
 def _derive_copy(release: Path, final: Path, tag: str) -> None:
     """Copy `release`'s files into a staging directory beside `final`, check data/ against
     the manifest, derive index/ and rename the staging directory to `final`."""
