@@ -15,7 +15,9 @@ settings as every other call):
 - `merge_base(repo, a, b)`: the id of the best common ancestor;
 - `unquote_path(path)`: a path as git printed it, unquoted;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
-- `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree.
+- `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree;
+- `eol_normalized(root, paths)`: the files whose CRLF line endings git turns into LF when
+  they are committed (.gitattributes ``text``/``eol``, ``core.autocrlf``).
 
 Imports nothing of kbtools.
 """
@@ -273,3 +275,54 @@ def paths_with_folders(out: bytes, prefix: str) -> frozenset[str]:
             rel = rel.rsplit("/", 1)[0]
             paths.add(rel)
     return frozenset(paths)
+
+
+TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+
+
+def eol_normalized(root: os.PathLike[str] | str, paths: Iterable[str]) -> frozenset[str]:
+    """Those of `paths` (relative to `root`, in a Git work tree) whose CRLF line endings git
+    turns into LF when they are added: attribute ``text`` set, or ``eol`` set with ``text``
+    unspecified, always; ``text=auto``, or ``text`` unspecified with ``core.autocrlf`` true
+    or input, unless the file is in the index with CRLF (git then keeps what it holds). A
+    Windows team's ``* text=auto eol=crlf`` checks its files out with CRLF on purpose and
+    commits LF. Empty outside a work tree or when git cannot say."""
+    wanted = sorted(p for p in paths if p and not p.startswith("/"))
+    if not wanted:
+        return frozenset()
+
+    def run(*args: str, data: bytes | None = None) -> bytes | None:
+        try:
+            proc = subprocess.run(["git", "-C", os.fspath(root), *args], input=data,
+                                  capture_output=True, check=False)
+        except OSError:
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    out = run("check-attr", "-z", "--stdin", "text", "eol",
+              data=b"".join(os.fsencode(p) + b"\0" for p in wanted))
+    if out is None:
+        return frozenset()
+    attrs: dict[str, dict[str, str]] = {}
+    fields = out.split(b"\0")
+    for i in range(0, len(fields) - 2, 3):
+        attrs.setdefault(os.fsdecode(fields[i]), {})[os.fsdecode(fields[i + 1])] = \
+            os.fsdecode(fields[i + 2])
+    autocrlf = (run("config", "--get", "core.autocrlf") or b"").decode().strip().lower()
+    auto_by_config = autocrlf in TRUE_WORDS or autocrlf == "input"
+    crlf_in_index: set[str] = set()
+    listed = run("ls-files", "--eol", "-z", "--", *(f":(literal){p}" for p in wanted))
+    for entry in (listed or b"").split(b"\0"):
+        info, _, name = entry.partition(b"\t")
+        if info.startswith(b"i/crlf") or info.startswith(b"i/mixed"):
+            crlf_in_index.add(os.fsdecode(name))
+    found = set()
+    for path in wanted:
+        text = attrs.get(path, {}).get("text", "unspecified")
+        eol = attrs.get(path, {}).get("eol", "unspecified")
+        if text == "set" or (text == "unspecified" and eol in ("lf", "crlf")):
+            found.add(path)
+        elif (text == "auto" or (text == "unspecified" and auto_by_config)) \
+                and path not in crlf_in_index:
+            found.add(path)
+    return frozenset(found)

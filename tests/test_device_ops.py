@@ -8,6 +8,7 @@ after its review, removes a document and adds one. Tests that roll back work on 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ from device_fixtures import (
 
 from kbtools.cli import main
 from kbtools.errors import SyncError
+from kbtools.index.manifest import file_entry
 from kbtools.ship.changes import diff_dirs, diff_releases
 from kbtools.ship.release import age_days
 
@@ -107,6 +109,69 @@ def test_diff_of_release_directories(device, tmp_path):
     with pytest.raises(SyncError, match=r"release kb-r9 is not on this device: it is newer "
                                         r"than every release here .* \(local: kb-r1, kb-r2\)"):
         diff_releases(d.dev, "kb-r9")
+
+
+UNCHANGED = "knowledge/crops/pesticide-operator-safety.md"
+
+
+def rebuilt_by_another_kbtools(release: Path, target: Path) -> Path:
+    """`release` as a newer kbtools would build the same sources: another chunker version
+    in the config fingerprint, another kbtools version, every chunk's embedded text worded
+    otherwise (a new prefix: every content hash differs) and one unchanged document's chunks
+    cut and worded otherwise (its text trimmed, its first chunk split in two)."""
+    shutil.copytree(release, target, symlinks=True)
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    manifest["config"]["fingerprint"] = manifest["config"]["fingerprint"].replace("-c", "-c9")
+    manifest["kbtools_version"] = "9.9.9"
+    for shard in sorted((target / "data" / "chunks").glob("*.jsonl")):
+        rows = []
+        for line in shard.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            row["embed_text"] = "passage: " + row["embed_text"]
+            row["content_hash"] = hashlib.sha256(row["embed_text"].encode()).hexdigest()
+            if row["doc"] == UNCHANGED:
+                row["text"] = row["text"].strip() + "\n"
+                if not any(r["doc"] == UNCHANGED for r in rows):
+                    half = len(row["text"]) // 2
+                    rows.append({**row, "text": row["text"][:half]})
+                    row = {**row, "text": row["text"][half:]}
+            rows.append(row)
+        shard.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                         encoding="utf-8")
+        manifest["artifacts"][shard.relative_to(target).as_posix()] = file_entry(shard)
+    (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return target
+
+
+def test_diff_between_builds_of_different_kbtools_lists_content_changes_only(device, tmp_path):
+    """A release built by a newer kbtools (another chunker) against one an older one built:
+    every chunk's content hash differs, so `kb diff` listed every document and section as
+    changed. Sections are compared by what a reader sees, a document whose source and front
+    matter are unchanged is not listed, and the diff says once that the builds differ."""
+    d, _ = device
+    newer = rebuilt_by_another_kbtools(d.dev / "releases" / "kb-r2", tmp_path / "newer")
+    same = diff_dirs(d.dev / "releases" / "kb-r2", newer)
+    assert same.empty and same.summary() == "no changes"
+    assert same.builds_differ.startswith("chunker ") and "kbtools 0.1.0 → 9.9.9" in \
+        same.builds_differ
+    res = diff_dirs(d.dev / "releases" / "kb-r1", newer)
+    assert res.documents_added == (ADDED,) and res.documents_removed == (REMOVED,)
+    assert [(c.doc, c.sections_changed, c.sections_added, c.sections_removed)
+            for c in res.documents_changed] == [(EDITED, (EDITED_SECTION,), (), ())]
+    assert [v.heading_path for v in res.verification_lost] == [EDITED_SECTION]
+    assert res.to_dict()["builds_differ"] == res.builds_differ
+    code, out = kb("diff", str(d.dev / "releases" / "kb-r1"), str(newer), "--to", str(d.dev))
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0].endswith("documents: 1 added, 1 removed, 1 changed (1 section); "
+                             "verification: 1 section lost")
+    assert lines[1] == (f"note: the two releases were built differently ({res.builds_differ}): "
+                        "sections are compared by their text, documents whose source and "
+                        "front matter are unchanged are not listed")
+    assert sum("built differently" in line for line in lines) == 1
+    # releases of one build say nothing of it
+    assert diff_releases(d.dev).builds_differ == "" and "note:" not in kb(
+        "diff", "--to", str(d.dev))[1]
 
 
 def test_a_tag_never_names_a_directory_of_the_working_directory(device, tmp_path, monkeypatch):

@@ -191,3 +191,49 @@ def test_kb_init_release_workflow_stops_without_an_artifacts_repository(tmp_path
     assert calls[-3:] == ["kb check", "kb build", "kb release --remote /srv/art.git"]
     assert proc.stdout.startswith("::warning title=kb release::not signed: the "
                                   "KB_SIGNING_KEY secret is not set")
+
+
+def _cache_step(steps: list[dict]) -> dict:
+    [step] = [s for s in steps if s.get("uses", "").startswith("actions/cache")]
+    return step
+
+
+@pytest.mark.parametrize("pr, release, job", [
+    (REPO / ".github" / "workflows" / "pr.yml", REPO / ".github" / "workflows" / "release.yml",
+     "release"),
+    (REPO / "kbtools" / "data" / "init" / "workflows" / "kb-check.yml",
+     REPO / "kbtools" / "data" / "init" / "workflows" / "kb-release.yml", "release"),
+], ids=["ours", "kb-init"])
+def test_pull_requests_build_the_index_without_releasing(pr: Path, release: Path, job: str):
+    """Pull requests ran `kb check` only and the index was built on main: a decision table
+    or a formula that fails the build was found after the merge. A pull request now builds
+    the index as the release job does (its embedding cache restored, never saved), and
+    releases, publishes and uploads nothing, with no secret."""
+    wf = yaml.safe_load(pr.read_text())
+    assert "pull_request" in wf[True]  # YAML 1.1 reads the key `on` as true
+    build = wf["jobs"]["build"]
+    assert build.get("if", "github.event_name == 'pull_request'") == \
+        "github.event_name == 'pull_request'"
+    runs = [s.get("run", "") for s in build["steps"]]
+    assert any(re.search(r"(^|/)kb build\b", r, re.M) for r in runs)
+    text = yaml.safe_dump(build)
+    for word in ("kb release", "kb publish", "bundle", "secrets.", "upload-artifact"):
+        assert word not in text
+    assert all(s["with"]["persist-credentials"] is False for s in build["steps"]
+               if s.get("uses", "").startswith("actions/checkout@"))
+    restore = _cache_step(build["steps"])
+    assert restore["uses"].startswith("actions/cache/restore@")  # a PR saves no cache
+    saved = _cache_step(yaml.safe_load(release.read_text())["jobs"][job]["steps"])
+    assert restore["with"]["path"] == saved["with"]["path"] == ".kb-cache"
+    prefix = str(saved["with"]["restore-keys"]).strip()
+    assert str(restore["with"]["restore-keys"]).strip() == prefix
+    assert saved["with"]["key"].startswith(prefix) and restore["with"]["key"].startswith(prefix)
+
+
+def test_kb_init_pull_request_build_runs_kb_build_only(tmp_path: Path):
+    workflow = REPO / "kbtools" / "data" / "init" / "workflows" / "kb-check.yml"
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    proc, calls = run_job(workflow, "build", work, {}, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [c for c in calls if c.startswith("kb ")] == ["kb build"]

@@ -4,6 +4,7 @@ citations' line numbers."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,46 @@ def test_bom_and_crlf_keep_front_matter_and_line_numbers(repo):
     assert "\r" not in windows["text"]
     meta = {d["doc"]: d for d in read_json_lines(repo / "dist" / "data" / "docs.jsonl")}
     assert meta["knowledge/windows.md"]["metadata"] == meta["knowledge/ok.md"]["metadata"]  # the key after the BOM
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org",
+                    "-c", "core.autocrlf=false", *args], check=True, capture_output=True)
+
+
+def _crlf_codes(root: Path) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for f in check_paths([root / "knowledge"], load_config(root)):
+        if f.code == "encoding-crlf":
+            found[f.path] = found.get(f.path, 0) + 1
+    return found
+
+
+def test_crlf_is_flagged_only_where_git_would_commit_it(repo: Path):
+    """A Windows team's `* text=auto eol=crlf` checks every document out with CRLF on
+    purpose and commits LF: `kb check` warned `encoding-crlf` on every file of the checkout.
+    It warns only where a commit would keep the CRLF: `-text`, a file in the index with CRLF
+    (git's text=auto keeps it), no attribute and core.autocrlf off."""
+    crlf = DOC.replace("\n", "\r\n").encode()
+    knowledge = repo / "knowledge"
+    _git(repo, "init", "-q")
+    (knowledge / "kept").mkdir()
+    (knowledge / "kept" / "old.md").write_bytes(crlf)
+    _git(repo, "add", "knowledge/kept/old.md")  # stored with CRLF before the attribute: kept
+    (repo / ".gitattributes").write_text("* text=auto eol=crlf\n*.bin.md -text\n")
+    (knowledge / "ok.md").write_bytes(crlf)  # as the checkout writes it
+    _git(repo, "add", ".gitattributes", "knowledge/ok.md")
+    _git(repo, "commit", "-qm", "docs")
+    (knowledge / "new.md").write_bytes(crlf)  # not added yet: added, it is LF
+    (knowledge / "raw.bin.md").write_bytes(crlf)
+    assert _crlf_codes(repo) == {"knowledge/kept/old.md": 1, "knowledge/raw.bin.md": 1}
+    _git(repo, "rm", "-q", ".gitattributes")  # no attribute: core.autocrlf decides
+    assert set(_crlf_codes(repo)) == {"knowledge/kept/old.md", "knowledge/raw.bin.md",
+                                      "knowledge/ok.md", "knowledge/new.md"}
+    _git(repo, "config", "core.autocrlf", "input")
+    assert set(_crlf_codes(repo)) == {"knowledge/kept/old.md"}
+
+
+def test_crlf_outside_git_is_flagged(repo: Path):
+    (repo / "knowledge" / "ok.md").write_bytes(DOC.replace("\n", "\r\n").encode())
+    assert _crlf_codes(repo) == {"knowledge/ok.md": 1}

@@ -60,6 +60,7 @@ from kbtools.corpus import (
 )
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
+from kbtools.gitobjects import eol_normalized
 from kbtools.markdown.frontend import MarkdownTooDeep, Scan, scan
 from kbtools.provenance import staged_paths
 from kbtools.render.formula import FAILURE_DIR, formula_problem
@@ -478,6 +479,18 @@ def image_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
                                  [(r.rel, r.files) for r in results])
 
 
+def committed_eol(findings: list[Finding], root: Path) -> list[Finding]:
+    """`findings` without the `encoding-crlf` warnings of files whose CRLF Git turns into LF
+    when they are committed (`gitobjects.eol_normalized`: a Windows team's ``* text=auto
+    eol=crlf`` checks files out with CRLF on purpose): only line endings a commit would
+    keep are flagged. Kept out of the per-document results, which do not depend on Git."""
+    crlf = {f.path for f in findings if f.code == "encoding-crlf"}
+    if not crlf:
+        return findings
+    normalized = eol_normalized(root, crlf)
+    return [f for f in findings if f.code != "encoding-crlf" or f.path not in normalized]
+
+
 CORPUS_CHECKS.append(csv_name_check)
 CORPUS_CHECKS.append(image_check)
 CORPUS_CHECKS.append(lapsed_verification)
@@ -518,7 +531,7 @@ def check_results(paths: list[Path], ctx: CheckContext,
     ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
     if ctx.results is not None:
         ctx.results.save(r.new_result for r in results if r.new_result)
-    findings = [f for r in results for f in r.findings]
+    findings = committed_eol([f for r in results for f in r.findings], ctx.root)
     findings.extend(resolve_anchors(results, ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))

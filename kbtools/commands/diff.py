@@ -35,6 +35,8 @@ def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -
 def render(res: ReleaseDiff) -> None:
     old = res.old.name if res.old else "nothing"
     click.echo(f"{old} → {res.new.name}: {res.summary()}")
+    if res.builds_differ:
+        click.echo(res.build_note())
     for doc in res.documents_added:
         click.echo(f"+ {doc}" + _title(res.titles.get(doc)))
     for doc in res.documents_removed:

@@ -10,9 +10,11 @@ import click
 
 from kbtools.commands.output import DevicePath, echo_json, json_option, to_option
 from kbtools.errors import SyncError
+from kbtools.index.layout import DeviceLayout
 from kbtools.ship.checkout import checkout_status
 from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import status as device_status
+from kbtools.ship.readonly import repair_advice
 from kbtools.ship.release import release_settings
 
 
@@ -43,9 +45,10 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
         _device(st)
     served = st["served"]
     if served is not None and served["verified_now"] is False:
+        advice = repair_advice(DeviceLayout(Path(st["device"])).release(served["tag"])) or \
+            "`kb sync` derives a damaged index again, `kb rollback` serves another release"
         raise SyncError(f"the served release {served['tag']} fails verification: "
-                        f"{(served['problems'] or ['?'])[0]}; `kb sync` derives a damaged index "
-                        "again, `kb rollback` serves another release", path=st["device"])
+                        f"{(served['problems'] or ['?'])[0]}; {advice}", path=st["device"])
 
 
 def _device(st: dict[str, Any]) -> None:

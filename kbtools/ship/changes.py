@@ -9,7 +9,12 @@ and `kb serve` show.
 Cheap by construction: the manifest lists the sha256 of every chunk shard and source file,
 so only the shards whose hash differs are read (a one-paragraph edit reads two small files).
 A section is a document's chunks under one heading path; it changed when the multiset of
-its chunks' (kind, content hash) changed, so lines shifted by an edit above do not count.
+its chunks' (kind, text) changed — what a reader is shown, not the text a model embedded —
+so lines shifted by an edit above do not count. Two releases built by different kbtools
+(another chunker, release format or version: `build_difference`) may cut and word the
+chunks of an unchanged document otherwise: a document whose shipped source and front
+matter are the same on both sides is then not listed as changed, and the diff says once
+that the builds differ.
 Its verification is the worst status of its chunks (verified only when all of them are);
 "gained" and "lost" are about sections present in both releases, which is where a review
 or an edit after review shows.
@@ -113,6 +118,8 @@ class ReleaseDiff:
     titles: dict[str, str] = field(default_factory=dict)  # doc -> title (both sides)
     # shipped files besides documents (pictures, PDFs) added, removed or replaced, by path
     files_changed: tuple[str, ...] = ()
+    # how the two builds differ ("chunker 13 → 14, kbtools 0.1.0 → 0.2.0"); "" when alike
+    builds_differ: str = ""
 
     @property
     def empty(self) -> bool:
@@ -158,7 +165,16 @@ class ReleaseDiff:
                     "changed": [d.to_dict() for d in self.documents_changed]},
                 "verification": {"gained": [v.to_dict() for v in self.verification_gained],
                                  "lost": [v.to_dict() for v in self.verification_lost]},
-                "files": list(self.files_changed)}
+                "files": list(self.files_changed), "builds_differ": self.builds_differ or None}
+
+    def build_note(self) -> str:
+        """The one line saying the two releases were built by different kbtools ("" when
+        they were not)."""
+        if not self.builds_differ:
+            return ""
+        return (f"note: the two releases were built differently ({self.builds_differ}): "
+                "sections are compared by their text, documents whose source and front matter "
+                "are unchanged are not listed")
 
 
 # ------------------------------------------------------------------- choosing the releases
@@ -313,7 +329,7 @@ def _sections(root: Path | None, shards: set[str]) -> dict[Section, _Sec]:
             if not isinstance(doc, str) or not isinstance(heads, list):
                 continue
             sec = out[(doc, tuple(str(h) for h in heads))]
-            sec.content.append((str(rec.get("kind")), str(rec.get("content_hash"))))
+            sec.content.append((str(rec.get("kind")), str(rec.get("text"))))
             ver = _metadata(rec, "verification")
             status = str(ver.get("status") or ("verified" if ver.get("verified") else
                                                "unverified"))
@@ -326,6 +342,23 @@ def _metadata(rec: dict[str, Any], key: str = "metadata") -> dict[str, Any]:
     """The object under `key` of a record ({} when missing or not an object)."""
     meta = rec.get(key)
     return meta if isinstance(meta, dict) else {}
+
+
+def build_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """How the builds of two manifests differ in what cuts and words their chunks (the
+    chunker version in the config fingerprint, the release format, the kbtools version), in
+    words; "" when alike."""
+    def chunker(m: dict[str, Any]) -> str | None:  # "<settings>-c14[-v<vocabulary>]"
+        parts = str((m.get("config") or {}).get("fingerprint") or "").split("-")[1:]
+        return next((p[1:] for p in parts if p.startswith("c")), None)
+
+    parts = []
+    for name, a, b in (("chunker", chunker(old), chunker(new)),
+                       ("format", old.get("format_version"), new.get("format_version")),
+                       ("kbtools", old.get("kbtools_version"), new.get("kbtools_version"))):
+        if a != b:
+            parts.append(f"{name} {a if a is not None else '?'} → {b if b is not None else '?'}")
+    return ", ".join(parts)
 
 
 def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
@@ -343,14 +376,25 @@ def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
                for p in _changed_files(a.manifest, b.manifest, _SOURCE_PREFIX)}
     added = tuple(sorted(set(b.docs) - set(a.docs)))
     removed = tuple(sorted(set(a.docs) - set(b.docs)))
+    builds = build_difference(a.manifest, b.manifest) if old is not None else ""
     changed = _document_changes(a, b, sec_a, sec_b, sources, set(added) | set(removed))
+    if builds:  # an unchanged document cut or worded otherwise by the other build: noise
+        changed = [c for c in changed if c.metadata_changed or _source_changed(a, b, c.doc)]
     gained, lost = _verification_changes(sec_a, sec_b)
     named = [*added, *removed, *(c.doc for c in changed)]
     titles = {d: str(_metadata(side.docs[d]).get("title") or "")
               for side in (a, b) for d in named if d in side.docs}
     files = tuple(sorted(p for p in sources if p not in a.docs and p not in b.docs))
     return ReleaseDiff(a.ref if old is not None else None, b.ref, added, removed,
-                       tuple(changed), gained, lost, titles, files)
+                       tuple(changed), gained, lost, titles, files, builds)
+
+
+def _source_changed(a: _Side, b: _Side, doc: str) -> bool:
+    """Whether the shipped source of `doc` differs (or either side ships none to compare)."""
+    path = _SOURCE_PREFIX + doc
+    old, new = a.manifest.get("artifacts", {}).get(path), b.manifest.get("artifacts", {}).get(path)
+    return not (isinstance(old, dict) and isinstance(new, dict) and old.get("sha256")
+                and old.get("sha256") == new.get("sha256"))
 
 
 def _document_changes(a: _Side, b: _Side, sec_a: dict[Section, _Sec], sec_b: dict[Section, _Sec],

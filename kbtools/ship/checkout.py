@@ -55,6 +55,7 @@ from kbtools.ship.git import (
     work_tree_changes,
 )
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
+from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.verify import blob_problems, read_meta
 
@@ -296,7 +297,7 @@ def resolve_index_path(path: Path | None) -> Path:
         path = Path(os.environ["KB_INDEX"])
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
-    return reader.resolve_index_path(path)
+    return served_copy(reader.resolve_index_path(path))  # a read-only device: see readonly.py
 
 
 def open_index(path: Path | None = None) -> reader.KbIndex:

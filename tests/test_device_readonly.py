@@ -1,0 +1,156 @@
+"""A device kb cannot write (a systemd unit with ProtectSystem=strict, a read-only mount)
+after a kbtools upgrade: its index/ holds BM25 terms of the older tokenizer. It used to
+answer nothing ("run `kb sync`", which could not write there either); it now serves a copy
+of the release derived under KB_HOME, saying so once, and never writes into the device."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import make_device
+
+from kbtools.cli import main
+from kbtools.index.layout import ReleaseLayout
+from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.ship import readonly
+
+pytestmark = pytest.mark.slow
+QUESTION = "小麦赤霉病 监测时间"
+OLDER = f"index/ holds BM25 terms of tokenizer v2 or older, this kb makes {TOKENS_VERSION}"
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    return make_device(tmp_path_factory.mktemp("readonly"))
+
+
+def older_device(device, tmp_path: Path) -> Path:
+    """A copy of the device whose served index/ an older kbtools derived (its store names
+    no tokenizer version, as before the record existed)."""
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    con = sqlite3.connect(ReleaseLayout(dev / "releases" / "kb-r1").store)
+    with con:
+        con.execute("DELETE FROM info WHERE key = 'tokens'")
+    con.close()
+    return dev
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def cited(*args: str) -> tuple[int, list[str], str]:
+    res = CliRunner().invoke(main, ["query", "--json", *args, QUESTION])
+    if res.exit_code:
+        return res.exit_code, [], res.stderr
+    return 0, [r["chunk_id"] for r in json.loads(res.stdout)["results"]], res.stderr
+
+
+def status_error(dev: Path) -> str:
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert res.exit_code == 1
+    return res.stderr.strip()
+
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """The devices named in the returned set cannot be written (as a read-only mount says
+    through access(2)); the tests are root, for whom file modes refuse nothing."""
+    devices: set[Path] = set()
+    real = os.access
+
+    def access(path, mode, *args, **kwargs):
+        if mode & os.W_OK and Path(path).resolve() in devices:
+            return False
+        return real(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(readonly.os, "access", access)
+    monkeypatch.setattr(readonly, "_SAID", set())
+    monkeypatch.setattr(readonly, "_STALE", {})
+    return devices
+
+
+def test_a_read_only_device_serves_a_copy_derived_under_kb_home(device, tmp_path, read_only):
+    expected = cited("--index", str(device.dev))
+    assert expected[0] == 0 and expected[1]
+    dev = older_device(device, tmp_path)
+    read_only.add(dev.resolve())
+    before = snapshot(dev)
+    home = Path(os.environ["KB_HOME"]) / "derived"
+    assert status_error(dev) == (
+        f"kb: error: {dev}: the served release kb-r1 fails verification: {OLDER}; the device "
+        f"cannot be written: the next query derives a copy to serve in {home}; `kb sync` "
+        "where the device can be written derives its index in place")
+    code, ids, err = cited("--index", str(dev))
+    assert code == 0, err
+    assert ids == expected[1]  # the same answers as the index this kbtools derives
+    [copy] = [p for p in home.iterdir() if not p.name.startswith(".")]
+    assert err.strip() == (
+        f"kb: warning: {dev}: the device cannot be written and the index of kb-r1 there is "
+        f"not this kbtools' ({OLDER}): serving a copy derived in {copy}; `kb sync` where "
+        "the device can be written derives it in place")
+    assert snapshot(dev) == before  # nothing written into the device
+    assert status_error(dev).endswith(
+        f"; the device cannot be written: queries are served from a copy derived in {copy}; "
+        "`kb sync` where the device can be written derives its index in place")
+    # the next open reuses the copy, and says it once per process
+    mtime = (copy / "index" / "store.sqlite").stat().st_mtime_ns
+    code, again, err = cited("--index", str(dev))
+    assert code == 0 and again == ids and err == ""
+    assert (copy / "index" / "store.sqlite").stat().st_mtime_ns == mtime
+    # a writable device is derived in place by `kb sync` as before: no copy is used
+    read_only.clear()
+    code, _, err = cited("--index", str(dev))
+    assert code == 1 and "run `kb sync` to re-derive it" in err
+
+
+def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, read_only,
+                                                           monkeypatch):
+    dev = older_device(device, tmp_path)
+    read_only.add(dev.resolve())
+    (tmp_path / "home").write_text("a file, not a directory")
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    code, _, err = cited("--index", str(dev))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.strip() == (
+        f"kb: error: {dev}: the device cannot be written and the index of kb-r1 there is not "
+        f"this kbtools' ({OLDER}); no copy could be derived under {tmp_path / 'home'}/derived "
+        f"either ({tmp_path / 'home'}/derived: Not a directory): make the device writable "
+        "and run `kb sync`, or set KB_HOME to a writable directory")
+
+
+def _can_mount_read_only(tmp_path: Path) -> bool:
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind {probe} {probe} && "
+                           f"mount -o remount,bind,ro {probe} && ! touch {probe}/x"],
+                          capture_output=True)
+    return proc.returncode == 0
+
+
+def test_a_real_read_only_mount(device, tmp_path):
+    """The same through a real read-only bind mount (a mount namespace of its own)."""
+    if shutil.which("unshare") is None or not _can_mount_read_only(tmp_path):
+        pytest.skip("no unprivileged mount namespaces here")
+    dev = older_device(device, tmp_path)
+    before = snapshot(dev)
+    script = (f"mount --bind {dev} {dev} && mount -o remount,bind,ro {dev} && "
+              f"exec {sys.executable} -m kbtools query --index {dev} '{QUESTION}'")
+    env = {**os.environ, "KB_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "release kb-r1" in proc.stdout
+    assert proc.stderr.startswith(f"kb: warning: {dev}: the device cannot be written")
+    assert snapshot(dev) == before
