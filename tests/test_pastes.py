@@ -58,3 +58,37 @@ def test_no_unranked_identifier_holder_outranks_the_ranked_evidence(example_inde
                 if r.why["bm25_rank"] is None and r.why["vector_rank"] is None]
     assert all(rank > len(res.results) - len(unranked) for rank in unranked), \
         [(r.rank, r.score, r.doc) for r in res.results]
+
+
+JAVA = """com.acme.fieldgate.client.AuthException: 403 insufficient_scope: The token lacks a required scope
+	at com.acme.fieldgate.client.HttpTransport.checkStatus(HttpTransport.java:214)
+	at com.acme.fieldgate.client.HttpTransport.execute(HttpTransport.java:162)
+	at com.acme.fieldgate.client.ObservationClient.upload(ObservationClient.java:88)
+	at com.acme.fieldgate.sync.UploadWorker.runBatch(UploadWorker.java:57)
+	at com.acme.fieldgate.sync.UploadWorker.run(UploadWorker.java:41)
+	at java.base/java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1136)"""
+
+
+def test_a_stack_trace_is_answered_by_the_row_holding_its_error_line(example_index):
+    """A Java stack trace whose first line is the 403 insufficient_scope the error table
+    explains: the row was first, but the answer was "no answer", because the frames' names
+    (com.acme.fieldgate…, HttpTransport.java) carried more than half of the paste's weight
+    and read as settings the knowledge never mentions. A best hit holding most of one line
+    of a paste answers it, whatever its other lines weigh."""
+    res = search(open_index(example_index), JAVA, k=5)
+    assert not res.no_answer
+    top = res.results[0]
+    assert top.doc.endswith("api-authentication.md") and "insufficient_scope" in top.text
+
+
+def test_a_paste_no_line_of_which_the_knowledge_holds_is_still_no_answer(example_index):
+    """Frames and a message the knowledge lacks (a Java heap error, an Oracle TNS error): no
+    best hit holds a line of them."""
+    idx = open_index(example_index)
+    for paste in (JAVA.replace("com.acme.fieldgate.client.AuthException: 403 insufficient_scope:"
+                               " The token lacks a required scope",
+                               'Exception in thread "main" java.lang.OutOfMemoryError: Java heap'
+                               " space"),
+                  "ORA-12154: TNS:could not resolve the connect identifier specified\n"
+                  'ORA-06512: at "APP.PKG_ORDERS", line 42\nORA-06512: at line 1'):
+        assert search(idx, paste, k=5).no_answer, paste[:50]

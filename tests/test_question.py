@@ -19,6 +19,7 @@ from kbtools.query.question import (
     distinct_shapes,
     pieces,
     question_text,
+    searched_question,
 )
 from kbtools.query.search import search, term_weights
 
@@ -138,3 +139,18 @@ def test_a_condensed_question_says_how_much_of_it_was_searched(index, example_in
             in out.output.splitlines()[0])
     plain = CliRunner().invoke(main, ["query", "--index", str(example_index), "--no-log", "E17"])
     assert "Searched" not in plain.output
+
+
+def test_a_paste_keeps_its_lines_searched():
+    """A paste's lines are judged one by one (a best hit holding its error line answers it:
+    `Coverage.line_share`): those searched, the condensed ones only when it is condensed."""
+    def weigh(piece: str) -> dict[str, float]:
+        return {w: 1.0 for w in piece.split() if w.startswith("alarm")}
+
+    short = searched_question("E17 overload\nstack frame one\nstack frame two", weigh)
+    assert short.paste and short.lines == ("E17 overload", "stack frame one", "stack frame two")
+    assert searched_question("what does E17 mean", weigh).lines == ()
+    log = "\n".join([f"routine line {n} " + "x" * 80 for n in range(60)] + ["alarm42 tripped"])
+    long = searched_question(log, weigh)
+    assert long.condensed and "alarm42 tripped" in long.lines
+    assert all(line in long.text for line in long.lines)

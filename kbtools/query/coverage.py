@@ -9,7 +9,8 @@ per chunk number, the terms it holds and the share of the weight they carry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -80,3 +81,28 @@ class Coverage:
                 ) / self.total
             out.append(share)
         return np.array(out)
+
+    def line_share(self, lines: Sequence[str], hits: Sequence[Hit]) -> float:
+        """The largest share of one line's idf weight (a term the index never saw weighing
+        as the rarest, as everywhere) that one of `hits` holds, over the lines of which it
+        holds at least `LINE_TERMS` words (not numbers): 0.0 for none. What says that a
+        best hit holds a pasted error line (its code and message) whatever the rest of the
+        paste (stack frames, paths: the user's own names) weighs."""
+        best = 0.0
+        for line in lines:
+            terms, ids, unknown = self.index.bm25.query_terms(line)
+            idf = dict(zip(terms, self.index.bm25.idf(ids).tolist(), strict=True)) if ids else {}
+            if sum(1 for t in idf if _WORD.search(t)) < LINE_TERMS:
+                continue
+            total = sum(idf.values()) + len(set(unknown)) * self.index.bm25.max_idf()
+            for h in hits:
+                held = [t for t in dict.fromkeys(self.matched(h.num)) if t in idf]
+                if sum(1 for t in held if _WORD.search(t)) >= LINE_TERMS:
+                    best = max(best, sum(idf[t] for t in held) / total)
+        return best
+
+
+# A pasted line is held by a hit holding at least this many of its words (letters, not
+# numbers alone: a log line's timestamp is in every log a knowledge quotes).
+LINE_TERMS = 3
+_WORD = re.compile(r"[^\W\d_]")

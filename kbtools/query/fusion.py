@@ -470,18 +470,26 @@ def unknown_name(unknown_terms: Sequence[str]) -> bool:
 # t2.name and t1.created_at a sixth, a traceback's file and function names a quarter to a
 # third; a pasted list of settings the knowledge lacks is still about them.
 PASTE_NAME_SHARE = 0.5
+# A paste is answered by a best hit holding at least this share of one of its lines' weight
+# (`kbtools.query.coverage.Coverage.line_share`): the error line of a traceback whose frames
+# (com.acme.…, worker.py) the knowledge never names, as the row explaining that error does.
+PASTE_LINE_SHARE = 0.6
 
 
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
                unknown_terms: Sequence[str] = (), unknown_share: float = 0.0,
-               exact: bool = False, paste: bool = False, name_share: float = 1.0) -> bool:
+               exact: bool = False, paste: bool = False, name_share: float = 1.0,
+               line_share: float = 0.0) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
 
     A hit *about* an identifier of the question (``exact``: its fault-code row, its section)
     answers it, unless the question also names a code or setting the knowledge never
     mentions (`unknown_name`: "PostgreSQL shared_buffers" is not answered by a row about
     PostgreSQL) — in a question typed; in a paste (``paste``) only when those names carry
-    ``PASTE_NAME_SHARE`` of its weight (``name_share``). Otherwise answerable when the best vector similarity reaches ``min_cosine``
+    ``PASTE_NAME_SHARE`` of its weight (``name_share``). A paste is answered too when one
+    of the best hits holds ``PASTE_LINE_SHARE`` of one of its lines (``line_share``: the
+    error line of a stack trace, whose frames and paths weigh more than it and name what the
+    knowledge never mentions). Otherwise answerable when the best vector similarity reaches ``min_cosine``
     or the best hits contain at least ``min_coverage`` of the question's idf weight (terms
     the index never saw count with the highest idf). Two kinds of question need a clearly
     strong vector match instead: one naming such an unknown code or setting (E99, HX-900,
@@ -491,6 +499,8 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
     """
     if not hits:
         return False
+    if paste and line_share >= PASTE_LINE_SHARE:
+        return True
     unknown = unknown_name(unknown_terms) and (not paste or name_share >= PASTE_NAME_SHARE)
     if exact and not unknown:
         return True

@@ -69,13 +69,15 @@ class Searched:
     """What is searched for a question: `text`, out of `chars` characters asked, of which
     the first `read` were read (`MAX_QUESTION_CHARS`); `condensed`: the text is fewer than
     the question's cleaned characters (its most telling pieces, or its head); `paste`: the
-    question is pasted text (`is_paste`)."""
+    question is pasted text (`is_paste`), and `lines` its `pieces` searched (its lines, a
+    long one cut), each of which may be what the paste is about."""
 
     text: str
     chars: int
     read: int
     condensed: bool
     paste: bool = False
+    lines: tuple[str, ...] = ()
 
     def report(self) -> dict[str, Any] | None:
         """The bound as a response reports it (None: the question was searched whole)."""
@@ -95,12 +97,14 @@ def searched_question(query: str, weigh: Weigh) -> Searched:
     text = " ".join(lines)
     paste = is_paste(lines)
     if len(text) <= MAX_QUERY_CHARS:
-        return Searched(text, len(query), read, False, paste)
+        return Searched(text, len(query), read, False, paste,
+                        tuple(pieces(lines)) if paste else ())
     parts = distinct_shapes(pieces(lines))
     short = " ".join(parts)
     if len(short) > MAX_QUERY_CHARS:
         short = condense(parts, weigh, MAX_QUERY_CHARS)
-    return Searched(short, len(query), read, len(short) < len(text), paste)
+    return Searched(short, len(query), read, len(short) < len(text), paste,
+                    tuple(p for p in parts if p in short) if paste else ())
 
 
 def is_paste(lines: Sequence[str]) -> bool:

@@ -199,7 +199,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         unknown_terms=unknown, exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), unknown)
-        if asked.paste else 1.0)
+        if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]))
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
