@@ -4,7 +4,8 @@
 its reviewers and authored none of the unverified change), then sets verified /
 verified_by / verified_at with `set_verification` (only those lines change) and commits
 just those files with a `Reviewed-by:` trailer. Nothing is written unless every document
-passes; a failed commit restores the files.
+passes; a failed commit restores the files. The commit reported is the one the approval made,
+whatever lands on HEAD after it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from kbtools.provenance import (
     doc_rel,
     git_identity,
     git_prefix,
+    plain_paths,
     require_repo,
     resolve_commit,
     state_at,
@@ -127,8 +129,22 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         planned = [plan_approval(cfg, repo, head, doc, who) for doc in docs]
         prefix = git_prefix(repo, cfg.root)
         rels = [p.gpath[len(prefix):] for p in planned]
-        commit_approval(repo, planned, approval_message(rels, who))
-        return Approval(tuple(rels), resolve_commit(repo, "HEAD").sha, who.email, who.when)
+        message = approval_message(rels, who)
+        commit_approval(repo, planned, message)
+        return Approval(tuple(rels), approval_commit(repo, head.sha, message), who.email,
+                        who.when)
+
+
+def approval_commit(repo: git.Repo, parent: str, message: str) -> str:
+    """The commit the approval made on `parent` with `message`: the oldest of HEAD's first
+    parents since `parent` with that message (another commit may land on it at once)."""
+    out = plain_paths(repo).log("--first-parent", "--reverse", "--format=%H%x00%B%x00",
+                       f"{parent}..HEAD")
+    fields = out.split("\0")
+    for sha, body in zip(fields[0::2], fields[1::2], strict=False):
+        if body.strip() == message.strip():
+            return str(sha).strip()
+    return resolve_commit(repo, "HEAD").sha
 
 
 def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None) -> Approver:
