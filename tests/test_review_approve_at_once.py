@@ -1,16 +1,20 @@
-"""kb review approve as a team meets it: a commit landing right after an approval's
-(`kbtools.review.approve`)."""
+"""kb review approve as a team meets it: several approvals in one checkout at once, a commit
+landing right after an approval's (`kbtools.review.approve`)."""
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import pytest
-from reviewkb import DOC, KB, RITA, written
+from reviewkb import ALICE, DOC, KB, RAY, RITA, doc_text, written
 
 from kbtools.config import load_config
+from kbtools.errors import ReviewError
 from kbtools.review import approve as approve_module
 from kbtools.review.approve import approve
+
+OTHERS = [f"knowledge/crops/other-{n}.md" for n in range(4)]
 
 
 @pytest.fixture
@@ -22,6 +26,52 @@ def _as(monkeypatch: pytest.MonkeyPatch, email: str) -> None:
     for who in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{who}_NAME", email.split("@")[0])
         monkeypatch.setenv(f"GIT_{who}_EMAIL", email)
+
+
+def _approve_when_all_are_ready(root: str, doc: str, email: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        got = approve(load_config(Path(root)), [doc], email)
+        results.put((doc, email, got.commit, None))
+    except ReviewError as exc:
+        results.put((doc, email, None, str(exc)))
+
+
+def test_approvals_at_once_in_one_checkout_each_commit_their_own(kb: KB, monkeypatch) -> None:
+    """Run at once, approvals met git's index.lock (and restored a file another had just
+    committed), or wrote each other's front matter; two reviewers approving one document
+    both committed."""
+    written(kb)
+    for rel in OTHERS:
+        kb.put(doc_text(title=rel), f"Add {rel}", ALICE, "2026-02-01T11:00:00+08:00", rel=rel)
+    _as(monkeypatch, RITA.email)
+    runs = [(DOC, RITA.email), (DOC, RAY.email)] + [
+        (rel, (RITA, RAY)[n % 2].email) for n, rel in enumerate(OTHERS)]
+    ctx = multiprocessing.get_context("fork")
+    barrier, results = ctx.Barrier(len(runs)), ctx.Queue()
+    procs = [ctx.Process(target=_approve_when_all_are_ready,
+                         args=(str(kb.root), doc, email, barrier, results))
+             for doc, email in runs]
+    for p in procs:
+        p.start()
+    got = [results.get(timeout=120) for _ in runs]
+    for p in procs:
+        p.join(timeout=30)
+    done = {(doc, email): (commit, error) for doc, email, commit, error in got}
+    for rel in OTHERS:
+        commit, error = next(v for (d, _), v in done.items() if d == rel)
+        assert error is None
+        assert list(kb.repo.commit(commit).stats.files) == [rel]  # its own commit
+    on_doc = [done[(DOC, RITA.email)], done[(DOC, RAY.email)]]
+    assert sorted(error is None for _, error in on_doc) == [False, True]
+    (commit, _), (_, refused) = sorted(on_doc, key=lambda v: v[1] is not None)
+    assert refused is not None and "already verified by" in refused
+    trailer = kb.repo.commit(commit).message.split("Reviewed-by: ")[1]
+    approver = trailer.split("<")[1].split(">")[0]
+    text = (kb.root / DOC).read_text()  # the front matter names the approval's reviewer
+    assert f"verified_by: {approver}" in text and "verified: true" in text
+    assert not kb.repo.is_dirty(untracked_files=True)
+    assert len(list(kb.repo.iter_commits("HEAD", paths=DOC))) == 2  # added, approved once
 
 
 def test_a_commit_landing_right_after_is_not_reported_as_the_approval(kb: KB,

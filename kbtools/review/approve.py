@@ -4,13 +4,19 @@
 its reviewers and authored none of the unverified change), then sets verified /
 verified_by / verified_at with `set_verification` (only those lines change) and commits
 just those files with a `Reviewed-by:` trailer. Nothing is written unless every document
-passes; a failed commit restores the files. The commit reported is the one the approval made,
+passes; a failed commit restores the files. Approvals in one worktree run one at a time
+(`approval_lock`: two at once wrote each other's front matter or met git's index.lock and
+restored a file the other had committed); the commit reported is the one the approval made,
 whatever lands on HEAD after it.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -47,6 +53,7 @@ from kbtools.review.verification import (
 )
 from kbtools.schemas import schema_path, validator_for
 
+APPROVE_LOCK = "kb/approve.lock"  # in a worktree's own git dir (its HEAD and index)
 EMAIL_PLAIN = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+$")
 _VKEY = re.compile(r"^(verified|verified_by|verified_at)[ \t]*:")
 
@@ -123,7 +130,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
     if not docs:
         raise UsageError("name at least one document to approve")
     repo = require_repo(cfg.root)
-    with repo:
+    with repo, approval_lock(repo):
         who = approver_identity(repo, approver, now)
         head = resolve_commit(repo, "HEAD")
         planned = [plan_approval(cfg, repo, head, doc, who) for doc in docs]
@@ -133,6 +140,20 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         commit_approval(repo, planned, message)
         return Approval(tuple(rels), approval_commit(repo, head.sha, message), who.email,
                         who.when)
+
+
+@contextmanager
+def approval_lock(repo: git.Repo) -> Iterator[None]:
+    """One approval at a time in a worktree, by any process: each reads HEAD, writes its
+    documents and commits them before the next reads HEAD."""
+    path = Path(repo.git_dir).resolve() / APPROVE_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def approval_commit(repo: git.Repo, parent: str, message: str) -> str:
