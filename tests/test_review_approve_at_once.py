@@ -1,5 +1,5 @@
 """kb review approve as a team meets it: several approvals in one checkout at once, a commit
-landing right after an approval's (`kbtools.review.approve`)."""
+landing right after an approval's, a detached HEAD (`kbtools.review.approve`)."""
 
 from __future__ import annotations
 
@@ -89,3 +89,15 @@ def test_a_commit_landing_right_after_is_not_reported_as_the_approval(kb: KB,
     approval = kb.repo.head.commit.parents[0]
     assert result.commit == approval.hexsha != kb.repo.head.commit.hexsha
     assert "Reviewed-by: rita <rita@ex.org>" in approval.message
+
+
+def test_a_detached_head_is_refused_and_nothing_written(kb: KB, monkeypatch) -> None:
+    """Committed on a detached HEAD, the approval was on no branch and left behind at the
+    next checkout, with nothing said."""
+    written(kb)
+    _as(monkeypatch, RITA.email)
+    kb.repo.git.checkout("--detach")
+    head = kb.repo.head.commit.hexsha
+    with pytest.raises(ReviewError, match=r"HEAD is detached \(at [0-9a-f]{7}"):
+        approve(load_config(kb.root), [DOC])
+    assert kb.repo.head.commit.hexsha == head and not kb.repo.is_dirty()

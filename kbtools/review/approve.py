@@ -7,7 +7,8 @@ just those files with a `Reviewed-by:` trailer. Nothing is written unless every 
 passes; a failed commit restores the files. Approvals in one worktree run one at a time
 (`approval_lock`: two at once wrote each other's front matter or met git's index.lock and
 restored a file the other had committed); the commit reported is the one the approval made,
-whatever lands on HEAD after it.
+whatever lands on HEAD after it. A detached HEAD is refused: the approval would be on no
+branch, left behind at the next checkout.
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
     with repo, approval_lock(repo):
         who = approver_identity(repo, approver, now)
         head = resolve_commit(repo, "HEAD")
+        on_a_branch(repo, head)
         planned = [plan_approval(cfg, repo, head, doc, who) for doc in docs]
         prefix = git_prefix(repo, cfg.root)
         rels = [p.gpath[len(prefix):] for p in planned]
@@ -154,6 +156,17 @@ def approval_lock(repo: git.Repo) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def on_a_branch(repo: git.Repo, head: CommitInfo) -> None:
+    """A ReviewError when HEAD is detached: a commit there is on no branch."""
+    try:
+        repo.git.symbolic_ref("-q", "HEAD")
+    except git.GitCommandError:
+        raise ReviewError(f"HEAD is detached (at {head.short}): an approval committed here "
+                          "would be on no branch and left behind at the next checkout; "
+                          "check out the branch to approve on (git switch BRANCH, or "
+                          "git switch -c BRANCH for a new one)") from None
 
 
 def approval_commit(repo: git.Repo, parent: str, message: str) -> str:
