@@ -1,5 +1,6 @@
 """kb review approve as a team meets it: several approvals in one checkout at once, a commit
-landing right after an approval's, a detached HEAD (`kbtools.review.approve`)."""
+landing right after an approval's, a detached HEAD, a document named twice
+(`kbtools.review.approve`)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,14 @@ def test_a_detached_head_is_refused_and_nothing_written(kb: KB, monkeypatch) -> 
     with pytest.raises(ReviewError, match=r"HEAD is detached \(at [0-9a-f]{7}"):
         approve(load_config(kb.root), [DOC])
     assert kb.repo.head.commit.hexsha == head and not kb.repo.is_dirty()
+
+
+def test_a_document_named_twice_is_approved_once(kb: KB, monkeypatch) -> None:
+    """`kb review approve knowledge/crops/*.md knowledge/crops/rust.md`: the commit said
+    "verify 2 documents" and listed the one document twice."""
+    written(kb)
+    _as(monkeypatch, RITA.email)
+    monkeypatch.chdir(kb.root / "knowledge")
+    result = approve(load_config(kb.root), [DOC, "crops/rust.md", "./crops/rust.md"])
+    assert result.docs == (DOC,)
+    assert kb.repo.head.commit.message.startswith(f"Review: verify {DOC}\n\n- {DOC}\n\n")

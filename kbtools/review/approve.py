@@ -136,6 +136,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         head = resolve_commit(repo, "HEAD")
         on_a_branch(repo, head)
         planned = [plan_approval(cfg, repo, head, doc, who) for doc in docs]
+        planned = list({p.gpath: p for p in planned}.values())  # one named twice: once
         prefix = git_prefix(repo, cfg.root)
         rels = [p.gpath[len(prefix):] for p in planned]
         message = approval_message(rels, who)
