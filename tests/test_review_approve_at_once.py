@@ -1,6 +1,6 @@
 """kb review approve as a team meets it: several approvals in one checkout at once, a commit
-landing right after an approval's, a detached HEAD, a document named twice
-(`kbtools.review.approve`)."""
+landing right after an approval's, a detached HEAD, a document named twice, a document saved
+while it is approved (`kbtools.review.approve`)."""
 
 from __future__ import annotations
 
@@ -113,3 +113,26 @@ def test_a_document_named_twice_is_approved_once(kb: KB, monkeypatch) -> None:
     result = approve(load_config(kb.root), [DOC, "crops/rust.md", "./crops/rust.md"])
     assert result.docs == (DOC,)
     assert kb.repo.head.commit.message.startswith(f"Review: verify {DOC}\n\n- {DOC}\n\n")
+
+
+def test_a_save_while_approving_is_kept_and_nothing_committed(kb: KB, monkeypatch) -> None:
+    """The author saved the document while the approval checked it (or the other documents
+    named): the approval wrote the bytes it had read before over the saved edit, lost, and
+    committed them as approved."""
+    written(kb)
+    _as(monkeypatch, RITA.email)
+    head = kb.repo.head.commit.hexsha
+    plan = approve_module.plan_approval
+
+    def saved_meanwhile(cfg, repo, at, doc, who):
+        planned = plan(cfg, repo, at, doc, who)
+        with (kb.root / DOC).open("a", encoding="utf-8") as f:
+            f.write("An edit saved meanwhile.\n")
+        return planned
+
+    monkeypatch.setattr(approve_module, "plan_approval", saved_meanwhile)
+    with pytest.raises(ReviewError, match=f"{DOC}: changed on disk while it was being approved"):
+        approve(load_config(kb.root), [DOC])
+    text = (kb.root / DOC).read_text()
+    assert text.endswith("An edit saved meanwhile.\n") and "verified: false" in text
+    assert kb.repo.head.commit.hexsha == head

@@ -79,6 +79,7 @@ class PlannedEdit:
     path: Path  # on disk
     old: bytes
     new: bytes
+    rel: str = ""  # relative to the kb root, as errors name it
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
     validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
-    return PlannedEdit(gpath, path, old, new)
+    return PlannedEdit(gpath, path, old, new, rel)
 
 
 def validate_front_matter(cfg: Config, rel: str, text: str) -> None:
@@ -273,7 +274,18 @@ def approval_message(rels: list[str], who: Approver) -> str:
 
 
 def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) -> None:
-    """Write the edited documents and commit only them; restore them if that fails."""
+    """Write the edited documents and commit only them; restore them if that fails. A
+    document saved meanwhile (an author's editor, while the others were checked) is left
+    as saved and nothing is written: its approval was planned from the bytes before."""
+    for p in planned:
+        try:
+            now = p.path.read_bytes()
+        except OSError as exc:
+            now = str(exc).encode()
+        if now != p.old:
+            raise ReviewError("changed on disk while it was being approved: nothing was "
+                              "written or committed; review the change and approve again",
+                              path=p.rel or p.gpath)
     try:
         for p in planned:
             atomic_write_bytes(p.path, p.new)
