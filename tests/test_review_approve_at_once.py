@@ -86,10 +86,15 @@ def test_a_commit_landing_right_after_is_not_reported_as_the_approval(kb: KB,
         repo.git.commit("--allow-empty", "-m", "someone else's commit, just after")
 
     monkeypatch.setattr(approve_module, "commit_approval", and_then_another)
+    hook = Path(kb.repo.git_dir) / "hooks" / "prepare-commit-msg"  # rewords every message
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text('#!/bin/sh\necho "Ticket: KB-1" >> "$1"\n')
+    hook.chmod(0o755)
     result = approve(load_config(kb.root), [DOC])
     approval = kb.repo.head.commit.parents[0]
     assert result.commit == approval.hexsha != kb.repo.head.commit.hexsha
     assert "Reviewed-by: rita <rita@ex.org>" in approval.message
+    assert "Ticket: KB-1" in approval.message
 
 
 def test_a_detached_head_is_refused_and_nothing_written(kb: KB, monkeypatch) -> None:

@@ -142,7 +142,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         rels = [p.gpath[len(prefix):] for p in planned]
         message = approval_message(rels, who)
         commit_approval(repo, planned, message)
-        return Approval(tuple(rels), approval_commit(repo, head.sha, message), who.email,
+        return Approval(tuple(rels), approval_commit(repo, head.sha, planned), who.email,
                         who.when)
 
 
@@ -171,16 +171,14 @@ def on_a_branch(repo: git.Repo, head: CommitInfo) -> None:
                           "git switch -c BRANCH for a new one)") from None
 
 
-def approval_commit(repo: git.Repo, parent: str, message: str) -> str:
-    """The commit the approval made on `parent` with `message`: the oldest of HEAD's first
-    parents since `parent` with that message (another commit may land on it at once)."""
-    out = plain_paths(repo).log("--first-parent", "--reverse", "--format=%H%x00%B%x00",
-                       f"{parent}..HEAD")
-    fields = out.split("\0")
-    for sha, body in zip(fields[0::2], fields[1::2], strict=False):
-        if body.strip() == message.strip():
-            return str(sha).strip()
-    return resolve_commit(repo, "HEAD").sha
+def approval_commit(repo: git.Repo, parent: str, planned: list[PlannedEdit]) -> str:
+    """The commit the approval made on `parent`: the oldest of HEAD's first parents since
+    `parent` that changed the approved documents (another commit may land on it at once;
+    a prepare-commit-msg hook may have reworded the message)."""
+    out = plain_paths(repo).log("--first-parent", "--reverse", "--format=%H",
+                                f"{parent}..HEAD", "--", *[p.gpath for p in planned])
+    made = out.split()
+    return made[0] if made else resolve_commit(repo, "HEAD").sha
 
 
 def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None) -> Approver:
