@@ -92,6 +92,22 @@ def test_a_title_another_clone_filed_and_pushed_today_gets_the_next_name(repo: g
     other.git.push("origin", second.branch)  # refused when it was the same name
 
 
+def test_a_remote_named_with_a_slash_is_read_by_its_name(repo: git.Repo, tmp_path: Path) -> None:
+    """A clone whose remote is `team/origin` took `refs/remotes/team/origin/draft/x` for a
+    branch `origin/draft/x` (split at the first slash), and filed the same name again."""
+    root = Path(repo.working_tree_dir)
+    shared = tmp_path / "shared.git"
+    git.Repo.init(shared, bare=True, initial_branch="main")
+    repo.git.push(str(shared), "main")
+    first = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
+    repo.git.push(str(shared), first.branch)
+    other = git.Repo.clone_from(str(shared), tmp_path / "b", origin="team/origin")
+    second = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal B.",
+                          location="S", now=NOW)
+    assert second.branch == first.branch + "-2"
+    other.git.push("team/origin", second.branch)
+
+
 KILLED_DRAFT = """
 import os, signal, sys
 from pathlib import Path

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from kbtools.agents.draft import create_draft
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.review.drafts import remote_branch
 from kbtools.review.pending import pending
 
 NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
@@ -78,3 +79,26 @@ def test_pending_lists_drafts_on_local_and_remote_branches(tmp_path: Path, monke
     git(reviewer, "merge", "-q", "--squash", f"origin/{remote.branch}")
     git(reviewer, "commit", "-q", "-m", "squash")
     assert not [r for r in pending(load_config(reviewer), now=NOW) if r["reason"] == "draft"]
+
+
+def test_drafts_of_a_remote_whose_name_holds_a_slash_are_pending(tmp_path: Path) -> None:
+    field = make_repo(tmp_path / "field")
+    bare = tmp_path / "shared.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(field, "push", "-q", str(bare), "main")
+    filed = create_draft(field, "field-report", "Pump leak", "Seal leaks after 200 h.",
+                         location="Site 4", now=NOW)
+    git(field, "push", "-q", str(bare), filed.branch)
+    reviewer = tmp_path / "reviewer"
+    git(tmp_path, "clone", "-q", "-o", "team/origin", str(bare), str(reviewer))
+    rows = [r for r in pending(load_config(reviewer), now=NOW) if r["reason"] == "draft"]
+    assert [(r["doc"], r["branch"]) for r in rows] == [
+        (filed.path, f"team/origin/{filed.branch}")]
+
+
+def test_a_remote_branch_is_read_with_the_remotes_names() -> None:
+    remotes = ["team", "team/origin", "origin"]
+    assert remote_branch("refs/remotes/team/origin/draft/x", remotes) == "draft/x"
+    assert remote_branch("refs/remotes/team/draft/x", remotes) == "draft/x"
+    assert remote_branch("refs/remotes/origin/main", remotes) == "main"
+    assert remote_branch("refs/remotes/mirror/draft/x", remotes) == "draft/x"  # its own refspec

@@ -46,6 +46,7 @@ from kbtools.provenance import (
     nested_repo,
     require_repo,
 )
+from kbtools.review.drafts import remote_branch, remote_names
 from kbtools.review.verification import VERIFICATION_FIELDS
 from kbtools.schemas import categories, schema_path, validator_for
 
@@ -217,11 +218,13 @@ def _free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
                ) -> tuple[str, str]:
     """The first branch name and path from `branch`/`gpath` (then `-2`, `-3`, …) that no
     branch here or at a remote fetched from (`origin/draft/...`: a draft another clone
-    filed and pushed) holds, and no file of `base`: a draft of the same title filed the
-    same day elsewhere would otherwise refuse this one's push, or conflict when merged."""
+    filed and pushed; a remote's name may hold a slash, `team/origin`) holds, and no file
+    of `base`: a draft of the same title filed the same day elsewhere would otherwise
+    refuse this one's push, or conflict when merged."""
     remote = repo.git.for_each_ref("--format=%(refname)", "refs/remotes/").split("\n")
+    remotes = remote_names(repo)
     existing = {h.name for h in repo.heads} | {
-        ref.removeprefix("refs/remotes/").partition("/")[2] for ref in remote if ref}
+        remote_branch(ref, remotes) for ref in remote if ref}
     stem, n = gpath.removesuffix(".md"), 1
     while True:
         suffix = "" if n == 1 else f"-{n}"

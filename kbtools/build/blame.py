@@ -118,17 +118,3 @@ def blame_state(root: Path) -> tuple[str, str, frozenset[str]] | None:
             mailmap = b""
     tracked = frozenset(p[len(prefix):] for p in listed.split("\x00") if p.startswith(prefix) and p)
     return head, hashlib.sha256(mailmap).hexdigest(), tracked
-
-
-def head_log(root: Path) -> Path | None:
-    """The reflog of HEAD of the repository holding `root` (git appends to it whenever HEAD
-    moves: a commit, checkout, reset, merge or pull), or None outside Git."""
-    repo = open_repo(root)
-    if repo is None:
-        return None
-    with repo:
-        try:
-            found = repo.git.rev_parse("--path-format=absolute", "--git-path", "logs/HEAD")
-        except git.GitCommandError:
-            return None
-    return Path(found)

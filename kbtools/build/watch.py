@@ -12,9 +12,11 @@ the previous one redoing only changed shards, formula
 SVGs come from the cache, only the saved document is blamed and, when it claims a review,
 judged against the history again (`kbtools.build.history`) — and swapped in atomically, so
 a query right after the save sees the change. The index is the one `kb build` makes of the
-same tree, each chunk's provenance and `verified` included. HEAD's reflog is watched too (from before the first commit on):
-a commit, checkout or pull rebuilds (every document blamed and judged again, as a build
-does), so an approved review is served as verified without a save. A document with errors is reported and the previous
+same tree, each chunk's provenance and `verified` included. HEAD and the branch refs are
+watched too (`kbtools.build.watch_git`, from before the first commit on, with or without a
+reflog): a commit, checkout or pull rebuilds (every document blamed and judged again, as a
+build does), so an approved review is served as verified without a save; it is reported in
+words ("commit 1a2b3c4 on main: …") with the documents it changed. A document with errors is reported and the previous
 index keeps serving. After the first build, before reporting it, the base embedding model
 is loaded (a build whose vectors are all cached loads none), so the first save does not
 wait for it to load. After each report, what the watcher keeps (the memo's documents,
@@ -32,14 +34,14 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kbtools.build.blame import head_log
 from kbtools.build.history import HistoryMemo
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
+from kbtools.build.watch_git import GitFiles, HeadState, describe, git_files, head_state
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import editor_markdown
 from kbtools.embed.registry import get_reference_embedder
@@ -52,10 +54,11 @@ QUIET_SECONDS = 0.15
 
 @dataclass(frozen=True)
 class Update:
-    changed: tuple[str, ...]
+    changed: tuple[str, ...]  # the files changed, relative to the root
     stats: BuildStats | None
     error: str | None
     seconds: float
+    git: str | None = None  # what moved HEAD, in words ("commit 1a2b3c4 on main: …")
 
 
 def _relevant(path: str, cfg: Config) -> bool:
@@ -110,12 +113,6 @@ def _anchor(path: Path, cfg: Config) -> bool:
         folder.is_relative_to(path) for folder in _watched_paths(cfg))
 
 
-def _reflog_anchor(path: Path, reflog: Path | None) -> bool:
-    """Whether `path` is a folder holding HEAD's reflog `reflog` (git makes `logs/` with the
-    first commit: the reflog itself is then to be watched, and HEAD has moved)."""
-    return reflog is not None and path != reflog and reflog.is_relative_to(path)
-
-
 # folders watched recursively (when they exist), besides the root itself
 _FOLDERS = ("knowledge", "assets", "schemas")
 
@@ -126,20 +123,15 @@ def _watched_paths(cfg: Config) -> list[Path]:
             (cfg.root / str(cfg.get("bm25.user_dict"))).parent]
 
 
-def _schedule(observer: Any, handler: Any, cfg: Config, reflog: Path | None = None) -> None:
+def _schedule(observer: Any, handler: Any, cfg: Config, gitf: GitFiles | None = None) -> None:
     """Watch `cfg`'s folders with `handler` (anything watched before is dropped); one that
     does not exist yet is watched for through the nearest folder below the root holding
-    it (or the root). `reflog`: HEAD's reflog, whose folder is watched too (a commit or a
+    it (or the root). `gitf`: the repository's HEAD and refs, watched too (a commit or a
     checkout changes every document's blame and review)."""
     observer.unschedule_all()
     root = cfg.root
-    if reflog is not None:
-        # before the first commit there is no `logs/` folder: its nearest folder is
-        # watched until the first commit makes it (`_reflog_anchor`)
-        folder = reflog.parent
-        while not folder.is_dir() and folder.parent != folder:
-            folder = folder.parent
-        observer.schedule(handler, str(folder), recursive=False)
+    for folder, deep in gitf.folders() if gitf is not None else []:
+        observer.schedule(handler, str(folder), recursive=deep)
     watched: dict[Path, bool] = {root: False}  # folder -> recursive
     for i, folder in enumerate(_watched_paths(cfg)):
         recursive = i < len(_FOLDERS)
@@ -181,14 +173,13 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             if event.event_type in ("opened", "closed_no_write") or (
                     event.is_directory and event.event_type not in ("deleted", "moved")
                     and not (event.event_type == "created"
-                             and (_anchor(Path(str(event.src_path)), cfg)
-                                  or _reflog_anchor(Path(str(event.src_path)), reflog)))):
+                             and _anchor(Path(str(event.src_path)), cfg))):
                 return  # a folder moved out of knowledge/ (a file manager's trash) or
                 # removed whole has no event of its own files; a watched folder created
                 # (or one holding it) is to be watched
             for path in (event.src_path, getattr(event, "dest_path", "")):
-                if path and (_relevant(str(path), cfg) or Path(str(path)) == reflog
-                             or _reflog_anchor(Path(str(path)), reflog)):
+                if path and (_relevant(str(path), cfg)
+                             or (gitf is not None and gitf.moves_head(Path(str(path))))):
                     events.put(str(path))
 
     stop = stop or threading.Event()
@@ -196,9 +187,10 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     memo = BuildMemo(history=HistoryMemo())
     observer = Observer()  # watching starts before the first build: no save is missed
     handler = Handler()
-    reflog = head_log(cfg.root)  # HEAD moved (a commit, a checkout): blame and reviews change
-    _schedule(observer, handler, cfg, reflog)
+    gitf = git_files(cfg.root)  # HEAD moved (a commit, a checkout): blame and reviews change
+    _schedule(observer, handler, cfg, gitf)
     observer.start()
+    head = head_state(cfg.root) if gitf is not None else None
     config_file = (cfg.root / CONFIG_NAME).resolve()
     config_error: str | None = None
     try:
@@ -220,26 +212,45 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     changed.add(events.get(timeout=QUIET_SECONDS))
                 except queue.Empty:
                     break
-            rels = tuple(sorted(_rel(p, cfg.root) for p in changed))
-            if any(_anchor(Path(p), cfg) or _reflog_anchor(Path(p), reflog) for p in changed):
-                _schedule(observer, handler, cfg, reflog)  # a watched folder came, went or moved
+            files = {p for p in changed if gitf is None or not gitf.moves_head(Path(p))}
+            moved, head = _head_moved(cfg, head, files != changed)
+            if moved is None and not files:
+                continue  # a branch made, a ref packed: HEAD is where it was
+            rels = tuple(sorted({_rel(p, cfg.root) for p in files}
+                                | set(moved[1] if moved else ())))
+            event = moved[0] if moved else None
+            if any(_anchor(Path(p), cfg) for p in files):
+                _schedule(observer, handler, cfg, gitf)  # a watched folder came, went or moved
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)
                 try:
                     new_cfg = load_config(cfg.root)
                 except KbError as exc:
                     config_error = exc.format()
-                    report(Update(rels, None, config_error, 0.0))
+                    report(Update(rels, None, config_error, 0.0, event))
                     continue
                 config_error = None
                 if _watched_paths(new_cfg) != _watched_paths(cfg):
-                    _schedule(observer, handler, new_cfg, reflog)
+                    _schedule(observer, handler, new_cfg, gitf)
                 cfg = new_cfg
-            report(rebuild(cfg, out, rels, lenient, memo, skip_invalid))
+            report(replace(rebuild(cfg, out, rels, lenient, memo, skip_invalid), git=event))
             settle()  # after the report: the full collection runs while the watcher waits
     finally:
         observer.stop()
         observer.join()
+
+
+def _head_moved(cfg: Config, head: HeadState | None, touched: bool
+                ) -> tuple[tuple[str, list[str]] | None, HeadState | None]:
+    """When git's HEAD or ref files were `touched`: what moved HEAD since `head` (in words,
+    with the build's files it changed; None when HEAD stayed) and HEAD now."""
+    if not touched:
+        return None, head
+    now = head_state(cfg.root)
+    if now is None or now == head:
+        return None, head
+    words, paths = describe(cfg.root, head, now)
+    return (words, [p for p in paths if _relevant(str(cfg.root / p), cfg)]), now
 
 
 def warm_models(out: Path, model: str) -> list[str]:

@@ -30,10 +30,10 @@ def watch_cmd(out: Path | None, lenient: bool, skip_invalid: bool, as_json: bool
 
     def report(u: Update) -> None:
         if as_json:
-            echo_jsonl({"changed": list(u.changed), "seconds": round(u.seconds, 3),
+            echo_jsonl({"changed": list(u.changed), "git": u.git, "seconds": round(u.seconds, 3),
                         "error": u.error, "stats": u.stats.to_dict() if u.stats else None})
             return
-        what = ", ".join(u.changed) or "initial build"
+        what = _what(u)
         if u.error or u.stats is None:
             click.echo(f"kb watch: {what}: NOT updated, previous index still serving:\n{u.error}",
                        err=True)
@@ -51,3 +51,15 @@ def watch_cmd(out: Path | None, lenient: bool, skip_invalid: bool, as_json: bool
         watch(cfg, out, report, lenient=lenient, skip_invalid=skip_invalid)
     except KeyboardInterrupt:
         pass
+
+
+SHOWN = 5  # changed files named in a line; the rest are counted
+
+
+def _what(u: Update) -> str:
+    """What an update was for: the files saved, or what moved HEAD and the files it changed."""
+    files = ", ".join(u.changed[:SHOWN]) + (
+        f" and {len(u.changed) - SHOWN} more" if len(u.changed) > SHOWN else "")
+    if u.git:
+        return f"{u.git} ({files})" if files else u.git
+    return files or "initial build"

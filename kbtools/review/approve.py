@@ -4,12 +4,20 @@
 its reviewers and authored none of the unverified change), then sets verified /
 verified_by / verified_at with `set_verification` (only those lines change) and commits
 just those files with a `Reviewed-by:` trailer. Nothing is written unless every document
-passes; a failed commit restores the files.
+passes; a failed commit restores the files. Approvals in one worktree run one at a time
+(`approval_lock`: two at once wrote each other's front matter or met git's index.lock and
+restored a file the other had committed); the commit reported is the one the approval made,
+whatever lands on HEAD after it. A detached HEAD is refused: the approval would be on no
+branch, left behind at the next checkout.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +35,7 @@ from kbtools.provenance import (
     doc_rel,
     git_identity,
     git_prefix,
+    plain_paths,
     require_repo,
     resolve_commit,
     state_at,
@@ -45,6 +54,7 @@ from kbtools.review.verification import (
 )
 from kbtools.schemas import schema_path, validator_for
 
+APPROVE_LOCK = "kb/approve.lock"  # in a worktree's own git dir (its HEAD and index)
 EMAIL_PLAIN = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+$")
 _VKEY = re.compile(r"^(verified|verified_by|verified_at)[ \t]*:")
 
@@ -69,6 +79,7 @@ class PlannedEdit:
     path: Path  # on disk
     old: bytes
     new: bytes
+    rel: str = ""  # relative to the kb root, as errors name it
 
 
 @dataclass(frozen=True)
@@ -121,14 +132,53 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
     if not docs:
         raise UsageError("name at least one document to approve")
     repo = require_repo(cfg.root)
-    with repo:
+    with repo, approval_lock(repo):
         who = approver_identity(repo, approver, now)
         head = resolve_commit(repo, "HEAD")
+        on_a_branch(repo, head)
         planned = [plan_approval(cfg, repo, head, doc, who) for doc in docs]
+        planned = list({p.gpath: p for p in planned}.values())  # one named twice: once
         prefix = git_prefix(repo, cfg.root)
         rels = [p.gpath[len(prefix):] for p in planned]
-        commit_approval(repo, planned, approval_message(rels, who))
-        return Approval(tuple(rels), resolve_commit(repo, "HEAD").sha, who.email, who.when)
+        message = approval_message(rels, who)
+        commit_approval(repo, planned, message)
+        return Approval(tuple(rels), approval_commit(repo, head.sha, planned), who.email,
+                        who.when)
+
+
+@contextmanager
+def approval_lock(repo: git.Repo) -> Iterator[None]:
+    """One approval at a time in a worktree, by any process: each reads HEAD, writes its
+    documents and commits them before the next reads HEAD."""
+    path = Path(repo.git_dir).resolve() / APPROVE_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def on_a_branch(repo: git.Repo, head: CommitInfo) -> None:
+    """A ReviewError when HEAD is detached: a commit there is on no branch."""
+    try:
+        repo.git.symbolic_ref("-q", "HEAD")
+    except git.GitCommandError:
+        raise ReviewError(f"HEAD is detached (at {head.short}): an approval committed here "
+                          "would be on no branch and left behind at the next checkout; "
+                          "check out the branch to approve on (git switch BRANCH, or "
+                          "git switch -c BRANCH for a new one)") from None
+
+
+def approval_commit(repo: git.Repo, parent: str, planned: list[PlannedEdit]) -> str:
+    """The commit the approval made on `parent`: the oldest of HEAD's first parents since
+    `parent` that changed the approved documents (another commit may land on it at once;
+    a prepare-commit-msg hook may have reworded the message)."""
+    out = plain_paths(repo).log("--first-parent", "--reverse", "--format=%H",
+                                f"{parent}..HEAD", "--", *[p.gpath for p in planned])
+    made = out.split()
+    return made[0] if made else resolve_commit(repo, "HEAD").sha
 
 
 def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None) -> Approver:
@@ -194,7 +244,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
     validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
-    return PlannedEdit(gpath, path, old, new)
+    return PlannedEdit(gpath, path, old, new, rel)
 
 
 def validate_front_matter(cfg: Config, rel: str, text: str) -> None:
@@ -222,7 +272,18 @@ def approval_message(rels: list[str], who: Approver) -> str:
 
 
 def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) -> None:
-    """Write the edited documents and commit only them; restore them if that fails."""
+    """Write the edited documents and commit only them; restore them if that fails. A
+    document saved meanwhile (an author's editor, while the others were checked) is left
+    as saved and nothing is written: its approval was planned from the bytes before."""
+    for p in planned:
+        try:
+            now = p.path.read_bytes()
+        except OSError as exc:
+            now = str(exc).encode()
+        if now != p.old:
+            raise ReviewError("changed on disk while it was being approved: nothing was "
+                              "written or committed; review the change and approve again",
+                              path=p.rel or p.gpath)
     try:
         for p in planned:
             atomic_write_bytes(p.path, p.new)

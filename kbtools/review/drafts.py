@@ -3,7 +3,8 @@
 `kb draft new` and the MCP `draft_report` tool file each draft as one commit on a branch of
 its own, `draft/<date>-<slug>` (`kbtools.agents.draft`), never in the working tree: a
 reviewer's checkout does not hold it. A draft waits for review while its branch, local or
-fetched from a remote (`refs/remotes/<remote>/draft/...`), holds a commit HEAD does not.
+fetched from a remote (`refs/remotes/<remote>/draft/...`, whatever the remote's name:
+`team/origin` holds a slash), holds a commit HEAD does not.
 """
 
 from __future__ import annotations
@@ -20,12 +21,30 @@ from kbtools.gitobjects import CommitInfo, commit_log, merge_base, read_blobs, u
 DRAFT_BRANCHES = "draft/"  # the branch names drafts are filed on (`refs/heads/draft/...`)
 
 
+def remote_branch(ref: str, remotes: list[str]) -> str:
+    """The branch a remote-tracking ref (`refs/remotes/<remote>/<branch>`) follows, for
+    the remote names `remotes` (`git remote`; one may hold a slash, so the longest that
+    names the ref is its remote); a ref no remote's name starts (a fetch refspec of its
+    own, a remote since renamed) is read up to its first slash."""
+    name = ref.removeprefix("refs/remotes/")
+    for remote in sorted(remotes, key=len, reverse=True):
+        if name.startswith(remote + "/"):
+            return name[len(remote) + 1:]
+    return name.partition("/")[2]
+
+
+def remote_names(repo: git.Repo) -> list[str]:
+    """The repository's remotes, as `git remote` names them."""
+    return [r for r in repo.git.remote().split("\n") if r]
+
+
 def draft_refs(repo: git.Repo) -> list[tuple[str, str]]:
     """(branch as shown, tip commit) of every draft branch, local ones first, then those of
     remotes (`origin/draft/...`); a remote branch at a commit a local one already names is
     left out (the same draft, pushed)."""
     out = repo.git.for_each_ref("--format=%(refname)%00%(objectname)", "refs/heads/" + DRAFT_BRANCHES,
                                 "refs/remotes/")
+    remotes = remote_names(repo)
     refs: list[tuple[str, str]] = []
     seen: set[str] = set()
     for line in out.split("\n"):
@@ -34,7 +53,7 @@ def draft_refs(repo: git.Repo) -> list[tuple[str, str]]:
             name = ref.removeprefix("refs/heads/")
         else:
             name = ref.removeprefix("refs/remotes/")
-            if not name.partition("/")[2].startswith(DRAFT_BRANCHES):
+            if not remote_branch(ref, remotes).startswith(DRAFT_BRANCHES):
                 continue
         if sha and sha not in seen:
             seen.add(sha)

@@ -1,0 +1,161 @@
+"""What `kb watch` watches of Git, and what it says happened there.
+
+HEAD moves when a commit, checkout, reset, merge or pull lands: every document's blame and
+review may change, so the watcher rebuilds. It watches the files git always writes when
+HEAD moves — `HEAD` itself (a checkout, a commit on a detached HEAD), the branch refs
+(`refs/heads/**`: a commit on a branch), `packed-refs` and a reftable's folder — and not
+HEAD's reflog, which `core.logAllRefUpdates=false` turns off. In a linked worktree HEAD is
+in the worktree's own git folder, the refs in the common one.
+
+A change of those files is compared with the HEAD seen before (`HeadState`): a branch made,
+a lock file or `git pack-refs` leave HEAD where it was and rebuild nothing. What did move is
+said in an author's words ("commit 1a2b3c4 on main: Fix the dose", "checkout of branch
+draft/x") with the documents that changed between the two commits, never as git's files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from kbtools.provenance import git_prefix, open_repo, plain_paths
+
+SHORT = 7  # characters of a commit id shown
+
+
+@dataclass(frozen=True)
+class GitFiles:
+    """Where git keeps HEAD (`git_dir`) and the refs (`common_dir`) of the repository."""
+
+    git_dir: Path
+    common_dir: Path
+
+    def folders(self) -> list[tuple[Path, bool]]:
+        """The folders to watch, each with whether recursively (those that exist)."""
+        found = [(self.git_dir, False), (self.common_dir, False),
+                 (self.common_dir / "refs" / "heads", True),
+                 (self.common_dir / "reftable", False)]
+        seen: set[Path] = set()
+        out = []
+        for folder, recursive in found:
+            if folder.is_dir() and folder not in seen:
+                seen.add(folder)
+                out.append((folder, recursive))
+        return out
+
+    def moves_head(self, path: Path) -> bool:
+        """Whether a change of `path` can move HEAD (its lock files included: a rename
+        from one is the change)."""
+        name = path.name.removesuffix(".lock")
+        if path.parent == self.git_dir and name == "HEAD":
+            return True
+        if path.parent == self.common_dir and name == "packed-refs":
+            return True
+        return (path.is_relative_to(self.common_dir / "refs" / "heads")
+                or path.is_relative_to(self.common_dir / "reftable"))
+
+
+@dataclass(frozen=True)
+class HeadState:
+    branch: str | None  # None: a detached HEAD
+    commit: str  # "" before the branch's first commit
+
+
+def git_files(root: Path) -> GitFiles | None:
+    """Where the repository holding `root` keeps HEAD and its refs; None outside Git."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    with repo:
+        try:
+            out = repo.git.rev_parse("--path-format=absolute", "--absolute-git-dir",
+                                     "--git-common-dir")
+        except git.GitCommandError:
+            return None
+    git_dir, common_dir = out.splitlines()[:2]
+    return GitFiles(Path(git_dir), Path(common_dir))
+
+
+def head_state(root: Path) -> HeadState | None:
+    """The branch HEAD names and the commit it is at; None outside Git (or when git
+    cannot say)."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    with repo:
+        try:
+            branch: str | None = repo.git.symbolic_ref("-q", "--short", "HEAD")
+        except git.GitCommandError:
+            branch = None  # detached
+        try:
+            commit = repo.git.rev_parse("--verify", "-q", "HEAD^{commit}")
+        except git.GitCommandError:
+            commit = ""
+    return HeadState(branch, commit)
+
+
+def describe(root: Path, before: HeadState | None, after: HeadState) -> tuple[str, list[str]]:
+    """What moved HEAD from `before` to `after`, in words, and the files below `root` that
+    differ between their commits (relative to `root`)."""
+    where = f"branch {after.branch}" if after.branch else "a detached HEAD"
+    at = after.commit[:SHORT]
+    repo = open_repo(root)
+    if repo is None or not after.commit:
+        return (f"checkout of {where} (no commits yet)", [])
+    with repo:
+        old = before.commit if before else ""
+        subject = _subject(repo, after.commit)
+        if before is None or before.branch != after.branch:
+            words = (f"checkout of {where} ({at})" if after.branch
+                     else f"checkout of {at} (detached HEAD)")
+        elif not old:
+            words = f"first commit {at} on {after.branch or 'a detached HEAD'}: {subject}"
+        elif _is_ancestor(repo, old, after.commit):
+            n = _count(repo, old, after.commit)
+            on = after.branch or "a detached HEAD"
+            words = (f"commit {at} on {on}: {subject}" if n == 1
+                     else f"{n} commits on {on}, up to {at}: {subject}")
+        else:
+            on = after.branch or "the detached HEAD"
+            words = f"{on} moved to {at} (was {old[:SHORT]}): {subject}"
+        return words, _changed(repo, root, old, after.commit)
+
+
+def _subject(repo: git.Repo, commit: str) -> str:
+    try:
+        return str(plain_paths(repo).log("-1", "--format=%s", commit)).strip()
+    except git.GitCommandError:
+        return ""
+
+
+def _is_ancestor(repo: git.Repo, a: str, b: str) -> bool:
+    try:
+        repo.git.merge_base("--is-ancestor", a, b)
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def _count(repo: git.Repo, a: str, b: str) -> int:
+    try:
+        return int(repo.git.rev_list("--count", f"{a}..{b}"))
+    except (git.GitCommandError, ValueError):
+        return 0
+
+
+def _changed(repo: git.Repo, root: Path, old: str, new: str) -> list[str]:
+    """Files below `root` (relative to it) that differ between commits `old` and `new`
+    (all of `new`'s when `old` is "")."""
+    try:
+        prefix = git_prefix(repo, root)
+        if old:
+            out = plain_paths(repo).diff("--name-only", "-z", "--no-renames", old, new,
+                                         "--", f":/{prefix}")
+        else:
+            out = plain_paths(repo).ls_tree("-r", "-z", "--name-only", "--full-tree", new,
+                                            *(["--", prefix.rstrip("/")] if prefix else []))
+    except (git.GitCommandError, ValueError):
+        return []
+    return sorted(p[len(prefix):] for p in out.split("\0") if p.startswith(prefix) and p)
