@@ -194,26 +194,13 @@ def test_nfkc_is_unicode_nfkc(text):
     assert identifiers.nfkc(text) == unicodedata.normalize("NFKC", text)
 
 
-def reference_body(ident: str) -> str:
-    """An identifier as a regex: as written, or a code (letters, a number) in any of its
-    spellings: ERR and ERROR one prefix, a hyphen, nothing, or a space after a capital
-    between, leading zeros."""
-    code = re.fullmatch(r"([A-Za-z]{1,5})[- ]?(\d+)", ident)
-    if code is None:
-        return re.escape(ident)
-    prefix, number = code.group(1).lower(), code.group(2).lstrip("0") or "0"
-    forms = ["err", "error"] if prefix in ("err", "error") else [prefix]
-    spaced = [f"(?-i:{f[0].upper()}){f[1:]} " for f in forms]
-    return f"(?:{'|'.join([f + '-?' for f in forms] + spaced)})0*{number}"
-
-
 def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
     """match_level as defined: NFKC, whole-token search, a key line or a heading about it."""
     text = unicodedata.normalize("NFKC", text)
     heading = unicodedata.normalize("NFKC", heading)
     held = about = 0
     for ident in ids:
-        pat = re.compile(rf"(?<![A-Za-z0-9_]){reference_body(ident)}(?![A-Za-z0-9_]|\.\d)",
+        pat = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ident)}(?![A-Za-z0-9_]|\.\d)",
                          re.IGNORECASE)
         if article := re.fullmatch(r"第(\d+)([节章条])", ident):  # 第 12 條 as well
             units = {"节": "节節", "章": "章", "条": "条條"}[article.group(2)]
@@ -223,8 +210,7 @@ def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
         held += 1
         head = heading.strip().strip("`")
         start = pat.match(head)
-        code = re.fullmatch(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+|第\d+[节章条]"
-                            r"|[A-Za-z]{1,5}[- ]?\d+", ident)
+        code = re.fullmatch(r"[A-Z]{1,5}-?\d+[A-Z]?|\d+(?:\.\d+)+|第\d+[节章条]", ident)
         # a name: then only its arguments or a note in brackets, or a version (x.y) later
         note = start and re.match(r"\s*[(（\[【<]|.*?(?<![A-Za-z0-9_.])v?\d+\.\d+",
                                   head[start.end():])
@@ -234,31 +220,27 @@ def reference_match_level(ids: list[str], text: str, heading: str = "") -> int:
                              for line in text.splitlines()
                              if re.match(r"#+ ", line))
         about = about or int(heads or any(
-            re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?(?<![A-Za-z0-9_]){reference_body(ident)}"
-                         rf"(?![A-Za-z0-9_]|\.\d)[`'\"]?",
+            re.fullmatch(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?",
                          line.strip(), re.IGNORECASE) for line in text.splitlines()))
     return 2 * held + about if held else 0
 
 
 IDENTS = st.lists(st.sampled_from(["E17", "e17", "ab_e", "SKI", "is_a", "4.3", "[ddl:8204]",
                                    "ſki", "kb:publish", "v2.0.2", "HX-260", "第12条",
-                                   "'e17", "e17`", " e17", "e 17", "E017", "ERR9007"]),
+                                   "'e17", "e17`", " e17", "e 17"]),
                   max_size=3)
 LINE_TEXT = st.lists(st.one_of(TEXT, st.sampled_from([
     "code: E17", "代码：e17", "x: `ab_e`", "E170 E17.5", "ＳＫＩ", "\u212ai", "ıs_a",
     "码：[ddl:8204]", "4.3 节", "scope: 'kb:publish'", "kb:publish", "v2.0.2.1 或 v2.0.2",
     "E17.\u0661", "E17.x", "a:b: E17", ": E17", "x：\u3000\"E17", "键:\t`E17`  ", "x: E17\"\"",
     "hx-260：HX-260", "第 12 條", "依第12条", "k: 'e17", "k: e17``", "k:  e17", "k: e 17",
-    "## E17 伺服过载", "### ab_e（已废弃）", "#E17", "## ab_e 示例", "# 4.3 液压",
-    "E-017 e 17 E 17", "k: E 0017", "ERROR 9007 (HY000)", "error 9007", "x: Err-9007",
-    "## Error 9007"])),
+    "## E17 伺服过载", "### ab_e（已废弃）", "#E17", "## ab_e 示例", "# 4.3 液压"])),
     max_size=5).map("\n".join)
 
 
 @settings(max_examples=500, deadline=None)
 @given(ids=IDENTS, text=LINE_TEXT,
        heading=st.one_of(TEXT, st.sampled_from(["E17", "4.3 x", "e17.5", "`HX-260` 说明",
-                                                 "Error 9007 说明", "E 017",
                                                  "4.3.1", "4.3.x", "İE17", "v2.0.2",
                                                  "ab_e 从 v5.0 版本开始引入", "AB_E（已废弃）",
                                                  "ab_e(t1)", "ab_e 示例 2.1", "ab_e 示例",

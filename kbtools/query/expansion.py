@@ -27,13 +27,11 @@ word it found nothing and counted towards "no answer".
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
-from kbtools.query.codes import joined_spellings, spaced_codes, split_spellings
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -113,15 +111,17 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
-    # a word the index has only with or without a hyphen (RS485, deadhead), a code it writes
-    # otherwise (E017 for E17, ERROR 9007 for ERR9007), a code written with a space (E 17)
-    for q, searched, covering in _respelled(bm25.vocab, own, text):
-        for v in searched:
+    for q in own:  # a word the index has only with or without a hyphen (RS485, deadhead)
+        if q in bm25.vocab:
+            continue  # (most words: their spellings are not even made)
+        variants = [v for v in spellings(q) if v in bm25.vocab and v not in own]
+        if not variants:
+            continue
+        for v in variants:
             terms.setdefault(v, bm25.vocab[v])
             full.add(bm25.vocab[v])
-        for word in q.split():
-            covers[word] = tuple(dict.fromkeys([*covers.get(word, ()), *covering]))
-        shown.append({"term": q, "expanded": searched, "from": "spelling"})
+        covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *variants]))
+        shown.append({"term": q, "expanded": variants, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full))
 
@@ -140,38 +140,3 @@ def spellings(token: str) -> list[str]:
     if joined != token and joined:
         out += [joined, "".join("-" if ch in "_." else ch for ch in token)]
     return [v for v in dict.fromkeys(out) if v != token]
-
-
-def index_spellings(vocab: Mapping[str, int], token: str,
-                    split: bool = True) -> tuple[list[str], list[str]]:
-    """The index's spellings of a question token it does not have: (the terms to search,
-    those that hold it). One token first: `spellings`, or a code's other spellings
-    (`kbtools.query.codes.joined_spellings`: e17 for e017, error9007 for err9007); else, with
-    `split`, a code as the two words the index writes it in (``ERROR 9007`` for err9007:
-    its prefix's forms and its number, held by the number). ([], []) when there is none."""
-    one = [v for v in [*spellings(token), *joined_spellings(token)] if v in vocab and v != token]
-    if one or not split:
-        return list(dict.fromkeys(one)), list(dict.fromkeys(one))
-    pairs = [(p, n) for p, n in split_spellings(token) if p in vocab and n in vocab]
-    if not pairs:
-        return [], []
-    return list(dict.fromkeys([*(p for p, _ in pairs), pairs[0][1]])), [pairs[0][1]]
-
-
-def _respelled(vocab: Mapping[str, int], own: set[str],
-               text: str) -> Iterator[tuple[str, list[str], list[str]]]:
-    """(what the question writes, the index's spellings to search, those that hold it) of
-    each word of the question the index has in another spelling only (`index_spellings`)
-    and each code it writes with a space (``E 17``: `kbtools.query.codes.spaced_codes`)
-    that the index holds as one token."""
-    for q in sorted(own):
-        if q in vocab:
-            continue  # (most words: their spellings are not even made)
-        searched, covering = index_spellings(vocab, q)
-        searched = [v for v in searched if v not in own]
-        if searched:
-            yield q, searched, covering
-    for code in spaced_codes(text):
-        joined = [v for v in joined_spellings(code) if v in vocab and v not in own]
-        if joined:
-            yield code.lower(), joined, joined

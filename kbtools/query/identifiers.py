@@ -18,8 +18,7 @@ so that a higher level always ranks first; inside a level the fused order stands
 only the chunks *about* an identifier (odd levels, `is_about`): promoting every chunk that
 merely mentions one lost more questions than it won on the dev sets (docs/retrieval.md).
 
-A code is found in each of its spellings (`kbtools.query.codes`: E17 also as E-17, E017,
-E 17). Pure: imports nothing from kbtools but `kbtools.query.codes`.
+Pure: imports nothing from kbtools.
 """
 
 from __future__ import annotations
@@ -30,8 +29,6 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
-
-from kbtools.query.codes import code_parts, code_pattern, code_regex
 
 _TOKEN = re.compile(r"\[[A-Za-z_]+:\d+\]"  # [ddl:8204]
                     r"|(?:/[A-Za-z0-9_{}.\-]+){2,}"  # /v3/clients/{client_id}/secrets
@@ -101,8 +98,6 @@ def _pattern(ident: str) -> re.Pattern[str]:
     if article := _ARTICLE.fullmatch(ident):  # 第12条 also as 第 12 條
         number, unit = article.groups()
         return re.compile(rf"第\s*{number}\s*[{_UNITS[unit]}]")
-    if (code := code_pattern(ident)) is not None:  # E17 also as E-17, E 17, E017
-        return code
     return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ident)}(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
 
 
@@ -116,14 +111,13 @@ def _heads(ident: str, heading: str) -> bool:
     if head.casefold() == ident.casefold():
         return True
     lowered = _lowered(head)
-    if lowered is None or not literal(ident):
+    if lowered is None or not ident.isascii():
         m = _pattern(ident).match(head)
         end = m.end() if m else -1
     else:
         whole = lowered.startswith(ident.lower()) and _whole_token(head, 0, len(ident))
         end = len(ident) if whole else -1
-    return end >= 0 and (bool(_CODE.fullmatch(ident)) or code_parts(ident) is not None
-                         or bool(_NOTE.match(head, end)))
+    return end >= 0 and (bool(_CODE.fullmatch(ident)) or bool(_NOTE.match(head, end)))
 
 
 # What may follow a setting's or function's name in a heading about it: its arguments or a
@@ -171,7 +165,7 @@ def _holds(ident: str, text: str, lowered: str | None) -> bool:
     by substring search (compiling the identifier's regex costs ~0.2 ms, more than
     searching the few dozen candidates a question ranks); else the regex itself.
     `lowered`: `_lowered(text)`."""
-    if lowered is None or not literal(ident):
+    if lowered is None or not ident.isascii():
         return bool(_pattern(ident).search(text))
     low, n = ident.lower(), len(ident)
     at = lowered.find(low)
@@ -215,14 +209,7 @@ def nfkc(text: str) -> str:
 
 @lru_cache(maxsize=256)
 def _key_line(ident: str) -> re.Pattern[str]:
-    body = code_regex(ident) or re.escape(ident)
-    return re.compile(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{body}[`'\"]?", re.IGNORECASE)
-
-
-def literal(ident: str) -> bool:
-    """Is the identifier found as written (ASCII, by substring: `_holds`), not by its regex
-    (another script, or a code with other spellings: `kbtools.query.codes`)?"""
-    return ident.isascii() and code_parts(ident) is None
+    return re.compile(rf"[^:：\n]{{1,40}}[:：]\s*[`'\"]?{re.escape(ident)}[`'\"]?", re.IGNORECASE)
 
 
 def _heading_key(heading: str) -> list[str] | None:
@@ -319,7 +306,7 @@ def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
         # a line "key: ID" (only lines with a colon can be one)
         if lines is None:
             lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
-        if lowered is not None and literal(ident) and ident.strip(_QUOTES + " \t") == ident:
+        if lowered is not None and ident.isascii() and ident.strip(_QUOTES + " \t") == ident:
             about = int(any(_is_key_line(ident, line) for line in lines))
         else:
             about = int(any(_key_line(ident).fullmatch(line) for line in lines))
@@ -395,7 +382,7 @@ class _Joined:
         `_whole_token` (`_SEP` at a part's ends reads as the text's ends), any other by its
         regex (whose matches cannot cross `_SEP`)."""
         starts, joined, lowered = self.starts, self.joined, self.lowered
-        if not literal(ident):
+        if not ident.isascii():
             self.holders.update(bisect.bisect_right(starts, m.start()) - 1
                                 for m in _pattern(ident).finditer(joined))
             return
