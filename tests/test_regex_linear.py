@@ -163,6 +163,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
     "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
     "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
+    "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
     "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
