@@ -22,7 +22,10 @@ names the product first. A term of the knowledge's own groups is never expanded 
 A question word the index does not have, but has with a hyphen inserted or removed
 (`spellings`: RS485 for RS-485, F03 for F-03, deadheading for dead-heading, tag-out for
 tagout), searches for the index's spelling as if the question had written it: as an unknown
-word it found nothing and counted towards "no answer".
+word it found nothing and counted towards "no answer". So does a question word that is a
+code the index writes otherwise (`index_spellings`, `kbtools.query.codes`: E017 for the E17
+of a fault-code table, ERR9007 for ``ERROR 9007 (HY000)``); a code the index holds as
+written (p53, E17) is searched as written only.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
+from kbtools.query.codes import joined_spellings, split_spellings, written_apart
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -111,17 +115,21 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
-    for q in own:  # a word the index has only with or without a hyphen (RS485, deadhead)
+    # a word the index has only with or without a hyphen (RS485, deadhead), or a code it
+    # writes otherwise (E17 for E017, ERROR 9007 for ERR9007)
+    for q in own:
         if q in bm25.vocab:
             continue  # (most words: their spellings are not even made)
-        variants = [v for v in spellings(q) if v in bm25.vocab and v not in own]
-        if not variants:
+        spelled, covering = index_spellings(index, q)
+        searched = [v for v in spelled if v not in own]
+        if not searched:
             continue
-        for v in variants:
+        for v in searched:
             terms.setdefault(v, bm25.vocab[v])
             full.add(bm25.vocab[v])
-        covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *variants]))
-        shown.append({"term": q, "expanded": variants, "from": "spelling"})
+        holding = searched if covering == spelled else covering  # (one token: itself)
+        covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *holding]))
+        shown.append({"term": q, "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full))
 
@@ -140,3 +148,51 @@ def spellings(token: str) -> list[str]:
     if joined != token and joined:
         out += [joined, "".join("-" if ch in "_." else ch for ch in token)]
     return [v for v in dict.fromkeys(out) if v != token]
+
+
+def index_spellings(index: KbIndex, token: str,
+                    split: bool = True) -> tuple[list[str], list[str]]:
+    """The index's spellings of a question token it does not have: (the terms to search,
+    those that hold it). One token first: `spellings`, or a code's other spellings
+    (`kbtools.query.codes.joined_spellings`: e17 for e017, error9007 for err9007); else, with
+    `split`, a code as the two words the index writes it in (``ERROR 9007`` for err9007: its
+    prefix's forms and its number, held by the number) when a chunk holding the number
+    writes the code so (`split_spelling`). ([], []) when there is none. Only for a token
+    the index does not hold: a code it holds as written (p53, E17) is never respelled."""
+    vocab = index.bm25.vocab
+    if token in vocab:
+        return [], []
+    one = [v for v in [*spellings(token), *joined_spellings(token)] if v in vocab and v != token]
+    if one or not split:
+        return list(dict.fromkeys(one)), list(dict.fromkeys(one))
+    return split_spelling(index, token)
+
+
+# A code's number held by more chunks than this is too common to look for the code in them
+# (ERROR 9007: 2 chunks of TiDB's FAQ, ERROR 1105: 53; the 1 of a Class1 or YAP1: thousands).
+SPLIT_CHUNKS = 200
+
+
+def split_spelling(index: KbIndex, token: str) -> tuple[list[str], list[str]]:
+    """The code `token` as the two words some chunk writes it in (``ERROR 9007`` for
+    err9007): ([the prefix as that chunk writes it, the number], [the number]); ([], [])
+    unless one of the at most SPLIT_CHUNKS chunks holding the number writes the code so
+    (`kbtools.query.codes.written_apart`): that the index holds NF and 2, or K and 164,
+    somewhere does not make NF2 or K164 the words NF 2 or K 164."""
+    vocab, bm25 = index.bm25.vocab, index.bm25
+    pairs = [(p, n) for p, n in split_spellings(token) if p in vocab and n in vocab]
+    pattern = written_apart(token)
+    if not pairs or pattern is None:
+        return [], []
+    number = pairs[0][1]
+    nid = vocab[number]
+    if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
+        return [], []
+    texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
+    found = next((m for text, heading, _ in texts.values()
+                  for m in (pattern.search(text) or pattern.search(heading),) if m), None)
+    if found is None:
+        return [], []
+    # the prefix as the knowledge writes it (error, not also the err of Go code's err != nil)
+    words = [w for w in (found.group("prefix").lower(), number) if w in vocab]
+    return words, [number]

@@ -15,7 +15,7 @@ import numpy as np
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import identifier_text
 from kbtools.query import fusion
-from kbtools.query.expansion import spellings
+from kbtools.query.expansion import index_spellings
 from kbtools.query.identifiers import holds_enough, identifiers, match_level, match_levels
 from kbtools.query.inherit import vector_models
 from kbtools.query.keys import identifier_terms
@@ -42,14 +42,21 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
 
 
 def index_spelling(index: KbIndex, ident: str) -> str:
-    """The identifier as the index writes it when the index has it only with a hyphen
-    inserted or removed (`expansion.spellings`: E-17 for the E17 of the fault-code table,
-    RS485 for RS-485), else as the question writes it: the words are searched for the
-    index's spelling already, and the identifier must be looked for in the same one."""
+    """The identifier as the index writes it when the index has it only in another spelling
+    (`expansion.index_spellings`: with a hyphen inserted or removed, E-17 for the E17 of the
+    fault-code table, RS485 for RS-485; a code's other spellings, E17 for E017; a code as
+    the two words a chunk writes, ``error 9007`` for ERR9007), else as the question writes
+    it: the words are searched for the index's spelling already, and the identifier must be
+    looked for in the same one. An identifier the index holds is left as written."""
     _, ids, unknown = index.bm25.query_terms(ident)
     if ids or len(unknown) != 1:
         return ident
-    return next((v for v in spellings(unknown[0]) if v in index.bm25.vocab), ident)
+    searched, covering = index_spellings(index, unknown[0])
+    if not searched:
+        return ident
+    if covering == searched:
+        return searched[0]
+    return f"{searched[0]} {covering[0]}"  # the code as two words: prefix, number
 
 
 def rarest_term(index: KbIndex, ident: str) -> int | None:

@@ -1,0 +1,134 @@
+"""A code typed another way than the knowledge writes it (kbtools.query.codes): E017, E0017 or
+E-017 for the fault-code table's E17, ERR9007 or Error9007 for ``ERROR 9007 (HY000)``. As an
+unknown word it found nothing and the question was "no answer"; now a question word the
+index does not hold is searched, and looked for as an identifier, in the index's spelling of
+the code. A code the index holds as written (p53, E17) is left exactly as it is: reading
+gene names in every spelling re-ranked scifact questions (docs/retrieval.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query.codes import code_parts, joined_spellings, split_spellings, written_apart
+from kbtools.query.expansion import expand, index_spellings
+from kbtools.query.search import search
+from kbtools.query.specific import specific_identifiers
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM
+
+
+def test_what_is_a_code():
+    assert code_parts("E017") == code_parts("e17") == code_parts("E-17") == ("e", "17")
+    assert code_parts("utf8mb4") is None and code_parts("HX260A") is None
+    assert code_parts("E170") != code_parts("E17")
+    assert "e17" in joined_spellings("E017") and "error9007" in joined_spellings("ERR9007")
+    assert "e0017" in joined_spellings("e17") and "e170" not in joined_spellings("e17")
+    assert split_spellings("err9007") == [("err", "9007"), ("error", "9007")]
+
+
+@pytest.mark.parametrize(("token", "texts", "others"), [
+    ("err9007", ["ERROR 9007 (HY000)", "Error 9007", "报错 ERR 09007。"],
+     ["error 9007 in prose", "ERROR 90070", "ERRNO 9007", "[kv:9007]", "xERROR 9007",
+      "ERROR 9007.5", "ERROR9007"]),
+    ("e017", ["E 17 报警", "(E 17)"], ["e 17", "E 170", "E 17.5", "SE 17"]),
+])
+def test_a_code_written_apart(token, texts, others):
+    pattern = written_apart(token)
+    assert pattern is not None
+    assert all(pattern.search(t) for t in texts), [t for t in texts if not pattern.search(t)]
+    assert not any(pattern.search(t) for t in others), [t for t in others if pattern.search(t)]
+
+
+@pytest.fixture(scope="module")
+def example(example_index):
+    return open_index(example_index)
+
+
+@pytest.mark.parametrize("code", ["E017", "E0017", "E-017", "e017"])
+def test_a_code_typed_otherwise_finds_the_row_the_table_writes(example, code):
+    for q in (code, f"{code} 报警后怎么复位？"):
+        res = search(example, q, k=3)
+        assert not res.no_answer, q
+        top = res.results[0]
+        assert top.kind == "table_row" and top.text.startswith("故障码: E17"), (q, top.text[:40])
+
+
+@pytest.mark.parametrize("code", ["E170", "E99", "E099"])
+def test_a_code_the_knowledge_lacks_is_still_no_answer(example, code):
+    assert search(example, f"{code} 报警后怎么复位？", k=3).no_answer, code
+
+
+DOC = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
+SECTIONS = [
+    ("Error codes", "* Error Number: 9007\n\n  The message begins with `ERROR 9007 (HY000) : "
+                    "Write conflict`. Retry the transaction; see the optimistic transaction "
+                    "page.\n\n* Error Number: 8027\n\n  The table schema version is outdated."),
+    ("Transactions", "Optimistic transactions check for conflicts at commit time."),
+    ("Backups", "A backup job writes its files to external storage every night, k 164 "
+                "files on average (an error of 2 percent)."),
+    ("Upgrades", "Upgrade one node at a time and keep the previous binary."),
+    ("Go client", "Check every call's error:\n\n```go\nrows, err := db.Query(q)\n"
+                  "if err != nil {\n    return err\n}\n```\n\nand close the rows (err "
+                  "is nil on success)."),
+    ("Tumour suppressors", "The p53 protein stops the cell cycle after DNA damage."),
+    ("Variants", "The P-53 variant of the assay and the p053 probe differ in length."),
+]
+
+
+@pytest.fixture(scope="module")
+def errors_index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("codes")
+    repo = make_repo(root, docs={f"knowledge/db-{n}.md": DOC.format(title=h, body=b)
+                                 for n, (h, b) in enumerate(SECTIONS)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return open_index(repo / "dist")
+
+
+@pytest.mark.parametrize("question", ["ERR9007", "Error9007 how to fix", "err-9007 retry"])
+def test_an_error_code_written_as_one_word_finds_error_n(errors_index, question):
+    """ERR9007 was one unknown word (a code the knowledge never mentions: no answer); the
+    documentation writes ``ERROR 9007``: the code is searched as those two words."""
+    res = search(errors_index, question, k=3)
+    assert not res.no_answer and res.results[0].title == "Error codes", question
+    assert not {"err9007", "error9007", "err-9007"} & set(res.filters.unknown_terms or ())
+    assert specific_identifiers(errors_index, question) == ["error 9007"]
+
+
+def test_a_code_as_two_words_is_searched_in_the_prefix_the_knowledge_writes(errors_index):
+    """The index holds err too (Go code's ``if err != nil``): searching it as well ranked
+    the Go client page above the error's."""
+    assert "err" in errors_index.bm25.vocab
+    exp = expand(errors_index, "ERR9007", [])
+    assert [s["expanded"] for s in exp.shown] == [["error", "9007"]]
+    assert "err" not in exp.terms
+    assert search(errors_index, "ERR9007", k=3).results[0].title == "Error codes"
+
+
+def test_a_code_number_the_knowledge_lacks_is_not_respelled_into_an_answer(errors_index):
+    assert search(errors_index, "ERR9999 how to fix", k=3).no_answer
+
+
+def test_index_spellings_of_a_code_as_two_words(errors_index):
+    assert index_spellings(errors_index, "err9007") == (["error", "9007"], ["9007"])
+    assert index_spellings(errors_index, "err9007", split=False) == ([], [])
+    assert index_spellings(errors_index, "err9999") == ([], [])
+    # the index holds k and 164, and 2, but no chunk writes K 164 or ERROR 2: no code there
+    assert index_spellings(errors_index, "k164") == ([], [])
+    assert index_spellings(errors_index, "error2") == ([], [])
+
+
+def test_a_code_the_index_holds_as_written_is_left_alone(errors_index):
+    """p53 is a token of the index: it is searched and matched as written, not also as the
+    P-53 or p053 the index holds too (as main did before codes had spellings)."""
+    vocab = errors_index.bm25.vocab
+    assert {"p53", "p-53", "p053"} <= set(vocab)
+    assert index_spellings(errors_index, "p53") == ([], [])
+    exp = expand(errors_index, "What does p53 do?", [])
+    assert not [s for s in exp.shown if s["from"] == "spelling"]
+    assert not {"p-53", "p053"} & set(exp.terms)
+    assert specific_identifiers(errors_index, "What does p53 do?") == ["p53"]
+    # the same code typed in a spelling the index lacks is read in the index's spellings
+    assert set(index_spellings(errors_index, "p0053")[0]) == {"p53", "p-53", "p053"}
