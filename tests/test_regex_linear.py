@@ -164,6 +164,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
     "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
+    "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
     "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
@@ -201,6 +202,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._UNIT_BEFORE": "at most 16 characters before a number's words",
     "kbtools.query.values.EN_NUMERALS": "at most 26 characters after an input's name (match)",
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
+    "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
+                                      "fixed look-arounds, searched in chunk texts (linear)",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
     "kbtools.query.identifiers._ARTICLE": "one identifier of the question (fullmatch)",
