@@ -12,6 +12,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
@@ -73,17 +74,24 @@ def test_one_draft_retried_from_two_worktrees_at_once_is_filed_once(repo: git.Re
         ["draft/2026-11-29-pump-leak"]
 
 
+def _pushed_pump_leak(repo: git.Repo, tmp_path: Path) -> tuple[Any, Path]:
+    """A "Pump leak" draft filed in `repo` and pushed, with main, to a new shared remote:
+    (the draft, the remote's path)."""
+    shared = tmp_path / "shared.git"
+    git.Repo.init(shared, bare=True, initial_branch="main")
+    repo.git.push(str(shared), "main")
+    first = create_draft(Path(repo.working_tree_dir), "field-report", "Pump leak", "Seal A.",
+                         location="S", now=NOW)
+    repo.git.push(str(shared), first.branch)
+    return first, shared
+
+
 def test_a_title_another_clone_filed_and_pushed_today_gets_the_next_name(repo: git.Repo,
                                                                         tmp_path: Path) -> None:
     """Two field clones filing "Pump leak" the same day: the second took the same branch
     name as the first's, already on the shared remote, so its push was refused (and the two
     files would conflict when merged)."""
-    root = Path(repo.working_tree_dir)
-    shared = tmp_path / "shared.git"
-    git.Repo.init(shared, bare=True, initial_branch="main")
-    repo.git.push(str(shared), "main")
-    first = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
-    repo.git.push(str(shared), first.branch)
+    first, shared = _pushed_pump_leak(repo, tmp_path)
     other = git.Repo.clone_from(str(shared), tmp_path / "b")
     second = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal B.",
                           location="S", now=NOW)
@@ -95,12 +103,7 @@ def test_a_title_another_clone_filed_and_pushed_today_gets_the_next_name(repo: g
 def test_a_remote_named_with_a_slash_is_read_by_its_name(repo: git.Repo, tmp_path: Path) -> None:
     """A clone whose remote is `team/origin` took `refs/remotes/team/origin/draft/x` for a
     branch `origin/draft/x` (split at the first slash), and filed the same name again."""
-    root = Path(repo.working_tree_dir)
-    shared = tmp_path / "shared.git"
-    git.Repo.init(shared, bare=True, initial_branch="main")
-    repo.git.push(str(shared), "main")
-    first = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
-    repo.git.push(str(shared), first.branch)
+    first, shared = _pushed_pump_leak(repo, tmp_path)
     other = git.Repo.clone_from(str(shared), tmp_path / "b", origin="team/origin")
     second = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal B.",
                           location="S", now=NOW)

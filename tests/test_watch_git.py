@@ -4,16 +4,13 @@ documents it changed, never as git's own files (`kbtools.build.watch_git`)."""
 
 from __future__ import annotations
 
-import queue
 import shutil
-import threading
 from pathlib import Path
 
-from kbtools.build.watch import watch
 from kbtools.build.watch_git import HeadState, describe, head_state
-from kbtools.config import load_config
 from tests.kbfixtures import copy_example
 from tests.test_release_helpers import git
+from tests.test_watch_history import append_text, watching
 
 TEST_HASH = 'model = "test-hash"\nlanguages = { en = "test-hash" }'
 SCAB = "knowledge/crops/wheat-scab.md"
@@ -33,19 +30,6 @@ def _repo(path: Path) -> Path:
     return repo
 
 
-def _append(path: Path, text: str) -> None:
-    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
-
-
-def _watching(repo: Path, out: Path) -> tuple[queue.Queue, threading.Event, threading.Thread]:
-    updates: queue.Queue = queue.Queue()
-    stop = threading.Event()
-    thread = threading.Thread(target=watch, args=(load_config(repo), out, updates.put, stop),
-                              daemon=True)
-    thread.start()
-    return updates, stop, thread
-
-
 def _short(repo: Path, rev: str = "HEAD") -> str:
     return git(repo, "rev-parse", "--short=7", rev).strip()
 
@@ -54,10 +38,10 @@ def test_commits_and_checkouts_are_seen_without_a_reflog_and_said_in_words(tmp_p
     repo = _repo(tmp_path / "repo")
     git(repo, "config", "core.logAllRefUpdates", "false")  # git writes no logs/HEAD
     shutil.rmtree(repo / ".git/logs")  # (but would append to one there is)
-    updates, stop, thread = _watching(repo, tmp_path / "watched")
+    updates, stop, thread = watching(repo, tmp_path / "watched")
     try:
         assert updates.get(timeout=180).error is None
-        _append(repo / SCAB, "\n扬花期前三天开始巡查。\n")
+        append_text(repo / SCAB, "\n扬花期前三天开始巡查。\n")
         git(repo, "commit", "-qam", "Scout three days before flowering")
         while (u := updates.get(timeout=60)).git is None:
             assert u.changed == (SCAB,)  # the save, if seen before the commit
@@ -84,11 +68,11 @@ def test_a_commit_in_a_linked_worktree_names_no_git_folder(tmp_path):
     main = _repo(tmp_path / "repo")
     tree = tmp_path / "tree"
     git(main, "worktree", "add", "-q", str(tree), "-b", "wt")
-    updates, stop, thread = _watching(tree, tmp_path / "watched")
+    updates, stop, thread = watching(tree, tmp_path / "watched")
     try:
         assert updates.get(timeout=180).error is None
         git(main, "commit", "-q", "--allow-empty", "-m", "on main only")  # not this HEAD
-        _append(tree / ADR, "\nOne more line.\n")
+        append_text(tree / ADR, "\nOne more line.\n")
         git(tree, "commit", "-qam", "An edit in the worktree")
         while (u := updates.get(timeout=60)).git is None:
             assert u.changed == (ADR,)
@@ -103,16 +87,16 @@ def test_describe_a_reset_several_commits_and_a_first_commit(tmp_path):
     repo = _repo(tmp_path / "repo")
     first = head_state(repo)
     assert first is not None and first.branch == "main"
-    _append(repo / SCAB, "\nA.\n")
+    append_text(repo / SCAB, "\nA.\n")
     git(repo, "commit", "-qam", "one")
-    _append(repo / ADR, "\nB.\n")
+    append_text(repo / ADR, "\nB.\n")
     git(repo, "commit", "-qam", "two")
     after = head_state(repo)
     assert after is not None
     assert describe(repo, first, after) == (
         f"2 commits on main, up to {_short(repo)}: two", [SCAB, ADR])
     git(repo, "reset", "-q", "--hard", "HEAD~2")
-    _append(repo / ADR, "\nC.\n")
+    append_text(repo / ADR, "\nC.\n")
     git(repo, "commit", "-qam", "three")
     reset = head_state(repo)
     assert reset is not None

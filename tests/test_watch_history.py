@@ -57,11 +57,12 @@ def _source(dist: Path) -> dict:
     return json.loads((dist / "manifest.json").read_text(encoding="utf-8"))["source"]
 
 
-def _append(path: Path, text: str) -> None:
+def append_text(path: Path, text: str) -> None:
+    """`text` added to the end of the file at `path`."""
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
-def _watching(repo: Path, out: Path) -> tuple[queue.Queue, threading.Event, threading.Thread]:
+def watching(repo: Path, out: Path) -> tuple[queue.Queue, threading.Event, threading.Thread]:
     """A watcher of `repo` building into `out` on a thread: its updates, its stop, the thread."""
     updates: queue.Queue = queue.Queue()
     stop = threading.Event()
@@ -74,14 +75,14 @@ def _watching(repo: Path, out: Path) -> tuple[queue.Queue, threading.Event, thre
 def test_a_watchers_index_is_a_builds_verified_and_blame_included(tmp_path):
     repo = _repo(tmp_path)
     out = tmp_path / "watched"
-    updates, stop, thread = _watching(repo, out)
+    updates, stop, thread = watching(repo, out)
     try:
         first = updates.get(timeout=180)
         assert first.error is None
         assert set(_statuses(out, SCAB)) == {"verified"}  # reviewed: verified, as built
         assert _tree(out) == _full(repo, tmp_path / "full0")
 
-        _append(repo / SCAB, "\n扬花期前三天开始巡查。\n")  # after the review, uncommitted
+        append_text(repo / SCAB, "\n扬花期前三天开始巡查。\n")  # after the review, uncommitted
         saved = updates.get(timeout=180)
         assert saved.error is None and saved.changed == (SCAB,)
         assert set(_statuses(out, SCAB)) == {"verified", "lapsed"}
@@ -109,12 +110,12 @@ def test_a_save_blames_and_judges_the_saved_document_alone(tmp_path):
     verified = len(DOCS)  # every one reviewed
     assert (history.blamed, history.judged) == (len(DOCS), verified)
 
-    _append(repo / SCAB, "\n补充说明。\n")
+    append_text(repo / SCAB, "\n补充说明。\n")
     assert rebuild(cfg, out, (SCAB,), memo=memo).error is None
     assert (history.blamed, history.judged) == (len(DOCS) + 1, verified + 1)
     assert _tree(out) == _full(repo, tmp_path / "full1")
 
-    _append(repo / ADR, "\nOne more line.\n")
+    append_text(repo / ADR, "\nOne more line.\n")
     assert rebuild(cfg, out, (ADR,), memo=memo).error is None
     assert (history.blamed, history.judged) == (len(DOCS) + 2, verified + 2)
     assert _tree(out) == _full(repo, tmp_path / "full2")
@@ -143,7 +144,7 @@ def test_a_watcher_started_before_the_first_commit_builds_that_commit(tmp_path):
     git(repo, "init", "-q", "-b", "main")
     assert not (repo / ".git/logs").exists()
     out = tmp_path / "watched"
-    updates, stop, thread = _watching(repo, out)
+    updates, stop, thread = watching(repo, out)
     try:
         first = updates.get(timeout=180)
         assert first.error is None
