@@ -18,6 +18,12 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 _SESSION_HOME = tempfile.mkdtemp(prefix="kbhome-session-")
 os.environ["KB_HOME"] = _SESSION_HOME
 atexit.register(shutil.rmtree, _SESSION_HOME, True)
+# ... and a Git identity, for the same fixtures' commits on a machine whose Git has none
+# (a fresh CI runner: `git commit` refuses to guess one); tests set their own per test too
+for _var, _value in (("GIT_AUTHOR_NAME", "Test Author"), ("GIT_AUTHOR_EMAIL", "author@example.com"),
+                     ("GIT_COMMITTER_NAME", "Test Author"),
+                     ("GIT_COMMITTER_EMAIL", "author@example.com")):
+    os.environ.setdefault(_var, _value)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
