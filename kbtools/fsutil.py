@@ -287,6 +287,24 @@ def remove_stale_staging(target: Path) -> list[str]:
     return removed
 
 
+def exclusive_lock(path: Path) -> contextlib.AbstractContextManager[None]:
+    """An exclusive lock on the file `path` (made, with its folder, if need be) for a `with`
+    block, whoever holds it in any process: taken on entry (waiting for a holder), released
+    on exit. The file is opened now, so a folder that cannot be written raises OSError
+    here, not on entry."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _held(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
+
+
+@contextlib.contextmanager
+def _held(fd: int) -> Iterator[None]:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with it
+
+
 @contextlib.contextmanager
 def staging_dir(target: Path) -> Iterator[Path]:
     """A new, empty staging directory next to `target`, locked while the `with` block runs;

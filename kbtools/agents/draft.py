@@ -8,14 +8,12 @@ index and working tree are never touched, and nothing is ever committed to main.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
 import posixpath
 import re
 import shutil
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +28,7 @@ from kbtools.check.links import FsCache
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, bidi_control, valid_unicode
-from kbtools.fsutil import staging_dir
+from kbtools.fsutil import exclusive_lock, staging_dir
 from kbtools.gitobjects import (
     CommitInfo,
     commit_paths,
@@ -344,23 +342,12 @@ def draft_key(meta: dict[str, Any], text: str) -> str:
     return hashlib.sha256(render_document(same, text).encode("utf-8")).hexdigest()[:KEY_CHARS]
 
 
-@contextmanager
-def _filing_lock_held(fd: int) -> Iterator[None]:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
     """One draft filed at a time in a repository, by any process in any of its worktrees:
     looking for an identical draft and filing a new one cannot interleave with another
     call's. The lock is in the common git dir, beside the branches every worktree shares (a
     worktree's own git dir would give each worktree a lock of its own)."""
-    path = Path(repo.common_dir).resolve() / DRAFT_LOCK
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return _filing_lock_held(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
+    return exclusive_lock(Path(repo.common_dir).resolve() / DRAFT_LOCK)
 
 
 def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft | None:

@@ -5,7 +5,7 @@ its reviewers and authored none of the unverified change), then sets verified /
 verified_by / verified_at with `set_verification` (only those lines change) and commits
 just those files with a `Reviewed-by:` trailer. Nothing is written unless every document
 passes; a failed commit restores the files. Approvals in one worktree run one at a time
-(`approval_lock`: two at once wrote each other's front matter or met git's index.lock and
+(a lock in its git dir: two at once wrote each other's front matter or met git's index.lock and
 restored a file the other had committed); the commit reported is the one the approval made,
 whatever lands on HEAD after it. A detached HEAD is refused: the approval would be on no
 branch, left behind at the next checkout.
@@ -13,11 +13,7 @@ branch, left behind at the next checkout.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +24,7 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ReviewError, UsageError
-from kbtools.fsutil import atomic_write_bytes
+from kbtools.fsutil import atomic_write_bytes, exclusive_lock
 from kbtools.gitobjects import CommitInfo, git_reason
 from kbtools.provenance import (
     blob_text,
@@ -132,7 +128,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
     if not docs:
         raise UsageError("name at least one document to approve")
     repo = require_repo(cfg.root)
-    with repo, approval_lock(repo):
+    with repo, exclusive_lock(Path(repo.git_dir).resolve() / APPROVE_LOCK):
         who = approver_identity(repo, approver, now)
         head = resolve_commit(repo, "HEAD")
         on_a_branch(repo, head)
@@ -144,20 +140,6 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         commit_approval(repo, planned, message)
         return Approval(tuple(rels), approval_commit(repo, head.sha, planned), who.email,
                         who.when)
-
-
-@contextmanager
-def approval_lock(repo: git.Repo) -> Iterator[None]:
-    """One approval at a time in a worktree, by any process: each reads HEAD, writes its
-    documents and commits them before the next reads HEAD."""
-    path = Path(repo.git_dir).resolve() / APPROVE_LOCK
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def on_a_branch(repo: git.Repo, head: CommitInfo) -> None:
