@@ -12,8 +12,15 @@ import pytest
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
-from kbtools.query.codes import code_parts, joined_spellings, split_spellings, written_apart
-from kbtools.query.expansion import expand, index_spellings
+from kbtools.query.codes import (
+    code_parts,
+    joined_spellings,
+    spaced_codes,
+    split_spellings,
+    written_apart,
+)
+from kbtools.query.expansion import expand, index_spellings, joined_code
+from kbtools.query.identifiers import identifiers, is_about, match_level
 from kbtools.query.search import search
 from kbtools.query.specific import specific_identifiers
 from tests.hostile import make_repo
@@ -75,6 +82,7 @@ SECTIONS = [
                   "is nil on success)."),
     ("Tumour suppressors", "The p53 protein stops the cell cycle after DNA damage."),
     ("Variants", "The P-53 variant of the assay and the p053 probe differ in length."),
+    ("Aircraft", "The Zlin Z 42 is a two-seat trainer; the first Z42 flew in 1967."),
 ]
 
 
@@ -132,3 +140,63 @@ def test_a_code_the_index_holds_as_written_is_left_alone(errors_index):
     assert specific_identifiers(errors_index, "What does p53 do?") == ["p53"]
     # the same code typed in a spelling the index lacks is read in the index's spellings
     assert set(index_spellings(errors_index, "p0053")[0]) == {"p53", "p-53", "p053"}
+
+
+def test_a_code_typed_as_two_words():
+    """A display code typed with a space: capitals, or Error/Err with an initial capital;
+    not words before numbers in prose."""
+    assert spaced_codes("E 17 报警 ERROR 9007 Error 1105 Err 5 兹林Z 42是") == [
+        ("E", "17"), ("ERROR", "9007"), ("Error", "1105"), ("Err", "5"), ("Z", "42")]
+    assert spaced_codes("Table 3, step 2, in 2 days, e 17, E 17.5, E 170x, SE-E 17x") == []
+    assert identifiers("ERROR 9007 怎么处理") == ["ERROR 9007"]
+    assert identifiers("Table 3 lists the top 10 in 2 steps") == []
+
+
+def test_a_code_typed_as_two_words_is_held_whole_and_stated_on_its_key_line():
+    """``ERROR 9007`` as an identifier: held by a text writing it so (not ERROR 90070), and
+    *about* a text whose line keyed by its prefix states its number (``* Error Number:
+    9007``): the entry explaining the error ranks above a log quoting another one."""
+    entry = "* Error Number: 8027\n\n  The table schema version is outdated."
+    assert is_about(match_level(["ERROR 8027"], entry))
+    assert is_about(match_level(["Error 8027"], "错误码 Error: 08027"))
+    assert match_level(["ERROR 9007"], "```\nERROR 9007 (HY000): Write conflict\n```") == 2
+    assert match_level(["ERROR 9007"], "ERROR 90070 (HY000)\n* Error Number: 90070") == 0
+    assert match_level(["ERROR 9007"], "* Error Number: 9007 and more") == 0
+    assert match_level(["E 17"], "E 170 报警") == 0
+
+
+def test_a_code_typed_with_a_space_finds_the_row_the_table_writes(example):
+    """The display shows ``E 17``; the table writes E17. Both words unknown: no answer."""
+    for q in ("E 17", "E 17 报警后怎么复位？", "HX-260 报 E 17 怎么办"):
+        res = search(example, q, k=3)
+        assert not res.no_answer, q
+        top = res.results[0]
+        assert top.kind == "table_row" and top.text.startswith("故障码: E17"), (q, top.text[:40])
+        assert {"term": "E 17", "expanded": ["e17"], "from": "spelling"} in res.filters.expanded
+    assert specific_identifiers(example, "E 17 报警") == ["e17"]
+
+
+@pytest.mark.parametrize("code", ["E 99", "E 170", "E 099"])
+def test_a_code_the_knowledge_lacks_typed_with_a_space_is_no_answer(example, code):
+    """``E 99 报警怎么处理`` was answered by the page on alarms that return after a reset:
+    the code, nowhere in the knowledge, is an unknown code as E99 typed whole is."""
+    res = search(example, f"{code} 报警怎么处理", k=3)
+    assert res.no_answer, code
+    assert code.replace(" ", "").lower() in (res.filters.unknown_terms or ())
+
+
+def test_a_code_the_index_holds_as_two_words_is_not_joined(errors_index):
+    """Z 42 is written apart (and Z42 too): searched as written; ERROR 9007 is written
+    apart and never joined; K 164 neither joined (no k164) nor an unknown code (both words
+    known)."""
+    assert joined_code(errors_index, "Z", "42") == []
+    assert joined_code(errors_index, "ERROR", "9007") == []
+    assert joined_code(errors_index, "K", "164") == []
+    assert joined_code(errors_index, "E", "99") is None
+    assert not [s for s in expand(errors_index, "Zlin Z 42", []).shown if s["from"] == "spelling"]
+
+
+def test_an_error_code_typed_as_two_words_is_a_specific_identifier(errors_index):
+    assert specific_identifiers(errors_index, "ERROR 8027 怎么处理") == ["ERROR 8027"]
+    res = search(errors_index, "ERROR 8027", k=3)
+    assert not res.no_answer and res.results[0].title == "Error codes"

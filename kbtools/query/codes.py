@@ -15,12 +15,19 @@ These spellings are used only for a question's word the index does not hold as w
 (`kbtools.query.expansion.index_spellings`): a code the index holds (p53, Th2 in
 biomedical abstracts, E17 in a fault-code table) is searched and matched as written.
 
+A question may type a code as two words too (`spaced_codes`: ``E 17`` as the display shows
+it, ``ERROR 9007``, ``Error 1105``): a prefix in capitals, or a prefix form with an initial
+capital (Error, Err), one space and a number (not ``Table 3``, ``Step 2``, ``in 2``). A
+document states what such a code is on a line keyed by its prefix (`key_line`: ``* Error
+Number: 9007``, ``错误码 Error: 9007``).
+
 Pure: imports nothing from kbtools.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # One word's short and long forms as a code's prefix, in lower case.
 PREFIX_FORMS = (("err", "error"),)
@@ -81,3 +88,37 @@ def written_apart(token: str) -> re.Pattern[str] | None:
                      for p in sorted(prefixes(prefix), key=len, reverse=True))
     return re.compile(rf"(?<![A-Za-z0-9_.\-])(?P<prefix>{forms}) 0*{number}"
                       rf"(?![A-Za-z0-9_]|\.\d)")
+
+
+_SPACED = re.compile(r"(?<![A-Za-z0-9_.\-])(?P<prefix>[A-Za-z]{1,5}) (?P<number>\d{1,9})"
+                     r"(?![A-Za-z0-9_]|[.,]\d)")
+
+
+def spaced_codes(text: str) -> list[tuple[str, str]]:
+    """The codes `text` types as two words, (prefix, number) as written, each once: a prefix
+    of one to five capitals (``E 17``, ``HX 260``, ``ERROR 9007``) or a prefix form
+    (`PREFIX_FORMS`) with an initial capital (``Error 1105``), one space, a number as a whole
+    token (not ``E 17.5``, ``E 170x``)."""
+    out: list[tuple[str, str]] = []
+    for m in _SPACED.finditer(text):
+        prefix, number = m.group("prefix"), m.group("number")
+        if prefix.isupper() or (prefix[0].isupper() and len(prefixes(prefix.lower())) > 1):
+            out.append((prefix, number))
+    return list(dict.fromkeys(out))
+
+
+def spaced_parts(ident: str) -> tuple[str, str] | None:
+    """(prefix, number) of an identifier that is a code typed as two words, else None."""
+    found = spaced_codes(ident)
+    return found[0] if len(found) == 1 and " ".join(found[0]) == ident else None
+
+
+@lru_cache(maxsize=256)
+def key_line(prefix: str, number: str) -> re.Pattern[str]:
+    """A line stating the code (`prefix`, `number`): up to 40 characters holding one of the
+    prefix's forms as a word (``* Error Number``), a colon, then only the number (leading
+    zeros allowed, in optional quotes). Lines end at a newline or a NUL (texts joined)."""
+    forms = "|".join(re.escape(p) for p in sorted(prefixes(prefix.lower()), key=len, reverse=True))
+    return re.compile(rf"(?:^|(?<=[\n\x00]))[^:：\n\x00]{{0,40}}?(?<![A-Za-z])(?:{forms})"
+                      rf"(?![A-Za-z])[^:：\n\x00]{{0,40}}[:：][ \t]*[`'\"]?0*{int(number)}[`'\"]?"
+                      rf"[ \t]*(?=$|[\n\x00])", re.IGNORECASE)

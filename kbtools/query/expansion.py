@@ -25,17 +25,20 @@ tagout), searches for the index's spelling as if the question had written it: as
 word it found nothing and counted towards "no answer". So does a question word that is a
 code the index writes otherwise (`index_spellings`, `kbtools.query.codes`: E017 for the E17
 of a fault-code table, ERR9007 for ``ERROR 9007 (HY000)``); a code the index holds as
-written (p53, E17) is searched as written only.
+written (p53, E17) is searched as written only. A code typed as two words (``E 17``,
+`kbtools.query.codes.spaced_codes`) that the index holds only as one (E17) is searched as
+that one (`joined_code`); as two words it is searched as written (``MEK 1``, ``Z 42``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
-from kbtools.query.codes import joined_spellings, split_spellings, written_apart
+from kbtools.query.codes import joined_spellings, spaced_codes, split_spellings, written_apart
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -130,6 +133,16 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         holding = searched if covering == spelled else covering  # (one token: itself)
         covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *holding]))
         shown.append({"term": q, "expanded": searched, "from": "spelling"})
+    for prefix, number in spaced_codes(text):  # E 17 for the E17 the index holds
+        joined = joined_code(index, prefix, number) or []
+        searched = [v for v in joined if v not in own]
+        for v in searched:
+            terms.setdefault(v, bm25.vocab[v])
+            full.add(bm25.vocab[v])
+        for w in bm25.tok(f"{prefix} {number}") if joined else ():
+            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
+        if searched:
+            shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full))
 
@@ -196,3 +209,42 @@ def split_spelling(index: KbIndex, token: str) -> tuple[list[str], list[str]]:
     # the prefix as the knowledge writes it (error, not also the err of Go code's err != nil)
     words = [w for w in (found.group("prefix").lower(), number) if w in vocab]
     return words, [number]
+
+
+def joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:
+    """The index's one-token spellings of a code a question types as two words (``E 17``:
+    e17, e017; `kbtools.query.codes.joined_spellings`) when the index does not hold the two
+    words as written: one of them it never saw, or none of the at most SPLIT_CHUNKS chunks
+    holding the number writes them apart (any case; a number held by more chunks may be
+    written so: ``MEK 1``). [] when it holds them so (``Z 42`` of an aircraft's name), or
+    holds both words but not the code in one token either; None when the code is nowhere in
+    it: one of its words unknown, and no one-token spelling (``E 99``)."""
+    vocab, bm25 = index.bm25.vocab, index.bm25
+    joined = [v for v in joined_spellings(prefix + number) if v in vocab]
+    words = bm25.tok(f"{prefix} {number}")
+    if len(words) == 2 and all(w in vocab for w in words):
+        if not joined or _held_apart(index, prefix, number, vocab[words[1]]):
+            return []
+        return joined
+    return joined or None
+
+
+def _held_apart(index: KbIndex, prefix: str, number: str, nid: int) -> bool:
+    """Does a chunk write the two words `prefix` `number` (any case, leading zeros as
+    written)? True too when the number is held by more than SPLIT_CHUNKS chunks (not read)."""
+    bm25 = index.bm25
+    if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
+        return True
+    pattern = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(prefix)}\s+{re.escape(number)}"
+                         rf"(?![A-Za-z0-9_]|[.,]\d)", re.IGNORECASE)
+    texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
+    return any(pattern.search(text) or pattern.search(heading)
+               for text, heading, _ in texts.values())
+
+
+def unknown_codes(index: KbIndex, text: str) -> list[str]:
+    """The codes `text` types as two words that are nowhere in the index (`joined_code` is
+    None), each as one token (``E 99``: e99): a code the knowledge never mentions, as E99
+    typed whole is (`kbtools.query.fusion.unknown_name`), not a question its neighbour E17
+    answers."""
+    return [f"{p}{n}".lower() for p, n in spaced_codes(text) if joined_code(index, p, n) is None]

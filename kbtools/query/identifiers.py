@@ -5,20 +5,22 @@ HX-260, RF-10), settings and symbols (``tidb_enable_fast_create_table``, TokenCa
 and error strings (``kb:publish``, ``[ddl:8204]``), API paths (``/v3/clients/{id}/secrets``:
 a letter or ``{`` in it, so a slashed date or fraction, 2024/03/01 or 1/2/3, is none)
 and numbered sections or articles (4.3 节, 第 12 条, section 8.2), in Traditional script as
-well (4.3 節, 第 12 條: the same identifiers). Plain numbers and words are not identifiers, nor
+well (4.3 節, 第 12 條: the same identifiers), and codes typed as two words (``ERROR 9007``,
+``Error 1105``, ``E 17``: `kbtools.query.codes.spaced_codes`; not ``Table 3`` or ``in 2``). Plain numbers and words are not identifiers, nor
 is a count (12 条记录): an undotted number is a section only after 第.
 
 `identifiers(question)` finds them; `match_level(ids, text, heading)` says how a chunk holds
 them: two points per identifier it contains as a whole token (not inside a longer code: E17
 is not in E170), one more when it is *about* one (a table row keyed by it — a line
-``header: E17`` — or a heading that is it, or begins with it: a code or section number
+``header: E17``, for a code typed as two words a line keyed by its prefix and stating its number,
+``* Error Number: 9007`` (`kbtools.query.codes.key_line`) — or a heading that is it, or begins with it: a code or section number
 followed by anything, a name only by its arguments, a bracketed note or the version that
 brought it, as in ``tidb_gc_life_time 从 v5.0 版本开始引入``). `promote` stably re-sorts hits
 so that a higher level always ranks first; inside a level the fused order stands. Search promotes
 only the chunks *about* an identifier (odd levels, `is_about`): promoting every chunk that
 merely mentions one lost more questions than it won on the dev sets (docs/retrieval.md).
 
-Pure: imports nothing from kbtools.
+Pure: imports nothing from kbtools but the pure `kbtools.query.codes`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
+
+from kbtools.query.codes import key_line, spaced_codes, spaced_parts
 
 _TOKEN = re.compile(r"\[[A-Za-z_]+:\d+\]"  # [ddl:8204]
                     r"|(?:/[A-Za-z0-9_{}.\-]+){2,}"  # /v3/clients/{client_id}/secrets
@@ -77,6 +81,7 @@ def identifiers(question: str) -> list[str]:
             continue  # 2024/03/01, 1/2/3: a date or fraction (its digits are no identifier)
         if tok.startswith(("[", "/")) or _is_identifier(tok):
             out.append(tok)
+    out += [f"{prefix} {number}" for prefix, number in spaced_codes(text)]  # ERROR 9007
     first: dict[str, str] = {}
     for t in out:
         first.setdefault(t.casefold(), t)
@@ -117,7 +122,8 @@ def _heads(ident: str, heading: str) -> bool:
     else:
         whole = lowered.startswith(ident.lower()) and _whole_token(head, 0, len(ident))
         end = len(ident) if whole else -1
-    return end >= 0 and (bool(_CODE.fullmatch(ident)) or bool(_NOTE.match(head, end)))
+    return end >= 0 and (bool(_CODE.fullmatch(ident)) or spaced_parts(ident) is not None
+                         or bool(_NOTE.match(head, end)))
 
 
 # What may follow a setting's or function's name in a heading about it: its arguments or a
@@ -296,6 +302,10 @@ def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
         if text_names(ident, text, heading, parents):  # where the documentation defines a key:
             held, about = held + 2, 1  # above a row or line that names it (``配置项: a.b``)
             continue
+        spaced = spaced_parts(ident)  # ERROR 9007 stated on a line ``* Error Number: 9007``
+        if spaced is not None and key_line(*spaced).search(text):
+            held, about = held + 1, 1
+            continue
         if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
         held += 1
@@ -382,6 +392,9 @@ class _Joined:
         `_whole_token` (`_SEP` at a part's ends reads as the text's ends), any other by its
         regex (whose matches cannot cross `_SEP`)."""
         starts, joined, lowered = self.starts, self.joined, self.lowered
+        if (spaced := spaced_parts(ident)) is not None:  # its key line (`_level`)
+            self.holders.update(bisect.bisect_right(starts, m.start()) - 1
+                                for m in key_line(*spaced).finditer(joined))
         if not ident.isascii():
             self.holders.update(bisect.bisect_right(starts, m.start()) - 1
                                 for m in _pattern(ident).finditer(joined))

@@ -47,7 +47,7 @@ from kbtools.query import (
 )
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
-from kbtools.query.expansion import EXPANSION_WEIGHT, expand
+from kbtools.query.expansion import EXPANSION_WEIGHT, expand, unknown_codes
 from kbtools.query.filters import filter_mask, parse_where, resolve_docs
 from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
@@ -194,9 +194,10 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
         named = named_keys(index, unknown, wanted, picked, rows)
         unknown = [t for t in unknown if t not in named]
+    codes = unknown_codes(index, text)  # E 99, as E99: a code the knowledge never mentions
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
-        unknown_terms=unknown, exact=exact,
+        unknown_terms=[*unknown, *codes], exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), unknown)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]))
@@ -208,7 +209,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
-    return SearchResponse(text, index.release, replace(filters, unknown_terms=tuple(unknown)),
+    return SearchResponse(text, index.release,
+                          replace(filters, unknown_terms=tuple(dict.fromkeys([*unknown, *codes]))),
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2),

@@ -15,7 +15,8 @@ import numpy as np
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import identifier_text
 from kbtools.query import fusion
-from kbtools.query.expansion import index_spellings
+from kbtools.query.codes import spaced_parts
+from kbtools.query.expansion import index_spellings, joined_code
 from kbtools.query.identifiers import holds_enough, identifiers, match_level, match_levels
 from kbtools.query.inherit import vector_models
 from kbtools.query.keys import identifier_terms
@@ -45,9 +46,12 @@ def index_spelling(index: KbIndex, ident: str) -> str:
     """The identifier as the index writes it when the index has it only in another spelling
     (`expansion.index_spellings`: with a hyphen inserted or removed, E-17 for the E17 of the
     fault-code table, RS485 for RS-485; a code's other spellings, E17 for E017; a code as
-    the two words a chunk writes, ``error 9007`` for ERR9007), else as the question writes
+    the two words a chunk writes, ``error 9007`` for ERR9007; a code typed as two words as
+    the one the index holds, e17 for ``E 17``: `expansion.joined_code`), else as the question writes
     it: the words are searched for the index's spelling already, and the identifier must be
     looked for in the same one. An identifier the index holds is left as written."""
+    if (spaced := spaced_parts(ident)) is not None:  # E 17 for the E17 the index holds
+        return next(iter(joined_code(index, *spaced) or []), ident)
     _, ids, unknown = index.bm25.query_terms(ident)
     if ids or len(unknown) != 1:
         return ident
