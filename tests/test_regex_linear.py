@@ -165,6 +165,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
+    "kbtools.query.codes._SPACED": "finditer",  # the question (codes typed as two words)
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
     "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
@@ -204,6 +205,9 @@ OTHER: dict[str, str] = {
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",
+    "kbtools.query.expansion:<dynamic>": "a code's escaped prefix, whitespace and its escaped "
+                                          "digits between fixed look-arounds, searched in "
+                                          "chunk texts (linear)",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
     "kbtools.query.identifiers._ARTICLE": "one identifier of the question (fullmatch)",
