@@ -1,6 +1,7 @@
 """`kb serve` as a technician uses it on a phone or a tablet, with gloves, in a real headless
-Chromium: every link, button and field of every kind of page is a 48×48 px target, and a wide
-table's Chinese columns stay readable in their scrolling box."""
+Chromium: every link, button and field of every kind of page is a 48×48 px target, the back
+button returns to the results a pasted log gave (at the place left), and a wide table's
+Chinese columns stay readable in their scrolling box."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
-from servefixtures import NEW_DOC, git, make_served_repo
+from servefixtures import NEW_DOC, git, make_served_repo, navigate
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -103,6 +104,43 @@ def test_every_link_button_and_field_is_a_48_px_target(page, server, size):
                 "return document.documentElement.scrollWidth - window.innerWidth") <= 1, name
         page.get(server + "/release")
         assert page.find_elements("css selector", "section.changes p.added a")
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_back_after_a_pasted_log_returns_to_its_results_where_they_were_left(page, server):
+    """A pasted log is answered in place (no URL holds it): following a result and pressing
+    back showed the browser's "confirm form resubmission" error instead of the results (the
+    page was sent `no-store`, so the browser could only post the form again), and the
+    results page, once kept, opened at its top (the search box's autofocus scrolled to it)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 360, "height": 640, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        log = " ".join(f"08:{i // 60:02d}:{i % 60:02d} 周期{1000 + i} 注射完成 保压正常 模温正常 "
+                       f"螺杆转速正常 料筒温度稳定" for i in range(70)) + " 报警 E08 液压油温过高"
+        page.get(server + "/")
+        page.execute_script("document.querySelector('[name=q]').value = arguments[0]", log)
+        navigate(page, "form.search button")
+        results = [a.get_attribute("data-doc")
+                   for a in page.find_elements(By.CSS_SELECTOR, "article.result")]
+        assert len(results) > 3
+        fourth = "article.result:nth-of-type(4) h2 a"
+        page.execute_script("document.querySelector(arguments[0]).scrollIntoView()", fourth)
+        left_at = page.execute_script("return window.scrollY")
+        assert left_at > 0
+        navigate(page, fourth)
+        assert "/doc/" in page.current_url
+        page.execute_script("window.kbOldPage = true")
+        page.back()
+        WebDriverWait(page, 60).until(lambda d: d.execute_script(
+            "return window.kbOldPage !== true && document.readyState === 'complete'"))
+        assert [a.get_attribute("data-doc")
+                for a in page.find_elements(By.CSS_SELECTOR, "article.result")] == results
+        assert page.find_element(By.NAME, "q").get_attribute("value") == log
+        assert page.execute_script("return window.scrollY") == left_at
     finally:
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 

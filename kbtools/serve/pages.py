@@ -147,7 +147,7 @@ class Page:
                                                  lang_url=self.lang_url(anchor),
                                                  lang_form=self.lang_form(), **values)
         response = HTMLResponse(html, status_code=status,
-                                headers={"cache-control": "no-store"})
+                                headers={"cache-control": "private, no-cache"})
         if self.remember:
             response.set_cookie(LANG_COOKIE, self.lang, max_age=365 * 86400, samesite="strict")
         return response
