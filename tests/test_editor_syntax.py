@@ -16,7 +16,8 @@ from kbtools.decision.documents import evaluate_table
 from kbtools.markdown.doctree import Paragraph, parse
 from kbtools.markdown.frontend import scan
 from kbtools.render.table_csv import table_csv
-from kbtools.serve.docview import RenderContext, render_markdown
+from kbtools.serve.docview import render_markdown
+from kbtools.serve.passes import RenderContext
 from tests.kbfixtures import GOOD_FM
 
 FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from kbtools.markdown.frontend import scan
 from kbtools.render.formula import formula_relpath, normalize_latex
-from kbtools.serve.docview import RenderContext, render_markdown, xrefs_of
+from kbtools.serve.docview import render_markdown
 from kbtools.serve.marks import highlight_terms
+from kbtools.serve.passes import RenderContext, xrefs_of
 
 DOC = "knowledge/crops/x.md"
 

@@ -16,8 +16,9 @@ from starlette.testclient import TestClient
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.app import create_app
-from kbtools.serve.docview import RenderContext, render_markdown
-from kbtools.serve.pages import TABLE_ROWS_AROUND, table_excerpt
+from kbtools.serve.docview import render_markdown
+from kbtools.serve.passes import RenderContext
+from kbtools.serve.results import TABLE_ROWS_AROUND, table_excerpt
 
 pytestmark = pytest.mark.slow
 

@@ -34,6 +34,9 @@ markdown-it's own renderer in what author content may do:
 - a passage may leave table rows out (`RenderContext.line_map` gives the file line of each
   line it kept): a row ``<tr class="omitted">`` with the page's note stands where they were;
 - cross references the build resolved ("见 4.3 节", chunk ``links``) become links.
+
+The last three are passes over the parsed tokens, in `kbtools.serve.passes` with the
+`RenderContext` they read.
 """
 
 from __future__ import annotations
@@ -41,8 +44,7 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
@@ -58,7 +60,6 @@ from kbtools.markdown.parser import (
     is_math_fence,
     markdown,
     parse_tokens,
-    slugify,
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
 from kbtools.render.images import file_path, image_path, shipped_path
@@ -73,70 +74,13 @@ from kbtools.serve.editors import (
 from kbtools.serve.formula_words import formula_words
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
+from kbtools.serve.passes import RenderContext, link_xrefs, mark_lines, note_omissions
 
-# Blocks that are cited when they overlap the cited lines (containers only when inside them).
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
 _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
 # an inline link written as HTML (`<a href="manual.pdf">`), and its end tag
 _A_OPEN = re.compile(r"<a\s[^<>]*>", re.I)
 _A_CLOSE = re.compile(r"</a\s*>", re.I)
-_LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_block",
-                "math_block", "math_block_label", "html_block", "hr"}
-
-
-def app_url(kind: str, rel: str) -> str:
-    """The web app's URL of a document page (``doc``), a decision-table form (``table``), a
-    formula SVG (``formula``, `rel` as ``formulas/<sha256>.svg``) or a shipped image
-    (``asset``, `rel` its repository path)."""
-    if kind == "formula":
-        return "/" + quote(rel)
-    return f"/{kind}/{quote(rel)}"
-
-
-@dataclass(frozen=True)
-class Xref:
-    """A cross reference the build resolved: `text` on file line `line` points at a section."""
-
-    line: int
-    text: str
-    href: str
-
-
-@dataclass
-class RenderContext:
-    """What rendering one piece of a document needs to know about the release and the page."""
-
-    doc: str  # the document's path (links and images resolve against it)
-    line_offset: int = 0  # file line of the text's first line, minus one
-    cited: tuple[int, int] | None = None  # file lines to highlight
-    terms: Sequence[str] = ()  # matched question terms to highlight
-    xrefs: Sequence[Xref] = ()
-    has_formula: Callable[[str], bool] = lambda rel: False  # a data/ path the release holds
-    has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
-    url: Callable[[str, str], str] = app_url
-    missing_file: str = "not on this device"  # said after a link to a file the release lacks
-    formula_word: str = "Formula: "  # a formula picture's text begins with it (its language)
-    marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
-    on_doc_page: bool = True  # False: a passage shown outside its document (search results)
-    # When the text left lines out: the file line of each of its lines, then the line after
-    # what it was cut from (else `line_offset` applies); and the note shown where table rows
-    # were left out, by the text line it stands before (the text's end: after its last row).
-    line_map: Sequence[int] = ()
-    omitted: Mapping[int, str] = field(default_factory=dict)
-
-    def file_lines(self, span: Sequence[int]) -> tuple[int, int]:
-        """The file lines of a token's source map (text lines ``[start, end)``): the first,
-        and the last (one less than the first when the map is empty). A block of several
-        lines spans the lines left out around it (a table's rows are one line each, so such
-        a block is the table or its body, and the rows left out are its own)."""
-        start, end = span[0], span[1]
-        if not self.line_map:
-            return start + 1 + self.line_offset, end + self.line_offset
-        if end - start <= 1:
-            first = self.line_map[start]
-            return first, first if end > start else first - 1
-        first = self.line_map[start - 1] + 1 if start > 0 else self.line_map[0]
-        return first, self.line_map[end] - 1
 
 
 def printed_href(href: str) -> str:
@@ -391,139 +335,6 @@ def _block_attrs(tok: Token) -> str:
     return attrs
 
 
-# --- token passes ------------------------------------------------------------------------
-
-def _mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
-    """``data-lines`` on every block with a source map; ``cited`` on those in the range,
-    and the ``cited`` anchor on (or before) the first of them.
-
-    A tight list's item paragraphs are not rendered (markdown-it hides them): the item
-    itself is marked in their place. A list item's map runs over the blank line after it, so
-    an item counts as cited through its paragraph, not by lying inside the range."""
-    first: int | None = None
-    for i, tok in enumerate(tokens):
-        if tok.map is None or tok.nesting < 0:
-            continue
-        a, b = ctx.file_lines(tok.map)
-        lo, hi = ctx.cited or (0, -1)
-        overlaps = a <= hi and max(a, b) >= lo
-        if tok.type == "inline":  # text in the cited lines: every matched term is marked
-            for child in tok.children or []:
-                child.meta["cited"] = overlaps
-            continue
-        tok.attrSet("data-lines", f"{a}-{max(a, b)}")
-        if ctx.cited is None:
-            continue
-        inside = lo <= a and b <= hi
-        if (tok.type in _LEAF_BLOCKS and overlaps) or (inside and tok.type != "tbody_open"):
-            at = _container(tokens, i) if tok.hidden else i
-            _add_class(tokens[at], "cited")
-            first = at if first is None else min(first, at)
-    if first is None or ctx.marked[0]:
-        return tokens
-    ctx.marked[0] = True
-    if tokens[first].type in _ANCHORABLE:
-        tokens[first].attrSet("id", "cited")
-        return tokens
-    return [*tokens[:first], Token("cited_anchor", "", 0), *tokens[first:]]
-
-
-# Cited blocks whose own tag carries the ``cited`` id (headings keep their slug as id).
-_ANCHORABLE = {"tr_open", "paragraph_open", "fence", "code_block", "list_item_open"}
-
-
-def _container(tokens: list[Token], idx: int) -> int:
-    """The index of the block that encloses token `idx` (a tight list item's paragraph: its
-    item); `idx` itself at the top level."""
-    level = tokens[idx].level
-    for j in range(idx - 1, -1, -1):
-        if tokens[j].nesting == 1 and tokens[j].level < level:
-            return j
-    return idx
-
-
-def _add_class(tok: Token, name: str) -> None:
-    if name not in str(tok.attrGet("class") or "").split():
-        tok.attrJoin("class", name)
-
-
-def _note_omissions(tokens: list[Token], ctx: RenderContext) -> list[Token]:
-    """The note of `ctx.omitted` as a table row spanning the columns, before the body row
-    of the text line it names (or at the end of the body, one past its last row)."""
-    if not ctx.omitted:
-        return tokens
-    out: list[Token] = []
-    cols, row_end, in_body = 1, -1, False
-    for tok in tokens:
-        if tok.type == "thead_open":
-            cols = 0
-        elif tok.type == "th_open":
-            cols += 1
-        elif tok.type == "tbody_open":
-            row_end, in_body = -1, True
-        elif tok.type == "tr_open" and tok.map is not None and in_body:
-            out += _omission(ctx, tok.map[0], cols)
-            row_end = tok.map[1]
-        elif tok.type == "tbody_close":
-            out += _omission(ctx, row_end, cols)
-            in_body = False
-        out.append(tok)
-    return out
-
-
-def _omission(ctx: RenderContext, line: int, cols: int) -> list[Token]:
-    note = ctx.omitted.get(line)
-    if note is None:
-        return []
-    tok = Token("omitted_rows", "tr", 0)
-    tok.content, tok.meta["cols"] = note, max(cols, 1)
-    return [tok]
-
-
-def _link_xrefs(tokens: list[Token], ctx: RenderContext) -> None:
-    """Turn the resolved cross references on an inline run's lines into links."""
-    if not ctx.xrefs:
-        return
-    for tok in tokens:
-        if tok.type != "inline" or tok.map is None or not tok.children:
-            continue
-        a, b = ctx.file_lines(tok.map)
-        refs = [x for x in ctx.xrefs if a <= x.line <= max(a, b)]
-        if refs:
-            tok.children = _split_refs(tok.children, refs)
-
-
-def _split_refs(children: list[Token], refs: list[Xref]) -> list[Token]:
-    out: list[Token] = []
-    depth = 0
-    for child in children:
-        depth += 1 if child.type == "link_open" else -1 if child.type == "link_close" else 0
-        if child.type != "text" or depth > 0:
-            out.append(child)
-            continue
-        out.extend(_split_text(child.content, refs))
-    return out
-
-
-def _split_text(text: str, refs: list[Xref]) -> list[Token]:
-    for ref in refs:
-        at = text.find(ref.text) if ref.text else -1
-        if at < 0:
-            continue
-        before, after = text[:at], text[at + len(ref.text):]
-        link = Token("link_open", "a", 1)
-        link.attrSet("href", ref.href)
-        link.meta["xref"] = True
-        return [*(_split_text(before, refs) if before else []), link,
-                _text_token(ref.text), Token("link_close", "a", -1),
-                *(_split_text(after, refs) if after else [])]
-    return [_text_token(text)]
-
-
-def _text_token(text: str) -> Token:
-    tok = Token("text", "", 0)
-    tok.content = text
-    return tok
 
 
 class _XrefRenderer(SafeRenderer):
@@ -557,23 +368,8 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     tokens = table_of_contents(tokens)
     if not ctx.on_doc_page:
         passage_headings(tokens)
-    tokens = _note_omissions(_mark_lines(tokens, ctx), ctx)
-    _link_xrefs(tokens, ctx)
+    tokens = note_omissions(mark_lines(tokens, ctx), ctx)
+    link_xrefs(tokens, ctx)
     md = markdown()
     return _XrefRenderer(ctx).render(tokens, md.options, {})
-
-
-def xrefs_of(links: Iterable[dict[str, Any]], ctx_url: Callable[[str, str], str]) -> list[Xref]:
-    """The resolved cross references among chunk `links` (those naming a target document)."""
-    out: dict[tuple[int, str], Xref] = {}
-    for link in links:
-        target, text, line = link.get("doc"), link.get("text"), link.get("line")
-        if not (isinstance(target, str) and target and isinstance(text, str) and text.strip()
-                and isinstance(line, int)):
-            continue
-        path = [str(h) for h in link.get("heading_path") or []]
-        anchor = slugify(path[-1]) if path else ""
-        href = ctx_url("doc", target) + (f"#{quote(anchor)}" if anchor else "")
-        out.setdefault((line, text), Xref(line, text, href))
-    return sorted(out.values(), key=lambda x: (x.line, -len(x.text)))
 

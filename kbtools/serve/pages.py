@@ -13,10 +13,9 @@ import logging
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
-from urllib.parse import quote, quote_plus, urlencode
+from urllib.parse import quote, urlencode
 
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup
@@ -28,19 +27,14 @@ from starlette.routing import Route
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
-from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
+from kbtools.decision.matching import InputError, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError, one_line
 from kbtools.query.log import record_question
 from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
-from kbtools.serve.docview import (
-    RenderContext,
-    app_url,
-    render_markdown,
-    xrefs_of,
-)
+from kbtools.serve.docview import render_markdown
 from kbtools.serve.i18n import (
     HTML_LANG,
     LANG_COOKIE,
@@ -55,7 +49,8 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
-from kbtools.serve.marks import highlight_terms
+from kbtools.serve.passes import app_url, xrefs_of
+from kbtools.serve.results import render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 
@@ -63,22 +58,12 @@ log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
 
 MAX_FACET_VALUES = 200  # values listed per facet
-SNIPPET_CHARS = 1500  # a result's passage shown in full up to this, else cut at a line
-# A table result shows its header and the rows within this many of its cited row (21 rows,
-# moved in at the table's ends): the neighbours a reader compares the row with (the next
-# fault codes, the adjacent ranges of a decision table), about a tablet screen, and a page
-# of ten results in tens of kilobytes however long the table. A note stands for the rest.
-TABLE_ROWS_AROUND = 10
-OMIT_AT_LEAST = 3  # fewer rows than this are shown rather than noted (a note costs a row)
 # The search form is POSTed (a pasted log of thousands of characters, a long Chinese question,
 # do not fit a URL): its body holds the longest question percent-encoded (a character is up
 # to 4 UTF-8 bytes of 3 characters each) and the filters. A question whose form fits a
 # query string is redirected to its GET URL (a link to keep, reload and back as before).
 MAX_FORM_BYTES = 12 * MAX_QUESTION_CHARS + 16 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
-# a result's link carries the question (its terms are highlighted on the document page) up
-# to this many bytes encoded; a longer question gives the terms the result matched instead
-LINK_QUESTION_BYTES = 2048
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
@@ -97,12 +82,6 @@ def package_files(folder: str) -> dict[str, bytes]:
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
                                      in package_files("templates").items()}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
-
-
-def _context(served: Served, doc: str, **kw: Any) -> RenderContext:
-    return RenderContext(doc=doc, has_formula=served.has_data_file,
-                         has_asset=lambda rel: served.has_data_file(f"source/{rel}"),
-                         url=app_url, **kw)
 
 
 class Page:
@@ -147,7 +126,7 @@ class Page:
                                                  lang_url=self.lang_url(anchor),
                                                  lang_form=self.lang_form(), **values)
         response = HTMLResponse(html, status_code=status,
-                                headers={"cache-control": "no-store"})
+                                headers={"cache-control": "private, no-cache"})
         if self.remember:
             response.set_cookie(LANG_COOKIE, self.lang, max_age=365 * 86400, samesite="strict")
         return response
@@ -243,158 +222,11 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
         response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
-        results = [_result_view(served, r, q, p.lang) for r in response.results]
+        results = [result_view(served, r, q, p.lang) for r in response.results]
     return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
                     max_question=MAX_QUESTION_CHARS,
                     response=response, results=results,
                     release=served.index.release.to_dict())
-
-
-def _decision_table(served: Served, doc: str, line: int) -> tuple[int, DecisionTable] | None:
-    """The decision table spanning `line` of `doc` and its number as the form counts them
-    (decision tables only); None when the Markdown table there is not a decision table. A
-    document's tables are parsed once per opened release (it never changes)."""
-    tables: dict[str, list[DecisionTable | TableError]] = served.cache.setdefault(
-        "decision_tables", {})
-    if doc not in tables:
-        tables[doc] = ops.decision_tables(served, doc)[1]
-    n = ops.decision_table_at(tables[doc], line)
-    dt = tables[doc][n - 1] if n is not None else None
-    return (n, dt) if n is not None and isinstance(dt, DecisionTable) else None
-
-
-def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str]) -> str:
-    """The form of table `n` of `doc`, filled with the values the question `given` it (column
-    → value, as the evaluation above the result read them) and decided when none is
-    missing."""
-    params: list[tuple[str, Any]] = [("table", n)]
-    if given and set(given) <= set(dt.header):
-        params += [(f"in.{i}", given[dt.header[i]]) for i in dt.inputs if dt.header[i] in given]
-        if all(dt.header[i] in given for i in dt.inputs):
-            params.append(("go", 1))
-    return app_url("table", doc) + "?" + urlencode(params)
-
-
-def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
-                     lang: str) -> dict[str, Any] | None:
-    """What a search result evaluated on the question's values says above its table: the
-    matching row and its outputs, the inputs still to give, or that no rule matches and why
-    in the page's language (a value the table refused, `dt` judging the inputs again: ``it
-    is in '°f', the column in '°C'``)."""
-    if ev is None:
-        return None
-    inputs = dict(ev.get("inputs") or {})
-    message = str(ev.get("message") or "")
-    detail = message[len(NO_MATCH_MESSAGE):].strip(" ()") \
-        if message.startswith(NO_MATCH_MESSAGE) else ""
-    if detail and dt is not None:
-        try:
-            match_rules(dt, inputs)
-        except InputError as exc:
-            detail = exc.message_in(lang)
-        except TableError:
-            pass
-    rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {})}
-            for r in ev.get("rows") or []] or [{"row": ev.get("row"),
-                                                "outputs": dict(ev.get("outputs") or {})}]
-    return {"status": ev.get("status"), "row": ev.get("row"),
-            "outputs": dict(ev.get("outputs") or {}), "rows": rows,
-            "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail}
-
-
-@dataclass(frozen=True)
-class TableExcerpt:
-    """A table's header and delimiter lines and a run of its rows, as Markdown."""
-
-    text: str
-    line_map: tuple[int, ...]  # the file line of each line of `text`, then `last_line` + 1
-    omitted: dict[int, int]  # text line → rows left out before it (one past the last: after)
-
-
-def table_excerpt(text: str, first_line: int, last_line: int, focus: int,
-                  around: int = TABLE_ROWS_AROUND) -> TableExcerpt | None:
-    """The table `text` (its Markdown, file lines `first_line`-`last_line`: header,
-    delimiter, one row a line) cut to the ``2·around + 1`` rows centred on the row on file
-    line `focus`, moved in at the table's ends; None when it has no more rows than that
-    (or its lines are not the table's: it is shown whole)."""
-    lines = text.split("\n")
-    end = len(lines)
-    if end != last_line - first_line + 1:
-        return None
-    span = 2 * around + 1
-    at = min(max(focus - first_line, 2), end - 1)
-    lo = max(2, min(at - around, end - span))
-    hi = min(end, lo + span)
-    lo = 2 if lo - 2 < OMIT_AT_LEAST else lo
-    hi = end if end - hi < OMIT_AT_LEAST else hi
-    if lo == 2 and hi == end:
-        return None
-    kept = [0, 1, *range(lo, hi)]
-    omitted = {2: lo - 2} if lo > 2 else {}
-    if hi < end:
-        omitted[len(kept)] = end - hi
-    return TableExcerpt("\n".join(lines[i] for i in kept),
-                        (*(first_line + i for i in kept), last_line + 1), omitted)
-
-
-def _result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
-    terms = list(r.why.get("matched_terms") or [])
-    lines = f"{r.line_start}-{r.line_end}"
-    status = (r.verification or {}).get("status")
-    view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
-            "path": [r.doc, *r.heading_path],
-            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
-            + "#cited",
-            "lang": content_lang((r.metadata or {}).get("lang"), r.text),
-            "lapsed": status == "lapsed", "outdated": r.outdated,
-            "table_url": None, "evaluation": None}
-    text = ops.passage_markdown(served, r.doc, r.text, r.line_start, r.line_end)
-    offset, cited = r.line_start - 1, (r.line_start, r.line_end)
-    found = None
-    excerpt = None
-    if r.kind in ("table_row", "table"):
-        table = ops.table_chunk(served, r.doc, r.line_start) if r.kind == "table_row" else \
-            {"text": r.text, "line_start": r.line_start, "line_end": r.line_end}
-        found = _decision_table(served, r.doc, r.line_start)
-        if found is not None:
-            given = dict((r.evaluation or {}).get("inputs") or {})
-            view["table_url"] = _table_url(*found, r.doc, given)
-        if table is not None:
-            text = ops.passage_markdown(served, r.doc, table["text"], table["line_start"],
-                                        table["line_end"])
-            offset = table["line_start"] - 1
-            focus = r.line_start if r.kind == "table_row" else \
-                _matched_line(r.evaluation, found[1] if found else None)
-            excerpt = table_excerpt(text, table["line_start"], table["line_end"], focus)
-    view["evaluation"] = _evaluation_view(r.evaluation, found[1] if found else None, lang)
-    if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
-        cut = text.rfind("\n", 0, SNIPPET_CHARS)
-        text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
-    notes: dict[int, str] = {}
-    if excerpt is not None:
-        t = translator(lang)
-        text = excerpt.text
-        notes = {line: t("rows_omitted", n=n) for line, n in excerpt.omitted.items()}
-    ctx = _context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
-                   missing_file=translator(lang)("file_not_on_device"), on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
-                   omitted=notes, formula_word=content_word("formula", view["lang"]))
-    ctx.marked[0] = True  # no scroll anchor inside a result list
-    view["html"] = Markup(render_markdown(text, ctx))
-    return view
-
-
-def _link_question(q: str, terms: list[str]) -> str:
-    """What a result's link carries of the question: all of it when short, else the terms the
-    result matched (a long question's link would pass the query-string limit)."""
-    return q if len(quote_plus(q)) <= LINK_QUESTION_BYTES else " ".join(terms)
-
-
-def _matched_line(ev: dict[str, Any] | None, dt: DecisionTable | None) -> int:
-    """The file line of the first row the evaluation of a whole-table result matched (0,
-    the table's first rows, when it matched none)."""
-    rows = [r.get("row") for r in (ev or {}).get("rows") or []] or [(ev or {}).get("row")]
-    row = rows[0] if (ev or {}).get("status") == "match" else None
-    return dt.line_of(row) if dt is not None and isinstance(row, int) else 0
 
 
 # --- document ---------------------------------------------------------------------------
@@ -434,7 +266,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
     doc_lang = content_lang(src.meta.get("lang"), src.body)
-    ctx = _context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
+    ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
                    xrefs=xrefs, missing_file=p.t("file_not_on_device"),
                    formula_word=content_word("formula", doc_lang))
     body = Markup(render_markdown(src.body, ctx))
