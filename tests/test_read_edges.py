@@ -317,3 +317,15 @@ def test_a_citation_or_a_link_given_as_the_document_says_what_to_send(repo, doc,
                                   f"file alone ('knowledge/edge.md'); {hint}")
     with pytest.raises(UsageError, match="only Markdown documents can be read"):
         read_section(open_knowledge(repo), "knowledge/edge.txt")
+
+
+def test_a_long_heading_path_not_found_is_quoted_short(repo):
+    """The error quoted a 100,000-heading path whole: the one line an agent reads (500
+    characters) ended inside the quote, so the sections it could read were never listed."""
+    with pytest.raises(KbError) as info:
+        read_section(open_knowledge(repo), "knowledge/edge.md", ["x"] * 100_000)
+    message = info.value.message
+    assert message.startswith("no section 'x > x > ") and len(message) < 500, message[:600]
+    assert message.endswith("(sections: 边界; 边界 > Temperature < 10 °C or > 30 °C; 边界 > Vec 与 "
+                            "Option<u8> 类型说明; 边界 > 注意事项; 边界 > 注意事项; 甲; 甲 > 乙; 丙; "
+                            "丙 > 甲 > 乙)")

@@ -361,7 +361,7 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
     if len(found) == 1:
         return found[0]
-    wanted = heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts)
+    wanted = _shown(heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts))
     if not found:
         known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
         raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})")
