@@ -436,3 +436,15 @@ def test_a_repository_git_refuses_is_named_with_gits_reason(repo: git.Repo) -> N
             create_draft(root, "field-report", "T", "b", location="x", author=author, now=NOW)
     config.write_text(config.read_text().removesuffix("[core\n"))
     assert repo.git.branch("--list") == heads
+
+
+def test_a_title_too_long_is_refused_in_a_line_that_says_so(repo: git.Repo) -> None:
+    """A 5,000-character title was quoted whole in the error: the one line an agent reads
+    (500 characters) ended inside the quote, so it never learnt the title was too long."""
+    root = Path(repo.working_tree_dir)
+    with pytest.raises(UsageError) as info:
+        create_draft(root, "field-report", "T" * 5000, "b", location="x", now=NOW)
+    line = info.value.format()
+    assert line.endswith(f"title: {'T' * 60!r}… is too long (at most 200 characters)"), line
+    assert len(line) < 300
+    assert not repo.git.branch("--list", "draft/*")

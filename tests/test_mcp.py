@@ -521,8 +521,8 @@ def test_listed_schemas_say_the_bounds_the_tools_apply(tmp_path):
         return tools, refused
 
     tools, refused = anyio.run(scenario)
-    assert tools["search"]["k"] == {"default": 5, "minimum": 1, "maximum": MAX_K, "title": "K",
-                                    "type": "integer"}
+    assert {k: v for k, v in tools["search"]["k"].items() if k not in ("description", "examples")
+            } == {"default": 5, "minimum": 1, "maximum": MAX_K, "title": "K", "type": "integer"}
     line = {"minimum": 1, "maximum": 10_000_000, "type": "integer"}
     assert tools["read"]["line_start"]["anyOf"][0] == line == tools["read"]["line_end"]["anyOf"][0]
     assert tools["recent"]["days"]["anyOf"][0] == {"minimum": 0, "type": "integer"}
@@ -531,3 +531,30 @@ def test_listed_schemas_say_the_bounds_the_tools_apply(tmp_path):
     assert '"ge"' not in schemas and '"le"' not in schemas
     for text in refused.values():
         assert "invalid arguments: table" in text and "\n" not in text, text
+
+
+def test_every_tool_parameter_says_what_it_is_for(tmp_path):
+    """An agent fills arguments from the listed input schemas: no parameter had a description
+    (what `where` takes, what `table` names, `verified_only`), and a draft's categories were
+    only in the prose. Each now has its description at the property's top level (where
+    clients read it, not inside an `anyOf` branch), and `category` lists the repository's."""
+    import anyio
+
+    from kbtools.agents.mcp_server import build_server
+    from kbtools.scaffold import scaffold
+
+    scaffold(tmp_path)
+    server = build_server(root=tmp_path, allow_write=True)
+
+    async def scenario():
+        return {t.name: t.input_schema for t in await server.list_tools()}
+
+    schemas = anyio.run(scenario)
+    assert set(schemas) == READ_TOOLS | {"draft_report"}
+    for name, schema in schemas.items():
+        for param, prop in schema["properties"].items():
+            assert len(prop.get("description", "")) > 20, (name, param, prop)
+    assert schemas["search"]["properties"]["where"]["description"].startswith("Front-matter")
+    assert schemas["draft_report"]["properties"]["category"]["enum"] == [
+        "crop-protection", "engineering", "equipment-maintenance", "field-report"]
+    assert "field-report" in schemas["draft_report"]["properties"]["category"]["description"]

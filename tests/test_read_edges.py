@@ -296,3 +296,36 @@ def test_doc_value_resolves_a_short_path_like_read():
     with pytest.raises(UsageError, match=r"doc=crops/a.md: names 2 documents \(knowledge/crops/"
                                          r"a.md, knowledge/crops/crops/a.md\); give the path"):
         doc_value("=", "crops/a.md", nested)  # under `knowledge` and `knowledge/crops`
+
+
+@pytest.mark.parametrize("doc,hint", [
+    ("knowledge/edge.md:7-9", "give its lines as line_start=7, line_end=9"),
+    ("knowledge/edge.md:7", "give its lines as line_start=7, line_end=7"),
+    ("knowledge/edge.md:7-9 § 边界 > 注意事项",
+     "give its lines as line_start=7, line_end=9 or its section as heading_path='边界 > 注意事项'"),
+    ("knowledge/edge.md § 边界", "give its section as heading_path='边界'"),
+    ("knowledge/edge.md#注意事项", "give a section by its heading as heading_path, not by its "
+                                "#anchor"),
+])
+def test_a_citation_or_a_link_given_as_the_document_says_what_to_send(repo, doc, hint):
+    """An agent passed the citation it was told to cite (`doc:7-9 § A > B`) or a link's
+    `#anchor` as `doc` and read "only Markdown documents can be read" about a Markdown
+    document; the error now names the file and where the lines or the section go."""
+    with pytest.raises(UsageError) as info:
+        read_section(open_knowledge(repo), doc)
+    assert info.value.message == (f"refused document path '{doc}': a document path names the "
+                                  f"file alone ('knowledge/edge.md'); {hint}")
+    with pytest.raises(UsageError, match="only Markdown documents can be read"):
+        read_section(open_knowledge(repo), "knowledge/edge.txt")
+
+
+def test_a_long_heading_path_not_found_is_quoted_short(repo):
+    """The error quoted a 100,000-heading path whole: the one line an agent reads (500
+    characters) ended inside the quote, so the sections it could read were never listed."""
+    with pytest.raises(KbError) as info:
+        read_section(open_knowledge(repo), "knowledge/edge.md", ["x"] * 100_000)
+    message = info.value.message
+    assert message.startswith("no section 'x > x > ") and len(message) < 500, message[:600]
+    assert message.endswith("(sections: 边界; 边界 > Temperature < 10 °C or > 30 °C; 边界 > Vec 与 "
+                            "Option<u8> 类型说明; 边界 > 注意事项; 边界 > 注意事项; 甲; 甲 > 乙; 丙; "
+                            "丙 > 甲 > 乙)")

@@ -200,6 +200,20 @@ def test_inputs_by_column_index():
     assert r.outputs[0]["风险等级"] == "中"
 
 
+def test_one_column_named_twice_with_two_values_is_refused():
+    """温度=10 and 温度(℃)=30 (or the column's number) name one column: the last value given
+    silently decided the row. Two values are refused; the same value twice is one input."""
+    for inputs in ({"温度": "10", "温度(℃)": "30", "相对湿度": "90"},
+                   {"1": "10", "温度": "30", "相对湿度": "90"}):
+        with pytest.raises(TableError) as info:
+            match_rules(risk(), inputs)
+        first, second = list(inputs.items())[:2]
+        assert ("two values for column 温度(℃): "
+                f"{first[0]}={first[1]} and {second[0]}={second[1]}; give one") in info.value.message
+    same = match_rules(risk(), {"温度": "18", "温度(℃)": "18", "相对湿度": "90"})
+    assert same.selected == (3,)
+
+
 def test_no_match_never_guesses():
     table = build_table(["温度", "风险"], [["<15", "低"], ["20-30", "高"]])
     r = match_rules(table, {"温度": "17"})
@@ -407,6 +421,9 @@ def test_cli_policy_all(tmp_path):
     (["温度18"], 2, "is not KEY=VALUE"),
     (["--table", "1", "温度=18"], 1, "missing input for column(s) 相对湿度(%)"),
     (["温度=18"], 1, "2 decision tables"),
+    (["--table", "1", "温度=10", "温度=30", "相对湿度=90"], 2,
+     "input 温度 is given twice (温度=10 and 温度=30); give it once"),
+    (["--table", "1", "温度=10", "温度(℃)=30", "相对湿度=90"], 1, "two values for column 温度(℃)"),
     (["--table", "1", "温度=warm", "相对湿度=1"], 1, "is not a number"),
 ])
 def test_cli_errors(doc, args, code, needle):

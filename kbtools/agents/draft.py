@@ -179,8 +179,25 @@ def _validate(cfg: Config, rel: str, text: str, category: str,
             hint = (f" (pass {argument('location')})" if "location" in missing else
                     f" (give `{missing[0]}:` in a front-matter block at the top of "
                     f"{argument('body')})" if missing else "")
-            raise UsageError(f"draft front matter is invalid: {where}: {err.message}{hint}",
+            raise UsageError(f"draft front matter is invalid: {where}: {_reason(err)}{hint}",
                              path=rel)
+
+
+QUOTED_MAX = 60  # characters of a refused value an error quotes
+
+
+def _reason(err: Any) -> str:
+    """A schema error's message with the value it quotes shortened: a 5,000-character title
+    filled the one-line error an agent reads, so "is too long" was cut off (and its limit
+    was never said)."""
+    value = err.instance
+    message: str = err.message
+    if isinstance(value, str) and len(value) > QUOTED_MAX:
+        message = message.replace(repr(value), repr(value[:QUOTED_MAX]) + "…", 1)
+    if err.validator in ("maxLength", "minLength"):
+        bound = "at most" if err.validator == "maxLength" else "at least"
+        message += f" ({bound} {err.validator_value} characters)"
+    return message
 
 
 def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str]) -> None:

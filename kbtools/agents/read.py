@@ -55,6 +55,27 @@ def _shown(doc: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
+# a document's path with a citation's lines or section, or a link's anchor, after it
+_CITED = re.compile(r"(?P<path>.+?\.(?:md|markdown))(?P<lines>:(?P<a>\d+)(?:-(?P<b>\d+))?)?"
+                    r"(?:\s*§\s*(?P<heading>.*?))?(?P<anchor>#.*)?", re.IGNORECASE | re.DOTALL)
+
+
+def _cited_hint(cited: re.Match[str]) -> str:
+    """What to send instead of a citation or a link given as a document path: an agent passed
+    `knowledge/x.md:53-60 § A > B` (the citation it was told to cite) or `knowledge/x.md#b`,
+    and was told only Markdown documents can be read."""
+    parts = []
+    if cited.group("lines"):
+        parts.append(f"its lines as line_start={cited.group('a')}, line_end="
+                     f"{cited.group('b') or cited.group('a')}")
+    if cited.group("heading"):
+        parts.append(f"its section as heading_path='{_shown(cited.group('heading').strip())}'")
+    if cited.group("anchor"):
+        parts.append("a section by its heading as heading_path, not by its #anchor")
+    return (f"a document path names the file alone ('{_shown(cited.group('path'))}'); give "
+            + " or ".join(parts))
+
+
 def check_doc_path(doc: str) -> str:
     """Validate a document path given by a caller; returns it as a clean posix path."""
     if not isinstance(doc, str) or not doc.strip():
@@ -77,6 +98,8 @@ def check_doc_path(doc: str) -> str:
         raise UsageError(f"refused document path '{shown}': a name longer than "
                          f"{MAX_NAME_BYTES} bytes")
     if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
+        if (cited := _CITED.fullmatch(text)) and any(cited.group("lines", "heading", "anchor")):
+            raise UsageError(f"refused document path '{shown}': {_cited_hint(cited)}")
         raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
     return "/".join(parts)
 
@@ -338,7 +361,7 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
     if len(found) == 1:
         return found[0]
-    wanted = heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts)
+    wanted = _shown(heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts))
     if not found:
         known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
         raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})")

@@ -15,13 +15,17 @@ from kbtools.errors import KbError, UsageError, line_span, one_line
 
 
 def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
-    """``温度=18`` arguments as {column: value}; UsageError for one without ``=``."""
+    """``温度=18`` arguments as {column: value}; UsageError for one without ``=``, and for a
+    key given twice with different values (the last one silently decided the row)."""
     out: dict[str, str] = {}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
+        key, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not key:
             raise UsageError(f"input '{pair}' is not KEY=VALUE (e.g. 温度=18)")
-        out[key.strip()] = value.strip()
+        if out.get(key, value) != value:
+            raise UsageError(f"input {key} is given twice ({key}={out[key]} and {key}={value}); "
+                             "give it once")
+        out[key] = value
     return out
 
 

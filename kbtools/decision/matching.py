@@ -256,9 +256,12 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
 
 
 def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) -> dict[int, str]:
-    """Input column index → value; every input column must be given, and only those."""
+    """Input column index → value; every input column must be given, once, and only those.
+    Two names of one column (``温度`` and ``温度(℃)``, or its number) with different values
+    are refused: the last one given silently decided the row."""
     names = ", ".join(table.header[j] for j in table.inputs)
     given: dict[int, str] = {}
+    named: dict[int, str] = {}  # column index → the key that gave its value
     for key, value in inputs.items():
         i = find_input(table, key)
         if i is None:
@@ -266,7 +269,10 @@ def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) 
         if i not in table.inputs:
             raise TableError(f"{where}: '{table.header[i]}' is an output column, not an input "
                              f"(inputs are {names})")
-        given[i] = str(value)
+        if i in given and given[i].strip() != str(value).strip():
+            raise TableError(f"{where}: two values for column {table.header[i]}: "
+                             f"{named[i]}={given[i]} and {key}={value}; give one")
+        given[i], named[i] = str(value), key
     missing = [table.header[i] for i in table.inputs if i not in given]
     if missing:
         raise TableError(f"{where}: missing input for column(s) {', '.join(missing)}; give e.g. "

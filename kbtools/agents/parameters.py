@@ -1,0 +1,118 @@
+"""The MCP tools' parameters: each one's type, bounds, what it means and an example, as the
+input schemas `tools/list` gives an agent show them (`kbtools.agents.mcp_server`).
+
+An agent fills arguments from these schemas: a parameter without a description (`where`,
+`verified_only`, `table`, a draft's `category`) left it guessing what the value is for and
+how to write it, and a draft's categories were only in the prose. The values each takes are
+those of the JSON API (`kbtools.agents.arguments`): a whole number is a JSON integer or ASCII
+digits, never `true` (pydantic's lax mode reads it as 1) nor 5.0. The bounds go on the int
+before the digits are read: set after the validator, pydantic wrote them into the schema as
+"ge"/"le", which JSON Schema does not know (no client saw a bound). A table's number is a
+whole number too: `true` and 1.0 were read as table 1.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
+
+from kbtools.agents.arguments import (
+    MAX_INPUT_CHARS,
+    MAX_INPUTS,
+    MAX_LINE,
+    MAX_QUESTION_CHARS,
+    MAX_WHERE,
+    digits_as_int,
+)
+from kbtools.agents.read import MAX_CHARS, MAX_LINES
+from kbtools.agents.recent import DEFAULT_N
+from kbtools.config import MAX_K
+from kbtools.query.filters import MAX_WHERE_CHARS
+
+DOC = ("A document's repo-relative path as search results cite it (their `doc`); the path "
+       "inside the knowledge folder works too. No absolute paths, '..' or non-Markdown files.")
+
+# search
+Question = Annotated[str, Field(
+    max_length=MAX_QUESTION_CHARS,
+    description=(f"The question in natural language, Chinese or English (at most "
+                 f"{MAX_QUESTION_CHARS} characters; a pasted log or stack trace is searched by "
+                 "its distinctive lines)."),
+    examples=["小麦赤霉病 扬花期 用药", "What does fault code E17 mean?"])]
+ResultCount = Annotated[int, Field(
+    strict=True, ge=1, le=MAX_K, description=f"How many results to return (1-{MAX_K}).",
+    examples=[5]), BeforeValidator(digits_as_int)]
+Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
+Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter | None, Field(
+    description=(f"Front-matter filters, one string or a list of at most {MAX_WHERE} (all must "
+                 "hold): KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE. KEY is a front-matter "
+                 "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
+                 "…) or `doc` (a document path, as `read` takes it). A value no document has "
+                 "filters everything out (no_answer)."),
+    examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"]])]
+VerifiedOnly = Annotated[bool | None, Field(
+    description=("true: only passages that are verified now (reviewed, and unchanged since "
+                 "the review). Default: all passages, each with its own `verified`."))]
+
+# read
+Doc = Annotated[str, Field(description=DOC, examples=["knowledge/crops/wheat-scab.md"])]
+HeadingPath = Annotated[list[str] | str | None, Field(
+    description=("The section to read: a search result's `heading_path` (a list), or one "
+                 "string with ' > ' between headings as citations write it; the last heading "
+                 "alone is enough when unique, and so is a section number ('4.3'). Leave out, "
+                 "with no line range, to read the document from the top."),
+    examples=[["小麦赤霉病监测与防控操作规程", "3. 发病风险判定"], "3.2 风险等级判定表"])]
+LineNumber = Annotated[int, Field(strict=True, ge=1, le=MAX_LINE),
+                       BeforeValidator(digits_as_int)]
+LineStart = Annotated[LineNumber | None, Field(
+    description=(f"First line to read (1-based, as a result's `line_start`), instead of a "
+                 f"heading path. At most {MAX_LINES} lines and {MAX_CHARS} characters come back "
+                 "in one read (`truncated` says when more follow)."), examples=[60])]
+LineEnd = Annotated[LineNumber | None, Field(
+    description="Last line to read (inclusive, as a result's `line_end`).", examples=[75])]
+
+# recent
+Days = Annotated[Annotated[int, Field(strict=True, ge=0), BeforeValidator(digits_as_int)]
+                 | None, Field(description="Only documents whose newest change is at most this "
+                               "many days old.", examples=[7])]
+Count = Annotated[Annotated[int, Field(strict=True, ge=1), BeforeValidator(digits_as_int)]
+                  | None, Field(description=f"At most this many documents (default "
+                                f"{DEFAULT_N}).", examples=[10])]
+
+# evaluate_table
+TableInput = Annotated[StrictStr, Field(max_length=MAX_INPUT_CHARS)] | StrictInt | StrictFloat
+TableInputs = Annotated[dict[Annotated[str, Field(max_length=MAX_INPUT_CHARS)], TableInput],
+                        Field(max_length=MAX_INPUTS, description=(
+                            "One value per input column of the table: {column: value}. A "
+                            "column is named by its header with or without its unit, a "
+                            "leading or trailing part of it, or its 1-based number; a value "
+                            "is a string or a number, in the column's unit (no conversion)."),
+                              examples=[{"温度": "18", "相对湿度": "90", "连续降雨天数": 2}])]
+TableChoice = Annotated[StrictStr | StrictInt | None, Field(
+    description=("Which decision table, when the document holds several: its 1-based number "
+                 "(a search result's `evaluation.table_index`), its name, or its heading."),
+    examples=[1, "3.2 风险等级判定表"])]
+Policy = Annotated[Literal["first", "all"] | None, Field(
+    description=("Which matching rows to return: 'first' (the first one) or 'all' (every "
+                 "one). Default: the table's own policy, else 'first'."))]
+
+# draft_report
+Title = Annotated[str, Field(description="A short title, one line (becomes the file name).",
+                             examples=["E17 fault on harvester 3 after rain"])]
+Body = Annotated[str, Field(description=(
+    "The report in Markdown. Cite what it relies on as text (a result's `citation`) or as "
+    "links relative to the draft's folder (`../crops/x.md`)."),
+    examples=["The harvester stopped with E17 twice after heavy rain; see "
+              "knowledge/equipment/hx260-ch05-fault-codes.md:40-52."])]
+Author = Annotated[str | None, Field(description="Who reports it (default: the Git user).")]
+Location = Annotated[str | None, Field(description=(
+    "Where it was observed (a field, a site, a machine); a field report needs it."),
+    examples=["Plant 2, line 3"])]
+
+
+def category_parameter(known: list[str]) -> Any:
+    """A draft's `category` as its schema lists it: one of the repository's categories."""
+    return Annotated[str, Field(description="The document category (the folder and schema the "
+                                "draft gets); field reports are `field-report`.",
+                                json_schema_extra={"enum": list(known)})]
