@@ -301,6 +301,19 @@ def test_where_filters_and_verified_only(index):
         search(index, "x", where=["no-operator"])
 
 
+@pytest.mark.parametrize(("where", "said"), [
+    ("timestamp>=yesterday", "timestamp is a date in this index .*compare it with a date"),
+    ("reported_at<=last week", "reported_at is a date"),
+    ("section>=two", "section is a number in this index .*compare it with a number"),
+])
+def test_an_order_against_a_value_of_another_kind_is_refused_not_all_or_nothing(index, where, said):
+    # ordered as text, "yesterday" is above every date: the filter matched nothing, silently
+    with pytest.raises(UsageError, match=f"bad --where {re.escape(where)}: {said}"):
+        search(index, "小麦赤霉病", where=[where])
+    for fine in ("timestamp>=2026-03", "timestamp<=2026-03-01T00:00", "section>=2", "crop>=a"):
+        search(index, "小麦赤霉病", where=[fine])  # dates, numbers, text: as before
+
+
 @pytest.mark.parametrize("question", ["", "   \t\n", "\x00\x01\x02"])
 def test_empty_questions_are_no_answer(index, question):
     res = search(index, question).to_dict()

@@ -3,6 +3,7 @@ a mask of the chunks a search may return (with ``--verified-only``)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -99,6 +100,8 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
         elif key == "doc":
             doc_ok &= np.array([_compare(d["doc"], op, want) for d in docs], dtype=bool)
         else:
+            if op in (">=", "<="):
+                _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
             doc_ok &= np.array([_compare(d["metadata"].get(key), op, want) for d in docs], dtype=bool)
     if verified_only:
         chunk_ok &= table.verified
@@ -115,6 +118,41 @@ def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
         if want.casefold() not in {k.casefold() for k in kinds}:
             raise UsageError(f"bad --where {key}{op}{want}: no chunk of kind {want!r} in this "
                              f"index; its kinds: {', '.join(kinds)}")
+
+
+_DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+                   r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?")
+
+
+def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
+    """``>=`` / ``<=`` on a key every document gives a number (or a date, ISO 8601) orders
+    by numbers (by dates): a value of another kind (``timestamp>=yesterday``, ``dose<=low``)
+    would match by the order of text, all or nothing, so it is an error naming what to give."""
+    held = [v for v in _scalars(values) if not isinstance(v, bool)]
+    if not held:
+        return
+    if all(_is_number(str(v)) for v in held):
+        if not _is_number(want):
+            raise UsageError(f"bad --where {key}{op}{want}: {key} is a number in this index "
+                             f"(e.g. {held[0]}); compare it with a number")
+    elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want):
+        raise UsageError(f"bad --where {key}{op}{want}: {key} is a date in this index "
+                         f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD")
+
+
+def _scalars(values: Iterable[Any]) -> Iterable[Any]:
+    for v in values:
+        if isinstance(v, list):
+            yield from _scalars(v)
+        elif v is not None:
+            yield v
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def doc_value(op: str, want: str, names: Sequence[str]) -> str:
