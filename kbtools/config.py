@@ -236,6 +236,18 @@ def load_kb_config(start: Path | None = None) -> Config:
     return cfg
 
 
+def load_config_near(path: Path | None) -> Config:
+    """The configuration at or above the current directory; where no kb.toml is found there,
+    the one at or above `path` (the dist/ or repository a command was given) when it has
+    one. Run from a monorepo's root, `kb release --dist docs/kb/dist` so keeps docs/kb's
+    [release] remote and branch (they were the defaults: nothing pushed, another branch)."""
+    cfg = load_config()
+    if path is None or (cfg.root / CONFIG_NAME).is_file():
+        return cfg
+    near = load_config(path_start(path))
+    return near if (near.root / CONFIG_NAME).is_file() else cfg
+
+
 def load_config(root: Path | None = None, overrides: dict[str, Any] | None = None) -> Config:
     root = find_root(root)
     path = root / CONFIG_NAME

@@ -71,3 +71,21 @@ def test_document_commands_find_the_kb_from_the_path_given(
     ok = kb(monkeypatch, mono, "review", "approve", f"{KB}/{DOC}", "--as", RITA.email)
     assert ok.exit_code == 0, ok.output
     assert ok.stdout.rstrip().endswith(f"verified by {RITA.email}: {DOC}")
+
+
+def test_release_from_the_repository_root_keeps_the_kbs_release_settings(
+        mono: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    art = tmp_path / "art.git"
+    git(tmp_path, "init", "-q", "--bare", str(art))
+    with open(mono / KB / "kb.toml", "a") as fh:
+        fh.write('\n[embedding]\nmodel = "test-hash"\n'
+                 'languages = { en = "test-hash", zh = "test-hash" }\n'
+                 f'[release]\nremote = "{art.as_posix()}"\nbranch = "kb-docs"\n')
+    git(mono, "commit", "-qam", "test-hash, release remote")
+    built = kb(monkeypatch, mono / KB, "build", "-q")
+    assert built.exit_code == 0, built.output
+    # from the Git root, naming the kb's dist/: its [release] remote and branch count
+    out = kb(monkeypatch, mono, "release", "--dist", f"{KB}/dist")
+    assert out.exit_code == 0, out.output
+    assert f"pushed to {art.as_posix()}" in out.stdout
+    assert "refs/heads/kb-docs" in git(art, "for-each-ref")
