@@ -89,3 +89,14 @@ def test_release_from_the_repository_root_keeps_the_kbs_release_settings(
     assert out.exit_code == 0, out.output
     assert f"pushed to {art.as_posix()}" in out.stdout
     assert "refs/heads/kb-docs" in git(art, "for-each-ref")
+
+
+def test_a_link_out_of_the_kb_folder_is_said_to_leave_the_knowledge_base(
+        mono: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ../../../../src/app.py is inside the Git repository, outside what a release holds
+    doc = mono / KB / DOC
+    doc.write_text(doc_text("# Rust\n\nThe code: [app](../../../../src/app.py).\n"))
+    out = kb(monkeypatch, mono, "check", f"{KB}/{DOC}")
+    assert out.exit_code == 1
+    assert (f"{DOC}:14:17: error: path-escapes-repo: '../../../../src/app.py' points outside "
+            "the knowledge base (the folder holding kb.toml") in out.stdout
