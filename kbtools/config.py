@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import ConfigError
+from kbtools.errors import ConfigError, UsageError
 from kbtools.fsutil import atomic_write_bytes
 
 CONFIG_NAME = "kb.toml"
@@ -202,6 +202,50 @@ def find_root(start: Path | None = None) -> Path:
         if (candidate / CONFIG_NAME).is_file():
             return candidate
     return here
+
+
+def path_start(arg: str | os.PathLike[str] | None) -> Path:
+    """Where to look for kb.toml for a command given path `arg` (a document, a folder; as
+    typed, relative to the current directory): the folder it names or lies in when that
+    exists, else the current directory. Run from a monorepo's root, `kb history
+    docs/kb/knowledge/a.md` so finds docs/kb/kb.toml, as `cd docs/kb` would."""
+    if arg is None:
+        return Path.cwd()
+    p = Path(arg).absolute()
+    for folder in (p, p.parent):
+        if folder.is_dir():
+            return folder
+    return Path.cwd()
+
+
+def load_kb_config(start: Path | None = None) -> Config:
+    """The configuration of the knowledge base at or above `start` (default: the current
+    directory), for the commands that work on one (review, history, watch, check and build
+    without paths). Refused in one line when there is none, no kb.toml there or in any
+    folder above and no knowledge folder: run from a monorepo's root, whose kb.toml lies in
+    a subfolder (docs/kb), the defaults' `knowledge/` there does not exist, and a review gate
+    found no documents to judge and passed, `pending` listed none, `approve` found no
+    reviewers and `watch` watched a folder that is not there."""
+    cfg = load_config(start)
+    if not (cfg.root / CONFIG_NAME).is_file() and not cfg.path("knowledge").is_dir():
+        raise UsageError(
+            f"no {CONFIG_NAME} here or in any folder above, and no "
+            f"{cfg.data['paths']['knowledge']}/ folder: run kb in the knowledge base's folder "
+            f"(the one holding {CONFIG_NAME}; in a repository with other code, e.g. "
+            "`cd docs/kb`) or name a path inside it", path=str(cfg.root))
+    return cfg
+
+
+def load_config_near(path: Path | None) -> Config:
+    """The configuration at or above the current directory; where no kb.toml is found there,
+    the one at or above `path` (the dist/ or repository a command was given) when it has
+    one. Run from a monorepo's root, `kb release --dist docs/kb/dist` so keeps docs/kb's
+    [release] remote and branch (they were the defaults: nothing pushed, another branch)."""
+    cfg = load_config()
+    if path is None or (cfg.root / CONFIG_NAME).is_file():
+        return cfg
+    near = load_config(path_start(path))
+    return near if (near.root / CONFIG_NAME).is_file() else cfg
 
 
 def load_config(root: Path | None = None, overrides: dict[str, Any] | None = None) -> Config:

@@ -10,7 +10,10 @@ which runs on pushes to ``main``, never ran).
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shlex
 from importlib import resources
 from pathlib import Path
 
@@ -36,14 +39,62 @@ LAYOUT: dict[str, str] = {
 
 
 def plan(target: Path) -> dict[Path, bytes]:
-    """Every file `kb init` writes (absolute path -> bytes), schemas included."""
+    """Every file `kb init` writes (absolute path -> bytes), schemas included. Inside a
+    bigger repository the hooks and workflows are written for its root (`for_subfolder`)."""
+    outer = enclosing_root(target)
+    prefix = (target.resolve().relative_to(outer.resolve()).as_posix()
+              if outer is not None else "")
     files: dict[Path, bytes] = {}
     for template, dest in LAYOUT.items():
-        files[target / dest] = (TEMPLATES / template).read_bytes()
+        data = (TEMPLATES / template).read_bytes()
+        if prefix and template in AT_GIT_ROOT:
+            data = for_subfolder(template, data.decode(), prefix).encode()
+        files[target / dest] = data
     for schema in sorted(PACKAGE_SCHEMAS.rglob("*.schema.json")):
         files[target / "schemas" / schema.relative_to(PACKAGE_SCHEMAS)] = schema.read_bytes()
     files[target / "assets" / ".gitkeep"] = b""
     return files
+
+
+# the templates Git and GitHub read at a repository's root only, where pre-commit runs its
+# hooks and a workflow's steps start
+AT_GIT_ROOT = ("pre-commit-config.yaml", "workflows/kb-check.yml", "workflows/kb-release.yml")
+
+
+def for_subfolder(template: str, text: str, prefix: str) -> str:
+    """Template `template` for a knowledge base in the folder `prefix` of its repository (a
+    posix path from the Git root, `docs/kb`): the pre-commit hook's `files:` pattern and the
+    whole-folder check name the folder's knowledge/ (pre-commit runs hooks from the Git root,
+    where no kb.toml is: `kb check` there refuses), and each workflow job runs in the folder,
+    its cache path (relative to the workspace, whatever the working directory) under it.
+    The release runs only when the folder changed. Paths are YAML double-quoted scalars (a
+    JSON string is one), so a folder named with spaces, `#` or `: ` stays one value."""
+    def swap(old: str, new: str) -> str:
+        if old not in text:  # a template edited without this function: fail loudly in tests
+            raise AssertionError(f"{template}: {old!r} not found")
+        return text.replace(old, new)
+
+    if template == "pre-commit-config.yaml":
+        files = r"(?i)^knowledge/(.*\.(md|markdown|mdown|mkdn?|mdwn)|_synonyms\.txt)$"
+        text = swap(f"files: {files}", "files: " + json.dumps(
+            "(?i)^" + re.escape(prefix + "/") + files.removeprefix("(?i)^"), ensure_ascii=False))
+        return swap("entry: kb check\n        language: system\n        pass_filenames: false",
+                    "entry: " + json.dumps(f"kb check {shlex.quote(prefix + '/knowledge')}",
+                                           ensure_ascii=False)
+                    + "\n        language: system\n        pass_filenames: false")
+    folder = json.dumps(prefix, ensure_ascii=False)
+    text = swap("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    defaults:\n"
+                f"      run:\n        working-directory: {folder}\n")
+    text = swap("path: .kb-cache", "path: " + json.dumps(prefix + "/.kb-cache",
+                                                         ensure_ascii=False))
+    if template == "workflows/kb-release.yml":
+        text = swap("    branches: [main]\n", "    branches: [main]\n    paths: ["
+                    + json.dumps(prefix + "/**", ensure_ascii=False) + "]\n")
+        # the step before the checkout: the folder is not there yet (a step in a missing
+        # working directory fails), the workspace is
+        text = swap("      - name: Artifacts repository\n",
+                    "      - name: Artifacts repository\n        working-directory: .\n")
+    return text
 
 
 def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
@@ -75,8 +126,11 @@ def enclosing_root(target: Path) -> Path | None:
     """The work tree of the Git repository `target` lies inside, when that is not `target`
     itself: there the scaffold's .pre-commit-config.yaml and .github/workflows/ do nothing
     (git and GitHub read them at a repository's root only)."""
+    here = target.absolute()
+    while not here.is_dir() and here != here.parent:  # not made yet: from its nearest folder
+        here = here.parent
     try:
-        root = gitpython.Repo(target, search_parent_directories=True).working_tree_dir
+        root = gitpython.Repo(here, search_parent_directories=True).working_tree_dir
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
         return None
     if root is None or Path(root).resolve() == target.resolve():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -85,6 +87,34 @@ def test_init_inside_existing_repo_does_not_git_init(tmp_path):
     git.Repo.init(tmp_path / "own")  # at its own repository's root: nothing to say
     assert json.loads(kb("init", "--json", str(tmp_path / "own")).stdout)["warnings"] == []
     assert not (tmp_path / "sub" / ".git").exists()
+
+
+def test_init_in_a_subfolder_writes_hooks_and_workflows_for_the_git_root(tmp_path):
+    """pre-commit runs hooks from the Git root and GitHub reads workflows there: written for
+    it, with the folder's paths (spaces and Chinese kept as one value), they work once moved."""
+    git.Repo.init(tmp_path)
+    sub = "docs/知识 库"
+    result = kb("init", "--json", str(tmp_path / sub))
+    assert result.exit_code == 0, result.output
+    [warning] = json.loads(result.stdout)["warnings"]
+    assert f"paths under {sub}/" in warning
+    target = tmp_path / sub
+    hooks = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
+    files = re.compile(hooks[0]["files"])
+    assert files.match(f"{sub}/knowledge/a/b.md") and files.match(f"{sub}/knowledge/_synonyms.txt")
+    assert not files.match("knowledge/a.md") and not files.match(f"{sub}/assets/a.md")
+    assert hooks[0]["entry"] == "kb check"  # its files name the folder: kb.toml found from them
+    assert shlex.split(hooks[1]["entry"]) == ["kb", "check", f"{sub}/knowledge"]
+    for name in ("kb-check", "kb-release"):
+        flow = yaml.safe_load((target / ".github" / "workflows" / f"{name}.yml").read_text())
+        for job in flow["jobs"].values():
+            assert job["defaults"]["run"]["working-directory"] == sub
+            caches = [s["with"]["path"] for s in job["steps"] if "cache" in s.get("uses", "")]
+            assert caches in ([], [f"{sub}/.kb-cache"])
+    release = yaml.safe_load((target / ".github/workflows/kb-release.yml").read_text())
+    assert release[True]["push"]["paths"] == [f"{sub}/**"]  # YAML 1.1 reads `on:` as True
+    first = release["jobs"]["release"]["steps"][0]
+    assert first["working-directory"] == "."  # before the checkout the folder is not there
 
 
 def test_init_target_is_a_file(tmp_path):

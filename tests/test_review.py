@@ -545,6 +545,9 @@ def test_cli_check_errors(kb: KB, monkeypatch, tmp_path: Path) -> None:
     plain.mkdir()
     monkeypatch.chdir(plain)
     out = CliRunner().invoke(main, ["review", "check", "--base", "HEAD"])
+    assert out.exit_code == 2 and "no kb.toml here or in any folder above" in out.stderr
+    (plain / "kb.toml").write_text("")
+    out = CliRunner().invoke(main, ["review", "check", "--base", "HEAD"])
     assert out.exit_code == 1 and "not inside a Git repository" in out.stderr
 
 

@@ -299,7 +299,9 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
         joined = ""
     if joined == ".." or joined.startswith("../"):
         problems.append(LinkProblem("path-escapes-repo", "error",
-                                    f"{target!r} points outside the repository"))
+                                    f"{target!r} points outside the knowledge base (the "
+                                    "folder holding kb.toml, whose files a release holds; "
+                                    "link other files of the repository by URL)"))
         return problems, None
     more, anchor = _existing(ref, target, joined, fragment, doc_dir, fs, problems)
     return problems + more, anchor

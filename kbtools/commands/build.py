@@ -8,7 +8,7 @@ import click
 
 from kbtools.build.pipeline import BuildOptions, build, seed_cache
 from kbtools.commands.output import echo_json, json_option
-from kbtools.config import load_config
+from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
 
 
@@ -30,7 +30,7 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
     The build happens in a staging directory that replaces the output only on success,
     so a failed or interrupted build leaves the previous index serving.
     """
-    cfg = load_config()
+    cfg = load_config() if corpus else load_kb_config()
     if cache_from:
         n = seed_cache(cfg, cache_from)
         if not quiet:

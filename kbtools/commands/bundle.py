@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
-from kbtools.config import load_config
+from kbtools.config import load_config_near
 from kbtools.ship.bundle import create_bundle
 from kbtools.ship.release import release_settings
 
@@ -28,7 +28,7 @@ def bundle() -> None:
 def create(out: Path, since: str | None, repo: Path | None, force: bool, as_json: bool) -> None:
     """Write the artifacts branch and release tags to OUT; `kb sync OUT` reads it. An older
     bundle at OUT is replaced; any other file only with --force."""
-    cfg = load_config()
+    cfg = load_config_near(repo)
     info = create_bundle(repo or cfg.root, out, branch=release_settings(cfg).branch, since=since,
                          force=force)
     if as_json:

@@ -10,7 +10,7 @@ from kbtools.check.engine import CheckContext, check_results, make_context
 from kbtools.check.fix import fix_paths
 from kbtools.check.vocabulary import is_data_file
 from kbtools.commands.output import json_option, report_findings
-from kbtools.config import load_config
+from kbtools.config import load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
 
@@ -57,7 +57,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         if not p.exists() and not p.is_symlink():
             raise UsageError(f"no such file or directory: {p}")
     start = _start(paths)
-    cfg = load_config(start)
+    cfg = load_config(start) if paths else load_kb_config(start)
     targets = list(paths) or [cfg.path("knowledge")]
     if not paths and not targets[0].is_dir():
         raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from kbtools.commands.output import echo_json, json_option
-from kbtools.config import load_config
+from kbtools.config import load_kb_config, path_start
 from kbtools.provenance import doc_rel
 from kbtools.review.history import doc_history
 from kbtools.review.verification import non_content_fields
@@ -18,7 +18,7 @@ from kbtools.review.verification import non_content_fields
 def history(doc: str, rev: str, as_json: bool) -> None:
     """List the commits that touched DOC (newest first, following renames) with author,
     date, message and what changed, then its verification events (oldest first)."""
-    cfg = load_config()
+    cfg = load_kb_config(path_start(doc))
     result = doc_history(cfg.root, doc_rel(cfg, doc), non_content_fields(cfg), rev)
     if as_json:
         echo_json(result)

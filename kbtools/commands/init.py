@@ -21,14 +21,18 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     Writes kb.toml, schemas/, knowledge/ with one example document, assets/,
     .pre-commit-config.yaml (runs `kb check`), .github/workflows/ and .gitignore, and
     runs `git init` when DIRECTORY is not inside a Git repository (on branch main, the one
-    the workflows run on). Existing files are never overwritten unless --force is given.
+    the workflows run on). Inside a bigger repository the hooks and workflows are written
+    for its root, with paths under DIRECTORY, to be moved there. Existing files are never
+    overwritten unless --force is given.
     """
     written, git_ran = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
     outer = enclosing_root(directory)
     inert = (f"{directory} lies inside the Git repository {outer}: its .pre-commit-config.yaml "
-             f"and .github/workflows/ take effect only at that repository's root (move them "
-             f"there, with their paths under {directory.resolve().relative_to(outer.resolve())}/)"
+             f"and .github/workflows/ take effect only at that repository's root: they are "
+             f"written for it (paths under {directory.resolve().relative_to(outer.resolve())}/"
+             f"): move them there, merging the hooks into its own .pre-commit-config.yaml if "
+             f"it has one"
              if outer is not None else None)
     if as_json:
         echo_json({"directory": str(directory), "files": rels, "git_init": git_ran,

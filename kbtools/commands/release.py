@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import echo_json, json_option
-from kbtools.config import load_config
+from kbtools.config import load_config_near
 from kbtools.ship.release import make_release, release_settings
 
 
@@ -35,7 +35,7 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
     manifest hash. Does nothing when the newest release already holds this build. Lists the
     documents whose verification lapsed (text changed after review: served as unverified).
     """
-    cfg = load_config()
+    cfg = load_config_near(dist)
     settings = release_settings(cfg)
     remote = None if no_push else (remote if remote is not None else settings.remote)
     info = make_release(cfg.root, dist or cfg.path("dist"), branch=branch or settings.branch,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from kbtools.commands.output import echo_json, json_option, report_findings
-from kbtools.config import load_config
+from kbtools.config import load_kb_config, path_start
 from kbtools.errors import plural
 from kbtools.review.approve import approve as approve_docs
 from kbtools.review.diff import review_diff
@@ -38,7 +38,7 @@ def check(base: str, head: str, as_json: bool) -> None:
     at the merge base, so a change cannot appoint its own reviewers. Needs full history
     (CI: fetch-depth 0).
     """
-    findings, n_docs = check_range(load_config(), base, head)
+    findings, n_docs = check_range(load_kb_config(), base, head)
     report_findings(findings, f"review check: {plural(n_docs, 'changed document')}", as_json=as_json)
 
 
@@ -53,7 +53,7 @@ def pending(as_json: bool) -> None:
     from a remote; `kb draft new`, an agent's report). In a shallow clone, a verified document whose verification is
     older than the fetched history is listed as history-missing.
     """
-    rows = pending_docs(load_config())
+    rows = pending_docs(load_kb_config())
     if as_json:
         echo_json(rows)
         return
@@ -72,7 +72,7 @@ def pending(as_json: bool) -> None:
 @json_option
 def diff(doc: str, as_json: bool) -> None:
     """Show what changed in DOC's body (and content fields) since its last verification."""
-    result = review_diff(load_config(), doc)
+    result = review_diff(load_kb_config(path_start(doc)), doc)
     if as_json:
         echo_json(result)
         return
@@ -97,7 +97,7 @@ def approve(docs: tuple[str, ...], as_email: str | None, as_json: bool) -> None:
     authored the unverified change, or a document has uncommitted changes, or is verified
     by a valid review that still covers it.
     """
-    result = approve_docs(load_config(), list(docs), as_email)
+    result = approve_docs(load_kb_config(path_start(docs[0])), list(docs), as_email)
     if as_json:
         echo_json(result.to_dict())
         return

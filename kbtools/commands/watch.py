@@ -9,7 +9,7 @@ import click
 
 from kbtools.build.watch import Update, watch
 from kbtools.commands.output import echo_jsonl, json_option
-from kbtools.config import load_config
+from kbtools.config import load_kb_config
 from kbtools.errors import plural
 
 
@@ -26,7 +26,7 @@ def watch_cmd(out: Path | None, lenient: bool, skip_invalid: bool, as_json: bool
     a document with errors is reported and the previous index keeps serving (with
     --skip-invalid, the index is updated without that document, which is listed).
     """
-    cfg = load_config()
+    cfg = load_kb_config()
 
     def report(u: Update) -> None:
         if as_json:
