@@ -41,6 +41,17 @@ def test_clean_repo_exits_zero(repo):
     assert "kb check: 1 document, 0 errors, 0 warnings" in result.stderr
 
 
+def test_the_builds_copies_under_dist_are_not_checked_as_documents(repo):
+    copy = repo / "dist" / "data" / "source" / "knowledge" / "good.md"
+    copy.parent.mkdir(parents=True)
+    copy.write_text((repo / "knowledge" / "good.md").read_text() + "[gone](missing.md)\n")
+    result = run(".")  # the kb root: knowledge/ and the build's output beside it
+    assert result.exit_code == 0, result.output
+    assert "kb check: 1 document, 0 errors" in result.stderr
+    result = run("dist/data/source")  # a folder inside dist/ is checked when asked for
+    assert result.exit_code == 1 and "missing.md" in result.stdout
+
+
 def test_fixture_corpus_exits_one_with_one_line_per_finding():
     result = run(str(FIXTURES))
     assert result.exit_code == 1

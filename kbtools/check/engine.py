@@ -103,6 +103,7 @@ class CheckContext:
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
     user_dict: Path | None = None  # the tokenizer's user dictionary (kb.toml bm25.user_dict)
     assets: Path | None = None  # the assets folder (with knowledge: where wikilinks resolve)
+    dist: Path | None = None  # the build's output folder (its copies of documents: not checked)
     keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
     results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
     # results (with the document as read) of earlier runs of this process (a watcher's), by
@@ -152,7 +153,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                         scans=ScanCache.load(cache_dir),
                         history=cfg if history else None, knowledge=cfg.path("knowledge"),
                         user_dict=cfg.root / str(cfg.get("bm25.user_dict")),
-                        assets=cfg.path("assets"), results=results)
+                        assets=cfg.path("assets"), dist=cfg.path("dist"), results=results)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -526,7 +527,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
     named = {Path(p) for p in paths if not Path(p).is_dir()}  # checked even if untracked
     files = [f for f in find_markdown([Path(p) for p in paths])
              if not vocabulary.is_data_file(f, ctx.user_dict)  # not documents
-             and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))]
+             and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))
+             and (f in named or not _built_copy(f, paths, ctx.dist))]
     results = analyze_files(files, ctx, jobs)
     ctx.scans.save(dict(r.new_scan for r in results if r.new_scan))
     if ctx.results is not None:
@@ -539,6 +541,14 @@ def check_results(paths: list[Path], ctx: CheckContext,
         findings.extend(vocabulary.data_file_findings(paths, ctx.knowledge, ctx.user_dict,
                                                       ctx.root, ctx.max_bytes))
     return results, sort_findings(findings)
+
+
+def _built_copy(path: Path, given: list[Path], dist: Path | None) -> bool:
+    """Is `path` a build's copy of a document (under dist/, `kb check .` at the kb root), not
+    asked for by a folder inside dist/ itself?"""
+    if dist is None or not path.absolute().is_relative_to(dist.absolute()):
+        return False
+    return not any(Path(p).absolute().is_relative_to(dist.absolute()) for p in given)
 
 
 def check_paths(paths: list[Path], cfg: Config, *, lenient: bool = False,
