@@ -20,6 +20,11 @@ CODES: dict[str, str] = {
     "path-not-utf8": "the file name is not valid UTF-8",
     "file-extension": "a document named *.MD, *.markdown …: only a lower-case .md is read and "
                       "indexed",
+    "conflicted-copy": "a file-sync tool's conflicted copy of a document (Syncthing's "
+                       "`x.sync-conflict-…md`, Dropbox's `x (… conflicted copy …).md`): may "
+                       "hold a colleague's edit; not indexed",
+    "editor-leftover": "an editor's backup (Typora's `x~.md`, `x.md~`, `x.md.orig`) or a note "
+                       "in Obsidian's `.trash/`: not read or indexed (warning)",
     "fm-missing": "no front matter block",
     "fm-unterminated": "the front matter block is never closed",
     "fm-empty": "the front matter block is empty",

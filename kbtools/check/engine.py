@@ -49,7 +49,9 @@ from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
 from kbtools.corpus import (
     DEFAULT_MAX_BYTES,
+    TRASH,
     SourceDoc,
+    conflicted_copy,
     decode,
     find_markdown,
     misnamed_markdown,
@@ -302,6 +304,10 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
     if misnamed_markdown(path):
         early.append(("file-extension", "error", 1, 1, misnamed_message(path)))
         return _only(path, rel, early, ctx, read=False)
+    if (original := conflicted_copy(path.name)) is not None:
+        early.append(("conflicted-copy", "error", 1, 1, names.conflicted_message(
+            original, os.path.lexists(path.with_name(original)))))
+        return _only(path, rel, early, ctx, read=False)
     try:
         raw = read_source(path, None if rel.startswith("/") else ctx.root, ctx.max_bytes)
     except SourceError as exc:
@@ -498,6 +504,14 @@ CORPUS_CHECKS.append(lapsed_verification)
 _WORKER_CTX: CheckContext | None = None
 
 
+def _leftover(path: Path, ctx: CheckContext) -> Finding:
+    """The warning for an editor's backup or a trashed note `find_markdown` skipped."""
+    original = None if TRASH in path.parts else names.backup_original(path.name)
+    exists = original is not None and os.path.lexists(path.with_name(original))
+    return finding(rel_path(path, ctx.root), 1, 1, "warning", "editor-leftover",
+                   names.leftover_message(original, exists))
+
+
 def _work(paths: list[Path]) -> list[DocResult]:
     assert _WORKER_CTX is not None
     return [check_file(p, _WORKER_CTX) for p in paths]
@@ -524,7 +538,8 @@ def analyze_files(files: list[Path], ctx: CheckContext, jobs: int | None = 1) ->
 def check_results(paths: list[Path], ctx: CheckContext,
                   jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
     named = {Path(p) for p in paths if not Path(p).is_dir()}  # checked even if untracked
-    files = [f for f in find_markdown([Path(p) for p in paths])
+    leftovers: list[Path] = []
+    files = [f for f in find_markdown([Path(p) for p in paths], leftovers)
              if not vocabulary.is_data_file(f, ctx.user_dict)  # not documents
              and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))]
     results = analyze_files(files, ctx, jobs)
@@ -532,6 +547,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
     if ctx.results is not None:
         ctx.results.save(r.new_result for r in results if r.new_result)
     findings = committed_eol([f for r in results for f in r.findings], ctx.root)
+    findings.extend(_leftover(f, ctx) for f in leftovers
+                    if ctx.fs.committed(rel_path(f, ctx.root)))
     findings.extend(resolve_anchors(results, ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
