@@ -4,6 +4,7 @@ documents it changed, never as git's own files (`kbtools.build.watch_git`)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -104,3 +105,33 @@ def test_describe_a_reset_several_commits_and_a_first_commit(tmp_path):
         f"main moved to {_short(repo)} (was {after.commit[:7]}): three", [SCAB, ADR])
     words, files = describe(repo, HeadState("main", ""), reset)
     assert words.startswith(f"first commit {_short(repo)} on main") and SCAB in files
+
+
+def test_a_watcher_started_outside_git_notices_git_init_and_the_commits_after(tmp_path):
+    """The author starts `kb watch` in a folder, then makes it a repository and commits:
+    the commit is built and said (it was missed: no HEAD was watched), and so is the next
+    one, which changes no file the watcher sees after the save it follows."""
+    repo = _repo(tmp_path / "repo")
+    shutil.rmtree(repo / ".git")
+    out = tmp_path / "watched"
+    updates, stop, thread = watching(repo, out)
+    try:
+        first = updates.get(timeout=180)
+        assert first.error is None and first.git is None
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "kb.toml", "assets", "schemas", "knowledge")
+        git(repo, "commit", "-qm", "first")
+        u = updates.get(timeout=60)
+        assert u.error is None
+        assert u.git == f"first commit {_short(repo)} on main: first"
+        append_text(repo / SCAB, "\n扬花期前三天开始巡查。\n")
+        assert updates.get(timeout=60).changed == (SCAB,)  # the save, built as dirty
+        git(repo, "commit", "-qam", "Scout three days before flowering")
+        u = updates.get(timeout=60)
+        assert u.git == f"commit {_short(repo)} on main: Scout three days before flowering"
+        source = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["source"]
+        assert source["commit"] == git(repo, "rev-parse", "HEAD").strip()
+        assert source["dirty"] is False
+    finally:
+        stop.set()
+        thread.join(timeout=30)
