@@ -73,6 +73,8 @@ CODES: dict[str, str] = {
     "obsidian-comment": "an Obsidian %% comment %%: text to kbtools, shown and searched "
                         "(warning)",
     "table-cells": "a table row whose cell count differs from the header",
+    "table-large": "a Markdown table longer than kb.toml [check] max_table_rows (1,000 rows): "
+                   "a passage per row to embed and search (warning)",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "table-csv-name": "a <!-- csv: name --> annotation the build cannot use as a file name "
                       "(a path, a leading dot, a character file systems refuse)",

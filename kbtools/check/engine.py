@@ -98,6 +98,7 @@ class CheckContext:
     lenient: bool = False
     schema_checks: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
+    max_table_rows: int = content.DEFAULT_MAX_TABLE_ROWS  # kb.toml [check] max_table_rows
     latex_problem: Callable[[str], str | None] | None = None
     slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
@@ -135,12 +136,14 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or max_document_bytes(cfg)
+    rows = int(cfg.data.get("check", {}).get("max_table_rows", content.DEFAULT_MAX_TABLE_ROWS))
     categories = frozenset(schema_categories(schemas_dir))
     tracked = staged_paths(cfg.root) if staged else None
     cache_dir = cfg.cache_dir() if cache else None
     results = None
     if cache_dir is not None and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
         settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
+                    "max_table_rows": rows,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
                     "categories": sorted(categories), "staged": sorted(tracked or ())}
         results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
@@ -148,7 +151,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                                     [cfg.path("dist"), cache_dir, *outputs])
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
                         fs=FsCache(cfg.root, tracked=tracked), lenient=lenient,
-                        schema_checks=schema_checks, max_bytes=limit,
+                        schema_checks=schema_checks, max_bytes=limit, max_table_rows=rows,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cache_dir),
@@ -239,7 +242,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             return DocResult(src.path, rel, tuple(out))
         if key:
             new_scan = (key, to_json(result))
-    for problem in content.scan_problems(result, ctx.latex_problem):
+    for problem in content.scan_problems(result, ctx.latex_problem, ctx.max_table_rows):
         add(*problem)
     for problem in content.bidi_problems(src.text, src.fm_end_line,
                                          (line for line, _ in result.headings)):
