@@ -489,6 +489,14 @@ def misnamed_message(path: Path) -> str:
 # a `.md` file an editor or Git writes beside a document while saving or merging it: Typora's
 # `x~.md` (written before `x.md`, removed after), git mergetool's `x_LOCAL_1234.md`
 _EDITOR_MARKDOWN = re.compile(r".*~\.md|.+_(?:BACKUP|BASE|LOCAL|REMOTE)_\d+\.md", re.IGNORECASE)
+# a backup of a document an editor or git mergetool leaves: `x.md~`, `x.md.orig`, `x.md.bak`
+_BACKUP_MARKDOWN = re.compile(r".+\.md(?:~|\.orig|\.bak)", re.IGNORECASE)
+# the copy a file-sync tool keeps of a document two machines changed (real content): Syncthing's
+# `x.sync-conflict-20261201-101010-ABCDEFG.md`, Dropbox's `x (Bob's conflicted copy
+# 2026-12-01).md`, Nextcloud's and Obsidian Sync's `x (conflicted copy …).md`
+_CONFLICTED = re.compile(r"(.+)\.sync-conflict-\d{8}-\d{6}(?:-\w+)?\.md"
+                         r"|(.+) \([^()]*conflicted copy[^()]*(?:\(\d+\))?\)\.md", re.IGNORECASE)
+TRASH = ".trash"  # Obsidian's trash folder (its deleted notes)
 
 
 def editor_markdown(name: str) -> bool:
@@ -497,7 +505,14 @@ def editor_markdown(name: str) -> bool:
     return _EDITOR_MARKDOWN.fullmatch(name) is not None
 
 
-def find_markdown(paths: list[Path]) -> list[Path]:
+def conflicted_copy(name: str) -> str | None:
+    """The document a file-sync tool's conflicted copy named `name` is a copy of, or None:
+    never indexed, an error in `kb check` (it may hold a colleague's edit)."""
+    match = _CONFLICTED.fullmatch(name)
+    return None if match is None else (match[1] or match[2]) + MARKDOWN_SUFFIX
+
+
+def find_markdown(paths: list[Path], leftovers: list[Path] | None = None) -> list[Path]:
     """Markdown files under the given files/dirs, sorted, skipping hidden dirs and editors'
     copies of a document being saved (`editor_markdown`).
 
@@ -505,22 +520,32 @@ def find_markdown(paths: list[Path]) -> list[Path]:
     directory is returned, FIFOs, devices and dangling symlinks included, so the checks
     report them (`read_source` never opens them); so is every `*.MD`, `*.markdown`, … entry
     (`misnamed_markdown`), for the checks to refuse; a path named explicitly is returned
-    as is.
+    as is. `leftovers` gets the copies of documents skipped that an author should hear of:
+    editors' backups (`x~.md`, `x.md~`, `x.md.orig`) and Obsidian's trash (`.trash/x.md`).
     """
     out: set[Path] = set()
     for p in paths:
         if p.is_dir():
             for f in p.rglob("*.[mM]*"):
-                if f.suffix != MARKDOWN_SUFFIX and not misnamed_markdown(f):
-                    continue
                 rel_parts = f.relative_to(p).parts
-                if any(part.startswith(".") for part in rel_parts) or f.name.startswith("_") \
-                        or editor_markdown(f.name):
+                hidden = [part for part in rel_parts[:-1] if part.startswith(".")]
+                if f.suffix != MARKDOWN_SUFFIX and not misnamed_markdown(f):
+                    if leftovers is not None and not hidden \
+                            and _BACKUP_MARKDOWN.fullmatch(f.name) and not _is_real_dir(f):
+                        leftovers.append(f)
+                    continue
+                if hidden or f.name.startswith((".", "_")) or editor_markdown(f.name):
+                    if leftovers is not None and (hidden[:1] == [TRASH] if hidden else
+                                                  editor_markdown(f.name)) \
+                            and not _is_real_dir(f):
+                        leftovers.append(f)
                     continue
                 if not _is_real_dir(f):
                     out.add(f)
         else:
             out.add(p)
+    if leftovers is not None:
+        leftovers.sort()
     return sorted(out)
 
 
@@ -536,7 +561,7 @@ def iter_documents(root: Path, knowledge: Path,
     """Every document under `knowledge` that may be read (those `read_source` refuses and
     misnamed ones are left out: `kb check` reports them)."""
     for path in find_markdown([knowledge]):
-        if misnamed_markdown(path):
+        if misnamed_markdown(path) or conflicted_copy(path.name):
             continue
         try:
             yield read_doc(path, root, max_bytes)

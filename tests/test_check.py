@@ -104,6 +104,8 @@ def test_every_code_is_documented(fixture_findings):
                "image-not-picture"}  # tests/test_assets.py
     tested |= {"file-not-shipped"}  # tests/test_linked_files.py
     tested |= {"path-unicode", "path-collision", "path-windows", "path-long"}  # test_portable_names
+    tested |= {"editor-leftover", "conflicted-copy"}  # tests/test_editor_leftovers.py
+    tested |= {"table-large"}  # tests/test_editor_markdown.py
     tested |= {"text-bidi"}  # test_bidi_controls_are_named_where_they_disguise_text
     tested |= {"encoding-utf16", "file-nul"}  # tests/test_windows_files.py
     # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py

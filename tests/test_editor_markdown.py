@@ -171,3 +171,32 @@ def test_an_obsidian_block_id_is_no_part_of_a_heading_s_title_or_anchor(repo):
     assert result.exit_code == 0, result.output
     html = render_markdown(BLOCK_ID_HEADING, RenderContext(doc="knowledge/t/b.md"))
     assert '<h2 id="leak-limits" data-lines="3-3">Leak limits</h2>' in html, html
+
+
+def _table(rows: int) -> str:
+    return "# 备件\n\n| 编号 | 名称 |\n|---|---|\n" + "".join(
+        f"| P{i:05d} | 零件{i} |\n" for i in range(rows))
+
+
+def test_a_table_longer_than_max_table_rows_is_a_warning_at_its_header(repo):
+    """A spare-parts list pasted as a 1,001-row table: one warning at the table's header
+    line naming the setting (the build goes on); kb.toml [check] max_table_rows moves the
+    limit, and a cached result does not outlive the setting."""
+    doc = repo / "knowledge" / "t" / "parts.md"
+    doc.write_text(GOOD_FM + _table(1001), encoding="utf-8")
+    header = FM_LINES + 3
+    ok = CliRunner().invoke(main, ["check", "--no-cache", "knowledge/t/parts.md"])
+    assert ok.exit_code == 0
+    assert (f"knowledge/t/parts.md:{header}:1: warning: table-large: a table of 1,001 rows "
+            "(over [check] max_table_rows, 1,000)") in ok.output
+    doc.write_text(GOOD_FM + _table(1000), encoding="utf-8")
+    assert "table-large" not in check("knowledge/t/parts.md").output
+    (repo / "kb.toml").write_text("[check]\nmax_table_rows = 3\n")
+    for _ in range(2):  # the second run reads the results cache
+        found = CliRunner().invoke(main, ["check", "knowledge/t/parts.md"]).output
+        assert "table-large: a table of 1,000 rows (over [check] max_table_rows, 3)" in found
+    (repo / "kb.toml").write_text("[check]\nmax_table_rows = 5000\n")
+    assert "table-large" not in CliRunner().invoke(main, ["check", "knowledge/t/parts.md"]).output
+    (repo / "kb.toml").write_text("[check]\nmax_table_rows = 0\n")
+    bad = CliRunner().invoke(main, ["check", "knowledge/t/parts.md"])
+    assert bad.exit_code != 0 and "max_table_rows" in bad.output

@@ -4,10 +4,14 @@ documents it changed, never as git's own files (`kbtools.build.watch_git`)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from kbtools.build.watch_git import HeadState, describe, head_state
+from kbtools.cli import main
 from tests.kbfixtures import copy_example
 from tests.test_release_helpers import git
 from tests.test_watch_history import append_text, watching
@@ -104,3 +108,62 @@ def test_describe_a_reset_several_commits_and_a_first_commit(tmp_path):
         f"main moved to {_short(repo)} (was {after.commit[:7]}): three", [SCAB, ADR])
     words, files = describe(repo, HeadState("main", ""), reset)
     assert words.startswith(f"first commit {_short(repo)} on main") and SCAB in files
+
+
+def test_a_watcher_started_outside_git_notices_git_init_and_the_commits_after(tmp_path):
+    """The author starts `kb watch` in a folder, then makes it a repository and commits:
+    the commit is built and said (it was missed: no HEAD was watched), and so is the next
+    one, which changes no file the watcher sees after the save it follows."""
+    repo = _repo(tmp_path / "repo")
+    shutil.rmtree(repo / ".git")
+    out = tmp_path / "watched"
+    updates, stop, thread = watching(repo, out)
+    try:
+        first = updates.get(timeout=180)
+        assert first.error is None and first.git is None
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "kb.toml", "assets", "schemas", "knowledge")
+        git(repo, "commit", "-qm", "first")
+        u = updates.get(timeout=60)
+        assert u.error is None
+        assert u.git == f"first commit {_short(repo)} on main: first"
+        append_text(repo / SCAB, "\n扬花期前三天开始巡查。\n")
+        assert updates.get(timeout=60).changed == (SCAB,)  # the save, built as dirty
+        git(repo, "commit", "-qam", "Scout three days before flowering")
+        u = updates.get(timeout=60)
+        assert u.git == f"commit {_short(repo)} on main: Scout three days before flowering"
+        source = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["source"]
+        assert source["commit"] == git(repo, "rev-parse", "HEAD").strip()
+        assert source["dirty"] is False
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+
+
+def test_a_commit_of_code_alone_is_said_as_no_document_changed(tmp_path, monkeypatch):
+    """A commit that changes no file the index holds (a script, the README) rebuilds with
+    the new source commit; `kb build` and `kb watch` say "no document changed" instead of
+    "0 embedded, 0 reused"; an edit is still counted."""
+    repo = _repo(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    out = tmp_path / "dist"
+    assert CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)]).exit_code == 0
+    (repo / "build.sh").write_text("echo hi\n", encoding="utf-8")
+    git(repo, "add", "build.sh")
+    git(repo, "commit", "-qm", "A script")
+    built = CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)])
+    assert built.exit_code == 0 and "chunks (no document changed)," in built.output
+    updates, stop, thread = watching(repo, out)
+    try:
+        assert updates.get(timeout=180).stats.unchanged
+        (repo / "build.sh").write_text("echo hello\n", encoding="utf-8")
+        git(repo, "commit", "-qam", "The script again")
+        u = updates.get(timeout=60)
+        assert u.git == f"commit {_short(repo)} on main: The script again" and u.changed == ()
+        assert u.stats.unchanged
+        append_text(repo / SCAB, "\n扬花期前三天开始巡查。\n")
+        u = updates.get(timeout=60)
+        assert u.changed == (SCAB,) and not u.stats.unchanged and u.stats.embedded > 0
+    finally:
+        stop.set()
+        thread.join(timeout=30)

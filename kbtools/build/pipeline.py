@@ -103,6 +103,7 @@ class BuildStats:
     lapsed: list[dict[str, Any]] = field(default_factory=list)  # verification lapsed (manifest)
     source_commit: str = ""
     derivation: str = ""  # how index/ was derived: "incremental" (from the previous output) or "full"
+    unchanged: bool = False  # data/ is the previous output's, file for file: no document changed
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -184,6 +185,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
         done.record()  # the shards now in `out`, for the next build to take as they are
+        stats.unchanged = done.unchanged()
     finally:
         if opts.memo is None and memo.disk is not None:
             memo.disk.close()  # a memo of this build alone

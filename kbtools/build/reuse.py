@@ -211,6 +211,11 @@ class Written:
         if self.tables is not None:
             self.tables.record()
 
+    def unchanged(self) -> bool:
+        """Whether data/ is the previous output's, file for file (a commit of code alone):
+        no document, picture, table or setting the index holds changed."""
+        return bool(self.reuse.previous) and self.reuse.previous.get("artifacts") == self.artifacts
+
 
 def kept_models(models: dict[str, dict[str, Any]], kept: dict[str, ShardEntry],
                 previous: dict[str, Any]) -> dict[str, dict[str, Any]]:

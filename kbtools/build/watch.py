@@ -41,7 +41,14 @@ from typing import Any
 from kbtools.build.history import HistoryMemo
 from kbtools.build.memo import BuildMemo
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
-from kbtools.build.watch_git import GitFiles, HeadState, describe, git_files, head_state
+from kbtools.build.watch_git import (
+    GitAppearing,
+    GitFiles,
+    HeadState,
+    describe,
+    git_files,
+    head_state,
+)
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import editor_markdown
 from kbtools.embed.registry import get_reference_embedder
@@ -191,6 +198,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     _schedule(observer, handler, cfg, gitf)
     observer.start()
     head = head_state(cfg.root) if gitf is not None else None
+    appearing = GitAppearing(cfg.root) if gitf is None else None
     config_file = (cfg.root / CONFIG_NAME).resolve()
     config_error: str | None = None
     try:
@@ -202,6 +210,13 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             report(first_update)
         settle()
         while not stop.is_set():
+            if appearing is not None and (found := appearing.look()) is not None:
+                # `git init` after the watcher started: watch it; a commit made meanwhile
+                # is built as HEAD moving from no commit on its branch
+                gitf, appearing = found, None
+                head = HeadState((head_state(cfg.root) or HeadState(None, "")).branch, "")
+                _schedule(observer, handler, cfg, gitf)
+                events.put(str(gitf.git_dir / "HEAD"))
             try:
                 first = events.get(timeout=0.2)
             except queue.Empty:

@@ -5,7 +5,9 @@ review may change, so the watcher rebuilds. It watches the files git always writ
 HEAD moves — `HEAD` itself (a checkout, a commit on a detached HEAD), the branch refs
 (`refs/heads/**`: a commit on a branch), `packed-refs` and a reftable's folder — and not
 HEAD's reflog, which `core.logAllRefUpdates=false` turns off. In a linked worktree HEAD is
-in the worktree's own git folder, the refs in the common one.
+in the worktree's own git folder, the refs in the common one. A watcher started outside Git
+notices a repository made later (`GitAppearing`) and watches it from then on, a commit made
+before it noticed included.
 
 A change of those files is compared with the HEAD seen before (`HeadState`): a branch made,
 a lock file or `git pack-refs` leave HEAD where it was and rebuild nothing. What did move is
@@ -15,6 +17,7 @@ draft/x") with the documents that changed between the two commits, never as git'
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +79,33 @@ def git_files(root: Path) -> GitFiles | None:
             return None
     git_dir, common_dir = out.splitlines()[:2]
     return GitFiles(Path(git_dir), Path(common_dir))
+
+
+class GitAppearing:
+    """A repository made after a watcher outside Git started (`git init` in the root or a
+    folder above it, a `.git` moved in), noticed from those folders' `.git` entries (a few
+    `lstat`s a look); git is asked where the repository keeps HEAD only when they change,
+    and on the next few looks (a `git init` may still be writing it)."""
+
+    LOOKS = 5
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seen = self._marks()
+        self.looks = 0
+
+    def _marks(self) -> tuple[bool, ...]:
+        return tuple(os.path.lexists(folder / ".git") for folder in (self.root, *self.root.parents))
+
+    def look(self) -> GitFiles | None:
+        """The new repository's files, once there is one; None until then."""
+        marks = self._marks()
+        if marks != self.seen:
+            self.seen, self.looks = marks, self.LOOKS
+        if self.looks <= 0 or not any(marks):
+            return None
+        self.looks -= 1
+        return git_files(self.root)
 
 
 def head_state(root: Path) -> HeadState | None:

@@ -20,6 +20,11 @@ CODES: dict[str, str] = {
     "path-not-utf8": "the file name is not valid UTF-8",
     "file-extension": "a document named *.MD, *.markdown …: only a lower-case .md is read and "
                       "indexed",
+    "conflicted-copy": "a file-sync tool's conflicted copy of a document (Syncthing's "
+                       "`x.sync-conflict-…md`, Dropbox's `x (… conflicted copy …).md`): may "
+                       "hold a colleague's edit; not indexed",
+    "editor-leftover": "an editor's backup (Typora's `x~.md`, `x.md~`, `x.md.orig`) or a note "
+                       "in Obsidian's `.trash/`: not read or indexed (warning)",
     "fm-missing": "no front matter block",
     "fm-unterminated": "the front matter block is never closed",
     "fm-empty": "the front matter block is empty",
@@ -68,6 +73,8 @@ CODES: dict[str, str] = {
     "obsidian-comment": "an Obsidian %% comment %%: text to kbtools, shown and searched "
                         "(warning)",
     "table-cells": "a table row whose cell count differs from the header",
+    "table-large": "a Markdown table longer than kb.toml [check] max_table_rows (1,000 rows): "
+                   "a passage per row to embed and search (warning)",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",
     "table-csv-name": "a <!-- csv: name --> annotation the build cannot use as a file name "
                       "(a path, a leading dot, a character file systems refuse)",

@@ -15,6 +15,9 @@ from kbtools.render.table_csv import annotated_file_name, name_key, unsafe_name
 
 Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
 
+# kb.toml [check] max_table_rows: a Markdown table with more body rows is `table-large`
+DEFAULT_MAX_TABLE_ROWS = 1000
+
 
 def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
     """Problems visible in the bytes. Returns (problems, keep_checking). (The size limit is
@@ -81,7 +84,8 @@ def body_problems(body: str, body_line: int, has_front_matter: bool) -> list[Pro
     return []
 
 
-def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None) -> list[Problem]:
+def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
+                  max_table_rows: int = DEFAULT_MAX_TABLE_ROWS) -> list[Problem]:
     out: list[Problem] = []
     for line, marker in scan.unclosed_fences:
         out.append(("code-unclosed", "warning", line, 1,
@@ -119,6 +123,14 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None)
         if problem is not None:  # the build refuses it (`render_tables`, the same rule)
             out.append(("table-csv-name", "error", line, 1, problem))
     for table in scan.tables:
+        if len(table.rows) > max_table_rows:
+            out.append(("table-large", "warning", table.line, 1,
+                        f"a table of {len(table.rows):,} rows (over [check] max_table_rows, "
+                        f"{max_table_rows:,}): each row is a passage of its own to embed and "
+                        "search, and the page is too long to read or review; keep data this "
+                        "size as a CSV file in assets/ (kept in Git, not shipped to devices) and "
+                        "write here the rows readers look up, or raise max_table_rows in kb.toml "
+                        "if every row should be found"))
         for line, cells in table.rows:
             if cells != table.header_cells:
                 out.append(("table-cells", "error", line, 1,

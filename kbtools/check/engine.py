@@ -49,7 +49,9 @@ from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
 from kbtools.corpus import (
     DEFAULT_MAX_BYTES,
+    TRASH,
     SourceDoc,
+    conflicted_copy,
     decode,
     find_markdown,
     misnamed_markdown,
@@ -96,6 +98,7 @@ class CheckContext:
     lenient: bool = False
     schema_checks: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
+    max_table_rows: int = content.DEFAULT_MAX_TABLE_ROWS  # kb.toml [check] max_table_rows
     latex_problem: Callable[[str], str | None] | None = None
     slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
@@ -134,12 +137,14 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or max_document_bytes(cfg)
+    rows = int(cfg.data.get("check", {}).get("max_table_rows", content.DEFAULT_MAX_TABLE_ROWS))
     categories = frozenset(schema_categories(schemas_dir))
     tracked = staged_paths(cfg.root) if staged else None
     cache_dir = cfg.cache_dir() if cache else None
     results = None
     if cache_dir is not None and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
         settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
+                    "max_table_rows": rows,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
                     "categories": sorted(categories), "staged": sorted(tracked or ())}
         results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
@@ -147,7 +152,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                                     [cfg.path("dist"), cache_dir, *outputs])
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
                         fs=FsCache(cfg.root, tracked=tracked), lenient=lenient,
-                        schema_checks=schema_checks, max_bytes=limit,
+                        schema_checks=schema_checks, max_bytes=limit, max_table_rows=rows,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
                         scans=ScanCache.load(cache_dir),
@@ -238,7 +243,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             return DocResult(src.path, rel, tuple(out))
         if key:
             new_scan = (key, to_json(result))
-    for problem in content.scan_problems(result, ctx.latex_problem):
+    for problem in content.scan_problems(result, ctx.latex_problem, ctx.max_table_rows):
         add(*problem)
     for problem in content.bidi_problems(src.text, src.fm_end_line,
                                          (line for line, _ in result.headings)):
@@ -302,6 +307,10 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
                      in names.document_name_problems(rel, ctx.fs.twins(rel)))
     if misnamed_markdown(path):
         early.append(("file-extension", "error", 1, 1, misnamed_message(path)))
+        return _only(path, rel, early, ctx, read=False)
+    if (original := conflicted_copy(path.name)) is not None:
+        early.append(("conflicted-copy", "error", 1, 1, names.conflicted_message(
+            original, os.path.lexists(path.with_name(original)))))
         return _only(path, rel, early, ctx, read=False)
     try:
         raw = read_source(path, None if rel.startswith("/") else ctx.root, ctx.max_bytes)
@@ -499,6 +508,14 @@ CORPUS_CHECKS.append(lapsed_verification)
 _WORKER_CTX: CheckContext | None = None
 
 
+def _leftover(path: Path, ctx: CheckContext) -> Finding:
+    """The warning for an editor's backup or a trashed note `find_markdown` skipped."""
+    original = None if TRASH in path.parts else names.backup_original(path.name)
+    exists = original is not None and os.path.lexists(path.with_name(original))
+    return finding(rel_path(path, ctx.root), 1, 1, "warning", "editor-leftover",
+                   names.leftover_message(original, exists))
+
+
 def _work(paths: list[Path]) -> list[DocResult]:
     assert _WORKER_CTX is not None
     return [check_file(p, _WORKER_CTX) for p in paths]
@@ -525,7 +542,8 @@ def analyze_files(files: list[Path], ctx: CheckContext, jobs: int | None = 1) ->
 def check_results(paths: list[Path], ctx: CheckContext,
                   jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
     named = {Path(p) for p in paths if not Path(p).is_dir()}  # checked even if untracked
-    files = [f for f in find_markdown([Path(p) for p in paths])
+    leftovers: list[Path] = []
+    files = [f for f in find_markdown([Path(p) for p in paths], leftovers)
              if not vocabulary.is_data_file(f, ctx.user_dict)  # not documents
              and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))
              and (f in named or not _built_copy(f, paths, ctx.dist))]
@@ -534,6 +552,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
     if ctx.results is not None:
         ctx.results.save(r.new_result for r in results if r.new_result)
     findings = committed_eol([f for r in results for f in r.findings], ctx.root)
+    findings.extend(_leftover(f, ctx) for f in leftovers
+                    if ctx.fs.committed(rel_path(f, ctx.root)))
     findings.extend(resolve_anchors(results, ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))

@@ -16,6 +16,7 @@ run Linux, and a name Linux takes may not make the trip.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from kbtools.errors import bidi_control
@@ -104,3 +105,36 @@ def collision_message(rel: str, twins: list[str]) -> str:
         how = "letter case and Unicode form"
     return (f"{rel} and {others} differ only in {how}: they are one file on Windows and "
             "macOS, where a checkout holds only one of them; rename or remove one (git mv)")
+
+
+def conflicted_message(original: str, original_exists: bool) -> str:
+    """What `kb check` says of a file-sync tool's conflicted copy (`corpus.conflicted_copy`):
+    it may hold a colleague's edit the document lacks."""
+    where = f"{original!r}" if original_exists else f"{original!r} (not there any more)"
+    return (f"a file-sync tool's conflicted copy of {where} (Syncthing, Dropbox, "
+            "Nextcloud, Obsidian Sync): it may hold an edit that document lacks, and it is not "
+            "read or indexed; merge what it changed into the document and delete the copy")
+
+
+def leftover_message(original: str | None, original_exists: bool) -> str:
+    """What `kb check` says of an editor's backup or an Obsidian trashed note beside the
+    documents (`corpus.find_markdown`'s leftovers), `original` the document it copies."""
+    if original is None:
+        return ("a note in Obsidian's trash (.trash/): not read or indexed; restore it in "
+                "Obsidian if it is still wanted, or empty the trash")
+    what = (f"an editor's backup of {original!r} (Typora, Emacs, vim, git mergetool): not "
+            "read or indexed")
+    if original_exists:
+        return f"{what}; delete it once {original!r} holds what you want"
+    return (f"{what}, and {original!r} is not there: rename the backup to it if that "
+            "document was lost, or delete the backup")
+
+
+_BACKUP_TAIL = re.compile(r"(?:~|_(?:BACKUP|BASE|LOCAL|REMOTE)_\d+)(\.md)$|(\.md)(?:~|\.orig|\.bak)$",
+                          re.IGNORECASE)
+
+
+def backup_original(name: str) -> str:
+    """The document an editor's backup named `name` copies: `x~.md`, `x_LOCAL_1234.md`,
+    `x.md~`, `x.md.orig` → `x.md`."""
+    return _BACKUP_TAIL.sub(lambda m: m[1] or m[2], name)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.build.pipeline import BuildOptions, build, seed_cache
+from kbtools.build.pipeline import BuildOptions, BuildStats, build, seed_cache
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
@@ -47,6 +47,13 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
         click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
                    f"passages served as unverified: {lapse['reason']}", err=True)
     click.echo(f"built {stats.out}: {plural(stats.documents, 'document')}, "
-               f"{plural(stats.chunks, 'chunk')} ({stats.embedded} embedded, {stats.reused} from "
-               f"cache), {plural(stats.formulas, 'formula')}, {plural(stats.tables, 'table')}, "
+               f"{plural(stats.chunks, 'chunk')} ({_vectors(stats)}), "
+               f"{plural(stats.formulas, 'formula')}, {plural(stats.tables, 'table')}, "
                f"{sum(stats.seconds.values()):.1f}s")
+
+
+def _vectors(stats: BuildStats) -> str:
+    """What the build did for the chunks' vectors, in words."""
+    if stats.unchanged:
+        return "no document changed"
+    return f"{stats.embedded} embedded, {stats.reused} from cache"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from kbtools.build.pipeline import BuildStats
 from kbtools.build.watch import Update, watch
 from kbtools.commands.output import echo_jsonl, json_option
 from kbtools.config import load_kb_config
@@ -43,7 +44,7 @@ def watch_cmd(out: Path | None, lenient: bool, skip_invalid: bool, as_json: bool
                 click.echo(f"kb watch: skipped {skipped['doc']}: {', '.join(skipped['errors'])}",
                            err=True)
             click.echo(f"kb watch: {what}: {plural(s.documents, 'doc')}, {plural(s.chunks, 'chunk')}, "
-                       f"{s.embedded} embedded, {s.reused} reused — queryable after {u.seconds:.2f}s")
+                       f"{_vectors(s)} — queryable after {u.seconds:.2f}s")
             sys.stdout.flush()
 
     click.echo(f"kb watch: watching {cfg.path('knowledge')} (Ctrl-C to stop)", err=True)
@@ -63,3 +64,8 @@ def _what(u: Update) -> str:
     if u.git:
         return f"{u.git} ({files})" if files else u.git
     return files or "initial build"
+
+
+def _vectors(s: BuildStats) -> str:
+    """What an update did for the chunks' vectors, in words."""
+    return "no document changed" if s.unchanged else f"{s.embedded} embedded, {s.reused} reused"
