@@ -166,7 +166,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
     "kbtools.query.codes._SPACED": "finditer",
-    "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value  # the question (codes typed as two words)
+    "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
+    "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path  # the question (codes typed as two words)
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
     "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
@@ -206,6 +207,9 @@ OTHER: dict[str, str] = {
     "kbtools.query.answers:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",
+    "kbtools.corpus._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",
+    "kbtools.corpus._CONFLICTED": "a file name (at most 255 bytes)",
+    "kbtools.check.names._BACKUP_TAIL": "a file name (at most 255 bytes)",
     "kbtools.query.expansion:<dynamic>": "a code's escaped prefix, whitespace and its escaped "
                                           "digits between fixed look-arounds, searched in "
                                           "chunk texts (linear)",
