@@ -222,3 +222,17 @@ A, LOAD = OIL.header[:2] if OIL else ("", "")
 def test_two_values_in_different_units_are_no_span(question, expected):
     assert OIL is not None
     assert find_inputs(question, OIL) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a number taken by its unit after a pronoun ("when it is", "if it's") or a contraction
+    # of "is" ("the load's 85%"): the pronoun names no other quantity (70 °F was left missing)
+    ("oil change interval when it is 70°F and load is 85%", {A: "70", LOAD: "85"}),
+    ("oil change interval when it's 70°F and load is 85%", {A: "70", LOAD: "85"}),
+    ("if it’s 70°F and the load’s 85%", {A: "70", LOAD: "85"}),
+    # a word that names another quantity still does
+    ("bearing temperature 70°F, load 85%", {LOAD: "85"}),
+])
+def test_a_pronoun_before_a_value_names_no_other_quantity(question, expected):
+    assert OIL is not None
+    assert find_inputs(question, OIL) == expected

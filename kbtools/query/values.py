@@ -113,7 +113,8 @@ _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
-_EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z ]{0,30}$")  # the Latin words a number follows
+# the Latin words a number follows (with their apostrophes: ``when it's``)
+_EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z '’]{0,30}$")
 # what ends right before those words when their first is the unit of the number before them:
 # the number (``35 psi``) or the number and the head of a rate (``0.2 in/s``, ``3,000μs/cm``)
 _UNIT_BEFORE = re.compile(r"\d(?: ?[^\s\d,;:/]{1,8}/)? ?$")
@@ -309,7 +310,7 @@ def _word_before(text: str, start: int) -> str:
 
 
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
-# ``temperature is 75``, ``pressure reads 35 psi``); 零下 and 负 too: they make the number
+# ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
 FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "达到", "约为", "共计", "累计",
                   "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
@@ -317,7 +318,7 @@ FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "�
                   "is", "are", "was", "were", "of", "at", "now", "currently", "reads", "reading",
                   "shows", "showing", "measures", "measured", "about", "around", "approximately",
                   "approx", "roughly", "the", "has", "had", "been", "reached", "reaches", "stands",
-                  "sits", "equals", "minus", "negative"), key=len, reverse=True)
+                  "sits", "equals", "minus", "negative", "'s", "’s"), key=len, reverse=True)
 EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                          r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
                          r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
