@@ -200,3 +200,39 @@ def test_a_value_in_another_unit_is_refused_and_shown_as_typed(header, question,
     ev = evaluate_inputs("d.md", 1, table, found)
     assert ev.status == "no_match"
     assert f"='{shown}'" in ev.message
+
+
+OIL = build_table(
+    ["Ambient temperature (°F)", "Load (%)", "Oil change interval"],
+    [["less than 50", "N/A", "4,000 hours"], ["between 50 and 90", "at most 80", "3,000 hours"],
+     ["between 50 and 90", "over 80", "2,000 hours"], ["above 90", "N/A", "1,500 hours"]],
+    decision="inputs=Ambient temperature (°F),Load (%); outputs=Oil change interval")
+A, LOAD = OIL.header[:2] if OIL else ("", "")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # two values in units known to differ joined by "and"/"to" are two values, not a span
+    # (both were left missing: "70 °F and 85" read as "between 70 and 85")
+    ("oil change interval at 70 °F and 85% load", {LOAD: "85"}),
+    ("oil interval, 85% load and 70 °F ambient temperature", {LOAD: "85", A: "70"}),
+    # a span stays a span: neither end is the value
+    ("ambient temperature between 70 and 85 °F", {}),
+    ("ambient temperature 70°F to 85°F, load 85%", {LOAD: "85"}),
+])
+def test_two_values_in_different_units_are_no_span(question, expected):
+    assert OIL is not None
+    assert find_inputs(question, OIL) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a number taken by its unit after a pronoun ("when it is", "if it's") or a contraction
+    # of "is" ("the load's 85%"): the pronoun names no other quantity (70 °F was left missing)
+    ("oil change interval when it is 70°F and load is 85%", {A: "70", LOAD: "85"}),
+    ("oil change interval when it's 70°F and load is 85%", {A: "70", LOAD: "85"}),
+    ("if it’s 70°F and the load’s 85%", {A: "70", LOAD: "85"}),
+    # a word that names another quantity still does
+    ("bearing temperature 70°F, load 85%", {LOAD: "85"}),
+])
+def test_a_pronoun_before_a_value_names_no_other_quantity(question, expected):
+    assert OIL is not None
+    assert find_inputs(question, OIL) == expected

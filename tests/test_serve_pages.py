@@ -536,3 +536,18 @@ def test_the_language_switch_is_said_in_its_own_language(client, ui, other, word
                  client.post(f"/?lang={ui}", data={"q": pasted_log()}).text):  # the form's button
         switch = re.search(r'<(a|button)[^>]*\blang="([^"]+)"[^>]*>([^<]+)</\1>', page)
         assert switch and switch.group(2, 3) == (other, word), page[:800]
+
+
+def test_a_one_line_passage_says_line_not_lines_n_to_n(client):
+    """An English result of one line said "lines 19–19" (the CLI says "line 19"), its
+    document page "Cited lines 19–19" and a matching row "(lines 19)"."""
+    page = client.get("/", params={"q": "E17 alarm", "lang": "en"})
+    client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
+    spans = re.findall(r'<span class="lines">([^<]*)</span>', page.text)
+    urls = re.findall(r'<h2><a href="([^"]*)"', page.text)
+    assert spans and not any(re.fullmatch(r"lines (\d+)–\1", s) for s in spans), spans
+    one = [(s, u) for s, u in zip(spans, urls, strict=True) if re.fullmatch(r"line \d+", s)]
+    assert one, spans
+    doc = client.get(htmllib.unescape(one[0][1]).split("#")[0] + "&lang=en")
+    client.cookies.clear()
+    assert f"Cited {one[0][0]}</a>" in doc.text and not re.search(r"lines (\d+)–\1\b", doc.text)

@@ -37,7 +37,7 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v6"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v7"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -54,6 +54,24 @@ ZH_STOP = frozenset("""
 哪些 哪个 哪里 哪儿 多少 是否 可以 需要 应该 一个 一下 一直 进行 使用 时候 意思 还要 还能 出来 准备
 为什么 有没有 是不是 能不能 请问
 """.split())
+
+
+# English clitics after an apostrophe (pump's, it's, you'll, we're, they've, I'd, I'm, don't):
+# no words of their own (the s of pump's matched the s of in/s); a stop word before n't is
+# dropped with it (don't, doesn't, isn't: do not, …)
+_CLITICS = frozenset(("s", "t", "ll", "re", "ve", "d", "m"))
+_APOSTROPHES = "'’"
+
+
+def _clitic(text: str, start: int, end: int) -> bool:
+    """Whether the Latin run text[start:end] is a clitic after an apostrophe (the s of
+    pump's) or a stop word whose n't follows it (the don of don't)."""
+    if text[start:end] in _CLITICS and start >= 2 and text[start - 1] in _APOSTROPHES and \
+            text[start - 2].isalnum():
+        return True
+    run = text[start:end]
+    return run.endswith("n") and run[:-1] in EN_STOP and text[end:end + 1] in _APOSTROPHES \
+        and text[end + 1:end + 2] == "t" and not text[end + 2:end + 3].isalnum()
 
 
 _NUMBER = r"\d+(?:\.\d+)?"
@@ -279,6 +297,8 @@ class Tokenizer:
             cjk, latin = m.group(1), m.group(2)
             if cjk:
                 self._cut_cjk(cjk, out)
+            elif latin.isalpha() and _clitic(text, m.start(), m.end()):
+                continue
             elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP or latin in _STOP_UNITS and \

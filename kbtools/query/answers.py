@@ -61,6 +61,9 @@ NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is cur
 # another thing's name (the temperature 160; not bearing temperature 160)
 _EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
                        "when", "at", "but", "so"))
+# words before a number that name no quantity: a number taken by its unit may follow them
+_EN_NAMELESS = _EN_LEADS | {"it", "this", "that", "they", "we", "i", "you", "while", "once",
+                            "since", "because", "now", "here", "there", "then"}
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,12 @@ def _may_name(word: str, header: str) -> bool:
     key = column_key(header)
     if word.isascii():
         own = _key_text(header).split()
-        *lead, last = word.split()
+        words = word.split()
+        while words and words[-1] in _EN_NAMELESS:
+            words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
+        if not words:
+            return True
+        *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
             all(w in _EN_LEADS or any(o.startswith(w) for o in own) for w in lead)
     if not set(word) & {ch for ch in key if _is_cjk(ch)}:

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import chinese_number
-from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS
+from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, unit_group
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -113,7 +113,8 @@ _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
-_EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z ]{0,30}$")  # the Latin words a number follows
+# the Latin words a number follows (with their apostrophes: ``when it's``)
+_EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z '’]{0,30}$")
 # what ends right before those words when their first is the unit of the number before them:
 # the number (``35 psi``) or the number and the head of a rate (``0.2 in/s``, ``3,000μs/cm``)
 _UNIT_BEFORE = re.compile(r"\d(?: ?[^\s\d,;:/]{1,8}/)? ?$")
@@ -207,7 +208,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     """Every number of `text` (a `compact` question), in order; `cased` is the question
     compacted without case folding (`compact(question, fold=False)`): a unit is then written
     as the user wrote it (``30°C``, ``13.8kV``), not case-folded, where the two line up."""
-    out = []
+    out: list[Number] = []
+    spans: list[tuple[bool, bool]] = []  # per number: a span's word after it, before it
+    groups: list[int | None] = []  # per number: the unit group of its unit, if known
     for start, end, value, rest in _spans(text):
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
@@ -222,9 +225,11 @@ def numbers(text: str, cased: str = "") -> list[Number]:
             known = "°f"  # 华氏80度: in °F, whatever follows
         run = _word_before(text, start)
         clause = after.lstrip(" ")
+        spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
+                           or _EN_SPAN_AFTER.match(clause)),
+                      bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
+                           or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]))))
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
-                     or _SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
-                     or _SPAN_BEFORE.search(text[max(0, start - 8):start])
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or _SPOKEN_TENTHS.match(after)  # 二十六度五: 26.5, spoken
@@ -233,15 +238,28 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
                      or (before[-1:] == " " and before[-2:-1].isdigit())
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
-                     or _EN_SPAN_AFTER.match(clause)
-                     or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start])
                      or _EN_NEGATED.match(clause))
         if suffix == known and len(cased) == len(text) and \
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
                           end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))))
+        groups.append(unit_group(known) if known else None)
+    # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
+    # differ are two values, not a span (``at 70 °F and 85% load``)
+    for n, (span_after, span_before) in enumerate(spans):
+        if (span_after and _same_quantity(groups, n, n + 1)) or \
+                (span_before and _same_quantity(groups, n - 1, n)):
+            out[n] = replace(out[n], exact=False)
     return out
+
+
+def _same_quantity(groups: list[int | None], a: int, b: int) -> bool:
+    """Whether numbers `a` and `b` may be the ends of one span: not both in units
+    (`decision.units.UNIT_GROUPS`) known to differ."""
+    if a < 0 or b >= len(groups):
+        return True
+    return groups[a] is None or groups[b] is None or groups[a] == groups[b]
 
 
 def negated(clause: str, start: int = 0) -> bool:
@@ -292,7 +310,7 @@ def _word_before(text: str, start: int) -> str:
 
 
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
-# ``temperature is 75``, ``pressure reads 35 psi``); 零下 and 负 too: they make the number
+# ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
 FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "达到", "约为", "共计", "累计",
                   "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
@@ -300,7 +318,7 @@ FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "�
                   "is", "are", "was", "were", "of", "at", "now", "currently", "reads", "reading",
                   "shows", "showing", "measures", "measured", "about", "around", "approximately",
                   "approx", "roughly", "the", "has", "had", "been", "reached", "reaches", "stands",
-                  "sits", "equals", "minus", "negative"), key=len, reverse=True)
+                  "sits", "equals", "minus", "negative", "'s", "’s"), key=len, reverse=True)
 EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                          r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
                          r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"

@@ -32,6 +32,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
+    "line": ("行", "line"),  # one line: "line 7", not "lines 7–7"
     "lines": ("行", "lines"),
     "verified": ("已审核", "Verified"),
     "unverified": ("未审核", "Unverified"),
@@ -55,6 +56,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "verified_at": ("审核时间", "Verified at"),
     "not_reviewed": ("尚未审核", "Not reviewed"),
     "cited_lines": ("引用位置", "Cited lines"),
+    "cited_line": ("引用位置", "Cited line"),
     "lines_not_here": ("链接中的行号“{lines}”不在本文档中（链接可能来自旧版本），下面显示全文。",
                        "The link's lines \u201c{lines}\u201d are not in this document (the link may "
                        "be from an older version); the whole document is shown."),
