@@ -233,6 +233,21 @@ def test_not_utf8_points_at_the_line(tmp_path):
     assert (f.line, f.col) == (12, 4)
 
 
+@pytest.mark.parametrize(("codec", "said", "body"), [
+    ("gb18030", "GBK/GB18030", "# 赤霉病\n\n扬花期喷药，见[图片](../assets/病叶照片.png)。\n"),
+    ("big5", "Big5", "# 赤黴病\n\n揚花期噴藥，見[圖片](../assets/病葉照片.png)。\n"),
+])
+def test_a_document_saved_in_a_chinese_windows_encoding_is_named_so_and_nothing_else(
+        tmp_path, codec, said, body):
+    root = write_repo(tmp_path)
+    text = GOOD_FM + body
+    (root / "knowledge" / "x.md").write_bytes(text.encode(codec))
+    [f] = check_paths([root / "knowledge"], load_config(root))  # no garbled path-missing
+    first = next(n for n, line in enumerate(text.split("\n"), 1) if not line.isascii())
+    assert f.code == "encoding-not-utf8" and f.line == first
+    assert f"saved as {said}" in f.message and "save it as UTF-8" in f.message
+
+
 def test_five_megabyte_file(tmp_path):
     root = write_repo(tmp_path)
     big = GOOD_FM + "# Big\n\n" + ("line of text\n" * 420_000)

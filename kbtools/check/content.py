@@ -43,13 +43,37 @@ def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
     return [], True
 
 
-def encoding_problems(problems: list[str], text: str) -> list[Problem]:
+# Chinese Windows encodings an editor may have saved a document in: (codec, how to say it)
+LEGACY_ENCODINGS = (("gb18030", "GBK/GB18030 (Simplified Chinese Windows)"),
+                    ("big5", "Big5 (Traditional Chinese Windows)"))
+
+
+def legacy_encoding(raw: bytes) -> str | None:
+    """How to name the Chinese legacy encoding `raw` (not UTF-8) was saved in: the whole of
+    it decodes in that codec and most of what is not ASCII is Chinese; else None."""
+    for codec, said in LEGACY_ENCODINGS:
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        wide = [c for c in text if ord(c) > 0x7F]
+        if wide and sum("\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f"
+                        or "\uff00" <= c <= "\uffef" for c in wide) >= 0.8 * len(wide):
+            return said
+    return None
+
+
+def encoding_problems(problems: list[str], text: str, legacy: str | None = None) -> list[Problem]:
+    """The findings of `decode`'s `problems`; `legacy`: the Chinese encoding a file that is
+    not UTF-8 looks saved in (`legacy_encoding`), named in its finding."""
     out: list[Problem] = []
     if "not-utf8" in problems:
         line = next((i for i, ln in enumerate(text.split("\n"), 1) if "\ufffd" in ln), 1)
         col = text.split("\n")[line - 1].find("\ufffd") + 1 if line else 1
-        out.append(("encoding-not-utf8", "error", line, max(col, 1),
-                    "bytes that are not valid UTF-8 (save the file as UTF-8)"))
+        said = (f"the file is saved as {legacy}, not UTF-8: save it as UTF-8 (e.g. `iconv -f "
+                f"{legacy.split('/')[-1].split(' ')[0]} -t UTF-8`)" if legacy else
+                "bytes that are not valid UTF-8 (save the file as UTF-8)")
+        out.append(("encoding-not-utf8", "error", line, max(col, 1), said))
     if "bom" in problems:
         out.append(("encoding-bom", "warning", 1, 1, "file starts with a UTF-8 byte-order mark"))
     if "crlf" in problems:

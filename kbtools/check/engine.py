@@ -387,7 +387,10 @@ def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
     if not go_on:
         return _only(path, rel, early, ctx), None
     text, enc = decode(raw)
-    early.extend(content.encoding_problems(enc, text))
+    legacy = content.legacy_encoding(raw) if "not-utf8" in enc else None
+    early.extend(content.encoding_problems(enc, text, legacy))
+    if legacy is not None:  # every path and word of it would be read wrong: nothing more
+        return _only(path, rel, early, ctx), None
     src = parse_source(text, path, rel)
     result = analyze_document(src, ctx, early)
     return (dataclasses.replace(result, source=(src, raw)) if ctx.keep_sources else result), src
