@@ -20,7 +20,8 @@ from device_fixtures import make_device
 
 from kbtools.cli import main
 from kbtools.index.layout import ReleaseLayout
-from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.index.selfcheck import DERIVATION
+from kbtools.index.tokenize import TOKENS_VERSION, tokenizer_libs
 from kbtools.ship import readonly
 
 pytestmark = pytest.mark.slow
@@ -154,3 +155,42 @@ def test_a_real_read_only_mount(device, tmp_path):
     assert "release kb-r1" in proc.stdout
     assert proc.stderr.startswith(f"kb: warning: {dev}: the device cannot be written")
     assert snapshot(dev) == before
+
+
+@pytest.mark.parametrize("key", ["derivation", "tokenizer"])
+def test_an_index_derived_by_other_rules_than_the_tokens_version(device, tmp_path, read_only,
+                                                                 key):
+    """The trigger followed the tokenizer version only: an index/ derived by another
+    derivation (store or BM25 files made otherwise) or cut by another jieba, PyStemmer or
+    OpenCC was served as this kbtools' own. A read-only device now serves a copy, a
+    writable one is derived again by `kb sync`."""
+    libs = tokenizer_libs(readonly.stored_infos(device.dev / "current" / "index" /
+                                                 "store.sqlite")["tokenizer"].split("==")[0])
+    older = libs.replace("pystemmer==", "pystemmer==0.")
+    value, why = {"derivation": ("0", "index/ was derived by the rules of kbtools derivation "
+                                      f"0, this kb derives {DERIVATION}"),
+                  "tokenizer": (older, f"index/ holds BM25 terms cut by {older}, this kb cuts "
+                                       f"with {libs}")}[key]
+    expected = cited("--index", str(device.dev))
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    con = sqlite3.connect(ReleaseLayout(dev / "releases" / "kb-r1").store)
+    with con:
+        con.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", (key, value))
+    con.close()
+    read_only.add(dev.resolve())
+    code, ids, err = cited("--index", str(dev))
+    assert code == 0 and ids == expected[1], err
+    assert f"there is not this kbtools' ({why}): serving a copy derived in" in err
+    read_only.clear()
+    code, _, err = cited("--index", str(dev))
+    assert code == 1 and err.strip() == (f"kb: error: {dev}/releases/kb-r1: {why}; run `kb "
+                                         "sync` to re-derive it or `kb rollback`")
+    res = CliRunner().invoke(main, ["sync", "--to", str(dev)])
+    assert res.exit_code == 0, res.output
+    assert f"it failed its check ({why})" in res.output
+    assert cited("--index", str(dev))[:2] == (0, expected[1])
+    info = dict(sqlite3.connect(ReleaseLayout(dev / "releases" / "kb-r1").store).execute(
+        "SELECT key, value FROM info"))
+    assert (info["derivation"], info["tokenizer"]) == (DERIVATION, libs)
+

@@ -2,7 +2,8 @@
 
 A device run read-only (a systemd unit with ``ProtectSystem=strict`` or ``ReadOnlyPaths=``
 over its directory, a read-only mount) keeps the index/ an older kbtools derived. After an
-upgrade that makes BM25 terms another way (`TOKENS_VERSION`), `kbtools.index.reader`
+upgrade that derives index/ by other rules (`kbtools.index.selfcheck.derivation_problem`:
+another `TOKENS_VERSION`, `DERIVATION` or tokenizer library), `kbtools.index.reader`
 refuses that index (its terms would match questions silently worse) and says to run `kb
 sync`, which cannot write there either: the device answered nothing.
 
@@ -38,9 +39,8 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import tokens_problem
-from kbtools.index.store import stored_info
-from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.index.selfcheck import derivation_problem
+from kbtools.index.store import stored_infos
 from kbtools.ship.device import locked, read_json
 from kbtools.ship.install import derive_index
 
@@ -51,13 +51,13 @@ _STALE: dict[tuple[str, int, int, int, int], str | None] = {}  # `_stale_served`
 
 
 def stale_index(release: Path) -> str | None:
-    """Why the index/ of `release` is not one this kbtools opens (another tokenizer's BM25
-    terms, no store at all), or None. One small read of its store's info table."""
+    """Why the index/ of `release` is not one this kbtools opens (derived by other rules:
+    `derivation_problem`; no store at all), or None. One small read of its store's info
+    table."""
     store = ReleaseLayout(release).store
     if not store.is_file():
         return "index/ has no store"
-    tokens = stored_info(store, "tokens")
-    return None if tokens == TOKENS_VERSION else tokens_problem(tokens)
+    return derivation_problem(stored_infos(store))
 
 
 def _stale_served(release: Path) -> str | None:
