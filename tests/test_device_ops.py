@@ -25,7 +25,9 @@ from device_fixtures import (
     make_device,
     second_release,
 )
+from test_release_helpers import git
 
+from kbtools.build import pipeline
 from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.index.manifest import file_entry
@@ -225,6 +227,32 @@ def test_sync_prints_the_changes_after_a_switch(device):
     assert lines[1] == ("changes since kb-r1: documents: 1 added, 1 removed, 1 changed "
                         "(1 section); verification: 1 section lost")
     assert lines[2:5] == [f"  + {ADDED}", f"  - {REMOVED}", f"  ~ {EDITED}"]
+
+
+def test_sync_says_when_the_new_release_was_built_by_another_kbtools(device, tmp_path,
+                                                                    monkeypatch):
+    """A release built by another kbtools: `kb diff` said its "what changed" lists content
+    only (and why), `kb sync`'s summary of the same switch did not."""
+    d = copy_of(device[0], tmp_path)  # with its own knowledge and artifacts repos
+    for name in ("kr", "art.git"):
+        shutil.copytree(getattr(device[0], name.split(".")[0]), tmp_path / name, symlinks=True)
+    d = Device(tmp_path / "kr", tmp_path / "art.git", d.dev, d.key)
+    doc = d.kr / ADDED
+    doc.write_text(doc.read_text(encoding="utf-8") + "\nCheck the seal faces for scoring.\n",
+                   encoding="utf-8")
+    git(d.kr, "commit", "-qam", "pump seals: one more line")
+    monkeypatch.setattr(pipeline, "__version__", "9.9.9")
+    assert d.publish() == "kb-r3"
+    code, out = d.sync()
+    assert code == 0, out
+    _, diffed = kb("diff", "--to", str(d.dev))
+    note = next(line for line in diffed.splitlines() if line.startswith("note: "))
+    assert "kbtools 0.1.0 → 9.9.9" in note
+    lines = out.splitlines()
+    assert lines[1].startswith("changes since kb-r2: documents: 1 changed")
+    assert lines[2] == note and sum(line == note for line in lines) == 1
+    code, out = kb("sync", "--to", str(d.dev))
+    assert code == 0 and "note:" not in out  # no switch, nothing compared
 
 
 def test_sync_json_carries_the_changes(device, tmp_path):

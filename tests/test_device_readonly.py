@@ -20,8 +20,10 @@ from device_fixtures import make_device
 
 from kbtools.cli import main
 from kbtools.index.layout import ReleaseLayout
-from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.index.selfcheck import DERIVATION
+from kbtools.index.tokenize import TOKENS_VERSION, tokenizer_libs
 from kbtools.ship import readonly
+from kbtools.ship.device import dir_size as device_dir_size
 
 pytestmark = pytest.mark.slow
 QUESTION = "小麦赤霉病 监测时间"
@@ -78,6 +80,7 @@ def read_only(monkeypatch):
     monkeypatch.setattr(readonly.os, "access", access)
     monkeypatch.setattr(readonly, "_SAID", set())
     monkeypatch.setattr(readonly, "_STALE", {})
+    monkeypatch.setattr(readonly, "_HELD", {})
     return devices
 
 
@@ -154,3 +157,116 @@ def test_a_real_read_only_mount(device, tmp_path):
     assert "release kb-r1" in proc.stdout
     assert proc.stderr.startswith(f"kb: warning: {dev}: the device cannot be written")
     assert snapshot(dev) == before
+
+
+@pytest.mark.parametrize("key", ["derivation", "tokenizer"])
+def test_an_index_derived_by_other_rules_than_the_tokens_version(device, tmp_path, read_only,
+                                                                 key):
+    """The trigger followed the tokenizer version only: an index/ derived by another
+    derivation (store or BM25 files made otherwise) or cut by another jieba, PyStemmer or
+    OpenCC was served as this kbtools' own. A read-only device now serves a copy, a
+    writable one is derived again by `kb sync`."""
+    libs = tokenizer_libs(readonly.stored_infos(device.dev / "current" / "index" /
+                                                 "store.sqlite")["tokenizer"].split("==")[0])
+    older = libs.replace("pystemmer==", "pystemmer==0.")
+    value, why = {"derivation": ("0", "index/ was derived by the rules of kbtools derivation "
+                                      f"0, this kb derives {DERIVATION}"),
+                  "tokenizer": (older, f"index/ holds BM25 terms cut by {older}, this kb cuts "
+                                       f"with {libs}")}[key]
+    expected = cited("--index", str(device.dev))
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    con = sqlite3.connect(ReleaseLayout(dev / "releases" / "kb-r1").store)
+    with con:
+        con.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", (key, value))
+    con.close()
+    read_only.add(dev.resolve())
+    code, ids, err = cited("--index", str(dev))
+    assert code == 0 and ids == expected[1], err
+    assert f"there is not this kbtools' ({why}): serving a copy derived in" in err
+    read_only.clear()
+    code, _, err = cited("--index", str(dev))
+    assert code == 1 and err.strip() == (f"kb: error: {dev}/releases/kb-r1: {why}; run `kb "
+                                         "sync` to re-derive it or `kb rollback`")
+    res = CliRunner().invoke(main, ["sync", "--to", str(dev)])
+    assert res.exit_code == 0, res.output
+    assert f"it failed its check ({why})" in res.output
+    assert cited("--index", str(dev))[:2] == (0, expected[1])
+    info = dict(sqlite3.connect(ReleaseLayout(dev / "releases" / "kb-r1").store).execute(
+        "SELECT key, value FROM info"))
+    assert (info["derivation"], info["tokenizer"]) == (DERIVATION, libs)
+
+
+def let_go() -> None:
+    """This process serves no copy any more (as if it had exited)."""
+    for fd in readonly._HELD.values():
+        os.close(fd)
+    readonly._HELD.clear()
+
+
+def test_copies_are_pruned_once_no_device_needs_them_never_while_served(device, tmp_path,
+                                                                       read_only):
+    """A copy stayed under KB_HOME until another copy was made, whatever became of its
+    device (made writable and synced, or gone): a small device's disk filled. It is now
+    removed by the next sync or query once no device needs it and no process serves it,
+    and `kb status` says what the copies hold."""
+    dev = older_device(device, tmp_path)
+    read_only.add(dev.resolve())
+    assert cited("--index", str(dev))[0] == 0
+    home = Path(os.environ["KB_HOME"]) / "derived"
+    [copy] = readonly._copies(home)
+    report = readonly.copies_report()
+    assert report is not None and report["copies"] == 1 and report["unneeded"] == 0
+    assert report["bytes"] == device_dir_size(copy) > 0
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert (f"index copies for read-only devices: 1 in {home}, {report['bytes']} bytes\n"
+            in res.stdout)
+    # the device is made writable: its copy is needed no more, but this process serves it
+    read_only.clear()
+    assert readonly.prune_copies() == [] and copy.is_dir()
+    let_go()
+    # ... and another process serves it (a kb serve, a kb mcp): held until it exits
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
+         " fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); sys.stdin.read()",
+         str(copy / readonly.USE_LOCK)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert readonly.prune_copies() == [] and copy.is_dir()
+        assert readonly.copies_report() == {**report, "unneeded": 0}
+    finally:
+        holder.kill()
+        holder.wait()
+    assert readonly.copies_report() == {**report, "unneeded": 1}
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert "(1 no longer needed: the next sync or query removes them)" in res.stdout
+    res = CliRunner().invoke(main, ["sync", "--to", str(dev)])
+    assert res.exit_code == 0, res.output
+    assert not copy.exists() and readonly.copies_report() is None
+    assert [p.name for p in home.iterdir()] == [".lock"]
+
+
+def test_a_copy_of_a_device_gone_is_pruned_and_nothing_outside_derived(device, tmp_path,
+                                                                       read_only):
+    dev = older_device(device, tmp_path)
+    read_only.add(dev.resolve())
+    assert cited("--index", str(dev))[0] == 0
+    home = Path(os.environ["KB_HOME"]) / "derived"
+    [copy] = readonly._copies(home)
+    let_go()
+    # a link named as a copy, leading outside: neither followed nor removed with its target
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    (home / ("f" * 64)).symlink_to(outside, target_is_directory=True)
+    assert readonly.prune_copies() == []  # the read-only device still needs its copy
+    shutil.rmtree(dev)  # the device is gone
+    assert readonly.prune_copies() == [copy.name] and not copy.exists()
+    assert (outside / "keep.txt").read_text() == "mine" and (home / ("f" * 64)).is_symlink()
+    # derived/ itself a link: nothing pruned through it
+    victim = tmp_path / "victim"
+    (victim / ("e" * 64)).mkdir(parents=True)
+    shutil.rmtree(home)
+    home.symlink_to(victim, target_is_directory=True)
+    assert readonly.prune_copies() == [] and (victim / ("e" * 64)).is_dir()

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from kbtools.commands.output import DevicePath, echo_json, json_option, to_option
-from kbtools.errors import SyncError
+from kbtools.errors import SyncError, plural
 from kbtools.index.layout import DeviceLayout
 from kbtools.ship.checkout import checkout_status
 from kbtools.ship.device import device_dir, require_device
@@ -86,6 +86,12 @@ def _device(st: dict[str, Any]) -> None:
     if st["rolled_back"]:
         click.echo(f"rolled back from {', '.join(st['rolled_back'])} (`kb sync` skips "
                    f"{'it' if len(st['rolled_back']) == 1 else 'them'})")
+    copies = st["derived_copies"]
+    if copies:
+        click.echo(f"index copies for read-only devices: {copies['copies']} in "
+                   f"{copies['dir']}, {plural(copies['bytes'], 'byte')}"
+                   + (f" ({copies['unneeded']} no longer needed: the next sync or query "
+                      "removes them)" if copies["unneeded"] else ""))
     last = st["last_sync"]
     if last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))

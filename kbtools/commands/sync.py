@@ -74,6 +74,8 @@ def _changes(path: Path, res: SyncResult) -> ReleaseDiff | None:
 
 def _print_changes(diff: ReleaseDiff) -> None:
     click.echo(f"changes since {diff.old.name if diff.old else 'nothing'}: {diff.summary()}")
+    if diff.builds_differ:  # as `kb diff` says it: why derived files differ beyond these
+        click.echo(diff.build_note())
     named = [("+", d) for d in diff.documents_added] + [("-", d) for d in diff.documents_removed]
     named += [("~", d.doc) for d in diff.documents_changed]
     named += [("~", f"file {path}") for path in diff.files_changed]

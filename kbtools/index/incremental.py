@@ -51,9 +51,9 @@ from kbtools.index.layout import (
     ReleaseLayout,
     shard_of,
 )
-from kbtools.index.selfcheck import sampled_shards
+from kbtools.index.selfcheck import derivation_info, derivation_problem, sampled_shards
 from kbtools.index.store import insert_chunks, insert_docs
-from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
+from kbtools.index.tokenize import shared_tokenizer
 
 _PARKED = np.uint64(1 << 40)  # keys are renamed through here so that no two ever collide
 
@@ -143,11 +143,11 @@ def _plan(new: ReleaseLayout, old: ReleaseLayout) -> Plan | None:
     con = connect(old.store, read_only=True)
     try:
         ranges = _old_ranges(con)
-        tokens = con.execute("SELECT value FROM info WHERE key = 'tokens'").fetchone()
+        stale = derivation_problem(dict(con.execute("SELECT key, value FROM info")))
     finally:
         con.close()
-    if ranges is None or tokens != (TOKENS_VERSION,):
-        return None  # not a store this module can update, or terms of another tokenizer
+    if ranges is None or stale is not None:
+        return None  # not a store this module can update, or derived by other rules
     new_h = _shard_hashes(new_m)
     docs = read_json_lines(new.docs, error=KbError)
     changed = _changed(new, old, new_m, old_m, docs)
@@ -245,8 +245,8 @@ def _store(new: ReleaseLayout, old: ReleaseLayout, plan: Plan, cfg: dict[str, An
         insert_docs(con, plan.docs, lapsed, Vocabulary.from_values(cfg).collected)
         commit = json.loads(new.manifest.read_text(encoding="utf-8"))["source"]["commit"]
         con.execute("DELETE FROM info")
-        con.execute("INSERT INTO info VALUES (?,?)", ("source_commit", commit))
-        con.execute("INSERT INTO info VALUES (?,?)", ("tokens", TOKENS_VERSION))
+        info = {"source_commit": commit, **derivation_info(cfg["bm25"]["tokenizer"])}
+        con.executemany("INSERT INTO info VALUES (?,?)", sorted(info.items()))
         con.execute("COMMIT")
     finally:
         con.close()

@@ -25,9 +25,9 @@ from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
 from kbtools.index.incremental import derive_incremental
 from kbtools.index.layout import ReleaseLayout, shard_of
-from kbtools.index.selfcheck import sampled_shards
+from kbtools.index.selfcheck import derivation_info, sampled_shards
 from kbtools.index.store import write_store
-from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
+from kbtools.index.tokenize import Tokenizer
 
 
 def read_shards(root: Path) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
@@ -88,7 +88,8 @@ def _store_and_bm25(layout: ReleaseLayout, manifest: dict[str, Any],
     docs = read_json_lines(layout.docs, error=IndexLoadError)
     cfg = manifest["config"]["values"]
     write_store(layout.store, docs, chunks,
-                info={"source_commit": manifest["source"]["commit"], "tokens": TOKENS_VERSION},
+                info={"source_commit": manifest["source"]["commit"],
+                      **derivation_info(cfg["bm25"]["tokenizer"])},
                 facet_fields=Vocabulary.from_values(cfg).collected)
     dictionary = layout.dictionary.read_text(encoding="utf-8").split()
     tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(dictionary))

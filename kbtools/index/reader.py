@@ -42,10 +42,10 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest
-from kbtools.index.selfcheck import tokens_problem
+from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
-from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
+from kbtools.index.tokenize import shared_tokenizer
 
 
 @dataclass(frozen=True)
@@ -424,9 +424,9 @@ def _open(layout: ReleaseLayout) -> KbIndex:
 def _check_tokens(index: KbIndex) -> None:
     """index/ must hold the BM25 terms this kbtools makes of a question (the store records
     the tokenizer version that derived it); terms of another would match silently worse."""
-    tokens = index.store.info("tokens")
-    if tokens != TOKENS_VERSION:
-        raise IndexLoadError(f"{tokens_problem(tokens)}; {repair(index.layout.root)}",
+    problem = derivation_problem(index.store.infos())
+    if problem is not None:
+        raise IndexLoadError(f"{problem}; {repair(index.layout.root)}",
                              path=str(index.layout.root))
 
 

@@ -5,9 +5,10 @@ from it on the device, and since it may be derived incrementally from an earlier
 (`kbtools.index.incremental`) its bytes are not pinned. `check_derived` checks instead what
 the index must hold:
 
-- store: the tokenizer version it records (`TOKENS_VERSION`: an index derived by a kbtools
-  with another tokenizer holds terms this one does not make of a question, and `open_index`
-  refuses it); the manifest's document and chunk counts; every document of docs.jsonl holds
+- store: the rules it records it was derived by (`derivation_problem`: the tokenizer
+  version, `TOKENS_VERSION`, the derivation's own `DERIVATION` and the tokenizer libraries'
+  versions; an index derived by other rules holds terms this kbtools does not make of a
+  question or files it reads otherwise, and `open_index` refuses it); the manifest's document and chunk counts; every document of docs.jsonl holds
   exactly its `n_chunks` chunk numbers, contiguous and in shard order (so the numbering of
   every chunk is right); every row of the checked shards equals its data/ record, including
   which chunk's vector it shares (`shares`);
@@ -28,14 +29,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kbtools.cachedb import connect
-from kbtools.errors import KbError
+from kbtools.errors import ConfigError, KbError
 from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
@@ -43,9 +44,13 @@ from kbtools.index.layout import ReleaseLayout, shard_of
 from kbtools.index.manifest import verify_files
 from kbtools.index.store import shares_value
 from kbtools.index.token_cache import TokenCache
-from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer
+from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer, tokenizer_libs
 
 SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by this module
+# how index/ is made of data/: bump it whenever the same data/ would give other index/ files
+# (store columns or values, BM25 files, graphs) under the same TOKENS_VERSION; recorded in
+# the store (`derivation_info`), and an index/ of another is derived again
+DERIVATION = "1"
 SAMPLED_SHARDS = 12
 SEARCH_DEPTH = 10  # a searched chunk must be among the first this many it finds
 _COLUMNS = ("id", "doc", "kind", "line_start", "line_end", "text", "embed_text")
@@ -75,6 +80,40 @@ def tokens_problem(tokens: str | None) -> str:
     records none, as those derived before the record existed)."""
     return (f"index/ holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
             f"{TOKENS_VERSION}")
+
+
+def derivation_info(backend: str) -> dict[str, str]:
+    """What a store's info table records of the rules that derived its index/ (besides
+    ``source_commit``): the tokenizer version (`TOKENS_VERSION`), how index/ is made of data/
+    (`DERIVATION`) and the tokenizer's libraries (`tokenize.tokenizer_libs` of the
+    release's ``bm25.tokenizer`` `backend`). `derivation_problem` reads it back."""
+    return {"tokens": TOKENS_VERSION, "derivation": DERIVATION,
+            "tokenizer": tokenizer_libs(backend)}
+
+
+def derivation_problem(info: Mapping[str, str]) -> str | None:
+    """Why an index/ whose store's info table is `info` was not derived by this kbtools'
+    rules (None: it was): another tokenizer version, another `DERIVATION`, another version
+    of a tokenizer library. Its terms or files would match questions silently worse, so
+    every reader refuses it, a device derives it again (`kb sync`) and a read-only one
+    serves a copy (`kbtools.ship.readonly`). A store derived before a record existed
+    records no ``derivation`` (it was "1") and no ``tokenizer`` (not known: accepted)."""
+    tokens = info.get("tokens")
+    if tokens != TOKENS_VERSION:
+        return tokens_problem(tokens)
+    derivation = info.get("derivation", "1")
+    if derivation != DERIVATION:
+        return (f"index/ was derived by the rules of kbtools derivation {derivation}, this kb "
+                f"derives {DERIVATION}")
+    libs = info.get("tokenizer")
+    if libs is not None:
+        try:
+            here = tokenizer_libs(libs.split("==", 1)[0])
+        except ConfigError as exc:
+            return f"index/ holds BM25 terms cut by {libs}; {exc.message}"
+        if libs != here:
+            return f"index/ holds BM25 terms cut by {libs}, this kb cuts with {here}"
+    return None
 
 
 def check_derived(root: Path, extra: set[str] | None = None) -> list[str]:
@@ -110,9 +149,9 @@ def _check(layout: ReleaseLayout, extra: set[str]) -> list[str]:
 
 def _check_store(layout: ReleaseLayout, manifest: dict[str, Any], con: sqlite3.Connection,
                  extra: set[str]) -> tuple[list[str], dict[int, dict[str, Any]]]:
-    tokens = con.execute("SELECT value FROM info WHERE key = 'tokens'").fetchone()
-    if tokens != (TOKENS_VERSION,):
-        return [tokens_problem(tokens[0] if tokens else None)], {}
+    problem = derivation_problem(dict(con.execute("SELECT key, value FROM info")))
+    if problem is not None:
+        return [problem], {}
     counts = manifest["counts"]
     n_chunks = con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     n_docs = con.execute("SELECT COUNT(*) FROM docs").fetchone()[0]

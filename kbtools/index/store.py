@@ -184,6 +184,19 @@ def stored_info(path: Path, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def stored_infos(path: Path) -> dict[str, str]:
+    """The info table of the store at `path` ({} when the file or the table is missing)."""
+    if not path.is_file():
+        return {}
+    con = connect(path, read_only=True)
+    try:
+        return {str(k): str(v) for k, v in con.execute("SELECT key, value FROM info")}
+    except sqlite3.Error:
+        return {}
+    finally:
+        con.close()
+
+
 # What ranking reads of a candidate: its section (doc, heading_path), kind, lines, id and the
 # text identifiers are looked for in (embed_text); `extra` (a parent, a table index) is read
 # for few candidates, so it is decoded when first asked for.
@@ -305,6 +318,10 @@ class Store:
         """A value of the store's info table (`source_commit`, `tokens`), None when absent."""
         row = self.con.execute("SELECT value FROM info WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def infos(self) -> dict[str, str]:
+        """The store's info table."""
+        return {str(k): str(v) for k, v in self.con.execute("SELECT key, value FROM info")}
 
     def count(self) -> int:
         """Chunks in the store (counted once: the file is opened immutable, and every

@@ -15,6 +15,7 @@ the characters the author wrote (`other_spellings` finds a token's spellings in 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -354,17 +355,28 @@ def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
     return seg
 
 
-def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
-    """What the manifest records of a tokenizer; needs no dictionary loaded."""
+@functools.cache
+def tokenizer_libs(backend: str) -> str:
+    """The libraries that cut text into terms, with their installed versions
+    (``jieba==0.42.1;pystemmer==2.2.0.3;opencc==1.1.9:t2s``): another version of any may cut
+    the same text otherwise, as another `TOKENS_VERSION` does. `backend` is the
+    ``bm25.tokenizer`` setting (or the library's name). Read once a process (~5 ms; every
+    index open asks): the libraries a process cuts with are those it loaded."""
     lib = "rjieba" if backend == "rjieba" else "jieba"
-    kept = sorted({w.strip() for w in words if _keep_term(w)})
     try:
         lib_version = version(lib)
     except PackageNotFoundError:
         raise ConfigError(JIEBA_MISSING if lib == "jieba" else f"{lib} is not installed") from None
+    return (f"{lib}=={lib_version};pystemmer=={version('PyStemmer')};"
+            f"opencc=={version('opencc')}:{SCRIPT}")
+
+
+def tokenizer_fingerprint(backend: str, words: Iterable[str]) -> dict[str, str]:
+    """What the manifest records of a tokenizer; needs no dictionary loaded."""
+    lib = "rjieba" if backend == "rjieba" else "jieba"
+    kept = sorted({w.strip() for w in words if _keep_term(w)})
     return {"name": f"kbtools-{lib}-search",
-            "version": f"{lib}=={lib_version};pystemmer=={version('PyStemmer')};"
-                       f"opencc=={version('opencc')}:{SCRIPT};{TOKENS_VERSION}",
+            "version": f"{tokenizer_libs(backend)};{TOKENS_VERSION}",
             "dictionary_sha256": hashlib.sha256("\n".join(kept).encode()).hexdigest()}
 
 

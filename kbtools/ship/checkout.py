@@ -43,8 +43,8 @@ from kbtools.index.layout import (
     CheckoutLayout,
     ReleaseLayout,
 )
-from kbtools.index.store import stored_info
-from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.index.selfcheck import derivation_problem
+from kbtools.index.store import stored_infos
 from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, locked, read_json
 from kbtools.ship.git import (
@@ -244,8 +244,8 @@ def _reusable(final: Path, verified: dict[str, Any], head: str, tag: str,
         return False
     if not ReleaseLayout(final).derived.is_dir():
         return False
-    if stored_info(ReleaseLayout(final).store, "tokens") != TOKENS_VERSION:
-        return False  # derived by a kbtools with another tokenizer: derive it again
+    if derivation_problem(stored_infos(ReleaseLayout(final).store)) is not None:
+        return False  # derived by a kbtools with other rules (a tokenizer): derive it again
     return not begin.keys or verified.get("signed_by") in {k.key_id for k in begin.keys}
 
 

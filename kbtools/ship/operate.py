@@ -33,6 +33,7 @@ from kbtools.ship.device import (
 )
 from kbtools.ship.git import list_source, parse_serial
 from kbtools.ship.install import rederive, release_file_problems
+from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days
 from kbtools.ship.trust import list_keys
 
@@ -145,7 +146,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
                            state.get("last_sync"), "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
-                           "trusted_keys": keys, "trusted_keys_problem": key_problem}
+                           "trusted_keys": keys, "trusted_keys_problem": key_problem,
+                           "derived_copies": copies_report()}
     if rdir is None:
         return out
     rel = read_json(ReleaseLayout(rdir).release_json)

@@ -2,7 +2,8 @@
 
 A device run read-only (a systemd unit with ``ProtectSystem=strict`` or ``ReadOnlyPaths=``
 over its directory, a read-only mount) keeps the index/ an older kbtools derived. After an
-upgrade that makes BM25 terms another way (`TOKENS_VERSION`), `kbtools.index.reader`
+upgrade that derives index/ by other rules (`kbtools.index.selfcheck.derivation_problem`:
+another `TOKENS_VERSION`, `DERIVATION` or tokenizer library), `kbtools.index.reader`
 refuses that index (its terms would match questions silently worse) and says to run `kb
 sync`, which cannot write there either: the device answered nothing.
 
@@ -11,15 +12,27 @@ sync`, which cannot write there either: the device answered nothing.
 sha256 and sizes) copied into ``<KB_HOME>/derived/<manifest sha256>/`` and its index/
 derived and self-checked there (`kbtools.ship.install.derive_index`, as `kb sync` does),
 through a staging directory renamed into place under a lock. Later opens reuse it while it
-holds this kbtools' terms; copies beyond `KEEP` are pruned. It says so once per process on
-stderr, with what repairs the device itself (`kb sync` where it can be written). When the
-copy cannot be made either (KB_HOME read-only or full) it is one IndexLoadError saying
-both.
+holds this kbtools' terms. It says so once per process on stderr, with what repairs the
+device itself (`kb sync` where it can be written). When the copy cannot be made either
+(KB_HOME read-only or full) it is one IndexLoadError saying both.
+
+Copies are pruned (`prune_copies`, by every process that starts serving one and by every
+`kb sync`): a copy is kept while a process serves it (each holds a shared flock on the
+copy's `USE_LOCK` until it exits, so a running `kb serve` or `kb mcp` keeps its copy; a
+killed one lets go) and while it is needed (a release it was made for, `ORIGINS`, still
+exists on a device that cannot be written and still fails this kbtools' check), the `KEEP`
+newest of those; any other is removed, and never anything but the directories directly
+under ``<KB_HOME>/derived`` (not a link, nor through one). `kb status` says how many there
+are, the bytes they hold, and how many the next prune removes (`copies_report`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -28,6 +41,7 @@ from pathlib import Path
 
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, KbError, SyncError, plural
+from kbtools.fsutil import atomic_write_beneath
 from kbtools.index.layout import (
     MANIFEST,
     RELEASE_JSON,
@@ -38,26 +52,28 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import tokens_problem
-from kbtools.index.store import stored_info
-from kbtools.index.tokenize import TOKENS_VERSION
-from kbtools.ship.device import locked, read_json
+from kbtools.index.selfcheck import derivation_problem
+from kbtools.index.store import stored_infos
+from kbtools.ship.device import dir_size, locked, read_json
 from kbtools.ship.install import derive_index
 
 DERIVED = "derived"  # under KB_HOME
-KEEP = 2  # derived copies kept (the one in use is never pruned)
+KEEP = 2  # needed copies kept besides those in use (never pruned)
+USE_LOCK = ".in-use"  # in a copy: flock'd shared by every process serving it
+ORIGINS = ".origins.json"  # in a copy: the release directories it was made for
+_HELD: dict[str, int] = {}  # copies this process serves: the fd holding each one's USE_LOCK
 _SAID: set[str] = set()  # releases this process has said it serves from a copy
 _STALE: dict[tuple[str, int, int, int, int], str | None] = {}  # `_stale_served`, by store stat
 
 
 def stale_index(release: Path) -> str | None:
-    """Why the index/ of `release` is not one this kbtools opens (another tokenizer's BM25
-    terms, no store at all), or None. One small read of its store's info table."""
+    """Why the index/ of `release` is not one this kbtools opens (derived by other rules:
+    `derivation_problem`; no store at all), or None. One small read of its store's info
+    table."""
     store = ReleaseLayout(release).store
     if not store.is_file():
         return "index/ has no store"
-    tokens = stored_info(store, "tokens")
-    return None if tokens == TOKENS_VERSION else tokens_problem(tokens)
+    return derivation_problem(stored_infos(store))
 
 
 def _stale_served(release: Path) -> str | None:
@@ -93,11 +109,8 @@ def served_copy(release: Path) -> Path:
     base = kb_home() / DERIVED
     final = base / mhash
     try:
-        if stale_index(final) is not None:
-            with locked(base, "kb (deriving a read-only device's index)"):
-                if stale_index(final) is not None:
-                    _derive_copy(release, final, tag)
-                _prune(base, keep=mhash)
+        if str(final) not in _HELD or stale_index(final) is not None:
+            _take_copy(release, final, tag)
     except (OSError, KbError) as exc:
         why = exc.message if isinstance(exc, KbError) else \
             f"{exc.filename or base}: {exc.strerror or exc}"
@@ -131,6 +144,120 @@ def repair_advice(release: Path) -> str | None:
             "written derives its index in place")
 
 
+def _take_copy(release: Path, final: Path, tag: str) -> None:
+    """Make `final` a copy of `release` this kbtools serves (derived when it is not one),
+    note `release` among its origins, hold it in use for this process and prune the
+    others, under the lock of KB_HOME's derived/. A good copy is served as it is when that
+    directory cannot be written (nothing to derive, note or prune)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(locked(final.parent, "kb (deriving a read-only device's index)"))
+        except (OSError, KbError):
+            if stale_index(final) is None:
+                return
+            raise
+        if stale_index(final) is not None:
+            _derive_copy(release, final, tag)
+        with contextlib.suppress(OSError):  # a note for pruning: the copy serves without it
+            _note_origin(final, release)
+        _hold(final)
+        _prune(final.parent)
+
+
+def _note_origin(copy: Path, release: Path) -> None:
+    """Add `release` to the origins a copy records (`ORIGINS`)."""
+    origins = _origins(copy)
+    if str(release) not in origins:
+        data = json.dumps(sorted({*origins, str(release)}), indent=1) + "\n"
+        atomic_write_beneath(copy, ORIGINS, data.encode())
+
+
+def _origins(copy: Path) -> list[str]:
+    try:
+        data = json.loads((copy / ORIGINS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [str(p) for p in data] if isinstance(data, list) else []
+
+
+def _hold(copy: Path) -> None:
+    """Hold a shared flock on the copy's `USE_LOCK` until this process exits (a prune
+    leaves the copy alone meanwhile)."""
+    if str(copy) in _HELD:
+        return
+    fd = os.open(copy / USE_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    _HELD[str(copy)] = fd
+
+
+def _in_use(copy: Path) -> bool:
+    """Whether a process (this one included) serves the copy: its `USE_LOCK` is held."""
+    try:
+        fd = os.open(copy / USE_LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # not ours to judge (a link, unreadable): kept
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+    finally:
+        os.close(fd)  # (the lock, when taken, goes with it)
+    return False
+
+
+def _needed(copy: Path) -> bool:
+    """Whether a release the copy was made for still exists with its manifest on a device
+    that cannot be written and still fails this kbtools' check. A copy that records no
+    origins (made before they were recorded) counts as needed."""
+    origins = _origins(copy)
+    if not (copy / ORIGINS).is_file():
+        return True
+    for origin in map(Path, origins):
+        device = device_of_release(origin)
+        try:
+            same = hashlib.sha256((origin / MANIFEST).read_bytes()).hexdigest() == copy.name
+        except OSError:
+            continue
+        if same and device is not None and not os.access(device, os.W_OK) \
+                and stale_index(origin) is not None:
+            return True
+    return False
+
+
+def _copies(base: Path) -> list[Path]:
+    """The copies directly under `base` (directories named by a manifest hash, no link)."""
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return []
+    return [e for e in entries if len(e.name) == 64 and not e.is_symlink() and e.is_dir()]
+
+
+def prune_copies() -> list[str]:
+    """Remove the copies under ``<KB_HOME>/derived`` that no process serves and no device
+    needs (`_prune`), under its lock; returns the names removed. Nothing when there is no
+    such directory, or it is a link."""
+    base = kb_home() / DERIVED
+    if base.is_symlink() or not base.is_dir():
+        return []
+    with locked(base, "kb (pruning read-only devices' index copies)"):
+        return _prune(base)
+
+
+def copies_report() -> dict[str, object] | None:
+    """What `kb status` says of the copies under ``<KB_HOME>/derived`` (None when there is
+    none): where, how many, the bytes they hold, and how many the next prune removes."""
+    base = kb_home() / DERIVED
+    copies = [] if base.is_symlink() else _copies(base)
+    if not copies:
+        return None
+    spare = [c for c in copies if not _in_use(c) and not _needed(c)]
+    return {"dir": str(base), "copies": len(copies), "bytes": sum(map(dir_size, copies)),
+            "unneeded": len(spare)}
+
+
 def _derive_copy(release: Path, final: Path, tag: str) -> None:
     """Copy `release`'s files into a staging directory beside `final`, check data/ against
     the manifest, derive index/ and rename the staging directory to `final`."""
@@ -158,14 +285,20 @@ def _derive_copy(release: Path, final: Path, tag: str) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _prune(base: Path, keep: str) -> None:
-    """Remove staging directories left by a killed derivation and all but the `KEEP` most
-    recently made copies (never `keep`, the one in use)."""
-    copies = []
+def _prune(base: Path) -> list[str]:
+    """Under `base`'s lock: remove staging directories left by a killed derivation or
+    prune, the copies no process serves and no device needs, and the needed ones beyond the
+    `KEEP` newest; never a copy in use. Returns the names of the copies removed."""
     for entry in base.iterdir():
-        if entry.name.endswith(STAGING_SUFFIX):
+        if entry.name.endswith(STAGING_SUFFIX) and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
-        elif entry.is_dir() and entry.name != keep and len(entry.name) == 64:
-            copies.append((entry.stat().st_mtime, entry))
-    for _, entry in sorted(copies, reverse=True)[KEEP - 1:]:
-        shutil.rmtree(entry, ignore_errors=True)
+    idle = [c for c in _copies(base) if not _in_use(c)]
+    needed = sorted((c for c in idle if _needed(c)), key=lambda c: c.stat().st_mtime,
+                    reverse=True)
+    doomed = [c for c in idle if c not in needed[:KEEP]]
+    for copy in doomed:
+        aside = base / f".{copy.name}.{os.getpid()}{STAGING_SUFFIX}"
+        with contextlib.suppress(OSError):
+            os.rename(copy, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+    return sorted(c.name for c in doomed)

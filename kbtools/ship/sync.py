@@ -31,7 +31,7 @@ only in the last step, by one rename):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
 from kbtools.ship import device as dev
-from kbtools.ship import trust
+from kbtools.ship import readonly, trust
 from kbtools.ship.git import (
     check_bundle,
     compact,
@@ -204,6 +204,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
             except OSError:
                 pass
             raise exc from None
+        result = replace(result, warnings=result.warnings + _prune_copies())
         state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
                               "changed": result.changed, "at": _now(),
                               "warnings": list(result.warnings)}
@@ -211,6 +212,18 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
         dev.write_state(device, state)
         return result
+
+
+def _prune_copies() -> tuple[str, ...]:
+    """Remove the index copies read-only devices no longer need under KB_HOME
+    (`kbtools.ship.readonly.prune_copies`: a device made writable and synced needs its copies
+    no more); a failure is a warning, the sync has succeeded."""
+    try:
+        readonly.prune_copies()
+    except (OSError, KbError) as exc:
+        why = exc.message if isinstance(exc, KbError) else f"{exc.filename}: {exc.strerror}"
+        return (f"pruning the index copies under KB_HOME failed: {why}",)
+    return ()
 
 
 def _repair_served(device: Path, exc: KbError) -> KbError:
