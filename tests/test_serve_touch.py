@@ -52,13 +52,19 @@ PAGES = {"search": "/?q=" + quote("赤霉病 风险等级"),
          "faults": "/doc/" + quote(FAULTS),
          "table": f"/table/{quote(SCAB)}?table=1&go=1&in.0=22&in.1=90&in.2=4",
          "release": "/release", "error": "/doc/knowledge/no-such.md"}
-# what a finger can touch: a control inside a label is hit anywhere on its label
+# what a finger can touch: a control inside a label is hit anywhere on its label; a link in a
+# sentence (a document's text, a result's passage) is as wide as its words (WCAG's inline
+# exception), but 48 px high
 SMALL = """return [...document.querySelectorAll(
   'a[href], button, select, summary, input:not([type=hidden]):not(:disabled)')]
   .filter(e => e.getClientRects().length > 0 && !e.matches('a.skip:not(:focus)'))
-  .map(e => [(e.closest('label') || e).getBoundingClientRect(), e.outerHTML.slice(0, 80)])
-  .filter(([r, _]) => r.width < 47.5 || r.height < 47.5)
+  .map(e => [(e.closest('label') || e).getBoundingClientRect(), e.outerHTML.slice(0, 80),
+             !!e.closest('.body, .passage')])
+  .filter(([r, _, inText]) => (!inText && r.width < 47.5) || r.height < 47.5)
   .map(([r, html]) => [Math.round(r.width), Math.round(r.height), html])"""
+# a document's paragraph holding links, and its line height: the links must not grow it
+LINES = """const p = [...document.querySelectorAll('.body p')].find(p => p.querySelector('a[href]'));
+return [p.getBoundingClientRect().height, parseFloat(getComputedStyle(p).lineHeight)]"""
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +110,10 @@ def test_every_link_button_and_field_is_a_48_px_target(page, server, size):
                 "return document.documentElement.scrollWidth - window.innerWidth") <= 1, name
         page.get(server + "/release")
         assert page.find_elements("css selector", "section.changes p.added a")
+        if width >= 768:  # the paragraph with three links fits one line: it stays one line high
+            page.get(server + PAGES["links"])
+            height, line = page.execute_script(LINES)
+            assert height < 1.5 * line, (height, line)
     finally:
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
