@@ -266,6 +266,15 @@ def staged_paths(root: Path) -> frozenset[str] | None:
     return paths_with_folders(out, prefix)
 
 
+def work_tree_top(root: Path) -> Path | None:
+    """The top folder of the Git work tree holding `root`, None outside one."""
+    repo = open_repo(root)
+    if repo is None or repo.working_tree_dir is None:
+        return None
+    with repo:
+        return Path(repo.working_tree_dir)
+
+
 def shallow_boundary(repo: git.Repo) -> frozenset[str]:
     """The commits where a shallow clone's history stops (their parents are missing; git
     treats them as root commits). Empty for a full clone."""

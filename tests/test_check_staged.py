@@ -126,3 +126,33 @@ def test_the_scaffold_hook_checks_the_commit_not_untracked_files(tmp_path):
     run("git", "add", "notes.txt")
     res = run("git", "commit", "-qm", "unrelated, with a draft lying around")
     assert res.returncode == 0, res.stdout
+
+
+def test_in_a_monorepo_the_hint_names_the_path_git_add_needs_from_where_kb_runs(
+        tmp_path, monkeypatch):
+    """pre-commit runs `kb check docs/kb/knowledge` at the Git root: `git add
+    knowledge/new.md` (the path below the knowledge base) fails there."""
+    kb = tmp_path / "docs" / "kb"
+    (kb / "knowledge").mkdir(parents=True)
+    (kb / "kb.toml").write_text("")
+    (kb / "knowledge" / "a.md").write_text(page("A", "[new](new.md)"))
+    r = git.Repo.init(tmp_path)
+    r.git.add(A=True)
+    r.git.commit("-qm", "start")
+    (kb / "knowledge" / "new.md").write_text(page("New", "Text."))
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    said = {}
+    for cwd in (tmp_path, kb, kb / "knowledge"):
+        monkeypatch.chdir(cwd)
+        res = check("--staged", os.path.relpath(kb / "knowledge", cwd))
+        assert res.exit_code == 1
+        said[cwd] = res.stdout.split("is not staged: ")[1].split(")")[0]
+    assert said == {tmp_path: "git add docs/kb/knowledge/new.md", kb: "git add it",
+                    kb / "knowledge": "git add new.md"}
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(said[tmp_path].split(), check=True, cwd=tmp_path)  # it works as said
+    assert check("--staged", "docs/kb/knowledge").exit_code == 0
+    monkeypatch.chdir(tmp_path.parent)  # outside the work tree: git -C the knowledge root
+    r.git.rm("-q", "--cached", "docs/kb/knowledge/new.md")
+    res = check("--staged", str(kb / "knowledge"))
+    assert f"is not staged: git -C {kb} add knowledge/new.md)" in res.stdout

@@ -43,7 +43,7 @@ from kbtools.check import (
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
-from kbtools.check.links import CLOSE_NAME, AnchorTarget, Edit, FsCache
+from kbtools.check.links import CLOSE_NAME, AnchorTarget, Edit, FsCache, git_cwd
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
@@ -64,7 +64,7 @@ from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.gitobjects import eol_normalized
 from kbtools.markdown.frontend import MarkdownTooDeep, Scan, scan
-from kbtools.provenance import staged_paths
+from kbtools.provenance import staged_paths, work_tree_top
 from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
 
@@ -140,18 +140,20 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     rows = int(cfg.data.get("check", {}).get("max_table_rows", content.DEFAULT_MAX_TABLE_ROWS))
     categories = frozenset(schema_categories(schemas_dir))
     tracked = staged_paths(cfg.root) if staged else None
+    typed_in = git_cwd(work_tree_top(cfg.root), Path.cwd()) if staged else None
     cache_dir = cfg.cache_dir() if cache else None
     results = None
     if cache_dir is not None and CONTENT_CHECKS == BUILT_IN_CHECKS:  # a plug-in may depend on anything
         settings = {"lenient": lenient, "schema_checks": schema_checks, "max_bytes": limit,
                     "max_table_rows": rows,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
-                    "categories": sorted(categories), "staged": sorted(tracked or ())}
+                    "categories": sorted(categories), "staged": sorted(tracked or ()),
+                    "git_cwd": typed_in}
         results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
                                     cache_dir / FAILURE_DIR,
                                     [cfg.path("dist"), cache_dir, *outputs])
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
-                        fs=FsCache(cfg.root, tracked=tracked), lenient=lenient,
+                        fs=FsCache(cfg.root, tracked=tracked, git_cwd=typed_in), lenient=lenient,
                         schema_checks=schema_checks, max_bytes=limit, max_table_rows=rows,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),

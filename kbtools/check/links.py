@@ -11,12 +11,14 @@ import difflib
 import os
 import posixpath
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
 
 from kbtools.check.names import collision_message, disk_key, windows_problem
+from kbtools.corpus import is_inside
 from kbtools.markdown.frontend import Ref
 from kbtools.render.images import IMAGE_TYPES
 
@@ -44,6 +46,13 @@ class Resolved:
     form_ok: bool = True  # False: a name matched only in another Unicode form (NFC/NFD)
 
 
+def git_cwd(top: Path | None, cwd: Path) -> str | None:
+    """`FsCache.git_cwd`: the real path of `cwd` when it lies in the Git work tree whose
+    top is `top`, else None."""
+    real_cwd = os.path.realpath(cwd)
+    return real_cwd if top is not None and is_inside(real_cwd, os.path.realpath(top)) else None
+
+
 CLOSE_NAME = 0.8  # how alike a name must be to be suggested for a missing one (difflib ratio)
 
 
@@ -63,7 +72,10 @@ class FsCache:
     # set (`kb check --staged`): the root-relative paths in the Git index and their folders;
     # a file or folder outside it is not there (untracked, or deleted from the index only)
     tracked: frozenset[str] | None = None
-    untracked: str = "is not staged: git add it"  # said of a file on disk `tracked` lacks
+    untracked: str = ""  # said of a file on disk `tracked` lacks (default: `not_staged`)
+    # where the user types git commands (the real path of kb's working folder, which
+    # pre-commit sets to the Git root); None: outside the work tree, or the knowledge root
+    git_cwd: str | None = None
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
@@ -77,6 +89,17 @@ class FsCache:
         return any("/".join(parts[:i]) in self.tracked
                    and os.path.islink(os.path.join(self.root, *parts[:i]))
                    for i in range(1, len(parts)))
+
+    def not_staged(self, rel: str) -> str:
+        """What to say of the root-relative `rel`, on disk but not in the Git index: the
+        `git add` to run from where kb runs (pre-commit runs it at the Git root, which in a
+        monorepo is above the knowledge base: `git add knowledge/a.md` would fail there)."""
+        if self.untracked:
+            return self.untracked
+        if self.git_cwd is None:
+            return f"is not staged: git -C {shlex.quote(str(self.root))} add {shlex.quote(rel)}"
+        path = Path(os.path.relpath(os.path.join(self.real_root, rel), self.git_cwd)).as_posix()
+        return "is not staged: git add " + ("it" if path == rel else shlex.quote(path))
 
     def listing(self, rel_dir: str) -> tuple[frozenset[str], dict[str, list[str]]] | None:
         if self.touched is not None:
@@ -362,7 +385,7 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         if fs.tracked is not None and os.path.lexists(os.path.join(fs.root, joined)):
             return [LinkProblem("path-missing", "error",
                                 f"{target!r} is not in the commit ({joined} "
-                                f"{fs.untracked})")], None
+                                f"{fs.not_staged(joined)})")], None
         near = fs.closest(joined)
         hint = f"; did you mean {written_path(_rel_to(near, doc_dir))!r}?" if near else ""
         return [LinkProblem("path-missing", "error",
