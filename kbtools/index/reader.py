@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.config import find_root, load_config
+from kbtools.config import CONFIG_NAME, Config, find_root, load_config
 from kbtools.embed.registry import get_embedder
-from kbtools.errors import IndexLoadError
+from kbtools.errors import IndexLoadError, KbError, plural
 from kbtools.fsutil import is_staging_dir, read_beneath
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
@@ -46,6 +46,7 @@ from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
 from kbtools.index.tokenize import shared_tokenizer
+from kbtools.provenance import files_named
 
 
 @dataclass(frozen=True)
@@ -308,8 +309,10 @@ def resolve_index_path(path: Path | None) -> Path:
     """
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
+    near: Config | None = None  # the configuration found here when no path was given
     if path is None:
-        candidate = load_config(find_root()).path("dist")
+        near = load_config(find_root())
+        candidate = near.path("dist")
         path = candidate if ReleaseLayout(candidate).is_release() else default_device_dir()
     if is_staging_dir(path.absolute()):
         raise IndexLoadError("an unfinished build's staging directory, not an index "
@@ -329,7 +332,44 @@ def resolve_index_path(path: Path | None) -> Path:
                                  path=str(path))
         return served
     raise IndexLoadError("no index here: run `kb build`, or `kb sync` on a device, or pass "
-                         "--index", path=str(path))
+                         "--index" + (nearby_knowledge(near) if near else ""), path=str(path))
+
+
+def nearby_knowledge(cfg: Config) -> str:
+    """For `no index here` when neither `--index` nor $KB_INDEX was given: the knowledge
+    base of the current directory (`cfg`, from kb.toml at or above it) has not been built,
+    or, where there is none, the knowledge bases of the Git repository around it (a
+    monorepo's docs/kb, when kb runs at its root) and where their index is; "" for none."""
+    here = Path.cwd()
+    if (cfg.root / CONFIG_NAME).is_file():
+        where = "" if cfg.root.resolve() == here.resolve() else f" in {_shown(cfg.root, here)}"
+        return (f"; the knowledge base{where} has no index in {_shown(cfg.path('dist'), here)}/ "
+                f"yet: run `kb build`{where}")
+    built: list[tuple[Path, Path]] = []
+    unbuilt: list[tuple[Path, Path]] = []
+    for config in files_named(here, CONFIG_NAME):
+        try:
+            dist = load_config(config.parent).path("dist")
+        except KbError:
+            continue
+        (built if ReleaseLayout(dist).is_release() else unbuilt).append((config.parent, dist))
+    if built:
+        root, dist = built[0]
+        more = f" (and {plural(len(built) - 1, 'other')})" if len(built) > 1 else ""
+        return (f"; this Git repository's knowledge base {_shown(root, here)}{more} has one: "
+                f"pass --index {_shown(dist, here)}, or run kb in {_shown(root, here)}")
+    if unbuilt:
+        root = unbuilt[0][0]
+        more = f" (and {plural(len(unbuilt) - 1, 'other')})" if len(unbuilt) > 1 else ""
+        return (f"; this Git repository's knowledge base {_shown(root, here)}{more} has no "
+                f"index yet: run `kb build` in {_shown(root, here)}")
+    return ""
+
+
+def _shown(path: Path, here: Path) -> str:
+    """`path` relative to `here` when that takes at most two steps up, else as it is."""
+    rel = Path(os.path.relpath(path.resolve(), here.resolve()))
+    return str(path) if rel.parts[:3] == ("..",) * 3 else rel.as_posix()
 
 
 OPEN_ATTEMPTS = 3  # a device may switch and prune releases, a build replace dist/, while we open one
