@@ -100,6 +100,7 @@ def test_every_code_is_documented(fixture_findings):
     tested |= {"table-csv-name", "file-extension", "code-unclosed"}  # test_authoring_edges.py
     tested |= {"link-wikilink"}  # tests/test_wikilinks.py
     tested |= {"html-table", "obsidian-comment"}  # tests/test_editor_markdown.py
+    tested |= {"fm-tag-hash"}  # tests/test_frontmatter_editors.py
     tested |= {"image-lfs-pointer", "image-too-large", "image-format",
                "image-not-picture"}  # tests/test_assets.py
     tested |= {"file-not-shipped"}  # tests/test_linked_files.py

@@ -37,6 +37,9 @@ CODES: dict[str, str] = {
     "fm-type": "a value has the wrong type",
     "fm-value": "a value breaks another schema rule (enum, pattern, length ...)",
     "fm-timestamp": "not an ISO 8601 timestamp with offset, or not a real date",
+    "fm-tag-hash": "a list item written with Obsidian's `#` (`tags: [\"#迁飞性害虫\"]`): "
+                   "indexed with it, so `--where tags=迁飞性害虫`, facets and routing miss "
+                   "the document (warning)",
     "fm-unknown-category": "the category has no schema in schemas/categories/",
     "fm-verified-without-reviewer": "verified: true without verified_by and verified_at",
     "body-empty": "front matter but no content",
@@ -92,5 +95,5 @@ CODES: dict[str, str] = {
 FRONT_MATTER_CODES = frozenset({
     "fm-missing", "fm-unterminated", "fm-empty", "fm-not-mapping", "yaml-syntax",
     "duplicate-key", "yaml-bomb", "fm-missing-key", "fm-unknown-key", "fm-type", "fm-value",
-    "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer",
+    "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer", "fm-tag-hash",
 })

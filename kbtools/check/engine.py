@@ -217,7 +217,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     for code, level, line, col, message in extra:
         add(code, level, line, col, message)
     for code, line, col, message in frontmatter.parse_problems(src):
-        add(code, "error", line, col, message)
+        add(code, "warning" if code in frontmatter.WARNING_CODES else "error", line, col, message)
     if ctx.schema_checks:
         try:
             problems = frontmatter.schema_problems(src, ctx.schemas_dir, ctx.categories)

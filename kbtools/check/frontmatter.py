@@ -24,8 +24,100 @@ TIMESTAMP_KEYS = ("timestamp", "verified_at")
 Problem = tuple[str, int, int, str]
 
 
+# codes of `parse_problems` and `schema_problems` that are warnings (the others are errors)
+WARNING_CODES = frozenset({"fm-tag-hash"})
+
+
 def parse_problems(src: SourceDoc) -> list[Problem]:
-    return [(e.code, e.line, e.col, e.message) for e in src.errors]
+    """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
+    `#`), and list values written with Obsidian's `#`."""
+    out = [_comment_cut(src, e.line, e.message) if e.code == "yaml-syntax"
+           else (e.code, e.line, e.col, e.message) for e in src.errors]
+    return out + list(_hash_tags(src))
+
+
+def _fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
+    """The front matter's lines with their numbers (the fences left out)."""
+    if src.fm_end_line <= 1:
+        return []
+    lines = src.text.split("\n")
+    return [(n, lines[n - 1]) for n in range(2, min(src.fm_end_line, len(lines) + 1))]
+
+
+def _comment_cut(src: SourceDoc, line: int, message: str) -> Problem:
+    """A YAML syntax error at `line`; when a front-matter line up to it opens a comment
+    where a flow list's item should be (`tags: [#迁飞性害虫, #水稻]`: Obsidian's inline
+    tags), the error is that line's: YAML read the rest of the line as a comment."""
+    for number, text in _fm_lines(src):
+        if number > line:
+            break
+        col = _flow_comment(text)
+        if col:
+            key, _, value = text.partition(":")
+            return ("yaml-syntax", number, col,
+                    f"{key.strip()}: a '#' here starts a YAML comment, so the rest of the line "
+                    f"is not read (Obsidian's #tag?): write the items without '#', "
+                    f"[{', '.join(_words(value))}] ({message})")
+    return ("yaml-syntax", line, 1, message)
+
+
+def _flow_comment(text: str) -> int:
+    """The column of a `#` right after a flow list's `[` or `,` on a front-matter line
+    (outside quotes), 0 when there is none."""
+    before, quote = "", ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#" and before in ("[", ","):
+            return i + 1
+        elif not ch.isspace():
+            before = ch
+    return 0
+
+
+def _words(written: str) -> list[str]:
+    """The words of an Obsidian tag line (`#迁飞性害虫 #水稻`, `[#a, #b]`), without `#`."""
+    for mark in "[],，":
+        written = written.replace(mark, " ")
+    return [w.strip("#") for w in written.split() if w.strip("#")]
+
+
+def _hash_tags(src: SourceDoc) -> Iterator[Problem]:
+    """A list item (of any top-level list) written `"#迁飞性害虫"`: Obsidian's inline tag,
+    quoted so YAML keeps it; the index would keep the `#`, so `--where tags=迁飞性害虫`,
+    facets and routing miss the document."""
+    lines = dict(_fm_lines(src))
+    for key, value in src.meta.items():
+        if not isinstance(value, list):
+            continue
+        for item in value:
+            if isinstance(item, str) and _obsidian_tag(item):
+                yield ("fm-tag-hash", _item_line(src, key, item, lines), 1,
+                       f"{key}: {item!r} keeps Obsidian's '#' in the index, so "
+                       f"`--where {key}={item[1:]}`, facets and routing miss it: write "
+                       f"{item[1:]!r} (Obsidian reads it without '#' the same)")
+
+
+def _obsidian_tag(item: str) -> bool:
+    """`#迁飞性害虫`, `#病害/真菌`: `#` and a word as Obsidian writes a tag (no space, not
+    only digits: `#1` is no tag to Obsidian)."""
+    word = item[1:]
+    return item.startswith("#") and bool(word) and not word.startswith("#") \
+        and not any(ch.isspace() for ch in word) and not word.isdigit()
+
+
+def _item_line(src: SourceDoc, key: Any, item: str, lines: dict[int, str]) -> int:
+    """The line of the front matter below top-level `key` (its own line first) that holds
+    `item`, else the key's line."""
+    start = _line(src, key)
+    for number in sorted(n for n in lines if n >= start):
+        if number > start and lines[number][:1] not in (" ", "-", "\t"):
+            break  # the next top-level key
+        if item in lines[number]:
+            return number
+    return start
 
 
 def schema_problems(src: SourceDoc, schemas_dir: Path | None,
@@ -129,10 +221,17 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
             yield ("fm-missing-key", line, 1, f"required key {key!r} is missing{where}")
         return
     path = _keypath(err) or "(front matter)"
-    if kind == "type":
+    eaten = _comment_eaten(src, list(err.absolute_path), err.validator_value) \
+        if kind == "type" and err.instance is None else None
+    if eaten is not None:
+        yield eaten
+    elif kind == "type":
         got = type(err.instance).__name__
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
+        if err.validator_value == "array" and isinstance(err.instance, str) \
+                and len(err.absolute_path) == 1:
+            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])"
         yield ("fm-type", line, 1,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
@@ -152,6 +251,48 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         yield ("fm-value", line, 1, f"{path}: {err.message}{read}{where}")
+
+
+def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
+    """A value YAML read as empty because the author wrote `#` first (`tags: #迁飞性害虫`,
+    an item `- #水稻`: Obsidian's inline tags), where a comment begins."""
+    line = src.key_lines.get(str(path[0])) if path else None
+    lines = src.text.split("\n")
+    if line is None or not 0 < line <= len(lines):
+        return None
+    key = str(path[0])
+    if len(path) == 1:
+        written = lines[line - 1].partition(":")[2].strip()
+        if not written.startswith("#"):
+            return None
+        fix = (f"[{', '.join(_words(written))}] (Obsidian's #tag?)" if "array" in expected
+               else '"' + written.replace('"', '\\"') + '"')
+        return ("fm-type", line, lines[line - 1].index("#") + 1,
+                f"{key}: {written!r} after '{key}:' is a YAML comment, so {key} is empty: "
+                f"write {key}: {fix}")
+    items = []  # the lines of the key's block list, by item
+    for number in range(line + 1, min(src.fm_end_line, len(lines) + 1)):
+        text = lines[number - 1]
+        if text[:1] not in (" ", "-", "\t"):
+            break
+        if text.lstrip().startswith("-"):
+            items.append((number, text))
+    if len(path) != 2 or not isinstance(path[1], int) or path[1] >= len(items):
+        return None
+    number, text = items[path[1]]
+    written = text.lstrip()[1:].strip()
+    if not written.startswith("#"):
+        return None
+    return ("fm-type", number, text.index("#") + 1,
+            f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
+            f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+
+
+def _items(text: str) -> list[str]:
+    """A list written as one string (`迁飞性害虫, 水稻`, `稻瘟病、纹枯病`) as its items."""
+    for mark in "，、;；":
+        text = text.replace(mark, ",")
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def _timestamps(src: SourceDoc) -> Iterator[Problem]:

@@ -1,0 +1,70 @@
+"""Front matter as Obsidian and Typora users write it: each problem one line naming the file,
+the line and what to write, or accepted as the author meant.
+
+Obsidian writes tags inline as `#迁飞性害虫`; in YAML a `#` after a blank starts a comment, so
+`tags: #迁飞性害虫` left tags empty ("expected array, got NoneType") and a quoted
+`"#迁飞性害虫"` was indexed with its `#`, missed by `--where tags=迁飞性害虫` without a word.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from tests.kbfixtures import GOOD_FM
+
+HEAD = GOOD_FM.removesuffix("---\n")  # lines 1-8; a line added here is line 9
+BODY = "---\n# 稻飞虱\n\n迁飞性害虫。\n"
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def findings(kb: Path, front: str) -> list[str]:
+    (kb / "knowledge" / "a.md").write_text(HEAD + front + BODY, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    return res.stdout.splitlines()
+
+
+def test_a_quoted_obsidian_tag_is_named_at_its_line(kb):
+    assert findings(kb, 'tags: ["#迁飞性害虫", 水稻, "#1", "#a b"]\n') == [
+        "knowledge/a.md:9:1: warning: fm-tag-hash: tags: '#迁飞性害虫' keeps Obsidian's '#' "
+        "in the index, so `--where tags=迁飞性害虫`, facets and routing miss it: write "
+        "'迁飞性害虫' (Obsidian reads it without '#' the same)"]  # "#1", "#a b": no tags
+    got = findings(kb, 'tags:\n  - 水稻\n  - "#迁飞性害虫"\n')
+    assert len(got) == 1 and got[0].startswith("knowledge/a.md:11:1: warning: fm-tag-hash")
+
+
+def test_a_tag_yaml_reads_as_a_comment_says_so(kb):
+    assert findings(kb, "tags: #迁飞性害虫 #水稻\n") == [
+        "knowledge/a.md:9:7: error: fm-type: tags: '#迁飞性害虫 #水稻' after 'tags:' is a "
+        "YAML comment, so tags is empty: write tags: [迁飞性害虫, 水稻] (Obsidian's #tag?)"]
+    assert findings(kb, "tags:\n  - 水稻\n  - #迁飞性害虫\n") == [
+        "knowledge/a.md:11:5: error: fm-type: tags.1: '#迁飞性害虫' after '-' is a YAML "
+        "comment, so the item is empty (Obsidian's #tag?): write - 迁飞性害虫"]
+    got = findings(kb, "tags: [水稻, #迁飞性害虫]\n")
+    assert len(got) == 1 and got[0].startswith(
+        "knowledge/a.md:9:12: error: yaml-syntax: tags: a '#' here starts a YAML comment, "
+        "so the rest of the line is not read (Obsidian's #tag?): write the items without "
+        "'#', [水稻, 迁飞性害虫] (")
+    assert findings(kb, "summary: #1 pest\n") == [
+        "knowledge/a.md:9:10: error: fm-type: summary: '#1 pest' after 'summary:' is a YAML "
+        "comment, so summary is empty: write summary: \"#1 pest\""]
+
+
+def test_a_comment_after_a_key_with_a_list_below_is_fine(kb):
+    assert findings(kb, "tags: # 标签\n  - 水稻\n") == []
+
+
+def test_a_list_written_as_one_string_says_how_to_write_it(kb):
+    assert findings(kb, "tags: 迁飞性害虫，水稻\n") == [
+        "knowledge/a.md:9:1: error: fm-type: tags: expected array, got str (write a list: "
+        "tags: [迁飞性害虫, 水稻])"]
