@@ -68,3 +68,32 @@ def test_a_list_written_as_one_string_says_how_to_write_it(kb):
     assert findings(kb, "tags: 迁飞性害虫，水稻\n") == [
         "knowledge/a.md:9:1: error: fm-type: tags: expected array, got str (write a list: "
         "tags: [迁飞性害虫, 水稻])"]
+
+
+@pytest.mark.parametrize(("written", "iso"), [
+    ("2026/03/19", "2026-03-19"), ('"2026年3月19日"', "2026-03-19"), ("2026.3.9", "2026-03-09")])
+def test_a_date_written_another_way_is_one_finding_saying_how_to_write_it(kb, written, iso):
+    """`valid_until: 2026/03/19` gave two findings, "not a date" and "not a real date:
+    Invalid isoformat string"."""
+    assert findings(kb, f"valid_until: {written}\n") == [
+        f"knowledge/a.md:9:1: error: fm-value: valid_until: {written.strip(chr(34))!r} is not a "
+        f"date: write valid_until: \"{iso}\""]
+
+
+def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
+    (kb / "knowledge" / "a.md").write_text(
+        GOOD_FM.replace("title: Generated", "title: 注意: 断电后检修") + BODY[4:],
+        encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:2:10: error: yaml-syntax: mapping values are not allowed in this "
+        "context: a ': ' inside the value of 'title'; quote the value: title: \"注意: 断电后检修\""]
+    assert findings(kb, "tags:\n\t- 水稻\n") == [
+        "knowledge/a.md:10:1: error: yaml-syntax: found character that cannot start any token: "
+        "indent with spaces, not a tab"]
+    text = HEAD.replace("verified: false", "verified: 是")
+    (kb / "knowledge" / "a.md").write_text(text + BODY, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:8:1: error: fm-type: verified: expected boolean, got str (write true "
+        "or false)"]

@@ -31,7 +31,7 @@ WARNING_CODES = frozenset({"fm-tag-hash"})
 def parse_problems(src: SourceDoc) -> list[Problem]:
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`), and list values written with Obsidian's `#`."""
-    out = [_comment_cut(src, e.line, e.message) if e.code == "yaml-syntax"
+    out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message) for e in src.errors]
     return out + list(_hash_tags(src))
 
@@ -44,21 +44,33 @@ def _fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
     return [(n, lines[n - 1]) for n in range(2, min(src.fm_end_line, len(lines) + 1))]
 
 
-def _comment_cut(src: SourceDoc, line: int, message: str) -> Problem:
-    """A YAML syntax error at `line`; when a front-matter line up to it opens a comment
-    where a flow list's item should be (`tags: [#迁飞性害虫, #水稻]`: Obsidian's inline
-    tags), the error is that line's: YAML read the rest of the line as a comment."""
-    for number, text in _fm_lines(src):
+def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
+    """A YAML syntax error at `line`, with what to write when the cause is one an editor's
+    habit makes: a front-matter line up to it opening a comment where a flow list's item
+    should be (`tags: [#迁飞性害虫, #水稻]`: Obsidian's inline tags; the error is that
+    line's: YAML read the rest of it as a comment), a `: ` inside a value (`title: 注意:
+    断电`), a tab indenting a line."""
+    lines = dict(_fm_lines(src))
+    for number, text in lines.items():
         if number > line:
             break
-        col = _flow_comment(text)
-        if col:
+        at = _flow_comment(text)
+        if at:
             key, _, value = text.partition(":")
-            return ("yaml-syntax", number, col,
+            return ("yaml-syntax", number, at,
                     f"{key.strip()}: a '#' here starts a YAML comment, so the rest of the line "
                     f"is not read (Obsidian's #tag?): write the items without '#', "
                     f"[{', '.join(_words(value))}] ({message})")
-    return ("yaml-syntax", line, 1, message)
+    text = lines.get(line, "")
+    key, colon, value = text.partition(": ")
+    if "mapping values are not allowed" in message and colon and ": " in value \
+            and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
+        quoted = value.strip().replace('"', '\\"')
+        return ("yaml-syntax", line, col, f"{message}: a ': ' inside the value of {key!r}; "
+                f"quote the value: {key}: \"{quoted}\"")
+    if "\t" in text[:len(text) - len(text.lstrip())]:
+        return ("yaml-syntax", line, col, f"{message}: indent with spaces, not a tab")
+    return ("yaml-syntax", line, col, message)
 
 
 def _flow_comment(text: str) -> int:
@@ -229,7 +241,10 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         got = type(err.instance).__name__
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
-        if err.validator_value == "array" and isinstance(err.instance, str) \
+        if err.validator_value == "boolean" and isinstance(err.instance, str) \
+                and len(err.absolute_path) == 1:
+            read = " (write true or false)"
+        elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
             read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])"
         yield ("fm-type", line, 1,
@@ -239,8 +254,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset "
                f"(e.g. 2026-03-14T09:30:00+08:00){where}")
     elif top in DATE_KEYS and kind == "pattern":
-        yield ("fm-value", line, 1,
-               f"{path}: {err.instance!r} is not a date (YYYY-MM-DD, e.g. 2026-12-31){where}")
+        iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
+        hint = f": write {top}: \"{iso}\"" if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
+        yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a date{hint}{where}")
     elif kind in ("anyOf", "oneOf") and not err.absolute_path:
         options = []
         for sub in err.validator_value:
@@ -310,12 +326,27 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
 DATE_KEYS = ("valid_until",)
 
 
+def _iso_date(text: str) -> str | None:
+    """A date written another common way (`2026/03/19`, `2026.3.19`, `2026年3月19日`) as
+    YYYY-MM-DD, None when it is no date."""
+    for mark in "/.年月":
+        text = text.replace(mark, "-")
+    parts = text.strip().removesuffix("日").split("-")
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts) \
+            or len(parts[0]) != 4:
+        return None
+    try:
+        return date(int(parts[0]), int(parts[1]), int(parts[2])).isoformat()
+    except ValueError:
+        return None
+
+
 def _dates(src: SourceDoc) -> Iterator[Problem]:
     """Pattern-valid dates (YYYY-MM-DD) that are not real dates (2026-02-30)."""
     for key in DATE_KEYS:
         value = src.meta.get(key)
-        if not isinstance(value, str) or len(value) != 10:
-            continue
+        if not isinstance(value, str) or len(value) != 10 or value[4::3] != "--":
+            continue  # not YYYY-MM-DD: the schema's pattern says so
         try:
             date.fromisoformat(value)
         except ValueError as exc:
