@@ -97,3 +97,37 @@ def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
     assert res.stdout.splitlines() == [
         "knowledge/a.md:8:1: error: fm-type: verified: expected boolean, got str (write true "
         "or false)"]
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("title：稻飞虱", "title: fullwidth colon '：' after the key"),
+    ("title:\u00a0稻飞虱", "title: no-break space '\\xa0' after the key")])
+def test_a_key_chinese_input_separates_oddly_is_named_on_its_own_line(kb, line, said):
+    """YAML read `title：稻飞虱` as text running on into the next line and named that line."""
+    (kb / "knowledge" / "a.md").write_text(
+        GOOD_FM.replace("title: Generated", line) + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        f"knowledge/a.md:2:6: error: yaml-syntax: {said}, which YAML does not read as ': ': "
+        "write title: 稻飞虱 (mapping values are not allowed in this context)"]
+
+
+def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
+    long_title = GOOD_FM.replace("title: Generated", "title: " + "长" * 5000)
+    (kb / "knowledge" / "a.md").write_text(long_title + BODY[4:], encoding="utf-8")
+    got = CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines()
+    assert len(got) == 1 and got[0].endswith("…' (5000 characters) is too long")
+    empty = GOOD_FM.replace("title: Generated", "title:")
+    (kb / "knowledge" / "a.md").write_text(empty + BODY[4:], encoding="utf-8")
+    assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
+        "knowledge/a.md:2:1: error: fm-type: title: expected string, got nothing (the key is "
+        "empty)"]
+    assert findings(kb, "  summary: x\n") == [
+        "knowledge/a.md:9:10: error: yaml-syntax: mapping values are not allowed in this "
+        "context: 'summary' is indented under a key that has a value: start the line at its "
+        "first column"]
+    spaced = HEAD.replace('"2026-03-14T09:30:00+08:00"', "2026-03-14 09:30:00+08:00")
+    (kb / "knowledge" / "a.md").write_text(spaced + BODY, encoding="utf-8")
+    assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
+        "knowledge/a.md:7:1: error: fm-timestamp: timestamp: '2026-03-14 09:30:00+08:00' is "
+        "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\""]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -61,6 +62,16 @@ def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
                     f"{key.strip()}: a '#' here starts a YAML comment, so the rest of the line "
                     f"is not read (Obsidian's #tag?): write the items without '#', "
                     f"[{', '.join(_words(value))}] ({message})")
+    for number, text in lines.items():
+        if number > line:
+            break
+        sep = _odd_separator(text)
+        if sep:
+            key = text.partition(sep)[0]
+            return ("yaml-syntax", number, len(key) + 1,
+                    f"{key}: {unicodedata.name(sep[-1]).lower()} {sep[-1]!r} after the key, "
+                    f"which YAML does not read as ': ': write {key}: "
+                    f"{text.partition(sep)[2].strip()} ({message})")
     text = lines.get(line, "")
     key, colon, value = text.partition(": ")
     if "mapping values are not allowed" in message and colon and ": " in value \
@@ -70,7 +81,25 @@ def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
                 f"quote the value: {key}: \"{quoted}\"")
     if "\t" in text[:len(text) - len(text.lstrip())]:
         return ("yaml-syntax", line, col, f"{message}: indent with spaces, not a tab")
+    if text[:1] == " " and colon and "mapping values are not allowed" in message \
+            and lines.get(line - 1, " ")[:1] not in (" ", "-") \
+            and lines.get(line - 1, "").rstrip()[-1:] != ":":
+        return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
+                f"key that has a value: start the line at its first column")
     return ("yaml-syntax", line, col, message)
+
+
+def _odd_separator(text: str) -> str:
+    """How a top-level key of `text` is separated from its value when YAML does not read
+    it as a key (Chinese input's full-width `：`, a no-break or ideographic space after
+    `:`), "" when it is not so."""
+    if text[:1].isspace() or ": " in text or text.rstrip().endswith(":"):
+        return ""
+    for sep in ("：", ":\u00a0", ":\u3000", ":\u202f"):
+        key = text.partition(sep)[0]
+        if sep in text and key and " " not in key and "：" not in key:
+            return sep
+    return ""
 
 
 def _flow_comment(text: str) -> int:
@@ -238,7 +267,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
     if eaten is not None:
         yield eaten
     elif kind == "type":
-        got = type(err.instance).__name__
+        got = "nothing (the key is empty)" if err.instance is None else type(err.instance).__name__
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         if err.validator_value == "boolean" and isinstance(err.instance, str) \
@@ -250,9 +279,11 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         yield ("fm-type", line, 1,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
+        spaced = str(err.instance).replace(" ", "T", 1)
+        fix = (f": write {top}: \"{spaced}\"" if _offset_timestamp(spaced)
+               else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
-               f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset "
-               f"(e.g. 2026-03-14T09:30:00+08:00){where}")
+               f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
     elif top in DATE_KEYS and kind == "pattern":
         iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
         hint = f": write {top}: \"{iso}\"" if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
@@ -266,7 +297,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
     else:
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
-        yield ("fm-value", line, 1, f"{path}: {err.message}{read}{where}")
+        yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{where}")
 
 
 def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
@@ -302,6 +333,25 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
             f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+
+
+def _offset_timestamp(text: str) -> bool:
+    """Whether `text` is a date and time with `T` and an offset (what the schema asks)."""
+    if len(text) < 16 or text[10:11] != "T" or not text[:4].isdigit():
+        return False
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).tzinfo is not None
+    except ValueError:
+        return False
+
+
+def _short_message(err: ValidationError) -> str:
+    """jsonschema's message with a long value it quotes cut short (a 5,000-character title
+    filled the finding and its reason, "is too long", was cut off)."""
+    message, shown = str(err.message), repr(err.instance)
+    if len(shown) <= 80:
+        return message
+    return message.replace(shown, shown[:60] + f"…' ({len(str(err.instance))} characters)")
 
 
 def _items(text: str) -> list[str]:

@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 33  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 34  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -64,7 +64,9 @@ FORMAT = 33  # bump when a check's findings for the same inputs change (5: `$` i
 # knowledge base's folder, not the repository; 31: a file saved as GBK/Big5 is named so, its
 # garbled paths and words not checked; 32: Obsidian's `#` in front-matter lists named,
 # `fm-tag-hash`, and a `#` YAML read as a comment; 33: what to write for a date written
-# 2026/03/19, a `: ` inside a value, a tab, `verified: 是`)
+# 2026/03/19, a `: ` inside a value, a tab, `verified: 是`; 34: a full-width `：` or a
+# no-break space after a key, an indented key, an empty value, a long value cut short, a
+# timestamp with a space for its `T`)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
