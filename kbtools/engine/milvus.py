@@ -199,6 +199,11 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
                 "serve: user:password or an API key) and their privileges")
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
+    elif ("not exist" in low or "not found" in low) and "collection" in low:
+        # a release's collection a reader or publisher was using: the alias named it, so it
+        # was dropped since (a publish pruned it, another publish of it, or by hand)
+        hint = ("it was dropped from the engine meanwhile (pruned by a publish, or by "
+                "hand): ask again, or publish the release again")
     elif "not exist" in low or "not found" in low:
         hint = "publish a release there first (`kb publish --engine …`)"
     else:
