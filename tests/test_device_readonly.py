@@ -5,6 +5,7 @@ of the release derived under KB_HOME, saying so once, and never writes into the 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -270,3 +271,40 @@ def test_a_copy_of_a_device_gone_is_pruned_and_nothing_outside_derived(device, t
     shutil.rmtree(home)
     home.symlink_to(victim, target_is_directory=True)
     assert readonly.prune_copies() == [] and (victim / ("e" * 64)).is_dir()
+
+
+def test_a_copy_whose_in_use_lock_cannot_be_made_is_served_without_it(device, tmp_path,
+                                                                      read_only, monkeypatch):
+    """KB_HOME out of inodes or space: the `.in-use` lock file of a good copy could not be
+    created, and the query failed "no copy could be derived" though the copy was fine. It
+    is served without being held (a warning on stderr), once a process."""
+    expected = cited("--index", str(device.dev))
+    dev = older_device(device, tmp_path)
+    read_only.add(dev.resolve())
+    assert cited("--index", str(dev))[0] == 0  # the copy is derived (and held)
+    home = Path(os.environ["KB_HOME"]) / "derived"
+    [copy] = [p for p in home.iterdir() if not p.name.startswith(".")]
+    for fd in readonly._HELD.values():  # a new process
+        os.close(fd)
+    monkeypatch.setattr(readonly, "_HELD", {})
+    monkeypatch.setattr(readonly, "_SAID", set())
+    (copy / readonly.USE_LOCK).unlink()
+    real_open = os.open
+
+    def full(path, flags, *args, **kwargs):  # no inode left for a new lock file
+        if Path(path).name == readonly.USE_LOCK and flags & os.O_CREAT:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(readonly.os, "open", full)
+    code, ids, err = cited("--index", str(dev))
+    assert code == 0, err
+    assert ids == expected[1]
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and f"serving a copy derived in {copy}" in lines[1]
+    assert lines[0] == (f"kb: warning: {copy / readonly.USE_LOCK}: cannot mark the copy in "
+                        "use (No space left on device); serving it without (another process "
+                        "may prune it once no device needs it)")
+    code, again, err = cited("--index", str(dev))  # said once a process
+    assert (code, again, err) == (0, ids, "")
+    assert not (copy / readonly.USE_LOCK).exists()

@@ -32,6 +32,7 @@ from kbtools.engine.milvus import (
 from kbtools.engine.publish import _meta_schema, check_release, prune, publish, rollback
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError, UsageError
+from kbtools.query.search import search
 from kbtools.ship import device
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
@@ -103,6 +104,28 @@ def test_prune_keeps_what_every_alias_serves(signed, milvus):  # noqa: F811
     res = CliRunner().invoke(main, ["query", "--engine", milvus.url("aliases"), QUESTION])
     assert res.exit_code == 0, res.output
     assert prune(eng, 1) == []  # both served: nothing to drop
+
+
+def test_a_search_on_a_release_pruned_meanwhile_says_so(signed, milvus):  # noqa: F811
+    """A reader that had resolved the alias searched a release a publish (`--keep 1`) then
+    pruned: "collection … does not exist; publish a release there first", though releases
+    were published. It says the release was dropped meanwhile; asking again serves the
+    new one."""
+    dev, _ = signed
+    eng = _engine(milvus, "pruned")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    reader = EngineReader(eng)
+    old = reader.current()
+    r2 = publish(eng, check_release(_rel(dev, 2)), keep=1)
+    assert r2.pruned == (r1.collection,)
+    with pytest.raises(EngineError) as err:
+        search(old, QUESTION)
+    assert r1.collection in err.value.message and "publish a release there first" not in \
+        err.value.message
+    assert err.value.message.endswith("it was dropped from the engine meanwhile (pruned by a "
+                                      "publish, or by hand): ask again, or publish the "
+                                      "release again")
+    assert search(reader.current(), QUESTION).results
 
 
 # 2 ---------------------------------------------------------------------------------------

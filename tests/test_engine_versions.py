@@ -18,13 +18,13 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.engine import publish as engine_publish
-from kbtools.engine import remote
 from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import EngineReader, read_parts
 from kbtools.errors import EngineError
-from kbtools.index import reader
+from kbtools.index import selfcheck
 from kbtools.index.layout import ReleaseLayout
+from kbtools.index.store import stored_infos
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 from tests.hostile import make_repo
@@ -93,8 +93,8 @@ def test_a_kb_making_other_terms_publishes_the_release_anew(dist, milvus, tmp_pa
     con.execute("UPDATE info SET value = ? WHERE key = 'tokens'", (NEWER,))
     con.commit()
     con.close()
-    for module in (reader, engine_publish, remote):
-        monkeypatch.setattr(module, "TOKENS_VERSION", NEWER, raising=False)
+    for module in (selfcheck, engine_publish):  # the rule every reader applies, the name
+        monkeypatch.setattr(module, "TOKENS_VERSION", NEWER)
     r2 = publish(eng, check_release(newer))  # not "already published": other terms
     assert r2.changed and r2.collection == f"{r1.collection}_{NEWER}"
     assert r2.previous == r1.collection and eng.alias_target(ALIAS) == r2.collection
@@ -138,3 +138,45 @@ def test_rollback_serves_only_terms_this_kb_reads(dist, milvus, tmp_path):  # no
     with pytest.raises(EngineError, match="no older published release"):
         rollback(eng)  # never to the served release as another kb published it
     assert eng.alias_target(ALIAS) == again.collection
+
+
+P_DERIVATION, P_TOKENIZER = "kb.derivation", "kb.tokenizer"  # (docs/scale.md)
+
+
+def test_a_release_derived_by_other_rules_is_refused_and_published_anew(
+        dist, milvus, monkeypatch):  # noqa: F811
+    """A local index/ derived by other derivation rules or tokenizer libraries is stale
+    (`selfcheck.derivation_problem`); the engine recorded only the tokenizer version, so a
+    release published by an older kbtools or with other tokenizer libraries was served as
+    current. Its collection records both; a reader of other rules refuses it in one line
+    naming the release, publishing it again loads it anew, rollback does not serve it."""
+    url = milvus.url("derivation")
+    eng = connect_url(url, create_db=True)
+    r1 = publish(eng, check_release(dist))
+    props = eng.properties(r1.collection)
+    assert props[P_DERIVATION] == selfcheck.DERIVATION
+    assert props[P_TOKENIZER] == stored_infos(ReleaseLayout(dist).store)["tokenizer"]
+
+    monkeypatch.setattr(selfcheck, "DERIVATION", "99")  # a newer kbtools reads it
+    _refused(url, f"release {r1.collection} in the engine was derived by the rules of "
+                  "kbtools derivation 1, this kb derives 99")
+    with pytest.raises(EngineError, match="derivation 1, this kb derives 99, so its readers "
+                       "would refuse it; the alias was not moved"):
+        rollback(eng, r1.collection)
+    monkeypatch.undo()
+
+    old_libs = props[P_TOKENIZER].split("==", 1)[0] + "==0.1;pystemmer==1.0;opencc==1.0:t2s"
+    eng.client.alter_collection_properties(r1.collection, {P_TOKENIZER: old_libs})
+    _refused(url, f"release {r1.collection} in the engine holds BM25 terms cut by "
+                  f"{old_libs}, this kb cuts with {props[P_TOKENIZER]}")
+    r2 = publish(eng, check_release(dist))  # not "already published": other libraries
+    assert r2.changed and r2.collection == f"{r1.collection}_{TOKENS_VERSION}"
+    assert eng.properties(r2.collection)[P_TOKENIZER] == props[P_TOKENIZER]
+    assert search(EngineReader(eng).current(), QUESTION).results
+    assert not publish(eng, check_release(dist)).changed
+    with pytest.raises(EngineError, match="no older published release"):
+        rollback(eng)  # never to the stale collection of the same release
+
+    # a release published before either was recorded: derivation 1, libraries not known
+    eng.client.drop_collection_properties(r2.collection, [P_DERIVATION, P_TOKENIZER])
+    assert search(EngineReader(eng).current(), QUESTION).results

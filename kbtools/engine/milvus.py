@@ -12,9 +12,12 @@ One release = two collections, named after the release (`collection_name`):
   frequencies, tokenizer dictionary, synonyms, the no-answer calibration, per-chunk
   arrays (`kbtools.engine.publish`).
 
-Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest``, ``kb.tokens`` (the
-tokenizer version of the BM25 terms, which a reader must make of a question too:
-`published_tokens`) and, once the rows are loaded and counted, ``kb.complete``. Readers only ever go through the alias
+Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest``, what the release's
+BM25 terms and rows were derived with — ``kb.tokens`` (the tokenizer version, which a reader
+must make of a question too: `published_tokens`), ``kb.derivation`` and ``kb.tokenizer``
+(the derivation rules and tokenizer libraries its index/ records: `published_derivation`,
+judged as a local index/ is, `kbtools.index.selfcheck.derivation_problem`) — and, once the
+rows are loaded and counted, ``kb.complete``. Readers only ever go through the alias
 (`ALIAS`, ``kb_current``), which is moved in one call after a complete load, so no reader
 sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]``).
 """
@@ -65,6 +68,7 @@ DEFAULT_PORT, MAX_PORT = 19530, 65535
 # collection properties
 P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED, P_TOKENS = (
     "kb.tag", "kb.serial", "kb.manifest", "kb.complete", "kb.published", "kb.tokens")
+P_DERIVATION, P_TOKENIZER = "kb.derivation", "kb.tokenizer"
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,11 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
                 "serve: user:password or an API key) and their privileges")
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
+    elif ("not exist" in low or "not found" in low) and "collection" in low:
+        # a release's collection a reader or publisher was using: the alias named it, so it
+        # was dropped since (a publish pruned it, another publish of it, or by hand)
+        hint = ("it was dropped from the engine meanwhile (pruned by a publish, or by "
+                "hand): ask again, or publish the release again")
     elif "not exist" in low or "not found" in low:
         hint = "publish a release there first (`kb publish --engine …`)"
     else:
@@ -371,6 +380,22 @@ def published_tokens(props: dict[str, str], manifest: dict[str, Any]) -> str | N
         return props[P_TOKENS]
     last = str(manifest.get("tokenizer", {}).get("version", "")).rsplit(";", 1)[-1]
     return last if last.startswith("v") and last[1:].isdigit() else None
+
+
+def published_derivation(props: dict[str, str], manifest: dict[str, Any]) -> dict[str, str]:
+    """What a published release records of the rules its BM25 terms and rows were derived by,
+    as a store's info table records them (``tokens``, ``derivation``, ``tokenizer``) for
+    `kbtools.index.selfcheck.derivation_problem`. A release published before a record
+    existed has none of ``derivation`` (it was "1") or ``tokenizer`` (not known: accepted,
+    as a local index/ without it is)."""
+    info = {}
+    if (tokens := published_tokens(props, manifest)) is not None:
+        info["tokens"] = tokens
+    if P_DERIVATION in props:
+        info["derivation"] = props[P_DERIVATION]
+    if props.get(P_TOKENIZER):
+        info["tokenizer"] = props[P_TOKENIZER]
+    return info
 
 
 def collection_name(tag: str | None, manifest_sha256: str) -> str:

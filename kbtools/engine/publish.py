@@ -30,18 +30,20 @@ from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
     P_COMPLETE,
+    P_DERIVATION,
     P_MANIFEST,
     P_PUBLISHED,
     P_SERIAL,
     P_TAG,
+    P_TOKENIZER,
     P_TOKENS,
     WRITE_TIMEOUT,
     Engine,
     collection_name,
     now,
-    published_tokens,
+    published_derivation,
 )
-from kbtools.engine.remote import read_parts
+from kbtools.engine.remote import read_parts, release_label
 from kbtools.errors import EngineError, IndexLoadError, KbError
 from kbtools.fsutil import read_beneath
 from kbtools.index import synonyms
@@ -54,6 +56,7 @@ from kbtools.index.layout import (
 )
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query import anchors, neighbours, pages
 from kbtools.ship.signing import load_public, verify
@@ -369,19 +372,20 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
 
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
-    name = _release_name(engine, checked)
-    current = engine.alias_target(alias)
-    cur = engine.properties(current) if current else {}
-    if current == name and cur.get(P_COMPLETE) == "1":
-        return PublishResult(str(engine.url), name, checked.tag, checked.serial,
-                             0, False, current)
-    _refuse_older(engine, checked, cur)
-    index = open_index(checked.root)
+    index = open_index(checked.root)  # refuses an index/ derived by other rules
     try:
+        derived = _derived_props(index)
+        name = _release_name(engine, checked, derived)
+        current = engine.alias_target(alias)
+        cur = engine.properties(current) if current else {}
+        if current == name and cur.get(P_COMPLETE) == "1":
+            return PublishResult(str(engine.url), name, checked.tag, checked.serial,
+                                 0, False, current)
+        _refuse_older(engine, checked, cur)
         count = index.store.count()
         if not _complete(engine, name):
             engine.drop(name)  # what an interrupted publish left of it, if anything
-            _load(engine, index, checked, name, say)
+            _load(engine, index, checked, name, derived, say)
         _check_count(engine, name, count)
     finally:
         index.close()
@@ -392,17 +396,40 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
 
 
-def _release_name(engine: Engine, checked: CheckedRelease) -> str:
+def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str]) -> str:
     """The collection `checked` goes into: `collection_name`, unless that one is complete
-    with BM25 terms of another tokenizer version (published by a kb making other terms):
-    then the same name ending with this kb's version, so the release is loaded anew with
-    the terms its readers make, not found "already published". (`publish` opens the
-    release with `open_index`, which refuses terms of another version than this kb's.)"""
+    with rows derived by other rules than `derived` (the store info of the release's index/
+    as this kb opened it: published by a kb of another tokenizer, other tokenizer libraries
+    or other derivation rules, `kbtools.index.selfcheck.derivation_problem`): then the same
+    name ending with this kb's tokenizer version, or if that one is stale too with a digest
+    of `derived`, so the release is loaded anew with the terms its readers make, not found
+    "already published". (`publish` opens the release with `open_index`, which refuses an
+    index/ derived by other rules than this kb's.)"""
     name = collection_name(checked.tag, checked.manifest_sha256)
-    if not _complete(engine, name):
-        return name
-    theirs = published_tokens(engine.properties(name), json.loads(checked.manifest_text))
-    return name if theirs == TOKENS_VERSION else f"{name}_{TOKENS_VERSION}"
+    digest = hashlib.sha256(json.dumps(derived, sort_keys=True).encode()).hexdigest()[:8]
+    manifest = json.loads(checked.manifest_text)
+    for candidate in (name, f"{name}_{TOKENS_VERSION}", f"{name}_{TOKENS_VERSION}_{digest}"):
+        if not _complete(engine, candidate) or _derivation_problem(
+                engine, candidate, manifest) is None:
+            return candidate
+    return f"{name}_{TOKENS_VERSION}_{digest}"  # stale though named for `derived`: reload
+
+
+def _derivation_problem(engine: Engine, collection: str, manifest: dict[str, Any],
+                        tag: str | None = None) -> str | None:
+    """Why the published `collection` is not derived by this kb's rules (None: it is)."""
+    return derivation_problem(published_derivation(engine.properties(collection), manifest),
+                              release_label(tag, collection) + " in the engine")
+
+
+def _derived_props(index: KbIndex) -> dict[str, str]:
+    """The collection properties recording what `index`'s terms and rows were derived with
+    (its store's info table, which `open_index` checked against this kb's rules)."""
+    info = index.store.infos()
+    props = {P_TOKENS: info.get("tokens") or "", P_DERIVATION: info.get("derivation", "1")}
+    if info.get("tokenizer"):
+        props[P_TOKENIZER] = info["tokenizer"]  # none recorded: not known, as in the store
+    return props
 
 
 def _complete(engine: Engine, name: str) -> bool:
@@ -426,7 +453,7 @@ def _refuse_older(engine: Engine, checked: CheckedRelease, cur: dict[str, str]) 
 
 
 def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
-          say: Progress) -> None:
+          derived: dict[str, str], say: Progress) -> None:
     models = sorted(index.manifest.get("models", {}))
     fields = {m: f"v{i}" for i, m in enumerate(models)}
     dims = {fields[m]: int(index.vectors(m).ndim) for m in models}
@@ -436,8 +463,7 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     # (`Engine.releases`, incomplete) until this release is published again or pruned
     engine.call(f"creating {name}", "create_collection", name, schema=_schema(engine, dims),
                 properties={P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
-                            P_MANIFEST: checked.manifest_sha256,
-                            P_TOKENS: index.store.info("tokens") or ""})
+                            P_MANIFEST: checked.manifest_sha256, **derived})
     engine.call(f"creating {meta}", "create_collection", meta, schema=_meta_schema(engine))
     for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
         engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
@@ -500,8 +526,9 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS) -> list[str]:
 
 def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict[str, Any]:
     """Point `alias` at release `tag` (default: the newest complete release older than the
-    served one, never the served one as a kb of other BM25 terms published it), in its
-    collection of this kb's terms; EngineError, the alias unmoved, when there is none."""
+    served one, never the served one as a kb of other derivation rules published it), in
+    its collection derived by this kb's rules; EngineError, the alias unmoved, when there
+    is none."""
     current = engine.alias_target(alias)
     releases = [r for r in engine.releases() if r["complete"]]
     if tag is not None:
@@ -519,15 +546,13 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
             raise EngineError("no older published release to roll back to",
                               path=str(engine.url))
         found = [r for r in releases if _same_release(r) == _same_release(older[-1])]
-    tokens = {r["collection"]: _tokens_of(engine, r["collection"]) for r in found}
-    target = ([r for r in found if tokens[r["collection"]] == TOKENS_VERSION] or found)[-1]
-    if (theirs := tokens[target["collection"]]) != TOKENS_VERSION:
-        raise EngineError(f"release {target['tag'] or target['collection']} "
-                          f"({target['collection']}) in the engine holds BM25 terms of "
-                          f"tokenizer {theirs or 'v2 or older'}, this kb makes {TOKENS_VERSION}, "
-                          "so its readers would refuse it; the alias was not moved: publish "
-                          "that release again with this kb (`kb publish --engine … --index "
-                          "RELEASE`), then roll back to it", path=str(engine.url))
+    problems = {r["collection"]: _problem_of(engine, r) for r in found}
+    target = ([r for r in found if problems[r["collection"]] is None] or found)[-1]
+    if (problem := problems[target["collection"]]) is not None:
+        raise EngineError(f"{problem}, so its readers would refuse it; the alias was not "
+                          "moved: publish that release again with this kb (`kb publish "
+                          "--engine … --index RELEASE`), then roll back to it",
+                          path=str(engine.url))
     engine.point_alias(target["collection"], alias)
     return {"engine": str(engine.url), "from": current, "to": target["collection"],
             "tag": target["tag"]}
@@ -538,12 +563,15 @@ def _same_release(r: dict[str, Any]) -> tuple[str | None, int, str]:
     return r["tag"], r["serial"], r["manifest_sha256"]
 
 
-def _tokens_of(engine: Engine, collection: str) -> str | None:
-    props = engine.properties(collection)
-    if P_TOKENS in props:
-        return props[P_TOKENS]
-    try:
-        manifest = json.loads(read_parts(engine, collection)["manifest"])
-    except (KeyError, TypeError, ValueError):
-        return None
-    return published_tokens(props, manifest if isinstance(manifest, dict) else {})
+def _problem_of(engine: Engine, r: dict[str, Any]) -> str | None:
+    """`_derivation_problem` of release `r` (`Engine.releases`); its manifest is read only
+    for a release published before its tokenizer version was recorded."""
+    collection = r["collection"]
+    manifest: Any = {}
+    if P_TOKENS not in engine.properties(collection):
+        try:
+            manifest = json.loads(read_parts(engine, collection)["manifest"])
+        except (KeyError, TypeError, ValueError):
+            manifest = {}
+    return _derivation_problem(engine, collection, manifest if isinstance(manifest, dict)
+                               else {}, r["tag"])

@@ -36,16 +36,17 @@ from kbtools.engine.milvus import (
     META_SUFFIX,
     Engine,
     engine_error,
-    published_tokens,
+    published_derivation,
 )
 from kbtools.errors import EngineError, IndexLoadError
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
+from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import SectionRow, Store, identifier_text
 from kbtools.index.synonyms import parse as parse_synonyms
-from kbtools.index.tokenize import TOKENS_VERSION, Tokenizer
+from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import Ranked
@@ -321,6 +322,7 @@ class MilvusIndex(KbIndex):
         release = ReleaseInfo(tag=rel.get("tag"), source_commit=manifest["source"]["commit"],
                               serial=rel.get("serial"), released=bool(rel),
                               dirty=manifest["source"].get("dirty") is True)
+        check_derivation(engine, collection, manifest, release.tag)  # before any file is kept
         root = release_root(engine, collection, parts)
         super().__init__(ReleaseLayout(root), manifest, release)
         self.collection = collection
@@ -337,7 +339,6 @@ class MilvusIndex(KbIndex):
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
                             table["verified"])
         self._store = store
-        check_tokens(engine, collection, manifest)
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
         self._bm25 = MilvusBm25(tok, parts["vocab"], parts["df"], int(parts["num_docs"]), store)
@@ -379,16 +380,23 @@ class MilvusIndex(KbIndex):
         return self
 
 
-def check_tokens(engine: Engine, collection: str, manifest: dict[str, Any]) -> None:
-    """The release's BM25 terms must be the ones this kb makes of a question, as the local
-    index requires (`kbtools.index.reader`): terms of another tokenizer version match
-    silently worse."""
-    tokens = published_tokens(engine.properties(collection), manifest)
-    if tokens != TOKENS_VERSION:
-        raise EngineError(f"release {collection} in the engine holds BM25 terms of tokenizer "
-                          f"{tokens or 'v2 or older'}, this kb makes {TOKENS_VERSION}; publish "
-                          "the release again with this kb (`kb publish --engine …`), or query "
-                          "with a kb that makes the release's", path=str(engine.url))
+def check_derivation(engine: Engine, collection: str, manifest: dict[str, Any],
+                     tag: str | None = None) -> None:
+    """The release's BM25 terms and rows must be derived by this kb's rules, as the local
+    index/ must be (`kbtools.index.selfcheck.derivation_problem`): the tokenizer version,
+    the derivation rules and the tokenizer libraries its publisher recorded
+    (`published_derivation`). Terms of others match a question silently worse."""
+    info = published_derivation(engine.properties(collection), manifest)
+    problem = derivation_problem(info, release_label(tag, collection) + " in the engine")
+    if problem is not None:
+        raise EngineError(f"{problem}; publish the release again with this kb (`kb publish "
+                          "--engine … --index RELEASE`), or query with a kb of the "
+                          "release's", path=str(engine.url))
+
+
+def release_label(tag: str | None, collection: str) -> str:
+    """How a message names a published release: its tag and collection."""
+    return f"release {tag} ({collection})" if tag else f"release {collection}"
 
 
 def read_parts(engine: Engine, collection: str, *, files: bool = False,

@@ -75,10 +75,10 @@ def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
     return check_derived(root)
 
 
-def tokens_problem(tokens: str | None) -> str:
-    """What is wrong with an index/ whose store records tokenizer version `tokens` (None: it
-    records none, as those derived before the record existed)."""
-    return (f"index/ holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
+def tokens_problem(tokens: str | None, what: str = "index/") -> str:
+    """What is wrong with an index/ (`what`: the thing named) whose store records tokenizer
+    version `tokens` (None: it records none, as those derived before the record existed)."""
+    return (f"{what} holds BM25 terms of tokenizer {tokens or 'v2 or older'}, this kb makes "
             f"{TOKENS_VERSION}")
 
 
@@ -91,28 +91,30 @@ def derivation_info(backend: str) -> dict[str, str]:
             "tokenizer": tokenizer_libs(backend)}
 
 
-def derivation_problem(info: Mapping[str, str]) -> str | None:
+def derivation_problem(info: Mapping[str, str], what: str = "index/") -> str | None:
     """Why an index/ whose store's info table is `info` was not derived by this kbtools'
     rules (None: it was): another tokenizer version, another `DERIVATION`, another version
     of a tokenizer library. Its terms or files would match questions silently worse, so
     every reader refuses it, a device derives it again (`kb sync`) and a read-only one
     serves a copy (`kbtools.ship.readonly`). A store derived before a record existed
-    records no ``derivation`` (it was "1") and no ``tokenizer`` (not known: accepted)."""
+    records no ``derivation`` (it was "1") and no ``tokenizer`` (not known: accepted). A
+    release published to an engine records the same of its terms (`kbtools.engine.milvus.
+    published_derivation`); `what` names the thing in the problem."""
     tokens = info.get("tokens")
     if tokens != TOKENS_VERSION:
-        return tokens_problem(tokens)
+        return tokens_problem(tokens, what)
     derivation = info.get("derivation", "1")
     if derivation != DERIVATION:
-        return (f"index/ was derived by the rules of kbtools derivation {derivation}, this kb "
+        return (f"{what} was derived by the rules of kbtools derivation {derivation}, this kb "
                 f"derives {DERIVATION}")
     libs = info.get("tokenizer")
     if libs is not None:
         try:
             here = tokenizer_libs(libs.split("==", 1)[0])
         except ConfigError as exc:
-            return f"index/ holds BM25 terms cut by {libs}; {exc.message}"
+            return f"{what} holds BM25 terms cut by {libs}; {exc.message}"
         if libs != here:
-            return f"index/ holds BM25 terms cut by {libs}, this kb cuts with {here}"
+            return f"{what} holds BM25 terms cut by {libs}, this kb cuts with {here}"
     return None
 
 

@@ -62,6 +62,7 @@ KEEP = 2  # needed copies kept besides those in use (never pruned)
 USE_LOCK = ".in-use"  # in a copy: flock'd shared by every process serving it
 ORIGINS = ".origins.json"  # in a copy: the release directories it was made for
 _HELD: dict[str, int] = {}  # copies this process serves: the fd holding each one's USE_LOCK
+_UNHELD: set[str] = set()  # copies this process serves without holding them (`_hold`)
 _SAID: set[str] = set()  # releases this process has said it serves from a copy
 _STALE: dict[tuple[str, int, int, int, int], str | None] = {}  # `_stale_served`, by store stat
 
@@ -109,7 +110,7 @@ def served_copy(release: Path) -> Path:
     base = kb_home() / DERIVED
     final = base / mhash
     try:
-        if str(final) not in _HELD or stale_index(final) is not None:
+        if str(final) not in _HELD.keys() | _UNHELD or stale_index(final) is not None:
             _take_copy(release, final, tag)
     except (OSError, KbError) as exc:
         why = exc.message if isinstance(exc, KbError) else \
@@ -182,11 +183,25 @@ def _origins(copy: Path) -> list[str]:
 
 def _hold(copy: Path) -> None:
     """Hold a shared flock on the copy's `USE_LOCK` until this process exits (a prune
-    leaves the copy alone meanwhile)."""
-    if str(copy) in _HELD:
+    leaves the copy alone meanwhile). A copy whose lock file cannot be made or locked
+    (KB_HOME out of inodes or space) is served all the same, unheld, saying so once: it is
+    fine, and a prune drops it only once no device needs it (`_needed`)."""
+    if str(copy) in _HELD or str(copy) in _UNHELD:
         return
-    fd = os.open(copy / USE_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_SH)
+    lock = copy / USE_LOCK
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        _UNHELD.add(str(copy))
+        print(f"kb: warning: {lock}: cannot mark the copy in use ({exc.strerror or exc}); "
+              "serving it without (another process may prune it once no device needs it)",
+              file=sys.stderr, flush=True)
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except BaseException:
+        os.close(fd)
+        raise
     _HELD[str(copy)] = fd
 
 
