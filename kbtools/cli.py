@@ -43,6 +43,9 @@ from kbtools.fsutil import tolerate_unencodable
 MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
                             errno.EPERM})
 
+# how a one-line error names kb's own output (as Python names sys.stdout)
+STDOUT = "<stdout>"
+
 # kb's output pipe closed by its reader: what a shell reports for a command SIGPIPE ended
 CLOSED_OUTPUT_EXIT = 128 + 13
 
@@ -106,11 +109,30 @@ class TerminalSafe:
         self.stream = stream
 
     def write(self, text: Any) -> int:
-        written: int = self.stream.write(terminal_text(text) if isinstance(text, str) else text)
+        try:
+            written: int = self.stream.write(terminal_text(text) if isinstance(text, str)
+                                             else text)
+        except OSError as exc:
+            raise named_stdout(exc) from None
         return written
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            raise named_stdout(exc) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
+
+
+def named_stdout(exc: OSError) -> OSError:
+    """`exc`, met writing kb's stdout, named `STDOUT` when it names no file (a full disk
+    under `kb eval --json > results.json`), so its one line says what could not be
+    written."""
+    if exc.filename is None and not isinstance(exc, BrokenPipeError):
+        exc.filename = STDOUT
+    return exc
 
 
 class KbGroup(click.Group):
@@ -141,6 +163,10 @@ class KbGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
         except BrokenPipeError as exc:
             closed_output(exc)
+        except OSError as exc:
+            if exc.errno not in MACHINE_ERRNOS:
+                raise
+            refused_write(exc)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -177,9 +203,7 @@ class KbGroup(click.Group):
             closed_output(exc)
         except OSError as exc:
             if exc.errno in MACHINE_ERRNOS:
-                where = f": {one_line(str(exc.filename), 200)}" if exc.filename else ""
-                click.echo(f"kb: error: {exc.strerror or exc}{where}", err=True)
-                ctx.exit(1)
+                refused_write(exc)
             if exc.errno != errno.ENAMETOOLONG:
                 unexpected(ctx, exc)
             # a name given on the command line that no file system can hold: not a bug
@@ -222,6 +246,20 @@ def closed_output(exc: BrokenPipeError) -> NoReturn:
         os.dup2(null, fd)
     os.close(null)
     raise click.exceptions.Exit(CLOSED_OUTPUT_EXIT)
+
+
+def refused_write(exc: OSError) -> NoReturn:
+    """End kb because the machine refused a write (`MACHINE_ERRNOS`): one line naming the
+    file, exit 1. Where that file is kb's stdout, what is still buffered for it is dropped
+    (fd 1 pointed at /dev/null): Python's last flush at exit would fail again, printing
+    "Exception ignored …" and ending 120."""
+    where = f": {one_line(str(exc.filename), 200)}" if exc.filename else ""
+    click.echo(f"kb: error: {exc.strerror or exc}{where}", err=True)
+    if exc.filename == STDOUT:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    raise click.exceptions.Exit(1)
 
 
 def whole_writes(stream: Any) -> Any:

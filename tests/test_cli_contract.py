@@ -184,3 +184,21 @@ def test_a_broken_pipe_that_is_not_kbs_output_is_unexpected(tmp_path, monkeypatc
     res = CliRunner().invoke(main, ["build", "-q"])
     assert res.exit_code == 3
     assert res.stderr.startswith("kb: unexpected error: BrokenPipeError:")
+
+
+@pytest.mark.parametrize("args", [
+    ["--version"], ["--help"], ["chunks", "--help"],
+    ["chunks", "knowledge/zh.md", "--json"], ["check", "knowledge", "--json"],
+    ["query", "--include-unverified", "--json", "水泵"],
+], ids=" ".join)
+def test_a_full_disk_under_stdout_is_one_line_naming_it(repo, tmp_path, args):
+    """`kb eval --json > results.json` on a full disk: "kb: error: No space left on device",
+    naming nothing, then Python's "Exception ignored … OSError" and exit 120 (help and
+    --version: a traceback): one line naming stdout, exit 1, as any refused write."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "wb") as full:
+        res = subprocess.run([*KB, *args], cwd=repo, env=env(tmp_path / "home"), stdout=full,
+                             stderr=subprocess.PIPE, timeout=120)
+    assert (res.returncode, res.stderr) == (1, b"kb: error: No space left on device: <stdout>\n")
+
