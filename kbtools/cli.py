@@ -135,6 +135,28 @@ def named_stdout(exc: OSError) -> OSError:
     return exc
 
 
+def closed_standard_streams() -> None:
+    """Give kb a stdin, stdout or stderr that was closed when it started (`kb query … >&-`, a
+    service started without them), which Python leaves as None: /dev/null, so output to it
+    is dropped as click drops it, and nothing (the MCP server, the web server's logging,
+    kb's own stdout wrapper) fails on a missing stream (exit 3, "unexpected error"). The
+    descriptor itself is pointed at /dev/null where it is still free, so no file kb opens
+    next takes its number and receives what a child writes to it."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+            target = os.open(os.devnull, os.O_RDWR)  # its number is taken: leave it be
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            target = fd if null == fd else os.dup2(null, fd)
+            if null != fd:
+                os.close(null)
+        setattr(sys, name, open(target, "r" if fd == 0 else "w", encoding="utf-8",
+                                closefd=target != fd))
+
+
 class KbGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """As click's, with a stdout that cannot encode Chinese (a Latin-1 locale) printing
@@ -143,6 +165,7 @@ class KbGroup(click.Group):
         arguments, as tests do), it first makes sure of UTF-8 file names
         (`utf8_file_names`)."""
         if not args and kwargs.get("args") is None:
+            closed_standard_streams()
             utf8_file_names()
             sys.stdout = whole_writes(sys.stdout)
         tolerate_unencodable(sys.stdout)

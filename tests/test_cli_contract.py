@@ -202,3 +202,16 @@ def test_a_full_disk_under_stdout_is_one_line_naming_it(repo, tmp_path, args):
                              stderr=subprocess.PIPE, timeout=120)
     assert (res.returncode, res.stderr) == (1, b"kb: error: No space left on device: <stdout>\n")
 
+
+@pytest.mark.parametrize("args", [
+    ["--version"], ["chunks", "knowledge/zh.md", "--json"], ["check", "knowledge", "--json"],
+], ids=" ".join)
+def test_a_closed_stdout_drops_the_output_not_a_crash(repo, tmp_path, args):
+    """`kb … >&-` (a service started without a stdout): Python leaves sys.stdout None and
+    every command ended "unexpected error: AttributeError" (exit 3; `kb serve` and `kb mcp`
+    too): the output is dropped, as click drops it, and the command does its work."""
+    res = subprocess.run([*KB, *args], cwd=repo, env=env(tmp_path / "home"),
+                         stderr=subprocess.PIPE, timeout=120,
+                         preexec_fn=lambda: os.close(1))
+    assert res.returncode == 0, res.stderr
+    assert b"unexpected error" not in res.stderr
