@@ -360,4 +360,17 @@ def main() -> None:
 
     Check Markdown knowledge, build reproducible hybrid-search index releases, sync them
     to offline devices, query them with citations, and serve them to agents over MCP.
+
+    Data goes to stdout: with --json one JSON document (`kb query --batch` and `kb watch`:
+    one JSON object per line); progress, warnings and errors go to stderr.
+
+    \b
+    Exit status:
+      0    done (kb check: no errors)
+      1    failed: findings with errors, a failed build, sync or write, a refused
+           index; one line `kb: error: ...` on stderr
+      2    usage: a bad option, argument, filter or question file
+      3    a bug: one line, the traceback in <KB_HOME>/kb-crash.log
+      130  interrupted (Ctrl-C)
+      141  the reader of kb's output left (`kb query ... | head -1`)
     """

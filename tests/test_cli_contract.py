@@ -215,3 +215,32 @@ def test_a_closed_stdout_drops_the_output_not_a_crash(repo, tmp_path, args):
                          preexec_fn=lambda: os.close(1))
     assert res.returncode == 0, res.stderr
     assert b"unexpected error" not in res.stderr
+
+
+@pytest.mark.parametrize("args, code", [
+    (["query", "--where", "nosuch=1", "水泵"], 2),
+    (["query", "-k", "0", "水泵"], 2),
+    (["query", "--json"], 2),
+    (["eval", "--json", "questions.jsonl"], 2),
+    (["chunks", "--json", "knowledge/missing.md"], 2),
+    (["check", "--json", "knowledge/bad.md"], 1),
+    (["query", "--json", "--index", "no-index-here", "水泵"], 1),
+])
+def test_exit_statuses_are_the_ones_kb_help_documents(repo, tmp_path, monkeypatch, args, code):
+    """`kb --help` documents 0/1/2/3: a usage error is 2 and a failure 1 in every command,
+    with nothing but JSON (or nothing) on stdout and one `kb: error:` or usage line on
+    stderr."""
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    (repo / "questions.jsonl").write_text('{"query": "水泵"}\n', encoding="utf-8")
+    (repo / "knowledge" / "bad.md").write_text("---\ntitle: x\n---\n# x\n", encoding="utf-8")
+    try:
+        res = CliRunner().invoke(main, args)
+    finally:
+        (repo / "questions.jsonl").unlink()
+        (repo / "knowledge" / "bad.md").unlink()
+    assert res.exit_code == code, res.output
+    if res.stdout.strip():
+        json.loads(res.stdout)
+    assert "Traceback" not in res.stderr and res.stderr.strip()
+    assert re.search(rf"^\s+{code}\s+\S", (main.help or "").split("Exit status:")[1], re.M)
