@@ -43,6 +43,9 @@ from kbtools.fsutil import tolerate_unencodable
 MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
                             errno.EPERM})
 
+# how a one-line error names kb's own output (as Python names sys.stdout)
+STDOUT = "<stdout>"
+
 # kb's output pipe closed by its reader: what a shell reports for a command SIGPIPE ended
 CLOSED_OUTPUT_EXIT = 128 + 13
 
@@ -106,11 +109,52 @@ class TerminalSafe:
         self.stream = stream
 
     def write(self, text: Any) -> int:
-        written: int = self.stream.write(terminal_text(text) if isinstance(text, str) else text)
+        try:
+            written: int = self.stream.write(terminal_text(text) if isinstance(text, str)
+                                             else text)
+        except OSError as exc:
+            raise named_stdout(exc) from None
         return written
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            raise named_stdout(exc) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
+
+
+def named_stdout(exc: OSError) -> OSError:
+    """`exc`, met writing kb's stdout, named `STDOUT` when it names no file (a full disk
+    under `kb eval --json > results.json`), so its one line says what could not be
+    written."""
+    if exc.filename is None and not isinstance(exc, BrokenPipeError):
+        exc.filename = STDOUT
+    return exc
+
+
+def closed_standard_streams() -> None:
+    """Give kb a stdin, stdout or stderr that was closed when it started (`kb query … >&-`, a
+    service started without them), which Python leaves as None: /dev/null, so output to it
+    is dropped as click drops it, and nothing (the MCP server, the web server's logging,
+    kb's own stdout wrapper) fails on a missing stream (exit 3, "unexpected error"). The
+    descriptor itself is pointed at /dev/null where it is still free, so no file kb opens
+    next takes its number and receives what a child writes to it."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+            target = os.open(os.devnull, os.O_RDWR)  # its number is taken: leave it be
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            target = fd if null == fd else os.dup2(null, fd)
+            if null != fd:
+                os.close(null)
+        setattr(sys, name, open(target, "r" if fd == 0 else "w", encoding="utf-8",
+                                closefd=target != fd))
 
 
 class KbGroup(click.Group):
@@ -121,6 +165,7 @@ class KbGroup(click.Group):
         arguments, as tests do), it first makes sure of UTF-8 file names
         (`utf8_file_names`)."""
         if not args and kwargs.get("args") is None:
+            closed_standard_streams()
             utf8_file_names()
             sys.stdout = whole_writes(sys.stdout)
         tolerate_unencodable(sys.stdout)
@@ -141,6 +186,10 @@ class KbGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
         except BrokenPipeError as exc:
             closed_output(exc)
+        except OSError as exc:
+            if exc.errno not in MACHINE_ERRNOS:
+                raise
+            refused_write(exc)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -177,9 +226,7 @@ class KbGroup(click.Group):
             closed_output(exc)
         except OSError as exc:
             if exc.errno in MACHINE_ERRNOS:
-                where = f": {one_line(str(exc.filename), 200)}" if exc.filename else ""
-                click.echo(f"kb: error: {exc.strerror or exc}{where}", err=True)
-                ctx.exit(1)
+                refused_write(exc)
             if exc.errno != errno.ENAMETOOLONG:
                 unexpected(ctx, exc)
             # a name given on the command line that no file system can hold: not a bug
@@ -222,6 +269,20 @@ def closed_output(exc: BrokenPipeError) -> NoReturn:
         os.dup2(null, fd)
     os.close(null)
     raise click.exceptions.Exit(CLOSED_OUTPUT_EXIT)
+
+
+def refused_write(exc: OSError) -> NoReturn:
+    """End kb because the machine refused a write (`MACHINE_ERRNOS`): one line naming the
+    file, exit 1. Where that file is kb's stdout, what is still buffered for it is dropped
+    (fd 1 pointed at /dev/null): Python's last flush at exit would fail again, printing
+    "Exception ignored …" and ending 120."""
+    where = f": {one_line(str(exc.filename), 200)}" if exc.filename else ""
+    click.echo(f"kb: error: {exc.strerror or exc}{where}", err=True)
+    if exc.filename == STDOUT:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    raise click.exceptions.Exit(1)
 
 
 def whole_writes(stream: Any) -> Any:
@@ -299,4 +360,17 @@ def main() -> None:
 
     Check Markdown knowledge, build reproducible hybrid-search index releases, sync them
     to offline devices, query them with citations, and serve them to agents over MCP.
+
+    Data goes to stdout: with --json one JSON document (`kb query --batch` and `kb watch`:
+    one JSON object per line); progress, warnings and errors go to stderr.
+
+    \b
+    Exit status:
+      0    done (kb check: no errors)
+      1    failed: findings with errors, a failed build, sync or write, a refused
+           index; one line `kb: error: ...` on stderr
+      2    usage: a bad option, argument, filter or question file
+      3    a bug: one line, the traceback in <KB_HOME>/kb-crash.log
+      130  interrupted (Ctrl-C)
+      141  the reader of kb's output left (`kb query ... | head -1`)
     """

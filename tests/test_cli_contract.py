@@ -184,3 +184,63 @@ def test_a_broken_pipe_that_is_not_kbs_output_is_unexpected(tmp_path, monkeypatc
     res = CliRunner().invoke(main, ["build", "-q"])
     assert res.exit_code == 3
     assert res.stderr.startswith("kb: unexpected error: BrokenPipeError:")
+
+
+@pytest.mark.parametrize("args", [
+    ["--version"], ["--help"], ["chunks", "--help"],
+    ["chunks", "knowledge/zh.md", "--json"], ["check", "knowledge", "--json"],
+    ["query", "--include-unverified", "--json", "水泵"],
+], ids=" ".join)
+def test_a_full_disk_under_stdout_is_one_line_naming_it(repo, tmp_path, args):
+    """`kb eval --json > results.json` on a full disk: "kb: error: No space left on device",
+    naming nothing, then Python's "Exception ignored … OSError" and exit 120 (help and
+    --version: a traceback): one line naming stdout, exit 1, as any refused write."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "wb") as full:
+        res = subprocess.run([*KB, *args], cwd=repo, env=env(tmp_path / "home"), stdout=full,
+                             stderr=subprocess.PIPE, timeout=120)
+    assert (res.returncode, res.stderr) == (1, b"kb: error: No space left on device: <stdout>\n")
+
+
+@pytest.mark.parametrize("args", [
+    ["--version"], ["chunks", "knowledge/zh.md", "--json"], ["check", "knowledge", "--json"],
+], ids=" ".join)
+def test_a_closed_stdout_drops_the_output_not_a_crash(repo, tmp_path, args):
+    """`kb … >&-` (a service started without a stdout): Python leaves sys.stdout None and
+    every command ended "unexpected error: AttributeError" (exit 3; `kb serve` and `kb mcp`
+    too): the output is dropped, as click drops it, and the command does its work."""
+    res = subprocess.run([*KB, *args], cwd=repo, env=env(tmp_path / "home"),
+                         stderr=subprocess.PIPE, timeout=120,
+                         preexec_fn=lambda: os.close(1))
+    assert res.returncode == 0, res.stderr
+    assert b"unexpected error" not in res.stderr
+
+
+@pytest.mark.parametrize("args, code", [
+    (["query", "--where", "nosuch=1", "水泵"], 2),
+    (["query", "-k", "0", "水泵"], 2),
+    (["query", "--json"], 2),
+    (["eval", "--json", "questions.jsonl"], 2),
+    (["chunks", "--json", "knowledge/missing.md"], 2),
+    (["check", "--json", "knowledge/bad.md"], 1),
+    (["query", "--json", "--index", "no-index-here", "水泵"], 1),
+])
+def test_exit_statuses_are_the_ones_kb_help_documents(repo, tmp_path, monkeypatch, args, code):
+    """`kb --help` documents 0/1/2/3: a usage error is 2 and a failure 1 in every command,
+    with nothing but JSON (or nothing) on stdout and one `kb: error:` or usage line on
+    stderr."""
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    (repo / "questions.jsonl").write_text('{"query": "水泵"}\n', encoding="utf-8")
+    (repo / "knowledge" / "bad.md").write_text("---\ntitle: x\n---\n# x\n", encoding="utf-8")
+    try:
+        res = CliRunner().invoke(main, args)
+    finally:
+        (repo / "questions.jsonl").unlink()
+        (repo / "knowledge" / "bad.md").unlink()
+    assert res.exit_code == code, res.output
+    if res.stdout.strip():
+        json.loads(res.stdout)
+    assert "Traceback" not in res.stderr and res.stderr.strip()
+    assert re.search(rf"^\s+{code}\s+\S", (main.help or "").split("Exit status:")[1], re.M)
