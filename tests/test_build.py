@@ -236,6 +236,20 @@ def test_failed_build_leaves_previous_index(tmp_path):
     assert [s["doc"] for s in skipped.skipped] == ["knowledge/crops/broken.md"]
 
 
+def test_skip_invalid_with_every_document_invalid_keeps_the_previous_index(tmp_path):
+    """--skip-invalid left no document to index and replaced the index with an empty one."""
+    repo = copy_example(tmp_path / "repo", SMALL[:1])
+    cfg = load_config(repo)
+    out = tmp_path / "dist"
+    build(cfg, BuildOptions(out=out, progress=False))
+    before = tree_hashes(out)
+    for doc in (repo / "knowledge").rglob("*.md"):
+        doc.write_text("---\ntitle: [unclosed\n---\n# x\n", encoding="utf-8")
+    with pytest.raises(FindingsError, match="every document has errors.*previous index stays"):
+        build(cfg, BuildOptions(out=out, skip_invalid=True, progress=False))
+    assert tree_hashes(out) == before
+
+
 def test_build_cli_json_and_errors(tmp_path, monkeypatch):
     repo = copy_example(tmp_path / "repo", SMALL[:1])
     monkeypatch.chdir(repo)

@@ -165,9 +165,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
-    "kbtools.query.codes._SPACED": "finditer",
+    "kbtools.query.codes._SPACED": "finditer",  # the question (codes typed as two words)
     "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
-    "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path  # the question (codes typed as two words)
+    "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
     "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words

@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_release_helpers import git, make_dist, make_knowledge_repo, sample_files
 
-from kbtools.build.pipeline import seed_cache, shard_of, write_shards
+from kbtools.build.embed_stage import seed_cache
+from kbtools.build.pipeline import shard_of, write_shards
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import INVISIBLE, IndexLoadError

@@ -1,5 +1,5 @@
 """The build stage: knowledge files → document trees → chunks → rendered artifacts → vectors →
-`data/` + manifest → the derived `index/` (`pipeline`: `build`, `seed_cache`), plus `kb watch`
+`data/` + manifest → the derived `index/` (`pipeline`: `build`; `embed_stage.seed_cache`), plus `kb watch`
 (`watch`).
 
 Owns the chunk records (`records`), cross-reference resolution (`xref`) and the chunker

@@ -14,6 +14,7 @@ same whatever runs beside them, and a text's vector the same bits in any batch.
 
 from __future__ import annotations
 
+import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,9 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.config import Config
 from kbtools.embed.base import Embedder, model_meta, vectors_key
 from kbtools.embed.cache import EmbeddingCache
 from kbtools.embed.parallel import doc_batches, embed_parts, workers_for
+from kbtools.errors import IndexLoadError
+from kbtools.fsutil import read_json_lines
+from kbtools.index.layout import ReleaseLayout
 
 Vectors = dict[str, np.ndarray]  # "<model>:<content hash>" → float16 vector
 Models = dict[str, dict[str, Any]]  # model key → its `model_meta` (the manifest's "models")
@@ -107,3 +112,26 @@ def _progress(message: str) -> None:
         print(f"\r{message:<{PROGRESS_WIDTH}}", end="", file=sys.stderr, flush=True)
     else:
         print(message, file=sys.stderr, flush=True)
+
+
+def seed_cache(cfg: Config, index_dir: Path) -> int:
+    """Copy the vectors of a built index (dist/ or a release) into the embedding cache, so a
+    build on a fresh machine re-embeds only what changed since that index."""
+    layout = ReleaseLayout(index_dir)
+    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
+    cache = EmbeddingCache(cfg.cache_dir() / "embeddings.sqlite")
+    n = 0
+    try:
+        for model_key, meta in manifest.get("models", {}).items():
+            for shard in layout.chunk_shards():
+                vec_path = layout.vector_shard(model_key, shard.stem)
+                if not vec_path.is_file():
+                    continue
+                vecs = np.load(vec_path)
+                rows = read_json_lines(shard, error=IndexLoadError)
+                keys = [r["content_hash"] for r in rows if model_key in r["models"]]
+                cache.put_many(vectors_key(meta), dict(zip(keys, vecs, strict=True)))
+                n += len(keys)
+    finally:
+        cache.close()
+    return n

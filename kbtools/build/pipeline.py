@@ -37,18 +37,17 @@ from kbtools.check.engine import DocResult, check_results, make_context
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, lf_newlines, load_source, read_source
 from kbtools.embed.base import model_meta, vectors_key
-from kbtools.embed.cache import EmbeddingCache, text_key
+from kbtools.embed.cache import text_key
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
     ConfigError,
     FindingsError,
-    IndexLoadError,
     KbError,
     SourceError,
     plural,
 )
 from kbtools.findings import Finding, display_path, finding, one_line_path
-from kbtools.fsutil import json_lines, read_json_lines, replace_dir, staging_dir
+from kbtools.fsutil import json_lines, replace_dir, staging_dir
 from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
 from kbtools.index.manifest import FORMAT_VERSION, file_entry, list_files, write_manifest
@@ -157,6 +156,9 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                             f"was built (fix them or use --skip-invalid):\n{shown}{more}")
     stats.skipped = [{"doc": p, "errors": [f.code for f in errors if f.path == p]}
                      for p in sorted(bad)]
+    if bad and all(one_line_path(r.rel) in bad for r in results if r.read):  # not an empty index
+        raise FindingsError(f"every document has errors ({len(bad)}); nothing was built, the "
+                            f"previous index stays:\n" + "\n".join(f.format() for f in errors[:20]))
     # Skipped documents are not indexed: only those that passed, as the checks read them
     # (through the safe reader: inside the root, a regular file, bounded by the size limit).
     # Findings name a path as printable text: an undecodable file name is matched that way.
@@ -575,25 +577,3 @@ def _read_files(cfg: Config, staging: Path) -> list[str]:
             read.append(path.resolve().relative_to(cfg.root.resolve()).as_posix())
     return read
 
-
-def seed_cache(cfg: Config, index_dir: Path) -> int:
-    """Copy the vectors of a built index (dist/ or a release) into the embedding cache, so a
-    build on a fresh machine re-embeds only what changed since that index."""
-    layout = ReleaseLayout(index_dir)
-    manifest = json.loads(layout.manifest.read_text(encoding="utf-8"))
-    cache = EmbeddingCache(cfg.cache_dir() / "embeddings.sqlite")
-    n = 0
-    try:
-        for model_key, meta in manifest.get("models", {}).items():
-            for shard in layout.chunk_shards():
-                vec_path = layout.vector_shard(model_key, shard.stem)
-                if not vec_path.is_file():
-                    continue
-                vecs = np.load(vec_path)
-                rows = read_json_lines(shard, error=IndexLoadError)
-                keys = [r["content_hash"] for r in rows if model_key in r["models"]]
-                cache.put_many(vectors_key(meta), dict(zip(keys, vecs, strict=True)))
-                n += len(keys)
-    finally:
-        cache.close()
-    return n

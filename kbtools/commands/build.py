@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from kbtools.build.pipeline import BuildOptions, BuildStats, build, seed_cache
+from kbtools.build.embed_stage import seed_cache
+from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural

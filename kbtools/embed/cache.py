@@ -1,7 +1,7 @@
 """Embedding cache keyed by (model's vectors key, sha256 of the text embedded).
 
 Lives outside dist/ (kb.toml paths.cache, default .kb-cache/embeddings.sqlite) so it
-survives rebuilds; `kbtools.build.pipeline.seed_cache` refills it from a previous build or release, which is
+survives rebuilds; `kbtools.build.embed_stage.seed_cache` refills it from a previous build or release, which is
 how CI avoids re-embedding unchanged chunks. Vectors are stored as float16 — the precision
 the index ships — so a vector from the cache is bit-identical to a freshly embedded one
 after rounding, and warm and cold builds produce the same artifacts, provided a text's
