@@ -236,3 +236,41 @@ def test_two_values_in_different_units_are_no_span(question, expected):
 def test_a_pronoun_before_a_value_names_no_other_quantity(question, expected):
     assert OIL is not None
     assert find_inputs(question, OIL) == expected
+
+
+HOSE = build_table(
+    ["Age (years)", "Abrasion depth (mm)", "Action"],
+    [["less than 4", "less than 0.5", "Keep in service"], ["4 to 8", "at least 0.5", "Replace"],
+     ["more than 8", "*", "Replace"]],
+    decision="inputs=Age (years),Abrasion depth (mm); outputs=Action")
+AGE, DEPTH = HOSE.header[:2] if HOSE else ("", "")
+YEARS = build_table(["使用年限(年)", "磨损深度(mm)", "处理"],
+                    [["<4", "<0.5", "继续使用"], [">=4", "*", "更换"]],
+                    decision="inputs=使用年限(年),磨损深度(mm); outputs=处理")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a duration is a unit of its own (years, months, weeks, days, hours): 5 years was no
+    # value in a unit, so the Age (years) input stayed missing
+    ("hose is 5 years old with 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
+    ("the hose is 6 yrs old, 0.2 mm abrasion", {AGE: "6", DEPTH: "0.2"}),
+    ("5 years old hose, 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
+    # another duration is not the column's (never converted: the input stays missing); a
+    # bound is no value
+    ("hose is 260 weeks old with 0.3 mm abrasion", {DEPTH: "0.3"}),
+    ("hose is 18 months old, 0.3 mm abrasion", {DEPTH: "0.3"}),
+    ("hose is over 5 years old, 0.3 mm abrasion", {DEPTH: "0.3"}),
+])
+def test_a_duration_in_years_is_an_age(question, expected):
+    assert HOSE is not None
+    assert find_inputs(question, HOSE) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("用了5年，磨损深度0.3mm", {"使用年限(年)": "5", "磨损深度(mm)": "0.3"}),
+    ("用了18个月，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),
+    ("3月2日检查，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),
+])
+def test_a_chinese_duration_is_taken_by_its_unit(question, expected):
+    assert YEARS is not None
+    assert find_inputs(question, YEARS) == expected

@@ -182,6 +182,7 @@ OTHER: dict[str, str] = {
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
     "kbtools.serve.marks:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",
+    "kbtools.query.values._OLD": "a fixed word matched once at the start of a clause",
     "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
     "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",
