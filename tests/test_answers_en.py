@@ -212,8 +212,9 @@ A, LOAD = OIL.header[:2] if OIL else ("", "")
 
 @pytest.mark.parametrize(("question", "expected"), [
     # two values in units known to differ joined by "and"/"to" are two values, not a span
-    # (both were left missing: "70 °F and 85" read as "between 70 and 85")
-    ("oil change interval at 70 °F and 85% load", {LOAD: "85"}),
+    # (both were left missing: "70 °F and 85" read as "between 70 and 85"); the output's
+    # name before 70 °F names no other quantity (`test_an_output_name_names_no_input`)
+    ("oil change interval at 70 °F and 85% load", {A: "70", LOAD: "85"}),
     ("oil interval, 85% load and 70 °F ambient temperature", {LOAD: "85", A: "70"}),
     # a span stays a span: neither end is the value
     ("ambient temperature between 70 and 85 °F", {}),
@@ -234,6 +235,18 @@ def test_two_values_in_different_units_are_no_span(question, expected):
     ("bearing temperature 70°F, load 85%", {LOAD: "85"}),
 ])
 def test_a_pronoun_before_a_value_names_no_other_quantity(question, expected):
+    assert OIL is not None
+    assert find_inputs(question, OIL) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # the words before 70 °F are the table's output ("Oil change interval"): they name no
+    # other quantity, so 70 °F is taken by its unit (it was left missing)
+    ("oil change interval at 70 °F and 85% load", {A: "70", LOAD: "85"}),
+    ("change interval 70°F, load 85%", {A: "70", LOAD: "85"}),
+    ("bearing temperature 70°F, load 85%", {LOAD: "85"}),  # another quantity still does
+])
+def test_an_output_name_names_no_input(question, expected):
     assert OIL is not None
     assert find_inputs(question, OIL) == expected
 
