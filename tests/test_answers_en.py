@@ -212,8 +212,9 @@ A, LOAD = OIL.header[:2] if OIL else ("", "")
 
 @pytest.mark.parametrize(("question", "expected"), [
     # two values in units known to differ joined by "and"/"to" are two values, not a span
-    # (both were left missing: "70 °F and 85" read as "between 70 and 85")
-    ("oil change interval at 70 °F and 85% load", {LOAD: "85"}),
+    # (both were left missing: "70 °F and 85" read as "between 70 and 85"); the output's
+    # name before 70 °F names no other quantity (`test_an_output_name_names_no_input`)
+    ("oil change interval at 70 °F and 85% load", {A: "70", LOAD: "85"}),
     ("oil interval, 85% load and 70 °F ambient temperature", {LOAD: "85", A: "70"}),
     # a span stays a span: neither end is the value
     ("ambient temperature between 70 and 85 °F", {}),
@@ -236,3 +237,53 @@ def test_two_values_in_different_units_are_no_span(question, expected):
 def test_a_pronoun_before_a_value_names_no_other_quantity(question, expected):
     assert OIL is not None
     assert find_inputs(question, OIL) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # the words before 70 °F are the table's output ("Oil change interval"): they name no
+    # other quantity, so 70 °F is taken by its unit (it was left missing)
+    ("oil change interval at 70 °F and 85% load", {A: "70", LOAD: "85"}),
+    ("change interval 70°F, load 85%", {A: "70", LOAD: "85"}),
+    ("bearing temperature 70°F, load 85%", {LOAD: "85"}),  # another quantity still does
+])
+def test_an_output_name_names_no_input(question, expected):
+    assert OIL is not None
+    assert find_inputs(question, OIL) == expected
+
+
+HOSE = build_table(
+    ["Age (years)", "Abrasion depth (mm)", "Action"],
+    [["less than 4", "less than 0.5", "Keep in service"], ["4 to 8", "at least 0.5", "Replace"],
+     ["more than 8", "*", "Replace"]],
+    decision="inputs=Age (years),Abrasion depth (mm); outputs=Action")
+AGE, DEPTH = HOSE.header[:2] if HOSE else ("", "")
+YEARS = build_table(["使用年限(年)", "磨损深度(mm)", "处理"],
+                    [["<4", "<0.5", "继续使用"], [">=4", "*", "更换"]],
+                    decision="inputs=使用年限(年),磨损深度(mm); outputs=处理")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a duration is a unit of its own (years, months, weeks, days, hours): 5 years was no
+    # value in a unit, so the Age (years) input stayed missing
+    ("hose is 5 years old with 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
+    ("the hose is 6 yrs old, 0.2 mm abrasion", {AGE: "6", DEPTH: "0.2"}),
+    ("5 years old hose, 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
+    # another duration is not the column's (never converted: the input stays missing); a
+    # bound is no value
+    ("hose is 260 weeks old with 0.3 mm abrasion", {DEPTH: "0.3"}),
+    ("hose is 18 months old, 0.3 mm abrasion", {DEPTH: "0.3"}),
+    ("hose is over 5 years old, 0.3 mm abrasion", {DEPTH: "0.3"}),
+])
+def test_a_duration_in_years_is_an_age(question, expected):
+    assert HOSE is not None
+    assert find_inputs(question, HOSE) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("用了5年，磨损深度0.3mm", {"使用年限(年)": "5", "磨损深度(mm)": "0.3"}),
+    ("用了18个月，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),
+    ("3月2日检查，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),
+])
+def test_a_chinese_duration_is_taken_by_its_unit(question, expected):
+    assert YEARS is not None
+    assert find_inputs(question, YEARS) == expected

@@ -96,6 +96,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._DIMENSION": "fullmatch",
     "kbtools.index.tokenize._MEASURED": "fullmatch",
     "kbtools.index.tokenize._SERIES_FIRST": "fullmatch",
+    "kbtools.index.tokenize._COMPOUND": "fullmatch",  # a Latin run with a hyphen
     "kbtools.index.tokenize._LOWER_OR_CJK": "search",  # a text with a stop word in capitals
     "kbtools.index.spellings._VALUE_SPELLING": "search",  # every text the tokenizer cuts (sub if found)
     "kbtools.index.spellings._UNIT_SIGN": "sub",  # a text that has one of _UNIT_FIRST
@@ -181,6 +182,7 @@ OTHER: dict[str, str] = {
     "kbtools.serve.app.TOKEN_CHARS": "the operator's token file (at most 4096 bytes)",
     "kbtools.serve.marks:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",
+    "kbtools.query.values._OLD": "a fixed word matched once at the start of a clause",
     "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
     "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",

@@ -551,3 +551,16 @@ def test_a_one_line_passage_says_line_not_lines_n_to_n(client):
     doc = client.get(htmllib.unescape(one[0][1]).split("#")[0] + "&lang=en")
     client.cookies.clear()
     assert f"Cited {one[0][0]}</a>" in doc.text and not re.search(r"lines (\d+)–\1\b", doc.text)
+
+
+def test_an_error_page_footer_names_the_release_read_or_nothing(client):
+    """A 404 page's footer said "· Source commit:" with nothing after it (and "local build"
+    for a signed release): no release was given to it."""
+    served = client.get("/").text
+    footer = re.search(r'<footer class="release">.*?</footer>', served, re.S)
+    assert footer and re.search(r'<code class="commit">[0-9a-f]{12}</code>', footer.group(0))
+    missing_doc = client.get("/doc/knowledge/crops/none.md")
+    assert missing_doc.status_code == 404 and footer.group(0) in missing_doc.text
+    no_page = client.get("/nope")
+    assert no_page.status_code == 404 and '<footer class="release">' not in no_page.text
+    assert '<code class="commit"></code>' not in no_page.text + missing_doc.text

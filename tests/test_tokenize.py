@@ -142,7 +142,7 @@ def test_newton_metres_stay_apart_from_nanometres_and_metres(tok):
     assert tok("单位 N·m") == tok("单位 牛·米") == ["单位", "n.m"]
     assert tok("50 kN·m") == tok("50kNm") == tok("50 KN·m") == ["50", "kn.m"]
     assert tok("100 Nm³/h") == tok("100 Nm3/h") == ["100", "nm3", "h"]  # normal cubic metres
-    assert tok("10 N·mm") == ["10", "n", "mm"] and tok("N-methyl") == ["n-methyl"]
+    assert tok("10 N·mm") == ["10", "n", "mm"] and tok("N-methyl") == ["nmethyl", "n", "methyl"]
     assert tok("Nm") == ["nm"]  # no number: not certain
 
 
@@ -198,3 +198,29 @@ def test_english_clitics_are_no_words(tok):
     assert tok("don't") == tok("I'd") == tok("we're") == []
     assert tok("velocity in in/s") == ["veloc", "s"] and tok("5 s") == ["5", "s"]  # seconds stay
     assert tok("O'Brien won't") == ["o", "brien", "won"]  # no stop word before n't: kept
+
+
+@pytest.mark.parametrize(("hyphenated", "joined", "spaced"), [
+    ("O-ring grease", "oring grease", "o ring grease"),
+    ("E-mail alert", "email alert", "e mail alert"),
+    ("re-torque the bolts", "retorque the bolts", "re torque the bolts"),
+    ("pre-filter", "prefilter", "pre filter"),
+    ("V-belt", "vbelt", "V belt"),
+    ("check-valve", "checkvalve", "check valve"),
+])
+def test_a_hyphenated_compound_meets_its_joined_and_spaced_spellings(tok, hyphenated, joined,
+                                                                      spaced):
+    """O-ring was one token (o-r) that neither oring (ore) nor o ring (o, ring) matched."""
+    tokens = set(tok(hyphenated))
+    assert set(tok(joined)) <= tokens and set(tok(spaced)) <= tokens
+
+
+def test_codes_and_identifiers_keep_their_tokens(tok):
+    assert tok("E-17 RS-485 IL-17A hx-260") == ["e-17", "rs-485", "il-17a", "hx-260"]
+    assert tok("utf8mb4 tidb_gc_life_time") == ["utf8mb4", "tidb_gc_life_tim"]
+    assert tok("state-of-the-art 配置") == ["stateoftheart", "state", "art", "配置"]
+
+
+def test_a_compound_in_a_path_or_an_option_stays_whole(tok):
+    """A path's segment or a command-line option is an identifier, not English words."""
+    assert tok("(/sql-statements/x.md) --config-file") == ["sql-statement", "x.md", "config-fil"]

@@ -6,7 +6,8 @@ parts; a domain dictionary (front-matter values + an optional user file) keeps t
 as 赤霉病 or 戊唑·咪鲜胺 whole. Latin text becomes lower-cased words with English stop words
 removed (one written in capitals in a text that is not all capitals is an acronym and kept:
 CAN, IT, NO, ON/OFF), stemmed with Snowball (PyStemmer); a value is the same tokens however it is spaced
-(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0, M8x1.25 as M8×1.25: `latin_words`). Text is NFKC-normalised
+(150psi as 150 psi, 10-20 as 10~20, v6.5.0 as 6.5.0, M8x1.25 as M8×1.25: `latin_words`), and a compound of
+words as written joined, hyphenated or spaced (O-ring as oring and O ring: `_compound_tokens`). Text is NFKC-normalised
 first (full-width → ASCII), and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
 and Simplified spellings of a word are one token and Traditional text is segmented with the
 (Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
@@ -38,7 +39,7 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v7"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v8"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -145,6 +146,24 @@ def _value_tokens(run: str) -> tuple[str, ...]:
     if len(words) == 2 and words[1] in _GLUED_UNITS and run == words[0] + words[1]:
         return words
     return tuple(_stem(w) for w in words if w not in EN_STOP)
+
+
+# A compound of words joined by hyphens, letters only (O-ring, e-mail, re-torque, V-belt,
+# check-valve): not a code or value (E-17, RS-485, 10-20, IL-17A keep their own tokens).
+_COMPOUND = re.compile(r"[a-z]+(?:-[a-z]+)+")
+# before a compound, a character that makes it part of an identifier, kept whole: a path's
+# segment (/sql-statements/, also with a / after it), an option (--config-file), a key
+_IDENTIFIER_BEFORE = frozenset("/\\-_.:=@$")
+
+
+@lru_cache(maxsize=200_000)
+def _compound_tokens(run: str) -> tuple[str, ...]:
+    """The tokens of a hyphenated compound (`_COMPOUND`): the word written without its hyphens
+    (O-ring as oring, re-torque as retorque), then each part (as O ring, re torque), stemmed,
+    stop words dropped; so the joined, hyphenated and spaced spellings meet."""
+    parts = run.split("-")
+    words = [_stem("".join(parts)), *(_stem(p) for p in parts if p not in EN_STOP)]
+    return tuple(dict.fromkeys(words))
 
 
 @lru_cache(maxsize=200_000)
@@ -300,6 +319,10 @@ class Tokenizer:
                 self._cut_cjk(cjk, out)
             elif latin.isalpha() and _clitic(text, m.start(), m.end()):
                 continue
+            elif "-" in latin and _COMPOUND.fullmatch(latin) and \
+                    text[m.start() - 1:m.start()] not in _IDENTIFIER_BEFORE and \
+                    text[m.end():m.end() + 1] != "/":
+                out.extend(_compound_tokens(latin))
             elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
             elif latin not in EN_STOP or latin in _STOP_UNITS and \

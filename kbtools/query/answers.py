@@ -188,7 +188,7 @@ def find_inputs(question: str, table: DecisionTable,
         if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
             continue
         fits = [n for n, x in enumerate(found_numbers) if n not in claimed and x.unit == unit
-                and _may_name(x.word, table.header[i])]
+                and _may_name(_unnamed_output(x.word, table), table.header[i])]
         if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
@@ -280,6 +280,21 @@ def _lead_ok(text: str, start: int) -> bool:
     words = text[max(0, start - 16):start].split(" ")
     prev = words[-2] if len(words) >= 2 else ""
     return not (prev.isascii() and prev.isalpha()) or prev in _EN_LEADS
+
+
+def _unnamed_output(word: str, table: DecisionTable) -> str:
+    """The word before a number, "" when it names one of the table's outputs (``oil change
+    interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
+    column's name is no input's name."""
+    if not word:
+        return word
+    for j in table.outputs:
+        key = _key_text(table.header[j])
+        own = key.split()
+        if (word.isascii() and all(w in own for w in word.split())) or \
+                (not word.isascii() and len(word) >= 2 and word in key):
+            return ""
+    return word
 
 
 def _may_name(word: str, header: str) -> bool:

@@ -39,6 +39,9 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("%", "％", "percent"),
     ("小时", "h", "hours", "hour", "hrs", "hr"),
     ("天数", "天", "日", "days", "day"),
+    ("周", "星期", "weeks", "week", "wks", "wk"),
+    ("个月", "months", "month"),  # not 月 alone: 3月2日 is a date
+    ("年", "years", "year", "yrs", "yr"),
     ("分钟", "min", "minutes"),
     ("mm", "毫米"),
     ("mpa",),
@@ -67,6 +70,11 @@ SPELLED_UNITS: dict[str, str] = {
                      "degrees c", "degree c", "deg c", "degc", "celsius", "centigrade"), "°c"),
     **dict.fromkeys(("per cent", "pct"), "%"),
 }
+# the classes of durations: a number in one followed by ``old`` is an age (``the hose is 5
+# years old``: the hose is what is that old, the number's word is ``age``)
+_DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
+                       if c[0] in ("小时", "天数", "周", "个月", "年"))
+_OLD = re.compile(r"old(?![a-z])")
 _UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
 # what a number's value carries from the question: a unit the tables' checks know
 # (`decision.units.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
@@ -223,8 +231,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         after = rest[skip:]
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
-        run = _word_before(text, start)
         clause = after.lstrip(" ")
+        run = "age" if unit in _DURATIONS and _OLD.match(clause) else _word_before(text, start)
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])

@@ -111,11 +111,15 @@ class Page:
             return None
         return [(k, v) for k, v in self.params.multi_items() if v]
 
-    def error(self, status: int, detail: str) -> HTMLResponse:
+    def error(self, status: int, detail: str,
+              served: Served | None = None) -> HTMLResponse:
         """The error page of HTTP `status`: what went wrong in the page's language, the
-        library's message (English, naming the file, line or value) kept below it."""
+        library's message (English, naming the file, line or value) kept below it; its
+        footer names the release `served` (none when no release was read: no page, an index
+        that did not open)."""
+        release = served.index.release.to_dict() if served is not None else None
         return self.render("error.html", status, message=self.t(error_word(status)),
-                           detail=detail)
+                           detail=detail, release=release)
 
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
@@ -159,12 +163,14 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
                                         headers={"cache-control": "no-store"})
 
         def run() -> HTMLResponse:
+            served: Served | None = None
             try:
-                return fn(p, _source(request).get())
+                served = _source(request).get()
+                return fn(p, served)
             except ops.ApiError as exc:
-                return p.error(exc.status, exc.message)
+                return p.error(exc.status, exc.message, served)
             except KbError as exc:
-                return p.error(ops.status_of(exc), one_line(exc.format()))
+                return p.error(ops.status_of(exc), one_line(exc.format()), served)
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
                 log.exception("page %s failed", request.url.path)
                 return p.error(500, f"internal error ({type(exc).__name__})")
