@@ -242,9 +242,9 @@ def _held_apart(index: KbIndex, prefix: str, number: str, nid: int) -> bool:
                for text, heading, _ in texts.values())
 
 
-def unknown_codes(index: KbIndex, text: str) -> list[str]:
+def unknown_codes(index: KbIndex, text: str) -> list[tuple[str, str]]:
     """The codes `text` types as two words that are nowhere in the index (`joined_code` is
-    None), each as one token (``E 99``: e99): a code the knowledge never mentions, as E99
-    typed whole is (`kbtools.query.fusion.unknown_name`), not a question its neighbour E17
-    answers."""
-    return [f"{p}{n}".lower() for p, n in spaced_codes(text) if joined_code(index, p, n) is None]
+    None), (prefix, number) as typed (``E 99``, ``ERROR 9999``): a code the knowledge never
+    mentions, as E99 typed whole is (`kbtools.query.fusion.answerable`), not a question its
+    neighbour E17 answers."""
+    return [(p, n) for p, n in spaced_codes(text) if joined_code(index, p, n) is None]
