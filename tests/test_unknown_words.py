@@ -11,10 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from kbtools.cli import main
-from kbtools.index.reader import open_index
+from kbtools.index.reader import ReleaseInfo, open_index
 from kbtools.index.tokenize import Tokenizer
+from kbtools.query.results import SearchFilters, SearchResponse
 from kbtools.query.search import search
 from kbtools.query.unknown import as_written, shown_unknown
+from kbtools.serve.openapi import openapi_document
 
 LOG = ("2026-03-18 14:05:11 [ALARM] E17 伺服过载 保压压力过高\n"
        "2026-03-18 14:05:11 [CFG] servo.overload_guard_ms=300 not applied\n"
@@ -63,3 +65,13 @@ def test_kb_query_says_in_one_line_what_the_knowledge_does_not_hold(example_inde
     none = runner.invoke(main, ["query", "E 99 报警怎么处理", "--index", str(example_index)])
     assert none.exit_code == 0 and none.output.startswith("No answer in the knowledge")
     assert none.output.splitlines()[1] == "Not in the knowledge: E 99"
+
+
+def test_the_api_document_names_every_field_of_a_search_response():
+    """`not_in_knowledge` is part of the JSON contract the API's OpenAPI document describes."""
+    full = SearchResponse("q", ReleaseInfo("v1", "c" * 40), SearchFilters(unknown_terms=()),
+                          no_answer=True, reason="r", took_ms=1.0, condensed={},
+                          not_in_knowledge=(KEY,))
+    schema = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
+    assert set(full.to_dict()) <= set(schema)
+    assert schema["not_in_knowledge"]["type"] == "array"
