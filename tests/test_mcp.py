@@ -227,6 +227,7 @@ def test_search_read_recent_from_index(built, tmp_path):
             "evaluated": await c.call_tool("search", {"query": "温度 18 度、湿度 90%，霜霉病风险多高",
                                                       "k": 3}),
             "offtopic": await c.call_tool("search", {"query": "How do I bake sourdough bread?"}),
+            "lacking": await c.call_tool("search", {"query": "霜霉病 greenhouse.humidity_limit"}),
             "table": await c.call_tool("evaluate_table", {
                 "doc": "knowledge/crops/risk.md", "table": 1,
                 "inputs": {"温度": "18", "相对湿度": "90"}}),
@@ -238,6 +239,8 @@ def test_search_read_recent_from_index(built, tmp_path):
     assert not found["no_answer"] and found["release"]["source_commit"]
     offtopic = data(got["offtopic"])  # the index's calibrated verdict, as `kb query --json`
     assert offtopic["no_answer"] is True and offtopic["results"] == []
+    assert "not_in_knowledge" not in found  # an agent reads which names the knowledge lacks
+    assert data(got["lacking"])["not_in_knowledge"] == ["greenhouse.humidity_limit"]
     top = found["results"][0]
     assert top["doc"] == "knowledge/crops/risk.md" and top["verified"] is True
     assert top["citation"].startswith(f"knowledge/crops/risk.md:{top['line_start']}-")

@@ -240,6 +240,24 @@ def test_a_no_answer_page_says_it_once_and_names_the_release_once(client, lang):
     assert i18n.no_answer_line(lang)("no chunk matches the filters").endswith(")")
 
 
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "Not in the knowledge: servo.overload_guard_ms. The results answer the rest of "
+           "the question"),
+    ("zh", "知识库中没有：servo.overload_guard_ms。以下结果回答的是问题的其余部分")])
+def test_a_results_page_says_which_names_of_the_question_the_knowledge_lacks(client, lang,
+                                                                           line):
+    """A pasted log naming a known alarm and a setting no document holds was answered about
+    the alarm, nothing saying the setting is not in the knowledge."""
+    log = ("2026-03-18 14:05:11 [ALARM] E17 伺服过载 保压压力过高\n"
+           "2026-03-18 14:05:11 [CFG] servo.overload_guard_ms=300 not applied\n"
+           "2026-03-18 14:05:12 [INFO] cycle stopped\n")
+    page = client.post("/", data={"q": log, "lang": lang}).text
+    assert results_of(page)[0]["doc"] == FAULTS
+    assert re.findall(r'<p class="not-in-knowledge">(.*?)</p>', page) == [line]
+    plain = client.get("/", params={"q": "E17 伺服过载", "lang": lang})
+    assert "not-in-knowledge" not in plain.text.split("<section", 1)[1]
+
+
 def test_every_reason_the_search_gives_has_chinese_words():
     tree = ast.parse(Path(search_module.__file__).read_text(encoding="utf-8"))
     given: set[str] = set()

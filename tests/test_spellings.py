@@ -77,4 +77,4 @@ def test_a_compound_of_words_meets_its_hyphenated_spelling_in_its_tokens(index, 
 def test_a_word_the_index_has_is_not_respelled(index):
     res = search(index, "RS-485 cable", k=1, mode="bm25")
     assert not any(e["from"] == "spelling" for e in res.filters.expanded or ())
-    assert "e99" in search(index, "reset fault E99", k=3).filters.unknown_terms
+    assert "E99" in search(index, "reset fault E99", k=3).filters.unknown_terms

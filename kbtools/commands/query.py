@@ -157,10 +157,16 @@ def render(res: SearchResponse, explain: bool) -> None:
             click.echo(f"expanded: {e['term']} → {' / '.join(e['expanded'])} ({e['from']})")
     if res.condensed is not None:
         click.echo(click.style(condensed_note(res.condensed), fg="yellow"))
+    missing = ", ".join(res.not_in_knowledge)  # codes and names no document holds
     if res.no_answer:
         click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
+        if missing:
+            click.echo(f"Not in the knowledge: {missing}")
         return
+    if missing:
+        click.echo(click.style(f"Not in the knowledge: {missing}. The results answer the rest "
+                               f"of the question.", fg="yellow"))
     for r in res.results:
         flag = ("" if r.verified else click.style(" [UNVERIFIED]", fg="red")) + \
             (click.style(" [POSSIBLY OUTDATED]", fg="yellow") if r.outdated else "") + \

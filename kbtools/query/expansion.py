@@ -33,12 +33,21 @@ that one (`joined_code`); as two words it is searched as written (``MEK 1``, ``Z
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
-from kbtools.query.codes import joined_spellings, spaced_codes, split_spellings, written_apart
+from kbtools.query.codes import (
+    code_parts,
+    joined_spellings,
+    key_line,
+    prefixes,
+    spaced_codes,
+    split_spellings,
+    written_apart,
+)
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -217,34 +226,63 @@ def joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:
     words as written: one of them it never saw, or none of the at most SPLIT_CHUNKS chunks
     holding the number writes them apart (any case; a number held by more chunks may be
     written so: ``MEK 1``). [] when it holds them so (``Z 42`` of an aircraft's name), or
-    holds both words but not the code in one token either; None when the code is nowhere in
-    it: one of its words unknown, and no one-token spelling (``E 99``)."""
+    holds both words and states the code on a line keyed by its prefix
+    (`kbtools.query.codes.key_line`: ``HTTP status: 413``, ``* Error Number: 8158``), or
+    holds both words and the prefix is no code's in it (``CPU 96 核``, ``TLS 13``: a count
+    or a version as well as a code); None when the code is nowhere in it: one of its words
+    unknown, or both known, the prefix a code's (`code_prefix`) and no chunk holding the
+    number writing the code (``ERROR 9999`` where 9999 is a port number), and no one-token
+    spelling (``E 99``)."""
     vocab, bm25 = index.bm25.vocab, index.bm25
     joined = [v for v in joined_spellings(prefix + number) if v in vocab]
     words = bm25.tok(f"{prefix} {number}")
     if len(words) == 2 and all(w in vocab for w in words):
-        if not joined or _held_apart(index, prefix, number, vocab[words[1]]):
+        held = _held_apart(index, prefix, number, vocab[words[1]])
+        if held or (not joined and (held is None or not code_prefix(index, prefix))):
             return []
-        return joined
+        return joined or None
     return joined or None
 
 
-def _held_apart(index: KbIndex, prefix: str, number: str, nid: int) -> bool:
+def code_prefix(index: KbIndex, prefix: str) -> bool:
+    """Is `prefix` a code's in the knowledge of `index`: one of the forms of a word that
+    names a code (`kbtools.query.codes.PREFIX_FORMS`: ERR, ERROR), or a prefix of codes the
+    index holds as one token (e17 and e01 make E a code's prefix in a fault-code manual;
+    no cpu8 makes CPU one)?"""
+    forms = prefixes(prefix.lower())
+    if len(forms) > 1:
+        return True
+    known = _CODE_PREFIXES.get(index)
+    if known is None:
+        known = _CODE_PREFIXES[index] = frozenset(
+            p for term in index.bm25.vocab if (parts := code_parts(term)) for p in parts[:1])
+    return forms[0] in known
+
+
+# per index: the prefixes of the codes its vocabulary holds as one token (`code_prefix`)
+_CODE_PREFIXES: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _held_apart(index: KbIndex, prefix: str, number: str, nid: int) -> bool | None:
     """Does a chunk write the two words `prefix` `number` (any case, leading zeros as
-    written)? True too when the number is held by more than SPLIT_CHUNKS chunks (not read)."""
+    written)? True too when the number is held by more than SPLIT_CHUNKS chunks (not read);
+    None when none does but one states the code on a line keyed by its prefix
+    (`kbtools.query.codes.key_line`); False when no chunk holds the code either way."""
     bm25 = index.bm25
     if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
         return True
     pattern = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(prefix)}\s+{re.escape(number)}"
                          rf"(?![A-Za-z0-9_]|[.,]\d)", re.IGNORECASE)
-    texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
-    return any(pattern.search(text) or pattern.search(heading)
-               for text, heading, _ in texts.values())
+    texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS)).values()
+    if any(pattern.search(text) or pattern.search(heading) for text, heading, _ in texts):
+        return True
+    keyed = key_line(prefix, number)
+    return None if any(keyed.search(text) for text, _, _ in texts) else False
 
 
-def unknown_codes(index: KbIndex, text: str) -> list[str]:
+def unknown_codes(index: KbIndex, text: str) -> list[tuple[str, str]]:
     """The codes `text` types as two words that are nowhere in the index (`joined_code` is
-    None), each as one token (``E 99``: e99): a code the knowledge never mentions, as E99
-    typed whole is (`kbtools.query.fusion.unknown_name`), not a question its neighbour E17
-    answers."""
-    return [f"{p}{n}".lower() for p, n in spaced_codes(text) if joined_code(index, p, n) is None]
+    None), (prefix, number) as typed (``E 99``, ``ERROR 9999``): a code the knowledge never
+    mentions, as E99 typed whole is (`kbtools.query.fusion.answerable`), not a question its
+    neighbour E17 answers."""
+    return [(p, n) for p, n in spaced_codes(text) if joined_code(index, p, n) is None]

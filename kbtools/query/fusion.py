@@ -458,10 +458,16 @@ _CODE = re.compile(r"^[a-z]{1,4}-?\d{2,}[a-z]?$")
 _NAME = re.compile(r"[a-z0-9]{2}(?:_|[.:](?=[a-z]))[a-z][a-z0-9]")
 
 
+def unknown_names(unknown_terms: Sequence[str]) -> list[str]:
+    """The codes (E99, HX-900) and settings, keys or error names (`_NAME`) among a
+    question's terms that occur nowhere in the knowledge."""
+    return [t for t in unknown_terms if _CODE.match(t) or _NAME.search(t)]
+
+
 def unknown_name(unknown_terms: Sequence[str]) -> bool:
-    """Does the question name a code (E99, HX-900) or a setting, key or error name
-    (`_NAME`) that occurs nowhere in the knowledge?"""
-    return any(_CODE.match(t) or _NAME.search(t) for t in unknown_terms)
+    """Does the question name a code or a setting, key or error name that occurs nowhere in
+    the knowledge (`unknown_names`)?"""
+    return bool(unknown_names(unknown_terms))
 
 
 # In a paste (`kbtools.query.question.is_paste`), unknown names are the question's subject
@@ -477,7 +483,8 @@ PASTE_LINE_SHARE = 0.6
 
 
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
-               unknown_terms: Sequence[str] = (), unknown_share: float = 0.0,
+               unknown_terms: Sequence[str] = (), unknown_codes: Sequence[str] = (),
+               unknown_share: float = 0.0,
                exact: bool = False, paste: bool = False, name_share: float = 1.0,
                line_share: float = 0.0) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
@@ -485,7 +492,8 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
     A hit *about* an identifier of the question (``exact``: its fault-code row, its section)
     answers it, unless the question also names a code or setting the knowledge never
     mentions (`unknown_name`: "PostgreSQL shared_buffers" is not answered by a row about
-    PostgreSQL) — in a question typed; in a paste (``paste``) only when those names carry
+    PostgreSQL; ``unknown_codes``: a code typed as two words that no chunk writes, ``E 99``,
+    ``ERROR 9999``) — in a question typed; in a paste (``paste``) only when those names carry
     ``PASTE_NAME_SHARE`` of its weight (``name_share``). A paste is answered too when one
     of the best hits holds ``PASTE_LINE_SHARE`` of one of its lines (``line_share``: the
     error line of a stack trace, whose frames and paths weigh more than it and name what the
@@ -501,7 +509,8 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
         return False
     if paste and line_share >= PASTE_LINE_SHARE:
         return True
-    unknown = unknown_name(unknown_terms) and (not paste or name_share >= PASTE_NAME_SHARE)
+    unknown = (unknown_name(unknown_terms) or bool(unknown_codes)) and \
+        (not paste or name_share >= PASTE_NAME_SHARE)
     if exact and not unknown:
         return True
     best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])

@@ -178,12 +178,17 @@ class SearchResponse:
     reason: str | None = None
     took_ms: float | None = None
     condensed: dict[str, Any] | None = None
+    # the codes and names (settings, keys) the question names that no document holds, as
+    # the question writes them: said also when the rest of the question is answered
+    not_in_knowledge: tuple[str, ...] = ()
 
     def to_dict(self, *, citations: bool = False) -> dict[str, Any]:
         """The JSON contract of `kb query --json`; ``citations`` adds each result's citation text."""
         out: dict[str, Any] = {"query": self.query, "release": self.release.to_dict(),
                                "no_answer": self.no_answer, "filters": self.filters.to_dict(),
                                "results": [r.to_dict(citation=citations) for r in self.results]}
+        if self.not_in_knowledge:
+            out["not_in_knowledge"] = list(self.not_in_knowledge)
         if self.condensed is not None:
             out["condensed"] = dict(self.condensed)
         if self.reason is not None:

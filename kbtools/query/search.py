@@ -63,6 +63,7 @@ from kbtools.query.specific import (
     unlisted_holders,
     unranked,
 )
+from kbtools.query.unknown import shown_unknown
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -197,7 +198,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     codes = unknown_codes(index, text)  # E 99, as E99: a code the knowledge never mentions
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
-        unknown_terms=[*unknown, *codes], exact=exact,
+        unknown_terms=unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), unknown)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]))
@@ -209,12 +210,12 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
-    return SearchResponse(text, index.release,
-                          replace(filters, unknown_terms=tuple(dict.fromkeys([*unknown, *codes]))),
+    written, names = shown_unknown(index.bm25.tok, text, unknown, codes)  # as the user wrote
+    return SearchResponse(text, index.release, replace(filters, unknown_terms=written),
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2),
-                          condensed=condensed)
+                          condensed=condensed, not_in_knowledge=names)
 
 
 def keep_warm(index: KbIndex) -> None:

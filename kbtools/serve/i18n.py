@@ -8,7 +8,7 @@ text is never translated; only the interface is.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kbtools.index.tokenize import language_of
@@ -32,6 +32,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
+    # the codes and names of a question no document holds (`SearchResponse.not_in_knowledge`)
+    "not_in_knowledge": ("知识库中没有：{names}", "Not in the knowledge: {names}"),
+    "not_in_knowledge_answered": ("知识库中没有：{names}。以下结果回答的是问题的其余部分",
+                                  "Not in the knowledge: {names}. The results answer the "
+                                  "rest of the question"),
     "line": ("行", "line"),  # one line: "line 7", not "lines 7–7"
     "lines": ("行", "lines"),
     "verified": ("已审核", "Verified"),
@@ -178,6 +183,18 @@ def no_answer_line(lang: str) -> Callable[[str | None], str]:
     def line(reason: str | None) -> str:
         words = translator(lang)("no_answer")
         return words if reason in (None, "", NO_ANSWER_REASON) else f"{words} ({say(reason)})"
+    return line
+
+
+def not_in_knowledge_line(lang: str) -> Callable[[Sequence[str], bool], str]:
+    """What a results page says of the codes and names of a question that no document
+    holds (`names`), in `lang`: after its results (`answered`), that they answer the rest
+    of the question."""
+    t = translator(lang)
+
+    def line(names: Sequence[str], answered: bool) -> str:
+        joined = ("、" if lang == "zh" else ", ").join(names)
+        return t("not_in_knowledge_answered" if answered else "not_in_knowledge", names=joined)
     return line
 
 

@@ -60,6 +60,10 @@ _SCHEMAS: dict[str, Any] = {
             "condensed": {"type": "object", "description": "a question longer than is "
                           "searched: question_chars, read_chars, searched_chars, "
                           "max_searched_chars (query is the part searched)"},
+            "not_in_knowledge": {"type": "array", "items": {"type": "string"},
+                                 "description": "the codes and names (settings, keys) of "
+                                 "the question no document holds, as it writes them, also "
+                                 "when the rest is answered (absent when none)"},
             "results": {"type": "array", "items": {"type": "object", "required": [
                 "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
                 "text", "verified"]}}}},

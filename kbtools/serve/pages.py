@@ -44,6 +44,7 @@ from kbtools.serve.i18n import (
     content_word,
     error_word,
     no_answer_line,
+    not_in_knowledge_line,
     other_lang,
     pick_lang,
     reason_translator,
@@ -127,6 +128,8 @@ class Page:
                                                  other_lang=other_lang(self.lang),
                                                  reason=reason_translator(self.lang),
                                                  no_answer=no_answer_line(self.lang),
+                                                 not_in_knowledge=not_in_knowledge_line(
+                                                     self.lang),
                                                  lang_url=self.lang_url(anchor),
                                                  lang_form=self.lang_form(), **values)
         response = HTMLResponse(html, status_code=status,

@@ -1,0 +1,63 @@
+"""What a question's unknown words tell the user, in the words the question wrote.
+
+The index's terms are lower-cased and stemmed (`kbtools.index.tokenize`): ``cycle`` is the
+term cycl, ``servo.overload_guard_ms`` the term servo.overload_guard_m, and a code typed as
+two words that is nowhere in the knowledge (``E 99``) is weighed as the one token e99. The
+rules that weigh unknown terms (`kbtools.query.fusion.answerable`,
+`kbtools.query.calibration`) read those terms; the user is shown the question's own words
+(`shown_unknown`), and among them the names and codes the knowledge does not hold
+(`fusion.unknown_names`), which the answer to the rest of a question does not cover: a
+pasted log answered about its alarm also names a setting no document holds.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+
+from kbtools.index.tokenize import CJK, to_simplified
+from kbtools.query.fusion import unknown_names
+
+# A Latin run as the tokenizer reads it (`kbtools.index.tokenize._RUN`), in any case
+_LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-.+#]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+_CJK_TERM = re.compile(rf"[{CJK}]")
+
+
+def as_written(tok: Callable[[str], list[str]], text: str,
+               terms: Sequence[str]) -> dict[str, str]:
+    """How `text` writes each of `terms` (tokens of `tok`): the Latin run (NFKC-normalised,
+    its case kept) whose tokens hold the term, or the characters a Chinese term (Simplified)
+    stands for in the text (Traditional ones stay as written); a term found in neither way
+    (a token the tokenizer made across runs): the term itself."""
+    norm = unicodedata.normalize("NFKC", text)
+    out: dict[str, str] = {}
+    wanted = {t for t in terms if not _CJK_TERM.search(t)}
+    for m in _LATIN.finditer(norm) if wanted else ():
+        for t in tok(m.group(0)):
+            if t in wanted:
+                out[t] = m.group(0)
+                wanted.discard(t)
+        if not wanted:
+            break
+    simple = to_simplified(norm.lower())
+    aligned = len(simple) == len(norm)
+    for t in terms:
+        if t not in out and _CJK_TERM.search(t) and aligned and (at := simple.find(t)) >= 0:
+            out[t] = norm[at:at + len(t)]
+    return {t: out.get(t, t) for t in terms}
+
+
+def shown_unknown(tok: Callable[[str], list[str]], text: str, unknown: Sequence[str],
+                  codes: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the question's unknown words, the codes and names among them), as it writes them,
+    each once: the `unknown` terms (`as_written`; names: `fusion.unknown_names`), and each
+    code typed as two words that is nowhere in the knowledge (`codes`: (prefix, number) as
+    written, `kbtools.query.expansion.unknown_codes`) as typed (``E 99``), in the place of
+    its two words."""
+    written = as_written(tok, text, unknown)
+    typed = [f"{p} {n}" for p, n in codes]
+    parts = {w: f"{p} {n}" for p, n in codes for w in (p, n)}
+    shown = [parts.get(written[t], written[t]) for t in unknown]
+    names = [written[t] for t in unknown_names(unknown) if written[t] not in parts]
+    return tuple(dict.fromkeys([*shown, *typed])), tuple(dict.fromkeys([*names, *typed]))

@@ -1,0 +1,77 @@
+"""What a question's unknown words tell the user (kbtools.query.unknown): the words as the
+question writes them (``cycle``, not the stem cycl; ``servo.overload_guard_ms``, not
+servo.overload_guard_m), and the codes and names no document holds said also when the
+rest of the question is answered (`SearchResponse.not_in_knowledge`): a pasted log naming a
+known alarm and a setting no document holds was answered about the alarm with nothing
+saying the setting is not in the knowledge."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.index.reader import ReleaseInfo, open_index
+from kbtools.index.tokenize import Tokenizer
+from kbtools.query.results import SearchFilters, SearchResponse
+from kbtools.query.search import search
+from kbtools.query.unknown import as_written, shown_unknown
+from kbtools.serve.openapi import openapi_document
+
+LOG = ("2026-03-18 14:05:11 [ALARM] E17 伺服过载 保压压力过高\n"
+       "2026-03-18 14:05:11 [CFG] servo.overload_guard_ms=300 not applied\n"
+       "2026-03-18 14:05:12 [INFO] cycle stopped\n")
+KEY = "servo.overload_guard_ms"
+
+
+def test_unknown_terms_are_shown_as_the_question_writes_them():
+    tok = Tokenizer()
+    text = "Cycle stopped: servo.overload_guard_ms=300, 叉車 and ＴＬＳ"
+    terms = tok(text)
+    assert "cycl" in terms and "servo.overload_guard_m" in terms  # the index's terms
+    written = as_written(tok, text, ["cycl", "servo.overload_guard_m", "叉车", "tls", "zzz"])
+    assert written == {"cycl": "Cycle", "servo.overload_guard_m": KEY, "叉车": "叉車",
+                       "tls": "TLS", "zzz": "zzz"}
+    # a code typed as two words that is nowhere in the knowledge: as typed, in its words' place
+    shown, names = shown_unknown(tok, "reset E 99 cycle", ["e", "99", "cycl"], [("E", "99")])
+    assert shown == ("E 99", "cycle") and names == ("E 99",)
+    shown, names = shown_unknown(tok, text, ["cycl", "servo.overload_guard_m"], [])
+    assert shown == ("Cycle", KEY) and names == (KEY,)
+
+
+@pytest.fixture(scope="module")
+def example(example_index):
+    return open_index(example_index)
+
+
+def test_a_paste_answered_about_its_alarm_says_the_key_no_document_holds(example):
+    res = search(example, LOG, k=3)
+    assert not res.no_answer and res.results[0].text.startswith("故障码: E17")
+    assert res.not_in_knowledge == (KEY,)
+    assert res.to_dict()["not_in_knowledge"] == [KEY]
+    unknown = res.filters.unknown_terms or ()
+    assert KEY in unknown and "cycle" in unknown and "cycl" not in unknown
+    answered = search(example, "E17 伺服过载怎么处理", k=3)  # nothing unknown: no field
+    assert answered.not_in_knowledge == () and "not_in_knowledge" not in answered.to_dict()
+
+
+def test_kb_query_says_in_one_line_what_the_knowledge_does_not_hold(example_index):
+    runner = CliRunner()
+    res = runner.invoke(main, ["query", LOG, "--index", str(example_index), "-k", "1"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == (f"Not in the knowledge: {KEY}. The results answer "
+                                          f"the rest of the question.")
+    assert res.output.count("Not in the knowledge") == 1 and "故障码: E17" in res.output
+    none = runner.invoke(main, ["query", "E 99 报警怎么处理", "--index", str(example_index)])
+    assert none.exit_code == 0 and none.output.startswith("No answer in the knowledge")
+    assert none.output.splitlines()[1] == "Not in the knowledge: E 99"
+
+
+def test_the_api_document_names_every_field_of_a_search_response():
+    """`not_in_knowledge` is part of the JSON contract the API's OpenAPI document describes."""
+    full = SearchResponse("q", ReleaseInfo("v1", "c" * 40), SearchFilters(unknown_terms=()),
+                          no_answer=True, reason="r", took_ms=1.0, condensed={},
+                          not_in_knowledge=(KEY,))
+    schema = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
+    assert set(full.to_dict()) <= set(schema)
+    assert schema["not_in_knowledge"]["type"] == "array"
