@@ -45,7 +45,7 @@ def test_pending_lists_drafts_on_local_and_remote_branches(tmp_path: Path, monke
     local = create_draft(field, "field-report", "Pump leak", "Seal leaks after 200 h.",
                          author="agent pump-bot", location="Site 4", now=NOW)
     reviewer = tmp_path / "reviewer"
-    git(tmp_path, "clone", "-q", str(bare), str(reviewer))
+    git(tmp_path, "clone", "-q", "-b", "main", str(bare), str(reviewer))  # the bare HEAD: master
     remote = create_draft(field, "field-report", "水泵漏水", "密封处漏水。",
                           author="巡检机器人", location="三号泵房", now=NOW)
     git(field, "checkout", "-q", remote.branch)  # an edit on the draft's branch after it
@@ -64,7 +64,7 @@ def test_pending_lists_drafts_on_local_and_remote_branches(tmp_path: Path, monke
     assert [r["commit"] for r in rows] == [remote.commit, local.commit]  # the oldest change
     monkeypatch.chdir(reviewer)
     result = CliRunner().invoke(main, ["review", "pending"])
-    assert result.exit_code == 0
+    assert result.exit_code == 0, result.output
     line = next(ln for ln in result.output.splitlines() if remote.path in ln)
     assert line.split()[1] == "draft" and "(巡检机器人, committed by " in line
     assert line.endswith(f", on branch origin/{remote.branch})")
