@@ -8,14 +8,12 @@ import json
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from servefixtures import free_port
+from servefixtures import free_port, wait_serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -35,18 +33,7 @@ def serve(index: Path) -> Iterator[str]:
                              "--port", str(port)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/api/healthz", timeout=2) as resp:
-                if resp.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"kb serve did not start: {proc.communicate()[1].decode()[-2000:]}")
-        time.sleep(0.3)
+    wait_serving(proc, url)
     yield url
     proc.terminate()
     proc.wait(timeout=20)

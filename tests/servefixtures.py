@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 from kbfixtures import copy_example
@@ -91,6 +93,23 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_serving(proc: subprocess.Popen[bytes], base: str, seconds: float = 120) -> None:
+    """Until `kb serve` (`proc`) at `base` answers its health check; its stderr's tail in an
+    AssertionError (the process killed) when it exits or `seconds` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/api/healthz", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"kb serve did not start: {proc.communicate()[1].decode()[-2000:]}")
+        time.sleep(0.3)
 
 
 def navigate(driver, selector: str) -> None:

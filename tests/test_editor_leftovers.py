@@ -7,20 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from kbtools.corpus import conflicted_copy, find_markdown, iter_documents
 from tests.kbfixtures import GOOD_FM
+from tests.test_editor_markdown import repo
 
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch) -> Path:
-    (tmp_path / "kb.toml").write_text("")
-    (tmp_path / "knowledge" / "t").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+__all__ = ["repo"]  # the fixture: a kb.toml and a knowledge/t folder, run from there
 
 
 def write(root: Path, rel: str) -> Path:

@@ -16,13 +16,12 @@ import re
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
-from servefixtures import NEW_DOC, git, make_served_repo
+from servefixtures import NEW_DOC, git, make_served_repo, wait_serving
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -277,17 +276,7 @@ def test_in_a_browser_through_a_real_server(url):
         opts.add_argument(arg)
     driver = None
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/api/healthz", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, \
-                proc.communicate()[1].decode()[-2000:]
-            time.sleep(0.3)
+        wait_serving(proc, base)
         driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
         driver.get(base + "/?q=" + quote(QUESTIONS[0]))
         first = driver.find_element(By.CSS_SELECTOR, "article.result")
