@@ -12,6 +12,7 @@ import json
 import os
 import posixpath
 import re
+import subprocess
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -384,3 +385,19 @@ def kb_home() -> Path:
         return Path(env)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "kbtools"
+
+
+def kb_configs_in_repository(start: Path) -> list[Path]:
+    """The kb.toml files of the Git work tree holding `start`, tracked or not (those
+    .gitignore leaves out excepted), sorted; [] outside a work tree or without git. Plain
+    `git` (no GitPython): a `kb query` that found no index asks it, and imports stay light."""
+    try:
+        top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
+                             capture_output=True, check=True).stdout.strip()
+        out = subprocess.run(["git", "-C", top, "-c", "core.quotePath=false", "ls-files", "-z",
+                              "--cached", "--others", "--exclude-standard", "--",
+                              f":(glob)**/{CONFIG_NAME}"], capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    root = Path(os.fsdecode(top))
+    return [root / os.fsdecode(p) for p in sorted(set(out.split(b"\0")) - {b""})]

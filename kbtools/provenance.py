@@ -8,7 +8,7 @@
   repository through these too), `git_prefix`, `resolve_commit`, `merge_base`,
   `changed_docs`, `state_at`, `blob_text`, `git_identity`, `doc_rel`, `is_shallow`,
   `shallow_boundary`, `not_ancestors`, `staged_paths` (the index: what `kb check
-  --staged` may link to), `work_tree_top`, `files_named` (a monorepo's knowledge bases).
+  --staged` may link to), `work_tree_top`.
 
 No review vocabulary: which front-matter fields count as content, and what `verified`
 means, are `kbtools.review`'s business; it passes them in (`ignore` fields, a `version`
@@ -273,23 +273,6 @@ def work_tree_top(root: Path) -> Path | None:
         return None
     with repo:
         return Path(repo.working_tree_dir)
-
-
-def files_named(start: Path, name: str) -> list[Path]:
-    """The files called `name` in the Git work tree holding `start`, tracked or not (those
-    .gitignore leaves out excepted), sorted; [] outside a work tree."""
-    repo = open_repo(start)
-    if repo is None or repo.working_tree_dir is None:
-        return []
-    with repo:
-        try:
-            out = repo.git.ls_files("-z", "--cached", "--others", "--exclude-standard", "--",
-                                    f":(glob)**/{name}", stdout_as_string=False)
-        except git.GitCommandError:
-            return []
-        top = Path(repo.working_tree_dir)
-    names = {os.fsdecode(p) for p in out.split(b"\0") if p}
-    return [top / p for p in sorted(names)]
 
 
 def shallow_boundary(repo: git.Repo) -> frozenset[str]:

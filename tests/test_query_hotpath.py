@@ -370,12 +370,13 @@ def test_traditional_chars_without_a_writable_kb_home(tmp_path, monkeypatch):
 
 def test_a_question_loads_no_markdown_yaml_opencc_or_cryptography_module():
     """`kb query` evaluates decision tables from the store and finds Traditional text
-    through the cached character list: no parser of the build is imported."""
+    through the cached character list: no parser of the build is imported, nor GitPython
+    (the "no index here" hint asks plain git for the repository's knowledge bases)."""
     import subprocess
 
     probe = ("import sys; import kbtools.commands.query; "
              "from kbtools.index.tokenize import to_simplified; to_simplified('数据'); "
-             "print(sorted(m for m in ('markdown_it', 'yaml', 'opencc', 'cryptography') if m in sys.modules))")
+             "print(sorted(m for m in ('markdown_it', 'yaml', 'opencc', 'cryptography', 'git') if m in sys.modules))")
     sys_path = str(Path(__file__).resolve().parents[1])
     subprocess.run([sys.executable, "-c", "from kbtools.index.tokenize import "
                     "traditional_chars; traditional_chars()"], check=True,

@@ -330,7 +330,8 @@ def test_watch_skip_invalid_updates_without_the_broken_document(tmp_path):
 
     help_text = CliRunner().invoke(main, ["watch", "--help"]).output
     assert "--skip-invalid" in help_text
-    repo = copy_example(tmp_path / "repo", [ADR, "knowledge/engineering/api-authentication.md"])
+    repo = copy_example(tmp_path / "repo", [ADR, "knowledge/engineering/api-authentication.md",
+                                            "knowledge/engineering/adr-0003-signed-knowledge-releases.md"])
     _hashed(repo)
     updates: list = []
     stop = threading.Event()

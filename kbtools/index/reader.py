@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.config import CONFIG_NAME, Config, find_root, load_config
+from kbtools.config import CONFIG_NAME, Config, find_root, kb_configs_in_repository, load_config
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError, KbError, plural
 from kbtools.fsutil import is_staging_dir, read_beneath
@@ -46,7 +46,6 @@ from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import Store
 from kbtools.index.synonyms import Synonyms, parse
 from kbtools.index.tokenize import shared_tokenizer
-from kbtools.provenance import files_named
 
 
 @dataclass(frozen=True)
@@ -347,7 +346,7 @@ def nearby_knowledge(cfg: Config) -> str:
                 f"yet: run `kb build`{where}")
     built: list[tuple[Path, Path]] = []
     unbuilt: list[tuple[Path, Path]] = []
-    for config in files_named(here, CONFIG_NAME):
+    for config in kb_configs_in_repository(here):
         try:
             dist = load_config(config.parent).path("dist")
         except KbError:
