@@ -219,12 +219,17 @@ def test_front_matter_only_change_reembeds_nothing_and_delete_drops_chunks(tmp_p
     assert SMALL[1] not in docs and fewer.documents == 2
 
 
-def test_failed_build_leaves_previous_index(tmp_path):
+def built_once(tmp_path):
+    """(repo, its config, its dist/, the dist's file hashes) of one example document built."""
     repo = copy_example(tmp_path / "repo", SMALL[:1])
     cfg = load_config(repo)
     out = tmp_path / "dist"
     build(cfg, BuildOptions(out=out, progress=False))
-    before = tree_hashes(out)
+    return repo, cfg, out, tree_hashes(out)
+
+
+def test_failed_build_leaves_previous_index(tmp_path):
+    repo, cfg, out, before = built_once(tmp_path)
     bad = repo / "knowledge" / "crops" / "broken.md"
     bad.write_text("---\ntitle: [unclosed\n---\n# x\n", encoding="utf-8")
     with pytest.raises(FindingsError) as err:
@@ -238,11 +243,7 @@ def test_failed_build_leaves_previous_index(tmp_path):
 
 def test_skip_invalid_with_every_document_invalid_keeps_the_previous_index(tmp_path):
     """--skip-invalid left no document to index and replaced the index with an empty one."""
-    repo = copy_example(tmp_path / "repo", SMALL[:1])
-    cfg = load_config(repo)
-    out = tmp_path / "dist"
-    build(cfg, BuildOptions(out=out, progress=False))
-    before = tree_hashes(out)
+    repo, cfg, out, before = built_once(tmp_path)
     for doc in (repo / "knowledge").rglob("*.md"):
         doc.write_text("---\ntitle: [unclosed\n---\n# x\n", encoding="utf-8")
     with pytest.raises(FindingsError, match="every document has errors.*previous index stays"):

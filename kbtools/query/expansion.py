@@ -233,6 +233,17 @@ def joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:
     unknown, or both known, the prefix a code's (`code_prefix`) and no chunk holding the
     number writing the code (``ERROR 9999`` where 9999 is a port number), and no one-token
     spelling (``E 99``)."""
+    known = _JOINED.setdefault(index, {})
+    if (prefix, number) not in known:  # a search asks up to three times (expansion, the
+        if len(known) >= MAX_JOINED:   # unknown codes, the identifier's spelling)
+            known.clear()
+        known[(prefix, number)] = _joined_code(index, prefix, number)
+    found = known[(prefix, number)]
+    return None if found is None else list(found)
+
+
+def _joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:
+    """`joined_code`, worked out (it reads the texts of the chunks holding the number)."""
     vocab, bm25 = index.bm25.vocab, index.bm25
     joined = [v for v in joined_spellings(prefix + number) if v in vocab]
     words = bm25.tok(f"{prefix} {number}")
@@ -242,6 +253,12 @@ def joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:
             return []
         return joined or None
     return joined or None
+
+
+# per index: `joined_code`'s answers, by (prefix, number) as typed (an index never changes)
+_JOINED: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, str], list[str] | None]] = \
+    weakref.WeakKeyDictionary()
+MAX_JOINED = 1024  # codes kept per index; then forgotten all at once
 
 
 def code_prefix(index: KbIndex, prefix: str) -> bool:
