@@ -221,3 +221,22 @@ def test_an_error_code_typed_as_two_words_is_a_specific_identifier(errors_index)
     assert specific_identifiers(errors_index, "ERROR 8027 怎么处理") == ["ERROR 8027"]
     res = search(errors_index, "ERROR 8027", k=3)
     assert not res.no_answer and res.results[0].title == "Error codes"
+
+
+def test_a_code_typed_in_lower_case_with_a_space_is_joined_only_where_the_index_holds_it(
+        example, errors_index):
+    """``e 17`` typed on a phone is the display's E 17: joined where the index holds the
+    joined code (E17) and not the two words; ``z 42`` (the index writes Z 42 apart), ``k 164``
+    (no k164) and prose (``in 2``) stay as typed."""
+    assert spaced_codes("e 17 and in 2", any_case=True) == [("e", "17"), ("in", "2")]
+    for q in ("e 17", "e 17 报警后怎么复位？"):
+        res = search(example, q, k=3)
+        assert not res.no_answer, q
+        top = res.results[0]
+        assert top.kind == "table_row" and top.text.startswith("故障码: E17"), (q, top.text[:40])
+        assert {"term": "e 17", "expanded": ["e17"], "from": "spelling"} in res.filters.expanded
+    for q in ("zlin z 42 trainer", "k 164 files", "an error in 2 percent"):
+        assert not [s for s in expand(errors_index, q, []).shown if s["from"] == "spelling"], q
+    assert joined_code(errors_index, "z", "42") == []
+    assert specific_identifiers(example, "e 17 报警") == ["e17"]
+    assert specific_identifiers(errors_index, "zlin z 42 trainer") == []

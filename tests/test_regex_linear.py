@@ -167,7 +167,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
     "kbtools.query.codes._SPACED": "finditer",  # the question (codes typed as two words)
-    "kbtools.query.unknown._LATIN": "finditer",  # a question (NFKC), as the tokenizer's _RUN
+    "kbtools.query.compounds.LATIN_RUN": "finditer",  # a question or a chunk's text (NFKC),
+    # as the tokenizer's _RUN
     "kbtools.query.unknown._CJK_TERM": "search",  # a term of a question
     "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
     "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path

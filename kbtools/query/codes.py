@@ -94,15 +94,18 @@ _SPACED = re.compile(r"(?<![A-Za-z0-9_.\-])(?P<prefix>[A-Za-z]{1,5}) (?P<number>
                      r"(?![A-Za-z0-9_]|[.,]\d)")
 
 
-def spaced_codes(text: str) -> list[tuple[str, str]]:
+def spaced_codes(text: str, any_case: bool = False) -> list[tuple[str, str]]:
     """The codes `text` types as two words, (prefix, number) as written, each once: a prefix
     of one to five capitals (``E 17``, ``HX 260``, ``ERROR 9007``) or a prefix form
     (`PREFIX_FORMS`) with an initial capital (``Error 1105``), one space, a number as a whole
-    token (not ``E 17.5``, ``E 170x``)."""
+    token (not ``E 17.5``, ``E 170x``). With `any_case`, a prefix in lower case too (``e 17``,
+    ``err 9007``, but also ``in 2`` and ``top 10``: for a caller that keeps only the codes an
+    index holds joined, `kbtools.query.expansion.expand`)."""
     out: list[tuple[str, str]] = []
     for m in _SPACED.finditer(text):
         prefix, number = m.group("prefix"), m.group("number")
-        if prefix.isupper() or (prefix[0].isupper() and len(prefixes(prefix.lower())) > 1):
+        if prefix.isupper() or (prefix[0].isupper() and len(prefixes(prefix.lower())) > 1) \
+                or (any_case and prefix.islower()):
             out.append((prefix, number))
     return list(dict.fromkeys(out))
 

@@ -27,7 +27,13 @@ code the index writes otherwise (`index_spellings`, `kbtools.query.codes`: E017 
 of a fault-code table, ERR9007 for ``ERROR 9007 (HY000)``); a code the index holds as
 written (p53, E17) is searched as written only. A code typed as two words (``E 17``,
 `kbtools.query.codes.spaced_codes`) that the index holds only as one (E17) is searched as
-that one (`joined_code`); as two words it is searched as written (``MEK 1``, ``Z 42``).
+that one (`joined_code`); as two words it is searched as written (``MEK 1``, ``Z 42``). Typed
+in lower case (``e 17``) it is a code only where the index holds it joined and not as the two
+words: prose writes words before numbers (``in 2``, ``top 10``).
+
+A compound the question writes apart (``o ring``, ``check valve``, ``tag out``, ``tag-out``:
+`kbtools.query.compounds`) that the index holds joined (oring, checkvalve, tagout) is searched
+joined, as a spelling, and its words are covered by it (tag of tag-out is no unknown word).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from kbtools.query.codes import (
     split_spellings,
     written_apart,
 )
+from kbtools.query.compounds import compounds
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -142,7 +149,18 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         holding = searched if covering == spelled else covering  # (one token: itself)
         covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *holding]))
         shown.append({"term": q, "expanded": searched, "from": "spelling"})
-    for prefix, number in spaced_codes(text):  # E 17 for the E17 the index holds
+    for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
+        joined = [w for w in bm25.tok("".join(words)) if w in bm25.vocab]
+        parts = bm25.tok(" ".join(words))
+        if len(joined) != 1 or joined[0] in parts:
+            continue
+        for w in parts:  # (tag of tag-out is no unknown word)
+            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
+        if joined[0] not in own and joined[0] not in terms:
+            terms[joined[0]] = bm25.vocab[joined[0]]
+            full.add(bm25.vocab[joined[0]])
+            shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
+    for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
         joined = joined_code(index, prefix, number) or []
         searched = [v for v in joined if v not in own]
         for v in searched:

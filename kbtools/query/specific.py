@@ -15,7 +15,7 @@ import numpy as np
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import identifier_text
 from kbtools.query import fusion
-from kbtools.query.codes import spaced_parts
+from kbtools.query.codes import spaced_codes, spaced_parts
 from kbtools.query.expansion import index_spellings, joined_code
 from kbtools.query.identifiers import holds_enough, identifiers, match_level, match_levels
 from kbtools.query.inherit import vector_models
@@ -31,11 +31,15 @@ IDENTIFIER_HOLDERS = 200
 def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     """The question's identifiers that pick out few chunks: some token of each is held by at
     most SPECIFIC_SHARE of the chunks or SPECIFIC_CHUNKS chunks, whichever is more (TiDB in
-    TiDB's documentation or HX-260 in its manual is not specific; E17 is)."""
+    TiDB's documentation or HX-260 in its manual is not specific; E17 is). A code typed in
+    lower case as two words (``e 17``) is one where the index holds it joined
+    (`expansion.joined_code`: e17), as ``E 17`` is; else words (``in 2``, ``mek 1``)."""
     n = index.store.count()
     limit = max(SPECIFIC_SHARE, SPECIFIC_CHUNKS / max(n, 1))
     out = []
-    for ident in (index_spelling(index, i) for i in identifiers(text)):
+    typed = [*identifiers(text), *(joined[0] for p, number in spaced_codes(text, any_case=True)
+                                   if p.islower() and (joined := joined_code(index, p, number)))]
+    for ident in dict.fromkeys(index_spelling(index, i) for i in typed):
         ids = identifier_terms(index, ident)
         if ids and float(index.bm25.share(ids).min()) <= limit:
             out.append(ident)

@@ -17,10 +17,9 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from kbtools.index.tokenize import CJK, to_simplified
+from kbtools.query.compounds import LATIN_RUN
 from kbtools.query.fusion import unknown_names
 
-# A Latin run as the tokenizer reads it (`kbtools.index.tokenize._RUN`), in any case
-_LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-.+#]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 _CJK_TERM = re.compile(rf"[{CJK}]")
 
 
@@ -33,7 +32,7 @@ def as_written(tok: Callable[[str], list[str]], text: str,
     norm = unicodedata.normalize("NFKC", text)
     out: dict[str, str] = {}
     wanted = {t for t in terms if not _CJK_TERM.search(t)}
-    for m in _LATIN.finditer(norm) if wanted else ():
+    for m in LATIN_RUN.finditer(norm) if wanted else ():
         for t in tok(m.group(0)):
             if t in wanted:
                 out[t] = m.group(0)

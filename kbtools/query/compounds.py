@@ -1,0 +1,73 @@
+"""A compound a question writes apart that the knowledge writes joined.
+
+The tokenizer makes a hyphenated compound of the knowledge its joined word and its parts
+(O-ring: oring, o, ring; `kbtools.index.tokenize`), so a question writing it joined, spaced
+or hyphenated meets it. A compound the knowledge writes joined (oring, checkvalve, tagout)
+is one token only: a question writing it spaced (``o ring``, ``check valve``, ``tag out``)
+or hyphenated (``tag-out``: tagout and tag) must be joined to meet it. `compounds` lists the
+runs of two or three words (letters only) that a question writes next to each other, apart
+by a space or a hyphen, in the words' lower-case letters: the caller keeps those whose
+joined token the index holds (`kbtools.query.expansion.expand`).
+
+Not every pair of words is a compound: ``a part`` is not apart nor ``no one`` noon. A run
+whose words before its last are stop words is left out (a stop word ends a compound: tag
+out, set up, log in; it does not start one).
+
+Pure: imports nothing from kbtools but the tokenizer's stop words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from kbtools.index.tokenize import EN_STOP
+
+# A Latin run as the tokenizer reads it (`kbtools.index.tokenize._RUN`), in any case
+LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-.+#]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+
+MAX_WORDS = 3  # words of one compound (lock out tag out is two)
+MIN_LETTERS = 4  # letters of a joined compound (o ring: oring; not "a b")
+# before a run, a character that makes it part of an identifier (a path, an option, a key):
+# as the tokenizer keeps such a run whole, it is no compound either
+_IDENTIFIER_BEFORE = frozenset("/\\-_.:=@$")
+
+
+def compounds(text: str) -> list[tuple[str, ...]]:
+    """The runs of two to `MAX_WORDS` words of `text` (lower case) that may be one compound
+    written apart: words of ASCII letters next to each other, apart by spaces or tabs (on
+    one line) or by hyphens inside one run (``tag-out``), at least `MIN_LETTERS` letters
+    together, no stop word before the last. Each run once, in the order of the text."""
+    out: dict[tuple[str, ...], None] = {}
+    for group in _word_groups(unicodedata.normalize("NFKC", text)):
+        for start in range(len(group) - 1):
+            for end in range(start + 2, min(start + MAX_WORDS, len(group)) + 1):
+                words = tuple(group[start:end])
+                if sum(map(len, words)) >= MIN_LETTERS and \
+                        not any(w in EN_STOP for w in words[:-1]):
+                    out[words] = None
+    return list(out)
+
+
+def _word_groups(norm: str) -> list[list[str]]:
+    """The lower-cased words of `norm` in groups of words next to each other (see
+    `compounds`); a run that is not letters (and hyphens between them) ends a group."""
+    groups: list[list[str]] = []
+    current: list[str] = []
+    end = -1
+    for m in LATIN_RUN.finditer(norm):
+        parts = m.group(0).lower().split("-")
+        letters = all(p.isalpha() and p.isascii() for p in parts) and \
+            norm[m.start() - 1:m.start()] not in _IDENTIFIER_BEFORE and \
+            norm[m.end():m.end() + 1] != "/"
+        apart = norm[end:m.start()] if end >= 0 else ""
+        if not letters or not (apart and apart.strip(" \t") == ""):
+            if len(current) > 1:
+                groups.append(current)
+            current = []
+        if letters:
+            current = [*current, *parts]
+        end = m.end()
+    if len(current) > 1:
+        groups.append(current)
+    return groups

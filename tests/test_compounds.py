@@ -1,0 +1,84 @@
+"""A compound the knowledge writes joined (oring, checkvalve, tagout) and a question writes
+apart, spaced or hyphenated (``o ring``, ``check valve``, ``tag-out``): the joined token is
+searched and the parts are no unknown words (kbtools.query.compounds, `expand`). The
+hyphenated knowledge (O-ring: oring, o, ring) met every spelling already; the joined one met
+only the joined question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query.compounds import compounds
+from kbtools.query.expansion import expand
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM
+
+DOC = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
+SECTIONS = [
+    ("Seal kit", "Replace the oring on the shaft whenever the seal weeps."),
+    ("Discharge line", "A stuck checkvalve lets the water run back when the pump stops."),
+    ("Safety", "Apply your own lock and tagout before opening the casing."),
+    ("Bearings", "A worn bearing whines; grease it every three months."),
+    ("Check list", "Check the gauge and the handle each morning."),
+    ("Parts", "Order a part for the drive: the shaft key and its sleeve."),
+]
+
+
+def _build(root: Path) -> Path:
+    docs = {f"knowledge/pump-{n}.md": DOC.format(title=h, body=b)
+            for n, (h, b) in enumerate(SECTIONS)}
+    repo = make_repo(root, docs=docs)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return repo / "dist"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    return open_index(_build(tmp_path_factory.mktemp("compounds")))
+
+
+def test_the_words_a_question_may_join():
+    assert compounds("replace the O ring") == [("replace", "the"), ("o", "ring")]
+    assert compounds("tag-out, then lock out tag out") == [("tag", "out"), ("lock", "out")]
+    # a stop word ends a compound, never starts one; a line, a number or a path parts words
+    assert compounds("a part no one") == [("part", "no")]
+    assert compounds("check\nvalve 3 way /sql-statements/ x") == []
+    assert compounds("ｃｈｅｃｋ ｖａｌｖｅ") == [("check", "valve")]
+
+
+@pytest.mark.parametrize(("question", "heading", "typed", "joined"), [
+    ("replace the o ring on the shaft", "Seal kit", "o ring", "oring"),
+    ("replace the O ring", "Seal kit", "o ring", "oring"),
+    ("stuck check valve", "Discharge line", "check valve", "checkvalve"),
+    ("tag out before opening", "Safety", "tag out", "tagout"),
+])
+def test_a_compound_written_apart_finds_the_joined_spelling(index, question, heading, typed,
+                                                            joined):
+    res = search(index, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == heading, [r.title for r in res.results]
+    assert res.filters.unknown_terms == ()
+    token = index.bm25.tok(joined)
+    assert {"term": typed, "expanded": token, "from": "spelling"} in res.filters.expanded
+
+
+def test_a_part_of_a_compound_the_index_holds_joined_is_no_unknown_word(index):
+    """``tag-out`` is tagout and tag: the index holds tagout only, so tag was "Not in the
+    knowledge"."""
+    res = search(index, "tag-out before opening", k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == "Safety"
+    assert res.filters.unknown_terms == () and res.not_in_knowledge == ()
+    assert not res.filters.expanded  # tagout is the question's own token
+
+
+def test_words_whose_join_the_index_lacks_are_searched_as_written(index):
+    """``check the valve`` is no compound, ``a part`` is not apart; words the index holds
+    apart and not joined are left alone."""
+    for question in ("check the gauge valve", "order a part", "shaft key sleeve"):
+        exp = expand(index, question, [])
+        assert not [s for s in exp.shown if s["from"] == "spelling"], (question, exp.shown)
