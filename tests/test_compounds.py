@@ -6,11 +6,14 @@ only the joined question."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.compounds import compounds
@@ -25,6 +28,7 @@ SECTIONS = [
     ("Discharge line", "A stuck checkvalve lets the water run back when the pump stops."),
     ("Safety", "Apply your own lock and tagout before opening the casing."),
     ("Bearings", "A worn bearing whines; grease it every three months."),
+    ("Motor faults", "E17 means the motor faulted on overcurrent; let it cool."),
     ("Check list", "Check the gauge and the handle each morning."),
     ("Parts", "Order a part for the drive: the shaft key and its sleeve."),
 ]
@@ -39,8 +43,13 @@ def _build(root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    return open_index(_build(tmp_path_factory.mktemp("compounds")))
+def dist(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("compounds"))
+
+
+@pytest.fixture(scope="module")
+def index(dist):
+    return open_index(dist)
 
 
 def test_the_words_a_question_may_join():
@@ -82,3 +91,24 @@ def test_words_whose_join_the_index_lacks_are_searched_as_written(index):
     for question in ("check the gauge valve", "order a part", "shaft key sleeve"):
         exp = expand(index, question, [])
         assert not [s for s in exp.shown if s["from"] == "spelling"], (question, exp.shown)
+
+
+def test_matched_terms_are_the_words_the_question_typed_then_the_passage_s(index, dist):
+    """``why.matched_terms`` listed the stems (bear, whine, fault): the question's words
+    now, then the passage's own spellings of them (what a display highlights); a term the
+    question does not type (tagout for ``tag out``, E17 for ``e 17``) as the passage writes
+    it."""
+    res = search(index, "worn bearings whining", k=1, mode="bm25")
+    assert res.results[0].why["matched_terms"] == ["worn", "bearings", "bearing", "whining",
+                                                   "whines"]
+    res = search(index, "tag out before opening", k=1, mode="bm25")
+    assert res.results[0].why["matched_terms"] == ["before", "opening", "tagout"]
+    out = CliRunner().invoke(main, ["query", "Motor FAULTED e 17", "--index", str(dist),
+                                    "--json", "-k", "1"])
+    assert out.exit_code == 0, out.output
+    top = json.loads(out.output)["results"][0]
+    assert top["title"] == "Motor faults"
+    assert top["why"]["matched_terms"] == ["Motor", "FAULTED", "faults", "E17"]
+    explained = CliRunner().invoke(main, ["query", "worn bearings whining", "--index",
+                                          str(dist), "--explain", "-k", "1"])
+    assert "terms=['worn', 'bearings', 'bearing', 'whining', 'whines']" in explained.output

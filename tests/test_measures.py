@@ -55,7 +55,7 @@ def test_the_vocabulary_is_chinese_and_english():
 def test_a_bound_asked_for_finds_the_bound_stated(index):
     res = search(index, QUESTION, k=3, mode="bm25")
     assert res.results[0].doc == "knowledge/log.md", [r.doc for r in res.results]
-    assert {"limit", "mb"} <= set(res.results[0].why["matched_terms"])
+    assert {"limit", "MB"} <= set(res.results[0].why["matched_terms"])  # as the page writes it
     assert res.filters.unknown_terms == ()  # "maximum" is understood through "limit"
     shown = {e["term"]: e for e in res.filters.expanded}
     assert shown["maximum"]["from"] == shown["size"]["from"] == "measures"
@@ -89,4 +89,4 @@ def test_the_knowledge_own_group_takes_precedence(tmp_path):
     assert all(e["from"] == "synonyms" for e in res.filters.expanded if e["term"] == "maximum")
     assert any(e["term"] == "size" for e in res.filters.expanded)
     matched = {t for r in res.results for t in r.why["matched_terms"]}
-    assert "mb" in matched and "limit" not in matched
+    assert "MB" in matched and "limit" not in matched

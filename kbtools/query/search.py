@@ -32,7 +32,7 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
-from kbtools.index.tokenize import language_of, other_spellings
+from kbtools.index.tokenize import language_of
 from kbtools.query import (
     anchors,
     answers,
@@ -63,7 +63,7 @@ from kbtools.query.specific import (
     unlisted_holders,
     unranked,
 )
-from kbtools.query.unknown import shown_unknown
+from kbtools.query.unknown import shown_matched, shown_unknown
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -206,7 +206,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
         index.store.complete(rows[h.num] for h in picked)
-    results = tuple(_cite(index, rows[h.num], h, rank, covered.matched(h.num),
+    results = tuple(_cite(index, text, rows[h.num], h, rank, covered.matched(h.num),
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
@@ -417,12 +417,13 @@ def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[f
             for i in order] + tail
 
 
-def _as_written(meta: dict[str, Any], row: dict[str, Any], matched: list[str]) -> list[str]:
-    """`matched` and the terms as chunk `row` (of the document with front matter `meta`)
-    writes them too (Traditional 數據 for the token 数据): what a display highlights in the
-    original text."""
+def _as_written(index: KbIndex, question: str, meta: dict[str, Any], row: dict[str, Any],
+                matched: list[str]) -> list[str]:
+    """`matched` as `question` writes them, and as chunk `row` (of the document with front
+    matter `meta`) writes them too (`kbtools.query.unknown.shown_matched`): what a result
+    lists and a display highlights in the original text."""
     shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
-    return matched + other_spellings(shown, matched)
+    return shown_matched(index.bm25.tok, question, shown, matched)
 
 
 def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -440,7 +441,8 @@ def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) ->
     out: dict[str, None] = {}
     for row in rows:
         meta = (index.store.doc(row["doc"]) or {"metadata": {}})["metadata"]
-        out.update(dict.fromkeys(_as_written(meta, row, covered.matched(row["num"]))))
+        out.update(dict.fromkeys(_as_written(index, text, meta, row,
+                                             covered.matched(row["num"]))))
     return list(out)
 
 
@@ -464,15 +466,15 @@ def _suppress_nested(table: sections.SectionTable, hits: list[fusion.Hit],
     return table.suppress_nested(hits, k)
 
 
-def _cite(index: KbIndex, row: dict[str, Any], hit: fusion.Hit, rank: int, matched: list[str],
-          more: Sequence[int] = (), rows: Rows | None = None,
+def _cite(index: KbIndex, question: str, row: dict[str, Any], hit: fusion.Hit, rank: int,
+          matched: list[str], more: Sequence[int] = (), rows: Rows | None = None,
           evaluation: answers.Evaluation | None = None,
           today: date | None = None) -> SearchResult:
     """The result of `hit` (chunk `row`), `matched`: the question's terms it holds."""
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
-    matched = _as_written(meta, row, matched)
+    matched = _as_written(index, question, meta, row, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),

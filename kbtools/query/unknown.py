@@ -1,4 +1,4 @@
-"""What a question's unknown words tell the user, in the words the question wrote.
+"""What a question's unknown and matched words tell the user, in the words the question wrote.
 
 The index's terms are lower-cased and stemmed (`kbtools.index.tokenize`): ``cycle`` is the
 term cycl, ``servo.overload_guard_ms`` the term servo.overload_guard_m, and a code typed as
@@ -7,7 +7,8 @@ rules that weigh unknown terms (`kbtools.query.fusion.answerable`,
 `kbtools.query.calibration`) read those terms; the user is shown the question's own words
 (`shown_unknown`), and among them the names and codes the knowledge does not hold
 (`fusion.unknown_names`), which the answer to the rest of a question does not cover: a
-pasted log answered about its alarm also names a setting no document holds.
+pasted log answered about its alarm also names a setting no document holds. The terms a
+result holds are shown so too (`shown_matched`), with the ways the result writes them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
-from kbtools.index.tokenize import CJK, to_simplified
+from kbtools.index.tokenize import CJK, other_spellings, to_simplified
 from kbtools.query.compounds import LATIN_RUN
 from kbtools.query.fusion import unknown_names
 
@@ -45,6 +46,50 @@ def as_written(tok: Callable[[str], list[str]], text: str,
         if t not in out and _CJK_TERM.search(t) and aligned and (at := simple.find(t)) >= 0:
             out[t] = norm[at:at + len(t)]
     return {t: out.get(t, t) for t in terms}
+
+
+def held_as(tok: Callable[[str], list[str]], text: str,
+            terms: Sequence[str]) -> dict[str, list[str]]:
+    """Every way `text` (a chunk's title, headings and text) writes each Latin term of
+    `terms`: the distinct Latin runs (NFKC-normalised, case kept) whose tokens hold it, in
+    the order of the text (``bearing`` and ``Bearings`` for bear). A term no run holds (a
+    Chinese term, a token the tokenizer made across runs) is not listed."""
+    wanted = {t for t in terms if not _CJK_TERM.search(t)}
+    out: dict[str, dict[str, None]] = {}
+    seen: set[str] = set()
+    for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)) if wanted else ():
+        run = m.group(0)
+        if run in seen:
+            continue
+        seen.add(run)
+        for t in tok(run):
+            if t in wanted:
+                out.setdefault(t, {})[run] = None
+    return {t: list(runs) for t, runs in out.items()}
+
+
+def shown_matched(tok: Callable[[str], list[str]], question: str, shown: str,
+                  matched: Sequence[str]) -> list[str]:
+    """The terms `matched` that a chunk holds (tokens: stems, Simplified), as a result lists
+    them: each as the question writes it (`as_written`: ``faulted``, not the stem fault),
+    or, a term the question does not write (a synonym, the E17 of ``E 17``), as the chunk's
+    text `shown` first writes it; then every other way `shown` writes them (`held_as`:
+    ``faults``; `other_spellings`: Traditional 數據 for 数据), what a display highlights.
+    Each spelling once, case aside; a term written nowhere (a token made across runs, 20000
+    of ``20,000``): the term."""
+    asked = held_as(tok, question, matched)
+    typed = as_written(tok, question, [t for t in matched if t not in asked])  # Chinese
+    held = held_as(tok, shown, matched)
+    out: dict[str, str] = {}
+    for t in matched:
+        forms = held.get(t, [])
+        first = asked[t][0] if t in asked else \
+            typed[t] if typed[t] != t or not forms else forms[0]
+        for form in (first, *forms):
+            out.setdefault(form.casefold(), form)
+    for form in other_spellings(shown, matched):
+        out.setdefault(form.casefold(), form)
+    return list(out.values())
 
 
 def shown_unknown(tok: Callable[[str], list[str]], text: str, unknown: Sequence[str],
