@@ -12,10 +12,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from click.testing import CliRunner
+from git import Repo as git_repo
 
 from kbtools.agents.draft import Draft, create_draft
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.gitobjects import diff_trees
 from kbtools.review.drafts import remote_branch
 from kbtools.review.pending import pending
 
@@ -173,3 +175,21 @@ def test_pending_asks_git_the_same_number_of_times_for_any_number_of_drafts(
             assert len(drafts_of(root)) == n
             counts.append(len(log.read_text().split()))
     assert counts[0] == counts[1], counts
+
+
+def test_diff_trees_reads_many_pairs_and_any_file_name_in_one_process(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "kb")
+    base = git(root, "rev-parse", "HEAD").strip()
+    odd = [":colon.md", "a b.md", "引号\".md", "new\nline.md", "unchanged.md"]
+    for name in odd:
+        (root / name).write_text(name)
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "odd names")
+    first = git(root, "rev-parse", "HEAD").strip()
+    (root / "a b.md").write_text("changed")
+    git(root, "commit", "-q", "-am", "one change")
+    second = git(root, "rev-parse", "HEAD").strip()
+    with git_repo(root) as repo:
+        found = diff_trees(repo, [(second, base), (first, None), (base, base)],
+                           "--diff-filter=AM", "--", "*.md")
+    assert found == {second: sorted(odd), first: sorted(odd), base: []}
