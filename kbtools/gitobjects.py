@@ -13,6 +13,8 @@ settings as every other call):
   `git cat-file --batch`;
 - `commit_authors(repo, shas)`: each commit's author as recorded (no ``.mailmap``);
 - `merge_base(repo, a, b)`: the id of the best common ancestor;
+- `diff_trees(repo, pairs, *options)`: the paths each of many (commit, base) pairs
+  changes, with one `git diff-tree --stdin`;
 - `unquote_path(path)`: a path as git printed it, unquoted;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
 - `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree;
@@ -166,6 +168,39 @@ def merge_base(repo: git.Repo, a: str, b: str) -> str | None:
         return str(repo.git.merge_base(a, b)).split()[0]
     except (git.GitCommandError, IndexError):
         return None
+
+
+def diff_trees(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
+               ) -> dict[str, list[str]]:
+    """The paths `git diff-tree -r --raw -z --root *options` lists for each (commit, base)
+    pair (base None: the commit against its own parents), keyed by the commit (each given
+    once), with one `git diff-tree --stdin` for all; `options` may end with `--` and
+    pathspecs. Raises git.GitCommandError when git fails."""
+    if not pairs:
+        return {}
+    proc = repo.git.diff_tree("--stdin", "-r", "--raw", "-z", "--root", *options,
+                              as_process=True, istream=subprocess.PIPE)
+    lines = "".join(f"{commit} {base}\n" if base else f"{commit}\n" for commit, base in pairs)
+    out, err = proc.proc.communicate(lines.encode("ascii"))
+    if proc.proc.returncode:
+        raise git.GitCommandError(["git", "diff-tree", "--stdin", *options],
+                                  proc.proc.returncode, err)
+    # "<commit>\0" before each non-empty diff, then ":<modes> <ids> <status>\0<path>\0"
+    # per change: a token after a status is always a path, whatever its characters
+    found: dict[str, list[str]] = {commit: [] for commit, _ in pairs}
+    tokens = out.decode("utf-8", errors="surrogateescape").split("\0")
+    current: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.startswith(":"):
+            current.append(tokens[i + 1])
+            i += 2
+            continue
+        if token:
+            current = found.setdefault(token, [])
+        i += 1
+    return found
 
 
 def tree_id(repo: git.Repo, commit: str, folder: str) -> str | None:

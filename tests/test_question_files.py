@@ -321,3 +321,42 @@ def test_json_array_scores_as_json_lines_with_details_per_question(example_index
     assert a["docs"][0] == D and len(a["docs"]) == len(set(a["docs"])) <= 10
     assert (b["id"], b["expected_no_answer"], b["rank"]) == ("b", True, None)
     assert "hit@1" not in b and isinstance(b["no_answer"], bool)
+
+
+def test_eval_lists_each_failed_question_with_its_file_line(example_index, tmp_path):
+    wrong = "knowledge/crops/wheat-aphids.md"  # does not answer E17
+    rows = [{"id": "a", "query": "E17 怎么复位？", "gold": [{"doc": D}]},  # passes
+            {"query": "E17 怎么复位？", "gold": [wrong]},  # no id: named by its line
+            {"id": 7, "query": "E17 怎么\n复位？", "no_answer": True}]  # answered: fails
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows[:1]) + "\n\n"
+                    + "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[1:]),
+                    encoding="utf-8")
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    per = strict_json(res.stdout)["results"][0]["per_question"]
+    assert [(d["id"], d["line"]) for d in per] == [("a", 1), (None, 3), (7, 4)]
+    assert [d["relevant"] for d in per] == [[D], [wrong], []]
+    assert [d["failed"] for d in per] == [False, True, True] and not per[2]["no_answer"]
+    top = per[1]["docs"]
+    assert wrong not in top and top[0] == D
+    text = kb("eval", str(path), "--index", str(example_index)).stdout.splitlines()
+    assert text[0].startswith("mode | ndcg@10") and text[2].startswith("hybrid | ")
+    assert text[3] == ""  # the table as before, then the failures
+    text = text[4:]
+    assert text[0] == ("hybrid: 2 of 3 questions failed (the relevant document not first, or "
+                       "the wrong no-answer verdict)")
+    assert text[1:3] == [f"{path}:3: E17 怎么复位？",
+                         f"    expected {wrong}; got not in the top {len(top)} ({D} first)"]
+    assert text[3:5] == [f"{path}:4: [7] E17 怎么 复位？",  # the question's newline flattened
+                         f"    expected no answer; got an answer ({D} first)"]
+    assert len(text) == 5
+
+
+def test_eval_json_array_questions_carry_the_line_they_start_on(example_index, tmp_path):
+    path = tmp_path / "q.json"
+    item = json.dumps({"query": "E17 怎么复位？", "gold": [D]}, ensure_ascii=False)
+    path.write_text(f"[\n  {item[:-1]},\n   \"no_answer\": false}},\n\n  {item}\n]\n",
+                    encoding="utf-8")  # the first over two lines, then a blank line
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    per = strict_json(res.stdout)["results"][0]["per_question"]
+    assert [d["line"] for d in per] == [2, 5]

@@ -4,24 +4,29 @@ report through `kb mcp`), local or fetched from a remote, not only the working t
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from click.testing import CliRunner
+from git import Repo as git_repo
 
-from kbtools.agents.draft import create_draft
+from kbtools.agents.draft import Draft, create_draft
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.gitobjects import diff_trees
 from kbtools.review.drafts import remote_branch
 from kbtools.review.pending import pending
 
 NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
 
 
-def git(cwd: Path, *args: str) -> str:
+def git(cwd: Path, *args: str, input: str | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
+                          text=True, input=input).stdout
 
 
 def make_repo(root: Path) -> Path:
@@ -102,3 +107,89 @@ def test_a_remote_branch_is_read_with_the_remotes_names() -> None:
     assert remote_branch("refs/remotes/team/draft/x", remotes) == "draft/x"
     assert remote_branch("refs/remotes/origin/main", remotes) == "main"
     assert remote_branch("refs/remotes/mirror/draft/x", remotes) == "draft/x"  # its own refspec
+
+
+def report(root: Path, title: str, body: str, **kw: str) -> Draft:
+    return create_draft(root, "field-report", title, body, location="Site 4", now=NOW, **kw)
+
+
+def drafts_of(root: Path) -> list[tuple[str, str, str | None]]:
+    return sorted((r["branch"], r["doc"], r["commit"]) for r in pending(load_config(root), now=NOW)
+                  if r["reason"] == "draft")
+
+
+def orphan_branch(root: Path, branch: str, rel: str, text: str) -> str:
+    """A branch of one root commit holding only `rel` (history unrelated to main)."""
+    blob = git(root, "hash-object", "-w", "--stdin", input=text).strip()
+    env = {**os.environ, "GIT_INDEX_FILE": str(root / ".git" / "orphan-index")}
+    subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}"],
+                   cwd=root, check=True, env=env)
+    tree = subprocess.run(["git", "write-tree"], cwd=root, check=True, env=env,
+                          capture_output=True, text=True).stdout.strip()
+    commit = git(root, "commit-tree", tree, "-m", "orphan report").strip()
+    git(root, "update-ref", f"refs/heads/{branch}", commit)
+    return commit
+
+
+def test_drafts_of_every_shape_are_dated_by_their_oldest_change(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "kb")
+    one = report(root, "Pump leak", "Seal leaks.")
+    git(root, "commit", "-q", "--allow-empty", "-m", "main moves on")  # one's base: not HEAD
+    two = report(root, "Fan noise", "Fan rattles.")
+    git(root, "checkout", "-q", two.branch)  # a second commit on the draft's branch
+    (root / two.path).write_text((root / two.path).read_text() + "Louder at night.\n")
+    git(root, "commit", "-q", "-am", "more")
+    git(root, "checkout", "-q", "main")
+    # a draft filed on top of another draft's branch: its base is main, two commits away
+    stacked = report(root, "Belt wear", "Belt frays.", base=two.branch)
+    rel = "knowledge/field_reports/orphan.md"
+    orphan = orphan_branch(root, "draft/orphan", rel,
+                           "---\ntitle: Orphan\nverified: false\n---\n\nText.\n")
+    merged = report(root, "Valve", "Valve sticks.")
+    git(root, "merge", "-q", "--no-edit", "-s", "ours", merged.branch)  # HEAD holds its tip
+    assert drafts_of(root) == sorted([
+        (one.branch, one.path, one.commit),
+        (two.branch, two.path, two.commit),  # the oldest commit touching it
+        (stacked.branch, two.path, two.commit), (stacked.branch, stacked.path, stacked.commit),
+        ("draft/orphan", rel, orphan)])
+    git(root, "cherry-pick", one.commit)  # HEAD holds one's very text
+    assert one.branch not in {branch for branch, _, _ in drafts_of(root)}
+
+
+def test_pending_asks_git_the_same_number_of_times_for_any_number_of_drafts(
+        tmp_path: Path, monkeypatch) -> None:
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "bin", tmp_path / "git.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    root = make_repo(tmp_path / "kb")
+    counts = []
+    for n in (2, 8):
+        while len(git(root, "branch", "--list", "draft/*").split()) < n:
+            report(root, f"Report {uuid.uuid4().hex}", "Text.")
+        with monkeypatch.context() as m:
+            m.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+            log.write_text("")
+            assert len(drafts_of(root)) == n
+            counts.append(len(log.read_text().split()))
+    assert counts[0] == counts[1], counts
+
+
+def test_diff_trees_reads_many_pairs_and_any_file_name_in_one_process(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "kb")
+    base = git(root, "rev-parse", "HEAD").strip()
+    odd = [":colon.md", "a b.md", "引号\".md", "new\nline.md", "unchanged.md"]
+    for name in odd:
+        (root / name).write_text(name)
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "odd names")
+    first = git(root, "rev-parse", "HEAD").strip()
+    (root / "a b.md").write_text("changed")
+    git(root, "commit", "-q", "-am", "one change")
+    second = git(root, "rev-parse", "HEAD").strip()
+    with git_repo(root) as repo:
+        found = diff_trees(repo, [(second, base), (first, None), (base, base)],
+                           "--diff-filter=AM", "--", "*.md")
+    assert found == {second: sorted(odd), first: sorted(odd), base: []}

@@ -482,7 +482,9 @@ def test_readme_eval_example_runs_as_written(example_index, monkeypatch):
     monkeypatch.delenv("KB_INDEX", raising=False)
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
-    assert [r.split(" | ")[0] for r in res.output.splitlines()[2:]] == ["hybrid", "bm25", "vector"]
+    table, *failed = res.output.split("\n\n")  # the figures, then each mode's failures
+    assert [r.split(" | ")[0] for r in table.splitlines()[2:]] == ["hybrid", "bm25", "vector"]
+    assert [f.split(":")[0] for f in failed] == ["hybrid", "bm25", "vector"]
 
 
 def test_route_finds_what_a_substring_test_of_every_routing_value_finds(index):

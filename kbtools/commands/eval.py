@@ -8,7 +8,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import MAX_K
-from kbtools.query.quality import evaluate, gold_not_in_index, load_questions, table
+from kbtools.query.quality import evaluate, failures, gold_not_in_index, numbered_questions, table
 from kbtools.ship.checkout import open_index
 
 
@@ -27,9 +27,12 @@ def eval_cmd(questions: Path, index_path: Path | None, k: int, baseline: tuple[s
     no-answer precision/recall and latency, side by side with baselines.
 
     QUESTIONS: JSON Lines (or one JSON array) of {"id", "query", "gold": [{"doc", "answers"?,
-    "relevance"?}], "no_answer"?}; --json adds each question's rank and documents. Format,
-    metrics and output: docs/retrieval.md, "kb eval"."""
-    qs = load_questions(questions)
+    "relevance"?}], "no_answer"?}. Each mode's failed questions (relevant document not
+    first, or the wrong no-answer verdict) are listed as FILE:LINE, the question, what was
+    expected and at which rank it came, after the table; --json gives every question's
+    line, rank and documents. Format, metrics and output: docs/retrieval.md, "kb eval"."""
+    numbered = numbered_questions(questions)
+    qs, lines = [q for _, q in numbered], [n for n, _ in numbered]
     index = open_index(index_path)
     missing = gold_not_in_index(index, qs)
     if missing:
@@ -37,10 +40,11 @@ def eval_cmd(questions: Path, index_path: Path | None, k: int, baseline: tuple[s
         click.echo(f"kb eval: warning: {len(missing)} gold document(s) not in {index.root}, "
                    f"e.g. {missing[0]!r}, count as never retrieved; the index names documents "
                    f"like {held!r}", err=True)
-    rows = [evaluate(index, qs, mode="hybrid", k=k)]
-    rows += [evaluate(index, qs, mode=m, k=k) for m in baseline]
+    rows = [evaluate(index, qs, mode=m, k=k, lines=lines) for m in ("hybrid", *baseline)]
     if as_json:
         echo_json({"questions": str(questions), "index": str(index.root),
                    "gold_not_in_index": missing, "results": rows})
     else:
         click.echo(table(rows))
+        for row in rows:
+            click.echo("\n" + failures(row, str(questions)))

@@ -38,7 +38,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -258,7 +258,13 @@ def _check_gold(q: dict[str, Any], name: str, n: int) -> None:
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
     """The questions of a `kb eval` file, every field checked (see the module docstring)."""
-    out: list[dict[str, Any]] = []
+    return [q for _, q in numbered_questions(path)]
+
+
+def numbered_questions(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The questions of a `kb eval` file, each with the line of the file it starts on, every
+    field checked (see the module docstring)."""
+    out: list[tuple[int, dict[str, Any]]] = []
     lines: dict[str, int] = {}  # id → the line it was first given on
     data = path.read_bytes()
     array = data.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"[")
@@ -273,7 +279,7 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
                 raise UsageError(f'"id" {json.dumps(q["id"], ensure_ascii=False)[:80]} is '
                                  f"already on line {first}; give each question its own id",
                                  path=str(path), line=n)
-        out.append(q)
+        out.append((n, q))
     if not out:
         raise UsageError(f"{path}: no questions")
     return out
@@ -381,9 +387,11 @@ def warm_up(index: KbIndex, question: str, mode: str) -> None:
 
 
 def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hybrid",
-             k: int = K) -> dict[str, Any]:
+             k: int = K, lines: Sequence[int] | None = None) -> dict[str, Any]:
     """One mode's metrics over the questions (see the module docstring), and in
-    "per_question" each question's verdict, relevant rank, documents and metrics."""
+    "per_question" each question's line in its file (`lines`, in the questions' order;
+    null without them), relevant documents, verdict, relevant rank, documents, whether it
+    failed (`failed`) and metrics."""
     per: list[dict[str, float]] = []
     details: list[dict[str, Any]] = []
     latencies: list[float] = []
@@ -398,10 +406,13 @@ def evaluate(index: KbIndex, questions: list[dict[str, Any]], *, mode: str = "hy
         fp += (not none) and res.no_answer
         docs = ranked_docs(res)
         relevant = relevant_docs(q)
+        rank = next((i for i, d in enumerate(docs, 1) if d in relevant), None)
         detail = {"id": q.get("id"), "query": q["query"], "expected_no_answer": none,
-                  "no_answer": res.no_answer,
-                  "rank": next((i for i, d in enumerate(docs, 1) if d in relevant), None),
-                  "docs": docs, "ms": round(latencies[-1], 2)}
+                  "no_answer": res.no_answer, "rank": rank, "docs": docs,
+                  "ms": round(latencies[-1], 2),
+                  "line": lines[len(details)] if lines is not None else None,
+                  "relevant": sorted(relevant),
+                  "failed": res.no_answer != none or (not none and rank != 1)}
         if not none:
             per.append(score_one(res, q, k))
             detail.update({key: per[-1].get(key) for key in METRICS})
@@ -427,3 +438,39 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells = [str(r["mode"])] + ["–" if r.get(c) is None else f"{r[c]}" for c in COLUMNS]
         lines.append(" | ".join(cells))
     return "\n".join(lines)
+
+
+def _one_line(text: str, limit: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def _got(d: dict[str, Any]) -> str:
+    """What came for a failed question (a `per_question` entry), in words."""
+    first = f" ({d['docs'][0]} first)" if d["docs"] else ""
+    if d["expected_no_answer"]:
+        return f"an answer{first}"
+    if d["no_answer"]:  # the verdict, whatever the ranking
+        return '"no answer" (the relevant document ' + (
+            f"at rank {d['rank']})" if d["rank"] else "not retrieved)")
+    if d["rank"]:
+        return f"rank {d['rank']}{first}"
+    return f"not in the top {len(d['docs'])}{first}" if d["docs"] else "no results"
+
+
+def failures(row: dict[str, Any], name: str) -> str:
+    """The questions a mode's row (`evaluate`) failed, one block each: FILE:LINE (`name`:
+    the question file), id and question, then what was expected and what came. A question
+    fails when its relevant document is not first, or its no-answer verdict is wrong."""
+    failed = [d for d in row["per_question"] if d["failed"]]
+    head = (f"{row['mode']}: {len(failed)} of {row['questions']} questions failed (the "
+            "relevant document not first, or the wrong no-answer verdict)")
+    out = [head if failed else f"{row['mode']}: no question failed"]
+    for d in failed:
+        where = f"{name}:{d['line']}" if d["line"] is not None else name
+        qid = f" [{_one_line(str(d['id']), 40)}]" if d["id"] is not None else ""
+        expected = "no answer" if d["expected_no_answer"] else ", ".join(d["relevant"][:3]) + (
+            f" (+{len(d['relevant']) - 3})" if len(d["relevant"]) > 3 else "")
+        out.append(f"{where}:{qid} {_one_line(d['query'])}")
+        out.append(f"    expected {expected}; got {_got(d)}")
+    return "\n".join(out)

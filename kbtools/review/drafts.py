@@ -16,7 +16,8 @@ from typing import Any
 import git
 
 from kbtools.corpus import parse_source
-from kbtools.gitobjects import CommitInfo, commit_log, merge_base, read_blobs, unquote_path
+from kbtools.gitobjects import CommitInfo, commit_log, diff_trees, merge_base, read_blobs
+from kbtools.provenance import not_ancestors
 
 DRAFT_BRANCHES = "draft/"  # the branch names drafts are filed on (`refs/heads/draft/...`)
 
@@ -38,12 +39,14 @@ def remote_names(repo: git.Repo) -> list[str]:
     return [r for r in repo.git.remote().split("\n") if r]
 
 
-def draft_refs(repo: git.Repo) -> list[tuple[str, str]]:
+def draft_refs(repo: git.Repo, not_in: str | None = None) -> list[tuple[str, str]]:
     """(branch as shown, tip commit) of every draft branch, local ones first, then those of
     remotes (`origin/draft/...`); a remote branch at a commit a local one already names is
-    left out (the same draft, pushed)."""
-    out = repo.git.for_each_ref("--format=%(refname)%00%(objectname)", "refs/heads/" + DRAFT_BRANCHES,
-                                "refs/remotes/")
+    left out (the same draft, pushed). With `not_in` (a commit), only the branches whose tip
+    it does not hold (`git for-each-ref --no-merged`)."""
+    unmerged = [f"--no-merged={not_in}"] if not_in else []
+    out = repo.git.for_each_ref("--format=%(refname)%00%(objectname)", *unmerged,
+                                "refs/heads/" + DRAFT_BRANCHES, "refs/remotes/")
     remotes = remote_names(repo)
     refs: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -70,22 +73,19 @@ def waiting_drafts(repo: git.Repo, knowledge_prefix: str, root_prefix: str
     report), branch, git_author, git_author_email, commit (the branch's oldest commit
     touching it) and since (that commit's author date)."""
     head = repo.git.rev_parse("--verify", "--quiet", "HEAD^{commit}", with_exceptions=False)
-    found: list[tuple[str, str | None, str, str]] = []  # branch, base, tip, Git path
-    for branch, tip in draft_refs(repo):
-        base = merge_base(repo, head, tip) if head else None
-        if base == tip:
-            continue  # merged: HEAD holds it
-        changed = repo.git.diff_tree("-r", "--name-only", "-z", "--no-renames",
-                                     "--diff-filter=AM", base or "--root", tip,
-                                     *(["--", knowledge_prefix] if knowledge_prefix else [])
-                                     ).split("\0")
-        found += [(branch, base, tip, unquote_path(p)) for p in changed if p.endswith(".md")]
+    refs = draft_refs(repo, not_in=head or None)  # merged ones: HEAD holds them
+    # a draft is one commit on its base (`kb draft new`): the tips, read for all at once
+    tips = {c.sha: c for c, _ in commit_log(repo, "--no-walk=unsorted",
+                                            *{tip for _, tip in refs})} if refs else {}
+    bases = draft_bases(repo, head, [tip for _, tip in refs], tips)
+    changed = diff_trees(repo, [(tip, bases[tip]) for _, tip in refs], "--no-renames",
+                         "--diff-filter=AM", *(["--", knowledge_prefix] if knowledge_prefix
+                                               else []))
+    found = [(branch, bases[tip], tip, p) for branch, tip in refs  # branch, base, tip, path
+             for p in changed.get(tip, []) if p.endswith(".md")]
     blobs = read_blobs(repo, [f"{tip}:{gpath}" for _, _, tip, gpath in found])
     held = read_blobs(repo, [f"{head}:{gpath}" for *_, gpath in found]) if head else \
         [None] * len(found)
-    # a draft is one commit on its base (`kb draft new`): its tip, read for all at once
-    tips = {c.sha: c for c, _ in commit_log(repo, "--no-walk=unsorted",
-                                            *{tip for _, _, tip, _ in found})} if found else {}
     out: list[dict[str, Any]] = []
     for (branch, base, tip, gpath), data, in_head in zip(found, blobs, held, strict=True):
         if data is None or data == in_head:
@@ -95,6 +95,31 @@ def waiting_drafts(repo: git.Repo, knowledge_prefix: str, root_prefix: str
             only = _first_change(repo, base, tip, gpath)
         out.append(_entry(branch, only, gpath, data, root_prefix))
     return out
+
+
+def draft_bases(repo: git.Repo, head: str, tips: list[str], commits: dict[str, CommitInfo]
+                ) -> dict[str, str | None]:
+    """Each tip's merge base with `head` (None when they share no commit, and for every tip
+    when `head` is "": no commit yet), for tips `head` does not hold. A tip of one commit on a parent `head` holds (a draft as `kb draft new`
+    files it) has that parent, told for all with one `git rev-list`; a root commit has none;
+    any other tip asks `git merge-base`."""
+    if not head:
+        return dict.fromkeys(tips)
+    parents = {tip: commits[tip].parents for tip in tips if tip in commits}
+    try:
+        outside = not_ancestors(repo, {p[0] for p in parents.values() if len(p) == 1}, head)
+    except git.GitCommandError:  # a parent missing (a shallow clone): ask git per tip
+        outside = {p[0] for p in parents.values() if len(p) == 1}
+    bases: dict[str, str | None] = {}
+    for tip in tips:
+        parent = parents.get(tip)
+        if parent == ():
+            bases[tip] = None  # a root commit shares nothing with HEAD, which lacks it
+        elif parent is not None and len(parent) == 1 and parent[0] not in outside:
+            bases[tip] = parent[0]
+        else:
+            bases[tip] = merge_base(repo, head, tip)
+    return bases
 
 
 def _first_change(repo: git.Repo, base: str | None, tip: str, gpath: str) -> CommitInfo | None:
