@@ -39,12 +39,14 @@ def serve(index: Path) -> Iterator[str]:
     proc.wait(timeout=20)
 
 
-@pytest.fixture(scope="module")
-def browser():
+def start_browser(page_load_strategy: str = "normal"):
+    """Debian's headless Chromium under Selenium, as a Chinese user's; `page_load_strategy`
+    "none": navigating returns at once (a test that holds a page's pictures back)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     opts = webdriver.ChromeOptions()
+    opts.page_load_strategy = page_load_strategy
     opts.binary_location = str(CHROMIUM)
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--no-first-run", "--disable-background-networking", "--disable-sync",
@@ -57,6 +59,12 @@ def browser():
     opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     driver.set_page_load_timeout(60)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = start_browser()
     yield driver
     driver.quit()
 

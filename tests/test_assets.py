@@ -21,6 +21,7 @@ from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from kbtools.index.manifest import load_manifest
 from kbtools.render.images import MAX_IMAGE_BYTES
+from kbtools.render.pixels import svg_size
 from kbtools.serve.app import create_app
 from tests.kbfixtures import PAGE
 
@@ -272,3 +273,22 @@ def test_a_picture_declaring_too_many_pixels_is_not_shipped(tmp_path, capsys):
                for a in load_manifest(tmp_path / "dist")["artifacts"]
                if a.startswith("data/source/assets/")}
     assert shipped == {n for n, (_, bomb) in BOMBS.items() if not bomb}
+
+
+@pytest.mark.parametrize(("svg", "size"), [
+    (b"<?xml version='1.0'?>\n<svg xmlns='http://www.w3.org/2000/svg' width='33.423pt' "
+     b"height='10.604pt' viewBox='0 0 33.423 10.604'><path d='M0 0'/></svg>",
+     (33.423 * 4 / 3, 10.604 * 4 / 3)),
+    (b"<svg width='120' height=' 30px '/>", (120.0, 30.0)),
+    (b"<svg width='1in' height='2.54cm'/>", (96.0, 96.0)),
+    (b"<svg width='2em' height='10'/>", None),  # relative to the page: no size of its own
+    (b"<svg width='100%' height='10'/>", None),
+    (b"<svg width='-3' height='10'/>", None),
+    (b"<svg width='nan' height='10'/>", None),
+    (b"<svg viewBox='0 0 3 4'/>", None),
+    (b"not xml at all", None),
+])
+def test_svg_size_is_the_roots_absolute_size_in_css_pixels(svg, size):
+    """What the web app gives a formula picture as its width and height before it loads."""
+    got = svg_size(svg)
+    assert got == size if size is None else got == pytest.approx(size)

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browserfixtures import REPO, browser, needs_chromium, page, serve
+from browserfixtures import REPO, browser, needs_chromium, page, serve, start_browser
 from servefixtures import NEW_DOC, contrast, git, img_size, make_served_repo, navigate
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -507,3 +507,46 @@ def test_the_first_tab_shows_the_skip_link_and_enter_passes_the_header(page, ser
             "return document.querySelector('main').contains(document.activeElement)")
     finally:
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _picture_boxes(driver) -> list[list[float]]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll('img.photo, img.formula')].map(i => {"
+        "const r = i.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)];})")
+
+
+@pytest.mark.parametrize("doc", [SCAB, "knowledge/crops/pesticide-dilution-and-phi.md"])
+def test_pictures_keep_their_place_while_they_load(server, doc):
+    """Photos and formula pictures had no width or height: on patchy 4G the text jumped
+    down under the reader as each one arrived. Their place is now kept before they load:
+    the boxes while the pictures' requests are held back are the boxes once they loaded."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    url = f"{server}/doc/{quote(doc)}"
+    driver = start_browser("none")  # navigating does not wait for the held-back pictures
+    try:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        # the pictures' requests are paused (never answered) until Fetch is disabled
+        driver.execute_cdp_cmd("Fetch.enable", {"patterns": [
+            {"urlPattern": "*/asset/*"}, {"urlPattern": "*.svg"}]})
+        driver.get(url)
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "return document.readyState === 'interactive' && "
+            "document.querySelector('footer') !== null"))
+        waiting = _picture_boxes(driver)
+        pending = driver.execute_script(
+            "return [...document.querySelectorAll('img.photo, img.formula')]"
+            ".filter(i => !i.complete).length")
+        driver.execute_cdp_cmd("Fetch.disable", {})
+        driver.get(url)
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "return document.readyState === 'complete' && "
+            "[...document.images].every(i => i.complete && i.naturalWidth > 0)"))
+        loaded = _picture_boxes(driver)
+    finally:
+        driver.quit()
+    assert loaded and all(w > 0 and h > 0 for w, h in loaded)
+    assert pending == len(waiting) == len(loaded)  # measured while none had arrived
+    assert all(abs(a - b) <= 1 for box, seen in zip(waiting, loaded, strict=True)
+               for a, b in zip(box, seen, strict=True)), (waiting, loaded)

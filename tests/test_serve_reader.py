@@ -160,8 +160,8 @@ def test_a_formula_picture_is_said_as_a_formula_not_as_latex(client, ui):
     brace 药剂稀释用量 …". Its text is now the formula as written out, after the word for a
     formula in the document's language (the text around it), with the LaTeX as its title."""
     page = client.get(f"/doc/{quote(DILUTION)}?lang={ui}").text
-    formulas = re.findall(r'<img class="formula[^"]*" src="[^"]+" alt="([^"]*)" '
-                          r'title="([^"]*)">', page)
+    formulas = re.findall(r'<img class="formula[^"]*" src="[^"]+" width="\d+" height="\d+" '
+                          r'alt="([^"]*)" title="([^"]*)">', page)
     assert formulas and len(formulas) == page.count('<img class="formula')
     for alt, title in map(lambda f: (htmllib.unescape(f[0]), htmllib.unescape(f[1])), formulas):
         assert alt.startswith("公式：") and "\\" not in alt and "{" not in alt, alt
@@ -170,7 +170,8 @@ def test_a_formula_picture_is_said_as_a_formula_not_as_latex(client, ui):
         htmllib.unescape, (f[0] for f in formulas))
     results = client.get("/?" + urlencode({"q": "稀释倍数 药液量 计算公式", "lang": ui})).text
     alts = [htmllib.unescape(a) for a in re.findall(r'<img class="formula[^"]*" src="[^"]+" '
-                                                    r'alt="([^"]*)"', results)]
+                                                    r'width="\d+" height="\d+" alt="([^"]*)"',
+                                                    results)]
     assert alts and all(a.startswith("公式：") and "\\" not in a for a in alts), alts
 
 

@@ -7,15 +7,20 @@ saying the setting is not in the knowledge."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
 from kbtools.cli import main
 from kbtools.index.reader import ReleaseInfo, open_index
 from kbtools.index.tokenize import Tokenizer
-from kbtools.query.results import SearchFilters, SearchResponse
+from kbtools.query.results import NAMES_SHOWN, SearchFilters, SearchResponse
 from kbtools.query.search import search
 from kbtools.query.unknown import as_written, shown_unknown
+from kbtools.serve.app import create_app
 from kbtools.serve.openapi import openapi_document
 
 LOG = ("2026-03-18 14:05:11 [ALARM] E17 伺服过载 保压压力过高\n"
@@ -75,3 +80,35 @@ def test_the_api_document_names_every_field_of_a_search_response():
     schema = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
     assert set(full.to_dict()) <= set(schema)
     assert schema["not_in_knowledge"]["type"] == "array"
+
+
+def traceback_paste(frames: int) -> str:
+    """A pasted Python traceback: a module path and a function no document holds per frame."""
+    lines = [f'  File "/srv/plc/job_{i}.py", line {i + 3}, in stage_{i}_run' for i in range(frames)]
+    return "Traceback (most recent call last):\n" + "\n".join(lines) + "\n伺服过载 E17\n"
+
+
+def test_a_long_paste_names_the_first_few_it_lacks_and_counts_the_rest(example, example_index):
+    """A pasted traceback named every one of its files in "Not in the knowledge: …", a screen
+    of names on a phone; the CLI, the web page and the JSON now say the first NAMES_SHOWN
+    and how many more."""
+    paste = traceback_paste(30)
+    res = search(example, paste, k=1)
+    names, more = res.names_shown()
+    assert len(res.not_in_knowledge) > NAMES_SHOWN + 5
+    assert names == res.not_in_knowledge[:NAMES_SHOWN] and more == len(res.not_in_knowledge) - NAMES_SHOWN
+    out = res.to_dict()
+    assert out["not_in_knowledge"] == list(names) and out["not_in_knowledge_more"] == more
+    runner = CliRunner()
+    cli = runner.invoke(main, ["query", paste, "--index", str(example_index), "-k", "1"])
+    [line] = [x for x in cli.output.splitlines() if x.startswith("Not in the knowledge")]
+    assert line.startswith("Not in the knowledge: " + ", ".join(names) + f" and {more} more")
+    with TestClient(create_app(example_index), base_url="http://127.0.0.1") as client:
+        for lang, said in (("en", ", ".join(names) + f" and {more} more"),
+                           ("zh", "、".join(names) + f"，另有 {more} 个")):
+            page = client.post("/", data={"q": paste, "lang": lang}).text
+            [shown] = re.findall(r'<p class="not-in-knowledge">(.*?)</p>', page)
+            assert said in html.unescape(shown) and names[-1] in shown
+            assert res.not_in_knowledge[NAMES_SHOWN] not in shown
+    schema = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
+    assert schema["not_in_knowledge_more"]["type"] == "integer"

@@ -61,6 +61,7 @@ from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
+from kbtools.query.results import NAMES_SHOWN
 from kbtools.query.search import keep_warm
 from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
@@ -110,8 +111,9 @@ KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category result
 `unknown_terms` the index never saw (as the question writes them), `expanded` terms searched
 with their synonyms or other spellings (`from`). `not_in_knowledge` (when present) lists the
 codes and names (settings, keys) of the question that no document holds, also when the rest
-is answered: tell the user the knowledge says nothing about them.
-""".replace("{max_k}", str(MAX_K))
+is answered: tell the user the knowledge says nothing about them. It names the first {shown};
+`not_in_knowledge_more` (when present) counts the others (a pasted log names many).
+""".replace("{max_k}", str(MAX_K)).replace("{shown}", str(NAMES_SHOWN))
 
 READ_DOC = """\
 Read one section of a knowledge document (with its subsections) or a line range.

@@ -157,7 +157,8 @@ def render(res: SearchResponse, explain: bool) -> None:
             click.echo(f"expanded: {e['term']} → {' / '.join(e['expanded'])} ({e['from']})")
     if res.condensed is not None:
         click.echo(click.style(condensed_note(res.condensed), fg="yellow"))
-    missing = ", ".join(res.not_in_knowledge)  # codes and names no document holds
+    names, more = res.names_shown()  # codes and names no document holds
+    missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer:
         click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")

@@ -28,7 +28,7 @@ import numpy as np
 from kbtools.config import CONFIG_NAME, Config, find_root, kb_configs_in_repository, load_config
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError, KbError, plural
-from kbtools.fsutil import is_staging_dir, read_beneath
+from kbtools.fsutil import is_staging_dir, open_beneath, read_beneath
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import (
@@ -137,6 +137,12 @@ class KbIndex:
                                      "request read it; ask again",
                                      path=str(self.layout.root)) from None
             raise
+
+    def open_data(self, rel: str) -> int:
+        """A read-only descriptor of ``data/<rel>`` as `read_data` reads it (the caller
+        closes it; it may name a FIFO: check before reading)."""
+        return open_beneath(self.layout.root, f"{DATA_DIR}/{rel}", os.O_RDONLY | os.O_NONBLOCK,
+                            dir_fd=self._tree)
 
     def _replaced(self) -> bool:
         """Whether the release directory's name now names another directory (or none): the

@@ -16,6 +16,10 @@ from typing import Any
 
 from kbtools.index.reader import ReleaseInfo
 
+# the names a question holds that no document does, said by name up to this many (then
+# "and N more"): a line on a phone, and what an agent passes on to the user
+NAMES_SHOWN = 8
+
 
 @dataclass(frozen=True)
 class Citation:
@@ -182,13 +186,23 @@ class SearchResponse:
     # the question writes them: said also when the rest of the question is answered
     not_in_knowledge: tuple[str, ...] = ()
 
+    def names_shown(self) -> tuple[tuple[str, ...], int]:
+        """The first `NAMES_SHOWN` of `not_in_knowledge` and how many more there are: what
+        the CLI, the web page and the JSON say (a pasted log names a file, a function and a
+        variable on every line; the user needs the first few and a count, not the log back)."""
+        names = self.not_in_knowledge
+        return names[:NAMES_SHOWN], max(0, len(names) - NAMES_SHOWN)
+
     def to_dict(self, *, citations: bool = False) -> dict[str, Any]:
         """The JSON contract of `kb query --json`; ``citations`` adds each result's citation text."""
         out: dict[str, Any] = {"query": self.query, "release": self.release.to_dict(),
                                "no_answer": self.no_answer, "filters": self.filters.to_dict(),
                                "results": [r.to_dict(citation=citations) for r in self.results]}
-        if self.not_in_knowledge:
-            out["not_in_knowledge"] = list(self.not_in_knowledge)
+        names, more = self.names_shown()
+        if names:
+            out["not_in_knowledge"] = list(names)
+        if more:
+            out["not_in_knowledge_more"] = more
         if self.condensed is not None:
             out["condensed"] = dict(self.condensed)
         if self.reason is not None:

@@ -5,12 +5,14 @@ pixels: a decompression bomb. Its bytes are small, so the size limit lets it thr
 device's browser that shows it tries to decode tens of gigabytes. `picture_size` reads the
 width and height the file declares (PNG `IHDR`, GIF's logical screen, WebP's `VP8 `/`VP8L`/
 `VP8X`, a JPEG's start-of-frame segment, AVIF's `ispe` properties), so `images.left_out` can
-refuse such a picture before it ships.
+refuse such a picture before it ships. `svg_size` reads the size a formula SVG declares on its
+root element, in CSS pixels (the web app gives every picture its size before it loads).
 """
 
 from __future__ import annotations
 
 import struct
+import xml.parsers.expat
 from collections.abc import Callable
 
 # a JPEG's segments are walked until its frame header, at most this far into the file
@@ -20,6 +22,9 @@ JPEG_MAX_SEGMENTS = 512
 AVIF_SCAN_BYTES = 64 << 10
 # start-of-frame markers (SOF0–SOF15 but DHT C4, JPG C8 and DAC CC) carry height and width
 _SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+# CSS pixels in one of each unit an SVG's width and height may be given in (none: pixels)
+CSS_PX = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4}
 
 Reader = Callable[[int, int], bytes]  # (offset, length) -> up to length bytes of the file
 
@@ -93,3 +98,34 @@ def _avif_size(data: bytes) -> tuple[int, int] | None:
             best = (w, h)
         at = data.find(b"ispe", at + 4)
     return best
+
+
+def svg_size(data: bytes) -> tuple[float, float] | None:
+    """(width, height) in CSS pixels that an SVG's root element declares (``width='33.4pt'``),
+    or None: not XML, no such attribute, a unit relative to its context (``em``, ``%``) or a
+    size that is no positive number."""
+    found: dict[str, str] = {}
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        found.update(attrs)
+        raise StopIteration  # the root element is all that is read
+
+    parser = xml.parsers.expat.ParserCreate()
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(data, True)
+    except (StopIteration, xml.parsers.expat.ExpatError):
+        pass
+    size = tuple(_css_px(found.get(key, "")) for key in ("width", "height"))
+    return (size[0], size[1]) if size[0] and size[1] else None
+
+
+def _css_px(length: str) -> float | None:
+    """A length with an absolute unit (`CSS_PX`) in CSS pixels; None for any other."""
+    text = length.strip()
+    unit = text[-2:] if text[-2:].isalpha() else ""
+    try:
+        value = float(text[:len(text) - len(unit)]) * CSS_PX[unit or "px"]
+    except (KeyError, ValueError):
+        return None
+    return value if 0 < value < float("inf") else None

@@ -202,8 +202,9 @@ class SafeRenderer(RendererHTML):
         cls = "formula display" if display else "formula"
         if latex.strip() and self.ctx.has_formula(rel):
             said = self.ctx.formula_word + formula_words(latex)  # not the LaTeX aloud
-            img = (f'<img class="{cls}" src="{escapeHtml(self.ctx.url("formula", rel))}" '
-                   f'alt="{escapeHtml(said)}" title="{escapeHtml(latex.strip())}">')
+            img = (f'<img class="{cls}" src="{escapeHtml(self.ctx.url("formula", rel))}"'
+                   f'{self._size(rel)} alt="{escapeHtml(said)}" '
+                   f'title="{escapeHtml(latex.strip())}">')
             return f'<div class="formula-block">{img}</div>\n' if display else img
         return f'<code class="{cls}">{escapeHtml(latex)}</code>'
 
@@ -247,8 +248,15 @@ class SafeRenderer(RendererHTML):
         if rel is None or not self.ctx.has_asset(rel):
             return f'<span class="missing-image">[{escapeHtml(alt)}]</span>'
         title_attr = f' title="{escapeHtml(title)}"' if title else ""
-        return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}" '
-                f'alt="{escapeHtml(alt)}"{title_attr}>')
+        return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}"'
+                f'{self._size(f"source/{rel}")} alt="{escapeHtml(alt)}"{title_attr}>')
+
+    def _size(self, data_rel: str) -> str:
+        """The ``width``/``height`` of a picture the release holds as ``data/<data_rel>``
+        (its declared size; the style sheet scales it down keeping its proportions): the
+        browser keeps its place while it loads, the text does not jump under the reader."""
+        size = self.ctx.size_of(data_rel)
+        return f' width="{size[0]}" height="{size[1]}"' if size else ""
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: Any) -> str:

@@ -34,6 +34,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
     # the codes and names of a question no document holds (`SearchResponse.not_in_knowledge`)
     "not_in_knowledge": ("知识库中没有：{names}", "Not in the knowledge: {names}"),
+    "names_more": ("，另有 {count} 个", " and {count} more"),
     "not_in_knowledge_answered": ("知识库中没有：{names}。以下结果回答的是问题的其余部分",
                                   "Not in the knowledge: {names}. The results answer the "
                                   "rest of the question"),
@@ -186,14 +187,16 @@ def no_answer_line(lang: str) -> Callable[[str | None], str]:
     return line
 
 
-def not_in_knowledge_line(lang: str) -> Callable[[Sequence[str], bool], str]:
+def not_in_knowledge_line(lang: str) -> Callable[[Sequence[str], int, bool], str]:
     """What a results page says of the codes and names of a question that no document
-    holds (`names`), in `lang`: after its results (`answered`), that they answer the rest
-    of the question."""
+    holds (`names`, then `more` it does not name: `SearchResponse.names_shown`), in `lang`:
+    after its results (`answered`), that they answer the rest of the question."""
     t = translator(lang)
 
-    def line(names: Sequence[str], answered: bool) -> str:
+    def line(names: Sequence[str], more: int, answered: bool) -> str:
         joined = ("、" if lang == "zh" else ", ").join(names)
+        if more:
+            joined += t("names_more", count=more)
         return t("not_in_knowledge_answered" if answered else "not_in_knowledge", names=joined)
     return line
 

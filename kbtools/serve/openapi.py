@@ -13,6 +13,7 @@ from typing import Any
 from kbtools import __version__
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.config import MAX_K
+from kbtools.query.results import NAMES_SHOWN
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
     "$ref": "#/components/schemas/Error"}}}}
@@ -63,7 +64,11 @@ _SCHEMAS: dict[str, Any] = {
             "not_in_knowledge": {"type": "array", "items": {"type": "string"},
                                  "description": "the codes and names (settings, keys) of "
                                  "the question no document holds, as it writes them, also "
-                                 "when the rest is answered (absent when none)"},
+                                 "when the rest is answered (absent when none); the "
+                                 f"first {NAMES_SHOWN} of them"},
+            "not_in_knowledge_more": {"type": "integer", "minimum": 1,
+                                      "description": "how many more such names the question "
+                                      "holds than `not_in_knowledge` lists (absent when none)"},
             "results": {"type": "array", "items": {"type": "object", "required": [
                 "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
                 "text", "verified"]}}}},

@@ -50,6 +50,8 @@ class RenderContext:
     xrefs: Sequence[Xref] = ()
     has_formula: Callable[[str], bool] = lambda rel: False  # a data/ path the release holds
     has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
+    # (width, height) in CSS pixels a data/ picture declares (None: unknown)
+    size_of: Callable[[str], tuple[int, int] | None] = lambda rel: None
     url: Callable[[str, str], str] = app_url
     missing_file: str = "not on this device"  # said after a link to a file the release lacks
     formula_word: str = "Formula: "  # a formula picture's text begins with it (its language)

@@ -37,6 +37,7 @@ LINK_QUESTION_BYTES = 2048
 def render_context(served: Served, doc: str, **kw: Any) -> RenderContext:
     return RenderContext(doc=doc, has_formula=served.has_data_file,
                          has_asset=lambda rel: served.has_data_file(f"source/{rel}"),
+                         size_of=served.picture_size,
                          url=app_url, **kw)
 
 

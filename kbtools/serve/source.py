@@ -32,6 +32,9 @@ out under load). More throughput comes from replicas over the same release (docs
 from __future__ import annotations
 
 import functools
+import os
+import stat
+import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -51,10 +54,14 @@ from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
+from kbtools.fsutil import read_fd_regular
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.query.search import keep_warm
 from kbtools.query.search import search as run_search
+from kbtools.render.images import HEAD_BYTES
+from kbtools.render.pixels import picture_size, svg_size
+from kbtools.render.svg_sanitize import MAX_SVG_BYTES
 from kbtools.ship.checkout import resolve_index_path
 
 T = TypeVar("T")
@@ -84,6 +91,37 @@ class Served:
     def has_data_file(self, rel: str) -> bool:
         path = ReleaseLayout(self.root).data / rel
         return path.is_file() and not path.is_symlink()
+
+    def picture_size(self, rel: str) -> tuple[int, int] | None:
+        """(width, height) in CSS pixels that the picture ``data/<rel>`` declares (a photo's
+        header, a formula SVG's root: `kbtools.render.pixels`), read once per release; None
+        when it declares none or cannot be read. A page gives its pictures these sizes, so
+        that the text does not move under the reader while they load."""
+        sizes: dict[str, tuple[int, int] | None] = self.cache.setdefault("picture_sizes", {})
+        if rel not in sizes:
+            sizes[rel] = self._read_picture_size(rel)
+        return sizes[rel]
+
+    def _read_picture_size(self, rel: str) -> tuple[int, int] | None:
+        try:
+            fd = self.index.open_data(rel)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            if rel.lower().endswith(".svg"):
+                size = svg_size(read_fd_regular(fd, MAX_SVG_BYTES, rel))
+            else:
+                size = picture_size(os.pread(fd, HEAD_BYTES, 0),
+                                    lambda at, n: os.pread(fd, n, at))
+        except (OSError, ValueError, struct.error):
+            return None
+        finally:
+            os.close(fd)
+        if size is None or not (size[0] >= 0.5 and size[1] >= 0.5):
+            return None
+        return round(size[0]), round(size[1])
 
 
 def warm_up(idx: KbIndex) -> None:
