@@ -176,7 +176,8 @@ def _supersedes(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Findi
     """`supersedes:` naming a document that does not exist."""
     if ctx.knowledge is None or "supersedes" not in src.meta:
         return []
-    return vocabulary.supersedes_findings(src, ctx.root, ctx.knowledge, ctx.fs.committed)
+    return vocabulary.supersedes_findings(src, ctx.root, ctx.knowledge, ctx.fs.committed,
+                                          ctx.fs.not_staged)
 
 
 @dataclass(frozen=True)
