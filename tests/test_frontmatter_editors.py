@@ -28,9 +28,9 @@ def kb(tmp_path: Path, monkeypatch) -> Path:
     return tmp_path
 
 
-def findings(kb: Path, front: str) -> list[str]:
+def findings(kb: Path, front: str, *args: str) -> list[str]:
     (kb / "knowledge" / "a.md").write_text(HEAD + front + BODY, encoding="utf-8")
-    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    res = CliRunner().invoke(main, ["check", "--no-cache", *args])
     return res.stdout.splitlines()
 
 
@@ -62,6 +62,24 @@ def test_a_tag_yaml_reads_as_a_comment_says_so(kb):
 
 def test_a_comment_after_a_key_with_a_list_below_is_fine(kb):
     assert findings(kb, "tags: # 标签\n  - 水稻\n") == []
+    assert findings(kb, "tags: # 标签\n  - 水稻\n", "--no-schema") == []
+
+
+def test_without_the_schema_a_tag_yaml_reads_as_a_comment_still_says_so(kb):
+    """`kb check --no-schema` said nothing of `tags: #迁飞性害虫`: only the schema's type
+    error found the empty value. Nor of a timestamp that is no real date."""
+    assert findings(kb, "tags: #迁飞性害虫 #水稻\n", "--no-schema") == [
+        "knowledge/a.md:9:7: error: fm-type: tags: '#迁飞性害虫 #水稻' after 'tags:' is a "
+        "YAML comment, so tags is empty: write tags: [迁飞性害虫, 水稻] for a list of tags "
+        "(Obsidian's #tag?), or tags: \"#迁飞性害虫 #水稻\" for text"]
+    assert findings(kb, "tags:\n  - 水稻\n  - #迁飞性害虫\n", "--no-schema") == [
+        "knowledge/a.md:11:5: error: fm-type: tags.1: '#迁飞性害虫' after '-' is a YAML "
+        "comment, so the item is empty (Obsidian's #tag?): write - 迁飞性害虫"]
+    # a comment as YAML writers write one (a blank after '#') is no mistake without a schema
+    assert findings(kb, "summary: # to do\n", "--no-schema") == []
+    got = findings(kb, "valid_until: 2026-02-30\n", "--no-schema")
+    assert got == ["knowledge/a.md:9:1: error: fm-value: valid_until: '2026-02-30' is not a "
+                   "real date: day is out of range for month"]
 
 
 def test_a_list_written_as_one_string_says_how_to_write_it(kb):

@@ -224,8 +224,10 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             problems = frontmatter.schema_problems(src, ctx.schemas_dir, ctx.categories)
         except RecursionError:
             problems = [("fm-value", 1, 1, "front matter nests too deeply to validate")]
-        for code, line, col, message in problems:
-            add(code, "error", line, col, message)
+    else:
+        problems = frontmatter.schema_free_problems(src)
+    for code, line, col, message in problems:
+        add(code, "error", line, col, message)
     has_fm = src.fm_end_line > 0
     for problem in content.body_problems(src.body, src.body_line, has_fm):
         add(*problem)

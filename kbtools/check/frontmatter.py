@@ -185,6 +185,27 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     return out
 
 
+def schema_free_problems(src: SourceDoc) -> list[Problem]:
+    """What `schema_problems` says that needs no schema (`kb check --no-schema`): values YAML
+    read as empty because they begin with `#` (Obsidian's `tags: #迁飞性害虫`), timestamps
+    and dates that are no real dates."""
+    if not src.meta or any(e.code == "fm-not-mapping" for e in src.errors):
+        return []
+    out = []
+    for key, value in src.meta.items():
+        paths: list[list[Any]]
+        if value is None:
+            paths = [[key]]
+        elif isinstance(value, list):
+            paths = [[key, i] for i, item in enumerate(value) if item is None]
+        else:
+            paths = []
+        for path in paths:
+            eaten = _comment_eaten(src, path, None)
+            out.extend([eaten] if eaten is not None else [])
+    return out + list(_timestamps(src)) + list(_dates(src))
+
+
 def _line(src: SourceDoc, key: Any) -> int:
     return src.key_lines.get(str(key), 2 if src.fm_end_line else 1)
 
@@ -302,7 +323,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
 
 def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
     """A value YAML read as empty because the author wrote `#` first (`tags: #迁飞性害虫`,
-    an item `- #水稻`: Obsidian's inline tags), where a comment begins."""
+    an item `- #水稻`: Obsidian's inline tags), where a comment begins. `expected`: the
+    schema's type; None (no schema): only a `#` a word follows (`# note` is a comment as
+    YAML writers mean one), and the fix offered both ways."""
     line = src.key_lines.get(str(path[0])) if path else None
     lines = src.text.split("\n")
     if line is None or not 0 < line <= len(lines):
@@ -310,10 +333,13 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
     key = str(path[0])
     if len(path) == 1:
         written = lines[line - 1].partition(":")[2].strip()
-        if not written.startswith("#"):
+        if not _comment_first(written, expected):
             return None
-        fix = (f"[{', '.join(_words(written))}] (Obsidian's #tag?)" if "array" in expected
-               else '"' + written.replace('"', '\\"') + '"')
+        listed = f"[{', '.join(_words(written))}]"
+        quoted = '"' + written.replace('"', '\\"') + '"'
+        fix = (f"{listed} for a list of tags (Obsidian's #tag?), or {key}: {quoted} for text"
+               if expected is None else f"{listed} (Obsidian's #tag?)" if "array" in expected
+               else quoted)
         return ("fm-type", line, lines[line - 1].index("#") + 1,
                 f"{key}: {written!r} after '{key}:' is a YAML comment, so {key} is empty: "
                 f"write {key}: {fix}")
@@ -328,11 +354,20 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
         return None
     number, text = items[path[1]]
     written = text.lstrip()[1:].strip()
-    if not written.startswith("#"):
+    if not _comment_first(written, expected):
         return None
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
             f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+
+
+def _comment_first(written: str, expected: Any) -> bool:
+    """Whether `written` (a value as typed) is a comment YAML read instead of the value:
+    any `#` when the schema expects a value, else one a word follows."""
+    if expected is not None:
+        return written.startswith("#")
+    return written.startswith("#") and written[1:2] not in ("", "#") \
+        and not written[1:2].isspace()
 
 
 def _offset_timestamp(text: str) -> bool:
