@@ -149,3 +149,45 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
         "knowledge/a.md:7:1: error: fm-timestamp: timestamp: '2026-03-14 09:30:00+08:00' is "
         "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\""]
+
+
+def test_a_misspelt_required_key_is_one_finding(kb):
+    """`categroy:` said "unknown key 'categroy'; did you mean 'category'?" and "required key
+    'category' is missing" too: two findings for one typo."""
+    (kb / "knowledge" / "a.md").write_text(
+        GOOD_FM.replace("title:", "Title:").replace("category:", "categroy:") + BODY[4:],
+        encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:2:1: error: fm-unknown-key: unknown key 'Title'; did you mean 'title'?",
+        "knowledge/a.md:3:1: error: fm-unknown-key: unknown key 'categroy'; did you mean "
+        "'category'?"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace("title: Generated\n", "")
+                                           + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])  # no typo: missing it is
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:2:1: error: fm-missing-key: required key 'title' is missing"]
+
+
+def test_verified_without_a_reviewer_and_repeated_tags_say_what_to_write(kb):
+    assert findings(kb, "tags: [水稻, 稻瘟病, 水稻, 稻瘟病]\n") == [
+        "knowledge/a.md:9:1: error: fm-value: tags: '水稻', '稻瘟病' listed more than once: "
+        "keep one of each"]
+    (kb / "knowledge" / "a.md").write_text(
+        GOOD_FM.replace("verified: false", "verified: true") + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:8:1: error: fm-verified-without-reviewer: verified: true needs "
+        "verified_by and verified_at: add verified_by: <the reviewer's email> and "
+        "verified_at: \"<when reviewed, e.g. 2026-03-14T09:30:00+08:00>\", or write "
+        "verified: false until it is reviewed"]
+
+
+def test_a_byte_order_mark_says_how_to_save_the_file(kb):
+    (kb / "knowledge" / "a.md").write_bytes(
+        b"\xef\xbb\xbf" + (GOOD_FM + BODY[4:]).replace("\n", "\r\n").encode())
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:1:1: warning: encoding-bom: file starts with a UTF-8 byte-order mark: "
+        "save it as UTF-8 without BOM",
+        "knowledge/a.md:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; use LF"]

@@ -167,8 +167,9 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     if not meta or any(e.code == "fm-not-mapping" for e in src.errors):
         return []
     base = validator_for("frontmatter", schemas_dir)
+    meant = frozenset(_typos(src, base).values())
     out = list(_unknown_keys(src, base))
-    out.extend(_validate(src, base, ""))
+    out.extend(_validate(src, base, "", meant))
     out.extend(_timestamps(src))
     out.extend(_dates(src))
     category = meta.get("category")
@@ -181,7 +182,7 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
                         f"unknown category {category!r} (known: {known}){hint}"))
         else:
             out.extend(_validate(src, validator_for(f"categories/{category}", schemas_dir),
-                                 category))
+                                 category, meant))
     return out
 
 
@@ -234,16 +235,24 @@ def _as_read(src: SourceDoc, key: Any, value: Any, *, quote: bool = False) -> st
     return f" (written {written!r}, which YAML reads as {shown}{keep})"
 
 
-def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
+def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
+    """The keys of the front matter the schema does not know, each with the known key it
+    is closest to ("" when none is close): `categroy` → `category`, `Title` → `title`."""
     schema = validator.schema
     if schema.get("additionalProperties", True) is not False:
-        return
+        return {}
     known = sorted(schema.get("properties", {}))
+    out = {}
     for key in src.meta:
-        if key in known:
-            continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            out[key] = close[0] if close and not _editor_setting(str(key)) else ""
+    return out
+
+
+def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
+    for key, close in _typos(src, validator).items():
+        hint = f"; did you mean {close!r}?" if close else ""
         if _editor_setting(str(key)):
             hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
                     "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
@@ -256,17 +265,21 @@ def _editor_setting(key: str) -> bool:
     return key.lower().startswith("typora-") or key.lower() in ("cssclasses", "cssclass")
 
 
-def _validate(src: SourceDoc, validator: Draft202012Validator, category: str) -> Iterator[Problem]:
+def _validate(src: SourceDoc, validator: Draft202012Validator, category: str,
+              meant: frozenset[str]) -> Iterator[Problem]:
+    """Schema errors as problems; a required key in `meant` (an unknown key's "did you
+    mean") is not said to be missing as well: one typo, one finding."""
     where = f" (category {category!r})" if category else ""
     for err in sorted(validator.iter_errors(src.meta), key=lambda e: [str(p) for p in e.path]):
-        yield from _map_error(src, err, where)
+        yield from _map_error(src, err, where, meant)
 
 
 def _keypath(err: ValidationError) -> str:
     return ".".join(str(p) for p in err.absolute_path)
 
 
-def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Problem]:
+def _map_error(src: SourceDoc, err: ValidationError, where: str,
+               meant: frozenset[str] = frozenset()) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
     line = _line(src, top) if top is not None else _line(src, "")
     kind = err.validator
@@ -276,10 +289,14 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         missing = [k for k in err.validator_value if k not in (err.instance or {})]
         if "allOf" in err.schema_path and {"verified_by", "verified_at"} & set(missing):
             read = _as_read(src, "verified", src.meta.get("verified"))
+            add = {"verified_by": "verified_by: <the reviewer's email>",
+                   "verified_at": 'verified_at: "<when reviewed, e.g. 2026-03-14T09:30:00+08:00>"'}
+            todo = " and ".join(add.get(k, k) for k in missing)
             yield ("fm-verified-without-reviewer", _line(src, "verified"), 1,
-                   f"verified: true{read} needs {' and '.join(missing)}{where}")
+                   f"verified: true{read} needs {' and '.join(missing)}{where}: add {todo}, "
+                   "or write verified: false until it is reviewed")
             return
-        for key in missing:
+        for key in (k for k in missing if k not in meant):
             yield ("fm-missing-key", line, 1, f"required key {key!r} is missing{where}")
         return
     path = _keypath(err) or "(front matter)"
@@ -309,6 +326,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
         hint = f": write {top}: \"{iso}\"" if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a date{hint}{where}")
+    elif kind == "uniqueItems" and (repeated := _repeated(err.instance)):
+        yield ("fm-value", line, 1, f"{path}: {', '.join(map(repr, repeated))} listed more than "
+               f"once: keep one of each{where}")
     elif kind in ("anyOf", "oneOf") and not err.absolute_path:
         options = []
         for sub in err.validator_value:
@@ -359,6 +379,16 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
             f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+
+
+def _repeated(items: Any) -> list[Any]:
+    """The items a list holds more than once, each once, in order ([] for no list)."""
+    out: list[Any] = []
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if item in items[:i] and item not in out:
+                out.append(item)
+    return out
 
 
 def _comment_first(written: str, expected: Any) -> bool:
