@@ -191,3 +191,25 @@ def test_a_byte_order_mark_says_how_to_save_the_file(kb):
         "knowledge/a.md:1:1: warning: encoding-bom: file starts with a UTF-8 byte-order mark: "
         "save it as UTF-8 without BOM",
         "knowledge/a.md:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; use LF"]
+
+
+def test_a_list_where_text_belongs_and_an_unknown_key_say_what_to_write(kb):
+    """`author: [a, b]` said "expected string, got list" and `date:` said "unknown key
+    'date'": neither said what to do."""
+    assert findings(kb, "date: 2026-03-14\n") == [
+        "knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'date'; the schema has no "
+        "such key: delete it, or declare it in the schema (schemas/frontmatter.schema.json, "
+        "or the category's)"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace(
+        "author: alice@example.org", "author: ['张三: 植保站', bob@example.org]") + BODY[4:],
+        encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:6:1: error: fm-type: author: expected string, got list (write one "
+        "text: author: \"张三: 植保站, bob@example.org\")"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace(
+        "author: alice@example.org", "author:\n  - 张三\n  - 李四") + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:6:1: error: fm-type: author: expected string, got list (write one "
+        "text: author: 张三, 李四)"]

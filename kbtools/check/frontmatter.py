@@ -14,6 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -252,7 +253,9 @@ def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
 
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
     for key, close in _typos(src, validator).items():
-        hint = f"; did you mean {close!r}?" if close else ""
+        hint = (f"; did you mean {close!r}?" if close else
+                "; the schema has no such key: delete it, or declare it in the schema "
+                "(schemas/frontmatter.schema.json, or the category's)")
         if _editor_setting(str(key)):
             hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
                     "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
@@ -314,6 +317,10 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
             read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])"
+        elif err.validator_value == "string" and isinstance(err.instance, list) \
+                and len(err.absolute_path) == 1 and err.instance \
+                and all(isinstance(x, str) for x in err.instance):
+            read = f" (write one text: {top}: {_plain(', '.join(err.instance))})"
         yield ("fm-type", line, 1,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
@@ -379,6 +386,17 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
             f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+
+
+def _plain(text: str) -> str:
+    """`text` as a YAML value that reads back as itself: as written when YAML would, else
+    double-quoted."""
+    try:
+        if yaml.safe_load(f"k: {text}\n") == {"k": text}:
+            return text
+    except yaml.YAMLError:
+        pass
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _repeated(items: Any) -> list[Any]:
