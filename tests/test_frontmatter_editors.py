@@ -213,3 +213,35 @@ def test_a_list_where_text_belongs_and_an_unknown_key_say_what_to_write(kb):
     assert res.stdout.splitlines() == [
         "knowledge/a.md:6:1: error: fm-type: author: expected string, got list (write one "
         "text: author: 张三, 李四)"]
+
+
+def lines_of(kb: Path, text: str) -> list[str]:
+    (kb / "knowledge" / "a.md").write_text(text, encoding="utf-8")
+    return CliRunner().invoke(main, ["check", "--no-cache", "--no-schema"]).stdout.splitlines()
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ('title: "稻瘟病', "2:8: error: yaml-syntax: a quote opened here is never closed: end the "
+                      "value with the same quote"),
+    ("tags: [水稻, 稻瘟病", "2:7: error: yaml-syntax: '[' opened here is never closed: end the "
+                        "value with ']'"),
+    ("title: 'Farmer's guide'", "2:16: error: yaml-syntax: did not find expected key: the ' "
+                                "inside the value of 'title' ends it early; write title: "
+                                "\"Farmer's guide\""),
+    ('title: "say "hi" now"', "2:14: error: yaml-syntax: did not find expected key: the \" "
+                              "inside the value of 'title' ends it early; write title: "
+                              "'say \"hi\" now'")])
+def test_a_quote_or_bracket_left_open_is_named_where_it_opens(kb, written, said):
+    """YAML named the end of the front matter ("found unexpected end of stream", two lines
+    below) or "did not find expected key", not the value to mend."""
+    assert lines_of(kb, f"---\n{written}\nsource: x\n---\n# A\n") == [f"knowledge/a.md:{said}"]
+    assert lines_of(kb, "---\ntitle: 'it''s fine'\n---\n# A\n") == []
+
+
+def test_a_front_matter_never_closed_says_where_to_close_it(kb):
+    assert lines_of(kb, "---\ntitle: 稻瘟病\nsource: x\n# 稻瘟病\n\ntext\n") == [
+        "knowledge/a.md:1:1: error: fm-unterminated: front matter is never closed by ---: add "
+        "a line --- before line 4, where it ends"]
+    assert lines_of(kb, "---\ntitle: 稻瘟病\n") == [
+        "knowledge/a.md:1:1: error: fm-unterminated: front matter is never closed by ---: add "
+        "a line --- after line 2, where it ends"]

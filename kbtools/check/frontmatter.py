@@ -34,8 +34,22 @@ def parse_problems(src: SourceDoc) -> list[Problem]:
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`), and list values written with Obsidian's `#`."""
     out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
-           else (e.code, e.line, e.col, e.message) for e in src.errors]
+           else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
+           if e.code == "fm-unterminated" else (e.code, e.line, e.col, e.message)
+           for e in src.errors]
     return out + list(_hash_tags(src))
+
+
+def _where_to_close(text: str) -> str:
+    """Where a front matter never closed ends, as what to write: the first blank line or
+    Markdown heading after the opening `---` ("" when there is none)."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines[1:], 2):
+        if number == len(lines) and not line:  # the end of the file
+            return f": add a line --- after line {number - 1}, where it ends"
+        if not line.strip() or line.startswith("#") and line.lstrip("#")[:1] in (" ", ""):
+            return f": add a line --- before line {number}, where it ends"
+    return ""
 
 
 def _fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
@@ -74,6 +88,9 @@ def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
                     f"which YAML does not read as ': ': write {key}: "
                     f"{text.partition(sep)[2].strip()} ({message})")
     text = lines.get(line, "")
+    quoted = _quote_inside(text)
+    if quoted:
+        return ("yaml-syntax", line, col, f"{message}: {quoted}")
     key, colon, value = text.partition(": ")
     if "mapping values are not allowed" in message and colon and ": " in value \
             and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
@@ -88,6 +105,25 @@ def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
         return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
                 f"key that has a value: start the line at its first column")
     return ("yaml-syntax", line, col, message)
+
+
+def _quote_inside(text: str) -> str:
+    """What to write when a top-level key's quoted value holds its own quote, which ends it
+    early (`title: 'Farmer's guide'`, `title: "say "hi""`), "" when it does not."""
+    key, _, value = text.partition(": ")
+    value = value.strip()
+    if not key.strip() or key[:1].isspace() or len(value) < 2 or value[0] not in "'\"":
+        return ""
+    mark = value[0]
+    inner = value[1:-1] if value.endswith(mark) else value[1:]
+    if mark == "'" and "'" in inner.replace("''", ""):
+        fixed = '"' + inner.replace("''", "'").replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif mark == '"' and '"' in inner.replace('\\"', ""):
+        fixed = "'" + inner.replace('\\"', '"').replace("'", "''") + "'"
+    else:
+        return ""
+    return (f"the {mark} inside the value of {key.strip()!r} ends it early; "
+            f"write {key.strip()}: {fixed}")
 
 
 def _odd_separator(text: str) -> str:
