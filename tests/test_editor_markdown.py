@@ -200,3 +200,16 @@ def test_a_table_longer_than_max_table_rows_is_a_warning_at_its_header(repo):
     (repo / "kb.toml").write_text("[check]\nmax_table_rows = 0\n")
     bad = CliRunner().invoke(main, ["check", "knowledge/t/parts.md"])
     assert bad.exit_code != 0 and "max_table_rows" in bad.output
+
+
+def test_a_table_row_of_the_wrong_width_says_what_to_write(repo):
+    """Typora writes a merged-looking cell as a missing one: "table row has 2 cells, the
+    header has 3 cells" did not say what to write."""
+    table = "| 时期 | 用量 | 备注 |\n|---|---|---|\n| 苗期 | 10 |\n| 穗期 | 20 | 30 | 40 |\n"
+    (repo / "knowledge" / "a.md").write_text(GOOD_FM + "\n# 稻瘟病\n\n" + table, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:15:1: error: table-cells: table row has 2 cells, the header (line 13) "
+        "has 3 cells: add 1 empty cell ('| |'), or repeat a merged cell's value",
+        "knowledge/a.md:16:1: error: table-cells: table row has 4 cells, the header (line 13) "
+        "has 3 cells: remove 1 cell, or write a '|' inside a cell as '\\|'"]

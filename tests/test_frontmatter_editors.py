@@ -245,3 +245,4 @@ def test_a_front_matter_never_closed_says_where_to_close_it(kb):
     assert lines_of(kb, "---\ntitle: 稻瘟病\n") == [
         "knowledge/a.md:1:1: error: fm-unterminated: front matter is never closed by ---: add "
         "a line --- after line 2, where it ends"]
+

@@ -160,12 +160,21 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
             if cells != table.header_cells:
                 out.append(("table-cells", "error", line, 1,
                             f"table row has {_cells(cells)}, the header (line {table.line}) "
-                            f"has {_cells(table.header_cells)}"))
+                            f"has {_cells(table.header_cells)}: {_mend(cells, table.header_cells)}"))
     return out
 
 
 def _cells(n: int) -> str:
     return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def _mend(cells: int, header: int) -> str:
+    """What to do of a row of `cells` cells under a header of `header`: an empty cell
+    stands for a merged one (the value repeated reads best: each row is a passage)."""
+    if cells < header:
+        return (f"add {_cells(header - cells).replace('cell', 'empty cell')} ('| |'), or "
+                "repeat a merged cell's value")
+    return (f"remove {_cells(cells - header)}, or write a '|' inside a cell as '\\|'")
 
 
 def duplicate_csv_names(names: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
