@@ -75,8 +75,8 @@ def encoding_problems(problems: list[str], text: str, legacy: str | None = None)
                 "bytes that are not valid UTF-8 (save the file as UTF-8)")
         out.append(("encoding-not-utf8", "error", line, max(col, 1), said))
     if "bom" in problems:
-        out.append(("encoding-bom", "warning", 1, 1, "file starts with a UTF-8 byte-order mark: save it as "
-                    "UTF-8 without BOM"))
+        out.append(("encoding-bom", "warning", 1, 1,
+                    "file starts with a UTF-8 byte-order mark: save it as UTF-8 without BOM"))
     if "crlf" in problems:
         out.append(("encoding-crlf", "warning", 1, 1,
                     "Windows (CRLF) or CR line endings; use LF"))
@@ -160,7 +160,8 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
             if cells != table.header_cells:
                 out.append(("table-cells", "error", line, 1,
                             f"table row has {_cells(cells)}, the header (line {table.line}) "
-                            f"has {_cells(table.header_cells)}: {_mend(cells, table.header_cells)}"))
+                            f"has {_cells(table.header_cells)}: "
+                            f"{_mend(cells, table.header_cells)}"))
     return out
 
 
