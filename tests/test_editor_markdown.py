@@ -213,3 +213,19 @@ def test_a_table_row_of_the_wrong_width_says_what_to_write(repo):
         "has 3 cells: add 1 empty cell ('| |'), or repeat a merged cell's value",
         "knowledge/a.md:16:1: error: table-cells: table row has 4 cells, the header (line 13) "
         "has 3 cells: remove 1 cell, or write a '|' inside a cell as '\\|'"]
+
+
+def test_a_picture_pasted_from_the_author_s_disk_says_to_copy_it_into_the_repository(repo):
+    """Typora links a pasted picture where it lies (`C:\\Users\\…`, `/Users/…`): "use a path
+    relative to the document" did not say that the file must come into the repository."""
+    body = "![病斑](C:\\Users\\张三\\Pictures\\x.png)\n\n![病斑](/Users/jane/Desktop/y.png)\n"
+    (repo / "knowledge" / "a.md").write_text(GOOD_FM + "\n# 稻瘟病\n\n" + body, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    todo = ("a file outside the repository (devices and other authors lack it): copy it into "
+            "the repository (a picture into the assets folder) and link it by a path relative "
+            "to the document")
+    assert res.stdout.splitlines() == [
+        f"knowledge/a.md:13:7: error: path-absolute: absolute Windows path "
+        f"'C:\\\\Users\\\\张三\\\\Pictures\\\\x.png': {todo}",
+        f"knowledge/a.md:15:7: error: path-absolute: absolute path "
+        f"'/Users/jane/Desktop/y.png': {todo}"]
