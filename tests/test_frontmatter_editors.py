@@ -246,3 +246,21 @@ def test_a_front_matter_never_closed_says_where_to_close_it(kb):
         "knowledge/a.md:1:1: error: fm-unterminated: front matter is never closed by ---: add "
         "a line --- after line 2, where it ends"]
 
+
+
+def test_a_value_the_schema_does_not_allow_names_the_one_meant(kb):
+    """`status: Draft` said "is not one of [...]" (the list holds 'draft'), and
+    `verified_by: 李四` said "is too short" without a word of what the key wants."""
+    assert findings(kb, "status: Draft\n") == [
+        "knowledge/a.md:9:1: error: fm-value: status: 'Draft' is not one of ['proposed', "
+        "'accepted', 'superseded', 'deprecated', 'draft']; did you mean 'draft'?"]
+    assert findings(kb, "urgency: 高\n") == [
+        "knowledge/a.md:9:1: error: fm-value: urgency: '高' is not one of ['low', 'normal', "
+        "'high', 'critical']"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace("verified: false", (
+        'verified: true\nverified_by: 李四\nverified_at: "2026-03-15T09:00:00+08:00"'))
+        + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:9:1: error: fm-value: verified_by: '李四' is too short: write at least "
+        "3 characters (the reviewer's email)"]

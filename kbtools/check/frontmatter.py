@@ -381,7 +381,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
     else:
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
-        yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{where}")
+        yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{_hint(err)}{where}")
 
 
 def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
@@ -462,6 +462,22 @@ def _offset_timestamp(text: str) -> bool:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).tzinfo is not None
     except ValueError:
         return False
+
+
+def _hint(err: ValidationError) -> str:
+    """What to write for a value of the wrong length or outside the allowed ones: the
+    closest allowed value (`Draft` → `draft`), the length asked, the key's `description`
+    in the schema (`the reviewer's email`)."""
+    described = err.schema.get("description") if isinstance(err.schema, dict) else None
+    about = f" ({described})" if isinstance(described, str) and described else ""
+    if err.validator == "enum" and isinstance(err.instance, str):
+        allowed = [v for v in err.validator_value if isinstance(v, str)]
+        same = [v for v in allowed if v.casefold() == err.instance.strip().casefold()]
+        close = same or difflib.get_close_matches(err.instance, allowed, n=1, cutoff=0.6)
+        return f"; did you mean {close[0]!r}?" if close else about
+    if err.validator == "minLength":
+        return f": write at least {err.validator_value} characters{about}"
+    return about
 
 
 def _short_message(err: ValidationError) -> str:
