@@ -229,3 +229,13 @@ def test_a_picture_pasted_from_the_author_s_disk_says_to_copy_it_into_the_reposi
         f"'C:\\\\Users\\\\张三\\\\Pictures\\\\x.png': {todo}",
         f"knowledge/a.md:15:7: error: path-absolute: absolute path "
         f"'/Users/jane/Desktop/y.png': {todo}"]
+
+
+def test_a_formula_block_left_open_says_where_to_close_it(repo):
+    body = "$$\n\\text{用量} = 面积 \\times 2\n\n下一段。\n"
+    (repo / "knowledge" / "a.md").write_text(GOOD_FM + "\n# 稻瘟病\n\n" + body, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:13:1: error: math-unbalanced: '$$' without a matching '$$' (math block "
+        "not closed): add a line $$ where the formula ends (or write \\$\\$ for two dollar "
+        "signs)"]

@@ -133,7 +133,8 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
-                    "'$$' without a matching '$$' (math block not closed)"))
+                    "'$$' without a matching '$$' (math block not closed): add a line $$ where "
+                    "the formula ends (or write \\$\\$ for two dollar signs)"))
     if latex_problem is not None:
         for line, latex in scan.math:
             try:

@@ -70,7 +70,8 @@ FORMAT = 35  # bump when a check's findings for the same inputs change (5: `$` i
 # `#` value found without the schema, a misspelt required key one finding, what to write
 # for verified without reviewer, repeated items, a list where text belongs, an unknown key,
 # a BOM, a quote or bracket left open, a front matter never closed, a table row's width,
-# an absolute path outside the repository, the allowed value meant, a length asked)
+# an absolute path outside the repository, the allowed value meant, a length asked, a
+# formula block left open)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
