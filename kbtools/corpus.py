@@ -184,11 +184,11 @@ def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[Fro
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        mark, problem = _unclosed(exc) or (exc.problem_mark or exc.context_mark,
+                                           str(exc.problem or exc).strip())
         line = first_line + (mark.line if mark else 0)
         col = (mark.column + 1) if mark else 1
         code = "duplicate-key" if "duplicate key" in str(exc.problem) else "yaml-syntax"
-        problem = str(exc.problem or exc).strip()
         if code == "duplicate-key":  # the constructor counts lines within the YAML text
             problem = re.sub(r"first on line (\d+)",
                              lambda m: f"first on line {int(m.group(1)) + first_line - 1}", problem)
@@ -382,6 +382,22 @@ def read_doc(path: Path, root: Path, max_bytes: int | None = DEFAULT_MAX_BYTES) 
     """Read one file (see `load_source`). Never raises for bad content: problems are in
     `.errors`; SourceError when the file may not be read at all."""
     return load_source(path, root, max_bytes)[0]
+
+
+# what YAML was reading (`MarkedYAMLError.context`) → what an author opened and left open
+_OPENED = {"while scanning a quoted scalar": ("a quote", "the same quote"),
+           "while parsing a flow sequence": ("'['", "']'"),
+           "while parsing a flow mapping": ("'{'", "'}'")}
+
+
+def _unclosed(exc: yaml.MarkedYAMLError) -> tuple[Any, str] | None:
+    """A quote, `[` or `{` left open in a value (YAML reads on to the end of the front
+    matter or into the next key's line) as its mark and what to do, else None."""
+    opened = _OPENED.get(str(exc.context))
+    start, end = exc.context_mark, exc.problem_mark
+    if opened is None or start is None or end is None or end.line <= start.line:
+        return None
+    return start, f"{opened[0]} opened here is never closed: end the value with {opened[1]}"
 
 
 Front = tuple[dict[str, Any], dict[str, int]]  # front matter as loaded: (meta, key lines)

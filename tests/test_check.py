@@ -404,7 +404,7 @@ def test_backslashed_absolute_paths(tmp_path):
     assert [(f.code, f.col) for f in found] == [
         ("path-absolute", 6), ("path-backslash", 6), ("path-absolute", 33),
         ("path-backslash", 33)]
-    assert "use a path relative" in found[0].message
+    assert "link it by a path relative" in found[0].message
     assert "use '../assets/Photo.png'" in found[2].message
 
 

@@ -156,3 +156,22 @@ def test_in_a_monorepo_the_hint_names_the_path_git_add_needs_from_where_kb_runs(
     r.git.rm("-q", "--cached", "docs/kb/knowledge/new.md")
     res = check("--staged", str(kb / "knowledge"))
     assert f"is not staged: git -C {kb} add knowledge/new.md)" in res.stdout
+
+
+def test_a_superseded_document_on_disk_but_not_staged_says_what_to_git_add(repo, monkeypatch):
+    """A `supersedes:` target that was on disk but not in the Git index said only "no such
+    document (give its path …)", though the file was right there: the fix is `git add`."""
+    doc = repo / "knowledge" / "new.md"
+    doc.write_text(page("New", "Text.").replace("verified: false",
+                                                "verified: false\nsupersedes: knowledge/old.md"))
+    git.Repo(repo).git.add("knowledge/new.md")
+    res = check("--staged", "knowledge/new.md")
+    assert res.exit_code == 1
+    assert res.stdout.splitlines() == [
+        "knowledge/new.md:9:1: error: supersedes-missing: supersedes 'knowledge/old.md': not "
+        "in the commit (knowledge/old.md is not staged: git add it)"]
+    monkeypatch.chdir(repo / "knowledge")
+    res = check("--staged", "new.md")
+    assert "(knowledge/old.md is not staged: git add old.md)" in res.stdout
+    git.Repo(repo).git.add("knowledge/old.md")
+    assert check("--staged", "new.md").exit_code == 0

@@ -200,3 +200,42 @@ def test_a_table_longer_than_max_table_rows_is_a_warning_at_its_header(repo):
     (repo / "kb.toml").write_text("[check]\nmax_table_rows = 0\n")
     bad = CliRunner().invoke(main, ["check", "knowledge/t/parts.md"])
     assert bad.exit_code != 0 and "max_table_rows" in bad.output
+
+
+def test_a_table_row_of_the_wrong_width_says_what_to_write(repo):
+    """Typora writes a merged-looking cell as a missing one: "table row has 2 cells, the
+    header has 3 cells" did not say what to write."""
+    table = "| 时期 | 用量 | 备注 |\n|---|---|---|\n| 苗期 | 10 |\n| 穗期 | 20 | 30 | 40 |\n"
+    (repo / "knowledge" / "a.md").write_text(GOOD_FM + "\n# 稻瘟病\n\n" + table, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:15:1: error: table-cells: table row has 2 cells, the header (line 13) "
+        "has 3 cells: add 1 empty cell ('| |'), or repeat a merged cell's value",
+        "knowledge/a.md:16:1: error: table-cells: table row has 4 cells, the header (line 13) "
+        "has 3 cells: remove 1 cell, or write a '|' inside a cell as '\\|'"]
+
+
+def test_a_picture_pasted_from_the_author_s_disk_says_to_copy_it_into_the_repository(repo):
+    """Typora links a pasted picture where it lies (`C:\\Users\\…`, `/Users/…`): "use a path
+    relative to the document" did not say that the file must come into the repository."""
+    body = "![病斑](C:\\Users\\张三\\Pictures\\x.png)\n\n![病斑](/Users/jane/Desktop/y.png)\n"
+    (repo / "knowledge" / "a.md").write_text(GOOD_FM + "\n# 稻瘟病\n\n" + body, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    todo = ("a file outside the repository (devices and other authors lack it): copy it into "
+            "the repository (a picture into the assets folder) and link it by a path relative "
+            "to the document")
+    assert res.stdout.splitlines() == [
+        f"knowledge/a.md:13:7: error: path-absolute: absolute Windows path "
+        f"'C:\\\\Users\\\\张三\\\\Pictures\\\\x.png': {todo}",
+        f"knowledge/a.md:15:7: error: path-absolute: absolute path "
+        f"'/Users/jane/Desktop/y.png': {todo}"]
+
+
+def test_a_formula_block_left_open_says_where_to_close_it(repo):
+    body = "$$\n\\text{用量} = 面积 \\times 2\n\n下一段。\n"
+    (repo / "knowledge" / "a.md").write_text(GOOD_FM + "\n# 稻瘟病\n\n" + body, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:13:1: error: math-unbalanced: '$$' without a matching '$$' (math block "
+        "not closed): add a line $$ where the formula ends (or write \\$\\$ for two dollar "
+        "signs)"]

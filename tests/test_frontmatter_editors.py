@@ -28,9 +28,9 @@ def kb(tmp_path: Path, monkeypatch) -> Path:
     return tmp_path
 
 
-def findings(kb: Path, front: str) -> list[str]:
+def findings(kb: Path, front: str, *args: str) -> list[str]:
     (kb / "knowledge" / "a.md").write_text(HEAD + front + BODY, encoding="utf-8")
-    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    res = CliRunner().invoke(main, ["check", "--no-cache", *args])
     return res.stdout.splitlines()
 
 
@@ -62,6 +62,24 @@ def test_a_tag_yaml_reads_as_a_comment_says_so(kb):
 
 def test_a_comment_after_a_key_with_a_list_below_is_fine(kb):
     assert findings(kb, "tags: # 标签\n  - 水稻\n") == []
+    assert findings(kb, "tags: # 标签\n  - 水稻\n", "--no-schema") == []
+
+
+def test_without_the_schema_a_tag_yaml_reads_as_a_comment_still_says_so(kb):
+    """`kb check --no-schema` said nothing of `tags: #迁飞性害虫`: only the schema's type
+    error found the empty value. Nor of a timestamp that is no real date."""
+    assert findings(kb, "tags: #迁飞性害虫 #水稻\n", "--no-schema") == [
+        "knowledge/a.md:9:7: error: fm-type: tags: '#迁飞性害虫 #水稻' after 'tags:' is a "
+        "YAML comment, so tags is empty: write tags: [迁飞性害虫, 水稻] for a list of tags "
+        "(Obsidian's #tag?), or tags: \"#迁飞性害虫 #水稻\" for text"]
+    assert findings(kb, "tags:\n  - 水稻\n  - #迁飞性害虫\n", "--no-schema") == [
+        "knowledge/a.md:11:5: error: fm-type: tags.1: '#迁飞性害虫' after '-' is a YAML "
+        "comment, so the item is empty (Obsidian's #tag?): write - 迁飞性害虫"]
+    # a comment as YAML writers write one (a blank after '#') is no mistake without a schema
+    assert findings(kb, "summary: # to do\n", "--no-schema") == []
+    got = findings(kb, "valid_until: 2026-02-30\n", "--no-schema")
+    assert got == ["knowledge/a.md:9:1: error: fm-value: valid_until: '2026-02-30' is not a "
+                   "real date: day is out of range for month"]
 
 
 def test_a_list_written_as_one_string_says_how_to_write_it(kb):
@@ -131,3 +149,118 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
         "knowledge/a.md:7:1: error: fm-timestamp: timestamp: '2026-03-14 09:30:00+08:00' is "
         "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\""]
+
+
+def test_a_misspelt_required_key_is_one_finding(kb):
+    """`categroy:` said "unknown key 'categroy'; did you mean 'category'?" and "required key
+    'category' is missing" too: two findings for one typo."""
+    (kb / "knowledge" / "a.md").write_text(
+        GOOD_FM.replace("title:", "Title:").replace("category:", "categroy:") + BODY[4:],
+        encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:2:1: error: fm-unknown-key: unknown key 'Title'; did you mean 'title'?",
+        "knowledge/a.md:3:1: error: fm-unknown-key: unknown key 'categroy'; did you mean "
+        "'category'?"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace("title: Generated\n", "")
+                                           + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])  # no typo: missing it is
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:2:1: error: fm-missing-key: required key 'title' is missing"]
+
+
+def test_verified_without_a_reviewer_and_repeated_tags_say_what_to_write(kb):
+    assert findings(kb, "tags: [水稻, 稻瘟病, 水稻, 稻瘟病]\n") == [
+        "knowledge/a.md:9:1: error: fm-value: tags: '水稻', '稻瘟病' listed more than once: "
+        "keep one of each"]
+    (kb / "knowledge" / "a.md").write_text(
+        GOOD_FM.replace("verified: false", "verified: true") + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:8:1: error: fm-verified-without-reviewer: verified: true needs "
+        "verified_by and verified_at: add verified_by: <the reviewer's email> and "
+        "verified_at: \"<when reviewed, e.g. 2026-03-14T09:30:00+08:00>\", or write "
+        "verified: false until it is reviewed"]
+
+
+def test_a_byte_order_mark_says_how_to_save_the_file(kb):
+    (kb / "knowledge" / "a.md").write_bytes(
+        b"\xef\xbb\xbf" + (GOOD_FM + BODY[4:]).replace("\n", "\r\n").encode())
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:1:1: warning: encoding-bom: file starts with a UTF-8 byte-order mark: "
+        "save it as UTF-8 without BOM",
+        "knowledge/a.md:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; use LF"]
+
+
+def test_a_list_where_text_belongs_and_an_unknown_key_say_what_to_write(kb):
+    """`author: [a, b]` said "expected string, got list" and `date:` said "unknown key
+    'date'": neither said what to do."""
+    assert findings(kb, "date: 2026-03-14\n") == [
+        "knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'date'; the schema has no "
+        "such key: delete it, or declare it in the schema (schemas/frontmatter.schema.json, "
+        "or the category's)"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace(
+        "author: alice@example.org", "author: ['张三: 植保站', bob@example.org]") + BODY[4:],
+        encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:6:1: error: fm-type: author: expected string, got list (write one "
+        "text: author: \"张三: 植保站, bob@example.org\")"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace(
+        "author: alice@example.org", "author:\n  - 张三\n  - 李四") + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:6:1: error: fm-type: author: expected string, got list (write one "
+        "text: author: 张三, 李四)"]
+
+
+def lines_of(kb: Path, text: str) -> list[str]:
+    (kb / "knowledge" / "a.md").write_text(text, encoding="utf-8")
+    return CliRunner().invoke(main, ["check", "--no-cache", "--no-schema"]).stdout.splitlines()
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ('title: "稻瘟病', "2:8: error: yaml-syntax: a quote opened here is never closed: end the "
+                      "value with the same quote"),
+    ("tags: [水稻, 稻瘟病", "2:7: error: yaml-syntax: '[' opened here is never closed: end the "
+                        "value with ']'"),
+    ("title: 'Farmer's guide'", "2:16: error: yaml-syntax: did not find expected key: the ' "
+                                "inside the value of 'title' ends it early; write title: "
+                                "\"Farmer's guide\""),
+    ('title: "say "hi" now"', "2:14: error: yaml-syntax: did not find expected key: the \" "
+                              "inside the value of 'title' ends it early; write title: "
+                              "'say \"hi\" now'")])
+def test_a_quote_or_bracket_left_open_is_named_where_it_opens(kb, written, said):
+    """YAML named the end of the front matter ("found unexpected end of stream", two lines
+    below) or "did not find expected key", not the value to mend."""
+    assert lines_of(kb, f"---\n{written}\nsource: x\n---\n# A\n") == [f"knowledge/a.md:{said}"]
+    assert lines_of(kb, "---\ntitle: 'it''s fine'\n---\n# A\n") == []
+
+
+def test_a_front_matter_never_closed_says_where_to_close_it(kb):
+    assert lines_of(kb, "---\ntitle: 稻瘟病\nsource: x\n# 稻瘟病\n\ntext\n") == [
+        "knowledge/a.md:1:1: error: fm-unterminated: front matter is never closed by ---: add "
+        "a line --- before line 4, where it ends"]
+    assert lines_of(kb, "---\ntitle: 稻瘟病\n") == [
+        "knowledge/a.md:1:1: error: fm-unterminated: front matter is never closed by ---: add "
+        "a line --- after line 2, where it ends"]
+
+
+
+def test_a_value_the_schema_does_not_allow_names_the_one_meant(kb):
+    """`status: Draft` said "is not one of [...]" (the list holds 'draft'), and
+    `verified_by: 李四` said "is too short" without a word of what the key wants."""
+    assert findings(kb, "status: Draft\n") == [
+        "knowledge/a.md:9:1: error: fm-value: status: 'Draft' is not one of ['proposed', "
+        "'accepted', 'superseded', 'deprecated', 'draft']; did you mean 'draft'?"]
+    assert findings(kb, "urgency: 高\n") == [
+        "knowledge/a.md:9:1: error: fm-value: urgency: '高' is not one of ['low', 'normal', "
+        "'high', 'critical']"]
+    (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace("verified: false", (
+        'verified: true\nverified_by: 李四\nverified_at: "2026-03-15T09:00:00+08:00"'))
+        + BODY[4:], encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:9:1: error: fm-value: verified_by: '李四' is too short: write at least "
+        "3 characters (the reviewer's email)"]

@@ -75,7 +75,8 @@ def encoding_problems(problems: list[str], text: str, legacy: str | None = None)
                 "bytes that are not valid UTF-8 (save the file as UTF-8)")
         out.append(("encoding-not-utf8", "error", line, max(col, 1), said))
     if "bom" in problems:
-        out.append(("encoding-bom", "warning", 1, 1, "file starts with a UTF-8 byte-order mark"))
+        out.append(("encoding-bom", "warning", 1, 1,
+                    "file starts with a UTF-8 byte-order mark: save it as UTF-8 without BOM"))
     if "crlf" in problems:
         out.append(("encoding-crlf", "warning", 1, 1,
                     "Windows (CRLF) or CR line endings; use LF"))
@@ -132,7 +133,8 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
-                    "'$$' without a matching '$$' (math block not closed)"))
+                    "'$$' without a matching '$$' (math block not closed): add a line $$ where "
+                    "the formula ends (or write \\$\\$ for two dollar signs)"))
     if latex_problem is not None:
         for line, latex in scan.math:
             try:
@@ -159,12 +161,22 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
             if cells != table.header_cells:
                 out.append(("table-cells", "error", line, 1,
                             f"table row has {_cells(cells)}, the header (line {table.line}) "
-                            f"has {_cells(table.header_cells)}"))
+                            f"has {_cells(table.header_cells)}: "
+                            f"{_mend(cells, table.header_cells)}"))
     return out
 
 
 def _cells(n: int) -> str:
     return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def _mend(cells: int, header: int) -> str:
+    """What to do of a row of `cells` cells under a header of `header`: an empty cell
+    stands for a merged one (the value repeated reads best: each row is a passage)."""
+    if cells < header:
+        return (f"add {_cells(header - cells).replace('cell', 'empty cell')} ('| |'), or "
+                "repeat a merged cell's value")
+    return (f"remove {_cells(cells - header)}, or write a '|' inside a cell as '\\|'")
 
 
 def duplicate_csv_names(names: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]]:

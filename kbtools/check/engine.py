@@ -176,7 +176,8 @@ def _supersedes(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Findi
     """`supersedes:` naming a document that does not exist."""
     if ctx.knowledge is None or "supersedes" not in src.meta:
         return []
-    return vocabulary.supersedes_findings(src, ctx.root, ctx.knowledge, ctx.fs.committed)
+    return vocabulary.supersedes_findings(src, ctx.root, ctx.knowledge, ctx.fs.committed,
+                                          ctx.fs.not_staged)
 
 
 @dataclass(frozen=True)
@@ -223,8 +224,10 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             problems = frontmatter.schema_problems(src, ctx.schemas_dir, ctx.categories)
         except RecursionError:
             problems = [("fm-value", 1, 1, "front matter nests too deeply to validate")]
-        for code, line, col, message in problems:
-            add(code, "error", line, col, message)
+    else:
+        problems = frontmatter.schema_free_problems(src)
+    for code, line, col, message in problems:
+        add(code, "error", line, col, message)
     has_fm = src.fm_end_line > 0
     for problem in content.body_problems(src.body, src.body_line, has_fm):
         add(*problem)

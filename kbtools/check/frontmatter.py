@@ -14,6 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -33,8 +34,22 @@ def parse_problems(src: SourceDoc) -> list[Problem]:
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`), and list values written with Obsidian's `#`."""
     out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
-           else (e.code, e.line, e.col, e.message) for e in src.errors]
+           else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
+           if e.code == "fm-unterminated" else (e.code, e.line, e.col, e.message)
+           for e in src.errors]
     return out + list(_hash_tags(src))
+
+
+def _where_to_close(text: str) -> str:
+    """Where a front matter never closed ends, as what to write: the first blank line or
+    Markdown heading after the opening `---` ("" when there is none)."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines[1:], 2):
+        if number == len(lines) and not line:  # the end of the file
+            return f": add a line --- after line {number - 1}, where it ends"
+        if not line.strip() or line.startswith("#") and line.lstrip("#")[:1] in (" ", ""):
+            return f": add a line --- before line {number}, where it ends"
+    return ""
 
 
 def _fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
@@ -73,6 +88,9 @@ def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
                     f"which YAML does not read as ': ': write {key}: "
                     f"{text.partition(sep)[2].strip()} ({message})")
     text = lines.get(line, "")
+    quoted = _quote_inside(text)
+    if quoted:
+        return ("yaml-syntax", line, col, f"{message}: {quoted}")
     key, colon, value = text.partition(": ")
     if "mapping values are not allowed" in message and colon and ": " in value \
             and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
@@ -87,6 +105,25 @@ def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
         return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
                 f"key that has a value: start the line at its first column")
     return ("yaml-syntax", line, col, message)
+
+
+def _quote_inside(text: str) -> str:
+    """What to write when a top-level key's quoted value holds its own quote, which ends it
+    early (`title: 'Farmer's guide'`, `title: "say "hi""`), "" when it does not."""
+    key, _, value = text.partition(": ")
+    value = value.strip()
+    if not key.strip() or key[:1].isspace() or len(value) < 2 or value[0] not in "'\"":
+        return ""
+    mark = value[0]
+    inner = value[1:-1] if value.endswith(mark) else value[1:]
+    if mark == "'" and "'" in inner.replace("''", ""):
+        fixed = '"' + inner.replace("''", "'").replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif mark == '"' and '"' in inner.replace('\\"', ""):
+        fixed = "'" + inner.replace('\\"', '"').replace("'", "''") + "'"
+    else:
+        return ""
+    return (f"the {mark} inside the value of {key.strip()!r} ends it early; "
+            f"write {key.strip()}: {fixed}")
 
 
 def _odd_separator(text: str) -> str:
@@ -167,8 +204,9 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     if not meta or any(e.code == "fm-not-mapping" for e in src.errors):
         return []
     base = validator_for("frontmatter", schemas_dir)
+    meant = frozenset(_typos(src, base).values())
     out = list(_unknown_keys(src, base))
-    out.extend(_validate(src, base, ""))
+    out.extend(_validate(src, base, "", meant))
     out.extend(_timestamps(src))
     out.extend(_dates(src))
     category = meta.get("category")
@@ -181,8 +219,29 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
                         f"unknown category {category!r} (known: {known}){hint}"))
         else:
             out.extend(_validate(src, validator_for(f"categories/{category}", schemas_dir),
-                                 category))
+                                 category, meant))
     return out
+
+
+def schema_free_problems(src: SourceDoc) -> list[Problem]:
+    """What `schema_problems` says that needs no schema (`kb check --no-schema`): values YAML
+    read as empty because they begin with `#` (Obsidian's `tags: #迁飞性害虫`), timestamps
+    and dates that are no real dates."""
+    if not src.meta or any(e.code == "fm-not-mapping" for e in src.errors):
+        return []
+    out = []
+    for key, value in src.meta.items():
+        paths: list[list[Any]]
+        if value is None:
+            paths = [[key]]
+        elif isinstance(value, list):
+            paths = [[key, i] for i, item in enumerate(value) if item is None]
+        else:
+            paths = []
+        for path in paths:
+            eaten = _comment_eaten(src, path, None)
+            out.extend([eaten] if eaten is not None else [])
+    return out + list(_timestamps(src)) + list(_dates(src))
 
 
 def _line(src: SourceDoc, key: Any) -> int:
@@ -213,16 +272,26 @@ def _as_read(src: SourceDoc, key: Any, value: Any, *, quote: bool = False) -> st
     return f" (written {written!r}, which YAML reads as {shown}{keep})"
 
 
-def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
+def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
+    """The keys of the front matter the schema does not know, each with the known key it
+    is closest to ("" when none is close): `categroy` → `category`, `Title` → `title`."""
     schema = validator.schema
     if schema.get("additionalProperties", True) is not False:
-        return
+        return {}
     known = sorted(schema.get("properties", {}))
+    out = {}
     for key in src.meta:
-        if key in known:
-            continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            out[key] = close[0] if close and not _editor_setting(str(key)) else ""
+    return out
+
+
+def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
+    for key, close in _typos(src, validator).items():
+        hint = (f"; did you mean {close!r}?" if close else
+                "; the schema has no such key: delete it, or declare it in the schema "
+                "(schemas/frontmatter.schema.json, or the category's)")
         if _editor_setting(str(key)):
             hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
                     "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
@@ -235,17 +304,21 @@ def _editor_setting(key: str) -> bool:
     return key.lower().startswith("typora-") or key.lower() in ("cssclasses", "cssclass")
 
 
-def _validate(src: SourceDoc, validator: Draft202012Validator, category: str) -> Iterator[Problem]:
+def _validate(src: SourceDoc, validator: Draft202012Validator, category: str,
+              meant: frozenset[str]) -> Iterator[Problem]:
+    """Schema errors as problems; a required key in `meant` (an unknown key's "did you
+    mean") is not said to be missing as well: one typo, one finding."""
     where = f" (category {category!r})" if category else ""
     for err in sorted(validator.iter_errors(src.meta), key=lambda e: [str(p) for p in e.path]):
-        yield from _map_error(src, err, where)
+        yield from _map_error(src, err, where, meant)
 
 
 def _keypath(err: ValidationError) -> str:
     return ".".join(str(p) for p in err.absolute_path)
 
 
-def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Problem]:
+def _map_error(src: SourceDoc, err: ValidationError, where: str,
+               meant: frozenset[str] = frozenset()) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
     line = _line(src, top) if top is not None else _line(src, "")
     kind = err.validator
@@ -255,10 +328,14 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         missing = [k for k in err.validator_value if k not in (err.instance or {})]
         if "allOf" in err.schema_path and {"verified_by", "verified_at"} & set(missing):
             read = _as_read(src, "verified", src.meta.get("verified"))
+            add = {"verified_by": "verified_by: <the reviewer's email>",
+                   "verified_at": 'verified_at: "<when reviewed, e.g. 2026-03-14T09:30:00+08:00>"'}
+            todo = " and ".join(add.get(k, k) for k in missing)
             yield ("fm-verified-without-reviewer", _line(src, "verified"), 1,
-                   f"verified: true{read} needs {' and '.join(missing)}{where}")
+                   f"verified: true{read} needs {' and '.join(missing)}{where}: add {todo}, "
+                   "or write verified: false until it is reviewed")
             return
-        for key in missing:
+        for key in (k for k in missing if k not in meant):
             yield ("fm-missing-key", line, 1, f"required key {key!r} is missing{where}")
         return
     path = _keypath(err) or "(front matter)"
@@ -276,6 +353,10 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
             read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])"
+        elif err.validator_value == "string" and isinstance(err.instance, list) \
+                and len(err.absolute_path) == 1 and err.instance \
+                and all(isinstance(x, str) for x in err.instance):
+            read = f" (write one text: {top}: {_plain(', '.join(err.instance))})"
         yield ("fm-type", line, 1,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
@@ -288,6 +369,9 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
         iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
         hint = f": write {top}: \"{iso}\"" if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a date{hint}{where}")
+    elif kind == "uniqueItems" and (repeated := _repeated(err.instance)):
+        yield ("fm-value", line, 1, f"{path}: {', '.join(map(repr, repeated))} listed more than "
+               f"once: keep one of each{where}")
     elif kind in ("anyOf", "oneOf") and not err.absolute_path:
         options = []
         for sub in err.validator_value:
@@ -297,12 +381,14 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str) -> Iterator[Pro
     else:
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
-        yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{where}")
+        yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{_hint(err)}{where}")
 
 
 def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
     """A value YAML read as empty because the author wrote `#` first (`tags: #迁飞性害虫`,
-    an item `- #水稻`: Obsidian's inline tags), where a comment begins."""
+    an item `- #水稻`: Obsidian's inline tags), where a comment begins. `expected`: the
+    schema's type; None (no schema): only a `#` a word follows (`# note` is a comment as
+    YAML writers mean one), and the fix offered both ways."""
     line = src.key_lines.get(str(path[0])) if path else None
     lines = src.text.split("\n")
     if line is None or not 0 < line <= len(lines):
@@ -310,10 +396,13 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
     key = str(path[0])
     if len(path) == 1:
         written = lines[line - 1].partition(":")[2].strip()
-        if not written.startswith("#"):
+        if not _comment_first(written, expected):
             return None
-        fix = (f"[{', '.join(_words(written))}] (Obsidian's #tag?)" if "array" in expected
-               else '"' + written.replace('"', '\\"') + '"')
+        listed = f"[{', '.join(_words(written))}]"
+        quoted = '"' + written.replace('"', '\\"') + '"'
+        fix = (f"{listed} for a list of tags (Obsidian's #tag?), or {key}: {quoted} for text"
+               if expected is None else f"{listed} (Obsidian's #tag?)" if "array" in expected
+               else quoted)
         return ("fm-type", line, lines[line - 1].index("#") + 1,
                 f"{key}: {written!r} after '{key}:' is a YAML comment, so {key} is empty: "
                 f"write {key}: {fix}")
@@ -328,11 +417,41 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
         return None
     number, text = items[path[1]]
     written = text.lstrip()[1:].strip()
-    if not written.startswith("#"):
+    if not _comment_first(written, expected):
         return None
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
             f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+
+
+def _plain(text: str) -> str:
+    """`text` as a YAML value that reads back as itself: as written when YAML would, else
+    double-quoted."""
+    try:
+        if yaml.safe_load(f"k: {text}\n") == {"k": text}:
+            return text
+    except yaml.YAMLError:
+        pass
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _repeated(items: Any) -> list[Any]:
+    """The items a list holds more than once, each once, in order ([] for no list)."""
+    out: list[Any] = []
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if item in items[:i] and item not in out:
+                out.append(item)
+    return out
+
+
+def _comment_first(written: str, expected: Any) -> bool:
+    """Whether `written` (a value as typed) is a comment YAML read instead of the value:
+    any `#` when the schema expects a value, else one a word follows."""
+    if expected is not None:
+        return written.startswith("#")
+    return written.startswith("#") and written[1:2] not in ("", "#") \
+        and not written[1:2].isspace()
 
 
 def _offset_timestamp(text: str) -> bool:
@@ -343,6 +462,22 @@ def _offset_timestamp(text: str) -> bool:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).tzinfo is not None
     except ValueError:
         return False
+
+
+def _hint(err: ValidationError) -> str:
+    """What to write for a value of the wrong length or outside the allowed ones: the
+    closest allowed value (`Draft` → `draft`), the length asked, the key's `description`
+    in the schema (`the reviewer's email`)."""
+    described = err.schema.get("description") if isinstance(err.schema, dict) else None
+    about = f" ({described})" if isinstance(described, str) and described else ""
+    if err.validator == "enum" and isinstance(err.instance, str):
+        allowed = [v for v in err.validator_value if isinstance(v, str)]
+        same = [v for v in allowed if v.casefold() == err.instance.strip().casefold()]
+        close = same or difflib.get_close_matches(err.instance, allowed, n=1, cutoff=0.6)
+        return f"; did you mean {close[0]!r}?" if close else about
+    if err.validator == "minLength":
+        return f": write at least {err.validator_value} characters{about}"
+    return about
 
 
 def _short_message(err: ValidationError) -> str:

@@ -293,7 +293,7 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
         return _remote(ref, target), None
     if DRIVE.match(target):
         return [LinkProblem("path-absolute", "error",
-                            f"absolute Windows path {target!r}: use a path relative to the document")], None
+                            f"absolute Windows path {target!r}: {OUTSIDE}")], None
     scheme = SCHEME.match(target)
     if scheme:
         name = scheme.group(1).lower()
@@ -453,6 +453,13 @@ def _anchor(ref: Ref, res: Resolved, fragment: str) -> AnchorTarget | None:
     return None
 
 
+# what to do of an absolute path to a file outside the repository (an editor's paste: Typora
+# links a picture where it lies on the author's disk)
+OUTSIDE = ("a file outside the repository (devices and other authors lack it): copy it into "
+           "the repository (a picture into the assets folder) and link it by a path relative "
+           "to the document")
+
+
 def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
               fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
     """An absolute path (`base`, without its `#fragment`): fixable, anchor kept, when it
@@ -473,8 +480,7 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
             use = new_path + (f"#{fragment}" if fragment else "")
             return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: use {use!r}",
                                 _edit(ref, target, new_path, fragment))], _anchor(ref, res, fragment)
-    return [LinkProblem("path-absolute", "error",
-                        f"absolute path {target!r}: use a path relative to the document")], None
+    return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
 
 
 def _remote(ref: Ref, target: str) -> list[LinkProblem]:

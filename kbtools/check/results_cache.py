@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 34  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 35  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -66,7 +66,12 @@ FORMAT = 34  # bump when a check's findings for the same inputs change (5: `$` i
 # `fm-tag-hash`, and a `#` YAML read as a comment; 33: what to write for a date written
 # 2026/03/19, a `: ` inside a value, a tab, `verified: 是`; 34: a full-width `：` or a
 # no-break space after a key, an indented key, an empty value, a long value cut short, a
-# timestamp with a space for its `T`)
+# timestamp with a space for its `T`; 35: `supersedes:` not staged names the `git add`, a
+# `#` value found without the schema, a misspelt required key one finding, what to write
+# for verified without reviewer, repeated items, a list where text belongs, an unknown key,
+# a BOM, a quote or bracket left open, a front matter never closed, a table row's width,
+# an absolute path outside the repository, the allowed value meant, a length asked, a
+# formula block left open)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -145,14 +145,21 @@ def resolve_doc(name: str, root: Path, knowledge: Path,
 
 
 def supersedes_findings(src: SourceDoc, root: Path, knowledge: Path,
-                        committed: Callable[[str], bool] = lambda rel: True) -> list[Finding]:
+                        committed: Callable[[str], bool] = lambda rel: True,
+                        not_staged: Callable[[str], str] | None = None) -> list[Finding]:
     """`supersedes-missing` for each named document that is not there (or is `src`);
-    `committed` as `resolve_doc` takes it."""
+    `committed` as `resolve_doc` takes it; `not_staged` says what to do of a document on
+    disk `committed` lacks (`FsCache.not_staged`: the `git add` to run)."""
     out = []
     line = src.key_lines.get("supersedes", 2)
     for name in supersedes_targets(src.meta):
         target = resolve_doc(name, root, knowledge, committed)
-        if target is None:
+        on_disk = resolve_doc(name, root, knowledge) if target is None else None
+        if on_disk is not None:
+            said = not_staged(on_disk) if not_staged is not None else "is not committed"
+            out.append(finding(src.rel, line, 1, "error", "supersedes-missing",
+                               f"supersedes {name!r}: not in the commit ({on_disk} {said})"))
+        elif target is None:
             out.append(finding(src.rel, line, 1, "error", "supersedes-missing",
                                f"supersedes {name!r}: no such document (give its path, e.g. "
                                f"{_example(src.rel)})"))
