@@ -287,3 +287,14 @@ def test_a_duration_in_years_is_an_age(question, expected):
 def test_a_chinese_duration_is_taken_by_its_unit(question, expected):
     assert YEARS is not None
     assert find_inputs(question, YEARS) == expected
+
+
+def test_the_unit_of_the_number_before_is_no_name_of_the_next():
+    """The c of '22℃ 4 days' (℃ is °c compacted) was read as the word naming the 4, so the
+    days column, the one in days, was left missing."""
+    table = build_table(["温度(℃)", "天数", "措施"],
+                        [["20–25", "3 以上", "A"], ["20–25", "<3", "B"], ["> 25", "*", "C"]],
+                        decision="inputs=温度(℃),天数; outputs=措施")
+    assert table is not None
+    assert find_inputs("22℃ 4 days", table) == {"温度(℃)": "22", "天数": "4"}
+    assert find_inputs("30 °C 2 days", table) == {"温度(℃)": "30", "天数": "2"}

@@ -219,6 +219,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     out: list[Number] = []
     spans: list[tuple[bool, bool]] = []  # per number: a span's word after it, before it
     groups: list[int | None] = []  # per number: the unit group of its unit, if known
+    floor = 0  # where the number before ends with its unit: the word before the next starts here
     for start, end, value, rest in _spans(text):
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
@@ -232,7 +233,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
         clause = after.lstrip(" ")
-        run = "age" if unit in _DURATIONS and _OLD.match(clause) else _word_before(text, start)
+        run = "age" if unit in _DURATIONS and _OLD.match(clause) else \
+            _word_before(text, start, floor)
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
@@ -253,6 +255,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
                           end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))))
         groups.append(unit_group(known) if known else None)
+        if unit is not None:  # not the 月 of 3月2日: a date's 2 follows its month, not a value
+            floor = max(floor, end + skip)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ are two values, not a span (``at 70 °F and 85% load``)
     for n, (span_after, span_before) in enumerate(spans):
@@ -293,12 +297,13 @@ def bounds_after(clause: str) -> bool:
                 or _EN_NEGATED.match(clause))
 
 
-def _word_before(text: str, start: int) -> str:
-    """The word right before position `start`: a run of CJK characters or Latin letters
+def _word_before(text: str, start: int, floor: int = 0) -> str:
+    """The word right before position `start`, starting at `floor` or later (where the number
+    before and its unit end: the c of ``22°c 4 days`` is no word of the 4): a run of CJK characters or Latin letters
     (病叶率 in 病叶率3%), without the unit of a number it follows (湿度 in 温度30度湿度90%:
     the spaces of 温度 30 度 湿度 90% are gone from a compact question); for English, the last two words before the number that are no
     fillers (``the seal`` in ``the seal is at 160 F``), "" when only fillers stand there."""
-    word = _WORD_BEFORE.search(text, max(0, start - 12), start)
+    word = _WORD_BEFORE.search(text, max(floor, start - 12), start)
     if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
         parts = _NUMERAL_RUN.split(word.group(0))
         run = parts[-1]
@@ -306,7 +311,7 @@ def _word_before(text: str, start: int) -> str:
             unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
         return run
-    latin = _EN_WORDS_BEFORE.search(text, max(0, start - 32), start)
+    latin = _EN_WORDS_BEFORE.search(text, max(floor, start - 32), start)
     if not latin:
         return ""
     words = latin.group(0).split()
