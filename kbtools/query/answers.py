@@ -37,7 +37,7 @@ from kbtools.decision import (
     normalize_text,
 )
 from kbtools.decision.conditions import column_unit, header_unit_start, input_unit_problem
-from kbtools.decision.model import name_parts
+from kbtools.decision.model import MIN_PART, name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
@@ -141,10 +141,12 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     (`values.compact`): the header without its unit, its leading and trailing parts
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
-    not filler words alone, and its synonyms."""
+    not filler words alone, and the synonyms of the header and of those parts (软管 for
+    ``Hose age`` when the synonyms file has 软管 = hose)."""
     key = _key_text(header)
     names = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
-    names |= {p for p in name_parts(key) if strip_fillers(p)}
+    parts = {p for p in name_parts(key) if strip_fillers(p)}
+    names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
@@ -188,7 +190,7 @@ def find_inputs(question: str, table: DecisionTable,
         if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
             continue
         fits = [n for n, x in enumerate(found_numbers) if n not in claimed and x.unit == unit
-                and _may_name(_unnamed_output(x.word, table), table.header[i])]
+                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms)]
         if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
@@ -297,15 +299,18 @@ def _unnamed_output(word: str, table: DecisionTable) -> str:
     return word
 
 
-def _may_name(word: str, header: str) -> bool:
+def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
     """Whether the word before a number may name column `header` when the number is taken by
     its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
     温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
     for 相对湿度); English words of the header or the starts of them (``seal``, ``the
     temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
-    name something else."""
+    name something else. A word in a script the header is not written in (软管用了 5 年 for
+    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `_translates`."""
     if not word:
         return True
+    if _other_script(word, _key_text(header)):
+        return _translates(word, _key_text(header), synonyms)
     key = column_key(header)
     if word.isascii():
         own = _key_text(header).split()
@@ -322,6 +327,42 @@ def _may_name(word: str, header: str) -> bool:
     tails = [key[n:] for n in range(1, len(key) - 1)]
     return not any(word.endswith(t) and len(word) > len(t) and _is_cjk(word[-len(t) - 1])
                    for t in tails)
+
+
+def _other_script(word: str, key: str) -> bool:
+    """Whether `word` is written in a script `key` has none of: CJK against a header of
+    Latin words, or Latin against a header of CJK characters."""
+    cjk = any(_is_cjk(ch) for ch in key)
+    latin = any(ch.isascii() and ch.isalpha() for ch in key)
+    if any(_is_cjk(ch) for ch in word):
+        return not cjk
+    return word.isascii() and not latin
+
+
+def _translates(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether `word`, in the other script than header `key`, may name it: yes when a
+    synonym group holds a term in `word` and a term in `key` (软管 = hose: 软管用了 names
+    ``hose age``; 滤芯 = filter element: 滤芯用了 names ``filter age``, a word of an English
+    term is enough); no when a group holding a term in `word` has terms in the key's script
+    but none in the key (软管 = hose: 软管用了 names no ``filter age``); else the word is
+    not known and does not say: the number's unit, in the one column of that unit, decides."""
+    other = False
+    for term, group in synonyms.items():
+        if not term or not _holds(word, term):
+            continue
+        written = [w for g in group for w in compact(g).split(" ") if len(w) >= MIN_PART]
+        if any(_holds(key, w) for w in written):
+            return True
+        other = other or any(not _other_script(w, key) for w in written)
+    return not other
+
+
+def _holds(text: str, term: str) -> bool:
+    """Whether `text` holds `term` (spaceless, as synonym keys are): as a whole word when it
+    is a Latin one (``hose`` in ``hose age``, ``hoseage`` too), anywhere in CJK text."""
+    if _is_latin(term[:1]):
+        return any(_names_word(t, term) for t in (text, text.replace(" ", "")))
+    return term in text.replace(" ", "")
 
 
 def _is_cjk(ch: str) -> bool:
