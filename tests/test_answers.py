@@ -298,3 +298,16 @@ def test_the_unit_of_a_number_is_no_part_of_the_name_after_it(question, expected
     """温度 30 度 湿度 90% (compacted 温度30度湿度90%) left 相对湿度 missing: the word before 90
     was 度湿度, read as a compound naming another thing's 湿度 (as 土壤湿度 is)."""
     assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("温度22度，湿度90%，连续降雨4天，温度23度", {"相对湿度(%)": "90", "连续降雨天数": "4"}),
+    ("温度22度，湿度90%，湿度70%", {"温度(℃)": "22"}),
+    ("温度22度，最低温度15度，湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),  # another one
+    ("温度22度，湿度90%，温度22度", {"温度(℃)": "22", "相对湿度(%)": "90"}),  # said twice
+])
+def test_two_values_for_one_input_leave_it_missing(question, expected):
+    """The first was taken and the second dropped without a word: the answer came from a
+    value the user may have corrected."""
+    assert SCAB is not None
+    assert find_inputs(question, SCAB) == expected

@@ -50,6 +50,10 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
     ("seal temperature seventy-five degrees, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature 140, leak rate 2, running hours up to 9000", {T: "140", L: "2"}),
     ("bearing temperature 190 F, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    # … after a comma too (the word before was read as '1,bearing', no word: 190 was the seal's)
+    ("leak rate 1, bearing temperature 190 F, running hours 100", {L: "1", H: "100"}),
+    # two values for one input: neither is taken
+    ("seal temperature 140 F, leak rate 2, sorry, the temperature is 160 F", {L: "2"}),
     ("flow rate 20 gpm, seal temperature 140, running hours 100", {T: "140", H: "100"}),
 ])
 def test_english_values_are_read_as_the_numbers_they_mean(question, expected):

@@ -168,9 +168,8 @@ def find_inputs(question: str, table: DecisionTable,
         key = _key_text(table.header[i])
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}
-        for name in names[i]:
-            if name not in wholes[i] and name in others:
-                continue
+        usable = [n for n in names[i] if n in wholes[i] or n not in others]
+        for name in usable:
             tail = name not in wholes[i] and key.endswith(name)  # 湿度 of 相对湿度
             found = _after_name(text, name, found_numbers, claimed, tail=tail)
             if found is None:
@@ -184,6 +183,9 @@ def find_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 claimed.add(num)
+                if _named_again(text, usable, found_numbers, claimed, found_numbers[num]):
+                    out.pop(table.header[i], None)  # 温度22度…温度23度: which one is not known
+                    blocked.add(i)
             break
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = _unit_of(table.header[i])
@@ -261,6 +263,21 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     return None
 
 
+def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
+                 first: Number) -> bool:
+    """Whether the question names the input again with another value (温度22度，…，温度23度;
+    ``temperature 22 … the temperature is 23``): two values for one input, of which the
+    table cannot take one. A mention right after another CJK character or a word that is no
+    lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
+    # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
+    skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
+    for name in names:
+        again = _after_name(text, name, found, skip, tail=True)
+        if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
+            return True
+    return False
+
+
 def _names_word(text: str, value: str) -> bool:
     """Whether `text` names the Latin cell value `value` as a word of its own, plural allowed
     (``outdoors`` names ``outdoor``; the no of ``noise`` or ``normal`` names no ``No``)."""
@@ -279,9 +296,12 @@ def _lead_ok(text: str, start: int) -> bool:
     """Whether the word before position `start` (if any) leaves a trailing part of an English
     header naming that header (``the temperature``), not another compound (``bearing
     temperature``)."""
-    words = text[max(0, start - 16):start].split(" ")
-    prev = words[-2] if len(words) >= 2 else ""
-    return not (prev.isascii() and prev.isalpha()) or prev in _EN_LEADS
+    before = text[max(0, start - 16):start].rstrip(" ")
+    at = len(before)
+    while at and before[at - 1].isascii() and before[at - 1].isalpha():
+        at -= 1
+    prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
+    return not prev or prev in _EN_LEADS
 
 
 def _unnamed_output(word: str, table: DecisionTable) -> str:
