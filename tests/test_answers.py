@@ -166,7 +166,8 @@ def test_document_diversity_lets_a_second_document_in():
     ("运行小时 2k 了", HOURS, "运行小时", "2k", "no_match"),
     ("运行了 2500 小时", HOURS, "运行小时", "2500", "match"),
     ("温度 72°F，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "72°F", "no_match"),
-    ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "no_match"),
+    ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "match"),  # 28 天
+    ("温度 22 度，湿度 90%，连续降雨 1 个月", SCAB, "连续降雨天数", "1个月", "no_match"),
     ("温度 22 度，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "22", "match"),
 ])
 def test_a_question_value_whose_unit_would_change_it_is_not_read_as_its_bare_number(

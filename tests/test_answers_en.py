@@ -190,9 +190,6 @@ def test_units_of_english_field_work_are_known(header, question, value):
 
 
 @pytest.mark.parametrize(("header", "question", "shown"), [
-    ("Voltage (V)", "voltage 13.8 kV", "13.8kV"),  # was read as 13.8 V
-    ("Voltage (kV)", "voltage 480 V", "480V"),
-    ("Signal (mV)", "signal 2 V", "2V"),
     ("Pressure (psi)", "pressure 20 psia", "20psia"),  # absolute is no gauge pressure
     ("Basin temperature (°F)", "basin 30 °C", "30°C"),
 ])
@@ -204,6 +201,20 @@ def test_a_value_in_another_unit_is_refused_and_shown_as_typed(header, question,
     ev = evaluate_inputs("d.md", 1, table, found)
     assert ev.status == "no_match"
     assert f"='{shown}'" in ev.message
+
+
+@pytest.mark.parametrize(("header", "question", "shown", "output"), [
+    ("Voltage (V)", "voltage 13.8 kV", "13.8kV", "high"),  # was read as 13.8 V, then refused
+    ("Voltage (kV)", "voltage 480 V", "480V", "low"),  # 0.48 kV
+    ("Signal (mV)", "signal 2 V", "2V", "high"),
+])
+def test_a_value_in_another_unit_of_the_family_is_converted(header, question, shown, output):
+    table = _one_input(header, [["<10", "low"], [">=10", "high"]])
+    found = find_inputs(question, table)
+    assert found == {header: shown}
+    ev = evaluate_inputs("d.md", 1, table, found)
+    assert ev.status == "match" and ev.outputs == {"Action": output}, ev.message
+    assert ev.cells[0]["reason"].startswith(f"{shown} = ")
 
 
 OIL = build_table(

@@ -36,9 +36,15 @@ from kbtools.decision import (
     match_rules,
     normalize_text,
 )
-from kbtools.decision.conditions import column_unit, header_unit_start, input_unit_problem
+from kbtools.decision.conditions import (
+    column_unit,
+    header_unit_start,
+    input_unit_problem,
+    unit_of,
+)
 from kbtools.decision.model import MIN_PART, name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.units import scale
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
@@ -101,14 +107,16 @@ class Evaluation:
 
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
     """The value `number` gives input `column`: the number alone, or as written when what
-    follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days), so
-    that the table refuses it (`decision.conditions.input_unit_problem`) rather than reading
-    the bare number; None for a number that is no exact value (the input is then missing:
+    follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
+    in one of months), so that the table refuses it (`decision.conditions.input_unit_problem`)
+    or converts it (`decision.conditions.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
     the table needs one)."""
     if not number.exact:
         return None
     unit = column_unit(table.header[column], (row[column] for row in table.rows))
-    return number.written if input_unit_problem(number.written, unit) else number.value
+    converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
+    return number.written if converts or input_unit_problem(number.written, unit) \
+        else number.value
 
 
 def _unit_of(header: str) -> int | None:
