@@ -312,3 +312,19 @@ def test_two_values_for_one_input_leave_it_missing(question, expected):
     value the user may have corrected."""
     assert SCAB is not None
     assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # two values of one quantity joined: neither is taken (22 was, 24 dropped)
+    ("温度22度和24度，湿度90%，连续降雨4天", {"相对湿度(%)": "90", "连续降雨天数": "4"}),
+    ("温度22或24度，湿度90%", {"相对湿度(%)": "90"}),
+    ("温度22度、湿度90%、连续降雨3、4天", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("连续降雨3天和2次喷药，温度22度", {"温度(℃)": "22", "连续降雨天数": "3"}),  # two things
+    # a name after 和 is a name of its own (湿度 was taken for a compound, 和湿度, and lost)
+    ("温度22度和湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("气温22度及湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("温度22度和土壤湿度30%", {"温度(℃)": "22"}),
+])
+def test_values_joined_by_a_conjunction(question, expected):
+    assert SCAB is not None
+    assert find_inputs(question, SCAB) == expected

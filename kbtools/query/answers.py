@@ -50,6 +50,7 @@ from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
 from kbtools.query.values import (
     EN_NUMERALS,
+    JOINERS,
     STOP_GAP,
     UNIT_CLASSES,
     Number,
@@ -249,8 +250,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
         if latin and (_is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
-        if tail and before and _is_cjk(before):
-            continue
+        if tail and before and _is_cjk(before) and not text[:m.start()].endswith(JOINERS):
+            continue  # 土壤湿度 (not 和湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
             continue
         ahead = text[m.end():m.end() + NAME_GAP_LATIN + 2]
@@ -350,6 +351,8 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
             all(w in _EN_LEADS or any(o.startswith(w) for o in own) for w in lead)
+    joiner = next((j for j in JOINERS if word.startswith(j) and len(word) > len(j)), "")
+    word = word[len(joiner):]  # 和湿度 90% names 湿度
     if not set(word) & {ch for ch in key if _is_cjk(ch)}:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]

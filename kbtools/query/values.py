@@ -15,7 +15,8 @@ unit right after it (``26℃``, ``75 F``, ``75 degrees Fahrenheit``, ``90 percen
 Latin letter only when no letter follows it: the d of ``2 drops`` is no day), a word that
 multiplies it (2万, 2k, ``2 thousand``), and whether it is exact: not after a bound (不到,
 ``below``, ``more than``, ``at least``, ``not``), not followed by one (多, 以上, ``or more``,
-``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) and not negated
+``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) or one of two values
+of one quantity (22度和24度, 22或24度) and not negated
 (5天没有下雨, ``5 days without rain``). A value that is no exact one leaves its input
 missing: the table then asks for it rather than guess a row.
 
@@ -103,6 +104,8 @@ _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
+# a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
+_LIST_AFTER = re.compile(r"(?:和|或者|或|、)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
                           r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
@@ -218,6 +221,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     as the user wrote it (``30°C``, ``13.8kV``), not case-folded, where the two line up."""
     out: list[Number] = []
     spans: list[tuple[bool, bool]] = []  # per number: a span's word after it, before it
+    lists: list[bool] = []  # per number: 和, 或 or 、 and another number after it
     groups: list[int | None] = []  # per number: the unit group of its unit, if known
     floor = 0  # where the number before ends with its unit: the word before the next starts here
     for start, end, value, rest in _spans(text):
@@ -239,6 +243,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
                            or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]))))
+        lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
@@ -263,6 +268,11 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if (span_after and _same_quantity(groups, n, n + 1)) or \
                 (span_before and _same_quantity(groups, n - 1, n)):
             out[n] = replace(out[n], exact=False)
+    # two values of one quantity (22度和24度, 22或24度): neither is the value. The second
+    # must be in a known unit and the first in that one or none (3天和2次 are two things)
+    for n, listed in enumerate(lists[:-1]):
+        if listed and groups[n + 1] is not None and groups[n] in (None, groups[n + 1]):
+            out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
     return out
 
 
@@ -322,6 +332,9 @@ def _word_before(text: str, start: int, floor: int = 0) -> str:
     return " ".join(words[-2:])
 
 
+# words that join two quantities named one after the other (温度22度和湿度90%): what follows
+# one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
+JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
