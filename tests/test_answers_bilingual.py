@@ -5,6 +5,8 @@ in — and the evaluation names the input each value went to."""
 
 from __future__ import annotations
 
+from kbfixtures import GOOD_FM
+
 from kbtools.decision import build_table, column_key
 from kbtools.index.synonyms import Synonyms
 from kbtools.query.answers import evaluate_inputs, find_inputs
@@ -59,3 +61,36 @@ def test_synonyms_say_which_input_a_word_of_the_other_language_names():
     assert find_inputs("软管5年", BOTH) == {}  # by the unit alone: two columns, not known
     assert find_inputs("filter element 6 years", ZH, SYNONYMS) == {}
     assert find_inputs("hose 6 years", ZH, SYNONYMS) == {"软管使用年限(年)": "6"}
+
+
+HOSE_DOC = GOOD_FM.replace("Generated", "Hydraulic hose replacement") + """
+# Hydraulic hose replacement
+
+Replace hydraulic hoses by age, whatever they look like.
+
+<!-- decision: inputs=Hose age (years); outputs=Action -->
+| Hose age (years) | Action |
+|---|---|
+| <3 | Inspect at every service |
+| 3-5 | Inspect monthly, plan replacement |
+| >5 | Replace the hose |
+"""
+
+
+def test_kb_query_answers_a_chinese_question_from_an_english_table(tmp_path):
+    """The known gap end to end: 软管用了6年，要换吗？ found the table (its synonyms file
+    says 软管 = hose) but gave no evaluation."""
+    from hostile import make_repo
+
+    from kbtools.api import open_index, search
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+    repo = make_repo(tmp_path, docs={"knowledge/hose.md": HOSE_DOC,
+                                     "knowledge/_synonyms.txt": "hose = 软管\n"})
+    build(load_config(repo), BuildOptions(progress=False))
+    index = open_index(repo / "dist")
+    top = search(index, "软管用了6年，要换吗？", k=3).results[0]
+    ev = top.evaluation
+    assert ev is not None and ev["status"] == "match", top
+    assert ev["inputs"] == {"Hose age (years)": "6"}  # the input the value was bound to
+    assert ev["outputs"] == {"Action": "Replace the hose"}
