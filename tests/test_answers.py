@@ -166,7 +166,8 @@ def test_document_diversity_lets_a_second_document_in():
     ("运行小时 2k 了", HOURS, "运行小时", "2k", "no_match"),
     ("运行了 2500 小时", HOURS, "运行小时", "2500", "match"),
     ("温度 72°F，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "72°F", "no_match"),
-    ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "no_match"),
+    ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "match"),  # 28 天
+    ("温度 22 度，湿度 90%，连续降雨 1 个月", SCAB, "连续降雨天数", "1个月", "no_match"),
     ("温度 22 度，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "22", "match"),
 ])
 def test_a_question_value_whose_unit_would_change_it_is_not_read_as_its_bare_number(
@@ -297,4 +298,33 @@ def test_a_question_asked_the_a_not_a_way_keeps_its_values(question, expected):
 def test_the_unit_of_a_number_is_no_part_of_the_name_after_it(question, expected):
     """温度 30 度 湿度 90% (compacted 温度30度湿度90%) left 相对湿度 missing: the word before 90
     was 度湿度, read as a compound naming another thing's 湿度 (as 土壤湿度 is)."""
+    assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("温度22度，湿度90%，连续降雨4天，温度23度", {"相对湿度(%)": "90", "连续降雨天数": "4"}),
+    ("温度22度，湿度90%，湿度70%", {"温度(℃)": "22"}),
+    ("温度22度，最低温度15度，湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),  # another one
+    ("温度22度，湿度90%，温度22度", {"温度(℃)": "22", "相对湿度(%)": "90"}),  # said twice
+])
+def test_two_values_for_one_input_leave_it_missing(question, expected):
+    """The first was taken and the second dropped without a word: the answer came from a
+    value the user may have corrected."""
+    assert SCAB is not None
+    assert find_inputs(question, SCAB) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # two values of one quantity joined: neither is taken (22 was, 24 dropped)
+    ("温度22度和24度，湿度90%，连续降雨4天", {"相对湿度(%)": "90", "连续降雨天数": "4"}),
+    ("温度22或24度，湿度90%", {"相对湿度(%)": "90"}),
+    ("温度22度、湿度90%、连续降雨3、4天", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("连续降雨3天和2次喷药，温度22度", {"温度(℃)": "22", "连续降雨天数": "3"}),  # two things
+    # a name after 和 is a name of its own (湿度 was taken for a compound, 和湿度, and lost)
+    ("温度22度和湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("气温22度及湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("温度22度和土壤湿度30%", {"温度(℃)": "22"}),
+])
+def test_values_joined_by_a_conjunction(question, expected):
+    assert SCAB is not None
     assert find_inputs(question, SCAB) == expected

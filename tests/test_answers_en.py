@@ -50,6 +50,10 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
     ("seal temperature seventy-five degrees, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature 140, leak rate 2, running hours up to 9000", {T: "140", L: "2"}),
     ("bearing temperature 190 F, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    # … after a comma too (the word before was read as '1,bearing', no word: 190 was the seal's)
+    ("leak rate 1, bearing temperature 190 F, running hours 100", {L: "1", H: "100"}),
+    # two values for one input: neither is taken
+    ("seal temperature 140 F, leak rate 2, sorry, the temperature is 160 F", {L: "2"}),
     ("flow rate 20 gpm, seal temperature 140, running hours 100", {T: "140", H: "100"}),
 ])
 def test_english_values_are_read_as_the_numbers_they_mean(question, expected):
@@ -186,9 +190,6 @@ def test_units_of_english_field_work_are_known(header, question, value):
 
 
 @pytest.mark.parametrize(("header", "question", "shown"), [
-    ("Voltage (V)", "voltage 13.8 kV", "13.8kV"),  # was read as 13.8 V
-    ("Voltage (kV)", "voltage 480 V", "480V"),
-    ("Signal (mV)", "signal 2 V", "2V"),
     ("Pressure (psi)", "pressure 20 psia", "20psia"),  # absolute is no gauge pressure
     ("Basin temperature (°F)", "basin 30 °C", "30°C"),
 ])
@@ -200,6 +201,20 @@ def test_a_value_in_another_unit_is_refused_and_shown_as_typed(header, question,
     ev = evaluate_inputs("d.md", 1, table, found)
     assert ev.status == "no_match"
     assert f"='{shown}'" in ev.message
+
+
+@pytest.mark.parametrize(("header", "question", "shown", "output"), [
+    ("Voltage (V)", "voltage 13.8 kV", "13.8kV", "high"),  # was read as 13.8 V, then refused
+    ("Voltage (kV)", "voltage 480 V", "480V", "low"),  # 0.48 kV
+    ("Signal (mV)", "signal 2 V", "2V", "high"),
+])
+def test_a_value_in_another_unit_of_the_family_is_converted(header, question, shown, output):
+    table = _one_input(header, [["<10", "low"], [">=10", "high"]])
+    found = find_inputs(question, table)
+    assert found == {header: shown}
+    ev = evaluate_inputs("d.md", 1, table, found)
+    assert ev.status == "match" and ev.outputs == {"Action": output}, ev.message
+    assert ev.cells[0]["reason"].startswith(f"{shown} = ")
 
 
 OIL = build_table(
@@ -287,3 +302,14 @@ def test_a_duration_in_years_is_an_age(question, expected):
 def test_a_chinese_duration_is_taken_by_its_unit(question, expected):
     assert YEARS is not None
     assert find_inputs(question, YEARS) == expected
+
+
+def test_the_unit_of_the_number_before_is_no_name_of_the_next():
+    """The c of '22℃ 4 days' (℃ is °c compacted) was read as the word naming the 4, so the
+    days column, the one in days, was left missing."""
+    table = build_table(["温度(℃)", "天数", "措施"],
+                        [["20–25", "3 以上", "A"], ["20–25", "<3", "B"], ["> 25", "*", "C"]],
+                        decision="inputs=温度(℃),天数; outputs=措施")
+    assert table is not None
+    assert find_inputs("22℃ 4 days", table) == {"温度(℃)": "22", "天数": "4"}
+    assert find_inputs("30 °C 2 days", table) == {"温度(℃)": "30", "天数": "2"}

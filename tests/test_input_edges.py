@@ -312,18 +312,41 @@ def test_open_knowledge_of_an_index_too_long_for_the_os(tmp_path):
 @pytest.mark.parametrize(("header", "cells", "value", "says"), [
     ("运行小时", ["<2000", "≥2000"], "2万", "'万' multiplies the number"),  # once read as 2
     ("运行小时", ["<2000", "≥2000"], "2k", "'k' multiplies the number"),
-    ("运行小时", ["<2000", "≥2000"], "3周", "it is in '周', the column in '小时'"),
+    ("运行小时", ["<2000", "≥2000"], "3个月", "it is in '个月', the column in '小时'"),
     ("温度(℃)", ["<15", ">20"], "72°F", "it is in '°F', the column in '°C'"),
-    ("连续降雨天数", ["<3", "≥3"], "4周", "the column in '天'"),
-    ("间隔", ["<7 天", "≥7 天"], "2 周", "the column in '天'"),  # the cells' unit
+    ("连续降雨天数", ["<3", "≥3"], "1个月", "the column in '天'"),  # no fixed number of days
+    ("间隔", ["<7 天", "≥7 天"], "2 个月", "the column in '天'"),  # the cells' unit
+    ("Pressure (psi)", ["<40", ">=40"], "3 bar", "the column in 'psi'"),
 ])
 def test_an_input_whose_unit_would_change_its_number_is_refused(header, cells, value, says):
-    """Units are ignored, not converted: an input in another known unit, or with a word
-    that multiplies it, once matched as if its bare number were in the column's unit."""
+    """An input in another known unit that no exact factor converts, or with a word that
+    multiplies it, once matched as if its bare number were in the column's unit."""
     table = build_table([header, "措施"], [[c, f"行{i}"] for i, c in enumerate(cells)],
                         decision=f"inputs={header}; outputs=措施")
     with pytest.raises(TableError, match=says):
         match_rules(table, {header: value})
+
+
+@pytest.mark.parametrize(("header", "cells", "value", "row", "reason"), [
+    ("运行小时", ["<2000", "≥2000"], "3周", 1, "3周 = 504 小时; 504 is < 2000"),
+    ("连续降雨天数", ["<3", "≥3"], "4周", 2, "4周 = 28 天; 28 is ≥ 3"),
+    ("间隔", ["<7 天", "≥7 天"], "2 周", 2, "2 周 = 14 天; 14 is ≥ 7"),  # the cells' unit
+    ("Filter age (months)", ["<=12", ">12"], "2 years", 2, "2 years = 24 months; 24 is > 12"),
+    ("Filter age (months)", ["<=12", ">12"], "1年", 1, "1年 = 12 months; 12 is ≤ 12"),
+    ("Voltage (V)", ["<1000", ">=1000"], "13.8 kV", 2, "13.8 kV = 13800 V; 13800 is ≥ 1000"),
+    ("Runtime (h)", ["<2", ">=2"], "90 min", 1, "90 min = 1.5 h; 1.5 is < 2"),
+])
+def test_an_input_in_another_unit_of_its_columns_family_is_converted(header, cells, value,
+                                                                    row, reason):
+    """2 years against a column of months was refused ("give the value in months"), the
+    answer a technician asked for left to them: the factor is exact, the reason says it."""
+    table = build_table([header, "措施"], [[c, f"行{i}"] for i, c in enumerate(cells)],
+                        decision=f"inputs={header}; outputs=措施")
+    result = match_rules(table, {header: value})
+    assert result.selected == (row,)
+    cell = result.matches[0].cells[0]
+    assert cell.reason == reason and cell.reason_in("en") == reason
+    assert cell.reason_in("zh").startswith(reason.split(";")[0] + "；")
 
 
 @pytest.mark.parametrize(("header", "value"), [

@@ -190,6 +190,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",
     "kbtools.query.values._SPAN_BEFORE": "at most 8 characters before a number",
+    "kbtools.query.values._LIST_AFTER": "a fixed alternation and one digit, matched at a "
+                                        "number's end",
     "kbtools.query.values._WORD_BEFORE": "at most 12 characters before a number",
     "kbtools.query.values._CJK_NUMBER": "the question; one pass: a literal, a run of one "
                                         "character class and an optional literal-led run",

@@ -22,7 +22,9 @@ Numbers may group thousands with commas (``1,000-10,000``, ``>12,500 h``; an inp
 a comma followed by exactly three digits; ``1,5`` is no number (a list or a decimal comma).
 
 Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
-cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`). Input values
+cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`), but for an
+input value in another unit of its column's family, converted (``2 years`` in months is 24,
+`number_in`) or refused (``72°F`` against ℃, `input_unit_problem`). Input values
 may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print), cells not.
 A number beyond the range of a float (``1e400``, a 401-digit value) is no number anywhere: a
 cell holding one is text, an input holding one is refused (`overflows`). Because ranges
@@ -53,6 +55,7 @@ from kbtools.decision.units import (
     MAGNITUDE_WORDS,
     MAGNITUDES,
     NAMED_UNITS,
+    scale,
     unit_word,
 )
 from kbtools.decision.words import WORD_PREFIXES, symbolic
@@ -205,6 +208,16 @@ def overflows(text: str) -> bool:
     return m is not None and _finite(m.group(1)) is None
 
 
+def number_in(value: str, column: str) -> float | None:
+    """`value` as a number in unit `column` (`column_unit`): converted when written in another
+    unit of its family (``2 years`` in months is 24: `units.scale`), else `parse_number`."""
+    x = parse_number(value)
+    factor = scale(unit_of(value), column) if x is not None else None
+    if x is None or factor is None:
+        return x
+    return float(Decimal(repr(x)) * factor[0] / factor[1])
+
+
 def unit_of(text: str) -> str:
     """The unit of a number as written (what follows it), normalised; "" when none."""
     m = _RE_INPUT.match(normalize_cell(text))
@@ -250,7 +263,7 @@ def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | N
     under ``温度(℃)``, ``≥50mm`` under ``株高(cm)``; with no unit in the header, one differing
     from the first unit its cells write): (0-based row, the cell's unit, the column's unit);
     None when every unit agrees or is not one `UNIT_GROUPS` knows. Such a table is no rule:
-    units are ignored, not converted, so the cell's number would be compared as if in the
+    a cell's unit is ignored, not converted, so its number would be compared as if in the
     column's unit."""
     column = column_unit(header, cells)
     want = GROUP_OF.get(column.casefold())
@@ -286,9 +299,9 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     """Why number `value` cannot be compared in a column whose numbers are in unit `column`
     (`column_unit`) although it parses: its unit multiplies it (``2万``, ``2k``: the number
     would be read as 2), or it names a unit known to differ from the column's (``72°F``
-    against ``℃``, ``4周`` against ``天``). None when neither: units are ignored, not
-    converted, and a spelling not in `UNIT_GROUPS` is not judged. In English, or (`lang`
-    ``zh``) Chinese."""
+    against ``℃``, ``4周`` against ``天``). None when neither: a unit of the column's family is
+    converted (`number_in`), and a spelling not in `UNIT_GROUPS` is not judged. In English,
+    or (`lang` ``zh``) Chinese."""
     unit = unit_of(value)
     key, col = unit.casefold(), column.casefold()
     zh = lang == "zh"
@@ -298,7 +311,7 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
                                  or key.startswith(MAGNITUDE_WORDS)):
         return (f"“{unit}”会放大数值，请写出完整的数" if zh else
                 f"'{unit}' multiplies the number; write it out in full")
-    if key in GROUP_OF and col in GROUP_OF:
+    if key in GROUP_OF and col in GROUP_OF and scale(key, col) is None:
         return (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
                 f"it is in '{unit}', the column in '{column}'; give the value in {column}")
     return None

@@ -1,7 +1,8 @@
 """Matching inputs against the rules of a `DecisionTable`: `match_rules` and its `TableResult`.
 
 A row matches when every input cell's condition accepts the given value (numbers with their
-units ignored, text ignoring case and surrounding space). The policy picks among several
+units ignored, or converted to the column's when of its family: ``2 years`` in months is
+24; text ignoring case and surrounding space). The policy picks among several
 matching rows: ``first`` (default) or ``all``. No matching row is a result, not an error:
 status ``no_match`` with `NO_MATCH_MESSAGE`; the outputs are never guessed.
 
@@ -25,13 +26,14 @@ from kbtools.decision.conditions import (
     format_number,
     input_unit_problem,
     normalize_text,
+    number_in,
     overflows,
     parse_condition,
     parse_number,
     unit_of,
 )
 from kbtools.decision.model import POLICIES, DecisionTable, find_input
-from kbtools.decision.units import unit_group
+from kbtools.decision.units import scale, unit_group
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
@@ -84,12 +86,14 @@ class CellMatch:
     value: str  # the input value
     matched: bool
     reason: str
+    unit: str = ""  # the column's unit the value was converted to ("" when it was not)
 
     def reason_in(self, lang: str) -> str:
         """`reason` in `lang` (``en`` or ``zh``; the web page's words), from the cell as written
         and the value as given, as `match_rules` judged them."""
-        return cell_reason(parse_condition(self.condition), self.value, parse_number(self.value),
-                           self.matched, lang)
+        number = number_in(self.value, self.unit) if self.unit else parse_number(self.value)
+        return cell_reason(parse_condition(self.condition), self.value, number, self.matched,
+                           lang, self.unit)
 
 
 @dataclass(frozen=True)
@@ -155,12 +159,17 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     where = f"{doc}: {table.label()}" if doc else table.label()
     given = _input_columns(table, inputs, where)
     numbers = _input_numbers(table, given, where)
+    units = {i: u for i in table.numeric if i in given and scale(
+        unit_of(given[i]), u := column_unit(table.header[i], (r[i] for r in table.rows)))}
     matches = []
     for n, conds in enumerate(table.conditions, 1):
         cells = []
         for i in table.inputs:
-            ok, reason = _check_cell(conds[i], given[i], numbers[i])
-            cells.append(CellMatch(table.header[i], table.rows[n - 1][i], given[i], ok, reason))
+            unit = units.get(i, "")
+            ok = _check_cell(conds[i], given[i], numbers[i])
+            reason = cell_reason(conds[i], given[i], numbers[i], ok, "en", unit)
+            cells.append(CellMatch(table.header[i], table.rows[n - 1][i], given[i], ok, reason,
+                                   unit))
         if all(c.matched for c in cells):
             outs = {table.header[j]: table.rows[n - 1][j].strip() for j in table.outputs}
             links = tuple({"column": table.header[c], "text": text, "href": href,
@@ -228,20 +237,23 @@ def _quoted(text: str) -> str:
     return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 1] + "…"
 
 
-def _check_cell(cond: Condition, value: str, number: float | None) -> tuple[bool, str]:
-    """Whether one cell accepts `value` (`number` is its parsed form), and the reason in words."""
+def _check_cell(cond: Condition, value: str, number: float | None) -> bool:
+    """Whether one cell accepts `value` (`number` is its parsed form)."""
     if cond.kind == "any":
-        ok = True
-    elif cond.kind == "text" or number is None:  # text, or a bare number in a text column
-        ok = normalize_text(value) == normalize_text(cond.raw)
-    else:
-        ok = cond.accepts_number(number)
-    return ok, cell_reason(cond, value, number, ok, "en")
+        return True
+    if cond.kind == "text" or number is None:  # text, or a bare number in a text column
+        return normalize_text(value) == normalize_text(cond.raw)
+    return cond.accepts_number(number)
 
 
 def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
-                lang: str = "en") -> str:
-    """Why a cell did (`ok`) or did not accept `value`, in English or (`lang` ``zh``) Chinese."""
+                lang: str = "en", unit: str = "") -> str:
+    """Why a cell did (`ok`) or did not accept `value`, in English or (`lang` ``zh``) Chinese;
+    `unit`: the column's unit `number` was converted to from the value's (``2 years = 24
+    months; 24 is > 12``)."""
+    if unit and number is not None and cond.kind != "any":
+        said = cell_reason(cond, value, number, ok, lang)
+        return f"{value.strip()} = {format_number(number)} {unit}{'；' if lang == 'zh' else '; '}{said}"
     zh, shown = lang == "zh", value.strip()
     if cond.kind == "any":
         return "接受任意值（* 或空单元格）" if zh else "any value accepted (* or empty cell)"
@@ -285,10 +297,10 @@ def _input_numbers(table: DecisionTable, given: dict[int, str],
     """Each given value as a number (None for text); a numeric column must get a number."""
     numbers: dict[int, float | None] = {}
     for i, value in given.items():
-        numbers[i] = parse_number(value)
+        unit = column_unit(table.header[i], (row[i] for row in table.rows))
+        numbers[i] = number_in(value, unit) if i in table.numeric else parse_number(value)
         if overflows(value) or (i in table.numeric and numbers[i] is None):
             raise InputError(where, table.header[i], value)
-        unit = column_unit(table.header[i], (row[i] for row in table.rows))
         if i in table.numeric and input_unit_problem(value, unit):
             raise InputError(where, table.header[i], value, unit)
         if i in table.numeric and _fraction_of_percent(table, i, value, unit):

@@ -2,15 +2,17 @@
 (``m²``, ``㎡``, ``m2``, ``平方米``), which words multiply a number rather than name its unit
 (``万``, ``k``), and which words a header may end its name with to name its unit (``…小时``).
 
-Units are ignored, never converted (`kbtools.decision.conditions`); these lists say only
-when two spellings are known to be the same unit or known to differ. Pure: imports nothing.
+A number in a unit of its column's family is converted by the exact factor between them
+(`SCALES`: 2 years in a column of months is 24); any other unit is not converted, and these
+lists say when two spellings are known to be the same unit or known to differ (72 °F against
+a ℃ column is refused). Pure: imports nothing.
 """
 
 from __future__ import annotations
 
 # Units an input may name, by what they measure: two of one group are the same unit, two of
 # different groups are not (an input in °F against a ℃ column, weeks against days). Any
-# other spelling is not judged: units are ignored, not converted (the module docstring).
+# other spelling is not judged (the module docstring).
 UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"℃", "°c", "c", "度", "摄氏度"}, {"℉", "°f", "f", "华氏度"}, {"开尔文"},
     {"%", "百分比", "percent"}, {"‰"},
@@ -37,6 +39,33 @@ MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 th
 GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
+
+
+# Families of units one is converted to another in by an exact factor (the size of each in
+# the family's smallest). Not months and days, nor years and days or weeks (a month is no
+# fixed number of days), not °F and ℃ (no factor), not units a number gives to the nearest
+# digits only (psi, hp), not w (2w is also 2万) or single letters that name other things.
+SCALES: tuple[dict[str, int], ...] = (
+    {"s": 1, "min": 60, "h": 3600, "d": 86400, "week": 604800},
+    {"month": 1, "year": 12},
+    {"mm": 1, "cm": 10, "m": 1000, "km": 1000000},
+    {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000},
+    {"ml": 1, "l": 1000},
+    {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000},
+    {"mv": 1, "v": 1000, "kv": 1000000},
+)
+_SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, size in family.items()}
+
+
+def scale(unit: str, column: str) -> tuple[int, int] | None:
+    """(numerator, denominator) that turn a number in `unit` into one in `column` (both
+    normalised spellings) when they are different units of one of `SCALES`' families (2
+    years → months: (12, 1)); None when they are one unit, unknown, or not so converted."""
+    a, b = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1)), \
+        _SCALE_OF.get(GROUP_OF.get(column.casefold(), -1))
+    if a is None or b is None or a[0] != b[0] or a == b:
+        return None
+    return a[1], b[1]
 
 
 def unit_word(word: str) -> bool:

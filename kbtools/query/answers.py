@@ -36,14 +36,21 @@ from kbtools.decision import (
     match_rules,
     normalize_text,
 )
-from kbtools.decision.conditions import column_unit, header_unit_start, input_unit_problem
-from kbtools.decision.model import name_parts
+from kbtools.decision.conditions import (
+    column_unit,
+    header_unit_start,
+    input_unit_problem,
+    unit_of,
+)
+from kbtools.decision.model import MIN_PART, name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.units import scale
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
 from kbtools.query.values import (
     EN_NUMERALS,
+    JOINERS,
     STOP_GAP,
     UNIT_CLASSES,
     Number,
@@ -101,14 +108,16 @@ class Evaluation:
 
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
     """The value `number` gives input `column`: the number alone, or as written when what
-    follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days), so
-    that the table refuses it (`decision.conditions.input_unit_problem`) rather than reading
-    the bare number; None for a number that is no exact value (the input is then missing:
+    follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
+    in one of months), so that the table refuses it (`decision.conditions.input_unit_problem`)
+    or converts it (`decision.conditions.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
     the table needs one)."""
     if not number.exact:
         return None
     unit = column_unit(table.header[column], (row[column] for row in table.rows))
-    return number.written if input_unit_problem(number.written, unit) else number.value
+    converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
+    return number.written if converts or input_unit_problem(number.written, unit) \
+        else number.value
 
 
 def _unit_of(header: str) -> int | None:
@@ -141,10 +150,12 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     (`values.compact`): the header without its unit, its leading and trailing parts
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
-    not filler words alone, and its synonyms."""
+    not filler words alone, and the synonyms of the header and of those parts (软管 for
+    ``Hose age`` when the synonyms file has 软管 = hose)."""
     key = _key_text(header)
     names = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
-    names |= {p for p in name_parts(key) if strip_fillers(p)}
+    parts = {p for p in name_parts(key) if strip_fillers(p)}
+    names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
@@ -166,9 +177,8 @@ def find_inputs(question: str, table: DecisionTable,
         key = _key_text(table.header[i])
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}
-        for name in names[i]:
-            if name not in wholes[i] and name in others:
-                continue
+        usable = [n for n in names[i] if n in wholes[i] or n not in others]
+        for name in usable:
             tail = name not in wholes[i] and key.endswith(name)  # 湿度 of 相对湿度
             found = _after_name(text, name, found_numbers, claimed, tail=tail)
             if found is None:
@@ -182,13 +192,16 @@ def find_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 claimed.add(num)
+                if _named_again(text, usable, found_numbers, claimed, found_numbers[num]):
+                    out.pop(table.header[i], None)  # 温度22度…温度23度: which one is not known
+                    blocked.add(i)
             break
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = _unit_of(table.header[i])
         if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
             continue
         fits = [n for n, x in enumerate(found_numbers) if n not in claimed and x.unit == unit
-                and _may_name(_unnamed_output(x.word, table), table.header[i])]
+                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms)]
         if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
@@ -237,8 +250,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
         if latin and (_is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
-        if tail and before and _is_cjk(before):
-            continue
+        if tail and before and _is_cjk(before) and not text[:m.start()].endswith(JOINERS):
+            continue  # 土壤湿度 (not 和湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
             continue
         ahead = text[m.end():m.end() + NAME_GAP_LATIN + 2]
@@ -259,6 +272,21 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     return None
 
 
+def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
+                 first: Number) -> bool:
+    """Whether the question names the input again with another value (温度22度，…，温度23度;
+    ``temperature 22 … the temperature is 23``): two values for one input, of which the
+    table cannot take one. A mention right after another CJK character or a word that is no
+    lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
+    # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
+    skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
+    for name in names:
+        again = _after_name(text, name, found, skip, tail=True)
+        if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
+            return True
+    return False
+
+
 def _names_word(text: str, value: str) -> bool:
     """Whether `text` names the Latin cell value `value` as a word of its own, plural allowed
     (``outdoors`` names ``outdoor``; the no of ``noise`` or ``normal`` names no ``No``)."""
@@ -277,9 +305,12 @@ def _lead_ok(text: str, start: int) -> bool:
     """Whether the word before position `start` (if any) leaves a trailing part of an English
     header naming that header (``the temperature``), not another compound (``bearing
     temperature``)."""
-    words = text[max(0, start - 16):start].split(" ")
-    prev = words[-2] if len(words) >= 2 else ""
-    return not (prev.isascii() and prev.isalpha()) or prev in _EN_LEADS
+    before = text[max(0, start - 16):start].rstrip(" ")
+    at = len(before)
+    while at and before[at - 1].isascii() and before[at - 1].isalpha():
+        at -= 1
+    prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
+    return not prev or prev in _EN_LEADS
 
 
 def _unnamed_output(word: str, table: DecisionTable) -> str:
@@ -297,15 +328,18 @@ def _unnamed_output(word: str, table: DecisionTable) -> str:
     return word
 
 
-def _may_name(word: str, header: str) -> bool:
+def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
     """Whether the word before a number may name column `header` when the number is taken by
     its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
     温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
     for 相对湿度); English words of the header or the starts of them (``seal``, ``the
     temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
-    name something else."""
+    name something else. A word in a script the header is not written in (软管用了 5 年 for
+    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `_translates`."""
     if not word:
         return True
+    if _other_script(word, _key_text(header)):
+        return _translates(word, _key_text(header), synonyms)
     key = column_key(header)
     if word.isascii():
         own = _key_text(header).split()
@@ -317,11 +351,49 @@ def _may_name(word: str, header: str) -> bool:
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
             all(w in _EN_LEADS or any(o.startswith(w) for o in own) for w in lead)
+    joiner = next((j for j in JOINERS if word.startswith(j) and len(word) > len(j)), "")
+    word = word[len(joiner):]  # 和湿度 90% names 湿度
     if not set(word) & {ch for ch in key if _is_cjk(ch)}:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]
     return not any(word.endswith(t) and len(word) > len(t) and _is_cjk(word[-len(t) - 1])
                    for t in tails)
+
+
+def _other_script(word: str, key: str) -> bool:
+    """Whether `word` is written in a script `key` has none of: CJK against a header of
+    Latin words, or Latin against a header of CJK characters."""
+    cjk = any(_is_cjk(ch) for ch in key)
+    latin = any(ch.isascii() and ch.isalpha() for ch in key)
+    if any(_is_cjk(ch) for ch in word):
+        return not cjk
+    return word.isascii() and not latin
+
+
+def _translates(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether `word`, in the other script than header `key`, may name it: yes when a
+    synonym group holds a term in `word` and a term in `key` (软管 = hose: 软管用了 names
+    ``hose age``; 滤芯 = filter element: 滤芯用了 names ``filter age``, a word of an English
+    term is enough); no when a group holding a term in `word` has terms in the key's script
+    but none in the key (软管 = hose: 软管用了 names no ``filter age``); else the word is
+    not known and does not say: the number's unit, in the one column of that unit, decides."""
+    other = False
+    for term, group in synonyms.items():
+        if not term or not _holds(word, term):
+            continue
+        written = [w for g in group for w in compact(g).split(" ") if len(w) >= MIN_PART]
+        if any(_holds(key, w) for w in written):
+            return True
+        other = other or any(not _other_script(w, key) for w in written)
+    return not other
+
+
+def _holds(text: str, term: str) -> bool:
+    """Whether `text` holds `term` (spaceless, as synonym keys are): as a whole word when it
+    is a Latin one (``hose`` in ``hose age``, ``hoseage`` too), anywhere in CJK text."""
+    if _is_latin(term[:1]):
+        return any(_names_word(t, term) for t in (text, text.replace(" ", "")))
+    return term in text.replace(" ", "")
 
 
 def _is_cjk(ch: str) -> bool:

@@ -15,7 +15,8 @@ unit right after it (``26℃``, ``75 F``, ``75 degrees Fahrenheit``, ``90 percen
 Latin letter only when no letter follows it: the d of ``2 drops`` is no day), a word that
 multiplies it (2万, 2k, ``2 thousand``), and whether it is exact: not after a bound (不到,
 ``below``, ``more than``, ``at least``, ``not``), not followed by one (多, 以上, ``or more``,
-``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) and not negated
+``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) or one of two values
+of one quantity (22度和24度, 22或24度) and not negated
 (5天没有下雨, ``5 days without rain``). A value that is no exact one leaves its input
 missing: the table then asks for it rather than guess a row.
 
@@ -103,6 +104,8 @@ _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
+# a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
+_LIST_AFTER = re.compile(r"(?:和|或者|或|、)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
                           r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
@@ -218,7 +221,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     as the user wrote it (``30°C``, ``13.8kV``), not case-folded, where the two line up."""
     out: list[Number] = []
     spans: list[tuple[bool, bool]] = []  # per number: a span's word after it, before it
+    lists: list[bool] = []  # per number: 和, 或 or 、 and another number after it
     groups: list[int | None] = []  # per number: the unit group of its unit, if known
+    floor = 0  # where the number before ends with its unit: the word before the next starts here
     for start, end, value, rest in _spans(text):
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
@@ -232,11 +237,13 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
         clause = after.lstrip(" ")
-        run = "age" if unit in _DURATIONS and _OLD.match(clause) else _word_before(text, start)
+        run = "age" if unit in _DURATIONS and _OLD.match(clause) else \
+            _word_before(text, start, floor)
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
                            or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]))))
+        lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
@@ -253,12 +260,19 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
                           end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))))
         groups.append(unit_group(known) if known else None)
+        if unit is not None:  # not the 月 of 3月2日: a date's 2 follows its month, not a value
+            floor = max(floor, end + skip)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ are two values, not a span (``at 70 °F and 85% load``)
     for n, (span_after, span_before) in enumerate(spans):
         if (span_after and _same_quantity(groups, n, n + 1)) or \
                 (span_before and _same_quantity(groups, n - 1, n)):
             out[n] = replace(out[n], exact=False)
+    # two values of one quantity (22度和24度, 22或24度): neither is the value. The second
+    # must be in a known unit and the first in that one or none (3天和2次 are two things)
+    for n, listed in enumerate(lists[:-1]):
+        if listed and groups[n + 1] is not None and groups[n] in (None, groups[n + 1]):
+            out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
     return out
 
 
@@ -293,12 +307,13 @@ def bounds_after(clause: str) -> bool:
                 or _EN_NEGATED.match(clause))
 
 
-def _word_before(text: str, start: int) -> str:
-    """The word right before position `start`: a run of CJK characters or Latin letters
+def _word_before(text: str, start: int, floor: int = 0) -> str:
+    """The word right before position `start`, starting at `floor` or later (where the number
+    before and its unit end: the c of ``22°c 4 days`` is no word of the 4): a run of CJK characters or Latin letters
     (病叶率 in 病叶率3%), without the unit of a number it follows (湿度 in 温度30度湿度90%:
     the spaces of 温度 30 度 湿度 90% are gone from a compact question); for English, the last two words before the number that are no
     fillers (``the seal`` in ``the seal is at 160 F``), "" when only fillers stand there."""
-    word = _WORD_BEFORE.search(text, max(0, start - 12), start)
+    word = _WORD_BEFORE.search(text, max(floor, start - 12), start)
     if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
         parts = _NUMERAL_RUN.split(word.group(0))
         run = parts[-1]
@@ -306,7 +321,7 @@ def _word_before(text: str, start: int) -> str:
             unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
         return run
-    latin = _EN_WORDS_BEFORE.search(text, max(0, start - 32), start)
+    latin = _EN_WORDS_BEFORE.search(text, max(floor, start - 32), start)
     if not latin:
         return ""
     words = latin.group(0).split()
@@ -317,6 +332,9 @@ def _word_before(text: str, start: int) -> str:
     return " ".join(words[-2:])
 
 
+# words that join two quantities named one after the other (温度22度和湿度90%): what follows
+# one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
+JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused

@@ -1,0 +1,96 @@
+"""Decision tables asked about in the other language: a Chinese question on a table whose
+inputs are named in English, an English one on a Chinese table. A value is bound to an input
+only by its name, a synonym from the knowledge's synonyms file, or a unit only one input is
+in — and the evaluation names the input each value went to."""
+
+from __future__ import annotations
+
+from kbfixtures import GOOD_FM
+
+from kbtools.decision import build_table, column_key
+from kbtools.index.synonyms import Synonyms
+from kbtools.query.answers import evaluate_inputs, find_inputs
+
+SYNONYMS = {column_key(t): o for t, o in Synonyms(
+    (("软管", "hose"), ("滤芯", "滤心", "filter element"), ("温度", "气温"))).mapping().items()}
+HOSE = build_table(["Hose age (years)", "Operating temperature (°C)", "Action"],
+                   [["<5", "<80", "inspect"], ["<5", ">=80", "replace"], [">=5", "*", "replace"]],
+                   decision="inputs=Hose age (years),Operating temperature (°C); outputs=Action")
+FILTER = build_table(["Filter age (years)", "Action"], [["<5", "keep"], [">=5", "replace"]],
+                     decision="inputs=Filter age (years); outputs=Action")
+BOTH = build_table(["Hose age (years)", "Filter age (years)", "Action"],
+                   [["<5", "<2", "keep"], [">=5", "*", "hose"], ["<5", ">=2", "filter"]],
+                   decision="inputs=Hose age (years),Filter age (years); outputs=Action")
+ZH = build_table(["软管使用年限(年)", "处理"], [["<5", "检查"], ["≥5", "更换"]],
+                 decision="inputs=软管使用年限(年); outputs=处理")
+
+
+def test_a_chinese_question_on_an_english_table_is_evaluated_and_names_the_input():
+    """软管用了5年 gave no value: 软管用 shares no character with 'Hose age', so the one
+    years column refused the one number in years."""
+    assert HOSE is not None
+    found = find_inputs("软管用了5年，要换吗？", HOSE)
+    assert found == {"Hose age (years)": "5"}
+    ev = evaluate_inputs("m.md", 1, HOSE, found)  # any temperature: replace
+    assert (ev.status, ev.row, ev.outputs) == ("match", 3, {"Action": "replace"})
+    ev = evaluate_inputs("m.md", 1, HOSE, find_inputs("软管用了3年，要换吗？", HOSE))
+    assert ev.status == "missing_inputs" and ev.missing == ("Operating temperature (°C)",)
+    found = find_inputs("软管用了3年，油温85度", HOSE)
+    assert found == {"Hose age (years)": "3", "Operating temperature (°C)": "85"}
+    ev = evaluate_inputs("m.md", 1, HOSE, found)
+    assert (ev.status, ev.row, ev.outputs) == ("match", 2, {"Action": "replace"})
+    assert ev.inputs == found  # what the answer shows: the input each value was bound to
+
+
+def test_an_english_question_on_a_chinese_table_is_evaluated():
+    assert ZH is not None
+    for q in ("the hose is 6 years old, replace?", "hose used 6 years", "6 years in service"):
+        found = find_inputs(q, ZH)
+        assert found == {"软管使用年限(年)": "6"}, q
+        assert evaluate_inputs("m.md", 1, ZH, found).outputs == {"处理": "更换"}
+
+
+def test_synonyms_say_which_input_a_word_of_the_other_language_names():
+    assert FILTER is not None and BOTH is not None and ZH is not None
+    # the synonyms file knows 软管 is the hose: not the filter, whose column it was the
+    # only one in years
+    assert find_inputs("软管用了5年", FILTER, SYNONYMS) == {}
+    assert find_inputs("滤芯用了5年", FILTER, SYNONYMS) == {"Filter age (years)": "5"}
+    # a synonym of a word of the header names it: 软管 for 'Hose age', with two years columns
+    assert find_inputs("软管5年", BOTH, SYNONYMS) == {"Hose age (years)": "5"}
+    assert find_inputs("软管5年", BOTH) == {}  # by the unit alone: two columns, not known
+    assert find_inputs("filter element 6 years", ZH, SYNONYMS) == {}
+    assert find_inputs("hose 6 years", ZH, SYNONYMS) == {"软管使用年限(年)": "6"}
+
+
+HOSE_DOC = GOOD_FM.replace("Generated", "Hydraulic hose replacement") + """
+# Hydraulic hose replacement
+
+Replace hydraulic hoses by age, whatever they look like.
+
+<!-- decision: inputs=Hose age (years); outputs=Action -->
+| Hose age (years) | Action |
+|---|---|
+| <3 | Inspect at every service |
+| 3-5 | Inspect monthly, plan replacement |
+| >5 | Replace the hose |
+"""
+
+
+def test_kb_query_answers_a_chinese_question_from_an_english_table(tmp_path):
+    """The known gap end to end: 软管用了6年，要换吗？ found the table (its synonyms file
+    says 软管 = hose) but gave no evaluation."""
+    from hostile import make_repo
+
+    from kbtools.api import open_index, search
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+    repo = make_repo(tmp_path, docs={"knowledge/hose.md": HOSE_DOC,
+                                     "knowledge/_synonyms.txt": "hose = 软管\n"})
+    build(load_config(repo), BuildOptions(progress=False))
+    index = open_index(repo / "dist")
+    top = search(index, "软管用了6年，要换吗？", k=3).results[0]
+    ev = top.evaluation
+    assert ev is not None and ev["status"] == "match", top
+    assert ev["inputs"] == {"Hose age (years)": "6"}  # the input the value was bound to
+    assert ev["outputs"] == {"Action": "Replace the hose"}
