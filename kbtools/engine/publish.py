@@ -53,6 +53,7 @@ from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_fi
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.tokenize import TOKENS_VERSION
+from kbtools.ship.readonly import served_copy
 from kbtools.ship.signing import load_public, verify
 from kbtools.ship.trust import stored_keys
 from kbtools.ship.verify import MAX_RELEASE_JSON_BYTES
@@ -65,6 +66,7 @@ class CheckedRelease:
     """A release directory that passed `check_release`."""
 
     root: Path
+    served: Path  # the index readers of `root` open: itself, or `readonly.served_copy`
     manifest_sha256: str
     manifest_text: str
     release_text: str
@@ -113,8 +115,12 @@ def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRel
         except KbError as exc:  # SyncError from signing, worded for sync
             raise EngineError(f"signature check failed: {exc.message}; refusing to publish",
                               path=where) from None
-    return CheckedRelease(root, mhash, mbytes.decode("utf-8"), rel_bytes.decode("utf-8"),
-                          rel.get("tag"), rel.get("serial", -1), signer)
+    # a device that cannot be written, whose index/ another kbtools derived: its readers
+    # serve a copy derived under KB_HOME from the files just verified, and so does this
+    served = served_copy(root)
+    return CheckedRelease(root, served, mhash, mbytes.decode("utf-8"),
+                          rel_bytes.decode("utf-8"), rel.get("tag"), rel.get("serial", -1),
+                          signer)
 
 
 def _release_json(layout: ReleaseLayout) -> tuple[bytes, dict[str, Any]]:
@@ -170,7 +176,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
 
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
-    index = open_index(checked.root)  # refuses an index/ derived by other rules
+    index = open_index(checked.served)  # refuses an index/ derived by other rules
     try:
         derived = _derived_props(index)
         name = _release_name(engine, checked, derived)
