@@ -14,8 +14,8 @@ both inserted into the one collection. Now the collection itself is the lock:
 * a collection found incomplete is dropped and loaded again (what an interrupted publish
   left, `kbtools.engine.publish`) only when its claimant is gone: on this host, a process
   that no longer exists (or, in this process, a publish that has returned); on another
-  host, one whose last progress (`beat`, after every step and batch) is older than
-  `STALE_AFTER`.
+  host, one whose last progress (marked every `BEAT_EVERY` seconds by a thread while the
+  publish runs, `_beat`) is older than `STALE_AFTER`.
 * a step of the load failing because the collection was dropped or taken over meanwhile
   (two publishes taking over one interrupted publish at the same moment) is the same
   one-line "already being published" when another live claimant holds it now.
@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -108,6 +109,10 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     engine.drop(name)
     claim = Claim(socket.gethostname(), os.getpid(), secrets.token_hex(8), time.time())
     _RUNNING.add(claim.nonce)
+    stop = threading.Event()
+    beating = threading.Thread(target=_beat, args=(engine, name, claim, stop),
+                               name=f"claim {name}", daemon=True)
+    beating.start()
     try:
         yield claim
     except EngineError:
@@ -116,6 +121,8 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
             raise busy(engine, name, now) from None
         raise
     finally:
+        stop.set()
+        beating.join()
         _RUNNING.discard(claim.nonce)
 
 
@@ -141,12 +148,15 @@ def create(engine: Engine, name: str, claim: Claim, schema: Any,
         raise
 
 
-def beat(engine: Engine, name: str, claim: Claim) -> Claim:
-    """Record progress on `name` (at most every BEAT_EVERY seconds); the claim as it stands."""
-    now = time.time()
-    if now - claim.beat < BEAT_EVERY:
-        return claim
-    claim = replace(claim, beat=now)
-    engine.call(f"marking progress on {name}", "alter_collection_properties", name,
-                {P_LOADER: claim.text()})
-    return claim
+def _beat(engine: Engine, name: str, claim: Claim, stop: threading.Event) -> None:
+    """Every BEAT_EVERY seconds until `stop`, record progress in `name`'s claim while it is
+    `claim`'s (a thread: indexing and loading a large release are single calls that take
+    minutes). A failed mark is tried again at the next beat."""
+    while not stop.wait(BEAT_EVERY):
+        try:
+            held = holder(engine, name)
+            if held is not None and held.nonce == claim.nonce:
+                engine.call(f"marking progress on {name}", "alter_collection_properties",
+                            name, {P_LOADER: replace(claim, beat=time.time()).text()})
+        except EngineError:
+            continue

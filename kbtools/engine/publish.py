@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.engine.claim import Claim, beat, claimed, create
+from kbtools.engine.claim import Claim, claimed, create
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -277,7 +277,6 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
         engine.call(f"writing {name}", "insert", name, batch)
         done += len(batch)
         say(f"inserted {done} chunks")
-        claim = beat(engine, name, claim)
     for coll in (meta, name):
         engine.call(f"flushing {coll}", "flush", coll)
     ip = engine.client.prepare_index_params()
@@ -287,13 +286,11 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
         ip.add_index(field, index_type="HNSW", metric_type="COSINE",
                      params={"M": int(params["connectivity"]),
                              "efConstruction": int(params["expansion_add"])})
-    claim = beat(engine, name, claim)
     engine.call(f"indexing {name}", "create_index", name, ip)
     mip = engine.client.prepare_index_params()
     mip.add_index("pad", index_type="FLAT", metric_type="L2")
     engine.call(f"indexing {meta}", "create_index", meta, mip)
     for coll in (meta, name):
-        claim = beat(engine, name, claim)
         engine.call(f"loading {coll}", "load_collection", coll)
     say(f"loaded {name}")
 
