@@ -95,3 +95,13 @@ def test_an_intact_device_is_served_release_json_is_checked_too(dev):
     (release / "release.json").write_text("{}", encoding="utf-8")  # not what sync verified
     res = _query("--index", str(dev))
     assert res.exit_code == 1 and "release.json: changed since it was verified" in res.stderr
+
+
+def test_a_listed_file_removed_after_a_cached_check_is_refused(dev):
+    assert _query("--index", str(dev)).exit_code == 0  # every file hashed and remembered
+    release = (dev / "current").resolve()
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    rel = sorted(manifest["artifacts"])[0]
+    (release / rel).unlink()
+    res = _query("--index", str(dev))
+    assert res.exit_code == 1 and f"fails verification: {rel}: missing" in res.stderr

@@ -24,6 +24,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError
@@ -40,11 +41,15 @@ Signature = tuple[int, int, int, int, int]
 _GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature hashed as listed
 
 
-def _signature(path: Path) -> Signature | None:
+MISSING: Signature = (-1, -1, -1, -1, -1)  # no such file (release.sig of an unsigned release)
+_MANIFESTS: dict[str, tuple[Signature, dict[str, Any]]] = {}  # release → its parsed manifest
+
+
+def _signature(path: Path) -> Signature:
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError:
-        return None
+        return MISSING
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
@@ -83,7 +88,7 @@ def problems(release: Path) -> list[str]:
     against verified.json (empty: intact). Hashes only files whose stat signature it has
     not hashed before."""
     release = release.resolve()  # DIR/current: the release it names now
-    manifest = load_manifest(release)
+    manifest = _manifest(release)
     found = manifest_path_problems(manifest)
     if found:
         return found
@@ -91,8 +96,8 @@ def problems(release: Path) -> list[str]:
     tops = (MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED)
     now = {rel: _signature(release / rel) for rel in
            [*tops, *sorted(manifest.get("artifacts", {}))]}
-    if now == {rel: known.get(rel) for rel in now}:
-        return []
+    if all(known.get(rel) == sig for rel, sig in now.items()):
+        return []  # every file as it was when it was hashed and found as listed
     good: dict[str, Signature] = {}
     if all(now[t] == known.get(t) for t in tops):
         good.update({t: known[t] for t in tops})
@@ -100,20 +105,35 @@ def problems(release: Path) -> list[str]:
         top_problems = _manifest_problem(release) + release_file_problems(release)
         found += top_problems
         if not top_problems:
-            good.update({t: sig for t in tops if (sig := now[t]) is not None})
+            good.update({t: now[t] for t in tops})
     for rel, meta in sorted(manifest.get("artifacts", {}).items()):
         sig = now[rel]
-        if sig is not None and sig == known.get(rel):
+        if sig != MISSING and sig == known.get(rel):
             good[rel] = sig
             continue
         why = file_problem(release, rel, meta["size"], meta["sha256"])
         if why is not None:
             found.append(f"{rel}: {why}")
-        elif sig is not None and _signature(release / rel) == sig:
+        elif sig != MISSING and _signature(release / rel) == sig:  # not changed meanwhile
             good[rel] = sig
     cutoff = time.time_ns() - RACY_NS
     _remember(release, {rel: sig for rel, sig in good.items() if max(sig[3], sig[4]) < cutoff})
     return found
+
+
+def _manifest(release: Path) -> dict[str, Any]:
+    """The manifest of `release`, parsed again only when its stat signature changed (or was
+    within `RACY_NS` of when it was read)."""
+    sig = _signature(release / MANIFEST)
+    cached = _MANIFESTS.get(str(release))
+    if cached is not None and cached[0] == sig:
+        return cached[1]
+    manifest = load_manifest(release)
+    if sig != MISSING and max(sig[3], sig[4]) < time.time_ns() - RACY_NS:
+        if len(_MANIFESTS) > 64:
+            _MANIFESTS.clear()
+        _MANIFESTS[str(release)] = (sig, manifest)
+    return manifest
 
 
 def _manifest_problem(release: Path) -> list[str]:
