@@ -79,7 +79,9 @@ def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRel
     """Verify the release at `path` (dist/, a release dir or a device dir) before any write:
     manifest.json and release.json readable and well formed, manifest-listed files,
     release.json ↔ manifest hash, and the signature when keys are given or pinned on the
-    device the release belongs to (EngineError naming the release otherwise)."""
+    device the release belongs to (EngineError naming the release otherwise). Its index is
+    the one its readers open (`served`): on a device that cannot be written whose index/
+    another kbtools derived, the copy derived under KB_HOME (`readonly.served_copy`)."""
     root = resolve_index_path(path)
     layout = ReleaseLayout(root)
     where = str(root)
