@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine
-from kbtools.engine.publish import blob_rows
+from kbtools.engine.rows import blob_rows
 
 START_TIMEOUT = 60.0
 

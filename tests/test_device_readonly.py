@@ -25,6 +25,7 @@ from kbtools.index.selfcheck import DERIVATION
 from kbtools.index.tokenize import TOKENS_VERSION, tokenizer_libs
 from kbtools.ship import readonly
 from kbtools.ship.device import dir_size as device_dir_size
+from tests.milvus_server import milvus  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.slow
 QUESTION = "小麦赤霉病 监测时间"
@@ -308,3 +309,23 @@ def test_a_copy_whose_in_use_lock_cannot_be_made_is_served_without_it(device, tm
     code, again, err = cited("--index", str(dev))  # said once a process
     assert (code, again, err) == (0, ids, "")
     assert not (copy / readonly.USE_LOCK).exists()
+
+
+def test_publish_of_a_read_only_device_publishes_the_copy_its_readers_serve(
+        device, tmp_path, read_only, milvus):  # noqa: F811
+    """`kb publish --index DEVICE` refused such a device (its index/ is not this kbtools'),
+    though `kb query` served it: it publishes the copy the readers serve, the release's
+    files and signature checked on the device, and writes nothing there."""
+    dev = older_device(device, tmp_path)
+    read_only.add(dev.resolve())
+    before = snapshot(dev)
+    expected = cited("--index", str(dev))
+    assert expected[0] == 0 and expected[1]
+    url = milvus.url("readonly_device")
+    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(dev), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["tag"] == "kb-r1"
+    code, ids, err = cited("--engine", url)
+    assert code == 0, err
+    assert ids == expected[1]  # what the device's readers answer
+    assert snapshot(dev) == before

@@ -29,8 +29,9 @@ from kbtools.engine.milvus import (
     connect_url,
     publish_order,
 )
-from kbtools.engine.publish import _meta_schema, check_release, prune, publish, rollback
+from kbtools.engine.publish import check_release, prune, publish, rollback
 from kbtools.engine.remote import EngineReader
+from kbtools.engine.rows import meta_schema
 from kbtools.errors import EngineError, UsageError
 from kbtools.query.search import search
 from kbtools.ship import device
@@ -177,7 +178,7 @@ def test_orphaned_meta_and_missing_meta_are_loaded_again(signed, milvus):  # noq
     eng = _engine(milvus, "orphan")
     checked = check_release(_rel(dev, 1))
     name = f"kb_kb_r1_{checked.manifest_sha256[:12]}"
-    eng.client.create_collection(name + META_SUFFIX, schema=_meta_schema(eng))
+    eng.client.create_collection(name + META_SUFFIX, schema=meta_schema(eng))
     r1 = publish(eng, checked)
     assert r1.collection == name and eng.alias_target() == name
     r2 = publish(eng, check_release(_rel(dev, 2)))
@@ -187,7 +188,7 @@ def test_orphaned_meta_and_missing_meta_are_loaded_again(signed, milvus):  # noq
     assert again.changed and eng.alias_target() == r2.collection
     assert EngineReader(eng).current().collection == r2.collection
     other = "kb_kb_r9_000000000000" + META_SUFFIX  # an interrupted drop of another release
-    eng.client.create_collection(other, schema=_meta_schema(eng))
+    eng.client.create_collection(other, schema=meta_schema(eng))
     assert other in prune(eng, 5)
     assert not eng.client.has_collection(other)
 

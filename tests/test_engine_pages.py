@@ -9,8 +9,8 @@ import base64
 import random
 
 from kbtools.engine.milvus import META_SUFFIX, connect_url
-from kbtools.engine.publish import blob_rows
 from kbtools.engine.remote import read_parts
+from kbtools.engine.rows import blob_rows
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 
 COLLECTION = "kb_pages_test"

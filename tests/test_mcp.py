@@ -9,6 +9,7 @@ coming back only as quoted data.
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 import subprocess
@@ -345,6 +346,16 @@ def test_cli_mcp_help():
     assert res.exit_code == 0 and "--allow-write" in res.output and "stderr" in res.output
 
 
+def edit_release(release: Path, rel: str, text: str) -> None:
+    """Another release: `rel` rewritten with `text` and listed so in its manifest (a
+    device's file edited without its manifest is refused, `kbtools.ship.intact`)."""
+    data = text.encode("utf-8")
+    (release / rel).write_bytes(data)
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    manifest["artifacts"][rel].update(size=len(data), sha256=hashlib.sha256(data).hexdigest())
+    (release / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
 def test_server_follows_the_served_release(built, tmp_path):
     """After `kb sync` switches `current`, the next tool call reads the new release."""
     import shutil
@@ -354,8 +365,8 @@ def test_server_follows_the_served_release(built, tmp_path):
     device = tmp_path / "device"
     for tag in ("r1", "r2"):
         shutil.copytree(built / "dist", device / "releases" / tag)
-    src = device / "releases" / "r2" / "data" / "source" / "knowledge" / "crops" / "risk.md"
-    src.write_text(RISK.replace("摘除病叶", "摘除并带出病叶"), encoding="utf-8")
+    edit_release(device / "releases" / "r2", "data/source/knowledge/crops/risk.md",
+                 RISK.replace("摘除病叶", "摘除并带出病叶"))
     os.symlink("releases/r1", device / "current")
     ctx = Context(index=device, root=tmp_path)
     first = tool_read(ctx, "knowledge/crops/risk.md", "3. 防治措施")
@@ -383,8 +394,8 @@ def test_a_sync_during_a_call_does_not_close_the_release_under_it(built, tmp_pat
     device = tmp_path / "device"
     for tag in ("r1", "r2"):
         shutil.copytree(built / "dist", device / "releases" / tag)
-    src = device / "releases" / "r2" / "data" / "source" / "knowledge" / "crops" / "risk.md"
-    src.write_text(RISK.replace("摘除病叶", "摘除并带出病叶"), encoding="utf-8")
+    edit_release(device / "releases" / "r2", "data/source/knowledge/crops/risk.md",
+                 RISK.replace("摘除病叶", "摘除并带出病叶"))
     os.symlink("releases/r1", device / "current")
     server = mcp_server.build_server(index=device, root=tmp_path, query_log=False)
     section = {"doc": "knowledge/crops/risk.md", "heading_path": "3. 防治措施"}

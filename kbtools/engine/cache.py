@@ -3,7 +3,7 @@
 Milvus holds vectors, chunk rows and the ``__meta`` blobs; the readers also need files.
 MCP ``read`` needs the Markdown sources, the web app (`kb serve --engine`) the formula SVGs,
 shipped images and table CSVs too. They are published in the release's own ``__meta``
-collection (parts ``sources`` and ``files``, `kbtools.engine.publish`), so they always belong
+collection (parts ``sources`` and ``files``, `kbtools.engine.rows`), so they always belong
 to exactly the release the alias names. `release_root` writes them once per collection
 under ``<KB_HOME>/engine/<host>_<port>_<db>/<collection>/`` in the layout of a release
 directory (``manifest.json``, ``release.json``, ``verified.json``, ``data/…``), so the code

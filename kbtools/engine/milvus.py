@@ -10,7 +10,7 @@ One release = two collections, named after the release (`collection_name`):
 * the same name + ``__meta`` — the release's small read-only parts as compressed text
   blobs: manifest, release.json, documents, facets, BM25 vocabulary and document
   frequencies, tokenizer dictionary, synonyms, the no-answer calibration, per-chunk
-  arrays (`kbtools.engine.publish`).
+  arrays (`kbtools.engine.rows`).
 
 Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest``, what the release's
 BM25 terms and rows were derived with — ``kb.tokens`` (the tokenizer version, which a reader

@@ -55,6 +55,7 @@ from kbtools.ship.git import (
     work_tree_changes,
 )
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
+from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.verify import blob_problems, read_meta
@@ -297,7 +298,9 @@ def resolve_index_path(path: Path | None) -> Path:
         path = Path(os.environ["KB_INDEX"])
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
-    return served_copy(reader.resolve_index_path(path))  # a read-only device: see readonly.py
+    release = reader.resolve_index_path(path)
+    check_intact(release)  # a device's files edited after sync: refused, as `kb status` does
+    return served_copy(release)  # a read-only device: see readonly.py
 
 
 def open_index(path: Path | None = None) -> reader.KbIndex:

@@ -1,0 +1,165 @@
+"""A device answers only from the files `kb sync` verified: `check_intact` before each open.
+
+`kb status` hashes every file of the served release against its manifest and refuses one
+edited after sync; `kb query`, `kb serve` and `kb mcp` used to answer from it all the same
+(an edited ``data/`` file cited as the verified release). Every open of a device's release
+(`kbtools.ship.checkout.resolve_index_path`, which all three go through) now checks what
+status checks of the release's own files: each file the manifest lists under ``data/`` by
+size and sha256, and release.json and release.sig against what verified.json recorded.
+
+Hashing a release on every question would cost what status costs, so a file is hashed once
+per stat signature (device, inode, size, modification and change times: an edit changes
+the change time, which no user can set back), remembered in this process and in
+``<KB_HOME>/intact/`` for the next process (`kb query` is one process per question); a
+file whose times are within `RACY_NS` of when it was hashed (it may change again within
+the same timestamp tick) is hashed again next time. A question then costs one stat per
+file. The cache is only ever a reason to skip a hash: a missing, unreadable or
+unwritable cache means hashing again, never trusting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from kbtools.config import kb_home
+from kbtools.errors import IndexLoadError
+from kbtools.fsutil import atomic_write_bytes
+from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, device_of_release
+from kbtools.index.manifest import file_problem, load_manifest, manifest_path_problems
+from kbtools.ship.device import read_json
+from kbtools.ship.install import release_file_problems
+
+INTACT = "intact"  # under KB_HOME
+RACY_NS = 1_000_000_000
+MAX_CACHE_BYTES = 64 << 20
+Signature = tuple[int, int, int, int, int]
+_GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature hashed as listed
+
+
+MISSING: Signature = (-1, -1, -1, -1, -1)  # no such file (release.sig of an unsigned release)
+_MANIFESTS: dict[str, tuple[Signature, dict[str, Any]]] = {}  # release → its parsed manifest
+
+
+def _signature(path: Path) -> Signature:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return MISSING
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _cache_file(release: Path) -> Path:
+    return kb_home() / INTACT / (hashlib.sha256(str(release).encode()).hexdigest() + ".json")
+
+
+def _remembered(release: Path) -> dict[str, Signature]:
+    key = str(release)
+    if key not in _GOOD:
+        _GOOD[key] = {}
+        try:
+            path = _cache_file(release)
+            if path.stat().st_size <= MAX_CACHE_BYTES:
+                got = json.loads(path.read_text(encoding="utf-8"))
+                _GOOD[key] = {str(k): (int(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]))
+                              for k, v in got.items()}
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            pass  # no cache, or not one we wrote: hash
+    return _GOOD[key]
+
+
+def _remember(release: Path, good: dict[str, Signature]) -> None:
+    _GOOD[str(release)] = good
+    try:
+        path = _cache_file(release)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, json.dumps(good, sort_keys=True).encode())
+    except OSError:
+        pass  # KB_HOME read-only or full: this process still remembers
+
+
+def problems(release: Path) -> list[str]:
+    """What is wrong with the files of `release` (a device's release directory) now, as
+    `kb status` finds them: listed files by size and sha256, release.json and release.sig
+    against verified.json (empty: intact). Hashes only files whose stat signature it has
+    not hashed before."""
+    release = release.resolve()  # DIR/current: the release it names now
+    manifest = _manifest(release)
+    found = manifest_path_problems(manifest)
+    if found:
+        return found
+    known = _remembered(release)
+    tops = (MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED)
+    now = {rel: _signature(release / rel) for rel in
+           [*tops, *sorted(manifest.get("artifacts", {}))]}
+    if all(known.get(rel) == sig for rel, sig in now.items()):
+        return []  # every file as it was when it was hashed and found as listed
+    good: dict[str, Signature] = {}
+    if all(now[t] == known.get(t) for t in tops):
+        good.update({t: known[t] for t in tops})
+    else:
+        top_problems = _manifest_problem(release) + release_file_problems(release)
+        found += top_problems
+        if not top_problems:
+            good.update({t: now[t] for t in tops})
+    for rel, meta in sorted(manifest.get("artifacts", {}).items()):
+        sig = now[rel]
+        if sig != MISSING and sig == known.get(rel):
+            good[rel] = sig
+            continue
+        why = file_problem(release, rel, meta["size"], meta["sha256"])
+        if why is not None:
+            found.append(f"{rel}: {why}")
+        elif sig != MISSING and _signature(release / rel) == sig:  # not changed meanwhile
+            good[rel] = sig
+    cutoff = time.time_ns() - RACY_NS
+    _remember(release, {rel: sig for rel, sig in good.items() if max(sig[3], sig[4]) < cutoff})
+    return found
+
+
+def _manifest(release: Path) -> dict[str, Any]:
+    """The manifest of `release`, parsed again only when its stat signature changed (or was
+    within `RACY_NS` of when it was read)."""
+    sig = _signature(release / MANIFEST)
+    cached = _MANIFESTS.get(str(release))
+    if cached is not None and cached[0] == sig:
+        return cached[1]
+    manifest = load_manifest(release)
+    if sig != MISSING and max(sig[3], sig[4]) < time.time_ns() - RACY_NS:
+        if len(_MANIFESTS) > 64:
+            _MANIFESTS.clear()
+        _MANIFESTS[str(release)] = (sig, manifest)
+    return manifest
+
+
+def _manifest_problem(release: Path) -> list[str]:
+    """manifest.json against the hash release.json names (a local build has neither)."""
+    rel = read_json(release / RELEASE_JSON)
+    want = rel.get("manifest_sha256")
+    if not isinstance(want, str):
+        return []
+    try:
+        have = hashlib.sha256((release / MANIFEST).read_bytes()).hexdigest()
+    except OSError as exc:
+        return [f"{MANIFEST}: unreadable ({exc.strerror})"]
+    return [] if have == want else [f"{MANIFEST}: does not match the hash in {RELEASE_JSON}"]
+
+
+def check_intact(release: Path) -> None:
+    """IndexLoadError, as `kb status` words it, when `release` is a device's release whose
+    files are not those `kb sync` verified; nothing for any other index."""
+    device = device_of_release(release)
+    if device is None:
+        return
+    found = problems(release)
+    if found:
+        tag = release.resolve().name
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise IndexLoadError(f"the served release {tag} fails verification: {found[0]}{more}; "
+                             "it was changed after `kb sync` verified it: `kb rollback` serves "
+                             "another release, `kb sync` one published after it",
+                             path=str(device))

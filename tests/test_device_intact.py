@@ -1,0 +1,108 @@
+"""A device whose verified data/ was edited after `kb sync`: `kb status` refused it, but
+`kb query`, `kb serve` and `kb mcp` answered from the edited file as the verified release.
+All of them now refuse it in the words of `kb status`; a file is hashed once per stat
+signature, so an edit that keeps size and modification time is still seen (the change
+time moves), also through the hashes remembered under KB_HOME by an earlier process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import EDITED, make_device
+from starlette.testclient import TestClient
+
+from kbtools.agents.mcp_server import Context, tool_search
+from kbtools.cli import main
+from kbtools.errors import IndexLoadError
+from kbtools.serve.app import create_app
+from kbtools.ship import intact
+
+pytestmark = pytest.mark.slow
+QUESTION = "小麦赤霉病 监测时间"
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    return make_device(tmp_path_factory.mktemp("intact"))
+
+
+@pytest.fixture
+def dev(device, tmp_path, monkeypatch) -> Path:
+    """A copy of the device, every file hashed counted as settled (no racy window)."""
+    monkeypatch.setattr(intact, "RACY_NS", 0)
+    monkeypatch.setattr(intact, "_GOOD", {})
+    copy = tmp_path / "device"
+    shutil.copytree(device.dev, copy, symlinks=True)
+    return copy
+
+
+def _query(*args: str):
+    return CliRunner().invoke(main, ["query", "--json", *args, QUESTION])
+
+
+def _tamper(dev: Path) -> str:
+    """Change one byte of the served release's copy of EDITED, keeping its size and
+    modification time; the listed path changed."""
+    release = (dev / "current").resolve()
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    [rel] = [r for r in manifest["artifacts"] if r.endswith(EDITED)]
+    path = release / rel
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[-2] = ord("X") if data[-2] != ord("X") else ord("Y")
+    path.chmod(0o644)
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return rel
+
+
+def test_a_device_edited_after_sync_is_refused_as_status_refuses_it(dev):
+    before = _query("--index", str(dev))
+    assert before.exit_code == 0, before.output
+    assert json.loads(before.stdout)["results"]
+    assert list((Path(os.environ["KB_HOME"]) / intact.INTACT).iterdir())  # hashes kept
+    rel = _tamper(dev)
+    status = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert status.exit_code == 1 and rel in status.stderr
+    for fresh in (False, True):  # this process, and a new one reading KB_HOME's hashes
+        if fresh:
+            intact._GOOD.clear()
+        res = _query("--index", str(dev))
+        assert res.exit_code == 1 and res.stdout == ""
+        [line] = res.stderr.strip().splitlines()
+        assert line == (f"kb: error: {dev}: the served release kb-r1 fails verification: "
+                        f"{rel}: sha256 mismatch; it was changed after `kb sync` verified it:"
+                        " `kb rollback` serves another release, `kb sync` one published "
+                        "after it")
+    with pytest.raises(IndexLoadError) as err:
+        tool_search(Context(index=dev, query_log=False), QUESTION, 3)
+    assert f"{rel}: sha256 mismatch" in err.value.message
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        resp = client.get("/api/search", params={"q": QUESTION})
+        assert resp.status_code == 503
+        assert f"{rel}: sha256 mismatch" in resp.json()["error"]["message"]
+
+
+def test_an_intact_device_is_served_release_json_is_checked_too(dev):
+    assert _query("--index", str(dev)).exit_code == 0
+    assert _query("--index", str(dev)).exit_code == 0  # from the remembered hashes
+    release = (dev / "current").resolve()
+    (release / "release.json").write_text("{}", encoding="utf-8")  # not what sync verified
+    res = _query("--index", str(dev))
+    assert res.exit_code == 1 and "release.json: changed since it was verified" in res.stderr
+
+
+def test_a_listed_file_removed_after_a_cached_check_is_refused(dev):
+    assert _query("--index", str(dev)).exit_code == 0  # every file hashed and remembered
+    release = (dev / "current").resolve()
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    rel = sorted(manifest["artifacts"])[0]
+    (release / rel).unlink()
+    for _ in range(2):  # and again, once the other files' hashes are remembered without it
+        res = _query("--index", str(dev))
+        assert res.exit_code == 1 and f"fails verification: {rel}: missing" in res.stderr

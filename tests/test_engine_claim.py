@@ -1,0 +1,103 @@
+"""Two publishes of one release into one Milvus (milvus-lite server) at once: the second used
+to drop what the first was loading (the first then failed "WAL already closed", "collection
+… does not exist" or "index already exists"). Now the second says in one line that the
+release is being published by another process, the first completes, and what a stopped
+publish left is still loaded again."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.engine.claim import P_LOADER, STALE_AFTER, Claim
+from kbtools.engine.milvus import ALIAS, P_COMPLETE, connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.engine.remote import EngineReader
+from kbtools.errors import EngineError
+from kbtools.query.search import search
+from tests.hostile import make_repo
+from tests.milvus_server import milvus  # noqa: F401 - fixture
+
+QUESTION = "how often to replace the pump seal"
+BUSY = "is already being published by another process"
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    repo = make_repo(tmp_path_factory.mktemp("claim") / "kr")
+    build(load_config(repo), BuildOptions(progress=False))
+    return repo / "dist"
+
+
+def test_a_second_publish_while_the_first_loads_says_so_in_one_line(dist, milvus):  # noqa: F811
+    url = milvus.url("claim_cli")
+    eng = connect_url(url, create_db=True)
+    second = []
+
+    def progress(message: str) -> None:  # the first publish is loading: publish it again
+        if message.startswith("inserted") and not second:
+            second.append(CliRunner().invoke(main, ["publish", "--engine", url,
+                                                    "--index", str(dist)]))
+
+    first = publish(eng, check_release(dist), progress=progress)
+    res = second[0]
+    assert res.exit_code == 1, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and BUSY in err and first.collection in err
+    assert "Traceback" not in res.output
+    assert first.changed and eng.alias_target(ALIAS) == first.collection
+    assert eng.properties(first.collection)[P_COMPLETE] == "1"
+    assert search(EngineReader(eng).current(), QUESTION).results
+    again = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(dist)])
+    assert again.exit_code == 0 and "already published and served" in again.stdout
+
+
+def _dead_pid() -> int:
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
+
+
+class Stop(Exception):
+    """A publish stopped mid-way."""
+
+
+def _stopped(eng, dist) -> str:
+    """Publish `dist` and stop it after its first rows: the incomplete collection's name."""
+    def progress(message: str) -> None:
+        if message.startswith("inserted"):
+            raise Stop
+
+    with pytest.raises(Stop):
+        publish(eng, check_release(dist), progress=progress)
+    (name,) = [r["collection"] for r in eng.releases() if not r["complete"]]
+    return name
+
+
+@pytest.mark.parametrize("who", ["dead process here", "silent host", "busy host"])
+def test_what_a_stopped_publish_left_is_loaded_again_a_running_one_is_not(
+        dist, milvus, who):  # noqa: F811
+    eng = connect_url(milvus.url(f"claim_{who.replace(' ', '_')}"), create_db=True)
+    name = _stopped(eng, dist)
+    claim = {"dead process here": Claim(socket.gethostname(), _dead_pid(), "x", time.time()),
+             "silent host": Claim("elsewhere", 1, "x", time.time() - STALE_AFTER - 1),
+             "busy host": Claim("elsewhere", 1, "x", time.time())}[who]
+    eng.client.alter_collection_properties(name, {P_LOADER: claim.text()})
+    if who == "busy host":
+        with pytest.raises(EngineError) as err:
+            publish(eng, check_release(dist))
+        assert BUSY in err.value.message and "process 1 on elsewhere" in err.value.message
+        assert eng.alias_target(ALIAS) is None
+        return
+    res = publish(eng, check_release(dist))
+    assert res.changed and res.collection == name and eng.alias_target(ALIAS) == name
+    assert search(EngineReader(eng).current(), QUESTION).results
