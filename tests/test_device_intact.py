@@ -35,7 +35,9 @@ def device(tmp_path_factory):
 def dev(device, tmp_path, monkeypatch) -> Path:
     """A copy of the device, every file hashed counted as settled (no racy window)."""
     monkeypatch.setattr(intact, "RACY_NS", 0)
+    monkeypatch.setattr(intact, "RECHECK_S", 0.0)  # every open checks (a new process's way)
     monkeypatch.setattr(intact, "_GOOD", {})
+    monkeypatch.setattr(intact, "_CLEAN", {})
     copy = tmp_path / "device"
     shutil.copytree(device.dev, copy, symlinks=True)
     return copy
@@ -106,3 +108,20 @@ def test_a_listed_file_removed_after_a_cached_check_is_refused(dev):
     for _ in range(2):  # and again, once the other files' hashes are remembered without it
         res = _query("--index", str(dev))
         assert res.exit_code == 1 and f"fails verification: {rel}: missing" in res.stderr
+
+
+def test_a_long_lived_server_checks_an_intact_release_again_only_after_a_while(dev, monkeypatch):
+    """`kb serve` opens the release on every request: one found intact is not stat'ed file by
+    file again until RECHECK_S have passed, then an edit is refused."""
+    clock = [1000.0]
+    monkeypatch.setattr(intact, "_clock", lambda: clock[0])
+    monkeypatch.setattr(intact, "RECHECK_S", 5.0)
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        assert client.get("/api/search", params={"q": QUESTION}).status_code == 200
+        rel = _tamper(dev)
+        clock[0] += 4.0  # within the interval: the request is not delayed by a check
+        assert client.get("/api/search", params={"q": QUESTION}).status_code == 200
+        clock[0] += 2.0
+        resp = client.get("/api/search", params={"q": QUESTION})
+        assert resp.status_code == 503
+        assert f"{rel}: sha256 mismatch" in resp.json()["error"]["message"]
