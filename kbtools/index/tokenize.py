@@ -278,6 +278,9 @@ def shared_tokenizer(backend: str, words: tuple[str, ...]) -> Tokenizer:
     return Tokenizer(backend=backend, words=words)
 
 
+RUN_MEMORY = 1 << 16  # runs a tokenizer remembers the tokens of (`Tokenizer.run_tokens`)
+
+
 @dataclass
 class Tokenizer:
     """Callable text -> list of tokens. Build one per index; it is deterministic."""
@@ -285,6 +288,8 @@ class Tokenizer:
     backend: str = "rjieba"
     words: tuple[str, ...] = ()  # domain dictionary terms
     _seg: Any = field(default=None, repr=False)
+    # `run_tokens`' memory: one run's tokens, the same in every text
+    _runs: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.words = tuple(sorted({w.strip() for w in self.words if _keep_term(w)}))
@@ -333,6 +338,18 @@ class Tokenizer:
                 out.append(_stem(latin))  # an acronym: CAN bus, IT, NO (nitric oxide), ON/OFF
         out.extend(added)  # ISO dates and months, numbers of 万 the runs above cut apart
         return out
+
+    def run_tokens(self, run: str) -> list[str]:
+        """`self(run)` for one run of a text, remembered (the last `RUN_MEMORY` runs asked):
+        a search's results list the ways their texts write the question's words, which is
+        every Latin run of five passages tokenized alone, mostly the same words each time.
+        The list returned is shared: not to be changed."""
+        got = self._runs.get(run)
+        if got is None:
+            if len(self._runs) >= RUN_MEMORY:
+                self._runs.clear()
+            got = self._runs[run] = self(run)
+        return got
 
     def _cut_cjk(self, run: str, out: list[str]) -> None:
         pieces = [run]

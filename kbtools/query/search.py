@@ -423,7 +423,7 @@ def _as_written(index: KbIndex, question: str, meta: dict[str, Any], row: dict[s
     matter `meta`) writes them too (`kbtools.query.unknown.shown_matched`): what a result
     lists and a display highlights in the original text."""
     shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
-    return shown_matched(index.bm25.tok, question, shown, matched)
+    return shown_matched(index.bm25.tok.run_tokens, question, shown, matched)  # run by run
 
 
 def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) -> list[str]:

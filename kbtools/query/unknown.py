@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from kbtools.index.tokenize import CJK, other_spellings, to_simplified
 from kbtools.query.compounds import LATIN_RUN
 from kbtools.query.fusion import unknown_names
+from kbtools.query.identifiers import nfkc
 
 _CJK_TERM = re.compile(rf"[{CJK}]")
 
@@ -56,12 +57,9 @@ def held_as(tok: Callable[[str], list[str]], text: str,
     Chinese term, a token the tokenizer made across runs) is not listed."""
     wanted = {t for t in terms if not _CJK_TERM.search(t)}
     out: dict[str, dict[str, None]] = {}
-    seen: set[str] = set()
-    for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)) if wanted else ():
-        run = m.group(0)
-        if run in seen:
-            continue
-        seen.add(run)
+    # each distinct run once (a passage's runs as strings, deduplicated without Python
+    # calls: five passages' runs are read for every answer)
+    for run in dict.fromkeys(LATIN_RUN.findall(nfkc(text))) if wanted else ():
         for t in tok(run):
             if t in wanted:
                 out.setdefault(t, {})[run] = None
