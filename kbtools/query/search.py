@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -63,7 +63,7 @@ from kbtools.query.specific import (
     unlisted_holders,
     unranked,
 )
-from kbtools.query.unknown import shown_matched, shown_unknown
+from kbtools.query.unknown import question_forms, shown_matched, shown_unknown
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -206,7 +206,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
         index.store.complete(rows[h.num] for h in picked)
-    results = tuple(_cite(index, text, rows[h.num], h, rank, covered.matched(h.num),
+    forms = question_forms(index.bm25.tok.run_tokens, text, list(dict.fromkeys(
+        t for h in picked for t in covered.matched(h.num)))) if verdict or keep_results else {}
+    results = tuple(_cite(index, forms, rows[h.num], h, rank, covered.matched(h.num),
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
@@ -417,13 +419,14 @@ def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[f
             for i in order] + tail
 
 
-def _as_written(index: KbIndex, question: str, meta: dict[str, Any], row: dict[str, Any],
-                matched: list[str]) -> list[str]:
-    """`matched` as `question` writes them, and as chunk `row` (of the document with front
-    matter `meta`) writes them too (`kbtools.query.unknown.shown_matched`): what a result
-    lists and a display highlights in the original text."""
+def _as_written(index: KbIndex, asked: Mapping[str, str | None], meta: dict[str, Any],
+                row: dict[str, Any], matched: list[str]) -> list[str]:
+    """`matched` as the question writes them (`asked`: `unknown.question_forms`), and as
+    chunk `row` (of the document with front matter `meta`) writes them too
+    (`kbtools.query.unknown.shown_matched`): what a result lists and a display highlights
+    in the original text."""
     shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
-    return shown_matched(index.bm25.tok.run_tokens, question, shown, matched)  # run by run
+    return shown_matched(index.bm25.tok.run_tokens, asked, shown, matched)  # run by run
 
 
 def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -438,10 +441,12 @@ def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) ->
     routed = route(index, text)
     covered = Coverage(index, terms, ids, unknown,
                        expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES]))
+    asked = question_forms(index.bm25.tok.run_tokens, text, list(dict.fromkeys(
+        t for row in rows for t in covered.matched(row["num"]))))
     out: dict[str, None] = {}
     for row in rows:
         meta = (index.store.doc(row["doc"]) or {"metadata": {}})["metadata"]
-        out.update(dict.fromkeys(_as_written(index, text, meta, row,
+        out.update(dict.fromkeys(_as_written(index, asked, meta, row,
                                              covered.matched(row["num"]))))
     return list(out)
 
@@ -466,7 +471,8 @@ def _suppress_nested(table: sections.SectionTable, hits: list[fusion.Hit],
     return table.suppress_nested(hits, k)
 
 
-def _cite(index: KbIndex, question: str, row: dict[str, Any], hit: fusion.Hit, rank: int,
+def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
+          hit: fusion.Hit, rank: int,
           matched: list[str], more: Sequence[int] = (), rows: Rows | None = None,
           evaluation: answers.Evaluation | None = None,
           today: date | None = None) -> SearchResult:
@@ -474,7 +480,7 @@ def _cite(index: KbIndex, question: str, row: dict[str, Any], hit: fusion.Hit, r
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
-    matched = _as_written(index, question, meta, row, matched)
+    matched = _as_written(index, asked, meta, row, matched)
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kbtools.index.tokenize import CJK, other_spellings, to_simplified
 from kbtools.query.compounds import LATIN_RUN
@@ -66,23 +66,31 @@ def held_as(tok: Callable[[str], list[str]], text: str,
     return {t: list(runs) for t, runs in out.items()}
 
 
-def shown_matched(tok: Callable[[str], list[str]], question: str, shown: str,
-                  matched: Sequence[str]) -> list[str]:
+def question_forms(tok: Callable[[str], list[str]], question: str,
+                   terms: Sequence[str]) -> dict[str, str | None]:
+    """How `question` writes each of `terms` (tokens): the first Latin run holding it
+    (`held_as`: ``faulted`` for the stem fault), else the characters a Chinese term stands
+    for (`as_written`); None where the question writes it nowhere (a synonym, the E17 of
+    ``E 17``). Asked once per search for the terms of all its results (`shown_matched`)."""
+    asked = held_as(tok, question, terms)
+    typed = as_written(tok, question, [t for t in terms if t not in asked])
+    return {t: asked[t][0] if t in asked else typed[t] if typed[t] != t else None
+            for t in terms}
+
+
+def shown_matched(tok: Callable[[str], list[str]], asked: Mapping[str, str | None],
+                  shown: str, matched: Sequence[str]) -> list[str]:
     """The terms `matched` that a chunk holds (tokens: stems, Simplified), as a result lists
-    them: each as the question writes it (`as_written`: ``faulted``, not the stem fault),
-    or, a term the question does not write (a synonym, the E17 of ``E 17``), as the chunk's
-    text `shown` first writes it; then every other way `shown` writes them (`held_as`:
-    ``faults``; `other_spellings`: Traditional 數據 for 数据), what a display highlights.
-    Each spelling once, case aside; a term written nowhere (a token made across runs, 20000
-    of ``20,000``): the term."""
-    asked = held_as(tok, question, matched)
-    typed = as_written(tok, question, [t for t in matched if t not in asked])  # Chinese
+    them: each as the question writes it (`asked`, from `question_forms`), or, a term the
+    question does not write, as the chunk's text `shown` first writes it; then every other
+    way `shown` writes them (`held_as`: ``faults``; `other_spellings`: Traditional 數據 for
+    数据), what a display highlights. Each spelling once, case aside; a term written nowhere
+    (a token made across runs, 20000 of ``20,000``): the term."""
     held = held_as(tok, shown, matched)
     out: dict[str, str] = {}
     for t in matched:
         forms = held.get(t, [])
-        first = asked[t][0] if t in asked else \
-            typed[t] if typed[t] != t or not forms else forms[0]
+        first = asked.get(t) or (forms[0] if forms else t)
         for form in (first, *forms):
             out.setdefault(form.casefold(), form)
     for form in other_spellings(shown, matched):
