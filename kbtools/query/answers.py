@@ -15,7 +15,8 @@ decision tables among the best candidates and returns an `Evaluation`:
   with each cell's reason;
 - ``no_match``: every input found, no row matches: the table, "no rule matches, needs human
   review" (never a guessed row);
-- ``missing_inputs``: some inputs found, others not: the table and the missing inputs named.
+- ``missing_inputs``: some inputs found, others not: the table and the missing inputs named,
+  with the values of each the question gave two of (温度22度…温度23度: `conflicts`).
 
 Pure but for reading decision tables from the index's table chunks (the build ships them
 parsed; cached per index).
@@ -93,6 +94,9 @@ class Evaluation:
     # 1-based among the document's decision tables: the `table` that `evaluate_table` and
     # `kb table eval --table` take, and the `index` their results give (0: not known)
     table_index: int = 0
+    # input column → the values the question gave it, as written (温度22度…温度23度: 22度,
+    # 23度): missing because the table cannot take two
+    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
@@ -100,7 +104,8 @@ class Evaluation:
         count), so an agent re-evaluates the same table with more inputs."""
         return {"status": self.status, "message": self.message, "doc": self.doc,
                 "table": self.table, "table_index": self.table_index,
-                "inputs": dict(self.inputs), "missing": list(self.missing), "row": self.row,
+                "inputs": dict(self.inputs), "missing": list(self.missing),
+                "conflicts": {k: list(v) for k, v in self.conflicts.items()}, "row": self.row,
                 "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
@@ -159,13 +164,30 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """What a question gives a decision table: `values` (input column → value) and
+    `conflicts` (input column → the values given it when it is given two: 22度, 23度)."""
+
+    values: dict[str, str]
+    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
 def find_inputs(question: str, table: DecisionTable,
                 synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
     """Input column header → value, for the inputs the question gives a value for."""
+    return read_inputs(question, table, synonyms).values
+
+
+def read_inputs(question: str, table: DecisionTable,
+                synonyms: Mapping[str, Sequence[str]] = {}) -> Inputs:
+    """The values the question gives the table's inputs (`find_inputs`), and the inputs it
+    gives two values (`Inputs.conflicts`)."""
     text = compact(question)
     found_numbers = numbers(text, compact(question, fold=False))
     claimed: set[int] = set()
     out: dict[str, str] = {}
+    conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     wholes = {i: {_key_text(table.header[i]),
@@ -192,9 +214,11 @@ def find_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 claimed.add(num)
-                if _named_again(text, usable, found_numbers, claimed, found_numbers[num]):
-                    out.pop(table.header[i], None)  # 温度22度…温度23度: which one is not known
+                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num])
+                if again is not None:  # 温度22度…温度23度: which one is not known
+                    out.pop(table.header[i], None)
                     blocked.add(i)
+                    conflicts[table.header[i]] = (found_numbers[num].written, again.written)
             break
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = _unit_of(table.header[i])
@@ -233,7 +257,7 @@ def find_inputs(question: str, table: DecisionTable,
                                        else v.replace(" ", "") in bare)]
         if len(named) == 1:
             out[table.header[i]] = named[0]
-    return out
+    return Inputs(out, conflicts)
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
@@ -273,8 +297,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
 
 
 def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
-                 first: Number) -> bool:
-    """Whether the question names the input again with another value (温度22度，…，温度23度;
+                 first: Number) -> Number | None:
+    """The other value, when the question names the input again with one (温度22度，…，温度23度;
     ``temperature 22 … the temperature is 23``): two values for one input, of which the
     table cannot take one. A mention right after another CJK character or a word that is no
     lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
@@ -283,8 +307,8 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
     for name in names:
         again = _after_name(text, name, found, skip, tail=True)
         if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
-            return True
-    return False
+            return found[again[0]]
+    return None
 
 
 def _names_word(text: str, value: str) -> bool:
@@ -455,20 +479,28 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         dt = decision_table(index, doc, ti, line)
         if dt is None:
             continue
-        found = find_inputs(question, dt, synonyms)
-        if found and (dt.annotated or len(found) == len(dt.inputs)):
+        given = read_inputs(question, dt, synonyms)
+        found = given.values
+        if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
+                (given.conflicts and dt.annotated):
             # inferred tables answer only when fully given
-            return replace(evaluate_inputs(doc, ti, dt, found),
+            return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts),
                            table_index=decision_number(index, doc, ti))
     return None
 
 
-def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str]) -> Evaluation:
+def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
+                    conflicts: Mapping[str, tuple[str, ...]] = {}) -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
-    for every missing input."""
+    for every missing input. `conflicts`: the inputs the question gave two values (missing
+    for that; the answer says so)."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
+    conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
+    if not found:  # only inputs given two values: nothing to match on
+        return Evaluation("missing_inputs", missing_message(missing, conflicts), doc,
+                          dt.label(), ti, found, missing, conflicts=conflicts)
     given = dt if not missing else replace(
         dt, inputs=tuple(i for i in dt.inputs if dt.header[i] in found),
         numeric=tuple(i for i in dt.numeric if dt.header[i] in found))
@@ -482,8 +514,8 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
     chosen = [m for m in result.matches if m.row in result.selected]
     if missing and any(dt.conditions[m.row - 1][i].kind != "any"
                        for m in chosen for i in dt.inputs if dt.header[i] in missing):
-        return Evaluation("missing_inputs", "missing input(s): " + ", ".join(missing),
-                          doc, dt.label(), ti, found, missing)
+        return Evaluation("missing_inputs", missing_message(missing, conflicts),
+                          doc, dt.label(), ti, found, missing, conflicts=conflicts)
     def not_given(row: int) -> list[dict[str, Any]]:  # the missing inputs' cells of `row`
         return [{"column": h, "condition": dt.rows[row - 1][dt.header.index(h)], "value": None,
                  "matched": True, "reason": "not given; any value accepted (* or empty cell)"}
@@ -500,6 +532,15 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
     first = rows[0]
     return Evaluation("match", message, doc, dt.label(), ti, found, (), first["row"],
                       first["outputs"], first["cells"], rows)
+
+
+def missing_message(missing: Sequence[str],
+                    conflicts: Mapping[str, Sequence[str]] = {}) -> str:
+    """``missing input(s): A, B``, each input the question gave two values followed by them
+    (``温度(℃) (two values given: 22度, 23度)``)."""
+    return "missing input(s): " + ", ".join(
+        f"{m} (two values given: {', '.join(conflicts[m])})" if m in conflicts else m
+        for m in missing)
 
 
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:
