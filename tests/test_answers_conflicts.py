@@ -5,6 +5,7 @@ web page (Chinese and English) and the MCP search tool."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import anyio
 import pytest
@@ -19,6 +20,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.decision.documents import decision_tables
 from kbtools.query.answers import evaluate_inputs, read_inputs
 from kbtools.serve.app import create_app
 
@@ -112,3 +114,13 @@ def test_the_mcp_search_tool_gives_the_conflicts(repo):
     payload = json.loads(result.content[0].text)
     ev = payload["results"][0]["evaluation"]
     assert ev["status"] == "missing_inputs" and ev["conflicts"] == {"温度(℃)": ["22度", "23度"]}
+
+
+def test_the_bundled_wheat_scab_table_names_both_values():
+    table = decision_tables(Path(__file__).resolve().parents[1] / "knowledge" / "crops"
+                            / "wheat-scab.md")[0]
+    given = read_inputs("温度22度，湿度90%，连续降雨4天，温度23度", table)
+    assert given.values == {"相对湿度(%)": "90", "连续降雨天数": "4"}
+    ev = evaluate_inputs("wheat-scab.md", 1, table, given.values, given.conflicts)
+    assert ev.status == "missing_inputs"
+    assert ev.message == "missing input(s): 温度(℃) (two values given: 22度, 23度)"

@@ -4,7 +4,10 @@ or F) for a column of ℃ or °F, and a count noun between a number and its unit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kbtools.decision import build_table
+from kbtools.decision.documents import decision_tables
 from kbtools.query.answers import evaluate_inputs, find_inputs
 
 SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
@@ -18,6 +21,7 @@ RAIN = build_table(["Temperature (°C)", "Humidity (%)", "Rain days", "Dry days"
                             "outputs=Risk")
 SEAL = build_table(["Seal temperature (°F)", "Action"], [["<150", "run"], ["≥150", "stop"]],
                    decision="inputs=Seal temperature (°F); outputs=Action")
+KNOWLEDGE = Path(__file__).resolve().parents[1] / "knowledge"
 LOAD = build_table(["Load (%)", "Action"], [["<80", "run"], ["≥80", "stop"]],
                    decision="inputs=Load (%); outputs=Action")
 
@@ -63,3 +67,15 @@ def test_a_count_noun_names_the_column_it_counts_in_chinese():
     for q in ("温度22度，湿度90%，4个阴雨天以上", "温度22度，湿度90%，4个晴天",
               "温度22度，湿度90%，已经4个工作日", "温度22度，湿度90%，20多天"):
         assert "连续降雨天数" not in find_inputs(q, SCAB), q
+
+
+def test_the_bundled_wheat_scab_table_reads_degrees_and_count_nouns():
+    table = decision_tables(KNOWLEDGE / "crops" / "wheat-scab.md")[0]
+    found = find_inputs("温度22度，湿度90%，已经有4个雨天了，赤霉病风险多大？", table)
+    assert found == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
+    assert evaluate_inputs("wheat-scab.md", 1, table, found).outputs["风险等级"] == "极高"
+    q = "it was 22 degrees, humidity 90%, 4 rainy days"
+    assert find_inputs(q, table) == {"温度(℃)": "22", "相对湿度(%)": "90"}  # rainy: not known
+    for synonyms in ({"连续降雨天数": ["rainy days"]}, {"降雨": ["rain"]}):
+        assert find_inputs(q, table, synonyms)["连续降雨天数"] == "4", synonyms
+    assert "连续降雨天数" not in find_inputs(q, table, {"连续降雨天数": ["wet days"]})

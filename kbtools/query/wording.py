@@ -16,21 +16,35 @@ def noun_names(noun: str, key: str, names: Sequence[str],
                synonyms: Mapping[str, Sequence[str]]) -> bool:
     """Whether the count noun `noun` (rainy of ``4 rainy days``, 雨 of 4个雨天) names the
     column of header text `key` (without its unit, compacted): one of its `names`
-    (`query.answers.names_of`); English words each sharing a stem of three
-    letters or more with a word of the header (``rainy`` and ``Rain days``); Chinese
-    characters it shares with the header (雨 of 连续降雨天数); in the other script, a
-    synonym group holding a term of each."""
+    (`query.answers.names_of`); English words each sharing a stem with a word of the header
+    (``rainy`` and ``Rain days``, `stems_meet`); Chinese characters it shares with the
+    header (雨 of 连续降雨天数); in the other script, a synonym group holding a term the
+    header holds and a term the noun names so (连续降雨天数 = rainy days)."""
     if noun in names:
         return True
     if other_script(noun, key):
-        return any(holds(noun, term) and any(holds(key, w) for g in group
-                                              for w in compact(g).split(" ") if len(w) >= MIN_PART)
-                   for term, group in synonyms.items() if term)
+        for term, group in synonyms.items():
+            terms = [compact(t) for t in (term, *group) if t]
+            if any(holds(key, t) for t in terms) and \
+                    any(_names_by_stem(noun, t) for t in terms):
+                return True
+        return False
+    return _names_by_stem(noun, key)
+
+
+def _names_by_stem(noun: str, text: str) -> bool:
+    """English: each word of `noun` shares a stem with a word of `text` (`stems_meet`);
+    Chinese: `noun` shares a character with `text`."""
     if noun.isascii():
-        own = key.split()
-        return all(any(len(min(w, o, key=len)) >= 3 and (w.startswith(o) or o.startswith(w))
-                       for o in own) for w in noun.split())
-    return bool({ch for ch in noun if is_cjk(ch)} & set(key))
+        own = text.split()
+        return all(any(stems_meet(w, o) for o in own) for w in noun.split())
+    return bool({ch for ch in noun if is_cjk(ch)} & set(text))
+
+
+def stems_meet(a: str, b: str) -> bool:
+    """Whether one of two English words starts with the other, the shorter of three letters
+    or more (``rain`` and ``rainy``)."""
+    return len(min(a, b, key=len)) >= 3 and (a.startswith(b) or b.startswith(a))
 
 
 def names_word(text: str, value: str) -> bool:
