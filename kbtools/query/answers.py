@@ -6,7 +6,9 @@ units and whether each is an exact value come from `kbtools.query.values`, in Ch
 English): a number is given to the input column named just before it (by its header without
 the unit, a leading or trailing part of it — of two characters or more for a CJK header,
 whole words for an English one — that names no other input, or a synonym: 湿度 for
-相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃)), else to the
+相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F
+column), to the one column the count noun before its unit names (``4 rainy days`` → Rain
+days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
 column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `evaluate_question` tries the
 decision tables among the best candidates and returns an `Evaluation`:

@@ -12,7 +12,9 @@ names are compacted the same way, so ``Leak rate`` is found as ``leak rate``.
 `numbers(text)` reads every number of a compacted question (`Number`): ``1,200`` is 1200 (a
 group of three digits after each comma; ``1,2`` is no value: a list or a decimal comma), the
 unit right after it (``26℃``, ``75 F``, ``75 degrees Fahrenheit``, ``90 percent``; a single
-Latin letter only when no letter follows it: the d of ``2 drops`` is no day), a word that
+Latin letter only when no letter follows it: the d of ``2 drops`` is no day; ``degrees``
+alone is a temperature in whichever degrees its column counts), the words naming what it
+counts between it and a unit of time (``4 rainy days``, 4个雨天: `count_noun`), a word that
 multiplies it (2万, 2k, ``2 thousand``), and whether it is exact: not after a bound (不到,
 ``below``, ``more than``, ``at least``, ``not``), not followed by one (多, 以上, ``or more``,
 ``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) or one of two values
@@ -237,7 +239,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
         suffix, known, unit = _unit_after(rest)
-        noun, gap = count_noun(rest) if not suffix else ("", 0)
+        # (第3个雨天 is an ordinal: no count)
+        noun, gap = count_noun(rest) if not suffix and not before.endswith("第") else ("", 0)
         if noun:
             suffix, known, unit = _unit_after(rest[gap:])
         if (before.endswith(BELOW_ZERO) or _EN_BELOW_ZERO.search(longer)) and \
