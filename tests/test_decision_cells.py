@@ -240,3 +240,32 @@ def test_wan_in_a_cell_under_a_column_in_wan_is_refused():
     """``≥5万元`` under ``费用(万元)`` would be 50,000 of the column's 万元."""
     with pytest.raises(TableError, match="already"):
         build_table(["费用(万元)", "措施"], [["<5万元", "a"], ["≥5万元", "b"]], decision="inputs=费用")
+
+
+# ----------------------------------------------------------------- =>, =<, > =: symbols as typed
+
+@pytest.mark.parametrize("cell,inside,outside", [
+    ("=> 3", [3, 4], [2.9]), ("=>3天", [3], [2]), ("=< 3", [2, 3], [3.1]), ("> = 3", [3], [2]),
+    ("< = 3", [3], [3.5]), ("≧3", [3], [2]), ("≦3", [3], [4]), ("大于等于3", [3], [2]),
+    ("不低于 3", [3], [2]), ("at least 3", [3], [2]), ("no more than 3", [3], [4]),
+    ("=3", [3], [2, 4]), ("== 3 ℃", [3], [4]), ("v => 2.8", [2.8], [2.7]),
+    ("4 =< v < 8", [4, 7.9], [8, 3.9]), ("> 4, =< 8", [8], [4, 8.1]), ("＝＞３", [3], [2]),
+])
+def test_comparison_symbols_as_writers_type_them_are_bounds(cell, inside, outside):
+    assert_bounds(cell, inside, outside)
+
+
+def test_an_arrow_between_words_stays_text():
+    assert parse_condition("A => B").kind == "text"
+    assert parse_condition("=> B").kind == "text"
+
+
+def test_a_table_with_reversed_symbols_checks_clean_and_evaluates(tmp_path):
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + "<!-- decision: inputs=连续降雨天数; outputs=风险 -->\n"
+                    "| 连续降雨天数 | 风险 |\n|---|---|\n| =< 2 | 低 |\n| => 3 | 高 |\n",
+                    encoding="utf-8")
+    assert table_findings(path) == []
+    for value, out in (("2", "低"), ("3", "高"), ("5", "高")):
+        result = CliRunner().invoke(main, ["table", "eval", str(path), f"连续降雨天数={value}"])
+        assert result.exit_code == 0 and f"=> 风险={out}" in result.output, result.output

@@ -97,8 +97,9 @@ enough was found: say so rather than guessing. When the question gives values fo
 decision table's inputs, the first result has `evaluated: true` and `evaluation` (status
 match → `outputs` and each cell's `reason`, and `rows`: every row the table's policy
 selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
-for; no_match → needs human review, never a guessed row). `more` lists further chunks of
-the same section. `outdated: true` means the document's `valid_until` has passed (possibly
+for, and `conflicts`: those the question gave two values, with both (ask which one
+applies); no_match → needs human review, never a guessed row). `more` lists further
+chunks of the same section. `outdated: true` means the document's `valid_until` has passed (possibly
 outdated: tell the user); `superseded_by` names newer documents that replace it.
 Do not use to fetch a known section in full (use `read`) or to apply a decision table (use
 `evaluate_table`).

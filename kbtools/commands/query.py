@@ -139,8 +139,11 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
             for c in r["cells"]:
                 click.echo(f"     {c['column']}: {c['reason']}")
     elif ev["status"] == "missing_inputs":
-        click.echo(click.style(f"   evaluated ({given}): give {', '.join(ev['missing'])} "
-                               "to get the answer", fg="yellow", bold=True))
+        two = ev.get("conflicts") or {}  # inputs the question gave two values
+        asked = ", ".join(f"{m} (the question gives two values: {', '.join(two[m])})"
+                          if m in two else m for m in ev["missing"])
+        click.echo(click.style(f"   evaluated ({given}): give {asked} to get the answer",
+                               fg="yellow", bold=True))
     else:
         click.echo(click.style(f"   evaluated ({given}): {ev['message']}", fg="red", bold=True))
 

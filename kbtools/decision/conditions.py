@@ -8,6 +8,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     2000小时以上 / 10以下 / 30 ℃ 以上      ≥2000 / ≤10 / ≥30
     6.5以下(不含) 7以上(含7) 4-8 (exclusive)  a bracket saying whether a bound is included,
                                           where the cell leaves it open: <6.5, ≥7, 4<x<8
+    =>3  =<3  > = 3  =3                  ≥3, ≤3, ≥3, 3: symbols as also typed (`operators`)
     不低于30  低于15  超过20  不超过3次     the same in words (`symbolic`), Chinese or English:
     at least 30  below 15  2 or more      ≥30, <15, >20, ≤3, ≥30, <15, ≥2;
     150 to 170  between 150 and 170       150~170

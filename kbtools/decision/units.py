@@ -30,6 +30,10 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
 ))
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+# ``degrees`` alone: a temperature, in whichever degrees the column counts (``22 degrees``
+# in a ℃ column is 22 ℃, ``160 degrees`` in a °F one 160 °F); in any other column no value
+BARE_DEGREES = frozenset(("degrees", "degree", "deg"))
+TEMPERATURE_GROUPS = frozenset((GROUP_OF["℃"], GROUP_OF["°f"]))
 TIME_GROUPS = frozenset(GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
@@ -82,3 +86,14 @@ def unit_word(word: str) -> bool:
 def unit_group(unit: str) -> int | None:
     """Which of `UNIT_GROUPS` `unit` (normalised) is in; None for a spelling not known."""
     return GROUP_OF.get(unit.casefold())
+
+
+def bare_degrees(unit: str) -> bool:
+    """Whether `unit` is ``degrees`` with no scale named (`BARE_DEGREES`)."""
+    return unit.casefold() in BARE_DEGREES
+
+
+def degrees_fit(column: str) -> bool:
+    """Whether a number in bare degrees is a value of a column in unit `column`: one whose
+    unit is a temperature in degrees (℃, °F)."""
+    return unit_group(column) in TEMPERATURE_GROUPS

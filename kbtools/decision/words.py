@@ -31,6 +31,11 @@ WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
                          "and below", "and under", "max", "max.", "maximum", "at most",
                          "at maximum")),
 ), key=lambda wo: -len(wo[0])))
+# Comparison symbols as writers also type them: the two characters the other way round
+# (``=>3``, ``=<3``), apart (``> = 3``), equality doubled (``==3``); each read as its symbol
+# next to a number. A leading ``=`` then is equality (``=3`` is the number 3).
+OPERATOR_SPELLINGS: tuple[tuple[str, str], ...] = (
+    ("=>", "≥"), ("=<", "≤"), ("> =", "≥"), ("< =", "≤"), ("==", "="))
 RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through "),
                 ("", " thru ")))
 
@@ -38,7 +43,11 @@ RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " t
 def symbolic(text: str) -> str:
     """A normalised cell with a comparison or range written in words in its symbol form
     (``不低于 30℃`` → ``≥30℃``, ``140 °F or more`` → ``≥140 °F``, ``between 150 and 170``
-    → ``150~170``); any other text as it is."""
+    → ``150~170``, ``=> 3`` → ``≥ 3``, ``= 3`` → ``3``: `OPERATOR_SPELLINGS`); any other
+    text as it is."""
+    text = operators(text)
+    if text[:1] == "=" and starts_number(text[1:]):
+        return text[1:].strip()
     for word, op in WORD_PREFIXES:
         if text[:len(word)].casefold() == word and starts_number(text[len(word):]):
             return op + text[len(word):].strip()
@@ -52,6 +61,20 @@ def symbolic(text: str) -> str:
             at = key.find(middle, len(start))
             if key.startswith(start) and at >= 0 and starts_number(text[len(start):at]):
                 return f"{text[len(start):at].strip()}~{text[at + len(middle):].strip()}"
+    return text
+
+
+def operators(text: str) -> str:
+    """`text` with each of `OPERATOR_SPELLINGS` that a number follows or ends before written
+    as its symbol (``v => 2.8`` → ``v ≥ 2.8``, ``4 =< v`` → ``4 ≤ v``); an arrow between
+    words (``A => B``) is left as it is."""
+    for spelled, op in OPERATOR_SPELLINGS:
+        at = text.find(spelled)
+        while at >= 0:
+            if starts_number(text[at + len(spelled):]) or \
+                    text[:at].rstrip()[-1:].isdigit():  # 4 =< v
+                text = text[:at] + op + text[at + len(spelled):]
+            at = text.find(spelled, at + 1)
     return text
 
 

@@ -6,7 +6,9 @@ units and whether each is an exact value come from `kbtools.query.values`, in Ch
 English): a number is given to the input column named just before it (by its header without
 the unit, a leading or trailing part of it — of two characters or more for a CJK header,
 whole words for an English one — that names no other input, or a synonym: 湿度 for
-相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃)), else to the
+相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F
+column), to the one column the count noun before its unit names (``4 rainy days`` → Rain
+days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
 column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `evaluate_question` tries the
 decision tables among the best candidates and returns an `Evaluation`:
@@ -15,7 +17,8 @@ decision tables among the best candidates and returns an `Evaluation`:
   with each cell's reason;
 - ``no_match``: every input found, no row matches: the table, "no rule matches, needs human
   review" (never a guessed row);
-- ``missing_inputs``: some inputs found, others not: the table and the missing inputs named.
+- ``missing_inputs``: some inputs found, others not: the table and the missing inputs named,
+  with the values of each the question gave two of (温度22度…温度23度: `conflicts`).
 
 Pure but for reading decision tables from the index's table chunks (the build ships them
 parsed; cached per index).
@@ -42,22 +45,32 @@ from kbtools.decision.conditions import (
     input_unit_problem,
     unit_of,
 )
-from kbtools.decision.model import MIN_PART, name_parts
+from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
-from kbtools.decision.units import scale
+from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
 from kbtools.query.values import (
+    BARE_DEGREES,
     EN_NUMERALS,
     JOINERS,
     STOP_GAP,
+    TEMPERATURES,
     UNIT_CLASSES,
     Number,
     bounds_after,
     compact,
     numbers,
     strip_fillers,
+)
+from kbtools.query.wording import (
+    is_cjk,
+    is_latin,
+    names_word,
+    noun_names,
+    other_script,
+    translates,
 )
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
@@ -93,6 +106,9 @@ class Evaluation:
     # 1-based among the document's decision tables: the `table` that `evaluate_table` and
     # `kb table eval --table` take, and the `index` their results give (0: not known)
     table_index: int = 0
+    # input column → the values the question gave it, as written (温度22度…温度23度: 22度,
+    # 23度): missing because the table cannot take two
+    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
@@ -100,7 +116,8 @@ class Evaluation:
         count), so an agent re-evaluates the same table with more inputs."""
         return {"status": self.status, "message": self.message, "doc": self.doc,
                 "table": self.table, "table_index": self.table_index,
-                "inputs": dict(self.inputs), "missing": list(self.missing), "row": self.row,
+                "inputs": dict(self.inputs), "missing": list(self.missing),
+                "conflicts": {k: list(v) for k, v in self.conflicts.items()}, "row": self.row,
                 "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
@@ -115,6 +132,8 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
     if not number.exact:
         return None
     unit = column_unit(table.header[column], (row[column] for row in table.rows))
+    if bare_degrees(unit_of(number.written)):  # 22 degrees: in a ℃ or °F column only
+        return number.value if degrees_fit(unit) else None
     converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
     return number.written if converts or input_unit_problem(number.written, unit) \
         else number.value
@@ -159,13 +178,30 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """What a question gives a decision table: `values` (input column → value) and
+    `conflicts` (input column → the values given it when it is given two: 22度, 23度)."""
+
+    values: dict[str, str]
+    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
 def find_inputs(question: str, table: DecisionTable,
                 synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
     """Input column header → value, for the inputs the question gives a value for."""
+    return read_inputs(question, table, synonyms).values
+
+
+def read_inputs(question: str, table: DecisionTable,
+                synonyms: Mapping[str, Sequence[str]] = {}) -> Inputs:
+    """The values the question gives the table's inputs (`find_inputs`), and the inputs it
+    gives two values (`Inputs.conflicts`)."""
     text = compact(question)
     found_numbers = numbers(text, compact(question, fold=False))
     claimed: set[int] = set()
     out: dict[str, str] = {}
+    conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     wholes = {i: {_key_text(table.header[i]),
@@ -192,17 +228,36 @@ def find_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 claimed.add(num)
-                if _named_again(text, usable, found_numbers, claimed, found_numbers[num]):
-                    out.pop(table.header[i], None)  # 温度22度…温度23度: which one is not known
+                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num])
+                if again is not None:  # 温度22度…温度23度: which one is not known
+                    out.pop(table.header[i], None)
                     blocked.add(i)
+                    conflicts[table.header[i]] = (found_numbers[num].written, again.written)
             break
+    for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
+        counted = [i for i in table.inputs if i in table.numeric and x.noun and
+                   _unit_of(table.header[i]) is not None and
+                   noun_names(x.noun, _key_text(table.header[i]), names[i], synonyms)]
+        if n in claimed or len(counted) != 1 or table.header[counted[0]] in out or \
+                counted[0] in blocked:
+            continue
+        value = given_value(x, table, counted[0])
+        if x.unit != _unit_of(table.header[counted[0]]) and value == x.value:
+            value = None  # 4 rainy weeks in a column of days it cannot convert to: missing
+        if value is not None:
+            out[table.header[counted[0]]] = value
+        else:
+            blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
+        claimed.add(n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = _unit_of(table.header[i])
         if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
             continue
-        fits = [n for n, x in enumerate(found_numbers) if n not in claimed and x.unit == unit
+        fits = [n for n, x in enumerate(found_numbers) if n not in claimed and not x.noun
+                and _unit_fits(x.unit, unit)
                 and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms)]
-        if len(fits) == 1 and sum(_unit_of(table.header[j]) == unit for j in table.inputs) == 1:
+        if len(fits) == 1 and sum(_unit_fits(found_numbers[fits[0]].unit, _unit_of(table.header[j]))
+                                  for j in table.inputs) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
             claimed.add(fits[0])
@@ -215,7 +270,7 @@ def find_inputs(question: str, table: DecisionTable,
                 continue
             follows = next((m for m in names[i] if m.isascii() and m not in others and
                             text.startswith(m, x.after) and
-                            _names_word(text[x.after:x.after + len(m) + 2], m)), None)
+                            names_word(text[x.after:x.after + len(m) + 2], m)), None)
             if follows is not None:
                 if bounds_after(text[x.after + len(follows):].removeprefix("s")):
                     blocked.add(i)  # 6 cycles or more: a bound, the input stays missing
@@ -229,11 +284,18 @@ def find_inputs(question: str, table: DecisionTable,
         if i in table.numeric:
             continue
         values = {c[i].text for c in table.conditions if c[i].kind == "text" and len(c[i].text) > 1}
-        named = [v for v in values if (_names_word(text, compact(v)) if _is_latin(v[:1])
+        named = [v for v in values if (names_word(text, compact(v)) if is_latin(v[:1])
                                        else v.replace(" ", "") in bare)]
         if len(named) == 1:
             out[table.header[i]] = named[0]
-    return out
+    return Inputs(out, conflicts)
+
+
+def _unit_fits(number: int | None, column: int | None) -> bool:
+    """Whether a number in unit class `number` is in column unit class `column`: the same
+    class, or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    return number is not None and (number == column or
+                                   (number == BARE_DEGREES and column in TEMPERATURES))
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
@@ -248,9 +310,9 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     latin = name[:1].isascii() and name[:1].isalnum()
     for m in re.finditer(re.escape(name), text):
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
-        if latin and (_is_latin(before) or (nxt.isascii() and nxt.isalpha())):
+        if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
-        if tail and before and _is_cjk(before) and not text[:m.start()].endswith(JOINERS):
+        if tail and before and is_cjk(before) and not text[:m.start()].endswith(JOINERS):
             continue  # 土壤湿度 (not 和湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
             continue
@@ -273,8 +335,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
 
 
 def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
-                 first: Number) -> bool:
-    """Whether the question names the input again with another value (温度22度，…，温度23度;
+                 first: Number) -> Number | None:
+    """The other value, when the question names the input again with one (温度22度，…，温度23度;
     ``temperature 22 … the temperature is 23``): two values for one input, of which the
     table cannot take one. A mention right after another CJK character or a word that is no
     lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
@@ -283,22 +345,8 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
     for name in names:
         again = _after_name(text, name, found, skip, tail=True)
         if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
-            return True
-    return False
-
-
-def _names_word(text: str, value: str) -> bool:
-    """Whether `text` names the Latin cell value `value` as a word of its own, plural allowed
-    (``outdoors`` names ``outdoor``; the no of ``noise`` or ``normal`` names no ``No``)."""
-    start = text.find(value)
-    while start >= 0:
-        end = start + len(value)
-        rest = text[end:end + 3]
-        plural = next((p for p in ("es", "s") if rest.startswith(p)), "")
-        if not _is_latin(text[start - 1:start]) and not _is_latin(text[end + len(plural):][:1]):
-            return True
-        start = text.find(value, start + 1)
-    return False
+            return found[again[0]]
+    return None
 
 
 def _lead_ok(text: str, start: int) -> bool:
@@ -338,8 +386,8 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
     ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `_translates`."""
     if not word:
         return True
-    if _other_script(word, _key_text(header)):
-        return _translates(word, _key_text(header), synonyms)
+    if other_script(word, _key_text(header)):
+        return translates(word, _key_text(header), synonyms)
     key = column_key(header)
     if word.isascii():
         own = _key_text(header).split()
@@ -353,55 +401,11 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
             all(w in _EN_LEADS or any(o.startswith(w) for o in own) for w in lead)
     joiner = next((j for j in JOINERS if word.startswith(j) and len(word) > len(j)), "")
     word = word[len(joiner):]  # 和湿度 90% names 湿度
-    if not set(word) & {ch for ch in key if _is_cjk(ch)}:
+    if not set(word) & {ch for ch in key if is_cjk(ch)}:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]
-    return not any(word.endswith(t) and len(word) > len(t) and _is_cjk(word[-len(t) - 1])
+    return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
                    for t in tails)
-
-
-def _other_script(word: str, key: str) -> bool:
-    """Whether `word` is written in a script `key` has none of: CJK against a header of
-    Latin words, or Latin against a header of CJK characters."""
-    cjk = any(_is_cjk(ch) for ch in key)
-    latin = any(ch.isascii() and ch.isalpha() for ch in key)
-    if any(_is_cjk(ch) for ch in word):
-        return not cjk
-    return word.isascii() and not latin
-
-
-def _translates(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool:
-    """Whether `word`, in the other script than header `key`, may name it: yes when a
-    synonym group holds a term in `word` and a term in `key` (软管 = hose: 软管用了 names
-    ``hose age``; 滤芯 = filter element: 滤芯用了 names ``filter age``, a word of an English
-    term is enough); no when a group holding a term in `word` has terms in the key's script
-    but none in the key (软管 = hose: 软管用了 names no ``filter age``); else the word is
-    not known and does not say: the number's unit, in the one column of that unit, decides."""
-    other = False
-    for term, group in synonyms.items():
-        if not term or not _holds(word, term):
-            continue
-        written = [w for g in group for w in compact(g).split(" ") if len(w) >= MIN_PART]
-        if any(_holds(key, w) for w in written):
-            return True
-        other = other or any(not _other_script(w, key) for w in written)
-    return not other
-
-
-def _holds(text: str, term: str) -> bool:
-    """Whether `text` holds `term` (spaceless, as synonym keys are): as a whole word when it
-    is a Latin one (``hose`` in ``hose age``, ``hoseage`` too), anywhere in CJK text."""
-    if _is_latin(term[:1]):
-        return any(_names_word(t, term) for t in (text, text.replace(" ", "")))
-    return term in text.replace(" ", "")
-
-
-def _is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff"
-
-
-def _is_latin(ch: str) -> bool:
-    return ch.isascii() and ch.isalnum()
 
 
 _TABLES: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], DecisionTable | None]] = \
@@ -455,20 +459,28 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         dt = decision_table(index, doc, ti, line)
         if dt is None:
             continue
-        found = find_inputs(question, dt, synonyms)
-        if found and (dt.annotated or len(found) == len(dt.inputs)):
+        given = read_inputs(question, dt, synonyms)
+        found = given.values
+        if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
+                (given.conflicts and dt.annotated):
             # inferred tables answer only when fully given
-            return replace(evaluate_inputs(doc, ti, dt, found),
+            return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts),
                            table_index=decision_number(index, doc, ti))
     return None
 
 
-def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str]) -> Evaluation:
+def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
+                    conflicts: Mapping[str, tuple[str, ...]] = {}) -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
-    for every missing input."""
+    for every missing input. `conflicts`: the inputs the question gave two values (missing
+    for that; the answer says so)."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
+    conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
+    if not found:  # only inputs given two values: nothing to match on
+        return Evaluation("missing_inputs", missing_message(missing, conflicts), doc,
+                          dt.label(), ti, found, missing, conflicts=conflicts)
     given = dt if not missing else replace(
         dt, inputs=tuple(i for i in dt.inputs if dt.header[i] in found),
         numeric=tuple(i for i in dt.numeric if dt.header[i] in found))
@@ -482,8 +494,8 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
     chosen = [m for m in result.matches if m.row in result.selected]
     if missing and any(dt.conditions[m.row - 1][i].kind != "any"
                        for m in chosen for i in dt.inputs if dt.header[i] in missing):
-        return Evaluation("missing_inputs", "missing input(s): " + ", ".join(missing),
-                          doc, dt.label(), ti, found, missing)
+        return Evaluation("missing_inputs", missing_message(missing, conflicts),
+                          doc, dt.label(), ti, found, missing, conflicts=conflicts)
     def not_given(row: int) -> list[dict[str, Any]]:  # the missing inputs' cells of `row`
         return [{"column": h, "condition": dt.rows[row - 1][dt.header.index(h)], "value": None,
                  "matched": True, "reason": "not given; any value accepted (* or empty cell)"}
@@ -500,6 +512,15 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str])
     first = rows[0]
     return Evaluation("match", message, doc, dt.label(), ti, found, (), first["row"],
                       first["outputs"], first["cells"], rows)
+
+
+def missing_message(missing: Sequence[str],
+                    conflicts: Mapping[str, Sequence[str]] = {}) -> str:
+    """``missing input(s): A, B``, each input the question gave two values followed by them
+    (``温度(℃) (two values given: 22度, 23度)``)."""
+    return "missing input(s): " + ", ".join(
+        f"{m} (two values given: {', '.join(conflicts[m])})" if m in conflicts else m
+        for m in missing)
 
 
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:

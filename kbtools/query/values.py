@@ -12,7 +12,9 @@ names are compacted the same way, so ``Leak rate`` is found as ``leak rate``.
 `numbers(text)` reads every number of a compacted question (`Number`): ``1,200`` is 1200 (a
 group of three digits after each comma; ``1,2`` is no value: a list or a decimal comma), the
 unit right after it (``26℃``, ``75 F``, ``75 degrees Fahrenheit``, ``90 percent``; a single
-Latin letter only when no letter follows it: the d of ``2 drops`` is no day), a word that
+Latin letter only when no letter follows it: the d of ``2 drops`` is no day; ``degrees``
+alone is a temperature in whichever degrees its column counts), the words naming what it
+counts between it and a unit of time (``4 rainy days``, 4个雨天: `count_noun`), a word that
 multiplies it (2万, 2k, ``2 thousand``), and whether it is exact: not after a bound (不到,
 ``below``, ``more than``, ``at least``, ``not``), not followed by one (多, 以上, ``or more``,
 ``+``), not an end of a span (22~25, ``between 10 and 20``, ``10 to 20``) or one of two values
@@ -62,7 +64,10 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("cal/cm2",),
     ("hp", "horsepower"),
     ("cfm",),
+    ("degrees", "degree", "deg"),  # no scale named: a temperature in the column's degrees
 )
+BARE_DEGREES = len(UNIT_CLASSES) - 1
+TEMPERATURES = frozenset((0, next(n for n, c in enumerate(UNIT_CLASSES) if "°f" in c)))
 # English spellings of a unit, as the unit the tables' checks know (written after the value)
 SPELLED_UNITS: dict[str, str] = {
     **dict.fromkeys(("degrees fahrenheit", "degree fahrenheit", "deg fahrenheit",
@@ -76,6 +81,9 @@ SPELLED_UNITS: dict[str, str] = {
 _DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
                        if c[0] in ("小时", "天数", "周", "个月", "年"))
 _OLD = re.compile(r"old(?![a-z])")
+# words that are no count noun between a number and its unit (``4 more days``: a bound)
+_NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
+                        "other", "another", "additional", "full", "whole", "straight"))
 _UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
 # what a number's value carries from the question: a unit the tables' checks know
 # (`decision.units.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
@@ -143,6 +151,9 @@ class Number:
     exact: bool = True  # False: a bound or a span, not a value (不到15度, 20多度, 22~25度)
     word: str = ""  # the word right before it, filler words dropped (病叶率 in 病叶率3%)
     after: int = 0  # where the text after it and its unit starts (the m of ``4160 v motor``)
+    # the words between it and its unit, when they name what it counts (rainy of ``4 rainy
+    # days``, 雨 of 4个雨天): the number is then only that thing's value (`count_noun`)
+    noun: str = ""
 
 
 def _latin(ch: str) -> bool:
@@ -228,11 +239,16 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
         suffix, known, unit = _unit_after(rest)
+        # (第3个雨天 is an ordinal: no count)
+        noun, gap = count_noun(rest) if not suffix and not before.endswith("第") else ("", 0)
+        if noun:
+            suffix, known, unit = _unit_after(rest[gap:])
         if (before.endswith(BELOW_ZERO) or _EN_BELOW_ZERO.search(longer)) and \
                 not value.startswith("-"):
             value = "-" + value  # 零下5度, minus 5 degrees are -5
         spaced = rest[:1] == " " and rest[1:2].isalpha()
         skip = len(suffix) + spaced if suffix and suffix not in MAGNITUDES else 0
+        skip = gap + len(suffix) if noun else skip
         after = rest[skip:]
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
@@ -258,29 +274,70 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
-                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))))
-        groups.append(unit_group(known) if known else None)
+                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" "))), noun))
+        groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
+                      unit_group(known) if known else None)
         if unit is not None:  # not the 月 of 3月2日: a date's 2 follows its month, not a value
             floor = max(floor, end + skip)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
-    # differ are two values, not a span (``at 70 °F and 85% load``)
+    # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
+    # load``, ``4 rainy days and 2 dry days``)
+    nouns = [x.noun for x in out]
     for n, (span_after, span_before) in enumerate(spans):
-        if (span_after and _same_quantity(groups, n, n + 1)) or \
-                (span_before and _same_quantity(groups, n - 1, n)):
+        if (span_after and _same_quantity(groups, n, n + 1, nouns)) or \
+                (span_before and _same_quantity(groups, n - 1, n, nouns)):
             out[n] = replace(out[n], exact=False)
     # two values of one quantity (22度和24度, 22或24度): neither is the value. The second
     # must be in a known unit and the first in that one or none (3天和2次 are two things)
     for n, listed in enumerate(lists[:-1]):
-        if listed and groups[n + 1] is not None and groups[n] in (None, groups[n + 1]):
+        if listed and groups[n + 1] is not None and groups[n] in (None, groups[n + 1]) and \
+                nouns[n] == nouns[n + 1]:
             out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
     return out
 
 
-def _same_quantity(groups: list[int | None], a: int, b: int) -> bool:
+def count_noun(rest: str) -> tuple[str, int]:
+    """(the words that stand between a number and a unit of time, naming what it counts, how
+    far the unit starts in `rest`, what follows the number): ``4 rainy days`` → (rainy, 7),
+    4个雨天 → (雨, 2); ("", 0) when `rest` does not start so. English: one or two words of
+    three letters or more, no filler or bound (``4 more days``); Chinese: one to four
+    characters after an optional 个, not a word that makes a bound (20多天, 20来天) or a
+    unit itself (5个小时)."""
+    if rest[:1] == " " and rest[1:2].isascii() and rest[1:2].isalpha():
+        words = rest[1:].split(" ", 3)
+        for n in (1, 2):
+            noun = words[:n]
+            if len(words) <= n or not all(
+                    w.isascii() and w.isalpha() and len(w) >= 3 and w not in _NOT_NOUNS
+                    and not drop_fillers(w) == "" for w in noun):
+                break
+            gap = 1 + len(" ".join(noun)) + 1
+            suffix, _, unit = _unit_after(rest[gap:])
+            if unit in _DURATIONS and suffix.isascii() and len(suffix) > 1:
+                return " ".join(noun), gap
+        return "", 0
+    lead = 1 if rest.startswith("个") else 0
+    run = ""
+    for ch in rest[lead:lead + 6]:
+        if not "\u3400" <= ch <= "\u9fff":
+            break
+        run += ch
+    if not run or _unit_after(run)[0] or run.startswith(BOUND_AFTER) or negated(run):
+        return "", 0
+    for k in range(1, min(4, len(run) - 1) + 1):
+        suffix, _, unit = _unit_after(rest[lead + k:])
+        if unit in _DURATIONS and suffix and not suffix.isascii():
+            return run[:k], lead + k
+    return "", 0
+
+
+def _same_quantity(groups: list[int | None], a: int, b: int, nouns: list[str]) -> bool:
     """Whether numbers `a` and `b` may be the ends of one span: not both in units
-    (`decision.units.UNIT_GROUPS`) known to differ."""
+    (`decision.units.UNIT_GROUPS`) known to differ, nor counting things named apart."""
     if a < 0 or b >= len(groups):
         return True
+    if nouns[a] and nouns[b] and nouns[a] != nouns[b]:
+        return False
     return groups[a] is None or groups[b] is None or groups[a] == groups[b]
 
 

@@ -74,6 +74,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "rows_omitted": ("⋯ 此处省略 {n} 行，全表见文档 ⋯", "⋯ {n} rows not shown: the document has the whole table ⋯"),
     "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
     "missing_inputs": ("还需要输入", "Missing inputs"),
+    "two_values": ("问题给了两个值：{values}，无法确定用哪一个",
+                   "the question gives two values: {values}; which one applies is not known"),
     "evaluated": ("按问题中的数值判定", "Evaluated on the question's values"),
     "why": ("判定依据", "Why"),
     "column": ("列", "Column"),

@@ -91,7 +91,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
                                                 "outputs": dict(ev.get("outputs") or {})}]
     return {"status": ev.get("status"), "row": ev.get("row"),
             "outputs": dict(ev.get("outputs") or {}), "rows": rows,
-            "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail}
+            "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
+            "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()}}
 
 
 @dataclass(frozen=True)

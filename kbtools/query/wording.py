@@ -1,0 +1,105 @@
+"""How a question's words name a decision table's input, whichever script each is written
+in (`kbtools.query.answers` binds values with these): a Latin cell value named as a word
+of its own, the script of a word against a header's, a word of the other script named by
+the synonyms, and the count noun of ``4 rainy days`` naming ``Rain days``. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kbtools.decision.model import MIN_PART
+from kbtools.query.values import compact
+
+
+def noun_names(noun: str, key: str, names: Sequence[str],
+               synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether the count noun `noun` (rainy of ``4 rainy days``, 雨 of 4个雨天) names the
+    column of header text `key` (without its unit, compacted): one of its `names`
+    (`query.answers.names_of`); English words each sharing a stem with a word of the header
+    (``rainy`` and ``Rain days``, `stems_meet`); Chinese characters it shares with the
+    header (雨 of 连续降雨天数); in the other script, a synonym group holding a term the
+    header holds and a term the noun names so (连续降雨天数 = rainy days)."""
+    if noun in names:
+        return True
+    if other_script(noun, key):
+        for term, group in synonyms.items():
+            terms = [compact(t) for t in (term, *group) if t]
+            if any(holds(key, t) for t in terms) and \
+                    any(_names_by_stem(noun, t) for t in terms):
+                return True
+        return False
+    return _names_by_stem(noun, key)
+
+
+def _names_by_stem(noun: str, text: str) -> bool:
+    """English: each word of `noun` shares a stem with a word of `text` (`stems_meet`);
+    Chinese: `noun` shares a character with `text`."""
+    if noun.isascii():
+        own = text.split()
+        return all(any(stems_meet(w, o) for o in own) for w in noun.split())
+    return bool({ch for ch in noun if is_cjk(ch)} & set(text))
+
+
+def stems_meet(a: str, b: str) -> bool:
+    """Whether one of two English words starts with the other, the shorter of three letters
+    or more (``rain`` and ``rainy``)."""
+    return len(min(a, b, key=len)) >= 3 and (a.startswith(b) or b.startswith(a))
+
+
+def names_word(text: str, value: str) -> bool:
+    """Whether `text` names the Latin cell value `value` as a word of its own, plural allowed
+    (``outdoors`` names ``outdoor``; the no of ``noise`` or ``normal`` names no ``No``)."""
+    start = text.find(value)
+    while start >= 0:
+        end = start + len(value)
+        rest = text[end:end + 3]
+        plural = next((p for p in ("es", "s") if rest.startswith(p)), "")
+        if not is_latin(text[start - 1:start]) and not is_latin(text[end + len(plural):][:1]):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+def other_script(word: str, key: str) -> bool:
+    """Whether `word` is written in a script `key` has none of: CJK against a header of
+    Latin words, or Latin against a header of CJK characters."""
+    cjk = any(is_cjk(ch) for ch in key)
+    latin = any(ch.isascii() and ch.isalpha() for ch in key)
+    if any(is_cjk(ch) for ch in word):
+        return not cjk
+    return word.isascii() and not latin
+
+
+def translates(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether `word`, in the other script than header `key`, may name it: yes when a
+    synonym group holds a term in `word` and a term in `key` (软管 = hose: 软管用了 names
+    ``hose age``; 滤芯 = filter element: 滤芯用了 names ``filter age``, a word of an English
+    term is enough); no when a group holding a term in `word` has terms in the key's script
+    but none in the key (软管 = hose: 软管用了 names no ``filter age``); else the word is
+    not known and does not say: the number's unit, in the one column of that unit, decides."""
+    other = False
+    for term, group in synonyms.items():
+        if not term or not holds(word, term):
+            continue
+        written = [w for g in group for w in compact(g).split(" ") if len(w) >= MIN_PART]
+        if any(holds(key, w) for w in written):
+            return True
+        other = other or any(not other_script(w, key) for w in written)
+    return not other
+
+
+def holds(text: str, term: str) -> bool:
+    """Whether `text` holds `term` (spaceless, as synonym keys are): as a whole word when it
+    is a Latin one (``hose`` in ``hose age``, ``hoseage`` too), anywhere in CJK text."""
+    if is_latin(term[:1]):
+        return any(names_word(t, term) for t in (text, text.replace(" ", "")))
+    return term in text.replace(" ", "")
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
+
+
+def is_latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()

@@ -1,0 +1,126 @@
+"""A question that gives one input two values (温度22度…温度23度): the input stays missing and
+every surface says why, with both values: `read_inputs`, ``kb query`` (text and JSON), the
+web page (Chinese and English) and the MCP search tool."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from hostile import make_repo
+from kbfixtures import GOOD_FM
+from starlette.testclient import TestClient
+
+from kbtools.agents.mcp_server import build_server
+from kbtools.api import open_index, search
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.decision import build_table
+from kbtools.decision.documents import decision_tables
+from kbtools.query.answers import evaluate_inputs, read_inputs
+from kbtools.serve.app import create_app
+
+RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"],
+                   [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
+                   decision="inputs=温度(℃),相对湿度(%); outputs=风险")
+SEAL = build_table(["Seal temperature (°F)", "Load (%)", "Action"],
+                   [["<150", "*", "run"], ["≥150", "≥80", "stop"], ["≥150", "<80", "watch"]],
+                   decision="inputs=Seal temperature (°F),Load (%); outputs=Action")
+
+DOC = GOOD_FM.replace("Generated", "小麦赤霉病风险") + """
+# 小麦赤霉病风险
+
+按温度和相对湿度判定赤霉病风险等级。
+
+<!-- decision: inputs=温度(℃),相对湿度(%); outputs=风险 -->
+| 温度(℃) | 相对湿度(%) | 风险 |
+|---|---|---|
+| <15 | * | 低 |
+| ≥15 | ≥85 | 高 |
+| ≥15 | <85 | 中 |
+"""
+QUESTION = "小麦赤霉病风险：温度22度，相对湿度90%，温度23度"
+
+
+def test_an_input_given_two_values_is_missing_with_both_values_named():
+    assert RISK is not None and SEAL is not None
+    given = read_inputs("温度22度，湿度90%，温度23度", RISK)
+    assert given.values == {"相对湿度(%)": "90"}
+    assert given.conflicts == {"温度(℃)": ("22度", "23度")}
+    ev = evaluate_inputs("d.md", 1, RISK, given.values, given.conflicts)
+    assert ev.status == "missing_inputs" and ev.missing == ("温度(℃)",)
+    assert ev.message == "missing input(s): 温度(℃) (two values given: 22度, 23度)"
+    assert ev.to_dict()["conflicts"] == {"温度(℃)": ["22度", "23度"]}
+    given = read_inputs("the seal temperature is 160 F at 90% load, the seal temperature "
+                        "is 140 F", SEAL)
+    assert given.values == {"Load (%)": "90"}
+    assert given.conflicts == {"Seal temperature (°F)": ("160F", "140F")}
+    # one value named twice is one value, not two
+    assert read_inputs("温度22度，湿度90%，温度22度", RISK).conflicts == {}
+
+
+def test_an_input_given_only_two_values_is_still_answered_with_why():
+    assert RISK is not None
+    given = read_inputs("温度22度，温度23度", RISK)
+    assert given.values == {} and given.conflicts == {"温度(℃)": ("22度", "23度")}
+    ev = evaluate_inputs("d.md", 1, RISK, given.values, given.conflicts)
+    assert ev.status == "missing_inputs"
+    assert ev.missing == ("温度(℃)", "相对湿度(%)")
+    assert ev.message == ("missing input(s): 温度(℃) (two values given: 22度, 23度), "
+                          "相对湿度(%)")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = make_repo(tmp_path_factory.mktemp("kb"), docs={"knowledge/risk.md": DOC})
+    build(load_config(root), BuildOptions(progress=False))
+    return root
+
+
+def test_kb_query_json_and_text_say_two_values_were_given(repo):
+    top = search(open_index(repo / "dist"), QUESTION, k=3).results[0]
+    ev = top.evaluation
+    assert ev is not None and ev["status"] == "missing_inputs", top
+    assert ev["conflicts"] == {"温度(℃)": ["22度", "23度"]}
+    out = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"),
+                                    "--json", "-k", "3"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["results"][0]["evaluation"]["conflicts"] == \
+        {"温度(℃)": ["22度", "23度"]}
+    text = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"), "-k", "3"])
+    assert text.exit_code == 0, text.output
+    assert "give 温度(℃) (the question gives two values: 22度, 23度) to get the answer" \
+        in text.output
+
+
+def test_the_web_page_says_two_values_were_given_in_its_language(repo):
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": QUESTION, "lang": "zh"}).text
+        en = client.get("/", params={"q": QUESTION, "lang": "en"}).text
+    assert "问题给了两个值：22度, 23度，无法确定用哪一个" in zh
+    assert "the question gives two values: 22度, 23度; which one applies is not known" in en
+
+
+def test_the_mcp_search_tool_gives_the_conflicts(repo):
+    async def call():
+        return await build_server(index=repo / "dist", root=repo).call_tool("search", {"query": QUESTION, "k": 3})
+
+    result = anyio.run(call)
+    assert not result.is_error, result.content[0].text
+    payload = json.loads(result.content[0].text)
+    ev = payload["results"][0]["evaluation"]
+    assert ev["status"] == "missing_inputs" and ev["conflicts"] == {"温度(℃)": ["22度", "23度"]}
+
+
+def test_the_bundled_wheat_scab_table_names_both_values():
+    table = decision_tables(Path(__file__).resolve().parents[1] / "knowledge" / "crops"
+                            / "wheat-scab.md")[0]
+    given = read_inputs("温度22度，湿度90%，连续降雨4天，温度23度", table)
+    assert given.values == {"相对湿度(%)": "90", "连续降雨天数": "4"}
+    ev = evaluate_inputs("wheat-scab.md", 1, table, given.values, given.conflicts)
+    assert ev.status == "missing_inputs"
+    assert ev.message == "missing input(s): 温度(℃) (two values given: 22度, 23度)"
