@@ -158,7 +158,8 @@ def test_histories_read_at_once_are_each_documents_git_log_follow(tmp_path: Path
 def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: Path) -> None:
     """The shapes `--follow` reads in its own way: a rename among several new files, an
     edited rename, a copy of a file left in place, a name deleted and added again, a folder
-    moved, a merge that resolved a conflict and one that took a side, a revert."""
+    moved, a merge that resolved a conflict and one that took a side, a revert, a name git
+    reads as a pattern, a document named as a folder once was."""
     root = make_repo(tmp_path / "kb")
     rng = random.Random(7)
     for name in ("a", "b", "c"):
@@ -188,6 +189,14 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
     commit(root, "main edits a")
     git(root, "merge", "-q", "--no-edit", "-X", "theirs", "side")
     git(root, "revert", "--no-edit", "-m", "1", "HEAD")
+    write(root, "knowledge/pump[1].md", rng)  # a pattern to `git log -- PATH`
+    write(root, "knowledge/q.md/inner.md", rng)  # a folder then, a document later
+    commit(root, "a pattern and a folder")
+    git(root, "rm", "-q", "-r", "knowledge/q.md")
+    write(root, "knowledge/pump1.md", rng)
+    commit(root, "a name the pattern matches, the folder gone")
+    write(root, "knowledge/q.md", rng)
+    commit(root, "q.md a document")
     (root / "knowledge/moved").mkdir()
     for name in ("a2", "c2", "new"):
         git(root, "mv", f"knowledge/{name}.md", f"knowledge/moved/{name}.md")
@@ -202,6 +211,8 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
             doc_changes(repo, "HEAD", path), path
     assert [h[1][0] for h in lineage.histories["knowledge/moved/a2.md"] or ()
             if h[1][0] == "R"] == ["R", "R"]  # followed through both renames
+    assert lineage.histories["knowledge/pump[1].md"] is None  # git asked
+    assert lineage.histories["knowledge/q.md"] is None
     # what `kb review pending` lists: as each document judged on its own history
     cfg = load_config(root)
     nc = non_content_fields(cfg)

@@ -24,6 +24,14 @@ for the documents whose answer it can state exactly; every other document goes t
 - a commit on the head's first-parent line landed on that line itself: the pull request's
   base is its first parent.
 
+`histories_of` reads the whole history of many documents from that one `git log` (walked in
+`--topo-order`, as `git log --follow` walks it), for `kb review pending`: one `git diff-tree
+--stdin` per step of renames followed (copy detection where the documents appear, as
+`--follow` runs it) and one `git cat-file --batch` for their states, whatever the number of
+documents. A document whose rename detection over all of a commit's new files could differ
+from `--follow`'s over that file alone (`source`), or whose path git reads as a pattern, goes
+the old way.
+
 A shallow clone has no `Lineage` (the boundary shows every file as added there).
 """
 
@@ -209,9 +217,12 @@ def history_of(repo: git.Repo, lineage: Lineage | None, rev: str, path: str
 def changes_of(repo: git.Repo, rev: str, path: str, version: Version = DocState.key,
                lineage: Lineage | None = None) -> list[DocChange]:
     """`provenance.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
-    the answer (`rev` its head, `path` written by one commit and maybe renamed since)."""
-    if lineage is not None and rev == lineage.head.sha and \
-            (read := lineage.histories.get(path)) is not None:
+    the answer (`rev` its head, and `path` read by `histories_of`, or written by one commit
+    and maybe renamed since)."""
+    if lineage is not None and rev == lineage.head.sha and path in lineage.histories:
+        read = lineage.histories[path]
+        if read is None:  # `histories_of` could not read it: git is asked
+            return doc_changes(repo, rev, path, version)
         wanted = [pair for pair in states_wanted(read) if pair not in lineage.states]
         lineage.states.update(states_at(repo, wanted))
         return changes_from(read, lineage.states, frozenset(), version)
