@@ -176,6 +176,14 @@ def diff_trees(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: st
     pair (base None: the commit against its own parents), keyed by the commit (each given
     once), with one `git diff-tree --stdin` for all; `options` may end with `--` and
     pathspecs. Raises git.GitCommandError when git fails."""
+    return {commit: [paths[-1] for _, paths in entries]
+            for commit, entries in diff_raw(repo, pairs, *options).items()}
+
+
+def diff_raw(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
+             ) -> dict[str, list[tuple[list[str], list[str]]]]:
+    """`diff_trees` with each change whole: its raw fields (modes, ids, status) and its
+    paths (two for a rename or copy: source, then destination)."""
     if not pairs:
         return {}
     proc = repo.git.diff_tree("--stdin", "-r", "--raw", "-z", "--root", *options,
@@ -186,16 +194,19 @@ def diff_trees(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: st
         raise git.GitCommandError(["git", "diff-tree", "--stdin", *options],
                                   proc.proc.returncode, err)
     # "<commit>\0" before each non-empty diff, then ":<modes> <ids> <status>\0<path>\0"
-    # per change: a token after a status is always a path, whatever its characters
-    found: dict[str, list[str]] = {commit: [] for commit, _ in pairs}
+    # per change (a rename or copy: two paths): a token after a status is always a path,
+    # whatever its characters
+    found: dict[str, list[tuple[list[str], list[str]]]] = {commit: [] for commit, _ in pairs}
     tokens = out.decode("utf-8", errors="surrogateescape").split("\0")
-    current: list[str] = []
+    current: list[tuple[list[str], list[str]]] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
         if token.startswith(":"):
-            current.append(tokens[i + 1])
-            i += 2
+            fields = token[1:].split()
+            n = 2 if fields[-1][:1] in ("R", "C") else 1
+            current.append((fields, tokens[i + 1:i + 1 + n]))
+            i += 1 + n
             continue
         if token:
             current = found.setdefault(token, [])

@@ -26,7 +26,7 @@ import bisect
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -376,6 +376,9 @@ def states_at(repo: git.Repo, wanted: list[tuple[str, str]]) -> dict[tuple[str, 
 
 
 Version = Callable[[DocState], object]
+# one commit's part in a document's history as `git log --follow --name-status` shows it:
+# (commit, status, path before, path after)
+Touch = tuple[CommitInfo, str, str, str]
 
 
 def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState.key
@@ -399,13 +402,19 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
                              "--diff-merges=first-parent", "--name-status", rev, "--", path)
     except git.GitCommandError:
         return []
-    touched = []  # (commit, status, old path, new path)
+    touched: list[Touch] = []
     for info, lines in records:
         if lines:
             parts = [unquote_path(p) for p in lines[0].split("\t")]
             touched.append((info, parts[0], parts[1], parts[-1]))
             if parts[0][0] == "C":  # a copy starts a new document: its source's past is
                 break  # not its own
+    states = states_at(repo, states_wanted(touched))
+    return changes_from(touched, states, shallow_boundary(repo), version)
+
+
+def states_wanted(touched: Iterable[Touch]) -> list[tuple[str, str]]:
+    """The (commit, path) pairs `changes_from` reads the document's states at."""
     wanted = []
     for info, status, old, new in touched:
         if info.parents and status[0] not in "AC":
@@ -413,8 +422,14 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
         if not status.startswith("D"):
             wanted.append((info.sha, new))
         wanted += [(p, name) for p in info.parents[1:] for name in (new, old)]
-    states = states_at(repo, wanted)
-    boundary = shallow_boundary(repo)
+    return wanted
+
+
+def changes_from(touched: Iterable[Touch],
+                 states: Mapping[tuple[str, str], DocState | None],
+                 boundary: frozenset[str], version: Version = DocState.key) -> list[DocChange]:
+    """`doc_changes` of the commits `git log --follow` lists for a document (`touched`),
+    with its `states` (`states_wanted`) and a shallow clone's `boundary`."""
     changes: list[DocChange] = []
     for info, status, old, new in touched:
         before = None

@@ -24,32 +24,62 @@ for the documents whose answer it can state exactly; every other document goes t
 - a commit on the head's first-parent line landed on that line itself: the pull request's
   base is its first parent.
 
+`histories_of` reads the whole history of many documents from that one `git log` (walked in
+`--topo-order`, as `git log --follow` walks it), for `kb review pending`: one `git diff-tree
+--stdin` per step of renames followed (copy detection where the documents appear, as
+`--follow` runs it) and one `git cat-file --batch` for their states, whatever the number of
+documents. A document whose rename detection over all of a commit's new files could differ
+from `--follow`'s over that file alone (`source`), or whose path git reads as a pattern, goes
+the old way.
+
 A shallow clone has no `Lineage` (the boundary shows every file as added there).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import git
 
-from kbtools.gitobjects import CommitInfo, commit_log, read_commit, status_changed, unquote_path
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_log,
+    diff_raw,
+    read_commit,
+    status_changed,
+    unquote_path,
+)
 from kbtools.provenance import (
     DocChange,
     DocState,
+    Touch,
     Version,
+    changes_from,
     doc_changes,
     is_shallow,
     landing_base,
     plain_paths,
     states_at,
+    states_wanted,
 )
 
 # one commit's part in a document's history, as `doc_changes` reads `git log --follow`:
 # (commit, status, path before, path after), newest first
-Step = tuple[CommitInfo, str, str, str]
+Step = Touch
+# a commit's changes against its first parent, renames not looked for: path → (status,
+# blob after)
+Touches = Mapping[str, tuple[str, str]]
+# what `git diff-tree -C --find-copies-harder` found a file was made from:
+# (status, source path, source blob, blob)
+Source = tuple[str, str, str, str]
+# characters that make a pathspec a pattern: `git log -- PATH` would not read PATH alone
+PATHSPEC_MAGIC = frozenset("*?[\\")
+# copy detection as `git log --follow` runs it where a followed file appears (every file of
+# the parent a candidate source, no limit on how many)
+FOLLOW_COPIES = ("--no-abbrev", "-C", "--find-copies-harder", "-l0")
 
 
 @dataclass(frozen=True)
@@ -64,6 +94,15 @@ class Lineage:
     blobs: Mapping[str, str]  # the blob a path was renamed to, unchanged
     # commit → the blobs its tree holds once (read when a rename there is asked about)
     unique: dict[str, frozenset[str]] = field(default_factory=dict)
+    # every commit with its changes, in the order `git log --topo-order` walks them
+    walk: tuple[tuple[CommitInfo, Touches], ...] = ()
+    at: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # path → its commits
+    folders: frozenset[str] = frozenset()  # every folder of a path in `walk`
+    # commit → what copy detection against its first parent found: destination → source
+    copies: dict[str, dict[str, Source]] = field(default_factory=dict)
+    # git path → its history as `follow` read it (`histories_of`); None: ask git
+    histories: dict[str, tuple[Step, ...] | None] = field(default_factory=dict)
+    states: dict[tuple[str, str], DocState | None] = field(default_factory=dict)
 
 
 def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage | None:
@@ -76,7 +115,7 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
     try:
         plain_paths(repo)
         records = commit_log(repo, "--diff-merges=first-parent", "--no-renames", "--raw",
-                             "--no-abbrev", "--no-show-signature", head.sha)
+                             "--no-abbrev", "--no-show-signature", "--topo-order", head.sha)
         line = repo.git.rev_list("--first-parent", head.sha).split()
         dirty = repo.git.status("--porcelain", "-z", "--untracked-files=no") \
             if work_tree else ""
@@ -88,9 +127,12 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
     # with its blob, which it added once)
     moved: dict[str, tuple[CommitInfo, str]] = {}
     blobs: dict[str, str] = {}
+    walk: list[tuple[CommitInfo, Touches]] = []
+    at: dict[str, list[int]] = {}
     for info, lines in records:
         adds: dict[str, str] = {}
         dels: dict[str, list[str]] = {}
+        touches: dict[str, tuple[str, str]] = {}
         for raw in lines:  # ":100644 100644 <old blob> <new blob> M\tpath"
             if "\t" not in raw or not raw.startswith(":"):
                 continue
@@ -98,10 +140,13 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
             parts = fields.split()
             path = unquote_path(name)
             touched[path] = touched.get(path, 0) + 1
+            touches[path] = (parts[4], parts[3])
+            at.setdefault(path, []).append(len(walk))
             if parts[4] == "A":
                 adds[path] = parts[3]
             elif parts[4] == "D":
                 dels.setdefault(parts[2], []).append(path)
+        walk.append((info, touches))
         if len(info.parents) > 1:
             continue
         added = Counter(adds.values())
@@ -118,7 +163,9 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
     changed = status_changed(dirty)
     clean = frozenset(chains) - changed if work_tree else frozenset()
     commits = {info.sha: info for info, _ in records}
-    return Lineage(head, chains, clean, frozenset(line), commits, blobs)
+    folders = frozenset(path[:i] for path in touched for i, c in enumerate(path) if c == "/")
+    return Lineage(head, chains, clean, frozenset(line), commits, blobs, walk=tuple(walk),
+                   at={path: tuple(rows) for path, rows in at.items()}, folders=folders)
 
 
 def _chain(path: str, origin: Mapping[str, CommitInfo],
@@ -170,7 +217,15 @@ def history_of(repo: git.Repo, lineage: Lineage | None, rev: str, path: str
 def changes_of(repo: git.Repo, rev: str, path: str, version: Version = DocState.key,
                lineage: Lineage | None = None) -> list[DocChange]:
     """`provenance.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
-    the answer (`rev` its head, `path` written by one commit and maybe renamed since)."""
+    the answer (`rev` its head, and `path` read by `histories_of`, or written by one commit
+    and maybe renamed since)."""
+    if lineage is not None and rev == lineage.head.sha and path in lineage.histories:
+        read = lineage.histories[path]
+        if read is None:  # `histories_of` could not read it: git is asked
+            return doc_changes(repo, rev, path, version)
+        wanted = [pair for pair in states_wanted(read) if pair not in lineage.states]
+        lineage.states.update(states_at(repo, wanted))
+        return changes_from(read, lineage.states, frozenset(), version)
     steps = history_of(repo, lineage, rev, path)
     if steps is None:
         return doc_changes(repo, rev, path, version)
@@ -197,3 +252,98 @@ def blamed_whole(repo: git.Repo, lineage: Lineage | None, path: str, commit: str
         return False
     steps = history_of(repo, lineage, lineage.head.sha, path)
     return steps is not None and steps[-1][0].sha == commit
+
+
+def histories_of(repo: git.Repo, lineage: Lineage, paths: Iterable[str]) -> None:
+    """Read the histories of many `paths` from `lineage` (`follow`) into
+    `lineage.histories`, with their states, so that `changes_of` needs no git for them:
+    one `git diff-tree --stdin` per step of renames followed (the commits where some of
+    those documents appear, all at once) and one `git cat-file --batch`, whatever the
+    number of documents."""
+    todo = {path for path in paths if path not in lineage.histories}
+    while todo:
+        asked: set[str] = set()
+        for path in sorted(todo):
+            read = follow(lineage, path)
+            if isinstance(read, str):
+                asked.add(read)
+            else:
+                lineage.histories[path] = read
+        todo -= lineage.histories.keys()
+        if not asked:
+            break
+        pairs: list[tuple[str, str | None]] = [
+            (sha, lineage.commits[sha].parents[0]) for sha in sorted(asked)]
+        try:
+            found = diff_raw(repo, pairs, *FOLLOW_COPIES)
+        except git.GitCommandError:
+            lineage.histories.update(dict.fromkeys(todo))  # git is asked for each
+            break
+        for sha, _ in pairs:
+            lineage.copies[sha] = {paths[1]: (fields[4], paths[0], fields[2], fields[3])
+                                   for fields, paths in found.get(sha, []) if len(paths) == 2}
+    wanted = [pair for read in lineage.histories.values() if read is not None
+              for pair in states_wanted(read) if pair not in lineage.states]
+    lineage.states.update(states_at(repo, wanted))
+
+
+def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | None:
+    """The commits `git log --follow -M --topo-order --diff-merges=first-parent
+    --name-status HEAD -- path` lists (as `doc_changes` reads them), from the history read
+    once: `--follow` walks every commit, keeps those whose diff against the first parent
+    touches the path, and where the path appears looks for the file it was renamed or
+    copied from (then follows that path in the commits still to walk; a copy ends the
+    history). A commit id when that look-up was not read yet (`lineage.copies`); None when
+    git must be asked: a path git reads as a pattern or that was a folder once, or a source
+    that detection over all of a commit's new files may choose differently (`source`)."""
+    steps: list[Step] = []
+    pos = -1
+    while True:
+        if PATHSPEC_MAGIC & set(path) or path in lineage.folders:
+            return None
+        rows = lineage.at.get(path, ())
+        k = bisect.bisect_right(rows, pos)
+        if k == len(rows):
+            return tuple(steps)
+        pos = rows[k]
+        info, touches = lineage.walk[pos]
+        status = touches[path][0]
+        if status == "A" and info.parents:
+            if info.sha not in lineage.copies:
+                return info.sha
+            found = source(touches, lineage.copies[info.sha], path)
+            if found == UNKNOWN:
+                return None
+            if found is not None:
+                steps.append((info, found[0], found[1], path))
+                if found[0].startswith("C"):
+                    return tuple(steps)
+                path = found[1]
+                continue
+        steps.append((info, status, path, path))
+
+
+UNKNOWN = ("?", "")
+
+
+def source(touches: Touches, copies: Mapping[str, Source], path: str
+           ) -> tuple[str, str] | None:
+    """(status, source path) of the file `path` was renamed or copied from in a commit with
+    changes `touches` and copy detection `copies` over all its new files; None when it was
+    made from none. `--follow` detects for that one file alone: the same answer when the
+    commit adds no other file; when detection found no source at all (none is similar
+    enough); when the source is identical and no other new file holds that blob (identical
+    files are matched first, each new file on its own); or when no other new file took a
+    file the commit deleted (a deleted file goes to one new file as a rename: only that can
+    keep it from `path`). A rename when the commit deleted the source, else a copy.
+    UNKNOWN for any other case."""
+    found = copies.get(path)
+    added = [blob for status, blob in touches.values() if status == "A"]
+    if found is None or len(added) == 1:
+        return None if found is None else (found[0], found[1])
+    status, src, src_blob, blob = found
+    deleted = {p for p, (s, _) in touches.items() if s == "D"}
+    alone = all(other[1] not in deleted for dst, other in copies.items() if dst != path)
+    if not alone and (src_blob != blob or added.count(blob) != 1):
+        return UNKNOWN
+    return ("R" if src in deleted else "C") + status[1:], src

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 import git
@@ -14,7 +12,7 @@ from kbtools.corpus import SourceDoc, iter_documents
 from kbtools.provenance import git_prefix, open_repo
 from kbtools.review.drafts import waiting_drafts
 from kbtools.review.lapse import review_coverage
-from kbtools.review.lineage import Lineage, scan
+from kbtools.review.lineage import Lineage, histories_of, scan
 from kbtools.review.verification import (
     covered_changes,
     is_verified,
@@ -41,9 +39,13 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     try:
         prefix = git_prefix(repo, cfg.root) if repo else ""
         dirty = uncommitted(repo, cfg) if repo is not None else set()
-        history = cache(lambda: scan(repo) if repo is not None else None)
+        docs = list(iter_documents(cfg.root, cfg.path("knowledge")))
+        history = scan(repo) if repo is not None else None
+        if repo is not None and history is not None:  # every history read at once
+            histories_of(repo, history, [prefix + src.rel for src in docs
+                                         if prefix + src.rel not in dirty])
         entries: list[dict[str, Any]] = []
-        for src in iter_documents(cfg.root, cfg.path("knowledge")):
+        for src in docs:
             gpath = prefix + src.rel
             if repo is None or gpath in dirty:
                 entries.append(pending_entry(src, "uncommitted"))
@@ -84,7 +86,7 @@ def pending_entry(src: SourceDoc, reason: str) -> dict[str, Any]:
 
 
 def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
-             non_content: frozenset[str], lineage: Callable[[], Lineage | None]
+             non_content: frozenset[str], lineage: Lineage | None = None
              ) -> dict[str, Any] | None:
     """The entry of a committed document that awaits review, dated by the oldest change
     not yet verified; None when it is verified and unchanged since. In a shallow clone a
@@ -93,8 +95,9 @@ def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
     (git shows the document created there, by whoever made that commit). A verification
     that does not hold as a review, or leaves lines uncovered (`review_coverage`, as `kb
     check` and the build judge it), gives "verification-lapsed". `lineage()` is the
-    history read once (`lineage.scan`)."""
-    changes = reviewed_changes(repo, "HEAD", gpath, non_content)
+    history read once (`lineage.scan`), its histories read (`lineage.histories_of`)."""
+    rev = lineage.head.sha if lineage is not None else "HEAD"
+    changes = reviewed_changes(repo, rev, gpath, non_content, lineage)
     waiting = since_verification(changes, non_content)
     reason = "unverified"
     if is_verified(src.meta):
@@ -103,7 +106,7 @@ def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
             reason = "history-missing"
         elif waiting:
             reason = "changed-since-verification"
-        elif review_coverage(repo, cfg, src.rel, src.text, lineage=lineage()).covers_all():
+        elif review_coverage(repo, cfg, src.rel, src.text, lineage=lineage).covers_all():
             return None
         else:  # `kb check` says verification-lapsed: a review that does not hold
             reason = "verification-lapsed"

@@ -1,0 +1,256 @@
+"""`kb review pending` reads the history once for every document (`lineage.histories_of`):
+the same histories as one `git log --follow` per document (`provenance.doc_changes`), and a
+number of git processes that does not grow with the number of documents."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from git import Repo as git_repo
+
+from kbtools.config import load_config
+from kbtools.corpus import iter_documents
+from kbtools.provenance import doc_changes
+from kbtools.review.lineage import changes_of, histories_of, scan
+from kbtools.review.pending import awaiting, pending, uncommitted
+from kbtools.review.verification import non_content_fields
+
+NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
+# lines documents are made of: documents sharing many are similar enough for git's
+# rename and copy detection
+LINES = [f"Pump {i} needs {i % 5} litres of oil every {i * 7 % 11} days." for i in range(40)]
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=check, capture_output=True,
+                          text=True).stdout
+
+
+def document(title: str, lines: list[str], verified: bool = False) -> str:
+    review = ('verified: true\nverified_by: Bob\nverified_at: "2026-01-02T09:00:00+08:00"\n'
+              if verified else "verified: false\n")
+    return (f"---\ntitle: {title}\nauthor: Alice\n{review}---\n\n# {title}\n\n"
+            + "\n".join(lines) + "\n")
+
+
+def make_repo(root: Path) -> Path:
+    (root / "knowledge").mkdir(parents=True)
+    (root / "kb.toml").write_text("")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Alice")
+    git(root, "config", "user.email", "alice@ex.org")
+    git(root, "add", "kb.toml")
+    git(root, "commit", "-q", "-m", "settings")
+    return root
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A", "knowledge")
+    git(root, "commit", "-q", "--allow-empty", "-m", message)
+
+
+def docs(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in (root / "knowledge").rglob("*.md"))
+
+
+def write(root: Path, rel: str, rng: random.Random, verified: bool = False) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(document(path.stem, rng.sample(LINES, 8), verified))
+
+
+def edit(root: Path, rel: str, rng: random.Random, verified: bool = False) -> None:
+    path = root / rel
+    text = path.read_text().replace(rng.choice(LINES[:20]), rng.choice(LINES[20:]))
+    text = text.rstrip("\n") + f"\n{rng.choice(LINES)}\n"
+    if verified:
+        text = text.replace("verified: false\n", 'verified: true\nverified_by: Bob\n'
+                            'verified_at: "2026-01-02T09:00:00+08:00"\n')
+    path.write_text(text)
+
+
+def step(root: Path, rng: random.Random, n: int) -> None:
+    """One random change: add, edit, review, rename (as is or edited), copy, delete, move
+    several documents at once, re-add a deleted name, or revert the last commit."""
+    present = docs(root)
+    kind = rng.choice(["add", "add", "edit", "edit", "review", "rename", "rename", "copy",
+                       "delete", "move", "revert"] if present else ["add"])
+    if kind == "add" or not present:
+        write(root, f"knowledge/{rng.choice(['a', 'b', 'sub/c'])}{n % 6}.md", rng)
+    elif kind == "edit":
+        edit(root, rng.choice(present), rng)
+    elif kind == "review":
+        edit(root, rng.choice(present), rng, verified=True)
+    elif kind in ("rename", "copy"):
+        old = rng.choice(present)
+        new = f"knowledge/{rng.choice(['r', 'sub/r', 'x/y'])}{n}.md"
+        (root / new).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / old, root / new)
+        if kind == "rename":
+            (root / old).unlink()
+        if rng.random() < 0.5:
+            edit(root, new, rng)
+    elif kind == "delete":
+        (root / rng.choice(present)).unlink()
+    elif kind == "move":
+        for old in rng.sample(present, min(len(present), 3)):
+            new = root / "knowledge" / f"moved{n}" / Path(old).name
+            new.parent.mkdir(parents=True, exist_ok=True)
+            (root / old).rename(new)
+            if rng.random() < 0.3:
+                edit(root, new.relative_to(root).as_posix(), rng)
+    else:
+        if git(root, "revert", "--no-edit", "-m", "1", "HEAD", check=False) == "":
+            git(root, "revert", "--no-edit", "HEAD", check=False)
+        git(root, "revert", "--abort", check=False)
+        return
+    commit(root, f"{kind} {n}")
+
+
+def random_history(root: Path, seed: int, commits: int) -> None:
+    """A history of random changes, with branches merged in: a side that changed other
+    files, or the same document (the merge takes one side, or resolves the conflict)."""
+    rng = random.Random(seed)
+    make_repo(root)
+    for n in range(commits):
+        if n % 7 == 6:
+            git(root, "checkout", "-q", "-b", f"side{n}")
+            step(root, rng, 1000 + n)
+            step(root, rng, 2000 + n)
+            git(root, "checkout", "-q", "main")
+            step(root, rng, 3000 + n)
+            how = rng.choice([[], ["-X", "ours"], ["-X", "theirs"]])
+            if subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", *how, f"side{n}"],
+                              cwd=root, capture_output=True).returncode:
+                git(root, "merge", "--abort", check=False)
+        else:
+            step(root, rng, n)
+
+
+def every_path(root: Path) -> list[str]:
+    out = git(root, "log", "--format=", "--name-only", "-z", "HEAD")
+    return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")} - {"kb.toml"})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_histories_read_at_once_are_each_documents_git_log_follow(tmp_path: Path,
+                                                                  seed: int) -> None:
+    root = tmp_path / "kb"
+    random_history(root, seed, 30)
+    repo = git_repo(root)
+    lineage = scan(repo)
+    assert lineage is not None
+    paths = every_path(root)  # the documents of today and of the past
+    histories_of(repo, lineage, paths)
+    read = sum(lineage.histories[p] is not None for p in paths)
+    assert read >= len(paths) // 2, (read, len(paths))  # git is asked for few
+    for path in paths:
+        assert changes_of(repo, lineage.head.sha, path, lineage=lineage) == \
+            doc_changes(repo, "HEAD", path), path
+
+
+def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: Path) -> None:
+    """The shapes `--follow` reads in its own way: a rename among several new files, an
+    edited rename, a copy of a file left in place, a name deleted and added again, a folder
+    moved, a merge that resolved a conflict and one that took a side, a revert, a name git
+    reads as a pattern, a document named as a folder once was."""
+    root = make_repo(tmp_path / "kb")
+    rng = random.Random(7)
+    for name in ("a", "b", "c"):
+        write(root, f"knowledge/{name}.md", rng)
+    commit(root, "add")
+    edit(root, "knowledge/a.md", rng, verified=True)
+    commit(root, "review a")
+    git(root, "mv", "knowledge/a.md", "knowledge/a2.md")
+    write(root, "knowledge/new.md", rng)
+    commit(root, "rename a among new files")
+    edit(root, "knowledge/a2.md", rng)
+    commit(root, "edit a after its review")
+    shutil.copy(root / "knowledge/b.md", root / "knowledge/b-copy.md")
+    commit(root, "copy b")
+    git(root, "mv", "knowledge/c.md", "knowledge/c2.md")
+    edit(root, "knowledge/c2.md", rng)
+    commit(root, "rename c, edited")
+    git(root, "rm", "-q", "knowledge/b.md")
+    commit(root, "delete b")
+    write(root, "knowledge/b.md", rng)
+    commit(root, "b again")
+    git(root, "checkout", "-q", "-b", "side")
+    edit(root, "knowledge/a2.md", rng)
+    commit(root, "side edits a")
+    git(root, "checkout", "-q", "main")
+    edit(root, "knowledge/a2.md", rng)
+    commit(root, "main edits a")
+    git(root, "merge", "-q", "--no-edit", "-X", "theirs", "side")
+    git(root, "revert", "--no-edit", "-m", "1", "HEAD")
+    write(root, "knowledge/pump[1].md", rng)  # a pattern to `git log -- PATH`
+    write(root, "knowledge/q.md/inner.md", rng)  # a folder then, a document later
+    commit(root, "a pattern and a folder")
+    git(root, "rm", "-q", "-r", "knowledge/q.md")
+    write(root, "knowledge/pump1.md", rng)
+    commit(root, "a name the pattern matches, the folder gone")
+    write(root, "knowledge/q.md", rng)
+    commit(root, "q.md a document")
+    (root / "knowledge/moved").mkdir()
+    for name in ("a2", "c2", "new"):
+        git(root, "mv", f"knowledge/{name}.md", f"knowledge/moved/{name}.md")
+    commit(root, "move a folder")
+    repo = git_repo(root)
+    lineage = scan(repo)
+    assert lineage is not None
+    paths = every_path(root)
+    histories_of(repo, lineage, paths)
+    for path in paths:
+        assert changes_of(repo, lineage.head.sha, path, lineage=lineage) == \
+            doc_changes(repo, "HEAD", path), path
+    assert [h[1][0] for h in lineage.histories["knowledge/moved/a2.md"] or ()
+            if h[1][0] == "R"] == ["R", "R"]  # followed through both renames
+    assert lineage.histories["knowledge/pump[1].md"] is None  # git asked
+    assert lineage.histories["knowledge/q.md"] is None
+    # what `kb review pending` lists: as each document judged on its own history
+    cfg = load_config(root)
+    nc = non_content_fields(cfg)
+    dirty = uncommitted(repo, cfg)
+    alone = [awaiting(repo, cfg, src, src.rel, nc)
+             for src in iter_documents(cfg.root, cfg.path("knowledge")) if src.rel not in dirty]
+    expected = sorted((e["doc"], e["reason"], e["commit"]) for e in alone if e is not None)
+    listed = sorted((e["doc"], e["reason"], e["commit"]) for e in pending(cfg, NOW))
+    assert listed == expected
+    assert ("knowledge/moved/a2.md", "changed-since-verification") in \
+        {(doc, reason) for doc, reason, _ in listed}
+
+
+def test_pending_asks_git_the_same_number_of_times_for_any_number_of_documents(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "bin", tmp_path / "git.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    counts = []
+    for n in (2, 8):
+        root = make_repo(tmp_path / f"kb{n}")
+        rng = random.Random(n)
+        for i in range(n):  # each: added, reviewed, renamed, edited since its review
+            write(root, f"knowledge/d{i}.md", rng)
+            commit(root, f"add {i}")
+            edit(root, f"knowledge/d{i}.md", rng, verified=True)
+            commit(root, f"review {i}")
+            git(root, "mv", f"knowledge/d{i}.md", f"knowledge/e{i}.md")
+            commit(root, f"rename {i}")
+            edit(root, f"knowledge/e{i}.md", rng)
+            commit(root, f"edit {i}")
+        with monkeypatch.context() as m:
+            m.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+            log.write_text("")
+            rows = pending(load_config(root), NOW)
+            counts.append(len(log.read_text().splitlines()))
+        assert [r["reason"] for r in rows] == ["changed-since-verification"] * n
+    assert counts[0] == counts[1], counts
