@@ -58,6 +58,7 @@ EXPECTED: dict[str, set[str]] = {
     "wrong-case.md": {"path-case"},
     "remote-image.md": {"image-remote"},
     "image-no-alt.md": {"image-no-alt"},
+    "footnotes.md": {"footnote-undefined", "footnote-unused"},
     "bad-anchor.md": {"link-anchor"},
     "unbalanced-math.md": {"math-unbalanced"},
     "table-cells.md": {"table-cells"},
@@ -131,6 +132,21 @@ def test_an_image_without_alternative_text_is_named_where_it_is(fixture_findings
     assert all(f.level == "warning" for f in fixture_findings if f.code == "image-no-alt")
 
 
+def test_footnotes_without_definition_or_reference_are_named_where_written(fixture_findings):
+    """`[^x]` with no `[^x]: …` was no finding, though every viewer shows it as literal
+    text (in a paragraph, a table cell, a heading); a definition nothing references is a
+    leftover. A `[^x]` in a code span is code, and a resolved one is a footnote."""
+    found = sorted((f.line, f.col, f.level, f.code, f.message) for f in fixture_findings
+                   if f.path.endswith("footnotes.md"))
+    assert [(line, col, level, code) for line, col, level, code, _ in found] == [
+        (12, 31, "error", "footnote-undefined"),
+        (16, 8, "error", "footnote-undefined"),
+        (20, 1, "warning", "footnote-unused")]
+    assert "[^nope]: …" in found[0][4]
+    assert "[^missing-2]" in found[1][4]
+    assert "[^left] is never referenced" in found[2][4]
+
+
 def test_findings_sorted_and_formatted(fixture_findings):
     keys = [f.sort_key() for f in fixture_findings]
     assert keys == sorted(keys)
@@ -164,7 +180,7 @@ def test_messages_name_the_problem(fixture_findings):
 def test_warnings_only_for_remote_images_and_empty_links(fixture_findings):
     warnings = {f.code for f in fixture_findings if f.level == "warning"}
     assert warnings == {"image-remote", "link-empty", "decision-gap", "decision-overlap",
-                        "image-no-alt"}
+                        "image-no-alt", "footnote-unused"}
 
 
 def test_lenient_downgrades_front_matter_only(fixture_findings):

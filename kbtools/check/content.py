@@ -131,6 +131,14 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "an image without alternative text: a screen reader says nothing of it and "
                     "search finds no words for it; say what it shows "
                     "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)"))
+    for line, col, label in scan.notes_undefined:
+        out.append(("footnote-undefined", "error", line, col,
+                    f"footnote [^{label}] has no definition: every viewer shows '[^{label}]' as "
+                    f"text; add a line '[^{label}]: …' (the note) or fix the label"))
+    for line, label in scan.notes_unused:
+        out.append(("footnote-unused", "warning", line, 1,
+                    f"footnote definition [^{label}] is never referenced: no reader reaches "
+                    f"it; write [^{label}] where the note belongs or delete the definition"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "
