@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from kbtools.errors import FindingsError
 from kbtools.findings import Finding, finding, sort_findings, summary_line, verdict
 from kbtools.markdown.frontend import count_cells
 from kbtools.markdown.parser import github_slugs, slugify
+from kbtools.schemas import PACKAGE_SCHEMAS
 from tests.kbfixtures import GOOD_FM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"
@@ -225,6 +227,8 @@ GENERATED: dict[str, tuple[bytes, set[str]]] = {
     "bom.md": (b"\xef\xbb\xbf" + GOOD_FM.encode() + b"# T\n\ntext\n", {"encoding-bom"}),
     "crlf.md": ((GOOD_FM + "# T\n\ntext\n").replace("\n", "\r\n").encode(), {"encoding-crlf"}),
     "whitespace.md": (b"  \n\n\t\n", {"file-empty"}),
+    "bom-only.md": (b"\xef\xbb\xbf", {"file-empty"}),
+    "bom-spaces.md": ("\ufeff\r\n\u3000\u00a0\n".encode(), {"file-empty"}),
 }
 
 
@@ -234,6 +238,33 @@ def test_generated_documents(tmp_path, name):
     root = write_repo(tmp_path)
     (root / "knowledge" / name).write_bytes(data)
     assert codes_for(root) == {f"knowledge/{name}": expected}
+
+
+def test_missing_front_matter_says_what_this_repository_s_schemas_accept(tmp_path):
+    """`fm-missing` said "no front matter block (--- ... ---)" and not what to write: it
+    gives the smallest block the repository's own schemas accept (its required keys, a
+    category's), which, written as given, leaves the document without findings."""
+    root = write_repo(tmp_path)
+    (root / "schemas" / "categories").mkdir(parents=True)
+    base = json.loads((PACKAGE_SCHEMAS / "frontmatter.schema.json").read_text("utf-8"))
+    base["required"] = [*base["required"], "lang", "tags"]
+    base["properties"].update({key: {"type": "string"} for key in ("owner", "site", "crew")})
+    (root / "schemas" / "frontmatter.schema.json").write_text(json.dumps(base), "utf-8")
+    for name, required in (("sop", ["owner"]), ("report", ["site", "crew"])):
+        (root / "schemas" / "categories" / f"{name}.schema.json").write_text(json.dumps(
+            {"type": "object", "required": required}), "utf-8")
+    doc = root / "knowledge" / "note.md"
+    doc.write_text("# 操作规程\n\n先断电。\n", encoding="utf-8")
+    [found] = check_paths([root / "knowledge"], load_config(root))
+    assert found.code == "fm-missing"
+    block = found.message.split(": ", 1)[1].split("): ", 1)[1]
+    lines = block.split(" / ")
+    assert lines[0] == lines[-1] == "---"
+    assert [line.split(":")[0] for line in lines[1:-1]] == [
+        "title", "category", "source", "author", "timestamp", "verified", "lang", "tags", "owner"]
+    assert "category: sop" in lines and "lang: zh" in lines
+    doc.write_text("\n".join(lines) + "\n# 操作规程\n\n先断电。\n", encoding="utf-8")
+    assert check_paths([root / "knowledge"], load_config(root)) == []
 
 
 def test_bom_and_crlf_are_warnings(tmp_path):

@@ -217,7 +217,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
 
     for code, level, line, col, message in extra:
         add(code, level, line, col, message)
-    for code, line, col, message in frontmatter.parse_problems(src):
+    for code, line, col, message in frontmatter.parse_problems(src, ctx.schemas_dir,
+                                                               ctx.categories):
         add(code, "warning" if code in frontmatter.WARNING_CODES else "error", line, col, message)
     if ctx.schema_checks:
         try:
