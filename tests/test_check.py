@@ -14,9 +14,11 @@ from kbtools.check.engine import (
     CODES,
     CONTENT_CHECKS,
     check_document,
+    check_file,
     check_paths,
     make_context,
 )
+from kbtools.check.fix import apply_edits
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import FindingsError
@@ -385,6 +387,28 @@ def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
         ("path-missing", "did you mean 'other/valve-guide.md'?"),
         ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
         ("path-missing", "")]
+
+
+def test_a_suggested_or_fixed_path_keeps_the_query_and_fragment_written(tmp_path):
+    """`assets/x.png?raw` from a folder below got "did you mean '../assets/Photo.png'", its
+    `?raw` dropped, and `--fix` of an absolute `/assets/Photo.png?raw` wrote the path
+    without it: the query and fragment as written stay on what is suggested and written."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    doc = root / "knowledge" / "eq" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n![p](assets/Photo.png?raw) ![q](../assets/Photo.png#v%201)"
+                   " <img alt=\"r\" src=\"assets/Photo.png?w=2#top\">\n\n"
+                   "![s](/assets/Photo.png?raw)\n", encoding="utf-8")
+    ctx = make_context(load_config(root))
+    result = check_file(doc, ctx)
+    assert [(f.code, f.message.partition(": use ")[2] or f.message.partition("; ")[2])
+            for f in result.findings] == [
+        ("path-missing", "did you mean '../../assets/Photo.png?raw'?"),
+        ("path-missing", "did you mean '../../assets/Photo.png#v%201'?"),
+        ("path-missing", "did you mean '../../assets/Photo.png?w=2#top'?"),
+        ("path-absolute", "'../../assets/Photo.png?raw'")]
+    apply_edits(doc, list(result.edits), root)
+    assert doc.read_text(encoding="utf-8").endswith("![s](../../assets/Photo.png?raw)\n")
 
 
 def test_bidi_controls_are_named_where_they_disguise_text(tmp_path):

@@ -252,6 +252,17 @@ def _split_ref(ref: Ref, target: str) -> tuple[str, str]:
     return _split(target)
 
 
+def _suffix(ref: Ref, target: str) -> str:
+    """The destination's `?query` and `#fragment` as written (`?raw`, `#%E6%A0%87`): what a
+    suggested or rewritten path keeps. Read where `_split_ref` splits: in the text as
+    written when it decodes to `target` (a `%3F` there is a file name's), else in `target`."""
+    raw = ref.raw.strip()
+    written = raw if raw and unquote(raw).strip() == target else target
+    cut = min((at for at in (written.find("?"), written.find("#")) if at >= 0),
+              default=len(written))
+    return written[cut:]
+
+
 def nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
@@ -372,9 +383,11 @@ def linked_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
 
 
 def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
+    """The edit writing `new_path` for the destination, its query and fragment kept as
+    written (`fragment`, decoded, is what `_split` found: no query)."""
     if not ref.raw:
         return None
-    new = written_path(new_path) + (f"#{fragment}" if fragment else "")
+    new = written_path(new_path) + _suffix(ref, target)
     return Edit(ref.line, ref.col, ref.raw, new)
 
 
@@ -387,7 +400,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
         near = fs.closest(joined)
-        hint = f"; did you mean {written_path(_rel_to(near, doc_dir))!r}?" if near else ""
+        hint = f"; did you mean {written_path(_rel_to(near, doc_dir)) + _suffix(ref, target)!r}?" \
+            if near else ""
         return [LinkProblem("path-missing", "error",
                             f"{target!r} does not exist ({joined}){hint}")], None
     if not fs.stays_inside(res.rel):
@@ -477,7 +491,7 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         res = fs.resolve(inside)
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
-            use = new_path + (f"#{fragment}" if fragment else "")
+            use = new_path + _suffix(ref, target)
             return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: use {use!r}",
                                 _edit(ref, target, new_path, fragment))], _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
