@@ -389,6 +389,26 @@ def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
         ("path-missing", "")]
 
 
+def test_a_short_name_one_typo_off_is_suggested(tmp_path):
+    """`#病害防冶` for the heading `病害防治` (one character wrong of four: difflib finds them
+    only 0.75 alike) got no "did you mean", nor `#stpe` for `Step`, a `用药标准` file linked
+    as `用药标注.md`; a name one typo from none (or too short to tell) still gets none."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "用药标准.md").write_text(GOOD_FM + "# 用药\n", encoding="utf-8")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# 病害防治\n\n## Step\n\n## 概述\n\n[a](#病害防冶) [b](#stpe) [c](#病防治)"
+        " [d](#病害治防) [e](用药标注.md) [f](#概要) [g](#病虫害防治方法)\n", encoding="utf-8")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("link-anchor", "did you mean '#step'?"),
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("path-missing", "did you mean '用药标准.md'?"),
+        ("link-anchor", ""),
+        ("link-anchor", "")]
+
+
 def test_a_suggested_or_fixed_path_keeps_the_query_and_fragment_written(tmp_path):
     """`assets/x.png?raw` from a folder below got "did you mean '../assets/Photo.png'", its
     `?raw` dropped, and `--fix` of an absolute `/assets/Photo.png?raw` wrote the path
