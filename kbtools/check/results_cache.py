@@ -73,7 +73,7 @@ FORMAT = 36  # bump when a check's findings for the same inputs change (5: `$` i
 # an absolute path outside the repository, the allowed value meant, a length asked, a
 # formula block left open; 36: `footnote-undefined`, `footnote-unused`, what front matter
 # to write for `fm-missing`, a BOM-only file `file-empty`, a near-miss path's suggestion
-# keeps its `?query`/`#fragment`)
+# keeps its `?query`/`#fragment`, a short name one typo off suggested)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

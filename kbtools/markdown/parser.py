@@ -386,6 +386,12 @@ def raw_element_end(tok: Token) -> re.Pattern[str] | None:
     return RAW_CLOSE[m.group(1).lower()] if m else None
 
 
+def is_toc_marker(content: str) -> bool:
+    """Is a paragraph's `content` Typora's `[TOC]` (any case): a table of contents where it
+    is shown, no text of the document."""
+    return content.strip().upper() == "[TOC]"
+
+
 def inline_text(children: Iterable[Token]) -> str:
     """The plain text of an inline run: a heading's or a table cell's text (inline HTML tags
     and the contents of `<script>`/`<style>` elements left out, `<br>` a space; `<` and `>`
