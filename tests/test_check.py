@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -13,15 +14,18 @@ from kbtools.check.engine import (
     CODES,
     CONTENT_CHECKS,
     check_document,
+    check_file,
     check_paths,
     make_context,
 )
+from kbtools.check.fix import apply_edits
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import FindingsError
 from kbtools.findings import Finding, finding, sort_findings, summary_line, verdict
 from kbtools.markdown.frontend import count_cells
 from kbtools.markdown.parser import github_slugs, slugify
+from kbtools.schemas import PACKAGE_SCHEMAS
 from tests.kbfixtures import GOOD_FM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "broken"
@@ -58,6 +62,7 @@ EXPECTED: dict[str, set[str]] = {
     "wrong-case.md": {"path-case"},
     "remote-image.md": {"image-remote"},
     "image-no-alt.md": {"image-no-alt"},
+    "footnotes.md": {"footnote-undefined", "footnote-unused"},
     "bad-anchor.md": {"link-anchor"},
     "unbalanced-math.md": {"math-unbalanced"},
     "table-cells.md": {"table-cells"},
@@ -131,6 +136,21 @@ def test_an_image_without_alternative_text_is_named_where_it_is(fixture_findings
     assert all(f.level == "warning" for f in fixture_findings if f.code == "image-no-alt")
 
 
+def test_footnotes_without_definition_or_reference_are_named_where_written(fixture_findings):
+    """`[^x]` with no `[^x]: …` was no finding, though every viewer shows it as literal
+    text (in a paragraph, a table cell, a heading); a definition nothing references is a
+    leftover. A `[^x]` in a code span is code, and a resolved one is a footnote."""
+    found = sorted((f.line, f.col, f.level, f.code, f.message) for f in fixture_findings
+                   if f.path.endswith("footnotes.md"))
+    assert [(line, col, level, code) for line, col, level, code, _ in found] == [
+        (12, 31, "error", "footnote-undefined"),
+        (16, 8, "error", "footnote-undefined"),
+        (20, 1, "warning", "footnote-unused")]
+    assert "[^nope]: …" in found[0][4]
+    assert "[^missing-2]" in found[1][4]
+    assert "[^left] is never referenced" in found[2][4]
+
+
 def test_findings_sorted_and_formatted(fixture_findings):
     keys = [f.sort_key() for f in fixture_findings]
     assert keys == sorted(keys)
@@ -164,7 +184,7 @@ def test_messages_name_the_problem(fixture_findings):
 def test_warnings_only_for_remote_images_and_empty_links(fixture_findings):
     warnings = {f.code for f in fixture_findings if f.level == "warning"}
     assert warnings == {"image-remote", "link-empty", "decision-gap", "decision-overlap",
-                        "image-no-alt"}
+                        "image-no-alt", "footnote-unused"}
 
 
 def test_lenient_downgrades_front_matter_only(fixture_findings):
@@ -209,6 +229,8 @@ GENERATED: dict[str, tuple[bytes, set[str]]] = {
     "bom.md": (b"\xef\xbb\xbf" + GOOD_FM.encode() + b"# T\n\ntext\n", {"encoding-bom"}),
     "crlf.md": ((GOOD_FM + "# T\n\ntext\n").replace("\n", "\r\n").encode(), {"encoding-crlf"}),
     "whitespace.md": (b"  \n\n\t\n", {"file-empty"}),
+    "bom-only.md": (b"\xef\xbb\xbf", {"file-empty"}),
+    "bom-spaces.md": ("\ufeff\r\n\u3000\u00a0\n".encode(), {"file-empty"}),
 }
 
 
@@ -218,6 +240,33 @@ def test_generated_documents(tmp_path, name):
     root = write_repo(tmp_path)
     (root / "knowledge" / name).write_bytes(data)
     assert codes_for(root) == {f"knowledge/{name}": expected}
+
+
+def test_missing_front_matter_says_what_this_repository_s_schemas_accept(tmp_path):
+    """`fm-missing` said "no front matter block (--- ... ---)" and not what to write: it
+    gives the smallest block the repository's own schemas accept (its required keys, a
+    category's), which, written as given, leaves the document without findings."""
+    root = write_repo(tmp_path)
+    (root / "schemas" / "categories").mkdir(parents=True)
+    base = json.loads((PACKAGE_SCHEMAS / "frontmatter.schema.json").read_text("utf-8"))
+    base["required"] = [*base["required"], "lang", "tags"]
+    base["properties"].update({key: {"type": "string"} for key in ("owner", "site", "crew")})
+    (root / "schemas" / "frontmatter.schema.json").write_text(json.dumps(base), "utf-8")
+    for name, required in (("sop", ["owner"]), ("report", ["site", "crew"])):
+        (root / "schemas" / "categories" / f"{name}.schema.json").write_text(json.dumps(
+            {"type": "object", "required": required}), "utf-8")
+    doc = root / "knowledge" / "note.md"
+    doc.write_text("# 操作规程\n\n先断电。\n", encoding="utf-8")
+    [found] = check_paths([root / "knowledge"], load_config(root))
+    assert found.code == "fm-missing"
+    block = found.message.split(": ", 1)[1].split("): ", 1)[1]
+    lines = block.split(" / ")
+    assert lines[0] == lines[-1] == "---"
+    assert [line.split(":")[0] for line in lines[1:-1]] == [
+        "title", "category", "source", "author", "timestamp", "verified", "lang", "tags", "owner"]
+    assert "category: sop" in lines and "lang: zh" in lines
+    doc.write_text("\n".join(lines) + "\n# 操作规程\n\n先断电。\n", encoding="utf-8")
+    assert check_paths([root / "knowledge"], load_config(root)) == []
 
 
 def test_bom_and_crlf_are_warnings(tmp_path):
@@ -338,6 +387,48 @@ def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
         ("path-missing", "did you mean 'other/valve-guide.md'?"),
         ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
         ("path-missing", "")]
+
+
+def test_a_short_name_one_typo_off_is_suggested(tmp_path):
+    """`#病害防冶` for the heading `病害防治` (one character wrong of four: difflib finds them
+    only 0.75 alike) got no "did you mean", nor `#stpe` for `Step`, a `用药标准` file linked
+    as `用药标注.md`; a name one typo from none (or too short to tell) still gets none."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "用药标准.md").write_text(GOOD_FM + "# 用药\n", encoding="utf-8")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# 病害防治\n\n## Step\n\n## 概述\n\n[a](#病害防冶) [b](#stpe) [c](#病防治)"
+        " [d](#病害治防) [e](用药标注.md) [f](#概要) [g](#病虫害防治方法)\n", encoding="utf-8")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("link-anchor", "did you mean '#step'?"),
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("path-missing", "did you mean '用药标准.md'?"),
+        ("link-anchor", ""),
+        ("link-anchor", "")]
+
+
+def test_a_suggested_or_fixed_path_keeps_the_query_and_fragment_written(tmp_path):
+    """`assets/x.png?raw` from a folder below got "did you mean '../assets/Photo.png'", its
+    `?raw` dropped, and `--fix` of an absolute `/assets/Photo.png?raw` wrote the path
+    without it: the query and fragment as written stay on what is suggested and written."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    doc = root / "knowledge" / "eq" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n![p](assets/Photo.png?raw) ![q](../assets/Photo.png#v%201)"
+                   " <img alt=\"r\" src=\"assets/Photo.png?w=2#top\">\n\n"
+                   "![s](/assets/Photo.png?raw)\n", encoding="utf-8")
+    ctx = make_context(load_config(root))
+    result = check_file(doc, ctx)
+    assert [(f.code, f.message.partition(": use ")[2] or f.message.partition("; ")[2])
+            for f in result.findings] == [
+        ("path-missing", "did you mean '../../assets/Photo.png?raw'?"),
+        ("path-missing", "did you mean '../../assets/Photo.png#v%201'?"),
+        ("path-missing", "did you mean '../../assets/Photo.png?w=2#top'?"),
+        ("path-absolute", "'../../assets/Photo.png?raw'")]
+    apply_edits(doc, list(result.edits), root)
+    assert doc.read_text(encoding="utf-8").endswith("![s](../../assets/Photo.png?raw)\n")
 
 
 def test_bidi_controls_are_named_where_they_disguise_text(tmp_path):

@@ -160,3 +160,14 @@ def test_escaped_custom_id_is_heading_text():
     chunks = _chunks(body)
     assert {c.heading_path[0] for c in chunks} == {"语法 {#x}"}
     assert chunks[0].text.startswith("# 语法 \\{#x}\n\n正文一。\n\n## 真\n")
+
+
+def test_typora_table_of_contents_is_no_chunk_text():
+    """Typora's `[TOC]` (`[toc]` too) is the headings' list where the page is shown (`kb
+    serve`), but was chunk text: a snippet and a BM25 token `toc` of every document that
+    has one. A `[TOC]` inside a sentence or a code block is text as written."""
+    chunks = _chunks("# 目录页\n\n[TOC]\n\n正文。\n\n  [toc]  \n\n见 [TOC] 标记。\n\n"
+                     "```\n[TOC]\n```\n")
+    section = next(c for c in chunks if c.kind == "section")
+    assert section.text == "# 目录页\n\n正文。\n\n见 [TOC] 标记。\n\n```\n[TOC]\n```"
+    assert any("[TOC]" in c.text for c in chunks if c.kind == "code")

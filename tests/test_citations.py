@@ -82,8 +82,9 @@ _LINK = re.compile(r"\]\((?:[^()]|\([^()]*\))*\)")
 _MARKUP = re.compile(r"[\s#*`_>|\-\[\]()!~=:.\\<>/\"'{}$^%\u200b\u200d\ufeff]")
 
 
-# what chunk text leaves out of a line: HTML tags and footnote labels (`[^1]`, `[^1]:`)
-_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?")
+# what chunk text leaves out of a line: HTML tags, footnote labels (`[^1]`, `[^1]:`) and a
+# line of Typora's `[TOC]`
+_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?|^[ \t]*\[toc\][ \t]*$", re.M | re.I)
 
 
 def _norm(text: str) -> str:

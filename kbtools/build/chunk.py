@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "14"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "15"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -55,7 +55,8 @@ CHUNKER_VERSION = "14"  # bump when output changes for the same input (index fin
 # soft hyphen, BOM); `<script>`/`<style>` contents are no heading or row text; an escaped
 # `\{#x}` ending a heading is text; 14: decision cells in m²/㎡/m³, bounds written one after
 # the other (`4以上8以下`), interval notation (`[5, 8)`) and `N/A` (any value) read as rules;
-# a decision table's record carries the links of its cells (`links`)
+# a decision table's record carries the links of its cells (`links`); 15: Typora's `[TOC]`
+# paragraph is no chunk text (the page shows the headings' list there)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

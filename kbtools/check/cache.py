@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 19  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 20  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -34,7 +34,8 @@ FORMAT = 19  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # `%%` comments; 16: `==highlight==` markers are no heading text; 17: footnotes parsed:
 # `[^1]` is no heading text, a definition's indented paragraphs are no code; 18: an
 # escaped `\{#x}` ending a heading is text, `<script>`/`<style>` contents and invisible
-# characters no heading text; 19: images without alternative text)
+# characters no heading text; 19: images without alternative text; 20: footnote
+# references no definition resolves, definitions no reference uses)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -59,6 +60,8 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "html_tables": scan.html_tables,
         "comments": scan.comments,
         "no_alt": scan.images_no_alt,
+        "notes_undefined": scan.notes_undefined,
+        "notes_unused": scan.notes_unused,
     }
 
 
@@ -77,6 +80,8 @@ def from_json(data: dict[str, Any]) -> Scan:
         html_tables=[int(a) for a in data["html_tables"]],
         comments=[(int(a), int(b)) for a, b in data["comments"]],
         images_no_alt=[(int(a), int(b)) for a, b in data["no_alt"]],
+        notes_undefined=[(int(a), int(b), str(c)) for a, b, c in data["notes_undefined"]],
+        notes_unused=[(int(a), str(b)) for a, b in data["notes_unused"]],
     )
 
 

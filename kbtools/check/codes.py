@@ -44,6 +44,9 @@ CODES: dict[str, str] = {
     "fm-verified-without-reviewer": "verified: true without verified_by and verified_at",
     "body-empty": "front matter but no content",
     "markdown-too-deep": "lists or quotes nest deeper than Markdown is read (20 levels)",
+    "footnote-undefined": "a footnote reference [^x] with no definition [^x]: …: shown as "
+                          "literal text",
+    "footnote-unused": "a footnote definition [^x]: … that nothing references (warning)",
     "path-absolute": "absolute path (/home/..., C:\\..., file://) in a link or image",
     "path-backslash": "backslashes in a link or image path",
     "path-escapes-repo": "a relative path that leaves the repository",

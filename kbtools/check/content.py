@@ -6,6 +6,7 @@ into Findings. New content checks plug in via `kbtools.check.engine.CONTENT_CHEC
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Iterable
 
 from kbtools.corpus import wide_encoding, wide_message
@@ -19,6 +20,18 @@ Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
 DEFAULT_MAX_TABLE_ROWS = 1000
 
 
+def _blank(raw: bytes) -> bool:
+    """Nothing a reader sees: no bytes, or only whitespace (Unicode's too: an ideographic
+    or no-break space) after a UTF-8 byte-order mark, if any."""
+    stripped = raw.strip()
+    if not stripped or stripped[0] < 0x80:  # an ASCII character: not blank
+        return not stripped
+    try:
+        return not stripped.removeprefix(codecs.BOM_UTF8).decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return False
+
+
 def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
     """Problems visible in the bytes. Returns (problems, keep_checking). (The size limit is
     enforced while reading, by `kbtools.corpus.read_source`; this is for bytes from elsewhere.)"""
@@ -26,8 +39,10 @@ def raw_problems(raw: bytes, max_bytes: int) -> tuple[list[Problem], bool]:
         return [("file-too-large", "error", 1, 1,
                  f"file is {len(raw):,} bytes; the limit is {max_bytes:,} "
                  "(split it into several documents)")], False
-    if not raw.strip():
-        return [("file-empty", "error", 1, 1, "file is empty")], False
+    if _blank(raw):
+        return [("file-empty", "error", 1, 1, "file is empty" if not raw else
+                 "file is empty (only whitespace or a byte-order mark): write the document "
+                 "or delete the file")], False
     wide = wide_encoding(raw)
     if wide is not None:
         return [("encoding-utf16", "error", 1, 1, wide_message(wide))], False
@@ -131,6 +146,14 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "an image without alternative text: a screen reader says nothing of it and "
                     "search finds no words for it; say what it shows "
                     "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)"))
+    for line, col, label in scan.notes_undefined:
+        out.append(("footnote-undefined", "error", line, col,
+                    f"footnote [^{label}] has no definition: every viewer shows '[^{label}]' as "
+                    f"text; add a line '[^{label}]: …' (the note) or fix the label"))
+    for line, label in scan.notes_unused:
+        out.append(("footnote-unused", "warning", line, 1,
+                    f"footnote definition [^{label}] is never referenced: no reader reaches "
+                    f"it; write [^{label}] where the note belongs or delete the definition"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "

@@ -17,7 +17,6 @@ Extension points:
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import multiprocessing
 import os
@@ -43,7 +42,7 @@ from kbtools.check import (
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
-from kbtools.check.links import CLOSE_NAME, AnchorTarget, Edit, FsCache, git_cwd
+from kbtools.check.links import AnchorTarget, Edit, FsCache, close_names, git_cwd
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
@@ -217,7 +216,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
 
     for code, level, line, col, message in extra:
         add(code, level, line, col, message)
-    for code, line, col, message in frontmatter.parse_problems(src):
+    for code, line, col, message in frontmatter.parse_problems(src, ctx.schemas_dir,
+                                                               ctx.categories):
         add(code, "warning" if code in frontmatter.WARNING_CODES else "error", line, col, message)
     if ctx.schema_checks:
         try:
@@ -469,7 +469,7 @@ def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding
             if slugs is None or fragment in slugs:
                 continue
             close = [s for s in slugs if s.lower() == fragment.lower()] or \
-                difflib.get_close_matches(fragment, sorted(slugs), n=1, cutoff=CLOSE_NAME)
+                close_names(fragment, slugs)
             hint = f"; did you mean '#{close[0]}'?" if close else ""
             where = "this document" if a.doc == res.rel else a.doc
             out.append(finding(res.rel, a.line, a.col, "error", "link-anchor",

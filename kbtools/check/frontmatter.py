@@ -18,6 +18,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from kbtools.check.fm_example import example_block
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
@@ -30,12 +31,17 @@ Problem = tuple[str, int, int, str]
 WARNING_CODES = frozenset({"fm-tag-hash"})
 
 
-def parse_problems(src: SourceDoc) -> list[Problem]:
+def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
+                   categories: frozenset[str] = frozenset()) -> list[Problem]:
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
-    `#`), and list values written with Obsidian's `#`."""
+    `#`, a missing block with the smallest one the schemas in `schemas_dir` accept), and
+    list values written with Obsidian's `#`."""
     out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
-           if e.code == "fm-unterminated" else (e.code, e.line, e.col, e.message)
+           if e.code == "fm-unterminated"
+           else (e.code, e.line, e.col, "no front matter block: begin the file with these "
+                 f"lines (each / a new line): {example_block(schemas_dir, categories)}")
+           if e.code == "fm-missing" else (e.code, e.line, e.col, e.message)
            for e in src.errors]
     return out + list(_hash_tags(src))
 

@@ -13,6 +13,7 @@ import posixpath
 import re
 import shlex
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -46,6 +47,34 @@ class Resolved:
     form_ok: bool = True  # False: a name matched only in another Unicode form (NFC/NFD)
 
 
+def close_names(name: str, candidates: Iterable[str]) -> list[str]:
+    """The candidate a misspelt `name` most likely means, as a list of one ([] when none):
+    at least CLOSE_NAME alike by `difflib`, else, for a name of MIN_ONE_TYPO characters or
+    more, one typo away (a character wrong, missing or extra, or two swapped), which in a
+    short name leaves less alike than that: `病害防冶` for `病害防治` (0.75), `stpe` for
+    `step`. The first such candidate by name on a tie."""
+    ordered = sorted(candidates)
+    near = difflib.get_close_matches(name, ordered, n=1, cutoff=CLOSE_NAME)
+    if near or len(name) < MIN_ONE_TYPO:
+        return near
+    return [c for c in ordered if abs(len(c) - len(name)) <= 1 and _one_typo(name, c)][:1]
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Are `a` and `b` (lengths at most one apart) one typo apart, and not equal?"""
+    if len(a) > len(b):
+        a, b = b, a
+    p = 0
+    while p < len(a) and a[p] == b[p]:
+        p += 1
+    if len(a) < len(b):  # one character extra in `b`
+        return a[p:] == b[p + 1:]
+    if p == len(a):
+        return False
+    return a[p + 1:] == b[p + 1:] or (p + 1 < len(a) and a[p] == b[p + 1]
+                                      and a[p + 1] == b[p] and a[p + 2:] == b[p + 2:])
+
+
 def git_cwd(top: Path | None, cwd: Path) -> str | None:
     """`FsCache.git_cwd`: the real path of `cwd` when it lies in the Git work tree whose
     top is `top`, else None."""
@@ -54,6 +83,7 @@ def git_cwd(top: Path | None, cwd: Path) -> str | None:
 
 
 CLOSE_NAME = 0.8  # how alike a name must be to be suggested for a missing one (difflib ratio)
+MIN_ONE_TYPO = 3  # a name this long is suggested one typo away, however little alike
 
 
 @dataclass
@@ -180,8 +210,7 @@ class FsCache:
     def closest(self, rel: str) -> str | None:
         """The existing file a missing root-relative `rel` most likely means, for a "did you
         mean": each missing part replaced by the closest name of its folder (``pump-
-        maintenance.md`` for ``pump_maintenance.md``, by `difflib`, at least CLOSE_NAME
-        alike), else a file of that very name in another folder; None when neither."""
+        maintenance.md`` for ``pump_maintenance.md``, by `close_names`), else a file of that very name in another folder; None when neither."""
         parts = [p for p in rel.split("/") if p]
         real: list[str] = []
         for part in parts:
@@ -190,7 +219,7 @@ class FsCache:
                 break
             names, lower = entry
             near = ([part] if part in names else sorted(lower.get(disk_key(part), ()))
-                    or difflib.get_close_matches(part, sorted(names), n=1, cutoff=CLOSE_NAME))
+                    or close_names(part, names))
             if not near:
                 break
             real.append(near[0])
@@ -250,6 +279,17 @@ def _split_ref(ref: Ref, target: str) -> tuple[str, str]:
         path, fragment = _split(raw)
         return unquote(path), unquote(fragment)
     return _split(target)
+
+
+def _suffix(ref: Ref, target: str) -> str:
+    """The destination's `?query` and `#fragment` as written (`?raw`, `#%E6%A0%87`): what a
+    suggested or rewritten path keeps. Read where `_split_ref` splits: in the text as
+    written when it decodes to `target` (a `%3F` there is a file name's), else in `target`."""
+    raw = ref.raw.strip()
+    written = raw if raw and unquote(raw).strip() == target else target
+    cut = min((at for at in (written.find("?"), written.find("#")) if at >= 0),
+              default=len(written))
+    return written[cut:]
 
 
 def nfc(name: str) -> str:
@@ -372,9 +412,11 @@ def linked_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
 
 
 def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
+    """The edit writing `new_path` for the destination, its query and fragment kept as
+    written (`fragment`, decoded, is what `_split` found: no query)."""
     if not ref.raw:
         return None
-    new = written_path(new_path) + (f"#{fragment}" if fragment else "")
+    new = written_path(new_path) + _suffix(ref, target)
     return Edit(ref.line, ref.col, ref.raw, new)
 
 
@@ -387,7 +429,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
         near = fs.closest(joined)
-        hint = f"; did you mean {written_path(_rel_to(near, doc_dir))!r}?" if near else ""
+        hint = f"; did you mean {written_path(_rel_to(near, doc_dir)) + _suffix(ref, target)!r}?" \
+            if near else ""
         return [LinkProblem("path-missing", "error",
                             f"{target!r} does not exist ({joined}){hint}")], None
     if not fs.stays_inside(res.rel):
@@ -477,7 +520,7 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         res = fs.resolve(inside)
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
-            use = new_path + (f"#{fragment}" if fragment else "")
+            use = new_path + _suffix(ref, target)
             return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: use {use!r}",
                                 _edit(ref, target, new_path, fragment))], _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None

@@ -53,6 +53,7 @@ from kbtools.markdown.parser import (
     heading_text,
     heading_title,
     is_math_fence,
+    is_toc_marker,
     normalize_href,
     parse_tokens,
     plain,
@@ -127,6 +128,9 @@ class _Builder:
             if stop and tok.type == stop:
                 self.pos += 1
                 return out
+            if tok.type == "paragraph_open" and is_toc_marker(self.tokens[self.pos + 1].content):
+                self.pos += 3  # Typora's `[TOC]`: the headings' list where shown, no text
+                continue
             handler = self.handlers.get(tok.type)
             if handler is None:  # closing tokens of unknown containers, front_matter, ...
                 self.pos += 1

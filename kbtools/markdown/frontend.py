@@ -30,6 +30,7 @@ from kbtools.markdown.parser import (
     INLINE_MATH,
     MAX_NESTING,
     TOO_DEEP,
+    UNRESOLVED_NOTES,
     custom_ids,
     github_slugs,
     heading_text,
@@ -87,6 +88,10 @@ class Scan:
     # (line, col) of an image a screen reader has no words for: `![](x.png)`, `<img src>`
     # without `alt` (an `alt=""` says the picture is decoration: none)
     images_no_alt: list[tuple[int, int]] = field(default_factory=list)
+    # (line, col, label) of a footnote reference `[^label]` no definition resolves (text)
+    notes_undefined: list[tuple[int, int, str]] = field(default_factory=list)
+    # (line, label) of a footnote definition `[^label]: …` no reference uses
+    notes_unused: list[tuple[int, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -156,7 +161,7 @@ def count_cells(line: str) -> int:
 
 def _needs_inline(content: str, has_refs: bool) -> bool:
     return ("](" in content or "<" in content or "$" in content or "[[" in content
-            or "%%" in content or (has_refs and "[" in content))
+            or "%%" in content or "[^" in content or (has_refs and "[" in content))
 
 
 class _Locator:
@@ -260,6 +265,9 @@ def scan(body: str, body_line: int) -> Scan:
     scanner = _Scanner(source_text(body).split("\n"), body_line, env)
     for tok in tokens:
         scanner.read(tok)
+    used = env.get("footnotes", {}).get("refs", {})
+    scanner.out.notes_unused = [(line, label) for line, label in scanner.note_definitions
+                                if used.get(":" + label, -1) < 0]
     return scanner.out
 
 
@@ -279,6 +287,7 @@ class _Scanner:
         self.csv_pending: tuple[int, str] | None = None
         self.definitions: set[tuple[str, str]] = set()  # (label, kind) of definitions read
         self.in_comment = False  # an Obsidian `%%` comment is open (its `%%` read: odd)
+        self.note_definitions: list[tuple[int, str]] = []  # (line, label) of `[^label]: …`
 
     def read(self, tok: Token) -> None:
         kind = tok.type
@@ -287,6 +296,9 @@ class _Scanner:
             self.out.csv_names.append(pending)
         if kind == "heading_open":
             self.in_heading = True
+        elif kind == "footnote_reference_open":
+            self.note_definitions.append((self.first_row(tok) + self.offset,
+                                          str(tok.meta.get("label", ""))))
         elif kind == "inline":
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
@@ -320,6 +332,7 @@ class _Scanner:
     def inline_block(self, tok: Token) -> None:
         start, end = tok.map or (0, 1)
         content = tok.content
+        self.env.pop(UNRESOLVED_NOTES, None)
         if self.in_heading:
             self.in_heading = False
             if HEADING_MARKUP.isdisjoint(content):
@@ -332,6 +345,18 @@ class _Scanner:
             tok.children = parse_inline(content, self.env)
         if tok.children:
             self.inline(tok.children, _Locator(self.lines, start, end, self.offset))
+        for label, at in self.env.pop(UNRESOLVED_NOTES, ()):
+            self.unresolved_note(content, label, at, _Locator(self.lines, start, end,
+                                                              self.offset))
+
+    def unresolved_note(self, content: str, label: str, at: int, loc: _Locator) -> None:
+        """Locate the `[^label]` written at `at` in `content`: the same text written before
+        it in the run (in a code span, say) is passed over."""
+        written = f"[^{label}]"
+        for _ in range(content.count(written, 0, at)):
+            loc.find_plain(written)
+        line, col = loc.find_plain(written)
+        self.out.notes_undefined.append((line, col, label))
 
     def table_row(self, row: int) -> None:
         cells = count_cells(self.lines[row]) if row < len(self.lines) else 0

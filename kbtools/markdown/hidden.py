@@ -5,7 +5,8 @@ reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明
 comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
 `![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too, as is
 a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>` elements,
-an Obsidian block id ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
+Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian block id
+ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
 and a heading's `{#custom-id}`; an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
 character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
 `"\\n".join(lines)` of the file, read from the parser's own tokens (an inline tag is an
@@ -34,6 +35,7 @@ from kbtools.markdown.parser import (
     block_id_at,
     entity_spans,
     escaped_id,
+    is_toc_marker,
     token_span,
 )
 
@@ -238,7 +240,10 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
                 out += _footnote_label(tok, lines[index], starts[index])
         if tok.map is None or not tok.content:
             continue
-        if tok.type == "inline":
+        if tok.type == "inline" and i and tokens[i - 1].type == "paragraph_open" \
+                and is_toc_marker(tok.content):  # the page shows the headings' list there
+            found = [(0, len(tok.content), "")]
+        elif tok.type == "inline":
             found = _inline_markup(tok, tokens[i - 1].type if i else "")
         elif tok.type == "html_block":
             found = _block_markup(tok.content)

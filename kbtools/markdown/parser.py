@@ -34,6 +34,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.footnote.index import footnote_ref
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from kbtools.errors import INVISIBLE
@@ -98,8 +99,8 @@ def markdown() -> MarkdownIt:
     # indented four spaces included) is a `footnote_reference_open` … `_close` container
     # left where it was written (not moved to the end), `^[inline]` notes are text
     md.use(footnote_plugin, inline=False, move_to_end=False)
-    md.inline.ruler.at("footnote_ref", _noting_span(next(
-        r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref")))
+    md.inline.ruler.at("footnote_ref", _noting_unresolved(_noting_span(next(
+        r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref"))))
     md.use(highlight_plugin)
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
@@ -148,6 +149,31 @@ def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateIn
         if not silent and len(state.tokens) > count:
             state.tokens[-1].meta[SPAN] = (start, state.pos)
         return True
+    return run
+
+
+# env key: (label, start in the run's content) of each `[^label]` no definition `[^label]:`
+# resolves: it stays text, as every viewer shows it
+UNRESOLVED_NOTES = "unresolved_footnotes"
+
+
+def _noting_unresolved(rule: Callable[[StateInline, bool], bool]
+                       ) -> Callable[[StateInline, bool], bool]:
+    """The footnote reference rule; where it leaves `[^label]` as text only because no
+    definition has that label (the plugin's own reading with `always_match`), the label and
+    where it starts are noted in ``env[UNRESOLVED_NOTES]`` (for `kb check`)."""
+    def run(state: StateInline, silent: bool) -> bool:
+        if rule(state, silent):
+            return True
+        start = state.pos
+        if not silent and state.src.startswith("[^", start) \
+                and footnote_ref(state, True, always_match=True):
+            label = state.src[start + 2:state.pos - 1]
+            state.pos = start
+            noted = state.env.setdefault(UNRESOLVED_NOTES, [])
+            if (label, start) not in noted[-1:]:
+                noted.append((label, start))
+        return False
     return run
 
 
@@ -358,6 +384,12 @@ def raw_element_end(tok: Token) -> re.Pattern[str] | None:
     up to that tag, are no text of the run); None for every other token."""
     m = RAW_OPEN.fullmatch(tok.content) if tok.type == "html_inline" else None
     return RAW_CLOSE[m.group(1).lower()] if m else None
+
+
+def is_toc_marker(content: str) -> bool:
+    """Is a paragraph's `content` Typora's `[TOC]` (any case): a table of contents where it
+    is shown, no text of the document."""
+    return content.strip().upper() == "[TOC]"
 
 
 def inline_text(children: Iterable[Token]) -> str:

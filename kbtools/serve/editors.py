@@ -36,6 +36,7 @@ from kbtools.markdown.parser import (
     escaped_id,
     heading_text,
     inline_text,
+    is_toc_marker,
 )
 
 # `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
@@ -99,7 +100,7 @@ def table_of_contents(tokens: list[Token]) -> list[Token]:
     while i < len(tokens):
         tok = tokens[i]
         if (tok.type == "paragraph_open" and i + 2 < len(tokens)
-                and tokens[i + 1].content.strip().upper() == "[TOC]"):
+                and is_toc_marker(tokens[i + 1].content)):
             out += _toc_list(heads, tok.map, tok.level)
             i += 3
             continue
