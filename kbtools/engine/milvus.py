@@ -55,6 +55,7 @@ CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 15.0
 BLOB_TIMEOUT = 120.0
 WRITE_TIMEOUT = 120.0
+ALIAS_TRIES = 3  # `Engine.point_alias` against other processes moving the alias meanwhile
 LONG_CALLS = ("flush", "create_index", "load_collection")
 READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_collection",
               "has_collection", "list_collections", "list_databases", "describe_database")
@@ -211,6 +212,14 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
     return EngineError(f"{doing} failed: {text}; {hint}", path=str(url))
 
 
+def _alias_raced(exc: BaseException) -> bool:
+    """A failure of create_alias or alter_alias because another process created or dropped
+    the alias since it was read."""
+    text = str(getattr(exc, "message", "") or exc).lower()
+    return "alias" in text and ("already exist" in text or "not exist" in text
+                                or "not found" in text)
+
+
 def _released(exc: BaseException) -> bool:
     """A failure because the collection is not loaded (Milvus words it two ways)."""
     text = str(getattr(exc, "message", "") or exc).lower()
@@ -259,11 +268,25 @@ class Engine:
         return str(info["collection_name"])
 
     def point_alias(self, name: str, alias: str = ALIAS) -> None:
-        """Move (or create) `alias` to collection `name` in one call."""
-        if alias in self.call("listing aliases", "list_aliases").get("aliases", []):
-            self.call(f"moving alias {alias}", "alter_alias", name, alias)
-        else:
-            self.call(f"creating alias {alias}", "create_alias", name, alias)
+        """Move (or create) `alias` to collection `name` in one call. Another process may
+        create, move or drop the alias between reading it and the call (two publishes of a
+        release complete but not yet served): the call that fails for that reason is made
+        again the other way, so the alias ends at `name` as if the two had run one after
+        the other; an alias still contested after `ALIAS_TRIES` is one EngineError."""
+        for _ in range(ALIAS_TRIES):
+            method, doing = (("create_alias", "creating") if self.alias_target(alias) is None
+                             else ("alter_alias", "moving"))
+            try:
+                getattr(self.client, method)(name, alias, timeout=timeout_of(method))
+                return
+            except self.errors as exc:
+                if not _alias_raced(exc):
+                    raise engine_error(self.url, exc, f"{doing} alias {alias}",
+                                       timeout_of(method)) from None
+        if self.alias_target(alias) != name:
+            raise EngineError(f"pointing alias {alias} at {name} failed: other processes kept "
+                              "creating or dropping it meanwhile; publish again",
+                              path=str(self.url))
 
     def aliased(self) -> dict[str, list[str]]:
         """Every alias of the database, by the collection it points at."""
@@ -304,9 +327,15 @@ class Engine:
                       and n.removesuffix(META_SUFFIX) not in names)
 
     def drop(self, name: str) -> None:
+        """Drop release collection `name` and its ``__meta``; one already gone (dropped by
+        another publish's prune meanwhile, or before) is not an error."""
         for n in (name, name + META_SUFFIX):
-            if self.call("checking a collection", "has_collection", n):
-                self.call(f"dropping {n}", "drop_collection", n)
+            try:
+                self.client.drop_collection(n, timeout=timeout_of("drop_collection"))
+            except self.errors as exc:  # servers before Milvus 2.3 refuse a missing one
+                if self.call("checking a collection", "has_collection", n):
+                    raise engine_error(self.url, exc, f"dropping {n}",
+                                       timeout_of("drop_collection")) from None
 
     def close(self) -> None:
         try:
