@@ -15,12 +15,14 @@ import pytest
 from click.testing import CliRunner
 from device_fixtures import EDITED, make_device, second_release
 from starlette.testclient import TestClient
+from test_release_helpers import git
 
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
 from kbtools.serve.app import create_app
 from kbtools.ship import intact
+from kbtools.ship.sync import sync
 
 pytestmark = pytest.mark.slow
 QUESTION = "小麦赤霉病 监测时间"
@@ -170,3 +172,23 @@ def test_the_first_query_after_sync_or_rollback_hashes_no_data_file(tmp_path, mo
         res = _query("--index", str(d.dev))
         assert res.exit_code == 1 and f"kb-r2 fails verification: {rel}: sha256" in res.stderr
     assert hashes.count(rel) == 2
+
+
+def test_a_sync_that_prunes_the_release_its_files_are_linked_from_leaves_them_hashed(
+        tmp_path, monkeypatch, hashes):
+    """Unchanged files of a new release are hard links to the previous one's: pruning that
+    one changes their change time after the sync verified them; the sync hashes them again,
+    not the next question."""
+    d = make_device(tmp_path)
+    doc = d.kr / EDITED
+    doc.write_text(doc.read_text(encoding="utf-8") + "\n扬花期前三天开始巡查。\n",
+                   encoding="utf-8")
+    git(d.kr, "commit", "-qam", "one document edited")
+    assert d.publish() == "kb-r2"
+    sync(str(d.art), d.dev, trusted=[Path(f"{d.key}.pub")], keep=1)
+    assert sorted(p.name for p in (d.dev / "releases").iterdir()) == ["kb-r2"]
+    assert hashes  # the sync hashed again the files the prune changed
+    hashes.clear()
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
