@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pymilvus as pm
 import pytest
 
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, connect_url
@@ -18,9 +19,10 @@ from tests.milvus_server import milvus  # noqa: F401 - fixture
 
 
 class Interposed:
-    """pymilvus's client, running `before[method]()` ahead of each call of that method."""
+    """pymilvus's client, running `before[method](*args)` ahead of each call of that method
+    (which may raise what the server would)."""
 
-    def __init__(self, client: Any, before: dict[str, Callable[[], None]]):
+    def __init__(self, client: Any, before: dict[str, Callable[..., None]]):
         self.client, self.before = client, before
 
     def __getattr__(self, method: str) -> Any:
@@ -30,15 +32,15 @@ class Interposed:
             return real
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            hook()
+            hook(*args, **kwargs)
             return real(*args, **kwargs)
         return call
 
 
-def _once(act: Callable[[], None]) -> Callable[[], None]:
+def _once(act: Callable[[], None]) -> Callable[..., None]:
     done: list[bool] = []
 
-    def hook() -> None:
+    def hook(*_args: Any, **_kwargs: Any) -> None:
         if not done:
             done.append(True)
             act()
@@ -83,22 +85,31 @@ def test_a_publish_whose_alias_another_dropped_meanwhile_creates_it(pair):
 def test_an_alias_contested_on_every_try_is_one_line(pair):
     a, b = pair
 
-    def create_other() -> None:
+    def create_other(*_args: Any, **_kwargs: Any) -> None:
         b.client.create_alias("kb_c1", ALIAS)
 
     a.client = Interposed(a.client, {"create_alias": create_other,
-                                     "alter_alias": lambda: b.client.drop_alias(ALIAS)})
+                                     "alter_alias": lambda *_a, **_k: b.client.drop_alias(ALIAS)})
     with pytest.raises(EngineError) as err:
         a.point_alias("kb_c2")
     assert err.value.message == (f"pointing alias {ALIAS} at kb_c2 failed: other processes "
                                  "kept creating or dropping it meanwhile; publish again")
 
 
-def test_a_collection_dropped_meanwhile_by_another_is_dropped(pair):
+@pytest.mark.parametrize("refuses_missing", [False, True])
+def test_a_collection_dropped_meanwhile_by_another_is_dropped(pair, refuses_missing):
+    """Milvus drops a missing collection without a word since 2.3; servers before refused it
+    ("can't find collection"), which `refuses_missing` plays."""
     a, b = pair
-    a.client = Interposed(a.client, {"drop_collection": _once(lambda: b.drop("kb_c1"))})
+    other = _once(lambda: b.drop("kb_c1"))
+
+    def before_drop(*args: Any, **kwargs: Any) -> None:
+        other()
+        if refuses_missing and not b.client.has_collection(args[0]):
+            raise pm.MilvusException(code=100, message=f"can't find collection: {args[0]}")
+
+    a.client = Interposed(a.client, {"drop_collection": before_drop})
     a.drop("kb_c1")
     names = set(b.client.list_collections())
     assert "kb_c1" not in names and "kb_c1" + META_SUFFIX not in names
     a.drop("kb_c1")  # and again: nothing left to drop
-

@@ -28,6 +28,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 15.0
 BLOB_TIMEOUT = 120.0
 WRITE_TIMEOUT = 120.0
+RACED = object()  # what `Engine.call` returns for a failure another process caused
 ALIAS_TRIES = 3  # `Engine.point_alias` against other processes moving the alias meanwhile
 LONG_CALLS = ("flush", "create_index", "load_collection")
 READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_collection",
@@ -216,8 +218,8 @@ def _alias_raced(exc: BaseException) -> bool:
     """A failure of create_alias or alter_alias because another process created or dropped
     the alias since it was read."""
     text = str(getattr(exc, "message", "") or exc).lower()
-    return "alias" in text and ("already exist" in text or "not exist" in text
-                                or "not found" in text)
+    return "alias" in text and "collection" not in text and (
+        "already exist" in text or "not exist" in text or "not found" in text)
 
 
 def _released(exc: BaseException) -> bool:
@@ -236,15 +238,17 @@ class Engine:
         self.errors = _call_errors(self.pymilvus)
 
     def call(self, doing: str, method: str, *args: Any, timeout: float | None = None,
-             **kwargs: Any) -> Any:
+             raced: Callable[[BaseException], bool] | None = None, **kwargs: Any) -> Any:
         """`client.method(*args, **kwargs)` within `timeout` seconds (default `timeout_of`
         the method); a search or query on a published collection the engine has released
         (a restarted server that did not restore what was loaded) loads it and tries once
-        more."""
+        more. A failure `raced` says another process caused meanwhile returns `RACED`."""
         bound = timeout_of(method) if timeout is None else timeout
         try:
             return getattr(self.client, method)(*args, timeout=bound, **kwargs)
         except self.errors as exc:
+            if raced is not None and raced(exc):
+                return RACED
             if not (method in RELOADING_CALLS and args and _released(exc)):
                 raise engine_error(self.url, exc, doing, bound) from None
         try:
@@ -268,7 +272,7 @@ class Engine:
         return str(info["collection_name"])
 
     def point_alias(self, name: str, alias: str = ALIAS) -> None:
-        """Move (or create) `alias` to collection `name` in one call. Another process may
+        """Move (or create) `alias` to collection `name`. Another process may
         create, move or drop the alias between reading it and the call (two publishes of a
         release complete but not yet served): the call that fails for that reason is made
         again the other way, so the alias ends at `name` as if the two had run one after
@@ -276,13 +280,9 @@ class Engine:
         for _ in range(ALIAS_TRIES):
             method, doing = (("create_alias", "creating") if self.alias_target(alias) is None
                              else ("alter_alias", "moving"))
-            try:
-                getattr(self.client, method)(name, alias, timeout=timeout_of(method))
+            if self.call(f"{doing} alias {alias}", method, name, alias,
+                         raced=_alias_raced) is not RACED:
                 return
-            except self.errors as exc:
-                if not _alias_raced(exc):
-                    raise engine_error(self.url, exc, f"{doing} alias {alias}",
-                                       timeout_of(method)) from None
         if self.alias_target(alias) != name:
             raise EngineError(f"pointing alias {alias} at {name} failed: other processes kept "
                               "creating or dropping it meanwhile; publish again",
@@ -330,12 +330,12 @@ class Engine:
         """Drop release collection `name` and its ``__meta``; one already gone (dropped by
         another publish's prune meanwhile, or before) is not an error."""
         for n in (name, name + META_SUFFIX):
-            try:
-                self.client.drop_collection(n, timeout=timeout_of("drop_collection"))
-            except self.errors as exc:  # servers before Milvus 2.3 refuse a missing one
-                if self.call("checking a collection", "has_collection", n):
-                    raise engine_error(self.url, exc, f"dropping {n}",
-                                       timeout_of("drop_collection")) from None
+            # servers before Milvus 2.3 refuse a missing one: gone is what the drop wanted
+            self.call(f"dropping {n}", "drop_collection", n, raced=self._gone(n))
+
+    def _gone(self, name: str) -> Callable[[BaseException], bool]:
+        """Whether collection `name` is gone now (whatever the failure was)."""
+        return lambda _exc: not self.call("checking a collection", "has_collection", name)
 
     def close(self) -> None:
         try:
