@@ -13,14 +13,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from device_fixtures import EDITED, make_device
+from device_fixtures import EDITED, make_device, second_release
 from starlette.testclient import TestClient
+from test_release_helpers import git
 
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
 from kbtools.serve.app import create_app
 from kbtools.ship import intact
+from kbtools.ship.sync import sync
 
 pytestmark = pytest.mark.slow
 QUESTION = "小麦赤霉病 监测时间"
@@ -125,3 +127,68 @@ def test_a_long_lived_server_checks_an_intact_release_again_only_after_a_while(d
         resp = client.get("/api/search", params={"q": QUESTION})
         assert resp.status_code == 503
         assert f"{rel}: sha256 mismatch" in resp.json()["error"]["message"]
+
+
+@pytest.fixture
+def hashes(monkeypatch) -> list[str]:
+    """The data/ files the intact check hashes from now on, in a process that has opened
+    nothing yet (what it knows comes from KB_HOME, as a new `kb query` process's does)."""
+    seen: list[str] = []
+    real = intact.file_problem
+
+    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
+        seen.append(rel)
+        return real(root, rel, size, sha256, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(intact, "file_problem", counted)
+    monkeypatch.setattr(intact, "RECHECK_S", 0.0)
+    return seen
+
+
+def _new_process(monkeypatch) -> None:
+    for name in ("_GOOD", "_CLEAN", "_MANIFESTS"):
+        monkeypatch.setattr(intact, name, {})
+
+
+def test_the_first_query_after_sync_or_rollback_hashes_no_data_file(tmp_path, monkeypatch,
+                                                                     hashes):
+    """`kb sync` (and `kb rollback`) hash every file to verify it: they leave what they
+    verified under KB_HOME, so the next process's first question costs a stat per file.
+    An edit right after the sync (within the same second, size and modification time kept)
+    is still refused."""
+    d = make_device(tmp_path)
+    second_release(d)  # kb-r2, files hard-linked from kb-r1 where unchanged
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+    assert CliRunner().invoke(main, ["rollback", "--to", str(d.dev)]).exit_code == 0
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+    assert CliRunner().invoke(main, ["rollback", "kb-r2", "--to", str(d.dev)]).exit_code == 0
+    rel = _tamper(d.dev)  # at once: within RACY_NS of the verification
+    for _ in range(2):  # a new process, then one that remembers what it found
+        _new_process(monkeypatch)
+        res = _query("--index", str(d.dev))
+        assert res.exit_code == 1 and f"kb-r2 fails verification: {rel}: sha256" in res.stderr
+    assert hashes.count(rel) == 2
+
+
+def test_a_sync_that_prunes_the_release_its_files_are_linked_from_leaves_them_hashed(
+        tmp_path, monkeypatch, hashes):
+    """Unchanged files of a new release are hard links to the previous one's: pruning that
+    one changes their change time after the sync verified them; the sync hashes them again,
+    not the next question."""
+    d = make_device(tmp_path)
+    doc = d.kr / EDITED
+    doc.write_text(doc.read_text(encoding="utf-8") + "\n扬花期前三天开始巡查。\n",
+                   encoding="utf-8")
+    git(d.kr, "commit", "-qam", "one document edited")
+    assert d.publish() == "kb-r2"
+    sync(str(d.art), d.dev, trusted=[Path(f"{d.key}.pub")], keep=1)
+    assert sorted(p.name for p in (d.dev / "releases").iterdir()) == ["kb-r2"]
+    assert hashes  # the sync hashed again the files the prune changed
+    hashes.clear()
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []

@@ -28,6 +28,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,8 @@ CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 15.0
 BLOB_TIMEOUT = 120.0
 WRITE_TIMEOUT = 120.0
+RACED = object()  # what `Engine.call` returns for a failure another process caused
+ALIAS_TRIES = 3  # `Engine.point_alias` against other processes moving the alias meanwhile
 LONG_CALLS = ("flush", "create_index", "load_collection")
 READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_collection",
               "has_collection", "list_collections", "list_databases", "describe_database")
@@ -211,6 +214,14 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
     return EngineError(f"{doing} failed: {text}; {hint}", path=str(url))
 
 
+def _alias_raced(exc: BaseException) -> bool:
+    """A failure of create_alias or alter_alias because another process created or dropped
+    the alias since it was read."""
+    text = str(getattr(exc, "message", "") or exc).lower()
+    return "alias" in text and "collection" not in text and (
+        "already exist" in text or "not exist" in text or "not found" in text)
+
+
 def _released(exc: BaseException) -> bool:
     """A failure because the collection is not loaded (Milvus words it two ways)."""
     text = str(getattr(exc, "message", "") or exc).lower()
@@ -227,15 +238,17 @@ class Engine:
         self.errors = _call_errors(self.pymilvus)
 
     def call(self, doing: str, method: str, *args: Any, timeout: float | None = None,
-             **kwargs: Any) -> Any:
+             raced: Callable[[BaseException], bool] | None = None, **kwargs: Any) -> Any:
         """`client.method(*args, **kwargs)` within `timeout` seconds (default `timeout_of`
         the method); a search or query on a published collection the engine has released
         (a restarted server that did not restore what was loaded) loads it and tries once
-        more."""
+        more. A failure `raced` says another process caused meanwhile returns `RACED`."""
         bound = timeout_of(method) if timeout is None else timeout
         try:
             return getattr(self.client, method)(*args, timeout=bound, **kwargs)
         except self.errors as exc:
+            if raced is not None and raced(exc):
+                return RACED
             if not (method in RELOADING_CALLS and args and _released(exc)):
                 raise engine_error(self.url, exc, doing, bound) from None
         try:
@@ -259,11 +272,21 @@ class Engine:
         return str(info["collection_name"])
 
     def point_alias(self, name: str, alias: str = ALIAS) -> None:
-        """Move (or create) `alias` to collection `name` in one call."""
-        if alias in self.call("listing aliases", "list_aliases").get("aliases", []):
-            self.call(f"moving alias {alias}", "alter_alias", name, alias)
-        else:
-            self.call(f"creating alias {alias}", "create_alias", name, alias)
+        """Move (or create) `alias` to collection `name`. Another process may
+        create, move or drop the alias between reading it and the call (two publishes of a
+        release complete but not yet served): the call that fails for that reason is made
+        again the other way, so the alias ends at `name` as if the two had run one after
+        the other; an alias still contested after `ALIAS_TRIES` is one EngineError."""
+        for _ in range(ALIAS_TRIES):
+            method, doing = (("create_alias", "creating") if self.alias_target(alias) is None
+                             else ("alter_alias", "moving"))
+            if self.call(f"{doing} alias {alias}", method, name, alias,
+                         raced=_alias_raced) is not RACED:
+                return
+        if self.alias_target(alias) != name:
+            raise EngineError(f"pointing alias {alias} at {name} failed: other processes kept "
+                              "creating or dropping it meanwhile; publish again",
+                              path=str(self.url))
 
     def aliased(self) -> dict[str, list[str]]:
         """Every alias of the database, by the collection it points at."""
@@ -304,9 +327,15 @@ class Engine:
                       and n.removesuffix(META_SUFFIX) not in names)
 
     def drop(self, name: str) -> None:
+        """Drop release collection `name` and its ``__meta``; one already gone (dropped by
+        another publish's prune meanwhile, or before) is not an error."""
         for n in (name, name + META_SUFFIX):
-            if self.call("checking a collection", "has_collection", n):
-                self.call(f"dropping {n}", "drop_collection", n)
+            # servers before Milvus 2.3 refuse a missing one: gone is what the drop wanted
+            self.call(f"dropping {n}", "drop_collection", n, raced=self._gone(n))
+
+    def _gone(self, name: str) -> Callable[[BaseException], bool]:
+        """Whether collection `name` is gone now (whatever the failure was)."""
+        return lambda _exc: not self.call("checking a collection", "has_collection", name)
 
     def close(self) -> None:
         try:

@@ -38,6 +38,7 @@ from typing import Any
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
+from kbtools.index.stamps import Signature, of_stat
 
 FORMAT_VERSION = 3
 RELEASE_FILES = frozenset({MANIFEST, RELEASE_JSON, RELEASE_SIG})  # top level of a release tree
@@ -200,9 +201,11 @@ def manifest_path_problems(manifest: dict[str, Any]) -> list[str]:
     return problems
 
 
-def file_problem(root: Path, rel: str, size: int, sha256: str) -> str | None:
+def file_problem(root: Path, rel: str, size: int, sha256: str,
+                 signed: dict[str, Signature] | None = None) -> str | None:
     """Why root/rel is not the listed file (None when it is): opened without following links
-    or blocking, at most size + 1 bytes read."""
+    or blocking, at most size + 1 bytes read. A file found as listed goes into `signed`
+    with its stat signature, when that was the same before and after hashing it."""
     try:
         fd = open_beneath(root, rel, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -227,15 +230,21 @@ def file_problem(root: Path, rel: str, size: int, sha256: str) -> str | None:
             left -= len(block)
         if left != 1:
             return "size changed while reading"
-        return None if h.hexdigest() == sha256 else "sha256 mismatch"
+        if h.hexdigest() != sha256:
+            return "sha256 mismatch"
+        if signed is not None and of_stat(os.fstat(fd)) == of_stat(st):
+            signed[rel] = of_stat(st)
+        return None
     except OSError as exc:
         return f"unreadable ({exc.strerror})"
     finally:
         os.close(fd)
 
 
-def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True) -> list[str]:
-    """Problems found comparing files on disk with the manifest (empty list = verified).
+def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
+                 signed: dict[str, Signature] | None = None) -> list[str]:
+    """Problems found comparing files on disk with the manifest (empty list = verified);
+    `signed` gets the stat signature of each file hashed and found as listed.
 
     The path rules come first: a manifest naming a path outside its section (``..``, an
     absolute path, another top-level directory) gets that problem and nothing is opened.
@@ -246,7 +255,7 @@ def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True) 
     sections = ["artifacts"] + (["derived"] if derived else [])
     for section in sections:
         for rel, meta in sorted(manifest.get(section, {}).items()):
-            why = file_problem(root, rel, meta["size"], meta["sha256"])
+            why = file_problem(root, rel, meta["size"], meta["sha256"], signed)
             if why is not None:
                 problems.append(f"{rel}: {why}")
     return problems

@@ -30,7 +30,7 @@ import json
 import os
 import shutil
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, 
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
+from kbtools.index.stamps import Signature, changed_before, clock_past
 from kbtools.ship import trust
 from kbtools.ship.device import MAX_STATE_BYTES, read_json
 from kbtools.ship.git import TreeEntry, read_blob, rev_parse, run_git
@@ -64,12 +65,15 @@ from kbtools.ship.verify import (
 
 @dataclass(frozen=True)
 class Installed:
-    """What `install_release` checked: who signed, the keys to pin, the manifest."""
+    """What `install_release` checked: who signed, the keys to pin, the manifest, and the
+    stat signature of each artifact it hashed, changed before the file system's clock was
+    read ahead of hashing it (`kbtools.ship.intact.vouch` remembers them)."""
 
     plan: trust.TrustPlan
     manifest: dict[str, Any]
     manifest_sha256: str
     verified: dict[str, Any]
+    hashed: dict[str, Signature] = field(default_factory=dict)
 
 
 def tag_manifest_hash(gd: Path, tag_ref: str, where: str) -> tuple[str, str]:
@@ -152,8 +156,9 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     meta, plan, manifest, mhash = (checked.meta, checked.plan, checked.manifest,
                                    checked.manifest_sha256)
     export(gd, checked.entries, staging, unchanged_files(previous, manifest))
-    problems = staging_problems(staging, checked.entries) + verify_files(staging, manifest,
-                                                                         derived=False)
+    settled, hashed = settled_clock(staging.parent), dict[str, Signature]()
+    problems = staging_problems(staging, checked.entries) + verify_files(
+        staging, manifest, derived=False, signed=hashed)
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
                         f", first: {problems[0]}", path=tag)
@@ -172,7 +177,18 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     sync_tree(staging)  # on disk before its name is: `current` may point at it next
     staging.rename(final)
     fsync_dir(final.parent)
-    return Installed(plan, manifest, mhash, verified)
+    return Installed(plan, manifest, mhash, verified,
+                     {rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
+
+
+def settled_clock(directory: Path) -> int:
+    """The file system's clock in `directory` once past every change made so far
+    (`kbtools.index.stamps`): read before hashing files, those with a change time below it
+    are remembered as hashed. 0 (nothing is) when `directory` cannot be written."""
+    try:
+        return clock_past(directory)
+    except OSError:
+        return 0
 
 
 def unchanged_files(previous: Path | None, manifest: dict[str, Any]) -> dict[str, tuple[Path, str]]:

@@ -16,6 +16,14 @@ the same timestamp tick) is hashed again next time. A question then costs one st
 file. The cache is only ever a reason to skip a hash: a missing, unreadable or
 unwritable cache means hashing again, never trusting.
 
+`kb sync` and `kb rollback` hash every file to verify it: they leave those hashes here
+(`vouch`), so the first question after them costs one stat per file too. `RACY_NS` is a
+guess at the file system's clock (a change within one of its ticks keeps the change
+time); what sync and rollback hashed is remembered by the clock itself instead
+(`kbtools.index.stamps`): read in the release's file system before hashing, after it has
+moved past every write of the install, so a file's change time below it proves the hash
+saw its last change, and any later edit gives it a change time at or above it.
+
 A long-lived process (`kb serve`, `kb mcp`) opens the release on every request: a stat of
 every file each time would cost a search several times its own time on a large release
 (2,468 files at tidb-docs-cn's size), so a release found intact is checked again only once
@@ -27,16 +35,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.errors import IndexLoadError
+from kbtools.errors import IndexLoadError, KbError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, device_of_release
 from kbtools.index.manifest import file_problem, load_manifest, manifest_path_problems
+from kbtools.index.stamps import MISSING, Signature, changed_before, clock_past, signature
 from kbtools.ship.device import read_json
 from kbtools.ship.install import release_file_problems
 
@@ -44,22 +52,12 @@ INTACT = "intact"  # under KB_HOME
 RACY_NS = 1_000_000_000
 RECHECK_S = 5.0  # a release found intact is not checked again for this long in a process
 MAX_CACHE_BYTES = 64 << 20
-Signature = tuple[int, int, int, int, int]
 _GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature hashed as listed
 
 
-MISSING: Signature = (-1, -1, -1, -1, -1)  # no such file (release.sig of an unsigned release)
 _MANIFESTS: dict[str, tuple[Signature, dict[str, Any]]] = {}  # release → its parsed manifest
 _CLEAN: dict[str, float] = {}  # release → when (`_clock`) it was last found intact
 _clock = time.monotonic
-
-
-def _signature(path: Path) -> Signature:
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return MISSING
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _cache_file(release: Path) -> Path:
@@ -91,11 +89,13 @@ def _remember(release: Path, good: dict[str, Signature]) -> None:
         pass  # KB_HOME read-only or full: this process still remembers
 
 
-def problems(release: Path) -> list[str]:
+def problems(release: Path, settled: int | None = None) -> list[str]:
     """What is wrong with the files of `release` (a device's release directory) now, as
     `kb status` finds them: listed files by size and sha256, release.json and release.sig
     against verified.json (empty: intact). Hashes only files whose stat signature it has
-    not hashed before."""
+    not hashed before, and remembers those changed before `settled` (the file system's
+    clock read before any of them was stat'ed, `kbtools.index.stamps`; default: `RACY_NS`
+    before the wall clock now)."""
     release = release.resolve()  # DIR/current: the release it names now
     manifest = _manifest(release)
     found = manifest_path_problems(manifest)
@@ -103,7 +103,7 @@ def problems(release: Path) -> list[str]:
         return found
     known = _remembered(release)
     tops = (MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED)
-    now = {rel: _signature(release / rel) for rel in
+    now = {rel: signature(release / rel) for rel in
            [*tops, *sorted(manifest.get("artifacts", {}))]}
     if all(known.get(rel) == sig for rel, sig in now.items()):
         return []  # every file as it was when it was hashed and found as listed
@@ -123,17 +123,39 @@ def problems(release: Path) -> list[str]:
         why = file_problem(release, rel, meta["size"], meta["sha256"])
         if why is not None:
             found.append(f"{rel}: {why}")
-        elif sig != MISSING and _signature(release / rel) == sig:  # not changed meanwhile
+        elif sig != MISSING and signature(release / rel) == sig:  # not changed meanwhile
             good[rel] = sig
-    cutoff = time.time_ns() - RACY_NS
-    _remember(release, {rel: sig for rel, sig in good.items() if max(sig[3], sig[4]) < cutoff})
+    cutoff = time.time_ns() - RACY_NS if settled is None else settled
+    _remember(release, {rel: sig for rel, sig in good.items() if changed_before(sig, cutoff)})
     return found
+
+
+def vouch(release: Path, hashed: dict[str, Signature]) -> None:
+    """Remember the release `kb sync` or `kb rollback` just verified and serves, so the next
+    open of it costs a stat per file: `hashed` holds the signatures of the files they found
+    as listed (`Installed.hashed`: only files changed before the clock was read ahead of
+    hashing them). What is not in `hashed`, or was changed since (a hard link a prune
+    removed), is checked and hashed here, as an open would. Best effort: a directory that
+    cannot be written, or a file that fails, leaves that file for the next open to hash."""
+    release = release.resolve()
+    try:
+        settled = clock_past(release.parent)  # before the stats `problems` takes
+    except OSError:
+        return
+    known = {**_remembered(release), **hashed}
+    _GOOD[str(release)] = known
+    try:
+        found = problems(release, settled)
+    except (KbError, OSError):
+        return  # (an unreadable manifest): the next open says what is wrong
+    if not found and _GOOD[str(release)] is known:
+        _remember(release, known)  # every file as hashed: `problems` wrote nothing
 
 
 def _manifest(release: Path) -> dict[str, Any]:
     """The manifest of `release`, parsed again only when its stat signature changed (or was
     within `RACY_NS` of when it was read)."""
-    sig = _signature(release / MANIFEST)
+    sig = signature(release / MANIFEST)
     cached = _MANIFESTS.get(str(release))
     if cached is not None and cached[0] == sig:
         return cached[1]

@@ -16,6 +16,7 @@ from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.selfcheck import derived_problems
+from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
     append_log,
@@ -32,7 +33,8 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
-from kbtools.ship.install import rederive, release_file_problems
+from kbtools.ship.install import rederive, release_file_problems, settled_clock
+from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days
 from kbtools.ship.trust import list_keys
@@ -186,7 +188,8 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
         manifest = load_manifest(have[tag])
-        problems = verify_files(have[tag], manifest, derived=True)
+        settled, hashed = settled_clock(path), dict[str, Signature]()
+        problems = verify_files(have[tag], manifest, derived=True, signed=hashed)
         if problems:
             raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                             path=str(path))
@@ -209,6 +212,9 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         # killed before the switch, running the same rollback again completes it
         write_state(path, state)
         switch_to(path, tag)
+        # what was verified, remembered: the first open of it costs a stat per file
+        vouch(have[tag], {rel: sig for rel, sig in hashed.items()
+                          if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)})
         entry = {"at": _now().isoformat(), "from": current, "to": tag,
                  "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
         append_log(path, ROLLBACK_LOG, entry)

@@ -41,7 +41,7 @@ from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
 from kbtools.ship import device as dev
-from kbtools.ship import readonly, trust
+from kbtools.ship import intact, readonly, trust
 from kbtools.ship.git import (
     check_bundle,
     compact,
@@ -54,6 +54,7 @@ from kbtools.ship.git import (
     tag_name,
 )
 from kbtools.ship.install import (
+    Installed,
     install_release,
     rederive,
     restore_release_files,
@@ -296,19 +297,20 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         raise SyncError(f"newest release at the source is {tag}, older than "
                         f"{tag_name(floor)} already accepted; refusing a downgrade "
                         "(use `kb rollback` to serve an older local release)", path=source)
-    fetched = 0
+    fetched, hashed = 0, {}
     final = DeviceLayout(device).release(tag)
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
         try:
-            plan = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
+            done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                             floor)
         except trust.MissingHistory:
             # signed by a key a rotation introduced after the trusted ones, and the first
             # fetch was shallow: fetch the branch's history, follow the rotations, check again
             fetched += deepen(gd, source, refs.branch_ref, branch)
-            plan = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
+            done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                             floor)
+        plan, hashed = done.plan, done.hashed
     else:  # installed by an interrupted sync: its signature is checked again
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
@@ -324,10 +326,13 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
+    warnings = (begin.warnings + _age_warn(final, max_age_days)
+                + prune_releases(device, keep, tag) + compact_repo(gd))
+    # what was verified, remembered for the first open (after the prune: removing an old
+    # release's hard link to a file changes that file's change time, so it is hashed here)
+    intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      begin.warnings + _age_warn(final, max_age_days)
-                      + prune_releases(device, keep, tag) + compact_repo(gd),
-                      tuple(pinned), skipped)
+                      warnings, tuple(pinned), skipped)
 
 
 def prune_releases(device: Path, keep: int, tag: str) -> tuple[str, ...]:
@@ -375,17 +380,16 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
 
 
 def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, serial: int,
-             begin: trust.TrustStart, floor: int) -> trust.TrustPlan:
+             begin: trust.TrustStart, floor: int) -> Installed:
     """Check the fetched release (tag on the branch, then `install_release`: git objects,
     export into staging, files on disk, derived index/) and rename it into releases/.
-    Returns who signed and the keys to pin."""
+    Returns who signed, the keys to pin and the signatures of the files hashed."""
     layout = DeviceLayout(device)
     commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag)
     mkdir_beneath(device, RELEASES)
-    done = install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
+    return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
                            previous=dev.served_release(device))
-    return done.plan
 
 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
