@@ -34,17 +34,23 @@ words: prose writes words before numbers (``in 2``, ``top 10``).
 A compound the question writes apart (``o ring``, ``check valve``, ``tag out``, ``tag-out``:
 `kbtools.query.compounds`) that the index holds joined (oring, checkvalve, tagout) is searched
 joined, as a spelling, and its words are covered by it (tag of tag-out is no unknown word).
+The other way round, a question word of letters the index lacks (checkvalve, lockout) that
+splits into two words a chunk writes side by side (check valve, lock out: `joined_words`) is
+searched as those words (out, a stop word, is no token) and is no unknown word; two words
+the index merely holds (sand, box) do not make sandbox.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
+from kbtools.index.tokenize import EN_STOP
 from kbtools.query.codes import (
     code_parts,
     joined_spellings,
@@ -54,7 +60,7 @@ from kbtools.query.codes import (
     split_spellings,
     written_apart,
 )
-from kbtools.query.compounds import compounds
+from kbtools.query.compounds import LATIN_RUN, compounds, splits
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -149,6 +155,22 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         holding = searched if covering == spelled else covering  # (one token: itself)
         covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *holding]))
         shown.append({"term": q, "expanded": searched, "from": "spelling"})
+    # a word the index lacks that it writes as two words (checkvalve, lockout: check valve,
+    # lock out); only an unknown word is split, so an ordinary question costs nothing here
+    gone = {q for q in own if q not in bm25.vocab and q not in covers}
+    for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)) if gone else ():
+        word = m.group(0).lower()
+        token = bm25.tok(word) if word.isascii() and word.isalpha() else []
+        if len(token) != 1 or token[0] not in gone or not (apart := joined_words(index, word)):
+            continue
+        gone.discard(token[0])
+        covers[token[0]] = apart
+        searched = [w for w in apart if w not in own and w not in terms]
+        for w in searched:
+            terms[w] = bm25.vocab[w]
+            full.add(bm25.vocab[w])
+        if searched:
+            shown.append({"term": m.group(0), "expanded": searched, "from": "spelling"})
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
         joined = [w for w in bm25.tok("".join(words)) if w in bm25.vocab]
         parts = bm25.tok(" ".join(words))
@@ -313,6 +335,55 @@ def _held_apart(index: KbIndex, prefix: str, number: str, nid: int) -> bool | No
         return True
     keyed = key_line(prefix, number)
     return None if any(keyed.search(text) for text, _, _ in texts) else False
+
+
+def joined_words(index: KbIndex, word: str) -> tuple[str, ...]:
+    """The index's tokens of the two words a question word of letters that the index lacks
+    stands for (`kbtools.query.compounds.splits`: checkvalve, check valve; lockout, lock
+    out: lock, the stop word out no token), when a chunk writes those two words side by side
+    (`apart_in`); () when none does: the index holding sand and box somewhere does not make
+    sandbox the words sand box. Remembered per index."""
+    known = _APART.setdefault(index, {})
+    if word not in known:
+        if len(known) >= MAX_JOINED:
+            known.clear()
+        known[word] = _joined_words(index, word)
+    return known[word]
+
+
+def _joined_words(index: KbIndex, word: str) -> tuple[str, ...]:
+    """`joined_words`, worked out (it reads the texts of chunks holding both words)."""
+    bm25 = index.bm25
+    for first, second in splits(word):
+        head, tail = bm25.tok(first), bm25.tok(second)
+        if len(head) != 1 or head[0] not in bm25.vocab or len(tail) > 1 or \
+                (tail and tail[0] not in bm25.vocab) or (not tail and second not in EN_STOP):
+            continue
+        nums = bm25.holding_all([bm25.vocab[t] for t in (*head, *tail)], SPLIT_CHUNKS)
+        if apart_in(index, first, second, nums):
+            return (*head, *tail)
+    return ()
+
+
+def apart_in(index: KbIndex, first: str, second: str, nums: list[int]) -> bool:
+    """Does one of the chunks `nums` write the word `first` and then, after spaces, a word
+    with the tokens of `second` (any case: ``Check valves`` for check valve; a stop word
+    `second` as written: ``lock out``)?"""
+    tok = index.bm25.tok
+    tail = tok(second)
+    pattern = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(first)}[ \t]+([A-Za-z]+)"
+                         rf"(?![A-Za-z0-9_])", re.IGNORECASE)
+    for text, heading, _ in index.store.identifier_texts(nums).values():
+        for m in (*pattern.finditer(heading), *pattern.finditer(text)):
+            after = m.group(1)
+            if (tok(after) == tail) if tail else after.lower() == second:
+                return True
+    return False
+
+
+# per index: `joined_words`'s answers, by question word (an index never changes)
+_APART: weakref.WeakKeyDictionary[KbIndex, dict[str, tuple[str, ...]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def unknown_codes(index: KbIndex, text: str) -> list[tuple[str, str]]:
