@@ -17,7 +17,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.compounds import compounds, splits
-from kbtools.query.expansion import expand, joined_words
+from kbtools.query.expansion import compound_weight, expand, joined_words
 from kbtools.query.search import search
 from tests.hostile import make_repo
 from tests.kbfixtures import GOOD_FM
@@ -121,6 +121,7 @@ APART = [
     ("Sand filter", "Backwash the sand until the water runs clear."),
     ("Spare box", "Keep the spare seals in the box by the door."),
     ("Bearings", "A worn bearing whines; grease it every three months."),
+    ("Drive", "Tension the V-belt until it gives a finger's width."),
 ]
 
 
@@ -161,3 +162,18 @@ def test_two_known_words_the_knowledge_never_writes_side_by_side_stay_unknown(ap
     assert "sandbox" in res.filters.unknown_terms
     assert not [s for s in res.filters.expanded if s["from"] == "spelling"]
     assert joined_words(apart, "checkvalve") == tuple(apart.bm25.tok("check valve"))
+
+
+def test_a_joined_compound_weighs_as_the_words_its_holders_lack(index, apart):
+    """``check valve``: the check list holds check twice and no valve, the discharge line
+    checkvalve once; weighed as one term, checkvalve lost. A compound the knowledge
+    hyphenates (V-belt: vbelt, v, belt) weighs as one: its holders hold the parts."""
+    res = search(index, "check valve", k=3, mode="bm25")
+    assert res.results[0].title == "Discharge line", [r.title for r in res.results]
+    bm25 = index.bm25
+    joined = bm25.vocab[bm25.tok("checkvalve")[0]]
+    assert compound_weight(index, joined, bm25.tok("check valve")) > 1
+    vbelt = apart.bm25.vocab[apart.bm25.tok("vbelt")[0]]
+    assert compound_weight(apart, vbelt, apart.bm25.tok("v belt")) == 1.0
+    res = search(apart, "v belt tension", k=3, mode="bm25")
+    assert res.results[0].title == "Drive"

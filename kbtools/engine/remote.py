@@ -225,6 +225,7 @@ class MilvusCandidates:
         if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
             weights = {int(i): req.expansion_weight for i in req.expansion_ids}
             weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
+            weights.update({int(i): float(w) for i, w in req.term_weights})
             hits = self._search([weights], "sparse",
                                 req.count + TIE_MARGIN, filt,
                                 {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})

@@ -86,6 +86,9 @@ class Expansion:
     shown: tuple[dict[str, Any], ...] = ()  # {"term", "expanded": […], "from"} per named term
     # those of `ids` that weigh as a question term (see `expand`), the rest EXPANSION_WEIGHT
     full_ids: tuple[int, ...] = ()
+    # those of `full_ids` that weigh more than a question term: a joined compound standing
+    # for words its holders lack (`compound_weight`)
+    weights: dict[int, float] = field(default_factory=dict)
 
     def weighed_ids(self) -> tuple[int, ...]:
         """The expansion ids searched at EXPANSION_WEIGHT (the others are in `full_ids`)."""
@@ -124,6 +127,7 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     terms: dict[str, int] = {}
     covers: dict[str, tuple[str, ...]] = {}
     full: set[int] = set()
+    weights: dict[int, float] = {}
     shown = []
     for term, others, source in named:
         known = list(dict.fromkeys(w for o in others for w in bm25.tok(o) if w in bm25.vocab))
@@ -181,6 +185,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if joined[0] not in own and joined[0] not in terms:
             terms[joined[0]] = bm25.vocab[joined[0]]
             full.add(bm25.vocab[joined[0]])
+            if (weight := compound_weight(index, bm25.vocab[joined[0]], parts)) > 1:
+                weights[bm25.vocab[joined[0]]] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
     for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
         joined = joined_code(index, prefix, number) or []
@@ -193,7 +199,32 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if searched:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
-                     tuple(i for i in terms.values() if i in full))
+                     tuple(i for i in terms.values() if i in full), weights)
+
+
+def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
+    """The weight of the joined compound `joined` (a BM25 id: checkvalve) searched for a
+    question writing its words `parts` (tokens: check, valv) apart: the idf its holders miss
+    of those words, each part's idf times the share of the holders lacking it (a part the
+    index never saw: the highest idf), over the compound's own idf, and never below 1. A
+    passage writing only checkvalve so scores as one writing check and valve once: weighed
+    as one term, it lost to a check list holding check twice and no valve. A compound the
+    knowledge hyphenates (check-valve: checkvalve, check, valv) weighs 1: its holders hold
+    the parts, which score already."""
+    bm25 = index.bm25
+    held = len(bm25.holding_all([joined], bm25.num_docs))
+    own = float(bm25.idf([joined])[0])
+    if not held or own <= 0:
+        return 1.0
+    missed = 0.0
+    for part in dict.fromkeys(parts):
+        pid = bm25.vocab.get(part)
+        if pid is None:
+            missed += bm25.max_idf()
+        else:
+            both = len(bm25.holding_all([joined, pid], bm25.num_docs))
+            missed += float(bm25.idf([pid])[0]) * (1 - both / held)
+    return max(1.0, missed / own)
 
 
 def spellings(token: str) -> list[str]:
