@@ -196,6 +196,15 @@ class MilvusBm25(Bm25):
         hits = [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
         return [n for n, d in sorted(hits, key=lambda h: (-h[1], h[0])) if d > 0]
 
+    def holding_all(self, ids: list[int], limit: int) -> list[int]:
+        """The chunks holding every one of the terms among the `limit` best of a sparse
+        search on them (those holding all of them score highest but where a chunk repeats
+        one term), by chunk number."""
+        nums = self.holders(ids, limit)
+        if todo := [n for n in nums if n not in self.store.terms]:
+            self.store.chunks(todo)
+        return sorted(n for n in nums if set(ids) <= self.store.terms.get(n, set()))
+
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         if num not in self.store.terms:
             self.store.chunks([num])

@@ -212,7 +212,7 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
     knowledge hyphenates (check-valve: checkvalve, check, valv) weighs 1: its holders hold
     the parts, which score already."""
     bm25 = index.bm25
-    held = len(bm25.holding_all([joined], bm25.num_docs))
+    held = round(float(bm25.share([joined])[0]) * bm25.num_docs)
     own = float(bm25.idf([joined])[0])
     if not held or own <= 0:
         return 1.0
@@ -222,7 +222,7 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
         if pid is None:
             missed += bm25.max_idf()
         else:
-            both = len(bm25.holding_all([joined, pid], bm25.num_docs))
+            both = len(bm25.holding_all([joined, pid], held))
             missed += float(bm25.idf([pid])[0]) * (1 - both / held)
     return max(1.0, missed / own)
 
