@@ -161,7 +161,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         shown.append({"term": q, "expanded": searched, "from": "spelling"})
     # a word the index lacks that it writes as two words (checkvalve, lockout: check valve,
     # lock out); only an unknown word is split, so an ordinary question costs nothing here
-    gone = {q for q in own if q not in bm25.vocab and q not in covers}
+    gone = {q for q in own if q not in bm25.vocab and q not in covers and q.isascii()
+            and q.isalpha()}
     for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)) if gone else ():
         word = m.group(0).lower()
         token = bm25.tok(word) if word.isascii() and word.isalpha() else []
