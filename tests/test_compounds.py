@@ -16,8 +16,8 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
-from kbtools.query.compounds import compounds
-from kbtools.query.expansion import expand
+from kbtools.query.compounds import compounds, splits
+from kbtools.query.expansion import compound_weight, expand, joined_words
 from kbtools.query.search import search
 from tests.hostile import make_repo
 from tests.kbfixtures import GOOD_FM
@@ -112,3 +112,68 @@ def test_matched_terms_are_the_words_the_question_typed_then_the_passage_s(index
     explained = CliRunner().invoke(main, ["query", "worn bearings whining", "--index",
                                           str(dist), "--explain", "-k", "1"])
     assert "terms=['worn', 'bearings', 'bearing', 'whining', 'whines']" in explained.output
+
+
+# the other direction: the knowledge writes the compound apart, the question joined
+APART = [
+    ("Discharge line", "A stuck check valve lets the water run back when the pump stops."),
+    ("Safety", "Lock out the breaker and tag it before opening the casing."),
+    ("Sand filter", "Backwash the sand until the water runs clear."),
+    ("Spare box", "Keep the spare seals in the box by the door."),
+    ("Bearings", "A worn bearing whines; grease it every three months."),
+    ("Drive", "Tension the V-belt until it gives a finger's width."),
+]
+
+
+@pytest.fixture(scope="module")
+def apart(tmp_path_factory):
+    root = tmp_path_factory.mktemp("apart")
+    docs = {f"knowledge/pump-{n}.md": DOC.format(title=h, body=b)
+            for n, (h, b) in enumerate(APART)}
+    repo = make_repo(root, docs=docs)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return open_index(repo / "dist")
+
+
+def test_the_ways_a_word_may_be_two():
+    assert splits("lockout")[:2] == [("loc", "kout"), ("lock", "out")]
+    assert ("in", "let") not in splits("inlet")  # a stop word starts no compound
+    assert splits("abc") == [] and splits("check-valve") == [] and splits("e17x") == []
+
+
+@pytest.mark.parametrize(("question", "heading", "typed", "parts"), [
+    ("stuck checkvalve", "Discharge line", "checkvalve", ["check", "valve"]),
+    ("stuck Checkvalves", "Discharge line", "Checkvalves", ["check", "valve"]),
+    ("lockout before opening", "Safety", "lockout", ["lock"]),
+])
+def test_a_compound_written_joined_finds_the_words_the_knowledge_writes(apart, question,
+                                                                        heading, typed, parts):
+    res = search(apart, question, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == heading, [r.title for r in res.results]
+    assert res.filters.unknown_terms == () and res.not_in_knowledge == ()
+    searched = [t for p in parts for t in apart.bm25.tok(p)]
+    assert {"term": typed, "expanded": searched, "from": "spelling"} in res.filters.expanded
+
+
+def test_two_known_words_the_knowledge_never_writes_side_by_side_stay_unknown(apart):
+    """sand and box are both in the index, never as ``sand box``."""
+    assert joined_words(apart, "sandbox") == ()
+    res = search(apart, "spare seals sandbox", k=3, mode="bm25")
+    assert "sandbox" in res.filters.unknown_terms
+    assert not [s for s in res.filters.expanded if s["from"] == "spelling"]
+    assert joined_words(apart, "checkvalve") == tuple(apart.bm25.tok("check valve"))
+
+
+def test_a_joined_compound_weighs_as_the_words_its_holders_lack(index, apart):
+    """``check valve``: the check list holds check twice and no valve, the discharge line
+    checkvalve once; weighed as one term, checkvalve lost. A compound the knowledge
+    hyphenates (V-belt: vbelt, v, belt) weighs as one: its holders hold the parts."""
+    res = search(index, "check valve", k=3, mode="bm25")
+    assert res.results[0].title == "Discharge line", [r.title for r in res.results]
+    bm25 = index.bm25
+    joined = bm25.vocab[bm25.tok("checkvalve")[0]]
+    assert compound_weight(index, joined, bm25.tok("check valve")) > 1
+    vbelt = apart.bm25.vocab[apart.bm25.tok("vbelt")[0]]
+    assert compound_weight(apart, vbelt, apart.bm25.tok("v belt")) == 1.0
+    res = search(apart, "v belt tension", k=3, mode="bm25")
+    assert res.results[0].title == "Drive"

@@ -218,8 +218,9 @@ OTHER: dict[str, str] = {
     "kbtools.corpus._CONFLICTED": "a file name (at most 255 bytes)",
     "kbtools.check.names._BACKUP_TAIL": "a file name (at most 255 bytes)",
     "kbtools.query.expansion:<dynamic>": "a code's escaped prefix, whitespace and its escaped "
-                                          "digits between fixed look-arounds, searched in "
-                                          "chunk texts (linear)",
+                                          "digits between fixed look-arounds, or an escaped "
+                                          "word, spaces or tabs and a run of letters (disjoint "
+                                          "classes), searched in chunk texts (linear)",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
     "kbtools.query.identifiers._ARTICLE": "one identifier of the question (fullmatch)",

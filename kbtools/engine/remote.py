@@ -196,6 +196,15 @@ class MilvusBm25(Bm25):
         hits = [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
         return [n for n, d in sorted(hits, key=lambda h: (-h[1], h[0])) if d > 0]
 
+    def holding_all(self, ids: list[int], limit: int) -> list[int]:
+        """The chunks holding every one of the terms among the `limit` best of a sparse
+        search on them (those holding all of them score highest but where a chunk repeats
+        one term), by chunk number."""
+        nums = self.holders(ids, limit)
+        if todo := [n for n in nums if n not in self.store.terms]:
+            self.store.chunks(todo)
+        return sorted(n for n in nums if set(ids) <= self.store.terms.get(n, set()))
+
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         if num not in self.store.terms:
             self.store.chunks([num])
@@ -225,6 +234,7 @@ class MilvusCandidates:
         if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
             weights = {int(i): req.expansion_weight for i in req.expansion_ids}
             weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
+            weights.update({int(i): float(w) for i, w in req.term_weights})
             hits = self._search([weights], "sparse",
                                 req.count + TIE_MARGIN, filt,
                                 {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})

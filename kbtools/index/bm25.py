@@ -300,6 +300,17 @@ class Bm25:
         keys = keys[pos]
         return [int(n) for n in keys[np.lexsort((keys, -s[pos]))][:limit]]
 
+    def holding_all(self, ids: list[int], limit: int) -> list[int]:
+        """Up to ``limit`` chunks holding every one of the terms, by chunk number."""
+        if not ids or not self.vocab:
+            return []
+        indptr, indices = self._indptr, self._indices
+        held: np.ndarray | None = None
+        for i in sorted(ids, key=lambda i: int(indptr[i + 1] - indptr[i])):
+            docs = indices[indptr[i]:indptr[i + 1]]
+            held = docs if held is None else np.intersect1d(held, docs, assume_unique=True)
+        return [] if held is None else [int(n) for n in held[:limit]]
+
     def _postings_scores(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
         """The chunks holding any of the terms and their `scores`, summed in the same order
         from the terms' postings alone (the rare terms of identifiers are held by a few

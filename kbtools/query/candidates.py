@@ -36,6 +36,9 @@ class CandidateRequest:
     # with `expansion_weight` (the local files and the Milvus source both do)
     expansion_ids: tuple[int, ...] = ()
     expansion_weight: float = 0.0
+    # (BM25 id, weight) of those of `term_ids` that weigh other than 1: a joined compound
+    # standing for words its holders lack (kbtools.query.expansion.compound_weight)
+    term_weights: tuple[tuple[int, float], ...] = ()
 
 
 class CandidateSource(Protocol):

@@ -71,3 +71,16 @@ def _word_groups(norm: str) -> list[list[str]]:
     if len(current) > 1:
         groups.append(current)
     return groups
+
+
+def splits(word: str) -> list[tuple[str, str]]:
+    """The ways a question word of ASCII letters (lower case) may be two words written
+    joined (``checkvalve``: check valve; ``lockout``: lock out), the more even splits first:
+    (first word, second word), the first no stop word (a stop word ends a compound, never
+    starts one: inlet is no in let), both together at least `MIN_LETTERS` letters. Which of
+    them the knowledge writes side by side is the caller's to check
+    (`kbtools.query.expansion.joined_words`)."""
+    if len(word) < MIN_LETTERS or not (word.isascii() and word.isalpha()):
+        return []
+    cuts = sorted(range(1, len(word)), key=lambda i: (-min(i, len(word) - i), i))
+    return [(word[:i], word[i:]) for i in cuts if word[:i] not in EN_STOP]

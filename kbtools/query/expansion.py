@@ -34,17 +34,23 @@ words: prose writes words before numbers (``in 2``, ``top 10``).
 A compound the question writes apart (``o ring``, ``check valve``, ``tag out``, ``tag-out``:
 `kbtools.query.compounds`) that the index holds joined (oring, checkvalve, tagout) is searched
 joined, as a spelling, and its words are covered by it (tag of tag-out is no unknown word).
+The other way round, a question word of letters the index lacks (checkvalve, lockout) that
+splits into two words a chunk writes side by side (check valve, lock out: `joined_words`) is
+searched as those words (out, a stop word, is no token) and is no unknown word; two words
+the index merely holds (sand, box) do not make sandbox.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
+from kbtools.index.tokenize import EN_STOP
 from kbtools.query.codes import (
     code_parts,
     joined_spellings,
@@ -54,7 +60,7 @@ from kbtools.query.codes import (
     split_spellings,
     written_apart,
 )
-from kbtools.query.compounds import compounds
+from kbtools.query.compounds import LATIN_RUN, compounds, splits
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -80,6 +86,9 @@ class Expansion:
     shown: tuple[dict[str, Any], ...] = ()  # {"term", "expanded": […], "from"} per named term
     # those of `ids` that weigh as a question term (see `expand`), the rest EXPANSION_WEIGHT
     full_ids: tuple[int, ...] = ()
+    # those of `full_ids` that weigh more than a question term: a joined compound standing
+    # for words its holders lack (`compound_weight`)
+    weights: dict[int, float] = field(default_factory=dict)
 
     def weighed_ids(self) -> tuple[int, ...]:
         """The expansion ids searched at EXPANSION_WEIGHT (the others are in `full_ids`)."""
@@ -118,6 +127,7 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     terms: dict[str, int] = {}
     covers: dict[str, tuple[str, ...]] = {}
     full: set[int] = set()
+    weights: dict[int, float] = {}
     shown = []
     for term, others, source in named:
         known = list(dict.fromkeys(w for o in others for w in bm25.tok(o) if w in bm25.vocab))
@@ -149,6 +159,23 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         holding = searched if covering == spelled else covering  # (one token: itself)
         covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *holding]))
         shown.append({"term": q, "expanded": searched, "from": "spelling"})
+    # a word the index lacks that it writes as two words (checkvalve, lockout: check valve,
+    # lock out); only an unknown word is split, so an ordinary question costs nothing here
+    gone = {q for q in own if q not in bm25.vocab and q not in covers and q.isascii()
+            and q.isalpha()}
+    for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)) if gone else ():
+        word = m.group(0).lower()
+        token = bm25.tok(word) if word.isascii() and word.isalpha() else []
+        if len(token) != 1 or token[0] not in gone or not (apart := joined_words(index, word)):
+            continue
+        gone.discard(token[0])
+        covers[token[0]] = apart
+        searched = [w for w in apart if w not in own and w not in terms]
+        for w in searched:
+            terms[w] = bm25.vocab[w]
+            full.add(bm25.vocab[w])
+        if searched:
+            shown.append({"term": m.group(0), "expanded": searched, "from": "spelling"})
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
         joined = [w for w in bm25.tok("".join(words)) if w in bm25.vocab]
         parts = bm25.tok(" ".join(words))
@@ -159,6 +186,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if joined[0] not in own and joined[0] not in terms:
             terms[joined[0]] = bm25.vocab[joined[0]]
             full.add(bm25.vocab[joined[0]])
+            if (weight := compound_weight(index, bm25.vocab[joined[0]], parts)) > 1:
+                weights[bm25.vocab[joined[0]]] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
     for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
         joined = joined_code(index, prefix, number) or []
@@ -171,7 +200,32 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         if searched:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
-                     tuple(i for i in terms.values() if i in full))
+                     tuple(i for i in terms.values() if i in full), weights)
+
+
+def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
+    """The weight of the joined compound `joined` (a BM25 id: checkvalve) searched for a
+    question writing its words `parts` (tokens: check, valv) apart: the idf its holders miss
+    of those words, each part's idf times the share of the holders lacking it (a part the
+    index never saw: the highest idf), over the compound's own idf, and never below 1. A
+    passage writing only checkvalve so scores as one writing check and valve once: weighed
+    as one term, it lost to a check list holding check twice and no valve. A compound the
+    knowledge hyphenates (check-valve: checkvalve, check, valv) weighs 1: its holders hold
+    the parts, which score already."""
+    bm25 = index.bm25
+    held = round(float(bm25.share([joined])[0]) * bm25.num_docs)
+    own = float(bm25.idf([joined])[0])
+    if not held or own <= 0:
+        return 1.0
+    missed = 0.0
+    for part in dict.fromkeys(parts):
+        pid = bm25.vocab.get(part)
+        if pid is None:
+            missed += bm25.max_idf()
+        else:
+            both = len(bm25.holding_all([joined, pid], held))
+            missed += float(bm25.idf([pid])[0]) * (1 - both / held)
+    return max(1.0, missed / own)
 
 
 def spellings(token: str) -> list[str]:
@@ -313,6 +367,55 @@ def _held_apart(index: KbIndex, prefix: str, number: str, nid: int) -> bool | No
         return True
     keyed = key_line(prefix, number)
     return None if any(keyed.search(text) for text, _, _ in texts) else False
+
+
+def joined_words(index: KbIndex, word: str) -> tuple[str, ...]:
+    """The index's tokens of the two words a question word of letters that the index lacks
+    stands for (`kbtools.query.compounds.splits`: checkvalve, check valve; lockout, lock
+    out: lock, the stop word out no token), when a chunk writes those two words side by side
+    (`apart_in`); () when none does: the index holding sand and box somewhere does not make
+    sandbox the words sand box. Remembered per index."""
+    known = _APART.setdefault(index, {})
+    if word not in known:
+        if len(known) >= MAX_JOINED:
+            known.clear()
+        known[word] = _joined_words(index, word)
+    return known[word]
+
+
+def _joined_words(index: KbIndex, word: str) -> tuple[str, ...]:
+    """`joined_words`, worked out (it reads the texts of chunks holding both words)."""
+    bm25 = index.bm25
+    for first, second in splits(word):
+        head, tail = bm25.tok(first), bm25.tok(second)
+        if len(head) != 1 or head[0] not in bm25.vocab or len(tail) > 1 or \
+                (tail and tail[0] not in bm25.vocab) or (not tail and second not in EN_STOP):
+            continue
+        nums = bm25.holding_all([bm25.vocab[t] for t in (*head, *tail)], SPLIT_CHUNKS)
+        if apart_in(index, first, second, nums):
+            return (*head, *tail)
+    return ()
+
+
+def apart_in(index: KbIndex, first: str, second: str, nums: list[int]) -> bool:
+    """Does one of the chunks `nums` write the word `first` and then, after spaces, a word
+    with the tokens of `second` (any case: ``Check valves`` for check valve; a stop word
+    `second` as written: ``lock out``)?"""
+    tok = index.bm25.tok
+    tail = tok(second)
+    pattern = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(first)}[ \t]+([A-Za-z]+)"
+                         rf"(?![A-Za-z0-9_])", re.IGNORECASE)
+    for text, heading, _ in index.store.identifier_texts(nums).values():
+        for m in (*pattern.finditer(heading), *pattern.finditer(text)):
+            after = m.group(1)
+            if (tok(after) == tail) if tail else after.lower() == second:
+                return True
+    return False
+
+
+# per index: `joined_words`'s answers, by question word (an index never changes)
+_APART: weakref.WeakKeyDictionary[KbIndex, dict[str, tuple[str, ...]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def unknown_codes(index: KbIndex, text: str) -> list[tuple[str, str]]:

@@ -82,7 +82,7 @@ def salient_terms(index: KbIndex, chunks: list[Hit], texts: dict[int, str],
 
 def request(req: CandidateRequest, terms: list[int]) -> CandidateRequest:
     """The BM25-only request for the feedback terms alone (each weighing 1)."""
-    return replace(req, mode="bm25", term_ids=(), expansion_ids=tuple(terms),
+    return replace(req, mode="bm25", term_ids=(), term_weights=(), expansion_ids=tuple(terms),
                    expansion_weight=1.0)
 
 

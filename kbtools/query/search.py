@@ -151,7 +151,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     # chunks sharing a section's vector are scored through it (kbtools.query.inherit)
     request = CandidateRequest(text, mode, tuple(parsed), verified_only,
                                widen_mask(index, mask), tuple(ids) + exp.full_ids, depth,
-                               exp.weighed_ids(), EXPANSION_WEIGHT)
+                               exp.weighed_ids(), EXPANSION_WEIGHT, tuple(exp.weights.items()))
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
@@ -235,7 +235,8 @@ class LocalCandidates:
 
     def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, fusion.Ranked]:
         return _candidates(index, req.text, req.mode, req.mask, list(req.term_ids), req.count,
-                           list(req.expansion_ids), req.expansion_weight)
+                           list(req.expansion_ids), req.expansion_weight,
+                           dict(req.term_weights))
 
 
 LOCAL_CANDIDATES = LocalCandidates()
@@ -334,12 +335,19 @@ def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.Se
 
 def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],
                 count: int, expansion: list[int] | None = None,
-                expansion_weight: float = 0.0) -> dict[str, fusion.Ranked]:
-    """Ranked candidate lists: ``bm25`` (the question's terms, plus its expansion terms at
-    `expansion_weight`) and one ``vector:<model>`` per query model."""
+                expansion_weight: float = 0.0,
+                weights: dict[int, float] | None = None) -> dict[str, fusion.Ranked]:
+    """Ranked candidate lists: ``bm25`` (the question's terms, those of `weights` at their
+    weight, plus its expansion terms at `expansion_weight`) and one ``vector:<model>`` per
+    query model."""
     lists: dict[str, fusion.Ranked] = {}
     if mode in ("hybrid", "bm25") and (ids or expansion):
-        scores = index.bm25.scores(ids)
+        weights = weights or {}
+        scores = index.bm25.scores([i for i in ids if i not in weights])
+        for i, w in weights.items():
+            one = index.bm25.scores([i]) if i in ids else None
+            if one is not None:
+                scores = w * one if scores is None else scores + w * one
         extra = index.bm25.scores(expansion or [])
         if extra is not None:
             scores = expansion_weight * extra if scores is None else scores + expansion_weight * extra
