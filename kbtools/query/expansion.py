@@ -176,10 +176,10 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             full.add(bm25.vocab[w])
         if searched:
             shown.append({"term": m.group(0), "expanded": searched, "from": "spelling"})
+    remembered = bm25.tok.run_tokens  # (a question's word pairs: mostly the same words)
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
-        joined = [w for w in bm25.tok("".join(words)) if w in bm25.vocab]
-        parts = bm25.tok(" ".join(words))
-        if len(joined) != 1 or joined[0] in parts:
+        joined = [w for w in remembered("".join(words)) if w in bm25.vocab]
+        if len(joined) != 1 or joined[0] in (parts := remembered(" ".join(words))):
             continue
         for w in parts:  # (tag of tag-out is no unknown word)
             covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
