@@ -306,6 +306,7 @@ def pasted_log() -> str:
 
 def test_an_error_page_is_in_the_pages_language_with_the_library_message_below(client):
     """A Chinese page said "no such document in the index: none.md" and nothing else."""
+    client.cookies.clear()  # an earlier test's ?lang=en is remembered in a cookie
     zh = client.get("/doc/knowledge/crops/none.md")
     assert zh.status_code == 404 and '<html lang="zh-CN">' in zh.text
     assert f'<p class="message">{i18n.WORDS["error_404"][0]}</p>' in zh.text
@@ -331,6 +332,7 @@ def _facet_fields(client) -> dict[str, str]:
 
 def test_a_mistyped_page_address_is_an_error_page_in_the_readers_language(client):
     """/docs/… or a POST to a document answered "404: Not Found" as English plain text."""
+    client.cookies.clear()
     for method, url, status in (("get", "/docs/knowledge/crops/wheat-scab.md", 404),
                                 ("post", f"/doc/{SCAB}", 405)):
         page = getattr(client, method)(url)
@@ -481,7 +483,7 @@ def test_the_question_box_has_a_label(client, lang, word):
     the reader types: a screen reader announced a filled box as "edit text" with no name."""
     page = client.get("/?" + urlencode({"q": "赤霉病", "lang": lang})).text
     tags = Elements(page).tags
-    box = next(a for tag, a in tags if tag == "input" and a.get("name") == "q")
+    box = next(a for tag, a in tags if tag in ("input", "textarea") and a.get("name") == "q")
     labels = re.findall(r'<label[^>]*for="([^"]+)"[^>]*>([^<]+)</label>', page)
     assert (box.get("id"), word) in labels
     assert [a.get("id") for _, a in tags].count(box["id"]) == 1
