@@ -219,6 +219,7 @@ def test_hostile_field_report_is_escaped_in_json_and_pages(client):
     page = client.get("/", params={"q": "诱捕器 K-77 夜蛾"}).text
     doc = client.get(f"/doc/{hit['doc']}").text
     for html in (page, doc):
+        html = html.replace('<script src="/static/search.js"></script>', "")  # the box's own
         assert "<script" not in html and not re.search(r"<[a-z]+[^>]*\bonerror", html)
         assert 'href="javascript:' not in html
         assert "&lt;script&gt;alert(" in html

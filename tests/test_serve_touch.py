@@ -143,10 +143,10 @@ def test_back_after_a_pasted_log_returns_to_its_results_where_they_were_left(pag
         assert left_at > 0
         navigate(page, fourth)
         assert "/doc/" in page.current_url
-        page.execute_script("window.kbOldPage = true")
-        page.back()
+        page.back()  # to the results' GET page (`/?held=`): kept whole (bfcache) or asked again
         WebDriverWait(page, 60).until(lambda d: d.execute_script(
-            "return window.kbOldPage !== true && document.readyState === 'complete'"))
+            "return location.pathname === '/' && document.readyState === 'complete'"))
+        assert "held=" in page.current_url
         assert [a.get_attribute("data-doc")
                 for a in page.find_elements(By.CSS_SELECTOR, "article.result")] == results
         assert page.find_element(By.NAME, "q").get_attribute("value") == log

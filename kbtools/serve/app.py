@@ -1,7 +1,7 @@
 """`kb serve`: the Starlette application and how it is run with uvicorn.
 
 `create_app(index, token=…, allowed_hosts=…)` is the whole server (pages, API, release files,
-the package's static stylesheet) behind `security.Guard`. `check_bind` decides whether a
+the package's static stylesheet and script) behind `security.Guard`. `check_bind` decides whether a
 host may be bound: loopback always; any other address only with a token, or with
 ``open_network`` said explicitly (then a warning is printed on every start). `open_source`
 picks what is served (an index location, or a Milvus alias with ``--engine``); `run` starts
@@ -42,6 +42,7 @@ from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
 from kbtools.serve import api, ops, pages
+from kbtools.serve.held import HeldQuestions
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
 
@@ -71,7 +72,9 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     app.state.source = source = source or ServedIndex(None if index is None else Path(index))
     app.state.workers = Workers(workers)
     app.state.body_seconds = body_seconds
-    return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts)
+    app.state.held = HeldQuestions()
+    return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts,
+                 refusal_page=pages.refusal_page)
 
 
 async def static_file(request: Request) -> Response:

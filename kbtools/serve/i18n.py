@@ -25,6 +25,17 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "search": ("搜索", "Search"),
     "skip_to_content": ("跳到正文", "Skip to content"),
     "question": ("问题", "Question"),
+    # the question box: Enter searches, Shift+Enter a new line (search.js); read to a screen
+    # reader, not shown
+    "question_keys": ("按 Enter 搜索，按 Shift+Enter 换行；可以粘贴多行日志。",
+                      "Enter searches, Shift+Enter starts a new line; a multi-line log may be "
+                      "pasted."),
+    "paste_cut": ("粘贴的内容有 {chars} 个字符，只搜索了前 {max} 个（框中是被搜索的部分）。",
+                  "The paste had {chars} characters: only the first {max} were searched (the "
+                  "box holds them)."),
+    "held_gone": ("这个问题已不在服务器上（长问题只保留一小时，服务器重启后也会清空），请重新输入或粘贴。",
+                  "This question is no longer held by the server (a long question is kept for "
+                  "an hour, and not across a restart): please paste or type it again."),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
     "verified_only": ("只看已审核", "Verified only"),
@@ -101,9 +112,15 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "error_detail": ("详细信息：", "Details:"),
     # an error page's sentence by HTTP status (`error_word`); the library's message follows
     "error_400": ("请求中的内容有误，请检查后重试。", "Something in the request is not valid."),
+    "error_401": ("需要有效的令牌才能打开这个页面。", "A valid token is needed to open this page."),
+    "error_403": ("请求被拒绝。", "The request was refused."),
     "error_404": ("找不到要打开的文档或内容，它可能不在当前发布版本中。",
                   "Not found: it may not be in the release being served."),
     "error_413": ("提交的内容太长。", "What was sent is too long."),
+    "error_408": ("提交的内容没有及时传完，请重试。", "What was sent did not arrive in time; try again."),
+    "error_414": ("网址太长，服务器无法处理。长问题请用搜索框提交。",
+                  "The address is too long for the server: ask a long question in the search "
+                  "box."),
     "error_415": ("提交的格式不对，请用页面上的表单。", "Not sent as a form: use the page's form."),
     "error_500": ("服务器内部出错，已记录在日志中。", "An internal error; it is in the server's log."),
     "error_503": ("暂时没有可用的知识库版本，请稍后再试。",

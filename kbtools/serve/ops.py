@@ -47,15 +47,23 @@ from kbtools.ship.release import age_days
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
 BODY_SECONDS = 30.0  # a request body (at most 64 KiB) arrives within this, from its headers
+ZH_WHAT = {"form": "表单", "request body": "请求内容"}  # what `read_bounded` reads, in Chinese
 
 
 class ApiError(Exception):
-    """A request the server refuses: HTTP `status` and a one-line `message`."""
+    """A request the server refuses: HTTP `status` and a one-line `message` (English: the
+    JSON API's ``error.message``), and `zh`, the same in Chinese for a Chinese page (every
+    refusal a page can meet has one; None for the API's own)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, zh: str | None = None):
         super().__init__(message)
         self.status = status
         self.message = one_line(message)
+        self.zh = one_line(zh) if zh is not None else None
+
+    def message_in(self, lang: str) -> str:
+        """The message in a page's `lang` (English when it has no Chinese)."""
+        return self.zh if lang == "zh" and self.zh is not None else self.message
 
 
 async def read_bounded(request: Request, limit: int, what: str) -> bytes:
@@ -67,7 +75,8 @@ async def read_bounded(request: Request, limit: int, what: str) -> bytes:
     its connection, one of the server's few, for ever."""
     declared = request.headers.get("content-length")
     if declared is not None and (not is_digits(declared) or int(declared) > limit):
-        raise ApiError(413, f"{what} larger than {limit} bytes")
+        raise ApiError(413, f"{what} larger than {limit} bytes",
+                       f"提交的{ZH_WHAT.get(what, what)}超过 {limit} 字节")
     seconds = getattr(request.app.state, "body_seconds", BODY_SECONDS)
     body = bytearray()
     try:
@@ -75,12 +84,14 @@ async def read_bounded(request: Request, limit: int, what: str) -> bytes:
             async for part in request.stream():
                 body += part
                 if len(body) > limit:
-                    raise ApiError(413, f"{what} larger than {limit} bytes")
+                    raise ApiError(413, f"{what} larger than {limit} bytes",
+                                   f"提交的{ZH_WHAT.get(what, what)}超过 {limit} 字节")
     except ClientDisconnect:
         raise ApiError(400, f"the client closed the connection before sending the whole "
-                            f"{what}") from None
+                            f"{what}", f"{ZH_WHAT.get(what, what)}还没传完，连接就断开了") from None
     except TimeoutError:
-        raise ApiError(408, f"the {what} did not arrive within {seconds:g} seconds") from None
+        raise ApiError(408, f"the {what} did not arrive within {seconds:g} seconds",
+                       f"{ZH_WHAT.get(what, what)}没有在 {seconds:g} 秒内传完") from None
     return bytes(body)
 
 
@@ -95,9 +106,10 @@ def status_of(exc: KbError) -> int:
 
 def check_question(q: Any) -> str:
     if not isinstance(q, str):
-        raise ApiError(400, "'q' (the question) must be a string")
+        raise ApiError(400, "'q' (the question) must be a string", "问题（q）必须是文字")
     if len(q) > MAX_QUESTION_CHARS:
-        raise ApiError(400, f"question longer than {MAX_QUESTION_CHARS} characters")
+        raise ApiError(400, f"question longer than {MAX_QUESTION_CHARS} characters",
+                       f"问题超过 {MAX_QUESTION_CHARS} 个字符")
     return q
 
 
@@ -106,7 +118,8 @@ def check_k(k: Any, default: int = 5) -> int:
         return default
     value = whole_number(k, 1, MAX_K)
     if value is None:
-        raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}")
+        raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}",
+                       f"结果条数（k）必须是 1 到 {MAX_K} 之间的整数")
     return value
 
 
@@ -175,7 +188,7 @@ def document(served: Served, doc: str) -> SourceDoc:
     except UsageError:
         raise
     except KbError as exc:
-        raise ApiError(404, exc.message) from None
+        raise ApiError(404, exc.message, f"本发布版本中没有这个文档：{doc}") from None
     return kn.read(path)
 
 
@@ -313,10 +326,12 @@ def diff(device: Path | None, old: str | None = None, new: str | None = None) ->
     """What changed between two releases of the device (default: the served one and the one
     before it), as `kb diff --json` prints it."""
     if device is None:
-        raise ApiError(404, "not serving a device directory: there are no releases to compare")
+        raise ApiError(404, "not serving a device directory: there are no releases to compare",
+                       "这里提供的不是设备目录，没有可比较的版本")
     for name, value in (("old", old), ("new", new)):
         if value is not None and not _TAG.match(value):
-            raise ApiError(400, f"'{name}' must be a release tag such as kb-r3")
+            raise ApiError(400, f"'{name}' must be a release tag such as kb-r3",
+                           f"“{name}”必须是 kb-r3 这样的版本号")
     return diff_releases(device, old, new, paths=False).to_dict()
 
 

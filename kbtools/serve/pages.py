@@ -1,10 +1,13 @@
 """The web app's pages, rendered on the server with Jinja2 (autoescaped) from `ops` results.
 
-``/`` search (facets from the release's front-matter vocabulary, verified-only; the form is POSTed,
-a question that fits a URL redirected to its GET link), ``/doc/…``
+``/`` search (facets from the release's front-matter vocabulary, verified-only; the form is POSTed
+and redirected to a GET: a question that fits a URL to its link, a longer one to its key in
+`held`), ``/doc/…``
 a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
 what is served. Release files: ``/formulas/<sha256>.svg`` (sanitised at build, served with a
-sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold no script.
+sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold no script of
+their own: the search page loads ``/static/search.js`` (the question box grows, Enter
+searches), and works as well without it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import re
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup
@@ -23,6 +26,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
@@ -35,6 +39,7 @@ from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
 from kbtools.serve.docview import render_markdown
+from kbtools.serve.held import Held, HeldQuestions
 from kbtools.serve.i18n import (
     HTML_LANG,
     LANG_COOKIE,
@@ -60,10 +65,14 @@ ApiError = ops.ApiError
 
 MAX_FACET_VALUES = 200  # values listed per facet
 # The search form is POSTed (a pasted log of thousands of characters, a long Chinese question,
-# do not fit a URL): its body holds the longest question percent-encoded (a character is up
-# to 4 UTF-8 bytes of 3 characters each) and the filters. A question whose form fits a
-# query string is redirected to its GET URL (a link to keep, reload and back as before).
-MAX_FORM_BYTES = 12 * MAX_QUESTION_CHARS + 16 * 1024
+# do not fit a URL): its body holds a paste of up to MAX_PASTE_CHARS percent-encoded (a
+# character is up to 4 UTF-8 bytes of 3 characters each) and the filters. The question is
+# cut to the MAX_QUESTION_CHARS every surface reads, and the page says so. A question whose
+# form fits a query string is redirected to its GET URL (a link to keep, reload and back as
+# before), a longer one to its key in `held`.
+MAX_PASTE_CHARS = 4 * MAX_QUESTION_CHARS
+MAX_FORM_BYTES = 12 * MAX_PASTE_CHARS + 16 * 1024
+HELD_PARAM = "held"
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
@@ -90,7 +99,9 @@ class Page:
 
     def __init__(self, request: Request):
         self.request = request
-        self.params: QueryParams = request.query_params  # a POSTed form's fields instead
+        self.params: QueryParams = request.query_params  # a held question's fields instead
+        self.pasted_chars: int | None = None  # a held question cut from a longer paste
+        self.gone = False  # asked for a held question that is no longer held
         given = request.query_params.get("lang")
         self.lang = pick_lang(given, request.cookies.get(LANG_COOKIE),
                               request.headers.get("accept-language"))
@@ -105,22 +116,20 @@ class Page:
         return (local_path(self.request.url.path) + "?" + urlencode(params)
                 + (f"#{anchor}" if anchor else ""))
 
-    def lang_form(self) -> list[tuple[str, str]] | None:
-        """The fields a POSTed page is asked again with in the other language (a question no
-        URL holds: a link to ``?lang=`` would lose it and its results); None for a GET."""
-        if self.request.method != "POST":
-            return None
-        return [(k, v) for k, v in self.params.multi_items() if v]
-
-    def error(self, status: int, detail: str,
-              served: Served | None = None) -> HTMLResponse:
+    def error(self, status: int, detail: str, served: Served | None = None,
+              zh: str | None = None) -> HTMLResponse:
         """The error page of HTTP `status`: what went wrong in the page's language, the
-        library's message (English, naming the file, line or value) kept below it; its
-        footer names the release `served` (none when no release was read: no page, an index
-        that did not open)."""
+        details kept below it: `zh` on a Chinese page when given, else `detail` (English:
+        a library message naming the file, line or value); its footer names the release
+        `served` (none when no release was read: no page, an index that did not open)."""
         release = served.index.release.to_dict() if served is not None else None
+        chinese = self.lang == "zh" and zh is not None
         return self.render("error.html", status, message=self.t(error_word(status)),
-                           detail=detail, release=release)
+                           detail=zh if chinese else detail,
+                           detail_lang=HTML_LANG["zh" if chinese else "en"], release=release)
+
+    def refused(self, exc: ApiError, served: Served | None = None) -> HTMLResponse:
+        return self.error(exc.status, exc.message, served, exc.zh)
 
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
@@ -130,8 +139,7 @@ class Page:
                                                  no_answer=no_answer_line(self.lang),
                                                  not_in_knowledge=not_in_knowledge_line(
                                                      self.lang),
-                                                 lang_url=self.lang_url(anchor),
-                                                 lang_form=self.lang_form(), **values)
+                                                 lang_url=self.lang_url(anchor), **values)
         response = HTMLResponse(html, status_code=status,
                                 headers={"cache-control": "private, no-cache"})
         if self.remember:
@@ -154,16 +162,21 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
         p = Page(request)
         if request.method == "POST":  # the search form
             try:
-                p.params = await read_form(request)
+                form = await read_form(request)
             except ops.ApiError as exc:
-                refused = p.error(exc.status, exc.message)
+                refused = p.refused(exc)
                 if exc.status == 408:  # the form came too slowly: end the connection too
                     refused.headers["connection"] = "close"
                 return refused
-            query = urlencode(link_fields(p.params, request.query_params.get("lang")))
-            if len(query) <= MAX_QUERY_STRING:
-                return RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303,
-                                        headers={"cache-control": "no-store"})
+            return RedirectResponse(redirect_target(request, form), 303,
+                                    headers={"cache-control": "no-store"})
+        if HELD_PARAM in request.query_params:
+            held = held_questions(request).get(request.query_params[HELD_PARAM])
+            p.gone = held is None
+            if held is not None:
+                p.params = QueryParams([*held.fields, *((k, v) for k, v in request.query_params
+                                        .multi_items() if k == "lang")])
+                p.pasted_chars = held.pasted_chars
 
         def run() -> HTMLResponse:
             served: Served | None = None
@@ -171,7 +184,7 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
                 served = _source(request).get()
                 return fn(p, served)
             except ops.ApiError as exc:
-                return p.error(exc.status, exc.message, served)
+                return p.refused(exc, served)
             except KbError as exc:
                 return p.error(ops.status_of(exc), one_line(exc.format()), served)
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
@@ -180,6 +193,29 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
         workers: Workers = request.app.state.workers
         return await workers.run(run, search=search)
     return handler
+
+
+def held_questions(request: Request) -> HeldQuestions:
+    held: HeldQuestions = request.app.state.held
+    return held
+
+
+def redirect_target(request: Request, form: QueryParams) -> str:
+    """Where a POSTed search form is redirected: the GET link of its fields when they fit a
+    query string, else a link to them held (`held`), the question cut to
+    `MAX_QUESTION_CHARS` when the paste was longer (the page then says so)."""
+    lang = request.query_params.get("lang")
+    path = local_path(request.url.path)
+    question = form.get("q", "")
+    if len(question) <= MAX_QUESTION_CHARS:
+        query = urlencode(link_fields(form, lang))
+        if len(query) <= MAX_QUERY_STRING:
+            return path + (f"?{query}" if query else "")
+    fields = [(k, v[:MAX_QUESTION_CHARS] if k == "q" else v)
+              for k, v in form.multi_items() if v and k != "lang"]
+    cut = len(question) if len(question) > MAX_QUESTION_CHARS else None
+    key = held_questions(request).put(Held(tuple(fields), cut))
+    return path + "?" + urlencode([(HELD_PARAM, key), *([("lang", lang)] if lang else [])])
 
 
 def link_fields(form: QueryParams, lang: str | None) -> list[tuple[str, str]]:
@@ -199,7 +235,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     detail = (f"no page {request.url.path}" if status == 404 else
               f"{request.method} is not allowed here" if status == 405 else
               str(getattr(exc, "detail", "error")))
-    response = Page(request).error(status, detail)
+    zh = (f"没有这个页面：{request.url.path}" if status == 404 else
+          f"这里不接受 {request.method} 请求" if status == 405 else None)
+    response = Page(request).error(status, detail, zh=zh)
     response.headers.update(getattr(exc, "headers", None) or {})
     return response
 
@@ -208,12 +246,12 @@ async def read_form(request: Request) -> QueryParams:
     """The fields of a POSTed form, at most MAX_FORM_BYTES (ApiError otherwise)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != FORM_TYPE:
-        raise ApiError(415, f"a form is sent as {FORM_TYPE}")
+        raise ApiError(415, f"a form is sent as {FORM_TYPE}", f"表单应以 {FORM_TYPE} 格式提交")
     body = await ops.read_bounded(request, MAX_FORM_BYTES, "form")
     try:
         return QueryParams(body.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ApiError(400, "the form is not UTF-8") from None
+        raise ApiError(400, "the form is not UTF-8", "表单不是 UTF-8 编码") from None
 
 
 # --- search ----------------------------------------------------------------------------
@@ -232,9 +270,9 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
         results = [result_view(served, r, q, p.lang) for r in response.results]
-    return p.render("search.html", q=q, facets=facets, chosen=chosen, verified=verified,
-                    max_question=MAX_QUESTION_CHARS,
-                    response=response, results=results,
+    return p.render("search.html", 410 if p.gone else 200, q=q, facets=facets, chosen=chosen,
+                    verified=verified, max_question=MAX_QUESTION_CHARS,
+                    pasted_chars=p.pasted_chars, gone=p.gone, response=response, results=results,
                     release=served.index.release.to_dict())
 
 
@@ -404,3 +442,14 @@ def routes() -> list[Route]:
         Route("/formulas/{name}", formula_file),
         Route("/asset/{path:path}", asset_file),
     ]
+
+
+def refusal_page(scope: Scope, status: int, message: str, zh: str) -> bytes:
+    """The error page `security.Guard` answers a page address it refuses with (an address
+    too long, a host name or a token refused), in the reader's language: ``?lang=`` kept
+    from the address and nothing else of it (a link to the other language must not carry
+    the over-long query again)."""
+    query = scope.get("query_string", b"").decode("latin-1")  # its headers' size at most
+    lang = [(k, v) for k, v in parse_qsl(query) if k == "lang"][:1]
+    page = Page(Request({**scope, "query_string": urlencode(lang).encode()}))
+    return bytes(page.error(status, message, zh=zh).body)

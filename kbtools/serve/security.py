@@ -1,12 +1,14 @@
 """The rules every `kb serve` response follows, as one ASGI middleware.
 
 - **Headers**: a Content-Security-Policy that allows nothing from another origin (pages load
-  only this server's stylesheet and images, run no script at all, submit forms only here);
+  only this server's stylesheet, images and scripts (the search box's ``/static/search.js``;
+  no inline script, no handler attribute, no ``eval``), submit forms only here);
   SVG files get a stricter one (``sandbox``, no script, no loads), and so do PDFs (the
   page's plus ``sandbox``: Chromium's viewer still shows them, and a document that is no
-  PDF could run nothing in the app's origin). Plus ``nosniff``, no referrer, no framing.
+  PDF could run nothing in the app's origin). Plus ``nosniff`` (a release's picture or PDF
+  is never run as a script), no referrer, no framing.
 - **Bounds**: a query string longer than `MAX_QUERY_STRING` is refused (414) before any
-  handler runs; JSON bodies are bounded by the API (`kbtools.serve.api.MAX_BODY_BYTES`).
+  handler runs (a page address with an error page in the reader's language, ``refusal_page``); JSON bodies are bounded by the API (`kbtools.serve.api.MAX_BODY_BYTES`).
 - **Host**: only the names in `allowed_hosts` may appear in the ``Host`` header (on loopback,
   the loopback names), so a web page elsewhere cannot reach a localhost server through DNS
   rebinding.
@@ -23,15 +25,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; "
-            "base-uri 'none'; frame-ancestors 'none'")
+PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
+            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 PDF_CSP = PAGE_CSP + "; sandbox"
 MAX_QUERY_STRING = 8192
@@ -40,6 +42,17 @@ OPEN_PATHS = ("/api/healthz", "/static/")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 _PATH_SAFE = "/!$&'()*+,;=:@-._~"  # RFC 3986 path characters (a backslash is escaped)
 _QUERY_SAFE = _PATH_SAFE + "?%"  # and a query's own escapes kept as they came
+# A refusal's body for a page address: (scope, status, English message, Chinese) -> HTML
+RefusalPage = Callable[[Scope, int, str, str], bytes]
+# each refusal: its status, its message (English: the API's) and its Chinese for a page
+TOO_LONG = (414, f"query string longer than {MAX_QUERY_STRING} bytes",
+            f"网址中的查询部分超过 {MAX_QUERY_STRING} 字节")
+WRONG_HOST = (421, "this server does not answer for that host name", "这个服务器不接受这个主机名")
+OTHER_SITE = (403, "refused: a request another site's page made (Sec-Fetch-Site: cross-site); "
+              "open this server's own pages", "拒绝：这个请求来自其他网站的页面，请直接打开本服务器的页面")
+NO_TOKEN = (401, "a valid token is required (Authorization: Bearer <token>, or open the page "
+            "once with ?token=<token>)", "需要有效的令牌（Authorization: Bearer <令牌>，或用 "
+            "?token=<令牌> 打开一次页面）")
 
 
 def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
@@ -56,10 +69,12 @@ class Guard:
     """ASGI middleware applying the module's rules around `app`."""
 
     def __init__(self, app: ASGIApp, *, token: str | None = None,
-                 allowed_hosts: Sequence[str] = LOOPBACK_HOSTS):
+                 allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
+                 refusal_page: RefusalPage | None = None):
         self.app = app
         self.token = token
         self.allowed = {h.lower() for h in allowed_hosts}
+        self.refusal_page = refusal_page  # a page address's refusal (plain text without)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -69,22 +84,21 @@ class Guard:
                    for k, v in scope.get("headers", [])}
         query = scope.get("query_string", b"")
         path: str = scope.get("path", "/")
+        refusal = None
         if len(query) > MAX_QUERY_STRING:
-            await _plain(send, 414, f"query string longer than {MAX_QUERY_STRING} bytes", path)
-            return
-        if "*" not in self.allowed and _host(headers.get("host", "")) not in self.allowed:
-            await _plain(send, 421, "this server does not answer for that host name", path)
-            return
-        if _from_another_site(scope.get("method", "GET"), headers):
-            await _plain(send, 403, "refused: a request another site's page made (Sec-Fetch-"
-                         "Site: cross-site); open this server's own pages", path)
-            return
-        if self.token is not None and not path.startswith(OPEN_PATHS):
+            refusal = TOO_LONG
+        elif "*" not in self.allowed and _host(headers.get("host", "")) not in self.allowed:
+            refusal = WRONG_HOST
+        elif _from_another_site(scope.get("method", "GET"), headers):
+            refusal = OTHER_SITE
+        elif self.token is not None and not path.startswith(OPEN_PATHS):
             given = _given_token(headers, query)
             if given is None or not secrets.compare_digest(given.encode(), self.token.encode()):
-                await _plain(send, 401, "a valid token is required (Authorization: Bearer "
-                             "<token>, or open the page once with ?token=<token>)", path)
-                return
+                refusal = NO_TOKEN
+        if refusal is not None:
+            await self._refuse(send, scope, *refusal)
+            return
+        if self.token is not None and not path.startswith(OPEN_PATHS):
             if _query_token(query) is not None:
                 await _redirect_without_token(send, path, query, self.token)
                 return
@@ -98,6 +112,22 @@ class Guard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+    async def _refuse(self, send: Send, scope: Scope, status: int, message: str,
+                      zh: str) -> None:
+        """A refusal: JSON under /api/, plain text for /static/, an error page (in the
+        reader's language) for a page address."""
+        path: str = scope.get("path", "/")
+        if self.refusal_page is None or path.startswith(("/api/", "/static/")):
+            await _plain(send, status, message, path)
+            return
+        body = self.refusal_page(scope, status, message, zh)
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"text/html; charset=utf-8"),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"cache-control", b"no-store"), *_headers("text/html")]})
+        await send({"type": "http.response.body", "body": body})
 
 
 def _from_another_site(method: str, headers: dict[str, str]) -> bool:

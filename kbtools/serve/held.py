@@ -1,0 +1,77 @@
+"""Questions the search form POSTed that no URL holds, kept in memory under a random key for
+a short while, so the page that answers one is a GET (POST → 303 → ``/?held=<key>``): Back,
+Forward, reload and the language switch ask for it again without the browser's "resubmit
+the form?" prompt.
+
+What is held, and where: the form's fields (a pasted log, its filters), in this server
+process's memory only, never on disk, in a log or in a URL (the URL holds 24 random
+characters that say nothing of the question). An entry is dropped `HOLD_SECONDS` after it
+was posted, and the oldest first once all of them hold more than `MAX_HELD_CHARS`; a server
+restart drops them all. A key asked for after that is gone: the page says so and asks for
+the question again.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kbtools.query.question import MAX_QUESTION_CHARS
+
+HOLD_SECONDS = 3600.0
+MAX_HELD_CHARS = 50 * MAX_QUESTION_CHARS  # ~0.5 M characters of questions at most
+KEY_BYTES = 18  # 24 URL-safe characters
+
+
+@dataclass(frozen=True)
+class Held:
+    """A POSTed search: its fields as posted (the question cut to its searched length) and
+    the length of the question as pasted when it was cut (None when it was not)."""
+
+    fields: tuple[tuple[str, str], ...]
+    pasted_chars: int | None = None
+
+    def size(self) -> int:
+        return sum(len(k) + len(v) for k, v in self.fields)
+
+
+class HeldQuestions:
+    """The held searches of one server (shared by its worker threads)."""
+
+    def __init__(self, seconds: float = HOLD_SECONDS, max_chars: int = MAX_HELD_CHARS,
+                 clock: Callable[[], float] = time.monotonic):
+        self.seconds = seconds
+        self.max_chars = max_chars
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.entries: OrderedDict[str, tuple[float, Held]] = OrderedDict()
+        self.chars = 0
+
+    def put(self, held: Held) -> str:
+        """Hold `held`; its key."""
+        key = secrets.token_urlsafe(KEY_BYTES)
+        with self.lock:
+            self.entries[key] = (self.clock(), held)
+            self.chars += held.size()
+            self._drop(self.clock())
+        return key
+
+    def get(self, key: str) -> Held | None:
+        """What `key` holds; None when it never did or has been dropped."""
+        with self.lock:
+            self._drop(self.clock())
+            found = self.entries.get(key)
+        return found[1] if found else None
+
+    def _drop(self, now: float) -> None:
+        """Drop the expired entries and, past `max_chars`, the oldest (the newest is kept)."""
+        while self.entries:
+            at, held = next(iter(self.entries.values()))
+            if now - at < self.seconds and (self.chars <= self.max_chars
+                                            or len(self.entries) == 1):
+                return
+            self.chars -= self.entries.popitem(last=False)[1][1].size()

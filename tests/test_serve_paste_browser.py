@@ -1,0 +1,75 @@
+"""The search box of `kb serve` in a real headless Chromium (Debian's, under Selenium): a
+pasted multi-line log keeps its lines and grows the box, Enter searches and Shift+Enter
+starts a new line, and the page a long question answers is a GET that Back and reload ask
+for again without a "resubmit the form?" prompt."""
+
+from __future__ import annotations
+
+import pytest
+from browserfixtures import browser, needs_chromium, page, serve
+from servefixtures import make_served_repo, navigate
+
+pytestmark = [pytest.mark.slow, needs_chromium]
+__all__ = ["browser", "page"]  # fixtures this module's tests use
+
+FAULTS = "knowledge/equipment/hx260-ch05-fault-codes.md"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve(make_served_repo(tmp_path_factory.mktemp("paste") / "kr") / "dist")
+
+
+def pasted() -> str:
+    routine = [f"08:{i // 60:02d}:{i % 60:02d} 周期{1000 + i} 注射完成 保压正常 模温正常 "
+               f"螺杆转速正常 料筒温度稳定" for i in range(70)]
+    routine.insert(50, "08:00:50 报警 E08 液压油温过高 冷却水不足")
+    return "\n".join(routine)
+
+
+def value(driver) -> str:
+    return str(driver.execute_script("return document.getElementById('kb-q').value"))
+
+
+def test_enter_searches_and_shift_enter_starts_a_new_line(page, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    page.get(server + "/")
+    box = page.find_element(By.ID, "kb-q")
+    box.send_keys("E08 报警", Keys.SHIFT, Keys.ENTER, Keys.NULL, "液压油温过高")
+    assert value(page) == "E08 报警\n液压油温过高"
+    page.execute_script("window.kbOldPage = true")
+    box.send_keys(Keys.ENTER)
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(page, 60).until(lambda d: d.execute_script(
+        "return window.kbOldPage !== true && document.readyState === 'complete'"))
+    assert "q=E08" in page.current_url and "%0A" in page.current_url  # its lines kept
+    assert value(page) == "E08 报警\n液压油温过高"
+    first = page.find_element(By.CSS_SELECTOR, "article.result")
+    assert first.get_attribute("data-doc") == FAULTS
+
+
+def test_a_pasted_log_grows_the_box_and_back_and_reload_need_no_resubmit(page, server):
+    from selenium.webdriver.common.by import By
+
+    log = pasted()
+    page.get(server + "/")
+    page.find_element(By.ID, "kb-q").click()
+    before = page.find_element(By.ID, "kb-q").size["height"]
+    page.execute_cdp_cmd("Input.insertText", {"text": log})  # as a paste inserts it
+    assert value(page) == log
+    assert page.find_element(By.ID, "kb-q").size["height"] > 2 * before  # grown
+    navigate(page, "form.search button")
+    assert "held=" in page.current_url and "E08" not in page.current_url
+    assert value(page) == log
+    results = [a.get_attribute("data-doc") for a in
+               page.find_elements(By.CSS_SELECTOR, "article.result")]
+    assert results and results[0] == FAULTS
+    navigate(page, "article.result h2 a")
+    page.back()
+    assert "held=" in page.current_url and value(page) == log
+    page.refresh()  # a POSTed page would ask to resubmit (an alert Selenium raises on)
+    assert value(page) == log
+    assert [a.get_attribute("data-doc") for a in
+            page.find_elements(By.CSS_SELECTOR, "article.result")] == results
