@@ -21,6 +21,8 @@ timestamp: "2026-03-14T09:30:00+08:00"
 verified: false
 ---
 """
+# a page of its own title and body: TITLED.format(title=…, body=…)
+TITLED = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
 # a page of its own title, `source` and body: PAGE.format(title=…, source=…, body=…)
 PAGE = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source: {source}")
         + "\n# {title}\n\n{body}\n")
@@ -64,3 +66,16 @@ def copy_example(dest: Path, docs: list[str] | None = None) -> Path:
     repo.index.commit("example knowledge" + (f"\n\n{trailers}\n" if trailers else ""),
                       author_date=IMPORT_DATE)
     return dest
+
+
+def built_pages(root: Path, sections: list[tuple[str, str]], stem: str = "pump") -> Path:
+    """A repository at `root` of one page (`TITLED`) per (title, body) of `sections`,
+    ``knowledge/<stem>-<n>.md``, built: its dist/."""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+    from tests.hostile import make_repo
+
+    repo = make_repo(root, docs={f"knowledge/{stem}-{n}.md": TITLED.format(title=h, body=b)
+                                 for n, (h, b) in enumerate(sections)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return repo / "dist"

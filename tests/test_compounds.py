@@ -7,22 +7,17 @@ only the joined question."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
-from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.compounds import compounds, splits
 from kbtools.query.expansion import compound_weight, expand, joined_words
 from kbtools.query.search import search
-from tests.hostile import make_repo
-from tests.kbfixtures import GOOD_FM
+from tests.kbfixtures import built_pages
 
-DOC = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
 SECTIONS = [
     ("Seal kit", "Replace the oring on the shaft whenever the seal weeps."),
     ("Discharge line", "A stuck checkvalve lets the water run back when the pump stops."),
@@ -34,17 +29,9 @@ SECTIONS = [
 ]
 
 
-def _build(root: Path) -> Path:
-    docs = {f"knowledge/pump-{n}.md": DOC.format(title=h, body=b)
-            for n, (h, b) in enumerate(SECTIONS)}
-    repo = make_repo(root, docs=docs)
-    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
-    return repo / "dist"
-
-
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
-    return _build(tmp_path_factory.mktemp("compounds"))
+    return built_pages(tmp_path_factory.mktemp("compounds"), SECTIONS)
 
 
 @pytest.fixture(scope="module")
@@ -127,12 +114,7 @@ APART = [
 
 @pytest.fixture(scope="module")
 def apart(tmp_path_factory):
-    root = tmp_path_factory.mktemp("apart")
-    docs = {f"knowledge/pump-{n}.md": DOC.format(title=h, body=b)
-            for n, (h, b) in enumerate(APART)}
-    repo = make_repo(root, docs=docs)
-    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
-    return open_index(repo / "dist")
+    return open_index(built_pages(tmp_path_factory.mktemp("apart"), APART))
 
 
 def test_the_ways_a_word_may_be_two():

@@ -5,19 +5,13 @@ let a passage about another thing answer it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.expansion import spellings
 from kbtools.query.search import search
-from tests.hostile import make_repo
-from tests.kbfixtures import GOOD_FM
+from tests.kbfixtures import built_pages
 
-DOC = GOOD_FM.replace("Generated", "{title}") + "\n# {title}\n\n{body}\n"
 SECTIONS = [
     ("Fault F-03", "F-03 means the seal leak sensor tripped: replace the mechanical seal."),
     ("Controller link", "A loose RS-485 cable stops the controller link; reseat the connector."),
@@ -29,17 +23,9 @@ SECTIONS = [
 ]
 
 
-def _build(root: Path) -> Path:
-    docs = {f"knowledge/pump-{n}.md": DOC.format(title=h, body=b)
-            for n, (h, b) in enumerate(SECTIONS)}
-    repo = make_repo(root, docs=docs)
-    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
-    return repo / "dist"
-
-
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    return open_index(_build(tmp_path_factory.mktemp("spellings")))
+    return open_index(built_pages(tmp_path_factory.mktemp("spellings"), SECTIONS))
 
 
 def test_spellings_insert_or_drop_a_hyphen():
