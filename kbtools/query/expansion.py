@@ -181,12 +181,14 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         joined = [w for w in remembered("".join(words)) if w in bm25.vocab]
         if len(joined) != 1 or joined[0] in (parts := remembered(" ".join(words))):
             continue
+        if not (weight := compound_weight(index, bm25.vocab[joined[0]], parts)):
+            continue  # written only hyphenated (TiDB-Lightning): its words find it already
         for w in parts:  # (tag of tag-out is no unknown word)
             covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
         if joined[0] not in own and joined[0] not in terms:
             terms[joined[0]] = bm25.vocab[joined[0]]
             full.add(bm25.vocab[joined[0]])
-            if (weight := compound_weight(index, bm25.vocab[joined[0]], parts)) > 1:
+            if weight > 1:
                 weights[bm25.vocab[joined[0]]] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
     for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
@@ -209,9 +211,9 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
     of those words, each part's idf times the share of the holders lacking it (a part the
     index never saw: the highest idf), over the compound's own idf, and never below 1. A
     passage writing only checkvalve so scores as one writing check and valve once: weighed
-    as one term, it lost to a check list holding check twice and no valve. A compound the
-    knowledge hyphenates (check-valve: checkvalve, check, valv) weighs 1: its holders hold
-    the parts, which score already."""
+    as one term, it lost to a check list holding check twice and no valve. 0 for a compound
+    every holder of which holds its words too (the knowledge writes it only hyphenated,
+    check-valve: checkvalve, check, valv): searching it would count those words twice."""
     bm25 = index.bm25
     held = round(float(bm25.share([joined])[0]) * bm25.num_docs)
     own = float(bm25.idf([joined])[0])
@@ -225,7 +227,7 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
         else:
             both = len(bm25.holding_all([joined, pid], held))
             missed += float(bm25.idf([pid])[0]) * (1 - both / held)
-    return max(1.0, missed / own)
+    return max(1.0, missed / own) if missed > 0 else 0.0
 
 
 def spellings(token: str) -> list[str]:
