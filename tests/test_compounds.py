@@ -162,3 +162,25 @@ def test_a_joined_compound_weighs_as_the_words_its_holders_lack(index, apart):
     res = search(apart, "v belt tension", k=3, mode="bm25")
     assert res.results[0].title == "Drive"
     assert not [s for s in res.filters.expanded if s["from"] == "spelling"]
+
+
+def test_a_compound_the_knowledge_also_writes_apart_is_a_spelling_of_the_question_s_words(
+        tmp_path):
+    """``health care``: where the knowledge writes the words side by side too, its joined
+    spelling (healthcare) is searched as another spelling (EXPANSION_WEIGHT), not as the
+    question's own words: it outranked passages writing them as the question does on
+    scifact; where the knowledge writes it only joined (checkvalve), it weighs as the
+    question's words."""
+    index = open_index(built_pages(tmp_path, [
+        ("Clinic", "Health care workers wash their hands before every visit."),
+        ("Budgets", "Healthcare budgets rise every year."),
+        ("Pump", "A stuck checkvalve lets the water run back."),
+        ("Gauge", "Check the gauge each morning; the valve handle turns left.")]))
+    # (check and valve in one chunk, never side by side: checkvalve is the only spelling)
+    bm25 = index.bm25
+    exp = expand(index, "health care budgets", [])
+    healthcare = bm25.vocab[bm25.tok("healthcare")[0]]
+    assert healthcare in exp.ids and healthcare not in exp.full_ids
+    exp = expand(index, "stuck check valve", [])
+    checkvalve = bm25.vocab[bm25.tok("checkvalve")[0]]
+    assert checkvalve in exp.full_ids

@@ -186,10 +186,11 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         for w in parts:  # (tag of tag-out is no unknown word)
             covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
         if joined[0] not in own and joined[0] not in terms:
-            terms[joined[0]] = bm25.vocab[joined[0]]
-            full.add(bm25.vocab[joined[0]])
-            if weight > 1:
-                weights[bm25.vocab[joined[0]]] = weight
+            terms[joined[0]] = jid = bm25.vocab[joined[0]]
+            if not _together(index, words, parts):  # written only joined: as the question's words
+                full.add(jid)
+                if weight > 1:
+                    weights[jid] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
     for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
         joined = joined_code(index, prefix, number) or []
@@ -203,6 +204,24 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full), weights)
+
+
+def _together(index: KbIndex, words: tuple[str, ...], parts: list[str]) -> bool:
+    """Whether the knowledge writes a compound's `words` (`parts`: their tokens) as the
+    question does too (health care beside healthcare): then its joined spelling is another
+    way of writing them, searched at EXPANSION_WEIGHT; where it never does (oring,
+    checkvalve), the joined spelling is the knowledge's only one, searched as the question's
+    own words. Two words: a chunk holding both writes them side by side (`apart_in`); three:
+    a chunk holds all three. Remembered per index."""
+    known = _TOGETHER.setdefault(index, {})
+    if words not in known:
+        if len(known) >= MAX_JOINED:
+            known.clear()
+        bm25 = index.bm25
+        ids = [bm25.vocab[p] for p in dict.fromkeys(parts) if p in bm25.vocab]
+        held = bm25.holding_all(ids, SPLIT_CHUNKS) if len(ids) == len(set(parts)) else []
+        known[words] = bool(held) and (len(words) != 2 or apart_in(index, *words, held))
+    return known[words]
 
 
 def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
@@ -417,6 +436,9 @@ def apart_in(index: KbIndex, first: str, second: str, nums: list[int]) -> bool:
 
 # per index: `joined_words`'s answers, by question word (an index never changes)
 _APART: weakref.WeakKeyDictionary[KbIndex, dict[str, tuple[str, ...]]] = \
+    weakref.WeakKeyDictionary()
+# per index: `_together`'s answers, by a question's compound words
+_TOGETHER: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, ...], bool]] = \
     weakref.WeakKeyDictionary()
 
 
