@@ -79,3 +79,15 @@ def built_pages(root: Path, sections: list[tuple[str, str]], stem: str = "pump")
                                  for n, (h, b) in enumerate(sections)})
     build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
     return repo / "dist"
+
+
+def logging_git(folder: Path) -> tuple[Path, Path]:
+    """(a folder to put first on PATH, a log): its `git` writes each call's arguments to the
+    log, one line a call, then runs the real git. What a test counts git processes with."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = folder / "bin", folder / "git.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    return shim, log

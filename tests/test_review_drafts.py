@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -20,6 +19,7 @@ from kbtools.config import load_config
 from kbtools.gitobjects import diff_trees
 from kbtools.review.drafts import remote_branch
 from kbtools.review.pending import pending
+from tests.kbfixtures import logging_git
 
 NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
 
@@ -158,12 +158,7 @@ def test_drafts_of_every_shape_are_dated_by_their_oldest_change(tmp_path: Path) 
 
 def test_pending_asks_git_the_same_number_of_times_for_any_number_of_drafts(
         tmp_path: Path, monkeypatch) -> None:
-    real = shutil.which("git")
-    assert real is not None
-    shim, log = tmp_path / "bin", tmp_path / "git.log"
-    shim.mkdir()
-    (shim / "git").write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n')
-    (shim / "git").chmod(0o755)
+    shim, log = logging_git(tmp_path)
     root = make_repo(tmp_path / "kb")
     counts = []
     for n in (2, 8):
@@ -173,7 +168,7 @@ def test_pending_asks_git_the_same_number_of_times_for_any_number_of_drafts(
             m.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
             log.write_text("")
             assert len(drafts_of(root)) == n
-            counts.append(len(log.read_text().split()))
+            counts.append(len(log.read_text().splitlines()))
     assert counts[0] == counts[1], counts
 
 

@@ -20,6 +20,7 @@ from kbtools.provenance import doc_changes
 from kbtools.review.lineage import changes_of, histories_of, scan
 from kbtools.review.pending import awaiting, pending, uncommitted
 from kbtools.review.verification import non_content_fields
+from tests.kbfixtures import logging_git
 
 NOW = datetime(2026, 11, 29, 22, 5, tzinfo=timezone(timedelta(hours=8)))
 # lines documents are made of: documents sharing many are similar enough for git's
@@ -228,12 +229,7 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
 
 def test_pending_asks_git_the_same_number_of_times_for_any_number_of_documents(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = shutil.which("git")
-    assert real is not None
-    shim, log = tmp_path / "bin", tmp_path / "git.log"
-    shim.mkdir()
-    (shim / "git").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
-    (shim / "git").chmod(0o755)
+    shim, log = logging_git(tmp_path)
     counts = []
     for n in (2, 8):
         root = make_repo(tmp_path / f"kb{n}")
