@@ -1,0 +1,140 @@
+"""kb check's links: anchors across documents, near misses suggested (the query and fragment
+as written), reference links and autolinks, code left alone, absolute paths."""
+
+from __future__ import annotations
+
+from kbtools.check.engine import check_file, check_paths, make_context
+from kbtools.check.fix import apply_edits
+from kbtools.config import load_config
+from tests.kbfixtures import GOOD_FM
+from tests.test_check import codes_for, write_repo
+
+
+def test_cross_document_anchors_and_cjk_slugs(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "manual.md").write_text(
+        GOOD_FM + "# 手册\n\n## 4.3 液压系统压力异常\n\n## FAQ: What's new?\n\n## FAQ: What's new?\n")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n[ok](manual.md#43-液压系统压力异常) [ok2](manual.md#faq-whats-new-1)"
+        " [enc](manual.md#43-%E6%B6%B2%E5%8E%8B%E7%B3%BB%E7%BB%9F%E5%8E%8B%E5%8A%9B%E5%BC%82%E5%B8%B8)"
+        " [bad](manual.md#4.3) [case](manual.md#FAQ-whats-new)\n")
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [f.code for f in found] == ["link-anchor", "link-anchor"]
+    assert "did you mean '#faq-whats-new'" in found[1].message
+
+
+def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
+    """`#step` for a heading `Steps`, `pump-maintenance.md` for `pump_maintenance.md`, a
+    misspelt folder, the right name in another folder: no suggestion was given."""
+    root = write_repo(tmp_path)
+    for folder in ("eq", "other"):
+        (root / "knowledge" / folder).mkdir()
+    (root / "knowledge" / "eq" / "pump_maintenance.md").write_text(GOOD_FM + "# P\n\n## Steps\n")
+    (root / "knowledge" / "other" / "valve-guide.md").write_text(GOOD_FM + "# V\n")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n[a](eq/pump_maintenance.md#step) [b](eq/pump-maintenance.md)"
+        " [c](eq/valve-guide.md) [d](equ/pump_maintenance.md) [e](eq/zzz.md)\n")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("link-anchor", "did you mean '#steps'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
+        ("path-missing", "did you mean 'other/valve-guide.md'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
+        ("path-missing", "")]
+
+
+def test_a_short_name_one_typo_off_is_suggested(tmp_path):
+    """`#病害防冶` for the heading `病害防治` (one character wrong of four: difflib finds them
+    only 0.75 alike) got no "did you mean", nor `#stpe` for `Step`, a `用药标准` file linked
+    as `用药标注.md`; a name one typo from none (or too short to tell) still gets none."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "用药标准.md").write_text(GOOD_FM + "# 用药\n", encoding="utf-8")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# 病害防治\n\n## Step\n\n## 概述\n\n[a](#病害防冶) [b](#stpe) [c](#病防治)"
+        " [d](#病害治防) [e](用药标注.md) [f](#概要) [g](#病虫害防治方法)\n", encoding="utf-8")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("link-anchor", "did you mean '#step'?"),
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("link-anchor", "did you mean '#病害防治'?"),
+        ("path-missing", "did you mean '用药标准.md'?"),
+        ("link-anchor", ""),
+        ("link-anchor", "")]
+
+
+def test_a_suggested_or_fixed_path_keeps_the_query_and_fragment_written(tmp_path):
+    """`assets/x.png?raw` from a folder below got "did you mean '../assets/Photo.png'", its
+    `?raw` dropped, and `--fix` of an absolute `/assets/Photo.png?raw` wrote the path
+    without it: the query and fragment as written stay on what is suggested and written."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    doc = root / "knowledge" / "eq" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n![p](assets/Photo.png?raw) ![q](../assets/Photo.png#v%201)"
+                   " <img alt=\"r\" src=\"assets/Photo.png?w=2#top\">\n\n"
+                   "![s](/assets/Photo.png?raw)\n", encoding="utf-8")
+    ctx = make_context(load_config(root))
+    result = check_file(doc, ctx)
+    assert [(f.code, f.message.partition(": use ")[2] or f.message.partition("; ")[2])
+            for f in result.findings] == [
+        ("path-missing", "did you mean '../../assets/Photo.png?raw'?"),
+        ("path-missing", "did you mean '../../assets/Photo.png#v%201'?"),
+        ("path-missing", "did you mean '../../assets/Photo.png?w=2#top'?"),
+        ("path-absolute", "'../../assets/Photo.png?raw'")]
+    apply_edits(doc, list(result.edits), root)
+    assert doc.read_text(encoding="utf-8").endswith("![s](../../assets/Photo.png?raw)\n")
+
+
+def test_anchor_into_file_outside_the_checked_set(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "README.md").write_text("# Read me\n\n## Set up\n")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n[a](../README.md#set-up) [b](../README.md#install)\n")
+    found = check_paths([root / "knowledge" / "a.md"], load_config(root))
+    assert [(f.code, f.message) for f in found] == [
+        ("link-anchor", "no heading '#install' in README.md")]
+
+
+def test_reference_links_and_autolinks(tmp_path):
+    root = write_repo(tmp_path)
+    body = "# T\n\nSee [photo][p] and <https://example.org>.\n\n[p]: ../assets/nope.png\n"
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    assert codes_for(root) == {"knowledge/a.md": {"path-missing"}}
+
+
+def test_code_is_not_checked(tmp_path):
+    root = write_repo(tmp_path)
+    body = "# T\n\n```md\n![x](C:\\bad.png)\n$$\n| a |\n```\n\n`[y](/abs)` and `$$`\n"
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    assert codes_for(root) == {}
+
+
+def test_latex_source_in_a_latex_fence_is_code(tmp_path):
+    """Typora, Obsidian and GitHub show a ```latex fence as code: a report template or a
+    macro there is an example, not a formula the allowlist refuses (only ```math is one)."""
+    root = write_repo(tmp_path)
+    body = ("# T\n\n```latex\n\\documentclass{article}\n\\usepackage{ctex}\n% 正文\n```\n\n"
+            "```tex\n\\def\\foo{bar}\n```\n\n```math\n\\csname x\n```\n")
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.line) for f in found] == [("math-invalid", len(GOOD_FM.split("\n")) + 12)]
+
+
+def test_backslashed_absolute_paths(tmp_path):
+    root = write_repo(tmp_path)
+    body = f"# T\n\n![u](\\\\server\\share\\x.png) ![v]({root}\\assets\\Photo.png)\n"
+    body = body.replace(str(root), str(root).replace("/", "\\"))
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + body)
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.code, f.col) for f in found] == [
+        ("path-absolute", 6), ("path-backslash", 6), ("path-absolute", 33),
+        ("path-backslash", 33)]
+    assert "link it by a path relative" in found[0].message
+    assert "use '../assets/Photo.png'" in found[2].message
+
+
+def test_repo_root_relative_absolute_path_is_fixable_target(tmp_path):
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "a.md").write_text(GOOD_FM + "# T\n\n![x](/assets/Photo.png)\n")
+    [f] = check_paths([root / "knowledge"], load_config(root))
+    assert f.code == "path-absolute" and "use '../assets/Photo.png'" in f.message
