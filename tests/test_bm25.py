@@ -217,3 +217,35 @@ def test_scoring_reads_the_mapped_postings_as_plain_arrays(tmp_path: Path) -> No
     ids = [3, 17, 17, 39]
     assert isinstance(own.scores["data"], np.memmap)  # what bm25s itself loads
     assert np.array_equal(bm.scores(ids), own.get_scores_from_ids(ids))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 12), max_size=20), min_size=1, max_size=40),
+       st.lists(st.integers(0, 12), min_size=1, max_size=4), st.integers(1, 50))
+def test_chunks_holding_all_terms_are_those_whose_tokens_hold_them(
+        tmp_path_factory: pytest.TempPathFactory, docs: list[list[int]], terms: list[int],
+        limit: int) -> None:
+    """`holding_all` by its definition (the chunks whose token lists hold every term), both
+    the way ascending postings are intersected and the way any postings are."""
+    if not any(docs):
+        return
+    path = tmp_path_factory.mktemp("bm25")
+    flat = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    vocab = {f"w{i}": i for i in range(int(flat.max()) + 1)}
+    bm25index.build_from_ids(path, flat, offsets, vocab, k1=1.2, b=0.75)
+    bm = bm25index.Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
+    known = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+    held = [t for t in terms if f"w{t}" in known]  # terms some chunk holds
+    ids = [known[f"w{t}"] for t in held]
+    expected = [n for n, d in enumerate(docs) if all(t in d for t in held)][:limit] if ids else []
+    assert bm._ascending_postings()  # as bm25s writes them
+    assert bm.holding_all(ids, limit) == expected
+    longest = int(np.argmax(np.diff(bm._indptr)))  # postings in another order: found so,
+    a, b = int(bm._indptr[longest]), int(bm._indptr[longest + 1])  # and sorted together
+    bm._indices = bm._indices.copy()
+    bm._indices[a:b] = bm._indices[a:b][::-1].copy()
+    bm._ascending = None
+    assert bm._ascending_postings() == (b - a < 2)
+    assert bm.holding_all(ids, limit) == expected

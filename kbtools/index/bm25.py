@@ -241,6 +241,7 @@ class Bm25:
         # subclass round trip per slice, and `matched` slices per term and per hit
         self._indptr = np.asarray(s.get("indptr", np.zeros(1, dtype=np.int64)))
         self._indices = np.asarray(s.get("indices", np.zeros(0, dtype=np.int64)))
+        self._ascending: bool | None = None  # `_ascending_postings`, once asked
         # every chunk's term ids (`build_from_ids`): which terms a hit holds is one slice
         self._tokens: tuple[np.ndarray, np.ndarray] | None = None
         if (path / BM25_TOKENS).is_file() and (path / BM25_OFFSETS).is_file():
@@ -305,11 +306,28 @@ class Bm25:
         if not ids or not self.vocab:
             return []
         indptr, indices = self._indptr, self._indices
+        ascending = self._ascending_postings()
         held: np.ndarray | None = None
         for i in sorted(ids, key=lambda i: int(indptr[i + 1] - indptr[i])):
             docs = indices[indptr[i]:indptr[i + 1]]
-            held = docs if held is None else np.intersect1d(held, docs, assume_unique=True)
+            if held is None:
+                held = docs if ascending else np.unique(docs)
+            elif ascending:  # the fewer looked up in the longer (a common word's: most chunks)
+                at = np.minimum(np.searchsorted(docs, held), max(len(docs) - 1, 0))
+                held = held[docs[at] == held] if len(docs) else docs
+            else:
+                held = np.intersect1d(held, docs, assume_unique=True)
         return [] if held is None else [int(n) for n in held[:limit]]
+
+    def _ascending_postings(self) -> bool:
+        """Whether every term's postings list its chunks in ascending order (as bm25s
+        writes them), so that `holding_all` may look the few up in the many instead of
+        sorting both together (0.3 ms for a word most chunks hold); checked once."""
+        if self._ascending is None:
+            indptr, indices = self._indptr, self._indices
+            falls = np.flatnonzero(np.diff(indices.astype(np.int64)) <= 0) + 1
+            self._ascending = bool(np.isin(falls, indptr).all())  # only where a term starts
+        return self._ascending
 
     def _postings_scores(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
         """The chunks holding any of the terms and their `scores`, summed in the same order
