@@ -299,7 +299,7 @@ class Bm25:
             keys, s = sparse
         pos = np.flatnonzero(s > 0)
         keys = keys[pos]
-        return [int(n) for n in keys[np.lexsort((keys, -s[pos]))][:limit]]
+        return list(keys[np.lexsort((keys, -s[pos]))][:limit].tolist())
 
     def holding_all(self, ids: list[int], limit: int) -> list[int]:
         """Up to ``limit`` chunks holding every one of the terms, by chunk number."""
@@ -317,7 +317,7 @@ class Bm25:
                 held = held[docs[at] == held] if len(docs) else docs
             else:
                 held = np.intersect1d(held, docs, assume_unique=True)
-        return [] if held is None else [int(n) for n in held[:limit]]
+        return [] if held is None else list(held[:limit].tolist())
 
     def _ascending_postings(self) -> bool:
         """Whether every term's postings list its chunks in ascending order (as bm25s
