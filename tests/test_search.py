@@ -24,7 +24,8 @@ from kbtools.query import routing as routing_module
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
 from kbtools.query.routing import _routing_values, route
-from kbtools.query.search import search
+from kbtools.index.tokenize import language_of
+from kbtools.query.search import query_models, search
 from tests.kbfixtures import PAGE, REPO, copy_example
 
 QUESTIONS = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
@@ -532,3 +533,17 @@ def test_route_is_every_routing_value_the_question_holds_in_order(index, scan, m
         q = q.upper() if rng.random() < 0.2 else q
         want = [{"field": f, "value": v} for f, v, folded in values if folded in q.casefold()]
         assert route(index, q) == want, q
+
+
+def test_a_question_with_chinese_words_is_embedded_by_the_model_that_reads_them(index):
+    """Mostly Latin letters (product names, codes) around a few Chinese words: the English
+    model reads none of those words and has vectors of the English chunks only, so the
+    question is searched with the multilingual one, which reaches the Chinese manual; a
+    question without Chinese keeps the English model."""
+    mixed = "HX-260 hydraulic pump pressure too low after E17 reset 怎么办"
+    assert language_of(mixed) == "en"  # as a chunk of it would be embedded
+    assert query_models(index, mixed) == ["use"]
+    assert query_models(index, "hydraulic pump pressure too low") == ["minilm"]
+    res = search(index, mixed, k=5, keep_results=True)
+    zh = [r for r in res.results if language_of(r.text) == "zh"]
+    assert any(r.why["vector_rank"] is not None for r in zh)  # found by its vector too

@@ -444,6 +444,15 @@ def language_of(text: str) -> str:
     return "zh" if is_cjk_text(text) else "en"
 
 
+def question_language(text: str) -> str:
+    """The language whose embedding model a question is searched with: "zh" when it holds a
+    Chinese character at all, else "en". Unlike a chunk's (`language_of`), a share does not
+    decide: ``TiDB、TiKV、Placement Driver (PD) 主要作用？`` is mostly Latin letters, but an
+    English model reads none of its Chinese words, and the chunks answering it are Chinese
+    ones only the multilingual model has vectors of."""
+    return "zh" if _CJK_CHAR.search(text) else "en"
+
+
 def dictionary_terms(metadata_values: Iterable[object], user_dict_text: str = "") -> list[str]:
     """Domain dictionary: CJK strings from front matter plus the user's dictionary file.
 

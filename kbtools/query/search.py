@@ -32,7 +32,7 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
-from kbtools.index.tokenize import language_of
+from kbtools.index.tokenize import question_language
 from kbtools.query import (
     anchors,
     answers,
@@ -362,9 +362,10 @@ def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, i
 
 def query_models(index: KbIndex, text: str) -> list[str]:
     """Models to embed the question with: the language model configured for the question's
-    language when the index has it (its vectors are the stronger ones), else the base model."""
+    language (`question_language`) when the index has it (its vectors are the stronger
+    ones), else the base model."""
     emb = index.manifest["config"]["values"]["embedding"]
-    lang_model = emb.get("languages", {}).get(language_of(text))
+    lang_model = emb.get("languages", {}).get(question_language(text))
     if lang_model and lang_model in index.manifest["models"]:
         return [lang_model]
     return [emb["model"]] if emb["model"] in index.manifest["models"] else sorted(index.manifest["models"])
