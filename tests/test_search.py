@@ -19,12 +19,12 @@ from kbtools.decision.documents import as_source, evaluate_table, table_from_mar
 from kbtools.errors import IndexLoadError, TableError, UsageError
 from kbtools.index.manifest import FORMAT_VERSION
 from kbtools.index.reader import KbIndex, ReleaseInfo, open_index, resolve_index_path
+from kbtools.index.tokenize import language_of
 from kbtools.markdown import doctree
 from kbtools.query import routing as routing_module
 from kbtools.query.quality import load_questions
 from kbtools.query.results import Citation, SearchResponse
 from kbtools.query.routing import _routing_values, route
-from kbtools.index.tokenize import language_of
 from kbtools.query.search import query_models, search
 from tests.kbfixtures import PAGE, REPO, copy_example
 
