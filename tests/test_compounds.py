@@ -242,3 +242,15 @@ def test_the_words_of_a_joined_question_word_weigh_as_one_term(tmp_path):
     res = search(index, "checkvalve chatter", k=3, mode="bm25")
     assert res.results[0].title == "Chatter", [r.title for r in res.results]
     assert expand(index, "lockout chatter", []).weights == {}  # (no words written so)
+
+
+def test_three_words_in_one_chunk_but_not_side_by_side_are_no_other_spelling(tmp_path):
+    """``air flow meter``: a chunk naming air, flow and a meter apart does not write the
+    compound, so airflowmeter is the knowledge's only spelling and weighs as the question's
+    words (it was searched at half weight as soon as one chunk held all three)."""
+    index = open_index(built_pages(tmp_path, [
+        ("Meter", "Calibrate the airflowmeter before each run."),
+        ("Filter", "Clean the air filter when the flow drops; read the meter after.")]))
+    joined = index.bm25.vocab[index.bm25.tok("airflowmeter")[0]]
+    exp = expand(index, "air flow meter", [])
+    assert joined in exp.full_ids
