@@ -184,3 +184,73 @@ def test_a_compound_the_knowledge_also_writes_apart_is_a_spelling_of_the_questio
     exp = expand(index, "stuck check valve", [])
     checkvalve = bm25.vocab[bm25.tok("checkvalve")[0]]
     assert checkvalve in exp.full_ids
+
+
+def test_a_prefix_or_a_function_word_written_apart_starts_no_compound(tmp_path):
+    """``re main`` is no remain, ``every day`` no everyday, ``him self`` no himself: a bound
+    prefix or a function word before a word makes another word of it, not a kind of it (a
+    check valve is a valve, remain no main); the question's words are searched as typed.
+    Two words that are words (``back ground``) still meet the knowledge's background."""
+    index = open_index(built_pages(tmp_path, [
+        ("Drain", "Water may remain in the pipe after the pump stops; drain it."),
+        ("Levels", "Log the tank level everyday and undo any wrong entry."),
+        ("Sync", "The background job syncs the station every hour."),
+        ("Pipes", "The main line and the day tank share one pipe.")]))
+    assert compounds("re main line") == [("main", "line")]
+    assert compounds("every day, un do it him self") == []
+    for question in ("re main pipe", "every day tank level", "un do entry"):
+        exp = expand(index, question, [])
+        assert not [s for s in exp.shown if s["from"] == "spelling"], (question, exp.shown)
+    res = search(index, "re main line pipe", k=2, mode="bm25")
+    assert res.results[0].title == "Pipes", [r.title for r in res.results]
+    exp = expand(index, "back ground job", [])
+    assert {"term": "back ground", "expanded": index.bm25.tok("background"),
+            "from": "spelling"} in exp.shown
+
+
+def test_a_word_the_knowledge_writes_as_three_is_searched_as_them(tmp_path):
+    """``airflowmeter`` where the knowledge writes ``air flow meter``: no two of its
+    pieces are written side by side as one of them (airflow meter, air flowmeter), so it
+    was an unknown word that found nothing."""
+    index = open_index(built_pages(tmp_path, [
+        ("Intake", "Read the air flow meters at the intake before each run."),
+        ("Filter", "Clean the air filter when the flow drops."),
+        ("Box", "The meter box is by the door.")]))
+    tok = index.bm25.tok
+    assert joined_words(index, "airflowmeter") == tuple(tok("air flow meter"))
+    assert joined_words(index, "flowairmeter") == ()  # never written so
+    res = search(index, "airflowmeter at the intake", k=3, mode="bm25")
+    assert res.results[0].title == "Intake" and res.filters.unknown_terms == ()
+    assert {"term": "airflowmeter", "expanded": list(tok("air flow meter")),
+            "from": "spelling"} in res.filters.expanded
+
+
+def test_the_words_of_a_joined_question_word_weigh_as_one_term(tmp_path):
+    """``checkvalve chatter``: check and valve each counted as a question word, so a page
+    checking valves (both words, no check valve and no chatter) outranked the page about
+    chatter; the question typed one word for them, and they weigh as one together."""
+    index = open_index(built_pages(tmp_path, [
+        ("Discharge line", "A stuck check valve lets the water run back when the pump stops."),
+        ("Gauges", "Check the valve handle, then check the valve gauge and check the valve "
+                   "seal."),
+        ("Chatter", "Chatter at the outlet means a worn seat; replace the seat."),
+        ("Bearings", "A worn bearing whines; grease it every three months.")]))
+    bm25 = index.bm25
+    exp = expand(index, "checkvalve chatter", [])
+    parts = [bm25.vocab[t] for t in bm25.tok("check valve")]
+    assert set(parts) <= set(exp.full_ids) and [exp.weights[i] for i in parts] == [0.5, 0.5]
+    res = search(index, "checkvalve chatter", k=3, mode="bm25")
+    assert res.results[0].title == "Chatter", [r.title for r in res.results]
+    assert expand(index, "lockout chatter", []).weights == {}  # (no words written so)
+
+
+def test_three_words_in_one_chunk_but_not_side_by_side_are_no_other_spelling(tmp_path):
+    """``air flow meter``: a chunk naming air, flow and a meter apart does not write the
+    compound, so airflowmeter is the knowledge's only spelling and weighs as the question's
+    words (it was searched at half weight as soon as one chunk held all three)."""
+    index = open_index(built_pages(tmp_path, [
+        ("Meter", "Calibrate the airflowmeter before each run."),
+        ("Filter", "Clean the air filter when the flow drops; read the meter after.")]))
+    joined = index.bm25.vocab[index.bm25.tok("airflowmeter")[0]]
+    exp = expand(index, "air flow meter", [])
+    assert joined in exp.full_ids

@@ -219,8 +219,9 @@ OTHER: dict[str, str] = {
     "kbtools.check.names._BACKUP_TAIL": "a file name (at most 255 bytes)",
     "kbtools.query.expansion:<dynamic>": "a code's escaped prefix, whitespace and its escaped "
                                           "digits between fixed look-arounds, or an escaped "
-                                          "word, spaces or tabs and a run of letters (disjoint "
-                                          "classes), searched in chunk texts (linear)",
+                                          "word and a look-ahead of at most two runs of spaces "
+                                          "or tabs and letters (disjoint classes), searched in "
+                                          "chunk texts (linear)",
     "kbtools.query.identifiers._CAMEL": "one token of the question",
     "kbtools.query.identifiers._CODE": "one identifier of the question (fullmatch)",
     "kbtools.query.identifiers._ARTICLE": "one identifier of the question (fullmatch)",

@@ -11,7 +11,12 @@ joined token the index holds (`kbtools.query.expansion.expand`).
 
 Not every pair of words is a compound: ``a part`` is not apart nor ``no one`` noon. A run
 whose words before its last are stop words is left out (a stop word ends a compound: tag
-out, set up, log in; it does not start one).
+out, set up, log in; it does not start one), and so is one whose words before its last are
+other function words (``every one``, ``him self``, ``through out``: `FUNCTION_WORDS`) or a
+bound prefix written apart (``re main``, ``un do``, ``dis like``: `BOUND_PREFIXES`). A
+compound names a kind of its last word (a checkvalve is a valve, an O-ring a ring); a prefix
+makes another word of it (remain is no kind of main), and which word a question that cuts
+one in two meant is not for the index to guess: its words are searched as typed.
 
 Pure: imports nothing from kbtools but the tokenizer's stop words.
 """
@@ -26,6 +31,16 @@ from kbtools.index.tokenize import EN_STOP
 # A Latin run as the tokenizer reads it (`kbtools.index.tokenize._RUN`), in any case
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-.+#]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
+# English words that start no compound besides the tokenizer's stop words (`EN_STOP`):
+# function words (every one, him self, never the less) and the bound prefixes of up to
+# three letters, which are no words on their own (re main is not remain; see above)
+FUNCTION_WORDS = frozenset("""
+every ever never none him through along upon within without per via whether though
+although because since yet thus hence cannot
+""".split())
+BOUND_PREFIXES = frozenset("re un de dis mis non pre co ex bi tri im il ir en em".split())
+STARTS_NONE = EN_STOP | FUNCTION_WORDS | BOUND_PREFIXES
+
 MAX_WORDS = 3  # words of one compound (lock out tag out is two)
 MIN_LETTERS = 4  # letters of a joined compound (o ring: oring; not "a b")
 # before a run, a character that makes it part of an identifier (a path, an option, a key):
@@ -37,14 +52,15 @@ def compounds(text: str) -> list[tuple[str, ...]]:
     """The runs of two to `MAX_WORDS` words of `text` (lower case) that may be one compound
     written apart: words of ASCII letters next to each other, apart by spaces or tabs (on
     one line) or by hyphens inside one run (``tag-out``), at least `MIN_LETTERS` letters
-    together, no stop word before the last. Each run once, in the order of the text."""
+    together, no word of `STARTS_NONE` before the last. Each run once, in the order of the
+    text."""
     out: dict[tuple[str, ...], None] = {}
     for group in _word_groups(unicodedata.normalize("NFKC", text)):
         for start in range(len(group) - 1):
             for end in range(start + 2, min(start + MAX_WORDS, len(group)) + 1):
                 words = tuple(group[start:end])
                 if sum(map(len, words)) >= MIN_LETTERS and \
-                        not any(w in EN_STOP for w in words[:-1]):
+                        not any(w in STARTS_NONE for w in words[:-1]):
                     out[words] = None
     return list(out)
 

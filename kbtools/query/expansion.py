@@ -36,8 +36,11 @@ A compound the question writes apart (``o ring``, ``check valve``, ``tag out``, 
 joined, as a spelling, and its words are covered by it (tag of tag-out is no unknown word).
 The other way round, a question word of letters the index lacks (checkvalve, lockout) that
 splits into two words a chunk writes side by side (check valve, lock out: `joined_words`) is
-searched as those words (out, a stop word, is no token) and is no unknown word; two words
-the index merely holds (sand, box) do not make sandbox.
+searched as those words (out, a stop word, is no token), together weighing as the one word
+the question typed (each its share: a passage holding check and valve counted them as two
+question words), and is no unknown word; two words the index merely holds (sand, box) do not
+make sandbox. Three words are tried when no two are written so (airflowmeter: air flow
+meter).
 """
 
 from __future__ import annotations
@@ -86,8 +89,9 @@ class Expansion:
     shown: tuple[dict[str, Any], ...] = ()  # {"term", "expanded": […], "from"} per named term
     # those of `ids` that weigh as a question term (see `expand`), the rest EXPANSION_WEIGHT
     full_ids: tuple[int, ...] = ()
-    # those of `full_ids` that weigh more than a question term: a joined compound standing
-    # for words its holders lack (`compound_weight`)
+    # those of `full_ids` that weigh other than a question term: a joined compound standing
+    # for words its holders lack, more (`compound_weight`); the words a joined question word
+    # stands for, each its share of one term (`joined_words`)
     weights: dict[int, float] = field(default_factory=dict)
 
     def weighed_ids(self) -> tuple[int, ...]:
@@ -171,9 +175,11 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         gone.discard(token[0])
         covers[token[0]] = apart
         searched = [w for w in apart if w not in own and w not in terms]
-        for w in searched:
+        for w in searched:  # one word typed: its words weigh as one term together
             terms[w] = bm25.vocab[w]
             full.add(bm25.vocab[w])
+            if len(apart) > 1:
+                weights[bm25.vocab[w]] = 1 / len(apart)
         if searched:
             shown.append({"term": m.group(0), "expanded": searched, "from": "spelling"})
     remembered = bm25.tok.run_tokens  # (a question's word pairs: mostly the same words)
@@ -211,8 +217,8 @@ def _together(index: KbIndex, words: tuple[str, ...], parts: list[str]) -> bool:
     question does too (health care beside healthcare): then its joined spelling is another
     way of writing them, searched at EXPANSION_WEIGHT; where it never does (oring,
     checkvalve), the joined spelling is the knowledge's only one, searched as the question's
-    own words. Two words: a chunk holding both writes them side by side (`apart_in`); three:
-    a chunk holds all three. Remembered per index."""
+    own words: a chunk holding them all writes them side by side (`apart_in`). Remembered
+    per index."""
     known = _TOGETHER.setdefault(index, {})
     if words not in known:
         if len(known) >= MAX_JOINED:
@@ -220,7 +226,7 @@ def _together(index: KbIndex, words: tuple[str, ...], parts: list[str]) -> bool:
         bm25 = index.bm25
         ids = [bm25.vocab[p] for p in dict.fromkeys(parts) if p in bm25.vocab]
         held = bm25.holding_all(ids, SPLIT_CHUNKS) if len(ids) == len(set(parts)) else []
-        known[words] = bool(held) and (len(words) != 2 or apart_in(index, *words, held))
+        known[words] = bool(held) and apart_in(index, words, held)
     return known[words]
 
 
@@ -405,31 +411,50 @@ def joined_words(index: KbIndex, word: str) -> tuple[str, ...]:
 
 
 def _joined_words(index: KbIndex, word: str) -> tuple[str, ...]:
-    """`joined_words`, worked out (it reads the texts of chunks holding both words)."""
+    """`joined_words`, worked out (it reads the texts of chunks holding all the words): two
+    words first, then three (airflowmeter: air flow meter) if no two words are written so.
+    Only the splits whose leading words the index holds are split again, so an unknown word
+    of n letters costs at most n² tokenizations of its pieces, once per index."""
     bm25 = index.bm25
-    for first, second in splits(word):
-        head, tail = bm25.tok(first), bm25.tok(second)
-        if len(head) != 1 or head[0] not in bm25.vocab or len(tail) > 1 or \
-                (tail and tail[0] not in bm25.vocab) or (not tail and second not in EN_STOP):
-            continue
-        nums = bm25.holding_all([bm25.vocab[t] for t in (*head, *tail)], SPLIT_CHUNKS)
-        if apart_in(index, first, second, nums):
-            return (*head, *tail)
+
+    def held(piece: str) -> str | None:  # the index's one token of a leading word
+        token = bm25.tok(piece)
+        return token[0] if len(token) == 1 and token[0] in bm25.vocab else None
+
+    def written(words: tuple[str, ...]) -> tuple[str, ...]:
+        tail = bm25.tok(words[-1])
+        if len(tail) > 1 or (tail and tail[0] not in bm25.vocab) or \
+                (not tail and words[-1] not in EN_STOP):
+            return ()
+        tokens = (*(held(w) or "" for w in words[:-1]), *tail)
+        nums = bm25.holding_all([bm25.vocab[t] for t in dict.fromkeys(tokens)], SPLIT_CHUNKS)
+        return tokens if apart_in(index, words, nums) else ()
+
+    leading = [(first, rest) for first, rest in splits(word) if held(first)]
+    for first, rest in leading:
+        if found := written((first, rest)):
+            return found
+    for first, rest in leading:
+        for second, third in splits(rest):
+            if held(second) and (found := written((first, second, third))):
+                return found
     return ()
 
 
-def apart_in(index: KbIndex, first: str, second: str, nums: list[int]) -> bool:
-    """Does one of the chunks `nums` write the word `first` and then, after spaces, a word
-    with the tokens of `second` (any case: ``Check valves`` for check valve; a stop word
-    `second` as written: ``lock out``)?"""
+def apart_in(index: KbIndex, words: tuple[str, ...], nums: list[int]) -> bool:
+    """Does one of the chunks `nums` write the word ``words[0]`` and then, each after
+    spaces or tabs, words with the tokens of the others (any case: ``Check valves`` for check
+    valve, ``air flow meters`` for air flow meter; a stop word as written: ``lock out``)?"""
     tok = index.bm25.tok
-    tail = tok(second)
-    pattern = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(first)}[ \t]+([A-Za-z]+)"
-                         rf"(?![A-Za-z0-9_])", re.IGNORECASE)
+    tails = [tok(w) for w in words[1:]]
+    pattern = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(words[0])}"
+                         rf"(?=((?:[ \t]+[A-Za-z]+){{{len(tails)}}})(?![A-Za-z0-9_]))",
+                         re.IGNORECASE)
     for text, heading, _ in index.store.identifier_texts(nums).values():
         for m in (*pattern.finditer(heading), *pattern.finditer(text)):
-            after = m.group(1)
-            if (tok(after) == tail) if tail else after.lower() == second:
+            after = m.group(1).split()
+            if all((tok(a) == t) if t else a.lower() == w
+                   for a, t, w in zip(after, tails, words[1:], strict=True)):
                 return True
     return False
 
