@@ -74,7 +74,8 @@ FORMAT = 37  # bump when a check's findings for the same inputs change (5: `$` i
 # formula block left open; 36: `footnote-undefined`, `footnote-unused`, what front matter
 # to write for `fm-missing`, a BOM-only file `file-empty`, a near-miss path's suggestion
 # keeps its `?query`/`#fragment`, a short name one typo off suggested; 37: the front
-# matter `fm-missing` shows satisfies `anyOf`/`oneOf`/`if`-`then`, `heading-skip`)
+# matter `fm-missing` shows satisfies `anyOf`/`oneOf`/`if`-`then`, `heading-skip`,
+# the heading a wikilink's fix links to among its edits)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
