@@ -70,6 +70,7 @@ EXPECTED: dict[str, set[str]] = {
     "table-csv-duplicate.md": {"table-csv-duplicate"},
     "empty-link.md": {"link-empty"},
     "bad-enum.md": {"fm-value"},
+    "heading-skip.md": {"heading-skip"},
 }
 
 
@@ -182,7 +183,7 @@ def test_messages_name_the_problem(fixture_findings):
 def test_warnings_only_for_remote_images_and_empty_links(fixture_findings):
     warnings = {f.code for f in fixture_findings if f.level == "warning"}
     assert warnings == {"image-remote", "link-empty", "decision-gap", "decision-overlap",
-                        "image-no-alt", "footnote-unused"}
+                        "image-no-alt", "footnote-unused", "heading-skip"}
 
 
 def test_lenient_downgrades_front_matter_only(fixture_findings):

@@ -64,7 +64,7 @@ def test_fixture_corpus_exits_one_with_one_line_per_finding():
     assert lines == sorted(lines, key=lambda s: (s.split(":")[0], int(s.split(":")[1]),
                                                 int(s.split(":")[2]), s.split(":")[4]))
     assert "Traceback" not in result.output
-    assert "kb: error: check: 39 documents" in result.stderr
+    assert "kb: error: check: 40 documents" in result.stderr
 
 
 def test_json_output_has_exactly_six_fields():

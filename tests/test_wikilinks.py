@@ -204,3 +204,57 @@ def test_written_paths_encode_only_what_a_destination_cannot_hold():
     assert written_path("a(b.png") == "a%28b.png"
     assert written_path("c#1?%.md") == "c%231%3F%25.md"
     assert written_path("plain/path.md") == "plain/path.md"
+
+
+def findings_of(result) -> set[tuple[str, str]]:
+    """(place, code) of each finding printed."""
+    return {(line.split(": ")[0], line.split(": ")[2]) for line in result.stdout.splitlines()}
+
+
+def test_fix_never_writes_an_anchor_the_target_lacks(repo):
+    """`[[note#Heading]]` whose heading the note lacks was rewritten to a link whose
+    `#anchor` the next `kb check` flagged (`link-anchor`): now the check says so at the
+    wikilink, and `--fix` links to the one closest heading, else to the note without an
+    anchor, saying which; checking again finds nothing the fix made."""
+    write(repo, "knowledge/设备/steps.md", "# Steps\n\n## Step 1\n\nA.\n\n## Step 2\n\nB.\n")
+    page = write(repo, "knowledge/crops/anchors.md",
+                 "# 锚点\n\n见 [[液压 系统#4.3 液压系统: 压力异场]] 和 [[液压 系统#没有这一节|这里]]\n"
+                 "和 [[steps#Step 3]] 和 [[steps#step 2]]\n")
+    base = FM_LINES + 3
+    before = check()
+    anchor_lines = [line for line in before.stdout.splitlines() if "error: link-anchor" in line]
+    assert [line.split(": ")[0] for line in anchor_lines] == [
+        f"knowledge/crops/anchors.md:{base}:3", f"knowledge/crops/anchors.md:{base}:30",
+        f"knowledge/crops/anchors.md:{base + 1}:3"]
+    assert "no heading '#43-液压系统-压力异场' in knowledge/设备/液压 系统.md; linked to " \
+           "'#43-液压系统-压力异常', the one closest heading; `kb check --fix` writes " \
+           "'[液压 系统 > 4.3 液压系统: 压力异场](../设备/液压%20系统.md#43-液压系统-压力异常)'" \
+           in anchor_lines[0]
+    assert "linked to the document, without an anchor; `kb check --fix` writes " \
+           "'[这里](../设备/液压%20系统.md)'" in anchor_lines[1]
+    assert "no heading '#step-3' in knowledge/设备/steps.md, and no heading is the one " \
+           "closest" in anchor_lines[2]  # step-1 and step-2 are as close
+    fixed = check("--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert "(no heading '#没有这一节' in knowledge/设备/液压 系统.md, and no heading is the one " \
+           "closest: linked to the document, without an anchor)" in fixed.stderr
+    assert page.read_text(encoding="utf-8").split("---\n", 2)[2] == (
+        "# 锚点\n\n见 [液压 系统 > 4.3 液压系统: 压力异场](../设备/液压%20系统.md#43-液压系统-压力异常) "
+        "和 [这里](../设备/液压%20系统.md)\n"
+        "和 [steps > Step 3](../设备/steps.md) 和 [steps > step 2](../设备/steps.md#step-2)\n")
+    again = check()
+    assert again.exit_code == 0 and again.stdout == "", again.stdout
+
+
+def test_a_missing_heading_of_the_same_document_is_left_with_its_findings(repo):
+    """`[[#Heading]]` naming no heading of its own document and none closest: no link can
+    be written (an empty one is no fix); the wikilink stays, and so do its findings."""
+    page = write(repo, "knowledge/crops/self.md", "# 玉米\n\n## 播种\n\n见 [[#完全不同的东西]]\n")
+    before = check()
+    assert {code for _, code in findings_of(before)} == {"link-wikilink", "link-anchor"}
+    result = check("--fix")
+    assert result.exit_code == 1 and ": fixed: " not in result.stderr
+    assert f"knowledge/crops/self.md:{FM_LINES + 5}:3: not fixed: no heading " \
+           "'#完全不同的东西' in this document" in result.stderr
+    assert page.read_text(encoding="utf-8").endswith("见 [[#完全不同的东西]]\n")
+    assert findings_of(check()) == findings_of(before)

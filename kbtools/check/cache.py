@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 20  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 21  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -35,7 +35,7 @@ FORMAT = 20  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # `[^1]` is no heading text, a definition's indented paragraphs are no code; 18: an
 # escaped `\{#x}` ending a heading is text, `<script>`/`<style>` contents and invisible
 # characters no heading text; 19: images without alternative text; 20: footnote
-# references no definition resolves, definitions no reference uses)
+# references no definition resolves, definitions no reference uses; 21: heading levels)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -50,6 +50,7 @@ def to_json(scan: Scan) -> dict[str, Any]:
     return {
         "refs": [[r.kind, r.target, r.line, r.col, r.raw] for r in scan.refs],
         "headings": scan.headings,
+        "levels": scan.heading_levels,
         "ids": sorted(scan.html_ids),
         "tables": [[t.line, t.header_cells, [list(r) for r in t.rows]] for t in scan.tables],
         "math": scan.math,
@@ -69,6 +70,7 @@ def from_json(data: dict[str, Any]) -> Scan:
     return Scan(
         refs=[Ref(*r) for r in data["refs"]],
         headings=[(int(a), str(b)) for a, b in data["headings"]],
+        heading_levels=[(int(a), int(b)) for a, b in data["levels"]],
         html_ids=set(data["ids"]),
         tables=[TableShape(a, b, tuple((int(x), int(y)) for x, y in rows))
                 for a, b, rows in data["tables"]],

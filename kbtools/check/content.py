@@ -124,6 +124,27 @@ def body_problems(body: str, body_line: int, has_front_matter: bool) -> list[Pro
     return []
 
 
+def heading_skips(levels: list[tuple[int, int]]) -> list[Problem]:
+    """`heading-skip` for a heading more than one level below the one before it (`#` then
+    `###`), at its (line, level). The document's title (front matter `title`, else its first
+    `#`, else its file name) heads every heading path as level 1: a first heading may be a
+    `#` or a `##`. Typora and Obsidian show any level; the heading path, the outline and
+    screen readers then miss a level."""
+    out: list[Problem] = []
+    above = 1
+    for line, level in levels:
+        if level > above + 1:
+            after = "the document's title (level 1)" if line == levels[0][0] \
+                else f"a level-{above} heading ({'#' * above})"
+            out.append(("heading-skip", "warning", line, 1,
+                        f"heading level {level} ({'#' * level}) after {after}: expected level "
+                        f"{above + 1} ({'#' * (above + 1)}) at most; a level is skipped in its "
+                        "heading path and the outline (write it one level deeper than the "
+                        "heading it belongs under)"))
+        above = level
+    return out
+
+
 def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                   max_table_rows: int = DEFAULT_MAX_TABLE_ROWS) -> list[Problem]:
     out: list[Problem] = []
@@ -154,6 +175,7 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
         out.append(("footnote-unused", "warning", line, 1,
                     f"footnote definition [^{label}] is never referenced: no reader reaches "
                     f"it; write [^{label}] where the note belongs or delete the definition"))
+    out.extend(heading_skips(scan.heading_levels))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "

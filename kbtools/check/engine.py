@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from kbtools.check import (
+    anchors,
     assets,
     content,
     frontmatter,
@@ -42,7 +42,7 @@ from kbtools.check import (
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
-from kbtools.check.links import AnchorTarget, Edit, FsCache, close_names, git_cwd
+from kbtools.check.links import AnchorTarget, Edit, FsCache, git_cwd
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
@@ -412,7 +412,7 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "s": sorted(r.slugs) if r.slugs is not None else None,
         "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],
         "c": [list(c) for c in r.csv_names],
-        "e": [[e.line, e.col, e.old, e.new] for e in r.edits],
+        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment] for e in r.edits],
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
@@ -430,7 +430,8 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
             frozenset(map(str, data["s"])) if data["s"] is not None else None,
             tuple(AnchorTarget(str(d), str(fr), int(ln), int(c)) for d, fr, ln, c in data["a"]),
             tuple((int(ln), str(n)) for ln, n in data["c"]),
-            tuple(Edit(int(ln), int(c), str(o), str(n)) for ln, c, o, n in data["e"]),
+            tuple(Edit(int(ln), int(c), str(o), str(n), str(d), str(fr))
+                  for ln, c, o, n, d, fr in data["e"]),
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]),
             files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]))
@@ -444,37 +445,15 @@ def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckConte
                                       for code, level, line, col, msg in problems), read=read)
 
 
-def _slugs_of(rel: str, ctx: CheckContext) -> frozenset[str] | None:
-    if rel not in ctx.slugs:
-        try:
-            text, _ = decode(read_source(ctx.root / rel, ctx.root, ctx.max_bytes))
-            src = parse_source(text, ctx.root / rel, rel)
-            ctx.slugs[rel] = scan(src.body, src.body_line).slugs()
-        except (SourceError, RecursionError):
-            ctx.slugs[rel] = None
-    return ctx.slugs[rel]
-
-
 def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
+    """`link-anchor` findings of `results` (`kbtools.check.anchors`)."""
     for res in results:
         if res.slugs is not None:
             ctx.slugs[res.rel] = res.slugs
-    out = []
-    for res in results:
-        for a in res.anchors:
-            if not a.fragment:
-                continue
-            slugs = _slugs_of(a.doc, ctx)
-            fragment = unquote(a.fragment)
-            if slugs is None or fragment in slugs:
-                continue
-            close = [s for s in slugs if s.lower() == fragment.lower()] or \
-                close_names(fragment, slugs)
-            hint = f"; did you mean '#{close[0]}'?" if close else ""
-            where = "this document" if a.doc == res.rel else a.doc
-            out.append(finding(res.rel, a.line, a.col, "error", "link-anchor",
-                               f"no heading '#{fragment}' in {where}{hint}"))
-    return out
+    slugs_of = partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
+                       max_bytes=ctx.max_bytes)
+    return [f for res in results
+            for f in anchors.anchor_findings(res.rel, res.anchors, res.edits, slugs_of)]
 
 
 def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:

@@ -12,8 +12,11 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from kbtools.check import anchors
+from kbtools.check.anchors import SlugsOf
 from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
 from kbtools.corpus import is_inside, read_source
@@ -32,9 +35,11 @@ class Change:
     col: int
     old: str
     new: str
+    note: str = ""  # how it differs from what the check's finding said (`anchors.settle`)
 
     def format(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: fixed: {self.old} -> {self.new}"
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.path}:{self.line}:{self.col}: fixed: {self.old} -> {self.new}{note}"
 
 
 @dataclass(frozen=True)
@@ -94,21 +99,33 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
     return applied
 
 
-def fix_results(results: list[DocResult], root: Path | None = None) -> list[Change | NotFixed]:
+def fix_results(results: list[DocResult], root: Path | None = None,
+                slugs_of: SlugsOf | None = None) -> list[Change | NotFixed]:
     """Apply every result's edits; `root`: the repository a document inside it (a relative
-    `rel`) must stay in. One `Change` per edit written, one `NotFixed` per document refused."""
+    `rel`) must stay in; `slugs_of`: the anchors of a document, which an edit's anchor must
+    name (`anchors.settle`; None: not checked). One `Change` per edit written, one
+    `NotFixed` per document refused or edit that would link to no heading."""
     changes: list[Change | NotFixed] = []
     for res in results:
         if not res.edits:
             continue
+        edits, notes = [], {}
+        for edit in res.edits:
+            settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
+            if settled is None:
+                changes.append(NotFixed(display_path(res.rel), note, edit.line, edit.col))
+                continue
+            edits.append(settled)
+            notes[settled] = note
         inside = root if root is not None and not res.rel.startswith("/") else None
         try:
-            applied = apply_edits(res.path, list(res.edits), inside)
+            applied = apply_edits(res.path, edits, inside)
         except SourceError as exc:
             changes.append(NotFixed(display_path(res.rel), exc.message))
             continue
         for e in applied:
-            changes.append(Change(display_path(res.rel), e.line, e.col, e.old, e.new))
+            changes.append(Change(display_path(res.rel), e.line, e.col, e.old, e.new,
+                                  notes.get(e, "")))
     return sorted(changes, key=lambda c: (c.path, c.line, c.col))
 
 
@@ -119,7 +136,8 @@ def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
     each change a `Change` written or a document `NotFixed`, printed with `.format()`."""
     ctx = ctx_factory()
     results, findings = check_results(paths, ctx, jobs)
-    changes = fix_results(results, ctx.root)
+    changes = fix_results(results, ctx.root, partial(anchors.read_slugs, known=ctx.slugs,
+                                                     root=ctx.root, max_bytes=ctx.max_bytes))
     if changes:
         results, findings = check_results(paths, ctx_factory(), jobs)
     return changes, results, findings

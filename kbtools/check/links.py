@@ -36,6 +36,10 @@ class Edit:
     col: int
     old: str
     new: str
+    # a wikilink's fix: the document and heading slug the anchor ending `new` names, which
+    # `kb check --fix` checks before writing (`kbtools.check.anchors.settle`); "" = none
+    doc: str = ""
+    fragment: str = ""
 
 
 @dataclass(frozen=True)

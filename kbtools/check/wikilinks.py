@@ -16,7 +16,9 @@ file gives the edit:
   is dropped: kbtools shows a picture at its own size);
 - `[[Other note#Heading|shown]]` → `[shown](../other/Other%20note.md#heading)` (the anchor is
   the heading's slug, `kbtools.markdown.parser.slugify`; text without a label:
-  `Other note > Heading`); an embedded note or PDF becomes a link (nothing is transcluded).
+  `Other note > Heading`; `kbtools.check.anchors` checks the heading exists once every
+  document is read, and `--fix` writes another heading or none when it does not); an
+  embedded note or PDF becomes a link (nothing is transcluded).
 
 Paths are written as the other path fixes write them (`links.written_path`). Several
 files, none, or a block reference (`#^id`, no Markdown equivalent) → the finding says so
@@ -120,8 +122,9 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
         return _error(f"{head}; {len(found)} files match ({listed}): write a standard relative "
                       f"link to the one meant, or a path in the wikilink ({SETTINGS})")
     new = standard_link(link, found[0], doc_rel)
+    slug = heading_slug(link, found[0])
     return LinkProblem(CODE, "error", f"{head}; `kb check --fix` writes {new!r} ({SETTINGS})",
-                       Edit(line, col, link.raw, new))
+                       Edit(line, col, link.raw, new, found[0] if slug else "", slug))
 
 
 def _error(message: str) -> LinkProblem:
@@ -170,17 +173,24 @@ def candidates(link: Wikilink, doc_rel: str, fs: FsCache, trees: Sequence[str]) 
 def standard_link(link: Wikilink, file_rel: str, doc_rel: str) -> str:
     """The standard Markdown link or image for `link` naming `file_rel`, from `doc_rel`."""
     ext = posixpath.splitext(file_rel)[1].lower()
-    heading = link.heading.rsplit("#", 1)[-1]
-    if file_rel == doc_rel and heading:
+    if file_rel == doc_rel and link.heading.rsplit("#", 1)[-1]:
         dest = ""
     else:
         dest = written_path(posixpath.relpath(file_rel, posixpath.dirname(doc_rel) or "."))
     if link.embed and ext in EMBED_IMAGES:
         alt = image_alt(link.label) or posixpath.splitext(posixpath.basename(file_rel))[0]
         return f"![{_text(alt)}]({dest})"
-    slug = slugify(heading_title(heading)) if heading and ext in NOTE_TYPES else ""
+    slug = "" if link.embed and ext in EMBED_IMAGES else heading_slug(link, file_rel)
     shown = " > ".join(p for p in (link.target, *link.heading.split("#")) if p)
     return f"[{_text(link.label or shown)}]({dest}{'#' + slug if slug else ''})"
+
+
+def heading_slug(link: Wikilink, file_rel: str) -> str:
+    """The anchor the link written for `link` (naming `file_rel`) ends with ("" = none)."""
+    heading = link.heading.rsplit("#", 1)[-1]
+    if not heading or posixpath.splitext(file_rel)[1].lower() not in NOTE_TYPES:
+        return ""
+    return slugify(heading_title(heading))
 
 
 def image_alt(label: str) -> str:

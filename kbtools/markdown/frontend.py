@@ -75,6 +75,8 @@ class TableShape:
 class Scan:
     refs: list[Ref] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)  # (line, plain text)
+    # (line, level 1-6) of each heading outside quotes and lists: those that make sections
+    heading_levels: list[tuple[int, int]] = field(default_factory=list)
     html_ids: set[str] = field(default_factory=set)
     tables: list[TableShape] = field(default_factory=list)
     math: list[tuple[int, str]] = field(default_factory=list)  # (line, latex)
@@ -296,6 +298,9 @@ class _Scanner:
             self.out.csv_names.append(pending)
         if kind == "heading_open":
             self.in_heading = True
+            if tok.level == 0:
+                self.out.heading_levels.append((self.first_row(tok) + self.offset,
+                                                int(tok.tag[1:])))
         elif kind == "footnote_reference_open":
             self.note_definitions.append((self.first_row(tok) + self.offset,
                                           str(tok.meta.get("label", ""))))

@@ -1,0 +1,112 @@
+"""Anchors that must name a heading of a document, resolved once every document is read.
+
+- `#fragment` links whose file exists (`AnchorTarget`): `link-anchor` when no heading,
+  `{#id}` or HTML id of that document has the slug (with a did-you-mean).
+- the anchor of the link `kb check --fix` writes for an Obsidian `[[note#Heading]]`
+  (`Edit.doc`, `Edit.fragment`): the wikilink's own finding is made from its document alone
+  (the results cache keeps it), so a heading the note lacks is found here, and `settle` says
+  what `--fix` writes instead: the closest heading when exactly one is closest, else the
+  link to the note without an anchor (to a heading of the same document: nothing). A fix
+  never writes an anchor `kb check` would then flag.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from urllib.parse import unquote
+
+from kbtools.check.links import AnchorTarget, Edit, close_names
+from kbtools.corpus import decode, parse_source, read_source
+from kbtools.errors import SourceError
+from kbtools.findings import Finding, finding
+from kbtools.markdown.frontend import scan
+
+SlugsOf = Callable[[str], frozenset[str] | None]  # a document's anchors (None: unreadable)
+
+
+def read_slugs(rel: str, known: dict[str, frozenset[str] | None], root: Path,
+               max_bytes: int) -> frozenset[str] | None:
+    """The anchors of the document `rel` (root-relative), read once into `known`."""
+    if rel not in known:
+        try:
+            text, _ = decode(read_source(root / rel, root, max_bytes))
+            src = parse_source(text, root / rel, rel)
+            known[rel] = scan(src.body, src.body_line).slugs()
+        except (SourceError, RecursionError):
+            known[rel] = None
+    return known[rel]
+
+
+def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[Edit],
+                    slugs_of: SlugsOf) -> list[Finding]:
+    """`link-anchor` for each anchor of the document `rel`, and each anchor a wikilink's
+    fix would write, that names no heading of its document."""
+    out = []
+    for a in anchors:
+        slugs = slugs_of(a.doc) if a.fragment else None
+        fragment = unquote(a.fragment)
+        if slugs is None or fragment in slugs:
+            continue
+        close = [s for s in slugs if s.lower() == fragment.lower()] or \
+            close_names(fragment, slugs)
+        hint = f"; did you mean '#{close[0]}'?" if close else ""
+        out.append(finding(rel, a.line, a.col, "error", "link-anchor",
+                           f"no heading '#{fragment}' in {_where(a.doc, rel)}{hint}"))
+    for edit in edits:
+        settled, note = settle(edit, slugs_of, rel)
+        if note:
+            then = f"`kb check --fix` writes {settled.new!r}" if settled is not None else \
+                "`kb check --fix` leaves it as it is"
+            out.append(finding(rel, edit.line, edit.col, "error", "link-anchor",
+                               f"wikilink {edit.old!r}: {note}; {then}"))
+    return out
+
+
+def closest_heading(fragment: str, slugs: frozenset[str]) -> str | None:
+    """The anchor of `slugs` a missing `fragment` most likely means, when exactly one is
+    closest: the same but for letter case, else more alike (`close_names`) than any other."""
+    same = [s for s in slugs if s.lower() == fragment.lower()]
+    if same:
+        return same[0] if len(same) == 1 else None
+    near = close_names(fragment, slugs)
+    if not near:
+        return None
+    runner_up = close_names(fragment, slugs - {near[0]})
+    if runner_up and _alike(fragment, runner_up[0]) >= _alike(fragment, near[0]):
+        return None
+    return near[0]
+
+
+def _alike(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b).ratio()
+
+
+def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
+    """The edit `--fix` may write in place of `edit` (made in the document `rel`), and why
+    it differs ("": `edit` as it is; None: no edit): its anchor must name a heading."""
+    if not edit.fragment:
+        return edit, ""
+    slugs = slugs_of(edit.doc)
+    if slugs is None or edit.fragment in slugs:
+        return edit, ""
+    suffix = f"#{edit.fragment})"
+    if not edit.new.endswith(suffix):  # the anchor ends every link a wikilink's fix writes
+        return edit, ""
+    head = edit.new[:-len(suffix)]
+    missing = f"no heading '#{edit.fragment}' in {_where(edit.doc, rel)}"
+    near = closest_heading(edit.fragment, slugs)
+    if near is not None:
+        return (dataclasses.replace(edit, new=f"{head}#{near})", fragment=near),
+                f"{missing}; linked to '#{near}', the one closest heading")
+    if head.endswith("]("):  # a heading of this document: no link to write
+        return None, f"{missing}, and no heading is the one closest: link to one by hand"
+    return (dataclasses.replace(edit, new=head + ")", doc="", fragment=""),
+            f"{missing}, and no heading is the one closest: linked to the document, "
+            "without an anchor")
+
+
+def _where(doc: str, rel: str) -> str:
+    return "this document" if doc == rel else doc
