@@ -5,6 +5,7 @@ in — and the evaluation names the input each value went to."""
 
 from __future__ import annotations
 
+import pytest
 from kbfixtures import GOOD_FM
 
 from kbtools.decision import build_table, column_key
@@ -94,3 +95,20 @@ def test_kb_query_answers_a_chinese_question_from_an_english_table(tmp_path):
     assert ev is not None and ev["status"] == "match", top
     assert ev["inputs"] == {"Hose age (years)": "6"}  # the input the value was bound to
     assert ev["outputs"] == {"Action": "Replace the hose"}
+
+
+RUN = build_table(["Run time (hours)", "Action"], [["<4", "ok"], [">=4", "check"]],
+                  decision="inputs=Run time (hours); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "value", "action"), [
+    ("运行了5个小时", "5", "check"), ("运行了3个小时", "3", "ok"), ("运行了三个小时", "3", "ok"),
+    ("运行5小时", "5", "check")])
+def test_a_measure_word_between_a_number_and_its_unit_keeps_the_unit(question, value, action):
+    """5个小时 (with the measure word 个) carried no unit: the one hours column of an English
+    table did not get it, though 5小时 and 三个小时 did."""
+    assert RUN is not None
+    found = find_inputs(question, RUN)
+    assert found == {"Run time (hours)": value}
+    ev = evaluate_inputs("m.md", 1, RUN, found)
+    assert (ev.status, ev.outputs) == ("match", {"Action": action})

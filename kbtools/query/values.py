@@ -215,11 +215,11 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     spans = [(m.start(), m.end(), m.group(1).replace(",", ""), text[m.end():m.end() + 24])
              for m in _NUMBER.finditer(text)]
     for m in _CJK_NUMBER.finditer(text):
-        rest = text[m.end():m.end() + 25]
-        rest = rest[1:] if rest.startswith("个") else rest
+        rest = text[m.end():m.end() + 24]
+        unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
             rest = "%" + rest
-        elif m.group(2) == "一" or _unit_after(rest)[2] is None:
+        elif m.group(2) == "一" or _unit_after(unit)[2] is None:
             continue
         if (value := chinese_number(m.group(2))) is not None:
             spans.append((m.start(), m.end(), value, rest[:24]))
@@ -243,12 +243,15 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         noun, gap = count_noun(rest) if not suffix and not before.endswith("第") else ("", 0)
         if noun:
             suffix, known, unit = _unit_after(rest[gap:])
+        elif not suffix and rest.startswith("个") and _unit_after(rest[1:])[2] is not None:
+            gap = 1  # 5个小时: the measure word 个 between a number and its unit
+            suffix, known, unit = _unit_after(rest[1:])
         if (before.endswith(BELOW_ZERO) or _EN_BELOW_ZERO.search(longer)) and \
                 not value.startswith("-"):
             value = "-" + value  # 零下5度, minus 5 degrees are -5
         spaced = rest[:1] == " " and rest[1:2].isalpha()
         skip = len(suffix) + spaced if suffix and suffix not in MAGNITUDES else 0
-        skip = gap + len(suffix) if noun else skip
+        skip = gap + len(suffix) if gap else skip
         after = rest[skip:]
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
