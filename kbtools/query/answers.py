@@ -54,7 +54,7 @@ from kbtools.index.store import LAST_LINE
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
-    JOINERS,
+    NAME_STARTS,
     STOP_GAP,
     TEMPERATURES,
     UNIT_CLASSES,
@@ -81,9 +81,11 @@ NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is cur
 # another thing's name (the temperature 160; not bearing temperature 160)
 _EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
                        "when", "at", "but", "so"))
-# words before a number that name no quantity: a number taken by its unit may follow them
+# words before a number that name no quantity: a number taken by its unit may follow them;
+# nor do they make a name after them another thing's (``then the temperature 23``)
 _EN_NAMELESS = _EN_LEADS | {"it", "this", "that", "they", "we", "i", "you", "while", "once",
-                            "since", "because", "now", "here", "there", "then"}
+                            "since", "because", "now", "here", "there", "then", "later",
+                            "again", "also", "still", "today", "yesterday", "afterwards"}
 
 
 @dataclass(frozen=True)
@@ -312,8 +314,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
         if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
-        if tail and before and is_cjk(before) and not text[:m.start()].endswith(JOINERS):
-            continue  # 土壤湿度 (not 和湿度: a name of its own)
+        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
+            continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
             continue
         ahead = text[m.end():m.end() + NAME_GAP_LATIN + 2]
@@ -358,7 +360,7 @@ def _lead_ok(text: str, start: int) -> bool:
     while at and before[at - 1].isascii() and before[at - 1].isalpha():
         at -= 1
     prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
-    return not prev or prev in _EN_LEADS
+    return not prev or prev in _EN_NAMELESS  # ``then temperature``: a name of its own
 
 
 def _unnamed_output(word: str, table: DecisionTable) -> str:
@@ -398,9 +400,9 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
             return True
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
-            all(w in _EN_LEADS or any(o.startswith(w) for o in own) for w in lead)
-    joiner = next((j for j in JOINERS if word.startswith(j) and len(word) > len(j)), "")
-    word = word[len(joiner):]  # 和湿度 90% names 湿度
+            all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)
+    joiner = next((j for j in NAME_STARTS if word.startswith(j) and len(word) > len(j)), "")
+    word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not set(word) & {ch for ch in key if is_cjk(ch)}:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]

@@ -395,6 +395,11 @@ def _word_before(text: str, start: int, floor: int = 0) -> str:
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows
 # one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
 JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
+# words of time, sequence or contrast after which a name starts anew as well (温度22度，然后温度
+# 23度: the same 温度 named again, as ``then the temperature`` is; 最低温度 is another one)
+CLAUSE_LEADS = ("然后", "随后", "之后", "后来", "接着", "现在", "目前", "当前", "如今", "今天",
+                "昨天", "但是", "可是", "不过", "而且", "另外", "同时", "但", "而", "又", "再")
+NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
