@@ -112,3 +112,40 @@ def test_a_measure_word_between_a_number_and_its_unit_keeps_the_unit(question, v
     assert found == {"Run time (hours)": value}
     ev = evaluate_inputs("m.md", 1, RUN, found)
     assert (ev.status, ev.outputs) == ("match", {"Action": action})
+
+
+FILTER_MONTHS = build_table(["Filter age (months)", "Action"], [["<18", "keep"], [">=18", "replace"]],
+                            decision="inputs=Filter age (months); outputs=Action")
+RUN_H = build_table(["Runtime (h)", "Action"], [["<48", "ok"], [">=48", "check"]],
+                    decision="inputs=Runtime (h); outputs=Action")
+ZH_MONTHS = build_table(["滤芯使用时间(月)", "处理"], [["<18", "保留"], ["≥18", "更换"]],
+                        decision="inputs=滤芯使用时间(月); outputs=处理")
+
+
+@pytest.mark.parametrize(("table", "question", "value", "reason"), [
+    (FILTER_MONTHS, "滤芯用了2年", "2年", "2年 = 24 months; 24 is ≥ 18"),
+    (FILTER_MONTHS, "2 years", "2years", "2years = 24 months; 24 is ≥ 18"),
+    (FILTER_MONTHS, "it has been 2 years", "2years", "2years = 24 months; 24 is ≥ 18"),
+    (RUN_H, "运行了3天", "3天", "3天 = 72 h; 72 is ≥ 48"),
+    (RUN_H, "3 days", "3days", "3days = 72 h; 72 is ≥ 48"),
+    (ZH_MONTHS, "滤芯用了2年", "2年", "2年 = 24 月; 24 is ≥ 18"),  # (月): months
+    (ZH_MONTHS, "filter used 2 years", "2years", "2years = 24 月; 24 is ≥ 18"),
+])
+def test_a_value_in_another_unit_of_the_one_column_of_its_family_is_converted(
+        table, question, value, reason):
+    """By its unit alone a number went only to a column in that very unit: 滤芯用了2年 left
+    an English table's one months column missing though 'filter age 2 years' (named) was
+    converted to 24 months; the factor is as exact either way."""
+    assert table is not None
+    found = find_inputs(question, table)
+    assert found == {table.header[0]: value}
+    ev = evaluate_inputs("m.md", 1, table, found)
+    assert ev.status == "match" and ev.cells[0]["reason"] == reason
+
+
+def test_a_value_of_a_family_two_columns_are_in_is_bound_to_neither():
+    table = build_table(["Runtime (h)", "Rest (days)", "Action"], [["*", "*", "ok"]],
+                        decision="inputs=Runtime (h),Rest (days); outputs=Action")
+    assert table is not None
+    assert find_inputs("运行了3周", table) == {}
+    assert find_inputs("3 weeks", table) == {}

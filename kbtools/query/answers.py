@@ -6,8 +6,9 @@ units and whether each is an exact value come from `kbtools.query.values`, in Ch
 English): a number is given to the input column named just before it (by its header without
 the unit, a leading or trailing part of it — of two characters or more for a CJK header,
 whole words for an English one — that names no other input, or a synonym: 湿度 for
-相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F
-column), to the one column the count noun before its unit names (``4 rainy days`` → Rain
+相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries, or a unit of its family an exact factor
+converts (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F column; 2年 → a column of
+months, as 24), to the one column the count noun before its unit names (``4 rainy days`` → Rain
 days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
 column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `evaluate_question` tries the
@@ -47,7 +48,7 @@ from kbtools.decision.conditions import (
 )
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
-from kbtools.decision.units import bare_degrees, degrees_fit, scale
+from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
@@ -144,7 +145,7 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
 def _unit_of(header: str) -> int | None:
     """The unit class a header declares: in its unit part (``(℃)``; a single letter only as
     the whole unit, and a rate such as ``(drops/min)`` names none unless it is a class's
-    word: ``(r/min)``), else by a unit word of two characters or more ending it (连续降雨天数,
+    word: ``(r/min)``; another spelling of a class's unit, ``(月)`` for months), else by a unit word of two characters or more ending it (连续降雨天数,
     运行小时)."""
     text = normalize_text(header)
     unit, key = text[header_unit_start(text):], column_key(header)
@@ -152,6 +153,10 @@ def _unit_of(header: str) -> int | None:
     for n, c in enumerate(UNIT_CLASSES):
         if bare in c or (unit and "/" not in bare and
                          any(w in unit for w in c if len(w) > 1 or not w.isascii())):
+            return n
+    group = unit_group(bare) if bare else None  # (月): a spelling of a class's unit, months
+    for n, c in enumerate(UNIT_CLASSES):
+        if group is not None and any(unit_group(w) == group for w in c):
             return n
     for n, c in enumerate(UNIT_CLASSES):
         if any(len(w) >= 2 and key.endswith(w) for w in c):
@@ -294,10 +299,19 @@ def read_inputs(question: str, table: DecisionTable,
 
 
 def _unit_fits(number: int | None, column: int | None) -> bool:
-    """Whether a number in unit class `number` is in column unit class `column`: the same
-    class, or bare degrees (``22 degrees``) in a column of ℃ or °F."""
-    return number is not None and (number == column or
-                                   (number == BARE_DEGREES and column in TEMPERATURES))
+    """Whether a number in unit class `number` is a value of column unit class `column`: the
+    same class, another unit of its family that an exact factor converts (2年 in a column of
+    months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
+    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    if number is None or column is None:
+        return False
+    return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
+        _FAMILIES[number] is not None and _FAMILIES[number] == _FAMILIES[column]
+
+
+# the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
+_FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
+                  for c in UNIT_CLASSES)
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
