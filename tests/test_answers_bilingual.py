@@ -149,3 +149,37 @@ def test_a_value_of_a_family_two_columns_are_in_is_bound_to_neither():
     assert table is not None
     assert find_inputs("运行了3周", table) == {}
     assert find_inputs("3 weeks", table) == {}
+
+
+WEATHER = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
+                      [["<25", "<80", "wait"], [">=25", ">=80", "spray"], ["*", "*", "watch"]],
+                      decision="inputs=Temperature (°C),Humidity (%); outputs=Action")
+RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"], [["<15", "*", "低"], ["≥15", "≥85", "高"]],
+                   decision="inputs=温度(℃),相对湿度(%); outputs=风险")
+HUMIDITY = {"湿度": ["humidity"]}
+
+
+@pytest.mark.parametrize(("table", "question", "synonyms", "expected"), [
+    # 病叶率 (the diseased-leaf rate) named the 3: no humidity, though the one column in %
+    (WEATHER, "病叶率3%，温度26度", {}, {"Temperature (°C)": "26"}),
+    (WEATHER, "3%的病叶，温度26度", {}, {"Temperature (°C)": "26"}),
+    (WEATHER, "3% of the leaves are spotted, 26 C", {}, {"Temperature (°C)": "26"}),
+    (RISK, "disease rate 3%, 温度22度", {}, {"温度(℃)": "22"}),
+    (RISK, "温度22度，3%的病叶", {}, {"温度(℃)": "22"}),
+    # a word the synonyms tie to the header, or one of its own, names it; so does none
+    (WEATHER, "湿度85%，温度26度", HUMIDITY, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (WEATHER, "85%的湿度，温度26度", HUMIDITY, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (WEATHER, "85% humidity, 26 C", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (WEATHER, "26度，85%", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (RISK, "humidity 85%, 温度22度", HUMIDITY, {"相对湿度(%)": "85", "温度(℃)": "22"}),
+    (RISK, "温度22度，85%的空气湿度", {}, {"相对湿度(%)": "85", "温度(℃)": "22"}),
+    # the word unknown (no synonym): not taken as naming the one column in %
+    (WEATHER, "湿度85%，温度26度", {}, {"Temperature (°C)": "26"}),
+])
+def test_a_percentage_said_of_another_thing_is_no_value_of_the_percent_column(
+        table, question, synonyms, expected):
+    """病叶率3% gave an English table's one % column, Humidity, the value 3: a number in %
+    (a unit many quantities are measured in) went there by its unit alone, whatever the
+    question said it was a rate of."""
+    assert table is not None
+    assert find_inputs(question, table, synonyms) == expected

@@ -66,12 +66,14 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
+    fraction_names,
+    fraction_of,
     is_cjk,
     is_latin,
     names_word,
     noun_names,
     other_script,
-    translates,
+    tied,
 )
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
@@ -262,7 +264,9 @@ def read_inputs(question: str, table: DecisionTable,
             continue
         fits = [n for n, x in enumerate(found_numbers) if n not in claimed and not x.noun
                 and _unit_fits(x.unit, unit)
-                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms)]
+                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
+                              fraction=x.unit == _PERCENT)
+                and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))]
         if len(fits) == 1 and sum(_unit_fits(found_numbers[fits[0]].unit, _unit_of(table.header[j]))
                                   for j in table.inputs) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
@@ -309,6 +313,7 @@ def _unit_fits(number: int | None, column: int | None) -> bool:
         _FAMILIES[number] is not None and _FAMILIES[number] == _FAMILIES[column]
 
 
+_PERCENT = next(n for n, c in enumerate(UNIT_CLASSES) if "%" in c)
 # the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
 _FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
                   for c in UNIT_CLASSES)
@@ -392,18 +397,31 @@ def _unnamed_output(word: str, table: DecisionTable) -> str:
     return word
 
 
-def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
+def _of_column(text: str, x: Number, header: str,
+               synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether fraction `x` (3%) may be the value of column `header` by its unit: no noun
+    after it says what it is a fraction of (3%的病叶, ``3% of the leaves``:
+    `query.wording.fraction_of`), or that noun names the column."""
+    noun = fraction_of(text, x.after)
+    return not noun or fraction_names(noun, _key_text(header), synonyms)
+
+
+def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
+              fraction: bool = False) -> bool:
     """Whether the word before a number may name column `header` when the number is taken by
     its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
     温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
     for 相对湿度); English words of the header or the starts of them (``seal``, ``the
     temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
     name something else. A word in a script the header is not written in (软管用了 5 年 for
-    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `_translates`."""
+    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `translates`; of a
+    `fraction` (a number in %, a unit many quantities are measured in: 病叶率 3% against
+    ``Humidity (%)``) only a word a synonym ties to the header names it."""
     if not word:
         return True
     if other_script(word, _key_text(header)):
-        return translates(word, _key_text(header), synonyms)
+        known = tied(word, _key_text(header), synonyms)
+        return known is True if fraction else known is not False
     key = column_key(header)
     if word.isascii():
         own = _key_text(header).split()
