@@ -5,6 +5,7 @@ in — and the evaluation names the input each value went to."""
 
 from __future__ import annotations
 
+import pytest
 from kbfixtures import GOOD_FM
 
 from kbtools.decision import build_table, column_key
@@ -94,3 +95,91 @@ def test_kb_query_answers_a_chinese_question_from_an_english_table(tmp_path):
     assert ev is not None and ev["status"] == "match", top
     assert ev["inputs"] == {"Hose age (years)": "6"}  # the input the value was bound to
     assert ev["outputs"] == {"Action": "Replace the hose"}
+
+
+RUN = build_table(["Run time (hours)", "Action"], [["<4", "ok"], [">=4", "check"]],
+                  decision="inputs=Run time (hours); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "value", "action"), [
+    ("运行了5个小时", "5", "check"), ("运行了3个小时", "3", "ok"), ("运行了三个小时", "3", "ok"),
+    ("运行5小时", "5", "check")])
+def test_a_measure_word_between_a_number_and_its_unit_keeps_the_unit(question, value, action):
+    """5个小时 (with the measure word 个) carried no unit: the one hours column of an English
+    table did not get it, though 5小时 and 三个小时 did."""
+    assert RUN is not None
+    found = find_inputs(question, RUN)
+    assert found == {"Run time (hours)": value}
+    ev = evaluate_inputs("m.md", 1, RUN, found)
+    assert (ev.status, ev.outputs) == ("match", {"Action": action})
+
+
+FILTER_MONTHS = build_table(["Filter age (months)", "Action"], [["<18", "keep"], [">=18", "replace"]],
+                            decision="inputs=Filter age (months); outputs=Action")
+RUN_H = build_table(["Runtime (h)", "Action"], [["<48", "ok"], [">=48", "check"]],
+                    decision="inputs=Runtime (h); outputs=Action")
+ZH_MONTHS = build_table(["滤芯使用时间(月)", "处理"], [["<18", "保留"], ["≥18", "更换"]],
+                        decision="inputs=滤芯使用时间(月); outputs=处理")
+
+
+@pytest.mark.parametrize(("table", "question", "value", "reason"), [
+    (FILTER_MONTHS, "滤芯用了2年", "2年", "2年 = 24 months; 24 is ≥ 18"),
+    (FILTER_MONTHS, "2 years", "2years", "2years = 24 months; 24 is ≥ 18"),
+    (FILTER_MONTHS, "it has been 2 years", "2years", "2years = 24 months; 24 is ≥ 18"),
+    (RUN_H, "运行了3天", "3天", "3天 = 72 h; 72 is ≥ 48"),
+    (RUN_H, "3 days", "3days", "3days = 72 h; 72 is ≥ 48"),
+    (ZH_MONTHS, "滤芯用了2年", "2年", "2年 = 24 月; 24 is ≥ 18"),  # (月): months
+    (ZH_MONTHS, "filter used 2 years", "2years", "2years = 24 月; 24 is ≥ 18"),
+])
+def test_a_value_in_another_unit_of_the_one_column_of_its_family_is_converted(
+        table, question, value, reason):
+    """By its unit alone a number went only to a column in that very unit: 滤芯用了2年 left
+    an English table's one months column missing though 'filter age 2 years' (named) was
+    converted to 24 months; the factor is as exact either way."""
+    assert table is not None
+    found = find_inputs(question, table)
+    assert found == {table.header[0]: value}
+    ev = evaluate_inputs("m.md", 1, table, found)
+    assert ev.status == "match" and ev.cells[0]["reason"] == reason
+
+
+def test_a_value_of_a_family_two_columns_are_in_is_bound_to_neither():
+    table = build_table(["Runtime (h)", "Rest (days)", "Action"], [["*", "*", "ok"]],
+                        decision="inputs=Runtime (h),Rest (days); outputs=Action")
+    assert table is not None
+    assert find_inputs("运行了3周", table) == {}
+    assert find_inputs("3 weeks", table) == {}
+
+
+WEATHER = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
+                      [["<25", "<80", "wait"], [">=25", ">=80", "spray"], ["*", "*", "watch"]],
+                      decision="inputs=Temperature (°C),Humidity (%); outputs=Action")
+RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"], [["<15", "*", "低"], ["≥15", "≥85", "高"]],
+                   decision="inputs=温度(℃),相对湿度(%); outputs=风险")
+HUMIDITY = {"湿度": ["humidity"]}
+
+
+@pytest.mark.parametrize(("table", "question", "synonyms", "expected"), [
+    # 病叶率 (the diseased-leaf rate) named the 3: no humidity, though the one column in %
+    (WEATHER, "病叶率3%，温度26度", {}, {"Temperature (°C)": "26"}),
+    (WEATHER, "3%的病叶，温度26度", {}, {"Temperature (°C)": "26"}),
+    (WEATHER, "3% of the leaves are spotted, 26 C", {}, {"Temperature (°C)": "26"}),
+    (RISK, "disease rate 3%, 温度22度", {}, {"温度(℃)": "22"}),
+    (RISK, "温度22度，3%的病叶", {}, {"温度(℃)": "22"}),
+    # a word the synonyms tie to the header, or one of its own, names it; so does none
+    (WEATHER, "湿度85%，温度26度", HUMIDITY, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (WEATHER, "85%的湿度，温度26度", HUMIDITY, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (WEATHER, "85% humidity, 26 C", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (WEATHER, "26度，85%", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
+    (RISK, "humidity 85%, 温度22度", HUMIDITY, {"相对湿度(%)": "85", "温度(℃)": "22"}),
+    (RISK, "温度22度，85%的空气湿度", {}, {"相对湿度(%)": "85", "温度(℃)": "22"}),
+    # the word unknown (no synonym): not taken as naming the one column in %
+    (WEATHER, "湿度85%，温度26度", {}, {"Temperature (°C)": "26"}),
+])
+def test_a_percentage_said_of_another_thing_is_no_value_of_the_percent_column(
+        table, question, synonyms, expected):
+    """病叶率3% gave an English table's one % column, Humidity, the value 3: a number in %
+    (a unit many quantities are measured in) went there by its unit alone, whatever the
+    question said it was a rate of."""
+    assert table is not None
+    assert find_inputs(question, table, synonyms) == expected

@@ -63,6 +63,32 @@ def test_an_input_given_two_values_is_missing_with_both_values_named():
     assert read_inputs("温度22度，湿度90%，温度22度", RISK).conflicts == {}
 
 
+TEMPERATURE = build_table(["Temperature (°C)", "Action"], [["<25", "wait"], [">=25", "spray"]],
+                          decision="inputs=Temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("table", "question", "values", "conflicts"), [
+    (TEMPERATURE, "temperature 22 C, then temperature 23 C", {},
+     {"Temperature (°C)": ("22C", "23C")}),
+    (TEMPERATURE, "temperature 22 C, later the temperature was 23 C", {},
+     {"Temperature (°C)": ("22C", "23C")}),
+    (RISK, "温度22度，然后温度23度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("22度", "23度")}),
+    (RISK, "温度22度，现在温度23度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("22度", "23度")}),
+    # another thing's temperature is no second value
+    (TEMPERATURE, "temperature 22 C, bearing temperature 30 C", {"Temperature (°C)": "22"}, {}),
+    (RISK, "温度22度，最低温度15度，湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}, {}),
+    (RISK, "温度22度，然后湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}, {}),
+])
+def test_a_word_of_time_before_the_name_again_leaves_it_the_same_input(table, question, values,
+                                                                      conflicts):
+    """``then temperature 23 C`` (然后温度23度) was read as another thing's temperature, as
+    ``bearing temperature`` is: the question's second value was dropped and the first
+    answered alone."""
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values, given.conflicts) == (values, conflicts)
+
+
 def test_an_input_given_only_two_values_is_still_answered_with_why():
     assert RISK is not None
     given = read_inputs("温度22度，温度23度", RISK)

@@ -283,10 +283,11 @@ YEARS = build_table(["使用年限(年)", "磨损深度(mm)", "处理"],
     ("hose is 5 years old with 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
     ("the hose is 6 yrs old, 0.2 mm abrasion", {AGE: "6", DEPTH: "0.2"}),
     ("5 years old hose, 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
-    # another duration is not the column's (never converted: the input stays missing); a
-    # bound is no value
+    # another duration is converted when an exact factor does (18 months is 1.5 years, as
+    # 'age 18 months' is), else not the column's (weeks to years: the input stays missing);
+    # a bound is no value
     ("hose is 260 weeks old with 0.3 mm abrasion", {DEPTH: "0.3"}),
-    ("hose is 18 months old, 0.3 mm abrasion", {DEPTH: "0.3"}),
+    ("hose is 18 months old, 0.3 mm abrasion", {AGE: "18months", DEPTH: "0.3"}),
     ("hose is over 5 years old, 0.3 mm abrasion", {DEPTH: "0.3"}),
 ])
 def test_a_duration_in_years_is_an_age(question, expected):
@@ -296,7 +297,8 @@ def test_a_duration_in_years_is_an_age(question, expected):
 
 @pytest.mark.parametrize(("question", "expected"), [
     ("用了5年，磨损深度0.3mm", {"使用年限(年)": "5", "磨损深度(mm)": "0.3"}),
-    ("用了18个月，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),
+    ("用了18个月，磨损深度0.3mm", {"使用年限(年)": "18个月", "磨损深度(mm)": "0.3"}),  # 1.5 年
+    ("用了3周，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),  # no exact factor to years
     ("3月2日检查，磨损深度0.3mm", {"磨损深度(mm)": "0.3"}),
 ])
 def test_a_chinese_duration_is_taken_by_its_unit(question, expected):

@@ -72,6 +72,13 @@ def scale(unit: str, column: str) -> tuple[int, int] | None:
     return a[1], b[1]
 
 
+def family(unit: str) -> int | None:
+    """Which of `SCALES`' families the unit `unit` (normalised) is in, the units `scale`
+    converts between (年 and ``months``; 天 and ``h``); None when it is in none."""
+    found = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1))
+    return found[0] if found else None
+
+
 def unit_word(word: str) -> bool:
     """Whether `word`, the last of a header, is its unit: one `UNIT_GROUPS` knows written with
     a symbol (``°C``, ``mm/s``, ``%``) or a short abbreviation (``bar``, ``kPa``, ``rpm``);

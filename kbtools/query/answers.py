@@ -6,8 +6,9 @@ units and whether each is an exact value come from `kbtools.query.values`, in Ch
 English): a number is given to the input column named just before it (by its header without
 the unit, a leading or trailing part of it — of two characters or more for a CJK header,
 whole words for an English one — that names no other input, or a synonym: 湿度 for
-相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F
-column), to the one column the count noun before its unit names (``4 rainy days`` → Rain
+相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries, or a unit of its family an exact factor
+converts (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F column; 2年 → a column of
+months, as 24), to the one column the count noun before its unit names (``4 rainy days`` → Rain
 days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
 column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `evaluate_question` tries the
@@ -47,14 +48,14 @@ from kbtools.decision.conditions import (
 )
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
-from kbtools.decision.units import bare_degrees, degrees_fit, scale
+from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
-    JOINERS,
+    NAME_STARTS,
     STOP_GAP,
     TEMPERATURES,
     UNIT_CLASSES,
@@ -65,12 +66,14 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
+    fraction_names,
+    fraction_of,
     is_cjk,
     is_latin,
     names_word,
     noun_names,
     other_script,
-    translates,
+    tied,
 )
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
@@ -81,9 +84,11 @@ NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is cur
 # another thing's name (the temperature 160; not bearing temperature 160)
 _EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
                        "when", "at", "but", "so"))
-# words before a number that name no quantity: a number taken by its unit may follow them
+# words before a number that name no quantity: a number taken by its unit may follow them;
+# nor do they make a name after them another thing's (``then the temperature 23``)
 _EN_NAMELESS = _EN_LEADS | {"it", "this", "that", "they", "we", "i", "you", "while", "once",
-                            "since", "because", "now", "here", "there", "then"}
+                            "since", "because", "now", "here", "there", "then", "later",
+                            "again", "also", "still", "today", "yesterday", "afterwards"}
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,7 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
 def _unit_of(header: str) -> int | None:
     """The unit class a header declares: in its unit part (``(℃)``; a single letter only as
     the whole unit, and a rate such as ``(drops/min)`` names none unless it is a class's
-    word: ``(r/min)``), else by a unit word of two characters or more ending it (连续降雨天数,
+    word: ``(r/min)``; another spelling of a class's unit, ``(月)`` for months), else by a unit word of two characters or more ending it (连续降雨天数,
     运行小时)."""
     text = normalize_text(header)
     unit, key = text[header_unit_start(text):], column_key(header)
@@ -150,6 +155,10 @@ def _unit_of(header: str) -> int | None:
     for n, c in enumerate(UNIT_CLASSES):
         if bare in c or (unit and "/" not in bare and
                          any(w in unit for w in c if len(w) > 1 or not w.isascii())):
+            return n
+    group = unit_group(bare) if bare else None  # (月): a spelling of a class's unit, months
+    for n, c in enumerate(UNIT_CLASSES):
+        if group is not None and any(unit_group(w) == group for w in c):
             return n
     for n, c in enumerate(UNIT_CLASSES):
         if any(len(w) >= 2 and key.endswith(w) for w in c):
@@ -255,7 +264,9 @@ def read_inputs(question: str, table: DecisionTable,
             continue
         fits = [n for n, x in enumerate(found_numbers) if n not in claimed and not x.noun
                 and _unit_fits(x.unit, unit)
-                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms)]
+                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
+                              fraction=x.unit == _PERCENT)
+                and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))]
         if len(fits) == 1 and sum(_unit_fits(found_numbers[fits[0]].unit, _unit_of(table.header[j]))
                                   for j in table.inputs) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
@@ -292,10 +303,20 @@ def read_inputs(question: str, table: DecisionTable,
 
 
 def _unit_fits(number: int | None, column: int | None) -> bool:
-    """Whether a number in unit class `number` is in column unit class `column`: the same
-    class, or bare degrees (``22 degrees``) in a column of ℃ or °F."""
-    return number is not None and (number == column or
-                                   (number == BARE_DEGREES and column in TEMPERATURES))
+    """Whether a number in unit class `number` is a value of column unit class `column`: the
+    same class, another unit of its family that an exact factor converts (2年 in a column of
+    months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
+    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    if number is None or column is None:
+        return False
+    return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
+        _FAMILIES[number] is not None and _FAMILIES[number] == _FAMILIES[column]
+
+
+_PERCENT = next(n for n, c in enumerate(UNIT_CLASSES) if "%" in c)
+# the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
+_FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
+                  for c in UNIT_CLASSES)
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
@@ -312,8 +333,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
         if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
-        if tail and before and is_cjk(before) and not text[:m.start()].endswith(JOINERS):
-            continue  # 土壤湿度 (not 和湿度: a name of its own)
+        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
+            continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
             continue
         ahead = text[m.end():m.end() + NAME_GAP_LATIN + 2]
@@ -358,7 +379,7 @@ def _lead_ok(text: str, start: int) -> bool:
     while at and before[at - 1].isascii() and before[at - 1].isalpha():
         at -= 1
     prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
-    return not prev or prev in _EN_LEADS
+    return not prev or prev in _EN_NAMELESS  # ``then temperature``: a name of its own
 
 
 def _unnamed_output(word: str, table: DecisionTable) -> str:
@@ -376,18 +397,31 @@ def _unnamed_output(word: str, table: DecisionTable) -> str:
     return word
 
 
-def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
+def _of_column(text: str, x: Number, header: str,
+               synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether fraction `x` (3%) may be the value of column `header` by its unit: no noun
+    after it says what it is a fraction of (3%的病叶, ``3% of the leaves``:
+    `query.wording.fraction_of`), or that noun names the column."""
+    noun = fraction_of(text, x.after)
+    return not noun or fraction_names(noun, _key_text(header), synonyms)
+
+
+def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
+              fraction: bool = False) -> bool:
     """Whether the word before a number may name column `header` when the number is taken by
     its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
     温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
     for 相对湿度); English words of the header or the starts of them (``seal``, ``the
     temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
     name something else. A word in a script the header is not written in (软管用了 5 年 for
-    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `_translates`."""
+    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `translates`; of a
+    `fraction` (a number in %, a unit many quantities are measured in: 病叶率 3% against
+    ``Humidity (%)``) only a word a synonym ties to the header names it."""
     if not word:
         return True
     if other_script(word, _key_text(header)):
-        return translates(word, _key_text(header), synonyms)
+        known = tied(word, _key_text(header), synonyms)
+        return known is True if fraction else known is not False
     key = column_key(header)
     if word.isascii():
         own = _key_text(header).split()
@@ -398,9 +432,9 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
             return True
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
-            all(w in _EN_LEADS or any(o.startswith(w) for o in own) for w in lead)
-    joiner = next((j for j in JOINERS if word.startswith(j) and len(word) > len(j)), "")
-    word = word[len(joiner):]  # 和湿度 90% names 湿度
+            all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)
+    joiner = next((j for j in NAME_STARTS if word.startswith(j) and len(word) > len(j)), "")
+    word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not set(word) & {ch for ch in key if is_cjk(ch)}:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]

@@ -215,11 +215,11 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     spans = [(m.start(), m.end(), m.group(1).replace(",", ""), text[m.end():m.end() + 24])
              for m in _NUMBER.finditer(text)]
     for m in _CJK_NUMBER.finditer(text):
-        rest = text[m.end():m.end() + 25]
-        rest = rest[1:] if rest.startswith("个") else rest
+        rest = text[m.end():m.end() + 24]
+        unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
             rest = "%" + rest
-        elif m.group(2) == "一" or _unit_after(rest)[2] is None:
+        elif m.group(2) == "一" or _unit_after(unit)[2] is None:
             continue
         if (value := chinese_number(m.group(2))) is not None:
             spans.append((m.start(), m.end(), value, rest[:24]))
@@ -243,12 +243,15 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         noun, gap = count_noun(rest) if not suffix and not before.endswith("第") else ("", 0)
         if noun:
             suffix, known, unit = _unit_after(rest[gap:])
+        elif not suffix and rest.startswith("个") and _unit_after(rest[1:])[2] is not None:
+            gap = 1  # 5个小时: the measure word 个 between a number and its unit
+            suffix, known, unit = _unit_after(rest[1:])
         if (before.endswith(BELOW_ZERO) or _EN_BELOW_ZERO.search(longer)) and \
                 not value.startswith("-"):
             value = "-" + value  # 零下5度, minus 5 degrees are -5
         spaced = rest[:1] == " " and rest[1:2].isalpha()
         skip = len(suffix) + spaced if suffix and suffix not in MAGNITUDES else 0
-        skip = gap + len(suffix) if noun else skip
+        skip = gap + len(suffix) if gap else skip
         after = rest[skip:]
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
@@ -392,6 +395,11 @@ def _word_before(text: str, start: int, floor: int = 0) -> str:
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows
 # one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
 JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
+# words of time, sequence or contrast after which a name starts anew as well (温度22度，然后温度
+# 23度: the same 温度 named again, as ``then the temperature`` is; 最低温度 is another one)
+CLAUSE_LEADS = ("然后", "随后", "之后", "后来", "接着", "现在", "目前", "当前", "如今", "今天",
+                "昨天", "但是", "可是", "不过", "而且", "另外", "同时", "但", "而", "又", "再")
+NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused

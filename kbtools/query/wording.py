@@ -1,7 +1,8 @@
 """How a question's words name a decision table's input, whichever script each is written
 in (`kbtools.query.answers` binds values with these): a Latin cell value named as a word
 of its own, the script of a word against a header's, a word of the other script named by
-the synonyms, and the count noun of ``4 rainy days`` naming ``Rain days``. Pure.
+the synonyms, the count noun of ``4 rainy days`` naming ``Rain days``, and what a fraction
+is said of (3%的病叶, ``3% of the leaves``). Pure.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def translates(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bo
     term is enough); no when a group holding a term in `word` has terms in the key's script
     but none in the key (软管 = hose: 软管用了 names no ``filter age``); else the word is
     not known and does not say: the number's unit, in the one column of that unit, decides."""
+    return tied(word, key, synonyms) is not False
+
+
+def tied(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool | None:
+    """`translates`' three answers: True (a synonym group ties `word` to header `key`),
+    False (a group ties it to another thing), None (no group holds it: not known)."""
     other = False
     for term, group in synonyms.items():
         if not term or not holds(word, term):
@@ -86,7 +93,50 @@ def translates(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bo
         if any(holds(key, w) for w in written):
             return True
         other = other or any(not other_script(w, key) for w in written)
-    return not other
+    return False if other else None
+
+
+# what leads from a fraction to the thing it is a fraction of (3%的病叶, ``3% of the leaves``)
+_OF = ("的", "of ")
+_OF_LEADS = ("the ", "a ", "an ", "all ", "its ", "their ")
+
+
+def fraction_of(text: str, at: int) -> str:
+    """The noun a fraction is said of after it, from position `at` of a compacted question
+    (where the text after the number and its unit starts): the CJK characters after 的
+    (3%的病叶 → 病叶), the words after ``of`` up to a comma or a number (``3% of the diseased
+    leaves`` → ``diseased leaves``); "" when neither follows."""
+    rest = text[at:at + 40]
+    lead = next((o for o in _OF if rest.startswith(o)), "")
+    if not lead:
+        return ""
+    rest = rest[len(lead):]
+    if lead == "的":
+        end = next((n for n, ch in enumerate(rest) if not is_cjk(ch)), len(rest))
+        return rest[:end]
+    for word in _OF_LEADS:
+        rest = rest.removeprefix(word)
+    words = []
+    for w in rest.split(" ")[:3]:  # up to a comma or a number: ``of leaves,then``
+        head = w[:next((n for n, ch in enumerate(w) if not (ch.isascii() and ch.isalpha())),
+                       len(w))]
+        if head:
+            words.append(head)
+        if head != w or not head:
+            break
+    return " ".join(words)
+
+
+def fraction_names(noun: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether `noun`, what a fraction is said of (`fraction_of`), names the column of header
+    text `key`: a word sharing a stem with one of the header's (``rated load`` and ``load``),
+    a character shared with a CJK header (湿度 and 相对湿度), in the other script a synonym
+    group that ties them (`tied`: an unknown word names no column)."""
+    if other_script(noun, key):
+        return tied(noun, key, synonyms) is True
+    if noun.isascii():
+        return any(stems_meet(w, o) for w in noun.split() for o in key.split())
+    return bool({ch for ch in noun if is_cjk(ch)} & set(key))
 
 
 def holds(text: str, term: str) -> bool:
