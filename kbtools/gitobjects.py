@@ -16,6 +16,7 @@ settings as every other call):
 - `diff_trees(repo, pairs, *options)`: the paths each of many (commit, base) pairs
   changes, with one `git diff-tree --stdin`;
 - `unquote_path(path)`: a path as git printed it, unquoted;
+- `literal(path)`: a path as a pathspec that matches that path alone;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
 - `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree;
 - `eol_normalized(root, paths)`: the files whose CRLF line endings git turns into LF when
@@ -214,13 +215,21 @@ def diff_raw(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
     return found
 
 
+def literal(path: str) -> str:
+    """`path` as a pathspec naming that path alone (and what is below it). Handed to git
+    bare, a path is a pattern: `pump[1].md`, `a*b.md` or `x?.md` also match `pump1.md`,
+    `a-b.md` or `x1.md` (whose history, status and commits then pass for the document's),
+    and a leading `:` starts pathspec magic."""
+    return f":(literal){path}"
+
+
 def tree_id(repo: git.Repo, commit: str, folder: str) -> str | None:
     """The id of the tree of `folder` ("" for the root) at commit `commit`; None when
     that is no folder there."""
     try:
         if not folder:
             return str(repo.git.rev_parse("--verify", "--quiet", f"{commit}^{{tree}}")).strip()
-        out = str(repo.git.ls_tree("-d", "-z", commit, "--", folder))
+        out = str(repo.git.ls_tree("-d", "-z", commit, "--", literal(folder)))
     except git.GitCommandError:
         return None
     for entry in out.split("\x00"):  # "<mode> <type> <id>\t<path>"
@@ -357,7 +366,7 @@ def eol_normalized(root: os.PathLike[str] | str, paths: Iterable[str]) -> frozen
     autocrlf = (run("config", "--get", "core.autocrlf") or b"").decode().strip().lower()
     auto_by_config = autocrlf in TRUE_WORDS or autocrlf == "input"
     crlf_in_index: set[str] = set()
-    listed = run("ls-files", "--eol", "-z", "--", *(f":(literal){p}" for p in wanted))
+    listed = run("ls-files", "--eol", "-z", "--", *map(literal, wanted))
     for entry in (listed or b"").split(b"\0"):
         info, _, name = entry.partition(b"\t")
         if info.startswith(b"i/crlf") or info.startswith(b"i/mixed"):

@@ -190,7 +190,7 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
     commit(root, "main edits a")
     git(root, "merge", "-q", "--no-edit", "-X", "theirs", "side")
     git(root, "revert", "--no-edit", "-m", "1", "HEAD")
-    write(root, "knowledge/pump[1].md", rng)  # a pattern to `git log -- PATH`
+    write(root, "knowledge/pump[1].md", rng)  # a pattern, were it not passed literally
     write(root, "knowledge/q.md/inner.md", rng)  # a folder then, a document later
     commit(root, "a pattern and a folder")
     git(root, "rm", "-q", "-r", "knowledge/q.md")
@@ -212,7 +212,7 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
             doc_changes(repo, "HEAD", path), path
     assert [h[1][0] for h in lineage.histories["knowledge/moved/a2.md"] or ()
             if h[1][0] == "R"] == ["R", "R"]  # followed through both renames
-    assert lineage.histories["knowledge/pump[1].md"] is None  # git asked
+    assert lineage.histories["knowledge/pump[1].md"] is not None  # read as git reads it
     assert lineage.histories["knowledge/q.md"] is None
     # what `kb review pending` lists: as each document judged on its own history
     cfg = load_config(root)

@@ -29,8 +29,7 @@ for the documents whose answer it can state exactly; every other document goes t
 --stdin` per step of renames followed (copy detection where the documents appear, as
 `--follow` runs it) and one `git cat-file --batch` for their states, whatever the number of
 documents. A document whose rename detection over all of a commit's new files could differ
-from `--follow`'s over that file alone (`source`), or whose path git reads as a pattern, goes
-the old way.
+from `--follow`'s over that file alone (`source`) goes the old way.
 
 A shallow clone has no `Lineage` (the boundary shows every file as added there).
 """
@@ -75,8 +74,6 @@ Touches = Mapping[str, tuple[str, str]]
 # what `git diff-tree -C --find-copies-harder` found a file was made from:
 # (status, source path, source blob, blob)
 Source = tuple[str, str, str, str]
-# characters that make a pathspec a pattern: `git log -- PATH` would not read PATH alone
-PATHSPEC_MAGIC = frozenset("*?[\\")
 # copy detection as `git log --follow` runs it where a followed file appears (every file of
 # the parent a candidate source, no limit on how many)
 FOLLOW_COPIES = ("--no-abbrev", "-C", "--find-copies-harder", "-l0")
@@ -294,12 +291,12 @@ def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | None:
     touches the path, and where the path appears looks for the file it was renamed or
     copied from (then follows that path in the commits still to walk; a copy ends the
     history). A commit id when that look-up was not read yet (`lineage.copies`); None when
-    git must be asked: a path git reads as a pattern or that was a folder once, or a source
-    that detection over all of a commit's new files may choose differently (`source`)."""
+    git must be asked: a path that was a folder once, or a source that detection over all
+    of a commit's new files may choose differently (`source`)."""
     steps: list[Step] = []
     pos = -1
     while True:
-        if PATHSPEC_MAGIC & set(path) or path in lineage.folders:
+        if path in lineage.folders:
             return None
         rows = lineage.at.get(path, ())
         k = bisect.bisect_right(rows, pos)
