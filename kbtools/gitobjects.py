@@ -239,7 +239,8 @@ def diffs_alone(repo: git.Repo, commit: str, parent: str, added: Iterable[str],
                 alone: Iterable[str], *options: str) -> dict[str, list[Change]]:
     """For each path of `alone` (files `commit` adds against `parent`): the changes
     `git diff-tree -r --raw *options parent commit` lists when, of the files `added` (every
-    file the commit adds), that one alone is added. Rename and copy detection then looks for
+    file the commit adds), that one alone is added (a path the commit does not hold: left
+    out). Rename and copy detection then looks for
     that file's source on its own, as `git log --follow` does, instead of sharing the
     deleted files among all the new ones. The trees compared are written to a temporary
     object directory (the repository is not written to): one `git ls-tree`, one
@@ -265,6 +266,8 @@ def diffs_alone(repo: git.Repo, commit: str, parent: str, added: Iterable[str],
     tops: dict[bytes, str] = {}  # the root tree made for each path → that path
     for path in wanted:
         folder, _, name = os.fsencode(path).rpartition(b"/")
+        if name not in folders.get(folder, {}):
+            continue  # not in the commit: left out of the answer
         child = (name, folders[folder][name])
         while True:
             entries = dict(stripped.get(folder, folders[folder]))

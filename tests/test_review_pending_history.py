@@ -298,11 +298,15 @@ def test_a_folder_moved_with_edits_is_read_at_once_as_git_log_follow(tmp_path: P
             doc_changes(repo, "HEAD", path), path
 
 
+NEW_B = "knowledge/泵房/b 号.md"
+
+
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])
 def test_a_source_another_new_file_took_is_found_as_git_log_follow_finds_it(
         tmp_path: Path, object_format: str) -> None:
-    """x and its near-copy y moved with edits as a and b: detection over both new files
-    gives x to a (the closer) and y to b; `--follow` of b alone finds x, closer to it."""
+    """x and its near-copy y moved with edits as a and b (in another folder, a Chinese
+    name): detection over both new files gives x to a (the closer) and y to b; `--follow`
+    of b alone finds x, closer to it."""
     root = tmp_path / "kb"
     (root / "knowledge").mkdir(parents=True)
     git(root, "init", "-q", "-b", "main", f"--object-format={object_format}")
@@ -313,17 +317,18 @@ def test_a_source_another_new_file_took_is_found_as_git_log_follow_finds_it(
     (root / "knowledge/y.md").write_text(document("x", lines[:9] + LINES[30:33]))
     commit(root, "x and a near-copy")
     (root / "knowledge/moved").mkdir()
+    (root / "knowledge/泵房").mkdir()
     (root / "knowledge/x.md").rename(root / "knowledge/moved/a.md")
     (root / "knowledge/y.md").unlink()
     (root / "knowledge/moved/a.md").write_text(document("x", lines + LINES[20:21]))
-    (root / "knowledge/moved/b.md").write_text(document("x", lines[:10] + LINES[34:36]))
+    (root / NEW_B).write_text(document("x", lines[:10] + LINES[34:36]))
     commit(root, "moved with edits")
     repo = git_repo(root)
     lineage = scan(repo)
     assert lineage is not None
-    histories_of(repo, lineage, ["knowledge/moved/b.md"])
-    read = lineage.histories["knowledge/moved/b.md"]
+    histories_of(repo, lineage, [NEW_B])
+    read = lineage.histories[NEW_B]
     assert read is not None and read[0][2] == "knowledge/x.md"
-    assert lineage.copies[read[0][0].sha]["knowledge/moved/b.md"][1] == "knowledge/y.md"
-    assert changes_of(repo, lineage.head.sha, "knowledge/moved/b.md", lineage=lineage) == \
-        doc_changes(repo, "HEAD", "knowledge/moved/b.md")
+    assert lineage.copies[read[0][0].sha][NEW_B][1] == "knowledge/y.md"
+    assert changes_of(repo, lineage.head.sha, NEW_B, lineage=lineage) == \
+        doc_changes(repo, "HEAD", NEW_B)

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import git
@@ -300,7 +300,7 @@ def histories_of(repo: git.Repo, lineage: Lineage, paths: Iterable[str]) -> None
     lineage.states.update(states_at(repo, wanted))
 
 
-def read_alone(repo: git.Repo, lineage: Lineage, row: int, paths: Iterable[str]) -> None:
+def read_alone(repo: git.Repo, lineage: Lineage, row: int, paths: Collection[str]) -> None:
     """Into `lineage.alone`: what the commit at `row` of `lineage.walk` made each of `paths`
     (files it added) from, detection looking for that file alone as `--follow` does."""
     info, touches = lineage.walk[row]
@@ -313,7 +313,8 @@ def read_alone(repo: git.Repo, lineage: Lineage, row: int, paths: Iterable[str])
     for path in paths:
         made = [(fields[4], names[0]) for fields, names in found.get(path, [])
                 if len(names) == 2 and names[1] == path]
-        lineage.alone[info.sha, path] = made[0] if made else None
+        lineage.alone[info.sha, path] = UNKNOWN if path not in found else \
+            made[0] if made else None
 
 
 @dataclass(frozen=True)
