@@ -15,7 +15,11 @@ settings as every other call):
 - `merge_base(repo, a, b)`: the id of the best common ancestor;
 - `diff_trees(repo, pairs, *options)`: the paths each of many (commit, base) pairs
   changes, with one `git diff-tree --stdin`;
+- `diffs_alone(repo, commit, parent, added, alone, *options)`: what a commit's diff is for
+  each of several new files were it the only one the commit added (rename and copy
+  detection for that file on its own, as `git log --follow` runs it);
 - `unquote_path(path)`: a path as git printed it, unquoted;
+- `literal(path)`: a path as a pathspec that matches that path alone;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
 - `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree;
 - `eol_normalized(root, paths)`: the files whose CRLF line endings git turns into LF when
@@ -26,10 +30,12 @@ Imports nothing of kbtools.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -170,6 +176,10 @@ def merge_base(repo: git.Repo, a: str, b: str) -> str | None:
         return None
 
 
+# a change as `git diff-tree --raw -z` prints it: its fields (modes, ids, status), its paths
+Change = tuple[list[str], list[str]]
+
+
 def diff_trees(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
                ) -> dict[str, list[str]]:
     """The paths `git diff-tree -r --raw -z --root *options` lists for each (commit, base)
@@ -181,7 +191,7 @@ def diff_trees(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: st
 
 
 def diff_raw(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
-             ) -> dict[str, list[tuple[list[str], list[str]]]]:
+             ) -> dict[str, list[Change]]:
     """`diff_trees` with each change whole: its raw fields (modes, ids, status) and its
     paths (two for a rename or copy: source, then destination)."""
     if not pairs:
@@ -193,15 +203,26 @@ def diff_raw(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
     if proc.proc.returncode:
         raise git.GitCommandError(["git", "diff-tree", "--stdin", *options],
                                   proc.proc.returncode, err)
-    # "<commit>\0" before each non-empty diff, then ":<modes> <ids> <status>\0<path>\0"
-    # per change (a rename or copy: two paths): a token after a status is always a path,
-    # whatever its characters
-    found: dict[str, list[tuple[list[str], list[str]]]] = {commit: [] for commit, _ in pairs}
+    found: dict[str, list[Change]] = {commit: [] for commit, _ in pairs}
+    found.update(_raw_changes(out))
+    return found
+
+
+def _raw_changes(out: bytes) -> dict[str, list[Change]]:
+    """The changes `git diff-tree --stdin -r --raw -z` printed, by the commit (or, for a
+    pair of trees, the second tree) each diff is of. "<commit>\0" before each non-empty
+    diff of a commit ("<tree> <tree>\n" before one of two trees), then
+    ":<modes> <ids> <status>\0<path>\0" per change (a rename or copy: two paths): a token
+    after a status is always a path, whatever its characters."""
+    found: dict[str, list[Change]] = {}
     tokens = out.decode("utf-8", errors="surrogateescape").split("\0")
-    current: list[tuple[list[str], list[str]]] = []
+    current: list[Change] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
+        if not token.startswith(":") and "\n" in token:
+            header, token = token.split("\n", 1)
+            current = found.setdefault(header.split()[-1], [])
         if token.startswith(":"):
             fields = token[1:].split()
             n = 2 if fields[-1][:1] in ("R", "C") else 1
@@ -214,13 +235,140 @@ def diff_raw(repo: git.Repo, pairs: list[tuple[str, str | None]], *options: str
     return found
 
 
+def diffs_alone(repo: git.Repo, commit: str, parent: str, added: Iterable[str],
+                alone: Iterable[str], *options: str) -> dict[str, list[Change]]:
+    """For each path of `alone` (files `commit` adds against `parent`): the changes
+    `git diff-tree -r --raw *options parent commit` lists when, of the files `added` (every
+    file the commit adds), that one alone is added (a path the commit does not hold: left
+    out). Rename and copy detection then looks for
+    that file's source on its own, as `git log --follow` does, instead of sharing the
+    deleted files among all the new ones. The trees compared are written to a temporary
+    object directory (the repository is not written to): one `git ls-tree`, one
+    `git rev-parse`, one `git hash-object` and one `git diff-tree --stdin` for all. Raises
+    git.GitCommandError when git fails."""
+    wanted = sorted(set(alone))
+    if not wanted:
+        return {}
+    listing = repo.git.ls_tree("-r", "-t", "-z", "--full-tree", commit, stdout_as_string=False)
+    base = str(repo.git.rev_parse("--verify", f"{parent}^{{tree}}")).strip()
+    folders: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {b"": {}}
+    for entry in bytes(listing).split(b"\0"):
+        if entry:
+            info, _, full = entry.partition(b"\t")
+            mode, kind, oid = info.split(b" ")
+            folder, _, name = full.rpartition(b"/")
+            folders.setdefault(folder, {})[name] = (mode.lstrip(b"0"), oid)
+            if kind == b"tree":
+                folders.setdefault(full, {})
+    trees: dict[bytes, bytes] = {}  # id → contents
+    drop = {os.fsencode(p) for p in added} | {os.fsencode(p) for p in wanted}
+    stripped = _without(folders, drop, trees, len(base))
+    tops: dict[bytes, str] = {}  # the root tree made for each path → that path
+    for path in wanted:
+        folder, _, name = os.fsencode(path).rpartition(b"/")
+        if name not in folders.get(folder, {}):
+            continue  # not in the commit: left out of the answer
+        child = (name, folders[folder][name])
+        while True:
+            entries = dict(stripped.get(folder, folders[folder]))
+            entries[child[0]] = child[1]
+            oid = _tree(entries, trees, len(base))
+            if not folder:
+                tops[oid] = path
+                break
+            folder, _, name = folder.rpartition(b"/")
+            child = (name, (b"40000", oid))
+    with tempfile.TemporaryDirectory() as scratch:
+        objects = os.path.join(scratch, "objects")
+        os.mkdir(objects)
+        # ours, with the repository's objects (and those it borrows) to read
+        alternates = [os.path.join(repo.common_dir, "objects"),
+                      *filter(None, [os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")])]
+        env = {"GIT_OBJECT_DIRECTORY": objects,
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates)}
+        _store(repo, trees, env)
+        proc = repo.git.diff_tree("--stdin", "-r", "--raw", "-z", *options, as_process=True,
+                                  istream=subprocess.PIPE, env=env)
+        out, err = proc.proc.communicate(
+            "".join(f"{base} {t.decode()}\n" for t in tops).encode("ascii"))
+    if proc.proc.returncode:
+        raise git.GitCommandError(["git", "diff-tree", "--stdin", *options],
+                                  proc.proc.returncode, err)
+    found = _raw_changes(out)
+    return {path: found.get(t.decode(), []) for t, path in tops.items()}
+
+
+def _without(folders: Mapping[bytes, Mapping[bytes, tuple[bytes, bytes]]], drop: set[bytes],
+             trees: dict[bytes, bytes], width: int
+             ) -> dict[bytes, dict[bytes, tuple[bytes, bytes]]]:
+    """The entries of every folder holding a path of `drop` (at any depth), those paths
+    left out (and the folders they leave empty), their trees kept in `trees` (ids `width`
+    hex digits long)."""
+    affected = {path[:i] for path in drop for i, c in enumerate(path) if c == ord("/")}
+    affected.add(b"")
+    stripped: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {}
+    for folder in sorted(affected, key=lambda f: -f.count(b"/") - bool(f)):
+        entries = {}
+        for name, entry in folders.get(folder, {}).items():
+            full = folder + b"/" + name if folder else name
+            if full in drop:
+                continue
+            if full in affected:
+                if not stripped[full]:
+                    continue
+                entry = (b"40000", _tree(stripped[full], trees, width))
+            entries[name] = entry
+        stripped[folder] = entries
+    return stripped
+
+
+def _tree(entries: Mapping[bytes, tuple[bytes, bytes]], trees: dict[bytes, bytes], width: int
+          ) -> bytes:
+    """The id of the tree holding `entries` (name → (mode, id)), its contents kept in
+    `trees`; SHA-1 or SHA-256 as the repository's ids are 40 or 64 hex digits (`width`).
+    Entries go in git's order: a folder's name as if it ended in "/"."""
+    order = sorted(entries, key=lambda n: n + b"/" if entries[n][0] == b"40000" else n)
+    data = b"".join(entries[n][0] + b" " + n + b"\0" + bytes.fromhex(entries[n][1].decode())
+                    for n in order)
+    algorithm = "sha1" if width == 40 else "sha256"
+    oid = hashlib.new(algorithm, b"tree %d\0" % len(data) + data).hexdigest().encode()
+    trees[oid] = data
+    return oid
+
+
+def _store(repo: git.Repo, trees: Mapping[bytes, bytes], env: dict[str, str]) -> None:
+    """Write `trees` with one `git hash-object` into the object directory `env` names;
+    git.GitCommandError when git reads any of them as another id than ours."""
+    with tempfile.TemporaryDirectory() as scratch:
+        names = []
+        for n, data in enumerate(trees.values()):
+            name = os.path.join(scratch, str(n))
+            with open(name, "wb") as fh:
+                fh.write(data)
+            names.append(name)
+        proc = repo.git.hash_object("-w", "-t", "tree", "--stdin-paths", as_process=True,
+                                    istream=subprocess.PIPE, env=env)
+        out, err = proc.proc.communicate("".join(n + "\n" for n in names).encode())
+    if proc.proc.returncode or out.split() != list(trees):
+        raise git.GitCommandError(["git", "hash-object", "-t", "tree"],
+                                  proc.proc.returncode or 1, err)
+
+
+def literal(path: str) -> str:
+    """`path` as a pathspec naming that path alone (and what is below it). Handed to git
+    bare, a path is a pattern: `pump[1].md`, `a*b.md` or `x?.md` also match `pump1.md`,
+    `a-b.md` or `x1.md` (whose history, status and commits then pass for the document's),
+    and a leading `:` starts pathspec magic."""
+    return f":(literal){path}"
+
+
 def tree_id(repo: git.Repo, commit: str, folder: str) -> str | None:
     """The id of the tree of `folder` ("" for the root) at commit `commit`; None when
     that is no folder there."""
     try:
         if not folder:
             return str(repo.git.rev_parse("--verify", "--quiet", f"{commit}^{{tree}}")).strip()
-        out = str(repo.git.ls_tree("-d", "-z", commit, "--", folder))
+        out = str(repo.git.ls_tree("-d", "-z", commit, "--", literal(folder)))
     except git.GitCommandError:
         return None
     for entry in out.split("\x00"):  # "<mode> <type> <id>\t<path>"
@@ -357,7 +505,7 @@ def eol_normalized(root: os.PathLike[str] | str, paths: Iterable[str]) -> frozen
     autocrlf = (run("config", "--get", "core.autocrlf") or b"").decode().strip().lower()
     auto_by_config = autocrlf in TRUE_WORDS or autocrlf == "input"
     crlf_in_index: set[str] = set()
-    listed = run("ls-files", "--eol", "-z", "--", *(f":(literal){p}" for p in wanted))
+    listed = run("ls-files", "--eol", "-z", "--", *map(literal, wanted))
     for entry in (listed or b"").split(b"\0"):
         info, _, name = entry.partition(b"\t")
         if info.startswith(b"i/crlf") or info.startswith(b"i/mixed"):

@@ -41,6 +41,7 @@ from kbtools.gitobjects import (
     CommitInfo,
     commit_authors,
     commit_log,
+    literal,
     paths_with_folders,
     read_blobs,
     read_commit,
@@ -178,7 +179,7 @@ def nested_repo(root: Path, rel: str) -> str | None:
 def submodules(repo: git.Repo, commit: str, under: str) -> list[str]:
     """Git paths of the submodules (gitlinks) below `under` in `commit`: their files are
     in another repository, whether or not they are checked out."""
-    out = plain_paths(repo).ls_tree("-r", "-z", commit, "--", under)
+    out = plain_paths(repo).ls_tree("-r", "-z", commit, "--", literal(under))
     return [e.split("\t", 1)[1] for e in out.split("\0") if e.startswith("160000 ")]
 
 
@@ -226,7 +227,7 @@ def changed_docs(repo: git.Repo, start: CommitInfo | git.Commit, head: CommitInf
     """Git paths of Markdown documents under `knowledge` that exist at head and differ
     from `start` (the merge base: what a pull request changes)."""
     out = plain_paths(repo).diff("--name-only", "-z", "--no-renames", "--diff-filter=d",
-                                 start.hexsha, head.hexsha, "--", knowledge)
+                                 start.hexsha, head.hexsha, "--", literal(knowledge))
     return sorted(p for p in out.split("\x00")
                   if p.endswith(".md") and not Path(p).name.startswith("_"))
 
@@ -399,7 +400,7 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
     plain_paths(repo)
     try:
         records = commit_log(repo, "--follow", "-M", "--topo-order",
-                             "--diff-merges=first-parent", "--name-status", rev, "--", path)
+                             "--diff-merges=first-parent", "--name-status", rev, "--", literal(path))
     except git.GitCommandError:
         return []
     touched: list[Touch] = []

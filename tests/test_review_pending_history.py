@@ -190,7 +190,7 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
     commit(root, "main edits a")
     git(root, "merge", "-q", "--no-edit", "-X", "theirs", "side")
     git(root, "revert", "--no-edit", "-m", "1", "HEAD")
-    write(root, "knowledge/pump[1].md", rng)  # a pattern to `git log -- PATH`
+    write(root, "knowledge/pump[1].md", rng)  # a pattern, were it not passed literally
     write(root, "knowledge/q.md/inner.md", rng)  # a folder then, a document later
     commit(root, "a pattern and a folder")
     git(root, "rm", "-q", "-r", "knowledge/q.md")
@@ -212,7 +212,7 @@ def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: 
             doc_changes(repo, "HEAD", path), path
     assert [h[1][0] for h in lineage.histories["knowledge/moved/a2.md"] or ()
             if h[1][0] == "R"] == ["R", "R"]  # followed through both renames
-    assert lineage.histories["knowledge/pump[1].md"] is None  # git asked
+    assert lineage.histories["knowledge/pump[1].md"] is not None  # read as git reads it
     assert lineage.histories["knowledge/q.md"] is None
     # what `kb review pending` lists: as each document judged on its own history
     cfg = load_config(root)
@@ -250,3 +250,85 @@ def test_pending_asks_git_the_same_number_of_times_for_any_number_of_documents(
             counts.append(len(log.read_text().splitlines()))
         assert [r["reason"] for r in rows] == ["changed-since-verification"] * n
     assert counts[0] == counts[1], counts
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_folder_moved_with_edits_is_read_at_once_as_git_log_follow(tmp_path: Path,
+                                                                     seed: int) -> None:
+    """Similar documents moved to another folder in one commit, some edited on the way, one
+    split in two, one dropped: rename detection over all the commit's new files shares the
+    deleted files among them, `--follow` looks for each file's source on its own. Both
+    moves are read without a `git log --follow` per document, as that reads them."""
+    root = make_repo(tmp_path / "kb")
+    rng = random.Random(seed)
+    for i in range(8):  # half of them near-copies of another: each a likely source of both
+        if i >= 4 and rng.random() < 0.7:
+            shutil.copy(root / f"knowledge/old/d{i - 4}.md", root / f"knowledge/old/d{i}.md")
+            edit(root, f"knowledge/old/d{i}.md", rng)
+        else:
+            write(root, f"knowledge/old/d{i}.md", rng)
+    write(root, "knowledge/kept.md", rng)
+    commit(root, "add")
+    for folder, new in (("old", "new"), ("new", "newer/deep")):
+        present = sorted((root / "knowledge" / folder).glob("*.md"))
+        for path in present:
+            moved = root / "knowledge" / new / path.name
+            moved.parent.mkdir(parents=True, exist_ok=True)
+            if rng.random() < 0.4:  # split: two new files made from one
+                shutil.copy(path, moved.with_name("split-" + path.name))
+                edit(root, moved.with_name("split-" + path.name).relative_to(root).as_posix(),
+                     rng)
+            path.rename(moved)
+            if rng.random() < 0.6:
+                edit(root, moved.relative_to(root).as_posix(), rng)
+        (root / "knowledge" / new / present[-1].name).unlink()
+        write(root, f"knowledge/{new}/fresh.md", rng)
+        commit(root, f"move {folder} to {new}, with edits")
+    repo = git_repo(root)
+    lineage = scan(repo)
+    assert lineage is not None
+    paths = every_path(root)
+    objects = git(root, "count-objects", "-v")
+    histories_of(repo, lineage, paths)
+    assert git(root, "count-objects", "-v") == objects  # the trees compared: elsewhere
+    assert lineage.alone  # sources looked for file by file
+    assert [p for p in paths if lineage.histories[p] is None] == []  # git asked for none
+    for path in paths:
+        assert changes_of(repo, lineage.head.sha, path, lineage=lineage) == \
+            doc_changes(repo, "HEAD", path), path
+
+
+NEW_B = "knowledge/泵房/b 号.md"
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_a_source_another_new_file_took_is_found_as_git_log_follow_finds_it(
+        tmp_path: Path, object_format: str) -> None:
+    """x and its near-copy y moved with edits as a and b (in another folder, a Chinese
+    name): detection over both new files gives x to a (the closer) and y to b; `--follow`
+    of b alone finds x, closer to it."""
+    root = tmp_path / "kb"
+    (root / "knowledge").mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main", f"--object-format={object_format}")
+    git(root, "config", "user.name", "Alice")
+    git(root, "config", "user.email", "alice@ex.org")
+    lines = LINES[:12]
+    (root / "knowledge/x.md").write_text(document("x", lines))
+    (root / "knowledge/y.md").write_text(document("x", lines[:9] + LINES[30:33]))
+    commit(root, "x and a near-copy")
+    (root / "knowledge/moved").mkdir()
+    (root / "knowledge/泵房").mkdir()
+    (root / "knowledge/x.md").rename(root / "knowledge/moved/a.md")
+    (root / "knowledge/y.md").unlink()
+    (root / "knowledge/moved/a.md").write_text(document("x", lines + LINES[20:21]))
+    (root / NEW_B).write_text(document("x", lines[:10] + LINES[34:36]))
+    commit(root, "moved with edits")
+    repo = git_repo(root)
+    lineage = scan(repo)
+    assert lineage is not None
+    histories_of(repo, lineage, [NEW_B])
+    read = lineage.histories[NEW_B]
+    assert read is not None and read[0][2] == "knowledge/x.md"
+    assert lineage.copies[read[0][0].sha][NEW_B][1] == "knowledge/y.md"
+    assert changes_of(repo, lineage.head.sha, NEW_B, lineage=lineage) == \
+        doc_changes(repo, "HEAD", NEW_B)

@@ -25,7 +25,7 @@ from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes, exclusive_lock
-from kbtools.gitobjects import CommitInfo, git_reason
+from kbtools.gitobjects import CommitInfo, git_reason, literal
 from kbtools.provenance import (
     blob_text,
     doc_rel,
@@ -158,7 +158,7 @@ def approval_commit(repo: git.Repo, parent: str, planned: list[PlannedEdit]) -> 
     `parent` that changed the approved documents (another commit may land on it at once;
     a prepare-commit-msg hook may have reworded the message)."""
     out = plain_paths(repo).log("--first-parent", "--reverse", "--format=%H",
-                                f"{parent}..HEAD", "--", *[p.gpath for p in planned])
+                                f"{parent}..HEAD", "--", *[literal(p.gpath) for p in planned])
     made = out.split()
     return made[0] if made else resolve_commit(repo, "HEAD").sha
 
@@ -186,7 +186,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     state = state_at(repo, head.sha, gpath)
     if state is None:
         raise ReviewError("not committed: its author must commit it before review", path=rel)
-    if repo.git.status("--porcelain", "--", gpath).strip():
+    if repo.git.status("--porcelain", "--", literal(gpath)).strip():
         raise ReviewError("has uncommitted changes: commit or discard them first", path=rel)
     if not state.ok:
         raise ReviewError("front matter does not parse; run kb check", path=rel)
@@ -269,7 +269,8 @@ def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) ->
     try:
         for p in planned:
             atomic_write_bytes(p.path, p.new)
-        repo.git.commit("--only", "--no-verify", "-m", message, "--", *[p.gpath for p in planned])
+        repo.git.commit("--only", "--no-verify", "-m", message, "--",
+                        *[literal(p.gpath) for p in planned])
     except (OSError, git.GitCommandError) as exc:
         for p in planned:
             atomic_write_bytes(p.path, p.old)

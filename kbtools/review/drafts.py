@@ -16,7 +16,14 @@ from typing import Any
 import git
 
 from kbtools.corpus import parse_source
-from kbtools.gitobjects import CommitInfo, commit_log, diff_trees, merge_base, read_blobs
+from kbtools.gitobjects import (
+    CommitInfo,
+    commit_log,
+    diff_trees,
+    literal,
+    merge_base,
+    read_blobs,
+)
 from kbtools.provenance import not_ancestors
 
 DRAFT_BRANCHES = "draft/"  # the branch names drafts are filed on (`refs/heads/draft/...`)
@@ -79,7 +86,7 @@ def waiting_drafts(repo: git.Repo, knowledge_prefix: str, root_prefix: str
                                             *{tip for _, tip in refs})} if refs else {}
     bases = draft_bases(repo, head, [tip for _, tip in refs], tips)
     changed = diff_trees(repo, [(tip, bases[tip]) for _, tip in refs], "--no-renames",
-                         "--diff-filter=AM", *(["--", knowledge_prefix] if knowledge_prefix
+                         "--diff-filter=AM", *(["--", literal(knowledge_prefix)] if knowledge_prefix
                                                else []))
     found = [(branch, bases[tip], tip, p) for branch, tip in refs  # branch, base, tip, path
              for p in changed.get(tip, []) if p.endswith(".md")]
@@ -124,7 +131,7 @@ def draft_bases(repo: git.Repo, head: str, tips: list[str], commits: dict[str, C
 
 def _first_change(repo: git.Repo, base: str | None, tip: str, gpath: str) -> CommitInfo | None:
     """The oldest commit of the draft branch (`base`..`tip`) that changed `gpath`."""
-    commits = commit_log(repo, "--reverse", f"{base}..{tip}" if base else tip, "--", gpath)
+    commits = commit_log(repo, "--reverse", f"{base}..{tip}" if base else tip, "--", literal(gpath))
     return commits[0][0] if commits else None
 
 

@@ -28,9 +28,10 @@ for the documents whose answer it can state exactly; every other document goes t
 `--topo-order`, as `git log --follow` walks it), for `kb review pending`: one `git diff-tree
 --stdin` per step of renames followed (copy detection where the documents appear, as
 `--follow` runs it) and one `git cat-file --batch` for their states, whatever the number of
-documents. A document whose rename detection over all of a commit's new files could differ
-from `--follow`'s over that file alone (`source`), or whose path git reads as a pattern, goes
-the old way.
+documents. Where rename detection over all of a commit's new files could differ from
+`--follow`'s over that file alone (`source`: a folder moved with edits, the deleted files
+shared among the new ones), the commit's diff is read again for each of those files alone
+(`gitobjects.diffs_alone`: four git processes for the commit, whatever the number of files).
 
 A shallow clone has no `Lineage` (the boundary shows every file as added there).
 """
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import git
@@ -48,6 +49,7 @@ from kbtools.gitobjects import (
     CommitInfo,
     commit_log,
     diff_raw,
+    diffs_alone,
     read_commit,
     status_changed,
     unquote_path,
@@ -75,11 +77,12 @@ Touches = Mapping[str, tuple[str, str]]
 # what `git diff-tree -C --find-copies-harder` found a file was made from:
 # (status, source path, source blob, blob)
 Source = tuple[str, str, str, str]
-# characters that make a pathspec a pattern: `git log -- PATH` would not read PATH alone
-PATHSPEC_MAGIC = frozenset("*?[\\")
 # copy detection as `git log --follow` runs it where a followed file appears (every file of
 # the parent a candidate source, no limit on how many)
 FOLLOW_COPIES = ("--no-abbrev", "-C", "--find-copies-harder", "-l0")
+# `source`: the whole commit's detection cannot tell what `--follow` finds (also in
+# `Lineage.alone`: git failed to tell)
+UNKNOWN = ("?", "")
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,9 @@ class Lineage:
     copies: dict[str, dict[str, Source]] = field(default_factory=dict)
     # git path → its history as `follow` read it (`histories_of`); None: ask git
     histories: dict[str, tuple[Step, ...] | None] = field(default_factory=dict)
+    # (commit, path) → what `--follow` finds that file, new there, was made from, looked for
+    # on its own: (status, source path), None for nothing, UNKNOWN when git failed
+    alone: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
     states: dict[tuple[str, str], DocState | None] = field(default_factory=dict)
 
 
@@ -263,14 +269,21 @@ def histories_of(repo: git.Repo, lineage: Lineage, paths: Iterable[str]) -> None
     todo = {path for path in paths if path not in lineage.histories}
     while todo:
         asked: set[str] = set()
+        alone: dict[int, set[str]] = {}
         for path in sorted(todo):
             read = follow(lineage, path)
             if isinstance(read, str):
                 asked.add(read)
+            elif isinstance(read, Alone):
+                alone.setdefault(read.row, set()).add(read.path)
             else:
                 lineage.histories[path] = read
         todo -= lineage.histories.keys()
+        for row, news in alone.items():
+            read_alone(repo, lineage, row, news)
         if not asked:
+            if alone:
+                continue
             break
         pairs: list[tuple[str, str | None]] = [
             (sha, lineage.commits[sha].parents[0]) for sha in sorted(asked)]
@@ -287,19 +300,46 @@ def histories_of(repo: git.Repo, lineage: Lineage, paths: Iterable[str]) -> None
     lineage.states.update(states_at(repo, wanted))
 
 
-def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | None:
+def read_alone(repo: git.Repo, lineage: Lineage, row: int, paths: Collection[str]) -> None:
+    """Into `lineage.alone`: what the commit at `row` of `lineage.walk` made each of `paths`
+    (files it added) from, detection looking for that file alone as `--follow` does."""
+    info, touches = lineage.walk[row]
+    added = [path for path, (status, _) in touches.items() if status == "A"]
+    try:
+        found = diffs_alone(repo, info.sha, info.parents[0], added, paths, *FOLLOW_COPIES)
+    except git.GitCommandError:
+        lineage.alone.update({(info.sha, path): UNKNOWN for path in paths})
+        return
+    for path in paths:
+        made = [(fields[4], names[0]) for fields, names in found.get(path, [])
+                if len(names) == 2 and names[1] == path]
+        lineage.alone[info.sha, path] = UNKNOWN if path not in found else \
+            made[0] if made else None
+
+
+@dataclass(frozen=True)
+class Alone:
+    """`follow` needs what the commit at `row` of `lineage.walk` made `path` from, looked
+    for on its own (`read_alone`)."""
+
+    row: int
+    path: str
+
+
+def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | Alone | None:
     """The commits `git log --follow -M --topo-order --diff-merges=first-parent
     --name-status HEAD -- path` lists (as `doc_changes` reads them), from the history read
     once: `--follow` walks every commit, keeps those whose diff against the first parent
     touches the path, and where the path appears looks for the file it was renamed or
     copied from (then follows that path in the commits still to walk; a copy ends the
-    history). A commit id when that look-up was not read yet (`lineage.copies`); None when
-    git must be asked: a path git reads as a pattern or that was a folder once, or a source
-    that detection over all of a commit's new files may choose differently (`source`)."""
+    history). A commit id when that look-up was not read yet (`lineage.copies`); `Alone` when
+    detection over all of the commit's new files may choose a source differently (`source`)
+    and the look-up for that file alone was not read yet (`lineage.alone`); None when git
+    must be asked: a path that was a folder once, or git failed."""
     steps: list[Step] = []
     pos = -1
     while True:
-        if PATHSPEC_MAGIC & set(path) or path in lineage.folders:
+        if path in lineage.folders:
             return None
         rows = lineage.at.get(path, ())
         k = bisect.bisect_right(rows, pos)
@@ -313,7 +353,11 @@ def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | None:
                 return info.sha
             found = source(touches, lineage.copies[info.sha], path)
             if found == UNKNOWN:
-                return None
+                if (info.sha, path) not in lineage.alone:
+                    return Alone(pos, path)
+                found = lineage.alone[info.sha, path]
+                if found == UNKNOWN:
+                    return None
             if found is not None:
                 steps.append((info, found[0], found[1], path))
                 if found[0].startswith("C"):
@@ -322,8 +366,6 @@ def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | None:
                 continue
         steps.append((info, status, path, path))
 
-
-UNKNOWN = ("?", "")
 
 
 def source(touches: Touches, copies: Mapping[str, Source], path: str

@@ -9,6 +9,7 @@ import git
 
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, iter_documents
+from kbtools.gitobjects import literal
 from kbtools.provenance import git_prefix, open_repo
 from kbtools.review.drafts import waiting_drafts
 from kbtools.review.lapse import review_coverage
@@ -73,7 +74,7 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
 def uncommitted(repo: git.Repo, cfg: Config) -> set[str]:
     """Git paths under the knowledge folder that are modified or untracked."""
     status = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--",
-                             str(cfg.path("knowledge")))
+                             literal(str(cfg.path("knowledge"))))
     return {item[3:] for item in status.split("\0") if len(item) > 3}
 
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 import git
 
 from kbtools.config import Config
-from kbtools.gitobjects import CommitInfo, commit_log, unquote_path
+from kbtools.gitobjects import CommitInfo, commit_log, literal, unquote_path
 from kbtools.provenance import DocChange, git_prefix, plain_paths, shallow_boundary, states_at
 
 RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
@@ -52,7 +52,7 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
         args.append(f"--since={days}.days.ago")
     plain_paths(repo)
     try:
-        records = commit_log(repo, *args, "HEAD", "--", knowledge)
+        records = commit_log(repo, *args, "HEAD", "--", literal(knowledge))
     except git.GitCommandError:
         return []
     seen: set[str] = set()
