@@ -76,6 +76,15 @@ class EngineError(KbError):
     """A search engine (Milvus) is unreachable, lacks the release, or refused a publish."""
 
 
+class ServedError(EngineError):
+    """A collection was not dropped: aliases of its database (`aliases`) point at it."""
+
+    def __init__(self, message: str, *, collection: str, aliases: tuple[str, ...],
+                 path: str | None = None):
+        self.collection, self.aliases = collection, aliases
+        super().__init__(message, path=path)
+
+
 class SyncError(KbError):
     """A sync was refused or failed; the served release is unchanged."""
 

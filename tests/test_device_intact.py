@@ -192,3 +192,46 @@ def test_a_sync_that_prunes_the_release_its_files_are_linked_from_leaves_them_ha
     _new_process(monkeypatch)
     assert _query("--index", str(d.dev)).exit_code == 0
     assert hashes == []
+
+
+def _damage_index(dev: Path) -> None:
+    """Truncate the served release's store: its index/ fails its check, so a sync derives it
+    again from data/ (hard-linking the data files, which changes their change time)."""
+    store = (dev / "current").resolve() / "index" / "store.sqlite"
+    with store.open("r+b") as fh:
+        fh.truncate(4096)
+
+
+def test_the_first_query_after_an_up_to_date_or_failed_sync_hashes_no_data_file(
+        tmp_path, monkeypatch, hashes):
+    """A sync with nothing newer to serve, and one that failed at its source, still check
+    the served release and derive its index again when it fails its check: they leave what
+    they verified under KB_HOME as a sync that switches does, so the next process's first
+    question hashes nothing. An edit right after them is still refused."""
+    d = make_device(tmp_path)
+    shutil.rmtree(Path(os.environ["KB_HOME"]) / intact.INTACT)  # another user's KB_HOME
+    code, out = d.sync()
+    assert code == 0 and out.startswith("up to date: serving kb-r1"), out
+    hashes.clear()
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+    _damage_index(d.dev)
+    code, out = d.sync()
+    assert code == 0 and "re-derived the index of kb-r1" in out, out
+    hashes.clear()
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+    _damage_index(d.dev)
+    code, out = d.kb("sync", str(tmp_path / "unreachable.git"), "--to", str(d.dev))
+    assert code == 1 and "the index of the served kb-r1 was derived again" in out, out
+    hashes.clear()
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+    rel = _tamper(d.dev)  # at once: within RACY_NS of the verification
+    _new_process(monkeypatch)
+    res = _query("--index", str(d.dev))
+    assert res.exit_code == 1 and f"kb-r1 fails verification: {rel}: sha256" in res.stderr
+    assert hashes == [rel]

@@ -193,6 +193,26 @@ def test_orphaned_meta_and_missing_meta_are_loaded_again(signed, milvus):  # noq
     assert not eng.client.has_collection(other)
 
 
+def test_a_served_release_found_incomplete_is_not_dropped_to_load_it_again(signed, milvus):  # noqa: F811
+    """Publishing again a release whose collection is not marked complete drops what is
+    there and loads it anew; when an alias serves that collection (its mark removed by
+    hand), milvus-lite dropped it under its readers (a Milvus server refuses the drop).
+    The publish refuses in one line, and the release stays served."""
+    dev, _ = signed
+    url = milvus.url("servedincomplete")
+    eng = _engine(milvus, "servedincomplete")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    eng.client.alter_collection_properties(r1.collection, {P_COMPLETE: "0"})
+    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(_rel(dev, 1))])
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.splitlines() == [
+        f"kb: error: {url}: collection {r1.collection} is served by alias {ALIAS}, so it was "
+        "not dropped; point the alias at another release first (`kb rollback --engine …`)"]
+    assert eng.alias_target() == r1.collection
+    assert eng.client.has_collection(r1.collection + META_SUFFIX)
+    assert search(EngineReader(eng).current(), QUESTION).results
+
+
 # 3 ---------------------------------------------------------------------------------------
 
 @pytest.fixture

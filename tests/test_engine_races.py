@@ -13,8 +13,18 @@ from typing import Any
 import pymilvus as pm
 import pytest
 
-from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, connect_url
-from kbtools.errors import EngineError
+from kbtools.engine.milvus import (
+    ALIAS,
+    META_SUFFIX,
+    P_COMPLETE,
+    P_MANIFEST,
+    P_PUBLISHED,
+    P_SERIAL,
+    Engine,
+    connect_url,
+)
+from kbtools.engine.publish import prune
+from kbtools.errors import EngineError, ServedError
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 
 
@@ -113,3 +123,53 @@ def test_a_collection_dropped_meanwhile_by_another_is_dropped(pair, refuses_miss
     names = set(b.client.list_collections())
     assert "kb_c1" not in names and "kb_c1" + META_SUFFIX not in names
     a.drop("kb_c1")  # and again: nothing left to drop
+
+
+def test_a_collection_an_alias_points_at_is_never_dropped(pair):
+    """milvus-lite drops a collection an alias points at (a Milvus server refuses): the
+    alias then names nothing and its readers fail. `Engine.drop` reads the aliases first
+    and refuses in one line naming them, dropping nothing of the release; a prune leaves
+    an aliased ``__meta`` whose release is gone."""
+    a, b = pair
+    b.point_alias("kb_c1")
+    b.point_alias("kb_c2" + META_SUFFIX, "other")
+    for name, served, alias in (("kb_c1", "kb_c1", ALIAS),
+                                ("kb_c2", "kb_c2" + META_SUFFIX, "other")):
+        with pytest.raises(ServedError) as err:
+            a.drop(name)
+        assert err.value.message == (
+            f"collection {served} is served by alias {alias}, so it was not dropped; point "
+            "the alias at another release first (`kb rollback --engine …`)")
+        assert a.client.has_collection(name) and a.client.has_collection(name + META_SUFFIX)
+    a.client.drop_collection("kb_c2")  # by hand: its aliased __meta is left alone
+    assert prune(a, 5) == [] and a.client.has_collection("kb_c2" + META_SUFFIX)
+    b.point_alias("kb_c2" + META_SUFFIX)  # kb_c1 served no more: it may go
+    a.drop("kb_c1")
+    assert not a.client.has_collection("kb_c1")
+    assert not a.client.has_collection("kb_c1" + META_SUFFIX)
+
+
+def test_a_release_an_alias_is_pointed_at_during_a_prune_is_kept(pair):
+    """A prune reads the aliases, then drops the old releases none serves; a rollback in
+    another process after that read pointed the alias at one of them, which the prune then
+    dropped under its readers (milvus-lite). It is kept, and the prune says so."""
+    a, b = pair
+    for serial, name in enumerate(("kb_c1", "kb_c2"), 1):
+        a.client.alter_collection_properties(name, {
+            P_MANIFEST: f"{serial:064x}", P_SERIAL: str(serial), P_COMPLETE: "1",
+            P_PUBLISHED: str(serial)})
+    b.point_alias("kb_c2")
+    reads: list[int] = []
+
+    def rollback_after_the_prune_read_the_aliases(*_args: Any, **_kwargs: Any) -> None:
+        reads.append(1)
+        if len(reads) == 2:
+            b.point_alias("kb_c1")
+
+    a.client = Interposed(a.client, {"list_aliases": rollback_after_the_prune_read_the_aliases})
+    said: list[str] = []
+    assert prune(a, 1, progress=said.append) == []
+    assert said == [f"kept kb_c1: alias {ALIAS} points at it now"]
+    assert b.alias_target(ALIAS) == "kb_c1" and b.client.has_collection("kb_c1")
+    b.point_alias("kb_c2")
+    assert prune(a, 1) == ["kb_c1"]  # served no more: it goes

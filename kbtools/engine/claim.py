@@ -101,8 +101,9 @@ def busy(engine: Engine, name: str, claim: Claim) -> EngineError:
 @contextmanager
 def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     """Take collection `name` over for loading it: refuse (`busy`) while another publish
-    that may be running holds it; drop what a stopped one left. The claim is made when
-    the caller creates the collection (`create`)."""
+    that may be running holds it; drop what a stopped one left (never while an alias
+    serves it: `Engine.drop` refuses, ServedError). The claim is made when the caller
+    creates the collection (`create`)."""
     other = holder(engine, name)
     if other is not None and other.live(time.time()):
         raise busy(engine, name, other)

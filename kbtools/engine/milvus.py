@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from kbtools.errors import EngineError, UsageError
+from kbtools.errors import EngineError, ServedError, UsageError
 
 ALIAS = "kb_current"
 PREFIX = "kb_"
@@ -326,10 +326,26 @@ class Engine:
         return sorted(n for n in names if n.startswith(PREFIX) and n.endswith(META_SUFFIX)
                       and n.removesuffix(META_SUFFIX) not in names)
 
-    def drop(self, name: str) -> None:
-        """Drop release collection `name` and its ``__meta``; one already gone (dropped by
-        another publish's prune meanwhile, or before) is not an error."""
-        for n in (name, name + META_SUFFIX):
+    def drop(self, name: str, *, meta: bool = True) -> None:
+        """Drop release collection `name` and (with `meta`) its ``__meta``; one already gone
+        (dropped by another publish's prune meanwhile, or before) is not an error.
+
+        Never one an alias points at: the aliases are read again first, and a collection
+        one of them names is refused (ServedError, nothing dropped). A Milvus server refuses
+        that drop itself, milvus-lite does it and leaves the alias naming nothing, so a
+        reader of it fails; whoever decided the drop (a prune, a publish taking over an
+        interrupted load) read the aliases earlier, and another process may have moved one
+        since."""
+        names = (name, name + META_SUFFIX) if meta else (name,)
+        served = self.aliased()
+        for n in names:
+            if n in served:
+                aliases = tuple(sorted(served[n]))
+                raise ServedError(f"collection {n} is served by alias {', '.join(aliases)}, so "
+                                  "it was not dropped; point the alias at another release "
+                                  "first (`kb rollback --engine …`)", collection=n,
+                                  aliases=aliases, path=str(self.url))
+        for n in names:
             # servers before Milvus 2.3 refuse a missing one: gone is what the drop wanted
             self.call(f"dropping {n}", "drop_collection", n, raced=self._gone(n))
 

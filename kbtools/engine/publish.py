@@ -40,7 +40,7 @@ from kbtools.engine.milvus import (
 )
 from kbtools.engine.remote import read_parts, release_label
 from kbtools.engine.rows import blob_rows, chunk_rows, chunk_schema, meta_parts, meta_schema
-from kbtools.errors import EngineError, IndexLoadError, KbError
+from kbtools.errors import EngineError, IndexLoadError, KbError, ServedError
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import (
     MANIFEST,
@@ -198,7 +198,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         index.close()
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
-    pruned = prune(engine, keep, alias)
+    pruned = prune(engine, keep, alias, say)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
 
@@ -309,25 +309,29 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
                 {P_COMPLETE: "1", P_PUBLISHED: now()})
 
 
-def prune(engine: Engine, keep: int, alias: str = ALIAS) -> list[str]:
+def prune(engine: Engine, keep: int, alias: str = ALIAS,
+          progress: Progress | None = None) -> list[str]:
     """Drop complete release collections beyond the newest `keep` (`Engine.releases`
     order), never one that any alias of the database points at (`alias` is the one just
-    moved, read again with the others), and ``__meta`` collections left without their
-    release by an interrupted drop. Incomplete releases are left to the publish that may
-    still be loading them; an interrupted one is dropped when its release is published
-    again."""
+    moved, read again with the others; one another process points an alias at meanwhile
+    is kept, and `progress` says so: `Engine.drop`), and ``__meta`` collections left
+    without their release by an interrupted drop. Incomplete releases are left to the
+    publish that may still be loading them; an interrupted one is dropped when its release
+    is published again."""
+    say = progress or (lambda _m: None)
     releases = engine.releases()
     complete = [r for r in releases if r["complete"]]
     served = set(engine.aliased())
     kept = {r["collection"] for r in complete[-max(keep, 1):]} | served
     dropped = []
-    for r in complete:
-        if r["collection"] not in kept:
-            engine.drop(r["collection"])
-            dropped.append(r["collection"])
-    for meta in engine.orphans():
-        engine.call(f"dropping {meta}", "drop_collection", meta)
-        dropped.append(meta)
+    doomed = [(r["collection"], True) for r in complete if r["collection"] not in kept]
+    for name, meta in [*doomed, *((m, False) for m in engine.orphans() if m not in served)]:
+        try:
+            engine.drop(name, meta=meta)  # refuses one an alias was pointed at meanwhile
+        except ServedError as exc:
+            say(f"kept {exc.collection}: alias {', '.join(exc.aliases)} points at it now")
+            continue
+        dropped.append(name)
     return dropped
 
 

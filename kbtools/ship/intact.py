@@ -130,9 +130,10 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
     return found
 
 
-def vouch(release: Path, hashed: dict[str, Signature]) -> None:
+def vouch(release: Path, hashed: dict[str, Signature] | None = None) -> None:
     """Remember the release `kb sync` or `kb rollback` just verified and serves, so the next
-    open of it costs a stat per file: `hashed` holds the signatures of the files they found
+    open of it costs a stat per file (and the release an up-to-date or failed sync checked,
+    `kbtools.ship.sync`, with no `hashed`): `hashed` holds the signatures of the files they found
     as listed (`Installed.hashed`: only files changed before the clock was read ahead of
     hashing them). What is not in `hashed`, or was changed since (a hard link a prune
     removed), is checked and hashed here, as an open would. Best effort: a directory that
@@ -142,7 +143,7 @@ def vouch(release: Path, hashed: dict[str, Signature]) -> None:
         settled = clock_past(release.parent)  # before the stats `problems` takes
     except OSError:
         return
-    known = {**_remembered(release), **hashed}
+    known = {**_remembered(release), **(hashed or {})}
     _GOOD[str(release)] = known
     try:
         found = problems(release, settled)

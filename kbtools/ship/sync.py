@@ -232,7 +232,8 @@ def _repair_served(device: Path, exc: KbError) -> KbError:
     data/ because it failed its check: a sync that failed (a field device offline, the
     source out of reach) still repairs it, as an up-to-date one does — after an upgrade of
     kbtools to another tokenizer, `kb query` and `kb serve` refuse the index and say to run
-    `kb sync`, which needs no network for that."""
+    `kb sync`, which needs no network for that. A rederived release is left verified under
+    KB_HOME (`intact.vouch`), so the first question after it hashes nothing."""
     tag, served = dev.served_tag(device), dev.served_release(device)
     if tag is None or served is None or exc.exit_code != 1:
         return exc
@@ -243,6 +244,7 @@ def _repair_served(device: Path, exc: KbError) -> KbError:
         return exc
     if why is None:
         return exc
+    intact.vouch(served)  # its data/ verified, then linked to derive from: hashed again here
     return SyncError(f"{exc.message}; the index of the served {tag} was derived again from "
                      f"its verified data/ (it failed its check: {why})", path=exc.path,
                      line=exc.line)
@@ -364,7 +366,11 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
                 tags: dict[int, tuple[str, str]], rolled_back: set[str],
                 max_age_days: int) -> SyncResult:
     """Nothing newer to serve: keep `tag`, pin keys given on first use when it is signed by
-    one, and derive its index/ again when it fails its check (`install.rederive`)."""
+    one, and derive its index/ again when it fails its check (`install.rederive`). Its files
+    are left verified under KB_HOME (`intact.vouch`: those hashed before are stat'ed, the
+    others, or those a rederivation linked, hashed), so the first question costs a stat per
+    file, as after a sync that switches; a file found changed is not remembered, and the
+    question refuses it."""
     layout = DeviceLayout(device)
     served = dev.served_release(device) or layout.release(tag)
     serial = parse_serial(tag) or 0
@@ -372,6 +378,7 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     restore_release_files(served, layout.repo)  # release.json edited on the device
     settled, notes = trust.settle_served(device, served, begin, tag)
     pinned = trust.apply(device, settled, tag) if settled else []
+    intact.vouch(served)
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
                     and tag_name(s) in rolled_back)
     return SyncResult(tag, serial, tag, False, source,
