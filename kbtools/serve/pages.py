@@ -49,6 +49,7 @@ from kbtools.serve.i18n import (
     content_lang,
     content_word,
     error_word,
+    error_zh,
     no_answer_line,
     not_in_knowledge_line,
     other_lang,
@@ -118,16 +119,19 @@ class Page:
                 + (f"#{anchor}" if anchor else ""))
 
     def error(self, status: int, detail: str, served: Served | None = None,
-              zh: str | None = None) -> HTMLResponse:
+              zh: str | None = None, original: bool = False) -> HTMLResponse:
         """The error page of HTTP `status`: what went wrong in the page's language, the
         details kept below it: `zh` on a Chinese page when given, else `detail` (English:
-        a library message naming the file, line or value); its footer names the release
-        `served` (none when no release was read: no page, an index that did not open)."""
+        a library message naming the file, line or value), and then `detail` as well when
+        `original` (a library message said in Chinese: the English names the files for
+        whoever looks after the device); its footer names the release `served` (none when no
+        release was read: no page, an index that did not open)."""
         release = served.index.release.to_dict() if served is not None else None
         chinese = self.lang == "zh" and zh is not None
         return self.render("error.html", status, message=self.t(error_word(status)),
                            detail=zh if chinese else detail,
-                           detail_lang=HTML_LANG["zh" if chinese else "en"], release=release)
+                           detail_lang=HTML_LANG["zh" if chinese else "en"],
+                           original=detail if chinese and original else None, release=release)
 
     def refused(self, exc: ApiError, served: Served | None = None) -> HTMLResponse:
         return self.error(exc.status, exc.message, served, exc.zh)
@@ -187,7 +191,8 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
             except ops.ApiError as exc:
                 return p.refused(exc, served)
             except KbError as exc:
-                return p.error(ops.status_of(exc), one_line(exc.format()), served)
+                return p.error(ops.status_of(exc), one_line(exc.format()), served,
+                               error_zh(exc), original=True)
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
                 log.exception("page %s failed", request.url.path)
                 return p.error(500, f"internal error ({type(exc).__name__})")
