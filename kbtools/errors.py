@@ -15,14 +15,23 @@ _TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;]{0,32}m|[\x00-\x08\x0b-\x1f\x7f-\x9
 
 
 class KbError(Exception):
-    """An expected failure: bad input, missing files, policy violations. Exit code 1."""
+    """An expected failure: bad input, missing files, policy violations. Exit code 1.
+
+    `key` names the failure for a reader of another language (`kbtools.serve.i18n.ERRORS`:
+    the web app's Chinese pages say it in Chinese), with the `values` its words name (a
+    document, a filter); None when it has no words but `message` (English)."""
 
     exit_code = 1
+    key: str | None = None
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 key: str | None = None, values: dict[str, str] | None = None):
         self.path = path
         self.line = line
         self.message = message
+        if key is not None:
+            self.key = key
+        self.values = dict(values or {})
         super().__init__(self.format())
 
     def format(self) -> str:

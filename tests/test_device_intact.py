@@ -20,6 +20,7 @@ from test_release_helpers import git
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
+from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.ship import intact
 from kbtools.ship.sync import sync
@@ -90,6 +91,21 @@ def test_a_device_edited_after_sync_is_refused_as_status_refuses_it(dev):
         resp = client.get("/api/search", params={"q": QUESTION})
         assert resp.status_code == 503
         assert f"{rel}: sha256 mismatch" in resp.json()["error"]["message"]
+
+
+def test_a_chinese_page_says_the_release_was_edited_after_sync_in_chinese(dev):
+    """The refusal of an edited release stood in English under the Chinese page's headline."""
+    rel = _tamper(dev)
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": QUESTION, "lang": "zh"})
+        assert zh.status_code == 503
+        said = i18n.ERRORS["release_edited"].format(release="kb-r1")
+        assert f'<span lang="zh-CN">{said}</span>' in zh.text
+        assert f"{rel}: sha256 mismatch" in zh.text  # the English below, for the device's keeper
+        en = client.get("/", params={"q": QUESTION, "lang": "en"})
+        assert "fails verification" in en.text and said not in en.text
+        api = client.get("/api/search", params={"q": QUESTION}).json()["error"]["message"]
+        assert "fails verification" in api and said not in api
 
 
 def test_an_intact_device_is_served_release_json_is_checked_too(dev):

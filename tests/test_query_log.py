@@ -15,11 +15,13 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from click.testing import CliRunner
 from device_fixtures import Device, make_device
 from hostile import can_drop_read_override, drop_read_override, env
+from starlette.testclient import TestClient
 
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
@@ -29,6 +31,8 @@ from kbtools.index.reader import open_index
 from kbtools.query import log as qlog
 from kbtools.query.log import parse_since, read_log, record_question
 from kbtools.query.search import search
+from kbtools.serve.app import create_app
+from kbtools.serve.held import AnswerTags
 
 pytestmark = pytest.mark.slow
 QUESTION = "小麦赤霉病施药步骤"
@@ -116,6 +120,46 @@ def test_mcp_search_is_logged_as_mcp(dev):
         tool_search(Context(index=dev), QUESTION, where=["verified=yes"])
     rows = logged(dev)
     assert len(rows) == 2 and "verified=true or verified=false" in rows[1]["error"]
+
+
+def test_reloading_a_results_page_logs_its_question_once(dev):
+    """A reload of a results page (the same GET) logged its question again: one technician
+    reading one answer looked like several questions in the audit. The page's ETag comes
+    back with a reload; within the window it is a 304 and nothing is logged."""
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        url = "/?" + urlencode({"q": QUESTION, "lang": "zh"})
+        first = client.get(url)
+        tag = first.headers["etag"]
+        assert first.status_code == 200 and len(logged(dev)) == 1
+        reload = client.get(url, headers={"if-none-match": tag})
+        assert reload.status_code == 304 and reload.headers["etag"] == tag
+        assert len(logged(dev)) == 1
+        long = client.post("/?lang=zh", data={"q": QUESTION + " " + "补充说明 " * 2000})
+        held = client.get(long.url, headers={"if-none-match": long.headers["etag"]})
+        assert held.status_code == 304 and len(logged(dev)) == 2  # a held question too
+        forged = tag.replace(tag[-6:-1], "00000")
+        for other in ({}, {"if-none-match": forged}, {"if-none-match": '"*"'}):
+            assert client.get(url, headers=other).status_code == 200  # another client
+        english = client.get(url.replace("lang=zh", "lang=en"), headers={"if-none-match": tag})
+        assert english.status_code == 200 and english.headers["etag"] != tag
+        assert len(logged(dev)) == 6
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as restarted:
+        assert restarted.get(url, headers={"if-none-match": tag}).status_code == 200
+    assert len(logged(dev)) == 7
+
+
+def test_a_results_pages_tag_expires_after_the_reload_window():
+    """A tag names the page it was given for and when: past the window, or for another
+    page, it is not the answer any more."""
+    now = [1000.0]
+    tags = AnswerTags(seconds=60, clock=lambda: now[0])
+    tag = tags.tag("page a")
+    assert tags.answered(f'"x", {tag}', "page a") == tag
+    assert tags.answered(tag, "page b") is None and tags.answered(None, "page a") is None
+    now[0] += 59
+    assert tags.answered(tag.removeprefix("W/"), "page a") == tag
+    now[0] += 1
+    assert tags.answered(tag, "page a") is None
 
 
 def test_kb_log_shows_since_and_json(dev):

@@ -23,6 +23,7 @@ from kbtools.errors import IndexLoadError
 from kbtools.fsutil import replace_dir, staging_dir
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
+from kbtools.serve import i18n
 from kbtools.serve.source import Served
 
 EXTRA = {f"knowledge/extra{i}.md": GOOD_DOC.replace("Pump maintenance", f"Valve {i} checks")
@@ -87,6 +88,7 @@ def test_an_index_replaced_at_every_open_is_one_line_error(two_builds, tmp_path,
     with pytest.raises(IndexLoadError) as err:
         open_index(target)
     assert "replaced again and again while it was being opened" in err.value.format()
+    assert i18n.error_zh(err.value) == i18n.ERRORS["index_replaced"]  # a Chinese page's words
     assert "\n" not in err.value.format()
 
 
@@ -114,8 +116,9 @@ def test_documents_are_read_from_the_tree_the_index_opened(two_builds, tmp_path,
         shutil.rmtree(old)  # the old tree deleted: no read of the new one in its place
         with pytest.raises(IndexLoadError, match="replaced .* while this request read it"):
             kn.read(kn.resolve(doc))
-        with pytest.raises(IndexLoadError, match="ask again"):
+        with pytest.raises(IndexLoadError, match="ask again") as err:
             served.data_file(f"source/{doc}")
+        assert i18n.error_zh(err.value) == i18n.ERRORS["index_replaced"]
     finally:
         idx.close()
     reopened = open_index(target)  # the next request opens the new tree

@@ -213,6 +213,29 @@ def test_sync_to_a_second_release_switches_the_page(page, server, device):
     assert {"web", "api"} <= {e["interface"] for e in logged}
 
 
+def test_reloading_a_results_page_shows_it_and_logs_its_question_once(page, server, device):
+    """Chromium's reload sends the results page's ETag back: the page is shown again (a 304
+    from the server) and its question is not logged a second time."""
+    from selenium.webdriver.common.by import By
+
+    log = device[2] / "queries.jsonl"
+    question = "喷雾器 校准 步骤 " + os.urandom(4).hex()  # a question no other test asks
+
+    def asked() -> int:
+        lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        return sum(json.loads(x)["question"] == question for x in lines)
+
+    page.get(server + "/?q=" + quote(question))
+    shown = [a.get_attribute("data-doc") for a in page.find_elements(By.CSS_SELECTOR,
+                                                                      "article.result")]
+    assert asked() == 1
+    page.refresh()
+    again = [a.get_attribute("data-doc") for a in page.find_elements(By.CSS_SELECTOR,
+                                                                      "article.result")]
+    assert again == shown and page.find_element(By.NAME, "q").get_attribute("value") == question
+    assert asked() == 1
+
+
 def _fits(driver) -> None:
     """Nothing scrolls the page sideways, and every button and field is at least 48 px high."""
     assert driver.execute_script(

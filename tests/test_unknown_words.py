@@ -8,6 +8,7 @@ saying the setting is not in the knowledge."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -112,3 +113,25 @@ def test_a_long_paste_names_the_first_few_it_lacks_and_counts_the_rest(example, 
             assert res.not_in_knowledge[NAMES_SHOWN] not in shown
     schema = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
     assert schema["not_in_knowledge_more"]["type"] == "integer"
+
+
+def test_a_long_paste_lists_the_first_few_unknown_terms_and_counts_the_rest(example,
+                                                                             example_index):
+    """`filters.unknown_terms` listed every unknown word of a pasted log (hundreds) in the
+    JSON of `kb query --json` and the web API; now the first NAMES_SHOWN and a count, as
+    `not_in_knowledge`."""
+    paste = traceback_paste(30)
+    every = search(example, paste, k=1).filters.unknown_terms or ()
+    assert len(every) > NAMES_SHOWN + 5
+    cli = CliRunner().invoke(main, ["query", paste, "--index", str(example_index), "-k", "1",
+                                    "--json"])
+    assert cli.exit_code == 0, cli.output
+    with TestClient(create_app(example_index), base_url="http://127.0.0.1") as client:
+        api = client.post("/api/search", json={"query": paste, "k": 1}).json()
+    for out in (json.loads(cli.output)["filters"], api["filters"]):
+        assert out["unknown_terms"] == list(every[:NAMES_SHOWN])
+        assert out["unknown_terms_more"] == len(every) - NAMES_SHOWN
+    few = SearchFilters(unknown_terms=tuple(every[:NAMES_SHOWN])).to_dict()
+    assert few["unknown_terms"] == list(every[:NAMES_SHOWN]) and "unknown_terms_more" not in few
+    description = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
+    assert "unknown_terms_more" in description["filters"]["description"]

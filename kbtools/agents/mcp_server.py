@@ -109,7 +109,8 @@ results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VAL
 KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
 `metadata`>"; a value no document has filters everything out: no_answer); verified_only.
 `filters` says what the search did with the question: `routed` front-matter values,
-`unknown_terms` the index never saw (as the question writes them), `expanded` terms searched
+`unknown_terms` the index never saw (as the question writes them; the first {shown}, and
+`unknown_terms_more` counts the others), `expanded` terms searched
 with their synonyms or other spellings (`from`). `not_in_knowledge` (when present) lists the
 codes and names (settings, keys) of the question that no document holds, also when the rest
 is answered: tell the user the knowledge says nothing about them. It names the first {shown};

@@ -164,7 +164,8 @@ class Knowledge:
                     if found is not None:
                         break
         if found is None:
-            raise KbError(f"no such document in the {self.where}: {_shown(doc)}")
+            raise KbError(f"no such document in the {self.where}: {_shown(doc)}",
+                          key="no_document", values={"doc": _shown(doc)})
         return found
 
     def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:
@@ -364,7 +365,8 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     wanted = _shown(heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts))
     if not found:
         known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
-        raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})")
+        raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})",
+                      key="no_section", values={"doc": doc.rel, "section": wanted})
     exact = [s for s in found if isinstance(heading_path, str) and len(parts) > 1
              and _norm(s.heading_path[-1]) == _norm(heading_path)]
     full = [s for s in found if path_matches(parts, seps, s.heading_path, whole=True)]

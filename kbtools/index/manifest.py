@@ -111,7 +111,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     if not path.is_file():
         raise IndexLoadError("no manifest.json: not a kb index (run `kb build` or `kb sync`)",
-                             path=str(root))
+                             path=str(root), key="index_missing")
     try:
         data = read_beneath(root, MANIFEST, MAX_MANIFEST_BYTES)
     except OSError as exc:

@@ -135,7 +135,7 @@ class KbIndex:
             if self._tree is not None and self._replaced():
                 raise IndexLoadError("the index was replaced (a new build or sync) while this "
                                      "request read it; ask again",
-                                     path=str(self.layout.root)) from None
+                                     path=str(self.layout.root), key="index_replaced") from None
             raise
 
     def open_data(self, rel: str) -> int:
@@ -334,10 +334,11 @@ def resolve_index_path(path: Path | None) -> Path:
         served = device.served_release()
         if served is None:
             raise IndexLoadError("device directory has no served release yet (run `kb sync`)",
-                                 path=str(path))
+                                 path=str(path), key="index_missing")
         return served
     raise IndexLoadError("no index here: run `kb build`, or `kb sync` on a device, or pass "
-                         "--index" + (nearby_knowledge(near) if near else ""), path=str(path))
+                         "--index" + (nearby_knowledge(near) if near else ""), path=str(path),
+                         key="index_missing")
 
 
 def nearby_knowledge(cfg: Config) -> str:
@@ -403,7 +404,8 @@ def open_index(path: Path | None = None) -> KbIndex:
             return index
         index.close()
     raise IndexLoadError("the index was replaced again and again while it was being opened (a "
-                         "build or sync loop?); ask again", path=str(path or root))
+                         "build or sync loop?); ask again", path=str(path or root),
+                         key="index_replaced")
 
 
 def _identity(root: Path) -> tuple[int, int, int] | None:
@@ -454,7 +456,8 @@ def _open(layout: ReleaseLayout) -> KbIndex:
     for required in (layout.store, layout.bm25_vocab, layout.dictionary):
         if not required.is_file():
             raise IndexLoadError(f"index file missing: {_rel(layout, required)} (rebuild or re-sync)",
-                                 path=str(layout.root))
+                                 path=str(layout.root), key="index_incomplete",
+                                 values={"file": _rel(layout, required)})
     _check_models(manifest, layout)
     index = KbIndex(layout, manifest, load_release_info(layout, manifest))
     try:
@@ -496,7 +499,8 @@ def _check_models(manifest: dict[str, Any], layout: ReleaseLayout) -> None:
     for key, meta in manifest["models"].items():
         if not layout.usearch(key).is_file():
             raise IndexLoadError(f"index file missing: {_rel(layout, layout.usearch(key))}",
-                                 path=str(layout.root))
+                                 path=str(layout.root), key="index_incomplete",
+                                 values={"file": _rel(layout, layout.usearch(key))})
         if key == "use":  # cheap to check eagerly; others are checked when first used
             fp = get_embedder(key).fingerprint()
             if fp != meta["fingerprint"]:

@@ -32,16 +32,19 @@ def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m:
             raise UsageError(f"bad --where {shown!r}: use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or "
-                             f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)")
+                             f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)",
+                             key="bad_where", values={"where": shown})
         key, op, value = m.group(1), m.group(2), m.group(3).strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1].strip()  # quotes that reached us through a second shell layer
         if value[:1] in ("=", "<", ">", "!"):
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
             raise UsageError(f"bad --where {shown!r}: {bad!r} is not an operator; use "
-                             f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE")
+                             f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE",
+                             key="bad_where", values={"where": shown})
         if not value:
-            raise UsageError(f"bad --where {shown!r}: no value after {op!r}")
+            raise UsageError(f"bad --where {shown!r}: no value after {op!r}",
+                             key="bad_where", values={"where": shown})
         out.append((key, op, value))
     return out
 
@@ -91,7 +94,8 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
     chunk_ok = np.ones(len(table.doc), dtype=bool)
     for key, op, want in where:
         if key not in known:
-            raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}")
+            raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}",
+                             key="unknown_where_key", values={"key": key})
         _check_value(key, op, want, table)
         if key == "kind":
             chunk_ok &= np.array([_compare(k, op, want) for k in table.kind], dtype=bool)
@@ -112,12 +116,14 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
 def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
     """Closed-set keys: a value they can never have is an error, not an empty result."""
     if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
-        raise UsageError(f"bad --where {key}{op}{want}: use verified=true or verified=false")
+        raise UsageError(f"bad --where {key}{op}{want}: use verified=true or verified=false",
+                         key="bad_where", values={"where": f"{key}{op}{want}"})
     if key == "kind" and op == "=":
         kinds = sorted({str(k) for k in table.kind})
         if want.casefold() not in {k.casefold() for k in kinds}:
             raise UsageError(f"bad --where {key}{op}{want}: no chunk of kind {want!r} in this "
-                             f"index; its kinds: {', '.join(kinds)}")
+                             f"index; its kinds: {', '.join(kinds)}",
+                             key="bad_where", values={"where": f"{key}{op}{want}"})
 
 
 _DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
@@ -134,10 +140,12 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want):
             raise UsageError(f"bad --where {key}{op}{want}: {key} is a number in this index "
-                             f"(e.g. {held[0]}); compare it with a number")
+                             f"(e.g. {held[0]}); compare it with a number",
+                             key="bad_where", values={"where": f"{key}{op}{want}"})
     elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want):
         raise UsageError(f"bad --where {key}{op}{want}: {key} is a date in this index "
-                         f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD")
+                         f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
+                         key="bad_where", values={"where": f"{key}{op}{want}"})
 
 
 def _scalars(values: Iterable[Any]) -> Iterable[Any]:
@@ -170,14 +178,16 @@ def doc_value(op: str, want: str, names: Sequence[str]) -> str:
         return found[0]
     if found:
         raise UsageError(f"bad --where doc{op}{want}: names {len(found)} documents "
-                         f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited")
+                         f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited",
+                         key="bad_where", values={"where": f"doc{op}{want}"})
     if op == "!=":
         return want
     base = folded.rsplit("/", 1)[-1]
     alike = sorted(names, key=lambda n: n.casefold().rsplit("/", 1)[-1] != base)  # stable
     more = ", …" if len(names) > SHOWN_DOCS else ""
     raise UsageError(f"bad --where doc{op}{want}: no document {want!r} in this index; its "
-                     f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}")
+                     f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}",
+                     key="bad_where", values={"where": f"doc{op}{want}"})
 
 
 def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:

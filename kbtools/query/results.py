@@ -146,7 +146,8 @@ class SearchFilters:
     """What narrowed or boosted the search: explicit ``where`` filters, verified-only,
     routed front-matter values (and aliases); once retrieval ran, the question terms the
     index never saw, the terms expanded with synonyms (``expanded``, when any) and the
-    reranker, when one was used."""
+    reranker, when one was used. Its JSON names the first `NAMES_SHOWN` unknown terms and
+    counts the rest in ``unknown_terms_more`` (absent when none)."""
 
     where: tuple[str, ...] = ()
     verified_only: bool = False
@@ -161,8 +162,10 @@ class SearchFilters:
                                "routed": [dict(r) for r in self.routed]}
         if self.reranked_by is not None:
             out["reranked_by"] = self.reranked_by
-        if self.unknown_terms is not None:
-            out["unknown_terms"] = list(self.unknown_terms)
+        if self.unknown_terms is not None:  # capped as `not_in_knowledge` is: a pasted log
+            out["unknown_terms"] = list(self.unknown_terms[:NAMES_SHOWN])  # holds hundreds
+            if len(self.unknown_terms) > NAMES_SHOWN:
+                out["unknown_terms_more"] = len(self.unknown_terms) - NAMES_SHOWN
         if self.expanded:
             out["expanded"] = [dict(e) for e in self.expanded]
         return out

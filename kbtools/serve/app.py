@@ -42,7 +42,7 @@ from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
 from kbtools.serve import api, ops, pages
-from kbtools.serve.held import HeldQuestions
+from kbtools.serve.held import AnswerTags, HeldQuestions
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
 
@@ -73,6 +73,7 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     app.state.workers = Workers(workers)
     app.state.body_seconds = body_seconds
     app.state.held = HeldQuestions()
+    app.state.answer_tags = AnswerTags()
     return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts,
                  refusal_page=pages.refusal_page)
 

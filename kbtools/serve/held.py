@@ -9,10 +9,21 @@ characters that say nothing of the question). An entry is dropped `HOLD_SECONDS`
 was posted, and the oldest first once all of them hold more than `MAX_HELD_CHARS`; a server
 restart drops them all. A key asked for after that is gone: the page says so and asks for
 the question again.
+
+`AnswerTags`: a results page's ETag, so reloading it (the same GET: a link, a held key) does
+not log its question again (`kbtools.query.log`: an audit of the answers given, one line per
+question asked). The tag says when this server answered that page and is signed with a
+secret of this process: a browser revalidating its copy (a reload sends the tag back in
+``If-None-Match``) within `RELOAD_SECONDS` of the answer is told 304 (its copy is the
+answer) and nothing is searched or logged; another client, a page of another release or
+language, a tag past the window or from before a restart is searched and logged again. A
+client cannot forge a tag to keep its questions out of the log.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import threading
 import time
@@ -25,6 +36,8 @@ from kbtools.query.question import MAX_QUESTION_CHARS
 HOLD_SECONDS = 3600.0
 MAX_HELD_CHARS = 50 * MAX_QUESTION_CHARS  # ~0.5 M characters of questions at most
 KEY_BYTES = 18  # 24 URL-safe characters
+RELOAD_SECONDS = 900.0  # a results page reloaded within this of its answer is not logged again
+MAX_TAGS_HEADER = 4096  # the characters of an If-None-Match header read
 
 
 @dataclass(frozen=True)
@@ -75,3 +88,37 @@ class HeldQuestions:
                                             or len(self.entries) == 1):
                 return
             self.chars -= self.entries.popitem(last=False)[1][1].size()
+
+
+class AnswerTags:
+    """The ETags of the results pages one server answered (see the module docstring)."""
+
+    def __init__(self, seconds: float = RELOAD_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
+        self.seconds = seconds
+        self.clock = clock
+        self.secret = secrets.token_bytes(32)
+
+    def tag(self, page: str) -> str:
+        """The tag of `page` (what identifies the answer: the release, the question and its
+        filters, the language) answered now."""
+        at = int(self.clock())
+        return f'W/"{at:x}.{self._sign(at, page)}"'
+
+    def answered(self, header: str | None, page: str) -> str | None:
+        """The tag in `header` (an ``If-None-Match``) this server gave `page` within
+        `seconds`; None when it holds none."""
+        now = self.clock()
+        for item in (header or "")[:MAX_TAGS_HEADER].split(","):
+            value = item.strip().removeprefix("W/").strip('"')
+            stamp, _, mac = value.partition(".")
+            if not (0 < len(stamp) <= 16 and all(c in "0123456789abcdef" for c in stamp)):
+                continue
+            at = int(stamp, 16)
+            if 0 <= now - at < self.seconds and hmac.compare_digest(mac, self._sign(at, page)):
+                return f'W/"{value}"'
+        return None
+
+    def _sign(self, at: int, page: str) -> str:
+        data = f"{at:x}\0{page}".encode("utf-8", "surrogatepass")
+        return hmac.new(self.secret, data, hashlib.sha256).hexdigest()[:32]

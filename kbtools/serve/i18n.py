@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kbtools.errors import KbError, one_line
 from kbtools.index.tokenize import language_of
 from kbtools.query.search import NO_ANSWER_REASON
 
@@ -110,6 +111,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "error": ("出错了", "Something went wrong"),
     "back": ("返回搜索", "Back to search"),
     "error_detail": ("详细信息：", "Details:"),
+    "error_original": ("英文原文：", "Original:"),  # a library message said in Chinese above
     # an error page's sentence by HTTP status (`error_word`); the library's message follows
     "error_400": ("请求中的内容有误，请检查后重试。", "Something in the request is not valid."),
     "error_401": ("需要有效的令牌才能打开这个页面。", "A valid token is needed to open this page."),
@@ -142,6 +144,36 @@ REASONS: dict[str, str] = {
     "no chunk matches the filters": "没有符合筛选条件的段落",
     "nothing matched": "没有匹配的内容",
 }
+
+
+# A library error in Chinese, by its `KbError.key`: the errors a field user meets on a page
+# (the index, the filters, a document or section asked for). A `{name}` is the error's
+# value of that name (`KbError.values`). An error without a key here is shown in English.
+ERRORS: dict[str, str] = {
+    "index_missing": "这里还没有可用的知识库：需要先构建（kb build）或同步（kb sync）一个发布版本。",
+    "index_incomplete": "知识库的索引不完整（缺少 {file}），需要重新构建或重新同步。",
+    "index_replaced": "知识库刚刚更新（正在换成新的版本），请稍后刷新页面。",
+    "release_edited": ("正在使用的发布版本 {release} 在同步后被改动过，没有通过校验，已停止使用："
+                       "请用 kb rollback 换回其他版本，或用 kb sync 同步更新的版本。"),
+    "bad_where": "筛选条件 {where} 无效。",
+    "unknown_where_key": "没有“{key}”这个筛选项。",
+    "no_document": "本发布版本中没有这个文档：{doc}",
+    "no_section": "文档 {doc} 中没有“{section}”这一节。",
+}
+MAX_ERROR_VALUE = 200  # the characters of a value an error's Chinese words show
+
+
+def error_zh(exc: KbError) -> str | None:
+    """`exc` in Chinese (`ERRORS`), None when it has no Chinese words (or lacks a value its
+    words name): the page shows its English message then."""
+    words = ERRORS.get(exc.key or "")
+    if words is None:
+        return None
+    try:
+        return one_line(words.format(**{k: one_line(v, MAX_ERROR_VALUE)
+                                        for k, v in exc.values.items()}))
+    except (KeyError, IndexError, ValueError):
+        return None
 
 
 def pick_lang(query_lang: str | None, cookie_lang: str | None,

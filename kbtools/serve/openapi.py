@@ -56,7 +56,11 @@ _SCHEMAS: dict[str, Any] = {
         "required": ["query", "release", "no_answer", "filters", "results"],
         "properties": {
             "query": {"type": "string"}, "release": {"$ref": "#/components/schemas/Release"},
-            "no_answer": {"type": "boolean"}, "filters": {"type": "object"},
+            "no_answer": {"type": "boolean"},
+            "filters": {"type": "object", "description": "what the search did with the "
+                        "question: where, verified_only, routed, reranked_by, expanded, "
+                        f"unknown_terms (the first {NAMES_SHOWN} terms the index never saw) "
+                        "and unknown_terms_more (how many more, absent when none)"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
             "condensed": {"type": "object", "description": "a question longer than is "
                           "searched: question_chars, read_chars, searched_chars, "

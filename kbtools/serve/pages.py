@@ -12,6 +12,7 @@ searches), and works as well without it.
 
 from __future__ import annotations
 
+import json
 import logging
 import posixpath
 import re
@@ -39,7 +40,7 @@ from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
 from kbtools.serve.docview import render_markdown
-from kbtools.serve.held import Held, HeldQuestions
+from kbtools.serve.held import AnswerTags, Held, HeldQuestions
 from kbtools.serve.i18n import (
     HTML_LANG,
     LANG_COOKIE,
@@ -48,6 +49,7 @@ from kbtools.serve.i18n import (
     content_lang,
     content_word,
     error_word,
+    error_zh,
     no_answer_line,
     not_in_knowledge_line,
     other_lang,
@@ -117,16 +119,19 @@ class Page:
                 + (f"#{anchor}" if anchor else ""))
 
     def error(self, status: int, detail: str, served: Served | None = None,
-              zh: str | None = None) -> HTMLResponse:
+              zh: str | None = None, original: bool = False) -> HTMLResponse:
         """The error page of HTTP `status`: what went wrong in the page's language, the
         details kept below it: `zh` on a Chinese page when given, else `detail` (English:
-        a library message naming the file, line or value); its footer names the release
-        `served` (none when no release was read: no page, an index that did not open)."""
+        a library message naming the file, line or value), and then `detail` as well when
+        `original` (a library message said in Chinese: the English names the files for
+        whoever looks after the device); its footer names the release `served` (none when no
+        release was read: no page, an index that did not open)."""
         release = served.index.release.to_dict() if served is not None else None
         chinese = self.lang == "zh" and zh is not None
         return self.render("error.html", status, message=self.t(error_word(status)),
                            detail=zh if chinese else detail,
-                           detail_lang=HTML_LANG["zh" if chinese else "en"], release=release)
+                           detail_lang=HTML_LANG["zh" if chinese else "en"],
+                           original=detail if chinese and original else None, release=release)
 
     def refused(self, exc: ApiError, served: Served | None = None) -> HTMLResponse:
         return self.error(exc.status, exc.message, served, exc.zh)
@@ -152,7 +157,7 @@ def _source(request: Request) -> ServedIndex:
     return source
 
 
-PageFn = Callable[[Page, Served], HTMLResponse]
+PageFn = Callable[[Page, Served], Response]
 
 
 def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
@@ -178,7 +183,7 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
                                         .multi_items() if k == "lang")])
                 p.pasted_chars = held.pasted_chars
 
-        def run() -> HTMLResponse:
+        def run() -> Response:
             served: Served | None = None
             try:
                 served = _source(request).get()
@@ -186,7 +191,8 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
             except ops.ApiError as exc:
                 return p.refused(exc, served)
             except KbError as exc:
-                return p.error(ops.status_of(exc), one_line(exc.format()), served)
+                return p.error(ops.status_of(exc), one_line(exc.format()), served,
+                               error_zh(exc), original=True)
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
                 log.exception("page %s failed", request.url.path)
                 return p.error(500, f"internal error ({type(exc).__name__})")
@@ -256,7 +262,7 @@ async def read_form(request: Request) -> QueryParams:
 
 # --- search ----------------------------------------------------------------------------
 
-def search_page(p: Page, served: Served) -> HTMLResponse:
+def search_page(p: Page, served: Served) -> Response:
     params = p.params
     q = ops.check_question(params.get("q", ""))
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
@@ -265,15 +271,27 @@ def search_page(p: Page, served: Served) -> HTMLResponse:
     verified = params.get("verified") == "1"
     response = None
     results: list[dict[str, Any]] = []
+    tag = None
     if q.strip():
+        answer = json.dumps([served.index.release.to_dict(), p.lang, p.pasted_chars,
+                             sorted(params.multi_items())], ensure_ascii=False, default=str)
+        tags: AnswerTags = p.request.app.state.answer_tags
+        kept = tags.answered(p.request.headers.get("if-none-match"), answer)
+        if kept is not None:  # a reload of the page this client was given: not asked again
+            return Response(status_code=304, headers={"etag": kept,
+                                                      "cache-control": "private, no-cache"})
         response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
         results = [result_view(served, r, q, p.lang) for r in response.results]
-    return p.render("search.html", 410 if p.gone else 200, q=q, facets=facets, chosen=chosen,
+        tag = tags.tag(answer)
+    page = p.render("search.html", 410 if p.gone else 200, q=q, facets=facets, chosen=chosen,
                     verified=verified, max_question=MAX_QUESTION_CHARS,
-                    pasted_chars=p.pasted_chars, gone=p.gone, response=response, results=results,
-                    release=served.index.release.to_dict())
+                    pasted_chars=p.pasted_chars, gone=p.gone, response=response,
+                    results=results, release=served.index.release.to_dict())
+    if tag is not None:
+        page.headers["etag"] = tag
+    return page
 
 
 # --- document ---------------------------------------------------------------------------

@@ -164,7 +164,8 @@ class ServedIndex:
         try:  # a git checkout of a release is verified (and derived once) here
             root = resolve_index_path(self.index).resolve()
         except SyncError as exc:  # a checkout that is not exactly a signed release
-            raise IndexLoadError(exc.message, path=exc.path) from None
+            raise IndexLoadError(exc.message, path=exc.path, key=exc.key,
+                                 values=exc.values) from None
         return (root, ReleaseLayout(root).written()), lambda: open_index(root)
 
     def get(self) -> Served:

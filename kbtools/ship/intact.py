@@ -200,4 +200,5 @@ def check_intact(release: Path) -> None:
     raise IndexLoadError(f"the served release {release.resolve().name} fails verification: "
                          f"{found[0]}{more}; it was changed after `kb sync` verified it: "
                          "`kb rollback` serves another release, `kb sync` one published after it",
-                         path=str(device))
+                         path=str(device), key="release_edited",
+                         values={"release": release.resolve().name})
