@@ -225,7 +225,8 @@ def test_alias_routes_to_its_document(indexes):
 def test_synonyms_name_decision_table_inputs(indexes):
     with_file, without = (open_index(p) for p in indexes)
     q = "气温 22 度，湿度 90%，雨日 4，赤霉病风险多高"
-    assert input_synonyms(with_file)["连续降雨天数"] == ["阴雨天数", "雨日"]
+    assert input_synonyms(with_file)["连续降雨天数"] == ["阴雨天数", "雨日", "rainy days",
+                                                          "rain days"]
     top = search(with_file, q, k=2).results[0]
     assert top.evaluation is not None and top.evaluation["status"] == "match"
     assert top.evaluation["inputs"]["连续降雨天数"] == "4" and top.evaluation["outputs"]["风险等级"] == "极高"
@@ -233,12 +234,23 @@ def test_synonyms_name_decision_table_inputs(indexes):
     assert bare is not None and bare["status"] == "missing_inputs"
 
 
+def test_an_english_question_gives_the_inputs_of_the_chinese_table(indexes):
+    """The bundled synonyms name the scab table's inputs in English (humidity, rainy days):
+    a value in % is bound by its unit only where the word before it names the column."""
+    with_file, without = (open_index(p) for p in indexes)
+    q = "wheat scab risk: humidity 90%, 4 rainy days, 22 degrees"
+    top = search(with_file, q, k=2).results[0]
+    assert top.doc == "knowledge/crops/wheat-scab.md" and top.evaluation is not None
+    assert top.evaluation["inputs"] == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
+    assert top.evaluation["outputs"]["风险等级"] == "极高"
+
+
 def test_kb_query_explain_shows_the_expansion(indexes):
     res = CliRunner().invoke(main, ["query", "--index", str(indexes[0]), "--no-log", "--explain",
                                     "烂麦头怎么防治"])
     assert res.exit_code == 0, res.output
-    assert "expanded: 烂麦头 → 赤霉病 / 麦穗枯 / 烂穗病 / fusarium head blight (synonyms)" \
-        in res.output
+    assert "expanded: 烂麦头 → 赤霉病 / 麦穗枯 / 烂穗病 / fusarium head blight / wheat scab " \
+        "(synonyms)" in res.output
 
 
 def test_milvus_expands_like_the_local_files(indexes, milvus):  # noqa: F811
