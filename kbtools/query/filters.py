@@ -15,11 +15,13 @@ from kbtools.index.reader import ChunkTable, KbIndex
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
+OPERATORS = ("=", "!=", ">=", "<=")
+Condition = tuple[str, str, str]  # one filter: (key, operator, value)
 CHUNK_KEYS = {"doc", "kind"}
 SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 
 
-def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
+def parse_where(items: list[str] | None) -> list[Condition]:
     """``KEY=VALUE``, ``KEY!=VALUE``, ``KEY>=VALUE``, ``KEY<=VALUE`` → (key, op, value).
 
     What would silently match nothing is an error instead: a doubled or unknown operator
@@ -44,6 +46,26 @@ def parse_where(items: list[str] | None) -> list[tuple[str, str, str]]:
                              key="bad_where", values={"where": shown})
         if not value:
             raise UsageError(f"bad --where {shown!r}: no value after {op!r}",
+                             key="bad_where", values={"where": shown})
+        out.append((key, op, value))
+    return out
+
+
+def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
+    """Filters chosen as (key, op, value), not typed as text (the web app's facet menus):
+    each value is taken as it is, never read for an operator or quotes, so every value a
+    document holds can be chosen (``<1 ha``, ``=> 5``, ``"A"``: `parse_where` refuses the
+    first two as a doubled operator and takes the quotes off the third). An operator not in
+    OPERATORS or an empty key or value is a UsageError, as `parse_where` gives."""
+    out: list[Condition] = []
+    for key, op, value in conditions:
+        key, value = valid_unicode(str(key)), valid_unicode(str(value))
+        shown = f"{key}{op}{value}"
+        shown = shown if len(shown) <= 60 else shown[:60] + "…"
+        if op not in OPERATORS or not key.strip() or not value.strip() \
+                or len(key) + len(value) > MAX_WHERE_CHARS:
+            raise UsageError(f"bad filter {shown!r}: a key, one of {', '.join(OPERATORS)} and "
+                             f"a value (at most {MAX_WHERE_CHARS} characters)",
                              key="bad_where", values={"where": shown})
         out.append((key, op, value))
     return out

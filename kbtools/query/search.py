@@ -48,7 +48,13 @@ from kbtools.query import (
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand, unknown_codes
-from kbtools.query.filters import filter_mask, parse_where, resolve_docs
+from kbtools.query.filters import (
+    Condition,
+    checked_conditions,
+    filter_mask,
+    parse_where,
+    resolve_docs,
+)
 from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
@@ -108,7 +114,8 @@ NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold
 # for a core on a busy machine, after each question's embedding had run on one.
 @on_one_blas_thread
 def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str] | None = None,
-           verified_only: bool | None = None, mode: str = "hybrid",
+           conditions: Sequence[Condition] = (), verified_only: bool | None = None,
+           mode: str = "hybrid",
            params: fusion.FusionParams | None = None,
            keep_results: bool = False, reranker: str | None = None,
            today: date | None = None) -> SearchResponse:
@@ -116,7 +123,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     threshold says "no answer" (evaluation scores ranking and threshold separately).
     ``today`` decides which documents are past their ``valid_until`` (default: the local
     date; `kbtools.query.freshness`). ``k`` defaults to the index's kb.toml ``[query] k``
-    (5 unless set), as ``verified_only`` to its ``[query] verified_only``."""
+    (5 unless set), as ``verified_only`` to its ``[query] verified_only``. ``where`` are
+    filters as text (``KEY=VALUE``: `parse_where`), ``conditions`` filters already apart as
+    (key, op, value), each value taken as it is (`checked_conditions`); both apply."""
     t0 = time.perf_counter()
     qcfg = index.manifest["config"]["values"]["query"]
     if k is None:
@@ -124,7 +133,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if verified_only is None:
         verified_only = bool(qcfg.get("verified_only", False))
     params = params or fusion.FusionParams.from_config(qcfg)
-    parsed = parse_where(where)
+    parsed = parse_where(where) + checked_conditions(conditions)
     asked = searched_question(query, term_weights(index))
     text, condensed = asked.text, asked.report()
     filters = SearchFilters(where=tuple(f"{a}{op}{b}" for a, op, b in parsed),

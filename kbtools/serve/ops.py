@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, Usa
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.store import LAST_LINE
 from kbtools.query import freshness
-from kbtools.query.filters import MAX_WHERE_CHARS
+from kbtools.query.filters import MAX_WHERE_CHARS, Condition
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search as run_search
 from kbtools.serve.source import Served
@@ -162,12 +163,17 @@ def check_line(value: Any, name: str) -> int | None:
 # --- operations --------------------------------------------------------------------------
 
 def search(served: Served, q: str, *, k: int = 5, where: list[str] | None = None,
+           conditions: Sequence[Condition] = (),
            verified_only: bool | None = None) -> SearchResponse:
-    """One search on the served release (one at a time per release, see `source`)."""
-    return timed_search(served, q, k=k, where=where, verified_only=verified_only)[0]
+    """One search on the served release (one at a time per release, see `source`): filters
+    typed as text (`where`, the API's) and chosen as (key, op, value) (`conditions`, the
+    search page's menus: a value is never parsed as text)."""
+    return timed_search(served, q, k=k, where=where, conditions=conditions,
+                        verified_only=verified_only)[0]
 
 
 def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None = None,
+                 conditions: Sequence[Condition] = (),
                  verified_only: bool | None = None) -> tuple[SearchResponse, float, float]:
     """`search`, with the milliseconds spent waiting for the release's search lock and
     searching (the API reports both in a ``Server-Timing`` header)."""
@@ -175,7 +181,7 @@ def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None 
     with served.search_lock:
         t1 = time.perf_counter()
         response = run_search(served.index, q, k=k, where=where or None,
-                              verified_only=verified_only)
+                              conditions=conditions, verified_only=verified_only)
     t2 = time.perf_counter()
     return response, (t1 - t0) * 1000, (t2 - t1) * 1000
 

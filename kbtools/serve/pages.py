@@ -267,7 +267,8 @@ def search_page(p: Page, served: Served) -> Response:
     q = ops.check_question(params.get("q", ""))
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
     chosen = {f: params.get(f"f.{f}", "") for f in facets}
-    where = [f"{f}={v}" for f, v in chosen.items() if v and v in facets[f]]
+    # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
+    where = [(f, "=", v) for f, v in chosen.items() if v and v in facets[f]]
     verified = params.get("verified") == "1"
     response = None
     results: list[dict[str, Any]] = []
@@ -280,7 +281,7 @@ def search_page(p: Page, served: Served) -> Response:
         if kept is not None:  # a reload of the page this client was given: not asked again
             return Response(status_code=304, headers={"etag": kept,
                                                       "cache-control": "private, no-cache"})
-        response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), where=where,
+        response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), conditions=where,
                               verified_only=verified or None)
         record_question(served.index, "web", q, response)
         results = [result_view(served, r, q, p.lang) for r in response.results]
