@@ -82,7 +82,10 @@ class ReleaseError(KbError):
 
 
 class EngineError(KbError):
-    """A search engine (Milvus) is unreachable, lacks the release, or refused a publish."""
+    """A search engine (Milvus) is unreachable, lacks the release, or refused a publish.
+    Its `key` says which when known, else that the engine failed (``engine_failed``)."""
+
+    key = "engine_failed"
 
 
 class ServedError(EngineError):

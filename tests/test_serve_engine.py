@@ -31,6 +31,7 @@ from kbtools.engine.cache import FILES_DONE, cache_dir
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import read_parts
+from kbtools.serve import i18n
 from kbtools.serve.app import create_app, open_source
 from kbtools.ship.device import served_release
 from kbtools.ship.release import make_release
@@ -205,6 +206,11 @@ def test_nothing_published_and_engine_down_at_start_are_one_line(milvus, tmp_pat
     res = CliRunner().invoke(main, ["serve", "--engine", milvus.url("empty"), "--index",
                                     str(tmp_path)])
     assert res.exit_code == 2 and "not both" in res.output
+    with TestClient(create_app(None, source=open_source(None, milvus.url("empty"))),
+                    base_url=BASE) as c:  # a Chinese page says it in Chinese, English below
+        page = c.get("/", params={"q": QUESTIONS[0], "lang": "zh"})
+        assert page.status_code == 503 and i18n.ERRORS["engine_no_release"] in page.text
+        assert "no release is published here" in page.text
 
 
 def test_another_model_in_the_engine_is_one_line_at_start_and_a_503(devices, milvus):  # noqa: F811
@@ -239,6 +245,9 @@ def test_engine_down_while_running_is_a_503(devices, tmp_path):
             page = c.get("/", params={"q": QUESTIONS[0]})
             assert page.status_code == 503 and 'class="message"' in page.text
             assert u in page.text and "Traceback" not in page.text
+            zh = c.get("/", params={"q": QUESTIONS[0], "lang": "zh"})
+            assert zh.status_code == 503 and i18n.ERRORS["engine_unreachable"] in zh.text
+            assert u in zh.text and "is the server running" in zh.text  # the English below
             assert c.get(f"/doc/{SCAB}").status_code == 503
             assert c.get("/asset/assets/images/wheat-scab-ear.png").status_code == 503
             server = MilvusLite(tmp_path / "data", server.port)  # back, with its data

@@ -12,12 +12,15 @@ import pytest
 from starlette.testclient import TestClient
 
 from kbtools.agents.read import open_knowledge, read_section
-from kbtools.errors import KbError, UsageError
+from kbtools.decision.documents import as_source, document_tables, evaluate_table
+from kbtools.engine.milvus import connect_url
+from kbtools.errors import EngineError, KbError, TableError, UsageError
 from kbtools.index.reader import open_index
 from kbtools.query.filters import filter_mask, parse_where
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.serve.source import ServedIndex
+from tests.milvus_server import free_port
 
 SCAB = "knowledge/crops/wheat-scab.md"
 
@@ -94,3 +97,76 @@ def test_a_page_served_from_nothing_says_it_in_chinese_not_only_in_english(tmp_p
     with pytest.raises(KbError) as err:
         ServedIndex(tmp_path).get()
     assert err.value.key == "index_missing"
+
+
+@pytest.mark.parametrize("chosen, key", [("99", "no_table_number"),
+                                         ("没有这张表", "no_table_named")])
+def test_a_decision_table_not_there_is_said_in_chinese_with_the_english_below(
+        example_index, chosen, key):
+    """The table page said "no decision table 99 (there are 2: …)" in English only."""
+    count = str(len(document_tables(as_source(example_index.parent / SCAB))))
+    with TestClient(create_app(example_index), base_url="http://127.0.0.1") as client:
+        zh = client.get(f"/table/{SCAB}", params={"table": chosen, "lang": "zh"})
+        assert zh.status_code == 400 and '<html lang="zh-CN">' in zh.text
+        detail, original = detail_of(zh.text)
+        assert detail == i18n.ERRORS[key].format(n=chosen, name=chosen, count=count)
+        assert chosen in detail and count in detail
+        assert original and f"no decision table {'' if key == 'no_table_number' else 'named '}" \
+            in original
+        en = client.get(f"/table/{SCAB}", params={"table": chosen, "lang": "en"})
+        detail, original = detail_of(en.text)
+        assert detail.startswith(f"{SCAB}: no decision table") and original is None
+        api = client.post("/api/table/evaluate", json={"doc": SCAB, "table": chosen,
+                                                        "inputs": {}}).json()["error"]
+        assert "no decision table" in api["message"] and "决策表" not in str(api)
+
+
+BROKEN = """---
+title: 坏表
+---
+
+## 坏表
+
+<!-- decision: inputs=温度; outputs=风险 -->
+| 温度 | 风险 |
+|---|---|
+| <15 | 低 |
+| >20 |
+
+## 好表
+
+<!-- decision: inputs=温度; outputs=风险 -->
+| 温度 | 风险 |
+|---|---|
+| ≥15 | 高 |
+"""
+
+
+def test_choosing_a_malformed_or_ambiguous_table_is_said_in_chinese(tmp_path):
+    path = tmp_path / "b.md"
+    path.write_text(BROKEN + "\n## 好表\n\n" + BROKEN.split("## 好表\n")[1], encoding="utf-8")
+    with pytest.raises(TableError) as malformed:
+        evaluate_table(path, "1", {"温度": "3"})
+    assert i18n.error_zh(malformed.value) == i18n.ERRORS["malformed_table"].format(line=11)
+    with pytest.raises(TableError) as shared:
+        evaluate_table(path, "好表", {"温度": "3"})
+    assert i18n.error_zh(shared.value) == i18n.ERRORS["table_heading_shared"].format(
+        name="好表", count=2)
+    with pytest.raises(TableError) as unchosen:
+        evaluate_table(path, None, {"温度": "3"})
+    assert i18n.error_zh(unchosen.value) == i18n.ERRORS["table_not_chosen"].format(count=3)
+    empty = tmp_path / "e.md"
+    empty.write_text("---\ntitle: 空\n---\n\n# 空\n\n没有表。\n", encoding="utf-8")
+    with pytest.raises(TableError) as none:
+        evaluate_table(empty, None, {})
+    assert i18n.error_zh(none.value) == i18n.ERRORS["no_decision_table"]
+
+
+def test_an_unreachable_engine_is_said_in_chinese():
+    """`kb serve --engine` with Milvus down: a Chinese page said only "connecting … failed"."""
+    url = f"milvus://127.0.0.1:{free_port()}/kb"  # nothing listens there
+    with pytest.raises(EngineError) as err:
+        connect_url(url)
+    assert "is the server running" in err.value.message
+    assert i18n.error_zh(err.value) == i18n.ERRORS["engine_unreachable"]
+    assert i18n.error_zh(EngineError("anything else")) == i18n.ERRORS["engine_failed"]

@@ -95,7 +95,9 @@ def document_tables(src: SourceDoc) -> list[DecisionTable | TableError]:
         try:
             dt = table_from_markdown(t, parsed.lines)
         except TableError as exc:
-            out.append(TableError(exc.message, path=src.rel, line=exc.line))
+            out.append(TableError(exc.message, path=src.rel, line=exc.line,
+                                  key="malformed_table",
+                                  values={"line": str(exc.line or t.line_start)}))
             continue
         if dt is not None:
             out.append(dt)
@@ -139,23 +141,28 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
         return n, entry
 
     listing = "; ".join(f"{n}: {label(t)}" for n, t in enumerate(tables, 1))
+    count = str(len(tables))
     if not tables:
-        raise TableError("no decision table in this document", path=doc or None)
+        raise TableError("no decision table in this document", path=doc or None,
+                         key="no_decision_table")
     if table is None or str(table).strip() == "":
         if len(tables) == 1:
             return chosen(1)
         raise TableError(f"{len(tables)} decision tables; choose one by number or name "
-                         f"({listing})", path=doc or None)
+                         f"({listing})", path=doc or None, key="table_not_chosen",
+                         values={"count": count})
     text = str(table).strip()
     if text.isascii() and text.isdigit():  # "²" or "١" is a name (int() refuses or reads them)
         n = int(text)
         if 1 <= n <= len(tables):
             return chosen(n)
         raise TableError(f"no decision table {n} (there are {len(tables)}: {listing})",
-                         path=doc or None)
+                         path=doc or None, key="no_table_number",
+                         values={"n": str(n), "count": count})
     found = _table_named(tables, text, doc)
     if found is None:
-        raise TableError(f"no decision table named '{text}' ({listing})", path=doc or None)
+        raise TableError(f"no decision table named '{text}' ({listing})", path=doc or None,
+                         key="no_table_named", values={"name": text, "count": count})
     return found
 
 
@@ -176,7 +183,8 @@ def _table_named(tables: Sequence[DecisionTable | TableError], text: str,
     if len(found) > 1:  # one section with several tables: the heading names none of them
         which = "; ".join(f"{n}: lines {t.line_start}-{t.line_end}" for n, t in found)
         raise TableError(f"'{text}' is the heading of {len(found)} decision tables ({which}); "
-                         "choose one by number", path=doc or None)
+                         "choose one by number", path=doc or None, key="table_heading_shared",
+                         values={"name": text, "count": str(len(found))})
     return found[0] if found else None
 
 

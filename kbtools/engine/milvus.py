@@ -200,18 +200,23 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
     if any(w in low for w in AUTH_WORDS):
         hint = ("check the engine's credentials (--token-file, --engine-token-file for kb "
                 "serve: user:password or an API key) and their privileges")
+        key = "engine_refused"
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
+        key = "engine_unreachable"
     elif ("not exist" in low or "not found" in low) and "collection" in low:
         # a release's collection a reader or publisher was using: the alias named it, so it
         # was dropped since (a publish pruned it, another publish of it, or by hand)
         hint = ("it was dropped from the engine meanwhile (pruned by a publish, or by "
                 "hand): ask again, or publish the release again")
+        key = "engine_release_gone"
     elif "not exist" in low or "not found" in low:
         hint = "publish a release there first (`kb publish --engine …`)"
+        key = "engine_no_release"
     else:
         hint = "see the engine's log"
-    return EngineError(f"{doing} failed: {text}; {hint}", path=str(url))
+        key = "engine_failed"
+    return EngineError(f"{doing} failed: {text}; {hint}", path=str(url), key=key)
 
 
 def _alias_raced(exc: BaseException) -> bool:
@@ -407,7 +412,8 @@ def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engi
             if url.db not in client.list_databases(timeout=CONNECT_TIMEOUT):
                 if not create_db:
                     raise EngineError(f"database {url.db!r} does not exist; publish a release "
-                                      "there first (`kb publish --engine …`)", path=str(url))
+                                      "there first (`kb publish --engine …`)", path=str(url),
+                                      key="engine_no_release")
                 _create_database(client, url.db)
             client.use_database(url.db, timeout=CONNECT_TIMEOUT)
     except EngineError:

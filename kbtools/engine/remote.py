@@ -432,7 +432,7 @@ def read_parts(engine: Engine, collection: str, *, files: bool = False,
         if len(got) != len(page):
             raise EngineError(f"release {collection} changed in the engine while it was "
                               "read (pruned or published again?); try again",
-                              path=str(engine.url))
+                              path=str(engine.url), key="index_replaced")
         rows += got
     pieces: dict[str, list[tuple[int, str]]] = {}
     for r in rows:
@@ -445,7 +445,7 @@ def read_parts(engine: Engine, collection: str, *, files: bool = False,
     if missing:
         raise EngineError(f"release {collection} is incomplete in the engine (no "
                           f"{', '.join(sorted(missing))}); publish it again",
-                          path=str(engine.url))
+                          path=str(engine.url), key="engine_release_incomplete")
     return out
 
 
@@ -465,7 +465,8 @@ class EngineReader:
             raise
         if name is None:
             raise EngineError(f"no release is published here (alias {self.alias} is missing); "
-                              "run `kb publish --engine …`", path=str(self.engine.url))
+                              "run `kb publish --engine …`", path=str(self.engine.url),
+                              key="engine_no_release")
         with self._lock:
             if name not in self._open:
                 try:
@@ -474,7 +475,8 @@ class EngineReader:
                     if "not exist" in exc.message or "not found" in exc.message:
                         raise EngineError(f"alias {self.alias} points at {name}, which is gone "
                                           "from the engine; publish or roll back again",
-                                          path=str(self.engine.url)) from None
+                                          path=str(self.engine.url),
+                                          key="engine_release_gone") from None
                     raise
                 self._open = {name: MilvusIndex(self.engine, name, parts)}
             return self._open[name]

@@ -159,6 +159,20 @@ ERRORS: dict[str, str] = {
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
+    # decision tables (`kbtools.decision.documents.select_table`)
+    "no_decision_table": "这个文档没有决策表。",
+    "table_not_chosen": "这个文档有 {count} 个决策表，请按编号或名称选择一个。",
+    "no_table_number": "没有第 {n} 个决策表：这个文档只有 {count} 个。",
+    "no_table_named": "没有名为“{name}”的决策表（这个文档有 {count} 个决策表）。",
+    "table_heading_shared": "“{name}”是 {count} 个决策表共同的标题，请按编号选择其中一个。",
+    "malformed_table": "第 {line} 行的决策表格式有误，无法使用，需要修改文档。",
+    # the search engine (`kb serve --engine`: Milvus)
+    "engine_unreachable": "无法连接搜索引擎（Milvus）：请确认引擎正在运行、网络可以连通，稍后再试。",
+    "engine_refused": "搜索引擎（Milvus）拒绝了登录凭据，请设备管理员检查凭据和权限。",
+    "engine_no_release": "搜索引擎（Milvus）中还没有发布的知识库版本：需要先发布（kb publish）。",
+    "engine_release_gone": "搜索引擎（Milvus）中正在使用的版本已被删除，请稍后刷新页面；若仍不行，需要重新发布。",
+    "engine_release_incomplete": "搜索引擎（Milvus）中的知识库版本不完整，需要重新发布。",
+    "engine_failed": "搜索引擎（Milvus）出错，暂时无法检索，请稍后再试或联系设备管理员。",
 }
 MAX_ERROR_VALUE = 200  # the characters of a value an error's Chinese words show
 
