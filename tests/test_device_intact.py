@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,9 +21,10 @@ from test_release_helpers import git
 from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
+from kbtools.index import manifest as manifest_module
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
-from kbtools.ship import intact
+from kbtools.ship import install, intact
 from kbtools.ship.sync import sync
 
 pytestmark = pytest.mark.slow
@@ -251,3 +253,53 @@ def test_the_first_query_after_an_up_to_date_or_failed_sync_hashes_no_data_file(
     res = _query("--index", str(d.dev))
     assert res.exit_code == 1 and f"kb-r1 fails verification: {rel}: sha256" in res.stderr
     assert hashes == [rel]
+
+
+def test_a_sync_that_derives_the_index_again_hashes_each_data_file_once(
+        tmp_path, monkeypatch, hashes):
+    """A sync that finds the served index failing its check verifies data/ and derives the
+    index again from it. It hashed every data file twice: `intact.vouch` hashed them again,
+    as linking them to derive from had changed their change time. Once now, the next
+    question hashes nothing, and a file changed after that hash (while the index is derived)
+    is hashed again and refused."""
+    d = make_device(tmp_path)
+    release = (d.dev / "current").resolve()
+    data = sorted(json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+                  ["artifacts"])
+    verified: list[str] = []
+    real = manifest_module.file_problem
+
+    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
+        verified.append(rel)
+        return real(root, rel, size, sha256, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(manifest_module, "file_problem", counted)
+    shutil.rmtree(Path(os.environ["KB_HOME"]) / intact.INTACT)  # nothing remembered
+    _new_process(monkeypatch)
+    _damage_index(d.dev)
+    hashes.clear()
+    code, out = d.sync()
+    assert code == 0 and "re-derived the index of kb-r1" in out, out
+    assert sorted(verified) == data  # verified before deriving from them
+    assert hashes == []  # and not hashed again to vouch for them
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+
+    tampered: list[str] = []
+    derive = install.derive_index
+
+    def edited_meanwhile(*args: Any, **kwargs: Any) -> str:
+        tampered.append(_tamper(d.dev))  # after the hash, before the vouch
+        return derive(*args, **kwargs)
+
+    monkeypatch.setattr(install, "derive_index", edited_meanwhile)
+    _damage_index(d.dev)
+    verified.clear()
+    code, out = d.sync()
+    assert code == 0 and "re-derived the index of kb-r1" in out, out
+    assert sorted(verified) == data and hashes == tampered  # hashed again, found edited
+    _new_process(monkeypatch)
+    res = _query("--index", str(d.dev))
+    assert res.exit_code == 1
+    assert f"kb-r1 fails verification: {tampered[0]}: sha256" in res.stderr

@@ -193,24 +193,60 @@ def test_orphaned_meta_and_missing_meta_are_loaded_again(signed, milvus):  # noq
     assert not eng.client.has_collection(other)
 
 
-def test_a_served_release_found_incomplete_is_not_dropped_to_load_it_again(signed, milvus):  # noqa: F811
+def test_a_served_release_found_incomplete_is_loaded_again_beside_it(signed, milvus):  # noqa: F811
     """Publishing again a release whose collection is not marked complete drops what is
     there and loads it anew; when an alias serves that collection (its mark removed by
     hand), milvus-lite dropped it under its readers (a Milvus server refuses the drop).
-    The publish refuses in one line, and the release stays served."""
+    The release is loaded into another collection, the alias moved there, and only then
+    the one it served dropped."""
     dev, _ = signed
     url = milvus.url("servedincomplete")
     eng = _engine(milvus, "servedincomplete")
     r1 = publish(eng, check_release(_rel(dev, 1)))
     eng.client.alter_collection_properties(r1.collection, {P_COMPLETE: "0"})
     res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(_rel(dev, 1))])
-    assert res.exit_code == 1 and res.stdout == ""
-    assert res.stderr.splitlines() == [
-        f"kb: error: {url}: collection {r1.collection} is served by alias {ALIAS}, so it was "
-        "not dropped; point the alias at another release first (`kb rollback --engine …`)"]
-    assert eng.alias_target() == r1.collection
-    assert eng.client.has_collection(r1.collection + META_SUFFIX)
+    assert res.exit_code == 0, res.output
+    served = eng.alias_target()
+    assert served is not None and served != r1.collection
+    assert res.stdout.startswith(f"published kb-r1 as {served} ")
+    assert res.stdout.rstrip().endswith(f"dropped {r1.collection}")
+    assert not eng.client.has_collection(r1.collection)
     assert search(EngineReader(eng).current(), QUESTION).results
+    again = publish(eng, check_release(_rel(dev, 1)))
+    assert not again.changed and again.collection == served
+
+
+def test_a_served_release_whose_meta_was_dropped_is_published_again(signed, milvus):  # noqa: F811
+    """A served release whose ``__meta`` was dropped (by hand): its readers fail, so
+    publishing it again is not "already published and served; nothing to do". It is loaded
+    into another collection and the alias moved there; the served one is never dropped
+    while the alias names it, and a second publish changes nothing."""
+    dev, _ = signed
+    url = milvus.url("metadropped")
+    eng = _engine(milvus, "metadropped")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    eng.client.drop_collection(r1.collection + META_SUFFIX)
+    with pytest.raises(EngineError):
+        EngineReader(eng).current()
+    drops: list[str] = []
+    real_drop = eng.drop
+
+    def watched(name: str, *, meta: bool = True) -> None:
+        assert eng.alias_target() != name  # never what the alias serves
+        drops.append(name)
+        real_drop(name, meta=meta)
+
+    eng.drop = watched  # type: ignore[method-assign]
+    res = publish(eng, check_release(_rel(dev, 1)))
+    assert res.changed and res.collection != r1.collection
+    assert eng.alias_target() == res.collection and res.previous == r1.collection
+    assert r1.collection in res.pruned and r1.collection in drops
+    assert not eng.client.has_collection(r1.collection)
+    assert eng.client.has_collection(res.collection + META_SUFFIX)
+    assert search(EngineReader(eng).current(), QUESTION).results
+    out = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(_rel(dev, 1))])
+    assert out.exit_code == 0, out.output
+    assert out.stdout == f"{res.collection} is already published and served; nothing to do\n"
 
 
 # 3 ---------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@ manifest hash named by release.json, the signature when keys are configured, no 
 than the published release — nothing is written to the engine before that), then loads
 the release into its own collections (`kbtools.engine.milvus`), builds the indexes, loads
 them, checks the row count against the release, marks the collection complete and only
-then moves the alias in one call. Re-publishing a release already published is a no-op;
-whatever an interrupted publish left of a release (`_complete` says it is not) is dropped
+then moves the alias in one call. Re-publishing a release already published is a no-op
+when the alias serves it complete (both its collections, marked complete: what its readers
+need); one the alias serves incomplete (its ``__meta`` dropped) is loaded into another
+collection, the alias moved there and the broken one dropped (`_release_name`); whatever an interrupted publish left of a release (`_complete` says it is not) is dropped
 and loaded again, unless another publish is loading it now (`kbtools.engine.claim`: then
 this one says so and stops). Old releases are dropped beyond `keep` (never one an alias serves).
 """
@@ -14,13 +16,15 @@ this one says so and stops). Old releases are dropped beyond `keep` (never one a
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.engine.claim import Claim, claimed, create
+from kbtools.engine.claim import Claim, claimed, create, holder
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -174,17 +178,17 @@ class PublishResult:
 def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: str = ALIAS,
             progress: Progress | None = None) -> PublishResult:
     """Load `checked` into `engine` and point `alias` at it (see the module docstring)."""
-    import time
-
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
     index = open_index(checked.served)  # refuses an index/ derived by other rules
     try:
         derived = _derived_props(index)
-        name = _release_name(engine, checked, derived)
         current = engine.alias_target(alias)
+        name = _release_name(engine, checked, derived, current)
         cur = engine.properties(current) if current else {}
-        if current == name and cur.get(P_COMPLETE) == "1":
+        # what its readers need: both collections, marked complete (not just the mark)
+        broken = current is not None and not _complete(engine, current)
+        if current == name and not broken:
             return PublishResult(str(engine.url), name, checked.tag, checked.serial,
                                  0, False, current)
         _refuse_older(engine, checked, cur)
@@ -199,27 +203,77 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned = prune(engine, keep, alias, say)
+    if broken and current is not None and _drop_replaced(engine, current, say):
+        pruned.append(current)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
 
 
-def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str]) -> str:
-    """The collection `checked` goes into: `collection_name`, unless that one is complete
-    with rows derived by other rules than `derived` (the store info of the release's index/
-    as this kb opened it: published by a kb of another tokenizer, other tokenizer libraries
-    or other derivation rules, `kbtools.index.selfcheck.derivation_problem`): then the same
-    name ending with this kb's tokenizer version, or if that one is stale too with a digest
-    of `derived`, so the release is loaded anew with the terms its readers make, not found
-    "already published". (`publish` opens the release with `open_index`, which refuses an
-    index/ derived by other rules than this kb's.)"""
+def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],
+                  current: str | None) -> str:
+    """The collection `checked` goes into, among its candidates (`_candidates`):
+    `current` (the alias's) when it is one of them, complete (`_complete`) and derived by
+    this kb's rules; else the first such complete one (the alias is only moved); else the
+    first that is not complete and that no alias serves, to be loaded (anew: what is there
+    is dropped). A complete one whose rows were derived by other rules than `derived` (the
+    store info of the release's index/ as this kb opened it: published by a kb of another
+    tokenizer, other tokenizer libraries or other derivation rules,
+    `kbtools.index.selfcheck.derivation_problem`) is never used, so the release is loaded
+    anew with the terms its readers make, not found "already published"; nor is one an
+    alias serves that is not complete (its ``__meta`` dropped, its mark removed): it cannot
+    be dropped to load it again (`Engine.drop`), so the release is loaded into the next
+    candidate and the alias moved there. (`publish` opens the release with `open_index`,
+    which refuses an index/ derived by other rules than this kb's.)"""
     name = collection_name(checked.tag, checked.manifest_sha256)
     digest = hashlib.sha256(json.dumps(derived, sort_keys=True).encode()).hexdigest()[:8]
     manifest = json.loads(checked.manifest_text)
-    for candidate in (name, f"{name}_{TOKENS_VERSION}", f"{name}_{TOKENS_VERSION}_{digest}"):
-        if not _complete(engine, candidate) or _derivation_problem(
-                engine, candidate, manifest) is None:
-            return candidate
-    return f"{name}_{TOKENS_VERSION}_{digest}"  # stale though named for `derived`: reload
+    names = set(engine.call("listing collections", "list_collections"))
+    served = set(engine.aliased())
+    ready = fresh = None
+    for i, candidate in enumerate(_candidates(name, digest)):
+        if candidate in names and _complete(engine, candidate):
+            if _derivation_problem(engine, candidate, manifest) is None:
+                if candidate == current:
+                    return candidate
+                ready = ready or candidate
+        elif fresh is None and candidate not in served:
+            fresh = candidate
+        if i >= NAMED_CANDIDATES - 1 and candidate not in names and fresh is not None:
+            break  # the numbered candidates beyond are not there either
+    return ready or fresh or name  # `fresh` is set before the loop ends
+
+
+NAMED_CANDIDATES = 3  # `_candidates` before the numbered ones
+
+
+def _candidates(name: str, digest: str) -> Iterator[str]:
+    """The collections release `name` may be published in: `name`; the same ending with
+    this kb's tokenizer version; that with `digest` (of the derivation of its rows); and
+    that numbered from 2 (the ones before served but not complete)."""
+    yield name
+    yield f"{name}_{TOKENS_VERSION}"
+    last = f"{name}_{TOKENS_VERSION}_{digest}"
+    yield last
+    for n in itertools.count(2):
+        yield f"{last}_{n}"
+
+
+def _drop_replaced(engine: Engine, name: str, say: Progress) -> bool:
+    """Drop `name`, the collection the alias served until this publish replaced it, found
+    not complete (its ``__meta`` or its mark gone): prune keeps incomplete releases for the
+    publish that may be loading them, and none loads this one, unless a publish took it
+    over since the alias moved (its claim is live: kept) or an alias points at it again
+    (`Engine.drop` refuses: kept)."""
+    other = holder(engine, name)
+    if other is not None and other.live(time.time()):
+        return False
+    try:
+        engine.drop(name)
+    except ServedError as exc:
+        say(f"kept {exc.collection}: alias {', '.join(exc.aliases)} points at it now")
+        return False
+    say(f"dropped {name}, which was served incomplete")
+    return True
 
 
 def _derivation_problem(engine: Engine, collection: str, manifest: dict[str, Any],

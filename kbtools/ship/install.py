@@ -342,32 +342,46 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
     return how
 
 
-def rederive(release: Path, staging: Path, tag: str) -> str | None:
+def rederive(release: Path, staging: Path, tag: str,
+             signed: dict[str, Signature] | None = None) -> str | None:
     """Check the derived index/ of the installed release `release`; when it fails, derive it
     again from its data/ (verified first) the way a first install does, in the new directory
     `staging`, and move the new files over the old ones one `os.replace` each (a reader sees
-    an old file or a new one, never none). Returns what was wrong (None: nothing was)."""
+    an old file or a new one, never none). Returns what was wrong (None: nothing was).
+
+    The derivation reads the verified files through symbolic links in `staging` (a copy
+    where the file system has none), never hard links: linking a file, and unlinking it
+    again, changes its change time, so the files just hashed would have to be hashed again
+    to be vouched for (`kbtools.ship.intact.vouch`). `signed` gets the stat signatures of
+    the data files hashed and found as listed, changed before the file system's clock was
+    read ahead of hashing them (`settled_clock`): what `intact.vouch` takes as hashed; any
+    change since gives a file another change time, so another signature, and it is hashed
+    again there."""
     manifest = load_manifest(release)
     problems = derived_problems(release, manifest)
     if not problems:
         return None
-    bad_data = verify_files(release, manifest, derived=False)
+    settled, hashed = settled_clock(staging.parent), dict[str, Signature]()
+    bad_data = verify_files(release, manifest, derived=False, signed=hashed)
     if bad_data:
         raise SyncError(f"the served release {tag} fails verification: {bad_data[0]}; its "
                         "index cannot be derived again from it (`kb rollback` serves another "
                         "release)")
     os.mkdir(staging)
+    source = Path(os.path.abspath(release))
     for rel in sorted([MANIFEST, *manifest.get("artifacts", {})]):  # verified regular files
         target = staging / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.link(release / rel, target, follow_symlinks=False)
-        except OSError:  # a file system without hard links
-            shutil.copyfile(release / rel, target, follow_symlinks=False)
+            os.symlink(source / rel, target)
+        except OSError:  # a file system without symbolic links
+            shutil.copyfile(source / rel, target, follow_symlinks=False)
     derive_index(staging, manifest, tag)
     sync_tree(staging)  # the served release's files are replaced by these
     replace_tree(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
     shutil.rmtree(staging, ignore_errors=True)
+    if signed is not None:
+        signed.update({rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
     return problems[0]
 
 

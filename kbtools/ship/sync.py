@@ -40,6 +40,7 @@ from kbtools.config import Config
 from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
+from kbtools.index.stamps import Signature
 from kbtools.ship import device as dev
 from kbtools.ship import intact, readonly, trust
 from kbtools.ship.git import (
@@ -237,14 +238,15 @@ def _repair_served(device: Path, exc: KbError) -> KbError:
     tag, served = dev.served_tag(device), dev.served_release(device)
     if tag is None or served is None or exc.exit_code != 1:
         return exc
+    hashed: dict[str, Signature] = {}
     try:
-        why = rederive(served, DeviceLayout(device).staging(tag), tag)
+        why = rederive(served, DeviceLayout(device).staging(tag), tag, hashed)
     except (KbError, OSError):
         dev.clean_staging(device)
         return exc
     if why is None:
         return exc
-    intact.vouch(served)  # its data/ verified, then linked to derive from: hashed again here
+    intact.vouch(served, hashed)  # its data/ as verified to derive from: stat'ed, not hashed
     return SyncError(f"{exc.message}; the index of the served {tag} was derived again from "
                      f"its verified data/ (it failed its check: {why})", path=exc.path,
                      line=exc.line)
@@ -367,18 +369,19 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
                 max_age_days: int) -> SyncResult:
     """Nothing newer to serve: keep `tag`, pin keys given on first use when it is signed by
     one, and derive its index/ again when it fails its check (`install.rederive`). Its files
-    are left verified under KB_HOME (`intact.vouch`: those hashed before are stat'ed, the
-    others, or those a rederivation linked, hashed), so the first question costs a stat per
+    are left verified under KB_HOME (`intact.vouch`: those hashed before, or by the
+    rederivation, are stat'ed, the others hashed), so the first question costs a stat per
     file, as after a sync that switches; a file found changed is not remembered, and the
     question refuses it."""
     layout = DeviceLayout(device)
     served = dev.served_release(device) or layout.release(tag)
     serial = parse_serial(tag) or 0
-    rederived = rederive(served, layout.staging(tag), tag)
+    hashed: dict[str, Signature] = {}
+    rederived = rederive(served, layout.staging(tag), tag, hashed)
     restore_release_files(served, layout.repo)  # release.json edited on the device
     settled, notes = trust.settle_served(device, served, begin, tag)
     pinned = trust.apply(device, settled, tag) if settled else []
-    intact.vouch(served)
+    intact.vouch(served, hashed)
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
                     and tag_name(s) in rolled_back)
     return SyncResult(tag, serial, tag, False, source,
