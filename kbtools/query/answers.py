@@ -66,6 +66,7 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
+    amount_led,
     fraction_names,
     fraction_of,
     is_cjk,
@@ -333,6 +334,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
         if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
+        if any(x.end <= m.start() < x.after and not x.noun for x in found):
+            continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
             continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
@@ -428,7 +431,7 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
         words = word.split()
         while words and words[-1] in _EN_NAMELESS:
             words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
-        if not words:
+        if not words or amount_led(words):  # ``ran 5 hours``: an amount, named by its unit
             return True
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
