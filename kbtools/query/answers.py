@@ -268,11 +268,24 @@ def read_inputs(question: str, table: DecisionTable,
                 and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
                               fraction=x.unit == _PERCENT)
                 and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))]
-        if len(fits) == 1 and sum(_unit_fits(found_numbers[fits[0]].unit, _unit_of(table.header[j]))
-                                  for j in table.inputs) == 1:
+        if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
+                               for j in table.inputs) != 1 for n in fits):
+            continue  # a unit no column or two take
+        if len(fits) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
             claimed.add(fits[0])
+            continue
+        given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
+        for x in (found_numbers[n] for n in fits if found_numbers[n].exact):
+            given.setdefault(given_value(x, table, i), x.written)
+        if len(given) > 1:  # two values of the one column in their unit: which is not known
+            conflicts[table.header[i]] = tuple(given.values())[:2]
+            blocked.add(i)
+        elif (one := next(iter(given), None)) is not None and \
+                all(found_numbers[n].exact for n in fits):
+            out[table.header[i]] = one  # one value said twice (22度，现在还是22度)
+        claimed.update(fits)
     for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
         if i not in table.numeric or table.header[i] in out or i in blocked:
             continue
