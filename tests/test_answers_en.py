@@ -336,6 +336,8 @@ def test_the_unit_of_the_number_before_is_no_name_of_the_next():
     (SEAL, "bearing temperature 190 degrees, it ran 5 hours", {H: "5"}),
     (SEAL, "idle time 5 hours, seal temperature 140", {T: "140"}),
     (PUMP, "suction pressure 30 psi", {}),
+    (PUMP, "suction pressure only 30 psi", {}),
+    (PUMP, "the suction pressure ran 30 psi", {}),
 ])
 def test_a_verb_before_a_value_names_no_other_quantity(table, question, expected):
     assert table is not None

@@ -66,7 +66,7 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
-    amount_led,
+    amount_subject,
     fraction_names,
     fraction_of,
     is_cjk,
@@ -74,6 +74,7 @@ from kbtools.query.wording import (
     names_word,
     noun_names,
     other_script,
+    stems_meet,
     tied,
 )
 
@@ -444,8 +445,12 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
         words = word.split()
         while words and words[-1] in _EN_NAMELESS:
             words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
-        if not words or amount_led(words):  # ``ran 5 hours``: an amount, named by its unit
+        if not words:
             return True
+        if (subject := amount_subject(words)) is not None:  # ``the pump ran 5 hours``
+            if not any(stems_meet(w, o) for w in subject for o in own):
+                return True  # an amount of a thing, named by its unit
+            words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
             all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)

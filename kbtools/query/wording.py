@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kbtools.decision.model import MIN_PART
-from kbtools.query.values import compact
+from kbtools.query.values import AMOUNT_LEADS, SUBJECTS, compact, drop_fillers
 
 
 def noun_names(noun: str, key: str, names: Sequence[str],
@@ -97,36 +97,24 @@ def tied(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool | N
     return False if other else None
 
 
-# English words after which a number is an amount said of no name before them (``ran 5
-# hours``, ``the hose was used for 2 years``, ``running for about 5 hours``): a verb that
-# takes a duration or an amount of use, or a word that leads an amount (a bound among them,
-# ``nearly``, ``more than``, still makes the number no exact value: `values.numbers`)
-AMOUNT_LEADS = frozenset((
-    "ran", "run", "runs", "running", "used", "use", "uses", "using", "operated", "operate",
-    "operates", "operating", "worked", "work", "works", "working", "lasted", "last", "lasts",
-    "lasting", "served", "serving", "logged", "clocked", "totaled", "totalled", "totaling",
-    "totalling", "spent", "took", "takes", "taken", "for", "after", "over", "about", "around",
-    "nearly", "almost", "approximately", "roughly", "some", "least", "than", "within", "past",
-    "only", "just", "already"))
-# words that open a clause as its subject: the word after one is its verb (``it idled 5 h``
-# is said of no quantity named)
-SUBJECTS = frozenset(("it", "they", "we", "i", "you", "he", "she"))
-
-
-def amount_led(words: Sequence[str]) -> bool:
-    """Whether the English `words` right before a number (`values.Number.word`, split) end
-    in a word after which it is an amount of no name before it: one of `AMOUNT_LEADS`, or the
-    verb after a subject (``it ran``). A noun that names another quantity (``bearing
-    temperature``, ``pressure``) leads none."""
-    return bool(words) and (words[-1] in AMOUNT_LEADS or
-                            (len(words) > 1 and words[-2] in SUBJECTS))
+def amount_subject(words: Sequence[str]) -> list[str] | None:
+    """The subject of the English `words` right before a number (`values.Number.word`,
+    split) when they end in a word after which it is an amount (`values.AMOUNT_LEADS`, or
+    the verb after a subject: ``it ran``): the words before that lead that are no lead, no
+    filler and no subject (pump of ``pump ran``, none of ``was used for``); None when they
+    end in no such word (``bearing temperature``, ``pressure``)."""
+    if not words or not (words[-1] in AMOUNT_LEADS or
+                         (len(words) > 1 and words[-2] in SUBJECTS)):
+        return None
+    end = len(words) - 1
+    while end and (words[end - 1] in AMOUNT_LEADS or not drop_fillers(words[end - 1])):
+        end -= 1
+    return [w for w in words[:end] if w not in SUBJECTS]
 
 
 # what leads from a fraction to the thing it is a fraction of (3%的病叶, ``3% of the leaves``)
 _OF = ("的", "of ")
 _OF_LEADS = ("the ", "a ", "an ", "all ", "its ", "their ")
-
-
 # what may follow a fraction without naming what it is a fraction of: Chinese words that
 # start a clause or end one (90%要不要喷药, 90%左右, 90%了吗, 90%时, 90%和温度…), English
 # words that are no noun (``90% and 26 C``, ``90% what should I do``, ``90% today``)
