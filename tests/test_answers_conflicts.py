@@ -89,6 +89,33 @@ def test_a_word_of_time_before_the_name_again_leaves_it_the_same_input(table, qu
     assert (given.values, given.conflicts) == (values, conflicts)
 
 
+RUN = build_table(["Run time (h)", "Temperature (°C)", "Action"],
+                  [["<8", "*", "ok"], [">=8", "<25", "check"], [">=8", ">=25", "stop"]],
+                  decision="inputs=Run time (h),Temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "values", "conflicts"), [
+    # two numbers found by their unit alone, in the one column of that unit: two values for
+    # it, as when it is named twice (both were dropped, and no conflict was said)
+    ("温度22度，然后温度24度，运行10小时", {"Run time (h)": "10"},
+     {"Temperature (°C)": ("22度", "24度")}),
+    ("it ran 5 hours, then 6 hours, 22 C", {"Temperature (°C)": "22"},
+     {"Run time (h)": ("5hours", "6hours")}),
+    # one value said twice is that value; a list or a bound is no value, and no conflict
+    ("22度，现在还是22度", {"Temperature (°C)": "22"}, {}),
+    ("22度或24度", {}, {}),
+    ("22度，不到25度", {}, {}),
+])
+def test_two_values_found_by_their_unit_for_one_column_are_a_conflict(question, values,
+                                                                     conflicts):
+    assert RUN is not None
+    given = read_inputs(question, RUN)
+    assert (given.values, given.conflicts) == (values, conflicts)
+    if conflicts:
+        ev = evaluate_inputs("d.md", 1, RUN, given.values, given.conflicts)
+        assert ev.status == "missing_inputs" and ev.conflicts == conflicts
+
+
 def test_an_input_given_only_two_values_is_still_answered_with_why():
     assert RISK is not None
     given = read_inputs("温度22度，温度23度", RISK)

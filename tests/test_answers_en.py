@@ -315,3 +315,30 @@ def test_the_unit_of_the_number_before_is_no_name_of_the_next():
     assert table is not None
     assert find_inputs("22℃ 4 days", table) == {"温度(℃)": "22", "天数": "4"}
     assert find_inputs("30 °C 2 days", table) == {"温度(℃)": "30", "天数": "2"}
+
+
+@pytest.mark.parametrize(("table", "question", "expected"), [
+    # a verb or a word that leads an amount before a number taken by its unit names no other
+    # quantity (these were left missing: the word before had to start a word of the header)
+    (SEAL, "it ran 5 hours", {H: "5"}),
+    (SEAL, "the pump ran for about 9000 hours, seal temperature 140", {T: "140", H: "9000"}),
+    (SEAL, "it has been running for 9,000 hours", {H: "9000"}),
+    (SEAL, "it ran for 5个小时", {H: "5"}),
+    (SEAL, "operated 9000 hours at 140 F", {T: "140", H: "9000"}),
+    # the unit of a number is no name of the next (hours of 9000 gave Running hours 140)
+    (SEAL, "9000 hours at 140 F", {T: "140", H: "9000"}),
+    (HOSE, "the hose was used for 2 years, 0.3 mm abrasion", {AGE: "2", DEPTH: "0.3"}),
+    (HOSE, "used after 5 years", {AGE: "5"}),
+    # a bound after the lead is still no value
+    (SEAL, "it ran nearly 9000 hours", {}),
+    (SEAL, "it ran more than 9000 hours", {}),
+    # a noun naming another quantity still names it
+    (SEAL, "bearing temperature 190 degrees, it ran 5 hours", {H: "5"}),
+    (SEAL, "idle time 5 hours, seal temperature 140", {T: "140"}),
+    (PUMP, "suction pressure 30 psi", {}),
+    (PUMP, "suction pressure only 30 psi", {}),
+    (PUMP, "the suction pressure ran 30 psi", {}),
+])
+def test_a_verb_before_a_value_names_no_other_quantity(table, question, expected):
+    assert table is not None
+    assert find_inputs(question, table) == expected

@@ -66,6 +66,7 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
+    amount_subject,
     fraction_names,
     fraction_of,
     is_cjk,
@@ -73,6 +74,7 @@ from kbtools.query.wording import (
     names_word,
     noun_names,
     other_script,
+    stems_meet,
     tied,
 )
 
@@ -267,11 +269,24 @@ def read_inputs(question: str, table: DecisionTable,
                 and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
                               fraction=x.unit == _PERCENT)
                 and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))]
-        if len(fits) == 1 and sum(_unit_fits(found_numbers[fits[0]].unit, _unit_of(table.header[j]))
-                                  for j in table.inputs) == 1:
+        if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
+                               for j in table.inputs) != 1 for n in fits):
+            continue  # a unit no column or two take
+        if len(fits) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
             claimed.add(fits[0])
+            continue
+        given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
+        for x in (found_numbers[n] for n in fits if found_numbers[n].exact):
+            given.setdefault(given_value(x, table, i), x.written)
+        if len(given) > 1:  # two values of the one column in their unit: which is not known
+            conflicts[table.header[i]] = tuple(given.values())[:2]
+            blocked.add(i)
+        elif (one := next(iter(given), None)) is not None and \
+                all(found_numbers[n].exact for n in fits):
+            out[table.header[i]] = one  # one value said twice (22度，现在还是22度)
+        claimed.update(fits)
     for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
         if i not in table.numeric or table.header[i] in out or i in blocked:
             continue
@@ -333,6 +348,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
         if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
             continue  # inside a word
+        if any(x.end <= m.start() < x.after and not x.noun for x in found):
+            continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
             continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
@@ -430,6 +447,10 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
             words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
         if not words:
             return True
+        if (subject := amount_subject(words)) is not None:  # ``the pump ran 5 hours``
+            if not any(stems_meet(w, o) for w in subject for o in own):
+                return True  # an amount of a thing, named by its unit
+            words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
             all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)

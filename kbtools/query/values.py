@@ -132,6 +132,23 @@ _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
+# English words after which a number is an amount said of no name before them (``ran 5
+# hours``, ``the hose was used for 2 years``, ``running for about 5 hours``): a verb that
+# takes a duration or an amount of use, or a preposition that leads an amount (a bound
+# among them, ``nearly``, ``more than``, still makes the number no exact value:
+# `numbers`). Not an adverb a name may stand before (``suction pressure only 30 psi``
+# is the suction pressure's)
+AMOUNT_LEADS = frozenset((
+    "ran", "run", "runs", "running", "used", "use", "uses", "using", "operated", "operate",
+    "operates", "operating", "worked", "work", "works", "working", "lasted", "last", "lasts",
+    "lasting", "served", "serving", "logged", "clocked", "totaled", "totalled", "totaling",
+    "totalling", "spent", "took", "takes", "taken", "for", "after", "over", "nearly",
+    "almost", "least", "than", "within", "past"))
+# words that open a clause as its subject: the word after one is its verb (``it idled 5 h``
+# is said of no quantity named)
+SUBJECTS = frozenset(("it", "they", "we", "i", "you", "he", "she"))
+
+
 # the Latin words a number follows (with their apostrophes: ``when it's``)
 _EN_WORDS_BEFORE = re.compile(r"(?<![a-z0-9])[a-z][a-z '’]{0,30}$")
 # what ends right before those words when their first is the unit of the number before them:
@@ -372,7 +389,8 @@ def _word_before(text: str, start: int, floor: int = 0) -> str:
     before and its unit end: the c of ``22°c 4 days`` is no word of the 4): a run of CJK characters or Latin letters
     (病叶率 in 病叶率3%), without the unit of a number it follows (湿度 in 温度30度湿度90%:
     the spaces of 温度 30 度 湿度 90% are gone from a compact question); for English, the last two words before the number that are no
-    fillers (``the seal`` in ``the seal is at 160 F``), "" when only fillers stand there."""
+    fillers (``the seal`` in ``the seal is at 160 F``; three after a lead of an amount,
+    `AMOUNT_LEADS`), "" when only fillers stand there."""
     word = _WORD_BEFORE.search(text, max(floor, start - 12), start)
     if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
         parts = _NUMERAL_RUN.split(word.group(0))
@@ -389,7 +407,9 @@ def _word_before(text: str, start: int, floor: int = 0) -> str:
         words = words[1:]  # the unit of the number before (35 psi at 1800 rpm, 0.2 in/s at)
     while words and drop_fillers(words[-1]) == "":
         words.pop()
-    return " ".join(words[-2:])
+    # after a lead of an amount, the words that may name its subject too (suction of
+    # ``suction pressure ran``: `query.wording.amount_subject`)
+    return " ".join(words[-3 if words and words[-1] in AMOUNT_LEADS else -2:])
 
 
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows

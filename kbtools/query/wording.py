@@ -1,8 +1,9 @@
 """How a question's words name a decision table's input, whichever script each is written
 in (`kbtools.query.answers` binds values with these): a Latin cell value named as a word
 of its own, the script of a word against a header's, a word of the other script named by
-the synonyms, the count noun of ``4 rainy days`` naming ``Rain days``, and what a fraction
-is said of (3%的病叶, ``3% of the leaves``). Pure.
+the synonyms, the count noun of ``4 rainy days`` naming ``Rain days``, the English words
+before a number that make it an amount of no name before them (``ran 5 hours``), and what
+a fraction is said of (3%的病叶, 3%病叶, ``3% of the leaves``). Pure.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kbtools.decision.model import MIN_PART
-from kbtools.query.values import compact
+from kbtools.query.values import AMOUNT_LEADS, SUBJECTS, compact, drop_fillers
 
 
 def noun_names(noun: str, key: str, names: Sequence[str],
@@ -96,20 +97,80 @@ def tied(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool | N
     return False if other else None
 
 
+def amount_subject(words: Sequence[str]) -> list[str] | None:
+    """The subject of the English `words` right before a number (`values.Number.word`,
+    split) when they end in a word after which it is an amount (`values.AMOUNT_LEADS`, or
+    the verb after a subject: ``it ran``): the words before that lead that are no lead, no
+    filler and no subject (pump of ``pump ran``, none of ``was used for``); None when they
+    end in no such word (``bearing temperature``, ``pressure``)."""
+    if not words or not (words[-1] in AMOUNT_LEADS or
+                         (len(words) > 1 and words[-2] in SUBJECTS)):
+        return None
+    end = len(words) - 1
+    while end and (words[end - 1] in AMOUNT_LEADS or not drop_fillers(words[end - 1])):
+        end -= 1
+    return [w for w in words[:end] if w not in SUBJECTS]
+
+
 # what leads from a fraction to the thing it is a fraction of (3%的病叶, ``3% of the leaves``)
 _OF = ("的", "of ")
 _OF_LEADS = ("the ", "a ", "an ", "all ", "its ", "their ")
+# what may follow a fraction without naming what it is a fraction of: Chinese words that
+# start a clause or end one (90%要不要喷药, 90%左右, 90%了吗, 90%时, 90%和温度…), English
+# words that are no noun (``90% and 26 C``, ``90% what should I do``, ``90% today``)
+GLUED_NOT_NOUNS = ("左右", "上下", "以上", "以下", "以内", "了", "吗", "呢", "吧", "啊", "呀", "时",
+                   "要", "需", "该", "应", "能", "可", "会", "是", "有", "还", "就", "都", "也",
+                   "又", "再", "而", "但", "且", "并", "和", "与", "及", "或", "跟", "同", "怎",
+                   "如", "咋", "多", "余", "请", "我", "你", "他", "她", "它", "这", "那", "不",
+                   "没", "未", "无", "已", "正", "在", "仍", "一直", "持续", "连续", "然后", "现在",
+                   "目前", "今天", "昨天", "随后", "之后", "后来", "接着", "的")
+_EN_NOT_NOUNS = frozenset((
+    "and", "or", "but", "then", "so", "is", "are", "was", "were", "be", "been", "being", "it",
+    "its", "this", "that", "these", "those", "what", "which", "who", "how", "why", "when",
+    "where", "should", "shall", "would", "could", "can", "will", "do", "does", "did", "must",
+    "may", "might", "please", "now", "today", "yesterday", "tonight", "currently", "still",
+    "again", "also", "already", "right", "here", "there", "with", "in", "on", "at", "to",
+    "for", "from", "by", "after", "before", "since", "while", "if", "as", "than", "we", "you",
+    "they", "he", "she", "my", "our", "your", "their", "the", "an", "of", "not", "no", "yet",
+    "too", "okay", "outside", "inside", "overall", "average", "exactly", "about", "roughly",
+    "approximately", "nearly", "almost", "or", "plus", "more", "less", "max", "min", "tops",
+    "over", "under", "above", "below", "all", "any", "some", "out", "up", "down", "off"))
+
+
+def glued_noun(text: str, at: int) -> str:
+    """The noun written right after a fraction, from position `at` (where the text after the
+    number and its unit starts): the CJK characters there up to a stop (3%病叶 → 病叶), or
+    one or two English words of three letters or more (``3% diseased leaves``); "" when
+    what follows is no noun (`GLUED_NOT_NOUNS`) or the name of the number after it (85%温度
+    26度: 温度 is the 26's)."""
+    rest = text[at:at + 24]
+    if rest[:1] and is_cjk(rest[0]):
+        end = next((n for n, ch in enumerate(rest) if not is_cjk(ch)), len(rest))
+        if rest.startswith(GLUED_NOT_NOUNS) or rest[end:end + 1].isdigit():
+            return ""
+        return rest[:end]
+    words: list[str] = []
+    for w in rest.split(" ")[:2]:  # up to a comma or a number: ``leaves,26 c``
+        head = _latin_head(w)
+        if len(head) < 3 or head in _EN_NOT_NOUNS:
+            break
+        words.append(head)
+        if head != w:
+            break
+    noun = " ".join(words)
+    return "" if rest[len(noun):].lstrip(" ")[:1].isdigit() else noun
 
 
 def fraction_of(text: str, at: int) -> str:
     """The noun a fraction is said of after it, from position `at` of a compacted question
     (where the text after the number and its unit starts): the CJK characters after 的
     (3%的病叶 → 病叶), the words after ``of`` up to a comma or a number (``3% of the diseased
-    leaves`` → ``diseased leaves``); "" when neither follows."""
+    leaves`` → ``diseased leaves``), else the noun right after it (`glued_noun`: 3%病叶,
+    ``3% leaves``); "" when none follows."""
     rest = text[at:at + 40]
     lead = next((o for o in _OF if rest.startswith(o)), "")
     if not lead:
-        return ""
+        return glued_noun(text, at)
     rest = rest[len(lead):]
     if lead == "的":
         end = next((n for n, ch in enumerate(rest) if not is_cjk(ch)), len(rest))
@@ -118,13 +179,18 @@ def fraction_of(text: str, at: int) -> str:
         rest = rest.removeprefix(word)
     words = []
     for w in rest.split(" ")[:3]:  # up to a comma or a number: ``of leaves,then``
-        head = w[:next((n for n, ch in enumerate(w) if not (ch.isascii() and ch.isalpha())),
-                       len(w))]
+        head = _latin_head(w)
         if head:
             words.append(head)
         if head != w or not head:
             break
     return " ".join(words)
+
+
+def _latin_head(word: str) -> str:
+    """The Latin letters `word` starts with (``leaves`` of ``leaves,then``)."""
+    return word[:next((n for n, ch in enumerate(word) if not (ch.isascii() and ch.isalpha())),
+                      len(word))]
 
 
 def fraction_names(noun: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool:
