@@ -17,7 +17,7 @@ from typing import Any
 
 import git
 
-from kbtools.gitobjects import tree_id
+from kbtools.gitobjects import top_literal, tree_id
 from kbtools.provenance import git_prefix, head_commit, open_repo
 
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
@@ -65,13 +65,17 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
 
 
 def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:
+    # folders as literal pathspecs: a knowledge folder `kn*` (or one under a kb root `:kb`)
+    # handed to git bare also matched `kn1/...` (or named `kb/...`), whose edits made the
+    # build dirty while its own went unseen
+    specs = [top_literal("" if d == "." else d) for d in dirs]
     # a sparse checkout leaves files of the commit out of the work tree (skip-worktree: `git
     # status` is silent about them), so the build indexed only part of the commit
-    listed = repo.git.ls_files("-t", "-z", "--", *dirs)
+    listed = repo.git.ls_files("-t", "-z", "--", *specs)
     if any(entry.startswith("S ") for entry in listed.split("\0")):
         return True
     out = repo.git.status("--porcelain=v1", "-z", "--no-renames", "--untracked-files=all",
-                          "--ignored=traditional", "--", *dirs)
+                          "--ignored=traditional", "--", *specs)
     for record in out.split("\0"):
         if len(record) < 4:
             continue

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import git
 
+from kbtools.gitobjects import top_literal
 from kbtools.provenance import git_prefix, open_repo, plain_paths
 
 SHORT = 7  # characters of a commit id shown
@@ -182,10 +183,10 @@ def _changed(repo: git.Repo, root: Path, old: str, new: str) -> list[str]:
         prefix = git_prefix(repo, root)
         if old:
             out = plain_paths(repo).diff("--name-only", "-z", "--no-renames", old, new,
-                                         "--", f":/{prefix}")
+                                         "--", top_literal(prefix))
         else:
             out = plain_paths(repo).ls_tree("-r", "-z", "--name-only", "--full-tree", new,
-                                            *(["--", prefix.rstrip("/")] if prefix else []))
+                                            "--", top_literal(prefix.rstrip("/")))
     except (git.GitCommandError, ValueError):
         return []
     return sorted(p[len(prefix):] for p in out.split("\0") if p.startswith(prefix) and p)

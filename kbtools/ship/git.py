@@ -30,6 +30,7 @@ from pathlib import Path
 
 from kbtools.errors import KbError, ReleaseError, SyncError
 from kbtools.fsutil import staging_dir
+from kbtools.gitobjects import top_literal
 
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 TAG_PREFIX = "kb-r"
@@ -294,9 +295,10 @@ class TreeEntry:
 
 def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
             recursive: bool = True, error: type[KbError] = SyncError) -> list[TreeEntry]:
-    """Every entry of the tree of `rev` (recursively; or only the top-level `paths`)."""
+    """Every entry of the tree of `rev` (recursively; or only the top-level `paths`, each
+    that name alone: `:x` is not `x`)."""
     args = ("ls-tree", "-l", "-z", "--full-tree", *(("-r",) if recursive else ()), rev,
-            *(("--", *paths) if paths else ()))
+            *(("--", *map(top_literal, paths)) if paths else ()))
     proc = _run(git_dir, args)
     if proc.returncode != 0:
         run_git(git_dir, *args, error=error)  # raises with git's message
