@@ -36,10 +36,12 @@ class Edit:
     col: int
     old: str
     new: str
-    # a wikilink's fix: the document and heading slug the anchor ending `new` names, which
-    # `kb check --fix` checks before writing (`kbtools.check.anchors.settle`); "" = none
+    # the document and the `#anchor` (as written, without its `#`) ending `new` (a
+    # wikilink's: before its closing `)`), which `kb check --fix` checks names a heading
+    # before writing (`kbtools.check.anchors.settle`); "" = none
     doc: str = ""
     fragment: str = ""
+    wikilink: bool = False  # an Obsidian wikilink's fix (its finding is made with anchors)
 
 
 @dataclass(frozen=True)
