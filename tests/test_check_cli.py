@@ -122,6 +122,42 @@ def test_fix_then_clean_exits_zero(repo):
     assert "[b](../knowledge/good.md)" in doc.read_text()
 
 
+def test_a_path_fix_never_keeps_an_anchor_naming_no_heading(repo):
+    """`path-case`, `path-backslash` and `path-absolute` fixes kept the link's `#anchor` as
+    written, so the next check flagged what the fix wrote (`link-anchor`): now the fix
+    writes the one closest heading, else drops the anchor, and the `fixed:` line says so."""
+    (repo / "knowledge" / "steps.md").write_text(FM + "# Steps\n\n## Step 1\n\n## Step 2\n")
+    doc = repo / "knowledge" / "sub" / "links.md"
+    doc.write_text(FM + "# Links\n\n[a](../GOOD.md#stepz) [b](..\\steps.md#step-3) "
+                   "[c](/knowledge/good.md?v=1#Steps) [d](../Steps.md#step-2)\n"
+                   f"[e]({repo}/knowledge/steps.md#%E6%B2%A1%E6%9C%89)\n")
+    line = FM.count("\n") + 3
+    before = run()
+    assert sorted(row.split(": ")[2] for row in before.stdout.splitlines()) == [
+        "link-anchor", "link-anchor", "link-anchor", "link-anchor", "path-absolute",
+        "path-absolute", "path-backslash", "path-case", "path-case"]
+    result = run("--fix")
+    assert result.exit_code == 0, result.output
+    assert doc.read_text().split("---\n", 2)[2] == (
+        "# Links\n\n[a](../good.md#steps) [b](../steps.md) "
+        "[c](../good.md?v=1#steps) [d](../steps.md#step-2)\n[e](../steps.md)\n")
+    fixed = [row.split(": fixed: ")[1] for row in result.stderr.splitlines() if ": fixed: " in row]
+    assert fixed == [
+        "../GOOD.md#stepz -> ../good.md#steps (no heading '#stepz' in knowledge/good.md; "
+        "linked to '#steps', the one closest heading)",
+        "..\\steps.md#step-3 -> ../steps.md (no heading '#step-3' in knowledge/steps.md, "
+        "and no heading is the one closest: linked to the document, without an anchor)",
+        "/knowledge/good.md?v=1#Steps -> ../good.md?v=1#steps (no heading '#Steps' in "
+        "knowledge/good.md; linked to '#steps', the one closest heading)",
+        "../Steps.md#step-2 -> ../steps.md#step-2",
+        f"{repo}/knowledge/steps.md#%E6%B2%A1%E6%9C%89 -> ../steps.md (no heading '#没有' in "
+        "knowledge/steps.md, and no heading is the one closest: linked to the document, "
+        "without an anchor)"]
+    assert f"knowledge/sub/links.md:{line}:5: fixed:" in result.stderr
+    again = run()
+    assert again.exit_code == 0 and again.stdout == "", again.stdout
+
+
 def test_missing_path_is_usage_error(repo):
     result = run("nope.md")
     assert result.exit_code == 2

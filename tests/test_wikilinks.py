@@ -258,3 +258,37 @@ def test_a_missing_heading_of_the_same_document_is_left_with_its_findings(repo):
            "'#完全不同的东西' in this document" in result.stderr
     assert page.read_text(encoding="utf-8").endswith("见 [[#完全不同的东西]]\n")
     assert findings_of(check()) == findings_of(before)
+
+
+def test_the_wikilink_finding_says_what_the_fix_writes_and_follows_the_note(repo):
+    """The `link-wikilink` finding said `--fix` writes the anchor as written while the
+    `link-anchor` at the same place (and `--fix`) wrote the closest heading or none: the
+    wikilink's message was cached with its document. Now both say what `--fix` writes, and
+    a heading added to the note alone (the linking document unchanged, cache on) changes it."""
+    write(repo, "knowledge/设备/steps.md", "# Steps\n\n## Step 1\n\nA.\n\n## Step 2\n\nB.\n")
+    write(repo, "knowledge/crops/w.md", "# 维修\n\n见 [[steps#Step 3]] 和 [[steps#Stepz 1]]\n"
+          "和 [[#没有的节]]\n")
+    place = f"knowledge/crops/w.md:{FM_LINES + 3}"
+
+    def messages(*args: str) -> dict[tuple[str, str], str]:
+        result = CliRunner().invoke(main, ["check", *args])  # the results cache on
+        return {(line.split(": ")[0], line.split(": ")[2]): line.split(": ", 3)[3]
+                for line in result.stdout.splitlines()}
+
+    first = messages()
+    for col in (3, 22):
+        wikilink, anchor = first[(f"{place}:{col}", "link-wikilink")], \
+            first[(f"{place}:{col}", "link-anchor")]
+        writes = anchor.split("`kb check --fix` writes ")[1]
+        assert f"`kb check --fix` writes {writes} (so that Obsidian" in wikilink
+    assert "writes '[steps > Step 3](../设备/steps.md)'" in first[(f"{place}:3", "link-wikilink")]
+    assert "writes '[steps > Stepz 1](../设备/steps.md#step-1)'" in \
+        first[(f"{place}:22", "link-wikilink")]
+    same_doc = first[(f"knowledge/crops/w.md:{FM_LINES + 4}:3", "link-wikilink")]
+    assert "`kb check --fix` leaves it as it is" in same_doc and "fix` writes" not in same_doc
+    write(repo, "knowledge/设备/steps.md", "# Steps\n\n## Step 1\n\n## Step 2\n\n## Step 3\n")
+    second = messages()
+    assert "writes '[steps > Step 3](../设备/steps.md#step-3)'" in \
+        second[(f"{place}:3", "link-wikilink")]
+    assert (f"{place}:3", "link-anchor") not in second
+    assert second == messages("--no-cache")

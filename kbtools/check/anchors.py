@@ -3,11 +3,14 @@
 - `#fragment` links whose file exists (`AnchorTarget`): `link-anchor` when no heading,
   `{#id}` or HTML id of that document has the slug (with a did-you-mean).
 - the anchor of the link `kb check --fix` writes for an Obsidian `[[note#Heading]]`
-  (`Edit.doc`, `Edit.fragment`): the wikilink's own finding is made from its document alone
-  (the results cache keeps it), so a heading the note lacks is found here, and `settle` says
+  (`Edit.doc`, `Edit.fragment`): a heading the note lacks is found here, and `settle` says
   what `--fix` writes instead: the closest heading when exactly one is closest, else the
-  link to the note without an anchor (to a heading of the same document: nothing). A fix
-  never writes an anchor `kb check` would then flag.
+  link to the note without an anchor (to a heading of the same document: nothing). The
+  wikilink's own finding, which says what `--fix` writes, is made here too: the results
+  cache keeps a document's findings by its own bytes, and the note's headings may change.
+- the anchor a path fix (`path-case`, `path-backslash`, `path-absolute`, `path-unicode`)
+  keeps: `settle` writes the closest heading or none, as for a wikilink (its `link-anchor`
+  is the link's `AnchorTarget`'s). A fix never writes an anchor `kb check` would then flag.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote
 
-from kbtools.check.links import AnchorTarget, Edit, close_names
+from kbtools.check import wikilinks
+from kbtools.check.links import AnchorTarget, Edit, close_names, written_path
 from kbtools.corpus import decode, parse_source, read_source
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
@@ -43,7 +47,8 @@ def read_slugs(rel: str, known: dict[str, frozenset[str] | None], root: Path,
 def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[Edit],
                     slugs_of: SlugsOf) -> list[Finding]:
     """`link-anchor` for each anchor of the document `rel`, and each anchor a wikilink's
-    fix would write, that names no heading of its document."""
+    fix would write, that names no heading of its document; `link-wikilink` for each
+    wikilink whose fix writes an anchor, saying what the fix writes (`settle`)."""
     out = []
     for a in anchors:
         slugs = slugs_of(a.doc) if a.fragment else None
@@ -56,7 +61,13 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
         out.append(finding(rel, a.line, a.col, "error", "link-anchor",
                            f"no heading '#{fragment}' in {_where(a.doc, rel)}{hint}"))
     for edit in edits:
+        if not edit.wikilink:  # a path fix's anchor is an `AnchorTarget` too: flagged above
+            continue
         settled, note = settle(edit, slugs_of, rel)
+        if edit.fragment:  # its finding says what `--fix` writes: made here, never cached
+            out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
+                               wikilinks.fix_message(wikilinks.parse_wikilink(edit.old),
+                                                     settled.new if settled else None)))
         if note:
             then = f"`kb check --fix` writes {settled.new!r}" if settled is not None else \
                 "`kb check --fix` leaves it as it is"
@@ -86,24 +97,28 @@ def _alike(a: str, b: str) -> float:
 
 def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
     """The edit `--fix` may write in place of `edit` (made in the document `rel`), and why
-    it differs ("": `edit` as it is; None: no edit): its anchor must name a heading."""
+    it differs ("": `edit` as it is; None: no edit): the anchor ending what it writes (a
+    wikilink's link, a path rewritten with its `#anchor` kept) must name a heading."""
     if not edit.fragment:
         return edit, ""
     slugs = slugs_of(edit.doc)
-    if slugs is None or edit.fragment in slugs:
+    wanted = unquote(edit.fragment)
+    if slugs is None or wanted in slugs:
         return edit, ""
-    suffix = f"#{edit.fragment})"
-    if not edit.new.endswith(suffix):  # the anchor ends every link a wikilink's fix writes
+    close = ")" if edit.wikilink else ""  # a wikilink's fix writes a whole link
+    suffix = f"#{edit.fragment}{close}"
+    if not edit.new.endswith(suffix):
         return edit, ""
     head = edit.new[:-len(suffix)]
-    missing = f"no heading '#{edit.fragment}' in {_where(edit.doc, rel)}"
-    near = closest_heading(edit.fragment, slugs)
+    missing = f"no heading '#{wanted}' in {_where(edit.doc, rel)}"
+    near = closest_heading(wanted, slugs)
     if near is not None:
-        return (dataclasses.replace(edit, new=f"{head}#{near})", fragment=near),
+        written = written_path(near)
+        return (dataclasses.replace(edit, new=f"{head}#{written}{close}", fragment=written),
                 f"{missing}; linked to '#{near}', the one closest heading")
-    if head.endswith("]("):  # a heading of this document: no link to write
+    if edit.wikilink and head.endswith("]("):  # a heading of this document: no link to write
         return None, f"{missing}, and no heading is the one closest: link to one by hand"
-    return (dataclasses.replace(edit, new=head + ")", doc="", fragment=""),
+    return (dataclasses.replace(edit, new=head + close, doc="", fragment=""),
             f"{missing}, and no heading is the one closest: linked to the document, "
             "without an anchor")
 

@@ -271,7 +271,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             anchors.append(anchor)
     folders = (ctx.knowledge or ctx.root / "knowledge", ctx.assets or ctx.root / "assets")
     for line, col, p in wikilinks.check_wikilinks(result.wikilinks, rel, ctx.fs, folders):
-        add(p.code, p.level, line, col, p.message)
+        if p.edit is None or not p.edit.fragment:  # else made with the anchors, when the
+            add(p.code, p.level, line, col, p.message)  # note's headings are known
         edits.extend([p.edit] if p.edit else [])
     slugs = result.slugs()
     ctx.slugs[rel] = slugs
@@ -412,7 +413,7 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "s": sorted(r.slugs) if r.slugs is not None else None,
         "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],
         "c": [list(c) for c in r.csv_names],
-        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment] for e in r.edits],
+        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment, e.wikilink] for e in r.edits],
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
@@ -430,8 +431,8 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
             frozenset(map(str, data["s"])) if data["s"] is not None else None,
             tuple(AnchorTarget(str(d), str(fr), int(ln), int(c)) for d, fr, ln, c in data["a"]),
             tuple((int(ln), str(n)) for ln, n in data["c"]),
-            tuple(Edit(int(ln), int(c), str(o), str(n), str(d), str(fr))
-                  for ln, c, o, n, d, fr in data["e"]),
+            tuple(Edit(int(ln), int(c), str(o), str(n), str(d), str(fr), bool(w))
+                  for ln, c, o, n, d, fr, w in data["e"]),
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]),
             files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]))
@@ -446,7 +447,8 @@ def _only(path: Path, rel: str, problems: list[content.Problem], ctx: CheckConte
 
 
 def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
-    """`link-anchor` findings of `results` (`kbtools.check.anchors`)."""
+    """`link-anchor` findings of `results`, and those of their wikilinks whose fix writes
+    an anchor (what it writes depends on the note's headings: `kbtools.check.anchors`)."""
     for res in results:
         if res.slugs is not None:
             ctx.slugs[res.rel] = res.slugs

@@ -7,6 +7,7 @@ so is a target that is one file with another on those laptops (`check.names`).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import posixpath
@@ -36,10 +37,12 @@ class Edit:
     col: int
     old: str
     new: str
-    # a wikilink's fix: the document and heading slug the anchor ending `new` names, which
-    # `kb check --fix` checks before writing (`kbtools.check.anchors.settle`); "" = none
+    # the document and the `#anchor` (as written, without its `#`) ending `new` (a
+    # wikilink's: before its closing `)`), which `kb check --fix` checks names a heading
+    # before writing (`kbtools.check.anchors.settle`); "" = none
     doc: str = ""
     fragment: str = ""
+    wikilink: bool = False  # an Obsidian wikilink's fix (its finding is made with anchors)
 
 
 @dataclass(frozen=True)
@@ -324,7 +327,24 @@ def written_path(path: str) -> str:
 
 
 def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
-    """Problems with one link/image target, plus the anchor to verify (if any)."""
+    """Problems with one link/image target, plus the anchor to verify (if any); an edit
+    rewriting the path of a link with an anchor to verify names that anchor's document
+    (`Edit.doc`, `Edit.fragment`), so that `--fix` never keeps an anchor naming no heading."""
+    problems, anchor = _check_target(ref, doc_rel, fs)
+    if anchor is None:
+        return problems, None
+    return [LinkProblem(p.code, p.level, p.message, _anchored(p.edit, anchor.doc))
+            if p.edit is not None else p for p in problems], anchor
+
+
+def _anchored(edit: Edit, doc: str) -> Edit:
+    """`edit` (a destination rewritten, `#anchor` kept as written) naming its anchor."""
+    _, hash_mark, fragment = edit.new.partition("#")  # a path's own `#` is written `%23`
+    return dataclasses.replace(edit, doc=doc, fragment=fragment) if hash_mark else edit
+
+
+def _check_target(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem],
+                                                                 AnchorTarget | None]:
     # Markdown escapes eat backslashes before punctuation (`..\\..` parses as `...`): judge
     # a destination written with backslashes by its source text.
     target = (unquote(ref.raw) if "\\" in ref.raw else ref.target).strip()

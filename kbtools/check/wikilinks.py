@@ -17,13 +17,15 @@ file gives the edit:
 - `[[Other note#Heading|shown]]` → `[shown](../other/Other%20note.md#heading)` (the anchor is
   the heading's slug, `kbtools.markdown.parser.slugify`; text without a label:
   `Other note > Heading`; `kbtools.check.anchors` checks the heading exists once every
-  document is read, and `--fix` writes another heading or none when it does not); an
-  embedded note or PDF becomes a link (nothing is transcluded).
+  document is read, and `--fix` writes another heading or none when it does not: the
+  finding of such a wikilink, which says what `--fix` writes, is made there, not with its
+  document's); an embedded note or PDF becomes a link (nothing is transcluded).
 
 Paths are written as the other path fixes write them (`links.written_path`). Several
 files, none, or a block reference (`#^id`, no Markdown equivalent) → the finding says so
 and nothing is written. The outcome depends on the document's text and on which files
-exist (the results cache's tree signature), never on another document's content.
+exist (the results cache's tree signature), never on another document's content (the
+headings of the note a wikilink's anchor names: `kbtools.check.anchors`, never cached).
 """
 
 from __future__ import annotations
@@ -103,10 +105,7 @@ def search_trees(fs: FsCache, folders: Iterable[Path]) -> list[str]:
 
 def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
              trees: Sequence[str]) -> LinkProblem:
-    what = "embed" if link.embed else "wikilink"
-    effect = ("the picture is not linked, checked or shipped" if link.image else
-              "nothing is embedded" if link.embed else "the link is not followed or checked")
-    head = f"Obsidian {what} {link.raw!r} is plain text to kbtools ({effect})"
+    head = describe(link)
     if link.block:
         return _error(f"{head}; a block reference (#^…) has no Markdown equivalent: write a "
                       f"standard link to the document or one of its headings ({SETTINGS})")
@@ -123,8 +122,24 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
                       f"link to the one meant, or a path in the wikilink ({SETTINGS})")
     new = standard_link(link, found[0], doc_rel)
     slug = heading_slug(link, found[0])
-    return LinkProblem(CODE, "error", f"{head}; `kb check --fix` writes {new!r} ({SETTINGS})",
-                       Edit(line, col, link.raw, new, found[0] if slug else "", slug))
+    return LinkProblem(CODE, "error", fix_message(link, new),
+                       Edit(line, col, link.raw, new, found[0] if slug else "", slug, True))
+
+
+def describe(link: Wikilink) -> str:
+    """What the finding of `link` says first: what it is, and what kbtools makes of it."""
+    what = "embed" if link.embed else "wikilink"
+    effect = ("the picture is not linked, checked or shipped" if link.image else
+              "nothing is embedded" if link.embed else "the link is not followed or checked")
+    return f"Obsidian {what} {link.raw!r} is plain text to kbtools ({effect})"
+
+
+def fix_message(link: Wikilink, new: str | None) -> str:
+    """The finding of `link` whose fix writes `new` (None: nothing can be written)."""
+    if new is None:
+        return (f"{describe(link)}; `kb check --fix` leaves it as it is: write a standard "
+                f"link by hand ({SETTINGS})")
+    return f"{describe(link)}; `kb check --fix` writes {new!r} ({SETTINGS})"
 
 
 def _error(message: str) -> LinkProblem:
