@@ -196,3 +196,18 @@ def test_a_percentage_said_of_another_thing_is_no_value_of_the_percent_column(
     question said it was a rate of."""
     assert table is not None
     assert find_inputs(question, table, synonyms) == expected
+
+
+RUN_HOURS = build_table(["运行小时", "保养项目"], [["<500", "检查"], ["≥500", "换油"]],
+                        decision="inputs=运行小时; outputs=保养项目")
+
+
+@pytest.mark.parametrize("text", ["2026-03-14 08:00周期 1060 注射完成", "3天气温高，运行了", "5日志里报警",
+                                  "2年级学生"])
+def test_a_one_character_unit_that_begins_a_longer_word_is_no_unit(text):
+    """08:00周期 (a log line's time, then "cycle") became 00 weeks = 0 hours of a column of
+    hours once a unit converts to another of its family: the 周 of 周期 is no week, nor
+    the 天 of 天气, the 日 of 日志, the 年 of 年级."""
+    assert RUN_HOURS is not None
+    assert find_inputs(text, RUN_HOURS) == {}
+    assert find_inputs("运行了2周", RUN_HOURS) == {"运行小时": "2周"}  # a week is one

@@ -196,12 +196,21 @@ def compact(text: str, *, fold: bool = True) -> str:
     return "".join(out)
 
 
+# words that begin with a one-character unit and are no unit: 08:00周期 is a time and a
+# cycle, not 0 weeks; 3天气 no days, 2年级 a school year, 5日志 log files
+NOT_UNITS = frozenset(("周期", "周边", "周围", "周长", "天气", "天然", "天线", "天窗", "日期",
+                       "日志", "日常", "年级", "年代", "度数"))
+
+
 def _is_word_at(text: str, word: str) -> bool:
     """`text` starts with `word`, and a word ending in a Latin letter is not the start of a
-    longer one (the d of ``drops`` is no day, the h of ``hot`` no hour)."""
+    longer one (the d of ``drops`` is no day, the h of ``hot`` no hour), nor a one-character
+    Chinese unit of a word of `NOT_UNITS` (the 周 of 周期 is no week)."""
     if not text.startswith(word):
         return False
     nxt = text[len(word):len(word) + 1]
+    if len(word) == 1 and word + nxt in NOT_UNITS:
+        return False
     return not (word[-1].isascii() and word[-1].isalpha() and nxt.isascii() and nxt.isalpha())
 
 
