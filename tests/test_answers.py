@@ -8,10 +8,12 @@ import pytest
 from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, build_table
 from kbtools.decision.numerals import _written, chinese_number
 from kbtools.errors import TableError
-from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
+from kbtools.query import answers, inputs
+from kbtools.query.answers import evaluate_inputs
 from kbtools.query.distinct import diversify, one_per_section, section_key
 from kbtools.query.fusion import Hit
 from kbtools.query.identifiers import identifiers, match_level, promote
+from kbtools.query.inputs import find_inputs, names_of
 
 SCAB = build_table(
     ["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
@@ -22,6 +24,15 @@ HOURS = build_table(["运行小时", "保养项目"], [["<2000", "继续使用"]
                     decision="inputs=运行小时; outputs=保养项目")
 CROP = build_table(["作物", "温度(℃)", "措施"], [["小麦", ">20", "喷药"], ["水稻", ">20", "排水"]],
                    decision="inputs=作物,温度(℃); outputs=措施")
+
+
+def test_the_input_readers_stay_importable_from_answers():
+    # they moved to kbtools.query.inputs; code that imports them from answers keeps working
+    assert SCAB is not None
+    for name in ("find_inputs", "read_inputs", "names_of", "given_value", "Inputs",
+                 "NAME_GAP", "NAME_GAP_LATIN"):
+        assert getattr(answers, name) is getattr(inputs, name)
+    assert answers.find_inputs("温度 22 度", SCAB) == {"温度(℃)": "22"}
 
 
 def test_values_are_read_by_name_part_and_unit():

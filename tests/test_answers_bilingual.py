@@ -10,7 +10,8 @@ from kbfixtures import GOOD_FM
 
 from kbtools.decision import build_table, column_key
 from kbtools.index.synonyms import Synonyms
-from kbtools.query.answers import evaluate_inputs, find_inputs
+from kbtools.query.answers import evaluate_inputs
+from kbtools.query.inputs import find_inputs
 
 SYNONYMS = {column_key(t): o for t, o in Synonyms(
     (("软管", "hose"), ("滤芯", "滤心", "filter element"), ("温度", "气温"))).mapping().items()}

@@ -21,7 +21,8 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.decision.documents import decision_tables
-from kbtools.query.answers import evaluate_inputs, read_inputs
+from kbtools.query.answers import evaluate_inputs
+from kbtools.query.inputs import read_inputs
 from kbtools.serve.app import create_app
 
 RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"],

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from kbtools.decision import build_table
 from kbtools.decision.documents import decision_tables
-from kbtools.query.answers import evaluate_inputs, find_inputs
+from kbtools.query.answers import evaluate_inputs
+from kbtools.query.inputs import find_inputs
 
 SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
                    [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"], ["≥15", "≥85", "≤3", "中"],

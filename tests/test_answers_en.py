@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kbtools.decision import build_table
-from kbtools.query.answers import evaluate_inputs, find_inputs, names_of
+from kbtools.query.answers import evaluate_inputs
+from kbtools.query.inputs import find_inputs, names_of
 
 SEAL = build_table(
     ["Seal temperature (°F)", "Leak rate (drops/min)", "Running hours", "Action"],

@@ -13,7 +13,7 @@ from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
 from kbtools.decision import build_table, match_rules, parse_condition
 from kbtools.errors import TableError
-from kbtools.query.answers import find_inputs
+from kbtools.query.inputs import find_inputs
 
 FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
 

@@ -8,7 +8,7 @@ import pytest
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.conditions import column_key, column_unit
 from kbtools.errors import TableError
-from kbtools.query.answers import find_inputs
+from kbtools.query.inputs import find_inputs
 
 
 @pytest.mark.parametrize("header,key,unit", [

@@ -25,7 +25,7 @@ from kbtools.decision import (
 from kbtools.decision.documents import decision_tables, evaluate_table
 from kbtools.decision.matching import CellMatch
 from kbtools.errors import TableError
-from kbtools.query.answers import find_inputs
+from kbtools.query.inputs import find_inputs
 
 RISK_HEADER = ["温度(℃)", "相对湿度(%)", "风险等级", "建议措施"]
 RISK_ROWS = [["<15", "*", "低", "常规巡查"],

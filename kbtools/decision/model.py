@@ -169,7 +169,7 @@ def name_parts(key: str) -> set[str]:
     leading and trailing runs of at least MIN_PART characters (湿度 for 相对湿度); an English
     name's leading and trailing whole words, longer than MIN_PART characters (``cycles``
     for ``Cycles of concentration``, ``temperature`` for ``Basin temperature``). A part that
-    also names another input names neither (`find_input`, `query.answers.find_inputs`). A
+    also names another input names neither (`find_input`, `query.inputs.find_inputs`). A
     name of both scripts (土壤pH, EC值, CO2浓度) is cut where the script changes, into parts of
     at least MIN_PART characters (``ph`` and 土壤 for 土壤pH)."""
     parts: set[str] = set()

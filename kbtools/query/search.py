@@ -94,7 +94,7 @@ def term_weights(index: KbIndex) -> Callable[[str], dict[str, float]]:
 
 def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
     """How a question may name a decision-table input besides its header: the other terms
-    of the header's synonym group, keyed as `answers.names_of` looks them up."""
+    of the header's synonym group, keyed as `inputs.names_of` looks them up."""
     return {column_key(term): others for term, others in index.synonyms().mapping().items()}
 
 

@@ -1,4 +1,4 @@
-"""The numbers a question gives, as `kbtools.query.answers` reads them for decision tables:
+"""The numbers a question gives, as `kbtools.query.inputs` reads them for decision tables:
 each with the unit written after it, whether it is an exact value (not a bound, a span or a
 negated value), and the word before it — in Chinese and in English.
 

@@ -1,5 +1,5 @@
 """How a question's words name a decision table's input, whichever script each is written
-in (`kbtools.query.answers` binds values with these): a Latin cell value named as a word
+in (`kbtools.query.inputs` binds values with these): a Latin cell value named as a word
 of its own, the script of a word against a header's, a word of the other script named by
 the synonyms, the count noun of ``4 rainy days`` naming ``Rain days``, the English words
 before a number that make it an amount of no name before them (``ran 5 hours``), and what
@@ -18,7 +18,7 @@ def noun_names(noun: str, key: str, names: Sequence[str],
                synonyms: Mapping[str, Sequence[str]]) -> bool:
     """Whether the count noun `noun` (rainy of ``4 rainy days``, 雨 of 4个雨天) names the
     column of header text `key` (without its unit, compacted): one of its `names`
-    (`query.answers.names_of`); English words each sharing a stem with a word of the header
+    (`query.inputs.names_of`); English words each sharing a stem with a word of the header
     (``rainy`` and ``Rain days``, `stems_meet`); Chinese characters it shares with the
     header (雨 of 连续降雨天数); in the other script, a synonym group holding a term the
     header holds and a term the noun names so (连续降雨天数 = rainy days)."""

@@ -1,0 +1,407 @@
+"""Reading a question's values for a decision table's inputs (`kbtools.query.answers`
+evaluates the table on them).
+
+`find_inputs` reads input values out of a question for one `DecisionTable` (the numbers, their
+units and whether each is an exact value come from `kbtools.query.values`, in Chinese and
+English): a number is given to the input column named just before it (by its header without
+the unit, a leading or trailing part of it — of two characters or more for a CJK header,
+whole words for an English one — that names no other input, or a synonym: 湿度 for
+相对湿度(%), 连续降雨 for 连续降雨天数, ``temperature`` for ``Seal temperature (°F)``), else to the one column whose unit it carries, or a unit of its family an exact factor
+converts (26℃ / 26 度 → 日均温(℃); ``22 degrees`` → a ℃ or °F column; 2年 → a column of
+months, as 24), to the one column the count noun before its unit names (``4 rainy days`` → Rain
+days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
+column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
+column gets the one of its cell values the question names. `read_inputs` also gives the
+inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`).
+
+Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kbtools.decision import DecisionTable, column_key, normalize_text
+from kbtools.decision.conditions import (
+    column_unit,
+    header_unit_start,
+    input_unit_problem,
+    unit_of,
+)
+from kbtools.decision.model import name_parts
+from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
+from kbtools.query.values import (
+    BARE_DEGREES,
+    EN_NUMERALS,
+    NAME_STARTS,
+    STOP_GAP,
+    TEMPERATURES,
+    UNIT_CLASSES,
+    Number,
+    bounds_after,
+    compact,
+    numbers,
+    strip_fillers,
+)
+from kbtools.query.wording import (
+    amount_subject,
+    fraction_names,
+    fraction_of,
+    is_cjk,
+    is_latin,
+    names_word,
+    noun_names,
+    other_script,
+    stems_meet,
+    tied,
+)
+
+NAME_GAP = 4  # at most this many characters between an input's name and its value
+NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
+# words that may stand before a trailing part of an English header without making it
+# another thing's name (the temperature 160; not bearing temperature 160)
+_EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
+                       "when", "at", "but", "so"))
+# words before a number that name no quantity: a number taken by its unit may follow them;
+# nor do they make a name after them another thing's (``then the temperature 23``)
+_EN_NAMELESS = _EN_LEADS | {"it", "this", "that", "they", "we", "i", "you", "while", "once",
+                            "since", "because", "now", "here", "there", "then", "later",
+                            "again", "also", "still", "today", "yesterday", "afterwards"}
+
+
+
+
+def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
+    """The value `number` gives input `column`: the number alone, or as written when what
+    follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
+    in one of months), so that the table refuses it (`decision.conditions.input_unit_problem`)
+    or converts it (`decision.conditions.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
+    the table needs one)."""
+    if not number.exact:
+        return None
+    unit = column_unit(table.header[column], (row[column] for row in table.rows))
+    if bare_degrees(unit_of(number.written)):  # 22 degrees: in a ℃ or °F column only
+        return number.value if degrees_fit(unit) else None
+    converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
+    return number.written if converts or input_unit_problem(number.written, unit) \
+        else number.value
+
+
+def _unit_of(header: str) -> int | None:
+    """The unit class a header declares: in its unit part (``(℃)``; a single letter only as
+    the whole unit, and a rate such as ``(drops/min)`` names none unless it is a class's
+    word: ``(r/min)``; another spelling of a class's unit, ``(月)`` for months), else by a unit word of two characters or more ending it (连续降雨天数,
+    运行小时)."""
+    text = normalize_text(header)
+    unit, key = text[header_unit_start(text):], column_key(header)
+    bare = unit.strip().strip("()[]/").strip()
+    for n, c in enumerate(UNIT_CLASSES):
+        if bare in c or (unit and "/" not in bare and
+                         any(w in unit for w in c if len(w) > 1 or not w.isascii())):
+            return n
+    group = unit_group(bare) if bare else None  # (月): a spelling of a class's unit, months
+    for n, c in enumerate(UNIT_CLASSES):
+        if group is not None and any(unit_group(w) == group for w in c):
+            return n
+    for n, c in enumerate(UNIT_CLASSES):
+        if any(len(w) >= 2 and key.endswith(w) for w in c):
+            return n
+    return None
+
+
+def _key_text(header: str) -> str:
+    """A header without its unit, as a question is compacted (``Seal temperature (°F)`` →
+    ``seal temperature``)."""
+    text = normalize_text(header)
+    return compact(text[:header_unit_start(text)].strip() or text)
+
+
+def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
+    """How a question may name an input column, longest first, compacted as the question is
+    (`values.compact`): the header without its unit, its leading and trailing parts
+    (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
+    column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
+    not filler words alone, and the synonyms of the header and of those parts (软管 for
+    ``Hose age`` when the synonyms file has 软管 = hose)."""
+    key = _key_text(header)
+    names = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
+    parts = {p for p in name_parts(key) if strip_fillers(p)}
+    names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
+    return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a question gives a decision table: `values` (input column → value) and
+    `conflicts` (input column → the values given it when it is given two: 22度, 23度)."""
+
+    values: dict[str, str]
+    conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def find_inputs(question: str, table: DecisionTable,
+                synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
+    """Input column header → value, for the inputs the question gives a value for."""
+    return read_inputs(question, table, synonyms).values
+
+
+def read_inputs(question: str, table: DecisionTable,
+                synonyms: Mapping[str, Sequence[str]] = {}) -> Inputs:
+    """The values the question gives the table's inputs (`find_inputs`), and the inputs it
+    gives two values (`Inputs.conflicts`)."""
+    text = compact(question)
+    found_numbers = numbers(text, compact(question, fold=False))
+    claimed: set[int] = set()
+    out: dict[str, str] = {}
+    conflicts: dict[str, tuple[str, ...]] = {}
+    blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
+    names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
+    wholes = {i: {_key_text(table.header[i]),
+                  *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
+              for i in table.inputs}
+    for i in table.inputs:  # numbers right after the column's name
+        if i not in table.numeric:
+            continue
+        key = _key_text(table.header[i])
+        # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
+        others = {n for j in table.inputs if j != i for n in names[j]}
+        usable = [n for n in names[i] if n in wholes[i] or n not in others]
+        for name in usable:
+            tail = name not in wholes[i] and key.endswith(name)  # 湿度 of 相对湿度
+            found = _after_name(text, name, found_numbers, claimed, tail=tail)
+            if found is None:
+                continue
+            num, numeral = found
+            if numeral:  # 日均温二十六度: a value, but not one read here
+                blocked.add(i)
+            elif (value := given_value(found_numbers[num], table, i)) is not None:
+                out[table.header[i]] = value
+            else:
+                blocked.add(i)
+            if num >= 0:
+                claimed.add(num)
+                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num])
+                if again is not None:  # 温度22度…温度23度: which one is not known
+                    out.pop(table.header[i], None)
+                    blocked.add(i)
+                    conflicts[table.header[i]] = (found_numbers[num].written, again.written)
+            break
+    for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
+        counted = [i for i in table.inputs if i in table.numeric and x.noun and
+                   _unit_of(table.header[i]) is not None and
+                   noun_names(x.noun, _key_text(table.header[i]), names[i], synonyms)]
+        if n in claimed or len(counted) != 1 or table.header[counted[0]] in out or \
+                counted[0] in blocked:
+            continue
+        value = given_value(x, table, counted[0])
+        if x.unit != _unit_of(table.header[counted[0]]) and value == x.value:
+            value = None  # 4 rainy weeks in a column of days it cannot convert to: missing
+        if value is not None:
+            out[table.header[counted[0]]] = value
+        else:
+            blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
+        claimed.add(n)
+    for i in table.inputs:  # else the one unclaimed number in the column's unit
+        unit = _unit_of(table.header[i])
+        if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
+            continue
+        fits = [n for n, x in enumerate(found_numbers) if n not in claimed and not x.noun
+                and _unit_fits(x.unit, unit)
+                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
+                              fraction=x.unit == _PERCENT)
+                and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))]
+        if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
+                               for j in table.inputs) != 1 for n in fits):
+            continue  # a unit no column or two take
+        if len(fits) == 1:
+            if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
+                out[table.header[i]] = value
+            claimed.add(fits[0])
+            continue
+        given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
+        for x in (found_numbers[n] for n in fits if found_numbers[n].exact):
+            given.setdefault(given_value(x, table, i), x.written)
+        if len(given) > 1:  # two values of the one column in their unit: which is not known
+            conflicts[table.header[i]] = tuple(given.values())[:2]
+            blocked.add(i)
+        elif (one := next(iter(given), None)) is not None and \
+                all(found_numbers[n].exact for n in fits):
+            out[table.header[i]] = one  # one value said twice (22度，现在还是22度)
+        claimed.update(fits)
+    for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
+        if i not in table.numeric or table.header[i] in out or i in blocked:
+            continue
+        others = {n for j in table.inputs if j != i for n in names[j]}
+        for n, x in enumerate(found_numbers):
+            if n in claimed or not x.exact:
+                continue
+            follows = next((m for m in names[i] if m.isascii() and m not in others and
+                            text.startswith(m, x.after) and
+                            names_word(text[x.after:x.after + len(m) + 2], m)), None)
+            if follows is not None:
+                if bounds_after(text[x.after + len(follows):].removeprefix("s")):
+                    blocked.add(i)  # 6 cycles or more: a bound, the input stays missing
+                    break
+                if (value := given_value(x, table, i)) is not None:
+                    out[table.header[i]] = value
+                claimed.add(n)
+                break
+    bare = text.replace(" ", "")
+    for i in table.inputs:  # text columns: a cell value the question names
+        if i in table.numeric:
+            continue
+        values = {c[i].text for c in table.conditions if c[i].kind == "text" and len(c[i].text) > 1}
+        named = [v for v in values if (names_word(text, compact(v)) if is_latin(v[:1])
+                                       else v.replace(" ", "") in bare)]
+        if len(named) == 1:
+            out[table.header[i]] = named[0]
+    return Inputs(out, conflicts)
+
+
+def _unit_fits(number: int | None, column: int | None) -> bool:
+    """Whether a number in unit class `number` is a value of column unit class `column`: the
+    same class, another unit of its family that an exact factor converts (2年 in a column of
+    months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
+    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    if number is None or column is None:
+        return False
+    return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
+        _FAMILIES[number] is not None and _FAMILIES[number] == _FAMILIES[column]
+
+
+_PERCENT = next(n for n, c in enumerate(UNIT_CLASSES) if "%" in c)
+# the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
+_FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
+                  for c in UNIT_CLASSES)
+
+
+def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
+                tail: bool = False) -> tuple[int, bool] | None:
+    """The number a mention of `name` gives: the first unclaimed number after it, when only
+    filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
+    index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
+    三四天, ``seventy``: named, not readable); None when no mention is followed so (比昨天高5度, 下午3点28度: the
+    number is another quantity's). A Latin name is a whole word; a `tail` of a header (湿度
+    for 相对湿度, ``rate`` for ``leak rate``) right after another CJK character or another
+    word names something else (土壤湿度, ``flow rate``)."""
+    latin = name[:1].isascii() and name[:1].isalnum()
+    for m in re.finditer(re.escape(name), text):
+        before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
+        if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
+            continue  # inside a word
+        if any(x.end <= m.start() < x.after and not x.noun for x in found):
+            continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
+        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
+            continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
+        if tail and latin and not _lead_ok(text, m.start()):
+            continue
+        ahead = text[m.end():m.end() + NAME_GAP_LATIN + 2]
+        rest = strip_fillers(ahead)
+        at = m.end() + len(ahead) - len(rest)  # a numeral read as a number is taken below
+        if (rest[:1] in NUMERAL_CHARS and not any(x.start == at for x in found)) or \
+                EN_NUMERALS.match(rest):
+            return -1, True
+        for n, x in enumerate(found):
+            if n in claimed or x.start < m.end():
+                continue
+            gap = text[m.end():x.start]
+            limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
+            if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
+                    not strip_fillers(gap):
+                return n, False
+            break
+    return None
+
+
+def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
+                 first: Number) -> Number | None:
+    """The other value, when the question names the input again with one (温度22度，…，温度23度;
+    ``temperature 22 … the temperature is 23``): two values for one input, of which the
+    table cannot take one. A mention right after another CJK character or a word that is no
+    lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
+    # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
+    skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
+    for name in names:
+        again = _after_name(text, name, found, skip, tail=True)
+        if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
+            return found[again[0]]
+    return None
+
+
+def _lead_ok(text: str, start: int) -> bool:
+    """Whether the word before position `start` (if any) leaves a trailing part of an English
+    header naming that header (``the temperature``), not another compound (``bearing
+    temperature``)."""
+    before = text[max(0, start - 16):start].rstrip(" ")
+    at = len(before)
+    while at and before[at - 1].isascii() and before[at - 1].isalpha():
+        at -= 1
+    prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
+    return not prev or prev in _EN_NAMELESS  # ``then temperature``: a name of its own
+
+
+def _unnamed_output(word: str, table: DecisionTable) -> str:
+    """The word before a number, "" when it names one of the table's outputs (``oil change
+    interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
+    column's name is no input's name."""
+    if not word:
+        return word
+    for j in table.outputs:
+        key = _key_text(table.header[j])
+        own = key.split()
+        if (word.isascii() and all(w in own for w in word.split())) or \
+                (not word.isascii() and len(word) >= 2 and word in key):
+            return ""
+    return word
+
+
+def _of_column(text: str, x: Number, header: str,
+               synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether fraction `x` (3%) may be the value of column `header` by its unit: no noun
+    after it says what it is a fraction of (3%的病叶, ``3% of the leaves``:
+    `query.wording.fraction_of`), or that noun names the column."""
+    noun = fraction_of(text, x.after)
+    return not noun or fraction_names(noun, _key_text(header), synonyms)
+
+
+def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
+              fraction: bool = False) -> bool:
+    """Whether the word before a number may name column `header` when the number is taken by
+    its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
+    温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
+    for 相对湿度); English words of the header or the starts of them (``seal``, ``the
+    temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
+    name something else. A word in a script the header is not written in (软管用了 5 年 for
+    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `translates`; of a
+    `fraction` (a number in %, a unit many quantities are measured in: 病叶率 3% against
+    ``Humidity (%)``) only a word a synonym ties to the header names it."""
+    if not word:
+        return True
+    if other_script(word, _key_text(header)):
+        known = tied(word, _key_text(header), synonyms)
+        return known is True if fraction else known is not False
+    key = column_key(header)
+    if word.isascii():
+        own = _key_text(header).split()
+        words = word.split()
+        while words and words[-1] in _EN_NAMELESS:
+            words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
+        if not words:
+            return True
+        if (subject := amount_subject(words)) is not None:  # ``the pump ran 5 hours``
+            if not any(stems_meet(w, o) for w in subject for o in own):
+                return True  # an amount of a thing, named by its unit
+            words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
+        *lead, last = words
+        return len(last) >= 3 and any(w.startswith(last) for w in own) and \
+            all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)
+    joiner = next((j for j in NAME_STARTS if word.startswith(j) and len(word) > len(j)), "")
+    word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
+    if not set(word) & {ch for ch in key if is_cjk(ch)}:
+        return False
+    tails = [key[n:] for n in range(1, len(key) - 1)]
+    return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
+                   for t in tails)
