@@ -52,10 +52,10 @@ def _query(*args: str):
     return CliRunner().invoke(main, ["query", "--json", *args, QUESTION])
 
 
-def _tamper(dev: Path) -> str:
-    """Change one byte of the served release's copy of EDITED, keeping its size and
-    modification time; the listed path changed."""
-    release = (dev / "current").resolve()
+def _tamper(dev: Path, release: Path | None = None) -> str:
+    """Change one byte of the served release's (or `release`'s) copy of EDITED, keeping its
+    size and modification time; the listed path changed."""
+    release = (dev / "current").resolve() if release is None else release
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
     [rel] = [r for r in manifest["artifacts"] if r.endswith(EDITED)]
     path = release / rel
@@ -212,10 +212,11 @@ def test_a_sync_that_prunes_the_release_its_files_are_linked_from_leaves_them_ha
     assert hashes == []
 
 
-def _damage_index(dev: Path) -> None:
-    """Truncate the served release's store: its index/ fails its check, so a sync derives it
-    again from data/ (hard-linking the data files, which changes their change time)."""
-    store = (dev / "current").resolve() / "index" / "store.sqlite"
+def _damage_index(dev: Path, release: Path | None = None) -> None:
+    """Truncate the served release's (or `release`'s) store: its index/ fails its check, so
+    a sync derives it again from data/ (hard-linking the data files, which changes their
+    change time)."""
+    store = ((dev / "current").resolve() if release is None else release) / "index" / "store.sqlite"
     with store.open("r+b") as fh:
         fh.truncate(4096)
 
@@ -303,3 +304,47 @@ def test_a_sync_that_derives_the_index_again_hashes_each_data_file_once(
     res = _query("--index", str(d.dev))
     assert res.exit_code == 1
     assert f"kb-r1 fails verification: {tampered[0]}: sha256" in res.stderr
+
+
+def test_a_rollback_that_derives_the_index_again_hashes_each_data_file_once(
+        tmp_path, monkeypatch, hashes):
+    """`kb rollback` verifies every file of the release it rolls back to; when that one's
+    index/ fails its check it derives it again from data/, which hashed every data file a
+    second time. Once now; a file changed between the verification and the derivation is
+    hashed again and refused, and the served release stays."""
+    d = make_device(tmp_path)
+    second_release(d)
+    old = d.dev / "releases" / "kb-r1"
+    data = sorted(json.loads((old / "manifest.json").read_text(encoding="utf-8"))["artifacts"])
+    verified: list[str] = []
+    real = manifest_module.file_problem
+
+    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
+        verified.append(rel)
+        return real(root, rel, size, sha256, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(manifest_module, "file_problem", counted)
+    _damage_index(d.dev, old)
+    code, out = d.kb("rollback", "kb-r1", "--to", str(d.dev))
+    assert code == 0 and "re-derived the index of kb-r1" in out, out
+    assert sorted(verified) == data  # by the rollback's check, not again to derive from them
+    assert hashes == []  # nor to vouch for them
+    _new_process(monkeypatch)
+    assert _query("--index", str(d.dev)).exit_code == 0
+    assert hashes == []
+
+    assert d.kb("rollback", "kb-r2", "--to", str(d.dev))[0] == 0
+    tampered: list[str] = []
+    check = install.derived_problems
+
+    def edited_meanwhile(*args: Any, **kwargs: Any) -> list[str]:
+        tampered.append(_tamper(d.dev, old))  # after the rollback's check, before deriving
+        return check(*args, **kwargs)
+
+    monkeypatch.setattr(install, "derived_problems", edited_meanwhile)
+    _damage_index(d.dev, old)
+    verified.clear()
+    code, out = d.kb("rollback", "kb-r1", "--to", str(d.dev))
+    assert code == 1 and f"kb-r1 fails verification: {tampered[0]}: sha256 mismatch" in out, out
+    assert sorted(verified) == sorted([*data, *tampered])  # the changed file hashed again
+    assert (d.dev / "current").resolve().name == "kb-r2"

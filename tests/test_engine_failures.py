@@ -25,6 +25,7 @@ from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
     P_COMPLETE,
+    P_MANIFEST,
     EngineUrl,
     connect_url,
     publish_order,
@@ -393,7 +394,7 @@ def test_ipv6_default_port():
 
 def test_complete_marker_alone_is_not_enough(signed, milvus):  # noqa: F811
     """A release marked complete whose ``__meta`` is gone is neither rolled back to nor
-    counted as published; publishing it again loads it again."""
+    counted as published, nor kept by prune (no reader can use it)."""
     dev, _ = signed
     eng = _engine(milvus, "marker")
     r1 = publish(eng, check_release(_rel(dev, 1)))
@@ -405,7 +406,31 @@ def test_complete_marker_alone_is_not_enough(signed, milvus):  # noqa: F811
     with pytest.raises(EngineError, match="no older published release"):
         rollback(eng)
     assert eng.alias_target() == r2.collection
-    assert prune(eng, 1) == []  # not complete: left for its next publish
+    assert prune(eng, 1) == [r1.collection]
+
+
+def test_prune_drops_a_release_that_lost_its_meta_unless_an_alias_serves_it(
+        signed, milvus):  # noqa: F811
+    """A release marked complete whose ``__meta`` was dropped stayed forever: prune kept it
+    as incomplete (left to a publish loading it, which none was). Prune drops it now, at
+    any `keep`, while an alias serves it never; an unmarked one (a load in progress) stays."""
+    dev, _ = signed
+    eng = _engine(milvus, "lostmeta")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    eng.client.create_alias(r1.collection, "kb_other")
+    for r in (r1, r2):
+        eng.client.drop_collection(r.collection + META_SUFFIX)
+    assert [r["complete"] for r in eng.releases()] == [False, False]
+    assert prune(eng, 5) == []  # both served: kb_other names r1, kb_current r2
+    eng.client.drop_alias("kb_other")
+    unmarked = "kb_kb_r9_000000000000"  # what a publish loading kb-r9 has created so far
+    eng.client.create_collection(unmarked, schema=meta_schema(eng))
+    eng.client.alter_collection_properties(unmarked, {P_MANIFEST: "0" * 64})
+    assert prune(eng, 5) == [r1.collection]
+    assert not eng.client.has_collection(r1.collection)
+    assert eng.client.has_collection(r2.collection) and eng.alias_target() == r2.collection
+    assert eng.client.has_collection(unmarked)
 
 
 class _Refuse:

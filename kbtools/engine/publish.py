@@ -8,9 +8,11 @@ them, checks the row count against the release, marks the collection complete an
 then moves the alias in one call. Re-publishing a release already published is a no-op
 when the alias serves it complete (both its collections, marked complete: what its readers
 need); one the alias serves incomplete (its ``__meta`` dropped) is loaded into another
-collection, the alias moved there and the broken one dropped (`_release_name`); whatever an interrupted publish left of a release (`_complete` says it is not) is dropped
-and loaded again, unless another publish is loading it now (`kbtools.engine.claim`: then
-this one says so and stops). Old releases are dropped beyond `keep` (never one an alias serves).
+collection, the alias moved there and the broken one dropped (`_release_name`); whatever
+an interrupted publish left of a release (`_complete` says it is not) is dropped and loaded
+again, unless another publish is loading it now (`kbtools.engine.claim`: then this one says
+so and stops). Old releases are dropped beyond `keep`, and so are releases marked complete
+whose ``__meta`` is gone (`prune`); never one an alias serves.
 """
 
 from __future__ import annotations
@@ -203,7 +205,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned = prune(engine, keep, alias, say)
-    if broken and current is not None and _drop_replaced(engine, current, say):
+    if broken and current is not None and current not in pruned \
+            and _drop_replaced(engine, current, say):
         pruned.append(current)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
@@ -368,10 +371,11 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     """Drop complete release collections beyond the newest `keep` (`Engine.releases`
     order), never one that any alias of the database points at (`alias` is the one just
     moved, read again with the others; one another process points an alias at meanwhile
-    is kept, and `progress` says so: `Engine.drop`), and ``__meta`` collections left
-    without their release by an interrupted drop. Incomplete releases are left to the
-    publish that may still be loading them; an interrupted one is dropped when its release
-    is published again."""
+    is kept, and `progress` says so: `Engine.drop`), ``__meta`` collections left
+    without their release by an interrupted drop, and releases marked complete whose
+    ``__meta`` is gone (`_broken`: no reader can use them, and no publish loads them).
+    Other incomplete releases are left to the publish that may still be loading them; an
+    interrupted one is dropped when its release is published again."""
     say = progress or (lambda _m: None)
     releases = engine.releases()
     complete = [r for r in releases if r["complete"]]
@@ -379,6 +383,8 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     kept = {r["collection"] for r in complete[-max(keep, 1):]} | served
     dropped = []
     doomed = [(r["collection"], True) for r in complete if r["collection"] not in kept]
+    doomed += [(r["collection"], True) for r in releases if not r["complete"]
+               and r["collection"] not in served and _broken(engine, r["collection"])]
     for name, meta in [*doomed, *((m, False) for m in engine.orphans() if m not in served)]:
         try:
             engine.drop(name, meta=meta)  # refuses one an alias was pointed at meanwhile
@@ -387,6 +393,18 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
             continue
         dropped.append(name)
     return dropped
+
+
+def _broken(engine: Engine, name: str) -> bool:
+    """Release collection `name` was marked complete (loaded and counted) but its ``__meta``
+    is gone (dropped by hand, or a drop stopped between the two), and no live publish holds
+    it (one loading it anew, `kbtools.engine.claim`, is left alone)."""
+    if engine.properties(name).get(P_COMPLETE) != "1":
+        return False
+    if engine.call("checking a collection", "has_collection", name + META_SUFFIX):
+        return False
+    other = holder(engine, name)
+    return other is None or not other.live(time.time())
 
 
 def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict[str, Any]:

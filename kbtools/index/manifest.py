@@ -38,7 +38,7 @@ from typing import Any
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
-from kbtools.index.stamps import Signature, of_stat
+from kbtools.index.stamps import MISSING, Signature, of_stat, signature
 
 FORMAT_VERSION = 3
 RELEASE_FILES = frozenset({MANIFEST, RELEASE_JSON, RELEASE_SIG})  # top level of a release tree
@@ -242,9 +242,16 @@ def file_problem(root: Path, rel: str, size: int, sha256: str,
 
 
 def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
-                 signed: dict[str, Signature] | None = None) -> list[str]:
+                 signed: dict[str, Signature] | None = None,
+                 known: Mapping[str, Signature] | None = None) -> list[str]:
     """Problems found comparing files on disk with the manifest (empty list = verified);
     `signed` gets the stat signature of each file hashed and found as listed.
+
+    `known` holds stat signatures the caller took of files it hashed and found as listed,
+    each changed before the file system's clock was read ahead of that hash
+    (`kbtools.index.stamps`): a file whose signature is still that one is not hashed again
+    (it goes into `signed` as it is); any change since gives it another change time, so
+    another signature, and it is hashed.
 
     The path rules come first: a manifest naming a path outside its section (``..``, an
     absolute path, another top-level directory) gets that problem and nothing is opened.
@@ -255,6 +262,10 @@ def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
     sections = ["artifacts"] + (["derived"] if derived else [])
     for section in sections:
         for rel, meta in sorted(manifest.get(section, {}).items()):
+            if known and (sig := signature(root / rel)) != MISSING and known.get(rel) == sig:
+                if signed is not None:
+                    signed[rel] = sig
+                continue
             why = file_problem(root, rel, meta["size"], meta["sha256"], signed)
             if why is not None:
                 problems.append(f"{rel}: {why}")

@@ -30,6 +30,7 @@ import json
 import os
 import shutil
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -343,7 +344,8 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
 
 
 def rederive(release: Path, staging: Path, tag: str,
-             signed: dict[str, Signature] | None = None) -> str | None:
+             signed: dict[str, Signature] | None = None,
+             verified: Mapping[str, Signature] | None = None) -> str | None:
     """Check the derived index/ of the installed release `release`; when it fails, derive it
     again from its data/ (verified first) the way a first install does, in the new directory
     `staging`, and move the new files over the old ones one `os.replace` each (a reader sees
@@ -356,13 +358,18 @@ def rederive(release: Path, staging: Path, tag: str,
     the data files hashed and found as listed, changed before the file system's clock was
     read ahead of hashing them (`settled_clock`): what `intact.vouch` takes as hashed; any
     change since gives a file another change time, so another signature, and it is hashed
-    again there."""
+    again there.
+
+    `verified` holds the signatures of data files the caller has just hashed and found as
+    listed, each changed before the clock it read ahead of hashing them (`kb rollback`
+    verifies the whole release first): a file still of that signature is not hashed again,
+    one changed since is (`kbtools.index.manifest.verify_files`)."""
     manifest = load_manifest(release)
     problems = derived_problems(release, manifest)
     if not problems:
         return None
     settled, hashed = settled_clock(staging.parent), dict[str, Signature]()
-    bad_data = verify_files(release, manifest, derived=False, signed=hashed)
+    bad_data = verify_files(release, manifest, derived=False, signed=hashed, known=verified)
     if bad_data:
         raise SyncError(f"the served release {tag} fails verification: {bad_data[0]}; its "
                         "index cannot be derived again from it (`kb rollback` serves another "

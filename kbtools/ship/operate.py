@@ -196,8 +196,12 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         # its files verify: an index/ that fails its check (damaged, or derived by a
         # kbtools with another tokenizer) is derived again from them, as `kb sync` does
         clean_staging(path)
+        # what was hashed and found as listed (changed before the clock read ahead of it):
+        # not hashed again to derive from, nor to be remembered for the first open
+        verified = {rel: sig for rel, sig in hashed.items()
+                    if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
         rederived = None if manifest.get("derived") else \
-            rederive(have[tag], DeviceLayout(path).staging(tag), tag)
+            rederive(have[tag], DeviceLayout(path).staging(tag), tag, verified=verified)
         state = read_state(path)
         rolled = set(state.get("rolled_back", []))
         if current and _serial(current) > _serial(tag):
@@ -212,9 +216,7 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         # killed before the switch, running the same rollback again completes it
         write_state(path, state)
         switch_to(path, tag)
-        # what was verified, remembered: the first open of it costs a stat per file
-        vouch(have[tag], {rel: sig for rel, sig in hashed.items()
-                          if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)})
+        vouch(have[tag], verified)  # the first open of it costs a stat per file
         entry = {"at": _now().isoformat(), "from": current, "to": tag,
                  "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
         append_log(path, ROLLBACK_LOG, entry)
