@@ -158,6 +158,73 @@ def test_a_path_fix_never_keeps_an_anchor_naming_no_heading(repo):
     assert again.exit_code == 0 and again.stdout == "", again.stdout
 
 
+def _messages(*args: str) -> dict[tuple[str, str], str]:
+    """`kb check`'s findings, by `path:line:col` and code (the results cache on)."""
+    result = run(*args)
+    return {(row.split(": ")[0], row.split(": ")[2]): row.split(": ", 3)[3]
+            for row in result.stdout.splitlines()}
+
+
+def test_path_absolute_says_what_the_fix_writes_and_follows_the_target(repo):
+    """`path-absolute` said "use '…#anchor'" with the anchor as written (and a space
+    unencoded), cached with its document, while `--fix` writes the closest heading or none
+    (and `%20`): now the message is what the fix writes, made once the target's headings are
+    read, so a heading added to the target alone (the cache on) changes it."""
+    (repo / "knowledge" / "steps.md").write_text(FM + "# Steps\n\n## Step 1\n\n## Step 2\n")
+    (repo / "knowledge" / "my notes.md").write_text(FM + "# Notes\n\n## Steps\n")
+    doc = repo / "knowledge" / "links.md"
+    doc.write_text(FM + "# Links\n\n[a](/knowledge/steps.md#Step-2) "
+                   "[b](/knowledge/steps.md?v=1#step-3) [c](/knowledge/good.md#stepz) "
+                   "[d](</knowledge/my notes.md#step>)\n")
+    line = FM.count("\n") + 3
+    said = {col: _messages()[(f"knowledge/links.md:{line}:{col}", "path-absolute")]
+            for col in (5, 37, 73, 104)}
+    uses = {col: m.split(": use ")[1] for col, m in said.items()}
+    assert uses == {5: "'steps.md#step-2'", 37: "'steps.md?v=1'", 73: "'good.md#steps'",
+                    104: "'my%20notes.md#steps'"}
+    (repo / "knowledge" / "steps.md").write_text(FM + "# Steps\n\n## Step 1\n\n## Step 3\n")
+    again = _messages()
+    assert again[(f"knowledge/links.md:{line}:37", "path-absolute")].endswith(
+        ": use 'steps.md?v=1#step-3'")
+    assert again[(f"knowledge/links.md:{line}:5", "path-absolute")].endswith(
+        ": use 'steps.md'")
+    assert again == _messages("--no-cache")
+    result = run("--fix")
+    assert result.exit_code == 0, result.output
+    written = [row.split(" -> ")[1].split(" (")[0] for row in result.stderr.splitlines()
+               if ": fixed: " in row]
+    assert written == ["steps.md", "steps.md?v=1#step-3", "good.md#steps",
+                       "my%20notes.md#steps"]
+    assert [m.split(": use ")[1] for m in again.values() if ": use " in m] == \
+        [repr(w) for w in written]
+    assert run().stdout == ""
+
+
+def test_link_anchor_names_the_one_closest_heading_as_the_fix_does(repo):
+    """`link-anchor`'s "did you mean" named the first close heading even when two were as
+    close, while `--fix` writes a heading only when exactly one is closest: now a tie names
+    the tied headings, and a link a path fix rewrites says what the fix writes."""
+    (repo / "knowledge" / "steps.md").write_text(FM + "# Steps\n\n## Step 1\n\n## Step 2\n")
+    (repo / "knowledge" / "plain.md").write_text(FM + "# Plain\n\n[x](steps.md#step-3)\n")
+    doc = repo / "knowledge" / "links.md"
+    doc.write_text(FM + "# Links\n\n[y](Steps.md#step-3) [z](Steps.md#stepz-1)\n")
+    line = FM.count("\n") + 3
+    found = _messages()
+    assert found[(f"knowledge/plain.md:{line}:5", "link-anchor")] == (
+        "no heading '#step-3' in knowledge/steps.md; no one heading is the closest: "
+        "'#step-1' or '#step-2'?")
+    assert found[(f"knowledge/links.md:{line}:5", "link-anchor")] == (
+        "no heading '#step-3' in knowledge/steps.md; no one heading is the closest: "
+        "'#step-1' or '#step-2'?; `kb check --fix` drops the anchor")
+    assert found[(f"knowledge/links.md:{line}:26", "link-anchor")] == (
+        "no heading '#stepz-1' in knowledge/steps.md; did you mean '#step-1'?; "
+        "`kb check --fix` links to '#step-1'")
+    result = run("--fix")
+    assert result.exit_code == 1, result.output  # the plain link is no fix's to change
+    assert doc.read_text().endswith("[y](steps.md) [z](steps.md#step-1)\n")
+    assert list(_messages()) == [(f"knowledge/plain.md:{line}:5", "link-anchor")]
+
+
 def test_missing_path_is_usage_error(repo):
     result = run("nope.md")
     assert result.exit_code == 2

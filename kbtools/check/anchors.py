@@ -1,7 +1,9 @@
 """Anchors that must name a heading of a document, resolved once every document is read.
 
 - `#fragment` links whose file exists (`AnchorTarget`): `link-anchor` when no heading,
-  `{#id}` or HTML id of that document has the slug (with a did-you-mean).
+  `{#id}` or HTML id of that document has the slug, suggesting the one closest heading, or
+  naming those tied for closest (`closest_headings`: the rule `settle` follows), and, when
+  a path fix rewrites the link, what `--fix` writes of the anchor.
 - the anchor of the link `kb check --fix` writes for an Obsidian `[[note#Heading]]`
   (`Edit.doc`, `Edit.fragment`): a heading the note lacks is found here, and `settle` says
   what `--fix` writes instead: the closest heading when exactly one is closest, else the
@@ -10,7 +12,9 @@
   cache keeps a document's findings by its own bytes, and the note's headings may change.
 - the anchor a path fix (`path-case`, `path-backslash`, `path-absolute`, `path-unicode`)
   keeps: `settle` writes the closest heading or none, as for a wikilink (its `link-anchor`
-  is the link's `AnchorTarget`'s). A fix never writes an anchor `kb check` would then flag.
+  is the link's `AnchorTarget`'s); a path fix whose finding names what it writes
+  (`path-absolute`: `Edit.said`) has that finding made here, for the same reason. A fix
+  never writes an anchor `kb check` would then flag.
 """
 
 from __future__ import annotations
@@ -47,27 +51,35 @@ def read_slugs(rel: str, known: dict[str, frozenset[str] | None], root: Path,
 def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[Edit],
                     slugs_of: SlugsOf) -> list[Finding]:
     """`link-anchor` for each anchor of the document `rel`, and each anchor a wikilink's
-    fix would write, that names no heading of its document; `link-wikilink` for each
-    wikilink whose fix writes an anchor, saying what the fix writes (`settle`)."""
+    fix would write, that names no heading of its document; the finding of each edit
+    whose finding says what `--fix` writes, which depends on the headings (`settle`)."""
+    edits = list(edits)
+    fixed = {(e.line, e.col): e for e in edits if e.fragment and not e.wikilink}
     out = []
     for a in anchors:
         slugs = slugs_of(a.doc) if a.fragment else None
         fragment = unquote(a.fragment)
         if slugs is None or fragment in slugs:
             continue
-        close = [s for s in slugs if s.lower() == fragment.lower()] or \
-            close_names(fragment, slugs)
-        hint = f"; did you mean '#{close[0]}'?" if close else ""
-        out.append(finding(rel, a.line, a.col, "error", "link-anchor",
-                           f"no heading '#{fragment}' in {_where(a.doc, rel)}{hint}"))
+        message = f"no heading '#{fragment}' in {_where(a.doc, rel)}" + \
+            _hint(closest_headings(fragment, slugs))
+        edit = fixed.get((a.line, a.col))
+        if edit is not None:  # a path fix rewrites this link: say what it does to the anchor
+            written = settle(edit, slugs_of, rel)[0] or edit
+            message += f"; `kb check --fix` links to '#{written.fragment}'" \
+                if written.fragment else "; `kb check --fix` drops the anchor"
+        out.append(finding(rel, a.line, a.col, "error", "link-anchor", message))
     for edit in edits:
-        if not edit.wikilink:  # a path fix's anchor is an `AnchorTarget` too: flagged above
+        if not edit.told_with_anchors:
             continue
         settled, note = settle(edit, slugs_of, rel)
-        if edit.fragment:  # its finding says what `--fix` writes: made here, never cached
-            out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
-                               wikilinks.fix_message(wikilinks.parse_wikilink(edit.old),
-                                                     settled.new if settled else None)))
+        if not edit.wikilink:  # a path fix: its anchor is an `AnchorTarget`, flagged above
+            out.append(finding(rel, edit.line, edit.col, "error", edit.code,
+                               f"{edit.said}{(settled or edit).new!r}"))
+            continue
+        out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
+                           wikilinks.fix_message(wikilinks.parse_wikilink(edit.old),
+                                                 settled.new if settled else None)))
         if note:
             then = f"`kb check --fix` writes {settled.new!r}" if settled is not None else \
                 "`kb check --fix` leaves it as it is"
@@ -76,19 +88,44 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
     return out
 
 
-def closest_heading(fragment: str, slugs: frozenset[str]) -> str | None:
-    """The anchor of `slugs` a missing `fragment` most likely means, when exactly one is
-    closest: the same but for letter case, else more alike (`close_names`) than any other."""
-    same = [s for s in slugs if s.lower() == fragment.lower()]
+def _hint(close: list[str]) -> str:
+    """What a `link-anchor` finding suggests for the headings `close` (`closest_headings`):
+    the one closest, else those tied for closest, which `--fix` never chooses between."""
+    if len(close) == 1:
+        return f"; did you mean '#{close[0]}'?"
+    if not close:
+        return ""
+    listed = [f"'#{c}'" for c in close[:MAX_NAMED]] + ["…"] * (len(close) > MAX_NAMED)
+    return f"; no one heading is the closest: {' or '.join(listed)}?"
+
+
+MAX_NAMED = 3  # headings tied for closest a finding names
+
+
+def closest_headings(fragment: str, slugs: frozenset[str]) -> list[str]:
+    """The anchors of `slugs` a missing `fragment` most likely means, sorted: those the same
+    but for letter case, else the one more alike (`close_names`) than any other, or those
+    at least as alike as the first close one (at most MAX_NAMED + 1 of them)."""
+    same = sorted(s for s in slugs if s.lower() == fragment.lower())
     if same:
-        return same[0] if len(same) == 1 else None
+        return same
     near = close_names(fragment, slugs)
     if not near:
-        return None
-    runner_up = close_names(fragment, slugs - {near[0]})
-    if runner_up and _alike(fragment, runner_up[0]) >= _alike(fragment, near[0]):
-        return None
-    return near[0]
+        return []
+    tied = near
+    while len(tied) <= MAX_NAMED:
+        runner_up = close_names(fragment, slugs - set(tied))
+        if not runner_up or _alike(fragment, runner_up[0]) < _alike(fragment, near[0]):
+            break
+        tied = tied + runner_up
+    return sorted(tied)
+
+
+def closest_heading(fragment: str, slugs: frozenset[str]) -> str | None:
+    """The anchor of `slugs` a missing `fragment` most likely means, when exactly one is
+    closest (`closest_headings`): what `--fix` links to."""
+    close = closest_headings(fragment, slugs)
+    return close[0] if len(close) == 1 else None
 
 
 def _alike(a: str, b: str) -> float:

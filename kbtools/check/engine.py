@@ -264,15 +264,16 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         elif not ref_problems and (linked := links.linked_file(ref, rel, ctx.fs)) is not None:
             files.append((ref.line, ref.col, linked))
         for p in ref_problems:
-            add(p.code, p.level, ref.line, ref.col, p.message)
+            if p.edit is None or not p.edit.told_with_anchors:  # else made with the anchors
+                add(p.code, p.level, ref.line, ref.col, p.message)
             if p.edit:
                 edits.append(p.edit)
         if anchor is not None:
             anchors.append(anchor)
     folders = (ctx.knowledge or ctx.root / "knowledge", ctx.assets or ctx.root / "assets")
     for line, col, p in wikilinks.check_wikilinks(result.wikilinks, rel, ctx.fs, folders):
-        if p.edit is None or not p.edit.fragment:  # else made with the anchors, when the
-            add(p.code, p.level, line, col, p.message)  # note's headings are known
+        if p.edit is None or not p.edit.told_with_anchors:  # else made with the anchors,
+            add(p.code, p.level, line, col, p.message)  # when the note's headings are known
         edits.extend([p.edit] if p.edit else [])
     slugs = result.slugs()
     ctx.slugs[rel] = slugs
@@ -413,7 +414,8 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "s": sorted(r.slugs) if r.slugs is not None else None,
         "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],
         "c": [list(c) for c in r.csv_names],
-        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment, e.wikilink] for e in r.edits],
+        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment, e.wikilink, e.code, e.said]
+              for e in r.edits],
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
@@ -431,8 +433,8 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
             frozenset(map(str, data["s"])) if data["s"] is not None else None,
             tuple(AnchorTarget(str(d), str(fr), int(ln), int(c)) for d, fr, ln, c in data["a"]),
             tuple((int(ln), str(n)) for ln, n in data["c"]),
-            tuple(Edit(int(ln), int(c), str(o), str(n), str(d), str(fr), bool(w))
-                  for ln, c, o, n, d, fr, w in data["e"]),
+            tuple(Edit(int(ln), int(c), str(o), str(n), str(d), str(fr), bool(w), str(cd),
+                       str(sd)) for ln, c, o, n, d, fr, w, cd, sd in data["e"]),
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]),
             files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]))

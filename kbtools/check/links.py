@@ -43,6 +43,16 @@ class Edit:
     doc: str = ""
     fragment: str = ""
     wikilink: bool = False  # an Obsidian wikilink's fix (its finding is made with anchors)
+    # a path fix whose finding names what it writes: the finding's code and its message up
+    # to that (`{said}{new!r}`); with a `fragment`, made with the anchors (what `--fix`
+    # writes then depends on the headings of `doc`: `kbtools.check.anchors`), not cached
+    code: str = ""
+    said: str = ""
+
+    @property
+    def told_with_anchors(self) -> bool:
+        """Is the finding of this edit made once headings are known, not with its document?"""
+        return bool(self.fragment) and (self.wikilink or bool(self.said))
 
 
 @dataclass(frozen=True)
@@ -544,9 +554,13 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         res = fs.resolve(inside)
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
-            use = new_path + _suffix(ref, target)
-            return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: use {use!r}",
-                                _edit(ref, target, new_path, fragment))], _anchor(ref, res, fragment)
+            said = f"absolute path {target!r}: use "
+            edit = _edit(ref, target, new_path, fragment)
+            if edit is not None:
+                edit = dataclasses.replace(edit, code="path-absolute", said=said)
+            use = edit.new if edit else written_path(new_path) + _suffix(ref, target)
+            return [LinkProblem("path-absolute", "error", f"{said}{use!r}", edit)], \
+                _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
 
 
