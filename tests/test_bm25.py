@@ -181,6 +181,18 @@ def dense_holders(bm: bm25index.Bm25, ids: list[int], limit: int) -> list[int]:
     return [int(n) for n in pos[np.lexsort((pos, -s[pos]))][:limit]]
 
 
+def built_from(path: Path, docs: list[list[int]]) -> tuple[bm25index.Bm25, dict[str, int]]:
+    """A BM25 index at `path` of chunks holding term ids `docs` (term i named ``w{i}``), and
+    its vocabulary."""
+    flat = np.array([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    vocab = {f"w{i}": i for i in range(int(flat.max()) + 1)}
+    bm25index.build_from_ids(path, flat, offsets, vocab, k1=1.2, b=0.75)
+    bm = bm25index.Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
+    return bm, json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 12), max_size=20), min_size=1, max_size=40),
        st.lists(st.integers(0, 12), min_size=1, max_size=4), st.integers(1, 50))
@@ -189,14 +201,7 @@ def test_holders_from_the_postings_are_those_of_every_chunks_scores(
         limit: int) -> None:
     if not any(docs):
         return
-    path = tmp_path_factory.mktemp("bm25")
-    flat = np.array([t for d in docs for t in d], dtype=np.int32)
-    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-    np.cumsum([len(d) for d in docs], out=offsets[1:])
-    vocab = {f"w{i}": i for i in range(int(flat.max()) + 1)}
-    bm25index.build_from_ids(path, flat, offsets, vocab, k1=1.2, b=0.75)
-    bm = bm25index.Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
-    known = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+    bm, known = built_from(tmp_path_factory.mktemp("bm25"), docs)
     ids = [known[f"w{t}"] for t in terms if f"w{t}" in known]  # repeats kept: scored twice
     got = bm.holders(ids, limit)
     assert got == dense_holders(bm, ids, limit)
@@ -229,14 +234,7 @@ def test_chunks_holding_all_terms_are_those_whose_tokens_hold_them(
     the way ascending postings are intersected and the way any postings are."""
     if not any(docs):
         return
-    path = tmp_path_factory.mktemp("bm25")
-    flat = np.array([t for d in docs for t in d], dtype=np.int32)
-    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-    np.cumsum([len(d) for d in docs], out=offsets[1:])
-    vocab = {f"w{i}": i for i in range(int(flat.max()) + 1)}
-    bm25index.build_from_ids(path, flat, offsets, vocab, k1=1.2, b=0.75)
-    bm = bm25index.Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
-    known = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+    bm, known = built_from(tmp_path_factory.mktemp("bm25"), docs)
     held = [t for t in terms if f"w{t}" in known]  # terms some chunk holds
     ids = [known[f"w{t}"] for t in held]
     expected = [n for n, d in enumerate(docs) if all(t in d for t in held)][:limit] if ids else []

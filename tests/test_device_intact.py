@@ -147,18 +147,25 @@ def test_a_long_lived_server_checks_an_intact_release_again_only_after_a_while(d
         assert f"{rel}: sha256 mismatch" in resp.json()["error"]["message"]
 
 
+def counting(monkeypatch, module: object) -> list[str]:
+    """The files `module.file_problem` hashes from now on (intact's, or the manifest's that
+    installs and rollbacks verify with)."""
+    seen: list[str] = []
+    real = module.file_problem  # type: ignore[attr-defined]
+
+    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
+        seen.append(rel)
+        return real(root, rel, size, sha256, *rest)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(module, "file_problem", counted)
+    return seen
+
+
 @pytest.fixture
 def hashes(monkeypatch) -> list[str]:
     """The data/ files the intact check hashes from now on, in a process that has opened
     nothing yet (what it knows comes from KB_HOME, as a new `kb query` process's does)."""
-    seen: list[str] = []
-    real = intact.file_problem
-
-    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
-        seen.append(rel)
-        return real(root, rel, size, sha256, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(intact, "file_problem", counted)
+    seen = counting(monkeypatch, intact)
     monkeypatch.setattr(intact, "RECHECK_S", 0.0)
     return seen
 
@@ -267,14 +274,7 @@ def test_a_sync_that_derives_the_index_again_hashes_each_data_file_once(
     release = (d.dev / "current").resolve()
     data = sorted(json.loads((release / "manifest.json").read_text(encoding="utf-8"))
                   ["artifacts"])
-    verified: list[str] = []
-    real = manifest_module.file_problem
-
-    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
-        verified.append(rel)
-        return real(root, rel, size, sha256, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(manifest_module, "file_problem", counted)
+    verified = counting(monkeypatch, manifest_module)
     shutil.rmtree(Path(os.environ["KB_HOME"]) / intact.INTACT)  # nothing remembered
     _new_process(monkeypatch)
     _damage_index(d.dev)
@@ -316,14 +316,7 @@ def test_a_rollback_that_derives_the_index_again_hashes_each_data_file_once(
     second_release(d)
     old = d.dev / "releases" / "kb-r1"
     data = sorted(json.loads((old / "manifest.json").read_text(encoding="utf-8"))["artifacts"])
-    verified: list[str] = []
-    real = manifest_module.file_problem
-
-    def counted(root: Path, rel: str, size: int, sha256: str, *rest: object) -> str | None:
-        verified.append(rel)
-        return real(root, rel, size, sha256, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(manifest_module, "file_problem", counted)
+    verified = counting(monkeypatch, manifest_module)
     _damage_index(d.dev, old)
     code, out = d.kb("rollback", "kb-r1", "--to", str(d.dev))
     assert code == 0 and "re-derived the index of kb-r1" in out, out
