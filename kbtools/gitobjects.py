@@ -19,14 +19,12 @@ settings as every other call):
   each of several new files were it the only one the commit added (rename and copy
   detection for that file on its own, as `git log --follow` runs it);
 - `unquote_path(path)`: a path as git printed it, unquoted;
-- `literal(path)`: a path as a pathspec that matches that path alone; `top_literal(path)`
-  the same for a path from the top of the work tree, whatever folder git runs in;
 - `tree_id(repo, commit, folder)`: the id of a folder's tree; `exists` for any path;
 - `write_blob(repo, data)`: store a file's bytes, for commits made without the work tree;
 - `eol_normalized(root, paths)`: the files whose CRLF line endings git turns into LF when
   they are committed (.gitattributes ``text``/``eol``, ``core.autocrlf``).
 
-Imports nothing of kbtools.
+Imports nothing of kbtools but `pathspecs`.
 """
 
 from __future__ import annotations
@@ -42,6 +40,8 @@ from datetime import datetime
 from typing import Any
 
 import git
+
+from kbtools.pathspecs import literal
 
 # %x1f between fields, the message last (it may hold anything but NUL); %x00 around the
 # whole header, so the lines `git log` prints after it (`--name-status`) stand apart
@@ -353,21 +353,6 @@ def _store(repo: git.Repo, trees: Mapping[bytes, bytes], env: dict[str, str]) ->
     if proc.proc.returncode or out.split() != list(trees):
         raise git.GitCommandError(["git", "hash-object", "-t", "tree"],
                                   proc.proc.returncode or 1, err)
-
-
-def literal(path: str) -> str:
-    """`path` as a pathspec naming that path alone (and what is below it). Handed to git
-    bare, a path is a pattern: `pump[1].md`, `a*b.md` or `x?.md` also match `pump1.md`,
-    `a-b.md` or `x1.md` (whose history, status and commits then pass for the document's),
-    and a leading `:` starts pathspec magic."""
-    return f":(literal){path}"
-
-
-def top_literal(path: str) -> str:
-    """`path`, relative to the top of the work tree ("" for all of it), as a pathspec
-    naming that path alone, as `literal` does, from the top whatever folder git runs in (a
-    bare `:/{path}` takes a `path` starting with `:` for more magic: `:kb` became `kb`)."""
-    return f":(top,literal){path}"
 
 
 def tree_id(repo: git.Repo, commit: str, folder: str) -> str | None:

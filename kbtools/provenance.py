@@ -41,13 +41,13 @@ from kbtools.gitobjects import (
     CommitInfo,
     commit_authors,
     commit_log,
-    literal,
     paths_with_folders,
     read_blobs,
     read_commit,
     unquote_path,
 )
 from kbtools.gitobjects import merge_base as base_of
+from kbtools.pathspecs import literal
 
 UNCOMMITTED = "uncommitted"
 # a line a shallow clone's boundary commit holds: git blames it on that commit (its parents

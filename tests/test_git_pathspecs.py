@@ -1,7 +1,7 @@
 """Folder and file names handed to git as pathspecs match those names alone: a kb root or a
 knowledge folder named with pathspec magic (`kb[1]`, a name starting with `:`) is not
 taken for its neighbours (`kb1`, `kb`), in `kb build`'s dirty flag and `kb watch`'s
-list of changed documents (`gitobjects.top_literal`)."""
+list of changed documents (`pathspecs.top_literal`)."""
 
 from __future__ import annotations
 

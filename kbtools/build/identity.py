@@ -17,7 +17,8 @@ from typing import Any
 
 import git
 
-from kbtools.gitobjects import top_literal, tree_id
+from kbtools.gitobjects import tree_id
+from kbtools.pathspecs import top_literal
 from kbtools.provenance import git_prefix, head_commit, open_repo
 
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}

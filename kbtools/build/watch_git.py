@@ -23,7 +23,7 @@ from pathlib import Path
 
 import git
 
-from kbtools.gitobjects import top_literal
+from kbtools.pathspecs import top_literal
 from kbtools.provenance import git_prefix, open_repo, plain_paths
 
 SHORT = 7  # characters of a commit id shown

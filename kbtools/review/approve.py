@@ -25,7 +25,8 @@ from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes, exclusive_lock
-from kbtools.gitobjects import CommitInfo, git_reason, literal
+from kbtools.gitobjects import CommitInfo, git_reason
+from kbtools.pathspecs import literal
 from kbtools.provenance import (
     blob_text,
     doc_rel,

@@ -20,10 +20,10 @@ from kbtools.gitobjects import (
     CommitInfo,
     commit_log,
     diff_trees,
-    literal,
     merge_base,
     read_blobs,
 )
+from kbtools.pathspecs import literal
 from kbtools.provenance import not_ancestors
 
 DRAFT_BRANCHES = "draft/"  # the branch names drafts are filed on (`refs/heads/draft/...`)

@@ -9,7 +9,7 @@ import git
 
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, iter_documents
-from kbtools.gitobjects import literal
+from kbtools.pathspecs import literal
 from kbtools.provenance import git_prefix, open_repo
 from kbtools.review.drafts import waiting_drafts
 from kbtools.review.lapse import review_coverage

@@ -15,7 +15,8 @@ from datetime import UTC, datetime, timedelta
 import git
 
 from kbtools.config import Config
-from kbtools.gitobjects import CommitInfo, commit_log, literal, unquote_path
+from kbtools.gitobjects import CommitInfo, commit_log, unquote_path
+from kbtools.pathspecs import literal
 from kbtools.provenance import DocChange, git_prefix, plain_paths, shallow_boundary, states_at
 
 RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from kbtools.errors import KbError, ReleaseError, SyncError
 from kbtools.fsutil import staging_dir
+from kbtools.pathspecs import top_literal
 
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 TAG_PREFIX = "kb-r"
@@ -296,8 +297,6 @@ def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
             recursive: bool = True, error: type[KbError] = SyncError) -> list[TreeEntry]:
     """Every entry of the tree of `rev` (recursively; or only the top-level `paths`, each
     that name alone: `:x` is not `x`)."""
-    from kbtools.gitobjects import top_literal  # here: it imports GitPython, which a query
-    # (this module reads a device's releases) must not load
     args = ("ls-tree", "-l", "-z", "--full-tree", *(("-r",) if recursive else ()), rev,
             *(("--", *map(top_literal, paths)) if paths else ()))
     proc = _run(git_dir, args)
