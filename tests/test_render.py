@@ -53,6 +53,7 @@ def test_relpath_is_sha256_of_normalised_latex():
     (r"\left( x \right)", None),
     (r"\{ a \}", None),
     ("", "empty formula"),
+    ("\u00ad \u200b", "only invisible characters"),
     (r"\frac{a}{b", "unbalanced braces"),
     (r"a}", "unbalanced braces"),
     (r"\begin{foo} x \end{foo}", "unknown environment"),

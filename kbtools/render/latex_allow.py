@@ -159,6 +159,8 @@ def latex_problem(source: str) -> str | None:
     text = " ".join(source.split())
     if not text:
         return "empty formula"
+    if all(c == " " or unicodedata.category(c) == "Cf" for c in text):
+        return "empty formula (only invisible characters such as a zero-width space)"
     if len(text) > MAX_FORMULA_CHARS:
         return f"formula is {len(text):,} characters long; the limit is {MAX_FORMULA_CHARS:,}"
     if "^^" in text:  # TeX turns ^^xx into a character before it tokenises: refuse outright
