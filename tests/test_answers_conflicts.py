@@ -178,3 +178,20 @@ def test_the_bundled_wheat_scab_table_names_both_values():
     ev = evaluate_inputs("wheat-scab.md", 1, table, given.values, given.conflicts)
     assert ev.status == "missing_inputs"
     assert ev.message == "missing input(s): 温度(℃) (two values given: 22度, 23度)"
+
+
+@pytest.mark.parametrize(("table", "question", "values", "conflicts"), [
+    (TEMPERATURE, "temperature 22 C, then 24 C", {}, {"Temperature (°C)": ("22C", "24C")}),
+    (TEMPERATURE, "the temperature is 22 C, now it is 24 C", {},
+     {"Temperature (°C)": ("22C", "24C")}),
+    (RISK, "温度22度，然后24度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("22度", "24度")}),
+    # the same value again, or another thing's value in the unit, is no conflict
+    (TEMPERATURE, "temperature 22 C, still 22 C", {"Temperature (°C)": "22"}, {}),
+    (TEMPERATURE, "temperature 22 C, bearing 30 C", {"Temperature (°C)": "22"}, {}),
+    (RISK, "温度22度，最低15度，湿度90%", {"温度(℃)": "22", "相对湿度(%)": "90"}, {}),
+])
+def test_a_named_value_and_a_second_value_in_its_unit_conflict(table, question, values,
+                                                               conflicts):
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values, given.conflicts) == (values, conflicts)

@@ -158,6 +158,7 @@ def read_inputs(question: str, table: DecisionTable,
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
+    by_name: dict[int, Number] = {}  # input → the number its name gave it
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     wholes = {i: {_key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
@@ -179,6 +180,7 @@ def read_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             elif (value := given_value(found_numbers[num], table, i)) is not None:
                 out[table.header[i]] = value
+                by_name[i] = found_numbers[num]
             else:
                 blocked.add(i)
             if num >= 0:
@@ -206,7 +208,8 @@ def read_inputs(question: str, table: DecisionTable,
         claimed.add(n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = _unit_of(table.header[i])
-        if i not in table.numeric or table.header[i] in out or unit is None or i in blocked:
+        if i not in table.numeric or unit is None or i in blocked or \
+                (table.header[i] in out and i not in by_name):
             continue
         fits = [n for n, x in enumerate(found_numbers) if n not in claimed and not x.noun
                 and _unit_fits(x.unit, unit)
@@ -216,6 +219,18 @@ def read_inputs(question: str, table: DecisionTable,
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
+        if i in by_name:  # temperature 22 C, then 24 C: a second value in the column's unit
+            first = by_name[i]
+            other = next((found_numbers[n] for n in fits if found_numbers[n].exact and
+                          _nameless(found_numbers[n].word) and
+                          given_value(found_numbers[n], table, i) != out[table.header[i]]),
+                         None)
+            if other is not None:
+                out.pop(table.header[i])
+                blocked.add(i)
+                conflicts[table.header[i]] = (first.written, other.written)
+            claimed.update(fits)
+            continue
         if len(fits) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
@@ -331,6 +346,15 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
     return None
 
 
+def _nameless(word: str) -> bool:
+    """Whether the word before a number names no quantity (none, ``then``, 然后, 现在): a
+    second value in the unit of an input already named is then that input's (最低 15 度,
+    ``bearing 30 C`` are another thing's)."""
+    if word.isascii():
+        return all(w in _EN_NAMELESS for w in word.split())
+    return not word or word in NAME_STARTS
+
+
 def _lead_ok(text: str, start: int) -> bool:
     """Whether the word before position `start` (if any) leaves a trailing part of an English
     header naming that header (``the temperature``), not another compound (``bearing
@@ -398,8 +422,10 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) for w in own) and \
             all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)
-    joiner = next((j for j in NAME_STARTS if word.startswith(j) and len(word) > len(j)), "")
+    joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
+    if not word:
+        return True  # 然后 24 度: said of nothing named, as 24 度 alone
     if not set(word) & {ch for ch in key if is_cjk(ch)}:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]
