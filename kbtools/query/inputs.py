@@ -57,6 +57,7 @@ from kbtools.query.wording import (
     other_script,
     stems_meet,
     tied,
+    with_abbreviations,
 )
 
 NAME_GAP = 4  # at most this many characters between an input's name and its value
@@ -151,7 +152,9 @@ def find_inputs(question: str, table: DecisionTable,
 def read_inputs(question: str, table: DecisionTable,
                 synonyms: Mapping[str, Sequence[str]] = {}) -> Inputs:
     """The values the question gives the table's inputs (`find_inputs`), and the inputs it
-    gives two values (`Inputs.conflicts`)."""
+    gives two values (`Inputs.conflicts`). Common short forms of a quantity (``rh``,
+    ``temp``: `query.wording.ABBREVIATIONS`) name it as its synonyms do."""
+    synonyms = with_abbreviations(synonyms)
     text = compact(question)
     found_numbers = numbers(text, compact(question, fold=False))
     claimed: set[int] = set()

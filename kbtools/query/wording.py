@@ -13,6 +13,27 @@ from collections.abc import Mapping, Sequence
 from kbtools.decision.model import MIN_PART
 from kbtools.query.values import AMOUNT_LEADS, SUBJECTS, compact, drop_fillers
 
+# Short forms people write for a quantity a table's header spells out, as synonym groups
+# (the form `kbtools.index.synonyms` gives `query.inputs`): ``rh 90%`` names 相对湿度(%) and
+# ``Relative humidity (%)``, ``temp 26`` names ``Temperature (°C)``. Only abbreviations that
+# mean one quantity whatever the subject; a knowledge base's own groups add to these.
+ABBREVIATIONS: tuple[tuple[str, ...], ...] = (
+    ("relative humidity", "rh", "相对湿度"),
+    ("temperature", "temp", "温度"),
+    ("state of charge", "soc", "荷电状态"),
+)
+
+
+def with_abbreviations(synonyms: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """`synonyms` (spaceless term → the other terms of its group, as `query.search`
+    keys them) with the groups of `ABBREVIATIONS` added to them."""
+    merged = {term: list(group) for term, group in synonyms.items()}
+    for group in ABBREVIATIONS:
+        for term in group:
+            have = merged.setdefault(term.replace(" ", ""), [])
+            have.extend(t for t in group if t != term and t not in have)
+    return merged
+
 
 def noun_names(noun: str, key: str, names: Sequence[str],
                synonyms: Mapping[str, Sequence[str]]) -> bool:
