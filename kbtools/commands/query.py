@@ -130,6 +130,11 @@ def _highlight(text: str, terms: list[str]) -> str:
 def _render_evaluation(ev: dict[str, Any]) -> None:
     """The decision table evaluated on the question: the answer, or what is missing."""
     given = ", ".join(f"{k}={v}" for k, v in ev["inputs"].items())
+    rough = ev.get("approximate") or {}  # inputs the question gave only roughly
+    if rough:
+        click.echo(click.style("   approximate value: " + ", ".join(
+            f"{k} {v}" for k, v in rough.items()) + "; near a rule's bound the answer may "
+            "differ", fg="yellow"))
     if ev["status"] == "match":
         rows = ev.get("rows") or [ev]  # policy all: every matching row
         for r in rows:

@@ -70,6 +70,9 @@ class Evaluation:
     # input column → the values the question gave it, as written (温度22度…温度23度: 22度,
     # 23度): missing because the table cannot take two
     conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # input column → its value as written, when the question gave it only roughly (大约90%,
+    # ``about 90%``): evaluated as that value, and the message says so (`APPROXIMATE_NOTE`)
+    approximate: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
@@ -78,7 +81,8 @@ class Evaluation:
         return {"status": self.status, "message": self.message, "doc": self.doc,
                 "table": self.table, "table_index": self.table_index,
                 "inputs": dict(self.inputs), "missing": list(self.missing),
-                "conflicts": {k: list(v) for k, v in self.conflicts.items()}, "row": self.row,
+                "conflicts": {k: list(v) for k, v in self.conflicts.items()},
+                "approximate": dict(self.approximate), "row": self.row,
                 "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
@@ -141,18 +145,36 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
                 (given.conflicts and dt.annotated):
             # inferred tables answer only when fully given
-            return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts),
+            return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts,
+                                           given.approximate),
                            table_index=decision_number(index, doc, ti))
     return None
 
 
+APPROXIMATE_NOTE = "approximate value"
+
+
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
-                    conflicts: Mapping[str, tuple[str, ...]] = {}) -> Evaluation:
+                    conflicts: Mapping[str, tuple[str, ...]] = {},
+                    approximate: Mapping[str, str] = {}) -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
     for every missing input. `conflicts`: the inputs the question gave two values (missing
-    for that; the answer says so)."""
+    for that; the answer says so). `approximate`: the inputs given only roughly (大约90%),
+    as written; evaluated as given, the message ends naming them (``(approximate value:
+    相对湿度(%) 90%)``) since a value near a row's bound may belong to the next row."""
+    ev = _evaluate(doc, ti, dt, found, conflicts)
+    rough = {k: v for k, v in approximate.items() if k in found}
+    if not rough:
+        return ev
+    named = ", ".join(f"{k} {v}" for k, v in rough.items())
+    return replace(ev, approximate=rough, message=f"{ev.message} ({APPROXIMATE_NOTE}: {named})")
+
+
+def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
+              conflicts: Mapping[str, tuple[str, ...]]) -> Evaluation:
+    """`evaluate_inputs` but for the values given roughly."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
     conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
     if not found:  # only inputs given two values: nothing to match on

@@ -137,10 +137,14 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
 @dataclass(frozen=True)
 class Inputs:
     """What a question gives a decision table: `values` (input column → value) and
-    `conflicts` (input column → the values given it when it is given two: 22度, 23度)."""
+    `conflicts` (input column → the values given it when it is given two: 22度, 23度), and the
+    values it gives only roughly (`approximate`)."""
 
     values: dict[str, str]
     conflicts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # input column → its value as written, when the question says it roughly (大约90%,
+    # 90%左右, ``about 90%``: `values.Number.approximate`); the value is read all the same
+    approximate: dict[str, str] = field(default_factory=dict)
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -162,6 +166,7 @@ def read_inputs(question: str, table: DecisionTable,
     conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
     by_name: dict[int, Number] = {}  # input → the number its name gave it
+    source: dict[str, Number] = {}  # input column → the number its value was read from
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     wholes = {i: {_key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
@@ -206,6 +211,7 @@ def read_inputs(question: str, table: DecisionTable,
             value = None  # 4 rainy weeks in a column of days it cannot convert to: missing
         if value is not None:
             out[table.header[counted[0]]] = value
+            source[table.header[counted[0]]] = x
         else:
             blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
         claimed.add(n)
@@ -237,6 +243,7 @@ def read_inputs(question: str, table: DecisionTable,
         if len(fits) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
+                source[table.header[i]] = found_numbers[fits[0]]
             claimed.add(fits[0])
             continue
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
@@ -248,6 +255,8 @@ def read_inputs(question: str, table: DecisionTable,
         elif (one := next(iter(given), None)) is not None and \
                 all(found_numbers[n].exact for n in fits):
             out[table.header[i]] = one  # one value said twice (22度，现在还是22度)
+            source[table.header[i]] = next((found_numbers[n] for n in fits
+                                            if found_numbers[n].approximate), found_numbers[fits[0]])
         claimed.update(fits)
     for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
         if i not in table.numeric or table.header[i] in out or i in blocked:
@@ -265,6 +274,7 @@ def read_inputs(question: str, table: DecisionTable,
                     break
                 if (value := given_value(x, table, i)) is not None:
                     out[table.header[i]] = value
+                    source[table.header[i]] = x
                 claimed.add(n)
                 break
     bare = text.replace(" ", "")
@@ -276,7 +286,10 @@ def read_inputs(question: str, table: DecisionTable,
                                        else v.replace(" ", "") in bare)]
         if len(named) == 1:
             out[table.header[i]] = named[0]
-    return Inputs(out, conflicts)
+    for i, x in by_name.items():
+        source.setdefault(table.header[i], x)
+    return Inputs(out, conflicts, {h: source[h].written for h in out
+                                   if h in source and source[h].approximate})
 
 
 def _unit_fits(number: int | None, column: int | None) -> bool:

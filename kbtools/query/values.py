@@ -125,13 +125,21 @@ _EN_BOUND_BEFORE = re.compile(
     r"never|nearly|almost|approaching|exceeding|exceeds|exceeded|beyond|past|within|from|"
     r"between|up to|[a-z]{1,8}n['’]t) ?$")
 _EN_BOUND_AFTER = re.compile(
-    r"(?:or (?:more|less|above|below|higher|lower|over|under|so|greater|fewer|thereabouts)|"
-    r"and (?:up|above|over|higher|more|rising|falling)|plus|-?ish|-?odd|max|maximum|min|minimum|"
+    r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
+    r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
     r"at (?:most|least)|tops|below|above|under|over)(?![a-z])")
 _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
+# words that make a number an approximate value (大约90%, 90%左右, ``about 90%``, ``~90%``,
+# ``90% or so``): read as the value, marked `Number.approximate` so an answer says so.
+# Before it (a Latin one as a whole word), and after it and its unit
+APPROX_BEFORE = ("大约", "大概", "约为", "约莫", "约", "差不多", "估计", "~", "≈", "about", "around",
+                 "approximately", "approx", "roughly", "circa", "ca.", "some")
+APPROX_AFTER = ("左右", "上下", "前后", "or so", "or thereabouts", "-ish", "ish")
+
+
 # English words after which a number is an amount said of no name before them (``ran 5
 # hours``, ``the hose was used for 2 years``, ``running for about 5 hours``): a verb that
 # takes a duration or an amount of use, or a preposition that leads an amount (a bound
@@ -171,6 +179,7 @@ class Number:
     # the words between it and its unit, when they name what it counts (rainy of ``4 rainy
     # days``, 雨 of 4个雨天): the number is then only that thing's value (`count_noun`)
     noun: str = ""
+    approximate: bool = False  # 大约90%, 90%左右, ``about 90%``: a value, roughly (`APPROX_BEFORE`)
 
 
 def _latin(ch: str) -> bool:
@@ -303,7 +312,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
-                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" "))), noun))
+                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" "))), noun,
+                          approximate(text[max(0, start - 16):start], clause)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
         if unit is not None:  # not the 月 of 3月2日: a date's 2 follows its month, not a value
@@ -323,6 +333,22 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 nouns[n] == nouns[n + 1]:
             out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
     return out
+
+
+def approximate(before: str, clause: str) -> bool:
+    """Whether the words right `before` a number, or its `clause` (what follows it and its
+    unit), make it an approximate value (`APPROX_BEFORE`, `APPROX_AFTER`; a Latin word as a
+    whole word: the ``some`` of ``handsome`` is none; not the ~ of a span, 22~25)."""
+    before = before.rstrip(" ")
+    for word in APPROX_BEFORE:
+        if before.endswith(word):
+            ahead = before[-len(word) - 1:-len(word)]
+            if not (_latin(ahead) if _latin(word[:1]) else ahead.isdigit()):
+                return True
+    for word in APPROX_AFTER:
+        if clause.startswith(word) and not _latin(clause[len(word):len(word) + 1]):
+            return True
+    return False
 
 
 def count_noun(rest: str) -> tuple[str, int]:

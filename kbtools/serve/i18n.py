@@ -89,6 +89,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "two_values": ("问题给了两个值：{values}，无法确定用哪一个",
                    "the question gives two values: {values}; which one applies is not known"),
     "evaluated": ("按问题中的数值判定", "Evaluated on the question's values"),
+    "approximate": ("近似值：{values}，接近规则边界时结果可能不同",
+                    "approximate value: {values}; near a rule's bound the answer may differ"),
     "why": ("判定依据", "Why"),
     "column": ("列", "Column"),
     "condition": ("条件", "Condition"),

@@ -92,7 +92,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
     return {"status": ev.get("status"), "row": ev.get("row"),
             "outputs": dict(ev.get("outputs") or {}), "rows": rows,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
-            "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()}}
+            "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
+            "approximate": dict(ev.get("approximate") or {})}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,104 @@
+"""A value the question gives only roughly (大约90%, 90%左右, ``about 90%``, ``~90%``, ``90% or
+so``) is read as that value and marked approximate: the evaluation names it
+(`Evaluation.approximate`, the message), and ``kb query`` (text and JSON), the web page and
+the MCP search tool say so."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from hostile import make_repo
+from kbfixtures import GOOD_FM
+from starlette.testclient import TestClient
+
+from kbtools.agents.mcp_server import build_server
+from kbtools.api import open_index, search
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.decision import build_table
+from kbtools.query.answers import evaluate_inputs
+from kbtools.query.inputs import read_inputs
+from kbtools.serve.app import create_app
+
+RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"],
+                   [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
+                   decision="inputs=温度(℃),相对湿度(%); outputs=风险")
+
+
+@pytest.mark.parametrize("question", [
+    "温度20度，湿度90%左右", "温度20度，湿度大约90%", "温度20度，湿度约90%", "20 C, about 90%",
+    "20 C, ~90%", "20 C, 90% or so", "20 C, rh around 90%", "温度20度，湿度差不多90%",
+])
+def test_a_rough_value_is_read_and_marked_approximate(question):
+    assert RISK is not None
+    given = read_inputs(question, RISK)
+    assert given.values == {"温度(℃)": "20", "相对湿度(%)": "90"}
+    assert given.approximate == {"相对湿度(%)": "90%"}
+    ev = evaluate_inputs("d.md", 1, RISK, given.values, given.conflicts, given.approximate)
+    assert ev.status == "match" and ev.row == 2
+    assert ev.approximate == {"相对湿度(%)": "90%"}
+    assert ev.message == "row 2 matches (approximate value: 相对湿度(%) 90%)"
+    assert ev.to_dict()["approximate"] == {"相对湿度(%)": "90%"}
+
+
+@pytest.mark.parametrize("question", [
+    "温度20度，湿度90%", "20 C, 90%", "handsome 20 C, 90%", "温度20~25度，湿度90%",
+])
+def test_an_exact_value_is_not_approximate(question):
+    assert RISK is not None
+    assert read_inputs(question, RISK).approximate == {}
+
+
+DOC = GOOD_FM.replace("Generated", "小麦赤霉病风险") + """
+# 小麦赤霉病风险
+
+按温度和相对湿度判定赤霉病风险等级。
+
+<!-- decision: inputs=温度(℃),相对湿度(%); outputs=风险 -->
+| 温度(℃) | 相对湿度(%) | 风险 |
+|---|---|---|
+| <15 | * | 低 |
+| ≥15 | ≥85 | 高 |
+| ≥15 | <85 | 中 |
+"""
+QUESTION = "小麦赤霉病风险：温度22度，相对湿度90%左右"
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = make_repo(tmp_path_factory.mktemp("kb"), docs={"knowledge/risk.md": DOC})
+    build(load_config(root), BuildOptions(progress=False))
+    return root
+
+
+def test_every_surface_says_the_value_is_approximate(repo):
+    ev = search(open_index(repo / "dist"), QUESTION, k=3).results[0].evaluation
+    assert ev is not None and ev["status"] == "match", ev
+    assert ev["approximate"] == {"相对湿度(%)": "90%"} and ev["outputs"] == {"风险": "高"}
+    out = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"),
+                                    "--json", "-k", "3"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["results"][0]["evaluation"]["approximate"] == \
+        {"相对湿度(%)": "90%"}
+    text = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"), "-k", "3"])
+    assert text.exit_code == 0, text.output
+    assert "approximate value: 相对湿度(%) 90%; near a rule's bound the answer may differ" \
+        in text.output
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": QUESTION, "lang": "zh"}).text
+        en = client.get("/", params={"q": QUESTION, "lang": "en"}).text
+    assert "近似值：相对湿度(%) 90%，接近规则边界时结果可能不同" in zh
+    assert "approximate value: 相对湿度(%) 90%; near a rule&#39;s bound the answer may differ" in en
+
+    async def call():
+        return await build_server(index=repo / "dist", root=repo).call_tool(
+            "search", {"query": QUESTION, "k": 3})
+
+    result = anyio.run(call)
+    assert not result.is_error, result.content[0].text
+    payload = json.loads(result.content[0].text)
+    assert payload["results"][0]["evaluation"]["approximate"] == {"相对湿度(%)": "90%"}
