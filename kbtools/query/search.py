@@ -54,6 +54,7 @@ from kbtools.query.filters import (
     filter_mask,
     parse_where,
     resolve_docs,
+    where_text,
 )
 from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
@@ -136,7 +137,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     parsed = parse_where(where) + checked_conditions(conditions)
     asked = searched_question(query, term_weights(index))
     text, condensed = asked.text, asked.report()
-    filters = SearchFilters(where=tuple(f"{a}{op}{b}" for a, op, b in parsed),
+    filters = SearchFilters(where=tuple(where_text(*c) for c in parsed),
                             verified_only=verified_only)
     if not text:
         return SearchResponse(text, index.release, filters, reason="empty question",
