@@ -6,9 +6,11 @@ are unchanged."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from kbfixtures import TITLED
 from starlette.testclient import TestClient
 
 from kbtools.agents.read import open_knowledge, read_section
@@ -20,6 +22,7 @@ from kbtools.query.filters import filter_mask, parse_where
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.serve.source import ServedIndex
+from tests.hostile import built_repo_index
 from tests.milvus_server import free_port
 
 SCAB = "knowledge/crops/wheat-scab.md"
@@ -170,3 +173,33 @@ def test_an_unreachable_engine_is_said_in_chinese():
     assert "is the server running" in err.value.message
     assert i18n.error_zh(err.value) == i18n.ERRORS["engine_unreachable"]
     assert i18n.error_zh(EngineError("anything else")) == i18n.ERRORS["engine_failed"]
+
+
+def _rebuilt_with_another_model(tmp_path) -> tuple:
+    """A small index whose `test-hash` vectors its manifest says came from another build of
+    the model than this machine's."""
+    dist = built_repo_index(tmp_path, {"knowledge/pump.md": TITLED.format(
+        title="Pump", body="The pump primes before the pressure test.")}, model="test-hash")
+    path = dist / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["models"]["test-hash"]["fingerprint"] = "test-hash:another-build"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return dist
+
+
+def test_vectors_of_another_model_are_said_in_chinese_with_what_to_do(tmp_path):
+    """An index built with another version of the embedding model than this machine's: a
+    Chinese page said only "知识库暂时无法检索" (or the English); its words say what to do."""
+    dist = _rebuilt_with_another_model(tmp_path)
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": "pump pressure test", "lang": "zh"})
+        assert zh.status_code == 503
+        detail, original = detail_of(zh.text)
+        assert detail == i18n.ERRORS["model_mismatch"].format(model="test-hash")
+        assert "kb build" in detail and "模型" in detail
+        assert original and "another model version" in original
+        api = client.get("/api/search", params={"q": "pump pressure test"})
+        assert api.status_code == 503
+        message = api.json()["error"]["message"]
+        assert "another model version; rebuild the index" in message and "模型" not in message
+

@@ -386,7 +386,8 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     emb = get_embedder(model)
     if emb.fingerprint() != index.manifest["models"][model]["fingerprint"]:
         raise IndexLoadError(f"index vectors for {model!r} came from another model version; "
-                             "rebuild the index", path=str(index.root))
+                             "rebuild the index", path=str(index.root), key="model_mismatch",
+                             values={"model": model})
     q = pages.question_vector(model, text)
     vindex = index.vectors(model)
     if mask is None:

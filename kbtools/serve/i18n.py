@@ -159,6 +159,11 @@ ERRORS: dict[str, str] = {
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
+    # vectors of another version of the embedding model than this machine's (a local index,
+    # a release in the engine): nothing to retry, the device's model or release must change
+    "model_mismatch": ("知识库的向量由另一个版本的嵌入模型（{model}）生成，与本机安装的模型不一致，"
+                       "无法检索：请设备管理员安装与知识库一致的模型，或用本机的模型重新构建知识库"
+                       "（kb build）后重新同步或发布（kb sync / kb publish）。"),
     # decision tables (`kbtools.decision.documents.select_table`)
     "no_decision_table": "这个文档没有决策表。",
     "table_not_chosen": "这个文档有 {count} 个决策表，请按编号或名称选择一个。",
