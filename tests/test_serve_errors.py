@@ -6,6 +6,7 @@ are unchanged."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -15,6 +16,8 @@ from starlette.testclient import TestClient
 
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.decision.documents import as_source, document_tables, evaluate_table
+from kbtools.decision.matching import match_rules
+from kbtools.decision.model import DecisionTable
 from kbtools.engine.milvus import connect_url
 from kbtools.errors import EngineError, KbError, TableError, UsageError
 from kbtools.index.reader import open_index
@@ -203,3 +206,36 @@ def test_vectors_of_another_model_are_said_in_chinese_with_what_to_do(tmp_path):
         message = api.json()["error"]["message"]
         assert "another model version; rebuild the index" in message and "模型" not in message
 
+
+TWICE = TITLED.format(title="两列同名", body="| 温度 | 温度 | 风险 |\n|---|---|---|\n"
+                                                "| <15 | <3 | 低 |\n| ≥15 | ≥3 | 高 |")
+
+
+def test_inputs_a_table_cannot_match_are_said_in_chinese_on_its_page(tmp_path):
+    """A table whose two input columns share a name: `match_rules` refused the page's inputs
+    and a Chinese page showed "…: missing input for column(s) 温度; give e.g. 温度=VALUE"."""
+    doc = "knowledge/twice.md"
+    dist = built_repo_index(tmp_path, {doc: TWICE}, model="test-hash")
+    asked = {"table": "1", "go": "1", "in.0": "5", "in.1": "9"}
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        zh = client.get(f"/table/{doc}", params={**asked, "lang": "zh"})
+        en = client.get(f"/table/{doc}", params={**asked, "lang": "en"})
+    said = re.search(r'<p class="error message">(.*?)</p>', zh.text, re.S)
+    assert zh.status_code == 200 and said, zh.text
+    assert html.unescape(said.group(1)) == "缺少这些输入列的值：温度。"
+    english = re.search(r'<p class="error message">(.*?)</p>', en.text, re.S)
+    assert english and "missing input for column(s) 温度" in html.unescape(english.group(1))
+    table = document_tables(as_source(dist / "data" / "source" / doc))[0]
+    assert isinstance(table, DecisionTable)
+    for inputs, words in [
+            ({"温度": "5", "温度(℃)": "9"},
+             "“温度”这一列给了两个不同的值（温度=5 和 温度(℃)=9），请只给一个。"),
+            ({"湿度": "5"}, "决策表没有“湿度”这一列（输入列：温度, 温度）。"),
+            ({"风险": "低"}, "“风险”是输出列，不是输入列（输入列：温度, 温度）。")]:
+        with pytest.raises(TableError) as err:
+            match_rules(table, inputs)
+        assert i18n.error_in(err.value, "zh") == words
+        assert i18n.error_in(err.value, "en") == err.value.message
+    with pytest.raises(TableError) as policy:
+        match_rules(table, {"温度": "5"}, policy="best")
+    assert i18n.error_in(policy.value, "zh") == "匹配策略只能是 first, all 之一，不能是“best”。"
