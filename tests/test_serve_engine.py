@@ -11,6 +11,7 @@ and the failures — nothing published, the engine down at start (one line) and 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 import subprocess
@@ -227,6 +228,9 @@ def test_another_model_in_the_engine_is_one_line_at_start_and_a_503(devices, mil
     with TestClient(create_app(None, source=open_source(None, u)), base_url=BASE) as c:
         assert "another-build" in error_of(c.get("/api/search", params={"q": "赤霉病"}), 503)
         assert c.get(f"/doc/{SCAB}").status_code == 503
+        zh = c.get("/", params={"q": "赤霉病", "lang": "zh"})  # its own words, not "出错"
+        assert zh.status_code == 503
+        assert i18n.ERRORS["model_mismatch"].format(model=model) in html.unescape(zh.text)
 
 
 def test_engine_down_while_running_is_a_503(devices, tmp_path):

@@ -6,13 +6,18 @@ are unchanged."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 
 import pytest
+from kbfixtures import TITLED
 from starlette.testclient import TestClient
 
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.decision.documents import as_source, document_tables, evaluate_table
+from kbtools.decision.matching import match_rules
+from kbtools.decision.model import DecisionTable
 from kbtools.engine.milvus import connect_url
 from kbtools.errors import EngineError, KbError, TableError, UsageError
 from kbtools.index.reader import open_index
@@ -20,6 +25,7 @@ from kbtools.query.filters import filter_mask, parse_where
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.serve.source import ServedIndex
+from tests.hostile import built_repo_index
 from tests.milvus_server import free_port
 
 SCAB = "knowledge/crops/wheat-scab.md"
@@ -170,3 +176,66 @@ def test_an_unreachable_engine_is_said_in_chinese():
     assert "is the server running" in err.value.message
     assert i18n.error_zh(err.value) == i18n.ERRORS["engine_unreachable"]
     assert i18n.error_zh(EngineError("anything else")) == i18n.ERRORS["engine_failed"]
+
+
+def _rebuilt_with_another_model(tmp_path) -> tuple:
+    """A small index whose `test-hash` vectors its manifest says came from another build of
+    the model than this machine's."""
+    dist = built_repo_index(tmp_path, {"knowledge/pump.md": TITLED.format(
+        title="Pump", body="The pump primes before the pressure test.")}, model="test-hash")
+    path = dist / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["models"]["test-hash"]["fingerprint"] = "test-hash:another-build"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return dist
+
+
+def test_vectors_of_another_model_are_said_in_chinese_with_what_to_do(tmp_path):
+    """An index built with another version of the embedding model than this machine's: a
+    Chinese page said only "知识库暂时无法检索" (or the English); its words say what to do."""
+    dist = _rebuilt_with_another_model(tmp_path)
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": "pump pressure test", "lang": "zh"})
+        assert zh.status_code == 503
+        detail, original = detail_of(zh.text)
+        assert detail == i18n.ERRORS["model_mismatch"].format(model="test-hash")
+        assert "kb build" in detail and "模型" in detail
+        assert original and "another model version" in original
+        api = client.get("/api/search", params={"q": "pump pressure test"})
+        assert api.status_code == 503
+        message = api.json()["error"]["message"]
+        assert "another model version; rebuild the index" in message and "模型" not in message
+
+
+TWICE = TITLED.format(title="两列同名", body="| 温度 | 温度 | 风险 |\n|---|---|---|\n"
+                                                "| <15 | <3 | 低 |\n| ≥15 | ≥3 | 高 |")
+
+
+def test_inputs_a_table_cannot_match_are_said_in_chinese_on_its_page(tmp_path):
+    """A table whose two input columns share a name: `match_rules` refused the page's inputs
+    and a Chinese page showed "…: missing input for column(s) 温度; give e.g. 温度=VALUE"."""
+    doc = "knowledge/twice.md"
+    dist = built_repo_index(tmp_path, {doc: TWICE}, model="test-hash")
+    asked = {"table": "1", "go": "1", "in.0": "5", "in.1": "9"}
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        zh = client.get(f"/table/{doc}", params={**asked, "lang": "zh"})
+        en = client.get(f"/table/{doc}", params={**asked, "lang": "en"})
+    said = re.search(r'<p class="error message">(.*?)</p>', zh.text, re.S)
+    assert zh.status_code == 200 and said, zh.text
+    assert html.unescape(said.group(1)) == "缺少这些输入列的值：温度。"
+    english = re.search(r'<p class="error message">(.*?)</p>', en.text, re.S)
+    assert english and "missing input for column(s) 温度" in html.unescape(english.group(1))
+    table = document_tables(as_source(dist / "data" / "source" / doc))[0]
+    assert isinstance(table, DecisionTable)
+    for inputs, words in [
+            ({"温度": "5", "温度(℃)": "9"},
+             "“温度”这一列给了两个不同的值（温度=5 和 温度(℃)=9），请只给一个。"),
+            ({"湿度": "5"}, "决策表没有“湿度”这一列（输入列：温度, 温度）。"),
+            ({"风险": "低"}, "“风险”是输出列，不是输入列（输入列：温度, 温度）。")]:
+        with pytest.raises(TableError) as err:
+            match_rules(table, inputs)
+        assert i18n.error_in(err.value, "zh") == words
+        assert i18n.error_in(err.value, "en") == err.value.message
+    with pytest.raises(TableError) as policy:
+        match_rules(table, {"温度": "5"}, policy="best")
+    assert i18n.error_in(policy.value, "zh") == "匹配策略只能是 first, all 之一，不能是“best”。"

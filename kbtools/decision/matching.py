@@ -155,7 +155,9 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     """
     policy = policy or table.policy
     if policy not in POLICIES:
-        raise TableError(f"policy must be one of {', '.join(POLICIES)}, not '{policy}'")
+        raise TableError(f"policy must be one of {', '.join(POLICIES)}, not '{policy}'",
+                         key="table_policy",
+                         values={"policy": policy, "policies": ", ".join(POLICIES)})
     where = f"{doc}: {table.label()}" if doc else table.label()
     given = _input_columns(table, inputs, where)
     numbers = _input_numbers(table, given, where)
@@ -277,18 +279,24 @@ def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) 
     for key, value in inputs.items():
         i = find_input(table, key)
         if i is None:
-            raise TableError(f"{where}: no column '{key}' (inputs are {names})")
+            raise TableError(f"{where}: no column '{key}' (inputs are {names})",
+                             key="table_no_column", values={"column": key, "inputs": names})
         if i not in table.inputs:
             raise TableError(f"{where}: '{table.header[i]}' is an output column, not an input "
-                             f"(inputs are {names})")
+                             f"(inputs are {names})", key="table_output_column",
+                             values={"column": table.header[i], "inputs": names})
         if i in given and given[i].strip() != str(value).strip():
             raise TableError(f"{where}: two values for column {table.header[i]}: "
-                             f"{named[i]}={given[i]} and {key}={value}; give one")
+                             f"{named[i]}={given[i]} and {key}={value}; give one",
+                             key="table_two_values",
+                             values={"column": table.header[i], "first": f"{named[i]}={given[i]}",
+                                     "second": f"{key}={value}"})
         given[i], named[i] = str(value), key
     missing = [table.header[i] for i in table.inputs if i not in given]
     if missing:
         raise TableError(f"{where}: missing input for column(s) {', '.join(missing)}; give e.g. "
-                         f"{column_key(missing[0])}=VALUE")
+                         f"{column_key(missing[0])}=VALUE", key="table_missing_input",
+                         values={"columns": "、".join(missing)})
     return given
 
 

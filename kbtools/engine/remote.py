@@ -252,7 +252,8 @@ class MilvusCandidates:
             raise EngineError(f"the release in the engine holds {model!r} vectors of model "
                               f"{want}, this machine has {emb.fingerprint()}; install the "
                               "matching model or publish a release built with this one",
-                              path=str(self.engine.url))
+                              path=str(self.engine.url), key="model_mismatch",
+                              values={"model": model})
         q = pages.question_vector(model, req.text)  # embedded once: the page step reuses it
         if req.mask is not None:  # the filters as the local mask, widened to the lenders
             allowed = np.flatnonzero(req.mask & self._has_vector(index, model))

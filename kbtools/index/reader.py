@@ -507,7 +507,7 @@ def _check_models(manifest: dict[str, Any], layout: ReleaseLayout) -> None:
                 raise IndexLoadError(
                     f"index was built with embedding model {meta['fingerprint']} but this "
                     f"machine has {fp}; rebuild the index or install the matching model",
-                    path=str(layout.root))
+                    path=str(layout.root), key="model_mismatch", values={"model": key})
 
 
 def _rel(layout: ReleaseLayout, path: Path) -> str:

@@ -16,6 +16,7 @@ from kbtools.index.reader import ChunkTable, KbIndex
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=")
+OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 Condition = tuple[str, str, str]  # one filter: (key, operator, value)
 CHUNK_KEYS = {"doc", "kind"}
 SHOWN_DOCS = 5  # documents an error about a `doc=` value names
@@ -26,7 +27,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
 
     What would silently match nothing is an error instead: a doubled or unknown operator
     (``crop==x``, ``crop=>x``, ``crop=<x``: the value would start with the operator's
-    rest) and an empty value. A value in matching quotes (``crop="小麦"``) loses them."""
+    rest) and an empty value. A bare value loses its surrounding space. A value in matching
+    quotes (``crop="小麦"``) loses them (one pair) and is taken as it is inside: its space
+    kept, its first character never read as an operator (``size="<1 ha"``), so every value
+    can be written (`where_text`)."""
     out: list[tuple[str, str, str]] = []
     for item in items or []:
         item = valid_unicode(str(item))
@@ -37,18 +41,34 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                              f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)",
                              key="bad_where", values={"where": shown})
         key, op, value = m.group(1), m.group(2), m.group(3).strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1].strip()  # quotes that reached us through a second shell layer
-        if value[:1] in ("=", "<", ">", "!"):
+        if _in_quotes(value):
+            value = value[1:-1]  # quotes that reached us through a second shell layer
+        elif value[:1] in OPERATOR_START:
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
             raise UsageError(f"bad --where {shown!r}: {bad!r} is not an operator; use "
-                             f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE",
+                             f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE (a value "
+                             f"that starts so goes in quotes: {key}{op}\"{value}\")",
                              key="bad_where", values={"where": shown})
-        if not value:
+        if not value.strip():
             raise UsageError(f"bad --where {shown!r}: no value after {op!r}",
                              key="bad_where", values={"where": shown})
         out.append((key, op, value))
     return out
+
+
+def where_text(key: str, op: str, value: str) -> str:
+    """One filter as the ``where`` text `parse_where` reads back as (key, op, value), for a
+    response to show it so that it can be pasted back: ``crop=小麦`` as it is; the value in
+    double quotes when bare it would be read otherwise (it starts with an operator's
+    character, has space around it, or is itself in matching quotes): ``size="<1 ha"``,
+    ``tags=""A""``, ``name=" a "``."""
+    bare = value == value.strip() and value[:1] not in OPERATOR_START and not _in_quotes(value)
+    return f"{key}{op}{value}" if bare else f'{key}{op}"{value}"'
+
+
+def _in_quotes(value: str) -> bool:
+    """Whether `value` is wrapped in a pair of matching quotes (which `parse_where` takes off)."""
+    return len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
 
 
 def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
@@ -60,7 +80,7 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
     out: list[Condition] = []
     for key, op, value in conditions:
         key, value = valid_unicode(str(key)), valid_unicode(str(value))
-        shown = f"{key}{op}{value}"
+        shown = where_text(key, op, value)
         shown = shown if len(shown) <= 60 else shown[:60] + "…"
         if op not in OPERATORS or not key.strip() or not value.strip() \
                 or len(key) + len(value) > MAX_WHERE_CHARS:
@@ -137,15 +157,16 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
 
 def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
     """Closed-set keys: a value they can never have is an error, not an empty result."""
+    shown = where_text(key, op, want)
     if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
-        raise UsageError(f"bad --where {key}{op}{want}: use verified=true or verified=false",
-                         key="bad_where", values={"where": f"{key}{op}{want}"})
+        raise UsageError(f"bad --where {shown}: use verified=true or verified=false",
+                         key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
         kinds = sorted({str(k) for k in table.kind})
         if want.casefold() not in {k.casefold() for k in kinds}:
-            raise UsageError(f"bad --where {key}{op}{want}: no chunk of kind {want!r} in this "
+            raise UsageError(f"bad --where {shown}: no chunk of kind {want!r} in this "
                              f"index; its kinds: {', '.join(kinds)}",
-                             key="bad_where", values={"where": f"{key}{op}{want}"})
+                             key="bad_where", values={"where": shown})
 
 
 _DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
@@ -159,15 +180,16 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     held = [v for v in _scalars(values) if not isinstance(v, bool)]
     if not held:
         return
+    shown = where_text(key, op, want)
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want):
-            raise UsageError(f"bad --where {key}{op}{want}: {key} is a number in this index "
+            raise UsageError(f"bad --where {shown}: {key} is a number in this index "
                              f"(e.g. {held[0]}); compare it with a number",
-                             key="bad_where", values={"where": f"{key}{op}{want}"})
+                             key="bad_where", values={"where": shown})
     elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want):
-        raise UsageError(f"bad --where {key}{op}{want}: {key} is a date in this index "
+        raise UsageError(f"bad --where {shown}: {key} is a date in this index "
                          f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
-                         key="bad_where", values={"where": f"{key}{op}{want}"})
+                         key="bad_where", values={"where": shown})
 
 
 def _scalars(values: Iterable[Any]) -> Iterable[Any]:
@@ -194,22 +216,23 @@ def doc_value(op: str, want: str, names: Sequence[str]) -> str:
     folded = want.casefold()
     if any(n.casefold() == folded for n in names):
         return want
+    shown = where_text("doc", op, want)
     folders = shared_folders(names)
     found = sorted({n for n in names for f in folders if n.casefold() == f"{f}/{want}".casefold()})
     if len(found) == 1:
         return found[0]
     if found:
-        raise UsageError(f"bad --where doc{op}{want}: names {len(found)} documents "
+        raise UsageError(f"bad --where {shown}: names {len(found)} documents "
                          f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited",
-                         key="bad_where", values={"where": f"doc{op}{want}"})
+                         key="bad_where", values={"where": shown})
     if op == "!=":
         return want
     base = folded.rsplit("/", 1)[-1]
     alike = sorted(names, key=lambda n: n.casefold().rsplit("/", 1)[-1] != base)  # stable
     more = ", …" if len(names) > SHOWN_DOCS else ""
-    raise UsageError(f"bad --where doc{op}{want}: no document {want!r} in this index; its "
+    raise UsageError(f"bad --where {shown}: no document {want!r} in this index; its "
                      f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}",
-                     key="bad_where", values={"where": f"doc{op}{want}"})
+                     key="bad_where", values={"where": shown})
 
 
 def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:

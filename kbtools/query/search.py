@@ -54,6 +54,7 @@ from kbtools.query.filters import (
     filter_mask,
     parse_where,
     resolve_docs,
+    where_text,
 )
 from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
@@ -136,7 +137,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     parsed = parse_where(where) + checked_conditions(conditions)
     asked = searched_question(query, term_weights(index))
     text, condensed = asked.text, asked.report()
-    filters = SearchFilters(where=tuple(f"{a}{op}{b}" for a, op, b in parsed),
+    filters = SearchFilters(where=tuple(where_text(*c) for c in parsed),
                             verified_only=verified_only)
     if not text:
         return SearchResponse(text, index.release, filters, reason="empty question",
@@ -385,7 +386,8 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     emb = get_embedder(model)
     if emb.fingerprint() != index.manifest["models"][model]["fingerprint"]:
         raise IndexLoadError(f"index vectors for {model!r} came from another model version; "
-                             "rebuild the index", path=str(index.root))
+                             "rebuild the index", path=str(index.root), key="model_mismatch",
+                             values={"model": model})
     q = pages.question_vector(model, text)
     vindex = index.vectors(model)
     if mask is None:

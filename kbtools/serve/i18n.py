@@ -161,6 +161,11 @@ ERRORS: dict[str, str] = {
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
+    # vectors of another version of the embedding model than this machine's (a local index,
+    # a release in the engine): nothing to retry, the device's model or release must change
+    "model_mismatch": ("知识库的向量由另一个版本的嵌入模型（{model}）生成，与本机安装的模型不一致，"
+                       "无法检索：请设备管理员安装与知识库一致的模型，或用本机的模型重新构建知识库"
+                       "（kb build）后重新同步或发布（kb sync / kb publish）。"),
     # decision tables (`kbtools.decision.documents.select_table`)
     "no_decision_table": "这个文档没有决策表。",
     "table_not_chosen": "这个文档有 {count} 个决策表，请按编号或名称选择一个。",
@@ -168,6 +173,12 @@ ERRORS: dict[str, str] = {
     "no_table_named": "没有名为“{name}”的决策表（这个文档有 {count} 个决策表）。",
     "table_heading_shared": "“{name}”是 {count} 个决策表共同的标题，请按编号选择其中一个。",
     "malformed_table": "第 {line} 行的决策表格式有误，无法使用，需要修改文档。",
+    # inputs a decision table cannot match (`kbtools.decision.matching.match_rules`)
+    "table_no_column": "决策表没有“{column}”这一列（输入列：{inputs}）。",
+    "table_output_column": "“{column}”是输出列，不是输入列（输入列：{inputs}）。",
+    "table_two_values": "“{column}”这一列给了两个不同的值（{first} 和 {second}），请只给一个。",
+    "table_missing_input": "缺少这些输入列的值：{columns}。",
+    "table_policy": "匹配策略只能是 {policies} 之一，不能是“{policy}”。",
     # the search engine (`kb serve --engine`: Milvus)
     "engine_unreachable": "无法连接搜索引擎（Milvus）：请确认引擎正在运行、网络可以连通，稍后再试。",
     "engine_refused": "搜索引擎（Milvus）拒绝了登录凭据，请设备管理员检查凭据和权限。",
@@ -190,6 +201,12 @@ def error_zh(exc: KbError) -> str | None:
                                         for k, v in exc.values.items()}))
     except (KeyError, IndexError, ValueError):
         return None
+
+
+def error_in(exc: KbError, lang: str) -> str:
+    """What a page in `lang` says of `exc` in a line of its own (not an error page, which shows
+    the English below): its Chinese words (`error_zh`) on a Chinese page, else its message."""
+    return (error_zh(exc) if lang == "zh" else None) or one_line(exc.message)
 
 
 def pick_lang(query_lang: str | None, cookie_lang: str | None,

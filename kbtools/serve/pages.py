@@ -48,6 +48,7 @@ from kbtools.serve.i18n import (
     changes_with_langs,
     content_lang,
     content_word,
+    error_in,
     error_word,
     error_zh,
     no_answer_line,
@@ -389,7 +390,7 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
         except InputError as exc:
             error = one_line(exc.message_in(p.lang))
         except TableError as exc:
-            error = one_line(exc.message)
+            error = error_in(exc, p.lang)
     elif params.get("go"):
         error = p.t("missing_inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
     selected = set(result.selected) if result else set()
