@@ -38,6 +38,7 @@ from kbtools.errors import EngineError
 
 P_LOADER = "kb.loader"
 STALE_AFTER = 600.0  # seconds without progress after which another host's claim is void
+# (why not sooner: docs/architecture.md, "Releases in Milvus")
 BEAT_EVERY = 30.0  # seconds between two progress marks of one publish
 _RUNNING: set[str] = set()  # nonces of the publishes running in this process
 

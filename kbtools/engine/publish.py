@@ -185,17 +185,20 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     index = open_index(checked.served)  # refuses an index/ derived by other rules
     try:
         derived = _derived_props(index)
+        count = index.store.count()
+        want = _meta_wanted(checked, _fields(index), count)
         current = engine.alias_target(alias)
-        name = _release_name(engine, checked, derived, current)
+        name, damaged = _release_name(engine, checked, derived, current, want, say)
         cur = engine.properties(current) if current else {}
-        # what its readers need: both collections, marked complete (not just the mark)
-        broken = current is not None and not _complete(engine, current)
+        # what its readers need: both collections, marked complete (not just the mark),
+        # its __meta holding this release's record
+        broken = current is not None and (not _complete(engine, current)
+                                           or current in damaged)
         if current == name and not broken:
             return PublishResult(str(engine.url), name, checked.tag, checked.serial,
                                  0, False, current)
         _refuse_older(engine, checked, cur)
-        count = index.store.count()
-        if not _complete(engine, name):
+        if not _complete(engine, name) or name in damaged:
             # what an interrupted publish left of it is dropped; one loading it refused
             with claimed(engine, name) as claim:
                 _load(engine, index, checked, name, derived, say, claim)
@@ -205,16 +208,20 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned = prune(engine, keep, alias, say)
-    if broken and current is not None and current not in pruned \
-            and _drop_replaced(engine, current, say):
-        pruned.append(current)
+    replaced = [current] if broken and current is not None else []
+    for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
+        if stale not in pruned and _drop_replaced(engine, stale, say):
+            pruned.append(stale)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3))
 
 
 def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],
-                  current: str | None) -> str:
-    """The collection `checked` goes into, among its candidates (`_candidates`):
+                  current: str | None, want: dict[str, Any], say: Progress
+                  ) -> tuple[str, set[str]]:
+    """The collection `checked` goes into, among its candidates (`_candidates`), and the
+    candidates found complete whose ``__meta`` is not the record `want` of this release
+    (`_meta_problem`: damaged, or another release's), which count as not complete:
     `current` (the alias's) when it is one of them, complete (`_complete`) and derived by
     this kb's rules; else the first such complete one (the alias is only moved); else the
     first that is not complete and that no alias serves, to be loaded (anew: what is there
@@ -233,17 +240,54 @@ def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, st
     names = set(engine.call("listing collections", "list_collections"))
     served = set(engine.aliased())
     ready = fresh = None
+    damaged: set[str] = set()
     for i, candidate in enumerate(_candidates(name, digest)):
-        if candidate in names and _complete(engine, candidate):
+        if candidate in names and _complete(engine, candidate) and \
+                (problem := _meta_problem(engine, candidate, want)) is not None:
+            say(f"{candidate} is not usable: {problem}; publishing the release again")
+            damaged.add(candidate)
+        if candidate in names and _complete(engine, candidate) and candidate not in damaged:
             if _derivation_problem(engine, candidate, manifest) is None:
                 if candidate == current:
-                    return candidate
+                    return candidate, damaged
                 ready = ready or candidate
         elif fresh is None and candidate not in served:
             fresh = candidate
         if i >= NAMED_CANDIDATES - 1 and candidate not in names and fresh is not None:
             break  # the numbered candidates beyond are not there either
-    return ready or fresh or name  # `fresh` is set before the loop ends
+    return ready or fresh or name, damaged  # `fresh` is set before the loop ends
+
+
+def _fields(index: KbIndex) -> dict[str, str]:
+    """The chunk collection's vector field of each model of `index`."""
+    return {m: f"v{i}" for i, m in enumerate(sorted(index.manifest.get("models", {})))}
+
+
+def _meta_wanted(checked: CheckedRelease, fields: dict[str, str], count: int
+                 ) -> dict[str, Any]:
+    """The parts of a ``__meta`` record (`meta_parts`) that name the release: its
+    manifest (models and their fingerprints), release.json, vector fields, chunk count."""
+    return {"manifest": checked.manifest_text, "release": checked.release_text,
+            "fields": fields, "count": count}
+
+
+def _meta_problem(engine: Engine, name: str, want: dict[str, Any]) -> str | None:
+    """Why the ``__meta`` of release collection `name` is not the record `want`
+    (`_meta_wanted`) of the release being published (None: it is): a part missing or that
+    cannot be read, or another release's; its collection's manifest hash too."""
+    try:
+        parts = read_parts(engine, name)
+    except EngineError as exc:
+        if exc.key != "engine_release_incomplete":
+            raise  # the engine failed, not the record
+        return exc.message
+    for part, value in want.items():
+        if parts.get(part) != value:
+            return f"its {name + META_SUFFIX} holds another {part!r} than this release's"
+    wanted = hashlib.sha256(want["manifest"].encode("utf-8")).hexdigest()
+    if engine.properties(name).get(P_MANIFEST) != wanted:
+        return f"{name} records another manifest hash than this release's"
+    return None
 
 
 NAMED_CANDIDATES = 3  # `_candidates` before the numbered ones
@@ -318,9 +362,8 @@ def _refuse_older(engine: Engine, checked: CheckedRelease, cur: dict[str, str]) 
 
 def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
           derived: dict[str, str], say: Progress, claim: Claim) -> None:
-    models = sorted(index.manifest.get("models", {}))
-    fields = {m: f"v{i}" for i, m in enumerate(models)}
-    dims = {fields[m]: int(index.vectors(m).ndim) for m in models}
+    fields = _fields(index)
+    dims = {field: int(index.vectors(m).ndim) for m, field in fields.items()}
     params = index.manifest["config"]["values"]["index"]
     meta = name + META_SUFFIX
     # the release's own collection first: whatever an interrupted publish leaves is listed

@@ -441,7 +441,12 @@ def read_parts(engine: Engine, collection: str, *, files: bool = False,
     out = {}
     for part, items in pieces.items():
         text = "".join(d for _, d in sorted(items))
-        out[part] = json.loads(zlib.decompress(base64.b64decode(text)).decode("utf-8"))
+        try:
+            out[part] = json.loads(zlib.decompress(base64.b64decode(text)).decode("utf-8"))
+        except (ValueError, zlib.error) as exc:  # binascii.Error, UnicodeError: ValueErrors
+            raise EngineError(f"release {collection} is damaged in the engine (its {part!r} "
+                              f"in {meta} cannot be read: {exc}); publish it again",
+                              path=str(engine.url), key="engine_release_incomplete") from None
     missing = {"manifest", "docs", "vocab", "chunk_table", "fields"} - out.keys()
     if missing:
         raise EngineError(f"release {collection} is incomplete in the engine (no "

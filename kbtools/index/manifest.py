@@ -242,10 +242,13 @@ def file_problem(root: Path, rel: str, size: int, sha256: str,
 
 
 def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
-                 signed: dict[str, Signature] | None = None,
+                 artifacts: bool = True, signed: dict[str, Signature] | None = None,
                  known: Mapping[str, Signature] | None = None) -> list[str]:
     """Problems found comparing files on disk with the manifest (empty list = verified);
-    `signed` gets the stat signature of each file hashed and found as listed.
+    `signed` gets the stat signature of each file hashed and found as listed. `derived` /
+    `artifacts` False: the files of that section are not checked (``derived``: an index/
+    the manifest pins, in older releases; ``artifacts=False`` checks only those, for a
+    caller that has verified data/ already: a data file is hashed once).
 
     `known` holds stat signatures the caller took of files it hashed and found as listed,
     each changed before the file system's clock was read ahead of that hash
@@ -259,7 +262,7 @@ def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
     problems = manifest_path_problems(manifest)
     if problems:
         return problems
-    sections = ["artifacts"] + (["derived"] if derived else [])
+    sections = (["artifacts"] if artifacts else []) + (["derived"] if derived else [])
     for section in sections:
         for rel, meta in sorted(manifest.get(section, {}).items()):
             if known and (sig := signature(root / rel)) != MISSING and known.get(rel) == sig:

@@ -68,7 +68,7 @@ def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
     index/ bytes (``derived``, older releases), else by `check_derived`; none when the
     manifest describes no index."""
     if manifest.get("derived"):
-        return [p for p in verify_files(root, manifest, derived=True)
+        return [p for p in verify_files(root, manifest, artifacts=False)
                 if p.split(":", 1)[0] in manifest["derived"]]
     if manifest.get("derived_check") is None:
         return []

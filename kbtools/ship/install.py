@@ -296,8 +296,9 @@ def derivation_failure(exc: BaseException) -> str | None:
 
 def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
                  previous: Path | None = None) -> str:
-    """Derive the staged release's index/ and check it; returns how it was derived
-    ("full", "incremental" or "none").
+    """Derive the staged release's index/ from its data/, which the caller has verified
+    against `manifest`, and check it; returns how it was derived ("full", "incremental" or
+    "none").
 
     A manifest that pins index/ bytes (``derived``, older releases) is derived afresh and
     hashed; one with neither that nor ``derived_check`` describes no index. Otherwise index/
@@ -321,7 +322,8 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
                   previous: Path | None) -> str:
     if manifest.get("derived"):
         materialize(staging)
-        problems = verify_files(staging, manifest, derived=True)
+        # data/ is verified (by the caller): the pinned index/ files alone, data hashed once
+        problems = verify_files(staging, manifest, artifacts=False)
         if problems:
             raise SyncError(f"derived index does not match the manifest: "
                             f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
