@@ -9,10 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import kbtools.provenance
 from kbtools.build.blame import blame_documents
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.corpus import decode
 from kbtools.fsutil import read_json_lines
@@ -240,3 +242,21 @@ def test_blame_numbers_lines_as_kbtools_reads_a_lone_cr(tmp_path: Path) -> None:
     once = blame_documents(root, ["knowledge/once.md"])["knowledge/once.md"]
     assert [p.line for p in once] == [1, 2, 3] == [p.line for p in
                                                    blame_lines(root, "knowledge/once.md")]
+
+
+def test_a_passage_not_committed_yet_says_so_in_kb_query(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # its provenance is the commit "uncommitted" with no date: kb query printed
+    # "— last changed  by uncommitted" (an empty date, "uncommitted" as the author's name)
+    root = make_repo(tmp_path / "kb", docs={"knowledge/b.md": GOOD_DOC.replace(
+        "Pump maintenance", "Valve care").replace("mechanical seal of the irrigation pump",
+                                                  "gasket of the gate valve")})
+    write(root, "knowledge/good.md", GOOD_DOC + "\nFlush the pump casing after each season.\n")
+    build(load_config(root), BuildOptions(out=root / "dist", progress=False))
+    monkeypatch.chdir(root)
+    out = CliRunner().invoke(main, ["query", "--no-log", "-k", "2", "pump seal casing"]).stdout
+    assert "by uncommitted" not in out
+    passages = {block.split(" ")[1]: block for block in out.split("\n\n") if "knowledge/" in block}
+    assert passages["knowledge/good.md"].endswith(
+        "— changed since the last commit (not committed yet)")
+    assert "— last changed 20" in passages["knowledge/b.md"]  # a committed one: its date

@@ -94,6 +94,27 @@ def test_each_wikilink_and_embed_is_an_error_at_its_line_and_column(repo):
     assert "'![Pasted image 20240615141822](../../assets/images/Pasted%20image%2020240615141822.png)'" in embed
 
 
+def test_a_wikilink_holding_emphasis_or_a_highlight_is_one_wikilink(repo):
+    # Obsidian reads `[[…]]` before emphasis; markdown-it read `[[a*b*c]]` as text around an
+    # emphasis, so a wikilink whose name or label holds `*`, `**`, `_` or `==` went unreported
+    write(repo, "knowledge/crops/marks.md",
+          "# 标记\n\n见 [[液压 系统|**压力** 异常]] 和 [[a*b*c]]。\n\n"
+          "*强调 [[液压 系统]]* 与 [[液压 系统#4.3 液压系统: 压力异常|==压力== _x_]]，另 **粗体** [[b]]\n")
+    result = check()
+    base = FM_LINES + 3
+    assert wikilink_findings(result) == [
+        (base, 3, "[[液压 系统|**压力** 异常]]"), (base, 25, "[[a*b*c]]"),
+        (base + 2, 5, "[[液压 系统]]"), (base + 2, 18, "[[液压 系统#4.3 液压系统: 压力异常|==压力== _x_]]"),
+        (base + 2, 63, "[[b]]")], result.stdout
+    page = repo / "knowledge" / "crops" / "marks.md"
+    assert check("--fix").exit_code == 1
+    body = page.read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert body.splitlines()[2:] == [
+        "见 [**压力** 异常](../设备/液压%20系统.md) 和 [[a*b*c]]。", "",
+        "*强调 [液压 系统](../设备/液压%20系统.md)* 与 [==压力== _x_](../设备/液压%20系统.md"
+        "#43-液压系统-压力异常)，另 **粗体** [[b]]"]
+
+
 def test_code_math_comments_escapes_and_link_text_are_not_wikilinks(repo):
     write(repo, "knowledge/crops/code.md", IGNORED)
     result = check()

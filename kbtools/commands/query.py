@@ -17,7 +17,7 @@ from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.quality import check_question, question_lines
-from kbtools.query.results import SearchResponse
+from kbtools.query.results import UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
 from kbtools.ship.checkout import open_index
 
@@ -196,7 +196,9 @@ def render(res: SearchResponse, explain: bool) -> None:
         lines = text.splitlines()
         shown = "\n".join(lines[:12]) + ("\n…" if len(lines) > 12 else "")
         click.echo("   " + _highlight(shown, r.why["matched_terms"]).replace("\n", "\n   "))
-        if r.last_author:
+        if r.last_commit == UNCOMMITTED:
+            click.echo("   — changed since the last commit (not committed yet)")
+        elif r.last_author:
             click.echo(f"   — last changed {(r.last_changed or '')[:10]} by {r.last_author}")
         if explain:
             w = r.why

@@ -51,6 +51,11 @@ HEADING_MARKUP = frozenset("`[<*_\\&$!=")  # a heading without these reads as wr
 # Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
+# emphasis, strikethrough and highlight delimiters: Obsidian reads `[[a*b*c]]` and
+# `[[note|**label**]]` as one wikilink, markdown-it as text around an emphasis; a run of text
+# read for wikilinks goes on through them, each written as its markup
+MARKS = frozenset(f"{kind}_{end}" for kind in ("em", "strong", "s", "mark")
+                  for end in ("open", "close"))
 
 
 @dataclass(frozen=True)
@@ -406,7 +411,8 @@ class _Scanner:
                 continue
             if kind in RUN and wiki and not in_link and at >= plain_end:
                 end = at
-                while end < len(children) and children[end].type in RUN:
+                while end < len(children) and (children[end].type in RUN
+                                                or children[end].type in MARKS):
                     end += 1
                 if self.text_run(children[at:end], loc):
                     run_end = end
@@ -457,11 +463,13 @@ class _Scanner:
             self.in_comment ^= mark == "%%"
 
     def text_run(self, run: list[Token], loc: _Locator) -> bool:
-        """The wikilinks of a run of text tokens, located by the run, with the run's stray
+        """The wikilinks of a run of text tokens (and the emphasis delimiters between them,
+        `MARKS`), located by the run, with the run's stray
         `$$`; False (nothing read) when it holds none. An escaped or entity character (a
         `text_special` token: `\\[`, `&#91;`) opens or closes none, but may sit inside one
         (`[[note\\|label]]`, as a table cell holds it: the cell's text has `|`)."""
-        written = [t.markup if t.type == "text_special" and t.markup else t.content for t in run]
+        written = [t.markup if (t.type == "text_special" and t.markup) or t.type in MARKS
+                   else t.content for t in run]
         masked = "".join("\0" * len(w) if t.type == "text_special" else w
                          for t, w in zip(run, written, strict=True))
         found = [m for m in WIKILINK.finditer(masked) if m.group(1).strip()] \

@@ -19,6 +19,9 @@ from kbtools.index.reader import ReleaseInfo
 # the names a question holds that no document does, said by name up to this many (then
 # "and N more"): a line on a phone, and what an agent passes on to the user
 NAMES_SHOWN = 8
+# the commit stamped on a passage with lines not yet committed (`kbtools.provenance.UNCOMMITTED`,
+# not imported: GitPython stays off the query path)
+UNCOMMITTED = "uncommitted"
 
 
 @dataclass(frozen=True)
