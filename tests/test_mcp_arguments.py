@@ -42,3 +42,26 @@ def test_text_that_reads_as_json_null_stays_text(tmp_path):
     assert data(listed)["heading_path"] == ["霜霉病风险判定", "3. 防治措施"]
     assert data(inputs)["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
     assert git(repo, "rev-parse", "main").strip() == head
+
+
+def test_a_one_line_draft_field_refuses_line_separators_and_c1_controls(tmp_path):
+    """A title, author or location is one line (a file name, a citation, a `kb review`
+    listing): NEL (U+0085), U+2028 and U+2029 showed it on two lines, and a C1 control (CSI,
+    U+009B) drove the terminal listing it; only C0 controls were refused. Nothing is filed."""
+    repo = committed_repo(tmp_path / "repo")
+    report = {"category": "field-report", "title": "Pump leak", "body": "Seal leaked.\u2028",
+              "location": "Plant 2"}
+    bad = [("title", "Pump\u2028leak"), ("title", "Pump\x85leak"), ("author", "Ann\u2029Lee"),
+           ("location", "Plant\x9b31m 2")]
+
+    async def scenario(c):
+        return [await c.call_tool("draft_report", {**report, name: value})
+                for name, value in bad] + [await c.call_tool("draft_report", report)]
+
+    *refused, filed = session(repo, "--allow-write", scenario=scenario)
+    for (name, _), res in zip(bad, refused, strict=True):
+        text = error_text(res)
+        assert f"draft {name} contains the control character" in text, text
+        assert "one line of text" in text and "\n" not in text
+    assert data(filed)["verified"] is False  # a body may hold them: it is many lines
+    assert git(repo, "branch", "--list", "draft/*").count("draft/") == 1
