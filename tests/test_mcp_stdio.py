@@ -116,3 +116,29 @@ def test_a_client_that_closes_stdout_ends_the_server_cleanly(plain):
         proc.stdin.close()
     assert proc.returncode == 0, err
     assert "unexpected error" not in err and not (home / "kb-crash.log").exists()
+
+
+def test_a_request_the_sdk_cannot_read_gets_an_invalid_request_error(tmp_path):
+    """A request with an id the SDK cannot read as a message ("params" a string, a list or a
+    number, no "jsonrpc", a method that is no string) was dropped without an answer, and the
+    client waited for ever. Each now gets JSON-RPC's "Invalid Request" error with its id;
+    a line that is no JSON, or no request, is still not answered, and the rest are."""
+    bad = {"s": {"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": "x"},
+           7: {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": []},
+           8: {"id": 8, "method": "tools/list"},
+           9: {"jsonrpc": "2.0", "id": 9, "method": 123},
+           10: {"jsonrpc": "2.0", "id": 10, "method": "ping", "params": 5}}
+    lines = [json.dumps(HELLO).encode(), b'{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+             *(json.dumps(m).encode() for m in bad.values()), b"{not json",
+             b'{"jsonrpc": "2.0", "id": 99, "result": {}}',  # a response: never answered
+             json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"}).encode()]
+    proc = subprocess.run([sys.executable, "-m", "kbtools", "mcp"], cwd=tmp_path,
+                          env=env(tmp_path / "home"), input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
+    assert set(answers) == {0, "p", *bad}
+    assert answers["p"]["result"] == {} and "result" in answers[0]
+    for key in bad:
+        assert answers[key]["error"]["code"] == -32600
+        assert "Invalid Request" in answers[key]["error"]["message"]

@@ -120,9 +120,16 @@ def _written_as_meant(cfg: Config, rel: str, document: str, meta: dict[str, Any]
                          "value would change the front matter's fields)", path=rel)
 
 
+# what shows a one-line value (a title, an author, a location) on two lines or drives a
+# terminal: the C1 controls (NEL U+0085 among them, CSI U+009B) and Unicode's line and
+# paragraph separators, which YAML escapes and every reader of the front matter gets back
+ONE_LINE_BREAKS = "\u2028\u2029"
+
+
 def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
     """Refuse text a document cannot hold: NUL and other control characters (a body keeps
-    tabs and newlines), and undecodable bytes or lone surrogates (not valid UTF-8)."""
+    tabs and newlines; a one-line value no C1 control or line separator either,
+    `ONE_LINE_BREAKS`), and undecodable bytes or lone surrogates (not valid UTF-8)."""
     if value is None:
         return
     if not isinstance(value, str):
@@ -131,7 +138,8 @@ def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
         raise UsageError(f"draft {name} is not valid UTF-8 text (undecodable bytes or lone "
                          "surrogates)")
     allowed = "\t\n\r" if multiline else ""
-    bad = next((ch for ch in value if ord(ch) < 32 and ch not in allowed or ch == "\x7f"), None)
+    bad = next((ch for ch in value if ord(ch) < 32 and ch not in allowed or ch == "\x7f"
+                or not multiline and (0x80 <= ord(ch) <= 0x9f or ch in ONE_LINE_BREAKS)), None)
     if bad is not None:
         raise UsageError(f"draft {name} contains the control character {bad!r}; "
                          + ("only tabs and newlines are allowed" if multiline

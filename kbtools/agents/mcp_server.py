@@ -360,13 +360,12 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                  opener: Callable[[], KbIndex] | None = None) -> Any:
     """An MCPServer with the read tools, plus draft_report when writing is allowed."""
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
     from mcp.types import ToolAnnotations
 
     ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     parameters: dict[str, tuple[str, ...]] = {}  # each tool's argument names, filled below
     server_class: type[MCPServer] = _one_line_errors(MCPServer, parameters)
-    server = server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
-                          log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
@@ -382,49 +381,48 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                 raise _tool_error(exc) from None
         return call
 
-    @server.tool(description=SEARCH_DOC, annotations=readonly)
     def search(query: Question, k: ResultCount = 5, where: Filters = None,
                verified_only: VerifiedOnly = None) -> dict[str, Any]:
         return guarded(tool_search)(query, k, where, verified_only)
 
-    @server.tool(description=READ_DOC, annotations=readonly)
     def read(doc: Doc, heading_path: HeadingPath = None, line_start: LineStart = None,
              line_end: LineEnd = None) -> dict[str, Any]:
         return guarded(tool_read)(doc, heading_path, line_start, line_end)
 
-    @server.tool(description=RECENT_DOC, annotations=readonly)
     def recent(days: Days = None, n: Count = None) -> dict[str, Any]:
         return guarded(tool_recent)(days, n)
 
-    @server.tool(description=TABLE_DOC, annotations=readonly)
     def evaluate_table(doc: Doc, inputs: TableInputs, table: TableChoice = None,
                        policy: Policy = None) -> dict[str, Any]:
         return guarded(tool_evaluate_table)(doc, inputs, table, policy)
 
+    tools: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
+        (search, SEARCH_DOC, readonly), (read, READ_DOC, readonly),
+        (recent, RECENT_DOC, readonly), (evaluate_table, TABLE_DOC, readonly)]
     if allow_write:
         writes = ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                  idempotent_hint=False, open_world_hint=False)
-
-
         try:  # no repository to file drafts in: say so now, not on every call
             known = categories(draft_config(ctx.repo_root()).path("schemas"))
         except KbError as exc:
             raise UsageError("--allow-write files drafts in the knowledge repository kb mcp "
                              f"starts in or the one holding --index: {exc.message}",
                              path=exc.path) from None
-        description = DRAFT_DOC + f"Known categories: {', '.join(known)}.\n"
 
         def draft_report(category: str, title: Title, body: Body, author: Author = None,
                          location: Location = None) -> dict[str, Any]:
             return guarded(tool_draft)(category, title, body, author, location)
 
         draft_report.__annotations__["category"] = category_parameter(known)  # enum: known
-        server.tool(description=description, annotations=writes)(draft_report)
+        tools.append((draft_report, DRAFT_DOC + f"Known categories: {', '.join(known)}.\n",
+                      writes))
 
-    tools: list[Callable[..., Any]] = [search, read, recent, evaluate_table]
-    tools += [draft_report] if allow_write else []
-    parameters.update({fn.__name__: tuple(inspect.signature(fn).parameters) for fn in tools})
-    return server
+    parameters.update({fn.__name__: tuple(inspect.signature(fn).parameters)
+                       for fn, _, _ in tools})
+    return server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
+                        log_level="WARNING", tools=[
+                            text_kept(Tool.from_function(fn, description=doc, annotations=notes))
+                            for fn, doc, notes in tools])
 
 
 def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]]) -> type:
@@ -455,6 +453,46 @@ def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]]) -> type
                 raise type(exc)(f"Error executing tool {name}: {tool_error(cause)}") from cause
 
     return Server
+
+
+def json_types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a parameter's input schema takes (its own `type` and its `anyOf`'s)."""
+    found: set[str] = set()
+    for part in [schema, *schema.get("anyOf", [])]:
+        kind = part.get("type")
+        found.update([kind] if isinstance(kind, str) else kind or [])
+    return found
+
+
+def text_kept(tool: Any) -> Any:
+    """`tool` (the SDK's Tool) with each string argument read as the agent wrote it. The SDK
+    reads a string given to any parameter not typed plain `str` as JSON first, and keeps
+    what that gives unless it is a string or a number: "null" was no argument at all (a
+    draft's location "null" was refused with "pass the location argument", its author
+    "null" became the Git user; a heading_path, `where` or table "null" read the whole
+    document, filtered nothing or took the first table, without a word) and '["a"]' given
+    as a location a list refused as "not a valid string". Now a string stays the text it
+    is for a parameter that takes text, and becomes what its JSON says only when that is a
+    list or object the parameter takes (heading_path '["A", "B"]', inputs '{"温度": 18}')
+    or when the parameter takes no text."""
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    takes = {name: json_types(prop)
+             for name, prop in tool.parameters.get("properties", {}).items()}
+
+    def as_written(name: str, given: Any, parsed: Any) -> bool:
+        kinds = takes.get(name, set())
+        if not isinstance(given, str) or parsed is given or "string" not in kinds:
+            return False
+        return not (isinstance(parsed, list) and "array" in kinds
+                    or isinstance(parsed, dict) and "object" in kinds)
+
+    class Arguments(FuncMetadata):
+        def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+            parsed = super().pre_parse_json(data)
+            return {k: data[k] if as_written(k, data[k], v) else v for k, v in parsed.items()}
+
+    return tool.model_copy(update={"fn_metadata": Arguments(**dict(tool.fn_metadata))})
 
 
 def serve(*, index: Path | None = None, allow_write: bool = False,

@@ -10,7 +10,8 @@ Now the SDK's input ends only when every request read has its answer on the way 
 client (or was cancelled by the client, or the client's stdout is gone), so each is
 answered before the server stops. `end()` (Ctrl-C) ends the input the same way without
 waiting for the client; `finish()`, once the SDK has stopped, sends what it wrote on to the
-client and gives fd 1 back.
+client and gives fd 1 back. A request the SDK cannot read, which it drops without a word,
+is answered on the way in with JSON-RPC's "Invalid Request" error (`refusal`).
 """
 
 from __future__ import annotations
@@ -73,6 +74,22 @@ def id_key(value: Any) -> str | None:
     return json.dumps(value) if isinstance(value, (int, str)) else None
 
 
+INVALID_REQUEST = -32600  # JSON-RPC's code for a request that is not one
+
+
+def refusal(line: bytes) -> bytes | None:
+    """The error answer to `line` when it is a request with an id (a whole number or a
+    string) that is not a valid JSON-RPC request; None for anything else (not JSON, no id,
+    or a response to the server, which is never answered)."""
+    msg = message(line)
+    if msg is None or id_key(msg.get("id")) is None or "result" in msg or "error" in msg:
+        return None
+    answer = {"jsonrpc": "2.0", "id": msg["id"], "error": {
+        "code": INVALID_REQUEST, "message": 'Invalid Request: a JSON-RPC 2.0 request has '
+        '"jsonrpc": "2.0", a string "method" and, when given, "params" as an object'}}
+    return json.dumps(answer).encode("utf-8") + b"\n"
+
+
 class Wire:
     """See the module docstring."""
 
@@ -85,6 +102,8 @@ class Wire:
         self.closing = False  # end(): no more lines to the SDK
         self.abandon = False  # no answer can reach the client: stop waiting for them
         self.feeding = True  # sdk_in is still ours (not yet closed by the input pump)
+        self.out: BinaryIO | None = os.fdopen(client_out, "wb", closefd=False)  # None: gone
+        self.writing = threading.Lock()  # one line at a time to the client (`_to_client`)
         import mcp_types  # the SDK's own reading of a line (loaded by the SDK anyway)
 
         self.adapter, self.request_type = mcp_types.jsonrpc_message_adapter, mcp_types.JSONRPCRequest
@@ -115,7 +134,10 @@ class Wire:
                     if self.closing:
                         break
                     line = clean_message(line)
-                    self._note_request(line)
+                    refusal = self._note_request(line)
+                    if refusal is not None:  # the SDK would drop it without an answer
+                        self._to_client(refusal)
+                        continue
                     dst.write(line)
                     dst.flush()
                 with self.changed:
@@ -127,16 +149,19 @@ class Wire:
                     self.feeding = False
                     dst.close()
 
-    def _note_request(self, line: bytes) -> None:
+    def _note_request(self, line: bytes) -> bytes | None:
         """Keep the id of a request in `line`, as the SDK reads it (an id that is not a whole
         number or a string makes it a notification, which is not answered); forget the one
-        a cancellation names (a cancelled request is not answered, by the protocol's rules)."""
+        a cancellation names (a cancelled request is not answered, by the protocol's rules).
+        A request with an id that the SDK cannot read as a message (params a string, a
+        list or a number, no "jsonrpc": "2.0", a method that is no string) it drops without
+        a word, and the client waited for ever: returns the error answer for it instead."""
         if b'"id"' not in line and b"cancelled" not in line:
-            return  # a notification: nothing to answer
+            return None  # a notification: nothing to answer
         try:
             msg = self.adapter.validate_json(line, by_name=False)
-        except ValueError:  # the SDK refuses it too (without an answer)
-            return
+        except ValueError:  # the SDK refuses it (without an answer)
+            return refusal(line)
         with self.changed:
             if isinstance(msg, self.request_type):
                 self.pending[id_key(msg.id) or ""] += 1
@@ -144,21 +169,30 @@ class Wire:
                 params = getattr(msg, "params", None) or {}
                 self.pending.pop(id_key(params.get("requestId")) or "", None)
                 self.changed.notify_all()
+        return None
+
+    def _to_client(self, line: bytes) -> None:
+        """Write one whole line to the client (the SDK's answers and the wire's own do not
+        interleave); a client whose stdout is gone ends the input (`end`)."""
+        with self.writing:
+            if self.out is None:
+                return
+            try:
+                self.out.write(line)
+                self.out.flush()
+            except OSError:  # the client's stdout is gone: no answer can reach it
+                self.out = None
+            else:
+                return
+        self.end(answered=False)
 
     def _relay(self) -> None:
         """The SDK's lines to the client, up to END_OF_OUTPUT; each answer leaves `pending`."""
-        out: BinaryIO | None = os.fdopen(self.client_out, "wb", closefd=False)
         with os.fdopen(self.sdk_out, "rb") as src:
             for line in src:
                 if line == END_OF_OUTPUT:
                     break
-                if out is not None:
-                    try:
-                        out.write(line)
-                        out.flush()
-                    except OSError:  # the client's stdout is gone: no answer can reach it
-                        out = None
-                        self.end(answered=False)
+                self._to_client(line)
                 msg = message(line) if b'"id"' in line else None
                 if msg is not None and "method" not in msg:
                     with self.changed:

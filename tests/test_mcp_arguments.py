@@ -1,0 +1,67 @@
+"""`kb mcp`'s tools take a string argument as the text the agent wrote: a real server over
+stdio, driven by the SDK's client (as in test_mcp.py)."""
+
+from __future__ import annotations
+
+from tests.test_mcp import committed_repo, data, error_text, git, session
+
+RISK = "knowledge/crops/risk.md"
+
+
+def test_text_that_reads_as_json_null_stays_text(tmp_path):
+    """The SDK read every string given to a parameter that is not plain `str` as JSON:
+    "null" became no argument at all. A draft's location "null" was refused ("pass the
+    location argument") and its author "null" became the Git user; a heading_path or a
+    table "null" read the whole document or took the first table. Each stays the text it
+    is; a list or object written as JSON still reaches a parameter that takes one."""
+    repo = committed_repo(tmp_path / "repo")
+    head = git(repo, "rev-parse", "main").strip()
+
+    async def scenario(c):
+        report = {"category": "field-report", "body": "Seal leaked twice."}
+        return [
+            await c.call_tool("draft_report", {**report, "title": "Leak A", "location": "null"}),
+            await c.call_tool("draft_report", {**report, "title": "Leak B", "location": "p",
+                                               "author": "null"}),
+            await c.call_tool("read", {"doc": RISK, "heading_path": "null"}),
+            await c.call_tool("evaluate_table", {"doc": RISK, "inputs": {"温度": 18,
+                                                 "相对湿度": 90}, "table": "null"}),
+            await c.call_tool("read", {"doc": RISK, "heading_path": '["霜霉病风险判定", "3. 防治措施"]'}),
+            await c.call_tool("evaluate_table", {"doc": RISK,
+                                                 "inputs": '{"温度": 18, "相对湿度": 90}'}),
+        ]
+
+    located, authored, read, table, listed, inputs = session(repo, "--allow-write",
+                                                             scenario=scenario)
+    first = data(located)
+    assert "location: 'null'" in git(repo, "show", f"{first['branch']}:{first['path']}")
+    second = data(authored)
+    assert "author: 'null'" in git(repo, "show", f"{second['branch']}:{second['path']}")
+    assert "no section 'null'" in error_text(read)
+    assert "no decision table named 'null'" in error_text(table)
+    assert data(listed)["heading_path"] == ["霜霉病风险判定", "3. 防治措施"]
+    assert data(inputs)["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
+    assert git(repo, "rev-parse", "main").strip() == head
+
+
+def test_a_one_line_draft_field_refuses_line_separators_and_c1_controls(tmp_path):
+    """A title, author or location is one line (a file name, a citation, a `kb review`
+    listing): NEL (U+0085), U+2028 and U+2029 showed it on two lines, and a C1 control (CSI,
+    U+009B) drove the terminal listing it; only C0 controls were refused. Nothing is filed."""
+    repo = committed_repo(tmp_path / "repo")
+    report = {"category": "field-report", "title": "Pump leak", "body": "Seal leaked.\u2028",
+              "location": "Plant 2"}
+    bad = [("title", "Pump\u2028leak"), ("title", "Pump\x85leak"), ("author", "Ann\u2029Lee"),
+           ("location", "Plant\x9b31m 2")]
+
+    async def scenario(c):
+        return [await c.call_tool("draft_report", {**report, name: value})
+                for name, value in bad] + [await c.call_tool("draft_report", report)]
+
+    *refused, filed = session(repo, "--allow-write", scenario=scenario)
+    for (name, _), res in zip(bad, refused, strict=True):
+        text = error_text(res)
+        assert f"draft {name} contains the control character" in text, text
+        assert "one line of text" in text and "\n" not in text
+    assert data(filed)["verified"] is False  # a body may hold them: it is many lines
+    assert git(repo, "branch", "--list", "draft/*").count("draft/") == 1
