@@ -477,6 +477,8 @@ def text_kept(tool: Any) -> Any:
     or when the parameter takes no text."""
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 
+    if not callable(getattr(FuncMetadata, "pre_parse_json", None)):
+        return tool  # an SDK that reads arguments otherwise: its own reading stands
     takes = {name: json_types(prop)
              for name, prop in tool.parameters.get("properties", {}).items()}
 
