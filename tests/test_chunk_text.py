@@ -171,3 +171,20 @@ def test_typora_table_of_contents_is_no_chunk_text():
     section = next(c for c in chunks if c.kind == "section")
     assert section.text == "# 目录页\n\n正文。\n\n见 [TOC] 标记。\n\n```\n[TOC]\n```"
     assert any("[TOC]" in c.text for c in chunks if c.kind == "code")
+
+
+def test_a_block_nested_in_a_list_item_loses_the_items_indentation():
+    """A table or code under a numbered step is shown as written at the margin, not with the
+    item's indentation on every line but the first (trim takes it off the first only)."""
+    text = ("# 泵的检修\n\n1. 第一步：断电。\n\n   | 列1 | 列2 |\n   | --- | --- |\n   | x | y |\n\n"
+            "   ```sh\n   pump stop\n     --force\n   ```\n\n2. 第二步：检查油位。\n")
+    chunks = chunk_document(src_of(text))
+    table = next(c for c in chunks if c.kind == "table")
+    assert table.text == "| 列1 | 列2 |\n| --- | --- |\n| x | y |"
+    assert (table.line_start, table.line_end) == (5, 7)
+    # a code chunk holds the lines around it (the table's row, the next step at the margin):
+    code = next(c for c in chunks if c.kind == "code")  # its layout is left as written
+    assert "   ```sh\n   pump stop\n     --force\n   ```" in code.text
+    steps = [c.text for c in chunks if c.kind == "list_item"]
+    assert any(t.startswith("1. 第一步") for t in steps)
+

@@ -126,6 +126,23 @@ class SourceText:
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
 
+    def dedented(self, start: int, shown: str) -> str:
+        """`shown`, the text from `start`, with the indentation of a block nested in a list
+        item (a table or a paragraph under ``1. Step``) taken off its lines after the first,
+        as `trim` took it off the first: when the first line's text starts at its line's
+        first non-space character, every later line loses up to that many leading spaces
+        (no more than all of them hold), so their layout relative to each other stays."""
+        line_start = self.text.rfind("\n", 0, start) + 1
+        indent = start - line_start
+        if not indent or "\n" not in shown or self.text[line_start:start].strip(" \t"):
+            return shown
+        first, *rest = shown.split("\n")
+        held = [len(line) - len(line.lstrip(" \t")) for line in rest if line.strip()]
+        cut = min([indent, *held])
+        if not cut:
+            return shown
+        return "\n".join([first, *(line[cut:] if line.strip() else "" for line in rest)])
+
     def trim(self, start: int, end: int) -> tuple[int, int]:
         while start < end and self.text[start].isspace():
             start += 1
@@ -203,7 +220,7 @@ class ChunkMaker:
         """A chunk of the text in [start, end) (trimmed); `text` replaces the display text,
         `embed` the embedded body. Links are found in the span; the id is set later."""
         start, end = self.t.trim(start, end)
-        body = self.t.shown(start, end) if text is None else text
+        body = self.t.dedented(start, self.t.shown(start, end)) if text is None else text
         embed_body = body if embed is None else embed
         if len(embed_body) > self.cfg.embed_cap:
             embed_body = embed_body[: self.cfg.embed_cap].rstrip() + " …"
