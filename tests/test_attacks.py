@@ -6,7 +6,10 @@ each end to end with real repositories, real signed releases and the real CLI or
 - a release whose manifest lists a directory, or a path twice in different case;
 - a giant manifest (over the size limit);
 - a forged release listing a file under a hard-linked name (git has no hard links: the
-  same blob under two names is two regular files, and both must match the manifest).
+  same blob under two names is two regular files, and both must match the manifest);
+- a signed manifest naming one path twice, a signed release.json naming a key twice;
+- paths that collide only when normalized again after case folding;
+- a body edit on a side branch merged after the review (the merge is not a review).
 """
 
 from __future__ import annotations
@@ -59,6 +62,25 @@ def test_moves_and_riders_do_not_carry_verification(tmp_path):
     assert set(lapsed) == {"safety/moved.md", "general/rider.md"}, lapsed
     assert f"{REV} is not a reviewer for knowledge/safety/moved.md" in lapsed["safety/moved.md"]
     assert "changed after review" in lapsed["general/rider.md"]
+
+
+def test_an_edit_merged_after_the_review_lapses(tmp_path):
+    """A non-reviewer's body edit on a side branch, merged after the reviewer verified the
+    document on main: blame names the side commit, which is no ancestor of the review."""
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/general/a.md": doc("a"),
+                                               "knowledge/general/b.md": doc("b")})
+    commit(repo, ALICE, "policy", {"kb.toml": TOML.format(rev=REV, other=OTHER)})
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, MALLORY, "edit", {"knowledge/general/a.md": doc("a").replace(
+        "2000 operating hours", "9000 operating hours")})
+    git(repo, "checkout", "-q", "-")
+    commit(repo, REV, "verify", {"knowledge/general/a.md": doc("a", REV),
+                                 "knowledge/general/b.md": doc("b", REV)})
+    git(repo, "merge", "-q", "--no-edit", "side", who=MALLORY)
+    assert "9000" in (repo / "knowledge" / "general" / "a.md").read_text(encoding="utf-8")
+    lapsed = lapsed_docs(repo, tmp_path / "home")
+    assert set(lapsed) == {"general/a.md"}, lapsed
+    assert "changed after review" in lapsed["general/a.md"]
 
 
 @pytest.fixture
