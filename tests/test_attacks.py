@@ -6,12 +6,16 @@ each end to end with real repositories, real signed releases and the real CLI or
 - a release whose manifest lists a directory, or a path twice in different case;
 - a giant manifest (over the size limit);
 - a forged release listing a file under a hard-linked name (git has no hard links: the
-  same blob under two names is two regular files, and both must match the manifest).
+  same blob under two names is two regular files, and both must match the manifest);
+- a signed manifest naming one path twice, a signed release.json naming a key twice;
+- paths that collide only when normalized again after case folding;
+- a body edit on a side branch merged after the review (the merge is not a review).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -22,6 +26,7 @@ from hostile import kb, make_repo
 from test_review_trust import ALICE, MALLORY, REV, commit, doc, git, lapsed_docs
 from test_sync_hostile import World
 
+from kbtools.index.manifest import manifest_path_problems
 from kbtools.ship import device
 from kbtools.ship.signing import keygen
 
@@ -57,6 +62,25 @@ def test_moves_and_riders_do_not_carry_verification(tmp_path):
     assert set(lapsed) == {"safety/moved.md", "general/rider.md"}, lapsed
     assert f"{REV} is not a reviewer for knowledge/safety/moved.md" in lapsed["safety/moved.md"]
     assert "changed after review" in lapsed["general/rider.md"]
+
+
+def test_an_edit_merged_after_the_review_lapses(tmp_path):
+    """A non-reviewer's body edit on a side branch, merged after the reviewer verified the
+    document on main: blame names the side commit, which is no ancestor of the review."""
+    repo = make_repo(tmp_path / "repo", docs={"knowledge/general/a.md": doc("a"),
+                                               "knowledge/general/b.md": doc("b")})
+    commit(repo, ALICE, "policy", {"kb.toml": TOML.format(rev=REV, other=OTHER)})
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, MALLORY, "edit", {"knowledge/general/a.md": doc("a").replace(
+        "2000 operating hours", "9000 operating hours")})
+    git(repo, "checkout", "-q", "-")
+    commit(repo, REV, "verify", {"knowledge/general/a.md": doc("a", REV),
+                                 "knowledge/general/b.md": doc("b", REV)})
+    git(repo, "merge", "-q", "--no-edit", "side", who=MALLORY)
+    assert "9000" in (repo / "knowledge" / "general" / "a.md").read_text(encoding="utf-8")
+    lapsed = lapsed_docs(repo, tmp_path / "home")
+    assert set(lapsed) == {"general/a.md"}, lapsed
+    assert "changed after review" in lapsed["general/a.md"]
 
 
 @pytest.fixture
@@ -131,3 +155,54 @@ def test_sync_refuses_a_device_whose_log_is_a_hard_link(world: World):
     assert kind == "kberror" and "rollback.log is not a plain file" in str(msg), (kind, msg)
     assert device.served_tag(world.dev) == "kb-r2"
     assert snapshot(world.outside) == world.before
+
+
+def _relist_raw(e, manifest: bytes) -> None:
+    """Put raw manifest bytes in the tree, release.json naming their sha256."""
+    e["manifest.json"] = (REGULAR, manifest)
+    rel = json.loads(e["release.json"][1])
+    rel["manifest_sha256"] = hashlib.sha256(manifest).hexdigest()
+    e["release.json"] = (REGULAR, json.dumps(rel, sort_keys=True, indent=1).encode() + b"\n")
+
+
+def test_manifest_naming_a_path_twice_is_refused(world: World):
+    """Two entries for one path in the signed manifest's JSON: Python's reader keeps the
+    last, other readers (an auditor's) the first; which one was signed is ambiguous, so the
+    release is refused even when the last entry matches the file."""
+    def twice(e):
+        name = next(p for p in e if str(p).startswith("data/"))
+        data = e[name][1]
+        key = json.dumps(name)
+        true = json.dumps({"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)})
+        false = json.dumps({"sha256": "0" * 64, "size": len(data)})
+        text = e["manifest.json"][1].decode()
+        at = text.index(key + ":")
+        end = text.index("}", at) + 1
+        _relist_raw(e, (text[:at] + f"{key}: {false}, {key}: {true}" + text[end:]).encode())
+    world.forge(twice)
+    world.assert_refused("appears twice")
+
+
+def test_release_json_naming_a_key_twice_is_refused(world: World):
+    """A signed release.json saying two serials (or tags): one reader's release is not
+    another's, so it is refused."""
+    def twice(e):
+        rel = e["release.json"][1].decode()
+        first = json.dumps(json.loads(rel)["serial"] - 1)
+        e["release.json"] = (REGULAR, rel.replace('"serial":', f'"serial": {first}, '
+                                                  '"serial":', 1).encode())
+    world.forge(twice)
+    world.assert_refused("appears twice")
+
+
+@pytest.mark.parametrize("a,b", [
+    ("data/\u01f0\u0323.txt", "data/J\u0323\u030c.txt"),  # casefold undoes NFC: fold again
+    ("data/caf\u00e9.txt", "data/CAFE\u0301.txt"),
+    ("data/\u212b.txt", "data/\u00e5.txt"),
+])
+def test_caseless_twins_collide_however_composed(a: str, b: str):
+    """Two paths one case-insensitive, normalizing file system stores as one file collide,
+    even when case folding leaves a string that is no longer normalized."""
+    entry = {"sha256": "0" * 64, "size": 1}
+    problems = manifest_path_problems({"artifacts": {a: entry, b: entry}})
+    assert any("collides with" in p for p in problems), problems

@@ -18,7 +18,10 @@ relative, without empty, '.' or '..' segments, backslashes, control characters o
 names (.git, .gitattributes, .gitmodules), under data/ (artifacts) or index/ (derived); no
 two listed paths may collide after Unicode NFC normalization and case folding (they would
 be one file on a case-insensitive or normalizing file system), and no listed file may be a
-parent directory of another. `verify_files` checks those rules before it opens anything, and
+parent directory of another. Signed JSON (manifest.json, release.json) is read with
+`loads_unique`: a key given twice in one object is refused, since JSON readers disagree on
+which of the two counts (Python's takes the last, others the first or either), so such a
+document would not say one thing to every reader. `verify_files` checks those rules before it opens anything, and
 then opens every file without following links and without blocking, reading at most the
 listed size + 1 bytes.
 """
@@ -119,13 +122,27 @@ def load_manifest(root: Path) -> dict[str, Any]:
     return parse_manifest(data, str(path))
 
 
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {show_path(key)!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def loads_unique(data: bytes | str) -> Any:
+    """JSON like `json.loads`, except that an object naming a key twice is a ValueError."""
+    return json.loads(data, object_pairs_hook=_unique_pairs)
+
+
 def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
     """A manifest from its bytes: JSON, supported format version, valid against the schema."""
     from kbtools.schemas import validator_for
 
     path = where
     try:
-        manifest = json.loads(data.decode("utf-8"))
+        manifest = loads_unique(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise IndexLoadError(f"manifest is not valid JSON: {exc}", path=str(path)) from None
     if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
@@ -173,7 +190,10 @@ def path_problem(rel: str) -> str | None:
 
 
 def _fold(rel: str) -> str:
-    return unicodedata.normalize("NFC", rel).casefold()
+    """The name a case-insensitive, normalizing file system sees: normalized again after
+    case folding, which can undo a composition (U+01F0 folds to j + U+030C, which must then
+    reorder with a following mark)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", rel).casefold())
 
 
 def manifest_path_problems(manifest: dict[str, Any]) -> list[str]:

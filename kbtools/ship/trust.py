@@ -31,6 +31,7 @@ from typing import Any
 from kbtools.errors import SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
+from kbtools.index.manifest import loads_unique
 from kbtools.ship.device import append_log, check_device_dir, locked
 from kbtools.ship.git import first_parent_commits, tag_name
 from kbtools.ship.signing import (
@@ -158,7 +159,7 @@ def installed_meta(release_dir: Path, commit: str) -> ReleaseMeta:
     """release.json and release.sig of a release directory (bounded, no links followed)."""
     try:
         rel_bytes = read_beneath(release_dir, RELEASE_JSON, MAX_RELEASE_JSON_BYTES)
-        rel = json.loads(rel_bytes)
+        rel = loads_unique(rel_bytes)
     except (OSError, ValueError):
         rel_bytes, rel = b"", {}
     try:
@@ -299,7 +300,7 @@ def _chain(gd: Path, commit: str, floor: int, serial: int, where: str
         page = commits[at:at + CHAIN_PAGE]
         for c, files in zip(page, release_signatures(gd, page), strict=True):
             try:
-                rel = json.loads(files.get(RELEASE_JSON, b""))
+                rel = loads_unique(files.get(RELEASE_JSON, b""))
                 s = int(rel["serial"])
             except (ValueError, KeyError, TypeError):
                 continue

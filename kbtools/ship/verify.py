@@ -20,7 +20,6 @@ checked out, so nothing in it is interpreted (no links, no attributes, no filter
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -34,6 +33,7 @@ from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.manifest import (
     MAX_MANIFEST_BYTES,
     RELEASE_FILES,
+    loads_unique,
     manifest_path_problems,
     parse_manifest,
     path_problem,
@@ -98,7 +98,7 @@ def read_meta(gd: Path, commit: str, tag: str, serial: int) -> ReleaseMeta:
     files = top_files(gd, commit, tag)
     rel_bytes = files.get(RELEASE_JSON)
     try:
-        rel = json.loads(rel_bytes or b"")
+        rel = loads_unique(rel_bytes or b"")
         if not isinstance(rel, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:
