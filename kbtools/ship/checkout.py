@@ -48,7 +48,9 @@ from kbtools.index.store import stored_infos
 from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, locked, read_json
 from kbtools.ship.git import (
+    TAG_PREFIX,
     WorkTree,
+    release_tags,
     release_tags_at,
     rev_parse,
     work_tree,
@@ -102,6 +104,11 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
     if head is None:
         raise SyncError("the checkout has no commit checked out", path=str(tree.top))
     tags = release_tags_at(tree.git_dir, head)
+    if not tags and not release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*"):
+        raise SyncError("the clone has no release tags (kb-r<N>), so HEAD "
+                        f"{head[:12]} cannot be checked as a signed release; fetch them "
+                        "with `git fetch --tags` (a clone made with --no-tags has none)",
+                        path=str(tree.top))
     if not tags:
         raise SyncError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
                         "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",

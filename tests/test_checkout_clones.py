@@ -1,0 +1,54 @@
+"""The ways a client makes its clone of the artifacts repository (autocrlf, partial, sparse,
+no tags, another account's) each either answer from the release checked out or are refused
+in one line that says what to do — real bare repositories over file://."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_checkout import ask, clean, clone, kb, published, refused
+from test_release_helpers import git
+
+__all__ = ["published"]  # the module-scoped fixture of test_checkout, shared
+
+
+@pytest.mark.parametrize("how", [
+    ("-c", "core.autocrlf=true"),  # line endings converted in the work tree
+    ("--filter=blob:none",),  # blobs fetched when read
+    ("--sparse",),  # most release files never checked out
+])
+def test_clone_variants_answer_from_the_tag_checked_out(published, tmp_path, how):
+    art = published["art"]
+    git(art, "config", "uploadpack.allowFilter", "true")
+    tree = tmp_path / "c"
+    clone(f"file://{art}", tree, *how)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+    git(tree, "checkout", "-q", "kb-r1")
+    older = ask(tree)
+    assert older["release"]["tag"] == "kb-r1" and "2000" in older["results"][0]["text"]
+    assert clean(tree)
+
+
+def test_clone_without_tags_says_to_fetch_them(published, tmp_path):
+    tree = tmp_path / "c"
+    clone(f"file://{published['art']}", tree, "--no-tags", "--single-branch")
+    said = refused(tree)
+    assert "the clone has no release tags" in said and "git fetch --tags" in said
+    git(tree, "fetch", "-q", "--tags")
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving the clone to another account needs root")
+def test_another_accounts_clone_is_refused_with_gits_reason(published, tmp_path):
+    tree = tmp_path / "c"
+    clone(f"file://{published['art']}", tree)
+    subprocess.run(["chown", "-R", "nobody", str(tree)], check=True)
+    said = refused(tree)
+    assert "git refuses to read this clone" in said and "dubious ownership" in said
+    assert f"safe.directory {tree}" in said
+    code, _, err = kb("status", "--index", str(tree))
+    assert code != 0 and len(err.strip().splitlines()) == 1 and "safe.directory" in err
+    assert not Path(tree, ".git", "kb").exists()  # nothing written into it
