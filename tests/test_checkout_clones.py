@@ -5,6 +5,7 @@ in one line that says what to do — real bare repositories over file://."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -52,3 +53,18 @@ def test_another_accounts_clone_is_refused_with_gits_reason(published, tmp_path)
     code, _, err = kb("status", "--index", str(tree))
     assert code != 0 and len(err.strip().splitlines()) == 1 and "safe.directory" in err
     assert not Path(tree, ".git", "kb").exists()  # nothing written into it
+
+
+def test_partial_clone_whose_remote_is_gone_says_what_it_lacks(published, tmp_path):
+    art = tmp_path / "art.git"
+    shutil.copytree(published["art"], art)
+    git(art, "config", "uploadpack.allowFilter", "true")
+    tree = tmp_path / "c"
+    clone(f"file://{art}", tree, "--filter=blob:none", "--sparse")  # only the top files
+    shutil.rmtree(art)
+    said = refused(tree)
+    assert "of the release checked out are not in this partial clone" in said
+    assert "could not be fetched from its remote" in said
+    code, out, err = kb("status", "--index", str(tree))
+    assert code == 1 and "not in this partial clone" in err + out
+    assert clean(tree)
