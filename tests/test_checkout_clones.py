@@ -7,11 +7,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from test_checkout import ask, clean, clone, kb, published, refused
+from test_checkout import QUESTION, ask, clean, clone, kb, published, refused
 from test_release_helpers import git
+
+import kbtools
+from kbtools.ship.device import locked
 
 __all__ = ["published"]  # the module-scoped fixture of test_checkout, shared
 
@@ -68,3 +72,21 @@ def test_partial_clone_whose_remote_is_gone_says_what_it_lacks(published, tmp_pa
     code, out, err = kb("status", "--index", str(tree))
     assert code == 1 and "not in this partial clone" in err + out
     assert clean(tree)
+
+
+def test_a_query_waiting_on_a_derivation_names_it_and_claims_no_sync(published, tmp_path):
+    tree = tmp_path / "c"
+    clone(f"file://{published['art']}", tree)
+    state = tree / ".git" / "kb"
+    with locked(state, "kb query (deriving a checkout's index)"):
+        proc = subprocess.Popen([sys.executable, "-m", "kbtools", "query", "--index", str(tree),
+                                 QUESTION, "-k", "1"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONPATH": str(Path(kbtools.__file__)
+                                                                     .parents[1])})
+        assert proc.stderr is not None
+        waiting = proc.stderr.readline()  # printed once the lock is found held
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and "[release kb-r2 @" in out, err
+    assert waiting.startswith("kb: waiting for") and "deriving a checkout's index" in waiting
+    assert "sync" not in waiting.split("held by", 1)[1]
