@@ -48,9 +48,12 @@ from kbtools.index.store import stored_infos
 from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, locked, read_json
 from kbtools.ship.git import (
+    TAG_PREFIX,
     WorkTree,
+    release_tags,
     release_tags_at,
     rev_parse,
+    run_git,
     work_tree,
     work_tree_changes,
 )
@@ -102,6 +105,11 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
     if head is None:
         raise SyncError("the checkout has no commit checked out", path=str(tree.top))
     tags = release_tags_at(tree.git_dir, head)
+    if not tags and not release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*"):
+        raise SyncError("the clone has no release tags (kb-r<N>), so HEAD "
+                        f"{head[:12]} cannot be checked as a signed release; fetch them "
+                        "with `git fetch --tags` (a clone made with --no-tags has none)",
+                        path=str(tree.top))
     if not tags:
         raise SyncError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
                         "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",
@@ -158,6 +166,28 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
                   keep: int = DERIVED_KEEP) -> CheckoutRelease:
     """Check the checkout (HEAD a release tag, work tree clean) and return its verified,
     derived release directory, installing it first when this commit has none yet."""
+    try:
+        return _open_checkout(layout, tree, keep)
+    except SyncError as exc:
+        raise _missing_objects(tree, exc) from None
+
+
+def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
+    """`exc`, saying so when HEAD's files are not all in the clone: a partial clone
+    (``--filter``) fetches them when read, which fails once its remote is out of reach
+    (git's reason alone names only the remote)."""
+    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", "HEAD",
+                     check=False, error=SyncError)
+    missing = sum(1 for line in listed.splitlines() if line.startswith("?"))
+    if not missing:
+        return exc
+    return SyncError(f"{plural(missing, 'file')} of the release checked out "
+                     "are not in this partial clone and could not be fetched from its remote "
+                     f"({exc.message}); reconnect it and ask again, or clone without --filter",
+                     path=exc.path)
+
+
+def _open_checkout(layout: CheckoutLayout, tree: WorkTree, keep: int) -> CheckoutRelease:
     where = str(layout.root)
     h = check_head(layout, tree)
     given = list(release_settings().trusted_keys)
@@ -341,7 +371,8 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         out["tag"] = tag = at_head[1]
         verify_checkout(layout, tree, check_head(layout, tree, at_head))
     except KbError as exc:
-        out["problem"] = exc.message
+        out["problem"] = (_missing_objects(tree, exc) if isinstance(exc, SyncError)
+                          else exc).message
         return out
     for mhash, folder in layout.derived_dirs().items():
         ver = read_json(ReleaseLayout(folder).verified)

@@ -170,8 +170,10 @@ def locked(path: Path, what: str = "kb") -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _lock_holder(fd)
-            print(f"kb: waiting for {path / LOCK}: held by {holder or 'another kb command'} "
-                  "(a running sync, rollback or trust change)", file=sys.stderr, flush=True)
+            print(f"kb: waiting for {path / LOCK}: held by "
+                  f"{holder or 'another kb command (a sync, rollback, trust change or the '}"
+                  f"{'' if holder else 'derivation of a checkout index)'}", file=sys.stderr,
+                  flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)
         _note_holder(fd, what)
         try:

@@ -497,10 +497,17 @@ class WorkTree:
 
 
 def work_tree(path: Path) -> WorkTree | None:
-    """The work tree whose top directory is `path`, or None when `path` is not one."""
+    """The work tree whose top directory is `path`, or None when `path` is not one.
+    SyncError with git's reason when git refuses to read the repository at `path` (another
+    account's clone: git's ``safe.directory`` check, which kb never overrides, since git
+    would then run what that repository's config names)."""
     proc = _git("-C", str(path), "rev-parse", "--path-format=absolute", "--show-toplevel",
                 "--git-dir", "--git-common-dir")
     lines = proc.stdout.decode(errors="surrogateescape").split("\n")
+    if proc.returncode != 0 and b"safe.directory" in proc.stderr:
+        raise SyncError(f"git refuses to read this clone ({_reason(proc)}): it belongs to "
+                        "another account; run kb as its owner, or trust it with `git config "
+                        f"--global --add safe.directory {path.absolute()}`", path=str(path))
     if proc.returncode != 0 or len(lines) < 3:
         return None
     top = Path(lines[0])
