@@ -84,3 +84,22 @@ def test_batch_lines_carry_their_id_then_the_format(example_index, tmp_path):
     first, second = _query(example_index, "--batch", str(batch))
     assert list(first)[:2] == ["id", "format"] and first["id"] == 1 and not first["no_answer"]
     assert second["id"] == 7 and second["no_answer"] and second["format"] == QUERY_FORMAT
+
+
+def test_exit_status_is_as_the_help_says_in_every_mode(example_index, tmp_path):
+    """Answer and no answer exit 0 for one question, --json and --batch alike; a bad line
+    exits 2 naming FILE:LINE; `kb query --help` says so."""
+    help_text = CliRunner().invoke(main, ["query", "--help"]).output
+    assert "Exit 0 when the search ran, answered or not" in help_text
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"query": "E17 复位"}\n{"query": "What is the capital of France?"}\n',
+                    encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query": "E17 复位"}\n# a comment\n', encoding="utf-8")
+    base = ["query", "--index", str(example_index), "--no-log"]
+    for extra in ([], ["--json"]):
+        for args in (["E17 报警后怎么复位？"], ["如何烤蛋糕"], ["--batch", str(good)]):
+            assert CliRunner().invoke(main, [*base, *extra, *args]).exit_code == 0
+        res = CliRunner().invoke(main, [*base, *extra, "--batch", str(bad)])
+        assert res.exit_code == 2 and res.stderr.strip() == \
+            f"kb: error: {bad}:2: not JSON: expected a JSON object with \"query\" on each line"
