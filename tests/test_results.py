@@ -58,7 +58,8 @@ def test_response_dict_keys_appear_only_when_set():
     release = ReleaseInfo(tag=None, source_commit="c" * 40)
     empty = SearchResponse("", release, SearchFilters(), reason="empty question")
     assert empty.to_dict() == {
-        "query": "", "release": {"tag": None, "source_commit": "c" * 40}, "no_answer": True,
+        "format": 1, "query": "", "release": {"tag": None, "source_commit": "c" * 40},
+        "no_answer": True,
         "filters": {"where": [], "verified_only": False, "routed": []}, "results": [],
         "reason": "empty question"}
     filters = SearchFilters(where=("crop=wheat",), verified_only=True,
@@ -69,7 +70,8 @@ def test_response_dict_keys_appear_only_when_set():
     full = SearchResponse("q", ReleaseInfo("v1", "c" * 40, serial=3, released=True), filters,
                           no_answer=False, results=(_result(),), took_ms=1.5)
     d = full.to_dict()
-    assert list(d) == ["query", "release", "no_answer", "filters", "results", "took_ms"]
+    assert list(d) == ["format", "query", "release", "no_answer", "filters", "results",
+                       "took_ms"]
     assert d["release"] == {"tag": "v1", "source_commit": "c" * 40, "serial": 3}
     assert list(d["filters"]) == ["where", "verified_only", "routed", "reranked_by",
                                   "unknown_terms", "expanded"]

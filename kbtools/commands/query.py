@@ -53,6 +53,10 @@ def query_cmd(question: str | None, index_path: Path | None, k: int | None, wher
     passage: text changed after its review is unverified, with the reason), and the release
     and source commit of the index it came from. On a device, each question is appended to
     its query log (time, release, question, cited chunk ids) unless --no-log or `kb log --off`.
+
+    Exit 0 when the search ran, answered or not ("No answer in the knowledge", --json
+    "no_answer": true; fields: docs/retrieval.md), one question or --batch alike; 2 for a bad
+    option, filter or question line (`FILE:LINE` named; the lines before it are answered).
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")

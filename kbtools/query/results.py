@@ -1,8 +1,8 @@
 """What a search returns: typed results whose ``to_dict()`` is the JSON contract.
 
 `SearchResponse.to_dict()` is exactly what `kb query --json` prints (keys in this order):
-``query``, ``release``, ``no_answer``, ``filters``, ``results``, then ``condensed`` when the
-question was longer than is searched (``{"question_chars", "read_chars", "searched_chars",
+``format`` (`QUERY_FORMAT`), ``query``, ``release``, ``no_answer``, ``filters``, ``results``,
+then ``condensed`` when the question was longer than is searched (``{"question_chars", "read_chars", "searched_chars",
 "max_searched_chars"}``: ``query`` is then the part searched, `kbtools.query.question`),
 ``reason`` when there is no answer and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
 ``citation`` text. A `Citation` is the one place citation text is made, for people (`kb
@@ -15,6 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import ReleaseInfo
+
+# the version of the JSON of a search (`SearchResponse.to_dict`), documented field by field in
+# docs/retrieval.md ("`kb query --json`"): raised when a field is removed, renamed or changes
+# meaning, not when one is added
+QUERY_FORMAT = 1
 
 # the names a question holds that no document does, said by name up to this many (then
 # "and N more"): a line on a phone, and what an agent passes on to the user
@@ -201,8 +206,9 @@ class SearchResponse:
 
     def to_dict(self, *, citations: bool = False) -> dict[str, Any]:
         """The JSON contract of `kb query --json`; ``citations`` adds each result's citation text."""
-        out: dict[str, Any] = {"query": self.query, "release": self.release.to_dict(),
-                               "no_answer": self.no_answer, "filters": self.filters.to_dict(),
+        out: dict[str, Any] = {"format": QUERY_FORMAT, "query": self.query,
+                               "release": self.release.to_dict(), "no_answer": self.no_answer,
+                               "filters": self.filters.to_dict(),
                                "results": [r.to_dict(citation=citations) for r in self.results]}
         names, more = self.names_shown()
         if names:

@@ -2,7 +2,7 @@
 
 Served at ``/api/openapi.json``. The schemas are deliberately loose where the payload is
 another command's contract (a search response is `kb query --json`, documented in
-docs/cli.md; a table result is `kb table eval --json`): the description names the fields a
+docs/retrieval.md; a table result is `kb table eval --json`): the description names the fields a
 client relies on and allows the rest.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 from kbtools import __version__
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.config import MAX_K
-from kbtools.query.results import NAMES_SHOWN
+from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
     "$ref": "#/components/schemas/Error"}}}}
@@ -53,8 +53,10 @@ _SCHEMAS: dict[str, Any] = {
         "serial": {"type": ["integer", "null"]}}},
     "SearchResponse": {
         "type": "object", "description": "exactly `kb query --json`",
-        "required": ["query", "release", "no_answer", "filters", "results"],
+        "required": ["format", "query", "release", "no_answer", "filters", "results"],
         "properties": {
+            "format": {"const": QUERY_FORMAT, "description": "the version of this format "
+                       "(docs/retrieval.md)"},
             "query": {"type": "string"}, "release": {"$ref": "#/components/schemas/Release"},
             "no_answer": {"type": "boolean"},
             "filters": {"type": "object", "description": "what the search did with the "
