@@ -171,3 +171,14 @@ def test_typora_table_of_contents_is_no_chunk_text():
     section = next(c for c in chunks if c.kind == "section")
     assert section.text == "# 目录页\n\n正文。\n\n见 [TOC] 标记。\n\n```\n[TOC]\n```"
     assert any("[TOC]" in c.text for c in chunks if c.kind == "code")
+
+
+def test_the_cells_of_an_html_table_are_apart_in_chunk_text():
+    """`<td>k</td><td>v</td>` read `kv`: the words of neighbouring cells, rows and items ran
+    into one token (BM25 found neither `html1` nor `灌溉`)."""
+    text = ("# 灌溉\n\n<table><tr><th>作物</th><th>水量</th></tr>"
+            "<tr><td>小麦</td><td>灌溉 30 m<sup>3</sup></td></tr></table>\n\n"
+            "<ul><li>first</li><li>second<br>third</li></ul>\n\n<div>说明</div>\n")
+    section = next(c for c in chunk_document(src_of(text)) if c.kind == "section")
+    assert section.text == "# 灌溉\n\n作物 水量 小麦 灌溉 30 m3\n\nfirst second third\n\n说明"
+    assert {"小麦", "灌溉", "first", "second"} <= set(Tokenizer()(section.text))
