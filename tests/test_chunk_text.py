@@ -188,3 +188,13 @@ def test_a_block_nested_in_a_list_item_loses_the_items_indentation():
     steps = [c.text for c in chunks if c.kind == "list_item"]
     assert any(t.startswith("1. 第一步") for t in steps)
 
+
+def test_the_cells_of_an_html_table_are_apart_in_chunk_text():
+    """`<td>k</td><td>v</td>` read `kv`: the words of neighbouring cells, rows and items ran
+    into one token (BM25 found neither `html1` nor `灌溉`)."""
+    text = ("# 灌溉\n\n<table><tr><th>作物</th><th>水量</th></tr>"
+            "<tr><td>小麦</td><td>灌溉 30 m<sup>3</sup></td></tr></table>\n\n"
+            "<ul><li>first</li><li>second<br>third</li></ul>\n\n<div>说明</div>\n")
+    section = next(c for c in chunk_document(src_of(text)) if c.kind == "section")
+    assert section.text == "# 灌溉\n\n作物 水量 小麦 灌溉 30 m3\n\nfirst second third\n\n说明"
+    assert {"小麦", "灌溉", "first", "second"} <= set(Tokenizer()(section.text))

@@ -222,3 +222,28 @@ def test_lenient_build_of_a_hostile_corpus_ships_only_safe_svgs(tmp_path):
         assert_safe(path.read_bytes())
     assert [p.name for p in svgs] == [formula_relpath(r"\text{用药量} = \frac{a}{b}")[9:]]
     assert stats.documents == 8 and stats.warnings >= 7  # each hostile formula reported
+
+
+def formula_chunks(dist: Path) -> list[dict[str, object]]:
+    return [c for shard in sorted((dist / "data" / "chunks").glob("*.jsonl"))
+            for line in shard.read_text(encoding="utf-8").splitlines()
+            if (c := json.loads(line))["kind"] == "formula"]
+
+
+@needs_latex
+def test_a_lenient_build_names_no_svg_for_a_formula_that_did_not_render(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "mixed.md").write_text(
+        doc(r"v = \frac{s}{t}") + "\n$$\n\\nosuchmacro{x}\n$$\n\nafter.\n", encoding="utf-8")
+    (corpus / "good.md").write_text(doc(r"F = ma"), encoding="utf-8")
+    for _ in range(2):  # the second build keeps the first one's shards
+        stats = build(load_config(tmp_path), BuildOptions(corpus=corpus, out=tmp_path / "dist",
+                                                          lenient=True, progress=False))
+        assert stats.warnings >= 1
+        chunks = {c["extra"]["latex"]: c["extra"] for c in formula_chunks(tmp_path / "dist")}
+        assert set(chunks) == {r"v = \frac{s}{t}", r"\nosuchmacro{x}", "F = ma"}
+        assert "svg" not in chunks[r"\nosuchmacro{x}"]
+        for latex in (r"v = \frac{s}{t}", "F = ma"):  # each names the file its release holds
+            assert chunks[latex]["svg"] == formula_relpath(latex)
+            assert (tmp_path / "dist" / "data" / str(chunks[latex]["svg"])).is_file()

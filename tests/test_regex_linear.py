@@ -127,6 +127,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
     "kbtools.markdown.parser.BLOCK_ID": "search",
     "kbtools.markdown.hidden.IMAGE_TAG": "match",
+    "kbtools.markdown.hidden.BLOCK_TAG": "match",
     "kbtools.markdown.parser.RAW_OPEN": "fullmatch",  # one HTML tag
     "kbtools.markdown.parser:</script\\s*>": "search",  # an HTML block or inline run
     "kbtools.markdown.parser:</style\\s*>": "search",

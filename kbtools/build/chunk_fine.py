@@ -11,8 +11,9 @@ lines stay inside the section its heading path names.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kbtools.build.chunk_text import ChunkMaker
@@ -33,6 +34,7 @@ from kbtools.markdown.doctree import (
     iter_blocks,
 )
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
+from kbtools.markdown.nodes import Math
 from kbtools.render.formula import formula_relpath
 from kbtools.render.table_csv import CsvNames
 
@@ -232,3 +234,23 @@ class FineChunks:
             else:
                 break
         return best
+
+
+def unrendered_salt(formulas: Iterable[Math], unrendered: set[str]) -> str:
+    """What a document's chunk key adds when some of its formulas did not render (a
+    `--lenient` build): its formula chunks then name no SVG (`drop_unrendered`), so chunks
+    kept from a build where they did render are not reused, nor the other way round."""
+    gone = sorted({formula_relpath(m.latex) for m in formulas if m.latex in unrendered})
+    if not gone:
+        return ""
+    return ":unrendered=" + hashlib.sha256("\n".join(gone).encode()).hexdigest()[:16]
+
+
+def drop_unrendered(chunks: list[Chunk], unrendered: set[str]) -> list[Chunk]:
+    """`chunks` with the `svg` of each formula chunk whose formula did not render removed
+    (in place): a chunk names only files its release holds."""
+    gone = {formula_relpath(latex) for latex in unrendered}
+    for c in chunks:
+        if c.kind == "formula" and c.extra.get("svg") in gone:
+            del c.extra["svg"]
+    return chunks

@@ -24,6 +24,7 @@ from kbtools import blame_runs as history
 from kbtools.blame_runs import BlameRuns
 from kbtools.build import verified
 from kbtools.build.chunk import CHUNKER_VERSION, ChunkConfig, HeadingIndex
+from kbtools.build.chunk_fine import drop_unrendered, unrendered_salt
 from kbtools.build.embed_stage import Models, Vectors, embed_records
 from kbtools.build.history import blame_key, document_provenance, review_coverages
 from kbtools.build.identity import head_sha, source_identity
@@ -205,7 +206,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     ccfg = ChunkConfig.from_config(cfg)
     memo.forget_others({s.rel for s in sources})
     outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
-    failed = _render_formulas(outlines, layout, cache_file, opts, stats)
+    failed, unrendered = _render_formulas(outlines, layout, cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
     outlines = {rel: o for rel, o in outlines.items() if rel not in failed}
     resolver = HeadingIndex.from_rows((o.rel, o.title, o.headings) for o in outlines.values())
@@ -213,18 +214,21 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     csv_names = CsvNames(tables)  # one map: chunk records and data/tables/ agree
     resolver_key = headings_key(resolver, memo.heading_digests)
     salt = f"{cfg.fingerprint('embedding')}:{PLAN_VERSION}"  # the records name the models
+    salts = {s.rel: salt + unrendered_salt(outlines[s.rel].formulas, unrendered)
+             for s in sources}  # (--lenient: a formula that did not render names no SVG)
     # (a watcher's memo keeps them: a save blames and judges the saved document alone)
     provenance = document_provenance(memo.history, root, {s.rel: raw[s.rel] for s in sources}) \
         if opts.provenance and not opts.corpus else {}
     covs = review_coverages(memo.history, cfg, sources, provenance, _unchecked_reason(opts))
     # shards of the previous output whose documents did not change are taken as they are
     # (a document's provenance is part of its key: a commit leaves the others' shards kept)
-    keys = {s.rel: memo.chunk_key(s, raw[s.rel], ccfg, resolver_key, csv_names, salt)
+    keys = {s.rel: memo.chunk_key(s, raw[s.rel], ccfg, resolver_key, csv_names, salts[s.rel])
             + blame_key(memo.history, s.rel, provenance.get(s.rel)) for s in sources}
     reuse = ShardReuse(memo.disk if opts.use_cache else None, out, _reuse_context(cfg), keys,
                        {rel for rel in keys if rel not in covs})
     kept = reuse.plan()
-    per_doc = {s.rel: memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key, csv_names, salt)
+    per_doc = {s.rel: drop_unrendered(memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key,
+                                                  csv_names, salts[s.rel]), unrendered)
                for s in sources if shard_of(s.rel) not in kept}
     counts = {rel: len(c) for rel, c in per_doc.items()}
     for entry in kept.values():
@@ -336,10 +340,11 @@ def _warn_left_out(outlines: dict[str, Outline], left_out: list[Finding],
 
 
 def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
-                     cache_file: Path | None, opts: BuildOptions, stats: BuildStats) -> set[str]:
+                     cache_file: Path | None, opts: BuildOptions,
+                     stats: BuildStats) -> tuple[set[str], set[str]]:
     """Render every formula; a formula that does not render is an error of its document
-    (FindingsError), its document is skipped (--skip-invalid, returned) or, with
-    --lenient, a warning. Failures are cached next to the embedding cache. LaTeX runs inside
+    (FindingsError), its document is skipped (--skip-invalid, returned first) or, with
+    --lenient, a warning (its LaTeX returned second: no SVG of it is written). Failures are cached next to the embedding cache. LaTeX runs inside
     the build's staging dir, so a killed build's runs go with it."""
     latex = sorted({m.latex for o in outlines.values() for m in o.formulas if m.latex.strip()})
     failures: dict[str, str] = {}
@@ -350,13 +355,13 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
              for rel, o in sorted(outlines.items()) for m in o.formulas
              if m.latex in failures]
     if not found:
-        return set()
+        return set(), set()
     if opts.lenient:
         stats.warnings += len(found)
         if opts.progress:
             for f in found:
                 print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
-        return set()
+        return set(), set(failures)
     failed = {rel for rel, o in outlines.items()  # by name, not as findings print it
               if any(m.latex in failures for m in o.formulas)}
     if not opts.skip_invalid:
@@ -366,7 +371,7 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
                             f"nothing was built (fix them or use --skip-invalid):\n{shown}")
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])
-    return failed
+    return failed, set()
 
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, BlameRuns],

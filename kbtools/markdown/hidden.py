@@ -1,7 +1,8 @@
 """What a reader of a document does not see: the source spans of its HTML markup.
 
 A page shows the text content of inline HTML (`m<sup>3</sup>/h` reads `m3/h`, `<kbd>Ctrl</kbd>`
-reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明</div>`), and no
+reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明</div>`; the
+texts of two cells, rows or items of one line are apart, `BLOCK_TAG`), and no
 comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
 `![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too, as is
 a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>` elements,
@@ -100,6 +101,33 @@ def _index_of(starts: list[int], pos: int) -> int:
 IMAGE_TAG = re.compile(r"<img\b", re.I)  # an image is shown, as `![alt](src)` is: kept
 
 
+# a tag of an element a page sets apart from its neighbours (a cell, a row, a paragraph, a
+# list item): its text never runs into theirs (`<td>k</td><td>v</td>` reads `k v`)
+BLOCK_TAG = re.compile(r"</?(?:t[dhr]|table|thead|tbody|tfoot|caption|p|div|li|[uo]l|d[ldt]"
+                       r"|h[1-6]|hr|blockquote|pre|section|article|header|footer|figure"
+                       r"|figcaption|details|summary)(?![\w-])", re.I)
+
+
+def _apart(content: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """`found` (an HTML block's hidden spans, in order) with one space where a run of
+    adjacent spans holding a block element's tag (`BLOCK_TAG`) stands between two texts of
+    one line; at a line's start or end the line break already sets them apart."""
+    out = list(found)
+    i = 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and out[j + 1][0] == out[j][1]:
+            j += 1
+        start, end = out[i][0], out[j][1]
+        if any(BLOCK_TAG.match(content, a, b) for a, b, _ in out[i:j + 1]) \
+                and start > 0 and content[start - 1] not in "\n \t" \
+                and end < len(content) and content[end] not in "\n \t" \
+                and not any(shown.strip() == "" and shown for _, _, shown in out[i:j + 1]):
+            out[i] = (out[i][0], out[i][1], out[i][2] + " ")
+        i = j + 1
+    return out
+
+
 def _shown(tag: str) -> str | None:
     """What a reader sees of a tag: a break for `<br>`, the tag itself for an image (None:
     not hidden), else nothing."""
@@ -171,7 +199,7 @@ def _block_markup(content: str) -> list[tuple[int, int, str]]:
         if pos <= start < size:
             out.append((start, start + len(body) + 7, ""))
             pos = start + len(body) + 7
-    return out
+    return _apart(content, out)
 
 
 def _markup_between(content: str, pos: int, stop: int, out: list[tuple[int, int, str]]) -> int:
