@@ -35,7 +35,7 @@ class Edit:
 
     line: int
     col: int
-    old: str
+    old: str  # "": the destination was not located as written; what `--fix` cannot write
     new: str
     # the document and the `#anchor` (as written, without its `#`) ending `new` (a
     # wikilink's: before its closing `)`), which `kb check --fix` checks names a heading
@@ -555,11 +555,12 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
             said = f"absolute path {target!r}: use "
-            edit = _edit(ref, target, new_path, fragment)
-            if edit is not None:
-                edit = dataclasses.replace(edit, code="path-absolute", said=said)
-            use = edit.new if edit else written_path(new_path) + _suffix(ref, target)
-            return [LinkProblem("path-absolute", "error", f"{said}{use!r}", edit)], \
+            # not located as written (a character reference, an HTML attribute): an edit
+            # `--fix` cannot write (`Edit.old` ""), whose finding keeps to the anchor rules
+            edit = _edit(ref, target, new_path, fragment) or Edit(
+                ref.line, ref.col, "", written_path(new_path) + _suffix(ref, target))
+            edit = dataclasses.replace(edit, code="path-absolute", said=said)
+            return [LinkProblem("path-absolute", "error", f"{said}{edit.new!r}", edit)], \
                 _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
 
