@@ -471,15 +471,17 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         return [LinkProblem("path-symlink-escape", "error",
                             f"{target!r} is a symlink leading outside the repository")], None
     problems = []
+    new_path = _rel_to(res.rel, doc_dir)
+    # one edit writes the file's name as on disk (its case and Unicode form), with '/': the
+    # backslash fix's, when there is one, so that one `--fix` leaves a link `kb check` accepts
+    edit = _edit(ref, target, new_path, fragment) if not (res.form_ok and res.case_ok) \
+        else None
+    if edit and earlier and earlier[-1].edit:
+        earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
+        edit = None
     if not res.form_ok and res.case_ok:
-        problems.append(_unicode_form(ref, target, res, fragment, doc_dir))
+        problems.append(_unicode_form(target, res, new_path, edit))
     if not res.case_ok:
-        new_path = _rel_to(res.rel, doc_dir)
-        edit = _edit(ref, target, new_path, fragment)
-        if edit and earlier and earlier[-1].edit:  # backslash fix already rewrites this target
-            earlier[-1] = LinkProblem(earlier[-1].code, earlier[-1].level, earlier[-1].message,
-                                      edit)
-            edit = None
         problems.append(LinkProblem("path-case", "error",
                                     f"{target!r} differs in case from the file on disk: {new_path!r}",
                                     edit))
@@ -488,24 +490,21 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
     return problems, _anchor(ref, res, fragment)
 
 
-def _unicode_form(ref: Ref, target: str, res: Resolved, fragment: str,
-                  doc_dir: str) -> LinkProblem:
+def _unicode_form(target: str, res: Resolved, new_path: str, edit: Edit | None) -> LinkProblem:
     """A target found only by comparing names in one Unicode form: Linux does not find it.
-    `--fix` writes the link as the file is named; a decomposed name (macOS) is better
-    renamed."""
-    new_path = _rel_to(res.rel, doc_dir)
+    `--fix` writes the link as the file is named (`edit`); a decomposed name (macOS) is
+    better renamed."""
     if nfc(res.rel) == res.rel:
         return LinkProblem("path-unicode", "error",
                            f"{target!r} is written in decomposed Unicode (NFD) and the file "
                            f"{res.rel} in composed (NFC): Linux compares names byte for byte "
-                           f"and does not find it; link {new_path!r}",
-                           _edit(ref, target, new_path, fragment))
+                           f"and does not find it; link {new_path!r}", edit)
     return LinkProblem("path-unicode", "error",
                        f"{target!r} does not exist as written: {res.rel} is named in "
                        "decomposed Unicode (NFD, as macOS writes names), which Linux does not "
                        "match with a composed (NFC) link; rename the file to its composed "
                        "spelling (git mv), or `kb check --fix` writes the link as it is named",
-                       _edit(ref, target, new_path, fragment))
+                       edit)
 
 
 def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
