@@ -175,3 +175,25 @@ def test_an_absolute_link_not_written_as_it_reads_keeps_to_the_anchor_rules(tmp_
         "[![i](/assets/Photo.png)](/knowledge/manual.md#step)",
         "[![i](../assets/Photo.png)](manual.md#steps)")
     assert {f.line for f in after} == {12, 14}
+
+
+def test_a_full_width_name_is_fixed_with_its_backslashes_in_one_run(tmp_path):
+    """`..\\docs\\Ｒeadme.md` (a full-width `Ｒ`, as a Chinese input method types it, and
+    backslashes) got only its '/' from `--fix`, leaving a path `kb check` rejected; a name
+    that differs by more than compatibility forms is still only suggested."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "docs").mkdir()
+    (root / "knowledge" / "sub").mkdir()
+    (root / "knowledge" / "docs" / "Readme.md").write_text(GOOD_FM + "# R\n\n## Steps\n")
+    doc = root / "knowledge" / "sub" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n前 [a](..\\docs\\Ｒeadme.md#step) [b](../docs/ｒｅａｄｍｅ.md)"
+                   " [c](../docs/Readme2.md) 后\n", encoding="utf-8")
+    changes, after = _fix(root)
+    assert [c.split(": ", 1)[1] for c in changes] == [
+        "fixed: ..\\docs\\Ｒeadme.md#step -> ../docs/Readme.md#steps (no heading '#step' in "
+        "knowledge/docs/Readme.md; linked to '#steps', the one closest heading)",
+        "fixed: ../docs/ｒｅａｄｍｅ.md -> ../docs/Readme.md"]
+    assert doc.read_text(encoding="utf-8").endswith(
+        "前 [a](../docs/Readme.md#steps) [b](../docs/Readme.md) [c](../docs/Readme2.md) 后\n")
+    assert [(f.code, f.col) for f in after] == [("path-missing", 59)]
+    assert _fix(root)[0] == []

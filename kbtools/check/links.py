@@ -313,6 +313,23 @@ def nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
+def _compatible(path: str) -> str:  # full-width letters, compatibility forms: plain ones
+    return unicodedata.normalize("NFKC", path).casefold()
+
+
+def _compatible_file(rel: str, fs: FsCache) -> str | None:
+    """The one existing file named `rel` but for compatibility forms and case (`Ｒeadme.md`)."""
+    real: list[str] = []
+    for part in [p for p in rel.split("/") if p]:
+        entry = fs.listing("/".join(real))
+        found = [n for n in entry[0] if _compatible(n) == _compatible(part)] if entry else []
+        if len(found) != 1:
+            return None
+        real.append(found[0])
+    path = "/".join(real)
+    return path if os.path.isfile(os.path.join(fs.root, path)) else None
+
+
 def _rel_to(target_rel: str, doc_dir: str) -> str:
     return posixpath.relpath(target_rel or ".", doc_dir or ".")
 
@@ -462,11 +479,21 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
             return [LinkProblem("path-missing", "error",
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
-        near = fs.closest(joined)
+        same = _compatible_file(joined, fs)
+        near = same or fs.closest(joined)
         hint = f"; did you mean {written_path(_rel_to(near, doc_dir)) + _suffix(ref, target)!r}?" \
             if near else ""
+        if same is None:
+            return [LinkProblem("path-missing", "error",
+                                f"{target!r} does not exist ({joined}){hint}")], None
+        # the same name but for full-width or compatibility forms: `--fix` writes the file's
+        edit = _edit(ref, target, _rel_to(same, doc_dir), fragment)
+        if edit and earlier and earlier[-1].edit:
+            earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
+            edit = None
         return [LinkProblem("path-missing", "error",
-                            f"{target!r} does not exist ({joined}){hint}")], None
+                            f"{target!r} does not exist ({joined}){hint}", edit)], \
+            _anchor(ref, fs.resolve(same), fragment)
     if not fs.stays_inside(res.rel):
         return [LinkProblem("path-symlink-escape", "error",
                             f"{target!r} is a symlink leading outside the repository")], None

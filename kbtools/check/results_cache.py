@@ -78,7 +78,7 @@ FORMAT = 40  # bump when a check's findings for the same inputs change (5: `$` i
 # the heading a wikilink's fix links to among its edits; 38: the finding of a wikilink
 # whose fix writes an anchor made with the anchors, not cached; a path fix's anchor;
 # 39: `path-absolute` with an anchor made with the anchors, as its edit writes it;
-# 40: one not located as written, too)
+# 40: one not located as written, too; a full-width name's path-missing fixable)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
