@@ -138,3 +138,62 @@ def test_repo_root_relative_absolute_path_is_fixable_target(tmp_path):
     (root / "knowledge" / "a.md").write_text(GOOD_FM + "# T\n\n![x](/assets/Photo.png)\n")
     [f] = check_paths([root / "knowledge"], load_config(root))
     assert f.code == "path-absolute" and "use '../assets/Photo.png'" in f.message
+
+
+def _fix(root):
+    from kbtools.check.fix import fix_paths
+    cfg = load_config(root)
+    changes, _, findings = fix_paths([root / "knowledge"], lambda: make_context(cfg))
+    return [c.format() for c in changes], findings
+
+
+def test_an_absolute_link_not_written_as_it_reads_keeps_to_the_anchor_rules(tmp_path):
+    """A destination located nowhere as written (a character reference; an HTML attribute's
+    `&amp;`) was told with its anchor as written (`use 'manual.md#step'`, a heading the
+    document lacks) and its link-anchor promised a fix `--fix` never wrote; an HTML
+    `href="…#step&amp;"` was located by its decoded prefix and `--fix` left `…#stepsamp;`.
+    The image inside a link's text (`[![i](/x.png)](/d.md)`) was not located at all."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "manual.md").write_text(GOOD_FM + "# M\n\n## Steps\n\n## Other\n")
+    body = ("# T\n\n[e](/knowledge/manual.md#st&#101;p) [z](/knowledge/manual.md#zz&#122;z)\n\n"
+            '<a href="/knowledge/manual.md#step&amp;">h</a>\n\n'
+            "[![i](/assets/Photo.png)](/knowledge/manual.md#step)\n")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + body)
+    found = check_paths([doc], load_config(root))
+    told = [(f.line, f.col, f.code, f.message) for f in found]
+    said = "absolute path '/knowledge/manual.md#"
+    assert (12, 1, "path-absolute", f"{said}step': use 'manual.md#steps'") in told
+    assert (12, 1, "path-absolute", f"{said}zzzz': use 'manual.md'") in told
+    assert not [f for f in found if f.line in (12, 14) and "--fix" in f.message]
+    assert (16, 7, "path-absolute",
+            "absolute path '/assets/Photo.png': use '../assets/Photo.png'") in told
+    changes, after = _fix(root)
+    assert [c.split(": ")[1] for c in changes] == ["not fixed"] * 3 + ["fixed"] * 2
+    assert "write 'manual.md#steps' by hand" in changes[0]
+    assert doc.read_text() == GOOD_FM + body.replace(
+        "[![i](/assets/Photo.png)](/knowledge/manual.md#step)",
+        "[![i](../assets/Photo.png)](manual.md#steps)")
+    assert {f.line for f in after} == {12, 14}
+
+
+def test_a_full_width_name_is_fixed_with_its_backslashes_in_one_run(tmp_path):
+    """`..\\docs\\Ｒeadme.md` (a full-width `Ｒ`, as a Chinese input method types it, and
+    backslashes) got only its '/' from `--fix`, leaving a path `kb check` rejected; a name
+    that differs by more than compatibility forms is still only suggested."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "docs").mkdir()
+    (root / "knowledge" / "sub").mkdir()
+    (root / "knowledge" / "docs" / "Readme.md").write_text(GOOD_FM + "# R\n\n## Steps\n")
+    doc = root / "knowledge" / "sub" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n前 [a](..\\docs\\Ｒeadme.md#step) [b](../docs/ｒｅａｄｍｅ.md)"
+                   " [c](../docs/Readme2.md) 后\n", encoding="utf-8")
+    changes, after = _fix(root)
+    assert [c.split(": ", 1)[1] for c in changes] == [
+        "fixed: ..\\docs\\Ｒeadme.md#step -> ../docs/Readme.md#steps (no heading '#step' in "
+        "knowledge/docs/Readme.md; linked to '#steps', the one closest heading)",
+        "fixed: ../docs/ｒｅａｄｍｅ.md -> ../docs/Readme.md"]
+    assert doc.read_text(encoding="utf-8").endswith(
+        "前 [a](../docs/Readme.md#steps) [b](../docs/Readme.md) [c](../docs/Readme2.md) 后\n")
+    assert [(f.code, f.col) for f in after] == [("path-missing", 59)]
+    assert _fix(root)[0] == []

@@ -54,7 +54,7 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
     fix would write, that names no heading of its document; the finding of each edit
     whose finding says what `--fix` writes, which depends on the headings (`settle`)."""
     edits = list(edits)
-    fixed = {(e.line, e.col): e for e in edits if e.fragment and not e.wikilink}
+    fixed = {(e.line, e.col): e for e in edits if e.fragment and e.old and not e.wikilink}
     out = []
     for a in anchors:
         slugs = slugs_of(a.doc) if a.fragment else None

@@ -28,6 +28,11 @@ BOM = b"\xef\xbb\xbf"
 NEWLINE = re.compile(r"(\r\n|\r|\n)")
 
 
+# an edit whose destination is not written as it reads (`Edit.old` "")
+UNLOCATED = ("the destination is not written as it reads (a character reference such as "
+             "`&#101;`, or an HTML attribute): write {!r} by hand")
+
+
 @dataclass(frozen=True)
 class Change:
     path: str  # repo-relative
@@ -84,7 +89,7 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
     # right to left within a line, so earlier columns stay valid
     for edit in sorted(set(edits), key=lambda e: (e.line, -e.col)):
         idx = edit.line - 1
-        if not 0 <= idx < len(lines):
+        if not edit.old or not 0 <= idx < len(lines):
             continue
         line = lines[idx]
         start = edit.col - 1
@@ -114,6 +119,10 @@ def fix_results(results: list[DocResult], root: Path | None = None,
             settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
             if settled is None:
                 changes.append(NotFixed(display_path(res.rel), note, edit.line, edit.col))
+                continue
+            if not settled.old:
+                changes.append(NotFixed(display_path(res.rel), UNLOCATED.format(settled.new),
+                                        edit.line, edit.col))
                 continue
             edits.append(settled)
             notes[settled] = note

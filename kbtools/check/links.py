@@ -35,7 +35,7 @@ class Edit:
 
     line: int
     col: int
-    old: str
+    old: str  # "": the destination was not located as written; what `--fix` cannot write
     new: str
     # the document and the `#anchor` (as written, without its `#`) ending `new` (a
     # wikilink's: before its closing `)`), which `kb check --fix` checks names a heading
@@ -313,6 +313,23 @@ def nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
+def _compatible(path: str) -> str:  # full-width letters, compatibility forms: plain ones
+    return unicodedata.normalize("NFKC", path).casefold()
+
+
+def _compatible_file(rel: str, fs: FsCache) -> str | None:
+    """The one existing file named `rel` but for compatibility forms and case (`Ｒeadme.md`)."""
+    real: list[str] = []
+    for part in [p for p in rel.split("/") if p]:
+        entry = fs.listing("/".join(real))
+        found = [n for n in entry[0] if _compatible(n) == _compatible(part)] if entry else []
+        if len(found) != 1:
+            return None
+        real.append(found[0])
+    path = "/".join(real)
+    return path if os.path.isfile(os.path.join(fs.root, path)) else None
+
+
 def _rel_to(target_rel: str, doc_dir: str) -> str:
     return posixpath.relpath(target_rel or ".", doc_dir or ".")
 
@@ -462,24 +479,36 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
             return [LinkProblem("path-missing", "error",
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
-        near = fs.closest(joined)
+        same = _compatible_file(joined, fs)
+        near = same or fs.closest(joined)
         hint = f"; did you mean {written_path(_rel_to(near, doc_dir)) + _suffix(ref, target)!r}?" \
             if near else ""
+        if same is None:
+            return [LinkProblem("path-missing", "error",
+                                f"{target!r} does not exist ({joined}){hint}")], None
+        # the same name but for full-width or compatibility forms: `--fix` writes the file's
+        edit = _edit(ref, target, _rel_to(same, doc_dir), fragment)
+        if edit and earlier and earlier[-1].edit:
+            earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
+            edit = None
         return [LinkProblem("path-missing", "error",
-                            f"{target!r} does not exist ({joined}){hint}")], None
+                            f"{target!r} does not exist ({joined}){hint}", edit)], \
+            _anchor(ref, fs.resolve(same), fragment)
     if not fs.stays_inside(res.rel):
         return [LinkProblem("path-symlink-escape", "error",
                             f"{target!r} is a symlink leading outside the repository")], None
     problems = []
+    new_path = _rel_to(res.rel, doc_dir)
+    # one edit writes the file's name as on disk (its case and Unicode form), with '/': the
+    # backslash fix's, when there is one, so that one `--fix` leaves a link `kb check` accepts
+    edit = _edit(ref, target, new_path, fragment) if not (res.form_ok and res.case_ok) \
+        else None
+    if edit and earlier and earlier[-1].edit:
+        earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
+        edit = None
     if not res.form_ok and res.case_ok:
-        problems.append(_unicode_form(ref, target, res, fragment, doc_dir))
+        problems.append(_unicode_form(target, res, new_path, edit))
     if not res.case_ok:
-        new_path = _rel_to(res.rel, doc_dir)
-        edit = _edit(ref, target, new_path, fragment)
-        if edit and earlier and earlier[-1].edit:  # backslash fix already rewrites this target
-            earlier[-1] = LinkProblem(earlier[-1].code, earlier[-1].level, earlier[-1].message,
-                                      edit)
-            edit = None
         problems.append(LinkProblem("path-case", "error",
                                     f"{target!r} differs in case from the file on disk: {new_path!r}",
                                     edit))
@@ -488,24 +517,21 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
     return problems, _anchor(ref, res, fragment)
 
 
-def _unicode_form(ref: Ref, target: str, res: Resolved, fragment: str,
-                  doc_dir: str) -> LinkProblem:
+def _unicode_form(target: str, res: Resolved, new_path: str, edit: Edit | None) -> LinkProblem:
     """A target found only by comparing names in one Unicode form: Linux does not find it.
-    `--fix` writes the link as the file is named; a decomposed name (macOS) is better
-    renamed."""
-    new_path = _rel_to(res.rel, doc_dir)
+    `--fix` writes the link as the file is named (`edit`); a decomposed name (macOS) is
+    better renamed."""
     if nfc(res.rel) == res.rel:
         return LinkProblem("path-unicode", "error",
                            f"{target!r} is written in decomposed Unicode (NFD) and the file "
                            f"{res.rel} in composed (NFC): Linux compares names byte for byte "
-                           f"and does not find it; link {new_path!r}",
-                           _edit(ref, target, new_path, fragment))
+                           f"and does not find it; link {new_path!r}", edit)
     return LinkProblem("path-unicode", "error",
                        f"{target!r} does not exist as written: {res.rel} is named in "
                        "decomposed Unicode (NFD, as macOS writes names), which Linux does not "
                        "match with a composed (NFC) link; rename the file to its composed "
                        "spelling (git mv), or `kb check --fix` writes the link as it is named",
-                       _edit(ref, target, new_path, fragment))
+                       edit)
 
 
 def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
@@ -555,11 +581,12 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
             said = f"absolute path {target!r}: use "
-            edit = _edit(ref, target, new_path, fragment)
-            if edit is not None:
-                edit = dataclasses.replace(edit, code="path-absolute", said=said)
-            use = edit.new if edit else written_path(new_path) + _suffix(ref, target)
-            return [LinkProblem("path-absolute", "error", f"{said}{use!r}", edit)], \
+            # not located as written (a character reference, an HTML attribute): an edit
+            # `--fix` cannot write (`Edit.old` ""), whose finding keeps to the anchor rules
+            edit = _edit(ref, target, new_path, fragment) or Edit(
+                ref.line, ref.col, "", written_path(new_path) + _suffix(ref, target))
+            edit = dataclasses.replace(edit, code="path-absolute", said=said)
+            return [LinkProblem("path-absolute", "error", f"{said}{edit.new!r}", edit)], \
                 _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
 

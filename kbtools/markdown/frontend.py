@@ -171,6 +171,15 @@ def _needs_inline(content: str, has_refs: bool) -> bool:
             or "%%" in content or "[^" in content or (has_refs and "[" in content))
 
 
+def _ends_destination(line: str, end: int) -> bool:
+    """Does a destination written up to `end` of `line` end there (not the start of a
+    longer one: `#step` of `href="#step&amp;x"`, whose `&amp;` an edit must not split)?"""
+    return end >= len(line) or line[end] in DESTINATION_ENDS or line[end].isspace()
+
+
+DESTINATION_ENDS = frozenset(")>\"'|")  # what follows a destination as written
+
+
 class _Locator:
     """Finds where a destination is written, scanning forward through an inline block."""
 
@@ -228,10 +237,12 @@ class _Locator:
         located in linear time), not once per opener."""
         at = line.find(cand, col)
         while at >= 0:
-            if any(at - len(o) >= col and line.startswith(o, at - len(o)) for o in OPENERS):
+            if any(at - len(o) >= col and line.startswith(o, at - len(o)) for o in OPENERS) \
+                    and _ends_destination(line, at + len(cand)):
                 return at
             at = line.find(cand, at + 1)
-        return 0 if col == 0 and line.startswith(cand) else -1
+        return 0 if col == 0 and line.startswith(cand) and _ends_destination(line, len(cand)) \
+            else -1
 
     def _find_escaped(self, target: str) -> tuple[int, int, str]:
         """The destination as written when Markdown escapes changed it (`..\\..` -> `...`).
@@ -245,6 +256,8 @@ class _Locator:
         row, col = self.row, self.col
         while row < self.last and row < len(self.lines):
             m = pattern.search(self.lines[row], col)
+            while m and not _ends_destination(self.lines[row], m.end()):
+                m = pattern.search(self.lines[row], m.start() + 1)
             if m:
                 self.row, self.col = row, m.end()
                 return row + self.offset, m.start() + 1, m.group(0)
@@ -404,6 +417,9 @@ class _Scanner:
         in_link = 0  # link_open tokens not yet closed
         run_end = 0  # a run of text read whole up to here (it holds a wikilink)
         plain_end = 0  # a run of text without one up to here (read token by token)
+        # a link's destination follows its text, which may hold images (`[![i](p.png)](d.md)`):
+        # located at its `link_close`, in the order written, so the locator finds both
+        pending: list[str | None] = []
         for at, child in enumerate(children):
             kind = child.type
             in_link += int(kind == "link_open") - int(kind == "link_close")
@@ -424,12 +440,20 @@ class _Scanner:
                 ref_kind = "link" if kind == "link_open" else "image"
                 label = child.meta.get("label")
                 no_alt = kind == "image" and not inline_text(child.children or []).strip()
-                if label is None:
+                if kind == "link_open":
+                    pending.append(href if label is None else None)
+                    if label is not None:
+                        self.definition_ref(str(label), ref_kind, href)
+                elif label is None:
                     _add_ref(out, loc, ref_kind, href, no_alt=no_alt)
                 else:
                     if no_alt:  # `![][photo]`: where the image is, not its definition
                         out.images_no_alt.append(loc.find_plain("!["))
                     self.definition_ref(str(label), ref_kind, href)
+            elif kind == "link_close" and pending:
+                written = pending.pop()
+                if written is not None:
+                    _add_ref(out, loc, "link", written)
             elif kind == "html_inline":
                 found = _html(child.content)
                 for ref_kind, url, no_alt in found.found:
