@@ -31,6 +31,23 @@ PAGE = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source:
 # Author date of the import commit: before every verified_at of the example knowledge, so
 # the import passes the review policy (docs/review.md, "Importing already-reviewed documents").
 IMPORT_DATE = "2025-11-01T00:00:00"
+# A decision table of wheat scab risk by temperature and relative humidity, as a page
+# (`SCAB_DOC`) and as parameters of `kbtools.decision.build_table` (`SCAB_TABLE`).
+SCAB_TABLE = (["温度(℃)", "相对湿度(%)", "风险"],
+              [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
+              "inputs=温度(℃),相对湿度(%); outputs=风险")
+SCAB_DOC = GOOD_FM.replace("Generated", "小麦赤霉病风险") + """
+# 小麦赤霉病风险
+
+按温度和相对湿度判定赤霉病风险等级。
+
+<!-- decision: inputs=温度(℃),相对湿度(%); outputs=风险 -->
+| 温度(℃) | 相对湿度(%) | 风险 |
+|---|---|---|
+| <15 | * | 低 |
+| ≥15 | ≥85 | 高 |
+| ≥15 | <85 | 中 |
+"""
 
 
 def reviewed_by_trailers(root: Path) -> str:

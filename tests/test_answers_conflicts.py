@@ -11,7 +11,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
-from kbfixtures import GOOD_FM
+from kbfixtures import SCAB_DOC, SCAB_TABLE
 from starlette.testclient import TestClient
 
 from kbtools.agents.mcp_server import build_server
@@ -25,25 +25,12 @@ from kbtools.query.answers import evaluate_inputs
 from kbtools.query.inputs import read_inputs
 from kbtools.serve.app import create_app
 
-RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"],
-                   [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
-                   decision="inputs=温度(℃),相对湿度(%); outputs=风险")
+RISK = build_table(*SCAB_TABLE[:2], decision=SCAB_TABLE[2])
 SEAL = build_table(["Seal temperature (°F)", "Load (%)", "Action"],
                    [["<150", "*", "run"], ["≥150", "≥80", "stop"], ["≥150", "<80", "watch"]],
                    decision="inputs=Seal temperature (°F),Load (%); outputs=Action")
 
-DOC = GOOD_FM.replace("Generated", "小麦赤霉病风险") + """
-# 小麦赤霉病风险
-
-按温度和相对湿度判定赤霉病风险等级。
-
-<!-- decision: inputs=温度(℃),相对湿度(%); outputs=风险 -->
-| 温度(℃) | 相对湿度(%) | 风险 |
-|---|---|---|
-| <15 | * | 低 |
-| ≥15 | ≥85 | 高 |
-| ≥15 | <85 | 中 |
-"""
+DOC = SCAB_DOC
 QUESTION = "小麦赤霉病风险：温度22度，相对湿度90%，温度23度"
 
 
