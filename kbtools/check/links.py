@@ -230,13 +230,12 @@ def linked_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
     return res.rel
 
 
-def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit | None:
+def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit:
     """The edit writing `new_path` for the destination, its query and fragment kept as
-    written (`fragment`, decoded, is what `_split` found: no query)."""
-    if not ref.raw:
-        return None
-    new = written_path(new_path) + _suffix(ref, target)
-    return Edit(ref.line, ref.col, ref.raw, new)
+    written (`fragment`, decoded, is what `_split` found: no query). A destination not
+    located as written (a character reference, an HTML attribute: `Ref.raw` "") gets an
+    edit `--fix` cannot write (`Edit.old` ""): it says what to write by hand instead."""
+    return Edit(ref.line, ref.col, ref.raw, written_path(new_path) + _suffix(ref, target))
 
 
 def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, fs: FsCache,
@@ -255,7 +254,7 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
             return [LinkProblem("path-missing", "error",
                                 f"{target!r} does not exist ({joined}){hint}")], None
         # the same name but for full-width or compatibility forms: `--fix` writes the file's
-        edit = _edit(ref, target, _rel_to(same, doc_dir), fragment)
+        edit: Edit | None = _edit(ref, target, _rel_to(same, doc_dir), fragment)
         if edit and earlier and earlier[-1].edit:
             earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
             edit = None
@@ -275,7 +274,7 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
         edit = None
     if not res.form_ok and res.case_ok:
-        problems.append(_unicode_form(target, res, new_path, edit))
+        problems.append(_unicode_form(target, res, new_path, edit, bool(ref.raw)))
     if not res.case_ok:
         problems.append(LinkProblem("path-case", "error",
                                     f"{target!r} differs in case from the file on disk: {new_path!r}",
@@ -285,10 +284,11 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
     return problems, _anchor(ref, res, fragment)
 
 
-def _unicode_form(target: str, res: Resolved, new_path: str, edit: Edit | None) -> LinkProblem:
+def _unicode_form(target: str, res: Resolved, new_path: str, edit: Edit | None,
+                  located: bool) -> LinkProblem:
     """A target found only by comparing names in one Unicode form: Linux does not find it.
-    `--fix` writes the link as the file is named (`edit`); a decomposed name (macOS) is
-    better renamed."""
+    `--fix` writes the link as the file is named (`edit`) when it is `located` as written;
+    a decomposed name (macOS) is better renamed."""
     if nfc(res.rel) == res.rel:
         return LinkProblem("path-unicode", "error",
                            f"{target!r} is written in decomposed Unicode (NFD) and the file "
@@ -298,8 +298,8 @@ def _unicode_form(target: str, res: Resolved, new_path: str, edit: Edit | None) 
                        f"{target!r} does not exist as written: {res.rel} is named in "
                        "decomposed Unicode (NFD, as macOS writes names), which Linux does not "
                        "match with a composed (NFC) link; rename the file to its composed "
-                       "spelling (git mv), or `kb check --fix` writes the link as it is named",
-                       edit)
+                       "spelling (git mv), or " + ("`kb check --fix` writes the link as it is named"
+                                                   if located else f"link {new_path!r}"), edit)
 
 
 def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
@@ -349,11 +349,10 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
             said = f"absolute path {target!r}: use "
-            # not located as written (a character reference, an HTML attribute): an edit
-            # `--fix` cannot write (`Edit.old` ""), whose finding keeps to the anchor rules
-            edit = _edit(ref, target, new_path, fragment) or Edit(
-                ref.line, ref.col, "", written_path(new_path) + _suffix(ref, target))
-            edit = dataclasses.replace(edit, code="path-absolute", said=said)
+            # not located as written, its edit is one `--fix` cannot write (`_edit`), whose
+            # finding keeps to the anchor rules all the same
+            edit = dataclasses.replace(_edit(ref, target, new_path, fragment),
+                                       code="path-absolute", said=said)
             return [LinkProblem("path-absolute", "error", f"{said}{edit.new!r}", edit)], \
                 _anchor(ref, res, fragment)
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
