@@ -197,3 +197,32 @@ def test_a_full_width_name_is_fixed_with_its_backslashes_in_one_run(tmp_path):
         "前 [a](../docs/Readme.md#steps) [b](../docs/Readme.md) [c](../docs/Readme2.md) 后\n")
     assert [(f.code, f.col) for f in after] == [("path-missing", 59)]
     assert _fix(root)[0] == []
+
+
+def test_a_case_backslash_or_unicode_fix_not_written_as_it_reads_is_left_by_hand(tmp_path):
+    """A destination with a character reference (`m&#97;nual.md`, `Caf&#233;.md`) or an HTML
+    attribute's entity got path-case, path-backslash and path-unicode findings, the last
+    promising that `kb check --fix` writes the link, and `--fix` then wrote nothing and said
+    nothing; it now says what to write by hand, as for path-absolute, and changes no byte."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "docs").mkdir()
+    (root / "knowledge" / "docs" / "Manual.md").write_text(GOOD_FM + "# M\n\n## Steps\n")
+    (root / "knowledge" / "docs" / "Cafe\u0301.md").write_text(GOOD_FM + "# C\n")  # NFD name
+    body = ("# T\n\n[a](docs/m&#97;nual.md)\n\n[b](docs\\M&#97;nual.md#st&#101;p)\n\n"
+            "[c](docs/Caf&#233;.md)\n\n<a href=\"docs/manual.md?a=1&amp;b=2\">d</a>\n")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + body, encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    assert [(f.line, f.code) for f in found] == [
+        (12, "path-case"), (14, "link-anchor"), (14, "path-backslash"), (16, "path-unicode"),
+        (18, "path-case")]
+    assert not [f for f in found if "--fix" in f.message]
+    assert found[3].message.endswith("or link 'docs/Cafe\u0301.md'")
+    changes, after = _fix(root)
+    by_hand = [c.split(" by hand")[0].rsplit(" ", 1)[1] for c in changes]
+    assert [c.split(": ")[1] for c in changes] == ["not fixed"] * 4
+    assert by_hand == ["'docs/Manual.md'", "'docs/Manual.md#steps'", "'docs/Cafe\u0301.md'",
+                       "'docs/Manual.md?a=1&b=2'"]
+    assert doc.read_text(encoding="utf-8") == GOOD_FM + body
+    assert [(f.line, f.code) for f in after if f.path == "knowledge/a.md"] == \
+        [(f.line, f.code) for f in found]

@@ -1,6 +1,8 @@
 """`kb check --fix` over link shapes: one run leaves links `kb check` accepts, touches nothing
 but the destinations, and a second run changes nothing. A backslash path naming a file in
-another Unicode form (`..\\docs\\café.md`, decomposed) got only its '/' from one run."""
+another Unicode form (`..\\docs\\café.md`, decomposed) got only its '/' from one run. A
+destination `--fix` cannot locate as written (a character reference) is left as it is, with
+one `not fixed` line saying what to write by hand, which `kb check` then accepts."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbtools.check.engine import make_context
-from kbtools.check.fix import Change, fix_paths
+from kbtools.check.fix import Change, NotFixed, fix_paths
 from kbtools.config import load_config
 from tests.kbfixtures import GOOD_FM
 
@@ -70,3 +72,37 @@ def test_one_fix_run_reaches_a_fixed_point(sep, form, upper, absolute, anchor, w
         assert text.startswith(GOOD_FM + "# T\n\n") and "前 [t]" in text and "后" in text
         again, _ = _fix(root)
         assert again == [] and doc.read_text(encoding="utf-8") == text
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["/", "\\"]), st.sampled_from(["NFC", "NFD"]), st.booleans(),
+       st.booleans(), st.sampled_from(["", "#steps", "#step", "#zzzz"]),
+       st.sampled_from(["inline", "cell"]))
+def test_a_destination_not_written_as_it_reads_is_left_for_the_author(sep, form, upper,
+                                                                      absolute, anchor, wrap):
+    """Its `.md` written `&#46;md`: every path finding's fix is one `--fix` cannot write. The
+    findings promise no `--fix`, the file keeps its bytes, and each such link gets one `not
+    fixed` line whose path, written by hand, leaves nothing to fix."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "kb.toml").write_text("")
+        for folder in ("knowledge/docs", "knowledge/sub", "assets"):
+            (root / folder).mkdir(parents=True)
+        (root / "knowledge" / "docs" / f"{NAME}.md").write_text(
+            GOOD_FM + "# C\n\n## Steps\n\n## Other\n", encoding="utf-8")
+        dest = _destination(sep, form, upper, absolute, anchor).replace(".md", "&#46;md")
+        doc = root / "knowledge" / "sub" / "a.md"
+        text = GOOD_FM + "# T\n\n" + WRAPS[wrap][0].format(dest)
+        doc.write_text(text, encoding="utf-8")
+        cfg = load_config(root)
+        changes, _, findings = fix_paths([root / "knowledge"], lambda: make_context(cfg))
+        assert doc.read_text(encoding="utf-8") == text
+        assert not [f for f in findings if f.code.startswith("path-") and "--fix" in f.message]
+        assert not [c for c in changes if not isinstance(c, NotFixed)]
+        if sep == "/" and form == "NFC" and not upper and not absolute:
+            assert changes == []
+            return
+        assert len(changes) == 1 and changes[0].reason.endswith(" by hand")
+        by_hand = changes[0].reason.rsplit(" ", 3)[1].strip("'")
+        doc.write_text(text.replace(dest, by_hand), encoding="utf-8")
+        assert _fix(root) == ([], [])

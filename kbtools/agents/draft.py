@@ -24,7 +24,7 @@ from git.util import Actor
 
 from kbtools.check.content import raw_problems
 from kbtools.check.engine import check_document, make_context, max_document_bytes
-from kbtools.check.links import FsCache
+from kbtools.check.fscache import FsCache
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import KbError, UsageError, bidi_control, valid_unicode

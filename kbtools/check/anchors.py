@@ -26,7 +26,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from kbtools.check import wikilinks
-from kbtools.check.links import AnchorTarget, Edit, close_names, written_path
+from kbtools.check.fscache import close_names
+from kbtools.check.links import AnchorTarget, Edit, written_path
 from kbtools.corpus import decode, parse_source, read_source
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding

@@ -42,7 +42,8 @@ from kbtools.check import (
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
-from kbtools.check.links import AnchorTarget, Edit, FsCache, git_cwd
+from kbtools.check.fscache import FsCache, git_cwd
+from kbtools.check.links import AnchorTarget, Edit
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config

@@ -36,7 +36,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.check.links import Edit, FsCache, LinkProblem, written_path
+from kbtools.check.fscache import FsCache
+from kbtools.check.links import Edit, LinkProblem, written_path
 from kbtools.check.names import disk_key
 from kbtools.findings import display_path
 from kbtools.markdown.parser import heading_title, slugify
