@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
+from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.render import formula as fm
 from kbtools.render.formula import formula_relpath
+from kbtools.serve.app import create_app
 from tests.kbfixtures import GOOD_FM
 
 needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
@@ -60,6 +63,16 @@ def test_a_section_holding_a_formula_names_its_svg_in_every_output(tmp_path):
                                "平均速度 路程 时间"])
     assert out.exit_code == 0, out.output
     assert f"[formula SVG: {svg}] (line {LINE})" in out.stdout
+
+    ctx = Context(index=dist, query_log=False)  # MCP: the same result object
+    top = tool_search(ctx, "平均速度 路程 时间", 1)["results"][0]
+    assert top["extra"]["formulas"] == [{"svg": svg, "line": LINE}]
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as c:
+        api = c.get("/api/search", params={"q": "平均速度 路程 时间"}).json()
+        assert api["results"][0]["extra"]["formulas"] == [{"svg": svg, "line": LINE}]
+        page = c.get("/", params={"q": "平均速度 路程 时间"}).text  # the picture, not LaTeX
+        assert f'<img class="formula display" src="/{svg}"' in page
+        assert c.get(f"/{svg}").content == (dist / "data" / svg).read_bytes()
 
 
 @needs_latex
