@@ -18,7 +18,7 @@ import bisect
 import hashlib
 from dataclasses import replace
 
-from kbtools.build.chunk_fine import FineChunks
+from kbtools.build.chunk_fine import FineChunks, with_formulas
 from kbtools.build.chunk_sections import section_pieces
 from kbtools.build.chunk_text import ChunkConfig, ChunkMaker
 from kbtools.build.records import Chunk
@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "17"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "18"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -56,7 +56,8 @@ CHUNKER_VERSION = "17"  # bump when output changes for the same input (index fin
 # `\{#x}` ending a heading is text; 14: decision cells in m²/㎡/m³, bounds written one after
 # the other (`4以上8以下`), interval notation (`[5, 8)`) and `N/A` (any value) read as rules;
 # a decision table's record carries the links of its cells (`links`); 15: Typora's `[TOC]`
-# paragraph is no chunk text (the page shows the headings' list there)
+# paragraph is no chunk text (the page shows the headings' list there); 18: a chunk (not a
+# formula's) whose lines hold display formulas names their SVGs (`extra["formulas"]`)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
@@ -83,7 +84,7 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
              if c.text and c.text not in section_texts]
     chunks = sorted(sections + finer,
                     key=lambda c: (c.line_start, KIND_ORDER[c.kind], -c.line_end))
-    return _with_parents(_unique_ids(chunks))
+    return with_formulas(_with_parents(_unique_ids(chunks)), doc)
 
 
 def _unique_ids(chunks: list[Chunk]) -> list[Chunk]:

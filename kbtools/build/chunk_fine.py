@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from kbtools.build.chunk_text import ChunkMaker
@@ -246,11 +247,38 @@ def unrendered_salt(formulas: Iterable[Math], unrendered: set[str]) -> str:
     return ":unrendered=" + hashlib.sha256("\n".join(gone).encode()).hexdigest()[:16]
 
 
+def with_formulas(chunks: list[Chunk], doc: Document) -> list[Chunk]:
+    """`chunks` with ``extra["formulas"]`` on each chunk but a formula chunk whose lines hold
+    whole display formulas: ``{"svg", "line"}`` of each, in document order (a section
+    holding a `$$` block shows its picture even where its formula chunk, the same text, is
+    no chunk of its own or gives way to the section in a search)."""
+    held = [(b.line_start, b.line_end, formula_relpath(b.math.latex)) for _, b in doc.blocks()
+            if isinstance(b, MathBlock) and b.math.latex.strip()]
+    if not held:
+        return chunks
+    out = []
+    for c in chunks:
+        inside = [{"svg": svg, "line": first} for first, last, svg in held
+                  if c.line_start <= first and last <= c.line_end]
+        if inside and c.kind != "formula":
+            c = replace(c, extra={**c.extra, "formulas": inside})
+        out.append(c)
+    return out
+
+
 def drop_unrendered(chunks: list[Chunk], unrendered: set[str]) -> list[Chunk]:
-    """`chunks` with the `svg` of each formula chunk whose formula did not render removed
-    (in place): a chunk names only files its release holds."""
+    """`chunks` with the `svg` of each formula chunk, and the ``formulas`` entries of other
+    chunks, whose formula did not render removed (in place): a chunk names only files its
+    release holds."""
     gone = {formula_relpath(latex) for latex in unrendered}
     for c in chunks:
         if c.kind == "formula" and c.extra.get("svg") in gone:
             del c.extra["svg"]
+        held = c.extra.get("formulas")
+        if held and gone:
+            kept = [f for f in held if f["svg"] not in gone]
+            if kept:
+                c.extra["formulas"] = kept
+            else:
+                del c.extra["formulas"]
     return chunks

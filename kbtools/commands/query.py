@@ -200,6 +200,8 @@ def render(res: SearchResponse, explain: bool) -> None:
         lines = text.splitlines()
         shown = "\n".join(lines[:12]) + ("\n…" if len(lines) > 12 else "")
         click.echo("   " + _highlight(shown, r.why["matched_terms"]).replace("\n", "\n   "))
+        for f in r.extra.get("formulas") or ():  # the display formulas its text holds
+            click.echo(f"   [formula SVG: {f['svg']}] (line {f['line']})")
         if r.last_commit == UNCOMMITTED:
             click.echo("   — changed since the last commit (not committed yet)")
         elif r.last_author:
