@@ -40,6 +40,8 @@ HOSTILE = [
     r"\begin{special}{dvisvgm:raw <script/>}\end{special}",
     r"\text{\^^5cspecial{dvisvgm:raw <script/>}}",
     r"\directlua{os.execute('touch pwned')}",
+    r"x \tag{\special{dvisvgm:raw <script>alert(1)</script>}}",  # the label is checked too
+    r"x \tag*{\input{/etc/passwd}}",
 ]
 LOOP = r"\begin{array}{*{99999999}{c}} a \end{array}"  # allowlisted, yet never ends
 SVG = "{http://www.w3.org/2000/svg}"
@@ -247,3 +249,33 @@ def test_a_lenient_build_names_no_svg_for_a_formula_that_did_not_render(tmp_path
         for latex in (r"v = \frac{s}{t}", "F = ma"):  # each names the file its release holds
             assert chunks[latex]["svg"] == formula_relpath(latex)
             assert (tmp_path / "dist" / "data" / str(chunks[latex]["svg"])).is_file()
+
+
+TAGGED = [r"E = mc^2 \tag{1}", r"\text{用药量} = \frac{a}{b} \tag*{(式 A)}"]
+
+
+@needs_latex
+def test_kb_check_takes_a_tag_and_kb_build_draws_it(tmp_path, monkeypatch):
+    """Typora's and Obsidian's equation number passes `kb check` and is drawn by the build
+    as a clean SVG; two numbers on one formula are an error naming the file and line."""
+    (tmp_path / "kb.toml").write_text("")
+    knowledge = tmp_path / "knowledge"
+    knowledge.mkdir()
+    for i, formula in enumerate(TAGGED):
+        (knowledge / f"t{i}.md").write_text(doc(formula), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--json", "--no-cache"])
+    assert [f for f in json.loads(result.stdout) if f["level"] == "error"] == []
+    stats = build(load_config(tmp_path), BuildOptions(out=tmp_path / "dist", progress=False))
+    assert stats.warnings == 0
+    for formula in TAGGED:
+        svg = tmp_path / "dist" / "data" / formula_relpath(formula)
+        assert_safe(svg.read_bytes())
+        assert ET.fromstring(svg.read_bytes()).find(f"{SVG}title").text == formula
+
+    (knowledge / "twice.md").write_text(doc(r"a = b \tag{1} \tag{2}"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "--json", "--no-cache"])
+    assert result.exit_code == 1
+    errors = [f for f in json.loads(result.stdout) if f["level"] == "error"]
+    assert [(f["path"], f["code"]) for f in errors] == [("knowledge/twice.md", "math-invalid")]
+    assert "more than one \\tag" in errors[0]["message"] and errors[0]["line"]

@@ -198,7 +198,8 @@ def test_property_accepted_formulas_only_hold_allowed_tokens(text):
     norm = " ".join(text.split())
     assert "^^" not in norm
     names = tex_names(norm)
-    assert all(n in COMMANDS or (len(n) == 1 and n in SYMBOLS) for n in names), names
+    assert all(n in COMMANDS or n == "tag" or (len(n) == 1 and n in SYMBOLS)
+               for n in names), names
     unescaped = norm
     for n in ("\\\\", "\\%", "\\#", "\\$"):
         unescaped = unescaped.replace(n, "")
@@ -216,7 +217,7 @@ def test_property_what_latex_is_given_passes_the_check_too(text):
         return
     assert latex_problem(tex_source(text)) is None
     text_symbols = COMMAND_GROUPS["text symbols"].split()
-    if text.isascii() and not any(f"\\{w}" in text for w in text_symbols):
+    if text.isascii() and not any(f"\\{w}" in text for w in text_symbols + ["tag"]):
         assert tex_source(text) == text
 
 
@@ -237,3 +238,78 @@ def test_docs_list_exactly_the_allowed_commands():
               for w in line.split(":", 1)[1].split()}
     assert listed == COMMANDS
     assert ENVIRONMENTS <= set(section.replace("`", " ").replace(";", " ").split())
+
+
+# --- \tag: the equation number of Typora and Obsidian ------------------------------------
+
+@pytest.mark.parametrize("formula", [
+    r"E = mc^2 \tag{1}", r"\tag{2.3} a + b", r"x \tag*{A}", r"x \tag *{(a)}",
+    r"y \tag{温度 \textbf{1}}", r"\begin{aligned} a &= b \end{aligned} \tag{3}", r"\tag{}",
+])
+def test_a_tag_at_the_top_level_is_allowed(formula):
+    assert latex_problem(formula) is None
+
+
+@pytest.mark.parametrize("formula, problem", [
+    (r"a \tag{1} \tag{2}", "more than one \\tag"),
+    (r"a \tag{1} = b \tag*{B}", "more than one \\tag"),
+    (r"a \tag{\tag{1}}", "inside the label of another \\tag"),
+    (r"a \tag{x \tag*{y}}", "inside the label of another \\tag"),
+    (r"a \tag 1", "label in braces"),
+    (r"a \tag", "label in braces"),
+    (r"a \tag\*{1}", "label in braces"),
+    (r"{a \tag{1}}", "top level"),
+    (r"\frac{a \tag{1}}{b}", "top level"),
+    (r"\left( a \tag{1} \right)", "top level"),
+    (r"\begin{aligned} a \tag{1} \end{aligned}", "top level"),
+    (r"\text{a \tag{1}}", "top level"),
+    (r"a \tag{\csname x\endcsname}", r"command \csname"),
+    (r"a \tag{\input{/etc/passwd}}", r"command \input"),
+    (r"a \tag{1", "not closed"),
+    (r"a \tag{1}}", "without '{'"),
+    (r"a \tag{50%}", "'%' starts a TeX comment"),
+    (r"a \tag{^^5c}", "'^^'"),
+])
+def test_a_tag_is_checked_like_the_rest_of_the_formula(formula, problem):
+    got = latex_problem(formula)
+    assert got is not None and problem in got, got
+    assert "\n" not in got
+
+
+def test_tex_source_draws_the_tag_at_the_formula_s_right():
+    assert tex_source(r"E = mc^2 \tag{1}") == r"E = mc^2 \qquad\text{(1)}"
+    assert tex_source(r"\tag*{A} a + b") == r"  a + b \qquad\text{A}"
+    assert tex_source(r"a \tag *{x} = b") == r"a   = b \qquad\text{x}"
+    # the label is text, as amsmath sets it: Chinese stays a character, braces stay whole
+    assert tex_source(r"α \tag{式 {1}}") == r"\alpha  \qquad\text{(式 {1})}"
+    assert tex_source(r"\{ \tag{1} \}") == r"\{   \} \qquad\text{(1)}"  # escaped braces
+    # what is left around the tag does not join into another token
+    assert tex_source(r"\alpha\tag{1}x") == r"\alpha x \qquad\text{(1)}"
+    assert tex_source(r"x^\tag{1}^2") == r"x^ ^2 \qquad\text{(1)}"
+    assert tex_source(r"a\ \tag{1}b") == r"a\  b \qquad\text{(1)}"
+
+
+TAG_FRAGMENTS = FRAGMENTS + ["\\tag", "\\tag*", "\\tag{1}", "\\tag*{A}", "\\tag{", "{1}"]
+tagged_text = st.one_of(
+    st.lists(st.sampled_from(TAG_FRAGMENTS), max_size=30).map("".join),
+    st.tuples(formula_text, st.sampled_from(["\\tag", "\\tag*", "\\tag *"]), formula_text,
+              formula_text).map(lambda t: f"{t[0]}{t[1]}{{{t[2]}}}{t[3]}"),
+)
+
+
+@settings(max_examples=300, deadline=200, suppress_health_check=[HealthCheck.too_slow])
+@given(tagged_text)
+def test_property_a_tagged_formula_holds_allowed_tokens_and_one_tag(text):
+    """Only allowlisted names (and at most one `\\tag`) pass; what LaTeX is given for an
+    accepted formula has no `\\tag` left and passes the check too."""
+    if latex_problem(text) is not None:
+        return
+    norm = " ".join(text.split())
+    names = tex_names(norm)
+    assert names.count("tag") <= 1
+    assert all(n in COMMANDS or n == "tag" or (len(n) == 1 and n in SYMBOLS) for n in names)
+    source = tex_source(norm)
+    assert "tag" not in tex_names(source)
+    assert latex_problem(source) is None
+    if "tag" in names:
+        assert source.endswith("}") and "\\qquad\\text{" in source

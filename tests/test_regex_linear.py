@@ -152,6 +152,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filters._WHERE": "match",
     "kbtools.render.latex_allow._TOKEN": "finditer",
     "kbtools.render.latex_allow._ENV_NAME": "match",
+    "kbtools.render.latex_allow._TAG_ARG": "match",  # after a formula's \tag
     "kbtools.render.latex_allow._TEX_PIECE": "finditer",
     "kbtools.render.table_csv._UNSAFE": "sub",
     "kbtools.render.table_csv:[\\w\\u4e00-\\u9fff]": "match",

@@ -285,3 +285,27 @@ def test_a_build_killed_while_latex_runs_leaves_no_temporary_directory(tmp_path)
     assert out.returncode == 0, out.stderr.decode()
     assert (repo / "dist" / "data" / formula_relpath(r"q = \frac{V}{t}")).is_file()
     assert sorted(p.name for p in repo.iterdir() if p.name.startswith(".dist")) == []
+
+
+@needs_latex
+def test_a_tag_is_drawn_at_the_formula_s_right(tmp_path):
+    """`\\tag{1}` shows `(1)` after the formula, `\\tag*{A}` shows `A`; the title keeps the
+    source as written."""
+    forms = ["x", r"x \tag{1}", r"x \tag*{1}", r"\tag{1} x", r"x \tag{式}"]
+    failures: dict[str, str] = {}
+    got = render_formulas(forms, tmp_path, failures=failures)
+    assert failures == {} and set(got) == set(forms)
+    svg = {f: (tmp_path / got[f]).read_text(encoding="utf-8") for f in forms}
+
+    def glyphs(f: str) -> int:
+        return len(re.findall(r"<path id='g\d+'", svg[f]))
+
+    def width(f: str) -> float:
+        return float(re.search(r"<svg[^>]* width='([\d.]+)pt'", svg[f]).group(1))
+
+    assert glyphs("x") == 1 and glyphs(r"x \tag*{1}") == 2  # x, then 1
+    assert glyphs(r"x \tag{1}") == 4  # x ( 1 )
+    assert svg[r"x \tag{1}"].split("<title>")[0] == svg[r"\tag{1} x"].split("<title>")[0]
+    assert width(r"x \tag{1}") > width(r"x \tag*{1}") > width("x") + 15  # \qquad: 2em
+    assert glyphs(r"x \tag{式}") == 4  # the label is text: a Chinese character is drawn
+    assert r"<title>x \tag{1}</title>" in svg[r"x \tag{1}"]

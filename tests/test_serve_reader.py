@@ -143,6 +143,10 @@ def test_the_skip_link_shows_when_it_has_the_focus():
     (r"e^{-x/2}", "e^(-x/2)"),
     (r"\frac12", "1/2"),
     (r"\left( \dfrac{a}{b} \right)", "( a/b )"),
+    (r"E = mc^2 \tag{1}", "E = mc² (1)"),  # the number, as the picture shows it
+    (r"\tag{2.1} a + b", "(2.1) a + b"),
+    (r"a \tag*{A}", "a A"),
+    (r"a \tag *{式一}", "a 式一"),
 ])
 def test_a_formula_is_said_as_it_shows(latex, said):
     assert formula_words(latex) == said

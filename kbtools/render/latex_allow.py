@@ -131,6 +131,10 @@ MATH_CHARS: dict[str, str] = {
 _TEX_PIECE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}]|[^\x00-\x7f]", re.S)
 _TOKEN = re.compile(r"\\([A-Za-z]+|.?)|[{}%#$]|[\x00-\x1f\x7f-\x9f\ud800-\udfff]", re.S)
 _ENV_NAME = re.compile(r"\s*\{([A-Za-z]+\*?)\}")
+# `\tag{X}` / `\tag*{X}` (Typora's and Obsidian's equation number): the formula's label,
+# drawn at its right (`tex_source`); checked on its own, it is not in `COMMANDS`.
+TAG = "tag"
+_TAG_ARG = re.compile(r"\s*(\*?)\s*\{")
 
 
 class Token(NamedTuple):
@@ -169,8 +173,16 @@ def latex_problem(source: str) -> str | None:
     lefts = rights = 0
     stack: list[str] = []
     skip_to = 0  # end of an environment name already checked
+    tags = 0
+    in_tag = False  # inside the braces of the label of a `\tag`
     for tok in tokens(text):
         if tok.end <= skip_to:
+            continue
+        if tok.kind == "word" and tok.value == TAG:
+            problem = _tag_problem(text, tok, tags, in_tag, bool(depth or stack or lefts != rights))
+            if problem:
+                return problem
+            tags, in_tag = tags + 1, True
             continue
         problem = _token_problem(tok)
         if problem:
@@ -179,6 +191,7 @@ def latex_problem(source: str) -> str | None:
             depth += {"{": 1, "}": -1}.get(tok.value, 0)
             if depth < 0:
                 return "unbalanced braces: '}' without '{'"
+            in_tag = in_tag and depth > 0
         elif tok.value in ("begin", "end"):
             m = _ENV_NAME.match(text, tok.end)
             if not m:
@@ -201,6 +214,21 @@ def latex_problem(source: str) -> str | None:
         return f"\\begin{{{stack[-1]}}} is never ended"
     if lefts != rights:
         return f"\\left and \\right do not pair ({lefts} vs {rights})"
+    return None
+
+
+def _tag_problem(text: str, tok: Token, seen: int, in_tag: bool, nested: bool) -> str | None:
+    """Why a `\\tag` is refused, or None: one per formula, at its top level, with its
+    label in braces (the label's own tokens are checked as the rest of the formula)."""
+    if in_tag:
+        return "\\tag inside the label of another \\tag is not allowed"
+    if seen:
+        return "more than one \\tag in a formula (LaTeX: \"Multiple \\tag\"); keep one"
+    if nested:
+        return ("\\tag must stand at the formula's top level "
+                "(not inside braces, \\left…\\right or an environment)")
+    if not _TAG_ARG.match(text, tok.end):
+        return "\\tag must be followed by its label in braces: \\tag{1} or \\tag*{A}"
     return None
 
 
@@ -254,7 +282,12 @@ def tex_source(formula: str) -> str:
     MathJax draws them; TeX's math fonts have none of them. Each becomes one token or one
     group, so `x^α` and `\\frac 温度` keep their meaning. Invisible format characters
     (zero-width space, BOM, soft hyphen) are left out. Only ever adds allowlisted commands and
-    balanced braces; linear in the formula's length."""
+    balanced braces; linear in the formula's length.
+
+    A `\\tag{X}` is taken out and its label drawn at the formula's end, in text as amsmath
+    sets it: `\\qquad\\text{(X)}` (`\\tag*{X}`: `\\qquad\\text{X}`), since the formula is
+    typeset inline, where LaTeX has no equation number."""
+    formula = _tag_at_end(formula)
     out: list[str] = []
     pos = 0
     text_groups: list[bool] = []  # one entry per open brace: is its content text?
@@ -281,3 +314,30 @@ def tex_source(formula: str) -> str:
             out.append("{\\text{" + piece + "}}")
     out.append(formula[pos:])
     return "".join(out)
+
+
+def _tag_at_end(formula: str) -> str:
+    """`formula` with its top-level `\\tag{X}` moved to its end as `\\qquad\\text{(X)}`
+    (`\\tag*{X}`: `\\qquad\\text{X}`); unchanged when it has none (or an unclosed one)."""
+    depth = 0
+    tag: re.Match[str] | None = None
+    for m in _TEX_PIECE.finditer(formula):
+        piece = m.group(0)
+        if tag is None and depth == 0 and piece == "\\" + TAG:
+            tag = _TAG_ARG.match(formula, m.end())
+            if tag is None:
+                return formula
+            start = m.start()
+            depth = -1  # the label's `{` (already read by `tag`) brings it back to 0
+        elif piece == "{":
+            depth += 1
+        elif piece == "}":
+            depth -= 1
+            if tag is not None and depth == -1:
+                label = formula[tag.end():m.start()]
+                label = label if tag.group(1) else f"({label})"
+                # a space where the tag was: `\\alpha\\tag{1}x` must not become `\\alphax`,
+                # nor `^\\tag{1}^` TeX's `^^`
+                body = (formula[:start] + " " + formula[m.end():]).rstrip()
+                return body + f" \\qquad\\text{{{label}}}"
+    return formula

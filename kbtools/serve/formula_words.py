@@ -98,6 +98,13 @@ class _Reader:
             return "".join(out)
         return ""
 
+    def tag(self, *, starred: bool) -> str:
+        """`\\tag{1}` as ` (1)`, `\\tag*{A}` (or `\\tag *{A}`) as ` A`."""
+        if self.at < len(self.pieces) and self.pieces[self.at].strip() == "*":
+            self.at, starred = self.at + 1, True
+        label = self.argument().strip()
+        return f" {label}" if starred else f" ({label})"
+
     def piece(self, piece: str) -> str:
         if self.depth >= MAX_DEPTH:  # no deeper: what is left is said piece by piece
             return "" if piece in "{}^_&~" else piece.lstrip("\\")
@@ -125,6 +132,8 @@ class _Reader:
         if name == "sqrt":
             degree = self.optional()
             return f"{_script(degree, _SUPER, '^')}√{_wrapped(self.argument())}"
+        if name in ("tag", "tag*"):  # the equation's number, shown at its right
+            return self.tag(starred=name == "tag*")
         if name in _SHOWS_ARGUMENT:
             return self.argument()
         if name in _DROPS_ARGUMENT:
