@@ -309,3 +309,17 @@ def test_a_tag_is_drawn_at_the_formula_s_right(tmp_path):
     assert width(r"x \tag{1}") > width(r"x \tag*{1}") > width("x") + 15  # \qquad: 2em
     assert glyphs(r"x \tag{式}") == 4  # the label is text: a Chinese character is drawn
     assert r"<title>x \tag{1}</title>" in svg[r"x \tag{1}"]
+
+
+def test_kb_check_passes_exactly_the_tag_labels_latex_draws(tmp_path):
+    """A label is set as text: what the check accepts in it LaTeX draws, and what LaTeX
+    cannot draw there (a math command, `^`, `_`, `&`) the check refuses, before a build."""
+    labels = [r"\alpha", "a^2", "a_1", "a&b", r"\frac{1}{2}", r"\textbf{2}", "式 1", r"\{1\}",
+              r"\textcelsius"]
+    forms = [f"x \\tag{{{label}}}" for label in labels]
+    failures: dict[str, str] = {}
+    got = render_formulas(forms, tmp_path, failures=failures)
+    for form in forms:
+        assert (latex_problem(form) is None) == (form in got), (form, latex_problem(form),
+                                                               failures.get(form))
+    assert len(got) == 4

@@ -227,8 +227,36 @@ def _tag_problem(text: str, tok: Token, seen: int, in_tag: bool, nested: bool) -
     if nested:
         return ("\\tag must stand at the formula's top level "
                 "(not inside braces, \\left…\\right or an environment)")
-    if not _TAG_ARG.match(text, tok.end):
+    arg = _TAG_ARG.match(text, tok.end)
+    if not arg:
         return "\\tag must be followed by its label in braces: \\tag{1} or \\tag*{A}"
+    return _label_problem(_braced(text, arg.end()))
+
+
+def _braced(text: str, start: int) -> str:
+    """The text from `start` (just after a `{`) to its closing brace; to the end when it has
+    none (the check of the whole formula says so)."""
+    depth = 1
+    for m in _TOKEN.finditer(text, start):
+        depth += {"{": 1, "}": -1}.get(m.group(0), 0)
+        if not depth:
+            return text[start:m.start()]
+    return text[start:]
+
+
+def _label_problem(label: str) -> str | None:
+    """Why a `\\tag`'s label is refused, or None: it is set as text (as amsmath sets it,
+    `tex_source`), where a math command, `^`, `_` or `&` stops LaTeX ("Missing $ inserted"),
+    so `kb check` refuses what `kb build` could not draw. (A command not allowed anywhere,
+    or a `\\tag` in the label, is left to the check of the whole formula to name.)"""
+    for m in _TOKEN.finditer(label):
+        word = m.group(1) or ""
+        if word in COMMANDS and word not in TEXT_ARGUMENT and word not in TEXT_SYMBOLS:
+            return (f"a \\tag's label is set as text, where \\{word} cannot be used; "
+                    "write the label in words and digits")
+    if bad := sorted(set(label) & set("^_&")):
+        return (f"a \\tag's label is set as text, where {' '.join(repr(c) for c in bad)} "
+                "cannot be used; write the label in words and digits")
     return None
 
 
