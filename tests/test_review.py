@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -183,6 +184,30 @@ def test_trailer_outside_trailer_block_does_not_count(kb: KB) -> None:
            "Verify\n\nReviewed-by: Rita <rita@ex.org>\n\nmore text", ALICE,
            "2026-02-02T09:00:00+08:00")
     assert kb.codes() == ["review-unattested"]
+
+
+@pytest.mark.parametrize("trailer", [
+    "Reviewed-by : Rita Reviewer <rita@ex.org>",  # a blank before the colon
+    "reviewed-BY:\tRita <RITA@ex.org>",
+    "Reviewed-by: Rita Reviewer < rita@ex.org >",  # blanks inside the brackets
+    "Reviewed-by: Rita Reviewer\n  <rita@ex.org>",  # a folded (continuation) line
+    "Signed-off-by: Alice <alice@ex.org>\nReviewed-by: Ray <ray@ex.org>\n"
+    "Reviewed-by :Rita <rita@ex.org>",
+])
+def test_trailer_as_git_reads_it_attests(kb: KB, trailer: str, monkeypatch) -> None:
+    message = f"Verify\n\n{trailer}\n"
+    parsed = subprocess.run(["git", "interpret-trailers", "--parse"], input=message,
+                            capture_output=True, text=True, check=True).stdout
+    assert "rita@ex.org" in parsed.lower()  # git itself reads a trailer naming Rita
+    written(kb)
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           message, ALICE, "2026-02-02T09:00:00+08:00")
+    assert kb.codes() == []
+    monkeypatch.chdir(kb.root)
+    result = CliRunner().invoke(main, ["history", DOC, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    [event] = json.loads(result.output)["verifications"]
+    assert "rita@ex.org" in event["reviewed_by"]
 
 
 def test_verification_without_trailer_fails(kb: KB) -> None:
