@@ -423,6 +423,20 @@ def test_approve_refuses_self_approval(kb: KB, monkeypatch) -> None:
     assert kb.repo.head.commit.hexsha == head and not kb.repo.is_dirty()
 
 
+def test_approve_refuses_a_co_author_named_as_git_spells_the_trailer(kb: KB, monkeypatch
+                                                                     ) -> None:
+    kb.put(doc_text(), "Add\n\nCo-Authored-By : Rita R\n <RITA@ex.org>", ALICE,
+           "2026-02-01T10:00:00+08:00")
+    as_identity(monkeypatch, RITA)
+    head = kb.repo.head.commit.hexsha
+    with pytest.raises(ReviewError, match="cannot approve their own change"):
+        approve(load_config(kb.root), [DOC])
+    assert kb.repo.head.commit.hexsha == head and not kb.repo.is_dirty()
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-02T09:00:00+08:00"),
+           "Verify\n\nReviewed-by: Rita <rita@ex.org>", ALICE, "2026-02-02T09:00:00+08:00")
+    assert kb.codes() == ["review-self-review"]
+
+
 def test_approve_refuses_non_reviewer_and_bad_states(kb: KB, monkeypatch) -> None:
     written(kb)
     cfg = load_config(kb.root)
@@ -434,6 +448,9 @@ def test_approve_refuses_non_reviewer_and_bad_states(kb: KB, monkeypatch) -> Non
     with pytest.raises(ReviewError, match="not committed"):
         approve(cfg, [DOC, "knowledge/crops/new.md"])
     assert "verified: false" in (kb.root / DOC).read_text()  # nothing written
+    with pytest.raises(ReviewError, match="no such document") as missing:
+        approve(cfg, ["knowledge/crops/nowhere.md"])
+    assert "not committed" not in str(missing.value)
     (kb.root / DOC).write_text(doc_text("# edited\n"))
     with pytest.raises(ReviewError, match="uncommitted changes"):
         approve(cfg, [DOC])
