@@ -562,6 +562,22 @@ def test_review_diff_since_verification(kb: KB, monkeypatch) -> None:
     assert result["verification"]["verified_by"] == "rita@ex.org"
 
 
+def test_review_diff_names_the_document_as_it_was_verified(kb: KB, monkeypatch) -> None:
+    written(kb)
+    cfg = load_config(kb.root)
+    as_identity(monkeypatch, RITA)
+    approve(cfg, [DOC])
+    reviewed = kb.repo.head.commit.hexsha[:10]
+    new = "knowledge/crops/锈病 [v2].md"
+    kb.repo.git.mv(DOC, new)
+    kb.commit([new], "Rename", ALICE, "2026-03-01T09:00:00+08:00")
+    (kb.root / new).write_text((kb.root / new).read_text().replace("first", "second"))
+    result = review_diff(cfg, new)
+    assert result["verification"]["path"] == DOC
+    assert result["diff"].startswith(f"--- {DOC}@{reviewed} (verified by rita@ex.org")
+    assert f"+++ {new} (working tree)" in result["diff"]
+
+
 # ---------------------------------------------------------------- CLI
 
 
