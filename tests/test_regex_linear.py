@@ -423,6 +423,10 @@ WORST = [
     ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
     ("kbtools.review.verification.CO_AUTHOR", "Co-authored-by: a" + " " * N + "b"),
+    ("kbtools.review.verification.TRAILER", "Reviewed-by" + " " * N + "b"),
+    ("kbtools.review.verification.TRAILER", "Reviewed-by: <" + " " * N + "b"),
+    ("kbtools.review.verification.TRAILER", "Reviewed-by: <a" + " " * N + "b"),
+    ("kbtools.review.verification.TRAILER", "Reviewed-by: " + "<a " * (N // 3)),
     ("kbtools.provenance:^([^<]*)<([^>]*)>", "a" + " " * N + "b"),
 ]
 

@@ -185,6 +185,8 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     rel = doc_rel(cfg, doc)
     gpath = git_prefix(repo, cfg.root) + rel
     state = state_at(repo, head.sha, gpath)
+    if state is None and not (cfg.root / rel).exists():
+        raise ReviewError("no such document: neither committed nor on disk", path=rel)
     if state is None:
         raise ReviewError("not committed: its author must commit it before review", path=rel)
     if repo.git.status("--porcelain", "--", literal(gpath)).strip():

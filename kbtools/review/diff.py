@@ -31,7 +31,8 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     nc = non_content_fields(cfg)
     repo = require_repo(cfg.root)
     with repo:
-        changes = reviewed_changes(repo, "HEAD", git_prefix(repo, cfg.root) + rel, nc)
+        prefix = git_prefix(repo, cfg.root)
+        changes = reviewed_changes(repo, "HEAD", prefix + rel, nc)
     cur = read_doc(path, cfg.root)
     v = last_verification(changes)
     verified = changes[v] if v is not None else None
@@ -46,9 +47,11 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     else:
         base = verified.after
         meta = base.meta
-        info = {"commit": verified.commit.sha, "verified_by": meta.get("verified_by"),
-                "verified_at": meta.get("verified_at")}
-        label = (f"{rel}@{verified.commit.short} (verified by {meta.get('verified_by')} "
+        # the name it had when verified (renamed since: that name, not today's)
+        then = verified.path[len(prefix):] if verified.path.startswith(prefix) else rel
+        info = {"commit": verified.commit.sha, "path": then,
+                "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at")}
+        label = (f"{then}@{verified.commit.short} (verified by {meta.get('verified_by')} "
                  f"at {meta.get('verified_at')})")
     diff = "\n".join(difflib.unified_diff(
         base.body.split("\n") if base.body else [], cur.body.split("\n"),

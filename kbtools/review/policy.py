@@ -186,10 +186,13 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
         out.append(("verified_at", "review-stale-verification",
                     f"verified_at {at_raw!r} is not an ISO 8601 timestamp with offset"))
         return out
-    if last is not None and at < last.commit.authored_at:
+    # judged against the content the verification covers: a change after it is the
+    # finding above already, not a second one (a merge's date would make it one)
+    covered = next((ch for ch in changes[v:] if content_changed(ch, non_content)), None)
+    if covered is not None and at < covered.commit.authored_at:
         out.append(("verified_at", "review-stale-verification",
-                    f"verified_at {at_raw} is earlier than the last content change "
-                    f"({last.commit.authored_at.isoformat()} in {last.commit.short})"))
+                    f"verified_at {at_raw} is earlier than the last content change it covers "
+                    f"({covered.commit.authored_at.isoformat()} in {covered.commit.short})"))
     if at > vch.commit.committed_at + FUTURE_SLACK:
         out.append(("verified_at", "review-verified-at-future",
                     f"verified_at {at_raw} is later than the commit that set it "

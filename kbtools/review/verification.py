@@ -24,10 +24,13 @@ from kbtools.provenance import DocChange, DocState
 from kbtools.review.lineage import Lineage, changes_of
 
 VERIFICATION_FIELDS = ("verified", "verified_by", "verified_at")
+# As git reads a trailer: blanks may stand before the colon and inside the brackets.
 # Linear time: no lazy name before \s* (the name is stripped by `reviewed_by`).
-TRAILER = re.compile(r"^reviewed-by:(?P<name>.*)<(?P<email>[^<>\s]+)>\s*$", re.I)
+TRAILER = re.compile(r"^reviewed-by[ \t]*:(?P<name>.*)<[ \t]*(?P<email>[^<>\s]+)[ \t]*>\s*$",
+                     re.I)
 # GitHub's (and git's) mark of a commit's other authors, in the same place
-CO_AUTHOR = re.compile(r"^co-authored-by:(?P<name>.*)<(?P<email>[^<>\s]+)>\s*$", re.I)
+CO_AUTHOR = re.compile(
+    r"^co-authored-by[ \t]*:(?P<name>.*)<[ \t]*(?P<email>[^<>\s]+)[ \t]*>\s*$", re.I)
 
 
 def non_content_fields(cfg: Config) -> frozenset[str]:
@@ -150,10 +153,22 @@ def trailers(message: str, kind: re.Pattern[str]) -> list[tuple[str, str]]:
     if len(paragraphs) < 2:
         return []
     out = []
-    for line in paragraphs[-1].split("\n"):  # git's lines, not U+2028 & co. inside one
+    for line in unfolded(paragraphs[-1].split("\n")):  # git's lines, not U+2028 & co.
         m = kind.match(line.strip())
         if m:
             out.append((m["name"].strip(), m["email"].lower()))
+    return out
+
+
+def unfolded(lines: list[str]) -> list[str]:
+    """Trailer lines with git's continuation lines (those starting with a blank) joined to
+    the line before, as `git interpret-trailers` reads a long `Name <email>`."""
+    out: list[str] = []
+    for line in lines:
+        if out and line[:1] in (" ", "\t"):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
     return out
 
 
