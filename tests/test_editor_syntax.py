@@ -100,10 +100,10 @@ def test_a_line_of_thousands_of_links_is_checked_in_linear_time(repo):
     (repo / "knowledge" / "t" / "many.md").write_text(
         GOOD_FM + "# 链接\n\n" + "见 [图](../../assets/images/小麦%20病害.png) " * 20_000 + "\n",
         encoding="utf-8")
-    start = time.monotonic()
+    start = time.process_time()  # CPU: a loaded machine's wait for a core is no cost here
     result = check("knowledge/t/many.md")
     assert result.exit_code == 0, result.output
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
 
 
 SPANS = ("# 行号\n\n先运行 `kb\ncheck`，公式 $a +\nb$ 之后\n[说明](missing.md) 再看\n"
