@@ -1,5 +1,5 @@
 """A knowledge repository for review tests: commits by several identities at chosen dates,
-the reviewers' kb.toml and a document's text (tests/test_review.py)."""
+the reviewers' kb.toml and a document's text (tests/test_review.py, tests/test_review_commands.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import subprocess
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import git as gitpython
 from git.util import Actor
@@ -98,3 +99,10 @@ class KB:
 
 def written(kb: KB) -> None:
     kb.put(doc_text(), "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
+
+
+def as_identity(monkeypatch: Any, actor: Actor) -> None:
+    """Git commits of this test (and of kb's own git calls) made as `actor`."""
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", actor.name)
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", actor.email)
