@@ -77,9 +77,11 @@ def test_the_bundled_wheat_scab_table_reads_degrees_and_count_nouns():
     assert found == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
     assert evaluate_inputs("wheat-scab.md", 1, table, found).outputs["风险等级"] == "极高"
     q = "it was 22 degrees, humidity 90%, 4 rainy days"
-    # rainy: not known; nor is humidity, which no synonym ties to 相对湿度: a number in %
-    # goes by its unit alone only to a column its word names (`test_answers_bilingual`)
-    assert find_inputs(q, table) == {"温度(℃)": "22"}
+    # rainy: not known; humidity names 相对湿度 as a part of its built-in synonym
+    # ``relative humidity`` (`wording.ABBREVIATIONS`), as it names ``Relative humidity (%)``
+    assert find_inputs(q, table) == {"温度(℃)": "22", "相对湿度(%)": "90"}
+    assert find_inputs("it was 22 degrees, soil humidity 90%, 4 rainy days", table) == \
+        {"温度(℃)": "22"}  # another thing's humidity: no word names 相对湿度
     assert find_inputs(q, table, {"湿度": ["humidity"]}) == {"温度(℃)": "22", "相对湿度(%)": "90"}
     for synonyms in ({"连续降雨天数": ["rainy days"]}, {"降雨": ["rain"]}):
         assert find_inputs(q, table, synonyms)["连续降雨天数"] == "4", synonyms

@@ -31,3 +31,14 @@ def test_a_short_form_names_no_other_quantity():
     assert RISK_EN is not None
     # soc (state of charge) is no humidity: the 90% stays unbound
     assert read_inputs("temp 26 C, soc 90%", RISK_EN).values == {"Temperature (°C)": "26"}
+
+
+@pytest.mark.parametrize("table", [RISK, RISK_EN], ids=["zh", "en"])
+def test_a_part_of_a_headers_synonym_names_it_as_a_part_of_the_header_does(table):
+    """``humidity`` names 相对湿度(%) through its synonym ``relative humidity`` as it names
+    ``Relative humidity (%)``; another thing's humidity (``soil humidity``) names neither."""
+    assert table is not None
+    hum = table.header[1]
+    assert read_inputs("humidity 90%, 26 C", table).values[hum] == "90"
+    assert read_inputs("the humidity is 90%", table).values == {hum: "90"}
+    assert hum not in read_inputs("soil humidity 40%, 26 C", table).values

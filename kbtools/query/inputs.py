@@ -126,10 +126,12 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
     not filler words alone, and the synonyms of the header and of those parts (软管 for
-    ``Hose age`` when the synonyms file has 软管 = hose)."""
+    ``Hose age`` when the synonyms file has 软管 = hose), and the parts of the header's
+    synonyms (``humidity`` of ``relative humidity`` for 相对湿度)."""
     key = _key_text(header)
-    names = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
-    parts = {p for p in name_parts(key) if strip_fillers(p)}
+    wholes = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
+    names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
+    parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
     names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
@@ -179,7 +181,8 @@ def read_inputs(question: str, table: DecisionTable,
         others = {n for j in table.inputs if j != i for n in names[j]}
         usable = [n for n in names[i] if n in wholes[i] or n not in others]
         for name in usable:
-            tail = name not in wholes[i] and key.endswith(name)  # 湿度 of 相对湿度
+            # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
+            tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             found = _after_name(text, name, found_numbers, claimed, tail=tail)
             if found is None:
                 continue
