@@ -18,7 +18,8 @@ def test_text_that_reads_as_json_null_stays_text(tmp_path):
     head = git(repo, "rev-parse", "main").strip()
 
     async def scenario(c):
-        report = {"category": "field-report", "body": "Seal leaked twice."}
+        report = {"category": "field-report", "body": "Seal leaked twice.",
+                  "author": "Field Tech"}  # the server's Git may have no identity (CI)
         return [
             await c.call_tool("draft_report", {**report, "title": "Leak A", "location": "null"}),
             await c.call_tool("draft_report", {**report, "title": "Leak B", "location": "p",
@@ -50,7 +51,7 @@ def test_a_one_line_draft_field_refuses_line_separators_and_c1_controls(tmp_path
     U+009B) drove the terminal listing it; only C0 controls were refused. Nothing is filed."""
     repo = committed_repo(tmp_path / "repo")
     report = {"category": "field-report", "title": "Pump leak", "body": "Seal leaked.\u2028",
-              "location": "Plant 2"}
+              "location": "Plant 2", "author": "Ann Lee"}
     bad = [("title", "Pump\u2028leak"), ("title", "Pump\x85leak"), ("author", "Ann\u2029Lee"),
            ("location", "Plant\x9b31m 2")]
 
