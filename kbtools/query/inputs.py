@@ -176,7 +176,6 @@ def read_inputs(question: str, table: DecisionTable,
     for i in table.inputs:  # numbers right after the column's name
         if i not in table.numeric:
             continue
-        key = _key_text(table.header[i])
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}
         usable = [n for n in names[i] if n in wholes[i] or n not in others]
