@@ -44,18 +44,23 @@ def _fix(root: Path) -> tuple[list[str], list[str]]:
             [f.format() for f in findings])
 
 
+def _target_kb(root: Path) -> Path:
+    """A kb at `root` whose one document, knowledge/docs/NAME.md, has headings Steps, Other."""
+    (root / "kb.toml").write_text("")
+    for folder in ("knowledge/docs", "knowledge/sub", "assets"):
+        (root / folder).mkdir(parents=True)
+    (root / "knowledge" / "docs" / f"{NAME}.md").write_text(
+        GOOD_FM + "# C\n\n## Steps\n\n## Other\n", encoding="utf-8")
+    return root
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(["/", "\\"]), st.sampled_from(["NFC", "NFD"]), st.booleans(),
        st.booleans(), st.sampled_from(["", "#steps", "#step", "#zzzz"]),
        st.sampled_from(sorted(WRAPS)))
 def test_one_fix_run_reaches_a_fixed_point(sep, form, upper, absolute, anchor, wrap):
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "kb.toml").write_text("")
-        for folder in ("knowledge/docs", "knowledge/sub", "assets"):
-            (root / folder).mkdir(parents=True)
-        (root / "knowledge" / "docs" / f"{NAME}.md").write_text(
-            GOOD_FM + "# C\n\n## Steps\n\n## Other\n", encoding="utf-8")
+        root = _target_kb(Path(tmp))
         line, tail = WRAPS[wrap]
         dest = _destination(sep, form, upper, absolute, anchor)
         doc = root / "knowledge" / "sub" / "a.md"
@@ -84,12 +89,7 @@ def test_a_destination_not_written_as_it_reads_is_left_for_the_author(sep, form,
     findings promise no `--fix`, the file keeps its bytes, and each such link gets one `not
     fixed` line whose path, written by hand, leaves nothing to fix."""
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "kb.toml").write_text("")
-        for folder in ("knowledge/docs", "knowledge/sub", "assets"):
-            (root / folder).mkdir(parents=True)
-        (root / "knowledge" / "docs" / f"{NAME}.md").write_text(
-            GOOD_FM + "# C\n\n## Steps\n\n## Other\n", encoding="utf-8")
+        root = _target_kb(Path(tmp))
         dest = _destination(sep, form, upper, absolute, anchor).replace(".md", "&#46;md")
         doc = root / "knowledge" / "sub" / "a.md"
         text = GOOD_FM + "# T\n\n" + WRAPS[wrap][0].format(dest)
