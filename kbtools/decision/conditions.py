@@ -78,7 +78,7 @@ _IUNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=
 _END = rf"({_NUM}|[+-]?∞|[+-]?inf)"
 _RE_INTERVAL = re.compile(rf"^([\[(])\s*{_END}\s*{_IUNIT}\s*[,;]\s*{_END}\s*{_IUNIT}\s*([\])])"
                           rf"\s*{_UNIT}$", re.IGNORECASE)
-_RE_UNIT_TAIL = re.compile(rf"\s*{_UNIT}\s*")  # what follows a cell's last number
+_RE_UNIT_TAIL = re.compile(rf"\s*+{_UNIT}\s*+")  # what follows a cell's last number
 _UNIT_TAIL = 40  # characters: the longest tail `_RE_UNIT_TAIL` is tried on
 _RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
 # what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
@@ -122,7 +122,7 @@ def normalize_text(text: str) -> str:
 # A number times 万 or 亿, as Chinese writes large amounts (``1.5万以上`` is ≥15000, ``2万-3万
 # h`` 20000-30000 h): read as its value. Other magnitudes also begin units (千克, 兆帕, 百分比,
 # k of kg, K for kelvin), so a cell using one is refused instead (`magnitude_unit`).
-_RE_MAGNIFIED = re.compile(rf"({_NUM})\s*(万亿|万|亿)")
+_RE_MAGNIFIED = re.compile(rf"(?<!\d)({_NUM})\s*+(万亿|万|亿)")
 _TIMES = {"万": 10 ** 4, "亿": 10 ** 8, "万亿": 10 ** 12}
 
 

@@ -134,7 +134,7 @@ _ENV_NAME = re.compile(r"\s*\{([A-Za-z]+\*?)\}")
 # `\tag{X}` / `\tag*{X}` (Typora's and Obsidian's equation number): the formula's label,
 # drawn at its right (`tex_source`); checked on its own, it is not in `COMMANDS`.
 TAG = "tag"
-_TAG_ARG = re.compile(r"\s*(\*?)\s*\{")
+_TAG_ARG = re.compile(r"\s*+(\*?)\s*+\{")  # possessive: no backtracking over blanks
 
 
 class Token(NamedTuple):
