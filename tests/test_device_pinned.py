@@ -68,3 +68,25 @@ def test_an_older_release_is_installed_and_repaired_hashing_each_data_file_once(
     assert code == 0 and f"re-derived the index of {tag}" in out, out
     assert sorted(r for r in hashed if r in manifest["artifacts"]) == data  # once each
     assert verify_files(release, manifest, derived=True) == []  # repaired, as pinned
+
+
+def test_a_rollback_to_an_older_release_whose_pinned_index_is_damaged_repairs_it(tmp_path):
+    """`kb rollback` to a release of the older format whose index/ was damaged on the
+    device used to refuse ("no longer verifies"); it now derives index/ again from the
+    verified data/ (as `kb sync` does), says so, and switches only then."""
+    d = make_device(tmp_path)
+    old = _pin_index(d, (d.dev / "current").resolve())
+    code, out = d.sync()
+    assert code == 0 and f"serving {old}" in out, out
+    new = d.publish()
+    code, out = d.sync()
+    assert code == 0 and f"serving {new}" in out, out
+    served = (d.dev / "current").resolve()
+    older = d.dev / "releases" / old
+    _damage_index(d.dev, older)
+    code, out = d.kb("rollback", old, "--to", str(d.dev))
+    assert code == 0, out
+    assert f"serving {old} (was {new})" in out
+    assert f"re-derived the index of {old}" in out
+    release = (d.dev / "current").resolve()
+    assert release != served and verify_files(release, load_manifest(release), derived=True) == []

@@ -189,19 +189,20 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         tag = _rollback_target(path, current, have, tag)
         manifest = load_manifest(have[tag])
         settled, hashed = settled_clock(path), dict[str, Signature]()
-        problems = verify_files(have[tag], manifest, derived=True, signed=hashed)
+        # data/ alone must verify: index/ is derived from it, so one that fails its check
+        # (damaged, derived by a kbtools with another tokenizer, or not the bytes an older
+        # release's manifest pins) is derived again from it, as `kb sync` does, while the
+        # served release keeps serving
+        problems = verify_files(have[tag], manifest, derived=False, signed=hashed)
         if problems:
             raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                             path=str(path))
-        # its files verify: an index/ that fails its check (damaged, or derived by a
-        # kbtools with another tokenizer) is derived again from them, as `kb sync` does
         clean_staging(path)
         # what was hashed and found as listed (changed before the clock read ahead of it):
         # not hashed again to derive from, nor to be remembered for the first open
         verified = {rel: sig for rel, sig in hashed.items()
                     if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
-        rederived = None if manifest.get("derived") else \
-            rederive(have[tag], DeviceLayout(path).staging(tag), tag, verified=verified)
+        rederived = rederive(have[tag], DeviceLayout(path).staging(tag), tag, verified=verified)
         state = read_state(path)
         rolled = set(state.get("rolled_back", []))
         if current and _serial(current) > _serial(tag):
