@@ -6,6 +6,7 @@ publish left is still loaded again."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.engine.claim import P_LOADER, STALE_AFTER, Claim
+from kbtools.engine.claim import BEAT_EVERY, P_LOADER, P_SEEN, STALE_AFTER, Claim
 from kbtools.engine.milvus import ALIAS, P_COMPLETE, connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
@@ -98,6 +99,36 @@ def test_what_a_stopped_publish_left_is_loaded_again_a_running_one_is_not(
         assert BUSY in err.value.message and "process 1 on elsewhere" in err.value.message
         assert eng.alias_target(ALIAS) is None
         return
+    res = publish(eng, check_release(dist))
+    assert res.changed and res.collection == name and eng.alias_target(ALIAS) == name
+    assert search(EngineReader(eng).current(), QUESTION).results
+
+
+def test_a_claim_marked_by_a_clock_running_ahead_is_aged_by_this_hosts_clock_too(
+        dist, milvus):  # noqa: F811
+    """Another host's claim used to be aged by its mark alone, the publisher's wall clock:
+    one running an hour ahead held a stopped publish's collection for an hour and ten
+    minutes. This host now records when its own clock first saw the mark, and the claim is
+    void once that is `STALE_AFTER` old with no new mark; a new mark is seen afresh."""
+    eng = connect_url(milvus.url("claim_ahead"), create_db=True)
+    name = _stopped(eng, dist)
+    ahead = Claim("elsewhere", 1, "x", time.time() + 3600)
+    eng.client.alter_collection_properties(name, {P_LOADER: ahead.text()})
+    with pytest.raises(EngineError) as err:  # first seen now: it may be running
+        publish(eng, check_release(dist))
+    assert BUSY in err.value.message
+    here = socket.gethostname()
+    seen = json.loads(eng.properties(name)[P_SEEN])
+    assert list(seen) == [here] and seen[here][0] == ahead.text()
+    assert abs(seen[here][1] - time.time()) < 60
+    long_ago = json.dumps({here: [ahead.text(), time.time() - STALE_AFTER - 1]})
+    marked = Claim("elsewhere", 1, "x", ahead.beat + BEAT_EVERY)  # it marked progress since
+    eng.client.alter_collection_properties(name, {P_LOADER: marked.text(), P_SEEN: long_ago})
+    with pytest.raises(EngineError) as err:  # a mark not seen before: alive
+        publish(eng, check_release(dist))
+    assert BUSY in err.value.message
+    long_ago = json.dumps({here: [marked.text(), time.time() - STALE_AFTER - 1]})
+    eng.client.alter_collection_properties(name, {P_SEEN: long_ago})  # no mark since
     res = publish(eng, check_release(dist))
     assert res.changed and res.collection == name and eng.alias_target(ALIAS) == name
     assert search(EngineReader(eng).current(), QUESTION).results

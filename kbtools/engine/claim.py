@@ -15,7 +15,10 @@ both inserted into the one collection. Now the collection itself is the lock:
   left, `kbtools.engine.publish`) only when its claimant is gone: on this host, a process
   that no longer exists (or, in this process, a publish that has returned); on another
   host, one whose last progress (marked every `BEAT_EVERY` seconds by a thread while the
-  publish runs, `_beat`) is older than `STALE_AFTER`.
+  publish runs, `_beat`) is older than `STALE_AFTER`. That age is not read from the
+  publisher's clock alone: each host that finds the claim records when its own clock first
+  saw that mark (`P_SEEN`, `judge`), and the claim is void once either clock says the mark
+  is `STALE_AFTER` old (a publisher whose clock runs ahead cannot hold it longer).
 * a step of the load failing because the collection was dropped or taken over meanwhile
   (two publishes taking over one interrupted publish at the same moment) is the same
   one-line "already being published" when another live claimant holds it now.
@@ -23,6 +26,7 @@ both inserted into the one collection. Now the collection itself is the lock:
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import socket
@@ -37,6 +41,7 @@ from kbtools.engine.milvus import Engine
 from kbtools.errors import EngineError
 
 P_LOADER = "kb.loader"
+P_SEEN = "kb.loader.seen"  # JSON: host -> [the claim text it saw, its own clock then]
 STALE_AFTER = 600.0  # seconds without progress after which another host's claim is void
 # (why not sooner: docs/architecture.md, "Releases in Milvus")
 BEAT_EVERY = 30.0  # seconds between two progress marks of one publish
@@ -63,10 +68,12 @@ class Claim:
         except ValueError:
             return None
 
-    def live(self, now: float) -> bool:
-        """Whether the publish that made this claim may still be running."""
+    def live(self, now: float, seen: float | None = None) -> bool:
+        """Whether the publish that made this claim may still be running. `seen`: when this
+        host's clock first saw the claim as it is now (its last mark), if it did."""
         if self.host != socket.gethostname():
-            return now - self.beat < STALE_AFTER
+            age = now - self.beat if seen is None else max(now - self.beat, now - seen)
+            return age < STALE_AFTER
         if self.pid == os.getpid():
             return self.nonce in _RUNNING
         try:
@@ -92,6 +99,47 @@ def holder(engine: Engine, name: str) -> Claim | None:
     return Claim.parse(engine.properties(name).get(P_LOADER, ""))
 
 
+def judge(engine: Engine, name: str) -> Claim | None:
+    """The claim on collection `name` when the publish that made it may still be running
+    (None: no claim, or a void one). Another host's claim is aged by its own mark and by
+    this host's clock since it first saw that mark, recorded in `name`'s properties
+    (`P_SEEN`): the mark is the publisher's wall clock, which may run ahead of this one."""
+    if not engine.call("checking a collection", "has_collection", name):
+        return None
+    props = engine.properties(name)
+    claim = Claim.parse(props.get(P_LOADER, ""))
+    now = time.time()
+    if claim is None or claim.host == socket.gethostname():
+        return claim if claim is not None and claim.live(now) else None
+    sightings = _sightings(props.get(P_SEEN, ""))
+    here = socket.gethostname()
+    text, seen = sightings.get(here, ("", now))
+    if text != claim.text():  # a mark this host has not seen before: seen now
+        seen = now
+        sightings[here] = (claim.text(), now)
+        try:
+            engine.call(f"noting the claim on {name}", "alter_collection_properties", name,
+                        {P_SEEN: json.dumps({h: list(v) for h, v in sightings.items()
+                                             if v[0] == claim.text()}, sort_keys=True)})
+        except EngineError:
+            pass  # not recorded: the next look records it
+    return claim if claim.live(now, seen) else None
+
+
+def _sightings(text: str) -> dict[str, tuple[str, float]]:
+    try:
+        raw = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    out: dict[str, tuple[str, float]] = {}
+    if isinstance(raw, dict):
+        for host, row in raw.items():
+            if (isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)
+                    and isinstance(row[1], int | float)):
+                out[str(host)] = (row[0], float(row[1]))
+    return out
+
+
 def busy(engine: Engine, name: str, claim: Claim) -> EngineError:
     return EngineError(f"release {name} is already being published by another process "
                        f"({claim.describe()}); wait for it to finish (publishing again then "
@@ -105,8 +153,8 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     that may be running holds it; drop what a stopped one left (never while an alias
     serves it: `Engine.drop` refuses, ServedError). The claim is made when the caller
     creates the collection (`create`)."""
-    other = holder(engine, name)
-    if other is not None and other.live(time.time()):
+    other = judge(engine, name)
+    if other is not None:
         raise busy(engine, name, other)
     engine.drop(name)
     claim = Claim(socket.gethostname(), os.getpid(), secrets.token_hex(8), time.time())
@@ -118,8 +166,8 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     try:
         yield claim
     except EngineError:
-        now = holder(engine, name) if _exists(engine, name) else None
-        if now is not None and now.nonce != claim.nonce and now.live(time.time()):
+        now = judge(engine, name) if _exists(engine, name) else None
+        if now is not None and now.nonce != claim.nonce:
             raise busy(engine, name, now) from None
         raise
     finally:
