@@ -8,7 +8,9 @@ only in the last step, by one rename):
    (skipping tags the operator rolled back from, which the result names); keep the served
    release when it is that one, or when every tag above the highest serial ever accepted
    was rolled back from (its derived index checked, and derived again when it fails:
-   `kbtools.ship.install.rederive`); else refuse a serial below that floor (a downgrade);
+   `kbtools.ship.install.rederive`); else refuse a serial below that floor (a downgrade),
+   or a release held here whose tag the source has moved since (`moved_tags`; another
+   held release moved is a warning);
 3. fetch the artifacts branch and that one tag into DIR/repo.git (depth 1 on first sync;
    git checks every object it receives, ``fetch.fsckObjects``, and a bundle's before the
    fetch, `kbtools.ship.git.check_bundle`: git 2.39 does not for a bundle);
@@ -287,14 +289,24 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         raise SyncError("the source has no release tags to serve", path=source)
     serial = max(offered)
     current = dev.served_tag(device)
+    moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
+    notes = tuple(moved_note(t, *moved[t], served=t == current)
+                  for t in sorted(moved, key=lambda t: parse_serial(t) or 0)
+                  if t == current or t != tag_name(serial))  # the one to install: refused
     cur_serial = parse_serial(current) if current else None
     floor = max(int(state.get("highest_serial", 0)), cur_serial or 0)
     if serial == cur_serial or (serial < floor and current is not None
                                 and max(refs.tags) >= floor):
         # nothing newer to take: the served release, or newer ones rolled back from
         return _up_to_date(device, source, current or tag_name(serial), begin, refs.tags,
-                           rolled_back, max_age_days)
+                           rolled_back, max_age_days, notes)
     tag = tag_name(serial)
+    if tag in moved:
+        had, now = moved[tag]
+        raise SyncError(f"{tag} was moved at the source: its tag names {now[:12]} now, not the "
+                        f"{had[:12]} this device installed (a release tag never changes: a new "
+                        "release takes a new serial); refusing it, the served release is "
+                        "unchanged", path=source)
     skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
                     and tag_name(s) in rolled_back)
     if serial < floor:
@@ -330,13 +342,38 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
-    warnings = (begin.warnings + _age_warn(final, max_age_days)
+    warnings = (begin.warnings + notes + _age_warn(final, max_age_days)
                 + prune_releases(device, keep, tag) + compact_repo(gd))
     # what was verified, remembered for the first open (after the prune: removing an old
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
                       warnings, tuple(pinned), skipped)
+
+
+def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]
+               ) -> dict[str, tuple[str, str]]:
+    """The release tags of releases the device holds (installed or served) whose tag at
+    the source is another object than the one the device fetched (a force-push): tag ->
+    (the object fetched, the source's now)."""
+    out = run_git(gd, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags/",
+                  error=SyncError)
+    fetched = dict(line.split(" ", 1)[::-1] for line in out.splitlines() if " " in line)
+    moved: dict[str, tuple[str, str]] = {}
+    for serial, (_, now) in offered.items():
+        tag = tag_name(serial)
+        had = fetched.get(f"refs/tags/{tag}")
+        if tag in held and had is not None and had != now:
+            moved[tag] = (had, now)
+    return moved
+
+
+def moved_note(tag: str, had: str, now: str, *, served: bool) -> str:
+    """The warning for held release `tag` moved at the source (`moved_tags`)."""
+    keeps = "keeps serving" if served else "keeps"
+    return (f"{tag} was moved at the source (its tag names {now[:12]} now, not the "
+            f"{had[:12]} fetched here; a release tag never changes): this device {keeps} "
+            f"the {tag} it verified")
 
 
 def prune_releases(device: Path, keep: int, tag: str) -> tuple[str, ...]:
@@ -366,7 +403,7 @@ def compact_repo(gd: Path) -> tuple[str, ...]:
 
 def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
                 tags: dict[int, tuple[str, str]], rolled_back: set[str],
-                max_age_days: int) -> SyncResult:
+                max_age_days: int, moved: tuple[str, ...] = ()) -> SyncResult:
     """Nothing newer to serve: keep `tag`, pin keys given on first use when it is signed by
     one, and derive its index/ again when it fails its check (`install.rederive`). Its files
     are left verified under KB_HOME (`intact.vouch`: those hashed before, or by the
@@ -385,7 +422,8 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
                     and tag_name(s) in rolled_back)
     return SyncResult(tag, serial, tag, False, source,
-                      warnings=begin.warnings + notes + _age_warn(served, max_age_days),
+                      warnings=(begin.warnings + moved + notes
+                                + _age_warn(served, max_age_days)),
                       trust=tuple(pinned), skipped=skipped, rederived=rederived)
 
 
