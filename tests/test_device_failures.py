@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from device_fixtures import Device, make_device, second_release
@@ -189,6 +190,39 @@ def test_failed_rederivation_keeps_the_old_files(device, tmp_path, monkeypatch):
     assert "deriving the index of kb-r2 failed: database or disk is full" in one_error(err)
     assert code == 1 and store.stat().st_size == 4096 and staging_left(d.dev) == []
     assert state(d.dev)["last_sync"]["ok"] is False
+
+
+@pytest.mark.parametrize("exc", [OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+                                 KeyboardInterrupt()], ids=["disk full", "killed"])
+def test_a_rollback_whose_rederivation_fails_leaves_nothing_behind(device, tmp_path,
+                                                                   monkeypatch, exc):
+    """A rollback to a release whose index/ it derives again, stopped while it writes (the
+    disk full, or killed), used to leave its half-written releases/<tag>.staging behind
+    (on a full disk, the room it took); now the served release serves on, one line says so,
+    and nothing is left behind."""
+    d = copy_of(device, tmp_path)
+    store = d.dev / "releases" / "kb-r1" / "index" / "store.sqlite"
+    with store.open("r+b") as fh:
+        fh.truncate(4096)
+    real = np.save
+
+    def save(*args, **kwargs):  # a write of a BM25 array of the new index/
+        real(*args, **kwargs)
+        raise exc
+
+    monkeypatch.setattr(np, "save", save)
+    code, out, err = kb("rollback", "kb-r1", "--to", d.dev)
+    if isinstance(exc, OSError):
+        assert code == 1 and out == "" and one_error(err) == (
+            "kb: error: deriving the index of kb-r1 failed: No space left on device; the "
+            "served release is unchanged")
+    else:
+        assert code == 130 and err == "kb: interrupted\n"
+    assert served(d.dev) == "kb-r2" and staging_left(d.dev) == []
+    assert store.stat().st_size == 4096
+    monkeypatch.undo()
+    code, out, _ = kb("rollback", "kb-r1", "--to", d.dev)
+    assert code == 0 and "re-derived the index of kb-r1" in out and served(d.dev) == "kb-r1"
 
 
 # ------------------------------------------------------------------ 3: status of a checkout

@@ -351,7 +351,8 @@ def rederive(release: Path, staging: Path, tag: str,
     """Check the derived index/ of the installed release `release`; when it fails, derive it
     again from its data/ (verified first) the way a first install does, in the new directory
     `staging`, and move the new files over the old ones one `os.replace` each (a reader sees
-    an old file or a new one, never none). Returns what was wrong (None: nothing was).
+    an old file or a new one, never none); one stopped half-way (the disk full, killed)
+    removes `staging` and leaves the old files. Returns what was wrong (None: nothing was).
 
     The derivation reads the verified files through symbolic links in `staging` (a copy
     where the file system has none), never hard links: linking a file, and unlinking it
@@ -377,6 +378,21 @@ def rederive(release: Path, staging: Path, tag: str,
                         "index cannot be derived again from it (`kb rollback` serves another "
                         "release)")
     os.mkdir(staging)
+    try:
+        _derive_beside(release, staging, manifest, tag)
+    except BaseException:  # disk full, killed: the half-derived files take no room after
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    replace_tree(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
+    shutil.rmtree(staging, ignore_errors=True)
+    if signed is not None:
+        signed.update({rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
+    return problems[0]
+
+
+def _derive_beside(release: Path, staging: Path, manifest: dict[str, Any], tag: str) -> None:
+    """Derive `release`'s index/ in `staging` from its verified data files, read through
+    links (`rederive`), and make the new files durable."""
     source = Path(os.path.abspath(release))
     for rel in sorted([MANIFEST, *manifest.get("artifacts", {})]):  # verified regular files
         target = staging / rel
@@ -387,11 +403,6 @@ def rederive(release: Path, staging: Path, tag: str,
             shutil.copyfile(source / rel, target, follow_symlinks=False)
     derive_index(staging, manifest, tag)
     sync_tree(staging)  # the served release's files are replaced by these
-    replace_tree(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
-    shutil.rmtree(staging, ignore_errors=True)
-    if signed is not None:
-        signed.update({rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
-    return problems[0]
 
 
 def replace_tree(new: Path, old: Path) -> None:
