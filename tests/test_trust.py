@@ -305,3 +305,28 @@ def test_an_installed_but_unserved_release_is_checked_again(keys: Keys, pub: Pub
     pub.release(keys.a)
     code, out = kb("sync", pub.art, "--to", dev)
     assert code == 0 and "serving kb-r3" in out, out
+
+
+def test_a_sync_of_a_rotating_release_killed_before_its_switch_completes_next_time(
+        keys: Keys, pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A sync pins the keys a rotating release hands trust over to, then switches to it.
+    Killed between the two, the next sync used to refuse that release, signed by the key it
+    had itself unpinned ("signed by untrusted key"), until a newer one came; it now checks
+    it with the keys the stopped sync checked it with, and serves it."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a, next_keys=(keys.b,))
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(device, "switch_to", killed)
+    assert kb("sync", pub.art, "--to", dev)[0] == 130
+    assert device.served_tag(dev) == "kb-r1" and pinned(dev) == [keys.b_id]
+    monkeypatch.undo()
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "serving kb-r2 (was kb-r1)" in out, out
+    assert pinned(dev) == [keys.b_id]
+    pub.release(keys.a)  # the key handed over: still refused
+    refused(dev, pub.art, f"untrusted key {keys.a_id}")

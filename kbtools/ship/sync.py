@@ -26,7 +26,9 @@ only in the last step, by one rename):
    when possible (only changed shards redone), and self-check it (steps 4-6 are `kbtools.ship.install.install_release`, which a git
    checkout of a release goes through too);
 7. rename staging -> releases/<tag>, record its serial as the highest accepted (before the
-   switch), pin keys (first use or rotation), replace the `current` symlink, prune old
+   switch) with the keys it was checked with (`trust.pending`: killed after the next
+   step, the next sync checks it with them again), pin keys (first use or rotation),
+   replace the `current` symlink, prune old
    releases (a failure to prune is a warning: the new release is already served).
 """
 
@@ -327,7 +329,9 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                             floor)
         plan, hashed = done.plan, done.hashed
-    else:  # installed by an interrupted sync: its signature is checked again
+    else:  # installed by an interrupted sync: its signature is checked again, with the
+        # keys that sync checked it with when it stopped after pinning its keys
+        begin = trust.resumed(begin, state.get("pending_trust"), tag)
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
@@ -339,9 +343,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         state["rolled_back"] = still
     else:
         state.pop("rolled_back", None)
+    state["pending_trust"] = trust.pending(begin, tag)
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
+    state.pop("pending_trust")  # written with the sync's outcome (`sync`)
     warnings = (begin.warnings + notes + _age_warn(final, max_age_days)
                 + prune_releases(device, keep, tag) + compact_repo(gd))
     # what was verified, remembered for the first open (after the prune: removing an old

@@ -103,6 +103,27 @@ def start(device: Path, given: Sequence[Path]) -> TrustStart:
     return TrustStart(tuple(pinned), warnings=warnings)
 
 
+def pending(begin: TrustStart, tag: str) -> dict[str, Any]:
+    """What a sync records (in state.json) before it pins the keys of release `tag` and
+    switches to it: the keys it verified `tag` with. Killed between the two, the next sync
+    checks the installed `tag` against them again (`resumed`): the pins already name the
+    keys `tag` handed trust over to, and no longer its own signer."""
+    return {"tag": tag, "keys": [public_pem(k).decode() for k in begin.keys],
+            "first_use": begin.first_use}
+
+
+def resumed(begin: TrustStart, record: Any, tag: str) -> TrustStart:
+    """The keys to check the installed release `tag` with: those `pending` recorded for it
+    when a sync stopped between pinning its keys and switching to it; else `begin`'s."""
+    if not isinstance(record, dict) or record.get("tag") != tag \
+            or not isinstance(record.get("keys"), list):
+        return begin
+    keys = tuple(parse_public(str(pem).encode(), "state.json (a sync of "
+                              f"{tag} that stopped before its switch)")
+                 for pem in record["keys"])
+    return TrustStart(keys, first_use=bool(record.get("first_use")), warnings=begin.warnings)
+
+
 class MissingHistory(SyncError):
     """A release not signed by a trusted key, in a repository whose history stops (a
     shallow fetch) before the releases that could rotate trust to its signer."""
