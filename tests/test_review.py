@@ -27,6 +27,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import ReviewError, UsageError
 from kbtools.review.approve import approve
+from kbtools.review.pending import pending
 from kbtools.review.policy import check_range, matches, reviewers_for
 
 
@@ -321,6 +322,24 @@ def test_merge_bringing_unreviewed_content_fails(kb: KB) -> None:
     assert "verified_by: rita@ex.org" in text and "any fungicide" in text
     # one problem, one line: the merge (dated after verified_at) is not also "stale"
     assert kb.codes() == ["review-unverified-change"]
+
+
+def test_check_and_pending_name_the_author_of_an_edit_a_merge_brought(kb: KB) -> None:
+    """The unreviewed edit is Alice's; Lead only merged it: both commands name Alice."""
+    written(kb)
+    kb.repo.git.checkout("-b", "side")
+    edit = kb.put(doc_text("# Rust\n\nSpray at first sign.\nUse any fungicide.\n"),
+                  "Sneaky edit", ALICE, "2026-02-02T09:00:00+08:00")
+    kb.repo.git.checkout("main")
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-03T09:00:00+08:00"), "Verify",
+           RITA, "2026-02-03T09:00:00+08:00")
+    merge(kb, "side")
+    [finding] = kb.check()
+    assert finding.code == "review-unverified-change"
+    assert f"changed in {edit[:10]} by alice@ex.org" in finding.message
+    [entry] = pending(load_config(kb.root))
+    assert (entry["reason"], entry["git_author_email"], entry["commit"]) == (
+        "changed-since-verification", "alice@ex.org", edit)
 
 
 def test_stale_verification_is_judged_on_the_content_it_covers(kb: KB) -> None:

@@ -59,6 +59,7 @@ from kbtools.review.verification import (
     parse_iso,
     reviewed_changes,
     trailer_emails,
+    unreviewed_change,
 )
 
 FUTURE_SLACK = timedelta(hours=1)  # clock skew allowed between verified_at and its commit
@@ -171,9 +172,8 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
     the last content change nor after the commit that set it."""
     out: list[Breach] = []
     vch = changes[v]
-    b = next((i for i, ch in enumerate(changes) if content_changed(ch, non_content)), None)
-    last = changes[b] if b is not None else None
-    if last is not None and b is not None and b < v:
+    last = unreviewed_change(changes, non_content)  # after the verification at `v`
+    if last is not None:
         what = (", ".join(content_fields_changed(last.after, last.before, non_content))
                 if last.before and last.after else "content")
         out.append(("verified", "review-unverified-change",

@@ -122,6 +122,19 @@ def since_verification(changes: list[DocChange], non_content: frozenset[str]
     return [ch for ch in changes[:upto] if content_changed(ch, non_content)]
 
 
+def unreviewed_change(changes: list[DocChange], non_content: frozenset[str]
+                      ) -> DocChange | None:
+    """The change that content awaiting review is credited to, as `kb review pending` and
+    `kb review check` both name it: the oldest content-changing commit since the last
+    verification (`since_verification`) that is not a merge, else the oldest one. A merge
+    that combines a verified side with another side's edit carries that edit; the person
+    whose words await review is the edit's author, not whoever merged it. A merge is named
+    only when no edit of its own is listed (a conflict resolution: the merger wrote it)."""
+    waiting = since_verification(changes, non_content)
+    return next((ch for ch in reversed(waiting) if len(ch.commit.parents) < 2),
+                waiting[-1] if waiting else None)
+
+
 def covered_changes(changes: list[DocChange], v: int, non_content: frozenset[str]
                     ) -> list[DocChange]:
     """Content-changing commits covered by the verification at index `v` (newest first):
