@@ -419,3 +419,27 @@ def test_paths_outside_ascii_read_as_written(r: Repo) -> None:
     first = r.repo.commit("HEAD~2")  # kb review check's view of the two commits
     assert kbtools.provenance.changed_docs(r.repo, first, r.repo.head.commit,
                                            "knowledge") == [doc]
+
+
+def test_history_of_a_document_deleted_and_added_again_shows_its_earlier_life(r: Repo) -> None:
+    """A new file resembling another document is a copy to `git log --follow`, which then
+    ends its history there: the life the path had before, and its deletion, are read too,
+    through the renames since."""
+    other = "knowledge/crops/other.md"
+    first = r.commit({DOC: text("First life.\n"), other: text("Other.\n")}, "Add both", ALICE,
+                     "2026-02-01T10:00:00+08:00")
+    r.repo.index.remove([DOC], working_tree=True)
+    when = datetime.fromisoformat("2026-02-02T10:00:00+08:00")
+    gone = r.repo.index.commit("Delete", author=ALICE, committer=ALICE, author_date=when,
+                               commit_date=when).hexsha
+    again = r.commit({DOC: text("Second life.\n")}, "Add again", RITA,
+                     "2026-02-03T10:00:00+08:00")
+    r.repo.git.mv(DOC, "knowledge/crops/b.md")
+    moved = r.commit({}, "a -> b", ALICE, "2026-02-04T10:00:00+08:00")
+    r.repo.git.mv("knowledge/crops/b.md", "knowledge/crops/c.md")
+    last = r.commit({}, "b -> c", ALICE, "2026-02-05T10:00:00+08:00")
+    result = doc_history(r.root, "knowledge/crops/c.md", NC)
+    assert [(c["commit"], c["changes"]) for c in result["commits"]] == [
+        (last, ["no content change"]), (moved, ["no content change"]), (again, ["created"]),
+        (gone, ["deleted"]), (first, ["created"])]
+    assert [c["path"] for c in result["commits"]][-2:] == [DOC, DOC]

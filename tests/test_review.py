@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from git.util import Actor
 from reviewkb import (
     ALICE,
     DOC,
@@ -27,6 +28,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import ReviewError, UsageError
 from kbtools.review.approve import approve
+from kbtools.review.pending import pending
 from kbtools.review.policy import check_range, matches, reviewers_for
 
 
@@ -323,6 +325,24 @@ def test_merge_bringing_unreviewed_content_fails(kb: KB) -> None:
     assert kb.codes() == ["review-unverified-change"]
 
 
+def test_check_and_pending_name_the_author_of_an_edit_a_merge_brought(kb: KB) -> None:
+    """The unreviewed edit is Alice's; Lead only merged it: both commands name Alice."""
+    written(kb)
+    kb.repo.git.checkout("-b", "side")
+    edit = kb.put(doc_text("# Rust\n\nSpray at first sign.\nUse any fungicide.\n"),
+                  "Sneaky edit", ALICE, "2026-02-02T09:00:00+08:00")
+    kb.repo.git.checkout("main")
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-03T09:00:00+08:00"), "Verify",
+           RITA, "2026-02-03T09:00:00+08:00")
+    merge(kb, "side")
+    [finding] = kb.check()
+    assert finding.code == "review-unverified-change"
+    assert f"changed in {edit[:10]} by alice@ex.org" in finding.message
+    [entry] = pending(load_config(kb.root))
+    assert (entry["reason"], entry["git_author_email"], entry["commit"]) == (
+        "changed-since-verification", "alice@ex.org", edit)
+
+
 def test_stale_verification_is_judged_on_the_content_it_covers(kb: KB) -> None:
     written(kb)  # 2026-02-01T10:00+08:00
     kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-01-15T09:00:00+08:00"),
@@ -337,3 +357,38 @@ def test_stale_verification_is_judged_on_the_content_it_covers(kb: KB) -> None:
 def test_unknown_revision_is_a_usage_error(kb: KB) -> None:
     with pytest.raises(UsageError, match="unknown Git revision 'nope'"):
         check_range(load_config(kb.root), "nope")
+
+
+def mailmapped(kb: KB) -> str:
+    """The base revision maps Rita's old address to her reviewer address; returns it."""
+    (kb.root / ".mailmap").write_text("# people\nRita Reviewer <rita@ex.org> Rita <RITA@old.org>\n",
+                                      encoding="utf-8")
+    return kb.commit([".mailmap"], "Mailmap", LEAD, "2026-01-02T00:00:00+00:00")
+
+
+def test_mailmap_of_the_base_names_the_reviewer_as_git_log_use_mailmap_does(kb: KB) -> None:
+    """Rita's commit under an old address is her own (as `git log --use-mailmap` shows),
+    for `kb review check` and for `kb check` / pending alike; her content under that
+    address is hers to no review; addresses match in any case."""
+    base = mailmapped(kb)
+    written(kb)
+    kb.put(doc_text(verified=True, by="Rita@Ex.org", at="2026-02-03T09:00:00+08:00"), "Verify",
+           Actor("Rita", "rita@OLD.org"), "2026-02-03T09:00:00+08:00")
+    assert kb.codes(base) == []
+    assert pending(load_config(kb.root)) == []
+    kb.put(doc_text("# Rust\n\nSpray twice.\n"), "Edit", Actor("Rita", "rita@old.org"),
+           "2026-02-04T09:00:00+08:00")
+    kb.put(doc_text("# Rust\n\nSpray twice.\n", verified=True, by="rita@ex.org",
+                    at="2026-02-05T09:00:00+08:00"), "Verify", RITA, "2026-02-05T09:00:00+08:00")
+    assert kb.codes(base) == ["review-self-review"]
+
+
+def test_a_mailmap_the_change_adds_makes_nobody_a_reviewer(kb: KB) -> None:
+    base = kb.base
+    written(kb)
+    (kb.root / ".mailmap").write_text("Rita <rita@ex.org> <mallory@ex.org>\n", encoding="utf-8")
+    kb.repo.index.add([".mailmap"])  # in the commit that verifies: its own base lacks it
+    kb.put(doc_text(verified=True, by="rita@ex.org", at="2026-02-03T09:00:00+08:00"), "Verify",
+           MALLORY, "2026-02-03T09:00:00+08:00")
+    assert kb.codes(base) == ["review-unattested"]
+    assert [e["reason"] for e in pending(load_config(kb.root))] == ["verification-lapsed"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from git.util import Actor
 from reviewkb import (
     ALICE,
     DOC,
@@ -134,6 +135,16 @@ def test_approve_refuses_self_approval(kb: KB, monkeypatch) -> None:
     with pytest.raises(ReviewError, match="cannot approve their own change"):
         approve(load_config(kb.root), [DOC])
     assert kb.repo.head.commit.hexsha == head and not kb.repo.is_dirty()
+
+
+def test_approve_refuses_self_approval_under_an_address_the_mailmap_maps(kb: KB,
+                                                                         monkeypatch) -> None:
+    (kb.root / ".mailmap").write_text("Rita <rita@ex.org> <rita@old.org>\n", encoding="utf-8")
+    kb.commit([".mailmap"], "Mailmap", LEAD, "2026-01-02T00:00:00+00:00")
+    kb.put(doc_text(), "Add", Actor("Rita", "Rita@old.org"), "2026-02-01T10:00:00+08:00")
+    as_identity(monkeypatch, RITA)
+    with pytest.raises(ReviewError, match="cannot approve their own change"):
+        approve(load_config(kb.root), [DOC])
 
 
 def test_approve_refuses_a_co_author_named_as_git_spells_the_trailer(kb: KB, monkeypatch

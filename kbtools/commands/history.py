@@ -17,7 +17,8 @@ from kbtools.review.verification import non_content_fields
 @json_option
 def history(doc: str, rev: str, as_json: bool) -> None:
     """List the commits that touched DOC (newest first, following renames) with author,
-    date, message and what changed, then its verification events (oldest first)."""
+    date, message and what changed, then its verification events (oldest first). A path
+    the document was deleted from and added to again shows its earlier life too."""
     cfg = load_kb_config(path_start(doc))
     result = doc_history(cfg.root, doc_rel(cfg, doc), non_content_fields(cfg), rev)
     if as_json:

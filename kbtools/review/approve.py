@@ -38,7 +38,7 @@ from kbtools.provenance import (
     state_at,
 )
 from kbtools.review.lapse import review_coverage
-from kbtools.review.policy import reviewers_for
+from kbtools.review.policy import reviewers_for, trusted_mailmap
 from kbtools.review.verification import (
     author_names,
     authored_by,
@@ -217,7 +217,8 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
                               path=rel)
         if v is not None:
             waiting = covered_changes(changes, v, nc)
-    own = [ch.commit.short for ch in waiting if authored_by(ch, who.email)]
+    mailmap = trusted_mailmap(repo, head.sha)  # an old address of theirs is theirs too
+    own = [ch.commit.short for ch in waiting if authored_by(ch, who.email, mailmap)]
     if own or author_names(state.meta.get("author"), who.email):
         what = f"commits {', '.join(own)}" if own else "the document (author field)"
         raise ReviewError(f"{who.email} cannot approve their own change ({what}); "

@@ -100,10 +100,30 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
             changes = reviewed_changes(repo, start, path, non_content)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
+        changes += earlier_lives(repo, changes[-1], non_content)
         commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
                         reviewed_by=trailer_emails(ch), cut=ch.cut)
                    for ch in changes]
         return {"doc": doc, "commits": commits, "verifications": verification_events(changes)}
+
+
+def earlier_lives(repo: git.Repo, created: DocChange, non_content: frozenset[str]
+                  ) -> list[DocChange]:
+    """The commits of the documents that held `created`'s path before it was created there
+    (newest first; each deletion an event of its own), when git's history stops at that
+    creation. `git log --follow` goes on along the same path when nothing was renamed into
+    it, but takes a new file that resembles another one (documents share most of their
+    front matter) for a copy of it: the history then ends there (`doc_changes`), and the
+    document deleted from that path before is left out. Each earlier life is read from the
+    parent of the creation, with renames followed, until one starts with no past."""
+    out: list[DocChange] = []
+    while created.before is None and not created.cut and created.commit.parents:
+        older = reviewed_changes(repo, created.commit.parents[0], created.path, non_content)
+        if not older:
+            break
+        out += older
+        created = older[-1]
+    return out
 
 
 def history_spelling(repo: git.Repo, rev: str, path: str) -> str | None:

@@ -52,8 +52,8 @@ from kbtools.provenance import (
     not_ancestors,
     state_from_text,
 )
-from kbtools.review.lineage import Lineage, blamed_whole
-from kbtools.review.policy import judge_doc, review_settings, reviewers_for
+from kbtools.review.lineage import Lineage, base_of_landing, blamed_whole
+from kbtools.review.policy import judge_doc, review_settings, reviewers_for, trusted_mailmap
 from kbtools.review.verification import (
     content_fields_changed,
     last_verification,
@@ -230,7 +230,9 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     assert at_review is not None
     review = Review(rch.commit.sha, str(at_review.meta.get("verified_by") or ""),
                     str(at_review.meta.get("verified_at") or ""), rch.path)
-    problems = judge_doc(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc)
+    base = base_of_landing(repo, rch.commit.sha, head.sha, lineage)  # as for kb.toml
+    mailmap = trusted_mailmap(repo, base.sha if base is not None else rch.commit.sha)
+    problems = judge_doc(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap)
     if problems:
         return ReviewCoverage(rel, review, reason=f"review not valid: {problems[0].message}")
     current = state_from_text(text, rel)

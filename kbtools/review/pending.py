@@ -21,6 +21,7 @@ from kbtools.review.verification import (
     non_content_fields,
     reviewed_changes,
     since_verification,
+    unreviewed_change,
 )
 
 
@@ -113,7 +114,8 @@ def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
             reason = "verification-lapsed"
             waiting = covered_changes(changes, v, non_content) if v is not None else []
     entry = pending_entry(src, reason)
-    first = waiting[-1] if waiting else (changes[0] if changes else None)
+    named = unreviewed_change(changes, non_content) if reason != "verification-lapsed" else None
+    first = named or (waiting[-1] if waiting else (changes[0] if changes else None))
     if first is not None and first.cut:
         entry.update(since=first.commit.authored_at)
     elif first is not None:

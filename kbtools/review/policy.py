@@ -47,18 +47,24 @@ from kbtools.provenance import (
 )
 from kbtools.review.lineage import Lineage, base_of_landing, scan
 from kbtools.review.verification import (
+    MAILMAP_NAME,
+    Mailmap,
     author_names,
     authored_by,
+    commit_author,
     content_changed,
     content_fields_changed,
     covered_changes,
     cut_short,
     is_verified,
     last_verification,
+    mapped,
     non_content_fields,
     parse_iso,
+    parse_mailmap,
     reviewed_changes,
     trailer_emails,
+    unreviewed_change,
 )
 
 FUTURE_SLACK = timedelta(hours=1)  # clock skew allowed between verified_at and its commit
@@ -126,9 +132,11 @@ def reviewers_for(path: str, cfg: Config) -> list[str]:
 
 
 def judge_doc(path: str, head: DocState, changes: list[DocChange], reviewers: list[str],
-              non_content: frozenset[str]) -> list[Finding]:
-    """Policy findings for one document that is verified at head. `changes` newest first."""
-    by = str(head.meta.get("verified_by") or "").strip().lower()
+              non_content: frozenset[str], mailmap: Mailmap | None = None) -> list[Finding]:
+    """Policy findings for one document that is verified at head. `changes` newest first.
+    Who wrote a commit, and whom a trailer names, are read through `mailmap` (the trusted
+    revision's `.mailmap`, `trusted_mailmap`), as `git log --use-mailmap` prints them."""
+    by = mapped(mailmap or {}, "", str(head.meta.get("verified_by") or ""))
     breaches = reviewer_breaches(path, by, reviewers)
     v = last_verification(changes)
     cut = cut_short(changes, v)
@@ -144,8 +152,8 @@ def judge_doc(path: str, head: DocState, changes: list[DocChange], reviewers: li
                          "verified: true (shallow clone? fetch full history)"))
     else:
         breaches += freshness_breaches(head, changes, v, non_content)
-        breaches += attestation_breaches(changes[v], by)
-        breaches += self_review_breaches(head, changes, v, by, non_content)
+        breaches += attestation_breaches(changes[v], by, mailmap)
+        breaches += self_review_breaches(head, changes, v, by, non_content, mailmap)
     return [Finding(path, head.key_lines.get(key) or head.key_lines.get("verified") or 1, 1,
                     "error", code, message) for key, code, message in breaches]
 
@@ -171,9 +179,8 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
     the last content change nor after the commit that set it."""
     out: list[Breach] = []
     vch = changes[v]
-    b = next((i for i, ch in enumerate(changes) if content_changed(ch, non_content)), None)
-    last = changes[b] if b is not None else None
-    if last is not None and b is not None and b < v:
+    last = unreviewed_change(changes, non_content)  # after the verification at `v`
+    if last is not None:
         what = (", ".join(content_fields_changed(last.after, last.before, non_content))
                 if last.before and last.after else "content")
         out.append(("verified", "review-unverified-change",
@@ -200,10 +207,11 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
     return out
 
 
-def attestation_breaches(vch: DocChange, by: str) -> list[Breach]:
+def attestation_breaches(vch: DocChange, by: str, mailmap: Mailmap | None = None
+                         ) -> list[Breach]:
     """The verifying commit is the reviewer's own or carries their Reviewed-by trailer."""
-    trailers = trailer_emails(vch)
-    if vch.commit.author_email == by or by in trailers:
+    trailers = trailer_emails(vch, mailmap)
+    if commit_author(vch, mailmap) == by or by in trailers:
         return []
     if trailers:
         return [("verified_by", "review-wrong-trailer",
@@ -215,9 +223,11 @@ def attestation_breaches(vch: DocChange, by: str) -> list[Breach]:
 
 
 def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: str,
-                         non_content: frozenset[str]) -> list[Breach]:
+                         non_content: frozenset[str], mailmap: Mailmap | None = None
+                         ) -> list[Breach]:
     """Four eyes: the reviewer authored none of the content they verified."""
-    own = [ch for ch in covered_changes(changes, v, non_content) if authored_by(ch, by)]
+    own = [ch for ch in covered_changes(changes, v, non_content)
+           if authored_by(ch, by, mailmap)]
     if own:
         return [("verified_by", "review-self-review",
                  f"{by} verifies content they authored "
@@ -270,6 +280,14 @@ def trusted_settings(cfg: Config, repo: git.Repo, start: str, head: str, prefix:
     return Config(root=cfg.root, data=data), notes
 
 
+def trusted_mailmap(repo: git.Repo, base: str) -> Mailmap:
+    """The `.mailmap` at the top of the repository at trusted commit `base` (what a pull
+    request starts from, as for kb.toml): a mapping the change under review adds could make
+    anyone's commit the reviewer's. Neither the work tree's file nor the user's
+    `mailmap.file` counts, so every machine judges alike."""
+    return parse_mailmap(blob_texts(repo, [(base, MAILMAP_NAME)])[0] or "")
+
+
 def review_settings(repo: git.Repo, cfg: Config, review: str, head: str, prefix: str,
                     lineage: Lineage | None = None) -> Config:
     """The [review] settings that judge the review in commit `review` (as reached from
@@ -300,12 +318,13 @@ def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Findin
         nc = non_content_fields(cfg)
         docs = changed_docs(repo, start, head_c, knowledge)
         lineage = scan(repo, head_c.sha, work_tree=False) if docs else None
+        mailmap = trusted_mailmap(repo, start.sha)
         for gpath in docs:
             rel = gpath[len(prefix):]
             state = state_at(repo, head_c.sha, gpath)
             if state is None or not state.ok or not is_verified(state.meta):
                 continue  # unverified docs need no reviewer; `kb check` reports bad ones
             changes = reviewed_changes(repo, head_c.sha, gpath, nc, lineage)
-            findings += judge_doc(rel, state, changes, reviewers_for(rel, cfg), nc)
+            findings += judge_doc(rel, state, changes, reviewers_for(rel, cfg), nc, mailmap)
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return findings, len(docs)

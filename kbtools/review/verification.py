@@ -122,6 +122,19 @@ def since_verification(changes: list[DocChange], non_content: frozenset[str]
     return [ch for ch in changes[:upto] if content_changed(ch, non_content)]
 
 
+def unreviewed_change(changes: list[DocChange], non_content: frozenset[str]
+                      ) -> DocChange | None:
+    """The change that content awaiting review is credited to, as `kb review pending` and
+    `kb review check` both name it: the oldest content-changing commit since the last
+    verification (`since_verification`) that is not a merge, else the oldest one. A merge
+    that combines a verified side with another side's edit carries that edit; the person
+    whose words await review is the edit's author, not whoever merged it. A merge is named
+    only when no edit of its own is listed (a conflict resolution: the merger wrote it)."""
+    waiting = since_verification(changes, non_content)
+    return next((ch for ch in reversed(waiting) if len(ch.commit.parents) < 2),
+                waiting[-1] if waiting else None)
+
+
 def covered_changes(changes: list[DocChange], v: int, non_content: frozenset[str]
                     ) -> list[DocChange]:
     """Content-changing commits covered by the verification at index `v` (newest first):
@@ -172,18 +185,60 @@ def unfolded(lines: list[str]) -> list[str]:
     return out
 
 
-def authored_by(change: DocChange, email: str) -> bool:
-    """Whether `email` wrote the change's commit: its author, or a co-author named by a
-    `Co-authored-by:` trailer (a squash merge names the pull request's other authors so)."""
+# a `.mailmap`: (email as committed, name as committed or "" for any) → the proper email,
+# all lower-case, as git matches them
+Mailmap = dict[tuple[str, str], str]
+MAILMAP_NAME = ".mailmap"
+
+
+def parse_mailmap(text: str) -> Mailmap:
+    """The address mappings of a `.mailmap` (``Proper Name <proper@x> Name <old@x>``,
+    ``<proper@x> <old@x>``), read as `git log --use-mailmap` reads them: addresses and
+    names match in any case; a line naming one address maps only a name (nothing here)."""
+    out: Mailmap = {}
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        open1, close1 = line.find("<"), line.find(">")
+        open2 = line.find("<", close1 + 1) if close1 > open1 >= 0 else -1
+        close2 = line.find(">", open2 + 1) if open2 >= 0 else -1
+        if close2 < 0:
+            continue
+        proper = line[open1 + 1:close1].strip().lower()
+        old = line[open2 + 1:close2].strip().lower()
+        name = " ".join(line[close1 + 1:open2].split()).lower()
+        if proper and old:
+            out[old, name] = proper
+    return out
+
+
+def mapped(mailmap: Mailmap, name: str, email: str) -> str:
+    """`email` (written by `name`) as the mailmap names that person, lower-case."""
     email = email.strip().lower()
-    return bool(email) and (change.commit.author_email == email
-                            or email in (e for _, e in trailers(change.commit.message,
-                                                                 CO_AUTHOR)))
+    key = " ".join(name.split()).lower()
+    return mailmap.get((email, key)) or mailmap.get((email, "")) or email
 
 
-def trailer_emails(change: DocChange) -> list[str]:
-    """The emails of the Reviewed-by trailers of the change's commit."""
-    return [email for _, email in reviewed_by(change.commit.message)]
+def commit_author(change: DocChange, mailmap: Mailmap | None = None) -> str:
+    """The address of the person who made the change's commit, through `mailmap`."""
+    info = change.commit
+    return mapped(mailmap or {}, info.author_name, info.author_email)
+
+
+def authored_by(change: DocChange, email: str, mailmap: Mailmap | None = None) -> bool:
+    """Whether `email` wrote the change's commit: its author, or a co-author named by a
+    `Co-authored-by:` trailer (a squash merge names the pull request's other authors so),
+    each as `mailmap` (a `.mailmap`) names them."""
+    email = mapped(mailmap or {}, "", email)
+    return bool(email) and (commit_author(change, mailmap) == email
+                            or email in (mapped(mailmap or {}, n, e) for n, e in
+                                         trailers(change.commit.message, CO_AUTHOR)))
+
+
+def trailer_emails(change: DocChange, mailmap: Mailmap | None = None) -> list[str]:
+    """The emails of the Reviewed-by trailers of the change's commit (through `mailmap`)."""
+    return [mapped(mailmap or {}, name, email)
+            for name, email in reviewed_by(change.commit.message)]
 
 
 def parse_iso(value: Any) -> datetime | None:
