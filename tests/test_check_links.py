@@ -43,6 +43,31 @@ def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
         ("path-missing", "")]
 
 
+def test_a_suggested_path_names_the_anchor_fix_would_write(tmp_path):
+    """"did you mean 'eq/pump_maintenance.md#step'" kept an anchor naming no heading of the
+    suggested document (its heading is `Steps`), and a full-width name's finding kept the
+    anchor `--fix` then changed: a suggestion names the closest heading or none, and says
+    what `--fix` writes, letter for letter."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    (root / "knowledge" / "eq" / "pump_maintenance.md").write_text(
+        GOOD_FM + "# P\n\n## Steps\n\n## 安全\n", encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n[a](eq/pump-maintenance.md#step) [b](eq/pump-maintenance.md#zzz)"
+                   " [c](eq/pump-maintenance.md#安全) [d](eq/ｐump_maintenance.md#stpes)\n",
+                   encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("path-missing", "did you mean 'eq/pump_maintenance.md#steps'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md#安全'?"),
+        ("link-anchor", "did you mean '#steps'?; `kb check --fix` links to '#steps'"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md#steps'?")]
+    changes, _ = _fix(root)
+    assert [c.split(": ", 1)[1].partition(" (")[0] for c in changes] == [
+        "fixed: eq/ｐump_maintenance.md#stpes -> eq/pump_maintenance.md#steps"]
+
+
 def test_a_short_name_one_typo_off_is_suggested(tmp_path):
     """`#病害防冶` for the heading `病害防治` (one character wrong of four: difflib finds them
     only 0.75 alike) got no "did you mean", nor `#stpe` for `Step`, a `用药标准` file linked
