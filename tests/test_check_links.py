@@ -43,6 +43,31 @@ def test_a_near_miss_link_suggests_the_closest_existing_target(tmp_path):
         ("path-missing", "")]
 
 
+def test_a_suggested_path_names_the_anchor_fix_would_write(tmp_path):
+    """"did you mean 'eq/pump_maintenance.md#step'" kept an anchor naming no heading of the
+    suggested document (its heading is `Steps`), and a full-width name's finding kept the
+    anchor `--fix` then changed: a suggestion names the closest heading or none, and says
+    what `--fix` writes, letter for letter."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    (root / "knowledge" / "eq" / "pump_maintenance.md").write_text(
+        GOOD_FM + "# P\n\n## Steps\n\n## 安全\n", encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n[a](eq/pump-maintenance.md#step) [b](eq/pump-maintenance.md#zzz)"
+                   " [c](eq/pump-maintenance.md#安全) [d](eq/ｐump_maintenance.md#stpes)\n",
+                   encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("path-missing", "did you mean 'eq/pump_maintenance.md#steps'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md'?"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md#安全'?"),
+        ("link-anchor", "did you mean '#steps'?; `kb check --fix` links to '#steps'"),
+        ("path-missing", "did you mean 'eq/pump_maintenance.md#steps'?")]
+    changes, _ = _fix(root)
+    assert [c.split(": ", 1)[1].partition(" (")[0] for c in changes] == [
+        "fixed: eq/ｐump_maintenance.md#stpes -> eq/pump_maintenance.md#steps"]
+
+
 def test_a_short_name_one_typo_off_is_suggested(tmp_path):
     """`#病害防冶` for the heading `病害防治` (one character wrong of four: difflib finds them
     only 0.75 alike) got no "did you mean", nor `#stpe` for `Step`, a `用药标准` file linked
@@ -163,8 +188,8 @@ def test_an_absolute_link_not_written_as_it_reads_keeps_to_the_anchor_rules(tmp_
     found = check_paths([doc], load_config(root))
     told = [(f.line, f.col, f.code, f.message) for f in found]
     said = "absolute path '/knowledge/manual.md#"
-    assert (12, 1, "path-absolute", f"{said}step': use 'manual.md#steps'") in told
-    assert (12, 1, "path-absolute", f"{said}zzzz': use 'manual.md'") in told
+    assert (12, 5, "path-absolute", f"{said}step': use 'manual.md#steps'") in told
+    assert (12, 41, "path-absolute", f"{said}zzzz': use 'manual.md'") in told
     assert not [f for f in found if f.line in (12, 14) and "--fix" in f.message]
     assert (16, 7, "path-absolute",
             "absolute path '/assets/Photo.png': use '../assets/Photo.png'") in told
@@ -175,6 +200,23 @@ def test_an_absolute_link_not_written_as_it_reads_keeps_to_the_anchor_rules(tmp_
         "[![i](/assets/Photo.png)](/knowledge/manual.md#step)",
         "[![i](../assets/Photo.png)](manual.md#steps)")
     assert {f.line for f in after} == {12, 14}
+
+
+def test_a_destination_not_written_as_it_reads_is_told_at_its_own_column(tmp_path):
+    """A destination with a character reference (`m&#105;ssing.md`), an HTML attribute's
+    entity or a reference definition's (`[r]: ../x&#46;md`) was told at column 1 of its
+    line; it is told where it is written, in characters (a CJK line's too), as any other,
+    a reference link's at its definition."""
+    root = write_repo(tmp_path)
+    body = ("# T\n\n前后 [a](m&#105;ssing.md) 和 <a href=\"x&amp;y.md\">h</a>"
+            " [b](<n&#111; pe.md>)\n\n见 [c][r] 与 [d][r]\n\n  [r]: \\_g&#111;ne.md \"t\"\n")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + body, encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    first = (GOOD_FM + body).split("\n").index(body.split("\n")[2]) + 1
+    assert [(f.line - first, f.col, f.code) for f in found] == [
+        (0, 8, "path-missing"), (0, 36, "path-missing"), (0, 59, "path-missing"),
+        (4, 8, "path-missing")]
 
 
 def test_a_full_width_name_is_fixed_with_its_backslashes_in_one_run(tmp_path):

@@ -15,6 +15,8 @@
   is the link's `AnchorTarget`'s); a path fix whose finding names what it writes
   (`path-absolute`: `Edit.said`) has that finding made here, for the same reason. A fix
   never writes an anchor `kb check` would then flag.
+- a `path-missing` suggestion with an anchor (`Edit.hint`, never written): its "did you
+  mean" names the closest heading of the suggested document, or none, as `settle` would.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from urllib.parse import unquote
 
 from kbtools.check import wikilinks
 from kbtools.check.fscache import close_names
-from kbtools.check.links import AnchorTarget, Edit, written_path
+from kbtools.check.links import ASKED, AnchorTarget, Edit, written_path
 from kbtools.corpus import decode, parse_source, read_source
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
@@ -75,8 +77,9 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             continue
         settled, note = settle(edit, slugs_of, rel)
         if not edit.wikilink:  # a path fix: its anchor is an `AnchorTarget`, flagged above
+            asked = "?" if edit.said.endswith(ASKED) else ""
             out.append(finding(rel, edit.line, edit.col, "error", edit.code,
-                               f"{edit.said}{(settled or edit).new!r}"))
+                               f"{edit.said}{(settled or edit).new!r}{asked}"))
             continue
         out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
                            wikilinks.fix_message(wikilinks.parse_wikilink(edit.old),

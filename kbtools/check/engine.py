@@ -415,7 +415,8 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "s": sorted(r.slugs) if r.slugs is not None else None,
         "a": [[a.doc, a.fragment, a.line, a.col] for a in r.anchors],
         "c": [list(c) for c in r.csv_names],
-        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment, e.wikilink, e.code, e.said]
+        "e": [[e.line, e.col, e.old, e.new, e.doc, e.fragment, e.wikilink, e.code, e.said,
+               e.hint]
               for e in r.edits],
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
@@ -435,7 +436,7 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
             tuple(AnchorTarget(str(d), str(fr), int(ln), int(c)) for d, fr, ln, c in data["a"]),
             tuple((int(ln), str(n)) for ln, n in data["c"]),
             tuple(Edit(int(ln), int(c), str(o), str(n), str(d), str(fr), bool(w), str(cd),
-                       str(sd)) for ln, c, o, n, d, fr, w, cd, sd in data["e"]),
+                       str(sd), bool(h)) for ln, c, o, n, d, fr, w, cd, sd, h in data["e"]),
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]),
             files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]))

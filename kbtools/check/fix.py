@@ -116,6 +116,8 @@ def fix_results(results: list[DocResult], root: Path | None = None,
             continue
         edits, notes = [], {}
         for edit in res.edits:
+            if edit.hint:  # a suggestion, never written
+                continue
             settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
             if settled is None:
                 changes.append(NotFixed(display_path(res.rel), note, edit.line, edit.col))

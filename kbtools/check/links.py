@@ -23,6 +23,7 @@ from kbtools.render.images import IMAGE_TYPES
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")
 REMOTE_SCHEMES = {"http", "https", "ftp", "ftps"}
+ASKED = "; did you mean "  # a suggestion's finding: `{said}{new!r}?`
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,9 @@ class Edit:
     # writes then depends on the headings of `doc`: `kbtools.check.anchors`), not cached
     code: str = ""
     said: str = ""
+    # a suggestion `--fix` never writes (a `path-missing` "did you mean"), here only so that
+    # its finding is made with the anchors: it names the heading `--fix` would link to
+    hint: bool = False
 
     @property
     def told_with_anchors(self) -> bool:
@@ -248,18 +252,30 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{fs.not_staged(joined)})")], None
         same = compatible_file(joined, fs)
         near = same or fs.closest(joined)
-        hint = f"; did you mean {written_path(_rel_to(near, doc_dir)) + _suffix(ref, target)!r}?" \
-            if near else ""
+        said = f"{target!r} does not exist ({joined})"
+        if near is None:
+            return [LinkProblem("path-missing", "error", said)], None
+        said += ASKED
+        # what is suggested is what `--fix` writes: with an anchor, told once the headings
+        # of `near` are known (`anchors.settle`: the closest heading, or none)
+        suggested = dataclasses.replace(_edit(ref, target, _rel_to(near, doc_dir), fragment),
+                                        code="path-missing", said=said)
+        if "#" in suggested.new and near.lower().endswith((".md", ".markdown")):
+            suggested = dataclasses.replace(_anchored(suggested, near), old="", hint=True)
+        message = f"{said}{suggested.new!r}?"
         if same is None:
-            return [LinkProblem("path-missing", "error",
-                                f"{target!r} does not exist ({joined}){hint}")], None
+            return [LinkProblem("path-missing", "error", message,
+                                suggested if suggested.hint else None)], None
         # the same name but for full-width or compatibility forms: `--fix` writes the file's
         edit: Edit | None = _edit(ref, target, _rel_to(same, doc_dir), fragment)
         if edit and earlier and earlier[-1].edit:
             earlier[-1] = dataclasses.replace(earlier[-1], edit=edit)
             edit = None
-        return [LinkProblem("path-missing", "error",
-                            f"{target!r} does not exist ({joined}){hint}", edit)], \
+        elif edit and suggested.hint:  # the finding of the edit itself, made with the anchors
+            edit = dataclasses.replace(edit, code="path-missing", said=said)
+        if edit is None and suggested.hint:
+            edit = suggested
+        return [LinkProblem("path-missing", "error", message, edit)], \
             _anchor(ref, fs.resolve(same), fragment)
     if not fs.stays_inside(res.rel):
         return [LinkProblem("path-symlink-escape", "error",

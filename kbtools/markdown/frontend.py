@@ -42,6 +42,7 @@ from kbtools.markdown.parser import (
     plain,
     source_text,
 )
+from kbtools.markdown.written import decoded_start
 
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
@@ -65,7 +66,7 @@ class Ref:
     kind: str  # "link" | "image"
     target: str  # destination, percent-decoded
     line: int  # 1-based file line
-    col: int  # 1-based column of the destination text (1 when not located)
+    col: int  # 1-based column (in characters) of the destination text (1 when not found)
     raw: str = ""  # the destination exactly as written in the line ("" when not located)
 
 
@@ -200,7 +201,22 @@ class _Locator:
                     return row + self.offset, idx + 1, cand
                 row, col = row + 1, 0
         if candidates and candidates[0]:
-            return self._find_escaped(candidates[0])
+            found = self._find_escaped(candidates[0])
+            return found if found[2] else self._find_decoded(*candidates[:2])
+        return self.first + self.offset, 1, ""
+
+    def _find_decoded(self, href: str, target: str = "") -> tuple[int, int, str]:
+        """Line and column of a destination written otherwise than it reads (`m&#101;.md`,
+        `x&amp;y.md`), its text "": `--fix` cannot write it (`written.decoded_start`)."""
+        if len(href) > MAX_ESCAPED_SEARCH:
+            return self.first + self.offset, 1, ""
+        row, col = self.row, self.col
+        while row < self.last and row < len(self.lines):
+            at = decoded_start(self.lines[row], col, href, target or unquote(href))
+            if at >= 0:
+                self.row, self.col = row, at + 1
+                return row + self.offset, at + 1, ""
+            row, col = row + 1, 0
         return self.first + self.offset, 1, ""
 
     def find_plain(self, text: str) -> tuple[int, int]:
