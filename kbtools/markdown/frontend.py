@@ -42,11 +42,10 @@ from kbtools.markdown.parser import (
     plain,
     source_text,
 )
-from kbtools.markdown.written import decoded_start
+from kbtools.markdown.written import ASCII_PUNCT, decoded_start
 
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
-ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!=")  # a heading without these reads as written
 # Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside

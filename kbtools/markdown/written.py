@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from urllib.parse import unquote
 
-__all__ = ["decoded_start"]
+__all__ = ["ASCII_PUNCT", "decoded_start"]
 
 ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # what closes a destination opened by each opener ("": whitespace, or a `)` outside
