@@ -217,6 +217,18 @@ def latex_problem(source: str) -> str | None:
     return None
 
 
+def inline_problem(source: str) -> str | None:
+    """Why a formula `latex_problem` accepts cannot be inline math (`$…$`), or None.
+
+    LaTeX (and KaTeX) number display math only: `\\tag` in `$…$` stops LaTeX ("\\tag not
+    allowed here"), so ``kb check`` and ``kb build`` refuse it there (the renderer typesets
+    every formula the same way and would draw it)."""
+    if any(tok.kind == "word" and tok.value == TAG for tok in tokens(source)):
+        return ("\\tag in inline math ($…$): LaTeX numbers display formulas only; "
+                "write the formula as a $$ … $$ block, or leave the \\tag out")
+    return None
+
+
 def _tag_problem(text: str, tok: Token, seen: int, in_tag: bool, nested: bool) -> str | None:
     """Why a `\\tag` is refused, or None: one per formula, at its top level, with its
     label in braces (the label's own tokens are checked as the rest of the formula)."""
