@@ -58,3 +58,27 @@ def test_build_refuses_a_tag_in_inline_math_at_its_line(tmp_path):
                                                   progress=False))
     shown = [line for line in str(err.value).splitlines() if "math-invalid" in line]
     assert len(shown) == 1 and f"doc.md:{TAG_LINE}:" in shown[0], str(err.value)
+
+
+@pytest.mark.parametrize("formula, package, instead", [
+    (r"\ce{H2O}", "mhchem", r"\mathrm{H_2O}"),
+    (r"\ce{CO2 + H2O -> H2CO3}", "mhchem", r"\mathrm{H_2O}"),
+    (r"\SI{5}{kg}", "siunitx", r"5\,\mathrm{kg}"),
+    (r"v = \unit{m/s}", "siunitx", r"\mathrm{m/s}"),
+    (r"30\degree", "gensymb", r"^\circ"),
+])
+def test_commands_of_packages_the_renderer_lacks_say_what_to_write(tmp_path, formula, package,
+                                                                  instead):
+    code, out = check(tmp_path, f"温度 ${formula}$ 以上。\n")
+    assert code == 1 and len(out.splitlines()) == 1, out
+    assert package in out and instead in out and "not supported" in out
+    assert f"doc.md:{GOOD_FM.count(chr(10)) + 1}:" in out
+
+
+@needs_latex
+@pytest.mark.parametrize("formula", ["ℓ = 5", "∆T = 3"])  # ℓ; INCREMENT (U+2206), no Δ
+def test_math_symbols_typed_directly_that_the_check_accepts_are_drawn(tmp_path, formula):
+    assert latex_problem(formula) is None
+    failures: dict[str, str] = {}
+    done = fm.render_formulas([formula], tmp_path, failures=failures)
+    assert formula in done and not failures, failures

@@ -80,7 +80,7 @@ FORMAT = 42  # bump when a check's findings for the same inputs change (5: `$` i
 # 39: `path-absolute` with an anchor made with the anchors, as its edit writes it;
 # 40: one not located as written, too; a full-width name's path-missing fixable; 41: a
 # case, backslash or Unicode-form fix not located as written said to be written by hand;
-# 42: `\tag` in inline math refused)
+# 42: `\tag` in inline math refused, mhchem/siunitx/gensymb commands named)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

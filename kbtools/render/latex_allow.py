@@ -87,6 +87,19 @@ COMMAND_GROUPS: dict[str, str] = {
         textsection textperiodcentered textohm""",
 }
 COMMANDS = frozenset(w for group in COMMAND_GROUPS.values() for w in group.split())
+# Commands of packages the renderer does not load, which Typora's and Obsidian's MathJax
+# draw: refused with what to write instead (the package, then the way to write it).
+UNSUPPORTED: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("ce", "pu"), ("mhchem chemistry",
+                                   "write it in math: \\mathrm{H_2O}, \\mathrm{CO_2}, "
+                                   "A \\rightarrow B")),
+    **dict.fromkeys(("SI", "si", "qty", "unit", "num", "ang", "SIrange", "qtyrange",
+                     "numrange"), ("siunitx units",
+                                   "write the value and unit: 5\\,\\mathrm{kg}, "
+                                   "2\\,\\mathrm{m/s}")),
+    "degree": ("gensymb", "write ^\\circ"), "celsius": ("gensymb", "write ^\\circ\\mathrm{C}"),
+    "ohm": ("gensymb", "write \\Omega"), "micro": ("gensymb", "write \\mu"),
+}
 # Control symbols: escaped specials, spacing, line break, text accents, italic correction,
 # discretionary hyphen and times.
 SYMBOLS = frozenset("\\{}%_&#$,:;! |>'`\"^~=./-*")
@@ -120,6 +133,7 @@ MATH_CHARS: dict[str, str] = {
         \oint \surd \to \gets \leftrightarrow \Rightarrow \Leftarrow \Leftrightarrow
         \mapsto \uparrow \downarrow \perp \parallel \angle \ldots \cdots - ' ''""".split(),
                strict=True)),
+    **dict(zip("ℓ∆", r"\ell \Delta".split(), strict=True)),  # ∆ (U+2206) is no Δ (U+0394)
     **dict(zip("⊕⊗⊙∵∴△≜ℝℕℤℚℂ⌈⌉⌊⌋⟨⟩♠♣♥♦◊", r"""\oplus \otimes \odot \because \therefore
         \triangle \triangleq {\mathbb{R}} {\mathbb{N}} {\mathbb{Z}} {\mathbb{Q}} {\mathbb{C}}
         \lceil \rceil \lfloor \rfloor \langle \rangle \spadesuit \clubsuit \heartsuit
@@ -277,6 +291,9 @@ def _token_problem(tok: Token) -> str | None:
     if tok.kind == "word":
         if tok.value in COMMANDS:
             return None
+        if tok.value in UNSUPPORTED:
+            what, instead = UNSUPPORTED[tok.value]
+            return f"command \\{tok.value} ({what}) is not supported in formulas; {instead}"
         return f"command \\{tok.value} is not allowed in formulas (see docs/formulas.md)"
     if tok.kind == "symbol":
         if tok.value == "":
