@@ -56,11 +56,11 @@ from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
+from kbtools.markdown.nodes import Math
 from kbtools.query import calibration, pages
-from kbtools.render.formula import (
-    render_cached,
-)
+from kbtools.render.formula import render_cached
 from kbtools.render.images import ship_images
+from kbtools.render.latex_allow import inline_problem
 from kbtools.render.table_csv import CsvNames, render_tables
 from kbtools.review.lapse import ReviewCoverage
 
@@ -351,9 +351,9 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
     cache = cache_file.parent if cache_file is not None else None
     stats.formulas = len(render_cached(latex, layout.data, cache, failures,
                                        scratch=layout.root)) if latex else 0
-    found = [finding(rel, m.line_start, 1, "error", "math-invalid", failures[m.latex])
+    found = [finding(rel, m.line_start, 1, "error", "math-invalid", why)
              for rel, o in sorted(outlines.items()) for m in o.formulas
-             if m.latex in failures]
+             if (why := _math_problem(m, failures))]
     if not found:
         return set(), set()
     if opts.lenient:
@@ -363,7 +363,7 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
                 print(f"kb build: warning (lenient): {f.format()}", file=sys.stderr)
         return set(), set(failures)
     failed = {rel for rel, o in outlines.items()  # by name, not as findings print it
-              if any(m.latex in failures for m in o.formulas)}
+              if any(_math_problem(m, failures) for m in o.formulas)}
     if not opts.skip_invalid:
         shown = "\n".join(f.format() for f in found[:20])
         raise FindingsError(f"{plural(len(failed), 'document has', 'documents have')} formulas "
@@ -372,6 +372,12 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])
     return failed, set()
+
+
+def _math_problem(m: Math, failures: dict[str, str]) -> str | None:
+    """Why the formula `m` is an error: its LaTeX did not render (`failures`), or it is
+    inline math holding what only display math may (`inline_problem`: a `\\tag`)."""
+    return failures.get(m.latex) or (None if m.display else inline_problem(m.latex))
 
 
 def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, BlameRuns],

@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 23  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 24  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -37,7 +37,8 @@ FORMAT = 23  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # characters no heading text; 19: images without alternative text; 20: footnote
 # references no definition resolves, definitions no reference uses; 21: heading levels;
 # 22: a wikilink with emphasis or a highlight inside, `[[a*b*c]]`, `[[n|**label**]]`;
-# 23: an image in a link's text located, a destination located only where it ends)
+# 23: an image in a link's text located, a destination located only where it ends;
+# 24: each formula's display flag, for `\tag` in inline math)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -76,7 +77,7 @@ def from_json(data: dict[str, Any]) -> Scan:
         html_ids=set(data["ids"]),
         tables=[TableShape(a, b, tuple((int(x), int(y)) for x, y in rows))
                 for a, b, rows in data["tables"]],
-        math=[(int(a), str(b)) for a, b in data["math"]],
+        math=[(int(a), str(b), bool(c)) for a, b, c in data["math"]],
         stray_dollars=[(int(a), int(b)) for a, b in data["dollars"]],
         csv_names=[(int(a), str(b)) for a, b in data["csv"]],
         wikilinks=[(int(a), int(b), str(c)) for a, b, c in data["wiki"]],

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from kbtools.corpus import wide_encoding, wide_message
 from kbtools.errors import bidi_control
 from kbtools.markdown.frontend import Scan
+from kbtools.render.latex_allow import inline_problem
 from kbtools.render.table_csv import annotated_file_name, name_key, unsafe_name
 
 Problem = tuple[str, str, int, int, str]  # code, level, line, col, message
@@ -181,9 +182,9 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "
                     "the formula ends (or write \\$\\$ for two dollar signs)"))
     if latex_problem is not None:
-        for line, latex in scan.math:
+        for line, latex, display in scan.math:
             try:
-                problem = latex_problem(latex)
+                problem = latex_problem(latex) or (None if display else inline_problem(latex))
             except Exception as exc:  # a plug-in must never crash the check
                 problem = f"formula check failed: {type(exc).__name__}"
             if problem:

@@ -84,7 +84,8 @@ class Scan:
     heading_levels: list[tuple[int, int]] = field(default_factory=list)
     html_ids: set[str] = field(default_factory=set)
     tables: list[TableShape] = field(default_factory=list)
-    math: list[tuple[int, str]] = field(default_factory=list)  # (line, latex)
+    # (line, latex, display): display is False for inline `$…$`, True for `$$`, ```math
+    math: list[tuple[int, str, bool]] = field(default_factory=list)
     stray_dollars: list[tuple[int, int]] = field(default_factory=list)  # (line, col) of `$$` text
     # (line, marker) of a code fence never closed: the rest of the document is its code
     unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
@@ -340,7 +341,7 @@ class _Scanner:
         elif kind == "inline":
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
-            self.out.math.append((self.first_row(tok) + self.offset, tok.content))
+            self.out.math.append((self.first_row(tok) + self.offset, tok.content, True))
         if kind == "fence":
             self.fence(tok)
         elif kind == "html_block":
@@ -477,7 +478,7 @@ class _Scanner:
             elif kind in INLINE_MATH:
                 delim = "$$" if kind.endswith("double") else "$"
                 line, _ = loc.find_plain(delim + child.content + delim)  # its $ are not stray
-                out.math.append((line, child.content))
+                out.math.append((line, child.content, kind.endswith("double")))
             elif kind == "code_inline":
                 loc.find_plain(child.content)
             elif kind == "text" and ("$$" in child.content or "%%" in child.content):

@@ -87,6 +87,19 @@ COMMAND_GROUPS: dict[str, str] = {
         textsection textperiodcentered textohm""",
 }
 COMMANDS = frozenset(w for group in COMMAND_GROUPS.values() for w in group.split())
+# Commands of packages the renderer does not load, which Typora's and Obsidian's MathJax
+# draw: refused with what to write instead (the package, then the way to write it).
+UNSUPPORTED: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("ce", "pu"), ("mhchem chemistry",
+                                   "write it in math: \\mathrm{H_2O}, \\mathrm{CO_2}, "
+                                   "A \\rightarrow B")),
+    **dict.fromkeys(("SI", "si", "qty", "unit", "num", "ang", "SIrange", "qtyrange",
+                     "numrange"), ("siunitx units",
+                                   "write the value and unit: 5\\,\\mathrm{kg}, "
+                                   "2\\,\\mathrm{m/s}")),
+    "degree": ("gensymb", "write ^\\circ"), "celsius": ("gensymb", "write ^\\circ\\mathrm{C}"),
+    "ohm": ("gensymb", "write \\Omega"), "micro": ("gensymb", "write \\mu"),
+}
 # Control symbols: escaped specials, spacing, line break, text accents, italic correction,
 # discretionary hyphen and times.
 SYMBOLS = frozenset("\\{}%_&#$,:;! |>'`\"^~=./-*")
@@ -120,6 +133,7 @@ MATH_CHARS: dict[str, str] = {
         \oint \surd \to \gets \leftrightarrow \Rightarrow \Leftarrow \Leftrightarrow
         \mapsto \uparrow \downarrow \perp \parallel \angle \ldots \cdots - ' ''""".split(),
                strict=True)),
+    **dict(zip("ℓ∆", r"\ell \Delta".split(), strict=True)),  # ∆ (U+2206) is no Δ (U+0394)
     **dict(zip("⊕⊗⊙∵∴△≜ℝℕℤℚℂ⌈⌉⌊⌋⟨⟩♠♣♥♦◊", r"""\oplus \otimes \odot \because \therefore
         \triangle \triangleq {\mathbb{R}} {\mathbb{N}} {\mathbb{Z}} {\mathbb{Q}} {\mathbb{C}}
         \lceil \rceil \lfloor \rfloor \langle \rangle \spadesuit \clubsuit \heartsuit
@@ -217,6 +231,18 @@ def latex_problem(source: str) -> str | None:
     return None
 
 
+def inline_problem(source: str) -> str | None:
+    """Why a formula `latex_problem` accepts cannot be inline math (`$…$`), or None.
+
+    LaTeX (and KaTeX) number display math only: `\\tag` in `$…$` stops LaTeX ("\\tag not
+    allowed here"), so ``kb check`` and ``kb build`` refuse it there (the renderer typesets
+    every formula the same way and would draw it)."""
+    if any(tok.kind == "word" and tok.value == TAG for tok in tokens(source)):
+        return ("\\tag in inline math ($…$): LaTeX numbers display formulas only; "
+                "write the formula as a $$ … $$ block, or leave the \\tag out")
+    return None
+
+
 def _tag_problem(text: str, tok: Token, seen: int, in_tag: bool, nested: bool) -> str | None:
     """Why a `\\tag` is refused, or None: one per formula, at its top level, with its
     label in braces (the label's own tokens are checked as the rest of the formula)."""
@@ -265,6 +291,9 @@ def _token_problem(tok: Token) -> str | None:
     if tok.kind == "word":
         if tok.value in COMMANDS:
             return None
+        if tok.value in UNSUPPORTED:
+            what, instead = UNSUPPORTED[tok.value]
+            return f"command \\{tok.value} ({what}) is not supported in formulas; {instead}"
         return f"command \\{tok.value} is not allowed in formulas (see docs/formulas.md)"
     if tok.kind == "symbol":
         if tok.value == "":
