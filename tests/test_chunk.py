@@ -472,3 +472,17 @@ def test_a_bare_heading_still_joins_the_huge_block_after_it():
     src = src_of("# T\n\n## Code\n\n```\n" + "x = 1\n" * 400 + "```\n\n## Next\n\nA short tail.\n")
     first = next(c for c in chunk_document(src) if c.kind == "section")
     assert first.text.startswith("# T\n\n## Code\n\n```") and first.line_end == 406
+
+
+def test_context_never_takes_part_of_a_table():
+    """A picture, code block or formula next to a table took the table's first or last line
+    as its context: a header row alone (`| 端子 | 说明 |`) in the chunk and its citation
+    reaching into the table. A table, like a code fence, is never a context line."""
+    text = ("# 电机\n\n| 端子 | 说明 |\n| --- | --- |\n| U1 | 红色线 |\n\n"
+            "![接线图](wiring.png)\n\n| 项 | 值 |\n| --- | --- |\n| 压力 | 0 |\n\n"
+            "```sh\nreset\n```\n\n| 步骤 | 动作 |\n| --- | --- |\n| 1 | 断电 |\n")
+    chunks = chunk_document(src_of(text))
+    img = next(c for c in chunks if c.kind == "image")
+    code = next(c for c in chunks if c.kind == "code")
+    assert img.text == "![接线图](wiring.png)" and (img.line_start, img.line_end) == (7, 7)
+    assert code.text == "```sh\nreset\n```" and (code.line_start, code.line_end) == (13, 15)

@@ -182,9 +182,10 @@ def test_a_block_nested_in_a_list_item_loses_the_items_indentation():
     table = next(c for c in chunks if c.kind == "table")
     assert table.text == "| 列1 | 列2 |\n| --- | --- |\n| x | y |"
     assert (table.line_start, table.line_end) == (5, 7)
-    # a code chunk holds the lines around it (the table's row, the next step at the margin):
-    code = next(c for c in chunks if c.kind == "code")  # its layout is left as written
-    assert "   ```sh\n   pump stop\n     --force\n   ```" in code.text
+    # a code chunk holds the line after it (the next step at the margin; the table before it
+    # is no context): its lines after the first are left as written
+    code = next(c for c in chunks if c.kind == "code")
+    assert code.text == "```sh\n   pump stop\n     --force\n   ```\n\n2. 第二步：检查油位。"
     steps = [c.text for c in chunks if c.kind == "list_item"]
     assert any(t.startswith("1. 第一步") for t in steps)
 

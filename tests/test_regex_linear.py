@@ -44,6 +44,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.editors._CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
+    "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
+    "kbtools.serve.docview._ANY_TAG": "search",  # the text between a raw HTML block's tags
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",

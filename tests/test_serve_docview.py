@@ -256,3 +256,24 @@ def test_escaped_custom_id_is_shown_as_text():
     html = render_markdown("## 语法 \\{#x}\n\n## 真 {#real}\n", ctx())
     assert '<h2 id="语法-x" data-lines="1-1">语法 {#x}</h2>' in html
     assert 'id="x"' not in html and '<span id="real" class="anchor">' in html
+
+
+def test_details_and_summary_are_a_disclosure_box_open_on_the_page():
+    """Typora, GitHub and Obsidian show `<details><summary>…</summary> … </details>` as a
+    box titled by its summary; the page showed the tags as code. It is the page's own
+    `<details open>` (a cited line inside is never folded away), balanced within what is
+    rendered; a tag with attributes, or any other tag in the block, stays escaped text."""
+    md = "<details>\n<summary>展开故障排查</summary>\n\n电机不转时先检查保险丝。\n\n</details>\n"
+    html = render_markdown(md, ctx(terms=["故障"]))
+    assert "raw-html" not in html and "&lt;" not in html
+    assert "<details open" in html and html.count("</details>") == 1
+    assert "<summary>展开<mark>故障</mark>排查</summary>" in html
+    assert html.index("<summary>") < html.index("保险丝") < html.index("</details>")
+    opened = render_markdown("<DETAILS open>\n<summary>a &amp; b</summary>\n\ntext\n", ctx())
+    assert opened.count("<details open") == 1 and opened.rstrip().endswith("</details>")
+    assert "<summary>a &amp; b</summary>" in opened
+    closed = render_markdown("text\n\n</details>\n", ctx())
+    assert "details" not in closed
+    for raw in ('<details onclick="x()">\n<summary>s</summary>\n',
+                "<details>\n<summary>s <b>b</b></summary>\n"):
+        assert "raw-html" in render_markdown(raw, ctx())

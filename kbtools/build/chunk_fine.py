@@ -4,9 +4,10 @@ One method per node kind (`FineChunks`): list items (with sub-items, after the l
 lead-in), tables (with their caption) and each table row as `header: value` pairs, code and
 Mermaid diagrams and display formulas with the line before and after (`context_span`), and
 images with the text around them. Context never reaches into a multi-line code fence, math
-block or HTML block, nor past the end of the block's section: a heading after the block
-belongs to the next section (or a subsection), so it is never the line after, and a chunk's
-lines stay inside the section its heading path names.
+block, HTML block or table (its header or last row alone is half a table), nor past the end
+of the block's section: a heading after the block belongs to the next section (or a
+subsection), so it is never the line after, and a chunk's lines stay inside the section its
+heading path names.
 """
 
 from __future__ import annotations
@@ -46,10 +47,12 @@ IMAGE_MARKUP = re.compile(r"!\[[^\[\]]*\]\([^()]*\)|<img\b[^<>]*>")
 
 
 def protected_lines(doc: Document) -> set[int]:
-    """Lines inside multi-line atomic blocks (fences, math, HTML): never a cut or context."""
+    """Lines inside multi-line atomic blocks (fences, math, HTML, tables): never a cut or
+    context."""
     out: set[int] = set()
     for _, block in doc.blocks():
-        if isinstance(block, (Code, MathBlock, Html)) and block.line_end > block.line_start:
+        if (isinstance(block, (Code, MathBlock, Html, Table))
+                and block.line_end > block.line_start):
             out.update(range(block.line_start, block.line_end + 1))
     return out
 

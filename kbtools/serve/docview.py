@@ -81,6 +81,9 @@ _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
 # an inline link written as HTML (`<a href="manual.pdf">`), and its end tag
 _A_OPEN = re.compile(r"<a\s[^<>]*>", re.I)
 _A_CLOSE = re.compile(r"</a\s*>", re.I)
+# a disclosure box's tags (`<details>`, `<details open>`, `<summary>` and their end tags)
+_DISCLOSURE_TAG = re.compile(r"<(/?)(details|summary)(?:\s+open)?\s*>", re.I)
+_ANY_TAG = re.compile(r"<[A-Za-z/!?]")
 
 
 def printed_href(href: str) -> str:
@@ -100,6 +103,7 @@ class SafeRenderer(RendererHTML):
     def __init__(self, ctx: RenderContext):
         super().__init__()
         self.ctx = ctx
+        self.details = 0  # the `<details>` boxes opened and not closed yet
         self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
         self.pattern = terms_pattern(ctx.terms)
         self.outside = terms_pattern(t for t in ctx.terms if not lone_character(t))
@@ -168,7 +172,40 @@ class SafeRenderer(RendererHTML):
             return ""
         if _IMG_ONLY.fullmatch(content):  # Typora's resized picture: shown, attributes dropped
             return f'<p{_block_attrs(tokens[idx])}>{self._img_tags(content)}</p>\n'
-        return f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+        box = self._disclosure(tokens[idx])
+        return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+
+    def _disclosure(self, tok: Token) -> str | None:
+        """An HTML block of `<details>`/`<summary>` tags and text (Typora's and GitHub's
+        folded box) as the page's own `<details open>`: open, so that no cited line or
+        matched term is folded away; the tags' attributes are dropped, an end tag with no
+        box open is left out (`render` closes those left open). None when the block holds
+        another tag."""
+        pieces = _DISCLOSURE_TAG.split(tok.content)  # text, slash, name, text, …
+        if len(pieces) == 1 or any(_ANY_TAG.search(t) for t in pieces[::3]):
+            return None
+        pattern = self.pattern if tok.meta.get("cited") else self.outside
+        out = [highlight(html.unescape(pieces[0]), pattern)]
+        summary = False
+        for i in range(1, len(pieces), 3):
+            closing, name = pieces[i] == "/", pieces[i + 1].lower()
+            if name == "details" and not closing:
+                out.append(f"<details open{_block_attrs(tok) if self.details == 0 else ''}>")
+                self.details += 1
+            elif name == "details" and self.details:
+                out.append("</summary></details>" if summary else "</details>")
+                summary, self.details = False, self.details - 1
+            elif name == "summary" and self.details and closing == summary:
+                out.append("</summary>" if summary else "<summary>")
+                summary = not summary
+            out.append(highlight(html.unescape(pieces[i + 2]), pattern))
+        return "".join(out) + ("</summary>" if summary else "") + "\n"
+
+    def render(self, tokens: Sequence[Token], options: OptionsDict, env: Any) -> str:
+        """As markdown-it's; a `<details>` box the text leaves open is closed at its end."""
+        out = super().render(tokens, options, env)
+        closing, self.details = "</details>\n" * self.details, 0
+        return out + closing
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                     env: Any) -> str:
