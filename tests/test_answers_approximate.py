@@ -20,7 +20,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
-from kbtools.query.answers import evaluate_inputs
+from kbtools.query.answers import DEPENDS_NOTE, evaluate_inputs
 from kbtools.query.inputs import read_inputs
 from kbtools.query.values import compact, numbers
 from kbtools.serve.app import create_app
@@ -132,3 +132,57 @@ def test_a_rough_value_is_bound_by_its_name_among_columns_of_one_unit(question):
 @pytest.mark.parametrize("text", ["最近3天下雨", "附近3个", "接近3天"])
 def test_a_word_ending_in_near_makes_no_approximate_value(text):
     assert [n.approximate for n in numbers(compact(text))] == [False]
+
+
+@pytest.mark.parametrize(("question", "row", "near"), [
+    ("温度约15度，湿度90%", 2, {"温度(℃)": "≥15"}),  # on the bound
+    ("about 15 C, 90%", 2, {"温度(℃)": "≥15"}),
+    ("温度约14.5度，湿度90%", 1, {"温度(℃)": "<15"}),  # just below it
+    ("温度20度，湿度约86%", 2, {"相对湿度(%)": "≥85"}),
+    ("温度约15度，湿度约85%", 2, {"温度(℃)": "≥15", "相对湿度(%)": "≥85"}),
+    ("温度20度，湿度约90%", 2, {}),  # 5 points off the bound: the row stands
+    ("温度约25度，湿度90%", 2, {}),
+])
+def test_an_approximate_value_near_the_matched_rows_bound_makes_the_answer_depend_on_it(
+        question, row, near):
+    assert RISK is not None
+    given = read_inputs(question, RISK)
+    ev = evaluate_inputs("d.md", 1, RISK, given.values, given.conflicts, given.approximate)
+    assert ev.status == "match" and ev.row == row
+    assert ev.near_bound == near and ev.to_dict()["near_bound"] == near
+    assert (DEPENDS_NOTE in ev.message) == bool(near)
+    for column, condition in near.items():
+        assert f"{column} {condition}" in ev.message
+
+
+def test_an_exact_value_on_a_bound_is_not_said_to_depend():
+    assert RISK is not None
+    given = read_inputs("温度15度，湿度85%", RISK)
+    ev = evaluate_inputs("d.md", 1, RISK, given.values, given.conflicts, given.approximate)
+    assert ev.status == "match" and ev.near_bound == {} and ev.message == "row 2 matches"
+
+
+NEAR = "小麦赤霉病风险：温度约15度，相对湿度90%"
+
+
+def test_every_surface_says_the_answer_depends_on_the_exact_value(repo):
+    ev = search(open_index(repo / "dist"), NEAR, k=3).results[0].evaluation
+    assert ev is not None and ev["status"] == "match", ev
+    assert ev["near_bound"] == {"温度(℃)": "≥15"}
+    text = CliRunner().invoke(main, ["query", NEAR, "--index", str(repo / "dist"), "-k", "3"])
+    assert text.exit_code == 0, text.output
+    assert "the answer depends on the exact value: 温度(℃) near the bound of ≥15" in text.output
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": NEAR, "lang": "zh"}).text
+        en = client.get("/", params={"q": NEAR, "lang": "en"}).text
+    assert "结果取决于确切数值：温度(℃) ≥15 接近所匹配规则的边界" in zh
+    assert "the answer depends on the exact value: 温度(℃) ≥15 near the matched rule" in en
+
+    async def call():
+        return await build_server(index=repo / "dist", root=repo).call_tool(
+            "search", {"query": NEAR, "k": 3})
+
+    result = anyio.run(call)
+    assert not result.is_error, result.content[0].text
+    payload = json.loads(result.content[0].text)
+    assert payload["results"][0]["evaluation"]["near_bound"] == {"温度(℃)": "≥15"}
