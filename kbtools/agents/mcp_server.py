@@ -99,7 +99,9 @@ match → `outputs` and each cell's `reason`, and `rows`: every row the table's 
 selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
 for, and `conflicts`: those the question gave two values, with both (ask which one
 applies); no_match → needs human review, never a guessed row; `approximate`: inputs the
-question gave only roughly, 大约90% or about 90% — evaluated as given, say so). `more` lists further
+question gave only roughly, 大约90% or about 90% — evaluated as given, say so; `near_bound`: those
+of them near a bound of the matched row, with its condition — the answer depends on the exact
+value, ask for it). `more` lists further
 chunks of the same section. `outdated: true` means the document's `valid_until` has passed (possibly
 outdated: tell the user); `superseded_by` names newer documents that replace it.
 Do not use to fetch a known section in full (use `read`) or to apply a decision table (use

@@ -139,6 +139,10 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
         click.echo(click.style("   approximate value: " + ", ".join(
             f"{k} {v}" for k, v in rough.items()) + "; near a rule's bound the answer may "
             "differ", fg="yellow"))
+    near = ev.get("near_bound") or {}  # approximate inputs near a bound of the matched row
+    if near:
+        click.echo(click.style("   the answer depends on the exact value: " + ", ".join(
+            f"{k} near the bound of {c}" for k, c in near.items()), fg="yellow", bold=True))
     if ev["status"] == "match":
         rows = ev.get("rows") or [ev]  # policy all: every matching row
         for r in rows:

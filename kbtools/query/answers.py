@@ -18,6 +18,7 @@ parsed; cached per index). The input readers are importable from here too (`__al
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -73,6 +74,9 @@ class Evaluation:
     # input column → its value as written, when the question gave it only roughly (大约90%,
     # ``about 90%``): evaluated as that value, and the message says so (`APPROXIMATE_NOTE`)
     approximate: dict[str, str] = field(default_factory=dict)
+    # approximate input column → the matched row's condition whose bound its value is within
+    # `NEAR_BOUND` of (``about 30 C`` on ``>= 30``): the answer depends on the exact value
+    near_bound: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
@@ -82,7 +86,8 @@ class Evaluation:
                 "table": self.table, "table_index": self.table_index,
                 "inputs": dict(self.inputs), "missing": list(self.missing),
                 "conflicts": {k: list(v) for k, v in self.conflicts.items()},
-                "approximate": dict(self.approximate), "row": self.row,
+                "approximate": dict(self.approximate),
+                "near_bound": dict(self.near_bound), "row": self.row,
                 "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
@@ -152,6 +157,11 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
 
 
 APPROXIMATE_NOTE = "approximate value"
+DEPENDS_NOTE = "the answer depends on the exact value"
+# how near a bound of the matched row an approximate value must be for the answer to depend
+# on the exact value: this share of the larger of the two magnitudes (``about 30`` on
+# ``>= 30`` or ``< 31``; not ``about 90%`` on ``>= 85``)
+NEAR_BOUND = 0.05
 
 
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
@@ -169,7 +179,34 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     if not rough:
         return ev
     named = ", ".join(f"{k} {v}" for k, v in rough.items())
-    return replace(ev, approximate=rough, message=f"{ev.message} ({APPROXIMATE_NOTE}: {named})")
+    near = near_bounds(dt, found, rough, [r["row"] for r in ev.rows])
+    depends = "; " + DEPENDS_NOTE + ": " + ", ".join(f"{k} {c}" for k, c in near.items()) \
+        if near else ""
+    return replace(ev, approximate=rough, near_bound=near,
+                   message=f"{ev.message} ({APPROXIMATE_NOTE}: {named}{depends})")
+
+
+def near_bounds(dt: DecisionTable, found: Mapping[str, str], rough: Iterable[str],
+                rows: Sequence[int]) -> dict[str, str]:
+    """Input column → the condition (as written) of a selected row (1-based `rows`) whose
+    finite bound the value given roughly for that column is within `NEAR_BOUND` of: a
+    slightly different value would select another row (or none)."""
+    out: dict[str, str] = {}
+    for column in rough:
+        try:
+            x = float(found[column])
+        except ValueError:  # a value the table took as text
+            continue
+        at = dt.header.index(column)
+        for row in rows:
+            cond = dt.conditions[row - 1][at]
+            if not cond.numeric:
+                continue
+            if any(math.isfinite(b) and abs(x - b) <= NEAR_BOUND * max(abs(x), abs(b))
+                   for b in (cond.lo, cond.hi)):
+                out[column] = cond.raw.strip()
+                break
+    return out
 
 
 def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],

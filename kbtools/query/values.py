@@ -6,7 +6,8 @@ negated value), and the word before it — in Chinese and in English.
 dropped (Chinese needs none: 温度 22 度 is 温度22度) except one space between two Latin words
 or numbers, between a Latin word and a number (``leak rate 2``: glued, ``rate2`` would read
 as an identifier like E17, whose digits are no value; ``1 200`` is no 1200) and after a comma
-before a number. Input
+or a period before a number (``20 C. 90%``: a sentence end, not 20 and .90); the period of an
+abbreviation of "about" (``approx. 90%``: `APPROX_ABBREVIATIONS`) is dropped. Input
 names are compacted the same way, so ``Leak rate`` is found as ``leak rate``.
 
 `numbers(text)` reads every number of a compacted question (`Number`): ``1,200`` is 1200 (a
@@ -99,7 +100,7 @@ STOP_GAP = re.compile(rf"[{_STOP}\d]")
 # words that make a number below zero, or a bound or a span rather than a value
 BELOW_ZERO = ("零下", "负")
 BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
-                "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "近", "接近", "将近",
+                "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "接近", "将近",
                 "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
 BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+")
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
@@ -132,12 +133,21 @@ _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
-# words that make a number an approximate value (大约90%, 90%左右, ``about 90%``, ``~90%``,
-# ``90% or so``): read as the value, marked `Number.approximate` so an answer says so.
-# Before it (a Latin one as a whole word), and after it and its unit
-APPROX_BEFORE = ("大约", "大概", "约为", "约莫", "约", "差不多", "估计", "~", "≈", "about", "around",
-                 "approximately", "approx", "roughly", "circa", "ca.", "some")
-APPROX_AFTER = ("左右", "上下", "前后", "or so", "or thereabouts", "-ish", "ish")
+# words that make a number an approximate value (大约90%, 90%左右, 近90%, ``about 90%``,
+# ``approx. 90%``, ``~90%``, ``90% or so``): read as the value, marked `Number.approximate`
+# so an answer says so. Before it (a Latin one as a whole word; filler words may stand
+# between: 大约是90%, 大概在90%), and after it and its unit. 近 only as a word of its own:
+# 接近, 将近 (``nearly``) are bounds (`BOUND_BEFORE`), 最近3天 and 附近 name no amount
+APPROX_BEFORE = ("大约", "大概", "大致", "约为", "约莫", "约合", "约", "差不多", "估计", "近", "~", "≈",
+                 "about", "around", "approximately", "approx", "apprx", "roughly", "circa",
+                 "ca", "estimated", "est", "some")
+APPROX_AFTER = ("左右", "上下", "前后", "or so", "or thereabouts", "give or take", "-ish", "ish",
+                "approximately", "approx", "roughly")
+# abbreviations of APPROX_BEFORE written with a period (``approx. 90%``, ``ca. 90%``): the
+# period is dropped by `compact`, as it is no sentence end (``at 20 C. 90% humidity``)
+APPROX_ABBREVIATIONS = ("approx", "apprx", "ca", "est")
+# words ending in 近 that make no approximate value of the number after them
+_NOT_NEAR = ("最", "附", "临", "靠", "邻", "接", "将")
 
 
 # English words after which a number is an amount said of no name before them (``ran 5
@@ -191,18 +201,29 @@ def compact(text: str, *, fold: bool = True) -> str:
     False, the same text in the case it was written (what a message shows the user)."""
     text = unicodedata.normalize("NFKC", text)
     text = normalize_text(text) if fold else normalize_cell(text)
-    out = []
+    out: list[str] = []
     for i, ch in enumerate(text):
         if ch == " ":
             left, right = text[i - 1:i], text[i + 1:i + 2]
             after = text[i + 2:i + 3]
             keep = (_latin(left) and _latin(right)) or \
                 (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
-                (left == "," and right.isdigit())
+                (left in ",." and right.isdigit())
             if not keep:
                 continue
+        elif ch == "." and _abbreviation(out) and (text[i + 1:i + 2].isdigit() or (
+                text[i + 1:i + 2] == " " and text[i + 2:i + 3].isdigit())):
+            ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
     return "".join(out)
+
+
+def _abbreviation(out: list[str]) -> bool:
+    """Whether the text `out` so far ends with a whole word of `APPROX_ABBREVIATIONS`, whose
+    period `compact` drops (``approx. 90%`` reads as ``approx 90%``)."""
+    tail = "".join(out[-8:]).lower()
+    return any(tail.endswith(w) and not _latin(tail[-len(w) - 1:-len(w)])
+               for w in APPROX_ABBREVIATIONS)
 
 
 # words that begin with a one-character unit and are no unit: 08:00周期 is a time and a
@@ -339,12 +360,19 @@ def approximate(before: str, clause: str) -> bool:
     """Whether the words right `before` a number, or its `clause` (what follows it and its
     unit), make it an approximate value (`APPROX_BEFORE`, `APPROX_AFTER`; a Latin word as a
     whole word: the ``some`` of ``handsome`` is none; not the ~ of a span, 22~25)."""
-    before = before.rstrip(" ")
-    for word in APPROX_BEFORE:
-        if before.endswith(word):
-            ahead = before[-len(word) - 1:-len(word)]
-            if not (_latin(ahead) if _latin(word[:1]) else ahead.isdigit()):
-                return True
+    for _ in range(3):  # 大约是90%, 大概在90%, ``about at 90%``: fillers after the word
+        before = before.rstrip(" ")
+        for word in APPROX_BEFORE:
+            if before.endswith(word):
+                ahead = before[-len(word) - 1:-len(word)]
+                if not (_latin(ahead) if _latin(word[:1]) else
+                        ahead.isdigit() or (word == "近" and ahead in _NOT_NEAR)):
+                    return True
+        filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
+                       _filler_at(before, w, True)), None)
+        if filler is None:
+            break
+        before = before[:-len(filler)]
     for word in APPROX_AFTER:
         if clause.startswith(word) and not _latin(clause[len(word):len(word) + 1]):
             return True
@@ -458,12 +486,13 @@ NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
-FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "达到", "约为", "共计", "累计",
+FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "大致", "约莫", "约合", "差不多",
+                  "估计", "近", "达到", "约为", "共计", "累计",
                   "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
                   "负", ":", "=", "≈",
                   "is", "are", "was", "were", "of", "at", "now", "currently", "reads", "reading",
                   "shows", "showing", "measures", "measured", "about", "around", "approximately",
-                  "approx", "roughly", "the", "has", "had", "been", "reached", "reaches", "stands",
+                  "approx", "apprx", "roughly", "circa", "ca", "estimated", "est", "some", "the", "has", "had", "been", "reached", "reaches", "stands",
                   "sits", "equals", "minus", "negative", "'s", "’s"), key=len, reverse=True)
 EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                          r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
@@ -495,6 +524,8 @@ def _without_fillers(text: str, *, at_end: bool) -> str:
 def _filler_at(text: str, word: str, at_end: bool) -> bool:
     if not (text.endswith(word) if at_end else text.startswith(word)):
         return False
+    if word == "近" and at_end and text[-2:-1] in _NOT_NEAR:
+        return False  # 最近, 附近: a word of its own
     if not (word.isascii() and word.isalpha()):
         return True
     beside = text[-len(word) - 1:-len(word)] if at_end else text[len(word):len(word) + 1]

@@ -139,7 +139,7 @@ _OF_LEADS = ("the ", "a ", "an ", "all ", "its ", "their ")
 # what may follow a fraction without naming what it is a fraction of: Chinese words that
 # start a clause or end one (90%要不要喷药, 90%左右, 90%了吗, 90%时, 90%和温度…), English
 # words that are no noun (``90% and 26 C``, ``90% what should I do``, ``90% today``)
-GLUED_NOT_NOUNS = ("左右", "上下", "以上", "以下", "以内", "了", "吗", "呢", "吧", "啊", "呀", "时",
+GLUED_NOT_NOUNS = ("左右", "上下", "前后", "以上", "以下", "以内", "了", "吗", "呢", "吧", "啊", "呀", "时",
                    "要", "需", "该", "应", "能", "可", "会", "是", "有", "还", "就", "都", "也",
                    "又", "再", "而", "但", "且", "并", "和", "与", "及", "或", "跟", "同", "怎",
                    "如", "咋", "多", "余", "请", "我", "你", "他", "她", "它", "这", "那", "不",
@@ -154,7 +154,8 @@ _EN_NOT_NOUNS = frozenset((
     "for", "from", "by", "after", "before", "since", "while", "if", "as", "than", "we", "you",
     "they", "he", "she", "my", "our", "your", "their", "the", "an", "of", "not", "no", "yet",
     "too", "okay", "outside", "inside", "overall", "average", "exactly", "about", "roughly",
-    "approximately", "nearly", "almost", "or", "plus", "more", "less", "max", "min", "tops",
+    "approximately", "approx", "apprx", "circa", "ca", "est", "estimated", "give", "ish",
+    "nearly", "almost", "or", "plus", "more", "less", "max", "min", "tops",
     "over", "under", "above", "below", "all", "any", "some", "out", "up", "down", "off"))
 
 

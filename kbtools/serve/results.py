@@ -93,7 +93,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             "outputs": dict(ev.get("outputs") or {}), "rows": rows,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
             "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
-            "approximate": dict(ev.get("approximate") or {})}
+            "approximate": dict(ev.get("approximate") or {}),
+            "near_bound": dict(ev.get("near_bound") or {})}
 
 
 @dataclass(frozen=True)
