@@ -35,6 +35,7 @@ from kbtools.check import (
     frontmatter,
     links,
     names,
+    renames,
     results_cache,
     vocabulary,
     wikilinks,
@@ -197,6 +198,7 @@ class DocResult:
     read: bool = True  # False: the file was not read (outside the repo, not regular, …)
     source: tuple[SourceDoc, bytes] | None = None  # the document and its bytes (keep_sources)
     files: tuple[assets.ImageLink, ...] = ()  # existing files it links (no picture, no document)
+    missing: tuple[links.Missing, ...] = ()  # targets no file is (renamed? `check.renames`)
 
 
 ContentCheck = Callable[[SourceDoc, Scan, CheckContext], Iterable[Finding]]
@@ -258,6 +260,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     edits: list[Edit] = []
     images: list[assets.ImageLink] = []
     files: list[assets.ImageLink] = []
+    missing: list[links.Missing] = []
     for ref in result.refs:
         ref_problems, anchor = links.check_ref(ref, rel, ctx.fs)
         if not ref_problems and (shown := links.image_file(ref, rel, ctx.fs)) is not None:
@@ -269,6 +272,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
                 add(p.code, p.level, ref.line, ref.col, p.message)
             if p.edit:
                 edits.append(p.edit)
+            missing.extend([p.missing] if p.missing else [])
         if anchor is not None:
             anchors.append(anchor)
     folders = (ctx.knowledge or ctx.root / "knowledge", ctx.assets or ctx.root / "assets")
@@ -286,7 +290,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             add("check-failed", "error", 1, 1, f"check {name} failed: {type(exc).__name__}: {exc}")
     return DocResult(src.path, rel, tuple(out), slugs, tuple(anchors),
                      tuple(result.csv_names), tuple(edits), tuple(images), new_scan,
-                     files=tuple(files))
+                     files=tuple(files), missing=tuple(missing))
 
 
 def check_document(src: SourceDoc, ctx: CheckContext) -> list[Finding]:
@@ -420,6 +424,7 @@ def _to_entry(r: DocResult, src: SourceDoc | None) -> str:
               for e in r.edits],
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
+        "p": [[m.line, m.col, m.raw, m.path, m.suffix, m.said] for m in r.missing],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
 
 
@@ -439,7 +444,9 @@ def _from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult 
                        str(sd), bool(h)) for ln, c, o, n, d, fr, w, cd, sd, h in data["e"]),
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]),
-            files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]))
+            files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]),
+            missing=tuple(links.Missing(int(ln), int(c), str(r), str(p), str(x), str(s))
+                          for ln, c, r, p, x, s in data["p"]))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -548,6 +555,13 @@ def check_results(paths: list[Path], ctx: CheckContext,
     findings.extend(_leftover(f, ctx) for f in leftovers
                     if ctx.fs.committed(rel_path(f, ctx.root)))
     findings.extend(resolve_anchors(results, ctx))
+    told = renames.hints([(r.rel, m) for r in results for m in r.missing], ctx.root, ctx.fs,
+                         partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
+                                 max_bytes=ctx.max_bytes))
+    if told:  # what Git history says of missing targets (not cached: history moves)
+        findings = renames.retold(findings, told)
+        results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
+                   for r in results]
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:

@@ -56,11 +56,25 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Missing:
+    """A link whose target no file on disk is (`path-missing`), which a rename in Git
+    history may explain (`kbtools.check.renames`, run once per check over all of them)."""
+
+    line: int
+    col: int
+    raw: str  # the destination as written (`Edit.old`; "": not located as written)
+    path: str  # the target, root-relative
+    suffix: str  # its `?query` and `#fragment` as written, which a rewritten path keeps
+    said: str  # what the finding says before any suggestion
+
+
+@dataclass(frozen=True)
 class LinkProblem:
     code: str
     level: str
     message: str
     edit: Edit | None = None
+    missing: Missing | None = None
 
 
 @dataclass(frozen=True)
@@ -132,11 +146,11 @@ def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], A
     problems, anchor = _check_target(ref, doc_rel, fs)
     if anchor is None:
         return problems, None
-    return [LinkProblem(p.code, p.level, p.message, _anchored(p.edit, anchor.doc))
+    return [LinkProblem(p.code, p.level, p.message, anchored(p.edit, anchor.doc))
             if p.edit is not None else p for p in problems], anchor
 
 
-def _anchored(edit: Edit, doc: str) -> Edit:
+def anchored(edit: Edit, doc: str) -> Edit:
     """`edit` (a destination rewritten, `#anchor` kept as written) naming its anchor."""
     _, hash_mark, fragment = edit.new.partition("#")  # a path's own `#` is written `%23`
     return dataclasses.replace(edit, doc=doc, fragment=fragment) if hash_mark else edit
@@ -253,19 +267,22 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         same = compatible_file(joined, fs)
         near = same or fs.closest(joined)
         said = f"{target!r} does not exist ({joined})"
+        # (a backslash fix of the same link rewrites it already: no second edit of it)
+        missing = None if earlier and earlier[-1].edit else \
+            Missing(ref.line, ref.col, ref.raw, joined, _suffix(ref, target), said)
         if near is None:
-            return [LinkProblem("path-missing", "error", said)], None
+            return [LinkProblem("path-missing", "error", said, missing=missing)], None
         said += ASKED
         # what is suggested is what `--fix` writes: with an anchor, told once the headings
         # of `near` are known (`anchors.settle`: the closest heading, or none)
         suggested = dataclasses.replace(_edit(ref, target, _rel_to(near, doc_dir), fragment),
                                         code="path-missing", said=said)
         if "#" in suggested.new and near.lower().endswith((".md", ".markdown")):
-            suggested = dataclasses.replace(_anchored(suggested, near), old="", hint=True)
+            suggested = dataclasses.replace(anchored(suggested, near), old="", hint=True)
         message = f"{said}{suggested.new!r}?"
         if same is None:
             return [LinkProblem("path-missing", "error", message,
-                                suggested if suggested.hint else None)], None
+                                suggested if suggested.hint else None, missing)], None
         # the same name but for full-width or compatibility forms: `--fix` writes the file's
         edit: Edit | None = _edit(ref, target, _rel_to(same, doc_dir), fragment)
         if edit and earlier and earlier[-1].edit:

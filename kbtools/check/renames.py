@@ -1,0 +1,191 @@
+"""Targets renamed or moved in Git history: what a `path-missing` link's file became.
+
+When a link names a file that exists nowhere on disk, the history of the knowledge base may
+say where it went: `git mv a.md b.md`, later `git mv b.md sub/c.md`. The finding then says
+"renamed to 'sub/c.md' in <commit>" (the path written relative to the linking document),
+and `kb check --fix` rewrites the link when the chain of renames is unambiguous and ends at
+a file that exists (and, with `--staged`, is in the Git index); its `#anchor` is settled as
+every path fix's (`anchors.settle`: the closest heading, or none).
+
+- History is read once per run, and only when a link's target is missing: one
+  `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/).
+- Outside Git, in a repository without commits or when git fails: no hint. A shallow
+  clone's history stops at its boundary (git reads the boundary commits as roots, whose
+  files are added, not renamed): renames before it are not known, and not hinted.
+- A path renamed to two different places over time (`a.md` → `b.md`, a new `a.md` later
+  → `c.md`) is ambiguous: kb does not choose (the latest rename is not what a link written
+  before the first one meant), names both and fixes nothing.
+
+Renames are read through GitPython (`provenance.open_repo`): `kb check` only, never
+`kb query`'s process.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from kbtools.check import anchors
+from kbtools.check.anchors import SlugsOf
+from kbtools.check.fscache import FsCache
+from kbtools.check.links import Edit, Missing, anchored, written_path
+from kbtools.findings import Finding, finding
+from kbtools.pathspecs import literal
+from kbtools.provenance import git_prefix, open_repo
+
+
+@dataclass(frozen=True)
+class Rename:
+    old: str  # root-relative
+    new: str
+    short: str  # the commit, abbreviated as git abbreviates it
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What a `path-missing` finding says of its target's renames, and the edit `--fix`
+    writes (None: ambiguous, or nothing to write)."""
+
+    message: str
+    edit: Edit | None
+
+
+Key = tuple[str, int, int]  # (document, line, col) of a link
+
+
+def read_renames(root: Path) -> list[Rename] | None:
+    """Every rename of a file below `root` in the history of HEAD, oldest first; None
+    outside Git, without commits, or when git fails."""
+    repo = open_repo(root)
+    if repo is None or repo.working_tree_dir is None:
+        return None
+    with repo:
+        try:
+            prefix = git_prefix(repo, root)
+            out = repo.git.log("-M", "--diff-filter=R", "--name-status", "-z", "--topo-order",
+                               "--format=%x00%H %h", "HEAD", "--",
+                               *([literal(prefix.rstrip("/"))] if prefix else []))
+        except (git.GitCommandError, ValueError, OSError):
+            return None
+    return parse_log(str(out), prefix)[::-1]
+
+
+def parse_log(out: str, prefix: str) -> list[Rename]:
+    """The renames `git log --format=%x00%H %h --name-status -z` printed, newest first,
+    of the paths below `prefix` (relative to it). After a status come its two paths
+    (whatever their characters); any other token is a commit's header."""
+    tokens = out.split("\0")
+    found: list[Rename] = []
+    short = ""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if _is_rename(token) and i + 2 < len(tokens):
+            old, new = tokens[i + 1], tokens[i + 2]
+            if old.startswith(prefix) and new.startswith(prefix):
+                found.append(Rename(old[len(prefix):], new[len(prefix):], short))
+            i += 3
+            continue
+        if token.strip():
+            short = token.strip().rsplit(" ", 1)[-1]
+        i += 1
+    return found
+
+
+def _is_rename(token: str) -> bool:
+    """Is `token` a rename's `--name-status` status: R and the similarity (`R100`), after
+    the line feed git -z puts before a commit's first one?"""
+    status = token.removeprefix("\n")
+    return status[:1] == "R" and len(status) <= 4 and (status[1:].isascii() and status[1:].isdigit() or status == "R")
+
+
+def follow(renames: list[Rename], path: str, exists: Callable[[str], bool]
+           ) -> tuple[list[Rename], list[Rename]]:
+    """The chain of renames (oldest first) leading from `path` to a file that `exists`,
+    and, when a path of it was renamed to different places, those renames (the chain
+    then empty). Both empty: no rename, or the chain ends where no file is."""
+    sources: dict[str, list[int]] = {}
+    for n, r in enumerate(renames):
+        sources.setdefault(r.old, []).append(n)
+    chain: list[Rename] = []
+    current, after = path, -1
+    while True:
+        later = [n for n in sources.get(current, []) if n > after]
+        if not later:
+            break
+        if len({renames[n].new for n in later}) > 1:
+            return [], [renames[n] for n in later]
+        after = later[0]  # indices only grow: the walk ends
+        chain.append(renames[after])
+        current = renames[after].new
+    return (chain, []) if chain and exists(current) else ([], [])
+
+
+def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
+          slugs_of: SlugsOf | None) -> dict[Key, Hint]:
+    """The rename hint of each missing target (by the linking document, line and column)
+    whose file was renamed; reads history only when there is one to look up."""
+    wanted = list(missing)
+    renames = read_renames(root) if wanted else None
+    if not renames:
+        return {}
+
+    def there(rel: str) -> bool:
+        res = fs.resolve(rel)
+        return res.exists and not res.is_dir and res.case_ok and fs.committed(res.rel) \
+            and fs.stays_inside(res.rel)
+
+    told: dict[Key, Hint] = {}
+    for doc, m in wanted:
+        chain, choices = follow(renames, m.path, there)
+        doc_dir = posixpath.dirname(doc)
+        if choices:
+            named = ", ".join(f"to {_rel(r.new, doc_dir)!r} in {r.short}" for r in choices)
+            told[(doc, m.line, m.col)] = Hint(
+                f"{m.said}; renamed more than once in Git history ({named}): kb does not "
+                "choose one; link the file meant by hand", None)
+        elif chain:
+            told[(doc, m.line, m.col)] = _renamed(doc, m, chain, slugs_of)
+    return told
+
+
+def _renamed(doc: str, m: Missing, chain: list[Rename], slugs_of: SlugsOf | None) -> Hint:
+    final = chain[-1].new
+    doc_dir = posixpath.dirname(doc)
+    message = f"{m.said}; renamed to {_rel(final, doc_dir)!r} in {chain[-1].short}"
+    if len(chain) > 1:
+        message += " (via " + ", ".join(f"{_rel(r.new, doc_dir)!r} in {r.short}"
+                                        for r in chain[:-1]) + ")"
+    edit = Edit(m.line, m.col, m.raw, written_path(_rel(final, doc_dir)) + m.suffix)
+    if "#" in edit.new and final.lower().endswith((".md", ".markdown")):
+        edit = anchored(edit, final)
+    settled, note = anchors.settle(edit, slugs_of, doc) if slugs_of else (edit, "")
+    if not edit.old:
+        message += f"; write {(settled or edit).new!r} by hand"
+    else:
+        message += f"; `kb check --fix` writes {(settled or edit).new!r}" + \
+            (f" ({note})" if note else "")
+    return Hint(message, edit)
+
+
+def _rel(target: str, doc_dir: str) -> str:
+    return posixpath.relpath(target, doc_dir or ".")
+
+
+def retold(findings: list[Finding], told: Mapping[Key, Hint]) -> list[Finding]:
+    """`findings` with each `path-missing` finding of a renamed target saying so."""
+    out = []
+    for f in findings:
+        hint = told.get((f.path, f.line, f.col)) if f.code == "path-missing" else None
+        out.append(finding(f.path, f.line, f.col, f.level, f.code, hint.message)
+                   if hint is not None else f)
+    return out
+
+
+def edits_for(told: Mapping[Key, Hint], doc: str) -> tuple[Edit, ...]:
+    """The edits `--fix` writes for the renamed targets of the document `doc`."""
+    return tuple(h.edit for (d, _, _), h in sorted(told.items()) if d == doc and h.edit)

@@ -1,0 +1,166 @@
+"""`kb check` on a link whose target was renamed or moved in Git history: the `path-missing`
+finding says where the file went, and `--fix` rewrites the link when one chain of renames
+ends at an existing file (`kbtools.check.renames`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from tests.kbfixtures import PAGE
+
+IDENTITY = {"GIT_AUTHOR_NAME": "Rename Test", "GIT_AUTHOR_EMAIL": "rename@example.com",
+            "GIT_COMMITTER_NAME": "Rename Test", "GIT_COMMITTER_EMAIL": "rename@example.com"}
+
+
+def page(title: str, body: str) -> str:
+    return PAGE.format(title=title, source="test", body=body)
+
+
+def git(root: Path, *args: str) -> str:
+    env = {**os.environ, **IDENTITY}
+    return subprocess.run(["git", "-C", str(root), *args], env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def short(root: Path) -> str:
+    return git(root, "log", "-1", "--format=%h")
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A committed knowledge base: a guide (headings Usage, Setup), a picture, and a
+    document in a sub-folder linking both (the guide twice, with anchors)."""
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    root = tmp_path / "kb"
+    write(root, "kb.toml", "")
+    write(root, "knowledge/guide.md", page("Guide", "## Usage\n\nUse it.\n\n## Setup\n\nSet.\n"))
+    write(root, "knowledge/faq/pump.md", page(
+        "Pump", "See [the guide](../guide.md), [usage](../guide.md#usage), "
+                "[gone](../guide.md#nowhere-at-all-xyz).\n\n![pump](../../assets/pump.png)\n"))
+    (root / "assets").mkdir()
+    (root / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    git(root, "init", "-q")
+    git(root, "add", "kb.toml", "knowledge", "assets")
+    git(root, "commit", "-qm", "start")
+    monkeypatch.chdir(root)
+    return root
+
+
+def check(*args: str):
+    return CliRunner().invoke(main, ["check", *args])
+
+
+def missing_lines(output: str) -> list[str]:
+    return [ln for ln in output.splitlines() if "path-missing" in ln]
+
+
+def test_a_renamed_document_is_named_relative_to_the_linking_document(kb):
+    write(kb, "knowledge/manuals/guide.md", (kb / "knowledge/guide.md").read_text("utf-8"))
+    git(kb, "rm", "-q", "knowledge/guide.md")
+    git(kb, "add", "knowledge/manuals/guide.md")
+    git(kb, "commit", "-qm", "move the guide")
+    res = check("knowledge")
+    assert res.exit_code == 1
+    found = missing_lines(res.output)
+    assert len(found) == 3
+    assert all(f"renamed to '../manuals/guide.md' in {short(kb)}" in ln for ln in found)
+    assert "`kb check --fix` writes '../manuals/guide.md#usage'" in res.output
+    # an anchor naming no heading of the renamed file: dropped, as every path fix drops it
+    assert "`kb check --fix` writes '../manuals/guide.md' (no heading" in res.output
+    fixed = check("--fix", "knowledge")
+    assert fixed.exit_code == 0, fixed.output
+    text = (kb / "knowledge/faq/pump.md").read_text("utf-8")
+    assert "[the guide](../manuals/guide.md), [usage](../manuals/guide.md#usage), " \
+        "[gone](../manuals/guide.md)" in text
+
+
+def test_a_chain_of_renames_ending_at_a_file_is_followed(kb):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    first = short(kb)
+    (kb / "knowledge/ops").mkdir()
+    git(kb, "mv", "knowledge/handbook.md", "knowledge/ops/使用 手册.md")
+    git(kb, "commit", "-qm", "move")
+    res = check("knowledge")
+    assert f"renamed to '../ops/使用 手册.md' in {short(kb)} (via '../handbook.md' in " \
+        f"{first})" in res.output
+    assert check("--fix", "knowledge").exit_code == 0
+    assert "[usage](../ops/使用%20手册.md#usage)" in (kb / "knowledge/faq/pump.md").read_text("utf-8")
+
+
+def test_a_moved_picture_under_assets(kb):
+    (kb / "assets/images").mkdir()
+    git(kb, "mv", "assets/pump.png", "assets/images/pump.png")
+    git(kb, "commit", "-qm", "pictures in a folder")
+    res = check("knowledge")
+    line = next(ln for ln in missing_lines(res.output) if "pump.png" in ln)
+    assert f"renamed to '../../assets/images/pump.png' in {short(kb)}" in line
+    assert check("--fix", "knowledge").exit_code == 1  # the guide's links: not renamed
+    assert "![pump](../../assets/images/pump.png)" in \
+        (kb / "knowledge/faq/pump.md").read_text("utf-8")
+
+
+def test_a_path_renamed_to_two_places_is_not_chosen(kb):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/old-guide.md")
+    git(kb, "commit", "-qm", "keep the old one")
+    write(kb, "knowledge/guide.md", page("Guide 2", "## Usage\n\nNew.\n"))
+    git(kb, "add", "knowledge/guide.md")
+    git(kb, "commit", "-qm", "a new guide")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/new-guide.md")
+    git(kb, "commit", "-qm", "rename the new one")
+    res = check("knowledge")
+    found = missing_lines(res.output)
+    assert found and all("renamed more than once" in ln and "'../old-guide.md'" in ln
+                         and "'../new-guide.md'" in ln for ln in found)
+    before = (kb / "knowledge/faq/pump.md").read_bytes()
+    fixed = check("--fix", "knowledge")
+    assert "fixed:" not in fixed.output
+    assert (kb / "knowledge/faq/pump.md").read_bytes() == before
+
+
+def test_a_chain_ending_where_no_file_is_says_nothing(kb):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    git(kb, "rm", "-q", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "delete")
+    res = check("knowledge")
+    assert missing_lines(res.output) and "renamed" not in res.output
+
+
+def test_no_hint_outside_git(kb):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    plain = kb.parent / "plain"
+    subprocess.run(["cp", "-r", str(kb), str(plain)], check=True)
+    subprocess.run(["rm", "-rf", str(plain / ".git")], check=True)
+    os.chdir(plain)
+    res = check("knowledge")
+    assert isinstance(res.exception, SystemExit) and res.exit_code == 1
+    assert missing_lines(res.output) and "renamed" not in res.output
+
+
+def test_a_shallow_clone_stops_at_its_boundary(kb, tmp_path):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    write(kb, "knowledge/other.md", page("Other", "Text."))
+    git(kb, "add", "knowledge/other.md")
+    git(kb, "commit", "-qm", "later")
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{kb}", str(clone)],
+                   check=True, env={**os.environ, **IDENTITY})
+    os.chdir(clone)
+    res = check("knowledge")
+    assert isinstance(res.exception, SystemExit) and res.exit_code == 1
+    assert missing_lines(res.output) and "renamed" not in res.output
