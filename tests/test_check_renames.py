@@ -164,3 +164,33 @@ def test_a_shallow_clone_stops_at_its_boundary(kb, tmp_path):
     res = check("knowledge")
     assert isinstance(res.exception, SystemExit) and res.exit_code == 1
     assert missing_lines(res.output) and "renamed" not in res.output
+
+
+def test_a_cached_check_still_says_it(kb):
+    """The hint is no part of a document's cached results (history moves, bytes do not)."""
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    first, again = check("knowledge").output, check("knowledge").output
+    assert "renamed to '../handbook.md'" in first and first == again
+
+
+def test_a_knowledge_base_below_the_top_of_the_repository(tmp_path, monkeypatch):
+    """In a monorepo the kb root is `docs/kb/`: history paths are read relative to it, and
+    a file moved into the kb from elsewhere in the repository is no rename of a kb file."""
+    top = tmp_path / "mono"
+    root = top / "docs" / "kb"
+    write(root, "kb.toml", "")
+    write(root, "knowledge/a.md", page("A", "[b](b.md) [c](c.md)"))
+    write(root, "knowledge/b.md", page("B", "Text."))
+    write(top, "c.md", page("C", "Text."))
+    git(top, "init", "-q")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "start")
+    git(top, "mv", "docs/kb/knowledge/b.md", "docs/kb/knowledge/b2.md")
+    git(top, "mv", "c.md", "docs/kb/knowledge/c2.md")
+    git(top, "commit", "-qm", "renames")
+    monkeypatch.chdir(root)
+    out = check("knowledge").output
+    assert f"'b.md' does not exist (knowledge/b.md); renamed to 'b2.md' in {short(top)}" in out
+    line = next(ln for ln in out.splitlines() if "'c.md' does not exist" in ln)
+    assert "renamed" not in line
