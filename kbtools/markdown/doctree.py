@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from html import unescape
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -83,13 +84,20 @@ def annotations_of(html: str) -> dict[str, str]:
     return dict(kv for body in comments(html) if (kv := annotation_of(body)) is not None)
 
 
-def html_images(html: str, line: int) -> tuple[Image, ...]:
+def img_attributes(html: str) -> list[dict[str, str]]:
+    """The attributes of each `<img>` tag of `html` with a `src`, by lower-case name, their
+    character references decoded (as `kb check` reads them: `alt="A &amp; B"` is `A & B`)."""
     out = []
     for tag in IMG_TAG.findall(html):
-        attrs = {k.lower(): v.strip("\"'") for k, v in ATTR.findall(tag)}
+        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(tag)}
         if attrs.get("src"):
-            out.append(Image(attrs.get("alt", ""), attrs.get("title", ""), attrs["src"], line))
-    return tuple(out)
+            out.append(attrs)
+    return out
+
+
+def html_images(html: str, line: int) -> tuple[Image, ...]:
+    return tuple(Image(a.get("alt", ""), a.get("title", ""), a["src"], line)
+                 for a in img_attributes(html))
 
 
 class _Builder:
@@ -425,5 +433,5 @@ __all__ = [  # the tree's node types come with the parser that builds them
     "Block", "Code", "Document", "Heading", "Html", "Image", "Inline", "LinkRef", "ListBlock",
     "ListItem", "Math", "MathBlock", "Paragraph", "Quote", "Rule", "Section", "Table",
     "annotations_of", "block_images", "block_math", "doc_title", "heading_path_text",
-    "html_images", "iter_blocks", "parse",
+    "html_images", "img_attributes", "iter_blocks", "parse",
 ]
