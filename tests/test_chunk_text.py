@@ -199,3 +199,14 @@ def test_the_cells_of_an_html_table_are_apart_in_chunk_text():
     section = next(c for c in chunk_document(src_of(text)) if c.kind == "section")
     assert section.text == "# 灌溉\n\n作物 水量 小麦 灌溉 30 m3\n\nfirst second third\n\n说明"
     assert {"小麦", "灌溉", "first", "second"} <= set(Tokenizer()(section.text))
+
+
+def test_a_callout_reads_as_its_title_as_the_page_shows_it():
+    """`> [!warning]- 断电挂牌` kept its marker `[!warning]-` in chunk text (a snippet and BM25
+    tokens `warning` no reader sees); the page titles the box `断电挂牌`, or the type's name
+    (`Tip`) when the line has no title. A `[!x]` later in a quote is text."""
+    body = ("# 安全\n\n> [!warning]- 断电挂牌\n> 检修前必须断电。\n\n> [!TIP]+\n> 正文提示\n\n"
+            "> 普通引用 [!x]\n\n- 列表\n  > [!note] 嵌套 &amp; 标题\n  > 内容\n")
+    section = next(c for c in _chunks(body) if c.kind == "section")
+    assert section.text == ("# 安全\n\n> 断电挂牌\n> 检修前必须断电。\n\n> Tip\n> 正文提示\n\n"
+                            "> 普通引用 [!x]\n\n- 列表\n  > 嵌套 & 标题\n  > 内容")

@@ -41,7 +41,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
-    "kbtools.serve.editors._CALLOUT": "match",  # a quote's first text
+    "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block

@@ -6,7 +6,9 @@ texts of two cells, rows or items of one line are apart, `BLOCK_TAG`), and no
 comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
 `![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too, as is
 a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>` elements,
-Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian block id
+Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian callout's
+marker (`> [!warning]- 断电挂牌` reads `断电挂牌`, `> [!tip]` alone reads `Tip`, as the page
+titles the box), an Obsidian block id
 ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
 and a heading's `{#custom-id}`; an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
 character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
@@ -34,6 +36,7 @@ from kbtools.markdown.parser import (
     RAW_OPEN,
     TRAILING_ID,
     block_id_at,
+    callout_marker,
     entity_spans,
     escaped_id,
     is_toc_marker,
@@ -273,6 +276,11 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
             found = [(0, len(tok.content), "")]
         elif tok.type == "inline":
             found = _inline_markup(tok, tokens[i - 1].type if i else "")
+            if i > 1 and tokens[i - 2].type == "blockquote_open" \
+                    and tokens[i - 1].type == "paragraph_open" \
+                    and (marker := callout_marker(tok.content)) is not None:
+                end, shown = marker
+                found = [(0, end, shown), *(f for f in found if f[0] >= end)]
         elif tok.type == "html_block":
             found = _block_markup(tok.content)
         else:

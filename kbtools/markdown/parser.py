@@ -55,6 +55,8 @@ BR = re.compile(r"<br\s*/?>", re.I)
 # the elements whose contents no reader sees, and their end tags
 RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
 RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
+# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
+CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
@@ -384,6 +386,18 @@ def raw_element_end(tok: Token) -> re.Pattern[str] | None:
     up to that tag, are no text of the run); None for every other token."""
     m = RAW_OPEN.fullmatch(tok.content) if tok.type == "html_inline" else None
     return RAW_CLOSE[m.group(1).lower()] if m else None
+
+
+def callout_marker(content: str) -> tuple[int, str] | None:
+    """Obsidian's callout marker (`[!warning]`, foldable `[!note]-`, and the spaces after it)
+    opening the `content` of a quote's first paragraph: (where it ends, what a reader sees
+    in its place: nothing when its line goes on with a title, else the type's name, `Tip`,
+    as the page titles it: `kbtools.serve.editors.callouts`); None when there is none."""
+    m = CALLOUT.match(content)
+    if m is None:
+        return None
+    titled = content[m.end():].split("\n", 1)[0].strip()
+    return m.end(), "" if titled else m.group(1).capitalize()
 
 
 def is_toc_marker(content: str) -> bool:
