@@ -293,3 +293,13 @@ def test_details_and_summary_are_a_disclosure_box_open_on_the_page():
     for raw in ('<details onclick="x()">\n<summary>s</summary>\n',
                 "<details>\n<summary>s <b>b</b></summary>\n"):
         assert "raw-html" in render_markdown(raw, ctx())
+
+
+def test_an_inline_footnote_is_its_note_in_place_not_raw_text():
+    """`滴^[依据 GB 4285]` was shown as written, `^[` and `]` included."""
+    html = render_markdown("每亩 5 滴^[依据 **GB** 4285]。`^[码]` \\^[转义] ^[] a^[b^[c]]\n",
+                           ctx(terms=["依据"]))
+    assert ('滴<small class="footnote-inline">(<mark>依据</mark> <strong>GB</strong> 4285)'
+            '</small>。') in html
+    assert "<code>^[码]</code> ^[转义] ^[] a" in html
+    assert '(b<small class="footnote-inline">(c)</small>)</small>' in html

@@ -26,6 +26,8 @@ markdown-it's own renderer in what author content may do:
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify` of the title, as `kb check` validates ``#anchor``
   links) and one for each ``{#custom-id}`` they name;
+- an inline footnote (``滴^[依据 GB 4285]``) is its note in place, small, between
+  parentheses, as chunk text reads it (`kbtools.markdown.parser.NOTE_MARKS`);
 - a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
   Obsidian callout (``> [!warning] 标题``) a titled box, Typora's ``[TOC]`` a list of links
   to the headings (`kbtools.serve.editors`);
@@ -133,6 +135,14 @@ class SafeRenderer(RendererHTML):
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
         return highlight(tok.content, self.pattern if tok.meta.get("cited") else self.outside)
+
+    def inline_note_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                         env: Any) -> str:
+        return '<small class="footnote-inline">('
+
+    def inline_note_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                          env: Any) -> str:
+        return ")</small>"
 
     def task_box(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                  env: Any) -> str:
