@@ -227,3 +227,12 @@ def test_an_inline_footnote_reads_as_its_note_in_place():
     assert section.text.endswith("`^[代码]` 与 \\^[转义] 与 ^[] 与 a(b(c))")
     row = next(c for c in chunks if c.kind == "table_row")
     assert row.text == "项: 滴数(注 a)\n值: 5"
+
+
+def test_an_img_tag_in_a_cell_reads_its_alt_text_as_a_markdown_image_does():
+    """`kb check --fix` writes Obsidian's `![[图.png|A|120]]` as `<img … alt="A" width="120">`:
+    in a table cell the row read nothing of it, where `![A](图.png)` reads `A`."""
+    body = ("# 表\n\n| 图 | 说明 |\n|---|---|\n"
+            '| <img src="a.png" alt="A &amp; B" width="120"> | ![叶片](b.png) |\n')
+    row = next(c for c in _chunks(body) if c.kind == "table_row")
+    assert row.text == "图: A & B\n说明: 叶片"

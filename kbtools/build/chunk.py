@@ -60,7 +60,8 @@ CHUNKER_VERSION = "20"  # bump when output changes for the same input (index fin
 # formula's) whose lines hold display formulas names their SVGs (`extra["formulas"]`);
 # 20: an Obsidian callout's marker (`> [!warning]-`) is no chunk text (its title, or the
 # type's name as written when it has none, `[!TIP]` reads `TIP`, as the page titles it);
-# an inline footnote `^[note]` reads `(note)` in place, as the page shows it
+# an inline footnote `^[note]` reads `(note)` in place, as the page shows it; an `<img>`
+# tag in a heading or cell reads its `alt`, as `![alt](src)` does
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from html import unescape
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -53,6 +52,7 @@ from kbtools.markdown.parser import (
     fence_language,
     heading_text,
     heading_title,
+    img_attributes,
     is_math_fence,
     is_toc_marker,
     normalize_href,
@@ -64,12 +64,9 @@ from kbtools.markdown.parser import (
     token_text,
 )
 
-# Linear-time patterns (author HTML): the value is stripped in code rather than by a lazy
-# group before \s*$; a tag stops at the next `<`; an attribute name starts only where a
-# name run starts and never gives characters back.
+# Linear-time pattern (author HTML): the value is stripped in code rather than by a lazy
+# group before \s*$ (`<img>` tags and attributes: `parser.IMG_TAG`, `parser.ATTR`).
 ANNOTATION = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*:(.*)$", re.S)
-IMG_TAG = re.compile(r"<img\b[^<>]*>", re.I)
-ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
 TASK_DONE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]")
 
 
@@ -82,17 +79,6 @@ def annotation_of(comment: str) -> tuple[str, str] | None:
 def annotations_of(html: str) -> dict[str, str]:
     """`<!-- csv: x.csv -->` -> {"csv": "x.csv"}; comments without `key:` are ignored."""
     return dict(kv for body in comments(html) if (kv := annotation_of(body)) is not None)
-
-
-def img_attributes(html: str) -> list[dict[str, str]]:
-    """The attributes of each `<img>` tag of `html` with a `src`, by lower-case name, their
-    character references decoded (as `kb check` reads them: `alt="A &amp; B"` is `A & B`)."""
-    out = []
-    for tag in IMG_TAG.findall(html):
-        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(tag)}
-        if attrs.get("src"):
-            out.append(attrs)
-    return out
 
 
 def html_images(html: str, line: int) -> tuple[Image, ...]:
@@ -433,5 +419,5 @@ __all__ = [  # the tree's node types come with the parser that builds them
     "Block", "Code", "Document", "Heading", "Html", "Image", "Inline", "LinkRef", "ListBlock",
     "ListItem", "Math", "MathBlock", "Paragraph", "Quote", "Rule", "Section", "Table",
     "annotations_of", "block_images", "block_math", "doc_title", "heading_path_text",
-    "html_images", "img_attributes", "iter_blocks", "parse",
+    "html_images", "iter_blocks", "parse",
 ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, MutableMapping
 from functools import lru_cache
+from html import unescape
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -62,6 +63,10 @@ CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+# Linear-time patterns (author HTML): a tag stops at the next `<`; an attribute name starts
+# only where a name run starts and never gives characters back.
+IMG_TAG = re.compile(r"<img\b[^<>]*>", re.I)
+ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
 Env = MutableMapping[str, Any]
@@ -399,7 +404,20 @@ def token_text(tok: Token) -> str:
         return NOTE_MARKS[tok.type]
     if tok.type == "html_inline" and BR.match(tok.content):
         return " "
+    if tok.type == "html_inline" and (imgs := img_attributes(tok.content)):
+        return imgs[0].get("alt", "")  # Typora's resized picture: its alt, as an image's
     return ""
+
+
+def img_attributes(html: str) -> list[dict[str, str]]:
+    """The attributes of each `<img>` tag of `html` with a `src`, by lower-case name, their
+    character references decoded (as `kb check` reads them: `alt="A &amp; B"` is `A & B`)."""
+    out = []
+    for tag in IMG_TAG.findall(html):
+        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(tag)}
+        if attrs.get("src"):
+            out.append(attrs)
+    return out
 
 
 def plain(text: str) -> str:

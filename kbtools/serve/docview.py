@@ -55,9 +55,10 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.doctree import ATTR, img_attributes
 from kbtools.markdown.parser import (
+    ATTR,
     BR,
+    img_attributes,
     inline_text,
     is_math_fence,
     markdown,
