@@ -199,3 +199,40 @@ def test_the_cells_of_an_html_table_are_apart_in_chunk_text():
     section = next(c for c in chunk_document(src_of(text)) if c.kind == "section")
     assert section.text == "# 灌溉\n\n作物 水量 小麦 灌溉 30 m3\n\nfirst second third\n\n说明"
     assert {"小麦", "灌溉", "first", "second"} <= set(Tokenizer()(section.text))
+
+
+def test_a_callout_reads_as_its_title_as_the_page_shows_it():
+    """`> [!warning]- 断电挂牌` kept its marker `[!warning]-` in chunk text (a snippet and BM25
+    tokens `warning` no reader sees); the page titles the box `断电挂牌`, or the type's name
+    (`Tip`, chunk text as written: `TIP`) when the line has no title. A `[!x]` later in a
+    quote is text."""
+    body = ("# 安全\n\n> [!warning]- 断电挂牌\n> 检修前必须断电。\n\n> [!TIP]+\n> 正文提示\n\n"
+            "> 普通引用 [!x]\n\n- 列表\n  > [!note] 嵌套 &amp; 标题\n  > 内容\n")
+    section = next(c for c in _chunks(body) if c.kind == "section")
+    assert section.text == ("# 安全\n\n> 断电挂牌\n> 检修前必须断电。\n\n> TIP\n> 正文提示\n\n"
+                            "> 普通引用 [!x]\n\n- 列表\n  > 嵌套 & 标题\n  > 内容")
+
+
+def test_an_inline_footnote_reads_as_its_note_in_place():
+    """`滴^[依据 GB 4285]` (Obsidian, Pandoc) kept its `^[` and `]` in chunk text and was
+    shown raw on the page; both read the note in place between parentheses. An escaped
+    `\\^[`, one in code and an empty `^[]` stay text."""
+    body = ("# 用量^[每亩]\n\n每亩 5 滴^[依据 GB 4285，**加粗** <b>标签</b>]。\n\n"
+            "| 项 | 值 |\n|---|---|\n| 滴数^[注 a] | 5 |\n\n"
+            "`^[代码]` 与 \\^[转义] 与 ^[] 与 a^[b^[c]]\n")
+    chunks = _chunks(body)
+    section = next(c for c in chunks if c.kind == "section")
+    assert section.heading_path == ("用量(每亩)",)
+    assert section.text.startswith("# 用量(每亩)\n\n每亩 5 滴(依据 GB 4285，**加粗** 标签)。\n\n")
+    assert section.text.endswith("`^[代码]` 与 \\^[转义] 与 ^[] 与 a(b(c))")
+    row = next(c for c in chunks if c.kind == "table_row")
+    assert row.text == "项: 滴数(注 a)\n值: 5"
+
+
+def test_an_img_tag_in_a_cell_reads_its_alt_text_as_a_markdown_image_does():
+    """`kb check --fix` writes Obsidian's `![[图.png|A|120]]` as `<img … alt="A" width="120">`:
+    in a table cell the row read nothing of it, where `![A](图.png)` reads `A`."""
+    body = ("# 表\n\n| 图 | 说明 |\n|---|---|\n"
+            '| <img src="a.png" alt="A &amp; B" width="120"> | ![叶片](b.png) |\n')
+    row = next(c for c in _chunks(body) if c.kind == "table_row")
+    assert row.text == "图: A & B\n说明: 叶片"

@@ -62,7 +62,9 @@ HOSTILE: dict[str, bytes] = {
                   f"季度保养\n----\n\n更换密封。{FILL}\n").encode(),
     "nested.md": (FM + f"# 结构\n\n## 列表\n\n- 第一项。{FILL}\n  ## 列表里的标题\n  文字。\n"
                   f"- 第二项。{FILL}\n\n## 引用\n\n> ## 引用里的标题\n> 引用正文。{FILL}\n\n"
-                  f"> [!NOTE]\n> ### 提示\n> 提示正文。{FILL}\n\n## 表格和代码\n\n1. 准备：\n\n"
+                  f"> [!NOTE]\n> ### 提示\n> 提示正文。{FILL}\n\n"
+                  f"> [!warning]- 断电挂牌^[依据 GB 4285]\n> 检修前断电。{FILL}\n\n"
+                  "## 表格和代码\n\n1. 准备：\n\n"
                   "   | 工具 | 数量 |\n   | --- | --- |\n   | 扳手 | 2 |\n   | 螺丝刀 | 1 |\n\n"
                   "2. 运行：\n\n   ```bash\n   systemctl restart pump\n   ```\n\n"
                   f"## HTML\n\n<div>\n<p>高压危险。</p>\n</div>\n\n正文引用脚注[^1]。{FILL}\n\n"
@@ -82,9 +84,10 @@ _LINK = re.compile(r"\]\((?:[^()]|\([^()]*\))*\)")
 _MARKUP = re.compile(r"[\s#*`_>|\-\[\]()!~=:.\\<>/\"'{}$^%\u200b\u200d\ufeff]")
 
 
-# what chunk text leaves out of a line: HTML tags, footnote labels (`[^1]`, `[^1]:`) and a
-# line of Typora's `[TOC]`
-_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?|^[ \t]*\[toc\][ \t]*$", re.M | re.I)
+# what chunk text leaves out of a line: HTML tags, footnote labels (`[^1]`, `[^1]:`), a
+# line of Typora's `[TOC]` and a callout's marker before its title (`[!warning]- 标题`)
+_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?|^[ \t]*\[toc\][ \t]*$"
+                       r"|\[![A-Za-z][\w-]*\][+-]?(?=[ \t]*\S)", re.M | re.I)
 
 
 def _norm(text: str) -> str:

@@ -106,3 +106,31 @@ def test_a_destination_not_written_as_it_reads_is_left_for_the_author(sep, form,
         by_hand = changes[0].reason.rsplit(" ", 3)[1].strip("'")
         doc.write_text(text.replace(dest, by_hand), encoding="utf-8")
         assert _fix(root) == ([], [])
+
+
+EMBED_WRAPS = {"inline": "前 {} 后\n", "alone": "{}\n", "cell": "| a | b |\n|---|---|\n| {} | 后 |\n"}
+PICTURE = "叶 片 & (1).png"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(st.sampled_from("ab 叶&\"'<>\\|*_#"), max_size=6),
+       st.sampled_from(["", "300", "300x200", " 64 "]), st.sampled_from(sorted(EMBED_WRAPS)))
+def test_one_fix_run_of_an_embed_keeps_its_size_and_reaches_a_fixed_point(alt, size, wrap):
+    """`![[picture|alt|300]]` becomes `<img … width="300">`, a picture `kb check` accepts,
+    whatever the label holds and wherever the embed stands; a second run changes nothing."""
+    label = "|".join(p for p in (alt.replace("|", "").strip(), size) if p)
+    embed = f"![[{PICTURE}{'|' + label if label else ''}]]"
+    if wrap == "cell":
+        embed = embed.replace("|", "\\|")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _target_kb(Path(tmp))
+        (root / "assets" / PICTURE).write_bytes(b"\x89PNG\r\n\x1a\n")
+        doc = root / "knowledge" / "sub" / "a.md"
+        doc.write_text(GOOD_FM + "# T\n\n" + EMBED_WRAPS[wrap].format(embed), encoding="utf-8")
+        changes, after = _fix(root)
+        assert after == [] and len(changes) == 1
+        text = doc.read_text(encoding="utf-8")
+        width = size.strip().partition("x")[0]
+        assert (f'width="{width}"' in text) == bool(width) and "![[" not in text
+        again, _ = _fix(root)
+        assert again == [] and doc.read_text(encoding="utf-8") == text

@@ -41,7 +41,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
-    "kbtools.serve.editors._CALLOUT": "match",  # a quote's first text
+    "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
@@ -113,8 +113,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",
-    "kbtools.markdown.doctree.IMG_TAG": "findall",
-    "kbtools.markdown.doctree.ATTR": "findall",
+    "kbtools.markdown.parser.IMG_TAG": "findall",
+    "kbtools.markdown.parser.ATTR": "findall",
     "kbtools.markdown.doctree.TASK_DONE": "match",
     "kbtools.markdown.mermaid._M_NODE": "match",
     "kbtools.markdown.mermaid._M_ARROW": "split",
@@ -397,9 +397,9 @@ def test_author_regexes_are_linear_on_pathological_input(data):
 WORST = [
     ("kbtools.markdown.parser.CUSTOM_ID", "{#" * (N // 2)),
     ("kbtools.markdown.parser.TRAILING_ID", "{#" * (5 * N // 2) + "x"),  # cheap steps: more
-    ("kbtools.markdown.doctree.IMG_TAG", "<img " * N),
-    ("kbtools.markdown.doctree.ATTR", "a" * N),
-    ("kbtools.markdown.doctree.ATTR", "-" * N),
+    ("kbtools.markdown.parser.IMG_TAG", "<img " * N),
+    ("kbtools.markdown.parser.ATTR", "a" * N),
+    ("kbtools.markdown.parser.ATTR", "-" * N),
     ("kbtools.markdown.doctree.ANNOTATION", "a:" + "x " + " " * N + "y"),
     ("kbtools.markdown.mermaid._M_ARROW", " " * N + "x"),
     ("kbtools.markdown.mermaid._M_TEXT_ARROW", "-- a " * (N // 5)),

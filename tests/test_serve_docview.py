@@ -145,7 +145,8 @@ def test_typora_img_tags_show_the_shipped_picture_and_nothing_else():
     assert "zoom" not in block and "onerror" not in block and "raw-html" not in block
     inline = render_markdown('见图 <img src="../../assets/images/leaf.png" width=300 '
                              'onload=alert(2)> 和 <img src="gone.png" alt="缺">', shipped)
-    assert inline.count("<img") == 1 and "onload" not in inline and "300" not in inline
+    assert inline.count("<img") == 1 and "onload" not in inline
+    assert 'src="/asset/assets/images/leaf.png" width="300" alt=""' in inline
     assert '<span class="missing-image">[缺]</span>' in inline
     mixed = render_markdown('<div><img src="../../assets/images/leaf.png"></div>\n', shipped)
     assert "<img" not in mixed and "&lt;img" in mixed
@@ -171,6 +172,21 @@ def test_task_list_boxes_are_checkboxes_not_escaped_tags():
     assert '<input type="checkbox" class="task-box" disabled checked> 记录轴承温度' in html
     assert '<input type="checkbox" class="task-box" disabled checked> Done' in html
     assert "&lt;input type=text&gt;" in html  # an author's own tag is still escaped
+
+
+def test_an_img_tag_s_size_in_pixels_is_the_picture_s_size_on_the_page():
+    """`kb check --fix` writes Obsidian's `![[leaf.png|300]]` as `<img … width="300">`: the
+    page showed the picture at its own size, the author's width dropped."""
+    sized = ctx(has_asset=lambda rel: rel == "assets/images/leaf.png",
+                size_of=lambda rel: (1200, 800) if rel.endswith("leaf.png") else None)
+    src = '<img src="../../assets/images/leaf.png" alt="A &amp; B"'
+    assert 'width="300" height="200" alt="A &amp; B">' in render_markdown(
+        f'{src} width="300">\n', sized)
+    assert 'width="150" height="100" alt=' in render_markdown(f"{src} height=100px>\n", sized)
+    assert 'width="300" height="50" alt=' in render_markdown(
+        f'见 {src} width="300" height="50">', sized)
+    for other in ('width="50%"', 'width="x"', 'style="width:300px"'):
+        assert 'width="1200" height="800" alt=' in render_markdown(f"{src} {other}>\n", sized)
 
 
 def test_obsidian_callouts_are_titled_boxes_without_their_marker():
@@ -277,3 +293,13 @@ def test_details_and_summary_are_a_disclosure_box_open_on_the_page():
     for raw in ('<details onclick="x()">\n<summary>s</summary>\n',
                 "<details>\n<summary>s <b>b</b></summary>\n"):
         assert "raw-html" in render_markdown(raw, ctx())
+
+
+def test_an_inline_footnote_is_its_note_in_place_not_raw_text():
+    """`滴^[依据 GB 4285]` was shown as written, `^[` and `]` included."""
+    html = render_markdown("每亩 5 滴^[依据 **GB** 4285]。`^[码]` \\^[转义] ^[] a^[b^[c]]\n",
+                           ctx(terms=["依据"]))
+    assert ('滴<small class="footnote-inline">(<mark>依据</mark> <strong>GB</strong> 4285)'
+            '</small>。') in html
+    assert "<code>^[码]</code> ^[转义] ^[] a" in html
+    assert '(b<small class="footnote-inline">(c)</small>)</small>' in html

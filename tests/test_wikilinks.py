@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.check.links import written_path
-from kbtools.check.wikilinks import image_alt, parse_wikilink
+from kbtools.check.wikilinks import image_alt, image_size, parse_wikilink
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
@@ -82,7 +82,7 @@ def test_each_wikilink_and_embed_is_an_error_at_its_line_and_column(repo):
         (base + 2, 45, "![[玉米 锈病.png|300]]"),
         (base + 3, 6, "[[液压 系统#4.3 液压系统: 压力异常|压力]]"),
         (base + 5, 6, "[[液压 系统]]"),
-        (base + 9, 8, "[[液压 系统\\\\|表格里]]")]  # repr of the backslash
+        (base + 9, 8, "[[液压 系统\\|表格里]]")]  # as written: one backslash
     first = result.stdout.splitlines()[0]
     assert first.startswith(f"knowledge/crops/corn.md:{base}:6: error: link-wikilink: Obsidian "
                             "wikilink '[[液压 系统]]' is plain text to kbtools (the link is not "
@@ -131,7 +131,7 @@ def test_fix_writes_standard_links_and_is_idempotent(repo):
     assert body == (
         "# 玉米 [液压 系统](../设备/液压%20系统.md)\n\n"
         "田间照片 ![Pasted image 20240615141822](../../assets/images/Pasted%20image%2020240615141822.png)"
-        " 和 ![玉米 锈病](../../assets/images/玉米%20锈病.png)。\n"
+        ' 和 <img src="../../assets/images/玉米%20锈病.png" alt="玉米 锈病" width="300">。\n'
         "> 引用 [压力](../设备/液压%20系统.md#43-液压系统-压力异常)\n\n"
         "- 列表 [液压 系统](../设备/液压%20系统.md)\n\n"
         "| 项 | 见 |\n|---|---|\n| 压力 | [表格里](../设备/液压%20系统.md) |\n"
@@ -147,14 +147,29 @@ def test_fix_writes_standard_links_and_is_idempotent(repo):
     assert page.read_text(encoding="utf-8").split("---\n", 2)[2] == body
 
 
-def test_an_embed_keeps_its_alt_text_and_drops_its_width(repo):
+def test_an_embed_keeps_its_alt_text_and_its_size(repo):
     page = write(repo, "knowledge/crops/alt.md",
                  "# 图\n\n![[玉米 锈病.png|叶片上的锈色孢子堆|300x200]]\n"
-                 "![[images/玉米 锈病.png|左 | 右]]\n")
+                 "![[images/玉米 锈病.png|左 | 右]]\n\n"
+                 "| 图 | 说明 |\n|---|---|\n| ![[玉米 锈病.png\\|A & \"B\"\\|120]] | 小图 |\n")
     assert check("--fix").exit_code == 0
     text = page.read_text(encoding="utf-8")
-    assert "![叶片上的锈色孢子堆](../../assets/images/玉米%20锈病.png)" in text
+    assert ('<img src="../../assets/images/玉米%20锈病.png" alt="叶片上的锈色孢子堆" '
+            'width="300" height="200">') in text
     assert "![左 \\| 右](../../assets/images/玉米%20锈病.png)" in text
+    assert ('| <img src="../../assets/images/玉米%20锈病.png" alt="A &amp; &quot;B&quot;" '
+            'width="120"> | 小图 |') in text
+    again = check("--fix")
+    assert again.exit_code == 0 and "fixed:" not in again.stderr
+
+
+def test_a_wikilink_in_a_table_is_quoted_as_written(repo):
+    write(repo, "knowledge/crops/cell.md",
+          "# 表\n\n| 项 | 见 |\n|---|---|\n| 压力 | [[没有\\|表格里]] [[液压 系统\\|表]] |\n")
+    lines = check().stdout.splitlines()
+    assert "Obsidian wikilink '[[没有\\|表格里]]' is plain text" in lines[0]
+    assert "\\\\" not in lines[0] + lines[1], lines
+    assert "writes '[表](../设备/液压%20系统.md)'" in lines[1]
 
 
 def test_a_name_several_files_have_is_not_fixed_and_the_finding_names_them(repo):
@@ -217,6 +232,8 @@ def test_parse_and_alt_text():
         "Note", "H1#^blk", "shown", True, False)
     assert [image_alt(x) for x in ("300", "300x200", "alt|300", "alt", "", "a|b")] == [
         "", "", "alt", "alt", "", "a|b"]
+    assert [image_size(x) for x in ("300", "300x200", "alt|300", "alt", "a|3x")] == [
+        ("300", ""), ("300", "200"), ("300", ""), ("", ""), ("", "")]
 
 
 def test_written_paths_encode_only_what_a_destination_cannot_hold():

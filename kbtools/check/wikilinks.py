@@ -12,8 +12,9 @@ path, the one it names from the repository, a searched folder or the document. E
 file gives the edit:
 
 - `![[Pasted image 1.png|300]]` → `![Pasted image 1](../../assets/images/Pasted%20image%201.png)`
-  (alt text: a label written after `|`, else the file name; a width `|300` or `|300x200`
-  is dropped: kbtools shows a picture at its own size);
+  (alt text: a label written after `|`, else the file name); one with a size (`|300`,
+  `|300x200`, Obsidian's width and height in pixels) → `<img src="…" alt="…" width="300">`,
+  as Typora writes a resized picture, which the device page shows at that width;
 - `[[Other note#Heading|shown]]` → `[shown](../other/Other%20note.md#heading)` (the anchor is
   the heading's slug, `kbtools.markdown.parser.slugify`; text without a label:
   `Other note > Heading`; `kbtools.check.anchors` checks the heading exists once every
@@ -34,6 +35,7 @@ import os
 import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 from kbtools.check.fscache import FsCache
@@ -113,7 +115,7 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
     found = candidates(link, doc_rel, fs, trees) if link.target or link.heading else []
     if not found:
         where = " or ".join(f"{t}/" for t in trees) or "the repository"
-        return _error(f"{head}; no file {link.target or link.raw!r} in {where}: write a "
+        return _error(f"{head}; no file {quoted(link.target or link.raw)} in {where}: write a "
                       f"standard relative link to an existing file ({SETTINGS})")
     if len(found) > 1:
         doc_dir = posixpath.dirname(doc_rel) or "."
@@ -132,7 +134,7 @@ def describe(link: Wikilink) -> str:
     what = "embed" if link.embed else "wikilink"
     effect = ("the picture is not linked, checked or shipped" if link.image else
               "nothing is embedded" if link.embed else "the link is not followed or checked")
-    return f"Obsidian {what} {link.raw!r} is plain text to kbtools ({effect})"
+    return f"Obsidian {what} {quoted(link.raw)} is plain text to kbtools ({effect})"
 
 
 def fix_message(link: Wikilink, new: str | None) -> str:
@@ -140,7 +142,13 @@ def fix_message(link: Wikilink, new: str | None) -> str:
     if new is None:
         return (f"{describe(link)}; `kb check --fix` leaves it as it is: write a standard "
                 f"link by hand ({SETTINGS})")
-    return f"{describe(link)}; `kb check --fix` writes {new!r} ({SETTINGS})"
+    return f"{describe(link)}; `kb check --fix` writes {quoted(new)} ({SETTINGS})"
+
+
+def quoted(text: str) -> str:
+    """`text` between quotes as written (a table cell's `\\|` stays one backslash; `repr`
+    doubled it)."""
+    return f"'{text}'"
 
 
 def _error(message: str) -> LinkProblem:
@@ -195,6 +203,10 @@ def standard_link(link: Wikilink, file_rel: str, doc_rel: str) -> str:
         dest = written_path(posixpath.relpath(file_rel, posixpath.dirname(doc_rel) or "."))
     if link.embed and ext in EMBED_IMAGES:
         alt = image_alt(link.label) or posixpath.splitext(posixpath.basename(file_rel))[0]
+        width, height = image_size(link.label)
+        if width:  # Markdown has no size: an `<img>` tag, as Typora writes a resized picture
+            size = f' width="{width}"' + (f' height="{height}"' if height else "")
+            return f'<img src="{escape(dest)}" alt="{escape(alt)}"{size}>'
         return f"![{_text(alt)}]({dest})"
     slug = "" if link.embed and ext in EMBED_IMAGES else heading_slug(link, file_rel)
     shown = " > ".join(p for p in (link.target, *link.heading.split("#")) if p)
@@ -212,10 +224,21 @@ def heading_slug(link: Wikilink, file_rel: str) -> str:
 def image_alt(label: str) -> str:
     """An embed's label without its size (`alt|300`, `300x200`: Obsidian's width)."""
     alt, _, size = label.rpartition("|")
-    width, _, height = size.partition("x")
-    if width.isdigit() and (not height or height.isdigit()):
-        return alt.strip()
-    return label
+    return alt.strip() if _size_of(size) else label
+
+
+def image_size(label: str) -> tuple[str, str]:
+    """The (width, height) an embed's label ends with (`alt|300`: ("300", ""), `300x200`:
+    ("300", "200"); none: ("", ""))."""
+    return _size_of(label.rpartition("|")[2]) or ("", "")
+
+
+def _size_of(text: str) -> tuple[str, str] | None:
+    width, x, height = text.strip().partition("x")
+    if width.isascii() and width.isdigit() and (not x or
+                                                 (height.isascii() and height.isdigit())):
+        return width, height
+    return None
 
 
 def _text(text: str) -> str:

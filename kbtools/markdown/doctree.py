@@ -52,6 +52,7 @@ from kbtools.markdown.parser import (
     fence_language,
     heading_text,
     heading_title,
+    img_attributes,
     is_math_fence,
     is_toc_marker,
     normalize_href,
@@ -63,12 +64,9 @@ from kbtools.markdown.parser import (
     token_text,
 )
 
-# Linear-time patterns (author HTML): the value is stripped in code rather than by a lazy
-# group before \s*$; a tag stops at the next `<`; an attribute name starts only where a
-# name run starts and never gives characters back.
+# Linear-time pattern (author HTML): the value is stripped in code rather than by a lazy
+# group before \s*$ (`<img>` tags and attributes: `parser.IMG_TAG`, `parser.ATTR`).
 ANNOTATION = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*:(.*)$", re.S)
-IMG_TAG = re.compile(r"<img\b[^<>]*>", re.I)
-ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
 TASK_DONE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]")
 
 
@@ -84,12 +82,8 @@ def annotations_of(html: str) -> dict[str, str]:
 
 
 def html_images(html: str, line: int) -> tuple[Image, ...]:
-    out = []
-    for tag in IMG_TAG.findall(html):
-        attrs = {k.lower(): v.strip("\"'") for k, v in ATTR.findall(tag)}
-        if attrs.get("src"):
-            out.append(Image(attrs.get("alt", ""), attrs.get("title", ""), attrs["src"], line))
-    return tuple(out)
+    return tuple(Image(a.get("alt", ""), a.get("title", ""), a["src"], line)
+                 for a in img_attributes(html))
 
 
 class _Builder:

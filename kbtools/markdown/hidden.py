@@ -4,9 +4,12 @@ A page shows the text content of inline HTML (`m<sup>3</sup>/h` reads `m3/h`, `<
 reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明</div>`; the
 texts of two cells, rows or items of one line are apart, `BLOCK_TAG`), and no
 comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
-`![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too, as is
+`![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too (an inline note's `^[…]` reads
+`(…)`, its text in place, as the page shows it), as is
 a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>` elements,
-Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian block id
+Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian callout's
+marker (`> [!warning]- 断电挂牌` reads `断电挂牌`, `> [!tip]` alone reads `tip`, the type the page
+titles the box with), an Obsidian block id
 ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
 and a heading's `{#custom-id}`; an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
 character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
@@ -30,10 +33,12 @@ from kbtools.errors import INVISIBLE
 from kbtools.markdown.nodes import comment_spans
 from kbtools.markdown.parser import (
     BR,
+    NOTE_MARKS,
     RAW_CLOSE,
     RAW_OPEN,
     TRAILING_ID,
     block_id_at,
+    callout_marker,
     entity_spans,
     escaped_id,
     is_toc_marker,
@@ -147,10 +152,12 @@ def _inline_markup(tok: Token, opener: str) -> list[tuple[int, int, str]]:
     children = tok.children or []
     raw_end = -1  # the end of the `<script>`/`<style>` element being left out
     for child in children:
-        span = token_span(child) if child.type in ("html_inline", "footnote_ref") else None
+        span = token_span(child) if child.type in ("html_inline", "footnote_ref", *NOTE_MARKS) \
+            else None
         if span is None or span[0] < raw_end:
             continue
-        shown = "" if child.type == "footnote_ref" else _shown(child.content)
+        shown = _shown(child.content) if child.type == "html_inline" \
+            else NOTE_MARKS.get(child.type, "")
         if shown is None:
             continue
         end = span[1]
@@ -273,6 +280,11 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
             found = [(0, len(tok.content), "")]
         elif tok.type == "inline":
             found = _inline_markup(tok, tokens[i - 1].type if i else "")
+            if i > 1 and tokens[i - 2].type == "blockquote_open" \
+                    and tokens[i - 1].type == "paragraph_open" \
+                    and (marker := callout_marker(tok.content)) is not None:
+                end, shown = marker
+                found = [(0, end, shown), *(f for f in found if f[0] >= end)]
         elif tok.type == "html_block":
             found = _block_markup(tok.content)
         else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, MutableMapping
 from functools import lru_cache
+from html import unescape
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -55,11 +56,17 @@ BR = re.compile(r"<br\s*/?>", re.I)
 # the elements whose contents no reader sees, and their end tags
 RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.I)
 RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.I), "style": re.compile(r"</style\s*>", re.I)}
+# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
+CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 TRAILING_ID = re.compile(r"\{#[^{}]*\}\s*$")  # `## Title {#custom-id}`
 CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+# Linear-time patterns (author HTML): a tag stops at the next `<`; an attribute name starts
+# only where a name run starts and never gives characters back.
+IMG_TAG = re.compile(r"<img\b[^<>]*>", re.I)
+ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
 Env = MutableMapping[str, Any]
@@ -97,10 +104,12 @@ def markdown() -> MarkdownIt:
     # footnotes as Typora, Obsidian and GitHub read them: `[^1]` is a `footnote_ref` token
     # (no text of a heading or cell), a definition `[^1]: …` (its continuation lines
     # indented four spaces included) is a `footnote_reference_open` … `_close` container
-    # left where it was written (not moved to the end), `^[inline]` notes are text
+    # left where it was written (not moved to the end); an inline note `^[依据 GB 4285]` is
+    # its text in place, between `inline_note_open` and `_close` tokens (`_inline_note`)
     md.use(footnote_plugin, inline=False, move_to_end=False)
     md.inline.ruler.at("footnote_ref", _noting_unresolved(_noting_span(next(
         r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref"))))
+    md.inline.ruler.after("footnote_ref", "inline_note", _inline_note)
     md.use(highlight_plugin)
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
@@ -150,6 +159,32 @@ def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateIn
             state.tokens[-1].meta[SPAN] = (start, state.pos)
         return True
     return run
+
+
+# what a reader sees of an inline note's `^[` and `]`: the page shows the note in place,
+# small, between parentheses (`kbtools.serve.editors.footnotes`)
+NOTE_MARKS = {"inline_note_open": "(", "inline_note_close": ")"}
+
+
+def _inline_note(state: StateInline, silent: bool) -> bool:
+    """An inline footnote `^[note]` (Obsidian, Pandoc; `note` not empty) as
+    ``inline_note_open``, the note's own inline tokens and ``inline_note_close``, the two
+    marks with their `token_span` (`^[`, `]`): the note is read where it is written."""
+    start = state.pos
+    if not state.src.startswith("^[", start):
+        return False
+    end = state.md.helpers.parseLinkLabel(state, start + 1)
+    if end <= start + 2:
+        return False
+    if not silent:
+        state.push("inline_note_open", "small", 1).meta[SPAN] = (start, start + 2)
+        limit = state.posMax
+        state.pos, state.posMax = start + 2, end
+        state.md.inline.tokenize(state)
+        state.posMax = limit
+        state.push("inline_note_close", "small", -1).meta[SPAN] = (end, end + 1)
+    state.pos = end + 1
+    return True
 
 
 # env key: (label, start in the run's content) of each `[^label]` no definition `[^label]:`
@@ -365,9 +400,24 @@ def token_text(tok: Token) -> str:
         return tok.content
     if tok.type in ("softbreak", "hardbreak"):
         return " "
+    if tok.type in NOTE_MARKS:
+        return NOTE_MARKS[tok.type]
     if tok.type == "html_inline" and BR.match(tok.content):
         return " "
+    if tok.type == "html_inline" and (imgs := img_attributes(tok.content)):
+        return imgs[0].get("alt", "")  # Typora's resized picture: its alt, as an image's
     return ""
+
+
+def img_attributes(html: str) -> list[dict[str, str]]:
+    """The attributes of each `<img>` tag of `html` with a `src`, by lower-case name, their
+    character references decoded (as `kb check` reads them: `alt="A &amp; B"` is `A & B`)."""
+    out = []
+    for tag in IMG_TAG.findall(html):
+        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(tag)}
+        if attrs.get("src"):
+            out.append(attrs)
+    return out
 
 
 def plain(text: str) -> str:
@@ -384,6 +434,20 @@ def raw_element_end(tok: Token) -> re.Pattern[str] | None:
     up to that tag, are no text of the run); None for every other token."""
     m = RAW_OPEN.fullmatch(tok.content) if tok.type == "html_inline" else None
     return RAW_CLOSE[m.group(1).lower()] if m else None
+
+
+def callout_marker(content: str) -> tuple[int, str] | None:
+    """Obsidian's callout marker (`[!warning]`, foldable `[!note]-`, and the spaces after it)
+    opening the `content` of a quote's first paragraph: (where it ends, what a reader sees
+    in its place: nothing when its line goes on with a title, else the type's name as
+    written, `NOTE` of `[!NOTE]`, the title the page gives the box, `Note`, in the letters
+    of the file, so cited lines hold what a chunk reads: `kbtools.serve.editors.callouts`);
+    None when there is none."""
+    m = CALLOUT.match(content)
+    if m is None:
+        return None
+    titled = content[m.end():].split("\n", 1)[0].strip()
+    return m.end(), "" if titled else m.group(1)
 
 
 def is_toc_marker(content: str) -> bool:

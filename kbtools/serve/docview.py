@@ -26,6 +26,8 @@ markdown-it's own renderer in what author content may do:
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify` of the title, as `kb check` validates ``#anchor``
   links) and one for each ``{#custom-id}`` they name;
+- an inline footnote (``滴^[依据 GB 4285]``) is its note in place, small, between
+  parentheses, as chunk text reads it (`kbtools.markdown.parser.NOTE_MARKS`);
 - a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
   Obsidian callout (``> [!warning] 标题``) a titled box, Typora's ``[TOC]`` a list of links
   to the headings (`kbtools.serve.editors`);
@@ -53,9 +55,10 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.doctree import ATTR, html_images
 from kbtools.markdown.parser import (
+    ATTR,
     BR,
+    img_attributes,
     inline_text,
     is_math_fence,
     markdown,
@@ -133,6 +136,14 @@ class SafeRenderer(RendererHTML):
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
         return highlight(tok.content, self.pattern if tok.meta.get("cited") else self.outside)
+
+    def inline_note_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                         env: Any) -> str:
+        return '<small class="footnote-inline">('
+
+    def inline_note_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                          env: Any) -> str:
+        return ")</small>"
 
     def task_box(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                  env: Any) -> str:
@@ -230,8 +241,12 @@ class SafeRenderer(RendererHTML):
 
     def _img_tags(self, html: str) -> str:
         """HTML `<img>` tags (Typora writes one to resize a picture) as the page's own
-        images: `src`, `alt` and `title` are read, every other attribute is dropped."""
-        return "".join(self._image(i.src, i.alt, i.title) for i in html_images(html, 0))
+        images: `src`, `alt`, `title` and a size in pixels (`width="300"`, what `kb check
+        --fix` writes for Obsidian's `![[a.png|300]]`) are read, every other attribute is
+        dropped."""
+        return "".join(self._image(a["src"], a.get("alt", ""), a.get("title", ""),
+                                   _pixels(a.get("width")), _pixels(a.get("height")))
+                       for a in img_attributes(html))
 
     # --- formulas ---------------------------------------------------------------------
     def _formula(self, latex: str, display: bool) -> str:
@@ -280,19 +295,27 @@ class SafeRenderer(RendererHTML):
         return self._image(str(tok.attrGet("src") or ""), inline_text(tok.children or []),
                            str(tok.attrGet("title") or ""))
 
-    def _image(self, src: str, alt: str, title: str) -> str:
+    def _image(self, src: str, alt: str, title: str, width: int = 0, height: int = 0) -> str:
+        """A picture; `width`/`height`: the size the author gave in pixels (0: none)."""
         rel = image_path(self.ctx.doc, src)
         if rel is None or not self.ctx.has_asset(rel):
             return f'<span class="missing-image">[{escapeHtml(alt)}]</span>'
         title_attr = f' title="{escapeHtml(title)}"' if title else ""
         return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}"'
-                f'{self._size(f"source/{rel}")} alt="{escapeHtml(alt)}"{title_attr}>')
+                f'{self._size(f"source/{rel}", width, height)} alt="{escapeHtml(alt)}"'
+                f'{title_attr}>')
 
-    def _size(self, data_rel: str) -> str:
+    def _size(self, data_rel: str, width: int = 0, height: int = 0) -> str:
         """The ``width``/``height`` of a picture the release holds as ``data/<data_rel>``
         (its declared size; the style sheet scales it down keeping its proportions): the
-        browser keeps its place while it loads, the text does not jump under the reader."""
+        browser keeps its place while it loads, the text does not jump under the reader.
+        A size the author gave wins; one side given, the other keeps the proportions."""
         size = self.ctx.size_of(data_rel)
+        if width or height:
+            if size and all(size) and not (width and height):
+                width = width or round(size[0] * height / size[1])
+                height = height or round(size[1] * width / size[0])
+            return "".join(f' {k}="{v}"' for k, v in (("width", width), ("height", height)) if v)
         return f' width="{size[0]}" height="{size[1]}"' if size else ""
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
@@ -318,6 +341,13 @@ class SafeRenderer(RendererHTML):
         external = href.startswith(("http://", "https://"))
         rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
         return f'<a href="{escapeHtml(href)}"{rel}{printed_href(href)}>', "</a>"
+
+
+def _pixels(value: str | None) -> int:
+    """An `<img>` size attribute in pixels (`300`, `300px`); 0 when it is none or another
+    unit (a percentage is left to the style sheet)."""
+    text = (value or "").strip().lower().removesuffix("px")
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 5 else 0
 
 
 def _missing_file(ctx: RenderContext, href: str) -> bool:

@@ -25,11 +25,10 @@ they make with fixed markup of its own (nothing of the author's text becomes a t
 
 from __future__ import annotations
 
-import re
-
 from markdown_it.token import Token
 
 from kbtools.markdown.parser import (
+    CALLOUT,
     TRAILING_ID,
     block_id_at,
     custom_ids,
@@ -39,8 +38,6 @@ from kbtools.markdown.parser import (
     is_toc_marker,
 )
 
-# `[!type]`, `[!type]-` or `[!type]+` opening a quote's first line (Obsidian's callouts)
-_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]{0,30})\]([+-]?)[ \t]*")
 # Obsidian's callout types and their aliases, by the type whose look they share
 CALLOUT_TYPES = {
     "note": "note", "abstract": "abstract", "summary": "abstract", "tldr": "abstract",
@@ -74,7 +71,7 @@ def callouts(tokens: list[Token]) -> None:
         children = tokens[i + 2].children
         if not children or children[0].type != "text":
             continue
-        m = _CALLOUT.match(children[0].content)
+        m = CALLOUT.match(children[0].content)
         if m is None:
             continue
         kind = CALLOUT_TYPES.get(m.group(1).lower())
