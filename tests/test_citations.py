@@ -82,9 +82,10 @@ _LINK = re.compile(r"\]\((?:[^()]|\([^()]*\))*\)")
 _MARKUP = re.compile(r"[\s#*`_>|\-\[\]()!~=:.\\<>/\"'{}$^%\u200b\u200d\ufeff]")
 
 
-# what chunk text leaves out of a line: HTML tags, footnote labels (`[^1]`, `[^1]:`) and a
-# line of Typora's `[TOC]`
-_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?|^[ \t]*\[toc\][ \t]*$", re.M | re.I)
+# what chunk text leaves out of a line: HTML tags, footnote labels (`[^1]`, `[^1]:`), a
+# line of Typora's `[TOC]` and Obsidian's `%% comments %%`
+_LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?|^[ \t]*\[toc\][ \t]*$|%%[^%]*%%",
+                       re.M | re.I)
 
 
 def _norm(text: str) -> str:

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "19"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "20"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -57,7 +57,9 @@ CHUNKER_VERSION = "19"  # bump when output changes for the same input (index fin
 # the other (`4以上8以下`), interval notation (`[5, 8)`) and `N/A` (any value) read as rules;
 # a decision table's record carries the links of its cells (`links`); 15: Typora's `[TOC]`
 # paragraph is no chunk text (the page shows the headings' list there); 18: a chunk (not a
-# formula's) whose lines hold display formulas names their SVGs (`extra["formulas"]`)
+# formula's) whose lines hold display formulas names their SVGs (`extra["formulas"]`);
+# 20: Obsidian `%% comments %%` (inline, or over several lines) are no text of chunks,
+# headings, cells, rows or CSV files, and a heading or table inside one is none
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
