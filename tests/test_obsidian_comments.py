@@ -12,16 +12,20 @@ from click.testing import CliRunner
 
 from kbtools.agents.read import open_knowledge, read_section
 from kbtools.build.chunk import chunk_document
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import open_index
 from kbtools.markdown.doctree import parse
+from kbtools.markdown.frontend import scan
 from kbtools.markdown.parser import inline_text, parse_tokens
 from kbtools.query.search import search
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.passes import RenderContext
-from tests.kbfixtures import GOOD_FM, built_pages
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM, TITLED
 
 SECRETS = ("内部备注", "不要外传", "草稿标题", "报价有误", "格注释", "标题注")
 
@@ -87,6 +91,14 @@ def test_inline_comments_read_as_nothing(text, plain):
     assert inline_text(inline.children or []) == plain
 
 
+def test_an_annotation_reaches_a_table_past_a_comment():
+    """The build's doc tree hands `csv` to the table (a comment is no block); `kb check`
+    read the comment as the block after the annotation, so it named no CSV file."""
+    body = "# T\n\n<!-- csv: parts -->\n%%来源：内部报价%%\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    assert scan(body, 1).csv_names == [(3, "parts")]
+    assert [t.annotations for t in _doc(body)[1].tables()] == [{"csv": "parts"}]
+
+
 def test_a_comment_in_fenced_code_is_code():
     _, doc = _doc("# 代码\n\n```c\n%%\nprintf(\"%%d\");\n%%\n```\n")
     assert "printf(\"%%d\");" in chunk_document(parse_source(
@@ -106,9 +118,12 @@ def test_the_page_shows_no_comment():
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
-    return built_pages(tmp_path_factory.mktemp("comments"), [
-        ("离心泵检修", BUILT),
-    ])
+    """Built leniently: before comments were read, the block comment's closing `%%` was a
+    table row of one cell (an error), and the build must still run to show what leaked."""
+    repo = make_repo(tmp_path_factory.mktemp("comments"),
+                     docs={"knowledge/pump-0.md": TITLED.format(title="离心泵检修", body=BUILT)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False, lenient=True))
+    return repo / "dist"
 
 
 # (the allowlist refuses a formula with `%`: a TeX comment)
@@ -150,3 +165,20 @@ def test_kb_chunks_prints_no_comment(tmp_path, monkeypatch):
     chunks = json.loads(res.output)
     assert chunks and not any(s in c["text"] or s in c["embed_text"]
                               for c in chunks for s in SECRETS)
+
+
+def test_the_served_pages_show_no_comment(dist):
+    """The document page, a results page and the JSON API's read, as a device serves them."""
+    from urllib.parse import quote, urlencode
+
+    from starlette.testclient import TestClient
+
+    from kbtools.serve.app import create_app
+
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        doc = client.get(f"/doc/{quote('knowledge/pump-0.md')}")
+        found = client.get("/?" + urlencode({"q": "停机前确认压力"}))
+        for page in (doc, found):
+            assert page.status_code == 200
+            assert "停机前确认压力" in page.text
+            assert not any(secret in page.text for secret in (*SECRETS, "泵注", "一行"))

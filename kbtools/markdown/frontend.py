@@ -329,6 +329,8 @@ class _Scanner:
 
     def read(self, tok: Token) -> None:
         kind = tok.type
+        if kind == COMMENT:  # an Obsidian comment is no block: annotations reach past it
+            return
         pending, self.csv_pending = self.csv_pending, None
         if kind == "table_open" and pending is not None:
             self.out.csv_names.append(pending)
