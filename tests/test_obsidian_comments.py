@@ -99,6 +99,15 @@ def test_an_annotation_reaches_a_table_past_a_comment():
     assert [t.annotations for t in _doc(body)[1].tables()] == [{"csv": "parts"}]
 
 
+@pytest.mark.parametrize("body", [
+    "# T\n\n%%\n---\n机密\n%%\n\n正文。\n",  # `%%` over `---`: no setext heading
+    "# T\n\n%% | a |\n|---|\n| 机密 |\n%%\n\n正文。\n",  # no table either
+])
+def test_a_block_comment_is_read_before_other_blocks(body):
+    src, doc = _doc(body)
+    assert [c.text for c in chunk_document(src, doc=doc)] == ["# T\n\n正文。"]
+
+
 def test_a_comment_in_fenced_code_is_code():
     _, doc = _doc("# 代码\n\n```c\n%%\nprintf(\"%%d\");\n%%\n```\n")
     assert "printf(\"%%d\");" in chunk_document(parse_source(

@@ -74,8 +74,10 @@ def _block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 
 def comments_plugin(md: MarkdownIt,
                     wrap: Callable[[InlineRule], InlineRule] = lambda rule: rule) -> None:
-    """Read `%% … %%` as comments: block ones before a paragraph (interrupting one), inline
-    ones as text is read (their rule passed through `wrap`: the parser notes its spans)."""
-    md.block.ruler.before("paragraph", COMMENT, _block,
+    """Read `%% … %%` as comments: block ones before any other block (a `%%` line with `---`
+    under it is no setext heading, one with a table's delimiter row no table), interrupting
+    a paragraph; inline ones as text is read (their rule passed through `wrap`: the parser
+    notes its spans)."""
+    md.block.ruler.before("table", COMMENT, _block,
                           {"alt": ["paragraph", "reference", "blockquote", "list"]})
     md.inline.ruler.after("text", COMMENT, wrap(inline_comment))
