@@ -85,9 +85,10 @@ _MARKUP = re.compile(r"[\s#*`_>|\-\[\]()!~=:.\\<>/\"'{}$^%\u200b\u200d\ufeff]")
 
 
 # what chunk text leaves out of a line: HTML tags, footnote labels (`[^1]`, `[^1]:`), a
-# line of Typora's `[TOC]` and a callout's marker before its title (`[!warning]- 标题`)
+# line of Typora's `[TOC]`, a callout's marker before its title (`[!warning]- 标题`) and
+# Obsidian's `%% comments %%`
 _LEFT_OUT = re.compile(r"<[^<>\n]*>|\[\^[^\]\s]+\]:?|^[ \t]*\[toc\][ \t]*$"
-                       r"|\[![A-Za-z][\w-]*\][+-]?(?=[ \t]*\S)", re.M | re.I)
+                       r"|\[![A-Za-z][\w-]*\][+-]?(?=[ \t]*\S)|%%[^%]*%%", re.M | re.I)
 
 
 def _norm(text: str) -> str:

@@ -67,24 +67,33 @@ def test_check_warns_of_an_html_table_at_its_line(repo):
 
 
 @pytest.mark.parametrize(("body", "found"), [
-    ("# 笔记\n\n正文 %% 私人注释 %% 正文。\n", [(3, 4)]),
-    ("# 笔记\n\n%%\n## 草稿：待确认\n| 项目 | 值 |\n|---|---|\n| 待定 | 1 |\n%%\n\n正文。\n", [(3, 1)]),
-    ("# 笔记\n\n一 %%a%% 二 %%b\n\n多行 %% 三\n", [(3, 3), (3, 11)]),
+    # a comment the parser closes is hidden everywhere: nothing to say
+    ("# 笔记\n\n正文 %% 私人注释 %% 正文。\n", []),
+    ("# 笔记\n\n%%\n## 草稿：待确认\n| 项目 | 值 |\n|---|---|\n| 待定 | 1 |\n%%\n\n正文。\n", []),
+    ("# 笔记\n\n| 列 | 说明 |\n|---|---|\n| a | 占 %%注%% 位 |\n", []),
     ("# 笔记\n\n`printf(\"%%d\")` 与\n\n```c\nprintf(\"%%d\");\n```\n\n$x %% y$ 与 50\\%\\%\n", []),
-    ("# 笔记\n\n| 列 | 说明 |\n|---|---|\n| a | 占 %%注%% 位 |\n", [(5, 9)]),
+    # one never closed, or closed in another block by a `%%` with text after it: text
+    ("# 笔记\n\n一 %%a%% 二 %%b\n\n多行 %% 三\n", [(3, 11)]),
+    ("# 笔记\n\n%%\n草稿\n\n更多 %% 可见\n", [(3, 1)]),
+    ("# 笔记 %%未闭合\n", [(1, 6)]),
 ])
-def test_obsidian_comments_are_found_where_they_open(body, found):
+def test_obsidian_comments_left_as_text_are_found_where_they_open(body, found):
     assert scan(body, 10).comments == [(line + 9, col) for line, col in found]
 
 
-def test_check_warns_of_an_obsidian_comment(repo):
-    """Obsidian hides `%% … %%`; kbtools showed it on devices and indexed it (a heading in
-    it took the lines after it into its section) without a word."""
+def test_a_heading_holds_no_obsidian_comment():
+    assert scan("# 检修 %%草稿%%\n", 1).headings == [(1, "检修")]
+
+
+def test_check_warns_of_an_obsidian_comment_never_closed(repo):
+    """Obsidian hides `%% … %%`, and so does kbtools: a closed comment is no finding; one
+    never closed stays text, shown and searched, and is named where it opens."""
     (repo / "knowledge" / "t" / "f.md").write_text(
-        GOOD_FM + "# 检修\n\n正文。\n\n%%\n## 草稿\n供应商报价有误\n%%\n", encoding="utf-8")
+        GOOD_FM + "# 检修\n\n正文 %%备注%%。\n\n%%\n## 草稿\n供应商报价有误\n%%\n\n"
+        "尾注 %%没有闭合\n", encoding="utf-8")
     res = check("knowledge/t/f.md")
     assert res.exit_code == 0, res.output
-    assert f"knowledge/t/f.md:{FM_LINES + 5}:1: warning: obsidian-comment: " in res.output
+    assert f"knowledge/t/f.md:{FM_LINES + 10}:4: warning: obsidian-comment: " in res.output
     assert res.output.count("obsidian-comment") == 1
 
 

@@ -420,7 +420,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
         subsections = tuple(s.title for s in parsed.root.sections)
     truncated = b - a + 1 > MAX_LINES  # a section or a document as long as no range may be
     b = min(b, a + MAX_LINES - 1)
-    text = "\n".join(lines[a - 1:b])
+    text = "\n".join(uncommented(parsed.lines, parsed.comments)[a - 1:b])
     if len(text) > max_chars:
         truncated = True
         text = text[:max_chars]
@@ -436,6 +436,20 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
                        truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+
+
+def uncommented(lines: Sequence[str], comments: Sequence[tuple[int, int]]) -> list[str]:
+    """`lines` without the Obsidian comments at `comments` (offsets into their text,
+    `Document.comments`): authors' notes no reader is given. Every line stays, so line
+    numbers and citations hold; a line only a comment filled is empty."""
+    if not comments:
+        return list(lines)
+    text, parts, pos = "\n".join(lines), [], 0
+    for a, b in comments:
+        parts += [text[pos:a], "\n" * text.count("\n", a, b)]
+        pos = b
+    parts.append(text[pos:])
+    return "".join(parts).split("\n")
 
 
 def line_count(text: str) -> int:

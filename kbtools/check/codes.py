@@ -79,8 +79,8 @@ CODES: dict[str, str] = {
     "decision-gap": "inputs inside a decision table's ranges that no rule matches",
     "html-table": "an HTML <table> (pasted from Word, Excel, a web page): shown as its source, "
                   "no rows or CSV for search (warning)",
-    "obsidian-comment": "an Obsidian %% comment %%: text to kbtools, shown and searched "
-                        "(warning)",
+    "obsidian-comment": "an Obsidian %% comment never closed: kept as text, shown and "
+                        "searched (a closed one is hidden everywhere) (warning)",
     "table-cells": "a table row whose cell count differs from the header",
     "table-large": "a Markdown table longer than kb.toml [check] max_table_rows (1,000 rows): "
                    "a passage per row to embed and search (warning)",

@@ -160,9 +160,10 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "table (| a | b |), a merged cell's value in each row it covers"))
     for line, col in scan.comments:
         out.append(("obsidian-comment", "warning", line, col,
-                    "an Obsidian %% comment %%: Obsidian hides it, kbtools does not (devices "
-                    "show it, search finds it, a heading or table inside it is read as one); "
-                    "delete what readers should not see"))
+                    "an Obsidian %% comment never closed (or closed by a %% with text after it "
+                    "on its line): kbtools keeps it as text, so devices show it and search "
+                    "finds it; close it with %% (a comment over several lines: %% ending a "
+                    "line), or write \\%% for a literal %%"))
     for line, col in scan.images_no_alt:
         out.append(("image-no-alt", "warning", line, col,
                     "an image without alternative text: a screen reader says nothing of it and "

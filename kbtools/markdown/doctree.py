@@ -400,8 +400,10 @@ def parse(src: SourceDoc) -> Document:
     title = doc_title(src.meta, root, src.rel)
     references = {label: str(ref.get("href", ""))
                   for label, ref in env.get("references", {}).items()}
+    comments: list[tuple[int, int]] = []
+    hidden = hidden_spans(tokens, lines, offset, comments)
     return Document(src.rel, title, dict(src.meta), root, tuple(lines), src.body_line,
-                    references, hidden_spans(tokens, lines, offset))
+                    references, hidden, tuple(comments))
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:

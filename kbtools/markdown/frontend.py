@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from markdown_it.token import Token
 
+from kbtools.markdown.comments import COMMENT, MARK
 from kbtools.markdown.doctree import annotation_of
 from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
@@ -47,7 +48,7 @@ from kbtools.markdown.written import ASCII_PUNCT, decoded_start
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
-HEADING_MARKUP = frozenset("`[<*_\\&$!=")  # a heading without these reads as written
+HEADING_MARKUP = frozenset("`[<*_\\&$!=%")  # a heading without these reads as written
 # Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
@@ -92,7 +93,8 @@ class Scan:
     csv_names: list[tuple[int, str]] = field(default_factory=list)  # (line, annotation value)
     wikilinks: list[tuple[int, int, str]] = field(default_factory=list)  # (line, col, as written)
     html_tables: list[int] = field(default_factory=list)  # lines of HTML blocks with a <table>
-    comments: list[tuple[int, int]] = field(default_factory=list)  # (line, col) opening a %%
+    # (line, col) of a `%%` opening an Obsidian comment the parser leaves as text (unclosed)
+    comments: list[tuple[int, int]] = field(default_factory=list)
     # (line, col) of an image a screen reader has no words for: `![](x.png)`, `<img src>`
     # without `alt` (an `alt=""` says the picture is decoration: none)
     images_no_alt: list[tuple[int, int]] = field(default_factory=list)
@@ -327,6 +329,8 @@ class _Scanner:
 
     def read(self, tok: Token) -> None:
         kind = tok.type
+        if kind == COMMENT:  # an Obsidian comment is no block: annotations reach past it
+            return
         pending, self.csv_pending = self.csv_pending, None
         if kind == "table_open" and pending is not None:
             self.out.csv_names.append(pending)
@@ -481,14 +485,18 @@ class _Scanner:
                 out.math.append((line, child.content, kind.endswith("double")))
             elif kind == "code_inline":
                 loc.find_plain(child.content)
+            elif kind == COMMENT:  # no link or mark inside it is read: passed over
+                loc.find_plain(MARK + child.content + MARK)
             elif kind == "text" and ("$$" in child.content or "%%" in child.content):
                 self.text_marks(child.content, loc)
             if child.children:
                 self.inline(child.children, loc, wiki=False)
 
     def text_marks(self, text: str, loc: _Locator) -> None:
-        """A text token's first stray `$$`, and each `%%` that opens an Obsidian comment
-        (`%% … %%`, also over several blocks: every other `%%` of the body's text opens one)."""
+        """A text token's first stray `$$`, and each `%%` left as text that would open an
+        Obsidian comment (the parser reads those it can close as comments, no text: one
+        never closed, or closed in a later block by a `%%` with text after it; every other
+        `%%` of the body's text opens one)."""
         marks = [(text.find("$$"), "$$")] if "$$" in text else []
         at = text.find("%%")
         while at != -1:

@@ -3,7 +3,8 @@
 A page shows the text content of inline HTML (`m<sup>3</sup>/h` reads `m3/h`, `<kbd>Ctrl</kbd>`
 reads `Ctrl`, `<br>` is a break) and of HTML blocks (`<div align="center">说明</div>`; the
 texts of two cells, rows or items of one line are apart, `BLOCK_TAG`), and no
-comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation); an `<img>` is shown, as
+comment (`<!-- 私人注释 -->`, a `<!-- decision: … -->` annotation, Obsidian's `%% 备注 %%`,
+inline or over several lines: `kbtools.markdown.comments`); an `<img>` is shown, as
 `![alt](src)` is, and stays. A footnote reference (`滴[^1]`) is a mark, left out too (an inline note's `^[…]` reads
 `(…)`, its text in place, as the page shows it), as is
 a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>` elements,
@@ -30,6 +31,7 @@ from markdown_it.common.utils import fromCodePoint, isValidEntityCode
 from markdown_it.token import Token
 
 from kbtools.errors import INVISIBLE
+from kbtools.markdown.comments import COMMENT
 from kbtools.markdown.nodes import comment_spans
 from kbtools.markdown.parser import (
     BR,
@@ -46,6 +48,7 @@ from kbtools.markdown.parser import (
 )
 
 Hidden = tuple[int, int, str]  # (start, end, what a reader sees instead: "" or " ")
+_COMMENT = "\0%%"  # what an Obsidian comment shows while spans are read: nothing
 
 
 class _Locator:
@@ -152,12 +155,12 @@ def _inline_markup(tok: Token, opener: str) -> list[tuple[int, int, str]]:
     children = tok.children or []
     raw_end = -1  # the end of the `<script>`/`<style>` element being left out
     for child in children:
-        span = token_span(child) if child.type in ("html_inline", "footnote_ref", *NOTE_MARKS) \
-            else None
+        span = token_span(child) if child.type in ("html_inline", "footnote_ref", COMMENT,
+                                                   *NOTE_MARKS) else None
         if span is None or span[0] < raw_end:
             continue
-        shown = _shown(child.content) if child.type == "html_inline" \
-            else NOTE_MARKS.get(child.type, "")
+        shown = _COMMENT if child.type == COMMENT else _shown(child.content) \
+            if child.type == "html_inline" else NOTE_MARKS.get(child.type, "")
         if shown is None:
             continue
         end = span[1]
@@ -259,10 +262,11 @@ def _footnote_label(tok: Token, line: str, start: int) -> list[Hidden]:
     return [(start + col, start + end, "")]
 
 
-def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> tuple[Hidden, ...]:
+def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int,
+                 comments: list[tuple[int, int]] | None = None) -> tuple[Hidden, ...]:
     """The spans of the document no reader sees (or sees as another character), sorted and
     disjoint; `offset` is the file line index of the body's first line (the tokens' maps
-    count from the body)."""
+    count from the body). Those of Obsidian comments are added to `comments` too."""
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
@@ -287,6 +291,8 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
                 found = [(0, end, shown), *(f for f in found if f[0] >= end)]
         elif tok.type == "html_block":
             found = _block_markup(tok.content)
+        elif tok.type == COMMENT:  # `%%` opening a line to the line of the `%%` closing it
+            found = [(0, len(tok.content), _COMMENT)]
         else:
             continue
         if found:
@@ -297,6 +303,11 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int) -> 
     out += [(m.start(), m.end(), "") for m in INVISIBLE.finditer("\n".join(lines), body)]
     disjoint: list[Hidden] = []
     for a, b, shown in sorted(out):
-        if not disjoint or a >= disjoint[-1][1]:
-            disjoint.append((a, b, INVISIBLE.sub("", shown)))  # `&#8203;` is not seen either
+        if disjoint and a < disjoint[-1][1]:
+            continue
+        if shown == _COMMENT:
+            shown = ""
+            if comments is not None:
+                comments.append((a, b))
+        disjoint.append((a, b, INVISIBLE.sub("", shown)))  # `&#8203;` is not seen either
     return tuple(disjoint)

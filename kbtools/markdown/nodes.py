@@ -222,6 +222,9 @@ class Document:
     # (start, end, shown instead) offsets into "\n".join(lines) of the HTML tags and
     # comments a reader does not see (`kbtools.markdown.hidden`), sorted
     hidden: tuple[tuple[int, int, str], ...] = ()
+    # (start, end) of those that are Obsidian `%% comments %%`: authors' notes, left out of
+    # the Markdown `read` returns too (which keeps tags)
+    comments: tuple[tuple[int, int], ...] = ()
 
     def sections(self) -> Iterator[Section]:
         yield from self.root.walk()

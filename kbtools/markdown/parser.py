@@ -39,6 +39,7 @@ from mdit_py_plugins.footnote.index import footnote_ref
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from kbtools.errors import INVISIBLE
+from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.highlight import highlight_plugin
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
@@ -111,6 +112,7 @@ def markdown() -> MarkdownIt:
         r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref"))))
     md.inline.ruler.after("footnote_ref", "inline_note", _inline_note)
     md.use(highlight_plugin)
+    md.use(comments_plugin, _noting_span)  # Obsidian's `%% comments %%`: no text
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
 
@@ -257,7 +259,7 @@ def token_newlines(tok: Token) -> int:
     an image's alt text or title): the lines a reader moves on past it."""
     if tok.type == "code_inline":
         return int(tok.meta.get("newlines", 0)) if tok.meta else 0
-    if tok.type in INLINE_MATH or tok.type == "html_inline":
+    if tok.type in INLINE_MATH or tok.type in ("html_inline", COMMENT):
         return tok.content.count("\n")
     if tok.type == "image":
         breaks = sum(c.type in ("softbreak", "hardbreak") for c in tok.children or ())
