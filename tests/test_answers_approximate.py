@@ -95,24 +95,29 @@ def test_every_surface_says_the_value_is_approximate(repo):
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["results"][0]["evaluation"]["approximate"] == \
         {"相对湿度(%)": "90%"}
-    text = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"), "-k", "3"])
-    assert text.exit_code == 0, text.output
-    assert "approximate value: 相对湿度(%) 90%; near a rule's bound the answer may differ" \
-        in text.output
-    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
-        zh = client.get("/", params={"q": QUESTION, "lang": "zh"}).text
-        en = client.get("/", params={"q": QUESTION, "lang": "en"}).text
+    text, zh, en, mcp = surfaces(repo, QUESTION)
+    assert "approximate value: 相对湿度(%) 90%; near a rule's bound the answer may differ" in text
     assert "近似值：相对湿度(%) 90%，接近规则边界时结果可能不同" in zh
     assert "approximate value: 相对湿度(%) 90%; near a rule&#39;s bound the answer may differ" in en
+    assert mcp["approximate"] == {"相对湿度(%)": "90%"}
+
+
+def surfaces(repo, question):
+    """What `kb query` prints, the web page in Chinese and in English, and the MCP search's
+    first evaluation, for `question` on the built `repo`."""
+    text = CliRunner().invoke(main, ["query", question, "--index", str(repo / "dist"), "-k", "3"])
+    assert text.exit_code == 0, text.output
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": question, "lang": "zh"}).text
+        en = client.get("/", params={"q": question, "lang": "en"}).text
 
     async def call():
         return await build_server(index=repo / "dist", root=repo).call_tool(
-            "search", {"query": QUESTION, "k": 3})
+            "search", {"query": question, "k": 3})
 
     result = anyio.run(call)
     assert not result.is_error, result.content[0].text
-    payload = json.loads(result.content[0].text)
-    assert payload["results"][0]["evaluation"]["approximate"] == {"相对湿度(%)": "90%"}
+    return text.output, zh, en, json.loads(result.content[0].text)["results"][0]["evaluation"]
 
 
 SPOTS = build_table(["病叶率(%)", "相对湿度(%)", "风险"],
@@ -169,20 +174,8 @@ def test_every_surface_says_the_answer_depends_on_the_exact_value(repo):
     ev = search(open_index(repo / "dist"), NEAR, k=3).results[0].evaluation
     assert ev is not None and ev["status"] == "match", ev
     assert ev["near_bound"] == {"温度(℃)": "≥15"}
-    text = CliRunner().invoke(main, ["query", NEAR, "--index", str(repo / "dist"), "-k", "3"])
-    assert text.exit_code == 0, text.output
-    assert "the answer depends on the exact value: 温度(℃) near the bound of ≥15" in text.output
-    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
-        zh = client.get("/", params={"q": NEAR, "lang": "zh"}).text
-        en = client.get("/", params={"q": NEAR, "lang": "en"}).text
+    text, zh, en, mcp = surfaces(repo, NEAR)
+    assert "the answer depends on the exact value: 温度(℃) near the bound of ≥15" in text
     assert "结果取决于确切数值：温度(℃) ≥15 接近所匹配规则的边界" in zh
     assert "the answer depends on the exact value: 温度(℃) ≥15 near the matched rule" in en
-
-    async def call():
-        return await build_server(index=repo / "dist", root=repo).call_tool(
-            "search", {"query": NEAR, "k": 3})
-
-    result = anyio.run(call)
-    assert not result.is_error, result.content[0].text
-    payload = json.loads(result.content[0].text)
-    assert payload["results"][0]["evaluation"]["near_bound"] == {"温度(℃)": "≥15"}
+    assert mcp["near_bound"] == {"温度(℃)": "≥15"}
