@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 43  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 44  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -81,7 +81,8 @@ FORMAT = 43  # bump when a check's findings for the same inputs change (5: `$` i
 # 40: one not located as written, too; a full-width name's path-missing fixable; 41: a
 # case, backslash or Unicode-form fix not located as written said to be written by hand;
 # 42: a `path-missing` suggestion's anchor made with the anchors, as `--fix` writes it;
-# 43: `\tag` in inline math refused, mhchem/siunitx/gensymb commands named)
+# 43: `\tag` in inline math refused, mhchem/siunitx/gensymb commands named; 44: characters
+# the formula renderer has no glyph for refused, `m⁻¹` read as `m^{-1}`)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
