@@ -25,6 +25,7 @@ from kbtools.render.formula import (
     render_svg,
 )
 from kbtools.render.table_csv import csv_name, duplicate_csv_names, render_tables, table_csv
+from kbtools.render.tex_sandbox import typeset
 
 FIX = Path(__file__).parent / "fixtures" / "chunk"
 GOLDEN = Path(__file__).parent / "golden"
@@ -139,7 +140,12 @@ def test_a_character_without_a_glyph_fails_instead_of_vanishing(tmp_path):
     failures: dict[str, str] = {}
     got = render_formulas([r"\text{♥} x", "x"], tmp_path, failures=failures)
     assert set(got) == {"x"}
-    assert failures[r"\text{♥} x"].startswith(
+    assert "U+2665" in failures[r"\text{♥} x"]  # the static check names it before LaTeX
+    # and LaTeX itself, should such a character ever reach it, stops rather than drop it
+    (tmp_path / "tex").mkdir()
+    run = typeset([r"\text{♥} x"], tmp_path / "tex")
+    assert not run.ok and run.culprit == 0
+    assert run.reason.startswith(
         "LaTeX has no glyph for a character of this formula (font gbsnu26)")
 
 

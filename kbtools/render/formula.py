@@ -57,7 +57,7 @@ FAILURE_DIR = "formula-failures"  # under the kb.toml cache dir: one JSON file p
 APT_PACKAGES = ("texlive-latex-base texlive-latex-recommended dvisvgm "
                 "latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp")
 # Cached failures stay valid while the document LaTeX sees is the same.
-RENDERER_ID = hashlib.sha256(f"kb-formula-4\n{PREAMBLE}{ENDING}".encode()).hexdigest()[:16]
+RENDERER_ID = hashlib.sha256(f"kb-formula-5\n{PREAMBLE}{ENDING}".encode()).hexdigest()[:16]
 
 
 def normalize_latex(latex: str) -> str:

@@ -23,6 +23,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS, drawn_in_text
+
 MAX_FORMULA_CHARS = 20_000
 
 # Control words by group (the groups are for the documentation; the check uses their union).
@@ -228,7 +230,7 @@ def latex_problem(source: str) -> str | None:
         return f"\\begin{{{stack[-1]}}} is never ended"
     if lefts != rights:
         return f"\\left and \\right do not pair ({lefts} vs {rights})"
-    return None
+    return glyph_problem(text)
 
 
 def inline_problem(source: str) -> str | None:
@@ -331,15 +333,41 @@ def _shown(ch: str) -> str:
     return "".join(f"U+{ord(c):04X}" for c in ch)
 
 
+class Piece(NamedTuple):
+    start: int
+    end: int
+    text: str  # a control word or symbol, a brace, or one non-ASCII character
+    in_text: bool  # inside the argument of a `TEXT_ARGUMENT` command (else math mode)
+
+
+def pieces(formula: str) -> Iterator[Piece]:
+    """The pieces of `formula` that `tex_source` may rewrite, each with its mode: how the
+    renderer and the glyph check (`glyph_problem`) both read a formula."""
+    text_groups: list[bool] = []  # one entry per open brace: is its content text?
+    text_arg_at = -1  # where a TEXT_ARGUMENT command ended (its argument may follow)
+    for m in _TEX_PIECE.finditer(formula):
+        piece = m.group(0)
+        in_text = bool(text_groups) and text_groups[-1]
+        if piece == "{":
+            text_groups.append(in_text or text_arg_at >= 0
+                               and not formula[text_arg_at:m.start()].strip())
+        elif piece == "}" and text_groups:
+            text_groups.pop()
+        text_arg_at = m.end() if piece[0] == "\\" and piece[1:] in TEXT_ARGUMENT else -1
+        yield Piece(m.start(), m.end(), piece, in_text)
+
+
 def tex_source(formula: str) -> str:
     """The formula as LaTeX is given it: in math mode (outside the arguments of `\\text` and
     the other `TEXT_ARGUMENT` commands) a non-ASCII character becomes its math command
-    (`MATH_CHARS`: α → `\\alpha`, ≤ → `\\leq`) or, with any other (温, ℃, °), is set
-    as text (`{\\text{温}}`), and a text symbol (`\\textcelsius`) is set as text too, as
-    MathJax draws them; TeX's math fonts have none of them. Each becomes one token or one
-    group, so `x^α` and `\\frac 温度` keep their meaning. Invisible format characters
-    (zero-width space, BOM, soft hyphen) are left out. Only ever adds allowlisted commands and
-    balanced braces; linear in the formula's length.
+    (`MATH_CHARS`: α → `\\alpha`, ≤ → `\\leq`), a superscript or subscript character a
+    script (`m⁻¹` → `m^{-1}`, neighbours grouped: `glyphs.SUPERSCRIPTS`) or, with any other
+    (温, ℃, °), is set as text (`{\\text{温}}`), and a text symbol (`\\textcelsius`) is set as
+    text too, as MathJax draws them; TeX's math fonts have none of them. Each becomes one
+    token or one group, so `x^α` and `\\frac 温度` keep their meaning (`x^²` becomes
+    `x^{{}^{2}}`). Invisible format characters (zero-width space, BOM, soft hyphen) are left
+    out. Only ever adds allowlisted commands and balanced braces; linear in the formula's
+    length.
 
     A `\\tag{X}` is taken out and its label drawn at the formula's end, in text as amsmath
     sets it: `\\qquad\\text{(X)}` (`\\tag*{X}`: `\\qquad\\text{X}`), since the formula is
@@ -347,30 +375,78 @@ def tex_source(formula: str) -> str:
     formula = _tag_at_end(formula)
     out: list[str] = []
     pos = 0
-    text_groups: list[bool] = []  # one entry per open brace: is its content text?
-    text_arg_at = -1  # where a TEXT_ARGUMENT command ended (its argument may follow)
-    for m in _TEX_PIECE.finditer(formula):
-        piece = m.group(0)
-        in_text = bool(text_groups) and text_groups[-1]
-        out.append(formula[pos:m.start()])
-        pos = m.end()
-        if piece == "{":
-            text_groups.append(in_text or text_arg_at >= 0
-                               and not formula[text_arg_at:m.start()].strip())
-        elif piece == "}" and text_groups:
-            text_groups.pop()
+    last = ""  # the last non-blank character given to LaTeX
+    script: tuple[str, int, str, bool] | None = None  # the ^{…}/_{…} run being read:
+    # its kind, its index in `out`, its text, and whether it follows a `^`/`_` of its own
+    for p in pieces(formula):
+        gap = formula[pos:p.start]
+        out.append(gap)
+        last = gap.rstrip()[-1:] or last
+        pos = p.end
+        piece = p.text
         word = piece[1:] if piece[0] == "\\" else ""
-        text_arg_at = m.end() if word in TEXT_ARGUMENT else -1
+        kind = "" if p.in_text else "^" if piece in SUPERSCRIPTS else \
+            "_" if piece in SUBSCRIPTS else ""
+        if kind:
+            value = (SUPERSCRIPTS if kind == "^" else SUBSCRIPTS)[piece]
+            if script is not None and script[0] == kind and not gap:  # `⁻¹` → `^{-1}`
+                script = (kind, script[1], script[2] + value, script[3])
+            else:  # after `^` or `_`, a script of its own: `x^²` → `x^{{}^{2}}`
+                script = (kind, len(out), value, last in ("^", "_"))
+                out.append("")
+            group = f"{kind}{{{script[2]}}}"
+            out[script[1]] = "{{}" + group + "}" if script[3] else group
+            last = "}"
+            continue
+        script = None
         if not word and unicodedata.category(piece) == "Cf":
             continue  # invisible (a zero-width space copied from a web page): no glyph to draw
-        if in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}":
+        if p.in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}":
             out.append(piece)
         elif piece in MATH_CHARS:  # a control word ends at the space: `αx` → `\\alpha x`
             out.append(MATH_CHARS[piece] + " " * MATH_CHARS[piece][-1].isalpha())
         else:  # a non-ASCII character, or a text symbol, in math mode
             out.append("{\\text{" + piece + "}}")
+        last = out[-1].rstrip()[-1:] or last
     out.append(formula[pos:])
     return "".join(out)
+
+
+def glyph_problem(formula: str) -> str | None:
+    """Why the renderer could not draw a character of `formula` (LaTeX would stop with "no
+    glyph"), or None: read as `tex_source` reads it, a non-ASCII character in math must have
+    a math command (`MATH_CHARS`), be a sub/superscript or have a text glyph
+    (`glyphs.drawn_in_text`); in `\\text{}` (and a `\\tag`'s label) it needs a text glyph."""
+    for p in pieces(_tag_at_end(formula)):
+        ch = p.text
+        if len(ch) != 1 or ch.isascii() or unicodedata.category(ch) == "Cf" \
+                or drawn_in_text(ch):
+            continue
+        if not p.in_text and (ch in MATH_CHARS or ch in SUPERSCRIPTS or ch in SUBSCRIPTS):
+            continue
+        return f"{_char_named(ch)} {_glyph_hint(ch, p.in_text)}"
+    return None
+
+
+def _char_named(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return f"character {_shown(ch)} (U+{ord(ch):04X}{' ' + name if name else ''})"
+
+
+def _glyph_hint(ch: str, in_text: bool) -> str:
+    """What to write instead of a character the renderer has no glyph for."""
+    where = "in \\text{}" if in_text else "in math"
+    head = f"has no glyph in the formula renderer's fonts {where} (kb build would fail); "
+    math = MATH_CHARS.get(ch) or (f"^{{{SUPERSCRIPTS[ch]}}}" if ch in SUPERSCRIPTS else
+                                  f"_{{{SUBSCRIPTS[ch]}}}" if ch in SUBSCRIPTS else "")
+    if in_text and math:
+        return head + f"write it in math, outside \\text{{}}: {math}"
+    plain = unicodedata.normalize("NFKC", ch)
+    if plain != ch and all(drawn_in_text(c) for c in plain):
+        return head + f"write {plain}"
+    return head + ("it draws GB2312 (simplified Chinese, Greek, common symbols) and accented "
+                   "Latin letters; write it with a LaTeX command (docs/formulas.md) or leave "
+                   "it out")
 
 
 def _tag_at_end(formula: str) -> str:
