@@ -73,3 +73,58 @@ def test_a_pasted_log_grows_the_box_and_back_and_reload_need_no_resubmit(page, s
     assert value(page) == log
     assert [a.get_attribute("data-doc") for a in
             page.find_elements(By.CSS_SELECTOR, "article.result")] == results
+
+
+
+def back_and_forward(page, server) -> None:
+    """Two searches asked in the box (the second typed over the first) at phone size, then
+    back, forward and back: each results page's box holds the question it answers."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def shown(question: str) -> None:
+        WebDriverWait(page, 60).until(lambda d: d.execute_script(
+            "return document.readyState === 'complete' && "
+            "new URLSearchParams(location.search).get('q') === arguments[0]", question))
+        assert value(page) == question
+
+    page.set_window_size(390, 844)
+    try:
+        page.get(server + "/")
+        for question in ("E08 液压油温过高", "小麦赤霉病 温度"):
+            box = page.find_element(By.ID, "kb-q")
+            box.clear()
+            box.send_keys(question)
+            navigate(page, "form.search button")
+            shown(question)
+        page.back()
+        shown("E08 液压油温过高")
+        page.forward()
+        shown("小麦赤霉病 温度")
+        page.back()
+        shown("E08 液压油温过高")
+    finally:
+        page.set_window_size(1024, 768)
+
+
+def test_back_and_forward_show_each_pages_own_question_on_a_phone(page, server):
+    """Back to the first of two searches showed the second question in the box above the
+    first one's results: the browser put back what the box held when the page was left
+    (the next question, typed over it), so the page said one question and answered another.
+    Here the pages are kept whole (the back/forward cache): search.js puts the fields back."""
+    back_and_forward(page, server)
+
+
+def test_back_shows_the_pages_own_question_without_script_or_page_cache(page, server):
+    """The same without JavaScript, on pages the back/forward cache may not keep (an unload
+    handler bars them): the browser loads the page again and fills its fields with what they
+    held when it was left, unless the form says `autocomplete="off"`."""
+    added = page.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                 {"source": "window.addEventListener('unload', () => {})"})
+    page.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        back_and_forward(page, server)
+    finally:
+        page.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+        page.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                             {"identifier": added["identifier"]})
