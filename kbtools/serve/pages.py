@@ -377,8 +377,8 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     listing = [{"n": n, "label": t.label(), "lang": doc_lang} if isinstance(t, DecisionTable)
                else {"n": n, "label": p.t("malformed_table") + f" ({t.line})",
                      "lang": HTML_LANG[p.lang]} for n, t in enumerate(tables, 1)]
-    if not tables:
-        return p.render("table.html", doc=src.rel, listing=[], table=None, result=None,
+    if not tables:  # an old or mistyped link: pages offer the table only where there is one
+        return p.render("table.html", 404, doc=src.rel, listing=[], table=None, result=None,
                         release=served.index.release.to_dict())
     chosen = params.get("table") or "1"
     n, dt = select_table(tables, chosen, src.rel)
