@@ -1,7 +1,9 @@
 """The search box of `kb serve` in a real headless Chromium (Debian's, under Selenium): a
 pasted multi-line log keeps its lines and grows the box, Enter searches and Shift+Enter
-starts a new line, and the page a long question answers is a GET that Back and reload ask
-for again without a "resubmit the form?" prompt."""
+starts a new line, the page a long question answers is a GET that Back and reload ask
+for again without a "resubmit the form?" prompt, and back and forward show each page's own
+question. And on a phone a long formula keeps its size in a box of its own that scrolls
+(on paper, it fits)."""
 
 from __future__ import annotations
 
@@ -128,3 +130,50 @@ def test_back_shows_the_pages_own_question_without_script_or_page_cache(page, se
         page.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
         page.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
                              {"identifier": added["identifier"]})
+
+
+def test_a_long_formula_scrolls_in_its_own_box_at_full_size_on_a_phone(page, server):
+    """A display formula wider than a phone was shrunk to the screen's width (max-width:
+    100 %): on a 320 px phone the scab SOP's control-efficacy formula was drawn at 86 % of
+    its size, and a longer one would be unreadable. It keeps its size and scrolls
+    in its own box, which the keyboard reaches and scrolls; the page does not scroll."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                         {"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page.get(server + "/doc/" + quote("knowledge/crops/wheat-scab.md"))
+        WebDriverWait(page, 60).until(lambda d: d.execute_script(
+            "return [...document.images].every(i => i.complete)"))
+        sizes = page.execute_script(
+            "return [...document.querySelectorAll('.formula-block img.formula')].map(i => "
+            "[i.naturalWidth, i.getBoundingClientRect().width, i.parentElement.clientWidth])")
+        wide = [s for s in sizes if s[0] > s[2]]
+        assert wide, sizes  # the page has a formula wider than the phone
+        assert all(abs(natural - shown) < 1 for natural, shown, _ in sizes), sizes
+        assert page.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth") <= 1
+        page.execute_script("document.activeElement.blur()")
+        for _ in range(40):
+            ActionChains(page).send_keys(Keys.TAB).perform()
+            if page.execute_script("return document.activeElement.matches('.formula-block') && "
+                                   "document.activeElement.scrollWidth > "
+                                   "document.activeElement.clientWidth"):
+                break
+        else:
+            raise AssertionError("Tab never reached a wide formula's box")
+        ActionChains(page).send_keys(Keys.ARROW_RIGHT).perform()
+        WebDriverWait(page, 30).until(lambda d: d.execute_script(
+            "return document.activeElement.scrollLeft > 0"))
+        page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        # paper does not scroll: there the formula fits its box
+        assert page.execute_script(
+            "return [...document.querySelectorAll('.formula-block img.formula')].filter(i => "
+            "i.getBoundingClientRect().width > i.parentElement.clientWidth + 1).length") == 0
+    finally:
+        page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
