@@ -239,3 +239,16 @@ def test_inputs_a_table_cannot_match_are_said_in_chinese_on_its_page(tmp_path):
     with pytest.raises(TableError) as policy:
         match_rules(table, {"温度": "5"}, policy="best")
     assert i18n.error_in(policy.value, "zh") == "匹配策略只能是 first, all 之一，不能是“best”。"
+
+
+@pytest.mark.parametrize("lang, words", [("zh", "这个文档没有决策表"),
+                                         ("en", "This document has no decision table")])
+def test_the_table_page_of_a_document_without_one_is_not_found(example_index, lang, words):
+    """The decision-table page of a document holding none (an old or mistyped link: pages
+    offer the button only where there is a table) said so with status 200, as a found page."""
+    doc = "knowledge/engineering/deployment-guide.md"
+    assert document_tables(as_source(example_index.parent / doc)) == []
+    with TestClient(create_app(example_index), base_url="http://127.0.0.1") as client:
+        page = client.get(f"/table/{doc}", params={"lang": lang})
+    assert page.status_code == 404
+    assert f'<html lang="{i18n.HTML_LANG[lang]}">' in page.text and words in page.text

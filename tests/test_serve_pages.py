@@ -452,6 +452,40 @@ def test_knowledge_text_carries_its_own_language(client, ui, url, content):
     assert texts and all(a.get("lang") == content for a in texts), (url, texts[:3])
 
 
+@pytest.mark.parametrize("ui, q, lang", [("en", "赤霉病 扬花期", "zh-CN"),
+                                          ("zh", "deployment rollback fieldgate", "en"),
+                                          ("zh", "赤霉病 扬花期", "zh-CN")])
+def test_the_question_in_its_box_carries_its_own_language(client, ui, q, lang):
+    """The box showing the question a page answers had no `lang`: a Chinese question in the
+    English interface was read with an English voice (and its characters drawn in the
+    interface language's glyphs), an English one in the Chinese interface as Chinese."""
+    page = client.get("/", params={"q": q, "lang": ui}).text
+    box = [a for tag, a in Elements(page).tags if tag == "textarea"]
+    assert box and box[0].get("lang") == lang, box
+
+
+def test_a_decisions_inputs_outputs_and_conditions_carry_the_documents_language(client):
+    """The decided outputs (风险等级: 高) and each cell's column and condition are the
+    document's words, but in the English interface they were marked English."""
+    page = client.get(f"/table/{quote(SCAB)}", params={"table": 1, "go": 1, "in.0": "22",
+                                                       "in.1": "90", "in.2": "4",
+                                                       "lang": "en"}).text
+    assert 'class="outcome' in page
+    tags = Elements(page).tags
+    outputs = [a for tag, a in tags if tag == "dl" and a.get("class") == "outputs"]
+    cells = [a for tag, a in tags if tag == "td" and a.get("class") == "knowledge"]
+    assert outputs and all(a.get("lang") == "zh-CN" for a in outputs), outputs
+    assert cells and all(a.get("lang") == "zh-CN" for a in cells), cells
+    # and the same words where a result is evaluated on the question
+    page = client.get("/", params={"q": "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？",
+                                   "lang": "en"}).text
+    block = page[page.index('class="evaluation'):]
+    block = block[:block.index("</div>")]
+    inputs = [a for tag, a in Elements(block).tags if a.get("class") == "input"]
+    assert inputs and all(a.get("lang") == "zh-CN" for a in inputs), inputs
+    assert '<span lang="zh-CN"><strong>风险等级</strong>: 极高</span>' in block, block
+
+
 def test_a_documents_declared_language_wins_and_a_bad_one_is_ignored():
     assert i18n.content_lang("en", "中文正文") == "en"
     assert i18n.content_lang("zh", "English text") == "zh-CN"

@@ -287,8 +287,10 @@ def search_page(p: Page, served: Served) -> Response:
         record_question(served.index, "web", q, response)
         results = [result_view(served, r, q, p.lang) for r in response.results]
         tag = tags.tag(answer)
-    page = p.render("search.html", 410 if p.gone else 200, q=q, facets=facets, chosen=chosen,
-                    verified=verified, max_question=MAX_QUESTION_CHARS,
+    # the box shows the question in its own language (a Chinese one in the English interface)
+    q_lang = content_lang(None, q) if q.strip() else None
+    page = p.render("search.html", 410 if p.gone else 200, q=q, q_lang=q_lang, facets=facets,
+                    chosen=chosen, verified=verified, max_question=MAX_QUESTION_CHARS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, release=served.index.release.to_dict())
     if tag is not None:
@@ -375,8 +377,8 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     listing = [{"n": n, "label": t.label(), "lang": doc_lang} if isinstance(t, DecisionTable)
                else {"n": n, "label": p.t("malformed_table") + f" ({t.line})",
                      "lang": HTML_LANG[p.lang]} for n, t in enumerate(tables, 1)]
-    if not tables:
-        return p.render("table.html", doc=src.rel, listing=[], table=None, result=None,
+    if not tables:  # an old or mistyped link: pages offer the table only where there is one
+        return p.render("table.html", 404, doc=src.rel, listing=[], table=None, result=None,
                         release=served.index.release.to_dict())
     chosen = params.get("table") or "1"
     n, dt = select_table(tables, chosen, src.rel)

@@ -20,13 +20,22 @@
       box.form.submit();
     }
   });
-  if (window.CSS && CSS.supports && CSS.supports("field-sizing", "content")) {
-    return;
-  }
+  var sizes = !(window.CSS && CSS.supports && CSS.supports("field-sizing", "content"));
   function grow() {
-    box.style.height = "auto";
-    box.style.height = box.scrollHeight + 2 + "px";
+    if (sizes) {
+      box.style.height = "auto";
+      box.style.height = box.scrollHeight + 2 + "px";
+    }
   }
+  // Back or forward to a page kept whole (the back/forward cache): its fields are as they
+  // were left, a next question perhaps typed over the one this page answers. They go back to
+  // what the page answers (the form's `autocomplete="off"` does it for a page loaded again).
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      box.form.reset();
+      grow();
+    }
+  });
   box.addEventListener("input", grow);
   grow();
 })();
