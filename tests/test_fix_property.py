@@ -113,12 +113,15 @@ PICTURE = "叶 片 & (1).png"
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.text(st.sampled_from("ab 叶&\"'<>\\|*_#"), max_size=6),
+# (no `>`: a label holding an HTML tag, `![[p.png|<a>]]`, is read as inline HTML first and
+# is no embed here — a known limit, not what this property is about)
+@given(st.text(st.sampled_from("ab 叶&\"'<\\|*_#"), max_size=6),
        st.sampled_from(["", "300", "300x200", " 64 "]), st.sampled_from(sorted(EMBED_WRAPS)))
 def test_one_fix_run_of_an_embed_keeps_its_size_and_reaches_a_fixed_point(alt, size, wrap):
     """`![[picture|alt|300]]` becomes `<img … width="300">`, a picture `kb check` accepts,
     whatever the label holds and wherever the embed stands; a second run changes nothing."""
-    label = "|".join(p for p in (alt.replace("|", "").strip(), size) if p)
+    # (a label ending in a backslash escapes the `]` after it: `![[p.png|\]]` closes no embed)
+    label = "|".join(p for p in (alt.replace("|", "").strip().rstrip("\\ "), size) if p)
     embed = f"![[{PICTURE}{'|' + label if label else ''}]]"
     if wrap == "cell":
         embed = embed.replace("|", "\\|")
