@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from kbtools.fsutil import read_json_lines  # noqa: E402
 from kbtools.index.reader import open_index  # noqa: E402
 from kbtools.query import pages, search  # noqa: E402
+from kbtools.query.question import question_text  # noqa: E402
 from kbtools.serve.source import warm_up  # noqa: E402
 
 QUESTIONS = ROOT.parent / "shared" / "eval" / "tidb_faq_zh" / "queries.jsonl"
@@ -53,7 +54,7 @@ def main() -> None:
     for r in range(args.rounds):
         for v in np.roll(np.arange(len(VARIANTS)), -r):
             for i, q in enumerate(questions):
-                text = search.clean_query(q)
+                text = question_text(q, search.term_weights(index))
                 pages._question_vector.cache_clear()
                 if v:  # embedded now, memoised for the search
                     for model in search.query_models(index, text):
