@@ -51,7 +51,7 @@ def to_entry(r: DocResult, src: SourceDoc | None) -> str:
               for e in r.edits],
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
-        "p": [[m.line, m.col, m.raw, m.path, m.suffix, m.said] for m in r.missing],
+        "p": [[m.line, m.col, m.raw, m.path, m.suffix, m.said, m.wikilink] for m in r.missing],
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
 
 
@@ -72,7 +72,7 @@ def from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult |
             tuple((int(ln), int(c), str(p)) for ln, c, p in data["i"]),
             read=bool(data["r"]),
             files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]),
-            missing=tuple(links.Missing(int(ln), int(c), str(r), str(p), str(x), str(s))
-                          for ln, c, r, p, x, s in data["p"]))
+            missing=tuple(links.Missing(int(ln), int(c), str(r), str(p), str(x), str(s), bool(w))
+                          for ln, c, r, p, x, s, w in data["p"]))
     except (KeyError, TypeError, ValueError):
         return None

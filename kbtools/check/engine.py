@@ -254,11 +254,12 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             missing.extend([p.missing] if p.missing else [])
         if anchor is not None:
             anchors.append(anchor)
-    folders = (ctx.knowledge or ctx.root / "knowledge", ctx.assets or ctx.root / "assets")
-    for line, col, p in wikilinks.check_wikilinks(result.wikilinks, rel, ctx.fs, folders):
+    for line, col, p in wikilinks.check_wikilinks(result.wikilinks, rel, ctx.fs,
+                                                  wiki_folders(ctx)):
         if p.edit is None or not p.edit.told_with_anchors:  # else made with the anchors,
             add(p.code, p.level, line, col, p.message)  # when the note's headings are known
         edits.extend([p.edit] if p.edit else [])
+        missing.extend([p.missing] if p.missing else [])
     slugs = result.slugs()
     ctx.slugs[rel] = slugs
     for check in CONTENT_CHECKS:
@@ -270,6 +271,11 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     return DocResult(src.path, rel, tuple(out), slugs, tuple(anchors),
                      tuple(result.csv_names), tuple(edits), tuple(images), new_scan,
                      files=tuple(files), missing=tuple(missing))
+
+
+def wiki_folders(ctx: CheckContext) -> tuple[Path, Path]:
+    """The folders a wikilink's target is searched in: knowledge and assets."""
+    return ctx.knowledge or ctx.root / "knowledge", ctx.assets or ctx.root / "assets"
 
 
 def check_document(src: SourceDoc, ctx: CheckContext) -> list[Finding]:
@@ -493,7 +499,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
     findings.extend(resolve_anchors(results, ctx))
     told = renames.hints([(r.rel, m) for r in results for m in r.missing], ctx.root, ctx.fs,
                          partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
-                                 max_bytes=ctx.max_bytes))
+                                 max_bytes=ctx.max_bytes),
+                         wikilinks.search_trees(ctx.fs, wiki_folders(ctx)))
     if told:  # what Git history says of missing targets (not cached: history moves)
         findings = renames.retold(findings, told)
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))

@@ -63,9 +63,12 @@ class Missing:
     line: int
     col: int
     raw: str  # the destination as written (`Edit.old`; "": not located as written)
-    path: str  # the target, root-relative
+    path: str  # the target, root-relative (a wikilink's: its target as written)
     suffix: str  # its `?query` and `#fragment` as written, which a rewritten path keeps
     said: str  # what the finding says before any suggestion
+    # an Obsidian wikilink (`raw`: the whole `[[…]]`), whose target is a name Obsidian
+    # looks up (`kbtools.check.wikilinks.candidates`), not a path (its finding: link-wikilink)
+    wikilink: bool = False
 
 
 @dataclass(frozen=True)

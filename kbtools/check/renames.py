@@ -1,4 +1,5 @@
-"""Targets renamed or moved in Git history: what a `path-missing` link's file became.
+"""Targets renamed or moved in Git history: what a `path-missing` link's file became (or a
+wikilink's naming no file).
 
 When a link names a file that exists nowhere on disk, the history of the knowledge base may
 say where it went: `git mv a.md b.md`, later `git mv b.md sub/c.md`. The finding then says
@@ -7,6 +8,13 @@ and `kb check --fix` rewrites the link when the chain of renames is unambiguous 
 a file that exists (and, with `--staged`, is in the Git index); its `#anchor` is settled as
 every path fix's (`anchors.settle`: the closest heading, or none).
 
+- An Obsidian wikilink or embed naming no file gets the same hint when the files it named
+  (found as Obsidian finds them, `wikilinks.matching`: by name among the renamed paths of the
+  knowledge and assets folders, or by its relative path) were renamed along one chain:
+  `--fix` writes it as a wikilink again, its heading, label and size kept, naming the file
+  as Obsidian would (`wikilinks.written_target`: a note without `.md` unless it was written
+  with one, the shortest ending of the path that names the file alone; `kb check --fix`
+  makes a standard link of it next). Several such files renamed: named, not chosen.
 - History is read once per run, and only when a link's target is missing: one
   `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/).
 - Outside Git, in a repository without commits or when git fails: no hint. A shallow
@@ -22,17 +30,19 @@ Renames are read through GitPython (`provenance.open_repo`): `kb check` only, ne
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
-from kbtools.check import anchors
+from kbtools.check import anchors, wikilinks
 from kbtools.check.anchors import SlugsOf
 from kbtools.check.fscache import FsCache
 from kbtools.check.links import Edit, Missing, anchored, written_path
+from kbtools.check.names import disk_key
 from kbtools.findings import Finding, finding
 from kbtools.pathspecs import literal
 from kbtools.provenance import git_prefix, open_repo
@@ -55,6 +65,7 @@ class Hint:
 
 
 Key = tuple[str, int, int]  # (document, line, col) of a link
+RETOLD = ("path-missing", wikilinks.CODE)  # the findings a hint replaces
 
 
 def read_renames(root: Path) -> list[Rename] | None:
@@ -126,9 +137,10 @@ def follow(renames: list[Rename], path: str, exists: Callable[[str], bool]
 
 
 def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
-          slugs_of: SlugsOf | None) -> dict[Key, Hint]:
+          slugs_of: SlugsOf | None, trees: Sequence[str] = ()) -> dict[Key, Hint]:
     """The rename hint of each missing target (by the linking document, line and column)
-    whose file was renamed; reads history only when there is one to look up."""
+    whose file was renamed; reads history only when there is one to look up. `trees`: the
+    root-relative folders a wikilink's target is searched in (`wikilinks.search_trees`)."""
     wanted = list(missing)
     renames = read_renames(root) if wanted else None
     if not renames:
@@ -140,7 +152,13 @@ def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
             and fs.stays_inside(res.rel)
 
     told: dict[Key, Hint] = {}
+    olds = _by_name(renames, trees)
     for doc, m in wanted:
+        if m.wikilink:
+            hint = _wikilink_hint(doc, m, renames, olds, there, fs, trees)
+            if hint is not None:
+                told[(doc, m.line, m.col)] = hint
+            continue
         chain, choices = follow(renames, m.path, there)
         doc_dir = posixpath.dirname(doc)
         if choices:
@@ -172,6 +190,61 @@ def _renamed(doc: str, m: Missing, chain: list[Rename], slugs_of: SlugsOf | None
     return Hint(message, edit)
 
 
+def _by_name(renames: list[Rename], trees: Sequence[str]) -> dict[str, list[str]]:
+    """The renamed paths inside `trees` by file name (`disk_key`), as a wikilink finds them."""
+    out: dict[str, set[str]] = {}
+    for r in renames:
+        if any(t == "." or r.old.startswith(t + "/") for t in trees):
+            out.setdefault(disk_key(posixpath.basename(r.old)), set()).add(r.old)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, list[str]],
+                   there: Callable[[str], bool], fs: FsCache,
+                   trees: Sequence[str]) -> Hint | None:
+    """The hint of a wikilink naming no file, when the files it named (as Obsidian finds
+    them: `wikilinks.matching`) were renamed: one chain of renames → the wikilink naming
+    where it ends (`wikilinks.written_target`), heading and label kept."""
+    link = wikilinks.parse_wikilink(m.raw)
+    relative = wikilinks.relative_names(link, doc)
+    named = [p for p in relative if any(r.old == p for r in renames)][:1] \
+        if relative is not None else \
+        wikilinks.matching(link, doc, trees, lambda key: olds.get(key, ()))
+    chains: dict[str, list[Rename]] = {}
+    choices: list[Rename] = []
+    for old in named:
+        chain, split = follow(renames, old, there)
+        choices.extend(split)
+        if chain:
+            chains.setdefault(fs.resolve(chain[-1].new).rel, chain)
+    doc_dir = posixpath.dirname(doc)
+    if choices or len(chains) > 1:
+        listed = choices + [c[-1] for c in chains.values()]
+        named_as = ", ".join(f"to {_rel(r.new, doc_dir)!r} in {r.short}" for r in listed)
+        return Hint(f"{m.said}; renamed in Git history ({named_as}): kb does not choose one; "
+                    f"write a standard relative link to the file meant by hand "
+                    f"({wikilinks.SETTINGS})", None)
+    if not chains:
+        return None
+    final, chain = next(iter(chains.items()))
+    message = f"{m.said}; renamed to {_rel(final, doc_dir)!r} in {chain[-1].short}"
+    if len(chain) > 1:
+        message += " (via " + ", ".join(f"{_rel(r.new, doc_dir)!r} in {r.short}"
+                                        for r in chain[:-1]) + ")"
+
+    def names_only(target: str) -> bool:
+        found = wikilinks.candidates(dataclasses.replace(link, target=target), doc, fs, trees)
+        return found == [final]
+
+    target = wikilinks.written_target(link, final, doc, names_only)
+    if target is None:
+        return Hint(f"{message}; no wikilink names it alone: write a standard relative link "
+                    f"to it ({wikilinks.SETTINGS})", None)
+    new = wikilinks.with_target(link, target)
+    return Hint(f"{message}; `kb check --fix` writes {wikilinks.quoted(new)} "
+                f"({wikilinks.SETTINGS})", Edit(m.line, m.col, m.raw, new))
+
+
 def _rel(target: str, doc_dir: str) -> str:
     return posixpath.relpath(target, doc_dir or ".")
 
@@ -180,7 +253,7 @@ def retold(findings: list[Finding], told: Mapping[Key, Hint]) -> list[Finding]:
     """`findings` with each `path-missing` finding of a renamed target saying so."""
     out = []
     for f in findings:
-        hint = told.get((f.path, f.line, f.col)) if f.code == "path-missing" else None
+        hint = told.get((f.path, f.line, f.col)) if f.code in RETOLD else None
         out.append(finding(f.path, f.line, f.col, f.level, f.code, hint.message)
                    if hint is not None else f)
     return out

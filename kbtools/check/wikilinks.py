@@ -24,7 +24,9 @@ file gives the edit:
 
 Paths are written as the other path fixes write them (`links.written_path`). Several
 files, none, or a block reference (`#^id`, no Markdown equivalent) → the finding says so
-and nothing is written. The outcome depends on the document's text and on which files
+and nothing is written; of none, Git history may say where the file went and `--fix`
+rewrite the wikilink to name it (`kbtools.check.renames`, with `matching`,
+`written_target` and `with_target` here). The outcome depends on the document's text and on which files
 exist (the results cache's tree signature), never on another document's content (the
 headings of the note a wikilink's anchor names: `kbtools.check.anchors`, never cached).
 """
@@ -33,13 +35,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
 from kbtools.check.fscache import FsCache
-from kbtools.check.links import Edit, LinkProblem, written_path
+from kbtools.check.links import Edit, LinkProblem, Missing, written_path
 from kbtools.check.names import disk_key
 from kbtools.findings import display_path
 from kbtools.markdown.parser import heading_title, slugify
@@ -115,8 +117,12 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
     found = candidates(link, doc_rel, fs, trees) if link.target or link.heading else []
     if not found:
         where = " or ".join(f"{t}/" for t in trees) or "the repository"
-        return _error(f"{head}; no file {quoted(link.target or link.raw)} in {where}: write a "
-                      f"standard relative link to an existing file ({SETTINGS})")
+        said = f"{head}; no file {quoted(link.target or link.raw)} in {where}"
+        # a file of that name in Git history may have been renamed (`kbtools.check.renames`)
+        missing = Missing(line, col, link.raw, link.target, "", said, wikilink=True) \
+            if link.target and trees else None
+        return LinkProblem(CODE, "error", f"{said}: write a standard relative link to an "
+                           f"existing file ({SETTINGS})", missing=missing)
     if len(found) > 1:
         doc_dir = posixpath.dirname(doc_rel) or "."
         listed = ", ".join(repr(posixpath.relpath(f, doc_dir)) for f in found[:MAX_LISTED]) \
@@ -168,27 +174,44 @@ def candidates(link: Wikilink, doc_rel: str, fs: FsCache, trees: Sequence[str]) 
     """The root-relative files `link` may name (sorted; one: resolved)."""
     if not link.target:
         return [doc_rel]
-    doc_dir = posixpath.dirname(doc_rel)
-    if link.target.startswith(("./", "../")):  # Obsidian's "relative path" format
-        for name in _variants(posixpath.normpath(posixpath.join(doc_dir, link.target))):
-            if name.startswith("../") or name in ("..", "."):
-                return []
+    relative = relative_names(link, doc_rel)
+    if relative is not None:
+        for name in relative:
             res = fs.resolve(name)
             if res.exists and not res.is_dir:
                 return [res.rel]
         return []
+    return matching(link, doc_rel, trees, lambda key: [
+        path for tree in trees for path in fs.files_named(tree).get(key, ())])
+
+
+def relative_names(link: Wikilink, doc_rel: str) -> list[str] | None:
+    """The root-relative files a target in Obsidian's "relative path" format (`./`, `../`)
+    may name, in order (none outside the root); None: not in that format."""
+    if not link.target.startswith(("./", "../")):
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc_rel), link.target))
+    if joined.startswith("../") or joined in ("..", "."):
+        return []
+    return _variants(joined)
+
+
+def matching(link: Wikilink, doc_rel: str, trees: Sequence[str],
+             named: Callable[[str], Iterable[str]]) -> list[str]:
+    """The files `link` (a name or a path, not `./`-relative) may name among those `named`
+    gives by file name (`disk_key`), as `candidates` chooses them (sorted; one: resolved)."""
+    doc_dir = posixpath.dirname(doc_rel)
     for name in _variants(posixpath.normpath(link.target.strip("/"))):
         lower = "/" + disk_key(name)  # Obsidian on a Mac finds `café` decomposed too
-        pool = sorted({path for tree in trees
-                       for path in fs.files_named(tree).get(posixpath.basename(lower), ())
+        pool = sorted({path for path in named(posixpath.basename(lower))
                        if ("/" + disk_key(path)).endswith(lower)})
         pool = [p for p in pool if display_path(p) == p]  # a name not UTF-8 cannot be linked
         same_case = [p for p in pool if ("/" + p).endswith("/" + name)]
         pool = same_case or pool
         if len(pool) > 1 and "/" in name:  # a path: the one it names from a known folder
-            named = {disk_key(posixpath.normpath(posixpath.join(base, name)))
+            meant = {disk_key(posixpath.normpath(posixpath.join(base, name)))
                      for base in ("", doc_dir, *trees)}
-            pool = [p for p in pool if disk_key(p) in named] or pool
+            pool = [p for p in pool if disk_key(p) in meant] or pool
         if pool:
             return pool
     return []
@@ -244,3 +267,41 @@ def _size_of(text: str) -> tuple[str, str] | None:
 def _text(text: str) -> str:
     """Link text as written: brackets, backslashes and pipes (a table cell's) escaped."""
     return "".join("\\" + ch if ch in "[]\\|" else ch for ch in text)
+
+
+# what a wikilink's target cannot hold (Obsidian refuses these in a file's name)
+NOT_IN_TARGETS = frozenset("[]|#^\n")
+
+
+def written_target(link: Wikilink, file_rel: str, doc_rel: str,
+                   names_only: Callable[[str], bool]) -> str | None:
+    """The target a wikilink written as `link` is would name `file_rel` by, as Obsidian
+    writes one: a note without `.md` unless `link` writes it; in the relative format when
+    `link` is, else the shortest ending of the file's path that `names_only` the file (a
+    bare name when no other file has it). None: no wikilink target names it."""
+    shown = file_rel
+    if file_rel.lower().endswith(NOTE_TYPES) and not link.target.lower().endswith(NOTE_TYPES):
+        shown = posixpath.splitext(file_rel)[0]
+    if relative_names(link, doc_rel) is not None:
+        rel = posixpath.relpath(shown, posixpath.dirname(doc_rel) or ".")
+        forms = [rel if rel.startswith("../") else "./" + rel]
+    else:
+        parts = shown.split("/")
+        forms = ["/".join(parts[-n:]) for n in range(1, len(parts) + 1)]
+    for form in forms:
+        if not NOT_IN_TARGETS.intersection(form) and names_only(form):
+            return form
+    return None
+
+
+def with_target(link: Wikilink, target: str) -> str:
+    """`link` as written with its target replaced by `target`: its heading, label and the
+    spaces around its target kept as written (a table cell's `\\|` too)."""
+    start = 3 if link.embed else 2
+    inner = link.raw[start:-2]
+    cut = next((i for i, ch in enumerate(inner) if ch in "#|"), len(inner))
+    if inner[cut:cut + 1] == "|" and inner[cut - 1:cut] == "\\":
+        cut -= 1
+    segment = inner[:cut]
+    lead, trail = len(segment) - len(segment.lstrip()), len(segment.rstrip())
+    return link.raw[:start] + segment[:lead] + target + segment[trail:] + inner[cut:] + "]]"

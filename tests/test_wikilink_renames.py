@@ -1,0 +1,138 @@
+"""`kb check` on an Obsidian wikilink or embed whose note or picture was renamed or moved in
+Git history: its `link-wikilink` finding says where the file went, as a standard link's
+`path-missing` finding does, and `kb check --fix` rewrites the wikilink to name the file
+(still a wikilink, its heading and label kept; a bare name when Obsidian finds the file by
+that name alone, else the shortest path ending the file's that names it alone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_check_renames import IDENTITY, check, git, page, short, write
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A committed knowledge base: a guide (headings Usage, Setup), a picture, and a
+    document in a sub-folder naming both by wikilinks, written every way Obsidian writes
+    them."""
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    root = tmp_path / "kb"
+    write(root, "kb.toml", "")
+    write(root, "knowledge/guide.md", page("Guide", "## Usage\n\nUse it.\n\n## Setup\n\nSet.\n"))
+    write(root, "knowledge/faq/pump.md", page(
+        "Pump", "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]] "
+                "and [[../guide]].\n\n![[pump.png|300]]\n\n"
+                "| a | b |\n|---|---|\n| x | [[guide\\|in a cell]] |\n"))
+    (root / "assets").mkdir()
+    (root / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    git(root, "init", "-q")
+    git(root, "add", "kb.toml", "knowledge", "assets")
+    git(root, "commit", "-qm", "start")
+    monkeypatch.chdir(root)
+    return root
+
+
+def wikilink_lines(output: str) -> list[str]:
+    return [ln for ln in output.splitlines() if "link-wikilink" in ln]
+
+
+def pump(kb: Path) -> str:
+    return (kb / "knowledge/faq/pump.md").read_text("utf-8")
+
+
+def test_a_renamed_note_and_picture_are_named_and_fixed_as_wikilinks(kb):
+    (kb / "knowledge/manuals").mkdir()
+    (kb / "assets/images").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "knowledge/manuals/handbook.md")
+    git(kb, "mv", "assets/pump.png", "assets/images/pump-1.png")
+    git(kb, "commit", "-qm", "move the guide and the picture")
+    res = check("knowledge")
+    assert res.exit_code == 1
+    found = wikilink_lines(res.output)
+    assert len(found) == 7
+    assert all(f"in {short(kb)}" in ln and "renamed to " in ln for ln in found), found
+    assert "renamed to '../manuals/handbook.md'" in found[0]
+    assert "`kb check --fix` writes '[[handbook#Usage]]'" in res.output
+    assert "`kb check --fix` writes '[[handbook.md#Setup|set]]'" in res.output
+    assert "renamed to '../../assets/images/pump-1.png'" in res.output
+    assert "`kb check --fix` writes '![[pump-1.png|300]]'" in res.output
+    fixed = check("--fix", "knowledge")
+    text = pump(kb)
+    assert "See [[handbook]], [[handbook#Usage]], [[handbook|the guide]], " \
+        "[[handbook.md#Setup|set]] and [[../manuals/handbook]]." in text, text
+    assert "![[pump-1.png|300]]" in text
+    assert "| x | [[handbook\\|in a cell]] |" in text
+    # each now names an existing file: what remains is the wikilink's own finding, whose
+    # fix writes a standard link
+    assert "renamed" not in fixed.output
+    assert "(../manuals/handbook.md#usage)" in fixed.output
+
+
+def test_a_name_two_files_share_is_written_with_the_path_that_names_one(kb):
+    write(kb, "knowledge/old/handbook.md", page("Old handbook", "Old."))
+    (kb / "knowledge/manuals").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "knowledge/manuals/handbook.md")
+    git(kb, "add", "knowledge/old/handbook.md")
+    git(kb, "commit", "-qm", "a handbook in manuals, another in old")
+    res = check("knowledge")
+    assert "`kb check --fix` writes '[[manuals/handbook#Usage]]'" in res.output
+    check("--fix", "knowledge")
+    assert "See [[manuals/handbook]], [[manuals/handbook#Usage]]" in pump(kb)
+
+
+def test_two_renamed_notes_of_that_name_are_not_chosen(kb):
+    write(kb, "knowledge/other/guide.md", page("Other guide", "Other."))
+    git(kb, "add", "knowledge/other/guide.md")
+    git(kb, "commit", "-qm", "a second guide")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/first.md")
+    git(kb, "mv", "knowledge/other/guide.md", "knowledge/other/second.md")
+    git(kb, "commit", "-qm", "rename both")
+    res = check("knowledge")
+    line = next(ln for ln in wikilink_lines(res.output) if "'[[guide]]'" in ln)
+    assert "'../first.md'" in line and "'../other/second.md'" in line
+    assert "kb does not choose" in line
+    check("--fix", "knowledge")
+    text = pump(kb)
+    assert "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]]" in text
+    # a relative path names one of them: the one renamed to first.md
+    assert "and [[../first]]." in text
+
+
+def test_a_wikilink_that_still_names_a_file_gets_no_rename_hint(kb):
+    """Moved into another folder, the note keeps its name, which Obsidian still finds."""
+    (kb / "knowledge/manuals").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "knowledge/manuals/guide.md")
+    git(kb, "commit", "-qm", "move")
+    res = check("knowledge")
+    line = next(ln for ln in wikilink_lines(res.output) if "'[[guide]]'" in ln)
+    assert "renamed" not in line
+    assert "`kb check --fix` writes '[guide](../manuals/guide.md)'" in line
+
+
+def test_a_note_moved_out_of_the_searched_folders_is_named_not_written(kb):
+    """A wikilink finds files of the knowledge and assets folders only: one moved out is
+    said, and left for a standard link by hand."""
+    (kb / "archive").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "archive/guide.md")
+    git(kb, "commit", "-qm", "archive the guide")
+    res = check("knowledge")
+    line = next(ln for ln in wikilink_lines(res.output) if "'[[guide]]'" in ln)
+    assert "renamed to '../../archive/guide.md'" in line
+    assert "no wikilink names it" in line
+    check("--fix", "knowledge")
+    text = pump(kb)
+    assert "See [[guide]], [[guide#Usage]]" in text
+    # a relative path is followed wherever it leads, as Obsidian follows it
+    assert "and [[../../archive/guide]]." in text
+
+
+def test_no_hint_outside_git(kb, tmp_path):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    (kb / ".git").rename(tmp_path / "git-away")
+    res = check("knowledge")
+    assert wikilink_lines(res.output) and "renamed" not in res.output
