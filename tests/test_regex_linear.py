@@ -124,7 +124,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
     "kbtools.markdown.frontend._QUOTE_MARKS": "sub",  # a fence's last line
-    "kbtools.markdown.frontend.WIKILINK": "finditer",  # a run of text
+    "kbtools.markdown.wikitext.WIKILINK": "finditer",  # a run of text (masked, and as written)
     "kbtools.markdown.parser.BR": "match",
     "kbtools.markdown.parser.TRAILING_ID": "search",
     "kbtools.markdown.parser.CUSTOM_ID": "findall",

@@ -330,3 +330,41 @@ def test_the_wikilink_finding_says_what_the_fix_writes_and_follows_the_note(repo
         second[(f"{place}:3", "link-wikilink")]
     assert (f"{place}:3", "link-anchor") not in second
     assert second == messages("--no-cache")
+
+
+def test_a_label_holding_an_html_tag_is_one_wikilink(repo):
+    # Obsidian reads `[[…]]` before HTML; markdown-it read `![[p.png|<a>]]` as text around an
+    # inline tag, so the embed went unreported (and showed as raw text on the page). A tag
+    # outside any wikilink is still read for its links.
+    write(repo, "knowledge/crops/tags.md",
+          "# 标签\n\n图 ![[玉米 锈病.png|<a>]] 与 [[液压 系统|<b>压力</b>]] 和 "
+          "<img src=\"nowhere.png\" alt=\"x\"> 及 <!-- [[液压 系统]] -->。\n")
+    result = check()
+    line = FM_LINES + 3
+    assert wikilink_findings(result) == [(line, 3, "![[玉米 锈病.png|<a>]]"),
+                                         (line, 24, "[[液压 系统|<b>压力</b>]]")], result.stdout
+    assert f"knowledge/crops/tags.md:{line}:" in result.stdout
+    assert "path-missing: 'nowhere.png' does not exist" in result.stdout
+    check("--fix")
+    body = (repo / "knowledge/crops/tags.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    # the alt text is text: its `<` escaped, so that Markdown reads no tag in it
+    assert "图 ![\\<a>](../../assets/images/玉米%20锈病.png) 与 " \
+        "[<b>压力</b>](../设备/液压%20系统.md) 和 " in body, body
+
+
+def test_a_wikilink_ending_in_a_backslash_is_named_with_what_to_write(repo):
+    # `\]` is an escaped bracket to Markdown: `![[p.png|x\]]` closed no embed, and was
+    # reported by nothing
+    page = write(repo, "knowledge/crops/slash.md",
+                 "# 斜杠\n\n图 ![[玉米 锈病.png|x\\]] 与 [[液压 系统\\]]。\n")
+    before = page.read_bytes()
+    result = check()
+    line = FM_LINES + 3
+    assert result.exit_code == 1
+    assert wikilink_findings(result) == [(line, 3, "![[玉米 锈病.png|x\\]]"),
+                                         (line, 23, "[[液压 系统\\]]")], result.stdout
+    assert "ends in a backslash" in result.stdout
+    assert "write '![[玉米 锈病.png|x]]'" in result.stdout
+    assert "write '[[液压 系统]]'" in result.stdout
+    check("--fix")
+    assert page.read_bytes() == before

@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 25  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 26  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -39,7 +39,8 @@ FORMAT = 25  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 22: a wikilink with emphasis or a highlight inside, `[[a*b*c]]`, `[[n|**label**]]`;
 # 23: an image in a link's text located, a destination located only where it ends;
 # 24: each formula's display flag, for `\tag` in inline math; 25: an Obsidian `%% comment %%`
-# the parser closes is no text (no heading text, no link inside it): only unclosed `%%` found)
+# the parser closes is no text (no heading text, no link inside it): only unclosed `%%` found;
+# 26: a wikilink holding an inline HTML tag, `![[p.png|<a>]]`, or ending in a backslash)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"

@@ -111,6 +111,13 @@ def search_trees(fs: FsCache, folders: Iterable[Path]) -> list[str]:
 def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
              trees: Sequence[str]) -> LinkProblem:
     head = describe(link)
+    inner = link.raw[:-2]
+    if (len(inner) - len(inner.rstrip("\\"))) % 2:  # `[[a|b\\]]`: `\\]` is an escaped `]`
+        bare = inner.rstrip("\\") + "]]"
+        return _error(f"{head}; it ends in a backslash, which escapes the `]` after it: "
+                      f"Markdown reads no closing `]]` there, and `kb check --fix` leaves it "
+                      f"as it is: write {quoted(bare)} (`kb check --fix` then writes a "
+                      f"standard link for it) ({SETTINGS})")
     if link.block:
         return _error(f"{head}; a block reference (#^…) has no Markdown equivalent: write a "
                       f"standard link to the document or one of its headings ({SETTINGS})")
@@ -230,7 +237,7 @@ def standard_link(link: Wikilink, file_rel: str, doc_rel: str) -> str:
         if width:  # Markdown has no size: an `<img>` tag, as Typora writes a resized picture
             size = f' width="{width}"' + (f' height="{height}"' if height else "")
             return f'<img src="{escape(dest)}" alt="{escape(alt)}"{size}>'
-        return f"![{_text(alt)}]({dest})"
+        return f"![{_alt_text(alt)}]({dest})"
     slug = "" if link.embed and ext in EMBED_IMAGES else heading_slug(link, file_rel)
     shown = " > ".join(p for p in (link.target, *link.heading.split("#")) if p)
     return f"[{_text(link.label or shown)}]({dest}{'#' + slug if slug else ''})"
@@ -305,3 +312,9 @@ def with_target(link: Wikilink, target: str) -> str:
     segment = inner[:cut]
     lead, trail = len(segment) - len(segment.lstrip()), len(segment.rstrip())
     return link.raw[:start] + segment[:lead] + target + segment[trail:] + inner[cut:] + "]]"
+
+
+def _alt_text(text: str) -> str:
+    """An image's alternative text as written (`_text`), a `<` escaped too: the alt text is
+    text, where Markdown would read `<a>` as a tag and drop it."""
+    return _text(text).replace("<", "\\<")

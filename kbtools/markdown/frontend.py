@@ -3,8 +3,9 @@
 `scan(body, body_line) -> Scan`: links and images (as written, located by line and column;
 the images without alternative text),
 headings and their anchors, HTML ids, table shapes, formulas, stray `$$`, CSV names and
-Obsidian's `[[wikilinks]]` and `![[embeds]]` (text to this parser: found in the text runs, so
-never in code, math, HTML or a standard link's text), with 1-based line numbers of the
+Obsidian's `[[wikilinks]]` and `![[embeds]]` (text to this parser: found in the text runs,
+`kbtools.markdown.wikitext`, so never in code, math, a standard link's text or an HTML tag
+no wikilink holds), with 1-based line numbers of the
 original file. A CSV name is the `csv` annotation the build's
 doc tree hands a table (`kbtools.markdown.doctree`: the comment blocks right before it), as
 written, at the annotation's line. It parses with the one configured parser of
@@ -43,20 +44,20 @@ from kbtools.markdown.parser import (
     plain,
     source_text,
 )
+from kbtools.markdown.wikitext import (
+    MARKS,
+    RUN,
+    cell_escaped,
+    run_length,
+    wikilinks_in,
+    written_run,
+)
 from kbtools.markdown.written import ASCII_PUNCT, decoded_start
 
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!=%")  # a heading without these reads as written
-# Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
-WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
-RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
-# emphasis, strikethrough and highlight delimiters: Obsidian reads `[[a*b*c]]` and
-# `[[note|**label**]]` as one wikilink, markdown-it as text around an emphasis; a run of text
-# read for wikilinks goes on through them, each written as its markup
-MARKS = frozenset(f"{kind}_{end}" for kind in ("em", "strong", "s", "mark")
-                  for end in ("open", "close"))
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,7 @@ class _Locator:
         escaped (`\\|`, in a table cell); the first line, column 1 when not found."""
         for cell in (False, True) if "|" in text else (False,):
             row, col = self.row, self.col
-            written = _cell_escaped(text) if cell else text
+            written = cell_escaped(text) if cell else text
             while row < self.last and row < len(self.lines):
                 idx = self.lines[row].find(written, col)
                 if idx >= 0:
@@ -448,8 +449,10 @@ class _Scanner:
             if kind in RUN and wiki and not in_link and at >= plain_end:
                 end = at
                 while end < len(children) and (children[end].type in RUN
-                                                or children[end].type in MARKS):
+                                                or children[end].type in MARKS
+                                                or children[end].type == "html_inline"):
                     end += 1
+                end = at + run_length(children[at:end])
                 if self.text_run(children[at:end], loc):
                     run_end = end
                     continue
@@ -516,23 +519,19 @@ class _Scanner:
         `$$`; False (nothing read) when it holds none. An escaped or entity character (a
         `text_special` token: `\\[`, `&#91;`) opens or closes none, but may sit inside one
         (`[[note\\|label]]`, as a table cell holds it: the cell's text has `|`)."""
-        written = [t.markup if (t.type == "text_special" and t.markup) or t.type in MARKS
-                   else t.content for t in run]
-        masked = "".join("\0" * len(w) if t.type == "text_special" else w
-                         for t, w in zip(run, written, strict=True))
-        found = [m for m in WIKILINK.finditer(masked) if m.group(1).strip()] \
-            if "[[" in masked else []
+        written, masked = written_run(run)
+        source = "".join(written)
+        found = wikilinks_in(masked, source)
         if not found:
             return False
-        source = "".join(written)
         line, col, cell = loc.find_run(source)
 
         def at(offset: int) -> int:  # column of the run's character at `offset`
-            return col + (len(_cell_escaped(source[:offset])) if cell else offset)
+            return col + (len(cell_escaped(source[:offset])) if cell else offset)
 
         for m in found:
             raw = source[m.start():m.end()]
-            self.out.wikilinks.append((line, at(m.start()), _cell_escaped(raw) if cell else raw))
+            self.out.wikilinks.append((line, at(m.start()), cell_escaped(raw) if cell else raw))
         offset = 0
         for tok, text in zip(run, written, strict=True):
             if tok.type == "text" and "$$" in text:
@@ -549,11 +548,6 @@ class _Scanner:
         ref = self.env.get("references", {}).get(label, {})
         start, end = ref.get("map") or (0, 0)
         _add_ref(self.out, _Locator(self.lines, start, end, self.offset), kind, href)
-
-
-def _cell_escaped(text: str) -> str:
-    """`text` as a table cell writes it: each `|` escaped."""
-    return text.replace("|", "\\|")
 
 
 def _trailing_blank(lines: list[str]) -> int:

@@ -1,0 +1,67 @@
+"""Obsidian's `[[wikilinks]]` and `![[embeds]]` in a run of Markdown's inline tokens.
+
+markdown-it knows no wikilinks: to it `[[note|label]]` is text, and the text of one may be
+cut into several tokens (an emphasis inside, an escape, an inline HTML tag). Obsidian reads
+a wikilink first; the check's scan (`kbtools.markdown.frontend`) reads a run of text tokens
+whole, as written, and finds them there with the helpers below.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.token import Token
+
+# Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
+WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
+RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
+# emphasis, strikethrough and highlight delimiters: Obsidian reads `[[a*b*c]]` and
+# `[[note|**label**]]` as one wikilink, markdown-it as text around an emphasis; a run of text
+# read for wikilinks goes on through them, each written as its markup
+MARKS = frozenset(f"{kind}_{end}" for kind in ("em", "strong", "s", "mark")
+                  for end in ("open", "close"))
+
+
+def written_run(run: list[Token]) -> tuple[list[str], str]:
+    """Each token of a run of text as written, and the run's text with what opens or closes
+    no wikilink masked: an escaped or entity character, an inline HTML tag's text."""
+    written = [t.markup if (t.type == "text_special" and t.markup) or t.type in MARKS
+               else t.content for t in run]
+    masked = "".join("\0" * len(w) if t.type in ("text_special", "html_inline") else w
+                     for t, w in zip(run, written, strict=True))
+    return written, masked
+
+
+def wikilinks_in(masked: str, source: str) -> list[re.Match[str]]:
+    """The wikilinks of a run of text (`written_run`), in order. Obsidian reads a wikilink
+    before Markdown's escapes and inline HTML (`![[p.png|<a>]]` is an embed); one ending in
+    a backslash (`[[a|b\\]]`, whose `\\]` Markdown reads as an escaped `]`) is found in the
+    text as written, for a finding that names it (`kbtools.check.wikilinks`)."""
+    if "[[" not in masked:
+        return []
+    found = [m for m in WIKILINK.finditer(masked) if m.group(1).strip()]
+    found += [m for m in WIKILINK.finditer(source) if m.group(1).endswith("\\")
+              and not any(f.start() < m.end() and m.start() < f.end() for f in found)]
+    return sorted(found, key=lambda m: m.start())
+
+
+def run_length(run: list[Token]) -> int:
+    """How many tokens of `run` (text, emphasis marks and inline HTML) are read as one run
+    of text for wikilinks: up to the first inline HTML tag no wikilink holds, which is read
+    as HTML (its links, its ids)."""
+    if not any(t.type == "html_inline" for t in run):
+        return len(run)
+    written, masked = written_run(run)
+    spans = [(m.start(), m.end()) for m in wikilinks_in(masked, "".join(written))]
+    offset = 0
+    for n, (tok, text) in enumerate(zip(run, written, strict=True)):
+        if tok.type == "html_inline" and not any(a <= offset and offset + len(text) <= b
+                                                 for a, b in spans):
+            return n
+        offset += len(text)
+    return len(run)
+
+
+def cell_escaped(text: str) -> str:
+    """`text` as a table cell writes it: each `|` escaped."""
+    return text.replace("|", "\\|")
