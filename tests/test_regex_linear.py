@@ -157,6 +157,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.render.latex_allow._ENV_NAME": "match",
     "kbtools.render.latex_allow._TAG_ARG": "match",  # after a formula's \tag
     "kbtools.render.latex_allow._TEX_PIECE": "finditer",
+    "kbtools.render.latex_structure._PIECE": "finditer",
+    "kbtools.render.latex_structure._ENV_NAME": "match",  # after each \\begin and \\end
+    "kbtools.render.latex_structure.SPEC": "match",  # after each \\begin{array}
     "kbtools.render.table_csv._UNSAFE": "sub",
     "kbtools.render.table_csv:[\\w\\u4e00-\\u9fff]": "match",
     "kbtools.fsutil._RAW_BREAKS": "sub",

@@ -103,13 +103,13 @@ def test_render_is_deterministic_and_cached(tmp_path):
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    # passes the static check (an alignment tab is allowed), fails in LaTeX
-    got = render_formulas(["x", "a & b", "y"], tmp_path, failures=failures)
+    # passes the static check (a dimension is not read), fails in LaTeX
+    got = render_formulas(["x", "\\hspace{x}", "y"], tmp_path, failures=failures)
     assert set(got) == {"x", "y"}
-    assert failures == {"a & b": "LaTeX could not render this formula: "
-                                 "Misplaced alignment tab character &"}
+    assert failures == {"\\hspace{x}": "LaTeX could not render this formula: "
+                                       "Missing number, treated as zero"}
     with pytest.raises(RenderError, match="could not render"):
-        render_svg("a & b")
+        render_svg("\\hspace{x}")
 
 
 def drawn(svg: bytes) -> bytes:

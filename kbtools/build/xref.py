@@ -23,7 +23,7 @@ from markdown_it.common.utils import normalizeReference
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
-from kbtools.markdown.parser import custom_ids, slugify
+from kbtools.markdown.parser import custom_ids, heading_title, slugify
 
 
 def section_number(heading: str) -> str:
@@ -54,9 +54,12 @@ HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, 
 
 
 def heading_rows(doc: Document) -> HeadingRows:
-    """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors."""
+    """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors (the
+    slug of its title, or of the text its anchor is made of: `Heading.anchor`)."""
     return tuple((path, section_number(path[-1]),
-                  frozenset([slugify(path[-1]), *custom_ids(heading.text)]))
+                  frozenset([slugify(path[-1] if heading.anchor is None
+                                     else heading_title(heading.anchor)),
+                             *custom_ids(heading.text)]))
                  for path, heading in doc.headings())
 
 

@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 26  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 27  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -40,7 +40,8 @@ FORMAT = 26  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 23: an image in a link's text located, a destination located only where it ends;
 # 24: each formula's display flag, for `\tag` in inline math; 25: an Obsidian `%% comment %%`
 # the parser closes is no text (no heading text, no link inside it): only unclosed `%%` found;
-# 26: a wikilink holding an inline HTML tag, `![[p.png|<a>]]`, or ending in a backslash)
+# 26: a wikilink holding an inline HTML tag, `![[p.png|<a>]]`, or ending in a backslash;
+# 27: an `<img>` tag's alt is heading text but no part of its anchor)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -55,6 +56,7 @@ def to_json(scan: Scan) -> dict[str, Any]:
     return {
         "refs": [[r.kind, r.target, r.line, r.col, r.raw] for r in scan.refs],
         "headings": scan.headings,
+        "anchors": sorted(scan.anchor_texts.items()),
         "levels": scan.heading_levels,
         "ids": sorted(scan.html_ids),
         "tables": [[t.line, t.header_cells, [list(r) for r in t.rows]] for t in scan.tables],
@@ -75,6 +77,7 @@ def from_json(data: dict[str, Any]) -> Scan:
     return Scan(
         refs=[Ref(*r) for r in data["refs"]],
         headings=[(int(a), str(b)) for a, b in data["headings"]],
+        anchor_texts={int(a): str(b) for a, b in data["anchors"]},
         heading_levels=[(int(a), int(b)) for a, b in data["levels"]],
         html_ids=set(data["ids"]),
         tables=[TableShape(a, b, tuple((int(x), int(y)) for x, y in rows))

@@ -49,6 +49,7 @@ from kbtools.markdown.nodes import (
 )
 from kbtools.markdown.parser import (
     INLINE_MATH,
+    anchor_text,
     fence_language,
     heading_text,
     heading_title,
@@ -142,8 +143,10 @@ class _Builder:
         a, b = self.span(tok)
         inl = _read_inline(self.tokens[self.pos + 1], a)
         self.pos += 3
-        text = heading_text(self.tokens[self.pos - 2].content, inl.text)
-        return Heading(a, b, level=int(tok.tag[1:]), text=text, inline=inl)
+        raw = self.tokens[self.pos - 2]
+        text = heading_text(raw.content, inl.text)
+        return Heading(a, b, level=int(tok.tag[1:]), text=text, inline=inl,
+                       anchor=anchor_text(raw.content, raw.children or []))
 
     def code(self, tok: Token) -> Block:
         """A fence or an indented code block; math fences are display formulas."""

@@ -33,6 +33,7 @@ from kbtools.markdown.parser import (
     MAX_NESTING,
     TOO_DEEP,
     UNRESOLVED_NOTES,
+    anchor_text,
     custom_ids,
     github_slugs,
     heading_text,
@@ -82,6 +83,8 @@ class TableShape:
 class Scan:
     refs: list[Ref] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)  # (line, plain text)
+    # line -> the text a heading's anchor is made of, where not its text (`anchor_text`)
+    anchor_texts: dict[int, str] = field(default_factory=dict)
     # (line, level 1-6) of each heading outside quotes and lists: those that make sections
     heading_levels: list[tuple[int, int]] = field(default_factory=list)
     html_ids: set[str] = field(default_factory=set)
@@ -109,7 +112,8 @@ class Scan:
         `{#custom-id}`s and HTML ids."""
         texts = [text for _, text in self.headings]
         ids = {anchor for text in texts for anchor in custom_ids(text)}
-        return frozenset(github_slugs(heading_title(t) for t in texts)) | ids | self.html_ids
+        titles = (heading_title(self.anchor_texts.get(line, text)) for line, text in self.headings)
+        return frozenset(github_slugs(titles)) | ids | self.html_ids
 
 
 class _HtmlRefs(HTMLParser):
@@ -385,6 +389,8 @@ class _Scanner:
                 tok.children = parse_inline(content, self.env)
                 self.out.headings.append((start + self.offset,
                                            heading_text(content, inline_text(tok.children))))
+                if (anchor := anchor_text(content, tok.children)) is not None:
+                    self.out.anchor_texts[start + self.offset] = anchor
         elif _needs_inline(content, self.has_refs):
             tok.children = parse_inline(content, self.env)
         if tok.children:

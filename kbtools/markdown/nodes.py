@@ -112,6 +112,9 @@ class Heading(Block):
     level: int = 1
     text: str = ""
     inline: Inline = Inline()
+    # the text its `#anchor` is made of, when not `text` (`parser.anchor_text`: an `<img>`
+    # tag's alt is text, no part of the anchor)
+    anchor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

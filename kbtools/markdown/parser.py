@@ -396,8 +396,9 @@ def is_math_fence(tok: Token) -> bool:
     return tok.type == "fence" and fence_language(tok.info) in MATH_FENCES
 
 
-def token_text(tok: Token) -> str:
-    """The text an inline token contributes to its run (image: its alt text as written)."""
+def token_text(tok: Token, *, anchor: bool = False) -> str:
+    """The text an inline token contributes to its run (image: its alt text as written; an
+    `<img>` tag: its `alt`, except in the text an `anchor` is made of, `anchor_text`)."""
     if tok.type in _TEXT_TOKENS:
         return tok.content
     if tok.type in ("softbreak", "hardbreak"):
@@ -406,7 +407,7 @@ def token_text(tok: Token) -> str:
         return NOTE_MARKS[tok.type]
     if tok.type == "html_inline" and BR.match(tok.content):
         return " "
-    if tok.type == "html_inline" and (imgs := img_attributes(tok.content)):
+    if tok.type == "html_inline" and not anchor and (imgs := img_attributes(tok.content)):
         return imgs[0].get("alt", "")  # Typora's resized picture: its alt, as an image's
     return ""
 
@@ -458,10 +459,10 @@ def is_toc_marker(content: str) -> bool:
     return content.strip().upper() == "[TOC]"
 
 
-def inline_text(children: Iterable[Token]) -> str:
+def inline_text(children: Iterable[Token], *, anchor: bool = False) -> str:
     """The plain text of an inline run: a heading's or a table cell's text (inline HTML tags
-    and the contents of `<script>`/`<style>` elements left out, `<br>` a space; `<` and `>`
-    of text and code spans kept)."""
+    and the contents of `<script>`/`<style>` elements left out, `<br>` a space, an `<img>`
+    tag its `alt` unless `anchor`; `<` and `>` of text and code spans kept)."""
     out: list[str] = []
     closing: re.Pattern[str] | None = None  # the end tag of the element being left out
     for tok in children:
@@ -470,8 +471,21 @@ def inline_text(children: Iterable[Token]) -> str:
                 closing = None
             continue
         if (closing := raw_element_end(tok)) is None:
-            out.append(token_text(tok))
+            out.append(token_text(tok, anchor=anchor))
     return plain("".join(out))
+
+
+def anchor_text(raw: str, children: list[Token]) -> str | None:
+    """The text a heading's `#anchor` is made of, when it is not the heading's text (None):
+    an `<img>` tag's `alt` is text of the heading (its heading path, what a chunk and a
+    screen reader read, as a Markdown image's alt text is) but no part of its anchor, as
+    GitHub makes an anchor of a heading's text without its HTML tags (Typora resizes a
+    picture as an `<img>` tag: its anchor stays the one written before it was resized).
+    `raw` is the heading's run as written, `children` its inline tokens."""
+    if "<" not in raw:
+        return None
+    text = inline_text(children, anchor=True)
+    return None if text == inline_text(children) else heading_text(raw, text)
 
 
 def _trailing_id(text: str) -> re.Match[str] | None:

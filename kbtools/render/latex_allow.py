@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS, drawn_in_text
+from kbtools.render.latex_structure import structure_problem
 
 MAX_FORMULA_CHARS = 20_000
 
@@ -230,7 +231,7 @@ def latex_problem(source: str) -> str | None:
         return f"\\begin{{{stack[-1]}}} is never ended"
     if lefts != rights:
         return f"\\left and \\right do not pair ({lefts} vs {rights})"
-    return glyph_problem(text)
+    return structure_problem(tex_source(text), text) or glyph_problem(text)
 
 
 def inline_problem(source: str) -> str | None:

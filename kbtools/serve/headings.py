@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from kbtools.markdown.parser import heading_text, heading_title, inline_text, slugify
+from kbtools.markdown.parser import (
+    anchor_text,
+    heading_text,
+    heading_title,
+    inline_text,
+    slugify,
+)
 
 
 def anchor_headings(tokens: list[Token]) -> None:
@@ -16,7 +22,9 @@ def anchor_headings(tokens: list[Token]) -> None:
         if tok.type != "heading_open" or i + 1 >= len(tokens):
             continue
         inline = tokens[i + 1]
-        text = heading_text(inline.content, inline_text(inline.children or []))
+        anchor = anchor_text(inline.content, inline.children or [])
+        text = heading_text(inline.content, inline_text(inline.children or [])) \
+            if anchor is None else anchor
         base = slug = slugify(heading_title(text))
         while slug in seen:
             seen[base] += 1

@@ -1,0 +1,386 @@
+"""How a formula's pieces fit together, as TeX reads them: what LaTeX refuses that the
+allowlist (`latex_allow`) cannot see token by token.
+
+`structure_problem(tex, written)` reads the formula as the renderer hands it to LaTeX
+(`latex_allow.tex_source`: a typed `²` is `^{2}`, `′` is `'`) and returns one line naming
+what LaTeX would stop at and what to write, or None:
+
+- a base with two superscripts or two subscripts (`x^2^3`, `x²^3`, `x_1_2`, `x^2'`, `x'^2^3`,
+  `x' ^2`: TeX's "Double superscript"): a prime `'` is a superscript, merged with a `^`
+  written right after it (`x'^2`) but not with one after a blank; `{}`, a command, a
+  letter or a blank-making command (`\\,`) starts a new base, a blank does not, nor do
+  `\\limits` and `\\nolimits`;
+- a `^` or `_` with nothing to raise or lower (`x^`, `x^_2`, `{x_}`), and a command with
+  fewer arguments than it takes (`\\frac{1}`, `\\sqrt`, `\\hat`, `\\mathrm` at the end of
+  the formula or of a group: "Missing { inserted");
+- `&` outside an environment with columns (`a & b`, `{a & b}`, `\\text{a & b}`, in
+  `gathered`, a third column in `cases`): "Misplaced alignment tab";
+- `\\left`, `\\middle` and `\\right` that do not pair within one group or environment
+  (`\\right) x \\left(`, `{\\left( } \\right)`, `\\left( \\begin{matrix} \\right)`), and an
+  `\\end` inside a group or `\\left…\\right` opened after its `\\begin`;
+- a text accent (`\\'`, `\\"`, `\\^`, `\\~`, `\\=`, `\\.`, `` \\` ``) in math ("Please use
+  \\mathaccent for accents in math mode").
+
+`latex_problem` runs it after the allowlist, so braces and environments pair by then. One
+pass over the formula's pieces with an explicit stack: linear, no recursion.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS
+
+# One piece: a control word (its name), a control symbol, a run of blanks, or one character.
+# Linear time: alternatives start with different characters and never backtrack.
+_PIECE = re.compile(r"\\(?:[A-Za-z]+|.?)|\s+|.", re.S)
+_ENV_NAME = re.compile(r"\s*+\{([A-Za-z]++\*?)\}")  # possessive: no backtracking
+
+# How many arguments each command takes (braced, or one token); the `OPTIONAL` ones may
+# have a `[…]` first. Commands not listed take none.
+ARGUMENTS: dict[str, int] = {
+    **dict.fromkeys("""frac dfrac tfrac cfrac binom dbinom tbinom overset underset stackrel
+        sideset""".split(), 2),
+    **dict.fromkeys("""sqrt overline underline overbrace underbrace overrightarrow
+        overleftarrow overleftrightarrow underrightarrow underleftarrow underleftrightarrow
+        xrightarrow xleftarrow boxed operatorname mathop mathbin mathrel mathord mathpunct
+        mathopen mathclose mathinner substack hat widehat check tilde widetilde acute grave
+        dot ddot dddot ddddot breve bar vec mathring mathrm mathbf mathit mathsf mathtt
+        mathcal mathbb mathfrak mathnormal boldsymbol pmb text mbox textrm textbf textit
+        textsf texttt textnormal textup textsl emph phantom hphantom vphantom smash hspace
+        pmod pod cline""".split(), 1),
+    "multicolumn": 3,
+}
+OPTIONAL = frozenset({"sqrt", "xrightarrow", "xleftarrow"})
+TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
+    textsl emph""".split())
+# Environments whose rows have columns (`&`), with the most `&` a row takes (None: any;
+# a matrix has at most amsmath's MaxMatrixCols, 10, columns; {array} and {subarray} as
+# many as their column letters, `SPEC`). Any other environment ({gathered}) has none.
+COLUMNS: dict[str, int | None] = {
+    **dict.fromkeys("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix".split(), 9),
+    **dict.fromkeys("aligned alignedat".split()),
+    "cases": 1,
+}
+SPECIFIED = frozenset({"array", "subarray"})
+# An {array}'s column letters when they are only `l`, `c`, `r` and rules (`{c|cc}`); any
+# other (`p{2cm}`, `*{3}{c}`, `@{}`) is not counted. Linear: possessive runs.
+SPEC = re.compile(r"\s*+\{([lcr|\s]*+)\}")
+# Commands with arguments that LaTeX takes as a script without braces (`x^\mathrm{T}`,
+# `x_\text{max}`, `x^\frac12`); any other (`x^\hat a`, `x^\sqrt{2}`) needs them.
+UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf mathtt mathcal
+    mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
+    textsl emph""".split())
+# What ends a formula's group or row, or needs a base of its own: no argument
+NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end"})
+FRACTIONS = frozenset({"over", "choose"})  # TeX's generalized fractions: one per group
+KEEP_BASE = frozenset({"limits", "nolimits", "displaylimits"})  # scripts still follow the base
+TEXT_ACCENTS = frozenset("'`\"^~=.")
+_USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}{b}",
+          "cfrac": "\\cfrac{a}{b}", "binom": "\\binom{n}{k}", "dbinom": "\\dbinom{n}{k}",
+          "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
+          "underset": "\\underset{a}{x}", "stackrel": "\\stackrel{a}{x}",
+          "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "multicolumn": "\\multicolumn{2}{c}{x}"}
+MAX_SHOWN = 60  # characters of the formula a message quotes
+
+
+@dataclass
+class _Frame:
+    """A group, `\\left…\\right`, environment or command argument being read."""
+
+    kind: str  # "top", "group", "left", "env", "text"
+    name: str = ""  # the environment's name
+    start: int = 0  # where it opened
+    base: int = 0  # where the current base (nucleus) starts
+    sup: tuple[int, bool] | None = None  # the base's superscript: (its piece, a prime?)
+    sub: tuple[int, bool] | None = None
+    need: int = 0  # arguments still to read: of `command` (or of `^`/`_`)
+    command: str = ""  # the command (or "^"/"_") whose arguments are read
+    optional: bool = False  # a `[…]` may come first
+    tabs: int = 0  # `&` in the environment's current row
+    fractions: int = 0  # `\\over`/`\\choose` read in this group (TeX takes one)
+    tabs_allowed: int | None = 0  # the most `&` a row of the environment takes (None: any)
+
+    def new_base(self, at: int) -> None:
+        self.base, self.sup, self.sub = at, None, None
+
+
+def structure_problem(tex: str, written: str = "") -> str | None:
+    """None when LaTeX reads `tex` (a formula as `tex_source` gives it) without the errors
+    listed in the module's docstring, else one line saying what to write. `written`: the
+    formula as its author wrote it (a message says when a typed script was read)."""
+    typed = any(ch in SUPERSCRIPTS or ch in SUBSCRIPTS for ch in written)
+    stack = [_Frame("top")]
+    pieces = [(m.start(), m.end(), m.group(0)) for m in _PIECE.finditer(tex)]
+    i = 0
+    while i < len(pieces):
+        start, end, piece = pieces[i]
+        frame = stack[-1]
+        i += 1
+        if piece.isspace():
+            continue
+        if frame.kind == "text":  # text: only its braces matter, and `&`
+            if piece == "{":
+                stack.append(_Frame("text", start=start))
+            elif piece == "}":
+                stack.pop()
+            elif piece == "&":
+                return _tab_problem(None)
+            continue
+        if frame.need:
+            read = _argument(stack, pieces, i - 1)
+            if isinstance(read, str):
+                return read
+            i = read
+            continue
+        word = piece[1:] if piece.startswith("\\") else ""
+        if piece in ("^", "_") or piece == "'":
+            if problem := _script(frame, pieces, i - 1, tex, typed):
+                return problem
+            while piece == "'" and i < len(pieces) and pieces[i][2] == "'":
+                i += 1  # `x''`: one superscript, of primes written together
+            if piece != "'":
+                frame.need, frame.command, frame.optional = 1, piece, False
+            elif i < len(pieces) and pieces[i][2] == "^":  # `x'^2`: one superscript
+                i += 1
+                frame.need, frame.command, frame.optional = 1, "^", False
+            continue
+        if piece == "{":
+            frame.new_base(start)
+            stack.append(_Frame("group", start=start, base=end))
+        elif piece == "}":
+            if frame.kind != "group":
+                return _crossing("'}'", frame)
+            stack.pop()
+        elif piece == "&":
+            limit = frame.tabs_allowed if frame.kind == "env" else 0
+            if limit is not None and frame.tabs >= limit:
+                return _tab_problem(frame.name if frame.kind == "env" else None)
+            frame.tabs += 1
+            frame.fractions = 0
+            frame.new_base(end)
+        elif word in ("begin", "end"):
+            m = _ENV_NAME.match(tex, end)
+            name = m.group(1) if m else ""
+            while i < len(pieces) and m and pieces[i][0] < m.end():
+                i += 1
+            if word == "begin":
+                frame.new_base(start)
+                stack.append(_Frame("env", name, start, base=end,
+                                    tabs_allowed=_tabs_allowed(name, tex, m.end() if m else end)))
+            elif frame.kind != "env" or frame.name != name:
+                return _crossing(f"\\end{{{name}}}", frame)
+            else:
+                stack.pop()
+        elif word in ("left", "middle", "right"):
+            if word != "left" and frame.kind != "left":
+                return _unpaired(word, frame)
+            i = _delimiter(pieces, i)
+            if word == "left":
+                frame.new_base(start)
+                stack.append(_Frame("left", start=start, base=end))
+            elif word == "right":
+                stack.pop()
+            else:
+                frame.new_base(end)
+        elif word and word in TEXT_ACCENTS:
+            return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
+                    f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
+                    f"the accented letter in \\text{{}}")
+        elif word in KEEP_BASE:
+            continue
+        elif word in FRACTIONS:
+            if frame.fractions:
+                return ("two of \\over or \\choose in one group (LaTeX: \"Ambiguous\"): "
+                        "write \\frac{a}{b} (or braces around each: {a \\over b})")
+            frame.fractions = 1
+            frame.new_base(end)
+        elif piece == "\\\\":
+            frame.tabs = frame.fractions = 0
+            frame.new_base(end)
+        else:
+            frame.new_base(start)
+            if word in ARGUMENTS:
+                frame.need, frame.command = ARGUMENTS[word], word
+                frame.optional = word in OPTIONAL
+    frame = stack[-1]
+    if frame.need:
+        return _missing(frame.command)
+    return None
+
+
+def _script(frame: _Frame, pieces: list[tuple[int, int, str]], at: int, tex: str,
+            typed: bool) -> str | None:
+    """Record the `^`, `_` or `'` at `pieces[at]` on the frame's base, or say why LaTeX
+    refuses it (the base has one already). Only the next piece is looked at, and a script's
+    argument is read through once, when a message quotes it: linear in the formula."""
+    piece = pieces[at][2]
+    if piece != "'" and not _has_argument(pieces, at + 1):
+        return _missing(piece)
+    sup = piece != "_"
+    first = frame.sup if sup else frame.sub
+    if first is None:
+        if sup:
+            frame.sup = (at, piece == "'")
+        else:
+            frame.sub = (at, False)
+        return None
+    return _double(frame.base, first, pieces, at, tex, typed)
+
+
+def _double(base_at: int, first: tuple[int, bool], pieces: list[tuple[int, int, str]],
+            at: int, tex: str, typed: bool) -> str:
+    """The message for the second script `pieces[at]` on the base starting at `base_at`,
+    whose first script of that kind is `first` (its piece, and whether it is a prime)."""
+    start, end, piece = pieces[at]
+    word = "superscript" if piece != "_" else "subscript"
+    first_start = pieces[first[0]][0]
+    first_end = pieces[first[0]][1] if first[1] else _script_end(pieces, first[0])
+    arg_end = end if piece == "'" else _script_end(pieces, at)
+    second = tex[start:arg_end].strip()
+    wrapped = "{" + _brief(tex[base_at:start].strip()) + "}" + _brief(second)
+    joined = ""
+    if not first[1] and piece != "'" and not tex[first_end:start].strip():
+        one, two = _inner(tex[first_start + 1:first_end]), _inner(tex[start + 1:arg_end])
+        gap = " " if "\\" in one and one.rsplit("\\", 1)[1].isalpha() and two[:1].isalpha() \
+            else ""
+        joined = f" or {tex[base_at:first_start].strip()}{piece}{{{one}{gap}{two}}}"
+    what = " (a prime ' is a superscript)" if first[1] or piece == "'" else ""
+    read = ", as LaTeX reads it: a typed ² or ₁ is ^{2} or _{1}" if typed else ""
+    return (f"double {word} in '{_cut(tex[base_at:arg_end].strip())}'{read}{what}: a base "
+            f"takes one (LaTeX: \"Double {word}\"); write {_cut(wrapped)}{_cut(joined)}")
+
+
+def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int) -> str | int:
+    """Read one argument of the frame's command starting at `pieces[at]` (not a blank):
+    where reading goes on, or why LaTeX refuses what is there."""
+    frame = stack[-1]
+    start, end, piece = pieces[at]
+    if frame.optional and piece == "[":
+        frame.optional = False
+        depth = 0
+        for j in range(at + 1, len(pieces)):
+            depth += {"{": 1, "}": -1}.get(pieces[j][2], 0)
+            if depth < 0:
+                return _missing(frame.command)
+            if pieces[j][2] == "]" and not depth:
+                return j + 1
+        return _missing(frame.command)
+    frame.optional = False
+    if piece in NOT_ARGUMENT or piece in ("\\left", "\\begin") or \
+            (piece == "'" and frame.command in ("^", "_")):
+        return _missing(frame.command)
+    if frame.command in ("^", "_") and piece[1:] in ARGUMENTS and \
+            piece[1:] not in UNBRACED_IN_SCRIPT:
+        return (f"{piece} as a {'superscript' if frame.command == '^' else 'subscript'} "
+                f"needs braces (LaTeX: \"Missing {{ inserted\"): write "
+                f"{frame.command}{{{piece}{{…}}}}, as x^{{\\hat a}} or x_{{\\sqrt{{2}}}}")
+    frame.need -= 1
+    if piece == "{":
+        kind = "text" if frame.command in TEXT_ARGUMENT else "group"
+        stack.append(_Frame(kind, start=start, base=end))
+    return at + 1
+
+
+def _tabs_allowed(env: str, tex: str, at: int) -> int | None:
+    """The most `&` a row of the environment `env` takes; its column letters start at `at`."""
+    if env not in SPECIFIED:
+        return COLUMNS.get(env, 0)
+    m = SPEC.match(tex, at)
+    letters = sum(m.group(1).count(c) for c in "lcr") if m else 0
+    return letters - 1 if letters else None
+
+
+def _has_argument(pieces: list[tuple[int, int, str]], at: int) -> bool:
+    """Whether an argument starts at `pieces[at]` (blanks skipped): not the end of the
+    formula, nor a `}`, `^`, `_`, `&`, `\\\\`, `\\right` or prime."""
+    while at < len(pieces) and pieces[at][2].isspace():
+        at += 1
+    return at < len(pieces) and pieces[at][2] not in NOT_ARGUMENT and pieces[at][2] != "'"
+
+
+def _script_end(pieces: list[tuple[int, int, str]], at: int) -> int:
+    """Where the script `pieces[at]` (`^` or `_`) and its argument end in the formula."""
+    at += 1
+    while at < len(pieces) and pieces[at][2].isspace():
+        at += 1
+    if at >= len(pieces):
+        return pieces[-1][1]
+    if pieces[at][2] != "{":
+        return pieces[at][1]
+    depth = 0
+    for j in range(at, len(pieces)):
+        depth += {"{": 1, "}": -1}.get(pieces[j][2], 0)
+        if not depth:
+            return pieces[j][1]
+    return pieces[-1][1]
+
+
+def _delimiter(pieces: list[tuple[int, int, str]], at: int) -> int:
+    """Where reading goes on after the delimiter of a `\\left`, `\\middle` or `\\right`."""
+    while at < len(pieces) and pieces[at][2].isspace():
+        at += 1
+    return at + 1
+
+
+def _missing(command: str) -> str:
+    if command in ("^", "_"):
+        what = "superscript" if command == "^" else "subscript"
+        escaped = "" if command == "^" else ", or \\_ for an underscore"
+        return (f"'{command}' without a {what} after it (LaTeX: \"Missing {{ inserted\"): "
+                f"write x{command}2 or x{command}{{ab}}{escaped}")
+    n = ARGUMENTS.get(command, 1)
+    usage = _USAGE.get(command, f"\\{command}{{x}}")
+    return (f"\\{command} takes {n} argument{'s' * (n > 1)} and has fewer (LaTeX: \"Missing "
+            f"{{ inserted\"): write {usage}")
+
+
+def _tab_problem(env: str | None) -> str:
+    if env is None:
+        return ("'&' outside an environment with columns (LaTeX: \"Misplaced alignment tab\"): "
+                "write \\& for an ampersand, or the rows in \\begin{aligned} a & b \\\\ "
+                "c & d \\end{aligned}")
+    if env == "cases":
+        return ("a row of {cases} has two columns, the value & its condition (LaTeX: \"Extra "
+                "alignment tab\"): write one '&' a row, or use {array}")
+    return (f"{{{env}}} has no columns (LaTeX: \"Extra alignment tab\"): write the rows "
+            "with '&' in {aligned}, or leave the '&' out")
+
+
+def _unpaired(word: str, frame: _Frame) -> str:
+    return (f"\\{word} without a \\left before it in the same group or environment (LaTeX: "
+            f"\"Extra \\{word}\"): write \\left( … \\right) within one pair of braces"
+            + _inside(frame))
+
+
+def _crossing(what: str, frame: _Frame) -> str:
+    opened = {"left": "\\left", "env": f"\\begin{{{frame.name}}}", "group": "'{'",
+              "top": "nothing"}[frame.kind]
+    return (f"{what} closes before the {opened} opened after it: pairs must nest "
+            "(\\left … \\right, { … }, \\begin … \\end inside one another, not across)")
+
+
+def _inside(frame: _Frame) -> str:
+    return "" if frame.kind == "top" else \
+        f" ({'inside an environment' if frame.kind == 'env' else 'inside a group'})"
+
+
+def _brief(script: str) -> str:
+    """`x^{2}` as `x^2`: a script of one character written without its braces."""
+    for mark in ("^{", "_{"):
+        at = script.find(mark)
+        while at != -1:
+            if script[at + 3:at + 4] == "}" and script[at + 2:at + 3] not in "{}\\":
+                script = script[:at + 1] + script[at + 2] + script[at + 4:]
+            at = script.find(mark, at + 1)
+    return script
+
+
+def _inner(argument: str) -> str:
+    argument = argument.strip()
+    return argument[1:-1] if argument.startswith("{") and argument.endswith("}") else argument
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"
