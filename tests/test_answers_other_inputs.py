@@ -100,6 +100,8 @@ def _evaluation(dist, question: str, doc: str) -> dict:
     # another table's input: its value is the oil's, the bearing's, not the air's
     ("大棚通风怎么办：油温80度，湿度90%", "greenhouse.md", ["温度(℃)"]),
     ("大棚通风怎么办：油温度是80度，湿度90%", "greenhouse.md", ["温度(℃)"]),
+    # a few words between that name none of the table's inputs: still the oil's
+    ("大棚通风怎么办：油温已经升到80度，湿度90%", "greenhouse.md", ["温度(℃)"]),
     # a synonym of another table's input (水温 = 灌溉水温度)
     ("大棚通风怎么办：水温25度，湿度90%", "greenhouse.md", ["温度(℃)"]),
     ("greenhouse ventilation: bearing temperature 80 C, humidity 90%", "vent.md",
@@ -126,6 +128,8 @@ def test_a_value_of_another_tables_input_is_asked_for_not_bound(dist, question, 
      {"措施": "打开风口通风排湿"}),
     ("大棚通风怎么办：气温25度，湿度90%", "greenhouse.md", {"温度(℃)": "25", "湿度(%)": "90"},
      {"措施": "打开风口通风排湿"}),
+    ("大棚通风怎么办：棚里油温正常气温25度，湿度90%", "greenhouse.md",
+     {"温度(℃)": "25", "湿度(%)": "90"}, {"措施": "打开风口通风排湿"}),
     # the other input's value named too: the generic one's still found by its own name
     ("大棚通风怎么办：油温80度，温度25度，湿度90%", "greenhouse.md",
      {"温度(℃)": "25", "湿度(%)": "90"}, {"措施": "打开风口通风排湿"}),
@@ -137,6 +141,12 @@ def test_a_value_of_another_tables_input_is_asked_for_not_bound(dist, question, 
     ("液压站冷却：油温80度", "pump.md", {"油温(℃)": "80"}, {"处理": "开大冷却水阀"}),
     ("fan motor bearing temperature 80 C", "fan.md", {"Bearing temperature (°C)": "80"},
      {"Check": "grease the bearing"}),
+    # … by a short form of its name too (the knowledge's names hold it: not another's)
+    ("fan motor bearing temp 80 C", "fan.md", {"Bearing temperature (°C)": "80"},
+     {"Check": "grease the bearing"}),
+    ("液压站冷却：油温度80度", "pump.md", {"油温(℃)": "80"}, {"处理": "开大冷却水阀"}),
+    # the generic name of another table's input (温度) said of this one's (油的温度)
+    ("液压站冷却：油的温度80度", "pump.md", {"油温(℃)": "80"}, {"处理": "开大冷却水阀"}),
 ])
 def test_the_tables_own_inputs_still_bind(dist, question, doc, inputs, outputs):
     ev = _evaluation(dist, question, doc)

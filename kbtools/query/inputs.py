@@ -44,6 +44,7 @@ from kbtools.query.values import (
     Number,
     bounds_after,
     compact,
+    drop_fillers,
     numbers,
     strip_fillers,
 )
@@ -171,7 +172,7 @@ def read_inputs(question: str, table: DecisionTable,
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     own = {n for i in table.inputs for n in names[i]}
     # where the question names another table's input: no value said of it is this table's
-    spans = Others.of(vocabulary, own).spans(text, own) if vocabulary and found_numbers else []
+    spans = Others.of(vocabulary, own).spans(text) if vocabulary and found_numbers else []
     wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}
@@ -230,7 +231,7 @@ def read_inputs(question: str, table: DecisionTable,
                 and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
                               fraction=x.unit == _PERCENT)
                 and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))
-                and not _said_of_other(text, x, spans)]
+                and not _said_of_other(text, x, spans, own)]
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
@@ -372,13 +373,19 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
     return None
 
 
-def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]]) -> bool:
+def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
+                   own: Collection[str]) -> bool:
     """Whether number `x` is said of another table's input that one of `spans` names: the
     name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
-    C``), or an English one starts right after it and its unit (``80 C oil temperature``)."""
+    C``) or a few Chinese characters that share none with the table's `own` input names
+    (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
+    right after it and its unit (``80 C oil temperature``)."""
+    mine = {ch for name in own for ch in name if is_cjk(ch)}
     for start, end in spans:
-        gap = text[end:x.start]
-        if end <= x.start and not strip_fillers(gap) and not STOP_GAP.search(gap):
+        gap = drop_fillers(strip_fillers(text[end:x.start]))
+        if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
+                (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)
+                             and not set(gap) & mine)):
             return True
         if start >= x.after and is_latin(text[start]) and not text[x.after:start].strip():
             return True

@@ -78,22 +78,27 @@ def _latin(ch: str) -> bool:
 @dataclass(frozen=True)
 class Others:
     """The knowledge's input names that name none of one table's inputs (`of`), longest
-    first."""
+    first, and the names of that table's own inputs with their short forms (`own`)."""
 
     names: tuple[str, ...] = ()
+    own: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, vocabulary: Collection[str], own: Collection[str]) -> Others:
         """The names of `vocabulary` (`input_names`) that are not among `own`, the names of
-        the table's inputs (`query.inputs.names_of`: with their parts and synonyms)."""
-        mine = set(own)
-        return cls(tuple(sorted((n for n in vocabulary if n not in mine),
-                                key=lambda n: (-len(n), n))))
+        the table's inputs (`query.inputs.names_of`: with their parts and synonyms), nor
+        short forms of them (``bearing temp`` of ``Bearing temperature``), nor the generic
+        name one of them ends with (温度 of 油温度, as 油温 is written in full: 油的温度 may be
+        the oil's)."""
+        mine = frozenset(form for name in own for form in short_forms(name))
+        return cls(tuple(sorted((n for n in vocabulary if n not in mine and
+                                 not any(_ends_with(m, n) for m in mine)),
+                                key=lambda n: (-len(n), n))), mine)
 
-    def spans(self, text: str, own: Collection[str]) -> list[tuple[int, int]]:
+    def spans(self, text: str) -> list[tuple[int, int]]:
         """Where compacted `text` names one of these (a Latin name as whole words), as (start,
-        end), unless a longer name of the table's own (`own`) covers it there (液压油温度 of
-        the table holds 油温度 of another)."""
+        end), unless a longer name of the table's own covers it there (液压油温度 of the
+        table holds 油温度 of another)."""
         out: list[tuple[int, int]] = []
         for name in self.names:
             at = text.find(name)
@@ -102,10 +107,16 @@ class Others:
                 whole = not (_latin(name[0]) and at and _latin(text[at - 1])) and \
                     not (_latin(name[-1]) and _latin(text[end:end + 1]))
                 if whole and not any(text.find(n, max(0, end - len(n)), at + len(n)) >= 0
-                                     for n in own if len(n) > len(name)):
+                                     for n in self.own if len(n) > len(name)):
                     out.append((at, end))
                 at = text.find(name, at + 1)
         return out
+
+
+def _ends_with(name: str, part: str) -> bool:
+    """Whether `name` ends with `part`, a longer name (an English one in whole words)."""
+    return len(name) > len(part) and name.endswith(part) and \
+        not (_latin(part[0]) and _latin(name[-len(part) - 1]))
 
 
 def covered(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
