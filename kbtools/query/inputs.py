@@ -12,7 +12,9 @@ months, as 24), to the one column the count noun before its unit names (``4 rain
 days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
 column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `read_inputs` also gives the
-inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`).
+inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`). No value said of
+a name the knowledge's decision tables give another input (油温80度, ``bearing temperature 80
+C`` against a table of 温度(℃): `kbtools.query.quantities`) is given to any input.
 
 Pure.
 """
@@ -170,9 +172,10 @@ def read_inputs(question: str, table: DecisionTable,
     by_name: dict[int, Number] = {}  # input → the number its name gave it
     source: dict[str, Number] = {}  # input column → the number its value was read from
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
-    own = {n for i in table.inputs for n in names[i]}
+    own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    spans = Others.of(vocabulary, own).spans(text) if vocabulary and found_numbers else []
+    spans = Others.of(frozenset(vocabulary), own).spans(text) \
+        if vocabulary and found_numbers else []
     wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}

@@ -16,7 +16,8 @@ Pure.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kbtools.decision import column_key, normalize_text
@@ -84,7 +85,8 @@ class Others:
     own: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, vocabulary: Collection[str], own: Collection[str]) -> Others:
+    @functools.lru_cache(maxsize=256)  # a table is read for many questions: made once
+    def of(cls, vocabulary: frozenset[str], own: frozenset[str]) -> Others:
         """The names of `vocabulary` (`input_names`) that are not among `own`, the names of
         the table's inputs (`query.inputs.names_of`: with their parts and synonyms), nor
         short forms of them (``bearing temp`` of ``Bearing temperature``), nor the generic
