@@ -137,6 +137,9 @@ class MilvusStore(Store):
                      table_kinds: Collection[str]) -> Iterator[SectionRow] | None:
         return None  # no pass over the collection: ranking reads the rows it needs
 
+    def decision_inputs(self) -> list[str]:
+        return []  # no pass over the collection: a table's inputs bind by its own names
+
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         """As the local store's: the chunk numbers are listed first (a few bytes a row; a
         document's page asks for all of its chunks), then their rows read in pages."""

@@ -424,6 +424,24 @@ class Store:
             return None
         return _section_rows(cur)
 
+    def decision_inputs(self) -> list[str]:
+        """The input headers of every decision table the store ships (``extra["decision"]``
+        of its table chunks, `DecisionTable.to_record`), in chunk order: one pass over the
+        table chunks."""
+        out: list[str] = []
+        for (extra,) in self.con.execute(
+                "SELECT extra FROM chunks WHERE kind = 'table' AND extra LIKE '%\"decision\"%' "
+                "ORDER BY num"):
+            data = _load(extra) if extra else None
+            record = data.get("decision") if isinstance(data, dict) else None
+            if not isinstance(record, dict):
+                continue
+            header, inputs = record.get("header"), record.get("inputs")
+            if isinstance(header, list) and isinstance(inputs, list):
+                out.extend(str(header[i]) for i in inputs
+                           if type(i) is int and 0 <= i < len(header))
+        return out
+
     def chunk_links(self) -> list[tuple[str, list[dict[str, Any]]]]:
         """(document, links) of every chunk that holds links (for the page link graph of
         `kbtools.query.neighbours`)."""

@@ -37,11 +37,13 @@ from kbtools.query.inputs import (
     names_of,
     read_inputs,
 )
+from kbtools.query.quantities import input_names
 
 __all__ = [  # the input readers of `kbtools.query.inputs` stay importable from here
     "NAME_GAP", "NAME_GAP_LATIN", "TABLE_DEPTH", "TABLE_KINDS", "Evaluation", "Inputs",
     "answer_chunk", "decision_number", "decision_table", "evaluate_inputs", "evaluate_question",
-    "find_inputs", "given_value", "missing_message", "names_of", "read_inputs",
+    "find_inputs", "given_value", "input_vocabulary", "missing_message", "names_of",
+    "read_inputs",
 ]
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
@@ -97,6 +99,16 @@ class Evaluation:
 _TABLES: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], DecisionTable | None]] = \
     weakref.WeakKeyDictionary()
 _NUMBERS: weakref.WeakKeyDictionary[KbIndex, dict[str, list[int]]] = weakref.WeakKeyDictionary()
+_VOCABULARY: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def input_vocabulary(index: KbIndex, synonyms: Mapping[str, Sequence[str]] = {}) -> frozenset[str]:
+    """The names of every decision table's inputs in `index` (`quantities.input_names`: with
+    their synonyms and short forms), read once per index, the first time a question gives a
+    table values: a value said of one of them is no value of another table's input."""
+    if index not in _VOCABULARY:
+        _VOCABULARY[index] = input_names(index.store.decision_inputs(), synonyms)
+    return _VOCABULARY[index]
 
 
 def decision_number(index: KbIndex, doc: str, table_index: int) -> int:
@@ -145,7 +157,7 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         dt = decision_table(index, doc, ti, line)
         if dt is None:
             continue
-        given = read_inputs(question, dt, synonyms)
+        given = read_inputs(question, dt, synonyms, input_vocabulary(index, synonyms))
         found = given.values
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
                 (given.conflicts and dt.annotated):

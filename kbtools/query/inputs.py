@@ -12,7 +12,9 @@ months, as 24), to the one column the count noun before its unit names (``4 rain
 days, 4个雨天 → 连续降雨天数; `query.wording.noun_names`), else to the
 column an English name right after it names (``6 cycles``, ``a 4160 V motor``); a text
 column gets the one of its cell values the question names. `read_inputs` also gives the
-inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`).
+inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`). No value said of
+a name the knowledge's decision tables give another input (油温80度, ``bearing temperature 80
+C`` against a table of 温度(℃): `kbtools.query.quantities`) is given to any input.
 
 Pure.
 """
@@ -20,7 +22,7 @@ Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kbtools.decision import DecisionTable, column_key, normalize_text
@@ -33,6 +35,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
+from kbtools.query.quantities import Others, covered, key_text
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
@@ -43,6 +46,7 @@ from kbtools.query.values import (
     Number,
     bounds_after,
     compact,
+    drop_fillers,
     numbers,
     strip_fillers,
 )
@@ -113,13 +117,6 @@ def _unit_of(header: str) -> int | None:
     return None
 
 
-def _key_text(header: str) -> str:
-    """A header without its unit, as a question is compacted (``Seal temperature (°F)`` →
-    ``seal temperature``)."""
-    text = normalize_text(header)
-    return compact(text[:header_unit_start(text)].strip() or text)
-
-
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
     """How a question may name an input column, longest first, compacted as the question is
     (`values.compact`): the header without its unit, its leading and trailing parts
@@ -128,7 +125,7 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     not filler words alone, and the synonyms of the header and of those parts (软管 for
     ``Hose age`` when the synonyms file has 软管 = hose), and the parts of the header's
     synonyms (``humidity`` of ``relative humidity`` for 相对湿度)."""
-    key = _key_text(header)
+    key = key_text(header)
     wholes = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
     names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
     parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
@@ -150,16 +147,21 @@ class Inputs:
 
 
 def find_inputs(question: str, table: DecisionTable,
-                synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
+                synonyms: Mapping[str, Sequence[str]] = {},
+                vocabulary: Collection[str] = ()) -> dict[str, str]:
     """Input column header → value, for the inputs the question gives a value for."""
-    return read_inputs(question, table, synonyms).values
+    return read_inputs(question, table, synonyms, vocabulary).values
 
 
 def read_inputs(question: str, table: DecisionTable,
-                synonyms: Mapping[str, Sequence[str]] = {}) -> Inputs:
+                synonyms: Mapping[str, Sequence[str]] = {},
+                vocabulary: Collection[str] = ()) -> Inputs:
     """The values the question gives the table's inputs (`find_inputs`), and the inputs it
     gives two values (`Inputs.conflicts`). Common short forms of a quantity (``rh``,
-    ``temp``: `query.wording.ABBREVIATIONS`) name it as its synonyms do."""
+    ``temp``: `query.wording.ABBREVIATIONS`) name it as its synonyms do. `vocabulary`: the
+    names of every decision table's inputs in the knowledge (`query.quantities.input_names`);
+    a value said of one that names none of this table's inputs (油温80度, ``bearing
+    temperature 80 C`` on a table of ``温度(℃)``) is given to none of them."""
     synonyms = with_abbreviations(synonyms)
     text = compact(question)
     found_numbers = numbers(text, compact(question, fold=False))
@@ -170,7 +172,11 @@ def read_inputs(question: str, table: DecisionTable,
     by_name: dict[int, Number] = {}  # input → the number its name gave it
     source: dict[str, Number] = {}  # input column → the number its value was read from
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
-    wholes = {i: {_key_text(table.header[i]),
+    own = frozenset(n for i in table.inputs for n in names[i])
+    # where the question names another table's input: no value said of it is this table's
+    spans = Others.of(frozenset(vocabulary), own).spans(text) \
+        if vocabulary and found_numbers else []
+    wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}
     for i in table.inputs:  # numbers right after the column's name
@@ -182,7 +188,7 @@ def read_inputs(question: str, table: DecisionTable,
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
-            found = _after_name(text, name, found_numbers, claimed, tail=tail)
+            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans)
             if found is None:
                 continue
             num, numeral = found
@@ -195,7 +201,8 @@ def read_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 claimed.add(num)
-                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num])
+                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num],
+                                     spans)
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
@@ -204,7 +211,7 @@ def read_inputs(question: str, table: DecisionTable,
     for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
         counted = [i for i in table.inputs if i in table.numeric and x.noun and
                    _unit_of(table.header[i]) is not None and
-                   noun_names(x.noun, _key_text(table.header[i]), names[i], synonyms)]
+                   noun_names(x.noun, key_text(table.header[i]), names[i], synonyms)]
         if n in claimed or len(counted) != 1 or table.header[counted[0]] in out or \
                 counted[0] in blocked:
             continue
@@ -226,7 +233,8 @@ def read_inputs(question: str, table: DecisionTable,
                 and _unit_fits(x.unit, unit)
                 and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
                               fraction=x.unit == _PERCENT)
-                and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))]
+                and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))
+                and not _said_of_other(text, x, spans, own)]
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
@@ -312,14 +320,16 @@ _FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
-                tail: bool = False) -> tuple[int, bool] | None:
+                tail: bool = False, spans: Sequence[tuple[int, int]] = ()
+                ) -> tuple[int, bool] | None:
     """The number a mention of `name` gives: the first unclaimed number after it, when only
     filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
     index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
     三四天, ``seventy``: named, not readable); None when no mention is followed so (比昨天高5度, 下午3点28度: the
     number is another quantity's). A Latin name is a whole word; a `tail` of a header (湿度
     for 相对湿度, ``rate`` for ``leak rate``) right after another CJK character or another
-    word names something else (土壤湿度, ``flow rate``)."""
+    word names something else (土壤湿度, ``flow rate``), as does a mention inside a longer
+    name of another table's input (the 温度 of 油温度: `spans`, `quantities.Others.spans`)."""
     latin = name[:1].isascii() and name[:1].isalnum()
     for m in re.finditer(re.escape(name), text):
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
@@ -327,6 +337,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # inside a word
         if any(x.end <= m.start() < x.after and not x.noun for x in found):
             continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
+        if covered(spans, m.start(), m.end()):
+            continue  # ``oil temperature``: another table's input
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
             continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
@@ -350,7 +362,7 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
 
 
 def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
-                 first: Number) -> Number | None:
+                 first: Number, spans: Sequence[tuple[int, int]] = ()) -> Number | None:
     """The other value, when the question names the input again with one (温度22度，…，温度23度;
     ``temperature 22 … the temperature is 23``): two values for one input, of which the
     table cannot take one. A mention right after another CJK character or a word that is no
@@ -358,10 +370,29 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
     # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
     skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
     for name in names:
-        again = _after_name(text, name, found, skip, tail=True)
+        again = _after_name(text, name, found, skip, tail=True, spans=spans)
         if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
             return found[again[0]]
     return None
+
+
+def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
+                   own: Collection[str]) -> bool:
+    """Whether number `x` is said of another table's input that one of `spans` names: the
+    name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
+    C``) or a few Chinese characters that share none with the table's `own` input names
+    (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
+    right after it and its unit (``80 C oil temperature``)."""
+    mine = {ch for name in own for ch in name if is_cjk(ch)}
+    for start, end in spans:
+        gap = drop_fillers(strip_fillers(text[end:x.start]))
+        if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
+                (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)
+                             and not set(gap) & mine)):
+            return True
+        if start >= x.after and is_latin(text[start]) and not text[x.after:start].strip():
+            return True
+    return False
 
 
 def _nameless(word: str) -> bool:
@@ -392,7 +423,7 @@ def _unnamed_output(word: str, table: DecisionTable) -> str:
     if not word:
         return word
     for j in table.outputs:
-        key = _key_text(table.header[j])
+        key = key_text(table.header[j])
         own = key.split()
         if (word.isascii() and all(w in own for w in word.split())) or \
                 (not word.isascii() and len(word) >= 2 and word in key):
@@ -406,7 +437,7 @@ def _of_column(text: str, x: Number, header: str,
     after it says what it is a fraction of (3%的病叶, ``3% of the leaves``:
     `query.wording.fraction_of`), or that noun names the column."""
     noun = fraction_of(text, x.after)
-    return not noun or fraction_names(noun, _key_text(header), synonyms)
+    return not noun or fraction_names(noun, key_text(header), synonyms)
 
 
 def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
@@ -422,12 +453,12 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
     ``Humidity (%)``) only a word a synonym ties to the header names it."""
     if not word:
         return True
-    if other_script(word, _key_text(header)):
-        known = tied(word, _key_text(header), synonyms)
+    if other_script(word, key_text(header)):
+        known = tied(word, key_text(header), synonyms)
         return known is True if fraction else known is not False
     key = column_key(header)
     if word.isascii():
-        own = _key_text(header).split()
+        own = key_text(header).split()
         words = word.split()
         while words and words[-1] in _EN_NAMELESS:
             words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named

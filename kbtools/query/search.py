@@ -233,9 +233,11 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
 def keep_warm(index: KbIndex) -> None:
     """What a long-lived process (`kb serve`, `kb mcp`) does once a release has answered its
     first question: the section table read whole (else the second search would read it),
-    the vector graphs kept resident on huge pages where that helps (`KbIndex.keep_resident`),
+    the names of every decision table's inputs (`answers.input_vocabulary`), the vector
+    graphs kept resident on huge pages where that helps (`KbIndex.keep_resident`),
     and what is loaded kept out of the garbage collector's full passes (`settle`)."""
     sections.of(index).read_whole()
+    answers.input_vocabulary(index, input_synonyms(index))  # what a table's inputs are not
     index.keep_resident()
     settle()
 

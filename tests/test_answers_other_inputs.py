@@ -1,0 +1,179 @@
+"""A value said of another table's input is no value of a table's generic one: 油温80度 (the
+oil) or ``bearing temperature 80 C`` is not the greenhouse's 温度(℃). The knowledge's decision
+tables say which quantities are other things (`kbtools.query.quantities`): a name (or a
+synonym, or a short form) of another table's input leaves the generic input missing, and
+the answer asks for it; a word no table takes as an input (气温, 棚内温度) binds as before."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from hostile import make_repo
+from kbfixtures import GOOD_FM
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.decision import build_table
+from kbtools.query.inputs import find_inputs
+from kbtools.query.quantities import input_names, short_forms
+
+
+def _page(title: str, body: str) -> str:
+    return GOOD_FM.replace("Generated", title) + f"\n# {title}\n\n{body}\n"
+
+
+GREENHOUSE = _page("大棚通风管理", """大棚通风按棚内温度和湿度决定。
+
+<!-- decision: inputs=温度(℃),湿度(%); outputs=措施 -->
+| 温度(℃) | 湿度(%) | 措施 |
+|---|---|---|
+| <20 | * | 关闭风口保温 |
+| >=20 | >=85 | 打开风口通风排湿 |
+| >=20 | <85 | 保持现状 |
+""")
+PUMP = _page("液压站冷却", """液压站按油温调整冷却水。
+
+<!-- decision: inputs=油温(℃); outputs=处理 -->
+| 油温(℃) | 处理 |
+|---|---|
+| <60 | 正常运行 |
+| >=60 | 开大冷却水阀 |
+""")
+VENT = _page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature and
+humidity.
+
+<!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->
+| Temperature (°C) | Humidity (%) | Action |
+|---|---|---|
+| <20 | * | close the vents |
+| >=20 | >=85 | open the vents |
+| >=20 | <85 | keep as is |
+""")
+FAN = _page("Fan motor checks", """Check the fan motor bearings by their temperature.
+
+<!-- decision: inputs=Bearing temperature (°C); outputs=Check -->
+| Bearing temperature (°C) | Check |
+|---|---|
+| <70 | none |
+| >=70 | grease the bearing |
+""")
+SYNONYMS = "水温 = 灌溉水温度 = irrigation water temperature\n"
+WATER = _page("灌溉水", """灌溉水温度过低时先晒水。
+
+<!-- decision: inputs=灌溉水温度(℃); outputs=处理 -->
+| 灌溉水温度(℃) | 处理 |
+|---|---|
+| <15 | 晒水后再灌 |
+| >=15 | 直接灌溉 |
+""")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    root = make_repo(tmp_path_factory.mktemp("kb"), docs={
+        "knowledge/greenhouse.md": GREENHOUSE, "knowledge/pump.md": PUMP,
+        "knowledge/vent.md": VENT, "knowledge/fan.md": FAN, "knowledge/water.md": WATER,
+        "knowledge/_synonyms.txt": SYNONYMS})
+    build(load_config(root), BuildOptions(progress=False))
+    return root / "dist"
+
+
+def _query(dist, question: str) -> dict:
+    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "--json",
+                                    "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
+def _evaluation(dist, question: str, doc: str) -> dict:
+    got = _query(dist, question)
+    top = got["results"][0]
+    assert top["doc"] == f"knowledge/{doc}", [r["doc"] for r in got["results"]]
+    assert top["evaluation"] is not None, top
+    return top["evaluation"]
+
+
+@pytest.mark.parametrize(("question", "doc", "missing"), [
+    # another table's input: its value is the oil's, the bearing's, not the air's
+    ("大棚通风怎么办：油温80度，湿度90%", "greenhouse.md", ["温度(℃)"]),
+    ("大棚通风怎么办：油温度是80度，湿度90%", "greenhouse.md", ["温度(℃)"]),
+    # a few words between that name none of the table's inputs: still the oil's
+    ("大棚通风怎么办：油温已经升到80度，湿度90%", "greenhouse.md", ["温度(℃)"]),
+    # a synonym of another table's input (水温 = 灌溉水温度)
+    ("大棚通风怎么办：水温25度，湿度90%", "greenhouse.md", ["温度(℃)"]),
+    ("greenhouse ventilation: bearing temperature 80 C, humidity 90%", "vent.md",
+     ["Temperature (°C)"]),
+    ("greenhouse ventilation: bearing temp is 80 C, humidity 90%", "vent.md",
+     ["Temperature (°C)"]),
+    ("greenhouse ventilation: humidity 90%, 80 C bearing temperature", "vent.md",
+     ["Temperature (°C)"]),
+    ("greenhouse ventilation: irrigation water temperature 25 C, humidity 90%", "vent.md",
+     ["Temperature (°C)"]),
+])
+def test_a_value_of_another_tables_input_is_asked_for_not_bound(dist, question, doc, missing):
+    ev = _evaluation(dist, question, doc)
+    assert ev["status"] == "missing_inputs", ev
+    assert ev["missing"] == missing
+    assert ev["inputs"] == {missing[0].replace("温度(℃)", "湿度(%)")
+                            .replace("Temperature (°C)", "Humidity (%)"): "90"}
+
+
+@pytest.mark.parametrize(("question", "doc", "inputs", "outputs"), [
+    ("大棚通风怎么办：温度25度，湿度90%", "greenhouse.md", {"温度(℃)": "25", "湿度(%)": "90"},
+     {"措施": "打开风口通风排湿"}),
+    ("大棚通风怎么办：棚内温度25度，湿度90%", "greenhouse.md", {"温度(℃)": "25", "湿度(%)": "90"},
+     {"措施": "打开风口通风排湿"}),
+    ("大棚通风怎么办：气温25度，湿度90%", "greenhouse.md", {"温度(℃)": "25", "湿度(%)": "90"},
+     {"措施": "打开风口通风排湿"}),
+    ("大棚通风怎么办：棚里油温正常气温25度，湿度90%", "greenhouse.md",
+     {"温度(℃)": "25", "湿度(%)": "90"}, {"措施": "打开风口通风排湿"}),
+    # the other input's value named too: the generic one's still found by its own name
+    ("大棚通风怎么办：油温80度，温度25度，湿度90%", "greenhouse.md",
+     {"温度(℃)": "25", "湿度(%)": "90"}, {"措施": "打开风口通风排湿"}),
+    ("greenhouse ventilation: temperature 25 C, humidity 90%", "vent.md",
+     {"Temperature (°C)": "25", "Humidity (%)": "90"}, {"Action": "open the vents"}),
+    ("greenhouse ventilation: bearing temperature 80 C, temperature 25 C, humidity 90%",
+     "vent.md", {"Temperature (°C)": "25", "Humidity (%)": "90"}, {"Action": "open the vents"}),
+    # the other table is still evaluated on its own input's value
+    ("液压站冷却：油温80度", "pump.md", {"油温(℃)": "80"}, {"处理": "开大冷却水阀"}),
+    ("fan motor bearing temperature 80 C", "fan.md", {"Bearing temperature (°C)": "80"},
+     {"Check": "grease the bearing"}),
+    # … by a short form of its name too (the knowledge's names hold it: not another's)
+    ("fan motor bearing temp 80 C", "fan.md", {"Bearing temperature (°C)": "80"},
+     {"Check": "grease the bearing"}),
+    ("液压站冷却：油温度80度", "pump.md", {"油温(℃)": "80"}, {"处理": "开大冷却水阀"}),
+    # the generic name of another table's input (温度) said of this one's (油的温度)
+    ("液压站冷却：油的温度80度", "pump.md", {"油温(℃)": "80"}, {"处理": "开大冷却水阀"}),
+])
+def test_the_tables_own_inputs_still_bind(dist, question, doc, inputs, outputs):
+    ev = _evaluation(dist, question, doc)
+    assert (ev["status"], ev["inputs"], ev["outputs"]) == ("match", inputs, outputs), ev
+
+
+def test_the_text_answer_asks_for_the_generic_input(dist):
+    out = CliRunner().invoke(main, ["query", "大棚通风怎么办：油温80度，湿度90%", "--index",
+                                    str(dist), "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    assert "evaluated (湿度(%)=90): give 温度(℃) to get the answer" in out.output
+
+
+def test_input_names_hold_each_name_its_synonyms_and_short_forms():
+    names = input_names(["油温(℃)", "Bearing temperature (°C)", "灌溉水温度(℃)", "Humidity (%)"],
+                        {"灌溉水温度": ["水温"]})
+    assert {"油温", "油温度", "bearing temperature", "bearing temp", "灌溉水温度", "灌溉水温",
+            "水温", "水温度", "humidity"} <= names
+    assert short_forms("温度") == {"温度"} and short_forms("temperature") == {"temperature"}
+
+
+def test_without_the_knowledge_vocabulary_values_bind_as_before():
+    """`find_inputs` with no vocabulary (a caller's own table): no name is another's."""
+    table = build_table(["温度(℃)", "措施"], [["<20", "保温"], [">=20", "通风"]],
+                        decision="inputs=温度(℃); outputs=措施")
+    assert table is not None
+    assert find_inputs("油温80度", table) == {"温度(℃)": "80"}
+    assert find_inputs("油温80度", table, vocabulary=input_names(["油温(℃)"])) == {}
+    assert find_inputs("温度80度", table, vocabulary=input_names(["油温(℃)"])) == \
+        {"温度(℃)": "80"}
