@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, engine_options, json_option, to_option
+from kbtools.commands.output import (
+    echo_json,
+    engine_options,
+    json_option,
+    terminate_interrupts,
+    to_option,
+)
 from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.publish import rollback as engine_rollback
 from kbtools.ship.device import device_dir
@@ -34,7 +40,8 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
         finally:
             eng.close()
     else:
-        entry = do_rollback(device_dir(to), tag)
+        with terminate_interrupts():
+            entry = do_rollback(device_dir(to), tag)
     if as_json:
         echo_json(entry)
     else:

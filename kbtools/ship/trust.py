@@ -190,6 +190,28 @@ def installed_meta(release_dir: Path, commit: str) -> ReleaseMeta:
     return ReleaseMeta(commit, rel_bytes, rel if isinstance(rel, dict) else {}, sig, None)
 
 
+def check_signer(device: Path, release_dir: Path, tag: str) -> None:
+    """Refuse to serve the installed release `tag` again (`kb rollback`) unless a sync would
+    take its signature now: while keys are pinned, it must be signed by one of them. A key
+    unpinned since the release was installed (removed by the operator, or handed over by a
+    rotation) no longer counts, as for a sync; with no key pinned, any release is taken."""
+    keys = _unique(stored_keys(device))
+    if not keys:
+        return
+    meta = installed_meta(release_dir, "")
+    try:
+        verify(meta.rel_bytes, meta.sig_bytes, keys, where=tag)
+    except SyncError as exc:
+        ids = ", ".join(k.key_id for k in keys)
+        signer = claimed_signer(meta.sig_bytes)
+        if signer is not None and signer not in {k.key_id for k in keys}:
+            raise SyncError(f"{tag} is signed by key {signer}, which is no longer pinned on "
+                            f"this device (pinned: {ids}): a sync would refuse it, so a "
+                            "rollback does too; not switching (`kb trust add PUB` pins the "
+                            "key again if it is to be trusted)", path=str(device)) from None
+        raise SyncError(f"{tag}: {exc.message}; not switching", path=str(device)) from None
+
+
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,
                   where: str) -> tuple[TrustPlan | None, tuple[str, ...]]:
     """Trust for the release already served (a sync with nothing new): first-use keys are
