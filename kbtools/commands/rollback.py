@@ -30,8 +30,10 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     """Serve TAG (default: the newest local release older than the served one).
 
     An operator action only: logged to DIR/rollback.log, and later syncs skip the release
-    rolled back from (a newer serial is still taken). With --engine, moves the engine's
-    alias to TAG (default: the newest published release older than the served one).
+    rolled back from (a newer serial is still taken). A release signed by a key no longer
+    pinned is refused, as a sync refuses it (`kb trust add` pins a key again). With
+    --engine, moves the engine's alias to TAG (default: the newest published release older
+    than the served one).
     """
     if engine is not None:
         eng = connect_url(engine, token_file)

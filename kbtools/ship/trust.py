@@ -16,6 +16,9 @@ The trust model (docs/releases.md says the same for operators):
   it installs (`_chain`), so a device that skipped the rotating release still follows it.
 * Operators change the pins explicitly with `add_key` / `remove_key` (``kb trust``); both
   are logged to ``DIR/trust.log``, as is every pin and unpin made by a sync.
+* A rollback serves a local release only when its signature passes the pins of now
+  (`check_signer`): a key unpinned since the release arrived (revoked, rotated away) no
+  longer counts, as for a sync.
 """
 
 from __future__ import annotations
