@@ -35,7 +35,7 @@ import click
 
 from kbtools import __version__
 from kbtools.config import kb_home
-from kbtools.errors import KbError, one_line, terminal_text
+from kbtools.errors import Interrupted, KbError, one_line, terminal_text
 from kbtools.fsutil import tolerate_unencodable
 
 # the machine refused, not a bug: a full disk or quota, a read-only or forbidden place (one
@@ -214,6 +214,9 @@ class KbGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except Interrupted as exc:
+            click.echo(f"kb: interrupted: {exc.message}", err=True)
+            ctx.exit(exc.exit_code)
         except KbError as exc:
             click.echo(f"kb: error: {exc.format()}", err=True)
             ctx.exit(exc.exit_code)

@@ -101,6 +101,14 @@ class SyncError(KbError):
     """A sync was refused or failed; the served release is unchanged."""
 
 
+class Interrupted(KbError):
+    """A command stopped by Ctrl-C or SIGTERM. The message says what state it left (which
+    release serves) and what to run next; the CLI prints it as ``kb: interrupted: ...``.
+    Exit code 130."""
+
+    exit_code = 130
+
+
 class ReviewError(KbError):
     """A review action was refused (not a reviewer, self-review, ...)."""
 

@@ -10,6 +10,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -18,7 +19,16 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.engine.claim import BEAT_EVERY, P_LOADER, P_SEEN, STALE_AFTER, Claim
+from kbtools.engine.claim import (
+    BEAT_EVERY,
+    P_LOADER,
+    STALE_AFTER,
+    Claim,
+    claimed,
+    judge,
+    note_sighting,
+    sighting_key,
+)
 from kbtools.engine.milvus import ALIAS, P_COMPLETE, connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
@@ -118,17 +128,95 @@ def test_a_claim_marked_by_a_clock_running_ahead_is_aged_by_this_hosts_clock_too
         publish(eng, check_release(dist))
     assert BUSY in err.value.message
     here = socket.gethostname()
-    seen = json.loads(eng.properties(name)[P_SEEN])
-    assert list(seen) == [here] and seen[here][0] == ahead.text()
-    assert abs(seen[here][1] - time.time()) < 60
-    long_ago = json.dumps({here: [ahead.text(), time.time() - STALE_AFTER - 1]})
+    key = sighting_key(here)
+    seen = json.loads(eng.properties(name)[key])
+    assert seen[:2] == [here, ahead.text()] and abs(seen[2] - time.time()) < 60
+    long_ago = json.dumps([here, ahead.text(), time.time() - STALE_AFTER - 1])
     marked = Claim("elsewhere", 1, "x", ahead.beat + BEAT_EVERY)  # it marked progress since
-    eng.client.alter_collection_properties(name, {P_LOADER: marked.text(), P_SEEN: long_ago})
+    eng.client.alter_collection_properties(name, {P_LOADER: marked.text(), key: long_ago})
     with pytest.raises(EngineError) as err:  # a mark not seen before: alive
         publish(eng, check_release(dist))
     assert BUSY in err.value.message
-    long_ago = json.dumps({here: [marked.text(), time.time() - STALE_AFTER - 1]})
-    eng.client.alter_collection_properties(name, {P_SEEN: long_ago})  # no mark since
+    long_ago = json.dumps([here, marked.text(), time.time() - STALE_AFTER - 1])
+    eng.client.alter_collection_properties(name, {key: long_ago})  # no mark since
     res = publish(eng, check_release(dist))
     assert res.changed and res.collection == name and eng.alias_target(ALIAS) == name
     assert search(EngineReader(eng).current(), QUESTION).results
+
+
+def test_judging_a_claim_writes_nothing(dist, milvus):  # noqa: F811
+    """`judge` used to record this host's sighting in the collection while judging: a look
+    (a status, a prune's dry run) wrote to the engine. Recording is `note_sighting` now."""
+    eng = connect_url(milvus.url("claim_read"), create_db=True)
+    name = _stopped(eng, dist)
+    ahead = Claim("elsewhere", 1, "x", time.time() + 3600)
+    eng.client.alter_collection_properties(name, {P_LOADER: ahead.text()})
+    before = eng.properties(name)
+    live = judge(eng, name)
+    assert live is not None and live.text() == ahead.text() and eng.properties(name) == before
+    note_sighting(eng, name)
+    after = eng.properties(name)
+    assert set(after) - set(before) == {sighting_key(socket.gethostname())}
+    note_sighting(eng, name)  # seen already: not recorded again (never later)
+    assert eng.properties(name) == after and judge(eng, name) is not None
+
+
+class _ReadTogether:
+    """A pymilvus client whose first `describe_collection` in each of two threads returns
+    only once both have read: two hosts looking at one claim at the same moment."""
+
+    def __init__(self, client, barrier: threading.Barrier):
+        self._client, self._barrier, self._read = client, barrier, False
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if name != "describe_collection" or self._read:
+            return attr
+
+        def together(*args, **kwargs):
+            out = attr(*args, **kwargs)
+            self._read = True
+            self._barrier.wait(timeout=60)
+            return out
+
+        return together
+
+
+def test_two_hosts_recording_a_sighting_at_once_keep_both(dist, milvus, monkeypatch):  # noqa: F811
+    """Two hosts that found one claim at the same moment each wrote the one shared
+    sightings property from what they had read: the second write dropped the first host's
+    sighting, and hosts looking in turn kept resetting each other's (each then aged the
+    claim by the publisher's clock alone, beyond the documented bound). Each host writes
+    a property of its own now."""
+    url = milvus.url("claim_race")
+    eng = connect_url(url, create_db=True)
+    name = _stopped(eng, dist)
+    ahead = Claim("elsewhere", 1, "x", time.time() + 3600)
+    eng.client.alter_collection_properties(name, {P_LOADER: ahead.text()})
+    local = threading.local()
+    monkeypatch.setattr(socket, "gethostname", lambda: getattr(local, "host", "main"))
+    barrier = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def look(host: str) -> None:
+        local.host = host
+        other = connect_url(url)
+        other.client = _ReadTogether(other.client, barrier)
+        try:
+            with pytest.raises(EngineError):  # busy: the claim may be live
+                with claimed(other, name):
+                    pass
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            other.close()
+
+    threads = [threading.Thread(target=look, args=(h,)) for h in ("host-a", "host-b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    props = eng.properties(name)
+    for host in ("host-a", "host-b"):
+        assert json.loads(props[sighting_key(host)])[:2] == [host, ahead.text()]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,6 +20,27 @@ from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextlib.contextmanager
+def terminate_interrupts() -> Iterator[None]:
+    """While it is held, SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt): what
+    `kb sync` and `kb rollback` say then (which release serves, what to run next) and the
+    clean-up on the way out (a git fetch killed, the device lock released) are the same for
+    a service manager stopping kb as for an operator. Outside the main thread (where no
+    handler can be set) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def json_option(f: F) -> F:

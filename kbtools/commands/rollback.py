@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, engine_options, json_option, to_option
+from kbtools.commands.output import (
+    echo_json,
+    engine_options,
+    json_option,
+    terminate_interrupts,
+    to_option,
+)
 from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.publish import rollback as engine_rollback
 from kbtools.ship.device import device_dir
@@ -24,8 +30,10 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     """Serve TAG (default: the newest local release older than the served one).
 
     An operator action only: logged to DIR/rollback.log, and later syncs skip the release
-    rolled back from (a newer serial is still taken). With --engine, moves the engine's
-    alias to TAG (default: the newest published release older than the served one).
+    rolled back from (a newer serial is still taken). A release signed by a key no longer
+    pinned is refused, as a sync refuses it (`kb trust add` pins a key again). With
+    --engine, moves the engine's alias to TAG (default: the newest published release older
+    than the served one).
     """
     if engine is not None:
         eng = connect_url(engine, token_file)
@@ -34,7 +42,8 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
         finally:
             eng.close()
     else:
-        entry = do_rollback(device_dir(to), tag)
+        with terminate_interrupts():
+            entry = do_rollback(device_dir(to), tag)
     if as_json:
         echo_json(entry)
     else:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import echo_json, json_option, terminate_interrupts, to_option
 from kbtools.errors import KbError, plural
 from kbtools.ship.changes import ReleaseDiff, diff_releases
 from kbtools.ship.device import device_dir, release_dirs
@@ -37,7 +37,8 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...], as_json
     A newer release the operator rolled back from is skipped, and said so.
     """
     path = device_dir(to)
-    res = sync_device(path, source, trusted=trusted)
+    with terminate_interrupts():
+        res = sync_device(path, source, trusted=trusted)
     for w in res.warnings:
         click.echo(f"kb: warning: {w}", err=True)
     changes = _changes(path, res)

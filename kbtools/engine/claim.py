@@ -16,9 +16,11 @@ both inserted into the one collection. Now the collection itself is the lock:
   that no longer exists (or, in this process, a publish that has returned); on another
   host, one whose last progress (marked every `BEAT_EVERY` seconds by a thread while the
   publish runs, `_beat`) is older than `STALE_AFTER`. That age is not read from the
-  publisher's clock alone: each host that finds the claim records when its own clock first
-  saw that mark (`P_SEEN`, `judge`), and the claim is void once either clock says the mark
-  is `STALE_AFTER` old (a publisher whose clock runs ahead cannot hold it longer).
+  publisher's clock alone: each host that is about to act on the claim (drop what it
+  guards) first records when its own clock first saw that mark (`note_sighting`), in a
+  property of its own (`sighting_key`: two hosts recording at once never overwrite each
+  other's), and the claim is void once either clock says the mark is `STALE_AFTER` old (a
+  publisher whose clock runs ahead cannot hold it longer). `judge` only reads.
 * a step of the load failing because the collection was dropped or taken over meanwhile
   (two publishes taking over one interrupted publish at the same moment) is the same
   one-line "already being published" when another live claimant holds it now.
@@ -26,6 +28,7 @@ both inserted into the one collection. Now the collection itself is the lock:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -41,7 +44,8 @@ from kbtools.engine.milvus import Engine
 from kbtools.errors import EngineError
 
 P_LOADER = "kb.loader"
-P_SEEN = "kb.loader.seen"  # JSON: host -> [the claim text it saw, its own clock then]
+P_SEEN = "kb.loader.seen"  # + "." + a host's digest (`sighting_key`): JSON [host, the claim
+# text it saw, its own clock then]; P_SEEN itself: the one shared JSON older kbtools wrote
 STALE_AFTER = 600.0  # seconds without progress after which another host's claim is void
 # (why not sooner: docs/architecture.md, "Releases in Milvus")
 BEAT_EVERY = 30.0  # seconds between two progress marks of one publish
@@ -99,34 +103,77 @@ def holder(engine: Engine, name: str) -> Claim | None:
     return Claim.parse(engine.properties(name).get(P_LOADER, ""))
 
 
+def sighting_key(host: str) -> str:
+    """The collection property where `host` records when its clock first saw the claim's
+    current mark: one per host (a digest of its name, which may hold any character), so a
+    host writes only its own and two hosts recording at once lose neither sighting."""
+    return f"{P_SEEN}.{hashlib.sha256(host.encode()).hexdigest()[:16]}"
+
+
+def _sighting(props: dict[str, str], claim: Claim) -> float | None:
+    """When this host's clock first saw `claim`'s mark, as recorded in `props` (its own
+    property, else its entry in the shared one older kbtools wrote, `P_SEEN`); None when
+    it has not recorded seeing this mark."""
+    here = socket.gethostname()
+    own = _seen_row(props.get(sighting_key(here), ""))
+    if own is not None and own[0] == here and own[1] == claim.text():
+        return own[2]
+    shared = _sightings(props.get(P_SEEN, "")).get(here)
+    return shared[1] if shared is not None and shared[0] == claim.text() else None
+
+
 def judge(engine: Engine, name: str) -> Claim | None:
     """The claim on collection `name` when the publish that made it may still be running
-    (None: no claim, or a void one). Another host's claim is aged by its own mark and by
-    this host's clock since it first saw that mark, recorded in `name`'s properties
-    (`P_SEEN`): the mark is the publisher's wall clock, which may run ahead of this one."""
+    (None: no claim, or a void one). A read: nothing is written. Another host's claim is
+    aged by its own mark and, when this host recorded seeing that mark (`note_sighting`),
+    by this host's clock since: the mark is the publisher's wall clock, which may run ahead
+    of this one. A mark not recorded is aged by itself alone (as seen just now)."""
     if not engine.call("checking a collection", "has_collection", name):
         return None
     props = engine.properties(name)
     claim = Claim.parse(props.get(P_LOADER, ""))
+    if claim is None:
+        return None
     now = time.time()
-    if claim is None or claim.host == socket.gethostname():
-        return claim if claim is not None and claim.live(now) else None
-    sightings = _sightings(props.get(P_SEEN, ""))
-    here = socket.gethostname()
-    text, seen = sightings.get(here, ("", now))
-    if text != claim.text():  # a mark this host has not seen before: seen now
-        seen = now
-        sightings[here] = (claim.text(), now)
-        try:
-            engine.call(f"noting the claim on {name}", "alter_collection_properties", name,
-                        {P_SEEN: json.dumps({h: list(v) for h, v in sightings.items()
-                                             if v[0] == claim.text()}, sort_keys=True)})
-        except EngineError:
-            pass  # not recorded: the next look records it
-    return claim if claim.live(now, seen) else None
+    return claim if claim.live(now, _sighting(props, claim)) else None
+
+
+def note_sighting(engine: Engine, name: str) -> None:
+    """Record in collection `name` when this host's clock first saw the current mark of
+    another host's claim on it, unless already recorded: called before acting on `judge`
+    (dropping what a void claim guards). Only this host's property is written
+    (`sighting_key`); a write that races another of this host's records a later time,
+    never an earlier one, so the claim can only be judged void later. A failure is left
+    unrecorded (the next look records it)."""
+    try:
+        if not engine.call("checking a collection", "has_collection", name):
+            return
+        props = engine.properties(name)
+        claim = Claim.parse(props.get(P_LOADER, ""))
+        here = socket.gethostname()
+        if claim is None or claim.host == here or _sighting(props, claim) is not None:
+            return
+        engine.call(f"noting the claim on {name}", "alter_collection_properties", name,
+                    {sighting_key(here): json.dumps([here, claim.text(), time.time()])})
+    except EngineError:
+        pass
+
+
+def _seen_row(text: str) -> tuple[str, str, float] | None:
+    """A host's own sighting property: [host, claim text, its clock then]."""
+    try:
+        row = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
+            and isinstance(row[1], str) and isinstance(row[2], int | float)
+            and not isinstance(row[2], bool)):
+        return row[0], row[1], float(row[2])
+    return None
 
 
 def _sightings(text: str) -> dict[str, tuple[str, float]]:
+    """The shared sightings property older kbtools wrote (`P_SEEN`): host -> [text, time]."""
     try:
         raw = json.loads(text) if text else {}
     except ValueError:
@@ -153,6 +200,7 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     that may be running holds it; drop what a stopped one left (never while an alias
     serves it: `Engine.drop` refuses, ServedError). The claim is made when the caller
     creates the collection (`create`)."""
+    note_sighting(engine, name)
     other = judge(engine, name)
     if other is not None:
         raise busy(engine, name, other)

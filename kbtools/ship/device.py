@@ -44,7 +44,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import SyncError, one_line
+from kbtools.errors import Interrupted, SyncError, one_line
 from kbtools.fsutil import (
     append_beneath,
     atomic_write_beneath,
@@ -73,7 +73,8 @@ from kbtools.index.layout import (
 )
 
 __all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
-           "device_dir", "dir_size", "fsync_dir", "is_device_dir", "locked", "prune",
+           "device_dir", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
+           "prune",
            "read_json", "read_state", "release_dirs", "require_device", "served_release",
            "served_tag",
            "switch_to", "write_state"]
@@ -149,6 +150,20 @@ def switch_to(path: Path, tag: str) -> None:
     else:
         os.replace(tmp, layout.current)
     fsync_dir(path)
+
+
+def interrupted(path: Path, before: str | None, again: str, *,
+                after: str | None = None) -> Interrupted:
+    """What to say of a command stopped (Ctrl-C, SIGTERM) while it held the device lock,
+    having found `before` served: the release that serves now, whether the switch happened,
+    and what to run next: `again` finishes the work when the switch had not happened;
+    `after` (default: `again` run again) is what remains once it had."""
+    now = served_tag(path)
+    if now == before:
+        serving = f"{now} still serves (unchanged)" if now else "no release is served yet"
+        return Interrupted(f"{serving}; run `{again}` again to finish", path=str(path))
+    return Interrupted(f"the switch completed: {now} serves now (was {before or 'nothing'})"
+                       f"; {after or f'run `{again}` again to finish'}", path=str(path))
 
 
 MAX_HOLDER_BYTES = 512

@@ -111,8 +111,7 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
     """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
     past `timeout` seconds in all, or after `stall` seconds with no output and no object
     arriving in the object directory `watch` (`_arrivals`)."""
-    started = last = time.monotonic()
-    heard = [last]  # when the process last wrote anything
+    heard = [time.monotonic()]  # when the process last wrote anything
     streams: list[list[bytes]] = [[], []]
 
     def drain(fd: int, into: list[bytes]) -> None:
@@ -133,11 +132,32 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
     threads.append(threading.Thread(target=feed, daemon=True))
     for t in threads:
         t.start()
+    try:
+        _wait(proc, watch, timeout, stall, heard)
+    except BaseException:  # Ctrl-C, SIGTERM, given up: git (in a session of its own) goes
+        # too, or it would go on writing into the repository after kb let go of its lock
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for t in threads:
+            t.join()
+        raise
+    for t in threads:
+        t.join()
+    return b"".join(streams[0]), b"".join(streams[1])
+
+
+def _wait(proc: subprocess.Popen[bytes], watch: Path | None, timeout: float | None,
+          stall: float | None, heard: list[float]) -> None:
+    """Wait for `proc` to end; raise `GitTimeout` past `timeout` seconds in all, or after
+    `stall` seconds with no output (`heard[0]`, when it last wrote) and no object arriving in
+    `watch`."""
+    started = last = time.monotonic()
     seen = _arrivals(watch)
     while True:
         try:
             proc.wait(timeout=1.0)
-            break
+            return
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
@@ -146,20 +166,9 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
             seen, last = arrived, now
         last = max(last, heard[0])
         if timeout is not None and now - started > timeout:
-            reason = f"no answer within {timeout:g} s"
-        elif stall is not None and now - last > stall:
-            reason = f"no progress for {stall:g} s"
-        else:
-            continue
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        for t in threads:
-            t.join()
-        raise GitTimeout(reason)
-    for t in threads:
-        t.join()
-    return b"".join(streams[0]), b"".join(streams[1])
+            raise GitTimeout(f"no answer within {timeout:g} s")
+        if stall is not None and now - last > stall:
+            raise GitTimeout(f"no progress for {stall:g} s")
 
 
 def _arrivals(objects: Path | None) -> tuple[int, int]:

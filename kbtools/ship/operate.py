@@ -23,6 +23,7 @@ from kbtools.ship.device import (
     check_device_dir,
     clean_staging,
     dir_size,
+    interrupted,
     locked,
     read_json,
     read_state,
@@ -37,7 +38,7 @@ from kbtools.ship.install import rederive, release_file_problems, settled_clock
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days
-from kbtools.ship.trust import list_keys
+from kbtools.ship.trust import check_signer, list_keys
 
 
 def _serial(tag: str) -> int:
@@ -187,41 +188,62 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         current = served_tag(path)
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
-        manifest = load_manifest(have[tag])
-        settled, hashed = settled_clock(path), dict[str, Signature]()
-        # data/ alone must verify: index/ is derived from it, so one that fails its check
-        # (damaged, derived by a kbtools with another tokenizer, or not the bytes an older
-        # release's manifest pins) is derived again from it, as `kb sync` does, while the
-        # served release keeps serving
-        problems = verify_files(have[tag], manifest, derived=False, signed=hashed)
-        if problems:
-            raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
-                            path=str(path))
-        clean_staging(path)
-        # what was hashed and found as listed (changed before the clock read ahead of it):
-        # not hashed again to derive from, nor to be remembered for the first open
-        verified = {rel: sig for rel, sig in hashed.items()
-                    if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
-        rederived = rederive(have[tag], DeviceLayout(path).staging(tag), tag, verified=verified)
-        state = read_state(path)
-        rolled = set(state.get("rolled_back", []))
-        if current and _serial(current) > _serial(tag):
-            rolled.add(current)
-        rolled.discard(tag)
-        state["rolled_back"] = sorted(rolled, key=_serial)
-        # the release rolled back from was accepted: a sync never goes below it
-        state["highest_serial"] = max(int(state.get("highest_serial", 0)),
-                                      _serial(current) if current else 0)
-        # recorded before the switch: a rollback killed (or a power cut) right after it
-        # must not leave the release rolled back from for the next sync to serve again;
-        # killed before the switch, running the same rollback again completes it
-        write_state(path, state)
-        switch_to(path, tag)
-        vouch(have[tag], verified)  # the first open of it costs a stat per file
-        entry = {"at": _now().isoformat(), "from": current, "to": tag,
-                 "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
-        append_log(path, ROLLBACK_LOG, entry)
-        return entry | {"rederived": rederived} if rederived else entry
+        logged: dict[str, Any] = {}
+        try:
+            return _rollback_locked(path, current, tag, have[tag], logged)
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb rollback`
+            if served_tag(path) == tag and not logged:  # switched, not yet logged
+                _log_rollback(path, current, tag)
+            raise interrupted(path, current, f"kb rollback {tag}",
+                              after="nothing more to run") from None
+
+
+def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
+                     logged: dict[str, Any]) -> dict[str, Any]:
+    """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
+    `logged` gets the rollback.log entry once it is written."""
+    check_signer(path, rdir, tag)
+    manifest = load_manifest(rdir)
+    settled, hashed = settled_clock(path), dict[str, Signature]()
+    # data/ alone must verify: index/ is derived from it, so one that fails its check
+    # (damaged, derived by a kbtools with another tokenizer, or not the bytes an older
+    # release's manifest pins) is derived again from it, as `kb sync` does, while the
+    # served release keeps serving
+    problems = verify_files(rdir, manifest, derived=False, signed=hashed)
+    if problems:
+        raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
+                        path=str(path))
+    clean_staging(path)
+    # what was hashed and found as listed (changed before the clock read ahead of it):
+    # not hashed again to derive from, nor to be remembered for the first open
+    verified = {rel: sig for rel, sig in hashed.items()
+                if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
+    rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified=verified)
+    state = read_state(path)
+    rolled = set(state.get("rolled_back", []))
+    if current and _serial(current) > _serial(tag):
+        rolled.add(current)
+    rolled.discard(tag)
+    state["rolled_back"] = sorted(rolled, key=_serial)
+    # the release rolled back from was accepted: a sync never goes below it
+    state["highest_serial"] = max(int(state.get("highest_serial", 0)),
+                                  _serial(current) if current else 0)
+    # recorded before the switch: a rollback killed (or a power cut) right after it
+    # must not leave the release rolled back from for the next sync to serve again;
+    # killed before the switch, running the same rollback again completes it
+    write_state(path, state)
+    switch_to(path, tag)
+    entry = logged["entry"] = _log_rollback(path, current, tag)
+    vouch(rdir, verified)  # the first open of it costs a stat per file
+    return entry | {"rederived": rederived} if rederived else entry
+
+
+def _log_rollback(path: Path, current: str | None, tag: str) -> dict[str, Any]:
+    """Append the rollback from `current` to `tag` to rollback.log; returns the entry."""
+    entry = {"at": _now().isoformat(), "from": current, "to": tag,
+             "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
+    append_log(path, ROLLBACK_LOG, entry)
+    return entry
 
 
 def _rollback_target(path: Path, current: str | None, have: dict[str, Path],

@@ -34,6 +34,7 @@ only in the last step, by one rename):
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -194,6 +195,14 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
                                   max_age_days)
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
+            stopped = dev.interrupted(device, served_before, "kb sync",
+                                      after="run `kb sync` again to prune old releases")
+            state["last_sync"] = {"ok": False, "source": source, "at": _now(),
+                                  "error": f"interrupted: {stopped.message}"}
+            with contextlib.suppress(OSError):
+                dev.write_state(device, state)
+            raise stopped from None
         except (KbError, OSError) as exc:
             if isinstance(exc, OSError):
                 now = dev.served_tag(device)

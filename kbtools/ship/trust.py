@@ -16,6 +16,9 @@ The trust model (docs/releases.md says the same for operators):
   it installs (`_chain`), so a device that skipped the rotating release still follows it.
 * Operators change the pins explicitly with `add_key` / `remove_key` (``kb trust``); both
   are logged to ``DIR/trust.log``, as is every pin and unpin made by a sync.
+* A rollback serves a local release only when its signature passes the pins of now
+  (`check_signer`): a key unpinned since the release arrived (revoked, rotated away) no
+  longer counts, as for a sync.
 """
 
 from __future__ import annotations
@@ -188,6 +191,28 @@ def installed_meta(release_dir: Path, commit: str) -> ReleaseMeta:
     except OSError:
         sig = None
     return ReleaseMeta(commit, rel_bytes, rel if isinstance(rel, dict) else {}, sig, None)
+
+
+def check_signer(device: Path, release_dir: Path, tag: str) -> None:
+    """Refuse to serve the installed release `tag` again (`kb rollback`) unless a sync would
+    take its signature now: while keys are pinned, it must be signed by one of them. A key
+    unpinned since the release was installed (removed by the operator, or handed over by a
+    rotation) no longer counts, as for a sync; with no key pinned, any release is taken."""
+    keys = _unique(stored_keys(device))
+    if not keys:
+        return
+    meta = installed_meta(release_dir, "")
+    try:
+        verify(meta.rel_bytes, meta.sig_bytes, keys, where=tag)
+    except SyncError as exc:
+        ids = ", ".join(k.key_id for k in keys)
+        signer = claimed_signer(meta.sig_bytes)
+        if signer is not None and signer not in {k.key_id for k in keys}:
+            raise SyncError(f"{tag} is signed by key {signer}, which is no longer pinned on "
+                            f"this device (pinned: {ids}): a sync would refuse it, so a "
+                            "rollback does too; not switching (`kb trust add PUB` pins the "
+                            "key again if it is to be trusted)", path=str(device)) from None
+        raise SyncError(f"{tag}: {exc.message}; not switching", path=str(device)) from None
 
 
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,

@@ -1,0 +1,258 @@
+"""A `kb sync` or `kb rollback` stopped half-way (Ctrl-C, or SIGTERM from a service manager)
+says in one line which release serves and what to run next; a rollback never serves a
+release signed by a key the device no longer trusts.
+
+Real artifacts repositories (tests/test_release_helpers.py: releases of small sample files,
+signed where a key is given), a real `git daemon` behind a loopback proxy that stalls a
+fetch, and a real `kb sync` process sent SIGTERM while git is fetching.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_release_helpers import GitDaemon, Proxy, make_dist, make_knowledge_repo, sample_files
+
+import kbtools
+from kbtools.cli import main
+from kbtools.ship import device as dev
+from kbtools.ship import operate
+from kbtools.ship.release import make_release
+from kbtools.ship.signing import keygen
+
+REPO = Path(kbtools.__file__).resolve().parent.parent
+
+
+class Pub:
+    """A knowledge repo publishing releases of sample files to a bare artifacts repo."""
+
+    def __init__(self, tmp: Path):
+        self.kr = make_knowledge_repo(tmp / "kr")
+        self.art = tmp / "art.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.art)], check=True)
+        self.tmp, self.n = tmp, 0
+
+    def release(self, sign_key: Path | None = None, next_keys: tuple[Path, ...] = (),
+                extra: dict[str, bytes] | None = None) -> str:
+        self.n += 1
+        files = {**sample_files(self.n), **(extra or {})}
+        dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
+        more = {"next_keys": next_keys} if next_keys else {}
+        return make_release(self.kr, dist, remote=str(self.art), sign_key=sign_key,
+                            **more).tag
+
+
+def kb(*args: object) -> tuple[int, str, str]:
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    return res.exit_code, res.stdout, res.stderr
+
+
+def rollback_log(device: Path) -> list[dict]:
+    log = device / "rollback.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return [json.loads(line) for line in lines]
+
+
+def processes_naming(text: str) -> list[str]:
+    """Command lines of the running processes that name `text` (a git left fetching)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if text in cmd:
+                found.append(cmd)
+    return found
+
+
+# ------------------------------------------------------------------ interrupted sync
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+def test_a_sync_sent_sigterm_mid_fetch_says_what_serves(tmp_path):
+    """SIGTERM used to kill `kb sync` without a word (and Ctrl-C said only "interrupted"),
+    leaving its git fetch running on in the device's repository; now git is stopped with
+    it, and one line says the served release is unchanged and to run `kb sync` again."""
+    pub = Pub(tmp_path)
+    pub.release(extra={f"blob/{i}.bin": os.urandom(20_000) for i in range(15)})
+    daemon = GitDaemon(tmp_path)
+    proxy = Proxy(daemon.port)
+    device = tmp_path / "dev"
+    try:
+        assert kb("sync", proxy.url("art.git"), "--to", device)[0] == 0
+        pub.release(extra={f"blob/{i}.bin": os.urandom(20_000) for i in range(15)})
+        proxy.mode, proxy.after = "stall", 60_000
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        proc = subprocess.Popen([sys.executable, "-m", "kbtools", "sync", proxy.url("art.git"),
+                                 "--to", str(device)], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        pack = device / "repo.git" / "objects" / "pack"
+        # the point controlled: the proxy holds the transfer once part of the pack arrived
+        while not any(p.name.startswith("tmp_") and p.stat().st_size > 0
+                      for p in pack.iterdir()) and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        assert err == ("kb: interrupted: kb-r1 still serves (unchanged); run `kb sync` "
+                       "again to finish\n")
+        assert out == "" and dev.served_tag(device) == "kb-r1"
+        assert processes_naming(str(device / "repo.git")) == []  # no git fetching on
+        st = json.loads((device / "state.json").read_text())["last_sync"]
+        assert st["ok"] is False and st["error"].startswith("interrupted: kb-r1 still serves")
+        proxy.mode = "pass"
+        code, _, err = kb("sync", proxy.url("art.git"), "--to", device)
+        assert code == 0 and dev.served_tag(device) == "kb-r2", err
+    finally:
+        proxy.close()
+        daemon.stop()
+
+
+def test_a_sync_interrupted_after_its_switch_says_it_completed(tmp_path, monkeypatch):
+    pub = Pub(tmp_path)
+    pub.release()
+    device = tmp_path / "dev"
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    pub.release()
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C after the switch, while old releases are pruned
+
+    monkeypatch.setattr(dev, "prune", killed)
+    code, out, err = kb("sync", pub.art, "--to", device)
+    assert code == 130 and out == ""
+    assert err == ("kb: interrupted: the switch completed: kb-r2 serves now (was kb-r1); "
+                   "run `kb sync` again to prune old releases\n")
+    assert dev.served_tag(device) == "kb-r2"
+    monkeypatch.undo()
+    assert kb("sync", pub.art, "--to", device)[1] == "up to date: serving kb-r2\n"
+
+
+def test_a_first_sync_interrupted_says_nothing_is_served(tmp_path, monkeypatch):
+    pub = Pub(tmp_path)
+    pub.release()
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dev, "switch_to", killed)
+    code, _, err = kb("sync", pub.art, "--to", tmp_path / "dev")
+    assert code == 130 and err == ("kb: interrupted: no release is served yet; run `kb sync` "
+                                   "again to finish\n")
+
+
+# ------------------------------------------------------------------ interrupted rollback
+
+
+@pytest.fixture
+def two(tmp_path) -> tuple[Pub, Path]:
+    pub = Pub(tmp_path)
+    device = tmp_path / "dev"
+    for _ in range(2):
+        pub.release()
+        assert kb("sync", pub.art, "--to", device)[0] == 0
+    return pub, device
+
+
+def test_a_rollback_interrupted_before_its_switch_says_to_run_it_again(two, monkeypatch):
+    _, device = two
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(operate, "switch_to", killed)
+    code, _, err = kb("rollback", "kb-r1", "--to", device)
+    assert code == 130 and err == ("kb: interrupted: kb-r2 still serves (unchanged); run "
+                                   "`kb rollback kb-r1` again to finish\n")
+    assert dev.served_tag(device) == "kb-r2" and rollback_log(device) == []
+    monkeypatch.undo()
+    assert kb("rollback", "kb-r1", "--to", device)[1] == "serving kb-r1 (was kb-r2)\n"
+
+
+def test_a_rollback_interrupted_after_its_switch_says_it_completed_and_logs_it(two,
+                                                                             monkeypatch):
+    _, device = two
+    real, calls = operate.append_log, []
+
+    def killed_once(*args: object, **kwargs: object) -> None:
+        calls.append(args)
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # after the switch, before its line is written
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(operate, "append_log", killed_once)
+    code, _, err = kb("rollback", "kb-r1", "--to", device)
+    assert code == 130 and err == ("kb: interrupted: the switch completed: kb-r1 serves now "
+                                   "(was kb-r2); nothing more to run\n")
+    monkeypatch.undo()
+    assert dev.served_tag(device) == "kb-r1"
+    assert [(e["from"], e["to"]) for e in rollback_log(device)] == [("kb-r2", "kb-r1")]
+
+
+# ------------------------------------------------------------------ rollback and trust
+
+
+def test_a_rollback_to_a_release_of_a_key_the_operator_unpinned_is_refused(tmp_path):
+    """`kb trust remove` of a key (revoked) used to leave every release it signed one
+    `kb rollback` away from being served again, without a word."""
+    a, a_pub, a_id = keygen(tmp_path / "keys" / "a")
+    b, b_pub, b_id = keygen(tmp_path / "keys" / "b")
+    pub = Pub(tmp_path)
+    device = tmp_path / "dev"
+    pub.release(sign_key=a)
+    assert kb("sync", pub.art, "--to", device, "--trusted-key", a_pub)[0] == 0
+    assert kb("trust", "add", b_pub, "--to", device)[0] == 0
+    pub.release(sign_key=b)
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    assert kb("trust", "remove", a_id, "--to", device)[0] == 0
+    code, out, err = kb("rollback", "kb-r1", "--to", device)
+    assert code == 1 and out == ""
+    assert err == (f"kb: error: {device}: kb-r1 is signed by key {a_id}, which is no longer "
+                   f"pinned on this device (pinned: {b_id}): a sync would refuse it, so a "
+                   "rollback does too; not switching (`kb trust add PUB` pins the key again "
+                   "if it is to be trusted)\n")
+    assert dev.served_tag(device) == "kb-r2" and rollback_log(device) == []
+    assert kb("trust", "add", a_pub, "--to", device)[0] == 0  # the operator's decision
+    assert kb("rollback", "kb-r1", "--to", device)[1] == "serving kb-r1 (was kb-r2)\n"
+
+
+def test_a_rollback_across_a_key_rotation_is_refused(tmp_path):
+    """A release signed by a key a rotation handed trust away from is one a sync refuses."""
+    a, a_pub, a_id = keygen(tmp_path / "keys" / "a")
+    b, b_pub, b_id = keygen(tmp_path / "keys" / "b")
+    pub = Pub(tmp_path)
+    device = tmp_path / "dev"
+    pub.release(sign_key=a)
+    assert kb("sync", pub.art, "--to", device, "--trusted-key", a_pub)[0] == 0
+    pub.release(sign_key=a, next_keys=(b,))  # hands trust over to b (cosigned by it)
+    pub.release(sign_key=b)
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    assert sorted(p.stem for p in (device / "trusted_keys").glob("*.pub")) == [b_id]
+    code, _, err = kb("rollback", "kb-r1", "--to", device)
+    assert code == 1 and f"kb-r1 is signed by key {a_id}, which is no longer pinned" in err
+    assert len(err.splitlines()) == 1 and dev.served_tag(device) == "kb-r3"
+
+
+def test_a_rollback_to_an_unsigned_release_once_keys_are_pinned_is_refused(tmp_path):
+    a, a_pub, a_id = keygen(tmp_path / "keys" / "a")
+    pub = Pub(tmp_path)
+    device = tmp_path / "dev"
+    pub.release()  # unsigned: taken while no key is pinned
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    assert kb("trust", "add", a_pub, "--to", device)[0] == 0
+    pub.release(sign_key=a)
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    code, _, err = kb("rollback", "kb-r1", "--to", device)
+    assert code == 1 and err.startswith(f"kb: error: {device}: kb-r1: release is not signed")
+    assert err.rstrip().endswith("; not switching") and dev.served_tag(device) == "kb-r2"
