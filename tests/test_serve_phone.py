@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
+from selenium.webdriver.support.ui import WebDriverWait
 from servefixtures import git, make_served_repo, navigate
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -153,3 +154,30 @@ def test_long_chinese_headings_and_a_wide_table_do_not_scroll_the_page_sideways(
         " getComputedStyle(box).overflowX]; })")
     for table_width, box_width, overflow in tables:
         assert table_width <= box_width or overflow in ("auto", "scroll"), (url, tables)
+
+
+def test_pages_read_before_the_server_went_away_are_still_there(browser, tmp_path_factory):
+    """The server stops mid-session (the device switched off, the 4G gone): Back and Forward
+    show the pages already read, whole and styled, and a new page is the browser's own
+    "cannot be reached" message, never a blank page."""
+    root = make_served_repo(tmp_path_factory.mktemp("gone") / "kr")
+    running = serve(root / "dist")  # a server of its own, stopped below
+    base = next(running)
+    phone = browser
+    phone.set_window_size(*PHONE)
+    try:
+        phone.get(base + "/?q=" + quote("小麦赤霉病 温度 22 湿度 90"))
+        phone.get(base + "/doc/" + quote("knowledge/crops/wheat-scab.md"))
+    finally:
+        next(running, None)  # the server stops
+    phone.back()
+    assert phone.find_elements("css selector", "article.result")
+    assert phone.execute_script("return document.styleSheets.length") >= 1
+    assert phone.execute_script(
+        "return getComputedStyle(document.querySelector('h1')).position") == "absolute"
+    phone.forward()
+    assert "赤霉病" in phone.find_element("css selector", "main").text
+    phone.execute_script("document.querySelector('a.brand').click()")
+    WebDriverWait(phone, 30).until(lambda d: "/doc/" not in d.current_url)
+    assert phone.execute_script("return document.body.innerText").strip()
+    phone.set_window_size(1024, 768)
