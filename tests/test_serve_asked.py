@@ -155,3 +155,18 @@ def test_a_missing_value_is_an_error_status_and_a_good_one_is_not(client):
                                                 "in.1": "90", "lang": "en"})
     assert fine.status_code == 200 and 'class="error message"' not in fine.text
     assert client.get(f"/table/{SCAB}", params={"table": "1"}).status_code == 200
+
+
+def test_verified_only_is_read_as_the_api_reads_it(client):
+    """``verified=true`` (a hand-written link, a script) was taken for "no": every chunk was
+    searched, the unverified ones included. The documents here are all unverified."""
+    for flag in ("1", "true", "yes", "on"):
+        page = client.get("/", params={"q": Q, "verified": flag, "lang": "en"})
+        assert page.status_code == 200 and _results(page.text) == [], flag
+    assert _results(client.get("/", params={"q": Q, "verified": "0", "lang": "en"}).text)
+    for lang, words in (("en", "must be true or false"), ("zh", "只能是 true 或 false")):
+        refused = client.get("/", params={"q": Q, "verified": "maybe", "lang": lang})
+        assert refused.status_code == 400 and _results(refused.text) == []
+        assert words in (_note(refused.text) or ""), refused.text
+    api = client.get("/api/search", params={"q": Q, "verified_only": "maybe"})
+    assert api.status_code == 400 and "'maybe'" in api.json()["error"]["message"]

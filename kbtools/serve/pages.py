@@ -285,7 +285,12 @@ def search_page(p: Page, served: Served) -> Response:
     # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
     where = [(f, "=", v) for f, v in asked.items()]
     note, refused = filter_note(p, served, where, list(served.index.facets()))
-    verified = params.get("verified") == "1"
+    try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
+        verified = bool(ops.check_flag(params.get("verified")))
+    except ApiError as exc:
+        verified = False
+        if not refused:
+            note, refused = p.t("filter_refused", error=exc.message_in(p.lang)), True
     response = None
     results: list[dict[str, Any]] = []
     tag = None
