@@ -170,3 +170,16 @@ def test_verified_only_is_read_as_the_api_reads_it(client):
         assert words in (_note(refused.text) or ""), refused.text
     api = client.get("/api/search", params={"q": Q, "verified_only": "maybe"})
     assert api.status_code == 400 and "'maybe'" in api.json()["error"]["message"]
+
+
+def test_a_key_given_twice_applies_both_values_as_where_does(client):
+    """``f.tags=orchard&f.tags=paddy`` searched with the first only: the second was dropped."""
+    page = client.get("/", params=[("q", Q), ("f.tags", "orchard"), ("f.tags", "paddy"),
+                                   ("lang", "en")])
+    assert page.status_code == 200 and _results(page.text) == []
+    api = client.get("/api/search", params=[("q", Q), ("where", "tags=orchard"),
+                                            ("where", "tags=paddy")])
+    assert api.json()["results"] == []
+    summary = re.search(r"<summary>(.*?)</summary>", page.text, re.S)
+    assert summary and "tags = orchard" in summary.group(1) and "tags = paddy" in summary.group(1)
+    assert _chosen(page.text, "tags") == "orchard"

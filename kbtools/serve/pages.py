@@ -275,7 +275,8 @@ def search_page(p: Page, served: Served) -> Response:
     params = p.params
     q = ops.check_question(params.get("q", ""))
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
-    asked = asked_filters(params)
+    pairs = asked_filters(params)
+    asked = dict(reversed(pairs))  # a key's menu shows its first value
     chosen = {f: asked.get(f, "") for f in facets} | asked
     # every filter asked is shown chosen, one no menu lists too (a value past the menu's
     # length, a front-matter key that is no facet, one the knowledge lacks): never "Any"
@@ -283,7 +284,7 @@ def search_page(p: Page, served: Served) -> Response:
     facets = {f: values if not chosen[f] or chosen[f] in values else [chosen[f], *values]
               for f, values in facets.items()}
     # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
-    where = [(f, "=", v) for f, v in asked.items()]
+    where = [(f, "=", v) for f, v in pairs]  # all apply, a key given twice too (as --where)
     note, refused = filter_note(p, served, where, list(served.index.facets()))
     try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
         verified = bool(ops.check_flag(params.get("verified")))
@@ -310,7 +311,7 @@ def search_page(p: Page, served: Served) -> Response:
     # the box shows the question in its own language (a Chinese one in the English interface)
     q_lang = content_lang(None, q) if q.strip() else None
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
-                    q_lang=q_lang, facets=facets, chosen=chosen, filter_note=note,
+                    q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
                     verified=verified, max_question=MAX_QUESTION_CHARS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, release=served.index.release.to_dict())
@@ -319,14 +320,12 @@ def search_page(p: Page, served: Served) -> Response:
     return page
 
 
-def asked_filters(params: QueryParams) -> dict[str, str]:
-    """The filters a search address asks for, ``f.KEY=VALUE``: key → value, the first given
-    of a key (its menu holds one), those left at "any" (empty) left out."""
-    asked: dict[str, str] = {}
-    for name, value in params.multi_items():
-        if name.startswith(FILTER_PREFIX) and value:
-            asked.setdefault(name[len(FILTER_PREFIX):], value)
-    return asked
+def asked_filters(params: QueryParams) -> list[tuple[str, str]]:
+    """The filters a search address asks for, ``f.KEY=VALUE``, as (key, value) in order, each
+    once; those left at "any" (empty) left out."""
+    asked = [(name[len(FILTER_PREFIX):], value) for name, value in params.multi_items()
+             if name.startswith(FILTER_PREFIX) and value]
+    return list(dict.fromkeys(asked))
 
 
 def filter_note(p: Page, served: Served, where: list[Condition],
