@@ -286,7 +286,7 @@ def test_pages_answer_with_status_and_one_line(client):
     assert "22 满足" in table and " is " not in table.split('class="why"')[1]  # reasons in Chinese
     none = client.get(f"/table/{SCAB}", params={"table": "1", "go": "1", "in.0": "热",
                                                 "in.1": "90", "in.2": "4"})
-    assert none.status_code == 200 and 'class="error message"' in none.text
+    assert none.status_code == 400 and 'class="error message"' in none.text
     assert "不是数" in none.text  # refused in the page's language
     english = client.get(f"/table/{SCAB}", params={"table": "1", "go": "1", "in.0": "热",
                                                    "in.1": "90", "in.2": "4", "lang": "en"})

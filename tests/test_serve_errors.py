@@ -221,7 +221,7 @@ def test_inputs_a_table_cannot_match_are_said_in_chinese_on_its_page(tmp_path):
         zh = client.get(f"/table/{doc}", params={**asked, "lang": "zh"})
         en = client.get(f"/table/{doc}", params={**asked, "lang": "en"})
     said = re.search(r'<p class="error message">(.*?)</p>', zh.text, re.S)
-    assert zh.status_code == 200 and said, zh.text
+    assert zh.status_code == 400 and said, zh.text
     assert html.unescape(said.group(1)) == "缺少这些输入列的值：温度。"
     english = re.search(r'<p class="error message">(.*?)</p>', en.text, re.S)
     assert english and "missing input for column(s) 温度" in html.unescape(english.group(1))

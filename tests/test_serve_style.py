@@ -54,3 +54,17 @@ def test_text_is_readable_on_every_surface(text, surface):
 
 def test_white_button_text_on_the_accent():
     assert contrast(WHITE, colour("var(--accent)")) >= 4.5
+
+
+def test_every_comment_of_the_stylesheet_is_closed_before_the_next_opens():
+    """The comment above `.visually-hidden` lacked its ``*/``: the rule and the next comment's
+    opening were read as comment, and the search page showed what only a screen reader
+    should read. A ``/*`` inside a comment is such a comment left open."""
+    at = 0
+    while (start := CSS.find("/*", at)) != -1:
+        end = CSS.find("*/", start + 2)
+        assert end != -1, f"a comment at offset {start} is never closed"
+        inside = CSS[start + 2:end]
+        assert "/*" not in inside, \
+            f"the comment at line {CSS.count(chr(10), 0, start) + 1} is not closed before the next"
+        at = end + 2

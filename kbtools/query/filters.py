@@ -129,16 +129,12 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
     `verified_only`; None when nothing filters."""
     if not where and not verified_only:
         return None
+    check_filters(index, where)
     docs = index.docs()
     table = index.chunk_table()
-    known = set(CHUNK_KEYS) | {"verified"} | {k for d in docs for k in d["metadata"]}
     doc_ok = np.ones(len(docs), dtype=bool)
     chunk_ok = np.ones(len(table.doc), dtype=bool)
     for key, op, want in where:
-        if key not in known:
-            raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}",
-                             key="unknown_where_key", values={"key": key})
-        _check_value(key, op, want, table)
         if key == "kind":
             chunk_ok &= np.array([_compare(k, op, want) for k in table.kind], dtype=bool)
         elif key == "verified":  # per chunk, as decided by the build (not the front matter)
@@ -146,13 +142,46 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
         elif key == "doc":
             doc_ok &= np.array([_compare(d["doc"], op, want) for d in docs], dtype=bool)
         else:
-            if op in (">=", "<="):
-                _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
             doc_ok &= np.array([_compare(d["metadata"].get(key), op, want) for d in docs], dtype=bool)
     if verified_only:
         chunk_ok &= table.verified
     mask: np.ndarray = chunk_ok & doc_ok[table.doc]
     return mask
+
+
+def filter_keys(index: KbIndex) -> set[str]:
+    """The keys a filter may name in `index`: the chunk's own (``doc``, ``kind``,
+    ``verified``) and every front-matter key a document gives."""
+    return set(CHUNK_KEYS) | {"verified"} | {k for d in index.docs() for k in d["metadata"]}
+
+
+def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
+    """A UsageError for the first filter of `where` that `index` cannot apply as asked: a
+    key it does not have, a value a closed-set key (``kind``, ``verified``) never has, an
+    order (``>=``) on numbers or dates given another kind of value. A value no document
+    holds is not an error here (the search finds nothing: `unheld_values` names them)."""
+    if not where:
+        return
+    known = filter_keys(index)
+    docs = index.docs()
+    for key, op, want in where:
+        if key not in known:
+            raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}",
+                             key="unknown_where_key",
+                             values={"key": key, "keys": ", ".join(sorted(known))})
+        _check_value(key, op, want, index.chunk_table())
+        if key not in CHUNK_KEYS and key != "verified" and op in (">=", "<="):
+            _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
+
+
+def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[Condition]:
+    """The ``=`` filters of `where` on a front-matter key whose value no document of `index`
+    holds (compared as the search compares them, case-insensitively): each alone already
+    leaves nothing to find."""
+    docs = index.docs()
+    return [(key, op, want) for key, op, want in where
+            if op == "=" and key not in CHUNK_KEYS and key != "verified"
+            and not any(_compare(d["metadata"].get(key), op, want) for d in docs)]
 
 
 def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:

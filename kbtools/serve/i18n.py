@@ -40,6 +40,17 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
     "verified_only": ("只看已审核", "Verified only"),
+    # a filter of the address the knowledge cannot apply (``?f.fruit=…``): refused, not
+    # dropped (a search without it would answer a wider question than was asked)
+    "filter_unknown": ("知识库没有“{name}”这个筛选项，没有进行搜索。可用的筛选项：{keys}。",
+                       "This knowledge has no filter “{name}”, so nothing was searched. "
+                       "Its filters: {keys}."),
+    "filter_refused": ("筛选条件无法使用，没有进行搜索：{error}",
+                       "A filter cannot be used, so nothing was searched: {error}"),
+    # a filter value no document holds (``?f.crop=banana``): applied, so nothing is found
+    "filter_unheld": ("没有文档符合 {filters}，所以没有结果。选“全部”可以不按它筛选。",
+                      "No document has {filters}, so nothing is found. Choose “Any” to "
+                      "search without it."),
     "any": ("全部", "Any"),
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),

@@ -148,7 +148,8 @@ def check_flag(value: Any) -> bool | None:
         return True
     if text in ("0", "false", "no", "off"):
         return False
-    raise ApiError(400, "a true/false flag must be true or false")
+    raise ApiError(400, f"a true/false flag must be true or false, not {one_line(text, 40)!r}",
+                   f"是/否的值只能是 true 或 false，不能是“{one_line(text, 40)}”")
 
 
 def check_line(value: Any, name: str) -> int | None:

@@ -34,7 +34,14 @@ from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import InputError, match_rules
 from kbtools.decision.model import DecisionTable
-from kbtools.errors import KbError, TableError, one_line
+from kbtools.errors import KbError, TableError, UsageError, one_line
+from kbtools.query.filters import (
+    Condition,
+    check_filters,
+    checked_conditions,
+    resolve_docs,
+    unheld_values,
+)
 from kbtools.query.log import record_question
 from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
@@ -76,6 +83,7 @@ MAX_FACET_VALUES = 200  # values listed per facet
 MAX_PASTE_CHARS = 4 * MAX_QUESTION_CHARS
 MAX_FORM_BYTES = 12 * MAX_PASTE_CHARS + 16 * 1024
 HELD_PARAM = "held"
+FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
@@ -267,14 +275,27 @@ def search_page(p: Page, served: Served) -> Response:
     params = p.params
     q = ops.check_question(params.get("q", ""))
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
-    chosen = {f: params.get(f"f.{f}", "") for f in facets}
+    pairs = asked_filters(params)
+    asked = dict(reversed(pairs))  # a key's menu shows its first value
+    chosen = {f: asked.get(f, "") for f in facets} | asked
+    # every filter asked is shown chosen, one no menu lists too (a value past the menu's
+    # length, a front-matter key that is no facet, one the knowledge lacks): never "Any"
+    facets |= {f: [v] for f, v in asked.items() if f not in facets}
+    facets = {f: values if not chosen[f] or chosen[f] in values else [chosen[f], *values]
+              for f, values in facets.items()}
     # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
-    where = [(f, "=", v) for f, v in chosen.items() if v and v in facets[f]]
-    verified = params.get("verified") == "1"
+    where = [(f, "=", v) for f, v in pairs]  # all apply, a key given twice too (as --where)
+    note, refused = filter_note(p, served, where, list(served.index.facets()))
+    try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
+        verified = bool(ops.check_flag(params.get("verified")))
+    except ApiError as exc:
+        verified = False
+        if not refused:
+            note, refused = p.t("filter_refused", error=exc.message_in(p.lang)), True
     response = None
     results: list[dict[str, Any]] = []
     tag = None
-    if q.strip():
+    if q.strip() and not refused:
         answer = json.dumps([served.index.release.to_dict(), p.lang, p.pasted_chars,
                              sorted(params.multi_items())], ensure_ascii=False, default=str)
         tags: AnswerTags = p.request.app.state.answer_tags
@@ -289,13 +310,42 @@ def search_page(p: Page, served: Served) -> Response:
         tag = tags.tag(answer)
     # the box shows the question in its own language (a Chinese one in the English interface)
     q_lang = content_lang(None, q) if q.strip() else None
-    page = p.render("search.html", 410 if p.gone else 200, q=q, q_lang=q_lang, facets=facets,
-                    chosen=chosen, verified=verified, max_question=MAX_QUESTION_CHARS,
+    page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
+                    q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
+                    verified=verified, max_question=MAX_QUESTION_CHARS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, release=served.index.release.to_dict())
     if tag is not None:
         page.headers["etag"] = tag
     return page
+
+
+def asked_filters(params: QueryParams) -> list[tuple[str, str]]:
+    """The filters a search address asks for, ``f.KEY=VALUE``, as (key, value) in order, each
+    once; those left at "any" (empty) left out."""
+    asked = [(name[len(FILTER_PREFIX):], value) for name, value in params.multi_items()
+             if name.startswith(FILTER_PREFIX) and value]
+    return list(dict.fromkeys(asked))
+
+
+def filter_note(p: Page, served: Served, where: list[Condition],
+                facets: list[str]) -> tuple[str | None, bool]:
+    """What the search page says of the filters asked, in its language, and whether they are
+    refused. As ``kb query --where`` and /api/search take them: a key the knowledge lacks, or
+    a value a key can never have, refuses the search (it is not run without the filter,
+    which would answer a wider question than was asked); a value no document holds is
+    applied (nothing is found) and named."""
+    try:
+        check_filters(served.index, resolve_docs(served.index, checked_conditions(where)))
+    except UsageError as exc:
+        if exc.key == "unknown_where_key":
+            return p.t("filter_unknown", name=exc.values.get("key", ""),
+                       keys=", ".join(facets)), True
+        return p.t("filter_refused", error=error_in(exc, p.lang)), True
+    unheld = unheld_values(served.index, where)
+    if not unheld:
+        return None, False
+    return p.t("filter_unheld", filters="; ".join(f"{k} = {v}" for k, _, v in unheld)), False
 
 
 # --- document ---------------------------------------------------------------------------
@@ -396,7 +446,10 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     elif params.get("go"):
         error = p.t("missing_inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
     selected = set(result.selected) if result else set()
-    return p.render("table.html", anchor="result" if result or error else "", doc=src.rel,
+    # an input the table cannot use is a refused request (400, as /api/table/evaluate
+    # answers it): the form and the message inline, and scripts and the history see an error
+    return p.render("table.html", 400 if error else 200,
+                    anchor="result" if result or error else "", doc=src.rel,
                     listing=listing, table=_table_view(dt, n, values),
                     result=result, selected=selected, error=error, doc_lang=doc_lang,
                     doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
