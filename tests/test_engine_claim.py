@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 
 import pytest
 from click.testing import CliRunner
@@ -26,7 +27,7 @@ from kbtools.engine.claim import (
     Claim,
     claimed,
     judge,
-    note_sighting,
+    sighted,
     sighting_key,
 )
 from kbtools.engine.milvus import ALIAS, P_COMPLETE, connect_url
@@ -146,7 +147,7 @@ def test_a_claim_marked_by_a_clock_running_ahead_is_aged_by_this_hosts_clock_too
 
 def test_judging_a_claim_writes_nothing(dist, milvus):  # noqa: F811
     """`judge` used to record this host's sighting in the collection while judging: a look
-    (a status, a prune's dry run) wrote to the engine. Recording is `note_sighting` now."""
+    (a status, a prune's dry run) wrote to the engine. Recording is `sighted`'s now."""
     eng = connect_url(milvus.url("claim_read"), create_db=True)
     name = _stopped(eng, dist)
     ahead = Claim("elsewhere", 1, "x", time.time() + 3600)
@@ -154,11 +155,49 @@ def test_judging_a_claim_writes_nothing(dist, milvus):  # noqa: F811
     before = eng.properties(name)
     live = judge(eng, name)
     assert live is not None and live.text() == ahead.text() and eng.properties(name) == before
-    note_sighting(eng, name)
+    assert sighted(eng, name) == live
     after = eng.properties(name)
     assert set(after) - set(before) == {sighting_key(socket.gethostname())}
-    note_sighting(eng, name)  # seen already: not recorded again (never later)
+    assert sighted(eng, name) == live  # seen already: not recorded again (never later)
     assert eng.properties(name) == after and judge(eng, name) is not None
+
+
+class _Counting:
+    """A pymilvus client that counts the calls made through it, by method name."""
+
+    def __init__(self, client):
+        self._client, self.calls = client, Counter()
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if not callable(attr):
+            return attr
+
+        def counted(*args, **kwargs):
+            self.calls[name] += 1
+            return attr(*args, **kwargs)
+
+        return counted
+
+
+def test_a_claim_is_looked_at_once_before_acting_on_it(dist, milvus):  # noqa: F811
+    """Recording this host's sighting and judging the claim each read the collection: a
+    publish's claim check asked the engine twice for what one look tells. One look now
+    (one `has_collection`, one read of the properties), plus the one write of a mark not
+    seen before."""
+    eng = connect_url(milvus.url("claim_once"), create_db=True)
+    name = _stopped(eng, dist)
+    ahead = Claim("elsewhere", 1, "x", time.time() + 3600)
+    eng.client.alter_collection_properties(name, {P_LOADER: ahead.text()})
+    eng.client = counting = _Counting(eng.client)
+    with pytest.raises(EngineError):  # busy: the claim may be live
+        with claimed(eng, name):
+            pass
+    assert counting.calls == Counter(has_collection=1, describe_collection=1,
+                                     alter_collection_properties=1)
+    counting.calls.clear()
+    assert sighted(eng, name) is not None  # seen before: nothing written
+    assert counting.calls == Counter(has_collection=1, describe_collection=1)
 
 
 class _ReadTogether:

@@ -13,6 +13,7 @@ from servefixtures import DOCS
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
+from kbtools.query.filters import filter_mask
 from kbtools.query.search import search
 
 DOC = "knowledge/crops/wheat-scab.md"
@@ -52,3 +53,26 @@ def test_a_kind_filter_returns_that_kind(index):
     assert items.results and {r.kind for r in items.results} == {"list_item"}
     not_sections = search(index, QUESTION, k=3, where=["kind!=section"])
     assert not_sections.results and all(r.kind != "section" for r in not_sections.results)
+
+
+@pytest.mark.parametrize("where", [
+    [("kind", "=", "list_item")], [("kind", "=", "SECTION")], [("kind", "!=", "section")],
+    [("kind", ">=", "section")], [("verified", "=", "true")], [("verified", "!=", "TRUE")],
+    [("verified", "=", "false"), ("kind", "!=", "table_row")]])
+def test_a_chunk_filter_masks_each_chunk_by_its_own_value(index, where):
+    """`kind` and `verified` filters used to compare every chunk's value in Python (15 ms
+    a search at 54k chunks); each distinct value is compared once now. Every chunk is still
+    kept exactly when its own value passes, as a chunk-by-chunk reading says."""
+    table = index.chunk_table()
+    assert len(set(table.kind)) > 2 and 0 < int(table.verified.sum()) < len(table.verified)
+    got = filter_mask(index, where, False)
+    for i, (kind, verified) in enumerate(zip(table.kind, table.verified, strict=True)):
+        held = {"kind": str(kind), "verified": "true" if verified else "false"}
+        want = all(_passes(held[key], op, value) for key, op, value in where)
+        assert bool(got[i]) == want, (i, kind, verified)
+
+
+def _passes(held: str, op: str, want: str) -> bool:
+    if op in ("=", "!="):
+        return (held.casefold() == want.casefold()) == (op == "=")
+    return held >= want if op == ">=" else held <= want

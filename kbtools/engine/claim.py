@@ -17,7 +17,7 @@ both inserted into the one collection. Now the collection itself is the lock:
   host, one whose last progress (marked every `BEAT_EVERY` seconds by a thread while the
   publish runs, `_beat`) is older than `STALE_AFTER`. That age is not read from the
   publisher's clock alone: each host that is about to act on the claim (drop what it
-  guards) first records when its own clock first saw that mark (`note_sighting`), in a
+  guards) first records when its own clock first saw that mark (`sighted`), in a
   property of its own (`sighting_key`: two hosts recording at once never overwrite each
   other's), and the claim is void once either clock says the mark is `STALE_AFTER` old (a
   publisher whose clock runs ahead cannot hold it longer). `judge` only reads.
@@ -125,7 +125,7 @@ def _sighting(props: dict[str, str], claim: Claim) -> float | None:
 def judge(engine: Engine, name: str) -> Claim | None:
     """The claim on collection `name` when the publish that made it may still be running
     (None: no claim, or a void one). A read: nothing is written. Another host's claim is
-    aged by its own mark and, when this host recorded seeing that mark (`note_sighting`),
+    aged by its own mark and, when this host recorded seeing that mark (`sighted`),
     by this host's clock since: the mark is the publisher's wall clock, which may run ahead
     of this one. A mark not recorded is aged by itself alone (as seen just now)."""
     if not engine.call("checking a collection", "has_collection", name):
@@ -138,25 +138,30 @@ def judge(engine: Engine, name: str) -> Claim | None:
     return claim if claim.live(now, _sighting(props, claim)) else None
 
 
-def note_sighting(engine: Engine, name: str) -> None:
-    """Record in collection `name` when this host's clock first saw the current mark of
-    another host's claim on it, unless already recorded: called before acting on `judge`
-    (dropping what a void claim guards). Only this host's property is written
+def sighted(engine: Engine, name: str) -> Claim | None:
+    """`judge`, after recording in collection `name` when this host's clock first saw the
+    current mark of another host's claim on it (unless already recorded): called before
+    acting on the answer (dropping what a void claim guards). One look at the collection
+    serves both (its properties read once). Only this host's property is written
     (`sighting_key`); a write that races another of this host's records a later time,
-    never an earlier one, so the claim can only be judged void later. A failure is left
-    unrecorded (the next look records it)."""
-    try:
-        if not engine.call("checking a collection", "has_collection", name):
-            return
-        props = engine.properties(name)
-        claim = Claim.parse(props.get(P_LOADER, ""))
-        here = socket.gethostname()
-        if claim is None or claim.host == here or _sighting(props, claim) is not None:
-            return
-        engine.call(f"noting the claim on {name}", "alter_collection_properties", name,
-                    {sighting_key(here): json.dumps([here, claim.text(), time.time()])})
-    except EngineError:
-        pass
+    never an earlier one, so the claim can only be judged void later. A failed write is
+    left unrecorded (the next look records it) and the mark aged as seen just now."""
+    if not engine.call("checking a collection", "has_collection", name):
+        return None
+    props = engine.properties(name)
+    claim = Claim.parse(props.get(P_LOADER, ""))
+    if claim is None:
+        return None
+    now = time.time()
+    seen = _sighting(props, claim)
+    here = socket.gethostname()
+    if seen is None and claim.host != here:
+        try:
+            engine.call(f"noting the claim on {name}", "alter_collection_properties", name,
+                        {sighting_key(here): json.dumps([here, claim.text(), now])})
+        except EngineError:
+            pass
+    return claim if claim.live(now, seen) else None
 
 
 def _seen_row(text: str) -> tuple[str, str, float] | None:
@@ -200,8 +205,7 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     that may be running holds it; drop what a stopped one left (never while an alias
     serves it: `Engine.drop` refuses, ServedError). The claim is made when the caller
     creates the collection (`create`)."""
-    note_sighting(engine, name)
-    other = judge(engine, name)
+    other = sighted(engine, name)
     if other is not None:
         raise busy(engine, name, other)
     engine.drop(name)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.engine.claim import Claim, claimed, create, judge, note_sighting
+from kbtools.engine.claim import Claim, claimed, create, sighted
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -311,8 +311,7 @@ def _drop_replaced(engine: Engine, name: str, say: Progress) -> bool:
     publish that may be loading them, and none loads this one, unless a publish took it
     over since the alias moved (its claim is live: kept) or an alias points at it again
     (`Engine.drop` refuses: kept)."""
-    note_sighting(engine, name)
-    if judge(engine, name) is not None:
+    if sighted(engine, name) is not None:
         return False
     try:
         engine.drop(name)
@@ -446,8 +445,7 @@ def _broken(engine: Engine, name: str) -> bool:
         return False
     if engine.call("checking a collection", "has_collection", name + META_SUFFIX):
         return False
-    note_sighting(engine, name)
-    return judge(engine, name) is None
+    return sighted(engine, name) is None
 
 
 def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict[str, Any]:

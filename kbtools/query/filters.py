@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -136,9 +137,12 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
     chunk_ok = np.ones(len(table.doc), dtype=bool)
     for key, op, want in where:
         if key == "kind":
-            chunk_ok &= np.array([_compare(k, op, want) for k in table.kind], dtype=bool)
+            kinds = _kinds(index)  # compared once per kind, not once per chunk
+            chunk_ok &= np.array([_compare(k, op, want) for k in kinds.names], dtype=bool)[
+                kinds.codes]
         elif key == "verified":  # per chunk, as decided by the build (not the front matter)
-            chunk_ok &= np.array([_compare(bool(v), op, want) for v in table.verified], dtype=bool)
+            chunk_ok &= np.where(table.verified, _compare(True, op, want),
+                                 _compare(False, op, want))
         elif key == "doc":
             doc_ok &= np.array([_compare(d["doc"], op, want) for d in docs], dtype=bool)
         else:
@@ -149,10 +153,34 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
     return mask
 
 
-def filter_keys(index: KbIndex) -> set[str]:
+class _Kinds:
+    """The kinds of an index's chunks: each distinct one once (`names`, sorted) and, per
+    chunk, the position of its kind there (`codes`)."""
+
+    def __init__(self, table: ChunkTable):
+        names, codes = np.unique(table.kind.astype(str), return_inverse=True)
+        self.names: list[str] = [str(k) for k in names]
+        self.codes: np.ndarray = codes.reshape(-1)
+
+
+_KINDS: weakref.WeakKeyDictionary[KbIndex, _Kinds] = weakref.WeakKeyDictionary()
+_KEYS: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _kinds(index: KbIndex) -> _Kinds:
+    """`index`'s chunk kinds, made once per opened index (an index does not change)."""
+    if index not in _KINDS:
+        _KINDS[index] = _Kinds(index.chunk_table())
+    return _KINDS[index]
+
+
+def filter_keys(index: KbIndex) -> frozenset[str]:
     """The keys a filter may name in `index`: the chunk's own (``doc``, ``kind``,
-    ``verified``) and every front-matter key a document gives."""
-    return set(CHUNK_KEYS) | {"verified"} | {k for d in index.docs() for k in d["metadata"]}
+    ``verified``) and every front-matter key a document gives (made once per index)."""
+    if index not in _KEYS:
+        _KEYS[index] = frozenset(CHUNK_KEYS | {"verified"} |
+                                 {k for d in index.docs() for k in d["metadata"]})
+    return _KEYS[index]
 
 
 def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
@@ -169,7 +197,7 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
             raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}",
                              key="unknown_where_key",
                              values={"key": key, "keys": ", ".join(sorted(known))})
-        _check_value(key, op, want, index.chunk_table())
+        _check_value(key, op, want, index)
         if key not in CHUNK_KEYS and key != "verified" and op in (">=", "<="):
             _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
 
@@ -184,14 +212,14 @@ def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[Condition]
             and not any(_compare(d["metadata"].get(key), op, want) for d in docs)]
 
 
-def _check_value(key: str, op: str, want: str, table: ChunkTable) -> None:
+def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
     """Closed-set keys: a value they can never have is an error, not an empty result."""
     shown = where_text(key, op, want)
     if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
         raise UsageError(f"bad --where {shown}: use verified=true or verified=false",
                          key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
-        kinds = sorted({str(k) for k in table.kind})
+        kinds = _kinds(index).names
         if want.casefold() not in {k.casefold() for k in kinds}:
             raise UsageError(f"bad --where {shown}: no chunk of kind {want!r} in this "
                              f"index; its kinds: {', '.join(kinds)}",

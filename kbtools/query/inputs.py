@@ -174,8 +174,9 @@ def read_inputs(question: str, table: DecisionTable,
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    spans = Others.of(frozenset(vocabulary), own).spans(text) \
-        if vocabulary and found_numbers else []
+    elsewhere = Others.of(frozenset(vocabulary), own) if vocabulary and found_numbers \
+        else Others()
+    spans = elsewhere.spans(text)
     wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}
@@ -234,7 +235,7 @@ def read_inputs(question: str, table: DecisionTable,
                 and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
                               fraction=x.unit == _PERCENT)
                 and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))
-                and not _said_of_other(text, x, spans, own)]
+                and not _said_of_other(text, x, spans, elsewhere.own_chars)]
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
@@ -377,13 +378,12 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
 
 
 def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
-                   own: Collection[str]) -> bool:
+                   mine: frozenset[str]) -> bool:
     """Whether number `x` is said of another table's input that one of `spans` names: the
     name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
-    C``) or a few Chinese characters that share none with the table's `own` input names
+    C``) or a few Chinese characters none of which is in `mine`, the table's input names'
     (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
     right after it and its unit (``80 C oil temperature``)."""
-    mine = {ch for name in own for ch in name if is_cjk(ch)}
     for start, end in spans:
         gap = drop_fillers(strip_fillers(text[end:x.start]))
         if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from kbtools.decision import column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
 from kbtools.query.values import compact
-from kbtools.query.wording import ABBREVIATIONS
+from kbtools.query.wording import ABBREVIATIONS, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
 # 油温度, 水温 水温度. (full name, its short form in a compound)
@@ -79,10 +79,12 @@ def _latin(ch: str) -> bool:
 @dataclass(frozen=True)
 class Others:
     """The knowledge's input names that name none of one table's inputs (`of`), longest
-    first, and the names of that table's own inputs with their short forms (`own`)."""
+    first, the names of that table's own inputs with their short forms (`own`), and the
+    Chinese characters of those names as the table gives them (`own_chars`)."""
 
     names: tuple[str, ...] = ()
     own: frozenset[str] = frozenset()
+    own_chars: frozenset[str] = frozenset()
 
     @classmethod
     @functools.lru_cache(maxsize=256)  # a table is read for many questions: made once
@@ -95,7 +97,8 @@ class Others:
         mine = frozenset(form for name in own for form in short_forms(name))
         return cls(tuple(sorted((n for n in vocabulary if n not in mine and
                                  not any(_ends_with(m, n) for m in mine)),
-                                key=lambda n: (-len(n), n))), mine)
+                                key=lambda n: (-len(n), n))), mine,
+                   frozenset(ch for name in own for ch in name if is_cjk(ch)))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where compacted `text` names one of these (a Latin name as whole words), as (start,
