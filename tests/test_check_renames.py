@@ -9,57 +9,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kbtools.cli import main
-from tests.kbfixtures import PAGE
-
-IDENTITY = {"GIT_AUTHOR_NAME": "Rename Test", "GIT_AUTHOR_EMAIL": "rename@example.com",
-            "GIT_COMMITTER_NAME": "Rename Test", "GIT_COMMITTER_EMAIL": "rename@example.com"}
-
-
-def page(title: str, body: str) -> str:
-    return PAGE.format(title=title, source="test", body=body)
-
-
-def git(root: Path, *args: str) -> str:
-    env = {**os.environ, **IDENTITY}
-    return subprocess.run(["git", "-C", str(root), *args], env=env, check=True,
-                          capture_output=True, text=True).stdout.strip()
-
-
-def short(root: Path) -> str:
-    return git(root, "log", "-1", "--format=%h")
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    (root / rel).parent.mkdir(parents=True, exist_ok=True)
-    (root / rel).write_text(text, encoding="utf-8")
+from tests.renamekb import IDENTITY, check, committed_kb, git, page, short, write
 
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A committed knowledge base: a guide (headings Usage, Setup), a picture, and a
-    document in a sub-folder linking both (the guide twice, with anchors)."""
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    root = tmp_path / "kb"
-    write(root, "kb.toml", "")
-    write(root, "knowledge/guide.md", page("Guide", "## Usage\n\nUse it.\n\n## Setup\n\nSet.\n"))
-    write(root, "knowledge/faq/pump.md", page(
-        "Pump", "See [the guide](../guide.md), [usage](../guide.md#usage), "
-                "[gone](../guide.md#nowhere-at-all-xyz).\n\n![pump](../../assets/pump.png)\n"))
-    (root / "assets").mkdir()
-    (root / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    git(root, "init", "-q")
-    git(root, "add", "kb.toml", "knowledge", "assets")
-    git(root, "commit", "-qm", "start")
-    monkeypatch.chdir(root)
-    return root
-
-
-def check(*args: str):
-    return CliRunner().invoke(main, ["check", *args])
+    """A committed knowledge base (`committed_kb`): a document in a sub-folder linking the
+    guide (twice, with anchors) and the picture."""
+    return committed_kb(tmp_path, monkeypatch,
+                        "See [the guide](../guide.md), [usage](../guide.md#usage), "
+                        "[gone](../guide.md#nowhere-at-all-xyz).\n\n![pump](../../assets/pump.png)\n")
 
 
 def missing_lines(output: str) -> list[str]:

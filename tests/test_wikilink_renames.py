@@ -10,30 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_check_renames import IDENTITY, check, git, page, short, write
+from tests.renamekb import check, committed_kb, git, page, short, write
 
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A committed knowledge base: a guide (headings Usage, Setup), a picture, and a
-    document in a sub-folder naming both by wikilinks, written every way Obsidian writes
-    them."""
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    root = tmp_path / "kb"
-    write(root, "kb.toml", "")
-    write(root, "knowledge/guide.md", page("Guide", "## Usage\n\nUse it.\n\n## Setup\n\nSet.\n"))
-    write(root, "knowledge/faq/pump.md", page(
-        "Pump", "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]] "
-                "and [[../guide]].\n\n![[pump.png|300]]\n\n"
-                "| a | b |\n|---|---|\n| x | [[guide\\|in a cell]] |\n"))
-    (root / "assets").mkdir()
-    (root / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    git(root, "init", "-q")
-    git(root, "add", "kb.toml", "knowledge", "assets")
-    git(root, "commit", "-qm", "start")
-    monkeypatch.chdir(root)
-    return root
+    """A committed knowledge base (`committed_kb`): a document in a sub-folder naming the
+    guide and the picture by wikilinks, written every way Obsidian writes them."""
+    return committed_kb(tmp_path, monkeypatch,
+                        "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]] "
+                        "and [[../guide]].\n\n![[pump.png|300]]\n\n"
+                        "| a | b |\n|---|---|\n| x | [[guide\\|in a cell]] |\n")
 
 
 def wikilink_lines(output: str) -> list[str]:
