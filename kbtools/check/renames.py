@@ -11,10 +11,11 @@ every path fix's (`anchors.settle`: the closest heading, or none).
 - An Obsidian wikilink or embed naming no file gets the same hint when the files it named
   (found as Obsidian finds them, `wikilinks.matching`: by name among the renamed paths of the
   knowledge and assets folders, or by its relative path) were renamed along one chain:
-  `--fix` writes it as a wikilink again, its heading, label and size kept, naming the file
-  as Obsidian would (`wikilinks.written_target`: a note without `.md` unless it was written
-  with one, the shortest ending of the path that names the file alone; `kb check --fix`
-  makes a standard link of it next). Several such files renamed: named, not chosen.
+  `--fix` writes the standard link (`wikilinks.standard_link`) of the wikilink naming the
+  file as Obsidian would (`wikilinks.written_target`: a note without `.md` unless it was
+  written with one, the shortest ending of the path that names the file alone), its
+  heading, label and size kept: one run, as a wikilink written again would be a finding
+  of its own. Several such files renamed: named, not chosen.
 - History is read once per run, and only when a link's target is missing: one
   `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/).
 - Outside Git, in a repository without commits or when git fails: no hint. A shallow
@@ -155,7 +156,7 @@ def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
     olds = _by_name(renames, trees)
     for doc, m in wanted:
         if m.wikilink:
-            hint = _wikilink_hint(doc, m, renames, olds, there, fs, trees)
+            hint = _wikilink_hint(doc, m, renames, olds, there, fs, trees, slugs_of)
             if hint is not None:
                 told[(doc, m.line, m.col)] = hint
             continue
@@ -200,11 +201,12 @@ def _by_name(renames: list[Rename], trees: Sequence[str]) -> dict[str, list[str]
 
 
 def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, list[str]],
-                   there: Callable[[str], bool], fs: FsCache,
-                   trees: Sequence[str]) -> Hint | None:
+                   there: Callable[[str], bool], fs: FsCache, trees: Sequence[str],
+                   slugs_of: SlugsOf | None) -> Hint | None:
     """The hint of a wikilink naming no file, when the files it named (as Obsidian finds
-    them: `wikilinks.matching`) were renamed: one chain of renames → the wikilink naming
-    where it ends (`wikilinks.written_target`), heading and label kept."""
+    them: `wikilinks.matching`) were renamed: one chain of renames → the standard link of
+    the wikilink naming where it ends (`wikilinks.written_target`), heading and label kept,
+    its anchor settled as `--fix` settles it (`anchors.settle`)."""
     link = wikilinks.parse_wikilink(m.raw)
     relative = wikilinks.relative_names(link, doc)
     named = [p for p in relative if any(r.old == p for r in renames)][:1] \
@@ -240,9 +242,17 @@ def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, 
     if target is None:
         return Hint(f"{message}; no wikilink names it alone: write a standard relative link "
                     f"to it ({wikilinks.SETTINGS})", None)
-    new = wikilinks.with_target(link, target)
-    return Hint(f"{message}; `kb check --fix` writes {wikilinks.quoted(new)} "
-                f"({wikilinks.SETTINGS})", Edit(m.line, m.col, m.raw, new))
+    # the standard link the wikilink naming the file would become (`wikilinks.standard_link`):
+    # one `--fix` writes it, not a wikilink that is itself a finding for a second run
+    renamed = wikilinks.parse_wikilink(wikilinks.with_target(link, target))
+    slug = wikilinks.heading_slug(renamed, final)
+    edit = Edit(m.line, m.col, m.raw, wikilinks.standard_link(renamed, final, doc),
+                final if slug else "", slug, True)
+    settled, note = anchors.settle(edit, slugs_of, doc) if slugs_of else (edit, "")
+    if settled is None:
+        return Hint(f"{message}; {note} ({wikilinks.SETTINGS})", edit)
+    return Hint(f"{message}; `kb check --fix` writes {wikilinks.quoted(settled.new)}"
+                + (f" ({note})" if note else "") + f" ({wikilinks.SETTINGS})", edit)
 
 
 def _rel(target: str, doc_dir: str) -> str:
