@@ -153,3 +153,17 @@ def test_no_hint_outside_git(kb, tmp_path):
     (kb / ".git").rename(tmp_path / "git-away")
     res = check("knowledge")
     assert wikilink_lines(res.output) and "renamed" not in res.output
+
+
+def test_a_relative_wikilink_in_another_case_follows_the_file_obsidian_finds(kb):
+    """Obsidian finds `[[../Guide]]`'s note in any letter case, as `--fix` does a file on
+    disk: the rename is followed, and the finding says how the wikilink differs."""
+    write(kb, "knowledge/faq/pump.md", page("Pump", "[[../Guide#Usage]]\n"))
+    git(kb, "commit", "-qam", "a wikilink in another case")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    (line,) = wikilink_lines(check("knowledge").output)
+    assert f"renamed to '../handbook.md' in {short(kb)} (the file was '../guide.md', " \
+        "differing in letter case, which Obsidian finds)" in line
+    assert check("--fix", "knowledge").exit_code == 0
+    assert "[../handbook > Usage](../handbook.md#usage)\n" in pump(kb)
