@@ -167,3 +167,37 @@ def test_a_relative_wikilink_in_another_case_follows_the_file_obsidian_finds(kb)
         "differing in letter case, which Obsidian finds)" in line
     assert check("--fix", "knowledge").exit_code == 0
     assert "[../handbook > Usage](../handbook.md#usage)\n" in pump(kb)
+
+
+def _shapes() -> list[str]:
+    """Wikilinks and embeds to the guide and the picture, every way Obsidian writes them."""
+    notes = [f"{'!' if embed else ''}[[{target}{heading}{label}]]"
+             for embed in (False, True) for target in ("guide", "../guide", "guide.md")
+             for heading in ("", "#Usage", "#Usag", "#Nothing Like It Zzz")
+             for label in ("", "|text")]
+    pictures = [f"![[{target}{label}]]" for target in ("pump.png", "../../assets/pump.png")
+                for label in ("", "|alt", "|300", "|alt|300x200")]
+    return notes + pictures
+
+
+def test_every_wikilink_shape_is_fixed_by_one_run(kb):
+    """In text and in table cells: after one `--fix` nothing is left to fix or report, and a
+    second run writes nothing."""
+    shapes = _shapes()
+    cells = "".join(f"| {n} | {s.replace('|', chr(92) + '|')} |\n"
+                    for n, s in enumerate(shapes))
+    write(kb, "knowledge/faq/pump.md", page(
+        "Pump", "\n\n".join(shapes) + "\n\n| n | link |\n|---|---|\n" + cells))
+    git(kb, "commit", "-qam", "every shape")
+    (kb / "knowledge/manuals").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "knowledge/manuals/handbook.md")
+    git(kb, "mv", "assets/pump.png", "assets/pump-1.png")
+    git(kb, "commit", "-qm", "rename")
+    assert len(wikilink_lines(check("knowledge").output)) == 2 * len(shapes)
+    fixed = check("--fix", "knowledge")
+    assert fixed.exit_code == 0, fixed.output
+    assert fixed.output.count("fixed:") == 2 * len(shapes)
+    text = pump(kb)
+    assert "[[" not in text and text.count("](../manuals/handbook.md") == 2 * 48
+    again = check("--fix", "knowledge")
+    assert again.exit_code == 0 and "fixed:" not in again.output and pump(kb) == text
