@@ -65,6 +65,16 @@ class SourceError(KbError):
         super().__init__(message, path=path)
 
 
+class StaleEdit(KbError):
+    """`kb check --fix` found a document changed since it was checked: an edit's old text is
+    no longer at its line and column, so none of the document's edits is written."""
+
+    def __init__(self, line: int, col: int, old: str):
+        self.col = col
+        super().__init__(f"changed since it was checked (no {old!r} here now): nothing of "
+                         "it was written; run `kb check --fix` again", line=line)
+
+
 class IndexLoadError(KbError):
     """An index is missing, corrupted, or incompatible (format version, model)."""
 

@@ -4,7 +4,7 @@ as written), reference links and autolinks, code left alone, absolute paths."""
 from __future__ import annotations
 
 from kbtools.check.engine import check_file, check_paths, make_context
-from kbtools.check.fix import apply_edits
+from kbtools.check.fix import NotFixed, apply_edits, fix_results
 from kbtools.config import load_config
 from tests.kbfixtures import GOOD_FM
 from tests.test_check import codes_for, write_repo
@@ -268,3 +268,23 @@ def test_a_case_backslash_or_unicode_fix_not_written_as_it_reads_is_left_by_hand
     assert doc.read_text(encoding="utf-8") == GOOD_FM + body
     assert [(f.line, f.code) for f in after if f.path == "knowledge/a.md"] == \
         [(f.line, f.code) for f in found]
+
+
+def test_a_document_changed_since_it_was_checked_is_not_fixed_in_part(tmp_path):
+    """Its edits are written together or not at all: one no longer where the check saw it
+    (an editor saved the file in between) leaves the whole file as it is, with one
+    `not fixed` line naming the file, line and column."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "Pump.md").write_text(GOOD_FM + "# P\n", encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n[a](pump.md)\n\n[b](pump.md)\n", encoding="utf-8")
+    result = check_file(doc, make_context(load_config(root)))
+    assert len(result.edits) == 2
+    edited = doc.read_text(encoding="utf-8").replace("[b](pump.md)", "See [b](pump.md)")
+    doc.write_text(edited, encoding="utf-8")
+    (change,) = fix_results([result], root)
+    assert isinstance(change, NotFixed)
+    line = GOOD_FM.count("\n") + 5
+    assert change.format() == f"knowledge/a.md:{line}:5: not fixed: changed since it was " \
+        "checked (no 'pump.md' here now): nothing of it was written; run `kb check --fix` again"
+    assert doc.read_text(encoding="utf-8") == edited

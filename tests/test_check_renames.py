@@ -9,57 +9,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kbtools.cli import main
-from tests.kbfixtures import PAGE
-
-IDENTITY = {"GIT_AUTHOR_NAME": "Rename Test", "GIT_AUTHOR_EMAIL": "rename@example.com",
-            "GIT_COMMITTER_NAME": "Rename Test", "GIT_COMMITTER_EMAIL": "rename@example.com"}
-
-
-def page(title: str, body: str) -> str:
-    return PAGE.format(title=title, source="test", body=body)
-
-
-def git(root: Path, *args: str) -> str:
-    env = {**os.environ, **IDENTITY}
-    return subprocess.run(["git", "-C", str(root), *args], env=env, check=True,
-                          capture_output=True, text=True).stdout.strip()
-
-
-def short(root: Path) -> str:
-    return git(root, "log", "-1", "--format=%h")
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    (root / rel).parent.mkdir(parents=True, exist_ok=True)
-    (root / rel).write_text(text, encoding="utf-8")
+from tests.renamekb import IDENTITY, check, committed_kb, git, page, short, write
 
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A committed knowledge base: a guide (headings Usage, Setup), a picture, and a
-    document in a sub-folder linking both (the guide twice, with anchors)."""
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    root = tmp_path / "kb"
-    write(root, "kb.toml", "")
-    write(root, "knowledge/guide.md", page("Guide", "## Usage\n\nUse it.\n\n## Setup\n\nSet.\n"))
-    write(root, "knowledge/faq/pump.md", page(
-        "Pump", "See [the guide](../guide.md), [usage](../guide.md#usage), "
-                "[gone](../guide.md#nowhere-at-all-xyz).\n\n![pump](../../assets/pump.png)\n"))
-    (root / "assets").mkdir()
-    (root / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    git(root, "init", "-q")
-    git(root, "add", "kb.toml", "knowledge", "assets")
-    git(root, "commit", "-qm", "start")
-    monkeypatch.chdir(root)
-    return root
-
-
-def check(*args: str):
-    return CliRunner().invoke(main, ["check", *args])
+    """A committed knowledge base (`committed_kb`): a document in a sub-folder linking the
+    guide (twice, with anchors) and the picture."""
+    return committed_kb(tmp_path, monkeypatch,
+                        "See [the guide](../guide.md), [usage](../guide.md#usage), "
+                        "[gone](../guide.md#nowhere-at-all-xyz).\n\n![pump](../../assets/pump.png)\n")
 
 
 def missing_lines(output: str) -> list[str]:
@@ -194,3 +154,50 @@ def test_a_knowledge_base_below_the_top_of_the_repository(tmp_path, monkeypatch)
     assert f"'b.md' does not exist (knowledge/b.md); renamed to 'b2.md' in {short(top)}" in out
     line = next(ln for ln in out.splitlines() if "'c.md' does not exist" in ln)
     assert "renamed" not in line
+
+
+def test_a_link_differing_in_case_from_a_renamed_file_is_named_not_written(kb):
+    """`../Guide.md` never named guide.md where links are compared byte for byte (Linux,
+    GitHub): the hint names the renamed file and says how the link differs, and `--fix`
+    does not rewrite it to that file."""
+    write(kb, "knowledge/faq/pump.md", page("Pump", "[g](../Guide.md#usage)\n"))
+    git(kb, "commit", "-qam", "a link in another case")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    res = check("knowledge")
+    (line,) = missing_lines(res.output)
+    assert "'../Guide.md#usage' does not exist (knowledge/Guide.md); no file was renamed " \
+        f"from that path, but '../guide.md' (differing in letter case) was renamed to " \
+        f"'../handbook.md' in {short(kb)}" in line
+    assert "`kb check --fix` does not write it; link '../handbook.md#usage' by hand" in line
+    before = (kb / "knowledge/faq/pump.md").read_bytes()
+    fixed = check("--fix", "knowledge")
+    assert fixed.exit_code == 1 and "fixed:" not in fixed.output
+    assert (kb / "knowledge/faq/pump.md").read_bytes() == before
+
+
+def test_two_renamed_files_differing_from_a_link_in_case_are_both_named(kb):
+    write(kb, "knowledge/faq/pump.md", page("Pump", "[g](../GUIDE.md)\n"))
+    write(kb, "knowledge/Guide.md", page("Other guide", "Other."))
+    git(kb, "add", "knowledge")
+    git(kb, "commit", "-qm", "a second guide")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/a.md")
+    git(kb, "mv", "knowledge/Guide.md", "knowledge/b.md")
+    git(kb, "commit", "-qm", "rename both")
+    (line,) = missing_lines(check("knowledge").output)
+    assert "'../Guide.md' (differing in letter case) was renamed to '../b.md'" in line
+    assert "'../guide.md' (differing in letter case) was renamed to '../a.md'" in line
+    assert "link the file meant by hand" in line
+
+
+def test_a_link_written_in_the_renamed_files_case_is_still_fixed(kb):
+    """Another file differing in case alone was renamed too: the link's own is followed."""
+    write(kb, "knowledge/Guide.md", page("Other guide", "Other."))
+    git(kb, "add", "knowledge")
+    git(kb, "commit", "-qm", "a second guide")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/a.md")
+    git(kb, "mv", "knowledge/Guide.md", "knowledge/b.md")
+    git(kb, "commit", "-qm", "rename both")
+    check("--fix", "knowledge")
+    assert "[the guide](../a.md), [usage](../a.md#usage)" in \
+        (kb / "knowledge/faq/pump.md").read_text("utf-8")

@@ -1,8 +1,9 @@
 """`kb check` on an Obsidian wikilink or embed whose note or picture was renamed or moved in
 Git history: its `link-wikilink` finding says where the file went, as a standard link's
-`path-missing` finding does, and `kb check --fix` rewrites the wikilink to name the file
-(still a wikilink, its heading and label kept; a bare name when Obsidian finds the file by
-that name alone, else the shortest path ending the file's that names it alone)."""
+`path-missing` finding does, and one `kb check --fix` run rewrites it as the standard link a
+wikilink naming the file becomes (its heading, label and size kept; the text of one without
+a label names the file as Obsidian would: a bare name when Obsidian finds the file by that
+name alone, else the shortest path ending the file's that names it alone)"""
 
 from __future__ import annotations
 
@@ -10,30 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_check_renames import IDENTITY, check, git, page, short, write
+from tests.renamekb import check, committed_kb, git, page, short, write
 
 
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A committed knowledge base: a guide (headings Usage, Setup), a picture, and a
-    document in a sub-folder naming both by wikilinks, written every way Obsidian writes
-    them."""
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    root = tmp_path / "kb"
-    write(root, "kb.toml", "")
-    write(root, "knowledge/guide.md", page("Guide", "## Usage\n\nUse it.\n\n## Setup\n\nSet.\n"))
-    write(root, "knowledge/faq/pump.md", page(
-        "Pump", "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]] "
-                "and [[../guide]].\n\n![[pump.png|300]]\n\n"
-                "| a | b |\n|---|---|\n| x | [[guide\\|in a cell]] |\n"))
-    (root / "assets").mkdir()
-    (root / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    git(root, "init", "-q")
-    git(root, "add", "kb.toml", "knowledge", "assets")
-    git(root, "commit", "-qm", "start")
-    monkeypatch.chdir(root)
-    return root
+    """A committed knowledge base (`committed_kb`): a document in a sub-folder naming the
+    guide and the picture by wikilinks, written every way Obsidian writes them."""
+    return committed_kb(tmp_path, monkeypatch,
+                        "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]] "
+                        "and [[../guide]].\n\n![[pump.png|300]]\n\n"
+                        "| a | b |\n|---|---|\n| x | [[guide\\|in a cell]] |\n")
 
 
 def wikilink_lines(output: str) -> list[str]:
@@ -44,7 +32,9 @@ def pump(kb: Path) -> str:
     return (kb / "knowledge/faq/pump.md").read_text("utf-8")
 
 
-def test_a_renamed_note_and_picture_are_named_and_fixed_as_wikilinks(kb):
+def test_a_renamed_note_and_picture_are_named_and_fixed_in_one_run(kb):
+    """One `--fix` writes the standard link the wikilink naming the renamed file becomes
+    (a wikilink is a finding of its own: written as one, it took a second run)."""
     (kb / "knowledge/manuals").mkdir()
     (kb / "assets/images").mkdir()
     git(kb, "mv", "knowledge/guide.md", "knowledge/manuals/handbook.md")
@@ -56,20 +46,45 @@ def test_a_renamed_note_and_picture_are_named_and_fixed_as_wikilinks(kb):
     assert len(found) == 7
     assert all(f"in {short(kb)}" in ln and "renamed to " in ln for ln in found), found
     assert "renamed to '../manuals/handbook.md'" in found[0]
-    assert "`kb check --fix` writes '[[handbook#Usage]]'" in res.output
-    assert "`kb check --fix` writes '[[handbook.md#Setup|set]]'" in res.output
+    assert "`kb check --fix` writes '[handbook > Usage](../manuals/handbook.md#usage)'" \
+        in res.output
+    assert "`kb check --fix` writes '[set](../manuals/handbook.md#setup)'" in res.output
     assert "renamed to '../../assets/images/pump-1.png'" in res.output
-    assert "`kb check --fix` writes '![[pump-1.png|300]]'" in res.output
+    assert "`kb check --fix` writes '<img src=\"../../assets/images/pump-1.png\" " \
+        "alt=\"pump-1\" width=\"300\">'" in res.output
     fixed = check("--fix", "knowledge")
+    assert fixed.exit_code == 0, fixed.output
     text = pump(kb)
-    assert "See [[handbook]], [[handbook#Usage]], [[handbook|the guide]], " \
-        "[[handbook.md#Setup|set]] and [[../manuals/handbook]]." in text, text
-    assert "![[pump-1.png|300]]" in text
-    assert "| x | [[handbook\\|in a cell]] |" in text
-    # each now names an existing file: what remains is the wikilink's own finding, whose
-    # fix writes a standard link
-    assert "renamed" not in fixed.output
-    assert "(../manuals/handbook.md#usage)" in fixed.output
+    assert "See [handbook](../manuals/handbook.md), " \
+        "[handbook > Usage](../manuals/handbook.md#usage), " \
+        "[the guide](../manuals/handbook.md), [set](../manuals/handbook.md#setup) and " \
+        "[../manuals/handbook](../manuals/handbook.md)." in text, text
+    assert '<img src="../../assets/images/pump-1.png" alt="pump-1" width="300">' in text
+    assert "| x | [in a cell](../manuals/handbook.md) |" in text
+    assert "renamed" not in fixed.output and "[[" not in text
+    again = check("--fix", "knowledge")
+    assert again.exit_code == 0 and "fixed:" not in again.output
+    assert pump(kb) == text
+
+
+def test_renamed_wikilinks_and_standard_links_of_one_document_in_one_run(kb):
+    """A renamed wikilink, embed and standard link on one line, and a wikilink's heading
+    the renamed note lacks (the closest heading written, as every wikilink fix does)."""
+    write(kb, "knowledge/faq/pump.md", page(
+        "Pump", "[[guide#Usag|u]] [g](../guide.md#setup) ![[pump.png]] [[guide]]\n"))
+    git(kb, "add", "knowledge/faq/pump.md")
+    git(kb, "commit", "-qm", "links on one line")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "mv", "assets/pump.png", "assets/pump-1.png")
+    git(kb, "commit", "-qm", "rename")
+    res = check("knowledge")
+    assert "`kb check --fix` writes '[u](../handbook.md#usage)' (no heading '#usag' in " \
+        "knowledge/handbook.md; linked to '#usage', the one closest heading)" in res.output
+    fixed = check("--fix", "knowledge")
+    assert fixed.exit_code == 0, fixed.output
+    assert fixed.output.count("fixed:") == 4
+    assert "[u](../handbook.md#usage) [g](../handbook.md#setup) " \
+        "![pump-1](../../assets/pump-1.png) [handbook](../handbook.md)\n" in pump(kb)
 
 
 def test_a_name_two_files_share_is_written_with_the_path_that_names_one(kb):
@@ -79,9 +94,11 @@ def test_a_name_two_files_share_is_written_with_the_path_that_names_one(kb):
     git(kb, "add", "knowledge/old/handbook.md")
     git(kb, "commit", "-qm", "a handbook in manuals, another in old")
     res = check("knowledge")
-    assert "`kb check --fix` writes '[[manuals/handbook#Usage]]'" in res.output
+    assert "`kb check --fix` writes '[manuals/handbook > Usage]" \
+        "(../manuals/handbook.md#usage)'" in res.output
     check("--fix", "knowledge")
-    assert "See [[manuals/handbook]], [[manuals/handbook#Usage]]" in pump(kb)
+    assert "See [manuals/handbook](../manuals/handbook.md), " \
+        "[manuals/handbook > Usage](../manuals/handbook.md#usage)" in pump(kb)
 
 
 def test_two_renamed_notes_of_that_name_are_not_chosen(kb):
@@ -99,7 +116,7 @@ def test_two_renamed_notes_of_that_name_are_not_chosen(kb):
     text = pump(kb)
     assert "See [[guide]], [[guide#Usage]], [[guide|the guide]], [[guide.md#Setup|set]]" in text
     # a relative path names one of them: the one renamed to first.md
-    assert "and [[../first]]." in text
+    assert "and [../first](../first.md)." in text
 
 
 def test_a_wikilink_that_still_names_a_file_gets_no_rename_hint(kb):
@@ -127,7 +144,7 @@ def test_a_note_moved_out_of_the_searched_folders_is_named_not_written(kb):
     text = pump(kb)
     assert "See [[guide]], [[guide#Usage]]" in text
     # a relative path is followed wherever it leads, as Obsidian follows it
-    assert "and [[../../archive/guide]]." in text
+    assert "and [../../archive/guide](../../archive/guide.md)." in text
 
 
 def test_no_hint_outside_git(kb, tmp_path):
@@ -136,3 +153,51 @@ def test_no_hint_outside_git(kb, tmp_path):
     (kb / ".git").rename(tmp_path / "git-away")
     res = check("knowledge")
     assert wikilink_lines(res.output) and "renamed" not in res.output
+
+
+def test_a_relative_wikilink_in_another_case_follows_the_file_obsidian_finds(kb):
+    """Obsidian finds `[[../Guide]]`'s note in any letter case, as `--fix` does a file on
+    disk: the rename is followed, and the finding says how the wikilink differs."""
+    write(kb, "knowledge/faq/pump.md", page("Pump", "[[../Guide#Usage]]\n"))
+    git(kb, "commit", "-qam", "a wikilink in another case")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    (line,) = wikilink_lines(check("knowledge").output)
+    assert f"renamed to '../handbook.md' in {short(kb)} (the file was '../guide.md', " \
+        "differing in letter case, which Obsidian finds)" in line
+    assert check("--fix", "knowledge").exit_code == 0
+    assert "[../handbook > Usage](../handbook.md#usage)\n" in pump(kb)
+
+
+def _shapes() -> list[str]:
+    """Wikilinks and embeds to the guide and the picture, every way Obsidian writes them."""
+    notes = [f"{'!' if embed else ''}[[{target}{heading}{label}]]"
+             for embed in (False, True) for target in ("guide", "../guide", "guide.md")
+             for heading in ("", "#Usage", "#Usag", "#Nothing Like It Zzz")
+             for label in ("", "|text")]
+    pictures = [f"![[{target}{label}]]" for target in ("pump.png", "../../assets/pump.png")
+                for label in ("", "|alt", "|300", "|alt|300x200")]
+    return notes + pictures
+
+
+def test_every_wikilink_shape_is_fixed_by_one_run(kb):
+    """In text and in table cells: after one `--fix` nothing is left to fix or report, and a
+    second run writes nothing."""
+    shapes = _shapes()
+    cells = "".join(f"| {n} | {s.replace('|', chr(92) + '|')} |\n"
+                    for n, s in enumerate(shapes))
+    write(kb, "knowledge/faq/pump.md", page(
+        "Pump", "\n\n".join(shapes) + "\n\n| n | link |\n|---|---|\n" + cells))
+    git(kb, "commit", "-qam", "every shape")
+    (kb / "knowledge/manuals").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "knowledge/manuals/handbook.md")
+    git(kb, "mv", "assets/pump.png", "assets/pump-1.png")
+    git(kb, "commit", "-qm", "rename")
+    assert len(wikilink_lines(check("knowledge").output)) == 2 * len(shapes)
+    fixed = check("--fix", "knowledge")
+    assert fixed.exit_code == 0, fixed.output
+    assert fixed.output.count("fixed:") == 2 * len(shapes)
+    text = pump(kb)
+    assert "[[" not in text and text.count("](../manuals/handbook.md") == 2 * 48
+    again = check("--fix", "knowledge")
+    assert again.exit_code == 0 and "fixed:" not in again.output and pump(kb) == text

@@ -1,7 +1,9 @@
 """`kb check --fix`: apply the mechanical path repairs found by the checks, atomically.
 
-Only edits whose old text is still exactly where the check saw it are applied; the rest of
-the file keeps its bytes (line endings, BOM) unchanged. A document that is a symlink keeps
+A document's edits are written together, in one atomic replace, or not at all: when the
+old text of any is no longer where the check saw it (the file changed since), nothing of
+it is written and one `not fixed` line says so. The rest of the file keeps its bytes (line
+endings, BOM) unchanged. A document that is a symlink keeps
 its link: the file it leads to is rewritten, when that file lies inside the repository;
 otherwise nothing is written and one `not fixed` line says why.
 """
@@ -20,7 +22,7 @@ from kbtools.check.anchors import SlugsOf
 from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
 from kbtools.corpus import is_inside, read_source
-from kbtools.errors import SourceError
+from kbtools.errors import SourceError, StaleEdit
 from kbtools.findings import Finding, display_path
 from kbtools.fsutil import atomic_write_bytes
 
@@ -85,6 +87,9 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
         return []  # never rewrite a file we cannot round-trip
     parts = NEWLINE.split(text)  # [line, sep, line, sep, ..., line]
     lines = parts[0::2]
+    stale = next((e for e in edits if e.old and not _written_at(lines, e)), None)
+    if stale is not None:  # changed since it was checked: no part of its fixes is written
+        raise StaleEdit(stale.line, stale.col, stale.old)
     applied = []
     # right to left within a line, so earlier columns stay valid
     for edit in sorted(set(edits), key=lambda e: (e.line, -e.col)):
@@ -102,6 +107,12 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
         data = "".join(parts).encode("utf-8")
         atomic_write_bytes(target, (BOM + data) if bom else data)
     return applied
+
+
+def _written_at(lines: list[str], edit: Edit) -> bool:
+    """Is `edit`'s old text at its line and column of `lines`?"""
+    idx, start = edit.line - 1, edit.col - 1
+    return 0 <= idx < len(lines) and lines[idx][start:start + len(edit.old)] == edit.old
 
 
 def fix_results(results: list[DocResult], root: Path | None = None,
@@ -131,6 +142,10 @@ def fix_results(results: list[DocResult], root: Path | None = None,
         inside = root if root is not None and not res.rel.startswith("/") else None
         try:
             applied = apply_edits(res.path, edits, inside)
+        except StaleEdit as exc:
+            changes.append(NotFixed(display_path(res.rel), exc.message, exc.line or 1,
+                                    exc.col))
+            continue
         except SourceError as exc:
             changes.append(NotFixed(display_path(res.rel), exc.message))
             continue

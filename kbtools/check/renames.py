@@ -11,15 +11,21 @@ every path fix's (`anchors.settle`: the closest heading, or none).
 - An Obsidian wikilink or embed naming no file gets the same hint when the files it named
   (found as Obsidian finds them, `wikilinks.matching`: by name among the renamed paths of the
   knowledge and assets folders, or by its relative path) were renamed along one chain:
-  `--fix` writes it as a wikilink again, its heading, label and size kept, naming the file
-  as Obsidian would (`wikilinks.written_target`: a note without `.md` unless it was written
-  with one, the shortest ending of the path that names the file alone; `kb check --fix`
-  makes a standard link of it next). Several such files renamed: named, not chosen.
+  `--fix` writes the standard link (`wikilinks.standard_link`) of the wikilink naming the
+  file as Obsidian would (`wikilinks.written_target`: a note without `.md` unless it was
+  written with one, the shortest ending of the path that names the file alone), its
+  heading, label and size kept: one run, as a wikilink written again would be a finding
+  of its own. Several such files renamed: named, not chosen.
 - History is read once per run, and only when a link's target is missing: one
   `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/).
 - Outside Git, in a repository without commits or when git fails: no hint. A shallow
   clone's history stops at its boundary (git reads the boundary commits as roots, whose
   files are added, not renamed): renames before it are not known, and not hinted.
+- A link's path differing only in letter case or Unicode form from renamed paths
+  (`../Guide.md`, `guide.md` renamed): named with its renames and how it differs, never
+  written (links are compared byte for byte on Linux and GitHub; the file may not be the
+  one meant). A relative wikilink matches them as Obsidian does, in any case (the same
+  case preferred), and is fixed.
 - A path renamed to two different places over time (`a.md` → `b.md`, a new `a.md` later
   → `c.md`) is ambiguous: kb does not choose (the latest rename is not what a link written
   before the first one meant), names both and fixes nothing.
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,13 +160,21 @@ def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
 
     told: dict[Key, Hint] = {}
     olds = _by_name(renames, trees)
+    folded: dict[str, set[str]] = {}  # the renamed paths by `disk_key`
+    for r in renames:
+        folded.setdefault(disk_key(r.old), set()).add(r.old)
     for doc, m in wanted:
         if m.wikilink:
-            hint = _wikilink_hint(doc, m, renames, olds, there, fs, trees)
+            hint = _wikilink_hint(doc, m, renames, olds, folded, there, fs, trees, slugs_of)
             if hint is not None:
                 told[(doc, m.line, m.col)] = hint
             continue
         chain, choices = follow(renames, m.path, there)
+        if not chain and not choices:
+            hint = _case_hint(doc, m, renames, sorted(folded.get(disk_key(m.path), ())), there)
+            if hint is not None:
+                told[(doc, m.line, m.col)] = hint
+            continue
         doc_dir = posixpath.dirname(doc)
         if choices:
             named = ", ".join(f"to {_rel(r.new, doc_dir)!r} in {r.short}" for r in choices)
@@ -190,6 +205,39 @@ def _renamed(doc: str, m: Missing, chain: list[Rename], slugs_of: SlugsOf | None
     return Hint(message, edit)
 
 
+def _case_hint(doc: str, m: Missing, renames: list[Rename], olds: list[str],
+               there: Callable[[str], bool]) -> Hint | None:
+    """The hint of a link whose path no file was renamed from, when renamed paths differ from
+    it only in letter case or Unicode form (`olds`): named, never written. The link never
+    named that file where links are compared byte for byte (Linux, GitHub), and a path may
+    differ so from another file's: kb does not choose it for the author."""
+    doc_dir = posixpath.dirname(doc)
+    ends: list[tuple[str, Rename]] = []
+    for old in olds:
+        if old == m.path:
+            continue
+        chain, split = follow(renames, old, there)
+        ends.extend((old, r) for r in (chain[-1:] or split))
+    if not ends:
+        return None
+    named = "; ".join(f"{_rel(old, doc_dir)!r} (differing {_difference(m.path, old)}) was "
+                      f"renamed to {_rel(r.new, doc_dir)!r} in {r.short}" for old, r in ends)
+    meant = (f"link {written_path(_rel(ends[0][1].new, doc_dir)) + m.suffix!r} by hand if "
+             "that is the file meant") if len(ends) == 1 else "link the file meant by hand"
+    return Hint(f"{m.said}; no file was renamed from that path, but {named}: links are "
+                f"case-sensitive on Linux and GitHub, so `kb check --fix` does not write it; "
+                f"{meant}", None)
+
+
+def _difference(written: str, old: str) -> str:
+    """How `written` differs from `old`, a path of the same `disk_key`."""
+    if unicodedata.normalize("NFC", written) == unicodedata.normalize("NFC", old):
+        return "in Unicode form"
+    if written.lower() == old.lower():
+        return "in letter case"
+    return "in letter case and Unicode form"
+
+
 def _by_name(renames: list[Rename], trees: Sequence[str]) -> dict[str, list[str]]:
     """The renamed paths inside `trees` by file name (`disk_key`), as a wikilink finds them."""
     out: dict[str, set[str]] = {}
@@ -200,15 +248,15 @@ def _by_name(renames: list[Rename], trees: Sequence[str]) -> dict[str, list[str]
 
 
 def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, list[str]],
-                   there: Callable[[str], bool], fs: FsCache,
-                   trees: Sequence[str]) -> Hint | None:
+                   folded: Mapping[str, set[str]], there: Callable[[str], bool], fs: FsCache,
+                   trees: Sequence[str], slugs_of: SlugsOf | None) -> Hint | None:
     """The hint of a wikilink naming no file, when the files it named (as Obsidian finds
-    them: `wikilinks.matching`) were renamed: one chain of renames → the wikilink naming
-    where it ends (`wikilinks.written_target`), heading and label kept."""
+    them: `wikilinks.matching`) were renamed: one chain of renames → the standard link of
+    the wikilink naming where it ends (`wikilinks.written_target`), heading and label kept,
+    its anchor settled as `--fix` settles it (`anchors.settle`)."""
     link = wikilinks.parse_wikilink(m.raw)
     relative = wikilinks.relative_names(link, doc)
-    named = [p for p in relative if any(r.old == p for r in renames)][:1] \
-        if relative is not None else \
+    named = _relative_renamed(relative, folded) if relative is not None else \
         wikilinks.matching(link, doc, trees, lambda key: olds.get(key, ()))
     chains: dict[str, list[Rename]] = {}
     choices: list[Rename] = []
@@ -231,6 +279,10 @@ def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, 
     if len(chain) > 1:
         message += " (via " + ", ".join(f"{_rel(r.new, doc_dir)!r} in {r.short}"
                                         for r in chain[:-1]) + ")"
+    if relative is not None and chain[0].old not in relative:
+        written = next(n for n in relative if disk_key(n) == disk_key(chain[0].old))
+        message += (f" (the file was {_rel(chain[0].old, doc_dir)!r}, differing "
+                    f"{_difference(written, chain[0].old)}, which Obsidian finds)")
 
     def names_only(target: str) -> bool:
         found = wikilinks.candidates(dataclasses.replace(link, target=target), doc, fs, trees)
@@ -240,9 +292,30 @@ def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, 
     if target is None:
         return Hint(f"{message}; no wikilink names it alone: write a standard relative link "
                     f"to it ({wikilinks.SETTINGS})", None)
-    new = wikilinks.with_target(link, target)
-    return Hint(f"{message}; `kb check --fix` writes {wikilinks.quoted(new)} "
-                f"({wikilinks.SETTINGS})", Edit(m.line, m.col, m.raw, new))
+    # the standard link the wikilink naming the file would become (`wikilinks.standard_link`):
+    # one `--fix` writes it, not a wikilink that is itself a finding for a second run
+    renamed = wikilinks.parse_wikilink(wikilinks.with_target(link, target))
+    slug = wikilinks.heading_slug(renamed, final)
+    edit = Edit(m.line, m.col, m.raw, wikilinks.standard_link(renamed, final, doc),
+                final if slug else "", slug, True)
+    settled, note = anchors.settle(edit, slugs_of, doc) if slugs_of else (edit, "")
+    if settled is None:
+        return Hint(f"{message}; {note} ({wikilinks.SETTINGS})", edit)
+    return Hint(f"{message}; `kb check --fix` writes {wikilinks.quoted(settled.new)}"
+                + (f" ({note})" if note else "") + f" ({wikilinks.SETTINGS})", edit)
+
+
+def _relative_renamed(relative: list[str], folded: Mapping[str, set[str]]) -> list[str]:
+    """The renamed path a wikilink's relative target names (`relative`: its variants, in
+    order), as Obsidian and `wikilinks.candidates` find a file: the same letter case
+    preferred, else the one path differing in case or Unicode form alone (several: none)."""
+    for name in relative:
+        same = folded.get(disk_key(name), set())
+        if name in same:
+            return [name]
+        if len(same) == 1:
+            return sorted(same)
+    return []
 
 
 def _rel(target: str, doc_dir: str) -> str:

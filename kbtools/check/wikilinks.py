@@ -25,8 +25,8 @@ file gives the edit:
 Paths are written as the other path fixes write them (`links.written_path`). Several
 files, none, or a block reference (`#^id`, no Markdown equivalent) → the finding says so
 and nothing is written; of none, Git history may say where the file went and `--fix`
-rewrite the wikilink to name it (`kbtools.check.renames`, with `matching`,
-`written_target` and `with_target` here). The outcome depends on the document's text and on which files
+write the standard link of the wikilink naming it (`kbtools.check.renames`, with
+`matching`, `written_target`, `with_target` and `standard_link` here). The outcome depends on the document's text and on which files
 exist (the results cache's tree signature), never on another document's content (the
 headings of the note a wikilink's anchor names: `kbtools.check.anchors`, never cached).
 """
