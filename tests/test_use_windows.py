@@ -18,8 +18,10 @@ from kbtools.embed.base import normalise
 from kbtools.embed.parallel import doc_batches, embed_batches, workers_for
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.embed.use import SMALL_BATCH, UseEmbedder
-from kbtools.embed.use_windows import MIN_ROWS, TOKEN_BUDGET, WindowEncoder
+from kbtools.embed.use_windows import TOKEN_BUDGET, WindowEncoder, matmul
 from tests.kbfixtures import REPO
+
+LONG = 33  # texts in a batch past OpenBLAS's small-matrix kernels (its products used to be)
 
 
 def chunk_texts(limit: int = 160) -> list[str]:
@@ -61,18 +63,34 @@ def test_windows_give_usem3s_vectors_and_share_the_work(use):
 def test_a_vector_does_not_depend_on_its_batch_to_the_bit(use):
     """What a text's stored vector is must not depend on what else a build embeds with it
     (a warm build embeds only what its cache lacks): alone, in a few, reversed, in a batch
-    of over `MIN_ROWS` texts, on one BLAS thread or two — the same bits."""
+    of over `LONG` texts, on one BLAS thread or two — the same bits."""
     texts = chunk_texts(120)
     enc = WindowEncoder(use.backend())
     whole = enc.encode(texts)
-    assert len(texts) > MIN_ROWS
-    for part in (texts[:1], texts[7:9], texts[::-1][:20], texts[3:3 + MIN_ROWS + 1]):
+    assert len(texts) > LONG
+    for part in (texts[:1], texts[7:9], texts[::-1][:20], texts[3:3 + LONG]):
         rows = [texts.index(t) for t in part]
         assert np.array_equal(enc.encode(part), whole[rows])
     with threadpool_limits(1, user_api="blas"):
         assert np.array_equal(enc.encode(texts[::-1]), whole[::-1])
     small = np.concatenate([use.embed_batch(texts[i:i + 3]) for i in range(0, 30, 3)])
     assert np.array_equal(small, use.embed_batch(texts[:30]))
+
+
+def test_a_products_row_is_the_same_bits_wherever_it_is_among_the_rows():
+    """OpenBLAS summed a row of a float32 product in an order that depends on its place
+    among the product's rows on some CPUs (AMD Zen 5: most rows of a block moved by a few
+    places changed in the last bits), so a text's vector depended on its batch. `matmul`'s
+    rows are the same bits at any place, in a product of any number of rows."""
+    rng = np.random.default_rng(7)
+    for k, n in ((320, 320), (512, 1280), (384, 1536)):
+        w = rng.standard_normal((k, n)).astype(np.float32)
+        a = rng.standard_normal((700, k)).astype(np.float32)
+        whole = matmul(a, w)
+        assert np.abs(whole - a @ w).max() < 1e-3 * np.abs(whole).max()
+        for lo, m in ((0, 1), (3, 2), (5, 31), (17, 100), (250, 449), (1, 699)):
+            assert np.array_equal(matmul(a[lo:lo + m], w), whole[lo:lo + m]), (k, n, lo, m)
+        assert np.array_equal(matmul(a[::-1], w), whole[::-1])
 
 
 needs_bf16 = pytest.mark.skipif(not bf16.available(),
@@ -91,7 +109,7 @@ def test_bfloat16_layers_stay_near_float32_and_independent_of_the_batch(use):
     cos = (exact * whole).sum(axis=1)
     assert cos.min() > 0.9999, texts[int(cos.argmin())]
     assert not np.array_equal(exact, whole)
-    for part in (texts[:1], texts[7:9], texts[::-1][:20], texts[3:3 + MIN_ROWS + 1]):
+    for part in (texts[:1], texts[7:9], texts[::-1][:20], texts[3:3 + LONG]):
         rows = [texts.index(t) for t in part]
         assert np.array_equal(enc.encode(part), whole[rows])
     with threadpool_limits(1, user_api="blas"):
@@ -106,16 +124,16 @@ def test_bfloat16_layers_stay_near_float32_and_independent_of_the_batch(use):
 def test_the_revision_names_the_arithmetic(monkeypatch):
     """Stored vectors say which arithmetic made them (the embedding cache and kept shards
     are keyed by it): float32 "2", bfloat16 "3-<unit>", chosen by the CPU unless set."""
-    assert UseEmbedder(bfloat16=False).revision == "2"
+    assert UseEmbedder(bfloat16=False).revision == "4"
     monkeypatch.setenv(bf16.ENV_SWITCH, "0")
     auto = UseEmbedder()
-    assert auto.revision == "2"
+    assert auto.revision == "4"
     auto.embed_batch(["液压泵"])
     assert auto._windows is not None and auto._windows._packed is None
     monkeypatch.delenv(bf16.ENV_SWITCH)
     if bf16.available():
         on = UseEmbedder()
-        assert on.revision == UseEmbedder(bfloat16=True).revision == f"3-{bf16.kind()}"
+        assert on.revision == UseEmbedder(bfloat16=True).revision == f"5-{bf16.kind()}"
         on.embed_batch(["液压泵"])
         assert on._windows is not None and on._windows._packed  # the layers' weights packed
 

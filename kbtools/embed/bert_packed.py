@@ -10,10 +10,9 @@ not on the rest of its batch, the batch's order, the BLAS thread count or the pr
 softmax) with the tokens of a whole batch laid end to end, no padding between texts:
 
 - the linear layers (query/key/value, attention output, the feed-forward pair: nearly all of
-  the multiply-adds) are one matrix product over every token of the batch. OpenBLAS computes
-  a row of a product the same way whatever the other rows, except for a product of few rows,
-  which it hands to kernels that sum in another order; so every product has at least
-  `MIN_ROWS` rows (`use_windows.matmul`, zero-padded), as for USE;
+  the multiply-adds) are one matrix product over every token of the batch, whose rows are
+  each the same bits wherever they are among its rows (`use_windows.matmul`: numkong's
+  float32 products, as for USE; OpenBLAS's depend on a row's place on some CPUs);
 - attention runs per text on that text's rows only, so its products have the text's own
   shapes in any batch;
 - the embeddings, layer norms and GELU work row by row, and a text's mean pools its own rows.
@@ -116,8 +115,8 @@ class PackedEncoder:
         return pooled
 
     def _linear(self, x: F32, i: int, name: str) -> F32:
-        """x @ w.T for layer `i`'s weight `name` (stored (out, in)): float32 with at least
-        `MIN_ROWS` rows (`use_windows.matmul`), or bfloat16 products (`bf16.dot`)."""
+        """x @ w.T for layer `i`'s weight `name` (stored (out, in)): float32
+        (`use_windows.matmul`), or bfloat16 products (`bf16.dot`)."""
         if self._packed is None:
             out: F32 = matmul(x, getattr(self.model.layers[i], name).T)
             return out
@@ -174,12 +173,14 @@ class PackedBertEmbedder(BertFiles):
 
     @property
     def revision(self) -> str:
-        """What the stored vectors are computed by: "3" = `PackedEncoder` in float32,
-        "4-<unit>" = its linear layers in bfloat16 on that kind of unit (`bf16.kind`); "2"
-        was sentence-transformers embedding each text alone on one torch thread. Same
+        """What the stored vectors are computed by: "5" = `PackedEncoder` in float32 (its
+        products numkong's, `use_windows.matmul`; "3": OpenBLAS's, whose rows depend on
+        their place on some CPUs), "4-<unit>" = its linear layers in bfloat16 on that kind
+        of unit (`bf16.kind`); "2" was sentence-transformers embedding each text alone on
+        one torch thread. Same
         fingerprint, vectors within cosine 0.9999 of each other but not the same bits: the
         embedding cache keeps them apart (`embed.base.vectors_key`), questions read any."""
-        return f"4-{bf16.kind()}" if bf16.chosen(self.bfloat16) else "3"
+        return f"4-{bf16.kind()}" if bf16.chosen(self.bfloat16) else "5"
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         if not texts:

@@ -31,6 +31,9 @@ BF16_UNITS = ("sapphireamx", "graniteamx", "genoa")
 # … of them, the matrix units (AMX tiles): there a question's few rows multiply fastest
 # against weights packed once (`dot`), elsewhere the other way round (`dot_t`)
 TILE_UNITS = ("sapphireamx", "graniteamx")
+# the kinds of unit a build's vectors are named by (`kind`), most specific first: AMD Zen 5
+# (``turin``) also reports ``genoa`` and may run other kernels
+KINDS = ("sapphireamx", "graniteamx", "turin", "genoa")
 ENV_SWITCH = "KB_USE_BF16"
 
 
@@ -54,7 +57,7 @@ def chosen(setting: bool | None) -> bool:
 
 def kind() -> str:
     """The numkong capability whose bfloat16 kernels `dot` runs on this CPU (the best of
-    `BF16_UNITS` it has; "" when `available` is false): what a build's vectors computed
+    `KINDS` it has; "" when `available` is false): what a build's vectors computed
     with them are named by (`kbtools.embed.use.UseEmbedder.revision`), since another kind
     of unit may sum a product in another order."""
     if not available():
@@ -62,7 +65,7 @@ def kind() -> str:
     import numkong
 
     caps = numkong.get_capabilities()
-    return next(unit for unit in BF16_UNITS if caps.get(unit))
+    return next(unit for unit in KINDS if caps.get(unit))
 
 
 def has_tiles() -> bool:

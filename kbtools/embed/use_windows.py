@@ -31,11 +31,15 @@ within cosine 0.99998 of float32's, recorded as another revision (`use.UseEmbedd
 A vector depends only on its text, bit for bit: not on the rest of its batch, the batch's
 size, the BLAS thread count or the process. That is what lets a warm build (which embeds
 only the texts its cache lacks, in other batches) write the bytes of a cold one. Every step
-is row by row except the matrix products, and OpenBLAS computes a product's row the same way
-whatever the other rows — except for a product of few rows, which it hands to other kernels
-(its small-matrix path below about 10⁶ multiply-adds, and matrix-vector for one row) that sum
-in another order. So every float32 product here has at least `MIN_ROWS` rows, padded with
-zeros (`matmul`); numkong's bfloat16 kernels compute each row alike for any number of rows.
+is row by row except the matrix products. OpenBLAS does not compute a product's row the
+same way whatever the other rows: a product of few rows goes to other kernels (its
+small-matrix path, matrix-vector for one row), and on some CPUs the main kernel sums a row
+in an order that depends on its place among the rows (OpenBLAS 0.3.31 runs its Haswell
+kernels on AMD Zen 5: a row moved by one place among 2,000 changed in the last bits). So
+the float32 products here are numkong's (`matmul`): each output a dot product of its own
+against the weights packed once, summed in float64 and rounded once, the same bits for a
+row wherever it is and whatever the rest; numkong's bfloat16 kernels likewise compute each
+row alike for any number of rows.
 `tests/test_use_windows.py` checks texts alone against the same texts in batches, both ways.
 """
 
@@ -59,23 +63,26 @@ WIDTH = 2 * REACH + 1
 # rows per matrix product: OpenBLAS gains nothing past a few hundred rows, and gathering the
 # windows' inputs a block at a time keeps the working set a few MB
 TOKEN_BUDGET = 512
-# rows a matrix product always has (zero rows padded): past OpenBLAS's small-matrix kernels for
-# the smallest of USE's weight matrices (320 × 320: below 10 rows), with a margin of 3×
-MIN_ROWS = 32
-
 Ints = npt.NDArray[np.int64]
+# float32 weight matrices packed for numkong (`matmul`), by where their data is and its
+# layout, each with the array it was packed from (kept alive: the address is never reused)
+_PACKED: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, Any]] = {}
 
 
 def matmul(a: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """a @ w (float32), each row's result independent of how many rows `a` has: fewer than
-    `MIN_ROWS` are computed inside a zero-padded block of `MIN_ROWS`."""
-    rows = a.shape[0]
-    if rows >= MIN_ROWS:
-        full: np.ndarray = a @ w
-        return full
-    block = np.zeros((MIN_ROWS, a.shape[1]), dtype=np.float32)
-    block[:rows] = a
-    out: np.ndarray = (block @ w)[:rows]
+    """a @ w in float32, each row of the result the same bits whatever the other rows of
+    `a` and its place among them (see the module docstring): numkong's float32 products,
+    summed in float64, against `w` packed once. `w` is a weight matrix (it stays packed for
+    the life of the process)."""
+    import numkong
+
+    key = (w.__array_interface__["data"][0], w.shape, w.strides)
+    held = _PACKED.get(key)
+    if held is None:
+        held = _PACKED[key] = (w, numkong.dots_pack(
+            np.ascontiguousarray(w.T, dtype=np.float32), dtype="f32"))
+    out: np.ndarray = np.asarray(numkong.dots_packed(
+        np.ascontiguousarray(a, dtype=np.float32), held[1]), dtype=np.float32)
     return out
 
 
