@@ -205,6 +205,25 @@ def _exchange(a: Path, b: Path) -> bool:
 TRASH_INFIX = ".old-"
 
 
+def exchange_dirs(new: Path, target: Path) -> None:
+    """Give `target` the tree of directory `new` and `new` the tree `target` had, `new`
+    and `target` on one file system: `target` names the old tree or the new one at every
+    moment, never a mix of the two, swapped by one atomic exchange (Linux `renameat2`).
+    Where the system has none, the old tree is renamed aside, the new one into its place
+    and the old one to `new`'s name: `target` then names no tree between two renames (a
+    reader finds it missing and opens again, never a mix). A `target` that does not exist
+    is simply given `new`'s tree."""
+    if _exchange(new, target):
+        return
+    if not os.path.lexists(target):
+        os.rename(new, target)
+        return
+    aside = new.with_name(f".{new.name}{TRASH_INFIX}{secrets.token_hex(6)}")
+    os.rename(target, aside)
+    os.rename(new, target)
+    os.rename(aside, new)
+
+
 def discard_dir(path: Path) -> None:
     """Delete a directory nobody will open again, off the caller's critical path: a detached
     `rm -rf` that outlives this process (a tree of thousands of files takes seconds to
