@@ -220,7 +220,12 @@ def exchange_dirs(new: Path, target: Path) -> None:
         return
     aside = new.with_name(f".{new.name}{TRASH_INFIX}{secrets.token_hex(6)}")
     os.rename(target, aside)
-    os.rename(new, target)
+    try:
+        os.rename(new, target)
+    except BaseException:  # the new tree could not be moved in (or Ctrl-C): the old one back
+        if not os.path.lexists(target):
+            os.rename(aside, target)
+        raise
     os.rename(aside, new)
 
 

@@ -144,3 +144,27 @@ def test_without_an_atomic_exchange_the_index_is_switched_by_renames(device, tmp
     assert derived_problems(index.parent, load_manifest(index.parent)) == []
     assert leftovers(d.dev) == [] and dev.served_tag(d.dev) == "kb-r2"
     assert not list(index.parent.glob(".*"))
+
+
+def test_without_an_exchange_a_sync_stopped_between_the_renames_keeps_the_old_index(
+        device, tmp_path, monkeypatch):
+    """Stopped once the old tree is renamed aside, before the new one is in place: the old
+    index/ is put back (a served release is never left without one)."""
+    d = copy_of(device, tmp_path)
+    index = damaged_r2(d)
+    old = files_of(index)
+    real = os.rename
+
+    def rename(src, dst, *args, **kwargs):
+        if Path(dst) == index and Path(src).name == "index":  # the new tree moved in
+            raise KeyboardInterrupt
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(fsutil, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(os, "rename", rename)
+    code, _, err = kb("sync", d.art, "--to", d.dev)
+    monkeypatch.undo()
+    assert code == 130 and err.startswith("kb: interrupted: kb-r2 still serves"), err
+    assert files_of(index) == old and leftovers(d.dev) == []
+    code, out, err = kb("sync", d.art, "--to", d.dev)
+    assert code == 0 and "re-derived the index of kb-r2" in out, err
