@@ -158,14 +158,10 @@ def replace_dir(staging: Path, target: Path) -> None:
     parent = _dir_fd(target.parent)
     try:
         fcntl.flock(parent, fcntl.LOCK_EX)
-        if _exchange(staging, target):
-            os.replace(staging, old)  # the staging name now holds the old tree
-        elif target.exists():
-            os.replace(target, old)
-            os.replace(staging, target)
-        else:
-            os.replace(staging, target)
+        exchange_dirs(staging, target, old)  # (a crash leaves `old`, swept next time)
+        if not os.path.lexists(staging):  # there was no old tree
             return
+        os.replace(staging, old)  # the staging name now holds the old tree
     finally:
         os.close(parent)  # the lock goes with it
     discard_dir(old)
@@ -205,25 +201,21 @@ def _exchange(a: Path, b: Path) -> bool:
 TRASH_INFIX = ".old-"
 
 
-def exchange_dirs(new: Path, target: Path) -> None:
-    """Give `target` the tree of directory `new` and `new` the tree `target` had, `new`
-    and `target` on one file system: `target` names the old tree or the new one at every
-    moment, never a mix of the two, swapped by one atomic exchange (Linux `renameat2`).
-    Where the system has none, the old tree is renamed aside, the new one into its place
-    and the old one to `new`'s name: `target` then names no tree between two renames (a
-    reader finds it missing and opens again, never a mix). A `target` that does not exist
-    is simply given `new`'s tree."""
+def exchange_dirs(new: Path, target: Path, aside: Path | None = None) -> None:
+    """Give `target` the tree of directory `new`, and `new` the old one (one file system):
+    one atomic exchange (Linux `renameat2`), so `target` is never a mix of the two; where
+    there is none, renames through `aside`, `target` missing in between (the old tree put
+    back when the new one cannot go in). A missing `target` just gets `new`'s tree."""
     if _exchange(new, target):
         return
     if not os.path.lexists(target):
-        os.rename(new, target)
-        return
-    aside = new.with_name(f".{new.name}{TRASH_INFIX}{secrets.token_hex(6)}")
+        return os.rename(new, target)
+    aside = aside or new.with_name(f".{new.name}{TRASH_INFIX}{secrets.token_hex(6)}")
     os.rename(target, aside)
     try:
         os.rename(new, target)
-    except BaseException:  # the new tree could not be moved in (or Ctrl-C): the old one back
-        if not os.path.lexists(target):
+    except BaseException:
+        if not os.path.lexists(target):  # not moved in (or Ctrl-C): the old tree back
             os.rename(aside, target)
         raise
     os.rename(aside, new)
