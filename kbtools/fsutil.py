@@ -158,14 +158,10 @@ def replace_dir(staging: Path, target: Path) -> None:
     parent = _dir_fd(target.parent)
     try:
         fcntl.flock(parent, fcntl.LOCK_EX)
-        if _exchange(staging, target):
-            os.replace(staging, old)  # the staging name now holds the old tree
-        elif target.exists():
-            os.replace(target, old)
-            os.replace(staging, target)
-        else:
-            os.replace(staging, target)
+        exchange_dirs(staging, target, old)  # (a crash leaves `old`, swept next time)
+        if not os.path.lexists(staging):  # there was no old tree
             return
+        os.replace(staging, old)  # the staging name now holds the old tree
     finally:
         os.close(parent)  # the lock goes with it
     discard_dir(old)
@@ -203,6 +199,26 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 TRASH_INFIX = ".old-"
+
+
+def exchange_dirs(new: Path, target: Path, aside: Path | None = None) -> None:
+    """Give `target` the tree of directory `new`, and `new` the old one (one file system):
+    one atomic exchange (Linux `renameat2`), so `target` is never a mix of the two; where
+    there is none, renames through `aside`, `target` missing in between (the old tree put
+    back when the new one cannot go in). A missing `target` just gets `new`'s tree."""
+    if _exchange(new, target):
+        return
+    if not os.path.lexists(target):
+        return os.rename(new, target)
+    aside = aside or new.with_name(f".{new.name}{TRASH_INFIX}{secrets.token_hex(6)}")
+    os.rename(target, aside)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        if not os.path.lexists(target):  # not moved in (or Ctrl-C): the old tree back
+            os.rename(aside, target)
+        raise
+    os.rename(aside, new)
 
 
 def discard_dir(path: Path) -> None:

@@ -23,8 +23,9 @@ from test_release_helpers import GitDaemon, Proxy, make_dist, make_knowledge_rep
 
 import kbtools
 from kbtools.cli import main
+from kbtools.index.layout import UNFINISHED
 from kbtools.ship import device as dev
-from kbtools.ship import operate
+from kbtools.ship import install, operate
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 
@@ -59,6 +60,24 @@ def rollback_log(device: Path) -> list[dict]:
     log = device / "rollback.log"
     lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
     return [json.loads(line) for line in lines]
+
+
+def stop_at(monkeypatch, module: object, name: str, *, call: int = 1, after: bool = False
+            ) -> None:
+    """Ctrl-C (KeyboardInterrupt) at the `call`-th call of `module.name`: before it runs,
+    or with `after` once it has; every other call runs it."""
+    real, calls = getattr(module, name), []
+
+    def stopped(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        if len(calls) == call and not after:
+            raise KeyboardInterrupt
+        result = real(*args, **kwargs)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return result
+
+    monkeypatch.setattr(module, name, stopped)
 
 
 def processes_naming(text: str) -> list[str]:
@@ -119,17 +138,20 @@ def test_a_sync_sent_sigterm_mid_fetch_says_what_serves(tmp_path):
         daemon.stop()
 
 
-def test_a_sync_interrupted_after_its_switch_says_it_completed(tmp_path, monkeypatch):
+@pytest.fixture
+def one(tmp_path) -> tuple[Pub, Path]:
+    """kb-r1 synced, kb-r2 published at the source."""
     pub = Pub(tmp_path)
-    pub.release()
     device = tmp_path / "dev"
+    pub.release()
     assert kb("sync", pub.art, "--to", device)[0] == 0
     pub.release()
+    return pub, device
 
-    def killed(*args: object) -> None:
-        raise KeyboardInterrupt  # Ctrl-C after the switch, while old releases are pruned
 
-    monkeypatch.setattr(dev, "prune", killed)
+def test_a_sync_interrupted_after_its_switch_says_it_completed(one, monkeypatch):
+    pub, device = one
+    stop_at(monkeypatch, dev, "prune")  # Ctrl-C after the switch, while releases are pruned
     code, out, err = kb("sync", pub.art, "--to", device)
     assert code == 130 and out == ""
     assert err == ("kb: interrupted: the switch completed: kb-r2 serves now (was kb-r1); "
@@ -142,14 +164,75 @@ def test_a_sync_interrupted_after_its_switch_says_it_completed(tmp_path, monkeyp
 def test_a_first_sync_interrupted_says_nothing_is_served(tmp_path, monkeypatch):
     pub = Pub(tmp_path)
     pub.release()
-
-    def killed(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(dev, "switch_to", killed)
+    stop_at(monkeypatch, dev, "switch_to")
     code, _, err = kb("sync", pub.art, "--to", tmp_path / "dev")
     assert code == 130 and err == ("kb: interrupted: no release is served yet; run `kb sync` "
                                    "again to finish\n")
+
+
+def leftovers(device: Path) -> list[str]:
+    return sorted(p.name for p in (device / "releases").iterdir()
+                  if p.name.endswith(".staging") or p.name.startswith("."))
+
+
+def test_a_sync_interrupted_while_it_installs_leaves_nothing_behind(one, monkeypatch):
+    """Ctrl-C (or SIGTERM) while the new release was staged used to leave its
+    releases/<tag>.staging (up to a release's size) until the next sync."""
+    pub, device = one
+    stop_at(monkeypatch, install, "derive_index")
+    code, _, err = kb("sync", pub.art, "--to", device)
+    assert code == 130 and err == ("kb: interrupted: kb-r1 still serves (unchanged); run "
+                                   "`kb sync` again to finish\n")
+    assert leftovers(device) == [] and dev.served_tag(device) == "kb-r1"
+
+
+def test_what_a_killed_sync_left_is_no_release_and_the_next_sync_removes_it(one,
+                                                                          monkeypatch):
+    """A sync killed outright (kill -9, a power cut) while it staged kb-r2 leaves
+    releases/kb-r2.staging: `kb diff` used to compare it as release kb-r2, `kb query
+    --index` to open it as a release ("index file missing … re-sync") and `kb status --to`
+    to call it a build output. Each now says what it is; the next sync removes it."""
+    pub, device = one
+    stop_at(monkeypatch, install, "derive_index")
+    monkeypatch.setattr(dev, "clean_staging", lambda path: None)  # killed: no handler ran
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    monkeypatch.undo()
+    staging = device / "releases" / "kb-r2.staging"
+    assert leftovers(device) == ["kb-r2.staging"] and (staging / "manifest.json").is_file()
+    for args in (["query", "--index", staging, "hello"], ["diff", staging, "--to", device],
+                 ["status", "--to", staging], ["releases", "--to", staging]):
+        code, out, err = kb(*args)
+        assert (code, out, err) == (1, "", f"kb: error: {staging}: {UNFINISHED}\n"), args
+    code, out, _ = kb("releases", "--to", device, "--json")
+    assert [(r["tag"], r["local"]) for r in json.loads(out)] == [("kb-r2", False),
+                                                                  ("kb-r1", True)]
+    assert json.loads(kb("status", "--to", device, "--json")[1])["releases"] == 1
+    code, out, err = kb("sync", pub.art, "--to", device)
+    assert code == 0 and dev.served_tag(device) == "kb-r2" and leftovers(device) == [], err
+
+
+def test_a_sync_waiting_for_the_lock_leaves_the_holders_staging_alone(one, tmp_path):
+    """The next sync removes leftovers only once it holds the device lock: never what the
+    sync holding it is staging."""
+    pub, device = one
+    staging = device / "releases" / "kb-r2.staging"
+    errors = tmp_path / "stderr"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with dev.locked(device, "kb sync (a test)"):
+        (staging / "data").mkdir(parents=True)
+        (staging / "data" / "half.bin").write_bytes(b"being exported")
+        with errors.open("w") as fh:
+            proc = subprocess.Popen([sys.executable, "-m", "kbtools", "sync", str(pub.art),
+                                     "--to", str(device)], env=env, stdout=subprocess.DEVNULL,
+                                    stderr=fh)
+        deadline = time.monotonic() + 60
+        while "waiting for" not in errors.read_text() and time.monotonic() < deadline:
+            assert proc.poll() is None, errors.read_text()
+            time.sleep(0.05)
+        assert "held by kb sync (a test)" in errors.read_text()
+        assert (staging / "data" / "half.bin").read_bytes() == b"being exported"
+    assert proc.wait(timeout=120) == 0, errors.read_text()
+    assert dev.served_tag(device) == "kb-r2" and leftovers(device) == []
 
 
 # ------------------------------------------------------------------ interrupted rollback
@@ -167,11 +250,7 @@ def two(tmp_path) -> tuple[Pub, Path]:
 
 def test_a_rollback_interrupted_before_its_switch_says_to_run_it_again(two, monkeypatch):
     _, device = two
-
-    def killed(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(operate, "switch_to", killed)
+    stop_at(monkeypatch, operate, "switch_to")
     code, _, err = kb("rollback", "kb-r1", "--to", device)
     assert code == 130 and err == ("kb: interrupted: kb-r2 still serves (unchanged); run "
                                    "`kb rollback kb-r1` again to finish\n")
@@ -183,15 +262,7 @@ def test_a_rollback_interrupted_before_its_switch_says_to_run_it_again(two, monk
 def test_a_rollback_interrupted_after_its_switch_says_it_completed_and_logs_it(two,
                                                                              monkeypatch):
     _, device = two
-    real, calls = operate.append_log, []
-
-    def killed_once(*args: object, **kwargs: object) -> None:
-        calls.append(args)
-        if len(calls) == 1:
-            raise KeyboardInterrupt  # after the switch, before its line is written
-        real(*args, **kwargs)
-
-    monkeypatch.setattr(operate, "append_log", killed_once)
+    stop_at(monkeypatch, operate, "append_log")  # after the switch, before its line is written
     code, _, err = kb("rollback", "kb-r1", "--to", device)
     assert code == 130 and err == ("kb: interrupted: the switch completed: kb-r1 serves now "
                                    "(was kb-r2); nothing more to run\n")

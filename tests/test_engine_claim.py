@@ -23,6 +23,7 @@ from kbtools.config import load_config
 from kbtools.engine.claim import (
     BEAT_EVERY,
     P_LOADER,
+    P_SEEN,
     STALE_AFTER,
     Claim,
     claimed,
@@ -259,3 +260,38 @@ def test_two_hosts_recording_a_sighting_at_once_keep_both(dist, milvus, monkeypa
     props = eng.properties(name)
     for host in ("host-a", "host-b"):
         assert json.loads(props[sighting_key(host)])[:2] == [host, ahead.text()]
+
+
+def test_sightings_go_once_the_publish_completes_the_collection(dist, milvus, monkeypatch):  # noqa: F811
+    """Each host that looked at a publish's claim kept its sighting property in the
+    collection for good (one per host per collection, forever): now the publish that
+    marks the collection complete removes every sighting, the shared one of older kbtools
+    too. While it loads, they are kept (two hosts looking at once keep both)."""
+    url = milvus.url("claim_forget")
+    eng = connect_url(url, create_db=True)
+    here, seen = socket.gethostname(), {}
+
+    def progress(message: str) -> None:  # while the first publish loads, two hosts look
+        if message.startswith("inserted") and not seen:
+            (name,) = [r["collection"] for r in eng.releases() if not r["complete"]]
+            for host in ("host-a", "host-b"):
+                monkeypatch.setattr(socket, "gethostname", lambda host=host: host)
+                other = connect_url(url)
+                try:
+                    with pytest.raises(EngineError) as err:  # busy: the claim is live
+                        with claimed(other, name):
+                            pass
+                    assert BUSY in err.value.message
+                finally:
+                    other.close()
+            monkeypatch.setattr(socket, "gethostname", lambda: here)
+            eng.client.alter_collection_properties(name, {P_SEEN: json.dumps({})})
+            seen.update(eng.properties(name))
+
+    first = publish(eng, check_release(dist), progress=progress)
+    assert {sighting_key("host-a"), sighting_key("host-b"), P_SEEN} <= set(seen)
+    props = eng.properties(first.collection)
+    assert props[P_COMPLETE] == "1" and P_LOADER in props  # the claim itself is kept
+    assert not [k for k in props if k.startswith(P_SEEN)], props
+    assert eng.alias_target(ALIAS) == first.collection
+    assert search(EngineReader(eng).current(), QUESTION).results

@@ -20,7 +20,9 @@ both inserted into the one collection. Now the collection itself is the lock:
   guards) first records when its own clock first saw that mark (`sighted`), in a
   property of its own (`sighting_key`: two hosts recording at once never overwrite each
   other's), and the claim is void once either clock says the mark is `STALE_AFTER` old (a
-  publisher whose clock runs ahead cannot hold it longer). `judge` only reads.
+  publisher whose clock runs ahead cannot hold it longer). `judge` only reads. Sightings
+  matter while the collection may be taken over, so until it is complete: the publish that
+  marks it complete removes them (`forget_sightings`), and a drop takes them with it.
 * a step of the load failing because the collection was dropped or taken over meanwhile
   (two publishes taking over one interrupted publish at the same moment) is the same
   one-line "already being published" when another live claimant holds it now.
@@ -162,6 +164,21 @@ def sighted(engine: Engine, name: str) -> Claim | None:
         except EngineError:
             pass
     return claim if claim.live(now, seen) else None
+
+
+def forget_sightings(engine: Engine, name: str) -> None:
+    """Remove every host's sighting (`sighting_key`, and the shared `P_SEEN` older kbtools
+    wrote) from collection `name`, which the caller's publish has just marked complete: a
+    complete collection is not taken over, so no host acts on its claim again, and each
+    host that ever looked at it would otherwise keep a property there for good. A failed
+    removal leaves them, as before (the publish has succeeded)."""
+    keys = sorted(k for k in engine.properties(name) if k == P_SEEN or k.startswith(f"{P_SEEN}."))
+    if keys:
+        try:
+            engine.call(f"removing the sightings of the claim on {name}",
+                        "drop_collection_properties", name, keys)
+        except EngineError:
+            pass
 
 
 def _seen_row(text: str) -> tuple[str, str, float] | None:

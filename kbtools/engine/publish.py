@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.engine.claim import Claim, claimed, create, sighted
+from kbtools.engine.claim import Claim, claimed, create, forget_sightings, sighted
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -406,6 +406,7 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
                           "alias was not moved (publish again)", path=str(engine.url))
     engine.call(f"marking {name} complete", "alter_collection_properties", name,
                 {P_COMPLETE: "1", P_PUBLISHED: now()})
+    forget_sightings(engine, name)  # no host acts on the claim of a complete collection
 
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS,

@@ -337,6 +337,25 @@ class DeviceLayout:
                 and not p.name.startswith(".")}
 
 
+def unfinished_release(path: Path) -> Path | None:
+    """The device whose releases/ holds `path` as what an interrupted sync, rollback or
+    prune left (``releases/<tag>.staging``, ``releases/.<tag>.deleting``: never verified,
+    or on its way out), or None. Such a directory is no release: nothing opens, lists or
+    compares it, and the next `kb sync` removes it (`kbtools.ship.device.clean_staging`)."""
+    path = path.absolute()
+    if path.parent.name == RELEASES and (path.name.endswith(STAGING_SUFFIX)
+                                        or path.name.startswith(".")):
+        device = path.parent.parent
+        if DeviceLayout(device).is_device():
+            return device
+    return None
+
+
+UNFINISHED = ("what an interrupted `kb sync` (or rollback) left on a device, not a release: "
+              "the next `kb sync` there removes it; pass the device directory or one of its "
+              "releases")
+
+
 def device_of_release(root: Path) -> Path | None:
     """The device directory that a release directory belongs to (``DIR/releases/<tag>`` or
     ``DIR/current``), or None for a release outside a device (a build's ``dist/``)."""

@@ -35,11 +35,13 @@ from kbtools.index.layout import (
     CHECKOUT_STATE,
     DATA_DIR,
     DERIVED_CACHE,
+    UNFINISHED,
     CheckoutLayout,
     DeviceLayout,
     ReleaseLayout,
     default_device_dir,
     device_of_release,
+    unfinished_release,
 )
 from kbtools.index.manifest import load_manifest
 from kbtools.index.selfcheck import derivation_problem
@@ -323,6 +325,8 @@ def resolve_index_path(path: Path | None) -> Path:
         raise IndexLoadError("an unfinished build's staging directory, not an index "
                              "(run `kb build`; it removes those a killed build left)",
                              path=str(path))
+    if unfinished_release(path) is not None:
+        raise IndexLoadError(UNFINISHED, path=str(path))
     if CheckoutLayout.looks_like_checkout(path):
         raise IndexLoadError("a git checkout of a release: open it with `kb query --index` "
                              "or `kbtools.open_index`, which verify it and derive its index",

@@ -35,8 +35,10 @@ from kbtools.index.layout import (
     DATA_DIR,
     DOCS,
     SOURCE_DIR,
+    UNFINISHED,
     DeviceLayout,
     ReleaseLayout,
+    unfinished_release,
 )
 from kbtools.ship.device import read_json
 from kbtools.ship.git import parse_serial
@@ -212,6 +214,8 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
                      and "\\" not in which):
         raise SyncError(not_on_device(which, local), path=str(device_dir))
     path = Path(which)  # not a tag: a directory named so is meant
+    if unfinished_release(path) is not None:
+        raise SyncError(UNFINISHED, path=which)
     if path.is_dir() and ReleaseLayout(path).is_release():
         return path
     served = DeviceLayout(path).served_release() if path.is_dir() else None

@@ -5,7 +5,9 @@
     DIR/repo.git/            bare clone of the artifacts branch + the release tags fetched
     DIR/releases/<tag>/      verified releases: manifest.json, data/, index/, release.json,
                              release.sig (if signed), verified.json (what was checked, when)
-    DIR/releases/<tag>.staging/   a release being exported/verified (removed on next sync)
+    DIR/releases/<tag>.staging/   a release being exported/verified (removed by the sync
+                             that made it when it fails or is interrupted, else by the next
+                             one under the lock; never a release: `unfinished_release`)
     DIR/current              symlink -> releases/<tag>; replaced with one rename (os.replace);
                              on a file system without symlinks (FAT, exFAT) a file holding
                              the line ``releases/<tag>``, replaced the same way
@@ -65,11 +67,13 @@ from kbtools.index.layout import (
     STATE,
     TRUST_LOG,
     TRUSTED,
+    UNFINISHED,
     CheckoutLayout,
     DeviceLayout,
     ReleaseLayout,
     default_device_dir,
     device_of_release,
+    unfinished_release,
 )
 
 __all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
@@ -94,7 +98,10 @@ def device_dir(explicit: Path | None = None) -> Path:
 
 def require_device(path: Path) -> Path:
     """`path` when it is a device directory (or nothing at all yet); a build's output is
-    refused with a one-line error that says what to pass instead."""
+    refused with a one-line error that says what to pass instead, and so is what an
+    interrupted sync left in a device's releases/ (`unfinished_release`)."""
+    if unfinished_release(path) is not None:
+        raise SyncError(UNFINISHED, path=str(path))
     if CheckoutLayout.looks_like_checkout(path):
         raise SyncError("this is a git checkout of a release (a clone of the artifacts "
                         "repository), not a device directory: pass --to DIR of a device "

@@ -40,6 +40,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import KbError, ModelError, SyncError, plural
 from kbtools.fsutil import (
     atomic_write_beneath,
+    exchange_dirs,
     fsync_dir,
     read_beneath,
     sync_tree,
@@ -350,9 +351,11 @@ def rederive(release: Path, staging: Path, tag: str,
              verified: Mapping[str, Signature] | None = None) -> str | None:
     """Check the derived index/ of the installed release `release`; when it fails, derive it
     again from its data/ (verified first) the way a first install does, in the new directory
-    `staging`, and move the new files over the old ones one `os.replace` each (a reader sees
-    an old file or a new one, never none); one stopped half-way (the disk full, killed)
-    removes `staging` and leaves the old files. Returns what was wrong (None: nothing was).
+    `staging`, and swap the new index/ for the old one with one atomic exchange
+    (`fsutil.exchange_dirs`): stopped at any point (the disk full, killed), the release
+    serves the old index/ whole or the new one whole, never files of both, and `staging` is
+    removed (what a kill -9 leaves, the next sync does: `device.clean_staging`). Returns
+    what was wrong (None: nothing was).
 
     The derivation reads the verified files through symbolic links in `staging` (a copy
     where the file system has none), never hard links: linking a file, and unlinking it
@@ -380,11 +383,11 @@ def rederive(release: Path, staging: Path, tag: str,
     os.mkdir(staging)
     try:
         _derive_beside(release, staging, manifest, tag)
-    except BaseException:  # disk full, killed: the half-derived files take no room after
+        # one switch: the served index/ is the old tree or the new one, never a mix
+        exchange_dirs(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
+        fsync_dir(release)
+    finally:  # done, or the disk full, killed: the old (or half-derived) tree goes
         shutil.rmtree(staging, ignore_errors=True)
-        raise
-    replace_tree(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
-    shutil.rmtree(staging, ignore_errors=True)
     if signed is not None:
         signed.update({rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
     return problems[0]
@@ -403,37 +406,3 @@ def _derive_beside(release: Path, staging: Path, manifest: dict[str, Any], tag: 
             shutil.copyfile(source / rel, target, follow_symlinks=False)
     derive_index(staging, manifest, tag)
     sync_tree(staging)  # the served release's files are replaced by these
-
-
-def replace_tree(new: Path, old: Path) -> None:
-    """Make directory `old` hold exactly the files of `new`: each file moved over its old
-    version with one `os.replace`, then what `new` lacks removed. `old` is a real directory
-    (a link there is replaced, never written through)."""
-    if old.is_symlink() or (old.exists() and not old.is_dir()):
-        old.unlink()
-    old.mkdir(exist_ok=True)
-    kept: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(new):
-        here = Path(dirpath).relative_to(new)
-        for name in dirnames:
-            target = old / here / name
-            if target.is_symlink() or (target.exists() and not target.is_dir()):
-                target.unlink()
-            target.mkdir(exist_ok=True)
-            kept.add((here / name).as_posix())
-        for name in filenames:
-            target = old / here / name
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            os.replace(Path(dirpath) / name, target)
-            kept.add((here / name).as_posix())
-    for dirpath, dirnames, filenames in os.walk(old, topdown=False):
-        here = Path(dirpath).relative_to(old)
-        for name in [*filenames, *dirnames]:
-            if (here / name).as_posix() not in kept:
-                path = old / here / name
-                if path.is_dir() and not path.is_symlink():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
-    sync_tree(old)  # the renames in each of its directories

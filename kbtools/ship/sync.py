@@ -198,6 +198,8 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
             stopped = dev.interrupted(device, served_before, "kb sync",
                                       after="run `kb sync` again to prune old releases")
+            with contextlib.suppress(OSError):  # what it staged (the lock is still held)
+                dev.clean_staging(device)
             state["last_sync"] = {"ok": False, "source": source, "at": _now(),
                                   "error": f"interrupted: {stopped.message}"}
             with contextlib.suppress(OSError):
