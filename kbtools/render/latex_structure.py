@@ -147,7 +147,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                     dimension(word, tex, end, font_units=False)
                 if isinstance(read, str):
                     return read
-                i = _skip(pieces, i, read)
+                i = _skip(pieces, i, read) if word == "\\" else i  # `\\hspace{`: a group
             elif piece == "{":
                 stack.append(_Frame("text", start=start))
             elif piece == "}":
@@ -528,8 +528,9 @@ def _tab_problem(env: str | None, limit: int | None = 0) -> str:
     if env == "cases":
         return ("a row of {cases} has two columns, the value & its condition (LaTeX: \"Extra "
                 "alignment tab\"): write one '&' a row, or use {array}")
-    if limit:
-        return (f"a row of {{{env}}} has more cells than its {limit + 1} columns (LaTeX: "
+    if limit or env in SPECIFIED:
+        return (f"a row of {{{env}}} has more cells than its {(limit or 0) + 1} "
+                f"column{'s' * bool(limit)} (LaTeX: "
                 "\"Extra alignment tab has been changed to \\cr\"): add a column (a letter "
                 "of {array}), or end the row with \\\\")
     return (f"{{{env}}} has no columns (LaTeX: \"Extra alignment tab\"): write the rows "
