@@ -10,17 +10,20 @@ refuses, LaTeX refuses; what it accepts, the build draws.
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.render import formula as fm
-from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem, tex_source
 from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
 from tests.kbfixtures import GOOD_FM
 
@@ -253,3 +256,51 @@ def test_kb_build_refuses_the_same_formulas_at_their_lines(tmp_path):
     shown = [line for line in str(err.value).splitlines() if "math-invalid" in line]
     assert [s.split("doc.md:")[1].split(":")[0] for s in shown] == \
         [str(FIRST + 2), str(FIRST + 4), str(FIRST + 8), str(FIRST + 8)], str(err.value)
+
+
+# arguments inside arguments, runs of digits, signs and brackets, as long as a formula may be
+# (`k` repeats): each piece is read a bounded number of times
+GROWING = [
+    lambda k: "\\hspace{1pt " * k + "}" * k,
+    lambda k: "\\text{\\hspace{1pt " * k + "}}" * k,
+    lambda k: "\\begin{array}{c} " * k + "a" + " \\end{array}" * k,
+    lambda k: "\\begin{array}{" + "{" * k + "c" + "}" * k + "} a \\end{array}",
+    lambda k: "\\begin{array}{" + "*{2}{" * k + "c" + "}" * k + "} a \\end{array}",
+    lambda k: "\\begin{array}{" + "@{" * k + "}" * k + "c} a \\end{array}",
+    lambda k: "\\begin{aligned} " + "a \\\\[1pt x " * k + "] \\end{aligned}",
+    lambda k: "\\begin{array}{c} " + "\\hline \\cline{1-1} " * k + "\\end{array}",
+    lambda k: "\\begin{array}{cc} " + "\\multicolumn{1}{c}{" * k + "x" + "}" * k + " \\end{array}",
+    lambda k: "a\\mkern" + "-" * k + "3mu", lambda k: "a\\hspace{" + "1" * k + "pt}",
+    lambda k: "a\\hspace{1." + "5" * k + "pt}", lambda k: "\\begin{array}[" * k,
+    lambda k: "a \\\\[" * k, lambda k: "\\begin{array}{" + "c" * k + "} " + "a & " * k,
+]
+LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
+        for grow in GROWING]
+
+
+@pytest.mark.parametrize("formula", LONG, ids=range(len(LONG)))
+def test_the_check_is_linear_in_the_formula(formula):
+    start = time.perf_counter()
+    problem = latex_problem(formula)
+    assert time.perf_counter() - start < 1.0  # read twice over: 0.2 s; quadratic: seconds
+    assert not (problem or "").startswith("formula is"), len(formula)  # no longer than allowed
+
+
+# what an author types where TeX reads a number, a dimension or column letters
+ARGUMENT_TEXT = st.lists(st.sampled_from(list("0123456789.,+-\"'` ptcmexinbpdsfluPT*@|{}[]&^_x")
+                                         + ["\\\\", "\\hline", "\\,", "true", "plus", "minus",
+                                            "fil"]), max_size=30).map("".join)
+SLOTS = ["\\hspace{%s}", "\\text{\\hspace{%s}}", "\\mspace{%s}", "x\\mkern%s y",
+         "\\begin{array}{%s} a & b \\\\ c \\end{array}", "\\begin{array}{cc} a \\\\%s b \\end{array}",
+         "\\begin{aligned} a \\\\%s b \\end{aligned}", "\\begin{array}{cc} \\multicolumn{%s}{c}{x} \\end{array}",
+         "\\begin{array}{cc} \\multicolumn{1}{%s}{x} \\end{array}",
+         "\\begin{array}{cc} a \\\\ \\cline{%s} \\end{array}", "\\begin{alignedat}{%s} a \\end{alignedat}"]
+
+
+@settings(max_examples=600, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SLOTS), ARGUMENT_TEXT)
+def test_any_argument_text_gets_an_answer_of_one_line(slot, text):
+    """Whatever is typed where TeX reads a number, a dimension or column letters, the check
+    answers (no exception) with None or one line."""
+    problem = latex_problem(slot.replace("%s", text))
+    assert problem is None or (problem and "\n" not in problem)

@@ -83,7 +83,10 @@ def _unsigned(text: str, at: int) -> tuple[int, int] | Slip:
         end += 1
     if end == start:
         return MISSING_NUMBER
-    value = int(text[start:end].lstrip("0") or "0", base)
+    digits_read = text[start:end].lstrip("0") or "0"
+    if len(digits_read) > 11:  # more than 2**31 in any base (and no 4,300-digit int())
+        return TOO_BIG
+    value = int(digits_read, base)
     if value > MAX_INT:
         return TOO_BIG
     return value, _blank(text, end)
