@@ -325,7 +325,7 @@ def dimension(word: str, tex: str, at: int, font_units: bool = True) -> int | st
     no brace), so arguments inside arguments are read once each: linear."""
     if word == "mkern":
         read = scan_dimen(tex, at, mu=True)
-        written = tex[at:at + 12].split("\\")[0].strip()
+        written = (tex[at:at + 12].split("\\")[0].split() or [""])[0]
         return read if not isinstance(read, Slip) else dimension_problem(
             f"\\mkern{' ' * written[:1].isalpha()}{written}", read, word)
     start = past_blanks(tex, at)

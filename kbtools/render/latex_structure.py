@@ -19,7 +19,12 @@ what LaTeX would stop at and what to write, or None:
   (`\\right) x \\left(`, `{\\left( } \\right)`, `\\left( \\begin{matrix} \\right)`), and an
   `\\end` inside a group or `\\left…\\right` opened after its `\\begin`;
 - a text accent (`\\'`, `\\"`, `\\^`, `\\~`, `\\=`, `\\.`, `` \\` ``) in math ("Please use
-  \\mathaccent for accents in math mode").
+  \\mathaccent for accents in math mode");
+- a dimension that is none (`\\hspace{x}`, `\\mkern3pt`, `\\\\[x]`, `\\\\ [0,1]` in {array}),
+  column letters LaTeX's own {array} has not (`{q}`, `>{…}`, `p{x}`, none), a row with more
+  cells than its columns (`*{3}{c}`, `\\multicolumn{2}` counted), `\\hline`/`\\cline` not at
+  the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads the
+  numbers, dimensions and column letters as TeX does).
 
 `latex_problem` runs it after the allowlist, so braces and environments pair by then. One
 pass over the formula's pieces with an explicit stack: linear, no recursion.
@@ -71,7 +76,8 @@ TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textno
     textsl emph""".split())
 # Environments whose rows have columns (`&`), with the most `&` a row takes (None: any;
 # a matrix has at most amsmath's MaxMatrixCols, 10, columns; {array} and {subarray} as
-# many as their column letters, `SPEC`). Any other environment ({gathered}) has none.
+# many as their column letters, `latex_args.spec_columns`). Any other environment
+# ({gathered}) has none.
 COLUMNS: dict[str, int | None] = {
     **dict.fromkeys("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix".split(), 9),
     **dict.fromkeys("aligned alignedat".split()),
