@@ -159,7 +159,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.render.latex_allow._TEX_PIECE": "finditer",
     "kbtools.render.latex_structure._PIECE": "finditer",
     "kbtools.render.latex_structure._ENV_NAME": "match",  # after each \\begin and \\end
-    "kbtools.render.latex_structure.SPEC": "match",  # after each \\begin{array}
+    "kbtools.render.latex_args._NUMBER_START": "match",  # a formula's number or dimension
+    "kbtools.render.latex_args._CONTROL": "match",  # a command in an argument or column letters
     "kbtools.render.table_csv._UNSAFE": "sub",
     "kbtools.render.table_csv:[\\w\\u4e00-\\u9fff]": "match",
     "kbtools.fsutil._RAW_BREAKS": "sub",

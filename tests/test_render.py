@@ -103,13 +103,13 @@ def test_render_is_deterministic_and_cached(tmp_path):
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    # passes the static check (a dimension is not read), fails in LaTeX
-    got = render_formulas(["x", "\\hspace{x}", "y"], tmp_path, failures=failures)
+    # passes the static check (a math command in text is not read), fails in LaTeX
+    bad = "\\text{a\\mkern3mu b}"
+    got = render_formulas(["x", bad, "y"], tmp_path, failures=failures)
     assert set(got) == {"x", "y"}
-    assert failures == {"\\hspace{x}": "LaTeX could not render this formula: "
-                                       "Missing number, treated as zero"}
+    assert failures == {bad: "LaTeX could not render this formula: Missing $ inserted"}
     with pytest.raises(RenderError, match="could not render"):
-        render_svg("\\hspace{x}")
+        render_svg(bad)
 
 
 def drawn(svg: bytes) -> bytes:

@@ -19,7 +19,12 @@ what LaTeX would stop at and what to write, or None:
   (`\\right) x \\left(`, `{\\left( } \\right)`, `\\left( \\begin{matrix} \\right)`), and an
   `\\end` inside a group or `\\left…\\right` opened after its `\\begin`;
 - a text accent (`\\'`, `\\"`, `\\^`, `\\~`, `\\=`, `\\.`, `` \\` ``) in math ("Please use
-  \\mathaccent for accents in math mode").
+  \\mathaccent for accents in math mode");
+- a dimension that is none (`\\hspace{x}`, `\\mkern3pt`, `\\\\[x]`, `\\\\ [0,1]` in {array}),
+  column letters LaTeX's own {array} has not (`{q}`, `>{…}`, `p{x}`, none), a row with more
+  cells than its columns (`*{3}{c}`, `\\multicolumn{2}` counted), `\\hline`/`\\cline` not at
+  the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads the
+  numbers, dimensions and column letters as TeX does).
 
 `latex_problem` runs it after the allowlist, so braces and environments pair by then. One
 pass over the formula's pieces with an explicit stack: linear, no recursion.
@@ -31,6 +36,20 @@ import re
 from dataclasses import dataclass
 
 from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS
+from kbtools.render.latex_args import (
+    DIMENSION_ARGUMENT,
+    MISSING_NUMBER,
+    SLIP_HINT,
+    Slip,
+    argument,
+    dimension,
+    number,
+    past_blanks,
+    scan_dimen,
+    scan_glue,
+    spec_columns,
+    spec_problem,
+)
 
 # One piece: a control word (its name), a control symbol, a run of blanks, or one character.
 # Linear time: alternatives start with different characters and never backtrack.
@@ -57,16 +76,19 @@ TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textno
     textsl emph""".split())
 # Environments whose rows have columns (`&`), with the most `&` a row takes (None: any;
 # a matrix has at most amsmath's MaxMatrixCols, 10, columns; {array} and {subarray} as
-# many as their column letters, `SPEC`). Any other environment ({gathered}) has none.
+# many as their column letters, `latex_args.spec_columns`). Any other environment
+# ({gathered}) has none.
 COLUMNS: dict[str, int | None] = {
     **dict.fromkeys("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix".split(), 9),
     **dict.fromkeys("aligned alignedat".split()),
     "cases": 1,
 }
 SPECIFIED = frozenset({"array", "subarray"})
-# An {array}'s column letters when they are only `l`, `c`, `r` and rules (`{c|cc}`); any
-# other (`p{2cm}`, `*{3}{c}`, `@{}`) is not counted. Linear: possessive runs.
-SPEC = re.compile(r"\s*+\{([lcr|\s]*+)\}")
+# Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
+# spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
+# blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
+ARRAY_BASED = frozenset("array matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix "
+                        "cases".split())
 # Commands with arguments that LaTeX takes as a script without braces (`x^\mathrm{T}`,
 # `x_\text{max}`, `x^\frac12`); any other (`x^\hat a`, `x^\sqrt{2}`) needs them.
 UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf mathtt mathcal
@@ -101,6 +123,8 @@ class _Frame:
     tabs: int = 0  # `&` in the environment's current row
     fractions: int = 0  # `\\over`/`\\choose` read in this group (TeX takes one)
     tabs_allowed: int | None = 0  # the most `&` a row of the environment takes (None: any)
+    row_start: bool = False  # nothing read yet in the environment's row (`\\hline` may come)
+    cell_start: bool = False  # nothing read yet in the row's cell (`\\multicolumn` may come)
 
     def new_base(self, at: int) -> None:
         self.base, self.sup, self.sub = at, None, None
@@ -120,8 +144,17 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         i += 1
         if piece.isspace():
             continue
-        if frame.kind == "text":  # text: only its braces matter, and `&`
-            if piece == "{":
+        word = piece[1:] if piece.startswith("\\") else ""
+        if frame.kind == "text":  # text: only its braces matter, `&`, rows and spacing
+            if word in ("hline", "cline", "multicolumn"):
+                return _rule_problem(word)
+            if piece == "\\\\" or word == "hspace":
+                read = _row_end(stack, tex, end) if word == "\\" else \
+                    dimension(word, tex, end, font_units=False)
+                if isinstance(read, str):
+                    return read
+                i = _skip(pieces, i, read) if word == "\\" else i  # `\\hspace{`: a group
+            elif piece == "{":
                 stack.append(_Frame("text", start=start))
             elif piece == "}":
                 stack.pop()
@@ -134,7 +167,14 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 return read
             i = read
             continue
-        word = piece[1:] if piece.startswith("\\") else ""
+        at_row, at_cell = frame.row_start, frame.cell_start
+        frame.row_start = frame.cell_start = False
+        if word in DIMENSION_ARGUMENT or word == "mkern":
+            read = dimension(word, tex, end)
+            if isinstance(read, str):
+                return read
+            if word == "mkern":
+                i = _skip(pieces, i, read)
         if piece in ("^", "_") or piece == "'":
             if problem := _script(frame, pieces, i - 1, tex, typed):
                 return problem
@@ -156,19 +196,23 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         elif piece == "&":
             limit = frame.tabs_allowed if frame.kind == "env" else 0
             if limit is not None and frame.tabs >= limit:
-                return _tab_problem(frame.name if frame.kind == "env" else None)
+                return _tab_problem(frame.name if frame.kind == "env" else None, limit)
             frame.tabs += 1
             frame.fractions = 0
+            frame.cell_start = True
             frame.new_base(end)
         elif word in ("begin", "end"):
             m = _ENV_NAME.match(tex, end)
             name = m.group(1) if m else ""
-            while i < len(pieces) and m and pieces[i][0] < m.end():
-                i += 1
+            i = _skip(pieces, i, m.end() if m else end)
             if word == "begin":
+                opened = _opening(name, tex, m.end() if m else end)
+                if isinstance(opened, str):
+                    return opened
+                i = _skip(pieces, i, opened[1])
                 frame.new_base(start)
-                stack.append(_Frame("env", name, start, base=end,
-                                    tabs_allowed=_tabs_allowed(name, tex, m.end() if m else end)))
+                stack.append(_Frame("env", name, start, base=end, tabs_allowed=opened[0],
+                                    row_start=True, cell_start=True))
             elif frame.kind != "env" or frame.name != name:
                 return _crossing(f"\\end{{{name}}}", frame)
             else:
@@ -197,8 +241,29 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             frame.fractions = 1
             frame.new_base(end)
         elif piece == "\\\\":
+            read = _row_end(stack, tex, end)
+            if isinstance(read, str):
+                return read
+            i = _skip(pieces, i, read)
             frame.tabs = frame.fractions = 0
+            frame.row_start = frame.cell_start = True
             frame.new_base(end)
+        elif word in ("hline", "cline"):
+            if frame.kind != "env" or not at_row:
+                return _rule_problem(word)
+            if word == "cline":
+                read = _cline(frame, tex, end)
+                if isinstance(read, str):
+                    return read
+                i = _skip(pieces, i, read)
+            frame.row_start = frame.cell_start = True
+        elif word == "multicolumn":
+            read = _multicolumn(frame, at_cell, tex, end)
+            if isinstance(read, str):
+                return read
+            i = _skip(pieces, i, read)
+            frame.new_base(start)
+            frame.need, frame.command, frame.optional = 1, word, False
         else:
             frame.new_base(start)
             if word in ARGUMENTS:
@@ -283,13 +348,138 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int) 
     return at + 1
 
 
-def _tabs_allowed(env: str, tex: str, at: int) -> int | None:
-    """The most `&` a row of the environment `env` takes; its column letters start at `at`."""
-    if env not in SPECIFIED:
-        return COLUMNS.get(env, 0)
-    m = SPEC.match(tex, at)
-    letters = sum(m.group(1).count(c) for c in "lcr") if m else 0
-    return letters - 1 if letters else None
+def _opening(env: str, tex: str, at: int) -> tuple[int | None, int] | str:
+    """The most `&` a row of the environment `env` takes and where its rows start, its
+    arguments (`{array}[t]{cc}`, `{alignedat}{2}`) read from `at`; or why LaTeX refuses them."""
+    if env == "array":
+        at = past_blanks(tex, at)
+        if tex[at:at + 1] == "[":  # `{array}[t]`: where it sits on the line
+            close = tex.find("]", at)
+            if close < 0:
+                return ("\\begin{array}[ without its ] (LaTeX: \"Runaway argument\"): "
+                        "write \\begin{array}[t]{cc}")
+            at = close + 1
+        spec = argument(tex, at)
+        if spec is None:
+            return ("\\begin{array} without its column letters (LaTeX: \"Missing # inserted "
+                    "in alignment preamble\"): write \\begin{array}{cc} a & b \\end{array}")
+        columns = spec_columns(tex, spec[0], spec[1])
+        if isinstance(columns, Slip):
+            return spec_problem(columns, tex[spec[0]:spec[1]], "\\begin{array}{cc}")
+        if columns < 1:
+            return ("{array} with no column (only rules or @{…} in its letters; LaTeX: "
+                    "\"Missing # inserted in alignment preamble\"): write a letter l, c, r "
+                    "or p{width} for each column, as \\begin{array}{c|c}")
+        return columns - 1, spec[2]
+    if env in ("subarray", "alignedat"):
+        arg = argument(tex, at)
+        if arg is None:
+            return 0 if env == "subarray" else None, at
+        if env == "alignedat" and isinstance(read := number(tex[arg[0]:arg[1]]), Slip):
+            return (f"{{alignedat}}{{{_cut(tex[arg[0]:arg[1]])}}}: its argument is the number "
+                    f"of column pairs (LaTeX: \"{read.latex}\"): write "
+                    "\\begin{alignedat}{2} a &= b & c &= d \\end{alignedat}")
+        return (0 if env == "subarray" else None), arg[2]
+    return COLUMNS.get(env, 0), at
+
+
+def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
+    """Where a row's `\\\\` at `tex[at:]` ends: its `*` and its `[spacing]` read (after
+    blanks in {array}, in text and outside environments, right after it elsewhere)."""
+    env = next((f.name for f in reversed(stack) if f.kind == "env"), "")
+    blanks = env in ("array", "") or stack[-1].kind == "text"  # `\\ [x]` is spacing
+    start = at = at + (tex[at:at + 1] == "*")  # `\\*`: no page break (in a formula, none)
+    while blanks and at < len(tex) and tex[at].isspace():
+        at += 1
+    if tex[at:at + 1] != "[":
+        return start
+    at += 1
+    start -= 2 + (tex[start - 1:start] == "*")
+    close, depth = at, 0
+    while close < len(tex) and (depth or tex[close] != "]"):
+        depth += {"{": 1, "}": -1}.get(tex[close], 0)
+        close += 2 if tex[close] == "\\" else 1
+    inside = tex[at:close]
+    strict = env in ARRAY_BASED and stack[-1].kind != "text"
+    read: int | Slip = scan_dimen(inside, 0) if strict else scan_glue(inside, 0)
+    if not isinstance(read, Slip) and strict and inside[read:].strip():
+        read = Slip("Missing = inserted for \\ifdim")
+    if close >= len(tex) or isinstance(read, Slip):
+        slip = read if isinstance(read, Slip) else Slip("Runaway argument")
+        hint = SLIP_HINT.get(slip.latex, "only a dimension") if slip is not MISSING_NUMBER \
+            else "a dimension needs a number and a unit"
+        return (f"'{_cut(tex[start:close + 1])}': the [ … ] after \\\\ is the space "
+                f"below the row, {hint} (LaTeX: \"{slip.latex}\"): write \\\\[4pt], or "
+                "\\\\ {[}0,1] for a bracket starting the next row")
+    return close + 1
+
+
+def _rule_problem(word: str) -> str:
+    what = "\\hline" if word == "hline" else "\\cline{i-j}" if word == "cline" else \
+        "\\multicolumn"
+    latex = "Misplaced \\noalign" if word == "hline" else "Misplaced \\omit"
+    if word == "multicolumn":
+        return ("\\multicolumn not at the start of a cell of an {array}, a matrix or {cases} "
+                f"(LaTeX: \"{latex}\"): write it first in its cell, as "
+                "a & \\multicolumn{2}{c}{x} \\\\")
+    return (f"{what} not at the start of a row of an environment (LaTeX: \"{latex}\"): write "
+            "it right after \\begin{array}{…} or a row's \\\\, as \\begin{array}{c} \\hline "
+            "a \\\\ \\hline \\end{array}")
+
+
+def _cline(frame: _Frame, tex: str, at: int) -> int | str:
+    """Where `\\cline`'s `{i-j}` at `tex[at:]` ends, or why LaTeX refuses it."""
+    arg = argument(tex, at)
+    inside = tex[arg[0]:arg[1]] if arg else ""
+    first, dash, last = inside.partition("-")
+    i, j = number(first), number(last)
+    if arg is None or not dash or isinstance(i, Slip) or isinstance(j, Slip):
+        return (f"\\cline{{{_cut(inside)}}}: its argument is the columns it rules, i-j "
+                "(LaTeX: \"Missing number\" or \"Runaway argument\"): write \\cline{2-3}")
+    tabs = max(i - 1, 0) + max(j - i, 0)
+    if frame.tabs_allowed is not None and tabs > frame.tabs_allowed:
+        return (f"\\cline{{{_cut(inside)}}} rules columns {{{frame.name}}} has not (it has "
+                f"{frame.tabs_allowed + 1}; LaTeX: \"Extra alignment tab has been changed "
+                f"to \\cr\"): write \\cline{{1-{frame.tabs_allowed + 1}}} at most")
+    return arg[2]
+
+
+def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> int | str:
+    """Where `\\multicolumn`'s number and column letters at `tex[at:]` end (its cell's text
+    is read as any argument), or why LaTeX refuses them."""
+    if frame.kind != "env" or not at_cell:
+        return _rule_problem("multicolumn")
+    if frame.name not in ARRAY_BASED:
+        return (f"\\multicolumn in {{{frame.name}}} (LaTeX: \"Undefined control sequence\"): "
+                "it spans columns of an {array}, a matrix or {cases} only; write the rows "
+                "in {array}")
+    count = argument(tex, at)
+    spec = argument(tex, count[2]) if count else None
+    n = number(tex[count[0]:count[1]]) if count else MISSING_NUMBER
+    if count is None or spec is None:
+        return _missing("multicolumn")
+    if isinstance(n, Slip):
+        return (f"\\multicolumn{{{_cut(tex[count[0]:count[1]])}}}: its first argument is the "
+                f"number of columns it spans (LaTeX: \"{n.latex}\"): write "
+                "\\multicolumn{2}{c}{x}")
+    columns = spec_columns(tex, spec[0], spec[1])
+    if isinstance(columns, Slip):
+        return spec_problem(columns, tex[spec[0]:spec[1]], "\\multicolumn{2}{c}{x}")
+    if columns > 1:
+        return (f"\\multicolumn{{…}}{{{_cut(tex[spec[0]:spec[1]])}}}: the column letters of "
+                "a \\multicolumn make one column (LaTeX: \"Missing \\endgroup inserted\"): "
+                "write \\multicolumn{2}{c}{x}")
+    frame.tabs += max(n, 1) - 1
+    if frame.tabs_allowed is not None and frame.tabs > frame.tabs_allowed:
+        return _tab_problem(frame.name, frame.tabs_allowed)
+    return spec[2]
+
+
+def _skip(pieces: list[tuple[int, int, str]], i: int, to: int) -> int:
+    """The first piece at or after `pieces[i]` that starts at `to` or later."""
+    while i < len(pieces) and pieces[i][0] < to:
+        i += 1
+    return i
 
 
 def _has_argument(pieces: list[tuple[int, int, str]], at: int) -> bool:
@@ -336,7 +526,7 @@ def _missing(command: str) -> str:
             f"{{ inserted\"): write {usage}")
 
 
-def _tab_problem(env: str | None) -> str:
+def _tab_problem(env: str | None, limit: int | None = 0) -> str:
     if env is None:
         return ("'&' outside an environment with columns (LaTeX: \"Misplaced alignment tab\"): "
                 "write \\& for an ampersand, or the rows in \\begin{aligned} a & b \\\\ "
@@ -344,6 +534,11 @@ def _tab_problem(env: str | None) -> str:
     if env == "cases":
         return ("a row of {cases} has two columns, the value & its condition (LaTeX: \"Extra "
                 "alignment tab\"): write one '&' a row, or use {array}")
+    if limit or env in SPECIFIED:
+        return (f"a row of {{{env}}} has more cells than its {(limit or 0) + 1} "
+                f"column{'s' * bool(limit)} (LaTeX: "
+                "\"Extra alignment tab has been changed to \\cr\"): add a column (a letter "
+                "of {array}), or end the row with \\\\")
     return (f"{{{env}}} has no columns (LaTeX: \"Extra alignment tab\"): write the rows "
             "with '&' in {aligned}, or leave the '&' out")
 
