@@ -26,6 +26,7 @@ from kbtools.provenance import (
     require_repo,
     resolve_commit,
 )
+from kbtools.review.lineage import scan
 from kbtools.review.recent import RecentChange, recent_doc_changes
 from kbtools.review.verification import (
     content_fields_changed,
@@ -93,11 +94,13 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
         prefix = git_prefix(repo, root)
         path = prefix + doc
         start = resolve_commit(repo, rev).sha
-        changes = reviewed_changes(repo, start, path, non_content)
+        # every name the document had on every line of the history (None: a shallow clone)
+        lineage = scan(repo, start, work_tree=False)
+        changes = reviewed_changes(repo, start, path, non_content, lineage)
         known = None if changes else history_spelling(repo, start, path)
         if known is not None and known.startswith(prefix):
             path, doc = known, known[len(prefix):]
-            changes = reviewed_changes(repo, start, path, non_content)
+            changes = reviewed_changes(repo, start, path, non_content, lineage)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         changes += earlier_lives(repo, changes[-1], non_content)
