@@ -33,6 +33,15 @@ documents. Where rename detection over all of a commit's new files could differ 
 shared among the new ones), the commit's diff is read again for each of those files alone
 (`gitobjects.diffs_alone`: four git processes for the commit, whatever the number of files).
 
+Unlike `git log --follow`, which keeps one name for the rest of its walk, `follow` reads the
+document's name per commit, along every parent (`kbtools.review.walktree`): a branch forked
+before a rename on the main line and merged after it holds the old name, and its commits are
+listed under it, by their authors. What a merge made of its other parents' files is read
+once in `scan` (the paths it adds against each, where it also lacks some file of that
+parent: one `git diff-tree --stdin` per parent number for all merges) and, for the merges
+where a document's name is among those paths, by rename detection from that parent (one
+`git diff-tree --stdin` per step, for all documents).
+
 A shallow clone has no `Lineage` (the boundary shows every file as added there).
 """
 
