@@ -94,13 +94,16 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
         prefix = git_prefix(repo, root)
         path = prefix + doc
         start = resolve_commit(repo, rev).sha
-        # every name the document had on every line of the history (None: a shallow clone)
-        lineage = scan(repo, start, work_tree=False)
-        changes = reviewed_changes(repo, start, path, non_content, lineage)
+        changes = reviewed_changes(repo, start, path, non_content)
         known = None if changes else history_spelling(repo, start, path)
         if known is not None and known.startswith(prefix):
             path, doc = known, known[len(prefix):]
-            changes = reviewed_changes(repo, start, path, non_content, lineage)
+            changes = reviewed_changes(repo, start, path, non_content)
+        if any(ch.path != path or len(ch.commit.parents) > 1 for ch in changes):
+            # renamed, or merged: `git log --follow` keeps one name along every line, so
+            # the history is read with the document's name per commit (`lineage.follow`)
+            if (lineage := scan(repo, start, work_tree=False)) is not None:
+                changes = reviewed_changes(repo, start, path, non_content, lineage)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         changes += earlier_lives(repo, changes[-1], non_content)
