@@ -414,7 +414,18 @@ def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState
     return changes_from(touched, states, shallow_boundary(repo), version)
 
 
-def states_wanted(touched: Iterable[Touch]) -> list[tuple[str, str]]:
+Sides = Mapping[str, tuple[str, ...]]  # merge id → a document's name in each later parent
+
+
+def side_names(info: CommitInfo, old: str, new: str, sides: Sides) -> list[tuple[str, str]]:
+    """The (commit, path) pairs where merge `info`'s other parents may hold the document: its
+    name there when `sides` knows it, its names before and after the merge."""
+    known = sides.get(info.sha, ())
+    return [(p, name) for k, p in enumerate(info.parents[1:])
+            for name in dict.fromkeys((*known[k:k + 1], new, old))]
+
+
+def states_wanted(touched: Iterable[Touch], sides: Sides | None = None) -> list[tuple[str, str]]:
     """The (commit, path) pairs `changes_from` reads the document's states at."""
     wanted = []
     for info, status, old, new in touched:
@@ -422,15 +433,17 @@ def states_wanted(touched: Iterable[Touch]) -> list[tuple[str, str]]:
             wanted.append((info.parents[0], old))
         if not status.startswith("D"):
             wanted.append((info.sha, new))
-        wanted += [(p, name) for p in info.parents[1:] for name in (new, old)]
+        wanted += side_names(info, old, new, sides or {})
     return wanted
 
 
 def changes_from(touched: Iterable[Touch],
                  states: Mapping[tuple[str, str], DocState | None],
-                 boundary: frozenset[str], version: Version = DocState.key) -> list[DocChange]:
+                 boundary: frozenset[str], version: Version = DocState.key,
+                 sides: Sides | None = None) -> list[DocChange]:
     """`doc_changes` of the commits `git log --follow` lists for a document (`touched`),
-    with its `states` (`states_wanted`) and a shallow clone's `boundary`."""
+    with its `states` (`states_wanted`), a shallow clone's `boundary` and its names in the
+    other parents of merges (`sides`)."""
     changes: list[DocChange] = []
     for info, status, old, new in touched:
         before = None
@@ -438,7 +451,7 @@ def changes_from(touched: Iterable[Touch],
             before = states[info.parents[0], old]
         after = None if status.startswith("D") else states[info.sha, new]
         if len(info.parents) > 1 and takes_a_side(
-                [states[p, name] for p in info.parents[1:] for name in dict.fromkeys((new, old))],
+                [states[pair] for pair in side_names(info, old, new, sides or {})],
                 after, version):
             continue
         changes.append(DocChange(info, new, before, after,

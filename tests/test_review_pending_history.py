@@ -17,7 +17,7 @@ from git import Repo as git_repo
 from kbtools.config import load_config
 from kbtools.corpus import iter_documents
 from kbtools.provenance import doc_changes
-from kbtools.review.lineage import changes_of, histories_of, scan
+from kbtools.review.lineage import UNKNOWN, Lineage, Step, changes_of, histories_of, scan, source
 from kbtools.review.pending import awaiting, pending, uncommitted
 from kbtools.review.verification import non_content_fields
 from tests.kbfixtures import logging_git
@@ -139,9 +139,47 @@ def every_path(root: Path) -> list[str]:
     return sorted({p.strip("\n") for p in out.split("\0") if p.strip("\n")} - {"kb.toml"})
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_histories_read_at_once_are_each_documents_git_log_follow(tmp_path: Path,
-                                                                  seed: int) -> None:
+def every_commit(lineage: Lineage, path: str) -> tuple[tuple[Step, ...],
+                                                      dict[str, tuple[str, ...]]]:
+    """What `follow` reads, the plain way: the document's name in every commit of the
+    walk, each commit taking it from its first child in the walk (through that child's
+    rename, or the file of that parent the merge made it from), its history the commits
+    that touched it under that name."""
+    names: dict[int, str | None] = {0: path}
+    steps: list[Step] = []
+    sides: dict[str, tuple[str, ...]] = {}
+    for row, (info, touches) in enumerate(lineage.walk):
+        name = names.get(row)
+        below: list[str | None] = [name] * len(info.parents)
+        if name is not None:
+            for k, added in enumerate(lineage.side_added.get(row, ()), 1):
+                if name in added:
+                    below[k] = lineage.side_renames[info.sha, k].get(name, name)
+            if len(info.parents) > 1:
+                sides[info.sha] = tuple(str(n) for n in below[1:])
+            if name in touches:
+                status = touches[name][0]
+                found = None
+                if status == "A" and info.parents:
+                    found = source(touches, lineage.copies[info.sha], name)
+                    if found == UNKNOWN:
+                        found = lineage.alone[info.sha, name]
+                if found is not None:
+                    steps.append((info, found[0], found[1], name))
+                    below[0] = None if found[0].startswith("C") else found[1]
+                else:
+                    steps.append((info, status, name, name))
+        for k, parent in enumerate(info.parents):
+            names.setdefault(lineage.rows[parent], below[k])
+    return tuple(steps), {info.sha: sides[info.sha] for info, *_ in steps if info.sha in sides}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_histories_read_at_once_are_each_documents_names_on_every_line(tmp_path: Path,
+                                                                       seed: int) -> None:
+    """Random histories with branches renaming, copying and moving documents: the histories
+    read at once (a few commits per document) are those of the plain walk over every
+    commit (`every_commit`); a document no branch renamed reads as `git log --follow`."""
     root = tmp_path / "kb"
     random_history(root, seed, 30)
     repo = git_repo(root)
@@ -152,8 +190,13 @@ def test_histories_read_at_once_are_each_documents_git_log_follow(tmp_path: Path
     read = sum(lineage.histories[p] is not None for p in paths)
     assert read >= len(paths) // 2, (read, len(paths))  # git is asked for few
     for path in paths:
-        assert changes_of(repo, lineage.head.sha, path, lineage=lineage) == \
-            doc_changes(repo, "HEAD", path), path
+        if lineage.histories[path] is not None:
+            assert (lineage.histories[path], lineage.side_names[path]) == \
+                every_commit(lineage, path), path
+        if all(status[0] not in "RC" and old == new == path for _, status, old, new
+               in lineage.histories[path] or ((None, "R", "", ""),)):
+            assert changes_of(repo, lineage.head.sha, path, lineage=lineage) == \
+                doc_changes(repo, "HEAD", path), path
 
 
 def test_renames_copies_merges_and_reverts_are_read_as_git_log_follow(tmp_path: Path) -> None:

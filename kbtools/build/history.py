@@ -21,7 +21,7 @@ miss is just the work a build does.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import git
@@ -136,7 +136,8 @@ def _judge(repo: git.Repo, cfg: Config, src: SourceDoc, blame: Blame,
            lineage: Lineage | None) -> ReviewCoverage:
     """The review coverage of `src`. The kept lineage's clean files are those of the work
     tree when it was read, which is all the coverage asks of it where the document has no
-    blame: such a document is judged without it (the same verdict, read from git)."""
+    blame: such a document is judged with a lineage that calls no file clean (blamed)."""
     doc_blame = blame.get(src.rel)
-    return review_coverage(repo, cfg, src.rel, src.text, doc_blame,
-                           lineage if doc_blame is not None else None)
+    if lineage is not None and doc_blame is None:  # its clean files may be stale
+        lineage = replace(lineage, clean=frozenset())
+    return review_coverage(repo, cfg, src.rel, src.text, doc_blame, lineage)

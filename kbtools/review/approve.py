@@ -38,6 +38,7 @@ from kbtools.provenance import (
     state_at,
 )
 from kbtools.review.lapse import review_coverage
+from kbtools.review.lineage import scan
 from kbtools.review.policy import reviewers_for, trusted_mailmap
 from kbtools.review.verification import (
     author_names,
@@ -199,7 +200,8 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         raise ReviewError(f"{who.email} is not a reviewer for this path (reviewers: {names})",
                           path=rel)
     nc = non_content_fields(cfg)
-    changes = reviewed_changes(repo, head.sha, gpath, nc)
+    lineage = scan(repo, head.sha, work_tree=False)  # its names on every line
+    changes = reviewed_changes(repo, head.sha, gpath, nc, lineage)
     v = last_verification(changes)
     if changes and changes[-1].cut and v in (None, len(changes) - 1):
         raise ReviewError(f"its history stops at {changes[-1].commit.short} (a shallow clone): "
@@ -211,7 +213,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         # an import into a new repository brings them) covers nothing: `kb check` asks for
         # an approval, so the content it claimed to cover awaits this one
         text = blob_text(repo, head.sha, gpath) or ""
-        if review_coverage(repo, cfg, rel, text).covers_all():
+        if review_coverage(repo, cfg, rel, text, lineage=lineage).covers_all():
             raise ReviewError(f"already verified by {state.meta.get('verified_by')} at "
                               f"{state.meta.get('verified_at')}; nothing changed since",
                               path=rel)

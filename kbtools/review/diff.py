@@ -9,6 +9,7 @@ from kbtools.config import Config
 from kbtools.corpus import read_doc
 from kbtools.errors import KbError, ReviewError
 from kbtools.provenance import DocState, doc_rel, git_prefix, require_repo
+from kbtools.review.lineage import scan
 from kbtools.review.verification import (
     content_fields_changed,
     last_verification,
@@ -32,7 +33,9 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     repo = require_repo(cfg.root)
     with repo:
         prefix = git_prefix(repo, cfg.root)
-        changes = reviewed_changes(repo, "HEAD", prefix + rel, nc)
+        lineage = scan(repo, work_tree=False)  # its names on every line of the history
+        changes = reviewed_changes(repo, lineage.head.sha if lineage else "HEAD",
+                                   prefix + rel, nc, lineage)
     cur = read_doc(path, cfg.root)
     v = last_verification(changes)
     verified = changes[v] if v is not None else None

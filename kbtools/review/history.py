@@ -26,6 +26,7 @@ from kbtools.provenance import (
     require_repo,
     resolve_commit,
 )
+from kbtools.review.lineage import scan
 from kbtools.review.recent import RecentChange, recent_doc_changes
 from kbtools.review.verification import (
     content_fields_changed,
@@ -98,6 +99,11 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
         if known is not None and known.startswith(prefix):
             path, doc = known, known[len(prefix):]
             changes = reviewed_changes(repo, start, path, non_content)
+        if any(ch.path != path or len(ch.commit.parents) > 1 for ch in changes):
+            # renamed, or merged: `git log --follow` keeps one name along every line, so
+            # the history is read with the document's name per commit (`lineage.follow`)
+            if (lineage := scan(repo, start, work_tree=False)) is not None:
+                changes = reviewed_changes(repo, start, path, non_content, lineage)
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         changes += earlier_lives(repo, changes[-1], non_content)

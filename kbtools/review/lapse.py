@@ -52,7 +52,7 @@ from kbtools.provenance import (
     not_ancestors,
     state_from_text,
 )
-from kbtools.review.lineage import Lineage, base_of_landing, blamed_whole
+from kbtools.review.lineage import Lineage, base_of_landing, blamed_whole, scan
 from kbtools.review.policy import judge_doc, review_settings, reviewers_for, trusted_mailmap
 from kbtools.review.verification import (
     content_fields_changed,
@@ -209,6 +209,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
         return unchecked(rel, in_nested_repo(folder))
     if lineage is None and is_shallow(repo):  # a shallow clone has no lineage
         return unchecked(rel, SHALLOW)
+    # the history read for this document alone: its names on every line (`scan`)
+    lineage = lineage or scan(repo, work_tree=False)
     head = lineage.head if lineage is not None else head_commit(repo)
     if head is None:  # no commits yet
         return ReviewCoverage(rel, reason=NOT_COMMITTED)

@@ -33,15 +33,25 @@ documents. Where rename detection over all of a commit's new files could differ 
 shared among the new ones), the commit's diff is read again for each of those files alone
 (`gitobjects.diffs_alone`: four git processes for the commit, whatever the number of files).
 
+Unlike `git log --follow`, which keeps one name for the rest of its walk, `follow` reads the
+document's name per commit, along every parent (`kbtools.review.walktree`): a branch forked
+before a rename on the main line and merged after it holds the old name, and its commits are
+listed under it, by their authors. What a merge made of its other parents' files is read
+once in `scan` (the paths it adds against each, where it also lacks some file of that
+parent: one `git diff-tree --stdin` per parent number for all merges) and, for the merges
+where a document's name is among those paths, by rename detection from that parent (one
+`git diff-tree --stdin` per step, for all documents).
+
 A shallow clone has no `Lineage` (the boundary shows every file as added there).
 """
 
 from __future__ import annotations
 
-import bisect
+import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import git
 
@@ -67,6 +77,7 @@ from kbtools.provenance import (
     states_at,
     states_wanted,
 )
+from kbtools.review.walktree import Tree, walk_tree
 
 # one commit's part in a document's history, as `doc_changes` reads `git log --follow`:
 # (commit, status, path before, path after), newest first
@@ -80,6 +91,9 @@ Source = tuple[str, str, str, str]
 # copy detection as `git log --follow` runs it where a followed file appears (every file of
 # the parent a candidate source, no limit on how many)
 FOLLOW_COPIES = ("--no-abbrev", "-C", "--find-copies-harder", "-l0")
+# what a merge made of the files of a parent other than its first: renames only (a file
+# of that parent still there is the same file), found as `git merge` finds them
+SIDE_RENAMES = ("--no-abbrev", "-M", "-l0")
 # `source`: the whole commit's detection cannot tell what `--follow` finds (also in
 # `Lineage.alone`: git failed to tell)
 UNKNOWN = ("?", "")
@@ -109,6 +123,16 @@ class Lineage:
     # on its own: (status, source path), None for nothing, UNKNOWN when git failed
     alone: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
     states: dict[tuple[str, str], DocState | None] = field(default_factory=dict)
+    rows: Mapping[str, int] = field(default_factory=dict)  # commit id → its row in `walk`
+    tree: Tree | None = None  # which child each commit's name is read from (`walk_tree`)
+    # merge row → per side parent: the paths it adds against that parent, when it deleted
+    # some (so a file of that parent may have become one of them); path → those rows
+    side_added: Mapping[int, tuple[frozenset[str], ...]] = field(default_factory=dict)
+    side_at: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    # (merge, side parent index) → what rename detection from that parent found: new → old
+    side_renames: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
+    # git path → merge id → the document's name in each side parent (`follow`)
+    side_names: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage | None:
@@ -162,16 +186,50 @@ def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage |
             elif len(dels.get(blob, ())) == 1 and added[blob] == 1:
                 moved[path] = (info, dels[blob][0])
                 blobs[path] = blob
+    rows = {info.sha: row for row, (info, _) in enumerate(walk)}
+    try:
+        side_added = _side_added(repo, walk, rows)
+    except git.GitCommandError:
+        return None
+    side_at: dict[str, list[int]] = {}
+    for row, news in sorted(side_added.items()):
+        for path in frozenset().union(*news):
+            side_at.setdefault(path, []).append(row)
     chains = {}
     for path in origin.keys() | moved.keys():
-        if touched[path] == 1 and (steps := _chain(path, origin, moved, touched)):
-            chains[path] = steps
+        if touched[path] == 1 and (steps := _chain(path, origin, moved, touched)) and \
+                not any(old in side_at for _, _, old, _ in steps):
+            chains[path] = steps  # no branch may hold it under another name
     changed = status_changed(dirty)
     clean = frozenset(chains) - changed if work_tree else frozenset()
     commits = {info.sha: info for info, _ in records}
     folders = frozenset(path[:i] for path in touched for i, c in enumerate(path) if c == "/")
+    tree = walk_tree([[rows.get(p, -1) for p in info.parents] for info, _ in walk])
     return Lineage(head, chains, clean, frozenset(line), commits, blobs, walk=tuple(walk),
-                   at={path: tuple(rows) for path, rows in at.items()}, folders=folders)
+                   at={path: tuple(rows) for path, rows in at.items()}, folders=folders,
+                   rows=rows, tree=tree, side_added=side_added,
+                   side_at={path: tuple(rows) for path, rows in side_at.items()})
+
+
+def _side_added(repo: git.Repo, walk: list[tuple[CommitInfo, Touches]],
+                rows: Mapping[str, int]) -> dict[int, tuple[frozenset[str], ...]]:
+    """Merge row → per parent after the first: the paths the merge adds against it, for
+    the merges that also lack some file of that parent (one of those may have become one of
+    these; a merge lacking none made no file of that parent another's). One `git
+    diff-tree --stdin` per parent number, for every merge."""
+    out: dict[int, list[frozenset[str]]] = {}
+    most = max((len(info.parents) for info, _ in walk), default=0)
+    for k in range(1, most):
+        pairs: list[tuple[str, str | None]] = [
+            (info.sha, info.parents[k]) for info, _ in walk if len(info.parents) > k]
+        found = diff_raw(repo, pairs, "--no-renames", "--diff-filter=AD")
+        for sha, changes in found.items():
+            added = frozenset(names[-1] for fields, names in changes if fields[4] == "A")
+            if added and len(added) < len(changes):  # some file deleted too
+                row = rows[sha]
+                sides = out.setdefault(row, [frozenset()] * (len(walk[row][0].parents) - 1))
+                sides[k - 1] = added
+    return {row: tuple(sides) for row, sides in out.items()}
 
 
 def _chain(path: str, origin: Mapping[str, CommitInfo],
@@ -225,16 +283,19 @@ def changes_of(repo: git.Repo, rev: str, path: str, version: Version = DocState.
     """`provenance.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
     the answer (`rev` its head, and `path` read by `histories_of`, or written by one commit
     and maybe renamed since)."""
-    if lineage is not None and rev == lineage.head.sha and path in lineage.histories:
+    if lineage is None or rev != lineage.head.sha:
+        return doc_changes(repo, rev, path, version)
+    steps = None if path in lineage.histories else history_of(repo, lineage, rev, path)
+    if steps is None:
+        if path not in lineage.histories:  # read on its own
+            histories_of(repo, lineage, [path])
         read = lineage.histories[path]
         if read is None:  # `histories_of` could not read it: git is asked
             return doc_changes(repo, rev, path, version)
-        wanted = [pair for pair in states_wanted(read) if pair not in lineage.states]
+        sides = lineage.side_names.get(path, {})
+        wanted = [pair for pair in states_wanted(read, sides) if pair not in lineage.states]
         lineage.states.update(states_at(repo, wanted))
-        return changes_from(read, lineage.states, frozenset(), version)
-    steps = history_of(repo, lineage, rev, path)
-    if steps is None:
-        return doc_changes(repo, rev, path, version)
+        return changes_from(read, lineage.states, frozenset(), version, sides)
     wanted = [(info.sha, new) for info, _, _, new in steps]
     wanted += [(info.parents[0], old) for info, status, old, _ in steps if status != "A"]
     states = states_at(repo, wanted)
@@ -270,19 +331,25 @@ def histories_of(repo: git.Repo, lineage: Lineage, paths: Iterable[str]) -> None
     while todo:
         asked: set[str] = set()
         alone: dict[int, set[str]] = {}
+        sides: set[tuple[str, int]] = set()
         for path in sorted(todo):
             read = follow(lineage, path)
             if isinstance(read, str):
                 asked.add(read)
             elif isinstance(read, Alone):
                 alone.setdefault(read.row, set()).add(read.path)
+            elif isinstance(read, Side):
+                sides |= read.pairs
             else:
                 lineage.histories[path] = read
         todo -= lineage.histories.keys()
         for row, news in alone.items():
             read_alone(repo, lineage, row, news)
+        if sides and not read_sides(repo, lineage, sides):
+            lineage.histories.update(dict.fromkeys(todo))  # git is asked for each
+            break
         if not asked:
-            if alone:
+            if alone or sides:
                 continue
             break
         pairs: list[tuple[str, str | None]] = [
@@ -298,6 +365,23 @@ def histories_of(repo: git.Repo, lineage: Lineage, paths: Iterable[str]) -> None
     wanted = [pair for read in lineage.histories.values() if read is not None
               for pair in states_wanted(read) if pair not in lineage.states]
     lineage.states.update(states_at(repo, wanted))
+
+
+def read_sides(repo: git.Repo, lineage: Lineage, pairs: Collection[tuple[str, int]]) -> bool:
+    """Into `lineage.side_renames`: what rename detection from parent number k of each
+    merge of `pairs` (merge id, k) to the merge finds (one `git diff-tree --stdin` per
+    parent number); False when git failed."""
+    for k in sorted({k for _, k in pairs}):
+        asked: list[tuple[str, str | None]] = sorted(
+            (sha, lineage.commits[sha].parents[k]) for sha, kk in pairs if kk == k)
+        try:
+            found = diff_raw(repo, asked, *SIDE_RENAMES)
+        except git.GitCommandError:
+            return False
+        for sha, _ in asked:
+            lineage.side_renames[sha, k] = {names[1]: names[0] for fields, names
+                                            in found.get(sha, []) if len(names) == 2}
+    return True
 
 
 def read_alone(repo: git.Repo, lineage: Lineage, row: int, paths: Collection[str]) -> None:
@@ -326,46 +410,115 @@ class Alone:
     path: str
 
 
-def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | Alone | None:
-    """The commits `git log --follow -M --topo-order --diff-merges=first-parent
-    --name-status HEAD -- path` lists (as `doc_changes` reads them), from the history read
-    once: `--follow` walks every commit, keeps those whose diff against the first parent
-    touches the path, and where the path appears looks for the file it was renamed or
-    copied from (then follows that path in the commits still to walk; a copy ends the
-    history). A commit id when that look-up was not read yet (`lineage.copies`); `Alone` when
-    detection over all of the commit's new files may choose a source differently (`source`)
-    and the look-up for that file alone was not read yet (`lineage.alone`); None when git
-    must be asked: a path that was a folder once, or git failed."""
+@dataclass(frozen=True)
+class Side:
+    """`follow` needs what these merges made of their other parents' files:
+    (merge id, parent number) pairs (`read_sides`)."""
+
+    pairs: frozenset[tuple[str, int]]
+
+
+def follow(lineage: Lineage, path: str) -> tuple[Step, ...] | str | Alone | Side | None:
+    """The commits that touched the document `path` names at the head, each under the name
+    it had there (as `doc_changes` reads them, newest first in `--topo-order`), from the
+    history read once; the document's names in the other parents of merges among them
+    into `lineage.side_names[path]`. As `git log --follow -M --diff-merges=first-parent`
+    does along one line: every commit whose diff against its first parent touches the
+    document's name is listed; where the name appears, the file it was renamed or copied
+    from is looked for (a copy ends the history, a rename gives the older commits its
+    source's name). Unlike `--follow`, which keeps one name for the rest of the walk, the
+    name is read per commit (`kbtools.review.walktree`): a branch forked before a rename
+    on the main line, merged after it, holds the old name, the file of that branch the
+    merge made the document from (rename detection against that parent), and its commits
+    are listed under it. A commit id when copy detection where the document appears was
+    not read yet (`lineage.copies`); `Alone` when detection over all of the commit's new
+    files may choose a source differently (`source`) and the look-up for that file alone
+    was not read yet (`lineage.alone`); `Side` when what merges made of their other
+    parents' files was not read yet; None when git must be asked: a name that was a
+    folder once, or git failed."""
+    tree = lineage.tree
+    assert tree is not None
     steps: list[Step] = []
-    pos = -1
-    while True:
-        if path in lineage.folders:
-            return None
-        rows = lineage.at.get(path, ())
-        k = bisect.bisect_right(rows, pos)
-        if k == len(rows):
-            return tuple(steps)
-        pos = rows[k]
-        info, touches = lineage.walk[pos]
-        status = touches[path][0]
+    sides: dict[str, tuple[str, ...]] = {}
+    named: list[tuple[int, str | None]] = []  # (row, name) for the rows below it
+    todo: list[int] = []
+    playing: set[str] = set()
+    missing: set[tuple[str, int]] = set()
+
+    def name_at(row: int) -> str | None:
+        best, name = -1, cast(str | None, path)
+        for top, got in named:
+            if tree.first[top] > best and tree.within(row, top):
+                best, name = tree.first[top], got
+        return name
+
+    def enter(name: str, after: int) -> bool:
+        if name in lineage.folders:
+            return False
+        if name not in playing:
+            playing.add(name)
+            for row in (*lineage.at.get(name, ()), *lineage.side_at.get(name, ())):
+                if row > after:
+                    heapq.heappush(todo, row)
+        return True
+
+    def rename(row: int, k: int, name: str | None) -> bool:
+        """The document's name below parent `k` of `row`, when that parent reads it there."""
+        up = lineage.rows.get(lineage.walk[row][0].parents[k], -1)
+        if up < 0 or not tree.reached(up, row, k):
+            return True
+        named.append((up, name))
+        return name is None or enter(name, row)
+
+    if not enter(path, -1):
+        return None
+    done = -1
+    while todo:
+        row = heapq.heappop(todo)
+        if row == done:
+            continue
+        done = row
+        name = name_at(row)
+        if name is None:
+            continue
+        info, touches = lineage.walk[row]
+        added = lineage.side_added.get(row, ())
+        others = []
+        for k, new in enumerate(added, 1):
+            old = name
+            if name in new:
+                if (info.sha, k) not in lineage.side_renames:
+                    missing.add((info.sha, k))
+                old = lineage.side_renames.get((info.sha, k), {}).get(name, name)
+                if old != name and not rename(row, k, old):
+                    return None
+            others.append(old)
+        if len(info.parents) > 1:
+            sides[info.sha] = (*others, *[name] * (len(info.parents) - 1 - len(others)))
+        if name not in touches:
+            continue
+        status = touches[name][0]
         if status == "A" and info.parents:
             if info.sha not in lineage.copies:
                 return info.sha
-            found = source(touches, lineage.copies[info.sha], path)
+            found = source(touches, lineage.copies[info.sha], name)
             if found == UNKNOWN:
-                if (info.sha, path) not in lineage.alone:
-                    return Alone(pos, path)
-                found = lineage.alone[info.sha, path]
+                if (info.sha, name) not in lineage.alone:
+                    return Alone(row, name)
+                found = lineage.alone[info.sha, name]
                 if found == UNKNOWN:
                     return None
             if found is not None:
-                steps.append((info, found[0], found[1], path))
-                if found[0].startswith("C"):
-                    return tuple(steps)
-                path = found[1]
+                steps.append((info, found[0], found[1], name))
+                if not rename(row, 0, None if found[0].startswith("C") else found[1]):
+                    return None
                 continue
-        steps.append((info, status, path, path))
-
+        steps.append((info, status, name, name))
+    if missing:
+        return Side(frozenset(missing))
+    lineage.side_names[path] = {info.sha: sides[info.sha] for info, *_ in steps
+                                if info.sha in sides}
+    return tuple(steps)
 
 
 def source(touches: Touches, copies: Mapping[str, Source], path: str
