@@ -12,6 +12,8 @@ import json
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kbfixtures import GOOD_FM
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -191,3 +193,22 @@ def test_a_named_value_still_answers(dist):
     ev = _evaluation(dist, "大棚通风怎么办：气温25度，湿度90%", "greenhouse.md")
     assert (ev["status"], ev["outputs"], ev["said_of_other"]) == \
         ("match", {"措施": "打开风口通风排湿"}, {})
+
+
+# characters that are no modifier before 温: the input's own, a place, the surroundings, a
+# joiner, clause lead or filler word, a numeral, a unit
+_NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
+                     "零一二三四五六七八九十百千万两几多余来摄氏华℃")
+
+
+@settings(max_examples=200, deadline=None)
+@given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
+       .filter(lambda ch: ch not in _NOT_MODIFIERS),
+       value=st.integers(min_value=0, max_value=120))
+def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
+    """X温N度, N度的X温: whatever thing X is, N is its temperature, not the table's."""
+    assert BARE is not None
+    for question in (f"{modifier}温{value}度，湿度90%", f"{value}度的{modifier}温，湿度90%"):
+        got = read_inputs(question, BARE)
+        assert "温度(℃)" not in got.values, question
+        assert got.others == {"温度(℃)": (f"{value}度", f"{modifier}温")}, question
