@@ -62,6 +62,7 @@ def test_a_value_of_a_qualified_name_fills_no_generic_input(question, value, oth
     "空气温度25度，湿度90%", "棚内温度25度，湿度90%", "室内温度25度，湿度90%", "25度，湿度90%",
     "25度的温度，湿度为90%", "湿度为90%的空气，25度", "小麦赤霉病温度25度，湿度90%",
     "连续降雨3天温度25度湿度90%", "25℃，90%", "棚里油温正常气温25度，湿度90%",
+    "高温25度，湿度90%", "湿度90%，25度的低温", "大棚里的温度25度，湿度90%",
 ])
 def test_names_of_the_input_itself_still_bind(question):
     assert BARE is not None
@@ -116,6 +117,13 @@ def test_the_thing_a_table_is_about_qualifies_nothing():
     assert PUMP is not None
     assert read_inputs("pump vibration is 0.5 in/s", PUMP).values == {"Vibration (in/s)": "0.5"}
     assert read_inputs("motor vibration is 0.5 in/s", PUMP).values == {}
+    seal = build_table(["Seal temperature (°F)", "Action"], [["<160", "none"], [">=160", "stop"]],
+                       decision="inputs=Seal temperature (°F); outputs=Action",
+                       heading_path=("Mixer checks",))
+    assert seal is not None  # a name of words says which thing it is: the pump's seal's
+    assert read_inputs("pump seal temperature 170 F", seal).values == \
+        {"Seal temperature (°F)": "170"}
+    assert read_inputs("oil temperature 170 F", seal).values == {}
 
 
 def test_the_note_is_in_the_language_of_the_question():
@@ -196,9 +204,9 @@ def test_a_named_value_still_answers(dist):
 
 
 # characters that are no modifier before 温: the input's own, a place, the surroundings, a
-# joiner, clause lead or filler word, a numeral, a unit
+# joiner, clause lead or filler word, a numeral, a unit, a degree (高温)
 _NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
-                     "零一二三四五六七八九十百千万两几多余来摄氏华℃")
+                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒")
 
 
 @settings(max_examples=200, deadline=None)

@@ -16,7 +16,8 @@ compound whose head is the input's name (温度, its short form 温, ``temperatu
 with a word before it that is none of the input's own (油温, 水温度, 地温, ``oil temperature``,
 ``bearing temp``) names a more specific thing than the input, before its value or after it
 (80度的油温, ``80 C oil temperature``). A place (棚内温度: `LOCATIVES`), the surroundings a
-generic quantity means (气温, ``air temperature``: `AMBIENT`), words of the table's own
+generic quantity means (气温, ``air temperature``: `AMBIENT`), how high it is (高温:
+`DEGREES`), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
 bound to the name: 棚里油温 is the oil's), and a run of Chinese too long to be a modifier
 (`PHRASE`: 小麦赤霉病温度) qualify nothing.
@@ -44,13 +45,17 @@ LOCATIVES = ("内", "里", "中", "间")
 # the surroundings a generic quantity is said of when no thing is named (气温, 空气湿度, ``air
 # temperature``, ``ambient humidity``): the input's quantity still
 AMBIENT = ("空气", "环境", "气", "air", "ambient")
+# a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
+# 常温): the input's quantity still
+DEGREES = ("高", "低", "常", "恒")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
 # English words before a name that qualify no thing (``the``, ``current temperature``)
 EN_PLAIN = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if", "when",
                       "at", "but", "so", "it", "this", "that", "then", "now", "current",
-                      "present", "actual", "measured", "today", "still", "also", "is", "of"))
+                      "present", "actual", "measured", "today", "still", "also", "is", "of",
+                      "high", "low"))
 
 
 def key_text(header: str) -> str:
@@ -230,13 +235,15 @@ class Qualified:
                            if u and is_cjk(u[0]) and text.startswith(u, lo)), default=1)
             possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
             word = text[lo:at - possessive]
-            if not word or len(word) > PHRASE or word.endswith(LOCATIVES + AMBIENT) or \
+            if not word or len(word) > PHRASE or word.endswith(LOCATIVES + AMBIENT + DEGREES) or \
                     word[-1] in self.mine or word.endswith(self.values):  # 棚内温度, 空气
                 return ""  # 温度, 大棚温度 (a 大棚 table), 小麦温度 (a table of 小麦)
             cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
                        or word[n - 1] in self.mine), default=0)
             return text[lo + cut:at]  # 油 of 棚里油温: the thing, without the place
-        if self.latin and at and text[at - 1] == " " and text[at - 2:at - 1].isalpha():
+        if self.latin and at and text[at - 1] == " " and text[at - 2:at - 1].isalpha() and \
+                " " not in next((h for h in self.heads if text.startswith(h, at)), " "):
+            # a name of words (``pump seal temperature``) already says which thing it is
             last = _words(text[:at - 1])[-1:]
             lead = last[0] if last else ""
             unit = text[:at - 1 - len(lead)].rstrip(" ")[-1:].isdigit()  # the psi of 2 psi
