@@ -22,6 +22,7 @@ from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import missing_message, said_of_other_note
 from kbtools.query.inputs import read_inputs
+from test_answers_approximate import surfaces
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
                    [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
@@ -220,3 +221,10 @@ def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
         got = read_inputs(question, BARE)
         assert "温度(℃)" not in got.values, question
         assert got.others == {"温度(℃)": (f"{value}度", f"{modifier}温")}, question
+
+
+def test_the_web_page_and_mcp_say_what_the_value_was_said_of(dist):
+    text, zh, en, mcp = surfaces(dist.parent, "大棚通风怎么办：油温80度，湿度90%")
+    note = "80度说的是油温，不是温度(℃)"
+    assert note in text and note in zh and note in en
+    assert mcp["said_of_other"] == {"温度(℃)": note}
