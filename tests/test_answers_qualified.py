@@ -15,6 +15,7 @@ from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kbfixtures import GOOD_FM
+from test_answers_approximate import surfaces
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
@@ -22,7 +23,6 @@ from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import missing_message, said_of_other_note
 from kbtools.query.inputs import read_inputs
-from test_answers_approximate import surfaces
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
                    [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
