@@ -47,6 +47,8 @@ PUMP = build_table(["Vibration (in/s)", "Action"], [["<0.3", "none"], [">=0.3", 
     ("土壤温度20度，湿度90%", "20度", "土壤温度"),
     ("棚里油温80度，湿度90%", "80度", "油温"),  # the place before the thing is no part of it
     ("水的温度25度，湿度90%", "25度", "水的温度"),
+    ("油温已经升到80度，湿度90%", "80度", "油温"),  # a few words between
+    ("水温升高到30度，湿度90%", "30度", "水温"),
     # a Chinese name after the number
     ("80度的油温，湿度90%", "80度", "油温"),
     ("湿度90%，水温25℃", "25°C", "水温"),

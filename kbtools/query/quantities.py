@@ -51,6 +51,7 @@ DEGREES = ("高", "低", "常", "恒")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
+GAP = 4  # at most this many Chinese characters between a qualified name and its value
 # English words before a name that qualify no thing (``the``, ``current temperature``)
 EN_PLAIN = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if", "when",
                       "at", "but", "so", "it", "this", "that", "then", "now", "current",
@@ -195,13 +196,23 @@ class Qualified:
                    bool(context.strip()) or bool(heads & _GENERIC))
 
     def before(self, text: str, at: int) -> str:
-        """The qualified name ending at position `at` of compacted `text` (filler words
-        before `at` skipped: 油温已经80度, ``oil temp is 80``), "" when none ends there."""
+        """The qualified name said of the value at position `at` of compacted `text`, "" when
+        none is: the nearest mention of a head ending right before it, filler words between
+        (油温80度, 油温已经80度, ``oil temp is 80``) or up to `GAP` Chinese characters none of
+        which is in the input's names or the table's heading (油温升到80度; not 油温正常气温25度,
+        whose 气温 is the nearer mention)."""
         end = len(drop_fillers(text[:at]).rstrip(" "))
-        for head in self.heads:
-            if text.startswith(head, end - len(head)) and end >= len(head):
-                if (other := self.qualifier(text, end - len(head))):
-                    return other + (" " if head[:1].isascii() else "") + head
+        lo = end
+        while lo and end - lo < GAP and is_cjk(text[lo - 1]) and text[lo - 1] not in self.mine:
+            lo -= 1
+        for stop in range(end, lo - 1, -1):  # the nearest mention decides
+            stop = len(drop_fillers(text[:stop]))
+            head = next((h for h in self.heads if stop >= len(h) and
+                         text.startswith(h, stop - len(h))), None)
+            if head is not None:
+                other = self.qualifier(text, stop - len(head))
+                return other + (" " if head[:1].isascii() and other else "") + head \
+                    if other else ""
         return ""
 
     def after(self, text: str, at: int) -> str:
