@@ -157,7 +157,8 @@ def test_the_text_answer_asks_for_the_generic_input(dist):
     out = CliRunner().invoke(main, ["query", "大棚通风怎么办：油温80度，湿度90%", "--index",
                                     str(dist), "-k", "3", "--no-log"])
     assert out.exit_code == 0, out.output
-    assert "evaluated (湿度(%)=90): give 温度(℃) to get the answer" in out.output
+    assert "evaluated (湿度(%)=90): give 温度(℃) (80度说的是油温，不是温度(℃)) to get the answer" \
+        in out.output
 
 
 def test_input_names_hold_each_name_its_synonyms_and_short_forms():
@@ -168,12 +169,13 @@ def test_input_names_hold_each_name_its_synonyms_and_short_forms():
     assert short_forms("温度") == {"温度"} and short_forms("temperature") == {"temperature"}
 
 
-def test_without_the_knowledge_vocabulary_values_bind_as_before():
-    """`find_inputs` with no vocabulary (a caller's own table): no name is another's."""
+def test_without_the_knowledge_vocabulary_a_qualified_name_is_still_another_things():
+    """`find_inputs` with no vocabulary (a caller's own table): 油温 is a compound of 温度
+    naming the oil (`quantities.Qualified`), so its value fills no 温度 either."""
     table = build_table(["温度(℃)", "措施"], [["<20", "保温"], [">=20", "通风"]],
                         decision="inputs=温度(℃); outputs=措施")
     assert table is not None
-    assert find_inputs("油温80度", table) == {"温度(℃)": "80"}
+    assert find_inputs("油温80度", table) == {}
     assert find_inputs("油温80度", table, vocabulary=input_names(["油温(℃)"])) == {}
     assert find_inputs("温度80度", table, vocabulary=input_names(["油温(℃)"])) == \
         {"温度(℃)": "80"}

@@ -153,8 +153,10 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
                 click.echo(f"     {c['column']}: {c['reason']}")
     elif ev["status"] == "missing_inputs":
         two = ev.get("conflicts") or {}  # inputs the question gave two values
+        other = ev.get("said_of_other") or {}  # … or a value said of another thing
         asked = ", ".join(f"{m} (the question gives two values: {', '.join(two[m])})"
-                          if m in two else m for m in ev["missing"])
+                          if m in two else f"{m} ({other[m]})" if m in other else m
+                          for m in ev["missing"])
         click.echo(click.style(f"   evaluated ({given}): give {asked} to get the answer",
                                fg="yellow", bold=True))
     else:

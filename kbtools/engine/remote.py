@@ -44,7 +44,7 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
 from kbtools.index.selfcheck import derivation_problem
-from kbtools.index.store import SectionRow, Store, identifier_text
+from kbtools.index.store import SectionRow, Store, identifier_text, input_headers
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
@@ -138,7 +138,14 @@ class MilvusStore(Store):
         return None  # no pass over the collection: ranking reads the rows it needs
 
     def decision_inputs(self) -> list[str]:
-        return []  # no pass over the collection: a table's inputs bind by its own names
+        """As the local store's: the table chunks' numbers listed first (a few bytes a row),
+        then their rows read in pages, each decision table's input headers from the
+        ``extra["decision"]`` its row carries (the release's own data: no publish change)."""
+        listed = self.engine.call(f"listing tables of {self.collection}", "query",
+                                  self.collection, filter='kind == "table"',
+                                  output_fields=["num"])
+        found = self.chunks(sorted(int(r["num"]) for r in listed))
+        return [h for n in sorted(found) for h in input_headers(found[n].get("extra"))]
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         """As the local store's: the chunk numbers are listed first (a few bytes a row; a

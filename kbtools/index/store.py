@@ -58,6 +58,18 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def input_headers(extra: Any) -> list[str]:
+    """The input headers of the decision table a table chunk's `extra` ships
+    (``extra["decision"]``, `DecisionTable.to_record`); [] for none."""
+    record = extra.get("decision") if isinstance(extra, dict) else None
+    if not isinstance(record, dict):
+        return []
+    header, inputs = record.get("header"), record.get("inputs")
+    if not (isinstance(header, list) and isinstance(inputs, list)):
+        return []
+    return [str(header[i]) for i in inputs if type(i) is int and 0 <= i < len(header)]
+
+
 def _load(text: str) -> Any:
     """A JSON column's value; the empty list and object, most links and many extras, without
     the parser."""
@@ -432,14 +444,7 @@ class Store:
         for (extra,) in self.con.execute(
                 "SELECT extra FROM chunks WHERE kind = 'table' AND extra LIKE '%\"decision\"%' "
                 "ORDER BY num"):
-            data = _load(extra) if extra else None
-            record = data.get("decision") if isinstance(data, dict) else None
-            if not isinstance(record, dict):
-                continue
-            header, inputs = record.get("header"), record.get("inputs")
-            if isinstance(header, list) and isinstance(inputs, list):
-                out.extend(str(header[i]) for i in inputs
-                           if type(i) is int and 0 <= i < len(header))
+            out.extend(input_headers(_load(extra) if extra else None))
         return out
 
     def chunk_links(self) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -10,7 +10,9 @@ by evaluating the table, not by the row that merely reads most alike.
 - ``no_match``: every input found, no row matches: the table, "no rule matches, needs human
   review" (never a guessed row);
 - ``missing_inputs``: some inputs found, others not: the table and the missing inputs named,
-  with the values of each the question gave two of (温度22度…温度23度: `conflicts`).
+  with the values of each the question gave two of (温度22度…温度23度: `conflicts`), and the
+  value in an input's unit the question said of another thing (80度 of 油温 for 温度(℃):
+  `said_of_other`, worded in the question's language).
 
 Pure but for reading decision tables from the index's table chunks (the build ships them
 parsed; cached per index). The input readers are importable from here too (`__all__`).
@@ -38,12 +40,13 @@ from kbtools.query.inputs import (
     read_inputs,
 )
 from kbtools.query.quantities import input_names
+from kbtools.query.wording import is_cjk
 
 __all__ = [  # the input readers of `kbtools.query.inputs` stay importable from here
     "NAME_GAP", "NAME_GAP_LATIN", "TABLE_DEPTH", "TABLE_KINDS", "Evaluation", "Inputs",
     "answer_chunk", "decision_number", "decision_table", "evaluate_inputs", "evaluate_question",
     "find_inputs", "given_value", "input_vocabulary", "missing_message", "names_of",
-    "read_inputs",
+    "read_inputs", "said_of_other_note",
 ]
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
@@ -79,6 +82,9 @@ class Evaluation:
     # approximate input column → the matched row's condition whose bound its value is within
     # `NEAR_BOUND` of (``about 30 C`` on ``>= 30``): the answer depends on the exact value
     near_bound: dict[str, str] = field(default_factory=dict)
+    # missing input column → why the value in its unit the question gave is not its (``80度
+    # 说的是油温，不是温度(℃)``: `said_of_other_note`), in the question's language
+    said_of_other: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
@@ -89,7 +95,8 @@ class Evaluation:
                 "inputs": dict(self.inputs), "missing": list(self.missing),
                 "conflicts": {k: list(v) for k, v in self.conflicts.items()},
                 "approximate": dict(self.approximate),
-                "near_bound": dict(self.near_bound), "row": self.row,
+                "near_bound": dict(self.near_bound),
+                "said_of_other": dict(self.said_of_other), "row": self.row,
                 "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
@@ -160,10 +167,13 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         given = read_inputs(question, dt, synonyms, input_vocabulary(index, synonyms))
         found = given.values
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
-                (given.conflicts and dt.annotated):
+                ((given.conflicts or given.others) and dt.annotated):
             # inferred tables answer only when fully given
+            chinese = any(is_cjk(ch) for ch in question)
+            notes = {k: said_of_other_note(k, v, n, chinese=chinese)
+                     for k, (v, n) in given.others.items()}
             return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts,
-                                           given.approximate),
+                                           given.approximate, notes),
                            table_index=decision_number(index, doc, ti))
     return None
 
@@ -178,15 +188,18 @@ NEAR_BOUND = 0.05
 
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
                     conflicts: Mapping[str, tuple[str, ...]] = {},
-                    approximate: Mapping[str, str] = {}) -> Evaluation:
+                    approximate: Mapping[str, str] = {},
+                    said_of_other: Mapping[str, str] = {}) -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
     for every missing input. `conflicts`: the inputs the question gave two values (missing
     for that; the answer says so). `approximate`: the inputs given only roughly (大约90%),
     as written; evaluated as given, the message ends naming them (``(approximate value:
-    相对湿度(%) 90%)``) since a value near a row's bound may belong to the next row."""
-    ev = _evaluate(doc, ti, dt, found, conflicts)
+    相对湿度(%) 90%)``) since a value near a row's bound may belong to the next row.
+    `said_of_other`: missing input → why the value in its unit is not its
+    (`said_of_other_note`), said after it in the message."""
+    ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other)
     rough = {k: v for k, v in approximate.items() if k in found}
     if not rough:
         return ev
@@ -222,13 +235,16 @@ def near_bounds(dt: DecisionTable, found: Mapping[str, str], rough: Iterable[str
 
 
 def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
-              conflicts: Mapping[str, tuple[str, ...]]) -> Evaluation:
+              conflicts: Mapping[str, tuple[str, ...]],
+              said_of_other: Mapping[str, str] = {}) -> Evaluation:
     """`evaluate_inputs` but for the values given roughly."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
     conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
-    if not found:  # only inputs given two values: nothing to match on
-        return Evaluation("missing_inputs", missing_message(missing, conflicts), doc,
-                          dt.label(), ti, found, missing, conflicts=conflicts)
+    others = {k: v for k, v in said_of_other.items() if k in missing and k not in conflicts}
+    if not found:  # only inputs given two values or another thing's: nothing to match on
+        return Evaluation("missing_inputs", missing_message(missing, conflicts, others), doc,
+                          dt.label(), ti, found, missing, conflicts=conflicts,
+                          said_of_other=others)
     given = dt if not missing else replace(
         dt, inputs=tuple(i for i in dt.inputs if dt.header[i] in found),
         numeric=tuple(i for i in dt.numeric if dt.header[i] in found))
@@ -242,8 +258,9 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     chosen = [m for m in result.matches if m.row in result.selected]
     if missing and any(dt.conditions[m.row - 1][i].kind != "any"
                        for m in chosen for i in dt.inputs if dt.header[i] in missing):
-        return Evaluation("missing_inputs", missing_message(missing, conflicts),
-                          doc, dt.label(), ti, found, missing, conflicts=conflicts)
+        return Evaluation("missing_inputs", missing_message(missing, conflicts, others),
+                          doc, dt.label(), ti, found, missing, conflicts=conflicts,
+                          said_of_other=others)
     def not_given(row: int) -> list[dict[str, Any]]:  # the missing inputs' cells of `row`
         return [{"column": h, "condition": dt.rows[row - 1][dt.header.index(h)], "value": None,
                  "matched": True, "reason": "not given; any value accepted (* or empty cell)"}
@@ -263,12 +280,23 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
 
 
 def missing_message(missing: Sequence[str],
-                    conflicts: Mapping[str, Sequence[str]] = {}) -> str:
+                    conflicts: Mapping[str, Sequence[str]] = {},
+                    said_of_other: Mapping[str, str] = {}) -> str:
     """``missing input(s): A, B``, each input the question gave two values followed by them
-    (``温度(℃) (two values given: 22度, 23度)``)."""
+    (``温度(℃) (two values given: 22度, 23度)``), each whose value in its unit the question
+    said of another thing followed by that (``温度(℃) (80度说的是油温，不是温度(℃))``)."""
     return "missing input(s): " + ", ".join(
-        f"{m} (two values given: {', '.join(conflicts[m])})" if m in conflicts else m
-        for m in missing)
+        f"{m} (two values given: {', '.join(conflicts[m])})" if m in conflicts else
+        f"{m} ({said_of_other[m]})" if m in said_of_other else m for m in missing)
+
+
+def said_of_other_note(column: str, value: str, other: str, *, chinese: bool) -> str:
+    """Why `value` (as the question wrote it) is no value of input `column`: the question
+    said it of `other` (油温, ``oil temperature``); in Chinese for a question with Chinese
+    in it, else in English."""
+    if chinese:
+        return f"{value}说的是{other}，不是{column}"
+    return f"{value} is said of {other}, not of {column}"
 
 
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:

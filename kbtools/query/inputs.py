@@ -35,7 +35,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
-from kbtools.query.quantities import Others, covered, key_text
+from kbtools.query.quantities import Others, Qualified, covered, key_text
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
@@ -144,6 +144,9 @@ class Inputs:
     # input column → its value as written, when the question says it roughly (大约90%,
     # 90%左右, ``about 90%``: `values.Number.approximate`); the value is read all the same
     approximate: dict[str, str] = field(default_factory=dict)
+    # missing input column → (a value in its unit as written, the other thing it is said
+    # of): 80度 said of 油温 is no value of 温度(℃) (`quantities.Qualified`, `Others`)
+    others: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -180,6 +183,13 @@ def read_inputs(question: str, table: DecisionTable,
     wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}
+    # a name qualified into another thing's (油温, ``oil temperature``): see `Qualified`
+    cells = tuple(c[j].text for c in table.conditions for j in table.inputs
+                  if c[j].kind == "text")
+    quals = {i: Qualified.of(tuple(n for n in names[i] if any(w.endswith(n) for w in wholes[i])),
+                             " ".join((table.name, *table.heading_path)), cells)
+             for i in table.inputs}
+    said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
     for i in table.inputs:  # numbers right after the column's name
         if i not in table.numeric:
             continue
@@ -189,7 +199,8 @@ def read_inputs(question: str, table: DecisionTable,
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
-            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans)
+            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans,
+                                qualified=quals[i])
             if found is None:
                 continue
             num, numeral = found
@@ -230,12 +241,18 @@ def read_inputs(question: str, table: DecisionTable,
         if i not in table.numeric or unit is None or i in blocked or \
                 (table.header[i] in out and i not in by_name):
             continue
-        fits = [n for n, x in enumerate(found_numbers) if n not in claimed and not x.noun
-                and _unit_fits(x.unit, unit)
-                and _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
-                              fraction=x.unit == _PERCENT)
-                and (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms))
-                and not _said_of_other(text, x, spans, elsewhere.own_chars)]
+        fits = []
+        for n, x in enumerate(found_numbers):
+            if n in claimed or x.noun or not _unit_fits(x.unit, unit):
+                continue
+            thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
+                _said_of_other(text, x, spans, elsewhere.own_chars)
+            if thing:  # 油温80度, 80度的油温: said of another thing, named
+                said.setdefault(table.header[i], (x.written, thing))
+            elif _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
+                           fraction=x.unit == _PERCENT) and \
+                    (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
+                fits.append(n)
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
@@ -300,7 +317,8 @@ def read_inputs(question: str, table: DecisionTable,
     for i, x in by_name.items():
         source.setdefault(table.header[i], x)
     return Inputs(out, conflicts, {h: source[h].written for h in out
-                                   if h in source and source[h].approximate})
+                                   if h in source and source[h].approximate},
+                  {h: v for h, v in said.items() if h not in out and h not in conflicts})
 
 
 def _unit_fits(number: int | None, column: int | None) -> bool:
@@ -315,14 +333,15 @@ def _unit_fits(number: int | None, column: int | None) -> bool:
 
 
 _PERCENT = next(n for n, c in enumerate(UNIT_CLASSES) if "%" in c)
+_UNQUALIFIED = Qualified()  # no name qualified into another thing's
 # the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
 _FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
                   for c in UNIT_CLASSES)
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
-                tail: bool = False, spans: Sequence[tuple[int, int]] = ()
-                ) -> tuple[int, bool] | None:
+                tail: bool = False, spans: Sequence[tuple[int, int]] = (),
+                qualified: Qualified = _UNQUALIFIED) -> tuple[int, bool] | None:
     """The number a mention of `name` gives: the first unclaimed number after it, when only
     filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
     index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
@@ -330,7 +349,9 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     number is another quantity's). A Latin name is a whole word; a `tail` of a header (湿度
     for 相对湿度, ``rate`` for ``leak rate``) right after another CJK character or another
     word names something else (土壤湿度, ``flow rate``), as does a mention inside a longer
-    name of another table's input (the 温度 of 油温度: `spans`, `quantities.Others.spans`)."""
+    name of another table's input (the 温度 of 油温度: `spans`, `quantities.Others.spans`) or a
+    whole name with a modifier that makes it another thing's (水温度, ``oil temperature``:
+    `qualified`, `quantities.Qualified`)."""
     latin = name[:1].isascii() and name[:1].isalnum()
     for m in re.finditer(re.escape(name), text):
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
@@ -340,6 +361,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
         if covered(spans, m.start(), m.end()):
             continue  # ``oil temperature``: another table's input
+        if not tail and name in qualified.heads and qualified.qualifier(text, m.start()):
+            continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
             continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
@@ -378,8 +401,9 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
 
 
 def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
-                   mine: frozenset[str]) -> bool:
-    """Whether number `x` is said of another table's input that one of `spans` names: the
+                   mine: frozenset[str]) -> str:
+    """The name of another table's input number `x` is said of ("" when none), one of
+    `spans` naming it: the
     name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
     C``) or a few Chinese characters none of which is in `mine`, the table's input names'
     (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
@@ -389,10 +413,10 @@ def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
         if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
                 (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)
                              and not set(gap) & mine)):
-            return True
+            return text[start:end]
         if start >= x.after and is_latin(text[start]) and not text[x.after:start].strip():
-            return True
-    return False
+            return text[start:end]
+    return ""
 
 
 def _nameless(word: str) -> bool:

@@ -11,6 +11,17 @@ of another table's input. `input_names` gathers the names of every decision tabl
 question names one of them (`Others.spans`). `kbtools.query.inputs` then gives no value said
 of such a name to that table: the input stays missing and the answer asks for it.
 
+A quantity no table names is told by the form of the question instead (`Qualified`): a
+compound whose head is the input's name (温度, its short form 温, ``temperature``, ``temp``)
+with a word before it that is none of the input's own (油温, 水温度, 地温, ``oil temperature``,
+``bearing temp``) names a more specific thing than the input, before its value or after it
+(80度的油温, ``80 C oil temperature``). A place (棚内温度: `LOCATIVES`), the surroundings a
+generic quantity means (气温, ``air temperature``: `AMBIENT`), how high it is (高温:
+`DEGREES`), words of the table's own
+heading or of the input's names (a Chinese modifier judged by its last character, the one
+bound to the name: 棚里油温 is the oil's), and a run of Chinese too long to be a modifier
+(`PHRASE`: 小麦赤霉病温度) qualify nothing.
+
 Pure.
 """
 
@@ -22,12 +33,30 @@ from dataclasses import dataclass
 
 from kbtools.decision import column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
-from kbtools.query.values import compact
+from kbtools.query.values import FILLERS, NAME_STARTS, UNIT_CLASSES, compact, drop_fillers
 from kbtools.query.wording import ABBREVIATIONS, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
 # 油温度, 水温 水温度. (full name, its short form in a compound)
 CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"),)
+# a Chinese modifier ending so names a place the quantity is measured in, not a thing (棚内
+# 温度, 室内温度, 田间湿度): the input's quantity still
+LOCATIVES = ("内", "里", "中", "间")
+# the surroundings a generic quantity is said of when no thing is named (气温, 空气湿度, ``air
+# temperature``, ``ambient humidity``): the input's quantity still
+AMBIENT = ("空气", "环境", "气", "air", "ambient")
+# a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
+# 常温): the input's quantity still
+DEGREES = ("高", "低", "常", "恒")
+# a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
+# 温度22度), not a modifier of the name
+PHRASE = 3
+GAP = 4  # at most this many Chinese characters between a qualified name and its value
+# English words before a name that qualify no thing (``the``, ``current temperature``)
+EN_PLAIN = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if", "when",
+                      "at", "but", "so", "it", "this", "that", "then", "now", "current",
+                      "present", "actual", "measured", "today", "still", "also", "is", "of",
+                      "high", "low"))
 
 
 def key_text(header: str) -> str:
@@ -128,3 +157,117 @@ def covered(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
     """Whether one of `spans` (`Others.spans`) holds text[start:end] and is longer: the
     ``temperature`` of ``oil temperature`` is the oil's."""
     return any(s <= start and end <= e and e - s > end - start for s, e in spans)
+
+
+@dataclass(frozen=True)
+class Qualified:
+    """Where a question says a value of one input's generic name qualified into another
+    thing's (see the module doc): `heads`, the input's names and their short forms in a
+    compound (温度 and 温), longest first; `mine`, the words that qualify nothing (the
+    characters and words of the input's names and of the table's heading)."""
+
+    heads: tuple[str, ...] = ()
+    mine: frozenset[str] = frozenset()
+    values: tuple[str, ...] = ()  # the table's text cells (小麦温度: the 小麦 row's 温度)
+    # English modifiers are judged only for a table whose heading says what it is about
+    # (``pump vibration`` is the vibration a pump table means, ``bearing temp`` not a
+    # greenhouse's temperature; with none, the thing before a name may be the table's own),
+    # or for a generic quantity known by a short form (``temperature``: `ABBREVIATIONS`)
+    latin: bool = False
+
+    @classmethod
+    def of(cls, names: Iterable[str], context: str = "",
+           values: Iterable[str] = ()) -> Qualified:
+        """For an input named `names` (`query.inputs.names_of`) of a table whose name and
+        heading path are `context` and whose text cells hold `values`. The words of the
+        built-in names (`ABBREVIATIONS`: ``relative humidity``, 相对湿度) qualify nothing."""
+        heads = set(names)
+        for name in names:
+            for full, short in CONTRACTIONS:
+                if name.endswith(full):
+                    heads.add(name[:-len(full)] + short)
+                elif name.endswith(short):  # 日均温: a 温度 of its own, so 地温 is another's
+                    heads.update((full, short))
+        text = compact(" ".join((*names, context, *(t for g in ABBREVIATIONS for t in g))))
+        mine = {ch for ch in text if is_cjk(ch)} | set(_words(text)) | \
+            set(_words(compact(" ".join(values))))  # ``wheat temperature``: a wheat row's
+        return cls(tuple(sorted(heads, key=lambda n: (-len(n), n))), frozenset(mine),
+                   tuple(v for v in {compact(v) for v in values} if v),
+                   bool(context.strip()) or bool(heads & _GENERIC))
+
+    def before(self, text: str, at: int) -> str:
+        """The qualified name said of the value at position `at` of compacted `text`, "" when
+        none is: the nearest mention of a head ending right before it, filler words between
+        (油温80度, 油温已经80度, ``oil temp is 80``) or up to `GAP` Chinese characters none of
+        which is in the input's names or the table's heading (油温升到80度; not 油温正常气温25度,
+        whose 气温 is the nearer mention)."""
+        end = len(drop_fillers(text[:at]).rstrip(" "))
+        lo = end
+        while lo and end - lo < GAP and is_cjk(text[lo - 1]) and text[lo - 1] not in self.mine:
+            lo -= 1
+        for stop in range(end, lo - 1, -1):  # the nearest mention decides
+            stop = len(drop_fillers(text[:stop]))
+            head = next((h for h in self.heads if stop >= len(h) and
+                         text.startswith(h, stop - len(h))), None)
+            if head is not None:
+                other = self.qualifier(text, stop - len(head))
+                return other + (" " if head[:1].isascii() and other else "") + head \
+                    if other else ""
+        return ""
+
+    def after(self, text: str, at: int) -> str:
+        """The qualified name that starts right after a value ending at `at` (80度的油温,
+        ``80 c oil temperature``), "" when none does."""
+        rest = text[at:].lstrip(" ")
+        rest = rest[1:] if rest.startswith("的") else rest
+        start = len(text) - len(rest)
+        for head in self.heads:
+            if is_cjk(head[0]):
+                spans = [start + n for n in range(1, PHRASE + 1)
+                         if all(is_cjk(ch) for ch in text[start:start + n])]
+            else:
+                spans = [start + len(w) + 1 for w in [rest.split(" ", 1)[0]] if w.isalpha()]
+            for pos in spans:
+                if text.startswith(head, pos) and not _latin(text[pos + len(head):][:1]) and \
+                        (other := self.qualifier(text, pos, start)):
+                    return other + (" " if head[:1].isascii() else "") + head
+        return ""
+
+    def qualifier(self, text: str, at: int, start: int = -1) -> str:
+        """The modifier right before a head at `at` (from `start` when given) that makes it
+        another thing's, else ""."""
+        if at and is_cjk(text[at - 1]):
+            lo = at if start < 0 else start
+            while start < 0 and lo and is_cjk(text[lo - 1]) and \
+                    not text[:lo].endswith(NAME_STARTS) and not text[:lo].endswith(_CJK_FILLERS):
+                lo -= 1
+            if lo and (text[lo - 1].isdigit() or text[lo - 1] == "%"):  # 3天温度: 天 is the
+                lo += max((len(u) for c in UNIT_CLASSES for u in c  # unit of the 3
+                           if u and is_cjk(u[0]) and text.startswith(u, lo)), default=1)
+            possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
+            word = text[lo:at - possessive]
+            if not word or len(word) > PHRASE or word.endswith(LOCATIVES + AMBIENT + DEGREES) or \
+                    word[-1] in self.mine or word.endswith(self.values):  # 棚内温度, 空气
+                return ""  # 温度, 大棚温度 (a 大棚 table), 小麦温度 (a table of 小麦)
+            cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
+                       or word[n - 1] in self.mine), default=0)
+            return text[lo + cut:at]  # 油 of 棚里油温: the thing, without the place
+        if self.latin and at and text[at - 1] == " " and text[at - 2:at - 1].isalpha() and \
+                " " not in next((h for h in self.heads if text.startswith(h, at)), " "):
+            # a name of words (``pump seal temperature``) already says which thing it is
+            last = _words(text[:at - 1])[-1:]
+            lead = last[0] if last else ""
+            unit = text[:at - 1 - len(lead)].rstrip(" ")[-1:].isdigit()  # the psi of 2 psi
+            if lead and not unit and lead not in EN_PLAIN and lead not in AMBIENT and \
+                    lead not in self.mine and text[at - 1 - len(lead):at - 1] == lead:
+                return lead
+        return ""
+
+
+_CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
+_GENERIC = frozenset(t for g in ABBREVIATIONS for t in g if t.isascii() and " " not in t)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in "".join(ch if ch.isascii() and ch.isalnum() else " "
+                               for ch in text).split() if w.isalpha()]

@@ -94,7 +94,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
             "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
             "approximate": dict(ev.get("approximate") or {}),
-            "near_bound": dict(ev.get("near_bound") or {})}
+            "near_bound": dict(ev.get("near_bound") or {}),
+            "said_of_other": dict(ev.get("said_of_other") or {})}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,232 @@
+"""A value said of a more specific thing than a table's generic input is not that input's,
+even when no table in the knowledge names the thing: 油温80度, 80度的油温, 水温, 地温, ``oil
+temperature 80 C`` and ``bearing temp 80 C`` leave 温度 / Temperature missing
+(`kbtools.query.quantities.Qualified`), and the answer says what the value was said of, in
+the question's language. Forms that name the input itself (气温, 棚内温度, 当前温度, ``the
+temperature is``, ``air temperature``) still bind."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from hostile import make_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kbfixtures import GOOD_FM
+from test_answers_approximate import surfaces
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.decision import build_table
+from kbtools.query.answers import missing_message, said_of_other_note
+from kbtools.query.inputs import read_inputs
+
+BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
+                   [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
+                   decision="inputs=温度(℃),湿度(%); outputs=措施")
+CROP = build_table(["作物", "温度(℃)", "措施"], [["小麦", ">=20", "喷药"], ["玉米", ">=20", "观察"]],
+                   decision="inputs=作物,温度(℃); outputs=措施")
+VENT = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
+                   [["<20", "<85", "close"], [">=20", ">=85", "open"], [">=20", "<85", "keep"]],
+                   decision="inputs=Temperature (°C),Humidity (%); outputs=Action",
+                   heading_path=("Greenhouse ventilation",))
+PUMP = build_table(["Vibration (in/s)", "Action"], [["<0.3", "none"], [">=0.3", "balance"]],
+                   decision="inputs=Vibration (in/s); outputs=Action",
+                   heading_path=("Centrifugal pump checks",))
+
+
+@pytest.mark.parametrize(("question", "value", "other"), [
+    ("油温80度，湿度90%", "80度", "油温"),
+    ("水温25度，湿度90%", "25度", "水温"),
+    ("地温25度，湿度90%", "25度", "地温"),
+    ("油温是80度，湿度90%", "80度", "油温"),
+    ("油温度80度，湿度90%", "80度", "油温度"),
+    ("土壤温度20度，湿度90%", "20度", "土壤温度"),
+    ("棚里油温80度，湿度90%", "80度", "油温"),  # the place before the thing is no part of it
+    ("水的温度25度，湿度90%", "25度", "水的温度"),
+    ("油温已经升到80度，湿度90%", "80度", "油温"),  # a few words between
+    ("水温升高到30度，湿度90%", "30度", "水温"),
+    # a Chinese name after the number
+    ("80度的油温，湿度90%", "80度", "油温"),
+    ("湿度90%，水温25℃", "25°C", "水温"),
+])
+def test_a_value_of_a_qualified_name_fills_no_generic_input(question, value, other):
+    assert BARE is not None
+    got = read_inputs(question, BARE)
+    assert got.values == {"湿度(%)": "90"}
+    assert got.others == {"温度(℃)": (value, other)}
+
+
+@pytest.mark.parametrize("question", [
+    "温度25度，湿度90%", "温度是25度，湿度90%", "当前温度25度，湿度90%", "气温25度，湿度90%",
+    "空气温度25度，湿度90%", "棚内温度25度，湿度90%", "室内温度25度，湿度90%", "25度，湿度90%",
+    "25度的温度，湿度为90%", "湿度为90%的空气，25度", "小麦赤霉病温度25度，湿度90%",
+    "连续降雨3天温度25度湿度90%", "25℃，90%", "棚里油温正常气温25度，湿度90%",
+    "高温25度，湿度90%", "湿度90%，25度的低温", "大棚里的温度25度，湿度90%",
+])
+def test_names_of_the_input_itself_still_bind(question):
+    assert BARE is not None
+    got = read_inputs(question, BARE)
+    assert got.values == {"温度(℃)": "25", "湿度(%)": "90"}, got
+    assert got.others == {}
+
+
+def test_a_table_of_a_qualified_quantity_takes_its_own_compounds():
+    """日均温 is a 温度 of its own: 地温 is another one's, 日均温度 and 平均温度 its own."""
+    table = build_table(["日均温(℃)", "措施"], [["<25", "观察"], [">=25", "喷药"]],
+                        decision="inputs=日均温(℃); outputs=措施")
+    assert table is not None
+    assert read_inputs("地温26度", table).others == {"日均温(℃)": ("26度", "地温")}
+    for question in ("日均温26度", "平均温度26度", "气温26度", "26度"):
+        assert read_inputs(question, table).values == {"日均温(℃)": "26"}, question
+
+
+def test_a_value_of_another_input_before_the_name_qualifies_nothing():
+    """小麦温度: 小麦 is a value of the table's 作物, not a thing other than its 温度."""
+    assert CROP is not None
+    assert read_inputs("小麦温度25度", CROP).values == {"作物": "小麦", "温度(℃)": "25"}
+
+
+@pytest.mark.parametrize(("question", "value", "other"), [
+    ("oil temperature 80 C, humidity 90%", "80C", "oil temperature"),
+    ("bearing temp 80 C, humidity 90%", "80C", "bearing temp"),
+    ("bearing temp is 80 C, humidity 90%", "80C", "bearing temp"),
+    ("humidity 90%, 80 C oil temperature", "80C", "oil temperature"),
+    ("water temp reads 22 C, humidity 90%", "22C", "water temp"),
+])
+def test_an_english_qualified_name_fills_no_generic_input(question, value, other):
+    assert VENT is not None
+    got = read_inputs(question, VENT)
+    assert got.values == {"Humidity (%)": "90"}
+    assert got.others == {"Temperature (°C)": (value, other)}
+
+
+@pytest.mark.parametrize("question", [
+    "temperature 22 C, humidity 90%", "the temperature is 22 C, humidity 90%",
+    "current temperature 22 C, humidity 90%", "air temperature 22 C, humidity 90%",
+    "temp 22 C, humidity 90%", "greenhouse temperature 22 C, humidity 90%",
+    "22 C and 90% relative humidity", "at 22 C, 90% humidity",
+])
+def test_english_names_of_the_input_itself_still_bind(question):
+    assert VENT is not None
+    assert read_inputs(question, VENT).values == {"Temperature (°C)": "22", "Humidity (%)": "90"}
+
+
+def test_the_thing_a_table_is_about_qualifies_nothing():
+    """``pump vibration`` on a pump table's Vibration: the heading names the pump."""
+    assert PUMP is not None
+    assert read_inputs("pump vibration is 0.5 in/s", PUMP).values == {"Vibration (in/s)": "0.5"}
+    assert read_inputs("motor vibration is 0.5 in/s", PUMP).values == {}
+    seal = build_table(["Seal temperature (°F)", "Action"], [["<160", "none"], [">=160", "stop"]],
+                       decision="inputs=Seal temperature (°F); outputs=Action",
+                       heading_path=("Mixer checks",))
+    assert seal is not None  # a name of words says which thing it is: the pump's seal's
+    assert read_inputs("pump seal temperature 170 F", seal).values == \
+        {"Seal temperature (°F)": "170"}
+    assert read_inputs("oil temperature 170 F", seal).values == {}
+
+
+def test_the_note_is_in_the_language_of_the_question():
+    zh = said_of_other_note("温度(℃)", "80度", "油温", chinese=True)
+    en = said_of_other_note("Temperature (°C)", "80C", "oil temperature", chinese=False)
+    assert zh == "80度说的是油温，不是温度(℃)"
+    assert en == "80C is said of oil temperature, not of Temperature (°C)"
+    assert missing_message(["温度(℃)"], {}, {"温度(℃)": zh}) == \
+        "missing input(s): 温度(℃) (80度说的是油温，不是温度(℃))"
+
+
+def _page(title: str, body: str) -> str:
+    return GOOD_FM.replace("Generated", title) + f"\n# {title}\n\n{body}\n"
+
+
+GREENHOUSE = _page("大棚通风管理", """大棚通风按棚内温度和湿度决定。
+
+<!-- decision: inputs=温度(℃),湿度(%); outputs=措施 -->
+| 温度(℃) | 湿度(%) | 措施 |
+|---|---|---|
+| <20 | * | 关闭风口保温 |
+| >=20 | >=85 | 打开风口通风排湿 |
+| >=20 | <85 | 保持现状 |
+""")
+VENT_PAGE = _page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature
+and humidity.
+
+<!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->
+| Temperature (°C) | Humidity (%) | Action |
+|---|---|---|
+| <20 | * | close the vents |
+| >=20 | >=85 | open the vents |
+| >=20 | <85 | keep as is |
+""")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    """Knowledge in which no table names 油温, 水温 or ``oil temperature``."""
+    root = make_repo(tmp_path_factory.mktemp("kb"), docs={
+        "knowledge/greenhouse.md": GREENHOUSE, "knowledge/vent.md": VENT_PAGE})
+    build(load_config(root), BuildOptions(progress=False))
+    return root / "dist"
+
+
+def _evaluation(dist, question: str, doc: str) -> dict:
+    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "--json",
+                                    "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    top = json.loads(out.output)["results"][0]
+    assert top["doc"] == f"knowledge/{doc}" and top["evaluation"] is not None, top
+    return top["evaluation"]
+
+
+@pytest.mark.parametrize(("question", "doc", "column", "inputs", "note"), [
+    ("大棚通风怎么办：油温80度，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
+     "80度说的是油温，不是温度(℃)"),
+    ("大棚通风怎么办：80度的油温，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
+     "80度说的是油温，不是温度(℃)"),
+    ("greenhouse ventilation: oil temperature 80 C, humidity 90%", "vent.md",
+     "Temperature (°C)", {"Humidity (%)": "90"},
+     "80C is said of oil temperature, not of Temperature (°C)"),
+])
+def test_the_answer_says_what_the_value_was_said_of(dist, question, doc, column, inputs, note):
+    ev = _evaluation(dist, question, doc)
+    assert (ev["status"], ev["inputs"], ev["missing"]) == ("missing_inputs", inputs, [column])
+    assert ev["said_of_other"] == {column: note}
+    assert note in ev["message"]
+    text = CliRunner().invoke(main, ["query", question, "--index", str(dist), "-k", "3",
+                                     "--no-log"])
+    assert f"give {column} ({note}) to get the answer" in text.output
+
+
+def test_a_named_value_still_answers(dist):
+    ev = _evaluation(dist, "大棚通风怎么办：气温25度，湿度90%", "greenhouse.md")
+    assert (ev["status"], ev["outputs"], ev["said_of_other"]) == \
+        ("match", {"措施": "打开风口通风排湿"}, {})
+
+
+# characters that are no modifier before 温: the input's own, a place, the surroundings, a
+# joiner, clause lead or filler word, a numeral, a unit, a degree (高温)
+_NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
+                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒")
+
+
+@settings(max_examples=200, deadline=None)
+@given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
+       .filter(lambda ch: ch not in _NOT_MODIFIERS),
+       value=st.integers(min_value=0, max_value=120))
+def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
+    """X温N度, N度的X温: whatever thing X is, N is its temperature, not the table's."""
+    assert BARE is not None
+    for question in (f"{modifier}温{value}度，湿度90%", f"{value}度的{modifier}温，湿度90%"):
+        got = read_inputs(question, BARE)
+        assert "温度(℃)" not in got.values, question
+        assert got.others == {"温度(℃)": (f"{value}度", f"{modifier}温")}, question
+
+
+def test_the_web_page_and_mcp_say_what_the_value_was_said_of(dist):
+    text, zh, en, mcp = surfaces(dist.parent, "大棚通风怎么办：油温80度，湿度90%")
+    note = "80度说的是油温，不是温度(℃)"
+    assert note in text and note in zh and note in en
+    assert mcp["said_of_other"] == {"温度(℃)": note}
