@@ -200,6 +200,18 @@ def test_the_answer_says_what_the_value_was_said_of(dist, question, doc, column,
     assert f"give {column} ({note}) to get the answer" in text.output
 
 
+@pytest.mark.parametrize("question", ["大棚通风：油温80度怎么办", "大棚 80度的油温 怎么办",
+                                      "greenhouse ventilation: oil temperature 80 C"])
+def test_a_question_giving_only_another_quantitys_value_evaluates_no_table(dist, question):
+    """A value said only of another quantity is no value for the table: evaluating it
+    anyway (every input missing) put the table first, as if the question were about it,
+    over the passages about that quantity."""
+    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "--json",
+                                    "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    assert all(r.get("evaluation") is None for r in json.loads(out.output)["results"])
+
+
 def test_a_named_value_still_answers(dist):
     ev = _evaluation(dist, "大棚通风怎么办：气温25度，湿度90%", "greenhouse.md")
     assert (ev["status"], ev["outputs"], ev["said_of_other"]) == \

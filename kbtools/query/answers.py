@@ -166,9 +166,11 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
             continue
         given = read_inputs(question, dt, synonyms, input_vocabulary(index, synonyms))
         found = given.values
+        # inferred tables answer only when fully given; a value said only of another
+        # quantity (油温80度 by a 温度 table) is no value for this table: not evaluated, so
+        # the table is not put first for a question about something else
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
-                ((given.conflicts or given.others) and dt.annotated):
-            # inferred tables answer only when fully given
+                (given.conflicts and dt.annotated):
             chinese = any(is_cjk(ch) for ch in question)
             notes = {k: said_of_other_note(k, v, n, chinese=chinese)
                      for k, (v, n) in given.others.items()}
