@@ -57,7 +57,14 @@ from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
-from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
+from kbtools.errors import (
+    API_FILTERS,
+    IndexLoadError,
+    KbError,
+    UsageError,
+    one_line,
+    surface_message,
+)
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
@@ -272,8 +279,8 @@ class Context:
 
 def tool_error(exc: BaseException) -> str:
     """The one line an agent reads when a tool fails because of `exc`."""
-    if isinstance(exc, KbError):
-        return one_line(exc.format())
+    if isinstance(exc, KbError):  # a filter's names the tool's `where`, not `--where`
+        return one_line(surface_message(exc, API_FILTERS))
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
         try:

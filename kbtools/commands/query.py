@@ -176,7 +176,7 @@ def render(res: SearchResponse, explain: bool) -> None:
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer:
-        click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
+        click.echo(f"No answer in the knowledge: {res.reason_text() or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
         if missing:
             click.echo(f"Not in the knowledge: {missing}")
