@@ -21,13 +21,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hostile import git, make_repo, mcp_client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from kbfixtures import TITLED
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.errors import UsageError
 from kbtools.index.reader import open_index
+from kbtools.query.filters import OPERATORS, condition_mask, emptying_filters, filter_mask
 from kbtools.query.search import search
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
@@ -106,6 +110,7 @@ def test_the_api_names_the_filter_that_leaves_nothing(client):
     api = client.get("/api/search", params=[("q", Q), ("where", "crop=banana")]).json()
     assert api["reason"] == FILTERED_OUT
     assert api["reason_values"] == {"filters": ["crop=banana"], "together": False}
+    assert "reason_values" in json.dumps(client.get("/api/openapi.json").json())
 
 
 @pytest.mark.parametrize(("lang", "says"), [
@@ -200,3 +205,27 @@ def test_a_list_a_value_and_no_value_filter_as_documented_on_every_surface(dist,
     api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
     assert api["no_answer"] or names(api["results"]) == docs
     assert names(api["results"]) <= docs
+
+
+WANTS = st.sampled_from(["小麦", "玉米", "banana", "2", "5", "10", "99", "a"])
+CONDITIONS = st.lists(st.tuples(st.sampled_from(["crop", "size", "source", "verified"]),
+                                st.sampled_from(list(OPERATORS)), WANTS), max_size=4)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=CONDITIONS, verified=st.booleans())
+def test_the_filters_named_are_exactly_why_nothing_is_left(dist, where, verified):
+    """Named iff the filters leave no chunk; each named alone leaves none, unless `together`,
+    when every filter is named and each alone leaves some."""
+    index = open_index(dist)
+    try:
+        mask = filter_mask(index, where, verified)
+    except UsageError:  # refused (a number compared with a word, verified=5): not searched
+        return
+    named, together = emptying_filters(index, where, verified)
+    everything = [*where, *([("verified", "=", "true")] if verified else [])]
+    assert bool(named) == (mask is not None and not mask.any())
+    alone = [condition_mask(index, c).any() for c in named]
+    assert (together and named == everything and all(alone)) or \
+        (not together and not any(alone))
