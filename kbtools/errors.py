@@ -48,6 +48,32 @@ class UsageError(KbError):
     exit_code = 2
 
 
+# How each surface names the filters it takes, as a filter's error says it (`FilterError`)
+CLI_FILTERS = "--where"  # kb query --where KEY=VALUE
+API_FILTERS = "'where' filter"  # /api/search?where=…, the MCP search tool's `where`
+PAGE_FILTERS = "filter"  # the search page's menus (?f.KEY=VALUE)
+
+
+class FilterError(UsageError):
+    """A search filter refused. Its message names the parameter the filter came by as the
+    CLI does (``bad --where 'crop==x': …``); `said_as` says it as another surface names
+    its filters (`API_FILTERS`, `PAGE_FILTERS`). The message is ``{opening} {name} {rest}``."""
+
+    def __init__(self, opening: str, rest: str, *, key: str, values: dict[str, str]):
+        self.opening, self.rest = opening, rest
+        super().__init__(self.said_as(CLI_FILTERS), key=key, values=values)
+
+    def said_as(self, name: str) -> str:
+        """The message with the filters' parameter called `name`."""
+        return f"{self.opening} {name} {self.rest}"
+
+
+def surface_message(exc: KbError, filters: str) -> str:
+    """`exc` as one surface says it (`KbError.format`): a filter's error naming the
+    surface's filters parameter, `filters` (`API_FILTERS`, …)."""
+    return exc.said_as(filters) if isinstance(exc, FilterError) else exc.format()
+
+
 class ConfigError(KbError):
     """kb.toml is missing a value, has a wrong type, or cannot be parsed."""
 

@@ -91,7 +91,7 @@ def test_search_by_post_with_filters(client):
     ({"q": "赤霉病", "k": "0"}, 400, "'k'"),
     ({"q": "赤霉病", "k": "abc"}, 400, "'k'"),
     ({"q": "赤霉病", "k": "101"}, 400, "'k'"),
-    ({"q": "赤霉病", "where": "no filter"}, 400, "--where"),
+    ({"q": "赤霉病", "where": "no filter"}, 400, "bad 'where' filter 'no filter'"),
     ({"q": "赤霉病", "verified_only": "maybe"}, 400, "true or false"),
 ])
 def test_search_errors(client, params, status, words):

@@ -101,7 +101,7 @@ def test_the_api_refuses_a_filter_key_the_knowledge_lacks(client):
     for params in ({"q": Q, "where": "fruit=apple"}, {"where": "fruit=apple", "q": "x"}):
         api = client.get("/api/search", params=params)
         assert api.status_code == 400
-        assert "unknown --where key 'fruit'" in api.json()["error"]["message"]
+        assert "unknown 'where' filter key 'fruit'" in api.json()["error"]["message"]
     post = client.post("/api/search", json={"q": Q, "where": ["fruit=apple"]})
     assert post.status_code == 400 and "'fruit'" in post.json()["error"]["message"]
 

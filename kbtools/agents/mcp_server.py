@@ -57,7 +57,14 @@ from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
-from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
+from kbtools.errors import (
+    API_FILTERS,
+    IndexLoadError,
+    KbError,
+    UsageError,
+    one_line,
+    surface_message,
+)
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
@@ -111,7 +118,9 @@ Args: query (natural language, Chinese or English, at most 10000 characters: a p
 or stack trace longer than 2000 is searched by its distinctive lines); k (1-{max_k}
 results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE or
 KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
-`metadata`>"; a value no document has filters everything out: no_answer); verified_only.
+`metadata`>"; a list matches = when a member does, != when none does; a document without
+the key matches only !=; filters that leave nothing give no_answer, `reason` "no chunk matches
+the filters" and `reason_values.filters` naming them: tell the user); verified_only.
 `filters` says what the search did with the question: `routed` front-matter values,
 `unknown_terms` the index never saw (as the question writes them; the first {shown}, and
 `unknown_terms_more` counts the others), `expanded` terms searched
@@ -273,8 +282,8 @@ class Context:
 
 def tool_error(exc: BaseException) -> str:
     """The one line an agent reads when a tool fails because of `exc`."""
-    if isinstance(exc, KbError):
-        return one_line(exc.format())
+    if isinstance(exc, KbError):  # a filter's names the tool's `where`, not `--where`
+        return one_line(surface_message(exc, API_FILTERS))
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
         try:

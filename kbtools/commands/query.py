@@ -30,7 +30,9 @@ from kbtools.ship.checkout import open_index
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
-              help="Filter on front matter (=, !=, >=, <=; lists match any member). Repeatable.")
+              help="Filter on front matter (=, !=, >=, <=): a list matches = (and >=, <=) "
+                   "when a member does, != when none is the value; a document without the "
+                   "key matches only !=. Repeatable.")
 @click.option("--verified-only/--include-unverified", default=None,
               help="Only verified documents (default from kb.toml query.verified_only).")
 @click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid",
@@ -178,7 +180,7 @@ def render(res: SearchResponse, explain: bool) -> None:
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer:
-        click.echo(f"No answer in the knowledge: {res.reason or 'nothing relevant'}. "
+        click.echo(f"No answer in the knowledge: {res.reason_text() or 'nothing relevant'}. "
                    f"[{origin} @ {commit}]")
         if missing:
             click.echo(f"Not in the knowledge: {missing}")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.errors import UsageError, valid_unicode
+from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.index.reader import ChunkTable, KbIndex
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
@@ -38,21 +38,21 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m:
-            raise UsageError(f"bad --where {shown!r}: use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or "
-                             f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)",
-                             key="bad_where", values={"where": shown})
+            raise FilterError("bad", f"{shown!r}: use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or "
+                              f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)",
+                              key="bad_where", values={"where": shown})
         key, op, value = m.group(1), m.group(2), m.group(3).strip()
         if _in_quotes(value):
             value = value[1:-1]  # quotes that reached us through a second shell layer
         elif value[:1] in OPERATOR_START:
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
-            raise UsageError(f"bad --where {shown!r}: {bad!r} is not an operator; use "
-                             f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE (a value "
-                             f"that starts so goes in quotes: {key}{op}\"{value}\")",
-                             key="bad_where", values={"where": shown})
+            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
+                              f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE (a "
+                              f"value that starts so goes in quotes: {key}{op}\"{value}\")",
+                              key="bad_where", values={"where": shown})
         if not value.strip():
-            raise UsageError(f"bad --where {shown!r}: no value after {op!r}",
-                             key="bad_where", values={"where": shown})
+            raise FilterError("bad", f"{shown!r}: no value after {op!r}",
+                              key="bad_where", values={"where": shown})
         out.append((key, op, value))
     return out
 
@@ -131,26 +131,49 @@ def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only
     if not where and not verified_only:
         return None
     check_filters(index, where)
-    docs = index.docs()
-    table = index.chunk_table()
-    doc_ok = np.ones(len(docs), dtype=bool)
-    chunk_ok = np.ones(len(table.doc), dtype=bool)
-    for key, op, want in where:
-        if key == "kind":
-            kinds = _kinds(index)  # compared once per kind, not once per chunk
-            chunk_ok &= np.array([_compare(k, op, want) for k in kinds.names], dtype=bool)[
-                kinds.codes]
-        elif key == "verified":  # per chunk, as decided by the build (not the front matter)
-            chunk_ok &= np.where(table.verified, _compare(True, op, want),
-                                 _compare(False, op, want))
-        elif key == "doc":
-            doc_ok &= np.array([_compare(d["doc"], op, want) for d in docs], dtype=bool)
-        else:
-            doc_ok &= np.array([_compare(d["metadata"].get(key), op, want) for d in docs], dtype=bool)
-    if verified_only:
-        chunk_ok &= table.verified
-    mask: np.ndarray = chunk_ok & doc_ok[table.doc]
+    mask = np.ones(len(index.chunk_table().doc), dtype=bool)
+    for condition in _with_verified(where, verified_only):
+        mask &= condition_mask(index, condition)
     return mask
+
+
+def _with_verified(where: Sequence[Condition], verified_only: bool) -> list[Condition]:
+    """`where`, and ``verified_only`` as the filter it is, ``verified=true``."""
+    return [*where, *([("verified", "=", "true")] if verified_only else [])]
+
+
+def condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
+    """Per chunk, whether it passes one checked filter (`check_filters`)."""
+    key, op, want = condition
+    table = index.chunk_table()
+    if key == "kind":
+        kinds = _kinds(index)  # compared once per kind, not once per chunk
+        by_kind = np.array([_compare(k, op, want) for k in kinds.names], dtype=bool)
+        kind_ok: np.ndarray = by_kind[kinds.codes]
+        return kind_ok
+    if key == "verified":  # per chunk, as decided by the build (not the front matter)
+        verified_ok: np.ndarray = np.where(table.verified, _compare(True, op, want),
+                                           _compare(False, op, want))
+        return verified_ok
+    docs = index.docs()
+    doc_ok = np.array([_compare(d["doc"] if key == "doc" else d["metadata"].get(key), op, want)
+                       for d in docs], dtype=bool)
+    chunk_ok: np.ndarray = doc_ok[table.doc]
+    return chunk_ok
+
+
+def emptying_filters(index: KbIndex, where: Sequence[Condition],
+                     verified_only: bool) -> tuple[list[Condition], bool]:
+    """Why checked filters (`where`, ``doc`` values resolved, and `verified_only` as
+    ``verified=true``) leave no chunk: the filters that alone leave none, and False; else
+    (each leaves some, not all together) all of them, and True. ([], False) when some chunk
+    passes them all. What every surface names when a search has nothing to search."""
+    conditions = _with_verified(where, verified_only)
+    masks = [condition_mask(index, c) for c in conditions]
+    if not conditions or np.logical_and.reduce(masks).any():
+        return [], False
+    alone = [c for c, m in zip(conditions, masks, strict=True) if not m.any()]
+    return (alone, False) if alone else (conditions, True)
 
 
 class _Kinds:
@@ -187,43 +210,33 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
     """A UsageError for the first filter of `where` that `index` cannot apply as asked: a
     key it does not have, a value a closed-set key (``kind``, ``verified``) never has, an
     order (``>=``) on numbers or dates given another kind of value. A value no document
-    holds is not an error here (the search finds nothing: `unheld_values` names them)."""
+    holds is not an error here (the search finds nothing: `emptying_filters` names them)."""
     if not where:
         return
     known = filter_keys(index)
     docs = index.docs()
     for key, op, want in where:
         if key not in known:
-            raise UsageError(f"unknown --where key {key!r}; known keys: {', '.join(sorted(known))}",
-                             key="unknown_where_key",
-                             values={"key": key, "keys": ", ".join(sorted(known))})
+            raise FilterError("unknown", f"key {key!r}; known keys: {', '.join(sorted(known))}",
+                              key="unknown_where_key",
+                              values={"key": key, "keys": ", ".join(sorted(known))})
         _check_value(key, op, want, index)
         if key not in CHUNK_KEYS and key != "verified" and op in (">=", "<="):
             _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
-
-
-def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[Condition]:
-    """The ``=`` filters of `where` on a front-matter key whose value no document of `index`
-    holds (compared as the search compares them, case-insensitively): each alone already
-    leaves nothing to find."""
-    docs = index.docs()
-    return [(key, op, want) for key, op, want in where
-            if op == "=" and key not in CHUNK_KEYS and key != "verified"
-            and not any(_compare(d["metadata"].get(key), op, want) for d in docs)]
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
     """Closed-set keys: a value they can never have is an error, not an empty result."""
     shown = where_text(key, op, want)
     if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
-        raise UsageError(f"bad --where {shown}: use verified=true or verified=false",
-                         key="bad_where", values={"where": shown})
+        raise FilterError("bad", f"{shown}: use verified=true or verified=false",
+                          key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
         kinds = _kinds(index).names
         if want.casefold() not in {k.casefold() for k in kinds}:
-            raise UsageError(f"bad --where {shown}: no chunk of kind {want!r} in this "
-                             f"index; its kinds: {', '.join(kinds)}",
-                             key="bad_where", values={"where": shown})
+            raise FilterError("bad", f"{shown}: no chunk of kind {want!r} in this index; "
+                              f"its kinds: {', '.join(kinds)}",
+                              key="bad_where", values={"where": shown})
 
 
 _DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
@@ -240,13 +253,13 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     shown = where_text(key, op, want)
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want):
-            raise UsageError(f"bad --where {shown}: {key} is a number in this index "
-                             f"(e.g. {held[0]}); compare it with a number",
-                             key="bad_where", values={"where": shown})
+            raise FilterError("bad", f"{shown}: {key} is a number in this index "
+                              f"(e.g. {held[0]}); compare it with a number",
+                              key="bad_where", values={"where": shown})
     elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want):
-        raise UsageError(f"bad --where {shown}: {key} is a date in this index "
-                         f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
-                         key="bad_where", values={"where": shown})
+        raise FilterError("bad", f"{shown}: {key} is a date in this index "
+                          f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
+                          key="bad_where", values={"where": shown})
 
 
 def _scalars(values: Iterable[Any]) -> Iterable[Any]:
@@ -279,17 +292,17 @@ def doc_value(op: str, want: str, names: Sequence[str]) -> str:
     if len(found) == 1:
         return found[0]
     if found:
-        raise UsageError(f"bad --where {shown}: names {len(found)} documents "
-                         f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited",
-                         key="bad_where", values={"where": shown})
+        raise FilterError("bad", f"{shown}: names {len(found)} documents "
+                          f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited",
+                          key="bad_where", values={"where": shown})
     if op == "!=":
         return want
     base = folded.rsplit("/", 1)[-1]
     alike = sorted(names, key=lambda n: n.casefold().rsplit("/", 1)[-1] != base)  # stable
     more = ", …" if len(names) > SHOWN_DOCS else ""
-    raise UsageError(f"bad --where {shown}: no document {want!r} in this index; its "
-                     f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}",
-                     key="bad_where", values={"where": shown})
+    raise FilterError("bad", f"{shown}: no document {want!r} in this index; its "
+                      f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}",
+                      key="bad_where", values={"where": shown})
 
 
 def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:

@@ -4,7 +4,8 @@
 ``format`` (`QUERY_FORMAT`), ``query``, ``release``, ``no_answer``, ``filters``, ``results``,
 then ``condensed`` when the question was longer than is searched (``{"question_chars", "read_chars", "searched_chars",
 "max_searched_chars"}``: ``query`` is then the part searched, `kbtools.query.question`),
-``reason`` when there is no answer and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
+``reason`` when there is no answer (with ``reason_values`` naming the filters that leave
+nothing when it is `FILTERED_OUT`) and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
 ``citation`` text. A `Citation` is the one place citation text is made, for people (`kb
 query`) and for agents (MCP, section reads).
 """
@@ -24,6 +25,9 @@ QUERY_FORMAT = 1
 # the names a question holds that no document does, said by name up to this many (then
 # "and N more"): a line on a phone, and what an agent passes on to the user
 NAMES_SHOWN = 8
+# why a search has nothing to search when its filters leave no chunk (`SearchResponse.reason`,
+# a stable key); `SearchResponse.emptied_by` names the filters
+FILTERED_OUT = "no chunk matches the filters"
 # the commit stamped on a passage with lines not yet committed (`kbtools.provenance.UNCOMMITTED`,
 # not imported: GitPython stays off the query path)
 UNCOMMITTED = "uncommitted"
@@ -196,6 +200,18 @@ class SearchResponse:
     # the codes and names (settings, keys) the question names that no document holds, as
     # the question writes them: said also when the rest of the question is answered
     not_in_knowledge: tuple[str, ...] = ()
+    # reason FILTERED_OUT: the filters (as `where_text` writes them) that each leave no
+    # chunk, else all of them with `together` (they leave none only together)
+    emptied_by: tuple[str, ...] = ()
+    together: bool = False
+
+    def reason_text(self) -> str | None:
+        """`reason` in a sentence for a person (`kb query`): with the filters that leave
+        nothing named, as the search page says it ("no document has crop=banana")."""
+        if self.reason != FILTERED_OUT or not self.emptied_by:
+            return self.reason
+        both = " together" if self.together else ""
+        return f"no document has {'; '.join(self.emptied_by)}{both}, so {FILTERED_OUT}"
 
     def names_shown(self) -> tuple[tuple[str, ...], int]:
         """The first `NAMES_SHOWN` of `not_in_knowledge` and how many more there are: what
@@ -219,6 +235,8 @@ class SearchResponse:
             out["condensed"] = dict(self.condensed)
         if self.reason is not None:
             out["reason"] = self.reason
+        if self.emptied_by:
+            out["reason_values"] = {"filters": list(self.emptied_by), "together": self.together}
         if self.took_ms is not None:
             out["took_ms"] = self.took_ms
         return out

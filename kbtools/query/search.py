@@ -51,6 +51,7 @@ from kbtools.query.expansion import EXPANSION_WEIGHT, expand, unknown_codes
 from kbtools.query.filters import (
     Condition,
     checked_conditions,
+    emptying_filters,
     filter_mask,
     parse_where,
     resolve_docs,
@@ -60,7 +61,13 @@ from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.question import question_text, searched_question
-from kbtools.query.results import Citation, SearchFilters, SearchResponse, SearchResult
+from kbtools.query.results import (
+    FILTERED_OUT,
+    Citation,
+    SearchFilters,
+    SearchResponse,
+    SearchResult,
+)
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 from kbtools.query.specific import (
     identifier_holders,
@@ -147,9 +154,14 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     routed = route(index, text)
     filters = replace(filters, routed=tuple(dict(r, effect="boost") for r in routed))
     n = index.store.count()
-    if n == 0 or (mask is not None and not mask.any()):
-        reason = "the index is empty" if n == 0 else "no chunk matches the filters"
-        return SearchResponse(text, index.release, filters, reason=reason, condensed=condensed)
+    if n == 0:
+        return SearchResponse(text, index.release, filters, reason="the index is empty",
+                              condensed=condensed)
+    if mask is not None and not mask.any():  # named, as every surface says it
+        emptied, together = emptying_filters(index, parsed, verified_only)
+        return SearchResponse(text, index.release, filters, reason=FILTERED_OUT,
+                              condensed=condensed, together=together,
+                              emptied_by=tuple(where_text(*c) for c in emptied))
 
     terms, ids, unknown = index.bm25.query_terms(text)
     exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])

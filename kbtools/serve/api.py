@@ -6,7 +6,8 @@
 two releases of the device (`kbtools.ship.changes`, as `kb diff --json`); ``healthz`` whether a release is
 served (and, from an engine, the releases published there). Every search is recorded in the device's query log (`kbtools.query.log`, interface
 ``api``; a no-op off a device). A search response's ``Server-Timing`` header says how long it waited for the
-worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message and the
+worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message (a filter's
+naming the ``where`` parameter, `API_FILTERS`, not the CLI's ``--where``) and the
 HTTP status of `ops.status_of` / `ops.ApiError`. The endpoints are described in
 `kbtools.serve.openapi` (served at ``/api/openapi.json``).
 """
@@ -24,7 +25,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kbtools.agents.read import read_section
-from kbtools.errors import EngineError, IndexLoadError, KbError, UsageError, one_line
+from kbtools.errors import (
+    API_FILTERS,
+    EngineError,
+    IndexLoadError,
+    KbError,
+    UsageError,
+    one_line,
+    surface_message,
+)
 from kbtools.query.log import record_question
 from kbtools.serve import ops
 from kbtools.serve.openapi import openapi_document
@@ -69,7 +78,7 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
         except ops.ApiError as exc:
             return error_response(exc.status, exc.message)
         except KbError as exc:
-            return error_response(ops.status_of(exc), exc.format())
+            return error_response(ops.status_of(exc), surface_message(exc, API_FILTERS))
         except Exception as exc:  # a bug: one line to the client, the traceback to the log
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(500, f"internal error ({type(exc).__name__}); see the server log")

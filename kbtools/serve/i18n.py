@@ -11,8 +11,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kbtools.errors import KbError, one_line
+from kbtools.errors import PAGE_FILTERS, KbError, one_line, surface_message
 from kbtools.index.tokenize import language_of
+from kbtools.query.results import FILTERED_OUT
 from kbtools.query.search import NO_ANSWER_REASON
 
 LANGS = ("zh", "en")
@@ -51,6 +52,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filter_unheld": ("没有文档符合 {filters}，所以没有结果。选“全部”可以不按它筛选。",
                       "No document has {filters}, so nothing is found. Choose “Any” to "
                       "search without it."),
+    # filters that leave nothing only together (``?f.crop=小麦&f.disease=稻瘟病``)
+    "filter_none_together": ("没有文档同时符合 {filters}，所以没有结果。把其中一项选为“全部”可以放宽筛选。",
+                             "No document has {filters} together, so nothing is found. "
+                             "Choose “Any” for one of them to search wider."),
     "any": ("全部", "Any"),
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
@@ -156,7 +161,7 @@ REASONS: dict[str, str] = {
     NO_ANSWER_REASON: "没有段落达到相关度阈值",
     "empty question": "问题为空",
     "the index is empty": "索引是空的",
-    "no chunk matches the filters": "没有符合筛选条件的段落",
+    FILTERED_OUT: "没有符合筛选条件的段落",
     "nothing matched": "没有匹配的内容",
 }
 
@@ -218,8 +223,10 @@ def error_zh(exc: KbError) -> str | None:
 
 def error_in(exc: KbError, lang: str) -> str:
     """What a page in `lang` says of `exc` in a line of its own (not an error page, which shows
-    the English below): its Chinese words (`error_zh`) on a Chinese page, else its message."""
-    return (error_zh(exc) if lang == "zh" else None) or one_line(exc.message)
+    the English below): its Chinese words (`error_zh`) on a Chinese page, else its message
+    (a filter's naming the page's filters, `PAGE_FILTERS`, not ``--where``)."""
+    return (error_zh(exc) if lang == "zh" else None) or one_line(surface_message(exc,
+                                                                            PAGE_FILTERS))
 
 
 def pick_lang(query_lang: str | None, cookie_lang: str | None,

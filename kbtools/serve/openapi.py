@@ -64,6 +64,14 @@ _SCHEMAS: dict[str, Any] = {
                         f"unknown_terms (the first {NAMES_SHOWN} terms the index never saw) "
                         "and unknown_terms_more (how many more, absent when none)"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
+            "reason_values": {"type": "object", "description": "with reason \"no chunk "
+                              "matches the filters\": filters (the filters that leave "
+                              "nothing, as filters.where writes them; verified_only as "
+                              "verified=true) and together (true: each leaves some, all "
+                              "together none)",
+                              "properties": {"filters": {"type": "array",
+                                                         "items": {"type": "string"}},
+                                             "together": {"type": "boolean"}}},
             "condensed": {"type": "object", "description": "a question longer than is "
                           "searched: question_chars, read_chars, searched_chars, "
                           "max_searched_chars (query is the part searched)"},

@@ -34,13 +34,13 @@ from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import InputError, match_rules
 from kbtools.decision.model import DecisionTable
-from kbtools.errors import KbError, TableError, UsageError, one_line
+from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query.filters import (
     Condition,
     check_filters,
     checked_conditions,
+    emptying_filters,
     resolve_docs,
-    unheld_values,
 )
 from kbtools.query.log import record_question
 from kbtools.query.search import matched_terms
@@ -200,7 +200,7 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
             except ops.ApiError as exc:
                 return p.refused(exc, served)
             except KbError as exc:
-                return p.error(ops.status_of(exc), one_line(exc.format()), served,
+                return p.error(ops.status_of(exc), one_line(surface_message(exc, PAGE_FILTERS)), served,
                                error_zh(exc), original=True)
             except Exception as exc:  # a bug: one line on the page, the traceback in the log
                 log.exception("page %s failed", request.url.path)
@@ -285,13 +285,14 @@ def search_page(p: Page, served: Served) -> Response:
               for f, values in facets.items()}
     # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
     where = [(f, "=", v) for f, v in pairs]  # all apply, a key given twice too (as --where)
-    note, refused = filter_note(p, served, where, list(served.index.facets()))
+    flag: ApiError | None = None
     try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
         verified = bool(ops.check_flag(params.get("verified")))
     except ApiError as exc:
-        verified = False
-        if not refused:
-            note, refused = p.t("filter_refused", error=exc.message_in(p.lang)), True
+        verified, flag = False, exc
+    note, refused = filter_note(p, served, where, verified, list(served.index.facets()))
+    if flag is not None and not refused:
+        note, refused = p.t("filter_refused", error=flag.message_in(p.lang)), True
     response = None
     results: list[dict[str, Any]] = []
     tag = None
@@ -328,24 +329,26 @@ def asked_filters(params: QueryParams) -> list[tuple[str, str]]:
     return list(dict.fromkeys(asked))
 
 
-def filter_note(p: Page, served: Served, where: list[Condition],
+def filter_note(p: Page, served: Served, where: list[Condition], verified: bool,
                 facets: list[str]) -> tuple[str | None, bool]:
     """What the search page says of the filters asked, in its language, and whether they are
     refused. As ``kb query --where`` and /api/search take them: a key the knowledge lacks, or
     a value a key can never have, refuses the search (it is not run without the filter,
-    which would answer a wider question than was asked); a value no document holds is
-    applied (nothing is found) and named."""
+    which would answer a wider question than was asked); filters that leave nothing are
+    applied (nothing is found) and named, as the search names them (`emptying_filters`)."""
     try:
-        check_filters(served.index, resolve_docs(served.index, checked_conditions(where)))
+        checked = resolve_docs(served.index, checked_conditions(where))
+        check_filters(served.index, checked)
     except UsageError as exc:
         if exc.key == "unknown_where_key":
             return p.t("filter_unknown", name=exc.values.get("key", ""),
                        keys=", ".join(facets)), True
         return p.t("filter_refused", error=error_in(exc, p.lang)), True
-    unheld = unheld_values(served.index, where)
-    if not unheld:
+    emptied, together = emptying_filters(served.index, checked, verified)
+    if not emptied:
         return None, False
-    return p.t("filter_unheld", filters="; ".join(f"{k} = {v}" for k, _, v in unheld)), False
+    named = "; ".join(f"{k} {op} {v}" for k, op, v in emptied)
+    return p.t("filter_none_together" if together else "filter_unheld", filters=named), False
 
 
 # --- document ---------------------------------------------------------------------------

@@ -1,0 +1,231 @@
+"""Filters said the same way on every surface: `kb query --where`, /api/search's `where`, the
+MCP search tool's `where` and the search page's menus (``f.KEY=VALUE``).
+
+Filters that leave nothing to search are named (the page said "No document has crop =
+banana"; the CLI, the API and MCP only "no chunk matches the filters"); a refused filter's
+message names the surface's own parameter (the API and MCP said "unknown --where key");
+a key some documents give as a list and others as one value filters as documented (a list
+matches ``=`` when a member is the value, ``!=`` when none is; a document without the key
+never matches ``=``, ``>=``, ``<=`` and always ``!=``)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hostile import git, make_repo, mcp_client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kbfixtures import TITLED
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import UsageError
+from kbtools.index.reader import open_index
+from kbtools.query.filters import OPERATORS, condition_mask, emptying_filters, filter_mask
+from kbtools.query.search import search
+from kbtools.serve import i18n
+from kbtools.serve.app import create_app
+
+Q = "pump pressure test seal"
+FILTERED_OUT = "no chunk matches the filters"  # `reason`: a key that stays as it was
+KB = str(Path(sys.executable).with_name("kb"))
+# crop: a list in one document, one value in another, absent in the rest; size likewise
+FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10]\n", "beta": "crop: 小麦\nsize: 5\n",
+         "gamma": ""}
+
+
+def _doc(name: str, extra: str) -> str:
+    text = TITLED.format(title=f"Pump {name}", body=f"The {name} pump primes before the "
+                                                    "pressure test and holds its seal.")
+    return text.replace("verified: false\n", "verified: false\n" + extra)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("surfaces"), commit=False,
+                     docs={f"knowledge/{n}.md": _doc(n, fm) for n, fm in FRONT.items()})
+    shutil.copytree(Path(__file__).parents[1] / "kbtools" / "data" / "schemas",
+                    repo / "schemas")
+    schema_file = repo / "schemas" / "frontmatter.schema.json"
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    schema["properties"].update(crop={}, size={})  # a list or one value
+    schema_file.write_text(json.dumps(schema), encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "knowledge")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return repo / "dist"
+
+
+@pytest.fixture(scope="module")
+def client(dist):
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def _kb(*args: str):
+    return CliRunner().invoke(main, list(args), prog_name="kb")
+
+
+# --- filters that leave nothing are named ------------------------------------------------
+
+@pytest.mark.parametrize(("where", "verified", "named", "together"), [
+    (["crop=banana"], False, ["crop=banana"], False),
+    (["crop=小麦", "size>=99"], False, ["size>=99"], False),
+    (["crop=玉米", "size=5"], False, ["crop=玉米", "size=5"], True),  # each alone finds some
+    (["crop=小麦"], True, ["verified=true"], False),  # no document here is verified
+])
+def test_the_json_names_the_filters_that_leave_nothing(dist, where, verified, named, together):
+    res = search(open_index(dist), Q, where=where, verified_only=verified).to_dict()
+    assert res["no_answer"] and res["reason"] == FILTERED_OUT  # the stable key
+    assert res["reason_values"] == {"filters": named, "together": together}
+
+
+def test_a_search_that_finds_something_names_no_filter(dist):
+    res = search(open_index(dist), Q, where=["crop=玉米"], verified_only=False).to_dict()
+    assert "reason_values" not in res and res["results"]
+
+
+def test_kb_query_names_the_filter_that_leaves_nothing(dist):
+    res = _kb("query", Q, "--index", str(dist), "--where", "crop=banana", "--no-log")
+    assert res.exit_code == 0, res.output
+    assert ("No answer in the knowledge: no document has crop=banana, so no chunk matches the "
+            "filters.") in res.output
+    both = _kb("query", Q, "--index", str(dist), "--where", "crop=玉米", "--where", "size=5",
+               "--no-log")
+    assert "no document has crop=玉米; size=5 together, so no chunk matches" in both.output
+
+
+def test_the_api_names_the_filter_that_leaves_nothing(client):
+    api = client.get("/api/search", params=[("q", Q), ("where", "crop=banana")]).json()
+    assert api["reason"] == FILTERED_OUT
+    assert api["reason_values"] == {"filters": ["crop=banana"], "together": False}
+    assert "reason_values" in json.dumps(client.get("/api/openapi.json").json())
+
+
+@pytest.mark.parametrize(("lang", "says"), [
+    ("en", "No document has crop = 玉米; size = 5 together, so nothing is found."),
+    ("zh", "没有文档同时符合 crop = 玉米; size = 5，所以没有结果。")])
+def test_the_search_page_names_filters_that_leave_nothing_only_together(client, lang, says):
+    page = client.get("/", params=[("q", Q), ("f.crop", "玉米"), ("f.size", "5"),
+                                   ("lang", lang)])
+    assert page.status_code == 200
+    [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+    assert html.unescape(note).startswith(says)
+    verified = client.get("/", params=[("q", Q), ("verified", "true"), ("lang", "en")]).text
+    [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', verified)
+    assert html.unescape(note).startswith("No document has verified = true,")
+
+
+def test_every_word_the_filters_note_uses_has_both_languages():
+    for key in ("filter_unheld", "filter_none_together", "filter_refused", "filter_unknown"):
+        zh, en = i18n.WORDS[key]
+        assert "{" in zh and zh.count("{") == en.count("{")
+    assert i18n.REASONS[FILTERED_OUT]
+
+
+# --- each surface names its own parameter -------------------------------------------------
+
+def test_the_api_names_its_where_parameter_not_the_cli_option(client):
+    unknown = client.get("/api/search", params={"q": Q, "where": "colour=red"}).json()
+    assert unknown["error"]["message"].startswith("unknown 'where' filter key 'colour'; known")
+    bad = client.post("/api/search", json={"q": Q, "where": ["crop==x"]}).json()
+    assert bad["error"]["message"].startswith("bad 'where' filter 'crop==x': '==' is not")
+    assert "--where" not in json.dumps([unknown, bad])
+
+
+def test_the_cli_names_its_where_option(dist):
+    res = _kb("query", Q, "--index", str(dist), "--where", "colour=red", "--no-log")
+    assert res.exit_code == 2 and "unknown --where key 'colour'" in res.output
+
+
+@pytest.mark.parametrize(("lang", "says"), [
+    ("en", "A filter cannot be used, so nothing was searched: bad filter kind=poem: no chunk "
+           "of kind 'poem'"),
+    ("zh", "筛选条件无法使用，没有进行搜索：筛选条件 kind=poem 无效。")])
+def test_the_search_page_names_a_refused_filter_its_own_way(client, lang, says):
+    page = client.get("/", params=[("q", Q), ("f.kind", "poem"), ("lang", lang)])
+    assert page.status_code == 400
+    [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+    assert html.unescape(note).startswith(says) and "--where" not in page.text
+
+
+def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, tmp_path):
+    env = {"KB_HOME": str(tmp_path / ".kbhome"), "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "PATH": os.environ.get("PATH", "")}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+
+    async def scenario(c):
+        empty = await c.call_tool("search", {"query": Q, "where": ["crop=banana"]})
+        unknown = await c.call_tool("search", {"query": Q, "where": "colour=red"})
+        return empty, unknown
+
+    empty, unknown = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env, scenario)
+    assert not empty.is_error
+    got = empty.structured_content
+    assert got["reason"] == FILTERED_OUT
+    assert got["reason_values"] == {"filters": ["crop=banana"], "together": False}
+    assert unknown.is_error
+    said = unknown.content[0].text
+    assert "unknown 'where' filter key 'colour'; known keys:" in said and "--where" not in said
+
+
+# --- a list, one value and no value filter as documented ----------------------------------
+
+@pytest.mark.parametrize(("where", "docs"), [
+    ("crop=小麦", {"alpha", "beta"}),  # a member of the list, the one value
+    ("crop!=小麦", {"gamma", "good"}),  # no member is: the list holding it is left out
+    ("crop!=玉米", {"beta", "gamma", "good"}),
+    ("crop=玉米", {"alpha"}),
+    ("size=5", {"beta"}),
+    ("size!=5", {"alpha", "gamma", "good"}),
+    ("size>=6", {"alpha"}),  # any member: 10
+    ("size<=4", {"alpha"}),  # any member: 2
+    ("size>=5", {"alpha", "beta"}),
+    ("size<=5", {"alpha", "beta"}),
+])
+def test_a_list_a_value_and_no_value_filter_as_documented_on_every_surface(dist, client,
+                                                                            where, docs):
+    def names(results):
+        return {Path(r["doc"]).stem for r in results}
+
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert names(local["results"]) == docs
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert api["no_answer"] or names(api["results"]) == docs
+    assert names(api["results"]) <= docs
+
+
+WANTS = st.sampled_from(["小麦", "玉米", "banana", "2", "5", "10", "99", "a"])
+CONDITIONS = st.lists(st.tuples(st.sampled_from(["crop", "size", "source", "verified"]),
+                                st.sampled_from(list(OPERATORS)), WANTS), max_size=4)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=CONDITIONS, verified=st.booleans())
+def test_the_filters_named_are_exactly_why_nothing_is_left(dist, where, verified):
+    """Named iff the filters leave no chunk; each named alone leaves none, unless `together`,
+    when every filter is named and each alone leaves some."""
+    index = open_index(dist)
+    try:
+        mask = filter_mask(index, where, verified)
+    except UsageError:  # refused (a number compared with a word, verified=5): not searched
+        return
+    named, together = emptying_filters(index, where, verified)
+    everything = [*where, *([("verified", "=", "true")] if verified else [])]
+    assert bool(named) == (mask is not None and not mask.any())
+    alone = [condition_mask(index, c).any() for c in named]
+    assert (together and named == everything and all(alone)) or \
+        (not together and not any(alone))
