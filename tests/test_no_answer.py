@@ -213,6 +213,20 @@ def test_a_value_glued_to_its_unit_is_answered_as_spaced(example_index):
         assert top.doc.endswith(doc) and needle in top.text, (q, top.doc, top.text[:80])
 
 
+def test_a_unit_character_the_knowledge_never_writes_alone_is_no_unknown_subject(
+        example_index):
+    """"油温80度怎么办" was no answer where "油温80℃怎么办" is answered: the knowledge writes
+    ℃, so 度 was an unknown term and weighed as the rarest word in how much of the question
+    a passage holds (the unknown-share rule already counted no single character). A single
+    character names no subject; the subject still decides."""
+    idx = open_index(example_index)
+    for q in ("油温80度怎么办", "油温达到80度", "油温 80 度 怎么办"):
+        res = search(idx, q, k=3)
+        assert not res.no_answer, q
+        assert "4.4 油温过高" in res.results[0].heading_path[-1], (q, res.results[0].heading_path)
+    assert search(idx, "红烧肉炖80度", k=3).no_answer
+
+
 def test_a_date_is_a_value_not_an_unknown_subject(example_index):
     """"2026-03-19 液压油更换" was no answer where "液压油更换" is answered: the tokenizer
     keeps a hyphenated date whole (2026/03/19 it splits into numbers), and an unknown one

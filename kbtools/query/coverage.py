@@ -23,10 +23,11 @@ class Coverage:
     """The question's terms (`terms` known to the index, their BM25 `ids`, the `unknown`
     ones), its synonym expansion `exp` and the words of front-matter values it names that no
     chunk's text holds (`routed`: `kbtools.query.routing.routed_words`, not in `unknown`),
-    against chunks of `index`."""
+    against chunks of `index`. `question`: the text the terms are of (`value_units`)."""
 
     def __init__(self, index: KbIndex, terms: list[str], ids: list[int], unknown: list[str],
-                 exp: Expansion = NO_EXPANSION, routed: dict[str, np.ndarray] | None = None):
+                 exp: Expansion = NO_EXPANSION, routed: dict[str, np.ndarray] | None = None,
+                 question: str = ""):
         self.index = index
         self.exp = exp
         self.terms, self.ids = terms + list(exp.terms), ids + list(exp.ids)
@@ -50,8 +51,10 @@ class Coverage:
             # text holds it) weighs as a term held by the chunks of the documents carrying it
             for t, held in self.routed.items():
                 self.weights[t] = float(index.bm25.idf_of(np.array([float(held.sum())]))[0])
-            # a question term the knowledge never uses weighs as much as the rarest term
-            missing = len(unknown) * index.bm25.max_idf()
+            # a question word the knowledge never uses weighs as much as the rarest term; the
+            # unit of a value (the 度 of 80度 where the knowledge writes ℃) names no subject
+            units = value_units(question, unknown)
+            missing = sum(t not in units for t in unknown) * index.bm25.max_idf()
             self.total = sum(self.weights.values()) + missing or 1.0
         self._matched: dict[int, list[str]] = {}
         self._share: dict[int, float] = {}
@@ -100,6 +103,22 @@ class Coverage:
                 if sum(1 for t in held if _WORD.search(t)) >= LINE_TERMS:
                     best = max(best, sum(idf[t] for t in held) / total)
         return best
+
+
+def value_units(question: str, unknown: Sequence[str]) -> set[str]:
+    """The unknown one-character terms that `question` writes only right after a number (80度,
+    3 天): the unit of a value, which the knowledge may write otherwise (℃), not a subject (the
+    蛆 of 韭菜根蛆 is one)."""
+    return {t for t in unknown if len(t) == 1 and t in question and all(
+        _NUMBER_BEFORE.search(question, 0, at) for at in _at(question, t))}
+
+
+def _at(text: str, ch: str) -> list[int]:
+    """Where `ch` is in `text`."""
+    return [i for i, c in enumerate(text) if c == ch]
+
+
+_NUMBER_BEFORE = re.compile(r"\d\s*$")
 
 
 # A pasted line is held by a hit holding at least this many of its words (letters, not

@@ -186,7 +186,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     held = (identifier_holders(index, wanted, mask, query_models(index, text))
             | key_definitions(index, wanted, mask) if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
-    covered = Coverage(index, terms, ids, unknown, exp, valued)  # per chunk, once in this search
+    covered = Coverage(index, terms, ids, unknown, exp, valued, text)  # once per chunk and search
     ranked = _reweighed(index, fused, lists, text, mode, params, mask,
                         ids + list(exp.full_ids), head, held, covered.of)
     if not ranked:
