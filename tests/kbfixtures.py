@@ -31,6 +31,24 @@ PAGE = (GOOD_FM.replace("Generated", "{title}").replace("source: test", "source:
 # Author date of the import commit: before every verified_at of the example knowledge, so
 # the import passes the review policy (docs/review.md, "Importing already-reviewed documents").
 IMPORT_DATE = "2025-11-01T00:00:00"
+
+def titled_page(title: str, body: str) -> str:
+    """A valid document titled `title` (front matter and its H1) holding `body`."""
+    return GOOD_FM.replace("Generated", title) + f"\n# {title}\n\n{body}\n"
+
+
+# a decision table whose inputs are the generic 温度 and 湿度 (what a value said of another
+# quantity, 油温, must not fill)
+GREENHOUSE_PAGE = titled_page("大棚通风管理", """大棚通风按棚内温度和湿度决定。
+
+<!-- decision: inputs=温度(℃),湿度(%); outputs=措施 -->
+| 温度(℃) | 湿度(%) | 措施 |
+|---|---|---|
+| <20 | * | 关闭风口保温 |
+| >=20 | >=85 | 打开风口通风排湿 |
+| >=20 | <85 | 保持现状 |
+""")
+
 # A decision table of wheat scab risk by temperature and relative humidity, as a page
 # (`SCAB_DOC`) and as parameters of `kbtools.decision.build_table` (`SCAB_TABLE`).
 SCAB_TABLE = (["温度(℃)", "相对湿度(%)", "风险"],

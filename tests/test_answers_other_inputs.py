@@ -11,7 +11,8 @@ import json
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
-from kbfixtures import GOOD_FM
+from kbfixtures import GREENHOUSE_PAGE as GREENHOUSE
+from kbfixtures import titled_page
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
@@ -20,21 +21,7 @@ from kbtools.decision import build_table
 from kbtools.query.inputs import find_inputs
 from kbtools.query.quantities import input_names, short_forms
 
-
-def _page(title: str, body: str) -> str:
-    return GOOD_FM.replace("Generated", title) + f"\n# {title}\n\n{body}\n"
-
-
-GREENHOUSE = _page("大棚通风管理", """大棚通风按棚内温度和湿度决定。
-
-<!-- decision: inputs=温度(℃),湿度(%); outputs=措施 -->
-| 温度(℃) | 湿度(%) | 措施 |
-|---|---|---|
-| <20 | * | 关闭风口保温 |
-| >=20 | >=85 | 打开风口通风排湿 |
-| >=20 | <85 | 保持现状 |
-""")
-PUMP = _page("液压站冷却", """液压站按油温调整冷却水。
+PUMP = titled_page("液压站冷却", """液压站按油温调整冷却水。
 
 <!-- decision: inputs=油温(℃); outputs=处理 -->
 | 油温(℃) | 处理 |
@@ -42,7 +29,7 @@ PUMP = _page("液压站冷却", """液压站按油温调整冷却水。
 | <60 | 正常运行 |
 | >=60 | 开大冷却水阀 |
 """)
-VENT = _page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature and
+VENT = titled_page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature and
 humidity.
 
 <!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->
@@ -52,7 +39,7 @@ humidity.
 | >=20 | >=85 | open the vents |
 | >=20 | <85 | keep as is |
 """)
-FAN = _page("Fan motor checks", """Check the fan motor bearings by their temperature.
+FAN = titled_page("Fan motor checks", """Check the fan motor bearings by their temperature.
 
 <!-- decision: inputs=Bearing temperature (°C); outputs=Check -->
 | Bearing temperature (°C) | Check |
@@ -61,7 +48,7 @@ FAN = _page("Fan motor checks", """Check the fan motor bearings by their tempera
 | >=70 | grease the bearing |
 """)
 SYNONYMS = "水温 = 灌溉水温度 = irrigation water temperature\n"
-WATER = _page("灌溉水", """灌溉水温度过低时先晒水。
+WATER = titled_page("灌溉水", """灌溉水温度过低时先晒水。
 
 <!-- decision: inputs=灌溉水温度(℃); outputs=处理 -->
 | 灌溉水温度(℃) | 处理 |

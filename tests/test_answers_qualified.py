@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kbfixtures import GOOD_FM
+from kbfixtures import GREENHOUSE_PAGE as GREENHOUSE
+from kbfixtures import titled_page
 from test_answers_approximate import surfaces
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -138,20 +139,7 @@ def test_the_note_is_in_the_language_of_the_question():
         "missing input(s): 温度(℃) (80度说的是油温，不是温度(℃))"
 
 
-def _page(title: str, body: str) -> str:
-    return GOOD_FM.replace("Generated", title) + f"\n# {title}\n\n{body}\n"
-
-
-GREENHOUSE = _page("大棚通风管理", """大棚通风按棚内温度和湿度决定。
-
-<!-- decision: inputs=温度(℃),湿度(%); outputs=措施 -->
-| 温度(℃) | 湿度(%) | 措施 |
-|---|---|---|
-| <20 | * | 关闭风口保温 |
-| >=20 | >=85 | 打开风口通风排湿 |
-| >=20 | <85 | 保持现状 |
-""")
-VENT_PAGE = _page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature
+VENT_PAGE = titled_page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature
 and humidity.
 
 <!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->

@@ -100,9 +100,8 @@ class Claim:
 
 def holder(engine: Engine, name: str) -> Claim | None:
     """The claim on collection `name` (None: no such collection, or no claim recorded)."""
-    if not engine.call("checking a collection", "has_collection", name):
-        return None
-    return Claim.parse(engine.properties(name).get(P_LOADER, ""))
+    looked = _look(engine, name)
+    return None if looked is None else looked[0]
 
 
 def sighting_key(host: str) -> str:
@@ -130,14 +129,21 @@ def judge(engine: Engine, name: str) -> Claim | None:
     aged by its own mark and, when this host recorded seeing that mark (`sighted`),
     by this host's clock since: the mark is the publisher's wall clock, which may run ahead
     of this one. A mark not recorded is aged by itself alone (as seen just now)."""
+    looked = _look(engine, name)
+    if looked is None:
+        return None
+    claim, props = looked
+    return claim if claim.live(time.time(), _sighting(props, claim)) else None
+
+
+def _look(engine: Engine, name: str) -> tuple[Claim, dict[str, str]] | None:
+    """The claim on collection `name` and the collection's properties (None: no such
+    collection, or no claim recorded): one `has_collection`, one read of the properties."""
     if not engine.call("checking a collection", "has_collection", name):
         return None
     props = engine.properties(name)
     claim = Claim.parse(props.get(P_LOADER, ""))
-    if claim is None:
-        return None
-    now = time.time()
-    return claim if claim.live(now, _sighting(props, claim)) else None
+    return None if claim is None else (claim, props)
 
 
 def sighted(engine: Engine, name: str) -> Claim | None:
@@ -148,12 +154,10 @@ def sighted(engine: Engine, name: str) -> Claim | None:
     (`sighting_key`); a write that races another of this host's records a later time,
     never an earlier one, so the claim can only be judged void later. A failed write is
     left unrecorded (the next look records it) and the mark aged as seen just now."""
-    if not engine.call("checking a collection", "has_collection", name):
+    looked = _look(engine, name)
+    if looked is None:
         return None
-    props = engine.properties(name)
-    claim = Claim.parse(props.get(P_LOADER, ""))
-    if claim is None:
-        return None
+    claim, props = looked
     now = time.time()
     seen = _sighting(props, claim)
     here = socket.gethostname()
