@@ -109,8 +109,10 @@ def test_a_sync_sent_sigterm_mid_fetch_says_what_serves(tmp_path):
     device = tmp_path / "dev"
     try:
         assert kb("sync", proxy.url("art.git"), "--to", device)[0] == 0
-        pub.release(extra={f"blob/{i}.bin": os.urandom(20_000) for i in range(15)})
-        proxy.mode, proxy.after = "stall", 60_000
+        pub.release(extra={f"blob/{i}.bin": os.urandom(20_000) for i in range(40)})
+        # past three sideband packets (65,520 bytes each at most): git hands a packet's data
+        # on only whole, so a stall inside the first one left no pack data on disk to wait for
+        proxy.mode, proxy.after = "stall", 300_000
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         proc = subprocess.Popen([sys.executable, "-m", "kbtools", "sync", proxy.url("art.git"),
                                  "--to", str(device)], env=env, text=True,
