@@ -110,15 +110,7 @@ def value_units(question: str, unknown: Sequence[str]) -> set[str]:
     3 天): the unit of a value, which the knowledge may write otherwise (℃), not a subject (the
     蛆 of 韭菜根蛆 is one)."""
     return {t for t in unknown if len(t) == 1 and t in question and all(
-        _NUMBER_BEFORE.search(question, 0, at) for at in _at(question, t))}
-
-
-def _at(text: str, ch: str) -> list[int]:
-    """Where `ch` is in `text`."""
-    return [i for i, c in enumerate(text) if c == ch]
-
-
-_NUMBER_BEFORE = re.compile(r"\d\s*$")
+        question[:at].rstrip()[-1:].isdigit() for at, ch in enumerate(question) if ch == t)}
 
 
 # A pasted line is held by a hit holding at least this many of its words (letters, not
