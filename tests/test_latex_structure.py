@@ -149,6 +149,47 @@ ROWS = [
     ("\\begin{aligned} \\multicolumn{2}{c}{x} \\\\ a & b \\end{aligned}", ["{aligned}"]),
     ("\\begin{cases} \\multicolumn{3}{c}{x} \\end{cases}", ["{cases}"]),
 ]
+# the last gaps: math inside an array's `@{…}` column letters, math commands in text, a row's
+# `\\` inside braces within a cell (a \multicolumn's text, a group, \text{…}, \left…\right)
+GAPS = [
+    ("\\begin{array}{@{\\frac{1}}c} a \\end{array}", ["\\frac takes 2"]),
+    ("\\begin{array}{c@{\\hat}c} a & b \\end{array}", ["\\hat takes 1"]),
+    ("\\begin{array}{*{2}{@{x^2^3}c}} a \\end{array}", ["double superscript"]),
+    ("\\begin{array}[t]{@{\\text{\\alpha}}c} a \\end{array}", ["'\\alpha' inside \\text"]),
+    ("\\begin{array}{@{a & b}c} a \\end{array}", ["'&' outside"]),
+    ("\\begin{array}{@{a \\\\ b}c} a \\end{array}", ["'\\\\' inside braces"]),
+    ("\\begin{array}{cc} \\multicolumn{1}{@{\\hat}c}{a} & b \\end{array}", ["\\hat takes 1"]),
+    ("\\text{a\\mkern3mu b}", ["'\\mkern' inside \\text{…}", "Missing $ inserted"]),
+    ("\\text{\\frac{1}{2}}", ["'\\frac' inside", "\\text{a } \\frac"]),
+    ("\\text{x^2}", ["'^' inside", "\\text{x}^2"]), ("\\text{a_1}", ["'_' inside"]),
+    ("\\text{\\mathrm{d}x}", ["\\mathrm allowed only in math mode"]),
+    ("\\text{\\hat{a}}", ["\\hat allowed only in math mode"]), ("\\text{a \\| b}", ["'\\|'"]),
+    ("\\text{\\alpha}", ["'\\alpha'"]), ("\\mbox{\\le 3}", ["'\\le'"]),
+    ("\\text{\\mspace{3mu}}", ["'\\mspace'"]), ("\\text{\\phantom{x^2}}", ["'^'"]),
+    ("\\textbf{\\underline{a_1}}", ["'_'"]), ("\\text{\\boxed{\\text{\\sum}}}", ["'\\sum'"]),
+    ("\\text{\\begin{matrix} a \\end{matrix}}", ["'\\begin'"]),
+    ("\\text{\\left( a \\right)}", ["'\\left'"]), ("x^{\\text{\\infty}}", ["'\\infty'"]),
+    ("\\begin{array}{cc} \\multicolumn{2}{c}{a \\\\ b} \\end{array}",
+     ["'\\\\' inside braces within a cell of {array}", "\\substack{a \\\\ b}"]),
+    ("\\begin{array}{c} \\multicolumn{1}{c}{\\text{a \\\\ b}} \\end{array}", ["'\\\\' inside"]),
+    ("\\begin{array}{cc} {a \\\\ b} & c \\end{array}", ["'\\\\' inside"]),
+    ("\\begin{array}{cc} \\text{a \\\\ b} & c \\end{array}", ["'\\\\' inside"]),
+    ("\\begin{aligned} {a \\\\ b} & c \\end{aligned}", ["{aligned}"]),
+    ("\\begin{cases} a & \\frac{b \\\\ c}{d} \\end{cases}", ["{cases}"]),
+    ("\\begin{pmatrix} \\left( a \\\\ b \\right) \\end{pmatrix}", ["{pmatrix}"]),
+]
+GAPS_ACCEPTED = [
+    "\\begin{array}{@{\\frac{1}{2}}c} a \\end{array}", "\\begin{array}{@\\alpha c} a \\end{array}",
+    "\\begin{array}[t]{@{}p{2cm}@{\\;}c} a & b \\\\ c & d \\end{array}",
+    "\\begin{array}{*{2}{@{x^2}c}} a & b \\end{array}",
+    "\\begin{array}{cc} \\multicolumn{1}{@{\\,}c}{a} & b \\end{array}",
+    "\\text{\\boxed{x^2}}", "\\text{\\~a \\.b \\= c \\, d\\;e\\!f}", "\\text{\\big( \\lbrack \\vdots}",
+    "\\text{\\textbf{a} \\emph{b} \\phantom{c} \\quad \\S 3 \\textdegree C}",
+    "\\text{a \\\\ b}", "{a \\\\ b}", "\\frac{a \\\\ b}{c}", "\\text{a}^2 \\text{b}_1",
+    "\\begin{array}{c} \\sum_{\\substack{a \\\\ b}} \\end{array}",
+    "\\begin{array}{c} \\multicolumn{1}{c}{\\begin{matrix} a \\\\ b \\end{matrix}} \\end{array}",
+    "\\begin{array}{c} {\\begin{matrix} a \\\\ b \\end{matrix}} \\\\ c \\end{array}",
+]
 ROWS_ACCEPTED = [
     "a\\hspace{1,5em}b", "a\\hspace{.5em}b", "a\\hspace{ - 3 PT }b", "a\\hspace{3 true pt}b",
     "a\\hspace{3pt x}b", "a\\hspace{3pt plus 1fil l}b", "a\\hspace{3pt minus 1pt plus 2pt}b",
@@ -189,11 +230,11 @@ ACCEPTED = ["x'^2", "x''", "x'''^2", "x_1'", "x_1'^2", "x^{2}_{1}", "{x^2}^3", "
             "\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}^2",
             "a \\\\ b", "a \\& b", "\\text{R \\& D}", "a \\% b", "{a \\over b} + {c \\choose d}",
             "\\operatorname*{arg\\,max}_x f", "\\sideset{_a^b}{_c^d}\\sum", "'x",
-            "x = 1 \\tag{1}", "\\text{\\'e}", *ROWS_ACCEPTED]
+            "x = 1 \\tag{1}", "\\text{\\'e}", *ROWS_ACCEPTED, *GAPS_ACCEPTED]
 
 
-@pytest.mark.parametrize("formula, words", DOUBLE + OTHER + ROWS,
-                         ids=[f for f, _ in DOUBLE + OTHER + ROWS])
+@pytest.mark.parametrize("formula, words", DOUBLE + OTHER + ROWS + GAPS,
+                         ids=[f for f, _ in DOUBLE + OTHER + ROWS + GAPS])
 def test_the_check_refuses_with_what_to_write(formula, words):
     problem = latex_problem(formula)
     assert problem is not None, formula
@@ -210,7 +251,7 @@ def test_the_check_accepts_what_latex_draws():
 def test_latex_refuses_each_formula_the_check_refuses():
     """The check refuses only what the renderer's LaTeX stops at (each run alone)."""
     drawn = []
-    for formula, _ in DOUBLE + OTHER + ROWS:
+    for formula, _ in DOUBLE + OTHER + ROWS + GAPS:
         with tempfile.TemporaryDirectory() as tmp:
             if typeset([tex_source(formula)], Path(tmp), FORMULA_SECONDS).ok:
                 drawn.append(formula)
@@ -273,6 +314,11 @@ GROWING = [
     lambda k: "a\\mkern" + "-" * k + "3mu", lambda k: "a\\hspace{" + "1" * k + "pt}",
     lambda k: "a\\hspace{1." + "5" * k + "pt}", lambda k: "\\begin{array}[" * k,
     lambda k: "a \\\\[" * k, lambda k: "\\begin{array}{" + "c" * k + "} " + "a & " * k,
+    lambda k: "\\begin{array}{" + "@{\\frac{1}{2}" * k + "}" * k + "c} a \\end{array}",
+    lambda k: "\\begin{array}{" + "*{2}{@{x}" * k + "c" + "}" * k + "} a \\end{array}",
+    lambda k: "\\text{" + "\\phantom{\\boxed{\\text{" * k + "a" + "}}}" * k + "}",
+    lambda k: "{" * k + "a \\\\ " * k + "}" * k,
+    lambda k: "\\begin{array}{c} " + "{" * k + "a" + "}" * k + " \\\\ b" * k + " \\end{array}",
 ]
 LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
         for grow in GROWING]

@@ -103,11 +103,11 @@ def test_render_is_deterministic_and_cached(tmp_path):
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    # passes the static check (a math command in text is not read), fails in LaTeX
-    bad = "\\text{a\\mkern3mu b}"
+    # passes the static check (what follows \left is not read as a delimiter), fails in LaTeX
+    bad = "\\left a x \\right)"
     got = render_formulas(["x", bad, "y"], tmp_path, failures=failures)
     assert set(got) == {"x", "y"}
-    assert failures == {bad: "LaTeX could not render this formula: Missing $ inserted"}
+    assert failures == {bad: "LaTeX could not render this formula: Missing delimiter (. inserted)"}
     with pytest.raises(RenderError, match="could not render"):
         render_svg(bad)
 

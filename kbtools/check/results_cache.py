@@ -40,7 +40,7 @@ from kbtools import __version__
 from kbtools.cachedb import open_cache_db
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 50  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 51  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -89,7 +89,9 @@ FORMAT = 50  # bump when a check's findings for the same inputs change (5: `$` i
 # a backslash named, an embed's `<` escaped in the alt text its fix writes; 49: double
 # scripts and the other slips LaTeX stops at refused, `<img>` alt no part of an anchor;
 # 50: dimensions, array column letters, rows longer than their columns, `\hline`,
-# `\cline` and `\multicolumn` out of place refused as LaTeX refuses them)
+# `\cline` and `\multicolumn` out of place refused as LaTeX refuses them; 51: math in an
+# array's `@{…}` column letters read, math commands, `^`, `_` in `\text{}` and a row's `\\`
+# inside braces within a cell refused)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -24,7 +24,10 @@ what LaTeX would stop at and what to write, or None:
   column letters LaTeX's own {array} has not (`{q}`, `>{…}`, `p{x}`, none), a row with more
   cells than its columns (`*{3}{c}`, `\\multicolumn{2}` counted), `\\hline`/`\\cline` not at
   the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads the
-  numbers, dimensions and column letters as TeX does).
+  numbers, dimensions and column letters as TeX does; the math of an `@{…}` among column
+  letters is read as the rest of the formula);
+- a math command, `^`, `_` or `\\|` inside `\\text{…}` ("Missing $ inserted"), and a row's
+  `\\\\` inside braces within a cell (`latex_text` has what text takes, and the messages).
 
 `latex_problem` runs it after the allowlist, so braces and environments pair by then. One
 pass over the formula's pieces with an explicit stack: linear, no recursion.
@@ -49,6 +52,15 @@ from kbtools.render.latex_args import (
     scan_glue,
     spec_columns,
     spec_problem,
+)
+from kbtools.render.latex_text import (
+    cline_end,
+    crossing,
+    math_in_text,
+    row_in_braces,
+    rule_problem,
+    tab_problem,
+    unpaired,
 )
 
 # One piece: a control word (its name), a control symbol, a run of blanks, or one character.
@@ -83,7 +95,6 @@ COLUMNS: dict[str, int | None] = {
     **dict.fromkeys("aligned alignedat".split()),
     "cases": 1,
 }
-SPECIFIED = frozenset({"array", "subarray"})
 # Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
 # spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
 # blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
@@ -111,7 +122,7 @@ MAX_SHOWN = 60  # characters of the formula a message quotes
 class _Frame:
     """A group, `\\left…\\right`, environment or command argument being read."""
 
-    kind: str  # "top", "group", "left", "env", "text"
+    kind: str  # "top", "group", "left", "env", "text", "spec" (an array's column letters)
     name: str = ""  # the environment's name
     start: int = 0  # where it opened
     base: int = 0  # where the current base (nucleus) starts
@@ -125,6 +136,7 @@ class _Frame:
     tabs_allowed: int | None = 0  # the most `&` a row of the environment takes (None: any)
     row_start: bool = False  # nothing read yet in the environment's row (`\\hline` may come)
     cell_start: bool = False  # nothing read yet in the row's cell (`\\multicolumn` may come)
+    nested: bool = False  # inside braces within an environment's cell: no row ends here
 
     def new_base(self, at: int) -> None:
         self.base, self.sup, self.sub = at, None, None
@@ -145,21 +157,36 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         if piece.isspace():
             continue
         word = piece[1:] if piece.startswith("\\") else ""
-        if frame.kind == "text":  # text: only its braces matter, `&`, rows and spacing
+        if frame.kind == "text":  # text: its braces, `&`, rows, spacing and no math
+            if frame.need:  # `\\boxed{…}` in text: its argument is math
+                read = _argument(stack, pieces, i - 1)
+                if isinstance(read, str):
+                    return read
+                i = read
+                continue
             if word in ("hline", "cline", "multicolumn"):
-                return _rule_problem(word)
-            if piece == "\\\\" or word == "hspace":
+                return rule_problem(word)
+            if problem := math_in_text(piece):
+                return problem
+            if piece == "\\\\" and frame.nested:
+                return row_in_braces(_env_name(stack))
+            if word == "boxed":
+                frame.need, frame.command, frame.optional = 1, word, False
+            elif piece == "\\\\" or word == "hspace":
                 read = _row_end(stack, tex, end) if word == "\\" else \
                     dimension(word, tex, end, font_units=False)
                 if isinstance(read, str):
                     return read
                 i = _skip(pieces, i, read) if word == "\\" else i  # `\\hspace{`: a group
             elif piece == "{":
-                stack.append(_Frame("text", start=start))
+                _push(stack, _Frame("text", start=start))
             elif piece == "}":
                 stack.pop()
             elif piece == "&":
-                return _tab_problem(None)
+                return tab_problem(None)
+            continue
+        if frame.kind == "spec":
+            i = _letters(stack, pieces, i - 1, tex)
             continue
         if frame.need:
             read = _argument(stack, pieces, i - 1)
@@ -188,15 +215,15 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             continue
         if piece == "{":
             frame.new_base(start)
-            stack.append(_Frame("group", start=start, base=end))
+            _push(stack, _Frame("group", start=start, base=end))
         elif piece == "}":
             if frame.kind != "group":
-                return _crossing("'}'", frame)
+                return crossing("'}'", frame.kind, frame.name)
             stack.pop()
         elif piece == "&":
             limit = frame.tabs_allowed if frame.kind == "env" else 0
             if limit is not None and frame.tabs >= limit:
-                return _tab_problem(frame.name if frame.kind == "env" else None, limit)
+                return tab_problem(frame.name if frame.kind == "env" else None, limit)
             frame.tabs += 1
             frame.fractions = 0
             frame.cell_start = True
@@ -211,19 +238,21 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                     return opened
                 i = _skip(pieces, i, opened[1])
                 frame.new_base(start)
-                stack.append(_Frame("env", name, start, base=end, tabs_allowed=opened[0],
+                _push(stack, _Frame("env", name, start, base=end, tabs_allowed=opened[0],
                                     row_start=True, cell_start=True))
+                if opened[2]:  # its column letters, read for the math of their `@{…}`
+                    _push(stack, _Frame("spec", start=opened[1]))
             elif frame.kind != "env" or frame.name != name:
-                return _crossing(f"\\end{{{name}}}", frame)
+                return crossing(f"\\end{{{name}}}", frame.kind, frame.name)
             else:
                 stack.pop()
         elif word in ("left", "middle", "right"):
             if word != "left" and frame.kind != "left":
-                return _unpaired(word, frame)
+                return unpaired(word, frame.kind)
             i = _delimiter(pieces, i)
             if word == "left":
                 frame.new_base(start)
-                stack.append(_Frame("left", start=start, base=end))
+                _push(stack, _Frame("left", start=start, base=end))
             elif word == "right":
                 stack.pop()
             else:
@@ -241,6 +270,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             frame.fractions = 1
             frame.new_base(end)
         elif piece == "\\\\":
+            if frame.nested:
+                return row_in_braces(_env_name(stack))
             read = _row_end(stack, tex, end)
             if isinstance(read, str):
                 return read
@@ -250,20 +281,22 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             frame.new_base(end)
         elif word in ("hline", "cline"):
             if frame.kind != "env" or not at_row:
-                return _rule_problem(word)
+                return rule_problem(word)
             if word == "cline":
-                read = _cline(frame, tex, end)
+                read = cline_end(frame.name, frame.tabs_allowed, tex, end)
                 if isinstance(read, str):
                     return read
                 i = _skip(pieces, i, read)
             frame.row_start = frame.cell_start = True
         elif word == "multicolumn":
-            read = _multicolumn(frame, at_cell, tex, end)
-            if isinstance(read, str):
-                return read
-            i = _skip(pieces, i, read)
+            spans = _multicolumn(frame, at_cell, tex, end)
+            if isinstance(spans, str):
+                return spans
+            i = _skip(pieces, i, spans[0])
             frame.new_base(start)
             frame.need, frame.command, frame.optional = 1, word, False
+            if spans[1]:  # its column letters, read for the math of their `@{…}`
+                _push(stack, _Frame("spec", start=spans[0]))
         else:
             frame.new_base(start)
             if word in ARGUMENTS:
@@ -344,12 +377,49 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int) 
     frame.need -= 1
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
-        stack.append(_Frame(kind, start=start, base=end))
+        # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
+        _push(stack, _Frame(kind, start=start, base=end), rows=frame.command == "substack")
     return at + 1
 
 
-def _opening(env: str, tex: str, at: int) -> tuple[int | None, int] | str:
-    """The most `&` a row of the environment `env` takes and where its rows start, its
+def _push(stack: list[_Frame], frame: _Frame, rows: bool = False) -> None:
+    """Open `frame` above the stack's top: nested (a `\\\\` there ends no row) when braces
+    inside an environment's cell hold it; an environment, or `rows`, has rows of its own."""
+    below = stack[-1]
+    frame.nested = frame.kind != "env" and not rows and (below.kind == "env" or below.nested)
+    stack.append(frame)
+
+
+def _env_name(stack: list[_Frame]) -> str:
+    return next((f.name for f in reversed(stack) if f.kind == "env"), "")
+
+
+def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
+             tex: str) -> int:
+    """Read the column letters at `pieces[at]` (`latex_args.spec_columns` found them right):
+    `{` and `}` open and close their groups, the braced argument of `@` is math, read as the
+    rest of the formula is; `p`'s width and `*`'s number are skipped. Where reading goes on."""
+    start, end, piece = pieces[at]
+    if piece == "{":
+        _push(stack, _Frame("spec", start=start))
+    elif piece == "}":
+        stack.pop()
+    elif piece in ("p", "*"):
+        arg = argument(tex, end)
+        return _skip(pieces, at + 1, arg[2] if arg else end)
+    elif piece == "@":
+        at += 1
+        while at < len(pieces) and pieces[at][2].isspace():
+            at += 1
+        if at < len(pieces) and pieces[at][2] == "{":
+            _push(stack, _Frame("group", start=pieces[at][0], base=pieces[at][1]))
+        return at + 1  # one token (`@\\,`): no argument of its own
+    return at + 1
+
+
+def _opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
+    """The most `&` a row of the environment `env` takes, where reading goes on and whether
+    column letters in braces start there (an {array}'s: they are read as `_letters`), its
     arguments (`{array}[t]{cc}`, `{alignedat}{2}`) read from `at`; or why LaTeX refuses them."""
     if env == "array":
         at = past_blanks(tex, at)
@@ -370,17 +440,18 @@ def _opening(env: str, tex: str, at: int) -> tuple[int | None, int] | str:
             return ("{array} with no column (only rules or @{…} in its letters; LaTeX: "
                     "\"Missing # inserted in alignment preamble\"): write a letter l, c, r "
                     "or p{width} for each column, as \\begin{array}{c|c}")
-        return columns - 1, spec[2]
+        braced = spec[2] != spec[1]
+        return columns - 1, spec[0] if braced else spec[2], braced
     if env in ("subarray", "alignedat"):
         arg = argument(tex, at)
         if arg is None:
-            return 0 if env == "subarray" else None, at
+            return 0 if env == "subarray" else None, at, False
         if env == "alignedat" and isinstance(read := number(tex[arg[0]:arg[1]]), Slip):
             return (f"{{alignedat}}{{{_cut(tex[arg[0]:arg[1]])}}}: its argument is the number "
                     f"of column pairs (LaTeX: \"{read.latex}\"): write "
                     "\\begin{alignedat}{2} a &= b & c &= d \\end{alignedat}")
-        return (0 if env == "subarray" else None), arg[2]
-    return COLUMNS.get(env, 0), at
+        return (0 if env == "subarray" else None), arg[2], False
+    return COLUMNS.get(env, 0), at, False
 
 
 def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
@@ -414,41 +485,12 @@ def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
     return close + 1
 
 
-def _rule_problem(word: str) -> str:
-    what = "\\hline" if word == "hline" else "\\cline{i-j}" if word == "cline" else \
-        "\\multicolumn"
-    latex = "Misplaced \\noalign" if word == "hline" else "Misplaced \\omit"
-    if word == "multicolumn":
-        return ("\\multicolumn not at the start of a cell of an {array}, a matrix or {cases} "
-                f"(LaTeX: \"{latex}\"): write it first in its cell, as "
-                "a & \\multicolumn{2}{c}{x} \\\\")
-    return (f"{what} not at the start of a row of an environment (LaTeX: \"{latex}\"): write "
-            "it right after \\begin{array}{…} or a row's \\\\, as \\begin{array}{c} \\hline "
-            "a \\\\ \\hline \\end{array}")
-
-
-def _cline(frame: _Frame, tex: str, at: int) -> int | str:
-    """Where `\\cline`'s `{i-j}` at `tex[at:]` ends, or why LaTeX refuses it."""
-    arg = argument(tex, at)
-    inside = tex[arg[0]:arg[1]] if arg else ""
-    first, dash, last = inside.partition("-")
-    i, j = number(first), number(last)
-    if arg is None or not dash or isinstance(i, Slip) or isinstance(j, Slip):
-        return (f"\\cline{{{_cut(inside)}}}: its argument is the columns it rules, i-j "
-                "(LaTeX: \"Missing number\" or \"Runaway argument\"): write \\cline{2-3}")
-    tabs = max(i - 1, 0) + max(j - i, 0)
-    if frame.tabs_allowed is not None and tabs > frame.tabs_allowed:
-        return (f"\\cline{{{_cut(inside)}}} rules columns {{{frame.name}}} has not (it has "
-                f"{frame.tabs_allowed + 1}; LaTeX: \"Extra alignment tab has been changed "
-                f"to \\cr\"): write \\cline{{1-{frame.tabs_allowed + 1}}} at most")
-    return arg[2]
-
-
-def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> int | str:
-    """Where `\\multicolumn`'s number and column letters at `tex[at:]` end (its cell's text
-    is read as any argument), or why LaTeX refuses them."""
+def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> tuple[int, bool] | str:
+    """Where reading `\\multicolumn`'s arguments at `tex[at:]` goes on (its number read; its
+    column letters too unless they are braced, the bool: then `_letters` reads them; its
+    cell's text is read as any argument), or why LaTeX refuses them."""
     if frame.kind != "env" or not at_cell:
-        return _rule_problem("multicolumn")
+        return rule_problem("multicolumn")
     if frame.name not in ARRAY_BASED:
         return (f"\\multicolumn in {{{frame.name}}} (LaTeX: \"Undefined control sequence\"): "
                 "it spans columns of an {array}, a matrix or {cases} only; write the rows "
@@ -471,8 +513,9 @@ def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> int | str:
                 "write \\multicolumn{2}{c}{x}")
     frame.tabs += max(n, 1) - 1
     if frame.tabs_allowed is not None and frame.tabs > frame.tabs_allowed:
-        return _tab_problem(frame.name, frame.tabs_allowed)
-    return spec[2]
+        return tab_problem(frame.name, frame.tabs_allowed)
+    braced = spec[2] != spec[1]
+    return (spec[0] if braced else spec[2]), braced
 
 
 def _skip(pieces: list[tuple[int, int, str]], i: int, to: int) -> int:
@@ -524,41 +567,6 @@ def _missing(command: str) -> str:
     usage = _USAGE.get(command, f"\\{command}{{x}}")
     return (f"\\{command} takes {n} argument{'s' * (n > 1)} and has fewer (LaTeX: \"Missing "
             f"{{ inserted\"): write {usage}")
-
-
-def _tab_problem(env: str | None, limit: int | None = 0) -> str:
-    if env is None:
-        return ("'&' outside an environment with columns (LaTeX: \"Misplaced alignment tab\"): "
-                "write \\& for an ampersand, or the rows in \\begin{aligned} a & b \\\\ "
-                "c & d \\end{aligned}")
-    if env == "cases":
-        return ("a row of {cases} has two columns, the value & its condition (LaTeX: \"Extra "
-                "alignment tab\"): write one '&' a row, or use {array}")
-    if limit or env in SPECIFIED:
-        return (f"a row of {{{env}}} has more cells than its {(limit or 0) + 1} "
-                f"column{'s' * bool(limit)} (LaTeX: "
-                "\"Extra alignment tab has been changed to \\cr\"): add a column (a letter "
-                "of {array}), or end the row with \\\\")
-    return (f"{{{env}}} has no columns (LaTeX: \"Extra alignment tab\"): write the rows "
-            "with '&' in {aligned}, or leave the '&' out")
-
-
-def _unpaired(word: str, frame: _Frame) -> str:
-    return (f"\\{word} without a \\left before it in the same group or environment (LaTeX: "
-            f"\"Extra \\{word}\"): write \\left( … \\right) within one pair of braces"
-            + _inside(frame))
-
-
-def _crossing(what: str, frame: _Frame) -> str:
-    opened = {"left": "\\left", "env": f"\\begin{{{frame.name}}}", "group": "'{'",
-              "top": "nothing"}[frame.kind]
-    return (f"{what} closes before the {opened} opened after it: pairs must nest "
-            "(\\left … \\right, { … }, \\begin … \\end inside one another, not across)")
-
-
-def _inside(frame: _Frame) -> str:
-    return "" if frame.kind == "top" else \
-        f" ({'inside an environment' if frame.kind == 'env' else 'inside a group'})"
 
 
 def _brief(script: str) -> str:

@@ -1,0 +1,121 @@
+"""What LaTeX allows where a formula is text, and where a row may end: the data and messages
+`latex_structure` uses.
+
+Inside `\\text{…}` (and the other text commands) LaTeX is in text mode: a math command, `^`,
+`_` or `\\|` there stops it ("Missing $ inserted", or for a math font or accent "\\mathrm
+allowed only in math mode"). `TEXT_MODE` lists the allowed commands that work in text, as
+the renderer's LaTeX (article 12pt, amsmath, amssymb, CJKutf8) was found to draw each of
+them inside `\\text{}`; every other allowed command is math only. `\\boxed` works in text
+because it sets its argument as math again.
+
+A row's `\\\\` inside braces (a group, `\\text{…}`, an argument, `\\left…\\right`, a
+`\\multicolumn`'s text) within a cell of an environment ends the row across them, which
+LaTeX refuses ("Missing } inserted", "Misplaced \\cr"); outside any environment it draws.
+"""
+
+from __future__ import annotations
+
+from kbtools.render.latex_args import Slip, argument, number, shown
+
+TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
+    textsl emph textdegree textcelsius textmu textperthousand textpm texttimes textdiv
+    textbackslash textasciitilde textasciicircum textunderscore textbar textless textgreater
+    textbullet textregistered texttrademark textcopyright textsection textperiodcentered
+    textohm quad qquad enspace thinspace medspace thickspace negthinspace negmedspace
+    negthickspace hspace phantom hphantom vphantom smash underline pmb boxed big Big bigg
+    Bigg lbrack rbrack ldots dots dotso vdots S P dag ddag copyright pounds checkmark hline
+    cline multicolumn""".split())
+# math commands whose own error LaTeX gives in text (LaTeX's math fonts, amsmath's accents)
+ONLY_IN_MATH = frozenset("""mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak
+    mathnormal hat check tilde acute grave dot ddot breve bar vec mathring""".split())
+SPECIFIED = frozenset({"array", "subarray"})  # environments whose columns are written out
+MATH_IN_TEXT = frozenset({"^", "_", "\\|"})  # characters and symbols that are math only
+
+
+def math_in_text(piece: str) -> str | None:
+    """Why LaTeX refuses `piece` inside `\\text{…}`, or None when text takes it."""
+    word = piece[1:] if piece.startswith("\\") else ""
+    if piece not in MATH_IN_TEXT and not (word.isalpha() and word not in TEXT_MODE):
+        return None
+    latex = f"{piece} allowed only in math mode" if word in ONLY_IN_MATH else \
+        "Missing $ inserted"
+    if piece in ("^", "_"):
+        example = f"\\text{{x}}{piece}2, or x{piece}2 outside the text"
+    else:
+        example = f"\\text{{a }} {piece}{'{…}' * (word in ONLY_IN_MATH)} \\text{{ b}}"
+    return (f"'{piece}' inside \\text{{…}} (text, where LaTeX takes no math: \"{latex}\"): "
+            f"end the text before it, as {example}")
+
+
+def row_in_braces(env: str) -> str:
+    return (f"'\\\\' inside braces within a cell of {{{env}}} (a group, \\text{{…}}, a "
+            "\\multicolumn's text or \\left…\\right): it ends the row across them (LaTeX: "
+            "\"Missing } inserted\" or \"Misplaced \\cr\"): close the braces before the \\\\, "
+            "or stack the lines in \\begin{matrix} a \\\\ b \\end{matrix} or "
+            "\\substack{a \\\\ b}")
+
+
+def rule_problem(word: str) -> str:
+    what = "\\hline" if word == "hline" else "\\cline{i-j}" if word == "cline" else \
+        "\\multicolumn"
+    latex = "Misplaced \\noalign" if word == "hline" else "Misplaced \\omit"
+    if word == "multicolumn":
+        return ("\\multicolumn not at the start of a cell of an {array}, a matrix or {cases} "
+                f"(LaTeX: \"{latex}\"): write it first in its cell, as "
+                "a & \\multicolumn{2}{c}{x} \\\\")
+    return (f"{what} not at the start of a row of an environment (LaTeX: \"{latex}\"): write "
+            "it right after \\begin{array}{…} or a row's \\\\, as \\begin{array}{c} \\hline "
+            "a \\\\ \\hline \\end{array}")
+
+
+def tab_problem(env: str | None, limit: int | None = 0) -> str:
+    if env is None:
+        return ("'&' outside an environment with columns (LaTeX: \"Misplaced alignment tab\"): "
+                "write \\& for an ampersand, or the rows in \\begin{aligned} a & b \\\\ "
+                "c & d \\end{aligned}")
+    if env == "cases":
+        return ("a row of {cases} has two columns, the value & its condition (LaTeX: \"Extra "
+                "alignment tab\"): write one '&' a row, or use {array}")
+    if limit or env in SPECIFIED:
+        return (f"a row of {{{env}}} has more cells than its {(limit or 0) + 1} "
+                f"column{'s' * bool(limit)} (LaTeX: "
+                "\"Extra alignment tab has been changed to \\cr\"): add a column (a letter "
+                "of {array}), or end the row with \\\\")
+    return (f"{{{env}}} has no columns (LaTeX: \"Extra alignment tab\"): write the rows "
+            "with '&' in {aligned}, or leave the '&' out")
+
+
+def unpaired(word: str, kind: str) -> str:
+    return (f"\\{word} without a \\left before it in the same group or environment (LaTeX: "
+            f"\"Extra \\{word}\"): write \\left( … \\right) within one pair of braces"
+            + _inside(kind))
+
+
+def crossing(what: str, kind: str, name: str) -> str:
+    opened = {"left": "\\left", "env": f"\\begin{{{name}}}",
+              "top": "nothing"}.get(kind, "'{'")
+    return (f"{what} closes before the {opened} opened after it: pairs must nest "
+            "(\\left … \\right, { … }, \\begin … \\end inside one another, not across)")
+
+
+def _inside(kind: str) -> str:
+    return "" if kind == "top" else \
+        f" ({'inside an environment' if kind == 'env' else 'inside a group'})"
+
+
+def cline_end(name: str, tabs_allowed: int | None, tex: str, at: int) -> int | str:
+    """Where `\\cline`'s `{i-j}` at `tex[at:]` ends, or why LaTeX refuses it (in the environment
+    `name`, whose rows take `tabs_allowed` `&`)."""
+    arg = argument(tex, at)
+    inside = tex[arg[0]:arg[1]] if arg else ""
+    first, dash, last = inside.partition("-")
+    i, j = number(first), number(last)
+    if arg is None or not dash or isinstance(i, Slip) or isinstance(j, Slip):
+        return (f"\\cline{{{shown(inside)}}}: its argument is the columns it rules, i-j "
+                "(LaTeX: \"Missing number\" or \"Runaway argument\"): write \\cline{2-3}")
+    tabs = max(i - 1, 0) + max(j - i, 0)
+    if tabs_allowed is not None and tabs > tabs_allowed:
+        return (f"\\cline{{{shown(inside)}}} rules columns {{{name}}} has not (it has "
+                f"{tabs_allowed + 1}; LaTeX: \"Extra alignment tab has been changed "
+                f"to \\cr\"): write \\cline{{1-{tabs_allowed + 1}}} at most")
+    return arg[2]
