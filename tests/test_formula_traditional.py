@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,8 @@ TRADITIONAL = ["V_{\\text{體積}} = 2\\,m³", "\\text{溫度 25℃，濕度 60\
                "x = 1 \\tag{體}", "\\text{體温}"]
 
 
-@pytest.fixture
-def without_bsmi(tmp_path: Path) -> Iterator[None]:
+@contextmanager
+def no_latex(tmp_path: Path) -> Iterator[None]:
     """A machine whose LaTeX is not found (no kpsewhich on PATH): no bsmi font."""
     path = os.environ.get("PATH", "")
     os.environ["PATH"] = str(tmp_path / "no-tex")
@@ -37,6 +38,12 @@ def without_bsmi(tmp_path: Path) -> Iterator[None]:
     finally:
         os.environ["PATH"] = path
         glyphs.bsmi_installed.cache_clear()
+
+
+@pytest.fixture
+def without_bsmi(tmp_path: Path) -> Iterator[None]:
+    with no_latex(tmp_path):
+        yield
 
 
 def test_only_characters_outside_the_default_fonts_are_set_in_bsmi():
@@ -88,14 +95,8 @@ def test_check_cache_follows_the_installed_fonts(tmp_path):
     formulas = ["\\text{體積}"]
     corpus = write_corpus(tmp_path, formulas)
     first = CliRunner().invoke(main, ["check", str(corpus)])
-    path = os.environ.get("PATH", "")
-    os.environ["PATH"] = str(tmp_path / "no-tex")
-    glyphs.bsmi_installed.cache_clear()
-    try:
+    with no_latex(tmp_path):
         second = CliRunner().invoke(main, ["check", str(corpus)])
-    finally:
-        os.environ["PATH"] = path
-        glyphs.bsmi_installed.cache_clear()
     assert second.exit_code == 1, second.stdout
     assert f"doc.md:{line_of(formulas[0], formulas)}:" in second.stdout
     assert glyphs.BSMI_PACKAGE in second.stdout
