@@ -20,6 +20,8 @@ need_apt=()
 command -v latex >/dev/null || need_apt+=(texlive-latex-base texlive-latex-recommended)
 command -v dvisvgm >/dev/null || need_apt+=(dvisvgm)
 kpsewhich CJKutf8.sty >/dev/null 2>&1 || need_apt+=(latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp)
+# traditional Chinese (Big5) outside GB2312: the bsmi font (kbtools/render/glyphs.py)
+kpsewhich c70bsmi.fd >/dev/null 2>&1 || need_apt+=(latex-cjk-chinese-arphic-bsmi00lp)
 }
 # Headless Chromium + its driver for the `kb serve` browser tests, and a CJK font for its pages.
 if [ "$extra" = test ]; then

@@ -18,7 +18,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.render import formula as fm
-from kbtools.render.glyphs import drawn_in_text
+from kbtools.render.glyphs import bsmi_installed, drawn_in_text, needs_bsmi
 from kbtools.render.latex_allow import latex_problem, tex_source
 from tests.kbfixtures import GOOD_FM
 
@@ -37,7 +37,7 @@ UNDRAWABLE = [("\\text{ℓ} = 5", "U+2113", "\\ell"),
               ("\\text{H₂O}", "U+2082", "_{2}"),
               ("a ⊞ b", "U+229E", "LaTeX command"),
               ("\\text{✓ done}", "U+2713", "LaTeX command"),
-              ("\\text{體重}", "U+9AD4", "GB2312"),
+              ("\\text{円}", "U+5186", "GB2312"),  # Japanese: neither gbsn nor bsmi
               ("x = 1 \\tag{ℓ}", "U+2113", "\\ell"),
               ("ﬃ = x", "", "")]  # drawn: LaTeX's own ligature (checked below, not refused)
 
@@ -140,8 +140,12 @@ def _script():
 def test_glyph_table_agrees_with_the_installed_latex(tmp_path):
     script = _script()
     every = script.candidates()
-    sample = every[::997] + list("²½€‰℃°µé中αЖ→≤×·①Ⅸ㎡ⅰﬁ⁻ℓ♥⊞✓體・挥⁰₂")
-    (tmp_path / "s.tex").write_text(script.document(sample), encoding="utf-8")
+    sample = every[::997] + list("²½€‰℃°µé中αЖ→≤×·①Ⅸ㎡ⅰﬁ⁻ℓ♥⊞✓體溫濕積円・挥⁰₂")
+    # each character in `\text{}` as the renderer gives it to LaTeX (體 in the bsmi font,
+    # when installed: else it is refused, and its plain `\text{體}` not drawn)
+    typed = script.document(sample, lambda c: tex_source(f"\\text{{{c}}}")
+                            if bsmi_installed() or not needs_bsmi(c) else script.in_text(c))
+    (tmp_path / "s.tex").write_text(typed, encoding="utf-8")
     subprocess.run(["latex", "-interaction=batchmode", "-no-shell-escape", "s.tex"],
                    cwd=tmp_path, env=script.latex_env(), capture_output=True, timeout=300,
                    check=False)

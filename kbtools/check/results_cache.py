@@ -8,6 +8,8 @@ depend on its path and bytes and on nothing else but
   content checks registered (only the built-in set is cached), kbtools's version;
 - the schemas (every file under the schemas folder, by content);
 - the formula failures earlier builds recorded (every file of the failure cache);
+- the renderer's optional fonts found installed (`glyphs.fonts_signature`: is traditional
+  Chinese drawn);
 - which files exist under the root (link targets, their letter case, symlinks): the
   `tree_signature`, every path with its type and link target, hidden folders (`.git`,
   staging directories) and the build output and cache folders left out.
@@ -38,9 +40,10 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.cachedb import open_cache_db
+from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 51  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 52  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -91,7 +94,8 @@ FORMAT = 51  # bump when a check's findings for the same inputs change (5: `$` i
 # 50: dimensions, array column letters, rows longer than their columns, `\hline`,
 # `\cline` and `\multicolumn` out of place refused as LaTeX refuses them; 51: math in an
 # array's `@{…}` column letters read, math commands, `^`, `_` in `\text{}` and a row's `\\`
-# inside braces within a cell refused)
+# inside braces within a cell refused; 52: traditional Chinese in formulas drawn with the
+# bsmi font when installed, else refused with the package)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
@@ -225,7 +229,8 @@ class ResultsCache:
         inside = tuple(p.resolve().relative_to(root.resolve()).as_posix()
                        for p in excluded if p.resolve().is_relative_to(root.resolve()))
         context = _digest([str(FORMAT), __version__, json.dumps(settings, sort_keys=True),
-                           folder_signature(schemas), folder_signature(failures),
+                           fonts_signature(), folder_signature(schemas),
+                           folder_signature(failures),
                            tree_signature(root, excluded)])
         return cls(cache_dir / FILE_NAME, context, inside)
 

@@ -23,7 +23,15 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS, drawn_in_text
+from kbtools.render.glyphs import (
+    BSMI_PACKAGE,
+    SUBSCRIPTS,
+    SUPERSCRIPTS,
+    bsmi_installed,
+    drawn_in_text,
+    needs_bsmi,
+    text_glyph,
+)
 from kbtools.render.latex_structure import structure_problem
 
 MAX_FORMULA_CHARS = 20_000
@@ -364,11 +372,12 @@ def tex_source(formula: str) -> str:
     (`MATH_CHARS`: α → `\\alpha`, ≤ → `\\leq`), a superscript or subscript character a
     script (`m⁻¹` → `m^{-1}`, neighbours grouped: `glyphs.SUPERSCRIPTS`) or, with any other
     (温, ℃, °), is set as text (`{\\text{温}}`), and a text symbol (`\\textcelsius`) is set as
-    text too, as MathJax draws them; TeX's math fonts have none of them. Each becomes one
-    token or one group, so `x^α` and `\\frac 温度` keep their meaning (`x^²` becomes
+    text too, as MathJax draws them; TeX's math fonts have none of them. A character only the
+    bsmi font has (traditional Chinese: 體) is set in that font wherever it is text
+    (`glyphs.text_glyph`: `{\\CJKfamily{bsmi}體}`). Each becomes one token or one group, so `x^α` and `\\frac 温度` keep their meaning (`x^²` becomes
     `x^{{}^{2}}`). Invisible format characters (zero-width space, BOM, soft hyphen) are left
-    out. Only ever adds allowlisted commands and balanced braces; linear in the formula's
-    length.
+    out. Only ever adds allowlisted commands (and the renderer's own `\\CJKfamily{bsmi}`)
+    and balanced braces; linear in the formula's length.
 
     A `\\tag{X}` is taken out and its label drawn at the formula's end, in text as amsmath
     sets it: `\\qquad\\text{(X)}` (`\\tag*{X}`: `\\qquad\\text{X}`), since the formula is
@@ -403,11 +412,11 @@ def tex_source(formula: str) -> str:
         if not word and unicodedata.category(piece) == "Cf":
             continue  # invisible (a zero-width space copied from a web page): no glyph to draw
         if p.in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}":
-            out.append(piece)
+            out.append(text_glyph(piece) if p.in_text else piece)
         elif piece in MATH_CHARS:  # a control word ends at the space: `αx` → `\\alpha x`
             out.append(MATH_CHARS[piece] + " " * MATH_CHARS[piece][-1].isalpha())
         else:  # a non-ASCII character, or a text symbol, in math mode
-            out.append("{\\text{" + piece + "}}")
+            out.append("{\\text{" + text_glyph(piece) + "}}")
         last = out[-1].rstrip()[-1:] or last
     out.append(formula[pos:])
     return "".join(out)
@@ -445,9 +454,13 @@ def _glyph_hint(ch: str, in_text: bool) -> str:
     plain = unicodedata.normalize("NFKC", ch)
     if plain != ch and all(drawn_in_text(c) for c in plain):
         return head + f"write {plain}"
-    return head + ("it draws GB2312 (simplified Chinese, Greek, common symbols) and accented "
-                   "Latin letters; write it with a LaTeX command (docs/formulas.md) or leave "
-                   "it out")
+    if needs_bsmi(ch):  # traditional Chinese, and the bsmi font is not installed
+        return head + (f"traditional Chinese needs the bsmi font: run `apt-get install "
+                       f"{BSMI_PACKAGE}` (docs/formulas.md), or write it in simplified Chinese")
+    big5 = ", Big5 (traditional Chinese)" if bsmi_installed() else ""
+    return head + (f"it draws GB2312 (simplified Chinese, Greek, common symbols){big5} and "
+                   "accented Latin letters; write it with a LaTeX command (docs/formulas.md) "
+                   "or leave it out")
 
 
 def _tag_at_end(formula: str) -> str:
