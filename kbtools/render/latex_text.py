@@ -24,7 +24,7 @@ TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal
     textohm quad qquad enspace thinspace medspace thickspace negthinspace negmedspace
     negthickspace hspace phantom hphantom vphantom smash underline pmb boxed big Big bigg
     Bigg lbrack rbrack ldots dots dotso vdots S P dag ddag copyright pounds checkmark hline
-    cline multicolumn""".split())
+    cline multicolumn""".split()) | {"CJKfamily"}  # the renderer's own font switch (`glyphs`)
 # math commands whose own error LaTeX gives in text (LaTeX's math fonts, amsmath's accents)
 ONLY_IN_MATH = frozenset("""mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak
     mathnormal hat check tilde acute grave dot ddot breve bar vec mathring""".split())
