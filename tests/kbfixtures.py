@@ -48,6 +48,17 @@ GREENHOUSE_PAGE = titled_page("大棚通风管理", """大棚通风按棚内温�
 | >=20 | >=85 | 打开风口通风排湿 |
 | >=20 | <85 | 保持现状 |
 """)
+# the same table in English (a value of ``oil temperature`` must not fill its Temperature)
+VENT_PAGE = titled_page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature and
+humidity.
+
+<!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->
+| Temperature (°C) | Humidity (%) | Action |
+|---|---|---|
+| <20 | * | close the vents |
+| >=20 | >=85 | open the vents |
+| >=20 | <85 | keep as is |
+""")
 
 # A decision table of wheat scab risk by temperature and relative humidity, as a page
 # (`SCAB_DOC`) and as parameters of `kbtools.decision.build_table` (`SCAB_TABLE`).

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from hostile import make_repo
 from kbfixtures import GREENHOUSE_PAGE as GREENHOUSE
+from kbfixtures import VENT_PAGE as VENT
 from kbfixtures import titled_page
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -28,16 +29,6 @@ PUMP = titled_page("液压站冷却", """液压站按油温调整冷却水。
 |---|---|
 | <60 | 正常运行 |
 | >=60 | 开大冷却水阀 |
-""")
-VENT = titled_page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature and
-humidity.
-
-<!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->
-| Temperature (°C) | Humidity (%) | Action |
-|---|---|---|
-| <20 | * | close the vents |
-| >=20 | >=85 | open the vents |
-| >=20 | <85 | keep as is |
 """)
 FAN = titled_page("Fan motor checks", """Check the fan motor bearings by their temperature.
 

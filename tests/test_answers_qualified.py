@@ -15,7 +15,7 @@ from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kbfixtures import GREENHOUSE_PAGE as GREENHOUSE
-from kbfixtures import titled_page
+from kbfixtures import VENT_PAGE
 from test_answers_approximate import surfaces
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -139,16 +139,6 @@ def test_the_note_is_in_the_language_of_the_question():
         "missing input(s): 温度(℃) (80度说的是油温，不是温度(℃))"
 
 
-VENT_PAGE = titled_page("Greenhouse ventilation", """Ventilate the greenhouse by its air temperature
-and humidity.
-
-<!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Action -->
-| Temperature (°C) | Humidity (%) | Action |
-|---|---|---|
-| <20 | * | close the vents |
-| >=20 | >=85 | open the vents |
-| >=20 | <85 | keep as is |
-""")
 
 
 @pytest.fixture(scope="module")

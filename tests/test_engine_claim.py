@@ -295,3 +295,75 @@ def test_sightings_go_once_the_publish_completes_the_collection(dist, milvus, mo
     assert not [k for k in props if k.startswith(P_SEEN)], props
     assert eng.alias_target(ALIAS) == first.collection
     assert search(EngineReader(eng).current(), QUESTION).results
+
+
+class _CreatedAfterLooking:
+    """A pymilvus client whose second look at a release collection that is not there (the
+    claim's, before taking it over; the first is the publish's "is it complete") returns
+    only once `other` (a publish started then, in a thread) has created it: the first
+    publishes of a release, one creating between the other's look and its next step."""
+
+    def __init__(self, client, other):
+        self._client, self._other, self.thread, self.looks = client, other, None, 0
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if name != "has_collection" or self.thread is not None:
+            return attr
+
+        def look(collection, **kwargs):
+            out = attr(collection, **kwargs)
+            if out or collection.endswith("__meta"):
+                return out
+            self.looks += 1
+            if self.looks < 2:
+                return out
+            self.thread = threading.Thread(target=self._other)
+            self.thread.start()
+            deadline = time.monotonic() + 60
+            while not attr(collection, **kwargs) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            return out
+
+        return look
+
+
+def test_a_publish_that_found_nothing_drops_nothing_another_creates(dist, milvus):  # noqa: F811
+    """Two first publishes of a release (two CI jobs): the second looked, found no
+    collection, and dropped "what a stopped publish left" anyway, which was by then the
+    first's collection, being loaded: both failed ("Directory not empty", "does not
+    exist"). Now the first completes and the second says the release is being published."""
+    url = milvus.url("claim_first")
+    checked = check_release(dist)
+    first: list[object] = []
+
+    def other() -> None:
+        try:
+            first.append(publish(connect_url(url), checked))
+        except EngineError as exc:
+            first.append(exc)
+
+    eng = connect_url(url, create_db=True)
+    eng.client = looking = _CreatedAfterLooking(eng.client, other)
+    with pytest.raises(EngineError, match=BUSY):
+        publish(eng, checked)
+    looking.thread.join()
+    assert len(first) == 1 and not isinstance(first[0], EngineError), first
+    assert eng.alias_target(ALIAS) == first[0].collection
+    assert eng.properties(first[0].collection)[P_COMPLETE] == "1"
+    assert search(EngineReader(eng).current(), QUESTION).results
+
+
+def test_a_meta_an_interrupted_drop_left_goes_when_the_release_is_loaded(dist, milvus):  # noqa: F811
+    """A drop interrupted between a release's two collections leaves its ``__meta``
+    alone; the next publish of the release (which now drops nothing it did not find)
+    replaces it rather than failing to create it."""
+    eng = connect_url(milvus.url("claim_orphan"), create_db=True)
+    done = publish(eng, check_release(dist))
+    eng.client.drop_alias(ALIAS)
+    eng.client.drop_collection(done.collection)
+    assert eng.client.has_collection(done.collection + "__meta")
+    again = publish(eng, check_release(dist))
+    assert again.changed and again.collection == done.collection
+    assert eng.properties(done.collection)[P_COMPLETE] == "1"
+    assert search(EngineReader(eng).current(), QUESTION).results

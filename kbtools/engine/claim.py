@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kbtools.engine.milvus import Engine
+from kbtools.engine.milvus import META_SUFFIX, Engine
 from kbtools.errors import EngineError
 
 P_LOADER = "kb.loader"
@@ -154,10 +154,17 @@ def sighted(engine: Engine, name: str) -> Claim | None:
     (`sighting_key`); a write that races another of this host's records a later time,
     never an earlier one, so the claim can only be judged void later. A failed write is
     left unrecorded (the next look records it) and the mark aged as seen just now."""
-    looked = _look(engine, name)
-    if looked is None:
-        return None
-    claim, props = looked
+    return _sight(engine, name)[1]
+
+
+def _sight(engine: Engine, name: str) -> tuple[bool, Claim | None]:
+    """Whether collection `name` exists, and `sighted`'s answer: one look serves both."""
+    if not engine.call("checking a collection", "has_collection", name):
+        return False, None
+    props = engine.properties(name)
+    claim = Claim.parse(props.get(P_LOADER, ""))
+    if claim is None:
+        return True, None
     now = time.time()
     seen = _sighting(props, claim)
     here = socket.gethostname()
@@ -167,7 +174,7 @@ def sighted(engine: Engine, name: str) -> Claim | None:
                         {sighting_key(here): json.dumps([here, claim.text(), now])})
         except EngineError:
             pass
-    return claim if claim.live(now, seen) else None
+    return True, (claim if claim.live(now, seen) else None)
 
 
 def forget_sightings(engine: Engine, name: str) -> None:
@@ -225,11 +232,16 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     """Take collection `name` over for loading it: refuse (`busy`) while another publish
     that may be running holds it; drop what a stopped one left (never while an alias
     serves it: `Engine.drop` refuses, ServedError). The claim is made when the caller
-    creates the collection (`create`)."""
-    other = sighted(engine, name)
+    creates the collection (`create`). Nothing is dropped when there was no collection to
+    take over: another publish may create it between the look and a drop, and the drop
+    would take its collection from under it (two first publishes of a release: both
+    failed); an ``__meta`` left alone by an interrupted drop goes once the collection is
+    this publish's (`drop_orphan_meta`)."""
+    exists, other = _sight(engine, name)
     if other is not None:
         raise busy(engine, name, other)
-    engine.drop(name)
+    if exists:
+        engine.drop(name)
     claim = Claim(socket.gethostname(), os.getpid(), secrets.token_hex(8), time.time())
     _RUNNING.add(claim.nonce)
     stop = threading.Event()
@@ -269,6 +281,16 @@ def create(engine: Engine, name: str, claim: Claim, schema: Any,
         if other is not None and other.nonce != claim.nonce:
             raise busy(engine, name, other) from None
         raise
+
+
+def drop_orphan_meta(engine: Engine, name: str) -> None:
+    """Drop the ``__meta`` of release collection `name`, which this publish has just
+    created (`create`), if one is there: no other publish makes one while the release
+    collection is claimed (each creates the release collection first), so it is what a
+    drop interrupted between the two collections left."""
+    meta = name + META_SUFFIX
+    if engine.call("checking a collection", "has_collection", meta):
+        engine.drop(meta, meta=False)
 
 
 def _beat(engine: Engine, name: str, claim: Claim, stop: threading.Event) -> None:

@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.engine.claim import Claim, claimed, create, forget_sightings, sighted
+from kbtools.engine.claim import (
+    Claim,
+    claimed,
+    create,
+    drop_orphan_meta,
+    forget_sightings,
+    sighted,
+)
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -370,6 +377,7 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     create(engine, name, claim, chunk_schema(engine, dims, claim.description()),
            {P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
             P_MANIFEST: checked.manifest_sha256, **derived})
+    drop_orphan_meta(engine, name)
     engine.call(f"creating {meta}", "create_collection", meta, schema=meta_schema(engine))
     for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
         engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])

@@ -176,8 +176,9 @@ class Qualified:
     latin: bool = False
 
     @classmethod
-    def of(cls, names: Iterable[str], context: str = "",
-           values: Iterable[str] = ()) -> Qualified:
+    @functools.lru_cache(maxsize=256)  # a table's inputs, read for many questions: made once
+    def of(cls, names: tuple[str, ...], context: str = "",
+           values: tuple[str, ...] = ()) -> Qualified:
         """For an input named `names` (`query.inputs.names_of`) of a table whose name and
         heading path are `context` and whose text cells hold `values`. The words of the
         built-in names (`ABBREVIATIONS`: ``relative humidity``, 相对湿度) qualify nothing."""
