@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -211,6 +212,53 @@ def test_what_a_killed_sync_left_is_no_release_and_the_next_sync_removes_it(one,
     assert json.loads(kb("status", "--to", device, "--json")[1])["releases"] == 1
     code, out, err = kb("sync", pub.art, "--to", device)
     assert code == 0 and dev.served_tag(device) == "kb-r2" and leftovers(device) == [], err
+
+
+@pytest.mark.parametrize("leftover", ["kb-r2.staging", ".kb-r1.deleting", ".hidden"])
+def test_nothing_in_releases_that_is_no_release_is_taken_for_one_or_for_its_device(
+        one, tmp_path, leftover):
+    """A release a sync prunes is renamed to releases/.<tag>.deleting before it is removed
+    (and stays so when the sync is killed then). `kb status`, `kb releases`, `kb log`, `kb
+    trust` and `kb rollback --to` it used to act on its device (a rollback switched the
+    served release), `kb sync --to` a staging directory made a new device inside it. Any
+    staged or dot-named entry of releases/ is refused by every surface, in one line."""
+    pub, device = one
+    assert kb("sync", pub.art, "--to", device)[0] == 0  # kb-r2 serves, kb-r1 kept
+    releases = device / "releases"
+    if leftover == ".kb-r1.deleting":
+        os.replace(releases / "kb-r1", releases / leftover)  # as `prune` renames it aside
+    else:
+        shutil.copytree(releases / "kb-r2", releases / leftover, symlinks=True)
+    there = releases / leftover
+    before = sorted(p.name for p in there.iterdir())
+    for args in (["query", "--index", there, "hello"], ["status", "--index", there],
+                 ["publish", "--engine", "milvus://127.0.0.1:9", "--index", there],
+                 ["diff", there, "--to", device], ["status", "--to", there],
+                 ["releases", "--to", there], ["log", "--to", there],
+                 ["trust", "list", "--to", there], ["rollback", "--to", there],
+                 ["sync", pub.art, "--to", there]):
+        code, out, err = kb(*args)
+        assert (code, out, err) == (1, "", f"kb: error: {there}: {UNFINISHED}\n"), args
+    assert dev.served_tag(device) == "kb-r2" and rollback_log(device) == []
+    assert sorted(p.name for p in there.iterdir()) == before  # no device made inside it
+    code, out, _ = kb("releases", "--to", device, "--json")
+    assert {r["tag"] for r in json.loads(out) if r["local"]} == \
+        ({"kb-r2"} if leftover == ".kb-r1.deleting" else {"kb-r1", "kb-r2"})
+    assert kb("sync", pub.art, "--to", device)[0] == 0 and leftovers(device) == []
+
+
+def test_a_current_naming_what_is_no_release_serves_nothing(one):
+    """`current` is only ever switched to a verified releases/<tag>; one naming a release
+    being deleted (or staged) does not make it served."""
+    pub, device = one
+    doomed = device / "releases" / ".kb-r1.deleting"
+    os.replace(device / "releases" / "kb-r1", doomed)
+    (device / "current").unlink()
+    os.symlink("releases/.kb-r1.deleting", device / "current")
+    assert dev.served_release(device) is None
+    code, out, err = kb("query", "--index", device, "hello")
+    assert (code, out) == (1, "") and err == (f"kb: error: {device}: device directory has no "
+                                              "served release yet (run `kb sync`)\n")
 
 
 def test_a_sync_waiting_for_the_lock_leaves_the_holders_staging_alone(one, tmp_path):

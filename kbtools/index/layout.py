@@ -98,6 +98,13 @@ DERIVED_CACHE = "derived"
 GIT_DIR = ".git"
 
 
+def is_release_name(name: str) -> bool:
+    """Whether an entry of a device's releases/ (or a checkout's derived/) named `name` can
+    be a release: never one being staged (``<tag>.staging``) nor any dot-named one (a
+    release on its way out, ``.<tag>.deleting``, or whatever else is hidden there)."""
+    return bool(name) and not (name.startswith(".") or name.endswith(STAGING_SUFFIX))
+
+
 def shard_of(doc: str) -> str:
     """The shard of a document's chunks (any str, even one a file name's undecodable bytes
     left lone surrogates in)."""
@@ -305,7 +312,7 @@ class DeviceLayout:
         if target is None:
             return None
         head, _, name = target.partition("/")
-        if head != RELEASES or name in ("", ".", "..") or "/" in name:
+        if head != RELEASES or not is_release_name(name) or "/" in name:
             return None
         release = self.releases / name
         if self.releases.is_symlink() or release.is_symlink():
@@ -333,8 +340,7 @@ class DeviceLayout:
         if not self.releases.is_dir() or self.releases.is_symlink():
             return {}
         return {p.name: p for p in self.releases.iterdir()
-                if p.is_dir() and not p.is_symlink() and not p.name.endswith(STAGING_SUFFIX)
-                and not p.name.startswith(".")}
+                if p.is_dir() and not p.is_symlink() and is_release_name(p.name)}
 
 
 def unfinished_release(path: Path) -> Path | None:
@@ -343,25 +349,26 @@ def unfinished_release(path: Path) -> Path | None:
     or on its way out), or None. Such a directory is no release: nothing opens, lists or
     compares it, and the next `kb sync` removes it (`kbtools.ship.device.clean_staging`)."""
     path = path.absolute()
-    if path.parent.name == RELEASES and (path.name.endswith(STAGING_SUFFIX)
-                                        or path.name.startswith(".")):
+    if path.parent.name == RELEASES and not is_release_name(path.name):
         device = path.parent.parent
         if DeviceLayout(device).is_device():
             return device
     return None
 
 
-UNFINISHED = ("what an interrupted `kb sync` (or rollback) left on a device, not a release: "
-              "the next `kb sync` there removes it; pass the device directory or one of its "
-              "releases")
+UNFINISHED = ("not a release: a release `kb sync` (or rollback) is staging or deleting on a "
+              "device, or what an interrupted one left there; the next `kb sync` removes it; "
+              "pass the device directory or one of its releases")
 
 
 def device_of_release(root: Path) -> Path | None:
     """The device directory that a release directory belongs to (``DIR/releases/<tag>`` or
-    ``DIR/current``), or None for a release outside a device (a build's ``dist/``)."""
+    ``DIR/current``), or None for a release outside a device (a build's ``dist/``) and for
+    what is no release in a device's releases/ (`is_release_name`: staged, or dot-named
+    like a release being deleted; `unfinished_release` names their device)."""
     if root.name == CURRENT and DeviceLayout(root.parent).is_device():
         return root.parent
-    if root.parent.name == RELEASES and not root.name.endswith(STAGING_SUFFIX):
+    if root.parent.name == RELEASES and is_release_name(root.name):
         device = root.parent.parent
         if DeviceLayout(device).is_device():
             return device
@@ -411,8 +418,7 @@ class CheckoutLayout:
         if not root.is_dir() or root.is_symlink():
             return {}
         return {p.name: p for p in root.iterdir()
-                if p.is_dir() and not p.is_symlink() and not p.name.endswith(STAGING_SUFFIX)
-                and not p.name.startswith(".")}
+                if p.is_dir() and not p.is_symlink() and is_release_name(p.name)}
 
 
 def default_device_dir(explicit: Path | None = None) -> Path:

@@ -8,6 +8,8 @@
     DIR/releases/<tag>.staging/   a release being exported/verified (removed by the sync
                              that made it when it fails or is interrupted, else by the next
                              one under the lock; never a release: `unfinished_release`)
+    DIR/releases/.<tag>.deleting/ a release being pruned (renamed aside, then removed; any
+                             dot-named entry is no release either)
     DIR/current              symlink -> releases/<tag>; replaced with one rename (os.replace);
                              on a file system without symlinks (FAT, exFAT) a file holding
                              the line ``releases/<tag>``, replaced the same way
@@ -63,7 +65,6 @@ from kbtools.index.layout import (
     REPO,
     ROLLBACK_LOG,
     SETTINGS,
-    STAGING_SUFFIX,
     STATE,
     TRUST_LOG,
     TRUSTED,
@@ -73,6 +74,7 @@ from kbtools.index.layout import (
     ReleaseLayout,
     default_device_dir,
     device_of_release,
+    is_release_name,
     unfinished_release,
 )
 
@@ -91,8 +93,13 @@ _ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK, QUERY
 def device_dir(explicit: Path | None = None) -> Path:
     """The device directory to act on: --to DIR, else $KB_INDEX, else <KB_HOME>/device (the
     way `kb query` finds a device). A path to one of its releases (``DIR/current``,
-    ``DIR/releases/<tag>``), as `kb query --index` also takes, means that device."""
+    ``DIR/releases/<tag>``), as `kb query --index` also takes, means that device; what is
+    no release in its releases/ (a release being staged or deleted) is refused
+    (`unfinished_release`): sync, rollback or trust used to act on the device there, or on a
+    device made inside it."""
     path = default_device_dir(explicit)
+    if unfinished_release(path) is not None:
+        raise SyncError(UNFINISHED, path=str(path))
     return (device_of_release(path) or path).absolute()
 
 
@@ -234,7 +241,7 @@ def check_device_dir(path: Path) -> None:
     releases = DeviceLayout(path).releases
     if not names and releases.is_dir():  # leftovers (.staging, dot names) are only unlinked
         names = [f"{RELEASES}/{p.name}" for p in sorted(releases.iterdir()) if p.is_symlink()
-                 and not p.name.endswith(STAGING_SUFFIX) and not p.name.startswith(".")]
+                 and is_release_name(p.name)]
     if names:
         raise SyncError(f"{names[0]} is a symbolic link; a device directory holds no links "
                         f"but `{CURRENT}` (remove it and sync again)", path=str(path))
@@ -282,7 +289,7 @@ def clean_staging(path: Path) -> None:
     layout = DeviceLayout(path)
     if layout.releases.is_dir():
         for p in layout.releases.iterdir():
-            if p.name.endswith(STAGING_SUFFIX) or p.name.startswith("."):
+            if not is_release_name(p.name):
                 if p.is_dir() and not p.is_symlink():
                     shutil.rmtree(p, ignore_errors=True)
                 else:  # a temporary git index (or its .lock) from a killed export
