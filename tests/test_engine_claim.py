@@ -32,7 +32,7 @@ from kbtools.engine.claim import (
     sighting_key,
 )
 from kbtools.engine.milvus import ALIAS, P_COMPLETE, connect_url
-from kbtools.engine.publish import check_release, publish
+from kbtools.engine.publish import check_release, prune, publish
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError
 from kbtools.query.search import search
@@ -185,7 +185,8 @@ def test_a_claim_is_looked_at_once_before_acting_on_it(dist, milvus):  # noqa: F
     """Recording this host's sighting and judging the claim each read the collection: a
     publish's claim check asked the engine twice for what one look tells. One look now
     (one `has_collection`, one read of the properties), plus the one write of a mark not
-    seen before."""
+    seen before and the one read after it (was the collection marked complete meanwhile?
+    then the sighting is removed again)."""
     eng = connect_url(milvus.url("claim_once"), create_db=True)
     name = _stopped(eng, dist)
     ahead = Claim("elsewhere", 1, "x", time.time() + 3600)
@@ -194,7 +195,7 @@ def test_a_claim_is_looked_at_once_before_acting_on_it(dist, milvus):  # noqa: F
     with pytest.raises(EngineError):  # busy: the claim may be live
         with claimed(eng, name):
             pass
-    assert counting.calls == Counter(has_collection=1, describe_collection=1,
+    assert counting.calls == Counter(has_collection=1, describe_collection=2,
                                      alter_collection_properties=1)
     counting.calls.clear()
     assert sighted(eng, name) is not None  # seen before: nothing written
@@ -366,4 +367,101 @@ def test_a_meta_an_interrupted_drop_left_goes_when_the_release_is_loaded(dist, m
     again = publish(eng, check_release(dist))
     assert again.changed and again.collection == done.collection
     assert eng.properties(done.collection)[P_COMPLETE] == "1"
+    assert search(EngineReader(eng).current(), QUESTION).results
+
+
+class _LookedBefore:
+    """A pymilvus client whose first `describe_collection` returns what it read only once
+    `go` is set (`looked` says it has read): a host that looked at a claim just before the
+    publish holding it marked the collection complete, and records its sighting after."""
+
+    def __init__(self, client, looked: threading.Event, go: threading.Event):
+        self._client, self._looked, self._go, self._read = client, looked, go, False
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if name != "describe_collection" or self._read:
+            return attr
+
+        def held(*args, **kwargs):
+            out = attr(*args, **kwargs)
+            self._read = True
+            self._looked.set()
+            assert self._go.wait(timeout=60)
+            return out
+
+        return held
+
+
+def _sightings_in(props: dict[str, str]) -> list[str]:
+    return sorted(k for k in props if k == P_SEEN or k.startswith(f"{P_SEEN}."))
+
+
+def test_a_sighting_recorded_just_after_the_publish_completed_is_not_kept(
+        dist, milvus, monkeypatch):  # noqa: F811
+    """A host that looked at a publish's claim while it loaded, and recorded its sighting
+    only once that publish had marked the collection complete and removed the sightings,
+    left its property on the complete collection for good. It looks again after writing
+    and removes it."""
+    url = milvus.url("claim_late")
+    eng = connect_url(url, create_db=True)
+    here, local = socket.gethostname(), threading.local()
+    monkeypatch.setattr(socket, "gethostname", lambda: getattr(local, "host", here))
+    looked, go = threading.Event(), threading.Event()
+    seen: list[object] = []
+    late: list[threading.Thread] = []
+
+    def look(name: str) -> None:
+        local.host = "host-b"
+        other = connect_url(url)
+        other.client = _LookedBefore(other.client, looked, go)
+        try:
+            seen.append(sighted(other, name))
+        finally:
+            other.close()
+
+    def progress(message: str) -> None:  # while the publish loads, host-b reads its claim
+        if message.startswith("inserted") and not late:
+            (name,) = [r["collection"] for r in eng.releases() if not r["complete"]]
+            late.append(threading.Thread(target=look, args=(name,)))
+            late[0].start()
+            assert looked.wait(timeout=60)
+
+    first = publish(eng, check_release(dist), progress=progress)
+    assert eng.properties(first.collection)[P_COMPLETE] == "1"
+    go.set()  # host-b writes its sighting now, after the publish completed
+    late[0].join(timeout=120)
+    assert len(seen) == 1 and isinstance(seen[0], Claim) and seen[0].host == here
+    props = eng.properties(first.collection)
+    assert props[P_COMPLETE] == "1" and P_LOADER in props
+    assert _sightings_in(props) == [], props
+
+
+def test_no_sighting_is_written_to_a_complete_collection(dist, milvus, monkeypatch):  # noqa: F811
+    """Looking at the claim of a complete collection (prune judging one whose ``__meta``
+    is gone, a publish taking over one whose ``__meta`` is not its release's) recorded a
+    sighting there that nothing removed again."""
+    eng = connect_url(milvus.url("claim_done"), create_db=True)
+    done = publish(eng, check_release(dist))
+    before = eng.properties(done.collection)
+    monkeypatch.setattr(socket, "gethostname", lambda: "host-b")
+    assert sighted(eng, done.collection) is not None  # another host's recent mark
+    assert eng.properties(done.collection) == before
+
+
+def test_sightings_left_on_a_complete_collection_go_with_the_next_prune(
+        dist, milvus):  # noqa: F811
+    """Sightings a host killed between its write and its second look (or an older kbtools)
+    left on a complete collection stayed there for good unless that very release was
+    published again: each publish's prune (here called as a publish calls it) removes them
+    from the complete releases it keeps."""
+    eng = connect_url(milvus.url("claim_stale"), create_db=True)
+    done = publish(eng, check_release(dist))
+    left = {sighting_key("host-gone"): json.dumps(["host-gone", "x", time.time()]),
+            P_SEEN: json.dumps({"older": ["x", time.time()]})}
+    eng.client.alter_collection_properties(done.collection, left)
+    assert _sightings_in(eng.properties(done.collection)) == sorted(left)
+    assert prune(eng, 5) == []
+    props = eng.properties(done.collection)
+    assert props[P_COMPLETE] == "1" and _sightings_in(props) == [], props
     assert search(EngineReader(eng).current(), QUESTION).results

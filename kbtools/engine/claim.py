@@ -21,8 +21,11 @@ both inserted into the one collection. Now the collection itself is the lock:
   property of its own (`sighting_key`: two hosts recording at once never overwrite each
   other's), and the claim is void once either clock says the mark is `STALE_AFTER` old (a
   publisher whose clock runs ahead cannot hold it longer). `judge` only reads. Sightings
-  matter while the collection may be taken over, so until it is complete: the publish that
-  marks it complete removes them (`forget_sightings`), and a drop takes them with it.
+  matter while the collection may be taken over, so until it is complete: none is written
+  to a collection its look finds complete, the publish that marks it complete removes them
+  (`forget_sightings`), a host whose sighting landed just after that removal finds the mark
+  when it looks again and removes it itself, each publish's prune removes any a killed
+  host (or an older kbtools) left on a complete collection, and a drop takes them with it.
 * a step of the load failing because the collection was dropped or taken over meanwhile
   (two publishes taking over one interrupted publish at the same moment) is the same
   one-line "already being published" when another live claimant holds it now.
@@ -42,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kbtools.engine.milvus import META_SUFFIX, Engine
+from kbtools.engine.milvus import META_SUFFIX, P_COMPLETE, Engine
 from kbtools.errors import EngineError
 
 P_LOADER = "kb.loader"
@@ -151,9 +154,11 @@ def sighted(engine: Engine, name: str) -> Claim | None:
     current mark of another host's claim on it (unless already recorded): called before
     acting on the answer (dropping what a void claim guards). One look at the collection
     serves both (its properties read once). Only this host's property is written
-    (`sighting_key`); a write that races another of this host's records a later time,
-    never an earlier one, so the claim can only be judged void later. A failed write is
-    left unrecorded (the next look records it) and the mark aged as seen just now."""
+    (`sighting_key`), and never to a collection that look finds complete (`P_COMPLETE`:
+    its publish has finished, and nothing would remove the sighting again); a write that
+    races another of this host's records a later time, never an earlier one, so the claim
+    can only be judged void later. A failed write is left unrecorded (the next look
+    records it) and the mark aged as seen just now."""
     return _sight(engine, name)[1]
 
 
@@ -168,13 +173,28 @@ def _sight(engine: Engine, name: str) -> tuple[bool, Claim | None]:
     now = time.time()
     seen = _sighting(props, claim)
     here = socket.gethostname()
-    if seen is None and claim.host != here:
+    if seen is None and claim.host != here and props.get(P_COMPLETE) != "1":
         try:
             engine.call(f"noting the claim on {name}", "alter_collection_properties", name,
                         {sighting_key(here): json.dumps([here, claim.text(), now])})
         except EngineError:
             pass
+        else:
+            # the publish may have marked it complete and removed the sightings between
+            # the look and this write: this one would stay for good; look again
+            _forget_if_complete(engine, name)
     return True, (claim if claim.live(now, seen) else None)
+
+
+def _forget_if_complete(engine: Engine, name: str) -> None:
+    """`forget_sightings` when collection `name` is marked complete now (a failed look
+    leaves the sighting to the next prune: `forget_stale_sightings`)."""
+    try:
+        props = engine.properties(name)
+    except EngineError:
+        return
+    if props.get(P_COMPLETE) == "1":
+        _drop_sightings(engine, name, props)
 
 
 def forget_sightings(engine: Engine, name: str) -> None:
@@ -182,8 +202,26 @@ def forget_sightings(engine: Engine, name: str) -> None:
     wrote) from collection `name`, which the caller's publish has just marked complete: a
     complete collection is not taken over, so no host acts on its claim again, and each
     host that ever looked at it would otherwise keep a property there for good. A failed
-    removal leaves them, as before (the publish has succeeded)."""
-    keys = sorted(k for k in engine.properties(name) if k == P_SEEN or k.startswith(f"{P_SEEN}."))
+    removal leaves them, as before (the publish has succeeded; its prune tries again)."""
+    _drop_sightings(engine, name, engine.properties(name))
+
+
+def forget_stale_sightings(engine: Engine, names: list[str]) -> None:
+    """`forget_sightings` on each of the complete collections `names` that still holds a
+    sighting (one a host killed between its write and its second look left, or one an
+    older kbtools left); a collection gone meanwhile is skipped."""
+    for name in names:
+        try:
+            props = engine.properties(name)
+        except EngineError:
+            continue
+        if props.get(P_COMPLETE) == "1":
+            _drop_sightings(engine, name, props)
+
+
+def _drop_sightings(engine: Engine, name: str, props: dict[str, str]) -> None:
+    """Drop the sighting properties among `props`, collection `name`'s (none: no call)."""
+    keys = sorted(k for k in props if k == P_SEEN or k.startswith(f"{P_SEEN}."))
     if keys:
         try:
             engine.call(f"removing the sightings of the claim on {name}",

@@ -32,6 +32,7 @@ from kbtools.engine.claim import (
     create,
     drop_orphan_meta,
     forget_sightings,
+    forget_stale_sightings,
     sighted,
 )
 from kbtools.engine.milvus import (
@@ -426,7 +427,8 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     without their release by an interrupted drop, and releases marked complete whose
     ``__meta`` is gone (`_broken`: no reader can use them, and no publish loads them).
     Other incomplete releases are left to the publish that may still be loading them; an
-    interrupted one is dropped when its release is published again."""
+    interrupted one is dropped when its release is published again. The complete releases
+    kept lose any claim sightings left on them (`forget_stale_sightings`)."""
     say = progress or (lambda _m: None)
     releases = engine.releases()
     complete = [r for r in releases if r["complete"]]
@@ -443,6 +445,8 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
             say(f"kept {exc.collection}: alias {', '.join(exc.aliases)} points at it now")
             continue
         dropped.append(name)
+    forget_stale_sightings(engine, [r["collection"] for r in complete
+                                    if r["collection"] not in dropped])
     return dropped
 
 
