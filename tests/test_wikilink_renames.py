@@ -7,6 +7,7 @@ name alone, else the shortest path ending the file's that names it alone)"""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,67 @@ def test_every_wikilink_shape_is_fixed_by_one_run(kb):
     assert "[[" not in text and text.count("](../manuals/handbook.md") == 2 * 48
     again = check("--fix", "knowledge")
     assert again.exit_code == 0 and "fixed:" not in again.output and pump(kb) == text
+
+
+def test_a_file_renamed_in_letter_case_alone_is_followed_and_the_finding_says_so(kb):
+    """`git mv guide.md Guide.md`: a wikilink `[[guide]]` still finds the note (by name, in
+    any case, as Obsidian does) and `--fix` links the file as it is on disk, but the finding
+    said nothing of the difference: it names it, the file it resolves to, and what `--fix`
+    writes, on one line; a wikilink naming the file in its own case says nothing of case."""
+    write(kb, "knowledge/faq/pump.md", page(
+        "Pump", "[[guide]] [[guide#Usage|u]]\n\n[[../guide]] [[Guide]]\n\n![[pump.png|300]]\n"))
+    git(kb, "commit", "-qam", "wikilinks")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/Guide.md")
+    git(kb, "mv", "assets/pump.png", "assets/Pump.png")
+    git(kb, "commit", "-qm", "capitals")
+    res = check("knowledge")
+    assert res.exit_code == 1
+    lines = wikilink_lines(res.output)
+    assert [ln.split(": error:")[0] for ln in lines] == [
+        "knowledge/faq/pump.md:13:1", "knowledge/faq/pump.md:13:11",
+        "knowledge/faq/pump.md:15:1", "knowledge/faq/pump.md:15:14",
+        "knowledge/faq/pump.md:17:1"]
+    case = ("differs in letter case from the file it resolves to, {}, which Obsidian finds "
+            "(Linux and GitHub compare links byte for byte); `kb check --fix` writes {}")
+    assert "; 'guide' " + case.format("'../Guide.md'", "'[guide](../Guide.md)'") in lines[0]
+    assert "; 'guide' " + case.format("'../Guide.md'", "'[u](../Guide.md#usage)'") in lines[1]
+    assert "; '../guide' " + case.format("'../Guide.md'", "'[../guide](../Guide.md)'") \
+        in lines[2]
+    assert "letter case" not in lines[3] and "writes '[Guide](../Guide.md)'" in lines[3]
+    assert "; 'pump.png' " + case.format("'../../assets/Pump.png'", "'<img src=\"../../"
+                                         "assets/Pump.png\" alt=\"Pump\" width=\"300\">'") \
+        in lines[4]
+    assert "renamed" not in res.output
+    assert check("--fix", "knowledge").exit_code == 0
+    assert "[guide](../Guide.md) [u](../Guide.md#usage)\n\n[../guide](../Guide.md) " \
+        "[Guide](../Guide.md)\n\n<img src=\"../../assets/Pump.png\"" in pump(kb)
+
+
+def test_a_wikilink_naming_a_renamed_file_in_another_case_says_so(kb):
+    """`[[Guide]]` found guide.md (in any case, as Obsidian finds it) renamed to
+    handbook.md: the hint said where it went but not that the wikilink named the old file
+    in another case, as it says for a relative wikilink."""
+    write(kb, "knowledge/faq/pump.md", page("Pump", "[[Guide]] [[GUIDE#Usage]]\n"))
+    git(kb, "commit", "-qam", "wikilinks in capitals")
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    first, second = wikilink_lines(check("knowledge").output)
+    said = (f"renamed to '../handbook.md' in {short(kb)} (the file was '../guide.md', "
+            "differing in letter case, which Obsidian finds)")
+    assert said in first and said in second
+    assert "`kb check --fix` writes '[handbook](../handbook.md)'" in first
+    assert check("--fix", "knowledge").exit_code == 0
+    assert "[handbook](../handbook.md) [handbook > Usage](../handbook.md#usage)\n" in pump(kb)
+
+
+def test_a_wikilink_naming_its_file_in_another_unicode_form_says_so(kb):
+    """A note whose name a Mac wrote decomposed (NFD), named by a wikilink typed composed:
+    found (as Obsidian finds it), and the finding says how the two differ."""
+    decomposed = unicodedata.normalize("NFD", "café")
+    write(kb, f"knowledge/{decomposed}.md", page("Café", "Coffee.\n"))
+    write(kb, "knowledge/faq/pump.md", page("Pump", "[[café]]\n"))
+    git(kb, "add", "knowledge")
+    git(kb, "commit", "-qm", "a decomposed name")
+    (line,) = wikilink_lines(check("knowledge").output)
+    assert f"; 'café' differs in Unicode form from the file it resolves to, '../{decomposed}.md'" \
+        in line

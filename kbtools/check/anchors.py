@@ -81,9 +81,10 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             out.append(finding(rel, edit.line, edit.col, "error", edit.code,
                                f"{edit.said}{(settled or edit).new!r}{asked}"))
             continue
+        link = wikilinks.parse_wikilink(edit.old)
         out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
-                           wikilinks.fix_message(wikilinks.parse_wikilink(edit.old),
-                                                 settled.new if settled else None)))
+                           wikilinks.fix_message(link, settled.new if settled else None,
+                                                 wikilinks.case_note(link, edit.doc, rel))))
         if note:
             then = f"`kb check --fix` writes {settled.new!r}" if settled is not None else \
                 "`kb check --fix` leaves it as it is"

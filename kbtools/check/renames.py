@@ -24,8 +24,9 @@ every path fix's (`anchors.settle`: the closest heading, or none).
 - A link's path differing only in letter case or Unicode form from renamed paths
   (`../Guide.md`, `guide.md` renamed): named with its renames and how it differs, never
   written (links are compared byte for byte on Linux and GitHub; the file may not be the
-  one meant). A relative wikilink matches them as Obsidian does, in any case (the same
-  case preferred), and is fixed.
+  one meant). A wikilink matches them as Obsidian does, in any case (the same case
+  preferred), and is fixed; its hint says how it differs from the file it named
+  (`wikilinks.names_differing`).
 - A path renamed to two different places over time (`a.md` → `b.md`, a new `a.md` later
   → `c.md`) is ambiguous: kb does not choose (the latest rename is not what a link written
   before the first one meant), names both and fixes nothing.
@@ -38,7 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,22 +220,13 @@ def _case_hint(doc: str, m: Missing, renames: list[Rename], olds: list[str],
         ends.extend((old, r) for r in (chain[-1:] or split))
     if not ends:
         return None
-    named = "; ".join(f"{_rel(old, doc_dir)!r} (differing {_difference(m.path, old)}) was "
+    named = "; ".join(f"{_rel(old, doc_dir)!r} (differing {wikilinks.difference(m.path, old)}) was "
                       f"renamed to {_rel(r.new, doc_dir)!r} in {r.short}" for old, r in ends)
     meant = (f"link {written_path(_rel(ends[0][1].new, doc_dir)) + m.suffix!r} by hand if "
              "that is the file meant") if len(ends) == 1 else "link the file meant by hand"
     return Hint(f"{m.said}; no file was renamed from that path, but {named}: links are "
                 f"case-sensitive on Linux and GitHub, so `kb check --fix` does not write it; "
                 f"{meant}", None)
-
-
-def _difference(written: str, old: str) -> str:
-    """How `written` differs from `old`, a path of the same `disk_key`."""
-    if unicodedata.normalize("NFC", written) == unicodedata.normalize("NFC", old):
-        return "in Unicode form"
-    if written.lower() == old.lower():
-        return "in letter case"
-    return "in letter case and Unicode form"
 
 
 def _by_name(renames: list[Rename], trees: Sequence[str]) -> dict[str, list[str]]:
@@ -279,10 +270,10 @@ def _wikilink_hint(doc: str, m: Missing, renames: list[Rename], olds: dict[str, 
     if len(chain) > 1:
         message += " (via " + ", ".join(f"{_rel(r.new, doc_dir)!r} in {r.short}"
                                         for r in chain[:-1]) + ")"
-    if relative is not None and chain[0].old not in relative:
-        written = next(n for n in relative if disk_key(n) == disk_key(chain[0].old))
+    differing = wikilinks.names_differing(link, chain[0].old, doc)
+    if differing is not None:
         message += (f" (the file was {_rel(chain[0].old, doc_dir)!r}, differing "
-                    f"{_difference(written, chain[0].old)}, which Obsidian finds)")
+                    f"{wikilinks.difference(*differing)}, which Obsidian finds)")
 
     def names_only(target: str) -> bool:
         found = wikilinks.candidates(dataclasses.replace(link, target=target), doc, fs, trees)

@@ -8,8 +8,10 @@ error. Its target is resolved the way Obsidian resolves it, among the files of t
 knowledge and assets folders (`FsCache.files_named`): a path relative to the document when
 it starts with `./` or `../`; else a name, or a path ending the file's path, `.md` implied
 for a note, the file of the same letter case preferred; among several files ending in a
-path, the one it names from the repository, a searched folder or the document. Exactly one
-file gives the edit:
+path, the one it names from the repository, a searched folder or the document. A target
+naming its file only in another letter case or Unicode form is followed as Obsidian follows
+it, and its finding says so, and from which file (`case_note`: links are case-sensitive on
+Linux and GitHub). Exactly one file gives the edit:
 
 - `![[Pasted image 1.png|300]]` → `![Pasted image 1](../../assets/images/Pasted%20image%201.png)`
   (alt text: a label written after `|`, else the file name); one with a size (`|300`,
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -138,7 +141,7 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
                       f"link to the one meant, or a path in the wikilink ({SETTINGS})")
     new = standard_link(link, found[0], doc_rel)
     slug = heading_slug(link, found[0])
-    return LinkProblem(CODE, "error", fix_message(link, new),
+    return LinkProblem(CODE, "error", fix_message(link, new, case_note(link, found[0], doc_rel)),
                        Edit(line, col, link.raw, new, found[0] if slug else "", slug, True))
 
 
@@ -150,12 +153,57 @@ def describe(link: Wikilink) -> str:
     return f"Obsidian {what} {quoted(link.raw)} is plain text to kbtools ({effect})"
 
 
-def fix_message(link: Wikilink, new: str | None) -> str:
-    """The finding of `link` whose fix writes `new` (None: nothing can be written)."""
+def fix_message(link: Wikilink, new: str | None, note: str = "") -> str:
+    """The finding of `link` whose fix writes `new` (None: nothing can be written); `note`:
+    what it says first of the file found (`case_note`)."""
     if new is None:
-        return (f"{describe(link)}; `kb check --fix` leaves it as it is: write a standard "
-                f"link by hand ({SETTINGS})")
-    return f"{describe(link)}; `kb check --fix` writes {quoted(new)} ({SETTINGS})"
+        return (f"{describe(link)}{note}; `kb check --fix` leaves it as it is: write a "
+                f"standard link by hand ({SETTINGS})")
+    return f"{describe(link)}{note}; `kb check --fix` writes {quoted(new)} ({SETTINGS})"
+
+
+def case_note(link: Wikilink, file_rel: str, doc_rel: str) -> str:
+    """What the finding of `link`, resolved to `file_rel`, says when its target names the
+    file only in another letter case or Unicode form (`names_differing`), as Obsidian finds
+    it and a case-sensitive file system, Linux or GitHub does not; "" when it names the
+    file as it is."""
+    differing = names_differing(link, file_rel, doc_rel)
+    if differing is None:
+        return ""
+    shown = posixpath.relpath(file_rel, posixpath.dirname(doc_rel) or ".")
+    return (f"; {quoted(link.target)} differs {difference(*differing)} from the file it "
+            f"resolves to, {quoted(shown)}, which Obsidian finds (Linux and GitHub compare "
+            "links byte for byte)")
+
+
+def names_differing(link: Wikilink, file_rel: str, doc_rel: str) -> tuple[str, str] | None:
+    """When `link`'s target names `file_rel` (which `candidates` found for it) only in
+    another letter case or Unicode form: the target's path as it writes it (a note's `.md`
+    implied) and the same part of the file's path as on disk; None when the target names
+    it exactly (or is this document, or does not name it)."""
+    if not link.target:
+        return None
+    relative = relative_names(link, doc_rel)
+    if relative is not None:
+        if file_rel in relative:
+            return None
+        return next(((n, file_rel) for n in relative if disk_key(n) == disk_key(file_rel)),
+                    None)
+    for name in _variants(posixpath.normpath(link.target.strip("/"))):
+        if ("/" + file_rel).endswith("/" + name):
+            return None
+        if ("/" + disk_key(file_rel)).endswith("/" + disk_key(name)):
+            return name, "/".join(file_rel.split("/")[-(name.count("/") + 1):])
+    return None
+
+
+def difference(written: str, other: str) -> str:
+    """How `written` differs from `other`, a path of the same `disk_key`."""
+    if unicodedata.normalize("NFC", written) == unicodedata.normalize("NFC", other):
+        return "in Unicode form"
+    if written.lower() == other.lower():
+        return "in letter case"
+    return "in letter case and Unicode form"
 
 
 def quoted(text: str) -> str:
