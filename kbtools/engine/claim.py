@@ -206,17 +206,13 @@ def forget_sightings(engine: Engine, name: str) -> None:
     _drop_sightings(engine, name, engine.properties(name))
 
 
-def forget_stale_sightings(engine: Engine, names: list[str]) -> None:
-    """`forget_sightings` on each of the complete collections `names` that still holds a
-    sighting (one a host killed between its write and its second look left, or one an
-    older kbtools left); a collection gone meanwhile is skipped."""
-    for name in names:
-        try:
-            props = engine.properties(name)
-        except EngineError:
-            continue
-        if props.get(P_COMPLETE) == "1":
-            _drop_sightings(engine, name, props)
+def forget_stale_sightings(engine: Engine, complete: list[tuple[str, dict[str, str]]]
+                           ) -> None:
+    """`forget_sightings` on each collection of `complete` (name, its properties as just
+    read: it is marked complete) that still holds a sighting (one a host killed between
+    its write and its second look left, or one an older kbtools left)."""
+    for name, props in complete:
+        _drop_sightings(engine, name, props)
 
 
 def _drop_sightings(engine: Engine, name: str, props: dict[str, str]) -> None:

@@ -306,8 +306,9 @@ class Engine:
         desc = self.call(f"describing collection {name}", "describe_collection", name)
         return {str(k): str(v) for k, v in (desc.get("properties") or {}).items()}
 
-    def releases(self) -> list[dict[str, Any]]:
-        """Published release collections, oldest first (`publish_order`)."""
+    def releases(self, *, properties: bool = False) -> list[dict[str, Any]]:
+        """Published release collections, oldest first (`publish_order`); with
+        `properties`, each with its collection's properties as read (``properties``)."""
         out = []
         names = set(self.call("listing collections", "list_collections"))
         for name in sorted(names):
@@ -321,7 +322,8 @@ class Engine:
                         "manifest_sha256": props[P_MANIFEST],
                         # marked only once loaded and counted; its __meta must still exist
                         "complete": props.get(P_COMPLETE) == "1" and name + META_SUFFIX in names,
-                        "published": _seconds(props.get(P_PUBLISHED))})
+                        "published": _seconds(props.get(P_PUBLISHED)),
+                        **({"properties": props} if properties else {})})
         return publish_order(out)
 
     def orphans(self) -> list[str]:

@@ -430,7 +430,7 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     interrupted one is dropped when its release is published again. The complete releases
     kept lose any claim sightings left on them (`forget_stale_sightings`)."""
     say = progress or (lambda _m: None)
-    releases = engine.releases()
+    releases = engine.releases(properties=True)
     complete = [r for r in releases if r["complete"]]
     served = set(engine.aliased())
     kept = {r["collection"] for r in complete[-max(keep, 1):]} | served
@@ -445,7 +445,7 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
             say(f"kept {exc.collection}: alias {', '.join(exc.aliases)} points at it now")
             continue
         dropped.append(name)
-    forget_stale_sightings(engine, [r["collection"] for r in complete
+    forget_stale_sightings(engine, [(r["collection"], r["properties"]) for r in complete
                                     if r["collection"] not in dropped])
     return dropped
 
