@@ -212,6 +212,12 @@ def test_chinese_names_of_the_pressure_itself_still_bind(question):
     assert read_inputs(question, _bare("压力(MPa)")).values == {"压力(MPa)": "1.2"}
 
 
+@pytest.mark.parametrize("question", ["电压380V", "变压器输出380V", "380V"])
+def test_a_name_ending_in_a_cut_form_is_not_that_quantity(question):
+    """电压 ends with the 压 of 油压 but is no 压力: the 压 of 变压器 qualifies nothing of it."""
+    assert read_inputs(question, _bare("电压(V)")).values == {"电压(V)": "380"}
+
+
 def test_the_note_is_in_the_language_of_the_question():
     zh = said_of_other_note("温度(℃)", "80度", "油温", chinese=True)
     en = said_of_other_note("Temperature (°C)", "80C", "oil temperature", chinese=False)

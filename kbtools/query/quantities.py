@@ -40,6 +40,9 @@ from kbtools.query.wording import ABBREVIATIONS, is_cjk
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
 # 油温度, 水温 水温度, 油压 油压力, 水压 水压力. (full name, its short form in a compound)
 CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"), ("压力", "压"))
+# the short forms a name ending so is always a quantity of its own kind by (日均温, 水温: a
+# 温度), not only sometimes (油压 is a 压力, 电压 is none: 变压器 names no voltage of another)
+OWN_ENDINGS = ("温",)
 # a Chinese modifier ending so names a place the quantity is measured in, not a thing (棚内
 # 温度, 室内温度, 田间湿度): the input's quantity still
 LOCATIVES = ("内", "里", "中", "间")
@@ -192,8 +195,8 @@ class Qualified:
             for full, short in CONTRACTIONS:
                 if name.endswith(full):
                     heads.add(name[:-len(full)] + short)
-                elif name.endswith(short):  # 日均温: a 温度 of its own, so 地温 is another's
-                    heads.update((full, short))
+                elif name.endswith(short) and short in OWN_ENDINGS:  # 日均温: a 温度 of its
+                    heads.update((full, short))  # own, so 地温 is another's
         text = compact(" ".join((*names, context, *(t for g in ABBREVIATIONS for t in g))))
         mine = {ch for ch in text if is_cjk(ch)} | set(_words(text)) | \
             set(_words(compact(" ".join(values))))  # ``wheat temperature``: a wheat row's
