@@ -53,3 +53,29 @@ def test_a_question_binds_alike_on_the_engine(pair, question):
     assert ev_a is not None and ev_b == ev_a
     if "油温" in question:
         assert ev_b["missing"] == ["温度(℃)"] and ev_b["inputs"] == {"湿度(%)": "90"}
+
+
+def test_the_engine_lists_the_table_chunks_in_ranges_within_a_servers_cap(pair, monkeypatch):
+    """A query without a limit returns at most the server's cap (16,384 rows by default):
+    the table chunks of a large release are listed over ranges of chunk numbers, none
+    returning more than `list_rows` (made small here), and every table is still read."""
+    local, remote = pair
+    store = remote.store
+    listed: list[int] = []
+    query = store.engine.client.query
+
+    def counting(*args, **kwargs):
+        rows = query(*args, **kwargs)
+        if kwargs.get("output_fields") == ["num"]:
+            listed.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(store.engine.client, "query", counting)
+    monkeypatch.setattr(store, "list_rows", 2, raising=False)
+    monkeypatch.setattr(store, "_rows", {})  # read again, not from the rows cached before
+    names = local.store.decision_inputs()
+    assert store.decision_inputs() == names
+    tables = sum(1 for n in range(local.store.count())
+                 if local.store.chunks([n])[n]["kind"] == "table")
+    assert tables > 2 and sum(listed) == tables
+    assert max(listed) <= 2 and len(listed) == -(-store.count() // 2)
