@@ -315,7 +315,7 @@ def test_a_document_s_chunks_are_read_from_the_engine_in_pages(milvus, tmp_path)
         rows = query(*args, **kwargs)
         if "row" in kwargs.get("output_fields", ()):
             returned.append(len(rows))
-        if kwargs.get("output_fields") == ["num"]:
+        if kwargs.get("output_fields") == ["num"] and "num >=" in kwargs["filter"]:
             listed.append(len(rows))
         return rows
 

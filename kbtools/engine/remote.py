@@ -104,11 +104,17 @@ class MilvusStore(Store):
         return out
 
     def listed(self, doing: str, filt: str) -> list[int]:
-        """The numbers of the chunks matching `filt`, in order, listed over ranges of
-        `list_rows` chunk numbers, one query each: a query without a limit returns at most
-        the server's cap (16,384 rows by default), and offset pages cannot pass it either
-        (offset + limit is capped alike). A release's chunks are numbered 0 … count - 1
-        (`engine.rows`), so no range holds more than `list_rows`."""
+        """The numbers of the chunks matching `filt`, in order: one query of at most
+        `list_rows` rows; when that many match, over ranges of `list_rows` chunk numbers,
+        one query each. A query returns at most the server's cap (16,384 rows by default),
+        and offset pages cannot pass it either (offset + limit is capped alike); a
+        release's chunks are numbered 0 … count - 1 (`engine.rows`), so no range holds more
+        than `list_rows`. (Ranges cost a query each, ~0.1 s over 60,000 chunks in Milvus
+        Lite: only a release with that many matching chunks pays them.)"""
+        got = self.engine.call(doing, "query", self.collection, filter=filt,
+                               output_fields=["num"], limit=self.list_rows)
+        if len(got) < self.list_rows:
+            return sorted(int(r["num"]) for r in got)
         out: list[int] = []
         for lo in range(0, self._total, self.list_rows):
             got = self.engine.call(
