@@ -24,6 +24,9 @@ from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import missing_message, said_of_other_note
 from kbtools.query.inputs import read_inputs
+from kbtools.query.quantities import AMBIENT, EN_PLAIN
+from kbtools.query.values import EN_NUMERALS
+from kbtools.query.wording import ABBREVIATIONS
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
                    [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
@@ -130,6 +133,91 @@ def test_the_thing_a_table_is_about_qualifies_nothing():
     assert read_inputs("oil temperature 170 F", seal).values == {}
 
 
+def _bare(header: str, heading: str = ""):
+    """A table of one input `header` (its unit's bounds 40), under `heading` when given."""
+    table = build_table([header, "Action"], [["<40", "none"], [">=40", "vent"]],
+                        decision=f"inputs={header}; outputs=Action",
+                        heading_path=(heading,) if heading else ())
+    assert table is not None
+    return table
+
+
+@pytest.mark.parametrize("heading", ["", "Boiler checks"])
+@pytest.mark.parametrize(("question", "other"), [
+    ("oil pressure 30 psi", "oil pressure"), ("oil pressure is 30 psi", "oil pressure"),
+    ("oil pressure reads 30 psi", "oil pressure"), ("30 psi oil pressure", "oil pressure"),
+    ("what to do if the water pressure is 30 psi", "water pressure"),
+    ("Oil Pressure 30 psi", "oil pressure"),
+])
+def test_any_english_name_qualified_by_a_noun_is_judged_with_or_without_a_heading(
+        heading, question, other):
+    """``oil pressure`` on a table of Pressure: another thing's pressure, whether or not a
+    heading names what the table is about (only temperature-like names were judged on a
+    table without one: the value filled Pressure)."""
+    got = read_inputs(question, _bare("Pressure (psi)", heading))
+    assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
+
+
+@pytest.mark.parametrize("heading", ["", "Boiler checks"])
+@pytest.mark.parametrize("question", [
+    "pressure 30 psi", "the pressure is 30 psi", "Pressure 30 psi", "30 psi",
+    "what if pressure is 30 psi", "at a pressure of 30 psi", "current pressure 30 psi",
+    "air pressure 30 psi", "when pressure reads 30 psi", "pressure: 30 psi",
+])
+def test_a_question_saying_the_inputs_own_quantity_fills_it(heading, question):
+    assert read_inputs(question, _bare("Pressure (psi)", heading)).values == \
+        {"Pressure (psi)": "30"}
+
+
+@pytest.mark.parametrize(("header", "question", "value", "other"), [
+    ("Vibration (in/s)", "motor vibration is 0.5 in/s", "0.5in/s", "motor vibration"),
+    ("Flow (gpm)", "water flow 30 gpm", "30gpm", "water flow"),
+    ("Level (%)", "oil level 30%", "30%", "oil level"),
+    ("Voltage (V)", "battery voltage 48 V", "48V", "battery voltage"),
+])
+def test_other_english_quantities_on_a_bare_table_are_judged_alike(header, question, value,
+                                                                   other):
+    got = read_inputs(question, _bare(header))
+    assert (got.values, got.others) == ({}, {header: (value, other)})
+    assert read_inputs(question.split(" ", 1)[1], _bare(header)).values == \
+        {header: value.rstrip("in/s%gpmV")}
+
+
+def test_the_thing_a_heading_names_qualifies_nothing_only_under_it():
+    """``boiler pressure``: the boiler table's own pressure; on a table that says nothing of
+    a boiler, another thing's."""
+    assert read_inputs("boiler pressure 30 psi", _bare("Pressure (psi)", "Boiler checks")) \
+        .values == {"Pressure (psi)": "30"}
+    assert read_inputs("boiler pressure 30 psi", _bare("Pressure (psi)")).others == \
+        {"Pressure (psi)": ("30psi", "boiler pressure")}
+
+
+@pytest.mark.parametrize(("header", "question", "value", "other"), [
+    ("压力(MPa)", "油压1.2MPa", "1.2MPa", "油压"),
+    ("压力(MPa)", "水压是1.2MPa", "1.2MPa", "水压"),
+    ("压力(MPa)", "1.2MPa的油压", "1.2MPa", "油压"),
+    ("压力(MPa)", "油压力1.2MPa", "1.2MPa", "油压力"),
+    ("压力(MPa)", "湿度90%，胎压0.25MPa", "0.25MPa", "胎压"),
+])
+def test_a_chinese_name_cut_short_in_a_compound_is_another_things(header, question, value,
+                                                                  other):
+    """油压 is 油压力 as 油温 is 油温度: the oil's pressure, not the table's 压力."""
+    got = read_inputs(question, _bare(header))
+    assert (got.values, got.others) == ({}, {header: (value, other)})
+
+
+@pytest.mark.parametrize("question", ["压力1.2MPa", "压力是1.2MPa", "气压1.2MPa", "高压1.2MPa",
+                                      "1.2MPa"])
+def test_chinese_names_of_the_pressure_itself_still_bind(question):
+    assert read_inputs(question, _bare("压力(MPa)")).values == {"压力(MPa)": "1.2"}
+
+
+@pytest.mark.parametrize("question", ["电压380V", "变压器输出380V", "380V"])
+def test_a_name_ending_in_a_cut_form_is_not_that_quantity(question):
+    """电压 ends with the 压 of 油压 but is no 压力: the 压 of 变压器 qualifies nothing of it."""
+    assert read_inputs(question, _bare("电压(V)")).values == {"电压(V)": "380"}
+
+
 def test_the_note_is_in_the_language_of_the_question():
     zh = said_of_other_note("温度(℃)", "80度", "油温", chinese=True)
     en = said_of_other_note("Temperature (°C)", "80C", "oil temperature", chinese=False)
@@ -213,6 +301,46 @@ def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
         got = read_inputs(question, BARE)
         assert "温度(℃)" not in got.values, question
         assert got.others == {"温度(℃)": (f"{value}度", f"{modifier}温")}, question
+
+
+@settings(max_examples=200, deadline=None)
+@given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
+       .filter(lambda ch: ch not in _NOT_MODIFIERS | set("压力")),
+       value=st.integers(min_value=1, max_value=99))
+def test_any_thing_qualifying_a_cut_pressure_keeps_its_value(modifier, value):
+    """X压N MPa, N MPa的X压: whatever thing X is, N is its pressure, not the table's 压力."""
+    table = _bare("压力(MPa)")
+    for question in (f"{modifier}压{value}MPa", f"{value}MPa的{modifier}压"):
+        got = read_inputs(question, table)
+        assert (got.values, got.others) == \
+            ({}, {"压力(MPa)": (f"{value}MPa", f"{modifier}压")}), question
+
+
+# English words that name no thing before a quantity, or are the table's own: see
+# `quantities.EN_PLAIN`, `AMBIENT`, the built-in names (`ABBREVIATIONS`), numerals
+_PLAIN = EN_PLAIN | set(AMBIENT) | {w for g in ABBREVIATIONS for t in g for w in t.split()}
+_HEADERS = [("Pressure (psi)", "pressure", "psi"), ("Vibration (in/s)", "vibration", "in/s"),
+            ("Flow (gpm)", "flow", "gpm"), ("Temperature (°F)", "temperature", "F")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(header=st.sampled_from(_HEADERS), heading=st.sampled_from(["", "Plant checks"]),
+       modifier=st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9)
+       .filter(lambda w: w not in _PLAIN and not EN_NUMERALS.match(w)
+               and w not in {"plant", "checks", "pressure", "vibration", "flow", "temperature",
+                             "psi", "gpm", "ips", "action"}),
+       value=st.integers(min_value=1, max_value=99))
+def test_any_english_noun_qualifying_a_name_keeps_its_value(header, heading, modifier, value):
+    """``X pressure N psi``, ``N psi X pressure``: whatever thing X is, with or without a
+    heading, N is its pressure, not the table's; ``pressure N psi`` and ``the pressure is N
+    psi`` fill the table's."""
+    column, name, unit = header
+    table = _bare(column, heading)
+    for question in (f"{modifier} {name} {value} {unit}", f"{value} {unit} {modifier} {name}"):
+        got = read_inputs(question, table)
+        assert got.values == {} and got.others[column][1] == f"{modifier} {name}", question
+    for question in (f"{name} {value} {unit}", f"the {name} is {value} {unit}"):
+        assert read_inputs(question, table).values == {column: str(value)}, question
 
 
 def test_the_web_page_and_mcp_say_what_the_value_was_said_of(dist):

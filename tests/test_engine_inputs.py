@@ -53,3 +53,36 @@ def test_a_question_binds_alike_on_the_engine(pair, question):
     assert ev_a is not None and ev_b == ev_a
     if "油温" in question:
         assert ev_b["missing"] == ["温度(℃)"] and ev_b["inputs"] == {"湿度(%)": "90"}
+
+
+def test_the_engine_lists_the_table_chunks_in_ranges_within_a_servers_cap(pair, monkeypatch):
+    """A query returns at most the server's cap (16,384 rows by default): when more table
+    chunks match than `list_rows` (made small here), they are listed over ranges of chunk
+    numbers, no query returning more than `list_rows`, and every table is still read; when
+    fewer do, one query lists them."""
+    local, remote = pair
+    store = remote.store
+    listed: list[tuple[int, bool]] = []  # (rows, whether over a range of chunk numbers)
+    query = store.engine.client.query
+
+    def counting(*args, **kwargs):
+        rows = query(*args, **kwargs)
+        if kwargs.get("output_fields") == ["num"]:
+            listed.append((len(rows), "num >=" in kwargs["filter"]))
+        return rows
+
+    monkeypatch.setattr(store.engine.client, "query", counting)
+    names = local.store.decision_inputs()
+    tables = sum(1 for n in range(local.store.count())
+                 if local.store.chunks([n])[n]["kind"] == "table")
+    for rows in (2, tables, tables + 1):
+        listed.clear()
+        monkeypatch.setattr(store, "list_rows", rows, raising=False)
+        monkeypatch.setattr(store, "_rows", {})  # read again, not from the rows cached
+        assert store.decision_inputs() == names, rows
+        assert tables > 2 and max(n for n, _ in listed) <= rows
+        ranges = [n for n, ranged in listed if ranged]
+        if rows > tables:
+            assert listed == [(tables, False)]
+        else:
+            assert sum(ranges) == tables and len(ranges) == -(-store.count() // rows)

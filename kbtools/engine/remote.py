@@ -60,6 +60,9 @@ PAGE_ROWS = 256  # meta rows read by one query: at most ~15 MB (pieces of 60,000
 # the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
 # the engine's limit is lower; beyond it Milvus's filtered HNSW search is used (recall)
 EXACT_FILTERED = 1000
+# the chunk numbers one listing query asks for (`MilvusStore.listed`): a Milvus server caps
+# what one query returns (16,384 rows by default), and a large release has more table chunks
+LIST_ROWS = 8192
 FETCH_BYTES = 8 << 20  # vectors per query when fetching them for an exact ranking
 TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
 CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
@@ -71,9 +74,10 @@ class MilvusStore(Store):
 
     def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
                  facets: dict[str, set[str]], count: int, verified: list[bool], *,
-                 page_rows: int = PAGE_ROWS):
+                 page_rows: int = PAGE_ROWS, list_rows: int = LIST_ROWS):
         self.engine, self.collection = engine, collection
         self.page_rows = page_rows  # chunk rows read by one query (`read_parts`' reason)
+        self.list_rows = list_rows  # chunk numbers one listing query ranges over
         self._docs = {d["doc"]: d for d in docs}
         self._facets, self._total, self._verified = facets, count, verified
         self._rows: dict[int, dict[str, Any]] = {}
@@ -97,6 +101,26 @@ class MilvusStore(Store):
             listed = ", ".join(expr.literal(k) if isinstance(k, str) else str(int(k))
                                for k in keys[i:i + self.page_rows])
             out += self._read(f"{field} in [{listed}]")
+        return out
+
+    def listed(self, doing: str, filt: str) -> list[int]:
+        """The numbers of the chunks matching `filt`, in order: one query of at most
+        `list_rows` rows; when that many match, over ranges of `list_rows` chunk numbers,
+        one query each. A query returns at most the server's cap (16,384 rows by default),
+        and offset pages cannot pass it either (offset + limit is capped alike); a
+        release's chunks are numbered 0 … count - 1 (`engine.rows`), so no range holds more
+        than `list_rows`. (Ranges cost a query each, ~0.1 s over 60,000 chunks in Milvus
+        Lite: only a release with that many matching chunks pays them.)"""
+        got = self.engine.call(doing, "query", self.collection, filter=filt,
+                               output_fields=["num"], limit=self.list_rows)
+        if len(got) < self.list_rows:
+            return sorted(int(r["num"]) for r in got)
+        out: list[int] = []
+        for lo in range(0, self._total, self.list_rows):
+            got = self.engine.call(
+                doing, "query", self.collection, output_fields=["num"],
+                filter=f"({filt}) and num >= {lo} and num < {lo + self.list_rows}")
+            out += sorted(int(r["num"]) for r in got)
         return out
 
     def _read(self, filt: str) -> list[dict[str, Any]]:
@@ -138,23 +162,22 @@ class MilvusStore(Store):
         return None  # no pass over the collection: ranking reads the rows it needs
 
     def decision_inputs(self) -> list[str]:
-        """As the local store's: the table chunks' numbers listed first (a few bytes a row),
-        then their rows read in pages, each decision table's input headers from the
-        ``extra["decision"]`` its row carries (the release's own data: no publish change)."""
-        listed = self.engine.call(f"listing tables of {self.collection}", "query",
-                                  self.collection, filter='kind == "table"',
-                                  output_fields=["num"])
-        found = self.chunks(sorted(int(r["num"]) for r in listed))
+        """As the local store's: the table chunks' numbers listed first (a few bytes a row,
+        in ranges: `listed`), then their rows read in pages, each decision table's input
+        headers from the ``extra["decision"]`` its row carries (the release's own data: no
+        publish change)."""
+        found = self.chunks(self.listed(f"listing tables of {self.collection}",
+                                        'kind == "table"'))
         return [h for n in sorted(found) for h in input_headers(found[n].get("extra"))]
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
-        """As the local store's: the chunk numbers are listed first (a few bytes a row; a
-        document's page asks for all of its chunks), then their rows read in pages."""
-        listed = self.engine.call(
-            f"reading chunks of {self.collection}", "query", self.collection,
-            filter=f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
-                   f"and line_end >= {int(line_start)}", output_fields=["num"])
-        found = self.chunks(sorted(int(r["num"]) for r in listed))
+        """As the local store's: the chunk numbers are listed first (a few bytes a row, in
+        ranges: `listed`; a document's page asks for all of its chunks), then their rows
+        read in pages."""
+        found = self.chunks(self.listed(
+            f"reading chunks of {self.collection}",
+            f"doc == {expr.literal(doc)} and line_start <= {int(line_end)} "
+            f"and line_end >= {int(line_start)}"))
         return sorted(found.values(), key=lambda r: (r["line_start"], r["num"]))
 
     def doc(self, doc: str) -> dict[str, Any] | None:

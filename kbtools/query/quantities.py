@@ -12,15 +12,16 @@ question names one of them (`Others.spans`). `kbtools.query.inputs` then gives n
 of such a name to that table: the input stays missing and the answer asks for it.
 
 A quantity no table names is told by the form of the question instead (`Qualified`): a
-compound whose head is the input's name (温度, its short form 温, ``temperature``, ``temp``)
-with a word before it that is none of the input's own (油温, 水温度, 地温, ``oil temperature``,
-``bearing temp``) names a more specific thing than the input, before its value or after it
-(80度的油温, ``80 C oil temperature``). A place (棚内温度: `LOCATIVES`), the surroundings a
-generic quantity means (气温, ``air temperature``: `AMBIENT`), how high it is (高温:
-`DEGREES`), words of the table's own
-heading or of the input's names (a Chinese modifier judged by its last character, the one
-bound to the name: 棚里油温 is the oil's), and a run of Chinese too long to be a modifier
-(`PHRASE`: 小麦赤霉病温度) qualify nothing.
+compound whose head is the input's name (温度, 压力, their short forms 温, 压 in a compound,
+``temperature``, ``temp``, ``pressure``) with a word before it that is none of the input's own
+(油温, 水温度, 地温, 油压, ``oil temperature``, ``bearing temp``, ``oil pressure``) names a
+more specific thing than the input, before its value or after it (80度的油温, ``80 C oil
+temperature``), whether or not the table's heading says what the table is about. A place
+(棚内温度: `LOCATIVES`), the surroundings a generic quantity means (气温, ``air temperature``:
+`AMBIENT`), how high it is (高温: `DEGREES`), words of the table's own heading or of the
+input's names (a Chinese modifier judged by its last character, the one bound to the name:
+棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
+a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
 
 Pure.
 """
@@ -37,8 +38,11 @@ from kbtools.query.values import FILLERS, NAME_STARTS, UNIT_CLASSES, compact, dr
 from kbtools.query.wording import ABBREVIATIONS, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
-# 油温度, 水温 水温度. (full name, its short form in a compound)
-CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"),)
+# 油温度, 水温 水温度, 油压 油压力, 水压 水压力. (full name, its short form in a compound)
+CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"), ("压力", "压"))
+# the short forms a name ending so is always a quantity of its own kind by (日均温, 水温: a
+# 温度), not only sometimes (油压 is a 压力, 电压 is none: 变压器 names no voltage of another)
+OWN_ENDINGS = ("温",)
 # a Chinese modifier ending so names a place the quantity is measured in, not a thing (棚内
 # 温度, 室内温度, 田间湿度): the input's quantity still
 LOCATIVES = ("内", "里", "中", "间")
@@ -52,11 +56,20 @@ DEGREES = ("高", "低", "常", "恒")
 # 温度22度), not a modifier of the name
 PHRASE = 3
 GAP = 4  # at most this many Chinese characters between a qualified name and its value
-# English words before a name that qualify no thing (``the``, ``current temperature``)
-EN_PLAIN = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if", "when",
-                      "at", "but", "so", "it", "this", "that", "then", "now", "current",
-                      "present", "actual", "measured", "today", "still", "also", "is", "of",
-                      "high", "low"))
+# English words before a name that qualify no thing (``the``, ``current temperature``, ``if
+# pressure``): words of a closed class (no noun names a thing with them), the filler words
+# that may stand between a name and its value (`values.FILLERS`), and words of time and degree
+EN_PLAIN = frozenset((
+    "the", "a", "an", "this", "that", "these", "those", "its", "my", "our", "their", "your",
+    "his", "her", "any", "no", "each", "every", "all", "it", "i", "we", "you", "they", "he",
+    "she", "of", "at", "in", "on", "by", "for", "to", "from", "with", "without", "under", "over",
+    "above", "below", "after", "before", "during", "near", "into", "per", "than", "as", "and",
+    "or", "but", "so", "if", "when", "whenever", "while", "because", "then", "though", "is",
+    "are", "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "should",
+    "shall", "can", "could", "will", "would", "may", "might", "must", "what", "whats", "how",
+    "which", "why", "where", "who", "not", "now", "still", "also", "already", "today",
+    "current", "present", "actual", "measured", "high", "low",
+    *(w for w in FILLERS if w.isascii() and w.isalpha())))
 
 
 def key_text(header: str) -> str:
@@ -169,11 +182,6 @@ class Qualified:
     heads: tuple[str, ...] = ()
     mine: frozenset[str] = frozenset()
     values: tuple[str, ...] = ()  # the table's text cells (小麦温度: the 小麦 row's 温度)
-    # English modifiers are judged only for a table whose heading says what it is about
-    # (``pump vibration`` is the vibration a pump table means, ``bearing temp`` not a
-    # greenhouse's temperature; with none, the thing before a name may be the table's own),
-    # or for a generic quantity known by a short form (``temperature``: `ABBREVIATIONS`)
-    latin: bool = False
 
     @classmethod
     @functools.lru_cache(maxsize=256)  # a table's inputs, read for many questions: made once
@@ -187,14 +195,13 @@ class Qualified:
             for full, short in CONTRACTIONS:
                 if name.endswith(full):
                     heads.add(name[:-len(full)] + short)
-                elif name.endswith(short):  # 日均温: a 温度 of its own, so 地温 is another's
-                    heads.update((full, short))
+                elif name.endswith(short) and short in OWN_ENDINGS:  # 日均温: a 温度 of its
+                    heads.update((full, short))  # own, so 地温 is another's
         text = compact(" ".join((*names, context, *(t for g in ABBREVIATIONS for t in g))))
         mine = {ch for ch in text if is_cjk(ch)} | set(_words(text)) | \
             set(_words(compact(" ".join(values))))  # ``wheat temperature``: a wheat row's
         return cls(tuple(sorted(heads, key=lambda n: (-len(n), n))), frozenset(mine),
-                   tuple(v for v in {compact(v) for v in values} if v),
-                   bool(context.strip()) or bool(heads & _GENERIC))
+                   tuple(v for v in {compact(v) for v in values} if v))
 
     def before(self, text: str, at: int) -> str:
         """The qualified name said of the value at position `at` of compacted `text`, "" when
@@ -253,7 +260,7 @@ class Qualified:
             cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
                        or word[n - 1] in self.mine), default=0)
             return text[lo + cut:at]  # 油 of 棚里油温: the thing, without the place
-        if self.latin and at and text[at - 1] == " " and text[at - 2:at - 1].isalpha() and \
+        if at and text[at - 1] == " " and text[at - 2:at - 1].isalpha() and \
                 " " not in next((h for h in self.heads if text.startswith(h, at)), " "):
             # a name of words (``pump seal temperature``) already says which thing it is
             last = _words(text[:at - 1])[-1:]
@@ -266,7 +273,6 @@ class Qualified:
 
 
 _CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
-_GENERIC = frozenset(t for g in ABBREVIATIONS for t in g if t.isascii() and " " not in t)
 
 
 def _words(text: str) -> list[str]:
