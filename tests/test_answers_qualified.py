@@ -163,6 +163,9 @@ def test_any_english_name_qualified_by_a_noun_is_judged_with_or_without_a_headin
     "pressure 30 psi", "the pressure is 30 psi", "Pressure 30 psi", "30 psi",
     "what if pressure is 30 psi", "at a pressure of 30 psi", "current pressure 30 psi",
     "air pressure 30 psi", "when pressure reads 30 psi", "pressure: 30 psi",
+    # how high it is, or which of its values over time: still the table's quantity
+    "max pressure 30 psi", "the average pressure is 30 psi", "peak pressure 30 psi",
+    "daily minimum pressure 30 psi",
 ])
 def test_a_question_saying_the_inputs_own_quantity_fills_it(heading, question):
     assert read_inputs(question, _bare("Pressure (psi)", heading)).values == \
@@ -207,7 +210,8 @@ def test_a_chinese_name_cut_short_in_a_compound_is_another_things(header, questi
 
 
 @pytest.mark.parametrize("question", ["压力1.2MPa", "压力是1.2MPa", "气压1.2MPa", "高压1.2MPa",
-                                      "1.2MPa"])
+                                      "1.2MPa", "最大压力1.2MPa", "平均压力1.2MPa",
+                                      "最小压力是1.2MPa"])
 def test_chinese_names_of_the_pressure_itself_still_bind(question):
     assert read_inputs(question, _bare("压力(MPa)")).values == {"压力(MPa)": "1.2"}
 
@@ -287,7 +291,7 @@ def test_a_named_value_still_answers(dist):
 # characters that are no modifier before 温: the input's own, a place, the surroundings, a
 # joiner, clause lead or filler word, a numeral, a unit, a degree (高温)
 _NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
-                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒")
+                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均")
 
 
 @settings(max_examples=200, deadline=None)

@@ -50,8 +50,8 @@ LOCATIVES = ("内", "里", "中", "间")
 # temperature``, ``ambient humidity``): the input's quantity still
 AMBIENT = ("空气", "环境", "气", "air", "ambient")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
-# 常温): the input's quantity still
-DEGREES = ("高", "低", "常", "恒")
+# 常温, 最大压力, 平均温度): the input's quantity still
+DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
@@ -69,6 +69,9 @@ EN_PLAIN = frozenset((
     "shall", "can", "could", "will", "would", "may", "might", "must", "what", "whats", "how",
     "which", "why", "where", "who", "not", "now", "still", "also", "already", "today",
     "current", "present", "actual", "measured", "high", "low",
+    # how high, or which of its values over time (``max pressure``, ``average temperature``)
+    "max", "maximum", "min", "minimum", "peak", "average", "avg", "mean", "typical",
+    "normal", "daily", "hourly", "overall",
     *(w for w in FILLERS if w.isascii() and w.isalpha())))
 
 
