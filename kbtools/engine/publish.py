@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.engine import expr
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -39,6 +40,7 @@ from kbtools.engine.milvus import (
     META_SUFFIX,
     P_COMPLETE,
     P_DERIVATION,
+    P_FILTERS,
     P_MANIFEST,
     P_PUBLISHED,
     P_SERIAL,
@@ -331,16 +333,20 @@ def _drop_replaced(engine: Engine, name: str, say: Progress) -> bool:
 
 def _derivation_problem(engine: Engine, collection: str, manifest: dict[str, Any],
                         tag: str | None = None) -> str | None:
-    """Why the published `collection` is not derived by this kb's rules (None: it is)."""
-    return derivation_problem(published_derivation(engine.properties(collection), manifest),
-                              release_label(tag, collection) + " in the engine")
+    """Why the published `collection` is not derived by this kb's rules (None: it is): its
+    terms (`derivation_problem`) or its filter fields (`expr.filters_problem`)."""
+    props, what = engine.properties(collection), release_label(tag, collection) + " in the engine"
+    return derivation_problem(published_derivation(props, manifest), what) or \
+        expr.filters_problem(props.get(P_FILTERS), what)
 
 
 def _derived_props(index: KbIndex) -> dict[str, str]:
     """The collection properties recording what `index`'s terms and rows were derived with
-    (its store's info table, which `open_index` checked against this kb's rules)."""
+    (its store's info table, which `open_index` checked against this kb's rules) and the
+    rules its rows' filter fields are stored by (`expr.FILTER_RULES`)."""
     info = index.store.infos()
-    props = {P_TOKENS: info.get("tokens") or "", P_DERIVATION: info.get("derivation", "1")}
+    props = {P_TOKENS: info.get("tokens") or "", P_DERIVATION: info.get("derivation", "1"),
+             P_FILTERS: expr.FILTER_RULES}
     if info.get("tokenizer"):
         props[P_TOKENIZER] = info["tokenizer"]  # none recorded: not known, as in the store
     return props

@@ -34,6 +34,7 @@ from kbtools.engine.milvus import (
     ALIAS,
     BLOB_TIMEOUT,
     META_SUFFIX,
+    P_FILTERS,
     Engine,
     engine_error,
     published_derivation,
@@ -406,9 +407,12 @@ def check_derivation(engine: Engine, collection: str, manifest: dict[str, Any],
     """The release's BM25 terms and rows must be derived by this kb's rules, as the local
     index/ must be (`kbtools.index.selfcheck.derivation_problem`): the tokenizer version,
     the derivation rules and the tokenizer libraries its publisher recorded
-    (`published_derivation`). Terms of others match a question silently worse."""
-    info = published_derivation(engine.properties(collection), manifest)
-    problem = derivation_problem(info, release_label(tag, collection) + " in the engine")
+    (`published_derivation`), and the rules its filter fields were stored by
+    (`expr.filters_problem`). Terms of others match a question silently worse; filter
+    fields of others answer a filter otherwise than the local index."""
+    props, what = engine.properties(collection), release_label(tag, collection) + " in the engine"
+    problem = derivation_problem(published_derivation(props, manifest), what) or \
+        expr.filters_problem(props.get(P_FILTERS), what)
     if problem is not None:
         raise EngineError(f"{problem}; publish the release again with this kb (`kb publish "
                           "--engine … --index RELEASE`), or query with a kb of the "
