@@ -8,6 +8,7 @@ import re
 import weakref
 from collections.abc import Iterable, Sequence
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -93,6 +94,7 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
     return out
 
 
+@lru_cache(maxsize=4096)  # a filter's value, once per document it is compared with
 def number_key(text: str) -> str | None:
     """The finite number `text` reads as (what Python's ``Decimal`` reads: ``25``, ``25.0``,
     ``+25.00``, ``2.5e1``, ``025``), written one way for every way of writing it (all
@@ -100,6 +102,9 @@ def number_key(text: str) -> str | None:
     no float rounding makes two long numbers one (``9007199254740993`` is not
     ``9007199254740992``). Leading zeros are only a way of writing: ``007`` is 7, as
     ``>=``/``<=`` and YAML (an unquoted ``007``) read it."""
+    start = text.lstrip()[:1]
+    if not (start.isdigit() or start in ("+", "-", ".")):  # most text: no exception's cost
+        return None
     try:
         number = Decimal(text)
     except (InvalidOperation, ValueError):
