@@ -51,9 +51,8 @@ from kbtools.engine.milvus import (
     Engine,
     collection_name,
     now,
-    published_derivation,
 )
-from kbtools.engine.remote import read_parts, release_label
+from kbtools.engine.remote import published_problem, read_parts
 from kbtools.engine.rows import blob_rows, chunk_rows, chunk_schema, meta_parts, meta_schema
 from kbtools.errors import EngineError, IndexLoadError, KbError, ServedError
 from kbtools.fsutil import read_beneath
@@ -66,7 +65,6 @@ from kbtools.index.layout import (
 )
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
-from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.signing import load_public, verify
@@ -333,11 +331,9 @@ def _drop_replaced(engine: Engine, name: str, say: Progress) -> bool:
 
 def _derivation_problem(engine: Engine, collection: str, manifest: dict[str, Any],
                         tag: str | None = None) -> str | None:
-    """Why the published `collection` is not derived by this kb's rules (None: it is): its
-    terms (`derivation_problem`) or its filter fields (`expr.filters_problem`)."""
-    props, what = engine.properties(collection), release_label(tag, collection) + " in the engine"
-    return derivation_problem(published_derivation(props, manifest), what) or \
-        expr.filters_problem(props.get(P_FILTERS), what)
+    """Why the published `collection` is not derived by this kb's rules (None: it is):
+    `kbtools.engine.remote.published_problem`."""
+    return published_problem(engine, collection, manifest, tag)
 
 
 def _derived_props(index: KbIndex) -> dict[str, str]:
