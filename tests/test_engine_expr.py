@@ -4,6 +4,7 @@ real Milvus selects exactly the rows the local filter mask selects."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -176,3 +177,20 @@ numeric = st.one_of(
 def test_hostile_values_select_what_the_local_mask_selects(coll, key, value, op):
     value = value.strip()  # parse_where strips values
     assert _remote(coll, expr.condition(key, op, value)) == _local(key, op, value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(digits=st.integers(-10**15, 10**15), places=st.integers(-6, 12),
+       zeros=st.integers(0, 3), shift=st.integers(-4, 4))
+def test_a_number_written_otherwise_is_the_same_number(digits, places, zeros, shift):
+    """Every way of writing one number (plain, trailing or leading zeros, exponent, sign)
+    has one `number_key`; the next number at the same precision has another."""
+    value = Decimal(digits).scaleb(-places)
+    plain = format(value, "f")
+    sign, rest = ("-", plain[1:]) if plain.startswith("-") else ("", plain)
+    forms = [str(value), plain, format(value, "e"), f"{sign}{'0' * zeros}{rest}",
+             plain + ("" if "." in plain else ".") + "0" * zeros,
+             f"{format(value.scaleb(-shift), 'f')}e{shift}", ("+" + plain) if not sign else plain]
+    keys = {number_key(f) for f in forms}
+    assert len(keys) == 1 and None not in keys, forms
+    assert number_key(format(value + Decimal(1).scaleb(-places), "f")) not in keys
