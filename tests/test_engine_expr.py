@@ -4,6 +4,7 @@ real Milvus selects exactly the rows the local filter mask selects."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from kbtools.engine import expr
 from kbtools.engine.milvus import connect_url
-from kbtools.query.filters import _compare
+from kbtools.query.filters import _compare, number_key
 from tests.milvus_server import milvus  # noqa: F401 - the session fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
@@ -44,7 +45,8 @@ def test_values_never_change_the_structure(key, value, op):
     """Whatever the key and value, the expression has the shape of a benign one, and each
     literal in it reads back as the key or value that went in."""
     got = expr.condition(key, op, value)
-    benign = expr.condition("k", op, "1" if expr._number(value) is not None else "x")
+    number = number_key(value) if op in ("=", "!=") else expr._number(value)
+    benign = expr.condition("k", op, "1" if number is not None else "x")
     assert _skeleton(got) == _skeleton(benign)
     read = [_unquote(lit) for lit in LITERAL.findall(got)]
     assert key in read
@@ -74,7 +76,15 @@ FACTS = [
     {"title": "] or true", "tags": [], "year": None, "flag": True},
     {"title": "值\"与'", "tags": ["\n", '" or "1"=="1'], "year": 2025, "n": "abc"},
     {"title": "", "tags": ["1", 2, 10.0], "lang": None},
+    # numbers written in several ways (YAML ints and floats, quoted text)
+    {"size": 1.0, "torque": 25, "code": "007", "big": "9007199254740993", "tags": [1.5, "x"],
+     "n": "NaN"},
+    {"size": "1", "torque": "25.0", "code": 7, "big": 9007199254740992, "tags": ["1.50"],
+     "n": "-0.0"},
+    {"size": "1.00e0", "torque": "twenty-five", "code": "07a", "tags": ["2.5", "1E1"],
+     "n": 0, "flag": False},
 ]
+SIZE_ONE, TORQUE_25 = [5, 6, 7], [5, 6]
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +95,7 @@ def coll(milvus):  # noqa: F811
     s.add_field("num", pm.DataType.INT64, is_primary=True)
     s.add_field("verified", pm.DataType.BOOL)
     s.add_field(expr.EQ_FIELD, pm.DataType.JSON)
+    s.add_field(expr.NUM_FIELD, pm.DataType.JSON)
     s.add_field(expr.ORD_FIELD, pm.DataType.JSON)
     s.add_field("v", pm.DataType.FLOAT_VECTOR, dim=2)
     ip = engine.client.prepare_index_params()
@@ -124,14 +135,62 @@ def _remote(engine, expression: str) -> list[int]:
     ("year", ">=", "2023-01-01"), ("n", ">=", "3"), ("n", "<=", "b"), ("flag", "=", "TRUE"),
     ("lang", "!=", "en"), ("verified", "=", "true"), ("doc", ">=", "doc2.md"),
     ("tags", ">=", "5"), ("tags", "<=", "1"), ("missing", "!=", "x"),
+    ("tags", "<=", "NAN"), ("n", ">=", "nan"), ("n", "<=", "5"), ("n", ">=", "-1"),  # not numbers
 ])
 def test_expressions_select_what_the_local_mask_selects(coll, key, op, want):
     assert _remote(coll, expr.condition(key, op, want)) == _local(key, op, want)
 
 
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("size", "=", "1", SIZE_ONE), ("size", "=", "1.0", SIZE_ONE), ("size", "=", "+1.000", SIZE_ONE),
+    ("size", "!=", "1.0", [0, 1, 2, 3, 4]), ("torque", "=", "25.0", TORQUE_25),
+    ("torque", "=", "2.5e1", TORQUE_25), ("torque", "!=", "25", [0, 1, 2, 3, 4, 7]),
+    ("torque", "=", "TWENTY-five", [7]),  # text as before: case-folded
+    ("code", "=", "7", [5, 6]), ("code", "=", "007", [5, 6]),  # leading zeros: the same number
+    ("code", "=", "07A", [7]), ("code", "!=", "7.0", [0, 1, 2, 3, 4, 7]),
+    ("big", "=", "9007199254740993", [5]),  # exact: one float, two numbers
+    ("big", "!=", "9007199254740992", [0, 1, 2, 3, 4, 5, 7]),
+    ("tags", "=", "1.5", [5, 6]), ("tags", "=", "10", [4, 7]), ("tags", "!=", "2.50", [0, 1, 2, 3, 4, 5, 6]),
+    ("year", "=", "2024.0", [0]), ("n", "=", "3.50", [1]), ("n", "=", "0", [6, 7]),
+    ("flag", "=", "1", []), ("flag", "=", "false", [7]),  # booleans stay words
+    ("year", "=", "2023-05-01", [1]),  # dates stay text
+])
+def test_numbers_are_equal_as_numbers_in_both(coll, key, op, want, rows):
+    """``=`` / ``!=`` compare as numbers when both sides read as numbers (1 = 1.0 = 1.00,
+    25 = 25.0, 007 = 7), exactly (no float rounding), on the local mask and in Milvus alike;
+    otherwise as case-folded text, as before."""
+    assert _local(key, op, want) == rows
+    assert _remote(coll, expr.condition(key, op, want)) == rows
+
+
+numeric = st.one_of(
+    st.integers(-30, 3000).map(str), st.sampled_from(["1", "1.0", "25.0", "007", "+1", "1e1",
+                                                      "-0", "1_0", "１", "2.5", "1.50", "nan", "inf"]),
+    st.decimals(allow_nan=False, allow_infinity=False, places=2).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(str))
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(key=st.sampled_from(["title", "tags", "year", "n", "lang", "doc"]), value=text,
+@given(key=st.sampled_from(["title", "tags", "year", "n", "lang", "doc", "size", "torque",
+                            "code", "big"]), value=st.one_of(text, numeric),
        op=st.sampled_from(["=", "!=", ">=", "<="]))
 def test_hostile_values_select_what_the_local_mask_selects(coll, key, value, op):
     value = value.strip()  # parse_where strips values
     assert _remote(coll, expr.condition(key, op, value)) == _local(key, op, value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(digits=st.integers(-10**15, 10**15), places=st.integers(-6, 12),
+       zeros=st.integers(0, 3), shift=st.integers(-4, 4))
+def test_a_number_written_otherwise_is_the_same_number(digits, places, zeros, shift):
+    """Every way of writing one number (plain, trailing or leading zeros, exponent, sign)
+    has one `number_key`; the next number at the same precision has another."""
+    value = Decimal(digits).scaleb(-places)
+    plain = format(value, "f")
+    sign, rest = ("-", plain[1:]) if plain.startswith("-") else ("", plain)
+    forms = [str(value), plain, format(value, "e"), f"{sign}{'0' * zeros}{rest}",
+             plain + ("" if "." in plain else ".") + "0" * zeros,
+             f"{format(value.scaleb(-shift), 'f')}e{shift}", ("+" + plain) if not sign else plain]
+    keys = {number_key(f) for f in forms}
+    assert len(keys) == 1 and None not in keys, forms
+    assert number_key(format(value + Decimal(1).scaleb(-places), "f")) not in keys

@@ -9,11 +9,13 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.engine import remote as engine_remote
+from kbtools.engine.expr import where_expression
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
@@ -26,8 +28,8 @@ from kbtools.query.fusion import FusionParams, Ranked
 from kbtools.query.inherit import widen_mask
 from kbtools.query.quality import load_questions
 from kbtools.query.search import LOCAL_CANDIDATES, search
-from tests.hostile import make_repo
-from tests.kbfixtures import REPO, copy_example
+from tests.hostile import git, make_repo
+from tests.kbfixtures import REPO, TITLED, copy_example
 from tests.milvus_server import milvus  # noqa: F401 - the session fixture
 
 DEV_SETS = ["tidb_faq_zh", "aliyun_ecs_zh", "cmrc2018", "scifact"]
@@ -320,3 +322,67 @@ def test_links_and_anchors_same_in_milvus(tmp_path, milvus):  # noqa: F811
         engine.close()
     assert_parity(stats)
     assert {"linked", "anchor"} <= used  # both steps ran in Milvus
+
+
+# numbers in front matter written in several ways: YAML ints and floats, quoted text, lists
+NUMERIC = {"alpha": 'size: 1.0\ntorque: 25\ncode: "007"\nbatch: "9007199254740993"\n'
+                    'rates: [1.5, x]\n',
+           "beta": 'size: "1"\ntorque: "25.0"\ncode: 7\nbatch: 9007199254740992\n'
+                   'rates: ["1.50"]\n',
+           "gamma": 'size: 2\ntorque: twenty-five\ncode: 07a\nrates: [2.5, "1E1"]\n'}
+NUMERIC_KEYS = ("size", "torque", "code", "batch", "rates")
+NUMERIC_Q = "pump pressure test seal"
+
+
+@pytest.fixture(scope="module")
+def numeric(tmp_path_factory, milvus):  # noqa: F811
+    docs = {f"knowledge/{name}.md": TITLED.format(
+        title=f"Pump {name}", body=f"The {name} pump holds its seal in the pressure test."
+    ).replace("verified: false\n", "verified: false\n" + extra) for name, extra in NUMERIC.items()}
+    repo = make_repo(tmp_path_factory.mktemp("numeric"), commit=False, docs=docs)
+    shutil.copytree(REPO / "kbtools" / "data" / "schemas", repo / "schemas")
+    schema_file = repo / "schemas" / "frontmatter.schema.json"
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    schema["properties"].update({key: {} for key in NUMERIC_KEYS})
+    schema_file.write_text(json.dumps(schema), encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "knowledge")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    engine = connect_url(milvus.url("numeric"), create_db=True)
+    publish(engine, check_release(repo / "dist"))
+    yield open_index(repo / "dist"), EngineReader(engine).current()
+    engine.close()
+
+
+@pytest.mark.parametrize(("where", "docs"), [
+    (["size=1"], {"alpha", "beta"}), (["size=1.00"], {"alpha", "beta"}),
+    (["size!=1.0"], {"gamma", "good"}), (["size=2.0", "torque!=25"], {"gamma"}),
+    (["torque=25.0"], {"alpha", "beta"}), (["torque=2.5e1"], {"alpha", "beta"}),
+    (["torque=TWENTY-FIVE"], {"gamma"}), (["code=7"], {"alpha", "beta"}),
+    (["code=007"], {"alpha", "beta"}), (["code!=7.0"], {"gamma", "good"}),
+    (["code=07A"], {"gamma"}), (["batch=9007199254740993"], {"alpha"}),
+    (["batch!=9007199254740992"], {"alpha", "gamma", "good"}),
+    (["rates=1.5"], {"alpha", "beta"}), (["rates=10"], {"gamma"}),
+    (["rates!=2.50"], {"alpha", "beta", "good"}), (["size>=1", "size<=1"], {"alpha", "beta"}),
+])
+def test_numbers_filter_alike_locally_and_in_milvus(numeric, where, docs):
+    """``=`` / ``!=`` compare as numbers when both sides read as numbers (1 = 1.0, 25 =
+    25.0, 007 = 7, exactly: no float makes 9007199254740993 9007199254740992), else as
+    case-folded text: the local mask and Milvus's expression allow the same chunks, and a
+    search answers alike (its BM25 candidates come filtered from Milvus)."""
+    local, remote = numeric
+    mask = filter_mask(local, parse_where(where), False)
+    assert mask is not None
+    allowed = {int(n) for n in np.flatnonzero(mask)}
+    names = [d["doc"] for d in local.docs()]
+    assert {Path(names[local.chunk_table().doc[n]]).stem for n in allowed} == docs
+    source = remote.candidate_source  # type: ignore[attr-defined]
+    got = source.engine.client.query(source.collection, filter=where_expression(
+        parse_where(where), False), output_fields=["num"], consistency_level="Strong")
+    assert {int(r["num"]) for r in got} == allowed
+    for mode in ("bm25", "hybrid"):
+        a, b = (search(index, NUMERIC_Q, k=10, where=where, mode=mode, keep_results=True)
+                for index in (local, remote))
+        assert [r.chunk_id for r in b.results] == [r.chunk_id for r in a.results], mode
+        assert {Path(r.doc).stem for r in a.results} <= docs and a.results, mode

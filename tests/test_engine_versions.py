@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.engine import expr
 from kbtools.engine import publish as engine_publish
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, connect_url
 from kbtools.engine.publish import check_release, publish, rollback
@@ -181,3 +182,34 @@ def test_a_release_derived_by_other_rules_is_refused_and_published_anew(
     # a release published before either was recorded: derivation 1, libraries not known
     eng.client.drop_collection_properties(r2.collection, [P_DERIVATION, P_TOKENIZER])
     assert search(EngineReader(eng).current(), QUESTION).results
+
+
+P_FILTERS = "kb.filters"  # (docs/scale.md)
+
+
+def test_filter_fields_stored_by_other_rules_are_refused_and_published_anew(
+        dist, milvus):  # noqa: F811
+    """A release's rows carry its filter fields (`expr.filter_fields`); one published by a
+    kbtools that stored them otherwise (rules 1: no numbers in ``f_num``, so ``size=1``
+    missed ``size: 1.0`` in Milvus only) answered filters otherwise than the local index,
+    silently. Its collection records the rules (``kb.filters``); a reader of other rules
+    refuses it naming the release, rollback does not serve it, publishing loads it anew."""
+    url = milvus.url("filters")
+    eng = connect_url(url, create_db=True)
+    r1 = publish(eng, check_release(dist))
+    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "2"
+    assert search(EngineReader(eng).current(), QUESTION).results
+
+    eng.client.drop_collection_properties(r1.collection, [P_FILTERS])  # an older kbtools's
+    said = (f"release {r1.collection} in the engine holds filter fields stored by kbtools "
+            "filter rules 1, this kb filters by rules 2")
+    _refused(url, said)
+    with pytest.raises(EngineError, match=f"{said}, so its readers would refuse it"):
+        rollback(eng, r1.collection)
+    r2 = publish(eng, check_release(dist))  # not "already published": other filter fields
+    assert r2.changed and r2.collection == f"{r1.collection}_{TOKENS_VERSION}"
+    assert eng.properties(r2.collection)[P_FILTERS] == expr.FILTER_RULES
+    assert search(EngineReader(eng).current(), QUESTION, where=["verified=false"]).results
+    assert not publish(eng, check_release(dist)).changed
+    with pytest.raises(EngineError, match="no older published release"):
+        rollback(eng)  # never to the collection of other filter rules

@@ -40,7 +40,7 @@ Q = "pump pressure test seal"
 FILTERED_OUT = "no chunk matches the filters"  # `reason`: a key that stays as it was
 KB = str(Path(sys.executable).with_name("kb"))
 # crop: a list in one document, one value in another, absent in the rest; size likewise
-FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10]\n", "beta": "crop: 小麦\nsize: 5\n",
+FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\n", "beta": "crop: 小麦\nsize: 5\n",
          "gamma": ""}
 
 
@@ -194,6 +194,9 @@ def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, 
     ("size<=4", {"alpha"}),  # any member: 2
     ("size>=5", {"alpha", "beta"}),
     ("size<=5", {"alpha", "beta"}),
+    ("size=10", {"alpha"}),  # numbers equal as numbers: a member 10.0 (a YAML float) …
+    ("size=5.0", {"beta"}),  # … and 5, written otherwise
+    ("size!=10.00", {"beta", "gamma", "good"}),
 ])
 def test_a_list_a_value_and_no_value_filter_as_documented_on_every_surface(dist, client,
                                                                             where, docs):
@@ -207,7 +210,7 @@ def test_a_list_a_value_and_no_value_filter_as_documented_on_every_surface(dist,
     assert names(api["results"]) <= docs
 
 
-WANTS = st.sampled_from(["小麦", "玉米", "banana", "2", "5", "10", "99", "a"])
+WANTS = st.sampled_from(["小麦", "玉米", "banana", "2", "5", "10", "99", "a", "10.0", "5.00"])
 CONDITIONS = st.lists(st.tuples(st.sampled_from(["crop", "size", "source", "verified"]),
                                 st.sampled_from(list(OPERATORS)), WANTS), max_size=4)
 

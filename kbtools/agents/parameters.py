@@ -48,8 +48,9 @@ Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filte
     description=(f"Front-matter filters, one string or a list of at most {MAX_WHERE} (all must "
                  "hold): KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE. KEY is a front-matter "
                  "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
-                 "…) or `doc` (a document path, as `read` takes it). A value no document has "
-                 "filters everything out (no_answer)."),
+                 "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
+                 "numbers (size=1 matches 1.0), other values as text, case-insensitively. A "
+                 "value no document has filters everything out (no_answer)."),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"]])]
 VerifiedOnly = Annotated[bool | None, Field(
     description=("true: only passages that are verified now (reviewed, and unchanged since "

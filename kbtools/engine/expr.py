@@ -1,14 +1,21 @@
 """``--where`` filters as Milvus boolean expressions, with the same meaning as the local mask.
 
-`kbtools.query.filters.filter_mask` compares values case-insensitively (``=``, ``!=``), lets a
-list match when any member does, and orders numerically when both sides are numbers, else
-as strings. Milvus has no case folding or "any member ≥", so each published chunk carries
-two JSON fields computed from its facts (front matter plus the chunk's ``doc``, ``kind`` and
-``verified``), and filters test those:
+`kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
+(``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``: numerically), else as
+text (``=``, ``!=`` case-insensitively; ``>=``, ``<=`` as strings), and lets a list match
+when any member does. Milvus has no case folding, number reading or "any member ≥", so each
+published chunk carries three JSON fields computed from its facts (front matter plus the
+chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
 
 * ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``;
+* ``f_num[key]``: the `number_key` of each member that reads as a number → ``json_contains``
+  for ``=`` / ``!=`` with a value that reads as one;
 * ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members), ``smax``/``smin``
   (non-numeric members) and ``amax``/``amin`` (all members as strings) → ``>=`` / ``<=``.
+
+What `filter_fields` stores is versioned (`FILTER_RULES`, recorded with a published release
+as ``kb.filters``): rows stored by other rules would answer filters otherwise, so a reader
+refuses them and a publish loads the release again (`filters_problem`).
 
 Every value and key enters an expression only through `literal`, a quoted string with its
 quotes, backslashes and line breaks escaped, so no value can change the expression's
@@ -22,8 +29,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kbtools.query.filters import number_key
+
 EQ_FIELD = "f_eq"
+NUM_FIELD = "f_num"
 ORD_FIELD = "f_ord"
+# how `filter_fields` makes a chunk's filter fields: bump it whenever the same facts would
+# be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers)
+FILTER_RULES = "2"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 _MAX_FLOAT = 1.7976931348623157e308
 
@@ -64,9 +77,21 @@ def chunk_facts(metadata: dict[str, Any], doc: str, kind: str, verified: bool) -
     return facts
 
 
+def filters_problem(rules: str | None, what: str) -> str | None:
+    """Why the filter fields of a published release whose rows were stored by
+    `FILTER_RULES` `rules` (None: not recorded, rules 1) would not answer filters as this kb
+    does (None: they would); `what` names the release."""
+    rules = rules or "1"
+    if rules == FILTER_RULES:
+        return None
+    return (f"{what} holds filter fields stored by kbtools filter rules {rules}, this kb "
+            f"filters by rules {FILTER_RULES}")
+
+
 def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """``{f_eq: …, f_ord: …}`` of one chunk (see the module docstring)."""
+    """``{f_eq: …, f_num: …, f_ord: …}`` of one chunk (see the module docstring)."""
     eq: dict[str, list[str]] = {}
+    numbers: dict[str, list[str]] = {}
     order: dict[str, dict[str, Any]] = {}
     for key, value in facts.items():
         members = value if isinstance(value, list) else [value]
@@ -74,6 +99,8 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if not texts:
             continue
         eq[key] = sorted({t.casefold() for t in texts})
+        if keys := {k for t in texts if (k := number_key(t)) is not None}:
+            numbers[key] = sorted(keys)
         nums = [x for t in texts if (x := _number(t)) is not None]
         words = [t for t in texts if _number(t) is None]
         ext: dict[str, Any] = {"amax": max(texts), "amin": min(texts)}
@@ -82,7 +109,7 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if words:
             ext.update(smax=max(words), smin=min(words))
         order[key] = ext
-    return {EQ_FIELD: eq, ORD_FIELD: order}
+    return {EQ_FIELD: eq, NUM_FIELD: numbers, ORD_FIELD: order}
 
 
 def _path(field: str, key: str, sub: str | None = None) -> str:
@@ -94,6 +121,9 @@ def condition(key: str, op: str, want: str) -> str:
     """One parsed ``--where`` (key, op, value) as a Milvus expression."""
     if op in ("=", "!="):
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(want.casefold())})"
+        if (want_key := number_key(want)) is not None:  # a member reading as a number is
+            # equal by number; another (no number) by text, as `filters.same_value` has it
+            test = f"({test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)}))"
         return test if op == "=" else f"(not {test})"
     hi, pick = (">=", "max") if op == ">=" else ("<=", "min")
     number = _number(want)

@@ -16,7 +16,9 @@ Collection properties record ``kb.tag``, ``kb.serial``, ``kb.manifest``, what th
 BM25 terms and rows were derived with — ``kb.tokens`` (the tokenizer version, which a reader
 must make of a question too: `published_tokens`), ``kb.derivation`` and ``kb.tokenizer``
 (the derivation rules and tokenizer libraries its index/ records: `published_derivation`,
-judged as a local index/ is, `kbtools.index.selfcheck.derivation_problem`) — and, once the
+judged as a local index/ is, `kbtools.index.selfcheck.derivation_problem`), ``kb.filters``
+(the rules its rows' filter fields were stored by: `kbtools.engine.expr.filters_problem`) —
+and, once the
 rows are loaded and counted, ``kb.complete``. Readers only ever go through the alias
 (`ALIAS`, ``kb_current``), which is moved in one call after a complete load, so no reader
 sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]``).
@@ -72,6 +74,7 @@ DEFAULT_PORT, MAX_PORT = 19530, 65535
 P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED, P_TOKENS = (
     "kb.tag", "kb.serial", "kb.manifest", "kb.complete", "kb.published", "kb.tokens")
 P_DERIVATION, P_TOKENIZER = "kb.derivation", "kb.tokenizer"
+P_FILTERS = "kb.filters"  # the rules its filter fields were stored by (`expr.FILTER_RULES`)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.engine import expr
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -40,6 +41,7 @@ from kbtools.engine.milvus import (
     META_SUFFIX,
     P_COMPLETE,
     P_DERIVATION,
+    P_FILTERS,
     P_MANIFEST,
     P_PUBLISHED,
     P_SERIAL,
@@ -50,9 +52,8 @@ from kbtools.engine.milvus import (
     Engine,
     collection_name,
     now,
-    published_derivation,
 )
-from kbtools.engine.remote import read_parts, release_label
+from kbtools.engine.remote import published_problem, read_parts
 from kbtools.engine.rows import blob_rows, chunk_rows, chunk_schema, meta_parts, meta_schema
 from kbtools.errors import EngineError, IndexLoadError, KbError, ServedError
 from kbtools.fsutil import read_beneath
@@ -65,7 +66,6 @@ from kbtools.index.layout import (
 )
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
 from kbtools.index.reader import KbIndex, open_index, resolve_index_path
-from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.signing import load_public, verify
@@ -332,16 +332,18 @@ def _drop_replaced(engine: Engine, name: str, say: Progress) -> bool:
 
 def _derivation_problem(engine: Engine, collection: str, manifest: dict[str, Any],
                         tag: str | None = None) -> str | None:
-    """Why the published `collection` is not derived by this kb's rules (None: it is)."""
-    return derivation_problem(published_derivation(engine.properties(collection), manifest),
-                              release_label(tag, collection) + " in the engine")
+    """Why the published `collection` is not derived by this kb's rules (None: it is):
+    `kbtools.engine.remote.published_problem`."""
+    return published_problem(engine, collection, manifest, tag)
 
 
 def _derived_props(index: KbIndex) -> dict[str, str]:
     """The collection properties recording what `index`'s terms and rows were derived with
-    (its store's info table, which `open_index` checked against this kb's rules)."""
+    (its store's info table, which `open_index` checked against this kb's rules) and the
+    rules its rows' filter fields are stored by (`expr.FILTER_RULES`)."""
     info = index.store.infos()
-    props = {P_TOKENS: info.get("tokens") or "", P_DERIVATION: info.get("derivation", "1")}
+    props = {P_TOKENS: info.get("tokens") or "", P_DERIVATION: info.get("derivation", "1"),
+             P_FILTERS: expr.FILTER_RULES}
     if info.get("tokenizer"):
         props[P_TOKENIZER] = info["tokenizer"]  # none recorded: not known, as in the store
     return props

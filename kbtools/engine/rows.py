@@ -154,6 +154,7 @@ def chunk_schema(engine: Engine, dims: dict[str, int], description: str = "") ->
     s.add_field("models", dt.ARRAY, element_type=dt.VARCHAR, max_capacity=64, max_length=256)
     s.add_field("row", dt.JSON)
     s.add_field(expr.EQ_FIELD, dt.JSON)
+    s.add_field(expr.NUM_FIELD, dt.JSON)
     s.add_field(expr.ORD_FIELD, dt.JSON)
     s.add_field("sparse", dt.SPARSE_FLOAT_VECTOR)
     for field, dim in dims.items():

@@ -7,6 +7,8 @@ import math
 import re
 import weakref
 from collections.abc import Iterable, Sequence
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -92,6 +94,42 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
     return out
 
 
+@lru_cache(maxsize=4096)  # a filter's value, once per document it is compared with
+def number_key(text: str) -> str | None:
+    """The finite number `text` reads as (what Python's ``Decimal`` reads: ``25``, ``25.0``,
+    ``+25.00``, ``2.5e1``, ``025``), written one way for every way of writing it (all
+    five: ``25e0``); None when `text` is no finite number (``inf``, ``1.0.0``, a date). Exact:
+    no float rounding makes two long numbers one (``9007199254740993`` is not
+    ``9007199254740992``). Leading zeros are only a way of writing: ``007`` is 7, as
+    ``>=``/``<=`` and YAML (an unquoted ``007``) read it."""
+    start = text.lstrip()[:1]
+    if not (start.isdigit() or start in ("+", "-", ".")):  # most text: no exception's cost
+        return None
+    try:
+        number = Decimal(text)
+    except (InvalidOperation, ValueError):
+        return None
+    if not number.is_finite():
+        return None
+    sign, digits, exponent = number.as_tuple()
+    written = "".join(map(str, digits)).lstrip("0")
+    if not written:
+        return "0"  # 0, -0.0, 0e5
+    kept = written.rstrip("0")
+    return f"{'-' if sign else ''}{kept}e{int(exponent) + len(written) - len(kept)}"
+
+
+def same_value(text: str, want: str) -> bool:
+    """Whether a front-matter value (as `text`) is a filter's `want` for ``=``: the same
+    number when both read as numbers (`number_key`: ``1.0`` is ``1``), else the same text
+    case-folded."""
+    have_key = number_key(text)
+    want_key = number_key(want) if have_key is not None else None
+    if have_key is not None and want_key is not None:
+        return have_key == want_key
+    return text.casefold() == want.casefold()
+
+
 def _compare(value: Any, op: str, want: str) -> bool:
     if isinstance(value, list):
         if op in ("=", "!="):
@@ -104,12 +142,14 @@ def _compare(value: Any, op: str, want: str) -> bool:
         return op == "!="
     sval = str(value)
     if op == "=":
-        return sval.casefold() == want.casefold()
+        return same_value(sval, want)
     if op == "!=":
-        return sval.casefold() != want.casefold()
+        return not same_value(sval, want)
     try:
         a, b = float(sval), float(want)
     except ValueError:  # ISO dates compare correctly as strings
+        a = b = math.nan
+    if math.isnan(a) or math.isnan(b):  # not numbers ("nan" too, as `expr` stores it)
         return sval >= want if op == ">=" else sval <= want
     return a >= b if op == ">=" else a <= b
 
