@@ -4,11 +4,12 @@ A document may have another name in each commit: a commit renaming it on the mai
 leaves its old name in that commit's first parent, and a branch forked before that rename
 still holds the old name when it is merged. Its name in a commit is the name it had in one
 of that commit's children, through that child's rename (first parent) or the file of that
-parent the merge made it from (another parent). The child chosen is the one reached by the
-fewest merges' other parents from the head (the head's first-parent line first), the first
-in `git log --topo-order` among equals: so every commit has one name, the walk down the
-main line reads it as `git log --follow` does, and a branch's own commits read it through
-the merge that brought them in.
+parent the merge made it from (another parent). The child chosen is the first of them in
+`git log --topo-order` (which lists a merge's other parents' commits before its first
+parent's, so a fork point reads its name through the branch merged last): every commit has
+one name, and a branch's own commits read it through the merge that brought them in. The
+children of one commit name the same file of it unless two lines of history made one
+document of different files (a copy on one, an edit on the other): then the order decides.
 
 The chosen children make a tree over the history; `Tree.within` answers in constant time
 whether a commit lies below another in it (its name comes through that one), so a
