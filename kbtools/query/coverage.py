@@ -117,8 +117,8 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
     `values.numeral_values`). A subject is none: the 蛆 of 韭菜根蛆, or a word holding a
     numeral and more (十字花科, 七星瓢虫, 一氧化碳) or a numeral not written the standard way
     (三七)."""
-    numeral = any(ch in NUMERAL_CHARS for t in unknown for ch in t)
-    spans = numeral_values(question) if numeral else []  # read only when a term may be one
+    numeral = unknown and not NUMERAL_CHARS.isdisjoint(question)
+    spans = numeral_values(question) if numeral else []  # read only where there may be one
     return {t for t in unknown if t in question and (
         (len(t) == 1 and all(question[:at].rstrip()[-1:].isdigit() for at in _at(question, t)))
         or all(any(s <= at and at + len(t) <= e for s, e in spans) for at in _at(question, t)))}
