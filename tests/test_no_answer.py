@@ -227,6 +227,21 @@ def test_a_unit_character_the_knowledge_never_writes_alone_is_no_unknown_subject
     assert search(idx, "红烧肉炖80度", k=3).no_answer
 
 
+def test_a_value_in_chinese_numerals_is_no_unknown_subject(example_index):
+    """"油温八十度怎么办" was no answer where "油温80度怎么办" is answered: jieba makes 八十,
+    十度 and 八十度 of it, terms the knowledge never writes, and each weighed as the rarest
+    word in how much of the question a passage holds and in the unknown-share rule. The
+    terms that only make up a value written in Chinese numerals weigh as values do:
+    nothing. The subject still decides, and a subject holding numeral characters is one."""
+    idx = open_index(example_index)
+    for q in ("油温八十度怎么办", "油温 八十 度 怎么办", "油温八十五度怎么办", "油温80度怎么办"):
+        res = search(idx, q, k=3)
+        assert not res.no_answer, q
+        assert "4.4 油温过高" in res.results[0].heading_path[-1], (q, res.results[0].heading_path)
+    for q in ("红烧肉炖八十度", "红烧肉炖三个小时", "一氧化碳中毒怎么办", "七星瓢虫", "三七怎么种"):
+        assert search(idx, q, k=3).no_answer, q
+
+
 def test_a_date_is_a_value_not_an_unknown_subject(example_index):
     """"2026-03-19 液压油更换" was no answer where "液压油更换" is answered: the tokenizer
     keeps a hyphenated date whole (2026/03/19 it splits into numbers), and an unknown one

@@ -14,16 +14,19 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.index.reader import KbIndex
 from kbtools.query.expansion import NO_EXPANSION, Expansion
 from kbtools.query.fusion import Hit
+from kbtools.query.values import numeral_values
 
 
 class Coverage:
     """The question's terms (`terms` known to the index, their BM25 `ids`, the `unknown`
     ones), its synonym expansion `exp` and the words of front-matter values it names that no
     chunk's text holds (`routed`: `kbtools.query.routing.routed_words`, not in `unknown`),
-    against chunks of `index`. `question`: the text the terms are of (`value_units`)."""
+    against chunks of `index`. `question`: the text the terms are of; `values`, the unknown
+    terms that only make up its values (`value_terms`), which weigh nothing."""
 
     def __init__(self, index: KbIndex, terms: list[str], ids: list[int], unknown: list[str],
                  exp: Expansion = NO_EXPANSION, routed: dict[str, np.ndarray] | None = None,
@@ -32,6 +35,7 @@ class Coverage:
         self.exp = exp
         self.terms, self.ids = terms + list(exp.terms), ids + list(exp.ids)
         self.routed = routed or {}
+        self.values = value_terms(question, unknown)
         self.weighed = bool(ids or unknown or exp or self.routed)  # else every coverage is empty
         self.weights: dict[str, float] = {}
         self.total = 1.0
@@ -51,10 +55,10 @@ class Coverage:
             # text holds it) weighs as a term held by the chunks of the documents carrying it
             for t, held in self.routed.items():
                 self.weights[t] = float(index.bm25.idf_of(np.array([float(held.sum())]))[0])
-            # a question word the knowledge never uses weighs as much as the rarest term; the
-            # unit of a value (the 度 of 80度 where the knowledge writes ℃) names no subject
-            units = value_units(question, unknown)
-            missing = sum(t not in units for t in unknown) * index.bm25.max_idf()
+            # a question word the knowledge never uses weighs as much as the rarest term; a
+            # value's unit (the 度 of 80度 where the knowledge writes ℃) or a value written in
+            # Chinese numerals (八十度) names no subject
+            missing = sum(t not in self.values for t in unknown) * index.bm25.max_idf()
             self.total = sum(self.weights.values()) + missing or 1.0
         self._matched: dict[int, list[str]] = {}
         self._share: dict[int, float] = {}
@@ -105,12 +109,29 @@ class Coverage:
         return best
 
 
-def value_units(question: str, unknown: Sequence[str]) -> set[str]:
-    """The unknown one-character terms that `question` writes only right after a number (80度,
-    3 天): the unit of a value, which the knowledge may write otherwise (℃), not a subject (the
-    蛆 of 韭菜根蛆 is one)."""
-    return {t for t in unknown if len(t) == 1 and t in question and all(
-        question[:at].rstrip()[-1:].isdigit() for at, ch in enumerate(question) if ch == t)}
+def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
+    """The unknown terms that only make up values of `question`, which name no subject: a
+    one-character term it writes only right after an Arabic number (80度, 3 天: the unit of
+    a value, which the knowledge may write otherwise, ℃), and a term it writes only inside
+    values in Chinese numerals (八十, 十度 and 八十度 of 八十度; 三天, 百分之九十:
+    `values.numeral_values`). A subject is none: the 蛆 of 韭菜根蛆, or a word holding a
+    numeral and more (十字花科, 七星瓢虫, 一氧化碳) or a numeral not written the standard way
+    (三七)."""
+    numeral = unknown and not NUMERAL_CHARS.isdisjoint(question)
+    spans = numeral_values(question) if numeral else []  # read only where there may be one
+    return {t for t in unknown if t in question and (
+        (len(t) == 1 and all(question[:at].rstrip()[-1:].isdigit() for at in _at(question, t)))
+        or all(any(s <= at and at + len(t) <= e for s, e in spans) for at in _at(question, t)))}
+
+
+def _at(text: str, term: str) -> list[int]:
+    """Where `term` starts in `text` (overlapping occurrences included)."""
+    out: list[int] = []
+    at = text.find(term)
+    while at >= 0:
+        out.append(at)
+        at = text.find(term, at + 1)
+    return out
 
 
 # A pasted line is held by a hit holding at least this many of its words (letters, not

@@ -218,11 +218,12 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         named = named_keys(index, unknown, wanted, picked, rows)
         unknown = [t for t in unknown if t not in named]
     codes = unknown_codes(index, text)  # E 99, as E99: a code the knowledge never mentions
+    subjects = [t for t in unknown if t not in covered.values]  # 八十度 is a value, no subject
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
         unknown_terms=unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,
-        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), unknown),
-        paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), unknown)
+        unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
+        paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]))
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]

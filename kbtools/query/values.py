@@ -282,6 +282,29 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     return sorted(spans)
 
 
+def numeral_values(text: str) -> list[tuple[int, int]]:
+    """Where `text` (as written) gives a value in Chinese numerals, as (start, end): a numeral
+    written the standard way (`chinese_number`: 八十, 二十五, 十五点五; 百分之 before it
+    included), with what follows it of the measure word 个 and a one-character unit (八十度,
+    三天, 三个月, 八十 度; not the 年 of 三年级, nor a character no unit is: the 字 of 十字花科,
+    the 星 of 七星瓢虫). 一 alone is a value only so followed (一些, 一氧化碳 hold none); a
+    numeral written otherwise (三七, 三四天, 百日咳) is none."""
+    out = []
+    for m in _CJK_NUMBER.finditer(text):
+        if chinese_number(m.group(2)) is None:
+            continue
+        rest = text[m.end():m.end() + 24].lstrip()
+        end = m.end() + len(text[m.end():m.end() + 24]) - len(rest)  # after the spaces
+        measure = int(rest.startswith("个"))
+        unit = _unit_after(rest[measure:])[0]
+        width = measure + (len(unit) == 1)
+        if width:
+            out.append((m.start(), end + width))
+        elif m.group(0) != "一":
+            out.append((m.start(), m.end()))
+    return out
+
+
 def numbers(text: str, cased: str = "") -> list[Number]:
     """Every number of `text` (a `compact` question), in order; `cased` is the question
     compacted without case folding (`compact(question, fold=False)`): a unit is then written
