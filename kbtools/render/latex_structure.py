@@ -17,7 +17,10 @@ what LaTeX would stop at and what to write, or None:
   `gathered`, a third column in `cases`): "Misplaced alignment tab";
 - `\\left`, `\\middle` and `\\right` that do not pair within one group or environment
   (`\\right) x \\left(`, `{\\left( } \\right)`, `\\left( \\begin{matrix} \\right)`), and an
-  `\\end` inside a group or `\\left…\\right` opened after its `\\begin`;
+  `\\end` inside a group or `\\left…\\right` opened after its `\\begin`; what follows each,
+  and a size (`\\big`), that is no delimiter (`latex_delims`: "Missing delimiter");
+- the math of a command's optional `[…]` (`\\sqrt[\\frac{1}]{x}`), up to its first `]`
+  outside braces, and `$…$` in text, math again (`\\text{a $\\frac{1}$ b}`);
 - a text accent (`\\'`, `\\"`, `\\^`, `\\~`, `\\=`, `\\.`, `` \\` ``) in math ("Please use
   \\mathaccent for accents in math mode");
 - a dimension that is none (`\\hspace{x}`, `\\mkern3pt`, `\\\\[x]`, `\\\\ [0,1]` in {array}),
