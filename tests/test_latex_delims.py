@@ -19,6 +19,7 @@ import re
 import string
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,13 @@ from hypothesis import strategies as st
 
 from kbtools.cli import main
 from kbtools.render import formula as fm
-from kbtools.render.latex_allow import COMMANDS, SYMBOLS, latex_problem, tex_source
+from kbtools.render.latex_allow import (
+    COMMANDS,
+    MAX_FORMULA_CHARS,
+    SYMBOLS,
+    latex_problem,
+    tex_source,
+)
 from kbtools.render.latex_delims import DELIMITERS
 from kbtools.render.tex_sandbox import ENDING, FORMULA_SECONDS, PREAMBLE, sandbox_env, typeset
 from tests.kbfixtures import GOOD_FM
@@ -185,6 +192,26 @@ def test_the_check_takes_as_delimiter_what_latex_takes(size):
     assert taken == DELIMITERS, (sorted(taken - DELIMITERS), sorted(DELIMITERS - taken))
     accepted = {formulas[f] for f in formulas if latex_problem(f) is None}
     assert accepted == taken, (sorted(accepted - taken), sorted(taken - accepted))
+
+
+# optional arguments inside optional arguments, `$` inside text inside math, sizes inside
+# sizes, as long as a formula may be (`k` repeats): each piece is read a bounded number of times
+GROWING = [
+    lambda k: "\\sqrt[{" * k + "x" + "}]{y}" * k, lambda k: "\\sqrt[" + "{" * k + "]" + "}" * k + "]{x}",
+    lambda k: "\\smash[{" * k + "}]{y}" * k, lambda k: "\\cfrac[{" * k + "}]{y}{z}" * k,
+    lambda k: "\\xrightarrow[" * k + "]{y}" * k, lambda k: "\\text{$" * k + "$}" * k,
+    lambda k: "\\big{(" * k + "}" * k, lambda k: "\\left(" * k + "\\right)" * k,
+]
+LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
+        for grow in GROWING]
+
+
+@pytest.mark.parametrize("formula", LONG, ids=range(len(LONG)))
+def test_the_check_is_linear_in_the_formula(formula):
+    start = time.perf_counter()
+    problem = latex_problem(formula)
+    assert time.perf_counter() - start < 1.0  # linear: 0.1 s; each `[…]` read again: 1.7 s
+    assert not (problem or "").startswith("formula is"), len(formula)
 
 
 # what an author types around a `\left`, a size, a `[…]` or a `$` in text

@@ -5,8 +5,8 @@ run) and what the renderer runs again before LaTeX sees anything. It is an allow
 blocklist: a formula passes only if every control word is a math command listed here, every
 control symbol is an escape or spacing symbol listed here, every environment is a listed
 math environment named literally (`\\begin{pmatrix}`), and no character has a meaning that
-changes how TeX reads the rest (`%` comments, `#` parameters, `$`, `^^` character codes,
-control characters). Nothing allowed defines, redefines or constructs a command name, changes
+changes how TeX reads the rest (`%` comments, `#` parameters, `$` outside text, `^^`
+character codes, control characters); in text `$…$` is math again (`dollar_problem`). Nothing allowed defines, redefines or constructs a command name, changes
 a category code, reads or writes a file, or issues a special, so TeX reads the formula exactly
 as this tokeniser does: `\\csname`, `\\@nameuse`, `\\scantokens`, `\\catcode`, `^^5c`,
 `\\expandafter`, `\\input`, `\\special`, `\\def` … are unknown tokens, refused by name.

@@ -81,17 +81,25 @@ def delimiter_problem(command: str, pieces: Pieces, at: int) -> str:
             f"inserted)\"): write {write}")
 
 
-def optional_end(pieces: Pieces, at: int) -> int:
-    """The piece of the `]` ending the optional argument whose `[` is `pieces[at]` (its first
-    `]` outside braces), or -1 when none does before a `}` closes what holds it."""
-    depth = 0
-    for j in range(at + 1, len(pieces)):
-        depth += {"{": 1, "}": -1}.get(pieces[j][2], 0)
-        if depth < 0:
-            return -1
-        if pieces[j][2] == "]" and not depth:
-            return j
-    return -1
+def optional_ends(pieces: Pieces) -> dict[int, int]:
+    """For each `[` among the pieces, the piece of the `]` that would end an optional argument
+    opened there (its first `]` outside braces), or -1 when a `}` closes what holds it first.
+    One pass: each `[` waits at its brace depth until a `]` or `}` there settles it."""
+    ends: dict[int, int] = {}
+    waiting: list[list[int]] = [[]]  # per open brace depth: the `[` not yet settled
+    for j, (_, _, piece) in enumerate(pieces):
+        if piece == "[":
+            waiting[-1].append(j)
+        elif piece == "]":
+            ends.update(dict.fromkeys(waiting[-1], j))
+            waiting[-1] = []
+        elif piece == "{":
+            waiting.append([])
+        elif piece == "}" and len(waiting) > 1:
+            ends.update(dict.fromkeys(waiting.pop(), -1))
+    for left in waiting:
+        ends.update(dict.fromkeys(left, -1))
+    return ends
 
 
 def smash_problem(pieces: Pieces, start: int, stop: int) -> str | None:

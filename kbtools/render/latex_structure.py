@@ -63,7 +63,7 @@ from kbtools.render.latex_delims import (
     SIZES,
     delimiter_end,
     optional_crossed,
-    optional_end,
+    optional_ends,
     size_argument,
     smash_problem,
 )
@@ -165,6 +165,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
     typed = any(ch in SUPERSCRIPTS or ch in SUBSCRIPTS for ch in written)
     stack = [_Frame("top")]
     pieces = [(m.start(), m.end(), m.group(0)) for m in _PIECE.finditer(tex)]
+    ends = optional_ends(pieces)  # where each `[` would end as an optional argument
     i = 0
     while i < len(pieces):
         start, end, piece = pieces[i]
@@ -183,7 +184,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         word = piece[1:] if piece.startswith("\\") else ""
         if frame.kind == "text":  # text: its braces, `&`, rows, spacing and no math
             if frame.need:  # `\\boxed{…}` in text: its argument is math
-                read = _argument(stack, pieces, i - 1, tex)
+                read = _argument(stack, pieces, i - 1, tex, ends)
                 if isinstance(read, str):
                     return read
                 i = read
@@ -220,7 +221,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             i = _letters(stack, pieces, i - 1, tex)
             continue
         if frame.need:
-            read = _argument(stack, pieces, i - 1, tex)
+            read = _argument(stack, pieces, i - 1, tex, ends)
             if isinstance(read, str):
                 return read
             i = read
@@ -374,15 +375,15 @@ def _script(frame: _Frame, pieces: list[tuple[int, int, str]], at: int, tex: str
     return double_script(frame.base, first, pieces, at, tex, typed)
 
 
-def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
-              tex: str) -> str | int:
+def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, tex: str,
+              ends: dict[int, int]) -> str | int:
     """Read one argument of the frame's command starting at `pieces[at]` (not a blank):
     where reading goes on, or why LaTeX refuses what is there."""
     frame = stack[-1]
     start, end, piece = pieces[at]
     if frame.optional and piece == "[":
         frame.optional = False
-        stop = optional_end(pieces, at)
+        stop = ends[at]
         if stop < 0:
             return _missing(frame.command)
         if 0 <= frame.stop <= stop:  # `\\sqrt[\\sqrt[3]{x}]{y}`: the outer `[…]` ends first
