@@ -37,6 +37,7 @@ from kbtools.render.latex_allow import (
     tex_source,
 )
 from kbtools.render.latex_delims import DELIMITERS
+from kbtools.render.latex_structure import ARGUMENTS
 from kbtools.render.tex_sandbox import ENDING, FORMULA_SECONDS, PREAMBLE, sandbox_env, typeset
 from tests.kbfixtures import GOOD_FM
 
@@ -59,6 +60,10 @@ REFUSED = [
     ("{\\big}", ["and has none"]), ("\\big{}", ["and has none"]), ("\\big{x(}", ["not 'x'"]),
     ("\\Bigr\\to", ["'\\to'"]), ("\\text{\\big x}", ["\\big takes"]),
     ("a \\biggm= b", ["'='"]), ("\\big{\\{ x^2^3}", ["double superscript"]),
+    ("x^\\big x", ["\\big takes"]), ("\\frac\\big(\\big)", ["without its delimiter",
+                                                         "\\frac{\\big(}"]),
+    ("\\hat\\big(", ["\\hat{\\big(}"]), ("\\text\\big(", ["\\text{\\big(}"]),
+    ("x^\\bigl(", ["Missing { inserted", "x^{\\bigl(}"]), ("\\sqrt\\Bigr)", ["\\sqrt{\\Bigr(}"]),
     # optional arguments
     ("\\sqrt[\\frac{1}]{x}", ["\\frac takes 2"]), ("\\sqrt[\\hat]{x}", ["\\hat takes 1"]),
     ("\\sqrt[x^2^3]{y}", ["double superscript"]), ("\\sqrt[a & b]{x}", ["'&' outside"]),
@@ -99,7 +104,8 @@ ACCEPTED = [
     "\\left ( x \\right )", "\\left⟨ x \\right⟩", "\\left⌈ x \\right⌉", "\\left] x \\right[",
     "\\bigl( x \\bigr)", "\\Bigl\\{ x \\Bigr\\}", "\\big< \\Big. \\bigg/ \\Bigg|",
     "a \\bigm| b", "\\big{(} x \\big{)}", "\\big{ (x}", "\\big (", "\\text{\\big( a \\Big)}",
-    "\\text{\\big{(x}}", "x^\\big(",
+    "\\text{\\big{(x}}", "x^\\big(", "x_\\Big\\{", "\\sqrt\\big(", "\\mathopen\\big\\langle",
+    "\\pod\\big x", "\\frac{\\big(}{\\big)}",
     "\\sqrt[3]{x}", "\\sqrt [n+1] {x}", "\\sqrt[]{x}", "\\sqrt[\\frac{1}{2}]{x}",
     "\\sqrt[{\\sqrt[3]{x}}]{y}", "\\sqrt[{]}]{x}", "\\sqrt[\\left( x \\right)]{y}",
     "\\sqrt[{\\left[ x \\right]}]{y}",
@@ -192,6 +198,19 @@ def test_the_check_takes_as_delimiter_what_latex_takes(size):
     assert taken == DELIMITERS, (sorted(taken - DELIMITERS), sorted(DELIMITERS - taken))
     accepted = {formulas[f] for f in formulas if latex_problem(f) is None}
     assert accepted == taken, (sorted(accepted - taken), sorted(taken - accepted))
+
+
+@needs_latex
+def test_a_size_as_an_argument_is_judged_as_latex_judges_it():
+    """`\\big(` unbraced as the argument of each command that takes one (and of `^`, `_`):
+    LaTeX's scripts, radical and math classes read on to the delimiter, the others take
+    `\\big` alone; the check accepts exactly what LaTeX draws."""
+    formulas = [f"x{c}{size}(" for c in "^_" for size in ("\\big", "\\bigl")] + [
+        f"\\{c}{size}(" + "{a}" * (n - 1) for c, n in sorted(ARGUMENTS.items())
+        for size in ("\\big", "\\bigl")
+        if c not in ("multicolumn", "cline", "hspace")]  # no math there (`latex_args`)
+    drawn = _latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn
 
 
 # optional arguments inside optional arguments, `$` inside text inside math, sizes inside

@@ -29,7 +29,15 @@ DELIMITERS = frozenset({*"()[]<>/|.", "\\{", "\\}", "\\|", *(
     uparrow downarrow updownarrow Uparrow Downarrow Updownarrow""".split())})
 SIZES = frozenset("""big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr bigm Bigm
     biggm Biggm""".split())
-# What to write for a delimiter written as something that is none
+# What takes a size with its delimiter unbraced (`x^\\big(`, `\\mathopen\\big(`: TeX's own
+# scripts, radical and math classes read on past it, but not past the class of `\\bigl`,
+# `\\bigr`, `\\bigm`: "Missing { inserted"); any other command's argument is the size alone
+# (`\\frac\\big(`, `\\hat\\big(` stop LaTeX), but for `\\pod`, `\\pmod`, whose own `)` it takes
+SIZE_UNBRACED = frozenset("""^ _ sqrt mathop mathbin mathrel mathord mathpunct mathopen
+    mathclose mathinner""".split())
+SIZE_ANY = frozenset({"pod", "pmod"})
+PLAIN_SIZES = frozenset("big Big bigg Bigg".split())
+
 _INSTEAD = {"{": "\\{", "}": "\\}", "\\parallel": "\\|", "\\mid": "|", "\\lt": "<",
             "\\gt": ">", "‖": "\\|", "∣": "|", "〈": "\\langle", "〉": "\\rangle"}
 # Commands whose `[…]` comes before their arguments: what it holds (see the docstring)
@@ -62,6 +70,16 @@ def size_argument(pieces: Pieces, at: int, command: str) -> tuple[int, int] | st
     brace = at if at < len(pieces) and pieces[at][2] == "{" else -1
     end = delimiter_end(pieces, at + (brace >= 0), command)
     return end if isinstance(end, str) else (end, brace)
+
+
+def size_alone(size: str, command: str) -> str:
+    """The message for the size `size` written unbraced as an argument of `command` (a `^`
+    or `_`, or a command's name) that takes it without its delimiter."""
+    latex = "Missing { inserted" if command in SIZE_UNBRACED else "Missing delimiter (. inserted)"
+    written = command if command in ("^", "_") else "\\" + command
+    return (f"{size} as the argument of {written} is taken without its delimiter (LaTeX: "
+            f"\"{latex}\"): write {'x' * (command in ('^', '_'))}{written}{{{size}(}}, the "
+            "size and its delimiter in braces")
 
 
 def delimiter_problem(command: str, pieces: Pieces, at: int) -> str:

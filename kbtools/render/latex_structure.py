@@ -60,10 +60,14 @@ from kbtools.render.latex_args import (
 from kbtools.render.latex_delims import (
     OPTIONAL,
     OPTIONAL_MATH,
+    PLAIN_SIZES,
+    SIZE_ANY,
+    SIZE_UNBRACED,
     SIZES,
     delimiter_end,
     optional_crossed,
     optional_ends,
+    size_alone,
     size_argument,
     smash_problem,
 )
@@ -404,6 +408,9 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
                 f"needs braces (LaTeX: \"Missing {{ inserted\"): write "
                 f"{frame.command}{{{piece}{{…}}}}, as x^{{\\hat a}} or x_{{\\sqrt{{2}}}}")
     frame.need -= 1
+    if piece[1:] in SIZES and frame.command not in SIZE_ANY:  # `x^\\big(`: its delimiter
+        return _size(stack, pieces, at + 1, piece[1:]) if frame.command in SIZE_UNBRACED \
+            and piece[1:] in PLAIN_SIZES else size_alone(piece, frame.command)
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
