@@ -50,7 +50,7 @@ from kbtools.render.latex_args import (
     argument,
     dimension,
     number,
-    past_blanks,
+    opening,
     scan_dimen,
     scan_glue,
     shown,
@@ -105,15 +105,6 @@ ARGUMENTS: dict[str, int] = {
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
     textsl emph""".split())
-# Environments whose rows have columns (`&`), with the most `&` a row takes (None: any;
-# a matrix has at most amsmath's MaxMatrixCols, 10, columns; {array} and {subarray} as
-# many as their column letters, `latex_args.spec_columns`). Any other environment
-# ({gathered}) has none.
-COLUMNS: dict[str, int | None] = {
-    **dict.fromkeys("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix".split(), 9),
-    **dict.fromkeys("aligned alignedat".split()),
-    "cases": 1,
-}
 # Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
 # spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
 # blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
@@ -274,7 +265,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             name = m.group(1) if m else ""
             i = _skip(pieces, i, m.end() if m else end)
             if word == "begin":
-                opened = _opening(name, tex, m.end() if m else end)
+                opened = opening(name, tex, m.end() if m else end)
                 if isinstance(opened, str):
                     return opened
                 i = _skip(pieces, i, opened[1])
@@ -452,43 +443,6 @@ def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
             _push(stack, _Frame("group", start=pieces[at][0], base=pieces[at][1]))
         return at + 1  # one token (`@\\,`): no argument of its own
     return at + 1
-
-
-def _opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
-    """The most `&` a row of the environment `env` takes, where reading goes on and whether
-    column letters in braces start there (an {array}'s: they are read as `_letters`), its
-    arguments (`{array}[t]{cc}`, `{alignedat}{2}`) read from `at`; or why LaTeX refuses them."""
-    if env == "array":
-        at = past_blanks(tex, at)
-        if tex[at:at + 1] == "[":  # `{array}[t]`: where it sits on the line
-            close = tex.find("]", at)
-            if close < 0:
-                return ("\\begin{array}[ without its ] (LaTeX: \"Runaway argument\"): "
-                        "write \\begin{array}[t]{cc}")
-            at = close + 1
-        spec = argument(tex, at)
-        if spec is None:
-            return ("\\begin{array} without its column letters (LaTeX: \"Missing # inserted "
-                    "in alignment preamble\"): write \\begin{array}{cc} a & b \\end{array}")
-        columns = spec_columns(tex, spec[0], spec[1])
-        if isinstance(columns, Slip):
-            return spec_problem(columns, tex[spec[0]:spec[1]], "\\begin{array}{cc}")
-        if columns < 1:
-            return ("{array} with no column (only rules or @{…} in its letters; LaTeX: "
-                    "\"Missing # inserted in alignment preamble\"): write a letter l, c, r "
-                    "or p{width} for each column, as \\begin{array}{c|c}")
-        braced = spec[2] != spec[1]
-        return columns - 1, spec[0] if braced else spec[2], braced
-    if env in ("subarray", "alignedat"):
-        arg = argument(tex, at)
-        if arg is None:
-            return 0 if env == "subarray" else None, at, False
-        if env == "alignedat" and isinstance(read := number(tex[arg[0]:arg[1]]), Slip):
-            return (f"{{alignedat}}{{{shown(tex[arg[0]:arg[1]])}}}: its argument is the number "
-                    f"of column pairs (LaTeX: \"{read.latex}\"): write "
-                    "\\begin{alignedat}{2} a &= b & c &= d \\end{alignedat}")
-        return (0 if env == "subarray" else None), arg[2], False
-    return COLUMNS.get(env, 0), at, False
 
 
 def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
