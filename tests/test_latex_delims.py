@@ -27,7 +27,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.errors import FindingsError
 from kbtools.render import formula as fm
 from kbtools.render.latex_allow import (
     COMMANDS,
@@ -272,3 +275,16 @@ def test_kb_check_names_file_line_and_what_to_write(tmp_path):
                 (FIRST + 10, "\\frac{a}{b}")]  # a block: its opening `$$`
     for line, (at, write) in zip(lines, expected, strict=True):
         assert f"doc.md:{at}:" in line and write in line, line
+
+
+def test_kb_build_refuses_the_same_formulas_at_their_lines(tmp_path):
+    corpus = tmp_path / "knowledge"
+    corpus.mkdir()
+    (corpus / "doc.md").write_text(GOOD_FM + BODY, encoding="utf-8")
+    (tmp_path / "kb.toml").write_text("")
+    with pytest.raises(FindingsError) as err:
+        build(load_config(tmp_path), BuildOptions(corpus=corpus, out=tmp_path / "dist",
+                                                  progress=False))
+    shown = [line for line in str(err.value).splitlines() if "math-invalid" in line]
+    assert sorted(int(s.split("doc.md:")[1].split(":")[0]) for s in shown) == \
+        [FIRST + 8, FIRST + 8, FIRST + 10], str(err.value)
