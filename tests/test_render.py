@@ -103,11 +103,12 @@ def test_render_is_deterministic_and_cached(tmp_path):
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    # passes the static check (what follows \left is not read as a delimiter), fails in LaTeX
-    bad = "\\left a x \\right)"
+    # passes the static check (a text accent's missing argument is not read), fails in LaTeX
+    bad = "\\text{a\\^}"
     got = render_formulas(["x", bad, "y"], tmp_path, failures=failures)
     assert set(got) == {"x", "y"}
-    assert failures == {bad: "LaTeX could not render this formula: Missing delimiter (. inserted)"}
+    assert failures == {bad: "LaTeX could not render this formula: Argument of \\OT1\\^ has an "
+                        "extra }"}
     with pytest.raises(RenderError, match="could not render"):
         render_svg(bad)
 

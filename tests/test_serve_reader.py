@@ -147,6 +147,7 @@ def test_the_skip_link_shows_when_it_has_the_focus():
     (r"\tag{2.1} a + b", "(2.1) a + b"),
     (r"a \tag*{A}", "a A"),
     (r"a \tag *{式一}", "a 式一"),
+    (r"f = 1 \text{ if $x>0$, } \$5", "f = 1 if x>0, $5"),  # `$…$` in text: math, no `$`
 ])
 def test_a_formula_is_said_as_it_shows(latex, said):
     assert formula_words(latex) == said

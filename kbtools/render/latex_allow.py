@@ -5,8 +5,8 @@ run) and what the renderer runs again before LaTeX sees anything. It is an allow
 blocklist: a formula passes only if every control word is a math command listed here, every
 control symbol is an escape or spacing symbol listed here, every environment is a listed
 math environment named literally (`\\begin{pmatrix}`), and no character has a meaning that
-changes how TeX reads the rest (`%` comments, `#` parameters, `$`, `^^` character codes,
-control characters). Nothing allowed defines, redefines or constructs a command name, changes
+changes how TeX reads the rest (`%` comments, `#` parameters, `$` outside text, `^^`
+character codes, control characters); in text `$…$` is math again (`dollar_problem`). Nothing allowed defines, redefines or constructs a command name, changes
 a category code, reads or writes a file, or issues a special, so TeX reads the formula exactly
 as this tokeniser does: `\\csname`, `\\@nameuse`, `\\scantokens`, `\\catcode`, `^^5c`,
 `\\expandafter`, `\\input`, `\\special`, `\\def` … are unknown tokens, refused by name.
@@ -153,7 +153,7 @@ MATH_CHARS: dict[str, str] = {
     **dict(zip("℉㎡㎏㎜㎝㎞㏄", r"""{{}^\circ\mathrm{F}} {\mathrm{m}^2} {\mathrm{kg}} {\mathrm{mm}}
         {\mathrm{cm}} {\mathrm{km}} {\mathrm{cc}}""".split(), strict=True)),
 }
-_TEX_PIECE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}]|[^\x00-\x7f]", re.S)
+_TEX_PIECE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}$]|[^\x00-\x7f]", re.S)
 _TOKEN = re.compile(r"\\([A-Za-z]+|.?)|[{}%#$]|[\x00-\x1f\x7f-\x9f\ud800-\udfff]", re.S)
 _ENV_NAME = re.compile(r"\s*\{([A-Za-z]+\*?)\}")
 # `\tag{X}` / `\tag*{X}` (Typora's and Obsidian's equation number): the formula's label,
@@ -194,6 +194,8 @@ def latex_problem(source: str) -> str | None:
         return f"formula is {len(text):,} characters long; the limit is {MAX_FORMULA_CHARS:,}"
     if "^^" in text:  # TeX turns ^^xx into a character before it tokenises: refuse outright
         return "'^^' (TeX's character-code notation) is not allowed in formulas"
+    if "$" in text and (problem := dollar_problem(text)):
+        return problem
     depth = 0
     lefts = rights = 0
     stack: list[str] = []
@@ -209,7 +211,8 @@ def latex_problem(source: str) -> str | None:
                 return problem
             tags, in_tag = tags + 1, True
             continue
-        problem = _token_problem(tok)
+        dollar = tok.kind == "char" and tok.value == "$"  # `dollar_problem` read them
+        problem = None if dollar else _token_problem(tok)
         if problem:
             return problem
         if tok.kind == "char":
@@ -240,6 +243,30 @@ def latex_problem(source: str) -> str | None:
     if lefts != rights:
         return f"\\left and \\right do not pair ({lefts} vs {rights})"
     return structure_problem(tex_source(text), text) or glyph_problem(text)
+
+
+def dollar_problem(formula: str) -> str | None:
+    """Why a `$` of `formula` stops LaTeX, or None. In text (the argument of `\\text` and the
+    other `TEXT_ARGUMENT` commands) `$…$` is math again, as LaTeX draws it (`\\text{if
+    $x>0$}`), closed before the text ends; anywhere else math is already on."""
+    opened: list[int] = []  # the brace depth of each `$` opened in text
+    depth = 0
+    for p in pieces(_tag_at_end(formula)):
+        if p.text == "$" and p.in_text:
+            opened.append(depth)
+        elif p.text == "$" and opened and opened[-1] == depth:
+            opened.pop()
+        elif p.text == "$":
+            return ("'$' inside a formula (math is already on): write \\$ for a dollar sign; "
+                    "only in \\text{…} does $…$ set math again, as \\text{if $x>0$}")
+        elif p.text in "{}":
+            if p.text == "}" and opened and opened[-1] == depth:
+                break
+            depth += 1 if p.text == "{" else -1
+    if opened:
+        return ("'$' inside \\text{…} opens math that the text does not close (LaTeX: "
+                "\"Missing $ inserted\"): close it before the text's '}', as \\text{if $x>0$}")
+    return None
 
 
 def inline_problem(source: str) -> str | None:
@@ -352,16 +379,21 @@ class Piece(NamedTuple):
 def pieces(formula: str) -> Iterator[Piece]:
     """The pieces of `formula` that `tex_source` may rewrite, each with its mode: how the
     renderer and the glyph check (`glyph_problem`) both read a formula."""
-    text_groups: list[bool] = []  # one entry per open brace: is its content text?
+    modes: list[str] = []  # one entry per open brace or `$` in text: "text", "math" or "$"
     text_arg_at = -1  # where a TEXT_ARGUMENT command ended (its argument may follow)
     for m in _TEX_PIECE.finditer(formula):
         piece = m.group(0)
-        in_text = bool(text_groups) and text_groups[-1]
+        in_text = bool(modes) and modes[-1] == "text"
         if piece == "{":
-            text_groups.append(in_text or text_arg_at >= 0
-                               and not formula[text_arg_at:m.start()].strip())
-        elif piece == "}" and text_groups:
-            text_groups.pop()
+            modes.append("text" if in_text or text_arg_at >= 0
+                         and not formula[text_arg_at:m.start()].strip() else "math")
+        elif piece == "}":
+            while modes and modes.pop() == "$":  # a `$` left open ends with its text
+                pass
+        elif piece == "$" and in_text:  # `\\text{if $x>0$}`: math again, up to its `$`
+            modes.append("$")
+        elif piece == "$" and modes and modes[-1] == "$":
+            modes.pop()
         text_arg_at = m.end() if piece[0] == "\\" and piece[1:] in TEXT_ARGUMENT else -1
         yield Piece(m.start(), m.end(), piece, in_text)
 
@@ -411,7 +443,7 @@ def tex_source(formula: str) -> str:
         script = None
         if not word and unicodedata.category(piece) == "Cf":
             continue  # invisible (a zero-width space copied from a web page): no glyph to draw
-        if p.in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}":
+        if p.in_text or (word and word not in TEXT_SYMBOLS) or piece in "{}$":
             out.append(text_glyph(piece) if p.in_text else piece)
         elif piece in MATH_CHARS:  # a control word ends at the space: `αx` → `\\alpha x`
             out.append(MATH_CHARS[piece] + " " * MATH_CHARS[piece][-1].isalpha())

@@ -10,8 +10,9 @@ case, blanks before it): `pt pc in bp cm mm dd cc nd nc sp`, `true` before one o
 `ex` `px`; `mu` only (and always) in math glue; `fil`, `fill`, `filll` only after `plus` or
 `minus`. A dimension of 16384pt or more is "Dimension too large", an integer over 2^31-1
 "Number too big". Column letters are those of LaTeX's own `array` (the renderer loads no
-array package): `l c r |`, `p{width}`, `@{…}`, `*{n}{…}`. Every scanner reads each character
-a bounded number of times: linear, no recursion.
+array package): `l c r |`, `p{width}`, `@{…}`, `*{n}{…}`; `opening` reads an environment's
+(`{array}[t]{cc}`, `{alignedat}{2}`). Every scanner reads each character a bounded number
+of times: linear, no recursion.
 """
 
 from __future__ import annotations
@@ -362,3 +363,51 @@ def dimension_problem(written: str, slip: Slip, word: str) -> str:
 
 def shown(text: str) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"
+
+
+# Environments whose rows have columns (`&`), with the most `&` a row takes (None: any;
+# a matrix has at most amsmath's MaxMatrixCols, 10, columns; {array} and {subarray} as
+# many as their column letters, `spec_columns`). Any other environment
+# ({gathered}) has none.
+COLUMNS: dict[str, int | None] = {
+    **dict.fromkeys("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix".split(), 9),
+    **dict.fromkeys("aligned alignedat".split()),
+    "cases": 1,
+}
+
+
+def opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
+    """The most `&` a row of the environment `env` takes, where reading goes on and whether
+    column letters in braces start there (an {array}'s: `latex_structure` reads them), its
+    arguments (`{array}[t]{cc}`, `{alignedat}{2}`) read from `at`; or why LaTeX refuses them."""
+    if env == "array":
+        at = past_blanks(tex, at)
+        if tex[at:at + 1] == "[":  # `{array}[t]`: where it sits on the line
+            close = tex.find("]", at)
+            if close < 0:
+                return ("\\begin{array}[ without its ] (LaTeX: \"Runaway argument\"): "
+                        "write \\begin{array}[t]{cc}")
+            at = close + 1
+        spec = argument(tex, at)
+        if spec is None:
+            return ("\\begin{array} without its column letters (LaTeX: \"Missing # inserted "
+                    "in alignment preamble\"): write \\begin{array}{cc} a & b \\end{array}")
+        columns = spec_columns(tex, spec[0], spec[1])
+        if isinstance(columns, Slip):
+            return spec_problem(columns, tex[spec[0]:spec[1]], "\\begin{array}{cc}")
+        if columns < 1:
+            return ("{array} with no column (only rules or @{…} in its letters; LaTeX: "
+                    "\"Missing # inserted in alignment preamble\"): write a letter l, c, r "
+                    "or p{width} for each column, as \\begin{array}{c|c}")
+        braced = spec[2] != spec[1]
+        return columns - 1, spec[0] if braced else spec[2], braced
+    if env in ("subarray", "alignedat"):
+        arg = argument(tex, at)
+        if arg is None:
+            return 0 if env == "subarray" else None, at, False
+        if env == "alignedat" and isinstance(read := number(tex[arg[0]:arg[1]]), Slip):
+            return (f"{{alignedat}}{{{shown(tex[arg[0]:arg[1]])}}}: its argument is the number "
+                    f"of column pairs (LaTeX: \"{read.latex}\"): write "
+                    "\\begin{alignedat}{2} a &= b & c &= d \\end{alignedat}")
+        return (0 if env == "subarray" else None), arg[2], False
+    return COLUMNS.get(env, 0), at, False

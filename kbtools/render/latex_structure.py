@@ -17,7 +17,10 @@ what LaTeX would stop at and what to write, or None:
   `gathered`, a third column in `cases`): "Misplaced alignment tab";
 - `\\left`, `\\middle` and `\\right` that do not pair within one group or environment
   (`\\right) x \\left(`, `{\\left( } \\right)`, `\\left( \\begin{matrix} \\right)`), and an
-  `\\end` inside a group or `\\left…\\right` opened after its `\\begin`;
+  `\\end` inside a group or `\\left…\\right` opened after its `\\begin`; what follows each,
+  and a size (`\\big`), that is no delimiter (`latex_delims`: "Missing delimiter");
+- the math of a command's optional `[…]` (`\\sqrt[\\frac{1}]{x}`), up to its first `]`
+  outside braces, and `$…$` in text, math again (`\\text{a $\\frac{1}$ b}`);
 - a text accent (`\\'`, `\\"`, `\\^`, `\\~`, `\\=`, `\\.`, `` \\` ``) in math ("Please use
   \\mathaccent for accents in math mode");
 - a dimension that is none (`\\hspace{x}`, `\\mkern3pt`, `\\\\[x]`, `\\\\ [0,1]` in {array}),
@@ -47,15 +50,32 @@ from kbtools.render.latex_args import (
     argument,
     dimension,
     number,
-    past_blanks,
+    opening,
     scan_dimen,
     scan_glue,
+    shown,
     spec_columns,
     spec_problem,
 )
+from kbtools.render.latex_delims import (
+    OPTIONAL,
+    OPTIONAL_MATH,
+    PLAIN_SIZES,
+    SIZE_ANY,
+    SIZE_UNBRACED,
+    SIZES,
+    delimiter_end,
+    optional_crossed,
+    optional_ends,
+    size_alone,
+    size_argument,
+    smash_problem,
+)
+from kbtools.render.latex_scripts import double_script
 from kbtools.render.latex_text import (
     cline_end,
     crossing,
+    dollar_in_math,
     math_in_text,
     row_in_braces,
     rule_problem,
@@ -83,18 +103,8 @@ ARGUMENTS: dict[str, int] = {
         pmod pod cline""".split(), 1),
     "multicolumn": 3,
 }
-OPTIONAL = frozenset({"sqrt", "xrightarrow", "xleftarrow"})
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
     textsl emph""".split())
-# Environments whose rows have columns (`&`), with the most `&` a row takes (None: any;
-# a matrix has at most amsmath's MaxMatrixCols, 10, columns; {array} and {subarray} as
-# many as their column letters, `latex_args.spec_columns`). Any other environment
-# ({gathered}) has none.
-COLUMNS: dict[str, int | None] = {
-    **dict.fromkeys("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix".split(), 9),
-    **dict.fromkeys("aligned alignedat".split()),
-    "cases": 1,
-}
 # Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
 # spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
 # blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
@@ -106,7 +116,7 @@ UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf 
     mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
     textsl emph""".split())
 # What ends a formula's group or row, or needs a base of its own: no argument
-NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end"})
+NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$"})
 FRACTIONS = frozenset({"over", "choose"})  # TeX's generalized fractions: one per group
 KEEP_BASE = frozenset({"limits", "nolimits", "displaylimits"})  # scripts still follow the base
 TEXT_ACCENTS = frozenset("'`\"^~=.")
@@ -115,15 +125,15 @@ _USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}
           "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
           "underset": "\\underset{a}{x}", "stackrel": "\\stackrel{a}{x}",
           "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "multicolumn": "\\multicolumn{2}{c}{x}"}
-MAX_SHOWN = 60  # characters of the formula a message quotes
 
 
 @dataclass
 class _Frame:
     """A group, `\\left…\\right`, environment or command argument being read."""
 
-    kind: str  # "top", "group", "left", "env", "text", "spec" (an array's column letters)
-    name: str = ""  # the environment's name
+    kind: str  # "top", "group", "left", "env", "text", "spec" (an array's column letters),
+    # "opt" (a command's `[…]` read as math), "inline" (`$…$` in text)
+    name: str = ""  # the environment's name (the command of an "opt")
     start: int = 0  # where it opened
     base: int = 0  # where the current base (nucleus) starts
     sup: tuple[int, bool] | None = None  # the base's superscript: (its piece, a prime?)
@@ -137,6 +147,7 @@ class _Frame:
     row_start: bool = False  # nothing read yet in the environment's row (`\\hline` may come)
     cell_start: bool = False  # nothing read yet in the row's cell (`\\multicolumn` may come)
     nested: bool = False  # inside braces within an environment's cell: no row ends here
+    stop: int = -1  # the piece ending the innermost "opt" this frame is in (its `]`)
 
     def new_base(self, at: int) -> None:
         self.base, self.sup, self.sub = at, None, None
@@ -149,17 +160,26 @@ def structure_problem(tex: str, written: str = "") -> str | None:
     typed = any(ch in SUPERSCRIPTS or ch in SUBSCRIPTS for ch in written)
     stack = [_Frame("top")]
     pieces = [(m.start(), m.end(), m.group(0)) for m in _PIECE.finditer(tex)]
+    ends = optional_ends(pieces)  # where each `[` would end as an optional argument
     i = 0
     while i < len(pieces):
         start, end, piece = pieces[i]
         frame = stack[-1]
+        if frame.stop >= 0 and i >= frame.stop:  # the `]` ending an optional argument
+            if i > frame.stop or frame.kind != "opt":
+                return _crossed(stack, pieces, tex)
+            if frame.need:
+                return _missing(frame.command)
+            stack.pop()
+            i += 1
+            continue
         i += 1
         if piece.isspace():
             continue
         word = piece[1:] if piece.startswith("\\") else ""
         if frame.kind == "text":  # text: its braces, `&`, rows, spacing and no math
             if frame.need:  # `\\boxed{…}` in text: its argument is math
-                read = _argument(stack, pieces, i - 1)
+                read = _argument(stack, pieces, i - 1, tex, ends)
                 if isinstance(read, str):
                     return read
                 i = read
@@ -170,7 +190,14 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 return problem
             if piece == "\\\\" and frame.nested:
                 return row_in_braces(_env_name(stack))
-            if word == "boxed":
+            if word in SIZES:  # `\\big(` in text: its delimiter
+                read = _size(stack, pieces, i, word)
+                if isinstance(read, str):
+                    return read
+                i = read
+            elif piece == "$":  # `\\text{if $x>0$}`: math again
+                _push(stack, _Frame("inline", start=start, base=end))
+            elif word == "boxed":
                 frame.need, frame.command, frame.optional = 1, word, False
             elif piece == "\\\\" or word == "hspace":
                 read = _row_end(stack, tex, end) if word == "\\" else \
@@ -189,7 +216,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             i = _letters(stack, pieces, i - 1, tex)
             continue
         if frame.need:
-            read = _argument(stack, pieces, i - 1)
+            read = _argument(stack, pieces, i - 1, tex, ends)
             if isinstance(read, str):
                 return read
             i = read
@@ -220,6 +247,11 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             if frame.kind != "group":
                 return crossing("'}'", frame.kind, frame.name)
             stack.pop()
+        elif piece == "$":  # `$…$` in text ends here (the allowlist pairs them)
+            if frame.kind != "inline":
+                return crossing("'$'", frame.kind, frame.name) if frame.kind in \
+                    ("left", "env", "opt") else dollar_in_math()
+            stack.pop()
         elif piece == "&":
             limit = frame.tabs_allowed if frame.kind == "env" else 0
             if limit is not None and frame.tabs >= limit:
@@ -233,7 +265,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             name = m.group(1) if m else ""
             i = _skip(pieces, i, m.end() if m else end)
             if word == "begin":
-                opened = _opening(name, tex, m.end() if m else end)
+                opened = opening(name, tex, m.end() if m else end)
                 if isinstance(opened, str):
                     return opened
                 i = _skip(pieces, i, opened[1])
@@ -249,7 +281,10 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         elif word in ("left", "middle", "right"):
             if word != "left" and frame.kind != "left":
                 return unpaired(word, frame.kind)
-            i = _delimiter(pieces, i)
+            read = delimiter_end(pieces, i, word)
+            if isinstance(read, str):
+                return read
+            i = read
             if word == "left":
                 frame.new_base(start)
                 _push(stack, _Frame("left", start=start, base=end))
@@ -297,12 +332,20 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             frame.need, frame.command, frame.optional = 1, word, False
             if spans[1]:  # its column letters, read for the math of their `@{…}`
                 _push(stack, _Frame("spec", start=spans[0]))
+        elif word in SIZES:
+            frame.new_base(start)
+            read = _size(stack, pieces, i, word)
+            if isinstance(read, str):
+                return read
+            i = read
         else:
             frame.new_base(start)
             if word in ARGUMENTS:
                 frame.need, frame.command = ARGUMENTS[word], word
                 frame.optional = word in OPTIONAL
     frame = stack[-1]
+    if frame.stop >= 0:  # its `]` was read as a delimiter or an argument's
+        return _crossed(stack, pieces, tex)
     if frame.need:
         return _missing(frame.command)
     return None
@@ -324,47 +367,28 @@ def _script(frame: _Frame, pieces: list[tuple[int, int, str]], at: int, tex: str
         else:
             frame.sub = (at, False)
         return None
-    return _double(frame.base, first, pieces, at, tex, typed)
+    return double_script(frame.base, first, pieces, at, tex, typed)
 
 
-def _double(base_at: int, first: tuple[int, bool], pieces: list[tuple[int, int, str]],
-            at: int, tex: str, typed: bool) -> str:
-    """The message for the second script `pieces[at]` on the base starting at `base_at`,
-    whose first script of that kind is `first` (its piece, and whether it is a prime)."""
-    start, end, piece = pieces[at]
-    word = "superscript" if piece != "_" else "subscript"
-    first_start = pieces[first[0]][0]
-    first_end = pieces[first[0]][1] if first[1] else _script_end(pieces, first[0])
-    arg_end = end if piece == "'" else _script_end(pieces, at)
-    second = tex[start:arg_end].strip()
-    wrapped = "{" + _brief(tex[base_at:start].strip()) + "}" + _brief(second)
-    joined = ""
-    if not first[1] and piece != "'" and not tex[first_end:start].strip():
-        one, two = _inner(tex[first_start + 1:first_end]), _inner(tex[start + 1:arg_end])
-        gap = " " if "\\" in one and one.rsplit("\\", 1)[1].isalpha() and two[:1].isalpha() \
-            else ""
-        joined = f" or {tex[base_at:first_start].strip()}{piece}{{{one}{gap}{two}}}"
-    what = " (a prime ' is a superscript)" if first[1] or piece == "'" else ""
-    read = ", as LaTeX reads it: a typed ² or ₁ is ^{2} or _{1}" if typed else ""
-    return (f"double {word} in '{_cut(tex[base_at:arg_end].strip())}'{read}{what}: a base "
-            f"takes one (LaTeX: \"Double {word}\"); write {_cut(wrapped)}{_cut(joined)}")
-
-
-def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int) -> str | int:
+def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, tex: str,
+              ends: dict[int, int]) -> str | int:
     """Read one argument of the frame's command starting at `pieces[at]` (not a blank):
     where reading goes on, or why LaTeX refuses what is there."""
     frame = stack[-1]
     start, end, piece = pieces[at]
     if frame.optional and piece == "[":
         frame.optional = False
-        depth = 0
-        for j in range(at + 1, len(pieces)):
-            depth += {"{": 1, "}": -1}.get(pieces[j][2], 0)
-            if depth < 0:
-                return _missing(frame.command)
-            if pieces[j][2] == "]" and not depth:
-                return j + 1
-        return _missing(frame.command)
+        stop = ends[at]
+        if stop < 0:
+            return _missing(frame.command)
+        if 0 <= frame.stop <= stop:  # `\\sqrt[\\sqrt[3]{x}]{y}`: the outer `[…]` ends first
+            return _crossed(stack, pieces, tex)
+        if frame.command == "smash":
+            return smash_problem(pieces, at + 1, stop) or stop + 1
+        if frame.command not in OPTIONAL_MATH:  # `\\cfrac[l]`: not math (`latex_delims`)
+            return stop + 1
+        _push(stack, _Frame("opt", frame.command, start, base=end, stop=stop))
+        return at + 1
     frame.optional = False
     if piece in NOT_ARGUMENT or piece in ("\\left", "\\begin") or \
             (piece == "'" and frame.command in ("^", "_")):
@@ -375,6 +399,9 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int) 
                 f"needs braces (LaTeX: \"Missing {{ inserted\"): write "
                 f"{frame.command}{{{piece}{{…}}}}, as x^{{\\hat a}} or x_{{\\sqrt{{2}}}}")
     frame.need -= 1
+    if piece[1:] in SIZES and frame.command not in SIZE_ANY:  # `x^\\big(`: its delimiter
+        return _size(stack, pieces, at + 1, piece[1:]) if frame.command in SIZE_UNBRACED \
+            and piece[1:] in PLAIN_SIZES else size_alone(piece, frame.command)
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
@@ -387,6 +414,7 @@ def _push(stack: list[_Frame], frame: _Frame, rows: bool = False) -> None:
     inside an environment's cell hold it; an environment, or `rows`, has rows of its own."""
     below = stack[-1]
     frame.nested = frame.kind != "env" and not rows and (below.kind == "env" or below.nested)
+    frame.stop = frame.stop if frame.kind == "opt" else below.stop
     stack.append(frame)
 
 
@@ -417,43 +445,6 @@ def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
     return at + 1
 
 
-def _opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
-    """The most `&` a row of the environment `env` takes, where reading goes on and whether
-    column letters in braces start there (an {array}'s: they are read as `_letters`), its
-    arguments (`{array}[t]{cc}`, `{alignedat}{2}`) read from `at`; or why LaTeX refuses them."""
-    if env == "array":
-        at = past_blanks(tex, at)
-        if tex[at:at + 1] == "[":  # `{array}[t]`: where it sits on the line
-            close = tex.find("]", at)
-            if close < 0:
-                return ("\\begin{array}[ without its ] (LaTeX: \"Runaway argument\"): "
-                        "write \\begin{array}[t]{cc}")
-            at = close + 1
-        spec = argument(tex, at)
-        if spec is None:
-            return ("\\begin{array} without its column letters (LaTeX: \"Missing # inserted "
-                    "in alignment preamble\"): write \\begin{array}{cc} a & b \\end{array}")
-        columns = spec_columns(tex, spec[0], spec[1])
-        if isinstance(columns, Slip):
-            return spec_problem(columns, tex[spec[0]:spec[1]], "\\begin{array}{cc}")
-        if columns < 1:
-            return ("{array} with no column (only rules or @{…} in its letters; LaTeX: "
-                    "\"Missing # inserted in alignment preamble\"): write a letter l, c, r "
-                    "or p{width} for each column, as \\begin{array}{c|c}")
-        braced = spec[2] != spec[1]
-        return columns - 1, spec[0] if braced else spec[2], braced
-    if env in ("subarray", "alignedat"):
-        arg = argument(tex, at)
-        if arg is None:
-            return 0 if env == "subarray" else None, at, False
-        if env == "alignedat" and isinstance(read := number(tex[arg[0]:arg[1]]), Slip):
-            return (f"{{alignedat}}{{{_cut(tex[arg[0]:arg[1]])}}}: its argument is the number "
-                    f"of column pairs (LaTeX: \"{read.latex}\"): write "
-                    "\\begin{alignedat}{2} a &= b & c &= d \\end{alignedat}")
-        return (0 if env == "subarray" else None), arg[2], False
-    return COLUMNS.get(env, 0), at, False
-
-
 def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
     """Where a row's `\\\\` at `tex[at:]` ends: its `*` and its `[spacing]` read (after
     blanks in {array}, in text and outside environments, right after it elsewhere)."""
@@ -479,7 +470,7 @@ def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
         slip = read if isinstance(read, Slip) else Slip("Runaway argument")
         hint = SLIP_HINT.get(slip.latex, "only a dimension") if slip is not MISSING_NUMBER \
             else "a dimension needs a number and a unit"
-        return (f"'{_cut(tex[start:close + 1])}': the [ … ] after \\\\ is the space "
+        return (f"'{shown(tex[start:close + 1])}': the [ … ] after \\\\ is the space "
                 f"below the row, {hint} (LaTeX: \"{slip.latex}\"): write \\\\[4pt], or "
                 "\\\\ {[}0,1] for a bracket starting the next row")
     return close + 1
@@ -501,14 +492,14 @@ def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> tuple[int, 
     if count is None or spec is None:
         return _missing("multicolumn")
     if isinstance(n, Slip):
-        return (f"\\multicolumn{{{_cut(tex[count[0]:count[1]])}}}: its first argument is the "
+        return (f"\\multicolumn{{{shown(tex[count[0]:count[1]])}}}: its first argument is the "
                 f"number of columns it spans (LaTeX: \"{n.latex}\"): write "
                 "\\multicolumn{2}{c}{x}")
     columns = spec_columns(tex, spec[0], spec[1])
     if isinstance(columns, Slip):
         return spec_problem(columns, tex[spec[0]:spec[1]], "\\multicolumn{2}{c}{x}")
     if columns > 1:
-        return (f"\\multicolumn{{…}}{{{_cut(tex[spec[0]:spec[1]])}}}: the column letters of "
+        return (f"\\multicolumn{{…}}{{{shown(tex[spec[0]:spec[1]])}}}: the column letters of "
                 "a \\multicolumn make one column (LaTeX: \"Missing \\endgroup inserted\"): "
                 "write \\multicolumn{2}{c}{x}")
     frame.tabs += max(n, 1) - 1
@@ -533,28 +524,22 @@ def _has_argument(pieces: list[tuple[int, int, str]], at: int) -> bool:
     return at < len(pieces) and pieces[at][2] not in NOT_ARGUMENT and pieces[at][2] != "'"
 
 
-def _script_end(pieces: list[tuple[int, int, str]], at: int) -> int:
-    """Where the script `pieces[at]` (`^` or `_`) and its argument end in the formula."""
-    at += 1
-    while at < len(pieces) and pieces[at][2].isspace():
-        at += 1
-    if at >= len(pieces):
-        return pieces[-1][1]
-    if pieces[at][2] != "{":
-        return pieces[at][1]
-    depth = 0
-    for j in range(at, len(pieces)):
-        depth += {"{": 1, "}": -1}.get(pieces[j][2], 0)
-        if not depth:
-            return pieces[j][1]
-    return pieces[-1][1]
+def _size(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
+          word: str) -> int | str:
+    """Read the delimiter a size (`\\big`) takes at `pieces[at]`: where reading goes on (in
+    the group `\\big{(x}` opens, whose rest is math), or why LaTeX refuses what is there."""
+    read = size_argument(pieces, at, word)
+    if isinstance(read, str):
+        return read
+    if read[1] >= 0:
+        _push(stack, _Frame("group", start=pieces[read[1]][0], base=pieces[read[1]][1]))
+    return read[0]
 
 
-def _delimiter(pieces: list[tuple[int, int, str]], at: int) -> int:
-    """Where reading goes on after the delimiter of a `\\left`, `\\middle` or `\\right`."""
-    while at < len(pieces) and pieces[at][2].isspace():
-        at += 1
-    return at + 1
+def _crossed(stack: list[_Frame], pieces: list[tuple[int, int, str]], tex: str) -> str:
+    """The message for the innermost optional argument, whose `]` something it holds read."""
+    opt = next(f for f in reversed(stack) if f.kind == "opt")
+    return optional_crossed(opt.name, f"\\{opt.name}{tex[opt.start:pieces[opt.stop][1]]}")
 
 
 def _missing(command: str) -> str:
@@ -567,23 +552,3 @@ def _missing(command: str) -> str:
     usage = _USAGE.get(command, f"\\{command}{{x}}")
     return (f"\\{command} takes {n} argument{'s' * (n > 1)} and has fewer (LaTeX: \"Missing "
             f"{{ inserted\"): write {usage}")
-
-
-def _brief(script: str) -> str:
-    """`x^{2}` as `x^2`: a script of one character written without its braces."""
-    for mark in ("^{", "_{"):
-        at = script.find(mark)
-        while at != -1:
-            if script[at + 3:at + 4] == "}" and script[at + 2:at + 3] not in "{}\\":
-                script = script[:at + 1] + script[at + 2] + script[at + 4:]
-            at = script.find(mark, at + 1)
-    return script
-
-
-def _inner(argument: str) -> str:
-    argument = argument.strip()
-    return argument[1:-1] if argument.startswith("{") and argument.endswith("}") else argument
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"

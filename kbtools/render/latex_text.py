@@ -92,10 +92,16 @@ def unpaired(word: str, kind: str) -> str:
 
 
 def crossing(what: str, kind: str, name: str) -> str:
-    opened = {"left": "\\left", "env": f"\\begin{{{name}}}",
-              "top": "nothing"}.get(kind, "'{'")
+    opened = {"left": "\\left", "env": f"\\begin{{{name}}}", "top": "nothing",
+              "opt": f"[ of \\{name}", "inline": "$"}.get(kind, "'{'")
     return (f"{what} closes before the {opened} opened after it: pairs must nest "
             "(\\left … \\right, { … }, \\begin … \\end inside one another, not across)")
+
+
+def dollar_in_math() -> str:
+    return ("'$' where math is already on (LaTeX: \"Display math should end with $$\"): write "
+            "\\$ for a dollar sign; only in \\text{…} does $…$ set math again, as "
+            "\\text{if $x>0$}")
 
 
 def _inside(kind: str) -> str:

@@ -121,8 +121,8 @@ class _Reader:
             return _script(self.argument(), _SUPER if piece == "^" else _SUB, piece)
         if piece in ("&", "~"):
             return " "
-        if not piece.startswith("\\"):
-            return piece
+        if not piece.startswith("\\"):  # a `$` sets math in text (`\\text{if $x>0$}`): silent
+            return piece.replace("$", "")
         name = piece[1:]
         if name == "\\":
             return "; "
