@@ -30,6 +30,10 @@ CODES: dict[str, str] = {
     "fm-empty": "the front matter block is empty",
     "fm-not-mapping": "the front matter is a list or scalar, not a mapping",
     "yaml-syntax": "YAML syntax error (with its line)",
+    "yaml-1.1-value": "an unquoted value YAML 1.1 reads otherwise than it is written: "
+                      "`code: 010` is 8 (octal), `0x1F` 31, `1:30` 90 (base 60), `1_000` 1000, "
+                      "`.inf` a number, `answer: no` / `yes` / `on` / `off` booleans; quote "
+                      "it (`code: \"010\"`) or write what YAML reads (`false`) (warning)",
     "duplicate-key": "a key appears twice in the front matter",
     "yaml-bomb": "the front matter has over 20,000 nodes (an alias bomb?) or nests too deeply",
     "fm-missing-key": "a required key is missing (base or category schema)",
@@ -102,4 +106,5 @@ FRONT_MATTER_CODES = frozenset({
     "fm-missing", "fm-unterminated", "fm-empty", "fm-not-mapping", "yaml-syntax",
     "duplicate-key", "yaml-bomb", "fm-missing-key", "fm-unknown-key", "fm-type", "fm-value",
     "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer", "fm-tag-hash",
+    "yaml-1.1-value",
 })

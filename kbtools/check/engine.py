@@ -37,6 +37,7 @@ from kbtools.check import (
     results_cache,
     vocabulary,
     wikilinks,
+    yaml11,
 )
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
@@ -210,6 +211,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         problems = frontmatter.schema_free_problems(src)
     for code, line, col, message in problems:
         add(code, "error", line, col, message)
+    for code, line, col, message in yaml11.yaml11_problems(src, problems):
+        add(code, "warning", line, col, message)
     has_fm = src.fm_end_line > 0
     for problem in content.body_problems(src.body, src.body_line, has_fm):
         add(*problem)
