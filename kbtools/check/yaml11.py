@@ -4,9 +4,12 @@ PyYAML (YAML 1.1) turns some unquoted values into what their author did not writ
 010` is 8 (octal), `0x1F` 31, `0b101` 5, `time: 1:30` 90 (base 60), `1_000` 1000, `.inf`
 infinity, and `answer: no` / `yes` / `on` / `off` (any of their three spellings: `no`, `No`,
 `NO`) booleans (`country: NO`, the "Norway problem"). A YAML 1.2 reader (and a person) reads
-the text: a filter `--where code=010` then matches nothing, and the page shows 8. What YAML
-1.2 reads the same (`10`, `+5`, `1.5`, `true`, a date) says nothing; nor do quoted values,
-block scalars, tagged values (`!!int 010`) and keys. PyYAML reads `y` and `n` as text.
+the text: a filter `--where code=010` then matches nothing, and the page shows 8. A number
+written in another radix or with a leading 0 (`0x1F`, `007`: YAML 1.2 reads them as numbers
+too) and `.inf`/`.nan` are named as well: written so, they are codes and file extensions
+far more often than numbers. What YAML 1.1 and 1.2 both read as it is written (`10`, `+5`,
+`1.5`, `true`, a date) says nothing; nor do quoted values, block scalars, tagged values
+(`!!int 010`) and keys. PyYAML reads `y` and `n` as text.
 
 The values are found with PyYAML's own parser (its events, with their line marks): the
 front matter is parsed once more, only when it loaded with a boolean or number in it.
@@ -130,9 +133,9 @@ def _plain_values(text: str) -> Iterator[PlainValue]:
 
 
 def misreading(tag: str, text: str) -> str:
-    """How YAML 1.1 reads `text` (a plain scalar it resolved to `tag`) otherwise than YAML
-    1.2 reads it, "" when it does not: "boolean", "octal", "hexadecimal", "binary",
-    "base-60", "underscore", "special" (`.inf`, `.nan`)."""
+    """How YAML 1.1 reads `text` (a plain scalar it resolved to `tag`) otherwise than it
+    is written, "" when it reads it as written: "boolean", "octal" (any leading 0),
+    "hexadecimal", "binary", "base-60", "underscore", "special" (`.inf`, `.nan`)."""
     if tag == _BOOL:
         return "" if text in _BOOLS_12 else "boolean"
     digits = text[1:] if text[:1] in ("+", "-") else text
