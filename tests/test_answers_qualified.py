@@ -113,6 +113,7 @@ def test_an_english_qualified_name_fills_no_generic_input(question, value, other
     "current temperature 22 C, humidity 90%", "air temperature 22 C, humidity 90%",
     "temp 22 C, humidity 90%", "greenhouse temperature 22 C, humidity 90%",
     "22 C and 90% relative humidity", "at 22 C, 90% humidity",
+    "night temperature 22 C, humidity 90%", "the morning temperature is 22 C, humidity 90%",
 ])
 def test_english_names_of_the_input_itself_still_bind(question):
     assert VENT is not None
