@@ -149,6 +149,7 @@ def test_an_english_possessive_name_fills_no_generic_input(question, value, othe
     "the greenhouse's temperature is 22 C, humidity 90%",
     "the temperature in the morning is 22 C, humidity 90%",
     "humidity 90%, 22 C temperature of the air", "the temperature of about 22 C, humidity 90%",
+    "the temperature in greenhouse 2 is 22 C, humidity 90%",
 ])
 def test_english_phrases_naming_no_other_thing_still_fill(question):
     """No thing named (``a temperature of``), the surroundings (``of the air``), the table's

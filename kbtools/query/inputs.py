@@ -35,7 +35,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
-from kbtools.query.quantities import Others, Qualified, covered, key_text
+from kbtools.query.quantities import EN_PLAIN, Others, Qualified, covered, key_text
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
@@ -384,6 +384,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         for n, x in enumerate(found):
             if n in claimed or x.start < end:
                 continue
+            if x.unit is None and any(w not in EN_PLAIN for w in text[m.end():end].split()):
+                break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             gap = text[end:x.start]
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
             if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
