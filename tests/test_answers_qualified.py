@@ -173,6 +173,18 @@ def test_an_english_possessive_pressure_is_judged_with_or_without_a_heading(
     assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
 
 
+def test_a_phrase_naming_the_inputs_own_thing_names_the_input():
+    """``the temperature of the seal is 140`` on a seal table's Temperature names it (a
+    number without a unit, read only after its name), as ``seal temperature 140`` does;
+    ``of the oil`` names another thing's, and ``in tank 2`` says which one, not its value."""
+    seal = _bare("Temperature (°F)", "Seal checks")
+    assert read_inputs("the temperature of the seal is 140", seal).values == \
+        {"Temperature (°F)": "140"}
+    assert read_inputs("the temperature of the oil is 140", seal).values == {}
+    assert read_inputs("the temperature in seal 2 is 140 F", seal).values == \
+        {"Temperature (°F)": "140"}
+
+
 def test_a_phrase_naming_the_thing_a_heading_names_qualifies_nothing_only_under_it():
     """``pressure in the boiler``, ``the boiler's pressure``: the boiler table's own
     pressure; on a table that says nothing of a boiler, another thing's."""

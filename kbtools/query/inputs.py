@@ -384,7 +384,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         for n, x in enumerate(found):
             if n in claimed or x.start < end:
                 continue
-            if x.unit is None and any(w not in EN_PLAIN for w in text[m.end():end].split()):
+            if x.unit is None and not text[end:x.start].strip() and \
+                    any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             gap = text[end:x.start]
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
