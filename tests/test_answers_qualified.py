@@ -113,10 +113,87 @@ def test_an_english_qualified_name_fills_no_generic_input(question, value, other
     "current temperature 22 C, humidity 90%", "air temperature 22 C, humidity 90%",
     "temp 22 C, humidity 90%", "greenhouse temperature 22 C, humidity 90%",
     "22 C and 90% relative humidity", "at 22 C, 90% humidity",
+    "night temperature 22 C, humidity 90%", "the morning temperature is 22 C, humidity 90%",
 ])
 def test_english_names_of_the_input_itself_still_bind(question):
     assert VENT is not None
     assert read_inputs(question, VENT).values == {"Temperature (°C)": "22", "Humidity (%)": "90"}
+
+
+@pytest.mark.parametrize(("question", "value", "other"), [
+    ("temperature of the oil is 80 C, humidity 90%", "80C", "temperature of the oil"),
+    ("the temperature of oil is 80 C, humidity 90%", "80C", "temperature of oil"),
+    ("the temperature of the hydraulic oil is 80 C, humidity 90%", "80C",
+     "temperature of the hydraulic oil"),
+    ("the temperature of the oil in the tank reads 80 C, humidity 90%", "80C",
+     "temperature of the oil in the tank"),
+    ("temperature of the oil 80 C and humidity 90%", "80C", "temperature of the oil"),
+    ("the oil's temperature is 80 C, humidity 90%", "80C", "oil's temperature"),
+    ("the oil\u2019s temperature is 80 C, humidity 90%", "80C", "oil\u2019s temperature"),
+    ("humidity 90%, 80 C temperature of the oil", "80C", "temperature of the oil"),
+    ("humidity 90%, the water's temp is 22 C", "22C", "water's temp"),
+])
+def test_an_english_possessive_name_fills_no_generic_input(question, value, other):
+    """``temperature of the oil``, ``the oil's temperature``: the oil's, as ``oil
+    temperature`` is (the value filled Temperature, or left it missing without saying why)."""
+    assert VENT is not None
+    got = read_inputs(question, VENT)
+    assert (got.values, got.others) == \
+        ({"Humidity (%)": "90"}, {"Temperature (°C)": (value, other)})
+
+
+@pytest.mark.parametrize("question", [
+    "the temperature of 22 C, humidity 90%", "a temperature of 22 C, humidity 90%",
+    "temperature of the air is 22 C, humidity 90%", "the temperature of the air 22 C, 90% rh",
+    "the temperature in the greenhouse is 22 C, humidity 90%",
+    "the greenhouse's temperature is 22 C, humidity 90%",
+    "the temperature in the morning is 22 C, humidity 90%",
+    "humidity 90%, 22 C temperature of the air", "the temperature of about 22 C, humidity 90%",
+    "the temperature in greenhouse 2 is 22 C, humidity 90%",
+])
+def test_english_phrases_naming_no_other_thing_still_fill(question):
+    """No thing named (``a temperature of``), the surroundings (``of the air``), the table's
+    own heading (``in the greenhouse``) or a time (``in the morning``): the input's value."""
+    assert VENT is not None
+    got = read_inputs(question, VENT)
+    assert (got.values, got.others) == ({"Temperature (°C)": "22", "Humidity (%)": "90"}, {})
+
+
+@pytest.mark.parametrize("heading", ["", "Boiler checks"])
+@pytest.mark.parametrize(("question", "other"), [
+    ("the pressure of the tyre is 30 psi", "pressure of the tyre"),
+    ("the tyre's pressure is 30 psi", "tyre's pressure"),
+    ("the tyres' pressure is 30 psi", "tyres' pressure"),
+    ("pressure inside the tyre 30 psi", "pressure inside the tyre"),
+    ("what to do if the pressure of the water is 30 psi", "pressure of the water"),
+])
+def test_an_english_possessive_pressure_is_judged_with_or_without_a_heading(
+        heading, question, other):
+    got = read_inputs(question, _bare("Pressure (psi)", heading))
+    assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
+
+
+def test_a_phrase_naming_the_inputs_own_thing_names_the_input():
+    """``the temperature of the seal is 140`` on a seal table's Temperature names it (a
+    number without a unit, read only after its name), as ``seal temperature 140`` does;
+    ``of the oil`` names another thing's, and ``in tank 2`` says which one, not its value."""
+    seal = _bare("Temperature (°F)", "Seal checks")
+    assert read_inputs("the temperature of the seal is 140", seal).values == \
+        {"Temperature (°F)": "140"}
+    assert read_inputs("the temperature of the oil is 140", seal).values == {}
+    assert read_inputs("the temperature in seal 2 is 140 F", seal).values == \
+        {"Temperature (°F)": "140"}
+
+
+def test_a_phrase_naming_the_thing_a_heading_names_qualifies_nothing_only_under_it():
+    """``pressure in the boiler``, ``the boiler's pressure``: the boiler table's own
+    pressure; on a table that says nothing of a boiler, another thing's."""
+    for question, other in (("pressure in the boiler 30 psi", "pressure in the boiler"),
+                            ("the boiler's pressure is 30 psi", "boiler's pressure")):
+        assert read_inputs(question, _bare("Pressure (psi)", "Boiler checks")).values == \
+            {"Pressure (psi)": "30"}, question
+        assert read_inputs(question, _bare("Pressure (psi)")).others == \
+            {"Pressure (psi)": ("30psi", other)}, question
 
 
 def test_the_thing_a_table_is_about_qualifies_nothing():
@@ -259,6 +336,12 @@ def _evaluation(dist, question: str, doc: str) -> dict:
     ("greenhouse ventilation: oil temperature 80 C, humidity 90%", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
      "80C is said of oil temperature, not of Temperature (°C)"),
+    ("greenhouse ventilation: the temperature of the oil is 80 C, humidity 90%", "vent.md",
+     "Temperature (°C)", {"Humidity (%)": "90"},
+     "80C is said of temperature of the oil, not of Temperature (°C)"),
+    ("greenhouse ventilation: the oil's temperature is 80 C, humidity 90%", "vent.md",
+     "Temperature (°C)", {"Humidity (%)": "90"},
+     "80C is said of oil's temperature, not of Temperature (°C)"),
 ])
 def test_the_answer_says_what_the_value_was_said_of(dist, question, doc, column, inputs, note):
     ev = _evaluation(dist, question, doc)
@@ -344,6 +427,30 @@ def test_any_english_noun_qualifying_a_name_keeps_its_value(header, heading, mod
         got = read_inputs(question, table)
         assert got.values == {} and got.others[column][1] == f"{modifier} {name}", question
     for question in (f"{name} {value} {unit}", f"the {name} is {value} {unit}"):
+        assert read_inputs(question, table).values == {column: str(value)}, question
+
+
+_WORD = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9) \
+    .filter(lambda w: w not in _PLAIN and not EN_NUMERALS.match(w)
+            and w not in {"plant", "checks", "pressure", "vibration", "flow", "temperature",
+                          "psi", "gpm", "ips", "action", "inside", "within"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(header=st.sampled_from(_HEADERS), heading=st.sampled_from(["", "Plant checks"]),
+       thing=_WORD, value=st.integers(min_value=1, max_value=99))
+def test_any_english_noun_a_name_is_said_of_keeps_its_value(header, heading, thing, value):
+    """``pressure of the X is N psi``, ``the X's pressure is N psi``, ``N psi pressure of the
+    X``: whatever thing X is, N is its pressure, not the table's; ``a pressure of N psi`` and
+    ``the pressure of the air is N psi`` fill the table's."""
+    column, name, unit = header
+    table = _bare(column, heading)
+    for question, other in ((f"{name} of the {thing} is {value} {unit}", f"{name} of the {thing}"),
+                            (f"the {thing}'s {name} is {value} {unit}", f"{thing}'s {name}"),
+                            (f"{value} {unit} {name} of the {thing}", f"{name} of the {thing}")):
+        got = read_inputs(question, table)
+        assert (got.values, got.others[column][1]) == ({}, other), question
+    for question in (f"a {name} of {value} {unit}", f"the {name} of the air is {value} {unit}"):
         assert read_inputs(question, table).values == {column: str(value)}, question
 
 

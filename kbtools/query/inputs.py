@@ -35,7 +35,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
-from kbtools.query.quantities import Others, Qualified, covered, key_text
+from kbtools.query.quantities import EN_PLAIN, Others, Qualified, covered, key_text
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
@@ -296,6 +296,8 @@ def read_inputs(question: str, table: DecisionTable,
             follows = next((m for m in names[i] if m.isascii() and m not in others and
                             text.startswith(m, x.after) and
                             names_word(text[x.after:x.after + len(m) + 2], m)), None)
+            if follows is not None and quals[i].after(text, x.after):
+                continue  # ``80 c temperature of the oil``: another thing's (said above)
             if follows is not None:
                 if bounds_after(text[x.after + len(follows):].removeprefix("s")):
                     blocked.add(i)  # 6 cycles or more: a bound, the input stays missing
@@ -367,16 +369,25 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
         if tail and latin and not _lead_ok(text, m.start()):
             continue
-        ahead = text[m.end():m.end() + NAME_GAP_LATIN + 2]
+        end = m.end()
+        if latin and name in qualified.heads and \
+                (phrase := qualified.phrase(text, m.end())) is not None:
+            if phrase[1]:
+                continue  # ``temperature of the oil``: another thing's
+            end = phrase[0]  # ``temperature of the air is``: the input's own, said so
+        ahead = text[end:end + NAME_GAP_LATIN + 2]
         rest = strip_fillers(ahead)
-        at = m.end() + len(ahead) - len(rest)  # a numeral read as a number is taken below
+        at = end + len(ahead) - len(rest)  # a numeral read as a number is taken below
         if (rest[:1] in NUMERAL_CHARS and not any(x.start == at for x in found)) or \
                 EN_NUMERALS.match(rest):
             return -1, True
         for n, x in enumerate(found):
-            if n in claimed or x.start < m.end():
+            if n in claimed or x.start < end:
                 continue
-            gap = text[m.end():x.start]
+            if x.unit is None and not text[end:x.start].strip() and \
+                    any(w not in EN_PLAIN for w in text[m.end():end].split()):
+                break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
+            gap = text[end:x.start]
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
             if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
                     not strip_fillers(gap):

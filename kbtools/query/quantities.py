@@ -16,7 +16,13 @@ compound whose head is the input's name (温度, 压力, their short forms 温, 
 ``temperature``, ``temp``, ``pressure``) with a word before it that is none of the input's own
 (油温, 水温度, 地温, 油压, ``oil temperature``, ``bearing temp``, ``oil pressure``) names a
 more specific thing than the input, before its value or after it (80度的油温, ``80 C oil
-temperature``), whether or not the table's heading says what the table is about. A place
+temperature``), whether or not the table's heading says what the table is about. So does an
+English name followed by a phrase saying whose it is (``temperature of the oil``, ``pressure
+in the boiler``: `OF_THING`, `Qualified.phrase`) or after a possessive (``the oil's
+temperature``, ``the tyres' pressure``: `POSSESSIVES`), as 水的温度 is the water's; the
+value is said of the whole (``temperature of the oil``), and the same words qualify nothing
+there (``temperature of the air``, ``in the greenhouse`` on a greenhouse table, ``a
+temperature of 80 C``: no thing named). A place
 (棚内温度: `LOCATIVES`), the surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`), how high it is (高温: `DEGREES`), words of the table's own heading or of the
 input's names (a Chinese modifier judged by its last character, the one bound to the name:
@@ -29,12 +35,20 @@ Pure.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kbtools.decision import column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
-from kbtools.query.values import FILLERS, NAME_STARTS, UNIT_CLASSES, compact, drop_fillers
+from kbtools.query.values import (
+    EN_NUMERALS,
+    FILLERS,
+    NAME_STARTS,
+    UNIT_CLASSES,
+    compact,
+    drop_fillers,
+)
 from kbtools.query.wording import ABBREVIATIONS, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
@@ -72,7 +86,18 @@ EN_PLAIN = frozenset((
     # how high, or which of its values over time (``max pressure``, ``average temperature``)
     "max", "maximum", "min", "minimum", "peak", "average", "avg", "mean", "typical",
     "normal", "daily", "hourly", "overall",
+    # when it is (``the temperature in the morning``, ``night temperature``)
+    "morning", "afternoon", "evening", "night", "nighttime", "daytime", "day", "noon", "midday",
+    "midnight", "tonight", "yesterday", "tomorrow", "week", "month", "year",
     *(w for w in FILLERS if w.isascii() and w.isalpha())))
+
+# English prepositions after a name that say whose quantity it is (``temperature of the oil``,
+# ``pressure in the boiler``), as a word before it does (``oil temperature``)
+OF_THING = ("of", "in", "inside", "within")
+PHRASE_WORDS = 3  # at most this many words of a thing after one of them (``of the hydraulic oil``)
+# the marks of an English possessive before a name (``the oil's temperature``, ``tyres' pressure``)
+POSSESSIVES = ("'s", "\u2019s")
+PLURAL_POSSESSIVES = ("s'", "s\u2019")
 
 
 def key_text(header: str) -> str:
@@ -224,7 +249,18 @@ class Qualified:
                 other = self.qualifier(text, stop - len(head))
                 return other + (" " if head[:1].isascii() and other else "") + head \
                     if other else ""
-        return ""
+        return self.named_after(text, end)
+
+    def named_after(self, text: str, end: int) -> str:
+        """The English name qualified by the phrases after it that end at `end` (``temperature
+        of the oil``, ``pressure in the boiler``: `phrase`), "" when none is."""
+        at, head = max(((text.rfind(h, 0, end), h) for h in self.heads if _latin(h[0])),
+                       default=(-1, ""))
+        while at >= 0 and (at and _latin(text[at - 1]) or
+                           _latin(text[at + len(head):at + len(head) + 1])):
+            at = text.rfind(head, 0, at)  # inside a word: an earlier one
+        found = self.phrase(text, at + len(head)) if at >= 0 else None
+        return text[at:end] if found == (end, True) else ""
 
     def after(self, text: str, at: int) -> str:
         """The qualified name that starts right after a value ending at `at` (80度的油温,
@@ -233,6 +269,9 @@ class Qualified:
         rest = rest[1:] if rest.startswith("的") else rest
         start = len(text) - len(rest)
         for head in self.heads:
+            if _latin(head[0]) and text.startswith(head, start) and \
+                    (found := self.phrase(text, start + len(head))) is not None and found[1]:
+                return text[start:found[0]]  # ``80 c temperature of the oil``
             if is_cjk(head[0]):
                 spans = [start + n for n in range(1, PHRASE + 1)
                          if all(is_cjk(ch) for ch in text[start:start + n])]
@@ -263,19 +302,55 @@ class Qualified:
             cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
                        or word[n - 1] in self.mine), default=0)
             return text[lo + cut:at]  # 油 of 棚里油温: the thing, without the place
-        if at and text[at - 1] == " " and text[at - 2:at - 1].isalpha() and \
+        lead_end = at - (text[at - 1:at] == " ")
+        mark = next((m for m in POSSESSIVES if text.startswith(m, lead_end - len(m))), "") or \
+            next((m[1:] for m in PLURAL_POSSESSIVES if text.startswith(m, lead_end - 2)), "")
+        end = lead_end - len(mark)  # ``the oil's temperature``: the oil's, as ``oil temperature``
+        if at and (mark or lead_end < at) and text[end - 1:end].isalpha() and \
                 " " not in next((h for h in self.heads if text.startswith(h, at)), " "):
             # a name of words (``pump seal temperature``) already says which thing it is
-            last = _words(text[:at - 1])[-1:]
+            last = _words(text[:end])[-1:]
             lead = last[0] if last else ""
-            unit = text[:at - 1 - len(lead)].rstrip(" ")[-1:].isdigit()  # the psi of 2 psi
+            unit = text[:end - len(lead)].rstrip(" ")[-1:].isdigit()  # the psi of 2 psi
             if lead and not unit and lead not in EN_PLAIN and lead not in AMBIENT and \
-                    lead not in self.mine and text[at - 1 - len(lead):at - 1] == lead:
-                return lead
+                    lead not in self.mine and text[end - len(lead):end] == lead:
+                return lead + mark
         return ""
+
+    def phrase(self, text: str, end: int) -> tuple[int, bool] | None:
+        """The English phrases saying whose quantity it is right after a name ending at `end`
+        of compacted `text` (`OF_THING`: ``of the oil``, ``in the boiler``, ``of the oil in
+        the tank``), as (where they end, whether one names a thing other than the input's:
+        its last word none of `EN_PLAIN` nor `AMBIENT` nor the words of the input's names,
+        heading and cells — ``of the air``, ``in the morning``, ``in the greenhouse`` on a
+        greenhouse table name none, nor ``in the morning``, whose words are all `EN_PLAIN`);
+        None when none follows (``a temperature of 80 c``: no words after it)."""
+        stop, other = end, False
+        while True:
+            run = _EN_WORDS.match(text, stop)
+            words = run.group().split() if run else []
+            if not words or words[0] not in OF_THING:
+                break
+            lead = 1
+            while lead < len(words) and words[lead] in EN_PLAIN - set(OF_THING):
+                lead += 1  # ``the``, ``its``
+            thing: list[str] = []
+            for word in words[lead:]:
+                if word in EN_PLAIN or word in OF_THING or EN_NUMERALS.fullmatch(word):
+                    break
+                thing.append(word)
+            if len(thing) > PHRASE_WORDS or not thing and lead == 1:
+                break  # a clause, or no words after it (``of 80 c``)
+            stop += len(" ".join(("", *words[:lead], *thing)))
+            if _latin(text[stop:stop + 1]):
+                return None  # part of a word the phrase does not hold (``oil80``)
+            other = other or bool(thing) and thing[-1] not in AMBIENT and \
+                thing[-1] not in self.mine  # ``in the morning``: when, of no thing
+        return (stop, other) if stop > end else None
 
 
 _CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
+_EN_WORDS = re.compile(r"(?: [a-z]+)+")  # the words of a compacted question from a position
 
 
 def _words(text: str) -> list[str]:
