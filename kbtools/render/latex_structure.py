@@ -118,7 +118,8 @@ UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf 
     mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
     textsl emph""".split())
 # What ends a formula's group or row, or needs a base of its own: no argument
-NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$"})
+NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$",
+                          "\\)"})
 FRACTIONS = frozenset({"over", "choose"})  # TeX's generalized fractions: one per group
 KEEP_BASE = frozenset({"limits", "nolimits", "displaylimits"})  # scripts still follow the base
 _USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}{b}",
