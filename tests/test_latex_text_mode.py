@@ -16,14 +16,17 @@ command in text, the check's verdict against LaTeX's.
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.cli import main
 from kbtools.render import formula as fm
-from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem, tex_source
 from kbtools.render.latex_structure import ARGUMENTS
 from kbtools.render.latex_text import TEXT_ACCENTS
 from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
@@ -142,3 +145,38 @@ def test_kb_check_names_file_line_and_what_to_write(tmp_path):
     assert len(lines) == 2, result.stdout
     assert f"doc.md:{FIRST + 6}:" in lines[0] and "write \\^{o}" in lines[0], lines[0]
     assert f"doc.md:{FIRST + 6}:" in lines[1] and "\\text{if \\(x>0\\)}" in lines[1], lines[1]
+
+
+# text in math in text, as long as a formula may be (`k` repeats): each piece read once or twice
+GROWING = [
+    lambda k: "\\text{\\(" * k + "x" + "\\)}" * k,
+    lambda k: "\\text{\\boxed{$" * k + "x" + "$}}" * k,
+    lambda k: "\\text{" + "\\^ " * k + "o}", lambda k: "\\text{" + "\\^{" * k + "}" * k + "}",
+]
+LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
+        for grow in GROWING]
+
+
+@pytest.mark.parametrize("formula", LONG, ids=range(len(LONG)))
+def test_the_check_is_linear_in_the_formula(formula):
+    start = time.perf_counter()
+    problem = latex_problem(formula)
+    assert time.perf_counter() - start < 1.0
+    assert not (problem or "").startswith("formula is"), len(formula)
+
+
+# what an author types around an accent, `\(`, `\)` or `\boxed` in text
+PIECES = st.lists(st.sampled_from(["\\text{", "\\boxed{", "{", "}", "$", "\\(", "\\)", "\\^",
+                                   "\\'", "\\~", "o", " ", "\\textbf", "\\frac", "^", "x",
+                                   "\\alpha", "\\\\", "\\left(", "\\right)"]),
+                  max_size=25).map("".join)
+
+
+@settings(max_examples=600, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@given(PIECES)
+def test_any_mix_gets_an_answer_of_one_line(text):
+    """No exception, one line or None; an accepted formula's first `\\(` sits in text."""
+    problem = latex_problem(text)
+    assert problem is None or (problem and "\n" not in problem)
+    if problem is None and "\\(" in text:
+        assert "\\text{" in text.split("\\(")[0], text
