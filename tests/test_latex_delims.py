@@ -155,7 +155,7 @@ def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
     assert not failures and len(done) == len(ACCEPTED), failures
 
 
-def _latex_draws(formulas: list[str]) -> dict[str, bool]:
+def latex_draws(formulas: list[str]) -> dict[str, bool]:
     """Whether the renderer's LaTeX (its preamble, `$\\displaystyle …$`) draws each formula:
     runs in batches without stopping at an error, the errors on each page counted between
     markers printed through a macro (so an error's context never shows a marker)."""
@@ -196,7 +196,7 @@ def test_the_check_takes_as_delimiter_what_latex_takes(size):
     when LaTeX draws it."""
     formulas = {f"{size}{t}{' ' * t[-1].isalpha()} x" + " \\right." * (size == "\\left"): t
                 for t in SWEPT}
-    drawn = _latex_draws(list(formulas))
+    drawn = latex_draws(list(formulas))
     taken = {formulas[f] for f, ok in drawn.items() if ok}
     assert taken == DELIMITERS, (sorted(taken - DELIMITERS), sorted(DELIMITERS - taken))
     accepted = {formulas[f] for f in formulas if latex_problem(f) is None}
@@ -212,7 +212,7 @@ def test_a_size_as_an_argument_is_judged_as_latex_judges_it():
         f"\\{c}{size}(" + "{a}" * (n - 1) for c, n in sorted(ARGUMENTS.items())
         for size in ("\\big", "\\bigl")
         if c not in ("multicolumn", "cline", "hspace")]  # no math there (`latex_args`)
-    drawn = _latex_draws(formulas)
+    drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn
 
 

@@ -194,7 +194,7 @@ def latex_problem(source: str) -> str | None:
         return f"formula is {len(text):,} characters long; the limit is {MAX_FORMULA_CHARS:,}"
     if "^^" in text:  # TeX turns ^^xx into a character before it tokenises: refuse outright
         return "'^^' (TeX's character-code notation) is not allowed in formulas"
-    if "$" in text and (problem := dollar_problem(text)):
+    if ("$" in text or "\\(" in text or "\\)" in text) and (problem := dollar_problem(text)):
         return problem
     depth = 0
     lefts = rights = 0
@@ -211,7 +211,8 @@ def latex_problem(source: str) -> str | None:
                 return problem
             tags, in_tag = tags + 1, True
             continue
-        dollar = tok.kind == "char" and tok.value == "$"  # `dollar_problem` read them
+        # `dollar_problem` read them
+        dollar = tok.value == "$" or (tok.kind == "symbol" and tok.value in ("(", ")"))
         problem = None if dollar else _token_problem(tok)
         if problem:
             return problem
@@ -246,26 +247,27 @@ def latex_problem(source: str) -> str | None:
 
 
 def dollar_problem(formula: str) -> str | None:
-    """Why a `$` of `formula` stops LaTeX, or None. In text (the argument of `\\text` and the
-    other `TEXT_ARGUMENT` commands) `$…$` is math again, as LaTeX draws it (`\\text{if
-    $x>0$}`), closed before the text ends; anywhere else math is already on."""
-    opened: list[int] = []  # the brace depth of each `$` opened in text
-    depth = 0
+    """Why a `$`, `\\(` or `\\)` of `formula` stops LaTeX, or None. In text (the argument of
+    `\\text` and the other `TEXT_ARGUMENT` commands) `$…$` and `\\(…\\)` are math again, as
+    LaTeX draws them (`\\text{if $x>0$}`), closed before the text ends; in `\\boxed`'s
+    argument `$…$` is text (`\\boxed{$x$}`); anywhere else math is already on."""
     for p in pieces(_tag_at_end(formula)):
-        if p.text == "$" and p.in_text:
-            opened.append(depth)
-        elif p.text == "$" and opened and opened[-1] == depth:
-            opened.pop()
-        elif p.text == "$":
+        if p.switch == "bad" and p.text == "$":
             return ("'$' inside a formula (math is already on): write \\$ for a dollar sign; "
                     "only in \\text{…} does $…$ set math again, as \\text{if $x>0$}")
-        elif p.text in "{}":
-            if p.text == "}" and opened and opened[-1] == depth:
-                break
-            depth += 1 if p.text == "{" else -1
-    if opened:
-        return ("'$' inside \\text{…} opens math that the text does not close (LaTeX: "
-                "\"Missing $ inserted\"): close it before the text's '}', as \\text{if $x>0$}")
+        if p.switch == "bad":
+            what = "closes no math opened" if p.text == "\\)" else "opens math where it is on"
+            return (f"command {p.text} {what} (LaTeX: \"Bad math environment delimiter\"): a formula "
+                    "is math already; only in \\text{…} does \\( … \\) set math again, as "
+                    "\\text{if \\(x>0\\)}")
+        if p.switch == "unclosed$boxed":
+            return ("'$' inside \\boxed{…} sets text that it does not end before the '}' "
+                    "(LaTeX: \"Missing $ inserted\"): close it, as \\boxed{$x$}, or leave the "
+                    "$ out for math, as \\boxed{x}")
+        if p.switch == "unclosed$":
+            return ("'$' or '\\(' inside \\text{…} opens math that the text does not close "
+                    "(LaTeX: \"Missing $ inserted\"): close it before the text's '}', as "
+                    "\\text{if $x>0$} or \\text{if \\(x>0\\)}")
     return None
 
 
@@ -374,28 +376,50 @@ class Piece(NamedTuple):
     end: int
     text: str  # a control word or symbol, a brace, or one non-ASCII character
     in_text: bool  # inside the argument of a `TEXT_ARGUMENT` command (else math mode)
+    # what a `$`, `\\(`, `\\)` or `}` does to the mode: "open" (math in text, or text in
+    # `\\boxed`'s math), "close", "bad" (LaTeX stops), "unclosed" (a `}` ending a `$` left
+    # open: "unclosed$" for math in text, "unclosed$boxed" for text in `\\boxed`), else ""
+    switch: str = ""
+
+
+# `\\boxed{…}` sets its argument as `\\fbox{$\\displaystyle …$}`: math, where a `$` sets
+# text again (`\\boxed{$x$}` is x in text), in text or in math
+_OPENS = {("text", "$"): "$", ("text", "\\("): "$", ("boxed", "$"): "$boxed"}
+_CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$")})
 
 
 def pieces(formula: str) -> Iterator[Piece]:
     """The pieces of `formula` that `tex_source` may rewrite, each with its mode: how the
-    renderer and the glyph check (`glyph_problem`) both read a formula."""
-    modes: list[str] = []  # one entry per open brace or `$` in text: "text", "math" or "$"
-    text_arg_at = -1  # where a TEXT_ARGUMENT command ended (its argument may follow)
+    renderer, the glyph check (`glyph_problem`) and `dollar_problem` read a formula. In text
+    `$…$` and `\\(…\\)` are math again, in `\\boxed`'s argument `$…$` is text."""
+    # one entry per open brace, `$` or `\\(`: "text", "math", "boxed" (`\\boxed`'s argument),
+    # "$" (math in text) or "$boxed" (text in `\\boxed`'s math, up to its `$`)
+    modes: list[str] = []
+    text_arg_at = -1  # where a TEXT_ARGUMENT command (or `\\boxed`) ended
+    boxed = False  # that command was `\\boxed`
     for m in _TEX_PIECE.finditer(formula):
         piece = m.group(0)
-        in_text = bool(modes) and modes[-1] == "text"
+        top = modes[-1] if modes else ""
+        in_text = top in ("text", "$boxed")
+        switch = ""
         if piece == "{":
-            modes.append("text" if in_text or text_arg_at >= 0
-                         and not formula[text_arg_at:m.start()].strip() else "math")
+            arg = text_arg_at >= 0 and not formula[text_arg_at:m.start()].strip()
+            modes.append("boxed" if arg and boxed else "text" if in_text or arg else "math")
         elif piece == "}":
-            while modes and modes.pop() == "$":  # a `$` left open ends with its text
-                pass
-        elif piece == "$" and in_text:  # `\\text{if $x>0$}`: math again, up to its `$`
-            modes.append("$")
-        elif piece == "$" and modes and modes[-1] == "$":
-            modes.pop()
-        text_arg_at = m.end() if piece[0] == "\\" and piece[1:] in TEXT_ARGUMENT else -1
-        yield Piece(m.start(), m.end(), piece, in_text)
+            while modes and (left := modes.pop()) in ("$", "$boxed"):  # left open: ends here
+                switch = "unclosed" + left
+        elif piece in ("$", "\\(", "\\)"):
+            opens = _OPENS.get((top, piece))
+            closes = (top, piece) in _CLOSES
+            switch = "open" if opens else "close" if closes else "bad"
+            if opens:
+                modes.append(opens)
+            elif closes:
+                modes.pop()
+        command = piece[1:] if piece[0] == "\\" else ""
+        text_arg_at = m.end() if command in TEXT_ARGUMENT or command == "boxed" else -1
+        boxed = command == "boxed"
+        yield Piece(m.start(), m.end(), piece, in_text, switch)
 
 
 def tex_source(formula: str) -> str:

@@ -73,6 +73,8 @@ from kbtools.render.latex_delims import (
 )
 from kbtools.render.latex_scripts import double_script
 from kbtools.render.latex_text import (
+    TEXT_ACCENTS,
+    accent_problem,
     cline_end,
     crossing,
     dollar_in_math,
@@ -116,10 +118,10 @@ UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf 
     mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
     textsl emph""".split())
 # What ends a formula's group or row, or needs a base of its own: no argument
-NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$"})
+NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$",
+                          "\\)"})
 FRACTIONS = frozenset({"over", "choose"})  # TeX's generalized fractions: one per group
 KEEP_BASE = frozenset({"limits", "nolimits", "displaylimits"})  # scripts still follow the base
-TEXT_ACCENTS = frozenset("'`\"^~=.")
 _USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}{b}",
           "cfrac": "\\cfrac{a}{b}", "binom": "\\binom{n}{k}", "dbinom": "\\dbinom{n}{k}",
           "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
@@ -188,6 +190,11 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 return rule_problem(word)
             if problem := math_in_text(piece):
                 return problem
+            if word in TEXT_ACCENTS:  # `\\^o`: the letter it is put on
+                after = next((pieces[k][2] for k in range(i, len(pieces))
+                              if not pieces[k][2].isspace()), "")
+                if problem := accent_problem(word, after, after[1:] in ARGUMENTS):
+                    return problem
             if piece == "\\\\" and frame.nested:
                 return row_in_braces(_env_name(stack))
             if word in SIZES:  # `\\big(` in text: its delimiter
@@ -195,7 +202,9 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 if isinstance(read, str):
                     return read
                 i = read
-            elif piece == "$":  # `\\text{if $x>0$}`: math again
+            elif piece == "$" and frame.name == "$":  # `\\boxed{$x$}`: its text ends
+                stack.pop()
+            elif piece in ("$", "\\("):  # `\\text{if $x>0$}`, `\\text{if \\(x>0\\)}`: math
                 _push(stack, _Frame("inline", start=start, base=end))
             elif word == "boxed":
                 frame.need, frame.command, frame.optional = 1, word, False
@@ -247,9 +256,11 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             if frame.kind != "group":
                 return crossing("'}'", frame.kind, frame.name)
             stack.pop()
-        elif piece == "$":  # `$…$` in text ends here (the allowlist pairs them)
+        elif piece == "$" and frame.name == "boxed":  # `\\boxed{$x$}`: text up to its `$`
+            _push(stack, _Frame("text", "$", start))
+        elif piece in ("$", "\\)"):  # `$…$` in text ends here (the allowlist pairs them)
             if frame.kind != "inline":
-                return crossing("'$'", frame.kind, frame.name) if frame.kind in \
+                return crossing(f"'{piece}'", frame.kind, frame.name) if frame.kind in \
                     ("left", "env", "opt") else dollar_in_math()
             stack.pop()
         elif piece == "&":
@@ -405,7 +416,8 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
-        _push(stack, _Frame(kind, start=start, base=end), rows=frame.command == "substack")
+        name = "boxed" if frame.command == "boxed" else ""  # where `$` sets text
+        _push(stack, _Frame(kind, name, start, base=end), rows=frame.command == "substack")
     return at + 1
 
 

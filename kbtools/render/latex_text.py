@@ -30,6 +30,7 @@ ONLY_IN_MATH = frozenset("""mathrm mathbf mathit mathsf mathtt mathcal mathbb ma
     mathnormal hat check tilde acute grave dot ddot breve bar vec mathring""".split())
 SPECIFIED = frozenset({"array", "subarray"})  # environments whose columns are written out
 MATH_IN_TEXT = frozenset({"^", "_", "\\|"})  # characters and symbols that are math only
+TEXT_ACCENTS = frozenset("'`\"^~=.")  # the allowed accents: in text only (`accent_problem`)
 
 
 def math_in_text(piece: str) -> str | None:
@@ -45,6 +46,23 @@ def math_in_text(piece: str) -> str | None:
         example = f"\\text{{a }} {piece}{'{…}' * (word in ONLY_IN_MATH)} \\text{{ b}}"
     return (f"'{piece}' inside \\text{{…}} (text, where LaTeX takes no math: \"{latex}\"): "
             f"end the text before it, as {example}")
+
+
+def accent_problem(word: str, after: str, takes_argument: bool) -> str | None:
+    """Why LaTeX refuses the text accent `\\word` (`\\^`, `\\'` …) in text followed by the
+    piece `after` (blanks skipped; "" at the end), or None. Its argument is the letter it is
+    put on: a braced group (`\\^{o}`, `\\^{}`), or one token; not the text's end or `}`,
+    nor a `$`, another accent or a command that takes an argument (`takes_argument`:
+    `\\textbf`, `\\boxed`, `\\hspace` …), as the renderer's LaTeX was found to refuse."""
+    if after and after not in ("}", "$", "\\(", "\\)") and not takes_argument and \
+            not (after[:1] == "\\" and after[1:] in TEXT_ACCENTS):
+        return None
+    latex = f"Argument of \\{word} has an extra }}" if after in ("", "}") else \
+        "Improper \\spacefactor" if after in ("$", "\\(") else "You can't use a prefix with"
+    what = "nothing" if after in ("", "}") else f"'{after}'"
+    return (f"\\{word} in text puts an accent on the letter after it, and {what} follows "
+            f"(LaTeX: \"{latex}\"): write \\{word}{{o}} or \\{word}o for an accented letter, "
+            f"\\{word}{{}} for the accent alone")
 
 
 def row_in_braces(env: str) -> str:
