@@ -146,6 +146,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier
     "kbtools.query.identifiers._PATH_WORD": "search",  # one identifier of the question
     "kbtools.query.calibration._VALUE": "fullmatch",  # one unknown question term
+    "kbtools.query.quantities._EN_WORDS": "match",  # a compacted question, from a word's start
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.question._CONTROL": "sub",
