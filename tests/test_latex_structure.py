@@ -9,7 +9,6 @@ refuses, LaTeX refuses; what it accepts, the build draws.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,13 +21,15 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
-from kbtools.render import formula as fm
-from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem, tex_source
-from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
+from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem
 from tests.kbfixtures import GOOD_FM
-
-needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
-                                 reason="LaTeX backend not installed (see docs/formulas.md)")
+from tests.latexcases import (
+    assert_accepted,
+    assert_build_draws,
+    assert_latex_refuses,
+    assert_refused_naming,
+    needs_latex,
+)
 
 # (formula, what the message must name): two scripts of one kind on one base, every spelling
 DOUBLE = [
@@ -236,33 +237,22 @@ ACCEPTED = ["x'^2", "x''", "x'''^2", "x_1'", "x_1'^2", "x^{2}_{1}", "{x^2}^3", "
 @pytest.mark.parametrize("formula, words", DOUBLE + OTHER + ROWS + GAPS,
                          ids=[f for f, _ in DOUBLE + OTHER + ROWS + GAPS])
 def test_the_check_refuses_with_what_to_write(formula, words):
-    problem = latex_problem(formula)
-    assert problem is not None, formula
-    assert "\n" not in problem
-    for word in words:
-        assert word in problem, (word, problem)
+    assert_refused_naming(formula, words)
 
 
 def test_the_check_accepts_what_latex_draws():
-    assert {f: latex_problem(f) for f in ACCEPTED} == dict.fromkeys(ACCEPTED)
+    assert_accepted(ACCEPTED)
 
 
 @needs_latex
 def test_latex_refuses_each_formula_the_check_refuses():
     """The check refuses only what the renderer's LaTeX stops at (each run alone)."""
-    drawn = []
-    for formula, _ in DOUBLE + OTHER + ROWS + GAPS:
-        with tempfile.TemporaryDirectory() as tmp:
-            if typeset([tex_source(formula)], Path(tmp), FORMULA_SECONDS).ok:
-                drawn.append(formula)
-    assert drawn == []
+    assert_latex_refuses([f for f, _ in DOUBLE + OTHER + ROWS + GAPS])
 
 
 @needs_latex
 def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
-    failures: dict[str, str] = {}
-    done = fm.render_formulas(ACCEPTED, tmp_path, failures=failures)
-    assert not failures and len(done) == len(ACCEPTED), failures
+    assert_build_draws(ACCEPTED, tmp_path)
 
 
 BODY = "# 公式\n\n面积比 $x²^3$ 与\n\n$$\nx_1_2\n$$\n\n以及 $\\frac{1}$ 和 $a & b$。\n"

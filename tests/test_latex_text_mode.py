@@ -15,9 +15,7 @@ command in text, the check's verdict against LaTeX's.
 
 from __future__ import annotations
 
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -25,16 +23,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.cli import main
-from kbtools.render import formula as fm
-from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem, tex_source
+from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem
 from kbtools.render.latex_structure import ARGUMENTS
 from kbtools.render.latex_text import TEXT_ACCENTS
-from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
 from tests.kbfixtures import GOOD_FM
+from tests.latexcases import (
+    assert_accepted,
+    assert_build_draws,
+    assert_latex_refuses,
+    assert_refused_naming,
+    needs_latex,
+)
 from tests.test_latex_delims import SWEPT, latex_draws
-
-needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
-                                 reason="LaTeX backend not installed (see docs/formulas.md)")
 
 # (formula, what the message must name)
 REFUSED = [
@@ -77,32 +77,21 @@ ACCEPTED = [
 
 @pytest.mark.parametrize("formula,words", REFUSED, ids=[f for f, _ in REFUSED])
 def test_the_check_refuses_with_what_to_write(formula, words):
-    problem = latex_problem(formula)
-    assert problem is not None, formula
-    assert "\n" not in problem
-    for word in words:
-        assert word in problem, (word, problem)
+    assert_refused_naming(formula, words)
 
 
 def test_the_check_accepts_what_latex_draws():
-    assert {f: latex_problem(f) for f in ACCEPTED} == dict.fromkeys(ACCEPTED)
+    assert_accepted(ACCEPTED)
 
 
 @needs_latex
 def test_latex_refuses_each_formula_the_check_refuses():
-    drawn = []
-    for formula, _ in REFUSED:
-        with tempfile.TemporaryDirectory() as tmp:
-            if typeset([tex_source(formula)], Path(tmp), FORMULA_SECONDS).ok:
-                drawn.append(formula)
-    assert drawn == []
+    assert_latex_refuses([f for f, _ in REFUSED])
 
 
 @needs_latex
 def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
-    failures: dict[str, str] = {}
-    done = fm.render_formulas(ACCEPTED, tmp_path, failures=failures)
-    assert not failures and len(done) == len(ACCEPTED), failures
+    assert_build_draws(ACCEPTED, tmp_path)
 
 
 @needs_latex

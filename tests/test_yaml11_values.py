@@ -19,10 +19,7 @@ from hypothesis import strategies as st
 from kbtools.check.yaml11 import yaml11_problems
 from kbtools.cli import main
 from kbtools.corpus import parse_source
-from tests.kbfixtures import GOOD_FM
-
-HEAD = GOOD_FM.removesuffix("---\n")  # lines 1-8; a line added here is line 9
-BODY = "---\n# 稻飞虱\n\n迁飞性害虫。\n"
+from tests.test_frontmatter_editors import BODY, HEAD
 
 
 @pytest.fixture

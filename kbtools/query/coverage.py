@@ -119,9 +119,15 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
     (三七)."""
     numeral = unknown and not NUMERAL_CHARS.isdisjoint(question)
     spans = numeral_values(question) if numeral else []  # read only where there may be one
-    return {t for t in unknown if t in question and (
-        (len(t) == 1 and all(question[:at].rstrip()[-1:].isdigit() for at in _at(question, t)))
-        or all(any(s <= at and at + len(t) <= e for s, e in spans) for at in _at(question, t)))}
+    out = set()
+    for t in unknown:
+        starts = _at(question, t)  # once per term, for both readings
+        if starts and ((len(t) == 1 and all(question[:at].rstrip()[-1:].isdigit()
+                                            for at in starts))
+                       or all(any(s <= at and at + len(t) <= e for s, e in spans)
+                              for at in starts)):
+            out.add(t)
+    return out
 
 
 def _at(text: str, term: str) -> list[int]:

@@ -1,0 +1,50 @@
+"""What every formula test file asks of its lists (tests/test_latex_*.py): the check's
+one-line message for each refused formula, naming what to write; no message for each
+accepted one; and the renderer's real LaTeX agreeing with both (it stops at each refused
+formula, run alone, and the build draws every accepted one)."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from kbtools.render import formula as fm
+from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
+
+needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
+                                 reason="LaTeX backend not installed (see docs/formulas.md)")
+
+
+def assert_refused_naming(formula: str, words: Sequence[str]) -> None:
+    """The check refuses `formula` in one line naming each of `words`."""
+    problem = latex_problem(formula)
+    assert problem is not None, formula
+    assert "\n" not in problem
+    for word in words:
+        assert word in problem, (word, problem)
+
+
+def assert_accepted(formulas: Sequence[str]) -> None:
+    """The check passes every one of `formulas`."""
+    assert {f: latex_problem(f) for f in formulas} == dict.fromkeys(formulas)
+
+
+def assert_latex_refuses(formulas: Sequence[str]) -> None:
+    """The renderer's LaTeX stops at each of `formulas`, each run alone."""
+    drawn = []
+    for formula in formulas:
+        with tempfile.TemporaryDirectory() as tmp:
+            if typeset([tex_source(formula)], Path(tmp), FORMULA_SECONDS).ok:
+                drawn.append(formula)
+    assert drawn == []
+
+
+def assert_build_draws(formulas: Sequence[str], out: Path) -> None:
+    """The build's renderer draws every one of `formulas` into `out`."""
+    failures: dict[str, str] = {}
+    done = fm.render_formulas(list(formulas), out, failures=failures)
+    assert not failures and len(done) == len(formulas), failures
