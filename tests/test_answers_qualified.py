@@ -372,9 +372,11 @@ def test_a_named_value_still_answers(dist):
 
 
 # characters that are no modifier before 温: the input's own, a place, the surroundings, a
-# joiner, clause lead or filler word, a numeral, a unit, a degree (高温)
+# joiner, clause lead or filler word, a numeral, a unit, a degree (高温), and those of the
+# built-in names (`ABBREVIATIONS`: 相对湿度), which count as the table's own (`Qualified.of`)
 _NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
-                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均")
+                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均") | \
+    {ch for g in ABBREVIATIONS for t in g for ch in t if "\u4e00" <= ch <= "\u9fff"}
 
 
 @settings(max_examples=200, deadline=None)
