@@ -160,3 +160,28 @@ def test_use_loads_where_kb_home_cannot_hold_its_pickle(tmp_path, monkeypatch):
     monkeypatch.setenv("KB_HOME", str(tmp_path / "home" / "kbtools"))
     emb = use.UseEmbedder()
     assert emb.embed_batch(["离心泵的密封"]).shape == (1, emb.dim)
+
+
+def test_one_blas_thread_is_set_by_the_outermost_context_and_restored_by_it():
+    """`blas_threads(1)` nested (a search, then its question's embedding): one thread
+    throughout, whatever the inner context does on exit, and what was there before is
+    back after the outer one; other limits are set and restored as asked."""
+    from threadpoolctl import threadpool_info
+
+    from kbtools.embed.base import blas_threads
+
+    def counts() -> list[int]:
+        return [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"]
+
+    before = counts()
+    assert before, "numpy's BLAS is not seen by threadpoolctl"
+    with blas_threads(2):
+        two = counts()
+    assert counts() == before
+    with blas_threads(1):
+        assert counts() == [1] * len(before)
+        with blas_threads(1):
+            assert counts() == [1] * len(before)
+        assert counts() == [1] * len(before)  # the inner exit restored nothing
+    assert counts() == before
+    assert two == [2] * len(before)

@@ -124,3 +124,28 @@ def test_either_way_round_gives_the_same_question_vectors(use, monkeypatch):
         assert np.array_equal(vectors[True], vectors[False])
     cos = (vectors[True] * vectors[False]).sum(axis=1)
     assert cos.min() >= 0.99999
+
+
+@pytest.mark.skipif(not bf16.available(),
+                    reason="this CPU has no bfloat16 units numkong uses")
+def test_remembered_token_rows_change_no_question_vector(use, monkeypatch):
+    """A token's projected row is remembered once computed (`QuestionEncoder._projected`):
+    a question's vector is the same bits whatever the encoder asked before, with the
+    memory empty, full, or emptied part way (TOKEN_ROWS small), and repeated tokens too."""
+    from kbtools.embed import use_question
+    from kbtools.embed.use_question import QuestionEncoder
+
+    texts = knowledge_texts(150) + ["泵泵泵泵 pump pump", "。。。"]
+    fresh = []
+    for t in texts:  # each on an encoder that remembers nothing
+        fresh.append(QuestionEncoder(use.backend()).encode(t))
+    warm = QuestionEncoder(use.backend())
+    assert [warm.encode(t).tobytes() for t in texts] == [v.tobytes() for v in fresh]
+    assert 0 < len(warm.rows) <= use_question.TOKEN_ROWS
+    again = [warm.encode(t) for t in reversed(texts)][::-1]  # every token remembered
+    assert [v.tobytes() for v in again] == [v.tobytes() for v in fresh]
+    monkeypatch.setattr(use_question, "TOKEN_ROWS", 16)
+    small = QuestionEncoder(use.backend())
+    got = [small.encode(t) for t in texts]
+    assert len(small.rows) <= 16 + max(len(t) for t in texts) + 2  # emptied as it fills
+    assert [v.tobytes() for v in got] == [v.tobytes() for v in fresh]

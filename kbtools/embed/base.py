@@ -55,8 +55,29 @@ def blas_threads(limit: int | None) -> AbstractContextManager[Any]:
     more than the product, and on a busy machine it waits for a core (`kbtools.query.search`)."""
     if limit is None:
         return nullcontext()
+    if limit == 1:
+        return _OneThread()
     limiter: AbstractContextManager[Any] = _threadpools().limit(limits=limit, user_api="blas")
     return limiter
+
+
+class _OneThread:
+    """`blas_threads(1)`: the BLAS limited to one thread by the outermost of such contexts
+    open at once, the inner ones costing nothing (a search limits it and then embeds its
+    question, which limits it again: each limit reads and sets every BLAS library's thread
+    count, ~20 µs). Counted process-wide, as the BLAS setting is."""
+
+    open = 0  # contexts open now
+
+    def __enter__(self) -> None:
+        self.limiter = _threadpools().limit(limits=1, user_api="blas") \
+            if _OneThread.open == 0 else None
+        _OneThread.open += 1
+
+    def __exit__(self, *exc: object) -> None:
+        _OneThread.open -= 1
+        if self.limiter is not None:
+            self.limiter.__exit__(*exc)
 
 
 P = ParamSpec("P")

