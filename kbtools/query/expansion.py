@@ -41,6 +41,13 @@ the question typed (each its share: a passage holding check and valve counted th
 question words), and is no unknown word; two words the index merely holds (sand, box) do not
 make sandbox. Three words are tried when no two are written so (airflowmeter: air flow
 meter).
+
+A value the question writes in Chinese numerals (保留三十天, 百分之九十, 二十至三十度:
+`values.numeral_spellings`) is searched in Arabic digits too (30天, 90%, 20 and 30度), as
+the question's own words, where the index holds the number so: jieba makes 三十, 十天 and
+三十天 of 三十天, words the knowledge never writes, and the number that told passages apart
+was lost. The numeral's own words the index holds (二十) are searched as well; those it
+lacks are covered by the digits (no unknown words).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
 from kbtools.index.tokenize import EN_STOP
@@ -64,6 +72,7 @@ from kbtools.query.codes import (
     written_apart,
 )
 from kbtools.query.compounds import LATIN_RUN, compounds, splits
+from kbtools.query.values import numeral_spellings
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -198,6 +207,20 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
                 if weight > 1:
                     weights[jid] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
+    for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
+        held = [w for w in dict.fromkeys(bm25.tok(arabic)) if w in bm25.vocab]
+        digits = [w for w in held if any(ch.isdigit() for ch in w)]
+        if not digits:
+            continue  # the knowledge never writes the number so: nothing to search
+        for q in bm25.tok(written):  # (三十, 十天 and 三十天 are no unknown words)
+            if q not in bm25.vocab:
+                covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *digits]))
+        searched = [w for w in held if w not in own and w not in terms]
+        for w in searched:
+            terms[w] = bm25.vocab[w]
+            full.add(bm25.vocab[w])
+        if searched:
+            shown.append({"term": written, "expanded": searched, "from": "spelling"})
     for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
         joined = joined_code(index, prefix, number) or []
         searched = [v for v in joined if v not in own]
@@ -210,6 +233,12 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full), weights)
+
+
+def _numerals(text: str) -> list[tuple[str, str]]:
+    """The values `text` writes in Chinese numerals, each as written and in Arabic digits
+    (`values.numeral_spellings`); none read where no numeral character is."""
+    return [] if NUMERAL_CHARS.isdisjoint(text) else numeral_spellings(text)
 
 
 def _together(index: KbIndex, words: tuple[str, ...], parts: list[str]) -> bool:

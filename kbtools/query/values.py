@@ -305,6 +305,29 @@ def numeral_values(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def numeral_spellings(text: str) -> list[tuple[str, str]]:
+    """Each value of `text` in Chinese numerals (`numeral_values`) as written and as the
+    knowledge mostly writes it, in Arabic digits: (三十度, 30度), (二十, 20), (十五点五天,
+    15.5天), (百分之九十, 90%). An article is no value: 一个 and 两个 with no unit after
+    them are left out (一个节点 asks about a node, not about 1); nor is a numeral with no
+    unit that is one character or runs on into a word (七星瓢虫, 二十四节气): one the
+    question writes before 至, 到, 和 or 或 (二十至三十度) or apart is one."""
+    out = []
+    for start, end in numeral_values(text):
+        m = _CJK_NUMBER.match(text, start)
+        value = chinese_number(m.group(2)) if m else None
+        if m is None or value is None:
+            continue
+        rest, after = text[m.end():end], text[m.end():m.end() + 1]
+        if m.group(2) in ("一", "两") and rest.strip() in ("", "个"):
+            continue
+        if not rest and not m.group(1) and (len(m.group(2)) < 2 or (
+                "\u3400" <= after <= "\u9fff" and after not in "至到和或")):
+            continue
+        out.append((text[start:end], value + ("%" if m.group(1) else "") + rest))
+    return out
+
+
 def numbers(text: str, cased: str = "") -> list[Number]:
     """Every number of `text` (a `compact` question), in order; `cased` is the question
     compacted without case folding (`compact(question, fold=False)`): a unit is then written

@@ -1,0 +1,74 @@
+"""A value a question writes in Chinese numerals (三十天, 百分之九十, 二十至三十度) is also
+searched as the knowledge mostly writes it, in Arabic digits (30 天, 90%, 20 至 30 度:
+`values.numeral_spellings`, `kbtools.query.expansion`): jieba makes 三十, 十天 and 三十天 of
+三十天, terms the knowledge never writes, so the number that told the passages apart was
+lost and "保留三十天的日志" ranked as "保留…的日志" does."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+from kbtools.query.values import numeral_spellings
+from tests.kbfixtures import built_pages
+
+SECTIONS = [
+    ("慢查询日志", "慢查询日志默认保留 30 天，过期的文件由后台任务清理。"),
+    ("审计日志", "审计日志默认保留 7 天，过期的文件由后台任务清理。"),
+    ("通用日志", "通用日志默认保留 90 天，过期的文件由后台任务清理。"),
+    ("内存告警", "使用率超过 80% 时发出告警，请尽快处理。"),
+    ("磁盘告警", "使用率超过 95% 时发出告警，请尽快处理。"),
+    ("冷通道", "送风温度保持在 18 至 22 度，超出时检查空调。"),
+    ("热通道", "回风温度保持在 30 至 35 度，超出时检查空调。"),
+    ("节点宕机", "一个节点宕机后，集群会自动补齐副本。"),
+]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    return open_index(built_pages(tmp_path_factory.mktemp("numerals"), SECTIONS))
+
+
+def test_values_in_chinese_numerals_are_respelled_in_arabic_digits():
+    assert numeral_spellings("温度二十至三十度") == [("二十", "20"), ("三十度", "30度")]
+    assert numeral_spellings("保留三十天的数据") == [("三十天", "30天")]
+    assert numeral_spellings("超过百分之九十") == [("百分之九十", "90%")]
+    assert numeral_spellings("十五点五天") == [("十五点五天", "15.5天")]
+    assert numeral_spellings("二十五个节点") == [("二十五个", "25个")]
+    # an article, a name holding numerals, a numeral written otherwise: no value
+    for text in ("一个节点宕机", "两个副本", "一氧化碳", "七星瓢虫", "三七", "三四天", "泵"):
+        assert numeral_spellings(text) == [], text
+
+
+@pytest.mark.parametrize(("question", "arabic", "heading"), [
+    ("哪种日志保留三十天", "哪种日志保留30天", "慢查询日志"),
+    ("哪种日志保留七天", "哪种日志保留7天", "审计日志"),
+    ("哪种日志保留九十天", "哪种日志保留90天", "通用日志"),
+    ("使用率超过百分之九十五", "使用率超过95%", "磁盘告警"),
+    ("温度三十至三十五度", "温度30至35度", "热通道"),
+])
+def test_a_value_in_chinese_numerals_finds_what_the_digits_find(index, question, arabic,
+                                                                 heading):
+    """The passages differ only in their numbers: BM25 ranks them for the numeral question
+    as for the digits, and so does BM25's list within a hybrid search (the question's
+    vector is its own: 三十天 is not 30天 to the embedding model)."""
+    res = search(index, question, k=3, mode="bm25")
+    digits = search(index, arabic, k=3, mode="bm25")
+    assert not res.no_answer and res.results[0].title == heading, \
+        [r.title for r in res.results]
+    assert [r.title for r in res.results] == [r.title for r in digits.results]
+    written = numeral_spellings(question)
+    assert written and all(w not in res.filters.unknown_terms for w, _ in written)
+    assert any(e["from"] == "spelling" and e["term"] == written[-1][0]
+               for e in res.filters.expanded or ()), res.filters.expanded
+    hybrid = search(index, question, k=8, mode="hybrid")
+    assert not hybrid.no_answer
+    assert next(r for r in hybrid.results if r.title == heading).why["bm25_rank"] == 1
+
+
+def test_an_article_or_a_number_the_knowledge_never_writes_is_not_respelled(index):
+    for q in ("一个节点宕机怎么办", "保留四十天的日志"):  # (no chunk writes 40)
+        res = search(index, q, k=3)
+        assert not any(e["from"] == "spelling" for e in res.filters.expanded or ()), q
+    assert search(index, "一个节点宕机怎么办", k=1).results[0].title == "节点宕机"
