@@ -36,8 +36,11 @@ def test_values_in_chinese_numerals_are_respelled_in_arabic_digits():
     assert numeral_spellings("超过百分之九十") == [("百分之九十", "90%")]
     assert numeral_spellings("十五点五天") == [("十五点五天", "15.5天")]
     assert numeral_spellings("二十五个节点") == [("二十五个", "25个")]
-    # an article, a name holding numerals, a numeral written otherwise: no value
-    for text in ("一个节点宕机", "两个副本", "一氧化碳", "七星瓢虫", "三七", "三四天", "泵"):
+    # 一 and 两 (mostly no amount), ordinals, words of a numeral and a unit's character
+    # meaning no amount, names holding numerals, numerals written otherwise: no value
+    for text in ("一个节点宕机", "两个副本", "哪一年发布", "同一时间", "保留一天", "第三方应用",
+                 "第四张专辑", "十分灵活", "建筑四周", "一氧化碳", "七星瓢虫", "二十四节气",
+                 "三七", "三四天", "泵"):
         assert numeral_spellings(text) == [], text
 
 

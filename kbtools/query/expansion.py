@@ -43,11 +43,11 @@ make sandbox. Three words are tried when no two are written so (airflowmeter: ai
 meter).
 
 A value the question writes in Chinese numerals (保留三十天, 百分之九十, 二十至三十度:
-`values.numeral_spellings`) is searched in Arabic digits too (30天, 90%, 20 and 30度), as
-the question's own words, where the index holds the number so: jieba makes 三十, 十天 and
-三十天 of 三十天, words the knowledge never writes, and the number that told passages apart
-was lost. The numeral's own words the index holds (二十) are searched as well; those it
-lacks are covered by the digits (no unknown words).
+`values.numeral_spellings`) has its number searched in Arabic digits too (30, 90, 20 and
+30), as the question's own word, where the index holds the number so: jieba makes 三十,
+十天 and 三十天 of 三十天, words the knowledge never writes, and the number that told
+passages apart was lost. The numeral's own words the index holds (二十) are searched as
+well; those it lacks are covered by the digits (no unknown words).
 """
 
 from __future__ import annotations
@@ -208,14 +208,14 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
                     weights[jid] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
     for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
-        held = [w for w in dict.fromkeys(bm25.tok(arabic)) if w in bm25.vocab]
-        digits = [w for w in held if any(ch.isdigit() for ch in w)]
+        digits = [w for w in dict.fromkeys(bm25.tok(arabic))
+                  if w in bm25.vocab and any(ch.isdigit() for ch in w)]
         if not digits:
             continue  # the knowledge never writes the number so: nothing to search
         for q in bm25.tok(written):  # (三十, 十天 and 三十天 are no unknown words)
             if q not in bm25.vocab:
                 covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *digits]))
-        searched = [w for w in held if w not in own and w not in terms]
+        searched = [w for w in digits if w not in own and w not in terms]
         for w in searched:
             terms[w] = bm25.vocab[w]
             full.add(bm25.vocab[w])

@@ -305,22 +305,27 @@ def numeral_values(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# a numeral and a unit's character that make a word meaning no amount: 十分 (very), 四周
+# (all around), 万分 (extremely), 十足 (full), 四方/八方 (every side)
+NUMERAL_WORDS = frozenset(("十分", "四周", "万分", "十足", "四方", "八方"))
+
+
 def numeral_spellings(text: str) -> list[tuple[str, str]]:
     """Each value of `text` in Chinese numerals (`numeral_values`) as written and as the
     knowledge mostly writes it, in Arabic digits: (三十度, 30度), (二十, 20), (十五点五天,
-    15.5天), (百分之九十, 90%). An article is no value: 一个 and 两个 with no unit after
-    them are left out (一个节点 asks about a node, not about 1); nor is a numeral with no
-    unit that is one character or runs on into a word (七星瓢虫, 二十四节气): one the
-    question writes before 至, 到, 和 or 或 (二十至三十度) or apart is one."""
+    15.5天), (百分之九十, 90%). 一 and 两 are left out: mostly no value (一个节点, 哪一年,
+    同一时间, 两个副本); so is an ordinal (第三方, 第四张) and a numeral with no unit that is
+    one character or runs on into a word (七星瓢虫, 二十四节气): one the question writes
+    before 至, 到, 和 or 或 (二十至三十度) or apart is a value. Nor are the words made of a
+    numeral and a unit's character that mean no amount (`NUMERAL_WORDS`: 十分灵活, 四周)."""
     out = []
     for start, end in numeral_values(text):
         m = _CJK_NUMBER.match(text, start)
         value = chinese_number(m.group(2)) if m else None
-        if m is None or value is None:
+        if m is None or value is None or m.group(2) in ("一", "两") \
+                or text[start - 1:start] == "第" or text[start:end] in NUMERAL_WORDS:
             continue
         rest, after = text[m.end():end], text[m.end():m.end() + 1]
-        if m.group(2) in ("一", "两") and rest.strip() in ("", "个"):
-            continue
         if not rest and not m.group(1) and (len(m.group(2)) < 2 or (
                 "\u3400" <= after <= "\u9fff" and after not in "至到和或")):
             continue
