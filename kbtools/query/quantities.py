@@ -49,6 +49,7 @@ from kbtools.query.values import (
     EN_NUMERALS,
     FILLERS,
     NAME_STARTS,
+    STOP_GAP,
     UNIT_CLASSES,
     compact,
     drop_fillers,
@@ -386,9 +387,16 @@ COMMAS = (",", "，")  # between a name and its value: ``temperature of the oil,
 
 def before_comma(text: str, end: int) -> int:
     """Where the name before a comma ending compacted `text[:end]` ends, filler words before
-    the comma dropped (``the oil temperature is, 80 c``); -1 when no comma ends it."""
+    the comma dropped (``the oil temperature is, 80 c``); -1 when no comma ends it, or when
+    the clause before the comma holds a number: the name's value is that one (``80 c oil
+    temperature, 25 c``, 80度的油温，25度: the 25 is no oil's)."""
     if not text[:end].endswith(COMMAS):
         return -1
+    for ch in reversed(text[:end - 1]):  # back to the clause's start
+        if STOP_GAP.match(ch):
+            if ch.isdigit():
+                return -1
+            break
     return len(drop_fillers(text[:end - 1]).rstrip(" "))
 
 
