@@ -194,7 +194,8 @@ def test_any_chinese_thing_before_a_comma_keeps_its_value(modifier, value):
 _ROOM_EN = ["room temperature 22 C", "the room temperature is 22 C",
             "temperature in the room 22 C", "the temperature in the room is 22 C",
             "the room's temperature is 22 C", "indoor temperature 22 C",
-            "the temperature inside the room is 22 C", "temperature in the living room 22 C"]
+            "the temperature inside the room is 22 C", "temperature in the living room 22 C",
+            "the temperature indoors is 22 C", "the room temperature, 22 C"]
 _ROOM_ZH = ["室温22度", "室内温度22度", "室内的温度22度", "温室温度22度", "屋里温度22度"]
 
 

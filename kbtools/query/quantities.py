@@ -354,13 +354,17 @@ class Qualified:
         of compacted `text` (`OF_THING`: ``of the oil``, ``in the boiler``, ``of the oil in
         the tank``), as (where they end, whether one names a thing other than the input's:
         its last word none of `EN_PLAIN` nor `AMBIENT` nor the words of the input's names,
-        heading and cells — ``of the air``, ``in the morning``, ``in the greenhouse`` on a
-        greenhouse table name none, nor ``in the morning``, whose words are all `EN_PLAIN`);
-        None when none follows (``a temperature of 80 c``: no words after it)."""
+        heading and cells, nor a room — ``of the air``, ``in the greenhouse`` on a greenhouse
+        table name none, nor ``in the morning``, whose words are all `EN_PLAIN`; a `ROOMS`
+        adverb, ``indoors``, is a phrase naming none); None when none follows (``a
+        temperature of 80 c``: no words after it)."""
         stop, other = end, False
         while True:
             run = _EN_WORDS.match(text, stop)
             words = run.group().split() if run else []
+            if words and words[0] in ROOMS and words[0] not in OF_THING:
+                stop += len(words[0]) + 1  # ``the temperature indoors``: where, no thing
+                continue
             if not words or words[0] not in OF_THING:
                 break
             lead = 1
