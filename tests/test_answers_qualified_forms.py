@@ -330,3 +330,14 @@ def test_a_room_or_a_verb_of_change_evaluates_the_table(dist, question, doc, inp
     ev = _evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["outputs"], ev["said_of_other"]) == \
         ("match", inputs, outputs, {}), ev
+
+
+@pytest.mark.parametrize(("header", "question"), [
+    ("Oil temperature (°C)", "temperature of the oil, 80 C"),
+    ("Oil temperature (°C)", "oil temperature, 80 C"),
+    ("Oil temperature (°C)", "80 C oil's temperature"),
+    ("油温(℃)", "油温，80度"), ("油温(℃)", "油升温到80度"), ("油温(℃)", "升温到80度"),
+])
+def test_a_table_of_the_thing_takes_its_value_in_each_form(header, question):
+    """What is another thing's on a generic table is the own input of that thing's table."""
+    assert read_inputs(question, _bare(header)).values == {header: "80"}
