@@ -28,9 +28,9 @@ temperature of 80 C``: no thing named). A place
 (棚内温度: `LOCATIVES`), the surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
 table: `ROOMS`), how high it is (高温: `DEGREES`), a verb of change before a short form
-(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own heading or of the
-input's names (a Chinese modifier judged by its last character, the one bound to the name:
-棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
+(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own
+heading or of the input's names (a Chinese modifier judged by its last character, the one
+bound to the name: 棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
 a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
 
 Pure.
@@ -256,7 +256,8 @@ class Qualified:
         comma = before_comma(text, end)
         if comma >= 0:
             end = lo = comma  # 油温，80度: the name right before the comma only (not 油温正常，)
-        while comma < 0 and lo and end - lo < GAP and is_cjk(text[lo - 1]) and text[lo - 1] not in self.mine:
+        while comma < 0 and lo and end - lo < GAP and is_cjk(text[lo - 1]) and \
+                text[lo - 1] not in self.mine:
             lo -= 1
         for stop in range(end, lo - 1, -1):  # the nearest mention decides
             stop = len(drop_fillers(text[:stop]))
@@ -386,6 +387,7 @@ class Qualified:
 
 
 _CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
+_EN_WORDS = re.compile(r"(?: [a-z]+)+")  # the words of a compacted question from a position
 COMMAS = (",", "，")  # between a name and its value: ``temperature of the oil, 80 c``, 油温，80度
 
 
@@ -417,7 +419,6 @@ def _past_word(rest: str) -> int:
         if at > 0 and word[:at + 1].isalpha() and word[at + 2:at + 3].isalpha():
             return at + 2
     return 0
-_EN_WORDS = re.compile(r"(?: [a-z]+)+")  # the words of a compacted question from a position
 
 
 def _words(text: str) -> list[str]:
