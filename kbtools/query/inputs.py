@@ -35,7 +35,14 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
-from kbtools.query.quantities import EN_PLAIN, Others, Qualified, covered, key_text
+from kbtools.query.quantities import (
+    EN_PLAIN,
+    Others,
+    Qualified,
+    before_comma,
+    covered,
+    key_text,
+)
 from kbtools.query.values import (
     BARE_DEGREES,
     EN_NUMERALS,
@@ -418,8 +425,12 @@ def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
     name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
     C``) or a few Chinese characters none of which is in `mine`, the table's input names'
     (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
-    right after it and its unit (``80 C oil temperature``)."""
+    right after it and its unit (``80 C oil temperature``); a comma may stand between the
+    name and the value (油温，80度: `quantities.before_comma`)."""
+    named = before_comma(text, len(drop_fillers(text[:x.start]).rstrip(" ")))
     for start, end in spans:
+        if end == named:  # 油温，80度: a comma between the name and its value
+            return text[start:end]
         gap = drop_fillers(strip_fillers(text[end:x.start]))
         if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
                 (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)

@@ -16,7 +16,9 @@ compound whose head is the input's name (温度, 压力, their short forms 温, 
 ``temperature``, ``temp``, ``pressure``) with a word before it that is none of the input's own
 (油温, 水温度, 地温, 油压, ``oil temperature``, ``bearing temp``, ``oil pressure``) names a
 more specific thing than the input, before its value or after it (80度的油温, ``80 C oil
-temperature``), whether or not the table's heading says what the table is about. So does an
+temperature``, ``80 C oil's temperature``), a comma between the name and its value or not
+(油温，80度, ``temperature of the oil, 80 C``: `before_comma`; not 油温正常，25度, a clause of
+its own), whether or not the table's heading says what the table is about. So does an
 English name followed by a phrase saying whose it is (``temperature of the oil``, ``pressure
 in the boiler``: `OF_THING`, `Qualified.phrase`) or after a possessive (``the oil's
 temperature``, ``the tyres' pressure``: `POSSESSIVES`), as 水的温度 is the water's; the
@@ -24,9 +26,11 @@ value is said of the whole (``temperature of the oil``), and the same words qual
 there (``temperature of the air``, ``in the greenhouse`` on a greenhouse table, ``a
 temperature of 80 C``: no thing named). A place
 (棚内温度: `LOCATIVES`), the surroundings a generic quantity means (气温, ``air temperature``:
-`AMBIENT`), how high it is (高温: `DEGREES`), words of the table's own heading or of the
-input's names (a Chinese modifier judged by its last character, the one bound to the name:
-棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
+`AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
+table: `ROOMS`), how high it is (高温: `DEGREES`), a verb of change before a short form
+(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own
+heading or of the input's names (a Chinese modifier judged by its last character, the one
+bound to the name: 棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
 a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
 
 Pure.
@@ -45,9 +49,11 @@ from kbtools.query.values import (
     EN_NUMERALS,
     FILLERS,
     NAME_STARTS,
+    STOP_GAP,
     UNIT_CLASSES,
     compact,
     drop_fillers,
+    strip_fillers,
 )
 from kbtools.query.wording import ABBREVIATIONS, is_cjk
 
@@ -63,6 +69,14 @@ LOCATIVES = ("内", "里", "中", "间")
 # the surroundings a generic quantity is said of when no thing is named (气温, 空气湿度, ``air
 # temperature``, ``ambient humidity``): the input's quantity still
 AMBIENT = ("空气", "环境", "气", "air", "ambient")
+# a room or indoors, the place a generic quantity is measured in when no thing is named (室温,
+# 室内温度, 温室温度, ``room temperature``, ``indoor temperature``, ``temperature in the room``,
+# ``the room's temperature``): the surroundings, as `AMBIENT`, on any table (室外, ``outdoor``
+# name another place: judged as any modifier)
+ROOMS = ("室", "room", "rooms", "indoor", "indoors", "inside")
+# a verb of change before a Chinese quantity's short form (升温到80度, 加压至3MPa): says how the
+# quantity went, not of what; a thing before it still qualifies it (油升温到80度 is the oil's)
+CHANGES = ("升", "降", "加", "增", "减", "泄", "保", "稳", "控", "调", "提")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
 # 常温, 最大压力, 平均温度): the input's quantity still
 DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
@@ -239,7 +253,11 @@ class Qualified:
         whose 气温 is the nearer mention)."""
         end = len(drop_fillers(text[:at]).rstrip(" "))
         lo = end
-        while lo and end - lo < GAP and is_cjk(text[lo - 1]) and text[lo - 1] not in self.mine:
+        comma = before_comma(text, end)
+        if comma >= 0:
+            end = lo = comma  # 油温，80度: the name right before the comma only (not 油温正常，)
+        while comma < 0 and lo and end - lo < GAP and is_cjk(text[lo - 1]) and \
+                text[lo - 1] not in self.mine:
             lo -= 1
         for stop in range(end, lo - 1, -1):  # the nearest mention decides
             stop = len(drop_fillers(text[:stop]))
@@ -275,8 +293,8 @@ class Qualified:
             if is_cjk(head[0]):
                 spans = [start + n for n in range(1, PHRASE + 1)
                          if all(is_cjk(ch) for ch in text[start:start + n])]
-            else:
-                spans = [start + len(w) + 1 for w in [rest.split(" ", 1)[0]] if w.isalpha()]
+            else:  # one word, or one with a possessive mark (``80 c oil's temperature``)
+                spans = [start + n for n in [_past_word(rest)] if n > 0]
             for pos in spans:
                 if text.startswith(head, pos) and not _latin(text[pos + len(head):][:1]) and \
                         (other := self.qualifier(text, pos, start)):
@@ -296,12 +314,15 @@ class Qualified:
                            if u and is_cjk(u[0]) and text.startswith(u, lo)), default=1)
             possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
             word = text[lo:at - possessive]
-            if not word or len(word) > PHRASE or word.endswith(LOCATIVES + AMBIENT + DEGREES) or \
+            verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing
+            word = word[:len(word) - verb]
+            if not word or len(word) > PHRASE or \
+                    word.endswith(LOCATIVES + AMBIENT + ROOMS + DEGREES) or \
                     word[-1] in self.mine or word.endswith(self.values):  # 棚内温度, 空气
                 return ""  # 温度, 大棚温度 (a 大棚 table), 小麦温度 (a table of 小麦)
             cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
                        or word[n - 1] in self.mine), default=0)
-            return text[lo + cut:at]  # 油 of 棚里油温: the thing, without the place
+            return text[lo + cut:at - verb]  # 油 of 棚里油温: the thing, without the place
         lead_end = at - (text[at - 1:at] == " ")
         mark = next((m for m in POSSESSIVES if text.startswith(m, lead_end - len(m))), "") or \
             next((m[1:] for m in PLURAL_POSSESSIVES if text.startswith(m, lead_end - 2)), "")
@@ -312,23 +333,39 @@ class Qualified:
             last = _words(text[:end])[-1:]
             lead = last[0] if last else ""
             unit = text[:end - len(lead)].rstrip(" ")[-1:].isdigit()  # the psi of 2 psi
-            if lead and not unit and lead not in EN_PLAIN and lead not in AMBIENT and \
+            if lead and not unit and lead not in EN_PLAIN and lead not in AMBIENT + ROOMS and \
                     lead not in self.mine and text[end - len(lead):end] == lead:
                 return lead + mark
         return ""
+
+    @staticmethod
+    def changed(text: str, at: int) -> bool:
+        """Whether a quantity's Chinese short form at `at` (温, 压) follows a verb of change
+        (`CHANGES`: 升温, 加压) and ends that word: its value, filler words or 至 after it
+        (升温到80度, 加压至3MPa, 降温了), not more of a name (减压阀: a valve)."""
+        short = next((s for _, s in CONTRACTIONS if text.startswith(s, at)), "")
+        if not short or not at or text[at - 1] not in CHANGES or \
+                any(text.startswith(full, at) for full, _ in CONTRACTIONS):
+            return False
+        nxt = text[at + len(short):at + len(short) + 1]
+        return not is_cjk(nxt) or nxt == "至" or not strip_fillers(nxt)
 
     def phrase(self, text: str, end: int) -> tuple[int, bool] | None:
         """The English phrases saying whose quantity it is right after a name ending at `end`
         of compacted `text` (`OF_THING`: ``of the oil``, ``in the boiler``, ``of the oil in
         the tank``), as (where they end, whether one names a thing other than the input's:
         its last word none of `EN_PLAIN` nor `AMBIENT` nor the words of the input's names,
-        heading and cells — ``of the air``, ``in the morning``, ``in the greenhouse`` on a
-        greenhouse table name none, nor ``in the morning``, whose words are all `EN_PLAIN`);
-        None when none follows (``a temperature of 80 c``: no words after it)."""
+        heading and cells, nor a room — ``of the air``, ``in the greenhouse`` on a greenhouse
+        table name none, nor ``in the morning``, whose words are all `EN_PLAIN`; a `ROOMS`
+        adverb, ``indoors``, is a phrase naming none); None when none follows (``a
+        temperature of 80 c``: no words after it)."""
         stop, other = end, False
         while True:
             run = _EN_WORDS.match(text, stop)
             words = run.group().split() if run else []
+            if words and words[0] in ROOMS and words[0] not in OF_THING:
+                stop += len(words[0]) + 1  # ``the temperature indoors``: where, no thing
+                continue
             if not words or words[0] not in OF_THING:
                 break
             lead = 1
@@ -344,13 +381,44 @@ class Qualified:
             stop += len(" ".join(("", *words[:lead], *thing)))
             if _latin(text[stop:stop + 1]):
                 return None  # part of a word the phrase does not hold (``oil80``)
-            other = other or bool(thing) and thing[-1] not in AMBIENT and \
+            other = other or bool(thing) and thing[-1] not in AMBIENT + ROOMS and \
                 thing[-1] not in self.mine  # ``in the morning``: when, of no thing
         return (stop, other) if stop > end else None
 
 
 _CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
 _EN_WORDS = re.compile(r"(?: [a-z]+)+")  # the words of a compacted question from a position
+COMMAS = (",", "，")  # between a name and its value: ``temperature of the oil, 80 c``, 油温，80度
+
+
+def before_comma(text: str, end: int) -> int:
+    """Where the name before a comma ending compacted `text[:end]` ends, filler words before
+    the comma dropped (``the oil temperature is, 80 c``); -1 when no comma ends it, or when
+    the clause before the comma holds a number: the name's value is that one (``80 c oil
+    temperature, 25 c``, 80度的油温，25度: the 25 is no oil's)."""
+    if not text[:end].endswith(COMMAS):
+        return -1
+    for ch in reversed(text[:end - 1]):  # back to the clause's start
+        if STOP_GAP.match(ch):
+            if ch.isdigit():
+                return -1
+            break
+    return len(drop_fillers(text[:end - 1]).rstrip(" "))
+
+
+def _past_word(rest: str) -> int:
+    """Where the word after the first word of compacted `rest` starts: past its space, or
+    past a plural's possessive mark (``tyres'pressure``: `compact` keeps no space after a
+    mark); 0 when `rest` starts with no word (letters, and a possessive mark)."""
+    word = rest.split(" ", 1)[0]
+    bare = next((word[:-len(m)] for m in POSSESSIVES if word.endswith(m)), word)
+    if bare.isalpha():
+        return len(word) + 1 if len(rest) > len(word) else 0
+    for mark in PLURAL_POSSESSIVES:
+        at = word.find(mark)
+        if at > 0 and word[:at + 1].isalpha() and word[at + 2:at + 3].isalpha():
+            return at + 2
+    return 0
 
 
 def _words(text: str) -> list[str]:
