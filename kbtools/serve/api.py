@@ -122,7 +122,16 @@ def _served(request: Request) -> Served:
     return source.get()
 
 
+# the parameters each endpoint takes (a search's question as `q` or `query`)
+SEARCH_PARAMS = ("q", "query", "k", "where", "verified_only")
+READ_PARAMS = ("doc", "heading_path", "line_start", "line_end")
+TABLE_PARAMS = ("doc", "inputs", "table", "policy")
+DIFF_PARAMS = ("old", "new")
+
+
 def search(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(body if request.method == "POST" else request.query_params,
+                    SEARCH_PARAMS, "/api/search")
     if request.method == "POST":
         q, k, where, verified = (body.get("query", body.get("q")), body.get("k"),
                                  body.get("where"), body.get("verified_only"))
@@ -145,6 +154,7 @@ def search(request: Request, body: dict[str, Any]) -> Any:
 
 def read(request: Request, body: dict[str, Any]) -> Any:
     params = request.query_params
+    ops.check_names(params, READ_PARAMS, "/api/read")
     doc = params.get("doc")
     if not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
@@ -163,6 +173,7 @@ def read(request: Request, body: dict[str, Any]) -> Any:
 
 
 def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(body, TABLE_PARAMS, "/api/table/evaluate")
     doc = body.get("doc")
     if not isinstance(doc, str) or not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
@@ -186,6 +197,7 @@ def releases(request: Request, body: dict[str, Any]) -> Any:
 def diff(request: Request, body: dict[str, Any]) -> Any:
     source: ServedIndex = request.app.state.source
     params = request.query_params
+    ops.check_names(params, DIFF_PARAMS, "/api/diff")
     return ops.diff(source.device(), params.get("old") or None, params.get("new") or None)
 
 
