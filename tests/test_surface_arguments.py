@@ -148,3 +148,29 @@ def test_flags_and_filters_are_read_alike(repo, api):
     assert refused == {"t", "y", "n", "f", 2, 1.0}
     where = [r.structured_content["filters"]["where"] for r in got[len(FLAGS):]]
     assert where == [[], [], ["crop=小麦"], [], [], ["crop=小麦"]]
+
+
+def test_a_heading_path_given_heading_by_heading_is_the_path(repo, api):
+    """A client sends a list as a repeated query parameter: `heading_path=3. 发病风险判定&
+    heading_path=1.1 田间症状` read the last one alone (section 1.1, under another parent
+    than the path said, 200) where the MCP tool given the list says there is no such
+    section. Repeated, the headings are the path; a parameter that is one value (`doc`,
+    `q`) given twice is refused (the last one was read)."""
+    wrong, right = ["3. 发病风险判定", "1.1 田间症状"], ["3. 发病风险判定", "3.2 风险等级判定表"]
+    got = mcp_calls(repo, [("read", {"doc": SCAB, "heading_path": wrong}),
+                           ("read", {"doc": SCAB, "heading_path": right})])
+    resp = api.get("/api/read", params={"doc": SCAB, "heading_path": wrong})
+    message = api_error(resp, 404)
+    assert message.startswith("no section '3. 发病风险判定 > 1.1 田间症状' in " + SCAB)
+    assert got[0].is_error and message[:60] in got[0].content[0].text
+    section = api.get("/api/read", params={"doc": SCAB, "heading_path": right})
+    assert section.status_code == 200
+    mcp = dict(got[1].structured_content)
+    mcp.pop("notice")
+    assert section.json() == mcp and mcp["line_start"] == 60
+    twice = api.get("/api/read", params={"doc": [SCAB, "knowledge/crops/rice-blast.md"]})
+    assert api_error(twice) == "'doc' given 2 times; give it once"
+    assert api_error(api.get("/api/search", params={"q": ["a", Q]})) == \
+        "'q' given 2 times; give it once"
+    filtered = api.get("/api/search", params={"q": Q, "where": ["crop=小麦", "verified=true"]})
+    assert filtered.json()["filters"]["where"] == ["crop=小麦", "verified=true"]

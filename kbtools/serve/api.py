@@ -131,7 +131,7 @@ DIFF_PARAMS = ("old", "new")
 
 def search(request: Request, body: dict[str, Any]) -> Any:
     ops.check_names(body if request.method == "POST" else request.query_params,
-                    SEARCH_PARAMS, "/api/search")
+                    SEARCH_PARAMS, "/api/search", repeatable=("where",))
     if request.method == "POST":
         q, k, where, verified = (body.get("query", body.get("q")), body.get("k"),
                                  body.get("where"), body.get("verified_only"))
@@ -154,13 +154,17 @@ def search(request: Request, body: dict[str, Any]) -> Any:
 
 def read(request: Request, body: dict[str, Any]) -> Any:
     params = request.query_params
-    ops.check_names(params, READ_PARAMS, "/api/read")
+    ops.check_names(params, READ_PARAMS, "/api/read", repeatable=("heading_path",))
     doc = params.get("doc")
     if not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
     served = _served(request)
     ops.document(served, doc)  # 400 for a refused path, 404 for a missing document
-    heading = params.get("heading_path") or None
+    # repeated, the headings of a path one by one (as a list is sent in a query string), as
+    # the MCP tool takes a list: the last one alone was read, under whatever parents
+    given = params.getlist("heading_path")
+    heading: str | list[str] | None = (given if len(given) > 1 else given[0] or None
+                                       if given else None)
     start = ops.check_line(params.get("line_start"), "line_start")
     end = ops.check_line(params.get("line_end"), "line_end")
     try:
