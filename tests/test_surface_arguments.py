@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from hostile import mcp_client
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from servefixtures import make_served_repo
 from starlette.testclient import TestClient
 
@@ -174,3 +176,31 @@ def test_a_heading_path_given_heading_by_heading_is_the_path(repo, api):
         "'q' given 2 times; give it once"
     filtered = api.get("/api/search", params={"q": Q, "where": ["crop=小麦", "verified=true"]})
     assert filtered.json()["filters"]["where"] == ["crop=小麦", "verified=true"]
+
+
+FLAG_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True),
+    st.sampled_from(["", " ", "1", "0", "true", "FALSE", " Yes ", "no", "on", "OFF", "t", "f",
+                     "y", "n", "null", "2", "１", "tru"]),
+    st.text(max_size=6), st.lists(st.booleans(), max_size=2))
+
+
+@settings(max_examples=600, deadline=None)
+@given(FLAG_VALUES)
+def test_a_flag_is_read_alike_by_the_api_and_the_mcp_schema(value):
+    """Whatever an agent sends as `verified_only`, the MCP parameter and the API's check take
+    it as the same true/false/absent, or both refuse it."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from kbtools.agents.parameters import VerifiedOnly
+    from kbtools.serve.ops import ApiError, check_flag
+
+    try:
+        http: object = check_flag(value)
+    except ApiError:
+        http = "refused"
+    try:
+        mcp: object = TypeAdapter(VerifiedOnly).validate_python(value)
+    except ValidationError:
+        mcp = "refused"
+    assert mcp == http, value
