@@ -125,6 +125,28 @@ def test_null_for_an_optional_argument_is_the_argument_left_out(repo, api):
     assert all(r.is_error for r in got[3:])
 
 
+
+def test_an_empty_string_for_an_optional_number_is_the_number_left_out(repo, api):
+    """`k: ""` and `line_end: ""` (a form's empty field, an agent's "not set") were refused
+    over MCP ("not a valid integer") where the API takes them as not given; a text argument's
+    "" keeps its own meaning (an empty `policy` is refused by both)."""
+    three = {"doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": 2}}
+    got = mcp_calls(repo, [("search", {"query": Q, "k": ""}),
+                           ("read", {"doc": SCAB, "line_start": "60", "line_end": ""}),
+                           ("evaluate_table", {**three, "policy": ""})])
+    http = api.post("/api/search", json={"query": Q, "k": ""})
+    assert not got[0].is_error, got[0].content[0].text
+    same_search(got[0].structured_content, http.json())
+    read = api.get("/api/read", params={"doc": SCAB, "line_start": "60", "line_end": ""})
+    assert not got[1].is_error, got[1].content[0].text
+    mcp = dict(got[1].structured_content)
+    mcp.pop("notice")
+    assert read.json() == mcp and (mcp["line_start"], mcp["line_end"]) == (60, 100)
+    assert got[2].is_error and "policy" in got[2].content[0].text
+    assert "'policy' must be" in api_error(api.post("/api/table/evaluate",
+                                                    json={**three, "policy": ""}))
+
+
 FLAGS = ["t", "y", "n", "f", 2, 1.0, "yes", " OFF ", "True", 1, 0, "", True, False]
 WHERE = ["", " ", [" ", "crop=小麦"], [], ["", ""], "crop=小麦"]
 
