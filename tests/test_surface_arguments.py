@@ -196,6 +196,11 @@ def test_a_heading_path_given_heading_by_heading_is_the_path(repo, api):
     assert api_error(twice) == "'doc' given 2 times; give it once"
     assert api_error(api.get("/api/search", params={"q": ["a", Q]})) == \
         "'q' given 2 times; give it once"
+    for resp in (api.get("/api/search", params={"q": "施药步骤", "query": Q}),
+                 api.post("/api/search", json={"q": "施药步骤", "query": Q})):
+        # a GET searched `q`, a POST `query`: one request, two answers
+        assert api_error(resp) == ("the question is given twice, as 'q' and as 'query'; "
+                                   "give one")
     filtered = api.get("/api/search", params={"q": Q, "where": ["crop=小麦", "verified=true"]})
     assert filtered.json()["filters"]["where"] == ["crop=小麦", "verified=true"]
 

@@ -130,8 +130,10 @@ DIFF_PARAMS = ("old", "new")
 
 
 def search(request: Request, body: dict[str, Any]) -> Any:
-    ops.check_names(body if request.method == "POST" else request.query_params,
-                    SEARCH_PARAMS, "/api/search", repeatable=("where",))
+    given = body if request.method == "POST" else request.query_params
+    ops.check_names(given, SEARCH_PARAMS, "/api/search", repeatable=("where",))
+    if "q" in given and "query" in given:  # a GET read `q` and a POST `query`: give one
+        raise ApiError(400, "the question is given twice, as 'q' and as 'query'; give one")
     if request.method == "POST":
         q, k, where, verified = (body.get("query", body.get("q")), body.get("k"),
                                  body.get("where"), body.get("verified_only"))
