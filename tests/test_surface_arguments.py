@@ -95,7 +95,12 @@ def test_the_api_refuses_a_parameter_it_does_not_take(api):
     assert "unknown parameter 'tables' (/api/table/evaluate takes doc, inputs, table, policy)" \
         == api_error(resp)
     assert "unknown parameter 'from'" in api_error(api.get("/api/diff", params={"from": "kb-r1"}))
+    # a POST reads its JSON body alone: `?k=3` gave 5 results
+    resp = api.post("/api/search?k=3", json={"query": Q})
+    assert api_error(resp) == ("'k' is in the query string: a POST to /api/search takes its "
+                               "parameters in the JSON body")
     # the server's own `?token=` is no endpoint's parameter to refuse
+    assert api.post("/api/search?token=x", json={"query": Q, "k": 1}).status_code == 200
     assert api.get("/api/read", params={"doc": SCAB, "heading_path": "3.2",
                                         "token": "x"}).status_code == 200
 

@@ -71,6 +71,12 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
     errors."""
     async def handler(request: Request) -> Response:
         try:
+            if request.method == "POST" and (extra := sorted(set(request.query_params)
+                                                             - {"token"})):
+                # read from the body alone: `POST /api/search?k=3` gave 5 results
+                raise ApiError(400, f"{one_line(extra[0], 40)!r} is in the query string: a "
+                                    f"POST to {request.url.path} takes its parameters in the "
+                                    "JSON body")
             body = await read_body(request) if request.method == "POST" else {}
             request.state.arrived = time.perf_counter()
             workers: Workers = request.app.state.workers
