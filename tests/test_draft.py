@@ -114,6 +114,11 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
         create_draft(root, "field-report", "T", "b")
     with pytest.raises(UsageError, match="non-empty title"):
         create_draft(root, "field-report", "  ", "b", location="x")
+    for blank in ("  ", "\u3000", "\u00a0"):  # a blank location is none: it was filed as given
+        with pytest.raises(UsageError, match=r"\(pass the location argument\)$"):
+            create_draft(root, "field-report", "T", "b", location=blank)
+        with pytest.raises(UsageError, match=r"\(pass the location argument\)$"):
+            create_draft(root, "field-report", "T", f"---\nlocation: '{blank}'\n---\nb")
     with pytest.raises(UsageError, match="urgency"):
         create_draft(root, "field-report", "T", "b", location="x", extra_meta={"urgency": "meh"})
     assert {h.name for h in repo.heads} == heads  # nothing created on failure

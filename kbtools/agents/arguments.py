@@ -46,3 +46,31 @@ def digits_as_int(value: Any) -> Any:
     if isinstance(value, str) and is_digits(value.strip()):
         return int(value.strip())
     return value
+
+
+# the words a true/false argument is given as (any case, spaces around): a query parameter's
+# `verified_only=yes`, and the same in a JSON body or an MCP call
+FLAG_WORDS = {"1": True, "true": True, "yes": True, "on": True,
+              "0": False, "false": False, "no": False, "off": False}
+
+
+def flag(value: Any) -> Any:
+    """A true/false argument as the JSON API reads it: a JSON boolean, 0 or 1, or one of
+    `FLAG_WORDS`; None when empty; anything else as given, for the caller to refuse (the MCP
+    schema's lax reading took `"t"`, `"y"` and `"n"` too, which the API refuses)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return None if not text else FLAG_WORDS.get(text, value)
+    return value
+
+
+def filters(where: list[str] | str | None) -> list[str]:
+    """The filters a search's `where` gives: one string is one filter, and a blank one (an
+    empty form field, `where=""`) is none, as the JSON API reads them (the MCP tool refused
+    `where: ""` as a bad filter where /api/search searched everything)."""
+    given = [where] if isinstance(where, str) else list(where or [])
+    return [w for w in given if w.strip()]

@@ -295,7 +295,10 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         if not who:
             raise UsageError(f"no author: pass {argument('author')} or set git config "
                              "user.name")
+        # a blank location is none (a field report that needs one is refused for the lack),
+        # as a blank title or author is: "  " was filed as the report's location
         location = location or fill.get("location")
+        location = location.strip() if isinstance(location, str) else location
         when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
         meta: dict[str, Any] = {"title": title.strip(), "category": category,
                                 "source": source or fill.get("source") or DEFAULT_SOURCE,

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools import __version__
+from kbtools.agents.arguments import filters
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.parameters import (
     Author,
@@ -309,11 +310,10 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
                 verified_only: bool | None = None) -> dict[str, Any]:
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
-    if isinstance(where, str):  # one filter, as the JSON API takes it
-        where = [where]
+    given = filters(where)  # one string is one filter, a blank one none, as the JSON API reads
     idx = ctx.idx()
     try:
-        response = run_search(idx, query, k=k, where=where or None, verified_only=verified_only)
+        response = run_search(idx, query, k=k, where=given or None, verified_only=verified_only)
     except KbError as exc:
         record_question(idx, "mcp", query, None, enabled=ctx.query_log, error=exc.message)
         raise
@@ -378,7 +378,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
 
     ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     parameters: dict[str, tuple[str, ...]] = {}  # each tool's argument names, filled below
-    server_class: type[MCPServer] = _one_line_errors(MCPServer, parameters)
+    optional: dict[str, dict[str, bool]] = {}  # those it has a default for (below)
+    server_class: type[MCPServer] = _one_line_errors(MCPServer, parameters, optional)
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
@@ -430,19 +431,30 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
         tools.append((draft_report, DRAFT_DOC + f"Known categories: {', '.join(known)}.\n",
                       writes))
 
-    parameters.update({fn.__name__: tuple(inspect.signature(fn).parameters)
-                       for fn, _, _ in tools})
+    made = [text_kept(Tool.from_function(fn, description=doc, annotations=notes))
+            for fn, doc, notes in tools]
+    for (fn, _, _), tool in zip(tools, made, strict=True):
+        params = inspect.signature(fn).parameters
+        parameters[fn.__name__] = tuple(params)
+        props = tool.parameters.get("properties", {})
+        optional[fn.__name__] = {  # whether "" is left out too: the parameter takes no text
+            p: "string" not in json_types(props.get(p, {})) for p, param in params.items()
+            if param.default is not inspect.Parameter.empty}
     return server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
-                        log_level="WARNING", tools=[
-                            text_kept(Tool.from_function(fn, description=doc, annotations=notes))
-                            for fn, doc, notes in tools])
+                        log_level="WARNING", tools=made)
 
 
-def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]]) -> type:
+def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
+                     optional: dict[str, dict[str, bool]]) -> type:
     """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
     the SDK's own messages for arguments that fail the schema span several lines, and for a
     crash say only "Error executing tool <name>". An argument a tool does not take (by
-    `parameters`: tool name → argument names) is refused: the SDK would drop it silently."""
+    `parameters`: tool name → argument names) is refused: the SDK would drop it silently.
+    A null given for an argument the tool may go without (`optional`: tool name → those
+    names, each with whether it takes no text) is that argument left out, as the JSON API
+    reads it, and so is an empty string given for one that takes no text (a number): `k:
+    null` and `k: ""`, which agents send for an optional argument they do not set, were
+    refused as "not a valid integer" where /api/search returns its 5 results."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
 
@@ -455,6 +467,9 @@ def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]]) -> type
                 raise ToolError(one_line(
                     f"Error executing tool {name}: invalid arguments: {unknown[0]}: unknown "
                     f"argument ({name} takes {', '.join(known)})"))
+            left = optional.get(name, {})
+            arguments = {k: v for k, v in (arguments or {}).items()
+                         if not (k in left and (v is None or v == "" and left[k]))}
             try:
                 return await super().call_tool(name, arguments, context)
             except MCPError:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
+from pydantic import BeforeValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from kbtools.agents.arguments import (
     MAX_INPUT_CHARS,
@@ -24,6 +24,7 @@ from kbtools.agents.arguments import (
     MAX_QUESTION_CHARS,
     MAX_WHERE,
     digits_as_int,
+    flag,
 )
 from kbtools.agents.read import MAX_CHARS, MAX_LINES
 from kbtools.agents.recent import DEFAULT_N
@@ -52,9 +53,10 @@ Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filte
                  "numbers (size=1 matches 1.0), other values as text, case-insensitively. A "
                  "value no document has filters everything out (no_answer)."),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"]])]
-VerifiedOnly = Annotated[bool | None, Field(
+VerifiedOnly = Annotated[StrictBool | None, Field(
     description=("true: only passages that are verified now (reviewed, and unchanged since "
-                 "the review). Default: all passages, each with its own `verified`."))]
+                 "the review). Default: all passages, each with its own `verified`.")),
+    BeforeValidator(flag)]
 
 # read
 Doc = Annotated[str, Field(description=DOC, examples=["knowledge/crops/wheat-scab.md"])]

@@ -71,6 +71,12 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
     errors."""
     async def handler(request: Request) -> Response:
         try:
+            if request.method == "POST" and (extra := sorted(set(request.query_params)
+                                                             - {"token"})):
+                # read from the body alone: `POST /api/search?k=3` gave 5 results
+                raise ApiError(400, f"{one_line(extra[0], 40)!r} is in the query string: a "
+                                    f"POST to {request.url.path} takes its parameters in the "
+                                    "JSON body")
             body = await read_body(request) if request.method == "POST" else {}
             request.state.arrived = time.perf_counter()
             workers: Workers = request.app.state.workers
@@ -122,7 +128,18 @@ def _served(request: Request) -> Served:
     return source.get()
 
 
+# the parameters each endpoint takes (a search's question as `q` or `query`)
+SEARCH_PARAMS = ("q", "query", "k", "where", "verified_only")
+READ_PARAMS = ("doc", "heading_path", "line_start", "line_end")
+TABLE_PARAMS = ("doc", "inputs", "table", "policy")
+DIFF_PARAMS = ("old", "new")
+
+
 def search(request: Request, body: dict[str, Any]) -> Any:
+    given = body if request.method == "POST" else request.query_params
+    ops.check_names(given, SEARCH_PARAMS, "/api/search", repeatable=("where",))
+    if "q" in given and "query" in given:  # a GET read `q` and a POST `query`: give one
+        raise ApiError(400, "the question is given twice, as 'q' and as 'query'; give one")
     if request.method == "POST":
         q, k, where, verified = (body.get("query", body.get("q")), body.get("k"),
                                  body.get("where"), body.get("verified_only"))
@@ -145,12 +162,17 @@ def search(request: Request, body: dict[str, Any]) -> Any:
 
 def read(request: Request, body: dict[str, Any]) -> Any:
     params = request.query_params
+    ops.check_names(params, READ_PARAMS, "/api/read", repeatable=("heading_path",))
     doc = params.get("doc")
     if not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
     served = _served(request)
     ops.document(served, doc)  # 400 for a refused path, 404 for a missing document
-    heading = params.get("heading_path") or None
+    # repeated, the headings of a path one by one (as a list is sent in a query string), as
+    # the MCP tool takes a list: the last one alone was read, under whatever parents
+    given = params.getlist("heading_path")
+    heading: str | list[str] | None = (given if len(given) > 1 else given[0] or None
+                                       if given else None)
     start = ops.check_line(params.get("line_start"), "line_start")
     end = ops.check_line(params.get("line_end"), "line_end")
     try:
@@ -163,6 +185,7 @@ def read(request: Request, body: dict[str, Any]) -> Any:
 
 
 def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(body, TABLE_PARAMS, "/api/table/evaluate")
     doc = body.get("doc")
     if not isinstance(doc, str) or not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
@@ -186,6 +209,7 @@ def releases(request: Request, body: dict[str, Any]) -> Any:
 def diff(request: Request, body: dict[str, Any]) -> Any:
     source: ServedIndex = request.app.state.source
     params = request.query_params
+    ops.check_names(params, DIFF_PARAMS, "/api/diff")
     return ops.diff(source.device(), params.get("old") or None, params.get("new") or None)
 
 

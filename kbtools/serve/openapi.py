@@ -130,8 +130,10 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Read a section of a document, or a line range",
                 "parameters": [
                     _param("doc", "document path as cited", {"type": "string"}, required=True),
-                    _param("heading_path", "heading path ('A > B') or section number",
-                           {"type": "string"}),
+                    _param("heading_path", "heading path ('A > B') or section number; "
+                           "given once per heading (heading_path=A&heading_path=B), the "
+                           "headings of the path as the MCP tool's list",
+                           {"type": "array", "items": {"type": "string"}}),
                     _param("line_start", "first line", {"type": "integer", "minimum": 1}),
                     _param("line_end", "last line", {"type": "integer", "minimum": 1})],
                 "responses": {"200": _json("Section", "the section"), "400": _ERROR,

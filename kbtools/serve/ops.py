@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from starlette.datastructures import QueryParams
 from starlette.requests import ClientDisconnect, Request
 
 from kbtools.agents.arguments import (
@@ -25,6 +26,8 @@ from kbtools.agents.arguments import (
     MAX_LINE,
     MAX_QUESTION_CHARS,
     MAX_WHERE,
+    filters,
+    flag,
     is_digits,
     whole_number,
 )
@@ -135,21 +138,36 @@ def check_where(where: Any) -> list[str]:
         raise ApiError(400, f"at most {MAX_WHERE} 'where' filters")
     if any(len(w) > MAX_WHERE_CHARS for w in where):
         raise ApiError(400, f"a 'where' filter longer than {MAX_WHERE_CHARS} characters")
-    return [w for w in where if w.strip()]
+    return filters(where)
 
 
 def check_flag(value: Any) -> bool | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        return value
+    read = flag(value)
+    if read is None or isinstance(read, bool):
+        return read
     text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
     raise ApiError(400, f"a true/false flag must be true or false, not {one_line(text, 40)!r}",
                    f"是/否的值只能是 true 或 false，不能是“{one_line(text, 40)}”")
+
+
+def check_names(given: Any, takes: Sequence[str], endpoint: str,
+                repeatable: Sequence[str] = ()) -> None:
+    """Refuse a parameter `endpoint` does not take (`takes`), naming it and the ones it
+    takes, as the MCP tools refuse an argument they do not take: one was dropped without a
+    word (``/api/read?heading=3.2`` returned the whole document as if it were the section,
+    ``top_k`` gave the default number of results). ``token`` is the server's own (a
+    browser's first visit, `kbtools.serve.security`), never a parameter of an endpoint.
+    In a query string (`given` a QueryParams), a parameter not `repeatable` may be given
+    once: the last of two was read (``doc=a.md&doc=b.md`` read b.md)."""
+    unknown = sorted(set(given) - set(takes) - {"token"})
+    if unknown:
+        raise ApiError(400, f"unknown parameter {one_line(unknown[0], 40)!r} ({endpoint} "
+                            f"takes {', '.join(takes)})")
+    if isinstance(given, QueryParams):
+        twice = [k for k in takes if k not in repeatable and len(given.getlist(k)) > 1]
+        if twice:
+            raise ApiError(400, f"'{twice[0]}' given {len(given.getlist(twice[0]))} times; "
+                                "give it once")
 
 
 def check_line(value: Any, name: str) -> int | None:
