@@ -13,18 +13,27 @@ far more often than numbers. What YAML 1.1 and 1.2 both read as it is written (`
 
 The values are found with PyYAML's own parser (its events, with their line marks): the
 front matter is parsed once more, only when it loaded with a boolean or number in it.
+
+`kb check --fix` quotes such a value as written (`code: "010"`) where that is safe: where
+the schema wants text there, i.e. the front matter validates with fewer errors and no new
+one with the text in its place than with what YAML 1.1 read (`quote_problem`). Elsewhere
+(the schema takes the number too, or wants it; no schema; an anchor other values repeat)
+the warning stays and says why `--fix` left it.
 """
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from jsonschema import Draft202012Validator
 
 from kbtools.check.frontmatter import Problem
+from kbtools.check.links import Edit
 from kbtools.corpus import SourceDoc, split_front_matter
 
 CODE = "yaml-1.1-value"
@@ -41,23 +50,95 @@ _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _SPELLING_SAID = frozenset({"fm-type", "fm-value", "fm-verified-without-reviewer"})
 
 
-def yaml11_problems(src: SourceDoc, schema: list[Problem] | None = None) -> list[Problem]:
+# the schemas a document's front matter is validated against (None: checked without them)
+Schemas = Callable[[], Sequence[Draft202012Validator]]
+
+
+def yaml11_problems(src: SourceDoc, schema: list[Problem] | None = None,
+                    schemas: Schemas | None = None) -> list[Problem]:
     """A warning at each plain value of `src`'s front matter that YAML 1.1 reads otherwise
-    than YAML 1.2 reads its text, saying what it reads and what to write. `schema`: the
-    document's schema findings; one of them at a top-level key's line already says how its
-    boolean was written (`title: no`: one finding)."""
+    than YAML 1.2 reads its text, saying what it reads and what to write (`yaml11_check`)."""
+    return yaml11_check(src, schema, schemas)[0]
+
+
+def yaml11_check(src: SourceDoc, schema: list[Problem] | None = None,
+                 schemas: Schemas | None = None) -> tuple[list[Problem], list[Edit]]:
+    """The warnings of `yaml11_problems` and the edits `kb check --fix` writes: each value
+    quoted as written where `schemas` want text there (`quote_problem`); each warning says
+    whether `--fix` quotes its value, or why not. `schema`: the document's schema findings;
+    one of them at a top-level key's line already says how its boolean was written (`title:
+    no`: one finding, and its value quoted all the same where the schema wants text)."""
     if src.errors or not _holds_scalar(src.meta):
-        return []
+        return [], []
     text = split_front_matter(src.text)[0]
     if text is None:
-        return []
+        return [], []
     said = {line for code, line, _, _ in schema or () if code in _SPELLING_SAID}
-    out = []
+    out, edits = [], []
     for found in _plain_values(text):
         reason = misreading(found.tag, found.text)
+        if not reason:
+            continue
         line = found.line + 2  # the YAML starts on the file's line 2
-        if reason and not (reason == "boolean" and len(found.path) == 1 and line in said):
-            out.append((CODE, line, found.col, _message(found, reason)))
+        why_not = quote_problem(src.meta, found, reason, schemas)
+        if not why_not:
+            edits.append(Edit(line, found.col, found.text, f'"{found.text}"'))
+        if not (reason == "boolean" and len(found.path) == 1 and line in said):
+            note = f"kb check --fix leaves it: {why_not}" if why_not else \
+                "kb check --fix quotes it: the schema wants text there"
+            out.append((CODE, line, found.col, f"{_message(found, reason)} ({note})"))
+    return out, edits
+
+
+def quote_problem(meta: Any, found: PlainValue, reason: str, schemas: Schemas | None) -> str:
+    """Why quoting `found` as written is not safe ("": it is): safe where the schemas want
+    text there, i.e. the front matter with the text in place of what YAML 1.1 read validates
+    without an error it did not have, and without one it had (a type, an enum of words)."""
+    what = "the boolean" if reason == "boolean" else "the number"
+    if found.anchor:
+        return f"other values repeat it (&{found.anchor}): quote it by hand if they all mean text"
+    if schemas is None:
+        return "checked without the schema (--no-schema), nothing says it is text"
+    as_text = _replaced(meta, found.path, found.text)
+    if as_text is None:
+        return "the schema cannot be asked about its place (a key that is no text)"
+    read, written = (_errors(schemas(), doc, found.path) for doc in (meta, as_text))
+    if written <= read and read - written:
+        return ""
+    if not written - read:
+        return f"the schema takes {what} as well as the text: quote it if you mean the text"
+    if not read - written:
+        return f"the schema wants {what} there"
+    return f"the schema takes neither {what} nor the text: see its errors"
+
+
+def _replaced(meta: Any, path: tuple[str | int, ...], text: str) -> Any:
+    """A copy of `meta` with `text` at `path` (None: `path` leads nowhere in it)."""
+    out = copy.deepcopy(meta)
+    holder: Any = None
+    here: Any = out
+    for part in path:
+        inside = isinstance(here, dict) and isinstance(part, str) and part in here or \
+            isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
+        if not inside:
+            return None
+        holder, here = here, here[part]
+    if holder is None:
+        return None
+    holder[path[-1]] = text
+    return out
+
+
+def _errors(schemas: Sequence[Draft202012Validator], doc: Any,
+            path: tuple[str | int, ...]) -> set[tuple[str, str, str]]:
+    """The schema errors of `doc` at `path`, within it, or at a mapping or list holding it
+    (each as where it is and which schema rule says it)."""
+    out = set()
+    for n, validator in enumerate(schemas):
+        for err in validator.iter_errors(doc):
+            at = tuple(err.absolute_path)
+            if at == path[:len(at)] or path == at[:len(path)]:
+                out.add((str(n), repr(at), repr(tuple(err.absolute_schema_path))))
     return out
 
 
@@ -87,6 +168,7 @@ class PlainValue:
     line: int
     col: int
     path: tuple[str | int, ...]
+    anchor: str | None = None  # `&name` before it: aliases elsewhere repeat it
 
 
 @dataclass
@@ -129,7 +211,7 @@ def _plain_values(text: str) -> Iterator[PlainValue]:
             end = event.end_mark  # one line (no resolver reads a space): its end less its
             if tag in (_BOOL, _INT, _FLOAT) and end is not None:  # length is its start
                 yield PlainValue(event.value, tag, end.line, end.column - len(event.value) + 1,
-                                 tuple(o.here for o in stack))
+                                 tuple(o.here for o in stack), event.anchor)
 
 
 def misreading(tag: str, text: str) -> str:
