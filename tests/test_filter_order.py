@@ -81,6 +81,17 @@ def test_orders_are_exact_in_both(coll, op, want, rows):
     assert _remote(coll, op, want) == rows
 
 
+@pytest.mark.parametrize(("op", "want", "rows"), [
+    ("=", "Infinity", [3, 11]), ("=", "+inf", [3, 11]), ("=", "-INF", [4, 12]),
+    ("!=", "inf", [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18]),
+    ("=", "nan", [13]),  # text
+])
+def test_infinities_are_equal_as_numbers_in_both(coll, op, want, rows):
+    """``=`` / ``!=`` read infinities as the orders do: ``inf`` is ``Infinity``."""
+    assert _local(op, want) == rows
+    assert _remote(coll, op, want) == rows
+
+
 def test_infinity_is_a_number_to_compare_with():
     assert order_number("inf") == order_number("Infinity") == Decimal("Infinity")
     assert order_number("-inf") == Decimal("-Infinity")
@@ -91,6 +102,7 @@ def test_infinity_is_a_number_to_compare_with():
 wants = st.one_of(
     st.sampled_from(["inf", "-inf", "Infinity", "+INF", "-Infinity", "nan", "x", "0", "-0",
                      "1.7976931348623157e308", "1e400", "-1e400", "4.9e-324", "1e-400"]),
+    st.sampled_from(["INFINITY", "+Inf", "-infinity", "NaN", "-nan"]),
     st.integers(BIG - 3, BIG + 3).map(str), st.integers(-(BIG + 3), -(BIG - 3)).map(str),
     st.integers(-10 ** 45, 10 ** 45).map(str),
     st.decimals(allow_nan=False).map(str),
@@ -99,7 +111,7 @@ wants = st.one_of(
 
 @settings(max_examples=80, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(want=wants, op=st.sampled_from([">=", "<="]))
+@given(want=wants, op=st.sampled_from([">=", "<=", "=", "!="]))
 def test_any_number_orders_alike_locally_and_in_milvus(coll, want, op):
     assert _remote(coll, op, want) == _local(op, want)
 

@@ -42,7 +42,7 @@ NUM_FIELD = "f_num"
 ORD_FIELD = "f_ord"
 # how `filter_fields` makes a chunk's filter fields: bump it whenever the same facts would
 # be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers; 3:
-# f_ord's nmax/nmin as `order_text`, exact, infinities kept)
+# f_ord's nmax/nmin as `order_text`, exact, infinities kept; infinities in f_num)
 FILTER_RULES = "3"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 # `order_text`: what begins each class of numbers, in their order, and the exponent's width

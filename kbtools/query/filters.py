@@ -108,15 +108,18 @@ def _decimal(text: str) -> Decimal | None:
 
 @lru_cache(maxsize=4096)  # a filter's value, once per document it is compared with
 def number_key(text: str) -> str | None:
-    """The finite number `text` reads as (what Python's ``Decimal`` reads: ``25``, ``25.0``,
+    """The number `text` reads as (what Python's ``Decimal`` reads: ``25``, ``25.0``,
     ``+25.00``, ``2.5e1``, ``025``), written one way for every way of writing it (all
-    five: ``25e0``); None when `text` is no finite number (``inf``, ``1.0.0``, a date). Exact:
-    no float rounding makes two long numbers one (``9007199254740993`` is not
-    ``9007199254740992``). Leading zeros are only a way of writing: ``007`` is 7, as
-    ``>=``/``<=`` and YAML (an unquoted ``007``) read it."""
-    number = _decimal(text)
-    if number is None or not number.is_finite():
+    five: ``25e0``; ``inf``, ``Infinity``, ``+INF``: ``inf``, as ``>=``/``<=`` read them);
+    None when `text` is no number (``nan``, ``1.0.0``, a date). Exact: no float rounding
+    makes two long numbers one (``9007199254740993`` is not ``9007199254740992``). Leading
+    zeros are only a way of writing: ``007`` is 7, as ``>=``/``<=`` and YAML (an unquoted
+    ``007``) read it."""
+    number = order_number(text)
+    if number is None:
         return None
+    if number.is_infinite():
+        return "-inf" if number < 0 else "inf"
     sign, digits, exponent = number.as_tuple()
     written = "".join(map(str, digits)).lstrip("0")
     if not written:
@@ -127,7 +130,7 @@ def number_key(text: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def order_number(text: str) -> Decimal | None:
-    """The number `text` is for ``>=`` / ``<=``: the finite numbers `number_key` reads, as
+    """The number `text` is for ``>=`` / ``<=``: the numbers `number_key` reads, as
     exact decimals (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a
     number, less than infinity), and the infinities (``inf``, ``-Infinity``, YAML's
     ``.inf`` as a document stores it: ``inf``); None for text and NaN, which order as text."""
