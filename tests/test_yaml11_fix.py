@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from kbtools.check.yaml11 import yaml11_check
+from kbtools.check.yaml11 import MAX_JUDGED, yaml11_check
 from kbtools.cli import main
 from kbtools.corpus import parse_source
 from tests.kbfixtures import REPO
@@ -170,3 +171,38 @@ def test_a_quoted_value_reads_as_written_and_nothing_else_changes(text, comment,
 def _check(front: str) -> tuple[list, list]:
     src = parse_source(f"---\n{front}---\n", Path("a.md"), "a.md")
     return yaml11_check(src, None, lambda: _STRING)
+
+
+def test_values_quoted_together_must_keep_the_schema_content():
+    """Each value alone may be quoted (the schema's `not` holds), both together may not:
+    neither is quoted, and each warning says why."""
+    schema = Draft202012Validator({
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "not": {"properties": {"a": {"const": "010"}, "b": {"const": "010"}},
+                "required": ["a", "b"]}})
+    src = parse_source("---\na: 010\nb: 010\n---\n", Path("a.md"), "a.md")
+    problems, edits = yaml11_check(src, None, lambda: [schema])
+    assert edits == [] and len(problems) == 2
+    assert all(m.endswith("(kb check --fix leaves it: quoting these values together gives the "
+                          "schema an error they do not have now: quote them by hand)")
+               for _, _, _, m in problems)
+
+
+def test_a_long_list_asks_the_schema_a_few_times():
+    """19,000 items (under the 20,000-node limit): one place and value, asked once; and at
+    most MAX_JUDGED distinct places and values are asked, the rest said to be by hand."""
+    items = Draft202012Validator({"properties": {"k": {"type": "array",
+                                                      "items": {"type": "string"}}}})
+    start = time.perf_counter()
+    src = parse_source("---\nk: [" + ", ".join(["010"] * 19_000) + "]\n---\n", Path("a.md"),
+                       "a.md")
+    problems, edits = yaml11_check(src, None, lambda: [items])
+    assert len(edits) == len(problems) == 19_000
+    assert time.perf_counter() - start < 10.0
+    front = "".join(f"k{i}: 0x{i + 10:X}\n" for i in range(MAX_JUDGED + 3))
+    free = Draft202012Validator({"additionalProperties": {"type": "string"}})
+    problems, edits = yaml11_check(parse_source(f"---\n{front}---\n", Path("a.md"), "a.md"),
+                                   None, lambda: [free])
+    assert len(edits) == MAX_JUDGED and [m.rpartition("(")[2] for _, _, _, m in problems[-3:]] \
+        == [f"kb check --fix leaves it: more than {MAX_JUDGED} such values to ask the schema "
+            "about: quote the rest by hand)"] * 3
