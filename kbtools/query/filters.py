@@ -93,12 +93,16 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
     return out
 
 
+_NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
+
+
 def _decimal(text: str) -> Decimal | None:
     """`text` as Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``, ``025``,
     ``inf``, ``-Infinity``, ``nan``), None when it reads no number: most text, ``1.0.0``,
     a date, an exponent beyond ``Decimal``'s (±999999999999999999)."""
     start = text.lstrip()[:1]
-    if not (start.isdigit() or start in ("+", "-", ".", "i", "I", "n", "N")):
+    if not (start.isdigit() or start in ("+", "-", ".") or
+            start in ("i", "I", "n", "N") and text.strip().casefold() in _NAMED):
         return None  # most text: no exception's cost
     try:
         return Decimal(text)
