@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kbtools.engine import expr
 from kbtools.engine.milvus import connect_url
-from kbtools.query.filters import _compare, number_key
+from kbtools.query.filters import _compare, number_key, order_number
 from tests.milvus_server import milvus  # noqa: F401 - the session fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
@@ -45,13 +45,13 @@ def test_values_never_change_the_structure(key, value, op):
     """Whatever the key and value, the expression has the shape of a benign one, and each
     literal in it reads back as the key or value that went in."""
     got = expr.condition(key, op, value)
-    number = number_key(value) if op in ("=", "!=") else expr._number(value)
+    number = number_key(value) if op in ("=", "!=") else order_number(value)
     benign = expr.condition("k", op, "1" if number is not None else "x")
     assert _skeleton(got) == _skeleton(benign)
     read = [_unquote(lit) for lit in LITERAL.findall(got)]
     assert key in read
     assert (value.casefold() if op in ("=", "!=") else value) in read or \
-        expr._number(value) is not None and value in read
+        order_number(value) is not None and value in read
     assert "\n" not in got and "\r" not in got
 
 
@@ -65,8 +65,9 @@ def test_where_expression_joins_filters():
     assert expr.where_expression([], False) == ""
     assert expr.where_expression([], True) == "verified == true"
     e = expr.where_expression([("lang", "=", "ZH"), ("year", ">=", "2024")], True)
-    assert e == ('json_contains(f_eq["lang"], "zh") and (f_ord["year"]["nmax"] >= 2024.0 '
-                 'or f_ord["year"]["smax"] >= "2024") and verified == true')
+    assert e == ('json_contains(f_eq["lang"], "zh") and (f_ord["year"]["nmax"] >= '
+                 f'"{expr.order_text(Decimal(2024))}" or f_ord["year"]["smax"] >= "2024") and '
+                 'verified == true')
 
 
 # the same rows as the local mask, on a real server ------------------------------------

@@ -326,11 +326,12 @@ def test_links_and_anchors_same_in_milvus(tmp_path, milvus):  # noqa: F811
 
 # numbers in front matter written in several ways: YAML ints and floats, quoted text, lists
 NUMERIC = {"alpha": 'size: 1.0\ntorque: 25\ncode: "007"\nbatch: "9007199254740993"\n'
-                    'rates: [1.5, x]\n',
+                    'rates: [1.5, x]\nlevel: .inf\n',
            "beta": 'size: "1"\ntorque: "25.0"\ncode: 7\nbatch: 9007199254740992\n'
-                   'rates: ["1.50"]\n',
-           "gamma": 'size: 2\ntorque: twenty-five\ncode: 07a\nrates: [2.5, "1E1"]\n'}
-NUMERIC_KEYS = ("size", "torque", "code", "batch", "rates")
+                   'rates: ["1.50"]\nlevel: [-.inf, 3]\n',
+           "gamma": 'size: 2\ntorque: twenty-five\ncode: 07a\nrates: [2.5, "1E1"]\n'
+                    'level: 1.7976931348623157e+308\n'}
+NUMERIC_KEYS = ("size", "torque", "code", "batch", "rates", "level")
 NUMERIC_Q = "pump pressure test seal"
 
 
@@ -365,6 +366,11 @@ def numeric(tmp_path_factory, milvus):  # noqa: F811
     (["batch!=9007199254740992"], {"alpha", "gamma", "good"}),
     (["rates=1.5"], {"alpha", "beta"}), (["rates=10"], {"gamma"}),
     (["rates!=2.50"], {"alpha", "beta", "good"}), (["size>=1", "size<=1"], {"alpha", "beta"}),
+    # orders exact (no float makes 9007199254740993 9007199254740992), infinities kept
+    (["batch>=9007199254740993"], {"alpha"}), (["batch<=9007199254740992"], {"beta"}),
+    (["batch>=9007199254740992.5"], {"alpha"}), (["level>=inf"], {"alpha"}),
+    (["level<=-inf"], {"beta"}), (["level>=1.7976931348623157e308"], {"alpha", "gamma"}),
+    (["level<=1e400"], {"beta", "gamma"}), (["level>=-1e400", "level<=3"], {"beta"}),
 ])
 def test_numbers_filter_alike_locally_and_in_milvus(numeric, where, docs):
     """``=`` / ``!=`` compare as numbers when both sides read as numbers (1 = 1.0, 25 =

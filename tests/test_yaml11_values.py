@@ -44,6 +44,10 @@ def warnings(kb: Path, front: str) -> list[str]:
 
 
 W = "knowledge/a.md:{}: warning: yaml-1.1-value: "
+# what each warning ends with: whether `kb check --fix` quotes the value (tests/test_yaml11_fix.py)
+NO_SCHEMA = (" (kb check --fix leaves it: checked without the schema (--no-schema), nothing "
+             "says it is text)")
+QUOTED = " (kb check --fix quotes it: the schema wants text there)"
 
 
 @pytest.mark.parametrize(("front", "where", "said"), [
@@ -77,7 +81,7 @@ W = "knowledge/a.md:{}: warning: yaml-1.1-value: "
      'people read the word): write light: true, or light: "On" to keep the word'),
 ])
 def test_each_value_yaml_11_reads_otherwise_is_named_at_it(kb, front, where, said):
-    assert warnings(kb, front) == [W.format(where) + said]
+    assert warnings(kb, front) == [W.format(where) + said + NO_SCHEMA]
 
 
 def test_values_inside_lists_and_mappings_are_named_where_they_are_written(kb):
@@ -88,11 +92,12 @@ def test_values_inside_lists_and_mappings_are_named_where_they_are_written(kb):
              "    - yes\n")
     assert warnings(kb, front) == [
         W.format("9:14") + 'codes.1: 010 is read as 8 (YAML 1.1 reads a number with a leading '
-        '0 as octal), not as written: write "010" to keep the text, or 8 for the number',
+        '0 as octal), not as written: write "010" to keep the text, or 8 for the number'
+        + NO_SCHEMA,
         W.format("12:7") + "parts.pump.0: OFF is read as the boolean false (YAML 1.1; YAML "
-        '1.2 and people read the word): write false, or "OFF" to keep the word',
+        '1.2 and people read the word): write false, or "OFF" to keep the word' + NO_SCHEMA,
         W.format("13:7") + "parts.pump.1: yes is read as the boolean true (YAML 1.1; YAML 1.2 "
-        'and people read the word): write true, or "yes" to keep the word']
+        'and people read the word): write true, or "yes" to keep the word' + NO_SCHEMA]
 
 
 @pytest.mark.parametrize("front", [
@@ -112,7 +117,9 @@ def test_values_read_as_written_say_nothing(kb, front):
 def test_an_anchored_value_is_named_once_where_it_is_written(kb):
     assert warnings(kb, "a: &x 010\nb: [*x, *x]\nc: *x\n") == [
         W.format("9:7") + 'a: 010 is read as 8 (YAML 1.1 reads a number with a leading 0 as '
-        'octal), not as written: write a: "010" to keep the text, or a: 8 for the number']
+        'octal), not as written: write a: "010" to keep the text, or a: 8 for the number (kb '
+        "check --fix leaves it: other values repeat it (&x): quote it by hand if they all mean "
+        "text)"]
 
 
 def test_a_schema_finding_that_names_the_spelling_is_not_said_twice(kb, tmp_path):
@@ -128,11 +135,11 @@ def test_a_schema_finding_that_names_the_spelling_is_not_said_twice(kb, tmp_path
         "knowledge/a.md:9:1: error: fm-type: section: expected string, got int",
         W.format("9:10") + "section: 1:30 is read as 90 (YAML 1.1 reads numbers joined by ':' "
         'in base 60), not as written: write section: "1:30" to keep the text, or section: 90 '
-        "for the number",
+        "for the number" + QUOTED,
         "knowledge/a.md:10:1: error: fm-type: location: expected string, got int",
         W.format("10:11") + "location: 010 is read as 8 (YAML 1.1 reads a number with a "
         'leading 0 as octal), not as written: write location: "010" to keep the text, or '
-        "location: 8 for the number"]
+        "location: 8 for the number" + QUOTED]
     for _ in range(2):  # the second run reads the results cache
         res = CliRunner().invoke(main, ["check"])
         assert res.exit_code == 1 and res.stdout.splitlines() == expected

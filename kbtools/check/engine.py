@@ -211,7 +211,10 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         problems = frontmatter.schema_free_problems(src)
     for code, line, col, message in problems:
         add(code, "error", line, col, message)
-    for code, line, col, message in yaml11.yaml11_problems(src, problems):
+    schemas = partial(frontmatter.schema_validators, src.meta, ctx.schemas_dir,
+                      ctx.categories) if ctx.schema_checks else None
+    yaml_problems, yaml_edits = yaml11.yaml11_check(src, problems, schemas)
+    for code, line, col, message in yaml_problems:
         add(code, "warning", line, col, message)
     has_fm = src.fm_end_line > 0
     for problem in content.body_problems(src.body, src.body_line, has_fm):
@@ -239,7 +242,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
                                          (line for line, _ in result.headings)):
         add(*problem)
     anchors: list[AnchorTarget] = []
-    edits: list[Edit] = []
+    edits: list[Edit] = list(yaml_edits)
     images: list[assets.ImageLink] = []
     files: list[assets.ImageLink] = []
     missing: list[links.Missing] = []

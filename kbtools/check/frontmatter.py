@@ -229,6 +229,16 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     return out
 
 
+def schema_validators(meta: dict[str, Any], schemas_dir: Path | None,
+                      categories: frozenset[str]) -> list[Draft202012Validator]:
+    """The schemas `schema_problems` validates `meta` against: the base one, and its
+    category's when it names a known category."""
+    category = meta.get("category")
+    return [validator_for("frontmatter", schemas_dir), *(
+        [validator_for(f"categories/{category}", schemas_dir)]
+        if isinstance(category, str) and category in categories else [])]
+
+
 def schema_free_problems(src: SourceDoc) -> list[Problem]:
     """What `schema_problems` says that needs no schema (`kb check --no-schema`): values YAML
     read as empty because they begin with `#` (Obsidian's `tags: #迁飞性害虫`), timestamps

@@ -13,18 +13,27 @@ far more often than numbers. What YAML 1.1 and 1.2 both read as it is written (`
 
 The values are found with PyYAML's own parser (its events, with their line marks): the
 front matter is parsed once more, only when it loaded with a boolean or number in it.
+
+`kb check --fix` quotes such a value as written (`code: "010"`) where that is safe: where
+the schema wants text there, i.e. the front matter validates with fewer errors and no new
+one with the text in its place than with what YAML 1.1 read (`QuoteJudge`). Elsewhere
+(the schema takes the number too, or wants it; no schema; an anchor other values repeat)
+the warning stays and says why `--fix` left it.
 """
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from jsonschema import Draft202012Validator
 
 from kbtools.check.frontmatter import Problem
+from kbtools.check.links import Edit
 from kbtools.corpus import SourceDoc, split_front_matter
 
 CODE = "yaml-1.1-value"
@@ -41,24 +50,143 @@ _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _SPELLING_SAID = frozenset({"fm-type", "fm-value", "fm-verified-without-reviewer"})
 
 
-def yaml11_problems(src: SourceDoc, schema: list[Problem] | None = None) -> list[Problem]:
+# the schemas a document's front matter is validated against (None: checked without them)
+Schemas = Callable[[], Sequence[Draft202012Validator]]
+
+
+def yaml11_problems(src: SourceDoc, schema: list[Problem] | None = None,
+                    schemas: Schemas | None = None) -> list[Problem]:
     """A warning at each plain value of `src`'s front matter that YAML 1.1 reads otherwise
-    than YAML 1.2 reads its text, saying what it reads and what to write. `schema`: the
-    document's schema findings; one of them at a top-level key's line already says how its
-    boolean was written (`title: no`: one finding)."""
+    than YAML 1.2 reads its text, saying what it reads and what to write (`yaml11_check`)."""
+    return yaml11_check(src, schema, schemas)[0]
+
+
+def yaml11_check(src: SourceDoc, schema: list[Problem] | None = None,
+                 schemas: Schemas | None = None) -> tuple[list[Problem], list[Edit]]:
+    """The warnings of `yaml11_problems` and the edits `kb check --fix` writes: each value
+    quoted as written where `schemas` want text there (`QuoteJudge`); each warning says
+    whether `--fix` quotes its value, or why not. `schema`: the document's schema findings;
+    one of them at a top-level key's line already says how its boolean was written (`title:
+    no`: one finding, and its value quoted all the same where the schema wants text)."""
     if src.errors or not _holds_scalar(src.meta):
-        return []
+        return [], []
     text = split_front_matter(src.text)[0]
     if text is None:
-        return []
+        return [], []
     said = {line for code, line, _, _ in schema or () if code in _SPELLING_SAID}
-    out = []
-    for found in _plain_values(text):
-        reason = misreading(found.tag, found.text)
-        line = found.line + 2  # the YAML starts on the file's line 2
-        if reason and not (reason == "boolean" and len(found.path) == 1 and line in said):
-            out.append((CODE, line, found.col, _message(found, reason)))
+    judge = QuoteJudge(src.meta, schemas)
+    found = [(f, reason) for f in _plain_values(text) if (reason := misreading(f.tag, f.text))]
+    why_not = [judge.verdict(f, reason) for f, reason in found]
+    together = judge.together([f for (f, _), why in zip(found, why_not, strict=True) if not why])
+    out, edits = [], []
+    for (f, reason), why in zip(found, why_not, strict=True):
+        why = why or together
+        line = f.line + 2  # the YAML starts on the file's line 2
+        if not why:
+            edits.append(Edit(line, f.col, f.text, f'"{f.text}"'))
+        if not (reason == "boolean" and len(f.path) == 1 and line in said):
+            note = f"kb check --fix leaves it: {why}" if why else \
+                "kb check --fix quotes it: the schema wants text there"
+            out.append((CODE, line, f.col, f"{_message(f, reason)} ({note})"))
+    return out, edits
+
+
+MAX_JUDGED = 32  # distinct places and values a front matter's schema is asked about
+ErrorKey = tuple[int, tuple[str | int, ...], str]  # which schema, where, which rule
+
+
+class QuoteJudge:
+    """Whether `kb check --fix` may quote misread values of one front matter as written:
+    where the schemas want text there, i.e. the front matter with the text in place of what
+    YAML 1.1 read validates without an error it did not have, and without one it had (a
+    type, an enum of words); and all of them quoted together add no error either. The
+    schemas are asked once per place (a list's items are one) and value, at most
+    `MAX_JUDGED` times, so a long list of values costs a few validations."""
+
+    def __init__(self, meta: Any, schemas: Schemas | None):
+        self.meta, self.schemas = meta, schemas
+        self._before: set[ErrorKey] | None = None
+        self._asked: dict[tuple[Any, ...], str] = {}
+
+    def _errors_of(self, doc: Any) -> set[ErrorKey]:
+        assert self.schemas is not None
+        return schema_errors(self.schemas(), doc)
+
+    def before(self) -> set[ErrorKey]:
+        """The schema errors of the front matter as YAML 1.1 read it."""
+        if self._before is None:
+            self._before = self._errors_of(self.meta)
+        return self._before
+
+    def verdict(self, found: PlainValue, reason: str) -> str:
+        """Why quoting `found` alone is not safe ("": it is)."""
+        what = "the boolean" if reason == "boolean" else "the number"
+        if found.anchor:
+            return (f"other values repeat it (&{found.anchor}): quote it by hand if they all "
+                    "mean text")
+        if self.schemas is None:
+            return "checked without the schema (--no-schema), nothing says it is text"
+        place = tuple("[]" if isinstance(p, int) else p for p in found.path)
+        key = (place, found.text, what)
+        if key not in self._asked:
+            if len(self._asked) >= MAX_JUDGED:
+                return (f"more than {MAX_JUDGED} such values to ask the schema about: quote "
+                        "the rest by hand")
+            self._asked[key] = self._judge(found, what)
+        return self._asked[key]
+
+    def _judge(self, found: PlainValue, what: str) -> str:
+        as_text = _replaced(self.meta, [found])
+        if as_text is None:
+            return "the schema cannot be asked about its place (a key that is no text)"
+        read, written = (_near(errors, found.path)
+                         for errors in (self.before(), self._errors_of(as_text)))
+        if written <= read and read - written:
+            return ""
+        if not written - read:
+            return f"the schema takes {what} as well as the text: quote it if you mean the text"
+        if not read - written:
+            return f"the schema wants {what} there"
+        return f"the schema takes neither {what} nor the text: see its errors"
+
+    def together(self, fixes: list[PlainValue]) -> str:
+        """Why quoting all of `fixes` (each safe alone) is not safe ("": it is)."""
+        if len(fixes) < 2:
+            return ""
+        as_text = _replaced(self.meta, fixes)
+        if as_text is not None and self._errors_of(as_text) <= self.before():
+            return ""
+        return ("quoting these values together gives the schema an error they do not have "
+                "now: quote them by hand")
+
+
+def _replaced(meta: Any, values: list[PlainValue]) -> Any:
+    """A copy of `meta` with each value's text at its path (None: a path leads nowhere)."""
+    out = copy.deepcopy(meta)
+    for found in values:
+        holder: Any = None
+        here: Any = out
+        for part in found.path:
+            inside = isinstance(here, dict) and isinstance(part, str) and part in here or \
+                isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
+            if not inside:
+                return None
+            holder, here = here, here[part]
+        if holder is None:
+            return None
+        holder[found.path[-1]] = found.text
     return out
+
+
+def schema_errors(schemas: Sequence[Draft202012Validator], doc: Any) -> set[ErrorKey]:
+    """The schema errors of `doc`, each as which schema, where and which rule says it."""
+    return {(n, tuple(err.absolute_path), repr(tuple(err.absolute_schema_path)))
+            for n, validator in enumerate(schemas) for err in validator.iter_errors(doc)}
+
+
+def _near(errors: set[ErrorKey], path: tuple[str | int, ...]) -> set[ErrorKey]:
+    """The `errors` at `path`, within it, or at a mapping or list holding it."""
+    return {e for e in errors if e[1] == path[:len(e[1])] or path == e[1][:len(path)]}
 
 
 def _holds_scalar(value: Any) -> bool:
@@ -87,6 +215,7 @@ class PlainValue:
     line: int
     col: int
     path: tuple[str | int, ...]
+    anchor: str | None = None  # `&name` before it: aliases elsewhere repeat it
 
 
 @dataclass
@@ -129,7 +258,7 @@ def _plain_values(text: str) -> Iterator[PlainValue]:
             end = event.end_mark  # one line (no resolver reads a space): its end less its
             if tag in (_BOOL, _INT, _FLOAT) and end is not None:  # length is its start
                 yield PlainValue(event.value, tag, end.line, end.column - len(event.value) + 1,
-                                 tuple(o.here for o in stack))
+                                 tuple(o.here for o in stack), event.anchor)
 
 
 def misreading(tag: str, text: str) -> str:

@@ -1,8 +1,8 @@
 """``--where`` filters as Milvus boolean expressions, with the same meaning as the local mask.
 
 `kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
-(``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``: numerically), else as
-text (``=``, ``!=`` case-insensitively; ``>=``, ``<=`` as strings), and lets a list match
+(``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``: by `order_number`, exactly,
+infinities too), else as text (``=``, ``!=`` case-insensitively; ``>=``, ``<=`` as strings), and lets a list match
 when any member does. Milvus has no case folding, number reading or "any member ≥", so each
 published chunk carries three JSON fields computed from its facts (front matter plus the
 chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
@@ -10,8 +10,14 @@ chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
 * ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``;
 * ``f_num[key]``: the `number_key` of each member that reads as a number → ``json_contains``
   for ``=`` / ``!=`` with a value that reads as one;
-* ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members), ``smax``/``smin``
-  (non-numeric members) and ``amax``/``amin`` (all members as strings) → ``>=`` / ``<=``.
+* ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members, as `order_text`),
+  ``smax``/``smin`` (non-numeric members) and ``amax``/``amin`` (all members as strings) →
+  ``>=`` / ``<=``.
+
+Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
+numbers compares their `order_text` instead: a string whose order (Milvus compares strings
+byte by byte) is the order of the exact numbers, of any size and precision, infinities
+included, as `filters.order_number` reads them (the local mask compares those decimals).
 
 What `filter_fields` stores is versioned (`FILTER_RULES`, recorded with a published release
 as ``kb.filters``): rows stored by other rules would answer filters otherwise, so a reader
@@ -24,21 +30,27 @@ structure (tests/test_engine_expr.py checks that property).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
-from kbtools.query.filters import number_key
+from kbtools.query.filters import number_key, order_number
 
 EQ_FIELD = "f_eq"
 NUM_FIELD = "f_num"
 ORD_FIELD = "f_ord"
 # how `filter_fields` makes a chunk's filter fields: bump it whenever the same facts would
-# be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers)
-FILTER_RULES = "2"
+# be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers; 3:
+# f_ord's nmax/nmin as `order_text`, exact, infinities kept; infinities in f_num)
+FILTER_RULES = "3"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
-_MAX_FLOAT = 1.7976931348623157e308
+# `order_text`: what begins each class of numbers, in their order, and the exponent's width
+_MINUS_INF, _NEGATIVE, _ZERO, _POSITIVE, _PLUS_INF = "0", "1", "2", "3", "4"
+_EXPONENT_SHIFT = 10 ** 19  # Decimal's exponents lie within ±10**18 (and so its adjusted)
+_EXPONENT_DIGITS = 20
+_END = "~"  # after a negative number's digits: after every digit (a shorter one is more)
+_COMPLEMENT = str.maketrans("0123456789", "9876543210")
 
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -62,12 +74,20 @@ def _as_text(value: Any) -> str | None:
     return str(value)
 
 
-def _number(text: str) -> float | None:
-    try:
-        x = float(text)
-    except ValueError:
-        return None
-    return min(max(x, -_MAX_FLOAT), _MAX_FLOAT) if not math.isnan(x) else None
+def order_text(number: Decimal) -> str:
+    """`number` (not NaN) as an ASCII string whose byte order is the numbers' order: the
+    class (−∞, negative, zero, positive, +∞), then for a finite one its exponent (fixed
+    width) and its digits without trailing zeros (``1.2`` before ``1.25``); a negative one's
+    exponent and digits complemented, with `_END` after them, so that a bigger magnitude
+    comes first. Equal numbers (``1``, ``1.00``, ``-0``) have one text."""
+    if number.is_infinite():
+        return _MINUS_INF if number < 0 else _PLUS_INF
+    if not number:
+        return _ZERO
+    sign, digits, _ = number.as_tuple()
+    body = (f"{number.adjusted() + _EXPONENT_SHIFT:0{_EXPONENT_DIGITS}d}"
+            + "".join(map(str, digits)).lstrip("0").rstrip("0"))
+    return _NEGATIVE + body.translate(_COMPLEMENT) + _END if sign else _POSITIVE + body
 
 
 def chunk_facts(metadata: dict[str, Any], doc: str, kind: str, verified: bool) -> dict[str, Any]:
@@ -101,11 +121,11 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
         eq[key] = sorted({t.casefold() for t in texts})
         if keys := {k for t in texts if (k := number_key(t)) is not None}:
             numbers[key] = sorted(keys)
-        nums = [x for t in texts if (x := _number(t)) is not None]
-        words = [t for t in texts if _number(t) is None]
+        nums = [x for t in texts if (x := order_number(t)) is not None]
+        words = [t for t in texts if order_number(t) is None]
         ext: dict[str, Any] = {"amax": max(texts), "amin": min(texts)}
         if nums:
-            ext.update(nmax=max(nums), nmin=min(nums))
+            ext.update(nmax=order_text(max(nums)), nmin=order_text(min(nums)))
         if words:
             ext.update(smax=max(words), smin=min(words))
         order[key] = ext
@@ -126,10 +146,10 @@ def condition(key: str, op: str, want: str) -> str:
             test = f"({test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)}))"
         return test if op == "=" else f"(not {test})"
     hi, pick = (">=", "max") if op == ">=" else ("<=", "min")
-    number = _number(want)
+    number = order_number(want)
     if number is None:
         return f"({_path(ORD_FIELD, key, 'a' + pick)} {hi} {literal(want)})"
-    return (f"({_path(ORD_FIELD, key, 'n' + pick)} {hi} {number!r} or "
+    return (f"({_path(ORD_FIELD, key, 'n' + pick)} {hi} {literal(order_text(number))} or "
             f"{_path(ORD_FIELD, key, 's' + pick)} {hi} {literal(want)})")
 
 
