@@ -5,8 +5,9 @@ reference links: `[text][label]` with `[label]: other.md#anchor`), resolved.
 path, section number, anchor and document title); `find_links(text, first_line, doc,
 index)` finds the references written in a run of text and resolves each to a `Link`
 (target document and heading path; empty when unresolved). A heading is keyed by its section
-number (`section_number`), its anchor (`kbtools.markdown.parser.slugify`, the slug `kb check`
-validates `#anchor` links with) and its `{#custom-id}`s.
+number (`section_number`), its anchor (`kbtools.markdown.parser.github_slugs`, the slugs
+`kb check` validates `#anchor` links with, a repeated heading's `-1`, `-2`…) and its
+`{#custom-id}`s.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from markdown_it.common.utils import normalizeReference
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
-from kbtools.markdown.parser import custom_ids, heading_title, slugify
+from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 
 
 def section_number(heading: str) -> str:
@@ -55,12 +56,14 @@ HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, 
 
 def heading_rows(doc: Document) -> HeadingRows:
     """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors (the
-    slug of its title, or of the text its anchor is made of: `Heading.anchor`)."""
-    return tuple((path, section_number(path[-1]),
-                  frozenset([slugify(path[-1] if heading.anchor is None
-                                     else heading_title(heading.anchor)),
-                             *custom_ids(heading.text)]))
-                 for path, heading in doc.headings())
+    slug of its title, or of the text its anchor is made of: `Heading.anchor`, with GitHub's
+    de-duplication, as `kb check` and a device's page make them: the second `## 注意事项` is
+    `#注意事项-1`)."""
+    heads = list(doc.headings())
+    slugs = github_slugs(path[-1] if heading.anchor is None else heading_title(heading.anchor)
+                         for path, heading in heads)
+    return tuple((path, section_number(path[-1]), frozenset([slug, *custom_ids(heading.text)]))
+                 for (path, heading), slug in zip(heads, slugs, strict=True))
 
 
 @dataclass(frozen=True)
