@@ -164,6 +164,14 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
 
+    heading_lines = {heading.line_start for _, heading in doc.headings()}
+
+    def labels_heading(pos: int) -> bool:
+        """Whether the reference at `pos` opens a heading's text (`# 第4章 故障诊断`,
+        `## Chapter 5 Fault codes`): the heading's own number, no reference."""
+        start = text.rfind("\n", 0, pos) + 1
+        return line_at(pos) in heading_lines and not text[start:pos].strip(" \t#")
+
     def inside_title(pos: int) -> bool:
         """A 《 before `pos` more recent than any 》 (as two rfinds, in log time)."""
         o = bisect.bisect_left(opens, pos) - 1
@@ -186,6 +194,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         if not (pre or di or title or "." in m.group("num")):
             continue  # "3 节电池" counts batteries; a reference needs 见/第/《》 or "4.3"
         start = b.start() if b and b.end() > b.start() else m.start()
+        if labels_heading(start):
+            continue
         hit = None
         if title:
             target = index.by_title(title)
@@ -196,6 +206,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
                                   hit[1] if hit else (), line_at(start))))
     for m in ref_en:
+        if labels_heading(m.start()):
+            continue
         hit = index.by_number_near(doc.rel, m.group("num"))
         found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
                                       hit[1] if hit else (), line_at(m.start()))))
