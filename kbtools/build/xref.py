@@ -24,6 +24,7 @@ from markdown_it.common.utils import normalizeReference
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
+from kbtools.markdown.nodes import Heading
 from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 
 
@@ -60,10 +61,19 @@ def heading_rows(doc: Document) -> HeadingRows:
     de-duplication, as `kb check` and a device's page make them: the second `## 注意事项` is
     `#注意事项-1`)."""
     heads = list(doc.headings())
-    slugs = github_slugs(path[-1] if heading.anchor is None else heading_title(heading.anchor)
-                         for path, heading in heads)
-    return tuple((path, section_number(path[-1]), frozenset([slug, *custom_ids(heading.text)]))
-                 for (path, heading), slug in zip(heads, slugs, strict=True))
+    # a heading in a quote or a list (`> ## 注意`, a callout's) is no section, yet GitHub
+    # counts it among the repeated ones
+    nested = [(block.line_start, heading_title(block.text if block.anchor is None
+                                               else block.anchor))
+              for _, block in doc.blocks() if isinstance(block, Heading)]
+    titles = sorted([*((heading.line_start, path[-1] if heading.anchor is None
+                        else heading_title(heading.anchor)) for path, heading in heads),
+                     *nested], key=lambda row: row[0])
+    slug_at = dict(zip((line for line, _ in titles),
+                       github_slugs(title for _, title in titles), strict=True))
+    return tuple((path, section_number(path[-1]),
+                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]))
+                 for path, heading in heads)
 
 
 @dataclass(frozen=True)
