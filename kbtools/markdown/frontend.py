@@ -106,6 +106,9 @@ class Scan:
     notes_undefined: list[tuple[int, int, str]] = field(default_factory=list)
     # (line, label) of a footnote definition `[^label]: …` no reference uses
     notes_unused: list[tuple[int, str]] = field(default_factory=list)
+    # (line, text) of a top-level paragraph's line opening with `#`: `##安装` is a heading to
+    # Typora outside its strict mode, text here (`content.hash_headings`)
+    hash_lines: list[tuple[int, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -347,6 +350,9 @@ class _Scanner:
         elif kind == "footnote_reference_open":
             self.note_definitions.append((self.first_row(tok) + self.offset,
                                           str(tok.meta.get("label", ""))))
+        elif kind == "paragraph_open" and tok.level == 0 and tok.map:
+            self.out.hash_lines += [(row + self.offset, self.lines[row])
+                                    for row in range(*tok.map) if self.lines[row].startswith("#")]
         elif kind == "inline":
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
