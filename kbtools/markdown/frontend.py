@@ -415,7 +415,8 @@ class _Scanner:
         self.out.notes_undefined.append((line, col, label))
 
     def table_row(self, row: int) -> None:
-        cells = count_cells(self.lines[row]) if row < len(self.lines) else 0
+        # a quote's table (an Obsidian callout's): its `>` markers are no cell
+        cells = count_cells(_QUOTE_MARKS.sub("", self.lines[row])) if row < len(self.lines) else 0
         if self.table_header is None:
             self.table_header, self.table_line = cells, row + self.offset
         else:
