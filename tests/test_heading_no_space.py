@@ -49,3 +49,15 @@ def test_written_with_the_space_they_are_sections(repo):
     result = CliRunner().invoke(main, ["check", "--no-cache", "--json"])
     assert '"heading-no-space"' in result.stdout  # the others are still there
     assert "第一节" not in result.stdout and "1.1 细节" not in result.stdout
+
+
+def test_a_front_matter_edit_keeps_them(repo):
+    """The check's scan of a body (cached, read again when only the front matter changed)
+    kept no such lines: after an edit of the front matter, `kb check` (the pre-commit hook's
+    next run) said nothing of them."""
+    doc = repo / "knowledge" / "pump.md"
+    doc.write_text(GOOD_FM + BODY, encoding="utf-8")
+    first = CliRunner().invoke(main, ["check"]).stdout
+    assert first.count("heading-no-space") == 4
+    doc.write_text(GOOD_FM.replace("source: test", "source: 手册") + BODY, encoding="utf-8")
+    assert CliRunner().invoke(main, ["check"]).stdout == first
