@@ -202,6 +202,12 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     f"it; write [^{label}] where the note belongs or delete the definition"))
     out.extend(heading_skips(scan.heading_levels))
     out.extend(hash_headings(scan.hash_lines))
+    for line, col, written, path in scan.spaced:
+        what = "image" if written.startswith("!") else "link"
+        out.append(("link-space", "warning", line, col,
+                    f"{written!r} is no {what} (a space in its path; Typora shows one, GitHub, "
+                    f"Obsidian and kbtools text: never checked or shipped): write "
+                    f"'{path.replace(' ', '%20').replace(chr(9), '%09')}' (or '<{path}>')"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "

@@ -45,6 +45,7 @@ from kbtools.markdown.parser import (
     plain,
     source_text,
 )
+from kbtools.markdown.spaced import spaced_links
 from kbtools.markdown.wikitext import (
     MARKS,
     RUN,
@@ -109,6 +110,8 @@ class Scan:
     # (line, text) of a top-level paragraph's line opening with `#`: `##安装` is a heading to
     # Typora outside its strict mode, text here (`content.hash_headings`)
     hash_lines: list[tuple[int, str]] = field(default_factory=list)
+    # (line, col, as written, path) of a link or image with a space in its path (`spaced`)
+    spaced: list[tuple[int, int, str, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -401,6 +404,9 @@ class _Scanner:
             tok.children = parse_inline(content, self.env)
         if tok.children:
             self.inline(tok.children, _Locator(self.lines, start, end, self.offset))
+            if "](" in content:
+                self.out.spaced += spaced_links(
+                    tok.children, _Locator(self.lines, start, end, self.offset).find_plain)
         for label, at in self.env.pop(UNRESOLVED_NOTES, ()):
             self.unresolved_note(content, label, at, _Locator(self.lines, start, end,
                                                               self.offset))
