@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 60  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 61  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -102,7 +102,8 @@ FORMAT = 60  # bump when a check's findings for the same inputs change (5: `$` i
 # nothing to put it on refused, `\(…\)` in `\text{}` read as math, `$…$` in `\boxed`'s
 # argument read as text; 57: `fm-missing` names a front matter block below line 1 and what
 # to delete above it; 58: `heading-no-space`; 59: a wikilink's heading path to a repeated
-# heading left unfixed; 60: a quoted table's cells counted without its `>`)
+# heading left unfixed; 60: a quoted table's cells counted without its `>`;
+# 61: `link-space`)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
