@@ -24,7 +24,7 @@ BODY = ("# 第4章 故障诊断\n\n先看 4.1 节，再查第 5 章。\n\n"
         "## 4.1 诊断顺序\n\n见第4章开头。\n\n"
         "## Chapter 5 Fault codes\n\nSee chapter 5 for codes.\n\n"
         "## Section 5.1 Table (see 4.1 节)\n\nCodes.\n\n"
-        "第 6 章 维护\n---\n\n保养。\n")
+        "第 6 章 维护\n---\n\n保养。\n\n## 参见 4.1 节\n")
 
 
 def _links(body: str) -> list[tuple[str, int, tuple[str, ...]]]:
@@ -40,6 +40,7 @@ def test_a_heading_s_own_number_is_no_link_and_prose_references_are():
         ("4.1 节", 12, (*title, "4.1 诊断顺序")),
         ("4.1 节", 22, (*title, "4.1 诊断顺序")),  # in a heading, naming another section
         ("chapter 5", 20, ()),  # (an English chapter heading has no number to resolve by)
+        ("参见 4.1 节", 31, (*title, "4.1 诊断顺序")),  # a heading saying 参见: a reference
         ("第 5 章", 12, ()),
         ("见第4章", 16, title),  # prose naming the section it is in
     ]  # none on the headings' own numbers: 第4章 (line 10), Chapter 5, Section 5.1, 第 6 章

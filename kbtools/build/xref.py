@@ -204,8 +204,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         if not (pre or di or title or "." in m.group("num")):
             continue  # "3 节电池" counts batteries; a reference needs 见/第/《》 or "4.3"
         start = b.start() if b and b.end() > b.start() else m.start()
-        if labels_heading(start):
-            continue
+        if not pre and labels_heading(start):
+            continue  # (`## 参见 4.1 节` is one)
         hit = None
         if title:
             target = index.by_title(title)
