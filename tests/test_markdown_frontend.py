@@ -17,7 +17,7 @@ from kbtools.build.xref import HeadingIndex
 from kbtools.corpus import SourceDoc, parse_source, read_doc
 from kbtools.markdown.doctree import Document, Heading, Inline, Table, parse
 from kbtools.markdown.frontend import Scan, scan
-from kbtools.markdown.parser import custom_ids, heading_title, markdown, slugify
+from kbtools.markdown.parser import custom_ids, github_slugs, heading_title, markdown
 from tests.kbfixtures import GOOD_FM
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,9 +106,9 @@ def test_headings_and_anchors_agree(src):
     built = {slug for _, _, slugs in HeadingIndex.build([tree]).headings[src.rel]
              for slug in slugs}
     section_texts = [h.text for _, h in tree.headings()]
-    first = {slugify(heading_title(t)) for t in section_texts} | {
+    slugs = set(github_slugs(heading_title(t) for t in section_texts)) | {
         i for t in section_texts for i in custom_ids(t)}
-    assert built == first  # every section heading: the same slug and custom ids
+    assert built == slugs  # every section heading: the same (de-duplicated) slug and ids
     assert built <= checked.slugs()  # whatever the build resolves, the check accepts
 
 
@@ -153,14 +153,17 @@ def test_snippets_read_as_expected():
 
 
 def test_check_only_anchors():
-    """GitHub's duplicate suffixes and HTML ids: anchors the check accepts (GitHub renders
-    them) that the build's heading index does not resolve."""
+    """HTML ids: anchors the check accepts (GitHub renders them) that the build's heading
+    index does not resolve (no heading is there); GitHub's duplicate suffixes it resolves to
+    the repeated heading."""
     src = source(GOOD_FM + "# A\n\n## B\n\n## B\n\n<a id=\"here\"></a>\n", "x.md")
     checked, tree = both(src)
     index = HeadingIndex.build([tree])
     assert {"b-1", "here"} <= checked.slugs()
     assert index.by_anchor("x.md", "b") == ("A", "B")
-    assert index.by_anchor("x.md", "b-1") is None and index.by_anchor("x.md", "here") is None
+    assert index.by_anchor("x.md", "b-1") == ("A", "B")
+    assert [row[2] for row in index.headings["x.md"]] == [{"a"}, {"b"}, {"b-1"}]
+    assert index.by_anchor("x.md", "here") is None
 
 
 def test_one_parser_instance():

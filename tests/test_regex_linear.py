@@ -50,6 +50,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
+    "kbtools.check.content._HASHED": "fullmatch",  # a paragraph's line opening with `#`
+    "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
     "kbtools.agents.read._DRIVE": "match",

@@ -104,7 +104,10 @@ def test_every_link_button_and_field_is_a_48_px_target(page, server, size):
     try:
         for name, url in PAGES.items():
             page.get(server + url)
-            assert page.execute_script("return document.querySelectorAll('main a[href]').length")
+            # the fault codes' references name chapters this release lacks: no link (its
+            # title's 第5章 was one, to itself, until a heading's own number named no heading)
+            assert page.execute_script("return document.querySelectorAll('main a[href]').length") \
+                or name == "faults", name
             assert page.execute_script(SMALL) == [], (name, size)
             assert page.execute_script(
                 "return document.documentElement.scrollWidth - window.innerWidth") <= 1, name

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "21"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "25"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -64,6 +64,11 @@ CHUNKER_VERSION = "21"  # bump when output changes for the same input (index fin
 # tag in a heading or cell reads its `alt`, as `![alt](src)` does
 # 21: Obsidian `%% comments %%` (inline, or over several lines) are no text of chunks,
 # headings, cells, rows or CSV files, and a heading or table inside one is none
+# 22: a link to a repeated heading's anchor (`#注意事项-1`, GitHub's de-duplication) names
+# that heading in the chunk's links (it named none, or a heading written `注意事项-1`)
+# 23: a heading's own number (`# 第4章 故障诊断`, `## Chapter 5 …`) is no cross reference
+# 24: 22's repeated headings counted in quotes and list items too (`> ## 注意事项`), as GitHub
+# 25: (23) a heading saying 见/参见 (`## 参见 4.1 节`) keeps its reference
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

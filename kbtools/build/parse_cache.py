@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 17  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 19  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -58,6 +58,8 @@ FORMAT = 17  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # contents no heading or cell text, an escaped `\{#x}` ending a heading is text; 16: Obsidian
 # `%% comments %%` are no heading or cell text, and hidden (`Document.hidden`, `.comments`);
 # 17: an `<img>` tag's alt is heading text but no part of the heading's anchor
+# 18: the outline's heading anchors de-duplicated as GitHub's (the second `## 注意事项` is
+# `#注意事项-1`); 19: those in quotes and list items counted too
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

@@ -5,8 +5,9 @@ reference links: `[text][label]` with `[label]: other.md#anchor`), resolved.
 path, section number, anchor and document title); `find_links(text, first_line, doc,
 index)` finds the references written in a run of text and resolves each to a `Link`
 (target document and heading path; empty when unresolved). A heading is keyed by its section
-number (`section_number`), its anchor (`kbtools.markdown.parser.slugify`, the slug `kb check`
-validates `#anchor` links with) and its `{#custom-id}`s.
+number (`section_number`), its anchor (`kbtools.markdown.parser.github_slugs`, the slugs
+`kb check` validates `#anchor` links with, a repeated heading's `-1`, `-2`…) and its
+`{#custom-id}`s.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from markdown_it.common.utils import normalizeReference
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
-from kbtools.markdown.parser import custom_ids, heading_title, slugify
+from kbtools.markdown.nodes import Heading
+from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 
 
 def section_number(heading: str) -> str:
@@ -55,12 +57,23 @@ HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, 
 
 def heading_rows(doc: Document) -> HeadingRows:
     """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors (the
-    slug of its title, or of the text its anchor is made of: `Heading.anchor`)."""
+    slug of its title, or of the text its anchor is made of: `Heading.anchor`, with GitHub's
+    de-duplication, as `kb check` and a device's page make them: the second `## 注意事项` is
+    `#注意事项-1`)."""
+    heads = list(doc.headings())
+    # a heading in a quote or a list (`> ## 注意`, a callout's) is no section, yet GitHub
+    # counts it among the repeated ones
+    nested = [(block.line_start, heading_title(block.text if block.anchor is None
+                                               else block.anchor))
+              for _, block in doc.blocks() if isinstance(block, Heading)]
+    titles = sorted([*((heading.line_start, path[-1] if heading.anchor is None
+                        else heading_title(heading.anchor)) for path, heading in heads),
+                     *nested], key=lambda row: row[0])
+    slug_at = dict(zip((line for line, _ in titles),
+                       github_slugs(title for _, title in titles), strict=True))
     return tuple((path, section_number(path[-1]),
-                  frozenset([slugify(path[-1] if heading.anchor is None
-                                     else heading_title(heading.anchor)),
-                             *custom_ids(heading.text)]))
-                 for path, heading in doc.headings())
+                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]))
+                 for path, heading in heads)
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,14 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
 
+    heading_lines = {heading.line_start for _, heading in doc.headings()}
+
+    def labels_heading(pos: int) -> bool:
+        """Whether the reference at `pos` opens a heading's text (`# 第4章 故障诊断`,
+        `## Chapter 5 Fault codes`): the heading's own number, no reference."""
+        start = text.rfind("\n", 0, pos) + 1
+        return line_at(pos) in heading_lines and not text[start:pos].strip(" \t#")
+
     def inside_title(pos: int) -> bool:
         """A 《 before `pos` more recent than any 》 (as two rfinds, in log time)."""
         o = bisect.bisect_left(opens, pos) - 1
@@ -183,6 +204,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         if not (pre or di or title or "." in m.group("num")):
             continue  # "3 节电池" counts batteries; a reference needs 见/第/《》 or "4.3"
         start = b.start() if b and b.end() > b.start() else m.start()
+        if not pre and labels_heading(start):
+            continue  # (`## 参见 4.1 节` is one)
         hit = None
         if title:
             target = index.by_title(title)
@@ -193,6 +216,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
                                   hit[1] if hit else (), line_at(start))))
     for m in ref_en:
+        if labels_heading(m.start()):
+            continue
         hit = index.by_number_near(doc.rel, m.group("num"))
         found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
                                       hit[1] if hit else (), line_at(m.start()))))

@@ -145,6 +145,8 @@ def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
         return edit, ""
     slugs = slugs_of(edit.doc)
     wanted = unquote(edit.fragment)
+    if slugs is not None and edit.wikilink and (ambiguous := _path_repeated(edit, wanted, slugs)):
+        return None, ambiguous
     if slugs is None or wanted in slugs:
         return edit, ""
     close = ")" if edit.wikilink else ""  # a wikilink's fix writes a whole link
@@ -163,6 +165,25 @@ def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
     return (dataclasses.replace(edit, new=head + close, doc="", fragment=""),
             f"{missing}, and no heading is the one closest: linked to the document, "
             "without an anchor")
+
+
+def _path_repeated(edit: Edit, wanted: str, slugs: frozenset[str]) -> str:
+    """Why a wikilink naming a heading by its path (`[[pump#安装#注意事项]]`: the one under
+    `安装`, as Obsidian follows it) is not fixed when the note has several headings of that
+    text: its anchor (`#注意事项`, `#注意事项-1`…) is not read from the path ("" = fixed)."""
+    heading = wikilinks.parse_wikilink(edit.old).heading
+    if "#" not in heading.strip("#"):
+        return ""  # a heading by its text alone: Obsidian's is the first, as the anchor's
+    same = [wanted] + sorted((s for s in slugs if s.startswith(wanted + "-")
+                              and s[len(wanted) + 1:].isdigit()),
+                             key=lambda s: int(s[len(wanted) + 1:]))
+    if wanted not in slugs or len(same) < 2:
+        return ""
+    title = heading.rsplit("#", 1)[-1].strip()
+    listed = ", ".join(f"'#{s}'" for s in same[:MAX_NAMED]) + (", …" if len(same) > MAX_NAMED
+                                                             else "")
+    return (f"the note has {len(same)} headings {title!r} ({listed}): which one the heading "
+            "path names is not read here, so link to it by hand")
 
 
 def _where(doc: str, rel: str) -> str:

@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 27  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 29  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -41,7 +41,9 @@ FORMAT = 27  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 24: each formula's display flag, for `\tag` in inline math; 25: an Obsidian `%% comment %%`
 # the parser closes is no text (no heading text, no link inside it): only unclosed `%%` found;
 # 26: a wikilink holding an inline HTML tag, `![[p.png|<a>]]`, or ending in a backslash;
-# 27: an `<img>` tag's alt is heading text but no part of its anchor)
+# 27: an `<img>` tag's alt is heading text but no part of its anchor; 28: a quoted table's
+# cells counted without its `>`, paragraph lines opening with `#` (`heading-no-space`); 29: links and images with a space in
+# their path (`link-space`))
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -70,6 +72,8 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "no_alt": scan.images_no_alt,
         "notes_undefined": scan.notes_undefined,
         "notes_unused": scan.notes_unused,
+        "hash_lines": scan.hash_lines,
+        "spaced": scan.spaced,
     }
 
 
@@ -92,6 +96,8 @@ def from_json(data: dict[str, Any]) -> Scan:
         images_no_alt=[(int(a), int(b)) for a, b in data["no_alt"]],
         notes_undefined=[(int(a), int(b), str(c)) for a, b, c in data["notes_undefined"]],
         notes_unused=[(int(a), str(b)) for a, b in data["notes_unused"]],
+        hash_lines=[(int(a), str(b)) for a, b in data["hash_lines"]],
+        spaced=[(int(a), int(b), str(c), str(d)) for a, b, c, d in data["spaced"]],
     )
 
 

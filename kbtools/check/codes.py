@@ -77,6 +77,10 @@ CODES: dict[str, str] = {
     "link-wikilink": "an Obsidian [[wikilink]] or ![[embed]]: text to kbtools, never followed",
     "math-unbalanced": "a $$ without its closing $$",
     "code-unclosed": "a code fence never closed: the rest of the document is code (warning)",
+    "link-space": "a link or image with a space in its path (`![a](x y.png)`): Typora shows "
+                  "it, kbtools and GitHub read text (warning)",
+    "heading-no-space": "a line written as a heading without the space after its #s "
+                        "(`##安装`): Typora shows a heading, kbtools and GitHub text (warning)",
     "math-invalid": "a formula the allowlist refuses, or one an earlier build could not render",
     "decision-malformed": "a decision table that cannot be read as rules",
     "decision-overlap": "two rules of a decision table match the same inputs",

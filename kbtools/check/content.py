@@ -7,6 +7,7 @@ into Findings. New content checks plug in via `kbtools.check.engine.CONTENT_CHEC
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Callable, Iterable
 
 from kbtools.corpus import wide_encoding, wide_message
@@ -146,6 +147,28 @@ def heading_skips(levels: list[tuple[int, int]]) -> list[Problem]:
     return out
 
 
+# `#`s and what follows them at once (linear: one run of `#`, then the rest of the line)
+_HASHED = re.compile(r"(#{1,6})([^\s#].*)")
+
+
+def hash_headings(lines: Iterable[tuple[int, str]]) -> list[Problem]:
+    """`heading-no-space` at a paragraph's line written as a heading without the space after
+    its `#`s (`##安装`): Typora outside strict mode shows a heading, CommonMark, GitHub,
+    Obsidian and kbtools text. One `#` before a word alone (`#待办 #液压`) or a digit
+    (`#3机组`) is an Obsidian tag or a number, not named."""
+    out: list[Problem] = []
+    for line, text in lines:
+        m = _HASHED.fullmatch(text.rstrip())
+        if m is None or len(m.group(1)) == 1 and (m.group(2)[0].isdigit() or all(
+                word.startswith("#") for word in text.split()[1:])):
+            continue
+        out.append(("heading-no-space", "warning", line, 1,
+                    f"{text.rstrip()!r} is no heading (a heading's #s are followed by a space; "
+                    "Typora outside strict mode shows one, GitHub, Obsidian and kbtools text): "
+                    f"write '{m.group(1)} {m.group(2)}'"))
+    return out
+
+
 def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                   max_table_rows: int = DEFAULT_MAX_TABLE_ROWS) -> list[Problem]:
     out: list[Problem] = []
@@ -178,6 +201,13 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     f"footnote definition [^{label}] is never referenced: no reader reaches "
                     f"it; write [^{label}] where the note belongs or delete the definition"))
     out.extend(heading_skips(scan.heading_levels))
+    out.extend(hash_headings(scan.hash_lines))
+    for line, col, written, path in scan.spaced:
+        what = "image" if written.startswith("!") else "link"
+        out.append(("link-space", "warning", line, col,
+                    f"{written!r} is no {what} (a space in its path; Typora shows one, GitHub, "
+                    f"Obsidian and kbtools text: never checked or shipped): write "
+                    f"'{path.replace(' ', '%20').replace(chr(9), '%09')}' (or '<{path}>')"))
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "

@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kbtools.check.fm_example import example_block
-from kbtools.corpus import SourceDoc
+from kbtools.corpus import END_FENCE, FENCE, SourceDoc
 from kbtools.schemas import validator_for
 
 TIMESTAMP_KEYS = ("timestamp", "verified_at")
@@ -39,11 +39,46 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
     out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
-           else (e.code, e.line, e.col, "no front matter block: begin the file with these "
-                 f"lines (each / a new line): {example_block(schemas_dir, categories)}")
+           else (e.code, e.line, e.col, _misplaced(src.text) or "no front matter block: begin "
+                 f"the file with these lines (each / a new line): "
+                 f"{example_block(schemas_dir, categories)}")
            if e.code == "fm-missing" else (e.code, e.line, e.col, e.message)
            for e in src.errors]
     return out + list(_hash_tags(src))
+
+
+# what an editor may leave, unseen, above a front matter (a second byte-order mark, a
+# zero-width space or joiner, a word joiner)
+_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
+
+
+def _misplaced(text: str) -> str:
+    """What `fm-missing` says of a front matter block that does not begin the file: its
+    `---` below blank lines or after spaces or invisible characters, and closed ("" when
+    there is no such block). Read as text, as GitHub, Obsidian and Typora read it."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip(_INVISIBLE).strip()), None)
+    if first is None:
+        return ""
+    fence = lines[first]
+    prefix = fence[:len(fence) - len(fence.lstrip(_INVISIBLE + " \t"))]
+    if not FENCE.match(fence[len(prefix):]) \
+            or not any(END_FENCE.match(line) for line in lines[first + 1:]):
+        return ""
+    if first:
+        unseen = [ch for line in lines[:first] for ch in line if ch in _INVISIBLE]
+        what = ("the blank line 1" if first == 1 else f"the blank lines 1-{first}") \
+            + (f" (it holds an invisible {_codes(unseen)})" if unseen else "")
+    else:
+        unseen = [ch for ch in prefix if ch in _INVISIBLE]
+        what = f"the invisible {_codes(unseen)}" if unseen else "the spaces"
+    return (f"the front matter block at line {first + 1} does not begin the file, so it is "
+            f"read as text: delete {what} before its '---'")
+
+
+def _codes(chars: list[str]) -> str:
+    """Characters as their code points, each once: `U+FEFF, U+200B`."""
+    return ", ".join(f"U+{ord(ch):04X}" for ch in dict.fromkeys(chars))
 
 
 def _where_to_close(text: str) -> str:

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 57  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 63  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -100,8 +100,12 @@ FORMAT = 57  # bump when a check's findings for the same inputs change (5: `$` i
 # `\left`/`\right`/`\big`…, the math of `\sqrt[…]` and the arrows' `[…]` refused, `$…$` in
 # `\text{}` read as math; 55: `yaml-1.1-value`; 56: a text accent (`\^`) in `\text{}` with
 # nothing to put it on refused, `\(…\)` in `\text{}` read as math, `$…$` in `\boxed`'s
-# argument read as text; 57: `yaml-1.1-value` says whether `--fix` quotes the value, and
-# its quoting edit)
+# argument read as text; 57–61 (three lines of work at once): `fm-missing` names a front
+# matter block below line 1 and what to delete above it, `heading-no-space`, a wikilink's
+# heading path to a repeated heading left unfixed, a quoted table's cells counted without
+# its `>`, `link-space`; 62: `yaml-1.1-value` says whether `--fix` quotes the value, and its
+# quoting edit; 63: the formulas' `\cfrac[…]`, a `\tag`'s label, `$…$` in own-math
+# arguments and at the top level, the text accents)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -45,6 +45,7 @@ from kbtools.markdown.parser import (
     plain,
     source_text,
 )
+from kbtools.markdown.spaced import spaced_links
 from kbtools.markdown.wikitext import (
     MARKS,
     RUN,
@@ -106,6 +107,11 @@ class Scan:
     notes_undefined: list[tuple[int, int, str]] = field(default_factory=list)
     # (line, label) of a footnote definition `[^label]: …` no reference uses
     notes_unused: list[tuple[int, str]] = field(default_factory=list)
+    # (line, text) of a top-level paragraph's line opening with `#`: `##安装` is a heading to
+    # Typora outside its strict mode, text here (`content.hash_headings`)
+    hash_lines: list[tuple[int, str]] = field(default_factory=list)
+    # (line, col, as written, path) of a link or image with a space in its path (`spaced`)
+    spaced: list[tuple[int, int, str, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -347,6 +353,9 @@ class _Scanner:
         elif kind == "footnote_reference_open":
             self.note_definitions.append((self.first_row(tok) + self.offset,
                                           str(tok.meta.get("label", ""))))
+        elif kind == "paragraph_open" and tok.level == 0 and tok.map:
+            self.out.hash_lines += [(row + self.offset, self.lines[row])
+                                    for row in range(*tok.map) if self.lines[row].startswith("#")]
         elif kind == "inline":
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
@@ -395,6 +404,9 @@ class _Scanner:
             tok.children = parse_inline(content, self.env)
         if tok.children:
             self.inline(tok.children, _Locator(self.lines, start, end, self.offset))
+            if "](" in content:
+                self.out.spaced += spaced_links(
+                    tok.children, _Locator(self.lines, start, end, self.offset).find_plain)
         for label, at in self.env.pop(UNRESOLVED_NOTES, ()):
             self.unresolved_note(content, label, at, _Locator(self.lines, start, end,
                                                               self.offset))
@@ -409,7 +421,8 @@ class _Scanner:
         self.out.notes_undefined.append((line, col, label))
 
     def table_row(self, row: int) -> None:
-        cells = count_cells(self.lines[row]) if row < len(self.lines) else 0
+        # a quote's table (an Obsidian callout's): its `>` markers are no cell
+        cells = count_cells(_QUOTE_MARKS.sub("", self.lines[row])) if row < len(self.lines) else 0
         if self.table_header is None:
             self.table_header, self.table_line = cells, row + self.offset
         else:

@@ -1,0 +1,56 @@
+"""`![泵外观](../../assets/images/泵 外观.png)`: a space in a destination (not written `<…>`
+or `%20`) makes the whole thing text to CommonMark, GitHub, Obsidian and kbtools, though
+Typora shows the picture; `kb check` said nothing, the picture was never checked or shipped
+and a device showed the Markdown source. A warning, `link-space`, names it and what to write;
+prose in brackets (`[注](见 下文)`), code and a written `<…>` or `%20` are not named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from tests.kbfixtures import GOOD_FM
+
+BODY = ("# 泵\n\n看 ![泵外观](../assets/泵 外观.png \"外观\") 和 [手册](../manuals/HX 260.pdf)。\n\n"
+        "| 部件 | 图 |\n|---|---|\n| 泵 | ![泵](../assets/泵 外观.png) |\n\n"
+        "[注](见 下文) `![代码](a b.png)` ![好](<../assets/泵 外观.png>) "
+        "![也好](../assets/泵%20外观.png) [笔记](other note.md#安装)\n")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "泵 外观.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_space_in_a_path_is_named_with_what_to_write(repo):
+    (repo / "knowledge" / "pump.md").write_text(GOOD_FM + BODY, encoding="utf-8")
+    out = [line for line in CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines()
+           if "link-space" in line]
+    said = "(a space in its path; Typora shows one, GitHub, Obsidian and kbtools text: never " \
+        "checked or shipped): write"
+    assert out == [
+        "knowledge/pump.md:12:3: warning: link-space: '![泵外观](../assets/泵 外观.png \"外观\")' "
+        f"is no image {said} '../assets/泵%20外观.png' (or '<../assets/泵 外观.png>')",
+        "knowledge/pump.md:12:37: warning: link-space: '[手册](../manuals/HX 260.pdf)' is no link "
+        f"{said} '../manuals/HX%20260.pdf' (or '<../manuals/HX 260.pdf>')",
+        "knowledge/pump.md:16:7: warning: link-space: '![泵](../assets/泵 外观.png)' is no image "
+        f"{said} '../assets/泵%20外观.png' (or '<../assets/泵 外观.png>')",
+        "knowledge/pump.md:18:83: warning: link-space: '[笔记](other note.md#安装)' is no link "
+        f"{said} 'other%20note.md#安装' (or '<other note.md#安装>')",
+    ]
+
+
+def test_written_as_it_says_the_picture_is_checked(repo):
+    fixed = BODY.replace("泵 外观.png \"", "泵%20外观.png \"")
+    (repo / "knowledge" / "pump.md").write_text(GOOD_FM + fixed, encoding="utf-8")
+    out = CliRunner().invoke(main, ["check", "--no-cache"]).stdout
+    assert "![泵外观]" not in out  # an image now, checked: the file exists
+    assert out.count("link-space") == 3
