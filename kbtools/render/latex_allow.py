@@ -296,7 +296,7 @@ def _tag_problem(text: str, tok: Token, seen: int, in_tag: bool, nested: bool) -
     arg = _TAG_ARG.match(text, tok.end)
     if not arg:
         return "\\tag must be followed by its label in braces: \\tag{1} or \\tag*{A}"
-    return _label_problem(_braced(text, arg.end()))
+    return _label_problem(_braced(text, arg.end()), bool(arg.group(1)))
 
 
 def _braced(text: str, start: int) -> str:
@@ -310,20 +310,18 @@ def _braced(text: str, start: int) -> str:
     return text[start:]
 
 
-def _label_problem(label: str) -> str | None:
-    """Why a `\\tag`'s label is refused, or None: it is set as text (as amsmath sets it,
-    `tex_source`), where a math command, `^`, `_` or `&` stops LaTeX ("Missing $ inserted"),
-    so `kb check` refuses what `kb build` could not draw. (A command not allowed anywhere,
-    or a `\\tag` in the label, is left to the check of the whole formula to name.)"""
-    for m in _TOKEN.finditer(label):
-        word = m.group(1) or ""
-        if word in COMMANDS and word not in TEXT_ARGUMENT and word not in TEXT_SYMBOLS:
-            return (f"a \\tag's label is set as text, where \\{word} cannot be used; "
-                    "write the label in words and digits")
-    if bad := sorted(set(label) & set("^_&")):
-        return (f"a \\tag's label is set as text, where {' '.join(repr(c) for c in bad)} "
-                "cannot be used; write the label in words and digits")
-    return None
+def _label_problem(label: str, starred: bool) -> str | None:
+    """Why a `\\tag`'s label is refused, or None: it is read as the renderer sets it, in text
+    (`\\text{(label)}`, `\\tag*`: `\\text{label}`, `_tag_at_end`), token by token as TeX reads
+    it, so `\\^`, `\\_`, `\\&` and `$\\alpha$` pass and a math command, `^`, `_` or `&` is
+    refused before `kb build` stops at it. (A command not allowed anywhere, or a `\\tag` in
+    the label, is left to the check of the whole formula to name.)"""
+    if any(tok.value == TAG or (tok.value not in "$()" and _token_problem(tok))
+           for tok in tokens(label)):
+        return None
+    problem = structure_problem(tex_source("\\text{" + (label if starred else f"({label})")
+                                           + "}"))
+    return f"a \\tag's label is set as text: {problem}" if problem else None
 
 
 def _token_problem(tok: Token) -> str | None:
