@@ -2,6 +2,9 @@
 
 - a `\\tag`'s label is text (`\\text{(label)}`), read token by token: `\\^`, `\\_`, `\\&` and
   `$\\alpha$` there draw (the check refused the characters `^`, `_`, `&` wherever they were);
+- `\\cfrac[…]` compares its first token with `l` and `r`: after one of them the rest is math
+  in the numerator, followed by `\\hfill` (`\\cfrac[l&]{a}{b}` passed and stopped LaTeX);
+  after any other LaTeX skips it, but in a cell an `&` outside braces ends the cell there;
 
 Each list is run through the renderer's LaTeX: it stops at every refused formula and draws
 every accepted one.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from kbtools.render.latex_allow import latex_problem
 from tests.latexcases import (
     assert_accepted,
     assert_build_draws,
@@ -18,6 +22,7 @@ from tests.latexcases import (
     assert_refused_naming,
     needs_latex,
 )
+from tests.test_latex_delims import SWEPT, latex_draws
 
 # (formula, what the message must name)
 REFUSED = [
@@ -27,11 +32,32 @@ REFUSED = [
     ("x \\tag{\\alpha}", ["\\tag's label", "'\\alpha' inside \\text{…}"]),
     ("x \\tag*{\\^}", ["\\tag's label", "\\^ in text puts an accent", "nothing follows"]),
     ("x \\tag{\\(x\\)^2}", ["\\tag's label", "'^'"]),
+    ("\\cfrac[l&]{a}{b}", ["'&' outside an environment", "Misplaced alignment tab"]),
+    ("\\cfrac[r&]{a}{b}", ["'&'"]), ("\\cfrac[{l&}]{a}{b}", ["'&'"]),
+    ("\\cfrac[l^]{a}{b}", ["\\cfrac[…] holds '^' without its argument", "\\hfill",
+                           "write \\cfrac[l]{a}{b}"]),
+    ("\\cfrac[r\\sqrt]{a}{b}", ["holds 'sqrt' without its argument"]),
+    ("\\cfrac[l\\mathbin]{a}{b}", ["'mathbin' without"]),
+    ("\\cfrac[l\\over b]{a}{b}", ["holds \\over", "Missing } inserted"]),
+    ("\\cfrac[r\\limits]{a}{b}", ["holds \\limits", "Limit controls"]),
+    ("\\cfrac[l\\^o]{a}{b}", ["\\^ is a text accent"]),
+    ("\\cfrac[l\\big]{a}{b}", ["[ … ] of \\cfrac ends at its first ']'"]),
+    ("\\cfrac[l\\hat{\\frac{1}}]{a}{b}", ["\\frac takes 2 arguments"]),
+    ("\\begin{array}{cc} \\cfrac[x&]{a}{b} & c \\end{array}",
+     ["'&' in the [ … ] of \\cfrac within a cell", "Misplaced alignment tab", "\\&"]),
+    ("\\begin{aligned} \\smash[&]{a} & c \\end{aligned}", ["[ … ] of \\smash within a cell"]),
+    ("\\begin{aligned} \\sqrt[&]{a} & c \\end{aligned}", ["[ … ] of \\sqrt within a cell"]),
 ]
 
 ACCEPTED = [
     "x \\tag{a\\^}", "x \\tag{a\\_b}", "x \\tag{a\\&b}", "x \\tag{a\\^{o}}", "x \\tag{\\^}",
     "x \\tag{$\\alpha$}", "x \\tag{\\(x^2\\)}", "x \\tag*{a\\_1}", "x \\tag{\\~a \\'e}",
+    "\\cfrac[l]{a}{b}", "\\cfrac[{r}]{a}{b}", "\\cfrac[x&]{a}{b}", "\\cfrac[ l&]{a}{b}",
+    "\\cfrac[{l}&]{a}{b}", "\\cfrac[{{l&}}]{a}{b}", "\\cfrac[c&]{a}{b}", "\\cfrac[L&]{a}{b}",
+    "\\cfrac[l x^2]{a}{b}", "\\cfrac[r\\hat]{a}{b}", "\\cfrac[l\\frac]{a}{b}",
+    "\\cfrac[l{\\over}]{a}{b}", "\\cfrac[l\\sum\\limits]{a}{b}", "\\cfrac[l\\\\]{a}{b}",
+    "\\cfrac[l\\text{$x$}]{a}{b}", "\\begin{aligned} \\cfrac[x{&}]{a}{b} & c \\end{aligned}",
+    "\\begin{aligned} {\\cfrac[x&]{a}{b}} & c \\end{aligned}",
 ]
 
 
@@ -52,3 +78,18 @@ def test_latex_refuses_each_formula_the_check_refuses():
 @needs_latex
 def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
     assert_build_draws(ACCEPTED, tmp_path)
+
+
+# what the allowlist refuses anywhere, whatever LaTeX's conditional skips (`$`, `#`, and
+# `\\left`, `\\right`, `\\begin`, `\\end` unpaired)
+ALWAYS_REFUSED = {"$", "#", "%", "\\left", "\\right", "\\begin", "\\end"}
+
+
+@needs_latex
+def test_the_check_reads_a_cfrac_s_bracket_as_latex_does():
+    """Every allowlisted command, control symbol and ASCII character after `l`, `r` or `x`
+    in `\\cfrac[…]`: the check accepts it exactly when LaTeX draws it."""
+    formulas = [f"\\cfrac[{side}{t}{' ' * t[-1].isalpha()}]{{a}}{{b}}" for side in "lrx"
+                for t in SWEPT if t not in ALWAYS_REFUSED]
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn

@@ -58,15 +58,20 @@ from kbtools.render.latex_args import (
     spec_problem,
 )
 from kbtools.render.latex_delims import (
+    CFRAC_NO_HFILL,
     OPTIONAL,
     OPTIONAL_MATH,
     PLAIN_SIZES,
     SIZE_ANY,
     SIZE_UNBRACED,
     SIZES,
+    bare_tab,
+    cfrac_problem,
+    cfrac_side,
     delimiter_end,
     optional_crossed,
     optional_ends,
+    optional_tab,
     size_alone,
     size_argument,
     smash_problem,
@@ -170,8 +175,9 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         if frame.stop >= 0 and i >= frame.stop:  # the `]` ending an optional argument
             if i > frame.stop or frame.kind != "opt":
                 return _crossed(stack, pieces, tex)
-            if frame.need:
-                return _missing(frame.command)
+            if frame.need and (frame.name != "cfrac" or frame.command in CFRAC_NO_HFILL):
+                return _missing(frame.command) if frame.name != "cfrac" else cfrac_problem(
+                    f"'{frame.command}' without its argument", "Missing { inserted")
             stack.pop()
             i += 1
             continue
@@ -308,8 +314,12 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                     f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
                     f"the accented letter in \\text{{}}")
         elif word in KEEP_BASE:
+            if frame.name == "cfrac" and not tex[frame.base:start].strip():
+                return cfrac_problem(piece, "Limit controls must follow a math operator")
             continue
         elif word in FRACTIONS:
+            if frame.name == "cfrac":
+                return cfrac_problem(piece, "Missing } inserted")
             if frame.fractions:
                 return ("two of \\over or \\choose in one group (LaTeX: \"Ambiguous\"): "
                         "write \\frac{a}{b} (or braces around each: {a \\over b})")
@@ -394,10 +404,18 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
             return _missing(frame.command)
         if 0 <= frame.stop <= stop:  # `\\sqrt[\\sqrt[3]{x}]{y}`: the outer `[…]` ends first
             return _crossed(stack, pieces, tex)
+        if frame.kind == "env" and bare_tab(pieces, at + 1, stop):  # it ends the cell
+            return optional_tab(frame.command)
         if frame.command == "smash":
             return smash_problem(pieces, at + 1, stop) or stop + 1
-        if frame.command not in OPTIONAL_MATH:  # `\\cfrac[l]`: not math (`latex_delims`)
-            return stop + 1
+        if frame.command not in OPTIONAL_MATH:  # `\\cfrac[l…]`: math after l or r only
+            side, brace = cfrac_side(pieces, at + 1, stop)
+            if side < 0:  # LaTeX skips it
+                return stop + 1
+            _push(stack, _Frame("opt", "cfrac", start, base=pieces[side][1], stop=stop))
+            if brace >= 0:  # `\\cfrac[{l…}]`: TeX strips the braces
+                _push(stack, _Frame("group", "cfrac", pieces[brace][0], base=pieces[side][1]))
+            return side + 1
         _push(stack, _Frame("opt", frame.command, start, base=end, stop=stop))
         return at + 1
     frame.optional = False
