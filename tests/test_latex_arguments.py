@@ -5,6 +5,8 @@
 - `\\cfrac[…]` compares its first token with `l` and `r`: after one of them the rest is math
   in the numerator, followed by `\\hfill` (`\\cfrac[l&]{a}{b}` passed and stopped LaTeX);
   after any other LaTeX skips it, but in a cell an `&` outside braces ends the cell there;
+- the text accents written as a letter (`\\u \\v \\H \\c \\d \\b \\r \\t`) and the dotless
+  `\\i`, `\\j` are text, as `\\^` is (they were not allowed); `\\b` and `\\d` draw in math too;
 
 Each list is run through the renderer's LaTeX: it stops at every refused formula and draws
 every accepted one.
@@ -47,6 +49,13 @@ REFUSED = [
      ["'&' in the [ … ] of \\cfrac within a cell", "Misplaced alignment tab", "\\&"]),
     ("\\begin{aligned} \\smash[&]{a} & c \\end{aligned}", ["[ … ] of \\smash within a cell"]),
     ("\\begin{aligned} \\sqrt[&]{a} & c \\end{aligned}", ["[ … ] of \\sqrt within a cell"]),
+    ("\\u{o}", ["\\u is a text accent", "Please use \\mathaccent", "\\text{}"]),
+    ("x \\v c", ["\\v is a text accent"]), ("\\H{o}", ["\\H is"]), ("\\c{c}", ["\\c is"]),
+    ("\\r{a}", ["\\r is"]), ("\\t{oo}", ["\\t is"]),
+    ("\\text{\\u}", ["\\u in text puts an accent", "nothing follows", "\\u o", "\\u{}"]),
+    ("\\text{a\\t}", ["\\t in text", "nothing"]), ("\\text{\\u\\^o}", ["'\\^' follows"]),
+    ("\\text{\\^\\c c}", ["'\\c' follows"]), ("\\text{\\b$x$}", ["'$' follows"]),
+    ("\\text{\\k{a}}", ["command \\k", "ogonek", "ą"]), ("\\b", ["\\b takes 1 argument"]),
 ]
 
 ACCEPTED = [
@@ -58,6 +67,9 @@ ACCEPTED = [
     "\\cfrac[l{\\over}]{a}{b}", "\\cfrac[l\\sum\\limits]{a}{b}", "\\cfrac[l\\\\]{a}{b}",
     "\\cfrac[l\\text{$x$}]{a}{b}", "\\begin{aligned} \\cfrac[x{&}]{a}{b} & c \\end{aligned}",
     "\\begin{aligned} {\\cfrac[x&]{a}{b}} & c \\end{aligned}",
+    "\\text{\\u{o} \\v{c} \\H{o} \\c{c} \\d{o} \\b{o} \\r{a} \\t{oo}}", "\\text{\\u o \\v c}",
+    "\\text{\\u\\i \\v\\j}", "\\text{\\u{}}", "\\b{o} + \\d x", "\\i + \\j", "x \\tag{\\v{c}}",
+    "\\text{\\c\\ldots}",
 ]
 
 
@@ -81,7 +93,8 @@ def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
 
 
 # what the allowlist refuses anywhere, whatever LaTeX's conditional skips (`$`, `#`, and
-# `\\left`, `\\right`, `\\begin`, `\\end` unpaired)
+# `\\left`, `\\right`, `\\begin`, `\\end` unpaired); and `\\c`, refused in math though LaTeX
+# draws it there when its argument is not 1ex high (`\\c\\hfill`, `\\c{A}`: no `\\accent`)
 ALWAYS_REFUSED = {"$", "#", "%", "\\left", "\\right", "\\begin", "\\end"}
 
 
@@ -90,6 +103,6 @@ def test_the_check_reads_a_cfrac_s_bracket_as_latex_does():
     """Every allowlisted command, control symbol and ASCII character after `l`, `r` or `x`
     in `\\cfrac[…]`: the check accepts it exactly when LaTeX draws it."""
     formulas = [f"\\cfrac[{side}{t}{' ' * t[-1].isalpha()}]{{a}}{{b}}" for side in "lrx"
-                for t in SWEPT if t not in ALWAYS_REFUSED]
+                for t in SWEPT if t not in ALWAYS_REFUSED | {"\\c"}]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn

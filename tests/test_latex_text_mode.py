@@ -99,7 +99,8 @@ def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
 def test_the_check_takes_after_an_accent_what_latex_takes(accent):
     """Every allowlisted command, control symbol and ASCII character after a text accent in
     `\\text{}`: the check accepts it exactly when LaTeX draws it."""
-    formulas = [f"\\text{{a\\{accent}{t}{' ' * t[-1].isalpha()}x}}" for t in SWEPT]
+    blank = " " * accent.isalpha()  # `\\u x`, not the command `\\ux`
+    formulas = [f"\\text{{a\\{accent}{blank}{t}{' ' * t[-1].isalpha()}x}}" for t in SWEPT]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn
 

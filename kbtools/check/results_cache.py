@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 56  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 57  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -100,7 +100,9 @@ FORMAT = 56  # bump when a check's findings for the same inputs change (5: `$` i
 # `\left`/`\right`/`\big`…, the math of `\sqrt[…]` and the arrows' `[…]` refused, `$…$` in
 # `\text{}` read as math; 55: `yaml-1.1-value`; 56: a text accent (`\^`) in `\text{}` with
 # nothing to put it on refused, `\(…\)` in `\text{}` read as math, `$…$` in `\boxed`'s
-# argument read as text)
+# argument read as text; 57: a `\tag`'s label read as text token by token, `\cfrac[l…]`'s
+# rest read as math, an `&` in a `[…]` within a cell refused, `\u \v \H \c \d \b \r \t \i \j`
+# allowed, `$…$` in `\boldsymbol`'s, the arrows', `\substack`'s, `\sideset`'s argument text)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -95,7 +95,10 @@ COMMAND_GROUPS: dict[str, str] = {
     "text symbols": """textdegree textcelsius textmu textperthousand textpm texttimes
         textdiv textbackslash textasciitilde textasciicircum textunderscore textbar
         textless textgreater textbullet textregistered texttrademark textcopyright
-        textsection textperiodcentered textohm""",
+        textsection textperiodcentered textohm i j""",
+    # accents of LaTeX's text mode (OT1 encoding) written as a letter: in text only, but
+    # `\\b` (bar under) and `\\d` (dot under), which LaTeX sets in a box in math too
+    "text accents": "u v H c d b r t",
 }
 COMMANDS = frozenset(w for group in COMMAND_GROUPS.values() for w in group.split())
 # Commands of packages the renderer does not load, which Typora's and Obsidian's MathJax
@@ -110,6 +113,8 @@ UNSUPPORTED: dict[str, tuple[str, str]] = {
                                    "2\\,\\mathrm{m/s}")),
     "degree": ("gensymb", "write ^\\circ"), "celsius": ("gensymb", "write ^\\circ\\mathrm{C}"),
     "ohm": ("gensymb", "write \\Omega"), "micro": ("gensymb", "write \\mu"),
+    "k": ("the ogonek, not in the renderer's OT1 font encoding: \"Command \\k unavailable\"",
+          "write the letter with it: ą, ę"),
 }
 # Control symbols: escaped specials, spacing, line break, text accents, italic correction,
 # discretionary hyphen and times.

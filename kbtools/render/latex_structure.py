@@ -78,6 +78,7 @@ from kbtools.render.latex_delims import (
 )
 from kbtools.render.latex_scripts import double_script
 from kbtools.render.latex_text import (
+    ACCENTS_IN_MATH,
     TEXT_ACCENTS,
     accent_problem,
     cline_end,
@@ -107,7 +108,7 @@ ARGUMENTS: dict[str, int] = {
         dot ddot dddot ddddot breve bar vec mathring mathrm mathbf mathit mathsf mathtt
         mathcal mathbb mathfrak mathnormal boldsymbol pmb text mbox textrm textbf textit
         textsf texttt textnormal textup textsl emph phantom hphantom vphantom smash hspace
-        pmod pod cline""".split(), 1),
+        pmod pod cline b d""".split(), 1),
     "multicolumn": 3,
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
@@ -309,7 +310,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 stack.pop()
             else:
                 frame.new_base(end)
-        elif word and word in TEXT_ACCENTS:
+        elif word and word in TEXT_ACCENTS and word not in ACCENTS_IN_MATH:
             return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
                     f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
                     f"the accented letter in \\text{{}}")
