@@ -7,6 +7,10 @@
   after any other LaTeX skips it, but in a cell an `&` outside braces ends the cell there;
 - the text accents written as a letter (`\\u \\v \\H \\c \\d \\b \\r \\t`) and the dotless
   `\\i`, `\\j` are text, as `\\^` is (they were not allowed); `\\b` and `\\d` draw in math too;
+- `\\boldsymbol`, the arrows (`\\overrightarrow` …), `\\substack` and `\\sideset` set their
+  argument in a `$…$` of their own, as `\\boxed` does: a `$` there sets text again
+  (`\\boldsymbol{$x$}` was refused); `\\sideset` takes its operator as a third argument, and
+  braces in `\\substack`'s cells hold no row (`\\substack{{a \\\\ b}}` passed);
 
 Each list is run through the renderer's LaTeX: it stops at every refused formula and draws
 every accepted one.
@@ -17,6 +21,7 @@ from __future__ import annotations
 import pytest
 
 from kbtools.render.latex_allow import latex_problem
+from kbtools.render.latex_structure import ARGUMENTS
 from tests.latexcases import (
     assert_accepted,
     assert_build_draws,
@@ -56,6 +61,14 @@ REFUSED = [
     ("\\text{a\\t}", ["\\t in text", "nothing"]), ("\\text{\\u\\^o}", ["'\\^' follows"]),
     ("\\text{\\^\\c c}", ["'\\c' follows"]), ("\\text{\\b$x$}", ["'$' follows"]),
     ("\\text{\\k{a}}", ["command \\k", "ogonek", "ą"]), ("\\b", ["\\b takes 1 argument"]),
+    ("\\boldsymbol{$x}", ["'$' inside \\boldsymbol{…} sets text", "\\boldsymbol{$x$}"]),
+    ("\\substack{$x \\\\ y$}", ["'\\\\' inside braces within a cell of {subarray}"]),
+    ("\\substack{{a \\\\ b}}", ["{subarray}"]), ("\\substack{\\text{a \\\\ b}}", ["{subarray}"]),
+    ("\\boldsymbol{$x^2$}", ["'^' inside \\text{…}"]), ("\\boldsymbol{{$x$}}", ["'$' inside"]),
+    ("\\overrightarrow{$\\frac12$}", ["'\\frac' inside \\text{…}"]),
+    ("\\sideset{a}{b}", ["\\sideset takes 3 arguments", "\\sideset{_a}{^b}\\sum"]),
+    ("\\sideset{}{}{$x$}", ["'$' inside"]), ("\\xrightarrow{$x$}", ["'$' inside"]),
+    ("\\underleftarrow{$x$ $y}", ["'$' inside \\underleftarrow{…} sets text"]),
 ]
 
 ACCEPTED = [
@@ -70,6 +83,12 @@ ACCEPTED = [
     "\\text{\\u{o} \\v{c} \\H{o} \\c{c} \\d{o} \\b{o} \\r{a} \\t{oo}}", "\\text{\\u o \\v c}",
     "\\text{\\u\\i \\v\\j}", "\\text{\\u{}}", "\\b{o} + \\d x", "\\i + \\j", "x \\tag{\\v{c}}",
     "\\text{\\c\\ldots}",
+    "\\boldsymbol{$x$}", "{\\boldsymbol{a $x$ b}}", "\\boldsymbol{$\\text{$x$}$}", "\\boldsymbol{$\\^o$}",
+    "\\boldsymbol{$x \\\\ y$}", "\\overrightarrow{$x$}^2", "\\overleftarrow{$AB$}",
+    "\\overleftrightarrow{$x$}", "\\underrightarrow{$x$}", "\\underleftarrow{$温$}",
+    "\\underleftrightarrow{$x$}", "\\substack{$x$ \\\\ $y$}", "\\sum_{\\substack{$i$ \\\\ j}} a",
+    "\\sideset{$x$}{$y$}\\sum", "\\sideset{}{$x$}\\prod", "\\sideset{a}{b}{\\sum}",
+    "\\text{\\boxed{\\boldsymbol{$x$}}}",
 ]
 
 
@@ -104,5 +123,19 @@ def test_the_check_reads_a_cfrac_s_bracket_as_latex_does():
     in `\\cfrac[…]`: the check accepts it exactly when LaTeX draws it."""
     formulas = [f"\\cfrac[{side}{t}{' ' * t[-1].isalpha()}]{{a}}{{b}}" for side in "lrx"
                 for t in SWEPT if t not in ALWAYS_REFUSED | {"\\c"}]
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+@needs_latex
+def test_dollars_in_an_argument_in_math_are_judged_as_latex_judges_them():
+    """`$x$` as the argument of each command that takes one, in math, alone and in braces:
+    the commands that set it in a `$…$` of their own take it as text, the others stop
+    LaTeX; the check accepts exactly what LaTeX draws (`\\pmod`, `\\pod` left out: their
+    argument is the formula's own math, where a `$` ends it)."""
+    formulas = [f"{left}\\{c}{{$x$}}" + ("{a}" * (n - 1))[:-3 * (c == "sideset")]
+                + "{\\sum}" * (c == "sideset") + right
+                for c, n in sorted(ARGUMENTS.items()) for left, right in (("", ""), ("{", "}"))
+                if c not in ("multicolumn", "cline", "hspace", "pmod", "pod")]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn

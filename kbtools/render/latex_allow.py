@@ -33,6 +33,7 @@ from kbtools.render.glyphs import (
     text_glyph,
 )
 from kbtools.render.latex_structure import structure_problem
+from kbtools.render.latex_text import OWN_MATH
 
 MAX_FORMULA_CHARS = 20_000
 
@@ -129,7 +130,7 @@ DISPLAY_ENVIRONMENTS = frozenset("""align align* gather gather* equation equatio
 # for; everywhere else a formula is in math mode, whose fonts hold no Chinese, Greek or other
 # non-ASCII character (TeX drops such a character, or a text symbol, from the page).
 TEXT_ARGUMENT = frozenset("text mbox textrm textbf textit textsf texttt textnormal textup "
-                          "textsl emph".split())
+                          "textsl emph b d".split())  # `\\b`, `\\d`: in text in math too
 TEXT_SYMBOLS = frozenset(COMMAND_GROUPS["text symbols"].split())
 # Characters an input method types in math mode, as the math commands Typora's and
 # Obsidian's MathJax draw them with (spacing of relations and operators kept); any other
@@ -255,7 +256,8 @@ def dollar_problem(formula: str) -> str | None:
     """Why a `$`, `\\(` or `\\)` of `formula` stops LaTeX, or None. In text (the argument of
     `\\text` and the other `TEXT_ARGUMENT` commands) `$…$` and `\\(…\\)` are math again, as
     LaTeX draws them (`\\text{if $x>0$}`), closed before the text ends; in `\\boxed`'s
-    argument `$…$` is text (`\\boxed{$x$}`); anywhere else math is already on."""
+    argument (and the other `OWN_MATH` commands') `$…$` is text (`\\boxed{$x$}`); anywhere
+    else math is already on."""
     for p in pieces(_tag_at_end(formula)):
         if p.switch == "bad" and p.text == "$":
             return ("'$' inside a formula (math is already on): write \\$ for a dollar sign; "
@@ -266,9 +268,9 @@ def dollar_problem(formula: str) -> str | None:
                     "is math already; only in \\text{…} does \\( … \\) set math again, as "
                     "\\text{if \\(x>0\\)}")
         if p.switch == "unclosed$boxed":
-            return ("'$' inside \\boxed{…} sets text that it does not end before the '}' "
-                    "(LaTeX: \"Missing $ inserted\"): close it, as \\boxed{$x$}, or leave the "
-                    "$ out for math, as \\boxed{x}")
+            return (f"'$' inside \\{p.owner}{{…}} sets text that it does not end before the '}}' "
+                    f"(LaTeX: \"Missing $ inserted\"): close it, as \\{p.owner}{{$x$}}, or leave "
+                    f"the $ out for math, as \\{p.owner}{{x}}")
         if p.switch == "unclosed$":
             return ("'$' or '\\(' inside \\text{…} opens math that the text does not close "
                     "(LaTeX: \"Missing $ inserted\"): close it before the text's '}', as "
@@ -383,10 +385,12 @@ class Piece(NamedTuple):
     # `\\boxed`'s math), "close", "bad" (LaTeX stops), "unclosed" (a `}` ending a `$` left
     # open: "unclosed$" for math in text, "unclosed$boxed" for text in `\\boxed`), else ""
     switch: str = ""
+    owner: str = ""  # for "unclosed$boxed": the `OWN_MATH` command whose argument it is in
 
 
-# `\\boxed{…}` sets its argument as `\\fbox{$\\displaystyle …$}`: math, where a `$` sets
-# text again (`\\boxed{$x$}` is x in text), in text or in math
+# `\\boxed{…}` sets its argument as `\\fbox{$\\displaystyle …$}`, and the other `OWN_MATH`
+# commands theirs in a `$…$` of their own: math, where a `$` sets text again (`\\boxed{$x$}`
+# is x in text)
 _OPENS = {("text", "$"): "$", ("text", "\\("): "$", ("boxed", "$"): "$boxed"}
 _CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$")})
 
@@ -394,23 +398,34 @@ _CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$")})
 def pieces(formula: str) -> Iterator[Piece]:
     """The pieces of `formula` that `tex_source` may rewrite, each with its mode: how the
     renderer, the glyph check (`glyph_problem`) and `dollar_problem` read a formula. In text
-    `$…$` and `\\(…\\)` are math again, in `\\boxed`'s argument `$…$` is text."""
-    # one entry per open brace, `$` or `\\(`: "text", "math", "boxed" (`\\boxed`'s argument),
-    # "$" (math in text) or "$boxed" (text in `\\boxed`'s math, up to its `$`)
+    `$…$` and `\\(…\\)` are math again, in `\\boxed`'s argument (and the other `OWN_MATH`
+    commands') `$…$` is text."""
+    # one entry per open brace, `$` or `\\(`: "text", "math", "boxed" (an `OWN_MATH` command's
+    # argument), "$" (math in text) or "$boxed" (text in that math, up to its `$`)
     modes: list[str] = []
-    text_arg_at = -1  # where a TEXT_ARGUMENT command (or `\\boxed`) ended
-    boxed = False  # that command was `\\boxed`
+    owners: list[tuple[str, int]] = []  # per "boxed" entry: its command, arguments after it
+    text_arg_at = -1  # where a TEXT_ARGUMENT or `OWN_MATH` command (or its argument) ended
+    boxed: tuple[str, int] | None = None  # that command was `OWN_MATH`: it, arguments left
     for m in _TEX_PIECE.finditer(formula):
         piece = m.group(0)
         top = modes[-1] if modes else ""
         in_text = top in ("text", "$boxed")
-        switch = ""
+        switch = owner = ""
+        then: tuple[str, int] | None = None  # the `OWN_MATH` argument this `}` ends: the next
         if piece == "{":
             arg = text_arg_at >= 0 and not formula[text_arg_at:m.start()].strip()
-            modes.append("boxed" if arg and boxed else "text" if in_text or arg else "math")
+            if arg and boxed:
+                modes.append("boxed")
+                owners.append(boxed)
+            else:
+                modes.append("text" if in_text or arg else "math")
         elif piece == "}":
+            left = ""
             while modes and (left := modes.pop()) in ("$", "$boxed"):  # left open: ends here
                 switch = "unclosed" + left
+                owner = owners[-1][0] if owners else ""
+            if left == "boxed" and (ended := owners.pop())[1]:  # `\\sideset{a}{…}`
+                then = (ended[0], ended[1] - 1)
         elif piece in ("$", "\\(", "\\)"):
             opens = _OPENS.get((top, piece))
             closes = (top, piece) in _CLOSES
@@ -420,9 +435,9 @@ def pieces(formula: str) -> Iterator[Piece]:
             elif closes:
                 modes.pop()
         command = piece[1:] if piece[0] == "\\" else ""
-        text_arg_at = m.end() if command in TEXT_ARGUMENT or command == "boxed" else -1
-        boxed = command == "boxed"
-        yield Piece(m.start(), m.end(), piece, in_text, switch)
+        text_arg_at = m.end() if command in TEXT_ARGUMENT or command in OWN_MATH or then else -1
+        boxed = then or ((command, OWN_MATH[command]) if command in OWN_MATH else None)
+        yield Piece(m.start(), m.end(), piece, in_text, switch, owner)
 
 
 def tex_source(formula: str) -> str:

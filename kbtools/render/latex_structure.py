@@ -79,6 +79,7 @@ from kbtools.render.latex_delims import (
 from kbtools.render.latex_scripts import double_script
 from kbtools.render.latex_text import (
     ACCENTS_IN_MATH,
+    OWN_MATH,
     TEXT_ACCENTS,
     accent_problem,
     cline_end,
@@ -99,8 +100,9 @@ _ENV_NAME = re.compile(r"\s*+\{([A-Za-z]++\*?)\}")  # possessive: no backtrackin
 # How many arguments each command takes (braced, or one token); the `OPTIONAL` ones may
 # have a `[…]` first. Commands not listed take none.
 ARGUMENTS: dict[str, int] = {
-    **dict.fromkeys("""frac dfrac tfrac cfrac binom dbinom tbinom overset underset stackrel
-        sideset""".split(), 2),
+    **dict.fromkeys("""frac dfrac tfrac cfrac binom dbinom tbinom overset underset
+        stackrel""".split(), 2),
+    "sideset": 3,  # its scripts, then the operator they go on
     **dict.fromkeys("""sqrt overline underline overbrace underbrace overrightarrow
         overleftarrow overleftrightarrow underrightarrow underleftarrow underleftrightarrow
         xrightarrow xleftarrow boxed operatorname mathop mathbin mathrel mathord mathpunct
@@ -112,7 +114,7 @@ ARGUMENTS: dict[str, int] = {
     "multicolumn": 3,
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
-    textsl emph""".split())
+    textsl emph b d""".split())  # `\\b`, `\\d`: a text accent, in a box of its own in math
 # Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
 # spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
 # blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
@@ -132,7 +134,7 @@ _USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}
           "cfrac": "\\cfrac{a}{b}", "binom": "\\binom{n}{k}", "dbinom": "\\dbinom{n}{k}",
           "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
           "underset": "\\underset{a}{x}", "stackrel": "\\stackrel{a}{x}",
-          "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "multicolumn": "\\multicolumn{2}{c}{x}"}
+          "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "sideset": "\\sideset{_a}{^b}\\sum", "multicolumn": "\\multicolumn{2}{c}{x}"}
 
 
 @dataclass
@@ -156,6 +158,7 @@ class _Frame:
     cell_start: bool = False  # nothing read yet in the row's cell (`\\multicolumn` may come)
     nested: bool = False  # inside braces within an environment's cell: no row ends here
     stop: int = -1  # the piece ending the innermost "opt" this frame is in (its `]`)
+    rows: bool = False  # `\\substack`'s argument: rows of its own, braces in it nested
 
     def new_base(self, at: int) -> None:
         self.base, self.sup, self.sub = at, None, None
@@ -435,7 +438,7 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
-        name = "boxed" if frame.command == "boxed" else ""  # where `$` sets text
+        name = "boxed" if frame.command in OWN_MATH else ""  # where `$` sets text
         _push(stack, _Frame(kind, name, start, base=end), rows=frame.command == "substack")
     return at + 1
 
@@ -444,13 +447,17 @@ def _push(stack: list[_Frame], frame: _Frame, rows: bool = False) -> None:
     """Open `frame` above the stack's top: nested (a `\\\\` there ends no row) when braces
     inside an environment's cell hold it; an environment, or `rows`, has rows of its own."""
     below = stack[-1]
-    frame.nested = frame.kind != "env" and not rows and (below.kind == "env" or below.nested)
+    frame.nested = frame.kind != "env" and not rows and \
+        (below.kind == "env" or below.nested or below.rows)
+    frame.rows = rows
     frame.stop = frame.stop if frame.kind == "opt" else below.stop
     stack.append(frame)
 
 
 def _env_name(stack: list[_Frame]) -> str:
-    return next((f.name for f in reversed(stack) if f.kind == "env"), "")
+    """The environment whose cell the innermost frame is in (`\\substack`'s: {subarray})."""
+    return next((f.name if f.kind == "env" else "subarray" for f in reversed(stack)
+                 if f.kind == "env" or f.rows), "")
 
 
 def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,

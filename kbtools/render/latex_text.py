@@ -28,6 +28,12 @@ TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal
 # math commands whose own error LaTeX gives in text (LaTeX's math fonts, amsmath's accents)
 ONLY_IN_MATH = frozenset("""mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak
     mathnormal hat check tilde acute grave dot ddot breve bar vec mathring""".split())
+# Commands that set their argument in a `$…$` of their own (in a box: `\\boxed`'s `\\fbox`,
+# amsbsy's `\\boldsymbol`, amsmath's arrows, `\\substack`'s cells, `\\sideset`'s measures),
+# where a `$` sets text again (`\\boldsymbol{$x$}` is x in text), with how many of their
+# arguments after the first are so, as the renderer's LaTeX was found to draw them
+OWN_MATH = {**dict.fromkeys("""boxed boldsymbol overrightarrow overleftarrow overleftrightarrow
+    underrightarrow underleftarrow underleftrightarrow substack""".split(), 0), "sideset": 1}
 SPECIFIED = frozenset({"array", "subarray"})  # environments whose columns are written out
 MATH_IN_TEXT = frozenset({"^", "_", "\\|"})  # characters and symbols that are math only
 # the allowed text accents (`accent_problem`): in text only, but `ACCENTS_IN_MATH`
