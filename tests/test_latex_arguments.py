@@ -11,6 +11,9 @@
   argument in a `$…$` of their own, as `\\boxed` does: a `$` there sets text again
   (`\\boldsymbol{$x$}` was refused); `\\sideset` takes its operator as a third argument, and
   braces in `\\substack`'s cells hold no row (`\\substack{{a \\\\ b}}` passed);
+- at the formula's top level a `$` ends the renderer's `$\\displaystyle …$`: `x $y$ z` is y in
+  text, and so is `\\pmod{$n$}` (`\\pmod`'s argument is set there), unless the `$` back to
+  math ends the formula or meets another `$` (LaTeX reads `$$`, display math);
 
 Each list is run through the renderer's LaTeX: it stops at every refused formula and draws
 every accepted one.
@@ -69,6 +72,14 @@ REFUSED = [
     ("\\sideset{a}{b}", ["\\sideset takes 3 arguments", "\\sideset{_a}{^b}\\sum"]),
     ("\\sideset{}{}{$x$}", ["'$' inside"]), ("\\xrightarrow{$x$}", ["'$' inside"]),
     ("\\underleftarrow{$x$ $y}", ["'$' inside \\underleftarrow{…} sets text"]),
+    ("x $y", ["'$' at the formula's top level opens text", "x $y$ z"]),
+    ("x $y$", ["right before another '$' or the formula's end", "Display math", "\\text{…}"]),
+    ("x $y$$z$ w", ["right before another '$'"]), ("$x$", ["the formula's end"]),
+    ("{\\pmod{$x$}}", ["'$' inside a formula", "at the formula's top level"]),
+    ("\\pmod{$x^2$}", ["'^' inside \\text{…}"]), ("\\pmod{$x}", ["'$' inside \\pmod{…}"]),
+    ("\\left( \\pmod{$x$} \\right)", ["'$' where math is already on", "top level"]),
+    ("\\begin{aligned} a \\pmod{$x$} \\end{aligned}", ["'$' where math is already on"]),
+    ("x $\\frac12$ z", ["'\\frac' inside \\text{…}"]), ("x $a & b$ c", ["'&'"]),
 ]
 
 ACCEPTED = [
@@ -89,6 +100,9 @@ ACCEPTED = [
     "\\underleftrightarrow{$x$}", "\\substack{$x$ \\\\ $y$}", "\\sum_{\\substack{$i$ \\\\ j}} a",
     "\\sideset{$x$}{$y$}\\sum", "\\sideset{}{$x$}\\prod", "\\sideset{a}{b}{\\sum}",
     "\\text{\\boxed{\\boldsymbol{$x$}}}",
+    "x $y$ z", "$x$ y", "x $y$ \\tag{1}", "x $温$ z", "x $y \\(z\\)$ w", "x $$ y", "x $ $ y",
+    "a \\over b $x$ c \\over d", "x^2 $y$ ^3", "\\boxed{$a \\(b^2\\) c$}", "\\pmod{$x$}",
+    "\\pod{$x$ and $y$}", "x^2 \\pmod{$n$}", "\\pmod{\\pmod{$x$}}", "\\pmod{a $x$ b} y",
 ]
 
 
@@ -130,12 +144,12 @@ def test_the_check_reads_a_cfrac_s_bracket_as_latex_does():
 @needs_latex
 def test_dollars_in_an_argument_in_math_are_judged_as_latex_judges_them():
     """`$x$` as the argument of each command that takes one, in math, alone and in braces:
-    the commands that set it in a `$…$` of their own take it as text, the others stop
-    LaTeX; the check accepts exactly what LaTeX draws (`\\pmod`, `\\pod` left out: their
-    argument is the formula's own math, where a `$` ends it)."""
+    the commands that set it in a `$…$` of their own take it as text, and `\\pmod`, `\\pod`
+    at the top level (their argument is the formula's own math, where a `$` ends it), the
+    others stop LaTeX; the check accepts exactly what LaTeX draws."""
     formulas = [f"{left}\\{c}{{$x$}}" + ("{a}" * (n - 1))[:-3 * (c == "sideset")]
                 + "{\\sum}" * (c == "sideset") + right
                 for c, n in sorted(ARGUMENTS.items()) for left, right in (("", ""), ("{", "}"))
-                if c not in ("multicolumn", "cline", "hspace", "pmod", "pod")]
+                if c not in ("multicolumn", "cline", "hspace")]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn

@@ -256,12 +256,23 @@ def dollar_problem(formula: str) -> str | None:
     """Why a `$`, `\\(` or `\\)` of `formula` stops LaTeX, or None. In text (the argument of
     `\\text` and the other `TEXT_ARGUMENT` commands) `$…$` and `\\(…\\)` are math again, as
     LaTeX draws them (`\\text{if $x>0$}`), closed before the text ends; in `\\boxed`'s
-    argument (and the other `OWN_MATH` commands') `$…$` is text (`\\boxed{$x$}`); anywhere
-    else math is already on."""
-    for p in pieces(_tag_at_end(formula)):
+    argument (and the other `OWN_MATH` commands') `$…$` is text (`\\boxed{$x$}`), and at the
+    formula's top level, where a `$` ends the renderer's `$\\displaystyle …$` (`x $y$ z`,
+    `\\pmod{$n$}`: `\\pmod`'s argument is set there), if it does not end the formula with a
+    `$` (LaTeX reads `$$`, display math); anywhere else math is already on."""
+    tagged = _tag_at_end(formula)
+    top = None  # the top-level `$` opening text not closed yet
+    for p in pieces(tagged):
+        if p.owner == "top" and p.switch == "close" and tagged[p.end:p.end + 1] in ("$", ""):
+            return ("'$' ending text at the formula's top level right before another '$' or "
+                    "the formula's end (LaTeX reads '$$': display math, \"Display math should "
+                    "end with $$\"): write the text as \\text{…}, as x \\text{ if } y")
+        top = p if p.owner == "top" and p.switch == "open" else None if p.owner == "top" \
+            else top
         if p.switch == "bad" and p.text == "$":
             return ("'$' inside a formula (math is already on): write \\$ for a dollar sign; "
-                    "only in \\text{…} does $…$ set math again, as \\text{if $x>0$}")
+                    "only in \\text{…}, \\boxed{…} and at the formula's top level does $…$ "
+                    "switch between math and text, as \\text{if $x>0$}")
         if p.switch == "bad":
             what = "closes no math opened" if p.text == "\\)" else "opens math where it is on"
             return (f"command {p.text} {what} (LaTeX: \"Bad math environment delimiter\"): a formula "
@@ -271,10 +282,17 @@ def dollar_problem(formula: str) -> str | None:
             return (f"'$' inside \\{p.owner}{{…}} sets text that it does not end before the '}}' "
                     f"(LaTeX: \"Missing $ inserted\"): close it, as \\{p.owner}{{$x$}}, or leave "
                     f"the $ out for math, as \\{p.owner}{{x}}")
+        if p.switch == "unclosed$top":
+            return ("'$' inside \\pmod{…} or \\pod{…} sets text that it does not end before the "
+                    "'}': close it, as \\pmod{$n$}, or leave the $ out for math, as \\pmod{n}")
         if p.switch == "unclosed$":
             return ("'$' or '\\(' inside \\text{…} opens math that the text does not close "
                     "(LaTeX: \"Missing $ inserted\"): close it before the text's '}', as "
                     "\\text{if $x>0$} or \\text{if \\(x>0\\)}")
+    if top is not None:
+        return ("'$' at the formula's top level opens text that the formula does not close "
+                "(LaTeX: \"Display math should end with $$\"): close it, as x $y$ z, or write "
+                "\\$ for a dollar sign")
     return None
 
 
@@ -391,8 +409,10 @@ class Piece(NamedTuple):
 # `\\boxed{…}` sets its argument as `\\fbox{$\\displaystyle …$}`, and the other `OWN_MATH`
 # commands theirs in a `$…$` of their own: math, where a `$` sets text again (`\\boxed{$x$}`
 # is x in text)
-_OPENS = {("text", "$"): "$", ("text", "\\("): "$", ("boxed", "$"): "$boxed"}
-_CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$")})
+_OPENS = {("text", "$"): "$", ("text", "\\("): "$", ("boxed", "$"): "$boxed",
+          ("", "$"): "$top", ("$top", "\\("): "$", ("$boxed", "\\("): "$"}  # `$top`: at
+# the formula's top level (`dollar_problem`)
+_CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$"), ("$top", "$")})
 
 
 def pieces(formula: str) -> Iterator[Piece]:
@@ -406,10 +426,11 @@ def pieces(formula: str) -> Iterator[Piece]:
     owners: list[tuple[str, int]] = []  # per "boxed" entry: its command, arguments after it
     text_arg_at = -1  # where a TEXT_ARGUMENT or `OWN_MATH` command (or its argument) ended
     boxed: tuple[str, int] | None = None  # that command was `OWN_MATH`: it, arguments left
+    pmod_at = -1  # where a `\\pmod` or `\\pod` ended
     for m in _TEX_PIECE.finditer(formula):
         piece = m.group(0)
         top = modes[-1] if modes else ""
-        in_text = top in ("text", "$boxed")
+        in_text = top in ("text", "$boxed", "$top")
         switch = owner = ""
         then: tuple[str, int] | None = None  # the `OWN_MATH` argument this `}` ends: the next
         if piece == "{":
@@ -417,11 +438,13 @@ def pieces(formula: str) -> Iterator[Piece]:
             if arg and boxed:
                 modes.append("boxed")
                 owners.append(boxed)
+            elif pmod_at >= 0 and not formula[pmod_at:m.start()].strip():
+                modes.append(top)  # `\\pmod{…}`: its braces are no group (a macro's argument)
             else:
                 modes.append("text" if in_text or arg else "math")
         elif piece == "}":
             left = ""
-            while modes and (left := modes.pop()) in ("$", "$boxed"):  # left open: ends here
+            while modes and (left := modes.pop()) in ("$", "$boxed", "$top"):  # left open
                 switch = "unclosed" + left
                 owner = owners[-1][0] if owners else ""
             if left == "boxed" and (ended := owners.pop())[1]:  # `\\sideset{a}{…}`
@@ -434,9 +457,11 @@ def pieces(formula: str) -> Iterator[Piece]:
                 modes.append(opens)
             elif closes:
                 modes.pop()
+            owner = "top" if "$top" in (opens, top) and not switch == "bad" else owner
         command = piece[1:] if piece[0] == "\\" else ""
         text_arg_at = m.end() if command in TEXT_ARGUMENT or command in OWN_MATH or then else -1
         boxed = then or ((command, OWN_MATH[command]) if command in OWN_MATH else None)
+        pmod_at = m.end() if command in ("pmod", "pod") else -1
         yield Piece(m.start(), m.end(), piece, in_text, switch, owner)
 
 

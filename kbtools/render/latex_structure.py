@@ -214,6 +214,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 i = read
             elif piece == "$" and frame.name == "$":  # `\\boxed{$x$}`: its text ends
                 stack.pop()
+                stack[-1].new_base(end)  # a math list of its own: `x^2 $y$ ^3`, `\\over`
+                stack[-1].fractions = 0
             elif piece in ("$", "\\("):  # `\\text{if $x>0$}`, `\\text{if \\(x>0\\)}`: math
                 _push(stack, _Frame("inline", start=start, base=end))
             elif word == "boxed":
@@ -266,8 +268,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             if frame.kind != "group":
                 return crossing("'}'", frame.kind, frame.name)
             stack.pop()
-        elif piece == "$" and frame.name == "boxed":  # `\\boxed{$x$}`: text up to its `$`
-            _push(stack, _Frame("text", "$", start))
+        elif piece == "$" and (frame.name in ("boxed", "top") or frame.kind == "top"):  # `x $y$`,
+            _push(stack, _Frame("text", "$", start))  # `\\boxed{$x$}`: text up to its `$`
         elif piece in ("$", "\\)"):  # `$…$` in text ends here (the allowlist pairs them)
             if frame.kind != "inline":
                 return crossing(f"'{piece}'", frame.kind, frame.name) if frame.kind in \
@@ -438,7 +440,8 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
-        name = "boxed" if frame.command in OWN_MATH else ""  # where `$` sets text
+        name = "boxed" if frame.command in OWN_MATH else "top" if frame.command in ("pmod",
+            "pod") and (frame.kind == "top" or frame.name == "top") else ""  # `$` sets text
         _push(stack, _Frame(kind, name, start, base=end), rows=frame.command == "substack")
     return at + 1
 

@@ -128,7 +128,8 @@ def crossing(what: str, kind: str, name: str) -> str:
 def dollar_in_math() -> str:
     return ("'$' where math is already on (LaTeX: \"Display math should end with $$\"): write "
             "\\$ for a dollar sign; only in \\text{…} does $…$ set math again, as "
-            "\\text{if $x>0$}")
+            "\\text{if $x>0$}, and only at the formula's top level (not in braces, "
+            "\\left…\\right or an environment) is $…$ text, as x $y$ z")
 
 
 def _inside(kind: str) -> str:
