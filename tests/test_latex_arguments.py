@@ -21,9 +21,11 @@ every accepted one.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from kbtools.render.latex_allow import latex_problem
+from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem
 from kbtools.render.latex_structure import ARGUMENTS
 from tests.latexcases import (
     assert_accepted,
@@ -153,3 +155,23 @@ def test_dollars_in_an_argument_in_math_are_judged_as_latex_judges_them():
                 if c not in ("multicolumn", "cline", "hspace")]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+# braces stripped around a `\\cfrac`'s `l`, `\\pmod`'s braces, top-level text, own-math
+# arguments, as long as a formula may be (`k` repeats): each piece read a bounded number of times
+GROWING = [
+    lambda k: "\\cfrac[{l" * k + "}]{a}{b}" * k, lambda k: "\\pmod{" * k + "$x$" + "}" * k,
+    lambda k: "a $y$ " * k + "z", lambda k: "\\sideset{$x$}{$y$}\\sum " * k,
+    lambda k: "\\boldsymbol{$\\text{\\boxed{" * k + "x" + "}}$}" * k,
+    lambda k: "x \\tag{" + "a\\^ " * k + "}", lambda k: "\\substack{{" * k + "x" + "}}" * k,
+]
+LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
+        for grow in GROWING]
+
+
+@pytest.mark.parametrize("formula", LONG, ids=range(len(LONG)))
+def test_the_check_is_linear_in_the_formula(formula):
+    start = time.perf_counter()
+    problem = latex_problem(formula)
+    assert time.perf_counter() - start < 1.0
+    assert not (problem or "").startswith("formula is"), len(formula)

@@ -109,10 +109,12 @@ def delimiter_problem(command: str, pieces: Pieces, at: int) -> str:
 
 def optional_ends(pieces: Pieces) -> dict[int, int]:
     """For each `[` among the pieces, the piece of the `]` that would end an optional argument
-    opened there (its first `]` outside braces), or -1 when a `}` closes what holds it first.
-    One pass: each `[` waits at its brace depth until a `]` or `}` there settles it."""
+    opened there (its first `]` outside braces), or -1 when a `}` closes what holds it first;
+    for each `{`, the piece of its `}`. One pass: each `[` waits at its brace depth until a
+    `]` or `}` there settles it."""
     ends: dict[int, int] = {}
     waiting: list[list[int]] = [[]]  # per open brace depth: the `[` not yet settled
+    braces: list[int] = []  # the `{` open
     for j, (_, _, piece) in enumerate(pieces):
         if piece == "[":
             waiting[-1].append(j)
@@ -121,8 +123,10 @@ def optional_ends(pieces: Pieces) -> dict[int, int]:
             waiting[-1] = []
         elif piece == "{":
             waiting.append([])
+            braces.append(j)
         elif piece == "}" and len(waiting) > 1:
             ends.update(dict.fromkeys(waiting.pop(), -1))
+            ends[braces.pop()] = j
     for left in waiting:
         ends.update(dict.fromkeys(left, -1))
     return ends
@@ -137,20 +141,14 @@ def smash_problem(pieces: Pieces, start: int, stop: int) -> str | None:
             "\"Missing \\endcsname inserted\"): write \\smash[t]{x} or \\smash[b]{x}")
 
 
-def cfrac_side(pieces: Pieces, at: int, stop: int) -> tuple[int, int]:
+def cfrac_side(pieces: Pieces, at: int, stop: int, ends: dict[int, int]) -> tuple[int, int]:
     """The piece of the `l` or `r` a `\\cfrac[…]` holding `pieces[at:stop]` starts with (its
     first token, as TeX reads a delimited argument: one pair of braces around all of it
     stripped, a blank a token) and the piece of those braces' `{`, or -1; (-1, -1) when it
-    starts with anything else. Braces are matched only around an `l` or `r`."""
+    starts with anything else. `ends`: `optional_ends`, where each `{` is closed."""
     brace = -1
-    if at + 1 < stop and pieces[at][2] == "{" and pieces[at + 1][2] in ("l", "r"):
-        depth = 0
-        for j in range(at, stop):
-            depth += {"{": 1, "}": -1}.get(pieces[j][2], 0)
-            if not depth:
-                break
-        if j == stop - 1:
-            brace, at = at, at + 1
+    if pieces[at][2] == "{" and ends.get(at) == stop - 1:
+        brace, at = at, at + 1
     if at < stop and pieces[at][2] in ("l", "r"):
         return at, brace
     return -1, -1

@@ -415,7 +415,7 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         if frame.command == "smash":
             return smash_problem(pieces, at + 1, stop) or stop + 1
         if frame.command not in OPTIONAL_MATH:  # `\\cfrac[l…]`: math after l or r only
-            side, brace = cfrac_side(pieces, at + 1, stop)
+            side, brace = cfrac_side(pieces, at + 1, stop, ends)
             if side < 0:  # LaTeX skips it
                 return stop + 1
             _push(stack, _Frame("opt", "cfrac", start, base=pieces[side][1], stop=stop))
