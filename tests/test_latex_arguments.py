@@ -24,6 +24,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem
 from kbtools.render.latex_structure import ARGUMENTS
@@ -175,3 +177,23 @@ def test_the_check_is_linear_in_the_formula(formula):
     problem = latex_problem(formula)
     assert time.perf_counter() - start < 1.0
     assert not (problem or "").startswith("formula is"), len(formula)
+
+
+# what an author types around a `\\cfrac[…]`, a `\\tag`, own-math arguments and top-level `$`
+PIECES = st.lists(st.sampled_from(["\\cfrac[", "l", "r", "]", "{", "}", "$", "\\pmod{", "&",
+                                   "\\boldsymbol{", "\\substack{", "\\sideset{", "\\sum",
+                                   "\\tag{", "\\^", "\\_", "\\u", "x", " ", "^", "\\\\",
+                                   "\\over", "\\limits", "\\text{", "\\(", "\\)",
+                                   "\\begin{aligned}", "\\end{aligned}"]),
+                  max_size=25).map("".join)
+
+
+@settings(max_examples=600, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+@given(PIECES)
+def test_any_mix_gets_an_answer_of_one_line(text):
+    """No exception, one line or None; an accepted formula's `$` are paired and it does not
+    end with one (LaTeX would read `$$`)."""
+    problem = latex_problem(text)
+    assert problem is None or (problem and "\n" not in problem)
+    if problem is None:
+        assert text.count("$") % 2 == 0 and not text.rstrip().endswith("$"), text
