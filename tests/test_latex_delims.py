@@ -89,7 +89,7 @@ REFUSED = [
     # math in text
     ("\\text{a $\\frac{1}$ b}", ["\\frac takes 2"]), ("\\text{$x^2^3$}", ["double superscript"]),
     ("\\text{a $x}", ["does not close", "Missing $ inserted", "\\text{if $x>0$}"]),
-    ("a $ b", ["'$' inside a formula", "\\$", "\\text{if $x>0$}"]),
+    ("a $ b", ["'$' inside a formula", "\\$", "x $y$ z"]),
     ("\\text{$a$} $", ["'$' inside a formula"]), ("{a $ b}", ["'$'"]),
     ("\\text{$\\left( x$ \\right)}", ["'$' closes before the \\left"]),
     ("\\text{$\\left( x \\right.$ \\right)}", ["do not pair"]),

@@ -264,9 +264,9 @@ def dollar_problem(formula: str) -> str | None:
     top = None  # the top-level `$` opening text not closed yet
     for p in pieces(tagged):
         if p.owner == "top" and p.switch == "close" and tagged[p.end:p.end + 1] in ("$", ""):
-            return ("'$' ending text at the formula's top level right before another '$' or "
-                    "the formula's end (LaTeX reads '$$': display math, \"Display math should "
-                    "end with $$\"): write the text as \\text{…}, as x \\text{ if } y")
+            return ("'$' inside a formula ends text right before another '$' or the formula's "
+                    "end (LaTeX reads '$$', display math: \"Display math should end with $$\"): "
+                    "write x \\text{ y}")
         top = p if p.owner == "top" and p.switch == "open" else None if p.owner == "top" \
             else top
         if p.switch == "bad" and p.text == "$":
@@ -290,7 +290,7 @@ def dollar_problem(formula: str) -> str | None:
                     "(LaTeX: \"Missing $ inserted\"): close it before the text's '}', as "
                     "\\text{if $x>0$} or \\text{if \\(x>0\\)}")
     if top is not None:
-        return ("'$' at the formula's top level opens text that the formula does not close "
+        return ("'$' inside a formula, at its top level, opens text that it does not close "
                 "(LaTeX: \"Display math should end with $$\"): close it, as x $y$ z, or write "
                 "\\$ for a dollar sign")
     return None
