@@ -89,7 +89,7 @@ REFUSED = [
     # math in text
     ("\\text{a $\\frac{1}$ b}", ["\\frac takes 2"]), ("\\text{$x^2^3$}", ["double superscript"]),
     ("\\text{a $x}", ["does not close", "Missing $ inserted", "\\text{if $x>0$}"]),
-    ("a $ b", ["'$' inside a formula", "\\$", "\\text{if $x>0$}"]),
+    ("a $ b", ["'$' inside a formula", "\\$", "x $y$ z"]),
     ("\\text{$a$} $", ["'$' inside a formula"]), ("{a $ b}", ["'$'"]),
     ("\\text{$\\left( x$ \\right)}", ["'$' closes before the \\left"]),
     ("\\text{$\\left( x \\right.$ \\right)}", ["do not pair"]),
@@ -240,11 +240,17 @@ PIECES = st.lists(st.sampled_from(["\\left", "\\right", "\\middle", "\\big", "\\
 @settings(max_examples=600, deadline=500, suppress_health_check=[HealthCheck.too_slow])
 @given(PIECES)
 def test_any_mix_gets_an_answer_of_one_line(text):
-    """No exception, one line or None; an accepted formula's `$` all sit in text, paired."""
+    """No exception, one line or None; an accepted formula's `$` are paired, the first in
+    text or at the formula's top level (outside braces and `\\left…\\right`), and the
+    formula does not end with one (LaTeX would read `$$`)."""
     problem = latex_problem(text)
     assert problem is None or (problem and "\n" not in problem)
     if problem is None and "$" in text:
-        assert text.count("$") % 2 == 0 and "\\text{" in text.split("$")[0], text
+        before = text.split("$")[0]
+        top = before.count("{") == before.count("}") and \
+            before.count("\\left") == before.count("\\right")
+        assert text.count("$") % 2 == 0 and ("\\text{" in before or top), text
+        assert not text.rstrip().endswith("$"), text
 
 
 BODY = ("# 公式\n\n$$\nf(x) = \\begin{cases} 1 & \\text{if $x>0$} \\\\ 0 & \\text{else} "

@@ -33,6 +33,7 @@ from kbtools.render.glyphs import (
     text_glyph,
 )
 from kbtools.render.latex_structure import structure_problem
+from kbtools.render.latex_text import OWN_MATH
 
 MAX_FORMULA_CHARS = 20_000
 
@@ -95,7 +96,10 @@ COMMAND_GROUPS: dict[str, str] = {
     "text symbols": """textdegree textcelsius textmu textperthousand textpm texttimes
         textdiv textbackslash textasciitilde textasciicircum textunderscore textbar
         textless textgreater textbullet textregistered texttrademark textcopyright
-        textsection textperiodcentered textohm""",
+        textsection textperiodcentered textohm i j""",
+    # accents of LaTeX's text mode (OT1 encoding) written as a letter: in text only, but
+    # `\\b` (bar under) and `\\d` (dot under), which LaTeX sets in a box in math too
+    "text accents": "u v H c d b r t",
 }
 COMMANDS = frozenset(w for group in COMMAND_GROUPS.values() for w in group.split())
 # Commands of packages the renderer does not load, which Typora's and Obsidian's MathJax
@@ -110,6 +114,8 @@ UNSUPPORTED: dict[str, tuple[str, str]] = {
                                    "2\\,\\mathrm{m/s}")),
     "degree": ("gensymb", "write ^\\circ"), "celsius": ("gensymb", "write ^\\circ\\mathrm{C}"),
     "ohm": ("gensymb", "write \\Omega"), "micro": ("gensymb", "write \\mu"),
+    "k": ("the ogonek, not in the renderer's OT1 font encoding: \"Command \\k unavailable\"",
+          "write the letter with it: ą, ę"),
 }
 # Control symbols: escaped specials, spacing, line break, text accents, italic correction,
 # discretionary hyphen and times.
@@ -124,7 +130,7 @@ DISPLAY_ENVIRONMENTS = frozenset("""align align* gather gather* equation equatio
 # for; everywhere else a formula is in math mode, whose fonts hold no Chinese, Greek or other
 # non-ASCII character (TeX drops such a character, or a text symbol, from the page).
 TEXT_ARGUMENT = frozenset("text mbox textrm textbf textit textsf texttt textnormal textup "
-                          "textsl emph".split())
+                          "textsl emph b d".split())  # `\\b`, `\\d`: in text in math too
 TEXT_SYMBOLS = frozenset(COMMAND_GROUPS["text symbols"].split())
 # Characters an input method types in math mode, as the math commands Typora's and
 # Obsidian's MathJax draw them with (spacing of relations and operators kept); any other
@@ -250,24 +256,43 @@ def dollar_problem(formula: str) -> str | None:
     """Why a `$`, `\\(` or `\\)` of `formula` stops LaTeX, or None. In text (the argument of
     `\\text` and the other `TEXT_ARGUMENT` commands) `$…$` and `\\(…\\)` are math again, as
     LaTeX draws them (`\\text{if $x>0$}`), closed before the text ends; in `\\boxed`'s
-    argument `$…$` is text (`\\boxed{$x$}`); anywhere else math is already on."""
-    for p in pieces(_tag_at_end(formula)):
+    argument (and the other `OWN_MATH` commands') `$…$` is text (`\\boxed{$x$}`), and at the
+    formula's top level, where a `$` ends the renderer's `$\\displaystyle …$` (`x $y$ z`,
+    `\\pmod{$n$}`: `\\pmod`'s argument is set there), if it does not end the formula with a
+    `$` (LaTeX reads `$$`, display math); anywhere else math is already on."""
+    tagged = _tag_at_end(formula)
+    top = None  # the top-level `$` opening text not closed yet
+    for p in pieces(tagged):
+        if p.owner == "top" and p.switch == "close" and tagged[p.end:p.end + 1] in ("$", ""):
+            return ("'$' inside a formula ends text right before another '$' or the formula's "
+                    "end (LaTeX reads '$$', display math: \"Display math should end with $$\"): "
+                    "write x \\text{ y}")
+        top = p if p.owner == "top" and p.switch == "open" else None if p.owner == "top" \
+            else top
         if p.switch == "bad" and p.text == "$":
             return ("'$' inside a formula (math is already on): write \\$ for a dollar sign; "
-                    "only in \\text{…} does $…$ set math again, as \\text{if $x>0$}")
+                    "only in \\text{…}, \\boxed{…} and at the formula's top level does $…$ "
+                    "switch between math and text, as \\text{if $x>0$}")
         if p.switch == "bad":
             what = "closes no math opened" if p.text == "\\)" else "opens math where it is on"
             return (f"command {p.text} {what} (LaTeX: \"Bad math environment delimiter\"): a formula "
                     "is math already; only in \\text{…} does \\( … \\) set math again, as "
                     "\\text{if \\(x>0\\)}")
         if p.switch == "unclosed$boxed":
-            return ("'$' inside \\boxed{…} sets text that it does not end before the '}' "
-                    "(LaTeX: \"Missing $ inserted\"): close it, as \\boxed{$x$}, or leave the "
-                    "$ out for math, as \\boxed{x}")
+            return (f"'$' inside \\{p.owner}{{…}} sets text that it does not end before the '}}' "
+                    f"(LaTeX: \"Missing $ inserted\"): close it, as \\{p.owner}{{$x$}}, or leave "
+                    f"the $ out for math, as \\{p.owner}{{x}}")
+        if p.switch == "unclosed$top":
+            return ("'$' inside \\pmod{…} or \\pod{…} sets text that it does not end before the "
+                    "'}': close it, as \\pmod{$n$}, or leave the $ out for math, as \\pmod{n}")
         if p.switch == "unclosed$":
             return ("'$' or '\\(' inside \\text{…} opens math that the text does not close "
                     "(LaTeX: \"Missing $ inserted\"): close it before the text's '}', as "
                     "\\text{if $x>0$} or \\text{if \\(x>0\\)}")
+    if top is not None:
+        return ("'$' inside a formula, at its top level, opens text that it does not close "
+                "(LaTeX: \"Display math should end with $$\"): close it, as x $y$ z, or write "
+                "\\$ for a dollar sign")
     return None
 
 
@@ -296,7 +321,7 @@ def _tag_problem(text: str, tok: Token, seen: int, in_tag: bool, nested: bool) -
     arg = _TAG_ARG.match(text, tok.end)
     if not arg:
         return "\\tag must be followed by its label in braces: \\tag{1} or \\tag*{A}"
-    return _label_problem(_braced(text, arg.end()))
+    return _label_problem(_braced(text, arg.end()), bool(arg.group(1)))
 
 
 def _braced(text: str, start: int) -> str:
@@ -310,20 +335,18 @@ def _braced(text: str, start: int) -> str:
     return text[start:]
 
 
-def _label_problem(label: str) -> str | None:
-    """Why a `\\tag`'s label is refused, or None: it is set as text (as amsmath sets it,
-    `tex_source`), where a math command, `^`, `_` or `&` stops LaTeX ("Missing $ inserted"),
-    so `kb check` refuses what `kb build` could not draw. (A command not allowed anywhere,
-    or a `\\tag` in the label, is left to the check of the whole formula to name.)"""
-    for m in _TOKEN.finditer(label):
-        word = m.group(1) or ""
-        if word in COMMANDS and word not in TEXT_ARGUMENT and word not in TEXT_SYMBOLS:
-            return (f"a \\tag's label is set as text, where \\{word} cannot be used; "
-                    "write the label in words and digits")
-    if bad := sorted(set(label) & set("^_&")):
-        return (f"a \\tag's label is set as text, where {' '.join(repr(c) for c in bad)} "
-                "cannot be used; write the label in words and digits")
-    return None
+def _label_problem(label: str, starred: bool) -> str | None:
+    """Why a `\\tag`'s label is refused, or None: it is read as the renderer sets it, in text
+    (`\\text{(label)}`, `\\tag*`: `\\text{label}`, `_tag_at_end`), token by token as TeX reads
+    it, so `\\^`, `\\_`, `\\&` and `$\\alpha$` pass and a math command, `^`, `_` or `&` is
+    refused before `kb build` stops at it. (A command not allowed anywhere, or a `\\tag` in
+    the label, is left to the check of the whole formula to name.)"""
+    if any(tok.value == TAG or (tok.value not in "$()" and _token_problem(tok))
+           for tok in tokens(label)):
+        return None
+    problem = structure_problem(tex_source("\\text{" + (label if starred else f"({label})")
+                                           + "}"))
+    return f"a \\tag's label is set as text: {problem}" if problem else None
 
 
 def _token_problem(tok: Token) -> str | None:
@@ -380,34 +403,52 @@ class Piece(NamedTuple):
     # `\\boxed`'s math), "close", "bad" (LaTeX stops), "unclosed" (a `}` ending a `$` left
     # open: "unclosed$" for math in text, "unclosed$boxed" for text in `\\boxed`), else ""
     switch: str = ""
+    owner: str = ""  # for "unclosed$boxed": the `OWN_MATH` command whose argument it is in
 
 
-# `\\boxed{…}` sets its argument as `\\fbox{$\\displaystyle …$}`: math, where a `$` sets
-# text again (`\\boxed{$x$}` is x in text), in text or in math
-_OPENS = {("text", "$"): "$", ("text", "\\("): "$", ("boxed", "$"): "$boxed"}
-_CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$")})
+# `\\boxed{…}` sets its argument as `\\fbox{$\\displaystyle …$}`, and the other `OWN_MATH`
+# commands theirs in a `$…$` of their own: math, where a `$` sets text again (`\\boxed{$x$}`
+# is x in text)
+_OPENS = {("text", "$"): "$", ("text", "\\("): "$", ("boxed", "$"): "$boxed",
+          ("", "$"): "$top", ("$top", "\\("): "$", ("$boxed", "\\("): "$"}  # `$top`: at
+# the formula's top level (`dollar_problem`)
+_CLOSES = frozenset({("$", "$"), ("$", "\\)"), ("$boxed", "$"), ("$top", "$")})
 
 
 def pieces(formula: str) -> Iterator[Piece]:
     """The pieces of `formula` that `tex_source` may rewrite, each with its mode: how the
     renderer, the glyph check (`glyph_problem`) and `dollar_problem` read a formula. In text
-    `$…$` and `\\(…\\)` are math again, in `\\boxed`'s argument `$…$` is text."""
-    # one entry per open brace, `$` or `\\(`: "text", "math", "boxed" (`\\boxed`'s argument),
-    # "$" (math in text) or "$boxed" (text in `\\boxed`'s math, up to its `$`)
+    `$…$` and `\\(…\\)` are math again, in `\\boxed`'s argument (and the other `OWN_MATH`
+    commands') `$…$` is text."""
+    # one entry per open brace, `$` or `\\(`: "text", "math", "boxed" (an `OWN_MATH` command's
+    # argument), "$" (math in text) or "$boxed" (text in that math, up to its `$`)
     modes: list[str] = []
-    text_arg_at = -1  # where a TEXT_ARGUMENT command (or `\\boxed`) ended
-    boxed = False  # that command was `\\boxed`
+    owners: list[tuple[str, int]] = []  # per "boxed" entry: its command, arguments after it
+    text_arg_at = -1  # where a TEXT_ARGUMENT or `OWN_MATH` command (or its argument) ended
+    boxed: tuple[str, int] | None = None  # that command was `OWN_MATH`: it, arguments left
+    pmod_at = -1  # where a `\\pmod` or `\\pod` ended
     for m in _TEX_PIECE.finditer(formula):
         piece = m.group(0)
         top = modes[-1] if modes else ""
-        in_text = top in ("text", "$boxed")
-        switch = ""
+        in_text = top in ("text", "$boxed", "$top")
+        switch = owner = ""
+        then: tuple[str, int] | None = None  # the `OWN_MATH` argument this `}` ends: the next
         if piece == "{":
             arg = text_arg_at >= 0 and not formula[text_arg_at:m.start()].strip()
-            modes.append("boxed" if arg and boxed else "text" if in_text or arg else "math")
+            if arg and boxed:
+                modes.append("boxed")
+                owners.append(boxed)
+            elif pmod_at >= 0 and not formula[pmod_at:m.start()].strip():
+                modes.append(top)  # `\\pmod{…}`: its braces are no group (a macro's argument)
+            else:
+                modes.append("text" if in_text or arg else "math")
         elif piece == "}":
-            while modes and (left := modes.pop()) in ("$", "$boxed"):  # left open: ends here
+            left = ""
+            while modes and (left := modes.pop()) in ("$", "$boxed", "$top"):  # left open
                 switch = "unclosed" + left
+                owner = owners[-1][0] if owners else ""
+            if left == "boxed" and (ended := owners.pop())[1]:  # `\\sideset{a}{…}`
+                then = (ended[0], ended[1] - 1)
         elif piece in ("$", "\\(", "\\)"):
             opens = _OPENS.get((top, piece))
             closes = (top, piece) in _CLOSES
@@ -416,10 +457,12 @@ def pieces(formula: str) -> Iterator[Piece]:
                 modes.append(opens)
             elif closes:
                 modes.pop()
+            owner = "top" if "$top" in (opens, top) and not switch == "bad" else owner
         command = piece[1:] if piece[0] == "\\" else ""
-        text_arg_at = m.end() if command in TEXT_ARGUMENT or command == "boxed" else -1
-        boxed = command == "boxed"
-        yield Piece(m.start(), m.end(), piece, in_text, switch)
+        text_arg_at = m.end() if command in TEXT_ARGUMENT or command in OWN_MATH or then else -1
+        boxed = then or ((command, OWN_MATH[command]) if command in OWN_MATH else None)
+        pmod_at = m.end() if command in ("pmod", "pod") else -1
+        yield Piece(m.start(), m.end(), piece, in_text, switch, owner)
 
 
 def tex_source(formula: str) -> str:

@@ -13,8 +13,10 @@ An optional argument `[…]` ends at the first `]` outside braces, as TeX reads 
 argument: `\\sqrt[\\sqrt[3]{x}]{y}` ends at the inner `]`, and LaTeX stops. What it holds is
 math for `\\sqrt` (the root's index) and the arrows (`\\xrightarrow[below]{above}`); amsmath's
 `\\smash[t]` makes a command name of it (a command there stops LaTeX: "Missing \\endcsname
-inserted"), and `\\cfrac[l]` compares its first token with `l` and `r` (LaTeX draws
-whatever else it holds, so it is not read).
+inserted"), and `\\cfrac[l]` compares its first token with `l` and `r` (amsmath's
+`\\ifx r#1\\hfill\\fi#2\\ifx l#1\\hfill\\fi` in the numerator): after any other first token
+LaTeX skips what it holds, after an `l` or `r` the rest is math in the numerator, followed by
+`\\hfill` (`cfrac_side`, `cfrac_problem`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ _INSTEAD = {"{": "\\{", "}": "\\}", "\\parallel": "\\|", "\\mid": "|", "\\lt": "
 # Commands whose `[…]` comes before their arguments: what it holds (see the docstring)
 OPTIONAL_MATH = frozenset({"sqrt", "xrightarrow", "xleftarrow"})
 OPTIONAL = OPTIONAL_MATH | {"smash", "cfrac"}
+
+# What cannot take `\\hfill` as its argument, when it ends the rest of a `\\cfrac[l…]`: TeX's
+# scripts, math classes and radical (`\\sqrt`), and the commands that measure their argument
+# in a box (the `\\fi` after `\\hfill` ends the `\\ifx` inside it); any other takes it and draws
+CFRAC_NO_HFILL = frozenset("""^ _ sqrt overset underset sideset mathop mathbin mathrel mathord
+    mathpunct mathopen mathclose mathinner""".split())
 
 Pieces = list[tuple[int, int, str]]
 
@@ -101,10 +109,12 @@ def delimiter_problem(command: str, pieces: Pieces, at: int) -> str:
 
 def optional_ends(pieces: Pieces) -> dict[int, int]:
     """For each `[` among the pieces, the piece of the `]` that would end an optional argument
-    opened there (its first `]` outside braces), or -1 when a `}` closes what holds it first.
-    One pass: each `[` waits at its brace depth until a `]` or `}` there settles it."""
+    opened there (its first `]` outside braces), or -1 when a `}` closes what holds it first;
+    for each `{`, the piece of its `}`. One pass: each `[` waits at its brace depth until a
+    `]` or `}` there settles it."""
     ends: dict[int, int] = {}
     waiting: list[list[int]] = [[]]  # per open brace depth: the `[` not yet settled
+    braces: list[int] = []  # the `{` open
     for j, (_, _, piece) in enumerate(pieces):
         if piece == "[":
             waiting[-1].append(j)
@@ -113,8 +123,10 @@ def optional_ends(pieces: Pieces) -> dict[int, int]:
             waiting[-1] = []
         elif piece == "{":
             waiting.append([])
+            braces.append(j)
         elif piece == "}" and len(waiting) > 1:
             ends.update(dict.fromkeys(waiting.pop(), -1))
+            ends[braces.pop()] = j
     for left in waiting:
         ends.update(dict.fromkeys(left, -1))
     return ends
@@ -127,6 +139,43 @@ def smash_problem(pieces: Pieces, start: int, stop: int) -> str | None:
         return None
     return (f"\\smash[…] holds '{command}', but takes t or b (which side to smash; LaTeX: "
             "\"Missing \\endcsname inserted\"): write \\smash[t]{x} or \\smash[b]{x}")
+
+
+def cfrac_side(pieces: Pieces, at: int, stop: int, ends: dict[int, int]) -> tuple[int, int]:
+    """The piece of the `l` or `r` a `\\cfrac[…]` holding `pieces[at:stop]` starts with (its
+    first token, as TeX reads a delimited argument: one pair of braces around all of it
+    stripped, a blank a token) and the piece of those braces' `{`, or -1; (-1, -1) when it
+    starts with anything else. `ends`: `optional_ends`, where each `{` is closed."""
+    brace = -1
+    if pieces[at][2] == "{" and ends.get(at) == stop - 1:
+        brace, at = at, at + 1
+    if at < stop and pieces[at][2] in ("l", "r"):
+        return at, brace
+    return -1, -1
+
+
+def bare_tab(pieces: Pieces, at: int, stop: int) -> bool:
+    """Whether an `&` outside braces is among `pieces[at:stop]`."""
+    depth = 0
+    for _, _, piece in pieces[at:stop]:
+        depth += {"{": 1, "}": -1}.get(piece, 0)
+        if piece == "&" and not depth:
+            return True
+    return False
+
+
+def optional_tab(command: str) -> str:
+    """The message for an `&` outside braces in the `[…]` of `\\command` in a cell."""
+    return (f"'&' in the [ … ] of \\{command} within a cell of an environment ends the cell "
+            "there (LaTeX: \"Misplaced alignment tab character &\"): write \\& for an "
+            f"ampersand, or put braces around it: \\{command}[{{&}}]")
+
+
+def cfrac_problem(what: str, latex: str) -> str:
+    """The message for `what` in the `[…]` of a `\\cfrac` after its `l` or `r`."""
+    return (f"\\cfrac[…] holds {what} after its l or r, which LaTeX sets in the numerator "
+            f"followed by \\hfill (LaTeX: \"{latex}\"): write \\cfrac[l]{{a}}{{b}}, "
+            "\\cfrac[c]{a}{b} or \\cfrac[r]{a}{b}, the numerator in its first braces")
 
 
 def optional_crossed(command: str, read: str) -> str:

@@ -58,21 +58,28 @@ from kbtools.render.latex_args import (
     spec_problem,
 )
 from kbtools.render.latex_delims import (
+    CFRAC_NO_HFILL,
     OPTIONAL,
     OPTIONAL_MATH,
     PLAIN_SIZES,
     SIZE_ANY,
     SIZE_UNBRACED,
     SIZES,
+    bare_tab,
+    cfrac_problem,
+    cfrac_side,
     delimiter_end,
     optional_crossed,
     optional_ends,
+    optional_tab,
     size_alone,
     size_argument,
     smash_problem,
 )
 from kbtools.render.latex_scripts import double_script
 from kbtools.render.latex_text import (
+    ACCENTS_IN_MATH,
+    OWN_MATH,
     TEXT_ACCENTS,
     accent_problem,
     cline_end,
@@ -93,8 +100,9 @@ _ENV_NAME = re.compile(r"\s*+\{([A-Za-z]++\*?)\}")  # possessive: no backtrackin
 # How many arguments each command takes (braced, or one token); the `OPTIONAL` ones may
 # have a `[…]` first. Commands not listed take none.
 ARGUMENTS: dict[str, int] = {
-    **dict.fromkeys("""frac dfrac tfrac cfrac binom dbinom tbinom overset underset stackrel
-        sideset""".split(), 2),
+    **dict.fromkeys("""frac dfrac tfrac cfrac binom dbinom tbinom overset underset
+        stackrel""".split(), 2),
+    "sideset": 3,  # its scripts, then the operator they go on
     **dict.fromkeys("""sqrt overline underline overbrace underbrace overrightarrow
         overleftarrow overleftrightarrow underrightarrow underleftarrow underleftrightarrow
         xrightarrow xleftarrow boxed operatorname mathop mathbin mathrel mathord mathpunct
@@ -102,11 +110,11 @@ ARGUMENTS: dict[str, int] = {
         dot ddot dddot ddddot breve bar vec mathring mathrm mathbf mathit mathsf mathtt
         mathcal mathbb mathfrak mathnormal boldsymbol pmb text mbox textrm textbf textit
         textsf texttt textnormal textup textsl emph phantom hphantom vphantom smash hspace
-        pmod pod cline""".split(), 1),
+        pmod pod cline b d""".split(), 1),
     "multicolumn": 3,
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
-    textsl emph""".split())
+    textsl emph b d""".split())  # `\\b`, `\\d`: a text accent, in a box of its own in math
 # Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
 # spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
 # blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
@@ -126,7 +134,7 @@ _USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}
           "cfrac": "\\cfrac{a}{b}", "binom": "\\binom{n}{k}", "dbinom": "\\dbinom{n}{k}",
           "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
           "underset": "\\underset{a}{x}", "stackrel": "\\stackrel{a}{x}",
-          "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "multicolumn": "\\multicolumn{2}{c}{x}"}
+          "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "sideset": "\\sideset{_a}{^b}\\sum", "multicolumn": "\\multicolumn{2}{c}{x}"}
 
 
 @dataclass
@@ -150,6 +158,7 @@ class _Frame:
     cell_start: bool = False  # nothing read yet in the row's cell (`\\multicolumn` may come)
     nested: bool = False  # inside braces within an environment's cell: no row ends here
     stop: int = -1  # the piece ending the innermost "opt" this frame is in (its `]`)
+    rows: bool = False  # `\\substack`'s argument: rows of its own, braces in it nested
 
     def new_base(self, at: int) -> None:
         self.base, self.sup, self.sub = at, None, None
@@ -170,8 +179,9 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         if frame.stop >= 0 and i >= frame.stop:  # the `]` ending an optional argument
             if i > frame.stop or frame.kind != "opt":
                 return _crossed(stack, pieces, tex)
-            if frame.need:
-                return _missing(frame.command)
+            if frame.need and (frame.name != "cfrac" or frame.command in CFRAC_NO_HFILL):
+                return _missing(frame.command) if frame.name != "cfrac" else cfrac_problem(
+                    f"'{frame.command}' without its argument", "Missing { inserted")
             stack.pop()
             i += 1
             continue
@@ -204,6 +214,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 i = read
             elif piece == "$" and frame.name == "$":  # `\\boxed{$x$}`: its text ends
                 stack.pop()
+                stack[-1].new_base(end)  # a math list of its own: `x^2 $y$ ^3`, `\\over`
+                stack[-1].fractions = 0
             elif piece in ("$", "\\("):  # `\\text{if $x>0$}`, `\\text{if \\(x>0\\)}`: math
                 _push(stack, _Frame("inline", start=start, base=end))
             elif word == "boxed":
@@ -256,8 +268,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             if frame.kind != "group":
                 return crossing("'}'", frame.kind, frame.name)
             stack.pop()
-        elif piece == "$" and frame.name == "boxed":  # `\\boxed{$x$}`: text up to its `$`
-            _push(stack, _Frame("text", "$", start))
+        elif piece == "$" and (frame.name in ("boxed", "top") or frame.kind == "top"):  # `x $y$`,
+            _push(stack, _Frame("text", "$", start))  # `\\boxed{$x$}`: text up to its `$`
         elif piece in ("$", "\\)"):  # `$…$` in text ends here (the allowlist pairs them)
             if frame.kind != "inline":
                 return crossing(f"'{piece}'", frame.kind, frame.name) if frame.kind in \
@@ -303,13 +315,17 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 stack.pop()
             else:
                 frame.new_base(end)
-        elif word and word in TEXT_ACCENTS:
+        elif word and word in TEXT_ACCENTS and word not in ACCENTS_IN_MATH:
             return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
                     f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
                     f"the accented letter in \\text{{}}")
         elif word in KEEP_BASE:
+            if frame.name == "cfrac" and not tex[frame.base:start].strip():
+                return cfrac_problem(piece, "Limit controls must follow a math operator")
             continue
         elif word in FRACTIONS:
+            if frame.name == "cfrac":
+                return cfrac_problem(piece, "Missing } inserted")
             if frame.fractions:
                 return ("two of \\over or \\choose in one group (LaTeX: \"Ambiguous\"): "
                         "write \\frac{a}{b} (or braces around each: {a \\over b})")
@@ -394,10 +410,18 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
             return _missing(frame.command)
         if 0 <= frame.stop <= stop:  # `\\sqrt[\\sqrt[3]{x}]{y}`: the outer `[…]` ends first
             return _crossed(stack, pieces, tex)
+        if frame.kind == "env" and bare_tab(pieces, at + 1, stop):  # it ends the cell
+            return optional_tab(frame.command)
         if frame.command == "smash":
             return smash_problem(pieces, at + 1, stop) or stop + 1
-        if frame.command not in OPTIONAL_MATH:  # `\\cfrac[l]`: not math (`latex_delims`)
-            return stop + 1
+        if frame.command not in OPTIONAL_MATH:  # `\\cfrac[l…]`: math after l or r only
+            side, brace = cfrac_side(pieces, at + 1, stop, ends)
+            if side < 0:  # LaTeX skips it
+                return stop + 1
+            _push(stack, _Frame("opt", "cfrac", start, base=pieces[side][1], stop=stop))
+            if brace >= 0:  # `\\cfrac[{l…}]`: TeX strips the braces
+                _push(stack, _Frame("group", "cfrac", pieces[brace][0], base=pieces[side][1]))
+            return side + 1
         _push(stack, _Frame("opt", frame.command, start, base=end, stop=stop))
         return at + 1
     frame.optional = False
@@ -416,7 +440,8 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
-        name = "boxed" if frame.command == "boxed" else ""  # where `$` sets text
+        name = "boxed" if frame.command in OWN_MATH else "top" if frame.command in ("pmod",
+            "pod") and (frame.kind == "top" or frame.name == "top") else ""  # `$` sets text
         _push(stack, _Frame(kind, name, start, base=end), rows=frame.command == "substack")
     return at + 1
 
@@ -425,13 +450,17 @@ def _push(stack: list[_Frame], frame: _Frame, rows: bool = False) -> None:
     """Open `frame` above the stack's top: nested (a `\\\\` there ends no row) when braces
     inside an environment's cell hold it; an environment, or `rows`, has rows of its own."""
     below = stack[-1]
-    frame.nested = frame.kind != "env" and not rows and (below.kind == "env" or below.nested)
+    frame.nested = frame.kind != "env" and not rows and \
+        (below.kind == "env" or below.nested or below.rows)
+    frame.rows = rows
     frame.stop = frame.stop if frame.kind == "opt" else below.stop
     stack.append(frame)
 
 
 def _env_name(stack: list[_Frame]) -> str:
-    return next((f.name for f in reversed(stack) if f.kind == "env"), "")
+    """The environment whose cell the innermost frame is in (`\\substack`'s: {subarray})."""
+    return next((f.name if f.kind == "env" else "subarray" for f in reversed(stack)
+                 if f.kind == "env" or f.rows), "")
 
 
 def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,

@@ -24,13 +24,21 @@ TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal
     textohm quad qquad enspace thinspace medspace thickspace negthinspace negmedspace
     negthickspace hspace phantom hphantom vphantom smash underline pmb boxed big Big bigg
     Bigg lbrack rbrack ldots dots dotso vdots S P dag ddag copyright pounds checkmark hline
-    cline multicolumn""".split()) | {"CJKfamily"}  # the renderer's own font switch (`glyphs`)
+    cline multicolumn u v H c d b r t i j""".split()) | {"CJKfamily"}  # the renderer's own font switch (`glyphs`)
 # math commands whose own error LaTeX gives in text (LaTeX's math fonts, amsmath's accents)
 ONLY_IN_MATH = frozenset("""mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak
     mathnormal hat check tilde acute grave dot ddot breve bar vec mathring""".split())
+# Commands that set their argument in a `$…$` of their own (in a box: `\\boxed`'s `\\fbox`,
+# amsbsy's `\\boldsymbol`, amsmath's arrows, `\\substack`'s cells, `\\sideset`'s measures),
+# where a `$` sets text again (`\\boldsymbol{$x$}` is x in text), with how many of their
+# arguments after the first are so, as the renderer's LaTeX was found to draw them
+OWN_MATH = {**dict.fromkeys("""boxed boldsymbol overrightarrow overleftarrow overleftrightarrow
+    underrightarrow underleftarrow underleftrightarrow substack""".split(), 0), "sideset": 1}
 SPECIFIED = frozenset({"array", "subarray"})  # environments whose columns are written out
 MATH_IN_TEXT = frozenset({"^", "_", "\\|"})  # characters and symbols that are math only
-TEXT_ACCENTS = frozenset("'`\"^~=.")  # the allowed accents: in text only (`accent_problem`)
+# the allowed text accents (`accent_problem`): in text only, but `ACCENTS_IN_MATH`
+TEXT_ACCENTS = frozenset([*"'`\"^~=.", *"u v H c d b r t".split()])
+ACCENTS_IN_MATH = frozenset("bd")  # `\\b{o}`, `\\d{o}`: a box of their own, in math too
 
 
 def math_in_text(piece: str) -> str | None:
@@ -60,9 +68,10 @@ def accent_problem(word: str, after: str, takes_argument: bool) -> str | None:
     latex = f"Argument of \\{word} has an extra }}" if after in ("", "}") else \
         "Improper \\spacefactor" if after in ("$", "\\(") else "You can't use a prefix with"
     what = "nothing" if after in ("", "}") else f"'{after}'"
+    blank = " " * word.isalpha()  # `\\u o`, not the command `\\uo`
     return (f"\\{word} in text puts an accent on the letter after it, and {what} follows "
-            f"(LaTeX: \"{latex}\"): write \\{word}{{o}} or \\{word}o for an accented letter, "
-            f"\\{word}{{}} for the accent alone")
+            f"(LaTeX: \"{latex}\"): write \\{word}{{o}} or \\{word}{blank}o for an accented "
+            f"letter, \\{word}{{}} for the accent alone")
 
 
 def row_in_braces(env: str) -> str:
@@ -119,7 +128,8 @@ def crossing(what: str, kind: str, name: str) -> str:
 def dollar_in_math() -> str:
     return ("'$' where math is already on (LaTeX: \"Display math should end with $$\"): write "
             "\\$ for a dollar sign; only in \\text{…} does $…$ set math again, as "
-            "\\text{if $x>0$}")
+            "\\text{if $x>0$}, and only at the formula's top level (not in braces, "
+            "\\left…\\right or an environment) is $…$ text, as x $y$ z")
 
 
 def _inside(kind: str) -> str:
