@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -137,3 +138,21 @@ def logging_git(folder: Path) -> tuple[Path, Path]:
     (shim / "git").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
     (shim / "git").chmod(0o755)
     return shim, log
+
+
+def top_evaluation(dist: Path, question: str, doc: str) -> dict[str, Any]:
+    """`kb query QUESTION --json -k 3` on `dist`: the evaluation of its top result, which
+    must be knowledge/`doc`'s and carry one."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+
+    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "--json",
+                                    "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    top = json.loads(out.output)["results"][0]
+    assert top["doc"] == f"knowledge/{doc}" and top["evaluation"] is not None, top
+    evaluation: dict[str, Any] = top["evaluation"]
+    return evaluation

@@ -15,7 +15,7 @@ from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kbfixtures import GREENHOUSE_PAGE as GREENHOUSE
-from kbfixtures import VENT_PAGE
+from kbfixtures import VENT_PAGE, top_evaluation
 from test_answers_approximate import surfaces
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -319,15 +319,6 @@ def dist(tmp_path_factory):
     return root / "dist"
 
 
-def _evaluation(dist, question: str, doc: str) -> dict:
-    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "--json",
-                                    "-k", "3", "--no-log"])
-    assert out.exit_code == 0, out.output
-    top = json.loads(out.output)["results"][0]
-    assert top["doc"] == f"knowledge/{doc}" and top["evaluation"] is not None, top
-    return top["evaluation"]
-
-
 @pytest.mark.parametrize(("question", "doc", "column", "inputs", "note"), [
     ("大棚通风怎么办：油温80度，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
      "80度说的是油温，不是温度(℃)"),
@@ -344,7 +335,7 @@ def _evaluation(dist, question: str, doc: str) -> dict:
      "80C is said of oil's temperature, not of Temperature (°C)"),
 ])
 def test_the_answer_says_what_the_value_was_said_of(dist, question, doc, column, inputs, note):
-    ev = _evaluation(dist, question, doc)
+    ev = top_evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["missing"]) == ("missing_inputs", inputs, [column])
     assert ev["said_of_other"] == {column: note}
     assert note in ev["message"]
@@ -366,7 +357,7 @@ def test_a_question_giving_only_another_quantitys_value_evaluates_no_table(dist,
 
 
 def test_a_named_value_still_answers(dist):
-    ev = _evaluation(dist, "大棚通风怎么办：气温25度，湿度90%", "greenhouse.md")
+    ev = top_evaluation(dist, "大棚通风怎么办：气温25度，湿度90%", "greenhouse.md")
     assert (ev["status"], ev["outputs"], ev["said_of_other"]) == \
         ("match", {"措施": "打开风口通风排湿"}, {})
 

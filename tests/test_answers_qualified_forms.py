@@ -15,17 +15,13 @@ that only look so (`kbtools.query.quantities.Qualified`), English and Chinese al
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from click.testing import CliRunner
 from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kbfixtures import GREENHOUSE_PAGE, VENT_PAGE, titled_page
+from kbfixtures import GREENHOUSE_PAGE, VENT_PAGE, titled_page, top_evaluation
 
 from kbtools.build.pipeline import BuildOptions, build
-from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.inputs import find_inputs, read_inputs
@@ -288,15 +284,6 @@ def dist(tmp_path_factory):
     return root / "dist"
 
 
-def _evaluation(dist, question: str, doc: str) -> dict:
-    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "--json",
-                                    "-k", "3", "--no-log"])
-    assert out.exit_code == 0, out.output
-    top = json.loads(out.output)["results"][0]
-    assert top["doc"] == f"knowledge/{doc}" and top["evaluation"] is not None, top
-    return top["evaluation"]
-
-
 @pytest.mark.parametrize(("question", "doc", "column", "inputs", "note"), [
     ("大棚通风怎么办：油温，80度，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
      "80度说的是油温，不是温度(℃)"),
@@ -311,7 +298,7 @@ def _evaluation(dist, question: str, doc: str) -> dict:
 ])
 def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, column, inputs,
                                                          note):
-    ev = _evaluation(dist, question, doc)
+    ev = top_evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["missing"]) == ("missing_inputs", inputs, [column])
     assert ev["said_of_other"] == {column: note} and note in ev["message"]
 
@@ -327,7 +314,7 @@ def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, co
      {"空调": "制冷"}),
 ])
 def test_a_room_or_a_verb_of_change_evaluates_the_table(dist, question, doc, inputs, outputs):
-    ev = _evaluation(dist, question, doc)
+    ev = top_evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["outputs"], ev["said_of_other"]) == \
         ("match", inputs, outputs, {}), ev
 
