@@ -209,7 +209,11 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     # (damaged, derived by a kbtools with another tokenizer, or not the bytes an older
     # release's manifest pins) is derived again from it, as `kb sync` does, while the
     # served release keeps serving
-    problems = verify_files(rdir, manifest, derived=False, signed=hashed)
+    # the files beside data/ first: data/ is checked against manifest.json, which must be
+    # the one release.json (signed) names, or a manifest rewritten on the device to list
+    # edited data verifies file by file
+    problems = (release_file_problems(rdir)
+                or verify_files(rdir, manifest, derived=False, signed=hashed))
     if problems:
         raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                         path=str(path))
