@@ -44,7 +44,7 @@ from typing import Any
 from kbtools.config import Config
 from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
-from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
+from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
 from kbtools.index.stamps import Signature
 from kbtools.ship import device as dev
 from kbtools.ship import intact, readonly, trust
@@ -227,8 +227,22 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
                               "warnings": list(result.warnings)}
         state["source"] = source
         state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
+        return replace(result, warnings=result.warnings + _record(device, state))
+
+
+def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
+    """Write the outcome of a sync that succeeded into state.json; a failure (a disk the
+    repack filled, a directory made read-only) is a warning: the release is served (the
+    highest serial was recorded before the switch), and an error named a temporary file
+    and said the sync failed."""
+    try:
         dev.write_state(device, state)
-        return result
+    except OSError as exc:
+        return (f"the result of this sync was not recorded in {device / STATE} "
+                f"({exc.strerror or exc}): `kb status` shows the sync before it and `kb sync` "
+                "without SOURCE uses that one's source; free space or make the directory "
+                "writable, then sync again",)
+    return ()
 
 
 def _prune_copies() -> tuple[str, ...]:
