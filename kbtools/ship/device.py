@@ -79,7 +79,7 @@ from kbtools.index.layout import (
 )
 
 __all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
-           "device_dir", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
+           "device_dir", "discard", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
            "prune",
            "read_json", "read_state", "release_dirs", "require_device", "served_release",
            "served_tag",
@@ -311,18 +311,28 @@ def clean_staging(path: Path) -> None:
 
 def prune(path: Path, keep: int, serial_of: dict[str, int]) -> list[str]:
     """Delete releases beyond the newest `keep` (by serial), never the served one."""
-    layout = DeviceLayout(path)
     current = served_tag(path)
     tags = sorted(release_dirs(path), key=lambda t: serial_of.get(t, -1), reverse=True)
     removed = []
     for tag in tags[keep:]:
         if tag == current:
             continue
-        doomed = layout.releases / f".{tag}.deleting"
-        os.replace(layout.release(tag), doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+        discard(path, tag)
         removed.append(tag)
     return removed
+
+
+def discard(path: Path, tag: str) -> None:
+    """Remove releases/<tag> (never the served one: the caller's to know), renamed aside
+    first so no half-removed directory keeps a release's name; a file in its place is
+    unlinked, never followed."""
+    layout = DeviceLayout(path)
+    doomed = layout.releases / f".{tag}.deleting"
+    os.replace(layout.release(tag), doomed)
+    if doomed.is_dir() and not doomed.is_symlink():
+        shutil.rmtree(doomed, ignore_errors=True)
+    else:
+        doomed.unlink(missing_ok=True)
 
 
 def dir_size(path: Path) -> int:
