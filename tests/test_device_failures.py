@@ -226,6 +226,56 @@ def test_a_rollback_whose_rederivation_fails_leaves_nothing_behind(device, tmp_p
     assert code == 0 and "re-derived the index of kb-r1" in out and served(d.dev) == "kb-r1"
 
 
+def test_a_rollback_that_cannot_write_says_which_release_serves(device, tmp_path,
+                                                                 monkeypatch):
+    """A rollback refused a write (the disk full as it made the directory to derive kb-r1's
+    index in) ended `kb: error: No space left on device: …/releases/kb-r1.staging`, the
+    device's name and what serves left out, as a sync says them."""
+    d = copy_of(device, tmp_path)
+    store = d.dev / "releases" / "kb-r1" / "index" / "store.sqlite"
+    with store.open("r+b") as fh:
+        fh.truncate(4096)
+    real = os.mkdir
+
+    def full(path, *args, **kwargs):
+        if str(path).endswith(".staging"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", full)
+    code, out, err = kb("rollback", "kb-r1", "--to", d.dev)
+    assert code == 1 and out == "" and one_error(err) == (
+        f"kb: error: {d.dev}: cannot write {d.dev}/releases/kb-r1.staging: No space left on "
+        "device; the served release is unchanged")
+    assert served(d.dev) == "kb-r2" and staging_left(d.dev) == []
+
+
+def _refuse_writes(path: Path) -> None:
+    """Make the file `path` refuse writes: read-only, or for root immutable (chattr +i)."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+    elif subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("root, and this file system cannot make a file immutable")
+
+
+def test_a_rollback_that_cannot_be_logged_says_it_switched(device, tmp_path):
+    """rollback.log refused the line after the switch: the error said only `cannot write
+    the device log`, as if nothing had happened, though kb-r1 served."""
+    d = copy_of(device, tmp_path)
+    log = d.dev / "rollback.log"
+    log.touch()
+    _refuse_writes(log)
+    try:
+        code, out, err = kb("rollback", "kb-r1", "--to", d.dev)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(log)], check=True)
+    assert code == 1 and out == "" and served(d.dev) == "kb-r1"
+    line = one_error(err)
+    assert line.startswith(f"kb: error: {log}: kb-r1 serves now (was kb-r2), but the rollback "
+                           "is not in rollback.log: cannot write the device log: "), err
+
+
 # ------------------------------------------------------------------ 3: status of a checkout
 
 

@@ -78,7 +78,8 @@ from kbtools.index.layout import (
     unfinished_release,
 )
 
-__all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
+__all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
+           "default_device_dir",
            "device_dir", "discard", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
            "prune",
            "read_json", "read_state", "release_dirs", "require_device", "served_release",
@@ -178,6 +179,17 @@ def interrupted(path: Path, before: str | None, again: str, *,
         return Interrupted(f"{serving}; run `{again}` again to finish", path=str(path))
     return Interrupted(f"the switch completed: {now} serves now (was {before or 'nothing'})"
                        f"; {after or f'run `{again}` again to finish'}", path=str(path))
+
+
+def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
+    """One line for a command that held the device lock, having found `before` served, and
+    that a write refused (a full disk, a read-only directory): the file, why, and which
+    release serves now."""
+    now = served_tag(path)
+    served = ("the served release is unchanged" if now == before
+              else f"{now or 'no release'} is served now")
+    return SyncError(f"cannot write {exc.filename or 'device files'}: {exc.strerror or exc}; "
+                     f"{served}", path=str(path))
 
 
 MAX_HOLDER_BYTES = 512

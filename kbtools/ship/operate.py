@@ -20,6 +20,7 @@ from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
     append_log,
+    cannot_write,
     check_device_dir,
     clean_staging,
     dir_size,
@@ -196,6 +197,9 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
                 _log_rollback(path, current, tag)
             raise interrupted(path, current, f"kb rollback {tag}",
                               after="nothing more to run") from None
+        except OSError as exc:  # a full disk, a read-only releases/: which release serves
+            clean_staging(path)
+            raise cannot_write(path, exc, current) from None
 
 
 def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
@@ -237,7 +241,11 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     # killed before the switch, running the same rollback again completes it
     write_state(path, state)
     switch_to(path, tag)
-    entry = logged["entry"] = _log_rollback(path, current, tag)
+    try:
+        entry = logged["entry"] = _log_rollback(path, current, tag)
+    except SyncError as exc:  # the switch is done: say so, not only that the log failed
+        raise SyncError(f"{tag} serves now (was {current or 'nothing'}), but the rollback is "
+                        f"not in {ROLLBACK_LOG}: {exc.message}", path=exc.path) from None
     vouch(rdir, verified)  # the first open of it costs a stat per file
     return entry | {"rederived": rederived} if rederived else entry
 

@@ -211,11 +211,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
             raise stopped from None
         except (KbError, OSError) as exc:
             if isinstance(exc, OSError):
-                now = dev.served_tag(device)
-                served = ("the served release is unchanged" if now == served_before
-                          else f"{now or 'no release'} is served now")
-                exc = SyncError(f"cannot write {exc.filename or 'device files'}: "
-                                f"{exc.strerror or exc}; {served}", path=str(device))
+                exc = dev.cannot_write(device, exc, served_before)
             dev.clean_staging(device)
             exc = _repair_served(device, exc)
             state["last_sync"] = {"ok": False, "source": source, "error": str(exc),
