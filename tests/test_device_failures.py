@@ -251,11 +251,37 @@ def test_a_rollback_that_cannot_write_says_which_release_serves(device, tmp_path
 
 
 def _refuse_writes(path: Path) -> None:
-    """Make the file `path` refuse writes: read-only, or for root immutable (chattr +i)."""
+    """Make the file or directory `path` refuse writes: read-only, or for root immutable
+    (chattr +i; `_allow_writes` undoes it)."""
     if os.geteuid() != 0:
-        path.chmod(0o444)
+        path.chmod(0o555 if path.is_dir() else 0o444)
     elif subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
         pytest.skip("root, and this file system cannot make a file immutable")
+
+
+def _allow_writes(path: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+    else:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def test_a_sync_whose_state_cannot_be_written_names_state_json(device, tmp_path):
+    """The device directory refused state.json (read-only, or full): the line named the
+    temporary file, `cannot write .state.json.<pid>.<hex>.tmp`, which says neither the file
+    nor where it is."""
+    d = copy_of(device, tmp_path)
+    _refuse_writes(d.dev)
+    try:
+        code, out, err = kb("sync", d.art, "--to", d.dev)
+    finally:
+        _allow_writes(d.dev)
+    assert code == 1 and out == "" and one_error(err).startswith(
+        f"kb: error: {d.dev}: cannot write {d.dev}/state.json: "), err
+    assert one_error(err).endswith("; the served release is unchanged")
+    assert served(d.dev) == "kb-r2"
+    code, out, err = kb("sync", d.art, "--to", d.dev)
+    assert code == 0 and out.startswith("serving kb-r3 (was kb-r2)"), err
 
 
 def test_a_rollback_that_cannot_be_logged_says_it_switched(device, tmp_path):
@@ -268,8 +294,7 @@ def test_a_rollback_that_cannot_be_logged_says_it_switched(device, tmp_path):
     try:
         code, out, err = kb("rollback", "kb-r1", "--to", d.dev)
     finally:
-        if os.geteuid() == 0:
-            subprocess.run(["chattr", "-i", str(log)], check=True)
+        _allow_writes(log)
     assert code == 1 and out == "" and served(d.dev) == "kb-r1"
     line = one_error(err)
     assert line.startswith(f"kb: error: {log}: kb-r1 serves now (was kb-r2), but the rollback "
