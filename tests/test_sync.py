@@ -401,6 +401,17 @@ def test_rollback_to_a_release_not_here_says_why(pub: Pub, tmp_path: Path):
     assert served_ok(dev) == "kb-r8"
 
 
+def test_rollback_to_a_mistyped_device_makes_no_directory(tmp_path: Path):
+    """`kb rollback --to` a path with no device made that directory, its parents and a
+    .lock file, then said there was no earlier release."""
+    typo = tmp_path / "typo" / "dev"
+    res = CliRunner().invoke(main, ["rollback", "--to", str(typo)])
+    assert res.exit_code == 1 and res.stderr == (
+        f"kb: error: {typo}: no earlier local release to roll back to (no device here: "
+        "`kb sync SOURCE --to DIR` makes one)\n")
+    assert not (tmp_path / "typo").exists()
+
+
 def test_a_newer_release_ends_the_rolled_back_marks_it_passes(pub: Pub, tmp_path: Path):
     """A release rolled back from is skipped by syncs until a newer one arrives; after that
     it needs no skipping, and `kb status`/`kb releases` no longer say a sync skips it (the

@@ -184,6 +184,9 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
     Logged to rollback.log; the release rolled back from is remembered so `kb sync` does not
     bring it straight back (a newer serial is still accepted).
     """
+    if not DeviceLayout(path).releases.is_dir():  # a mistyped --to: made no directories
+        raise SyncError("no earlier local release to roll back to (no device here: `kb sync "
+                        "SOURCE --to DIR` makes one)", path=str(path))
     with locked(path, "kb rollback"):
         check_device_dir(path)
         current = served_tag(path)
