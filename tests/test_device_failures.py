@@ -301,6 +301,27 @@ def test_a_rollback_that_cannot_be_logged_says_it_switched(device, tmp_path):
                            "is not in rollback.log: cannot write the device log: "), err
 
 
+@pytest.mark.parametrize("held", [b"", b'{"rolled_back": ["kb-r2"], "hig', b"[]"],
+                         ids=["emptied", "cut short", "no object"])
+def test_a_state_json_that_cannot_be_read_stops_sync_and_rollback(device, tmp_path, held):
+    """state.json emptied or cut short (a power cut on an SD card, an edit) was read as {}:
+    the releases rolled back from and the highest serial accepted were forgotten, and the
+    next sync served again the kb-r2 the operator had rolled back from, without a word."""
+    d = copy_of(device, tmp_path)
+    assert kb("rollback", "kb-r1", "--to", d.dev)[0] == 0
+    (d.dev / "state.json").write_bytes(held)
+    for args in (("sync", mirror_r2(device), "--to", d.dev), ("rollback", "kb-r2", "--to", d.dev)):
+        code, out, err = kb(*args)
+        assert code == 1 and out == "", err
+        assert one_error(err).startswith(f"kb: error: {d.dev}/state.json: state.json cannot be "
+                                         "read ("), err
+        assert "restore it, or remove it to go on without them" in err
+        assert served(d.dev) == "kb-r1" and (d.dev / "state.json").read_bytes() == held
+    (d.dev / "state.json").unlink()  # the operator's choice: on without the marks
+    code, out, err = kb("sync", mirror_r2(device), "--to", d.dev)
+    assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err
+
+
 # ------------------------------------------------------------------ 3: status of a checkout
 
 

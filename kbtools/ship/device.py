@@ -80,7 +80,7 @@ from kbtools.index.layout import (
 
 __all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
            "default_device_dir",
-           "device_dir", "discard", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
+           "device_dir", "discard", "load_state", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
            "prune",
            "read_json", "read_state", "release_dirs", "require_device", "served_release",
            "served_tag",
@@ -270,6 +270,31 @@ def check_device_dir(path: Path) -> None:
 def read_state(path: Path) -> dict[str, Any]:
     """state.json of a device ({} when missing or unreadable)."""
     return read_json(DeviceLayout(path).state)
+
+
+def load_state(path: Path) -> dict[str, Any]:
+    """state.json for a command that writes it back (sync, rollback): {} when there is none
+    yet. One that is there but is not a JSON object (emptied or cut short by a power cut, an
+    edit) is a SyncError: read as {} it forgot the releases rolled back from and the highest
+    serial accepted, so the next sync served again a release the operator rolled back from."""
+    try:
+        raw = read_beneath(path, STATE, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    else:
+        try:
+            state = json.loads(raw)
+        except ValueError as exc:
+            state, why = None, f"not JSON: {one_line(exc, 80)}"
+        if isinstance(state, dict):
+            return state
+        why = why if state is None else "not a JSON object"
+    raise SyncError(f"{STATE} cannot be read ({why}); it records the releases rolled back "
+                    "from and the highest serial accepted, which a sync must not forget: "
+                    f"restore it, or remove it to go on without them ({ROLLBACK_LOG} lists "
+                    "the rollbacks)", path=str(path / STATE))
 
 
 def write_state(path: Path, state: dict[str, Any]) -> None:

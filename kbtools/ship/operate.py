@@ -25,6 +25,7 @@ from kbtools.ship.device import (
     clean_staging,
     dir_size,
     interrupted,
+    load_state,
     locked,
     read_json,
     read_state,
@@ -209,6 +210,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
                      logged: dict[str, Any]) -> dict[str, Any]:
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
     `logged` gets the rollback.log entry once it is written."""
+    state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
     check_signer(path, rdir, tag)
     manifest = load_manifest(rdir)
     settled, hashed = settled_clock(path), dict[str, Signature]()
@@ -230,7 +232,6 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     verified = {rel: sig for rel, sig in hashed.items()
                 if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
     rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified=verified)
-    state = read_state(path)
     rolled = set(state.get("rolled_back", []))
     if current and _serial(current) > _serial(tag):
         rolled.add(current)

@@ -194,7 +194,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     device = device.resolve()
     with dev.locked(device, "kb sync"):
         dev.check_device_dir(device)
-        state = dev.read_state(device)
+        state = dev.load_state(device)
         served_before = dev.served_tag(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
