@@ -310,7 +310,8 @@ def test_a_state_json_that_cannot_be_read_stops_sync_and_rollback(device, tmp_pa
     d = copy_of(device, tmp_path)
     assert kb("rollback", "kb-r1", "--to", d.dev)[0] == 0
     (d.dev / "state.json").write_bytes(held)
-    for args in (("sync", mirror_r2(device), "--to", d.dev), ("rollback", "kb-r2", "--to", d.dev)):
+    for args in (("sync", mirror_r2(device), "--to", d.dev), ("sync", "--to", d.dev),
+                 ("rollback", "kb-r2", "--to", d.dev)):
         code, out, err = kb(*args)
         assert code == 1 and out == "", err
         assert one_error(err).startswith(f"kb: error: {d.dev}/state.json: state.json cannot be "

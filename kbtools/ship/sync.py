@@ -286,7 +286,7 @@ def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Pa
     """`kb sync`: `sync` with kb.toml's ``[release]`` settings; `source` defaults to the
     device's last one, and the trusted keys are `trusted` plus ``release.trusted_keys``."""
     if source is None:
-        source = dev.read_state(device).get("source")
+        source = dev.load_state(device).get("source")  # unreadable: said, not "never synced"
         if not source:
             raise UsageError("no SOURCE given and this device has never synced", path=str(device))
     settings = release_settings(cfg)
