@@ -318,6 +318,8 @@ def test_a_state_json_that_cannot_be_read_stops_sync_and_rollback(device, tmp_pa
                                          "read ("), err
         assert "restore it, or remove it to go on without them" in err
         assert served(d.dev) == "kb-r1" and (d.dev / "state.json").read_bytes() == held
+    code, out, _ = kb("status", "--to", d.dev)
+    assert code == 0 and "\nstate.json cannot be read (" in out, out
     (d.dev / "state.json").unlink()  # the operator's choice: on without the marks
     code, out, err = kb("sync", mirror_r2(device), "--to", d.dev)
     assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err

@@ -145,12 +145,16 @@ def release_problems(rdir: Path) -> list[str]:
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, pinned keys, review lapses in the
     served release, last sync result."""
-    state = read_state(path)
+    try:
+        state, state_problem = load_state(path), None
+    except SyncError as exc:  # what sync and rollback stop on
+        state, state_problem = {}, exc.message
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
                            state.get("last_sync"), "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
+                           "state_problem": state_problem,
                            "trusted_keys": keys, "trusted_keys_problem": key_problem,
                            "derived_copies": copies_report()}
     if rdir is None:
