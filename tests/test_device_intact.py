@@ -376,3 +376,19 @@ def test_a_manifest_rewritten_with_the_data_it_lists_is_no_verified_release(tmp_
                           "does not match the hash in release.json; not switching\n")
     assert (d.dev / "current").resolve().name == "kb-r2"
     assert not (d.dev / "rollback.log").exists()
+
+
+def test_a_rollback_writes_back_an_edited_release_json_from_its_commit(tmp_path):
+    """release.json of kb-r1 edited on the device (a reformat): the rollback refused it as
+    a bad signature, and no `kb sync` restored it (an up-to-date sync restores only the
+    served release's). It is written back from the release commit, as that sync does."""
+    d = make_device(tmp_path)
+    second_release(d)
+    rel_json = d.dev / "releases" / "kb-r1" / "release.json"
+    signed = rel_json.read_bytes()
+    rel_json.write_text(json.dumps(json.loads(signed), indent=4), encoding="utf-8")
+    res = CliRunner().invoke(main, ["rollback", "kb-r1", "--to", str(d.dev)])
+    assert res.exit_code == 0 and res.stdout == "serving kb-r1 (was kb-r2)\n", res.output
+    assert rel_json.read_bytes() == signed
+    res = CliRunner().invoke(main, ["status", "--to", str(d.dev)])
+    assert res.exit_code == 0 and "files verified" in res.stdout, res.output

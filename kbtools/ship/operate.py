@@ -36,7 +36,12 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
-from kbtools.ship.install import rederive, release_file_problems, settled_clock
+from kbtools.ship.install import (
+    rederive,
+    release_file_problems,
+    restore_release_files,
+    settled_clock,
+)
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days
@@ -215,6 +220,10 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
     `logged` gets the rollback.log entry once it is written."""
     state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
+    # release.json / release.sig edited since install: written back from the release commit
+    # (only bytes of the sha256 verified.json recorded), as an up-to-date sync does for the
+    # served release; the checks below then find the signed ones, or refuse
+    restore_release_files(rdir, DeviceLayout(path).repo)
     check_signer(path, rdir, tag)
     manifest = load_manifest(rdir)
     settled, hashed = settled_clock(path), dict[str, Signature]()
