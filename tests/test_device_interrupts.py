@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -423,3 +424,28 @@ def test_a_release_left_before_its_switch_that_is_intact_is_served_as_it_is(one,
     code, out, err = kb("sync", pub.art, "--to", device)
     assert (code, err) == (0, "") and out.startswith("serving kb-r2 (was kb-r1); fetched 0 "), err
     assert store.stat().st_ino == inode  # not installed or derived again
+
+
+def test_releases_stopped_while_it_asks_the_source_leaves_no_git_behind(one):
+    """`kb releases` asks the last sync source what it offers; a source that never answers
+    (a 4G link gone quiet) holds it up to git's limit, and a service manager or `timeout`
+    stopping it with SIGTERM left that git (in a session of its own) running on. It goes
+    with kb now, as for `kb sync`."""
+    _pub, device = one
+    quiet = socket.create_server(("127.0.0.1", 0))
+    state = json.loads((device / "state.json").read_text(encoding="utf-8"))
+    state["source"] = f"git://127.0.0.1:{quiet.getsockname()[1]}/art.git"
+    (device / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "kbtools", "releases", "--to", str(device)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        quiet.settimeout(60)
+        conn, _ = quiet.accept()  # git is connected, waiting for an answer that never comes
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and err.decode() == "kb: interrupted\n", err
+        assert processes_naming(str(device / "repo.git")) == []
+    finally:
+        proc.kill()
+        conn.close()
+        quiet.close()
