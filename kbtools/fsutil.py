@@ -526,14 +526,13 @@ def atomic_write_beneath(root: Path, rel: str, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        try:
-            os.replace(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
-        except OSError as exc:
-            raise _refused(exc, str(root / rel)) from None
+        os.replace(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
         os.fsync(dfd)  # the rename itself, or a power cut may bring back the old file
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dfd)
+        if isinstance(exc, OSError):  # (a full disk) named as root/rel, not as the temp file
+            raise _refused(exc, str(root / rel)) from None
         raise
     finally:
         os.close(dfd)

@@ -226,6 +226,105 @@ def test_a_rollback_whose_rederivation_fails_leaves_nothing_behind(device, tmp_p
     assert code == 0 and "re-derived the index of kb-r1" in out and served(d.dev) == "kb-r1"
 
 
+def test_a_rollback_that_cannot_write_says_which_release_serves(device, tmp_path,
+                                                                 monkeypatch):
+    """A rollback refused a write (the disk full as it made the directory to derive kb-r1's
+    index in) ended `kb: error: No space left on device: …/releases/kb-r1.staging`, the
+    device's name and what serves left out, as a sync says them."""
+    d = copy_of(device, tmp_path)
+    store = d.dev / "releases" / "kb-r1" / "index" / "store.sqlite"
+    with store.open("r+b") as fh:
+        fh.truncate(4096)
+    real = os.mkdir
+
+    def full(path, *args, **kwargs):
+        if str(path).endswith(".staging"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", full)
+    code, out, err = kb("rollback", "kb-r1", "--to", d.dev)
+    assert code == 1 and out == "" and one_error(err) == (
+        f"kb: error: {d.dev}: cannot write {d.dev}/releases/kb-r1.staging: No space left on "
+        "device; the served release is unchanged")
+    assert served(d.dev) == "kb-r2" and staging_left(d.dev) == []
+
+
+def _refuse_writes(path: Path) -> None:
+    """Make the file or directory `path` refuse writes: read-only, or for root immutable
+    (chattr +i; `_allow_writes` undoes it)."""
+    if os.geteuid() != 0:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    elif subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("root, and this file system cannot make a file immutable")
+
+
+def _allow_writes(path: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+    else:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def test_a_sync_whose_state_cannot_be_written_names_state_json(device, tmp_path):
+    """The device directory refused state.json (read-only, or full): the line named the
+    temporary file, `cannot write .state.json.<pid>.<hex>.tmp`, which says neither the file
+    nor where it is."""
+    d = copy_of(device, tmp_path)
+    _refuse_writes(d.dev)
+    try:
+        code, out, err = kb("sync", d.art, "--to", d.dev)
+    finally:
+        _allow_writes(d.dev)
+    assert code == 1 and out == "" and one_error(err).startswith(
+        f"kb: error: {d.dev}: cannot write {d.dev}/state.json: "), err
+    assert one_error(err).endswith("; the served release is unchanged")
+    assert served(d.dev) == "kb-r2"
+    code, out, err = kb("sync", d.art, "--to", d.dev)
+    assert code == 0 and out.startswith("serving kb-r3 (was kb-r2)"), err
+
+
+def test_a_rollback_that_cannot_be_logged_says_it_switched(device, tmp_path):
+    """rollback.log refused the line after the switch: the error said only `cannot write
+    the device log`, as if nothing had happened, though kb-r1 served."""
+    d = copy_of(device, tmp_path)
+    log = d.dev / "rollback.log"
+    log.touch()
+    _refuse_writes(log)
+    try:
+        code, out, err = kb("rollback", "kb-r1", "--to", d.dev)
+    finally:
+        _allow_writes(log)
+    assert code == 1 and out == "" and served(d.dev) == "kb-r1"
+    line = one_error(err)
+    assert line.startswith(f"kb: error: {log}: kb-r1 serves now (was kb-r2), but the rollback "
+                           "is not in rollback.log: cannot write the device log: "), err
+
+
+@pytest.mark.parametrize("held", [b"", b'{"rolled_back": ["kb-r2"], "hig', b"[]"],
+                         ids=["emptied", "cut short", "no object"])
+def test_a_state_json_that_cannot_be_read_stops_sync_and_rollback(device, tmp_path, held):
+    """state.json emptied or cut short (a power cut on an SD card, an edit) was read as {}:
+    the releases rolled back from and the highest serial accepted were forgotten, and the
+    next sync served again the kb-r2 the operator had rolled back from, without a word."""
+    d = copy_of(device, tmp_path)
+    assert kb("rollback", "kb-r1", "--to", d.dev)[0] == 0
+    (d.dev / "state.json").write_bytes(held)
+    for args in (("sync", mirror_r2(device), "--to", d.dev), ("sync", "--to", d.dev),
+                 ("rollback", "kb-r2", "--to", d.dev)):
+        code, out, err = kb(*args)
+        assert code == 1 and out == "", err
+        assert one_error(err).startswith(f"kb: error: {d.dev}/state.json: state.json cannot be "
+                                         "read ("), err
+        assert "restore it, or remove it to go on without them" in err
+        assert served(d.dev) == "kb-r1" and (d.dev / "state.json").read_bytes() == held
+    code, out, _ = kb("status", "--to", d.dev)
+    assert code == 0 and "\nstate.json cannot be read (" in out, out
+    (d.dev / "state.json").unlink()  # the operator's choice: on without the marks
+    code, out, err = kb("sync", mirror_r2(device), "--to", d.dev)
+    assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err
+
+
 # ------------------------------------------------------------------ 3: status of a checkout
 
 

@@ -6,6 +6,7 @@ time moves), also through the hashes remembered under KB_HOME by an earlier proc
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -341,3 +342,53 @@ def test_a_rollback_that_derives_the_index_again_hashes_each_data_file_once(
     assert code == 1 and f"kb-r1 fails verification: {tampered[0]}: sha256 mismatch" in out, out
     assert sorted(verified) == sorted([*data, *tampered])  # the changed file hashed again
     assert (d.dev / "current").resolve().name == "kb-r2"
+
+
+def _rewrite(release: Path) -> str:
+    """Edit the release's copy of EDITED and list its new sha256 and size in manifest.json:
+    every artifact then matches the manifest, and the manifest not the signed release.json."""
+    mpath = release / "manifest.json"
+    manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    [rel] = [r for r in manifest["artifacts"] if r.endswith(EDITED)]
+    data = (release / rel).read_bytes() + "\n喷药剂量加倍。\n".encode()
+    (release / rel).write_bytes(data)
+    manifest["artifacts"][rel] |= {"sha256": hashlib.sha256(data).hexdigest(),
+                                   "size": len(data)}
+    mpath.write_text(json.dumps(manifest), encoding="utf-8")
+    return rel
+
+
+def test_a_manifest_rewritten_with_the_data_it_lists_is_no_verified_release(tmp_path):
+    """manifest.json rewritten on the device to list an edited document: `kb status` said
+    "files verified" and `kb rollback` served it (checked file by file against that
+    manifest), though every query then refused it. Both check the manifest against the
+    hash the signed release.json names, as a query does."""
+    d = make_device(tmp_path)
+    second_release(d)
+    _rewrite(d.dev / "releases" / "kb-r2")
+    res = CliRunner().invoke(main, ["status", "--to", str(d.dev)])
+    assert res.exit_code == 1 and "files FAILS VERIFICATION" in res.stdout, res.output
+    assert "problem: manifest.json: does not match the hash in release.json" in res.stdout
+    _rewrite(d.dev / "releases" / "kb-r1")
+    res = CliRunner().invoke(main, ["rollback", "kb-r1", "--to", str(d.dev)])
+    assert res.exit_code == 1 and res.stdout == "", res.output
+    assert res.stderr == (f"kb: error: {d.dev}: kb-r1 no longer verifies: manifest.json: "
+                          "does not match the hash in release.json; not switching\n")
+    assert (d.dev / "current").resolve().name == "kb-r2"
+    assert not (d.dev / "rollback.log").exists()
+
+
+def test_a_rollback_writes_back_an_edited_release_json_from_its_commit(tmp_path):
+    """release.json of kb-r1 edited on the device (a reformat): the rollback refused it as
+    a bad signature, and no `kb sync` restored it (an up-to-date sync restores only the
+    served release's). It is written back from the release commit, as that sync does."""
+    d = make_device(tmp_path)
+    second_release(d)
+    rel_json = d.dev / "releases" / "kb-r1" / "release.json"
+    signed = rel_json.read_bytes()
+    rel_json.write_text(json.dumps(json.loads(signed), indent=4), encoding="utf-8")
+    res = CliRunner().invoke(main, ["rollback", "kb-r1", "--to", str(d.dev)])
+    assert res.exit_code == 0 and res.stdout == "serving kb-r1 (was kb-r2)\n", res.output
+    assert rel_json.read_bytes() == signed
+    res = CliRunner().invoke(main, ["status", "--to", str(d.dev)])
+    assert res.exit_code == 0 and "files verified" in res.stdout, res.output

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -377,3 +378,74 @@ def test_a_rollback_to_an_unsigned_release_once_keys_are_pinned_is_refused(tmp_p
     code, _, err = kb("rollback", "kb-r1", "--to", device)
     assert code == 1 and err.startswith(f"kb: error: {device}: kb-r1: release is not signed")
     assert err.rstrip().endswith("; not switching") and dev.served_tag(device) == "kb-r2"
+
+
+@pytest.mark.parametrize("damage", ["edited", "file", "empty"])
+def test_a_release_left_before_its_switch_is_checked_before_it_serves(one, monkeypatch,
+                                                                     damage):
+    """A sync stopped after installing kb-r2 and before its switch leaves releases/kb-r2; the
+    next sync switched to it unchecked, so a file changed meanwhile (a power cut on an SD
+    card, an edit) was served: every query refused the release, and kb-r1 no longer served.
+    Its files are checked now; one that fails (or what is no release there) is installed
+    again from the source, with a warning."""
+    pub, device = one
+    stop_at(monkeypatch, dev, "switch_to")
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    monkeypatch.undo()
+    left = device / "releases" / "kb-r2"
+    assert (left / "verified.json").is_file() and dev.served_tag(device) == "kb-r1"
+    if damage == "edited":
+        manifest = json.loads((left / "manifest.json").read_text(encoding="utf-8"))
+        edited = left / sorted(manifest["artifacts"])[0]
+        edited.write_bytes(edited.read_bytes()[:-1] + b"!")
+        why = f"{edited.relative_to(left)}: sha256 mismatch"
+    else:
+        shutil.rmtree(left)
+        left.mkdir() if damage == "empty" else left.write_text("x")
+        why = "not a release directory" if damage == "file" else "no manifest.json"
+    code, out, err = kb("sync", pub.art, "--to", device)
+    assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err
+    [line] = err.splitlines()
+    assert line.startswith("kb: warning: releases/kb-r2, already on the device (a sync stopped "
+                           f"before its switch), failed its check ({why}") \
+        and line.endswith("it was installed again from the source"), err
+    code, out, err = kb("status", "--to", device)
+    assert code == 0 and "serving kb-r2" in out and "files verified" in out, out + err
+    assert leftovers(device) == []
+
+
+def test_a_release_left_before_its_switch_that_is_intact_is_served_as_it_is(one, monkeypatch):
+    pub, device = one
+    stop_at(monkeypatch, dev, "switch_to")
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    monkeypatch.undo()
+    store = device / "releases" / "kb-r2" / "verified.json"
+    inode = store.stat().st_ino
+    code, out, err = kb("sync", pub.art, "--to", device)
+    assert (code, err) == (0, "") and out.startswith("serving kb-r2 (was kb-r1); fetched 0 "), err
+    assert store.stat().st_ino == inode  # not installed or derived again
+
+
+def test_releases_stopped_while_it_asks_the_source_leaves_no_git_behind(one):
+    """`kb releases` asks the last sync source what it offers; a source that never answers
+    (a 4G link gone quiet) holds it up to git's limit, and a service manager or `timeout`
+    stopping it with SIGTERM left that git (in a session of its own) running on. It goes
+    with kb now, as for `kb sync`."""
+    _pub, device = one
+    quiet = socket.create_server(("127.0.0.1", 0))
+    state = json.loads((device / "state.json").read_text(encoding="utf-8"))
+    state["source"] = f"git://127.0.0.1:{quiet.getsockname()[1]}/art.git"
+    (device / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "kbtools", "releases", "--to", str(device)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        quiet.settimeout(60)
+        conn, _ = quiet.accept()  # git is connected, waiting for an answer that never comes
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and err.decode() == "kb: interrupted\n", err
+        assert processes_naming(str(device / "repo.git")) == []
+    finally:
+        proc.kill()
+        conn.close()
+        quiet.close()

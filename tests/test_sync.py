@@ -401,6 +401,17 @@ def test_rollback_to_a_release_not_here_says_why(pub: Pub, tmp_path: Path):
     assert served_ok(dev) == "kb-r8"
 
 
+def test_rollback_to_a_mistyped_device_makes_no_directory(tmp_path: Path):
+    """`kb rollback --to` a path with no device made that directory, its parents and a
+    .lock file, then said there was no earlier release."""
+    typo = tmp_path / "typo" / "dev"
+    res = CliRunner().invoke(main, ["rollback", "--to", str(typo)])
+    assert res.exit_code == 1 and res.stderr == (
+        f"kb: error: {typo}: no earlier local release to roll back to (no device here: "
+        "`kb sync SOURCE --to DIR` makes one)\n")
+    assert not (tmp_path / "typo").exists()
+
+
 def test_a_newer_release_ends_the_rolled_back_marks_it_passes(pub: Pub, tmp_path: Path):
     """A release rolled back from is skipped by syncs until a newer one arrives; after that
     it needs no skipping, and `kb status`/`kb releases` no longer say a sync skips it (the
@@ -521,6 +532,34 @@ def test_a_write_that_fails_after_the_switch_does_not_claim_the_release_unchange
         sync(str(pub.art), dev)
     assert "kb-r3 is served now" in err.value.message and "unchanged" not in err.value.message
     assert served_ok(dev) == "kb-r3"
+
+
+def test_a_result_that_cannot_be_recorded_after_the_switch_is_a_warning(
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The disk filled after the switch (a repack): the last write, the sync's result in
+    state.json, failed as `kb: error: No space left on device: .state.json.<pid>.tmp`, exit
+    1, though the new release served. A warning naming state.json now; the floor stays."""
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.release()
+    real = device.os.replace
+
+    def full_after_switch(src, dst, *a, **kw):
+        if dst == "state.json" and device.served_tag(dev) == "kb-r3":
+            raise OSError(28, "No space left on device", src)
+        return real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(device.os, "replace", full_after_switch)
+    res = CliRunner().invoke(main, ["sync", str(pub.art), "--to", str(dev)])
+    assert res.exit_code == 0 and res.stdout.startswith("serving kb-r3 (was kb-r2)"), res.output
+    assert res.stderr == (f"kb: warning: the result of this sync was not recorded in {dev}/"
+                          "state.json (No space left on device): `kb status` shows the sync "
+                          "before it and `kb sync` without SOURCE uses that one's source; "
+                          "free space or make the directory writable, then sync again\n")
+    monkeypatch.setattr(device.os, "replace", real)
+    assert served_ok(dev) == "kb-r3"
+    assert json.loads((dev / "state.json").read_text())["highest_serial"] == 3
+    assert sync(str(pub.art), dev).changed is False
 
 
 def test_releases_lists_the_newest_and_every_local_one_up_to_a_limit(pub: Pub, tmp_path: Path):

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import shlex
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -330,3 +334,45 @@ def test_a_sync_of_a_rotating_release_killed_before_its_switch_completes_next_ti
     assert pinned(dev) == [keys.b_id]
     pub.release(keys.a)  # the key handed over: still refused
     refused(dev, pub.art, f"untrusted key {keys.a_id}")
+
+
+def _unreadable_sync(dev: Path, src: Path) -> subprocess.CompletedProcess[str]:
+    """`kb sync` in a process that may not list DIR/trusted_keys (mode 000): as another
+    account would be, or, run as root, without the capabilities that read any directory."""
+    cmd = [sys.executable, "-m", "kbtools", "sync", str(src), "--to", str(dev)]
+    if os.geteuid() == 0:
+        if shutil.which("capsh") is None:
+            pytest.skip("running as root without capsh: every directory is readable")
+        cmd = ["capsh", "--drop=cap_dac_override,cap_dac_read_search", "--",
+               "-c", shlex.join(cmd)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("how", ["file", "unreadable"])
+def test_pinned_keys_that_cannot_be_listed_refuse_an_unsigned_release(
+        keys: Keys, pub: Pub, tmp_path: Path, how: str):
+    """A trusted_keys/ that is there but cannot be listed (a file copied to its name, a
+    directory another account made) was taken for "no key pinned": the next sync served an
+    unsigned release. It is one line naming it now, and the served release stays."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(None)
+    folder = dev / "trusted_keys"
+    if how == "file":
+        shutil.rmtree(folder)
+        folder.write_bytes(keys.a_pub.read_bytes())
+        code, out = kb("sync", pub.art, "--to", dev)
+        listed = kb("trust", "list", "--to", dev)
+        assert listed[0] == 1 and "cannot list the pinned keys" in listed[1], listed
+    else:
+        folder.chmod(0)
+        try:
+            run = _unreadable_sync(dev, pub.art)
+        finally:
+            folder.chmod(0o755)
+        code, out = run.returncode, run.stdout + run.stderr
+    errors = [line for line in out.splitlines() if line.startswith("kb: error: ")]
+    assert code == 1 and len(errors) == 1, out
+    assert errors[0].startswith(f"kb: error: {folder}: cannot list the pinned keys"), out
+    assert device.served_tag(dev) == "kb-r1" and "kb-r2" not in device.release_dirs(dev)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import echo_json, json_option, terminate_interrupts, to_option
 from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import RELEASES_LIMIT, limit_releases, list_releases
 from kbtools.ship.release import release_settings
@@ -31,8 +31,9 @@ def releases(to: Path | None, local_only: bool, limit: int, as_json: bool) -> No
     Releases left out by --limit are counted on stderr.
     """
     path = require_device(device_dir(to))
-    rows, warnings = list_releases(path, remote=not local_only,
-                                   branch=release_settings().branch)
+    with terminate_interrupts():  # SIGTERM kills the git asking the source, as Ctrl-C does
+        rows, warnings = list_releases(path, remote=not local_only,
+                                       branch=release_settings().branch)
     for w in warnings:
         click.echo(f"kb: warning: {w}", err=True)
     rows, omitted = limit_releases(rows, limit)

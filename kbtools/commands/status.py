@@ -92,6 +92,8 @@ def _device(st: dict[str, Any]) -> None:
                    f"{copies['dir']}, {plural(copies['bytes'], 'byte')}"
                    + (f" ({copies['unneeded']} no longer needed: the next sync or query "
                       "removes them)" if copies["unneeded"] else ""))
+    if st["state_problem"]:
+        click.echo(st["state_problem"])
     last = st["last_sync"]
     if last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))

@@ -78,11 +78,10 @@ from kbtools.index.layout import (
     unfinished_release,
 )
 
-__all__ = ["append_log", "check_device_dir", "clean_staging", "default_device_dir",
-           "device_dir", "dir_size", "fsync_dir", "interrupted", "is_device_dir", "locked",
-           "prune",
-           "read_json", "read_state", "release_dirs", "require_device", "served_release",
-           "served_tag",
+__all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
+           "default_device_dir", "device_dir", "dir_size", "discard", "fsync_dir",
+           "interrupted", "is_device_dir", "load_state", "locked", "prune", "read_json",
+           "read_state", "release_dirs", "require_device", "served_release", "served_tag",
            "switch_to", "write_state"]
 
 MAX_STATE_BYTES = 16 << 20
@@ -180,6 +179,17 @@ def interrupted(path: Path, before: str | None, again: str, *,
                        f"; {after or f'run `{again}` again to finish'}", path=str(path))
 
 
+def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
+    """One line for a command that held the device lock, having found `before` served, and
+    that a write refused (a full disk, a read-only directory): the file, why, and which
+    release serves now."""
+    now = served_tag(path)
+    served = ("the served release is unchanged" if now == before
+              else f"{now or 'no release'} is served now")
+    return SyncError(f"cannot write {exc.filename or 'device files'}: {exc.strerror or exc}; "
+                     f"{served}", path=str(path))
+
+
 MAX_HOLDER_BYTES = 512
 
 
@@ -260,6 +270,31 @@ def read_state(path: Path) -> dict[str, Any]:
     return read_json(DeviceLayout(path).state)
 
 
+def load_state(path: Path) -> dict[str, Any]:
+    """state.json for a command that writes it back (sync, rollback): {} when there is none
+    yet. One that is there but is not a JSON object (emptied or cut short by a power cut, an
+    edit) is a SyncError: read as {} it forgot the releases rolled back from and the highest
+    serial accepted, so the next sync served again a release the operator rolled back from."""
+    try:
+        raw = read_beneath(path, STATE, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    else:
+        try:
+            state = json.loads(raw)
+        except ValueError as exc:
+            state, why = None, f"not JSON: {one_line(exc, 80)}"
+        if isinstance(state, dict):
+            return state
+        why = why if state is None else "not a JSON object"
+    raise SyncError(f"{STATE} cannot be read ({why}); it records the releases rolled back "
+                    "from and the highest serial accepted, which a sync must not forget: "
+                    f"restore it, or remove it to go on without them ({ROLLBACK_LOG} lists "
+                    "the rollbacks)", path=str(path / STATE))
+
+
 def write_state(path: Path, state: dict[str, Any]) -> None:
     atomic_write_beneath(path, STATE,
                          (json.dumps(state, indent=1, sort_keys=True) + "\n").encode())
@@ -311,18 +346,28 @@ def clean_staging(path: Path) -> None:
 
 def prune(path: Path, keep: int, serial_of: dict[str, int]) -> list[str]:
     """Delete releases beyond the newest `keep` (by serial), never the served one."""
-    layout = DeviceLayout(path)
     current = served_tag(path)
     tags = sorted(release_dirs(path), key=lambda t: serial_of.get(t, -1), reverse=True)
     removed = []
     for tag in tags[keep:]:
         if tag == current:
             continue
-        doomed = layout.releases / f".{tag}.deleting"
-        os.replace(layout.release(tag), doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+        discard(path, tag)
         removed.append(tag)
     return removed
+
+
+def discard(path: Path, tag: str) -> None:
+    """Remove releases/<tag> (never the served one: the caller's to know), renamed aside
+    first so no half-removed directory keeps a release's name; a file in its place is
+    unlinked, never followed."""
+    layout = DeviceLayout(path)
+    doomed = layout.releases / f".{tag}.deleting"
+    os.replace(layout.release(tag), doomed)
+    if doomed.is_dir() and not doomed.is_symlink():
+        shutil.rmtree(doomed, ignore_errors=True)
+    else:
+        doomed.unlink(missing_ok=True)
 
 
 def dir_size(path: Path) -> int:

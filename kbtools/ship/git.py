@@ -130,16 +130,16 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
     threads = [threading.Thread(target=drain, args=(s.fileno(), into), daemon=True)
                for s, into in ((proc.stdout, streams[0]), (proc.stderr, streams[1]))]
     threads.append(threading.Thread(target=feed, daemon=True))
-    for t in threads:
-        t.start()
-    try:
+    try:  # from the first thread on: a SIGTERM while they start left git running
+        for t in threads:
+            t.start()
         _wait(proc, watch, timeout, stall, heard)
     except BaseException:  # Ctrl-C, SIGTERM, given up: git (in a session of its own) goes
         # too, or it would go on writing into the repository after kb let go of its lock
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        for t in threads:
+        for t in (t for t in threads if t.ident is not None):  # those started
             t.join()
         raise
     for t in threads:

@@ -48,7 +48,7 @@ from kbtools.fsutil import (
 )
 from kbtools.index.incremental import changed_shards
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, ReleaseLayout
-from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.index.manifest import MAX_MANIFEST_BYTES, load_manifest, verify_files
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
 from kbtools.index.stamps import Signature, changed_before, clock_past
@@ -225,10 +225,30 @@ _RECORDED = (("tag", "tag"), ("serial", "serial"), ("manifest_sha256", "manifest
 
 
 def release_file_problems(rdir: Path) -> list[str]:
-    """release.json and release.sig (not in the manifest) against what verified.json recorded
-    when the release was installed: their sha256 (`release_files`), or, in a verified.json
-    written before that, release.json's tag, serial, manifest hash, creation time and source
-    commit."""
+    """The files beside the artifacts: manifest.json against the hash release.json names
+    (`manifest_problem`), and release.json and release.sig (not in the manifest) against what
+    verified.json recorded when the release was installed: their sha256 (`release_files`),
+    or, in a verified.json written before that, release.json's tag, serial, manifest hash,
+    creation time and source commit."""
+    return manifest_problem(rdir) + _recorded_problems(rdir)
+
+
+def manifest_problem(rdir: Path) -> list[str]:
+    """manifest.json against the sha256 release.json names (a local build has neither): the
+    artifacts are checked against manifest.json, so one rewritten on the device with the
+    data it lists (an edited document and its new hash) verifies file by file."""
+    want = read_json(ReleaseLayout(rdir).release_json).get("manifest_sha256")
+    if not isinstance(want, str):
+        return []
+    try:
+        have = hashlib.sha256(read_beneath(rdir, MANIFEST, MAX_MANIFEST_BYTES)).hexdigest()
+    except OSError as exc:
+        return [f"{MANIFEST}: unreadable ({exc.strerror})"]
+    return [] if have == want else [f"{MANIFEST}: does not match the hash in {RELEASE_JSON}"]
+
+
+def _recorded_problems(rdir: Path) -> list[str]:
+    """release.json and release.sig against what verified.json recorded of them."""
     layout = ReleaseLayout(rdir)
     ver = read_json(layout.verified)
     recorded = ver.get("release_files")

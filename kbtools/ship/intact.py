@@ -45,7 +45,6 @@ from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, device_of_release
 from kbtools.index.manifest import file_problem, load_manifest, manifest_path_problems
 from kbtools.index.stamps import MISSING, Signature, changed_before, clock_past, signature
-from kbtools.ship.device import read_json
 from kbtools.ship.install import release_file_problems
 
 INTACT = "intact"  # under KB_HOME
@@ -111,7 +110,7 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
     if all(now[t] == known.get(t) for t in tops):
         good.update({t: known[t] for t in tops})
     else:
-        top_problems = _manifest_problem(release) + release_file_problems(release)
+        top_problems = release_file_problems(release)
         found += top_problems
         if not top_problems:
             good.update({t: now[t] for t in tops})
@@ -166,19 +165,6 @@ def _manifest(release: Path) -> dict[str, Any]:
             _MANIFESTS.clear()
         _MANIFESTS[str(release)] = (sig, manifest)
     return manifest
-
-
-def _manifest_problem(release: Path) -> list[str]:
-    """manifest.json against the hash release.json names (a local build has neither)."""
-    rel = read_json(release / RELEASE_JSON)
-    want = rel.get("manifest_sha256")
-    if not isinstance(want, str):
-        return []
-    try:
-        have = hashlib.sha256((release / MANIFEST).read_bytes()).hexdigest()
-    except OSError as exc:
-        return [f"{MANIFEST}: unreadable ({exc.strerror})"]
-    return [] if have == want else [f"{MANIFEST}: does not match the hash in {RELEASE_JSON}"]
 
 
 def check_intact(release: Path) -> None:

@@ -20,10 +20,12 @@ from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
     append_log,
+    cannot_write,
     check_device_dir,
     clean_staging,
     dir_size,
     interrupted,
+    load_state,
     locked,
     read_json,
     read_state,
@@ -34,7 +36,12 @@ from kbtools.ship.device import (
     write_state,
 )
 from kbtools.ship.git import list_source, parse_serial
-from kbtools.ship.install import rederive, release_file_problems, settled_clock
+from kbtools.ship.install import (
+    rederive,
+    release_file_problems,
+    restore_release_files,
+    settled_clock,
+)
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days
@@ -143,12 +150,16 @@ def release_problems(rdir: Path) -> list[str]:
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, pinned keys, review lapses in the
     served release, last sync result."""
-    state = read_state(path)
+    try:
+        state, state_problem = load_state(path), None
+    except SyncError as exc:  # what sync and rollback stop on
+        state, state_problem = {}, exc.message
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
                            state.get("last_sync"), "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
+                           "state_problem": state_problem,
                            "trusted_keys": keys, "trusted_keys_problem": key_problem,
                            "derived_copies": copies_report()}
     if rdir is None:
@@ -183,6 +194,9 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
     Logged to rollback.log; the release rolled back from is remembered so `kb sync` does not
     bring it straight back (a newer serial is still accepted).
     """
+    if not DeviceLayout(path).releases.is_dir():  # a mistyped --to: made no directories
+        raise SyncError("no earlier local release to roll back to (no device here: `kb sync "
+                        "SOURCE --to DIR` makes one)", path=str(path))
     with locked(path, "kb rollback"):
         check_device_dir(path)
         current = served_tag(path)
@@ -196,12 +210,20 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
                 _log_rollback(path, current, tag)
             raise interrupted(path, current, f"kb rollback {tag}",
                               after="nothing more to run") from None
+        except OSError as exc:  # a full disk, a read-only releases/: which release serves
+            clean_staging(path)
+            raise cannot_write(path, exc, current) from None
 
 
 def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
                      logged: dict[str, Any]) -> dict[str, Any]:
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
     `logged` gets the rollback.log entry once it is written."""
+    state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
+    # release.json / release.sig edited since install: written back from the release commit
+    # (only bytes of the sha256 verified.json recorded), as an up-to-date sync does for the
+    # served release; the checks below then find the signed ones, or refuse
+    restore_release_files(rdir, DeviceLayout(path).repo)
     check_signer(path, rdir, tag)
     manifest = load_manifest(rdir)
     settled, hashed = settled_clock(path), dict[str, Signature]()
@@ -209,7 +231,11 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     # (damaged, derived by a kbtools with another tokenizer, or not the bytes an older
     # release's manifest pins) is derived again from it, as `kb sync` does, while the
     # served release keeps serving
-    problems = verify_files(rdir, manifest, derived=False, signed=hashed)
+    # the files beside data/ first: data/ is checked against manifest.json, which must be
+    # the one release.json (signed) names, or a manifest rewritten on the device to list
+    # edited data verifies file by file
+    problems = (release_file_problems(rdir)
+                or verify_files(rdir, manifest, derived=False, signed=hashed))
     if problems:
         raise SyncError(f"{tag} no longer verifies: {problems[0]}; not switching",
                         path=str(path))
@@ -219,7 +245,6 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     verified = {rel: sig for rel, sig in hashed.items()
                 if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
     rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified=verified)
-    state = read_state(path)
     rolled = set(state.get("rolled_back", []))
     if current and _serial(current) > _serial(tag):
         rolled.add(current)
@@ -233,7 +258,11 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     # killed before the switch, running the same rollback again completes it
     write_state(path, state)
     switch_to(path, tag)
-    entry = logged["entry"] = _log_rollback(path, current, tag)
+    try:
+        entry = logged["entry"] = _log_rollback(path, current, tag)
+    except SyncError as exc:  # the switch is done: say so, not only that the log failed
+        raise SyncError(f"{tag} serves now (was {current or 'nothing'}), but the rollback is "
+                        f"not in {ROLLBACK_LOG}: {exc.message}", path=exc.path) from None
     vouch(rdir, verified)  # the first open of it costs a stat per file
     return entry | {"rederived": rederived} if rederived else entry
 

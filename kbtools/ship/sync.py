@@ -35,6 +35,7 @@ only in the last step, by one rename):
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -44,8 +45,9 @@ from typing import Any
 from kbtools.config import Config
 from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
-from kbtools.index.layout import RELEASES, DeviceLayout, ReleaseLayout
-from kbtools.index.stamps import Signature
+from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
+from kbtools.index.manifest import load_manifest, verify_files
+from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship import device as dev
 from kbtools.ship import intact, readonly, trust
 from kbtools.ship.git import (
@@ -63,7 +65,9 @@ from kbtools.ship.install import (
     Installed,
     install_release,
     rederive,
+    release_file_problems,
     restore_release_files,
+    settled_clock,
     tag_manifest_hash,
 )
 from kbtools.ship.release import age_days, release_settings
@@ -190,7 +194,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     device = device.resolve()
     with dev.locked(device, "kb sync"):
         dev.check_device_dir(device)
-        state = dev.read_state(device)
+        state = dev.load_state(device)
         served_before = dev.served_tag(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
@@ -207,11 +211,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
             raise stopped from None
         except (KbError, OSError) as exc:
             if isinstance(exc, OSError):
-                now = dev.served_tag(device)
-                served = ("the served release is unchanged" if now == served_before
-                          else f"{now or 'no release'} is served now")
-                exc = SyncError(f"cannot write {exc.filename or 'device files'}: "
-                                f"{exc.strerror or exc}; {served}", path=str(device))
+                exc = dev.cannot_write(device, exc, served_before)
             dev.clean_staging(device)
             exc = _repair_served(device, exc)
             state["last_sync"] = {"ok": False, "source": source, "error": str(exc),
@@ -227,8 +227,22 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
                               "warnings": list(result.warnings)}
         state["source"] = source
         state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
+        return replace(result, warnings=result.warnings + _record(device, state))
+
+
+def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
+    """Write the outcome of a sync that succeeded into state.json; a failure (a disk the
+    repack filled, a directory made read-only) is a warning: the release is served (the
+    highest serial was recorded before the switch), and an error named a temporary file
+    and said the sync failed."""
+    try:
         dev.write_state(device, state)
-        return result
+    except OSError as exc:
+        return (f"the result of this sync was not recorded in {device / STATE} "
+                f"({exc.strerror or exc}): `kb status` shows the sync before it and `kb sync` "
+                "without SOURCE uses that one's source; free space or make the directory "
+                "writable, then sync again",)
+    return ()
 
 
 def _prune_copies() -> tuple[str, ...]:
@@ -272,7 +286,7 @@ def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Pa
     """`kb sync`: `sync` with kb.toml's ``[release]`` settings; `source` defaults to the
     device's last one, and the trusted keys are `trusted` plus ``release.trusted_keys``."""
     if source is None:
-        source = dev.read_state(device).get("source")
+        source = dev.load_state(device).get("source")  # unreadable: said, not "never synced"
         if not source:
             raise UsageError("no SOURCE given and this device has never synced", path=str(device))
     settings = release_settings(cfg)
@@ -326,8 +340,9 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         raise SyncError(f"newest release at the source is {tag}, older than "
                         f"{tag_name(floor)} already accepted; refusing a downgrade "
                         "(use `kb rollback` to serve an older local release)", path=source)
-    fetched, hashed = 0, {}
+    fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
+    redo = _discard_unsound(device, tag, hashed)
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
         try:
@@ -340,11 +355,13 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                             floor)
         plan, hashed = done.plan, done.hashed
-    else:  # installed by an interrupted sync: its signature is checked again, with the
-        # keys that sync checked it with when it stopped after pinning its keys
+    else:  # installed by an interrupted sync, its files found as listed: its signature is
+        # checked again, with the keys that sync checked it with when it stopped after
+        # pinning its keys, and its index/ (derived again when it fails)
         begin = trust.resumed(begin, state.get("pending_trust"), tag)
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
+        rederive(final, DeviceLayout(device).staging(tag), tag, verified=hashed)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
     # releases rolled back from that this newer one passes need skipping no more (a sync
@@ -359,13 +376,43 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     state.pop("pending_trust")  # written with the sync's outcome (`sync`)
-    warnings = (begin.warnings + notes + _age_warn(final, max_age_days)
+    warnings = (begin.warnings + redo + notes + _age_warn(final, max_age_days)
                 + prune_releases(device, keep, tag) + compact_repo(gd))
     # what was verified, remembered for the first open (after the prune: removing an old
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
                       warnings, tuple(pinned), skipped)
+
+
+def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
+                     ) -> tuple[str, ...]:
+    """releases/<tag>, the release to serve, is there already when a sync was stopped after
+    installing it and before its switch: the next sync switched to it unchecked, so files
+    a power cut or an edit changed since were served (every query then refused the release,
+    and the one served before was gone). Its files are checked as `kb rollback` checks them
+    (`hashed` gets those found as listed); what is not such a release, or fails, is removed
+    and the release installed again from the source (a warning says so)."""
+    final = DeviceLayout(device).release(tag)
+    if not os.path.lexists(final):
+        return ()
+    why = "not a release directory"
+    if final.is_dir():
+        settled, signed = settled_clock(final.parent), dict[str, Signature]()
+        try:
+            manifest = load_manifest(final)
+            problems = release_file_problems(final) or verify_files(
+                final, manifest, derived=False, signed=signed)
+        except KbError as exc:
+            problems = [exc.message]
+        if not problems:
+            hashed.update({rel: sig for rel, sig in signed.items()
+                           if changed_before(sig, settled)})
+            return ()
+        why = problems[0]
+    dev.discard(device, tag)
+    return (f"{RELEASES}/{tag}, already on the device (a sync stopped before its switch), "
+            f"failed its check ({why}); it was installed again from the source",)
 
 
 def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -79,18 +80,40 @@ class TrustPlan:
 
 
 def stored_keys(device: Path) -> list[PublicKey]:
-    """The pinned keys (DIR/trusted_keys/*.pub), read without following links."""
+    """The pinned keys (DIR/trusted_keys/*.pub), read without following links. No
+    trusted_keys/ at all means none are pinned; one that is there but cannot be listed (a
+    file or a link in its place, a directory this account may not read) is a SyncError:
+    taking it for "no keys" let every unsigned release in."""
     folder = DeviceLayout(device).trusted
-    if not folder.is_dir() or folder.is_symlink():
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise _unlistable(folder, exc.strerror) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise _unlistable(folder, "not a directory")
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".pub"))
+    except OSError as exc:
+        raise _unlistable(folder, exc.strerror) from None
     keys = []
-    for p in sorted(folder.glob("*.pub")):
+    for name in names:
+        p = folder / name
         try:
-            data = read_beneath(device, f"{TRUSTED}/{p.name}", MAX_KEY_BYTES)
+            data = read_beneath(device, f"{TRUSTED}/{name}", MAX_KEY_BYTES)
         except OSError as exc:
             raise SyncError(f"cannot read pinned key: {exc.strerror}", path=str(p)) from None
         keys.append(parse_public(data, str(p)))
     return keys
+
+
+def _unlistable(folder: Path, why: str | None) -> SyncError:
+    """The pinned keys cannot be read: nothing that needs them may go on as if none were."""
+    return SyncError(f"cannot list the pinned keys ({why}): a device whose keys cannot be "
+                     f"read would take unsigned releases; let this account read {TRUSTED}/, or "
+                     "remove what is in its place and pin the keys again (`kb trust add PUB`)",
+                     path=str(folder))
 
 
 def start(device: Path, given: Sequence[Path]) -> TrustStart:
