@@ -166,12 +166,11 @@ def test_one_blas_thread_is_set_by_the_outermost_context_and_restored_by_it():
     """`blas_threads(1)` nested (a search, then its question's embedding): one thread
     throughout, whatever the inner context does on exit, and what was there before is
     back after the outer one; other limits are set and restored as asked."""
-    from threadpoolctl import threadpool_info
+    from kbtools.embed.base import _threadpools, blas_threads
 
-    from kbtools.embed.base import blas_threads
-
-    def counts() -> list[int]:
-        return [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"]
+    def counts() -> list[int]:  # of the libraries the limits act on (those loaded when the
+        # first was made: a BLAS loaded later by another test, torch's, is not among them)
+        return [m["num_threads"] for m in _threadpools().info() if m["user_api"] == "blas"]
 
     before = counts()
     assert before, "numpy's BLAS is not seen by threadpoolctl"

@@ -104,7 +104,7 @@ ACCEPTED = [
     "\\underleftrightarrow{$x$}", "\\substack{$x$ \\\\ $y$}", "\\sum_{\\substack{$i$ \\\\ j}} a",
     "\\sideset{$x$}{$y$}\\sum", "\\sideset{}{$x$}\\prod", "\\sideset{a}{b}{\\sum}",
     "\\text{\\boxed{\\boldsymbol{$x$}}}",
-    "x $y$ z", "$x$ y", "x $y$ \\tag{1}", "x $温$ z", "x $y \\(z\\)$ w", "x $$ y", "x $ $ y",
+    "x $y$ z", "$x$ y", "x $y$ \\tag{1}", "x $温$ z", "x $y \\(z\\)$ w",
     "a \\over b $x$ c \\over d", "x^2 $y$ ^3", "\\boxed{$a \\(b^2\\) c$}", "\\pmod{$x$}",
     "\\pod{$x$ and $y$}", "x^2 \\pmod{$n$}", "\\pmod{\\pmod{$x$}}", "\\pmod{a $x$ b} y",
 ]
@@ -117,6 +117,16 @@ def test_the_check_refuses_with_what_to_write(formula, words):
 
 def test_the_check_accepts_what_latex_draws():
     assert_accepted(ACCEPTED)
+
+
+# drawn by LaTeX, yet refused: a top-level `$…$` around no text sets nothing, and is a
+# formula's end written inside it (`$$ y $$ z $$` on one line is one formula, ` y $$ z `)
+BLANK_TEXT = ["x $$ y", "x $ $ y", " y $$ z ", "a $$ b $$ c", "\\pmod{$ $}"]
+
+
+@pytest.mark.parametrize("formula", BLANK_TEXT)
+def test_a_top_level_dollar_pair_around_no_text_is_refused(formula):
+    assert_refused_naming(formula, ["'$$' inside a formula", "line of its own"])
 
 
 @needs_latex

@@ -259,7 +259,9 @@ def dollar_problem(formula: str) -> str | None:
     argument (and the other `OWN_MATH` commands') `$…$` is text (`\\boxed{$x$}`), and at the
     formula's top level, where a `$` ends the renderer's `$\\displaystyle …$` (`x $y$ z`,
     `\\pmod{$n$}`: `\\pmod`'s argument is set there), if it does not end the formula with a
-    `$` (LaTeX reads `$$`, display math); anywhere else math is already on."""
+    `$` (LaTeX reads `$$`, display math); anywhere else math is already on. A top-level
+    `$…$` around no text (`y $$ z`, `$ $`) is refused though LaTeX draws it: it sets
+    nothing, and is a formula's end written inside it (`$$ y $$ z $$` on one line)."""
     tagged = _tag_at_end(formula)
     top = None  # the top-level `$` opening text not closed yet
     for p in pieces(tagged):
@@ -267,6 +269,11 @@ def dollar_problem(formula: str) -> str | None:
             return ("'$' inside a formula ends text right before another '$' or the formula's "
                     "end (LaTeX reads '$$', display math: \"Display math should end with $$\"): "
                     "write x \\text{ y}")
+        if p.owner == "top" and p.switch == "close" and top is not None \
+                and not tagged[top.end:p.start].strip():
+            return ("'$$' inside a formula, around no text: a formula's end written inside it "
+                    "(two formulas on one line, as $$ a $$ b $$?): end the formula there and "
+                    "start the next on a line of its own, or write \\$\\$ for dollar signs")
         top = p if p.owner == "top" and p.switch == "open" else None if p.owner == "top" \
             else top
         if p.switch == "bad" and p.text == "$":
