@@ -366,7 +366,7 @@ def test_a_named_value_still_answers(dist):
 # joiner, clause lead or filler word, a numeral, a unit, a degree (高温), a room (室温:
 # `ROOMS`), a verb of change (升温: `CHANGES`), and those of the built-in names
 # (`ABBREVIATIONS`: 相对湿度), which count as the table's own (`Qualified.of`)
-_NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
+NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
                      "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均") | \
     {ch for w in (*ROOMS, *CHANGES) for ch in w if "\u4e00" <= ch <= "\u9fff"} | \
     {ch for g in ABBREVIATIONS for t in g for ch in t if "\u4e00" <= ch <= "\u9fff"}
@@ -374,7 +374,7 @@ _NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且�
 
 @settings(max_examples=200, deadline=None)
 @given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in _NOT_MODIFIERS),
+       .filter(lambda ch: ch not in NOT_MODIFIERS),
        value=st.integers(min_value=0, max_value=120))
 def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
     """X温N度, N度的X温: whatever thing X is, N is its temperature, not the table's."""
@@ -387,7 +387,7 @@ def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
 
 @settings(max_examples=200, deadline=None)
 @given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in _NOT_MODIFIERS | set("压力")),
+       .filter(lambda ch: ch not in NOT_MODIFIERS | set("压力")),
        value=st.integers(min_value=1, max_value=99))
 def test_any_thing_qualifying_a_cut_pressure_keeps_its_value(modifier, value):
     """X压N MPa, N MPa的X压: whatever thing X is, N is its pressure, not the table's 压力."""

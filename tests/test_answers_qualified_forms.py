@@ -20,6 +20,7 @@ from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kbfixtures import GREENHOUSE_PAGE, VENT_PAGE, titled_page, top_evaluation
+from test_answers_qualified import NOT_MODIFIERS
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -165,15 +166,9 @@ def test_any_english_possessive_after_a_value_or_before_a_comma_keeps_it(
     assert read_inputs(f"{name}, {value} {unit}", table).values == {column: str(value)}
 
 
-_NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
-                     "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均") | \
-    {ch for w in (*ROOMS, *CHANGES) for ch in w if "\u4e00" <= ch <= "\u9fff"} | \
-    {ch for g in ABBREVIATIONS for t in g for ch in t if "\u4e00" <= ch <= "\u9fff"}
-
-
 @settings(max_examples=200, deadline=None)
 @given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in _NOT_MODIFIERS),
+       .filter(lambda ch: ch not in NOT_MODIFIERS),
        value=st.integers(min_value=0, max_value=120))
 def test_any_chinese_thing_before_a_comma_keeps_its_value(modifier, value):
     """X温，N度: whatever thing X is, N is its temperature; 温度，N度 the table's."""
@@ -252,7 +247,7 @@ def test_a_thing_before_a_verb_of_change_still_qualifies(question, header, value
        to=st.sampled_from(["", "到", "至", "已经到"]), value=st.integers(min_value=0,
                                                                         max_value=99),
        thing=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in _NOT_MODIFIERS))
+       .filter(lambda ch: ch not in NOT_MODIFIERS))
 def test_any_verb_of_change_fills_and_a_thing_before_it_keeps_its_value(verb, short, to,
                                                                       value, thing):
     name, unit, header = short
