@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -65,17 +66,23 @@ class _OneThread:
     """`blas_threads(1)`: the BLAS limited to one thread by the outermost of such contexts
     open at once, the inner ones costing nothing (a search limits it and then embeds its
     question, which limits it again: each limit reads and sets every BLAS library's thread
-    count, ~20 µs). Counted process-wide, as the BLAS setting is."""
+    count, ~20 µs). Counted process-wide, as the BLAS setting is, under a lock (`kb serve`
+    searches in several threads); the context that set the limit puts back what it found,
+    in its own thread (with OpenBLAS 0.3.31 a raise of its thread count made from another
+    thread than the main one did not take, measured)."""
 
-    open = 0  # contexts open now
+    open = 0  # contexts open now, in every thread
+    lock = threading.Lock()
 
     def __enter__(self) -> None:
-        self.limiter = _threadpools().limit(limits=1, user_api="blas") \
-            if _OneThread.open == 0 else None
-        _OneThread.open += 1
+        with _OneThread.lock:
+            first = _OneThread.open == 0
+            _OneThread.open += 1
+        self.limiter = _threadpools().limit(limits=1, user_api="blas") if first else None
 
     def __exit__(self, *exc: object) -> None:
-        _OneThread.open -= 1
+        with _OneThread.lock:
+            _OneThread.open -= 1
         if self.limiter is not None:
             self.limiter.__exit__(*exc)
 
