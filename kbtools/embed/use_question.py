@@ -125,7 +125,6 @@ class QuestionEncoder:
         mean *= np.float32(1.0 / np.sqrt(n_tok))
         return normalise(dense_head(b, mean))
 
-
     def _dequantised(self, ids: np.ndarray, out: np.ndarray) -> None:
         """The embedding table's rows of `ids` into `out` (the table stores uint8 rows,
         dequantised by block: id % blocks)."""
