@@ -4,7 +4,9 @@ a mask of the chunks a search may return (with ``--verified-only``)."""
 from __future__ import annotations
 
 import re
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -202,8 +204,35 @@ def _with_verified(where: Sequence[Condition], verified_only: bool) -> list[Cond
     return [*where, *([("verified", "=", "true")] if verified_only else [])]
 
 
+# a filter's mask is kept per opened index (an index does not change): a search page asks for
+# the masks twice (what its filters leave, `emptying_filters`, then the search's own), the API
+# and MCP the same filters question after question; kept up to this many bytes of masks per
+# index (the one asked last always)
+MASK_CACHE_BYTES = 8 * 2**20
+_MASKS: weakref.WeakKeyDictionary[KbIndex, OrderedDict[Condition, np.ndarray]] = \
+    weakref.WeakKeyDictionary()
+_MASKS_LOCK = threading.Lock()  # the web app's pages and searches run on several threads
+
+
 def condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
-    """Per chunk, whether it passes one checked filter (`check_filters`)."""
+    """Per chunk, whether it passes one checked filter (`check_filters`); read-only, made
+    once per index and filter (`MASK_CACHE_BYTES`)."""
+    with _MASKS_LOCK:
+        kept = _MASKS.setdefault(index, OrderedDict())
+        if (mask := kept.get(condition)) is not None:
+            kept.move_to_end(condition)
+            return mask
+    mask = _condition_mask(index, condition)
+    mask.flags.writeable = False
+    with _MASKS_LOCK:
+        kept[condition] = mask
+        total = sum(m.nbytes for m in kept.values())
+        while total > MASK_CACHE_BYTES and len(kept) > 1:
+            total -= kept.popitem(last=False)[1].nbytes
+    return mask
+
+
+def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
     key, op, want = condition
     table = index.chunk_table()
     if key == "kind":
