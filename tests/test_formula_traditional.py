@@ -32,12 +32,12 @@ def no_latex(tmp_path: Path) -> Iterator[None]:
     """A machine whose LaTeX is not found (no kpsewhich on PATH): no bsmi font."""
     path = os.environ.get("PATH", "")
     os.environ["PATH"] = str(tmp_path / "no-tex")
-    glyphs.bsmi_installed.cache_clear()
+    glyphs.tex_files_found.cache_clear()
     try:
         yield
     finally:
         os.environ["PATH"] = path
-        glyphs.bsmi_installed.cache_clear()
+        glyphs.tex_files_found.cache_clear()
 
 
 @pytest.fixture

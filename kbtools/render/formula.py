@@ -28,7 +28,6 @@ import html
 import json
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from kbtools.errors import RenderError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.render.glyphs import BACKEND_FILES, tex_files_found
 from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem, tex_source
 from kbtools.render.svg_sanitize import sanitize_svg
 from kbtools.render.tex_sandbox import (
@@ -105,14 +105,8 @@ def formula_problem(latex: str, failure_cache: Path | None = None) -> str | None
 def backend_problem() -> str | None:
     """None when latex, dvisvgm and the CJK package are installed, else an install hint."""
     missing = [tool for tool in ("latex", "dvisvgm", "kpsewhich") if shutil.which(tool) is None]
-    if not missing:
-        try:
-            found = subprocess.run(["kpsewhich", "CJKutf8.sty", "amsmath.sty", "c70gbsn.fd"],
-                                   capture_output=True, text=True, timeout=20).stdout.split()
-        except (OSError, subprocess.SubprocessError):
-            found = []
-        if len(found) < 3:
-            missing.append("CJKutf8/amsmath/gbsn fonts")
+    if not missing and not set(BACKEND_FILES) <= tex_files_found():
+        missing.append("CJKutf8/amsmath/gbsn fonts")
     if missing:
         return (f"formula rendering needs {', '.join(missing)}: "
                 f"run `apt-get install {APT_PACKAGES}`")

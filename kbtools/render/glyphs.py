@@ -10,7 +10,7 @@ it is in GB2312 (less the few the font lacks) or in the small table of the other
 else stops LaTeX ("no glyph"), which ``kb check`` says beforehand (`latex_allow`).
 
 Traditional Chinese outside GB2312 (體, 溫, 濕) is drawn with the `bsmi` font (Big5) when it
-is installed (`bsmi_installed`, asked of kpsewhich as `formula.backend_problem` asks): such a
+is installed (`bsmi_installed`, asked of kpsewhich with `formula.backend_problem`'s files): such a
 character is set as `{\\CJKfamily{bsmi}體}` (`text_glyph`), every other one exactly as
 before. `BSMI` (in `glyph_table`) holds what that font draws and the default one does not.
 
@@ -59,17 +59,29 @@ def text_glyph(ch: str) -> str:
     return f"{{\\CJKfamily{{{BSMI_FAMILY}}}{ch}}}" if needs_bsmi(ch) else ch
 
 
+# the TeX files the renderer needs (`formula.backend_problem`) and the bsmi font's
+BACKEND_FILES = ("CJKutf8.sty", "amsmath.sty", "c70gbsn.fd")
+TEX_FILES = (*BACKEND_FILES, *BSMI_FILES)
+
+
 @functools.cache
+def tex_files_found() -> frozenset[str]:
+    """Which of `TEX_FILES` LaTeX finds on this machine: asked of kpsewhich once per process,
+    all at once (empty when it is missing or fails)."""
+    if shutil.which("kpsewhich") is None:
+        return frozenset()
+    try:
+        found = subprocess.run(["kpsewhich", *TEX_FILES], capture_output=True, text=True,
+                               timeout=20).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    names = {line.strip().replace("\\", "/").rsplit("/", 1)[-1] for line in found}
+    return frozenset(names & set(TEX_FILES))
+
+
 def bsmi_installed() -> bool:
     """Whether LaTeX finds the bsmi font (package `BSMI_PACKAGE`) on this machine."""
-    if shutil.which("kpsewhich") is None:
-        return False
-    try:
-        found = subprocess.run(["kpsewhich", *BSMI_FILES], capture_output=True, text=True,
-                               timeout=20).stdout.split()
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return len(found) == len(BSMI_FILES)
+    return set(BSMI_FILES) <= tex_files_found()
 
 
 def fonts_signature() -> str:
