@@ -64,3 +64,40 @@ def test_large_files_read_back_byte_identical_in_pages(milvus):  # noqa: F811
     assert read_parts(eng, COLLECTION, page_rows=4) == {k: v for k, v in parts.items()
                                                         if k != "files"}
     assert max(returned) <= 4
+
+
+def test_the_parts_asked_for_are_the_only_ones_listed_and_read(milvus):  # noqa: F811
+    """A check of a release's manifest (`publish._problem_of`) lists and reads the manifest's
+    rows, not those of a release of many documents (its docs, vocabulary and files: here
+    hundreds of rows)."""
+    eng = connect_url(milvus.url("only"), create_db=True)
+    rng = random.Random(11)
+    docs = [{"doc": f"knowledge/d{n}.md", "text": rng.randbytes(400).hex()} for n in range(1500)]
+    parts = {"manifest": '{"format": 1}', "docs": docs, "vocab": {f"t{n}": n for n in range(5000)},
+             "chunk_table": {}, "fields": {"use": "v0"},
+             "files": {"data/source/big.pdf": base64.b64encode(rng.randbytes(400_000)).decode()}}
+    total = store_meta(eng, parts)
+    listed: list[list[str]] = []
+    read: list[int] = []
+    query = eng.client.query
+
+    def counting(*args, **kwargs):
+        rows = query(*args, **kwargs)
+        if "data" in kwargs.get("output_fields", ()):
+            read.append(len(rows))
+        else:
+            listed.append([r["key"] for r in rows])
+        return rows
+
+    eng.client.query = counting
+    assert read_parts(eng, COLLECTION, only=("manifest",), page_rows=4) == \
+        {"manifest": parts["manifest"]}
+    assert total > 20 and listed == [["manifest/000000"]] and read == [1]
+    listed.clear()
+    read.clear()
+    got = read_parts(eng, COLLECTION, only=("manifest", "docs", "release"), page_rows=4)
+    assert got == {"manifest": parts["manifest"], "docs": docs}  # a part not there: not asked
+    assert {k.split("/")[0] for k in listed[0]} == {"manifest", "docs"}
+    assert sum(read) == len(listed[0]) and max(read) <= 4
+    eng.client.query = query
+    assert read_parts(eng, COLLECTION, files=True) == parts  # every part, as before

@@ -509,7 +509,7 @@ def _problem_of(engine: Engine, r: dict[str, Any]) -> str | None:
     manifest: Any = {}
     if P_TOKENS not in engine.properties(collection):
         try:
-            manifest = json.loads(read_parts(engine, collection)["manifest"])
+            manifest = json.loads(read_parts(engine, collection, only=("manifest",))["manifest"])
         except (KeyError, TypeError, ValueError):
             manifest = {}
     return _derivation_problem(engine, collection, manifest if isinstance(manifest, dict)

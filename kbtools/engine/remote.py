@@ -455,16 +455,25 @@ def release_label(tag: str | None, collection: str) -> str:
     return f"release {tag} ({collection})" if tag else f"release {collection}"
 
 
+REQUIRED_PARTS = ("manifest", "docs", "vocab", "chunk_table", "fields")  # of every release
+
+
 def read_parts(engine: Engine, collection: str, *, files: bool = False,
+               only: Collection[str] | None = None,
                page_rows: int = PAGE_ROWS) -> dict[str, Any]:
-    """The blobs of a release's ``__meta`` collection, decoded (the ``files`` part, which
-    only the web app needs, with `files`). Read in pages of at most `page_rows` rows: a
-    Milvus server bounds what one query returns (``quotaAndLimits.limits.maxOutputSize``,
-    100 MB by default), and the files of a release with tens of MB of PDFs are more than
-    that. The keys are listed first (a few bytes a row), then their rows fetched by key."""
+    """The blobs of a release's ``__meta`` collection, decoded: every part (the ``files``
+    part, which only the web app needs, with `files`), or the parts named in `only` (a
+    check of a release's manifest reads no vocabulary, documents or pages). Read in pages
+    of at most `page_rows` rows: a Milvus server bounds what one query returns
+    (``quotaAndLimits.limits.maxOutputSize``, 100 MB by default), and the files of a
+    release with tens of MB of PDFs are more than that. The keys of the parts read are
+    listed first (a few bytes a row), then their rows fetched by key."""
     meta = collection + META_SUFFIX
-    listed = engine.call(f"reading {meta}", "query", meta,
-                         filter="seq >= 0" if files else 'part != "files"',
+    if only is not None:
+        wanted = f"part in [{', '.join(expr.literal(p) for p in sorted(set(only)))}]"
+    else:
+        wanted = "seq >= 0" if files else 'part != "files"'
+    listed = engine.call(f"reading {meta}", "query", meta, filter=wanted,
                          output_fields=["key"], consistency_level="Strong",
                          timeout=BLOB_TIMEOUT)
     keys = sorted(str(r["key"]) for r in listed)
@@ -492,7 +501,8 @@ def read_parts(engine: Engine, collection: str, *, files: bool = False,
             raise EngineError(f"release {collection} is damaged in the engine (its {part!r} "
                               f"in {meta} cannot be read: {exc}); publish it again",
                               path=str(engine.url), key="engine_release_incomplete") from None
-    missing = {"manifest", "docs", "vocab", "chunk_table", "fields"} - out.keys()
+    needed = set(REQUIRED_PARTS) if only is None else set(only) & set(REQUIRED_PARTS)
+    missing = needed - out.keys()
     if missing:
         raise EngineError(f"release {collection} is incomplete in the engine (no "
                           f"{', '.join(sorted(missing))}); publish it again",
