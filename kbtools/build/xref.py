@@ -26,6 +26,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.nodes import Heading
 from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
+from kbtools.textfind import occurrences
 
 
 def section_number(heading: str) -> str:
@@ -169,7 +170,7 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
     ref_en = list(_REF_EN.finditer(text))
     if not (md_links or ref_links or ref_nums or ref_en):
         return ()  # most chunks: no scan for lines and titles
-    newlines, opens, closes = (_positions(text, ch) for ch in ("\n", "《", "》"))
+    newlines, opens, closes = (occurrences(text, ch) for ch in ("\n", "《", "》"))
 
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
@@ -223,16 +224,6 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
                                       hit[1] if hit else (), line_at(m.start()))))
     found.sort(key=lambda x: x[0])
     return tuple(dict.fromkeys(link for _, link in found))
-
-
-def _positions(text: str, ch: str) -> list[int]:
-    """Every index of `ch` in `text`, in order."""
-    out: list[int] = []
-    i = text.find(ch)
-    while i >= 0:
-        out.append(i)
-        i = text.find(ch, i + 1)
-    return out
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:

@@ -19,6 +19,7 @@ from kbtools.index.reader import KbIndex
 from kbtools.query.expansion import NO_EXPANSION, Expansion
 from kbtools.query.fusion import Hit
 from kbtools.query.values import numeral_values
+from kbtools.textfind import occurrences
 
 
 class Coverage:
@@ -121,22 +122,12 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
     spans = numeral_values(question) if numeral else []  # read only where there may be one
     out = set()
     for t in unknown:
-        starts = _at(question, t)  # once per term, for both readings
+        starts = occurrences(question, t)  # once per term, for both readings
         if starts and ((len(t) == 1 and all(question[:at].rstrip()[-1:].isdigit()
                                             for at in starts))
                        or all(any(s <= at and at + len(t) <= e for s, e in spans)
                               for at in starts)):
             out.add(t)
-    return out
-
-
-def _at(text: str, term: str) -> list[int]:
-    """Where `term` starts in `text` (overlapping occurrences included)."""
-    out: list[int] = []
-    at = text.find(term)
-    while at >= 0:
-        out.append(at)
-        at = text.find(term, at + 1)
     return out
 
 
