@@ -1,16 +1,17 @@
 """A value a question writes in Chinese numerals (三十天, 百分之九十, 二十至三十度) is also
 searched as the knowledge mostly writes it, in Arabic digits (30 天, 90%, 20 至 30 度:
-`values.numeral_spellings`, `kbtools.query.expansion`): jieba makes 三十, 十天 and 三十天 of
+`digits.numeral_spellings`, `kbtools.query.expansion`): jieba makes 三十, 十天 and 三十天 of
 三十天, terms the knowledge never writes, so the number that told the passages apart was
-lost and "保留三十天的日志" ranked as "保留…的日志" does."""
+lost and "保留三十天的日志" ranked as "保留…的日志" does. 一 and 两 are values where they
+count a unit of time or, for 两, a measure word (保留一天, 两个小时, 两台服务器)."""
 
 from __future__ import annotations
 
 import pytest
 
 from kbtools.index.reader import open_index
+from kbtools.query.digits import numeral_spellings
 from kbtools.query.search import search
-from kbtools.query.values import numeral_spellings
 from tests.kbfixtures import built_pages
 
 SECTIONS = [
@@ -22,6 +23,12 @@ SECTIONS = [
     ("冷通道", "送风温度保持在 18 至 22 度，超出时检查空调。"),
     ("热通道", "回风温度保持在 30 至 35 度，超出时检查空调。"),
     ("节点宕机", "一个节点宕机后，集群会自动补齐副本。"),
+    ("临时日志", "临时日志默认保留 1 天，过期的文件由后台任务清理。"),
+    ("备份任务", "备份任务每次运行 2 个小时，超时后由调度器重试。"),
+    ("巡检任务", "巡检任务每次运行 6 个小时，超时后由调度器重试。"),
+    ("归档任务", "归档任务每次运行 9 分钟，超时后由调度器重试。"),
+    ("小集群", "小集群部署 2 台服务器，适合测试环境使用。"),
+    ("大集群", "大集群部署 5 台服务器，适合生产环境使用。"),
 ]
 
 
@@ -38,10 +45,34 @@ def test_values_in_chinese_numerals_are_respelled_in_arabic_digits():
     assert numeral_spellings("二十五个节点") == [("二十五个", "25个")]
     # 一 and 两 (mostly no amount), ordinals, words of a numeral and a unit's character
     # meaning no amount, names holding numerals, numerals written otherwise: no value
-    for text in ("一个节点宕机", "两个副本", "哪一年发布", "同一时间", "保留一天", "第三方应用",
-                 "第四张专辑", "十分灵活", "建筑四周", "一氧化碳", "七星瓢虫", "二十四节气",
-                 "三七", "三四天", "泵"):
+    for text in ("一个节点宕机", "哪一年发布", "同一时间", "第三方应用", "第四张专辑", "十分灵活",
+                 "建筑四周", "一氧化碳", "七星瓢虫", "二十四节气", "三七", "三四天", "泵"):
         assert numeral_spellings(text) == [], text
+
+
+@pytest.mark.parametrize(("text", "spelled"), [
+    ("保留一天", [("一天", "1天")]), ("运行两个小时", [("两个小时", "2个小时")]),
+    ("一分钟后", [("一分钟", "1分钟")]), ("一个月", [("一个月", "1个月")]),
+    ("两周内", [("两周", "2周")]), ("保存一年", [("一年", "1年")]), ("等两秒", [("两秒", "2秒")]),
+    ("一小时", [("一小时", "1小时")]), ("两台服务器", [("两台", "2台")]),
+    ("两块网卡", [("两块", "2块")]), ("两个副本", [("两个", "2个")]),
+    ("三小时", [("三小时", "3小时")]), ("二十分钟", [("二十分钟", "20分钟")]),
+    ("十分钟", [("十分钟", "10分钟")]), ("一分钟和三十天", [("一分钟", "1分钟"), ("三十天", "30天")]),
+])
+def test_one_and_two_counting_time_or_things_are_values(text, spelled):
+    """一 and 两 before a unit of time the knowledge writes in digits (and 两 before a
+    measure word); a unit of time of two characters after any numeral (三小时, 十分钟)."""
+    assert numeral_spellings(text) == spelled
+
+
+@pytest.mark.parametrize("text", [
+    "一个节点", "一台服务器", "哪一年", "这一天", "那两天", "同一天", "某一天", "每一天", "第一天",
+    "前一天", "上一年", "下一周", "有一天", "这两年", "一年级", "一周年", "一年半", "一个半小时",
+    "两个半月", "一两天", "第二天", "一次", "唯一", "统一时间"])
+def test_one_and_two_that_count_nothing_are_no_values(text):
+    """A determiner, an ordinal or a word before them (哪一年, 这两天, 每一天, 前一天), a
+    unit's character starting another word (一年级, 一周年), half more (一年半): no value."""
+    assert numeral_spellings(text) == [], text
 
 
 @pytest.mark.parametrize(("question", "arabic", "heading"), [
@@ -50,6 +81,9 @@ def test_values_in_chinese_numerals_are_respelled_in_arabic_digits():
     ("哪种日志保留九十天", "哪种日志保留90天", "通用日志"),
     ("使用率超过百分之九十五", "使用率超过95%", "磁盘告警"),
     ("温度三十至三十五度", "温度30至35度", "热通道"),
+    ("哪种日志保留一天", "哪种日志保留1天", "临时日志"),
+    ("哪个任务每次运行两个小时", "哪个任务每次运行2个小时", "备份任务"),
+    ("哪个集群部署两台服务器", "哪个集群部署2台服务器", "小集群"),
 ])
 def test_a_value_in_chinese_numerals_finds_what_the_digits_find(index, question, arabic,
                                                                  heading):

@@ -205,8 +205,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._LIST_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",
     "kbtools.query.values._WORD_BEFORE": "at most 12 characters before a number",
-    "kbtools.query.values._CJK_NUMBER": "the question; one pass: a literal, a run of one "
-                                        "character class and an optional literal-led run",
+    "kbtools.query.values.CJK_NUMBER": "the question; one pass: a literal, a run of one "
+                                       "character class and an optional literal-led run",
     "kbtools.query.values._SPOKEN_TENTHS": "matched at a number's unit end; one character "
                                            "class and a look-ahead",
     "kbtools.query.values._NUMERAL_RUN": "the at most 12 characters of the word before a "

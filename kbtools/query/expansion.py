@@ -43,7 +43,7 @@ make sandbox. Three words are tried when no two are written so (airflowmeter: ai
 meter).
 
 A value the question writes in Chinese numerals (保留三十天, 百分之九十, 二十至三十度:
-`values.numeral_spellings`) has its number searched in Arabic digits too (30, 90, 20 and
+`digits.numeral_spellings`) has its number searched in Arabic digits too (30, 90, 20 and
 30), as the question's own word, where the index holds the number so: jieba makes 三十,
 十天 and 三十天 of 三十天, words the knowledge never writes, and the number that told
 passages apart was lost. The numeral's own words the index holds (二十) are searched as
@@ -72,7 +72,7 @@ from kbtools.query.codes import (
     written_apart,
 )
 from kbtools.query.compounds import LATIN_RUN, compounds, splits
-from kbtools.query.values import numeral_spellings
+from kbtools.query.digits import numeral_spellings
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -237,7 +237,7 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
 
 def _numerals(text: str) -> list[tuple[str, str]]:
     """The values `text` writes in Chinese numerals, each as written and in Arabic digits
-    (`values.numeral_spellings`); none read where no numeral character is."""
+    (`digits.numeral_spellings`); none read where no numeral character is."""
     return [] if NUMERAL_CHARS.isdisjoint(text) else numeral_spellings(text)
 
 

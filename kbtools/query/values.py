@@ -106,7 +106,7 @@ BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
 _NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
-_CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
+CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
 # a digit right after a number's unit: 二十六度五 (26.5 said the spoken way), 26度5; 一 and 两
 # only when no CJK character follows them (26度一直没变, 26度两天了 start other words)
 _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u3400-\u9fff])")
@@ -270,7 +270,7 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     is also "once")."""
     spans = [(m.start(), m.end(), m.group(1).replace(",", ""), text[m.end():m.end() + 24])
              for m in _NUMBER.finditer(text)]
-    for m in _CJK_NUMBER.finditer(text):
+    for m in CJK_NUMBER.finditer(text):
         rest = text[m.end():m.end() + 24]
         unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
@@ -290,7 +290,7 @@ def numeral_values(text: str) -> list[tuple[int, int]]:
     the 星 of 七星瓢虫). 一 alone is a value only so followed (一些, 一氧化碳 hold none); a
     numeral written otherwise (三七, 三四天, 百日咳) is none."""
     out = []
-    for m in _CJK_NUMBER.finditer(text):
+    for m in CJK_NUMBER.finditer(text):
         if chinese_number(m.group(2)) is None:
             continue
         rest = text[m.end():m.end() + 24].lstrip()
@@ -302,34 +302,6 @@ def numeral_values(text: str) -> list[tuple[int, int]]:
             out.append((m.start(), end + width))
         elif m.group(0) != "一":
             out.append((m.start(), m.end()))
-    return out
-
-
-# a numeral and a unit's character that make a word meaning no amount: 十分 (very), 四周
-# (all around), 万分 (extremely), 十足 (full), 四方/八方 (every side)
-NUMERAL_WORDS = frozenset(("十分", "四周", "万分", "十足", "四方", "八方"))
-
-
-def numeral_spellings(text: str) -> list[tuple[str, str]]:
-    """Each value of `text` in Chinese numerals (`numeral_values`) as written and as the
-    knowledge mostly writes it, in Arabic digits: (三十度, 30度), (二十, 20), (十五点五天,
-    15.5天), (百分之九十, 90%). 一 and 两 are left out: mostly no value (一个节点, 哪一年,
-    同一时间, 两个副本); so is an ordinal (第三方, 第四张) and a numeral with no unit that is
-    one character or runs on into a word (七星瓢虫, 二十四节气): one the question writes
-    before 至, 到, 和 or 或 (二十至三十度) or apart is a value. Nor are the words made of a
-    numeral and a unit's character that mean no amount (`NUMERAL_WORDS`: 十分灵活, 四周)."""
-    out = []
-    for start, end in numeral_values(text):
-        m = _CJK_NUMBER.match(text, start)
-        value = chinese_number(m.group(2)) if m else None
-        if m is None or value is None or m.group(2) in ("一", "两") \
-                or text[start - 1:start] == "第" or text[start:end] in NUMERAL_WORDS:
-            continue
-        rest, after = text[m.end():end], text[m.end():m.end() + 1]
-        if not rest and not m.group(1) and (len(m.group(2)) < 2 or (
-                "\u3400" <= after <= "\u9fff" and after not in "至到和或")):
-            continue
-        out.append((text[start:end], value + ("%" if m.group(1) else "") + rest))
     return out
 
 
