@@ -7,10 +7,14 @@ count a unit of time or, for 两, a measure word (保留一天, 两个小时, �
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbtools.index.reader import open_index
-from kbtools.query.digits import numeral_spellings
+from kbtools.query.digits import NOT_A_COUNT_AFTER, numeral_spellings
 from kbtools.query.search import search
 from tests.kbfixtures import built_pages
 
@@ -109,3 +113,29 @@ def test_an_article_or_a_number_the_knowledge_never_writes_is_not_respelled(inde
         res = search(index, q, k=3)
         assert not any(e["from"] == "spelling" for e in res.filters.expanded or ()), q
     assert search(index, "一个节点宕机怎么办", k=1).results[0].title == "节点宕机"
+
+
+NUMERALS = "零〇一二两三四五六七八九十百千万点"
+_PIECES = st.sampled_from(["一", "两", "三", "十", "二十", "个", "天", "小时", "分钟", "周", "年",
+                           "月", "台", "半", "级", "百分之", "哪", "这", "每", "第", "前", "保留", "节点",
+                           "至", "和", " ", "，"])
+
+
+@settings(max_examples=600)
+@given(st.lists(_PIECES, max_size=10).map("".join))
+def test_each_respelled_value_is_written_in_the_question(text):
+    """What is respelled is the question's own text, in order, its number in digits and its
+    unit kept; 一 and 两 never after a word that makes them no count."""
+    at = 0
+    for written, arabic in numeral_spellings(text):
+        found = text.find(written, at)
+        assert found >= at, (text, written)
+        at = found + len(written)
+        number = re.match(r"\d+(?:\.\d+)?", arabic)
+        assert number, (text, arabic)
+        unit = arabic[number.end():]
+        if written.startswith("百分之"):  # 百分之九十: 90%
+            unit = unit.removeprefix("%")
+        assert written.endswith(unit), (text, written, arabic)  # its unit as written
+        if written[0] in "一两" and written[1:2] not in NUMERALS:  # 一 or 两 alone
+            assert text[found - 1:found] not in NOT_A_COUNT_AFTER, (text, written)
