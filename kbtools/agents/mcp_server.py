@@ -342,7 +342,7 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
                 return recent(ctx.root, days=days, n=n)
             except IndexLoadError:
                 pass
-    return recent(idx=ctx.idx(), days=days, n=n)
+    return recent(ctx.root, idx=ctx.idx(), days=days, n=n)
 
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
