@@ -502,7 +502,9 @@ def text_kept(tool: Any) -> Any:
     as a location a list refused as "not a valid string". Now a string stays the text it
     is for a parameter that takes text, and becomes what its JSON says only when that is a
     list or object the parameter takes (heading_path '["A", "B"]', inputs '{"温度": 18}')
-    or when the parameter takes no text."""
+    or when the parameter takes no text. "null" stays text for every parameter: given to
+    `verified_only` (or `k`, `days`) it was no argument at all where /api/search refuses it
+    as no true/false value; JSON's null (no string) is an argument left out on both."""
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 
     if not callable(getattr(FuncMetadata, "pre_parse_json", None)):
@@ -512,7 +514,11 @@ def text_kept(tool: Any) -> Any:
 
     def as_written(name: str, given: Any, parsed: Any) -> bool:
         kinds = takes.get(name, set())
-        if not isinstance(given, str) or parsed is given or "string" not in kinds:
+        if not isinstance(given, str) or parsed is given:
+            return False
+        if parsed is None:  # the text "null" is no null: a flag or a number refuses it
+            return True
+        if "string" not in kinds:
             return False
         return not (isinstance(parsed, list) and "array" in kinds
                     or isinstance(parsed, dict) and "object" in kinds)
