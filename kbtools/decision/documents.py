@@ -24,7 +24,7 @@ from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
 from kbtools.errors import SourceError, TableError, plural
 from kbtools.markdown.doctree import Table, parse
-from kbtools.markdown.heading_paths import heading_parts, path_matches
+from kbtools.markdown.heading_paths import heading_parts, path_matches, section_number
 
 DocRef = SourceDoc | str | os.PathLike[str]  # a parsed source, or the path of a Markdown file
 DECISION_ANNOTATION = "decision"  # <!-- decision: inputs=…; outputs=… -->
@@ -157,7 +157,10 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
         n = int(text)
         if 1 <= n <= len(tables):
             return chosen(n)
-        raise TableError(f"no decision table {n} (there are {len(tables)}: {listing})",
+        numbered = any(section_number(h) == text for t in tables
+                       if isinstance(t, DecisionTable) for h in t.heading_path)
+        hint = f"; for the section numbered {n}, write 'section {n}'" if numbered else ""
+        raise TableError(f"no decision table {n} (there are {len(tables)}: {listing}){hint}",
                          path=doc or None, key="no_table_number",
                          values={"n": str(n), "count": count})
     found = _table_named(tables, text, doc)
