@@ -12,9 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.engine import expr
-from kbtools.engine.milvus import connect_url
 from kbtools.query.filters import _compare, order_number
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import facts_collection, milvus  # noqa: F401 - the session fixture
 
 BIG = 2 ** 53  # 9007199254740992: the first integer beyond which floats skip integers
 FACTS = [
@@ -29,26 +28,8 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def coll(milvus):  # noqa: F811
-    engine = connect_url(milvus.url("orders"), create_db=True)
-    pm = engine.pymilvus
-    s = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
-    s.add_field("num", pm.DataType.INT64, is_primary=True)
-    s.add_field("verified", pm.DataType.BOOL)
-    for field in (expr.EQ_FIELD, expr.NUM_FIELD, expr.ORD_FIELD):
-        s.add_field(field, pm.DataType.JSON)
-    s.add_field("v", pm.DataType.FLOAT_VECTOR, dim=2)
-    ip = engine.client.prepare_index_params()
-    ip.add_index("v", index_type="FLAT", metric_type="L2")
-    if engine.client.has_collection("order"):
-        engine.client.drop_collection("order")
-    engine.client.create_collection("order", schema=s, index_params=ip)
-    engine.client.insert("order", [
-        {"num": i, "verified": False, "v": [1.0, 0.0],
-         **expr.filter_fields(expr.chunk_facts(f, f"doc{i}.md", "section", False))}
-        for i, f in enumerate(FACTS)])
-    engine.client.load_collection("order")
-    yield engine
-    engine.close()
+    with facts_collection(milvus, "orders", "order", [(f, False) for f in FACTS]) as engine:
+        yield engine
 
 
 def _local(op: str, want: str) -> list[int]:
