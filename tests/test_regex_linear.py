@@ -183,6 +183,7 @@ AUTHOR: dict[str, str] = {
     # as the tokenizer's _RUN
     "kbtools.query.unknown._CJK_TERM": "search",  # a term of a question
     "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
+    "kbtools.query.filter_numbers._EXPONENT_FORM": "fullmatch",  # a front-matter value
     "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
