@@ -114,8 +114,8 @@ def _decimal(text: str) -> Number | None:
         return None  # most text: no exception's cost
     try:
         return Decimal(text)
-    except (InvalidOperation, ValueError):
-        return _far(text)
+    except (InvalidOperation, ValueError):  # a date, a version, or an exponent too far
+        return _far(text) if "e" in text or "E" in text else None
 
 
 @lru_cache(maxsize=4096)  # a filter's value, once per document it is compared with
