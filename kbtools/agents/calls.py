@@ -36,6 +36,7 @@ def tool_error(exc: BaseException) -> str:
 
 
 def tool_exception(exc: BaseException) -> Exception:
+    """The SDK's ToolError saying `tool_error(exc)`: what a tool raises for the agent."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     return ToolError(tool_error(exc))
