@@ -10,13 +10,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine
+from kbtools.engine import expr
+from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine, connect_url
 from kbtools.engine.rows import blob_rows
 
 START_TIMEOUT = 60.0
@@ -86,3 +88,36 @@ def replace_manifest(eng: Engine, collection: str, manifest: dict[str, Any], *,
     if same_hash:
         eng.client.alter_collection_properties(
             collection, {P_MANIFEST: hashlib.sha256(text.encode("utf-8")).hexdigest()})
+
+
+@contextmanager
+def facts_collection(server: MilvusLite, db: str, name: str,
+                     rows: Sequence[tuple[dict[str, Any], bool]]) -> Iterator[Engine]:
+    """An engine connected to database `db` of `server`, holding collection `name` (made
+    anew) with one loaded row per (front-matter facts, verified) of `rows`: ``num`` (its
+    position), ``verified``, the filter fields `--where` expressions test
+    (`expr.filter_fields` of `expr.chunk_facts(facts, "doc<num>.md", "section", verified)`)
+    and a 2-d vector. For tests that compare a filter's rows in Milvus with the local
+    mask's (`kbtools.query.filters`); closed at the end."""
+    engine = connect_url(server.url(db), create_db=True)
+    try:
+        pm = engine.pymilvus
+        schema = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("num", pm.DataType.INT64, is_primary=True)
+        schema.add_field("verified", pm.DataType.BOOL)
+        for field in (expr.EQ_FIELD, expr.NUM_FIELD, expr.ORD_FIELD):
+            schema.add_field(field, pm.DataType.JSON)
+        schema.add_field("v", pm.DataType.FLOAT_VECTOR, dim=2)
+        index = engine.client.prepare_index_params()
+        index.add_index("v", index_type="FLAT", metric_type="L2")
+        if engine.client.has_collection(name):
+            engine.client.drop_collection(name)
+        engine.client.create_collection(name, schema=schema, index_params=index)
+        engine.client.insert(name, [
+            {"num": i, "verified": verified, "v": [1.0, 0.0], **expr.filter_fields(
+                expr.chunk_facts(facts, f"doc{i}.md", "section", verified))}
+            for i, (facts, verified) in enumerate(rows)])
+        engine.client.load_collection(name)
+        yield engine
+    finally:
+        engine.close()

@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.engine import expr
-from kbtools.engine.milvus import connect_url
 from kbtools.query.filters import _compare, number_key, order_number
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import facts_collection, milvus  # noqa: F401 - the session fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
            "]", "[", "}", "{x}", "%s", "json_contains(", "🙂", "值\"与'", "\u2028", "\t\x1f"]
@@ -90,29 +89,9 @@ SIZE_ONE, TORQUE_25 = [5, 6, 7], [5, 6]
 
 @pytest.fixture(scope="module")
 def coll(milvus):  # noqa: F811
-    engine = connect_url(milvus.url("exprs"), create_db=True)
-    pm = engine.pymilvus
-    s = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
-    s.add_field("num", pm.DataType.INT64, is_primary=True)
-    s.add_field("verified", pm.DataType.BOOL)
-    s.add_field(expr.EQ_FIELD, pm.DataType.JSON)
-    s.add_field(expr.NUM_FIELD, pm.DataType.JSON)
-    s.add_field(expr.ORD_FIELD, pm.DataType.JSON)
-    s.add_field("v", pm.DataType.FLOAT_VECTOR, dim=2)
-    ip = engine.client.prepare_index_params()
-    ip.add_index("v", index_type="FLAT", metric_type="L2")
-    if engine.client.has_collection("facts"):
-        engine.client.drop_collection("facts")
-    engine.client.create_collection("facts", schema=s, index_params=ip)
-    rows = []
-    for i, f in enumerate(FACTS):
-        facts = expr.chunk_facts(f, f"doc{i}.md", "section", i % 2 == 0)
-        rows.append({"num": i, "verified": i % 2 == 0, "v": [1.0, 0.0],
-                     **expr.filter_fields(facts)})
-    engine.client.insert("facts", rows)
-    engine.client.load_collection("facts")
-    yield engine
-    engine.close()
+    rows = [(f, i % 2 == 0) for i, f in enumerate(FACTS)]
+    with facts_collection(milvus, "exprs", "facts", rows) as engine:
+        yield engine
 
 
 def _local(key: str, op: str, want: str) -> list[int]:

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
-from kbtools.agents.mcp_server import Context, tool_error, tool_search
+from kbtools.agents.calls import tool_error
+from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config

@@ -6,15 +6,15 @@ and in Milvus alike. Before, both sides compared floats: 9007199254740992 was ``
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.engine import expr
-from kbtools.engine.milvus import connect_url
-from kbtools.query.filters import _compare, order_number
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from kbtools.query.filters import _compare, number_key, order_number
+from tests.milvus_server import facts_collection, milvus  # noqa: F401 - the session fixture
 
 BIG = 2 ** 53  # 9007199254740992: the first integer beyond which floats skip integers
 FACTS = [
@@ -29,26 +29,8 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def coll(milvus):  # noqa: F811
-    engine = connect_url(milvus.url("orders"), create_db=True)
-    pm = engine.pymilvus
-    s = pm.MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
-    s.add_field("num", pm.DataType.INT64, is_primary=True)
-    s.add_field("verified", pm.DataType.BOOL)
-    for field in (expr.EQ_FIELD, expr.NUM_FIELD, expr.ORD_FIELD):
-        s.add_field(field, pm.DataType.JSON)
-    s.add_field("v", pm.DataType.FLOAT_VECTOR, dim=2)
-    ip = engine.client.prepare_index_params()
-    ip.add_index("v", index_type="FLAT", metric_type="L2")
-    if engine.client.has_collection("order"):
-        engine.client.drop_collection("order")
-    engine.client.create_collection("order", schema=s, index_params=ip)
-    engine.client.insert("order", [
-        {"num": i, "verified": False, "v": [1.0, 0.0],
-         **expr.filter_fields(expr.chunk_facts(f, f"doc{i}.md", "section", False))}
-        for i, f in enumerate(FACTS)])
-    engine.client.load_collection("order")
-    yield engine
-    engine.close()
+    with facts_collection(milvus, "orders", "order", [(f, False) for f in FACTS]) as engine:
+        yield engine
 
 
 def _local(op: str, want: str) -> list[int]:
@@ -130,3 +112,98 @@ def test_order_text_orders_as_the_numbers(a, b):
     size and precision, infinities included."""
     ta, tb = expr.order_text(a), expr.order_text(b)
     assert (ta < tb, ta == tb) == (a < b, a == b), (a, b, ta, tb)
+
+
+# numbers whose exponent lies beyond Decimal's (±999999999999999999): they were text
+HUGE = "1e1000000000000000000"
+FAR = ["1e1000000000000000000", "-1e1000000000000000000", "1e-10000000000000000000",
+       "-1e-10000000000000000000", "10e999999999999999999", "1e999999999999999999", "inf",
+       "5", "2.5E+99999999999999999999999", "abc", "0e99999999999999999999",
+       ["1e1000000000000000001", "x"], "1_0e1000000000000000000", "-0.0e-99999999999999999999",
+       "1e" + "9" * 4001]  # 14: an exponent of more digits than an int reads: text
+
+
+@pytest.fixture(scope="module")
+def far(milvus):  # noqa: F811
+    with facts_collection(milvus, "far", "far", [({"size": f}, False) for f in FAR]) as engine:
+        yield engine
+
+
+def _far_local(op: str, want: str) -> list[int]:
+    return [i for i, f in enumerate(FAR) if _compare(f, op, want)]
+
+
+def _far_remote(engine, op: str, want: str) -> list[int]:
+    got = engine.client.query("far", filter=expr.condition("size", op, want),
+                              output_fields=["num"], consistency_level="Strong")
+    return sorted(int(r["num"]) for r in got)
+
+
+@pytest.mark.parametrize(("op", "want", "rows"), [  # 9, 11, 14: by text ("abc", "x", "1e99…")
+    (">=", HUGE, [0, 4, 6, 8, 9, 11, 12, 14]), ("<=", HUGE, [0, 1, 2, 3, 4, 5, 7, 10, 13]),
+    (">=", "1e999999999999999999", [0, 4, 5, 6, 8, 9, 11, 12, 14]),
+    ("<=", "-1e400", [1]), (">=", "1e-400", [0, 4, 5, 6, 7, 8, 9, 11, 12, 14]),
+    ("<=", "1e-9999999999999999999", [1, 2, 3, 10, 13]), (">=", "0", [0, 2, 4, 5, 6, 7, 8, 9,
+                                                                       10, 11, 12, 13, 14]),
+    ("=", "1.0E+1000000000000000000", [0, 4]), ("!=", HUGE, [1, 2, 3, 5, 6, 7, 8, 9, 10, 11,
+                                                              12, 13, 14]),
+    ("=", "0", [10, 13]), ("=", "100e999999999999999999", [11, 12]),
+    ("<=", "-1e1000000000000000001", []), (">=", "1e10000000000000000000000", [6, 8, 9, 11, 14]),
+])
+def test_exponents_beyond_decimals_are_numbers_in_both(far, op, want, rows):
+    """``size>=1e1000000000000000000`` compared strings: Decimal refuses an exponent beyond
+    ±999999999999999999, so such values were text, on the local mask and in Milvus alike
+    ("1e1000…" was less than "5"). They are now numbers, compared exactly."""
+    assert _far_local(op, want) == rows
+    assert _far_remote(far, op, want) == rows
+
+
+def test_a_far_number_is_a_number_written_one_way():
+    assert order_number(HUGE) > order_number("1e999999999999999999") > Decimal("1e400")
+    assert order_number(HUGE) == order_number("10e999999999999999999") == order_number(
+        "0.1e1000000000000000001")
+    assert number_key(HUGE) == number_key("10e999999999999999999") == "1e1000000000000000000"
+    assert Decimal(0) < order_number("1e-10000000000000000000") < Decimal("1e-400")
+    assert Decimal("-Infinity") < order_number("-" + HUGE) < Decimal("-1e400")
+    assert order_number("0e99999999999999999999") == 0
+    assert order_number("1e" + "9" * 4001) is None and order_number("1e1000000000000000000x") is None
+
+
+far_numbers = st.builds(
+    lambda d, e: (d, e, f"{d}e{e}"), st.integers(-10 ** 25, 10 ** 25),
+    st.one_of(st.integers(-10 ** 25, 10 ** 25), st.integers(-10 ** 20, -10 ** 18),
+              st.integers(10 ** 18, 10 ** 20), st.integers(-10, 10)))
+
+
+far_wants = st.one_of(wants, far_numbers.map(lambda n: n[2]),
+                      st.sampled_from([HUGE, "-" + HUGE, "1e-10000000000000000000", "0e99999999999999999999"]))
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=far_wants, op=st.sampled_from([">=", "<=", "=", "!="]))
+def test_any_far_number_filters_alike_locally_and_in_milvus(far, want, op):
+    assert _far_remote(far, op, want) == _far_local(op, want)
+
+
+def _reference(d: int, e: int) -> tuple:
+    """The order of d * 10**e, computed apart from the code: class, then the exponent of the
+    leading digit and the mantissa in [0.1, 1), negated for a negative number."""
+    if d == 0:
+        return (0,)
+    digits = str(abs(d))
+    place, mantissa = e + len(digits), Fraction(int(digits), 10 ** len(digits))
+    return (1, place, mantissa) if d > 0 else (-1, -place, -mantissa)
+
+
+@settings(max_examples=600, deadline=None)
+@given(a=far_numbers, b=far_numbers)
+def test_far_numbers_order_and_equal_as_the_numbers(a, b):
+    """Locally (`order_number`, `number_key`) and as Milvus compares them (`order_text`),
+    two numbers of any exponent order and equal as d * 10**e do."""
+    ra, rb = _reference(a[0], a[1]), _reference(b[0], b[1])
+    na, nb = order_number(a[2]), order_number(b[2])
+    ta, tb = expr.order_text(na), expr.order_text(nb)
+    assert (na < nb, na == nb, na > nb) == (ra < rb, ra == rb, ra > rb), (a, b)
+    assert (ta < tb, ta == tb) == (ra < rb, ra == rb), (a, b, ta, tb)
+    assert (number_key(a[2]) == number_key(b[2])) == (ra == rb)

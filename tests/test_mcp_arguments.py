@@ -3,6 +3,8 @@ stdio, driven by the SDK's client (as in test_mcp.py)."""
 
 from __future__ import annotations
 
+import json
+
 from tests.test_mcp import committed_repo, data, error_text, git, session
 
 RISK = "knowledge/crops/risk.md"
@@ -66,3 +68,55 @@ def test_a_one_line_draft_field_refuses_line_separators_and_c1_controls(tmp_path
         assert "one line of text" in text and "\n" not in text
     assert data(filed)["verified"] is False  # a body may hold them: it is many lines
     assert git(repo, "branch", "--list", "draft/*").count("draft/") == 1
+
+
+def test_an_optional_flag_reads_alike_over_mcp_and_the_json_api(tmp_path):
+    """`verified_only: "null"` (the string) was no argument at all over MCP (the SDK read it
+    as JSON) where /api/search refuses it: the string "null" is no true/false value on
+    either surface, and JSON's null is the argument left out on both. The same holds for
+    the other optional arguments that take no text (`k`, `days`, `line_start`)."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+    from starlette.testclient import TestClient
+
+    from kbtools.agents.mcp_server import build_server
+    from kbtools.serve.app import create_app
+    from tests.hostile import built_repo_index
+
+    dist = built_repo_index(tmp_path / "repo", {}, model="test-hash")
+    server = build_server(index=dist, root=tmp_path / "repo")
+    calls = {"string": ("search", {"query": "pump seal", "verified_only": "null"}),
+             "json-null": ("search", {"query": "pump seal", "verified_only": None}),
+             "no": ("search", {"query": "pump seal", "verified_only": "no"}),
+             "k": ("search", {"query": "pump seal", "k": "null"}),
+             "days": ("recent", {"days": "null"}),
+             "line": ("read", {"doc": "knowledge/good.md", "line_start": "null"})}
+
+    async def run():
+        got = {}
+        for name, (tool, args) in calls.items():
+            try:
+                got[name] = json.loads((await server.call_tool(tool, args)).content[0].text)
+            except ToolError as exc:  # the SDK's client gets it as an error result
+                got[name] = str(exc)
+        return got
+
+    got = anyio.run(run)
+    for name, words in {"string": "verified_only: Input should be a valid boolean",
+                        "k": "k: Input should be a valid integer",
+                        "days": "days: Input should be a valid integer",
+                        "line": "line_start: Input should be a valid integer"}.items():
+        assert isinstance(got[name], str) and words in got[name], (name, got[name])
+    for name in ("json-null", "no"):
+        assert got[name]["filters"]["verified_only"] is False, name
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as api:
+        refused = api.post("/api/search", json={"query": "pump seal", "verified_only": "null"})
+        assert refused.status_code == 400 and "not 'null'" in refused.json()["error"]["message"]
+        assert api.get("/api/search", params={"q": "pump seal",
+                                              "verified_only": "null"}).status_code == 400
+        absent = api.post("/api/search", json={"query": "pump seal", "verified_only": None})
+        assert absent.status_code == 200
+        assert absent.json()["filters"]["verified_only"] is False
+        assert api.post("/api/read", json={}).status_code == 405  # read is a GET
+        assert api.get("/api/read", params={"doc": "knowledge/good.md",
+                                            "line_start": "null"}).status_code == 400

@@ -142,3 +142,40 @@ def test_a_request_the_sdk_cannot_read_gets_an_invalid_request_error(tmp_path):
     for key in bad:
         assert answers[key]["error"]["code"] == -32600
         assert "Invalid Request" in answers[key]["error"]["message"]
+
+
+def test_a_tools_call_the_sdk_cannot_read_says_which_tool_and_what_is_wrong(tmp_path):
+    """A ``tools/call`` without a tool name, or with arguments that are no object, got the
+    SDK's bare "Invalid request parameters" (and empty data), the same for every mistake.
+    Each now gets JSON-RPC's invalid-params error with one line naming the tool and what is
+    wrong; arguments left out or null are still no arguments."""
+    calls = {1: {"name": "recent", "arguments": [7]},
+             2: {"arguments": {"days": 7}},
+             3: {"name": "read", "arguments": "knowledge/crops/risk.md"},
+             4: {"name": 5, "arguments": {}},
+             5: {"name": "nope", "arguments": 3},
+             6: {"name": "recent", "arguments": None},
+             7: {"name": "recent"}}
+    lines = [HELLO, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             *({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": p}
+               for i, p in calls.items())]
+    repo = committed_repo(tmp_path / "repo")
+    proc = subprocess.run([sys.executable, "-m", "kbtools", "mcp"], cwd=repo,
+                          env=env(tmp_path / "home"),
+                          input=b"".join(json.dumps(m).encode() + b"\n" for m in lines),
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
+    tools = "search, read, recent, evaluate_table"
+    said = {1: "invalid tools/call of recent: 'arguments' is a list, not an object of "
+               "argument: value (recent takes days, n)",
+            2: f"invalid tools/call: no 'name' (the tool to call: {tools})",
+            3: "invalid tools/call of read: 'arguments' is a string, not an object of argument: "
+               "value (read takes doc, heading_path, line_start, line_end)",
+            4: f"invalid tools/call: 'name' is a number, not the name of a tool ({tools})",
+            5: "invalid tools/call of nope: 'arguments' is a number, not an object of "
+               f"argument: value (no tool 'nope'; the tools: {tools})"}
+    for i, message in said.items():
+        assert answers[i]["error"] == {"code": -32602, "message": message}, answers[i]
+    for i in (6, 7):
+        assert answers[i]["result"]["structuredContent"]["source"] == "git", answers[i]

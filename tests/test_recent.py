@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,3 +135,32 @@ def test_recent_days_go_by_author_date_in_git_as_on_a_device(repo):
     assert [(c["doc"], c["message"]) for c in changes] == [("knowledge/new.md", "add new")]
     res = CliRunner().invoke(main, ["recent", "--json"])  # without --days it is the newest
     assert json.loads(res.output)["changes"][0]["message"] == "import the 2019 revision"
+
+
+def test_recent_shows_where_it_read_without_the_devices_layout(tmp_path, monkeypatch):
+    """`recent`'s ``root`` was the server's absolute path (``/home/ann/…/dist``), which told
+    an agent the device's file layout: it is now relative to the knowledge repository when
+    inside it ("." for its Git history, "dist" for its build), else the release directory's
+    own name, in `kb recent --json` and the MCP tool alike."""
+    from kbtools.agents.mcp_server import Context, tool_recent
+    from kbtools.agents.recent import recent
+    from tests.hostile import built_repo_index
+
+    dist = built_repo_index(tmp_path / "repo", {}, model="test-hash")
+    repo = dist.parent
+    device = tmp_path / "device" / "releases" / "kb-r7"
+    shutil.copytree(dist, device)
+    monkeypatch.chdir(repo)
+    got = {"git": recent(repo), "dist": recent(repo, index=dist),
+           "mcp-git": tool_recent(Context(root=repo)),
+           "mcp-dist": tool_recent(Context(index=dist, root=repo)),
+           "mcp-device": tool_recent(Context(index=device, root=tmp_path)),
+           "cli": json.loads(CliRunner().invoke(main, ["recent", "--json", "--index",
+                                                       str(dist)]).output)}
+    assert {k: v["root"] for k, v in got.items()} == {
+        "git": ".", "dist": "dist", "mcp-git": ".", "mcp-dist": "dist",
+        "mcp-device": "kb-r7", "cli": "dist"}
+    assert [v["source"] for v in got.values()] == ["git", "index", "git", "index", "index",
+                                                    "index"]
+    assert all(str(tmp_path) not in json.dumps(v) for v in got.values())
+    assert got["mcp-device"]["changes"] and got["dist"]["changes"]

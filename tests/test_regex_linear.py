@@ -55,9 +55,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
     "kbtools.agents.read._DRIVE": "match",
-    "kbtools.agents.read._SEPARATOR": "split",
-    "kbtools.agents.read._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
-    "kbtools.agents.read:^\\s*(第\\s*)?\\d+(\\.\\d+)*[.、章节]?\\s*": "sub",
+    "kbtools.markdown.heading_paths._SEPARATOR": "split",
+    "kbtools.markdown.heading_paths._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
+    "kbtools.markdown.heading_paths:^\\s*(第\\s*)?\\d+(\\.\\d+)*[.、章节]?\\s*": "sub",
     "kbtools.build.chunk_fine.IMAGE_MARKUP": "sub",
     "kbtools.build.chunk_text.SENTENCE_END": "finditer",
     "kbtools.build.chunk_text.CLAUSE_END": "finditer",
@@ -70,7 +70,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.neighbours.MD_LINK": "search",  # a stored link's written text
     "kbtools.query.anchors.SENTENCE_END": "finditer",
     "kbtools.query.anchors.WHOLE_LINK": "sub",
-    "kbtools.build.xref:^\\s*(?:第\\s*)?(\\d+(?:\\.\\d+)*)\\.?(?=\\s|[^\\d.]|$)": "match",
+    "kbtools.markdown.heading_paths:^\\s*(?:第\\s*)?(\\d+(?:\\.\\d+)*)\\.?(?=\\s|[^\\d.]|$)": "match",
     "kbtools.check.fix.NEWLINE": "split",
     "kbtools.check.links.SCHEME": "match",
     "kbtools.check.links.DRIVE": "match",
@@ -183,6 +183,7 @@ AUTHOR: dict[str, str] = {
     # as the tokenizer's _RUN
     "kbtools.query.unknown._CJK_TERM": "search",  # a term of a question
     "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
+    "kbtools.query.filter_numbers._EXPONENT_FORM": "fullmatch",  # a front-matter value
     "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
@@ -428,8 +429,8 @@ WORST = [
     ("kbtools.query.anchors.WHOLE_LINK", "[" * N),
     ("kbtools.query.anchors.WHOLE_LINK", "[a](" * (N // 4)),
     ("kbtools.query.anchors.WHOLE_LINK", "[a](" + "x" * N),
-    ("kbtools.agents.read._SEPARATOR", " >" * N + "x"),
-    ("kbtools.agents.read._SECTION_REF", "section" + " " * N + "1" + ".1" * (N // 2) + "x"),
+    ("kbtools.markdown.heading_paths._SEPARATOR", " >" * N + "x"),
+    ("kbtools.markdown.heading_paths._SECTION_REF", "section" + " " * N + "1" + ".1" * (N // 2) + "x"),
     ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
     ("kbtools.review.verification.CO_AUTHOR", "Co-authored-by: a" + " " * N + "b"),

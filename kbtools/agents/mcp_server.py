@@ -10,10 +10,11 @@ structured result, in fields named ``text`` (search hits) or ``markdown`` (secti
 to its citation, with a ``notice`` saying that these fields are quoted data. stdout belongs
 to the protocol; every log line goes to stderr.
 
-Every failure reaches the agent as one line saying why (`tool_error`): a KbError as its
-message, arguments that fail the tool's schema as the fields and what is wrong with them,
-anything unexpected as its type (the traceback goes to the server log on stderr) — never a
-bare "Error executing tool". Messages are one line, escaped and bounded.
+Every failure reaches the agent as one line saying why (`kbtools.agents.calls`): a KbError
+as its message, arguments that fail the tool's schema as the fields and what is wrong with
+them, a call without a tool name or with arguments that are no object as what is wrong with
+it, anything unexpected as its type (the traceback goes to the server log on stderr) — never
+a bare "Error executing tool". Messages are one line, escaped and bounded.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.agents.arguments import filters
+from kbtools.agents.calls import (
+    call_shape,
+    json_types,
+    one_line_errors,
+    text_kept,
+    tool_exception,
+)
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.parameters import (
     Author,
@@ -59,12 +67,9 @@ from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
 from kbtools.decision.documents import evaluate_table
 from kbtools.errors import (
-    API_FILTERS,
     IndexLoadError,
     KbError,
     UsageError,
-    one_line,
-    surface_message,
 )
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
@@ -160,8 +165,8 @@ risk level, or running hours → maintenance item).
 Use whenever a document holds a decision table and you have the input values: the result
 names the matching row, why each cell matched, and the outputs, with a citation. Pass
 `inputs` as {column: value} (column header with or without unit, e.g. {"温度": "18",
-"相对湿度": "90"}); `table` by name, heading or 1-based index when the document has
-several. status "no_match" means "no rule matches, needs human review": report that, do not
+"相对湿度": "90"}); `table` by name, 1-based index or the section it lies in (a heading, a
+citation's heading path or a section number: "4.4") when the document has several. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. Do not use for tables that are not rules (use `read`).
 """
 
@@ -282,28 +287,6 @@ class Context:
             return None
 
 
-def tool_error(exc: BaseException) -> str:
-    """The one line an agent reads when a tool fails because of `exc`."""
-    if isinstance(exc, KbError):  # a filter's names the tool's `where`, not `--where`
-        return one_line(surface_message(exc, API_FILTERS))
-    errors = getattr(exc, "errors", None)
-    if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
-        try:
-            parts = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                     for e in errors()]
-        except Exception:  # a validation error of another shape: its type is enough
-            parts = []
-        return one_line("invalid arguments: " + ("; ".join(parts) or type(exc).__name__))
-    return one_line(f"internal error ({type(exc).__name__}: {exc}); the server log on stderr "
-                    "has the details")
-
-
-def _tool_error(exc: BaseException) -> Exception:
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    return ToolError(tool_error(exc))
-
-
 # ----------------------------------------------------------------- tool cores (plain functions)
 
 def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | None = None,
@@ -342,7 +325,7 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
                 return recent(ctx.root, days=days, n=n)
             except IndexLoadError:
                 pass
-    return recent(idx=ctx.idx(), days=days, n=n)
+    return recent(ctx.root, idx=ctx.idx(), days=days, n=n)
 
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
@@ -379,7 +362,7 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     parameters: dict[str, tuple[str, ...]] = {}  # each tool's argument names, filled below
     optional: dict[str, dict[str, bool]] = {}  # those it has a default for (below)
-    server_class: type[MCPServer] = _one_line_errors(MCPServer, parameters, optional)
+    server_class: type[MCPServer] = one_line_errors(MCPServer, parameters, optional)
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
@@ -389,10 +372,10 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                 with ctx.call():
                     return fn(ctx, *args, **kwargs)
             except KbError as exc:
-                raise _tool_error(exc) from None
+                raise tool_exception(exc) from None
             except Exception as exc:  # a bug: say so in one line, keep the traceback here
                 log.exception("tool %s failed unexpectedly", fn.__name__)
-                raise _tool_error(exc) from None
+                raise tool_exception(exc) from None
         return call
 
     def search(query: Question, k: ResultCount = 5, where: Filters = None,
@@ -441,88 +424,7 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
             p: "string" not in json_types(props.get(p, {})) for p, param in params.items()
             if param.default is not inspect.Parameter.empty}
     return server_class("kbtools", instructions=INSTRUCTIONS, version=__version__,
-                        log_level="WARNING", tools=made)
-
-
-def _one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
-                     optional: dict[str, dict[str, bool]]) -> type:
-    """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
-    the SDK's own messages for arguments that fail the schema span several lines, and for a
-    crash say only "Error executing tool <name>". An argument a tool does not take (by
-    `parameters`: tool name → argument names) is refused: the SDK would drop it silently.
-    A null given for an argument the tool may go without (`optional`: tool name → those
-    names, each with whether it takes no text) is that argument left out, as the JSON API
-    reads it, and so is an empty string given for one that takes no text (a number): `k:
-    null` and `k: ""`, which agents send for an optional argument they do not set, were
-    refused as "not a valid integer" where /api/search returns its 5 results."""
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.shared.exceptions import MCPError
-
-    class Server(base):  # type: ignore[misc]
-        async def call_tool(self, name: str, arguments: dict[str, Any],
-                            context: Any = None) -> Any:
-            known = parameters.get(name)
-            unknown = sorted(set(arguments or {}) - set(known or ()))
-            if known is not None and unknown:  # the SDK drops them: `heading` read the whole doc
-                raise ToolError(one_line(
-                    f"Error executing tool {name}: invalid arguments: {unknown[0]}: unknown "
-                    f"argument ({name} takes {', '.join(known)})"))
-            left = optional.get(name, {})
-            arguments = {k: v for k, v in (arguments or {}).items()
-                         if not (k in left and (v is None or v == "" and left[k]))}
-            try:
-                return await super().call_tool(name, arguments, context)
-            except MCPError:
-                raise
-            except ToolError as exc:  # UnexpectedToolError too: the type tells the SDK to log
-                cause = exc.__cause__
-                if cause is None or isinstance(cause, ToolError):  # the text is already a reason
-                    raise type(exc)(one_line(str(exc))) from cause
-                raise type(exc)(f"Error executing tool {name}: {tool_error(cause)}") from cause
-
-    return Server
-
-
-def json_types(schema: dict[str, Any]) -> set[str]:
-    """The JSON types a parameter's input schema takes (its own `type` and its `anyOf`'s)."""
-    found: set[str] = set()
-    for part in [schema, *schema.get("anyOf", [])]:
-        kind = part.get("type")
-        found.update([kind] if isinstance(kind, str) else kind or [])
-    return found
-
-
-def text_kept(tool: Any) -> Any:
-    """`tool` (the SDK's Tool) with each string argument read as the agent wrote it. The SDK
-    reads a string given to any parameter not typed plain `str` as JSON first, and keeps
-    what that gives unless it is a string or a number: "null" was no argument at all (a
-    draft's location "null" was refused with "pass the location argument", its author
-    "null" became the Git user; a heading_path, `where` or table "null" read the whole
-    document, filtered nothing or took the first table, without a word) and '["a"]' given
-    as a location a list refused as "not a valid string". Now a string stays the text it
-    is for a parameter that takes text, and becomes what its JSON says only when that is a
-    list or object the parameter takes (heading_path '["A", "B"]', inputs '{"温度": 18}')
-    or when the parameter takes no text."""
-    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-
-    if not callable(getattr(FuncMetadata, "pre_parse_json", None)):
-        return tool  # an SDK that reads arguments otherwise: its own reading stands
-    takes = {name: json_types(prop)
-             for name, prop in tool.parameters.get("properties", {}).items()}
-
-    def as_written(name: str, given: Any, parsed: Any) -> bool:
-        kinds = takes.get(name, set())
-        if not isinstance(given, str) or parsed is given or "string" not in kinds:
-            return False
-        return not (isinstance(parsed, list) and "array" in kinds
-                    or isinstance(parsed, dict) and "object" in kinds)
-
-    class Arguments(FuncMetadata):
-        def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-            parsed = super().pre_parse_json(data)
-            return {k: data[k] if as_written(k, data[k], v) else v for k, v in parsed.items()}
-
-    return tool.model_copy(update={"fn_metadata": Arguments(**dict(tool.fn_metadata))})
+                        log_level="WARNING", tools=made, middleware=[call_shape(parameters)])
 
 
 def serve(*, index: Path | None = None, allow_write: bool = False,

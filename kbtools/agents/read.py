@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import errno
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kbtools.build.verified import coverages
-from kbtools.build.xref import section_number
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
 from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_doc
@@ -36,7 +34,7 @@ from kbtools.errors import (
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.markdown.doctree import parse
-from kbtools.markdown.parser import inline_text, parse_inline
+from kbtools.markdown.heading_paths import heading_parts, norm, path_matches, split_heading_path
 from kbtools.query.filters import shared_folders
 from kbtools.query.results import Citation
 from kbtools.ship.checkout import open_index
@@ -262,98 +260,6 @@ class SectionText:
                 "markdown": self.markdown}
 
 
-def _norm(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
-
-
-# what joins the headings of a heading path in a string: ' > ', as citations write it (' › '
-# and ' » ' too), never a bare '>', which belongs to the heading (`Option<u8>`, `> 30 °C`)
-_SEPARATOR = re.compile(r"(\s[>›»]\s)")
-# a section named by its number as prose names it: "section 4.3", "Chapter 4", "§ 4.3",
-# "第 4.3 节" (the number alone, "4.3", works too)
-_SECTION_REF = re.compile(r"(?i)(?:section|sect\.|chapter|§|第)[ \t]*(\d+(?:\.\d+)*)[ \t]*[节節章]?")
-
-
-def heading_parts(heading_path: str | list[str] | tuple[str, ...] | None
-                  ) -> tuple[list[str], list[str] | None]:
-    """The parts of a heading path and, for a string, the separators written before each
-    part after the first (None for a list: each of its parts is one heading)."""
-    if heading_path is None:
-        return [], None
-    if not isinstance(heading_path, str):
-        return [str(p).strip() for p in heading_path if str(p).strip()], None
-    pieces = _SEPARATOR.split(heading_path)  # part, separator, part, …
-    parts: list[str] = []
-    seps: list[str] = []
-    for i in range(0, len(pieces), 2):
-        if pieces[i].strip():
-            if parts:
-                seps.append(pieces[i - 1])
-            parts.append(pieces[i].strip())
-    return parts, seps
-
-
-def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -> list[str]:
-    """The parts of a heading path: a list as given, a string split at ' > '."""
-    return heading_parts(heading_path)[0]
-
-
-@lru_cache(maxsize=1024)
-def _forms(wanted: str) -> tuple[str, ...]:
-    """What a part of a heading path may name a heading by: its text; the heading as Markdown
-    writes it, taken as a heading's text is (`## Using `kb sync` *safely* ##` names "Using kb
-    sync safely", as a document's `markdown` shows it); a section number as prose writes it
-    ("section 4.3")."""
-    forms = [_norm(wanted)]
-    text = wanted.strip()
-    if text.startswith("#"):  # an ATX heading line: its markers are not its text
-        text = text.lstrip("#")
-        bare = text.rstrip("#")
-        text = bare if not bare or bare[-1] in " \t" else text
-    written = _norm(inline_text(parse_inline(text, {})))
-    if written and written not in forms:
-        forms.append(written)
-    ref = _SECTION_REF.fullmatch(text.strip())
-    if ref:
-        forms.append(ref.group(1))
-    return tuple(forms)
-
-
-def _heading_matches(wanted: str, heading: str) -> bool:
-    h, number = _norm(heading), section_number(heading)
-    bare = re.sub(r"^\s*(第\s*)?\d+(\.\d+)*[.、章节]?\s*", "", h) if number else None
-    # "1.1 湿度" is named by "1.1" and by "湿度"
-    return any(w == h or (number and w in (number, bare)) for w in _forms(wanted))
-
-
-def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...],
-                 whole: bool = False) -> bool:
-    """Whether `parts` name the last headings of `path` (all of them when `whole`), each
-    heading named by one part or, when the parts came from a string (`seps`), by several
-    consecutive parts joined as written: the citation ``Doc > Temperature < 10 °C or > 30
-    °C`` names the heading ``Temperature < 10 °C or > 30 °C``."""
-    norms = [_norm(h) for h in path]
-    joins = seps or []
-
-    @cache
-    def names(i: int, j: int) -> bool:  # parts[:i] name the last headings of path[:j]
-        if i == 0:
-            return j == 0 or not whole
-        if j == 0:
-            return False
-        text = parts[i - 1]
-        for g in range(1, (i if seps is not None else 1) + 1):
-            if g > 1:
-                text = parts[i - g] + joins[i - g] + text
-            if min(map(len, _forms(text))) > len(norms[j - 1]):
-                break  # a part never names a heading shorter than itself
-            if _heading_matches(text, path[j - 1]) and names(i - g, j - 1):
-                return True
-        return False
-
-    return names(len(parts), len(path))
-
-
 def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> Any:
     """The section whose heading path ends with `heading_path` (exactly one, else KbError).
     Of several, the one whose own heading is the whole string (rather than the path its
@@ -368,7 +274,7 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
         raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})",
                       key="no_section", values={"doc": doc.rel, "section": wanted})
     exact = [s for s in found if isinstance(heading_path, str) and len(parts) > 1
-             and _norm(s.heading_path[-1]) == _norm(heading_path)]
+             and norm(s.heading_path[-1]) == norm(heading_path)]
     full = [s for s in found if path_matches(parts, seps, s.heading_path, whole=True)]
     for preferred in (exact, full):
         if len(preferred) == 1:

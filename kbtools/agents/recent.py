@@ -3,7 +3,8 @@
 In a knowledge repository `kbtools.review.history.recent_changes` reads the log (author,
 summary of what changed). A device has no knowledge history, only an index release: there the document
 records of the chunk store (last_commit / last_author / last_changed, stamped at build time)
-are used instead, and each entry says so in ``source``.
+are used instead, and each entry says so in ``source``. Where they came from, ``root``, is
+shown as `shown_root` writes it, never as the device's absolute path.
 """
 
 from __future__ import annotations
@@ -61,9 +62,21 @@ def from_doc_records(docs: list[dict[str, Any]], *, days: int | None = None,
     return out
 
 
+def shown_root(path: Path, repo: Path | None) -> str:
+    """Where changes came from as an agent may be shown it (`recent`'s ``root``): relative to
+    the knowledge repository `repo` when it lies inside it ("." for the repository itself,
+    "dist" for its build), else the directory's own name (a device's release is named by its
+    tag, "kb-r3"): the absolute path told an agent the device's layout (its user's home)."""
+    here = path.resolve()
+    if repo is not None and here.is_relative_to(base := repo.resolve()):
+        return here.relative_to(base).as_posix()
+    return here.name or "."
+
+
 def recent(root: Path | None = None, *, index: Path | None = None, idx: KbIndex | None = None,
            days: int | None = None, n: int | None = None) -> dict[str, Any]:
-    """``{"source": "git"|"index", "release": …, "changes": [...]}``, newest first.
+    """``{"source": "git"|"index", "root": …, "release": …, "changes": [...]}``, newest
+    first; ``root`` is where they came from, as `shown_root` shows it.
 
     Uses Git when `root` (or the current directory) is a knowledge repository and no index
     is given; otherwise the index (``--index``, KB_INDEX, ./dist or the device directory).
@@ -74,17 +87,19 @@ def recent(root: Path | None = None, *, index: Path | None = None, idx: KbIndex 
         days = min(days, MAX_DAYS)  # "the last 10**30 days" is everything, not an overflow
     if n is not None and n < 1:
         raise UsageError("-n must be 1 or more")
+    repo_root = find_root(root)
+    in_repo = (repo_root / CONFIG_NAME).is_file()
     if idx is None and index is None:
-        repo_root = find_root(root)
-        repo = open_repo(repo_root) if (repo_root / CONFIG_NAME).is_file() else None
+        repo = open_repo(repo_root) if in_repo else None
         if repo is not None:
             repo.close()
             changes = recent_changes(repo_root, days=days, n=n)
             for c in changes:
                 c["source"] = "git"
-            return {"source": "git", "root": str(repo_root), "release": None,
+            return {"source": "git", "root": shown_root(repo_root, repo_root), "release": None,
                     "changes": changes}
     if idx is None:
         idx = open_index(index)
-    return {"source": "index", "root": str(idx.root), "release": idx.release.to_dict(),
+    return {"source": "index", "root": shown_root(Path(idx.root), repo_root if in_repo else None),
+            "release": idx.release.to_dict(),
             "changes": from_doc_records(idx.docs(), days=days, n=n)}

@@ -24,16 +24,10 @@ from markdown_it.common.utils import normalizeReference
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
+from kbtools.markdown.heading_paths import section_number
 from kbtools.markdown.nodes import Heading
 from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 from kbtools.textfind import occurrences
-
-
-def section_number(heading: str) -> str:
-    """Leading section number of a heading: "4.3 药剂选择" -> "4.3", "第5章 施药" -> "5"."""
-    m = re.match(r"^\s*(?:第\s*)?(\d+(?:\.\d+)*)\.?(?=\s|[^\d.]|$)", heading)
-    return m.group(1) if m else ""
-
 
 # Simplified and Traditional (節, 見, 參見 …) forms alike
 _REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|小節|节|節|章)")

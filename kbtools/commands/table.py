@@ -61,8 +61,8 @@ def table() -> None:
 @click.argument("doc")
 @click.argument("inputs", nargs=-1)
 @click.option("--table", "which", metavar="NAME|N",
-              help="Decision table by CSV/annotation name, heading, or 1-based index "
-                   "(needed when the document has several).")
+              help="Decision table by CSV/annotation name, section (heading or number: "
+                   "4.4), or 1-based index (needed when the document has several).")
 @click.option("--policy", type=click.Choice(POLICIES), default=None,
               help="Several matching rows: take the first (default) or list all.")
 @click.option("--index", type=click.Path(path_type=Path), default=None,

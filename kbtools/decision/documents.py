@@ -24,6 +24,7 @@ from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
 from kbtools.errors import SourceError, TableError, plural
 from kbtools.markdown.doctree import Table, parse
+from kbtools.markdown.heading_paths import heading_parts, path_matches, section_number
 
 DocRef = SourceDoc | str | os.PathLike[str]  # a parsed source, or the path of a Markdown file
 DECISION_ANNOTATION = "decision"  # <!-- decision: inputs=…; outputs=… -->
@@ -156,7 +157,10 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
         n = int(text)
         if 1 <= n <= len(tables):
             return chosen(n)
-        raise TableError(f"no decision table {n} (there are {len(tables)}: {listing})",
+        numbered = any(section_number(h) == text for t in tables
+                       if isinstance(t, DecisionTable) for h in t.heading_path)
+        hint = f"; for the section numbered {n}, write 'section {n}'" if numbered else ""
+        raise TableError(f"no decision table {n} (there are {len(tables)}: {listing}){hint}",
                          path=doc or None, key="no_table_number",
                          values={"n": str(n), "count": count})
     found = _table_named(tables, text, doc)
@@ -168,7 +172,8 @@ def select_table(tables: Sequence[DecisionTable | TableError], table: str | int 
 
 def _table_named(tables: Sequence[DecisionTable | TableError], text: str,
                  doc: str = "") -> tuple[int, DecisionTable] | None:
-    """By annotation/CSV name (``.csv`` optional) first, then by last heading or heading path."""
+    """By annotation/CSV name (``.csv`` optional) first, then by last heading or heading
+    path, then by the section it lies in as `read` names a section (`_table_in_section`)."""
     key = normalize_text(text)
     bare = key.removesuffix(".csv")
     good = [(n, t) for n, t in enumerate(tables, 1) if not isinstance(t, TableError)]
@@ -184,6 +189,29 @@ def _table_named(tables: Sequence[DecisionTable | TableError], text: str,
         which = "; ".join(f"{n}: lines {t.line_start}-{t.line_end}" for n, t in found)
         raise TableError(f"'{text}' is the heading of {len(found)} decision tables ({which}); "
                          "choose one by number", path=doc or None, key="table_heading_shared",
+                         values={"name": text, "count": str(len(found))})
+    return found[0] if found else _table_in_section(good, text, doc)
+
+
+def _table_in_section(good: Sequence[tuple[int, DecisionTable]], text: str,
+                      doc: str = "") -> tuple[int, DecisionTable] | None:
+    """The table of the section `text` names as `kb read` and citations name one
+    (`markdown.heading_paths`: its number "4.4" or "section 4.4", its heading without the
+    number, a citation's "A > B"), else the one in a subsection of it; several: an error
+    naming them. The tool's `table` took only a heading exactly as written, so "4.4", as
+    `read` takes it and a citation shows it, was no table."""
+    parts, seps = heading_parts(text)
+    if not parts:
+        return None
+    found = [(n, t) for n, t in good if path_matches(parts, seps, t.heading_path)]
+    if not found:
+        found = [(n, t) for n, t in good if any(path_matches(parts, seps, t.heading_path[:j])
+                                                for j in range(1, len(t.heading_path)))]
+    if len(found) > 1:
+        which = "; ".join(f"{n}: {t.label()} (lines {t.line_start}-{t.line_end})"
+                          for n, t in found)
+        raise TableError(f"'{text}' names sections holding {len(found)} decision tables ({which}); "
+                         "choose one by number", path=doc or None, key="table_section_shared",
                          values={"name": text, "count": str(len(found))})
     return found[0] if found else None
 

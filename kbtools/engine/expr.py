@@ -17,7 +17,8 @@ chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
 Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
 numbers compares their `order_text` instead: a string whose order (Milvus compares strings
 byte by byte) is the order of the exact numbers, of any size and precision, infinities
-included, as `filters.order_number` reads them (the local mask compares those decimals).
+included, as `filter_numbers.order_number` reads them (the local mask compares those
+numbers), exponents beyond ``Decimal``'s too.
 
 What `filter_fields` stores is versioned (`FILTER_RULES`, recorded with a published release
 as ``kb.filters``): rows stored by other rules would answer filters otherwise, so a reader
@@ -32,26 +33,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any
 
-from kbtools.query.filters import number_key, order_number
+from kbtools.query.filter_numbers import number_key, order_number, order_text
 
 EQ_FIELD = "f_eq"
 NUM_FIELD = "f_num"
 ORD_FIELD = "f_ord"
 # how `filter_fields` makes a chunk's filter fields: bump it whenever the same facts would
 # be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers; 3:
-# f_ord's nmax/nmin as `order_text`, exact, infinities kept; infinities in f_num)
-FILTER_RULES = "3"
+# f_ord's nmax/nmin as `order_text`, exact, infinities kept; infinities in f_num; 4:
+# numbers with exponents beyond Decimal's, 1e1000000000000000000, numbers, not text)
+FILTER_RULES = "4"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
-# `order_text`: what begins each class of numbers, in their order, and the exponent's width
-_MINUS_INF, _NEGATIVE, _ZERO, _POSITIVE, _PLUS_INF = "0", "1", "2", "3", "4"
-_EXPONENT_SHIFT = 10 ** 19  # Decimal's exponents lie within ±10**18 (and so its adjusted)
-_EXPONENT_DIGITS = 20
-_END = "~"  # after a negative number's digits: after every digit (a shorter one is more)
-_COMPLEMENT = str.maketrans("0123456789", "9876543210")
-
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
 # every other character, control characters included, stands for itself.
@@ -72,22 +66,6 @@ def _as_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def order_text(number: Decimal) -> str:
-    """`number` (not NaN) as an ASCII string whose byte order is the numbers' order: the
-    class (−∞, negative, zero, positive, +∞), then for a finite one its exponent (fixed
-    width) and its digits without trailing zeros (``1.2`` before ``1.25``); a negative one's
-    exponent and digits complemented, with `_END` after them, so that a bigger magnitude
-    comes first. Equal numbers (``1``, ``1.00``, ``-0``) have one text."""
-    if number.is_infinite():
-        return _MINUS_INF if number < 0 else _PLUS_INF
-    if not number:
-        return _ZERO
-    sign, digits, _ = number.as_tuple()
-    body = (f"{number.adjusted() + _EXPONENT_SHIFT:0{_EXPONENT_DIGITS}d}"
-            + "".join(map(str, digits)).lstrip("0").rstrip("0"))
-    return _NEGATIVE + body.translate(_COMPLEMENT) + _END if sign else _POSITIVE + body
 
 
 def chunk_facts(metadata: dict[str, Any], doc: str, kind: str, verified: bool) -> dict[str, Any]:

@@ -8,14 +8,13 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.index.reader import ChunkTable, KbIndex
+from kbtools.query.filter_numbers import number_key, order_number
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
@@ -93,55 +92,6 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
                              key="bad_where", values={"where": shown})
         out.append((key, op, value))
     return out
-
-
-_NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
-
-
-def _decimal(text: str) -> Decimal | None:
-    """`text` as Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``, ``025``,
-    ``inf``, ``-Infinity``, ``nan``), None when it reads no number: most text, ``1.0.0``,
-    a date, an exponent beyond ``Decimal``'s (±999999999999999999)."""
-    start = text.lstrip()[:1]
-    if not (start.isdigit() or start in ("+", "-", ".") or
-            start in ("i", "I", "n", "N") and text.strip().casefold() in _NAMED):
-        return None  # most text: no exception's cost
-    try:
-        return Decimal(text)
-    except (InvalidOperation, ValueError):
-        return None
-
-
-@lru_cache(maxsize=4096)  # a filter's value, once per document it is compared with
-def number_key(text: str) -> str | None:
-    """The number `text` reads as (what Python's ``Decimal`` reads: ``25``, ``25.0``,
-    ``+25.00``, ``2.5e1``, ``025``), written one way for every way of writing it (all
-    five: ``25e0``; ``inf``, ``Infinity``, ``+INF``: ``inf``, as ``>=``/``<=`` read them);
-    None when `text` is no number (``nan``, ``1.0.0``, a date). Exact: no float rounding
-    makes two long numbers one (``9007199254740993`` is not ``9007199254740992``). Leading
-    zeros are only a way of writing: ``007`` is 7, as ``>=``/``<=`` and YAML (an unquoted
-    ``007``) read it."""
-    number = order_number(text)
-    if number is None:
-        return None
-    if number.is_infinite():
-        return "-inf" if number < 0 else "inf"
-    sign, digits, exponent = number.as_tuple()
-    written = "".join(map(str, digits)).lstrip("0")
-    if not written:
-        return "0"  # 0, -0.0, 0e5
-    kept = written.rstrip("0")
-    return f"{'-' if sign else ''}{kept}e{int(exponent) + len(written) - len(kept)}"
-
-
-@lru_cache(maxsize=4096)
-def order_number(text: str) -> Decimal | None:
-    """The number `text` is for ``>=`` / ``<=``: the numbers `number_key` reads, as
-    exact decimals (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a
-    number, less than infinity), and the infinities (``inf``, ``-Infinity``, YAML's
-    ``.inf`` as a document stores it: ``inf``); None for text and NaN, which order as text."""
-    number = _decimal(text)
-    return None if number is None or number.is_nan() else number
 
 
 def same_value(text: str, want: str) -> bool:

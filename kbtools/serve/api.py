@@ -191,7 +191,7 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
     table = body.get("table")
     if table is not None and (isinstance(table, bool) or not isinstance(table, (str, int))):
-        raise ApiError(400, "'table' must be a name, a heading or a 1-based number")
+        raise ApiError(400, "'table' must be a name, a section (a heading or its number) or a 1-based number")
     policy = body.get("policy")
     if policy is not None and policy not in ("first", "all"):
         raise ApiError(400, "'policy' must be 'first' or 'all'")

@@ -95,7 +95,9 @@ _SCHEMAS: dict[str, Any] = {
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
     "TableRequest": {"type": "object", "required": ["doc", "inputs"], "properties": {
-        "doc": {"type": "string"}, "table": {"type": ["string", "integer"]},
+        "doc": {"type": "string"}, "table": {"type": ["string", "integer"], "description": (
+            "a 1-based number, a name, or the section the table lies in as /api/read takes "
+            "one: a heading, a heading path or a section number ('4.4', 'section 4.4')")},
         "policy": {"enum": ["first", "all"]},
         "inputs": {"type": "object", "maxProperties": 50,
                    "additionalProperties": {"type": ["string", "number"]}}}},

@@ -1,0 +1,178 @@
+"""How `kb mcp` reads a ``tools/call`` and answers one that fails: the places where the MCP
+SDK's own reading is replaced (`kbtools.agents.mcp_server` builds the server with them).
+
+Every failure reaches the agent as one line saying why: a KbError as its message, arguments
+that fail the tool's schema as the fields and what is wrong with them, anything unexpected
+as its type (`tool_error`); a call the SDK cannot read at all (no tool name, arguments that
+are no object) as the tool and what is wrong (`call_shape`), where the SDK said only
+"Invalid request parameters". A string argument is the text the agent wrote (`text_kept`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from kbtools.errors import API_FILTERS, KbError, one_line, surface_message
+
+if TYPE_CHECKING:  # the SDK is loaded when a server is built, not on import
+    from mcp.server.context import ServerMiddleware
+
+
+def tool_error(exc: BaseException) -> str:
+    """The one line an agent reads when a tool fails because of `exc`."""
+    if isinstance(exc, KbError):  # a filter's names the tool's `where`, not `--where`
+        return one_line(surface_message(exc, API_FILTERS))
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
+        try:
+            parts = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                     for e in errors()]
+        except Exception:  # a validation error of another shape: its type is enough
+            parts = []
+        return one_line("invalid arguments: " + ("; ".join(parts) or type(exc).__name__))
+    return one_line(f"internal error ({type(exc).__name__}: {exc}); the server log on stderr "
+                    "has the details")
+
+
+def tool_exception(exc: BaseException) -> Exception:
+    """The SDK's ToolError saying `tool_error(exc)`: what a tool raises for the agent."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError(tool_error(exc))
+
+
+def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
+                     optional: dict[str, dict[str, bool]]) -> type:
+    """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
+    the SDK's own messages for arguments that fail the schema span several lines, and for a
+    crash say only "Error executing tool <name>". An argument a tool does not take (by
+    `parameters`: tool name → argument names) is refused: the SDK would drop it silently.
+    A null given for an argument the tool may go without (`optional`: tool name → those
+    names, each with whether it takes no text) is that argument left out, as the JSON API
+    reads it, and so is an empty string given for one that takes no text (a number): `k:
+    null` and `k: ""`, which agents send for an optional argument they do not set, were
+    refused as "not a valid integer" where /api/search returns its 5 results."""
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.shared.exceptions import MCPError
+
+    class Server(base):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: dict[str, Any],
+                            context: Any = None) -> Any:
+            known = parameters.get(name)
+            unknown = sorted(set(arguments or {}) - set(known or ()))
+            if known is not None and unknown:  # the SDK drops them: `heading` read the whole doc
+                raise ToolError(one_line(
+                    f"Error executing tool {name}: invalid arguments: {unknown[0]}: unknown "
+                    f"argument ({name} takes {', '.join(known)})"))
+            left = optional.get(name, {})
+            arguments = {k: v for k, v in (arguments or {}).items()
+                         if not (k in left and (v is None or v == "" and left[k]))}
+            try:
+                return await super().call_tool(name, arguments, context)
+            except MCPError:
+                raise
+            except ToolError as exc:  # UnexpectedToolError too: the type tells the SDK to log
+                cause = exc.__cause__
+                if cause is None or isinstance(cause, ToolError):  # the text is already a reason
+                    raise type(exc)(one_line(str(exc))) from cause
+                raise type(exc)(f"Error executing tool {name}: {tool_error(cause)}") from cause
+
+    return Server
+
+
+def json_types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a parameter's input schema takes (its own `type` and its `anyOf`'s)."""
+    found: set[str] = set()
+    for part in [schema, *schema.get("anyOf", [])]:
+        kind = part.get("type")
+        found.update([kind] if isinstance(kind, str) else kind or [])
+    return found
+
+
+def text_kept(tool: Any) -> Any:
+    """`tool` (the SDK's Tool) with each string argument read as the agent wrote it. The SDK
+    reads a string given to any parameter not typed plain `str` as JSON first, and keeps
+    what that gives unless it is a string or a number: "null" was no argument at all (a
+    draft's location "null" was refused with "pass the location argument", its author
+    "null" became the Git user; a heading_path, `where` or table "null" read the whole
+    document, filtered nothing or took the first table, without a word) and '["a"]' given
+    as a location a list refused as "not a valid string". Now a string stays the text it
+    is for a parameter that takes text, and becomes what its JSON says only when that is a
+    list or object the parameter takes (heading_path '["A", "B"]', inputs '{"温度": 18}')
+    or when the parameter takes no text. "null" stays text for every parameter: given to
+    `verified_only` (or `k`, `days`) it was no argument at all where /api/search refuses it
+    as no true/false value; JSON's null (no string) is an argument left out on both."""
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    if not callable(getattr(FuncMetadata, "pre_parse_json", None)):
+        return tool  # an SDK that reads arguments otherwise: its own reading stands
+    takes = {name: json_types(prop)
+             for name, prop in tool.parameters.get("properties", {}).items()}
+
+    def as_written(name: str, given: Any, parsed: Any) -> bool:
+        kinds = takes.get(name, set())
+        if not isinstance(given, str) or parsed is given:
+            return False
+        if parsed is None:  # the text "null" is no null: a flag or a number refuses it
+            return True
+        if "string" not in kinds:
+            return False
+        return not (isinstance(parsed, list) and "array" in kinds
+                    or isinstance(parsed, dict) and "object" in kinds)
+
+    class Arguments(FuncMetadata):
+        def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+            parsed = super().pre_parse_json(data)
+            return {k: data[k] if as_written(k, data[k], v) else v for k, v in parsed.items()}
+
+    return tool.model_copy(update={"fn_metadata": Arguments(**dict(tool.fn_metadata))})
+
+
+def call_shape(parameters: Mapping[str, tuple[str, ...]]) -> ServerMiddleware[Any]:
+    """A server middleware (the SDK's `ServerMiddleware`) that refuses a ``tools/call`` the
+    SDK cannot read with JSON-RPC's "invalid params" and one line naming the tool and what
+    is wrong (`call_problem`); the SDK's own answer was "Invalid request parameters", with
+    nothing to say which, for a missing tool name and for arguments sent as a list or a
+    string alike. `parameters`: tool name → the argument names it takes."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import INVALID_PARAMS
+
+    async def check(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        problem = call_problem(ctx.params, parameters) if ctx.method == "tools/call" else None
+        if problem is not None:
+            raise MCPError(code=INVALID_PARAMS, message=problem)
+        return await call_next(ctx)
+
+    return check
+
+
+def call_problem(params: Any, parameters: Mapping[str, tuple[str, ...]]) -> str | None:
+    """What is wrong with a ``tools/call``'s `params` (None: nothing the SDK would refuse
+    without saying why). Params that are no object never get here (`stdio.refusal`)."""
+    if not isinstance(params, Mapping):
+        return None
+    tools = ", ".join(parameters)
+    name = params.get("name")
+    if name is None:
+        return one_line(f"invalid tools/call: no 'name' (the tool to call: {tools})")
+    if not isinstance(name, str):
+        return one_line(f"invalid tools/call: 'name' is {json_kind(name)}, not the name of a "
+                        f"tool ({tools})")
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        takes = parameters.get(name)
+        said = (f"{name} takes {', '.join(takes) or 'no arguments'}" if takes is not None
+                else f"no tool {name!r}; the tools: {tools}")
+        return one_line(f"invalid tools/call of {name}: 'arguments' is {json_kind(arguments)}, "
+                        f"not an object of argument: value ({said})")
+    return None
+
+
+def json_kind(value: Any) -> str:
+    """What JSON value `value` is, as a message names it ("a list", "a number")."""
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = ((str, "a string"), ((int, float), "a number"), (list, "a list"),
+             (Mapping, "an object"))
+    return next((said for kind, said in kinds if isinstance(value, kind)), "null")

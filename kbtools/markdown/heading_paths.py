@@ -1,0 +1,115 @@
+"""Heading paths as people and agents write them, matched against a document's headings.
+
+A section is named by its heading path (a list of headings, or one string with ' > '
+between them as citations write it), by its last headings alone, by a heading as the
+Markdown writes it (`## Using `kb sync` *safely*`), or by its number ("4.3", "section 4.3",
+"第 4.3 节"). `kb read`, the MCP `read` tool and `/api/read` find a section so
+(`kbtools.agents.read.find_section`), and `evaluate_table` a table by the section it lies in
+(`kbtools.decision.documents.select_table`): each takes what the other prints.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache, lru_cache
+
+from kbtools.markdown.parser import inline_text, parse_inline
+
+
+def section_number(heading: str) -> str:
+    """Leading section number of a heading: "4.3 药剂选择" -> "4.3", "第5章 施药" -> "5"."""
+    m = re.match(r"^\s*(?:第\s*)?(\d+(?:\.\d+)*)\.?(?=\s|[^\d.]|$)", heading)
+    return m.group(1) if m else ""
+
+
+def norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
+
+
+# what joins the headings of a heading path in a string: ' > ', as citations write it (' › '
+# and ' » ' too), never a bare '>', which belongs to the heading (`Option<u8>`, `> 30 °C`)
+_SEPARATOR = re.compile(r"(\s[>›»]\s)")
+# a section named by its number as prose names it: "section 4.3", "Chapter 4", "§ 4.3",
+# "第 4.3 节" (the number alone, "4.3", works too)
+_SECTION_REF = re.compile(r"(?i)(?:section|sect\.|chapter|§|第)[ \t]*(\d+(?:\.\d+)*)[ \t]*[节節章]?")
+
+
+def heading_parts(heading_path: str | list[str] | tuple[str, ...] | None
+                  ) -> tuple[list[str], list[str] | None]:
+    """The parts of a heading path and, for a string, the separators written before each
+    part after the first (None for a list: each of its parts is one heading)."""
+    if heading_path is None:
+        return [], None
+    if not isinstance(heading_path, str):
+        return [str(p).strip() for p in heading_path if str(p).strip()], None
+    pieces = _SEPARATOR.split(heading_path)  # part, separator, part, …
+    parts: list[str] = []
+    seps: list[str] = []
+    for i in range(0, len(pieces), 2):
+        if pieces[i].strip():
+            if parts:
+                seps.append(pieces[i - 1])
+            parts.append(pieces[i].strip())
+    return parts, seps
+
+
+def split_heading_path(heading_path: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    """The parts of a heading path: a list as given, a string split at ' > '."""
+    return heading_parts(heading_path)[0]
+
+
+@lru_cache(maxsize=1024)
+def _forms(wanted: str) -> tuple[str, ...]:
+    """What a part of a heading path may name a heading by: its text; the heading as Markdown
+    writes it, taken as a heading's text is (`## Using `kb sync` *safely* ##` names "Using kb
+    sync safely", as a document's `markdown` shows it); a section number as prose writes it
+    ("section 4.3")."""
+    forms = [norm(wanted)]
+    text = wanted.strip()
+    if text.startswith("#"):  # an ATX heading line: its markers are not its text
+        text = text.lstrip("#")
+        bare = text.rstrip("#")
+        text = bare if not bare or bare[-1] in " \t" else text
+    written = norm(inline_text(parse_inline(text, {})))
+    if written and written not in forms:
+        forms.append(written)
+    ref = _SECTION_REF.fullmatch(text.strip())
+    if ref:
+        forms.append(ref.group(1))
+    return tuple(forms)
+
+
+def _heading_matches(wanted: str, heading: str) -> bool:
+    h, number = norm(heading), section_number(heading)
+    bare = re.sub(r"^\s*(第\s*)?\d+(\.\d+)*[.、章节]?\s*", "", h) if number else None
+    # "1.1 湿度" is named by "1.1" and by "湿度"
+    return any(w == h or (number and w in (number, bare)) for w in _forms(wanted))
+
+
+def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...],
+                 whole: bool = False) -> bool:
+    """Whether `parts` name the last headings of `path` (all of them when `whole`), each
+    heading named by one part or, when the parts came from a string (`seps`), by several
+    consecutive parts joined as written: the citation ``Doc > Temperature < 10 °C or > 30
+    °C`` names the heading ``Temperature < 10 °C or > 30 °C``."""
+    norms = [norm(h) for h in path]
+    joins = seps or []
+
+    @cache
+    def names(i: int, j: int) -> bool:  # parts[:i] name the last headings of path[:j]
+        if i == 0:
+            return j == 0 or not whole
+        if j == 0:
+            return False
+        text = parts[i - 1]
+        for g in range(1, (i if seps is not None else 1) + 1):
+            if g > 1:
+                text = parts[i - g] + joins[i - g] + text
+            if min(map(len, _forms(text))) > len(norms[j - 1]):
+                break  # a part never names a heading shorter than itself
+            if _heading_matches(text, path[j - 1]) and names(i - g, j - 1):
+                return True
+        return False
+
+    return names(len(parts), len(path))

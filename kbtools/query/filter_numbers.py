@@ -1,0 +1,189 @@
+"""Numbers as ``--where`` filters read them: exactly, of any size and precision.
+
+A value reads as a number when Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``,
+``025``, ``inf``, ``-Infinity``), or would but for an exponent beyond ``Decimal``'s
+(±999999999999999999): ``1e1000000000000000000`` is a `FarNumber`, compared exactly with the
+others (it was read as text, so ``size>=1e1000000000000000000`` compared strings). `NaN` is
+text. `number_key` writes a number one way for ``=`` / ``!=``; `order_number` is what ``>=``
+/ ``<=`` compare; `order_text` writes a number as a string whose byte order is the
+numbers' order, for an engine that orders only strings exactly (`kbtools.engine.expr`).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, DecimalTuple, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+_NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
+# what `Decimal` reads as a finite number with an exponent (digits may hold underscores
+# between them, and be any script's decimal digits, as `Decimal` and `int` read them)
+_EXPONENT_FORM = re.compile(r"\s*([+-]?)(\d(?:_?\d)*)?(?:\.(\d(?:_?\d)*)?)?[eE]([+-]?\d(?:_?\d)*)\s*")
+# an exponent of more digits than this is text: Python converts at most 4300 digits between
+# int and str (`sys.int_max_str_digits`), and no measured quantity needs 10**(10**4000)
+MAX_EXPONENT_DIGITS = 4000
+
+
+class FarNumber:
+    """A finite, nonzero number whose exponent `Decimal` cannot hold, exactly: `sign` (1:
+    negative), `digits` (no leading or trailing zeros) and `exponent` (of the last digit,
+    as ``Decimal.as_tuple`` gives it). It compares with Decimals and with its kind as the
+    numbers compare (by `order_text`), and answers what `number_key` and `order_text` ask of
+    a Decimal; unhashable (no Decimal of the same value hashes alike)."""
+
+    __slots__ = ("sign", "digits", "exponent")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, sign: int, digits: str, exponent: int):
+        self.sign, self.digits, self.exponent = sign, digits, exponent
+
+    def is_infinite(self) -> bool:
+        return False
+
+    def is_nan(self) -> bool:
+        return False
+
+    def __bool__(self) -> bool:
+        return True
+
+    def adjusted(self) -> int:
+        return self.exponent + len(self.digits) - 1
+
+    def as_tuple(self) -> DecimalTuple:
+        return DecimalTuple(self.sign, tuple(int(d) for d in self.digits), self.exponent)
+
+    def __repr__(self) -> str:
+        return f"FarNumber('{'-' if self.sign else ''}{self.digits}e{self.exponent}')"
+
+    def _order(self, other: Any) -> tuple[str, str] | None:
+        if not isinstance(other, (Decimal, FarNumber)) or other.is_nan():
+            return None
+        return order_text(self), order_text(other)
+
+    def __eq__(self, other: object) -> bool:
+        texts = self._order(other)
+        return texts is not None and texts[0] == texts[1]
+
+    def __lt__(self, other: Any) -> bool:
+        texts = self._order(other)
+        return NotImplemented if texts is None else texts[0] < texts[1]
+
+    def __le__(self, other: Any) -> bool:
+        texts = self._order(other)
+        return NotImplemented if texts is None else texts[0] <= texts[1]
+
+    def __gt__(self, other: Any) -> bool:
+        texts = self._order(other)
+        return NotImplemented if texts is None else texts[0] > texts[1]
+
+    def __ge__(self, other: Any) -> bool:
+        texts = self._order(other)
+        return NotImplemented if texts is None else texts[0] >= texts[1]
+
+
+Number = Decimal | FarNumber
+
+
+def _far(text: str) -> Number | None:
+    """`text` as the number it writes when `Decimal` refuses it for its exponent alone; None
+    when it writes no number (or an exponent of more than `MAX_EXPONENT_DIGITS` digits)."""
+    m = _EXPONENT_FORM.fullmatch(text)
+    if m is None or not (m.group(2) or m.group(3)):
+        return None
+    whole, fraction, power = ((g or "").replace("_", "") for g in m.group(2, 3, 4))
+    if len(power.lstrip("+-")) > MAX_EXPONENT_DIGITS:
+        return None
+    mantissa = "".join(str(int(d)) for d in whole + fraction)  # other scripts' digits: ASCII
+    digits = mantissa.lstrip("0")
+    if not digits:
+        return Decimal(f"{m.group(1)}0")  # 0e99999999999999999999 is zero, -0 too
+    kept = digits.rstrip("0")
+    exponent = int(power) - len(fraction) + len(digits) - len(kept)
+    return FarNumber(1 if m.group(1) == "-" else 0, kept, exponent)
+
+
+def _decimal(text: str) -> Number | None:
+    """`text` as Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``, ``025``,
+    ``inf``, ``-Infinity``, ``nan``) or, for an exponent beyond ``Decimal``'s
+    (±999999999999999999), as a `FarNumber`; None when it reads no number: most text,
+    ``1.0.0``, a date."""
+    start = text.lstrip()[:1]
+    if not (start.isdigit() or start in ("+", "-", ".") or
+            start in ("i", "I", "n", "N") and text.strip().casefold() in _NAMED):
+        return None  # most text: no exception's cost
+    try:
+        return Decimal(text)
+    except (InvalidOperation, ValueError):  # a date, a version, or an exponent too far
+        return _far(text) if "e" in text or "E" in text else None
+
+
+@lru_cache(maxsize=4096)  # a filter's value, once per document it is compared with
+def number_key(text: str) -> str | None:
+    """The number `text` reads as (what Python's ``Decimal`` reads: ``25``, ``25.0``,
+    ``+25.00``, ``2.5e1``, ``025``; and beyond its exponents, ``1e1000000000000000000``),
+    written one way for every way of writing it (all five: ``25e0``; ``inf``,
+    ``Infinity``, ``+INF``: ``inf``, as ``>=``/``<=`` read them); None when `text` is no
+    number (``nan``, ``1.0.0``, a date). Exact: no float rounding makes two long numbers one
+    (``9007199254740993`` is not ``9007199254740992``). Leading zeros are only a way of
+    writing: ``007`` is 7, as ``>=``/``<=`` and YAML (an unquoted ``007``) read it."""
+    number = order_number(text)
+    if number is None:
+        return None
+    if number.is_infinite():
+        return "-inf" if number < 0 else "inf"
+    sign, digits, exponent = number.as_tuple()
+    written = "".join(map(str, digits)).lstrip("0")
+    if not written:
+        return "0"  # 0, -0.0, 0e5
+    kept = written.rstrip("0")
+    return f"{'-' if sign else ''}{kept}e{int(exponent) + len(written) - len(kept)}"
+
+
+@lru_cache(maxsize=4096)
+def order_number(text: str) -> Number | None:
+    """The number `text` is for ``>=`` / ``<=``: the numbers `number_key` reads, exactly
+    (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a number, less than
+    ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
+    ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
+    NaN, which order as text."""
+    number = _decimal(text)
+    return None if number is None or number.is_nan() else number
+
+
+# `order_text`: what begins each class of numbers, in their order, and the exponent's width
+_MINUS_INF, _NEGATIVE, _ZERO, _POSITIVE, _PLUS_INF = "0", "1", "2", "3", "4"
+_EXPONENT_SHIFT = 10 ** 19  # Decimal's exponents lie within ±10**18 (and so its adjusted)
+_EXPONENT_DIGITS = 20
+_LENGTH_DIGITS = 20  # a far exponent's count of digits (a string holds fewer than 10**20)
+_BELOW, _ABOVE = "/", ":"  # before and after every digit: a far exponent's mark
+_END = "~"  # after a negative number's digits: after every digit (a shorter one is more)
+_COMPLEMENT = str.maketrans("0123456789/:", "9876543210:/")
+
+
+def _exponent_text(adjusted: int) -> str:
+    """`adjusted` as a string whose order is the exponents': 20 digits within Decimal's
+    exponents (and beyond, up to 10**19); a farther one marked `_ABOVE` (or `_BELOW`), its
+    count of digits in `_LENGTH_DIGITS` digits, then the digits (complemented below)."""
+    shifted = adjusted + _EXPONENT_SHIFT
+    if 0 <= shifted < 10 ** _EXPONENT_DIGITS:
+        return f"{shifted:0{_EXPONENT_DIGITS}d}"
+    digits = str(abs(shifted))
+    text = f"{len(digits):0{_LENGTH_DIGITS}d}{digits}"
+    return _ABOVE + text if shifted > 0 else _BELOW + text.translate(_COMPLEMENT)
+
+
+def order_text(number: Number) -> str:
+    """`number` (not NaN) as an ASCII string whose byte order is the numbers' order: the
+    class (−∞, negative, zero, positive, +∞), then for a finite one its exponent
+    (`_exponent_text`) and its digits without trailing zeros (``1.2`` before ``1.25``); a
+    negative one's exponent and digits complemented, with `_END` after them, so that a
+    bigger magnitude comes first. Equal numbers (``1``, ``1.00``, ``-0``) have one text."""
+    if number.is_infinite():
+        return _MINUS_INF if number < 0 else _PLUS_INF
+    if not number:
+        return _ZERO
+    sign, digits, _ = number.as_tuple()
+    body = (_exponent_text(number.adjusted())
+            + "".join(map(str, digits)).lstrip("0").rstrip("0"))
+    return _NEGATIVE + body.translate(_COMPLEMENT) + _END if sign else _POSITIVE + body
