@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbtools.index.reader import open_index
 from kbtools.query.digits import NOT_A_COUNT_AFTER, numeral_spellings
 from kbtools.query.search import search
+from kbtools.query.values import numeral_values
 from tests.kbfixtures import built_pages
 
 SECTIONS = [
@@ -123,6 +124,7 @@ _PIECES = st.sampled_from(["一", "两", "三", "十", "二十", "个", "天", "
 
 @settings(max_examples=600)
 @given(st.lists(_PIECES, max_size=10).map("".join))
+@example("三个十一").via("a numeral after a measure word was read as the first one's unit")
 def test_each_respelled_value_is_written_in_the_question(text):
     """What is respelled is the question's own text, in order, its number in digits and its
     unit kept; 一 and 两 never after a word that makes them no count."""
@@ -139,3 +141,15 @@ def test_each_respelled_value_is_written_in_the_question(text):
         assert written.endswith(unit), (text, written, arabic)  # its unit as written
         if written[0] in "一两" and written[1:2] not in NUMERALS:  # 一 or 两 alone
             assert text[found - 1:found] not in NOT_A_COUNT_AFTER, (text, written)
+
+
+@pytest.mark.parametrize("text, spans", [
+    ("三个十一", [(0, 2), (2, 4)]),  # 三个, then 十一: 十 is no unit of 三
+    ("三 十", [(0, 1), (2, 3)]),
+    ("三个月", [(0, 3)]),
+    ("八十 度", [(0, 4)]),
+])
+def test_a_numeral_is_no_unit_of_the_numeral_before_it(text, spans):
+    assert numeral_values(text) == spans
+    starts = [s for s, _ in spans]
+    assert all(e <= s for (_, e), s in zip(spans, starts[1:], strict=False))  # no overlap

@@ -287,7 +287,7 @@ def numeral_values(text: str) -> list[tuple[int, int]]:
     written the standard way (`chinese_number`: 八十, 二十五, 十五点五; 百分之 before it
     included), with what follows it of the measure word 个 and a one-character unit (八十度,
     三天, 三个月, 八十 度; not the 年 of 三年级, nor a character no unit is: the 字 of 十字花科,
-    the 星 of 七星瓢虫). 一 alone is a value only so followed (一些, 一氧化碳 hold none); a
+    the 星 of 七星瓢虫, nor the numeral after a 个 or a space: 三个十一). 一 alone is a value only so followed (一些, 一氧化碳 hold none); a
     numeral written otherwise (三七, 三四天, 百日咳) is none."""
     out = []
     for m in CJK_NUMBER.finditer(text):
@@ -297,6 +297,8 @@ def numeral_values(text: str) -> list[tuple[int, int]]:
         end = m.end() + len(text[m.end():m.end() + 24]) - len(rest)  # after the spaces
         measure = int(rest.startswith("个"))
         unit = _unit_after(rest[measure:])[0]
+        if _NUMERAL_RUN.match(unit):  # 三个十一, 三 十: another numeral, no unit of this one
+            unit = ""
         width = measure + (len(unit) == 1)
         if width:
             out.append((m.start(), end + width))
