@@ -84,7 +84,7 @@ def repo(tmp_path_factory):
 def test_a_table_is_chosen_by_its_section_as_read_names_it(repo, table, n):
     result = evaluate_table(repo / REL, table, INPUTS[n])
     assert (result.table_index, result.outputs) == (n, (OUTPUT[n],))
-    mcp = tool_evaluate_table(Context(root=repo), REL, INPUTS[n], table)
+    mcp = tool_evaluate_table(Context(index=repo / "dist", root=repo), REL, INPUTS[n], table)
     assert (mcp["table"]["index"], mcp["outputs"]) == (n, [OUTPUT[n]])
     with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as api:
         resp = api.post("/api/table/evaluate", json={"doc": REL, "inputs": INPUTS[n],
