@@ -388,7 +388,8 @@ class Qualified:
 
 _CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
 _EN_WORDS = re.compile(r"(?: [a-z]+)+")  # the words of a compacted question from a position
-COMMAS = (",", "，")  # between a name and its value: ``temperature of the oil, 80 c``, 油温，80度
+# between a name and its value: ``temperature of the oil, 80 c``, 油温，80度, 油温、80度, 油温；80度
+COMMAS = (",", "，", "、", ";", "；")
 
 
 def before_comma(text: str, end: int) -> int:
