@@ -98,7 +98,7 @@ def test_another_tables_input_a_comma_parts_from_its_value_keeps_it():
     ("temperature, 22 C, humidity 90%", VENT), ("the temperature of the air, 22 C, humidity 90%",
                                                  VENT),
     ("air temperature, 22 C, humidity 90%", VENT), ("温度，22度，湿度90%", BARE),
-    ("棚内温度，22度，湿度90%", BARE), ("气温，22度，湿度90%", BARE),
+    ("室内温度，22度，湿度90%", BARE), ("气温，22度，湿度90%", BARE),
     # a clause that ends before the comma names no value after it
     ("油温正常，22度，湿度90%", BARE), ("the oil temperature is normal, 22 C, humidity 90%", VENT),
     ("oil temperature fine, 22 C, humidity 90%", VENT),

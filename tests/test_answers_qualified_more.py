@@ -16,6 +16,9 @@ that only look so (`kbtools.query.quantities.Qualified`), English and Chinese al
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_answers_qualified import NOT_MODIFIERS
 
 from kbtools.decision import build_table
 from kbtools.query.inputs import read_inputs
@@ -90,3 +93,57 @@ def test_a_trailing_name_after_another_thing_still_names_another():
     assert SCAB is not None
     for question in ("土壤湿度84.9", "温度26度土壤湿度84.9", "绝对湿度84.9"):
         assert "相对湿度(%)" not in read_inputs(question, SCAB).values, question
+# 3. 锅炉内压力 and ``pressure in the boiler`` agree: the boiler's, unless the table's
+
+@pytest.mark.parametrize(("question", "header", "value", "other"), [
+    ("锅炉内压力1.2MPa", "压力(MPa)", "1.2MPa", "锅炉内压力"),
+    ("锅炉里的压力1.2MPa", "压力(MPa)", "1.2MPa", "锅炉里的压力"),
+    ("锅炉内压力是1.2MPa", "压力(MPa)", "1.2MPa", "锅炉内压力"),
+    ("1.2MPa的锅炉内压力", "压力(MPa)", "1.2MPa", "锅炉内压力"),
+    ("水中温度25度", "温度(℃)", "25度", "水中温度"),
+    ("箱内温度25度", "温度(℃)", "25度", "箱内温度"),
+    ("pressure in the boiler 1.2 MPa", "Pressure (MPa)", "1.2MPa", "pressure in the boiler"),
+])
+def test_a_place_inside_another_thing_is_that_things(question, header, value, other):
+    got = read_inputs(question, _bare(header))
+    assert (got.values, got.others) == ({}, {header: (value, other)})
+
+
+@pytest.mark.parametrize(("question", "header", "heading", "value"), [
+    ("锅炉内压力1.2MPa", "压力(MPa)", "锅炉巡检", "1.2"),
+    ("pressure in the boiler 1.2 MPa", "Pressure (MPa)", "Boiler checks", "1.2"),
+    ("棚内温度25度", "温度(℃)", "大棚通风", "25"), ("大棚里的温度25度", "温度(℃)", "大棚通风", "25"),
+    ("屋里温度25度", "温度(℃)", "", "25"), ("房间里的温度25度", "温度(℃)", "", "25"),
+    ("室内温度25度", "温度(℃)", "", "25"), ("空气中的温度25度", "温度(℃)", "", "25"),
+    ("环境中温度25度", "温度(℃)", "", "25"), ("温室内温度25度", "温度(℃)", "", "25"),
+    ("中温25度", "温度(℃)", "", "25"),
+])
+def test_a_place_inside_the_tables_own_thing_or_the_surroundings_fills(question, header,
+                                                                     heading, value):
+    got = read_inputs(question, _bare(header, heading))
+    assert (got.values, got.others) == ({header: value}, {}), got
+
+
+@settings(max_examples=200, deadline=None)
+@given(thing=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
+       .filter(lambda ch: ch not in NOT_MODIFIERS | set("压力")),
+       place=st.sampled_from(["内", "里", "中", "里的", "内的"]),
+       value=st.integers(min_value=1, max_value=99))
+def test_any_thing_before_a_place_word_keeps_its_value(thing, place, value):
+    """X内压力N MPa: whatever thing X is, N is the pressure in it, not the table's 压力, as
+    ``pressure in the X`` is; the note names the phrase as written."""
+    table = _bare("压力(MPa)")
+    got = read_inputs(f"{thing}{place}压力{value}MPa", table)
+    assert (got.values, got.others) == \
+        ({}, {"压力(MPa)": (f"{value}MPa", f"{thing}{place}压力")})
+
+
+# 4. the note names the whole phrase the author wrote
+
+@pytest.mark.parametrize(("question", "other"), [
+    ("室外温度22度", "室外温度"), ("室外的温度22度", "室外的温度"), ("22度的室外温度", "室外温度"),
+])
+def test_the_note_names_the_whole_phrase_on_a_table_whose_heading_shares_a_character(
+        question, other):
+    got = read_inputs(question, _bare("温度(℃)", "室内环境调控"))
+    assert (got.values, got.others) == ({}, {"温度(℃)": ("22度", other)})

@@ -24,13 +24,15 @@ in the boiler``: `OF_THING`, `Qualified.phrase`) or after a possessive (``the oi
 temperature``, ``the tyres' pressure``: `POSSESSIVES`), as 水的温度 is the water's; the
 value is said of the whole (``temperature of the oil``), and the same words qualify nothing
 there (``temperature of the air``, ``in the greenhouse`` on a greenhouse table, ``a
-temperature of 80 C``: no thing named). A place
-(棚内温度: `LOCATIVES`), the surroundings a generic quantity means (气温, ``air temperature``:
+temperature of 80 C``: no thing named). A place word after a thing leaves the thing
+qualifying the quantity, as ``pressure in the boiler`` does (锅炉内压力, 水中温度: the note names
+the phrase as written; `LOCATIVES`): the words that qualify nothing are judged before it
+(棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
 table: `ROOMS`), how high it is (高温: `DEGREES`), a verb of change before a short form
 (升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
-bound to the name: 棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
+bound to the name: 棚里油温 is the oil's, 大棚油温 on a 大棚 table the 大棚油温's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
 a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
 
 Pure.
@@ -63,17 +65,17 @@ CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"), ("压力", "压"
 # the short forms a name ending so is always a quantity of its own kind by (日均温, 水温: a
 # 温度), not only sometimes (油压 is a 压力, 电压 is none: 变压器 names no voltage of another)
 OWN_ENDINGS = ("温",)
-# a Chinese modifier ending so names a place the quantity is measured in, not a thing (棚内
-# 温度, 室内温度, 田间湿度): the input's quantity still
+# a Chinese modifier ending so names a place in the thing before it (锅炉内压力, 棚内温度, 田间湿度):
+# that thing is judged (a 大棚 table's 棚内温度 and 室内温度 are its own, 锅炉内压力 a boiler's)
 LOCATIVES = ("内", "里", "中", "间")
 # the surroundings a generic quantity is said of when no thing is named (气温, 空气湿度, ``air
 # temperature``, ``ambient humidity``): the input's quantity still
 AMBIENT = ("空气", "环境", "气", "air", "ambient")
 # a room or indoors, the place a generic quantity is measured in when no thing is named (室温,
-# 室内温度, 温室温度, ``room temperature``, ``indoor temperature``, ``temperature in the room``,
+# 室内温度, 温室温度, 屋里温度, 房间里的温度, ``room temperature``, ``indoor temperature``, ``temperature in the room``,
 # ``the room's temperature``): the surroundings, as `AMBIENT`, on any table (室外, ``outdoor``
 # name another place: judged as any modifier)
-ROOMS = ("室", "room", "rooms", "indoor", "indoors", "inside")
+ROOMS = ("室", "屋", "房", "room", "rooms", "indoor", "indoors", "inside")
 # a verb of change before a Chinese quantity's short form (升温到80度, 加压至3MPa): says how the
 # quantity went, not of what; a thing before it still qualifies it (油升温到80度 is the oil's)
 CHANGES = ("升", "降", "加", "增", "减", "泄", "保", "稳", "控", "调", "提")
@@ -316,12 +318,14 @@ class Qualified:
             word = text[lo:at - possessive]
             verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing
             word = word[:len(word) - verb]
-            if not word or len(word) > PHRASE or \
-                    word.endswith(LOCATIVES + AMBIENT + ROOMS + DEGREES) or \
-                    word[-1] in self.mine or word.endswith(self.values):  # 棚内温度, 空气
-                return ""  # 温度, 大棚温度 (a 大棚 table), 小麦温度 (a table of 小麦)
-            cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
-                       or word[n - 1] in self.mine), default=0)
+            place = next((p for p in LOCATIVES if word.endswith(p)), "")  # 锅炉内: 锅炉's
+            thing = word[:len(word) - len(place)]
+            if not thing or len(thing) > PHRASE or \
+                    thing.endswith(AMBIENT + ROOMS + DEGREES) or \
+                    thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
+                return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)
+            cut = max((n for n in range(1, len(thing))
+                       if thing[:n].endswith(LOCATIVES + AMBIENT)), default=0)
             return text[lo + cut:at - verb]  # 油 of 棚里油温: the thing, without the place
         lead_end = at - (text[at - 1:at] == " ")
         mark = next((m for m in POSSESSIVES if text.startswith(m, lead_end - len(m))), "") or \
