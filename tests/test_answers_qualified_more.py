@@ -147,3 +147,29 @@ def test_the_note_names_the_whole_phrase_on_a_table_whose_heading_shares_a_chara
         question, other):
     got = read_inputs(question, _bare("温度(℃)", "室内环境调控"))
     assert (got.values, got.others) == ({}, {"温度(℃)": ("22度", other)})
+# 5. a value before a possessive phrase, an adverb of another place after the name
+
+@pytest.mark.parametrize(("question", "other"), [
+    ("80 C the oil's temperature, humidity 90%", "oil's temperature"),
+    ("humidity 90%, 80 C the oil's temperature", "oil's temperature"),
+    ("humidity 90%, 80 C for the oil's temperature", "oil's temperature"),
+    ("80 C: the tyres' temperature, humidity 90%", "tyres' temperature"),
+])
+def test_a_value_before_a_possessive_phrase_is_that_things(question, other):
+    assert VENT is not None
+    got = read_inputs(question, VENT)
+    assert (got.values, got.others) == \
+        ({"Humidity (%)": "90"}, {"Temperature (°C)": ("80C", other)})
+
+
+@pytest.mark.parametrize("heading", ["", "Greenhouse ventilation"])
+@pytest.mark.parametrize(("question", "other"), [
+    ("the temperature outdoors is 22 C", "temperature outdoors"),
+    ("temperature outdoors 22 C", "temperature outdoors"),
+    ("the temperature outside is 22 C", "temperature outside"),
+    ("the temperature outside the tank is 22 C", "temperature outside the tank"),
+    ("22 C temperature outdoors", "temperature outdoors"),
+])
+def test_an_adverb_of_another_place_after_the_name_is_another_places(heading, question, other):
+    got = read_inputs(question, _bare("Temperature (°C)", heading))
+    assert (got.values, got.others) == ({}, {"Temperature (°C)": ("22C", other)})

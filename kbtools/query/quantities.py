@@ -16,7 +16,7 @@ compound whose head is the input's name (温度, 压力, their short forms 温, 
 ``temperature``, ``temp``, ``pressure``) with a word before it that is none of the input's own
 (油温, 水温度, 地温, 油压, ``oil temperature``, ``bearing temp``, ``oil pressure``) names a
 more specific thing than the input, before its value or after it (80度的油温, ``80 C oil
-temperature``, ``80 C oil's temperature``), a comma between the name and its value or not
+temperature``, ``80 C the oil's temperature``: `AFTER_LEADS`), a comma between the name and its value or not
 (油温，80度, ``temperature of the oil, 80 C``: `before_comma`; not 油温正常，25度, a clause of
 its own), whether or not the table's heading says what the table is about. So does an
 English name followed by a phrase saying whose it is (``temperature of the oil``, ``pressure
@@ -29,7 +29,7 @@ qualifying the quantity, as ``pressure in the boiler`` does (锅炉内压力, �
 the phrase as written; `LOCATIVES`): the words that qualify nothing are judged before it
 (棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
-table: `ROOMS`), how high it is (高温: `DEGREES`), a verb of change before a short form
+table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), a verb of change before a short form
 (升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
 bound to the name: 棚里油温 is the oil's, 大棚油温 on a 大棚 table the 大棚油温's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
@@ -75,7 +75,7 @@ AMBIENT = ("空气", "环境", "气", "air", "ambient")
 # 室内温度, 温室温度, 屋里温度, 房间里的温度, ``room temperature``, ``indoor temperature``, ``temperature in the room``,
 # ``the room's temperature``): the surroundings, as `AMBIENT`, on any table (室外, ``outdoor``
 # name another place: judged as any modifier)
-ROOMS = ("室", "屋", "房", "room", "rooms", "indoor", "indoors", "inside")
+ROOMS = ("室", "屋", "房", "房间", "room", "rooms", "indoor", "indoors", "inside")
 # a verb of change before a Chinese quantity's short form (升温到80度, 加压至3MPa): says how the
 # quantity went, not of what; a thing before it still qualifies it (油升温到80度 is the oil's)
 CHANGES = ("升", "降", "加", "增", "减", "泄", "保", "稳", "控", "调", "提")
@@ -110,6 +110,13 @@ EN_PLAIN = frozenset((
 # English prepositions after a name that say whose quantity it is (``temperature of the oil``,
 # ``pressure in the boiler``), as a word before it does (``oil temperature``)
 OF_THING = ("of", "in", "inside", "within")
+# English words after a name that say it is measured out of doors or outside a thing
+# (``the temperature outdoors``, ``temperature outside the tank``): another place, whatever
+# follows, as 室外温度 is
+OUTSIDE = ("outdoors", "outdoor", "outside")
+# words that may stand between a value and the name after it (``80 c for the oil's
+# temperature``, ``80 c: the oil temperature``); not ``and``, which starts another item
+AFTER_LEADS = ("the", "a", "an", "for", "is", "was", "as", "being", "its", ":", "=")
 PHRASE_WORDS = 3  # at most this many words of a thing after one of them (``of the hydraulic oil``)
 # the marks of an English possessive before a name (``the oil's temperature``, ``tyres' pressure``)
 POSSESSIVES = ("'s", "\u2019s")
@@ -287,6 +294,10 @@ class Qualified:
         ``80 c oil temperature``), "" when none does."""
         rest = text[at:].lstrip(" ")
         rest = rest[1:] if rest.startswith("的") else rest
+        while (lead := next((w for w in AFTER_LEADS if rest.startswith(w) and (
+                not w.isalpha() or rest[len(w):len(w) + 1] == " ")), "")) and \
+                len(rest) > len(lead) + 1:
+            rest = rest[len(lead):].lstrip(" ")  # ``80 c the oil's temperature``
         start = len(text) - len(rest)
         for head in self.heads:
             if _latin(head[0]) and text.startswith(head, start) and \
@@ -370,7 +381,13 @@ class Qualified:
             if words and words[0] in ROOMS and words[0] not in OF_THING:
                 stop += len(words[0]) + 1  # ``the temperature indoors``: where, no thing
                 continue
-            if not words or words[0] not in OF_THING:
+            away = bool(words) and words[0] in OUTSIDE and \
+                words[0] not in self.mine and words[0].removesuffix("s") not in self.mine
+            if away and (len(words) == 1 or words[1] in EN_PLAIN - set(OF_THING) - {"the"}):
+                stop += len(words[0]) + 1  # ``the temperature outdoors is``: another place
+                other = True
+                continue
+            if not words or words[0] not in OF_THING + OUTSIDE:
                 break
             lead = 1
             while lead < len(words) and words[lead] in EN_PLAIN - set(OF_THING):
@@ -385,7 +402,7 @@ class Qualified:
             stop += len(" ".join(("", *words[:lead], *thing)))
             if _latin(text[stop:stop + 1]):
                 return None  # part of a word the phrase does not hold (``oil80``)
-            other = other or bool(thing) and thing[-1] not in AMBIENT + ROOMS and \
+            other = other or away or bool(thing) and thing[-1] not in AMBIENT + ROOMS and \
                 thing[-1] not in self.mine  # ``in the morning``: when, of no thing
         return (stop, other) if stop > end else None
 
