@@ -22,6 +22,8 @@ from test_answers_qualified import NOT_MODIFIERS
 
 from kbtools.decision import build_table
 from kbtools.query.inputs import read_inputs
+from kbtools.query.quantities import AMBIENT, EN_CHANGES, EN_PLAIN, ROOMS
+from kbtools.query.values import EN_NUMERALS, FILLERS
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
                    [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
@@ -173,3 +175,61 @@ def test_a_value_before_a_possessive_phrase_is_that_things(question, other):
 def test_an_adverb_of_another_place_after_the_name_is_another_places(heading, question, other):
     got = read_inputs(question, _bare("Temperature (°C)", heading))
     assert (got.values, got.others) == ({}, {"Temperature (°C)": ("22C", other)})
+# 6. English verbs of change
+
+@pytest.mark.parametrize(("question", "header", "value"), [
+    ("heated to 80 C", "Temperature (°C)", "80"), ("cooled to 5 C", "Temperature (°C)", "5"),
+    ("raised to 30 psi", "Pressure (psi)", "30"), ("it was heated to 80 C", "Temperature (°C)",
+                                                  "80"),
+    ("the temperature rose to 80 C", "Temperature (°C)", "80"),
+    ("temperature was lowered to 5 C", "Temperature (°C)", "5"),
+    ("we cooled the room down to 5 C", "Temperature (°C)", "5"),
+    ("the pressure has been raised to 30 psi", "Pressure (psi)", "30"),
+    ("pressurized to 30 psi", "Pressure (psi)", "30"),
+    ("after it dropped to about 5 C", "Temperature (°C)", "5"),
+])
+def test_an_english_verb_of_change_is_no_thing(question, header, value):
+    got = read_inputs(question, _bare(header))
+    assert (got.values, got.others) == ({header: value}, {}), got
+
+
+@pytest.mark.parametrize(("question", "header", "value", "other"), [
+    ("oil heated to 80 C", "Temperature (°C)", "80C", "oil"),
+    ("the oil was heated to 80 C", "Temperature (°C)", "80C", "oil"),
+    ("the hydraulic oil has been cooled to 5 C", "Temperature (°C)", "5C", "hydraulic oil"),
+    ("we heated the oil to 80 C", "Temperature (°C)", "80C", "oil"),
+    ("tyre raised to 30 psi", "Pressure (psi)", "30psi", "tyre"),
+    ("the oil temperature rose to 80 C", "Temperature (°C)", "80C", "oil temperature"),
+])
+def test_a_thing_before_an_english_verb_of_change_still_qualifies(question, header, value,
+                                                                 other):
+    got = read_inputs(question, _bare(header))
+    assert (got.values, got.others) == ({}, {header: (value, other)})
+
+
+def test_a_change_by_an_amount_or_up_to_a_bound_is_no_value():
+    """``rose by 5 C`` is a change, ``heated up to 80 C`` a bound: the input stays missing."""
+    table = _bare("Temperature (°C)")
+    for question in ("the temperature rose by 5 C", "heated up to 80 C"):
+        assert read_inputs(question, table).values == {}, question
+
+
+# a thing: no word of a closed class, filler, verb of change, numeral or name of the input
+_THINGS = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).filter(
+    lambda w: w not in EN_PLAIN | EN_CHANGES | set(FILLERS) | set(AMBIENT) | set(ROOMS) |
+    {"pressure", "temperature", "temp", "action", "down", "back", "outdoors", "outside",
+     "outdoor"} and not EN_NUMERALS.match(w))
+
+
+@settings(max_examples=200, deadline=None)
+@given(verb=st.sampled_from(sorted(EN_CHANGES)), value=st.integers(min_value=1, max_value=99),
+       thing=_THINGS, header=st.sampled_from([("Pressure (psi)", "psi"),
+                                              ("Temperature (°F)", "F")]))
+def test_any_english_verb_of_change_fills_and_a_thing_before_it_keeps_its_value(
+        verb, value, thing, header):
+    column, unit = header
+    table = _bare(column)
+    got = read_inputs(f"{verb} to {value} {unit}", table)
+    assert (got.values, got.others) == ({column: str(value)}, {}), verb
+    got = read_inputs(f"the {thing} {verb} to {value} {unit}", table)
+    assert (got.values, got.others) == ({}, {column: (f"{value}{unit}", thing)}), verb

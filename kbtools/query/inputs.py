@@ -256,8 +256,9 @@ def read_inputs(question: str, table: DecisionTable,
                 _said_of_other(text, x, spans, elsewhere.own_chars)
             if thing:  # 油温80度, 80度的油温: said of another thing, named
                 said.setdefault(table.header[i], (x.written, thing))
-            elif _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
-                           fraction=x.unit == _PERCENT) and \
+            elif (quals[i].changed_to(text, x.start) == "" or  # heated to 80 c: no thing
+                  _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
+                            fraction=x.unit == _PERCENT)) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))

@@ -30,7 +30,8 @@ the phrase as written; `LOCATIVES`): the words that qualify nothing are judged b
 (棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
 table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), a verb of change before a short form
-(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own
+(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's) or an English one before ``to``
+(``heated to 80 C``: `EN_CHANGES`; ``oil heated to`` is the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
 bound to the name: 棚里油温 is the oil's, 大棚油温 on a 大棚 table the 大棚油温's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
 a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
@@ -79,6 +80,23 @@ ROOMS = ("室", "屋", "房", "房间", "room", "rooms", "indoor", "indoors", "i
 # a verb of change before a Chinese quantity's short form (升温到80度, 加压至3MPa): says how the
 # quantity went, not of what; a thing before it still qualifies it (油升温到80度 is the oil's)
 CHANGES = ("升", "降", "加", "增", "减", "泄", "保", "稳", "控", "调", "提")
+# English verbs of change before ``to`` and a value (``heated to 80 c``, ``the pressure was
+# raised to 30 psi``, ``we cooled the room down to 5 c``): say how the quantity went, not of
+# what, as `CHANGES` do; a thing before the verb or after it still qualifies it (``oil heated
+# to 80 c``, ``heated the oil to 80 c``: the oil's)
+EN_CHANGES = frozenset((
+    "heat", "heats", "heated", "heating", "warm", "warms", "warmed", "warming", "cool", "cools",
+    "cooled", "cooling", "chill", "chills", "chilled", "chilling", "raise", "raises", "raised",
+    "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases", "increased",
+    "increasing", "decrease", "decreases", "decreased", "decreasing", "reduce", "reduces",
+    "reduced", "reducing", "drop", "drops", "dropped", "dropping", "rise", "rises", "rose",
+    "risen", "rising", "fall", "falls", "fell", "fallen", "falling", "climb", "climbs",
+    "climbed", "climbing", "pressurize", "pressurizes", "pressurized", "pressurised",
+    "depressurized", "depressurised", "pump", "pumps", "pumped", "inflate", "inflated",
+    "deflate", "deflated", "boost", "boosted", "adjust", "adjusted", "bring", "brought",
+    "ramp", "ramped", "jump", "jumped", "go", "goes", "went", "gone", "set"))
+# words between such a verb and ``to`` that say which way (``cooled down to``, ``back to``)
+EN_CHANGE_WAYS = ("down", "back")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
 # 常温, 最大压力, 平均温度): the input's quantity still
 DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
@@ -259,7 +277,11 @@ class Qualified:
         none is: the nearest mention of a head ending right before it, filler words between
         (油温80度, 油温已经80度, ``oil temp is 80``) or up to `GAP` Chinese characters none of
         which is in the input's names or the table's heading (油温升到80度; not 油温正常气温25度,
-        whose 气温 is the nearer mention)."""
+        whose 气温 is the nearer mention); before an English verb of change, what it is said
+        of (`changed_to`)."""
+        changed = self.changed_to(text, at)
+        if changed is not None:
+            return changed
         end = len(drop_fillers(text[:at]).rstrip(" "))
         lo = end
         comma = before_comma(text, end)
@@ -277,6 +299,39 @@ class Qualified:
                 return other + (" " if head[:1].isascii() and other else "") + head \
                     if other else ""
         return self.named_after(text, end)
+
+    def changed_to(self, text: str, at: int) -> str | None:
+        """None when no English verb of change leads the value at `at` (`change_before`); else
+        the thing the change is said of, "" when none is (``heated to 80 c``, ``the
+        temperature rose to``, ``we cooled the room down to``): its object (``heated the oil
+        to``: oil), else its subject — a name of the input qualified as before a value (``the
+        oil temperature rose to``), else the last words of a thing (``the hydraulic oil was
+        cooled to``: hydraulic oil); no word of `EN_PLAIN`, the surroundings, a room or the
+        words of the input's names and the table's heading is a thing."""
+        found = change_before(text, at)
+        if found is None:
+            return None
+        start, obj = found
+        if obj:
+            return self._thing(obj)
+        subject = len(drop_fillers(text[:start]).rstrip(" "))
+        if any(text.startswith(h, subject - len(h)) and not _latin(text[subject - len(h) - 1:]
+                                                                   [:1])
+               for h in self.heads if subject >= len(h)):
+            return self.before(text, start)  # ``the oil temperature rose to``
+        return self._thing(_clause(text[:subject]))
+
+    def _thing(self, words: list[str]) -> str:
+        """The last words of `words` that name a thing (at most `PHRASE_WORDS`, none of
+        `EN_PLAIN`), "" when the last one names none (``the room``, ``it``)."""
+        run: list[str] = []
+        for word in reversed(words):
+            if word in EN_PLAIN or word in FILLERS or word in EN_CHANGES or len(run) == PHRASE_WORDS:
+                break
+            run.insert(0, word)
+        if not run or run[-1] in AMBIENT + ROOMS or run[-1] in self.mine:
+            return ""
+        return " ".join(run)
 
     def named_after(self, text: str, end: int) -> str:
         """The English name qualified by the phrases after it that end at `end` (``temperature
@@ -426,6 +481,33 @@ def before_comma(text: str, end: int) -> int:
                 return -1
             break
     return len(drop_fillers(text[:end - 1]).rstrip(" "))
+
+
+def change_before(text: str, at: int) -> tuple[int, list[str]] | None:
+    """Where an English verb of change (`EN_CHANGES`) and ``to`` before position `at` of
+    compacted `text` start, filler words before the value dropped (``dropped to about 5
+    c``), and the words of its object (``heated the oil to``: the, oil; ``cooled the room
+    down to``: the, room); None when no such verb leads the value (``rose by 5 c`` is a
+    change, not a value; ``heated up to 80 c`` a bound, which `values.numbers` makes no
+    exact value)."""
+    head = drop_fillers(text[:at]).rstrip(" ")
+    if not (head == "to" or head.endswith(" to")):
+        return None
+    words = _clause(head[:-2])
+    for n in range(len(words) - 1, max(-1, len(words) - 6), -1):
+        if words[n] in EN_CHANGES:
+            obj = [w for w in words[n + 1:] if w not in EN_CHANGE_WAYS]
+            return len(head[:-2].rstrip(" ")) - len(" ".join(words[n:])), obj
+    return None
+
+
+def _clause(text: str) -> list[str]:
+    """The Latin words that end compacted `text`, back to a clause mark, number or other
+    script."""
+    at = len(text)
+    while at and (text[at - 1].isascii() and (text[at - 1].isalpha() or text[at - 1] in " '")):
+        at -= 1
+    return text[at:].split()
 
 
 def _past_word(rest: str) -> int:
