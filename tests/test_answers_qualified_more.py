@@ -80,6 +80,19 @@ def test_a_trailing_name_without_its_unit_fills_its_input(question):
     assert got.values.get("温度(℃)", "26") == "26", got
 
 
+@pytest.mark.parametrize("question", [
+    "temperature 26 C humidity 84.9", "26 C humidity 84.9", "temperature 26 C relative humidity 84.9",
+])
+def test_an_english_trailing_name_right_after_a_unit_fills_its_input(question):
+    table = build_table(["Temperature (°C)", "Relative humidity (%)", "Risk"],
+                        [["<15", "*", "low"], [">=15", ">=85", "high"], [">=15", "<85", "mid"]],
+                        decision="inputs=Temperature (°C),Relative humidity (%); outputs=Risk")
+    assert table is not None
+    assert read_inputs(question, table).values == \
+        {"Temperature (°C)": "26", "Relative humidity (%)": "84.9"}
+    assert "Relative humidity (%)" not in read_inputs("26 C soil humidity 84.9", table).values
+
+
 def test_a_full_width_comma_is_no_thousands_or_decimal_comma():
     """温度26，800小时: two values (the ，of a sentence), not 26800 nor an unread list."""
     table = build_table(["温度(℃)", "运行小时(h)", "措施"],

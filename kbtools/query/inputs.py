@@ -373,10 +373,12 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # ``oil temperature``: another table's input
         if not tail and name in qualified.heads and qualified.qualifier(text, m.start()):
             continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
+        # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
+        unit_before = any(x.after == m.start() and x.unit is not None for x in found)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
-                and not any(x.after == m.start() and x.unit is not None for x in found):
-            continue  # 土壤湿度 (not 和湿度, 然后湿度, 26度湿度: a name of its own)
-        if tail and latin and not _lead_ok(text, m.start()):
+                and not unit_before:
+            continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
+        if tail and latin and not unit_before and not _lead_ok(text, m.start()):
             continue
         end = m.end()
         if latin and name in qualified.heads and \
