@@ -16,10 +16,14 @@ that only look so (`kbtools.query.quantities.Qualified`), English and Chinese al
 from __future__ import annotations
 
 import pytest
+from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kbfixtures import GREENHOUSE_PAGE, SCAB_DOC, VENT_PAGE, titled_page, top_evaluation
 from test_answers_qualified import NOT_MODIFIERS
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.inputs import read_inputs
 from kbtools.query.quantities import AMBIENT, EN_CHANGES, EN_PLAIN, ROOMS
@@ -246,3 +250,61 @@ def test_any_english_verb_of_change_fills_and_a_thing_before_it_keeps_its_value(
     assert (got.values, got.others) == ({column: str(value)}, {}), verb
     got = read_inputs(f"the {thing} {verb} to {value} {unit}", table)
     assert (got.values, got.others) == ({}, {column: (f"{value}{unit}", thing)}), verb
+
+
+# end to end: `kb query` evaluates the table, or asks for the input naming the phrase
+
+ROOM = titled_page("室内环境调控", """按室内温度和湿度开空调。
+
+<!-- decision: inputs=温度(℃),湿度(%); outputs=空调 -->
+| 温度(℃) | 湿度(%) | 空调 |
+|---|---|---|
+| <26 | * | 关闭 |
+| >=26 | >=70 | 除湿 |
+| >=26 | <70 | 制冷 |
+""")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    root = make_repo(tmp_path_factory.mktemp("kb"), docs={
+        "knowledge/greenhouse.md": GREENHOUSE_PAGE, "knowledge/vent.md": VENT_PAGE,
+        "knowledge/room.md": ROOM, "knowledge/scab.md": SCAB_DOC})
+    build(load_config(root), BuildOptions(progress=False))
+    return root / "dist"
+
+
+@pytest.mark.parametrize(("question", "doc", "column", "inputs", "note"), [
+    ("室内环境调控：室外温度30度，湿度60%", "room.md", "温度(℃)", {"湿度(%)": "60"},
+     "30度说的是室外温度，不是温度(℃)"),
+    ("大棚通风怎么办：油温、80度，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
+     "80度说的是油温，不是温度(℃)"),
+    ("greenhouse ventilation: the oil was heated to 80 C, humidity 90%", "vent.md",
+     "Temperature (°C)", {"Humidity (%)": "90"}, "80C is said of oil, not of Temperature (°C)"),
+    ("greenhouse ventilation: humidity 90%, 80 C the oil's temperature", "vent.md",
+     "Temperature (°C)", {"Humidity (%)": "90"},
+     "80C is said of oil's temperature, not of Temperature (°C)"),
+])
+def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, column, inputs,
+                                                         note):
+    ev = top_evaluation(dist, question, doc)
+    assert (ev["status"], ev["inputs"], ev["missing"]) == ("missing_inputs", inputs, [column])
+    assert ev["said_of_other"] == {column: note} and note in ev["message"]
+
+
+@pytest.mark.parametrize(("question", "doc", "inputs", "outputs"), [
+    ("小麦赤霉病风险：温度26度湿度84.9", "scab.md", {"温度(℃)": "26", "相对湿度(%)": "84.9"},
+     {"风险": "中"}),
+    ("小麦赤霉病风险：湿度84.9，温度26℃", "scab.md", {"温度(℃)": "26", "相对湿度(%)": "84.9"},
+     {"风险": "中"}),
+    ("室内环境调控：室内温度28度，湿度60%", "room.md", {"温度(℃)": "28", "湿度(%)": "60"},
+     {"空调": "制冷"}),
+    ("greenhouse ventilation: heated to 25 C, humidity 90%", "vent.md",
+     {"Temperature (°C)": "25", "Humidity (%)": "90"}, {"Action": "open the vents"}),
+    ("大棚通风怎么办：棚内温度25度，湿度90%", "greenhouse.md", {"温度(℃)": "25", "湿度(%)": "90"},
+     {"措施": "打开风口通风排湿"}),
+])
+def test_the_forms_that_name_the_input_evaluate_the_table(dist, question, doc, inputs, outputs):
+    ev = top_evaluation(dist, question, doc)
+    assert (ev["status"], ev["inputs"], ev["outputs"], ev["said_of_other"]) == \
+        ("match", inputs, outputs, {}), ev
