@@ -315,8 +315,8 @@ class Qualified:
         if obj:
             return self._thing(obj)
         subject = len(drop_fillers(text[:start]).rstrip(" "))
-        if any(text.startswith(h, subject - len(h)) and not _latin(text[subject - len(h) - 1:]
-                                                                   [:1])
+        if any(text.startswith(h, subject - len(h)) and
+               not (subject > len(h) and _latin(text[subject - len(h) - 1]))
                for h in self.heads if subject >= len(h)):
             return self.before(text, start)  # ``the oil temperature rose to``
         return self._thing(_clause(text[:subject]))
