@@ -143,6 +143,17 @@ def test_a_place_inside_the_tables_own_thing_or_the_surroundings_fills(question,
     assert (got.values, got.others) == ({header: value}, {}), got
 
 
+@pytest.mark.parametrize("question", [
+    "夜间温度25度", "晚间温度25度", "夜里温度25度", "冬天里的温度25度", "一天中温度25度", "白天温度25度",
+    "晚上温度25度", "中午温度25度", "夏季温度25度", "花期温度25度", "实时温度25度",
+])
+def test_a_time_before_a_name_qualifies_nothing(question):
+    """夜间温度 is the night-time temperature, as ``night temperature`` is: the input's (the
+    time before 间, 里, 中 is no thing in which it is measured)."""
+    got = read_inputs(question, _bare("温度(℃)"))
+    assert (got.values, got.others) == ({"温度(℃)": "25"}, {})
+
+
 @settings(max_examples=200, deadline=None)
 @given(thing=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
        .filter(lambda ch: ch not in NOT_MODIFIERS | set("压力")),

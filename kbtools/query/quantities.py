@@ -29,7 +29,7 @@ qualifying the quantity, as ``pressure in the boiler`` does (锅炉内压力, �
 the phrase as written; `LOCATIVES`): the words that qualify nothing are judged before it
 (棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
-table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), a verb of change before a short form
+table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), when (夜间温度, 白天温度: `TIMES`), a verb of change before a short form
 (升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's) or an English one before ``to``
 (``heated to 80 C``: `EN_CHANGES`; ``oil heated to`` is the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
@@ -100,6 +100,10 @@ EN_CHANGE_WAYS = ("down", "back")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
 # 常温, 最大压力, 平均温度): the input's quantity still
 DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
+# a Chinese modifier ending so says when the quantity is measured, not of what (夜间温度, 白天温度,
+# 冬天里的温度, 花期温度, 实时温度, 中午温度), as ``night temperature`` does (`EN_PLAIN`)
+TIMES = ("白天", "晚上", "早上", "上午", "下午", "中午", "夜", "晚", "晨", "昼", "午", "日", "天",
+         "周", "月", "季", "年", "期", "时")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
@@ -387,7 +391,7 @@ class Qualified:
             place = next((p for p in LOCATIVES if word.endswith(p)), "")  # 锅炉内: 锅炉's
             thing = word[:len(word) - len(place)]
             if not thing or len(thing) > PHRASE or \
-                    thing.endswith(AMBIENT + ROOMS + DEGREES) or \
+                    thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES) or \
                     thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
                 return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)
             cut = max((n for n in range(1, len(thing))
