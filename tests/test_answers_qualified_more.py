@@ -112,6 +112,8 @@ def test_a_trailing_name_after_another_thing_still_names_another():
     assert SCAB is not None
     for question in ("土壤湿度84.9", "温度26度土壤湿度84.9", "绝对湿度84.9"):
         assert "相对湿度(%)" not in read_inputs(question, SCAB).values, question
+
+
 # 3. 锅炉内压力 and ``pressure in the boiler`` agree: the boiler's, unless the table's
 
 @pytest.mark.parametrize(("question", "header", "value", "other"), [
@@ -172,11 +174,13 @@ def test_any_thing_before_a_place_word_keeps_its_value(thing, place, value):
 
 @pytest.mark.parametrize(("question", "other"), [
     ("室外温度22度", "室外温度"), ("室外的温度22度", "室外的温度"), ("22度的室外温度", "室外温度"),
+    ("气缸温度22度", "气缸温度"), ("气缸内温度22度", "气缸内温度"), ("中缸温度22度", "中缸温度"),
 ])
-def test_the_note_names_the_whole_phrase_on_a_table_whose_heading_shares_a_character(
-        question, other):
+def test_the_note_names_the_whole_phrase_the_author_wrote(question, other):
     got = read_inputs(question, _bare("温度(℃)", "室内环境调控"))
     assert (got.values, got.others) == ({}, {"温度(℃)": ("22度", other)})
+
+
 # 5. a value before a possessive phrase, an adverb of another place after the name
 
 @pytest.mark.parametrize(("question", "other"), [
@@ -203,6 +207,8 @@ def test_a_value_before_a_possessive_phrase_is_that_things(question, other):
 def test_an_adverb_of_another_place_after_the_name_is_another_places(heading, question, other):
     got = read_inputs(question, _bare("Temperature (°C)", heading))
     assert (got.values, got.others) == ({}, {"Temperature (°C)": ("22C", other)})
+
+
 # 6. English verbs of change
 
 @pytest.mark.parametrize(("question", "header", "value"), [

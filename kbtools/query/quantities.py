@@ -394,8 +394,8 @@ class Qualified:
                     thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES) or \
                     thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
                 return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)
-            cut = max((n for n in range(1, len(thing))
-                       if thing[:n].endswith(LOCATIVES + AMBIENT)), default=0)
+            cut = max((n for n in range(2, len(thing))  # a place before the thing: 棚里
+                       if thing[:n].endswith(LOCATIVES)), default=0)
             return text[lo + cut:at - verb]  # 油 of 棚里油温: the thing, without the place
         lead_end = at - (text[at - 1:at] == " ")
         mark = next((m for m in POSSESSIVES if text.startswith(m, lead_end - len(m))), "") or \
