@@ -121,6 +121,7 @@ def test_a_trailing_name_after_another_thing_still_names_another():
     ("锅炉里的压力1.2MPa", "压力(MPa)", "1.2MPa", "锅炉里的压力"),
     ("锅炉内压力是1.2MPa", "压力(MPa)", "1.2MPa", "锅炉内压力"),
     ("1.2MPa的锅炉内压力", "压力(MPa)", "1.2MPa", "锅炉内压力"),
+    ("1.2MPa的锅炉里的压力", "压力(MPa)", "1.2MPa", "锅炉里的压力"),
     ("水中温度25度", "温度(℃)", "25度", "水中温度"),
     ("箱内温度25度", "温度(℃)", "25度", "箱内温度"),
     ("pressure in the boiler 1.2 MPa", "Pressure (MPa)", "1.2MPa", "pressure in the boiler"),

@@ -363,7 +363,7 @@ class Qualified:
                     (found := self.phrase(text, start + len(head))) is not None and found[1]:
                 return text[start:found[0]]  # ``80 c temperature of the oil``
             if is_cjk(head[0]):
-                spans = [start + n for n in range(1, PHRASE + 1)
+                spans = [start + n for n in range(1, PHRASE + 3)  # 锅炉里的压力
                          if all(is_cjk(ch) for ch in text[start:start + n])]
             else:  # one word, or one with a possessive mark (``80 c oil's temperature``)
                 spans = [start + n for n in [_past_word(rest)] if n > 0]
