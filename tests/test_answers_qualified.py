@@ -2,8 +2,8 @@
 even when no table in the knowledge names the thing: 油温80度, 80度的油温, 水温, 地温, ``oil
 temperature 80 C`` and ``bearing temp 80 C`` leave 温度 / Temperature missing
 (`kbtools.query.quantities.Qualified`), and the answer says what the value was said of, in
-the question's language. Forms that name the input itself (气温, 棚内温度, 当前温度, ``the
-temperature is``, ``air temperature``) still bind."""
+the question's language. Forms that name the input itself (气温, 室内温度, 棚内温度 on a 大棚
+table, 当前温度, ``the temperature is``, ``air temperature``) still bind."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import missing_message, said_of_other_note
 from kbtools.query.inputs import read_inputs
-from kbtools.query.quantities import AMBIENT, CHANGES, EN_PLAIN, ROOMS
+from kbtools.query.quantities import AMBIENT, CHANGES, EN_PLAIN, ROOMS, TIMES
 from kbtools.query.values import EN_NUMERALS
 from kbtools.query.wording import ABBREVIATIONS
 
@@ -66,10 +66,10 @@ def test_a_value_of_a_qualified_name_fills_no_generic_input(question, value, oth
 
 @pytest.mark.parametrize("question", [
     "温度25度，湿度90%", "温度是25度，湿度90%", "当前温度25度，湿度90%", "气温25度，湿度90%",
-    "空气温度25度，湿度90%", "棚内温度25度，湿度90%", "室内温度25度，湿度90%", "25度，湿度90%",
+    "空气温度25度，湿度90%", "室内温度25度，湿度90%", "25度，湿度90%",
     "25度的温度，湿度为90%", "湿度为90%的空气，25度", "小麦赤霉病温度25度，湿度90%",
     "连续降雨3天温度25度湿度90%", "25℃，90%", "棚里油温正常气温25度，湿度90%",
-    "高温25度，湿度90%", "湿度90%，25度的低温", "大棚里的温度25度，湿度90%",
+    "高温25度，湿度90%", "湿度90%，25度的低温",
 ])
 def test_names_of_the_input_itself_still_bind(question):
     assert BARE is not None
@@ -364,11 +364,11 @@ def test_a_named_value_still_answers(dist):
 
 # characters that are no modifier before 温: the input's own, a place, the surroundings, a
 # joiner, clause lead or filler word, a numeral, a unit, a degree (高温), a room (室温:
-# `ROOMS`), a verb of change (升温: `CHANGES`), and those of the built-in names
-# (`ABBREVIATIONS`: 相对湿度), which count as the table's own (`Qualified.of`)
+# `ROOMS`), a verb of change (升温: `CHANGES`), a time (夜温: `TIMES`), and those of the
+# built-in names (`ABBREVIATIONS`: 相对湿度), which count as the table's own (`Qualified.of`)
 NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
                      "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均") | \
-    {ch for w in (*ROOMS, *CHANGES) for ch in w if "\u4e00" <= ch <= "\u9fff"} | \
+    {ch for w in (*ROOMS, *CHANGES, *TIMES) for ch in w if "\u4e00" <= ch <= "\u9fff"} | \
     {ch for g in ABBREVIATIONS for t in g for ch in t if "\u4e00" <= ch <= "\u9fff"}
 
 

@@ -256,8 +256,9 @@ def read_inputs(question: str, table: DecisionTable,
                 _said_of_other(text, x, spans, elsewhere.own_chars)
             if thing:  # 油温80度, 80度的油温: said of another thing, named
                 said.setdefault(table.header[i], (x.written, thing))
-            elif _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
-                           fraction=x.unit == _PERCENT) and \
+            elif (quals[i].changed_to(text, x.start) == "" or  # heated to 80 c: no thing
+                  _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
+                            fraction=x.unit == _PERCENT)) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
@@ -372,9 +373,12 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # ``oil temperature``: another table's input
         if not tail and name in qualified.heads and qualified.qualifier(text, m.start()):
             continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
-        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS):
+        # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
+        unit_before = any(x.after == m.start() and x.unit is not None for x in found)
+        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
+                and not unit_before:
             continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
-        if tail and latin and not _lead_ok(text, m.start()):
+        if tail and latin and not unit_before and not _lead_ok(text, m.start()):
             continue
         end = m.end()
         if latin and name in qualified.heads and \

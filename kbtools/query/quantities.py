@@ -16,7 +16,7 @@ compound whose head is the input's name (温度, 压力, their short forms 温, 
 ``temperature``, ``temp``, ``pressure``) with a word before it that is none of the input's own
 (油温, 水温度, 地温, 油压, ``oil temperature``, ``bearing temp``, ``oil pressure``) names a
 more specific thing than the input, before its value or after it (80度的油温, ``80 C oil
-temperature``, ``80 C oil's temperature``), a comma between the name and its value or not
+temperature``, ``80 C the oil's temperature``: `AFTER_LEADS`), a comma between the name and its value or not
 (油温，80度, ``temperature of the oil, 80 C``: `before_comma`; not 油温正常，25度, a clause of
 its own), whether or not the table's heading says what the table is about. So does an
 English name followed by a phrase saying whose it is (``temperature of the oil``, ``pressure
@@ -24,13 +24,16 @@ in the boiler``: `OF_THING`, `Qualified.phrase`) or after a possessive (``the oi
 temperature``, ``the tyres' pressure``: `POSSESSIVES`), as 水的温度 is the water's; the
 value is said of the whole (``temperature of the oil``), and the same words qualify nothing
 there (``temperature of the air``, ``in the greenhouse`` on a greenhouse table, ``a
-temperature of 80 C``: no thing named). A place
-(棚内温度: `LOCATIVES`), the surroundings a generic quantity means (气温, ``air temperature``:
+temperature of 80 C``: no thing named). A place word after a thing leaves the thing
+qualifying the quantity, as ``pressure in the boiler`` does (锅炉内压力, 水中温度: the note names
+the phrase as written; `LOCATIVES`): the words that qualify nothing are judged before it
+(棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
-table: `ROOMS`), how high it is (高温: `DEGREES`), a verb of change before a short form
-(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's), words of the table's own
+table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), when (夜间温度, 白天温度: `TIMES`), a verb of change before a short form
+(升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's) or an English one before ``to``
+(``heated to 80 C``: `EN_CHANGES`; ``oil heated to`` is the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
-bound to the name: 棚里油温 is the oil's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
+bound to the name: 棚里油温 is the oil's, 大棚油温 on a 大棚 table the 大棚油温's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
 a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
 
 Pure.
@@ -63,23 +66,44 @@ CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"), ("压力", "压"
 # the short forms a name ending so is always a quantity of its own kind by (日均温, 水温: a
 # 温度), not only sometimes (油压 is a 压力, 电压 is none: 变压器 names no voltage of another)
 OWN_ENDINGS = ("温",)
-# a Chinese modifier ending so names a place the quantity is measured in, not a thing (棚内
-# 温度, 室内温度, 田间湿度): the input's quantity still
+# a Chinese modifier ending so names a place in the thing before it (锅炉内压力, 棚内温度, 田间湿度):
+# that thing is judged (a 大棚 table's 棚内温度 and 室内温度 are its own, 锅炉内压力 a boiler's)
 LOCATIVES = ("内", "里", "中", "间")
 # the surroundings a generic quantity is said of when no thing is named (气温, 空气湿度, ``air
 # temperature``, ``ambient humidity``): the input's quantity still
 AMBIENT = ("空气", "环境", "气", "air", "ambient")
 # a room or indoors, the place a generic quantity is measured in when no thing is named (室温,
-# 室内温度, 温室温度, ``room temperature``, ``indoor temperature``, ``temperature in the room``,
+# 室内温度, 温室温度, 屋里温度, 房间里的温度, ``room temperature``, ``indoor temperature``, ``temperature in the room``,
 # ``the room's temperature``): the surroundings, as `AMBIENT`, on any table (室外, ``outdoor``
 # name another place: judged as any modifier)
-ROOMS = ("室", "room", "rooms", "indoor", "indoors", "inside")
+ROOMS = ("室", "屋", "房", "房间", "room", "rooms", "indoor", "indoors", "inside")
 # a verb of change before a Chinese quantity's short form (升温到80度, 加压至3MPa): says how the
 # quantity went, not of what; a thing before it still qualifies it (油升温到80度 is the oil's)
 CHANGES = ("升", "降", "加", "增", "减", "泄", "保", "稳", "控", "调", "提")
+# English verbs of change before ``to`` and a value (``heated to 80 c``, ``the pressure was
+# raised to 30 psi``, ``we cooled the room down to 5 c``): say how the quantity went, not of
+# what, as `CHANGES` do; a thing before the verb or after it still qualifies it (``oil heated
+# to 80 c``, ``heated the oil to 80 c``: the oil's)
+EN_CHANGES = frozenset((
+    "heat", "heats", "heated", "heating", "warm", "warms", "warmed", "warming", "cool", "cools",
+    "cooled", "cooling", "chill", "chills", "chilled", "chilling", "raise", "raises", "raised",
+    "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases", "increased",
+    "increasing", "decrease", "decreases", "decreased", "decreasing", "reduce", "reduces",
+    "reduced", "reducing", "drop", "drops", "dropped", "dropping", "rise", "rises", "rose",
+    "risen", "rising", "fall", "falls", "fell", "fallen", "falling", "climb", "climbs",
+    "climbed", "climbing", "pressurize", "pressurizes", "pressurized", "pressurised",
+    "depressurized", "depressurised", "pump", "pumps", "pumped", "inflate", "inflated",
+    "deflate", "deflated", "boost", "boosted", "adjust", "adjusted", "bring", "brought",
+    "ramp", "ramped", "jump", "jumped", "go", "goes", "went", "gone", "set"))
+# words between such a verb and ``to`` that say which way (``cooled down to``, ``back to``)
+EN_CHANGE_WAYS = ("down", "back")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
 # 常温, 最大压力, 平均温度): the input's quantity still
 DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
+# a Chinese modifier ending so says when the quantity is measured, not of what (夜间温度, 白天温度,
+# 冬天里的温度, 花期温度, 实时温度, 中午温度), as ``night temperature`` does (`EN_PLAIN`)
+TIMES = ("白天", "晚上", "早上", "上午", "下午", "中午", "夜", "晚", "晨", "昼", "午", "日", "天",
+         "周", "月", "季", "年", "期", "时")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
@@ -108,6 +132,13 @@ EN_PLAIN = frozenset((
 # English prepositions after a name that say whose quantity it is (``temperature of the oil``,
 # ``pressure in the boiler``), as a word before it does (``oil temperature``)
 OF_THING = ("of", "in", "inside", "within")
+# English words after a name that say it is measured out of doors or outside a thing
+# (``the temperature outdoors``, ``temperature outside the tank``): another place, whatever
+# follows, as 室外温度 is
+OUTSIDE = ("outdoors", "outdoor", "outside")
+# words that may stand between a value and the name after it (``80 c for the oil's
+# temperature``, ``80 c: the oil temperature``); not ``and``, which starts another item
+AFTER_LEADS = ("the", "a", "an", "for", "is", "was", "as", "being", "its", ":", "=")
 PHRASE_WORDS = 3  # at most this many words of a thing after one of them (``of the hydraulic oil``)
 # the marks of an English possessive before a name (``the oil's temperature``, ``tyres' pressure``)
 POSSESSIVES = ("'s", "\u2019s")
@@ -250,7 +281,11 @@ class Qualified:
         none is: the nearest mention of a head ending right before it, filler words between
         (油温80度, 油温已经80度, ``oil temp is 80``) or up to `GAP` Chinese characters none of
         which is in the input's names or the table's heading (油温升到80度; not 油温正常气温25度,
-        whose 气温 is the nearer mention)."""
+        whose 气温 is the nearer mention); before an English verb of change, what it is said
+        of (`changed_to`)."""
+        changed = self.changed_to(text, at)
+        if changed is not None:
+            return changed
         end = len(drop_fillers(text[:at]).rstrip(" "))
         lo = end
         comma = before_comma(text, end)
@@ -269,6 +304,39 @@ class Qualified:
                     if other else ""
         return self.named_after(text, end)
 
+    def changed_to(self, text: str, at: int) -> str | None:
+        """None when no English verb of change leads the value at `at` (`change_before`); else
+        the thing the change is said of, "" when none is (``heated to 80 c``, ``the
+        temperature rose to``, ``we cooled the room down to``): its object (``heated the oil
+        to``: oil), else its subject — a name of the input qualified as before a value (``the
+        oil temperature rose to``), else the last words of a thing (``the hydraulic oil was
+        cooled to``: hydraulic oil); no word of `EN_PLAIN`, the surroundings, a room or the
+        words of the input's names and the table's heading is a thing."""
+        found = change_before(text, at)
+        if found is None:
+            return None
+        start, obj = found
+        if obj:
+            return self._thing(obj)
+        subject = len(drop_fillers(text[:start]).rstrip(" "))
+        if any(text.startswith(h, subject - len(h)) and
+               not (subject > len(h) and _latin(text[subject - len(h) - 1]))
+               for h in self.heads if subject >= len(h)):
+            return self.before(text, start)  # ``the oil temperature rose to``
+        return self._thing(_clause(text[:subject]))
+
+    def _thing(self, words: list[str]) -> str:
+        """The last words of `words` that name a thing (at most `PHRASE_WORDS`, none of
+        `EN_PLAIN`), "" when the last one names none (``the room``, ``it``)."""
+        run: list[str] = []
+        for word in reversed(words):
+            if word in EN_PLAIN or word in FILLERS or word in EN_CHANGES or len(run) == PHRASE_WORDS:
+                break
+            run.insert(0, word)
+        if not run or run[-1] in AMBIENT + ROOMS or run[-1] in self.mine:
+            return ""
+        return " ".join(run)
+
     def named_after(self, text: str, end: int) -> str:
         """The English name qualified by the phrases after it that end at `end` (``temperature
         of the oil``, ``pressure in the boiler``: `phrase`), "" when none is."""
@@ -285,13 +353,17 @@ class Qualified:
         ``80 c oil temperature``), "" when none does."""
         rest = text[at:].lstrip(" ")
         rest = rest[1:] if rest.startswith("的") else rest
+        while (lead := next((w for w in AFTER_LEADS if rest.startswith(w) and (
+                not w.isalpha() or rest[len(w):len(w) + 1] == " ")), "")) and \
+                len(rest) > len(lead) + 1:
+            rest = rest[len(lead):].lstrip(" ")  # ``80 c the oil's temperature``
         start = len(text) - len(rest)
         for head in self.heads:
             if _latin(head[0]) and text.startswith(head, start) and \
                     (found := self.phrase(text, start + len(head))) is not None and found[1]:
                 return text[start:found[0]]  # ``80 c temperature of the oil``
             if is_cjk(head[0]):
-                spans = [start + n for n in range(1, PHRASE + 1)
+                spans = [start + n for n in range(1, PHRASE + 3)  # 锅炉里的压力
                          if all(is_cjk(ch) for ch in text[start:start + n])]
             else:  # one word, or one with a possessive mark (``80 c oil's temperature``)
                 spans = [start + n for n in [_past_word(rest)] if n > 0]
@@ -316,12 +388,14 @@ class Qualified:
             word = text[lo:at - possessive]
             verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing
             word = word[:len(word) - verb]
-            if not word or len(word) > PHRASE or \
-                    word.endswith(LOCATIVES + AMBIENT + ROOMS + DEGREES) or \
-                    word[-1] in self.mine or word.endswith(self.values):  # 棚内温度, 空气
-                return ""  # 温度, 大棚温度 (a 大棚 table), 小麦温度 (a table of 小麦)
-            cut = max((n for n in range(1, len(word)) if word[:n].endswith(LOCATIVES + AMBIENT)
-                       or word[n - 1] in self.mine), default=0)
+            place = next((p for p in LOCATIVES if word.endswith(p)), "")  # 锅炉内: 锅炉's
+            thing = word[:len(word) - len(place)]
+            if not thing or len(thing) > PHRASE or \
+                    thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES) or \
+                    thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
+                return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)
+            cut = max((n for n in range(2, len(thing))  # a place before the thing: 棚里
+                       if thing[:n].endswith(LOCATIVES)), default=0)
             return text[lo + cut:at - verb]  # 油 of 棚里油温: the thing, without the place
         lead_end = at - (text[at - 1:at] == " ")
         mark = next((m for m in POSSESSIVES if text.startswith(m, lead_end - len(m))), "") or \
@@ -366,7 +440,13 @@ class Qualified:
             if words and words[0] in ROOMS and words[0] not in OF_THING:
                 stop += len(words[0]) + 1  # ``the temperature indoors``: where, no thing
                 continue
-            if not words or words[0] not in OF_THING:
+            away = bool(words) and words[0] in OUTSIDE and \
+                words[0] not in self.mine and words[0].removesuffix("s") not in self.mine
+            if away and (len(words) == 1 or words[1] in EN_PLAIN - set(OF_THING) - {"the"}):
+                stop += len(words[0]) + 1  # ``the temperature outdoors is``: another place
+                other = True
+                continue
+            if not words or words[0] not in OF_THING + OUTSIDE:
                 break
             lead = 1
             while lead < len(words) and words[lead] in EN_PLAIN - set(OF_THING):
@@ -381,14 +461,15 @@ class Qualified:
             stop += len(" ".join(("", *words[:lead], *thing)))
             if _latin(text[stop:stop + 1]):
                 return None  # part of a word the phrase does not hold (``oil80``)
-            other = other or bool(thing) and thing[-1] not in AMBIENT + ROOMS and \
+            other = other or away or bool(thing) and thing[-1] not in AMBIENT + ROOMS and \
                 thing[-1] not in self.mine  # ``in the morning``: when, of no thing
         return (stop, other) if stop > end else None
 
 
 _CJK_FILLERS = tuple(w for w in FILLERS if is_cjk(w[0]))
 _EN_WORDS = re.compile(r"(?: [a-z]+)+")  # the words of a compacted question from a position
-COMMAS = (",", "，")  # between a name and its value: ``temperature of the oil, 80 c``, 油温，80度
+# between a name and its value: ``temperature of the oil, 80 c``, 油温，80度, 油温、80度, 油温；80度
+COMMAS = (",", "，", "、", ";", "；")
 
 
 def before_comma(text: str, end: int) -> int:
@@ -404,6 +485,33 @@ def before_comma(text: str, end: int) -> int:
                 return -1
             break
     return len(drop_fillers(text[:end - 1]).rstrip(" "))
+
+
+def change_before(text: str, at: int) -> tuple[int, list[str]] | None:
+    """Where an English verb of change (`EN_CHANGES`) and ``to`` before position `at` of
+    compacted `text` start, filler words before the value dropped (``dropped to about 5
+    c``), and the words of its object (``heated the oil to``: the, oil; ``cooled the room
+    down to``: the, room); None when no such verb leads the value (``rose by 5 c`` is a
+    change, not a value; ``heated up to 80 c`` a bound, which `values.numbers` makes no
+    exact value)."""
+    head = drop_fillers(text[:at]).rstrip(" ")
+    if not (head == "to" or head.endswith(" to")):
+        return None
+    words = _clause(head[:-2])
+    for n in range(len(words) - 1, max(-1, len(words) - 6), -1):
+        if words[n] in EN_CHANGES:
+            obj = [w for w in words[n + 1:] if w not in EN_CHANGE_WAYS]
+            return len(head[:-2].rstrip(" ")) - len(" ".join(words[n:])), obj
+    return None
+
+
+def _clause(text: str) -> list[str]:
+    """The Latin words that end compacted `text`, back to a clause mark, number or other
+    script."""
+    at = len(text)
+    while at and (text[at - 1].isascii() and (text[at - 1].isalpha() or text[at - 1] in " '")):
+        at -= 1
+    return text[at:].split()
 
 
 def _past_word(rest: str) -> int:

@@ -199,7 +199,8 @@ def _latin(ch: str) -> bool:
 def compact(text: str, *, fold: bool = True) -> str:
     """`text` as values and input names are read from it (see the module doc); with `fold`
     False, the same text in the case it was written (what a message shows the user)."""
-    text = unicodedata.normalize("NFKC", text)
+    # a full-width comma ends a clause, never groups digits (湿度84.9，26℃ is no 84.9,26)
+    text = unicodedata.normalize("NFKC", text.replace("\uff0c", ", "))
     text = normalize_text(text) if fold else normalize_cell(text)
     out: list[str] = []
     for i, ch in enumerate(text):
