@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -27,19 +28,33 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.nodes import Heading
 from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 
+# A section number: digits as any script writes them (`\d`: full-width ４, too) and dots
+# (the full-width ．, too), read as ASCII by `ascii_number`
+_NUMBER = r"\d+(?:[.．]\d+)*"
+_SECTION = re.compile(rf"(?i)^\s*(?:第\s*|(?:chapter|section|sect\.|§)\s*)?({_NUMBER})[.．]?"
+                      r"(?=\s|[^\d.．]|$)")
+
+
+def ascii_number(number: str) -> str:
+    """A section number as ASCII: "４.１" and "４．１" -> "4.1"."""
+    return "".join("." if ch == "．" else str(unicodedata.decimal(ch)) if ch.isdecimal() else ch
+                   for ch in number)
+
 
 def section_number(heading: str) -> str:
-    """Leading section number of a heading: "4.3 药剂选择" -> "4.3", "第5章 施药" -> "5"."""
-    m = re.match(r"^\s*(?:第\s*)?(\d+(?:\.\d+)*)\.?(?=\s|[^\d.]|$)", heading)
-    return m.group(1) if m else ""
+    """Leading section number of a heading, in ASCII digits: "4.3 药剂选择" -> "4.3",
+    "第5章 施药" and "第５章 施药" -> "5", "Chapter 5 Fault codes" -> "5", "Section 5.2
+    Overview" -> "5.2"."""
+    m = _SECTION.match(heading)
+    return ascii_number(m.group(1)) if m else ""
 
 
 # Simplified and Traditional (節, 見, 參見 …) forms alike
-_REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|小節|节|節|章)")
+_REF_NUM = re.compile(rf"(?<![\d.．])(?P<num>{_NUMBER})[ \t]{{0,2}}(?:小节|小節|节|節|章)")
 _REF_BEFORE = re.compile(r"(?P<pre>详见|詳見|参见|參見|参阅|參閱|参考|參考|请见|請見|见|見)?[ \t]{0,2}"
                          r"(?:《(?P<title>[^》\n]{1,60})》[ \t]{0,2}(?:的|中的)?[ \t]{0,2})?"
                          r"(?P<di>第)?[ \t]{0,2}$")
-_REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(?:\.\d+)*)")
+_REF_EN = re.compile(rf"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>{_NUMBER})")
 # Linear time: the link text holds no `[` and the destination at most one level of balanced
 # parentheses, so no attempt reads past the opener of the next one.
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
@@ -201,7 +216,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
             continue  # inside a title: 《HX 手册第 1 章》
         b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
         pre, title, di = (b.group("pre"), b.group("title"), b.group("di")) if b else (None,) * 3
-        if not (pre or di or title or "." in m.group("num")):
+        number = ascii_number(m.group("num"))
+        if not (pre or di or title or "." in number):
             continue  # "3 节电池" counts batteries; a reference needs 见/第/《》 or "4.3"
         start = b.start() if b and b.end() > b.start() else m.start()
         if not pre and labels_heading(start):
@@ -209,16 +225,16 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         hit = None
         if title:
             target = index.by_title(title)
-            path = index.by_number(target, m.group("num")) if target else None
+            path = index.by_number(target, number) if target else None
             hit = (target, path) if target and path else None
         else:
-            hit = index.by_number_near(doc.rel, m.group("num"))
+            hit = index.by_number_near(doc.rel, number)
         found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
                                   hit[1] if hit else (), line_at(start))))
     for m in ref_en:
         if labels_heading(m.start()):
             continue
-        hit = index.by_number_near(doc.rel, m.group("num"))
+        hit = index.by_number_near(doc.rel, ascii_number(m.group("num")))
         found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
                                       hit[1] if hit else (), line_at(m.start()))))
     found.sort(key=lambda x: x[0])
