@@ -50,7 +50,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
-    "kbtools.check.content._HASHED": "fullmatch",  # a paragraph's line opening with `#`
+    "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
@@ -70,7 +70,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.neighbours.MD_LINK": "search",  # a stored link's written text
     "kbtools.query.anchors.SENTENCE_END": "finditer",
     "kbtools.query.anchors.WHOLE_LINK": "sub",
-    "kbtools.build.xref:^\\s*(?:第\\s*)?(\\d+(?:\\.\\d+)*)\\.?(?=\\s|[^\\d.]|$)": "match",
+    "kbtools.build.xref._SECTION": "match",  # a heading's text
     "kbtools.check.fix.NEWLINE": "split",
     "kbtools.check.links.SCHEME": "match",
     "kbtools.check.links.DRIVE": "match",
