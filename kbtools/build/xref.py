@@ -67,14 +67,17 @@ _REF_LINK = re.compile(r"(?<![!\[\]\\])\[(?P<text>[^\[\]\n]*)\](?:\[(?P<label>[^
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, number, slugs)
+# (path, section number, anchors, the anchor its page gives it)
+HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str], str], ...]
+Target = tuple[tuple[str, ...], str]  # a heading's path and the anchor its page gives it
 
 
 def heading_rows(doc: Document) -> HeadingRows:
     """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors (the
     slug of its title, or of the text its anchor is made of: `Heading.anchor`, with GitHub's
     de-duplication, as `kb check` and a device's page make them: the second `## 注意事项` is
-    `#注意事项-1`)."""
+    `#注意事项-1`; and its `{#custom-id}`s) and the one of them its page gives it (the `id`
+    a link to it ends with)."""
     heads = list(doc.headings())
     # a heading in a quote or a list (`> ## 注意`, a callout's) is no section, yet GitHub
     # counts it among the repeated ones
@@ -87,7 +90,8 @@ def heading_rows(doc: Document) -> HeadingRows:
     slug_at = dict(zip((line for line, _ in titles),
                        github_slugs(title for _, title in titles), strict=True))
     return tuple((path, section_number(path[-1]),
-                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]))
+                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]),
+                  slug_at[heading.line_start])
                  for path, heading in heads)
 
 
@@ -138,13 +142,14 @@ class HeadingIndex:
             object.__setattr__(self, "_names", names)  # a cache of a frozen value
         return names
 
-    def by_number(self, rel: str, number: str) -> tuple[str, ...] | None:
-        for path, num, _ in self.headings.get(rel, ()):
+    def by_number(self, rel: str, number: str) -> Target | None:
+        """The first heading of `rel` numbered `number`: its path and page anchor."""
+        for path, num, _, anchor in self.headings.get(rel, ()):
             if num == number:
-                return path
+                return path, anchor
         return None
 
-    def by_number_near(self, rel: str, number: str) -> tuple[str, tuple[str, ...]] | None:
+    def by_number_near(self, rel: str, number: str) -> tuple[str, Target] | None:
         """Section `number` in `rel`, else in the one sibling document (same folder) that has
         it — manuals split into chapter files refer to "见 4.4 节" across files. When several
         siblings have it, the one sharing the longest file-name prefix wins (ties: none)."""
@@ -162,10 +167,16 @@ class HeadingIndex:
         return hits[0] if len(hits) == 1 else None
 
     def by_anchor(self, rel: str, anchor: str) -> tuple[str, ...] | None:
+        target = self.target_of(rel, anchor)
+        return target[0] if target else None
+
+    def target_of(self, rel: str, anchor: str) -> Target | None:
+        """The heading of `rel` an `#anchor` names (any of its anchors, in any case): its
+        path and the anchor its page gives it."""
         anchor = unquote(anchor).lower()
-        for path, _, slugs in self.headings.get(rel, ()):
+        for path, _, slugs, page_anchor in self.headings.get(rel, ()):
             if anchor in {s.lower() for s in slugs}:
-                return path
+                return path, page_anchor
         return None
 
     def by_title(self, title: str) -> str | None:
@@ -229,16 +240,21 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
             hit = (target, path) if target and path else None
         else:
             hit = index.by_number_near(doc.rel, number)
-        found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
-                                  hit[1] if hit else (), line_at(start))))
+        found.append((start, _link(text[start:m.end()].strip(), hit, line_at(start))))
     for m in ref_en:
         if labels_heading(m.start()):
             continue
         hit = index.by_number_near(doc.rel, ascii_number(m.group("num")))
-        found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
-                                      hit[1] if hit else (), line_at(m.start()))))
+        found.append((m.start(), _link(m.group(0).strip(), hit, line_at(m.start()))))
     found.sort(key=lambda x: x[0])
     return tuple(dict.fromkeys(link for _, link in found))
+
+
+def _link(text: str, hit: tuple[str, Target] | None, line: int) -> Link:
+    """The reference `text` on `line`, to the heading `hit` names (None: unresolved)."""
+    if hit is None:
+        return Link(text, "", (), line)
+    return Link(text, hit[0], hit[1][0], line, hit[1][1])
 
 
 def _positions(text: str, ch: str) -> list[int]:
@@ -266,7 +282,6 @@ def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: 
         target = index.find_doc(joined) or index.find_doc(path.lstrip("./"))
     if target is None:
         return Link(written, "", (), line)
-    heading: tuple[str, ...] = ()
-    if anchor:
-        heading = index.by_anchor(target, anchor) or ()
-    return Link(written, target, heading, line)
+    heading = index.target_of(target, anchor) if anchor else None
+    return Link(written, target, heading[0] if heading else (), line,
+                heading[1] if heading else "")
