@@ -154,7 +154,7 @@ LINES = {  # a body line, and whether `--fix` leaves a warning at it
     "##安装": False, "###注意 事项": False, "#待办 #液压": False, "#3机组": False,
     "> ##引用": False, "正文 ##不是": False, "[乙](sub dir/b c.md)": False,
     "- 见 ![图](sub dir/b c.md \"题\") 后": False, "| [乙](sub dir/b c.md) | 2 |": False,
-    "[锚](sub dir/b c.md#安 装)": True, "[百分](100% b.md)": True, "[乙](<sub dir/b c.md>)": False,
+    "##乙 [乙](sub dir/b c.md) [乙](sub dir/b c.md)": False, "[锚](sub dir/b c.md#安 装)": True, "[百分](100% b.md)": True, "[乙](<sub dir/b c.md>)": False,
 }
 TABLE = "| a | b |\n|---|---|\n"
 

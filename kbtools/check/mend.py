@@ -85,13 +85,23 @@ def misplaced_edit(text: str) -> Edit | None:
 def scan_edits(hash_lines: Iterable[tuple[int, str]],
                spaced: Iterable[tuple[int, int, str, str]]) -> list[Edit]:
     """The edits of `heading-no-space` (a scan's `hash_lines`) and `link-space` (its
-    `spaced`: line, column, as written, path)."""
-    edits = [Edit(line, 1, text.rstrip(), fixed) for line, text in hash_lines
-             if (fixed := spaced_heading(text)) is not None]
+    `spaced`: line, column, as written, path). A line written as a heading with a link on it
+    is one edit, of the whole line: the heading's edit holds the link's."""
+    links: dict[int, list[Edit]] = {}
     for line, col, written, path in spaced:
         new_path = encoded_path(path)
         at = written.find(path, written.index("](") + 2)
         if new_path is not None and at >= 0:
-            edits.append(Edit(line, col, written,
-                              written[:at] + new_path + written[at + len(path):]))
-    return edits
+            links.setdefault(line, []).append(Edit(line, col, written, written[:at] + new_path
+                                                   + written[at + len(path):]))
+    edits = []
+    for line, text in hash_lines:
+        old = text.rstrip()
+        if spaced_heading(old) is None:
+            continue
+        new = old
+        for link in sorted(links.pop(line, ()), key=lambda e: -e.col):  # right to left
+            if new[link.col - 1:link.col - 1 + len(link.old)] == link.old:
+                new = new[:link.col - 1] + link.new + new[link.col - 1 + len(link.old):]
+        edits.append(Edit(line, 1, old, spaced_heading(new) or new))
+    return edits + [edit for line_edits in links.values() for edit in line_edits]
