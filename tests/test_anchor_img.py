@@ -75,7 +75,7 @@ def test_headings_without_html_keep_their_anchors_and_paths():
         "手册", "logo-图标-安装", "比较-a--b--c", "强调-这里-与-vect", "43-液压系统"}
     index = HeadingIndex.build([parse(src)])
     assert index.by_anchor(REL, "logo-图标-安装") == ("手册", "Logo 图标 安装")
-    assert [p for p, _, _ in index.headings[REL]] == [
+    assert [p for p, _, _, _ in index.headings[REL]] == [
         ("手册",), ("手册", "Logo 图标 安装"), ("手册", "比较 a < b > c"),
         ("手册", "强调 这里 与 Vec<T>"), ("手册", "4.3 液压系统")]
     assert _page_ids(src.body) == ["手册", "logo-图标-安装", "比较-a--b--c",

@@ -45,7 +45,7 @@ def test_a_block_below_line_1_is_named_with_what_to_delete(repo, raw, line, what
     assert code == 1
     assert out == [f"knowledge/pump.md:1:1: error: fm-missing: the front matter block at line "
                    f"{line} does not begin the file, so it is read as text: delete {what} "
-                   "before its '---'"]
+                   "before its '---' (kb check --fix does)"]
 
 
 def test_deleting_what_it_names_leaves_the_document_clean(repo):

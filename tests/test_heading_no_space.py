@@ -36,10 +36,10 @@ def test_hashes_without_a_space_are_named_with_what_to_write(repo):
     said = "is no heading (a heading's #s are followed by a space; Typora outside strict " \
         "mode shows one, GitHub, Obsidian and kbtools text): write"
     assert lines == [
-        f"knowledge/pump.md:12:1: warning: heading-no-space: '##第一节 安装' {said} '## 第一节 安装'",
-        f"knowledge/pump.md:16:1: warning: heading-no-space: '###1.1 细节' {said} '### 1.1 细节'",
-        f"knowledge/pump.md:24:1: warning: heading-no-space: '#概述 第二章' {said} '# 概述 第二章'",
-        f"knowledge/pump.md:36:1: warning: heading-no-space: '######太深' {said} '###### 太深'",
+        f"knowledge/pump.md:12:1: warning: heading-no-space: '##第一节 安装' {said} '## 第一节 安装' (kb check --fix does)",
+        f"knowledge/pump.md:16:1: warning: heading-no-space: '###1.1 细节' {said} '### 1.1 细节' (kb check --fix does)",
+        f"knowledge/pump.md:24:1: warning: heading-no-space: '#概述 第二章' {said} '# 概述 第二章' (kb check --fix does)",
+        f"knowledge/pump.md:36:1: warning: heading-no-space: '######太深' {said} '###### 太深' (kb check --fix does)",
     ]
 
 

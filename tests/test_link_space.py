@@ -38,13 +38,13 @@ def test_a_space_in_a_path_is_named_with_what_to_write(repo):
         "checked or shipped): write"
     assert out == [
         "knowledge/pump.md:12:3: warning: link-space: '![泵外观](../assets/泵 外观.png \"外观\")' "
-        f"is no image {said} '../assets/泵%20外观.png' (or '<../assets/泵 外观.png>')",
+        f"is no image {said} '../assets/泵%20外观.png' (or '<../assets/泵 外观.png>'); kb check --fix writes the first",
         "knowledge/pump.md:12:37: warning: link-space: '[手册](../manuals/HX 260.pdf)' is no link "
-        f"{said} '../manuals/HX%20260.pdf' (or '<../manuals/HX 260.pdf>')",
+        f"{said} '../manuals/HX%20260.pdf' (or '<../manuals/HX 260.pdf>'); kb check --fix writes the first",
         "knowledge/pump.md:16:7: warning: link-space: '![泵](../assets/泵 外观.png)' is no image "
-        f"{said} '../assets/泵%20外观.png' (or '<../assets/泵 外观.png>')",
+        f"{said} '../assets/泵%20外观.png' (or '<../assets/泵 外观.png>'); kb check --fix writes the first",
         "knowledge/pump.md:18:83: warning: link-space: '[笔记](other note.md#安装)' is no link "
-        f"{said} 'other%20note.md#安装' (or '<other note.md#安装>')",
+        f"{said} 'other%20note.md#安装' (or '<other note.md#安装>'); kb check --fix writes the first",
     ]
 
 

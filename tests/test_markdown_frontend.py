@@ -103,8 +103,9 @@ def test_formulas_agree(src):
 def test_headings_and_anchors_agree(src):
     checked, tree = both(src)
     assert checked.headings == [(h.line_start, h.text) for h in tree_headings(tree)]
-    built = {slug for _, _, slugs in HeadingIndex.build([tree]).headings[src.rel]
-             for slug in slugs}
+    rows = HeadingIndex.build([tree]).headings[src.rel]
+    built = {slug for _, _, slugs, _ in rows for slug in slugs}
+    assert {anchor for *_, anchor in rows} <= built  # the page's id of each: one of them
     section_texts = [h.text for _, h in tree.headings()]
     slugs = set(github_slugs(heading_title(t) for t in section_texts)) | {
         i for t in section_texts for i in custom_ids(t)}

@@ -157,9 +157,9 @@ def test_lines_follow_provenance_when_the_bytes_do_not_change(example, tmp_path)
 def test_headings_key_with_kept_digests_is_the_key_of_the_headings():
     """A watcher keeps each document's headings digest while its rows are the same object;
     the key is still that of the whole corpus's headings and titles."""
-    rows_a = ((("A",), "", frozenset({"a"})),)
-    rows_b = ((("B", "1.1 x"), "1.1", frozenset({"x", "y"})),)
-    rows_b2 = ((("B", "1.2 x"), "1.2", frozenset({"x"})),)
+    rows_a = ((("A",), "", frozenset({"a"}), "a"),)
+    rows_b = ((("B", "1.1 x"), "1.1", frozenset({"x", "y"}), "x"),)
+    rows_b2 = ((("B", "1.2 x"), "1.2", frozenset({"x"}), "x"),)
 
     def index(b, title="U"):
         return HeadingIndex.from_rows([("a.md", "T", rows_a), ("b.md", title, b)])
@@ -172,3 +172,5 @@ def test_headings_key_with_kept_digests_is_the_key_of_the_headings():
     assert kept["a.md"][0] is rows_a and kept["b.md"][0] is rows_b2
     assert headings_key(index(rows_b2, "V"), kept) not in (first, second)
     assert headings_key(index(rows_b), kept) == first
+    # the anchor a heading's page gives it is what a link names (`Link.anchor`): part of it
+    assert headings_key(index(((("B", "1.1 x"), "1.1", frozenset({"x", "y"}), "y"),))) != first

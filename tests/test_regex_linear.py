@@ -50,14 +50,14 @@ AUTHOR: dict[str, str] = {
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
-    "kbtools.check.content._HASHED": "fullmatch",  # a paragraph's line opening with `#`
+    "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
     "kbtools.agents.read._DRIVE": "match",
     "kbtools.markdown.heading_paths._SEPARATOR": "split",
     "kbtools.markdown.heading_paths._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
-    "kbtools.markdown.heading_paths:^\\s*(第\\s*)?\\d+(\\.\\d+)*[.、章节]?\\s*": "sub",
+    "kbtools.markdown.heading_paths._NUMBERED": "sub",  # a heading's text (normed)
     "kbtools.build.chunk_fine.IMAGE_MARKUP": "sub",
     "kbtools.build.chunk_text.SENTENCE_END": "finditer",
     "kbtools.build.chunk_text.CLAUSE_END": "finditer",
@@ -70,7 +70,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.neighbours.MD_LINK": "search",  # a stored link's written text
     "kbtools.query.anchors.SENTENCE_END": "finditer",
     "kbtools.query.anchors.WHOLE_LINK": "sub",
-    "kbtools.markdown.heading_paths:^\\s*(?:第\\s*)?(\\d+(?:\\.\\d+)*)\\.?(?=\\s|[^\\d.]|$)": "match",
+    "kbtools.markdown.heading_paths._SECTION": "match",  # a heading's text
     "kbtools.check.fix.NEWLINE": "split",
     "kbtools.check.links.SCHEME": "match",
     "kbtools.check.links.DRIVE": "match",

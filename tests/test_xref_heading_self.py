@@ -39,9 +39,9 @@ def test_a_heading_s_own_number_is_no_link_and_prose_references_are():
     assert _links(BODY) == [
         ("4.1 节", 12, (*title, "4.1 诊断顺序")),
         ("4.1 节", 22, (*title, "4.1 诊断顺序")),  # in a heading, naming another section
-        ("chapter 5", 20, ()),  # (an English chapter heading has no number to resolve by)
+        ("chapter 5", 20, (*title, "Chapter 5 Fault codes")),
         ("参见 4.1 节", 31, (*title, "4.1 诊断顺序")),  # a heading saying 参见: a reference
-        ("第 5 章", 12, ()),
+        ("第 5 章", 12, (*title, "Chapter 5 Fault codes")),  # numbered as 第5章 is
         ("见第4章", 16, title),  # prose naming the section it is in
     ]  # none on the headings' own numbers: 第4章 (line 10), Chapter 5, Section 5.1, 第 6 章
 

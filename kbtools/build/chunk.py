@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "25"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "28"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -69,6 +69,11 @@ CHUNKER_VERSION = "25"  # bump when output changes for the same input (index fin
 # 23: a heading's own number (`# 第4章 故障诊断`, `## Chapter 5 …`) is no cross reference
 # 24: 22's repeated headings counted in quotes and list items too (`> ## 注意事项`), as GitHub
 # 25: (23) a heading saying 见/参见 (`## 参见 4.1 节`) keeps its reference
+# 26: English numbered headings (`## Chapter 5 …`, `### Section 5.2 …`) and full-width digits
+# (`见４.１节`, `# 第４章`) numbered and resolved as `第5章`, `见5.2节` are
+# 27: a chunk's lines start and end at lines a reader sees: a code block's (formula's,
+# picture's) context line is the nearest one not blank nor a hidden `%% comment %%`
+# 28: a link names the anchor its heading's page gives it (`Link.anchor`: `#注意事项-1`)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

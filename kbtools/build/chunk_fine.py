@@ -205,16 +205,17 @@ class FineChunks:
 
     # --- context ------------------------------------------------------------------------
     def context_span(self, first: int, last: int) -> tuple[int, int]:
-        """Offsets from the line before `first` to the line after `last` (non-blank ones)."""
+        """Offsets from the line before `first` to the line after `last` (the nearest ones a
+        reader sees: not blank, nor only a hidden `%% comment %%`)."""
         start, end = self.t.start(first), self.t.end(last)
         before = first - 1
-        while before >= self.first_line and not self.t.lines[before - 1].strip():
+        while before >= self.first_line and not self.t.seen(before):  # (blank, or hidden)
             before -= 1
         if before >= self.first_line and before not in self.protected:
             s, e = self.t.start(before), self.t.end(before)
             start = s if e - s <= CONTEXT_CHARS else self.cut_tail(s, e)
         after = last + 1
-        while after <= self.last_line and not self.t.lines[after - 1].strip():
+        while after <= self.last_line and not self.t.seen(after):
             after += 1
         if (after <= self.last_line and after not in self.protected
                 and after not in self.headings):

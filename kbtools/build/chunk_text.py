@@ -150,6 +150,24 @@ class SourceText:
             end -= 1
         return start, end
 
+    def seen(self, line: int) -> bool:
+        """Whether a reader sees anything of `line`: not blank, nor all hidden markup (an
+        Obsidian `%% comment %%`, an HTML comment)."""
+        return self.shows(self.start(line), self.end(line))
+
+    def shows(self, start: int, end: int) -> bool:
+        return bool(self.text[start:end].strip()) and bool(self.shown(start, end).strip())
+
+    def trim_unseen(self, start: int, end: int) -> tuple[int, int]:
+        """[start, end) trimmed, less its first and last lines' parts a reader does not see
+        (whitespace, hidden markup): a citation's lines start and end at lines read."""
+        start, end = self.trim(start, end)
+        while start < end and not self.shows(start, min(end, self.end(self.line_of(start)))):
+            start, end = self.trim(self.end(self.line_of(start)), end)
+        while end > start and not self.shows(max(start, self.start(self.line_of(end - 1))), end):
+            start, end = self.trim(start, self.start(self.line_of(end - 1)))
+        return start, end
+
     def sentences(self, start: int, end: int, cfg: ChunkConfig, fine: bool = False) -> list[Unit]:
         """Sentence units covering [start, end); protected inline spans are never cut.
 
@@ -219,7 +237,7 @@ class ChunkMaker:
               extra: dict[str, Any] | None = None) -> Chunk:
         """A chunk of the text in [start, end) (trimmed); `text` replaces the display text,
         `embed` the embedded body. Links are found in the span; the id is set later."""
-        start, end = self.t.trim(start, end)
+        start, end = self.t.trim_unseen(start, end)
         body = self.t.dedented(start, self.t.shown(start, end)) if text is None else text
         embed_body = body if embed is None else embed
         if len(embed_body) > self.cfg.embed_cap:

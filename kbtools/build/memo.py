@@ -39,7 +39,8 @@ from kbtools.render.table_csv import CsvNames
 
 
 def _rows_digest(doc: str, rows: HeadingRows) -> str:
-    text = repr((doc, tuple((path, num, tuple(sorted(ids))) for path, num, ids in rows)))
+    text = repr((doc, tuple((path, num, tuple(sorted(ids)), anchor)
+                            for path, num, ids, anchor in rows)))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 19  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 21  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -59,7 +59,9 @@ FORMAT = 19  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # `%% comments %%` are no heading or cell text, and hidden (`Document.hidden`, `.comments`);
 # 17: an `<img>` tag's alt is heading text but no part of the heading's anchor
 # 18: the outline's heading anchors de-duplicated as GitHub's (the second `## 注意事项` is
-# `#注意事项-1`); 19: those in quotes and list items counted too
+# `#注意事项-1`); 19: those in quotes and list items counted too; 20: the headings' section
+# numbers of English (`Chapter 5`, `Section 5.2`) and full-width (`第４章`) headings; 21: the
+# anchor each heading's page gives it, and each link's (`Link.anchor`)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 
@@ -112,15 +114,15 @@ def _decode(value: Any) -> Any:
 def encode_outline(outline: Outline) -> str:
     return json.dumps({"title": outline.title, "tables": _encode(outline.tables),
                        "formulas": _encode(outline.formulas), "lang": outline.lang,
-                       "headings": [[list(path), num, sorted(slugs)]
-                                    for path, num, slugs in outline.headings]},
+                       "headings": [[list(path), num, sorted(slugs), anchor]
+                                    for path, num, slugs, anchor in outline.headings]},
                       ensure_ascii=False)
 
 
 def decode_outline(text: str, rel: str) -> Outline:
     data = json.loads(text)
-    headings = tuple((tuple(path), str(num), frozenset(slugs))
-                     for path, num, slugs in data["headings"])
+    headings = tuple((tuple(path), str(num), frozenset(slugs), str(anchor))
+                     for path, num, slugs, anchor in data["headings"])
     outline = Outline(rel, str(data["title"]), headings, _decode(data["tables"]),
                       _decode(data["formulas"]), str(data["lang"]))
     for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas)):
@@ -143,7 +145,7 @@ def decode_chunks(text: str, meta: dict[str, Any]) -> tuple[list[Chunk], list[di
     for row in json.loads(text):
         r = row["record"]
         links = tuple(Link(text=lk["text"], doc=lk["doc"], heading_path=tuple(lk["heading_path"]),
-                           line=lk["line"]) for lk in r["links"])
+                           line=lk["line"], anchor=lk["anchor"]) for lk in r["links"])
         chunks.append(Chunk(id=r["id"], doc=r["doc"], heading_path=tuple(r["heading_path"]),
                             kind=r["kind"], line_start=r["line_start"], line_end=r["line_end"],
                             text=r["text"], embed_text=r["embed_text"], metadata=meta,

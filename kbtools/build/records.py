@@ -16,6 +16,9 @@ class Link:
     doc: str  # target doc path relative to the repo root ("" when unresolved)
     heading_path: tuple[str, ...] = ()
     line: int = 0  # line of the reference in the source file
+    # the anchor the target heading's page gives it (`#注意事项-1` for a repeated heading:
+    # GitHub's de-duplication); "" without a heading
+    anchor: str = ""
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,17 @@ from markdown_it.common.utils import normalizeReference
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
-from kbtools.markdown.heading_paths import section_number
+from kbtools.markdown.heading_paths import SECTION_NUMBER, ascii_number, section_number
 from kbtools.markdown.nodes import Heading
 from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 from kbtools.textfind import occurrences
 
 # Simplified and Traditional (節, 見, 參見 …) forms alike
-_REF_NUM = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)*)[ \t]{0,2}(?:小节|小節|节|節|章)")
+_REF_NUM = re.compile(rf"(?<![\d.．])(?P<num>{SECTION_NUMBER})[ \t]{{0,2}}(?:小节|小節|节|節|章)")
 _REF_BEFORE = re.compile(r"(?P<pre>详见|詳見|参见|參見|参阅|參閱|参考|參考|请见|請見|见|見)?[ \t]{0,2}"
                          r"(?:《(?P<title>[^》\n]{1,60})》[ \t]{0,2}(?:的|中的)?[ \t]{0,2})?"
                          r"(?P<di>第)?[ \t]{0,2}$")
-_REF_EN = re.compile(r"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>\d+(?:\.\d+)*)")
+_REF_EN = re.compile(rf"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>{SECTION_NUMBER})")
 # Linear time: the link text holds no `[` and the destination at most one level of balanced
 # parentheses, so no attempt reads past the opener of the next one.
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
@@ -47,14 +47,17 @@ _REF_LINK = re.compile(r"(?<![!\[\]\\])\[(?P<text>[^\[\]\n]*)\](?:\[(?P<label>[^
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str]], ...]  # (path, number, slugs)
+# (path, section number, anchors, the anchor its page gives it)
+HeadingRows = tuple[tuple[tuple[str, ...], str, frozenset[str], str], ...]
+Target = tuple[tuple[str, ...], str]  # a heading's path and the anchor its page gives it
 
 
 def heading_rows(doc: Document) -> HeadingRows:
     """Every heading of `doc` as `HeadingIndex` keys it: path, section number, anchors (the
     slug of its title, or of the text its anchor is made of: `Heading.anchor`, with GitHub's
     de-duplication, as `kb check` and a device's page make them: the second `## 注意事项` is
-    `#注意事项-1`)."""
+    `#注意事项-1`; and its `{#custom-id}`s) and the one of them its page gives it (the `id`
+    a link to it ends with)."""
     heads = list(doc.headings())
     # a heading in a quote or a list (`> ## 注意`, a callout's) is no section, yet GitHub
     # counts it among the repeated ones
@@ -67,7 +70,8 @@ def heading_rows(doc: Document) -> HeadingRows:
     slug_at = dict(zip((line for line, _ in titles),
                        github_slugs(title for _, title in titles), strict=True))
     return tuple((path, section_number(path[-1]),
-                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]))
+                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]),
+                  slug_at[heading.line_start])
                  for path, heading in heads)
 
 
@@ -118,13 +122,14 @@ class HeadingIndex:
             object.__setattr__(self, "_names", names)  # a cache of a frozen value
         return names
 
-    def by_number(self, rel: str, number: str) -> tuple[str, ...] | None:
-        for path, num, _ in self.headings.get(rel, ()):
+    def by_number(self, rel: str, number: str) -> Target | None:
+        """The first heading of `rel` numbered `number`: its path and page anchor."""
+        for path, num, _, anchor in self.headings.get(rel, ()):
             if num == number:
-                return path
+                return path, anchor
         return None
 
-    def by_number_near(self, rel: str, number: str) -> tuple[str, tuple[str, ...]] | None:
+    def by_number_near(self, rel: str, number: str) -> tuple[str, Target] | None:
         """Section `number` in `rel`, else in the one sibling document (same folder) that has
         it — manuals split into chapter files refer to "见 4.4 节" across files. When several
         siblings have it, the one sharing the longest file-name prefix wins (ties: none)."""
@@ -142,10 +147,16 @@ class HeadingIndex:
         return hits[0] if len(hits) == 1 else None
 
     def by_anchor(self, rel: str, anchor: str) -> tuple[str, ...] | None:
+        target = self.target_of(rel, anchor)
+        return target[0] if target else None
+
+    def target_of(self, rel: str, anchor: str) -> Target | None:
+        """The heading of `rel` an `#anchor` names (any of its anchors, in any case): its
+        path and the anchor its page gives it."""
         anchor = unquote(anchor).lower()
-        for path, _, slugs in self.headings.get(rel, ()):
+        for path, _, slugs, page_anchor in self.headings.get(rel, ()):
             if anchor in {s.lower() for s in slugs}:
-                return path
+                return path, page_anchor
         return None
 
     def by_title(self, title: str) -> str | None:
@@ -196,7 +207,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
             continue  # inside a title: 《HX 手册第 1 章》
         b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
         pre, title, di = (b.group("pre"), b.group("title"), b.group("di")) if b else (None,) * 3
-        if not (pre or di or title or "." in m.group("num")):
+        number = ascii_number(m.group("num"))
+        if not (pre or di or title or "." in number):
             continue  # "3 节电池" counts batteries; a reference needs 见/第/《》 or "4.3"
         start = b.start() if b and b.end() > b.start() else m.start()
         if not pre and labels_heading(start):
@@ -204,20 +216,25 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
         hit = None
         if title:
             target = index.by_title(title)
-            path = index.by_number(target, m.group("num")) if target else None
+            path = index.by_number(target, number) if target else None
             hit = (target, path) if target and path else None
         else:
-            hit = index.by_number_near(doc.rel, m.group("num"))
-        found.append((start, Link(text[start:m.end()].strip(), hit[0] if hit else "",
-                                  hit[1] if hit else (), line_at(start))))
+            hit = index.by_number_near(doc.rel, number)
+        found.append((start, _link(text[start:m.end()].strip(), hit, line_at(start))))
     for m in ref_en:
         if labels_heading(m.start()):
             continue
-        hit = index.by_number_near(doc.rel, m.group("num"))
-        found.append((m.start(), Link(m.group(0).strip(), hit[0] if hit else "",
-                                      hit[1] if hit else (), line_at(m.start()))))
+        hit = index.by_number_near(doc.rel, ascii_number(m.group("num")))
+        found.append((m.start(), _link(m.group(0).strip(), hit, line_at(m.start()))))
     found.sort(key=lambda x: x[0])
     return tuple(dict.fromkeys(link for _, link in found))
+
+
+def _link(text: str, hit: tuple[str, Target] | None, line: int) -> Link:
+    """The reference `text` on `line`, to the heading `hit` names (None: unresolved)."""
+    if hit is None:
+        return Link(text, "", (), line)
+    return Link(text, hit[0], hit[1][0], line, hit[1][1])
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:
@@ -235,7 +252,6 @@ def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: 
         target = index.find_doc(joined) or index.find_doc(path.lstrip("./"))
     if target is None:
         return Link(written, "", (), line)
-    heading: tuple[str, ...] = ()
-    if anchor:
-        heading = index.by_anchor(target, anchor) or ()
-    return Link(written, target, heading, line)
+    heading = index.target_of(target, anchor) if anchor else None
+    return Link(written, target, heading[0] if heading else (), line,
+                heading[1] if heading else "")

@@ -7,9 +7,9 @@ into Findings. New content checks plug in via `kbtools.check.engine.CONTENT_CHEC
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Callable, Iterable
 
+from kbtools.check.mend import encoded_path, spaced_heading
 from kbtools.corpus import wide_encoding, wide_message
 from kbtools.errors import bidi_control
 from kbtools.markdown.frontend import Scan
@@ -147,26 +147,31 @@ def heading_skips(levels: list[tuple[int, int]]) -> list[Problem]:
     return out
 
 
-# `#`s and what follows them at once (linear: one run of `#`, then the rest of the line)
-_HASHED = re.compile(r"(#{1,6})([^\s#].*)")
-
-
 def hash_headings(lines: Iterable[tuple[int, str]]) -> list[Problem]:
     """`heading-no-space` at a paragraph's line written as a heading without the space after
     its `#`s (`##安装`): Typora outside strict mode shows a heading, CommonMark, GitHub,
     Obsidian and kbtools text. One `#` before a word alone (`#待办 #液压`) or a digit
-    (`#3机组`) is an Obsidian tag or a number, not named."""
+    (`#3机组`) is an Obsidian tag or a number, not named (`kbtools.check.mend`, which makes
+    the `--fix` edit)."""
     out: list[Problem] = []
     for line, text in lines:
-        m = _HASHED.fullmatch(text.rstrip())
-        if m is None or len(m.group(1)) == 1 and (m.group(2)[0].isdigit() or all(
-                word.startswith("#") for word in text.split()[1:])):
-            continue
-        out.append(("heading-no-space", "warning", line, 1,
-                    f"{text.rstrip()!r} is no heading (a heading's #s are followed by a space; "
-                    "Typora outside strict mode shows one, GitHub, Obsidian and kbtools text): "
-                    f"write '{m.group(1)} {m.group(2)}'"))
+        fixed = spaced_heading(text)
+        if fixed is not None:
+            out.append(("heading-no-space", "warning", line, 1,
+                        f"{text.rstrip()!r} is no heading (a heading's #s are followed by a "
+                        "space; Typora outside strict mode shows one, GitHub, Obsidian and "
+                        f"kbtools text): write '{fixed}' (kb check --fix does)"))
     return out
+
+
+def _spaced_problem(line: int, col: int, written: str, path: str) -> Problem:
+    """`link-space` for a link or image left as text by a space in its path."""
+    what = "image" if written.startswith("!") else "link"
+    fix = "; kb check --fix writes the first" if encoded_path(path) is not None else ""
+    return ("link-space", "warning", line, col,
+            f"{written!r} is no {what} (a space in its path; Typora shows one, GitHub, "
+            f"Obsidian and kbtools text: never checked or shipped): write "
+            f"'{path.replace(' ', '%20').replace(chr(9), '%09')}' (or '<{path}>'){fix}")
 
 
 def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
@@ -202,12 +207,7 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     f"it; write [^{label}] where the note belongs or delete the definition"))
     out.extend(heading_skips(scan.heading_levels))
     out.extend(hash_headings(scan.hash_lines))
-    for line, col, written, path in scan.spaced:
-        what = "image" if written.startswith("!") else "link"
-        out.append(("link-space", "warning", line, col,
-                    f"{written!r} is no {what} (a space in its path; Typora shows one, GitHub, "
-                    f"Obsidian and kbtools text: never checked or shipped): write "
-                    f"'{path.replace(' ', '%20').replace(chr(9), '%09')}' (or '<{path}>')"))
+    out.extend(_spaced_problem(*spaced) for spaced in scan.spaced)
     for line, col in scan.stray_dollars:
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "

@@ -32,6 +32,7 @@ from kbtools.check import (
     content,
     frontmatter,
     links,
+    mend,
     names,
     renames,
     results_cache,
@@ -242,7 +243,9 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
                                          (line for line, _ in result.headings)):
         add(*problem)
     anchors: list[AnchorTarget] = []
-    edits: list[Edit] = list(yaml_edits)
+    edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
+    if any(e.code == "fm-missing" for e in src.errors):
+        edits.extend(e for e in [mend.misplaced_edit(src.text)] if e is not None)
     images: list[assets.ImageLink] = []
     files: list[assets.ImageLink] = []
     missing: list[links.Missing] = []

@@ -1,4 +1,5 @@
-"""`kb check --fix`: apply the mechanical path repairs found by the checks, atomically.
+"""`kb check --fix`: apply the mechanical repairs found by the checks (paths, wikilinks, YAML 1.1
+values, `kbtools.check.mend`'s), atomically.
 
 A document's edits are written together, in one atomic replace, or not at all: when the
 old text of any is no longer where the check saw it (the file changed since), nothing of
@@ -46,7 +47,10 @@ class Change:
 
     def format(self) -> str:
         note = f" ({self.note})" if self.note else ""
-        return f"{self.path}:{self.line}:{self.col}: fixed: {self.old} -> {self.new}{note}"
+        # quoted when written over lines or deleted (the blank lines above a front matter)
+        old, new = (repr(self.old), repr(self.new)) if "\n" in self.old or not self.new \
+            else (self.old, self.new)
+        return f"{self.path}:{self.line}:{self.col}: fixed: {old} -> {new}{note}"
 
 
 @dataclass(frozen=True)
@@ -86,33 +90,40 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
     except UnicodeDecodeError:
         return []  # never rewrite a file we cannot round-trip
     parts = NEWLINE.split(text)  # [line, sep, line, sep, ..., line]
-    lines = parts[0::2]
+    lines, seps = parts[0::2], parts[1::2]
     stale = next((e for e in edits if e.old and not _written_at(lines, e)), None)
     if stale is not None:  # changed since it was checked: no part of its fixes is written
         raise StaleEdit(stale.line, stale.col, stale.old)
     applied = []
-    # right to left within a line, so earlier columns stay valid
-    for edit in sorted(set(edits), key=lambda e: (e.line, -e.col)):
-        idx = edit.line - 1
-        if not edit.old or not 0 <= idx < len(lines):
-            continue
-        line = lines[idx]
-        start = edit.col - 1
-        if line[start:start + len(edit.old)] != edit.old:
-            continue
-        lines[idx] = line[:start] + edit.new + line[start + len(edit.old):]
+    # from the end back, so the lines and columns of those still to write stay valid
+    for edit in sorted(set(edits), key=lambda e: (e.line, e.col), reverse=True):
+        if not edit.old or not _written_at(lines, edit):
+            continue  # (an edit overlapping one written)
+        idx, start, olds = edit.line - 1, edit.col - 1, edit.old.split("\n")
+        last = idx + len(olds) - 1
+        rest = lines[last][len(olds[-1]):] if last > idx else lines[idx][start + len(edit.old):]
+        lines[idx:last + 1] = [lines[idx][:start] + edit.new + rest]
+        del seps[idx:last]  # the line breaks inside the old text
         applied.append(edit)
     if applied:
-        parts[0::2] = lines
-        data = "".join(parts).encode("utf-8")
+        data = "".join(line + sep for line, sep in zip(lines, [*seps, ""], strict=True)
+                       ).encode("utf-8")
         atomic_write_bytes(target, (BOM + data) if bom else data)
-    return applied
+    return sorted(applied, key=lambda e: (e.line, e.col))
 
 
 def _written_at(lines: list[str], edit: Edit) -> bool:
-    """Is `edit`'s old text at its line and column of `lines`?"""
+    """Is `edit`'s old text at its line and column of `lines`? An old text over several lines
+    (`\n` between them: `kbtools.check.mend.misplaced_edit`'s) is the rest of its first line,
+    the whole of those between and the start of its last."""
     idx, start = edit.line - 1, edit.col - 1
-    return 0 <= idx < len(lines) and lines[idx][start:start + len(edit.old)] == edit.old
+    olds = edit.old.split("\n")
+    if not (0 <= idx and idx + len(olds) <= len(lines)):
+        return False
+    if len(olds) == 1:
+        return lines[idx][start:start + len(edit.old)] == edit.old
+    return (lines[idx][start:] == olds[0] and lines[idx + len(olds) - 1].startswith(olds[-1])
+            and lines[idx + 1:idx + len(olds) - 1] == olds[1:-1])
 
 
 def fix_results(results: list[DocResult], root: Path | None = None,

@@ -19,7 +19,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kbtools.check.fm_example import example_block
-from kbtools.corpus import END_FENCE, FENCE, SourceDoc
+from kbtools.check.mend import INVISIBLE, misplaced_block, misplaced_edit
+from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
 TIMESTAMP_KEYS = ("timestamp", "verified_at")
@@ -47,33 +48,26 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
     return out + list(_hash_tags(src))
 
 
-# what an editor may leave, unseen, above a front matter (a second byte-order mark, a
-# zero-width space or joiner, a word joiner)
-_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
-
-
 def _misplaced(text: str) -> str:
     """What `fm-missing` says of a front matter block that does not begin the file: its
     `---` below blank lines or after spaces or invisible characters, and closed ("" when
-    there is no such block). Read as text, as GitHub, Obsidian and Typora read it."""
+    there is no such block); `kb check --fix` deletes them (`kbtools.check.mend`) when the
+    block holds a YAML mapping."""
+    block = misplaced_block(text)
+    if block is None:
+        return ""
+    first, prefix, _ = block
     lines = text.split("\n")
-    first = next((n for n, line in enumerate(lines) if line.strip(_INVISIBLE).strip()), None)
-    if first is None:
-        return ""
-    fence = lines[first]
-    prefix = fence[:len(fence) - len(fence.lstrip(_INVISIBLE + " \t"))]
-    if not FENCE.match(fence[len(prefix):]) \
-            or not any(END_FENCE.match(line) for line in lines[first + 1:]):
-        return ""
     if first:
-        unseen = [ch for line in lines[:first] for ch in line if ch in _INVISIBLE]
+        unseen = [ch for line in lines[:first] for ch in line if ch in INVISIBLE]
         what = ("the blank line 1" if first == 1 else f"the blank lines 1-{first}") \
             + (f" (it holds an invisible {_codes(unseen)})" if unseen else "")
     else:
-        unseen = [ch for ch in prefix if ch in _INVISIBLE]
+        unseen = [ch for ch in prefix if ch in INVISIBLE]
         what = f"the invisible {_codes(unseen)}" if unseen else "the spaces"
+    fix = " (kb check --fix does)" if misplaced_edit(text) is not None else ""
     return (f"the front matter block at line {first + 1} does not begin the file, so it is "
-            f"read as text: delete {what} before its '---'")
+            f"read as text: delete {what} before its '---'{fix}")
 
 
 def _codes(chars: list[str]) -> str:

@@ -33,6 +33,7 @@ class Edit:
     line: int
     col: int
     old: str  # "": the destination was not located as written; what `--fix` cannot write
+    # (`\n` between lines: an old text over several, `kbtools.check.mend.misplaced_edit`'s)
     new: str
     # the document and the `#anchor` (as written, without its `#`) ending `new` (a
     # wikilink's: before its closing `)`), which `kb check --fix` checks names a heading

@@ -19,9 +19,11 @@ from kbtools.errors import KbError, UsageError, plural
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @json_option
 @click.option("--fix", is_flag=True,
-              help="Repair mechanical path problems in place (absolute -> relative, "
+              help="Repair mechanical problems in place (absolute -> relative, "
                    "backslashes -> '/', wrong case -> real case, Obsidian [[wikilinks]] and "
-                   "![[embeds]] naming one file -> standard links), then check again.")
+                   "![[embeds]] naming one file -> standard links, ##heading -> ## heading, a "
+                   "space in a link's path -> %20, blank lines above the front matter "
+                   "deleted), then check again.")
 @click.option("--lenient", is_flag=True,
               help="Report front-matter problems as warnings (for foreign corpora).")
 @click.option("--no-schema", "no_schema", is_flag=True,

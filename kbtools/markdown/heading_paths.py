@@ -16,11 +16,25 @@ from functools import cache, lru_cache
 
 from kbtools.markdown.parser import inline_text, parse_inline
 
+# A section number: digits as any script writes them (`\d`: full-width ４, too) and dots
+# (the full-width ．, too), read as ASCII by `ascii_number`
+SECTION_NUMBER = r"\d+(?:[.．]\d+)*"
+_SECTION = re.compile(rf"(?i)^\s*(?:第\s*|(?:chapter|section|sect\.|§)\s*)?({SECTION_NUMBER})[.．]?"
+                      r"(?=\s|[^\d.．]|$)")
+
+
+def ascii_number(number: str) -> str:
+    """A section number as ASCII: "４.１" and "４．１" -> "4.1"."""
+    return "".join("." if ch == "．" else str(unicodedata.decimal(ch)) if ch.isdecimal() else ch
+                   for ch in number)
+
 
 def section_number(heading: str) -> str:
-    """Leading section number of a heading: "4.3 药剂选择" -> "4.3", "第5章 施药" -> "5"."""
-    m = re.match(r"^\s*(?:第\s*)?(\d+(?:\.\d+)*)\.?(?=\s|[^\d.]|$)", heading)
-    return m.group(1) if m else ""
+    """Leading section number of a heading, in ASCII digits: "4.3 药剂选择" -> "4.3",
+    "第5章 施药" and "第５章 施药" -> "5", "Chapter 5 Fault codes" -> "5", "Section 5.2
+    Overview" -> "5.2"."""
+    m = _SECTION.match(heading)
+    return ascii_number(m.group(1)) if m else ""
 
 
 def norm(text: str) -> str:
@@ -32,7 +46,10 @@ def norm(text: str) -> str:
 _SEPARATOR = re.compile(r"(\s[>›»]\s)")
 # a section named by its number as prose names it: "section 4.3", "Chapter 4", "§ 4.3",
 # "第 4.3 节" (the number alone, "4.3", works too)
-_SECTION_REF = re.compile(r"(?i)(?:section|sect\.|chapter|§|第)[ \t]*(\d+(?:\.\d+)*)[ \t]*[节節章]?")
+_SECTION_REF = re.compile(rf"(?i)(?:section|sect\.|chapter|§|第)[ \t]*({SECTION_NUMBER})[ \t]*[节節章]?")
+# a numbered heading's number as it writes it (`norm`ed: ASCII digits, case folded), for its
+# text without it: "1.1 湿度" is named by "湿度", "Chapter 5 Fault codes" by "fault codes"
+_NUMBERED = re.compile(r"^\s*(?:第\s*|(?:chapter|section|sect\.|§)\s*)?\d+(?:\.\d+)*[.、章节]?\s*")
 
 
 def heading_parts(heading_path: str | list[str] | tuple[str, ...] | None
@@ -76,13 +93,13 @@ def _forms(wanted: str) -> tuple[str, ...]:
         forms.append(written)
     ref = _SECTION_REF.fullmatch(text.strip())
     if ref:
-        forms.append(ref.group(1))
+        forms.append(ascii_number(ref.group(1)))
     return tuple(forms)
 
 
 def _heading_matches(wanted: str, heading: str) -> bool:
     h, number = norm(heading), section_number(heading)
-    bare = re.sub(r"^\s*(第\s*)?\d+(\.\d+)*[.、章节]?\s*", "", h) if number else None
+    bare = _NUMBERED.sub("", h, count=1) if number else None
     # "1.1 湿度" is named by "1.1" and by "湿度"
     return any(w == h or (number and w in (number, bare)) for w in _forms(wanted))
 

@@ -212,7 +212,9 @@ def _text_token(text: str) -> Token:
 
 
 def xrefs_of(links: Iterable[dict[str, Any]], ctx_url: Callable[[str, str], str]) -> list[Xref]:
-    """The resolved cross references among chunk `links` (those naming a target document)."""
+    """The resolved cross references among chunk `links` (those naming a target document),
+    each to the `#id` its heading's page gives it (`Link.anchor`: the second `## 注意事项` is
+    `#注意事项-1`, a `{#custom-id}` heading's is that id)."""
     out: dict[tuple[int, str], Xref] = {}
     for link in links:
         target, text, line = link.get("doc"), link.get("text"), link.get("line")
@@ -220,7 +222,9 @@ def xrefs_of(links: Iterable[dict[str, Any]], ctx_url: Callable[[str, str], str]
                 and isinstance(line, int)):
             continue
         path = [str(h) for h in link.get("heading_path") or []]
-        anchor = slugify(path[-1]) if path else ""
+        anchor = link.get("anchor")  # the heading's id on its page (a release before: none)
+        if not isinstance(anchor, str) or not anchor and path:
+            anchor = slugify(path[-1]) if path else ""
         href = ctx_url("doc", target) + (f"#{quote(anchor)}" if anchor else "")
         out.setdefault((line, text), Xref(line, text, href))
     return sorted(out.values(), key=lambda x: (x.line, -len(x.text)))

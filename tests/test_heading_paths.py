@@ -1,0 +1,30 @@
+"""A section named as people write it: its number in any script, its heading with or
+without the number, in Chinese and English numbering alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.markdown.heading_paths import path_matches, section_number, split_heading_path
+
+PATH = ("Pump manual", "Chapter 5 Fault codes")
+
+
+@pytest.mark.parametrize("heading, number", [
+    ("4.3 药剂选择", "4.3"), ("第5章 施药", "5"), ("第５章 施药", "5"), ("４．１ 概述", "4.1"),
+    ("Chapter 5 Fault codes", "5"), ("Section 5.2 Overview", "5.2"), ("§ 3 Scope", "3"),
+    ("Fault codes", ""), ("2024 年报", "2024"),
+])
+def test_a_headings_number_is_read_in_ascii_digits(heading, number):
+    assert section_number(heading) == number
+
+
+@pytest.mark.parametrize("wanted", ["Fault codes", "fault codes", "5", "Chapter 5",
+                                    "section 5", "§ 5", "Chapter 5 Fault codes", "５"])
+def test_an_english_numbered_heading_is_named_with_or_without_its_number(wanted):
+    assert path_matches(split_heading_path(wanted), None, PATH)
+
+
+@pytest.mark.parametrize("wanted", ["Fault", "6", "Chapter 6", "codes"])
+def test_other_names_do_not_name_it(wanted):
+    assert not path_matches(split_heading_path(wanted), None, PATH)
