@@ -22,8 +22,8 @@ from kbtools.ship.git import (
     parse_serial,
     release_tags,
     rev_parse,
-    run_git,
 )
+from kbtools.ship.gitrun import run_git
 
 
 @dataclass(frozen=True)

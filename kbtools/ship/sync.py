@@ -58,9 +58,9 @@ from kbtools.ship.git import (
     list_source,
     parse_serial,
     rev_parse,
-    run_git,
     tag_name,
 )
+from kbtools.ship.gitrun import run_git
 from kbtools.ship.install import (
     Installed,
     install_release,
