@@ -277,8 +277,11 @@ def _canonical(ref: str) -> str:
     return "refs/" + ref[len("refs/kb/"):] if ref.startswith("refs/kb/") else ref
 
 
-def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
-    """The artifacts branch and release tags that `source` (remote, path or bundle) offers."""
+def list_source(git_dir: Path, source: str, branch: str, *,
+                timeout: float | None = None) -> SourceRefs:
+    """The artifacts branch and release tags that `source` (remote, path or bundle) offers;
+    a remote that lists nothing within `timeout` seconds (default: ``ls-remote``'s
+    `NETWORK_TIMEOUT`) is given up (SyncError)."""
     if is_bundle(source):
         try:
             run_git(git_dir, "bundle", "verify", source, error=SyncError)
@@ -291,7 +294,7 @@ def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
-            out = run_git(git_dir, "ls-remote", source, error=SyncError)
+            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
             raise SyncError(exc.message, path=source) from None
     branch_ref = None

@@ -49,11 +49,13 @@ class GitTimeout(Exception):
 
 
 def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
-            stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+            stdin: bytes | None = None, timeout: float | None = None
+            ) -> subprocess.CompletedProcess[bytes]:
     """Run git `args` against `git_dir`, whatever its exit status; a network command within
-    its limits (`GitTimeout` past them)."""
+    its limits (`GitTimeout` past them): `timeout` seconds in all when given, else its
+    `NETWORK_TIMEOUT`."""
     command = subcommand(args)
-    limit = NETWORK_TIMEOUT.get(command)
+    limit = timeout if timeout is not None else NETWORK_TIMEOUT.get(command)
     watch = None
     if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
         at = args.index(command) + 1
@@ -167,11 +169,12 @@ def _arrivals(objects: Path | None) -> tuple[int, int]:
 
 def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
             stdin: bytes | None = None, error: type[KbError] = ReleaseError,
-            check: bool = True) -> str:
+            check: bool = True, timeout: float | None = None) -> str:
     """Run one git plumbing command against `git_dir`; raise `error` with git's message
-    (also when a network command stalls or runs past its limit, `NETWORK_TIMEOUT`)."""
+    (also when a network command stalls or runs past its limit: `timeout` seconds when
+    given, else `NETWORK_TIMEOUT`)."""
     try:
-        proc = run_raw(git_dir, args, env, stdin)
+        proc = run_raw(git_dir, args, env, stdin, timeout)
     except GitTimeout as exc:
         command = subcommand(args)
         other = "the remote" if command == "push" else "the source"

@@ -76,17 +76,25 @@ def local_releases(path: Path) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: int(r["serial"]), reverse=True)
 
 
-def list_releases(path: Path, *, remote: bool = True,
-                  branch: str = "kb-index") -> tuple[list[dict[str, Any]], list[str]]:
-    """Local releases plus those offered by the last sync source; also warnings."""
+# how long `kb releases` waits for its source to list what it offers (a few kB): a source
+# that accepts the connection and never answers (a 4G link gone quiet) would otherwise hold
+# it for `kb sync`'s limit, `gitrun.NETWORK_TIMEOUT` (4 minutes)
+RELEASES_TIMEOUT = 30
+
+
+def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
+                  timeout: int = RELEASES_TIMEOUT) -> tuple[list[dict[str, Any]], list[str]]:
+    """Local releases plus those offered by the last sync source (asked for at most
+    `timeout` seconds); also warnings."""
     rows = local_releases(path)
     warnings: list[str] = []
     source = read_state(path).get("source")
     if remote and source:
         try:
-            refs = list_source(DeviceLayout(path).repo, source, branch)
-        except SyncError as exc:
-            warnings.append(f"remote releases not listed: {exc}")
+            refs = list_source(DeviceLayout(path).repo, source, branch, timeout=timeout)
+        except SyncError as exc:  # names the source
+            warnings.append(f"remote releases not listed: {exc}; `kb releases --local` lists "
+                            "this device's without asking it, `--timeout SECONDS` waits longer")
         else:
             have = {r["tag"] for r in rows}
             rolled = set(read_state(path).get("rolled_back", []))
