@@ -81,3 +81,46 @@ def test_releases_waits_less_for_its_source_than_sync_does():
 def test_releases_timeout_must_be_positive(device, tmp_path):
     code, _, err = kb("releases", "--to", device.dev, "--timeout", 0)
     assert code == 2 and "--timeout" in err
+
+
+# ------------------------------------------------ 2: `kb status`, the served release gone
+
+
+def test_status_of_a_device_whose_served_release_was_deleted(device, tmp_path):
+    """`current` naming a release directory that was deleted read as "serving nothing yet"
+    (exit 0): the device answers no question, and status says why and what to run."""
+    d = copy_of(device, tmp_path)
+    shutil.rmtree(d.dev / "releases" / "kb-r1")
+    for args in (["status", "--to", d.dev], ["status", "--to", d.dev, "--quick", "--json"]):
+        code, out, err = kb(*args)
+        assert code == 1, out + err
+        assert err == (f"kb: error: {d.dev}: serves nothing: `current` names releases/kb-r1, "
+                       "which is missing (deleted?); `kb sync` installs the newest release "
+                       "from the source again\n"), err
+        assert "serving nothing yet" not in out
+    assert json.loads(out)["current_problem"].startswith("serves nothing: `current` names")
+    code, out, err = kb("sync", "--to", d.dev)  # what it says to run
+    assert code == 0 and out.startswith("serving kb-r1 (was nothing)"), out + err
+    assert kb("status", "--to", d.dev)[0] == 0
+
+
+def test_status_names_the_releases_a_rollback_can_serve(device, tmp_path):
+    d = copy_of(device, tmp_path)
+    shutil.copytree(d.dev / "releases" / "kb-r1", d.dev / "releases" / "kb-r2", symlinks=True)
+    (d.dev / "current").unlink()
+    (d.dev / "current").symlink_to("releases/kb-r2")
+    shutil.rmtree(d.dev / "releases" / "kb-r2")
+    code, _, err = kb("status", "--to", d.dev, "--quick")
+    assert code == 1 and f"`kb rollback --to {d.dev}` serves the newest one here (kb-r1; " \
+        "local: kb-r1)" in err, err
+    (d.dev / "releases" / "kb-r2").mkdir()  # there, but no release
+    code, _, err = kb("status", "--to", d.dev, "--quick")
+    assert code == 1 and "`current` names releases/kb-r2, which is not a release (no " \
+        "manifest.json)" in err, err
+    (d.dev / "current").unlink()
+    (d.dev / "current").symlink_to("/etc")
+    code, _, err = kb("status", "--to", d.dev, "--quick")
+    assert code == 1 and "`current` names '/etc', not a release of this device" in err, err
+    (d.dev / "current").unlink()  # never switched yet: nothing wrong
+    code, out, err = kb("status", "--to", d.dev, "--quick")
+    assert code == 0 and "serving nothing yet" in out, out + err

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import IndexLoadError, KbError, SyncError
-from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
+from kbtools.index.layout import (
+    MANIFEST,
+    RELEASES,
+    ROLLBACK_LOG,
+    DeviceLayout,
+    ReleaseLayout,
+    is_release_name,
+)
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
@@ -155,6 +162,31 @@ def release_problems(rdir: Path) -> list[str]:
     return problems
 
 
+def current_problem(path: Path) -> str | None:
+    """What is wrong with a device's `current` that names no release it holds (its release
+    directory deleted, or a pointer edited by hand), and what to run; None when `current`
+    serves a release, or is not there (nothing synced yet)."""
+    layout = DeviceLayout(path)
+    if layout.served_release() is not None or not os.path.lexists(layout.current):
+        return None
+    target = layout.current_target()
+    head, _, name = (target or "").partition("/")
+    if target is None:
+        what = "`current` names no release (it is neither a link nor one line)"
+    elif head != RELEASES or "/" in name or not is_release_name(name):
+        what = f"`current` names {target!r}, not a release of this device"
+    elif os.path.lexists(layout.release(name)):
+        what = f"`current` names {target}, which is not a release (no {MANIFEST})"
+    else:
+        what = f"`current` names {target}, which is missing (deleted?)"
+    local = sorted(release_dirs(path), key=_serial, reverse=True)
+    todo = "`kb sync` installs the newest release from the source again"
+    if local:
+        todo += (f", `kb rollback --to {path}` serves the newest one here ({local[0]}; "
+                 f"local: {', '.join(local)})")
+    return f"serves nothing: {what}; {todo}"
+
+
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, pinned keys, review lapses in the
     served release, last sync result."""
@@ -168,6 +200,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
                            state.get("last_sync"), "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,
+                           "current_problem": current_problem(path),
                            "trusted_keys": keys, "trusted_keys_problem": key_problem,
                            "derived_copies": copies_report()}
     if rdir is None:
